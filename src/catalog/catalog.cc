@@ -1,0 +1,348 @@
+#include "catalog/catalog.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <mutex>
+
+#include "common/error.h"
+
+namespace freshet {
+
+using json = nlohmann::json;
+
+const char* RelationKindName(RelationKind k) {
+  switch (k) {
+    case RelationKind::kTable: return "table";
+    case RelationKind::kMaterializedView: return "materialized view";
+    case RelationKind::kIndex: return "index";
+    case RelationKind::kSource: return "source";
+    case RelationKind::kSink: return "sink";
+    case RelationKind::kInternal: return "internal table";
+    case RelationKind::kSystem: return "system table";
+  }
+  return "relation";
+}
+
+std::vector<DataType> TableCatalog::types() const {
+  std::vector<DataType> out;
+  for (const auto& c : columns) out.push_back(c.type);
+  return out;
+}
+
+int TableCatalog::ColumnIndex(const std::string& column_name) const {
+  for (size_t i = 0; i < columns.size(); i++)
+    if (columns[i].name == column_name) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+const std::string kNextIdKey = "catalog/next_id";
+std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
+std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
+std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
+std::string UserKey(ObjectId id) { return "catalog/user/" + std::to_string(id); }
+
+json TypeToJson(const DataType& t) { return {{"id", int(t.id)}, {"p", t.precision}, {"s", t.scale}}; }
+DataType TypeFromJson(const json& j) {
+  return DataType(static_cast<TypeId>(j.at("id").get<int>()), j.at("p").get<int>(), j.at("s").get<int>());
+}
+
+json TableToJson(const TableCatalog& t) {
+  json cols = json::array();
+  for (const auto& c : t.columns) {
+    cols.push_back({{"name", c.name}, {"type", TypeToJson(c.type)}, {"not_null", c.not_null},
+                    {"hidden", c.hidden}, {"default", c.default_expr}});
+  }
+  return {{"id", t.id},           {"database_id", t.database_id}, {"schema_id", t.schema_id},
+          {"owner", t.owner},     {"name", t.name},               {"kind", int(t.kind)},
+          {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
+          {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
+          {"definition", t.definition}, {"depends_on", t.depends_on},
+          {"created_at", t.created_at_micros}};
+}
+
+TableCatalog TableFromJson(const json& j) {
+  TableCatalog t;
+  t.id = j.at("id");
+  t.database_id = j.at("database_id");
+  t.schema_id = j.at("schema_id");
+  t.owner = j.at("owner");
+  t.name = j.at("name");
+  t.kind = static_cast<RelationKind>(j.at("kind").get<int>());
+  for (const auto& c : j.at("columns")) {
+    t.columns.push_back({c.at("name"), TypeFromJson(c.at("type")), c.at("not_null"), c.at("hidden"),
+                         c.at("default")});
+  }
+  t.pk = j.at("pk").get<std::vector<int>>();
+  t.dist_key = j.at("dist_key").get<std::vector<int>>();
+  t.row_id_index = j.at("row_id_index");
+  t.append_only = j.at("append_only");
+  t.definition = j.at("definition");
+  t.depends_on = j.at("depends_on").get<std::vector<ObjectId>>();
+  t.created_at_micros = j.value("created_at", int64_t(0));
+  return t;
+}
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::unique_ptr<Catalog> Catalog::Load(StateStore* store) {
+  std::unique_ptr<Catalog> c(new Catalog(store));
+  bool fresh = true;
+  std::string value;
+  Status s = store->Get(store->meta_cf(), nullptr, kNextIdKey, &value);
+  if (s.ok()) {
+    fresh = false;
+    c->next_id_ = static_cast<ObjectId>(std::stoul(value));
+  } else if (!s.IsNotFound()) {
+    s.ThrowIfError();
+  }
+  auto parse = [](const std::string& key, const std::string& v) {
+    try {
+      return json::parse(v);
+    } catch (const std::exception& e) {
+      throw SqlError(sqlstate::kDataCorrupted, "corrupt catalog entry " + key + ": " + e.what());
+    }
+  };
+  store->ScanMeta("catalog/database/", [&](const std::string& k, const std::string& v) {
+    json j = parse(k, v);
+    DatabaseCatalog d{j.at("id"), j.at("name"), j.at("owner")};
+    c->databases_[d.id] = d;
+  });
+  store->ScanMeta("catalog/schema/", [&](const std::string& k, const std::string& v) {
+    json j = parse(k, v);
+    SchemaCatalog sc{j.at("id"), j.at("database_id"), j.at("name"), j.at("owner")};
+    c->schemas_[sc.id] = sc;
+  });
+  store->ScanMeta("catalog/table/", [&](const std::string& k, const std::string& v) {
+    auto t = std::make_shared<TableCatalog>(TableFromJson(parse(k, v)));
+    c->tables_[t->id] = t;
+  });
+  store->ScanMeta("catalog/user/", [&](const std::string& k, const std::string& v) {
+    json j = parse(k, v);
+    UserCatalog u{j.at("id"), j.at("name"), j.at("superuser"), j.value("can_login", true)};
+    c->users_[u.id] = u;
+  });
+  if (fresh) c->Bootstrap();
+  return c;
+}
+
+void Catalog::Bootstrap() {
+  std::unique_lock lock(mu_);
+  rocksdb::WriteBatch batch;
+  UserCatalog root{NextIdLocked(&batch), "root", true, true};
+  batch.Put(store_->meta_cf(), UserKey(root.id), json{{"id", root.id}, {"name", root.name}, {"superuser", true}}.dump());
+  DatabaseCatalog dev{NextIdLocked(&batch), kDefaultDatabase, root.id};
+  batch.Put(store_->meta_cf(), DatabaseKey(dev.id), json{{"id", dev.id}, {"name", dev.name}, {"owner", dev.owner}}.dump());
+  std::vector<SchemaCatalog> schemas;
+  CreateBuiltinSchemasLocked(dev.id, &batch, &schemas);
+  CommitLocked(&batch);
+  users_[root.id] = root;
+  databases_[dev.id] = dev;
+  for (auto& s : schemas) schemas_[s.id] = s;
+}
+
+ObjectId Catalog::NextIdLocked(rocksdb::WriteBatch* batch) {
+  ObjectId id = next_id_++;
+  batch->Put(store_->meta_cf(), kNextIdKey, std::to_string(next_id_));
+  return id;
+}
+
+void Catalog::CommitLocked(rocksdb::WriteBatch* batch) {
+  store_->Commit(batch).ThrowIfError();
+  version_++;
+}
+
+void Catalog::CreateBuiltinSchemasLocked(ObjectId database_id, rocksdb::WriteBatch* batch,
+                                         std::vector<SchemaCatalog>* created) {
+  for (const char* name : {kDefaultSchema, kPgCatalogSchema, kInformationSchema, kRwCatalogSchema}) {
+    SchemaCatalog s{NextIdLocked(batch), database_id, name, kRootUserId};
+    batch->Put(store_->meta_cf(), SchemaKey(s.id),
+               json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
+    created->push_back(s);
+  }
+}
+
+std::optional<DatabaseCatalog> Catalog::FindDatabase(const std::string& name) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [id, d] : databases_)
+    if (d.name == name) return d;
+  return std::nullopt;
+}
+
+std::optional<DatabaseCatalog> Catalog::GetDatabase(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  auto it = databases_.find(id);
+  if (it == databases_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<DatabaseCatalog> Catalog::ListDatabases() const {
+  std::shared_lock lock(mu_);
+  std::vector<DatabaseCatalog> out;
+  for (const auto& [id, d] : databases_) out.push_back(d);
+  return out;
+}
+
+std::optional<SchemaCatalog> Catalog::FindSchema(ObjectId database_id, const std::string& name) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [id, s] : schemas_)
+    if (s.database_id == database_id && s.name == name) return s;
+  return std::nullopt;
+}
+
+std::optional<SchemaCatalog> Catalog::GetSchema(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  auto it = schemas_.find(id);
+  if (it == schemas_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<SchemaCatalog> Catalog::ListSchemas(ObjectId database_id) const {
+  std::shared_lock lock(mu_);
+  std::vector<SchemaCatalog> out;
+  for (const auto& [id, s] : schemas_)
+    if (s.database_id == database_id) out.push_back(s);
+  return out;
+}
+
+TableRef Catalog::FindTable(ObjectId schema_id, const std::string& name) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [id, t] : tables_)
+    if (t->schema_id == schema_id && t->name == name) return t;
+  return nullptr;
+}
+
+TableRef Catalog::GetTable(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  auto it = tables_.find(id);
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+std::vector<TableRef> Catalog::ListTables(ObjectId database_id) const {
+  std::shared_lock lock(mu_);
+  std::vector<TableRef> out;
+  for (const auto& [id, t] : tables_)
+    if (t->database_id == database_id) out.push_back(t);
+  return out;
+}
+
+std::vector<TableRef> Catalog::Dependents(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  std::vector<TableRef> out;
+  for (const auto& [tid, t] : tables_)
+    for (ObjectId d : t->depends_on)
+      if (d == id) out.push_back(t);
+  return out;
+}
+
+std::optional<UserCatalog> Catalog::FindUser(const std::string& name) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [id, u] : users_)
+    if (u.name == name) return u;
+  return std::nullopt;
+}
+
+std::optional<UserCatalog> Catalog::GetUser(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  auto it = users_.find(id);
+  if (it == users_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<UserCatalog> Catalog::ListUsers() const {
+  std::shared_lock lock(mu_);
+  std::vector<UserCatalog> out;
+  for (const auto& [id, u] : users_) out.push_back(u);
+  return out;
+}
+
+DatabaseCatalog Catalog::CreateDatabase(const std::string& name, ObjectId owner) {
+  std::unique_lock lock(mu_);
+  for (const auto& [id, d] : databases_)
+    if (d.name == name) FRESHET_THROW(sqlstate::kDuplicateDatabase, "database \"{}\" already exists", name);
+  rocksdb::WriteBatch batch;
+  DatabaseCatalog d{NextIdLocked(&batch), name, owner};
+  batch.Put(store_->meta_cf(), DatabaseKey(d.id), json{{"id", d.id}, {"name", d.name}, {"owner", d.owner}}.dump());
+  std::vector<SchemaCatalog> schemas;
+  CreateBuiltinSchemasLocked(d.id, &batch, &schemas);
+  CommitLocked(&batch);
+  databases_[d.id] = d;
+  for (auto& s : schemas) schemas_[s.id] = s;
+  return d;
+}
+
+SchemaCatalog Catalog::CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner) {
+  std::unique_lock lock(mu_);
+  for (const auto& [id, s] : schemas_)
+    if (s.database_id == database_id && s.name == name)
+      FRESHET_THROW(sqlstate::kDuplicateSchema, "schema \"{}\" already exists", name);
+  rocksdb::WriteBatch batch;
+  SchemaCatalog s{NextIdLocked(&batch), database_id, name, owner};
+  batch.Put(store_->meta_cf(), SchemaKey(s.id),
+            json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
+  CommitLocked(&batch);
+  schemas_[s.id] = s;
+  return s;
+}
+
+TableRef Catalog::CreateTable(TableCatalog table) {
+  std::unique_lock lock(mu_);
+  for (const auto& [id, t] : tables_) {
+    if (t->schema_id == table.schema_id && t->name == table.name)
+      FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", table.name);
+  }
+  rocksdb::WriteBatch batch;
+  table.id = NextIdLocked(&batch);
+  if (table.created_at_micros == 0) table.created_at_micros = NowMicros();
+  batch.Put(store_->meta_cf(), TableKey(table.id), TableToJson(table).dump());
+  CommitLocked(&batch);
+  auto ref = std::make_shared<const TableCatalog>(std::move(table));
+  tables_[ref->id] = ref;
+  return ref;
+}
+
+void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,
+                          const std::vector<ObjectId>& table_ids) {
+  std::unique_lock lock(mu_);
+  rocksdb::WriteBatch batch;
+  for (ObjectId id : table_ids) {
+    batch.Delete(store_->meta_cf(), TableKey(id));
+    std::string prefix = TablePrefix(id);
+    batch.DeleteRange(store_->data_cf(), prefix, PrefixSuccessor(prefix));
+  }
+  for (ObjectId id : schema_ids) batch.Delete(store_->meta_cf(), SchemaKey(id));
+  for (ObjectId id : database_ids) {
+    batch.Delete(store_->meta_cf(), DatabaseKey(id));
+    batch.Delete(store_->meta_cf(), EpochMetaKey(id));
+  }
+  CommitLocked(&batch);
+  for (ObjectId id : table_ids) tables_.erase(id);
+  for (ObjectId id : schema_ids) schemas_.erase(id);
+  for (ObjectId id : database_ids) databases_.erase(id);
+}
+
+UserCatalog Catalog::CreateUser(const std::string& name, bool superuser) {
+  std::unique_lock lock(mu_);
+  for (const auto& [id, u] : users_)
+    if (u.name == name) FRESHET_THROW(sqlstate::kDuplicateObject, "role \"{}\" already exists", name);
+  rocksdb::WriteBatch batch;
+  UserCatalog u{NextIdLocked(&batch), name, superuser, true};
+  batch.Put(store_->meta_cf(), UserKey(u.id), json{{"id", u.id}, {"name", u.name}, {"superuser", superuser}}.dump());
+  CommitLocked(&batch);
+  users_[u.id] = u;
+  return u;
+}
+
+uint64_t Catalog::version() const {
+  std::shared_lock lock(mu_);
+  return version_;
+}
+
+}  // namespace freshet

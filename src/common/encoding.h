@@ -1,0 +1,46 @@
+// Byte encodings of values.
+//
+// Memcomparable (keys): the bytes of encoded values compare with memcmp in
+// the same order as the values (NULLs last, like PostgreSQL's default ASC
+// NULLS LAST). Used for primary keys in storage ([table_id][vnode][pk],
+// DESIGN.md §3), group keys and sort keys. An encoded key can be decoded
+// back for every type except interval (which is encoded by its comparison
+// key) — stored rows therefore keep the full value in the row encoding.
+//
+// Row encoding (values): compact, not ordered; encodes a whole row with its
+// types known to the reader.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/data_chunk.h"
+#include "common/value.h"
+
+namespace freshet {
+
+// Appends the memcomparable encoding of v (ascending) to out. When
+// `descending` is set, all bytes are inverted so the order reverses.
+void EncodeKeyValue(const Value& v, std::string* out, bool descending = false);
+// Same for row i of a vector, avoiding a Value.
+void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool descending = false);
+
+// Fixed-width big-endian helpers for key prefixes.
+void PutFixed32BE(std::string* out, uint32_t v);
+void PutFixed16BE(std::string* out, uint16_t v);
+void PutFixed64BE(std::string* out, uint64_t v);
+uint32_t GetFixed32BE(const char* p);
+uint16_t GetFixed16BE(const char* p);
+uint64_t GetFixed64BE(const char* p);
+
+// Row encoding of row i of the chunk's columns (all of them).
+void EncodeRow(const DataChunk& chunk, size_t row, std::string* out);
+void EncodeRowValues(const Row& row, std::string* out);
+// Decodes an encoded row with the given column types, appending one row to
+// the chunk. Returns false if the bytes are malformed.
+bool DecodeRowInto(std::string_view bytes, DataChunk* chunk);
+bool DecodeRow(std::string_view bytes, const std::vector<DataType>& types, Row* row);
+
+}  // namespace freshet

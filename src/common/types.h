@@ -1,0 +1,98 @@
+// SQL data types.
+//
+// A DataType is a TypeId plus the modifiers PostgreSQL keeps in typmod
+// (precision and scale of numeric, length of varchar). Values of each type
+// have one physical representation, shared by Value, Vector and the row
+// encodings:
+//
+//   boolean, smallint, integer, bigint  -> int64_t
+//   date                                -> int64_t days since 1970-01-01
+//   time                                -> int64_t microseconds since midnight
+//   timestamp, timestamptz              -> int64_t microseconds since 1970-01-01 00:00 UTC
+//   real, double precision              -> double (real rounded to float on every store)
+//   numeric                             -> Decimal (128-bit, 38 digits)
+//   interval                            -> Interval (months, days, microseconds)
+//   varchar, bytea                      -> std::string
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace freshet {
+
+enum class TypeId : uint8_t {
+  kUnknown = 0,  // an untyped NULL or string literal before coercion
+  kBoolean,
+  kInt16,
+  kInt32,
+  kInt64,
+  kFloat32,
+  kFloat64,
+  kNumeric,
+  kVarchar,
+  kBytea,
+  kDate,
+  kTime,
+  kTimestamp,
+  kTimestamptz,
+  kInterval,
+};
+
+enum class PhysicalType : uint8_t { kInt64, kDouble, kDecimal, kInterval, kString };
+
+struct DataType {
+  TypeId id = TypeId::kUnknown;
+  int32_t precision = -1;  // numeric precision, varchar length; -1 = unconstrained
+  int32_t scale = -1;      // numeric scale; -1 = unconstrained
+
+  DataType() = default;
+  DataType(TypeId i) : id(i) {}  // NOLINT: implicit on purpose
+  DataType(TypeId i, int32_t p, int32_t s) : id(i), precision(p), scale(s) {}
+
+  static DataType Boolean() { return TypeId::kBoolean; }
+  static DataType Int16() { return TypeId::kInt16; }
+  static DataType Int32() { return TypeId::kInt32; }
+  static DataType Int64() { return TypeId::kInt64; }
+  static DataType Float32() { return TypeId::kFloat32; }
+  static DataType Float64() { return TypeId::kFloat64; }
+  static DataType Numeric() { return TypeId::kNumeric; }
+  static DataType Varchar() { return TypeId::kVarchar; }
+  static DataType Bytea() { return TypeId::kBytea; }
+  static DataType Date() { return TypeId::kDate; }
+  static DataType Time() { return TypeId::kTime; }
+  static DataType Timestamp() { return TypeId::kTimestamp; }
+  static DataType Timestamptz() { return TypeId::kTimestamptz; }
+  static DataType Interval() { return TypeId::kInterval; }
+  static DataType Unknown() { return TypeId::kUnknown; }
+
+  PhysicalType physical() const;
+  bool IsInteger() const { return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64; }
+  bool IsFloat() const { return id == TypeId::kFloat32 || id == TypeId::kFloat64; }
+  bool IsNumeric() const { return IsInteger() || IsFloat() || id == TypeId::kNumeric; }
+  bool IsString() const { return id == TypeId::kVarchar; }
+  bool IsTemporal() const {
+    return id == TypeId::kDate || id == TypeId::kTime || id == TypeId::kTimestamp ||
+           id == TypeId::kTimestamptz || id == TypeId::kInterval;
+  }
+
+  // Equality of the base type only (modifiers ignored).
+  bool operator==(const DataType& o) const { return id == o.id; }
+  bool SameWithModifiers(const DataType& o) const {
+    return id == o.id && precision == o.precision && scale == o.scale;
+  }
+
+  // PostgreSQL's name, e.g. "integer", "numeric(10,2)", "character varying".
+  std::string ToString() const;
+  // PostgreSQL type OID, length and typmod as sent in RowDescription.
+  uint32_t PgOid() const;
+  int16_t PgTypeLen() const;
+  int32_t PgTypeMod() const;
+};
+
+// Maps a PostgreSQL type name (as spelled in SQL or as the catalog name,
+// e.g. "int4", "integer", "varchar", "timestamptz") to a TypeId;
+// kUnknown when the name is not a supported type.
+TypeId TypeIdFromName(const std::string& name);
+DataType DataTypeFromPgOid(uint32_t oid);
+
+}  // namespace freshet

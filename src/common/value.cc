@@ -1,0 +1,88 @@
+#include "common/value.h"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace freshet {
+
+Value Value::Float32(double f) {
+  Value v;
+  v.type_ = DataType::Float32();
+  v.null_ = false;
+  v.f_ = static_cast<double>(static_cast<float>(f));
+  return v;
+}
+
+namespace {
+template <typename T>
+int Cmp(const T& a, const T& b) { return a < b ? -1 : (b < a ? 1 : 0); }
+
+// PostgreSQL orders NaN above every other float and equal to itself.
+int CompareDouble(double a, double b) {
+  bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return an == bn ? 0 : (an ? 1 : -1);
+  return Cmp(a, b);
+}
+}  // namespace
+
+int Value::Compare(const Value& a, const Value& b) {
+  if (a.null_ || b.null_) return a.null_ == b.null_ ? 0 : (a.null_ ? 1 : -1);
+  switch (a.type_.physical()) {
+    case PhysicalType::kInt64:
+      if (b.type_.physical() == PhysicalType::kDouble) return CompareDouble(double(a.i_), b.f_);
+      return Cmp(a.i_, b.i_);
+    case PhysicalType::kDouble:
+      if (b.type_.physical() == PhysicalType::kInt64) return CompareDouble(a.f_, double(b.i_));
+      return CompareDouble(a.f_, b.f_);
+    case PhysicalType::kDecimal: return DecimalCompare(a.d_, b.d_);
+    case PhysicalType::kInterval: return IntervalCompare(a.iv_, b.iv_);
+    case PhysicalType::kString: {
+      int c = a.s_.compare(b.s_);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+  }
+  return 0;
+}
+
+uint64_t Value::Hash() const {
+  if (null_) return 0x9e3779b97f4a7c15ULL;
+  switch (type_.physical()) {
+    case PhysicalType::kInt64: return XXH3_64bits(&i_, sizeof(i_));
+    case PhysicalType::kDouble: {
+      double f = f_ == 0.0 ? 0.0 : f_;  // -0.0 == 0.0
+      return XXH3_64bits(&f, sizeof(f));
+    }
+    case PhysicalType::kDecimal: return DecimalHash(d_);
+    case PhysicalType::kInterval: {
+      __int128 k = IntervalCompareKey(iv_);
+      return XXH3_64bits(&k, sizeof(k));
+    }
+    case PhysicalType::kString: return XXH3_64bits(s_.data(), s_.size());
+  }
+  return 0;
+}
+
+std::string Value::ToString() const {
+  if (null_) return "NULL";
+  switch (type_.id) {
+    case TypeId::kBoolean: return i_ ? "t" : "f";
+    case TypeId::kDate: return FormatDate(i_);
+    case TypeId::kTime: return FormatTime(i_);
+    case TypeId::kTimestamp: return FormatTimestamp(i_);
+    case TypeId::kTimestamptz: return FormatTimestamptz(i_, TimeZone());
+    default: break;
+  }
+  switch (type_.physical()) {
+    case PhysicalType::kInt64: return std::to_string(i_);
+    case PhysicalType::kDouble: return fmt::format("{}", f_);
+    case PhysicalType::kDecimal: return DecimalToString(d_);
+    case PhysicalType::kInterval: return FormatInterval(iv_);
+    case PhysicalType::kString: return s_;
+  }
+  return "";
+}
+
+}  // namespace freshet

@@ -1,0 +1,65 @@
+// Scalar functions and operators.
+//
+// Every scalar function and operator (`+`, `=`, `||`, `lower`, `clamp`...) is
+// registered here under its SQL name with one entry per signature. The
+// binder resolves a call by name and argument types (expr/cast.h gives the
+// implicit-cast rules) and keeps a pointer to the chosen ScalarFunction,
+// which is immutable and lives for the whole process.
+//
+// Calling convention: `fn(args, n, out, ctx)` evaluates n rows. Each args[i]
+// has exactly the declared arg type (the binder inserts casts) and n rows.
+// `out` is an empty Vector of return_type; fn appends exactly n values.
+// For `strict` functions (the default, like PostgreSQL's STRICT), fn still
+// sees every row but must produce NULL where any argument is NULL; the
+// helpers in function_helpers.h do that. Errors are thrown as SqlError.
+//
+// Operators are registered under their symbol ("+", "=", "||", "~~" for
+// LIKE, "~~*" for ILIKE); unary minus is "neg", NOT is "not".
+#pragma once
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/vector.h"
+#include "expr/eval_context.h"
+
+namespace freshet {
+
+using ScalarFn = std::function<void(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx)>;
+
+struct ScalarFunction {
+  std::string name;
+  std::vector<DataType> arg_types;  // for variadic: the type of every argument
+  DataType return_type;
+  ScalarFn fn;
+  bool variadic = false;  // any number (>= 1) of arguments of arg_types[0]
+  // Binder hook for functions whose return type depends on the argument
+  // modifiers or that need constant arguments checked at bind time (e.g.
+  // clamp's bounds). May be empty.
+  std::function<void(const std::vector<DataType>& arg_types)> check;
+};
+
+class FunctionRegistry {
+ public:
+  static const FunctionRegistry& Instance();
+
+  // All signatures registered under `name` (lower case); null when none.
+  const std::vector<ScalarFunction>* Lookup(const std::string& name) const;
+
+  void Register(ScalarFunction f);
+
+ private:
+  FunctionRegistry();
+  std::unordered_map<std::string, std::vector<ScalarFunction>> functions_;
+};
+
+// Registration entry points, one per file of functions.
+void RegisterArithmeticFunctions(FunctionRegistry* r);
+void RegisterComparisonFunctions(FunctionRegistry* r);
+void RegisterStringFunctions(FunctionRegistry* r);
+void RegisterMathFunctions(FunctionRegistry* r);
+void RegisterDatetimeFunctions(FunctionRegistry* r);
+
+}  // namespace freshet

@@ -1,0 +1,168 @@
+#include "storage/state_store.h"
+
+#include <rocksdb/env.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/filter_policy.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace freshet {
+
+namespace {
+
+// The marker file that identifies a Freshet data directory and its format.
+constexpr const char* kMarkerFile = "FRESHET";
+constexpr const char* kMarkerContent = "freshet data directory, format 1\n";
+
+Status ToStatus(const rocksdb::Status& s, const std::string& context) {
+  if (s.ok()) return Status::OK();
+  std::string msg = context + ": " + s.ToString();
+  if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsIOError()) {
+    // RocksDB reports a held LOCK file as an IO error.
+    if (s.ToString().find("lock") != std::string::npos || s.ToString().find("LOCK") != std::string::npos)
+      return Status::Busy(msg);
+    return Status::IoError(msg);
+  }
+  if (s.IsNotFound()) return Status::NotFound(msg);
+  if (s.IsBusy()) return Status::Busy(msg);
+  return Status::IoError(msg);
+}
+
+Status CheckOrCreateDirectory(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path marker = fs::path(dir) / kMarkerFile;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec)) return Status::InvalidArgument(dir + " exists and is not a directory");
+    if (fs::exists(marker, ec)) {
+      std::ifstream in(marker);
+      std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (content != kMarkerContent)
+        return Status::InvalidArgument(dir + " has an unknown Freshet data format (" + marker.string() + ")");
+      return Status::OK();
+    }
+    if (!fs::is_empty(dir, ec))
+      return Status::InvalidArgument(dir + " is not empty and is not a Freshet data directory (no " +
+                                     std::string(kMarkerFile) + " file); refusing to use it");
+  } else {
+    fs::create_directories(dir, ec);
+    if (ec) return Status::IoError("cannot create " + dir + ": " + ec.message());
+  }
+  std::ofstream out(marker);
+  out << kMarkerContent;
+  out.close();
+  if (!out) return Status::IoError("cannot write " + marker.string());
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty()) {
+    unsigned char c = static_cast<unsigned char>(prefix.back());
+    if (c != 0xff) {
+      prefix.back() = static_cast<char>(c + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return prefix;
+}
+
+Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options) {
+  std::unique_ptr<StateStore> store(new StateStore());
+  std::string path = options.dir;
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = true;
+  db_options.create_missing_column_families = true;
+  db_options.paranoid_checks = true;
+  db_options.max_background_jobs = 2;
+  if (options.in_memory) {
+    store->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    db_options.env = store->mem_env_.get();
+    path = "/freshet-playground";
+  } else {
+    Status s = CheckOrCreateDirectory(path);
+    if (!s.ok()) return s;
+    path += "/rocksdb";
+  }
+
+  rocksdb::ColumnFamilyOptions cf_options;
+  cf_options.compression = rocksdb::kLZ4Compression;
+  cf_options.bottommost_compression = rocksdb::kZSTD;
+  cf_options.write_buffer_size = 64 << 20;
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
+      {rocksdb::kDefaultColumnFamilyName, cf_options},
+      {"meta", cf_options},
+  };
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status rs = rocksdb::DB::Open(db_options, path, cfs, &handles, &db);
+  if (!rs.ok()) {
+    Status s = ToStatus(rs, "cannot open data directory " + options.dir);
+    if (s.IsBusy())
+      return Status::Busy("data directory " + options.dir +
+                          " is in use by another Freshet server (its lock is held)");
+    return s;
+  }
+  store->db_.reset(db);
+  store->data_cf_ = handles[0];
+  store->meta_cf_ = handles[1];
+  store->write_options_.sync = options.sync_commits && !options.in_memory;
+  return store;
+}
+
+StateStore::~StateStore() {
+  if (db_) {
+    if (data_cf_) db_->DestroyColumnFamilyHandle(data_cf_);
+    if (meta_cf_) db_->DestroyColumnFamilyHandle(meta_cf_);
+    db_->Close();
+    db_.reset();
+  }
+}
+
+std::shared_ptr<const Snapshot> StateStore::GetSnapshot() const {
+  return std::make_shared<Snapshot>(db_.get(), db_->GetSnapshot());
+}
+
+Status StateStore::Commit(rocksdb::WriteBatch* batch) {
+  return ToStatus(db_->Write(write_options_, batch), "commit");
+}
+
+Status StateStore::Get(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot, const std::string& key,
+                       std::string* value) const {
+  rocksdb::ReadOptions ro;
+  if (snapshot) ro.snapshot = snapshot->get();
+  return ToStatus(db_->Get(ro, cf, key, value), "get");
+}
+
+std::unique_ptr<StateStore::Range> StateStore::NewRange(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
+                                                       std::string lower, std::string upper) const {
+  auto r = std::make_unique<Range>();
+  r->lower = std::move(lower);
+  r->upper = std::move(upper);
+  r->lower_slice = rocksdb::Slice(r->lower);
+  r->upper_slice = rocksdb::Slice(r->upper);
+  rocksdb::ReadOptions ro;
+  if (snapshot) ro.snapshot = snapshot->get();
+  ro.iterate_lower_bound = &r->lower_slice;
+  if (!r->upper.empty()) ro.iterate_upper_bound = &r->upper_slice;
+  r->it.reset(db_->NewIterator(ro, cf));
+  r->it->Seek(r->lower_slice);
+  return r;
+}
+
+void StateStore::ScanMeta(const std::string& prefix,
+                          const std::function<void(const std::string&, const std::string&)>& fn) const {
+  auto r = NewRange(meta_cf_, nullptr, prefix, PrefixSuccessor(prefix));
+  for (; r->it->Valid(); r->it->Next()) fn(r->it->key().ToString(), r->it->value().ToString());
+}
+
+}  // namespace freshet

@@ -1,0 +1,97 @@
+// StateStore: the durable key-value store under everything (DESIGN.md §3).
+//
+// One RocksDB instance per data directory, with two column families:
+//   "default" - table and state-table data, keys [table_id][vnode][pk]
+//   "meta"    - the catalog and per-database committed epochs
+//
+// Writes are never applied piecemeal: the barrier manager collects all
+// writes of an epoch and calls Commit() once with one WriteBatch that also
+// records the new committed epoch, so an epoch is either entirely visible or
+// not at all, across crashes. Readers take a Snapshot, which pins a RocksDB
+// snapshot and therefore sees a set of whole committed epochs.
+//
+// Opening takes an exclusive lock on the directory (RocksDB's LOCK file), so
+// a second server on the same directory is refused. A directory that exists
+// but is not a Freshet data directory, or whose format version is unknown,
+// is refused rather than re-initialized.
+//
+// Thread safety: all methods may be called concurrently.
+#pragma once
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/error.h"
+
+namespace freshet {
+
+struct StoreOptions {
+  std::string dir;         // ignored when in_memory
+  bool in_memory = false;  // playground: nothing touches the disk
+  bool sync_commits = true;  // fsync the WAL on every commit
+};
+
+class StateStore;
+
+// A consistent read view; releases the RocksDB snapshot on destruction.
+class Snapshot {
+ public:
+  Snapshot(rocksdb::DB* db, const rocksdb::Snapshot* snap) : db_(db), snap_(snap) {}
+  ~Snapshot() { db_->ReleaseSnapshot(snap_); }
+  Snapshot(const Snapshot&) = delete;
+  Snapshot& operator=(const Snapshot&) = delete;
+  const rocksdb::Snapshot* get() const { return snap_; }
+
+ private:
+  rocksdb::DB* db_;
+  const rocksdb::Snapshot* snap_;
+};
+
+class StateStore {
+ public:
+  static Result<std::unique_ptr<StateStore>> Open(const StoreOptions& options);
+  ~StateStore();
+
+  std::shared_ptr<const Snapshot> GetSnapshot() const;
+
+  // Applies the batch atomically (and durably when sync_commits).
+  Status Commit(rocksdb::WriteBatch* batch);
+
+  rocksdb::ColumnFamilyHandle* data_cf() const { return data_cf_; }
+  rocksdb::ColumnFamilyHandle* meta_cf() const { return meta_cf_; }
+
+  // Point read; `snapshot` may be null for the latest committed state.
+  Status Get(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot, const std::string& key,
+             std::string* value) const;
+  // Iterator over [lower, upper) (upper empty = unbounded). The bound
+  // strings must outlive the iterator; Range keeps them together.
+  struct Range {
+    std::string lower, upper;
+    rocksdb::Slice lower_slice, upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it;
+  };
+  std::unique_ptr<Range> NewRange(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
+                                  std::string lower, std::string upper) const;
+
+  // Reads every key of the meta family with the given prefix.
+  void ScanMeta(const std::string& prefix, const std::function<void(const std::string&, const std::string&)>& fn) const;
+
+  rocksdb::DB* db() const { return db_.get(); }
+
+ private:
+  StateStore() = default;
+  std::unique_ptr<rocksdb::Env> mem_env_;
+  std::unique_ptr<rocksdb::DB> db_;
+  rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
+  rocksdb::WriteOptions write_options_;
+};
+
+// Smallest string greater than every string with the given prefix ("" if none).
+std::string PrefixSuccessor(std::string prefix);
+
+}  // namespace freshet

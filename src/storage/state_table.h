@@ -1,0 +1,65 @@
+// StateTable: the rows of one relation (table, MV, index or an operator's
+// internal state), keyed by primary key and spread over 256 vnodes.
+//
+// Writes go to an in-memory buffer for the current epoch; reads through the
+// StateTable see the committed store overlaid with that buffer, so a writer
+// reads its own uncommitted writes. At a barrier the owner calls
+// FlushInto(batch), which moves the buffer into the epoch's WriteBatch; the
+// barrier manager commits that batch atomically with the epoch marker.
+// Readers that are not the writer (batch queries) do not use a StateTable:
+// they scan the committed store through a Snapshot (see TableReader).
+//
+// Thread safety: all methods are safe to call concurrently (one mutex).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/data_chunk.h"
+#include "storage/keys.h"
+#include "storage/state_store.h"
+
+namespace freshet {
+
+struct StateTableDesc {
+  TableId table_id = 0;
+  std::vector<DataType> column_types;
+  std::vector<int> pk_indices;           // columns of the primary key, in key order
+  std::vector<bool> pk_descending;       // per pk column; empty = all ascending
+  std::vector<int> dist_key_indices;     // columns hashed to choose the vnode; empty = vnode 0
+};
+
+class StateTable {
+ public:
+  StateTable(StateStore* store, StateTableDesc desc) : store_(store), desc_(std::move(desc)) {}
+
+  const StateTableDesc& desc() const { return desc_; }
+
+  // The full storage key of row i of the chunk ([table][vnode][pk]).
+  std::string KeyOf(const DataChunk& chunk, size_t row) const;
+  uint16_t VnodeOf(const DataChunk& chunk, size_t row) const;
+
+  // Buffered writes for the current epoch.
+  void Put(const std::string& key, std::string value);
+  void Delete(const std::string& key);
+  // Reads the latest value of key: this epoch's buffer, else committed state.
+  std::optional<std::string> Get(const std::string& key) const;
+
+  // Moves buffered writes into batch; returns how many were moved.
+  size_t FlushInto(rocksdb::WriteBatch* batch);
+  bool HasPendingWrites() const;
+
+ private:
+  StateStore* store_;
+  StateTableDesc desc_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::optional<std::string>> buffer_;  // nullopt = delete
+};
+
+// Computes the vnode of row i from the given distribution-key columns.
+uint16_t ComputeVnode(const DataChunk& chunk, size_t row, const std::vector<int>& dist_key);
+
+}  // namespace freshet
