@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/datetime.h"
+#include "common/value.h"
 
 namespace freshet {
 
@@ -13,6 +14,9 @@ struct EvalContext {
   TimeZone time_zone;           // session TimeZone: timestamptz formatting and arithmetic
   int64_t statement_time = 0;   // now(): micros since epoch, fixed for the statement
   std::vector<std::string>* notices = nullptr;  // warnings to report to the client (may be null)
+  const std::vector<Value>* params = nullptr;  // $1.. of the extended protocol
+  // Values of the outer query's columns while a correlated subquery runs.
+  const std::vector<Value>* outer_row = nullptr;
 };
 
 }  // namespace freshet

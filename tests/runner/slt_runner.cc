@@ -30,6 +30,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -603,7 +605,7 @@ void apply_sort_mode(SortMode mode, std::vector<std::string>& expected, std::vec
 }
 
 // A line diff (LCS based): ' ' common, '-' only expected, '+' only actual.
-// Long runs of common lines are elided.
+// Long runs of common lines are elided. Starts with a heading line.
 std::string render_diff(const std::vector<std::string>& expected, const std::vector<std::string>& actual) {
   const size_t n = expected.size(), m = actual.size();
   std::vector<std::pair<char, std::string>> ops;
@@ -620,18 +622,18 @@ std::string render_diff(const std::vector<std::string>& expected, const std::vec
       if (i < n && j < m && expected[i] == actual[j]) {
         ops.emplace_back(' ', expected[i++]);
         ++j;
-      } else if (j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j])) {
-        ops.emplace_back('+', actual[j++]);
-      } else {
+      } else if (i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1])) {
         ops.emplace_back('-', expected[i++]);
+      } else {
+        ops.emplace_back('+', actual[j++]);
       }
     }
   }
   constexpr size_t kContext = 3;
-  std::string out = "--- expected\n+++ actual\n";
+  std::string out = "expected (-) vs actual (+):\n";
   for (size_t k = 0; k < ops.size();) {
     if (ops[k].first != ' ') {
-      out += fmt::format("{}{}\n", ops[k].first, ops[k].second);
+      out += fmt::format("  {}{}\n", ops[k].first, ops[k].second);
       ++k;
       continue;
     }
@@ -639,15 +641,15 @@ std::string render_diff(const std::vector<std::string>& expected, const std::vec
     while (end < ops.size() && ops[end].first == ' ') ++end;
     size_t keep_head = k == 0 ? 0 : kContext, keep_tail = end == ops.size() ? 0 : kContext;
     if (end - k > keep_head + keep_tail + 1) {
-      for (size_t x = k; x < k + keep_head; ++x) out += fmt::format(" {}\n", ops[x].second);
-      out += fmt::format("@@ {} matching lines @@\n", end - k - keep_head - keep_tail);
-      for (size_t x = end - keep_tail; x < end; ++x) out += fmt::format(" {}\n", ops[x].second);
+      for (size_t x = k; x < k + keep_head; ++x) out += fmt::format("   {}\n", ops[x].second);
+      out += fmt::format("  @@ {} matching lines @@\n", end - k - keep_head - keep_tail);
+      for (size_t x = end - keep_tail; x < end; ++x) out += fmt::format("   {}\n", ops[x].second);
     } else {
-      for (size_t x = k; x < end; ++x) out += fmt::format(" {}\n", ops[x].second);
+      for (size_t x = k; x < end; ++x) out += fmt::format("   {}\n", ops[x].second);
     }
     k = end;
   }
-  if (ops.empty()) out += "(no rows on either side)\n";
+  if (ops.empty()) out += "  (no rows on either side)\n";
   return out;
 }
 
@@ -666,7 +668,7 @@ bool error_matches(const ExpectedError& want, const SqlResult& got) {
 
 std::string describe_expected_error(const ExpectedError& want) {
   if (!want.message.empty()) return fmt::format("an error containing:\n{}", indent(want.message, "    "));
-  if (want.pattern.empty()) return "an error";
+  if (want.pattern.empty()) return "an error\n";
   return fmt::format("an error matching /{}/{}\n", want.pattern,
                      is_sqlstate(want.pattern) ? " (or SQLSTATE " + want.pattern + ")" : "");
 }
@@ -734,14 +736,22 @@ class FileRunner {
     auto start = std::chrono::steady_clock::now();
     int failed_before = stats_.failed, passed_before = stats_.passed;
 
+    auto print_status = [&] {
+      double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      int failed = stats_.failed - failed_before, passed = stats_.passed - passed_before;
+      fmt::print("{} {}: {} passed, {} failed ({:.2f}s)\n", failed ? "FAILED" : "ok    ", path_, passed, failed,
+                 secs);
+      std::fflush(stdout);
+    };
+
     std::vector<Record> records;
     try {
       records = Parser::parse_file(path_);
     } catch (const ParseError& e) {
       record_failure(e.loc, fmt::format("parse error: {}", e.what()), "");
-      return;
+      return print_status();
     }
-    if (!setup_database()) return;
+    if (!setup_database()) return print_status();
     set_system_env();
 
     for (size_t i = 0; i < records.size(); ++i) {
@@ -768,10 +778,7 @@ class FileRunner {
 
     connections_.clear();
     teardown_database();
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    int failed = stats_.failed - failed_before, passed = stats_.passed - passed_before;
-    fmt::print("{} {}: {} passed, {} failed ({:.2f}s)\n", failed ? "FAILED" : "ok    ", path_, passed, failed, secs);
-    std::fflush(stdout);
+    print_status();
   }
 
  private:
@@ -880,7 +887,8 @@ class FileRunner {
         }
         SqlResult res = run_sql(conn, substitute(r.text));
         if (res.connection_lost)
-          return {Outcome::ConnectionLost, "connection lost while running this record", describe_actual_error(res)};
+          return {Outcome::ConnectionLost, "connection lost while running this record",
+                  "  error:\n" + describe_actual_error(res)};
         return r.kind == Kind::Statement ? check_statement(r, res) : check_query(r, res);
       }
       case Kind::System:
@@ -928,7 +936,7 @@ class FileRunner {
     if (expected == actual) return Outcome::pass();
     const char* note = mode == SortMode::RowSort ? " (both sides sorted: rowsort)"
                        : mode == SortMode::ValueSort ? " (sorted values: valuesort)" : "";
-    return Outcome::fail(fmt::format("query result mismatch{}", note), indent(render_diff(expected, actual), "    "));
+    return Outcome::fail(fmt::format("query result mismatch{}", note), indent(render_diff(expected, actual), "  "));
   }
 
   Outcome run_system(const Record& r) const {
@@ -946,7 +954,7 @@ class FileRunner {
     std::vector<std::string> actual = rtrimmed(split_lines(res.out));
     while (!actual.empty() && actual.back().empty()) actual.pop_back();
     if (expected == actual) return Outcome::pass();
-    std::string details = indent(render_diff(expected, actual), "    ");
+    std::string details = indent(render_diff(expected, actual), "  ");
     if (!rtrim(res.err).empty()) details += "  stderr:\n" + indent(res.err, "    ");
     return Outcome::fail("command output mismatch", details);
   }
@@ -959,6 +967,7 @@ class FileRunner {
     fmt::print("\nFAIL {}: {}\n", loc.str(), headline);
     if (!loc.included_from.empty()) fmt::print("  (included from {})\n", loc.included_from);
     fmt::print("{}", details);
+    if (!details.empty() && details.back() != '\n') fmt::print("\n");
   }
 
   void report(const Record& r, const Outcome& o) {
@@ -967,7 +976,6 @@ class FileRunner {
     details += fmt::format("  {}:\n{}", r.kind == Kind::System ? "command" : "SQL", indent(substitute(r.text), "    "));
     details += o.details;
     record_failure(r.loc, o.headline, details);
-    fmt::print("\n");
   }
 
   const Options& opt_;

@@ -1,0 +1,264 @@
+#include "expr/aggregate.h"
+
+#include <map>
+
+#include "common/encoding.h"
+#include "common/error.h"
+
+namespace freshet {
+
+bool IsAggregateName(const std::string& name) {
+  return name == "count" || name == "sum" || name == "avg" || name == "min" || name == "max" ||
+         name == "bool_and" || name == "bool_or" || name == "every" || name == "string_agg";
+}
+
+AggregateSignature ResolveAggregate(const std::string& name, const std::vector<DataType>& args, bool star) {
+  auto fail = [&]() -> AggregateSignature {
+    std::string types;
+    for (const auto& t : args) types += (types.empty() ? "" : ", ") + t.ToString();
+    FRESHET_THROW(sqlstate::kUndefinedFunction, "function {}({}) does not exist", name, types);
+  };
+  if (name == "count") {
+    if (star || args.empty()) return {AggKind::kCountStar, DataType(), DataType::Int64()};
+    if (args.size() != 1) return fail();
+    return {AggKind::kCount, args[0], DataType::Int64()};
+  }
+  if (args.empty()) return fail();
+  const DataType& t = args[0];
+  if (name == "sum") {
+    if (args.size() != 1) return fail();
+    switch (t.id) {
+      case TypeId::kInt16:
+      case TypeId::kInt32: return {AggKind::kSum, t, DataType::Int64()};
+      case TypeId::kInt64:
+      case TypeId::kNumeric: return {AggKind::kSum, t, DataType::Numeric()};
+      case TypeId::kFloat32: return {AggKind::kSum, t, DataType::Float32()};
+      case TypeId::kFloat64: return {AggKind::kSum, t, DataType::Float64()};
+      case TypeId::kInterval: return {AggKind::kSum, t, DataType::Interval()};
+      default: return fail();
+    }
+  }
+  if (name == "avg") {
+    if (args.size() != 1) return fail();
+    if (t.IsInteger() || t.id == TypeId::kNumeric) return {AggKind::kAvg, t, DataType::Numeric()};
+    if (t.IsFloat()) return {AggKind::kAvg, t, DataType::Float64()};
+    if (t.id == TypeId::kInterval) return {AggKind::kAvg, t, DataType::Interval()};
+    return fail();
+  }
+  if (name == "min" || name == "max") {
+    if (args.size() != 1 || t.id == TypeId::kUnknown) return fail();
+    return {name == "min" ? AggKind::kMin : AggKind::kMax, t, t};
+  }
+  if (name == "bool_and" || name == "every" || name == "bool_or") {
+    if (args.size() != 1 || t.id != TypeId::kBoolean) return fail();
+    return {name == "bool_or" ? AggKind::kBoolOr : AggKind::kBoolAnd, t, DataType::Boolean()};
+  }
+  if (name == "string_agg") {
+    if (args.size() != 2 || !(t.id == TypeId::kVarchar || t.id == TypeId::kBytea)) return fail();
+    return {AggKind::kStringAgg, t, t};
+  }
+  return fail();
+}
+
+namespace {
+
+class CountAgg : public AggregateFunction {
+ public:
+  explicit CountAgg(bool star) : star_(star) {}
+  void Resize(size_t n) override { counts_.resize(n, 0); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    for (size_t r = 0; r < n; r++) {
+      if (!star_ && args[0]->IsNull(r)) continue;
+      counts_[groups[r]] += signs ? signs[r] : 1;
+    }
+  }
+  void Finalize(size_t n, Vector* out, EvalContext&) override {
+    for (size_t g = 0; g < n; g++) out->AppendInt(counts_[g]);
+  }
+
+ private:
+  bool star_;
+  std::vector<int64_t> counts_;
+};
+
+// sum and avg: exact accumulation in 128 bits for integers, Decimal for
+// numeric, double for floats, Interval for intervals.
+class SumAvgAgg : public AggregateFunction {
+ public:
+  SumAvgAgg(AggregateSignature sig, bool avg) : sig_(sig), avg_(avg) {}
+  void Resize(size_t n) override {
+    counts_.resize(n, 0);
+    ints_.resize(n, 0);
+    decimals_.resize(n);
+    floats_.resize(n, 0);
+    intervals_.resize(n);
+  }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& v = *args[0];
+    for (size_t r = 0; r < n; r++) {
+      if (v.IsNull(r)) continue;
+      uint32_t g = groups[r];
+      int sign = signs ? signs[r] : 1;
+      counts_[g] += sign;
+      switch (v.physical()) {
+        case PhysicalType::kInt64: ints_[g] += static_cast<__int128>(v.GetInt(r)) * sign; break;
+        case PhysicalType::kDouble: floats_[g] += v.GetFloat(r) * sign; break;
+        case PhysicalType::kDecimal:
+          decimals_[g] = sign > 0 ? DecimalAdd(decimals_[g], v.GetDecimal(r)) : DecimalSub(decimals_[g], v.GetDecimal(r));
+          break;
+        case PhysicalType::kInterval: {
+          Interval iv = v.GetInterval(r);
+          if (sign < 0) iv = IntervalNeg(iv);
+          intervals_[g] = IntervalAdd(intervals_[g], iv);
+          break;
+        }
+        default: break;
+      }
+    }
+  }
+  void Finalize(size_t n, Vector* out, EvalContext&) override {
+    for (size_t g = 0; g < n; g++) {
+      if (counts_[g] == 0) {
+        out->AppendNull();
+        continue;
+      }
+      switch (sig_.arg_type.physical()) {
+        case PhysicalType::kInt64: {
+          if (!avg_ && sig_.return_type.id == TypeId::kInt64) {
+            if (ints_[g] > INT64_MAX || ints_[g] < INT64_MIN) throw SqlError(sqlstate::kNumericValueOutOfRange, "bigint out of range");
+            out->AppendInt(static_cast<int64_t>(ints_[g]));
+            break;
+          }
+          Decimal sum{ints_[g], 0};
+          out->AppendDecimal(avg_ ? DecimalDiv(sum, DecimalFromInt(counts_[g])) : sum);
+          break;
+        }
+        case PhysicalType::kDouble: out->AppendFloat(avg_ ? floats_[g] / double(counts_[g]) : floats_[g]); break;
+        case PhysicalType::kDecimal:
+          out->AppendDecimal(avg_ ? DecimalDiv(decimals_[g], DecimalFromInt(counts_[g])) : decimals_[g]);
+          break;
+        case PhysicalType::kInterval:
+          out->AppendInterval(avg_ ? IntervalDivDouble(intervals_[g], double(counts_[g])) : intervals_[g]);
+          break;
+        default: out->AppendNull();
+      }
+    }
+  }
+
+ private:
+  AggregateSignature sig_;
+  bool avg_;
+  std::vector<int64_t> counts_;
+  std::vector<__int128> ints_;
+  std::vector<Decimal> decimals_;
+  std::vector<double> floats_;
+  std::vector<Interval> intervals_;
+};
+
+// min, max, bool_and, bool_or: a multiset of values per group (ordered by
+// memcomparable key), so retracting the current extreme is exact.
+class ExtremeAgg : public AggregateFunction {
+ public:
+  explicit ExtremeAgg(AggregateSignature sig) : sig_(sig) {}
+  void Resize(size_t n) override { groups_.resize(n); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& v = *args[0];
+    std::string key;
+    for (size_t r = 0; r < n; r++) {
+      if (v.IsNull(r)) continue;
+      key.clear();
+      EncodeKeyFromVector(v, r, &key);
+      auto& m = groups_[groups[r]];
+      int sign = signs ? signs[r] : 1;
+      if (sign > 0) {
+        auto [it, inserted] = m.try_emplace(key, Entry{v.GetValue(r), 0});
+        it->second.count++;
+      } else {
+        auto it = m.find(key);
+        if (it != m.end() && --it->second.count == 0) m.erase(it);
+      }
+    }
+  }
+  void Finalize(size_t n, Vector* out, EvalContext&) override {
+    for (size_t g = 0; g < n; g++) {
+      const auto& m = groups_[g];
+      if (m.empty()) {
+        out->AppendNull();
+        continue;
+      }
+      bool take_max = sig_.kind == AggKind::kMax || sig_.kind == AggKind::kBoolOr;
+      out->Append(take_max ? m.rbegin()->second.value : m.begin()->second.value);
+    }
+  }
+
+ private:
+  struct Entry {
+    Value value;
+    int64_t count;
+  };
+  AggregateSignature sig_;
+  std::vector<std::map<std::string, Entry>> groups_;
+};
+
+// string_agg(value, delimiter): concatenation in input order.
+class StringAggAgg : public AggregateFunction {
+ public:
+  void Resize(size_t n) override { groups_.resize(n); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& v = *args[0];
+    const Vector& d = *args[1];
+    for (size_t r = 0; r < n; r++) {
+      if (v.IsNull(r)) continue;
+      auto& parts = groups_[groups[r]];
+      std::string delim = d.IsNull(r) ? "" : d.GetString(r);
+      if (signs && signs[r] < 0) {
+        for (auto it = parts.begin(); it != parts.end(); ++it) {
+          if (it->first == v.GetString(r)) {
+            parts.erase(it);
+            break;
+          }
+        }
+      } else {
+        parts.emplace_back(v.GetString(r), std::move(delim));
+      }
+    }
+  }
+  void Finalize(size_t n, Vector* out, EvalContext&) override {
+    for (size_t g = 0; g < n; g++) {
+      const auto& parts = groups_[g];
+      if (parts.empty()) {
+        out->AppendNull();
+        continue;
+      }
+      std::string s = parts[0].first;
+      for (size_t i = 1; i < parts.size(); i++) s += parts[i].second + parts[i].first;
+      out->AppendString(std::move(s));
+    }
+  }
+
+ private:
+  std::vector<std::vector<std::pair<std::string, std::string>>> groups_;  // (value, delimiter before it)
+};
+
+}  // namespace
+
+std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig) {
+  switch (sig.kind) {
+    case AggKind::kCount: return std::make_unique<CountAgg>(false);
+    case AggKind::kCountStar: return std::make_unique<CountAgg>(true);
+    case AggKind::kSum: return std::make_unique<SumAvgAgg>(sig, false);
+    case AggKind::kAvg: return std::make_unique<SumAvgAgg>(sig, true);
+    case AggKind::kMin:
+    case AggKind::kMax:
+    case AggKind::kBoolAnd:
+    case AggKind::kBoolOr: return std::make_unique<ExtremeAgg>(sig);
+    case AggKind::kStringAgg: return std::make_unique<StringAggAgg>();
+  }
+  return nullptr;
+}
+
+}  // namespace freshet

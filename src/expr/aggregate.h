@@ -1,0 +1,50 @@
+// Aggregate functions, vectorized over groups.
+//
+// An AggregateFunction owns the running state of one aggregate call for
+// every group of a hash aggregation (state i belongs to group i). Update()
+// folds a batch of rows into their groups' states; Finalize() produces one
+// value per group. count/sum/avg also accept retractions (sign -1), which
+// the stream engine uses; min/max/string_agg keep every value per group to
+// stay correct when the current extreme is deleted.
+//
+// Not thread-safe: each executor owns its functions.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/vector.h"
+#include "expr/eval_context.h"
+
+namespace freshet {
+
+enum class AggKind { kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg };
+
+struct AggregateSignature {
+  AggKind kind;
+  DataType arg_type;     // unused for count(*)
+  DataType return_type;
+};
+
+// Resolves name + argument type to a signature; nullopt-like kind when the
+// name is not an aggregate. Throws 42883 when the argument type is not
+// supported (e.g. sum(text)).
+bool IsAggregateName(const std::string& name);
+AggregateSignature ResolveAggregate(const std::string& name, const std::vector<DataType>& arg_types, bool star);
+
+class AggregateFunction {
+ public:
+  virtual ~AggregateFunction() = default;
+  virtual void Resize(size_t num_groups) = 0;
+  // For each row r < n: group groups[r] absorbs args[..][r] with sign
+  // signs ? signs[r] : +1. args has 0 (count(*)), 1 or 2 (string_agg) vectors.
+  virtual void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs,
+                      size_t n, EvalContext& ctx) = 0;
+  // Appends the result of groups [0, num_groups) to out.
+  virtual void Finalize(size_t num_groups, Vector* out, EvalContext& ctx) = 0;
+};
+
+std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig);
+
+}  // namespace freshet

@@ -1,0 +1,162 @@
+#include "meta/barrier_manager.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
+namespace freshet {
+
+namespace {
+// Epochs are physical time in ms shifted left 16 bits, as in RisingWave, so
+// they are meaningful to humans and increase across restarts.
+Epoch NextEpoch(Epoch prev) {
+  Epoch now = static_cast<Epoch>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch()).count())
+              << 16;
+  return std::max(prev + 1, now);
+}
+}  // namespace
+
+DatabaseEpochLoop::DatabaseEpochLoop(StateStore* store, uint32_t database_id, int barrier_interval_ms)
+    : store_(store), database_id_(database_id), interval_ms_(barrier_interval_ms) {
+  std::string value;
+  if (store_->Get(store_->meta_cf(), nullptr, EpochMetaKey(database_id), &value).ok())
+    committed_epoch_ = std::stoull(value);
+  current_epoch_ = NextEpoch(committed_epoch_);
+  thread_ = std::thread([this] { Run(); });
+}
+
+DatabaseEpochLoop::~DatabaseEpochLoop() { Stop(); }
+
+void DatabaseEpochLoop::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void DatabaseEpochLoop::Register(std::shared_ptr<StateTable> table) {
+  std::lock_guard lock(mu_);
+  tables_[table->desc().table_id] = std::move(table);
+}
+
+void DatabaseEpochLoop::Unregister(TableId table_id) {
+  std::unique_lock epoch_lock(epoch_mu_);
+  std::lock_guard lock(mu_);
+  tables_.erase(table_id);
+}
+
+std::shared_ptr<StateTable> DatabaseEpochLoop::Find(TableId table_id) const {
+  std::lock_guard lock(mu_);
+  auto it = tables_.find(table_id);
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+Epoch DatabaseEpochLoop::committed_epoch() const {
+  std::lock_guard lock(mu_);
+  return committed_epoch_;
+}
+
+void DatabaseEpochLoop::set_barrier_interval_ms(int ms) {
+  std::lock_guard lock(mu_);
+  interval_ms_ = ms;
+  cv_.notify_all();
+}
+
+Epoch DatabaseEpochLoop::Flush() {
+  std::unique_lock lock(mu_);
+  uint64_t ticket = ++flush_requests_;
+  cv_.notify_all();
+  cv_.wait(lock, [&] { return flushes_done_ >= ticket || stopping_; });
+  return committed_epoch_;
+}
+
+void DatabaseEpochLoop::Run() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    uint64_t requested = flush_requests_;
+    cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_),
+                 [&] { return stopping_ || flush_requests_ != requested; });
+    if (stopping_) break;
+    uint64_t serving = flush_requests_;
+    lock.unlock();
+    {
+      std::unique_lock epoch_lock(epoch_mu_);  // waits for in-flight writers
+      CommitEpochLocked();
+    }
+    lock.lock();
+    flushes_done_ = serving;
+    cv_.notify_all();
+  }
+  // Commit what is buffered so that a clean shutdown loses nothing.
+  lock.unlock();
+  std::unique_lock epoch_lock(epoch_mu_);
+  CommitEpochLocked();
+  lock.lock();
+  flushes_done_ = flush_requests_;
+  cv_.notify_all();
+}
+
+void DatabaseEpochLoop::CommitEpochLocked() {
+  Epoch epoch = current_epoch_;
+  rocksdb::WriteBatch batch;
+  size_t writes = 0;
+  std::vector<std::shared_ptr<StateTable>> tables;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, t] : tables_) tables.push_back(t);
+  }
+  for (auto& t : tables) writes += t->FlushInto(&batch);
+  if (writes > 0) {
+    batch.Put(store_->meta_cf(), EpochMetaKey(database_id_), std::to_string(epoch));
+    Status s = store_->Commit(&batch);
+    if (!s.ok()) {
+      // The store is unusable (disk full, I/O error): stopping here keeps
+      // the last committed epoch intact, which is what recovery restarts from.
+      spdlog::critical("database {}: commit of epoch {} failed: {}", database_id_, epoch, s.ToString());
+      std::abort();
+    }
+  }
+  {
+    std::lock_guard lock(mu_);
+    committed_epoch_ = epoch;
+  }
+  current_epoch_ = NextEpoch(epoch);
+}
+
+BarrierManager::~BarrierManager() { StopAll(); }
+
+DatabaseEpochLoop* BarrierManager::ForDatabase(uint32_t database_id) {
+  std::lock_guard lock(mu_);
+  auto& loop = loops_[database_id];
+  if (!loop) loop = std::make_unique<DatabaseEpochLoop>(store_, database_id, interval_ms_);
+  return loop.get();
+}
+
+void BarrierManager::DropDatabase(uint32_t database_id) {
+  std::unique_ptr<DatabaseEpochLoop> loop;
+  {
+    std::lock_guard lock(mu_);
+    auto it = loops_.find(database_id);
+    if (it == loops_.end()) return;
+    loop = std::move(it->second);
+    loops_.erase(it);
+  }
+  loop->Stop();
+}
+
+void BarrierManager::set_barrier_interval_ms(int ms) {
+  std::lock_guard lock(mu_);
+  interval_ms_ = ms;
+  for (auto& [id, l] : loops_) l->set_barrier_interval_ms(ms);
+}
+
+void BarrierManager::StopAll() {
+  std::lock_guard lock(mu_);
+  for (auto& [id, l] : loops_) l->Stop();
+}
+
+}  // namespace freshet

@@ -1,0 +1,101 @@
+// Barrier manager: one epoch loop per database (DESIGN.md §3).
+//
+// Every barrier_interval_ms (or at once on Flush()), a database's loop
+// closes the current epoch E: it waits for in-flight writers of E to finish,
+// collects every registered StateTable's buffered writes into one
+// WriteBatch together with the database's committed-epoch marker, commits
+// the batch atomically, and opens epoch E+1. Nothing written in E is visible
+// to readers before that commit; everything is after. Databases never share
+// a loop, a batch or a lock, so one database's failure or load does not stall
+// another.
+//
+// Writers (DML today, stream actors later) hold an EpochGuard while they
+// write; the guard pins the epoch so that all of a statement's (or a
+// transaction's) writes land in the same epoch.
+//
+// Thread safety: all methods are safe to call concurrently.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <thread>
+
+#include "storage/keys.h"
+#include "storage/state_store.h"
+#include "storage/state_table.h"
+
+namespace freshet {
+
+class DatabaseEpochLoop {
+ public:
+  DatabaseEpochLoop(StateStore* store, uint32_t database_id, int barrier_interval_ms);
+  ~DatabaseEpochLoop();
+
+  // Pins the current epoch for writing until destroyed.
+  class EpochGuard {
+   public:
+    explicit EpochGuard(DatabaseEpochLoop* loop) : lock_(loop->epoch_mu_), epoch_(loop->current_epoch_) {}
+    Epoch epoch() const { return epoch_; }
+
+   private:
+    std::shared_lock<std::shared_mutex> lock_;
+    Epoch epoch_;
+  };
+  EpochGuard BeginWrite() { return EpochGuard(this); }
+
+  // Adds/removes a state table whose buffered writes commit with each epoch.
+  void Register(std::shared_ptr<StateTable> table);
+  void Unregister(TableId table_id);
+  // Discards buffered writes of a table (used when it is dropped).
+  std::shared_ptr<StateTable> Find(TableId table_id) const;
+
+  // Closes the current epoch now and waits until it is committed; returns
+  // the committed epoch (which covers every write that happened before).
+  Epoch Flush();
+  Epoch committed_epoch() const;
+  void set_barrier_interval_ms(int ms);
+
+  void Stop();
+
+ private:
+  void Run();
+  void CommitEpochLocked();
+
+  StateStore* store_;
+  uint32_t database_id_;
+  std::shared_mutex epoch_mu_;  // writers shared, the barrier exclusive
+  Epoch current_epoch_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  Epoch committed_epoch_ = 0;
+  uint64_t flush_requests_ = 0;
+  uint64_t flushes_done_ = 0;
+  int interval_ms_;
+  bool stopping_ = false;
+  std::map<TableId, std::shared_ptr<StateTable>> tables_;
+  std::thread thread_;
+};
+
+class BarrierManager {
+ public:
+  BarrierManager(StateStore* store, int barrier_interval_ms) : store_(store), interval_ms_(barrier_interval_ms) {}
+  ~BarrierManager();
+
+  // The loop of a database, started on first use.
+  DatabaseEpochLoop* ForDatabase(uint32_t database_id);
+  void DropDatabase(uint32_t database_id);
+  void set_barrier_interval_ms(int ms);
+  int barrier_interval_ms() const { return interval_ms_; }
+  void StopAll();
+
+ private:
+  StateStore* store_;
+  int interval_ms_;
+  std::mutex mu_;
+  std::map<uint32_t, std::unique_ptr<DatabaseEpochLoop>> loops_;
+};
+
+}  // namespace freshet

@@ -1,0 +1,242 @@
+#include "sql/parser.h"
+
+#include <pg_query.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+
+namespace freshet {
+
+namespace {
+
+// Bison's own stack stops at 10,000 levels; libpg_query's tree output recurses
+// once per level. We refuse anything deeper before it reaches either.
+constexpr int kMaxNesting = 10000;
+
+struct ParseResultDeleter {
+  void operator()(PgQuery__ParseResult* r) const { pg_query__parse_result__free_unpacked(r, nullptr); }
+};
+
+bool IsOperatorText(const std::string& t) {
+  return !t.empty() && std::string("+-*/<>=~!@#%^&|`?").find(t[0]) != std::string::npos;
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Estimated depth of the tree the parser would build: parenthesis depth
+// plus chains of binary operators (a+b+c+... nests left-deep).
+int EstimateNesting(const std::vector<Token>& tokens) {
+  int depth = 0, max_depth = 0, operators = 0;
+  for (const auto& t : tokens) {
+    if (t.text == "(") max_depth = std::max(max_depth, ++depth);
+    else if (t.text == ")") depth--;
+    else if (t.kind == Token::Kind::kOperator || t.text == "and" || t.text == "or") operators++;
+  }
+  return max_depth + operators;
+}
+
+std::string UnquoteIdent(const std::string& raw) {
+  if (raw.size() >= 2 && raw.front() == '"') {
+    std::string out;
+    for (size_t i = 1; i + 1 < raw.size(); i++) {
+      out.push_back(raw[i]);
+      if (raw[i] == '"' && raw[i + 1] == '"') i++;
+    }
+    return out;
+  }
+  return Lower(raw);
+}
+
+std::string UnquoteString(const std::string& raw) {
+  size_t q = raw.find('\'');
+  if (q == std::string::npos) return raw;
+  std::string out;
+  for (size_t i = q + 1; i + 1 < raw.size(); i++) {
+    out.push_back(raw[i]);
+    if (raw[i] == '\'' && raw[i + 1] == '\'') i++;
+  }
+  return out;
+}
+
+[[noreturn]] void ThrowSyntax(const std::string& sql, int offset, int byte_pos, const std::string& msg) {
+  SqlError e(sqlstate::kSyntaxError, msg);
+  e.WithPosition(CharPosition(sql, offset + byte_pos) );
+  throw e;
+}
+
+// Recognizes our own statements from their first tokens.
+bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int offset, ExtensionStatement* out) {
+  if (tok.empty()) return false;
+  auto word = [&](size_t i) { return i < tok.size() ? tok[i].text : std::string(); };
+  auto is_name = [&](size_t i) {
+    return i < tok.size() && (tok[i].kind == Token::Kind::kIdent || tok[i].kind == Token::Kind::kKeyword);
+  };
+  auto qualified = [&](size_t* i) {
+    std::vector<std::string> name;
+    if (!is_name(*i)) ThrowSyntax(sql, offset, *i < tok.size() ? tok[*i].start : tok.back().end, "syntax error: expected a name");
+    name.push_back(tok[(*i)++].text);
+    while (word(*i) == "." && is_name(*i + 1)) {
+      name.push_back(tok[*i + 1].text);
+      *i += 2;
+    }
+    return name;
+  };
+  auto expect_end = [&](size_t i) {
+    if (i < tok.size()) ThrowSyntax(sql, offset, tok[i].start, "syntax error at or near \"" + tok[i].text + "\"");
+  };
+  std::string w0 = word(0);
+  if (w0 == "flush") {
+    expect_end(1);
+    out->kind = ExtensionStatement::Kind::kFlush;
+    return true;
+  }
+  if (w0 == "wait" && tok.size() == 1) {
+    out->kind = ExtensionStatement::Kind::kWait;
+    return true;
+  }
+  if (w0 != "show") return false;
+  std::string w1 = word(1);
+  if (w1 == "tables" || w1 == "databases" || w1 == "schemas" || w1 == "views" || w1 == "sources" ||
+      w1 == "sinks" || (w1 == "materialized" && word(2) == "views")) {
+    out->kind = ExtensionStatement::Kind::kShowObjects;
+    size_t i = 2;
+    if (w1 == "materialized") {
+      out->object_kind = "materialized views";
+      i = 3;
+    } else {
+      out->object_kind = w1;
+    }
+    if (word(i) == "from" || word(i) == "in") {
+      i++;
+      out->name = qualified(&i);
+    }
+    expect_end(i);
+    return true;
+  }
+  if (w1 == "create") {
+    out->kind = ExtensionStatement::Kind::kShowCreate;
+    size_t i = 2;
+    if (word(i) == "materialized" && word(i + 1) == "view") {
+      out->object_kind = "materialized view";
+      i += 2;
+    } else if (word(i) == "table" || word(i) == "view" || word(i) == "index" || word(i) == "source" || word(i) == "sink") {
+      out->object_kind = word(i);
+      i++;
+    } else {
+      ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: SHOW CREATE expects TABLE, MATERIALIZED VIEW, VIEW, INDEX, SOURCE or SINK");
+    }
+    out->name = qualified(&i);
+    expect_end(i);
+    return true;
+  }
+  if (w1 == "parameters" || (w1 == "all" && tok.size() == 2)) {
+    out->kind = ExtensionStatement::Kind::kShowParameters;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int CharPosition(const std::string& text, int byte_offset) {
+  int chars = 0;
+  for (int i = 0; i < byte_offset && i < static_cast<int>(text.size()); i++)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) chars++;
+  return chars + 1;
+}
+
+std::vector<Token> Tokenize(const std::string& sql) {
+  PgQueryScanResult r = pg_query_scan(sql.c_str());
+  std::vector<Token> out;
+  if (r.error) {
+    SqlError e(sqlstate::kSyntaxError, r.error->message);
+    e.WithPosition(r.error->cursorpos);
+    pg_query_free_scan_result(r);
+    throw e;
+  }
+  PgQuery__ScanResult* scan = pg_query__scan_result__unpack(nullptr, r.pbuf.len, reinterpret_cast<const uint8_t*>(r.pbuf.data));
+  for (size_t i = 0; scan && i < scan->n_tokens; i++) {
+    const PgQuery__ScanToken* t = scan->tokens[i];
+    if (t->token == PG_QUERY__TOKEN__SQL_COMMENT || t->token == PG_QUERY__TOKEN__C_COMMENT) continue;
+    std::string raw = sql.substr(t->start, t->end - t->start);
+    Token tk{Token::Kind::kOther, raw, t->start, t->end};
+    if (t->keyword_kind != PG_QUERY__KEYWORD_KIND__NO_KEYWORD) {
+      tk.kind = Token::Kind::kKeyword;
+      tk.text = Lower(raw);
+    } else if (t->token == PG_QUERY__TOKEN__IDENT) {
+      tk.kind = Token::Kind::kIdent;
+      tk.text = UnquoteIdent(raw);
+    } else if (t->token == PG_QUERY__TOKEN__SCONST || t->token == PG_QUERY__TOKEN__USCONST) {
+      tk.kind = Token::Kind::kString;
+      tk.text = UnquoteString(raw);
+    } else if (t->token == PG_QUERY__TOKEN__ICONST || t->token == PG_QUERY__TOKEN__FCONST) {
+      tk.kind = Token::Kind::kNumber;
+    } else if (t->token == PG_QUERY__TOKEN__PARAM) {
+      tk.kind = Token::Kind::kParam;
+    } else if (IsOperatorText(raw)) {
+      tk.kind = Token::Kind::kOperator;
+    }
+    out.push_back(std::move(tk));
+  }
+  if (scan) pg_query__scan_result__free_unpacked(scan, nullptr);
+  pg_query_free_scan_result(r);
+  return out;
+}
+
+std::vector<ParsedStatement> ParseSql(const std::string& sql) {
+  if (sql.find('\0') != std::string::npos)
+    throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
+  PgQuerySplitResult split = pg_query_split_with_scanner(sql.c_str());
+  if (split.error) {
+    SqlError e(sqlstate::kSyntaxError, split.error->message);
+    e.WithPosition(split.error->cursorpos);
+    pg_query_free_split_result(split);
+    throw e;
+  }
+  std::vector<std::pair<int, int>> pieces;
+  for (int i = 0; i < split.n_stmts; i++) pieces.emplace_back(split.stmts[i]->stmt_location, split.stmts[i]->stmt_len);
+  pg_query_free_split_result(split);
+
+  std::vector<ParsedStatement> out;
+  for (auto [loc, len] : pieces) {
+    ParsedStatement ps;
+    ps.offset = loc;
+    ps.text = len == 0 ? sql.substr(loc) : sql.substr(loc, len);
+    std::vector<Token> tokens = Tokenize(ps.text);
+    if (tokens.empty()) continue;  // only whitespace or comments
+    if (EstimateNesting(tokens) > kMaxNesting)
+      throw SqlError(sqlstate::kStatementTooComplex,
+                     "statement is too complex: expressions nested deeper than " + std::to_string(kMaxNesting));
+    if (ParseExtension(tokens, sql, loc, &ps.extension)) {
+      out.push_back(std::move(ps));
+      continue;
+    }
+    PgQueryProtobufParseResult r = pg_query_parse_protobuf(ps.text.c_str());
+    if (r.error) {
+      std::string msg = r.error->message;
+      int pos = r.error->cursorpos;
+      pg_query_free_protobuf_parse_result(r);
+      const char* code = msg.find("memory exhausted") != std::string::npos ? sqlstate::kStatementTooComplex
+                                                                            : sqlstate::kSyntaxError;
+      SqlError e(code, msg);
+      if (pos > 0) e.WithPosition(CharPosition(sql, loc + (pos - 1)) );
+      throw e;
+    }
+    PgQuery__ParseResult* tree = pg_query__parse_result__unpack(
+        nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
+    pg_query_free_protobuf_parse_result(r);
+    if (!tree) throw SqlError(sqlstate::kInternalError, "cannot decode parse tree");
+    ps.tree = std::shared_ptr<PgQuery__ParseResult>(tree, ParseResultDeleter());
+    if (tree->n_stmts == 0) continue;
+    ps.node = tree->stmts[0]->stmt;
+    out.push_back(std::move(ps));
+  }
+  return out;
+}
+
+}  // namespace freshet

@@ -1,0 +1,25 @@
+// Row ids for tables without a declared primary key (the hidden _row_id).
+//
+// Like RisingWave's: 41 bits of milliseconds since 2020-01-01, 10 bits of
+// generator id, 12 bits of sequence. Ids from one generator increase
+// strictly; when the sequence runs out within a millisecond the generator
+// borrows the next millisecond, so it never repeats an id even under bursts.
+// After a restart the clock has moved on, so ids stay unique.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace freshet {
+
+class RowIdGenerator {
+ public:
+  explicit RowIdGenerator(uint32_t generator_id = 0) : generator_id_(generator_id & 0x3ff) {}
+  int64_t Next();
+
+ private:
+  uint32_t generator_id_;
+  std::atomic<uint64_t> last_{0};  // (ms << 12) | sequence
+};
+
+}  // namespace freshet

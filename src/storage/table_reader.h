@@ -1,0 +1,27 @@
+// TableReader: reads the committed rows of one relation at a snapshot, in
+// chunks, in key order ([vnode][pk]). Used by batch scans.
+#pragma once
+
+#include <memory>
+
+#include "common/data_chunk.h"
+#include "storage/keys.h"
+#include "storage/state_store.h"
+
+namespace freshet {
+
+class TableReader {
+ public:
+  TableReader(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, TableId table_id,
+              std::vector<DataType> types);
+  // Fills `out` with up to max_rows rows; returns false when exhausted.
+  bool Next(DataChunk* out, size_t max_rows = kChunkSize);
+
+ private:
+  std::shared_ptr<const Snapshot> snapshot_;
+  std::vector<DataType> types_;
+  TableId table_id_;
+  std::unique_ptr<StateStore::Range> range_;
+};
+
+}  // namespace freshet
