@@ -10,13 +10,18 @@
 
 namespace freshet {
 
+class SubqueryRunner;
+
 struct EvalContext {
   TimeZone time_zone;           // session TimeZone: timestamptz formatting and arithmetic
   int64_t statement_time = 0;   // now(): micros since epoch, fixed for the statement
   std::vector<std::string>* notices = nullptr;  // warnings to report to the client (may be null)
   const std::vector<Value>* params = nullptr;  // $1.. of the extended protocol
-  // Values of the outer query's columns while a correlated subquery runs.
-  const std::vector<Value>* outer_row = nullptr;
+  // Rows of the enclosing queries while a correlated subquery runs;
+  // back() is the nearest enclosing query.
+  std::vector<const std::vector<Value>*> outer_rows;
+  // Runs subquery plans (set by the batch engine; see planner/subquery.h).
+  class SubqueryRunner* subquery_runner = nullptr;
 };
 
 }  // namespace freshet

@@ -24,7 +24,7 @@ class Expression {
  public:
   enum class Kind {
     kColumnRef, kConstant, kParameter, kFunction, kCast, kAnd, kOr, kNot, kIsNull, kIsNotNull,
-    kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf
+    kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate
   };
 
   Expression(Kind kind, DataType type) : kind_(kind), type_(type) {}

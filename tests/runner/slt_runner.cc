@@ -26,6 +26,7 @@
 #include <cctype>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -154,7 +155,8 @@ struct Location {
   int line = 0;
   std::string included_from;  // "file:line" of the include record, if any
 
-  std::string str() const { return fmt::format("{}:{}", file, line); }
+  // "file:line", or just "file" for problems with the file as a whole.
+  std::string str() const { return line > 0 ? fmt::format("{}:{}", file, line) : file; }
 };
 
 struct Condition {
@@ -815,7 +817,7 @@ class FileRunner {
     std::string error, last_error;
     PgConn admin = connect_to(opt_, opt_.database, error);
     if (!admin) {
-      fmt::print("  warning: cannot drop database {}: {}\n", database_, error);
+      fmt::print("  warning: cannot drop database {}: {}\n", database_, split_lines(error).front());
       return;
     }
     // The server may still be closing this file's sessions; retry for a while.
@@ -826,7 +828,7 @@ class FileRunner {
       if (res.connection_lost) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    fmt::print("  warning: cannot drop database {}: {}\n", database_, last_error);
+    fmt::print("  warning: cannot drop database {}: {}\n", database_, split_lines(last_error).front());
   }
 
   // Environment of `system` commands: FRESHET_* and the libpq PG* variables,

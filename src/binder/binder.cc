@@ -1,0 +1,763 @@
+#include "binder/binder.h"
+
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <algorithm>
+#include <set>
+
+#include "binder/expression_binder.h"
+#include "catalog/system_tables.h"
+#include "common/error.h"
+#include "expr/cast.h"
+#include "planner/subquery.h"
+
+namespace freshet {
+
+namespace {
+
+std::string StringOf(const PgQuery__Node* n) {
+  return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : "";
+}
+
+bool IsStar(const PgQuery__Node* val) {
+  return val && val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+         val->column_ref->fields[val->column_ref->n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR;
+}
+
+// The name PostgreSQL gives an output column without an alias.
+std::string DefaultColumnName(const PgQuery__Node* n) {
+  if (!n) return "?column?";
+  switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_COLUMN_REF: return StringOf(n->column_ref->fields[n->column_ref->n_fields - 1]);
+    case PG_QUERY__NODE__NODE_FUNC_CALL: return StringOf(n->func_call->funcname[n->func_call->n_funcname - 1]);
+    case PG_QUERY__NODE__NODE_TYPE_CAST: {
+      std::string inner = DefaultColumnName(n->type_cast->arg);
+      if (inner != "?column?") return inner;
+      const auto* tn = n->type_cast->type_name;
+      std::string t = StringOf(tn->names[tn->n_names - 1]);
+      static const std::map<std::string, std::string> kPgNames = {
+          {"int4", "int4"}, {"int8", "int8"}, {"int2", "int2"}, {"float8", "float8"}, {"float4", "float4"},
+          {"bool", "bool"}, {"varchar", "varchar"}, {"text", "text"}, {"numeric", "numeric"},
+          {"timestamp", "timestamp"}, {"timestamptz", "timestamptz"}, {"date", "date"}, {"interval", "interval"}};
+      return kPgNames.count(t) ? kPgNames.at(t) : t;
+    }
+    case PG_QUERY__NODE__NODE_CASE_EXPR: return "case";
+    case PG_QUERY__NODE__NODE_COALESCE_EXPR: return "coalesce";
+    case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
+      return n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
+    case PG_QUERY__NODE__NODE_SUB_LINK:
+      if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK) return "exists";
+      if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK) {
+        const auto* sel = n->sub_link->subselect->select_stmt;
+        if (sel->n_target_list == 1) {
+          const auto* rt = sel->target_list[0]->res_target;
+          return rt->name ? rt->name : DefaultColumnName(rt->val);
+        }
+      }
+      return "?column?";
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
+      switch (n->sqlvalue_function->op) {
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP: return "current_timestamp";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return "current_date";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: return "current_user";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: return "session_user";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return "current_schema";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_catalog";
+        default: return "?column?";
+      }
+    default: return "?column?";
+  }
+}
+
+// Rewrites an expression bound over the FROM scope into one over the
+// AggregateNode's output (group keys, then aggregates).
+ExprPtr RewriteForAggregate(ExprPtr e, const std::vector<std::string>& group_keys) {
+  if (e->kind() == Expression::Kind::kAggregate) {
+    auto* p = static_cast<AggregatePlaceholder*>(e.get());
+    return std::make_unique<ColumnRefExpr>(static_cast<int>(group_keys.size()) + p->index, p->type(), p->text);
+  }
+  if (e->kind() != Expression::Kind::kConstant) {
+    std::string key = StructuralKey(*e);
+    for (size_t k = 0; k < group_keys.size(); k++)
+      if (group_keys[k] == key) return std::make_unique<ColumnRefExpr>(static_cast<int>(k), e->type(), e->ToString());
+  }
+  if (auto* c = dynamic_cast<ColumnRefExpr*>(e.get())) {
+    throw SqlError(sqlstate::kGroupingError,
+                   fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                               c->name()));
+  }
+  if (e->kind() == Expression::Kind::kSubquery && static_cast<SubqueryExpr*>(e.get())->correlated)
+    throw SqlError(sqlstate::kFeatureNotSupported, "correlated subqueries over grouped results are not supported yet");
+  for (auto& c : e->children()) c = RewriteForAggregate(std::move(c), group_keys);
+  return e;
+}
+
+bool ContainsAggregate(const Expression& e) {
+  if (e.kind() == Expression::Kind::kAggregate) return true;
+  for (const auto& c : e.children())
+    if (ContainsAggregate(*c)) return true;
+  return false;
+}
+
+int64_t ConstantInt(const Expression& e, EvalContext& ctx, const char* what) {
+  if (!e.IsConstant()) throw SqlError(sqlstate::kSyntaxError, fmt::format("argument of {} must not contain variables", what));
+  Value v = e.EvalConstant(ctx);
+  if (v.is_null()) return -1;
+  if (!v.type().IsInteger()) throw SqlError(sqlstate::kDatatypeMismatch, fmt::format("argument of {} must be type bigint", what));
+  if (v.int_value() < 0) {
+    throw SqlError(std::string(what) == "LIMIT" ? "2201W" : "2201X",
+                   fmt::format("{} must not be negative", std::string(what) == "LIMIT" ? "LIMIT" : "OFFSET"));
+  }
+  return v.int_value();
+}
+
+}  // namespace
+
+Binder::Binder(BinderContext ctx) : ctx_(std::move(ctx)) {}
+Binder::~Binder() = default;
+
+void Binder::ThrowAt(const char* code, int location, const std::string& message) const {
+  SqlError e(code, message);
+  if (location >= 0 && ctx_.query_text) e.WithPosition(CharPosition(*ctx_.query_text, ctx_.statement_offset + location));
+  throw e;
+}
+
+// ---- Types ----
+
+DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
+  if (tn->n_array_bounds > 0) throw SqlError(sqlstate::kFeatureNotSupported, "array types are not supported yet");
+  std::string name = StringOf(tn->names[tn->n_names - 1]);
+  std::vector<int> mods;
+  for (size_t i = 0; i < tn->n_typmods; i++) {
+    const PgQuery__Node* m = tn->typmods[i];
+    if (m->node_case == PG_QUERY__NODE__NODE_A_CONST && m->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
+      mods.push_back(m->a_const->ival->ival);
+  }
+  TypeId id = TypeIdFromName(name);
+  if (name == "timestamptz" || (name == "timestamp" && false)) id = TypeId::kTimestamptz;
+  if (id == TypeId::kUnknown) {
+    std::string full;
+    for (size_t i = 0; i < tn->n_names; i++) full += (i ? "." : "") + StringOf(tn->names[i]);
+    if (tn->n_names == 2 && StringOf(tn->names[0]) == "pg_catalog") full = name;
+    ThrowAt(sqlstate::kUndefinedObject, tn->location, fmt::format("type \"{}\" does not exist", full));
+  }
+  DataType t(id);
+  if (id == TypeId::kNumeric && !mods.empty()) {
+    int p = mods[0], s = mods.size() > 1 ? mods[1] : 0;
+    if (p < 1 || p > kMaxDecimalDigits)
+      ThrowAt(sqlstate::kInvalidParameterValue, tn->location,
+              fmt::format("NUMERIC precision {} must be between 1 and {}", p, kMaxDecimalDigits));
+    if (s < 0 || s > p)
+      ThrowAt(sqlstate::kInvalidParameterValue, tn->location,
+              fmt::format("NUMERIC scale {} must be between 0 and precision {}", s, p));
+    t.precision = p;
+    t.scale = s;
+  }
+  if (id == TypeId::kVarchar && !mods.empty() && name != "text") {
+    if (mods[0] < 1) ThrowAt(sqlstate::kInvalidParameterValue, tn->location, "length for type varchar must be at least 1");
+    t.precision = mods[0];
+  }
+  return t;
+}
+
+ObjectId Binder::ResolveSchemaId(const char* schema_name) {
+  std::string name = schema_name && *schema_name ? schema_name : kDefaultSchema;
+  auto s = ctx_.catalog->FindSchema(ctx_.database_id, name);
+  if (!s) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+  return s->id;
+}
+
+TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
+  if (rv->catalogname && *rv->catalogname && ctx_.database_name != rv->catalogname)
+    ThrowAt(sqlstate::kFeatureNotSupported, rv->location,
+            fmt::format("cross-database references are not implemented: \"{}.{}.{}\"", rv->catalogname,
+                        rv->schemaname, rv->relname));
+  std::string schema = rv->schemaname && *rv->schemaname ? rv->schemaname : kDefaultSchema;
+  auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema);
+  if (!s) {
+    if (missing_ok) return nullptr;
+    ThrowAt(sqlstate::kInvalidSchemaName, rv->location, fmt::format("schema \"{}\" does not exist", schema));
+  }
+  TableRef t = ctx_.catalog->FindTable(s->id, rv->relname);
+  if (!t && !missing_ok) ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", rv->relname));
+  return t;
+}
+
+ExprPtr Binder::BindConstantExpression(const PgQuery__Node* node) {
+  Scope scope;
+  scope.clause = "DEFAULT expressions";
+  ExprBinder eb(this, &scope);
+  return eb.Bind(node);
+}
+
+void Binder::PushCtes(const PgQuery__WithClause* with) {
+  std::map<std::string, std::shared_ptr<Cte>> level;
+  if (with) {
+    if (with->recursive) throw SqlError(sqlstate::kFeatureNotSupported, "WITH RECURSIVE is not supported yet");
+    for (size_t i = 0; i < with->n_ctes; i++) {
+      const PgQuery__CommonTableExpr* cte = with->ctes[i]->common_table_expr;
+      auto c = std::make_shared<Cte>();
+      c->query = cte->ctequery;
+      for (size_t k = 0; k < cte->n_aliascolnames; k++) c->column_aliases.push_back(StringOf(cte->aliascolnames[k]));
+      if (level.count(cte->ctename))
+        ThrowAt(sqlstate::kDuplicateAlias, cte->location, fmt::format("WITH query name \"{}\" specified more than once", cte->ctename));
+      level[cte->ctename] = c;
+    }
+  }
+  cte_stack_.push_back(std::move(level));
+}
+
+// ---- Queries ----
+
+PlanPtr Binder::BindQuery(const PgQuery__Node* node) {
+  if (node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) throw SqlError(sqlstate::kInternalError, "not a query");
+  return BindSelect(node->select_stmt, nullptr);
+}
+
+PlanPtr Binder::BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer) {
+  if (++depth_ > 200) throw SqlError(sqlstate::kStatementTooComplex, "query is too deeply nested");
+  PushCtes(stmt->with_clause);
+  PlanPtr plan;
+  if (stmt->op != PG_QUERY__SET_OPERATION__SETOP_NONE) {
+    plan = BindSetOperation(stmt, outer);
+    plan = ApplyOrderLimit(std::move(plan), stmt, outer, plan->schema().size());
+  } else if (stmt->n_values_lists > 0) {
+    plan = BindValues(stmt, outer);
+    plan = ApplyOrderLimit(std::move(plan), stmt, outer, plan->schema().size());
+  } else {
+    plan = BindSelectCore(stmt, outer);
+  }
+  cte_stack_.pop_back();
+  depth_--;
+  return plan;
+}
+
+PlanPtr Binder::BindValues(const PgQuery__SelectStmt* stmt, Scope* outer) {
+  Scope scope;
+  scope.outer = outer;
+  scope.clause = "VALUES";
+  ExprBinder eb(this, &scope);
+  std::vector<std::vector<ExprPtr>> rows;
+  size_t width = 0;
+  for (size_t r = 0; r < stmt->n_values_lists; r++) {
+    const PgQuery__List* list = stmt->values_lists[r]->list;
+    if (r == 0) width = list->n_items;
+    else if (list->n_items != width) ThrowAt(sqlstate::kSyntaxError, -1, "VALUES lists must all be the same length");
+    std::vector<ExprPtr> row;
+    for (size_t c = 0; c < list->n_items; c++) row.push_back(eb.Bind(list->items[c]));
+    rows.push_back(std::move(row));
+  }
+  std::vector<PlanColumn> schema;
+  for (size_t c = 0; c < width; c++) {
+    std::vector<const Expression*> col;
+    for (auto& row : rows) col.push_back(row[c].get());
+    DataType t = eb.UnifyTypes(col, "VALUES", -1);
+    for (auto& row : rows) row[c] = eb.Coerce(std::move(row[c]), t);
+    schema.push_back({fmt::format("column{}", c + 1), t, ""});
+  }
+  return std::make_unique<ValuesNode>(std::move(schema), std::move(rows));
+}
+
+PlanPtr Binder::CoerceColumns(PlanPtr plan, const std::vector<DataType>& types) {
+  bool needed = false;
+  for (size_t i = 0; i < types.size(); i++) needed |= !(plan->schema()[i].type == types[i]);
+  if (!needed) return plan;
+  Scope scope;
+  ExprBinder eb(this, &scope);
+  std::vector<ExprPtr> exprs;
+  std::vector<PlanColumn> schema = plan->schema();
+  for (size_t i = 0; i < types.size(); i++) {
+    exprs.push_back(eb.Coerce(std::make_unique<ColumnRefExpr>(static_cast<int>(i), schema[i].type, schema[i].name), types[i]));
+    schema[i].type = types[i];
+  }
+  return std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(schema));
+}
+
+PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) {
+  PlanPtr left = BindSelect(stmt->larg, outer);
+  PlanPtr right = BindSelect(stmt->rarg, outer);
+  const char* name = stmt->op == PG_QUERY__SET_OPERATION__SETOP_UNION       ? "UNION"
+                     : stmt->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT ? "INTERSECT"
+                                                                            : "EXCEPT";
+  if (left->schema().size() != right->schema().size())
+    ThrowAt(sqlstate::kSyntaxError, -1, fmt::format("each {} query must have the same number of columns", name));
+  std::vector<DataType> types;
+  for (size_t i = 0; i < left->schema().size(); i++) {
+    DataType a = left->schema()[i].type, b = right->schema()[i].type;
+    DataType t = a.id == TypeId::kUnknown ? b : (b.id == TypeId::kUnknown ? a : CommonSuperType(a, b));
+    if (t.id == TypeId::kUnknown) {
+      if (a.id == TypeId::kUnknown && b.id == TypeId::kUnknown) t = DataType::Varchar();
+      else ThrowAt(sqlstate::kDatatypeMismatch, -1, fmt::format("{} types {} and {} cannot be matched", name, a.ToString(), b.ToString()));
+    }
+    types.push_back(t);
+  }
+  left = CoerceColumns(std::move(left), types);
+  right = CoerceColumns(std::move(right), types);
+  SetOpKind op = stmt->op == PG_QUERY__SET_OPERATION__SETOP_UNION       ? SetOpKind::kUnion
+                 : stmt->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT ? SetOpKind::kIntersect
+                                                                        : SetOpKind::kExcept;
+  auto node = std::make_unique<SetOpNode>(op, stmt->all, std::move(left), std::move(right));
+  for (auto& c : node->mutable_schema()) c.table = "";
+  return node;
+}
+
+// ORDER BY / LIMIT / OFFSET over a plan whose first `visible` columns are
+// the query's output (set operations and VALUES: names and positions only).
+PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible) {
+  Scope scope;
+  scope.outer = outer;
+  scope.Append(plan->schema());
+  scope.clause = "ORDER BY";
+  ExprBinder eb(this, &scope);
+  if (stmt->n_sort_clause > 0) {
+    std::vector<SortKey> keys;
+    for (size_t i = 0; i < stmt->n_sort_clause; i++) {
+      const PgQuery__SortBy* sb = stmt->sort_clause[i]->sort_by;
+      SortKey key;
+      const PgQuery__Node* n = sb->node;
+      if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
+        int pos = n->a_const->ival->ival;
+        if (pos < 1 || pos > static_cast<int>(visible))
+          ThrowAt(sqlstate::kInvalidColumnReference, sb->location, fmt::format("ORDER BY position {} is not in select list", pos));
+        key.expr = std::make_unique<ColumnRefExpr>(pos - 1, plan->schema()[pos - 1].type, plan->schema()[pos - 1].name);
+      } else {
+        key.expr = eb.Bind(n);
+      }
+      key.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+      key.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT ? key.descending
+                                                                                          : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+      if (key.expr->type().id == TypeId::kUnknown) key.expr = eb.Coerce(std::move(key.expr), DataType::Varchar());
+      keys.push_back(std::move(key));
+    }
+    plan = std::make_unique<SortNode>(std::move(plan), std::move(keys));
+  }
+  if (stmt->limit_count || stmt->limit_offset) {
+    Scope empty;
+    ExprBinder cb(this, &empty);
+    int64_t limit = -1, offset = 0;
+    if (stmt->limit_count) {
+      ExprPtr e = cb.Bind(stmt->limit_count);
+      if (!(e->kind() == Expression::Kind::kConstant && static_cast<ConstantExpr*>(e.get())->value().is_null()))
+        limit = ConstantInt(*cb.Coerce(std::move(e), DataType::Int64()), *ctx_.eval, "LIMIT");
+    }
+    if (stmt->limit_offset) {
+      ExprPtr e = cb.Bind(stmt->limit_offset);
+      offset = std::max<int64_t>(0, ConstantInt(*cb.Coerce(std::move(e), DataType::Int64()), *ctx_.eval, "OFFSET"));
+    }
+    plan = std::make_unique<LimitNode>(std::move(plan), limit, offset);
+  }
+  if (plan->schema().size() > visible) {
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+    for (size_t i = 0; i < visible; i++) {
+      exprs.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), plan->schema()[i].type, plan->schema()[i].name));
+      schema.push_back(plan->schema()[i]);
+    }
+    plan = std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(schema));
+  }
+  return plan;
+}
+
+PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
+  if (stmt->into_clause) throw SqlError(sqlstate::kFeatureNotSupported, "SELECT INTO is not supported");
+  if (stmt->n_window_clause) throw SqlError(sqlstate::kFeatureNotSupported, "WINDOW clauses are not supported yet");
+  if (stmt->n_locking_clause) throw SqlError(sqlstate::kFeatureNotSupported, "FOR UPDATE/SHARE is not supported");
+
+  // FROM
+  Scope scope;
+  scope.outer = outer;
+  PlanPtr plan;
+  for (size_t i = 0; i < stmt->n_from_clause; i++) {
+    Scope item;
+    item.outer = outer;
+    PlanPtr p = BindFrom(stmt->from_clause[i], outer, &item);
+    if (!plan) {
+      plan = std::move(p);
+    } else {
+      plan = std::make_unique<JoinNode>(JoinType::kInner, std::move(plan), std::move(p), nullptr);
+    }
+    scope.columns.insert(scope.columns.end(), item.columns.begin(), item.columns.end());
+  }
+  if (!plan) {
+    // SELECT without FROM reads one empty row.
+    std::vector<std::vector<ExprPtr>> rows(1);
+    plan = std::make_unique<ValuesNode>(std::vector<PlanColumn>{}, std::move(rows));
+  }
+
+  ExprBinder eb(this, &scope);
+  // WHERE
+  if (stmt->where_clause) {
+    scope.clause = "WHERE";
+    ExprPtr pred = eb.BindCondition(stmt->where_clause, "WHERE");
+    plan = std::make_unique<FilterNode>(std::move(plan), std::move(pred));
+  }
+
+  // SELECT list, bound over the FROM scope with aggregates collected.
+  AggregateContext agg;
+  scope.agg = &agg;
+  scope.clause = "SELECT";
+  std::vector<ExprPtr> select;
+  std::vector<PlanColumn> out_schema;
+  for (size_t i = 0; i < stmt->n_target_list; i++) {
+    const PgQuery__ResTarget* rt = stmt->target_list[i]->res_target;
+    if (IsStar(rt->val)) {
+      const PgQuery__ColumnRef* ref = rt->val->column_ref;
+      std::string table = ref->n_fields >= 2 ? StringOf(ref->fields[ref->n_fields - 2]) : "";
+      bool any = false;
+      for (size_t c = 0; c < scope.columns.size(); c++) {
+        const auto& col = scope.columns[c];
+        if (!table.empty() && col.table != table) continue;
+        if (table.empty() && stmt->n_from_clause == 0) continue;
+        any = true;
+        if (col.hidden) continue;
+        select.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), col.type, col.name));
+        out_schema.push_back({col.name, col.type, col.table});
+      }
+      if (!table.empty() && !any)
+        ThrowAt(sqlstate::kUndefinedTable, ref->location, fmt::format("missing FROM-clause entry for table \"{}\"", table));
+      if (table.empty() && stmt->n_from_clause == 0)
+        ThrowAt(sqlstate::kSyntaxError, ref->location, "SELECT * with no tables specified is not valid");
+      continue;
+    }
+    ExprPtr e = eb.Bind(rt->val);
+    std::string name = rt->name ? rt->name : DefaultColumnName(rt->val);
+    out_schema.push_back({name, e->type(), ""});
+    select.push_back(std::move(e));
+  }
+
+  // GROUP BY: expressions, output positions or output names.
+  std::vector<ExprPtr> group_keys;
+  scope.agg = nullptr;
+  scope.clause = "GROUP BY";
+  for (size_t i = 0; i < stmt->n_group_clause; i++) {
+    const PgQuery__Node* g = stmt->group_clause[i];
+    if (g->node_case == PG_QUERY__NODE__NODE_A_CONST && g->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
+      int pos = g->a_const->ival->ival;
+      if (pos < 1 || pos > static_cast<int>(select.size()))
+        ThrowAt(sqlstate::kInvalidColumnReference, g->a_const->location, fmt::format("GROUP BY position {} is not in select list", pos));
+      if (ContainsAggregate(*select[pos - 1]))
+        ThrowAt(sqlstate::kGroupingError, g->a_const->location, "aggregate functions are not allowed in GROUP BY");
+      group_keys.push_back(select[pos - 1]->Clone());
+      continue;
+    }
+    if (g->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && g->column_ref->n_fields == 1) {
+      // A bare name is an input column first, else an output alias (PostgreSQL).
+      std::string name = StringOf(g->column_ref->fields[0]);
+      bool is_input = std::any_of(scope.columns.begin(), scope.columns.end(), [&](const auto& c) { return c.name == name; });
+      if (!is_input) {
+        for (size_t k = 0; k < out_schema.size(); k++) {
+          if (out_schema[k].name == name) {
+            group_keys.push_back(select[k]->Clone());
+            is_input = true;
+            break;
+          }
+        }
+        if (is_input) continue;
+      }
+    }
+    if (g->node_case == PG_QUERY__NODE__NODE_GROUPING_SET || g->node_case == PG_QUERY__NODE__NODE_ROW_EXPR)
+      throw SqlError(sqlstate::kFeatureNotSupported, "GROUPING SETS, ROLLUP and CUBE are not supported yet");
+    ExprPtr k = eb.Bind(g);
+    if (k->type().id == TypeId::kUnknown) k = eb.Coerce(std::move(k), DataType::Varchar());
+    group_keys.push_back(std::move(k));
+  }
+
+  // HAVING
+  ExprPtr having;
+  if (stmt->having_clause) {
+    scope.agg = &agg;
+    scope.clause = "HAVING";
+    having = eb.BindCondition(stmt->having_clause, "HAVING");
+  }
+
+  // ORDER BY keys: output names and positions first, then input expressions.
+  struct PendingSort {
+    ExprPtr expr;  // over the FROM scope (or null when it is an output column)
+    int output_index = -1;
+    bool descending = false, nulls_first = false;
+  };
+  std::vector<PendingSort> sorts;
+  scope.agg = &agg;
+  scope.clause = "ORDER BY";
+  for (size_t i = 0; i < stmt->n_sort_clause; i++) {
+    const PgQuery__SortBy* sb = stmt->sort_clause[i]->sort_by;
+    PendingSort ps;
+    ps.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+    ps.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
+                         ? ps.descending
+                         : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+    const PgQuery__Node* n = sb->node;
+    if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
+      int pos = n->a_const->ival->ival;
+      if (pos < 1 || pos > static_cast<int>(select.size()))
+        ThrowAt(sqlstate::kInvalidColumnReference, sb->location, fmt::format("ORDER BY position {} is not in select list", pos));
+      ps.output_index = pos - 1;
+    } else if (n->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && n->column_ref->n_fields == 1 &&
+               n->column_ref->fields[0]->node_case == PG_QUERY__NODE__NODE_STRING) {
+      std::string name = StringOf(n->column_ref->fields[0]);
+      int found = -1;
+      for (size_t k = 0; k < out_schema.size(); k++) {
+        if (out_schema[k].name != name) continue;
+        if (found >= 0 && StructuralKey(*select[k]) != StructuralKey(*select[found]))
+          ThrowAt(sqlstate::kAmbiguousColumn, sb->location, fmt::format("ORDER BY \"{}\" is ambiguous", name));
+        found = static_cast<int>(k);
+      }
+      if (found >= 0) ps.output_index = found;
+      else ps.expr = eb.Bind(n);
+    } else {
+      ps.expr = eb.Bind(n);
+    }
+    if (ps.expr && ps.expr->type().id == TypeId::kUnknown) ps.expr = eb.Coerce(std::move(ps.expr), DataType::Varchar());
+    sorts.push_back(std::move(ps));
+  }
+  scope.agg = nullptr;
+
+  // Aggregation.
+  bool aggregated = !agg.calls.empty() || !group_keys.empty() || having;
+  if (aggregated) {
+    std::vector<std::string> key_strings;
+    std::vector<PlanColumn> agg_schema;
+    for (auto& k : group_keys) {
+      key_strings.push_back(StructuralKey(*k));
+      std::string name = k->ToString();
+      agg_schema.push_back({name, k->type(), ""});
+    }
+    for (auto& c : agg.calls) agg_schema.push_back({c.ToString(), c.sig.return_type, ""});
+    for (auto& e : select) e = RewriteForAggregate(std::move(e), key_strings);
+    if (having) having = RewriteForAggregate(std::move(having), key_strings);
+    for (auto& s : sorts)
+      if (s.expr) s.expr = RewriteForAggregate(std::move(s.expr), key_strings);
+    plan = std::make_unique<AggregateNode>(std::move(plan), std::move(group_keys), std::move(agg.calls), std::move(agg_schema));
+    if (having) plan = std::make_unique<FilterNode>(std::move(plan), std::move(having));
+  }
+
+  // Output types: unknown literals in the select list become text.
+  for (size_t i = 0; i < select.size(); i++) {
+    if (select[i]->type().id == TypeId::kUnknown) {
+      select[i] = eb.Coerce(std::move(select[i]), DataType::Varchar());
+      out_schema[i].type = DataType::Varchar();
+    }
+  }
+
+  // Projection: the select list plus ORDER BY keys that are not outputs.
+  size_t visible = select.size();
+  bool distinct = stmt->n_distinct_clause > 0;
+  if (distinct && stmt->n_distinct_clause > 0 && stmt->distinct_clause[0] != nullptr)
+    throw SqlError(sqlstate::kFeatureNotSupported, "DISTINCT ON is not supported yet");
+  std::vector<SortKey> sort_keys;
+  for (auto& s : sorts) {
+    int idx = s.output_index;
+    if (idx < 0) {
+      std::string key = StructuralKey(*s.expr);
+      for (size_t k = 0; k < visible; k++)
+        if (StructuralKey(*select[k]) == key) idx = static_cast<int>(k);
+    }
+    if (idx < 0) {
+      if (distinct)
+        throw SqlError(sqlstate::kInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+      idx = static_cast<int>(select.size());
+      out_schema.push_back({"?sort?", s.expr->type(), ""});
+      select.push_back(std::move(s.expr));
+    }
+    sort_keys.push_back({std::make_unique<ColumnRefExpr>(idx, out_schema[idx].type, out_schema[idx].name), s.descending, s.nulls_first});
+  }
+  plan = std::make_unique<ProjectNode>(std::move(plan), std::move(select), out_schema);
+  if (distinct) plan = std::make_unique<DistinctNode>(std::move(plan));
+  if (!sort_keys.empty()) plan = std::make_unique<SortNode>(std::move(plan), std::move(sort_keys));
+  // LIMIT/OFFSET and dropping the extra sort columns.
+  PgQuery__SelectStmt limit_only = *stmt;
+  limit_only.n_sort_clause = 0;
+  return ApplyOrderLimit(std::move(plan), &limit_only, outer, visible);
+}
+
+// ---- FROM items ----
+
+PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) {
+  switch (node->node_case) {
+    case PG_QUERY__NODE__NODE_RANGE_VAR: return BindRangeVar(node->range_var, outer, scope);
+    case PG_QUERY__NODE__NODE_RANGE_SUBSELECT: {
+      const auto* rs = node->range_subselect;
+      if (rs->lateral) throw SqlError(sqlstate::kFeatureNotSupported, "LATERAL is not supported yet");
+      if (!rs->alias) throw SqlError(sqlstate::kSyntaxError, "subquery in FROM must have an alias");
+      PlanPtr p = BindSelect(rs->subquery->select_stmt, outer);
+      std::string alias = rs->alias->aliasname;
+      auto& schema = p->mutable_schema();
+      for (size_t i = 0; i < rs->alias->n_colnames && i < schema.size(); i++) schema[i].name = StringOf(rs->alias->colnames[i]);
+      for (auto& c : schema) c.table = alias;
+      scope->Append(schema);
+      return p;
+    }
+    case PG_QUERY__NODE__NODE_RANGE_FUNCTION: {
+      const auto* rf = node->range_function;
+      if (rf->n_functions != 1) throw SqlError(sqlstate::kFeatureNotSupported, "ROWS FROM is not supported");
+      const PgQuery__Node* call = rf->functions[0]->list->items[0];
+      if (call->node_case != PG_QUERY__NODE__NODE_FUNC_CALL) throw SqlError(sqlstate::kFeatureNotSupported, "unsupported function in FROM");
+      const auto* fc = call->func_call;
+      std::string name = StringOf(fc->funcname[fc->n_funcname - 1]);
+      if (name != "generate_series")
+        ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("table function {} does not exist", name));
+      Scope empty;
+      empty.outer = outer;
+      empty.clause = "functions in FROM";
+      ExprBinder eb(this, &empty);
+      std::vector<ExprPtr> args;
+      for (size_t i = 0; i < fc->n_args; i++) args.push_back(eb.Bind(fc->args[i]));
+      if (args.size() < 2 || args.size() > 3)
+        ThrowAt(sqlstate::kUndefinedFunction, fc->location, "function generate_series requires 2 or 3 arguments");
+      std::vector<const Expression*> raw = {args[0].get(), args[1].get()};
+      DataType t = eb.UnifyTypes(raw, "generate_series", fc->location);
+      if (t.id == TypeId::kVarchar || t.id == TypeId::kUnknown) t = DataType::Int32();
+      if (t.id == TypeId::kInt16) t = DataType::Int32();
+      if (t.id == TypeId::kDate) t = DataType::Timestamp();
+      bool temporal = t.id == TypeId::kTimestamp || t.id == TypeId::kTimestamptz;
+      if (!t.IsInteger() && t.id != TypeId::kNumeric && !temporal)
+        ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("function generate_series({}) does not exist", t.ToString()));
+      args[0] = eb.Coerce(std::move(args[0]), t);
+      args[1] = eb.Coerce(std::move(args[1]), t);
+      if (args.size() == 3) args[2] = eb.Coerce(std::move(args[2]), temporal ? DataType::Interval() : t);
+      else if (temporal) ThrowAt(sqlstate::kUndefinedFunction, fc->location, "generate_series over timestamps requires a step interval");
+      std::string alias = rf->alias ? rf->alias->aliasname : name;
+      std::string col = rf->alias && rf->alias->n_colnames ? StringOf(rf->alias->colnames[0]) : (rf->alias ? alias : name);
+      std::vector<PlanColumn> schema = {{col, t, alias}};
+      scope->Append(schema);
+      return std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));
+    }
+    case PG_QUERY__NODE__NODE_JOIN_EXPR: {
+      const auto* j = node->join_expr;
+      Scope left_scope, right_scope;
+      left_scope.outer = right_scope.outer = outer;
+      PlanPtr left = BindFrom(j->larg, outer, &left_scope);
+      PlanPtr right = BindFrom(j->rarg, outer, &right_scope);
+      JoinType type = JoinType::kInner;
+      switch (j->jointype) {
+        case PG_QUERY__JOIN_TYPE__JOIN_LEFT: type = JoinType::kLeft; break;
+        case PG_QUERY__JOIN_TYPE__JOIN_RIGHT: type = JoinType::kRight; break;
+        case PG_QUERY__JOIN_TYPE__JOIN_FULL: type = JoinType::kFull; break;
+        default: break;
+      }
+      Scope joined;
+      joined.outer = outer;
+      joined.columns = left_scope.columns;
+      joined.columns.insert(joined.columns.end(), right_scope.columns.begin(), right_scope.columns.end());
+      ExprBinder eb(this, &joined);
+      ExprPtr cond;
+      std::vector<std::string> using_cols;
+      if (j->is_natural) {
+        for (const auto& lc : left_scope.columns)
+          for (const auto& rc : right_scope.columns)
+            if (!lc.hidden && !rc.hidden && lc.name == rc.name) using_cols.push_back(lc.name);
+      }
+      for (size_t i = 0; i < j->n_using_clause; i++) using_cols.push_back(StringOf(j->using_clause[i]));
+      if (!using_cols.empty()) {
+        std::vector<ExprPtr> parts;
+        for (const auto& name : using_cols) {
+          auto find = [&](const Scope& s, const char* side) {
+            int found = -1;
+            for (size_t i = 0; i < s.columns.size(); i++) {
+              if (s.columns[i].name != name) continue;
+              if (found >= 0) ThrowAt(sqlstate::kAmbiguousColumn, -1, fmt::format("common column name \"{}\" appears more than once in {} table", name, side));
+              found = static_cast<int>(i);
+            }
+            if (found < 0) ThrowAt(sqlstate::kUndefinedColumn, -1, fmt::format("column \"{}\" specified in USING clause does not exist in {} table", name, side));
+            return found;
+          };
+          int li = find(left_scope, "left"), ri = find(right_scope, "right");
+          int roff = static_cast<int>(left_scope.columns.size());
+          std::vector<ExprPtr> args;
+          args.push_back(std::make_unique<ColumnRefExpr>(li, left_scope.columns[li].type, name));
+          args.push_back(std::make_unique<ColumnRefExpr>(roff + ri, right_scope.columns[ri].type, name));
+          parts.push_back(eb.MakeCall("=", std::move(args), -1));
+          // The merged column appears once: hide the right side's copy
+          // from * and from unqualified references.
+          joined.columns[roff + ri].hidden = true;
+          joined.columns[roff + ri].name = "";
+          if (type == JoinType::kRight || type == JoinType::kFull) {
+            // For RIGHT/FULL joins the visible value must come from the side
+            // that is always present; keep the right one visible instead.
+            joined.columns[roff + ri].name = name;
+            joined.columns[roff + ri].hidden = type == JoinType::kFull;
+            joined.columns[li].hidden = type == JoinType::kRight;
+            if (type == JoinType::kRight) joined.columns[li].name = "";
+          }
+        }
+        cond = parts.size() == 1 ? std::move(parts[0])
+                                 : std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(parts));
+      } else if (j->quals) {
+        joined.clause = "JOIN conditions";
+        cond = eb.BindCondition(j->quals, "JOIN/ON");
+      } else if (j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER) {
+        throw SqlError(sqlstate::kSyntaxError, "outer joins need an ON or USING condition");
+      }
+      if (j->alias) {
+        for (auto& c : joined.columns) c.table = j->alias->aliasname;
+      }
+      auto plan = std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
+      auto& schema = plan->mutable_schema();
+      for (size_t i = 0; i < schema.size(); i++) {
+        schema[i].hidden = joined.columns[i].hidden;
+        schema[i].name = joined.columns[i].name;
+        schema[i].table = joined.columns[i].table;
+      }
+      scope->columns.insert(scope->columns.end(), joined.columns.begin(), joined.columns.end());
+      return plan;
+    }
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "unsupported FROM item");
+}
+
+PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope) {
+  std::string alias = rv->alias ? rv->alias->aliasname : rv->relname;
+  auto rename = [&](std::vector<PlanColumn>& schema) {
+    if (!rv->alias) return;
+    size_t k = 0;
+    for (auto& c : schema) {
+      if (c.hidden) continue;
+      if (k < rv->alias->n_colnames) c.name = StringOf(rv->alias->colnames[k]);
+      k++;
+    }
+  };
+  bool qualified = rv->schemaname && *rv->schemaname;
+  // CTEs shadow tables.
+  if (!qualified) {
+    for (auto it = cte_stack_.rbegin(); it != cte_stack_.rend(); ++it) {
+      auto found = it->find(rv->relname);
+      if (found == it->end()) continue;
+      std::shared_ptr<Cte> cte = found->second;
+      PlanPtr p = BindSelect(cte->query->select_stmt, outer);
+      auto& schema = p->mutable_schema();
+      for (size_t i = 0; i < cte->column_aliases.size() && i < schema.size(); i++) schema[i].name = cte->column_aliases[i];
+      for (auto& c : schema) c.table = alias;
+      rename(schema);
+      scope->Append(schema);
+      return p;
+    }
+  }
+  // System tables: explicitly qualified, or pg_catalog/rw_catalog first in
+  // the search path as in PostgreSQL.
+  std::vector<std::string> system_schemas;
+  if (qualified) system_schemas.push_back(rv->schemaname);
+  else system_schemas = {kPgCatalogSchema, kRwCatalogSchema};
+  for (const auto& s : system_schemas) {
+    if (const SystemTableDef* def = FindSystemTable(s, rv->relname)) {
+      std::vector<PlanColumn> schema;
+      for (const auto& c : def->columns) schema.push_back({c.name, c.type, alias});
+      rename(schema);
+      scope->Append(schema);
+      return std::make_unique<SystemScanNode>(def->schema + "." + def->name, std::move(schema));
+    }
+  }
+  if (qualified && IsSystemSchema(rv->schemaname))
+    ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}.{}\" does not exist", rv->schemaname, rv->relname));
+  TableRef table = ResolveRelation(rv);
+  if (table->kind == RelationKind::kSink)
+    ThrowAt(sqlstate::kWrongObjectType, rv->location, fmt::format("\"{}\" is a sink and cannot be queried", table->name));
+  std::vector<PlanColumn> schema;
+  for (const auto& c : table->columns) schema.push_back({c.name, c.type, alias, c.hidden});
+  rename(schema);
+  scope->Append(schema);
+  return std::make_unique<ScanNode>(table, std::move(schema));
+}
+
+}  // namespace freshet

@@ -1,0 +1,90 @@
+// Binder: resolves names and types of a parsed statement and produces a
+// plan (planner/plan.h).
+//
+// Name resolution follows PostgreSQL: unqualified relations are looked up in
+// the search path (pg_catalog and rw_catalog first, then public); columns
+// in the innermost query first, then enclosing queries (correlation);
+// ambiguous names are 42702, unknown ones 42703/42P01. Types follow
+// PostgreSQL's coercion rules (expr/cast.h): quoted literals are of unknown
+// type until their context decides, `$n` parameters take the type their
+// context needs.
+//
+// A Binder is used for one statement by one thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "planner/plan.h"
+#include "sql/parser.h"
+
+struct PgQuery__Node;
+struct PgQuery__SelectStmt;
+struct PgQuery__TypeName;
+struct PgQuery__RangeVar;
+
+namespace freshet {
+
+struct BinderContext {
+  const Catalog* catalog = nullptr;
+  ObjectId database_id = 0;
+  std::string database_name;
+  std::string user_name = "root";
+  ObjectId user_id = kRootUserId;
+  EvalContext* eval = nullptr;  // session time zone, statement time (constant folding)
+  // Types of $1..$n. The binder fills unknown entries (kUnknown) from context.
+  std::vector<DataType>* param_types = nullptr;
+  // Byte offset of the statement in the query string, for error positions.
+  const std::string* query_text = nullptr;
+  int statement_offset = 0;
+};
+
+class Binder {
+ public:
+  explicit Binder(BinderContext ctx);
+  ~Binder();
+
+  // SELECT / VALUES / set operations.
+  PlanPtr BindQuery(const PgQuery__Node* select_stmt);
+  PlanPtr BindInsert(const PgQuery__Node* insert_stmt);
+  PlanPtr BindUpdate(const PgQuery__Node* update_stmt);
+  PlanPtr BindDelete(const PgQuery__Node* delete_stmt);
+
+  // Helpers shared with DDL.
+  DataType BindTypeName(const PgQuery__TypeName* type_name);
+  // Binds a standalone expression without input columns (DEFAULT values).
+  ExprPtr BindConstantExpression(const PgQuery__Node* node);
+  // Resolves [schema.]name of a stored relation; throws 42P01 when absent
+  // (unless missing_ok, then null).
+  TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);
+  ObjectId ResolveSchemaId(const char* schema_name);  // null/empty -> public
+
+ private:
+  struct Scope;
+  struct Cte;
+  struct AggregateContext;
+  class ExprBinder;
+
+  PlanPtr BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer);
+  PlanPtr BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer);
+  PlanPtr BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer);
+  PlanPtr BindValues(const PgQuery__SelectStmt* stmt, Scope* outer);
+  PlanPtr BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope);
+  PlanPtr BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope);
+  PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
+  PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
+  PlanPtr BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n);
+  void PushCtes(const struct PgQuery__WithClause* with);
+
+  [[noreturn]] void ThrowAt(const char* code, int location, const std::string& message) const;
+
+  BinderContext ctx_;
+  std::vector<std::map<std::string, std::shared_ptr<Cte>>> cte_stack_;
+  int depth_ = 0;  // recursion guard
+};
+
+}  // namespace freshet

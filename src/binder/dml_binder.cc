@@ -1,0 +1,226 @@
+// INSERT, UPDATE and DELETE.
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include "binder/binder.h"
+#include "binder/expression_binder.h"
+#include "common/error.h"
+#include "sql/parser.h"
+
+namespace freshet {
+
+namespace {
+
+void CheckWritable(const TableCatalog& t) {
+  if (t.kind != RelationKind::kTable)
+    FRESHET_THROW(sqlstate::kWrongObjectType, "cannot change {} \"{}\"", RelationKindName(t.kind), t.name);
+}
+
+std::vector<PlanColumn> CountSchema() { return {{"count", DataType::Int64(), ""}}; }
+
+std::vector<PlanColumn> TableSchema(const TableCatalog& t) {
+  std::vector<PlanColumn> s;
+  for (const auto& c : t.columns) s.push_back({c.name, c.type, t.name, c.hidden});
+  return s;
+}
+
+}  // namespace
+
+// The default value of column c as an expression (NULL when none).
+static ExprPtr DefaultValue(Binder* binder, const ColumnCatalog& c, Binder::ExprBinder* eb) {
+  if (c.default_expr.empty()) return std::make_unique<ConstantExpr>(Value::Null(c.type));
+  auto stmts = ParseSql("SELECT " + c.default_expr);
+  const PgQuery__SelectStmt* sel = stmts[0].node->select_stmt;
+  ExprPtr e = binder->BindConstantExpression(sel->target_list[0]->res_target->val);
+  return eb->CoerceForAssignment(std::move(e), c.type, c.name);
+}
+
+PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n) {
+  Scope scope;
+  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  scope.clause = "RETURNING";
+  ExprBinder eb(this, &scope);
+  std::vector<ExprPtr> exprs;
+  std::vector<PlanColumn> schema;
+  for (size_t i = 0; i < n; i++) {
+    const PgQuery__ResTarget* rt = list[i]->res_target;
+    const PgQuery__Node* v = rt->val;
+    if (v->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+        v->column_ref->fields[v->column_ref->n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR) {
+      for (size_t c = 0; c < table.columns.size(); c++) {
+        if (table.columns[c].hidden) continue;
+        exprs.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), table.columns[c].type, table.columns[c].name));
+        schema.push_back({table.columns[c].name, table.columns[c].type, ""});
+      }
+      continue;
+    }
+    ExprPtr e = eb.Bind(v);
+    if (e->type().id == TypeId::kUnknown) e = eb.Coerce(std::move(e), DataType::Varchar());
+    std::string name = rt->name ? rt->name
+                       : v->node_case == PG_QUERY__NODE__NODE_COLUMN_REF
+                           ? v->column_ref->fields[v->column_ref->n_fields - 1]->string->sval
+                           : "?column?";
+    schema.push_back({name, e->type(), ""});
+    exprs.push_back(std::move(e));
+  }
+  dml->mutable_schema() = schema;
+  switch (dml->kind()) {
+    case PlanNode::Kind::kInsert: static_cast<InsertNode*>(dml)->returning = std::move(exprs); break;
+    case PlanNode::Kind::kUpdate: static_cast<UpdateNode*>(dml)->returning = std::move(exprs); break;
+    case PlanNode::Kind::kDelete: static_cast<DeleteNode*>(dml)->returning = std::move(exprs); break;
+    default: break;
+  }
+  return nullptr;
+}
+
+PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
+  const PgQuery__InsertStmt* stmt = node->insert_stmt;
+  if (stmt->on_conflict_clause) throw SqlError(sqlstate::kFeatureNotSupported, "ON CONFLICT is not supported yet");
+  PushCtes(stmt->with_clause);
+  TableRef table = ResolveRelation(stmt->relation);
+  CheckWritable(*table);
+
+  // Target columns, in the order the source provides them.
+  std::vector<int> targets;
+  if (stmt->n_cols == 0) {
+    for (size_t c = 0; c < table->columns.size(); c++)
+      if (!table->columns[c].hidden) targets.push_back(static_cast<int>(c));
+  } else {
+    for (size_t i = 0; i < stmt->n_cols; i++) {
+      const PgQuery__ResTarget* rt = stmt->cols[i]->res_target;
+      int idx = table->ColumnIndex(rt->name);
+      if (idx < 0 || table->columns[idx].hidden)
+        ThrowAt(sqlstate::kUndefinedColumn, rt->location,
+                fmt::format("column \"{}\" of relation \"{}\" does not exist", rt->name, table->name));
+      for (int t : targets)
+        if (t == idx) ThrowAt(sqlstate::kDuplicateColumn, rt->location, fmt::format("column \"{}\" specified more than once", rt->name));
+      targets.push_back(idx);
+    }
+  }
+
+  Scope empty;
+  empty.clause = "VALUES";
+  ExprBinder eb(this, &empty);
+  // Maps a source row (one value per target) to a full row of the table's
+  // visible columns in order, filling defaults.
+  auto full_row = [&](std::vector<ExprPtr> values) {
+    std::vector<ExprPtr> row;
+    for (size_t c = 0; c < table->columns.size(); c++) {
+      const auto& col = table->columns[c];
+      if (col.hidden) continue;
+      int pos = -1;
+      for (size_t k = 0; k < targets.size(); k++)
+        if (targets[k] == static_cast<int>(c)) pos = static_cast<int>(k);
+      if (pos >= 0 && values[pos]) row.push_back(eb.CoerceForAssignment(std::move(values[pos]), col.type, col.name));
+      else row.push_back(DefaultValue(this, col, &eb));
+    }
+    return row;
+  };
+
+  std::vector<PlanColumn> row_schema;
+  for (const auto& c : table->columns)
+    if (!c.hidden) row_schema.push_back({c.name, c.type, ""});
+
+  PlanPtr source;
+  const PgQuery__SelectStmt* sel = stmt->select_stmt ? stmt->select_stmt->select_stmt : nullptr;
+  if (!sel) {
+    // INSERT ... DEFAULT VALUES
+    std::vector<std::vector<ExprPtr>> rows;
+    rows.push_back(full_row(std::vector<ExprPtr>(targets.size())));
+    source = std::make_unique<ValuesNode>(row_schema, std::move(rows));
+  } else if (sel->n_values_lists > 0 && sel->op == PG_QUERY__SET_OPERATION__SETOP_NONE && sel->n_sort_clause == 0 &&
+             !sel->limit_count) {
+    // VALUES directly: each literal is coerced to its column's type, so
+    // '2024-01-01' goes straight into a date column.
+    std::vector<std::vector<ExprPtr>> rows;
+    for (size_t r = 0; r < sel->n_values_lists; r++) {
+      const PgQuery__List* list = sel->values_lists[r]->list;
+      if (list->n_items > targets.size()) ThrowAt(sqlstate::kSyntaxError, -1, "INSERT has more expressions than target columns");
+      if (list->n_items < targets.size()) ThrowAt(sqlstate::kSyntaxError, -1, "INSERT has more target columns than expressions");
+      std::vector<ExprPtr> values;
+      for (size_t c = 0; c < list->n_items; c++) {
+        const PgQuery__Node* item = list->items[c];
+        values.push_back(item->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT ? nullptr : eb.Bind(item));
+      }
+      rows.push_back(full_row(std::move(values)));
+    }
+    source = std::make_unique<ValuesNode>(row_schema, std::move(rows));
+  } else {
+    PlanPtr query = BindSelect(sel, nullptr);
+    if (query->schema().size() > targets.size()) ThrowAt(sqlstate::kSyntaxError, -1, "INSERT has more expressions than target columns");
+    if (query->schema().size() < targets.size()) ThrowAt(sqlstate::kSyntaxError, -1, "INSERT has more target columns than expressions");
+    std::vector<ExprPtr> values;
+    for (size_t i = 0; i < query->schema().size(); i++)
+      values.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), query->schema()[i].type, query->schema()[i].name));
+    source = std::make_unique<ProjectNode>(std::move(query), full_row(std::move(values)), row_schema);
+  }
+  auto insert = std::make_unique<InsertNode>(table, std::move(source), CountSchema());
+  if (stmt->n_returning_list) BindDmlReturning(insert.get(), *table, stmt->returning_list, stmt->n_returning_list);
+  cte_stack_.pop_back();
+  return insert;
+}
+
+PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
+  const PgQuery__UpdateStmt* stmt = node->update_stmt;
+  if (stmt->n_from_clause) throw SqlError(sqlstate::kFeatureNotSupported, "UPDATE ... FROM is not supported yet");
+  PushCtes(stmt->with_clause);
+  TableRef table = ResolveRelation(stmt->relation);
+  CheckWritable(*table);
+  std::string alias = stmt->relation->alias ? stmt->relation->alias->aliasname : table->name;
+  Scope scope;
+  std::vector<PlanColumn> schema = TableSchema(*table);
+  for (auto& c : schema) c.table = alias;
+  scope.Append(schema);
+  PlanPtr plan = std::make_unique<ScanNode>(table, schema);
+  ExprBinder eb(this, &scope);
+  if (stmt->where_clause) {
+    scope.clause = "WHERE";
+    plan = std::make_unique<FilterNode>(std::move(plan), eb.BindCondition(stmt->where_clause, "WHERE"));
+  }
+  std::vector<ExprPtr> new_values;
+  for (size_t c = 0; c < table->columns.size(); c++)
+    new_values.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), table->columns[c].type, table->columns[c].name));
+  std::vector<bool> assigned(table->columns.size(), false);
+  scope.clause = "UPDATE";
+  for (size_t i = 0; i < stmt->n_target_list; i++) {
+    const PgQuery__ResTarget* rt = stmt->target_list[i]->res_target;
+    int idx = table->ColumnIndex(rt->name);
+    if (idx < 0 || table->columns[idx].hidden)
+      ThrowAt(sqlstate::kUndefinedColumn, rt->location,
+              fmt::format("column \"{}\" of relation \"{}\" does not exist", rt->name, table->name));
+    if (assigned[idx]) ThrowAt(sqlstate::kSyntaxError, rt->location, fmt::format("multiple assignments to same column \"{}\"", rt->name));
+    assigned[idx] = true;
+    const auto& col = table->columns[idx];
+    if (rt->val->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT) new_values[idx] = DefaultValue(this, col, &eb);
+    else new_values[idx] = eb.CoerceForAssignment(eb.Bind(rt->val), col.type, col.name);
+  }
+  auto update = std::make_unique<UpdateNode>(table, std::move(plan), std::move(new_values), CountSchema());
+  if (stmt->n_returning_list) BindDmlReturning(update.get(), *table, stmt->returning_list, stmt->n_returning_list);
+  cte_stack_.pop_back();
+  return update;
+}
+
+PlanPtr Binder::BindDelete(const PgQuery__Node* node) {
+  const PgQuery__DeleteStmt* stmt = node->delete_stmt;
+  if (stmt->n_using_clause) throw SqlError(sqlstate::kFeatureNotSupported, "DELETE ... USING is not supported yet");
+  PushCtes(stmt->with_clause);
+  TableRef table = ResolveRelation(stmt->relation);
+  CheckWritable(*table);
+  std::string alias = stmt->relation->alias ? stmt->relation->alias->aliasname : table->name;
+  Scope scope;
+  std::vector<PlanColumn> schema = TableSchema(*table);
+  for (auto& c : schema) c.table = alias;
+  scope.Append(schema);
+  PlanPtr plan = std::make_unique<ScanNode>(table, schema);
+  if (stmt->where_clause) {
+    ExprBinder eb(this, &scope);
+    scope.clause = "WHERE";
+    plan = std::make_unique<FilterNode>(std::move(plan), eb.BindCondition(stmt->where_clause, "WHERE"));
+  }
+  auto del = std::make_unique<DeleteNode>(table, std::move(plan), CountSchema());
+  if (stmt->n_returning_list) BindDmlReturning(del.get(), *table, stmt->returning_list, stmt->n_returning_list);
+  cte_stack_.pop_back();
+  return del;
+}
+
+}  // namespace freshet

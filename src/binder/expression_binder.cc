@@ -1,0 +1,755 @@
+#include "binder/expression_binder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "expr/cast.h"
+#include "planner/subquery.h"
+
+namespace freshet {
+
+namespace {
+
+std::string StringOf(const PgQuery__Node* n) {
+  return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : "";
+}
+
+// Operator name of an A_Expr (last element of its name list).
+std::string OperatorName(const PgQuery__AExpr* e) { return e->n_name ? StringOf(e->name[e->n_name - 1]) : ""; }
+
+std::string TypeList(const std::vector<ExprPtr>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : ", ") + a->type().ToString();
+  return s;
+}
+
+// Casts needed to call `f` with `args`; -1 if impossible. Unknown literals
+// and parameters match anything at no cost when the signature has the
+// type of a known argument (PostgreSQL's "unknown takes the other side's type").
+int CastCost(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
+  if (!f.variadic && f.arg_types.size() != args.size()) return -1;
+  if (f.variadic && args.empty()) return -1;
+  int cost = 0;
+  DataType known;
+  for (const auto& a : args)
+    if (a->type().id != TypeId::kUnknown) known = a->type();
+  for (size_t i = 0; i < args.size(); i++) {
+    const DataType& want = f.variadic ? f.arg_types[0] : f.arg_types[i];
+    const DataType& have = args[i]->type();
+    if (have.id == want.id) continue;
+    if (have.id == TypeId::kUnknown) {
+      // Prefer the signature whose type equals the other operand's; else text.
+      if (known.id != TypeId::kUnknown && known.id != want.id) cost += 2;
+      else if (known.id == TypeId::kUnknown && want.id != TypeId::kVarchar) cost += 1;
+      continue;
+    }
+    if (!CanImplicitCast(have, want)) return -1;
+    cost += 3;
+  }
+  return cost;
+}
+
+}  // namespace
+
+Vector AggregatePlaceholder::Eval(const DataChunk&, EvalContext&) const {
+  throw SqlError(sqlstate::kGroupingError, "aggregate function calls are not allowed here");
+}
+
+std::string StructuralKey(const Expression& e) {
+  std::string key;
+  switch (e.kind()) {
+    case Expression::Kind::kColumnRef:
+      if (auto* c = dynamic_cast<const ColumnRefExpr*>(&e)) return "#" + std::to_string(c->index());
+      return e.ToString();
+    case Expression::Kind::kConstant: return e.ToString();
+    default: key = std::to_string(int(e.kind())) + ":" + e.type().ToString() + ":" + e.ToString();
+  }
+  key += "(";
+  for (const auto& c : e.children()) key += StructuralKey(*c) + ",";
+  return key + ")";
+}
+
+ExprPtr Binder::ExprBinder::Bind(const PgQuery__Node* node) {
+  if (!node) throw SqlError(sqlstate::kInternalError, "missing expression");
+  if (++binder_->depth_ > 2000) {
+    binder_->depth_ = 0;
+    throw SqlError(sqlstate::kStatementTooComplex, "expression is too deeply nested");
+  }
+  struct DepthGuard {
+    int* d;
+    ~DepthGuard() { if (*d > 0) (*d)--; }
+  } guard{&binder_->depth_};
+
+  switch (node->node_case) {
+    case PG_QUERY__NODE__NODE_COLUMN_REF: return BindColumnRef(node->column_ref);
+    case PG_QUERY__NODE__NODE_A_CONST: return BindConst(node->a_const);
+    case PG_QUERY__NODE__NODE_A_EXPR: return BindAExpr(node->a_expr);
+    case PG_QUERY__NODE__NODE_FUNC_CALL: return BindFuncCall(node->func_call);
+    case PG_QUERY__NODE__NODE_TYPE_CAST: return BindTypeCast(node->type_cast);
+    case PG_QUERY__NODE__NODE_BOOL_EXPR: return BindBoolExpr(node->bool_expr);
+    case PG_QUERY__NODE__NODE_CASE_EXPR: return BindCase(node->case_expr);
+    case PG_QUERY__NODE__NODE_SUB_LINK: return BindSubLink(node->sub_link);
+    case PG_QUERY__NODE__NODE_PARAM_REF: return BindParam(node->param_ref);
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION: return BindSqlValueFunction(node->sqlvalue_function);
+    case PG_QUERY__NODE__NODE_COLLATE_CLAUSE: return Bind(node->collate_clause->arg);
+    case PG_QUERY__NODE__NODE_NULL_TEST: {
+      std::vector<ExprPtr> args;
+      args.push_back(Bind(node->null_test->arg));
+      if (args[0]->type().id == TypeId::kUnknown) args[0] = Coerce(std::move(args[0]), DataType::Varchar());
+      auto kind = node->null_test->nulltesttype == PG_QUERY__NULL_TEST_TYPE__IS_NULL ? Expression::Kind::kIsNull
+                                                                                     : Expression::Kind::kIsNotNull;
+      return std::make_unique<OperatorExpr>(kind, DataType::Boolean(), std::move(args));
+    }
+    case PG_QUERY__NODE__NODE_BOOLEAN_TEST: {
+      const auto* t = node->boolean_test;
+      std::vector<ExprPtr> args;
+      args.push_back(Coerce(Bind(t->arg), DataType::Boolean()));
+      Expression::Kind kind = Expression::Kind::kIsTrue;
+      bool negate = false;
+      switch (t->booltesttype) {
+        case PG_QUERY__BOOL_TEST_TYPE__IS_TRUE: kind = Expression::Kind::kIsTrue; break;
+        case PG_QUERY__BOOL_TEST_TYPE__IS_NOT_TRUE: kind = Expression::Kind::kIsTrue; negate = true; break;
+        case PG_QUERY__BOOL_TEST_TYPE__IS_FALSE: kind = Expression::Kind::kIsFalse; break;
+        case PG_QUERY__BOOL_TEST_TYPE__IS_NOT_FALSE: kind = Expression::Kind::kIsFalse; negate = true; break;
+        case PG_QUERY__BOOL_TEST_TYPE__IS_UNKNOWN: kind = Expression::Kind::kIsNull; break;
+        default: kind = Expression::Kind::kIsNotNull; break;
+      }
+      ExprPtr e = std::make_unique<OperatorExpr>(kind, DataType::Boolean(), std::move(args));
+      if (!negate) return e;
+      std::vector<ExprPtr> n;
+      n.push_back(std::move(e));
+      return std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(n));
+    }
+    case PG_QUERY__NODE__NODE_COALESCE_EXPR: {
+      const auto* c = node->coalesce_expr;
+      std::vector<ExprPtr> args;
+      for (size_t i = 0; i < c->n_args; i++) args.push_back(Bind(c->args[i]));
+      std::vector<const Expression*> raw;
+      for (auto& a : args) raw.push_back(a.get());
+      DataType t = UnifyTypes(raw, "COALESCE", c->location);
+      for (auto& a : args) a = Coerce(std::move(a), t);
+      return std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, t, std::move(args));
+    }
+    case PG_QUERY__NODE__NODE_MIN_MAX_EXPR: {
+      const auto* m = node->min_max_expr;
+      bool greatest = m->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST;
+      std::vector<ExprPtr> args;
+      for (size_t i = 0; i < m->n_args; i++) args.push_back(Bind(m->args[i]));
+      std::vector<const Expression*> raw;
+      for (auto& a : args) raw.push_back(a.get());
+      DataType t = UnifyTypes(raw, greatest ? "GREATEST" : "LEAST", m->location);
+      for (auto& a : args) a = Coerce(std::move(a), t);
+      auto e = std::make_unique<OperatorExpr>(greatest ? Expression::Kind::kGreatest : Expression::Kind::kLeast, t,
+                                              std::move(args));
+      // The comparison function of the common type.
+      std::vector<ExprPtr> probe;
+      probe.push_back(std::make_unique<ConstantExpr>(Value::Null(t)));
+      probe.push_back(std::make_unique<ConstantExpr>(Value::Null(t)));
+      ExprPtr cmp = MakeCall(greatest ? ">" : "<", std::move(probe), m->location);
+      e->set_compare(static_cast<FunctionExpr*>(cmp.get())->function());
+      return e;
+    }
+    case PG_QUERY__NODE__NODE_A_STAR: binder_->ThrowAt(sqlstate::kSyntaxError, -1, "\"*\" is not allowed here");
+    case PG_QUERY__NODE__NODE_SET_TO_DEFAULT:
+      throw SqlError(sqlstate::kFeatureNotSupported, "DEFAULT is not allowed in this context");
+    case PG_QUERY__NODE__NODE_ROW_EXPR:
+      throw SqlError(sqlstate::kFeatureNotSupported, "row constructors are not supported yet");
+    case PG_QUERY__NODE__NODE_A_INDIRECTION:
+      throw SqlError(sqlstate::kFeatureNotSupported, "subscripts and field selection are not supported yet");
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported,
+                 fmt::format("unsupported expression (node type {})", int(node->node_case)));
+}
+
+ExprPtr Binder::ExprBinder::BindCondition(const PgQuery__Node* node, const char* clause) {
+  ExprPtr e = Bind(node);
+  if (e->type().id == TypeId::kUnknown) return Coerce(std::move(e), DataType::Boolean());
+  if (e->type().id != TypeId::kBoolean)
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("argument of {} must be type boolean, not type {}", clause, e->type().ToString()));
+  return e;
+}
+
+// ---- Column references ----
+
+ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < ref->n_fields; i++) {
+    if (ref->fields[i]->node_case == PG_QUERY__NODE__NODE_A_STAR)
+      binder_->ThrowAt(sqlstate::kSyntaxError, ref->location, "\"*\" is not allowed here");
+    parts.push_back(StringOf(ref->fields[i]));
+  }
+  std::string column = parts.back();
+  std::string table = parts.size() >= 2 ? parts[parts.size() - 2] : "";
+  std::string display = table.empty() ? column : table + "." + column;
+
+  int levels = 0;
+  for (Scope* s = scope_; s; s = s->outer, levels++) {
+    int found = -1;
+    bool table_seen = false;
+    for (size_t i = 0; i < s->columns.size(); i++) {
+      const auto& c = s->columns[i];
+      if (!table.empty()) {
+        if (c.table != table) continue;
+        table_seen = true;
+      }
+      if (c.name != column) continue;
+      if (found >= 0) {
+        // The same column reached through USING is not ambiguous.
+        binder_->ThrowAt(sqlstate::kAmbiguousColumn, ref->location,
+                         fmt::format("column reference \"{}\" is ambiguous", display));
+      }
+      found = static_cast<int>(i);
+    }
+    if (found >= 0) {
+      const auto& c = s->columns[found];
+      if (levels == 0) return std::make_unique<ColumnRefExpr>(found, c.type, display);
+      for (Scope* t = scope_; t != s; t = t->outer) t->reads_outer = true;
+      return std::make_unique<OuterRefExpr>(levels, found, c.type, display);
+    }
+    if (!table.empty() && table_seen && levels == 0) {
+      binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location,
+                       fmt::format("column {}.{} does not exist", table, column));
+    }
+  }
+  if (!table.empty()) {
+    bool any_table = false;
+    for (Scope* s = scope_; s && !any_table; s = s->outer)
+      for (const auto& c : s->columns) any_table |= c.table == table;
+    if (!any_table)
+      binder_->ThrowAt(sqlstate::kUndefinedTable, ref->location,
+                       fmt::format("missing FROM-clause entry for table \"{}\"", table));
+    binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location, fmt::format("column {}.{} does not exist", table, column));
+  }
+  binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location, fmt::format("column \"{}\" does not exist", column));
+}
+
+// ---- Constants ----
+
+ExprPtr Binder::ExprBinder::BindConst(const PgQuery__AConst* c) {
+  if (c->isnull) return std::make_unique<ConstantExpr>(Value::Null(DataType::Unknown()));
+  switch (c->val_case) {
+    case PG_QUERY__A__CONST__VAL_IVAL: return std::make_unique<ConstantExpr>(Value::Int32(c->ival->ival));
+    case PG_QUERY__A__CONST__VAL_FVAL: {
+      // Integers beyond int4 arrive as "float" strings: int8 when they fit,
+      // else numeric, like PostgreSQL's make_const.
+      std::string s = c->fval->fval;
+      bool integral = s.find_first_of(".eE") == std::string::npos;
+      if (integral) {
+        try {
+          size_t pos;
+          long long v = std::stoll(s, &pos);
+          if (pos == s.size()) return std::make_unique<ConstantExpr>(Value::Int64(v));
+        } catch (...) {
+        }
+      }
+      return std::make_unique<ConstantExpr>(Value::Numeric(DecimalFromString(s)));
+    }
+    case PG_QUERY__A__CONST__VAL_BOOLVAL: return std::make_unique<ConstantExpr>(Value::Boolean(c->boolval->boolval));
+    case PG_QUERY__A__CONST__VAL_SVAL:
+      return std::make_unique<ConstantExpr>(Value::FromString(DataType::Unknown(), c->sval->sval));
+    case PG_QUERY__A__CONST__VAL_BSVAL:
+      throw SqlError(sqlstate::kFeatureNotSupported, "bit string literals are not supported");
+    default: break;
+  }
+  return std::make_unique<ConstantExpr>(Value::Null(DataType::Unknown()));
+}
+
+ExprPtr Binder::ExprBinder::BindParam(const PgQuery__ParamRef* p) {
+  int idx = p->number - 1;
+  if (idx < 0 || idx >= 65535) binder_->ThrowAt(sqlstate::kUndefinedParameter, p->location, "there is no parameter $" + std::to_string(p->number));
+  DataType t = DataType::Unknown();
+  auto* types = binder_->ctx_.param_types;
+  if (types) {
+    if (static_cast<size_t>(idx) >= types->size()) types->resize(idx + 1, DataType::Unknown());
+    t = (*types)[idx];
+  }
+  return std::make_unique<ParameterExpr>(idx, t);
+}
+
+// ---- Coercion ----
+
+ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_cast) {
+  const DataType& from = e->type();
+  if (from.id == to.id) {
+    bool modifiers_matter = (to.id == TypeId::kNumeric || to.id == TypeId::kVarchar) && to.precision >= 0 &&
+                            !from.SameWithModifiers(to);
+    if (!modifiers_matter) return e;
+  }
+  if (from.id == TypeId::kUnknown) {
+    if (e->kind() == Expression::Kind::kConstant) {
+      const Value& v = static_cast<ConstantExpr*>(e.get())->value();
+      if (v.is_null()) return std::make_unique<ConstantExpr>(Value::Null(to));
+      return std::make_unique<ConstantExpr>(ParseText(v.string_value(), to, *binder_->ctx_.eval));
+    }
+    if (e->kind() == Expression::Kind::kParameter) {
+      auto* p = static_cast<ParameterExpr*>(e.get());
+      if (binder_->ctx_.param_types) (*binder_->ctx_.param_types)[p->index()] = to;
+      p->set_type(to);
+      return e;
+    }
+  }
+  if (explicit_cast ? CanExplicitCast(from, to) : CanImplicitCast(from, to)) {
+    // Constant folding keeps literals such as '1 day'::interval cheap and
+    // lets the binder look at their values (IN lists, LIMIT).
+    if (e->kind() == Expression::Kind::kConstant)
+      return std::make_unique<ConstantExpr>(CastValue(static_cast<ConstantExpr*>(e.get())->value(), to, *binder_->ctx_.eval));
+    return std::make_unique<CastExpr>(std::move(e), to);
+  }
+  throw SqlError(explicit_cast ? sqlstate::kCannotCoerce : sqlstate::kDatatypeMismatch,
+                 fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
+}
+
+ExprPtr Binder::ExprBinder::CoerceForAssignment(ExprPtr e, const DataType& to, const std::string& column) {
+  const DataType& from = e->type();
+  if (from.id == TypeId::kUnknown || from.id == to.id) {
+    ExprPtr c = Coerce(std::move(e), to);
+    if (c->kind() == Expression::Kind::kCast) return std::make_unique<CastExpr>(std::move(c->children()[0]), to, true);
+    if (to.id == TypeId::kVarchar && to.precision >= 0 && c->kind() != Expression::Kind::kConstant)
+      return std::make_unique<CastExpr>(std::move(c), to, true);
+    if (c->kind() == Expression::Kind::kConstant && to.id == TypeId::kVarchar && to.precision >= 0) {
+      Value v = CastValue(static_cast<ConstantExpr*>(c.get())->value(), to, *binder_->ctx_.eval, true);
+      return std::make_unique<ConstantExpr>(v);
+    }
+    return c;
+  }
+  // PostgreSQL's assignment casts: implicit ones, numeric narrowing, and
+  // anything to text.
+  bool ok = CanImplicitCast(from, to) || (from.IsNumeric() && to.IsNumeric()) || to.id == TypeId::kVarchar ||
+            (from.IsTemporal() && to.IsTemporal() && CanExplicitCast(from, to));
+  if (!ok)
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("column \"{}\" is of type {} but expression is of type {}", column, to.ToString(),
+                               from.ToString()))
+        .WithHint("You will need to rewrite or cast the expression.");
+  if (e->kind() == Expression::Kind::kConstant)
+    return std::make_unique<ConstantExpr>(CastValue(static_cast<ConstantExpr*>(e.get())->value(), to, *binder_->ctx_.eval, true));
+  return std::make_unique<CastExpr>(std::move(e), to, true);
+}
+
+DataType Binder::ExprBinder::UnifyTypes(const std::vector<const Expression*>& exprs, const char* context, int location) {
+  DataType result = DataType::Unknown();
+  for (const auto* e : exprs) {
+    const DataType& t = e->type();
+    if (t.id == TypeId::kUnknown) continue;
+    if (result.id == TypeId::kUnknown) {
+      result = t;
+      continue;
+    }
+    DataType common = CommonSuperType(result, t);
+    if (common.id == TypeId::kUnknown)
+      binder_->ThrowAt(sqlstate::kDatatypeMismatch, location,
+                       fmt::format("{} types {} and {} cannot be matched", context, result.ToString(), t.ToString()));
+    result = common;
+  }
+  if (result.id == TypeId::kUnknown) result = DataType::Varchar();
+  return result;
+}
+
+// ---- Function calls ----
+
+ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPtr> args, int location) {
+  const auto* candidates = FunctionRegistry::Instance().Lookup(name);
+  const ScalarFunction* best = nullptr;
+  int best_cost = -1;
+  bool ambiguous = false;
+  if (candidates) {
+    for (const auto& f : *candidates) {
+      int cost = CastCost(f, args);
+      if (cost < 0) continue;
+      if (!best || cost < best_cost) {
+        best = &f;
+        best_cost = cost;
+        ambiguous = false;
+      } else if (cost == best_cost) {
+        ambiguous = true;
+      }
+    }
+  }
+  bool is_operator = !name.empty() && !std::isalpha(static_cast<unsigned char>(name[0]));
+  if (!best) {
+    if (is_operator && args.size() == 2)
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, location,
+                       fmt::format("operator does not exist: {} {} {}", args[0]->type().ToString(), name,
+                                   args[1]->type().ToString()));
+    binder_->ThrowAt(sqlstate::kUndefinedFunction, location,
+                     fmt::format("function {}({}) does not exist", name, TypeList(args)));
+  }
+  if (ambiguous && best_cost > 0) {
+    // Prefer the text signature for all-unknown arguments, like PostgreSQL.
+    bool all_unknown = std::all_of(args.begin(), args.end(), [](const ExprPtr& a) { return a->type().id == TypeId::kUnknown; });
+    if (!all_unknown) {
+      binder_->ThrowAt(sqlstate::kAmbiguousFunction, location,
+                       fmt::format("{} {}({}) is not unique", is_operator ? "operator" : "function", name, TypeList(args)));
+    }
+  }
+  for (size_t i = 0; i < args.size(); i++)
+    args[i] = Coerce(std::move(args[i]), best->variadic ? best->arg_types[0] : best->arg_types[i]);
+  if (best->check) {
+    std::vector<DataType> types;
+    for (const auto& a : args) types.push_back(a->type());
+    best->check(types);
+  }
+  return std::make_unique<FunctionExpr>(best, std::move(args));
+}
+
+ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
+  std::string name = StringOf(f->funcname[f->n_funcname - 1]);
+  if (f->n_funcname == 2 && StringOf(f->funcname[0]) != "pg_catalog")
+    binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                     fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
+  if (f->over) throw SqlError(sqlstate::kFeatureNotSupported, "window functions are not supported yet");
+  if (IsAggregateName(name)) return BindAggregate(f, name);
+  if (f->agg_star) binder_->ThrowAt(sqlstate::kWrongObjectType, f->location, fmt::format("{}(*) specified, but {} is not an aggregate function", name, name));
+  if (f->agg_distinct) binder_->ThrowAt(sqlstate::kWrongObjectType, f->location, fmt::format("DISTINCT specified, but {} is not an aggregate function", name));
+
+  std::vector<ExprPtr> args;
+  for (size_t i = 0; i < f->n_args; i++) args.push_back(Bind(f->args[i]));
+
+  // Functions whose arguments are converted to text first (PostgreSQL
+  // declares them over "any").
+  if (name == "concat" || name == "concat_ws" || name == "format") {
+    for (auto& a : args)
+      if (a->type().id != TypeId::kVarchar) a = Coerce(std::move(a), DataType::Varchar(), true);
+  }
+  if (name == "clamp" && args.size() == 3) {
+    for (size_t i = 1; i < 3; i++) {
+      if (!args[i]->IsConstant())
+        binder_->ThrowAt(sqlstate::kInvalidParameterValue, f->location, "clamp: min and max must be constants");
+    }
+  }
+  return MakeCall(name, std::move(args), f->location);
+}
+
+ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std::string& name) {
+  if (!scope_->agg)
+    binder_->ThrowAt(sqlstate::kGroupingError, f->location,
+                     fmt::format("aggregate functions are not allowed in {}", scope_->clause));
+  AggregateCall call;
+  // Arguments are bound in the same scope, where aggregates are not allowed
+  // (no nesting).
+  AggregateContext* saved = scope_->agg;
+  const char* saved_clause = scope_->clause;
+  scope_->agg = nullptr;
+  scope_->clause = "aggregate function calls";
+  std::vector<DataType> types;
+  for (size_t i = 0; i < f->n_args; i++) {
+    ExprPtr a = Bind(f->args[i]);
+    if (a->type().id == TypeId::kUnknown) a = Coerce(std::move(a), DataType::Varchar());
+    types.push_back(a->type());
+    call.args.push_back(std::move(a));
+  }
+  if (f->agg_filter) call.filter = BindCondition(f->agg_filter, "FILTER");
+  scope_->agg = saved;
+  scope_->clause = saved_clause;
+  call.distinct = f->agg_distinct;
+  call.sig = ResolveAggregate(name, types, f->agg_star);
+  std::string text = name + "(" + (f->agg_star ? "*" : "") + ")";
+  int index = static_cast<int>(saved->calls.size());
+  DataType type = call.sig.return_type;
+  saved->calls.push_back(std::move(call));
+  return std::make_unique<AggregatePlaceholder>(index, type, text);
+}
+
+ExprPtr Binder::ExprBinder::BindTypeCast(const PgQuery__TypeCast* c) {
+  DataType to = binder_->BindTypeName(c->type_name);
+  ExprPtr e = Bind(c->arg);
+  // INTERVAL '10' SECOND: the qualifier gives the unit of a bare number.
+  if (to.id == TypeId::kInterval && e->kind() == Expression::Kind::kConstant && e->type().id == TypeId::kUnknown &&
+      c->type_name->n_typmods > 0) {
+    const PgQuery__Node* m = c->type_name->typmods[0];
+    int mask = m->node_case == PG_QUERY__NODE__NODE_A_CONST && m->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL
+                   ? m->a_const->ival->ival : 0;
+    const char* unit = "";
+    if (mask == (1 << 12)) unit = "second";
+    else if (mask == (1 << 11)) unit = "minute";
+    else if (mask == (1 << 10)) unit = "hour";
+    else if (mask == (1 << 3)) unit = "day";
+    else if (mask == (1 << 1)) unit = "month";
+    else if (mask == (1 << 2)) unit = "year";
+    const Value& v = static_cast<ConstantExpr*>(e.get())->value();
+    if (!v.is_null()) return std::make_unique<ConstantExpr>(Value::IntervalValue(ParseInterval(v.string_value(), unit)));
+  }
+  try {
+    return Coerce(std::move(e), to, true);
+  } catch (SqlError& err) {
+    if (err.position() == 0 && c->location >= 0)
+      err.WithPosition(CharPosition(*binder_->ctx_.query_text, binder_->ctx_.statement_offset + c->location));
+    throw;
+  }
+}
+
+// ---- Operators ----
+
+ExprPtr Binder::ExprBinder::BindAExpr(const PgQuery__AExpr* e) {
+  std::string op = OperatorName(e);
+  switch (e->kind) {
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP: {
+      if (!e->lexpr) {
+        ExprPtr r = Bind(e->rexpr);
+        if (op == "+") return r;
+        if (op == "-") {
+          // Fold negative literals so that -2147483648 is an int4, as in PostgreSQL.
+          if (r->kind() == Expression::Kind::kConstant) {
+            const Value& v = static_cast<ConstantExpr*>(r.get())->value();
+            if (!v.is_null() && v.type().id == TypeId::kInt64 && v.int_value() == 2147483648LL)
+              return std::make_unique<ConstantExpr>(Value::Int32(-2147483648LL));
+          }
+          std::vector<ExprPtr> args;
+          args.push_back(std::move(r));
+          return MakeCall("neg", std::move(args), e->location);
+        }
+        std::vector<ExprPtr> args;
+        args.push_back(std::move(r));
+        return MakeCall(op, std::move(args), e->location);
+      }
+      std::vector<ExprPtr> args;
+      args.push_back(Bind(e->lexpr));
+      args.push_back(Bind(e->rexpr));
+      return MakeCall(op, std::move(args), e->location);
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_ILIKE: {
+      std::vector<ExprPtr> args;
+      args.push_back(Bind(e->lexpr));
+      args.push_back(Bind(e->rexpr));
+      return MakeCall(op, std::move(args), e->location);
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_IN: return BindIn(e);
+    case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN_SYM:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM: {
+      bool negated = e->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN ||
+                     e->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM;
+      const PgQuery__List* bounds = e->rexpr->list;
+      ExprPtr x = Bind(e->lexpr);
+      ExprPtr lo = Bind(bounds->items[0]);
+      ExprPtr hi = Bind(bounds->items[1]);
+      auto cmp = [&](const char* o, ExprPtr a, ExprPtr b) {
+        std::vector<ExprPtr> args;
+        args.push_back(std::move(a));
+        args.push_back(std::move(b));
+        return MakeCall(o, std::move(args), e->location);
+      };
+      std::vector<ExprPtr> parts;
+      if (negated) {
+        parts.push_back(cmp("<", x->Clone(), std::move(lo)));
+        parts.push_back(cmp(">", std::move(x), std::move(hi)));
+        return std::make_unique<OperatorExpr>(Expression::Kind::kOr, DataType::Boolean(), std::move(parts));
+      }
+      parts.push_back(cmp(">=", x->Clone(), std::move(lo)));
+      parts.push_back(cmp("<=", std::move(x), std::move(hi)));
+      return std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(parts));
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT: {
+      // a IS NOT DISTINCT FROM b  ==  CASE WHEN a IS NULL THEN b IS NULL
+      //                                 WHEN b IS NULL THEN false ELSE a = b END
+      bool distinct = e->kind == PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT;
+      ExprPtr a = Bind(e->lexpr), b = Bind(e->rexpr);
+      std::vector<ExprPtr> eq_args;
+      eq_args.push_back(a->Clone());
+      eq_args.push_back(b->Clone());
+      ExprPtr eq = MakeCall("=", std::move(eq_args), e->location);
+      // Re-read the coerced operands from the comparison so types agree.
+      ExprPtr ca = eq->children()[0]->Clone(), cb = eq->children()[1]->Clone();
+      auto is_null = [](ExprPtr x) {
+        std::vector<ExprPtr> v;
+        v.push_back(std::move(x));
+        return std::make_unique<OperatorExpr>(Expression::Kind::kIsNull, DataType::Boolean(), std::move(v));
+      };
+      std::vector<ExprPtr> c;
+      c.push_back(is_null(ca->Clone()));
+      c.push_back(is_null(cb->Clone()));
+      c.push_back(is_null(std::move(cb)));
+      c.push_back(std::make_unique<ConstantExpr>(Value::Boolean(false)));
+      c.push_back(std::move(eq));
+      ExprPtr result = std::make_unique<CaseExpr>(DataType::Boolean(), std::move(c), true);
+      if (!distinct) return result;
+      std::vector<ExprPtr> n;
+      n.push_back(std::move(result));
+      return std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(n));
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_NULLIF: {
+      std::vector<ExprPtr> args;
+      args.push_back(Bind(e->lexpr));
+      args.push_back(Bind(e->rexpr));
+      std::vector<const Expression*> raw = {args[0].get(), args[1].get()};
+      DataType t = UnifyTypes(raw, "NULLIF", e->location);
+      for (auto& a : args) a = Coerce(std::move(a), t);
+      std::vector<ExprPtr> probe;
+      probe.push_back(std::make_unique<ConstantExpr>(Value::Null(t)));
+      probe.push_back(std::make_unique<ConstantExpr>(Value::Null(t)));
+      ExprPtr cmp = MakeCall("=", std::move(probe), e->location);
+      auto n = std::make_unique<OperatorExpr>(Expression::Kind::kNullIf, t, std::move(args));
+      n->set_compare(static_cast<FunctionExpr*>(cmp.get())->function());
+      return n;
+    }
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
+      throw SqlError(sqlstate::kFeatureNotSupported, "ANY/ALL over arrays is not supported yet");
+    case PG_QUERY__A__EXPR__KIND__AEXPR_SIMILAR:
+      throw SqlError(sqlstate::kFeatureNotSupported, "SIMILAR TO is not supported yet");
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "unsupported operator expression");
+}
+
+ExprPtr Binder::ExprBinder::BindIn(const PgQuery__AExpr* e) {
+  bool negated = OperatorName(e) == "<>";
+  ExprPtr x = Bind(e->lexpr);
+  const PgQuery__List* list = e->rexpr->list;
+  std::vector<ExprPtr> items;
+  for (size_t i = 0; i < list->n_items; i++) items.push_back(Bind(list->items[i]));
+  std::vector<const Expression*> raw = {x.get()};
+  for (auto& it : items) raw.push_back(it.get());
+  DataType t = UnifyTypes(raw, "IN", e->location);
+  x = Coerce(std::move(x), t);
+  for (auto& it : items) it = Coerce(std::move(it), t);
+  bool all_constant = std::all_of(items.begin(), items.end(),
+                                  [](const ExprPtr& i) { return i->kind() == Expression::Kind::kConstant; });
+  if (all_constant) {
+    std::vector<Value> values;
+    for (auto& it : items) values.push_back(static_cast<ConstantExpr*>(it.get())->value());
+    return std::make_unique<InListExpr>(std::move(x), std::move(values), negated);
+  }
+  return MakeComparisonChain(std::move(x), std::move(items), negated ? "<>" : "=", !negated, e->location);
+}
+
+// x = a OR x = b ... (any) / x <> a AND x <> b ... (all).
+ExprPtr Binder::ExprBinder::MakeComparisonChain(ExprPtr left, std::vector<ExprPtr> rights, const std::string& op,
+                                                bool any, int location) {
+  std::vector<ExprPtr> parts;
+  for (auto& r : rights) {
+    std::vector<ExprPtr> args;
+    args.push_back(left->Clone());
+    args.push_back(std::move(r));
+    parts.push_back(MakeCall(op, std::move(args), location));
+  }
+  if (parts.size() == 1) return std::move(parts[0]);
+  return std::make_unique<OperatorExpr>(any ? Expression::Kind::kOr : Expression::Kind::kAnd, DataType::Boolean(),
+                                        std::move(parts));
+}
+
+ExprPtr Binder::ExprBinder::BindBoolExpr(const PgQuery__BoolExpr* b) {
+  const char* name = b->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR  ? "AND"
+                     : b->boolop == PG_QUERY__BOOL_EXPR_TYPE__OR_EXPR ? "OR"
+                                                                      : "NOT";
+  std::vector<ExprPtr> args;
+  for (size_t i = 0; i < b->n_args; i++) args.push_back(BindCondition(b->args[i], name));
+  Expression::Kind kind = b->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR  ? Expression::Kind::kAnd
+                          : b->boolop == PG_QUERY__BOOL_EXPR_TYPE__OR_EXPR ? Expression::Kind::kOr
+                                                                           : Expression::Kind::kNot;
+  return std::make_unique<OperatorExpr>(kind, DataType::Boolean(), std::move(args));
+}
+
+ExprPtr Binder::ExprBinder::BindCase(const PgQuery__CaseExpr* c) {
+  ExprPtr arg = c->arg ? Bind(c->arg) : nullptr;
+  std::vector<ExprPtr> conds, results;
+  for (size_t i = 0; i < c->n_args; i++) {
+    const PgQuery__CaseWhen* w = c->args[i]->case_when;
+    if (arg) {
+      std::vector<ExprPtr> args;
+      args.push_back(arg->Clone());
+      args.push_back(Bind(w->expr));
+      conds.push_back(MakeCall("=", std::move(args), w->location));
+    } else {
+      conds.push_back(BindCondition(w->expr, "CASE/WHEN"));
+    }
+    results.push_back(Bind(w->result));
+  }
+  ExprPtr def = c->defresult ? Bind(c->defresult) : nullptr;
+  std::vector<const Expression*> raw;
+  for (auto& r : results) raw.push_back(r.get());
+  if (def) raw.push_back(def.get());
+  DataType t = UnifyTypes(raw, "CASE", c->location);
+  std::vector<ExprPtr> children;
+  for (size_t i = 0; i < conds.size(); i++) {
+    children.push_back(std::move(conds[i]));
+    children.push_back(Coerce(std::move(results[i]), t));
+  }
+  bool has_else = def != nullptr;
+  if (def) children.push_back(Coerce(std::move(def), t));
+  return std::make_unique<CaseExpr>(t, std::move(children), has_else);
+}
+
+ExprPtr Binder::ExprBinder::BindSqlValueFunction(const PgQuery__SQLValueFunction* f) {
+  auto now = [&] { return MakeCall("now", {}, f->location); };
+  switch (f->op) {
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: return now();
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: return Coerce(now(), DataType::Timestamp(), true);
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return Coerce(now(), DataType::Date(), true);
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME_N:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME_N: return Coerce(now(), DataType::Time(), true);
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER:
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER:
+      return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.user_name));
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG:
+      return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.database_name));
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA:
+      return std::make_unique<ConstantExpr>(Value::Varchar(kDefaultSchema));
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "unsupported SQL value function");
+}
+
+// ---- Subqueries ----
+
+ExprPtr Binder::ExprBinder::BindSubLink(const PgQuery__SubLink* s) {
+  // reads_outer tells whether the subquery read this scope's columns
+  // (correlation); the flag is per binding, so save and restore it.
+  bool was_reading = scope_->reads_outer;
+  scope_->reads_outer = false;
+  PlanPtr plan = binder_->BindSelect(s->subselect->select_stmt, scope_);
+  bool correlated = scope_->reads_outer;
+  scope_->reads_outer = was_reading;
+  size_t ncols = plan->schema().size();
+  switch (s->sub_link_type) {
+    case PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK:
+      return std::make_unique<SubqueryExpr>(SubqueryKind::kExists, std::move(plan), DataType::Boolean(), correlated);
+    case PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK: {
+      if (ncols != 1) binder_->ThrowAt(sqlstate::kSyntaxError, s->location, "subquery must return only one column");
+      DataType t = plan->schema()[0].type;
+      return std::make_unique<SubqueryExpr>(SubqueryKind::kScalar, std::move(plan), t, correlated);
+    }
+    case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK:
+    case PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK: {
+      if (ncols != 1) binder_->ThrowAt(sqlstate::kSyntaxError, s->location, "subquery has too many columns");
+      std::string op = s->n_oper_name ? StringOf(s->oper_name[s->n_oper_name - 1]) : "=";
+      ExprPtr left = Bind(s->testexpr);
+      PlanColumn column = plan->schema()[0];
+      std::vector<ExprPtr> probe_args;
+      probe_args.push_back(std::move(left));
+      probe_args.push_back(std::make_unique<ConstantExpr>(Value::Null(column.type)));
+      ExprPtr cmp = MakeCall(op, std::move(probe_args), s->location);
+      const auto* fn = static_cast<FunctionExpr*>(cmp.get())->function();
+      DataType want = fn->variadic ? fn->arg_types[0] : fn->arg_types[1];
+      if (!(want == column.type)) {
+        // Cast the subquery's column to the comparison's argument type.
+        std::vector<ExprPtr> proj;
+        proj.push_back(Coerce(std::make_unique<ColumnRefExpr>(0, column.type, column.name), want));
+        column.type = want;
+        plan = std::make_unique<ProjectNode>(std::move(plan), std::move(proj), std::vector<PlanColumn>{column});
+      }
+      auto kind = s->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK ? SubqueryKind::kAny : SubqueryKind::kAll;
+      auto e = std::make_unique<SubqueryExpr>(kind, std::move(plan), DataType::Boolean(), correlated);
+      e->children().push_back(std::move(cmp->children()[0]));
+      e->compare = fn;
+      return e;
+    }
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "unsupported kind of subquery");
+}
+
+}  // namespace freshet

@@ -1,0 +1,49 @@
+// Internal to the binder: binds PostgreSQL expression nodes in a scope.
+#pragma once
+
+#include <pg_query/pg_query.pb-c.h>
+
+#include "binder/scope.h"
+
+namespace freshet {
+
+class Binder::ExprBinder {
+ public:
+  ExprBinder(Binder* binder, Scope* scope) : binder_(binder), scope_(scope) {}
+
+  ExprPtr Bind(const PgQuery__Node* node);
+  // Binds and coerces to boolean (WHERE, HAVING, ON, CASE WHEN).
+  ExprPtr BindCondition(const PgQuery__Node* node, const char* clause);
+
+  // Coercion of a bound expression to a type. Unknown literals are parsed
+  // as the target type; unknown parameters take it. `context` names the
+  // construct for the error message.
+  ExprPtr Coerce(ExprPtr e, const DataType& to, bool explicit_cast = false);
+  ExprPtr CoerceForAssignment(ExprPtr e, const DataType& to, const std::string& column_name);
+  // Resolves a function or operator by name over bound arguments (inserting
+  // casts); throws 42883 when nothing matches.
+  ExprPtr MakeCall(const std::string& name, std::vector<ExprPtr> args, int location);
+  // Common type of expressions meeting in CASE/COALESCE/UNION...; unknown
+  // literals become text when nothing else decides.
+  DataType UnifyTypes(const std::vector<const Expression*>& exprs, const char* context, int location);
+
+ private:
+  ExprPtr BindColumnRef(const PgQuery__ColumnRef* ref);
+  ExprPtr BindConst(const PgQuery__AConst* c);
+  ExprPtr BindAExpr(const PgQuery__AExpr* e);
+  ExprPtr BindFuncCall(const PgQuery__FuncCall* f);
+  ExprPtr BindAggregate(const PgQuery__FuncCall* f, const std::string& name);
+  ExprPtr BindTypeCast(const PgQuery__TypeCast* c);
+  ExprPtr BindCase(const PgQuery__CaseExpr* c);
+  ExprPtr BindSubLink(const PgQuery__SubLink* s);
+  ExprPtr BindSqlValueFunction(const PgQuery__SQLValueFunction* f);
+  ExprPtr BindBoolExpr(const PgQuery__BoolExpr* b);
+  ExprPtr BindIn(const PgQuery__AExpr* e);
+  ExprPtr BindParam(const PgQuery__ParamRef* p);
+  ExprPtr MakeComparisonChain(ExprPtr left, std::vector<ExprPtr> rights, const std::string& op, bool any, int location);
+
+  Binder* binder_;
+  Scope* scope_;
+};
+
+}  // namespace freshet

@@ -1,0 +1,56 @@
+// Internal to the binder: name scopes and aggregate collection.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "binder/binder.h"
+
+namespace freshet {
+
+struct Binder::Scope {
+  struct Column {
+    std::string table;
+    std::string name;
+    DataType type;
+    bool hidden = false;  // excluded from * (hidden row id, the right side of USING)
+  };
+  std::vector<Column> columns;
+  Scope* outer = nullptr;
+  // Set when an expression bound in this scope read a column of an outer scope.
+  bool reads_outer = false;
+  AggregateContext* agg = nullptr;  // non-null where aggregates are allowed
+  const char* clause = "this context";  // for "aggregate functions are not allowed in WHERE"
+
+  void Append(const std::vector<PlanColumn>& cols) {
+    for (const auto& c : cols) columns.push_back({c.table, c.name, c.type, c.hidden});
+  }
+};
+
+struct Binder::Cte {
+  const PgQuery__Node* query = nullptr;
+  std::vector<std::string> column_aliases;
+};
+
+// Aggregate calls found while binding a SELECT's expressions; each becomes a
+// placeholder that is later rewritten into a column of the AggregateNode.
+struct Binder::AggregateContext {
+  std::vector<AggregateCall> calls;
+};
+
+class AggregatePlaceholder : public Expression {
+ public:
+  AggregatePlaceholder(int index, DataType type, std::string text)
+      : Expression(Kind::kAggregate, type), index(index), text(std::move(text)) {}
+  Vector Eval(const DataChunk&, EvalContext&) const override;
+  ExprPtr Clone() const override { return std::make_unique<AggregatePlaceholder>(index, type_, text); }
+  std::string ToString() const override { return text; }
+  int index;
+  std::string text;
+};
+
+// Structural identity of an expression (for matching GROUP BY keys).
+std::string StructuralKey(const Expression& e);
+
+}  // namespace freshet

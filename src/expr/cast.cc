@@ -1,0 +1,598 @@
+#include "expr/cast.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "common/error.h"
+#include "expr/function_helpers.h"
+
+namespace freshet {
+
+namespace {
+
+// PostgreSQL's type categories (pg_type.typcategory); casts and common
+// types are resolved within a category.
+enum class Category { kBoolean, kNumeric, kString, kUser, kDatetime, kTimespan, kUnknown };
+
+Category CategoryOf(TypeId t) {
+  switch (t) {
+    case TypeId::kBoolean: return Category::kBoolean;
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kNumeric: return Category::kNumeric;
+    case TypeId::kVarchar: return Category::kString;
+    case TypeId::kBytea: return Category::kUser;
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz: return Category::kDatetime;
+    case TypeId::kInterval: return Category::kTimespan;
+    case TypeId::kUnknown: return Category::kUnknown;
+  }
+  return Category::kUnknown;
+}
+
+// The preferred type of each category (pg_type.typispreferred).
+bool IsPreferred(TypeId t) {
+  return t == TypeId::kBoolean || t == TypeId::kFloat64 || t == TypeId::kVarchar ||
+         t == TypeId::kTimestamptz || t == TypeId::kInterval;
+}
+
+// Position in the implicit numeric cast chain int2 < int4 < int8 < numeric < float4 < float8.
+int NumericRank(TypeId t) {
+  switch (t) {
+    case TypeId::kInt16: return 0;
+    case TypeId::kInt32: return 1;
+    case TypeId::kInt64: return 2;
+    case TypeId::kNumeric: return 3;
+    case TypeId::kFloat32: return 4;
+    case TypeId::kFloat64: return 5;
+    default: return -1;
+  }
+}
+
+bool HasModifiers(const DataType& t) { return t.precision >= 0; }
+
+[[noreturn]] void ThrowCannotCast(const DataType& from, const DataType& to) {
+  throw SqlError("42846", fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+[[noreturn]] void ThrowInvalidSyntax(const char* type, std::string_view text) {
+  throw SqlError(sqlstate::kInvalidTextRepresentation,
+                 fmt::format("invalid input syntax for type {}: \"{}\"", type, text));
+}
+
+// --- Text output -----------------------------------------------------------
+
+// Shortest round-trip digits, laid out like PostgreSQL's float8out/float4out
+// (extra_float_digits = 1): exponent form when exp < -4 or exp >= 15 (6 for real).
+std::string FormatFloat(double d, bool is_float4) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  auto r = is_float4 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(d), std::chars_format::scientific)
+                     : std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+  std::string_view s(buf, r.ptr - buf);  // "-1.2345e+06"
+  size_t e = s.find('e');
+  int exp = 0;
+  std::from_chars(s.data() + e + (s[e + 1] == '+' ? 2 : 1), s.data() + s.size(), exp);
+  if (exp < -4 || exp >= (is_float4 ? 6 : 15)) return std::string(s);
+  bool neg = s[0] == '-';
+  std::string digits;
+  for (char c : s.substr(neg, e - neg)) {
+    if (c != '.') digits += c;
+  }
+  std::string out = neg ? "-" : "";
+  if (exp < 0) {
+    out += "0.";
+    out.append(-exp - 1, '0');
+    out += digits;
+  } else if (digits.size() <= static_cast<size_t>(exp) + 1) {
+    out += digits;
+    out.append(exp + 1 - digits.size(), '0');
+  } else {
+    out.append(digits, 0, exp + 1);
+    out += '.';
+    out.append(digits, exp + 1);
+  }
+  return out;
+}
+
+std::string FormatBytea(std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(2 + s.size() * 2);
+  out += "\\x";
+  for (unsigned char c : s) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
+
+std::string FormatIntTyped(TypeId t, int64_t v, const EvalContext& ctx) {
+  switch (t) {
+    case TypeId::kBoolean: return v ? "t" : "f";
+    case TypeId::kDate: return FormatDate(v);
+    case TypeId::kTime: return FormatTime(v);
+    case TypeId::kTimestamp: return FormatTimestamp(v);
+    case TypeId::kTimestamptz: return FormatTimestamptz(v, ctx.time_zone);
+    default: {
+      char buf[24];
+      auto r = std::to_chars(buf, buf + sizeof(buf), v);
+      return std::string(buf, r.ptr);
+    }
+  }
+}
+
+// --- Text input --------------------------------------------------------------
+
+// PostgreSQL's parse_bool: unique prefixes of true/false/yes/no, on/off, 1/0.
+bool ParseBoolText(std::string_view text) {
+  std::string_view s = Trim(text);
+  auto prefix_of = [&](std::string_view word, size_t min_len) {
+    if (s.size() < min_len || s.size() > word.size()) return false;
+    for (size_t i = 0; i < s.size(); i++) {
+      if (std::tolower(static_cast<unsigned char>(s[i])) != word[i]) return false;
+    }
+    return true;
+  };
+  if (!s.empty()) {
+    if (prefix_of("true", 1) || prefix_of("yes", 1) || prefix_of("on", 2) || s == "1") return true;
+    if (prefix_of("false", 1) || prefix_of("no", 1) || prefix_of("off", 2) || s == "0") return false;
+  }
+  ThrowInvalidSyntax("boolean", text);
+}
+
+template <TypeId T>
+int64_t ParseIntText(std::string_view text) {
+  const char* name = T == TypeId::kInt16 ? "smallint" : (T == TypeId::kInt32 ? "integer" : "bigint");
+  std::string_view s = Trim(text);
+  bool neg = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    neg = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s.empty()) ThrowInvalidSyntax(name, text);
+  // Accumulate negatively so INT64_MIN parses.
+  int64_t acc = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') ThrowInvalidSyntax(name, text);
+    if (__builtin_mul_overflow(acc, 10, &acc) || __builtin_sub_overflow(acc, c - '0', &acc) ||
+        acc < IntTraits<T>::kMin) {
+      throw SqlError(sqlstate::kNumericValueOutOfRange,
+                     fmt::format("value \"{}\" is out of range for type {}", text, name));
+    }
+  }
+  if (!neg) {
+    if (acc < -IntTraits<T>::kMax) {
+      throw SqlError(sqlstate::kNumericValueOutOfRange,
+                     fmt::format("value \"{}\" is out of range for type {}", text, name));
+    }
+    acc = -acc;
+  }
+  return acc;
+}
+
+double ParseFloatText(std::string_view text, bool is_float4) {
+  const char* name = is_float4 ? "real" : "double precision";
+  std::string buf(Trim(text));  // strtod needs a terminated string
+  if (buf.empty()) ThrowInvalidSyntax(name, text);
+  char* end = nullptr;
+  errno = 0;
+  double v = is_float4 ? std::strtof(buf.c_str(), &end) : std::strtod(buf.c_str(), &end);
+  if (end == buf.c_str() || *end != '\0') ThrowInvalidSyntax(name, text);
+  // Like PostgreSQL: overflow and underflow to zero are errors, denormals are not.
+  if (errno == ERANGE && (v == 0.0 || std::isinf(v))) {
+    throw SqlError(sqlstate::kNumericValueOutOfRange,
+                   fmt::format("\"{}\" is out of range for type {}", text, name));
+  }
+  return v;
+}
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// byteain: '\x' hex (whitespace between byte pairs allowed) or escape format.
+std::string ParseByteaText(std::string_view s) {
+  std::string out;
+  if (s.size() >= 2 && s[0] == '\\' && s[1] == 'x') {
+    out.reserve((s.size() - 2) / 2);
+    for (size_t i = 2; i < s.size();) {
+      if (IsSpace(s[i])) {
+        i++;
+        continue;
+      }
+      int hi = HexValue(s[i]);
+      if (hi < 0) {
+        throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("invalid hexadecimal digit: \"{}\"", s[i]));
+      }
+      if (i + 1 >= s.size()) {
+        throw SqlError(sqlstate::kInvalidParameterValue, "invalid hexadecimal data: odd number of digits");
+      }
+      int lo = HexValue(s[i + 1]);
+      if (lo < 0) {
+        throw SqlError(sqlstate::kInvalidParameterValue,
+                       fmt::format("invalid hexadecimal digit: \"{}\"", s[i + 1]));
+      }
+      out += static_cast<char>(hi << 4 | lo);
+      i += 2;
+    }
+    return out;
+  }
+  out.reserve(s.size());
+  auto is_octal = [](char c, char max) { return c >= '0' && c <= max; };
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] != '\\') {
+      out += s[i++];
+    } else if (i + 1 < s.size() && s[i + 1] == '\\') {
+      out += '\\';
+      i += 2;
+    } else if (i + 3 < s.size() && is_octal(s[i + 1], '3') && is_octal(s[i + 2], '7') &&
+               is_octal(s[i + 3], '7')) {
+      out += static_cast<char>((s[i + 1] - '0') << 6 | (s[i + 2] - '0') << 3 | (s[i + 3] - '0'));
+      i += 4;
+    } else {
+      throw SqlError(sqlstate::kInvalidTextRepresentation, "invalid input syntax for type bytea");
+    }
+  }
+  return out;
+}
+
+// varchar(n): an explicit cast truncates; assignment raises 22001 unless
+// only spaces would be cut (PostgreSQL's varchar()).
+void ApplyVarcharLength(std::string* s, int32_t n, bool assignment) {
+  if (n < 0 || s->size() <= static_cast<size_t>(n)) return;
+  size_t off = Utf8Offset(*s, n);
+  if (off == s->size()) return;
+  if (assignment) {
+    for (size_t i = off; i < s->size(); i++) {
+      if ((*s)[i] != ' ') {
+        throw SqlError(sqlstate::kStringDataRightTruncation,
+                       fmt::format("value too long for type character varying({})", n));
+      }
+    }
+  }
+  s->resize(off);
+}
+
+Decimal ApplyNumericTypmod(const Decimal& d, const DataType& t) {
+  if (t.precision < 0) return d;
+  return DecimalRescale(d, t.precision, t.scale < 0 ? 0 : t.scale);
+}
+
+// --- Numeric conversions ---------------------------------------------------
+
+template <TypeId T>
+int64_t FloatToInt(double x) {
+  double r = std::rint(x);
+  // The upper bound is exclusive: -(double)kMin is exactly 2^(bits-1).
+  if (std::isnan(r) || r < static_cast<double>(IntTraits<T>::kMin) ||
+      r >= -static_cast<double>(IntTraits<T>::kMin)) {
+    ThrowOutOfRange(IntTraits<T>::kOutOfRange);
+  }
+  return static_cast<int64_t>(r);
+}
+
+template <TypeId T>
+int64_t NumericToInt(const Decimal& d) {
+  int64_t v;
+  try {
+    v = DecimalToInt(d);
+  } catch (const SqlError& e) {
+    if (e.code() == sqlstate::kNumericValueOutOfRange) ThrowOutOfRange(IntTraits<T>::kOutOfRange);
+    throw;
+  }
+  return CheckIntRange<T>(v);
+}
+
+// float8 -> float4 with PostgreSQL's overflow/underflow checks.
+double Float8ToFloat4(double x) {
+  float f = static_cast<float>(x);
+  if (std::isinf(f) && !std::isinf(x)) ThrowOutOfRange("value out of range: overflow");
+  if (f == 0.0f && x != 0.0) ThrowOutOfRange("value out of range: underflow");
+  return f;
+}
+
+template <typename In, typename F>
+void Map(const Vector& in, Vector* out, F&& f) {
+  ExecuteStrict<In>({&in}, in.size(), out, std::forward<F>(f));
+}
+
+// Parses row by row from text into `out` (type t).
+template <typename F>
+void MapText(const Vector& in, Vector* out, F&& f) {
+  Map<std::string_view>(in, out, std::forward<F>(f));
+}
+
+template <TypeId T>
+void CastToInt(const Vector& in, Vector* out, const DataType& from, const DataType& to) {
+  switch (from.id) {
+    case TypeId::kBoolean:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64: return Map<int64_t>(in, out, kFn<CheckIntRange<T>>);
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: return Map<double>(in, out, kFn<FloatToInt<T>>);
+    case TypeId::kNumeric: return Map<Decimal>(in, out, kFn<NumericToInt<T>>);
+    case TypeId::kVarchar:
+    case TypeId::kUnknown: return MapText(in, out, kFn<ParseIntText<T>>);
+    default: ThrowCannotCast(from, to);
+  }
+}
+
+void CastToFloat(const Vector& in, Vector* out, const DataType& from, const DataType& to) {
+  bool to4 = to.id == TypeId::kFloat32;
+  switch (from.id) {
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64: return Map<int64_t>(in, out, [](int64_t x) { return static_cast<double>(x); });
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      if (to4) return Map<double>(in, out, kFn<Float8ToFloat4>);
+      return Map<double>(in, out, [](double x) { return x; });
+    case TypeId::kNumeric: return Map<Decimal>(in, out, kFn<DecimalToDouble>);
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return MapText(in, out, [to4](std::string_view s) { return ParseFloatText(s, to4); });
+    default: ThrowCannotCast(from, to);
+  }
+}
+
+void CastToNumeric(const Vector& in, Vector* out, const DataType& from, const DataType& to) {
+  switch (from.id) {
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+      return Map<int64_t>(in, out, [&](int64_t x) { return ApplyNumericTypmod(DecimalFromInt(x), to); });
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+      return Map<double>(in, out, [&](double x) { return ApplyNumericTypmod(DecimalFromDouble(x), to); });
+    case TypeId::kNumeric:
+      return Map<Decimal>(in, out, [&](const Decimal& x) { return ApplyNumericTypmod(x, to); });
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return MapText(in, out, [&](std::string_view s) { return ApplyNumericTypmod(DecimalFromString(s), to); });
+    default: ThrowCannotCast(from, to);
+  }
+}
+
+void CastToVarchar(const Vector& in, Vector* out, const DataType& to, EvalContext& ctx, bool assignment) {
+  TypeId from = in.type().id;
+  size_t n = in.size();
+  out->Reserve(n);
+  for (size_t i = 0; i < n; i++) {
+    if (in.IsNull(i)) {
+      out->AppendNull();
+      continue;
+    }
+    std::string s;
+    if (from == TypeId::kBoolean) {
+      s = in.GetBool(i) ? "true" : "false";  // booltext, unlike boolout's t/f
+    } else if (from == TypeId::kVarchar || from == TypeId::kUnknown) {
+      s = in.GetString(i);
+    } else {
+      s = FormatText(in, i, ctx);
+    }
+    ApplyVarcharLength(&s, to.precision, assignment);
+    out->AppendString(std::move(s));
+  }
+}
+
+void CastFromText(const Vector& in, Vector* out, const DataType& to, EvalContext& ctx) {
+  if (in.type().id != TypeId::kVarchar && in.type().id != TypeId::kUnknown) ThrowCannotCast(in.type(), to);
+  switch (to.id) {
+    case TypeId::kBoolean: return MapText(in, out, kFn<ParseBoolText>);
+    case TypeId::kBytea: return MapText(in, out, kFn<ParseByteaText>);
+    case TypeId::kDate: return MapText(in, out, kFn<ParseDate>);
+    case TypeId::kTime: return MapText(in, out, kFn<ParseTime>);
+    case TypeId::kTimestamp: return MapText(in, out, kFn<ParseTimestamp>);
+    case TypeId::kTimestamptz:
+      return MapText(in, out, [&](std::string_view s) { return ParseTimestamptz(s, ctx.time_zone); });
+    case TypeId::kInterval: return MapText(in, out, [](std::string_view s) { return ParseInterval(s); });
+    default: ThrowCannotCast(in.type(), to);
+  }
+}
+
+}  // namespace
+
+bool CanImplicitCast(const DataType& from, const DataType& to) {
+  if (from.id == to.id || from.id == TypeId::kUnknown) return true;
+  int rf = NumericRank(from.id), rt = NumericRank(to.id);
+  if (rf >= 0 && rt >= 0) return rf < rt;
+  switch (from.id) {
+    case TypeId::kDate: return to.id == TypeId::kTimestamp || to.id == TypeId::kTimestamptz;
+    case TypeId::kTimestamp: return to.id == TypeId::kTimestamptz;
+    case TypeId::kTime: return to.id == TypeId::kInterval;
+    default: return false;
+  }
+}
+
+bool CanExplicitCast(const DataType& from, const DataType& to) {
+  if (CanImplicitCast(from, to)) return true;
+  if (to.id == TypeId::kUnknown) return false;
+  // I/O conversion casts: everything to and from text.
+  if (from.id == TypeId::kVarchar || to.id == TypeId::kVarchar) return true;
+  if (from.IsNumeric() && to.IsNumeric()) return true;
+  auto is = [&](TypeId f, TypeId t) { return from.id == f && to.id == t; };
+  return is(TypeId::kBoolean, TypeId::kInt32) || is(TypeId::kInt32, TypeId::kBoolean) ||
+         is(TypeId::kTimestamptz, TypeId::kTimestamp) || is(TypeId::kTimestamp, TypeId::kDate) ||
+         is(TypeId::kTimestamptz, TypeId::kDate) || is(TypeId::kTimestamp, TypeId::kTime) ||
+         is(TypeId::kTimestamptz, TypeId::kTime) || is(TypeId::kInterval, TypeId::kTime);
+}
+
+// PostgreSQL's select_common_type for two inputs.
+DataType CommonSuperType(const DataType& a, const DataType& b) {
+  if (a.SameWithModifiers(b)) return a.id == TypeId::kUnknown ? DataType::Varchar() : a;
+  if (a.id == b.id) return DataType(a.id);  // differing typmods are dropped
+  if (a.id == TypeId::kUnknown) return DataType(b.id == TypeId::kUnknown ? TypeId::kVarchar : b.id);
+  if (b.id == TypeId::kUnknown) return DataType(a.id);
+  if (CategoryOf(a.id) != CategoryOf(b.id)) return DataType::Unknown();
+  TypeId r = a.id;
+  if (!IsPreferred(a.id) && CanImplicitCast(a, b) && !CanImplicitCast(b, a)) r = b.id;
+  if (!CanImplicitCast(a, r) || !CanImplicitCast(b, r)) return DataType::Unknown();
+  return DataType(r);
+}
+
+Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool assignment) {
+  const DataType& from = in.type();
+  Vector out(to);
+  if (from.id == to.id && !HasModifiers(to)) {
+    out.AppendRange(in, 0, in.size());
+    return out;
+  }
+  if (to.id == TypeId::kVarchar) {
+    CastToVarchar(in, &out, to, ctx, assignment);
+    return out;
+  }
+  const TimeZone& tz = ctx.time_zone;
+  switch (to.id) {
+    case TypeId::kInt16: CastToInt<TypeId::kInt16>(in, &out, from, to); break;
+    case TypeId::kInt32:
+      if (from.id == TypeId::kBoolean) {
+        Map<int64_t>(in, &out, [](int64_t b) { return b; });
+      } else {
+        CastToInt<TypeId::kInt32>(in, &out, from, to);
+      }
+      break;
+    case TypeId::kInt64: CastToInt<TypeId::kInt64>(in, &out, from, to); break;
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: CastToFloat(in, &out, from, to); break;
+    case TypeId::kNumeric: CastToNumeric(in, &out, from, to); break;
+    case TypeId::kBoolean:
+      if (!from.IsInteger()) {
+        CastFromText(in, &out, to, ctx);
+        break;
+      }
+      Map<int64_t>(in, &out, [](int64_t x) { return x != 0; });
+      break;
+    case TypeId::kDate:
+      if (from.id == TypeId::kTimestamp) {
+        Map<int64_t>(in, &out, [](int64_t t) { return FloorDiv(t, kMicrosPerDay); });
+      } else if (from.id == TypeId::kTimestamptz) {
+        Map<int64_t>(in, &out, [&](int64_t t) { return FloorDiv(tz.UtcToLocal(t), kMicrosPerDay); });
+      } else {
+        CastFromText(in, &out, to, ctx);
+      }
+      break;
+    case TypeId::kTime:
+      if (from.id == TypeId::kTimestamp) {
+        Map<int64_t>(in, &out, [](int64_t t) { return FloorMod(t, kMicrosPerDay); });
+      } else if (from.id == TypeId::kTimestamptz) {
+        Map<int64_t>(in, &out, [&](int64_t t) { return FloorMod(tz.UtcToLocal(t), kMicrosPerDay); });
+      } else if (from.id == TypeId::kInterval) {
+        Map<Interval>(in, &out, [](const Interval& iv) { return FloorMod(iv.micros, kMicrosPerDay); });
+      } else {
+        CastFromText(in, &out, to, ctx);
+      }
+      break;
+    case TypeId::kTimestamp:
+      if (from.id == TypeId::kDate) {
+        Map<int64_t>(in, &out, kFn<DateToTimestamp>);
+      } else if (from.id == TypeId::kTimestamptz) {
+        Map<int64_t>(in, &out, [&](int64_t t) { return tz.UtcToLocal(t); });
+      } else {
+        CastFromText(in, &out, to, ctx);
+      }
+      break;
+    case TypeId::kTimestamptz:
+      if (from.id == TypeId::kDate) {
+        Map<int64_t>(in, &out, [&](int64_t d) { return tz.LocalToUtc(DateToTimestamp(d)); });
+      } else if (from.id == TypeId::kTimestamp) {
+        Map<int64_t>(in, &out, [&](int64_t t) { return tz.LocalToUtc(t); });
+      } else {
+        CastFromText(in, &out, to, ctx);
+      }
+      break;
+    case TypeId::kInterval:
+      if (from.id == TypeId::kTime) {
+        Map<int64_t>(in, &out, [](int64_t t) { return Interval{0, 0, t}; });
+      } else {
+        CastFromText(in, &out, to, ctx);
+      }
+      break;
+    case TypeId::kBytea: CastFromText(in, &out, to, ctx); break;
+    default: ThrowCannotCast(from, to);
+  }
+  return out;
+}
+
+Value CastValue(const Value& in, const DataType& to, EvalContext& ctx, bool assignment) {
+  if (in.is_null()) return Value::Null(to);
+  Vector v(in.type());
+  v.Append(in);
+  return CastVector(v, to, ctx, assignment).GetValue(0);
+}
+
+std::string FormatText(const Vector& v, size_t i, const EvalContext& ctx) {
+  const DataType& t = v.type();
+  switch (v.physical()) {
+    case PhysicalType::kInt64: return FormatIntTyped(t.id, v.GetInt(i), ctx);
+    case PhysicalType::kDouble: return FormatFloat(v.GetFloat(i), t.id == TypeId::kFloat32);
+    case PhysicalType::kDecimal: return DecimalToString(v.GetDecimal(i));
+    case PhysicalType::kInterval: return FormatInterval(v.GetInterval(i));
+    case PhysicalType::kString: return t.id == TypeId::kBytea ? FormatBytea(v.GetString(i)) : v.GetString(i);
+  }
+  return "";
+}
+
+std::string FormatValueText(const Value& v, const EvalContext& ctx) {
+  const DataType& t = v.type();
+  switch (t.physical()) {
+    case PhysicalType::kInt64: return FormatIntTyped(t.id, v.int_value(), ctx);
+    case PhysicalType::kDouble: return FormatFloat(v.float_value(), t.id == TypeId::kFloat32);
+    case PhysicalType::kDecimal: return DecimalToString(v.decimal_value());
+    case PhysicalType::kInterval: return FormatInterval(v.interval_value());
+    case PhysicalType::kString: return t.id == TypeId::kBytea ? FormatBytea(v.string_value()) : v.string_value();
+  }
+  return "";
+}
+
+Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
+  switch (t.id) {
+    case TypeId::kBoolean: return Value::Boolean(ParseBoolText(text));
+    case TypeId::kInt16: return Value::Int16(ParseIntText<TypeId::kInt16>(text));
+    case TypeId::kInt32: return Value::Int32(ParseIntText<TypeId::kInt32>(text));
+    case TypeId::kInt64: return Value::Int64(ParseIntText<TypeId::kInt64>(text));
+    case TypeId::kFloat32: return Value::Float32(ParseFloatText(text, true));
+    case TypeId::kFloat64: return Value::Float64(ParseFloatText(text, false));
+    case TypeId::kNumeric: {
+      Value v = Value::Numeric(ApplyNumericTypmod(DecimalFromString(text), t));
+      v.set_type(t);
+      return v;
+    }
+    case TypeId::kVarchar: {
+      // varcharin with a typmod rejects (rather than truncates) long input.
+      std::string s = text;
+      ApplyVarcharLength(&s, t.precision, /*assignment=*/true);
+      return Value::FromString(t, std::move(s));
+    }
+    case TypeId::kUnknown: return Value::FromString(t, text);
+    case TypeId::kBytea: return Value::Bytea(ParseByteaText(text));
+    case TypeId::kDate: return Value::Date(ParseDate(text));
+    case TypeId::kTime: return Value::Time(ParseTime(text));
+    case TypeId::kTimestamp: return Value::Timestamp(ParseTimestamp(text));
+    case TypeId::kTimestamptz: return Value::Timestamptz(ParseTimestamptz(text, ctx.time_zone));
+    case TypeId::kInterval: return Value::IntervalValue(ParseInterval(text));
+  }
+  ThrowCannotCast(DataType::Varchar(), t);
+}
+
+}  // namespace freshet

@@ -1,0 +1,318 @@
+// Comparison operators (= <> < <= > >=) for every type, NOT, LIKE/ILIKE
+// (~~, !~~, ~~*, !~~*) and regular expressions (~, !~, ~*, !~*,
+// regexp_replace) via RE2.
+
+#include <re2/re2.h>
+
+#include <cmath>
+#include <memory>
+#include <unordered_map>
+
+#include "expr/function_helpers.h"
+
+namespace freshet {
+
+namespace {
+
+// --- Three-way comparison with PostgreSQL semantics ---------------------------
+
+inline int Compare3(int64_t a, int64_t b) { return (a > b) - (a < b); }
+// NaN equals NaN and sorts above every other value.
+inline int Compare3(double a, double b) {
+  bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return an - bn;
+  return (a > b) - (a < b);
+}
+inline int Compare3(const Decimal& a, const Decimal& b) { return DecimalCompare(a, b); }
+inline int Compare3(const Interval& a, const Interval& b) { return IntervalCompare(a, b); }
+// Bytewise, i.e. the C collation (char_traits compares as unsigned char).
+inline int Compare3(std::string_view a, std::string_view b) {
+  int c = a.compare(b);
+  return (c > 0) - (c < 0);
+}
+
+template <typename T>
+void RegisterCompare(FunctionRegistry* r, DataType t) {
+  const DataType b = DataType::Boolean();
+  using A = const T&;
+  RegisterFn(r, "=", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) == 0; }));
+  RegisterFn(r, "<>", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) != 0; }));
+  RegisterFn(r, "<", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) < 0; }));
+  RegisterFn(r, "<=", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) <= 0; }));
+  RegisterFn(r, ">", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) > 0; }));
+  RegisterFn(r, ">=", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) >= 0; }));
+}
+
+// --- LIKE -----------------------------------------------------------------------
+
+// A compiled LIKE pattern (escape character '\'). The pattern is split at
+// '%' into segments of literal bytes and '_' (one UTF-8 character). The first
+// and last segments are anchored unless the pattern starts/ends with '%';
+// middle segments match leftmost-first, which is optimal for this grammar,
+// so matching never backtracks across segments.
+class LikeMatcher {
+ public:
+  explicit LikeMatcher(std::string_view pattern) {
+    segments_.emplace_back();
+    anchored_start_ = pattern.empty() || pattern[0] != '%';
+    for (size_t i = 0; i < pattern.size(); i++) {
+      char c = pattern[i];
+      if (c == '%') {
+        if (!segments_.back().elems.empty()) segments_.emplace_back();
+        anchored_end_ = false;
+        continue;
+      }
+      anchored_end_ = true;
+      Segment& seg = segments_.back();
+      if (c == '_') {
+        seg.elems.push_back({0, true});
+        seg.chars++;
+        continue;
+      }
+      if (c == '\\') {
+        if (++i == pattern.size()) {
+          throw SqlError(sqlstate::kInvalidEscapeSequence, "LIKE pattern must not end with escape character");
+        }
+        c = pattern[i];
+      }
+      seg.elems.push_back({c, false});
+      seg.chars += !IsUtf8Continuation(static_cast<unsigned char>(c));
+    }
+    if (segments_.back().elems.empty()) segments_.pop_back();
+    for (Segment& seg : segments_) {
+      while (seg.literal_prefix < seg.elems.size() && !seg.elems[seg.literal_prefix].any) {
+        seg.prefix += seg.elems[seg.literal_prefix++].c;
+      }
+    }
+  }
+
+  bool Match(std::string_view text) const {
+    size_t first = 0, last = segments_.size();
+    if (last == 0) return !anchored_end_ || text.empty();  // "" or only '%'
+    size_t pos = 0;
+    if (anchored_start_) {
+      pos = MatchAt(segments_[0], text, 0);
+      if (pos == kNoMatch) return false;
+      if (last == 1 && anchored_end_) return pos == text.size();
+      first = 1;
+    }
+    if (anchored_end_) {
+      // The last segment has a fixed character count, so its start is fixed.
+      const Segment& seg = segments_[last - 1];
+      size_t start = text.size();
+      for (size_t k = 0; k < seg.chars; k++) {
+        if (start == 0) return false;
+        start--;
+        while (start > 0 && IsUtf8Continuation(static_cast<unsigned char>(text[start]))) start--;
+      }
+      if (start < pos || MatchAt(seg, text, start) != text.size()) return false;
+      text = text.substr(0, start);
+      last--;
+    }
+    for (size_t s = first; s < last; s++) {
+      pos = Find(segments_[s], text, pos);
+      if (pos == kNoMatch) return false;
+    }
+    return true;
+  }
+
+ private:
+  static constexpr size_t kNoMatch = std::string_view::npos;
+  struct Elem {
+    char c;
+    bool any;  // '_'
+  };
+  struct Segment {
+    std::vector<Elem> elems;
+    size_t chars = 0;           // characters matched
+    std::string prefix;         // leading literal bytes, to search with find()
+    size_t literal_prefix = 0;  // elems covered by prefix
+  };
+
+  // End of the match of seg at text[pos], or kNoMatch.
+  static size_t MatchAt(const Segment& seg, std::string_view text, size_t pos) {
+    if (!text.substr(pos).starts_with(seg.prefix)) return kNoMatch;
+    pos += seg.prefix.size();
+    for (size_t k = seg.literal_prefix; k < seg.elems.size(); k++) {
+      if (pos >= text.size()) return kNoMatch;
+      if (seg.elems[k].any) {
+        pos += Utf8CharBytes(text, pos);
+      } else if (text[pos++] != seg.elems[k].c) {
+        return kNoMatch;
+      }
+    }
+    return pos;
+  }
+
+  // End of the leftmost match of seg at or after pos, or kNoMatch.
+  static size_t Find(const Segment& seg, std::string_view text, size_t pos) {
+    while (pos <= text.size()) {
+      if (!seg.prefix.empty()) {
+        pos = text.find(seg.prefix, pos);
+        if (pos == kNoMatch) return kNoMatch;
+      }
+      size_t end = MatchAt(seg, text, pos);
+      if (end != kNoMatch) return end;
+      if (pos == text.size()) break;
+      pos += Utf8CharBytes(text, pos);
+    }
+    return kNoMatch;
+  }
+
+  std::vector<Segment> segments_;
+  bool anchored_start_ = true;
+  bool anchored_end_ = true;
+};
+
+// Per-call cache of compiled patterns: the last one is checked first (a
+// constant pattern costs one string compare per row), then a small map.
+template <typename M>
+class PatternCache {
+ public:
+  template <typename Make>
+  const M& Get(std::string_view pattern, Make&& make) {
+    if (last_ != nullptr && pattern == last_key_) return *last_;
+    auto it = cache_.find(std::string(pattern));
+    if (it == cache_.end()) {
+      if (cache_.size() >= 256) cache_.clear();
+      it = cache_.emplace(std::string(pattern), make(pattern)).first;
+    }
+    last_key_ = it->first;
+    last_ = it->second.get();
+    return *last_;
+  }
+
+ private:
+  std::unordered_map<std::string, std::unique_ptr<M>> cache_;
+  std::string last_key_;
+  const M* last_ = nullptr;
+};
+
+template <bool kCaseInsensitive, bool kNegate>
+void LikeFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  PatternCache<LikeMatcher> cache;
+  std::string lowered;  // reused across rows
+  ExecuteStrict<std::string_view, std::string_view>(args, n, out, [&](std::string_view text, std::string_view pat) {
+    const LikeMatcher& m = cache.Get(pat, [](std::string_view p) {
+      if (!kCaseInsensitive) return std::make_unique<LikeMatcher>(p);
+      std::string lp;
+      Utf8Lower(p, &lp);
+      return std::make_unique<LikeMatcher>(lp);
+    });
+    if constexpr (kCaseInsensitive) {
+      lowered.clear();
+      Utf8Lower(text, &lowered);
+      return m.Match(lowered) != kNegate;
+    }
+    return m.Match(text) != kNegate;
+  });
+}
+
+// --- Regular expressions (RE2; PostgreSQL's ARE syntax mostly agrees) --------------
+
+std::unique_ptr<RE2> CompileRegex(std::string_view pattern, bool case_insensitive) {
+  RE2::Options opts;
+  opts.set_log_errors(false);
+  opts.set_case_sensitive(!case_insensitive);
+  auto re = std::make_unique<RE2>(re2::StringPiece(pattern.data(), pattern.size()), opts);
+  if (!re->ok()) {
+    throw SqlError("2201B", fmt::format("invalid regular expression: {}", re->error()));
+  }
+  return re;
+}
+
+template <bool kCaseInsensitive, bool kNegate>
+void RegexMatchFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  PatternCache<RE2> cache;
+  ExecuteStrict<std::string_view, std::string_view>(args, n, out, [&](std::string_view text, std::string_view pat) {
+    const RE2& re = cache.Get(pat, [](std::string_view p) { return CompileRegex(p, kCaseInsensitive); });
+    return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), re) != kNegate;
+  });
+}
+
+// PostgreSQL replacement syntax (\1..\9, \& whole match, \\) to RE2's.
+std::string ToRe2Rewrite(std::string_view repl) {
+  std::string out;
+  for (size_t i = 0; i < repl.size(); i++) {
+    if (repl[i] != '\\' || i + 1 == repl.size()) {
+      out += repl[i];
+      if (repl[i] == '\\') out += '\\';
+      continue;
+    }
+    char c = repl[++i];
+    if (c >= '1' && c <= '9') {
+      out += '\\';
+      out += c;
+    } else if (c == '&') {
+      out += "\\0";
+    } else if (c == '\\') {
+      out += "\\\\";
+    } else {
+      out += "\\\\";  // PostgreSQL keeps an unknown escape literally
+      out += c;
+    }
+  }
+  return out;
+}
+
+// regexp_replace(source, pattern, replacement [, flags]): flags 'g' (all
+// matches) and 'i' (case-insensitive).
+void RegexpReplaceFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  PatternCache<RE2> caches[2];  // case-sensitive, case-insensitive
+  auto replace = [&](std::string_view src, std::string_view pat, std::string_view repl, std::string_view flags) {
+    bool global = flags.find('g') != std::string_view::npos;
+    bool icase = flags.find('i') != std::string_view::npos;
+    const RE2& re = caches[icase].Get(pat, [&](std::string_view p) { return CompileRegex(p, icase); });
+    std::string result(src);
+    std::string rewrite = ToRe2Rewrite(repl);
+    re2::StringPiece rw(rewrite);
+    if (global) {
+      RE2::GlobalReplace(&result, re, rw);
+    } else {
+      RE2::Replace(&result, re, rw);
+    }
+    return result;
+  };
+  if (args.size() == 3) {
+    ExecuteStrict<std::string_view, std::string_view, std::string_view>(
+        args, n, out, [&](auto s, auto p, auto r) { return replace(s, p, r, ""); });
+  } else {
+    ExecuteStrict<std::string_view, std::string_view, std::string_view, std::string_view>(args, n, out, replace);
+  }
+}
+
+}  // namespace
+
+void RegisterComparisonFunctions(FunctionRegistry* r) {
+  RegisterCompare<int64_t>(r, DataType::Boolean());
+  RegisterCompare<int64_t>(r, DataType::Int16());
+  RegisterCompare<int64_t>(r, DataType::Int32());
+  RegisterCompare<int64_t>(r, DataType::Int64());
+  RegisterCompare<double>(r, DataType::Float32());
+  RegisterCompare<double>(r, DataType::Float64());
+  RegisterCompare<Decimal>(r, DataType::Numeric());
+  RegisterCompare<std::string_view>(r, DataType::Varchar());
+  RegisterCompare<std::string_view>(r, DataType::Bytea());
+  RegisterCompare<int64_t>(r, DataType::Date());
+  RegisterCompare<int64_t>(r, DataType::Time());
+  RegisterCompare<int64_t>(r, DataType::Timestamp());
+  RegisterCompare<int64_t>(r, DataType::Timestamptz());
+  RegisterCompare<Interval>(r, DataType::Interval());
+
+  const DataType b = DataType::Boolean(), v = DataType::Varchar();
+  RegisterFn(r, "not", {b}, b, StrictFn<bool>([](bool x) { return !x; }));
+
+  RegisterFn(r, "~~", {v, v}, b, LikeFn<false, false>);
+  RegisterFn(r, "!~~", {v, v}, b, LikeFn<false, true>);
+  RegisterFn(r, "~~*", {v, v}, b, LikeFn<true, false>);
+  RegisterFn(r, "!~~*", {v, v}, b, LikeFn<true, true>);
+
+  RegisterFn(r, "~", {v, v}, b, RegexMatchFn<false, false>);
+  RegisterFn(r, "!~", {v, v}, b, RegexMatchFn<false, true>);
+  RegisterFn(r, "~*", {v, v}, b, RegexMatchFn<true, false>);
+  RegisterFn(r, "!~*", {v, v}, b, RegexMatchFn<true, true>);
+  RegisterFn(r, "regexp_replace", {v, v, v}, v, RegexpReplaceFn);
+  RegisterFn(r, "regexp_replace", {v, v, v, v}, v, RegexpReplaceFn);
+}
+
+}  // namespace freshet

@@ -1,0 +1,454 @@
+// String functions. Text is UTF-8; lengths and positions count characters.
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "expr/function_helpers.h"
+
+namespace freshet {
+
+// --- UTF-8 and case mapping (declared in function_helpers.h) ---------------------
+
+uint32_t Utf8Decode(std::string_view s, size_t* i) {
+  unsigned char c = s[*i];
+  size_t len = Utf8CharBytes(s, *i);
+  uint32_t cp;
+  if (c < 0x80 || len == 1) {
+    cp = c;
+  } else {
+    int lead_bits = len == 2 ? 5 : (len == 3 ? 4 : 3);
+    cp = c & ((1u << lead_bits) - 1);
+    for (size_t k = 1; k < len; k++) cp = cp << 6 | (static_cast<unsigned char>(s[*i + k]) & 0x3F);
+  }
+  *i += len;
+  return cp;
+}
+
+void Utf8Append(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    *out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out += static_cast<char>(0xC0 | cp >> 6);
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out += static_cast<char>(0xE0 | cp >> 12);
+    *out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out += static_cast<char>(0xF0 | cp >> 18);
+    *out += static_cast<char>(0x80 | (cp >> 12 & 0x3F));
+    *out += static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+    *out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+namespace {
+bool InRange(uint32_t cp, uint32_t lo, uint32_t hi) { return cp >= lo && cp <= hi; }
+}  // namespace
+
+uint32_t CodePointLower(uint32_t cp) {
+  if (cp < 0x80) return (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
+  if (InRange(cp, 0xC0, 0xDE) && cp != 0xD7) return cp + 32;
+  if (cp == 0x130) return 'i';
+  if (cp == 0x178) return 0xFF;
+  // Latin Extended-A alternates upper/lower, with the parity flipping twice.
+  if ((InRange(cp, 0x100, 0x12F) || InRange(cp, 0x132, 0x137) || InRange(cp, 0x14A, 0x177)) && cp % 2 == 0) {
+    return cp + 1;
+  }
+  if ((InRange(cp, 0x139, 0x148) || InRange(cp, 0x179, 0x17E)) && cp % 2 == 1) return cp + 1;
+  if (InRange(cp, 0x391, 0x3A9) && cp != 0x3A2) return cp + 32;
+  if (cp == 0x386) return 0x3AC;
+  if (InRange(cp, 0x388, 0x38A)) return cp + 37;
+  if (cp == 0x38C) return 0x3CC;
+  if (InRange(cp, 0x38E, 0x38F)) return cp + 63;
+  if (InRange(cp, 0x410, 0x42F)) return cp + 32;
+  if (InRange(cp, 0x400, 0x40F)) return cp + 80;
+  if ((InRange(cp, 0x460, 0x481) || InRange(cp, 0x48A, 0x4BF)) && cp % 2 == 0) return cp + 1;
+  return cp;
+}
+
+uint32_t CodePointUpper(uint32_t cp) {
+  if (cp < 0x80) return (cp >= 'a' && cp <= 'z') ? cp - 32 : cp;
+  if (InRange(cp, 0xE0, 0xFE) && cp != 0xF7) return cp - 32;
+  if (cp == 0xFF) return 0x178;
+  if (cp == 0x131) return 'I';
+  if ((InRange(cp, 0x101, 0x12F) || InRange(cp, 0x133, 0x137) || InRange(cp, 0x14B, 0x177)) && cp % 2 == 1) {
+    return cp - 1;
+  }
+  if ((InRange(cp, 0x13A, 0x148) || InRange(cp, 0x17A, 0x17E)) && cp % 2 == 0) return cp - 1;
+  if (cp == 0x3C2) return 0x3A3;  // final sigma
+  if (InRange(cp, 0x3B1, 0x3C9)) return cp - 32;
+  if (cp == 0x3AC) return 0x386;
+  if (InRange(cp, 0x3AD, 0x3AF)) return cp - 37;
+  if (cp == 0x3CC) return 0x38C;
+  if (InRange(cp, 0x3CD, 0x3CE)) return cp - 63;
+  if (InRange(cp, 0x430, 0x44F)) return cp - 32;
+  if (InRange(cp, 0x450, 0x45F)) return cp - 80;
+  if ((InRange(cp, 0x461, 0x481) || InRange(cp, 0x48B, 0x4BF)) && cp % 2 == 1) return cp - 1;
+  return cp;
+}
+
+namespace {
+
+template <bool kUpper>
+void MapCase(std::string_view s, std::string* out) {
+  out->reserve(out->size() + s.size());
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = s[i];
+    if (c < 0x80) {  // ASCII fast path
+      if (kUpper) {
+        *out += (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : static_cast<char>(c);
+      } else {
+        *out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : static_cast<char>(c);
+      }
+      i++;
+      continue;
+    }
+    size_t start = i;
+    uint32_t cp = Utf8Decode(s, &i);
+    uint32_t mapped = kUpper ? CodePointUpper(cp) : CodePointLower(cp);
+    if (mapped == cp) {
+      out->append(s.substr(start, i - start));  // also keeps invalid bytes intact
+    } else {
+      Utf8Append(mapped, out);
+    }
+  }
+}
+
+}  // namespace
+
+void Utf8Lower(std::string_view s, std::string* out) { MapCase<false>(s, out); }
+void Utf8Upper(std::string_view s, std::string* out) { MapCase<true>(s, out); }
+
+namespace {
+
+using SV = std::string_view;
+
+// substr(s, start[, len]) with PostgreSQL's rules: characters before
+// position 1 count against len; negative len is an error.
+std::string_view Substr(SV s, int64_t start, int64_t len) {
+  if (len < 0) throw SqlError("22011", "negative substring length not allowed");
+  int64_t end = start + len;  // exclusive, 1-based
+  int64_t first = std::max<int64_t>(start, 1);
+  if (end <= first) return {};
+  size_t b = Utf8Offset(s, first - 1);
+  size_t e = b + Utf8Offset(s.substr(b), end - first);
+  return s.substr(b, e - b);
+}
+
+std::string_view SubstrFrom(SV s, int64_t start) {
+  return s.substr(Utf8Offset(s, std::max<int64_t>(start, 1) - 1));
+}
+
+// The characters of a trim set, each a UTF-8 sequence.
+class CharSet {
+ public:
+  explicit CharSet(SV chars) {
+    for (size_t i = 0; i < chars.size();) {
+      size_t len = Utf8CharBytes(chars, i);
+      chars_.push_back(chars.substr(i, len));
+      i += len;
+    }
+  }
+  // Length of the character at s[i] if it is in the set, else 0.
+  size_t MatchAt(SV s, size_t i) const {
+    for (SV c : chars_) {
+      if (s.substr(i).starts_with(c)) return c.size();
+    }
+    return 0;
+  }
+  // Length of the member character ending at s[end), else 0.
+  size_t MatchBefore(SV s, size_t end) const {
+    for (SV c : chars_) {
+      if (s.substr(0, end).ends_with(c)) return c.size();
+    }
+    return 0;
+  }
+
+ private:
+  std::vector<SV> chars_;
+};
+
+SV Trim(SV s, const CharSet& set, bool left, bool right) {
+  if (left) {
+    while (!s.empty()) {
+      size_t k = set.MatchAt(s, 0);
+      if (k == 0) break;
+      s.remove_prefix(k);
+    }
+  }
+  if (right) {
+    while (!s.empty()) {
+      size_t k = set.MatchBefore(s, s.size());
+      if (k == 0) break;
+      s.remove_suffix(k);
+    }
+  }
+  return s;
+}
+
+template <bool kLeft, bool kRight>
+void RegisterTrim(FunctionRegistry* r, const char* name) {
+  const DataType v = DataType::Varchar();
+  RegisterFn(r, name, {v}, v, StrictFn<SV>([](SV s) {
+               static const CharSet kSpace(" ");
+               return Trim(s, kSpace, kLeft, kRight);
+             }));
+  RegisterFn(r, name, {v, v}, v,
+             StrictFn<SV, SV>([](SV s, SV chars) { return Trim(s, CharSet(chars), kLeft, kRight); }));
+}
+
+// split_part; negative fields count from the end (PostgreSQL 14+).
+SV SplitPart(SV s, SV delim, int64_t field) {
+  if (field == 0) throw SqlError(sqlstate::kInvalidParameterValue, "field position must not be zero");
+  if (s.empty()) return {};
+  if (delim.empty()) return (field == 1 || field == -1) ? s : SV();
+  if (field < 0) {
+    int64_t count = 1;
+    for (size_t p = s.find(delim); p != SV::npos; p = s.find(delim, p + delim.size())) count++;
+    field += count + 1;
+    if (field <= 0) return {};
+  }
+  size_t start = 0;
+  for (int64_t k = 1; k < field; k++) {
+    size_t p = s.find(delim, start);
+    if (p == SV::npos) return {};
+    start = p + delim.size();
+  }
+  size_t end = s.find(delim, start);
+  return s.substr(start, end == SV::npos ? SV::npos : end - start);
+}
+
+int64_t StrPos(SV s, SV sub) {
+  size_t p = s.find(sub);
+  return p == SV::npos ? 0 : static_cast<int64_t>(Utf8Length(s.substr(0, p))) + 1;
+}
+
+SV Left(SV s, int64_t n) {
+  if (n < 0) n = std::max<int64_t>(static_cast<int64_t>(Utf8Length(s)) + n, 0);
+  return s.substr(0, Utf8Offset(s, n));
+}
+
+SV Right(SV s, int64_t n) {
+  int64_t len = Utf8Length(s);
+  int64_t skip = n < 0 ? std::min(-n, len) : std::max<int64_t>(len - n, 0);
+  return s.substr(Utf8Offset(s, skip));
+}
+
+std::string Repeat(SV s, int64_t n) {
+  if (n <= 0 || s.empty()) return {};
+  if (static_cast<uint64_t>(n) * s.size() >= (1u << 30)) {
+    throw SqlError(sqlstate::kProgramLimitExceeded, "requested length too large");
+  }
+  std::string out;
+  out.reserve(s.size() * n);
+  for (int64_t i = 0; i < n; i++) out += s;
+  return out;
+}
+
+std::string Reverse(SV s) {
+  std::string out(s.size(), '\0');
+  size_t w = s.size();
+  for (size_t i = 0; i < s.size();) {
+    size_t len = Utf8CharBytes(s, i);
+    w -= len;
+    out.replace(w, len, s.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+// lpad/rpad: truncates to len characters, else pads with fill repeated.
+template <bool kLeft>
+std::string Pad(SV s, int64_t len, SV fill) {
+  if (len < 0) len = 0;
+  int64_t have = Utf8Length(s);
+  if (have >= len || fill.empty()) return std::string(s.substr(0, Utf8Offset(s, len)));
+  std::string pad;
+  int64_t need = len - have;
+  for (size_t i = 0; need > 0; need--) {
+    size_t k = Utf8CharBytes(fill, i);
+    pad.append(fill.substr(i, k));
+    i += k;
+    if (i >= fill.size()) i = 0;
+  }
+  return kLeft ? pad + std::string(s) : std::string(s) + pad;
+}
+
+bool IsAlnum(uint32_t cp) {
+  if (cp < 0x80) return std::isalnum(static_cast<int>(cp));
+  return CodePointLower(cp) != cp || CodePointUpper(cp) != cp;  // cased letters
+}
+
+// Upper-cases the first letter of each alphanumeric run, lower-cases the rest.
+std::string Initcap(SV s) {
+  std::string out;
+  out.reserve(s.size());
+  bool in_word = false;
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = Utf8Decode(s, &i);
+    Utf8Append(in_word ? CodePointLower(cp) : CodePointUpper(cp), &out);
+    in_word = IsAlnum(cp);
+  }
+  return out;
+}
+
+std::string Chr(int64_t cp) {
+  if (cp == 0) throw SqlError(sqlstate::kProgramLimitExceeded, "null character not permitted");
+  if (cp < 0) throw SqlError(sqlstate::kInvalidParameterValue, "character number must be positive");
+  if (cp > 0x10FFFF) {
+    throw SqlError(sqlstate::kProgramLimitExceeded, fmt::format("requested character too large for encoding: {}", cp));
+  }
+  if (cp >= 0xD800 && cp <= 0xDFFF) {
+    throw SqlError(sqlstate::kProgramLimitExceeded, fmt::format("requested character not valid for encoding: {}", cp));
+  }
+  std::string out;
+  Utf8Append(static_cast<uint32_t>(cp), &out);
+  return out;
+}
+
+std::string ToHex(uint64_t v) { return fmt::format("{:x}", v); }
+
+// concat(...): NULL arguments are skipped; never NULL itself.
+void ConcatFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  out->Reserve(out->size() + n);
+  for (size_t i = 0; i < n; i++) {
+    std::string s;
+    for (const Vector* a : args) {
+      if (!a->IsNull(i)) s += a->GetString(i);
+    }
+    out->AppendString(std::move(s));
+  }
+}
+
+// concat_ws(sep, ...): NULL when sep is NULL; other NULLs are skipped.
+void ConcatWsFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  out->Reserve(out->size() + n);
+  for (size_t i = 0; i < n; i++) {
+    if (args[0]->IsNull(i)) {
+      out->AppendNull();
+      continue;
+    }
+    const std::string& sep = args[0]->GetString(i);
+    std::string s;
+    bool first = true;
+    for (size_t k = 1; k < args.size(); k++) {
+      if (args[k]->IsNull(i)) continue;
+      if (!first) s += sep;
+      s += args[k]->GetString(i);
+      first = false;
+    }
+    out->AppendString(std::move(s));
+  }
+}
+
+void Md5Fn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+  ExecuteStrict<SV>(args, n, out, [&](SV s) {
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestInit_ex(md.get(), EVP_md5(), nullptr);
+    EVP_DigestUpdate(md.get(), s.data(), s.size());
+    EVP_DigestFinal_ex(md.get(), digest, &len);
+    static const char kHex[] = "0123456789abcdef";
+    std::string hex(2 * len, '\0');
+    for (unsigned int k = 0; k < len; k++) {
+      hex[2 * k] = kHex[digest[k] >> 4];
+      hex[2 * k + 1] = kHex[digest[k] & 15];
+    }
+    return hex;
+  });
+}
+
+}  // namespace
+
+void RegisterStringFunctions(FunctionRegistry* r) {
+  const DataType v = DataType::Varchar(), i4 = DataType::Int32(), i8 = DataType::Int64(),
+                 b = DataType::Boolean(), by = DataType::Bytea();
+
+  for (const char* name : {"length", "char_length", "character_length"}) {
+    RegisterFn(r, name, {v}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(Utf8Length(s)); }));
+  }
+  RegisterFn(r, "length", {by}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(s.size()); }));
+  RegisterFn(r, "octet_length", {v}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(s.size()); }));
+  RegisterFn(r, "octet_length", {by}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(s.size()); }));
+
+  RegisterFn(r, "lower", {v}, v, StrictFn<SV>([](SV s) {
+               std::string out;
+               Utf8Lower(s, &out);
+               return out;
+             }));
+  RegisterFn(r, "upper", {v}, v, StrictFn<SV>([](SV s) {
+               std::string out;
+               Utf8Upper(s, &out);
+               return out;
+             }));
+  RegisterFn(r, "initcap", {v}, v, StrictFn<SV>(kFn<Initcap>));
+
+  for (const char* name : {"substr", "substring"}) {
+    RegisterFn(r, name, {v, i4}, v, StrictFn<SV, int64_t>(kFn<SubstrFrom>));
+    RegisterFn(r, name, {v, i4, i4}, v, StrictFn<SV, int64_t, int64_t>(kFn<Substr>));
+  }
+
+  ScalarFunction concat;
+  concat.name = "concat";
+  concat.arg_types = {v};
+  concat.return_type = v;
+  concat.fn = ConcatFn;
+  concat.variadic = true;
+  r->Register(concat);
+  concat.name = "concat_ws";
+  concat.fn = ConcatWsFn;
+  r->Register(concat);
+
+  RegisterFn(r, "||", {v, v}, v, StrictFn<SV, SV>([](SV a, SV c) {
+               std::string s;
+               s.reserve(a.size() + c.size());
+               s.append(a).append(c);
+               return s;
+             }));
+  RegisterFn(r, "||", {by, by}, by, StrictFn<SV, SV>([](SV a, SV c) { return std::string(a).append(c); }));
+
+  RegisterFn(r, "replace", {v, v, v}, v, StrictFn<SV, SV, SV>([](SV s, SV from, SV to) {
+               if (from.empty()) return std::string(s);
+               std::string out;
+               size_t start = 0;
+               for (size_t p = s.find(from); p != SV::npos; p = s.find(from, start)) {
+                 out.append(s.substr(start, p - start)).append(to);
+                 start = p + from.size();
+               }
+               out.append(s.substr(start));
+               return out;
+             }));
+
+  RegisterTrim<true, true>(r, "btrim");
+  RegisterTrim<true, true>(r, "trim");
+  RegisterTrim<true, false>(r, "ltrim");
+  RegisterTrim<false, true>(r, "rtrim");
+
+  RegisterFn(r, "split_part", {v, v, i4}, v, StrictFn<SV, SV, int64_t>(kFn<SplitPart>));
+  RegisterFn(r, "strpos", {v, v}, i4, StrictFn<SV, SV>(kFn<StrPos>));
+  RegisterFn(r, "position", {v, v}, i4, StrictFn<SV, SV>(kFn<StrPos>));
+  RegisterFn(r, "starts_with", {v, v}, b, StrictFn<SV, SV>([](SV s, SV p) { return s.starts_with(p); }));
+  RegisterFn(r, "left", {v, i4}, v, StrictFn<SV, int64_t>(kFn<Left>));
+  RegisterFn(r, "right", {v, i4}, v, StrictFn<SV, int64_t>(kFn<Right>));
+  RegisterFn(r, "repeat", {v, i4}, v, StrictFn<SV, int64_t>(kFn<Repeat>));
+  RegisterFn(r, "reverse", {v}, v, StrictFn<SV>(kFn<Reverse>));
+  RegisterFn(r, "lpad", {v, i4}, v, StrictFn<SV, int64_t>([](SV s, int64_t n) { return Pad<true>(s, n, " "); }));
+  RegisterFn(r, "lpad", {v, i4, v}, v, StrictFn<SV, int64_t, SV>(kFn<Pad<true>>));
+  RegisterFn(r, "rpad", {v, i4}, v, StrictFn<SV, int64_t>([](SV s, int64_t n) { return Pad<false>(s, n, " "); }));
+  RegisterFn(r, "rpad", {v, i4, v}, v, StrictFn<SV, int64_t, SV>(kFn<Pad<false>>));
+
+  RegisterFn(r, "md5", {v}, v, Md5Fn);
+  RegisterFn(r, "ascii", {v}, i4, StrictFn<SV>([](SV s) -> int64_t {
+               size_t i = 0;
+               return s.empty() ? 0 : Utf8Decode(s, &i);
+             }));
+  RegisterFn(r, "chr", {i4}, v, StrictFn<int64_t>(kFn<Chr>));
+  RegisterFn(r, "to_hex", {i4}, v, StrictFn<int64_t>([](int64_t x) { return ToHex(static_cast<uint32_t>(x)); }));
+  RegisterFn(r, "to_hex", {i8}, v, StrictFn<int64_t>([](int64_t x) { return ToHex(static_cast<uint64_t>(x)); }));
+}
+
+}  // namespace freshet

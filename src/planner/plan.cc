@@ -1,0 +1,150 @@
+#include "planner/plan.h"
+
+#include <fmt/format.h>
+
+namespace freshet {
+
+std::vector<DataType> PlanNode::types() const {
+  std::vector<DataType> out;
+  for (const auto& c : schema_) out.push_back(c.type);
+  return out;
+}
+
+namespace {
+void ExplainInto(const PlanNode& node, int depth, std::vector<std::string>* out) {
+  out->push_back(std::string(depth * 2, ' ') + (depth ? "└─" : "") + node.Describe());
+  for (const auto& c : node.children()) ExplainInto(*c, depth + 1, out);
+}
+
+std::string JoinExprs(const std::vector<ExprPtr>& exprs) {
+  std::string s;
+  for (const auto& e : exprs) s += (s.empty() ? "" : ", ") + e->ToString();
+  return s;
+}
+}  // namespace
+
+std::vector<std::string> ExplainPlan(const PlanNode& root) {
+  std::vector<std::string> out;
+  ExplainInto(root, 0, &out);
+  return out;
+}
+
+std::string ScanNode::Describe() const {
+  std::string cols;
+  for (const auto& c : schema_) cols += (cols.empty() ? "" : ", ") + c.name;
+  return fmt::format("Scan {} [{}]", table->name, cols);
+}
+
+std::string ValuesNode::Describe() const { return fmt::format("Values ({} rows)", rows.size()); }
+
+FilterNode::FilterNode(PlanPtr child, ExprPtr pred) : PlanNode(Kind::kFilter, child->schema()), predicate(std::move(pred)) {
+  children_.push_back(std::move(child));
+}
+
+ProjectNode::ProjectNode(PlanPtr child, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema)
+    : PlanNode(Kind::kProject, std::move(schema)), exprs(std::move(exprs)) {
+  children_.push_back(std::move(child));
+}
+
+std::string ProjectNode::Describe() const { return "Project " + JoinExprs(exprs); }
+
+std::string AggregateCall::ToString() const {
+  std::string name;
+  switch (sig.kind) {
+    case AggKind::kCount: name = "count"; break;
+    case AggKind::kCountStar: return "count(*)";
+    case AggKind::kSum: name = "sum"; break;
+    case AggKind::kAvg: name = "avg"; break;
+    case AggKind::kMin: name = "min"; break;
+    case AggKind::kMax: name = "max"; break;
+    case AggKind::kBoolAnd: name = "bool_and"; break;
+    case AggKind::kBoolOr: name = "bool_or"; break;
+    case AggKind::kStringAgg: name = "string_agg"; break;
+  }
+  return name + "(" + (distinct ? "DISTINCT " : "") + JoinExprs(args) + ")" +
+         (filter ? " FILTER (WHERE " + filter->ToString() + ")" : "");
+}
+
+AggregateNode::AggregateNode(PlanPtr child, std::vector<ExprPtr> group_keys, std::vector<AggregateCall> aggs,
+                             std::vector<PlanColumn> schema)
+    : PlanNode(Kind::kAggregate, std::move(schema)), group_keys(std::move(group_keys)), aggs(std::move(aggs)) {
+  children_.push_back(std::move(child));
+}
+
+std::string AggregateNode::Describe() const {
+  std::string a;
+  for (const auto& c : aggs) a += (a.empty() ? "" : ", ") + c.ToString();
+  return fmt::format("HashAggregate group by [{}] aggs [{}]", JoinExprs(group_keys), a);
+}
+
+const char* JoinTypeName(JoinType t) {
+  switch (t) {
+    case JoinType::kInner: return "Inner";
+    case JoinType::kLeft: return "LeftOuter";
+    case JoinType::kRight: return "RightOuter";
+    case JoinType::kFull: return "FullOuter";
+    case JoinType::kSemi: return "LeftSemi";
+    case JoinType::kAnti: return "LeftAnti";
+  }
+  return "?";
+}
+
+namespace {
+std::vector<PlanColumn> JoinSchema(JoinType type, const PlanNode& l, const PlanNode& r) {
+  std::vector<PlanColumn> s = l.schema();
+  if (type == JoinType::kSemi || type == JoinType::kAnti) return s;
+  s.insert(s.end(), r.schema().begin(), r.schema().end());
+  return s;
+}
+}  // namespace
+
+JoinNode::JoinNode(JoinType type, PlanPtr left, PlanPtr right, ExprPtr condition)
+    : PlanNode(Kind::kJoin, JoinSchema(type, *left, *right)), type(type), condition(std::move(condition)) {
+  children_.push_back(std::move(left));
+  children_.push_back(std::move(right));
+}
+
+std::string JoinNode::Describe() const {
+  std::string keys;
+  for (size_t i = 0; i < left_keys.size(); i++)
+    keys += (i ? ", " : "") + left_keys[i]->ToString() + " = " + right_keys[i]->ToString();
+  if (!left_keys.empty())
+    return fmt::format("HashJoin {} keys [{}]{}", JoinTypeName(type), keys,
+                       condition ? " condition " + condition->ToString() : "");
+  return fmt::format("NestedLoopJoin {}{}", JoinTypeName(type), condition ? " condition " + condition->ToString() : "");
+}
+
+SortNode::SortNode(PlanPtr child, std::vector<SortKey> keys) : PlanNode(Kind::kSort, child->schema()), keys(std::move(keys)) {
+  children_.push_back(std::move(child));
+}
+
+std::string SortNode::Describe() const {
+  std::string s;
+  for (const auto& k : keys)
+    s += (s.empty() ? "" : ", ") + k.expr->ToString() + (k.descending ? " DESC" : "") + (k.nulls_first ? " NULLS FIRST" : "");
+  return "Sort " + s;
+}
+
+LimitNode::LimitNode(PlanPtr child, int64_t limit, int64_t offset)
+    : PlanNode(Kind::kLimit, child->schema()), limit(limit), offset(offset) {
+  children_.push_back(std::move(child));
+}
+
+std::string LimitNode::Describe() const { return fmt::format("Limit {} offset {}", limit, offset); }
+
+DistinctNode::DistinctNode(PlanPtr child) : PlanNode(Kind::kDistinct, child->schema()) {
+  children_.push_back(std::move(child));
+}
+
+SetOpNode::SetOpNode(SetOpKind op, bool all, PlanPtr left, PlanPtr right)
+    : PlanNode(Kind::kSetOp, left->schema()), op(op), all(all) {
+  children_.push_back(std::move(left));
+  children_.push_back(std::move(right));
+}
+
+std::string SetOpNode::Describe() const {
+  const char* name = op == SetOpKind::kUnion ? "Union" : op == SetOpKind::kIntersect ? "Intersect" : "Except";
+  return std::string(name) + (all ? " All" : "");
+}
+
+}  // namespace freshet

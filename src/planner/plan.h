@@ -1,0 +1,226 @@
+// Query plans.
+//
+// The binder turns a statement into a tree of PlanNodes with every name
+// resolved and every type known; the optimizer (optimizer.h) rewrites it
+// (predicate push-down, equi-join keys); the batch engine builds one
+// executor per node (batch/executor_builder.h), and the stream engine will
+// build stream operators from the same nodes.
+//
+// Every node has an output schema. Expressions inside a node refer to the
+// columns of its child's (children's concatenated) output by index.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "expr/aggregate.h"
+#include "expr/expression.h"
+
+namespace freshet {
+
+struct PlanColumn {
+  std::string name;
+  DataType type;
+  std::string table;      // qualifier for name resolution ("" when none)
+  bool hidden = false;    // not part of SELECT * (e.g. _row_id)
+};
+
+class PlanNode;
+using PlanPtr = std::unique_ptr<PlanNode>;
+
+class PlanNode {
+ public:
+  enum class Kind {
+    kScan, kSystemScan, kValues, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
+    kTableFunction, kInsert, kUpdate, kDelete, kDistinct
+  };
+  PlanNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
+  virtual ~PlanNode() = default;
+
+  Kind kind() const { return kind_; }
+  const std::vector<PlanColumn>& schema() const { return schema_; }
+  std::vector<PlanColumn>& mutable_schema() { return schema_; }
+  std::vector<DataType> types() const;
+  std::vector<PlanPtr>& children() { return children_; }
+  const std::vector<PlanPtr>& children() const { return children_; }
+  PlanNode* child(size_t i = 0) const { return children_[i].get(); }
+
+  // One line describing this node for EXPLAIN (children are printed by Explain()).
+  virtual std::string Describe() const = 0;
+
+ protected:
+  Kind kind_;
+  std::vector<PlanColumn> schema_;
+  std::vector<PlanPtr> children_;
+};
+
+// EXPLAIN output, one line per node, indented by depth.
+std::vector<std::string> ExplainPlan(const PlanNode& root);
+
+// Reads a stored relation (table or materialized view) at the statement's snapshot.
+class ScanNode : public PlanNode {
+ public:
+  ScanNode(TableRef table, std::vector<PlanColumn> schema) : PlanNode(Kind::kScan, std::move(schema)), table(std::move(table)) {}
+  std::string Describe() const override;
+  TableRef table;
+};
+
+// Rows generated from the catalog (information_schema, pg_catalog, rw_catalog).
+class SystemScanNode : public PlanNode {
+ public:
+  SystemScanNode(std::string name, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kSystemScan, std::move(schema)), name(std::move(name)) {}
+  std::string Describe() const override { return "SystemScan " + name; }
+  std::string name;  // schema.table
+};
+
+class ValuesNode : public PlanNode {
+ public:
+  ValuesNode(std::vector<PlanColumn> schema, std::vector<std::vector<ExprPtr>> rows)
+      : PlanNode(Kind::kValues, std::move(schema)), rows(std::move(rows)) {}
+  std::string Describe() const override;
+  std::vector<std::vector<ExprPtr>> rows;
+};
+
+class FilterNode : public PlanNode {
+ public:
+  FilterNode(PlanPtr child, ExprPtr predicate);
+  std::string Describe() const override { return "Filter " + predicate->ToString(); }
+  ExprPtr predicate;
+};
+
+class ProjectNode : public PlanNode {
+ public:
+  ProjectNode(PlanPtr child, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
+  std::string Describe() const override;
+  std::vector<ExprPtr> exprs;
+};
+
+struct AggregateCall {
+  AggregateSignature sig;
+  std::vector<ExprPtr> args;
+  bool distinct = false;
+  ExprPtr filter;  // FILTER (WHERE ...), may be null
+  std::string ToString() const;
+};
+
+// Output: the group keys, then one column per aggregate call.
+class AggregateNode : public PlanNode {
+ public:
+  AggregateNode(PlanPtr child, std::vector<ExprPtr> group_keys, std::vector<AggregateCall> aggs,
+                std::vector<PlanColumn> schema);
+  std::string Describe() const override;
+  std::vector<ExprPtr> group_keys;
+  std::vector<AggregateCall> aggs;
+};
+
+enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti };
+const char* JoinTypeName(JoinType t);
+
+// Output: left columns then right columns (semi/anti: left columns only).
+// `condition` refers to that concatenation. The optimizer fills left_keys /
+// right_keys (each over its own side) with the equality conjuncts it can
+// hash on and leaves the rest in `condition`.
+class JoinNode : public PlanNode {
+ public:
+  JoinNode(JoinType type, PlanPtr left, PlanPtr right, ExprPtr condition);
+  std::string Describe() const override;
+  JoinType type;
+  ExprPtr condition;  // may be null (cross join)
+  std::vector<ExprPtr> left_keys, right_keys;
+  // For NOT IN: a NULL key on either side makes the comparison unknown.
+  bool null_aware = false;
+};
+
+struct SortKey {
+  ExprPtr expr;
+  bool descending = false;
+  bool nulls_first = false;
+};
+
+class SortNode : public PlanNode {
+ public:
+  SortNode(PlanPtr child, std::vector<SortKey> keys);
+  std::string Describe() const override;
+  std::vector<SortKey> keys;
+};
+
+class LimitNode : public PlanNode {
+ public:
+  LimitNode(PlanPtr child, int64_t limit, int64_t offset);
+  std::string Describe() const override;
+  int64_t limit;   // -1: none
+  int64_t offset;
+};
+
+// Removes duplicate rows of its child (SELECT DISTINCT, UNION).
+class DistinctNode : public PlanNode {
+ public:
+  explicit DistinctNode(PlanPtr child);
+  std::string Describe() const override { return "Distinct"; }
+};
+
+enum class SetOpKind { kUnion, kIntersect, kExcept };
+
+class SetOpNode : public PlanNode {
+ public:
+  SetOpNode(SetOpKind op, bool all, PlanPtr left, PlanPtr right);
+  std::string Describe() const override;
+  SetOpKind op;
+  bool all;
+};
+
+// generate_series(start, stop[, step]) over integers or timestamps.
+class TableFunctionNode : public PlanNode {
+ public:
+  TableFunctionNode(std::string name, std::vector<ExprPtr> args, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kTableFunction, std::move(schema)), name(std::move(name)), args(std::move(args)) {}
+  std::string Describe() const override { return "TableFunction " + name; }
+  std::string name;
+  std::vector<ExprPtr> args;
+};
+
+// DML. The child produces the rows to write; RETURNING expressions (over
+// the written row: all table columns) are optional. Without RETURNING, the
+// output is a single count.
+class InsertNode : public PlanNode {
+ public:
+  InsertNode(TableRef table, PlanPtr source, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kInsert, std::move(schema)), table(std::move(table)) {
+    children_.push_back(std::move(source));
+  }
+  std::string Describe() const override { return "Insert " + table->name; }
+  TableRef table;
+  // The source produces all visible table columns in order (defaults filled
+  // by the binder); the hidden row id is generated by the writer.
+  std::vector<ExprPtr> returning;
+};
+
+// Child produces the old row (all table columns, hidden ones included);
+// `assignments` compute the new values of every column from it.
+class UpdateNode : public PlanNode {
+ public:
+  UpdateNode(TableRef table, PlanPtr source, std::vector<ExprPtr> new_values, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kUpdate, std::move(schema)), table(std::move(table)), new_values(std::move(new_values)) {
+    children_.push_back(std::move(source));
+  }
+  std::string Describe() const override { return "Update " + table->name; }
+  TableRef table;
+  std::vector<ExprPtr> new_values;
+  std::vector<ExprPtr> returning;
+};
+
+class DeleteNode : public PlanNode {
+ public:
+  DeleteNode(TableRef table, PlanPtr source, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kDelete, std::move(schema)), table(std::move(table)) {
+    children_.push_back(std::move(source));
+  }
+  std::string Describe() const override { return "Delete " + table->name; }
+  TableRef table;
+  std::vector<ExprPtr> returning;
+};
+
+}  // namespace freshet
