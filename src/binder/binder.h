@@ -26,6 +26,7 @@ struct PgQuery__Node;
 struct PgQuery__SelectStmt;
 struct PgQuery__TypeName;
 struct PgQuery__RangeVar;
+struct PgQuery__WithClause;
 
 namespace freshet {
 
@@ -63,11 +64,13 @@ class Binder {
   TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);
   ObjectId ResolveSchemaId(const char* schema_name);  // null/empty -> public
 
- private:
+  // Internals, defined in binder/scope.h and binder/expression_binder.h.
   struct Scope;
   struct Cte;
   struct AggregateContext;
   class ExprBinder;
+
+ private:
 
   PlanPtr BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer);
@@ -78,7 +81,7 @@ class Binder {
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
   PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
   PlanPtr BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n);
-  void PushCtes(const struct PgQuery__WithClause* with);
+  void PushCtes(const PgQuery__WithClause* with);
 
   [[noreturn]] void ThrowAt(const char* code, int location, const std::string& message) const;
 

@@ -30,6 +30,15 @@ std::vector<DataType> TableCatalog::types() const {
   return out;
 }
 
+StateTableDesc TableCatalog::StorageDesc() const {
+  StateTableDesc d;
+  d.table_id = id;
+  d.column_types = types();
+  d.pk_indices = pk;
+  d.dist_key_indices = dist_key;
+  return d;
+}
+
 int TableCatalog::ColumnIndex(const std::string& column_name) const {
   for (size_t i = 0; i < columns.size(); i++)
     if (columns[i].name == column_name) return static_cast<int>(i);

@@ -23,6 +23,7 @@
 #include "common/types.h"
 #include "storage/keys.h"
 #include "storage/state_store.h"
+#include "storage/state_table.h"
 
 namespace freshet {
 
@@ -66,6 +67,8 @@ struct TableCatalog {
   int64_t created_at_micros = 0;
 
   std::vector<DataType> types() const;
+  // How the relation's rows are keyed in storage.
+  StateTableDesc StorageDesc() const;
   int ColumnIndex(const std::string& column_name) const;  // -1 when absent
   bool IsUserVisible() const { return kind != RelationKind::kInternal; }
 };

@@ -53,8 +53,9 @@ class TimeZone {
 
   // Offset from UTC in seconds at the given UTC instant (east positive).
   int64_t OffsetAtUtc(int64_t utc_micros) const;
-  // Converts a local wall-clock time in this zone to UTC (for a gap or
-  // overlap, chooses like PostgreSQL: the earlier offset).
+  // Converts a local wall-clock time in this zone to UTC. For a gap or an
+  // overlap, chooses like PostgreSQL: the later UTC instant (the offset in
+  // force before a spring-forward gap, the one after a fall-back).
   int64_t LocalToUtc(int64_t local_micros) const;
   int64_t UtcToLocal(int64_t utc_micros) const { return utc_micros + OffsetAtUtc(utc_micros) * kMicrosPerSecond; }
   const std::string& name() const { return name_; }
@@ -65,7 +66,8 @@ class TimeZone {
   int64_t fixed_offset_seconds_ = 0;
 };
 
-// 'YYYY-MM-DD' (also 'YYYYMMDD', 'epoch', 'infinity' not supported -> error).
+// 'YYYY-MM-DD', 'YYYYMMDD', 'Jan 31, 2024', '01/31/2024' (MDY), 'epoch';
+// 'infinity', 'now', 'today'... are not supported (0A000).
 int64_t ParseDate(std::string_view text);
 std::string FormatDate(int64_t days);  // '2024-01-31', '0044-03-15 BC'
 

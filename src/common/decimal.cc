@@ -38,9 +38,7 @@ u128 Magnitude(i128 v) { return v < 0 ? u128(0) - u128(v) : u128(v); }
   throw SqlError(sqlstate::kNumericValueOutOfRange, "value overflows numeric format");
 }
 
-[[noreturn]] void ThrowDivByZero() {
-  throw SqlError(sqlstate::kDivisionByZero, "division by zero");
-}
+[[noreturn]] void ThrowDivByZero() { throw SqlError(sqlstate::kDivisionByZero, "division by zero"); }
 
 // Builds a Decimal from a sign and a magnitude, enforcing the 38-digit limit.
 Decimal Make(bool negative, u128 mag, int scale) {
@@ -276,8 +274,7 @@ Decimal DecimalFromString(std::string_view text) {
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) exp_neg = s[i++] == '-';
     if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i]))) ThrowBadSyntax(text);
     for (; i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])); i++) {
-      exponent = exponent * 10 + (s[i] - '0');
-      if (exponent > 1000) ThrowBadSyntax(text);  // PostgreSQL's NUMERIC_MAX_PRECISION check
+      if (exponent < 1000000) exponent = exponent * 10 + (s[i] - '0');  // saturate: overflows below
     }
     if (exp_neg) exponent = -exponent;
   }
@@ -345,7 +342,7 @@ Decimal DecimalAdd(const Decimal& a, const Decimal& b) {
 
 Decimal DecimalSub(const Decimal& a, const Decimal& b) {
   int scale = std::max(a.scale, b.scale);
-  return AddAligned(a.value < 0, Aligned(a, scale), b.value > 0, Aligned(b, scale), scale);
+  return AddAligned(a.value<0, Aligned(a, scale), b.value> 0, Aligned(b, scale), scale);
 }
 
 Decimal DecimalMul(const Decimal& a, const Decimal& b) {
@@ -458,9 +455,9 @@ Decimal DecimalRescale(const Decimal& d, int32_t precision, int32_t scale) {
   if (!fits) {
     std::string limit = max_int_digits != 0 ? fmt::format("10^{}", max_int_digits) : "1";
     throw SqlError(sqlstate::kNumericValueOutOfRange, "numeric field overflow")
-        .WithDetail(fmt::format(
-            "A field with precision {}, scale {} must round to an absolute value less than {}.",
-            precision, scale, limit));
+        .WithDetail(
+            fmt::format("A field with precision {}, scale {} must round to an absolute value less than {}.",
+                        precision, scale, limit));
   }
   return r;
 }

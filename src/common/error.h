@@ -60,6 +60,7 @@ inline constexpr const char* kInvalidEscapeSequence = "22025";
 inline constexpr const char* kStringDataRightTruncation = "22001";
 inline constexpr const char* kInvalidBinaryRepresentation = "22P03";
 inline constexpr const char* kCardinalityViolation = "21000";
+inline constexpr const char* kBadCopyFileFormat = "22P04";
 inline constexpr const char* kDataException = "22000";
 inline constexpr const char* kInvalidArgumentForLog = "2201E";
 inline constexpr const char* kInvalidArgumentForPower = "2201F";

@@ -60,12 +60,12 @@ class Value {
  private:
   DataType type_;
   bool null_ = true;
-  union {
-    int64_t i_ = 0;
-    double f_;
-    Decimal d_;
-    Interval iv_;
-  };
+  // Separate fields rather than a union: Decimal and Interval have default
+  // member initializers, and Values are not used for bulk data.
+  int64_t i_ = 0;
+  double f_ = 0;
+  Decimal d_;
+  Interval iv_;
   std::string s_;
 };
 

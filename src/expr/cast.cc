@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 
 #include "common/error.h"
 #include "expr/function_helpers.h"
@@ -56,10 +57,13 @@ int NumericRank(TypeId t) {
   }
 }
 
-bool HasModifiers(const DataType& t) { return t.precision >= 0; }
+// Only numeric(p,s) and varchar(n) carry modifiers that change values.
+bool HasModifiers(const DataType& t) {
+  return t.precision >= 0 && (t.id == TypeId::kNumeric || t.id == TypeId::kVarchar);
+}
 
 [[noreturn]] void ThrowCannotCast(const DataType& from, const DataType& to) {
-  throw SqlError("42846", fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
+  throw SqlError(sqlstate::kCannotCoerce, fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
 }
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
@@ -77,19 +81,110 @@ std::string_view Trim(std::string_view s) {
 
 // --- Text output -----------------------------------------------------------
 
+// IEEE layout of double (52, 1023) or float (23, 127).
+struct FloatFormat {
+  int mbits;
+  int bias;
+};
+
+// True if the decimal `sci` ("-1.25e+03") lies exactly halfway between the
+// binary float with (sign-less) bits `bits` and one of its neighbours.
+bool IsRoundingTie(std::string_view sci, uint64_t bits, FloatFormat fmt) {
+  size_t e = sci.find('e');
+  uint64_t digits = 0;
+  int ndigits = 0;
+  for (char c : sci.substr(0, e)) {
+    if (c >= '0' && c <= '9') {
+      digits = digits * 10 + (c - '0');
+      ndigits++;
+    }
+  }
+  int exp10 = 0;
+  std::from_chars(sci.data() + e + (sci[e + 1] == '+' ? 2 : 1), sci.data() + sci.size(), exp10);
+  exp10 -= ndigits - 1;  // value = digits * 10^exp10
+  if (digits == 0) return false;
+  int t = __builtin_ctzll(digits);
+  uint64_t u = digits >> t;  // odd part
+  uint64_t frac = bits & ((uint64_t{1} << fmt.mbits) - 1);
+  int biased = static_cast<int>(bits >> fmt.mbits);
+  uint64_t m = biased == 0 ? frac : frac | (uint64_t{1} << fmt.mbits);
+  int e2 = (biased == 0 ? 1 : biased) - fmt.bias - fmt.mbits;
+  // Midpoints num * 2^exp (num odd) above and below d; below is closer
+  // at the bottom of a binade.
+  struct Mid {
+    unsigned __int128 num;
+    int exp;
+  };
+  Mid mids[2] = {{2 * static_cast<unsigned __int128>(m) + 1, e2 - 1},
+                 {frac == 0 && biased > 1 ? 4 * static_cast<unsigned __int128>(m) - 1 : 2 * static_cast<unsigned __int128>(m) - 1,
+                  frac == 0 && biased > 1 ? e2 - 2 : e2 - 1}};
+  for (const Mid& mid : mids) {
+    // digits * 10^exp10 == u * 5^exp10 * 2^(t + exp10)
+    if (t + exp10 != mid.exp) continue;
+    unsigned __int128 lhs = u, rhs = mid.num;
+    for (int k = 0; k < std::abs(exp10); k++) {
+      unsigned __int128& side = exp10 > 0 ? lhs : rhs;
+      side *= 5;
+      if (side > (static_cast<unsigned __int128>(1) << 100)) break;
+    }
+    if (lhs == rhs) return true;
+  }
+  return false;
+}
+
+// Shortest round-trip digits in exponent form, as PostgreSQL's Ryu-based
+// float8out/float4out produce them: unlike std::to_chars, PostgreSQL does
+// not use a decimal that only reads back correctly through round-half-even,
+// and prints more digits instead.
+std::string ShortestScientific(double d, bool is_float4) {
+  char buf[64];
+  uint64_t bits;
+  FloatFormat fmt;
+  if (is_float4) {
+    float f = static_cast<float>(d);
+    uint32_t b32;
+    std::memcpy(&b32, &f, sizeof(b32));
+    bits = b32 & 0x7FFFFFFF;
+    fmt = {23, 127};
+  } else {
+    std::memcpy(&bits, &d, sizeof(bits));
+    bits &= ~(uint64_t{1} << 63);
+    fmt = {52, 1023};
+  }
+  auto r = is_float4 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(d), std::chars_format::scientific)
+                     : std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+  std::string_view s(buf, r.ptr - buf);
+  if (!IsRoundingTie(s, bits, fmt)) return std::string(s);
+  size_t e = s.find('e'), dot = s.find('.');
+  int precision = dot == std::string_view::npos ? 0 : static_cast<int>(e - dot - 1);  // digits after '.'
+  for (int p = precision + 1; p <= (is_float4 ? 8 : 16); p++) {
+    r = is_float4 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(d), std::chars_format::scientific, p)
+                  : std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific, p);
+    std::string cand(buf, r.ptr - buf);
+    bool round_trips = is_float4 ? std::strtof(cand.c_str(), nullptr) == static_cast<float>(d)
+                                 : std::strtod(cand.c_str(), nullptr) == d;
+    if (round_trips && !IsRoundingTie(cand, bits, fmt)) {
+      // Ryu never prints trailing zeros in the mantissa.
+      size_t ce = cand.find('e');
+      size_t last = cand.find_last_not_of('0', ce - 1);
+      if (cand[last] == '.') last--;
+      return cand.substr(0, last + 1) + cand.substr(ce);
+    }
+  }
+  return std::string(s);
+}
+
 // Shortest round-trip digits, laid out like PostgreSQL's float8out/float4out
 // (extra_float_digits = 1): exponent form when exp < -4 or exp >= 15 (6 for real).
 std::string FormatFloat(double d, bool is_float4) {
   if (std::isnan(d)) return "NaN";
   if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
-  char buf[64];
-  auto r = is_float4 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(d), std::chars_format::scientific)
-                     : std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
-  std::string_view s(buf, r.ptr - buf);  // "-1.2345e+06"
+  std::string sci = ShortestScientific(d, is_float4);  // "-1.2345e+06"
+  std::string_view s = sci;
   size_t e = s.find('e');
   int exp = 0;
   std::from_chars(s.data() + e + (s[e + 1] == '+' ? 2 : 1), s.data() + s.size(), exp);
-  if (exp < -4 || exp >= (is_float4 ? 6 : 15)) return std::string(s);
+  if (exp < -4 || exp >= (is_float4 ? 6 : 15)) return sci;
   bool neg = s[0] == '-';
   std::string digits;
   for (char c : s.substr(neg, e - neg)) {

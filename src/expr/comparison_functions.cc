@@ -14,23 +14,6 @@ namespace freshet {
 
 namespace {
 
-// --- Three-way comparison with PostgreSQL semantics ---------------------------
-
-inline int Compare3(int64_t a, int64_t b) { return (a > b) - (a < b); }
-// NaN equals NaN and sorts above every other value.
-inline int Compare3(double a, double b) {
-  bool an = std::isnan(a), bn = std::isnan(b);
-  if (an || bn) return an - bn;
-  return (a > b) - (a < b);
-}
-inline int Compare3(const Decimal& a, const Decimal& b) { return DecimalCompare(a, b); }
-inline int Compare3(const Interval& a, const Interval& b) { return IntervalCompare(a, b); }
-// Bytewise, i.e. the C collation (char_traits compares as unsigned char).
-inline int Compare3(std::string_view a, std::string_view b) {
-  int c = a.compare(b);
-  return (c > 0) - (c < 0);
-}
-
 template <typename T>
 void RegisterCompare(FunctionRegistry* r, DataType t) {
   const DataType b = DataType::Boolean();
@@ -259,12 +242,16 @@ std::string ToRe2Rewrite(std::string_view repl) {
 // matches) and 'i' (case-insensitive).
 void RegexpReplaceFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
   PatternCache<RE2> caches[2];  // case-sensitive, case-insensitive
+  std::string last_repl, rewrite;
   auto replace = [&](std::string_view src, std::string_view pat, std::string_view repl, std::string_view flags) {
     bool global = flags.find('g') != std::string_view::npos;
     bool icase = flags.find('i') != std::string_view::npos;
     const RE2& re = caches[icase].Get(pat, [&](std::string_view p) { return CompileRegex(p, icase); });
     std::string result(src);
-    std::string rewrite = ToRe2Rewrite(repl);
+    if (repl != last_repl || rewrite.empty()) {
+      last_repl.assign(repl);
+      rewrite = ToRe2Rewrite(repl);
+    }
     re2::StringPiece rw(rewrite);
     if (global) {
       RE2::GlobalReplace(&result, re, rw);

@@ -2,8 +2,8 @@
 //
 // A strict function over physical values is one line:
 //
-//   r->Register({"abs", {DataType::Float64()}, DataType::Float64(),
-//                StrictFn<double>([](double x) { return std::fabs(x); })});
+//   RegisterFn(r, "abs", {DataType::Float64()}, DataType::Float64(),
+//              StrictFn<double>([](double x) { return std::fabs(x); }));
 //
 // ExecuteStrict loops over n rows in a template (no per-row std::function
 // call), emits NULL when any argument is NULL, and appends the lambda's
@@ -15,6 +15,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -219,6 +220,22 @@ inline int64_t CheckIntRange(int64_t v) {
   return v;
 }
 
+// Three-way comparison with PostgreSQL semantics: <0, 0, >0.
+inline int Compare3(int64_t a, int64_t b) { return (a > b) - (a < b); }
+// NaN equals NaN and sorts above every other value.
+inline int Compare3(double a, double b) {
+  bool an = std::isnan(a), bn = std::isnan(b);
+  if (an || bn) return an - bn;
+  return (a > b) - (a < b);
+}
+inline int Compare3(const Decimal& a, const Decimal& b) { return DecimalCompare(a, b); }
+inline int Compare3(const Interval& a, const Interval& b) { return IntervalCompare(a, b); }
+// Bytewise, i.e. the C collation (char_traits compares as unsigned char).
+inline int Compare3(std::string_view a, std::string_view b) {
+  int c = a.compare(b);
+  return (c > 0) - (c < 0);
+}
+
 // Registers one signature.
 inline void RegisterFn(FunctionRegistry* r, std::string name, std::vector<DataType> args, DataType ret,
                        ScalarFn fn) {
@@ -244,8 +261,8 @@ inline int64_t DateToTimestamp(int64_t days) {
   return days * kMicrosPerDay;
 }
 
-// UTF-8 helpers (text is always UTF-8). Invalid sequences count one byte
-// per character rather than failing.
+// UTF-8 helpers. Text is valid UTF-8 (input functions reject anything else),
+// so these do not validate.
 inline bool IsUtf8Continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 inline size_t Utf8Length(std::string_view s) {
   size_t n = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "expr/function_helpers.h"
 
@@ -196,8 +197,18 @@ void RegisterTrim(FunctionRegistry* r, const char* name) {
                static const CharSet kSpace(" ");
                return Trim(s, kSpace, kLeft, kRight);
              }));
-  RegisterFn(r, name, {v, v}, v,
-             StrictFn<SV, SV>([](SV s, SV chars) { return Trim(s, CharSet(chars), kLeft, kRight); }));
+  // The character set is nearly always constant: build it once per distinct value.
+  RegisterFn(r, name, {v, v}, v, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    std::optional<CharSet> set;
+    std::string last;
+    ExecuteStrict<SV, SV>(args, n, out, [&](SV s, SV chars) {
+      if (!set || chars != last) {
+        last.assign(chars);
+        set.emplace(chars);
+      }
+      return Trim(s, *set, kLeft, kRight);
+    });
+  });
 }
 
 // split_part; negative fields count from the end (PostgreSQL 14+).

@@ -49,6 +49,12 @@ void DatabaseEpochLoop::Unregister(TableId table_id) {
   tables_.erase(table_id);
 }
 
+void DatabaseEpochLoop::UnregisterAll() {
+  std::unique_lock epoch_lock(epoch_mu_);
+  std::lock_guard lock(mu_);
+  tables_.clear();
+}
+
 std::shared_ptr<StateTable> DatabaseEpochLoop::Find(TableId table_id) const {
   std::lock_guard lock(mu_);
   auto it = tables_.find(table_id);
@@ -145,6 +151,7 @@ void BarrierManager::DropDatabase(uint32_t database_id) {
     loop = std::move(it->second);
     loops_.erase(it);
   }
+  loop->UnregisterAll();
   loop->Stop();
 }
 

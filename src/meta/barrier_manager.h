@@ -49,6 +49,8 @@ class DatabaseEpochLoop {
   // Adds/removes a state table whose buffered writes commit with each epoch.
   void Register(std::shared_ptr<StateTable> table);
   void Unregister(TableId table_id);
+  // Forgets every table and its buffered writes (the database is dropped).
+  void UnregisterAll();
   // Discards buffered writes of a table (used when it is dropped).
   std::shared_ptr<StateTable> Find(TableId table_id) const;
 

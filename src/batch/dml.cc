@@ -1,0 +1,92 @@
+#include "batch/dml.h"
+
+#include "common/encoding.h"
+#include "common/error.h"
+#include "storage/row_id.h"
+
+namespace freshet {
+
+void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
+  for (size_t c = 0; c < table.columns.size(); c++) {
+    const auto& col = table.columns[c];
+    bool required = col.not_null || std::find(table.pk.begin(), table.pk.end(), static_cast<int>(c)) != table.pk.end();
+    if (!required || !rows.column(c).HasNulls()) continue;
+    throw SqlError(sqlstate::kNotNullViolation,
+                   fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name,
+                               table.name));
+  }
+}
+
+std::string RowKeyOf(const TableCatalog& table, const DataChunk& rows, size_t r) {
+  std::string key = VnodePrefix(table.id, ComputeVnode(rows, r, table.dist_key));
+  for (int c : table.pk) EncodeKeyFromVector(rows.column(c), r, &key);
+  return key;
+}
+
+namespace {
+
+RowIdGenerator& ProcessRowIds() {
+  static RowIdGenerator generator;
+  return generator;
+}
+
+// Adds the hidden _row_id column (generated) to rows of visible columns.
+DataChunk WithRowIds(const TableCatalog& table, DataChunk in) {
+  if (table.row_id_index < 0) return in;
+  DataChunk rows;
+  size_t src = 0;
+  for (size_t c = 0; c < table.columns.size(); c++) {
+    if (static_cast<int>(c) == table.row_id_index) {
+      Vector ids(DataType::Int64());
+      ids.Reserve(in.num_rows());
+      for (size_t r = 0; r < in.num_rows(); r++) ids.AppendInt(ProcessRowIds().Next());
+      rows.AddColumn(std::move(ids));
+    } else {
+      rows.AddColumn(std::move(in.column(src++)));
+    }
+  }
+  rows.set_cardinality(in.num_rows());
+  return rows;
+}
+
+}  // namespace
+
+DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out) {
+  DataChunk rows = WithRowIds(table, std::move(visible_rows));
+  CheckNotNull(table, rows);
+  AppendInserts(table, rows, out);
+  return rows;
+}
+
+void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out) {
+  bool check = table.row_id_index < 0;  // generated row ids cannot collide
+  for (size_t r = 0; r < rows.num_rows(); r++) {
+    WriteOp op;
+    op.key = RowKeyOf(table, rows, r);
+    EncodeRow(rows, r, &op.value);
+    op.check_unique = check;
+    out->ops.push_back(std::move(op));
+  }
+}
+
+void DmlResult::Add(const DataChunk& written) {
+  count_ += static_cast<int64_t>(written.num_rows());
+  if (returning_ && !returning_->empty()) rows_.push_back(EvalExpressions(*returning_, written, ctx_.eval));
+}
+
+bool DmlResult::Next(DataChunk* out) {
+  if (returning_ && !returning_->empty()) {
+    if (rows_.empty()) return false;
+    *out = std::move(rows_.front());
+    rows_.erase(rows_.begin());
+    return true;
+  }
+  if (emitted_count_) return false;
+  emitted_count_ = true;
+  *out = DataChunk(std::vector<DataType>{DataType::Int64()});
+  out->column(0).AppendInt(count_);
+  out->set_cardinality(1);
+  return true;
+}
+
+}  // namespace freshet

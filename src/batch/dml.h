@@ -1,0 +1,35 @@
+// Shared by the DML executors (insert.cc, update.cc, delete.cc): turning
+// rows into WriteOps and checking constraints.
+#pragma once
+
+#include "batch/executor.h"
+#include "planner/plan.h"
+
+namespace freshet {
+
+// Checks NOT NULL constraints of `rows` (all table columns); throws 23502.
+void CheckNotNull(const TableCatalog& table, const DataChunk& rows);
+// Inserts rows holding the table's visible columns: generates hidden row
+// ids, checks NOT NULL, appends the insert ops. Returns the full rows.
+DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out);
+// Appends an insert op per row (rows hold all table columns).
+void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out);
+// Storage key of row r of a chunk holding all table columns.
+std::string RowKeyOf(const TableCatalog& table, const DataChunk& rows, size_t r);
+
+// Produces the DML result: one row with the count, or the RETURNING rows.
+class DmlResult {
+ public:
+  DmlResult(const std::vector<ExprPtr>* returning, ExecContext& ctx) : returning_(returning), ctx_(ctx) {}
+  void Add(const DataChunk& written_rows);
+  bool Next(DataChunk* out);
+
+ private:
+  const std::vector<ExprPtr>* returning_;
+  ExecContext& ctx_;
+  int64_t count_ = 0;
+  std::vector<DataChunk> rows_;
+  bool emitted_count_ = false;
+};
+
+}  // namespace freshet

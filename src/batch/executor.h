@@ -1,0 +1,53 @@
+// Batch executors: the vectorized, pull-based engine behind SELECT and DML.
+//
+// An Executor produces DataChunks on demand: Next(out) fills `out` with
+// the next chunk (at most kChunkSize rows, never empty) and returns true, or
+// returns false when exhausted. Executors form a tree built from a plan by
+// BuildExecutor (executor_builder.h); each owns its children. They run on
+// the thread of the statement, read storage at the statement's snapshot
+// (ExecContext), and report errors as SqlError. An executor checks the
+// statement's cancel flag between chunks, so CancelRequest stops a query
+// within one chunk's work.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "catalog/catalog.h"
+#include "common/data_chunk.h"
+#include "expr/eval_context.h"
+#include "storage/state_store.h"
+#include "storage/write_set.h"
+
+namespace freshet {
+
+struct ExecContext {
+  const StateStore* store = nullptr;
+  std::shared_ptr<const Snapshot> snapshot;
+  const Catalog* catalog = nullptr;
+  ObjectId database_id = 0;
+  std::string user_name;
+  EvalContext eval;
+  const std::atomic<bool>* cancelled = nullptr;
+  WriteSet* writes = nullptr;  // DML appends its writes here
+
+  // Throws 57014 when the client cancelled the statement.
+  void CheckCancelled() const;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual bool Next(DataChunk* out) = 0;
+};
+
+using ExecutorPtr = std::unique_ptr<Executor>;
+
+// Evaluates expressions over a chunk into a new chunk.
+DataChunk EvalExpressions(const std::vector<std::unique_ptr<class Expression>>& exprs, const DataChunk& input,
+                          EvalContext& ctx);
+// Pulls every chunk of an executor into one chunk of the given types.
+DataChunk Materialize(Executor* exec, const std::vector<DataType>& types, ExecContext& ctx);
+
+}  // namespace freshet

@@ -1,0 +1,64 @@
+#include "batch/executor_builder.h"
+
+#include "batch/executors.h"
+#include "common/error.h"
+
+namespace freshet {
+
+ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
+  auto child = [&](size_t i) { return BuildExecutor(*plan.child(i), ctx); };
+  switch (plan.kind()) {
+    case PlanNode::Kind::kScan: return MakeScan(static_cast<const ScanNode&>(plan), ctx);
+    case PlanNode::Kind::kSystemScan: return MakeSystemScan(static_cast<const SystemScanNode&>(plan), ctx);
+    case PlanNode::Kind::kValues: return MakeValues(static_cast<const ValuesNode&>(plan), ctx);
+    case PlanNode::Kind::kFilter: return MakeFilter(static_cast<const FilterNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kProject: return MakeProject(static_cast<const ProjectNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kAggregate: return MakeHashAggregate(static_cast<const AggregateNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kJoin: return MakeJoin(static_cast<const JoinNode&>(plan), child(0), child(1), ctx);
+    case PlanNode::Kind::kSort: return MakeSort(static_cast<const SortNode&>(plan), child(0), -1, ctx);
+    case PlanNode::Kind::kLimit: {
+      const auto& limit = static_cast<const LimitNode&>(plan);
+      // ORDER BY ... LIMIT n keeps only the best limit + offset rows (top-N).
+      if (limit.limit >= 0 && plan.child()->kind() == PlanNode::Kind::kSort) {
+        const auto& sort = static_cast<const SortNode&>(*plan.child());
+        auto top = MakeSort(sort, BuildExecutor(*sort.child(), ctx), limit.limit + limit.offset, ctx);
+        return MakeLimit(limit, std::move(top), ctx);
+      }
+      return MakeLimit(limit, child(0), ctx);
+    }
+    case PlanNode::Kind::kDistinct: return MakeDistinct(static_cast<const DistinctNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kSetOp: return MakeSetOp(static_cast<const SetOpNode&>(plan), child(0), child(1), ctx);
+    case PlanNode::Kind::kTableFunction: return MakeTableFunction(static_cast<const TableFunctionNode&>(plan), ctx);
+    case PlanNode::Kind::kInsert: return MakeInsert(static_cast<const InsertNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kUpdate: return MakeUpdate(static_cast<const UpdateNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kDelete: return MakeDelete(static_cast<const DeleteNode&>(plan), child(0), ctx);
+  }
+  throw SqlError(sqlstate::kInternalError, "no executor for plan node");
+}
+
+void ExecContext::CheckCancelled() const {
+  if (cancelled && cancelled->load(std::memory_order_relaxed))
+    throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+}
+
+DataChunk EvalExpressions(const std::vector<ExprPtr>& exprs, const DataChunk& input, EvalContext& ctx) {
+  DataChunk out;
+  for (const auto& e : exprs) out.AddColumn(e->Eval(input, ctx));
+  out.set_cardinality(input.num_rows());
+  return out;
+}
+
+DataChunk Materialize(Executor* exec, const std::vector<DataType>& types, ExecContext& ctx) {
+  DataChunk all(types);
+  DataChunk chunk;
+  size_t rows = 0;
+  while (exec->Next(&chunk)) {
+    ctx.CheckCancelled();
+    for (size_t c = 0; c < types.size(); c++) all.column(c).AppendRange(chunk.column(c), 0, chunk.num_rows());
+    rows += chunk.num_rows();
+  }
+  all.set_cardinality(rows);
+  return all;
+}
+
+}  // namespace freshet

@@ -1,0 +1,26 @@
+// Factories of the batch operators, one per file (scan.cc, filter.cc, ...).
+#pragma once
+
+#include "batch/executor.h"
+#include "planner/plan.h"
+
+namespace freshet {
+
+ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx);
+ExecutorPtr MakeSystemScan(const SystemScanNode& node, ExecContext& ctx);
+ExecutorPtr MakeValues(const ValuesNode& node, ExecContext& ctx);
+ExecutorPtr MakeFilter(const FilterNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeProject(const ProjectNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeHashAggregate(const AggregateNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeJoin(const JoinNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
+// limit < 0: full sort; else keeps only the first limit rows (top-N).
+ExecutorPtr MakeSort(const SortNode& node, ExecutorPtr child, int64_t limit, ExecContext& ctx);
+ExecutorPtr MakeLimit(const LimitNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeDistinct(const DistinctNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeSetOp(const SetOpNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
+ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx);
+ExecutorPtr MakeInsert(const InsertNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeUpdate(const UpdateNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeDelete(const DeleteNode& node, ExecutorPtr child, ExecContext& ctx);
+
+}  // namespace freshet

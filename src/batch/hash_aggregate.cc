@@ -1,0 +1,144 @@
+// HashAggregate: groups rows by key and folds aggregates per group.
+//
+// Group keys are encoded memcomparably into one string per row, which is
+// the hash-table key; the key values of each group are kept once in
+// `group_values_`. Without GROUP BY there is exactly one group, even on
+// empty input (count(*) of nothing is 0).
+#include <unordered_map>
+#include <unordered_set>
+
+#include "batch/executors.h"
+#include "common/encoding.h"
+
+namespace freshet {
+
+namespace {
+
+class HashAggregateExecutor : public Executor {
+ public:
+  HashAggregateExecutor(const AggregateNode& node, ExecutorPtr child, ExecContext& ctx)
+      : node_(node), child_(std::move(child)), ctx_(ctx) {
+    std::vector<DataType> key_types;
+    for (const auto& k : node.group_keys) key_types.push_back(k->type());
+    group_values_ = DataChunk(key_types);
+    for (const auto& call : node.aggs) aggs_.push_back(CreateAggregate(call.sig));
+    distinct_seen_.resize(node.aggs.size());
+  }
+
+  bool Next(DataChunk* out) override {
+    if (!done_) Build();
+    if (emitted_ >= num_groups_) return false;
+    size_t n = std::min(kChunkSize, num_groups_ - emitted_);
+    *out = DataChunk();
+    for (size_t k = 0; k < node_.group_keys.size(); k++) {
+      Vector v(group_values_.column(k).type());
+      v.AppendRange(group_values_.column(k), emitted_, emitted_ + n);
+      out->AddColumn(std::move(v));
+    }
+    for (size_t a = 0; a < aggs_.size(); a++) {
+      Vector v(node_.aggs[a].sig.return_type);
+      v.AppendRange(results_[a], emitted_, emitted_ + n);
+      out->AddColumn(std::move(v));
+    }
+    out->set_cardinality(n);
+    emitted_ += n;
+    return true;
+  }
+
+ private:
+  void Build() {
+    done_ = true;
+    DataChunk in;
+    std::vector<uint32_t> groups;
+    std::string key;
+    if (node_.group_keys.empty()) AddGroup("", nullptr, 0);
+    while (child_->Next(&in)) {
+      ctx_.CheckCancelled();
+      size_t n = in.num_rows();
+      groups.assign(n, 0);
+      if (!node_.group_keys.empty()) {
+        DataChunk keys = EvalExpressions(node_.group_keys, in, ctx_.eval);
+        for (size_t r = 0; r < n; r++) {
+          key.clear();
+          for (const auto& c : keys.columns()) EncodeKeyFromVector(c, r, &key);
+          auto it = index_.find(key);
+          groups[r] = it != index_.end() ? it->second : AddGroup(key, &keys, r);
+        }
+      }
+      for (size_t a = 0; a < aggs_.size(); a++) Update(a, in, groups);
+    }
+    results_.clear();
+    for (size_t a = 0; a < aggs_.size(); a++) {
+      Vector v(node_.aggs[a].sig.return_type);
+      aggs_[a]->Finalize(num_groups_, &v, ctx_.eval);
+      results_.push_back(std::move(v));
+    }
+  }
+
+  uint32_t AddGroup(const std::string& key, const DataChunk* keys, size_t row) {
+    uint32_t id = static_cast<uint32_t>(num_groups_++);
+    if (keys) {
+      index_.emplace(key, id);
+      group_values_.AppendRowFrom(*keys, row);
+    }
+    for (auto& a : aggs_) a->Resize(num_groups_);
+    return id;
+  }
+
+  void Update(size_t a, const DataChunk& in, const std::vector<uint32_t>& groups) {
+    const AggregateCall& call = node_.aggs[a];
+    std::vector<Vector> args;
+    for (const auto& e : call.args) args.push_back(e->Eval(in, ctx_.eval));
+    std::vector<const Vector*> arg_ptrs;
+    for (const auto& v : args) arg_ptrs.push_back(&v);
+    std::vector<uint8_t> keep;
+    if (call.filter) keep = ToMask(call.filter->Eval(in, ctx_.eval));
+    if (call.distinct) {
+      // Only the first occurrence of each (group, arguments) counts.
+      if (keep.empty()) keep.assign(in.num_rows(), 1);
+      std::string key;
+      for (size_t r = 0; r < in.num_rows(); r++) {
+        if (!keep[r]) continue;
+        key.assign(reinterpret_cast<const char*>(&groups[r]), sizeof(uint32_t));
+        for (const auto& v : args) EncodeKeyFromVector(v, r, &key);
+        keep[r] = distinct_seen_[a].insert(key).second;
+      }
+    }
+    if (keep.empty()) {
+      aggs_[a]->Update(groups.data(), arg_ptrs, nullptr, in.num_rows(), ctx_.eval);
+      return;
+    }
+    // Compact the selected rows.
+    std::vector<uint32_t> sel, sel_groups;
+    for (size_t r = 0; r < keep.size(); r++) {
+      if (!keep[r]) continue;
+      sel.push_back(static_cast<uint32_t>(r));
+      sel_groups.push_back(groups[r]);
+    }
+    std::vector<Vector> picked;
+    for (const auto& v : args) picked.push_back(v.Take(sel));
+    std::vector<const Vector*> picked_ptrs;
+    for (const auto& v : picked) picked_ptrs.push_back(&v);
+    aggs_[a]->Update(sel_groups.data(), picked_ptrs, nullptr, sel.size(), ctx_.eval);
+  }
+
+  const AggregateNode& node_;
+  ExecutorPtr child_;
+  ExecContext& ctx_;
+  std::vector<std::unique_ptr<AggregateFunction>> aggs_;
+  std::vector<std::unordered_set<std::string>> distinct_seen_;
+  std::unordered_map<std::string, uint32_t> index_;
+  DataChunk group_values_;
+  size_t num_groups_ = 0;
+  std::vector<Vector> results_;
+  bool done_ = false;
+  size_t emitted_ = 0;
+};
+
+}  // namespace
+
+ExecutorPtr MakeHashAggregate(const AggregateNode& node, ExecutorPtr child, ExecContext& ctx) {
+  return std::make_unique<HashAggregateExecutor>(node, std::move(child), ctx);
+}
+
+}  // namespace freshet

@@ -1,0 +1,81 @@
+// generate_series(start, stop[, step]) over integers, numeric and timestamps.
+#include "batch/executors.h"
+#include "common/error.h"
+
+namespace freshet {
+
+namespace {
+
+class GenerateSeriesExecutor : public Executor {
+ public:
+  GenerateSeriesExecutor(const TableFunctionNode& node, ExecContext& ctx) : node_(node), ctx_(ctx) {
+    type_ = node.schema()[0].type;
+    start_ = node.args[0]->EvalConstant(ctx.eval);
+    stop_ = node.args[1]->EvalConstant(ctx.eval);
+    if (node.args.size() == 3) step_ = node.args[2]->EvalConstant(ctx.eval);
+    finished_ = start_.is_null() || stop_.is_null() || (node.args.size() == 3 && step_.is_null());
+    if (finished_) return;
+    if (type_.IsInteger()) {
+      cur_i_ = start_.int_value();
+      step_i_ = node.args.size() == 3 ? step_.int_value() : 1;
+      if (step_i_ == 0) throw SqlError(sqlstate::kInvalidParameterValue, "step size cannot equal zero");
+    } else if (type_.id == TypeId::kNumeric) {
+      cur_d_ = start_.decimal_value();
+      step_d_ = node.args.size() == 3 ? step_.decimal_value() : DecimalFromInt(1);
+      if (step_d_.value == 0) throw SqlError(sqlstate::kInvalidParameterValue, "step size cannot equal zero");
+    } else {
+      cur_i_ = start_.int_value();
+      iv_ = step_.interval_value();
+      if (IntervalCompareKey(iv_) == 0) throw SqlError(sqlstate::kInvalidParameterValue, "step size cannot equal zero");
+    }
+  }
+
+  bool Next(DataChunk* out) override {
+    if (finished_) return false;
+    ctx_.CheckCancelled();
+    Vector v(type_);
+    v.Reserve(kChunkSize);
+    while (v.size() < kChunkSize && !finished_) {
+      if (type_.IsInteger()) {
+        int64_t stop = stop_.int_value();
+        if (step_i_ > 0 ? cur_i_ > stop : cur_i_ < stop) { finished_ = true; break; }
+        v.AppendInt(cur_i_);
+        if (__builtin_add_overflow(cur_i_, step_i_, &cur_i_)) finished_ = true;
+      } else if (type_.id == TypeId::kNumeric) {
+        int c = DecimalCompare(cur_d_, stop_.decimal_value());
+        if (step_d_.value > 0 ? c > 0 : c < 0) { finished_ = true; break; }
+        v.AppendDecimal(cur_d_);
+        cur_d_ = DecimalAdd(cur_d_, step_d_);
+      } else {
+        int64_t stop = stop_.int_value();
+        bool forward = IntervalCompareKey(iv_) > 0;
+        if (forward ? cur_i_ > stop : cur_i_ < stop) { finished_ = true; break; }
+        v.AppendInt(cur_i_);
+        cur_i_ = type_.id == TypeId::kTimestamptz ? TimestamptzAddInterval(cur_i_, iv_, ctx_.eval.time_zone)
+                                                  : TimestampAddInterval(cur_i_, iv_);
+      }
+    }
+    if (v.size() == 0) return false;
+    *out = DataChunk();
+    out->AddColumn(std::move(v));
+    return true;
+  }
+
+ private:
+  const TableFunctionNode& node_;
+  ExecContext& ctx_;
+  DataType type_;
+  Value start_, stop_, step_;
+  bool finished_ = false;
+  int64_t cur_i_ = 0, step_i_ = 1;
+  Decimal cur_d_, step_d_;
+  Interval iv_;
+};
+
+}  // namespace
+
+ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
+  return std::make_unique<GenerateSeriesExecutor>(node, ctx);
+}
+
+}  // namespace freshet

@@ -1,0 +1,59 @@
+// Update: for each old row from the child, deletes its key and inserts the
+// new row (re-checking uniqueness only when the key changes).
+#include "batch/dml.h"
+#include "batch/executors.h"
+#include "common/encoding.h"
+
+namespace freshet {
+
+namespace {
+
+class UpdateExecutor : public Executor {
+ public:
+  UpdateExecutor(const UpdateNode& node, ExecutorPtr child, ExecContext& ctx)
+      : node_(node), child_(std::move(child)), ctx_(ctx), result_(&node.returning, ctx) {}
+
+  bool Next(DataChunk* out) override {
+    if (!done_) Run();
+    return result_.Next(out);
+  }
+
+ private:
+  void Run() {
+    done_ = true;
+    const TableCatalog& table = *node_.table;
+    TableWriteSet& writes = ctx_.writes->For(table.id);
+    DataChunk old_rows;
+    while (child_->Next(&old_rows)) {
+      ctx_.CheckCancelled();
+      DataChunk new_rows = EvalExpressions(node_.new_values, old_rows, ctx_.eval);
+      CheckNotNull(table, new_rows);
+      for (size_t r = 0; r < old_rows.num_rows(); r++) {
+        std::string old_key = RowKeyOf(table, old_rows, r);
+        WriteOp ins;
+        ins.key = RowKeyOf(table, new_rows, r);
+        EncodeRow(new_rows, r, &ins.value);
+        if (ins.key != old_key) {
+          writes.ops.push_back(WriteOp{true, old_key, "", false});
+          ins.check_unique = true;
+        }
+        writes.ops.push_back(std::move(ins));
+      }
+      result_.Add(new_rows);
+    }
+  }
+
+  const UpdateNode& node_;
+  ExecutorPtr child_;
+  ExecContext& ctx_;
+  DmlResult result_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+ExecutorPtr MakeUpdate(const UpdateNode& node, ExecutorPtr child, ExecContext& ctx) {
+  return std::make_unique<UpdateExecutor>(node, std::move(child), ctx);
+}
+
+}  // namespace freshet

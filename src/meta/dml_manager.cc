@@ -1,0 +1,63 @@
+#include "meta/dml_manager.h"
+
+#include <set>
+
+#include "common/error.h"
+
+namespace freshet {
+
+std::shared_ptr<StateTable> DmlManager::TableFor(TableId id) {
+  auto it = tables_.find(id);
+  if (it != tables_.end()) return it->second;
+  TableRef t = catalog_->GetTable(id);
+  if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
+  auto st = std::make_shared<StateTable>(store_, t->StorageDesc());
+  loop_->Register(st);
+  tables_[id] = st;
+  return st;
+}
+
+void DmlManager::DropTable(TableId id) {
+  std::lock_guard lock(mu_);
+  tables_.erase(id);
+  loop_->Unregister(id);
+}
+
+Epoch DmlManager::Apply(const WriteSet& writes) {
+  std::lock_guard lock(mu_);
+  auto guard = loop_->BeginWrite();
+  // Check everything first so that a failure leaves no trace.
+  std::vector<std::pair<std::shared_ptr<StateTable>, const TableWriteSet*>> targets;
+  for (const auto& [id, tw] : writes.tables()) {
+    if (tw.ops.empty()) continue;
+    if (!catalog_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
+    auto st = TableFor(id);
+    std::map<std::string, bool> present;  // key -> exists after the ops so far
+    for (const auto& op : tw.ops) {
+      if (op.is_delete) {
+        present[op.key] = false;
+        continue;
+      }
+      if (op.check_unique) {
+        auto it = present.find(op.key);
+        bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
+        if (exists) {
+          TableRef t = catalog_->GetTable(id);
+          throw SqlError(sqlstate::kUniqueViolation,
+                         "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
+        }
+      }
+      present[op.key] = true;
+    }
+    targets.emplace_back(st, &tw);
+  }
+  for (auto& [st, tw] : targets) {
+    for (const auto& op : tw->ops) {
+      if (op.is_delete) st->Delete(op.key);
+      else st->Put(op.key, op.value);
+    }
+  }
+  return guard.epoch();
+}
+
+}  // namespace freshet

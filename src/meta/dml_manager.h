@@ -1,0 +1,44 @@
+// DmlManager: applies WriteSets to the tables of one database.
+//
+// It owns one StateTable per table that has received writes (registered
+// with the database's epoch loop, which commits their buffers at each
+// barrier) and serializes appliers, so that a primary-key check and the
+// write it guards happen atomically. All ops of one WriteSet land in the
+// same epoch. Later, the stream engine's DML path (table actors) will take
+// over the writing; the WriteSet contract stays.
+//
+// Thread safety: all methods are safe to call concurrently.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "catalog/catalog.h"
+#include "meta/barrier_manager.h"
+#include "storage/write_set.h"
+
+namespace freshet {
+
+class DmlManager {
+ public:
+  DmlManager(StateStore* store, const Catalog* catalog, DatabaseEpochLoop* loop)
+      : store_(store), catalog_(catalog), loop_(loop) {}
+
+  // Applies every op or none. Throws 23505 on a duplicate primary key and
+  // 42P01 if a table was dropped meanwhile. Returns the epoch written.
+  Epoch Apply(const WriteSet& writes);
+  // Forgets a dropped table (its buffered writes are discarded).
+  void DropTable(TableId id);
+
+ private:
+  std::shared_ptr<StateTable> TableFor(TableId id);
+
+  StateStore* store_;
+  const Catalog* catalog_;
+  DatabaseEpochLoop* loop_;
+  std::mutex mu_;
+  std::map<TableId, std::shared_ptr<StateTable>> tables_;
+};
+
+}  // namespace freshet

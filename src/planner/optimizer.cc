@@ -1,0 +1,151 @@
+#include "planner/optimizer.h"
+
+#include <algorithm>
+
+namespace freshet {
+
+void SplitConjuncts(ExprPtr e, std::vector<ExprPtr>* out) {
+  if (!e) return;
+  if (e->kind() == Expression::Kind::kAnd) {
+    for (auto& c : e->children()) SplitConjuncts(std::move(c), out);
+    return;
+  }
+  out->push_back(std::move(e));
+}
+
+ExprPtr MakeConjunction(std::vector<ExprPtr> parts) {
+  if (parts.empty()) return nullptr;
+  if (parts.size() == 1) return std::move(parts[0]);
+  return std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(parts));
+}
+
+void CollectColumns(const Expression& e, std::vector<int>* out) {
+  if (auto* c = dynamic_cast<const ColumnRefExpr*>(&e)) out->push_back(c->index());
+  for (const auto& ch : e.children()) CollectColumns(*ch, out);
+}
+
+bool ContainsSubquery(const Expression& e) {
+  if (e.kind() == Expression::Kind::kSubquery) return true;
+  for (const auto& ch : e.children())
+    if (ContainsSubquery(*ch)) return true;
+  return false;
+}
+
+void ShiftColumns(Expression* e, int delta) {
+  if (auto* c = dynamic_cast<ColumnRefExpr*>(e)) c->set_index(c->index() + delta);
+  for (auto& ch : e->children()) ShiftColumns(ch.get(), delta);
+}
+
+namespace {
+
+enum class Side { kNone, kLeft, kRight, kBoth };
+
+Side SideOf(const Expression& e, int left_width) {
+  std::vector<int> cols;
+  CollectColumns(e, &cols);
+  bool l = false, r = false;
+  for (int c : cols) (c < left_width ? l : r) = true;
+  if (l && r) return Side::kBoth;
+  if (l) return Side::kLeft;
+  if (r) return Side::kRight;
+  return Side::kNone;
+}
+
+PlanPtr AddFilter(PlanPtr plan, std::vector<ExprPtr> preds) {
+  if (preds.empty()) return plan;
+  return std::make_unique<FilterNode>(std::move(plan), MakeConjunction(std::move(preds)));
+}
+
+// Equality whose operands each read one side: a hash key.
+bool IsEquiKey(const Expression& e, int left_width, bool* swapped) {
+  if (e.kind() != Expression::Kind::kFunction) return false;
+  const auto& fe = static_cast<const FunctionExpr&>(e);
+  if (fe.function()->name != "=" || e.children().size() != 2) return false;
+  if (ContainsSubquery(e)) return false;
+  Side a = SideOf(*e.children()[0], left_width), b = SideOf(*e.children()[1], left_width);
+  if (a == Side::kLeft && b == Side::kRight) { *swapped = false; return true; }
+  if (a == Side::kRight && b == Side::kLeft) { *swapped = true; return true; }
+  return false;
+}
+
+PlanPtr Optimize(PlanPtr plan);
+
+PlanPtr OptimizeJoin(std::unique_ptr<JoinNode> join, std::vector<ExprPtr> extra) {
+  int left_width = static_cast<int>(join->child(0)->schema().size());
+  std::vector<ExprPtr> conjuncts;
+  SplitConjuncts(std::move(join->condition), &conjuncts);
+  for (auto& e : extra) conjuncts.push_back(std::move(e));
+
+  std::vector<ExprPtr> left_preds, right_preds, residual;
+  bool inner = join->type == JoinType::kInner;
+  for (auto& c : conjuncts) {
+    bool swapped = false;
+    if (IsEquiKey(*c, left_width, &swapped)) {
+      ExprPtr l = std::move(c->children()[swapped ? 1 : 0]);
+      ExprPtr r = std::move(c->children()[swapped ? 0 : 1]);
+      ShiftColumns(r.get(), -left_width);
+      join->left_keys.push_back(std::move(l));
+      join->right_keys.push_back(std::move(r));
+      continue;
+    }
+    Side side = ContainsSubquery(*c) ? Side::kBoth : SideOf(*c, left_width);
+    // Only inner joins may filter either input before joining; a left join
+    // may pre-filter its right side with an ON conjunct (it only removes
+    // matches), and symmetrically for right joins.
+    bool push_left = side == Side::kLeft && (inner || join->type == JoinType::kRight);
+    bool push_right = side == Side::kRight && (inner || join->type == JoinType::kLeft ||
+                                               join->type == JoinType::kSemi || join->type == JoinType::kAnti);
+    if (push_left) {
+      left_preds.push_back(std::move(c));
+    } else if (push_right) {
+      ShiftColumns(c.get(), -left_width);
+      right_preds.push_back(std::move(c));
+    } else {
+      residual.push_back(std::move(c));
+    }
+  }
+  join->condition = MakeConjunction(std::move(residual));
+  PlanPtr left = AddFilter(std::move(join->children()[0]), std::move(left_preds));
+  PlanPtr right = AddFilter(std::move(join->children()[1]), std::move(right_preds));
+  join->children()[0] = Optimize(std::move(left));
+  join->children()[1] = Optimize(std::move(right));
+  return join;
+}
+
+PlanPtr Optimize(PlanPtr plan) {
+  if (plan->kind() == PlanNode::Kind::kFilter && plan->child()->kind() == PlanNode::Kind::kJoin) {
+    auto* filter = static_cast<FilterNode*>(plan.get());
+    auto* join = static_cast<JoinNode*>(filter->child());
+    if (join->type == JoinType::kInner) {
+      std::vector<ExprPtr> preds;
+      SplitConjuncts(std::move(filter->predicate), &preds);
+      std::vector<ExprPtr> movable, kept;
+      for (auto& p : preds) (ContainsSubquery(*p) ? kept : movable).push_back(std::move(p));
+      std::unique_ptr<JoinNode> owned(static_cast<JoinNode*>(filter->children()[0].release()));
+      PlanPtr result = OptimizeJoin(std::move(owned), std::move(movable));
+      return AddFilter(std::move(result), std::move(kept));
+    }
+  }
+  if (plan->kind() == PlanNode::Kind::kFilter && plan->child()->kind() == PlanNode::Kind::kFilter) {
+    // Merge stacked filters so the join rule above sees them together.
+    auto* outer = static_cast<FilterNode*>(plan.get());
+    auto* inner = static_cast<FilterNode*>(outer->child());
+    std::vector<ExprPtr> preds;
+    SplitConjuncts(std::move(inner->predicate), &preds);
+    SplitConjuncts(std::move(outer->predicate), &preds);
+    PlanPtr child = std::move(inner->children()[0]);
+    return Optimize(AddFilter(std::move(child), std::move(preds)));
+  }
+  if (plan->kind() == PlanNode::Kind::kJoin) {
+    std::unique_ptr<JoinNode> owned(static_cast<JoinNode*>(plan.release()));
+    return OptimizeJoin(std::move(owned), {});
+  }
+  for (auto& c : plan->children()) c = Optimize(std::move(c));
+  return plan;
+}
+
+}  // namespace
+
+PlanPtr OptimizePlan(PlanPtr plan) { return Optimize(std::move(plan)); }
+
+}  // namespace freshet

@@ -1,0 +1,364 @@
+// DDL and utility statements of a Session: CREATE/DROP DATABASE, SCHEMA and
+// TABLE, EXPLAIN, FLUSH, SHOW TABLES/DATABASES/SCHEMAS, SHOW CREATE TABLE.
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <set>
+
+#include "common/error.h"
+#include "expr/cast.h"
+#include "planner/optimizer.h"
+#include "server/session.h"
+
+namespace freshet {
+
+namespace {
+
+std::string StringOf(const PgQuery__Node* n) {
+  return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : "";
+}
+
+std::string NodeTag(const PgQuery__Node* n) {
+  const ProtobufCFieldDescriptor* f = protobuf_c_message_descriptor_get_field(&pg_query__node__descriptor, n->node_case);
+  return f ? f->name : "unknown";
+}
+
+// The SQL text of a column's DEFAULT expression: from after the DEFAULT
+// keyword up to the next top-level comma, closing parenthesis or
+// constraint keyword.
+std::string DefaultText(const std::string& stmt, int default_location) {
+  std::vector<Token> tokens = Tokenize(stmt.substr(default_location));
+  static const std::set<std::string> kStop = {"not", "null", "primary", "unique", "check", "references",
+                                              "constraint", "default", "generated", "collate"};
+  int depth = 0;
+  size_t begin = std::string::npos, end = 0;
+  for (size_t i = 1; i < tokens.size(); i++) {
+    const Token& t = tokens[i];
+    if (depth == 0 && (t.text == "," || t.text == ")")) break;
+    bool after_is = tokens[i - 1].text == "is" || tokens[i - 1].text == "not";
+    if (depth == 0 && i > 1 && t.kind == Token::Kind::kKeyword && kStop.count(t.text) && !after_is) break;
+    if (t.text == "(") depth++;
+    if (t.text == ")") depth--;
+    if (begin == std::string::npos) begin = static_cast<size_t>(t.start);
+    end = static_cast<size_t>(t.end);
+  }
+  if (begin == std::string::npos) return "";
+  return stmt.substr(default_location + begin, end - begin);
+}
+
+RelationKind KindOfDrop(PgQuery__ObjectType t, const char** name) {
+  switch (t) {
+    case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: *name = "table"; return RelationKind::kTable;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW: *name = "materialized view"; return RelationKind::kMaterializedView;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: *name = "index"; return RelationKind::kIndex;
+    default: *name = "object"; return RelationKind::kSystem;
+  }
+}
+
+}  // namespace
+
+StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) {
+  Catalog* catalog = instance_->catalog();
+  const PgQuery__Node* node = stmt.node;
+  switch (node->node_case) {
+    case PG_QUERY__NODE__NODE_CREATE_STMT: {
+      const PgQuery__CreateStmt* cs = node->create_stmt;
+      if (cs->n_inh_relations || cs->partspec || cs->of_typename)
+        throw SqlError(sqlstate::kFeatureNotSupported, "inheritance, partitioning and typed tables are not supported");
+      if (cs->relation->relpersistence && std::string(cs->relation->relpersistence) == "t")
+        throw SqlError(sqlstate::kFeatureNotSupported, "temporary tables are not supported");
+      Binder binder(BinderContextFor(stmt, nullptr));
+      ObjectId schema_id = binder.ResolveSchemaId(cs->relation->schemaname);
+      if (catalog->FindTable(schema_id, cs->relation->relname)) {
+        if (cs->if_not_exists) {
+          sink->Notice(fmt::format("relation \"{}\" already exists, skipping", cs->relation->relname));
+          return {"CREATE TABLE"};
+        }
+        FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", cs->relation->relname);
+      }
+      TableCatalog t;
+      t.database_id = database_.id;
+      t.schema_id = schema_id;
+      t.name = cs->relation->relname;
+      t.definition = stmt.text;
+      t.owner = instance_->catalog()->FindUser(user_)->id;
+      std::vector<std::string> pk_names;
+      auto add_pk = [&](const std::string& name) { pk_names.push_back(name); };
+      bool pk_declared = false;
+      auto declare_pk = [&] {
+        if (pk_declared)
+          FRESHET_THROW(sqlstate::kInvalidTableDefinition, "multiple primary keys for table \"{}\" are not allowed", t.name);
+        pk_declared = true;
+      };
+      for (size_t i = 0; i < cs->n_table_elts; i++) {
+        const PgQuery__Node* e = cs->table_elts[i];
+        if (e->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
+          const PgQuery__ColumnDef* cd = e->column_def;
+          ColumnCatalog col;
+          col.name = cd->colname;
+          if (t.ColumnIndex(col.name) >= 0)
+            FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", col.name);
+          if (col.name == "_row_id")
+            FRESHET_THROW(sqlstate::kDuplicateColumn, "column name \"_row_id\" is reserved for the hidden row id");
+          col.type = binder.BindTypeName(cd->type_name);
+          for (size_t k = 0; k < cd->n_constraints; k++) {
+            const PgQuery__Constraint* c = cd->constraints[k]->constraint;
+            switch (c->contype) {
+              case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL: col.not_null = true; break;
+              case PG_QUERY__CONSTR_TYPE__CONSTR_NULL: break;
+              case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY:
+                declare_pk();
+                add_pk(col.name);
+                break;
+              case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT: {
+                col.default_expr = DefaultText(stmt.text, c->location);
+                // Validate it now: it must bind without columns and coerce.
+                Binder check(BinderContextFor(stmt, nullptr));
+                ExprPtr ex = check.BindConstantExpression(c->raw_expr);
+                if (!(ex->type() == col.type) && ex->type().id != TypeId::kUnknown && !CanImplicitCast(ex->type(), col.type) &&
+                    !(ex->type().IsNumeric() && col.type.IsNumeric()) && col.type.id != TypeId::kVarchar)
+                  FRESHET_THROW(sqlstate::kDatatypeMismatch,
+                                "column \"{}\" is of type {} but default expression is of type {}", col.name,
+                                col.type.ToString(), ex->type().ToString());
+                break;
+              }
+              default:
+                throw SqlError(sqlstate::kFeatureNotSupported,
+                               "only NOT NULL, NULL, DEFAULT and PRIMARY KEY column constraints are supported");
+            }
+          }
+          t.columns.push_back(col);
+        } else if (e->node_case == PG_QUERY__NODE__NODE_CONSTRAINT) {
+          const PgQuery__Constraint* c = e->constraint;
+          if (c->contype != PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY)
+            throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY table constraints are supported");
+          declare_pk();
+          for (size_t k = 0; k < c->n_keys; k++) add_pk(StringOf(c->keys[k]));
+        } else {
+          throw SqlError(sqlstate::kFeatureNotSupported, "unsupported table element " + NodeTag(e));
+        }
+      }
+      std::set<std::string> seen;
+      for (const auto& name : pk_names) {
+        int idx = t.ColumnIndex(name);
+        if (idx < 0) FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in key does not exist", name);
+        if (!seen.insert(name).second)
+          FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" appears twice in primary key constraint", name);
+        t.pk.push_back(idx);
+        t.columns[idx].not_null = true;
+      }
+      if (t.pk.empty()) {
+        ColumnCatalog row_id{"_row_id", DataType::Int64(), true, true, ""};
+        t.columns.push_back(row_id);
+        t.row_id_index = static_cast<int>(t.columns.size()) - 1;
+        t.pk = {t.row_id_index};
+      }
+      t.dist_key = t.pk;
+      for (size_t i = 0; i < cs->n_options; i++) {
+        const PgQuery__DefElem* d = cs->options[i]->def_elem;
+        FRESHET_THROW(sqlstate::kFeatureNotSupported, "table option \"{}\" is not supported yet", d->defname);
+      }
+      catalog->CreateTable(std::move(t));
+      return {"CREATE TABLE"};
+    }
+    case PG_QUERY__NODE__NODE_CREATEDB_STMT: {
+      std::string name = node->createdb_stmt->dbname;
+      catalog->CreateDatabase(name, catalog->FindUser(user_)->id);
+      return {"CREATE DATABASE"};
+    }
+    case PG_QUERY__NODE__NODE_DROPDB_STMT: {
+      const PgQuery__DropdbStmt* d = node->dropdb_stmt;
+      auto db = catalog->FindDatabase(d->dbname);
+      if (!db) {
+        if (d->missing_ok) {
+          sink->Notice(fmt::format("database \"{}\" does not exist, skipping", d->dbname));
+          return {"DROP DATABASE"};
+        }
+        FRESHET_THROW(sqlstate::kInvalidCatalogName, "database \"{}\" does not exist", d->dbname);
+      }
+      if (db->id == database_.id)
+        throw SqlError(sqlstate::kObjectInUse, "cannot drop the currently open database");
+      std::vector<ObjectId> schemas, tables;
+      for (const auto& s : catalog->ListSchemas(db->id)) schemas.push_back(s.id);
+      for (const auto& t : catalog->ListTables(db->id)) tables.push_back(t->id);
+      instance_->DropDatabase(db->id);
+      catalog->DropObjects({db->id}, schemas, tables);
+      return {"DROP DATABASE"};
+    }
+    case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT: {
+      const PgQuery__CreateSchemaStmt* s = node->create_schema_stmt;
+      if (s->n_schema_elts) throw SqlError(sqlstate::kFeatureNotSupported, "CREATE SCHEMA with elements is not supported");
+      std::string name = s->schemaname ? s->schemaname : user_;
+      if (catalog->FindSchema(database_.id, name)) {
+        if (s->if_not_exists) {
+          sink->Notice(fmt::format("schema \"{}\" already exists, skipping", name));
+          return {"CREATE SCHEMA"};
+        }
+        FRESHET_THROW(sqlstate::kDuplicateSchema, "schema \"{}\" already exists", name);
+      }
+      catalog->CreateSchema(database_.id, name, catalog->FindUser(user_)->id);
+      return {"CREATE SCHEMA"};
+    }
+    case PG_QUERY__NODE__NODE_DROP_STMT: {
+      const PgQuery__DropStmt* d = node->drop_stmt;
+      bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+      if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {
+        std::vector<ObjectId> schemas, tables;
+        for (size_t i = 0; i < d->n_objects; i++) {
+          std::string name = StringOf(d->objects[i]);
+          auto s = catalog->FindSchema(database_.id, name);
+          if (!s) {
+            if (d->missing_ok) {
+              sink->Notice(fmt::format("schema \"{}\" does not exist, skipping", name));
+              continue;
+            }
+            FRESHET_THROW(sqlstate::kUndefinedObject, "schema \"{}\" does not exist", name);
+          }
+          if (name == kPgCatalogSchema || name == kInformationSchema || name == kRwCatalogSchema)
+            FRESHET_THROW(sqlstate::kDependentObjectsStillExist, "cannot drop schema {} because it is required by the database system", name);
+          std::vector<ObjectId> contained;
+          for (const auto& t : catalog->ListTables(database_.id))
+            if (t->schema_id == s->id) contained.push_back(t->id);
+          if (!contained.empty() && !cascade)
+            throw SqlError(sqlstate::kDependentObjectsStillExist,
+                           fmt::format("cannot drop schema {} because other objects depend on it", name))
+                .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+          schemas.push_back(s->id);
+          tables.insert(tables.end(), contained.begin(), contained.end());
+        }
+        for (ObjectId id : tables) instance_->DmlFor(database_.id)->DropTable(id);
+        if (!schemas.empty()) catalog->DropObjects({}, schemas, tables);
+        return {"DROP SCHEMA"};
+      }
+      const char* kind_name = nullptr;
+      RelationKind kind = KindOfDrop(d->remove_type, &kind_name);
+      if (kind == RelationKind::kSystem)
+        throw SqlError(sqlstate::kFeatureNotSupported, "DROP of this kind of object is not supported");
+      std::vector<ObjectId> tables;
+      for (size_t i = 0; i < d->n_objects; i++) {
+        const PgQuery__List* parts = d->objects[i]->list;
+        std::string schema = parts->n_items > 1 ? StringOf(parts->items[parts->n_items - 2]) : kDefaultSchema;
+        std::string name = StringOf(parts->items[parts->n_items - 1]);
+        auto s = catalog->FindSchema(database_.id, schema);
+        TableRef t = s ? catalog->FindTable(s->id, name) : nullptr;
+        if (!t) {
+          if (d->missing_ok) {
+            sink->Notice(fmt::format("{} \"{}\" does not exist, skipping", kind_name, name));
+            continue;
+          }
+          FRESHET_THROW(sqlstate::kUndefinedTable, "{} \"{}\" does not exist", kind_name, name);
+        }
+        if (t->kind != kind)
+          throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not a {}", name, kind_name))
+              .WithHint(fmt::format("Use DROP {} to remove a {}.", t->kind == RelationKind::kMaterializedView ? "MATERIALIZED VIEW" : "TABLE",
+                                    RelationKindName(t->kind)));
+        // Dependents (views over this relation), transitively with CASCADE.
+        std::vector<TableRef> queue = {t};
+        for (size_t q = 0; q < queue.size(); q++) {
+          for (const auto& dep : catalog->Dependents(queue[q]->id)) {
+            if (!cascade)
+              throw SqlError(sqlstate::kDependentObjectsStillExist,
+                             fmt::format("cannot drop {} {} because other objects depend on it", kind_name, name))
+                  .WithDetail(fmt::format("{} {} depends on {} {}", RelationKindName(dep->kind), dep->name, kind_name, name))
+                  .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+            queue.push_back(dep);
+          }
+        }
+        for (const auto& x : queue) tables.push_back(x->id);
+      }
+      for (ObjectId id : tables) instance_->DmlFor(database_.id)->DropTable(id);
+      if (!tables.empty()) catalog->DropObjects({}, {}, tables);
+      const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
+                        : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"
+                                                                  : "DROP INDEX";
+      return {tag};
+    }
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");
+}
+
+StatementOutcome Session::RunUtility(const ParsedStatement& stmt, ResultSink* sink, bool* handled) {
+  *handled = true;
+  const PgQuery__Node* node = stmt.node;
+  switch (node->node_case) {
+    case PG_QUERY__NODE__NODE_EXPLAIN_STMT: {
+      const PgQuery__ExplainStmt* e = node->explain_stmt;
+      for (size_t i = 0; i < e->n_options; i++) {
+        std::string opt = e->options[i]->def_elem->defname;
+        if (opt == "analyze") throw SqlError(sqlstate::kFeatureNotSupported, "EXPLAIN ANALYZE is not supported yet");
+      }
+      ParsedStatement inner = stmt;
+      inner.node = e->query;
+      std::vector<DataType> types;
+      PlanPtr plan = Plan(inner, &types);
+      if (!plan) throw SqlError(sqlstate::kFeatureNotSupported, "EXPLAIN of this statement is not supported");
+      std::vector<std::vector<std::string>> rows;
+      for (auto& line : ExplainPlan(*plan)) rows.push_back({line});
+      SendTextRows({{"QUERY PLAN", DataType::Varchar()}}, rows, sink);
+      return {"EXPLAIN"};
+    }
+    case PG_QUERY__NODE__NODE_DEALLOCATE_STMT: {
+      const char* name = node->deallocate_stmt->name;
+      if (name) ClosePrepared(name);
+      else prepared_.clear();
+      return {"DEALLOCATE"};
+    }
+    case PG_QUERY__NODE__NODE_DISCARD_STMT:
+      DiscardAll();
+      return {"DISCARD ALL"};
+    default: break;
+  }
+  *handled = false;
+  return {};
+}
+
+StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* sink) {
+  const ExtensionStatement& ext = stmt.extension;
+  Catalog* catalog = instance_->catalog();
+  switch (ext.kind) {
+    case ExtensionStatement::Kind::kFlush:
+      instance_->barriers()->ForDatabase(database_.id)->Flush();
+      return {"FLUSH"};
+    case ExtensionStatement::Kind::kWait:
+      // No background jobs exist yet: everything is already created.
+      return {"WAIT"};
+    case ExtensionStatement::Kind::kShowParameters: return RunShow("all", sink);
+    case ExtensionStatement::Kind::kShowObjects: {
+      std::vector<std::vector<std::string>> rows;
+      if (ext.object_kind == "databases") {
+        for (const auto& d : catalog->ListDatabases()) rows.push_back({d.name});
+      } else if (ext.object_kind == "schemas") {
+        for (const auto& s : catalog->ListSchemas(database_.id)) rows.push_back({s.name});
+      } else {
+        std::string schema = ext.name.empty() ? kDefaultSchema : ext.name.back();
+        auto s = catalog->FindSchema(database_.id, schema);
+        if (!s) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", schema);
+        RelationKind want = ext.object_kind == "tables"               ? RelationKind::kTable
+                            : ext.object_kind == "materialized views" ? RelationKind::kMaterializedView
+                            : ext.object_kind == "sources"            ? RelationKind::kSource
+                            : ext.object_kind == "sinks"              ? RelationKind::kSink
+                                                                      : RelationKind::kSystem;
+        for (const auto& t : catalog->ListTables(database_.id))
+          if (t->schema_id == s->id && t->kind == want) rows.push_back({t->name});
+      }
+      std::sort(rows.begin(), rows.end());
+      SendTextRows({{"Name", DataType::Varchar()}}, rows, sink);
+      return {"SHOW"};
+    }
+    case ExtensionStatement::Kind::kShowCreate: {
+      std::string schema = ext.name.size() > 1 ? ext.name[ext.name.size() - 2] : kDefaultSchema;
+      std::string name = ext.name.back();
+      auto s = catalog->FindSchema(database_.id, schema);
+      TableRef t = s ? catalog->FindTable(s->id, name) : nullptr;
+      if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", name);
+      SendTextRows({{"Name", DataType::Varchar()}, {"Create Sql", DataType::Varchar()}},
+                   {{schema + "." + t->name, t->definition}}, sink);
+      return {"SHOW"};
+    }
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "unsupported statement");
+}
+
+}  // namespace freshet

@@ -1,0 +1,68 @@
+#include "server/instance.h"
+
+#include <random>
+
+namespace freshet {
+
+Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
+  std::unique_ptr<Instance> inst(new Instance());
+  inst->options_ = options;
+  StoreOptions so;
+  so.dir = options.data_dir;
+  so.in_memory = options.in_memory;
+  auto store = StateStore::Open(so);
+  if (!store.ok()) return store.status();
+  inst->store_ = std::move(store).value();
+  try {
+    inst->catalog_ = Catalog::Load(inst->store_.get());
+  } catch (const SqlError& e) {
+    return Status::Corruption(e.message());
+  }
+  inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);
+  // Start every database's epoch loop so their committed epochs are known.
+  for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
+  return inst;
+}
+
+Instance::~Instance() { Shutdown(); }
+
+void Instance::Shutdown() {
+  if (barriers_) barriers_->StopAll();
+}
+
+DmlManager* Instance::DmlFor(ObjectId database_id) {
+  std::lock_guard lock(mu_);
+  auto& m = dml_[database_id];
+  if (!m) m = std::make_unique<DmlManager>(store_.get(), catalog_.get(), barriers_->ForDatabase(database_id));
+  return m.get();
+}
+
+void Instance::DropDatabase(ObjectId database_id) {
+  {
+    std::lock_guard lock(mu_);
+    dml_.erase(database_id);
+  }
+  barriers_->DropDatabase(database_id);
+}
+
+std::pair<int32_t, int32_t> Instance::RegisterSession(std::atomic<bool>* cancel_flag) {
+  static thread_local std::mt19937 rng(std::random_device{}());
+  std::lock_guard lock(mu_);
+  int32_t pid = next_pid_++;
+  int32_t secret = static_cast<int32_t>(rng());
+  sessions_[pid] = {secret, cancel_flag};
+  return {pid, secret};
+}
+
+void Instance::UnregisterSession(int32_t pid) {
+  std::lock_guard lock(mu_);
+  sessions_.erase(pid);
+}
+
+void Instance::Cancel(int32_t pid, int32_t secret) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(pid);
+  if (it != sessions_.end() && it->second.secret == secret) it->second.cancel->store(true);
+}
+
+}  // namespace freshet

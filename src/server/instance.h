@@ -1,0 +1,67 @@
+// Instance: everything one Freshet process serves from one data directory:
+// the state store, the catalog, the barrier manager (one epoch loop per
+// database), the DML managers, and the registry of live sessions used by
+// CancelRequest. Sessions hold a pointer to it; it outlives them.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "catalog/catalog.h"
+#include "meta/barrier_manager.h"
+#include "meta/dml_manager.h"
+#include "storage/state_store.h"
+
+namespace freshet {
+
+struct ServerOptions {
+  std::string data_dir = "./freshet-data";
+  bool in_memory = false;
+  std::string listen_address = "0.0.0.0";
+  int port = 4566;
+  int http_port = 5691;
+  int barrier_interval_ms = 1000;
+  int max_connections = 1000;
+};
+
+class Instance {
+ public:
+  // Opens (or initializes) the data directory. Errors: Busy (another server
+  // holds it), InvalidArgument (not a Freshet directory), Corruption.
+  static Result<std::unique_ptr<Instance>> Open(const ServerOptions& options);
+  ~Instance();
+
+  const ServerOptions& options() const { return options_; }
+  StateStore* store() const { return store_.get(); }
+  Catalog* catalog() const { return catalog_.get(); }
+  BarrierManager* barriers() const { return barriers_.get(); }
+  DmlManager* DmlFor(ObjectId database_id);
+  void DropDatabase(ObjectId database_id);
+
+  // Cancel registry: each session gets a (process id, secret key) pair.
+  std::pair<int32_t, int32_t> RegisterSession(std::atomic<bool>* cancel_flag);
+  void UnregisterSession(int32_t pid);
+  void Cancel(int32_t pid, int32_t secret);
+
+  void Shutdown();
+
+ private:
+  Instance() = default;
+  ServerOptions options_;
+  std::unique_ptr<StateStore> store_;
+  std::unique_ptr<Catalog> catalog_;
+  std::unique_ptr<BarrierManager> barriers_;
+  std::mutex mu_;
+  std::map<ObjectId, std::unique_ptr<DmlManager>> dml_;
+  struct SessionEntry {
+    int32_t secret;
+    std::atomic<bool>* cancel;
+  };
+  std::map<int32_t, SessionEntry> sessions_;
+  int32_t next_pid_ = 1000;
+};
+
+}  // namespace freshet

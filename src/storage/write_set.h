@@ -1,0 +1,51 @@
+// WriteSet: the writes of one statement or transaction, not yet applied.
+//
+// DML executors fill a WriteSet; the session applies it at the end of the
+// statement (autocommit) or at COMMIT, through DmlManager, which checks
+// primary-key uniqueness and writes all of it into one epoch. Keeping
+// writes out of the state tables until then is what makes ROLLBACK and
+// failed statements free.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "storage/keys.h"
+
+namespace freshet {
+
+struct WriteOp {
+  bool is_delete = false;
+  std::string key;    // full storage key
+  std::string value;  // encoded row (inserts)
+  bool check_unique = false;  // insert must not find an existing row
+};
+
+struct TableWriteSet {
+  std::vector<WriteOp> ops;
+};
+
+class WriteSet {
+ public:
+  TableWriteSet& For(TableId table_id) { return tables_[table_id]; }
+  const std::map<TableId, TableWriteSet>& tables() const { return tables_; }
+  bool empty() const {
+    for (const auto& [id, t] : tables_)
+      if (!t.ops.empty()) return false;
+    return true;
+  }
+  void Clear() { tables_.clear(); }
+  void Append(WriteSet&& other) {
+    for (auto& [id, t] : other.tables_) {
+      auto& mine = tables_[id].ops;
+      mine.insert(mine.end(), std::make_move_iterator(t.ops.begin()), std::make_move_iterator(t.ops.end()));
+    }
+    other.tables_.clear();
+  }
+
+ private:
+  std::map<TableId, TableWriteSet> tables_;
+};
+
+}  // namespace freshet
