@@ -52,7 +52,7 @@ std::string DefaultColumnName(const PgQuery__Node* n) {
         const auto* sel = n->sub_link->subselect->select_stmt;
         if (sel->n_target_list == 1) {
           const auto* rt = sel->target_list[0]->res_target;
-          return rt->name ? rt->name : DefaultColumnName(rt->val);
+          return rt->name && *rt->name ? rt->name : DefaultColumnName(rt->val);
         }
       }
       return "?column?";
@@ -421,7 +421,7 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
       continue;
     }
     ExprPtr e = eb.Bind(rt->val);
-    std::string name = rt->name ? rt->name : DefaultColumnName(rt->val);
+    std::string name = rt->name && *rt->name ? rt->name : DefaultColumnName(rt->val);
     out_schema.push_back({name, e->type(), ""});
     select.push_back(std::move(e));
   }

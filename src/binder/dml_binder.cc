@@ -56,7 +56,7 @@ PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQue
     }
     ExprPtr e = eb.Bind(v);
     if (e->type().id == TypeId::kUnknown) e = eb.Coerce(std::move(e), DataType::Varchar());
-    std::string name = rt->name ? rt->name
+    std::string name = rt->name && *rt->name ? rt->name
                        : v->node_case == PG_QUERY__NODE__NODE_COLUMN_REF
                            ? v->column_ref->fields[v->column_ref->n_fields - 1]->string->sval
                            : "?column?";

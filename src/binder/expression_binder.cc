@@ -51,6 +51,21 @@ int CastCost(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
   return cost;
 }
 
+// PostgreSQL's tie-break between equally good candidates: prefer the one
+// that converts arguments to their category's preferred type (float8 for
+// numbers, text for strings, timestamptz for date/times).
+int PreferredScore(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
+  int score = 0;
+  for (size_t i = 0; i < args.size(); i++) {
+    const DataType& want = f.variadic ? f.arg_types[0] : f.arg_types[i];
+    if (want.id == args[i]->type().id) continue;
+    if (want.id == TypeId::kFloat64 || want.id == TypeId::kVarchar || want.id == TypeId::kTimestamptz ||
+        want.id == TypeId::kInterval || want.id == TypeId::kBoolean)
+      score++;
+  }
+  return score;
+}
+
 }  // namespace
 
 Vector AggregatePlaceholder::Eval(const DataChunk&, EvalContext&) const {
@@ -207,7 +222,7 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
     if (found >= 0) {
       const auto& c = s->columns[found];
       if (levels == 0) return std::make_unique<ColumnRefExpr>(found, c.type, display);
-      for (Scope* t = scope_; t != s; t = t->outer) t->reads_outer = true;
+      for (Scope* t = scope_->outer; t && t != s->outer; t = t->outer) t->referenced_by_subquery = true;
       return std::make_unique<OuterRefExpr>(levels, found, c.type, display);
     }
     if (!table.empty() && table_seen && levels == 0) {
@@ -283,6 +298,11 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     if (e->kind() == Expression::Kind::kConstant) {
       const Value& v = static_cast<ConstantExpr*>(e.get())->value();
       if (v.is_null()) return std::make_unique<ConstantExpr>(Value::Null(to));
+      if (explicit_cast && to.id == TypeId::kVarchar && to.precision >= 0) {
+        // 'abcdef'::varchar(3) truncates, like any explicit cast to varchar(n).
+        Value text = Value::Varchar(v.string_value());
+        return std::make_unique<ConstantExpr>(CastValue(text, to, *binder_->ctx_.eval));
+      }
       return std::make_unique<ConstantExpr>(ParseText(v.string_value(), to, *binder_->ctx_.eval));
     }
     if (e->kind() == Expression::Kind::kParameter) {
@@ -365,7 +385,13 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
         best_cost = cost;
         ambiguous = false;
       } else if (cost == best_cost) {
-        ambiguous = true;
+        int a = PreferredScore(f, args), b = PreferredScore(*best, args);
+        if (a > b) {
+          best = &f;
+          ambiguous = false;
+        } else if (a == b) {
+          ambiguous = true;
+        }
       }
     }
   }
@@ -706,13 +732,13 @@ ExprPtr Binder::ExprBinder::BindSqlValueFunction(const PgQuery__SQLValueFunction
 // ---- Subqueries ----
 
 ExprPtr Binder::ExprBinder::BindSubLink(const PgQuery__SubLink* s) {
-  // reads_outer tells whether the subquery read this scope's columns
-  // (correlation); the flag is per binding, so save and restore it.
-  bool was_reading = scope_->reads_outer;
-  scope_->reads_outer = false;
+  // The flag tells whether this subquery read our columns (correlation); it
+  // is per subquery, so save and restore it.
+  bool saved = scope_->referenced_by_subquery;
+  scope_->referenced_by_subquery = false;
   PlanPtr plan = binder_->BindSelect(s->subselect->select_stmt, scope_);
-  bool correlated = scope_->reads_outer;
-  scope_->reads_outer = was_reading;
+  bool correlated = scope_->referenced_by_subquery;
+  scope_->referenced_by_subquery = saved || correlated;
   size_t ncols = plan->schema().size();
   switch (s->sub_link_type) {
     case PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK:

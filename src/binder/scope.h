@@ -18,8 +18,10 @@ struct Binder::Scope {
   };
   std::vector<Column> columns;
   Scope* outer = nullptr;
-  // Set when an expression bound in this scope read a column of an outer scope.
-  bool reads_outer = false;
+  // Set when a subquery nested in this scope read a column of this scope or
+  // of a scope above it: the subquery's result then depends on this
+  // scope's current row (it is correlated).
+  bool referenced_by_subquery = false;
   AggregateContext* agg = nullptr;  // non-null where aggregates are allowed
   const char* clause = "this context";  // for "aggregate functions are not allowed in WHERE"
 

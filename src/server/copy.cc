@@ -230,7 +230,7 @@ std::string QuoteCsv(const std::string& s, const CopyFormat& f) {
 
 StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink) {
   const PgQuery__CopyStmt* c = stmt.node->copy_stmt;
-  if (c->is_program || c->filename)
+  if (c->is_program || (c->filename && *c->filename))
     throw SqlError(sqlstate::kFeatureNotSupported, "COPY to or from a file or program is not supported; use STDIN/STDOUT");
   CopyFormat fmt = ParseOptions(c);
   Binder binder(BinderContextFor(stmt, nullptr));
@@ -362,7 +362,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
   } else {
     std::string cols;
     for (size_t i = 0; i < c->n_attlist; i++) cols += std::string(i ? ", " : "") + "\"" + c->attlist[i]->string->sval + "\"";
-    std::string schema = c->relation->schemaname ? std::string(c->relation->schemaname) + "." : "";
+    std::string schema = c->relation->schemaname && *c->relation->schemaname ? std::string(c->relation->schemaname) + "." : "";
     std::string sql = fmt::format("SELECT {} FROM {}\"{}\"", cols.empty() ? "*" : cols, schema, c->relation->relname);
     auto parsed = ParseSql(sql);
     std::vector<DataType> types;

@@ -188,7 +188,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
     case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT: {
       const PgQuery__CreateSchemaStmt* s = node->create_schema_stmt;
       if (s->n_schema_elts) throw SqlError(sqlstate::kFeatureNotSupported, "CREATE SCHEMA with elements is not supported");
-      std::string name = s->schemaname ? s->schemaname : user_;
+      std::string name = s->schemaname && *s->schemaname ? s->schemaname : user_;
       if (catalog->FindSchema(database_.id, name)) {
         if (s->if_not_exists) {
           sink->Notice(fmt::format("schema \"{}\" already exists, skipping", name));
@@ -300,7 +300,7 @@ StatementOutcome Session::RunUtility(const ParsedStatement& stmt, ResultSink* si
     }
     case PG_QUERY__NODE__NODE_DEALLOCATE_STMT: {
       const char* name = node->deallocate_stmt->name;
-      if (name) ClosePrepared(name);
+      if (name && *name) ClosePrepared(name);
       else prepared_.clear();
       return {"DEALLOCATE"};
     }

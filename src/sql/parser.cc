@@ -191,22 +191,27 @@ std::vector<Token> Tokenize(const std::string& sql) {
 std::vector<ParsedStatement> ParseSql(const std::string& sql) {
   if (sql.find('\0') != std::string::npos)
     throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
-  PgQuerySplitResult split = pg_query_split_with_scanner(sql.c_str());
-  if (split.error) {
-    SqlError e(sqlstate::kSyntaxError, split.error->message);
-    e.WithPosition(split.error->cursorpos);
-    pg_query_free_split_result(split);
-    throw e;
-  }
+  // Statements end at top-level semicolons; the lexer keeps semicolons
+  // inside strings and dollar quotes within their tokens.
+  std::vector<Token> all = Tokenize(sql);
   std::vector<std::pair<int, int>> pieces;
-  for (int i = 0; i < split.n_stmts; i++) pieces.emplace_back(split.stmts[i]->stmt_location, split.stmts[i]->stmt_len);
-  pg_query_free_split_result(split);
+  int begin = -1, last_end = 0;
+  for (const auto& t : all) {
+    if (t.text == ";" && t.kind == Token::Kind::kOther) {
+      if (begin >= 0) pieces.emplace_back(begin, last_end - begin);
+      begin = -1;
+      continue;
+    }
+    if (begin < 0) begin = t.start;
+    last_end = t.end;
+  }
+  if (begin >= 0) pieces.emplace_back(begin, static_cast<int>(sql.size()) - begin);
 
   std::vector<ParsedStatement> out;
   for (auto [loc, len] : pieces) {
     ParsedStatement ps;
     ps.offset = loc;
-    ps.text = len == 0 ? sql.substr(loc) : sql.substr(loc, len);
+    ps.text = sql.substr(loc, len);
     std::vector<Token> tokens = Tokenize(ps.text);
     if (tokens.empty()) continue;  // only whitespace or comments
     if (EstimateNesting(tokens) > kMaxNesting)
