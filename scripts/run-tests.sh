@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Runs every test: GoogleTest units, the sqllogictest suite against a fresh
+# server, and the integration tests. Prints one summary line at the end,
+# "N passed, M failed", and exits non-zero when anything failed.
+set -uo pipefail
+BUILD_DIR=${1:-build}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN="$ROOT/$BUILD_DIR/freshet"
+WORK=$(mktemp -d /tmp/freshet-test.XXXXXX)
+SERVER_PID=""
+passed=0
+failed=0
+
+cleanup() {
+  if [ -n "$SERVER_PID" ]; then kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Adds the counts of a runner's "N passed, M failed" line to the totals.
+count() {
+  local line
+  line=$(grep -E '^[A-Za-z:]* ?[0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+  if [ -z "$line" ]; then
+    echo "  (no summary line: counted as one failure)"
+    failed=$((failed + 1))
+    return
+  fi
+  local p f
+  p=$(echo "$line" | sed -E 's/.*([0-9]+) passed.*/\1/;s/^[^0-9]*//')
+  p=$(echo "$line" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+')
+  f=$(echo "$line" | grep -oE '[0-9]+ failed' | grep -oE '[0-9]+')
+  passed=$((passed + p))
+  failed=$((failed + f))
+}
+
+# Starts a server on a free port (it binds port 0 and prints the port).
+start_server() {
+  local dir=$1 log=$2
+  "$BIN" --data-dir "$dir" --port 0 --http-port 0 >"$log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 1 200); do
+    PORT=$(sed -nE 's/.*-p ([0-9]+) .*/\1/p' "$log" | head -n 1)
+    if [ -n "$PORT" ]; then return 0; fi
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+    sleep 0.05
+  done
+  echo "server did not start:"; cat "$log"
+  return 1
+}
+
+echo "== unit tests"
+"$ROOT/$BUILD_DIR/freshet_unit_tests" --gtest_brief=1 >"$WORK/unit.log" 2>&1
+tail -n 3 "$WORK/unit.log"
+u_pass=$(grep -oE '\[  PASSED  \] [0-9]+' "$WORK/unit.log" | grep -oE '[0-9]+$' || echo 0)
+u_fail=$(grep -oE '\[  FAILED  \] [0-9]+ test' "$WORK/unit.log" | grep -oE '[0-9]+' | head -n 1 || echo 0)
+passed=$((passed + ${u_pass:-0}))
+failed=$((failed + ${u_fail:-0}))
+if ! grep -q 'PASSED' "$WORK/unit.log"; then failed=$((failed + 1)); fi
+
+echo "== sqllogictest"
+if start_server "$WORK/slt-data" "$WORK/slt-server.log"; then
+  mapfile -t files < <(find "$ROOT/tests/slt" -name '*.slt' ! -name '*.slow.slt' | sort)
+  if [ ${#files[@]} -gt 0 ]; then
+    "$ROOT/$BUILD_DIR/slt_runner" --host 127.0.0.1 --port "$PORT" --list-failures "${files[@]}" >"$WORK/slt.log" 2>&1
+    grep -E '^(FAIL|ok) ' "$WORK/slt.log" | sed 's/^/  /' | head -n 200
+    grep -A3 -E '^FAIL' "$WORK/slt.log" | head -n 80
+    tail -n 1 "$WORK/slt.log"
+    count "$WORK/slt.log"
+  fi
+  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "  the server died during the sqllogictest run:"; tail -n 20 "$WORK/slt-server.log"
+    failed=$((failed + 1))
+  fi
+  kill -TERM "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
+else
+  failed=$((failed + 1))
+fi
+
+echo "== integration tests"
+for t in "$ROOT"/tests/integration/*_test*; do
+  [ -x "$t" ] || continue
+  case "$t" in *.cc|*.md) continue ;; esac
+  name=$(basename "$t")
+  "$t" "$BIN" >"$WORK/$name.log" 2>&1
+  rc=$?
+  echo "  $name: $(tail -n 1 "$WORK/$name.log") (exit $rc)"
+  if [ $rc -ne 0 ]; then tail -n 30 "$WORK/$name.log" | sed 's/^/    /'; fi
+  before=$failed
+  count "$WORK/$name.log"
+  if [ $rc -ne 0 ] && [ $failed -eq $before ]; then failed=$((failed + 1)); fi
+done
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
