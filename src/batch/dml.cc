@@ -35,17 +35,18 @@ DataChunk WithRowIds(const TableCatalog& table, DataChunk in) {
   if (table.row_id_index < 0) return in;
   DataChunk rows;
   size_t src = 0;
+  const size_t n = in.num_rows();  // before columns are moved out of `in`
   for (size_t c = 0; c < table.columns.size(); c++) {
     if (static_cast<int>(c) == table.row_id_index) {
       Vector ids(DataType::Int64());
-      ids.Reserve(in.num_rows());
-      for (size_t r = 0; r < in.num_rows(); r++) ids.AppendInt(ProcessRowIds().Next());
+      ids.Reserve(n);
+      for (size_t r = 0; r < n; r++) ids.AppendInt(ProcessRowIds().Next());
       rows.AddColumn(std::move(ids));
     } else {
       rows.AddColumn(std::move(in.column(src++)));
     }
   }
-  rows.set_cardinality(in.num_rows());
+  rows.set_cardinality(n);
   return rows;
 }
 

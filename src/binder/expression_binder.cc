@@ -535,6 +535,16 @@ ExprPtr Binder::ExprBinder::BindAExpr(const PgQuery__AExpr* e) {
       std::vector<ExprPtr> args;
       args.push_back(Bind(e->lexpr));
       args.push_back(Bind(e->rexpr));
+      if (op == "||") {
+        // PostgreSQL's text || anynonarray and anynonarray || text.
+        auto is_text = [](const ExprPtr& a) {
+          return a->type().id == TypeId::kVarchar || a->type().id == TypeId::kUnknown;
+        };
+        if (is_text(args[0]) != is_text(args[1]) && args[0]->type().id != TypeId::kBytea &&
+            args[1]->type().id != TypeId::kBytea) {
+          for (auto& a : args) a = Coerce(std::move(a), DataType::Varchar(), true);
+        }
+      }
       return MakeCall(op, std::move(args), e->location);
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_LIKE:
