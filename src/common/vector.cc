@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <xxhash.h>
+
 namespace freshet {
 
 void Vector::Reserve(size_t n) {
@@ -46,6 +48,15 @@ Value Vector::GetValue(size_t i) const {
     case PhysicalType::kString: return Value::FromString(type_, strings_[i]);
   }
   return Value::Null(type_);
+}
+
+uint64_t Vector::HashAt(size_t i) const {
+  if (IsNull(i)) return 0x9e3779b97f4a7c15ULL;
+  switch (physical_) {
+    case PhysicalType::kInt64: return XXH3_64bits(&ints_[i], sizeof(int64_t));
+    case PhysicalType::kString: return XXH3_64bits(strings_[i].data(), strings_[i].size());
+    default: return GetValue(i).Hash();
+  }
 }
 
 void Vector::AppendFloat(double v) {

@@ -34,6 +34,8 @@ class Vector {
   const Interval& GetInterval(size_t i) const { return intervals_[i]; }
   const std::string& GetString(size_t i) const { return strings_[i]; }
   Value GetValue(size_t i) const;
+  // Same as GetValue(i).Hash(), without building a Value.
+  uint64_t HashAt(size_t i) const;
 
   void AppendNull();
   void AppendInt(int64_t v) { ints_.push_back(v); validity_.push_back(1); }

@@ -1,6 +1,7 @@
 #include "meta/dml_manager.h"
 
 #include <set>
+#include <unordered_map>
 
 #include "common/error.h"
 
@@ -23,39 +24,48 @@ void DmlManager::DropTable(TableId id) {
   loop_->Unregister(id);
 }
 
-Epoch DmlManager::Apply(const WriteSet& writes) {
+Epoch DmlManager::Apply(WriteSet&& writes) {
   std::lock_guard lock(mu_);
   auto guard = loop_->BeginWrite();
   // Check everything first so that a failure leaves no trace.
-  std::vector<std::pair<std::shared_ptr<StateTable>, const TableWriteSet*>> targets;
-  for (const auto& [id, tw] : writes.tables()) {
+  std::vector<std::pair<std::shared_ptr<StateTable>, TableWriteSet*>> targets;
+  for (auto& [id, tw] : writes.mutable_tables()) {
     if (tw.ops.empty()) continue;
     if (!catalog_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
     auto st = TableFor(id);
-    std::map<std::string, bool> present;  // key -> exists after the ops so far
-    for (const auto& op : tw.ops) {
-      if (op.is_delete) {
-        present[op.key] = false;
-        continue;
-      }
-      if (op.check_unique) {
-        auto it = present.find(op.key);
-        bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
-        if (exists) {
-          TableRef t = catalog_->GetTable(id);
-          throw SqlError(sqlstate::kUniqueViolation,
-                         "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
+    bool needs_check = false;
+    for (const auto& op : tw.ops) needs_check |= op.check_unique;
+    if (needs_check) {
+      // Keys as they will be after the ops so far (deletes then re-inserts
+      // of the same key in one statement are fine).
+      std::unordered_map<std::string, bool> present;
+      for (const auto& op : tw.ops) {
+        if (op.is_delete) {
+          present[op.key] = false;
+          continue;
         }
+        if (op.check_unique) {
+          auto it = present.find(op.key);
+          bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
+          if (exists) {
+            TableRef t = catalog_->GetTable(id);
+            throw SqlError(sqlstate::kUniqueViolation,
+                           "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
+          }
+        }
+        present[op.key] = true;
       }
-      present[op.key] = true;
     }
     targets.emplace_back(st, &tw);
   }
   for (auto& [st, tw] : targets) {
-    for (const auto& op : tw->ops) {
-      if (op.is_delete) st->Delete(op.key);
-      else st->Put(op.key, op.value);
+    std::vector<std::pair<std::string, std::optional<std::string>>> batch;
+    batch.reserve(tw->ops.size());
+    for (auto& op : tw->ops) {
+      if (op.is_delete) batch.emplace_back(std::move(op.key), std::nullopt);
+      else batch.emplace_back(std::move(op.key), std::move(op.value));
     }
+    st->Write(std::move(batch));
   }
   return guard.epoch();
 }

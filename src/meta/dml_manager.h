@@ -27,7 +27,8 @@ class DmlManager {
 
   // Applies every op or none. Throws 23505 on a duplicate primary key and
   // 42P01 if a table was dropped meanwhile. Returns the epoch written.
-  Epoch Apply(const WriteSet& writes);
+  // The ops are moved out of `writes`.
+  Epoch Apply(WriteSet&& writes);
   // Forgets a dropped table (its buffered writes are discarded).
   void DropTable(TableId id);
 

@@ -219,7 +219,7 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
 
 void Session::ApplyWrites(WriteSet&& writes) {
   if (writes.empty()) return;
-  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(writes);
+  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes));
   bool implicit_flush = false;
   ParseBoolSetting(GetVariable("rw_implicit_flush"), &implicit_flush);
   if (implicit_flush) instance_->barriers()->ForDatabase(database_.id)->Flush();

@@ -7,7 +7,7 @@ namespace freshet {
 uint16_t ComputeVnode(const DataChunk& chunk, size_t row, const std::vector<int>& dist_key) {
   if (dist_key.empty()) return 0;
   uint64_t h = 0;
-  for (int c : dist_key) h = h * 31 + chunk.column(c).GetValue(row).Hash();
+  for (int c : dist_key) h = h * 31 + chunk.column(c).HashAt(row);
   return static_cast<uint16_t>(XXH3_64bits(&h, sizeof(h)) % kVnodeCount);
 }
 
@@ -24,21 +24,38 @@ std::string StateTable::KeyOf(const DataChunk& chunk, size_t row) const {
   return key;
 }
 
-void StateTable::Put(const std::string& key, std::string value) {
+void StateTable::IndexLocked(size_t pos) const { index_[log_[pos].key] = pos; }
+
+void StateTable::Put(std::string key, std::string value) {
   std::lock_guard<std::mutex> lock(mu_);
-  buffer_[key] = std::move(value);
+  log_.push_back({std::move(key), std::move(value)});
+  if (indexed_) IndexLocked(log_.size() - 1);
 }
 
-void StateTable::Delete(const std::string& key) {
+void StateTable::Delete(std::string key) {
   std::lock_guard<std::mutex> lock(mu_);
-  buffer_[key] = std::nullopt;
+  log_.push_back({std::move(key), std::nullopt});
+  if (indexed_) IndexLocked(log_.size() - 1);
+}
+
+void StateTable::Write(std::vector<std::pair<std::string, std::optional<std::string>>>&& writes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  log_.reserve(log_.size() + writes.size());
+  for (auto& [k, v] : writes) {
+    log_.push_back({std::move(k), std::move(v)});
+    if (indexed_) IndexLocked(log_.size() - 1);
+  }
 }
 
 std::optional<std::string> StateTable::Get(const std::string& key) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = buffer_.find(key);
-    if (it != buffer_.end()) return it->second;
+    if (!indexed_) {
+      for (size_t i = 0; i < log_.size(); i++) IndexLocked(i);
+      indexed_ = true;
+    }
+    auto it = index_.find(key);
+    if (it != index_.end()) return log_[it->second].value;
   }
   std::string value;
   Status s = store_->Get(store_->data_cf(), nullptr, key, &value);
@@ -48,21 +65,23 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
 }
 
 size_t StateTable::FlushInto(rocksdb::WriteBatch* batch) {
-  std::map<std::string, std::optional<std::string>> pending;
+  std::vector<Entry> pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    pending.swap(buffer_);
+    pending.swap(log_);
+    index_.clear();
+    indexed_ = false;
   }
-  for (auto& [k, v] : pending) {
-    if (v) batch->Put(store_->data_cf(), k, *v);
-    else batch->Delete(store_->data_cf(), k);
+  for (auto& e : pending) {
+    if (e.value) batch->Put(store_->data_cf(), e.key, *e.value);
+    else batch->Delete(store_->data_cf(), e.key);
   }
   return pending.size();
 }
 
 bool StateTable::HasPendingWrites() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return !buffer_.empty();
+  return !log_.empty();
 }
 
 }  // namespace freshet

@@ -12,7 +12,7 @@
 // Thread safety: all methods are safe to call concurrently (one mutex).
 #pragma once
 
-#include <map>
+#include <unordered_map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -42,9 +42,11 @@ class StateTable {
   std::string KeyOf(const DataChunk& chunk, size_t row) const;
   uint16_t VnodeOf(const DataChunk& chunk, size_t row) const;
 
-  // Buffered writes for the current epoch.
-  void Put(const std::string& key, std::string value);
-  void Delete(const std::string& key);
+  // Buffered writes for the current epoch, applied in call order.
+  void Put(std::string key, std::string value);
+  void Delete(std::string key);
+  // Appends many writes under one lock (nullopt value = delete).
+  void Write(std::vector<std::pair<std::string, std::optional<std::string>>>&& writes);
   // Reads the latest value of key: this epoch's buffer, else committed state.
   std::optional<std::string> Get(const std::string& key) const;
 
@@ -55,8 +57,19 @@ class StateTable {
  private:
   StateStore* store_;
   StateTableDesc desc_;
+  struct Entry {
+    std::string key;
+    std::optional<std::string> value;  // nullopt = delete
+  };
+  void IndexLocked(size_t pos) const;
+
   mutable std::mutex mu_;
-  std::map<std::string, std::optional<std::string>> buffer_;  // nullopt = delete
+  // The epoch's writes in order (later ones win), so bulk loads append
+  // without any per-key bookkeeping. The key index that point reads need
+  // is built on the first Get of the epoch and maintained from then on.
+  std::vector<Entry> log_;
+  mutable std::unordered_map<std::string, size_t> index_;
+  mutable bool indexed_ = false;
 };
 
 // Computes the vnode of row i from the given distribution-key columns.

@@ -30,6 +30,7 @@ class WriteSet {
  public:
   TableWriteSet& For(TableId table_id) { return tables_[table_id]; }
   const std::map<TableId, TableWriteSet>& tables() const { return tables_; }
+  std::map<TableId, TableWriteSet>& mutable_tables() { return tables_; }
   bool empty() const {
     for (const auto& [id, t] : tables_)
       if (!t.ops.empty()) return false;

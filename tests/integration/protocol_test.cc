@@ -1,0 +1,1530 @@
+// PostgreSQL wire-protocol conformance and robustness test for Freshet.
+// Built and run by protocol_test.sh:
+//
+//   protocol_test HOST PORT [--engine freshet|postgres]
+//
+// Uses libpq where it can, and a raw socket client where libpq cannot send
+// what is needed (portals with a row limit, malformed messages, SSLRequest).
+// The expectations are PostgreSQL's; `--engine postgres` only skips the
+// checks of Freshet-specific values (server_version 13.14.0), so the program
+// can be validated against a real PostgreSQL.
+// Prints "N passed, M failed" last and exits 1 when anything failed.
+#include <arpa/inet.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string g_host, g_port;
+bool g_postgres = false;
+int passed = 0, failed = 0;
+std::mutex out_mu;
+
+void Check(bool ok, const std::string& what, const std::string& detail = "") {
+  std::lock_guard lock(out_mu);
+  if (ok) {
+    passed++;
+    std::printf("  ok: %s\n", what.c_str());
+  } else {
+    failed++;
+    std::printf("  FAILED: %s%s%s\n", what.c_str(), detail.empty() ? "" : ": ", detail.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// ---- Watchdog: a hung section is reported and ends the run. ----
+std::atomic<int64_t> section_deadline{0};
+std::string section_name;
+void Section(const std::string& name, int seconds = 120) {
+  {
+    std::lock_guard lock(out_mu);
+    section_name = name;
+    std::printf("== %s\n", name.c_str());
+    std::fflush(stdout);
+  }
+  section_deadline = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count() +
+                     seconds * 1000LL;
+}
+void Watchdog() {
+  while (true) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now().time_since_epoch()).count();
+    int64_t d = section_deadline.load();
+    if (d > 0 && now > d) {
+      std::lock_guard lock(out_mu);
+      failed++;
+      std::printf("  FAILED: section '%s' did not finish in time (the server hung or stopped answering)\n",
+                  section_name.c_str());
+      std::printf("\n%d passed, %d failed\n", passed, failed);
+      std::fflush(stdout);
+      std::_Exit(1);
+    }
+  }
+}
+
+std::string Trim(const char* s) {
+  std::string out = s ? s : "";
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+std::string Printable(const std::string& s, size_t max = 200) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (out.size() > max) {
+      out += "...";
+      break;
+    }
+    if (c >= 32 && c < 127 && c != '\\') out.push_back(static_cast<char>(c));
+    else {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+std::string Conninfo(const std::string& db = "dev") {
+  return "host=" + g_host + " port=" + g_port + " user=root dbname=" + db + " connect_timeout=10";
+}
+
+PGconn* Connect(const std::string& db = "dev") {
+  PGconn* c = PQconnectdb(Conninfo(db).c_str());
+  if (PQstatus(c) == CONNECTION_OK) {
+    // Deterministic settings for the value checks.
+    PQclear(PQexec(c, "SET TimeZone = 'UTC'"));
+  }
+  return c;
+}
+
+std::string ErrState(const PGresult* r) {
+  const char* s = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+  return s ? s : "";
+}
+
+std::string Describe(const PGresult* r) {
+  if (!r) return "(no result)";
+  std::string s = PQresStatus(PQresultStatus(r));
+  if (PQresultStatus(r) == PGRES_FATAL_ERROR || PQresultStatus(r) == PGRES_NONFATAL_ERROR)
+    s += " [" + ErrState(r) + "] " + Trim(PQresultErrorMessage(r));
+  else if (PQcmdStatus(const_cast<PGresult*>(r)) && *PQcmdStatus(const_cast<PGresult*>(r)))
+    s += std::string(" tag=") + PQcmdStatus(const_cast<PGresult*>(r));
+  return s;
+}
+
+// Runs sql; returns true when it succeeded (command or rows).
+bool Exec(PGconn* c, const std::string& sql, std::string* detail = nullptr) {
+  PGresult* r = PQexec(c, sql.c_str());
+  bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+  if (detail) *detail = Describe(r);
+  PQclear(r);
+  return ok;
+}
+
+// All rows of a query as "a|b\nc|d" (NULL as "<null>"), or "ERROR: ..."
+std::string Rows(PGconn* c, const std::string& sql) {
+  PGresult* r = PQexec(c, sql.c_str());
+  std::string out;
+  if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+    out = "ERROR: " + Describe(r);
+  } else {
+    for (int i = 0; i < PQntuples(r); i++) {
+      if (i) out += "\n";
+      for (int j = 0; j < PQnfields(r); j++) {
+        if (j) out += "|";
+        out += PQgetisnull(r, i, j) ? "<null>" : PQgetvalue(r, i, j);
+      }
+    }
+  }
+  PQclear(r);
+  return out;
+}
+
+bool Alive(const std::string& label) {
+  PGconn* c = Connect();
+  std::string v = PQstatus(c) == CONNECTION_OK ? Rows(c, "SELECT 40 + 2") : Trim(PQerrorMessage(c));
+  PQfinish(c);
+  Check(v == "42", "server still answers a new connection " + label, v);
+  return v == "42";
+}
+
+// ---- Binary encodings, by hand ----
+void PutBE(std::string* out, uint64_t v, int bytes) {
+  for (int i = bytes - 1; i >= 0; i--) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint64_t GetBE(const std::string& s, size_t pos, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++) v = (v << 8) | static_cast<uint8_t>(s[pos + i]);
+  return v;
+}
+std::string BE16(int16_t v) { std::string s; PutBE(&s, static_cast<uint16_t>(v), 2); return s; }
+std::string BE32(int32_t v) { std::string s; PutBE(&s, static_cast<uint32_t>(v), 4); return s; }
+std::string BE64(int64_t v) { std::string s; PutBE(&s, static_cast<uint64_t>(v), 8); return s; }
+
+// Days from 1970-01-01 (proleptic Gregorian), Howard Hinnant's algorithm.
+int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+void CivilFromDays(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const unsigned doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t yy = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *d = doy - (153 * mp + 2) / 5 + 1;
+  *m = mp < 10 ? mp + 3 : mp - 9;
+  *y = yy + (*m <= 2);
+}
+constexpr int64_t kPgEpochDays = 10957;  // 2000-01-01 - 1970-01-01
+constexpr int64_t kMicrosPerDay = 86400000000LL;
+
+std::string FormatDate(int32_t pg_days) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(pg_days + kPgEpochDays, &y, &m, &d);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
+  return buf;
+}
+// "HH:MM:SS[.ffffff]" with trailing zeros of the fraction removed.
+std::string FormatClock(int64_t micros) {
+  int64_t h = micros / 3600000000LL, rest = micros % 3600000000LL;
+  int64_t mi = rest / 60000000, s = (rest % 60000000) / 1000000, f = rest % 1000000;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%02lld:%02lld:%02lld", static_cast<long long>(h), static_cast<long long>(mi),
+                static_cast<long long>(s));
+  std::string out = buf;
+  if (f) {
+    char fb[16];
+    std::snprintf(fb, sizeof(fb), ".%06lld", static_cast<long long>(f));
+    std::string fs = fb;
+    while (fs.back() == '0') fs.pop_back();
+    out += fs;
+  }
+  return out;
+}
+std::string FormatTimestamp(int64_t pg_micros) {
+  int64_t days = pg_micros / kMicrosPerDay, rem = pg_micros % kMicrosPerDay;
+  if (rem < 0) {
+    rem += kMicrosPerDay;
+    days--;
+  }
+  return FormatDate(static_cast<int32_t>(days)) + " " + FormatClock(rem);
+}
+// PostgreSQL's IntervalStyle 'postgres' output.
+std::string FormatInterval(int64_t micros, int32_t days, int32_t months) {
+  std::string out;
+  bool is_zero = true, is_before = false;
+  auto part = [&](int64_t value, const char* unit) {
+    if (value == 0) return;
+    out += std::string(is_zero ? "" : " ") + ((is_before && value > 0) ? "+" : "") + std::to_string(value) + " " +
+           unit + (value != 1 ? "s" : "");
+    is_before = value < 0;
+    is_zero = false;
+  };
+  part(months / 12, "year");
+  part(months % 12, "mon");
+  part(days, "day");
+  if (is_zero || micros != 0) {
+    bool minus = micros < 0;
+    int64_t a = minus ? -micros : micros;
+    out += std::string(is_zero ? "" : " ") + (minus ? "-" : (is_before ? "+" : "")) + FormatClock(a);
+  }
+  return out;
+}
+
+// numeric <-> binary (PostgreSQL's NumericVar wire format, base 10000).
+std::string EncodeNumeric(const std::string& text) {
+  bool neg = !text.empty() && text[0] == '-';
+  std::string t = neg ? text.substr(1) : text;
+  size_t dot = t.find('.');
+  std::string ip = dot == std::string::npos ? t : t.substr(0, dot);
+  std::string fp = dot == std::string::npos ? "" : t.substr(dot + 1);
+  int dscale = static_cast<int>(fp.size());
+  while (ip.size() % 4) ip.insert(ip.begin(), '0');
+  while (fp.size() % 4) fp.push_back('0');
+  std::vector<int> groups;
+  for (size_t i = 0; i < ip.size(); i += 4) groups.push_back(std::stoi(ip.substr(i, 4)));
+  int weight = static_cast<int>(groups.size()) - 1;
+  for (size_t i = 0; i < fp.size(); i += 4) groups.push_back(std::stoi(fp.substr(i, 4)));
+  size_t lead = 0;
+  while (lead < groups.size() && groups[lead] == 0) {
+    lead++;
+    weight--;
+  }
+  groups.erase(groups.begin(), groups.begin() + static_cast<long>(lead));
+  while (!groups.empty() && groups.back() == 0) groups.pop_back();
+  if (groups.empty()) {
+    weight = 0;
+    neg = false;
+  }
+  std::string out = BE16(static_cast<int16_t>(groups.size())) + BE16(static_cast<int16_t>(weight)) +
+                    BE16(static_cast<int16_t>(neg ? 0x4000 : 0)) + BE16(static_cast<int16_t>(dscale));
+  for (int g : groups) out += BE16(static_cast<int16_t>(g));
+  return out;
+}
+std::string DecodeNumeric(const std::string& b) {
+  if (b.size() < 8) return "<short numeric>";
+  int nd = static_cast<int16_t>(GetBE(b, 0, 2)), weight = static_cast<int16_t>(GetBE(b, 2, 2));
+  int sign = static_cast<int>(GetBE(b, 4, 2)), dscale = static_cast<int16_t>(GetBE(b, 6, 2));
+  if (sign == 0xC000) return "NaN";
+  if (b.size() != 8 + 2 * static_cast<size_t>(nd)) return "<bad numeric length>";
+  auto digit = [&](int i) { return i >= 0 && i < nd ? static_cast<int>(GetBE(b, 8 + 2 * i, 2)) : 0; };
+  std::string out = sign == 0x4000 ? "-" : "";
+  if (weight < 0) {
+    out += "0";
+  } else {
+    for (int i = 0; i <= weight; i++) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), i == 0 ? "%d" : "%04d", digit(i));
+      out += buf;
+    }
+  }
+  if (dscale > 0) {
+    std::string frac;
+    for (int i = weight + 1; static_cast<int>(frac.size()) < dscale; i++) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "%04d", digit(i));
+      frac += buf;
+    }
+    out += "." + frac.substr(0, static_cast<size_t>(dscale));
+  }
+  return out;
+}
+
+std::string HexBytea(const std::string& b) {
+  static const char* hex = "0123456789abcdef";
+  std::string out = "\\x";
+  for (unsigned char c : b) {
+    out.push_back(hex[c >> 4]);
+    out.push_back(hex[c & 15]);
+  }
+  return out;
+}
+
+// One value of one type: its text input, PostgreSQL's text output, its
+// binary encoding (for parameters), and how to turn a binary result into text.
+struct TypeCase {
+  std::string type;  // SQL name
+  Oid oid;
+  std::string input;      // text parameter
+  std::string expected;   // text output
+  std::string binary;     // binary parameter (and expected binary result, when exact)
+  std::function<std::string(const std::string&)> decode;  // binary result -> text, for comparison
+  bool float_compare = false;  // compare as floating point values, not strings
+};
+
+std::string DecodeInt(const std::string& b) {
+  if (b.size() == 2) return std::to_string(static_cast<int16_t>(GetBE(b, 0, 2)));
+  if (b.size() == 4) return std::to_string(static_cast<int32_t>(GetBE(b, 0, 4)));
+  if (b.size() == 8) return std::to_string(static_cast<int64_t>(GetBE(b, 0, 8)));
+  return "<int of " + std::to_string(b.size()) + " bytes>";
+}
+double DecodeFloat(const std::string& b) {
+  if (b.size() == 4) {
+    uint32_t u = static_cast<uint32_t>(GetBE(b, 0, 4));
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  if (b.size() == 8) {
+    uint64_t u = GetBE(b, 0, 8);
+    double d;
+    std::memcpy(&d, &u, 8);
+    return d;
+  }
+  return std::nan("");
+}
+std::string F4(float f) { uint32_t u; std::memcpy(&u, &f, 4); std::string s; PutBE(&s, u, 4); return s; }
+std::string F8(double d) { uint64_t u; std::memcpy(&u, &d, 8); std::string s; PutBE(&s, u, 8); return s; }
+int32_t PgDays(int y, unsigned m, unsigned d) { return static_cast<int32_t>(DaysFromCivil(y, m, d) - kPgEpochDays); }
+int64_t Micros(int h, int m, int s, int us) { return ((h * 60LL + m) * 60 + s) * 1000000LL + us; }
+
+std::vector<TypeCase> TypeCases() {
+  auto dec_int = [](const std::string& b) { return DecodeInt(b); };
+  auto dec_float = [](const std::string& b) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.17g", DecodeFloat(b));
+    return std::string(buf);
+  };
+  auto dec_bool = [](const std::string& b) {
+    return b.size() == 1 ? std::string(b[0] ? "t" : "f") : "<bool of " + std::to_string(b.size()) + " bytes>";
+  };
+  auto dec_text = [](const std::string& b) { return b; };
+  auto dec_bytea = [](const std::string& b) { return HexBytea(b); };
+  auto dec_date = [](const std::string& b) {
+    return b.size() == 4 ? FormatDate(static_cast<int32_t>(GetBE(b, 0, 4))) : "<date of " + std::to_string(b.size()) + " bytes>";
+  };
+  auto dec_time = [](const std::string& b) {
+    return b.size() == 8 ? FormatClock(static_cast<int64_t>(GetBE(b, 0, 8))) : "<time of " + std::to_string(b.size()) + " bytes>";
+  };
+  auto dec_ts = [](const std::string& b) {
+    return b.size() == 8 ? FormatTimestamp(static_cast<int64_t>(GetBE(b, 0, 8))) : "<timestamp of " + std::to_string(b.size()) + " bytes>";
+  };
+  auto dec_tstz = [](const std::string& b) {
+    return b.size() == 8 ? FormatTimestamp(static_cast<int64_t>(GetBE(b, 0, 8))) + "+00" : "<timestamptz of " + std::to_string(b.size()) + " bytes>";
+  };
+  auto dec_interval = [](const std::string& b) {
+    if (b.size() != 16) return "<interval of " + std::to_string(b.size()) + " bytes>";
+    return FormatInterval(static_cast<int64_t>(GetBE(b, 0, 8)), static_cast<int32_t>(GetBE(b, 8, 4)),
+                          static_cast<int32_t>(GetBE(b, 12, 4)));
+  };
+  std::string text1 = "h\xc3\xa9llo w\xc3\xb6rld \xe2\x9c\x93 'q' \"d\" \\ tab\there";
+  std::string bytes1("\x00\x01\xff\x5c\x27 ok", 8);
+  std::vector<TypeCase> v = {
+      {"int2", 21, "-32768", "-32768", BE16(-32768), dec_int},
+      {"int2", 21, "12345", "12345", BE16(12345), dec_int},
+      {"int4", 23, "-2147483648", "-2147483648", BE32(INT32_MIN), dec_int},
+      {"int4", 23, "42", "42", BE32(42), dec_int},
+      {"int8", 20, "9223372036854775807", "9223372036854775807", BE64(INT64_MAX), dec_int},
+      {"int8", 20, "-1", "-1", BE64(-1), dec_int},
+      {"float4", 700, "1.5", "1.5", F4(1.5f), dec_float, true},
+      {"float4", 700, "-0.25", "-0.25", F4(-0.25f), dec_float, true},
+      {"float8", 701, "3.141592653589793", "3.141592653589793", F8(3.141592653589793), dec_float, true},
+      {"float8", 701, "-1e+300", "-1e+300", F8(-1e300), dec_float, true},
+      {"numeric", 1700, "12345.6789", "12345.6789", EncodeNumeric("12345.6789"), DecodeNumeric},
+      {"numeric", 1700, "-0.0001230", "-0.0001230", EncodeNumeric("-0.0001230"), DecodeNumeric},
+      {"numeric", 1700, "0", "0", EncodeNumeric("0"), DecodeNumeric},
+      {"numeric", 1700, "123456789012345678901234.5678", "123456789012345678901234.5678",
+       EncodeNumeric("123456789012345678901234.5678"), DecodeNumeric},
+      {"numeric", 1700, "100000000", "100000000", EncodeNumeric("100000000"), DecodeNumeric},
+      {"bool", 16, "true", "t", std::string(1, '\1'), dec_bool},
+      {"bool", 16, "false", "f", std::string(1, '\0'), dec_bool},
+      {"text", 25, text1, text1, text1, dec_text},
+      {"text", 25, "", "", "", dec_text},
+      {"bytea", 17, "\\x0001ff5c27206f6b", "\\x0001ff5c27206f6b", bytes1, dec_bytea},
+      {"date", 1082, "2024-02-29", "2024-02-29", BE32(PgDays(2024, 2, 29)), dec_date},
+      {"date", 1082, "1970-01-01", "1970-01-01", BE32(PgDays(1970, 1, 1)), dec_date},
+      {"time", 1083, "13:45:30.123456", "13:45:30.123456", BE64(Micros(13, 45, 30, 123456)), dec_time},
+      {"time", 1083, "00:00:00", "00:00:00", BE64(0), dec_time},
+      {"timestamp", 1114, "2024-02-29 13:45:30.5", "2024-02-29 13:45:30.5",
+       BE64(PgDays(2024, 2, 29) * kMicrosPerDay + Micros(13, 45, 30, 500000)), dec_ts},
+      {"timestamp", 1114, "1999-12-31 23:59:59", "1999-12-31 23:59:59", BE64(-1000000), dec_ts},
+      {"timestamptz", 1184, "2024-02-29 13:45:30.5+00", "2024-02-29 13:45:30.5+00",
+       BE64(PgDays(2024, 2, 29) * kMicrosPerDay + Micros(13, 45, 30, 500000)), dec_tstz},
+      {"timestamptz", 1184, "2024-03-01 01:00:00+02", "2024-02-29 23:00:00+00",
+       BE64(PgDays(2024, 2, 29) * kMicrosPerDay + Micros(23, 0, 0, 0)), dec_tstz},
+      {"interval", 1186, "1 year 2 mons 3 days 04:05:06.5", "1 year 2 mons 3 days 04:05:06.5",
+       BE64(Micros(4, 5, 6, 500000)) + BE32(3) + BE32(14), dec_interval},
+      {"interval", 1186, "-3 days -00:00:01.25", "-3 days -00:00:01.25", BE64(-1250000) + BE32(-3) + BE32(0),
+       dec_interval},
+  };
+  return v;
+}
+
+bool SameValue(const TypeCase& tc, const std::string& a, const std::string& b) {
+  if (!tc.float_compare) return a == b;
+  char* e1;
+  char* e2;
+  double x = std::strtod(a.c_str(), &e1), y = std::strtod(b.c_str(), &e2);
+  if (*e1 || *e2) return false;
+  if (tc.oid == 700) return static_cast<float>(x) == static_cast<float>(y);
+  return x == y;
+}
+
+std::string Value(const PGresult* r, int row, int col) {
+  if (PQgetisnull(r, row, col)) return "<null>";
+  return std::string(PQgetvalue(r, row, col), static_cast<size_t>(PQgetlength(r, row, col)));
+}
+
+// ---- Raw protocol client ----
+struct Msg {
+  char type = 0;
+  std::string body;
+};
+
+std::map<char, std::string> Fields(const std::string& body) {
+  std::map<char, std::string> f;
+  size_t pos = 0;
+  while (pos < body.size() && body[pos] != '\0') {
+    char code = body[pos++];
+    size_t end = body.find('\0', pos);
+    if (end == std::string::npos) break;
+    f[code] = body.substr(pos, end - pos);
+    pos = end + 1;
+  }
+  return f;
+}
+
+std::string CStr(const std::string& s) { return s + std::string(1, '\0'); }
+
+class Raw {
+ public:
+  ~Raw() { Close(); }
+  bool Connect() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(std::atoi(g_port.c_str())));
+    inet_pton(AF_INET, g_host == "localhost" ? "127.0.0.1" : g_host.c_str(), &a.sin_addr);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+      Close();
+      return false;
+    }
+    int one = 1;
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return true;
+  }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  void ShutdownWrite() { ::shutdown(fd_, SHUT_WR); }
+  bool Send(const std::string& bytes) {
+    size_t off = 0;
+    while (off < bytes.size()) {
+      ssize_t w = ::send(fd_, bytes.data() + off, bytes.size() - off, MSG_NOSIGNAL);
+      if (w <= 0) {
+        if (w < 0 && errno == EINTR) continue;
+        return false;
+      }
+      off += static_cast<size_t>(w);
+    }
+    return true;
+  }
+  static std::string Message(char type, const std::string& body) {
+    std::string m(1, type);
+    PutBE(&m, static_cast<uint32_t>(body.size() + 4), 4);
+    return m + body;
+  }
+  bool SendMsg(char type, const std::string& body) { return Send(Message(type, body)); }
+  static std::string StartupPacket(const std::string& user, const std::string& db) {
+    std::string body;
+    PutBE(&body, 196608, 4);
+    body += CStr("user") + CStr(user) + CStr("database") + CStr(db) + CStr("");
+    std::string p;
+    PutBE(&p, static_cast<uint32_t>(body.size() + 4), 4);
+    return p + body;
+  }
+  // Reads exactly n bytes within the deadline; false on EOF, error or timeout.
+  bool ReadExact(std::string* out, size_t n, Clock::time_point deadline) {
+    out->clear();
+    while (out->size() < n) {
+      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+      if (left <= 0) {
+        timed_out_ = true;
+        return false;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      int r = ::poll(&p, 1, left);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) continue;
+      char buf[65536];
+      size_t want = std::min(sizeof(buf), n - out->size());
+      ssize_t got = ::recv(fd_, buf, want, 0);
+      if (got == 0) {
+        eof_ = true;
+        return false;
+      }
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        eof_ = true;  // ECONNRESET: closed too
+        return false;
+      }
+      out->append(buf, static_cast<size_t>(got));
+    }
+    return true;
+  }
+  std::optional<Msg> Read(int timeout_ms = 30000) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    std::string head, body;
+    if (!ReadExact(&head, 5, deadline)) return std::nullopt;
+    uint32_t len = static_cast<uint32_t>(GetBE(head, 1, 4));
+    if (len < 4 || len > (1u << 30)) return std::nullopt;
+    if (!ReadExact(&body, len - 4, deadline)) return std::nullopt;
+    return Msg{head[0], body};
+  }
+  // Reads messages until ReadyForQuery (included); nullopt on EOF/timeout.
+  std::optional<std::vector<Msg>> UntilReady(int timeout_ms = 30000) {
+    std::vector<Msg> out;
+    while (true) {
+      auto m = Read(timeout_ms);
+      if (!m) return std::nullopt;
+      out.push_back(*m);
+      if (m->type == 'Z') return out;
+    }
+  }
+  // Startup as root/dev; true once ReadyForQuery arrived.
+  bool Startup(std::string* err = nullptr) {
+    if (!Send(StartupPacket("root", "dev"))) return false;
+    auto msgs = UntilReady();
+    if (!msgs) {
+      if (err) *err = "no ReadyForQuery after startup";
+      return false;
+    }
+    for (const auto& m : *msgs) {
+      if (m.type == 'E') {
+        if (err) *err = Fields(m.body)['M'];
+        return false;
+      }
+      if (m.type == 'K' && m.body.size() == 8) {
+        pid_ = static_cast<int32_t>(GetBE(m.body, 0, 4));
+        key_ = static_cast<int32_t>(GetBE(m.body, 4, 4));
+      }
+    }
+    return true;
+  }
+  // After a bad message: reads (and keeps) what the server sends until it
+  // closes the connection; true when it closed within the timeout.
+  bool ClosedWithin(int timeout_ms, std::vector<Msg>* seen) {
+    auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (Clock::now() < deadline) {
+      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+      auto m = Read(std::max(left, 1));
+      if (m) {
+        seen->push_back(*m);
+        continue;
+      }
+      return eof_;
+    }
+    return false;
+  }
+  int fd() const { return fd_; }
+  int32_t pid() const { return pid_; }
+  int32_t key() const { return key_; }
+  bool eof() const { return eof_; }
+
+ private:
+  int fd_ = -1;
+  bool eof_ = false, timed_out_ = false;
+  int32_t pid_ = 0, key_ = 0;
+};
+
+std::string Types(const std::vector<Msg>& msgs) {
+  std::string s;
+  for (const auto& m : msgs) s.push_back(m.type);
+  return s;
+}
+
+std::string ErrorOf(const std::vector<Msg>& msgs) {
+  for (const auto& m : msgs)
+    if (m.type == 'E') {
+      auto f = Fields(m.body);
+      return f['C'] + " " + f['M'];
+    }
+  return "";
+}
+
+// Parse/Bind/Execute builders.
+std::string ParseMsg(const std::string& name, const std::string& sql, const std::vector<int32_t>& oids = {}) {
+  std::string b = CStr(name) + CStr(sql) + BE16(static_cast<int16_t>(oids.size()));
+  for (int32_t o : oids) b += BE32(o);
+  return Raw::Message('P', b);
+}
+// param_format and result_format apply to all parameters / columns.
+std::string BindMsg(const std::string& portal, const std::string& stmt,
+                    const std::vector<std::optional<std::string>>& params = {}, int16_t result_format = 0,
+                    int16_t param_format = 0) {
+  std::string b = CStr(portal) + CStr(stmt) + BE16(1) + BE16(param_format) + BE16(static_cast<int16_t>(params.size()));
+  for (const auto& p : params) {
+    if (!p) {
+      b += BE32(-1);
+    } else {
+      b += BE32(static_cast<int32_t>(p->size())) + *p;
+    }
+  }
+  b += BE16(1) + BE16(result_format);
+  return Raw::Message('B', b);
+}
+std::string ExecuteMsg(const std::string& portal, int32_t max_rows) {
+  return Raw::Message('E', CStr(portal) + BE32(max_rows));
+}
+std::string SyncMsg() { return Raw::Message('S', ""); }
+std::string DataRowFirst(const Msg& m) {  // first column of a DataRow, as text
+  if (m.type != 'D' || m.body.size() < 6) return "?";
+  int32_t len = static_cast<int32_t>(GetBE(m.body, 2, 4));
+  if (len < 0) return "<null>";
+  return m.body.substr(6, static_cast<size_t>(len));
+}
+std::string CommandTag(const Msg& m) { return m.type == 'C' ? m.body.substr(0, m.body.find('\0')) : ""; }
+
+// ======================================================================
+// Sections
+// ======================================================================
+
+void TestStartup() {
+  Section("startup, ParameterStatus, unknown database");
+  PGconn* c = PQconnectdb(Conninfo().c_str());
+  if (PQstatus(c) != CONNECTION_OK) {
+    Check(false, "connect as root to dev", Trim(PQerrorMessage(c)));
+    PQfinish(c);
+    return;
+  }
+  Check(true, "connect as root to dev");
+  auto ps = [&](const char* name) {
+    const char* v = PQparameterStatus(c, name);
+    return std::string(v ? v : "<not reported>");
+  };
+  std::string sv = ps("server_version");
+  if (g_postgres) Check(PQserverVersion(c) >= 90000, "server_version reported (" + sv + ")", sv);
+  else Check(sv == "13.14.0" && PQserverVersion(c) == 130014, "server_version is 13.14.0",
+             "got '" + sv + "', PQserverVersion " + std::to_string(PQserverVersion(c)));
+  Check(ps("client_encoding") == "UTF8", "client_encoding is UTF8", ps("client_encoding"));
+  Check(ps("DateStyle") == "ISO, MDY", "DateStyle is 'ISO, MDY'", ps("DateStyle"));
+  Check(ps("TimeZone") != "<not reported>" && !ps("TimeZone").empty(), "TimeZone reported (" + ps("TimeZone") + ")",
+        ps("TimeZone"));
+  Check(ps("integer_datetimes") == "on", "integer_datetimes is on", ps("integer_datetimes"));
+  Check(ps("standard_conforming_strings") == "on", "standard_conforming_strings is on",
+        ps("standard_conforming_strings"));
+  Check(ps("server_encoding") == "UTF8", "server_encoding is UTF8", ps("server_encoding"));
+  std::string shown = Rows(c, "SHOW TimeZone");
+  Check(shown == ps("TimeZone"), "SHOW TimeZone matches the reported TimeZone", "SHOW says '" + shown + "'");
+  shown = Rows(c, "SHOW server_version");
+  Check(shown == sv, "SHOW server_version matches the reported value", "SHOW says '" + shown + "'");
+  Check(PQbackendPID(c) != 0, "BackendKeyData received (backend pid " + std::to_string(PQbackendPID(c)) + ")");
+  // A SET of a reported parameter is reported again (ParameterStatus).
+  Exec(c, "SET DateStyle = 'ISO, DMY'");
+  Check(ps("DateStyle") == "ISO, DMY", "SET DateStyle sends a new ParameterStatus", ps("DateStyle"));
+  Exec(c, "SET TimeZone = 'America/New_York'");
+  Check(ps("TimeZone") == "America/New_York", "SET TimeZone sends a new ParameterStatus", ps("TimeZone"));
+  PQfinish(c);
+
+  // Unknown database: libpq's view, then the SQLSTATE over a raw socket.
+  PGconn* bad = PQconnectdb(Conninfo("no_such_database_xyz").c_str());
+  std::string msg = Trim(PQerrorMessage(bad));
+  Check(PQstatus(bad) == CONNECTION_BAD && msg.find("no_such_database_xyz") != std::string::npos &&
+            msg.find("does not exist") != std::string::npos,
+        "unknown database refused at connect", msg);
+  PQfinish(bad);
+  Raw raw;
+  if (raw.Connect() && raw.Send(Raw::StartupPacket("root", "no_such_database_xyz"))) {
+    std::vector<Msg> seen;
+    bool closed = raw.ClosedWithin(10000, &seen);
+    std::string code;
+    for (const auto& m : seen)
+      if (m.type == 'E') code = Fields(m.body)['C'];
+    Check(code == "3D000", "unknown database: ErrorResponse with SQLSTATE 3D000", "got '" + code + "', messages " + Types(seen));
+    Check(closed, "unknown database: connection closed after the error");
+  } else {
+    Check(false, "raw connect for the unknown-database check");
+  }
+}
+
+void TestSimpleQuery() {
+  Section("simple query: several statements, errors with position, notices");
+  PGconn* c = Connect();
+  Exec(c, "DROP TABLE IF EXISTS sq_t");
+  // Several statements in one Query message.
+  if (!PQsendQuery(c, "CREATE TABLE sq_t (a INT, b VARCHAR); INSERT INTO sq_t VALUES (1, 'x'), (2, 'y'); "
+                      "SELECT a, b FROM sq_t ORDER BY a; SELECT count(*) FROM sq_t")) {
+    Check(false, "send a multi-statement query", Trim(PQerrorMessage(c)));
+  } else {
+    std::vector<std::string> got;
+    PGresult* r;
+    while ((r = PQgetResult(c)) != nullptr) {
+      std::string d = PQresStatus(PQresultStatus(r));
+      if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+        d += " " + std::to_string(PQntuples(r));
+        for (int i = 0; i < PQntuples(r); i++)
+          for (int j = 0; j < PQnfields(r); j++) d += std::string(j ? "," : " ") + PQgetvalue(r, i, j);
+      } else if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+        d += std::string(" ") + PQcmdStatus(r);
+      } else {
+        d += " " + Trim(PQresultErrorMessage(r));
+      }
+      got.push_back(d);
+      PQclear(r);
+    }
+    std::string all;
+    for (const auto& s : got) all += "[" + s + "] ";
+    Check(got.size() == 4 && got[0] == "PGRES_COMMAND_OK CREATE TABLE" && got[1] == "PGRES_COMMAND_OK INSERT 0 2" &&
+              got[2] == "PGRES_TUPLES_OK 2 1,x 2,y" && got[3] == "PGRES_TUPLES_OK 1 2",
+          "four statements in one simple query give four results", all);
+  }
+  // An error stops the rest of a multi-statement query.
+  if (PQsendQuery(c, "SELECT 1; SELECT 1/0; SELECT 3")) {
+    std::vector<std::string> got;
+    PGresult* r;
+    while ((r = PQgetResult(c)) != nullptr) {
+      got.push_back(std::string(PQresStatus(PQresultStatus(r))) +
+                    (PQresultStatus(r) == PGRES_FATAL_ERROR ? " " + ErrState(r) : ""));
+      PQclear(r);
+    }
+    std::string all;
+    for (const auto& s : got) all += "[" + s + "] ";
+    Check(got.size() == 2 && got[0] == "PGRES_TUPLES_OK" && got[1] == "PGRES_FATAL_ERROR 22012",
+          "an error (22012) ends a multi-statement query", all);
+  }
+  Check(Rows(c, "SELECT 7") == "7", "the session works after that error");
+
+  // Syntax error: SQLSTATE 42601 and the cursor position.
+  PGresult* r = PQexec(c, "SELECT 1 FROM WHERE");
+  const char* pos = PQresultErrorField(r, PG_DIAG_STATEMENT_POSITION);
+  Check(ErrState(r) == "42601", "syntax error has SQLSTATE 42601", Describe(r));
+  Check(pos && std::string(pos) == "15", "syntax error has position 15 (at WHERE)", pos ? pos : "<no position>");
+  const char* sev = PQresultErrorField(r, PG_DIAG_SEVERITY_NONLOCALIZED);
+  Check(sev && std::string(sev) == "ERROR", "error severity (V field) is ERROR", sev ? sev : "<none>");
+  PQclear(r);
+  r = PQexec(c, "SELECT a FROM no_such_table_xyz");
+  pos = PQresultErrorField(r, PG_DIAG_STATEMENT_POSITION);
+  Check(ErrState(r) == "42P01", "missing table has SQLSTATE 42P01", Describe(r));
+  Check(pos && std::string(pos) == "15", "missing table error has position 15", pos ? pos : "<no position>");
+  PQclear(r);
+  r = PQexec(c, "SELECT no_such_column FROM sq_t");
+  pos = PQresultErrorField(r, PG_DIAG_STATEMENT_POSITION);
+  Check(ErrState(r) == "42703", "missing column has SQLSTATE 42703", Describe(r));
+  Check(pos && std::string(pos) == "8", "missing column error has position 8", pos ? pos : "<no position>");
+  PQclear(r);
+
+  // Empty query.
+  r = PQexec(c, "");
+  Check(PQresultStatus(r) == PGRES_EMPTY_QUERY, "empty query gives EmptyQueryResponse", Describe(r));
+  PQclear(r);
+  r = PQexec(c, " ; ");
+  Check(PQresultStatus(r) == PGRES_EMPTY_QUERY, "a lone ';' gives EmptyQueryResponse", Describe(r));
+  PQclear(r);
+
+  // NoticeResponse.
+  struct Notices {
+    std::vector<std::string> items;
+  } notices;
+  PQsetNoticeReceiver(
+      c,
+      [](void* arg, const PGresult* res) {
+        auto* n = static_cast<Notices*>(arg);
+        const char* sev = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+        const char* st = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+        const char* m = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        n->items.push_back(std::string(sev ? sev : "?") + "|" + (st ? st : "?") + "|" + (m ? m : "?"));
+      },
+      &notices);
+  std::string d;
+  bool ok = Exec(c, "DROP TABLE IF EXISTS no_such_table_for_notice", &d);
+  Check(ok, "DROP TABLE IF EXISTS of a missing table succeeds", d);
+  Check(notices.items.size() == 1 &&
+            notices.items[0] == "NOTICE|00000|table \"no_such_table_for_notice\" does not exist, skipping",
+        "it sends a NoticeResponse (NOTICE, 00000, 'table ... does not exist, skipping')",
+        notices.items.empty() ? "no notice" : notices.items[0]);
+  Exec(c, "DROP TABLE IF EXISTS sq_t");
+  PQfinish(c);
+}
+
+void TestTypes() {
+  Section("extended protocol: text and binary formats for every type");
+  PGconn* c = Connect();
+  int i = 0;
+  for (const auto& tc : TypeCases()) {
+    std::string label = tc.type + " '" + Printable(tc.input, 40) + "'";
+    std::string name = "type_stmt_" + std::to_string(i++);
+    std::string sql = "SELECT $1::" + tc.type;
+    PGresult* r = PQprepare(c, name.c_str(), sql.c_str(), 1, &tc.oid);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+      Check(false, label + ": prepare", Describe(r));
+      PQclear(r);
+      continue;
+    }
+    PQclear(r);
+    // 1. text in, text out
+    const char* tv[1] = {tc.input.c_str()};
+    int tl[1] = {static_cast<int>(tc.input.size())};
+    int tf[1] = {0};
+    r = PQexecPrepared(c, name.c_str(), 1, tv, tl, tf, 0);
+    std::string text_out = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? Value(r, 0, 0) : Describe(r);
+    bool type_ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQftype(r, 0) == tc.oid && PQfformat(r, 0) == 0;
+    std::string type_detail = PQresultStatus(r) == PGRES_TUPLES_OK ? "oid " + std::to_string(PQftype(r, 0)) : "";
+    PQclear(r);
+    Check(text_out == tc.expected, label + ": text param, text result", "got '" + Printable(text_out) + "', want '" + Printable(tc.expected) + "'");
+    Check(type_ok, label + ": result column has type oid " + std::to_string(tc.oid), type_detail);
+    // 2. binary in, binary out
+    const char* bv[1] = {tc.binary.data()};
+    int bl[1] = {static_cast<int>(tc.binary.size())};
+    int bf[1] = {1};
+    r = PQexecPrepared(c, name.c_str(), 1, bv, bl, bf, 1);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && !PQgetisnull(r, 0, 0)) {
+      std::string raw = Value(r, 0, 0);
+      std::string decoded = tc.decode(raw);
+      Check(PQfformat(r, 0) == 1, label + ": binary result is marked binary in RowDescription");
+      Check(SameValue(tc, decoded, text_out) && SameValue(tc, decoded, tc.expected),
+            label + ": binary param, binary result, decoded == text result",
+            "decoded '" + Printable(decoded) + "' (bytes " + Printable(raw) + "), text result '" + Printable(text_out) + "'");
+      if (tc.oid != 1700)
+        Check(raw == tc.binary, label + ": binary result bytes", "got " + Printable(raw) + ", want " + Printable(tc.binary));
+    } else {
+      Check(false, label + ": binary param, binary result", Describe(r));
+    }
+    PQclear(r);
+    // 3. text in, binary out
+    r = PQexecPrepared(c, name.c_str(), 1, tv, tl, tf, 1);
+    std::string decoded = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? tc.decode(Value(r, 0, 0)) : Describe(r);
+    Check(SameValue(tc, decoded, tc.expected), label + ": text param, binary result", "decoded '" + Printable(decoded) + "'");
+    PQclear(r);
+    // 4. binary in, text out
+    r = PQexecPrepared(c, name.c_str(), 1, bv, bl, bf, 0);
+    std::string t = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? Value(r, 0, 0) : Describe(r);
+    Check(t == tc.expected, label + ": binary param, text result", "got '" + Printable(t) + "'");
+    PQclear(r);
+    // 5. NULL
+    const char* nv[1] = {nullptr};
+    r = PQexecPrepared(c, name.c_str(), 1, nv, nullptr, nullptr, 1);
+    Check(PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 && PQgetisnull(r, 0, 0),
+          label + ": NULL param gives NULL", Describe(r));
+    PQclear(r);
+  }
+
+  // A table with every type, filled with binary parameters through the
+  // unnamed statement, read back in text and in binary.
+  Exec(c, "DROP TABLE IF EXISTS types_t");
+  std::string d;
+  bool ok = Exec(c, "CREATE TABLE types_t (k INT, c_int2 SMALLINT, c_int4 INT, c_int8 BIGINT, c_float4 REAL, "
+                    "c_float8 DOUBLE PRECISION, c_numeric NUMERIC, c_bool BOOLEAN, c_text VARCHAR, c_bytea BYTEA, "
+                    "c_date DATE, c_time TIME, c_timestamp TIMESTAMP, c_timestamptz TIMESTAMPTZ, c_interval INTERVAL)",
+                 &d);
+  Check(ok, "create a table with a column of each type", d);
+  auto cases = TypeCases();
+  // One case per type (the first), in column order.
+  std::vector<const TypeCase*> cols;
+  for (const char* t : {"int2", "int4", "int8", "float4", "float8", "numeric", "bool", "text", "bytea", "date", "time",
+                        "timestamp", "timestamptz", "interval"})
+    for (const auto& tc : cases)
+      if (tc.type == t) {
+        cols.push_back(&tc);
+        break;
+      }
+  std::vector<Oid> oids = {23};
+  std::vector<std::string> vals = {BE32(1)};
+  for (auto* tc : cols) {
+    oids.push_back(tc->oid == 25 ? 1043 : tc->oid);
+    vals.push_back(tc->binary);
+  }
+  std::vector<const char*> pv;
+  std::vector<int> pl, pf;
+  for (const auto& v : vals) {
+    pv.push_back(v.data());
+    pl.push_back(static_cast<int>(v.size()));
+    pf.push_back(1);
+  }
+  std::string ins = "INSERT INTO types_t VALUES ($1";
+  for (size_t k = 2; k <= vals.size(); k++) ins += ", $" + std::to_string(k);
+  ins += ")";
+  PGresult* r = PQprepare(c, "", ins.c_str(), static_cast<int>(oids.size()), oids.data());
+  Check(PQresultStatus(r) == PGRES_COMMAND_OK, "prepare the unnamed INSERT statement", Describe(r));
+  PQclear(r);
+  r = PQexecPrepared(c, "", static_cast<int>(vals.size()), pv.data(), pl.data(), pf.data(), 0);
+  Check(PQresultStatus(r) == PGRES_COMMAND_OK && std::string(PQcmdTuples(r)) == "1",
+        "insert one row of binary parameters (unnamed statement)", Describe(r));
+  PQclear(r);
+  for (int fmt = 0; fmt <= 1; fmt++) {
+    r = PQexecParams(c, "SELECT * FROM types_t WHERE k = 1", 0, nullptr, nullptr, nullptr, nullptr, fmt);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1 || PQnfields(r) != static_cast<int>(cols.size()) + 1) {
+      Check(false, std::string("read the row back in ") + (fmt ? "binary" : "text"), Describe(r));
+      PQclear(r);
+      continue;
+    }
+    for (size_t k = 0; k < cols.size(); k++) {
+      const TypeCase& tc = *cols[k];
+      std::string v = Value(r, 0, static_cast<int>(k) + 1);
+      std::string got = fmt ? tc.decode(v) : v;
+      Check(SameValue(tc, got, tc.expected),
+            std::string("stored ") + tc.type + " reads back in " + (fmt ? "binary" : "text"),
+            "got '" + Printable(got) + "', want '" + Printable(tc.expected) + "'");
+    }
+    PQclear(r);
+  }
+  Exec(c, "DROP TABLE IF EXISTS types_t");
+  PQfinish(c);
+}
+
+void TestPrepared() {
+  Section("extended protocol: named/unnamed statements, $n, DescribePrepared");
+  PGconn* c = Connect();
+  Exec(c, "DROP TABLE IF EXISTS prep_t");
+  Exec(c, "CREATE TABLE prep_t (id INT, name VARCHAR, score DOUBLE PRECISION)");
+  Exec(c, "INSERT INTO prep_t VALUES (1, 'one', 1.5), (2, 'two', 2.5), (3, 'three', 3.5)");
+
+  // Named statement, executed several times with different parameters.
+  PGresult* r = PQprepare(c, "by_id", "SELECT name, score FROM prep_t WHERE id = $1", 0, nullptr);
+  Check(PQresultStatus(r) == PGRES_COMMAND_OK, "prepare named statement (parameter type inferred)", Describe(r));
+  PQclear(r);
+  std::string got;
+  for (const char* id : {"1", "3", "2", "9"}) {
+    const char* v[1] = {id};
+    r = PQexecPrepared(c, "by_id", 1, v, nullptr, nullptr, 0);
+    got += std::string(PQresultStatus(r) == PGRES_TUPLES_OK ? "" : "ERR") + std::to_string(PQntuples(r));
+    if (PQntuples(r) == 1) got += std::string(PQgetvalue(r, 0, 0)) + "/" + PQgetvalue(r, 0, 1);
+    got += ";";
+    PQclear(r);
+  }
+  Check(got == "1one/1.5;1three/3.5;1two/2.5;0;", "named statement executed four times", got);
+
+  // The same $n used twice, and $n out of order.
+  r = PQprepare(c, "reuse", "SELECT $2::int + $1::int, $1::int * $1::int, $2::text", 0, nullptr);
+  PQclear(r);
+  const char* v2[2] = {"6", "7"};
+  r = PQexecPrepared(c, "reuse", 2, v2, nullptr, nullptr, 0);
+  std::string row = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                        ? std::string(PQgetvalue(r, 0, 0)) + "," + PQgetvalue(r, 0, 1) + "," + PQgetvalue(r, 0, 2)
+                        : Describe(r);
+  Check(row == "13,36,7", "$1 and $2 reused and out of order", row);
+  PQclear(r);
+
+  // Unnamed statements replace each other.
+  r = PQprepare(c, "", "SELECT 'first'", 0, nullptr);
+  PQclear(r);
+  r = PQprepare(c, "", "SELECT 'second'", 0, nullptr);
+  PQclear(r);
+  r = PQexecPrepared(c, "", 0, nullptr, nullptr, nullptr, 0);
+  got = PQresultStatus(r) == PGRES_TUPLES_OK ? Value(r, 0, 0) : Describe(r);
+  Check(got == "second", "the unnamed statement is replaced by the next Parse", got);
+  PQclear(r);
+
+  // Errors.
+  r = PQprepare(c, "by_id", "SELECT 1", 0, nullptr);
+  Check(ErrState(r) == "42P05", "preparing an existing name gives 42P05", Describe(r));
+  PQclear(r);
+  r = PQexecPrepared(c, "no_such_stmt", 0, nullptr, nullptr, nullptr, 0);
+  Check(ErrState(r) == "26000", "executing an unknown statement gives 26000", Describe(r));
+  PQclear(r);
+  const char* bad[1] = {"not a number"};
+  r = PQexecPrepared(c, "by_id", 1, bad, nullptr, nullptr, 0);
+  Check(ErrState(r) == "22P02", "a bad text parameter for an int gives 22P02", Describe(r));
+  PQclear(r);
+  const char* five[1] = {"12345"};
+  int len5[1] = {5};
+  int bin[1] = {1};
+  r = PQexecPrepared(c, "by_id", 1, five, len5, bin, 0);
+  Check(ErrState(r) == "22P03", "a 5-byte binary int4 parameter gives 22P03", Describe(r));
+  PQclear(r);
+  r = PQexecPrepared(c, "by_id", 0, nullptr, nullptr, nullptr, 0);
+  Check(ErrState(r) == "08P01", "too few parameters gives 08P01", Describe(r));
+  PQclear(r);
+  Check(Rows(c, "SELECT 1") == "1", "the session works after those errors");
+
+  // DescribePrepared.
+  Oid t[2] = {20, 0};
+  r = PQprepare(c, "desc1", "SELECT id, name AS the_name, score * $1 AS scaled FROM prep_t WHERE id = $2", 2, t);
+  PQclear(r);
+  r = PQdescribePrepared(c, "desc1");
+  if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+    std::string p = std::to_string(PQnparams(r)) + ":";
+    for (int k = 0; k < PQnparams(r); k++) p += " " + std::to_string(PQparamtype(r, k));
+    Check(p == "2: 20 23", "DescribePrepared: parameter types (int8 given, int4 inferred)", p);
+    std::string cols = std::to_string(PQnfields(r)) + ":";
+    for (int k = 0; k < PQnfields(r); k++) cols += std::string(" ") + PQfname(r, k) + "/" + std::to_string(PQftype(r, k));
+    Check(cols == "3: id/23 the_name/1043 scaled/701", "DescribePrepared: result columns", cols);
+  } else {
+    Check(false, "DescribePrepared", Describe(r));
+  }
+  PQclear(r);
+  r = PQprepare(c, "desc2", "INSERT INTO prep_t VALUES ($1, $2, $3)", 0, nullptr);
+  PQclear(r);
+  r = PQdescribePrepared(c, "desc2");
+  if (PQresultStatus(r) == PGRES_COMMAND_OK) {
+    std::string p = std::to_string(PQnparams(r)) + ":";
+    for (int k = 0; k < PQnparams(r); k++) p += " " + std::to_string(PQparamtype(r, k));
+    Check(p == "3: 23 1043 701", "DescribePrepared of an INSERT: parameter types from the columns", p);
+    Check(PQnfields(r) == 0, "DescribePrepared of an INSERT: no result columns (NoData)",
+          std::to_string(PQnfields(r)) + " columns");
+  } else {
+    Check(false, "DescribePrepared of an INSERT", Describe(r));
+  }
+  PQclear(r);
+  r = PQdescribePrepared(c, "no_such_stmt");
+  Check(ErrState(r) == "26000", "DescribePrepared of an unknown statement gives 26000", Describe(r));
+  PQclear(r);
+
+  // Single-row mode.
+  if (PQsendQueryParams(c, "SELECT g, 'r' || g FROM generate_series(1, 5) AS g", 0, nullptr, nullptr, nullptr,
+                        nullptr, 0) &&
+      PQsetSingleRowMode(c)) {
+    std::string seq;
+    PGresult* res;
+    while ((res = PQgetResult(c)) != nullptr) {
+      if (PQresultStatus(res) == PGRES_SINGLE_TUPLE) seq += std::string(PQgetvalue(res, 0, 1)) + ",";
+      else seq += std::string(PQresStatus(PQresultStatus(res))) + ":" + std::to_string(PQntuples(res));
+      PQclear(res);
+    }
+    Check(seq == "r1,r2,r3,r4,r5,PGRES_TUPLES_OK:0", "single-row mode delivers rows one at a time", seq);
+  } else {
+    Check(false, "single-row mode", Trim(PQerrorMessage(c)));
+  }
+  Exec(c, "DROP TABLE IF EXISTS prep_t");
+  PQfinish(c);
+}
+
+void TestPortals() {
+  Section("portals with a row limit (raw protocol)");
+  Raw raw;
+  std::string err;
+  if (!raw.Connect() || !raw.Startup(&err)) {
+    Check(false, "raw startup", err);
+    return;
+  }
+  Check(true, "raw startup (AuthenticationOk, ParameterStatus, BackendKeyData, ReadyForQuery)");
+  // One portal fetched 3 rows at a time.
+  raw.Send(ParseMsg("", "SELECT g FROM generate_series(1, 10) AS g") + BindMsg("p1", "") + ExecuteMsg("p1", 3) +
+           ExecuteMsg("p1", 3) + ExecuteMsg("p1", 3) + ExecuteMsg("p1", 3) + SyncMsg());
+  auto msgs = raw.UntilReady();
+  if (!msgs) {
+    Check(false, "Execute with max rows", "no ReadyForQuery");
+    return;
+  }
+  std::string seq, rows;
+  std::string tag;
+  for (const auto& m : *msgs) {
+    seq.push_back(m.type);
+    if (m.type == 'D') rows += DataRowFirst(m) + ",";
+    if (m.type == 'C') tag = CommandTag(m);
+  }
+  Check(seq == "12DDDsDDDsDDDsDCZ", "Execute(max 3) x4 over 10 rows: 3 rows + PortalSuspended, x3, then 1 row + CommandComplete",
+        "messages " + seq + " " + ErrorOf(*msgs));
+  Check(rows == "1,2,3,4,5,6,7,8,9,10,", "the rows come in order, each once", rows);
+  Check(tag == "SELECT 1", "the last Execute's CommandComplete counts its own rows ('SELECT 1')", "tag '" + tag + "'");
+
+  // Two named portals interleaved in one transaction.
+  raw.Send(Raw::Message('Q', CStr("BEGIN")));
+  raw.UntilReady();
+  raw.Send(ParseMsg("s_a", "SELECT g FROM generate_series(1, 5) AS g") +
+           ParseMsg("s_b", "SELECT g FROM generate_series(101, 105) AS g") + BindMsg("pa", "s_a") +
+           BindMsg("pb", "s_b") + ExecuteMsg("pa", 2) + ExecuteMsg("pb", 2) + ExecuteMsg("pa", 0) +
+           ExecuteMsg("pb", 0) + SyncMsg());
+  msgs = raw.UntilReady();
+  seq.clear();
+  rows.clear();
+  if (msgs)
+    for (const auto& m : *msgs) {
+      seq.push_back(m.type);
+      if (m.type == 'D') rows += DataRowFirst(m) + ",";
+    }
+  Check(msgs && seq == "1122DDsDDsDDDCDDDCZ" && rows == "1,2,101,102,3,4,5,103,104,105,",
+        "two named portals interleaved", "messages " + seq + " rows " + rows + (msgs ? " " + ErrorOf(*msgs) : ""));
+  Check(msgs && !msgs->empty() && msgs->back().body == "T", "ReadyForQuery reports 'T' inside BEGIN",
+        msgs && !msgs->empty() ? "status " + msgs->back().body : "");
+  raw.Send(Raw::Message('Q', CStr("COMMIT")));
+  raw.UntilReady();
+
+  // An error in the extended protocol skips to Sync.
+  raw.Send(ParseMsg("", "SELEC 1") + BindMsg("", "") + ExecuteMsg("", 0) + SyncMsg());
+  msgs = raw.UntilReady();
+  seq = msgs ? Types(*msgs) : "<none>";
+  Check(seq == "EZ", "a Parse error discards Bind/Execute until Sync (ErrorResponse, ReadyForQuery)",
+        "messages " + seq);
+  // Describe portal, then a portal with binary results.
+  raw.Send(ParseMsg("", "SELECT $1::int4 * 2 AS doubled", {23}) + BindMsg("", "", {BE32(21)}, 1, 1) +
+           Raw::Message('D', "P" + CStr("")) + ExecuteMsg("", 0) + SyncMsg());
+  msgs = raw.UntilReady();
+  seq = msgs ? Types(*msgs) : "<none>";
+  std::string value;
+  bool binary_fmt = false;
+  if (msgs)
+    for (const auto& m : *msgs) {
+      if (m.type == 'D') value = DataRowFirst(m);
+      if (m.type == 'T' && m.body.size() >= 2) {
+        // The format code is the last int16 of the (only) field.
+        binary_fmt = GetBE(m.body, m.body.size() - 2, 2) == 1;
+      }
+    }
+  Check(seq == "12TDCZ" && value == BE32(42) && binary_fmt,
+        "binary int4 parameter, Describe portal says binary, binary result 42",
+        "messages " + seq + " value " + Printable(value) + (msgs ? " " + ErrorOf(*msgs) : ""));
+  // Close statement and portal.
+  raw.Send(ParseMsg("to_close", "SELECT 1") + Raw::Message('C', "S" + CStr("to_close")) + BindMsg("", "to_close") +
+           SyncMsg());
+  msgs = raw.UntilReady();
+  seq = msgs ? Types(*msgs) : "<none>";
+  Check(seq == "13EZ", "Close statement, then Bind to it fails", "messages " + seq + (msgs ? " " + ErrorOf(*msgs) : ""));
+  raw.Send(Raw::Message('X', ""));
+}
+
+void TestCopy() {
+  Section("COPY FROM STDIN (text, CSV) and COPY TO STDOUT");
+  PGconn* c = Connect();
+  Exec(c, "DROP TABLE IF EXISTS copy_t");
+  Exec(c, "CREATE TABLE copy_t (id INT, name VARCHAR, note VARCHAR)");
+  auto copy_in = [&](const std::string& sql, const std::vector<std::string>& chunks, std::string* detail) {
+    PGresult* r = PQexec(c, sql.c_str());
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+      *detail = "COPY did not start: " + Describe(r);
+      PQclear(r);
+      return std::string("ERROR");
+    }
+    PQclear(r);
+    for (const auto& ch : chunks) PQputCopyData(c, ch.data(), static_cast<int>(ch.size()));
+    PQputCopyEnd(c, nullptr);
+    r = PQgetResult(c);
+    std::string out = PQresultStatus(r) == PGRES_COMMAND_OK ? std::string(PQcmdStatus(r)) : "ERROR " + ErrState(r);
+    *detail = Describe(r);
+    PQclear(r);
+    while ((r = PQgetResult(c)) != nullptr) PQclear(r);
+    return out;
+  };
+  std::string d;
+  // Text format: tabs, \N for NULL, backslash escapes; rows split across chunks.
+  std::string tag = copy_in("COPY copy_t (id, name, note) FROM STDIN",
+                            {"1\talpha\t\\N\n2\t", "tab\\there\tline\\nbreak\n3\tback\\\\slash\t\n",
+                             "4\t\\N\tend\n\\.\n"},
+                            &d);
+  Check(tag == "COPY 4", "COPY FROM STDIN (text) loads 4 rows", d);
+  std::string rows = Rows(c, "SELECT id, name, note, name IS NULL, note IS NULL FROM copy_t ORDER BY id");
+  Check(rows == "1|alpha|<null>|f|t\n2|tab\there|line\nbreak|f|f\n3|back\\slash||f|f\n4|<null>|end|t|f",
+        "text COPY: NULLs, \\t, \\n and \\\\ escapes, empty string", Printable(rows));
+  // CSV: quoted fields with commas, quotes, newlines; unquoted empty is NULL, quoted empty is ''.
+  tag = copy_in("COPY copy_t FROM STDIN WITH (FORMAT csv, HEADER true)",
+                {"id,name,note\n10,\"a, b\",\"say \"\"hi\"\"\"\n11,,\"\"\n12,\"multi\nline\",plain\n"}, &d);
+  Check(tag == "COPY 3", "COPY FROM STDIN (CSV, HEADER) loads 3 rows", d);
+  rows = Rows(c, "SELECT id, name, note, name IS NULL, note IS NULL FROM copy_t WHERE id >= 10 ORDER BY id");
+  Check(rows == "10|a, b|say \"hi\"|f|f\n11|<null>||t|f\n12|multi\nline|plain|f|f",
+        "CSV COPY: quoted commas, doubled quotes, newlines, NULL vs empty", Printable(rows));
+  // A bad row fails the whole COPY (nothing of it is kept).
+  tag = copy_in("COPY copy_t FROM STDIN", {"20\tok\tok\n", "twenty-one\tbad\tbad\n"}, &d);
+  Check(tag == "ERROR 22P02", "a bad int in COPY fails with 22P02", d);
+  Check(Rows(c, "SELECT count(*) FROM copy_t WHERE id = 20") == "0", "a failed COPY keeps none of its rows");
+  Check(Rows(c, "SELECT count(*) FROM copy_t") == "7", "the session works after the failed COPY (7 rows)");
+  // COPY TO STDOUT.
+  auto copy_out = [&](const std::string& sql, std::string* detail) {
+    PGresult* r = PQexec(c, sql.c_str());
+    if (PQresultStatus(r) != PGRES_COPY_OUT) {
+      *detail = Describe(r);
+      PQclear(r);
+      return std::string("ERROR");
+    }
+    PQclear(r);
+    std::string out;
+    char* buf;
+    int n;
+    while ((n = PQgetCopyData(c, &buf, 0)) > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      PQfreemem(buf);
+    }
+    r = PQgetResult(c);
+    *detail = Describe(r);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) out = "ERROR " + *detail;
+    PQclear(r);
+    while ((r = PQgetResult(c)) != nullptr) PQclear(r);
+    return out;
+  };
+  std::string out = copy_out("COPY (SELECT id, name, note FROM copy_t WHERE id <= 4 ORDER BY id) TO STDOUT", &d);
+  Check(out == "1\talpha\t\\N\n2\ttab\\there\tline\\nbreak\n3\tback\\\\slash\t\n4\t\\N\tend\n",
+        "COPY (query) TO STDOUT, text: escapes and \\N", Printable(out) + " " + d);
+  Check(d.find("COPY 4") != std::string::npos, "COPY TO STDOUT's CommandComplete is 'COPY 4'", d);
+  out = copy_out("COPY (SELECT id, name, note FROM copy_t WHERE id >= 10 ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER)", &d);
+  Check(out == "id,name,note\n10,\"a, b\",\"say \"\"hi\"\"\"\n11,,\"\"\n12,\"multi\nline\",plain\n",
+        "COPY (query) TO STDOUT, CSV with header and quoting", Printable(out) + " " + d);
+  out = copy_out("COPY copy_t TO STDOUT", &d);
+  size_t lines = 0;
+  for (char ch : out) lines += ch == '\n';
+  Check(lines == 7, "COPY table TO STDOUT gives all 7 rows (newlines inside values are escaped)",
+        std::to_string(lines) + " newlines in " + Printable(out));
+  Exec(c, "DROP TABLE IF EXISTS copy_t");
+  PQfinish(c);
+}
+
+void TestCancel() {
+  Section("CancelRequest");
+  PGconn* c = Connect();
+  if (PQstatus(c) != CONNECTION_OK) {
+    Check(false, "connect", Trim(PQerrorMessage(c)));
+    return;
+  }
+  const char* sql = "SELECT count(*) FROM generate_series(1, 2000000000)";
+  // A cancel with a wrong key must not cancel.
+  PQsendQuery(c, sql);
+  auto wait_result = [&](int ms) {  // true when the query finished within ms
+    auto deadline = Clock::now() + std::chrono::milliseconds(ms);
+    while (Clock::now() < deadline) {
+      PQconsumeInput(c);
+      if (!PQisBusy(c)) return true;
+      pollfd p{PQsocket(c), POLLIN, 0};
+      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+      ::poll(&p, 1, std::max(1, std::min(left, 100)));
+    }
+    PQconsumeInput(c);
+    return !PQisBusy(c);
+  };
+  bool finished_early = wait_result(300);
+  Raw wrong;
+  if (wrong.Connect()) {
+    std::string pkt;
+    PutBE(&pkt, 16, 4);
+    PutBE(&pkt, 80877102, 4);
+    PutBE(&pkt, static_cast<uint32_t>(PQbackendPID(c)), 4);
+    PutBE(&pkt, 0x12345678u, 4);
+    wrong.Send(pkt);
+    std::vector<Msg> seen;
+    wrong.ClosedWithin(5000, &seen);
+  }
+  bool finished_wrong = wait_result(1000);
+  Check(!finished_early && !finished_wrong, "the long query runs, and a CancelRequest with a wrong key does not stop it");
+  // The real cancel: repeated until the query ends (bounded), since a
+  // cancel that arrives before the query starts has nothing to cancel.
+  PGcancel* cancel = PQgetCancel(c);
+  auto t0 = Clock::now();
+  bool done = false;
+  for (int k = 0; k < 40 && !done; k++) {
+    char errbuf[256];
+    if (!PQcancel(cancel, errbuf, sizeof(errbuf))) Check(false, "PQcancel", errbuf);
+    done = wait_result(500);
+  }
+  PQfreeCancel(cancel);
+  double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  std::string state, desc;
+  PGresult* r;
+  while ((r = PQgetResult(c)) != nullptr) {
+    if (PQresultStatus(r) == PGRES_FATAL_ERROR) state = ErrState(r);
+    desc += Describe(r) + "; ";
+    PQclear(r);
+  }
+  char tbuf[64];
+  std::snprintf(tbuf, sizeof(tbuf), "%.2f s", secs);
+  Check(done && state == "57014", std::string("the query is cancelled with SQLSTATE 57014 (after ") + tbuf + ")",
+        done ? desc : "still running after 20 s of cancel requests");
+  Check(done && secs < 10, "cancel takes effect within 10 s", tbuf);
+  if (done) Check(Rows(c, "SELECT 5") == "5", "the connection works after the cancel");
+  PQfinish(c);
+}
+
+// ---- Robustness over raw sockets ----
+// Sends bad input on a fresh connection. The server must close that
+// connection; where the message framing stayed intact (may_recover), it may
+// instead answer with an ErrorResponse (08P01) and go on serving it, as
+// PostgreSQL does. Either way other connections must keep working.
+void BadInput(const std::string& what, const std::function<void(Raw&)>& send, bool after_startup,
+              PGconn* keeper, bool may_recover = false) {
+  Raw raw;
+  if (!raw.Connect()) {
+    Check(false, what + ": raw connect");
+    return;
+  }
+  std::string err;
+  if (after_startup && !raw.Startup(&err)) {
+    Check(false, what + ": startup", err);
+    return;
+  }
+  send(raw);
+  std::vector<Msg> seen;
+  bool closed = false, ready = false;
+  auto deadline = Clock::now() + std::chrono::seconds(15);
+  while (Clock::now() < deadline) {
+    auto m = raw.Read(static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count()) + 1);
+    if (!m) {
+      closed = raw.eof();
+      break;
+    }
+    seen.push_back(*m);
+    if (m->type == 'Z') {
+      ready = true;
+      break;
+    }
+  }
+  std::string e = ErrorOf(seen);
+  if (closed) {
+    Check(true, what + ": the server closes that connection" + (e.empty() ? "" : " (after ErrorResponse " + e.substr(0, 5) + ")"));
+  } else if (may_recover && ready && e.substr(0, 5) == "08P01") {
+    raw.Send(Raw::Message('Q', CStr("SELECT 'recovered'")));
+    auto msgs = raw.UntilReady(10000);
+    std::string v;
+    if (msgs)
+      for (const auto& m : *msgs)
+        if (m.type == 'D') v = DataRowFirst(m);
+    Check(v == "recovered", what + ": ErrorResponse 08P01, and that connection goes on working", "then got '" + v + "'");
+  } else {
+    Check(false, what + ": the server closes that connection" + (may_recover ? " (or reports 08P01 and recovers)" : ""),
+          std::string(ready ? "it went on (ReadyForQuery)" : "no close within 15 s") + ", messages '" + Types(seen) + "' " + e);
+  }
+  std::string k = Rows(keeper, "SELECT 'still here'");
+  Check(k == "still here", what + ": another open connection still works", k);
+}
+
+void TestRobustness() {
+  Section("robustness: malformed messages");
+  PGconn* keeper = Connect();
+  if (PQstatus(keeper) != CONNECTION_OK) {
+    Check(false, "connect the keeper", Trim(PQerrorMessage(keeper)));
+    return;
+  }
+  BadInput("message length below 4", [](Raw& r) { r.Send(std::string("Q\0\0\0\2", 5)); }, true, keeper);
+  BadInput("message length beyond the 1 GiB limit", [](Raw& r) { r.Send(std::string("Q\x7f\xff\xff\xff", 5) + "SELECT 1"); },
+           true, keeper);
+  BadInput("truncated message, then the client hangs up",
+           [](Raw& r) {
+             r.Send(std::string("Q\0\0\0\x64", 5) + "SELECT");
+             r.ShutdownWrite();
+           },
+           true, keeper);
+  BadInput("Query string without its NUL terminator",
+           [](Raw& r) { r.Send(std::string("Q\0\0\0\x0c", 5) + "SELECT 1"); }, true, keeper, true);
+  BadInput("Parse message cut short (fields missing)",
+           [](Raw& r) { r.Send(std::string("P\0\0\0\x06", 5) + std::string("s\0", 2) + SyncMsg()); }, true, keeper,
+           true);
+  BadInput("Bind with a parameter length past the message end",
+           [](Raw& r) {
+             std::string b = CStr("") + CStr("") + BE16(0) + BE16(1) + BE32(1000) + "xy";
+             r.Send(ParseMsg("", "SELECT $1::text") + Raw::Message('B', b) + SyncMsg());
+           },
+           true, keeper, true);
+  BadInput("unknown message type 'z'", [](Raw& r) { r.Send(Raw::Message('z', "hello")); }, true, keeper);
+  BadInput("garbage startup packet (unknown protocol code)",
+           [](Raw& r) {
+             std::string p;
+             PutBE(&p, 16, 4);
+             PutBE(&p, 0x12345678, 4);
+             p += "garbage!";
+             r.Send(p);
+           },
+           false, keeper);
+  BadInput("startup packet with a huge length", [](Raw& r) { r.Send(std::string("\x7f\xff\xff\xff\0\3\0\0", 8)); },
+           false, keeper);
+  BadInput("an HTTP request instead of a startup packet",
+           [](Raw& r) { r.Send("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"); }, false, keeper);
+  BadInput("startup packet with an unterminated parameter list",
+           [](Raw& r) {
+             std::string body;
+             PutBE(&body, 196608, 4);
+             body += "user";  // no NUL, no value
+             std::string p;
+             PutBE(&p, static_cast<uint32_t>(body.size() + 4), 4);
+             r.Send(p + body);
+           },
+           false, keeper);
+  BadInput("random bytes after a good startup",
+           [](Raw& r) {
+             std::string junk;
+             uint32_t x = 12345;
+             for (int i = 0; i < 4096; i++) {
+               x = x * 1103515245 + 12345;
+               junk.push_back(static_cast<char>(x >> 16));
+             }
+             junk[0] = '!';  // not a valid message type
+             r.Send(junk);
+           },
+           true, keeper);
+  Alive("after the malformed messages");
+
+  Section("SSLRequest");
+  for (uint32_t code : {80877103u}) {
+    std::string name = "SSLRequest";
+    Raw raw;
+    if (!raw.Connect()) {
+      Check(false, name + ": connect");
+      continue;
+    }
+    std::string p;
+    PutBE(&p, 8, 4);
+    PutBE(&p, code, 4);
+    raw.Send(p);
+    std::string answer;
+    bool got = raw.ReadExact(&answer, 1, Clock::now() + std::chrono::seconds(10));
+    Check(got && answer == "N", name + " is answered 'N'", got ? "got " + Printable(answer) : "no answer");
+    std::string err;
+    bool ok = got && raw.Startup(&err);
+    Check(ok, name + ": startup continues on the same connection", err);
+    if (ok) {
+      raw.Send(Raw::Message('Q', CStr("SELECT 'plain'")));
+      auto msgs = raw.UntilReady();
+      std::string v;
+      if (msgs)
+        for (const auto& m : *msgs)
+          if (m.type == 'D') v = DataRowFirst(m);
+      Check(v == "plain", name + ": then queries work", v);
+    }
+  }
+
+  Section("huge statements and deep nesting", 300);
+  auto expect_error_or = [&](const std::string& what, const std::string& sql, const std::string& correct) {
+    PGconn* c = Connect();
+    auto t0 = Clock::now();
+    PGresult* r = PQexec(c, sql.c_str());
+    double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    std::string v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? Value(r, 0, 0) : "";
+    bool error = PQresultStatus(r) == PGRES_FATAL_ERROR && !ErrState(r).empty() && PQstatus(c) == CONNECTION_OK;
+    char tbuf[32];
+    std::snprintf(tbuf, sizeof(tbuf), "%.1f s", secs);
+    std::string how = error ? "error " + ErrState(r) + ": " + Printable(Trim(PQresultErrorMessage(r)), 120)
+                            : (v == correct ? "the correct result" : Describe(r) + " value '" + Printable(v, 60) + "'");
+    Check(error || v == correct, what + ": an error (or the correct result), not a crash [" + how + ", " + tbuf + "]",
+          how);
+    PQclear(r);
+    if (error) Check(Rows(c, "SELECT 1") == "1", what + ": the same connection still works");
+    PQfinish(c);
+    Alive("after " + what);
+  };
+  {
+    std::string sql = "SELECT 1";
+    sql.reserve(10u << 20);
+    size_t terms = 1;
+    while (sql.size() < (10u << 20)) {
+      sql += "+1";
+      terms++;
+    }
+    expect_error_or("a 10 MiB statement (SELECT 1+1+...+1)", sql, std::to_string(terms));
+  }
+  {
+    const int depth = 10000;
+    std::string sql = "SELECT " + std::string(depth, '(') + "1" + std::string(depth, ')');
+    expect_error_or("an expression nested 10,000 deep", sql, "1");
+    // "--" starts a comment, so "- " for unary minus.
+    sql = "SELECT ";
+    for (int i = 0; i < depth; i++) sql += "- ";
+    sql += "1";
+    expect_error_or("unary minus nested 10,000 deep", sql, "1");
+    sql = "SELECT ";
+    for (int i = 0; i < depth; i++) sql += "abs(";
+    sql += "1" + std::string(depth, ')');
+    expect_error_or("function calls nested 10,000 deep", sql, "1");
+    sql = "SELECT ";
+    for (int i = 0; i < 1000; i++) sql += "(SELECT ";
+    sql += "1" + std::string(1000, ')');
+    expect_error_or("scalar subqueries nested 1,000 deep", sql, "1");
+  }
+  Check(Rows(keeper, "SELECT 'end'") == "end", "the first connection survived everything");
+  PQfinish(keeper);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s HOST PORT [--engine freshet|postgres] [--only SECTION]\n", argv[0]);
+    return 2;
+  }
+  g_host = argv[1];
+  g_port = argv[2];
+  std::string only;
+  for (int i = 3; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--engine") g_postgres = std::string(argv[i + 1]) == "postgres";
+    if (std::string(argv[i]) == "--only") only = argv[i + 1];
+  }
+  std::thread(Watchdog).detach();
+  std::vector<std::pair<std::string, void (*)()>> sections = {
+      {"startup", TestStartup}, {"simple", TestSimpleQuery}, {"types", TestTypes},
+      {"prepared", TestPrepared}, {"portals", TestPortals},  {"copy", TestCopy},
+      {"cancel", TestCancel},   {"robustness", TestRobustness},
+  };
+  for (const auto& [name, fn] : sections) {
+    if (!only.empty() && only != name) continue;
+    // A section that finds the server gone says so and the rest still run
+    // (each check then fails fast on connect).
+    fn();
+  }
+  section_deadline = 0;
+  std::printf("\n%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
