@@ -177,7 +177,7 @@ TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
   auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema);
   if (!s) {
     if (missing_ok) return nullptr;
-    ThrowAt(sqlstate::kInvalidSchemaName, rv->location, fmt::format("schema \"{}\" does not exist", schema));
+    ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}.{}\" does not exist", schema, rv->relname));
   }
   TableRef t = ctx_.catalog->FindTable(s->id, rv->relname);
   if (!t && !missing_ok) ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", rv->relname));
@@ -410,7 +410,7 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
         if (!table.empty() && col.table != table) continue;
         if (table.empty() && stmt->n_from_clause == 0) continue;
         any = true;
-        if (col.hidden) continue;
+        if (col.hidden || (table.empty() && col.qualified_only)) continue;
         select.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), col.type, col.name));
         out_schema.push_back({col.name, col.type, col.table});
       }
@@ -543,7 +543,8 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
   // Projection: the select list plus ORDER BY keys that are not outputs.
   size_t visible = select.size();
   bool distinct = stmt->n_distinct_clause > 0;
-  if (distinct && stmt->n_distinct_clause > 0 && stmt->distinct_clause[0] != nullptr)
+  // Plain DISTINCT is a list holding one empty node; DISTINCT ON lists expressions.
+  if (distinct && stmt->distinct_clause[0] && stmt->distinct_clause[0]->node_case != PG_QUERY__NODE__NODE__NOT_SET)
     throw SqlError(sqlstate::kFeatureNotSupported, "DISTINCT ON is not supported yet");
   std::vector<SortKey> sort_keys;
   for (auto& s : sorts) {
@@ -649,13 +650,19 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
             if (!lc.hidden && !rc.hidden && lc.name == rc.name) using_cols.push_back(lc.name);
       }
       for (size_t i = 0; i < j->n_using_clause; i++) using_cols.push_back(StringOf(j->using_clause[i]));
+      // USING/NATURAL columns: recorded now, merged after the join.
+      struct UsingColumn {
+        std::string name;
+        int left, right;  // indices in the joined scope
+      };
+      std::vector<UsingColumn> merged;
       if (!using_cols.empty()) {
         std::vector<ExprPtr> parts;
         for (const auto& name : using_cols) {
           auto find = [&](const Scope& s, const char* side) {
             int found = -1;
             for (size_t i = 0; i < s.columns.size(); i++) {
-              if (s.columns[i].name != name) continue;
+              if (s.columns[i].name != name || s.columns[i].qualified_only || s.columns[i].hidden) continue;
               if (found >= 0) ThrowAt(sqlstate::kAmbiguousColumn, -1, fmt::format("common column name \"{}\" appears more than once in {} table", name, side));
               found = static_cast<int>(i);
             }
@@ -668,18 +675,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
           args.push_back(std::make_unique<ColumnRefExpr>(li, left_scope.columns[li].type, name));
           args.push_back(std::make_unique<ColumnRefExpr>(roff + ri, right_scope.columns[ri].type, name));
           parts.push_back(eb.MakeCall("=", std::move(args), -1));
-          // The merged column appears once: hide the right side's copy
-          // from * and from unqualified references.
-          joined.columns[roff + ri].hidden = true;
-          joined.columns[roff + ri].name = "";
-          if (type == JoinType::kRight || type == JoinType::kFull) {
-            // For RIGHT/FULL joins the visible value must come from the side
-            // that is always present; keep the right one visible instead.
-            joined.columns[roff + ri].name = name;
-            joined.columns[roff + ri].hidden = type == JoinType::kFull;
-            joined.columns[li].hidden = type == JoinType::kRight;
-            if (type == JoinType::kRight) joined.columns[li].name = "";
-          }
+          merged.push_back({name, li, roff + ri});
         }
         cond = parts.size() == 1 ? std::move(parts[0])
                                  : std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(parts));
@@ -689,15 +685,51 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       } else if (j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER) {
         throw SqlError(sqlstate::kSyntaxError, "outer joins need an ON or USING condition");
       }
-      if (j->alias) {
-        for (auto& c : joined.columns) c.table = j->alias->aliasname;
+      PlanPtr plan = std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
+      if (!merged.empty()) {
+        // Output: the merged USING columns first (the left value, the right
+        // one for RIGHT joins, COALESCE of both for FULL joins), then every
+        // input column; the inputs of a merged column stay reachable only
+        // through their table's name (l.k), as in PostgreSQL.
+        std::vector<ExprPtr> exprs;
+        std::vector<Scope::Column> columns;
+        for (const auto& m : merged) {
+          const auto& lc = joined.columns[m.left];
+          const auto& rc = joined.columns[m.right];
+          std::vector<const Expression*> probe;
+          ExprPtr l = std::make_unique<ColumnRefExpr>(m.left, lc.type, m.name);
+          ExprPtr r = std::make_unique<ColumnRefExpr>(m.right, rc.type, m.name);
+          probe = {l.get(), r.get()};
+          DataType t = eb.UnifyTypes(probe, "JOIN/USING", -1);
+          ExprPtr value;
+          if (type == JoinType::kFull) {
+            std::vector<ExprPtr> args;
+            args.push_back(eb.Coerce(std::move(l), t));
+            args.push_back(eb.Coerce(std::move(r), t));
+            value = std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, t, std::move(args));
+          } else {
+            value = eb.Coerce(type == JoinType::kRight ? std::move(r) : std::move(l), t);
+          }
+          exprs.push_back(std::move(value));
+          columns.push_back({j->alias ? j->alias->aliasname : "", m.name, t});
+          joined.columns[m.left].qualified_only = true;
+          joined.columns[m.right].qualified_only = true;
+        }
+        for (size_t i = 0; i < joined.columns.size(); i++) {
+          exprs.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), joined.columns[i].type, joined.columns[i].name));
+          columns.push_back(joined.columns[i]);
+        }
+        std::vector<PlanColumn> schema;
+        for (const auto& c : columns) schema.push_back({c.name, c.type, c.table, c.hidden});
+        plan = std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(schema));
+        joined.columns = std::move(columns);
       }
-      auto plan = std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
-      auto& schema = plan->mutable_schema();
-      for (size_t i = 0; i < schema.size(); i++) {
-        schema[i].hidden = joined.columns[i].hidden;
-        schema[i].name = joined.columns[i].name;
-        schema[i].table = joined.columns[i].table;
+      if (j->alias) {
+        // A join alias hides the input tables' names.
+        for (auto& c : joined.columns) {
+          c.table = j->alias->aliasname;
+          c.schema.clear();
+        }
       }
       scope->columns.insert(scope->columns.end(), joined.columns.begin(), joined.columns.end());
       return plan;
@@ -756,7 +788,12 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   std::vector<PlanColumn> schema;
   for (const auto& c : table->columns) schema.push_back({c.name, c.type, alias, c.hidden});
   rename(schema);
+  size_t first = scope->columns.size();
   scope->Append(schema);
+  if (!rv->alias) {
+    auto s = ctx_.catalog->GetSchema(table->schema_id);
+    for (size_t i = first; i < scope->columns.size(); i++) scope->columns[i].schema = s ? s->name : "";
+  }
   return std::make_unique<ScanNode>(table, std::move(schema));
 }
 

@@ -133,6 +133,11 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
     // VALUES directly: each literal is coerced to its column's type, so
     // '2024-01-01' goes straight into a date column.
     std::vector<std::vector<ExprPtr>> rows;
+    if (stmt->n_cols == 0 && sel->values_lists[0]->list->n_items < targets.size()) {
+      // Without a column list, fewer values fill the leading columns and the
+      // rest take their defaults, as in PostgreSQL.
+      targets.resize(sel->values_lists[0]->list->n_items);
+    }
     for (size_t r = 0; r < sel->n_values_lists; r++) {
       const PgQuery__List* list = sel->values_lists[r]->list;
       if (list->n_items > targets.size()) ThrowAt(sqlstate::kSyntaxError, -1, "INSERT has more expressions than target columns");
@@ -147,6 +152,7 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
     source = std::make_unique<ValuesNode>(row_schema, std::move(rows));
   } else {
     PlanPtr query = BindSelect(sel, nullptr);
+    if (stmt->n_cols == 0 && query->schema().size() < targets.size()) targets.resize(query->schema().size());
     if (query->schema().size() > targets.size()) ThrowAt(sqlstate::kSyntaxError, -1, "INSERT has more expressions than target columns");
     if (query->schema().size() < targets.size()) ThrowAt(sqlstate::kSyntaxError, -1, "INSERT has more target columns than expressions");
     std::vector<ExprPtr> values;

@@ -199,6 +199,7 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
   }
   std::string column = parts.back();
   std::string table = parts.size() >= 2 ? parts[parts.size() - 2] : "";
+  std::string schema = parts.size() >= 3 ? parts[parts.size() - 3] : "";
   std::string display = table.empty() ? column : table + "." + column;
 
   int levels = 0;
@@ -208,12 +209,13 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
     for (size_t i = 0; i < s->columns.size(); i++) {
       const auto& c = s->columns[i];
       if (!table.empty()) {
-        if (c.table != table) continue;
+        if (c.table != table || (!schema.empty() && !c.schema.empty() && c.schema != schema)) continue;
         table_seen = true;
+      } else if (c.qualified_only) {
+        continue;
       }
       if (c.name != column) continue;
       if (found >= 0) {
-        // The same column reached through USING is not ambiguous.
         binder_->ThrowAt(sqlstate::kAmbiguousColumn, ref->location,
                          fmt::format("column reference \"{}\" is ambiguous", display));
       }
@@ -438,9 +440,32 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   // Functions whose arguments are converted to text first (PostgreSQL
   // declares them over "any").
   if (name == "concat" || name == "concat_ws" || name == "format") {
-    for (auto& a : args)
-      if (a->type().id != TypeId::kVarchar) a = Coerce(std::move(a), DataType::Varchar(), true);
+    // PostgreSQL formats "any" arguments with their output functions
+    // (booleans as t/f), which is not what CAST(b AS text) gives.
+    for (auto& a : args) {
+      if (a->type().id == TypeId::kVarchar) continue;
+      if (a->type().id == TypeId::kBoolean) {
+        // CASE WHEN a THEN 't' WHEN NOT a THEN 'f' END (NULL stays NULL).
+        std::vector<ExprPtr> not_a;
+        not_a.push_back(a->Clone());
+        std::vector<ExprPtr> c;
+        c.push_back(std::move(a));
+        c.push_back(std::make_unique<ConstantExpr>(Value::Varchar("t")));
+        c.push_back(std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(not_a)));
+        c.push_back(std::make_unique<ConstantExpr>(Value::Varchar("f")));
+        a = std::make_unique<CaseExpr>(DataType::Varchar(), std::move(c), false);
+        continue;
+      }
+      a = Coerce(std::move(a), DataType::Varchar(), true);
+    }
   }
+  if (name == "current_database" && args.empty())
+    return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.database_name));
+  if (name == "current_schema" && args.empty()) return std::make_unique<ConstantExpr>(Value::Varchar(kDefaultSchema));
+  if ((name == "current_user" || name == "session_user" || name == "user") && args.empty())
+    return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.user_name));
+  if (name == "version" && args.empty())
+    return std::make_unique<ConstantExpr>(Value::Varchar("PostgreSQL 13.14.0-Freshet-0.1.0"));
   if (name == "clamp" && args.size() == 3) {
     for (size_t i = 1; i < 3; i++) {
       if (!args[i]->IsConstant())
@@ -571,15 +596,28 @@ ExprPtr Binder::ExprBinder::BindAExpr(const PgQuery__AExpr* e) {
         args.push_back(std::move(b));
         return MakeCall(o, std::move(args), e->location);
       };
-      std::vector<ExprPtr> parts;
-      if (negated) {
-        parts.push_back(cmp("<", x->Clone(), std::move(lo)));
-        parts.push_back(cmp(">", std::move(x), std::move(hi)));
-        return std::make_unique<OperatorExpr>(Expression::Kind::kOr, DataType::Boolean(), std::move(parts));
+      bool symmetric = e->kind == PG_QUERY__A__EXPR__KIND__AEXPR_BETWEEN_SYM ||
+                       e->kind == PG_QUERY__A__EXPR__KIND__AEXPR_NOT_BETWEEN_SYM;
+      auto between = [&](ExprPtr x, ExprPtr lo, ExprPtr hi) -> ExprPtr {
+        std::vector<ExprPtr> parts;
+        parts.push_back(cmp(">=", x->Clone(), std::move(lo)));
+        parts.push_back(cmp("<=", std::move(x), std::move(hi)));
+        return std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(parts));
+      };
+      ExprPtr result;
+      if (symmetric) {
+        // x BETWEEN SYMMETRIC a AND b: either order of the bounds.
+        std::vector<ExprPtr> either;
+        either.push_back(between(x->Clone(), lo->Clone(), hi->Clone()));
+        either.push_back(between(std::move(x), std::move(hi), std::move(lo)));
+        result = std::make_unique<OperatorExpr>(Expression::Kind::kOr, DataType::Boolean(), std::move(either));
+      } else {
+        result = between(std::move(x), std::move(lo), std::move(hi));
       }
-      parts.push_back(cmp(">=", x->Clone(), std::move(lo)));
-      parts.push_back(cmp("<=", std::move(x), std::move(hi)));
-      return std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(parts));
+      if (!negated) return result;
+      std::vector<ExprPtr> n;
+      n.push_back(std::move(result));
+      return std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(n));
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_DISTINCT:
     case PG_QUERY__A__EXPR__KIND__AEXPR_NOT_DISTINCT: {

@@ -14,7 +14,9 @@ struct Binder::Scope {
     std::string table;
     std::string name;
     DataType type;
-    bool hidden = false;  // excluded from * (hidden row id, the right side of USING)
+    bool hidden = false;          // never in * (the hidden row id)
+    bool qualified_only = false;  // only as t.col or t.*: the inputs of a USING column
+    std::string schema;           // for schema.table.column references
   };
   std::vector<Column> columns;
   Scope* outer = nullptr;

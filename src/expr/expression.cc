@@ -173,20 +173,31 @@ Vector OperatorExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
       return out;
     }
     case Kind::kCoalesce: {
-      Vector out(type_);
-      out.Reserve(n);
-      std::vector<Vector> vals;
-      for (const auto& c : children_) vals.push_back(c->Eval(input, ctx));
-      for (size_t i = 0; i < n; i++) {
-        bool done = false;
-        for (auto& v : vals) {
-          if (!v.IsNull(i)) {
-            out.AppendFrom(v, i);
-            done = true;
-            break;
+      // Lazy like PostgreSQL: an argument is only evaluated for the rows
+      // still NULL, so COALESCE(x, 1/0) does not fail where x is set.
+      Vector out = children_[0]->Eval(input, ctx);
+      std::vector<uint32_t> pending;
+      for (size_t i = 0; i < n; i++)
+        if (out.IsNull(i)) pending.push_back(static_cast<uint32_t>(i));
+      for (size_t k = 1; k < children_.size() && !pending.empty(); k++) {
+        DataChunk sub = input.Take(pending);
+        if (input.num_columns() == 0) sub.set_cardinality(pending.size());
+        Vector v = children_[k]->Eval(sub, ctx);
+        std::vector<uint32_t> still;
+        Vector merged(type_);
+        merged.Reserve(n);
+        size_t next = 0;
+        for (size_t i = 0; i < n; i++) {
+          if (next < pending.size() && pending[next] == i) {
+            merged.AppendFrom(v, next);
+            if (v.IsNull(next)) still.push_back(static_cast<uint32_t>(i));
+            next++;
+          } else {
+            merged.AppendFrom(out, i);
           }
         }
-        if (!done) out.AppendNull();
+        out = std::move(merged);
+        pending.swap(still);
       }
       return out;
     }

@@ -360,7 +360,7 @@ void RegisterMathFunctions(FunctionRegistry* r) {
   RegisterFn(r, "sign", {num}, num, StrictFn<Decimal>(kFn<NumericSign>));
 
   // Powers, roots, logarithms.
-  for (const char* name : {"power", "pow"}) {
+  for (const char* name : {"power", "pow", "^"}) {
     RegisterFn(r, name, {f8, f8}, f8, StrictFn<double, double>(kFn<Power>));
     RegisterFn(r, name, {num, num}, num, StrictFn<Decimal, Decimal>(kFn<NumericPower>));
   }

@@ -212,7 +212,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
               sink->Notice(fmt::format("schema \"{}\" does not exist, skipping", name));
               continue;
             }
-            FRESHET_THROW(sqlstate::kUndefinedObject, "schema \"{}\" does not exist", name);
+            FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", name);
           }
           if (name == kPgCatalogSchema || name == kInformationSchema || name == kRwCatalogSchema)
             FRESHET_THROW(sqlstate::kDependentObjectsStillExist, "cannot drop schema {} because it is required by the database system", name);

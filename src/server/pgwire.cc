@@ -185,8 +185,6 @@ class Connection : public ResultSink {
         if (k == "user" || k == "database" || k == "replication") continue;
         if (k == "options") continue;
         try {
-          ParsedStatement dummy;
-          (void)dummy;
           // Startup parameters are session variables (application_name,
           // client_encoding, DateStyle...). Unknown ones are ignored.
           ApplyStartupParameter(k, v);
@@ -215,34 +213,8 @@ class Connection : public ResultSink {
   }
 
   void ApplyStartupParameter(const std::string& key, const std::string& value) {
-    NullSink sink;
-    std::string sql = "SET " + key + " = '" + EscapeQuote(value) + "'";
-    try {
-      session_->ExecuteSimple(sql, &sink, [](const StatementOutcome&) {});
-    } catch (const SqlError& e) {
-      if (e.code() != sqlstate::kUndefinedObject) throw;
-    }
+    session_->ApplyStartupParameter(key, value);
   }
-
-  static std::string EscapeQuote(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-      out.push_back(c);
-      if (c == '\'') out.push_back('\'');
-    }
-    return out;
-  }
-
-  struct NullSink : ResultSink {
-    void Describe(const std::vector<ColumnDesc>&) override {}
-    void Rows(const DataChunk&) override {}
-    void Notice(const std::string&) override {}
-    void BeginCopyIn(size_t) override {}
-    bool ReadCopyData(std::string*) override { return false; }
-    void BeginCopyOut(size_t) override {}
-    void CopyData(const std::string&) override {}
-    void EndCopyOut() override {}
-  };
 
   // ---- Main loop ----
   void Loop() {

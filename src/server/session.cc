@@ -172,6 +172,13 @@ void Session::SetVariable(const std::string& name, const std::string& value) {
   variables_[key] = v;
 }
 
+void Session::ApplyStartupParameter(const std::string& name, const std::string& value) {
+  const VariableDef* def = FindVariable(name);
+  if (!def || def->read_only) return;
+  SetVariable(def->name, value);
+  reset_values_[Lower(def->name)] = variables_[Lower(def->name)];
+}
+
 void Session::PrepareEval() {
   auto tz = TimeZone::Lookup(GetVariable("timezone"));
   eval_.time_zone = tz ? *tz : TimeZone();
@@ -440,12 +447,16 @@ StatementOutcome Session::RunSet(const ParsedStatement& stmt) {
     case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET: {
       const VariableDef* def = FindVariable(name);
       if (!def) FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
-      variables_[Lower(def->name)] = def->default_value;
+      auto startup = reset_values_.find(Lower(def->name));
+      variables_[Lower(def->name)] = startup != reset_values_.end() ? startup->second : def->default_value;
       return {s->kind == PG_QUERY__VARIABLE_SET_KIND__VAR_RESET ? "RESET" : "SET"};
     }
     case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET_ALL:
-      for (const auto& d : VariableDefs())
-        if (!d.read_only) variables_[Lower(d.name)] = d.default_value;
+      for (const auto& d : VariableDefs()) {
+        if (d.read_only) continue;
+        auto startup = reset_values_.find(Lower(d.name));
+        variables_[Lower(d.name)] = startup != reset_values_.end() ? startup->second : d.default_value;
+      }
       return {"RESET"};
     case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI:
       // SET TRANSACTION ... / SET SESSION CHARACTERISTICS: accepted, no effect.

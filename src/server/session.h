@@ -64,6 +64,9 @@ class Session {
   int32_t secret_key() const { return secret_; }
   // Parameters reported to the client at startup (ParameterStatus).
   std::vector<std::pair<std::string, std::string>> StartupParameters() const;
+  // A startup packet parameter: sets the variable and makes it the value
+  // RESET returns to. Unknown names are ignored; bad values throw.
+  void ApplyStartupParameter(const std::string& name, const std::string& value);
   // 'I' idle, 'T' in a transaction block, 'E' in a failed block.
   char TransactionStatus() const;
 
@@ -135,6 +138,7 @@ class Session {
   std::atomic<bool> cancel_{false};
   EvalContext eval_;
   std::map<std::string, std::string> variables_;
+  std::map<std::string, std::string> reset_values_;  // startup parameters
   std::string current_query_;
 
   enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;
