@@ -31,6 +31,8 @@ struct ExecContext {
   EvalContext eval;
   const std::atomic<bool>* cancelled = nullptr;
   WriteSet* writes = nullptr;  // DML appends its writes here
+  // The transaction's earlier, not yet applied writes: scans see them.
+  const WriteSet* pending = nullptr;
 
   // Throws 57014 when the client cancelled the statement.
   void CheckCancelled() const;

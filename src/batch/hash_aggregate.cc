@@ -4,6 +4,7 @@
 // the hash-table key; the key values of each group are kept once in
 // `group_values_`. Without GROUP BY there is exactly one group, even on
 // empty input (count(*) of nothing is 0).
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -23,6 +24,7 @@ class HashAggregateExecutor : public Executor {
     group_values_ = DataChunk(key_types);
     for (const auto& call : node.aggs) aggs_.push_back(CreateAggregate(call.sig));
     distinct_seen_.resize(node.aggs.size());
+    ordered_.resize(node.aggs.size());
   }
 
   bool Next(DataChunk* out) override {
@@ -67,6 +69,8 @@ class HashAggregateExecutor : public Executor {
       }
       for (size_t a = 0; a < aggs_.size(); a++) Update(a, in, groups);
     }
+    for (size_t a = 0; a < aggs_.size(); a++)
+      if (!node_.aggs[a].order_by.empty()) ReplayOrdered(a);
     results_.clear();
     for (size_t a = 0; a < aggs_.size(); a++) {
       Vector v(node_.aggs[a].sig.return_type);
@@ -104,6 +108,11 @@ class HashAggregateExecutor : public Executor {
         keep[r] = distinct_seen_[a].insert(key).second;
       }
     }
+    if (!call.order_by.empty()) {
+      // Fed later, in ORDER BY order (see ReplayOrdered).
+      BufferOrdered(a, in, groups, args, keep);
+      return;
+    }
     if (keep.empty()) {
       aggs_[a]->Update(groups.data(), arg_ptrs, nullptr, in.num_rows(), ctx_.eval);
       return;
@@ -122,11 +131,59 @@ class HashAggregateExecutor : public Executor {
     aggs_[a]->Update(sel_groups.data(), picked_ptrs, nullptr, sel.size(), ctx_.eval);
   }
 
+  // Rows of an aggregate with ORDER BY, held until the input ends.
+  struct OrderedRows {
+    DataChunk args;
+    std::vector<uint32_t> groups;
+    std::vector<std::string> keys;
+  };
+
+  void BufferOrdered(size_t a, const DataChunk& in, const std::vector<uint32_t>& groups,
+                     const std::vector<Vector>& args, const std::vector<uint8_t>& keep) {
+    const AggregateCall& call = node_.aggs[a];
+    OrderedRows& buf = ordered_[a];
+    if (buf.args.num_columns() == 0) {
+      std::vector<DataType> types;
+      for (const auto& v : args) types.push_back(v.type());
+      buf.args = DataChunk(types);
+    }
+    std::vector<Vector> keys;
+    for (const auto& [e, desc] : call.order_by) keys.push_back(e->Eval(in, ctx_.eval));
+    std::string key;
+    for (size_t r = 0; r < in.num_rows(); r++) {
+      if (!keep.empty() && !keep[r]) continue;
+      key.clear();
+      for (size_t k = 0; k < keys.size(); k++) EncodeKeyFromVector(keys[k], r, &key, call.order_by[k].second);
+      buf.keys.push_back(key);
+      buf.groups.push_back(groups[r]);
+      for (size_t c = 0; c < args.size(); c++) buf.args.column(c).AppendFrom(args[c], r);
+    }
+    buf.args.set_cardinality(buf.keys.size());
+  }
+
+  void ReplayOrdered(size_t a) {
+    OrderedRows& buf = ordered_[a];
+    std::vector<uint32_t> idx(buf.keys.size());
+    for (size_t i = 0; i < idx.size(); i++) idx[i] = static_cast<uint32_t>(i);
+    std::stable_sort(idx.begin(), idx.end(), [&](uint32_t x, uint32_t y) { return buf.keys[x] < buf.keys[y]; });
+    for (size_t begin = 0; begin < idx.size(); begin += kChunkSize) {
+      std::vector<uint32_t> part(idx.begin() + begin, idx.begin() + std::min(idx.size(), begin + kChunkSize));
+      DataChunk rows = buf.args.Take(part);
+      std::vector<uint32_t> groups;
+      for (uint32_t i : part) groups.push_back(buf.groups[i]);
+      std::vector<const Vector*> ptrs;
+      for (const auto& c : rows.columns()) ptrs.push_back(&c);
+      aggs_[a]->Update(groups.data(), ptrs, nullptr, part.size(), ctx_.eval);
+    }
+    buf = OrderedRows();
+  }
+
   const AggregateNode& node_;
   ExecutorPtr child_;
   ExecContext& ctx_;
   std::vector<std::unique_ptr<AggregateFunction>> aggs_;
   std::vector<std::unordered_set<std::string>> distinct_seen_;
+  std::vector<OrderedRows> ordered_;
   std::unordered_map<std::string, uint32_t> index_;
   DataChunk group_values_;
   size_t num_groups_ = 0;

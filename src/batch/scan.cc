@@ -7,10 +7,22 @@ namespace freshet {
 
 namespace {
 
+// The transaction's own writes to this table, latest per key.
+Overlay PendingWrites(const ScanNode& node, const ExecContext& ctx) {
+  Overlay overlay;
+  const TableWriteSet* writes = ctx.pending ? ctx.pending->Find(node.table->id) : nullptr;
+  if (!writes) return overlay;
+  for (const auto& op : writes->ops) {
+    if (op.is_delete) overlay[op.key] = std::nullopt;
+    else overlay[op.key] = op.value;
+  }
+  return overlay;
+}
+
 class ScanExecutor : public Executor {
  public:
   ScanExecutor(const ScanNode& node, ExecContext& ctx)
-      : ctx_(ctx), reader_(ctx.store, ctx.snapshot, node.table->id, node.table->types()) {}
+      : ctx_(ctx), reader_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), PendingWrites(node, ctx)) {}
 
   bool Next(DataChunk* out) override {
     ctx_.CheckCancelled();

@@ -162,10 +162,29 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
 }
 
 ObjectId Binder::ResolveSchemaId(const char* schema_name) {
-  std::string name = schema_name && *schema_name ? schema_name : kDefaultSchema;
-  auto s = ctx_.catalog->FindSchema(ctx_.database_id, name);
-  if (!s) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", name);
-  return s->id;
+  if (schema_name && *schema_name) {
+    auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema_name);
+    if (!s) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", schema_name);
+    return s->id;
+  }
+  for (const auto& name : ctx_.search_path)
+    if (auto s = ctx_.catalog->FindSchema(ctx_.database_id, name)) return s->id;
+  throw SqlError(sqlstate::kInvalidSchemaName, "no schema has been selected to create in");
+}
+
+std::string Binder::CurrentSchema() const {
+  for (const auto& name : ctx_.search_path)
+    if (ctx_.catalog->FindSchema(ctx_.database_id, name)) return name;
+  return "";
+}
+
+TableRef Binder::FindInSearchPath(const std::string& name) const {
+  for (const auto& schema : ctx_.search_path) {
+    auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema);
+    if (!s) continue;
+    if (TableRef t = ctx_.catalog->FindTable(s->id, name)) return t;
+  }
+  return nullptr;
 }
 
 TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
@@ -173,7 +192,12 @@ TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
     ThrowAt(sqlstate::kFeatureNotSupported, rv->location,
             fmt::format("cross-database references are not implemented: \"{}.{}.{}\"", rv->catalogname,
                         rv->schemaname, rv->relname));
-  std::string schema = rv->schemaname && *rv->schemaname ? rv->schemaname : kDefaultSchema;
+  if (!(rv->schemaname && *rv->schemaname)) {
+    TableRef t = FindInSearchPath(rv->relname);
+    if (!t && !missing_ok) ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", rv->relname));
+    return t;
+  }
+  std::string schema = rv->schemaname;
   auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema);
   if (!s) {
     if (missing_ok) return nullptr;
@@ -729,6 +753,11 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
         for (auto& c : joined.columns) {
           c.table = j->alias->aliasname;
           c.schema.clear();
+          if (c.qualified_only) {
+            // The inputs of a merged USING column are no longer reachable.
+            c.name.clear();
+            c.hidden = true;
+          }
         }
       }
       scope->columns.insert(scope->columns.end(), joined.columns.begin(), joined.columns.end());

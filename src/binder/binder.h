@@ -39,6 +39,9 @@ struct BinderContext {
   EvalContext* eval = nullptr;  // session time zone, statement time (constant folding)
   // Types of $1..$n. The binder fills unknown entries (kUnknown) from context.
   std::vector<DataType>* param_types = nullptr;
+  // Schemas searched for unqualified names, in order (session search_path,
+  // "$user" already replaced); pg_catalog and rw_catalog come first implicitly.
+  std::vector<std::string> search_path = {"public"};
   // Byte offset of the statement in the query string, for error positions.
   const std::string* query_text = nullptr;
   int statement_offset = 0;
@@ -62,7 +65,13 @@ class Binder {
   // Resolves [schema.]name of a stored relation; throws 42P01 when absent
   // (unless missing_ok, then null).
   TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);
-  ObjectId ResolveSchemaId(const char* schema_name);  // null/empty -> public
+  // The named schema, or for null/empty the first existing schema of the
+  // search path (where unqualified CREATE puts things). Throws 3F000.
+  ObjectId ResolveSchemaId(const char* schema_name);
+  // Finds an unqualified relation along the search path (null when absent).
+  TableRef FindInSearchPath(const std::string& name) const;
+  // The current schema: the first existing schema of the search path.
+  std::string CurrentSchema() const;
 
   // Internals, defined in binder/scope.h and binder/expression_binder.h.
   struct Scope;

@@ -461,7 +461,7 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   }
   if (name == "current_database" && args.empty())
     return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.database_name));
-  if (name == "current_schema" && args.empty()) return std::make_unique<ConstantExpr>(Value::Varchar(kDefaultSchema));
+  if (name == "current_schema" && args.empty()) return std::make_unique<ConstantExpr>(Value::Varchar(binder_->CurrentSchema()));
   if ((name == "current_user" || name == "session_user" || name == "user") && args.empty())
     return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.user_name));
   if (name == "version" && args.empty())
@@ -494,6 +494,13 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
     call.args.push_back(std::move(a));
   }
   if (f->agg_filter) call.filter = BindCondition(f->agg_filter, "FILTER");
+  for (size_t i = 0; i < f->n_agg_order; i++) {
+    const PgQuery__SortBy* sb = f->agg_order[i]->sort_by;
+    ExprPtr key = Bind(sb->node);
+    if (key->type().id == TypeId::kUnknown) key = Coerce(std::move(key), DataType::Varchar());
+    call.order_by.emplace_back(std::move(key), sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC);
+  }
+  if (f->agg_within_group) throw SqlError(sqlstate::kFeatureNotSupported, "WITHIN GROUP is not supported yet");
   scope_->agg = saved;
   scope_->clause = saved_clause;
   call.distinct = f->agg_distinct;
@@ -771,7 +778,7 @@ ExprPtr Binder::ExprBinder::BindSqlValueFunction(const PgQuery__SQLValueFunction
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG:
       return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.database_name));
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA:
-      return std::make_unique<ConstantExpr>(Value::Varchar(kDefaultSchema));
+      return std::make_unique<ConstantExpr>(Value::Varchar(binder_->CurrentSchema()));
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported, "unsupported SQL value function");

@@ -24,6 +24,35 @@ void DmlManager::DropTable(TableId id) {
   loop_->Unregister(id);
 }
 
+void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
+  std::lock_guard lock(mu_);
+  for (const auto& [id, tw] : added.tables()) {
+    bool needs_check = false;
+    for (const auto& op : tw.ops) needs_check |= op.check_unique;
+    if (!needs_check) continue;
+    auto st = TableFor(id);
+    std::unordered_map<std::string, bool> present;
+    if (const TableWriteSet* prior = before.Find(id))
+      for (const auto& op : prior->ops) present[op.key] = !op.is_delete;
+    for (const auto& op : tw.ops) {
+      if (op.is_delete) {
+        present[op.key] = false;
+        continue;
+      }
+      if (op.check_unique) {
+        auto it = present.find(op.key);
+        bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
+        if (exists) {
+          TableRef t = catalog_->GetTable(id);
+          throw SqlError(sqlstate::kUniqueViolation,
+                         "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
+        }
+      }
+      present[op.key] = true;
+    }
+  }
+}
+
 Epoch DmlManager::Apply(WriteSet&& writes) {
   std::lock_guard lock(mu_);
   auto guard = loop_->BeginWrite();

@@ -29,6 +29,9 @@ class DmlManager {
   // 42P01 if a table was dropped meanwhile. Returns the epoch written.
   // The ops are moved out of `writes`.
   Epoch Apply(WriteSet&& writes);
+  // Checks `added` (applied after `before`) for duplicate primary keys
+  // without writing anything: statements inside a transaction fail at once.
+  void CheckUnique(const WriteSet& before, const WriteSet& added);
   // Forgets a dropped table (its buffered writes are discarded).
   void DropTable(TableId id);
 

@@ -103,6 +103,8 @@ struct AggregateCall {
   std::vector<ExprPtr> args;
   bool distinct = false;
   ExprPtr filter;  // FILTER (WHERE ...), may be null
+  // string_agg(x, ',' ORDER BY y): the order rows are fed in (may be empty).
+  std::vector<std::pair<ExprPtr, bool>> order_by;  // (key, descending)
   std::string ToString() const;
 };
 

@@ -237,10 +237,14 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
       std::vector<ObjectId> tables;
       for (size_t i = 0; i < d->n_objects; i++) {
         const PgQuery__List* parts = d->objects[i]->list;
-        std::string schema = parts->n_items > 1 ? StringOf(parts->items[parts->n_items - 2]) : kDefaultSchema;
         std::string name = StringOf(parts->items[parts->n_items - 1]);
-        auto s = catalog->FindSchema(database_.id, schema);
-        TableRef t = s ? catalog->FindTable(s->id, name) : nullptr;
+        TableRef t;
+        if (parts->n_items > 1) {
+          auto s = catalog->FindSchema(database_.id, StringOf(parts->items[parts->n_items - 2]));
+          t = s ? catalog->FindTable(s->id, name) : nullptr;
+        } else {
+          t = Binder(BinderContextFor(stmt, nullptr)).FindInSearchPath(name);
+        }
         if (!t) {
           if (d->missing_ok) {
             sink->Notice(fmt::format("{} \"{}\" does not exist, skipping", kind_name, name));
@@ -318,6 +322,8 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
   Catalog* catalog = instance_->catalog();
   switch (ext.kind) {
     case ExtensionStatement::Kind::kFlush:
+      // Writes of an implicit transaction before FLUSH must be flushed too.
+      if (implicit_txn_) Sync();
       instance_->barriers()->ForDatabase(database_.id)->Flush();
       return {"FLUSH"};
     case ExtensionStatement::Kind::kWait:
@@ -331,7 +337,7 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
       } else if (ext.object_kind == "schemas") {
         for (const auto& s : catalog->ListSchemas(database_.id)) rows.push_back({s.name});
       } else {
-        std::string schema = ext.name.empty() ? kDefaultSchema : ext.name.back();
+        std::string schema = ext.name.empty() ? Binder(BinderContextFor(stmt, nullptr)).CurrentSchema() : ext.name.back();
         auto s = catalog->FindSchema(database_.id, schema);
         if (!s) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", schema);
         RelationKind want = ext.object_kind == "tables"               ? RelationKind::kTable
@@ -347,11 +353,16 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
       return {"SHOW"};
     }
     case ExtensionStatement::Kind::kShowCreate: {
-      std::string schema = ext.name.size() > 1 ? ext.name[ext.name.size() - 2] : kDefaultSchema;
       std::string name = ext.name.back();
-      auto s = catalog->FindSchema(database_.id, schema);
-      TableRef t = s ? catalog->FindTable(s->id, name) : nullptr;
+      TableRef t;
+      if (ext.name.size() > 1) {
+        auto s = catalog->FindSchema(database_.id, ext.name[ext.name.size() - 2]);
+        t = s ? catalog->FindTable(s->id, name) : nullptr;
+      } else {
+        t = Binder(BinderContextFor(stmt, nullptr)).FindInSearchPath(name);
+      }
       if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", name);
+      std::string schema = catalog->GetSchema(t->schema_id)->name;
       SendTextRows({{"Name", DataType::Varchar()}, {"Create Sql", DataType::Varchar()}},
                    {{schema + "." + t->name, t->definition}}, sink);
       return {"SHOW"};

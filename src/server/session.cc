@@ -179,6 +179,25 @@ void Session::ApplyStartupParameter(const std::string& name, const std::string& 
   reset_values_[Lower(def->name)] = variables_[Lower(def->name)];
 }
 
+std::vector<std::string> Session::SearchPath() const {
+  std::vector<std::string> out;
+  std::string path = GetVariable("search_path");
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t comma = path.find(',', pos);
+    if (comma == std::string::npos) comma = path.size();
+    std::string item = path.substr(pos, comma - pos);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.size() >= 2 && item.front() == '"' && item.back() == '"') item = item.substr(1, item.size() - 2);
+    else item = Lower(item);
+    if (item == "$user") item = user_;
+    if (!item.empty()) out.push_back(item);
+    pos = comma + 1;
+  }
+  return out;
+}
+
 void Session::PrepareEval() {
   auto tz = TimeZone::Lookup(GetVariable("timezone"));
   eval_.time_zone = tz ? *tz : TimeZone();
@@ -197,6 +216,7 @@ BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector
   ctx.eval = &eval_;
   ctx.param_types = param_types;
   ctx.query_text = &current_query_;
+  ctx.search_path = SearchPath();
   ctx.statement_offset = stmt.offset;
   return ctx;
 }
@@ -233,8 +253,9 @@ void Session::ApplyWrites(WriteSet&& writes) {
 }
 
 void Session::Write(WriteSet&& writes) {
-  if (txn_ == TxnState::kInBlock) txn_writes_.Append(std::move(writes));
-  else ApplyWrites(std::move(writes));
+  if (txn_ != TxnState::kInBlock) return ApplyWrites(std::move(writes));
+  instance_->DmlFor(database_.id)->CheckUnique(txn_writes_, writes);
+  txn_writes_.Append(std::move(writes));
 }
 
 void Session::OnError() {
@@ -270,13 +291,18 @@ void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
     done(empty);
     return;
   }
-  // Several statements in one message run in one implicit transaction in
-  // PostgreSQL; we run them one by one, each committed as it completes,
-  // which is what clients observe for DDL and DML batches.
+  // Several statements in one message form one implicit transaction, as
+  // in PostgreSQL: their writes apply together at the end, or not at all if
+  // one fails (BEGIN/COMMIT inside the message take over).
+  if (stmts.size() > 1 && txn_ == TxnState::kIdle) {
+    txn_ = TxnState::kInBlock;
+    implicit_txn_ = true;
+  }
   for (const auto& stmt : stmts) {
     ResetCancel();
     done(RunStatement(stmt, nullptr, sink, nullptr, 0, nullptr));
   }
+  Sync();
 }
 
 StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
@@ -341,6 +367,7 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   WriteSet writes;
   ctx.writes = &writes;
   ctx.snapshot = ReadSnapshot();
+  if (txn_ == TxnState::kInBlock) ctx.pending = &txn_writes_;
   ctx.eval = eval_;
   ctx.eval.params = params;
   BatchSubqueryRunner runner(&ctx);
@@ -388,10 +415,15 @@ StatementOutcome Session::RunTransaction(const ParsedStatement& stmt) {
         StatementOutcome o{"BEGIN"};
         return o;  // PostgreSQL warns "there is already a transaction in progress"
       }
-      txn_ = TxnState::kInBlock;
-      implicit_txn_ = false;
-      txn_snapshot_.reset();
-      txn_writes_.Clear();
+      if (implicit_txn_) {
+        // BEGIN within a multi-statement message makes the implicit
+        // transaction explicit, keeping what it already wrote.
+        implicit_txn_ = false;
+      } else {
+        txn_ = TxnState::kInBlock;
+        txn_snapshot_.reset();
+        txn_writes_.Clear();
+      }
       return {t->kind == PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN ? "BEGIN" : "START TRANSACTION"};
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT: {
       bool failed = txn_ == TxnState::kFailed;

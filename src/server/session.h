@@ -128,6 +128,7 @@ class Session {
   std::shared_ptr<const Snapshot> ReadSnapshot();
   void PrepareEval();
   std::string GetVariable(const std::string& name) const;
+  std::vector<std::string> SearchPath() const;
   void SetVariable(const std::string& name, const std::string& value);
   BinderContext BinderContextFor(const ParsedStatement& stmt, std::vector<DataType>* param_types);
 

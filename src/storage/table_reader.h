@@ -2,7 +2,9 @@
 // chunks, in key order ([vnode][pk]). Used by batch scans.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "common/data_chunk.h"
 #include "storage/keys.h"
@@ -10,10 +12,14 @@
 
 namespace freshet {
 
+// Uncommitted writes to merge over the committed rows, keyed by storage
+// key (nullopt = deleted): a transaction reading its own writes.
+using Overlay = std::map<std::string, std::optional<std::string>>;
+
 class TableReader {
  public:
   TableReader(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, TableId table_id,
-              std::vector<DataType> types);
+              std::vector<DataType> types, Overlay overlay = {});
   // Fills `out` with up to max_rows rows; returns false when exhausted.
   bool Next(DataChunk* out, size_t max_rows = kChunkSize);
 
@@ -22,6 +28,8 @@ class TableReader {
   std::vector<DataType> types_;
   TableId table_id_;
   std::unique_ptr<StateStore::Range> range_;
+  Overlay overlay_;
+  Overlay::const_iterator next_overlay_;
 };
 
 }  // namespace freshet

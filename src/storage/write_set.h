@@ -29,6 +29,10 @@ struct TableWriteSet {
 class WriteSet {
  public:
   TableWriteSet& For(TableId table_id) { return tables_[table_id]; }
+  const TableWriteSet* Find(TableId table_id) const {
+    auto it = tables_.find(table_id);
+    return it == tables_.end() ? nullptr : &it->second;
+  }
   const std::map<TableId, TableWriteSet>& tables() const { return tables_; }
   std::map<TableId, TableWriteSet>& mutable_tables() { return tables_; }
   bool empty() const {

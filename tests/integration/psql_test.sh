@@ -69,7 +69,7 @@ start_server() {  # start_server DIR LOG: sets SERVER_PID and PORT
 # Keep in step with normalise() in regen_psql_expected.sh.
 normalise() {  # normalise NAME < raw > normalised
   case "$1" in
-    l)  awk -F'|' 'NR <= 2 { if (NR == 2) $0 = $0; print; next } $1 == "dev" { OFS = "|"; $2 = "<owner>"; print }' ;;
+    l)  awk -F'|' 'NR <= 2 { print; next } $1 == "dev" { OFS = "|"; $2 = "<owner>"; print }' ;;
     dn) awk -F'|' 'BEGIN { OFS = "|" } NR > 2 && NF >= 2 && !/^\([0-9]+ rows?\)$/ { $2 = "<owner>" } { print }' ;;
     dt|d) awk -F'|' 'BEGIN { OFS = "|" } NR > 2 && NF >= 4 && !/^\([0-9]+ rows?\)$/ { $4 = "<owner>" } { print }' ;;
     *)  cat ;;
