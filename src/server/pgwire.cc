@@ -418,6 +418,14 @@ class Connection : public ResultSink {
   }
 
   void SendReady() {
+    if (session_) {
+      for (const auto& [k, v] : session_->TakeChangedParameters()) {
+        size_t ps = BeginMessage('S');
+        PutCString(k);
+        PutCString(v);
+        EndMessage(ps);
+      }
+    }
     size_t start = BeginMessage('Z');
     out_.push_back(session_ ? session_->TransactionStatus() : 'I');
     EndMessage(start);
@@ -501,12 +509,23 @@ class Connection : public ResultSink {
     return GetInt32(s, 0);
   }
 
+  // Reads one message. The type is checked and the length bounded before
+  // the body is read: like PostgreSQL, only Query, Parse, Bind, CopyData
+  // and FunctionCall may be large; everything else fits in 10,000 bytes.
+  // The body is read in pieces, so a length that lies costs no memory.
   void ReadMessage(char* type, std::string* body) {
     std::string t = ReadExact(1);
     *type = t[0];
+    static const std::string kKnown = "QPBDECSHXdcfF";
+    if (kKnown.find(*type) == std::string::npos)
+      throw ProtocolError{fmt::format("invalid frontend message type {}", static_cast<int>(static_cast<uint8_t>(*type)))};
     int32_t len = ReadInt32Raw();
-    if (len < 4 || static_cast<size_t>(len) > kMaxMessage) throw ProtocolError{"invalid message length"};
-    *body = ReadExact(static_cast<size_t>(len - 4));
+    bool large = std::string("QPBdF").find(*type) != std::string::npos;
+    size_t limit = large ? kMaxMessage : 10000;
+    if (len < 4 || static_cast<size_t>(len) > limit) throw ProtocolError{"invalid message length"};
+    size_t need = static_cast<size_t>(len - 4);
+    body->clear();
+    while (body->size() < need) body->append(ReadExact(std::min<size_t>(need - body->size(), 1 << 20)));
   }
 
   static int32_t GetInt32(const std::string& s, size_t pos) {

@@ -120,11 +120,9 @@ Session::Session(Instance* instance, const std::string& user, const std::string&
 
 Session::~Session() { instance_->UnregisterSession(pid_); }
 
-std::vector<std::pair<std::string, std::string>> Session::StartupParameters() const {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& d : VariableDefs())
-    if (d.reported) out.emplace_back(d.name, GetVariable(d.name));
-  return out;
+std::vector<std::pair<std::string, std::string>> Session::StartupParameters() {
+  reported_.clear();
+  return TakeChangedParameters();
 }
 
 char Session::TransactionStatus() const {
@@ -139,6 +137,20 @@ char Session::TransactionStatus() const {
 std::string Session::GetVariable(const std::string& name) const {
   auto it = variables_.find(Lower(name));
   return it == variables_.end() ? "" : it->second;
+}
+
+std::vector<std::pair<std::string, std::string>> Session::TakeChangedParameters() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& d : VariableDefs()) {
+    if (!d.reported) continue;
+    std::string v = GetVariable(d.name);
+    auto it = reported_.find(d.name);
+    if (it == reported_.end() || it->second != v) {
+      out.emplace_back(d.name, v);
+      reported_[d.name] = v;
+    }
+  }
+  return out;
 }
 
 void Session::SetVariable(const std::string& name, const std::string& value) {
@@ -678,6 +690,8 @@ bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sin
   }
   if (!portal->buffered.empty()) return true;
   *outcome = portal->outcome;
+  // PostgreSQL counts the rows of this Execute, not of the whole portal.
+  if (outcome->tag.rfind("SELECT ", 0) == 0) outcome->tag = "SELECT " + std::to_string(sent);
   return false;
 }
 

@@ -63,7 +63,10 @@ class Session {
   int32_t process_id() const { return pid_; }
   int32_t secret_key() const { return secret_; }
   // Parameters reported to the client at startup (ParameterStatus).
-  std::vector<std::pair<std::string, std::string>> StartupParameters() const;
+  std::vector<std::pair<std::string, std::string>> StartupParameters();
+  // Reported parameters whose value changed since last reported (SET
+  // DateStyle ...): sent as ParameterStatus before ReadyForQuery.
+  std::vector<std::pair<std::string, std::string>> TakeChangedParameters();
   // A startup packet parameter: sets the variable and makes it the value
   // RESET returns to. Unknown names are ignored; bad values throw.
   void ApplyStartupParameter(const std::string& name, const std::string& value);
@@ -140,6 +143,7 @@ class Session {
   EvalContext eval_;
   std::map<std::string, std::string> variables_;
   std::map<std::string, std::string> reset_values_;  // startup parameters
+  std::map<std::string, std::string> reported_;      // last ParameterStatus values
   std::string current_query_;
 
   enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;

@@ -28,16 +28,45 @@ std::string Lower(std::string s) {
   return s;
 }
 
-// Estimated depth of the tree the parser would build: parenthesis depth
-// plus chains of binary operators (a+b+c+... nests left-deep).
-int EstimateNesting(const std::vector<Token>& tokens) {
-  int depth = 0, max_depth = 0, operators = 0;
-  for (const auto& t : tokens) {
-    if (t.text == "(") max_depth = std::max(max_depth, ++depth);
-    else if (t.text == ")") depth--;
-    else if (t.kind == Token::Kind::kOperator || t.text == "and" || t.text == "or") operators++;
+// Estimates the depth of the tree the parser would build: parentheses nest,
+// and a chain of binary operators nests left-deep (a+b+c+...), but commas
+// separate siblings, so operators count only since the last comma or
+// parenthesis of their level. A VALUES list of many rows stays shallow.
+class NestingEstimate {
+ public:
+  void Open() { counts_.push_back(0); Update(); }
+  void Close() {
+    if (counts_.empty()) return;
+    sum_ -= counts_.back();
+    counts_.pop_back();
   }
-  return max_depth + operators;
+  void Comma() {
+    if (counts_.empty()) { sum_ -= top_level_; top_level_ = 0; return; }
+    sum_ -= counts_.back();
+    counts_.back() = 0;
+  }
+  void Operator() {
+    (counts_.empty() ? top_level_ : counts_.back())++;
+    sum_++;
+    Update();
+  }
+  int max() const { return max_; }
+
+ private:
+  void Update() { max_ = std::max(max_, static_cast<int>(counts_.size()) + sum_); }
+  std::vector<int> counts_;
+  int top_level_ = 0, sum_ = 0, max_ = 0;
+};
+
+int EstimateNesting(const std::vector<Token>& tokens) {
+  NestingEstimate est;
+  for (const auto& t : tokens) {
+    if (t.text == "(") est.Open();
+    else if (t.text == ")") est.Close();
+    else if (t.text == "," && t.kind == Token::Kind::kOther) est.Comma();
+    else if (t.kind == Token::Kind::kOperator || t.text == "and" || t.text == "or") est.Operator();
+  }
+  return est.max();
 }
 
 std::string UnquoteIdent(const std::string& raw) {
@@ -141,6 +170,50 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
   return false;
 }
 
+// The same estimate over raw bytes, skipping quoted strings, quoted
+// identifiers, dollar quotes and comments: a cheap first check so that a
+// huge statement is refused before the lexer builds millions of tokens.
+int EstimateNestingRaw(const std::string& sql) {
+  NestingEstimate est;
+  size_t n = sql.size();
+  for (size_t i = 0; i < n; i++) {
+    char c = sql[i];
+    if (c == '\'' || c == '"') {
+      char q = c;
+      for (i++; i < n; i++) {
+        if (sql[i] == q) {
+          if (i + 1 < n && sql[i + 1] == q) { i++; continue; }
+          break;
+        }
+        if (q == '\'' && sql[i] == '\\') i++;  // E'..' escapes; harmless elsewhere
+      }
+    } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+      while (i < n && sql[i] != '\n') i++;
+    } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+      size_t end = sql.find("*/", i + 2);
+      i = end == std::string::npos ? n : end + 1;
+    } else if (c == '$') {
+      size_t close = sql.find('$', i + 1);
+      if (close == std::string::npos) continue;
+      std::string tag = sql.substr(i, close - i + 1);
+      bool is_tag = std::all_of(tag.begin() + 1, tag.end() - 1, [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+      if (!is_tag || (tag.size() > 2 && std::isdigit(static_cast<unsigned char>(tag[1])))) continue;
+      size_t end = sql.find(tag, close + 1);
+      i = end == std::string::npos ? n : end + tag.size() - 1;
+    } else if (c == '(') {
+      est.Open();
+    } else if (c == ')') {
+      est.Close();
+    } else if (c == ',') {
+      est.Comma();
+    } else if (std::string("+-*/<>=~!@#%^&|`?").find(c) != std::string::npos) {
+      est.Operator();
+      while (i + 1 < n && std::string("+-*/<>=~!@#%^&|`?").find(sql[i + 1]) != std::string::npos) i++;
+    }
+  }
+  return est.max();
+}
+
 }  // namespace
 
 int CharPosition(const std::string& text, int byte_offset) {
@@ -191,6 +264,9 @@ std::vector<Token> Tokenize(const std::string& sql) {
 std::vector<ParsedStatement> ParseSql(const std::string& sql) {
   if (sql.find('\0') != std::string::npos)
     throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
+  if (EstimateNestingRaw(sql) > kMaxNesting)
+    throw SqlError(sqlstate::kStatementTooComplex,
+                   "statement is too complex: expressions nested deeper than " + std::to_string(kMaxNesting));
   // Statements end at top-level semicolons; the lexer keeps semicolons
   // inside strings and dollar quotes within their tokens.
   std::vector<Token> all = Tokenize(sql);

@@ -80,6 +80,9 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
   db_options.create_missing_column_families = true;
   db_options.paranoid_checks = true;
   db_options.max_background_jobs = 2;
+  // A torn last record after kill -9 is expected and dropped; corruption
+  // anywhere else in the log must stop the open, never lose rows silently.
+  db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   if (options.in_memory) {
     store->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
     db_options.env = store->mem_env_.get();
@@ -121,6 +124,10 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
 
 StateStore::~StateStore() {
   if (db_) {
+    // A clean shutdown leaves nothing to replay from the log.
+    rocksdb::FlushOptions fo;
+    fo.wait = true;
+    db_->Flush(fo, {data_cf_, meta_cf_});
     if (data_cf_) db_->DestroyColumnFamilyHandle(data_cf_);
     if (meta_cf_) db_->DestroyColumnFamilyHandle(meta_cf_);
     db_->Close();
