@@ -143,6 +143,7 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     ThrowAt(sqlstate::kUndefinedObject, tn->location, fmt::format("type \"{}\" does not exist", full));
   }
   DataType t(id);
+  if (name == "text") t = DataType::Text();
   if (id == TypeId::kNumeric && !mods.empty()) {
     int p = mods[0], s = mods.size() > 1 ? mods[1] : 0;
     if (p < 1 || p > kMaxDecimalDigits)
@@ -311,7 +312,7 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
     DataType a = left->schema()[i].type, b = right->schema()[i].type;
     DataType t = a.id == TypeId::kUnknown ? b : (b.id == TypeId::kUnknown ? a : CommonSuperType(a, b));
     if (t.id == TypeId::kUnknown) {
-      if (a.id == TypeId::kUnknown && b.id == TypeId::kUnknown) t = DataType::Varchar();
+      if (a.id == TypeId::kUnknown && b.id == TypeId::kUnknown) t = DataType::Text();
       else ThrowAt(sqlstate::kDatatypeMismatch, -1, fmt::format("{} types {} and {} cannot be matched", name, a.ToString(), b.ToString()));
     }
     types.push_back(t);
@@ -559,8 +560,8 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
   // Output types: unknown literals in the select list become text.
   for (size_t i = 0; i < select.size(); i++) {
     if (select[i]->type().id == TypeId::kUnknown) {
-      select[i] = eb.Coerce(std::move(select[i]), DataType::Varchar());
-      out_schema[i].type = DataType::Varchar();
+      select[i] = eb.Coerce(std::move(select[i]), DataType::Text());
+      out_schema[i].type = DataType::Text();
     }
   }
 

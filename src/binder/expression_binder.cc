@@ -291,6 +291,11 @@ ExprPtr Binder::ExprBinder::BindParam(const PgQuery__ParamRef* p) {
 
 ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_cast) {
   const DataType& from = e->type();
+  if (from.id == to.id && to.IsText() && !from.IsText()) {
+    // varchar -> text: same values, only the name changes.
+    e->set_type(to);
+    return e;
+  }
   if (from.id == to.id) {
     bool modifiers_matter = (to.id == TypeId::kNumeric || to.id == TypeId::kVarchar) && to.precision >= 0 &&
                             !from.SameWithModifiers(to);
@@ -305,7 +310,9 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
         Value text = Value::Varchar(v.string_value());
         return std::make_unique<ConstantExpr>(CastValue(text, to, *binder_->ctx_.eval));
       }
-      return std::make_unique<ConstantExpr>(ParseText(v.string_value(), to, *binder_->ctx_.eval));
+      Value parsed = ParseText(v.string_value(), to, *binder_->ctx_.eval);
+      if (to.id == TypeId::kVarchar) parsed.set_type(to);  // keep text vs varchar(n)
+      return std::make_unique<ConstantExpr>(parsed);
     }
     if (e->kind() == Expression::Kind::kParameter) {
       auto* p = static_cast<ParameterExpr*>(e.get());
@@ -367,7 +374,7 @@ DataType Binder::ExprBinder::UnifyTypes(const std::vector<const Expression*>& ex
                        fmt::format("{} types {} and {} cannot be matched", context, result.ToString(), t.ToString()));
     result = common;
   }
-  if (result.id == TypeId::kUnknown) result = DataType::Varchar();
+  if (result.id == TypeId::kUnknown) result = DataType::Text();
   return result;
 }
 

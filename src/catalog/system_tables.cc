@@ -66,6 +66,7 @@ Value Int(int64_t v) { return Value::Int32(v); }
 // PostgreSQL's name of a type as information_schema.columns.data_type shows it.
 std::string InformationSchemaType(const DataType& t) {
   if (t.id == TypeId::kNumeric) return "numeric";
+  if (t.IsText()) return "text";
   if (t.id == TypeId::kVarchar) return "character varying";
   return t.ToString();
 }
@@ -79,7 +80,7 @@ std::string UdtName(const DataType& t) {
     case TypeId::kFloat32: return "float4";
     case TypeId::kFloat64: return "float8";
     case TypeId::kNumeric: return "numeric";
-    case TypeId::kVarchar: return "varchar";
+    case TypeId::kVarchar: return t.IsText() ? "text" : "varchar";
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time";

@@ -32,6 +32,7 @@ std::string DataType::ToString() const {
       if (precision >= 0) return fmt::format("numeric({},{})", precision, scale < 0 ? 0 : scale);
       return "numeric";
     case TypeId::kVarchar:
+      if (IsText()) return "text";
       if (precision >= 0) return fmt::format("character varying({})", precision);
       return "character varying";
     case TypeId::kBytea: return "bytea";
@@ -54,7 +55,7 @@ uint32_t DataType::PgOid() const {
     case TypeId::kFloat32: return 700;
     case TypeId::kFloat64: return 701;
     case TypeId::kNumeric: return 1700;
-    case TypeId::kVarchar: return 1043;
+    case TypeId::kVarchar: return IsText() ? 25 : 1043;
     case TypeId::kBytea: return 17;
     case TypeId::kDate: return 1082;
     case TypeId::kTime: return 1083;
@@ -121,7 +122,7 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     case 700: return DataType::Float32();
     case 701: return DataType::Float64();
     case 1700: return DataType::Numeric();
-    case 25:
+    case 25: return DataType::Text();
     case 1043:
     case 1042:
     case 19: return DataType::Varchar();

@@ -57,6 +57,11 @@ struct DataType {
   static DataType Float64() { return TypeId::kFloat64; }
   static DataType Numeric() { return TypeId::kNumeric; }
   static DataType Varchar() { return TypeId::kVarchar; }
+  // text is varchar without a length limit that remembers its name, so that
+  // catalogs and RowDescription say "text" (oid 25) as PostgreSQL does.
+  static constexpr int32_t kTextMarker = -2;
+  static DataType Text() { return DataType(TypeId::kVarchar, kTextMarker, -1); }
+  bool IsText() const { return id == TypeId::kVarchar && precision == kTextMarker; }
   static DataType Bytea() { return TypeId::kBytea; }
   static DataType Date() { return TypeId::kDate; }
   static DataType Time() { return TypeId::kTime; }

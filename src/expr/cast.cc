@@ -536,7 +536,10 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
 // PostgreSQL's select_common_type for two inputs.
 DataType CommonSuperType(const DataType& a, const DataType& b) {
   if (a.SameWithModifiers(b)) return a.id == TypeId::kUnknown ? DataType::Varchar() : a;
-  if (a.id == b.id) return DataType(a.id);  // differing typmods are dropped
+  if (a.id == b.id) {  // differing typmods are dropped
+    if (a.IsText() || b.IsText()) return DataType::Text();
+    return DataType(a.id);
+  }
   if (a.id == TypeId::kUnknown) return DataType(b.id == TypeId::kUnknown ? TypeId::kVarchar : b.id);
   if (b.id == TypeId::kUnknown) return DataType(a.id);
   if (CategoryOf(a.id) != CategoryOf(b.id)) return DataType::Unknown();

@@ -46,6 +46,64 @@ std::string DefaultText(const std::string& stmt, int default_location) {
   return stmt.substr(default_location + begin, end - begin);
 }
 
+// RisingWave's spelling of a type in a normalized CREATE statement.
+std::string RwTypeName(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kBoolean: return "BOOLEAN";
+    case TypeId::kInt16: return "SMALLINT";
+    case TypeId::kInt32: return "INT";
+    case TypeId::kInt64: return "BIGINT";
+    case TypeId::kFloat32: return "REAL";
+    case TypeId::kFloat64: return "DOUBLE";
+    case TypeId::kNumeric:
+      return t.precision >= 0 ? fmt::format("NUMERIC({},{})", t.precision, std::max(t.scale, 0)) : "NUMERIC";
+    case TypeId::kVarchar:
+      return t.precision >= 0 ? fmt::format("CHARACTER VARYING({})", t.precision) : "CHARACTER VARYING";
+    case TypeId::kBytea: return "BYTEA";
+    case TypeId::kDate: return "DATE";
+    case TypeId::kTime: return "TIME";
+    case TypeId::kTimestamp: return "TIMESTAMP";
+    case TypeId::kTimestamptz: return "TIMESTAMP WITH TIME ZONE";
+    case TypeId::kInterval: return "INTERVAL";
+    default: return t.ToString();
+  }
+}
+
+std::string QuoteIdentIfNeeded(const std::string& name) {
+  bool simple = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) simple &= std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  if (simple) return name;
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+// The CREATE TABLE statement as RisingWave's SHOW CREATE TABLE prints it:
+// normalized type names, no IF NOT EXISTS, hidden columns left out.
+std::string NormalizedCreateTable(const TableCatalog& t) {
+  std::string cols;
+  bool single_pk = t.pk.size() == 1 && t.row_id_index < 0;
+  for (size_t i = 0; i < t.columns.size(); i++) {
+    const auto& c = t.columns[i];
+    if (c.hidden) continue;
+    bool in_pk = std::find(t.pk.begin(), t.pk.end(), static_cast<int>(i)) != t.pk.end();
+    std::string def = QuoteIdentIfNeeded(c.name) + " " + RwTypeName(c.type);
+    if (single_pk && in_pk) def += " PRIMARY KEY";
+    else if (c.not_null && !in_pk) def += " NOT NULL";
+    if (!c.default_expr.empty()) def += " DEFAULT " + c.default_expr;
+    cols += (cols.empty() ? "" : ", ") + def;
+  }
+  if (t.pk.size() > 1) {
+    std::string keys;
+    for (int k : t.pk) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(t.columns[k].name);
+    cols += ", PRIMARY KEY (" + keys + ")";
+  }
+  return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")";
+}
+
 RelationKind KindOfDrop(PgQuery__ObjectType t, const char** name) {
   switch (t) {
     case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: *name = "table"; return RelationKind::kTable;
@@ -154,6 +212,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
         t.pk = {t.row_id_index};
       }
       t.dist_key = t.pk;
+      t.definition = NormalizedCreateTable(t);
       for (size_t i = 0; i < cs->n_options; i++) {
         const PgQuery__DefElem* d = cs->options[i]->def_elem;
         FRESHET_THROW(sqlstate::kFeatureNotSupported, "table option \"{}\" is not supported yet", d->defname);
@@ -330,6 +389,15 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
       // No background jobs exist yet: everything is already created.
       return {"WAIT"};
     case ExtensionStatement::Kind::kShowParameters: return RunShow("all", sink);
+    case ExtensionStatement::Kind::kCreateDatabaseIfNotExists: {
+      const std::string& name = ext.name.back();
+      if (catalog->FindDatabase(name)) {
+        sink->Notice(fmt::format("database \"{}\" already exists, skipping", name));
+      } else {
+        catalog->CreateDatabase(name, catalog->FindUser(user_)->id);
+      }
+      return {"CREATE DATABASE"};
+    }
     case ExtensionStatement::Kind::kShowObjects: {
       std::vector<std::vector<std::string>> rows;
       if (ext.object_kind == "databases") {

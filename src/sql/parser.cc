@@ -128,6 +128,13 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     out->kind = ExtensionStatement::Kind::kWait;
     return true;
   }
+  if (w0 == "create" && word(1) == "database" && word(2) == "if" && word(3) == "not" && word(4) == "exists") {
+    size_t i = 5;
+    out->kind = ExtensionStatement::Kind::kCreateDatabaseIfNotExists;
+    out->name = qualified(&i);
+    expect_end(i);
+    return true;
+  }
   if (w0 != "show") return false;
   std::string w1 = word(1);
   if (w1 == "tables" || w1 == "databases" || w1 == "schemas" || w1 == "views" || w1 == "sources" ||

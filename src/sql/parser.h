@@ -30,7 +30,10 @@ struct Token {
 };
 
 struct ExtensionStatement {
-  enum class Kind { kNone, kFlush, kWait, kShowObjects, kShowCreate, kShowParameters } kind = Kind::kNone;
+  enum class Kind {
+    kNone, kFlush, kWait, kShowObjects, kShowCreate, kShowParameters,
+    kCreateDatabaseIfNotExists,  // RisingWave accepts it; PostgreSQL's grammar does not
+  } kind = Kind::kNone;
   std::string object_kind;   // kShowObjects: tables, databases, schemas, materialized views, ...; kShowCreate: table, ...
   std::vector<std::string> name;  // kShowCreate: qualified name; kShowObjects: schema (FROM x)
 };
