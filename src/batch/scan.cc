@@ -22,7 +22,8 @@ Overlay PendingWrites(const ScanNode& node, const ExecContext& ctx) {
 class ScanExecutor : public Executor {
  public:
   ScanExecutor(const ScanNode& node, ExecContext& ctx)
-      : ctx_(ctx), reader_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), PendingWrites(node, ctx)) {}
+      : ctx_(ctx), reader_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), PendingWrites(node, ctx),
+                node.used_columns) {}
 
   bool Next(DataChunk* out) override {
     ctx_.CheckCancelled();

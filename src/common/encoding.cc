@@ -257,6 +257,44 @@ void EncodeRowValues(const Row& row, std::string* out) {
   }
 }
 
+// Advances past one encoded cell without decoding it.
+bool SkipCell(std::string_view* in, PhysicalType physical) {
+  if (in->empty()) return false;
+  char tag = in->front();
+  in->remove_prefix(1);
+  if (tag == 0) return true;
+  size_t n = 0;
+  switch (physical) {
+    case PhysicalType::kInt64:
+    case PhysicalType::kDouble: n = 8; break;
+    case PhysicalType::kDecimal: n = sizeof(__int128) + sizeof(int32_t); break;
+    case PhysicalType::kInterval: n = sizeof(Interval); break;
+    case PhysicalType::kString: {
+      uint64_t len;
+      if (!GetVarint(in, &len)) return false;
+      n = len;
+      break;
+    }
+  }
+  if (in->size() < n) return false;
+  in->remove_prefix(n);
+  return true;
+}
+
+bool DecodeRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<bool>& wanted) {
+  auto& cols = chunk->columns();
+  for (size_t i = 0; i < cols.size(); i++) {
+    if (i < wanted.size() && !wanted[i]) {
+      if (!SkipCell(&bytes, cols[i].physical())) return false;
+      cols[i].AppendNull();
+      continue;
+    }
+    if (!DecodeCell(&bytes, &cols[i])) return false;
+  }
+  chunk->set_cardinality(chunk->num_rows());
+  return bytes.empty();
+}
+
 bool DecodeRowInto(std::string_view bytes, DataChunk* chunk) {
   for (auto& c : chunk->columns()) {
     if (!DecodeCell(&bytes, &c)) return false;

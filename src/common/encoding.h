@@ -41,6 +41,9 @@ void EncodeRowValues(const Row& row, std::string* out);
 // Decodes an encoded row with the given column types, appending one row to
 // the chunk. Returns false if the bytes are malformed.
 bool DecodeRowInto(std::string_view bytes, DataChunk* chunk);
+// Same, but columns whose `wanted` entry is false are skipped (a NULL is
+// appended instead of decoding them).
+bool DecodeRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<bool>& wanted);
 bool DecodeRow(std::string_view bytes, const std::vector<DataType>& types, Row* row);
 
 }  // namespace freshet

@@ -146,6 +146,98 @@ PlanPtr Optimize(PlanPtr plan) {
 
 }  // namespace
 
-PlanPtr OptimizePlan(PlanPtr plan) { return Optimize(std::move(plan)); }
+namespace {
+
+// Column usage analysis: which output columns of each node are read by its
+// ancestors, so that scans decode only those. Conservative: anything it
+// does not understand needs every column.
+bool ReadsWholeRow(const Expression& e) {
+  if (e.kind() == Expression::Kind::kSubquery) return true;  // correlated runs see the whole input row
+  for (const auto& c : e.children())
+    if (ReadsWholeRow(*c)) return true;
+  return false;
+}
+
+void Use(const Expression* e, std::vector<bool>* needed) {
+  if (!e) return;
+  if (ReadsWholeRow(*e)) {
+    needed->assign(needed->size(), true);
+    return;
+  }
+  std::vector<int> cols;
+  CollectColumns(*e, &cols);
+  for (int c : cols)
+    if (c >= 0 && static_cast<size_t>(c) < needed->size()) (*needed)[c] = true;
+}
+
+void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
+  auto all = [](const PlanNode* n) { return std::vector<bool>(n->schema().size(), true); };
+  auto none = [](const PlanNode* n) { return std::vector<bool>(n->schema().size(), false); };
+  switch (node->kind()) {
+    case PlanNode::Kind::kScan:
+      static_cast<ScanNode*>(node)->used_columns = needed;
+      return;
+    case PlanNode::Kind::kFilter: {
+      auto* f = static_cast<FilterNode*>(node);
+      Use(f->predicate.get(), &needed);
+      MarkUsedColumns(f->child(), needed);
+      return;
+    }
+    case PlanNode::Kind::kProject: {
+      auto* p = static_cast<ProjectNode*>(node);
+      std::vector<bool> in = none(p->child());
+      for (size_t i = 0; i < p->exprs.size(); i++)
+        if (i >= needed.size() || needed[i]) Use(p->exprs[i].get(), &in);
+      MarkUsedColumns(p->child(), in);
+      return;
+    }
+    case PlanNode::Kind::kAggregate: {
+      auto* a = static_cast<AggregateNode*>(node);
+      std::vector<bool> in = none(a->child());
+      for (const auto& k : a->group_keys) Use(k.get(), &in);
+      for (const auto& call : a->aggs) {
+        for (const auto& arg : call.args) Use(arg.get(), &in);
+        Use(call.filter.get(), &in);
+        for (const auto& [k, desc] : call.order_by) Use(k.get(), &in);
+      }
+      MarkUsedColumns(a->child(), in);
+      return;
+    }
+    case PlanNode::Kind::kSort: {
+      auto* s = static_cast<SortNode*>(node);
+      for (const auto& k : s->keys) Use(k.expr.get(), &needed);
+      MarkUsedColumns(s->child(), needed);
+      return;
+    }
+    case PlanNode::Kind::kLimit:
+      MarkUsedColumns(node->child(), needed);
+      return;
+    case PlanNode::Kind::kJoin: {
+      auto* j = static_cast<JoinNode*>(node);
+      size_t lw = j->child(0)->schema().size();
+      std::vector<bool> joined(lw + j->child(1)->schema().size(), false);
+      for (size_t i = 0; i < needed.size() && i < joined.size(); i++) joined[i] = needed[i];
+      Use(j->condition.get(), &joined);
+      std::vector<bool> left(joined.begin(), joined.begin() + lw), right(joined.begin() + lw, joined.end());
+      for (const auto& k : j->left_keys) Use(k.get(), &left);
+      for (const auto& k : j->right_keys) Use(k.get(), &right);
+      MarkUsedColumns(j->child(0), left);
+      MarkUsedColumns(j->child(1), right);
+      return;
+    }
+    default:
+      // Distinct, set operations, DML and the rest read whole rows.
+      for (auto& c : node->children()) MarkUsedColumns(c.get(), all(c.get()));
+      return;
+  }
+}
+
+}  // namespace
+
+PlanPtr OptimizePlan(PlanPtr plan) {
+  plan = Optimize(std::move(plan));
+  MarkUsedColumns(plan.get(), std::vector<bool>(plan->schema().size(), true));
+  return plan;
+}
 
 }  // namespace freshet

@@ -65,6 +65,9 @@ class ScanNode : public PlanNode {
   ScanNode(TableRef table, std::vector<PlanColumn> schema) : PlanNode(Kind::kScan, std::move(schema)), table(std::move(table)) {}
   std::string Describe() const override;
   TableRef table;
+  // Columns some ancestor reads (set by the optimizer; empty = all). The
+  // others are still in the output, as NULLs, so indices never shift.
+  std::vector<bool> used_columns;
 };
 
 // Rows generated from the catalog (information_schema, pg_catalog, rw_catalog).

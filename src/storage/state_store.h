@@ -23,6 +23,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "common/error.h"
@@ -33,6 +35,7 @@ struct StoreOptions {
   std::string dir;         // ignored when in_memory
   bool in_memory = false;  // playground: nothing touches the disk
   bool sync_commits = true;  // fsync the WAL on every commit
+  size_t block_cache_bytes = size_t(2) << 30;  // shared by both column families
 };
 
 class StateStore;
@@ -60,6 +63,16 @@ class StateStore {
 
   // Applies the batch atomically (and durably when sync_commits).
   Status Commit(rocksdb::WriteBatch* batch);
+
+  // Commits a large set of data-family writes together with one meta-family
+  // entry (the epoch marker) by writing them as sorted SST files and
+  // ingesting both atomically: far cheaper than a WriteBatch for bulk loads
+  // (no WAL, no memtable inserts). `writes` need not be sorted; for repeated
+  // keys the last write wins. nullopt values are deletes.
+  Status CommitBulk(std::vector<std::pair<std::string, std::optional<std::string>>>* writes,
+                    const std::string& meta_key, const std::string& meta_value);
+  // Whether CommitBulk is available (on-disk stores only).
+  bool SupportsBulkCommit() const { return !mem_env_; }
 
   rocksdb::ColumnFamilyHandle* data_cf() const { return data_cf_; }
   rocksdb::ColumnFamilyHandle* meta_cf() const { return meta_cf_; }
@@ -89,6 +102,8 @@ class StateStore {
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
   rocksdb::WriteOptions write_options_;
+  std::string ingest_dir_;
+  uint64_t ingest_seq_ = 0;
 };
 
 // Smallest string greater than every string with the given prefix ("" if none).

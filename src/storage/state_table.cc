@@ -79,6 +79,23 @@ size_t StateTable::FlushInto(rocksdb::WriteBatch* batch) {
   return pending.size();
 }
 
+void StateTable::TakeWrites(std::vector<std::pair<std::string, std::optional<std::string>>>* out) {
+  std::vector<Entry> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending.swap(log_);
+    index_.clear();
+    indexed_ = false;
+  }
+  out->reserve(out->size() + pending.size());
+  for (auto& e : pending) out->emplace_back(std::move(e.key), std::move(e.value));
+}
+
+size_t StateTable::PendingCount() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return log_.size();
+}
+
 bool StateTable::HasPendingWrites() const {
   std::lock_guard<std::mutex> lock(mu_);
   return !log_.empty();

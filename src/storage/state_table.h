@@ -52,6 +52,9 @@ class StateTable {
 
   // Moves buffered writes into batch; returns how many were moved.
   size_t FlushInto(rocksdb::WriteBatch* batch);
+  // Moves buffered writes out, in write order (nullopt = delete).
+  void TakeWrites(std::vector<std::pair<std::string, std::optional<std::string>>>* out);
+  size_t PendingCount() const;
   bool HasPendingWrites() const;
 
  private:

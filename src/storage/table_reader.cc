@@ -3,8 +3,9 @@
 namespace freshet {
 
 TableReader::TableReader(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, TableId table_id,
-                         std::vector<DataType> types, Overlay overlay)
-    : snapshot_(std::move(snapshot)), types_(std::move(types)), table_id_(table_id), overlay_(std::move(overlay)) {
+                         std::vector<DataType> types, Overlay overlay, std::vector<bool> wanted)
+    : snapshot_(std::move(snapshot)), types_(std::move(types)), table_id_(table_id), overlay_(std::move(overlay)),
+      wanted_(std::move(wanted)) {
   std::string prefix = TablePrefix(table_id);
   range_ = store->NewRange(store->data_cf(), snapshot_.get(), prefix, PrefixSuccessor(prefix));
   next_overlay_ = overlay_.begin();
@@ -15,7 +16,7 @@ bool TableReader::Next(DataChunk* out, size_t max_rows) {
   auto& it = range_->it;
   size_t n = 0;
   auto decode = [&](std::string_view bytes) {
-    if (!DecodeRowInto(bytes, out))
+    if (!(wanted_.empty() ? DecodeRowInto(bytes, out) : DecodeRowInto(bytes, out, wanted_)))
       throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + std::to_string(table_id_));
     n++;
   };

@@ -19,7 +19,7 @@ using Overlay = std::map<std::string, std::optional<std::string>>;
 class TableReader {
  public:
   TableReader(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, TableId table_id,
-              std::vector<DataType> types, Overlay overlay = {});
+              std::vector<DataType> types, Overlay overlay = {}, std::vector<bool> wanted = {});
   // Fills `out` with up to max_rows rows; returns false when exhausted.
   bool Next(DataChunk* out, size_t max_rows = kChunkSize);
 
@@ -29,6 +29,7 @@ class TableReader {
   TableId table_id_;
   std::unique_ptr<StateStore::Range> range_;
   Overlay overlay_;
+  std::vector<bool> wanted_;  // columns to decode; empty = all
   Overlay::const_iterator next_overlay_;
 };
 
