@@ -249,7 +249,10 @@ ScalarFn NowFn(bool local) {
 
 }  // namespace
 
+void RegisterFormatFunctions(FunctionRegistry* r);  // format_functions.cc
+
 void RegisterDatetimeFunctions(FunctionRegistry* r) {
+  RegisterFormatFunctions(r);
   const DataType v = DataType::Varchar(), f8 = DataType::Float64(), num = DataType::Numeric(),
                  i4 = DataType::Int32(), date = DataType::Date(), time = DataType::Time(),
                  ts = DataType::Timestamp(), tstz = DataType::Timestamptz(), iv = DataType::Interval();
