@@ -32,9 +32,13 @@ class SortExecutor : public Executor {
   }
 
  private:
-  void AppendKeys(const DataChunk& in) {
+  // Appends the sort keys of `in` and returns which rows to keep: for top-N,
+  // a row whose key is not below the current N-th best key can never make
+  // it (ties keep input order), so it is dropped before being copied.
+  std::vector<uint8_t> AppendKeys(const DataChunk& in) {
     DataChunk values;
     for (const auto& k : node_.keys) values.AddColumn(k.expr->Eval(in, ctx_.eval));
+    std::vector<uint8_t> keep(in.num_rows(), 1);
     std::string key;
     for (size_t r = 0; r < in.num_rows(); r++) {
       key.clear();
@@ -51,8 +55,13 @@ class SortExecutor : public Executor {
         if (sk.descending)
           for (size_t i = start; i < key.size(); i++) key[i] = static_cast<char>(~static_cast<uint8_t>(key[i]));
       }
+      if (has_threshold_ && key >= threshold_) {
+        keep[r] = 0;
+        continue;
+      }
       keys_.push_back(key);
     }
+    return keep;
   }
 
   // Sorts the buffered rows (stable) and keeps at most `keep` of them.
@@ -61,6 +70,10 @@ class SortExecutor : public Executor {
     std::iota(idx.begin(), idx.end(), 0);
     std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) { return keys_[a] < keys_[b]; });
     if (idx.size() > keep) idx.resize(keep);
+    if (idx.size() == keep && keep > 0) {
+      threshold_ = keys_[idx.back()];
+      has_threshold_ = true;
+    }
     rows_ = rows_.Take(idx);
     std::vector<std::string> keys;
     keys.reserve(idx.size());
@@ -74,7 +87,8 @@ class SortExecutor : public Executor {
     size_t keep = limit_ < 0 ? SIZE_MAX : static_cast<size_t>(limit_);
     while (child_->Next(&in)) {
       ctx_.CheckCancelled();
-      AppendKeys(in);
+      std::vector<uint8_t> keep_rows = AppendKeys(in);
+      if (has_threshold_) in.Filter(keep_rows);
       for (size_t c = 0; c < rows_.num_columns(); c++) rows_.column(c).AppendRange(in.column(c), 0, in.num_rows());
       rows_.set_cardinality(keys_.size());
       if (limit_ >= 0 && keys_.size() >= std::max<size_t>(2 * keep, kChunkSize)) SortAndTrim(keep);
@@ -91,6 +105,8 @@ class SortExecutor : public Executor {
   ExecContext& ctx_;
   DataChunk rows_;
   std::vector<std::string> keys_;
+  std::string threshold_;  // top-N: the N-th best key seen so far
+  bool has_threshold_ = false;
   std::vector<uint32_t> order_;
   bool sorted_ = false;
   size_t emitted_ = 0;
