@@ -60,11 +60,26 @@ class HashAggregateExecutor : public Executor {
       groups.assign(n, 0);
       if (!node_.group_keys.empty()) {
         DataChunk keys = EvalExpressions(node_.group_keys, in, ctx_.eval);
-        for (size_t r = 0; r < n; r++) {
-          key.clear();
-          for (const auto& c : keys.columns()) EncodeKeyFromVector(c, r, &key);
-          auto it = index_.find(key);
-          groups[r] = it != index_.end() ? it->second : AddGroup(key, &keys, r);
+        if (keys.num_columns() == 1 && keys.column(0).physical() == PhysicalType::kInt64) {
+          // One integer-like key: hash the int64 (NULL has its own group).
+          const Vector& k = keys.column(0);
+          for (size_t r = 0; r < n; r++) {
+            if (k.IsNull(r)) {
+              if (null_group_ == kNoGroup) null_group_ = AddGroup("", &keys, r);
+              groups[r] = null_group_;
+              continue;
+            }
+            auto [it, inserted] = int_index_.try_emplace(k.GetInt(r), 0);
+            if (inserted) it->second = AddGroup("", &keys, r);
+            groups[r] = it->second;
+          }
+        } else {
+          for (size_t r = 0; r < n; r++) {
+            key.clear();
+            for (const auto& c : keys.columns()) EncodeKeyFromVector(c, r, &key);
+            auto it = index_.find(key);
+            groups[r] = it != index_.end() ? it->second : AddGroup(key, &keys, r);
+          }
         }
       }
       for (size_t a = 0; a < aggs_.size(); a++) Update(a, in, groups);
@@ -82,7 +97,7 @@ class HashAggregateExecutor : public Executor {
   uint32_t AddGroup(const std::string& key, const DataChunk* keys, size_t row) {
     uint32_t id = static_cast<uint32_t>(num_groups_++);
     if (keys) {
-      index_.emplace(key, id);
+      if (!key.empty()) index_.emplace(key, id);
       group_values_.AppendRowFrom(*keys, row);
     }
     for (auto& a : aggs_) a->Resize(num_groups_);
@@ -185,6 +200,9 @@ class HashAggregateExecutor : public Executor {
   std::vector<std::unordered_set<std::string>> distinct_seen_;
   std::vector<OrderedRows> ordered_;
   std::unordered_map<std::string, uint32_t> index_;
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  std::unordered_map<int64_t, uint32_t> int_index_;
+  uint32_t null_group_ = kNoGroup;
   DataChunk group_values_;
   size_t num_groups_ = 0;
   std::vector<Vector> results_;

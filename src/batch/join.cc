@@ -56,11 +56,36 @@ class JoinExecutor : public Executor {
     right_matched_.assign(build_.num_rows(), 0);
     if (!keyed()) return;
     DataChunk keys = EvalExpressions(node_.right_keys, build_, ctx_.eval);
+    // One integer-like key (the common case) is hashed as an int64; other
+    // keys by their memcomparable encoding. Rows with equal keys are chained.
+    int_key_ = keys.num_columns() == 1 && keys.column(0).physical() == PhysicalType::kInt64;
+    next_.assign(build_.num_rows(), kNoRow);
     std::string key;
     for (size_t r = 0; r < build_.num_rows(); r++) {
-      if (!EncodeKeys(keys, r, &key)) continue;
-      table_[key].push_back(static_cast<uint32_t>(r));
+      uint32_t row = static_cast<uint32_t>(r);
+      uint32_t* head;
+      if (int_key_) {
+        if (keys.column(0).IsNull(r)) continue;
+        head = &int_table_.try_emplace(keys.column(0).GetInt(r), kNoRow).first->second;
+      } else {
+        if (!EncodeKeys(keys, r, &key)) continue;
+        head = &table_.try_emplace(key, kNoRow).first->second;
+      }
+      next_[row] = *head;
+      *head = row;
     }
+  }
+
+  // First build row whose key equals probe row r (kNoRow when none).
+  uint32_t FirstMatch(const DataChunk& keys, size_t r, std::string* scratch) const {
+    if (int_key_) {
+      if (keys.column(0).IsNull(r)) return kNoRow;
+      auto it = int_table_.find(keys.column(0).GetInt(r));
+      return it == int_table_.end() ? kNoRow : it->second;
+    }
+    if (!EncodeKeys(keys, r, scratch)) return kNoRow;
+    auto it = table_.find(*scratch);
+    return it == table_.end() ? kNoRow : it->second;
   }
 
   // False when a key column is NULL (no match possible).
@@ -86,12 +111,9 @@ class JoinExecutor : public Executor {
     };
     if (keyed()) {
       DataChunk keys = EvalExpressions(node_.left_keys, in, ctx_.eval);
-      std::string key;
+      std::string scratch;
       for (size_t r = 0; r < n; r++) {
-        if (!EncodeKeys(keys, r, &key)) continue;
-        auto it = table_.find(key);
-        if (it == table_.end()) continue;
-        for (uint32_t b : it->second) {
+        for (uint32_t b = FirstMatch(keys, r, &scratch); b != kNoRow; b = next_[b]) {
           lsel.push_back(static_cast<uint32_t>(r));
           rsel.push_back(b);
           if (lsel.size() >= kMaxPairs) flush();
@@ -182,7 +204,11 @@ class JoinExecutor : public Executor {
   std::vector<DataType> left_types_, right_types_;
   bool built_ = false, left_done_ = false;
   DataChunk build_;
-  std::unordered_map<std::string, std::vector<uint32_t>> table_;
+  static constexpr uint32_t kNoRow = UINT32_MAX;
+  bool int_key_ = false;
+  std::unordered_map<int64_t, uint32_t> int_table_;  // key -> first row of its chain
+  std::unordered_map<std::string, uint32_t> table_;
+  std::vector<uint32_t> next_;                       // row -> next row with the same key
   std::vector<uint8_t> right_matched_;
   std::unordered_set<uint32_t> semi_emitted_;
   std::deque<DataChunk> pending_;
