@@ -1,6 +1,7 @@
 #include "batch/subquery_runner.h"
 
 #include "batch/executor_builder.h"
+#include "common/array.h"
 #include "common/encoding.h"
 #include "common/error.h"
 
@@ -54,6 +55,7 @@ Vector BatchSubqueryRunner::Evaluate(const SubqueryExpr& expr, const DataChunk& 
     const DataChunk& rows = it->second;
     switch (expr.subquery_kind) {
       case SubqueryKind::kExists: out.AppendBool(rows.num_rows() > 0); break;
+      case SubqueryKind::kArray: out.AppendString(EncodeArray(rows.column(0))); break;
       case SubqueryKind::kScalar:
         if (rows.num_rows() > 1)
           throw SqlError(sqlstate::kCardinalityViolation, "more than one row returned by a subquery used as an expression");

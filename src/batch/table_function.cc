@@ -1,5 +1,7 @@
-// generate_series(start, stop[, step]) over integers, numeric and timestamps.
+// Functions in FROM: generate_series(start, stop[, step]) over integers,
+// numeric and timestamps; unnest(array).
 #include "batch/executors.h"
+#include "common/array.h"
 #include "common/error.h"
 
 namespace freshet {
@@ -72,9 +74,34 @@ class GenerateSeriesExecutor : public Executor {
   Interval iv_;
 };
 
+class UnnestExecutor : public Executor {
+ public:
+  UnnestExecutor(const TableFunctionNode& node, ExecContext& ctx) : type_(node.schema()[0].type) {
+    Value array = node.args[0]->EvalConstant(ctx.eval);
+    if (!array.is_null()) elements_ = DecodeArray(array.string_value(), type_);
+  }
+
+  bool Next(DataChunk* out) override {
+    if (pos_ >= elements_.size()) return false;
+    size_t end = std::min(elements_.size(), pos_ + kChunkSize);
+    Vector v(type_);
+    v.AppendRange(elements_, pos_, end);
+    pos_ = end;
+    *out = DataChunk();
+    out->AddColumn(std::move(v));
+    return true;
+  }
+
+ private:
+  DataType type_;
+  Vector elements_{type_};
+  size_t pos_ = 0;
+};
+
 }  // namespace
 
 ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
+  if (node.name == "unnest") return std::make_unique<UnnestExecutor>(node, ctx);
   return std::make_unique<GenerateSeriesExecutor>(node, ctx);
 }
 

@@ -33,7 +33,8 @@ std::string DefaultColumnName(const PgQuery__Node* n) {
     case PG_QUERY__NODE__NODE_FUNC_CALL: return StringOf(n->func_call->funcname[n->func_call->n_funcname - 1]);
     case PG_QUERY__NODE__NODE_TYPE_CAST: {
       std::string inner = DefaultColumnName(n->type_cast->arg);
-      if (inner != "?column?") return inner;
+      // A name from an inner cast is only a type name: the outer one wins.
+      if (inner != "?column?" && n->type_cast->arg->node_case != PG_QUERY__NODE__NODE_TYPE_CAST) return inner;
       const auto* tn = n->type_cast->type_name;
       std::string t = StringOf(tn->names[tn->n_names - 1]);
       static const std::map<std::string, std::string> kPgNames = {
@@ -43,11 +44,14 @@ std::string DefaultColumnName(const PgQuery__Node* n) {
       return kPgNames.count(t) ? kPgNames.at(t) : t;
     }
     case PG_QUERY__NODE__NODE_CASE_EXPR: return "case";
+    case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: return "array";
+    case PG_QUERY__NODE__NODE_A_INDIRECTION: return DefaultColumnName(n->a_indirection->arg);
     case PG_QUERY__NODE__NODE_COALESCE_EXPR: return "coalesce";
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
       return n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
     case PG_QUERY__NODE__NODE_SUB_LINK:
       if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK) return "exists";
+      if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK) return "array";
       if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK) {
         const auto* sel = n->sub_link->subselect->select_stmt;
         if (sel->n_target_list == 1) {
@@ -126,7 +130,15 @@ void Binder::ThrowAt(const char* code, int location, const std::string& message)
 // ---- Types ----
 
 DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
-  if (tn->n_array_bounds > 0) throw SqlError(sqlstate::kFeatureNotSupported, "array types are not supported yet");
+  if (tn->n_array_bounds > 0) {
+    // int[], int[3], int[][]: PostgreSQL ignores the declared sizes and
+    // dimensions; arrays here are one-dimensional.
+    PgQuery__TypeName element = *tn;
+    element.n_array_bounds = 0;
+    DataType elem = BindTypeName(&element);
+    if (elem.IsArray()) return elem;
+    return DataType::Array(elem);
+  }
   std::string name = StringOf(tn->names[tn->n_names - 1]);
   std::vector<int> mods;
   for (size_t i = 0; i < tn->n_typmods; i++) {
@@ -134,16 +146,15 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     if (m->node_case == PG_QUERY__NODE__NODE_A_CONST && m->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
       mods.push_back(m->a_const->ival->ival);
   }
-  TypeId id = TypeIdFromName(name);
-  if (name == "timestamptz" || (name == "timestamp" && false)) id = TypeId::kTimestamptz;
+  DataType named = DataTypeFromName(name);
+  TypeId id = named.id;
   if (id == TypeId::kUnknown) {
     std::string full;
     for (size_t i = 0; i < tn->n_names; i++) full += (i ? "." : "") + StringOf(tn->names[i]);
     if (tn->n_names == 2 && StringOf(tn->names[0]) == "pg_catalog") full = name;
     ThrowAt(sqlstate::kUndefinedObject, tn->location, fmt::format("type \"{}\" does not exist", full));
   }
-  DataType t(id);
-  if (name == "text") t = DataType::Text();
+  DataType t = named;
   if (id == TypeId::kNumeric && !mods.empty()) {
     int p = mods[0], s = mods.size() > 1 ? mods[1] : 0;
     if (p < 1 || p > kMaxDecimalDigits)
@@ -621,7 +632,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       if (call->node_case != PG_QUERY__NODE__NODE_FUNC_CALL) throw SqlError(sqlstate::kFeatureNotSupported, "unsupported function in FROM");
       const auto* fc = call->func_call;
       std::string name = StringOf(fc->funcname[fc->n_funcname - 1]);
-      if (name != "generate_series")
+      if (name != "generate_series" && name != "unnest")
         ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("table function {} does not exist", name));
       Scope empty;
       empty.outer = outer;
@@ -629,6 +640,21 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       ExprBinder eb(this, &empty);
       std::vector<ExprPtr> args;
       for (size_t i = 0; i < fc->n_args; i++) args.push_back(eb.Bind(fc->args[i]));
+      std::string alias = rf->alias ? rf->alias->aliasname : name;
+      std::string col = rf->alias && rf->alias->n_colnames ? StringOf(rf->alias->colnames[0]) : (rf->alias ? alias : name);
+      if (name == "unnest") {
+        // unnest(array): one row per element, in order.
+        if (args.size() != 1)
+          ThrowAt(sqlstate::kFeatureNotSupported, fc->location, "unnest of several arrays is not supported yet");
+        if (args[0]->type().id == TypeId::kUnknown)
+          ThrowAt(sqlstate::kAmbiguousFunction, fc->location, "function unnest(unknown) is not unique");
+        if (!args[0]->type().IsArray() || args[0]->type().IsAnyArray())
+          ThrowAt(sqlstate::kUndefinedFunction, fc->location,
+                  fmt::format("function unnest({}) does not exist", args[0]->type().ToString()));
+        std::vector<PlanColumn> schema = {{col, args[0]->type().ElementType(), alias}};
+        scope->Append(schema);
+        return std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));
+      }
       if (args.size() < 2 || args.size() > 3)
         ThrowAt(sqlstate::kUndefinedFunction, fc->location, "function generate_series requires 2 or 3 arguments");
       std::vector<const Expression*> raw = {args[0].get(), args[1].get()};
@@ -643,8 +669,6 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       args[1] = eb.Coerce(std::move(args[1]), t);
       if (args.size() == 3) args[2] = eb.Coerce(std::move(args[2]), temporal ? DataType::Interval() : t);
       else if (temporal) ThrowAt(sqlstate::kUndefinedFunction, fc->location, "generate_series over timestamps requires a step interval");
-      std::string alias = rf->alias ? rf->alias->aliasname : name;
-      std::string col = rf->alias && rf->alias->n_colnames ? StringOf(rf->alias->colnames[0]) : (rf->alias ? alias : name);
       std::vector<PlanColumn> schema = {{col, t, alias}};
       scope->Append(schema);
       return std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));

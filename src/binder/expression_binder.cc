@@ -171,8 +171,8 @@ ExprPtr Binder::ExprBinder::Bind(const PgQuery__Node* node) {
       throw SqlError(sqlstate::kFeatureNotSupported, "DEFAULT is not allowed in this context");
     case PG_QUERY__NODE__NODE_ROW_EXPR:
       throw SqlError(sqlstate::kFeatureNotSupported, "row constructors are not supported yet");
-    case PG_QUERY__NODE__NODE_A_INDIRECTION:
-      throw SqlError(sqlstate::kFeatureNotSupported, "subscripts and field selection are not supported yet");
+    case PG_QUERY__NODE__NODE_A_INDIRECTION: return BindIndirection(node->a_indirection);
+    case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: return BindArrayExpr(node->a_array_expr);
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported,
@@ -291,6 +291,16 @@ ExprPtr Binder::ExprBinder::BindParam(const PgQuery__ParamRef* p) {
 
 ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_cast) {
   const DataType& from = e->type();
+  if (from.id == TypeId::kOid && to.id == TypeId::kOid && from.precision != to.precision) {
+    // oid <-> regclass & co.: the same number, printed another way.
+    if (e->kind() == Expression::Kind::kConstant) {
+      Value v = static_cast<ConstantExpr*>(e.get())->value();
+      v.set_type(to);
+      return std::make_unique<ConstantExpr>(v);
+    }
+    return std::make_unique<CastExpr>(std::move(e), to);
+  }
+  if (from.IsArray() && to.IsArray()) return CoerceArray(std::move(e), to, explicit_cast);
   if (from.id == to.id && to.IsText() && !from.IsText()) {
     // varchar -> text: same values, only the name changes.
     e->set_type(to);
@@ -381,6 +391,7 @@ DataType Binder::ExprBinder::UnifyTypes(const std::vector<const Expression*>& ex
 // ---- Function calls ----
 
 ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPtr> args, int location) {
+  PrepareArrayArguments(name, args, location);
   const auto* candidates = FunctionRegistry::Instance().Lookup(name);
   const ScalarFunction* best = nullptr;
   int best_cost = -1;
@@ -428,7 +439,16 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
     for (const auto& a : args) types.push_back(a->type());
     best->check(types);
   }
-  return std::make_unique<FunctionExpr>(best, std::move(args));
+  auto call = std::make_unique<FunctionExpr>(best, std::move(args));
+  if (best->return_type.IsAnyArray()) {
+    // anyarray results have the type of the (first) array argument.
+    for (const auto& c : call->children())
+      if (c->type().IsArray() && !c->type().IsAnyArray()) {
+        call->set_type(c->type());
+        break;
+      }
+  }
+  return call;
 }
 
 ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
@@ -471,6 +491,8 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   if (name == "current_schema" && args.empty()) return std::make_unique<ConstantExpr>(Value::Varchar(binder_->CurrentSchema()));
   if ((name == "current_user" || name == "session_user" || name == "user") && args.empty())
     return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.user_name));
+  if (name == "pg_typeof" && args.size() == 1)  // over "any": the argument's type, known at bind time
+    return std::make_unique<ConstantExpr>(Value::FromInt(DataType::Oid(OidKind::kRegtype), args[0]->type().PgOid()));
   if (name == "version" && args.empty())
     return std::make_unique<ConstantExpr>(Value::Varchar("PostgreSQL 13.14.0-Freshet-0.1.0"));
   if (name == "clamp" && args.size() == 3) {
@@ -521,6 +543,11 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
 
 ExprPtr Binder::ExprBinder::BindTypeCast(const PgQuery__TypeCast* c) {
   DataType to = binder_->BindTypeName(c->type_name);
+  if (to.IsArray() && c->arg->node_case == PG_QUERY__NODE__NODE_A_ARRAY_EXPR) {
+    // ARRAY[...]::t[] builds the elements as t (so ARRAY[]::int[] has a type).
+    DataType elem = to.ElementType();
+    return BindArrayExpr(c->arg->a_array_expr, &elem);
+  }
   ExprPtr e = Bind(c->arg);
   // INTERVAL '10' SECOND: the qualifier gives the unit of a bare number.
   if (to.id == TypeId::kInterval && e->kind() == Expression::Kind::kConstant && e->type().id == TypeId::kUnknown &&
@@ -541,8 +568,10 @@ ExprPtr Binder::ExprBinder::BindTypeCast(const PgQuery__TypeCast* c) {
   try {
     return Coerce(std::move(e), to, true);
   } catch (SqlError& err) {
-    if (err.position() == 0 && c->location >= 0)
-      err.WithPosition(CharPosition(*binder_->ctx_.query_text, binder_->ctx_.statement_offset + c->location));
+    // Bad literals are reported at the literal, other failures at the cast.
+    int location = c->arg->node_case == PG_QUERY__NODE__NODE_A_CONST ? c->arg->a_const->location : c->location;
+    if (err.position() == 0 && location >= 0)
+      err.WithPosition(CharPosition(*binder_->ctx_.query_text, binder_->ctx_.statement_offset + location));
     throw;
   }
 }
@@ -574,6 +603,8 @@ ExprPtr Binder::ExprBinder::BindAExpr(const PgQuery__AExpr* e) {
       std::vector<ExprPtr> args;
       args.push_back(Bind(e->lexpr));
       args.push_back(Bind(e->rexpr));
+      if (op == "||" && (args[0]->type().IsArray() || args[1]->type().IsArray()))
+        return MakeArrayConcat(std::move(args), e->location);
       if (op == "||") {
         // PostgreSQL's text || anynonarray and anynonarray || text.
         auto is_text = [](const ExprPtr& a) {
@@ -678,8 +709,7 @@ ExprPtr Binder::ExprBinder::BindAExpr(const PgQuery__AExpr* e) {
       return n;
     }
     case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ANY:
-    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL:
-      throw SqlError(sqlstate::kFeatureNotSupported, "ANY/ALL over arrays is not supported yet");
+    case PG_QUERY__A__EXPR__KIND__AEXPR_OP_ALL: return BindArrayAnyAll(e);
     case PG_QUERY__A__EXPR__KIND__AEXPR_SIMILAR:
       throw SqlError(sqlstate::kFeatureNotSupported, "SIMILAR TO is not supported yet");
     default: break;
@@ -809,6 +839,13 @@ ExprPtr Binder::ExprBinder::BindSubLink(const PgQuery__SubLink* s) {
       if (ncols != 1) binder_->ThrowAt(sqlstate::kSyntaxError, s->location, "subquery must return only one column");
       DataType t = plan->schema()[0].type;
       return std::make_unique<SubqueryExpr>(SubqueryKind::kScalar, std::move(plan), t, correlated);
+    }
+    case PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK: {
+      if (ncols != 1) binder_->ThrowAt(sqlstate::kSyntaxError, s->location, "subquery must return only one column");
+      DataType t = plan->schema()[0].type;
+      if (t.IsArray()) throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported");
+      if (t.id == TypeId::kUnknown) t = DataType::Text();
+      return std::make_unique<SubqueryExpr>(SubqueryKind::kArray, std::move(plan), DataType::Array(t), correlated);
     }
     case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK:
     case PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK: {

@@ -40,6 +40,15 @@ class Binder::ExprBinder {
   ExprPtr BindBoolExpr(const PgQuery__BoolExpr* b);
   ExprPtr BindIn(const PgQuery__AExpr* e);
   ExprPtr BindParam(const PgQuery__ParamRef* p);
+  // Arrays (binder/array_binder.cc).
+  ExprPtr BindArrayExpr(const PgQuery__AArrayExpr* a, const DataType* element_hint = nullptr);
+  ExprPtr BindArrayAnyAll(const PgQuery__AExpr* e);
+  ExprPtr BindIndirection(const PgQuery__AIndirection* ind);
+  ExprPtr MakeArrayConcat(std::vector<ExprPtr> args, int location);
+  // Before resolving an operator over arrays: unknown literals take the
+  // other side's array type, arrays of different element types a common one.
+  void PrepareArrayArguments(const std::string& name, std::vector<ExprPtr>& args, int location);
+  ExprPtr CoerceArray(ExprPtr e, const DataType& to, bool explicit_cast);
   ExprPtr MakeComparisonChain(ExprPtr left, std::vector<ExprPtr> rights, const std::string& op, bool any, int location);
 
   Binder* binder_;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/array.h"
+
 namespace freshet {
 
 void PutFixed32BE(std::string* out, uint32_t v) {
@@ -118,7 +120,10 @@ void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool des
       case PhysicalType::kDouble: EncodeDouble(col.GetFloat(i), out); break;
       case PhysicalType::kDecimal: EncodeDecimal(col.GetDecimal(i), out); break;
       case PhysicalType::kInterval: EncodeInt128(IntervalCompareKey(col.GetInterval(i)), out); break;
-      case PhysicalType::kString: EncodeString(col.GetString(i), out); break;
+      case PhysicalType::kString:
+        if (col.type().IsArray()) EncodeArrayKey(col.GetString(i), col.type().ElementType(), out);
+        else EncodeString(col.GetString(i), out);
+        break;
     }
   });
 }
@@ -135,7 +140,10 @@ void EncodeKeyValue(const Value& v, std::string* out, bool descending) {
       case PhysicalType::kDouble: EncodeDouble(v.float_value(), out); break;
       case PhysicalType::kDecimal: EncodeDecimal(v.decimal_value(), out); break;
       case PhysicalType::kInterval: EncodeInt128(IntervalCompareKey(v.interval_value()), out); break;
-      case PhysicalType::kString: EncodeString(v.string_value(), out); break;
+      case PhysicalType::kString:
+        if (v.type().IsArray()) EncodeArrayKey(v.string_value(), v.type().ElementType(), out);
+        else EncodeString(v.string_value(), out);
+        break;
     }
   });
 }

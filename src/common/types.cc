@@ -2,9 +2,26 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <unordered_map>
 
 namespace freshet {
+
+DataType DataType::Array(const DataType& element) {
+  DataType t(TypeId::kArray);
+  t.precision = static_cast<int32_t>(element.id);
+  t.scale = element.precision;
+  // numeric(p,s) elements: both modifiers in one field.
+  if (element.id == TypeId::kNumeric && element.precision >= 0) t.scale = element.precision * 1000 + std::max(element.scale, 0);
+  return t;
+}
+
+DataType DataType::ElementType() const {
+  if (id != TypeId::kArray || precision < 0) return DataType::Unknown();
+  auto elem = static_cast<TypeId>(precision);
+  if (elem == TypeId::kNumeric && scale >= 0) return DataType(elem, scale / 1000, scale % 1000);
+  return DataType(elem, scale, -1);
+}
 
 PhysicalType DataType::physical() const {
   switch (id) {
@@ -14,6 +31,7 @@ PhysicalType DataType::physical() const {
     case TypeId::kInterval: return PhysicalType::kInterval;
     case TypeId::kVarchar:
     case TypeId::kBytea:
+    case TypeId::kArray:
     case TypeId::kUnknown: return PhysicalType::kString;
     default: return PhysicalType::kInt64;
   }
@@ -41,9 +59,31 @@ std::string DataType::ToString() const {
     case TypeId::kTimestamp: return "timestamp without time zone";
     case TypeId::kTimestamptz: return "timestamp with time zone";
     case TypeId::kInterval: return "interval";
+    case TypeId::kOid:
+      switch (oid_kind()) {
+        case OidKind::kRegclass: return "regclass";
+        case OidKind::kRegtype: return "regtype";
+        case OidKind::kRegnamespace: return "regnamespace";
+        case OidKind::kRegrole: return "regrole";
+        case OidKind::kRegproc: return "regproc";
+        default: return "oid";
+      }
+    case TypeId::kArray: return IsAnyArray() ? "anyarray" : ElementType().ToString() + "[]";
   }
   return "unknown";
 }
+
+namespace {
+
+// Element type oid -> array type oid (pg_type.typarray).
+constexpr std::pair<uint32_t, uint32_t> kArrayOids[] = {
+    {16, 1000},  {17, 1001},  {18, 1002},     {19, 1003},     {20, 1016},     {21, 1005},     {23, 1007},
+    {24, 1008},  {25, 1009},  {26, 1028},     {700, 1021},    {701, 1022},    {1042, 1014},   {1043, 1015},
+    {1082, 1182}, {1083, 1183}, {1114, 1115}, {1184, 1185}, {1186, 1187}, {1700, 1231}, {2205, 2210},
+    {2206, 2211}, {4089, 4090}, {4096, 4097},
+};
+
+}  // namespace
 
 uint32_t DataType::PgOid() const {
   switch (id) {
@@ -62,6 +102,21 @@ uint32_t DataType::PgOid() const {
     case TypeId::kTimestamp: return 1114;
     case TypeId::kTimestamptz: return 1184;
     case TypeId::kInterval: return 1186;
+    case TypeId::kOid:
+      switch (oid_kind()) {
+        case OidKind::kRegclass: return 2205;
+        case OidKind::kRegtype: return 2206;
+        case OidKind::kRegnamespace: return 4089;
+        case OidKind::kRegrole: return 4096;
+        case OidKind::kRegproc: return 24;
+        default: return 26;
+      }
+    case TypeId::kArray: {
+      uint32_t elem = ElementType().PgOid();
+      for (const auto& [e, a] : kArrayOids)
+        if (e == elem) return a;
+      return 2277;  // anyarray
+    }
   }
   return 705;
 }
@@ -79,11 +134,13 @@ int16_t DataType::PgTypeLen() const {
     case TypeId::kTimestamp: return 8;
     case TypeId::kTimestamptz: return 8;
     case TypeId::kInterval: return 16;
+    case TypeId::kOid: return 4;
     default: return -1;
   }
 }
 
 int32_t DataType::PgTypeMod() const {
+  if (id == TypeId::kArray) return ElementType().PgTypeMod();
   if (id == TypeId::kNumeric && precision >= 0) return ((precision << 16) | (scale < 0 ? 0 : scale)) + 4;
   if (id == TypeId::kVarchar && precision >= 0) return precision + 4;
   return -1;
@@ -113,8 +170,62 @@ TypeId TypeIdFromName(const std::string& name) {
   return it == kNames.end() ? TypeId::kUnknown : it->second;
 }
 
+DataType DataTypeFromName(const std::string& name) {
+  if (name == "text") return DataType::Text();
+  if (name == "oid") return DataType::Oid();
+  if (name == "regclass") return DataType::Oid(OidKind::kRegclass);
+  if (name == "regtype") return DataType::Oid(OidKind::kRegtype);
+  if (name == "regnamespace") return DataType::Oid(OidKind::kRegnamespace);
+  if (name == "regrole") return DataType::Oid(OidKind::kRegrole);
+  if (name == "regproc") return DataType::Oid(OidKind::kRegproc);
+  if (name == "int2vector") return DataType::Array(DataType::Int16());
+  if (name == "oidvector") return DataType::Array(DataType::Oid());
+  if (name.size() > 1 && name[0] == '_') {
+    DataType elem = DataTypeFromName(name.substr(1));
+    if (elem.id == TypeId::kUnknown || elem.IsArray()) return DataType::Unknown();
+    return DataType::Array(elem);
+  }
+  return DataType(TypeIdFromName(name));
+}
+
+std::string PgTypeName(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kBoolean: return "bool";
+    case TypeId::kInt16: return "int2";
+    case TypeId::kInt32: return "int4";
+    case TypeId::kInt64: return "int8";
+    case TypeId::kFloat32: return "float4";
+    case TypeId::kFloat64: return "float8";
+    case TypeId::kNumeric: return "numeric";
+    case TypeId::kVarchar: return t.IsText() ? "text" : "varchar";
+    case TypeId::kBytea: return "bytea";
+    case TypeId::kDate: return "date";
+    case TypeId::kTime: return "time";
+    case TypeId::kTimestamp: return "timestamp";
+    case TypeId::kTimestamptz: return "timestamptz";
+    case TypeId::kInterval: return "interval";
+    case TypeId::kOid: return t.ToString();
+    case TypeId::kArray: return t.IsAnyArray() ? "anyarray" : "_" + PgTypeName(t.ElementType());
+    case TypeId::kUnknown: return "unknown";
+  }
+  return "unknown";
+}
+
 DataType DataTypeFromPgOid(uint32_t oid) {
+  for (const auto& [e, a] : kArrayOids) {
+    if (a == oid) {
+      DataType elem = DataTypeFromPgOid(e);
+      return elem.id == TypeId::kUnknown ? DataType::Unknown() : DataType::Array(elem);
+    }
+  }
   switch (oid) {
+    case 26: return DataType::Oid();
+    case 2205: return DataType::Oid(OidKind::kRegclass);
+    case 2206: return DataType::Oid(OidKind::kRegtype);
+    case 4089: return DataType::Oid(OidKind::kRegnamespace);
+    case 4096: return DataType::Oid(OidKind::kRegrole);
+    case 24: return DataType::Oid(OidKind::kRegproc);
+    case 18: return DataType::Varchar();
     case 16: return DataType::Boolean();
     case 21: return DataType::Int16();
     case 23: return DataType::Int32();

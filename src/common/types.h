@@ -13,6 +13,21 @@
 //   numeric                             -> Decimal (128-bit, 38 digits)
 //   interval                            -> Interval (months, days, microseconds)
 //   varchar, bytea                      -> std::string
+//   oid, regclass, regtype, ...         -> int64_t holding the unsigned 32-bit oid
+//   arrays                              -> std::string: the encoded element list (common/array.h)
+//
+// oid and the reg* types (regclass, regtype, regnamespace, regrole,
+// regproc) are one TypeId, kOid, told apart by `precision` (an OidKind), so
+// that they are interchangeable in function resolution (PostgreSQL's
+// binary-coercible casts) while keeping their own text format: a regclass
+// prints as the relation's name, an oid as a number.
+//
+// Arrays are one-dimensional with lower bound 1 (PostgreSQL's common case;
+// multidimensional literals are refused). A DataType of id kArray keeps
+// the element's TypeId in `precision` and the element's own `precision` in
+// `scale` (varchar length, the text marker, the OidKind; numeric(p,s) as
+// p * 1000 + s). precision < 0 is "any array" (a polymorphic argument type
+// of registered functions).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +51,13 @@ enum class TypeId : uint8_t {
   kTimestamp,
   kTimestamptz,
   kInterval,
+  // Appended: catalog JSON stores TypeIds as numbers.
+  kOid,
+  kArray,
 };
+
+// Which of oid / regclass / regtype / ... a kOid DataType is (its precision).
+enum class OidKind : int32_t { kOid = -1, kRegclass = 1, kRegtype, kRegnamespace, kRegrole, kRegproc };
 
 enum class PhysicalType : uint8_t { kInt64, kDouble, kDecimal, kInterval, kString };
 
@@ -69,6 +90,15 @@ struct DataType {
   static DataType Timestamptz() { return TypeId::kTimestamptz; }
   static DataType Interval() { return TypeId::kInterval; }
   static DataType Unknown() { return TypeId::kUnknown; }
+  static DataType Oid(OidKind k = OidKind::kOid) { return DataType(TypeId::kOid, static_cast<int32_t>(k), -1); }
+  OidKind oid_kind() const { return static_cast<OidKind>(precision); }
+  // One-dimensional array of `element` (itself not an array).
+  static DataType Array(const DataType& element);
+  static DataType AnyArray() { return TypeId::kArray; }
+  bool IsArray() const { return id == TypeId::kArray; }
+  bool IsAnyArray() const { return id == TypeId::kArray && precision < 0; }
+  // The element type of an array type (Unknown for AnyArray).
+  DataType ElementType() const;
 
   PhysicalType physical() const;
   bool IsInteger() const { return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64; }
@@ -80,8 +110,9 @@ struct DataType {
            id == TypeId::kTimestamptz || id == TypeId::kInterval;
   }
 
-  // Equality of the base type only (modifiers ignored).
-  bool operator==(const DataType& o) const { return id == o.id; }
+  // Equality of the base type only (modifiers ignored); arrays are equal
+  // when their element types are.
+  bool operator==(const DataType& o) const { return id == o.id && (id != TypeId::kArray || precision == o.precision); }
   bool SameWithModifiers(const DataType& o) const {
     return id == o.id && precision == o.precision && scale == o.scale;
   }
@@ -98,6 +129,12 @@ struct DataType {
 // e.g. "int4", "integer", "varchar", "timestamptz") to a TypeId;
 // kUnknown when the name is not a supported type.
 TypeId TypeIdFromName(const std::string& name);
+// The full type for a name: TypeIdFromName plus the names that carry
+// modifiers ("text", "oid", "regclass", ...; "_int4" is int4[]). Unknown()
+// when the name is not a supported type.
+DataType DataTypeFromName(const std::string& name);
 DataType DataTypeFromPgOid(uint32_t oid);
+// PostgreSQL's pg_type.typname ("int4", "varchar", "_text", "regclass").
+std::string PgTypeName(const DataType& t);
 
 }  // namespace freshet

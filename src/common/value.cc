@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "common/array.h"
+
 namespace freshet {
 
 Value Value::Float32(double f) {
@@ -40,6 +42,7 @@ int Value::Compare(const Value& a, const Value& b) {
     case PhysicalType::kDecimal: return DecimalCompare(a.d_, b.d_);
     case PhysicalType::kInterval: return IntervalCompare(a.iv_, b.iv_);
     case PhysicalType::kString: {
+      if (a.type_.IsArray() && b.type_.IsArray()) return CompareArrays(a.s_, b.s_, a.type_.ElementType());
       int c = a.s_.compare(b.s_);
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
@@ -67,6 +70,12 @@ uint64_t Value::Hash() const {
 
 std::string Value::ToString() const {
   if (null_) return "NULL";
+  if (type_.IsArray()) {  // {a,b} without the quoting of the text format
+    Vector elems = DecodeArray(s_, type_.ElementType());
+    std::string out = "{";
+    for (size_t i = 0; i < elems.size(); i++) out += (i ? "," : "") + elems.GetValue(i).ToString();
+    return out + "}";
+  }
   switch (type_.id) {
     case TypeId::kBoolean: return i_ ? "t" : "f";
     case TypeId::kDate: return FormatDate(i_);

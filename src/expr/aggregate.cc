@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "common/array.h"
 #include "common/encoding.h"
 #include "common/error.h"
 
@@ -9,7 +10,7 @@ namespace freshet {
 
 bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "avg" || name == "min" || name == "max" ||
-         name == "bool_and" || name == "bool_or" || name == "every" || name == "string_agg";
+         name == "bool_and" || name == "bool_or" || name == "every" || name == "string_agg" || name == "array_agg";
 }
 
 AggregateSignature ResolveAggregate(const std::string& name, const std::vector<DataType>& args, bool star) {
@@ -56,6 +57,10 @@ AggregateSignature ResolveAggregate(const std::string& name, const std::vector<D
   if (name == "string_agg") {
     if (args.size() != 2 || !(t.id == TypeId::kVarchar || t.id == TypeId::kBytea)) return fail();
     return {AggKind::kStringAgg, t, t};
+  }
+  if (name == "array_agg") {
+    if (args.size() != 1 || t.id == TypeId::kUnknown || t.IsArray()) return fail();
+    return {AggKind::kArrayAgg, t, DataType::Array(t)};
   }
   return fail();
 }
@@ -244,6 +249,46 @@ class StringAggAgg : public AggregateFunction {
   std::vector<std::vector<std::pair<std::string, std::string>>> groups_;  // (value, delimiter before it)
 };
 
+// array_agg(value): the values (NULLs included) in input order.
+class ArrayAgg : public AggregateFunction {
+ public:
+  explicit ArrayAgg(DataType element) : element_(element) {}
+  void Resize(size_t n) override { groups_.resize(n, Vector(element_)); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& v = *args[0];
+    for (size_t r = 0; r < n; r++) {
+      Vector& g = groups_[groups[r]];
+      if (!signs || signs[r] > 0) {
+        g.AppendFrom(v, r);
+        continue;
+      }
+      // Retraction: drop the first equal element.
+      std::string key, probe;
+      EncodeKeyFromVector(v, r, &key);
+      for (size_t i = 0; i < g.size(); i++) {
+        probe.clear();
+        EncodeKeyFromVector(g, i, &probe);
+        if (probe != key) continue;
+        std::vector<uint8_t> keep(g.size(), 1);
+        keep[i] = 0;
+        g.Filter(keep);
+        break;
+      }
+    }
+  }
+  void Finalize(size_t n, Vector* out, EvalContext&) override {
+    for (size_t g = 0; g < n; g++) {
+      if (groups_[g].size() == 0) out->AppendNull();
+      else out->AppendString(EncodeArray(groups_[g]));
+    }
+  }
+
+ private:
+  DataType element_;
+  std::vector<Vector> groups_;
+};
+
 }  // namespace
 
 std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig) {
@@ -257,6 +302,7 @@ std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig
     case AggKind::kBoolAnd:
     case AggKind::kBoolOr: return std::make_unique<ExtremeAgg>(sig);
     case AggKind::kStringAgg: return std::make_unique<StringAggAgg>();
+    case AggKind::kArrayAgg: return std::make_unique<ArrayAgg>(sig.arg_type);
   }
   return nullptr;
 }

@@ -5,7 +5,8 @@
 // folds a batch of rows into their groups' states; Finalize() produces one
 // value per group. count/sum/avg also accept retractions (sign -1), which
 // the stream engine uses; min/max/string_agg keep every value per group to
-// stay correct when the current extreme is deleted.
+// stay correct when the current extreme is deleted; array_agg keeps its
+// elements in input order (retraction drops the first equal one).
 //
 // Not thread-safe: each executor owns its functions.
 #pragma once
@@ -19,7 +20,7 @@
 
 namespace freshet {
 
-enum class AggKind { kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg };
+enum class AggKind { kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg, kArrayAgg };
 
 struct AggregateSignature {
   AggKind kind;

@@ -7,7 +7,9 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "expr/array.h"
 #include "expr/function_helpers.h"
+#include "expr/oid.h"
 
 namespace freshet {
 
@@ -15,7 +17,7 @@ namespace {
 
 // PostgreSQL's type categories (pg_type.typcategory); casts and common
 // types are resolved within a category.
-enum class Category { kBoolean, kNumeric, kString, kUser, kDatetime, kTimespan, kUnknown };
+enum class Category { kBoolean, kNumeric, kString, kUser, kDatetime, kTimespan, kArray, kUnknown };
 
 Category CategoryOf(TypeId t) {
   switch (t) {
@@ -25,7 +27,9 @@ Category CategoryOf(TypeId t) {
     case TypeId::kInt64:
     case TypeId::kFloat32:
     case TypeId::kFloat64:
-    case TypeId::kNumeric: return Category::kNumeric;
+    case TypeId::kNumeric:
+    case TypeId::kOid: return Category::kNumeric;  // oid's typcategory is N in PostgreSQL
+    case TypeId::kArray: return Category::kArray;
     case TypeId::kVarchar: return Category::kString;
     case TypeId::kBytea: return Category::kUser;
     case TypeId::kDate:
@@ -225,6 +229,7 @@ std::string FormatIntTyped(TypeId t, int64_t v, const EvalContext& ctx) {
     case TypeId::kTime: return FormatTime(v);
     case TypeId::kTimestamp: return FormatTimestamp(v);
     case TypeId::kTimestamptz: return FormatTimestamptz(v, ctx.time_zone);
+    case TypeId::kOid: return FormatOidText(v, OidKind::kOid, ctx);
     default: {
       char buf[24];
       auto r = std::to_chars(buf, buf + sizeof(buf), v);
@@ -429,6 +434,28 @@ void CastToInt(const Vector& in, Vector* out, const DataType& from, const DataTy
     case TypeId::kNumeric: return Map<Decimal>(in, out, kFn<NumericToInt<T>>);
     case TypeId::kVarchar:
     case TypeId::kUnknown: return MapText(in, out, kFn<ParseIntText<T>>);
+    case TypeId::kOid:
+      // Binary-coercible in PostgreSQL: oids above 2^31 become negative int4s.
+      if constexpr (T == TypeId::kInt32) return Map<int64_t>(in, out, [](int64_t x) { return int64_t(int32_t(uint32_t(x))); });
+      if constexpr (T == TypeId::kInt64) return Map<int64_t>(in, out, [](int64_t x) { return x; });
+      ThrowCannotCast(from, to);
+    default: ThrowCannotCast(from, to);
+  }
+}
+
+void CastToOid(const Vector& in, Vector* out, const DataType& from, const DataType& to, EvalContext& ctx) {
+  switch (from.id) {
+    case TypeId::kOid: out->AppendRange(in, 0, in.size()); return;
+    case TypeId::kInt16:
+    case TypeId::kInt32: return Map<int64_t>(in, out, [](int64_t x) { return int64_t(uint32_t(int32_t(x))); });
+    case TypeId::kInt64:
+      return Map<int64_t>(in, out, [](int64_t x) {
+        if (x < 0 || x > 4294967295LL) ThrowOutOfRange("OID out of range");
+        return x;
+      });
+    case TypeId::kVarchar:
+    case TypeId::kUnknown:
+      return MapText(in, out, [&](std::string_view s) { return ParseOidText(s, to.oid_kind(), ctx); });
     default: ThrowCannotCast(from, to);
   }
 }
@@ -509,7 +536,10 @@ void CastFromText(const Vector& in, Vector* out, const DataType& to, EvalContext
 }  // namespace
 
 bool CanImplicitCast(const DataType& from, const DataType& to) {
+  if (from.id == TypeId::kArray && to.id == TypeId::kArray)
+    return to.IsAnyArray() || from == to || CanImplicitCast(from.ElementType(), to.ElementType());
   if (from.id == to.id || from.id == TypeId::kUnknown) return true;
+  if (to.id == TypeId::kOid) return from.IsInteger();  // int -> oid (and reg*), as in pg_cast
   int rf = NumericRank(from.id), rt = NumericRank(to.id);
   if (rf >= 0 && rt >= 0) return rf < rt;
   switch (from.id) {
@@ -523,6 +553,9 @@ bool CanImplicitCast(const DataType& from, const DataType& to) {
 bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (CanImplicitCast(from, to)) return true;
   if (to.id == TypeId::kUnknown) return false;
+  if (from.id == TypeId::kArray && to.id == TypeId::kArray)
+    return !from.IsAnyArray() && CanExplicitCast(from.ElementType(), to.ElementType());
+  if (from.id == TypeId::kOid) return to.id == TypeId::kInt32 || to.id == TypeId::kInt64 || to.id == TypeId::kVarchar;
   // I/O conversion casts: everything to and from text.
   if (from.id == TypeId::kVarchar || to.id == TypeId::kVarchar) return true;
   if (from.IsNumeric() && to.IsNumeric()) return true;
@@ -535,6 +568,14 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
 
 // PostgreSQL's select_common_type for two inputs.
 DataType CommonSuperType(const DataType& a, const DataType& b) {
+  if (a.IsArray() || b.IsArray()) {
+    if (a.id == TypeId::kUnknown) return b;
+    if (b.id == TypeId::kUnknown) return a;
+    if (!a.IsArray() || !b.IsArray() || a.IsAnyArray() || b.IsAnyArray()) return DataType::Unknown();
+    DataType elem = CommonSuperType(a.ElementType(), b.ElementType());
+    return elem.id == TypeId::kUnknown ? elem : DataType::Array(elem);
+  }
+  if (a.id == TypeId::kOid && b.id == TypeId::kOid && a.precision != b.precision) return DataType::Oid();
   if (a.SameWithModifiers(b)) return a.id == TypeId::kUnknown ? DataType::Varchar() : a;
   if (a.id == b.id) {  // differing typmods are dropped
     if (a.IsText() || b.IsText()) return DataType::Text();
@@ -551,7 +592,17 @@ DataType CommonSuperType(const DataType& a, const DataType& b) {
 
 Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool assignment) {
   const DataType& from = in.type();
+  if (to.id == TypeId::kArray && from.id == TypeId::kArray) return CastArrayVector(in, to, ctx, assignment);
   Vector out(to);
+  if (to.id == TypeId::kArray) {
+    if (from.id != TypeId::kVarchar && from.id != TypeId::kUnknown) ThrowCannotCast(from, to);
+    MapText(in, &out, [&](std::string_view s) { return ParseArrayText(s, to, ctx); });
+    return out;
+  }
+  if (to.id == TypeId::kOid) {
+    CastToOid(in, &out, from, to, ctx);
+    return out;
+  }
   if (from.id == to.id && !HasModifiers(to)) {
     out.AppendRange(in, 0, in.size());
     return out;
@@ -642,11 +693,15 @@ Value CastValue(const Value& in, const DataType& to, EvalContext& ctx, bool assi
 std::string FormatText(const Vector& v, size_t i, const EvalContext& ctx) {
   const DataType& t = v.type();
   switch (v.physical()) {
-    case PhysicalType::kInt64: return FormatIntTyped(t.id, v.GetInt(i), ctx);
+    case PhysicalType::kInt64:
+      if (t.id == TypeId::kOid) return FormatOidText(v.GetInt(i), t.oid_kind(), ctx);
+      return FormatIntTyped(t.id, v.GetInt(i), ctx);
     case PhysicalType::kDouble: return FormatFloat(v.GetFloat(i), t.id == TypeId::kFloat32);
     case PhysicalType::kDecimal: return DecimalToString(v.GetDecimal(i));
     case PhysicalType::kInterval: return FormatInterval(v.GetInterval(i));
-    case PhysicalType::kString: return t.id == TypeId::kBytea ? FormatBytea(v.GetString(i)) : v.GetString(i);
+    case PhysicalType::kString:
+      if (t.id == TypeId::kArray) return FormatArrayText(v.GetString(i), t, ctx);
+      return t.id == TypeId::kBytea ? FormatBytea(v.GetString(i)) : v.GetString(i);
   }
   return "";
 }
@@ -654,11 +709,15 @@ std::string FormatText(const Vector& v, size_t i, const EvalContext& ctx) {
 std::string FormatValueText(const Value& v, const EvalContext& ctx) {
   const DataType& t = v.type();
   switch (t.physical()) {
-    case PhysicalType::kInt64: return FormatIntTyped(t.id, v.int_value(), ctx);
+    case PhysicalType::kInt64:
+      if (t.id == TypeId::kOid) return FormatOidText(v.int_value(), t.oid_kind(), ctx);
+      return FormatIntTyped(t.id, v.int_value(), ctx);
     case PhysicalType::kDouble: return FormatFloat(v.float_value(), t.id == TypeId::kFloat32);
     case PhysicalType::kDecimal: return DecimalToString(v.decimal_value());
     case PhysicalType::kInterval: return FormatInterval(v.interval_value());
-    case PhysicalType::kString: return t.id == TypeId::kBytea ? FormatBytea(v.string_value()) : v.string_value();
+    case PhysicalType::kString:
+      if (t.id == TypeId::kArray) return FormatArrayText(v.string_value(), t, ctx);
+      return t.id == TypeId::kBytea ? FormatBytea(v.string_value()) : v.string_value();
   }
   return "";
 }
@@ -689,6 +748,8 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
     case TypeId::kTimestamp: return Value::Timestamp(ParseTimestamp(text));
     case TypeId::kTimestamptz: return Value::Timestamptz(ParseTimestamptz(text, ctx.time_zone));
     case TypeId::kInterval: return Value::IntervalValue(ParseInterval(text));
+    case TypeId::kOid: return Value::FromInt(t, ParseOidText(text, t.oid_kind(), ctx));
+    case TypeId::kArray: return Value::FromString(t, ParseArrayText(text, t, ctx));
   }
   ThrowCannotCast(DataType::Varchar(), t);
 }

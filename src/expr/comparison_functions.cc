@@ -285,6 +285,7 @@ void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterCompare<int64_t>(r, DataType::Timestamp());
   RegisterCompare<int64_t>(r, DataType::Timestamptz());
   RegisterCompare<Interval>(r, DataType::Interval());
+  RegisterCompare<int64_t>(r, DataType::Oid());  // also regclass & co. (same TypeId)
 
   const DataType b = DataType::Boolean(), v = DataType::Varchar();
   RegisterFn(r, "not", {b}, b, StrictFn<bool>([](bool x) { return !x; }));

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/datetime.h"
@@ -11,6 +14,35 @@
 namespace freshet {
 
 class SubqueryRunner;
+
+// Catalog lookups that a few types and functions need at evaluation time:
+// the text I/O of regclass/regnamespace/regrole, pg_get_userbyid,
+// pg_table_is_visible, pg_get_indexdef... Implemented over the catalog and
+// the session's search path (catalog/pg_catalog.h); EvalContext::catalog
+// is null where no catalog is at hand, and those functions then fail or
+// fall back to numbers. Oids are PostgreSQL's (catalog/system_tables.h).
+class CatalogLookup {
+ public:
+  virtual ~CatalogLookup() = default;
+  // A relation's name as regclass prints it: schema-qualified when the
+  // search path does not find it first; nullopt when there is no such oid.
+  virtual std::optional<std::string> RelationName(uint32_t oid) const = 0;
+  // regclass input: "t", "s.t", "\"Mixed\"" (throws 42P01 when absent).
+  virtual uint32_t RelationOid(std::string_view name) const = 0;
+  virtual std::optional<std::string> NamespaceName(uint32_t oid) const = 0;
+  virtual uint32_t NamespaceOid(std::string_view name) const = 0;  // throws 42704
+  virtual std::optional<std::string> RoleName(uint32_t oid) const = 0;
+  virtual uint32_t RoleOid(std::string_view name) const = 0;       // throws 42704
+  // pg_class.relkind of a relation ('r', 'i', 'm'...); nullopt when unknown.
+  virtual std::optional<char> RelKindOf(uint32_t oid) const = 0;
+  // pg_table_is_visible: found first along the search path.
+  virtual bool TableIsVisible(uint32_t oid) const = 0;
+  // pg_get_indexdef(oid, column, pretty) / pg_get_constraintdef(oid);
+  // nullopt for unknown oids. `pretty` qualifies the table name only when
+  // it is not visible, as PostgreSQL does.
+  virtual std::optional<std::string> IndexDef(uint32_t oid, int column, bool pretty) const = 0;
+  virtual std::optional<std::string> ConstraintDef(uint32_t oid) const = 0;
+};
 
 struct EvalContext {
   TimeZone time_zone;           // session TimeZone: timestamptz formatting and arithmetic
@@ -22,6 +54,8 @@ struct EvalContext {
   std::vector<const std::vector<Value>*> outer_rows;
   // Runs subquery plans (set by the batch engine; see planner/subquery.h).
   class SubqueryRunner* subquery_runner = nullptr;
+  // Catalog access for regclass & co. (may be null; see CatalogLookup).
+  std::shared_ptr<const CatalogLookup> catalog;
 };
 
 }  // namespace freshet

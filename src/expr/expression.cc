@@ -79,6 +79,12 @@ Vector FunctionExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
   return out;
 }
 
+ExprPtr FunctionExpr::Clone() const {
+  auto e = std::make_unique<FunctionExpr>(fn_, CloneChildren());
+  e->set_type(type_);
+  return e;
+}
+
 std::string FunctionExpr::ToString() const {
   bool is_operator = !fn_->name.empty() && !std::isalpha(static_cast<unsigned char>(fn_->name[0]));
   if (is_operator && children_.size() == 2)

@@ -24,7 +24,8 @@ class Expression {
  public:
   enum class Kind {
     kColumnRef, kConstant, kParameter, kFunction, kCast, kAnd, kOr, kNot, kIsNull, kIsNotNull,
-    kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate
+    kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate,
+    kArray  // ARRAY[...], x op ANY/ALL (array), subscripts (expr/array.h)
   };
 
   Expression(Kind kind, DataType type) : kind_(kind), type_(type) {}
@@ -100,7 +101,8 @@ class FunctionExpr : public Expression {
   FunctionExpr(const ScalarFunction* fn, std::vector<ExprPtr> args);
   const ScalarFunction* function() const { return fn_; }
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
-  ExprPtr Clone() const override { return std::make_unique<FunctionExpr>(fn_, CloneChildren()); }
+  // Keeps type_, which the binder sets for polymorphic (anyarray) functions.
+  ExprPtr Clone() const override;
   std::string ToString() const override;
 
  private:

@@ -13,6 +13,8 @@ FunctionRegistry::FunctionRegistry() {
   RegisterStringFunctions(this);
   RegisterMathFunctions(this);
   RegisterDatetimeFunctions(this);
+  RegisterArrayFunctions(this);
+  RegisterCatalogFunctions(this);
 }
 
 const std::vector<ScalarFunction>* FunctionRegistry::Lookup(const std::string& name) const {

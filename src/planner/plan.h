@@ -177,7 +177,8 @@ class SetOpNode : public PlanNode {
   bool all;
 };
 
-// generate_series(start, stop[, step]) over integers or timestamps.
+// Functions in FROM: generate_series(start, stop[, step]) over integers or
+// timestamps, unnest(array).
 class TableFunctionNode : public PlanNode {
  public:
   TableFunctionNode(std::string name, std::vector<ExprPtr> args, std::vector<PlanColumn> schema)

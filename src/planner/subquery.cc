@@ -23,6 +23,7 @@ std::string SubqueryExpr::ToString() const {
     case SubqueryKind::kExists: return "EXISTS(subquery)";
     case SubqueryKind::kAny: return children_[0]->ToString() + " = ANY(subquery)";
     case SubqueryKind::kAll: return children_[0]->ToString() + " op ALL(subquery)";
+    case SubqueryKind::kArray: return "ARRAY(subquery)";
   }
   return "(subquery)";
 }

@@ -1,5 +1,5 @@
 // Subqueries inside expressions: scalar `(SELECT ...)`, `EXISTS (...)`,
-// `x IN (SELECT ...)`, `x op ANY/ALL (SELECT ...)`.
+// `x IN (SELECT ...)`, `x op ANY/ALL (SELECT ...)`, `ARRAY(SELECT ...)`.
 //
 // A SubqueryExpr holds the subquery's plan. An uncorrelated subquery is run
 // once per statement (its result is cached in the runner); a correlated one
@@ -23,7 +23,7 @@ class SubqueryRunner {
   virtual Vector Evaluate(const SubqueryExpr& expr, const DataChunk& input, EvalContext& ctx) = 0;
 };
 
-enum class SubqueryKind { kScalar, kExists, kAny, kAll };
+enum class SubqueryKind { kScalar, kExists, kAny, kAll, kArray };
 
 class SubqueryExpr : public Expression {
  public:

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "common/array.h"
 #include "common/error.h"
 
 namespace freshet {
@@ -128,6 +129,29 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       PutBE<int32_t>(&out, iv.months);
       break;
     }
+    case TypeId::kOid: PutBE<uint32_t>(&out, static_cast<uint32_t>(v.GetInt(i))); break;
+    case TypeId::kArray: {
+      // ndim, has-nulls flag, element type, (size, lower bound) per
+      // dimension, then each element as length + binary value (-1: NULL).
+      Vector elems = DecodeArray(v.GetString(i), v.type().ElementType());
+      PutBE<int32_t>(&out, elems.size() == 0 ? 0 : 1);
+      PutBE<int32_t>(&out, elems.HasNulls() ? 1 : 0);
+      PutBE<uint32_t>(&out, v.type().ElementType().PgOid());
+      if (elems.size() > 0) {
+        PutBE<int32_t>(&out, static_cast<int32_t>(elems.size()));
+        PutBE<int32_t>(&out, 1);
+      }
+      for (size_t k = 0; k < elems.size(); k++) {
+        if (elems.IsNull(k)) {
+          PutBE<int32_t>(&out, -1);
+          continue;
+        }
+        std::string e = EncodeBinary(elems, k);
+        PutBE<int32_t>(&out, static_cast<int32_t>(e.size()));
+        out += e;
+      }
+      break;
+    }
     default: out = v.GetString(i); break;
   }
   return out;
@@ -164,6 +188,41 @@ Value DecodeBinaryParam(const std::string& s, const DataType& t) {
       return Value::IntervalValue(iv);
     }
     case TypeId::kBytea: return Value::Bytea(s);
+    case TypeId::kOid: ExpectSize(s, 4); return Value::FromInt(t, GetBE<uint32_t>(s, 0));
+    case TypeId::kArray: {
+      auto need = [&](size_t pos, size_t n) {
+        if (s.size() < pos + n) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "insufficient data left in message");
+      };
+      need(0, 12);
+      int32_t ndim = GetBE<int32_t>(s, 0);
+      if (ndim < 0 || ndim > 1)
+        throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported");
+      DataType elem = t.ElementType();
+      if (GetBE<uint32_t>(s, 8) != elem.PgOid())
+        throw SqlError(sqlstate::kDatatypeMismatch, "wrong element type");
+      size_t pos = 12;
+      int32_t n = 0;
+      if (ndim == 1) {
+        need(pos, 8);
+        n = GetBE<int32_t>(s, pos);
+        pos += 8;  // size, lower bound (ignored)
+      }
+      Vector elems(elem);
+      for (int32_t k = 0; k < n; k++) {
+        need(pos, 4);
+        int32_t len = GetBE<int32_t>(s, pos);
+        pos += 4;
+        if (len < 0) {
+          elems.AppendNull();
+          continue;
+        }
+        need(pos, static_cast<size_t>(len));
+        elems.Append(DecodeBinaryParam(s.substr(pos, static_cast<size_t>(len)), elem));
+        pos += static_cast<size_t>(len);
+      }
+      if (pos != s.size()) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "incorrect binary data format in bind parameter");
+      return Value::FromString(t, EncodeArray(elems));
+    }
     default: return Value::Varchar(s);
   }
 }

@@ -1,7 +1,8 @@
 // PostgreSQL's binary wire format of values (pgwire "format 1"), for the
 // types of types.h: network-order integers and floats, numeric as base-10000
 // digits, dates as days since 2000-01-01, timestamps as microseconds since
-// 2000-01-01, intervals as (micros, days, months).
+// 2000-01-01, intervals as (micros, days, months), oids as unsigned 32-bit
+// integers, arrays as PostgreSQL's array_send (one dimension).
 #pragma once
 
 #include <string>

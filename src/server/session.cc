@@ -7,6 +7,7 @@
 
 #include "batch/executor_builder.h"
 #include "batch/subquery_runner.h"
+#include "catalog/pg_catalog.h"
 #include "common/error.h"
 #include "expr/cast.h"
 #include "planner/optimizer.h"
@@ -217,6 +218,7 @@ void Session::PrepareEval() {
   eval_.params = nullptr;
   eval_.outer_rows.clear();
   eval_.subquery_runner = nullptr;
+  eval_.catalog = MakeCatalogLookup(instance_->catalog(), database_.id, SearchPath());
 }
 
 BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector<DataType>* param_types) {

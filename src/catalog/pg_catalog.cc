@@ -1,0 +1,522 @@
+#include "catalog/pg_catalog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "common/array.h"
+#include "common/error.h"
+#include "common/identifier.h"
+
+namespace freshet {
+
+namespace {
+
+using T = DataType;
+
+const DataType kOid = DataType::Oid();
+const DataType kName = DataType::Varchar();  // PostgreSQL's name
+const DataType kChar = DataType::Varchar();  // PostgreSQL's "char"
+const DataType kText = DataType::Text();
+const DataType kTextArray = DataType::Array(DataType::Text());
+const DataType kOidArray = DataType::Array(DataType::Oid());
+const DataType kInt2Array = DataType::Array(DataType::Int16());  // int2vector
+
+Value O(int64_t v) { return Value::FromInt(kOid, v); }
+Value N(const std::string& s) { return Value::FromString(kName, s); }
+Value C(const std::string& s) { return Value::FromString(kChar, s); }
+Value Txt(const std::string& s) { return Value::FromString(kText, s); }
+Value B(bool b) { return Value::Boolean(b); }
+Value I2(int64_t v) { return Value::Int16(v); }
+Value I4(int64_t v) { return Value::Int32(v); }
+Value Null(const DataType& t) { return Value::Null(t); }
+
+Value Int2Vector(const std::vector<int>& v) {
+  Vector elems(DataType::Int16());
+  for (int x : v) elems.AppendInt(x);
+  return Value::FromString(kInt2Array, EncodeArray(elems));
+}
+
+Value OidVector(const std::vector<int64_t>& v) {
+  Vector elems(kOid);
+  for (int64_t x : v) elems.AppendInt(x);
+  return Value::FromString(kOidArray, EncodeArray(elems));
+}
+
+// The catalog types we describe in pg_type (each with its array type).
+std::vector<DataType> BaseTypes() {
+  return {T::Boolean(), T::Int16(),     T::Int32(),       T::Int64(),    T::Float32(),
+          T::Float64(), T::Numeric(),   T::Varchar(),     T::Text(),     T::Bytea(),
+          T::Date(),    T::Time(),      T::Timestamp(),   T::Timestamptz(), T::Interval(),
+          T::Oid(),     T::Oid(OidKind::kRegclass), T::Oid(OidKind::kRegtype), T::Oid(OidKind::kRegnamespace),
+          T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc)};
+}
+
+bool IsCollatable(const DataType& t) { return t.id == TypeId::kVarchar; }
+
+// pg_type.typcategory.
+const char* TypeCategory(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kBoolean: return "B";
+    case TypeId::kVarchar: return "S";
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz: return "D";
+    case TypeId::kInterval: return "T";
+    case TypeId::kArray: return "A";
+    case TypeId::kBytea: return "U";
+    default: return t.IsNumeric() || t.id == TypeId::kOid ? "N" : "U";
+  }
+}
+
+// pg_type.typalign / pg_attribute.attalign.
+const char* TypeAlign(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kBoolean: return "c";
+    case TypeId::kInt16: return "s";
+    case TypeId::kInt64:
+    case TypeId::kFloat64:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz:
+    case TypeId::kInterval: return "d";
+    case TypeId::kArray: return TypeAlign(t.ElementType());
+    default: return "i";
+  }
+}
+
+// pg_type.typstorage / pg_attribute.attstorage: plain for fixed-length
+// types, main for numeric, extended for the other varlena types.
+const char* TypeStorage(const DataType& t) {
+  if (t.PgTypeLen() > 0) return "p";
+  return t.id == TypeId::kNumeric ? "m" : "x";
+}
+
+bool TypeByVal(const DataType& t) {
+  int16_t len = t.PgTypeLen();
+  return len == 1 || len == 2 || len == 4 || len == 8;
+}
+
+const char* RelKind(RelationKind k) {
+  switch (k) {
+    case RelationKind::kTable: return "r";
+    case RelationKind::kMaterializedView: return "m";
+    case RelationKind::kIndex: return "i";
+    case RelationKind::kSource: return "s";
+    case RelationKind::kSink: return "k";
+    case RelationKind::kInternal: return "r";
+    case RelationKind::kSystem: return "v";
+  }
+  return "r";
+}
+
+// Attribute numbers (1-based, hidden columns skipped) of a table's columns;
+// 0 for hidden ones.
+std::vector<int> AttNums(const TableCatalog& t) {
+  std::vector<int> out;
+  int num = 0;
+  for (const auto& c : t.columns) out.push_back(c.hidden ? 0 : ++num);
+  return out;
+}
+
+std::string PrimaryKeyName(const TableCatalog& t) { return t.name + "_pkey"; }
+
+std::vector<TableRef> VisibleTables(const Catalog& c, ObjectId database_id) {
+  std::vector<TableRef> out;
+  for (const auto& t : c.ListTables(database_id))
+    if (t->IsUserVisible()) out.push_back(t);
+  return out;
+}
+
+}  // namespace
+
+bool HasPrimaryKeyIndex(const TableCatalog& t) {
+  return t.kind == RelationKind::kTable && t.row_id_index < 0 && !t.pk.empty();
+}
+
+const std::vector<SystemTableDef>& PgCatalogDefinitions() {
+  const DataType b = T::Boolean(), i2 = T::Int16(), i4 = T::Int32(), f4 = T::Float32();
+  static const std::vector<SystemTableDef> kDefs = {
+      {"pg_catalog", "pg_namespace", {{"oid", kOid}, {"nspname", kName}, {"nspowner", kOid}, {"nspacl", kTextArray}}},
+      {"pg_catalog", "pg_database",
+       {{"oid", kOid}, {"datname", kName}, {"datdba", kOid}, {"encoding", i4}, {"datlocprovider", kChar},
+        {"datistemplate", b}, {"datallowconn", b}, {"datconnlimit", i4}, {"dattablespace", kOid},
+        {"datcollate", kText}, {"datctype", kText}, {"daticulocale", kText}, {"datcollversion", kText},
+        {"datacl", kTextArray}}},
+      {"pg_catalog", "pg_class",
+       {{"oid", kOid}, {"relname", kName}, {"relnamespace", kOid}, {"reltype", kOid}, {"reloftype", kOid},
+        {"relowner", kOid}, {"relam", kOid}, {"relfilenode", kOid}, {"reltablespace", kOid}, {"relpages", i4},
+        {"reltuples", f4}, {"relallvisible", i4}, {"reltoastrelid", kOid}, {"relhasindex", b}, {"relisshared", b},
+        {"relpersistence", kChar}, {"relkind", kChar}, {"relnatts", i2}, {"relchecks", i2}, {"relhasrules", b},
+        {"relhastriggers", b}, {"relhassubclass", b}, {"relrowsecurity", b}, {"relforcerowsecurity", b},
+        {"relispopulated", b}, {"relreplident", kChar}, {"relispartition", b}, {"relrewrite", kOid},
+        {"relacl", kTextArray}, {"reloptions", kTextArray}, {"relpartbound", kText}}},
+      {"pg_catalog", "pg_am", {{"oid", kOid}, {"amname", kName}, {"amhandler", kText}, {"amtype", kChar}}},
+      {"pg_catalog", "pg_attribute",
+       {{"attrelid", kOid}, {"attname", kName}, {"atttypid", kOid}, {"attstattarget", i4}, {"attlen", i2},
+        {"attnum", i2}, {"attndims", i4}, {"attcacheoff", i4}, {"atttypmod", i4}, {"attbyval", b},
+        {"attalign", kChar}, {"attstorage", kChar}, {"attcompression", kChar}, {"attnotnull", b},
+        {"atthasdef", b}, {"atthasmissing", b}, {"attidentity", kChar}, {"attgenerated", kChar},
+        {"attisdropped", b}, {"attislocal", b}, {"attinhcount", i4}, {"attcollation", kOid},
+        {"attacl", kTextArray}, {"attoptions", kTextArray}, {"attfdwoptions", kTextArray}}},
+      {"pg_catalog", "pg_attrdef", {{"oid", kOid}, {"adrelid", kOid}, {"adnum", i2}, {"adbin", kText}}},
+      {"pg_catalog", "pg_type",
+       {{"oid", kOid}, {"typname", kName}, {"typnamespace", kOid}, {"typowner", kOid}, {"typlen", i2},
+        {"typbyval", b}, {"typtype", kChar}, {"typcategory", kChar}, {"typispreferred", b}, {"typisdefined", b},
+        {"typdelim", kChar}, {"typrelid", kOid}, {"typelem", kOid}, {"typarray", kOid}, {"typalign", kChar},
+        {"typstorage", kChar}, {"typnotnull", b}, {"typbasetype", kOid}, {"typtypmod", i4}, {"typndims", i4},
+        {"typcollation", kOid}, {"typdefault", kText}, {"typacl", kTextArray}}},
+      {"pg_catalog", "pg_collation",
+       {{"oid", kOid}, {"collname", kName}, {"collnamespace", kOid}, {"collowner", kOid}, {"collprovider", kChar},
+        {"collisdeterministic", b}, {"collencoding", i4}, {"collcollate", kText}, {"collctype", kText},
+        {"colliculocale", kText}, {"collversion", kText}}},
+      {"pg_catalog", "pg_index",
+       {{"indexrelid", kOid}, {"indrelid", kOid}, {"indnatts", i2}, {"indnkeyatts", i2}, {"indisunique", b},
+        {"indisprimary", b}, {"indisexclusion", b}, {"indimmediate", b}, {"indisclustered", b},
+        {"indisvalid", b}, {"indcheckxmin", b}, {"indisready", b}, {"indislive", b}, {"indisreplident", b},
+        {"indkey", kInt2Array}, {"indcollation", kOidArray}, {"indclass", kOidArray}, {"indoption", kInt2Array},
+        {"indexprs", kText}, {"indpred", kText}}},
+      {"pg_catalog", "pg_constraint",
+       {{"oid", kOid}, {"conname", kName}, {"connamespace", kOid}, {"contype", kChar}, {"condeferrable", b},
+        {"condeferred", b}, {"convalidated", b}, {"conrelid", kOid}, {"contypid", kOid}, {"conindid", kOid},
+        {"conparentid", kOid}, {"confrelid", kOid}, {"confupdtype", kChar}, {"confdeltype", kChar},
+        {"confmatchtype", kChar}, {"conislocal", b}, {"coninhcount", i4}, {"connoinherit", b},
+        {"conkey", kInt2Array}, {"confkey", kInt2Array}, {"conbin", kText}}},
+      {"pg_catalog", "pg_roles",
+       {{"rolname", kName}, {"rolsuper", b}, {"rolinherit", b}, {"rolcreaterole", b}, {"rolcreatedb", b},
+        {"rolcanlogin", b}, {"rolreplication", b}, {"rolconnlimit", i4}, {"rolpassword", kText},
+        {"rolvaliduntil", T::Timestamptz()}, {"rolbypassrls", b}, {"rolconfig", kTextArray}, {"oid", kOid}}},
+      {"pg_catalog", "pg_user",
+       {{"usename", kName}, {"usesysid", kOid}, {"usecreatedb", b}, {"usesuper", b}, {"userepl", b},
+        {"usebypassrls", b}, {"passwd", kText}, {"valuntil", T::Timestamptz()}, {"useconfig", kTextArray}}},
+      {"pg_catalog", "pg_tablespace",
+       {{"oid", kOid}, {"spcname", kName}, {"spcowner", kOid}, {"spcacl", kTextArray}, {"spcoptions", kTextArray}}},
+      {"pg_catalog", "pg_description",
+       {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", i4}, {"description", kText}}},
+      {"pg_catalog", "pg_policy",
+       {{"oid", kOid}, {"polname", kName}, {"polrelid", kOid}, {"polcmd", kChar}, {"polpermissive", b},
+        {"polroles", kOidArray}, {"polqual", kText}, {"polwithcheck", kText}}},
+      {"pg_catalog", "pg_statistic_ext",
+       {{"oid", kOid}, {"stxrelid", kOid}, {"stxname", kName}, {"stxnamespace", kOid}, {"stxowner", kOid},
+        {"stxstattarget", i4}, {"stxkeys", kInt2Array}, {"stxkind", kTextArray}, {"stxexprs", kText}}},
+      {"pg_catalog", "pg_publication",
+       {{"oid", kOid}, {"pubname", kName}, {"pubowner", kOid}, {"puballtables", b}, {"pubinsert", b},
+        {"pubupdate", b}, {"pubdelete", b}, {"pubtruncate", b}, {"pubviaroot", b}}},
+      {"pg_catalog", "pg_publication_rel",
+       {{"oid", kOid}, {"prpubid", kOid}, {"prrelid", kOid}, {"prqual", kText}, {"prattrs", kInt2Array}}},
+      {"pg_catalog", "pg_inherits",
+       {{"inhrelid", kOid}, {"inhparent", kOid}, {"inhseqno", i4}, {"inhdetachpending", b}}},
+      {"pg_catalog", "pg_trigger",
+       {{"oid", kOid}, {"tgrelid", kOid}, {"tgparentid", kOid}, {"tgname", kName}, {"tgfoid", kOid},
+        {"tgtype", i2}, {"tgenabled", kChar}, {"tgisinternal", b}, {"tgconstrrelid", kOid}, {"tgconstrindid", kOid},
+        {"tgconstraint", kOid}, {"tgdeferrable", b}, {"tginitdeferred", b}, {"tgnargs", i2},
+        {"tgattr", kInt2Array}, {"tgqual", kText}}},
+  };
+  return kDefs;
+}
+
+std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTableContext& ctx) {
+  const Catalog& c = *ctx.catalog;
+  std::vector<Row> rows;
+  const std::string& name = def.name;
+  std::map<ObjectId, SchemaCatalog> schemas;
+  for (const auto& s : c.ListSchemas(ctx.database_id)) schemas[s.id] = s;
+  ObjectId pg_catalog_oid = 0;
+  for (const auto& [id, s] : schemas)
+    if (s.name == kPgCatalogSchema) pg_catalog_oid = ObjectOid(id);
+
+  if (name == "pg_namespace") {
+    for (const auto& [id, s] : schemas) {
+      if (s.name == kRwCatalogSchema) continue;  // Freshet's own; PostgreSQL tools do not expect it
+      rows.push_back({O(ObjectOid(id)), N(s.name), O(s.owner), Null(kTextArray)});
+    }
+  } else if (name == "pg_database") {
+    for (const auto& d : c.ListDatabases())
+      rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(false), B(true), I4(-1), O(1663),
+                      Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
+  } else if (name == "pg_class") {
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      int16_t natts = 0;
+      for (const auto& col : t->columns) natts += !col.hidden;
+      bool stored = t->kind == RelationKind::kTable || t->kind == RelationKind::kMaterializedView;
+      bool has_index = HasPrimaryKeyIndex(*t);
+      uint32_t oid = ObjectOid(t->id);
+      rows.push_back({O(oid), N(t->name), O(ObjectOid(t->schema_id)), O(0), O(0), O(t->owner),
+                      O(stored ? kHeapAmOid : 0), O(stored ? oid : 0), O(0), I4(0), Value::Float32(-1), I4(0), O(0),
+                      B(has_index), B(false), C("p"), C(RelKind(t->kind)), I2(natts), I2(0), B(false), B(false),
+                      B(false), B(false), B(false), B(true), C("d"), B(false), O(0), Null(kTextArray),
+                      Null(kTextArray), Null(kText)});
+      if (!has_index) continue;
+      uint32_t index_oid = PrimaryKeyIndexOid(t->id);
+      rows.push_back({O(index_oid), N(PrimaryKeyName(*t)), O(ObjectOid(t->schema_id)), O(0), O(0), O(t->owner),
+                      O(kBtreeAmOid), O(index_oid), O(0), I4(1), Value::Float32(0), I4(0), O(0), B(false), B(false),
+                      C("p"), C("i"), I2(static_cast<int64_t>(t->pk.size())), I2(0), B(false), B(false), B(false),
+                      B(false), B(false), B(true), C("n"), B(false), O(0), Null(kTextArray), Null(kTextArray),
+                      Null(kText)});
+    }
+  } else if (name == "pg_am") {
+    rows.push_back({O(kHeapAmOid), N("heap"), Txt("heap_tableam_handler"), C("t")});
+    rows.push_back({O(kBtreeAmOid), N("btree"), Txt("bthandler"), C("i")});
+  } else if (name == "pg_attribute") {
+    auto attribute = [&](uint32_t relid, const ColumnCatalog& col, int num, bool not_null, bool has_default) {
+      const DataType& ty = col.type;
+      return Row{O(relid), N(col.name), O(ty.PgOid()), I4(-1), I2(ty.PgTypeLen()), I2(num), I4(ty.IsArray() ? 1 : 0),
+                 I4(-1), I4(ty.PgTypeMod()), B(TypeByVal(ty)), C(TypeAlign(ty)), C(TypeStorage(ty)), C(""),
+                 B(not_null), B(has_default), B(false), C(""), C(""), B(false), B(true), I4(0),
+                 O(IsCollatable(ty) || (ty.IsArray() && IsCollatable(ty.ElementType())) ? kDefaultCollationOid : 0),
+                 Null(kTextArray), Null(kTextArray), Null(kTextArray)};
+    };
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      std::vector<int> nums = AttNums(*t);
+      for (size_t i = 0; i < t->columns.size(); i++) {
+        const auto& col = t->columns[i];
+        if (col.hidden) continue;
+        bool in_pk = std::find(t->pk.begin(), t->pk.end(), int(i)) != t->pk.end() && t->row_id_index < 0;
+        rows.push_back(attribute(ObjectOid(t->id), col, nums[i], col.not_null || in_pk, !col.default_expr.empty()));
+      }
+      if (!HasPrimaryKeyIndex(*t)) continue;
+      int num = 0;
+      for (int k : t->pk) rows.push_back(attribute(PrimaryKeyIndexOid(t->id), t->columns[k], ++num, true, false));
+    }
+  } else if (name == "pg_attrdef") {
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      std::vector<int> nums = AttNums(*t);
+      for (size_t i = 0; i < t->columns.size(); i++) {
+        const auto& col = t->columns[i];
+        if (col.hidden || col.default_expr.empty()) continue;
+        rows.push_back({O(AttrDefOid(t->id, nums[i])), O(ObjectOid(t->id)), I2(nums[i]), Txt(col.default_expr)});
+      }
+    }
+  } else if (name == "pg_type") {
+    for (const DataType& base : BaseTypes()) {
+      DataType array = DataType::Array(base);
+      for (const DataType& ty : {base, array}) {
+        bool is_array = ty.IsArray();
+        bool preferred = !is_array && (ty.id == TypeId::kBoolean || ty.id == TypeId::kFloat64 || ty.IsText() ||
+                                       ty.id == TypeId::kTimestamptz || ty.id == TypeId::kInterval ||
+                                       (ty.id == TypeId::kOid && ty.oid_kind() == OidKind::kOid));
+        rows.push_back({O(ty.PgOid()), N(PgTypeName(ty)), O(pg_catalog_oid), O(kRootUserId), I2(ty.PgTypeLen()),
+                        B(TypeByVal(ty)), C("b"), C(TypeCategory(ty)), B(preferred), B(true), C(","), O(0),
+                        O(is_array ? base.PgOid() : 0), O(is_array ? 0 : array.PgOid()), C(TypeAlign(ty)),
+                        C(TypeStorage(ty)), B(false), O(0), I4(-1), I4(0),
+                        O(IsCollatable(base) ? kDefaultCollationOid : 0), Null(kText), Null(kTextArray)});
+      }
+    }
+  } else if (name == "pg_collation") {
+    rows.push_back({O(kDefaultCollationOid), N("default"), O(pg_catalog_oid), O(kRootUserId), C("d"), B(true), I4(-1),
+                    Null(kText), Null(kText), Null(kText), Null(kText)});
+    rows.push_back({O(950), N("C"), O(pg_catalog_oid), O(kRootUserId), C("c"), B(true), I4(-1), Txt("C"), Txt("C"),
+                    Null(kText), Null(kText)});
+    rows.push_back({O(951), N("POSIX"), O(pg_catalog_oid), O(kRootUserId), C("c"), B(true), I4(-1), Txt("POSIX"),
+                    Txt("POSIX"), Null(kText), Null(kText)});
+  } else if (name == "pg_index") {
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      if (!HasPrimaryKeyIndex(*t)) continue;
+      std::vector<int> nums = AttNums(*t), keys, options;
+      std::vector<int64_t> collations, classes;
+      for (int k : t->pk) {
+        keys.push_back(nums[k]);
+        options.push_back(0);
+        collations.push_back(IsCollatable(t->columns[k].type) ? kDefaultCollationOid : 0);
+        classes.push_back(0);
+      }
+      int64_t n = static_cast<int64_t>(keys.size());
+      rows.push_back({O(PrimaryKeyIndexOid(t->id)), O(ObjectOid(t->id)), I2(n), I2(n), B(true), B(true), B(false),
+                      B(true), B(false), B(true), B(false), B(true), B(true), B(false), Int2Vector(keys),
+                      OidVector(collations), OidVector(classes), Int2Vector(options), Null(kText), Null(kText)});
+    }
+  } else if (name == "pg_constraint") {
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      if (!HasPrimaryKeyIndex(*t)) continue;
+      std::vector<int> nums = AttNums(*t), keys;
+      for (int k : t->pk) keys.push_back(nums[k]);
+      rows.push_back({O(PrimaryKeyConstraintOid(t->id)), N(PrimaryKeyName(*t)), O(ObjectOid(t->schema_id)), C("p"),
+                      B(false), B(false), B(true), O(ObjectOid(t->id)), O(0), O(PrimaryKeyIndexOid(t->id)), O(0),
+                      O(0), C(" "), C(" "), C(" "), B(true), I4(0), B(true), Int2Vector(keys), Null(kInt2Array),
+                      Null(kText)});
+    }
+  } else if (name == "pg_roles") {
+    for (const auto& u : c.ListUsers())
+      rows.push_back({N(u.name), B(u.superuser), B(true), B(u.superuser), B(u.superuser), B(u.can_login),
+                      B(u.superuser), I4(-1), Txt("********"), Null(T::Timestamptz()), B(u.superuser),
+                      Null(kTextArray), O(u.id)});
+  } else if (name == "pg_user") {
+    for (const auto& u : c.ListUsers())
+      rows.push_back({N(u.name), O(u.id), B(u.superuser), B(u.superuser), B(u.superuser), B(u.superuser),
+                      Txt("********"), Null(T::Timestamptz()), Null(kTextArray)});
+  } else if (name == "pg_tablespace") {
+    rows.push_back({O(1663), N("pg_default"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
+    rows.push_back({O(1664), N("pg_global"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
+  }
+  // pg_description, pg_policy, pg_statistic_ext, pg_publication,
+  // pg_publication_rel, pg_inherits, pg_trigger: always empty.
+  return rows;
+}
+
+// ---- CatalogLookup ----
+
+namespace {
+
+class CatalogLookupImpl : public CatalogLookup {
+ public:
+  CatalogLookupImpl(const Catalog* catalog, ObjectId database_id, std::vector<std::string> search_path)
+      : c_(catalog), db_(database_id), path_(std::move(search_path)) {}
+
+  std::optional<std::string> RelationName(uint32_t oid) const override {
+    auto rel = Find(oid);
+    if (!rel) return std::nullopt;
+    if (TableIsVisible(oid)) return QuoteIdent(rel->name);
+    auto s = c_->GetSchema(rel->table->schema_id);
+    return QuoteIdent(s ? s->name : "") + "." + QuoteIdent(rel->name);
+  }
+
+  uint32_t RelationOid(std::string_view text) const override {
+    std::vector<std::string> parts = SplitQualifiedName(text);
+    if (parts.empty()) throw SqlError("42602", "invalid name syntax");
+    if (parts.size() > 3) {
+      throw SqlError(sqlstate::kSyntaxError,
+                     fmt::format("improper relation name (too many dotted names): {}", text));
+    }
+    if (parts.size() == 3) {
+      auto d = c_->GetDatabase(db_);
+      if (!d || d->name != parts[0]) {
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("cross-database references are not implemented: {}", text));
+      }
+      parts.erase(parts.begin());
+    }
+    const std::string& name = parts.back();
+    if (parts.size() == 2) {
+      if (auto s = c_->FindSchema(db_, parts[0]))
+        if (auto oid = FindInSchema(s->id, name)) return *oid;
+    } else {
+      for (const auto& schema : path_) {
+        auto s = c_->FindSchema(db_, schema);
+        if (!s) continue;
+        if (auto oid = FindInSchema(s->id, name)) return *oid;
+      }
+    }
+    throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", Trim(text)));
+  }
+
+  std::optional<std::string> NamespaceName(uint32_t oid) const override {
+    if (oid < kObjectOidBase) return std::nullopt;
+    auto s = c_->GetSchema(oid - kObjectOidBase);
+    if (!s || s->database_id != db_) return std::nullopt;
+    return s->name;
+  }
+
+  uint32_t NamespaceOid(std::string_view text) const override {
+    std::vector<std::string> parts = SplitQualifiedName(text);
+    if (parts.size() != 1) throw SqlError("42602", "invalid name syntax");
+    auto s = c_->FindSchema(db_, parts[0]);
+    if (!s) throw SqlError(sqlstate::kInvalidSchemaName, fmt::format("schema \"{}\" does not exist", parts[0]));
+    return ObjectOid(s->id);
+  }
+
+  std::optional<std::string> RoleName(uint32_t oid) const override {
+    auto u = c_->GetUser(oid);
+    if (!u) return std::nullopt;
+    return u->name;
+  }
+
+  uint32_t RoleOid(std::string_view text) const override {
+    std::vector<std::string> parts = SplitQualifiedName(text);
+    if (parts.size() != 1) throw SqlError("42602", "invalid name syntax");
+    auto u = c_->FindUser(parts[0]);
+    if (!u) throw SqlError(sqlstate::kUndefinedObject, fmt::format("role \"{}\" does not exist", parts[0]));
+    return u->id;
+  }
+
+  bool TableIsVisible(uint32_t oid) const override {
+    auto rel = Find(oid);
+    if (!rel) return false;
+    for (const auto& schema : path_) {
+      auto s = c_->FindSchema(db_, schema);
+      if (!s) continue;
+      if (auto found = FindInSchema(s->id, rel->name)) return *found == oid;
+    }
+    return false;
+  }
+
+  std::optional<char> RelKindOf(uint32_t oid) const override {
+    auto rel = Find(oid);
+    if (!rel) return std::nullopt;
+    return rel->index ? 'i' : RelKind(rel->table->kind)[0];
+  }
+
+  std::optional<std::string> IndexDef(uint32_t oid, int column, bool pretty) const override {
+    auto rel = Find(oid);
+    if (!rel || !rel->index) return std::nullopt;
+    const TableCatalog& t = *rel->table;
+    if (column > 0) {
+      if (column > static_cast<int>(t.pk.size())) return std::string();
+      return QuoteIdent(t.columns[t.pk[column - 1]].name);
+    }
+    auto s = c_->GetSchema(t.schema_id);
+    std::string table = pretty && TableIsVisible(ObjectOid(t.id))
+                            ? QuoteIdent(t.name)
+                            : QuoteIdent(s ? s->name : "") + "." + QuoteIdent(t.name);
+    return fmt::format("CREATE UNIQUE INDEX {} ON {} USING btree ({})", QuoteIdent(rel->name), table, KeyColumns(t));
+  }
+
+  std::optional<std::string> ConstraintDef(uint32_t oid) const override {
+    if (oid < kPrimaryKeyConstraintOidBase) return std::nullopt;
+    TableRef t = c_->GetTable(oid - kPrimaryKeyConstraintOidBase);
+    if (!t || t->database_id != db_ || !HasPrimaryKeyIndex(*t)) return std::nullopt;
+    return fmt::format("PRIMARY KEY ({})", KeyColumns(*t));
+  }
+
+ private:
+  struct Relation {
+    TableRef table;
+    std::string name;
+    bool index = false;  // the table's primary-key index
+  };
+
+  static std::string_view Trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  }
+
+  static std::string KeyColumns(const TableCatalog& t) {
+    std::string cols;
+    for (int k : t.pk) cols += (cols.empty() ? "" : ", ") + QuoteIdent(t.columns[k].name);
+    return cols;
+  }
+
+  std::optional<Relation> Find(uint32_t oid) const {
+    bool index = oid >= kPrimaryKeyIndexOidBase && oid < kPrimaryKeyConstraintOidBase;
+    if (oid < kObjectOidBase || (oid >= kPrimaryKeyIndexOidBase && !index)) return std::nullopt;
+    TableRef t = c_->GetTable(index ? oid - kPrimaryKeyIndexOidBase : oid - kObjectOidBase);
+    if (!t || t->database_id != db_ || !t->IsUserVisible()) return std::nullopt;
+    if (index && !HasPrimaryKeyIndex(*t)) return std::nullopt;
+    return Relation{t, index ? PrimaryKeyName(*t) : t->name, index};
+  }
+
+  // The oid of the relation (table or primary-key index) named `name` in a schema.
+  std::optional<uint32_t> FindInSchema(ObjectId schema_id, const std::string& name) const {
+    if (TableRef t = c_->FindTable(schema_id, name); t && t->IsUserVisible()) return ObjectOid(t->id);
+    if (!name.ends_with("_pkey")) return std::nullopt;
+    for (const auto& t : c_->ListTables(db_))
+      if (t->schema_id == schema_id && HasPrimaryKeyIndex(*t) && PrimaryKeyName(*t) == name)
+        return PrimaryKeyIndexOid(t->id);
+    return std::nullopt;
+  }
+
+  const Catalog* c_;
+  ObjectId db_;
+  std::vector<std::string> path_;
+};
+
+}  // namespace
+
+std::shared_ptr<const CatalogLookup> MakeCatalogLookup(const Catalog* catalog, ObjectId database_id,
+                                                       std::vector<std::string> search_path) {
+  return std::make_shared<CatalogLookupImpl>(catalog, database_id, std::move(search_path));
+}
+
+}  // namespace freshet

@@ -1,0 +1,143 @@
+#include "common/array.h"
+
+#include <cstring>
+
+#include "common/encoding.h"
+#include "common/error.h"
+
+namespace freshet {
+
+namespace {
+
+void PutVarint(std::string* out, uint64_t v) {
+  while (v >= 0x80) {
+    out->push_back(char(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(char(v));
+}
+
+[[noreturn]] void Malformed() { throw SqlError(sqlstate::kInternalError, "malformed array value"); }
+
+uint64_t GetVarint(std::string_view* in) {
+  uint64_t result = 0;
+  for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
+    uint8_t b = uint8_t(in->front());
+    in->remove_prefix(1);
+    result |= uint64_t(b & 0x7f) << shift;
+    if (!(b & 0x80)) return result;
+  }
+  Malformed();
+}
+
+template <typename T>
+void PutRaw(std::string* out, const T& v) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+template <typename T>
+T GetRaw(std::string_view* in) {
+  if (in->size() < sizeof(T)) Malformed();
+  T v;
+  std::memcpy(&v, in->data(), sizeof(T));
+  in->remove_prefix(sizeof(T));
+  return v;
+}
+
+}  // namespace
+
+std::string EncodeArray(const Vector& v) {
+  std::string out;
+  PutVarint(&out, v.size());
+  for (size_t i = 0; i < v.size(); i++) {
+    if (v.IsNull(i)) {
+      out.push_back(0);
+      continue;
+    }
+    out.push_back(1);
+    switch (v.physical()) {
+      case PhysicalType::kInt64: PutRaw(&out, v.GetInt(i)); break;
+      case PhysicalType::kDouble: PutRaw(&out, v.GetFloat(i)); break;
+      case PhysicalType::kDecimal:
+        PutRaw(&out, v.GetDecimal(i).value);
+        PutRaw(&out, v.GetDecimal(i).scale);
+        break;
+      case PhysicalType::kInterval:
+        PutRaw(&out, v.GetInterval(i).months);
+        PutRaw(&out, v.GetInterval(i).days);
+        PutRaw(&out, v.GetInterval(i).micros);
+        break;
+      case PhysicalType::kString:
+        PutVarint(&out, v.GetString(i).size());
+        out.append(v.GetString(i));
+        break;
+    }
+  }
+  return out;
+}
+
+Vector DecodeArray(std::string_view in, const DataType& element) {
+  Vector v(element);
+  uint64_t n = GetVarint(&in);
+  if (n > in.size()) Malformed();  // every element takes at least one byte
+  v.Reserve(n);
+  for (uint64_t i = 0; i < n; i++) {
+    if (in.empty()) Malformed();
+    char tag = in.front();
+    in.remove_prefix(1);
+    if (tag == 0) {
+      v.AppendNull();
+      continue;
+    }
+    switch (v.physical()) {
+      case PhysicalType::kInt64: v.AppendInt(GetRaw<int64_t>(&in)); break;
+      case PhysicalType::kDouble: v.AppendFloat(GetRaw<double>(&in)); break;
+      case PhysicalType::kDecimal: {
+        Decimal d;
+        d.value = GetRaw<__int128>(&in);
+        d.scale = GetRaw<int32_t>(&in);
+        v.AppendDecimal(d);
+        break;
+      }
+      case PhysicalType::kInterval: {
+        Interval iv;
+        iv.months = GetRaw<decltype(iv.months)>(&in);
+        iv.days = GetRaw<decltype(iv.days)>(&in);
+        iv.micros = GetRaw<decltype(iv.micros)>(&in);
+        v.AppendInterval(iv);
+        break;
+      }
+      case PhysicalType::kString: {
+        uint64_t len = GetVarint(&in);
+        if (len > in.size()) Malformed();
+        v.AppendString(std::string(in.substr(0, len)));
+        in.remove_prefix(len);
+        break;
+      }
+    }
+  }
+  if (!in.empty()) Malformed();
+  return v;
+}
+
+size_t ArrayLength(std::string_view bytes) { return GetVarint(&bytes); }
+
+void EncodeArrayKey(std::string_view bytes, const DataType& element, std::string* out) {
+  Vector v = DecodeArray(bytes, element);
+  // Each element key starts with 0x01 (value) or 0x02 (NULL), so the 0x00
+  // terminator sorts a prefix before its extensions.
+  for (size_t i = 0; i < v.size(); i++) EncodeKeyFromVector(v, i, out);
+  out->push_back(0);
+}
+
+int CompareArrays(std::string_view a, std::string_view b, const DataType& element) {
+  Vector x = DecodeArray(a, element), y = DecodeArray(b, element);
+  size_t n = std::min(x.size(), y.size());
+  for (size_t i = 0; i < n; i++) {
+    int c = Value::Compare(x.GetValue(i), y.GetValue(i));
+    if (c != 0) return c;
+  }
+  return x.size() < y.size() ? -1 : (x.size() > y.size() ? 1 : 0);
+}
+
+}  // namespace freshet

@@ -1,0 +1,37 @@
+// Arrays: the physical value of a SQL array (see types.h) and its byte
+// encoding.
+//
+// An array value is a std::string holding: a varint element count, then
+// per element a tag byte (0 = NULL, 1 = value) and, for values, the
+// element's physical representation: int64_t and double as 8 raw bytes,
+// Decimal as its 16-byte unscaled value and 4-byte scale, Interval as its
+// 16 raw bytes, strings as a varint length and the bytes. The element type
+// is not stored; it is part of the array's DataType. Arrays are
+// one-dimensional with lower bound 1.
+//
+// Equal arrays of the same type encode to the same bytes (except numeric
+// elements that differ only in scale), and EncodeArrayKey gives the
+// memcomparable key that orders arrays as PostgreSQL does: element by
+// element (NULL elements after all others), then the shorter first.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/vector.h"
+
+namespace freshet {
+
+// Encodes every row of `elements` (a vector of the element type) as one array.
+std::string EncodeArray(const Vector& elements);
+// Decodes an array whose elements have type `element`. Throws an internal
+// error (XX000) on malformed bytes.
+Vector DecodeArray(std::string_view bytes, const DataType& element);
+// Number of elements (reads only the header).
+size_t ArrayLength(std::string_view bytes);
+// Appends the memcomparable key of an array (ascending).
+void EncodeArrayKey(std::string_view bytes, const DataType& element, std::string* out);
+// PostgreSQL's btarraycmp: <0, 0, >0.
+int CompareArrays(std::string_view a, std::string_view b, const DataType& element);
+
+}  // namespace freshet

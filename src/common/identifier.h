@@ -1,0 +1,20 @@
+// SQL identifiers: quoting for output and splitting qualified names.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace freshet {
+
+// PostgreSQL's quote_ident: the name as is when it is a lower-case
+// identifier ([a-z_][a-z0-9_]*) and not a reserved keyword, else in double
+// quotes with embedded quotes doubled.
+std::string QuoteIdent(std::string_view name);
+
+// Splits `a.b.c` into its parts: unquoted parts are lower-cased, quoted
+// ones ("My ""T""") kept verbatim, surrounding whitespace ignored. Returns
+// an empty vector when the text is not a valid qualified name.
+std::vector<std::string> SplitQualifiedName(std::string_view text);
+
+}  // namespace freshet

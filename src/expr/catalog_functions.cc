@@ -1,0 +1,244 @@
+// oid / reg* text I/O and the catalog information functions (expr/oid.h).
+
+#include <charconv>
+#include "common/identifier.h"
+#include "expr/function_helpers.h"
+#include "expr/oid.h"
+
+namespace freshet {
+
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// oidin: an unsigned 32-bit number; negative numbers down to INT32_MIN wrap
+// around as in PostgreSQL.
+int64_t ParsePlainOid(std::string_view text) {
+  std::string_view s = Trim(text);
+  bool neg = !s.empty() && s[0] == '-';
+  std::string_view digits = s.substr(neg || (!s.empty() && s[0] == '+') ? 1 : 0);
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string_view::npos)
+    throw SqlError(sqlstate::kInvalidTextRepresentation, fmt::format("invalid input syntax for type oid: \"{}\"", text));
+  uint64_t v = 0;
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (r.ec != std::errc() || v > (neg ? 2147483648ULL : 4294967295ULL))
+    throw SqlError(sqlstate::kNumericValueOutOfRange, fmt::format("value \"{}\" is out of range for type oid", text));
+  return neg ? static_cast<int64_t>((4294967296ULL - v) % 4294967296ULL) : static_cast<int64_t>(v);
+}
+
+bool IsNumber(std::string_view s) {
+  s = Trim(s);
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+const CatalogLookup& NeedCatalog(const EvalContext& ctx, const char* type) {
+  if (!ctx.catalog)
+    throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("{} names cannot be resolved here", type));
+  return *ctx.catalog;
+}
+
+// regtype input: a type name as SQL spells it ("integer", "character
+// varying(10)", "pg_catalog.int4", "text[]").
+int64_t ParseTypeNameOid(std::string_view text) {
+  std::string s(Trim(text));
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool array = false;
+  if (s.size() > 2 && s.substr(s.size() - 2) == "[]") {
+    array = true;
+    s.resize(s.size() - 2);
+  }
+  if (auto p = s.find('('); p != std::string::npos) {
+    size_t close = s.find(')', p);
+    s = s.substr(0, p) + (close == std::string::npos ? "" : s.substr(close + 1));
+  }
+  while (!s.empty() && IsSpace(s.back())) s.pop_back();
+  if (s.rfind("pg_catalog.", 0) == 0) s = s.substr(11);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  uint32_t oid = 0;
+  if (s == "name") oid = 19;
+  else if (s == "char" && text.find('"') != std::string_view::npos) oid = 18;
+  else if (s == "bpchar" || s == "character" || s == "char") oid = 1042;
+  else if (s == "unknown") oid = 705;
+  else if (s == "anyarray") oid = 2277;
+  else {
+    DataType t = DataTypeFromName(s);
+    if (t.id != TypeId::kUnknown) oid = t.PgOid();
+  }
+  if (oid != 0 && array) {
+    DataType t = DataTypeFromPgOid(oid);
+    oid = t.id == TypeId::kUnknown || t.IsArray() ? 0 : DataType::Array(t).PgOid();
+  }
+  if (oid == 0) throw SqlError(sqlstate::kUndefinedObject, fmt::format("type \"{}\" does not exist", Trim(text)));
+  return oid;
+}
+
+}  // namespace
+
+std::optional<std::string> FormatTypeName(uint32_t oid, int32_t typmod) {
+  switch (oid) {
+    case 19: return "name";
+    case 18: return "\"char\"";
+    case 1042: return typmod >= 4 ? fmt::format("character({})", typmod - 4) : "character";
+    case 705: return "unknown";
+    case 2277: return "anyarray";
+    case 22: return "int2vector";
+    case 30: return "oidvector";
+    case 194: return "pg_node_tree";
+    case 1033: return "aclitem";
+    default: break;
+  }
+  DataType t = DataTypeFromPgOid(oid);
+  if (t.id == TypeId::kUnknown) return std::nullopt;
+  DataType base = t.IsArray() ? t.ElementType() : t;
+  if (base.id == TypeId::kNumeric && typmod >= 4) {
+    base.precision = ((typmod - 4) >> 16) & 0xFFFF;
+    base.scale = (typmod - 4) & 0xFFFF;
+  } else if (base.id == TypeId::kVarchar && !base.IsText() && typmod >= 4) {
+    base.precision = typmod - 4;
+  }
+  return base.ToString() + (t.IsArray() ? "[]" : "");
+}
+
+std::string FormatOidText(int64_t oid, OidKind kind, const EvalContext& ctx) {
+  uint32_t o = static_cast<uint32_t>(oid);
+  if (kind != OidKind::kOid && o == 0) return "-";
+  std::optional<std::string> name;
+  switch (kind) {
+    case OidKind::kRegclass:
+      if (ctx.catalog) name = ctx.catalog->RelationName(o);
+      break;
+    case OidKind::kRegtype: name = FormatTypeName(o, -1); break;
+    case OidKind::kRegnamespace:
+      if (ctx.catalog) name = ctx.catalog->NamespaceName(o);
+      if (name) name = QuoteIdent(*name);
+      break;
+    case OidKind::kRegrole:
+      if (ctx.catalog) name = ctx.catalog->RoleName(o);
+      if (name) name = QuoteIdent(*name);
+      break;
+    default: break;
+  }
+  return name ? *name : std::to_string(o);
+}
+
+int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
+  if (kind == OidKind::kOid || IsNumber(text)) return ParsePlainOid(text);
+  std::string_view s = Trim(text);
+  if (s == "-") return 0;
+  switch (kind) {
+    case OidKind::kRegclass: return NeedCatalog(ctx, "relation").RelationOid(s);
+    case OidKind::kRegtype: return ParseTypeNameOid(s);
+    case OidKind::kRegnamespace: return NeedCatalog(ctx, "schema").NamespaceOid(s);
+    case OidKind::kRegrole: return NeedCatalog(ctx, "role").RoleOid(s);
+    default: throw SqlError(sqlstate::kUndefinedFunction, fmt::format("function \"{}\" does not exist", s));
+  }
+}
+
+void RegisterCatalogFunctions(FunctionRegistry* r) {
+  const DataType oid = DataType::Oid(), regclass = DataType::Oid(OidKind::kRegclass);
+  const DataType text = DataType::Text(), i4 = DataType::Int32(), b = DataType::Boolean();
+  using SV = std::string_view;
+
+  RegisterFn(r, "pg_get_userbyid", {oid}, text, StrictCtxFn<int64_t>([](EvalContext& ctx, int64_t id) {
+               std::optional<std::string> name;
+               if (ctx.catalog) name = ctx.catalog->RoleName(static_cast<uint32_t>(id));
+               return name ? *name : fmt::format("unknown (OID={})", id);
+             }));
+  RegisterFn(r, "pg_encoding_to_char", {i4}, text, StrictFn<int64_t>([](int64_t e) -> std::string {
+               return e == 6 ? "UTF8" : e == 0 ? "SQL_ASCII" : "";
+             }));
+  RegisterFn(r, "pg_char_to_encoding", {text}, i4, StrictFn<SV>([](SV s) -> int64_t {
+               return s == "UTF8" || s == "utf8" ? 6 : s == "SQL_ASCII" ? 0 : -1;
+             }));
+  // NULL for an unknown oid, like PostgreSQL.
+  RegisterFn(r, "pg_table_is_visible", {oid}, b,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               ExecuteStrictEmit<int64_t>(args, n, out, [&](Vector* o, int64_t id) {
+                 uint32_t u = static_cast<uint32_t>(id);
+                 if (!ctx.catalog || !ctx.catalog->RelationName(u)) return o->AppendNull();
+                 o->AppendBool(ctx.catalog->TableIsVisible(u));
+               });
+             });
+  RegisterFn(r, "pg_type_is_visible", {oid}, b, StrictFn<int64_t>([](int64_t id) {
+               return FormatTypeName(static_cast<uint32_t>(id), -1).has_value();
+             }));
+  // format_type(type, typmod) is not strict in typmod.
+  RegisterFn(r, "format_type", {oid, i4}, text,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+               for (size_t i = 0; i < n; i++) {
+                 if (args[0]->IsNull(i)) {
+                   out->AppendNull();
+                   continue;
+                 }
+                 int32_t typmod = args[1]->IsNull(i) ? -1 : static_cast<int32_t>(args[1]->GetInt(i));
+                 auto name = FormatTypeName(static_cast<uint32_t>(args[0]->GetInt(i)), typmod);
+                 out->AppendString(name ? *name : "???");
+               }
+             });
+  // Expressions are stored as their SQL text (pg_attrdef.adbin), which is
+  // already what pg_get_expr shows.
+  auto get_expr = StrictFn<SV>([](SV s) { return s; });
+  RegisterFn(r, "pg_get_expr", {text, oid}, text,
+             [get_expr](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               get_expr({args[0]}, n, out, ctx);
+             });
+  RegisterFn(r, "pg_get_expr", {text, oid, b}, text,
+             [get_expr](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               get_expr({args[0]}, n, out, ctx);
+             });
+  auto index_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+    for (size_t i = 0; i < n; i++) {
+      bool null = false;
+      for (const auto* a : args) null |= a->IsNull(i);
+      std::optional<std::string> def;
+      if (!null && ctx.catalog)
+        def = ctx.catalog->IndexDef(static_cast<uint32_t>(args[0]->GetInt(i)),
+                                    args.size() > 1 ? static_cast<int>(args[1]->GetInt(i)) : 0,
+                                    args.size() > 2 && args[2]->GetBool(i));
+      if (def) out->AppendString(std::move(*def));
+      else out->AppendNull();
+    }
+  };
+  RegisterFn(r, "pg_get_indexdef", {oid}, text, index_def);
+  RegisterFn(r, "pg_get_indexdef", {oid, i4, b}, text, index_def);
+  auto constraint_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+    for (size_t i = 0; i < n; i++) {
+      bool null = false;
+      for (const auto* a : args) null |= a->IsNull(i);
+      std::optional<std::string> def;
+      if (!null && ctx.catalog) def = ctx.catalog->ConstraintDef(static_cast<uint32_t>(args[0]->GetInt(i)));
+      if (def) out->AppendString(std::move(*def));
+      else out->AppendNull();
+    }
+  };
+  RegisterFn(r, "pg_get_constraintdef", {oid}, text, constraint_def);
+  RegisterFn(r, "pg_get_constraintdef", {oid, b}, text, constraint_def);
+  // Comments are not supported: every description is NULL.
+  auto null_text = [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
+    for (size_t i = 0; i < n; i++) out->AppendNull();
+  };
+  RegisterFn(r, "col_description", {oid, i4}, text, null_text);
+  RegisterFn(r, "obj_description", {oid}, text, null_text);
+  RegisterFn(r, "obj_description", {oid, text}, text, null_text);
+  RegisterFn(r, "shobj_description", {oid, text}, text, null_text);
+  // Ordinary tables are publishable (there are no publications, though);
+  // NULL for unknown oids.
+  RegisterFn(r, "pg_relation_is_publishable", {regclass}, b,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               ExecuteStrictEmit<int64_t>(args, n, out, [&](Vector* o, int64_t id) {
+                 std::optional<char> kind;
+                 if (ctx.catalog) kind = ctx.catalog->RelKindOf(static_cast<uint32_t>(id));
+                 if (!kind) return o->AppendNull();
+                 o->AppendBool(*kind == 'r');
+               });
+             });
+  RegisterFn(r, "quote_ident", {text}, text, StrictFn<SV>(kFn<QuoteIdent>));
+}
+
+}  // namespace freshet
