@@ -22,8 +22,10 @@ DataChunk BatchSubqueryRunner::Run(const SubqueryExpr& expr, size_t max_rows) {
 
 Vector BatchSubqueryRunner::Evaluate(const SubqueryExpr& expr, const DataChunk& input, EvalContext& eval) {
   size_t n = input.num_rows();
-  Vector left;
-  if (!expr.children().empty()) left = expr.children()[0]->Eval(input, eval);
+  // Left operands of ANY/ALL: one, or a row compared column by column.
+  std::vector<Vector> lefts;
+  if (expr.subquery_kind == SubqueryKind::kAny || expr.subquery_kind == SubqueryKind::kAll)
+    for (const auto& c : expr.children()) lefts.push_back(c->Eval(input, eval));
   size_t max_rows = expr.subquery_kind == SubqueryKind::kExists ? 1
                     : expr.subquery_kind == SubqueryKind::kScalar ? 2
                                                                   : SIZE_MAX;
@@ -71,14 +73,27 @@ Vector BatchSubqueryRunner::Evaluate(const SubqueryExpr& expr, const DataChunk& 
           out.AppendBool(!any);
           break;
         }
-        if (left.IsNull(r)) {
-          out.AppendNull();
-          break;
+        // Per subquery row: the row comparison (AND of the column
+        // comparisons for =, OR for <>), three-valued.
+        size_t m = rows.num_rows();
+        std::vector<int8_t> row_result(m, expr.row_any_column ? 0 : 1);  // 1 true, 0 false, -1 NULL
+        for (size_t c = 0; c < lefts.size(); c++) {
+          Vector l = Vector::Constant(lefts[c].GetValue(r), m);
+          Vector cmp(DataType::Boolean());
+          std::vector<const Vector*> args = {&l, &rows.column(c)};
+          expr.compares[c]->fn(args, m, &cmp, eval);
+          for (size_t i = 0; i < m; i++) {
+            int8_t v = cmp.IsNull(i) ? -1 : (cmp.GetBool(i) ? 1 : 0);
+            int8_t& acc = row_result[i];
+            if (expr.row_any_column) acc = (acc == 1 || v == 1) ? 1 : (acc == -1 || v == -1) ? -1 : 0;
+            else acc = (acc == 0 || v == 0) ? 0 : (acc == -1 || v == -1) ? -1 : 1;
+          }
         }
-        Vector l = Vector::Constant(left.GetValue(r), rows.num_rows());
         Vector result(DataType::Boolean());
-        std::vector<const Vector*> args = {&l, &rows.column(0)};
-        expr.compare->fn(args, rows.num_rows(), &result, eval);
+        for (int8_t v : row_result) {
+          if (v < 0) result.AppendNull();
+          else result.AppendBool(v == 1);
+        }
         bool decided = false, saw_null = false;
         for (size_t i = 0; i < result.size(); i++) {
           if (result.IsNull(i)) saw_null = true;

@@ -97,6 +97,13 @@ ExprPtr RewriteForAggregate(ExprPtr e, const std::vector<std::string>& group_key
   return e;
 }
 
+bool ContainsSetFunction(const Expression& e) {
+  if (e.kind() == Expression::Kind::kSetFunction) return true;
+  for (const auto& c : e.children())
+    if (ContainsSetFunction(*c)) return true;
+  return false;
+}
+
 bool ContainsAggregate(const Expression& e) {
   if (e.kind() == Expression::Kind::kAggregate) return true;
   for (const auto& c : e.children())
@@ -254,6 +261,8 @@ PlanPtr Binder::BindQuery(const PgQuery__Node* node) {
 PlanPtr Binder::BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer) {
   if (++depth_ > 200) throw SqlError(sqlstate::kStatementTooComplex, "query is too deeply nested");
   PushCtes(stmt->with_clause);
+  bool branch = set_operation_branch_;
+  set_operation_branch_ = false;
   PlanPtr plan;
   if (stmt->op != PG_QUERY__SET_OPERATION__SETOP_NONE) {
     plan = BindSetOperation(stmt, outer);
@@ -262,6 +271,7 @@ PlanPtr Binder::BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer) {
     plan = BindValues(stmt, outer);
     plan = ApplyOrderLimit(std::move(plan), stmt, outer, plan->schema().size());
   } else {
+    set_operation_branch_ = branch;
     plan = BindSelectCore(stmt, outer);
   }
   cte_stack_.pop_back();
@@ -311,8 +321,11 @@ PlanPtr Binder::CoerceColumns(PlanPtr plan, const std::vector<DataType>& types) 
 }
 
 PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) {
+  set_operation_branch_ = true;
   PlanPtr left = BindSelect(stmt->larg, outer);
+  set_operation_branch_ = true;
   PlanPtr right = BindSelect(stmt->rarg, outer);
+  set_operation_branch_ = false;
   const char* name = stmt->op == PG_QUERY__SET_OPERATION__SETOP_UNION       ? "UNION"
                      : stmt->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT ? "INTERSECT"
                                                                             : "EXCEPT";
@@ -396,6 +409,8 @@ PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, S
 }
 
 PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
+  bool keep_unknown_outputs = set_operation_branch_;
+  set_operation_branch_ = false;  // not for subqueries inside this branch
   if (stmt->into_clause) throw SqlError(sqlstate::kFeatureNotSupported, "SELECT INTO is not supported");
   if (stmt->n_window_clause) throw SqlError(sqlstate::kFeatureNotSupported, "WINDOW clauses are not supported yet");
   if (stmt->n_locking_clause) throw SqlError(sqlstate::kFeatureNotSupported, "FOR UPDATE/SHARE is not supported");
@@ -456,7 +471,9 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
         ThrowAt(sqlstate::kSyntaxError, ref->location, "SELECT * with no tables specified is not valid");
       continue;
     }
+    scope.set_functions_allowed = true;
     ExprPtr e = eb.Bind(rt->val);
+    scope.set_functions_allowed = false;
     std::string name = rt->name && *rt->name ? rt->name : DefaultColumnName(rt->val);
     out_schema.push_back({name, e->type(), ""});
     select.push_back(std::move(e));
@@ -569,7 +586,7 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
   }
 
   // Output types: unknown literals in the select list become text.
-  for (size_t i = 0; i < select.size(); i++) {
+  for (size_t i = 0; i < select.size() && !keep_unknown_outputs; i++) {
     if (select[i]->type().id == TypeId::kUnknown) {
       select[i] = eb.Coerce(std::move(select[i]), DataType::Text());
       out_schema[i].type = DataType::Text();
@@ -599,13 +616,53 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
     }
     sort_keys.push_back({std::make_unique<ColumnRefExpr>(idx, out_schema[idx].type, out_schema[idx].name), s.descending, s.nulls_first});
   }
-  plan = std::make_unique<ProjectNode>(std::move(plan), std::move(select), out_schema);
+  bool has_set_functions = false;
+  for (const auto& e : select) {
+    if (e->kind() == Expression::Kind::kSetFunction) has_set_functions = true;
+    for (const auto& c : e->children())
+      if (ContainsSetFunction(*c))
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       "set-returning functions inside expressions are not supported yet; use them at the top of the select list or in FROM");
+  }
+  if (has_set_functions) plan = std::make_unique<ProjectSetNode>(std::move(plan), std::move(select), out_schema);
+  else plan = std::make_unique<ProjectNode>(std::move(plan), std::move(select), out_schema);
   if (distinct) plan = std::make_unique<DistinctNode>(std::move(plan));
   if (!sort_keys.empty()) plan = std::make_unique<SortNode>(std::move(plan), std::move(sort_keys));
   // LIMIT/OFFSET and dropping the extra sort columns.
   PgQuery__SelectStmt limit_only = *stmt;
   limit_only.n_sort_clause = 0;
   return ApplyOrderLimit(std::move(plan), &limit_only, outer, visible);
+}
+
+// ---- Set-returning functions (FROM items and select-list entries) ----
+
+DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args_ptr, ExprBinder* eb,
+                                     int location) {
+  auto& args = *args_ptr;
+  if (name == "unnest") {
+    // unnest(array): one row per element, in order.
+    if (args.size() != 1) ThrowAt(sqlstate::kFeatureNotSupported, location, "unnest of several arrays is not supported yet");
+    if (args[0]->type().id == TypeId::kUnknown)
+      ThrowAt(sqlstate::kAmbiguousFunction, location, "function unnest(unknown) is not unique");
+    if (!args[0]->type().IsArray() || args[0]->type().IsAnyArray())
+      ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function unnest({}) does not exist", args[0]->type().ToString()));
+    return args[0]->type().ElementType();
+  }
+  if (args.size() < 2 || args.size() > 3)
+    ThrowAt(sqlstate::kUndefinedFunction, location, "function generate_series requires 2 or 3 arguments");
+  std::vector<const Expression*> raw = {args[0].get(), args[1].get()};
+  DataType t = eb->UnifyTypes(raw, "generate_series", location);
+  if (t.id == TypeId::kVarchar || t.id == TypeId::kUnknown) t = DataType::Int32();
+  if (t.id == TypeId::kInt16) t = DataType::Int32();
+  if (t.id == TypeId::kDate) t = DataType::Timestamp();
+  bool temporal = t.id == TypeId::kTimestamp || t.id == TypeId::kTimestamptz;
+  if (!t.IsInteger() && t.id != TypeId::kNumeric && !temporal)
+    ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function generate_series({}) does not exist", t.ToString()));
+  args[0] = eb->Coerce(std::move(args[0]), t);
+  args[1] = eb->Coerce(std::move(args[1]), t);
+  if (args.size() == 3) args[2] = eb->Coerce(std::move(args[2]), temporal ? DataType::Interval() : t);
+  else if (temporal) ThrowAt(sqlstate::kUndefinedFunction, location, "generate_series over timestamps requires a step interval");
+  return t;
 }
 
 // ---- FROM items ----
@@ -642,33 +699,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       for (size_t i = 0; i < fc->n_args; i++) args.push_back(eb.Bind(fc->args[i]));
       std::string alias = rf->alias ? rf->alias->aliasname : name;
       std::string col = rf->alias && rf->alias->n_colnames ? StringOf(rf->alias->colnames[0]) : (rf->alias ? alias : name);
-      if (name == "unnest") {
-        // unnest(array): one row per element, in order.
-        if (args.size() != 1)
-          ThrowAt(sqlstate::kFeatureNotSupported, fc->location, "unnest of several arrays is not supported yet");
-        if (args[0]->type().id == TypeId::kUnknown)
-          ThrowAt(sqlstate::kAmbiguousFunction, fc->location, "function unnest(unknown) is not unique");
-        if (!args[0]->type().IsArray() || args[0]->type().IsAnyArray())
-          ThrowAt(sqlstate::kUndefinedFunction, fc->location,
-                  fmt::format("function unnest({}) does not exist", args[0]->type().ToString()));
-        std::vector<PlanColumn> schema = {{col, args[0]->type().ElementType(), alias}};
-        scope->Append(schema);
-        return std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));
-      }
-      if (args.size() < 2 || args.size() > 3)
-        ThrowAt(sqlstate::kUndefinedFunction, fc->location, "function generate_series requires 2 or 3 arguments");
-      std::vector<const Expression*> raw = {args[0].get(), args[1].get()};
-      DataType t = eb.UnifyTypes(raw, "generate_series", fc->location);
-      if (t.id == TypeId::kVarchar || t.id == TypeId::kUnknown) t = DataType::Int32();
-      if (t.id == TypeId::kInt16) t = DataType::Int32();
-      if (t.id == TypeId::kDate) t = DataType::Timestamp();
-      bool temporal = t.id == TypeId::kTimestamp || t.id == TypeId::kTimestamptz;
-      if (!t.IsInteger() && t.id != TypeId::kNumeric && !temporal)
-        ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("function generate_series({}) does not exist", t.ToString()));
-      args[0] = eb.Coerce(std::move(args[0]), t);
-      args[1] = eb.Coerce(std::move(args[1]), t);
-      if (args.size() == 3) args[2] = eb.Coerce(std::move(args[2]), temporal ? DataType::Interval() : t);
-      else if (temporal) ThrowAt(sqlstate::kUndefinedFunction, fc->location, "generate_series over timestamps requires a step interval");
+      DataType t = BindSetFunctionArgs(name, &args, &eb, fc->location);
       std::vector<PlanColumn> schema = {{col, t, alias}};
       scope->Append(schema);
       return std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));

@@ -86,6 +86,9 @@ class Binder {
   PlanPtr BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindValues(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope);
+  // Types and coerces the arguments of generate_series/unnest; returns the
+  // type of the values it produces.
+  DataType BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args, ExprBinder* eb, int location);
   PlanPtr BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope);
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
   PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
@@ -97,6 +100,9 @@ class Binder {
   BinderContext ctx_;
   std::vector<std::map<std::string, std::shared_ptr<Cte>>> cte_stack_;
   int depth_ = 0;  // recursion guard
+  // Set while binding a branch of UNION/INTERSECT/EXCEPT: its unknown-typed
+  // outputs (NULL, 'literals') stay unknown so the set operation decides.
+  bool set_operation_branch_ = false;
 };
 
 }  // namespace freshet

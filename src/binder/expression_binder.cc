@@ -458,6 +458,16 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
   if (f->over) throw SqlError(sqlstate::kFeatureNotSupported, "window functions are not supported yet");
   if (IsAggregateName(name)) return BindAggregate(f, name);
+  if (name == "generate_series" || name == "unnest") {
+    if (!scope_->set_functions_allowed)
+      binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
+                       fmt::format("set-returning functions are not allowed in {}", scope_->clause));
+    scope_->set_functions_allowed = false;  // not nested inside their own arguments
+    std::vector<ExprPtr> args;
+    for (size_t i = 0; i < f->n_args; i++) args.push_back(Bind(f->args[i]));
+    DataType t = binder_->BindSetFunctionArgs(name, &args, this, f->location);
+    return std::make_unique<SetFunctionExpr>(name, t, std::move(args));
+  }
   if (f->agg_star) binder_->ThrowAt(sqlstate::kWrongObjectType, f->location, fmt::format("{}(*) specified, but {} is not an aggregate function", name, name));
   if (f->agg_distinct) binder_->ThrowAt(sqlstate::kWrongObjectType, f->location, fmt::format("DISTINCT specified, but {} is not an aggregate function", name));
 
@@ -849,27 +859,47 @@ ExprPtr Binder::ExprBinder::BindSubLink(const PgQuery__SubLink* s) {
     }
     case PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK:
     case PG_QUERY__SUB_LINK_TYPE__ALL_SUBLINK: {
-      if (ncols != 1) binder_->ThrowAt(sqlstate::kSyntaxError, s->location, "subquery has too many columns");
       std::string op = s->n_oper_name ? StringOf(s->oper_name[s->n_oper_name - 1]) : "=";
-      ExprPtr left = Bind(s->testexpr);
-      PlanColumn column = plan->schema()[0];
-      std::vector<ExprPtr> probe_args;
-      probe_args.push_back(std::move(left));
-      probe_args.push_back(std::make_unique<ConstantExpr>(Value::Null(column.type)));
-      ExprPtr cmp = MakeCall(op, std::move(probe_args), s->location);
-      const auto* fn = static_cast<FunctionExpr*>(cmp.get())->function();
-      DataType want = fn->variadic ? fn->arg_types[0] : fn->arg_types[1];
-      if (!(want == column.type)) {
-        // Cast the subquery's column to the comparison's argument type.
-        std::vector<ExprPtr> proj;
-        proj.push_back(Coerce(std::make_unique<ColumnRefExpr>(0, column.type, column.name), want));
-        column.type = want;
-        plan = std::make_unique<ProjectNode>(std::move(plan), std::move(proj), std::vector<PlanColumn>{column});
+      // The left side: one expression, or a row (a, b) compared column by column.
+      std::vector<const PgQuery__Node*> lefts;
+      if (s->testexpr->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+        for (size_t i = 0; i < s->testexpr->row_expr->n_args; i++) lefts.push_back(s->testexpr->row_expr->args[i]);
+        if (op != "=" && op != "<>")
+          throw SqlError(sqlstate::kFeatureNotSupported, "row comparisons with " + op + " against a subquery are not supported yet");
+      } else {
+        lefts.push_back(s->testexpr);
       }
+      if (ncols != lefts.size())
+        binder_->ThrowAt(sqlstate::kSyntaxError, s->location,
+                         ncols > lefts.size() ? "subquery has too many columns" : "subquery has too few columns");
+      std::vector<ExprPtr> left_exprs, casts;
+      std::vector<const ScalarFunction*> compares;
+      std::vector<PlanColumn> columns = plan->schema();
+      bool needs_cast = false;
+      for (size_t i = 0; i < lefts.size(); i++) {
+        std::vector<ExprPtr> probe_args;
+        probe_args.push_back(Bind(lefts[i]));
+        probe_args.push_back(std::make_unique<ConstantExpr>(Value::Null(columns[i].type)));
+        ExprPtr cmp = MakeCall(op, std::move(probe_args), s->location);
+        const auto* fn = static_cast<FunctionExpr*>(cmp.get())->function();
+        DataType want = fn->variadic ? fn->arg_types[0] : fn->arg_types[1];
+        ExprPtr col = std::make_unique<ColumnRefExpr>(static_cast<int>(i), columns[i].type, columns[i].name);
+        if (!(want == columns[i].type)) {
+          // Cast the subquery's column to the comparison's argument type.
+          col = Coerce(std::move(col), want);
+          columns[i].type = want;
+          needs_cast = true;
+        }
+        casts.push_back(std::move(col));
+        left_exprs.push_back(std::move(cmp->children()[0]));
+        compares.push_back(fn);
+      }
+      if (needs_cast) plan = std::make_unique<ProjectNode>(std::move(plan), std::move(casts), columns);
       auto kind = s->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ANY_SUBLINK ? SubqueryKind::kAny : SubqueryKind::kAll;
       auto e = std::make_unique<SubqueryExpr>(kind, std::move(plan), DataType::Boolean(), correlated);
-      e->children().push_back(std::move(cmp->children()[0]));
-      e->compare = fn;
+      for (auto& l : left_exprs) e->children().push_back(std::move(l));
+      e->compares = std::move(compares);
+      e->row_any_column = op == "<>";
       return e;
     }
     default: break;

@@ -25,7 +25,8 @@ struct Binder::Scope {
   // scope's current row (it is correlated).
   bool referenced_by_subquery = false;
   AggregateContext* agg = nullptr;  // non-null where aggregates are allowed
-  const char* clause = "this context";  // for "aggregate functions are not allowed in WHERE"
+  const char* clause = "this context";
+  bool set_functions_allowed = false;  // binding a select-list entry  // for "aggregate functions are not allowed in WHERE"
 
   void Append(const std::vector<PlanColumn>& cols) {
     for (const auto& c : cols) columns.push_back({c.table, c.name, c.type, c.hidden});

@@ -60,6 +60,18 @@ Vector ParameterExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
   return Vector::Constant(v, input.num_rows());
 }
 
+// ---- Set-returning functions ----
+
+Vector SetFunctionExpr::Eval(const DataChunk&, EvalContext&) const {
+  throw SqlError(sqlstate::kFeatureNotSupported, "set-returning functions are not allowed here");
+}
+
+std::string SetFunctionExpr::ToString() const {
+  std::string args;
+  for (const auto& c : children_) args += (args.empty() ? "" : ", ") + c->ToString();
+  return name_ + "(" + args + ")";
+}
+
 // ---- Function / Cast ----
 
 FunctionExpr::FunctionExpr(const ScalarFunction* fn, std::vector<ExprPtr> args)

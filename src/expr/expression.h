@@ -24,7 +24,7 @@ class Expression {
  public:
   enum class Kind {
     kColumnRef, kConstant, kParameter, kFunction, kCast, kAnd, kOr, kNot, kIsNull, kIsNotNull,
-    kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate,
+    kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate, kSetFunction,
     kArray  // ARRAY[...], x op ANY/ALL (array), subscripts (expr/array.h)
   };
 
@@ -160,6 +160,22 @@ class InListExpr : public Expression {
   std::unordered_set<std::string> keys_;  // memcomparable encodings
   bool has_null_ = false;
   bool negated_;
+};
+
+// generate_series(...) / unnest(...) in a select list: produces several rows
+// per input row, so it is evaluated by the ProjectSet executor, never by Eval.
+class SetFunctionExpr : public Expression {
+ public:
+  SetFunctionExpr(std::string name, DataType type, std::vector<ExprPtr> args) : Expression(Kind::kSetFunction, type), name_(std::move(name)) {
+    children_ = std::move(args);
+  }
+  const std::string& name() const { return name_; }
+  Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
+  ExprPtr Clone() const override { return std::make_unique<SetFunctionExpr>(name_, type_, CloneChildren()); }
+  std::string ToString() const override;
+
+ private:
+  std::string name_;
 };
 
 // Evaluates a bool vector as a filter mask: 1 where true (not NULL, not false).

@@ -34,7 +34,7 @@ class PlanNode {
  public:
   enum class Kind {
     kScan, kSystemScan, kValues, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
-    kTableFunction, kInsert, kUpdate, kDelete, kDistinct
+    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet
   };
   PlanNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~PlanNode() = default;
@@ -98,6 +98,20 @@ class ProjectNode : public PlanNode {
  public:
   ProjectNode(PlanPtr child, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
   std::string Describe() const override;
+  std::vector<ExprPtr> exprs;
+};
+
+// A projection whose entries may be set-returning functions
+// (SetFunctionExpr): each input row yields as many rows as its longest
+// function, the shorter ones and the plain entries padded as PostgreSQL 10+
+// does (plain entries repeat, exhausted functions give NULL).
+class ProjectSetNode : public PlanNode {
+ public:
+  ProjectSetNode(PlanPtr child, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kProjectSet, std::move(schema)), exprs(std::move(exprs)) {
+    children_.push_back(std::move(child));
+  }
+  std::string Describe() const override { return "ProjectSet"; }
   std::vector<ExprPtr> exprs;
 };
 

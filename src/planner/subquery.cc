@@ -11,7 +11,8 @@ Vector SubqueryExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
 
 ExprPtr SubqueryExpr::Clone() const {
   auto e = std::make_unique<SubqueryExpr>(subquery_kind, plan, type_, correlated);
-  e->compare = compare;
+  e->compares = compares;
+  e->row_any_column = row_any_column;
   e->outer_columns = outer_columns;
   for (const auto& c : children_) e->children().push_back(c->Clone());
   return e;

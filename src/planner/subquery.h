@@ -36,9 +36,12 @@ class SubqueryExpr : public Expression {
   SubqueryKind subquery_kind;
   std::shared_ptr<PlanNode> plan;
   bool correlated;
-  // kAny/kAll: children()[0] is the left operand; `compare` compares it with
-  // the subquery's single column.
-  const ScalarFunction* compare = nullptr;
+  // kAny/kAll: children() are the left operands (one, or a row); compares[i]
+  // compares children()[i] with the subquery's column i. A row matches a
+  // subquery row when every column comparison is true (=), or, for <>, when
+  // any is (row_any_column).
+  std::vector<const ScalarFunction*> compares;
+  bool row_any_column = false;
   // Outer columns the plan reads (indices into the input chunk), for the
   // outer row handed to correlated runs.
   std::vector<int> outer_columns;
