@@ -8,6 +8,7 @@
 #include <rocksdb/sst_file_writer.h>
 
 #include <algorithm>
+#include <unordered_map>
 #include <numeric>
 
 #include <filesystem>
@@ -160,16 +161,48 @@ Status StateStore::Commit(rocksdb::WriteBatch* batch) {
   return ToStatus(db_->Write(write_options_, batch), "commit");
 }
 
+namespace {
+
+// Positions of `w` in key order, stable for equal keys. Keys start with
+// [table id][vnode]; a batch's rows of one vnode usually arrive already in
+// key order (generated row ids increase), so the writes are bucketed by that
+// 6-byte prefix (keeping arrival order) and only unsorted buckets are sorted.
+std::vector<uint32_t> SortedOrder(const std::vector<std::pair<std::string, std::optional<std::string>>>& w) {
+  auto prefix = [&](uint32_t i) {
+    const std::string& k = w[i].first;
+    uint64_t p = 0;
+    for (size_t b = 0; b < 6; b++) p = p << 8 | (b < k.size() ? static_cast<uint8_t>(k[b]) : 0);
+    return p;
+  };
+  std::unordered_map<uint64_t, std::vector<uint32_t>> buckets;
+  for (uint32_t i = 0; i < w.size(); i++) buckets[prefix(i)].push_back(i);
+  std::vector<uint64_t> prefixes;
+  prefixes.reserve(buckets.size());
+  for (const auto& [p, rows] : buckets) prefixes.push_back(p);
+  std::sort(prefixes.begin(), prefixes.end());
+  auto less = [&](uint32_t a, uint32_t b) { return w[a].first < w[b].first; };
+  std::vector<uint32_t> order;
+  order.reserve(w.size());
+  for (uint64_t p : prefixes) {
+    auto& rows = buckets[p];
+    if (!std::is_sorted(rows.begin(), rows.end(), less)) std::stable_sort(rows.begin(), rows.end(), less);
+    order.insert(order.end(), rows.begin(), rows.end());
+  }
+  return order;
+}
+
+}  // namespace
+
 Status StateStore::CommitBulk(std::vector<std::pair<std::string, std::optional<std::string>>>* writes,
                               const std::string& meta_key, const std::string& meta_value) {
   auto& w = *writes;
   // Sort by key keeping write order among equal keys; keep the last one.
-  std::vector<uint32_t> order(w.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return w[a].first < w[b].first; });
+  std::vector<uint32_t> order = SortedOrder(w);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
   std::string data_file = base + "-data.sst", meta_file = base + "-meta.sst";
   rocksdb::Options data_options(db_->GetDBOptions(), db_->GetOptions(data_cf_));
+  // Written once and soon compacted: compression would only slow the load.
+  data_options.compression = rocksdb::kNoCompression;
   rocksdb::SstFileWriter data_writer(rocksdb::EnvOptions(), data_options, data_cf_);
   rocksdb::Status rs = data_writer.Open(data_file);
   for (size_t i = 0; rs.ok() && i < order.size(); i++) {
