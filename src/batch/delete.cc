@@ -6,19 +6,13 @@ namespace freshet {
 
 namespace {
 
-class DeleteExecutor : public Executor {
+class DeleteExecutor : public DmlExecutor {
  public:
   DeleteExecutor(const DeleteNode& node, ExecutorPtr child, ExecContext& ctx)
-      : node_(node), child_(std::move(child)), ctx_(ctx), result_(&node.returning, ctx) {}
-
-  bool Next(DataChunk* out) override {
-    if (!done_) Run();
-    return result_.Next(out);
-  }
+      : DmlExecutor(&node.returning, std::move(child), ctx), node_(node) {}
 
  private:
-  void Run() {
-    done_ = true;
+  void Run() override {
     const TableCatalog& table = *node_.table;
     TableWriteSet& writes = ctx_.writes->For(table.id);
     DataChunk old_rows;
@@ -30,10 +24,6 @@ class DeleteExecutor : public Executor {
   }
 
   const DeleteNode& node_;
-  ExecutorPtr child_;
-  ExecContext& ctx_;
-  DmlResult result_;
-  bool done_ = false;
 };
 
 }  // namespace

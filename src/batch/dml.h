@@ -32,4 +32,28 @@ class DmlResult {
   bool emitted_count_ = false;
 };
 
+// Base of Insert, Update and Delete: Run() reads the child to its end and
+// fills the WriteSet; the result (count or RETURNING rows) is served after.
+class DmlExecutor : public Executor {
+ public:
+  DmlExecutor(const std::vector<ExprPtr>* returning, ExecutorPtr child, ExecContext& ctx)
+      : child_(std::move(child)), ctx_(ctx), result_(returning, ctx) {}
+  bool Next(DataChunk* out) final {
+    if (!done_) {
+      done_ = true;
+      Run();
+    }
+    return result_.Next(out);
+  }
+
+ protected:
+  virtual void Run() = 0;
+  ExecutorPtr child_;
+  ExecContext& ctx_;
+  DmlResult result_;
+
+ private:
+  bool done_ = false;
+};
+
 }  // namespace freshet

@@ -7,19 +7,13 @@ namespace freshet {
 
 namespace {
 
-class InsertExecutor : public Executor {
+class InsertExecutor : public DmlExecutor {
  public:
   InsertExecutor(const InsertNode& node, ExecutorPtr child, ExecContext& ctx)
-      : node_(node), child_(std::move(child)), ctx_(ctx), result_(&node.returning, ctx) {}
-
-  bool Next(DataChunk* out) override {
-    if (!done_) Run();
-    return result_.Next(out);
-  }
+      : DmlExecutor(&node.returning, std::move(child), ctx), node_(node) {}
 
  private:
-  void Run() {
-    done_ = true;
+  void Run() override {
     const TableCatalog& table = *node_.table;
     TableWriteSet& writes = ctx_.writes->For(table.id);
     DataChunk in;
@@ -30,10 +24,6 @@ class InsertExecutor : public Executor {
   }
 
   const InsertNode& node_;
-  ExecutorPtr child_;
-  ExecContext& ctx_;
-  DmlResult result_;
-  bool done_ = false;
 };
 
 }  // namespace

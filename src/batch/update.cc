@@ -8,19 +8,13 @@ namespace freshet {
 
 namespace {
 
-class UpdateExecutor : public Executor {
+class UpdateExecutor : public DmlExecutor {
  public:
   UpdateExecutor(const UpdateNode& node, ExecutorPtr child, ExecContext& ctx)
-      : node_(node), child_(std::move(child)), ctx_(ctx), result_(&node.returning, ctx) {}
-
-  bool Next(DataChunk* out) override {
-    if (!done_) Run();
-    return result_.Next(out);
-  }
+      : DmlExecutor(&node.returning, std::move(child), ctx), node_(node) {}
 
  private:
-  void Run() {
-    done_ = true;
+  void Run() override {
     const TableCatalog& table = *node_.table;
     TableWriteSet& writes = ctx_.writes->For(table.id);
     DataChunk old_rows;
@@ -44,10 +38,6 @@ class UpdateExecutor : public Executor {
   }
 
   const UpdateNode& node_;
-  ExecutorPtr child_;
-  ExecContext& ctx_;
-  DmlResult result_;
-  bool done_ = false;
 };
 
 }  // namespace

@@ -24,33 +24,33 @@ void DmlManager::DropTable(TableId id) {
   loop_->Unregister(id);
 }
 
+void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops) {
+  bool needs_check = false;
+  for (const auto& op : ops.ops) needs_check |= op.check_unique;
+  if (!needs_check) return;
+  auto st = TableFor(id);
+  // Whether each key exists after the ops so far: a statement may delete a
+  // key and insert it again.
+  std::unordered_map<std::string, bool> present;
+  if (before)
+    for (const auto& op : before->ops) present[op.key] = !op.is_delete;
+  for (const auto& op : ops.ops) {
+    if (op.check_unique && !op.is_delete) {
+      auto it = present.find(op.key);
+      bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
+      if (exists) {
+        TableRef t = catalog_->GetTable(id);
+        throw SqlError(sqlstate::kUniqueViolation,
+                       "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
+      }
+    }
+    present[op.key] = !op.is_delete;
+  }
+}
+
 void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
   std::lock_guard lock(mu_);
-  for (const auto& [id, tw] : added.tables()) {
-    bool needs_check = false;
-    for (const auto& op : tw.ops) needs_check |= op.check_unique;
-    if (!needs_check) continue;
-    auto st = TableFor(id);
-    std::unordered_map<std::string, bool> present;
-    if (const TableWriteSet* prior = before.Find(id))
-      for (const auto& op : prior->ops) present[op.key] = !op.is_delete;
-    for (const auto& op : tw.ops) {
-      if (op.is_delete) {
-        present[op.key] = false;
-        continue;
-      }
-      if (op.check_unique) {
-        auto it = present.find(op.key);
-        bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
-        if (exists) {
-          TableRef t = catalog_->GetTable(id);
-          throw SqlError(sqlstate::kUniqueViolation,
-                         "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
-        }
-      }
-      present[op.key] = true;
-    }
-  }
+  for (const auto& [id, tw] : added.tables()) CheckKeysLocked(id, before.Find(id), tw);
 }
 
 Epoch DmlManager::Apply(WriteSet&& writes) {
@@ -62,29 +62,7 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
     if (tw.ops.empty()) continue;
     if (!catalog_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
     auto st = TableFor(id);
-    bool needs_check = false;
-    for (const auto& op : tw.ops) needs_check |= op.check_unique;
-    if (needs_check) {
-      // Keys as they will be after the ops so far (deletes then re-inserts
-      // of the same key in one statement are fine).
-      std::unordered_map<std::string, bool> present;
-      for (const auto& op : tw.ops) {
-        if (op.is_delete) {
-          present[op.key] = false;
-          continue;
-        }
-        if (op.check_unique) {
-          auto it = present.find(op.key);
-          bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
-          if (exists) {
-            TableRef t = catalog_->GetTable(id);
-            throw SqlError(sqlstate::kUniqueViolation,
-                           "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
-          }
-        }
-        present[op.key] = true;
-      }
-    }
+    CheckKeysLocked(id, nullptr, tw);
     targets.emplace_back(st, &tw);
   }
   for (auto& [st, tw] : targets) {

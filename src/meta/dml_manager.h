@@ -37,6 +37,8 @@ class DmlManager {
 
  private:
   std::shared_ptr<StateTable> TableFor(TableId id);
+  // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.
+  void CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops);
 
   StateStore* store_;
   const Catalog* catalog_;

@@ -19,52 +19,8 @@ BIN="${1:-/work/main/build/freshet}"
 [[ -x "$BIN" ]] || { echo "freshet binary not found at $BIN (pass it as \$1)"; echo "0 passed, 1 failed"; exit 1; }
 command -v psql >/dev/null || { echo "psql is required"; echo "0 passed, 1 failed"; exit 1; }
 
-WORK="$(mktemp -d /tmp/freshet-psql_test.XXXXXX)"
-SERVER_PID=""
-PORT=""
-passed=0
-failed=0
-cleanup() {
-  if [[ -n "$SERVER_PID" ]]; then kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-ok()   { echo "  ok: $1"; passed=$((passed + 1)); }
-fail() { echo "  FAILED: $1"; failed=$((failed + 1)); }
-finish() { echo; echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
-
-pick_port() {
-  local port
-  for _ in $(seq 1 200); do
-    port=$(shuf -i 20000-60999 -n 1)
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
-  done
-  return 1
-}
-ready() { pg_isready -q -h 127.0.0.1 -p "$1" -U root -d dev -t 2 >/dev/null 2>&1; }
-
-start_server() {  # start_server DIR LOG: sets SERVER_PID and PORT
-  local dir="$1" log="$2" rc
-  for _ in 1 2 3 4 5; do
-    PORT="$(pick_port)" || return 1
-    "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 >>"$log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 1 600); do  # bounded: ~60 s
-      ready "$PORT" && return 0
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$SERVER_PID" 2>/dev/null; then
-      kill -9 "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
-      echo "  the server did not accept connections within 60 s"; return 1
-    fi
-    wait "$SERVER_PID"; rc=$?; SERVER_PID=""
-    [[ $rc -eq 3 ]] || { echo "  the server exited with code $rc:"; tail -n 20 "$log"; return 1; }
-  done
-  return 1
-}
+NAME=psql_test
+source "$HERE/lib.sh"
 
 # Keep in step with normalise() in regen_psql_expected.sh.
 normalise() {  # normalise NAME < raw > normalised

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Shared by the integration tests: a temp work directory removed on exit,
+# ok/fail counters with the "N passed, M failed" summary, and a server
+# started on a free port. Source it after setting BIN and NAME.
+
+WORK="$(mktemp -d /tmp/freshet-$NAME.XXXXXX)"
+SERVER_PID=""
+PORT=""
+passed=0
+failed=0
+cleanup() {
+  if [[ -n "$SERVER_PID" ]]; then kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok()   { echo "  ok: $1"; passed=$((passed + 1)); }
+fail() { echo "  FAILED: $1"; failed=$((failed + 1)); }
+finish() { echo; echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
+
+pick_port() {
+  local port
+  for _ in $(seq 1 200); do
+    port=$(shuf -i 20000-60999 -n 1)
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "$port"; return 0; fi
+  done
+  return 1
+}
+ready() { pg_isready -q -h 127.0.0.1 -p "$1" -U root -d dev -t 2 >/dev/null 2>&1; }
+
+start_server() {  # start_server DIR LOG: sets SERVER_PID and PORT
+  local dir="$1" log="$2" rc
+  for _ in 1 2 3 4 5; do
+    PORT="$(pick_port)" || return 1
+    "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 >>"$log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 600); do  # bounded: ~60 s
+      ready "$PORT" && return 0
+      kill -0 "$SERVER_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+      kill -9 "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
+      echo "  the server did not accept connections within 60 s"; return 1
+    fi
+    wait "$SERVER_PID"; rc=$?; SERVER_PID=""
+    [[ $rc -eq 3 ]] || { echo "  the server exited with code $rc:"; tail -n 20 "$log"; return 1; }
+  done
+  return 1
+}
+
+
+# Builds $NAME.cc, starts a server, runs the program against it (the
+# program prints its own "N passed, M failed"), then checks that the server
+# is still alive and shuts down cleanly on SIGTERM.
+run_program_test() {
+  echo "== build $NAME.cc"
+  if ! g++ -std=c++20 -O1 -I/usr/include/postgresql "$HERE/$NAME.cc" -lpq -pthread -o "$WORK/$NAME" 2>"$WORK/build.log"; then
+    cat "$WORK/build.log"; fail "build $NAME.cc"; finish
+  fi
+
+  echo "== start the server"
+  if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
+  echo "  port $PORT"
+
+  echo "== run"
+  timeout "${TIMEOUT:-300}" "$WORK/$NAME" 127.0.0.1 "$PORT" | tee "$WORK/run.log"
+  rc=${PIPESTATUS[0]}
+  line="$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$WORK/run.log" | tail -n 1)"
+  if [[ -n "$line" ]]; then
+    passed=$((passed + $(echo "$line" | cut -d' ' -f1)))
+    failed=$((failed + $(echo "$line" | cut -d' ' -f3)))
+    [[ $rc -ne 0 && "$line" == *" 0 failed" ]] && fail "the test program exited with code $rc"
+  else
+    fail "the test program ended without a summary (exit code $rc$([[ $rc -eq 124 ]] && echo ": timed out after ${TIMEOUT:-300} s"))"
+  fi
+
+  echo "== the server afterwards"
+  if kill -0 "$SERVER_PID" 2>/dev/null && ready "$PORT"; then
+    ok "the server is still running and accepting connections"
+    kill -TERM "$SERVER_PID"
+    for _ in $(seq 1 600); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$SERVER_PID" 2>/dev/null; then
+      fail "the server did not exit within 60 s of SIGTERM"
+    else
+      wait "$SERVER_PID"; rc=$?; SERVER_PID=""
+      if [[ $rc -eq 0 ]]; then ok "clean shutdown on SIGTERM"; else fail "shutdown on SIGTERM exited with code $rc"; fi
+    fi
+  else
+    wait "$SERVER_PID" 2>/dev/null; rc=$?; SERVER_PID=""
+    fail "the server died (exit code $rc$([[ $rc -gt 128 ]] && echo ", signal $((rc - 128))")); its log ends:"
+    tail -n 20 "$WORK/server.log" | sed 's/^/    /'
+  fi
+  finish
+}
