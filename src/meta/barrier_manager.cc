@@ -123,7 +123,7 @@ void DatabaseEpochLoop::CommitEpochLocked() {
   Status s;
   if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<std::pair<std::string, std::optional<std::string>>> writes;
+    std::vector<WriteOp> writes;
     for (auto& t : tables) t->TakeWrites(&writes);
     auto t1 = std::chrono::steady_clock::now();
     s = store_->CommitBulk(&writes, EpochMetaKey(database_id_), std::to_string(epoch));

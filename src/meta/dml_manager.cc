@@ -65,15 +65,7 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
     CheckKeysLocked(id, nullptr, tw);
     targets.emplace_back(st, &tw);
   }
-  for (auto& [st, tw] : targets) {
-    std::vector<std::pair<std::string, std::optional<std::string>>> batch;
-    batch.reserve(tw->ops.size());
-    for (auto& op : tw->ops) {
-      if (op.is_delete) batch.emplace_back(std::move(op.key), std::nullopt);
-      else batch.emplace_back(std::move(op.key), std::move(op.value));
-    }
-    st->Write(std::move(batch));
-  }
+  for (auto& [st, tw] : targets) st->Write(std::move(tw->ops));
   return guard.epoch();
 }
 

@@ -167,9 +167,9 @@ namespace {
 // [table id][vnode]; a batch's rows of one vnode usually arrive already in
 // key order (generated row ids increase), so the writes are bucketed by that
 // 6-byte prefix (keeping arrival order) and only unsorted buckets are sorted.
-std::vector<uint32_t> SortedOrder(const std::vector<std::pair<std::string, std::optional<std::string>>>& w) {
+std::vector<uint32_t> SortedOrder(const std::vector<WriteOp>& w) {
   auto prefix = [&](uint32_t i) {
-    const std::string& k = w[i].first;
+    const std::string& k = w[i].key;
     uint64_t p = 0;
     for (size_t b = 0; b < 6; b++) p = p << 8 | (b < k.size() ? static_cast<uint8_t>(k[b]) : 0);
     return p;
@@ -180,7 +180,7 @@ std::vector<uint32_t> SortedOrder(const std::vector<std::pair<std::string, std::
   prefixes.reserve(buckets.size());
   for (const auto& [p, rows] : buckets) prefixes.push_back(p);
   std::sort(prefixes.begin(), prefixes.end());
-  auto less = [&](uint32_t a, uint32_t b) { return w[a].first < w[b].first; };
+  auto less = [&](uint32_t a, uint32_t b) { return w[a].key < w[b].key; };
   std::vector<uint32_t> order;
   order.reserve(w.size());
   for (uint64_t p : prefixes) {
@@ -193,8 +193,7 @@ std::vector<uint32_t> SortedOrder(const std::vector<std::pair<std::string, std::
 
 }  // namespace
 
-Status StateStore::CommitBulk(std::vector<std::pair<std::string, std::optional<std::string>>>* writes,
-                              const std::string& meta_key, const std::string& meta_value) {
+Status StateStore::CommitBulk(std::vector<WriteOp>* writes, const std::string& meta_key, const std::string& meta_value) {
   auto& w = *writes;
   // Sort by key keeping write order among equal keys; keep the last one.
   std::vector<uint32_t> order = SortedOrder(w);
@@ -206,9 +205,9 @@ Status StateStore::CommitBulk(std::vector<std::pair<std::string, std::optional<s
   rocksdb::SstFileWriter data_writer(rocksdb::EnvOptions(), data_options, data_cf_);
   rocksdb::Status rs = data_writer.Open(data_file);
   for (size_t i = 0; rs.ok() && i < order.size(); i++) {
-    if (i + 1 < order.size() && w[order[i]].first == w[order[i + 1]].first) continue;  // a later write wins
-    const auto& [key, value] = w[order[i]];
-    rs = value ? data_writer.Put(key, *value) : data_writer.Delete(key);
+    if (i + 1 < order.size() && w[order[i]].key == w[order[i + 1]].key) continue;  // a later write wins
+    const WriteOp& op = w[order[i]];
+    rs = op.is_delete ? data_writer.Delete(op.key) : data_writer.Put(op.key, op.value);
   }
   if (rs.ok()) rs = data_writer.Finish();
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));

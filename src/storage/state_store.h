@@ -28,6 +28,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "storage/write_set.h"
 
 namespace freshet {
 
@@ -68,9 +69,8 @@ class StateStore {
   // entry (the epoch marker) by writing them as sorted SST files and
   // ingesting both atomically: far cheaper than a WriteBatch for bulk loads
   // (no WAL, no memtable inserts). `writes` need not be sorted; for repeated
-  // keys the last write wins. nullopt values are deletes.
-  Status CommitBulk(std::vector<std::pair<std::string, std::optional<std::string>>>* writes,
-                    const std::string& meta_key, const std::string& meta_value);
+  // keys the last write wins.
+  Status CommitBulk(std::vector<WriteOp>* writes, const std::string& meta_key, const std::string& meta_value);
   // Whether CommitBulk is available (on-disk stores only).
   bool SupportsBulkCommit() const { return !mem_env_; }
 

@@ -28,21 +28,25 @@ void StateTable::IndexLocked(size_t pos) const { index_[log_[pos].key] = pos; }
 
 void StateTable::Put(std::string key, std::string value) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.push_back({std::move(key), std::move(value)});
+  log_.push_back(WriteOp{false, std::move(key), std::move(value), false});
   if (indexed_) IndexLocked(log_.size() - 1);
 }
 
 void StateTable::Delete(std::string key) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.push_back({std::move(key), std::nullopt});
+  log_.push_back(WriteOp{true, std::move(key), "", false});
   if (indexed_) IndexLocked(log_.size() - 1);
 }
 
-void StateTable::Write(std::vector<std::pair<std::string, std::optional<std::string>>>&& writes) {
+void StateTable::Write(std::vector<WriteOp>&& writes) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (log_.empty() && !indexed_) {
+    log_.swap(writes);
+    return;
+  }
   log_.reserve(log_.size() + writes.size());
-  for (auto& [k, v] : writes) {
-    log_.push_back({std::move(k), std::move(v)});
+  for (auto& w : writes) {
+    log_.push_back(std::move(w));
     if (indexed_) IndexLocked(log_.size() - 1);
   }
 }
@@ -55,7 +59,11 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
       indexed_ = true;
     }
     auto it = index_.find(key);
-    if (it != index_.end()) return log_[it->second].value;
+    if (it != index_.end()) {
+      const WriteOp& op = log_[it->second];
+      if (op.is_delete) return std::nullopt;
+      return op.value;
+    }
   }
   std::string value;
   Status s = store_->Get(store_->data_cf(), nullptr, key, &value);
@@ -65,7 +73,7 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
 }
 
 size_t StateTable::FlushInto(rocksdb::WriteBatch* batch) {
-  std::vector<Entry> pending;
+  std::vector<WriteOp> pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
     pending.swap(log_);
@@ -73,22 +81,25 @@ size_t StateTable::FlushInto(rocksdb::WriteBatch* batch) {
     indexed_ = false;
   }
   for (auto& e : pending) {
-    if (e.value) batch->Put(store_->data_cf(), e.key, *e.value);
-    else batch->Delete(store_->data_cf(), e.key);
+    if (e.is_delete) batch->Delete(store_->data_cf(), e.key);
+    else batch->Put(store_->data_cf(), e.key, e.value);
   }
   return pending.size();
 }
 
-void StateTable::TakeWrites(std::vector<std::pair<std::string, std::optional<std::string>>>* out) {
-  std::vector<Entry> pending;
+void StateTable::TakeWrites(std::vector<WriteOp>* out) {
+  std::vector<WriteOp> pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
     pending.swap(log_);
     index_.clear();
     indexed_ = false;
   }
-  out->reserve(out->size() + pending.size());
-  for (auto& e : pending) out->emplace_back(std::move(e.key), std::move(e.value));
+  if (out->empty()) {
+    out->swap(pending);
+    return;
+  }
+  out->insert(out->end(), std::make_move_iterator(pending.begin()), std::make_move_iterator(pending.end()));
 }
 
 size_t StateTable::PendingCount() const {

@@ -21,6 +21,7 @@
 #include "common/data_chunk.h"
 #include "storage/keys.h"
 #include "storage/state_store.h"
+#include "storage/write_set.h"
 
 namespace freshet {
 
@@ -45,32 +46,29 @@ class StateTable {
   // Buffered writes for the current epoch, applied in call order.
   void Put(std::string key, std::string value);
   void Delete(std::string key);
-  // Appends many writes under one lock (nullopt value = delete).
-  void Write(std::vector<std::pair<std::string, std::optional<std::string>>>&& writes);
+  // Appends many writes under one lock (taking the vector when the epoch's
+  // log is still empty, so a bulk statement moves no rows).
+  void Write(std::vector<WriteOp>&& writes);
   // Reads the latest value of key: this epoch's buffer, else committed state.
   std::optional<std::string> Get(const std::string& key) const;
 
   // Moves buffered writes into batch; returns how many were moved.
   size_t FlushInto(rocksdb::WriteBatch* batch);
-  // Moves buffered writes out, in write order (nullopt = delete).
-  void TakeWrites(std::vector<std::pair<std::string, std::optional<std::string>>>* out);
+  // Moves buffered writes out, in write order.
+  void TakeWrites(std::vector<WriteOp>* out);
   size_t PendingCount() const;
   bool HasPendingWrites() const;
 
  private:
   StateStore* store_;
   StateTableDesc desc_;
-  struct Entry {
-    std::string key;
-    std::optional<std::string> value;  // nullopt = delete
-  };
   void IndexLocked(size_t pos) const;
 
   mutable std::mutex mu_;
   // The epoch's writes in order (later ones win), so bulk loads append
   // without any per-key bookkeeping. The key index that point reads need
   // is built on the first Get of the epoch and maintained from then on.
-  std::vector<Entry> log_;
+  std::vector<WriteOp> log_;
   mutable std::unordered_map<std::string, size_t> index_;
   mutable bool indexed_ = false;
 };
