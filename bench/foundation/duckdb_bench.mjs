@@ -8,8 +8,8 @@
 // "name<TAB>sql") once as a warm-up and RUNS times timed. Each timing
 // includes reading the whole result into JS values. Prints one line per
 // measurement on stdout:
-//   load_t <ms> <peak_rss_kb>
-//   load_u <ms> <peak_rss_kb>
+//   load_t <ms> <peak_rss_kb> <copy_ms> <checkpoint_ms>
+//   load_u <ms> <peak_rss_kb> <copy_ms> <checkpoint_ms>
 //   query <name> <run> <ms|error> [message]     (run 0 is the warm-up)
 //   peak <name> <peak_rss_kb>
 // and writes the warm-up's rows of each query to OUT_DIR/<name>.out
@@ -56,9 +56,10 @@ for (const [table, file] of [['t', tCsv], ['u', uCsv]]) {
   resetPeak();
   const start = performance.now();
   await con.run(`COPY ${table} FROM ${sqlString(file)} (FORMAT csv, HEADER false)`);
+  const copied = performance.now();
   await con.run('CHECKPOINT');
-  const ms = performance.now() - start;
-  console.log(`load_${table} ${ms.toFixed(3)} ${peakKb()}`);
+  const end = performance.now();
+  console.log(`load_${table} ${(end - start).toFixed(3)} ${peakKb()} ${(copied - start).toFixed(3)} ${(end - copied).toFixed(3)}`);
 }
 
 const queries = readFileSync(queriesTsv, 'utf8')

@@ -62,7 +62,9 @@ END {
     isnum(pg) ? sprintf("%.0f", N / (pg / 1000)) : "n/a", mib(get("pg.load.peak_kb")), mib(get("pg.load.peak_sum_kb")), mib(get("pg.disk_kb"))
   if (duck) printf "| DuckDB | COPY t FROM file + CHECKPOINT | %s | %s | %s | %s |\n", sec(dk),
     isnum(dk) ? sprintf("%.0f", N / (dk / 1000)) : "n/a", mib(get("duckdb.load.peak_kb")), mib(get("duckdb.disk_kb"))
-  if ("freshet.load.copy_ms" in V) printf "\nFreshet load split: COPY %s s, then FLUSH %s s.\n", sec(V["freshet.load.copy_ms"]), sec(V["freshet.load.flush_ms"])
+  if ("freshet.load.copy_ms" in V) printf "\nFreshet load split: COPY %s s, then FLUSH %s s.", sec(V["freshet.load.copy_ms"]), sec(V["freshet.load.flush_ms"])
+  if ("duckdb.load.copy_ms" in V) printf " DuckDB load split: COPY %s s, then CHECKPOINT %s s.", sec(V["duckdb.load.copy_ms"]), sec(V["duckdb.load.checkpoint_ms"])
+  printf "\n"
   printf "\nFreshet/PostgreSQL load throughput: **%s** (target: at least 3)", ratio(pg, fr)
   if (duck) printf "; Freshet/DuckDB: %s", ratio(dk, fr)
   printf ". PostgreSQL then ran VACUUM ANALYZE (%s s, not counted). Rows after load: Freshet %s, PostgreSQL %s.\n\n",

@@ -122,7 +122,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# A TCP port nobody listens on (connecting is refused).
+# free_port VAR: sets VAR to a TCP port nobody listens on (connecting is
+# refused) and that this script has not handed out yet.
 USED_PORTS=" "
 free_port() {
   local p i
@@ -131,7 +132,7 @@ free_port() {
     case "$USED_PORTS" in *" $p "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       USED_PORTS="$USED_PORTS$p "
-      echo "$p"
+      printf -v "$1" '%s' "$p"
       return 0
     fi
   done
@@ -287,9 +288,9 @@ FR_DIR="$WORKDIR/fr"
 fr_psql() { psql -X -q -h 127.0.0.1 -p "$FR_PORT" -U root -d dev "$@"; }
 
 start_freshet() {
-  FR_PORT="$(free_port)"
   local http_port
-  http_port="$(free_port)"
+  free_port FR_PORT
+  free_port http_port
   "$FRESHET" --data-dir "$FR_DIR" --port "$FR_PORT" --http-port "$http_port" \
     --listen-address 127.0.0.1 >> "$WORKDIR/freshet.log" 2>&1 &
   FRESHET_PID=$!
@@ -395,7 +396,7 @@ run_pg() {
   log "PostgreSQL: initdb"
   "${AS_PG[@]}" "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=trust -E UTF8 --locale=C \
     > "$PG_RUN/initdb.log" 2>&1 || { cat "$PG_RUN/initdb.log" >&2; die "initdb failed"; }
-  PG_PORT="$(free_port)"
+  free_port PG_PORT
   "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_RUN/server.log" -w -t 120 \
     -o "-p $PG_PORT -k $PG_RUN -c listen_addresses=127.0.0.1" start >/dev/null ||
     { tail -20 "$PG_RUN/server.log" >&2; die "PostgreSQL did not start"; }
@@ -475,7 +476,8 @@ run_duckdb() {
   record duckdb.disk_kb "$(du -sk "$WORKDIR/duck/bench.duckdb" 2>/dev/null | cut -f1)"
   awk '
     $1 == "version" { print "duckdb.version=" $2; print "duckdb.threads=" $4 }
-    $1 == "load_t" { print "duckdb.load.ms=" $2; print "duckdb.load.peak_kb=" $3 }
+    $1 == "load_t" { print "duckdb.load.ms=" $2; print "duckdb.load.peak_kb=" $3
+                     print "duckdb.load.copy_ms=" $4; print "duckdb.load.checkpoint_ms=" $5 }
     $1 == "query" {
       print "duckdb.q." $2 ".run" $3 "=" $4
       if ($4 == "error") { m = $0; sub(/^query [^ ]+ [0-9]+ error /, "", m); print "duckdb.q." $2 ".run" $3 ".message=" m }
