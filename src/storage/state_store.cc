@@ -255,6 +255,16 @@ std::unique_ptr<StateStore::Range> StateStore::NewRange(rocksdb::ColumnFamilyHan
   return r;
 }
 
+uint64_t StateStore::ApproximateDataSize(const std::string& lower, const std::string& upper) const {
+  rocksdb::Range range(lower, upper);
+  uint64_t size = 0;
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.include_files = true;
+  if (!db_->GetApproximateSizes(options, data_cf_, &range, 1, &size).ok()) return 0;
+  return size;
+}
+
 void StateStore::ScanMeta(const std::string& prefix,
                           const std::function<void(const std::string&, const std::string&)>& fn) const {
   auto r = NewRange(meta_cf_, nullptr, prefix, PrefixSuccessor(prefix));

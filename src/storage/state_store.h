@@ -90,6 +90,10 @@ class StateStore {
   std::unique_ptr<Range> NewRange(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
                                   std::string lower, std::string upper) const;
 
+  // Approximate bytes stored in [lower, upper) of the data family
+  // (files and memtables); cheap, for planning.
+  uint64_t ApproximateDataSize(const std::string& lower, const std::string& upper) const;
+
   // Reads every key of the meta family with the given prefix.
   void ScanMeta(const std::string& prefix, const std::function<void(const std::string&, const std::string&)>& fn) const;
 

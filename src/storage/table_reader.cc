@@ -3,11 +3,14 @@
 namespace freshet {
 
 TableReader::TableReader(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, TableId table_id,
-                         std::vector<DataType> types, Overlay overlay, std::vector<bool> wanted)
+                         std::vector<DataType> types, Overlay overlay, std::vector<bool> wanted, int vnode_begin,
+                         int vnode_end)
     : snapshot_(std::move(snapshot)), types_(std::move(types)), table_id_(table_id), overlay_(std::move(overlay)),
       wanted_(std::move(wanted)) {
-  std::string prefix = TablePrefix(table_id);
-  range_ = store->NewRange(store->data_cf(), snapshot_.get(), prefix, PrefixSuccessor(prefix));
+  std::string lower = VnodePrefix(table_id, static_cast<uint16_t>(vnode_begin));
+  std::string upper = vnode_end >= kVnodeCount ? PrefixSuccessor(TablePrefix(table_id))
+                                               : VnodePrefix(table_id, static_cast<uint16_t>(vnode_end));
+  range_ = store->NewRange(store->data_cf(), snapshot_.get(), lower, upper);
   next_overlay_ = overlay_.begin();
 }
 

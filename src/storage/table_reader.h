@@ -18,8 +18,10 @@ using Overlay = std::map<std::string, std::optional<std::string>>;
 
 class TableReader {
  public:
+  // Reads vnodes [vnode_begin, vnode_end) of the table.
   TableReader(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, TableId table_id,
-              std::vector<DataType> types, Overlay overlay = {}, std::vector<bool> wanted = {});
+              std::vector<DataType> types, Overlay overlay = {}, std::vector<bool> wanted = {},
+              int vnode_begin = 0, int vnode_end = kVnodeCount);
   // Fills `out` with up to max_rows rows; returns false when exhausted.
   bool Next(DataChunk* out, size_t max_rows = kChunkSize);
 
