@@ -92,6 +92,7 @@ class Binder {
   PlanPtr BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope);
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
   PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
+  PlanPtr BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* relation, const PgQuery__Node* where, Scope* scope);
   PlanPtr BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n);
   void PushCtes(const PgQuery__WithClause* with);
 

@@ -166,23 +166,32 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
   return insert;
 }
 
+// UPDATE and DELETE read the rows they change: a scan of every column of
+// the (writable) table under its alias, filtered by WHERE.
+PlanPtr Binder::BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* relation, const PgQuery__Node* where,
+                              Scope* scope) {
+  CheckWritable(*table);
+  std::string alias = relation->alias ? relation->alias->aliasname : table->name;
+  std::vector<PlanColumn> schema = TableSchema(*table);
+  for (auto& c : schema) c.table = alias;
+  scope->Append(schema);
+  PlanPtr plan = std::make_unique<ScanNode>(table, schema);
+  if (where) {
+    ExprBinder eb(this, scope);
+    scope->clause = "WHERE";
+    plan = std::make_unique<FilterNode>(std::move(plan), eb.BindCondition(where, "WHERE"));
+  }
+  return plan;
+}
+
 PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
   const PgQuery__UpdateStmt* stmt = node->update_stmt;
   if (stmt->n_from_clause) throw SqlError(sqlstate::kFeatureNotSupported, "UPDATE ... FROM is not supported yet");
   PushCtes(stmt->with_clause);
   TableRef table = ResolveRelation(stmt->relation);
-  CheckWritable(*table);
-  std::string alias = stmt->relation->alias ? stmt->relation->alias->aliasname : table->name;
   Scope scope;
-  std::vector<PlanColumn> schema = TableSchema(*table);
-  for (auto& c : schema) c.table = alias;
-  scope.Append(schema);
-  PlanPtr plan = std::make_unique<ScanNode>(table, schema);
+  PlanPtr plan = BindDmlTarget(table, stmt->relation, stmt->where_clause, &scope);
   ExprBinder eb(this, &scope);
-  if (stmt->where_clause) {
-    scope.clause = "WHERE";
-    plan = std::make_unique<FilterNode>(std::move(plan), eb.BindCondition(stmt->where_clause, "WHERE"));
-  }
   std::vector<ExprPtr> new_values;
   for (size_t c = 0; c < table->columns.size(); c++)
     new_values.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), table->columns[c].type, table->columns[c].name));
@@ -211,18 +220,8 @@ PlanPtr Binder::BindDelete(const PgQuery__Node* node) {
   if (stmt->n_using_clause) throw SqlError(sqlstate::kFeatureNotSupported, "DELETE ... USING is not supported yet");
   PushCtes(stmt->with_clause);
   TableRef table = ResolveRelation(stmt->relation);
-  CheckWritable(*table);
-  std::string alias = stmt->relation->alias ? stmt->relation->alias->aliasname : table->name;
   Scope scope;
-  std::vector<PlanColumn> schema = TableSchema(*table);
-  for (auto& c : schema) c.table = alias;
-  scope.Append(schema);
-  PlanPtr plan = std::make_unique<ScanNode>(table, schema);
-  if (stmt->where_clause) {
-    ExprBinder eb(this, &scope);
-    scope.clause = "WHERE";
-    plan = std::make_unique<FilterNode>(std::move(plan), eb.BindCondition(stmt->where_clause, "WHERE"));
-  }
+  PlanPtr plan = BindDmlTarget(table, stmt->relation, stmt->where_clause, &scope);
   auto del = std::make_unique<DeleteNode>(table, std::move(plan), CountSchema());
   if (stmt->n_returning_list) BindDmlReturning(del.get(), *table, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
