@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   app.add_option("--listen-address", listen, "address to listen on (default 0.0.0.0)");
   app.add_option("--config", config_file, "TOML configuration file (see config/freshet.example.toml)")->check(CLI::ExistingFile);
   CLI::App* playground = app.add_subcommand("playground", "run in memory: nothing is persisted");
+  playground->fallthrough();  // freshet playground --port N
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
