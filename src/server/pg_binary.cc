@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "common/array.h"
 #include "common/error.h"
 
@@ -75,10 +77,10 @@ Decimal DecodeNumeric(const std::string& s) {
   std::string int_digits, frac_digits;
   for (int i = 0; i < ndigits; i++) {
     int g = GetBE<int16_t>(s, 8 + 2 * i);
-    char buf[5];
-    snprintf(buf, sizeof(buf), "%04d", g);
-    if (weight - i >= 0) int_digits += buf;
-    else frac_digits += buf;
+    if (g < 0 || g > 9999) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "invalid digit in external \"numeric\" value");
+    std::string digits = fmt::format("{:04}", g);
+    if (weight - i >= 0) int_digits += digits;
+    else frac_digits += digits;
   }
   for (int i = ndigits; i <= weight; i++) int_digits += "0000";
   if (weight < -1) frac_digits.insert(0, static_cast<size_t>(4 * (-1 - weight)), '0');

@@ -47,7 +47,7 @@ class Connection : public ResultSink {
     } catch (const ConnectionClosed&) {
     } catch (const ProtocolError& e) {
       SendError(SqlError(sqlstate::kProtocolViolation, e.message));
-      Flush(true);
+      Flush();
     } catch (const std::exception& e) {
       spdlog::warn("connection closed after unexpected error: {}", e.what());
     }
@@ -73,7 +73,7 @@ class Connection : public ResultSink {
         out_.append(bytes);
       }
       EndMessage(start);
-      if (out_.size() > (1u << 16)) Flush(false);
+      if (out_.size() > (1u << 16)) Flush();
     }
   }
 
@@ -93,8 +93,7 @@ class Connection : public ResultSink {
     PutInt16(static_cast<int16_t>(columns));
     for (size_t i = 0; i < columns; i++) PutInt16(0);
     EndMessage(start);
-    Flush(true);
-    in_copy_ = true;
+    Flush();
   }
 
   bool ReadCopyData(std::string* data) override {
@@ -104,9 +103,8 @@ class Connection : public ResultSink {
       ReadMessage(&type, &body);
       switch (type) {
         case 'd': *data = std::move(body); return true;
-        case 'c': in_copy_ = false; return false;
+        case 'c': return false;
         case 'f': {
-          in_copy_ = false;
           std::string msg(body.c_str());
           throw SqlError(sqlstate::kQueryCanceled, "COPY from stdin failed: " + msg);
         }
@@ -129,7 +127,7 @@ class Connection : public ResultSink {
     size_t start = BeginMessage('d');
     out_.append(data);
     EndMessage(start);
-    if (out_.size() > (1u << 16)) Flush(false);
+    if (out_.size() > (1u << 16)) Flush();
   }
 
   void EndCopyOut() override {
@@ -157,7 +155,7 @@ class Connection : public ResultSink {
       if (code != kProtocolV3) {
         SendError(SqlError(sqlstate::kFeatureNotSupported,
                            fmt::format("unsupported frontend protocol {}.{}: server supports 3.0", code >> 16, code & 0xffff)));
-        Flush(true);
+        Flush();
         return false;
       }
       std::map<std::string, std::string> params;
@@ -170,7 +168,7 @@ class Connection : public ResultSink {
       std::string user = params.count("user") ? params["user"] : "";
       if (user.empty()) {
         SendError(SqlError("28000", "no PostgreSQL user name specified in startup packet"));
-        Flush(true);
+        Flush();
         return false;
       }
       std::string database = params.count("database") && !params["database"].empty() ? params["database"] : user;
@@ -178,7 +176,7 @@ class Connection : public ResultSink {
         session_ = std::make_unique<Session>(instance_, user, database);
       } catch (const SqlError& e) {
         SendError(e);
-        Flush(true);
+        Flush();
         return false;
       }
       for (const auto& [k, v] : params) {
@@ -190,7 +188,7 @@ class Connection : public ResultSink {
           ApplyStartupParameter(k, v);
         } catch (const SqlError& e) {
           SendError(e);
-          Flush(true);
+          Flush();
           return false;
         }
       }
@@ -220,7 +218,7 @@ class Connection : public ResultSink {
   void Loop() {
     bool skip_until_sync = false;
     while (true) {
-      Flush(true);
+      Flush();
       char type;
       std::string body;
       ReadMessage(&type, &body);
@@ -242,7 +240,7 @@ class Connection : public ResultSink {
             }
             SendReady();
             break;
-          case 'H': Flush(true); break;
+          case 'H': Flush(); break;
           case 'X': throw ConnectionClosed{};
           case 'd':
           case 'c':
@@ -470,7 +468,7 @@ class Connection : public ResultSink {
     PutCString(value);
   }
 
-  void Flush(bool) {
+  void Flush() {
     if (out_.empty()) return;
     WriteAll(out_.data(), out_.size());
     out_.clear();
@@ -558,7 +556,6 @@ class Connection : public ResultSink {
   std::unique_ptr<Session> session_;
   std::string out_;
   std::vector<int16_t> result_formats_;
-  bool in_copy_ = false;
 };
 
 }  // namespace

@@ -81,11 +81,6 @@ bool ParseBoolSetting(const std::string& v, bool* out) {
   return false;
 }
 
-std::string NodeTag(const PgQuery__Node* n) {
-  const ProtobufCFieldDescriptor* f = protobuf_c_message_descriptor_get_field(&pg_query__node__descriptor, n->node_case);
-  return f ? f->name : "unknown";
-}
-
 }  // namespace
 
 struct Session::Prepared {
