@@ -69,7 +69,9 @@ json TableToJson(const TableCatalog& t) {
           {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
           {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
           {"definition", t.definition}, {"depends_on", t.depends_on},
-          {"created_at", t.created_at_micros}};
+          {"created_at", t.created_at_micros}, {"status", int(t.status)},
+          {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
+          {"job_id", t.job_id}, {"internal_kind", t.internal_kind}};
 }
 
 TableCatalog TableFromJson(const json& j) {
@@ -91,6 +93,11 @@ TableCatalog TableFromJson(const json& j) {
   t.definition = j.at("definition");
   t.depends_on = j.at("depends_on").get<std::vector<ObjectId>>();
   t.created_at_micros = j.value("created_at", int64_t(0));
+  t.status = static_cast<JobStatus>(j.value("status", 0));
+  if (j.contains("internal_tables")) t.internal_tables = j.at("internal_tables").get<std::vector<ObjectId>>();
+  if (j.contains("plan_settings")) t.plan_settings = j.at("plan_settings").get<std::map<std::string, std::string>>();
+  t.job_id = j.value("job_id", ObjectId(0));
+  t.internal_kind = j.value("internal_kind", std::string());
   return t;
 }
 
@@ -315,6 +322,49 @@ TableRef Catalog::CreateTable(TableCatalog table) {
   auto ref = std::make_shared<const TableCatalog>(std::move(table));
   tables_[ref->id] = ref;
   return ref;
+}
+
+std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, std::vector<TableCatalog> internals) {
+  std::unique_lock lock(mu_);
+  for (const auto& [id, t] : tables_) {
+    if (t->schema_id == job.schema_id && t->name == job.name)
+      FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", job.name);
+  }
+  rocksdb::WriteBatch batch;
+  job.id = NextIdLocked(&batch);
+  job.created_at_micros = NowMicros();
+  job.internal_tables.clear();
+  for (auto& t : internals) {
+    t.id = NextIdLocked(&batch);
+    t.name += "_" + std::to_string(t.id);
+    t.job_id = job.id;
+    t.created_at_micros = job.created_at_micros;
+    job.internal_tables.push_back(t.id);
+  }
+  batch.Put(store_->meta_cf(), TableKey(job.id), TableToJson(job).dump());
+  for (const auto& t : internals) batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
+  CommitLocked(&batch);
+  auto ref = std::make_shared<const TableCatalog>(std::move(job));
+  tables_[ref->id] = ref;
+  std::vector<TableRef> refs;
+  for (auto& t : internals) {
+    auto r = std::make_shared<const TableCatalog>(std::move(t));
+    tables_[r->id] = r;
+    refs.push_back(r);
+  }
+  return {ref, refs};
+}
+
+void Catalog::SetJobStatus(ObjectId id, JobStatus status) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return;
+  TableCatalog t = *it->second;
+  t.status = status;
+  rocksdb::WriteBatch batch;
+  batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
+  CommitLocked(&batch);
+  it->second = std::make_shared<const TableCatalog>(std::move(t));
 }
 
 void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,

@@ -42,6 +42,8 @@ inline constexpr const char* kRwCatalogSchema = "rw_catalog";
 enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem };
 const char* RelationKindName(RelationKind k);
 
+enum class JobStatus : uint8_t { kCreated = 0, kCreating = 1 };
+
 struct ColumnCatalog {
   std::string name;
   DataType type;
@@ -65,6 +67,17 @@ struct TableCatalog {
   std::string definition;       // the CREATE statement text
   std::vector<ObjectId> depends_on;  // relations this one reads
   int64_t created_at_micros = 0;
+
+  // Stream jobs (materialized views, sinks, indexes): whether the job is
+  // still being created (backfilling), its internal state tables in the
+  // order its stream plan asks for them, and the settings its definition
+  // was planned with (search_path, TimeZone, parallelism), so that recovery
+  // plans it again identically.
+  JobStatus status = JobStatus::kCreated;
+  std::vector<ObjectId> internal_tables;
+  std::map<std::string, std::string> plan_settings;
+  ObjectId job_id = 0;  // internal tables: the job that owns them
+  std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
 
   std::vector<DataType> types() const;
   // How the relation's rows are keyed in storage.
@@ -122,6 +135,11 @@ class Catalog {
   SchemaCatalog CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner);
   // Assigns table->id; returns the stored object.
   TableRef CreateTable(TableCatalog table);
+  // Creates a stream job's relation and its internal tables in one atomic
+  // write; assigns ids (the job's first) and sets the internal tables'
+  // job_id and the job's internal_tables. Throws 42P07 on a name conflict.
+  std::pair<TableRef, std::vector<TableRef>> CreateJob(TableCatalog job, std::vector<TableCatalog> internals);
+  void SetJobStatus(ObjectId id, JobStatus status);
   // Removes the objects and deletes the data of the given relations
   // (DeleteRange over their key prefixes) in one batch.
   void DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,

@@ -318,4 +318,23 @@ bool DecodeRow(std::string_view bytes, const std::vector<DataType>& types, Row* 
   return true;
 }
 
+std::string HexEncode(std::string_view bytes) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+std::string HexDecode(std::string_view hex) {
+  auto digit = [](char c) { return c <= '9' ? c - '0' : c - 'a' + 10; };
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(char(digit(hex[i]) << 4 | digit(hex[i + 1])));
+  return out;
+}
+
 }  // namespace freshet

@@ -46,4 +46,8 @@ bool DecodeRowInto(std::string_view bytes, DataChunk* chunk);
 bool DecodeRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<bool>& wanted);
 bool DecodeRow(std::string_view bytes, const std::vector<DataType>& types, Row* row);
 
+// Lower-case hex of arbitrary bytes (for keys shown in text columns), and back.
+std::string HexEncode(std::string_view bytes);
+std::string HexDecode(std::string_view hex);
+
 }  // namespace freshet

@@ -78,9 +78,13 @@ class CountAgg : public AggregateFunction {
       counts_[groups[r]] += signs ? signs[r] : 1;
     }
   }
-  void Finalize(size_t n, Vector* out, EvalContext&) override {
-    for (size_t g = 0; g < n; g++) out->AppendInt(counts_[g]);
+  void FinalizeGroups(const uint32_t* groups, size_t n, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < n; i++) out->AppendInt(counts_[groups[i]]);
   }
+  std::vector<DataType> StateTypes() const override { return {DataType::Int64()}; }
+  void SaveState(uint32_t g, std::vector<Value>* out) const override { out->push_back(Value::Int64(counts_[g])); }
+  void LoadState(uint32_t g, const Value* in) override { counts_[g] = in[0].is_null() ? 0 : in[0].int_value(); }
+  void ResetGroup(uint32_t g) override { counts_[g] = 0; }
 
  private:
   bool star_;
@@ -123,8 +127,48 @@ class SumAvgAgg : public AggregateFunction {
       }
     }
   }
-  void Finalize(size_t n, Vector* out, EvalContext&) override {
-    for (size_t g = 0; g < n; g++) {
+  std::vector<DataType> StateTypes() const override {
+    DataType sum = DataType::Numeric();
+    switch (sig_.arg_type.physical()) {
+      case PhysicalType::kDouble: sum = DataType::Float64(); break;
+      case PhysicalType::kInterval: sum = DataType::Interval(); break;
+      default: break;
+    }
+    return {DataType::Int64(), sum};
+  }
+  void SaveState(uint32_t g, std::vector<Value>* out) const override {
+    out->push_back(Value::Int64(counts_[g]));
+    switch (sig_.arg_type.physical()) {
+      case PhysicalType::kInt64: out->push_back(Value::Numeric(Decimal{ints_[g], 0})); break;
+      case PhysicalType::kDouble: out->push_back(Value::Float64(floats_[g])); break;
+      case PhysicalType::kDecimal: out->push_back(Value::Numeric(decimals_[g])); break;
+      case PhysicalType::kInterval: out->push_back(Value::IntervalValue(intervals_[g])); break;
+      default: out->push_back(Value()); break;
+    }
+  }
+  void LoadState(uint32_t g, const Value* in) override {
+    ResetGroup(g);
+    if (in[0].is_null()) return;
+    counts_[g] = in[0].int_value();
+    if (in[1].is_null()) return;
+    switch (sig_.arg_type.physical()) {
+      case PhysicalType::kInt64: ints_[g] = in[1].decimal_value().value; break;
+      case PhysicalType::kDouble: floats_[g] = in[1].float_value(); break;
+      case PhysicalType::kDecimal: decimals_[g] = in[1].decimal_value(); break;
+      case PhysicalType::kInterval: intervals_[g] = in[1].interval_value(); break;
+      default: break;
+    }
+  }
+  void ResetGroup(uint32_t g) override {
+    counts_[g] = 0;
+    ints_[g] = 0;
+    decimals_[g] = Decimal{};
+    floats_[g] = 0;
+    intervals_[g] = Interval{};
+  }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      const uint32_t g = groups[i];
       if (counts_[g] == 0) {
         out->AppendNull();
         continue;
@@ -187,9 +231,10 @@ class ExtremeAgg : public AggregateFunction {
       }
     }
   }
-  void Finalize(size_t n, Vector* out, EvalContext&) override {
-    for (size_t g = 0; g < n; g++) {
-      const auto& m = groups_[g];
+  void ResetGroup(uint32_t g) override { groups_[g].clear(); }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      const auto& m = groups_[groups[i]];
       if (m.empty()) {
         out->AppendNull();
         continue;
@@ -232,9 +277,10 @@ class StringAggAgg : public AggregateFunction {
       }
     }
   }
-  void Finalize(size_t n, Vector* out, EvalContext&) override {
-    for (size_t g = 0; g < n; g++) {
-      const auto& parts = groups_[g];
+  void ResetGroup(uint32_t g) override { groups_[g].clear(); }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      const auto& parts = groups_[groups[i]];
       if (parts.empty()) {
         out->AppendNull();
         continue;
@@ -277,10 +323,11 @@ class ArrayAgg : public AggregateFunction {
       }
     }
   }
-  void Finalize(size_t n, Vector* out, EvalContext&) override {
-    for (size_t g = 0; g < n; g++) {
-      if (groups_[g].size() == 0) out->AppendNull();
-      else out->AppendString(EncodeArray(groups_[g]));
+  void ResetGroup(uint32_t g) override { groups_[g] = Vector(element_); }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      if (groups_[groups[i]].size() == 0) out->AppendNull();
+      else out->AppendString(EncodeArray(groups_[groups[i]]));
     }
   }
 
@@ -290,6 +337,12 @@ class ArrayAgg : public AggregateFunction {
 };
 
 }  // namespace
+
+void AggregateFunction::Finalize(size_t num_groups, Vector* out, EvalContext& ctx) {
+  std::vector<uint32_t> all(num_groups);
+  for (size_t g = 0; g < num_groups; g++) all[g] = uint32_t(g);
+  FinalizeGroups(all.data(), num_groups, out, ctx);
+}
 
 std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig) {
   switch (sig.kind) {

@@ -43,7 +43,19 @@ class AggregateFunction {
   virtual void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs,
                       size_t n, EvalContext& ctx) = 0;
   // Appends the result of groups [0, num_groups) to out.
-  virtual void Finalize(size_t num_groups, Vector* out, EvalContext& ctx) = 0;
+  void Finalize(size_t num_groups, Vector* out, EvalContext& ctx);
+  // Appends the result of the n given groups to out.
+  virtual void FinalizeGroups(const uint32_t* groups, size_t n, Vector* out, EvalContext& ctx) = 0;
+
+  // Persistable state (the stream engine's aggregation saves it per group
+  // at each barrier): count, sum and avg keep a few values per group and
+  // list their types here; the others keep every input value and return
+  // none (the stream engine keeps their inputs in a state table instead).
+  virtual std::vector<DataType> StateTypes() const { return {}; }
+  virtual void SaveState(uint32_t group, std::vector<Value>* out) const { (void)group, (void)out; }
+  virtual void LoadState(uint32_t group, const Value* in) { (void)group, (void)in; }
+  // Forgets a group's state (its slot is reused).
+  virtual void ResetGroup(uint32_t group) = 0;
 };
 
 std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig);

@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "common/error.h"
+
 namespace freshet {
 
 namespace {
@@ -18,10 +20,12 @@ Epoch NextEpoch(Epoch prev) {
 }  // namespace
 
 DatabaseEpochLoop::DatabaseEpochLoop(StateStore* store, uint32_t database_id, int barrier_interval_ms)
-    : store_(store), database_id_(database_id), interval_ms_(barrier_interval_ms) {
+    : store_(store), database_id_(database_id), interval_ms_(barrier_interval_ms),
+      runtime_(std::make_unique<StreamRuntime>(store, database_id)) {
   std::string value;
   if (store_->Get(store_->meta_cf(), nullptr, EpochMetaKey(database_id), &value).ok())
     committed_epoch_ = std::stoull(value);
+  runtime_->OnCommitted(committed_epoch_);
   current_epoch_ = NextEpoch(committed_epoch_);
   thread_ = std::thread([this] { Run(); });
 }
@@ -36,6 +40,7 @@ void DatabaseEpochLoop::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  runtime_->Shutdown();
 }
 
 void DatabaseEpochLoop::Register(std::shared_ptr<StateTable> table) {
@@ -80,27 +85,35 @@ Epoch DatabaseEpochLoop::Flush() {
   return committed_epoch_;
 }
 
+Epoch DatabaseEpochLoop::ApplyGraphChange(std::shared_ptr<Mutation> mutation,
+                                          std::vector<std::unique_ptr<Actor>> new_actors) {
+  std::unique_lock lock(mu_);
+  if (stopping_) FRESHET_THROW(sqlstate::kAdminShutdown, "the server is shutting down");
+  // Changes ride on barriers in the order they were queued, one per barrier.
+  uint64_t ticket = ++changes_queued_;
+  graph_changes_.push_back(GraphChange{std::move(mutation), std::move(new_actors), ticket});
+  cv_.notify_all();
+  cv_.wait(lock, [&] { return changes_done_ >= ticket || stopping_; });
+  return committed_epoch_;
+}
+
 void DatabaseEpochLoop::Run() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
     uint64_t requested = flush_requests_;
     cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_),
-                 [&] { return stopping_ || flush_requests_ != requested; });
+                 [&] { return stopping_ || flush_requests_ != requested || !graph_changes_.empty(); });
     if (stopping_) break;
     uint64_t serving = flush_requests_;
     lock.unlock();
-    {
-      std::unique_lock epoch_lock(epoch_mu_);  // waits for in-flight writers
-      CommitEpochLocked();
-    }
+    RunBarrier();
     lock.lock();
     flushes_done_ = serving;
     cv_.notify_all();
   }
   // Commit what is buffered so that a clean shutdown loses nothing.
   lock.unlock();
-  std::unique_lock epoch_lock(epoch_mu_);
-  CommitEpochLocked();
+  RunBarrier();
   lock.lock();
   flushes_done_ = flush_requests_;
   cv_.notify_all();
@@ -111,29 +124,52 @@ namespace {
 constexpr size_t kBulkCommitThreshold = 100000;
 }  // namespace
 
-void DatabaseEpochLoop::CommitEpochLocked() {
-  Epoch epoch = current_epoch_;
+void DatabaseEpochLoop::RunBarrier() {
+  Epoch epoch;
+  uint64_t ticket = 0;
   std::vector<std::shared_ptr<StateTable>> tables;
+  std::vector<std::shared_ptr<const std::vector<WriteOp>>> sealed;
   {
-    std::lock_guard lock(mu_);
-    for (auto& [id, t] : tables_) tables.push_back(t);
+    std::unique_lock epoch_lock(epoch_mu_);  // waits for in-flight writers
+    GraphChange change;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [id, t] : tables_) tables.push_back(t);
+      if (!graph_changes_.empty()) {
+        change = std::move(graph_changes_.front());
+        graph_changes_.erase(graph_changes_.begin());
+      }
+    }
+    ticket = change.ticket;
+    epoch = current_epoch_;
+    current_epoch_ = NextEpoch(epoch);
+    for (auto& t : tables) {
+      auto ops = t->Seal(epoch);
+      if (!ops->empty()) sealed.push_back(std::move(ops));
+    }
+    Barrier barrier{epoch, current_epoch_, change.mutation};
+    runtime_->InjectBarrier(barrier, std::move(change.actors));
   }
+  std::vector<std::vector<WriteOp>> actor_writes = runtime_->WaitCollected(epoch);
+
+  std::vector<const std::vector<WriteOp>*> parts;
   size_t pending = 0;
-  for (auto& t : tables) pending += t->PendingCount();
+  for (auto& s : sealed) parts.push_back(s.get());
+  for (auto& w : actor_writes) parts.push_back(&w);
+  for (auto* p : parts) pending += p->size();
   Status s;
   if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
     auto t0 = std::chrono::steady_clock::now();
-    std::vector<WriteOp> writes;
-    for (auto& t : tables) t->TakeWrites(&writes);
-    auto t1 = std::chrono::steady_clock::now();
-    s = store_->CommitBulk(&writes, EpochMetaKey(database_id_), std::to_string(epoch));
-    auto t2 = std::chrono::steady_clock::now();
-    spdlog::debug("bulk commit of {} writes: take {} ms, ingest {} ms", pending,
-                 std::chrono::duration_cast<std::chrono::milliseconds>(t1 - t0).count(),
-                 std::chrono::duration_cast<std::chrono::milliseconds>(t2 - t1).count());
-  } else if (pending > 0) {
+    s = store_->CommitBulk(parts, EpochMetaKey(database_id_), std::to_string(epoch));
+    spdlog::debug("bulk commit of {} writes: {} ms", pending,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+  } else {
     rocksdb::WriteBatch batch;
-    for (auto& t : tables) t->FlushInto(&batch);
+    for (auto* p : parts)
+      for (const auto& op : *p) {
+        if (op.is_delete) batch.Delete(store_->data_cf(), op.key);
+        else batch.Put(store_->data_cf(), op.key, op.value);
+      }
     batch.Put(store_->meta_cf(), EpochMetaKey(database_id_), std::to_string(epoch));
     s = store_->Commit(&batch);
   }
@@ -143,11 +179,17 @@ void DatabaseEpochLoop::CommitEpochLocked() {
     spdlog::critical("database {}: commit of epoch {} failed: {}", database_id_, epoch, s.ToString());
     std::abort();
   }
+  for (auto& t : tables) t->ReleaseSealed(epoch);
   {
     std::lock_guard lock(mu_);
     committed_epoch_ = epoch;
   }
-  current_epoch_ = NextEpoch(epoch);
+  runtime_->OnCommitted(epoch);
+  {
+    std::lock_guard lock(mu_);
+    if (ticket) changes_done_ = ticket;
+    cv_.notify_all();
+  }
 }
 
 BarrierManager::~BarrierManager() { StopAll(); }

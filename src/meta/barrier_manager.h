@@ -1,17 +1,19 @@
 // Barrier manager: one epoch loop per database (DESIGN.md §3).
 //
-// Every barrier_interval_ms (or at once on Flush()), a database's loop
-// closes the current epoch E: it waits for in-flight writers of E to finish,
-// collects every registered StateTable's buffered writes into one
-// WriteBatch together with the database's committed-epoch marker, commits
-// the batch atomically, and opens epoch E+1. Nothing written in E is visible
-// to readers before that commit; everything is after. Databases never share
-// a loop, a batch or a lock, so one database's failure or load does not stall
-// another.
+// Every barrier_interval_ms (or at once on Flush() or a graph change), a
+// database's loop closes the current epoch E: it waits for in-flight DML
+// writers of E to finish, seals the registered tables' writes of E, injects
+// a barrier (E -> E+1) into the database's stream graph (StreamRuntime) and
+// opens E+1, so DML continues at once. When every actor has collected the
+// barrier, the loop commits the tables' and all actors' writes of E with
+// the database's committed-epoch marker in one atomic write. Nothing written
+// in E is visible to readers before that commit; everything is after.
+// Databases never share a loop, a batch or a lock, so one database's
+// failure or load does not stall another.
 //
-// Writers (DML today, stream actors later) hold an EpochGuard while they
-// write; the guard pins the epoch so that all of a statement's (or a
-// transaction's) writes land in the same epoch.
+// DML writers hold an EpochGuard while they write (and push their changes
+// into the table change streams); the guard pins the epoch so that all of a
+// statement's (or a transaction's) writes land in the same epoch.
 //
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
@@ -26,6 +28,7 @@
 #include "storage/keys.h"
 #include "storage/state_store.h"
 #include "storage/state_table.h"
+#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -57,6 +60,11 @@ class DatabaseEpochLoop {
   // Closes the current epoch now and waits until it is committed; returns
   // the committed epoch (which covers every write that happened before).
   Epoch Flush();
+  // Applies a change of the stream graph at the next barrier (started now):
+  // the new actors start and receive it, the mutation rides on it. Returns
+  // once that barrier's epoch is committed.
+  Epoch ApplyGraphChange(std::shared_ptr<Mutation> mutation, std::vector<std::unique_ptr<Actor>> new_actors);
+  StreamRuntime* runtime() { return runtime_.get(); }
   Epoch committed_epoch() const;
   void set_barrier_interval_ms(int ms);
 
@@ -64,7 +72,8 @@ class DatabaseEpochLoop {
 
  private:
   void Run();
-  void CommitEpochLocked();
+  // One barrier: seal, inject, collect, commit. Returns the committed epoch.
+  void RunBarrier();
 
   StateStore* store_;
   uint32_t database_id_;
@@ -75,9 +84,18 @@ class DatabaseEpochLoop {
   Epoch committed_epoch_ = 0;
   uint64_t flush_requests_ = 0;
   uint64_t flushes_done_ = 0;
+  struct GraphChange {
+    std::shared_ptr<Mutation> mutation;
+    std::vector<std::unique_ptr<Actor>> actors;
+    uint64_t ticket = 0;
+  };
+  std::vector<GraphChange> graph_changes_;
+  uint64_t changes_queued_ = 0;
+  uint64_t changes_done_ = 0;
   int interval_ms_;
   bool stopping_ = false;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;
+  std::unique_ptr<StreamRuntime> runtime_;
   std::thread thread_;
 };
 

@@ -3,6 +3,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/encoding.h"
 #include "common/error.h"
 
 namespace freshet {
@@ -65,8 +66,56 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
     CheckKeysLocked(id, nullptr, tw);
     targets.emplace_back(st, &tw);
   }
-  for (auto& [st, tw] : targets) st->Write(std::move(tw->ops));
+  StreamRuntime* runtime = loop_->runtime();
+  for (auto& [st, tw] : targets) {
+    TableId id = st->desc().table_id;
+    if (!runtime->HasSubscribers(id)) {
+      st->Write(std::move(tw->ops));
+      continue;
+    }
+    // The table's change stream carries whole rows: the old row of each
+    // delete or overwrite is read before the write.
+    std::vector<StreamChunk> changes = ChangesOf(*st, tw->ops);
+    st->Write(std::move(tw->ops));
+    for (const auto& c : changes) runtime->PushTableChanges(id, c);
+  }
   return guard.epoch();
+}
+
+std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops) {
+  const std::vector<DataType>& types = st.desc().column_types;
+  std::vector<StreamChunk> out;
+  std::vector<Op> chunk_ops;
+  DataChunk rows(types);
+  auto append = [&](Op op, const std::string& value) {
+    if (!DecodeRowInto(value, &rows)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
+    chunk_ops.push_back(op);
+  };
+  // The latest value of keys written earlier in this write set.
+  std::unordered_map<std::string, std::optional<std::string>> latest;
+  for (const auto& op : ops) {
+    auto it = latest.find(op.key);
+    std::optional<std::string> old = it != latest.end() ? it->second : st.Get(op.key);
+    if (rows.num_rows() + 2 > kChunkSize) {
+      out.emplace_back(std::move(chunk_ops), std::move(rows));
+      chunk_ops.clear();
+      rows = DataChunk(types);
+    }
+    if (op.is_delete) {
+      if (old) append(Op::kDelete, *old);
+      latest[op.key] = std::nullopt;
+      continue;
+    }
+    if (old) {
+      append(Op::kUpdateDelete, *old);
+      append(Op::kUpdateInsert, op.value);
+    } else {
+      append(Op::kInsert, op.value);
+    }
+    latest[op.key] = op.value;
+  }
+  if (!chunk_ops.empty()) out.emplace_back(std::move(chunk_ops), std::move(rows));
+  return out;
 }
 
 }  // namespace freshet

@@ -4,8 +4,8 @@
 // with the database's epoch loop, which commits their buffers at each
 // barrier) and serializes appliers, so that a primary-key check and the
 // write it guards happen atomically. All ops of one WriteSet land in the
-// same epoch. Later, the stream engine's DML path (table actors) will take
-// over the writing; the WriteSet contract stays.
+// same epoch. When jobs read the table, the changes also go, as whole rows,
+// into the table's change stream (StreamRuntime), in the same epoch.
 //
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
@@ -37,6 +37,8 @@ class DmlManager {
 
  private:
   std::shared_ptr<StateTable> TableFor(TableId id);
+  // The changes `ops` make to the table, as whole rows (read before writing).
+  static std::vector<StreamChunk> ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops);
   // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.
   void CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops);
 

@@ -220,6 +220,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
       catalog->CreateTable(std::move(t));
       return {"CREATE TABLE"};
     }
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: return RunCreateMaterializedView(stmt, sink);
     case PG_QUERY__NODE__NODE_CREATEDB_STMT: {
       std::string name = node->createdb_stmt->dbname;
       catalog->CreateDatabase(name, catalog->FindUser(user_)->id);
@@ -285,8 +286,8 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
           schemas.push_back(s->id);
           tables.insert(tables.end(), contained.begin(), contained.end());
         }
-        for (ObjectId id : tables) instance_->DmlFor(database_.id)->DropTable(id);
-        if (!schemas.empty()) catalog->DropObjects({}, schemas, tables);
+        DropRelations(tables);
+        if (!schemas.empty()) catalog->DropObjects({}, schemas, {});
         return {"DROP SCHEMA"};
       }
       const char* kind_name = nullptr;
@@ -329,8 +330,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
         }
         for (const auto& x : queue) tables.push_back(x->id);
       }
-      for (ObjectId id : tables) instance_->DmlFor(database_.id)->DropTable(id);
-      if (!tables.empty()) catalog->DropObjects({}, {}, tables);
+      DropRelations(tables);
       const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
                         : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"
                                                                   : "DROP INDEX";
@@ -339,6 +339,23 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");
+}
+
+void Session::DropRelations(const std::vector<ObjectId>& ids) {
+  Catalog* catalog = instance_->catalog();
+  std::vector<TableRef> jobs;
+  std::vector<ObjectId> others;
+  std::set<ObjectId> seen;
+  for (ObjectId id : ids) {
+    if (!seen.insert(id).second) continue;
+    TableRef t = catalog->GetTable(id);
+    if (!t || t->kind == RelationKind::kInternal) continue;  // dropped with its job
+    instance_->DmlFor(database_.id)->DropTable(id);
+    if (t->kind == RelationKind::kMaterializedView) jobs.push_back(t);
+    else others.push_back(id);
+  }
+  if (jobs.empty() && others.empty()) return;
+  instance_->jobs()->Drop(database_.id, jobs, others);
 }
 
 StatementOutcome Session::RunUtility(const ParsedStatement& stmt, ResultSink* sink, bool* handled) {
@@ -353,6 +370,14 @@ StatementOutcome Session::RunUtility(const ParsedStatement& stmt, ResultSink* si
       }
       ParsedStatement inner = stmt;
       inner.node = e->query;
+      if (inner.node->node_case == PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT) {
+        std::vector<std::string> lines;
+        RunCreateMaterializedView(inner, sink, /*explain_only=*/true, &lines);
+        std::vector<std::vector<std::string>> rows;
+        for (auto& line : lines) rows.push_back({line});
+        SendTextRows({{"QUERY PLAN", DataType::Varchar()}}, rows, sink);
+        return {"EXPLAIN"};
+      }
       std::vector<DataType> types;
       PlanPtr plan = Plan(inner, &types);
       if (!plan) throw SqlError(sqlstate::kFeatureNotSupported, "EXPLAIN of this statement is not supported");

@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "server/stream_ddl.h"
+
 namespace freshet {
 
 Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
@@ -21,6 +23,8 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);
   // Start every database's epoch loop so their committed epochs are known.
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
+  inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
+  ResumeStreamJobs(inst.get());
   return inst;
 }
 

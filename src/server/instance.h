@@ -13,6 +13,7 @@
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
 #include "meta/dml_manager.h"
+#include "meta/stream_jobs.h"
 #include "storage/state_store.h"
 
 namespace freshet {
@@ -38,6 +39,7 @@ class Instance {
   StateStore* store() const { return store_.get(); }
   Catalog* catalog() const { return catalog_.get(); }
   BarrierManager* barriers() const { return barriers_.get(); }
+  StreamJobs* jobs() const { return jobs_.get(); }
   DmlManager* DmlFor(ObjectId database_id);
   void DropDatabase(ObjectId database_id);
 
@@ -54,6 +56,7 @@ class Instance {
   std::unique_ptr<StateStore> store_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<BarrierManager> barriers_;
+  std::unique_ptr<StreamJobs> jobs_;
   std::mutex mu_;
   std::map<ObjectId, std::unique_ptr<DmlManager>> dml_;
   struct SessionEntry {

@@ -163,26 +163,36 @@ Status StateStore::Commit(rocksdb::WriteBatch* batch) {
 
 namespace {
 
-// Positions of `w` in key order, stable for equal keys. Keys start with
-// [table id][vnode]; a batch's rows of one vnode usually arrive already in
-// key order (generated row ids increase), so the writes are bucketed by that
-// 6-byte prefix (keeping arrival order) and only unsorted buckets are sorted.
-std::vector<uint32_t> SortedOrder(const std::vector<WriteOp>& w) {
-  auto prefix = [&](uint32_t i) {
-    const std::string& k = w[i].key;
+// Positions of the writes in key order, stable for equal keys, as
+// (part << 32 | index). Keys start with [table id][vnode]; a batch's rows of
+// one vnode usually arrive already in key order (generated row ids
+// increase), so the writes are bucketed by that 6-byte prefix (keeping
+// arrival order) and only unsorted buckets are sorted.
+using WritePos = uint64_t;
+const WriteOp& At(const std::vector<const std::vector<WriteOp>*>& parts, WritePos p) {
+  return (*parts[p >> 32])[p & 0xffffffffu];
+}
+
+std::vector<WritePos> SortedOrder(const std::vector<const std::vector<WriteOp>*>& parts) {
+  auto prefix = [](const std::string& k) {
     uint64_t p = 0;
     for (size_t b = 0; b < 6; b++) p = p << 8 | (b < k.size() ? static_cast<uint8_t>(k[b]) : 0);
     return p;
   };
-  std::unordered_map<uint64_t, std::vector<uint32_t>> buckets;
-  for (uint32_t i = 0; i < w.size(); i++) buckets[prefix(i)].push_back(i);
+  std::unordered_map<uint64_t, std::vector<WritePos>> buckets;
+  size_t total = 0;
+  for (size_t part = 0; part < parts.size(); part++) {
+    const auto& w = *parts[part];
+    total += w.size();
+    for (size_t i = 0; i < w.size(); i++) buckets[prefix(w[i].key)].push_back(WritePos(part) << 32 | i);
+  }
   std::vector<uint64_t> prefixes;
   prefixes.reserve(buckets.size());
   for (const auto& [p, rows] : buckets) prefixes.push_back(p);
   std::sort(prefixes.begin(), prefixes.end());
-  auto less = [&](uint32_t a, uint32_t b) { return w[a].key < w[b].key; };
-  std::vector<uint32_t> order;
-  order.reserve(w.size());
+  auto less = [&](WritePos a, WritePos b) { return At(parts, a).key < At(parts, b).key; };
+  std::vector<WritePos> order;
+  order.reserve(total);
   for (uint64_t p : prefixes) {
     auto& rows = buckets[p];
     if (!std::is_sorted(rows.begin(), rows.end(), less)) std::stable_sort(rows.begin(), rows.end(), less);
@@ -193,23 +203,23 @@ std::vector<uint32_t> SortedOrder(const std::vector<WriteOp>& w) {
 
 }  // namespace
 
-Status StateStore::CommitBulk(std::vector<WriteOp>* writes, const std::string& meta_key, const std::string& meta_value) {
-  auto& w = *writes;
+Status StateStore::CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, const std::string& meta_key,
+                              const std::string& meta_value) {
   // Sort by key keeping write order among equal keys; keep the last one.
-  std::vector<uint32_t> order = SortedOrder(w);
+  std::vector<WritePos> order = SortedOrder(parts);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
   std::string data_file = base + "-data.sst", meta_file = base + "-meta.sst";
   rocksdb::Options data_options(db_->GetDBOptions(), db_->GetOptions(data_cf_));
   // Written once and soon compacted: compression would only slow the load.
   data_options.compression = rocksdb::kNoCompression;
   rocksdb::SstFileWriter data_writer(rocksdb::EnvOptions(), data_options, data_cf_);
-  rocksdb::Status rs = data_writer.Open(data_file);
+  rocksdb::Status rs = order.empty() ? rocksdb::Status::OK() : data_writer.Open(data_file);
   for (size_t i = 0; rs.ok() && i < order.size(); i++) {
-    if (i + 1 < order.size() && w[order[i]].key == w[order[i + 1]].key) continue;  // a later write wins
-    const WriteOp& op = w[order[i]];
+    const WriteOp& op = At(parts, order[i]);
+    if (i + 1 < order.size() && op.key == At(parts, order[i + 1]).key) continue;  // a later write wins
     rs = op.is_delete ? data_writer.Delete(op.key) : data_writer.Put(op.key, op.value);
   }
-  if (rs.ok()) rs = data_writer.Finish();
+  if (rs.ok() && !order.empty()) rs = data_writer.Finish();
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));
   rocksdb::SstFileWriter meta_writer(rocksdb::EnvOptions(), meta_options, meta_cf_);
   if (rs.ok()) rs = meta_writer.Open(meta_file);
@@ -223,7 +233,8 @@ Status StateStore::CommitBulk(std::vector<WriteOp>* writes, const std::string& m
     meta_arg.column_family = meta_cf_;
     meta_arg.external_files = {meta_file};
     meta_arg.options.move_files = true;
-    rs = db_->IngestExternalFiles({data_arg, meta_arg});
+    if (order.empty()) rs = db_->IngestExternalFiles({meta_arg});
+    else rs = db_->IngestExternalFiles({data_arg, meta_arg});
   }
   std::error_code ec;
   std::filesystem::remove(data_file, ec);

@@ -68,9 +68,10 @@ class StateStore {
   // Commits a large set of data-family writes together with one meta-family
   // entry (the epoch marker) by writing them as sorted SST files and
   // ingesting both atomically: far cheaper than a WriteBatch for bulk loads
-  // (no WAL, no memtable inserts). `writes` need not be sorted; for repeated
-  // keys the last write wins.
-  Status CommitBulk(std::vector<WriteOp>* writes, const std::string& meta_key, const std::string& meta_value);
+  // (no WAL, no memtable inserts). The parts need not be sorted; for
+  // repeated keys the last write wins (parts in order, then ops in order).
+  Status CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, const std::string& meta_key,
+                    const std::string& meta_value);
   // Whether CommitBulk is available (on-disk stores only).
   bool SupportsBulkCommit() const { return !mem_env_; }
 

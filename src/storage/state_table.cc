@@ -24,46 +24,57 @@ std::string StateTable::KeyOf(const DataChunk& chunk, size_t row) const {
   return key;
 }
 
-void StateTable::IndexLocked(size_t pos) const { index_[log_[pos].key] = pos; }
+void StateTable::EpochLog::IndexFrom(size_t pos) {
+  if (!indexed) return;
+  for (size_t i = pos; i < ops->size(); i++) index[(*ops)[i].key] = i;
+}
+
+bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::string>* value) {
+  if (!indexed) {
+    indexed = true;
+    IndexFrom(0);
+  }
+  auto it = index.find(key);
+  if (it == index.end()) return false;
+  const WriteOp& op = (*ops)[it->second];
+  if (op.is_delete) *value = std::nullopt;
+  else *value = op.value;
+  return true;
+}
 
 void StateTable::Put(std::string key, std::string value) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.push_back(WriteOp{false, std::move(key), std::move(value), false});
-  if (indexed_) IndexLocked(log_.size() - 1);
+  log_.ops->push_back(WriteOp{false, std::move(key), std::move(value), false});
+  log_.IndexFrom(log_.ops->size() - 1);
 }
 
 void StateTable::Delete(std::string key) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.push_back(WriteOp{true, std::move(key), "", false});
-  if (indexed_) IndexLocked(log_.size() - 1);
+  log_.ops->push_back(WriteOp{true, std::move(key), "", false});
+  log_.IndexFrom(log_.ops->size() - 1);
 }
 
 void StateTable::Write(std::vector<WriteOp>&& writes) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (log_.empty() && !indexed_) {
-    log_.swap(writes);
+  auto& ops = *log_.ops;
+  if (ops.empty() && !log_.indexed) {
+    ops.swap(writes);
     return;
   }
-  log_.reserve(log_.size() + writes.size());
-  for (auto& w : writes) {
-    log_.push_back(std::move(w));
-    if (indexed_) IndexLocked(log_.size() - 1);
-  }
+  size_t first = ops.size();
+  ops.reserve(ops.size() + writes.size());
+  for (auto& w : writes) ops.push_back(std::move(w));
+  log_.IndexFrom(first);
 }
 
 std::optional<std::string> StateTable::Get(const std::string& key) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!indexed_) {
-      for (size_t i = 0; i < log_.size(); i++) IndexLocked(i);
-      indexed_ = true;
-    }
-    auto it = index_.find(key);
-    if (it != index_.end()) {
-      const WriteOp& op = log_[it->second];
-      if (op.is_delete) return std::nullopt;
-      return op.value;
-    }
+    auto* self = const_cast<StateTable*>(this);  // the indexes are caches
+    std::optional<std::string> value;
+    if (self->log_.Find(key, &value)) return value;
+    for (auto it = self->sealed_.rbegin(); it != self->sealed_.rend(); ++it)
+      if (it->Find(key, &value)) return value;
   }
   std::string value;
   Status s = store_->Get(store_->data_cf(), nullptr, key, &value);
@@ -72,28 +83,28 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
   return value;
 }
 
-size_t StateTable::FlushInto(rocksdb::WriteBatch* batch) {
-  std::vector<WriteOp> pending;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    pending.swap(log_);
-    index_.clear();
-    indexed_ = false;
-  }
-  for (auto& e : pending) {
-    if (e.is_delete) batch->Delete(store_->data_cf(), e.key);
-    else batch->Put(store_->data_cf(), e.key, e.value);
-  }
-  return pending.size();
+std::shared_ptr<const std::vector<WriteOp>> StateTable::Seal(Epoch epoch) {
+  std::lock_guard<std::mutex> lock(mu_);
+  log_.epoch = epoch;
+  std::shared_ptr<const std::vector<WriteOp>> ops = log_.ops;
+  if (!ops->empty()) sealed_.push_back(std::move(log_));
+  log_ = EpochLog();
+  return ops;
+}
+
+void StateTable::ReleaseSealed(Epoch committed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  size_t n = 0;
+  while (n < sealed_.size() && sealed_[n].epoch <= committed) n++;
+  sealed_.erase(sealed_.begin(), sealed_.begin() + n);
 }
 
 void StateTable::TakeWrites(std::vector<WriteOp>* out) {
   std::vector<WriteOp> pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    pending.swap(log_);
-    index_.clear();
-    indexed_ = false;
+    pending.swap(*log_.ops);
+    log_ = EpochLog();
   }
   if (out->empty()) {
     out->swap(pending);
@@ -104,12 +115,12 @@ void StateTable::TakeWrites(std::vector<WriteOp>* out) {
 
 size_t StateTable::PendingCount() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return log_.size();
+  return log_.ops->size();
 }
 
 bool StateTable::HasPendingWrites() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return !log_.empty();
+  return !log_.ops->empty();
 }
 
 }  // namespace freshet

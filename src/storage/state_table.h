@@ -1,17 +1,22 @@
 // StateTable: the rows of one relation (table, MV, index or an operator's
 // internal state), keyed by primary key and spread over 256 vnodes.
 //
-// Writes go to an in-memory buffer for the current epoch; reads through the
-// StateTable see the committed store overlaid with that buffer, so a writer
-// reads its own uncommitted writes. At a barrier the owner calls
-// FlushInto(batch), which moves the buffer into the epoch's WriteBatch; the
-// barrier manager commits that batch atomically with the epoch marker.
-// Readers that are not the writer (batch queries) do not use a StateTable:
-// they scan the committed store through a Snapshot (see TableReader).
+// Writes go to an in-memory buffer for the current epoch. At a barrier the
+// owner either seals the buffer (Seal: the writes stay readable through Get
+// until ReleaseSealed says their epoch is committed) or moves it out
+// (TakeWrites: the owner promises not to read those keys back through Get
+// before the commit, e.g. because it caches everything it wrote). The
+// barrier manager commits an epoch's writes of every state table of the
+// database atomically with the epoch marker. Get sees the committed store
+// overlaid with the sealed epochs and the current buffer, so a writer reads
+// its own uncommitted writes. Readers that are not the writer (batch
+// queries) do not use a StateTable: they scan the committed store through a
+// Snapshot (see TableReader).
 //
 // Thread safety: all methods are safe to call concurrently (one mutex).
 #pragma once
 
+#include <memory>
 #include <unordered_map>
 #include <mutex>
 #include <optional>
@@ -52,25 +57,35 @@ class StateTable {
   // Reads the latest value of key: this epoch's buffer, else committed state.
   std::optional<std::string> Get(const std::string& key) const;
 
-  // Moves buffered writes into batch; returns how many were moved.
-  size_t FlushInto(rocksdb::WriteBatch* batch);
-  // Moves buffered writes out, in write order.
+  // Closes the current buffer as the writes of `epoch` and returns them;
+  // they stay visible to Get until ReleaseSealed(epoch or later).
+  std::shared_ptr<const std::vector<WriteOp>> Seal(Epoch epoch);
+  void ReleaseSealed(Epoch committed);
+  // Moves buffered writes out, in write order (appended to *out).
   void TakeWrites(std::vector<WriteOp>* out);
   size_t PendingCount() const;
   bool HasPendingWrites() const;
 
  private:
+  // The writes of one epoch in order (later ones win), so bulk loads append
+  // without any per-key bookkeeping. The key index that point reads need
+  // is built on the first Get and maintained from then on.
+  struct EpochLog {
+    Epoch epoch = 0;
+    std::shared_ptr<std::vector<WriteOp>> ops = std::make_shared<std::vector<WriteOp>>();
+    std::unordered_map<std::string, size_t> index;
+    bool indexed = false;
+    void IndexFrom(size_t pos);
+    // Set when the key was written in this epoch (nullopt value = deleted).
+    bool Find(const std::string& key, std::optional<std::string>* value);
+  };
+
   StateStore* store_;
   StateTableDesc desc_;
-  void IndexLocked(size_t pos) const;
 
   mutable std::mutex mu_;
-  // The epoch's writes in order (later ones win), so bulk loads append
-  // without any per-key bookkeeping. The key index that point reads need
-  // is built on the first Get of the epoch and maintained from then on.
-  std::vector<WriteOp> log_;
-  mutable std::unordered_map<std::string, size_t> index_;
-  mutable bool indexed_ = false;
+  EpochLog log_;                // the current epoch
+  std::vector<EpochLog> sealed_;  // sealed, not yet committed; oldest first
 };
 
 // Computes the vnode of row i from the given distribution-key columns.

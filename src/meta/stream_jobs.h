@@ -1,0 +1,49 @@
+// StreamJobs: creating, resuming and dropping stream jobs (materialized
+// views today; sinks and indexes later) of every database.
+//
+// Creating a job: the catalog entries are written first (status Creating,
+// internal tables included), then its actors are built and started by a
+// barrier whose mutation attaches them to their upstreams; the job is
+// Created once every backfill actor finished and that epoch is committed.
+// The same path resumes a Creating or Created job after a restart, from
+// its persisted state. Dropping stops the actors with a barrier, then
+// deletes the catalog entries and the data.
+//
+// Thread safety: all methods are safe to call concurrently.
+#pragma once
+
+#include <atomic>
+
+#include "catalog/catalog.h"
+#include "meta/barrier_manager.h"
+#include "planner/stream_plan.h"
+
+namespace freshet {
+
+class StreamJobs {
+ public:
+  StreamJobs(Catalog* catalog, BarrierManager* barriers) : catalog_(catalog), barriers_(barriers) {}
+
+  // Registers `job` (a materialized view) with the internal tables `plan`
+  // asks for, starts it and, when `wait`, blocks until it is Created.
+  // Cancellation (via *cancel) drops the job and throws 57014.
+  TableRef Create(TableCatalog job, const StreamPlan& plan, const EvalContext& eval, int parallelism,
+                  bool wait, const std::atomic<bool>* cancel);
+  // Starts an existing job (after a restart) from its persisted state.
+  void Resume(TableRef job, const StreamPlan& plan, const EvalContext& eval);
+  // Stops the jobs' actors (one barrier) and drops their catalog entries,
+  // internal tables and data, together with `other_tables` (plain tables
+  // being dropped in the same statement).
+  void Drop(ObjectId database_id, const std::vector<TableRef>& jobs, const std::vector<ObjectId>& other_tables);
+
+ private:
+  void Start(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism);
+
+  Catalog* catalog_;
+  BarrierManager* barriers_;
+};
+
+// The parallelism a job was planned with (plan_settings), default 1.
+int JobParallelism(const TableCatalog& job);
+
+}  // namespace freshet

@@ -1,0 +1,416 @@
+#include "planner/stream_plan.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/error.h"
+#include "planner/subquery.h"
+
+namespace freshet {
+
+namespace {
+
+std::vector<PlanColumn> CopySchema(const StreamNode& n) { return n.schema(); }
+
+bool IsSubset(const std::vector<int>& a, const std::vector<int>& b) {
+  for (int x : a)
+    if (std::find(b.begin(), b.end(), x) == b.end()) return false;
+  return true;
+}
+
+std::string ColumnList(const std::vector<PlanColumn>& schema, const std::vector<int>& cols) {
+  std::vector<std::string> names;
+  for (int c : cols) names.push_back(schema[c].name);
+  return fmt::format("[{}]", fmt::join(names, ", "));
+}
+
+[[noreturn]] void Unsupported(const std::string& what) {
+  throw SqlError(sqlstate::kFeatureNotSupported,
+                 fmt::format("{} in a materialized view is not supported yet", what));
+}
+
+// Rejects what a stream cannot evaluate row by row.
+void CheckStreamable(const Expression& e) {
+  if (e.kind() == Expression::Kind::kSubquery) Unsupported("a subquery");
+  if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");
+  if (e.kind() == Expression::Kind::kFunction) {
+    const auto& name = static_cast<const FunctionExpr&>(e).function()->name;
+    static const std::set<std::string> kVolatile = {"now", "current_timestamp", "transaction_timestamp",
+                                                    "statement_timestamp", "localtimestamp", "current_date",
+                                                    "clock_timestamp", "random", "gen_random_uuid"};
+    if (kVolatile.count(name)) Unsupported(fmt::format("{}() outside a temporal filter", name));
+  }
+  if (dynamic_cast<const OuterRefExpr*>(&e)) Unsupported("a correlated subquery");
+  for (const auto& c : e.children()) CheckStreamable(*c);
+}
+
+}  // namespace
+
+std::string Distribution::ToString() const {
+  switch (kind) {
+    case Kind::kSingle: return "Single";
+    case Kind::kAny: return "Any";
+    case Kind::kHash: return fmt::format("Hash({})", fmt::join(keys, ", "));
+  }
+  return "?";
+}
+
+std::vector<DataType> StreamNode::types() const {
+  std::vector<DataType> t;
+  for (const auto& c : schema_) t.push_back(c.type);
+  return t;
+}
+
+StreamTableScanNode::StreamTableScanNode(TableRef t) : StreamNode(Kind::kTableScan, {}), table(std::move(t)) {
+  for (const auto& c : table->columns) schema_.push_back(PlanColumn{c.name, c.type, table->name, c.hidden});
+  stream_key = table->pk;
+  distribution = table->dist_key.empty() ? Distribution::Single() : Distribution::Hash(table->dist_key);
+  append_only = table->append_only;
+}
+
+std::string StreamTableScanNode::Describe() const {
+  std::vector<std::string> names;
+  for (const auto& c : schema_) names.push_back(c.name);
+  return fmt::format("StreamTableScan {{ table: {}, columns: [{}], stream_key: {} }}", table->name,
+                     fmt::join(names, ", "), ColumnList(schema_, stream_key));
+}
+
+StreamFilterNode::StreamFilterNode(StreamNodePtr input, ExprPtr pred)
+    : StreamNode(Kind::kFilter, CopySchema(*input)), predicate(std::move(pred)) {
+  stream_key = input->stream_key;
+  distribution = input->distribution;
+  append_only = input->append_only;
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamFilterNode::Describe() const {
+  return fmt::format("StreamFilter {{ predicate: {} }}", predicate->ToString());
+}
+
+StreamProjectNode::StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> e, std::vector<PlanColumn> schema)
+    : StreamNode(Kind::kProject, std::move(schema)), exprs(std::move(e)) {
+  append_only = input->append_only;
+  // Keys and distribution carry over through plain column references.
+  auto map_col = [&](int c) {
+    for (size_t i = 0; i < exprs.size(); i++) {
+      if (exprs[i]->kind() == Expression::Kind::kColumnRef && static_cast<ColumnRefExpr&>(*exprs[i]).index() == c)
+        return int(i);
+    }
+    return -1;
+  };
+  for (int k : input->stream_key) stream_key.push_back(map_col(k));
+  const Distribution& d = input->distribution;
+  distribution = Distribution::Any();
+  if (d.kind == Distribution::Kind::kSingle) {
+    distribution = d;
+  } else if (d.kind == Distribution::Kind::kHash) {
+    std::vector<int> keys;
+    for (int k : d.keys) keys.push_back(map_col(k));
+    if (std::find(keys.begin(), keys.end(), -1) == keys.end()) distribution = Distribution::Hash(keys);
+  }
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamProjectNode::Describe() const {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < exprs.size(); i++) parts.push_back(exprs[i]->ToString());
+  return fmt::format("StreamProject {{ exprs: [{}] }}", fmt::join(parts, ", "));
+}
+
+std::string StreamAggCall::ToString(const std::vector<PlanColumn>& input) const {
+  static const char* kNames[] = {"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "array_agg"};
+  std::string s = kNames[int(sig.kind)];
+  s += "(";
+  if (distinct) s += "distinct ";
+  if (sig.kind == AggKind::kCountStar) s += "*";
+  for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + input[args[i]].name;
+  if (!order_by.empty()) {
+    s += " order by ";
+    for (size_t i = 0; i < order_by.size(); i++)
+      s += (i ? ", " : "") + input[order_by[i].first].name + (order_by[i].second ? " desc" : "");
+  }
+  s += ")";
+  if (filter >= 0) s += " filter(where " + input[filter].name + ")";
+  return s;
+}
+
+StreamHashAggNode::StreamHashAggNode(StreamNodePtr input, std::vector<int> keys, std::vector<StreamAggCall> c,
+                                     std::vector<PlanColumn> schema)
+    : StreamNode(Kind::kHashAgg, std::move(schema)), group_keys(std::move(keys)), calls(std::move(c)) {
+  for (size_t i = 0; i < group_keys.size(); i++) stream_key.push_back(int(i));
+  distribution = group_keys.empty() ? Distribution::Single() : Distribution::Hash(stream_key);
+  input_stream_key = input->stream_key;
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamHashAggNode::Describe() const {
+  std::vector<std::string> parts;
+  for (const auto& c : calls) parts.push_back(c.ToString(input()->schema()));
+  if (group_keys.empty()) return fmt::format("StreamSimpleAgg {{ aggs: [{}] }}", fmt::join(parts, ", "));
+  return fmt::format("StreamHashAgg {{ group_key: {}, aggs: [{}] }}", ColumnList(input()->schema(), group_keys),
+                     fmt::join(parts, ", "));
+}
+
+StreamExchangeNode::StreamExchangeNode(StreamNodePtr input, Distribution to)
+    : StreamNode(Kind::kExchange, CopySchema(*input)) {
+  stream_key = input->stream_key;
+  distribution = std::move(to);
+  append_only = input->append_only;
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamExchangeNode::Describe() const {
+  return fmt::format("StreamExchange {{ dist: {} }}", distribution.ToString());
+}
+
+StreamMaterializeNode::StreamMaterializeNode(StreamNodePtr input) : StreamNode(Kind::kMaterialize, CopySchema(*input)) {
+  stream_key = input->stream_key;
+  distribution = input->distribution;
+  append_only = input->append_only;
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamMaterializeNode::Describe() const {
+  std::vector<std::string> names;
+  for (const auto& c : schema_) names.push_back(c.hidden ? c.name + "(hidden)" : c.name);
+  return fmt::format("StreamMaterialize {{ columns: [{}], stream_key: {}, pk_columns: {} }}", fmt::join(names, ", "),
+                     ColumnList(schema_, stream_key), ColumnList(schema_, stream_key));
+}
+
+namespace {
+
+class StreamPlanner {
+ public:
+  explicit StreamPlanner(StreamPlan* out) : out_(out) {}
+
+  StreamNodePtr Visit(PlanNode* n) {
+    switch (n->kind()) {
+      case PlanNode::Kind::kScan: return VisitScan(static_cast<ScanNode*>(n));
+      case PlanNode::Kind::kFilter: {
+        auto* f = static_cast<FilterNode*>(n);
+        CheckStreamable(*f->predicate);
+        return std::make_unique<StreamFilterNode>(Visit(f->child()), f->predicate->Clone());
+      }
+      case PlanNode::Kind::kProject: {
+        auto* p = static_cast<ProjectNode*>(n);
+        std::vector<ExprPtr> exprs;
+        for (const auto& e : p->exprs) {
+          CheckStreamable(*e);
+          exprs.push_back(e->Clone());
+        }
+        return Project(Visit(p->child()), std::move(exprs), p->schema());
+      }
+      case PlanNode::Kind::kAggregate: return VisitAggregate(static_cast<AggregateNode*>(n));
+      case PlanNode::Kind::kDistinct: {
+        StreamNodePtr input = Visit(n->child());
+        std::vector<int> keys;
+        for (size_t i = 0; i < input->schema().size(); i++) keys.push_back(int(i));
+        std::vector<PlanColumn> schema = input->schema();
+        return Aggregate(std::move(input), keys, {}, std::move(schema));
+      }
+      case PlanNode::Kind::kSort:
+        // Without LIMIT, ORDER BY does not change a view's rows.
+        return Visit(n->child());
+      case PlanNode::Kind::kLimit: Unsupported("LIMIT/OFFSET (top-N)");
+      case PlanNode::Kind::kJoin: Unsupported("a join");
+      case PlanNode::Kind::kSetOp: Unsupported("UNION/INTERSECT/EXCEPT");
+      case PlanNode::Kind::kValues: Unsupported("VALUES or a SELECT without FROM");
+      case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
+      case PlanNode::Kind::kProjectSet: Unsupported("a set-returning function");
+      case PlanNode::Kind::kSystemScan: Unsupported("reading a system catalog");
+      default: Unsupported("this statement");
+    }
+  }
+
+ private:
+  int AddInternal(InternalTableSpec spec) {
+    out_->internal_tables.push_back(std::move(spec));
+    return int(out_->internal_tables.size()) - 1;
+  }
+
+  StreamNodePtr VisitScan(ScanNode* s) {
+    const TableCatalog& t = *s->table;
+    if (t.kind != RelationKind::kTable && t.kind != RelationKind::kMaterializedView)
+      Unsupported(fmt::format("reading {} \"{}\"", RelationKindName(t.kind), t.name));
+    if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())
+      out_->depends_on.push_back(t.id);
+    auto node = std::make_unique<StreamTableScanNode>(s->table);
+    InternalTableSpec spec;
+    spec.kind = "backfill";
+    spec.columns = {{"vnode", DataType::Int32()},
+                    {"position", DataType::Varchar()},
+                    {"finished", DataType::Boolean()},
+                    {"row_count", DataType::Int64()}};
+    spec.pk = {0};
+    node->progress_table = AddInternal(std::move(spec));
+    return node;
+  }
+
+  // A projection that keeps the input's stream key (adding hidden columns).
+  StreamNodePtr Project(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema) {
+    for (int k : input->stream_key) {
+      bool found = false;
+      for (const auto& e : exprs)
+        found |= e->kind() == Expression::Kind::kColumnRef && static_cast<ColumnRefExpr&>(*e).index() == k;
+      if (found) continue;
+      const PlanColumn& c = input->schema()[k];
+      exprs.push_back(std::make_unique<ColumnRefExpr>(k, c.type, c.name));
+      schema.push_back(PlanColumn{c.name, c.type, c.table, true});
+    }
+    return std::make_unique<StreamProjectNode>(std::move(input), std::move(exprs), std::move(schema));
+  }
+
+  static StreamNodePtr Exchange(StreamNodePtr input, Distribution to) {
+    return std::make_unique<StreamExchangeNode>(std::move(input), std::move(to));
+  }
+
+  StreamNodePtr Aggregate(StreamNodePtr input, std::vector<int> keys, std::vector<StreamAggCall> calls,
+                          std::vector<PlanColumn> schema) {
+    const Distribution& d = input->distribution;
+    if (keys.empty()) {
+      if (d.kind != Distribution::Kind::kSingle) input = Exchange(std::move(input), Distribution::Single());
+    } else if (!(d.kind == Distribution::Kind::kHash && IsSubset(d.keys, keys))) {
+      input = Exchange(std::move(input), Distribution::Hash(keys));
+    }
+    const auto& in_schema = input->schema();
+    const size_t g = keys.size();
+    // Per-group state: group columns, the group's row count, value states.
+    InternalTableSpec result;
+    result.kind = "aggresult";
+    for (size_t i = 0; i < g; i++) result.columns.push_back({in_schema[keys[i]].name, in_schema[keys[i]].type});
+    result.columns.push_back({"_row_count", DataType::Int64()});
+    for (size_t i = 0; i < g; i++) result.pk.push_back(int(i));
+    result.dist_key = result.pk;
+    for (size_t ci = 0; ci < calls.size(); ci++) {
+      auto& c = calls[ci];
+      auto fn = CreateAggregate(c.sig);
+      for (const auto& t : fn->StateTypes()) result.columns.push_back({fmt::format("_call{}_state", ci), t});
+      bool keeps_inputs = c.distinct || fn->StateTypes().empty();
+      if (!keeps_inputs) continue;
+      InternalTableSpec in;
+      in.kind = "aggcall";
+      for (size_t i = 0; i < g; i++) in.columns.push_back({in_schema[keys[i]].name, in_schema[keys[i]].type});
+      if (c.distinct) {
+        in.columns.push_back({"value", in_schema[c.args[0]].type});
+        in.columns.push_back({"_count", DataType::Int64()});
+        for (size_t i = 0; i <= g; i++) in.pk.push_back(int(i));
+      } else {
+        for (auto [col, desc] : c.order_by) in.columns.push_back({in_schema[col].name, in_schema[col].type});
+        if (c.sig.kind != AggKind::kStringAgg && c.sig.kind != AggKind::kArrayAgg)
+          in.columns.push_back({"value", in_schema[c.args[0]].type});
+        for (int k : input->stream_key) in.columns.push_back({in_schema[k].name, in_schema[k].type});
+        for (size_t i = 0; i < in.columns.size(); i++) in.pk.push_back(int(i));
+        if (c.sig.kind == AggKind::kStringAgg || c.sig.kind == AggKind::kArrayAgg)
+          for (int a : c.args) in.columns.push_back({in_schema[a].name, in_schema[a].type});
+      }
+      for (size_t i = 0; i < g; i++) in.dist_key.push_back(int(i));
+      c.input_table = AddInternal(std::move(in));
+    }
+    auto node = std::make_unique<StreamHashAggNode>(std::move(input), std::move(keys), std::move(calls), std::move(schema));
+    node->result_table = AddInternal(std::move(result));
+    return node;
+  }
+
+  StreamNodePtr VisitAggregate(AggregateNode* a) {
+    StreamNodePtr input = Visit(a->child());
+    // Pre-projection: group keys, then each call's arguments, filter and
+    // ORDER BY keys, then (added by Project) the input's stream key.
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+    auto add = [&](const ExprPtr& e, const std::string& name) {
+      CheckStreamable(*e);
+      exprs.push_back(e->Clone());
+      schema.push_back(PlanColumn{name, e->type(), "", false});
+      return int(exprs.size()) - 1;
+    };
+    std::vector<int> keys;
+    for (size_t i = 0; i < a->group_keys.size(); i++) keys.push_back(add(a->group_keys[i], a->schema()[i].name));
+    std::vector<StreamAggCall> calls;
+    for (size_t i = 0; i < a->aggs.size(); i++) {
+      const AggregateCall& src = a->aggs[i];
+      StreamAggCall c;
+      c.sig = src.sig;
+      c.distinct = src.distinct;
+      if (src.distinct && !(src.sig.kind == AggKind::kCount || src.sig.kind == AggKind::kSum ||
+                            src.sig.kind == AggKind::kAvg || src.sig.kind == AggKind::kMin ||
+                            src.sig.kind == AggKind::kMax))
+        Unsupported("DISTINCT in this aggregate");
+      if (src.sig.kind == AggKind::kMin || src.sig.kind == AggKind::kMax) c.distinct = false;
+      for (const auto& arg : src.args) c.args.push_back(add(arg, fmt::format("_arg{}", exprs.size())));
+      if (src.filter) c.filter = add(src.filter, fmt::format("_filter{}", i));
+      for (const auto& [e, desc] : src.order_by) c.order_by.push_back({add(e, fmt::format("_order{}", exprs.size())), desc});
+      calls.push_back(std::move(c));
+    }
+    StreamNodePtr pre = Project(std::move(input), std::move(exprs), std::move(schema));
+    return Aggregate(std::move(pre), std::move(keys), std::move(calls), a->schema());
+  }
+
+  StreamPlan* out_;
+};
+
+void ExplainNode(const StreamNode& n, int depth, std::vector<std::string>* lines,
+                 std::vector<const StreamNode*>* fragments) {
+  std::string indent(depth * 2, ' ');
+  std::string prefix = depth ? indent.substr(2) + "└─" : "";
+  if (n.kind() == StreamNode::Kind::kExchange) {
+    fragments->push_back(n.input());
+    lines->push_back(prefix + fmt::format("{} from fragment {}", n.Describe(), fragments->size()));
+    return;
+  }
+  lines->push_back(prefix + n.Describe());
+  for (const auto& in : n.inputs()) ExplainNode(*in, depth + 1, lines, fragments);
+}
+
+}  // namespace
+
+StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name) {
+  StreamPlan plan;
+  StreamPlanner planner(&plan);
+  StreamNodePtr top = planner.Visit(logical.get());
+  // Every change to one key of the view must pass through one actor, in order.
+  const Distribution& d = top->distribution;
+  if (!(d.kind == Distribution::Kind::kSingle || (d.kind == Distribution::Kind::kHash && IsSubset(d.keys, top->stream_key))))
+    top = std::make_unique<StreamExchangeNode>(std::move(top), Distribution::Hash(top->stream_key));
+  auto root = std::make_unique<StreamMaterializeNode>(std::move(top));
+  root->relation_name = relation_name;
+  std::set<std::string> names;
+  for (const auto& c : root->schema()) {
+    if (c.hidden) continue;
+    if (!names.insert(c.name).second)
+      throw SqlError(sqlstate::kDuplicateColumn, fmt::format("column \"{}\" specified more than once", c.name));
+  }
+  for (const auto& c : root->schema()) {
+    ColumnCatalog col{c.name, c.type};
+    col.hidden = c.hidden;
+    if (c.hidden) {
+      std::string base = c.table.empty() ? c.name : c.table + "." + c.name;
+      std::string name = base;
+      for (int i = 1; names.count(name); i++) name = base + "#" + std::to_string(i);
+      names.insert(name);
+      col.name = name;
+    }
+    plan.columns.push_back(std::move(col));
+  }
+  plan.pk = root->stream_key;
+  plan.dist_key = root->distribution.kind == Distribution::Kind::kHash ? root->distribution.keys : plan.pk;
+  plan.root = std::move(root);
+  return plan;
+}
+
+std::vector<std::string> ExplainStreamPlan(const StreamPlan& plan) {
+  std::vector<std::string> lines;
+  std::vector<const StreamNode*> fragments;
+  lines.push_back("Fragment 0");
+  ExplainNode(*plan.root, 0, &lines, &fragments);
+  for (size_t i = 0; i < fragments.size(); i++) {
+    lines.push_back("");
+    lines.push_back(fmt::format("Fragment {}", i + 1));
+    ExplainNode(*fragments[i], 0, &lines, &fragments);
+  }
+  return lines;
+}
+
+}  // namespace freshet

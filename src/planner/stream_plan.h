@@ -1,0 +1,156 @@
+// Stream plans: what a materialized view (or sink, or index) runs.
+//
+// PlanStream turns the optimized logical plan of a query (plan.h) into a
+// tree of StreamNodes. Every stream node knows, besides its output schema:
+//   - its stream key: columns that identify a row of its output, so that
+//     a later delete or update names exactly one earlier insert (hidden
+//     columns are added to projections to keep it, as RisingWave does);
+//   - its distribution: how its rows are spread over the actors of its
+//     fragment (single actor, hashed on some columns, or arbitrary).
+// Where an operator needs a distribution its input does not have (an
+// aggregation needs each group on one actor), the planner inserts an
+// Exchange; the stream builder cuts the tree into fragments there.
+//
+// Stateful operators ask for internal state tables; their layouts are
+// listed in StreamPlan::internal_tables in a deterministic order, so that
+// planning the same definition again (at recovery) maps each operator to
+// the same table.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "planner/plan.h"
+
+namespace freshet {
+
+struct Distribution {
+  enum class Kind { kSingle, kHash, kAny } kind = Kind::kAny;
+  std::vector<int> keys;  // kHash: output columns hashed to pick the vnode
+
+  static Distribution Single() { return {Kind::kSingle, {}}; }
+  static Distribution Hash(std::vector<int> keys) { return {Kind::kHash, std::move(keys)}; }
+  static Distribution Any() { return {Kind::kAny, {}}; }
+  std::string ToString() const;
+};
+
+// The layout of an internal state table requested by an operator.
+struct InternalTableSpec {
+  std::string kind;  // e.g. "backfill", "aggresult", "aggcall"
+  std::vector<ColumnCatalog> columns;
+  std::vector<int> pk;
+  std::vector<int> dist_key;
+};
+
+class StreamNode;
+using StreamNodePtr = std::unique_ptr<StreamNode>;
+
+class StreamNode {
+ public:
+  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kExchange, kMaterialize };
+  StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
+  virtual ~StreamNode() = default;
+
+  Kind kind() const { return kind_; }
+  const std::vector<PlanColumn>& schema() const { return schema_; }
+  std::vector<DataType> types() const;
+  std::vector<StreamNodePtr>& inputs() { return inputs_; }
+  const std::vector<StreamNodePtr>& inputs() const { return inputs_; }
+  StreamNode* input(size_t i = 0) const { return inputs_[i].get(); }
+
+  std::vector<int> stream_key;
+  Distribution distribution;
+  bool append_only = false;
+
+  virtual std::string Describe() const = 0;
+
+ protected:
+  Kind kind_;
+  std::vector<PlanColumn> schema_;
+  std::vector<StreamNodePtr> inputs_;
+};
+
+// Reads a table or materialized view: a snapshot (backfill), then its
+// change stream. Output: all the relation's columns.
+class StreamTableScanNode : public StreamNode {
+ public:
+  explicit StreamTableScanNode(TableRef table);
+  std::string Describe() const override;
+  TableRef table;
+  int progress_table = -1;  // internal table: per-vnode backfill progress
+};
+
+class StreamFilterNode : public StreamNode {
+ public:
+  StreamFilterNode(StreamNodePtr input, ExprPtr predicate);
+  std::string Describe() const override;
+  ExprPtr predicate;
+};
+
+class StreamProjectNode : public StreamNode {
+ public:
+  StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
+  std::string Describe() const override;
+  std::vector<ExprPtr> exprs;
+};
+
+struct StreamAggCall {
+  AggregateSignature sig;
+  std::vector<int> args;                        // input columns
+  int filter = -1;                              // input column of FILTER (WHERE), -1 when none
+  bool distinct = false;
+  std::vector<std::pair<int, bool>> order_by;   // (input column, descending)
+  int input_table = -1;  // internal table keeping the inputs (min, max, string_agg...), -1 when none
+  std::string ToString(const std::vector<PlanColumn>& input) const;
+};
+
+// Aggregation keyed by group columns (none: a single global row, which
+// exists even when the input is empty, as SQL's aggregate without GROUP BY).
+// Output: the group columns, then one column per call.
+class StreamHashAggNode : public StreamNode {
+ public:
+  StreamHashAggNode(StreamNodePtr input, std::vector<int> group_keys, std::vector<StreamAggCall> calls,
+                    std::vector<PlanColumn> schema);
+  std::string Describe() const override;
+  std::vector<int> group_keys;
+  std::vector<StreamAggCall> calls;
+  std::vector<int> input_stream_key;  // input columns identifying an input row
+  int result_table = -1;              // internal table: per-group states
+};
+
+// Redistributes its input to match `distribution`.
+class StreamExchangeNode : public StreamNode {
+ public:
+  StreamExchangeNode(StreamNodePtr input, Distribution to);
+  std::string Describe() const override;
+};
+
+// Writes its input into the relation's storage (the job's own table).
+class StreamMaterializeNode : public StreamNode {
+ public:
+  explicit StreamMaterializeNode(StreamNodePtr input);
+  std::string Describe() const override;
+  std::string relation_name;
+};
+
+struct StreamPlan {
+  StreamNodePtr root;  // a StreamMaterializeNode
+  // The job's relation: columns (hidden ones for keys the query does not
+  // output), primary key (the stream key) and distribution key.
+  std::vector<ColumnCatalog> columns;
+  std::vector<int> pk;
+  std::vector<int> dist_key;
+  std::vector<ObjectId> depends_on;
+  std::vector<InternalTableSpec> internal_tables;
+};
+
+// Throws SqlError 0A000 naming the part of the query that cannot run as a
+// stream yet.
+StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name);
+
+// EXPLAIN CREATE MATERIALIZED VIEW: the stream plan, one fragment per
+// exchange.
+std::vector<std::string> ExplainStreamPlan(const StreamPlan& plan);
+
+}  // namespace freshet

@@ -1,0 +1,32 @@
+// Planning and recovery of stream jobs from their SQL definitions.
+//
+// A job's stream plan is not stored: it is planned again from the job's
+// definition, with the settings recorded when it was created (search_path,
+// TimeZone, parallelism), whenever the job is started, at CREATE and after
+// every restart. Internal state tables are matched to operators by their
+// order in the plan, which depends only on the definition.
+#pragma once
+
+#include "planner/stream_plan.h"
+#include "server/instance.h"
+#include "sql/parser.h"
+
+namespace freshet {
+
+struct JobPlanContext {
+  const Catalog* catalog = nullptr;
+  DatabaseCatalog database;
+  std::string user = "root";
+  std::vector<std::string> search_path = {"public"};
+  EvalContext eval;  // the time zone; no session pointers
+};
+
+// Plans the query of a CREATE MATERIALIZED VIEW statement (renaming its
+// columns as the statement's column list says).
+StreamPlan PlanMaterializedView(const JobPlanContext& ctx, const ParsedStatement& stmt);
+
+// Starts every stream job of every database after a restart, upstreams
+// first. A job whose definition no longer plans is logged and left stopped.
+void ResumeStreamJobs(Instance* instance);
+
+}  // namespace freshet

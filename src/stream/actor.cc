@@ -1,0 +1,104 @@
+#include "stream/actor.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/error.h"
+#include "stream/runtime.h"
+
+namespace freshet {
+
+Actor::Actor(ActorContext ctx, std::shared_ptr<Inbox> inbox, std::vector<int> slot_inputs,
+             std::vector<StreamOperatorPtr> ops, bool is_source)
+    : ctx_(std::move(ctx)), inbox_(std::move(inbox)), slot_inputs_(std::move(slot_inputs)), ops_(std::move(ops)),
+      is_source_(is_source) {
+  for (size_t i = 0; i < ops_.size(); i++) {
+    if (i + 1 < ops_.size()) {
+      StreamOperator* next = ops_[i + 1].get();
+      ops_[i]->set_next([next](StreamChunk c) { next->OnChunk(0, std::move(c)); });
+    } else {
+      ops_[i]->set_next([this](StreamChunk c) {
+        for (auto& d : dispatchers_) d->Dispatch(c);
+      });
+    }
+  }
+}
+
+Actor::~Actor() { Stop(); }
+
+void Actor::Start() { thread_ = std::thread([this] { Run(); }); }
+
+void Actor::Stop() {
+  inbox_->Close();
+  Join();
+}
+
+void Actor::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Actor::Run() {
+  for (auto& op : ops_) op->Open(&ctx_);
+  StreamOperator* head = ops_.front().get();
+  size_t arrived = 0;  // slots that delivered the barrier being aligned
+  Message m;
+  size_t slot = 0;
+  while (true) {
+    if (head->HasWork()) {
+      if (!inbox_->TryPop(&m, &slot)) {
+        try {
+          head->DoWork();
+        } catch (const std::exception& e) {
+          spdlog::error("actor {} (job {}): {}", ctx_.actor_id, ctx_.job_id, e.what());
+        }
+        continue;
+      }
+    } else if (!inbox_->Pop(&m, &slot)) {
+      return;  // shutdown
+    }
+    if (m.kind == Message::Kind::kChunk) {
+      try {
+        head->OnChunk(slot_inputs_.empty() ? 0 : slot_inputs_[slot], std::move(m.chunk));
+      } catch (const std::exception& e) {
+        spdlog::error("actor {} (job {}): chunk dropped: {}", ctx_.actor_id, ctx_.job_id, e.what());
+      }
+      continue;
+    }
+    if (inbox_->num_slots() > 1) {
+      inbox_->Block(slot);
+      if (++arrived < inbox_->num_slots()) continue;
+      arrived = 0;
+      inbox_->UnblockAll();
+    }
+    HandleBarrier(m.barrier);
+    if (m.barrier.Stops(ctx_.actor_id)) return;
+  }
+}
+
+void Actor::HandleBarrier(const Barrier& barrier) {
+  for (auto& op : ops_) {
+    try {
+      op->OnBarrier(barrier);
+    } catch (const std::exception& e) {
+      spdlog::error("actor {} (job {}): at barrier: {}", ctx_.actor_id, ctx_.job_id, e.what());
+    }
+  }
+  if (barrier.mutation) {
+    auto it = barrier.mutation->add_outputs.find(ctx_.actor_id);
+    if (it != barrier.mutation->add_outputs.end())
+      for (auto& d : it->second) dispatchers_.push_back(d);
+  }
+  for (auto& d : dispatchers_) d->DispatchBarrier(barrier);
+  if (barrier.mutation && !barrier.mutation->stop.empty()) {
+    std::vector<std::shared_ptr<Dispatcher>> kept;
+    for (auto& d : dispatchers_) {
+      d->RemoveOutputs(barrier.mutation->stop);
+      if (!d->empty()) kept.push_back(d);
+    }
+    dispatchers_ = std::move(kept);
+  }
+  std::vector<WriteOp> writes;
+  for (auto& t : ctx_.state_tables) t->TakeWrites(&writes);
+  ctx_.runtime->Collect(ctx_.actor_id, barrier, std::move(writes));
+}
+
+}  // namespace freshet

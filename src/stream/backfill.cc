@@ -1,0 +1,169 @@
+#include "stream/backfill.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/encoding.h"
+#include "common/error.h"
+#include "stream/runtime.h"
+
+namespace freshet {
+
+namespace {
+constexpr size_t kMaxHeldRows = 64 * 1024;
+}
+
+BackfillOperator::BackfillOperator(StateTableDesc upstream, std::vector<DataType> upstream_types,
+                                   StateTableDesc progress)
+    : upstream_(std::move(upstream)), types_(std::move(upstream_types)), progress_desc_(std::move(progress)),
+      held_(types_) {}
+
+void BackfillOperator::Open(ActorContext* ctx) {
+  StreamOperator::Open(ctx);
+  progress_table_ = ctx->NewStateTable(progress_desc_);
+  const std::vector<DataType> types = {DataType::Int32(), DataType::Varchar(), DataType::Boolean(), DataType::Int64()};
+  for (int v = ctx->vnodes.first; v < ctx->vnodes.second; v++) {
+    VnodeProgress& p = vnodes_[v];
+    std::string key = VnodePrefix(progress_desc_.table_id, uint16_t(v));
+    EncodeKeyValue(Value::Int32(v), &key);
+    std::string value;
+    Status s = ctx->store->Get(ctx->store->data_cf(), nullptr, key, &value);
+    if (s.IsNotFound()) continue;
+    s.ThrowIfError();
+    Row row;
+    if (!DecodeRow(value, types, &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt backfill progress row");
+    if (!row[1].is_null()) p.position = HexDecode(row[1].string_value());
+    p.finished = row[2].bool_value();
+    p.rows = row[3].int_value();
+  }
+  all_finished_ = true;
+  for (auto& [v, p] : vnodes_) all_finished_ &= p.finished;
+}
+
+bool BackfillOperator::Forwards(const std::string& key) const {
+  int v = GetFixed16BE(key.data() + 4);
+  auto it = vnodes_.find(v);
+  if (it == vnodes_.end()) return true;  // not ours to scan: cannot happen with hash dispatch
+  const VnodeProgress& p = it->second;
+  return p.finished || (!p.position.empty() && key <= p.position);
+}
+
+void BackfillOperator::OnChunk(int, StreamChunk chunk) {
+  if (all_finished_) return Emit(std::move(chunk));
+  const DataChunk& data = chunk.data();
+  std::vector<uint32_t> forward;
+  std::vector<Op> forward_ops;
+  for (size_t r = 0; r < chunk.num_rows(); r++) {
+    std::string key = VnodePrefix(upstream_.table_id, ComputeVnode(data, r, upstream_.dist_key_indices));
+    for (int c : upstream_.pk_indices) EncodeKeyFromVector(data.column(c), r, &key);
+    Op op = chunk.ops()[r];
+    if (op == Op::kUpdateDelete) op = Op::kDelete;
+    if (op == Op::kUpdateInsert) op = Op::kInsert;
+    if (Forwards(key)) {
+      forward.push_back(uint32_t(r));
+      forward_ops.push_back(op);
+    } else if (!paused_) {
+      held_keys_.push_back(std::move(key));
+      held_ops_.push_back(op);
+      held_.AppendRowFrom(data, r);
+    }
+  }
+  if (!forward.empty()) Emit(StreamChunk(std::move(forward_ops), data.Take(forward)));
+  if (held_keys_.size() > kMaxHeldRows) {
+    // Stop scanning until the barrier: every held change is then beyond the
+    // final position and would be dropped anyway.
+    paused_ = true;
+    range_.reset();
+    held_keys_.clear();
+    held_ops_.clear();
+    held_ = DataChunk(types_);
+  }
+}
+
+bool BackfillOperator::HasWork() const { return started_ && !all_finished_ && !paused_; }
+
+void BackfillOperator::DoWork() {
+  if (!snapshot_) {
+    if (!ctx_->runtime->WaitCommitted(snapshot_epoch_)) return;
+    snapshot_ = ctx_->store->GetSnapshot();
+  }
+  if (!range_) {
+    range_vnode_ = -1;
+    for (auto& [v, p] : vnodes_) {
+      if (!p.finished) {
+        range_vnode_ = v;
+        break;
+      }
+    }
+    if (range_vnode_ < 0) {
+      all_finished_ = true;
+      return;
+    }
+    VnodeProgress& p = vnodes_[range_vnode_];
+    std::string lower = p.position.empty() ? VnodePrefix(upstream_.table_id, uint16_t(range_vnode_))
+                                           : p.position + std::string(1, '\0');
+    std::string upper = range_vnode_ + 1 < kVnodeCount ? VnodePrefix(upstream_.table_id, uint16_t(range_vnode_ + 1))
+                                                       : PrefixSuccessor(TablePrefix(upstream_.table_id));
+    range_ = ctx_->store->NewRange(ctx_->store->data_cf(), snapshot_.get(), std::move(lower), std::move(upper));
+  }
+  VnodeProgress& p = vnodes_[range_vnode_];
+  DataChunk out(types_);
+  auto& it = range_->it;
+  size_t n = 0;
+  for (; it->Valid() && n < kChunkSize; it->Next(), n++) {
+    if (!DecodeRowInto(std::string_view(it->value().data(), it->value().size()), &out))
+      throw SqlError(sqlstate::kDataCorrupted, "corrupt row in backfill of table " + std::to_string(upstream_.table_id));
+    p.position.assign(it->key().data(), it->key().size());
+  }
+  if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "backfill read failed: " + it->status().ToString());
+  p.rows += int64_t(n);
+  p.dirty = p.dirty || n > 0;
+  if (!it->Valid()) {
+    p.finished = true;
+    p.dirty = true;
+    range_.reset();
+  }
+  if (n > 0) Emit(StreamChunk(std::vector<Op>(n, Op::kInsert), std::move(out)));
+}
+
+void BackfillOperator::OnBarrier(const Barrier& barrier) {
+  if (!held_keys_.empty()) {
+    std::vector<uint32_t> forward;
+    std::vector<Op> ops;
+    for (size_t i = 0; i < held_keys_.size(); i++) {
+      if (!Forwards(held_keys_[i])) continue;
+      forward.push_back(uint32_t(i));
+      ops.push_back(held_ops_[i]);
+    }
+    if (!forward.empty()) Emit(StreamChunk(std::move(ops), held_.Take(forward)));
+    held_keys_.clear();
+    held_ops_.clear();
+    held_ = DataChunk(types_);
+  }
+  SaveProgress();
+  started_ = true;
+  paused_ = false;
+  // The next epoch's snapshot reads the state as of this barrier.
+  snapshot_epoch_ = barrier.prev_epoch;
+  snapshot_.reset();
+  range_.reset();
+  if (all_finished_ && !reported_) {
+    reported_ = true;
+    ctx_->runtime->ReportBackfillFinished(ctx_->job_id, ctx_->actor_id, barrier.prev_epoch);
+  }
+}
+
+void BackfillOperator::SaveProgress() {
+  for (auto& [v, p] : vnodes_) {
+    if (!p.dirty) continue;
+    p.dirty = false;
+    std::string key = VnodePrefix(progress_desc_.table_id, uint16_t(v));
+    EncodeKeyValue(Value::Int32(v), &key);
+    Row row = {Value::Int32(v), p.position.empty() ? Value::Null(DataType::Varchar()) : Value::Varchar(HexEncode(p.position)),
+               Value::Boolean(p.finished), Value::Int64(p.rows)};
+    std::string value;
+    EncodeRowValues(row, &value);
+    progress_table_->Put(std::move(key), std::move(value));
+  }
+}
+
+}  // namespace freshet

@@ -1,0 +1,160 @@
+#include "stream/builder.h"
+
+#include "common/error.h"
+#include "stream/backfill.h"
+#include "stream/hash_agg.h"
+#include "stream/materialize.h"
+#include "stream/project.h"
+
+namespace freshet {
+
+namespace {
+
+StateTableDesc DescOf(const TableCatalog& t) { return t.StorageDesc(); }
+
+class JobBuilder {
+ public:
+  JobBuilder(const BuildRequest& req, StreamRuntime* runtime) : req_(req), runtime_(runtime) {
+    built_.mutation = std::make_shared<Mutation>();
+  }
+
+  BuiltJob Build() {
+    std::vector<ActorEntry> root = BuildFragment(req_.plan->root.get());
+    for (auto& a : root) built_.outputs.push_back({a.actor->id(), a.vnodes});
+    for (auto& a : actors_) {
+      built_.actor_ids.insert(a->id());
+      built_.actors.push_back(std::move(a));
+    }
+    return std::move(built_);
+  }
+
+ private:
+  struct ActorEntry {
+    Actor* actor;
+    std::pair<int, int> vnodes;
+  };
+
+  // The operator for one node; `chain` nodes are built head first.
+  StreamOperatorPtr MakeOperator(const StreamNode* n) {
+    switch (n->kind()) {
+      case StreamNode::Kind::kTableScan: {
+        auto* s = static_cast<const StreamTableScanNode*>(n);
+        return std::make_unique<BackfillOperator>(DescOf(*s->table), s->table->types(),
+                                                  DescOf(*req_.internal_tables[s->progress_table]));
+      }
+      case StreamNode::Kind::kFilter: {
+        auto* f = static_cast<const StreamFilterNode*>(n);
+        return std::make_unique<FilterOperator>(f->predicate->Clone(), req_.eval);
+      }
+      case StreamNode::Kind::kProject: {
+        auto* p = static_cast<const StreamProjectNode*>(n);
+        std::vector<ExprPtr> exprs;
+        for (const auto& e : p->exprs) exprs.push_back(e->Clone());
+        return std::make_unique<ProjectOperator>(std::move(exprs), req_.eval);
+      }
+      case StreamNode::Kind::kHashAgg: {
+        auto* a = static_cast<const StreamHashAggNode*>(n);
+        std::vector<StateTableDesc> call_tables;
+        for (const auto& c : a->calls)
+          call_tables.push_back(c.input_table >= 0 ? DescOf(*req_.internal_tables[c.input_table]) : StateTableDesc{});
+        return std::make_unique<HashAggOperator>(a->group_keys, a->calls, a->input_stream_key, a->types(),
+                                                 DescOf(*req_.internal_tables[a->result_table]),
+                                                 std::move(call_tables), req_.eval);
+      }
+      case StreamNode::Kind::kMaterialize: return std::make_unique<MaterializeOperator>(DescOf(*req_.job));
+      case StreamNode::Kind::kExchange: break;
+    }
+    throw SqlError(sqlstate::kInternalError, "cannot build stream operator");
+  }
+
+  // Builds the fragment whose top node is `top` and everything below it;
+  // returns its actors.
+  std::vector<ActorEntry> BuildFragment(const StreamNode* top) {
+    std::vector<const StreamNode*> chain = {top};
+    while (chain.back()->inputs().size() == 1 && chain.back()->input()->kind() != StreamNode::Kind::kExchange)
+      chain.push_back(chain.back()->input());
+    const StreamNode* head = chain.back();
+
+    // Where the head's input comes from, and how the fragment is spread.
+    Distribution dist;
+    std::vector<std::vector<ActorEntry>> children;   // per exchange input
+    std::vector<StreamRuntime::OutputActor> upstream;  // backfill's upstream actors
+    if (head->kind() == StreamNode::Kind::kTableScan) {
+      dist = head->distribution;
+      auto* scan = static_cast<const StreamTableScanNode*>(head);
+      if (scan->table->kind == RelationKind::kTable) {
+        upstream = {{kTableStreamActor | scan->table->id, {0, kVnodeCount}}};
+      } else {
+        upstream = runtime_->RelationOutputs(scan->table->id);
+        if (upstream.empty())
+          throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
+                         "materialized view \"" + scan->table->name + "\" is not running");
+      }
+    } else {
+      for (const auto& in : head->inputs()) {
+        dist = in->distribution;  // the exchange's target distribution
+        children.push_back(BuildFragment(in->input()));
+      }
+    }
+    const int parallelism = dist.kind == Distribution::Kind::kSingle ? 1 : std::max(1, req_.parallelism);
+
+    size_t slots = upstream.size();
+    std::vector<int> slot_inputs(upstream.size(), 0);
+    for (size_t i = 0; i < children.size(); i++) {
+      slots += children[i].size();
+      slot_inputs.insert(slot_inputs.end(), children[i].size(), int(i));
+    }
+    std::vector<ActorEntry> mine;
+    for (int i = 0; i < parallelism; i++) {
+      ActorContext ctx;
+      ctx.runtime = runtime_;
+      ctx.store = runtime_->store();
+      ctx.actor_id = runtime_->NextActorId();
+      ctx.job_id = req_.job->id;
+      ctx.vnodes = VnodeRange(i, parallelism);
+      std::vector<StreamOperatorPtr> ops;
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) ops.push_back(MakeOperator(*it));
+      auto actor = std::make_unique<Actor>(ctx, std::make_shared<Inbox>(std::max<size_t>(slots, 1)), slot_inputs,
+                                           std::move(ops), slots == 0);
+      mine.push_back({actor.get(), ctx.vnodes});
+      if (head->kind() == StreamNode::Kind::kTableScan) built_.backfill_actors.insert(ctx.actor_id);
+      actors_.push_back(std::move(actor));
+    }
+
+    // Upstream relation -> backfill actors, attached by the start barrier.
+    for (size_t u = 0; u < upstream.size(); u++) {
+      std::vector<Dispatcher::Output> outs;
+      for (auto& m : mine) outs.push_back({m.actor->id(), m.actor->inbox(), u, m.vnodes});
+      const auto& keys = static_cast<const StreamTableScanNode*>(head)->table->dist_key;
+      auto d = std::make_shared<Dispatcher>(keys.empty() ? Dispatcher::Kind::kSimple : Dispatcher::Kind::kHash, keys,
+                                            std::move(outs));
+      built_.mutation->add_outputs[upstream[u].actor].push_back(std::move(d));
+    }
+    // Child fragments -> this one.
+    size_t slot = upstream.size();
+    for (size_t i = 0; i < children.size(); i++) {
+      const Distribution& to = head->input(i)->distribution;
+      for (auto& child : children[i]) {
+        std::vector<Dispatcher::Output> outs;
+        for (auto& m : mine) outs.push_back({m.actor->id(), m.actor->inbox(), slot, m.vnodes});
+        auto kind = to.kind == Distribution::Kind::kHash ? Dispatcher::Kind::kHash : Dispatcher::Kind::kSimple;
+        child.actor->AddDispatcher(std::make_shared<Dispatcher>(kind, to.keys, std::move(outs)));
+        slot++;
+      }
+    }
+    return mine;
+  }
+
+  const BuildRequest& req_;
+  StreamRuntime* runtime_;
+  BuiltJob built_;
+  std::vector<std::unique_ptr<Actor>> actors_;
+};
+
+}  // namespace
+
+BuiltJob BuildJob(const BuildRequest& request, StreamRuntime* runtime) {
+  return JobBuilder(request, runtime).Build();
+}
+
+}  // namespace freshet

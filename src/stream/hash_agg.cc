@@ -1,0 +1,359 @@
+#include "stream/hash_agg.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/array.h"
+#include "common/encoding.h"
+#include "common/error.h"
+
+namespace freshet {
+
+namespace {
+
+bool RowsEqual(const Row& a, const Row& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    if (a[i].is_null() != b[i].is_null()) return false;
+    if (!a[i].is_null() && Value::Compare(a[i], b[i]) != 0) return false;
+  }
+  return true;
+}
+
+bool KeepsOnlyValue(AggKind k) {
+  return k == AggKind::kMin || k == AggKind::kMax || k == AggKind::kBoolAnd || k == AggKind::kBoolOr;
+}
+
+}  // namespace
+
+HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls,
+                                 std::vector<int> input_stream_key, std::vector<DataType> output_types,
+                                 StateTableDesc result_table, std::vector<StateTableDesc> call_tables, EvalContext eval)
+    : group_keys_(std::move(group_keys)), calls_(std::move(calls)), input_stream_key_(std::move(input_stream_key)),
+      output_types_(std::move(output_types)), result_desc_(std::move(result_table)),
+      call_descs_(std::move(call_tables)), eval_(std::move(eval)) {
+  for (const auto& c : calls_) {
+    auto fn = CreateAggregate(c.sig);
+    if (c.distinct) modes_.push_back(CallMode::kDistinct);
+    else if (fn->StateTypes().empty()) modes_.push_back(CallMode::kInputs);
+    else modes_.push_back(CallMode::kValue);
+    fns_.push_back(modes_.back() == CallMode::kInputs ? nullptr : std::move(fn));
+  }
+}
+
+void HashAggOperator::Open(ActorContext* ctx) {
+  StreamOperator::Open(ctx);
+  result_table_ = ctx->NewStateTable(result_desc_);
+  for (const auto& d : call_descs_) call_tables_.push_back(d.table_id ? ctx->NewStateTable(d) : nullptr);
+  if (group_keys_.empty()) {
+    // The global row: emitted at the first barrier if it never was.
+    DataChunk none;
+    none.set_cardinality(1);
+    std::string key;
+    uint32_t g = GroupOf(none, 0, &key);
+    if (!groups_[g].emitted && !groups_[g].dirty) {
+      groups_[g].dirty = true;
+      dirty_.push_back(g);
+    }
+  }
+}
+
+std::string HashAggOperator::ResultKey(const Group& grp) const {
+  return VnodePrefix(result_desc_.table_id, grp.vnode) + grp.key;
+}
+
+uint32_t HashAggOperator::GroupOf(const DataChunk& data, size_t row, std::string* key) {
+  key->clear();
+  for (int c : group_keys_) EncodeKeyFromVector(data.column(c), row, key);
+  auto it = index_.find(*key);
+  if (it != index_.end()) return it->second;
+  uint32_t g;
+  if (!free_.empty()) {
+    g = free_.back();
+    free_.pop_back();
+    groups_[g] = Group();
+  } else {
+    g = uint32_t(groups_.size());
+    groups_.emplace_back();
+    for (auto& fn : fns_)
+      if (fn) fn->Resize(groups_.size());
+  }
+  for (auto& fn : fns_)
+    if (fn) fn->ResetGroup(g);
+  Group& grp = groups_[g];
+  grp.key = *key;
+  for (int c : group_keys_) grp.keys.push_back(data.column(c).GetValue(row));
+  grp.vnode = group_keys_.empty() ? 0 : ComputeVnode(data, row, group_keys_);
+  grp.inputs.resize(calls_.size());
+  grp.distinct.resize(calls_.size());
+  index_[*key] = g;
+  LoadGroup(g);
+  return g;
+}
+
+void HashAggOperator::LoadGroup(uint32_t g) {
+  Group& grp = groups_[g];
+  StateStore* store = ctx_->store;
+  std::string value;
+  Status s = store->Get(store->data_cf(), nullptr, ResultKey(grp), &value);
+  if (s.ok()) {
+    Row row;
+    if (!DecodeRow(value, result_desc_.column_types, &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt aggregation state");
+    size_t pos = group_keys_.size();
+    grp.row_count = row[pos++].int_value();
+    for (size_t i = 0; i < calls_.size(); i++) {
+      if (!fns_[i]) continue;
+      fns_[i]->LoadState(g, &row[pos]);
+      pos += fns_[i]->StateTypes().size();
+    }
+    grp.emitted = true;
+  } else if (!s.IsNotFound()) {
+    s.ThrowIfError();
+  }
+  for (size_t i = 0; i < calls_.size(); i++) {
+    if (!call_tables_[i]) continue;
+    std::string prefix = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key;
+    auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
+    const size_t gk = group_keys_.size();
+    for (auto& it = range->it; it->Valid(); it->Next()) {
+      Row row;
+      if (!DecodeRow(std::string_view(it->value().data(), it->value().size()), call_descs_[i].column_types, &row))
+        throw SqlError(sqlstate::kDataCorrupted, "corrupt aggregation input state");
+      std::string mkey(it->key().data() + prefix.size(), it->key().size() - prefix.size());
+      if (modes_[i] == CallMode::kDistinct) {
+        grp.distinct[i][mkey] = {row[gk], row[gk + 1].int_value()};
+      } else if (KeepsOnlyValue(calls_[i].sig.kind)) {
+        grp.inputs[i][mkey] = Row{row[gk]};
+      } else {
+        size_t nargs = calls_[i].args.size();
+        grp.inputs[i][mkey] = Row(row.end() - nargs, row.end());
+      }
+    }
+  }
+  if (grp.emitted) grp.prev_output = OutputOf(g);
+}
+
+void HashAggOperator::OnChunk(int, StreamChunk chunk) {
+  const DataChunk& data = chunk.data();
+  const size_t n = chunk.num_rows();
+  std::vector<uint32_t> gids(n);
+  std::vector<int8_t> signs(n);
+  std::string key;
+  for (size_t r = 0; r < n; r++) {
+    uint32_t g = GroupOf(data, r, &key);
+    gids[r] = g;
+    signs[r] = IsInsertOp(chunk.ops()[r]) ? 1 : -1;
+    Group& grp = groups_[g];
+    grp.row_count += signs[r];
+    if (!grp.dirty) {
+      grp.dirty = true;
+      dirty_.push_back(g);
+    }
+  }
+  for (size_t i = 0; i < calls_.size(); i++) {
+    const StreamAggCall& call = calls_[i];
+    std::vector<uint8_t> keep(n, 1);
+    if (call.filter >= 0) keep = ToMask(data.column(call.filter));
+    if (modes_[i] == CallMode::kValue) {
+      std::vector<uint32_t> sel;
+      for (size_t r = 0; r < n; r++)
+        if (keep[r]) sel.push_back(uint32_t(r));
+      if (sel.empty()) continue;
+      std::vector<Vector> args;
+      std::vector<uint32_t> g2;
+      std::vector<int8_t> s2;
+      for (uint32_t r : sel) {
+        g2.push_back(gids[r]);
+        s2.push_back(signs[r]);
+      }
+      for (int a : call.args) args.push_back(data.column(a).Take(sel));
+      std::vector<const Vector*> arg_ptrs;
+      for (auto& v : args) arg_ptrs.push_back(&v);
+      fns_[i]->Update(g2.data(), arg_ptrs, s2.data(), sel.size(), eval_);
+      continue;
+    }
+    const Vector& arg0 = data.column(call.args.empty() ? 0 : call.args[0]);
+    if (modes_[i] == CallMode::kDistinct) {
+      std::vector<uint32_t> fed_rows, fed_groups;
+      std::vector<int8_t> fed_signs;
+      for (size_t r = 0; r < n; r++) {
+        if (!keep[r] || arg0.IsNull(r)) continue;
+        Group& grp = groups_[gids[r]];
+        std::string vkey;
+        EncodeKeyFromVector(arg0, r, &vkey);
+        auto& entry = grp.distinct[i][vkey];
+        int64_t before = entry.second;
+        if (before == 0) entry.first = arg0.GetValue(r);
+        entry.second += signs[r];
+        std::string skey = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key + vkey;
+        if ((before == 0) != (entry.second == 0)) {
+          fed_rows.push_back(uint32_t(r));
+          fed_groups.push_back(gids[r]);
+          fed_signs.push_back(before == 0 ? 1 : -1);
+        }
+        if (entry.second == 0) {
+          grp.distinct[i].erase(vkey);
+          call_tables_[i]->Delete(std::move(skey));
+        } else {
+          Row row = grp.keys;
+          row.push_back(entry.first);
+          row.push_back(Value::Int64(entry.second));
+          std::string v;
+          EncodeRowValues(row, &v);
+          call_tables_[i]->Put(std::move(skey), std::move(v));
+        }
+      }
+      if (!fed_rows.empty()) {
+        Vector fed = arg0.Take(fed_rows);
+        fns_[i]->Update(fed_groups.data(), {&fed}, fed_signs.data(), fed_rows.size(), eval_);
+      }
+      continue;
+    }
+    // kInputs: keep the inputs, ordered.
+    bool only_value = KeepsOnlyValue(call.sig.kind);
+    bool skip_null = call.sig.kind != AggKind::kArrayAgg;
+    for (size_t r = 0; r < n; r++) {
+      if (!keep[r] || (skip_null && arg0.IsNull(r))) continue;
+      Group& grp = groups_[gids[r]];
+      std::string mkey;
+      Row row = grp.keys;
+      if (only_value) {
+        EncodeKeyFromVector(arg0, r, &mkey);
+        row.push_back(arg0.GetValue(r));
+      } else {
+        for (auto [col, desc] : call.order_by) {
+          EncodeKeyFromVector(data.column(col), r, &mkey, desc);
+          row.push_back(data.column(col).GetValue(r));
+        }
+      }
+      for (int k : input_stream_key_) {
+        EncodeKeyFromVector(data.column(k), r, &mkey);
+        row.push_back(data.column(k).GetValue(r));
+      }
+      Row args;
+      if (only_value) {
+        args.push_back(arg0.GetValue(r));
+      } else {
+        for (int a : call.args) {
+          args.push_back(data.column(a).GetValue(r));
+          row.push_back(args.back());
+        }
+      }
+      std::string skey = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key + mkey;
+      if (signs[r] > 0) {
+        grp.inputs[i][mkey] = std::move(args);
+        std::string v;
+        EncodeRowValues(row, &v);
+        call_tables_[i]->Put(std::move(skey), std::move(v));
+      } else {
+        grp.inputs[i].erase(mkey);
+        call_tables_[i]->Delete(std::move(skey));
+      }
+    }
+  }
+}
+
+Row HashAggOperator::OutputOf(uint32_t g) {
+  Group& grp = groups_[g];
+  Row out = grp.keys;
+  for (size_t i = 0; i < calls_.size(); i++) {
+    const StreamAggCall& call = calls_[i];
+    if (fns_[i]) {
+      Vector v(call.sig.return_type);
+      fns_[i]->FinalizeGroups(&g, 1, &v, eval_);
+      out.push_back(v.GetValue(0));
+      continue;
+    }
+    const auto& m = grp.inputs[i];
+    const DataType& t = call.sig.return_type;
+    if (m.empty()) {
+      out.push_back(Value::Null(t));
+      continue;
+    }
+    switch (call.sig.kind) {
+      case AggKind::kMin:
+      case AggKind::kBoolAnd: out.push_back(m.begin()->second[0]); break;
+      case AggKind::kMax:
+      case AggKind::kBoolOr: out.push_back(m.rbegin()->second[0]); break;
+      case AggKind::kStringAgg: {
+        std::string s;
+        bool first = true;
+        for (const auto& [k, args] : m) {
+          if (!first && !args[1].is_null()) s += args[1].string_value();
+          s += args[0].string_value();
+          first = false;
+        }
+        out.push_back(Value::FromString(t, std::move(s)));
+        break;
+      }
+      case AggKind::kArrayAgg: {
+        Vector elements(call.sig.arg_type);
+        for (const auto& [k, args] : m) elements.Append(args[0]);
+        out.push_back(Value::FromString(t, EncodeArray(elements)));
+        break;
+      }
+      default: out.push_back(Value::Null(t));
+    }
+    out.back().set_type(t);
+  }
+  return out;
+}
+
+void HashAggOperator::SaveGroup(uint32_t g) {
+  Group& grp = groups_[g];
+  Row row = grp.keys;
+  row.push_back(Value::Int64(grp.row_count));
+  for (size_t i = 0; i < calls_.size(); i++)
+    if (fns_[i]) fns_[i]->SaveState(g, &row);
+  std::string v;
+  EncodeRowValues(row, &v);
+  result_table_->Put(ResultKey(grp), std::move(v));
+}
+
+void HashAggOperator::OnBarrier(const Barrier&) {
+  if (dirty_.empty()) return;
+  std::vector<Op> ops;
+  DataChunk out(output_types_);
+  auto flush = [&] {
+    if (ops.empty()) return;
+    Emit(StreamChunk(std::move(ops), std::move(out)));
+    ops.clear();
+    out = DataChunk(output_types_);
+  };
+  for (uint32_t g : dirty_) {
+    Group& grp = groups_[g];
+    grp.dirty = false;
+    if (grp.row_count < 0) {
+      spdlog::error("aggregation state of job {}: group has {} rows; reset", ctx_->job_id, grp.row_count);
+      grp.row_count = 0;
+    }
+    if (!group_keys_.empty() && grp.row_count == 0) {
+      if (grp.emitted) {
+        ops.push_back(Op::kDelete);
+        out.AppendRow(grp.prev_output);
+      }
+      result_table_->Delete(ResultKey(grp));
+      index_.erase(grp.key);
+      grp = Group();
+      free_.push_back(g);
+    } else {
+      Row now = OutputOf(g);
+      if (!grp.emitted) {
+        ops.push_back(Op::kInsert);
+        out.AppendRow(now);
+      } else if (!RowsEqual(now, grp.prev_output)) {
+        ops.push_back(Op::kUpdateDelete);
+        out.AppendRow(grp.prev_output);
+        ops.push_back(Op::kUpdateInsert);
+        out.AppendRow(now);
+      }
+      grp.prev_output = std::move(now);
+      grp.emitted = true;
+      SaveGroup(g);
+    }
+    if (ops.size() + 2 > kChunkSize) flush();
+  }
+  dirty_.clear();
+  flush();
+}
+
+}  // namespace freshet

@@ -1,0 +1,81 @@
+// HashAgg: incremental aggregation, grouped (GROUP BY) or global (no group
+// keys: one row that exists even for an empty input).
+//
+// Each input row adds (+1) or retracts (-1) itself from its group. At each
+// barrier the operator emits, for every group that changed, the difference
+// between its previous and its new output row (Insert, Delete, or an
+// UpdateDelete/UpdateInsert pair) and saves the group's state.
+//
+// State, per group, all of it kept in memory once touched and written
+// through to the job's internal tables:
+//   - the result table: group columns, the group's row count and the small
+//     states of count/sum/avg (AggregateFunction::SaveState);
+//   - one input table per call that needs its inputs to stay exact under
+//     retraction: min/max/bool_and/bool_or (ordered by value: deleting the
+//     current extreme finds the next one), string_agg/array_agg (ordered by
+//     their ORDER BY) and DISTINCT calls (each value with its multiplicity).
+// A group not yet touched since the actor started is loaded from those
+// tables on first use.
+#pragma once
+
+#include <map>
+#include <unordered_map>
+
+#include "expr/aggregate.h"
+#include "planner/stream_plan.h"
+#include "stream/operator.h"
+
+namespace freshet {
+
+class HashAggOperator : public StreamOperator {
+ public:
+  // `call_tables[i]` is the input table of call i (table_id 0 when none).
+  HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls, std::vector<int> input_stream_key,
+                  std::vector<DataType> output_types, StateTableDesc result_table,
+                  std::vector<StateTableDesc> call_tables, EvalContext eval);
+  std::string Name() const override { return group_keys_.empty() ? "SimpleAgg" : "HashAgg"; }
+  void Open(ActorContext* ctx) override;
+  void OnChunk(int input, StreamChunk chunk) override;
+  void OnBarrier(const Barrier& barrier) override;
+
+ private:
+  enum class CallMode { kValue, kDistinct, kInputs };
+  struct Group {
+    Row keys;
+    std::string key;   // memcomparable group key
+    uint16_t vnode = 0;
+    int64_t row_count = 0;
+    bool dirty = false;
+    bool emitted = false;  // prev_output is in the downstream
+    Row prev_output;
+    // Per call: kInputs: ordered inputs -> argument values; kDistinct:
+    // value key -> (value, multiplicity).
+    std::vector<std::map<std::string, Row>> inputs;
+    std::vector<std::map<std::string, std::pair<Value, int64_t>>> distinct;
+  };
+
+  uint32_t GroupOf(const DataChunk& data, size_t row, std::string* key);
+  void LoadGroup(uint32_t g);
+  Row OutputOf(uint32_t g);
+  void SaveGroup(uint32_t g);
+  std::string ResultKey(const Group& grp) const;
+
+  std::vector<int> group_keys_;
+  std::vector<StreamAggCall> calls_;
+  std::vector<CallMode> modes_;
+  std::vector<int> input_stream_key_;
+  std::vector<DataType> output_types_;
+  StateTableDesc result_desc_;
+  std::vector<StateTableDesc> call_descs_;
+  EvalContext eval_;
+
+  std::vector<std::unique_ptr<AggregateFunction>> fns_;  // kValue and kDistinct calls
+  std::shared_ptr<StateTable> result_table_;
+  std::vector<std::shared_ptr<StateTable>> call_tables_;
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<Group> groups_;
+  std::vector<uint32_t> free_;
+  std::vector<uint32_t> dirty_;
+};
+
+}  // namespace freshet

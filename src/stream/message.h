@@ -1,0 +1,68 @@
+// Messages that flow between stream actors (DESIGN.md §3).
+//
+// A stream is a sequence of StreamChunks cut into epochs by Barriers. A
+// barrier carries the epoch it closes (prev) and the one it opens (curr);
+// every chunk before it belongs to prev. A barrier may carry a Mutation:
+// a change of the stream graph (actors added or stopped) that every actor
+// applies at exactly that point of its stream, which is what lets a new job
+// start reading an upstream at an epoch boundary.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+#include "common/data_chunk.h"
+#include "storage/keys.h"
+
+namespace freshet {
+
+using ActorId = uint32_t;
+class Dispatcher;
+
+struct Mutation {
+  // New outputs, attached by the upstream actor (or table change stream,
+  // keyed by kTableStreamActor | table id) just before it forwards the
+  // barrier, so the new downstream receives the barrier and everything
+  // after it.
+  std::map<ActorId, std::vector<std::shared_ptr<Dispatcher>>> add_outputs;
+  // Actors that stop after this barrier; upstreams drop their outputs to
+  // them once the barrier is forwarded.
+  std::set<ActorId> stop;
+};
+
+// Table change streams are addressed like actors in mutations: this bit
+// plus the table id.
+inline constexpr ActorId kTableStreamActor = 0x80000000u;
+
+struct Barrier {
+  Epoch prev_epoch = 0;
+  Epoch curr_epoch = 0;
+  std::shared_ptr<const Mutation> mutation;  // may be null
+
+  bool Stops(ActorId actor) const { return mutation && mutation->stop.count(actor); }
+  // Wall-clock time of the barrier in microseconds (epochs are ms << 16),
+  // the now() of temporal filters.
+  int64_t NowMicros() const { return static_cast<int64_t>(curr_epoch >> 16) * 1000; }
+};
+
+struct Message {
+  enum class Kind { kChunk, kBarrier } kind = Kind::kChunk;
+  StreamChunk chunk;
+  Barrier barrier;
+
+  static Message Chunk(StreamChunk c) {
+    Message m;
+    m.chunk = std::move(c);
+    return m;
+  }
+  static Message OfBarrier(Barrier b) {
+    Message m;
+    m.kind = Kind::kBarrier;
+    m.barrier = std::move(b);
+    return m;
+  }
+};
+
+}  // namespace freshet

@@ -1,0 +1,86 @@
+// StreamOperator: one step of an actor's chain (DESIGN.md §3).
+//
+// An actor runs a linear chain of operators on its own thread. The first
+// operator (the head) receives the actor's input: chunks from its inbox,
+// tagged with the input they came from (a join's left or right), or, for
+// sources and backfills, data it produces itself in DoWork(). Each operator
+// passes its output to the next with Emit(); the last one's output goes to
+// the actor's dispatchers.
+//
+// At an aligned barrier the actor calls OnBarrier on every operator from
+// head to tail; an operator may Emit before returning (an aggregation emits
+// the epoch's changes there), and the next operator sees those chunks before
+// its own OnBarrier. All state an operator keeps must be written to its
+// state tables (ActorContext::NewStateTable) by the end of OnBarrier: those
+// writes commit atomically with the epoch, and after a crash the operator is
+// rebuilt from them alone.
+//
+// State tables handed out by the context are drained with TakeWrites at each
+// barrier, so an operator must not read back through StateTable::Get a key
+// it wrote in an epoch not yet committed; operators keep in memory what they
+// have written (a write-through cache) and read storage only for keys they
+// have not touched since they started.
+//
+// Errors: an expression error on a row makes that value NULL and logs a
+// warning (RisingWave's behaviour); a stream job never stops the server.
+//
+// Not thread-safe: used by the owning actor's thread only.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stream/message.h"
+#include "storage/state_store.h"
+#include "storage/state_table.h"
+
+namespace freshet {
+
+class StreamRuntime;
+
+struct ActorContext {
+  StreamRuntime* runtime = nullptr;
+  StateStore* store = nullptr;
+  ActorId actor_id = 0;
+  uint32_t job_id = 0;
+  std::pair<int, int> vnodes{0, kVnodeCount};  // the vnodes this actor owns
+  std::vector<std::shared_ptr<StateTable>> state_tables;
+
+  std::shared_ptr<StateTable> NewStateTable(StateTableDesc desc) {
+    auto t = std::make_shared<StateTable>(store, std::move(desc));
+    state_tables.push_back(t);
+    return t;
+  }
+};
+
+class StreamOperator {
+ public:
+  virtual ~StreamOperator() = default;
+  virtual std::string Name() const = 0;
+
+  // Before the first message, on the actor's thread.
+  virtual void Open(ActorContext* ctx) { ctx_ = ctx; }
+  virtual void OnChunk(int input, StreamChunk chunk) = 0;
+  virtual void OnBarrier(const Barrier& barrier) { (void)barrier; }
+  // Heads that produce data (sources, backfill): whether DoWork has
+  // something to do now, and one bounded step of it.
+  virtual bool HasWork() const { return false; }
+  virtual void DoWork() {}
+
+  void set_next(std::function<void(StreamChunk)> next) { next_ = std::move(next); }
+
+ protected:
+  void Emit(StreamChunk chunk) {
+    if (chunk.num_rows() > 0) next_(std::move(chunk));
+  }
+  ActorContext* ctx_ = nullptr;
+
+ private:
+  std::function<void(StreamChunk)> next_;
+};
+
+using StreamOperatorPtr = std::unique_ptr<StreamOperator>;
+
+}  // namespace freshet

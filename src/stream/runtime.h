@@ -1,0 +1,129 @@
+// StreamRuntime: the running stream graph of one database.
+//
+// It owns the database's actors and its table change streams (the outputs
+// of DML: every change to a table with downstream jobs is pushed here and
+// dispatched to the jobs' backfill actors), and it is where barriers enter
+// and leave the graph:
+//
+//   InjectBarrier   (epoch loop, holding the exclusive epoch lock, so no
+//                   DML runs) starts the actors the barrier adds, applies
+//                   its mutation to the table change streams and sends the
+//                   barrier to them and to every source actor;
+//   Collect         (actors) hands over an actor's state writes of the epoch;
+//   WaitCollected   (epoch loop) returns once every actor that existed at
+//                   injection collected the barrier, with all their writes,
+//                   and joins the actors the barrier stopped;
+//   OnCommitted     (epoch loop) after the writes are durable: wakes actors
+//                   waiting for the commit and completes jobs whose backfill
+//                   finished in that epoch.
+//
+// Jobs: a job registers its backfill actors; each reports when all its
+// vnodes are finished; the job is complete when all did and that epoch is
+// committed.
+//
+// Thread safety: all methods are safe to call concurrently.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <vector>
+
+#include "stream/actor.h"
+
+namespace freshet {
+
+class StreamRuntime {
+ public:
+  StreamRuntime(StateStore* store, uint32_t database_id) : store_(store), database_id_(database_id) {}
+  ~StreamRuntime();
+
+  StateStore* store() const { return store_; }
+  uint32_t database_id() const { return database_id_; }
+
+  // DML: whether a table has downstream jobs, and pushing its changes.
+  // Called with the epoch guard held, so a change never straddles a barrier.
+  bool HasSubscribers(TableId table_id) const;
+  void PushTableChanges(TableId table_id, const StreamChunk& chunk);
+
+  // Epoch loop.
+  void InjectBarrier(const Barrier& barrier, std::vector<std::unique_ptr<Actor>> new_actors);
+  std::vector<std::vector<WriteOp>> WaitCollected(Epoch prev_epoch);
+  void OnCommitted(Epoch epoch);
+  size_t num_actors() const;
+
+  // Actors.
+  void Collect(ActorId actor, const Barrier& barrier, std::vector<WriteOp>&& writes);
+  // Blocks until `epoch` is committed; false when the runtime shuts down.
+  bool WaitCommitted(Epoch epoch);
+  Epoch committed_epoch() const;
+
+  // Jobs.
+  // `on_complete` runs (outside the runtime's lock) when the job completes,
+  // before WaitJob returns.
+  void RegisterJob(uint32_t job_id, std::set<ActorId> backfill_actors, std::function<void()> on_complete);
+  void ReportBackfillFinished(uint32_t job_id, ActorId actor, Epoch epoch);
+  // Blocks until the job is complete (true), cancelled via *cancel or the
+  // runtime stops (false).
+  bool WaitJob(uint32_t job_id, const std::atomic<bool>* cancel);
+  bool JobComplete(uint32_t job_id) const;
+  void ForgetJob(uint32_t job_id);
+  // Called once the barrier that started the job is committed: from then on
+  // the job can complete (at once, if its backfill already finished).
+  void ArmJob(uint32_t job_id);
+  std::set<ActorId> JobActors(uint32_t job_id) const;
+
+  // The actors whose output is a relation's change stream (an MV's
+  // materialize actors), with the vnodes each owns; a table's change
+  // stream is kTableStreamActor | table id.
+  struct OutputActor {
+    ActorId actor;
+    std::pair<int, int> vnodes;
+  };
+  void SetRelationOutputs(TableId relation, std::vector<OutputActor> actors);
+  std::vector<OutputActor> RelationOutputs(TableId relation) const;
+  void ForgetRelation(TableId relation);
+
+  ActorId NextActorId() { return next_actor_id_.fetch_add(1); }
+
+  void Shutdown();
+
+ private:
+  struct Collection {
+    std::set<ActorId> expected;
+    std::set<ActorId> arrived;
+    std::vector<std::vector<WriteOp>> writes;
+    std::set<ActorId> stopping;
+  };
+  struct Job {
+    std::set<ActorId> pending;             // backfill actors not finished
+    Epoch finished_epoch = 0;              // the epoch of the last report
+    bool complete = false;
+    bool completing = false;
+    bool armed = false;
+    std::function<void()> on_complete;
+  };
+
+  // Runs the completion of every armed job whose backfill finished in a
+  // committed epoch.
+  void CompleteReadyJobs();
+
+  StateStore* store_;
+  uint32_t database_id_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool shutdown_ = false;
+  std::map<ActorId, std::unique_ptr<Actor>> actors_;
+  std::map<TableId, std::vector<std::shared_ptr<Dispatcher>>> table_streams_;
+  std::map<Epoch, Collection> collections_;
+  Epoch committed_epoch_ = 0;
+  std::map<uint32_t, Job> jobs_;
+  std::map<TableId, std::vector<OutputActor>> relation_outputs_;
+  std::atomic<ActorId> next_actor_id_{1};
+};
+
+}  // namespace freshet
