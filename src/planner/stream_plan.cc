@@ -154,6 +154,40 @@ std::string StreamHashAggNode::Describe() const {
                      fmt::join(parts, ", "));
 }
 
+StreamHashJoinNode::StreamHashJoinNode(JoinType t, StreamNodePtr left, StreamNodePtr right, std::vector<int> lk,
+                                       std::vector<int> rk, ExprPtr cond)
+    : StreamNode(Kind::kHashJoin, {}), type(t), left_keys(std::move(lk)), right_keys(std::move(rk)),
+      condition(std::move(cond)) {
+  const int nl = int(left->schema().size());
+  schema_ = left->schema();
+  for (const auto& c : right->schema()) schema_.push_back(c);
+  auto add_key = [&](int c) {
+    if (std::find(stream_key.begin(), stream_key.end(), c) == stream_key.end()) stream_key.push_back(c);
+  };
+  for (int k : left->stream_key) add_key(k);
+  for (int k : right->stream_key) add_key(nl + k);
+  for (int k : left_keys) add_key(k);
+  for (int k : right_keys) add_key(nl + k);
+  std::vector<int> rkeys;
+  for (int k : right_keys) rkeys.push_back(nl + k);
+  if (left_keys.empty()) distribution = Distribution::Single();
+  else if (type == JoinType::kInner || type == JoinType::kLeft) distribution = Distribution::Hash(left_keys);
+  else if (type == JoinType::kRight) distribution = Distribution::Hash(rkeys);
+  else distribution = Distribution::Any();
+  append_only = type == JoinType::kInner && left->append_only && right->append_only;
+  inputs_.push_back(std::move(left));
+  inputs_.push_back(std::move(right));
+}
+
+std::string StreamHashJoinNode::Describe() const {
+  std::vector<std::string> eq;
+  const auto& l = input(0)->schema();
+  const auto& r = input(1)->schema();
+  for (size_t i = 0; i < left_keys.size(); i++) eq.push_back(l[left_keys[i]].name + " = " + r[right_keys[i]].name);
+  return fmt::format("StreamHashJoin {{ type: {}, predicate: [{}]{} }}", JoinTypeName(type), fmt::join(eq, " AND "),
+                     condition ? ", condition: " + condition->ToString() : "");
+}
+
 StreamExchangeNode::StreamExchangeNode(StreamNodePtr input, Distribution to)
     : StreamNode(Kind::kExchange, CopySchema(*input)) {
   stream_key = input->stream_key;
@@ -215,7 +249,7 @@ class StreamPlanner {
         // Without LIMIT, ORDER BY does not change a view's rows.
         return Visit(n->child());
       case PlanNode::Kind::kLimit: Unsupported("LIMIT/OFFSET (top-N)");
-      case PlanNode::Kind::kJoin: Unsupported("a join");
+      case PlanNode::Kind::kJoin: return VisitJoin(static_cast<JoinNode*>(n));
       case PlanNode::Kind::kSetOp: Unsupported("UNION/INTERSECT/EXCEPT");
       case PlanNode::Kind::kValues: Unsupported("VALUES or a SELECT without FROM");
       case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
@@ -312,6 +346,82 @@ class StreamPlanner {
     auto node = std::make_unique<StreamHashAggNode>(std::move(input), std::move(keys), std::move(calls), std::move(schema));
     node->result_table = AddInternal(std::move(result));
     return node;
+  }
+
+  // Hash-distributes a join input on its key columns (single actor when
+  // none). Always an exchange: a join heads its fragment.
+  static StreamNodePtr ShuffleForJoin(StreamNodePtr in, const std::vector<int>& keys) {
+    if (keys.empty()) return Exchange(std::move(in), Distribution::Single());
+    return Exchange(std::move(in), Distribution::Hash(keys));
+  }
+
+  StreamNodePtr VisitJoin(JoinNode* j) {
+    if (j->type == JoinType::kSemi || j->type == JoinType::kAnti) Unsupported("IN/EXISTS subqueries (semi and anti joins)");
+    if (j->condition) CheckStreamable(*j->condition);
+    StreamNodePtr sides[2] = {Visit(j->child(0)), Visit(j->child(1))};
+    const int original_left = int(j->child(0)->schema().size());
+    const int original_right = int(j->child(1)->schema().size());
+    // Join keys that are expressions (casts to a common type, ...) are
+    // computed by a projection below the join, as extra hidden columns.
+    std::vector<int> keys[2];
+    const std::vector<ExprPtr>* key_exprs[2] = {&j->left_keys, &j->right_keys};
+    int extra[2] = {0, 0};
+    for (int s = 0; s < 2; s++) {
+      std::vector<ExprPtr> exprs;
+      std::vector<PlanColumn> schema = sides[s]->schema();
+      for (size_t c = 0; c < schema.size(); c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+      for (const auto& e : *key_exprs[s]) {
+        CheckStreamable(*e);
+        if (e->kind() == Expression::Kind::kColumnRef) {
+          keys[s].push_back(static_cast<const ColumnRefExpr&>(*e).index());
+          continue;
+        }
+        keys[s].push_back(int(exprs.size()));
+        exprs.push_back(e->Clone());
+        schema.push_back(PlanColumn{"_join_key" + std::to_string(keys[s].size()), e->type(), "", true});
+        extra[s]++;
+      }
+      if (extra[s]) sides[s] = std::make_unique<StreamProjectNode>(std::move(sides[s]), std::move(exprs), std::move(schema));
+      sides[s] = ShuffleForJoin(std::move(sides[s]), keys[s]);
+    }
+    // The condition refers to the original left ++ right columns.
+    ExprPtr condition = j->condition ? j->condition->Clone() : nullptr;
+    if (condition && extra[0]) ShiftColumns(condition.get(), original_left, extra[0]);
+    auto join = std::make_unique<StreamHashJoinNode>(j->type, std::move(sides[0]), std::move(sides[1]), keys[0],
+                                                     keys[1], std::move(condition));
+    for (int s = 0; s < 2; s++) {
+      const StreamNode* in = join->input(s);
+      InternalTableSpec spec;
+      spec.kind = s == 0 ? "joinleft" : "joinright";
+      for (const auto& c : in->schema()) spec.columns.push_back({c.name, c.type});
+      spec.columns.push_back({"_degree", DataType::Int64()});
+      spec.pk = keys[s];
+      for (int k : in->stream_key)
+        if (std::find(spec.pk.begin(), spec.pk.end(), k) == spec.pk.end()) spec.pk.push_back(k);
+      spec.dist_key = keys[s];
+      (s == 0 ? join->left_table : join->right_table) = AddInternal(std::move(spec));
+    }
+    if (!extra[0] && !extra[1]) return join;
+    // Back to the logical layout: the original columns of both sides.
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+    const int join_left = original_left + extra[0];
+    for (int c = 0; c < original_left + original_right; c++) {
+      int src = c < original_left ? c : join_left + (c - original_left);
+      const PlanColumn& col = join->schema()[src];
+      exprs.push_back(std::make_unique<ColumnRefExpr>(src, col.type, col.name));
+      schema.push_back(col);
+    }
+    return Project(std::move(join), std::move(exprs), std::move(schema));
+  }
+
+  // Adds `by` to column references at or after `from`.
+  static void ShiftColumns(Expression* e, int from, int by) {
+    if (e->kind() == Expression::Kind::kColumnRef) {
+      auto* c = static_cast<ColumnRefExpr*>(e);
+      if (c->index() >= from) c->set_index(c->index() + by);
+    }
+    for (auto& child : e->children()) ShiftColumns(child.get(), from, by);
   }
 
   StreamNodePtr VisitAggregate(AggregateNode* a) {

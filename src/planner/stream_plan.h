@@ -48,7 +48,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kExchange, kMaterialize };
+  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kHashJoin, kExchange, kMaterialize };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -117,6 +117,21 @@ class StreamHashAggNode : public StreamNode {
   std::vector<StreamAggCall> calls;
   std::vector<int> input_stream_key;  // input columns identifying an input row
   int result_table = -1;              // internal table: per-group states
+};
+
+// Equi-join of two inputs hashed on their join keys (inner, left, right,
+// full; no keys: one actor). Output: left columns, then right columns.
+// The stream key is both sides' stream keys plus both join keys, so that
+// every output key is produced by exactly one actor.
+class StreamHashJoinNode : public StreamNode {
+ public:
+  StreamHashJoinNode(JoinType type, StreamNodePtr left, StreamNodePtr right, std::vector<int> left_keys,
+                     std::vector<int> right_keys, ExprPtr condition);
+  std::string Describe() const override;
+  JoinType type;
+  std::vector<int> left_keys, right_keys;  // columns of each side
+  ExprPtr condition;                       // over left ++ right; may be null
+  int left_table = -1, right_table = -1;   // internal tables: each side's rows
 };
 
 // Redistributes its input to match `distribution`.

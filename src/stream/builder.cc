@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "stream/backfill.h"
 #include "stream/hash_agg.h"
+#include "stream/hash_join.h"
 #include "stream/materialize.h"
 #include "stream/project.h"
 
@@ -60,6 +61,18 @@ class JobBuilder {
         return std::make_unique<HashAggOperator>(a->group_keys, a->calls, a->input_stream_key, a->types(),
                                                  DescOf(*req_.internal_tables[a->result_table]),
                                                  std::move(call_tables), req_.eval);
+      }
+      case StreamNode::Kind::kHashJoin: {
+        auto* j = static_cast<const StreamHashJoinNode*>(n);
+        HashJoinOperator::Side sides[2];
+        for (int s = 0; s < 2; s++) {
+          sides[s].keys = s == 0 ? j->left_keys : j->right_keys;
+          sides[s].stream_key = j->input(s)->stream_key;
+          sides[s].types = j->input(s)->types();
+          sides[s].table = DescOf(*req_.internal_tables[s == 0 ? j->left_table : j->right_table]);
+        }
+        return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
+                                                  j->condition ? j->condition->Clone() : nullptr, req_.eval);
       }
       case StreamNode::Kind::kMaterialize: return std::make_unique<MaterializeOperator>(DescOf(*req_.job));
       case StreamNode::Kind::kExchange: break;

@@ -1,0 +1,64 @@
+// HashJoin: an incremental equi-join (inner, left, right or full outer),
+// with an optional extra condition over the joined row.
+//
+// Both inputs arrive hashed on the join key, so matching rows meet in one
+// actor. Each side keeps its rows, grouped by join key, in memory and in
+// its state table (key: join key, then the side's stream key); a row of
+// one side is joined with the other side's rows of the same key that
+// satisfy the condition. For outer joins each row of a preserved side also
+// keeps its degree (how many rows of the other side it matches), so that it
+// is emitted padded with NULLs exactly while it matches nothing. Without
+// join keys every row has the same (empty) key: a nested-loop join on one
+// actor.
+//
+// Output: left columns then right columns. Update pairs are emitted as a
+// Delete and an Insert (their matches may differ).
+#pragma once
+
+#include <map>
+#include <unordered_map>
+
+#include "planner/plan.h"
+#include "stream/operator.h"
+
+namespace freshet {
+
+class HashJoinOperator : public StreamOperator {
+ public:
+  struct Side {
+    std::vector<int> keys;        // join key columns of this side
+    std::vector<int> stream_key;  // columns identifying a row of this side
+    std::vector<DataType> types;
+    StateTableDesc table;         // rows + degree
+  };
+  HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval);
+  std::string Name() const override { return "HashJoin"; }
+  void Open(ActorContext* ctx) override;
+  void OnChunk(int input, StreamChunk chunk) override;
+
+ private:
+  struct Entry {
+    Row row;
+    int64_t degree = 0;
+  };
+  struct Bucket {
+    uint16_t vnode = 0;
+    std::map<std::string, Entry> rows;  // by encoded stream key
+  };
+  Bucket& BucketOf(int side, const std::string& key, uint16_t vnode);
+  void SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk, const Entry& e);
+  void EmitRow(Op op, const Row* left, const Row* right);
+  void FlushOutput();
+
+  JoinType type_;
+  Side sides_[2];
+  ExprPtr condition_;
+  EvalContext eval_;
+  std::shared_ptr<StateTable> tables_[2];
+  std::unordered_map<std::string, Bucket> buckets_[2];
+  std::vector<DataType> output_types_;
+  std::vector<Op> out_ops_;
+  DataChunk out_;
+};
+
+}  // namespace freshet
