@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "common/error.h"
@@ -188,6 +189,31 @@ std::string StreamHashJoinNode::Describe() const {
                      condition ? ", condition: " + condition->ToString() : "");
 }
 
+StreamUnionNode::StreamUnionNode(std::vector<StreamNodePtr> in, std::vector<PlanColumn> schema, std::vector<int> key)
+    : StreamNode(Kind::kUnion, std::move(schema)) {
+  stream_key = std::move(key);
+  distribution = Distribution::Hash(stream_key);
+  append_only = true;
+  for (auto& i : in) {
+    append_only &= i->append_only;
+    inputs_.push_back(std::move(i));
+  }
+}
+
+StreamTopNNode::StreamTopNNode(StreamNodePtr input, std::vector<StreamOrderKey> o, int64_t l, int64_t off)
+    : StreamNode(Kind::kTopN, CopySchema(*input)), order(std::move(o)), limit(l), offset(off) {
+  stream_key = input->stream_key;
+  distribution = Distribution::Single();
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamTopNNode::Describe() const {
+  std::vector<std::string> keys;
+  for (const auto& k : order)
+    keys.push_back(schema_[k.column].name + (k.descending ? " DESC" : " ASC") + (k.nulls_first ? " NULLS FIRST" : " NULLS LAST"));
+  return fmt::format("StreamTopN {{ order: [{}], limit: {}, offset: {} }}", fmt::join(keys, ", "), limit, offset);
+}
+
 StreamExchangeNode::StreamExchangeNode(StreamNodePtr input, Distribution to)
     : StreamNode(Kind::kExchange, CopySchema(*input)) {
   stream_key = input->stream_key;
@@ -248,9 +274,9 @@ class StreamPlanner {
       case PlanNode::Kind::kSort:
         // Without LIMIT, ORDER BY does not change a view's rows.
         return Visit(n->child());
-      case PlanNode::Kind::kLimit: Unsupported("LIMIT/OFFSET (top-N)");
+      case PlanNode::Kind::kLimit: return VisitLimit(static_cast<LimitNode*>(n));
       case PlanNode::Kind::kJoin: return VisitJoin(static_cast<JoinNode*>(n));
-      case PlanNode::Kind::kSetOp: Unsupported("UNION/INTERSECT/EXCEPT");
+      case PlanNode::Kind::kSetOp: return VisitSetOp(static_cast<SetOpNode*>(n));
       case PlanNode::Kind::kValues: Unsupported("VALUES or a SELECT without FROM");
       case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
       case PlanNode::Kind::kProjectSet: Unsupported("a set-returning function");
@@ -422,6 +448,115 @@ class StreamPlanner {
       if (c->index() >= from) c->set_index(c->index() + by);
     }
     for (auto& child : e->children()) ShiftColumns(child.get(), from, by);
+  }
+
+  StreamNodePtr VisitLimit(LimitNode* l) {
+    if (l->limit < 0 && l->offset == 0) return Visit(l->child());
+    std::vector<StreamOrderKey> order;
+    StreamNodePtr input;
+    if (l->child()->kind() == PlanNode::Kind::kSort) {
+      auto* sort = static_cast<SortNode*>(l->child());
+      input = Visit(sort->child());
+      // Sort keys that are expressions become extra (hidden) columns.
+      std::vector<ExprPtr> exprs;
+      std::vector<PlanColumn> schema = input->schema();
+      for (size_t c = 0; c < schema.size(); c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+      bool extra = false;
+      for (const auto& k : sort->keys) {
+        CheckStreamable(*k.expr);
+        int col;
+        if (k.expr->kind() == Expression::Kind::kColumnRef) {
+          col = static_cast<const ColumnRefExpr&>(*k.expr).index();
+        } else {
+          col = int(exprs.size());
+          exprs.push_back(k.expr->Clone());
+          schema.push_back(PlanColumn{"_order" + std::to_string(col), k.expr->type(), "", true});
+          extra = true;
+        }
+        order.push_back({col, k.descending, k.nulls_first});
+      }
+      if (extra) input = Project(std::move(input), std::move(exprs), std::move(schema));
+    } else {
+      input = Visit(l->child());
+    }
+    if (input->distribution.kind != Distribution::Kind::kSingle) input = Exchange(std::move(input), Distribution::Single());
+    auto node = std::make_unique<StreamTopNNode>(std::move(input), std::move(order), l->limit, l->offset);
+    InternalTableSpec spec;
+    spec.kind = "topn";
+    for (const auto& c : node->schema()) spec.columns.push_back({c.name, c.type});
+    for (const auto& k : node->order) spec.pk.push_back(k.column);
+    for (int k : node->stream_key) spec.pk.push_back(k);
+    node->state_table = AddInternal(std::move(spec));
+    return node;
+  }
+
+  StreamNodePtr VisitSetOp(SetOpNode* s) {
+    if (s->op != SetOpKind::kUnion) Unsupported(s->op == SetOpKind::kIntersect ? "INTERSECT" : "EXCEPT");
+    // Flatten nested UNION ALLs into one union.
+    std::vector<PlanNode*> branches;
+    std::function<void(PlanNode*)> collect = [&](PlanNode* n) {
+      auto* u = n->kind() == PlanNode::Kind::kSetOp ? static_cast<SetOpNode*>(n) : nullptr;
+      if (u && u->op == SetOpKind::kUnion && u->all) {
+        collect(u->child(0));
+        collect(u->child(1));
+      } else {
+        branches.push_back(n);
+      }
+    };
+    if (s->all) collect(s);
+    else branches = {s->child(0), s->child(1)};
+    std::vector<StreamNodePtr> inputs;
+    for (PlanNode* b : branches) inputs.push_back(Visit(b));
+    // Layout: the visible columns, the branch number, then each branch's
+    // stream key columns (NULL in the other branches' rows).
+    const size_t visible = s->schema().size();
+    std::vector<PlanColumn> schema = s->schema();
+    schema.push_back(PlanColumn{"_branch", DataType::Int32(), "", true});
+    std::vector<int> key = {int(visible)};
+    std::vector<size_t> key_base;
+    for (auto& in : inputs) {
+      key_base.push_back(schema.size());
+      for (int k : in->stream_key) {
+        key.push_back(int(schema.size()));
+        PlanColumn c = in->schema()[k];
+        c.hidden = true;
+        c.name = "_key" + std::to_string(schema.size());
+        schema.push_back(c);
+      }
+    }
+    std::vector<size_t> key_sizes;
+    for (auto& in : inputs) key_sizes.push_back(in->stream_key.size());
+    std::vector<StreamNodePtr> projected;
+    for (size_t b = 0; b < inputs.size(); b++) {
+      auto& in = inputs[b];
+      std::vector<ExprPtr> exprs;
+      for (size_t c = 0; c < visible; c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), in->schema()[c].type));
+      exprs.push_back(std::make_unique<ConstantExpr>(Value::Int32(int64_t(b))));
+      for (size_t o = 0; o < inputs.size(); o++) {
+        for (size_t i = 0; i < key_sizes[o]; i++) {
+          const PlanColumn& c = schema[key_base[o] + i];
+          if (o == b) exprs.push_back(std::make_unique<ColumnRefExpr>(in->stream_key[i], c.type));
+          else exprs.push_back(std::make_unique<ConstantExpr>(Value::Null(c.type)));
+        }
+      }
+      auto p = std::make_unique<StreamProjectNode>(std::move(in), std::move(exprs), schema);
+      p->stream_key = key;
+      projected.push_back(Exchange(std::move(p), Distribution::Hash(key)));
+    }
+    StreamNodePtr u = std::make_unique<StreamUnionNode>(std::move(projected), std::move(schema), std::move(key));
+    if (s->all) return u;
+    // UNION: distinct over the visible columns.
+    std::vector<int> cols;
+    for (size_t c = 0; c < visible; c++) cols.push_back(int(c));
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> vis_schema;
+    for (int c : cols) {
+      exprs.push_back(std::make_unique<ColumnRefExpr>(c, u->schema()[c].type, u->schema()[c].name));
+      vis_schema.push_back(u->schema()[c]);
+    }
+    StreamNodePtr vis = Project(std::move(u), std::move(exprs), std::move(vis_schema));
+    std::vector<PlanColumn> out_schema(vis->schema().begin(), vis->schema().begin() + visible);
+    return Aggregate(std::move(vis), cols, {}, std::move(out_schema));
   }
 
   StreamNodePtr VisitAggregate(AggregateNode* a) {

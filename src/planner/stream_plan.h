@@ -48,7 +48,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kHashJoin, kExchange, kMaterialize };
+  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -132,6 +132,33 @@ class StreamHashJoinNode : public StreamNode {
   std::vector<int> left_keys, right_keys;  // columns of each side
   ExprPtr condition;                       // over left ++ right; may be null
   int left_table = -1, right_table = -1;   // internal tables: each side's rows
+};
+
+// UNION ALL of inputs with the same columns (each input's rows tagged with
+// a hidden branch number, so that stream keys of different branches never
+// collide).
+class StreamUnionNode : public StreamNode {
+ public:
+  StreamUnionNode(std::vector<StreamNodePtr> inputs, std::vector<PlanColumn> schema, std::vector<int> key);
+  std::string Describe() const override { return "StreamUnion { all: true }"; }
+};
+
+struct StreamOrderKey {
+  int column;
+  bool descending = false;
+  bool nulls_first = false;
+};
+
+// ORDER BY ... LIMIT/OFFSET over the whole input (one actor): emits the
+// rows ranked [offset, offset + limit), kept up to date. Ties are broken
+// by the stream key.
+class StreamTopNNode : public StreamNode {
+ public:
+  StreamTopNNode(StreamNodePtr input, std::vector<StreamOrderKey> order, int64_t limit, int64_t offset);
+  std::string Describe() const override;
+  std::vector<StreamOrderKey> order;
+  int64_t limit, offset;  // limit -1: none
+  int state_table = -1;   // every input row, in rank order
 };
 
 // Redistributes its input to match `distribution`.

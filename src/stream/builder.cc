@@ -6,6 +6,8 @@
 #include "stream/hash_join.h"
 #include "stream/materialize.h"
 #include "stream/project.h"
+#include "stream/top_n.h"
+#include "stream/union.h"
 
 namespace freshet {
 
@@ -73,6 +75,12 @@ class JobBuilder {
         }
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval);
+      }
+      case StreamNode::Kind::kUnion: return std::make_unique<UnionOperator>();
+      case StreamNode::Kind::kTopN: {
+        auto* t = static_cast<const StreamTopNNode*>(n);
+        return std::make_unique<TopNOperator>(t->order, t->stream_key, t->limit, t->offset, t->types(),
+                                              DescOf(*req_.internal_tables[t->state_table]));
       }
       case StreamNode::Kind::kMaterialize: return std::make_unique<MaterializeOperator>(DescOf(*req_.job));
       case StreamNode::Kind::kExchange: break;

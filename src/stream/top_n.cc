@@ -1,0 +1,97 @@
+#include "stream/top_n.h"
+
+#include "common/encoding.h"
+#include "common/error.h"
+
+namespace freshet {
+
+TopNOperator::TopNOperator(std::vector<StreamOrderKey> order, std::vector<int> stream_key, int64_t limit,
+                           int64_t offset, std::vector<DataType> types, StateTableDesc table)
+    : order_(std::move(order)), stream_key_(std::move(stream_key)), limit_(limit), offset_(offset),
+      types_(std::move(types)), desc_(std::move(table)) {}
+
+std::string TopNOperator::RankKey(const DataChunk& data, size_t row) const {
+  std::string key;
+  for (const auto& k : order_) {
+    const Vector& v = data.column(k.column);
+    // A leading byte puts NULLs first or last whatever the direction.
+    bool null = v.IsNull(row);
+    key.push_back(char(null == k.nulls_first ? 0 : 1));
+    if (!null) EncodeKeyFromVector(v, row, &key, k.descending);
+  }
+  for (int c : stream_key_) EncodeKeyFromVector(data.column(c), row, &key);
+  return key;
+}
+
+void TopNOperator::Open(ActorContext* ctx) {
+  StreamOperator::Open(ctx);
+  table_ = ctx->NewStateTable(desc_);
+  // One actor holds the whole input: load it, and the window it emitted.
+  StateStore* store = ctx->store;
+  std::string prefix = TablePrefix(desc_.table_id);
+  auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
+  for (auto& it = range->it; it->Valid(); it->Next()) {
+    Row row;
+    if (!DecodeRow(std::string_view(it->value().data(), it->value().size()), types_, &row))
+      throw SqlError(sqlstate::kDataCorrupted, "corrupt top-n state");
+    rows_[std::string(it->key().data() + prefix.size() + 2, it->key().size() - prefix.size() - 2)] = std::move(row);
+  }
+  int64_t rank = 0;
+  for (auto& [k, row] : rows_) {
+    if (limit_ >= 0 && rank >= offset_ + limit_) break;
+    if (rank++ >= offset_) emitted_[k] = row;
+  }
+}
+
+void TopNOperator::OnChunk(int, StreamChunk chunk) {
+  const DataChunk& data = chunk.data();
+  for (size_t r = 0; r < chunk.num_rows(); r++) {
+    std::string key = RankKey(data, r);
+    std::string storage_key = VnodePrefix(desc_.table_id, 0) + key;
+    if (IsInsertOp(chunk.ops()[r])) {
+      Row row = data.GetRow(r);
+      std::string v;
+      EncodeRowValues(row, &v);
+      table_->Put(std::move(storage_key), std::move(v));
+      rows_[key] = std::move(row);
+    } else {
+      rows_.erase(key);
+      table_->Delete(std::move(storage_key));
+    }
+  }
+  dirty_ = true;
+}
+
+void TopNOperator::OnBarrier(const Barrier&) {
+  if (!dirty_) return;
+  dirty_ = false;
+  std::map<std::string, Row> window;
+  int64_t rank = 0;
+  for (auto& [k, row] : rows_) {
+    if (limit_ >= 0 && rank >= offset_ + limit_) break;
+    if (rank++ >= offset_) window[k] = row;
+  }
+  std::vector<Op> ops;
+  DataChunk out(types_);
+  for (auto& [k, row] : emitted_) {
+    if (window.count(k)) continue;
+    ops.push_back(Op::kDelete);
+    out.AppendRow(row);
+  }
+  for (auto& [k, row] : window) {
+    if (emitted_.count(k)) continue;
+    ops.push_back(Op::kInsert);
+    out.AppendRow(row);
+  }
+  emitted_ = std::move(window);
+  // Chunks of at most kChunkSize rows.
+  size_t n = ops.size();
+  for (size_t begin = 0; begin < n; begin += kChunkSize) {
+    size_t end = std::min(n, begin + kChunkSize);
+    std::vector<uint32_t> sel;
+    for (size_t i = begin; i < end; i++) sel.push_back(uint32_t(i));
+    Emit(StreamChunk(std::vector<Op>(ops.begin() + begin, ops.begin() + end), begin == 0 && end == n ? std::move(out) : out.Take(sel)));
+  }
+}
+
+}  // namespace freshet
