@@ -240,6 +240,15 @@ std::string StreamMaterializeNode::Describe() const {
                      ColumnList(schema_, stream_key), ColumnList(schema_, stream_key));
 }
 
+StreamSinkNode::StreamSinkNode(StreamNodePtr input, std::string c) : StreamNode(Kind::kSink, CopySchema(*input)), connector(std::move(c)) {
+  stream_key = input->stream_key;
+  distribution = input->distribution;
+  append_only = input->append_only;
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamSinkNode::Describe() const { return fmt::format("StreamSink {{ connector: {} }}", connector); }
+
 namespace {
 
 class StreamPlanner {
@@ -611,22 +620,37 @@ void ExplainNode(const StreamNode& n, int depth, std::vector<std::string>* lines
 
 }  // namespace
 
-StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name) {
+StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options) {
   StreamPlan plan;
   StreamPlanner planner(&plan);
   StreamNodePtr top = planner.Visit(logical.get());
+  std::set<std::string> names;
+  for (const auto& c : top->schema()) {
+    if (c.hidden) continue;
+    if (!names.insert(c.name).second)
+      throw SqlError(sqlstate::kDuplicateColumn, fmt::format("column \"{}\" specified more than once", c.name));
+  }
+  if (options.sink) {
+    plan.root = std::make_unique<StreamSinkNode>(std::move(top), options.connector);
+    for (const auto& c : plan.root->schema()) plan.columns.push_back(ColumnCatalog{c.name, c.type, false, c.hidden, ""});
+    plan.pk = plan.root->stream_key;
+    return plan;
+  }
+  if (!options.leading_key.empty()) {
+    // An index: its key columns lead the primary key and choose the vnode.
+    std::vector<int> key = options.leading_key;
+    for (int k : top->stream_key)
+      if (std::find(key.begin(), key.end(), k) == key.end()) key.push_back(k);
+    top->stream_key = key;
+    if (!(top->distribution.kind == Distribution::Kind::kHash && top->distribution.keys == options.leading_key))
+      top = std::make_unique<StreamExchangeNode>(std::move(top), Distribution::Hash(options.leading_key));
+  }
   // Every change to one key of the view must pass through one actor, in order.
   const Distribution& d = top->distribution;
   if (!(d.kind == Distribution::Kind::kSingle || (d.kind == Distribution::Kind::kHash && IsSubset(d.keys, top->stream_key))))
     top = std::make_unique<StreamExchangeNode>(std::move(top), Distribution::Hash(top->stream_key));
   auto root = std::make_unique<StreamMaterializeNode>(std::move(top));
   root->relation_name = relation_name;
-  std::set<std::string> names;
-  for (const auto& c : root->schema()) {
-    if (c.hidden) continue;
-    if (!names.insert(c.name).second)
-      throw SqlError(sqlstate::kDuplicateColumn, fmt::format("column \"{}\" specified more than once", c.name));
-  }
   for (const auto& c : root->schema()) {
     ColumnCatalog col{c.name, c.type};
     col.hidden = c.hidden;

@@ -48,7 +48,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize };
+  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize, kSink };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -176,8 +176,23 @@ class StreamMaterializeNode : public StreamNode {
   std::string relation_name;
 };
 
+// Sends its input to an external system (connector 'blackhole': nowhere).
+class StreamSinkNode : public StreamNode {
+ public:
+  StreamSinkNode(StreamNodePtr input, std::string connector);
+  std::string Describe() const override;
+  std::string connector;
+};
+
+// What the job does with its query's rows.
+struct StreamRootOptions {
+  bool sink = false;              // a sink instead of a materialized relation
+  std::string connector;          // sinks
+  std::vector<int> leading_key;   // indexes: key columns put first in the primary key (and hashed)
+};
+
 struct StreamPlan {
-  StreamNodePtr root;  // a StreamMaterializeNode
+  StreamNodePtr root;  // a StreamMaterializeNode or StreamSinkNode
   // The job's relation: columns (hidden ones for keys the query does not
   // output), primary key (the stream key) and distribution key.
   std::vector<ColumnCatalog> columns;
@@ -189,7 +204,7 @@ struct StreamPlan {
 
 // Throws SqlError 0A000 naming the part of the query that cannot run as a
 // stream yet.
-StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name);
+StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options = {});
 
 // EXPLAIN CREATE MATERIALIZED VIEW: the stream plan, one fragment per
 // exchange.

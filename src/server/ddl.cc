@@ -220,7 +220,8 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
       catalog->CreateTable(std::move(t));
       return {"CREATE TABLE"};
     }
-    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: return RunCreateMaterializedView(stmt, sink);
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT:
+    case PG_QUERY__NODE__NODE_INDEX_STMT: return RunCreateJob(stmt, sink);
     case PG_QUERY__NODE__NODE_CREATEDB_STMT: {
       std::string name = node->createdb_stmt->dbname;
       catalog->CreateDatabase(name, catalog->FindUser(user_)->id);
@@ -351,7 +352,8 @@ void Session::DropRelations(const std::vector<ObjectId>& ids) {
     TableRef t = catalog->GetTable(id);
     if (!t || t->kind == RelationKind::kInternal) continue;  // dropped with its job
     instance_->DmlFor(database_.id)->DropTable(id);
-    if (t->kind == RelationKind::kMaterializedView) jobs.push_back(t);
+    if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink || t->kind == RelationKind::kIndex)
+      jobs.push_back(t);
     else others.push_back(id);
   }
   if (jobs.empty() && others.empty()) return;
@@ -370,9 +372,10 @@ StatementOutcome Session::RunUtility(const ParsedStatement& stmt, ResultSink* si
       }
       ParsedStatement inner = stmt;
       inner.node = e->query;
-      if (inner.node->node_case == PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT) {
+      if (inner.node->node_case == PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT ||
+          inner.node->node_case == PG_QUERY__NODE__NODE_INDEX_STMT) {
         std::vector<std::string> lines;
-        RunCreateMaterializedView(inner, sink, /*explain_only=*/true, &lines);
+        RunCreateJob(inner, sink, /*explain_only=*/true, &lines);
         std::vector<std::vector<std::string>> rows;
         for (auto& line : lines) rows.push_back({line});
         SendTextRows({{"QUERY PLAN", DataType::Varchar()}}, rows, sink);
@@ -405,6 +408,42 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
   const ExtensionStatement& ext = stmt.extension;
   Catalog* catalog = instance_->catalog();
   switch (ext.kind) {
+    case ExtensionStatement::Kind::kCreateSink: return RunCreateJob(stmt, sink);
+    case ExtensionStatement::Kind::kDropObject: {
+      RelationKind kind = ext.object_kind == "sink" ? RelationKind::kSink : RelationKind::kSource;
+      const std::string tag = ext.object_kind == "sink" ? "DROP_SINK" : "DROP_SOURCE";
+      Binder binder(BinderContextFor(stmt, nullptr));
+      TableRef t;
+      if (ext.name.size() > 1) {
+        auto s = catalog->FindSchema(database_.id, ext.name[0]);
+        t = s ? catalog->FindTable(s->id, ext.name[1]) : nullptr;
+      } else {
+        t = binder.FindInSearchPath(ext.name[0]);
+      }
+      if (!t || t->kind != kind) {
+        if (t) throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not a {}", ext.name.back(), ext.object_kind));
+        if (ext.if_not_exists) {
+          sink->Notice(fmt::format("{} \"{}\" does not exist, skipping", ext.object_kind, ext.name.back()));
+          return {tag};
+        }
+        FRESHET_THROW(sqlstate::kUndefinedObject, "{} \"{}\" does not exist", ext.object_kind, ext.name.back());
+      }
+      std::vector<TableRef> queue = {t};
+      for (size_t q = 0; q < queue.size(); q++) {
+        for (const auto& dep : catalog->Dependents(queue[q]->id)) {
+          if (!ext.cascade)
+            throw SqlError(sqlstate::kDependentObjectsStillExist,
+                           fmt::format("cannot drop {} {} because other objects depend on it", ext.object_kind, t->name))
+                .WithDetail(fmt::format("{} {} depends on {} {}", RelationKindName(dep->kind), dep->name, ext.object_kind, t->name))
+                .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+          queue.push_back(dep);
+        }
+      }
+      std::vector<ObjectId> ids;
+      for (const auto& x : queue) ids.push_back(x->id);
+      DropRelations(ids);
+      return {tag};
+    }
     case ExtensionStatement::Kind::kFlush:
       // Writes of an implicit transaction before FLUSH must be flushed too.
       if (implicit_txn_) Sync();

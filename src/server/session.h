@@ -115,9 +115,10 @@ class Session {
                             bool* suspended);
   PlanPtr Plan(const ParsedStatement& stmt, std::vector<DataType>* param_types);
   StatementOutcome RunDdl(const ParsedStatement& stmt, ResultSink* sink);
-  // CREATE MATERIALIZED VIEW (or, with explain_only, its EXPLAIN lines).
-  StatementOutcome RunCreateMaterializedView(const ParsedStatement& stmt, ResultSink* sink, bool explain_only = false,
-                                             std::vector<std::string>* explain = nullptr);
+  // CREATE MATERIALIZED VIEW / SINK / INDEX (or, with explain_only, the
+  // EXPLAIN lines of its stream plan).
+  StatementOutcome RunCreateJob(const ParsedStatement& stmt, ResultSink* sink, bool explain_only = false,
+                                std::vector<std::string>* explain = nullptr);
   // Drops relations (tables and jobs, with their internal tables and data).
   void DropRelations(const std::vector<ObjectId>& ids);
   StatementOutcome RunUtility(const ParsedStatement& stmt, ResultSink* sink, bool* handled);

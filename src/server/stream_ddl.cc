@@ -38,51 +38,153 @@ const PgQuery__CreateTableAsStmt* CreateMvNode(const ParsedStatement& stmt) {
   return stmt.node->create_table_as_stmt;
 }
 
-}  // namespace
+const PgQuery__IndexStmt* IndexNode(const ParsedStatement& stmt) {
+  if (!stmt.node || stmt.node->node_case != PG_QUERY__NODE__NODE_INDEX_STMT) return nullptr;
+  return stmt.node->index_stmt;
+}
 
-StreamPlan PlanMaterializedView(const JobPlanContext& ctx, const ParsedStatement& stmt) {
-  const PgQuery__CreateTableAsStmt* c = CreateMvNode(stmt);
+Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContext* eval, std::vector<DataType>* params) {
   BinderContext bctx;
   bctx.catalog = ctx.catalog;
   bctx.database_id = ctx.database.id;
   bctx.database_name = ctx.database.name;
   bctx.user_name = ctx.user;
-  EvalContext eval = ctx.eval;
-  bctx.eval = &eval;
-  std::vector<DataType> params;
-  bctx.param_types = &params;
-  bctx.query_text = &stmt.text;
+  bctx.eval = eval;
+  bctx.param_types = params;
+  bctx.query_text = text;
   bctx.search_path = ctx.search_path;
-  Binder binder(bctx);
-  PlanPtr plan = OptimizePlan(binder.BindQuery(c->query));
-  // CREATE MATERIALIZED VIEW m (a, b) AS ...: names for the visible columns.
-  auto& schema = plan->mutable_schema();
-  size_t visible = 0;
-  for (auto& col : schema) {
-    if (col.hidden) continue;
-    if (visible < c->into->n_col_names) col.name = c->into->col_names[visible]->string->sval;
-    visible++;
-  }
-  if (c->into->n_col_names > visible)
-    throw SqlError(sqlstate::kSyntaxError, "too many column names were specified");
-  return PlanStream(std::move(plan), c->into->rel->relname);
+  return Binder(bctx);
 }
 
-StatementOutcome Session::RunCreateMaterializedView(const ParsedStatement& stmt, ResultSink* sink, bool explain_only,
-                                                    std::vector<std::string>* explain) {
-  const PgQuery__CreateTableAsStmt* c = CreateMvNode(stmt);
-  if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
-    throw SqlError(sqlstate::kFeatureNotSupported, "CREATE TABLE AS is not supported yet");
-  if (c->into->skip_data)
-    throw SqlError(sqlstate::kFeatureNotSupported, "CREATE MATERIALIZED VIEW ... WITH NO DATA is not supported");
+std::vector<std::string> IndexColumns(const PgQuery__IndexStmt* ix) {
+  std::vector<std::string> cols;
+  for (size_t i = 0; i < ix->n_index_params; i++) {
+    const PgQuery__IndexElem* e = ix->index_params[i]->index_elem;
+    if (!e->name || !*e->name) throw SqlError(sqlstate::kFeatureNotSupported, "indexes on expressions are not supported yet");
+    cols.push_back(e->name);
+  }
+  return cols;
+}
+
+}  // namespace
+
+bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
+  if (const auto* c = CreateMvNode(stmt)) {
+    out->kind = RelationKind::kMaterializedView;
+    if (c->into->rel->schemaname && *c->into->rel->schemaname) out->name.push_back(c->into->rel->schemaname);
+    out->name.push_back(c->into->rel->relname);
+    out->if_not_exists = c->if_not_exists;
+    return true;
+  }
+  if (stmt.extension.kind == ExtensionStatement::Kind::kCreateSink) {
+    out->kind = RelationKind::kSink;
+    out->name = stmt.extension.name;
+    out->if_not_exists = stmt.extension.if_not_exists;
+    auto it = stmt.with_options.find("connector");
+    out->connector = it == stmt.with_options.end() ? "" : it->second;
+    return true;
+  }
+  if (const auto* ix = IndexNode(stmt)) {
+    out->kind = RelationKind::kIndex;
+    if (ix->relation->schemaname && *ix->relation->schemaname) out->name.push_back(ix->relation->schemaname);
+    std::string name = ix->idxname ? ix->idxname : "";
+    if (name.empty()) {
+      name = ix->relation->relname;
+      for (const auto& c : IndexColumns(ix)) name += "_" + c;
+      name += "_idx";
+    }
+    out->name.push_back(name);
+    out->if_not_exists = ix->if_not_exists;
+    return true;
+  }
+  return false;
+}
+
+StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
+  EvalContext eval = ctx.eval;
+  std::vector<DataType> params;
+  if (const auto* c = CreateMvNode(stmt)) {
+    Binder binder = MakeBinder(ctx, &stmt.text, &eval, &params);
+    PlanPtr plan = OptimizePlan(binder.BindQuery(c->query));
+    // CREATE MATERIALIZED VIEW m (a, b) AS ...: names for the visible columns.
+    auto& schema = plan->mutable_schema();
+    size_t visible = 0;
+    for (auto& col : schema) {
+      if (col.hidden) continue;
+      if (visible < c->into->n_col_names) col.name = c->into->col_names[visible]->string->sval;
+      visible++;
+    }
+    if (c->into->n_col_names > visible)
+      throw SqlError(sqlstate::kSyntaxError, "too many column names were specified");
+    return PlanStream(std::move(plan), c->into->rel->relname);
+  }
+  if (stmt.extension.kind == ExtensionStatement::Kind::kCreateSink) {
+    JobDefinition def;
+    DescribeJobDefinition(stmt, &def);
+    if (def.connector.empty())
+      throw SqlError(sqlstate::kInvalidParameterValue, "CREATE SINK needs WITH (connector = '...')");
+    if (def.connector != "blackhole")
+      throw SqlError(sqlstate::kFeatureNotSupported, "sink connector '" + def.connector + "' is not supported yet");
+    std::vector<ParsedStatement> q = ParseSql(stmt.extension.query);
+    if (q.size() != 1 || !q[0].node || q[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+      throw SqlError(sqlstate::kSyntaxError, "CREATE SINK ... AS expects a query");
+    Binder binder = MakeBinder(ctx, &q[0].text, &eval, &params);
+    PlanPtr plan = OptimizePlan(binder.BindQuery(q[0].node));
+    StreamRootOptions opts;
+    opts.sink = true;
+    opts.connector = def.connector;
+    return PlanStream(std::move(plan), def.name.back(), opts);
+  }
+  if (const auto* ix = IndexNode(stmt)) {
+    if (ix->unique) throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes are not supported");
+    if (ix->where_clause) throw SqlError(sqlstate::kFeatureNotSupported, "partial indexes are not supported");
+    Binder binder = MakeBinder(ctx, &stmt.text, &eval, &params);
+    TableRef table;
+    if (ix->relation->schemaname && *ix->relation->schemaname) {
+      auto schema = ctx.catalog->FindSchema(ctx.database.id, ix->relation->schemaname);
+      if (schema) table = ctx.catalog->FindTable(schema->id, ix->relation->relname);
+    } else {
+      table = binder.FindInSearchPath(ix->relation->relname);
+    }
+    if (!table) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", ix->relation->relname);
+    if (table->kind != RelationKind::kTable && table->kind != RelationKind::kMaterializedView)
+      FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table or materialized view", table->name);
+    std::vector<PlanColumn> schema;
+    for (const auto& c : table->columns) schema.push_back(PlanColumn{c.name, c.type, table->name, c.hidden});
+    StreamRootOptions opts;
+    for (const auto& name : IndexColumns(ix)) {
+      int idx = table->ColumnIndex(name);
+      if (idx < 0) FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" does not exist", name);
+      opts.leading_key.push_back(idx);
+    }
+    JobDefinition def;
+    DescribeJobDefinition(stmt, &def);
+    return PlanStream(std::make_unique<ScanNode>(table, std::move(schema)), def.name.back(), opts);
+  }
+  throw SqlError(sqlstate::kInternalError, "not a stream job definition");
+}
+
+StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* sink, bool explain_only,
+                                       std::vector<std::string>* explain) {
+  JobDefinition def;
+  DescribeJobDefinition(stmt, &def);
+  if (const auto* c = CreateMvNode(stmt)) {
+    if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
+      throw SqlError(sqlstate::kFeatureNotSupported, "CREATE TABLE AS is not supported yet");
+    if (c->into->skip_data)
+      throw SqlError(sqlstate::kFeatureNotSupported, "CREATE MATERIALIZED VIEW ... WITH NO DATA is not supported");
+  }
+  const char* tag = def.kind == RelationKind::kSink    ? "CREATE_SINK"
+                    : def.kind == RelationKind::kIndex ? "CREATE_INDEX"
+                                                       : "CREATE_MATERIALIZED_VIEW";
   Catalog* catalog = instance_->catalog();
   Binder binder(BinderContextFor(stmt, nullptr));
-  ObjectId schema_id = binder.ResolveSchemaId(c->into->rel->schemaname);
-  std::string name = c->into->rel->relname;
+  ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
+  const std::string& name = def.name.back();
   if (!explain_only && catalog->FindTable(schema_id, name)) {
-    if (c->if_not_exists) {
+    if (def.if_not_exists) {
       sink->Notice(fmt::format("relation \"{}\" already exists, skipping", name));
-      return {"CREATE_MATERIALIZED_VIEW"};
+      return {tag};
     }
     FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", name);
   }
@@ -92,33 +194,34 @@ StatementOutcome Session::RunCreateMaterializedView(const ParsedStatement& stmt,
   ctx.user = user_;
   ctx.search_path = SearchPath();
   ctx.eval.time_zone = eval_.time_zone;
-  StreamPlan plan = PlanMaterializedView(ctx, stmt);
+  StreamPlan plan = PlanJob(ctx, stmt);
   if (explain_only) {
     *explain = ExplainStreamPlan(plan);
     return {"EXPLAIN"};
   }
-  TableCatalog mv;
-  mv.database_id = database_.id;
-  mv.schema_id = schema_id;
-  mv.owner = catalog->FindUser(user_)->id;
-  mv.name = name;
-  mv.kind = RelationKind::kMaterializedView;
-  mv.columns = plan.columns;
-  mv.pk = plan.pk;
-  mv.dist_key = plan.dist_key;
-  mv.append_only = plan.root->append_only;
-  mv.depends_on = plan.depends_on;
-  mv.definition = stmt.text;
-  mv.plan_settings["search_path"] = JoinPath(ctx.search_path);
-  mv.plan_settings["timezone"] = GetVariable("timezone");
+  TableCatalog job;
+  job.database_id = database_.id;
+  job.schema_id = schema_id;
+  job.owner = catalog->FindUser(user_)->id;
+  job.name = name;
+  job.kind = def.kind;
+  job.columns = plan.columns;
+  job.pk = plan.pk;
+  job.dist_key = plan.dist_key;
+  job.append_only = plan.root->append_only;
+  job.depends_on = plan.depends_on;
+  job.definition = stmt.text;
+  job.plan_settings["search_path"] = JoinPath(ctx.search_path);
+  job.plan_settings["timezone"] = GetVariable("timezone");
+  if (!def.connector.empty()) job.plan_settings["connector"] = def.connector;
   int parallelism = 0;
   try {
     parallelism = std::stoi(GetVariable("streaming_parallelism"));
   } catch (...) {
   }
   if (parallelism <= 0) parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
-  instance_->jobs()->Create(std::move(mv), plan, ctx.eval, parallelism, /*wait=*/true, &cancel_);
-  return {"CREATE_MATERIALIZED_VIEW"};
+  instance_->jobs()->Create(std::move(job), plan, ctx.eval, parallelism, /*wait=*/true, &cancel_);
+  return {tag};
 }
 
 void ResumeStreamJobs(Instance* instance) {
@@ -126,14 +229,16 @@ void ResumeStreamJobs(Instance* instance) {
   for (const auto& db : catalog->ListDatabases()) {
     std::vector<TableRef> jobs;
     for (const auto& t : catalog->ListTables(db.id))
-      if (t->kind == RelationKind::kMaterializedView) jobs.push_back(t);
+      if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink || t->kind == RelationKind::kIndex)
+        jobs.push_back(t);
     // A job's upstreams were created before it: ids order them.
     std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
     for (const auto& job : jobs) {
       try {
         std::vector<ParsedStatement> stmts = ParseSql(job->definition);
-        if (stmts.size() != 1 || !CreateMvNode(stmts[0]))
-          throw SqlError(sqlstate::kInternalError, "definition is not a CREATE MATERIALIZED VIEW");
+        JobDefinition def;
+        if (stmts.size() != 1 || !DescribeJobDefinition(stmts[0], &def))
+          throw SqlError(sqlstate::kInternalError, "definition is not a stream job");
         JobPlanContext ctx;
         ctx.catalog = catalog;
         ctx.database = db;
@@ -144,12 +249,12 @@ void ResumeStreamJobs(Instance* instance) {
         it = job->plan_settings.find("timezone");
         if (it != job->plan_settings.end())
           if (auto tz = TimeZone::Lookup(it->second)) ctx.eval.time_zone = *tz;
-        StreamPlan plan = PlanMaterializedView(ctx, stmts[0]);
+        StreamPlan plan = PlanJob(ctx, stmts[0]);
         if (plan.internal_tables.size() != job->internal_tables.size())
           throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");
         instance->jobs()->Resume(job, plan, ctx.eval);
       } catch (const std::exception& e) {
-        spdlog::error("cannot resume materialized view {} (id {}): {}", job->name, job->id, e.what());
+        spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
       }
     }
   }

@@ -21,9 +21,22 @@ struct JobPlanContext {
   EvalContext eval;  // the time zone; no session pointers
 };
 
-// Plans the query of a CREATE MATERIALIZED VIEW statement (renaming its
-// columns as the statement's column list says).
-StreamPlan PlanMaterializedView(const JobPlanContext& ctx, const ParsedStatement& stmt);
+// What a job's definition statement creates.
+struct JobDefinition {
+  RelationKind kind = RelationKind::kMaterializedView;
+  std::vector<std::string> name;  // as written (maybe schema-qualified)
+  bool if_not_exists = false;
+  std::string connector;          // sinks
+};
+
+// Recognises CREATE MATERIALIZED VIEW, CREATE SINK and CREATE INDEX;
+// false for other statements.
+bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out);
+
+// Plans a job's definition statement: the query of a materialized view
+// (renaming its columns as the statement's column list says), of a sink,
+// or the table an index covers.
+StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt);
 
 // Starts every stream job of every database after a restart, upstreams
 // first. A job whose definition no longer plans is logged and left stopped.

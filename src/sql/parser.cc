@@ -1,5 +1,7 @@
 #include "sql/parser.h"
 
+#include "common/identifier.h"
+
 #include <pg_query.h>
 #include <pg_query/pg_query.pb-c.h>
 
@@ -119,6 +121,47 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     if (i < tok.size()) ThrowSyntax(sql, offset, tok[i].start, "syntax error at or near \"" + tok[i].text + "\"");
   };
   std::string w0 = word(0);
+  if (w0 == "create" && word(1) == "sink") {
+    size_t i = 2;
+    out->kind = ExtensionStatement::Kind::kCreateSink;
+    if (word(i) == "if" && word(i + 1) == "not" && word(i + 2) == "exists") {
+      out->if_not_exists = true;
+      i += 3;
+    }
+    out->name = qualified(&i);
+    if (word(i) == "from") {
+      i++;
+      std::vector<std::string> from = qualified(&i);
+      for (size_t k = 0; k < from.size(); k++) out->query += (k ? "." : "") + QuoteIdent(from[k]);
+      out->query = "SELECT * FROM " + out->query;
+      out->query_offset = -1;
+      if (word(i) != "with" && word(i) != "format") expect_end(i);
+    } else if (word(i) == "as" && i + 1 < tok.size()) {
+      out->query_offset = tok[i + 1].start;
+      out->query = "";  // filled by the caller from the statement text
+    } else {
+      ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: CREATE SINK expects FROM or AS");
+    }
+    return true;
+  }
+  if (w0 == "drop" && (word(1) == "sink" || word(1) == "source")) {
+    size_t i = 2;
+    out->kind = ExtensionStatement::Kind::kDropObject;
+    out->object_kind = word(1);
+    if (word(i) == "if" && word(i + 1) == "exists") {
+      out->if_not_exists = true;
+      i += 2;
+    }
+    out->name = qualified(&i);
+    if (word(i) == "cascade") {
+      out->cascade = true;
+      i++;
+    } else if (word(i) == "restrict") {
+      i++;
+    }
+    expect_end(i);
+    return true;
+  }
   if (w0 == "flush") {
     expect_end(1);
     out->kind = ExtensionStatement::Kind::kFlush;
@@ -268,6 +311,86 @@ std::vector<Token> Tokenize(const std::string& sql) {
   return out;
 }
 
+namespace {
+
+// Cuts RisingWave's clauses out of CREATE TABLE / SOURCE / SINK (see
+// ParsedStatement): returns the text libpg_query should parse (or the
+// statement unchanged). Only tokens at parenthesis depth 0 are considered.
+std::string CutRisingWaveClauses(const std::string& text, const std::vector<Token>& tok, const std::string& sql,
+                                 int offset, ParsedStatement* ps) {
+  auto word = [&](size_t i) { return i < tok.size() ? tok[i].text : std::string(); };
+  if (word(0) != "create") return text;
+  bool source = word(1) == "source";
+  bool table = word(1) == "table";
+  bool sink = word(1) == "sink";
+  if (!source && !table && !sink) return text;
+  std::vector<std::pair<int, int>> cuts;  // byte ranges of the text to drop
+  int depth = 0;
+  for (size_t i = 0; i < tok.size(); i++) {
+    const std::string& w = tok[i].text;
+    if (tok[i].kind == Token::Kind::kOther && w == "(") depth++;
+    if (tok[i].kind == Token::Kind::kOther && w == ")") depth--;
+    if (depth != 0) continue;
+    if (w == "with" && word(i + 1) == "(") {
+      // WITH ( key = value [, ...] ): keys may be dotted (nexmark.table.type).
+      size_t j = i + 2;
+      while (j < tok.size() && tok[j].text != ")") {
+        std::string key;
+        while (j < tok.size() && tok[j].text != "=" && tok[j].text != ")" && tok[j].text != ",") key += tok[j++].text;
+        if (word(j) != "=" || key.empty())
+          ThrowSyntax(sql, offset, j < tok.size() ? tok[j].start : tok.back().end, "syntax error in WITH options: expected key = value");
+        j++;
+        if (j >= tok.size()) ThrowSyntax(sql, offset, tok.back().end, "syntax error in WITH options: missing value");
+        std::string value;
+        if (tok[j].text == "-" && j + 1 < tok.size()) value = "-" + tok[++j].text;
+        else value = tok[j].text;
+        j++;
+        ps->with_options[Lower(key)] = value;
+        if (word(j) == ",") j++;
+      }
+      if (j >= tok.size()) ThrowSyntax(sql, offset, tok.back().end, "syntax error in WITH options: missing \")\"");
+      ps->has_with_options = true;
+      cuts.emplace_back(tok[i].start, tok[j].end);
+      i = j;
+      continue;
+    }
+    if (w == "append" && word(i + 1) == "only") {
+      ps->append_only = true;
+      cuts.emplace_back(tok[i].start, tok[i + 1].end);
+      i++;
+      continue;
+    }
+    if (w == "format" && word(i + 2) == "encode" && i + 3 < tok.size()) {
+      ps->format = Lower(tok[i + 1].text);
+      ps->encode = Lower(tok[i + 3].text);
+      size_t j = i + 3;
+      if (word(j + 1) == "(") {
+        while (j < tok.size() && tok[j].text != ")") j++;
+      }
+      cuts.emplace_back(tok[i].start, tok[std::min(j, tok.size() - 1)].end);
+      i = j;
+      continue;
+    }
+  }
+  if (sink) return text;  // the sink statement itself is parsed by hand
+  std::string out;
+  int pos = 0;
+  for (auto [b, e] : cuts) {
+    out += text.substr(pos, b - pos);
+    out.append(e - b, ' ');  // keep byte offsets for error positions
+    pos = e;
+  }
+  out += text.substr(pos);
+  if (source) {
+    ps->is_source = true;
+    size_t at = tok[1].start;
+    out.replace(at, 6, "table ");  // "source" -> "table "
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<ParsedStatement> ParseSql(const std::string& sql) {
   if (sql.find('\0') != std::string::npos)
     throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
@@ -300,11 +423,29 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
     if (EstimateNesting(tokens) > kMaxNesting)
       throw SqlError(sqlstate::kStatementTooComplex,
                      "statement is too complex: expressions nested deeper than " + std::to_string(kMaxNesting));
+    std::string pg_text = CutRisingWaveClauses(ps.text, tokens, sql, loc, &ps);
     if (ParseExtension(tokens, sql, loc, &ps.extension)) {
+      if (ps.extension.kind == ExtensionStatement::Kind::kCreateSink && ps.extension.query_offset >= 0) {
+        // AS query: up to the WITH options.
+        int end = int(ps.text.size());
+        int depth = 0;
+        for (const auto& t : tokens) {
+          if (t.text == "(") depth++;
+          if (t.text == ")") depth--;
+          if (depth == 0 && t.start > ps.extension.query_offset && (t.text == "with" || t.text == "format")) {
+            // WITH ( is the options clause; WITH name AS is a CTE of the query
+            if (t.text == "format" || (&t + 1 < tokens.data() + tokens.size() && (&t + 1)->text == "(")) {
+              end = t.start;
+              break;
+            }
+          }
+        }
+        ps.extension.query = ps.text.substr(ps.extension.query_offset, end - ps.extension.query_offset);
+      }
       out.push_back(std::move(ps));
       continue;
     }
-    PgQueryProtobufParseResult r = pg_query_parse_protobuf(ps.text.c_str());
+    PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
     if (r.error) {
       std::string msg = r.error->message;
       int pos = r.error->cursorpos;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,13 @@ struct ExtensionStatement {
   enum class Kind {
     kNone, kFlush, kWait, kShowObjects, kShowCreate, kShowParameters,
     kCreateDatabaseIfNotExists,  // RisingWave accepts it; PostgreSQL's grammar does not
+    kCreateSink,   // CREATE SINK [IF NOT EXISTS] name {FROM relation | AS query} WITH (...)
+    kDropObject,   // DROP {SINK | SOURCE} [IF EXISTS] name [, ...] [CASCADE]
   } kind = Kind::kNone;
+  bool if_not_exists = false;  // kCreateSink; kDropObject: IF EXISTS
+  bool cascade = false;        // kDropObject
+  std::string query;           // kCreateSink: the AS query's text
+  int query_offset = 0;        // its byte offset in the statement
   std::string object_kind;   // kShowObjects: tables, databases, schemas, materialized views, ...; kShowCreate: table, ...
   std::vector<std::string> name;  // kShowCreate: qualified name; kShowObjects: schema (FROM x)
 };
@@ -46,6 +53,15 @@ struct ParsedStatement {
   std::shared_ptr<PgQuery__ParseResult> tree;
   PgQuery__Node* node = nullptr;
   ExtensionStatement extension;  // kind != kNone for our own statements
+  // RisingWave clauses cut out of CREATE TABLE / SOURCE / SINK before
+  // libpg_query sees the rest: WITH (connector = ..., a.b.c = ...), APPEND
+  // ONLY, FORMAT x ENCODE y. CREATE SOURCE is parsed as CREATE TABLE with
+  // is_source set.
+  std::map<std::string, std::string> with_options;
+  bool has_with_options = false;
+  bool append_only = false;
+  bool is_source = false;
+  std::string format, encode;
 };
 
 // Splits and parses a query string (one or more statements). Throws SqlError

@@ -6,6 +6,7 @@
 #include "stream/hash_join.h"
 #include "stream/materialize.h"
 #include "stream/project.h"
+#include "stream/sink.h"
 #include "stream/top_n.h"
 #include "stream/union.h"
 
@@ -83,6 +84,7 @@ class JobBuilder {
                                               DescOf(*req_.internal_tables[t->state_table]));
       }
       case StreamNode::Kind::kMaterialize: return std::make_unique<MaterializeOperator>(DescOf(*req_.job));
+      case StreamNode::Kind::kSink: return std::make_unique<BlackholeSinkOperator>();
       case StreamNode::Kind::kExchange: break;
     }
     throw SqlError(sqlstate::kInternalError, "cannot build stream operator");
