@@ -8,7 +8,18 @@ namespace freshet {
 ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
   auto child = [&](size_t i) { return BuildExecutor(*plan.child(i), ctx); };
   switch (plan.kind()) {
-    case PlanNode::Kind::kScan: return MakeScan(static_cast<const ScanNode&>(plan), ctx);
+    case PlanNode::Kind::kScan: {
+      const TableCatalog& t = *static_cast<const ScanNode&>(plan).table;
+      if (t.kind == RelationKind::kSource)
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("cannot read source \"{}\" in a batch query", t.name))
+            .WithHint("Create a materialized view on the source and query that.");
+      if (t.status == JobStatus::kCreating)
+        throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
+                       fmt::format("{} \"{}\" is still being created", RelationKindName(t.kind), t.name))
+            .WithHint("Wait for its creation to finish (WAIT) and query it again.");
+      return MakeScan(static_cast<const ScanNode&>(plan), ctx);
+    }
     case PlanNode::Kind::kSystemScan: return MakeSystemScan(static_cast<const SystemScanNode&>(plan), ctx);
     case PlanNode::Kind::kValues: return MakeValues(static_cast<const ValuesNode&>(plan), ctx);
     case PlanNode::Kind::kFilter: return MakeFilter(static_cast<const FilterNode&>(plan), child(0), ctx);

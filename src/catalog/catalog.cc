@@ -71,7 +71,7 @@ json TableToJson(const TableCatalog& t) {
           {"definition", t.definition}, {"depends_on", t.depends_on},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
-          {"job_id", t.job_id}, {"internal_kind", t.internal_kind}};
+          {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options}};
 }
 
 TableCatalog TableFromJson(const json& j) {
@@ -98,6 +98,8 @@ TableCatalog TableFromJson(const json& j) {
   if (j.contains("plan_settings")) t.plan_settings = j.at("plan_settings").get<std::map<std::string, std::string>>();
   t.job_id = j.value("job_id", ObjectId(0));
   t.internal_kind = j.value("internal_kind", std::string());
+  if (j.contains("connector_options"))
+    t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();
   return t;
 }
 

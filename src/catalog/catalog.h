@@ -77,6 +77,8 @@ struct TableCatalog {
   std::vector<ObjectId> internal_tables;
   std::map<std::string, std::string> plan_settings;
   ObjectId job_id = 0;  // internal tables: the job that owns them
+  // Sources: the WITH options (connector = ..., ...).
+  std::map<std::string, std::string> connector_options;
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
 
   std::vector<DataType> types() const;

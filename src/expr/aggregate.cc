@@ -1,5 +1,8 @@
 #include "expr/aggregate.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <map>
 
 #include "common/array.h"
@@ -102,6 +105,8 @@ class SumAvgAgg : public AggregateFunction {
     decimals_.resize(n);
     floats_.resize(n, 0);
     intervals_.resize(n);
+    if (sig_.arg_type.physical() == PhysicalType::kDouble) specials_.resize(n);
+    if (sig_.arg_type.physical() == PhysicalType::kDecimal) scales_.resize(n);
   }
   void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
               EvalContext&) override {
@@ -113,10 +118,25 @@ class SumAvgAgg : public AggregateFunction {
       counts_[g] += sign;
       switch (v.physical()) {
         case PhysicalType::kInt64: ints_[g] += static_cast<__int128>(v.GetInt(r)) * sign; break;
-        case PhysicalType::kDouble: floats_[g] += v.GetFloat(r) * sign; break;
-        case PhysicalType::kDecimal:
-          decimals_[g] = sign > 0 ? DecimalAdd(decimals_[g], v.GetDecimal(r)) : DecimalSub(decimals_[g], v.GetDecimal(r));
+        case PhysicalType::kDouble: {
+          // NaN and infinities are counted apart, so that retracting one
+          // gives exactly what summing the remaining values gives.
+          double x = v.GetFloat(r);
+          if (std::isnan(x)) specials_[g].nan += sign;
+          else if (std::isinf(x)) (x > 0 ? specials_[g].pos_inf : specials_[g].neg_inf) += sign;
+          else floats_[g] += x * sign;
           break;
+        }
+        case PhysicalType::kDecimal: {
+          const Decimal& d = v.GetDecimal(r);
+          decimals_[g] = sign > 0 ? DecimalAdd(decimals_[g], d) : DecimalSub(decimals_[g], d);
+          // The result's scale is the largest scale among the values summed.
+          auto& sc = scales_[g];
+          auto it = std::find_if(sc.begin(), sc.end(), [&](const auto& p) { return p.first == d.scale; });
+          if (it == sc.end()) sc.emplace_back(d.scale, sign);
+          else if ((it->second += sign) == 0) sc.erase(it);
+          break;
+        }
         case PhysicalType::kInterval: {
           Interval iv = v.GetInterval(r);
           if (sign < 0) iv = IntervalNeg(iv);
@@ -134,7 +154,11 @@ class SumAvgAgg : public AggregateFunction {
       case PhysicalType::kInterval: sum = DataType::Interval(); break;
       default: break;
     }
-    return {DataType::Int64(), sum};
+    std::vector<DataType> types = {DataType::Int64(), sum};
+    // Float specials (NaN, +inf, -inf counts); numeric scales ("scale:count,...").
+    if (sig_.arg_type.physical() == PhysicalType::kDouble) types.insert(types.end(), 3, DataType::Int64());
+    if (sig_.arg_type.physical() == PhysicalType::kDecimal) types.push_back(DataType::Varchar());
+    return types;
   }
   void SaveState(uint32_t g, std::vector<Value>* out) const override {
     out->push_back(Value::Int64(counts_[g]));
@@ -144,6 +168,16 @@ class SumAvgAgg : public AggregateFunction {
       case PhysicalType::kDecimal: out->push_back(Value::Numeric(decimals_[g])); break;
       case PhysicalType::kInterval: out->push_back(Value::IntervalValue(intervals_[g])); break;
       default: out->push_back(Value()); break;
+    }
+    if (sig_.arg_type.physical() == PhysicalType::kDouble) {
+      out->push_back(Value::Int64(specials_[g].nan));
+      out->push_back(Value::Int64(specials_[g].pos_inf));
+      out->push_back(Value::Int64(specials_[g].neg_inf));
+    }
+    if (sig_.arg_type.physical() == PhysicalType::kDecimal) {
+      std::string text;
+      for (const auto& [sc, n] : scales_[g]) text += std::to_string(sc) + ":" + std::to_string(n) + ",";
+      out->push_back(Value::Varchar(std::move(text)));
     }
   }
   void LoadState(uint32_t g, const Value* in) override {
@@ -158,6 +192,20 @@ class SumAvgAgg : public AggregateFunction {
       case PhysicalType::kInterval: intervals_[g] = in[1].interval_value(); break;
       default: break;
     }
+    if (sig_.arg_type.physical() == PhysicalType::kDouble) {
+      specials_[g] = {in[2].is_null() ? 0 : in[2].int_value(), in[3].is_null() ? 0 : in[3].int_value(),
+                      in[4].is_null() ? 0 : in[4].int_value()};
+    }
+    if (sig_.arg_type.physical() == PhysicalType::kDecimal && !in[2].is_null()) {
+      const std::string& text = in[2].string_value();
+      size_t pos = 0;
+      while (pos < text.size()) {
+        size_t colon = text.find(':', pos), comma = text.find(',', pos);
+        if (colon == std::string::npos || comma == std::string::npos) break;
+        scales_[g].emplace_back(std::stoi(text.substr(pos, colon - pos)), std::stoll(text.substr(colon + 1, comma - colon - 1)));
+        pos = comma + 1;
+      }
+    }
   }
   void ResetGroup(uint32_t g) override {
     counts_[g] = 0;
@@ -165,6 +213,8 @@ class SumAvgAgg : public AggregateFunction {
     decimals_[g] = Decimal{};
     floats_[g] = 0;
     intervals_[g] = Interval{};
+    if (!specials_.empty()) specials_[g] = Specials{};
+    if (!scales_.empty()) scales_[g].clear();
   }
   void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
     for (size_t i = 0; i < num; i++) {
@@ -184,10 +234,23 @@ class SumAvgAgg : public AggregateFunction {
           out->AppendDecimal(avg_ ? DecimalDiv(sum, DecimalFromInt(counts_[g])) : sum);
           break;
         }
-        case PhysicalType::kDouble: out->AppendFloat(avg_ ? floats_[g] / double(counts_[g]) : floats_[g]); break;
-        case PhysicalType::kDecimal:
-          out->AppendDecimal(avg_ ? DecimalDiv(decimals_[g], DecimalFromInt(counts_[g])) : decimals_[g]);
+        case PhysicalType::kDouble: {
+          const Specials& sp = specials_[g];
+          double sum = floats_[g];
+          if (sp.nan > 0 || (sp.pos_inf > 0 && sp.neg_inf > 0)) sum = std::nan("");
+          else if (sp.pos_inf > 0) sum = INFINITY;
+          else if (sp.neg_inf > 0) sum = -INFINITY;
+          out->AppendFloat(avg_ ? sum / double(counts_[g]) : sum);
           break;
+        }
+        case PhysicalType::kDecimal: {
+          Decimal sum = decimals_[g];
+          int32_t scale = 0;
+          for (const auto& [sc, n] : scales_[g]) scale = std::max(scale, sc);
+          if (!scales_[g].empty() && scale < sum.scale) sum = DecimalRound(sum, scale);  // exact: dropped digits are 0
+          out->AppendDecimal(avg_ ? DecimalDiv(sum, DecimalFromInt(counts_[g])) : sum);
+          break;
+        }
         case PhysicalType::kInterval:
           out->AppendInterval(avg_ ? IntervalDivDouble(intervals_[g], double(counts_[g])) : intervals_[g]);
           break;
@@ -204,6 +267,11 @@ class SumAvgAgg : public AggregateFunction {
   std::vector<Decimal> decimals_;
   std::vector<double> floats_;
   std::vector<Interval> intervals_;
+  struct Specials {
+    int64_t nan = 0, pos_inf = 0, neg_inf = 0;
+  };
+  std::vector<Specials> specials_;                               // float arguments
+  std::vector<std::vector<std::pair<int32_t, int64_t>>> scales_;  // numeric arguments: scale -> values
 };
 
 // min, max, bool_and, bool_or: a multiset of values per group (ordered by

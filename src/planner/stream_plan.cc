@@ -79,6 +79,19 @@ std::string StreamTableScanNode::Describe() const {
                      fmt::join(names, ", "), ColumnList(schema_, stream_key));
 }
 
+StreamSourceNode::StreamSourceNode(TableRef t) : StreamNode(Kind::kSource, {}), source(std::move(t)) {
+  for (const auto& c : source->columns) schema_.push_back(PlanColumn{c.name, c.type, source->name, c.hidden});
+  stream_key = source->pk;
+  distribution = Distribution::Any();
+  append_only = true;
+}
+
+std::string StreamSourceNode::Describe() const {
+  auto it = source->connector_options.find("connector");
+  return fmt::format("StreamSource {{ source: {}, connector: {} }}", source->name,
+                     it == source->connector_options.end() ? "?" : it->second);
+}
+
 StreamFilterNode::StreamFilterNode(StreamNodePtr input, ExprPtr pred)
     : StreamNode(Kind::kFilter, CopySchema(*input)), predicate(std::move(pred)) {
   stream_key = input->stream_key;
@@ -274,10 +287,15 @@ class StreamPlanner {
       }
       case PlanNode::Kind::kAggregate: return VisitAggregate(static_cast<AggregateNode*>(n));
       case PlanNode::Kind::kDistinct: {
+        // Distinct over the logical columns only: the hidden key columns the
+        // stream added after them would make every row distinct.
         StreamNodePtr input = Visit(n->child());
         std::vector<int> keys;
-        for (size_t i = 0; i < input->schema().size(); i++) keys.push_back(int(i));
-        std::vector<PlanColumn> schema = input->schema();
+        std::vector<PlanColumn> schema;
+        for (size_t i = 0; i < n->schema().size(); i++) {
+          keys.push_back(int(i));
+          schema.push_back(input->schema()[i]);
+        }
         return Aggregate(std::move(input), keys, {}, std::move(schema));
       }
       case PlanNode::Kind::kSort:
@@ -302,6 +320,17 @@ class StreamPlanner {
 
   StreamNodePtr VisitScan(ScanNode* s) {
     const TableCatalog& t = *s->table;
+    if (t.kind == RelationKind::kSource) {
+      if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())
+        out_->depends_on.push_back(t.id);
+      auto node = std::make_unique<StreamSourceNode>(s->table);
+      InternalTableSpec spec;
+      spec.kind = "source";
+      spec.columns = {{"split", DataType::Int32()}, {"offset", DataType::Int64()}, {"row_count", DataType::Int64()}};
+      spec.pk = {0};
+      node->offsets_table = AddInternal(std::move(spec));
+      return node;
+    }
     if (t.kind != RelationKind::kTable && t.kind != RelationKind::kMaterializedView)
       Unsupported(fmt::format("reading {} \"{}\"", RelationKindName(t.kind), t.name));
     if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())

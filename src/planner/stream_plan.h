@@ -48,7 +48,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kFilter, kProject, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize, kSink };
+  enum class Kind { kTableScan, kSource, kFilter, kProject, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize, kSink };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -79,6 +79,16 @@ class StreamTableScanNode : public StreamNode {
   std::string Describe() const override;
   TableRef table;
   int progress_table = -1;  // internal table: per-vnode backfill progress
+};
+
+// Reads a source connector (each job reads the source on its own, from
+// the beginning). Output: the source's columns and its hidden _row_id.
+class StreamSourceNode : public StreamNode {
+ public:
+  explicit StreamSourceNode(TableRef source);
+  std::string Describe() const override;
+  TableRef source;
+  int offsets_table = -1;  // internal table: per-split offsets
 };
 
 class StreamFilterNode : public StreamNode {

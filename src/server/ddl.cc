@@ -9,6 +9,7 @@
 #include "expr/cast.h"
 #include "planner/optimizer.h"
 #include "server/session.h"
+#include "connector/connector.h"
 
 namespace freshet {
 
@@ -212,11 +213,30 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
         t.pk = {t.row_id_index};
       }
       t.dist_key = t.pk;
+      t.append_only = stmt.append_only;
       t.definition = NormalizedCreateTable(t);
       for (size_t i = 0; i < cs->n_options; i++) {
         const PgQuery__DefElem* d = cs->options[i]->def_elem;
         FRESHET_THROW(sqlstate::kFeatureNotSupported, "table option \"{}\" is not supported yet", d->defname);
       }
+      if (stmt.is_source) {
+        if (pk_declared)
+          throw SqlError(sqlstate::kFeatureNotSupported, "a source cannot have a primary key");
+        t.kind = RelationKind::kSource;
+        t.append_only = true;
+        t.connector_options = stmt.with_options;
+        t.connector_options["_created_at_micros"] = std::to_string(eval_.statement_time);
+        std::vector<SourceColumn> columns;
+        for (const auto& c : t.columns)
+          if (!c.hidden) columns.push_back({c.name, c.type});
+        SourceConnector::Create(t.connector_options, columns);  // validates the options
+        t.definition = stmt.text;
+        catalog->CreateTable(std::move(t));
+        return {"CREATE_SOURCE"};
+      }
+      if (stmt.has_with_options)
+        throw SqlError(sqlstate::kFeatureNotSupported, "tables with a connector are not supported yet")
+            .WithHint("Use CREATE SOURCE ... WITH (connector = ...) and a materialized view on it.");
       catalog->CreateTable(std::move(t));
       return {"CREATE TABLE"};
     }

@@ -7,6 +7,7 @@
 #include "stream/materialize.h"
 #include "stream/project.h"
 #include "stream/sink.h"
+#include "stream/source.h"
 #include "stream/top_n.h"
 #include "stream/union.h"
 
@@ -45,6 +46,18 @@ class JobBuilder {
         auto* s = static_cast<const StreamTableScanNode*>(n);
         return std::make_unique<BackfillOperator>(DescOf(*s->table), s->table->types(),
                                                   DescOf(*req_.internal_tables[s->progress_table]));
+      }
+      case StreamNode::Kind::kSource: {
+        auto* s = static_cast<const StreamSourceNode*>(n);
+        std::vector<SourceColumn> columns;
+        int row_id = -1;
+        for (size_t c = 0; c < s->source->columns.size(); c++) {
+          const auto& col = s->source->columns[c];
+          if (int(c) == s->source->row_id_index) row_id = int(c);
+          else columns.push_back({col.name, col.type});
+        }
+        return std::make_unique<SourceOperator>(s->source->connector_options, std::move(columns), s->types(), row_id,
+                                                DescOf(*req_.internal_tables[s->offsets_table]));
       }
       case StreamNode::Kind::kFilter: {
         auto* f = static_cast<const StreamFilterNode*>(n);
@@ -135,6 +148,8 @@ class JobBuilder {
       ctx.actor_id = runtime_->NextActorId();
       ctx.job_id = req_.job->id;
       ctx.vnodes = VnodeRange(i, parallelism);
+      ctx.actor_index = i;
+      ctx.parallelism = parallelism;
       std::vector<StreamOperatorPtr> ops;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) ops.push_back(MakeOperator(*it));
       auto actor = std::make_unique<Actor>(ctx, std::make_shared<Inbox>(std::max<size_t>(slots, 1)), slot_inputs,

@@ -46,6 +46,8 @@ struct ActorContext {
   ActorId actor_id = 0;
   uint32_t job_id = 0;
   std::pair<int, int> vnodes{0, kVnodeCount};  // the vnodes this actor owns
+  int actor_index = 0;   // within its fragment
+  int parallelism = 1;   // actors of its fragment
   std::vector<std::shared_ptr<StateTable>> state_tables;
 
   std::shared_ptr<StateTable> NewStateTable(StateTableDesc desc) {
