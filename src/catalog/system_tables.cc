@@ -32,6 +32,24 @@ const std::vector<SystemTableDef>& Definitions() {
       {"rw_catalog", "rw_relations",
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"relation_type", T::Varchar()}, {"schema_id", T::Int32()},
         {"owner", T::Int32()}, {"definition", T::Varchar()}}},
+      {"rw_catalog", "rw_materialized_views",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
+        {"definition", T::Varchar()}, {"append_only", T::Boolean()}, {"status", T::Varchar()},
+        {"background_ddl", T::Boolean()}, {"created_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_sinks",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
+        {"connector", T::Varchar()}, {"definition", T::Varchar()}, {"status", T::Varchar()},
+        {"created_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_sources",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
+        {"connector", T::Varchar()}, {"definition", T::Varchar()}, {"created_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_indexes",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"primary_table_id", T::Int32()}, {"schema_id", T::Int32()},
+        {"owner", T::Int32()}, {"definition", T::Varchar()}, {"status", T::Varchar()}, {"created_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_internal_tables",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"job_id", T::Int32()},
+        {"owner", T::Int32()}, {"definition", T::Varchar()}}},
+      {"rw_catalog", "rw_depend", {{"objid", T::Int32()}, {"refobjid", T::Int32()}}},
   };
   return kDefs;
 }
@@ -139,6 +157,43 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner), Str(t->definition),
                       Value::Boolean(t->append_only), Value::Timestamptz(t->created_at_micros)});
     }
+  } else if (key == "rw_catalog.rw_materialized_views" || key == "rw_catalog.rw_sinks" ||
+             key == "rw_catalog.rw_sources" || key == "rw_catalog.rw_indexes") {
+    RelationKind kind = key == "rw_catalog.rw_materialized_views" ? RelationKind::kMaterializedView
+                        : key == "rw_catalog.rw_sinks"            ? RelationKind::kSink
+                        : key == "rw_catalog.rw_sources"          ? RelationKind::kSource
+                                                                  : RelationKind::kIndex;
+    for (const auto& t : tables) {
+      if (t->kind != kind) continue;
+      Value status = Str(t->status == JobStatus::kCreating ? "Creating" : "Created");
+      Value created = Value::Timestamptz(t->created_at_micros);
+      auto option = [&](const std::map<std::string, std::string>& m, const char* k) {
+        auto it = m.find(k);
+        return it == m.end() ? NullStr() : Str(it->second);
+      };
+      if (kind == RelationKind::kMaterializedView)
+        rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner), Str(t->definition),
+                        Value::Boolean(t->append_only), status,
+                        Value::Boolean(t->plan_settings.count("background_ddl") && t->plan_settings.at("background_ddl") == "true"),
+                        created});
+      else if (kind == RelationKind::kSink)
+        rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner), option(t->plan_settings, "connector"),
+                        Str(t->definition), status, created});
+      else if (kind == RelationKind::kSource)
+        rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner),
+                        option(t->connector_options, "connector"), Str(t->definition), created});
+      else
+        rows.push_back({Int(t->id), Str(t->name), t->depends_on.empty() ? Value::Null(T::Int32()) : Int(t->depends_on[0]),
+                        Int(t->schema_id), Int(t->owner), Str(t->definition), status, created});
+    }
+  } else if (key == "rw_catalog.rw_internal_tables") {
+    for (const auto& t : c.ListTables(ctx.database_id)) {
+      if (t->kind != RelationKind::kInternal) continue;
+      rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->job_id), Int(t->owner), Str(t->internal_kind)});
+    }
+  } else if (key == "rw_catalog.rw_depend") {
+    for (const auto& t : c.ListTables(ctx.database_id))
+      for (ObjectId d : t->depends_on) rows.push_back({Int(t->id), Int(d)});
   } else if (key == "rw_catalog.rw_relations") {
     for (const auto& t : tables)
       rows.push_back({Int(t->id), Str(t->name), Str(RelationKindName(t->kind)), Int(t->schema_id), Int(t->owner),
