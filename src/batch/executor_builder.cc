@@ -38,6 +38,7 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
       return MakeLimit(limit, child(0), ctx);
     }
     case PlanNode::Kind::kProjectSet: return MakeProjectSet(static_cast<const ProjectSetNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kHop: return MakeHop(static_cast<const HopNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kDistinct: return MakeDistinct(static_cast<const DistinctNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kSetOp: return MakeSetOp(static_cast<const SetOpNode&>(plan), child(0), child(1), ctx);
     case PlanNode::Kind::kTableFunction: return MakeTableFunction(static_cast<const TableFunctionNode&>(plan), ctx);

@@ -12,6 +12,7 @@ ExecutorPtr MakeValues(const ValuesNode& node, ExecContext& ctx);
 ExecutorPtr MakeFilter(const FilterNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeProject(const ProjectNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeProjectSet(const ProjectSetNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeHop(const HopNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeHashAggregate(const AggregateNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeJoin(const JoinNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
 // limit < 0: full sort; else keeps only the first limit rows (top-N).

@@ -1,5 +1,7 @@
 #include "binder/binder.h"
 
+#include "expr/window.h"
+
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
@@ -667,6 +669,75 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
 
 // ---- FROM items ----
 
+// TUMBLE(relation, time_column, size) and HOP(relation, time_column, slide,
+// size): the relation's rows with window_start and window_end columns.
+PlanPtr Binder::BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc, const std::string& name,
+                               Scope* outer, Scope* scope) {
+  const size_t want = name == "tumble" ? 3 : 4;
+  if (fc->n_args != want)
+    ThrowAt(sqlstate::kUndefinedFunction, fc->location,
+            fmt::format("{} takes {} arguments: a relation, its time column and {}", name == "tumble" ? "TUMBLE" : "HOP",
+                        want, name == "tumble" ? "the window size" : "the window slide and size"));
+  const PgQuery__Node* rel = fc->args[0];
+  if (rel->node_case != PG_QUERY__NODE__NODE_COLUMN_REF || rel->column_ref->n_fields > 2)
+    ThrowAt(sqlstate::kSyntaxError, fc->location, "the first argument of a window function in FROM must be a table or view name");
+  const auto* ref = rel->column_ref;
+  std::string relname = StringOf(ref->fields[ref->n_fields - 1]);
+  std::string schemaname = ref->n_fields == 2 ? StringOf(ref->fields[0]) : "";
+  PgQuery__RangeVar rv = PG_QUERY__RANGE_VAR__INIT;
+  rv.relname = relname.data();
+  rv.schemaname = schemaname.data();
+  rv.inh = true;
+  rv.location = ref->location;
+  PgQuery__Node rv_node = PG_QUERY__NODE__INIT;
+  rv_node.node_case = PG_QUERY__NODE__NODE_RANGE_VAR;
+  rv_node.range_var = &rv;
+  Scope inner;
+  inner.outer = outer;
+  PlanPtr input = BindFrom(&rv_node, outer, &inner);
+  ExprBinder eb(this, &inner);
+  ExprPtr ts = eb.Bind(fc->args[1]);
+  if (ts->kind() != Expression::Kind::kColumnRef ||
+      (ts->type().id != TypeId::kTimestamp && ts->type().id != TypeId::kTimestamptz))
+    ThrowAt(sqlstate::kDatatypeMismatch, fc->location, "the time column of a window function must be a timestamp or timestamptz column");
+  std::vector<int64_t> sizes;
+  for (size_t i = 2; i < want; i++) {
+    ExprPtr e = eb.Coerce(eb.Bind(fc->args[i]), DataType::Interval());
+    if (!e->IsConstant()) ThrowAt(sqlstate::kFeatureNotSupported, fc->location, "window sizes must be constant intervals");
+    Value v = e->EvalConstant(*ctx_.eval);
+    if (v.is_null()) ThrowAt(sqlstate::kInvalidParameterValue, fc->location, "window sizes must not be NULL");
+    sizes.push_back(WindowSizeMicros(v.interval_value(), i + 1 == want ? "the window size" : "the window slide"));
+  }
+  std::string alias = rf->alias ? rf->alias->aliasname : relname;
+  std::vector<PlanColumn> schema = input->schema();
+  schema.push_back({"window_start", ts->type(), alias});
+  schema.push_back({"window_end", ts->type(), alias});
+  for (auto& c : schema) c.table = alias;
+  if (rf->alias)
+    for (size_t i = 0; i < rf->alias->n_colnames && i < schema.size(); i++) schema[i].name = StringOf(rf->alias->colnames[i]);
+  scope->Append(schema);
+  if (name == "hop") {
+    int col = static_cast<const ColumnRefExpr&>(*ts).index();
+    return std::make_unique<HopNode>(std::move(input), col, sizes[0], sizes[1], std::move(schema));
+  }
+  std::vector<ExprPtr> exprs;
+  for (size_t c = 0; c < input->schema().size(); c++)
+    exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), input->schema()[c].type, input->schema()[c].name));
+  Interval size{0, 0, sizes[0]};
+  auto start = [&] {
+    std::vector<ExprPtr> args;
+    args.push_back(ts->Clone());
+    args.push_back(std::make_unique<ConstantExpr>(Value::IntervalValue(size)));
+    return eb.MakeCall("tumble_start", std::move(args), fc->location);
+  };
+  exprs.push_back(start());
+  std::vector<ExprPtr> end_args;
+  end_args.push_back(start());
+  end_args.push_back(std::make_unique<ConstantExpr>(Value::IntervalValue(size)));
+  exprs.push_back(eb.MakeCall("window_end", std::move(end_args), fc->location));
+  return std::make_unique<ProjectNode>(std::move(input), std::move(exprs), std::move(schema));
+}
+
 PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) {
   switch (node->node_case) {
     case PG_QUERY__NODE__NODE_RANGE_VAR: return BindRangeVar(node->range_var, outer, scope);
@@ -689,6 +760,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       if (call->node_case != PG_QUERY__NODE__NODE_FUNC_CALL) throw SqlError(sqlstate::kFeatureNotSupported, "unsupported function in FROM");
       const auto* fc = call->func_call;
       std::string name = StringOf(fc->funcname[fc->n_funcname - 1]);
+      if (name == "tumble" || name == "hop") return BindTimeWindow(rf, fc, name, outer, scope);
       if (name != "generate_series" && name != "unnest")
         ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("table function {} does not exist", name));
       Scope empty;

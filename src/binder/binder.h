@@ -27,6 +27,8 @@ struct PgQuery__SelectStmt;
 struct PgQuery__TypeName;
 struct PgQuery__RangeVar;
 struct PgQuery__WithClause;
+struct PgQuery__RangeFunction;
+struct PgQuery__FuncCall;
 
 namespace freshet {
 
@@ -86,6 +88,8 @@ class Binder {
   PlanPtr BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindValues(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope);
+  PlanPtr BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,
+                         const std::string& name, Scope* outer, Scope* scope);
   // Types and coerces the arguments of generate_series/unnest; returns the
   // type of the values it produces.
   DataType BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args, ExprBinder* eb, int location);

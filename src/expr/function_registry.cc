@@ -13,6 +13,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterStringFunctions(this);
   RegisterMathFunctions(this);
   RegisterDatetimeFunctions(this);
+  RegisterWindowFunctions(this);
   RegisterArrayFunctions(this);
   RegisterCatalogFunctions(this);
 }

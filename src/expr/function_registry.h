@@ -61,6 +61,7 @@ void RegisterComparisonFunctions(FunctionRegistry* r);
 void RegisterStringFunctions(FunctionRegistry* r);
 void RegisterMathFunctions(FunctionRegistry* r);
 void RegisterDatetimeFunctions(FunctionRegistry* r);
+void RegisterWindowFunctions(FunctionRegistry* r);
 void RegisterArrayFunctions(FunctionRegistry* r);    // expr/array_functions.cc
 void RegisterCatalogFunctions(FunctionRegistry* r);  // expr/catalog_functions.cc
 

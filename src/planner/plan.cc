@@ -147,4 +147,8 @@ std::string SetOpNode::Describe() const {
   return std::string(name) + (all ? " All" : "");
 }
 
+std::string HopNode::Describe() const {
+  return fmt::format("Hop {} slide {}us size {}us", child()->schema()[time_column].name, slide, size);
+}
+
 }  // namespace freshet

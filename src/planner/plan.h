@@ -34,7 +34,7 @@ class PlanNode {
  public:
   enum class Kind {
     kScan, kSystemScan, kValues, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
-    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet
+    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop
   };
   PlanNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~PlanNode() = default;
@@ -200,6 +200,20 @@ class TableFunctionNode : public PlanNode {
   std::string Describe() const override { return "TableFunction " + name; }
   std::string name;
   std::vector<ExprPtr> args;
+};
+
+// HOP(t, ts, slide, size): each row of the child once per window of
+// `size` starting every `slide` that contains its time column. Output: the
+// child's columns, window_start, window_end.
+class HopNode : public PlanNode {
+ public:
+  HopNode(PlanPtr child, int time_column, int64_t slide_micros, int64_t size_micros, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kHop, std::move(schema)), time_column(time_column), slide(slide_micros), size(size_micros) {
+    children_.push_back(std::move(child));
+  }
+  std::string Describe() const override;
+  int time_column;
+  int64_t slide, size;
 };
 
 // DML. The child produces the rows to write; RETURNING expressions (over

@@ -134,6 +134,19 @@ std::string StreamProjectNode::Describe() const {
   return fmt::format("StreamProject {{ exprs: [{}] }}", fmt::join(parts, ", "));
 }
 
+StreamHopNode::StreamHopNode(StreamNodePtr input, int tc, int64_t sl, int64_t sz, std::vector<PlanColumn> schema)
+    : StreamNode(Kind::kHop, std::move(schema)), time_column(tc), slide(sl), size(sz) {
+  stream_key = input->stream_key;
+  stream_key.push_back(int(input->schema().size()));  // window_start
+  distribution = input->distribution;
+  append_only = input->append_only;
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamHopNode::Describe() const {
+  return fmt::format("StreamHopWindow {{ time_col: {}, slide: {}us, size: {}us }}", schema_[time_column].name, slide, size);
+}
+
 std::string StreamAggCall::ToString(const std::vector<PlanColumn>& input) const {
   static const char* kNames[] = {"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "array_agg"};
   std::string s = kNames[int(sig.kind)];
@@ -286,6 +299,24 @@ class StreamPlanner {
         return Project(Visit(p->child()), std::move(exprs), p->schema());
       }
       case PlanNode::Kind::kAggregate: return VisitAggregate(static_cast<AggregateNode*>(n));
+      case PlanNode::Kind::kHop: {
+        auto* h = static_cast<HopNode*>(n);
+        StreamNodePtr input = Visit(h->child());
+        // The logical columns, then window_start/window_end, then the
+        // input's hidden key columns come after them in the stream.
+        const size_t logical = h->child()->schema().size();
+        std::vector<PlanColumn> schema(input->schema().begin(), input->schema().begin() + logical);
+        schema.push_back(h->schema()[logical]);
+        schema.push_back(h->schema()[logical + 1]);
+        if (input->schema().size() > logical) {
+          // Hidden key columns: move them after the window columns.
+          std::vector<ExprPtr> exprs;
+          for (size_t c = 0; c < input->schema().size(); c++)
+            exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), input->schema()[c].type, input->schema()[c].name));
+          Unsupported("HOP over a relation whose stream key is not among its columns");
+        }
+        return std::make_unique<StreamHopNode>(std::move(input), h->time_column, h->slide, h->size, std::move(schema));
+      }
       case PlanNode::Kind::kDistinct: {
         // Distinct over the logical columns only: the hidden key columns the
         // stream added after them would make every row distinct.

@@ -48,7 +48,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kSource, kFilter, kProject, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize, kSink };
+  enum class Kind { kTableScan, kSource, kFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize, kSink };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -103,6 +103,16 @@ class StreamProjectNode : public StreamNode {
   StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
   std::string Describe() const override;
   std::vector<ExprPtr> exprs;
+};
+
+// HOP windows: each row once per window containing its time column; the
+// window start joins the stream key.
+class StreamHopNode : public StreamNode {
+ public:
+  StreamHopNode(StreamNodePtr input, int time_column, int64_t slide, int64_t size, std::vector<PlanColumn> schema);
+  std::string Describe() const override;
+  int time_column;
+  int64_t slide, size;
 };
 
 struct StreamAggCall {

@@ -4,6 +4,7 @@
 #include "stream/backfill.h"
 #include "stream/hash_agg.h"
 #include "stream/hash_join.h"
+#include "stream/hop.h"
 #include "stream/materialize.h"
 #include "stream/project.h"
 #include "stream/sink.h"
@@ -58,6 +59,10 @@ class JobBuilder {
         }
         return std::make_unique<SourceOperator>(s->source->connector_options, std::move(columns), s->types(), row_id,
                                                 DescOf(*req_.internal_tables[s->offsets_table]));
+      }
+      case StreamNode::Kind::kHop: {
+        auto* h = static_cast<const StreamHopNode*>(n);
+        return std::make_unique<HopOperator>(h->time_column, h->slide, h->size);
       }
       case StreamNode::Kind::kFilter: {
         auto* f = static_cast<const StreamFilterNode*>(n);

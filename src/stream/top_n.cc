@@ -73,13 +73,24 @@ void TopNOperator::OnBarrier(const Barrier&) {
   }
   std::vector<Op> ops;
   DataChunk out(types_);
+  // A row that stays in the window may still have changed in columns
+  // outside the sort and stream keys: it is replaced too.
+  auto same = [](const Row& a, const Row& b) {
+    for (size_t i = 0; i < a.size(); i++) {
+      if (a[i].is_null() != b[i].is_null()) return false;
+      if (!a[i].is_null() && Value::Compare(a[i], b[i]) != 0) return false;
+    }
+    return true;
+  };
   for (auto& [k, row] : emitted_) {
-    if (window.count(k)) continue;
+    auto it = window.find(k);
+    if (it != window.end() && same(row, it->second)) continue;
     ops.push_back(Op::kDelete);
     out.AppendRow(row);
   }
   for (auto& [k, row] : window) {
-    if (emitted_.count(k)) continue;
+    auto it = emitted_.find(k);
+    if (it != emitted_.end() && same(row, it->second)) continue;
     ops.push_back(Op::kInsert);
     out.AppendRow(row);
   }

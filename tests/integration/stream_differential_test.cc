@@ -5,7 +5,7 @@
 //
 // Environment:
 //   STREAM_DIFF_SEED     seed of the random workload (default 20261129)
-//   STREAM_DIFF_ROUNDS   number of workload rounds (default 400)
+//   STREAM_DIFF_ROUNDS   number of workload rounds (default 300)
 //   STREAM_DIFF_SQL_LOG  if set, every statement that writes (DDL, DML,
 //                        BEGIN/COMMIT/ROLLBACK, FLUSH) is appended to this
 //                        file, so a failing run can be replayed with psql
@@ -18,7 +18,7 @@
 // ORDER BY, DISTINCT and FILTER), HAVING, global aggregates, and views on
 // views up to depth 3. Each view is created at one of four points: before
 // any data, after the initial fill (backfill), or a third / two thirds of the
-// way through the workload (while batches of writes run on another
+// way through the workload (while batches of writes run on the main
 // connection, so backfills see concurrent changes); one view is dropped and
 // created again halfway. Views that do not depend on each other are created
 // at once, on connections of their own.
@@ -151,6 +151,20 @@ const ViewDef kViews[] = {
     {"t1_by_f_bucket", 3,
      "SELECT round(f / 100) AS bucket, count(*) AS n, sum(v) AS sv, max(s) AS maxs FROM t1 GROUP BY round(f / 100)"},
     {"t1_by_n_distinct", 3, "SELECT DISTINCT n FROM t1_by_k"},
+
+    // --- Joins, unions and top-N (phases 0-3).
+    {"j_t1_t2", 0, "SELECT t1.id, t1.k, t2.v, t2.s AS s2 FROM t1 JOIN t2 ON t1.k = t2.k"},
+    {"j_t1_t2_left", 1, "SELECT t1.id, t1.v, t2.v AS v2, t2.f AS f2 FROM t1 LEFT JOIN t2 ON t1.k = t2.k AND t2.v > t1.k"},
+    {"j_t2_t3_right", 2, "SELECT t2.k, t2.v, t3.name, t3.n FROM t2 RIGHT JOIN t3 ON t2.k = t3.g"},
+    {"j_t1_t3_full", 0, "SELECT t1.id, t1.s, t3.name, t3.i FROM t1 FULL JOIN t3 ON t1.k = t3.i"},
+    {"j_expr_key", 3, "SELECT t1.id, t3.name FROM t1 JOIN t3 ON t1.v = t3.g::bigint * 2"},
+    {"j_agg", 1, "SELECT t1.k, count(*) AS n, sum(t2.v) AS sv, max(t1.s) AS ms FROM t1 JOIN t2 ON t1.k = t2.k GROUP BY t1.k"},
+    {"j_views", 2, "SELECT a.k, a.n, b.n AS n2 FROM t1_by_k a JOIN t2_by_k b ON a.k = b.k"},
+    {"u_all", 0, "SELECT k, s FROM t1 UNION ALL SELECT k, s FROM t2"},
+    {"u_distinct", 2, "SELECT k FROM t1 UNION SELECT g FROM t3"},
+    {"top_v", 0, "SELECT id, v, s FROM t1 ORDER BY v DESC, id LIMIT 5"},
+    {"top_offset", 1, "SELECT id, f FROM t1 ORDER BY f NULLS FIRST, id LIMIT 4 OFFSET 2"},
+    {"top_agg", 3, "SELECT k, n FROM t1_by_k ORDER BY n DESC, k LIMIT 3"},
 };
 // Dropped and created again halfway through the workload (a leaf view).
 const char* kRecreated = "t1_str";
@@ -680,7 +694,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (const char* s = std::getenv("STREAM_DIFF_SEED"); s && *s) seed = std::strtoull(s, nullptr, 10);
-  int rounds = 400;
+  int rounds = 300;
   if (const char* s = std::getenv("STREAM_DIFF_ROUNDS"); s && *s) rounds = std::max(3, std::atoi(s));
   if (const char* s = std::getenv("STREAM_DIFF_SQL_LOG"); s && *s) sql_log = std::fopen(s, "w");
   rng.s = seed;

@@ -7,7 +7,7 @@
 #
 #   tests/integration/stream_differential_test.sh [path/to/freshet]
 #
-# STREAM_DIFF_SEED (default 20261129) and STREAM_DIFF_ROUNDS (default 400)
+# STREAM_DIFF_SEED (default 20261129) and STREAM_DIFF_ROUNDS (default 300)
 # choose the workload; a failure prints the seed and round to rerun it with.
 # STREAM_DIFF_SQL_LOG=FILE writes every statement that writes to FILE, so
 # the run can be replayed with psql.
