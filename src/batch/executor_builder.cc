@@ -39,6 +39,7 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
     }
     case PlanNode::Kind::kProjectSet: return MakeProjectSet(static_cast<const ProjectSetNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kHop: return MakeHop(static_cast<const HopNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kWindow: return MakeWindow(static_cast<const WindowNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kDistinct: return MakeDistinct(static_cast<const DistinctNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kSetOp: return MakeSetOp(static_cast<const SetOpNode&>(plan), child(0), child(1), ctx);
     case PlanNode::Kind::kTableFunction: return MakeTableFunction(static_cast<const TableFunctionNode&>(plan), ctx);

@@ -13,6 +13,7 @@ ExecutorPtr MakeFilter(const FilterNode& node, ExecutorPtr child, ExecContext& c
 ExecutorPtr MakeProject(const ProjectNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeProjectSet(const ProjectSetNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeHop(const HopNode& node, ExecutorPtr child, ExecContext& ctx);
+ExecutorPtr MakeWindow(const WindowNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeHashAggregate(const AggregateNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeJoin(const JoinNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
 // limit < 0: full sort; else keeps only the first limit rows (top-N).

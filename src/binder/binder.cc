@@ -1,5 +1,7 @@
 #include "binder/binder.h"
 
+#include <functional>
+
 #include "expr/window.h"
 
 #include <fmt/format.h>
@@ -356,6 +358,8 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
 // ORDER BY / LIMIT / OFFSET over a plan whose first `visible` columns are
 // the query's output (set operations and VALUES: names and positions only).
 PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible) {
+  if (stmt->limit_option == PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_WITH_TIES)
+    throw SqlError(sqlstate::kFeatureNotSupported, "FETCH FIRST ... WITH TIES is not supported yet");
   Scope scope;
   scope.outer = outer;
   scope.Append(plan->schema());
@@ -446,9 +450,12 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
     plan = std::make_unique<FilterNode>(std::move(plan), std::move(pred));
   }
 
-  // SELECT list, bound over the FROM scope with aggregates collected.
+  // SELECT list, bound over the FROM scope with aggregates and window
+  // functions collected.
   AggregateContext agg;
+  WindowContext window;
   scope.agg = &agg;
+  scope.window = &window;
   scope.clause = "SELECT";
   std::vector<ExprPtr> select;
   std::vector<PlanColumn> out_schema;
@@ -484,6 +491,7 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
   // GROUP BY: expressions, output positions or output names.
   std::vector<ExprPtr> group_keys;
   scope.agg = nullptr;
+  scope.window = nullptr;
   scope.clause = "GROUP BY";
   for (size_t i = 0; i < stmt->n_group_clause; i++) {
     const PgQuery__Node* g = stmt->group_clause[i];
@@ -534,6 +542,7 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
   };
   std::vector<PendingSort> sorts;
   scope.agg = &agg;
+  scope.window = &window;
   scope.clause = "ORDER BY";
   for (size_t i = 0; i < stmt->n_sort_clause; i++) {
     const PgQuery__SortBy* sb = stmt->sort_clause[i]->sort_by;
@@ -567,11 +576,12 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
     sorts.push_back(std::move(ps));
   }
   scope.agg = nullptr;
+  scope.window = nullptr;
 
   // Aggregation.
   bool aggregated = !agg.calls.empty() || !group_keys.empty() || having;
+  std::vector<std::string> key_strings;
   if (aggregated) {
-    std::vector<std::string> key_strings;
     std::vector<PlanColumn> agg_schema;
     for (auto& k : group_keys) {
       key_strings.push_back(StructuralKey(*k));
@@ -585,6 +595,30 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
       if (s.expr) s.expr = RewriteForAggregate(std::move(s.expr), key_strings);
     plan = std::make_unique<AggregateNode>(std::move(plan), std::move(group_keys), std::move(agg.calls), std::move(agg_schema));
     if (having) plan = std::make_unique<FilterNode>(std::move(plan), std::move(having));
+  }
+
+  // Window functions, over the (aggregated) rows: their results become
+  // columns after the input's.
+  if (!window.calls.empty()) {
+    if (aggregated) {
+      for (auto& call : window.calls) {
+        for (auto& p : call.partition_by) p = RewriteForAggregate(std::move(p), key_strings);
+        for (auto& k : call.order_by) k.expr = RewriteForAggregate(std::move(k.expr), key_strings);
+      }
+    }
+    const int width = int(plan->schema().size());
+    plan = std::make_unique<WindowNode>(std::move(plan), std::move(window.calls));
+    std::function<ExprPtr(ExprPtr)> replace = [&](ExprPtr e) -> ExprPtr {
+      if (e->kind() == Expression::Kind::kWindow) {
+        auto* w = static_cast<WindowPlaceholder*>(e.get());
+        return std::make_unique<ColumnRefExpr>(width + w->index, DataType::Int64(), w->text);
+      }
+      for (auto& c : e->children()) c = replace(std::move(c));
+      return e;
+    };
+    for (auto& e : select) e = replace(std::move(e));
+    for (auto& st : sorts)
+      if (st.expr) st.expr = replace(std::move(st.expr));
   }
 
   // Output types: unknown literals in the select list become text.
@@ -744,11 +778,13 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
     case PG_QUERY__NODE__NODE_RANGE_SUBSELECT: {
       const auto* rs = node->range_subselect;
       if (rs->lateral) throw SqlError(sqlstate::kFeatureNotSupported, "LATERAL is not supported yet");
-      if (!rs->alias) throw SqlError(sqlstate::kSyntaxError, "subquery in FROM must have an alias");
+      // Without an alias (PostgreSQL 16 and RisingWave accept it) the
+      // subquery's columns can only be named unqualified.
       PlanPtr p = BindSelect(rs->subquery->select_stmt, outer);
-      std::string alias = rs->alias->aliasname;
+      std::string alias = rs->alias ? rs->alias->aliasname : "";
       auto& schema = p->mutable_schema();
-      for (size_t i = 0; i < rs->alias->n_colnames && i < schema.size(); i++) schema[i].name = StringOf(rs->alias->colnames[i]);
+      for (size_t i = 0; rs->alias && i < rs->alias->n_colnames && i < schema.size(); i++)
+        schema[i].name = StringOf(rs->alias->colnames[i]);
       for (auto& c : schema) c.table = alias;
       scope->Append(schema);
       return p;

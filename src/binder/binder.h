@@ -79,6 +79,7 @@ class Binder {
   struct Scope;
   struct Cte;
   struct AggregateContext;
+  struct WindowContext;
   class ExprBinder;
 
  private:

@@ -68,6 +68,10 @@ int PreferredScore(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
 
 }  // namespace
 
+Vector WindowPlaceholder::Eval(const DataChunk&, EvalContext&) const {
+  throw SqlError(sqlstate::kWindowingError, "window functions are not allowed here");
+}
+
 Vector AggregatePlaceholder::Eval(const DataChunk&, EvalContext&) const {
   throw SqlError(sqlstate::kGroupingError, "aggregate function calls are not allowed here");
 }
@@ -451,12 +455,47 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
   return call;
 }
 
+// row_number(), rank(), dense_rank() OVER (PARTITION BY ... ORDER BY ...).
+ExprPtr Binder::ExprBinder::BindWindowCall(const PgQuery__FuncCall* f, const std::string& name) {
+  if (!scope_->window)
+    binder_->ThrowAt(sqlstate::kWindowingError, f->location,
+                     fmt::format("window functions are not allowed in {}", scope_->clause));
+  WindowCall call;
+  if (name == "row_number") call.kind = WindowFunctionKind::kRowNumber;
+  else if (name == "rank") call.kind = WindowFunctionKind::kRank;
+  else if (name == "dense_rank") call.kind = WindowFunctionKind::kDenseRank;
+  else
+    binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
+                     fmt::format("window function {} is not supported yet (only row_number, rank and dense_rank)", name));
+  if (f->n_args) binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location, fmt::format("function {} takes no arguments", name));
+  const PgQuery__WindowDef* w = f->over;
+  if (w->refname && *w->refname) throw SqlError(sqlstate::kFeatureNotSupported, "named windows are not supported yet");
+  // Window functions do not nest.
+  WindowContext* saved = scope_->window;
+  scope_->window = nullptr;
+  for (size_t i = 0; i < w->n_partition_clause; i++) call.partition_by.push_back(Bind(w->partition_clause[i]));
+  for (size_t i = 0; i < w->n_order_clause; i++) {
+    const PgQuery__SortBy* sb = w->order_clause[i]->sort_by;
+    SortKey k;
+    k.expr = Bind(sb->node);
+    k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+    k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
+                        ? k.descending
+                        : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+    call.order_by.push_back(std::move(k));
+  }
+  scope_->window = saved;
+  std::string text = call.ToString();
+  saved->calls.push_back(std::move(call));
+  return std::make_unique<WindowPlaceholder>(int(saved->calls.size()) - 1, text);
+}
+
 ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   std::string name = StringOf(f->funcname[f->n_funcname - 1]);
   if (f->n_funcname == 2 && StringOf(f->funcname[0]) != "pg_catalog")
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
-  if (f->over) throw SqlError(sqlstate::kFeatureNotSupported, "window functions are not supported yet");
+  if (f->over) return BindWindowCall(f, name);
   if (IsAggregateName(name)) return BindAggregate(f, name);
   if (name == "generate_series" || name == "unnest") {
     if (!scope_->set_functions_allowed)

@@ -33,6 +33,7 @@ class Binder::ExprBinder {
   ExprPtr BindAExpr(const PgQuery__AExpr* e);
   ExprPtr BindFuncCall(const PgQuery__FuncCall* f);
   ExprPtr BindAggregate(const PgQuery__FuncCall* f, const std::string& name);
+  ExprPtr BindWindowCall(const PgQuery__FuncCall* f, const std::string& name);
   ExprPtr BindTypeCast(const PgQuery__TypeCast* c);
   ExprPtr BindCase(const PgQuery__CaseExpr* c);
   ExprPtr BindSubLink(const PgQuery__SubLink* s);

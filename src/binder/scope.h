@@ -25,6 +25,7 @@ struct Binder::Scope {
   // scope's current row (it is correlated).
   bool referenced_by_subquery = false;
   AggregateContext* agg = nullptr;  // non-null where aggregates are allowed
+  WindowContext* window = nullptr;  // non-null where window functions are allowed
   const char* clause = "this context";
   bool set_functions_allowed = false;  // binding a select-list entry  // for "aggregate functions are not allowed in WHERE"
 
@@ -42,6 +43,22 @@ struct Binder::Cte {
 // placeholder that is later rewritten into a column of the AggregateNode.
 struct Binder::AggregateContext {
   std::vector<AggregateCall> calls;
+};
+
+// Window function calls found in a SELECT list or ORDER BY; each becomes a
+// placeholder that is later rewritten into a column of the WindowNode.
+struct Binder::WindowContext {
+  std::vector<WindowCall> calls;
+};
+
+class WindowPlaceholder : public Expression {
+ public:
+  WindowPlaceholder(int index, std::string text) : Expression(Kind::kWindow, DataType::Int64()), index(index), text(std::move(text)) {}
+  Vector Eval(const DataChunk&, EvalContext&) const override;
+  ExprPtr Clone() const override { return std::make_unique<WindowPlaceholder>(index, text); }
+  std::string ToString() const override { return text; }
+  int index;
+  std::string text;
 };
 
 class AggregatePlaceholder : public Expression {

@@ -37,6 +37,7 @@ inline constexpr const char* kAmbiguousFunction = "42725";
 inline constexpr const char* kDatatypeMismatch = "42804";
 inline constexpr const char* kCannotCoerce = "42846";
 inline constexpr const char* kGroupingError = "42803";
+inline constexpr const char* kWindowingError = "42P20";
 inline constexpr const char* kDuplicateTable = "42P07";
 inline constexpr const char* kDuplicateDatabase = "42P04";
 inline constexpr const char* kDuplicateSchema = "42P06";

@@ -99,6 +99,11 @@ class DatagenConnector : public SourceConnector {
   }
 
   size_t num_columns() const { return columns_.size(); }
+  bool RowExists(int64_t row) const {
+    for (const auto& f : fields_)
+      if (f.sequence && f.start + row > f.end) return false;
+    return true;
+  }
 
  private:
   std::vector<SourceColumn> columns_;
@@ -112,23 +117,9 @@ bool DatagenReader::Next(DataChunk* out, size_t max_rows) {
   size_t appended = 0;
   for (; appended < max_rows; appended++) {
     int64_t row = offset_ * c_->num_splits() + split_;
-    // A row exists only when every sequence column still has a value.
-    DataChunk one;
-    bool ok = true;
-    for (size_t c = 0; c < c_->num_columns() && ok; c++) ok = c_->Append(c, row, &out->column(c));
-    if (!ok) {
-      // Roll back the columns filled before the exhausted one.
-      size_t n = out->num_rows();
-      for (size_t c = 0; c < c_->num_columns(); c++) {
-        Vector& v = out->column(c);
-        if (v.size() > n) {
-          std::vector<uint8_t> keep(v.size(), 1);
-          keep.back() = 0;
-          v.Filter(keep);
-        }
-      }
-      break;
-    }
+    // A row exists only while every sequence column still has a value.
+    if (!c_->RowExists(row)) break;
+    for (size_t c = 0; c < c_->num_columns(); c++) c_->Append(c, row, &out->column(c));
     offset_++;
   }
   return appended > 0;

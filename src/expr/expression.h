@@ -25,7 +25,8 @@ class Expression {
   enum class Kind {
     kColumnRef, kConstant, kParameter, kFunction, kCast, kAnd, kOr, kNot, kIsNull, kIsNotNull,
     kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate, kSetFunction,
-    kArray  // ARRAY[...], x op ANY/ALL (array), subscripts (expr/array.h)
+    kArray,  // ARRAY[...], x op ANY/ALL (array), subscripts (expr/array.h)
+    kWindow  // a window function call, before the binder replaces it by a column
   };
 
   Expression(Kind kind, DataType type) : kind_(kind), type_(type) {}

@@ -26,6 +26,11 @@ DatabaseEpochLoop::DatabaseEpochLoop(StateStore* store, uint32_t database_id, in
   if (store_->Get(store_->meta_cf(), nullptr, EpochMetaKey(database_id), &value).ok())
     committed_epoch_ = std::stoull(value);
   runtime_->OnCommitted(committed_epoch_);
+  runtime_->set_request_barrier([this] {
+    std::lock_guard lock(mu_);
+    ++flush_requests_;
+    cv_.notify_all();
+  });
   current_epoch_ = NextEpoch(committed_epoch_);
   thread_ = std::thread([this] { Run(); });
 }

@@ -151,4 +151,30 @@ std::string HopNode::Describe() const {
   return fmt::format("Hop {} slide {}us size {}us", child()->schema()[time_column].name, slide, size);
 }
 
+std::string WindowCall::ToString() const {
+  std::string s = kind == WindowFunctionKind::kRowNumber ? "row_number()" : kind == WindowFunctionKind::kRank ? "rank()" : "dense_rank()";
+  s += " OVER (";
+  if (!partition_by.empty()) {
+    s += "PARTITION BY ";
+    for (size_t i = 0; i < partition_by.size(); i++) s += (i ? ", " : "") + partition_by[i]->ToString();
+  }
+  if (!order_by.empty()) {
+    s += partition_by.empty() ? "ORDER BY " : " ORDER BY ";
+    for (size_t i = 0; i < order_by.size(); i++)
+      s += (i ? ", " : "") + order_by[i].expr->ToString() + (order_by[i].descending ? " DESC" : "");
+  }
+  return s + ")";
+}
+
+WindowNode::WindowNode(PlanPtr child, std::vector<WindowCall> c) : PlanNode(Kind::kWindow, child->schema()), calls(std::move(c)) {
+  for (const auto& call : calls) schema_.push_back(PlanColumn{call.ToString(), DataType::Int64(), ""});
+  children_.push_back(std::move(child));
+}
+
+std::string WindowNode::Describe() const {
+  std::string s = "Window";
+  for (const auto& c : calls) s += " " + c.ToString();
+  return s;
+}
+
 }  // namespace freshet

@@ -34,7 +34,7 @@ class PlanNode {
  public:
   enum class Kind {
     kScan, kSystemScan, kValues, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
-    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop
+    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop, kWindow
   };
   PlanNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~PlanNode() = default;
@@ -200,6 +200,24 @@ class TableFunctionNode : public PlanNode {
   std::string Describe() const override { return "TableFunction " + name; }
   std::string name;
   std::vector<ExprPtr> args;
+};
+
+enum class WindowFunctionKind { kRowNumber, kRank, kDenseRank };
+
+struct WindowCall {
+  WindowFunctionKind kind;
+  std::vector<ExprPtr> partition_by;
+  std::vector<SortKey> order_by;
+  std::string ToString() const;
+};
+
+// Window functions (row_number, rank, dense_rank) over partitions of the
+// child's rows. Output: the child's columns, then one bigint per call.
+class WindowNode : public PlanNode {
+ public:
+  WindowNode(PlanPtr child, std::vector<WindowCall> calls);
+  std::string Describe() const override;
+  std::vector<WindowCall> calls;
 };
 
 // HOP(t, ts, slide, size): each row of the child once per window of

@@ -240,6 +240,27 @@ std::string StreamTopNNode::Describe() const {
   return fmt::format("StreamTopN {{ order: [{}], limit: {}, offset: {} }}", fmt::join(keys, ", "), limit, offset);
 }
 
+StreamGroupTopNNode::StreamGroupTopNNode(StreamNodePtr input, std::vector<int> p, std::vector<StreamOrderKey> o,
+                                         int64_t l)
+    : StreamNode(Kind::kGroupTopN, CopySchema(*input)), partition(std::move(p)), order(std::move(o)), limit(l) {
+  schema_.push_back(PlanColumn{"row_number", DataType::Int64(), "", false});
+  input_stream_key = input->stream_key;
+  // The partition columns join the key: a row moving to another partition
+  // (another actor) is then a different output row.
+  stream_key = partition;
+  for (int k : input->stream_key)
+    if (std::find(stream_key.begin(), stream_key.end(), k) == stream_key.end()) stream_key.push_back(k);
+  distribution = partition.empty() ? Distribution::Single() : Distribution::Hash(partition);
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamGroupTopNNode::Describe() const {
+  std::vector<std::string> keys;
+  for (const auto& k : order) keys.push_back(schema_[k.column].name + (k.descending ? " DESC" : " ASC"));
+  return fmt::format("StreamGroupTopN {{ partition_by: {}, order: [{}], limit: {} }}", ColumnList(schema_, partition),
+                     fmt::join(keys, ", "), limit);
+}
+
 StreamExchangeNode::StreamExchangeNode(StreamNodePtr input, Distribution to)
     : StreamNode(Kind::kExchange, CopySchema(*input)) {
   stream_key = input->stream_key;
@@ -286,6 +307,7 @@ class StreamPlanner {
       case PlanNode::Kind::kScan: return VisitScan(static_cast<ScanNode*>(n));
       case PlanNode::Kind::kFilter: {
         auto* f = static_cast<FilterNode*>(n);
+        if (StreamNodePtr top = TryGroupTopN(f)) return top;
         CheckStreamable(*f->predicate);
         return std::make_unique<StreamFilterNode>(Visit(f->child()), f->predicate->Clone());
       }
@@ -299,6 +321,8 @@ class StreamPlanner {
         return Project(Visit(p->child()), std::move(exprs), p->schema());
       }
       case PlanNode::Kind::kAggregate: return VisitAggregate(static_cast<AggregateNode*>(n));
+      case PlanNode::Kind::kWindow:
+        Unsupported("a window function (only row_number() OVER (PARTITION BY ... ORDER BY ...) <= N is supported)");
       case PlanNode::Kind::kHop: {
         auto* h = static_cast<HopNode*>(n);
         StreamNodePtr input = Visit(h->child());
@@ -517,6 +541,92 @@ class StreamPlanner {
       if (c->index() >= from) c->set_index(c->index() + by);
     }
     for (auto& child : e->children()) ShiftColumns(child.get(), from, by);
+  }
+
+  // Filter(rn <= N | rn < N | rn = 1) over [Project ->] Window(row_number):
+  // a group top-N. Null when the filter is not of that shape.
+  StreamNodePtr TryGroupTopN(FilterNode* f) {
+    const Expression& pred = *f->predicate;
+    if (pred.kind() != Expression::Kind::kFunction || pred.children().size() != 2) return nullptr;
+    const std::string& op = static_cast<const FunctionExpr&>(pred).function()->name;
+    const Expression* col = pred.children()[0].get();
+    const Expression* bound = pred.children()[1].get();
+    if (col->kind() != Expression::Kind::kColumnRef || !bound->IsConstant()) return nullptr;
+    EvalContext ctx;
+    Value v = bound->EvalConstant(ctx);
+    if (v.is_null() || v.type().physical() != PhysicalType::kInt64) return nullptr;
+    int64_t limit;
+    if (op == "<=") limit = v.int_value();
+    else if (op == "<") limit = v.int_value() - 1;
+    else if (op == "=" && v.int_value() == 1) limit = 1;
+    else return nullptr;
+    // Follow the column down through projections to the window.
+    int c = static_cast<const ColumnRefExpr*>(col)->index();
+    PlanNode* below = f->child();
+    ProjectNode* project = nullptr;
+    if (below->kind() == PlanNode::Kind::kProject) {
+      project = static_cast<ProjectNode*>(below);
+      const Expression& e = *project->exprs[c];
+      if (e.kind() != Expression::Kind::kColumnRef) return nullptr;
+      c = static_cast<const ColumnRefExpr&>(e).index();
+      below = project->child();
+    }
+    if (below->kind() != PlanNode::Kind::kWindow) return nullptr;
+    auto* w = static_cast<WindowNode*>(below);
+    const int width = int(w->child()->schema().size());
+    if (w->calls.size() != 1 || c != width || w->calls[0].kind != WindowFunctionKind::kRowNumber) return nullptr;
+    if (limit < 1) Unsupported("a row_number() filter that keeps no row");
+    const WindowCall& call = w->calls[0];
+    StreamNodePtr input = Visit(w->child());
+    // Partition and order keys as columns (expressions are computed first).
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema = input->schema();
+    for (size_t i = 0; i < schema.size(); i++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(i), schema[i].type, schema[i].name));
+    bool extra = false;
+    auto column_of = [&](const ExprPtr& e) {
+      CheckStreamable(*e);
+      if (e->kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(*e).index();
+      exprs.push_back(e->Clone());
+      schema.push_back(PlanColumn{"_key" + std::to_string(exprs.size()), e->type(), "", true});
+      extra = true;
+      return int(exprs.size()) - 1;
+    };
+    std::vector<int> partition;
+    for (const auto& p : call.partition_by) partition.push_back(column_of(p));
+    std::vector<StreamOrderKey> order;
+    for (const auto& k : call.order_by) order.push_back({column_of(k.expr), k.descending, k.nulls_first});
+    if (extra) input = Project(std::move(input), std::move(exprs), std::move(schema));
+    input = Exchange(std::move(input), partition.empty() ? Distribution::Single() : Distribution::Hash(partition));
+    const size_t stream_width = input->schema().size();
+    auto top = std::make_unique<StreamGroupTopNNode>(std::move(input), partition, order, limit);
+    InternalTableSpec spec;
+    spec.kind = "grouptopn";
+    for (size_t i = 0; i < stream_width; i++) spec.columns.push_back({top->schema()[i].name, top->schema()[i].type});
+    spec.pk = partition;
+    for (const auto& k : order) spec.pk.push_back(k.column);
+    for (int k : top->input_stream_key) spec.pk.push_back(k);
+    spec.dist_key = partition;
+    top->state_table = AddInternal(std::move(spec));
+    // Back to the logical layout: the window's input columns, row_number,
+    // then the hidden columns of the stream.
+    std::vector<ExprPtr> out;
+    std::vector<PlanColumn> out_schema;
+    auto add = [&](int i) {
+      out.push_back(std::make_unique<ColumnRefExpr>(i, top->schema()[i].type, top->schema()[i].name));
+      out_schema.push_back(top->schema()[i]);
+    };
+    for (int i = 0; i < width; i++) add(i);
+    add(int(stream_width));
+    for (int i = width; i < int(stream_width); i++) add(i);
+    StreamNodePtr result = Project(std::move(top), std::move(out), std::move(out_schema));
+    if (!project) return result;
+    // The projection between the filter and the window.
+    std::vector<ExprPtr> pexprs;
+    for (const auto& e : project->exprs) {
+      CheckStreamable(*e);
+      pexprs.push_back(e->Clone());
+    }
+    return Project(std::move(result), std::move(pexprs), project->schema());
   }
 
   StreamNodePtr VisitLimit(LimitNode* l) {

@@ -48,7 +48,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kSource, kFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kExchange, kMaterialize, kSink };
+  enum class Kind { kTableScan, kSource, kFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -179,6 +179,19 @@ class StreamTopNNode : public StreamNode {
   std::vector<StreamOrderKey> order;
   int64_t limit, offset;  // limit -1: none
   int state_table = -1;   // every input row, in rank order
+};
+
+// row_number() OVER (PARTITION BY ... ORDER BY ...) <= limit: per partition
+// the first `limit` rows. Output: the input's columns and the row number.
+class StreamGroupTopNNode : public StreamNode {
+ public:
+  StreamGroupTopNNode(StreamNodePtr input, std::vector<int> partition, std::vector<StreamOrderKey> order, int64_t limit);
+  std::string Describe() const override;
+  std::vector<int> partition;
+  std::vector<StreamOrderKey> order;
+  int64_t limit;
+  std::vector<int> input_stream_key;
+  int state_table = -1;
 };
 
 // Redistributes its input to match `distribution`.

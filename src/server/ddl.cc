@@ -315,7 +315,9 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
       RelationKind kind = KindOfDrop(d->remove_type, &kind_name);
       if (kind == RelationKind::kSystem)
         throw SqlError(sqlstate::kFeatureNotSupported, "DROP of this kind of object is not supported");
-      std::vector<ObjectId> tables;
+      // Resolve every name first: dependents named in the same statement
+      // do not block it.
+      std::vector<TableRef> named;
       for (size_t i = 0; i < d->n_objects; i++) {
         const PgQuery__List* parts = d->objects[i]->list;
         std::string name = StringOf(parts->items[parts->n_items - 1]);
@@ -331,22 +333,45 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
             sink->Notice(fmt::format("{} \"{}\" does not exist, skipping", kind_name, name));
             continue;
           }
-          FRESHET_THROW(sqlstate::kUndefinedTable, "{} \"{}\" does not exist", kind_name, name);
+          FRESHET_THROW(kind == RelationKind::kIndex ? sqlstate::kUndefinedObject : sqlstate::kUndefinedTable,
+                        "{} \"{}\" does not exist", kind_name, name);
         }
-        if (t->kind != kind)
-          throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not a {}", name, kind_name))
-              .WithHint(fmt::format("Use DROP {} to remove a {}.", t->kind == RelationKind::kMaterializedView ? "MATERIALIZED VIEW" : "TABLE",
-                                    RelationKindName(t->kind)));
-        // Dependents (views over this relation), transitively with CASCADE.
+        if (t->kind != kind) {
+          const char* what = t->kind == RelationKind::kMaterializedView ? "MATERIALIZED VIEW"
+                             : t->kind == RelationKind::kIndex          ? "INDEX"
+                             : t->kind == RelationKind::kSink           ? "SINK"
+                             : t->kind == RelationKind::kSource         ? "SOURCE"
+                                                                        : "TABLE";
+          std::string kind_article = kind == RelationKind::kIndex ? "an index" : std::string("a ") + kind_name;
+          std::string other = RelationKindName(t->kind);
+          std::string other_article = (other[0] == 'i' ? "an " : "a ") + other;
+          throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not {}", name, kind_article))
+              .WithHint(fmt::format("Use DROP {} to remove {}.", what, other_article));
+        }
+        named.push_back(t);
+      }
+      std::set<ObjectId> named_ids;
+      for (const auto& t : named) named_ids.insert(t->id);
+      std::vector<ObjectId> tables;
+      for (const auto& t : named) {
+        // Dependents (views over this relation), transitively with CASCADE;
+        // indexes go with their relation, as in PostgreSQL.
         std::vector<TableRef> queue = {t};
         for (size_t q = 0; q < queue.size(); q++) {
+          std::vector<TableRef> blocking;
           for (const auto& dep : catalog->Dependents(queue[q]->id)) {
-            if (!cascade)
-              throw SqlError(sqlstate::kDependentObjectsStillExist,
-                             fmt::format("cannot drop {} {} because other objects depend on it", kind_name, name))
-                  .WithDetail(fmt::format("{} {} depends on {} {}", RelationKindName(dep->kind), dep->name, kind_name, name))
-                  .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+            if (!cascade && dep->kind != RelationKind::kIndex && !named_ids.count(dep->id)) blocking.push_back(dep);
             queue.push_back(dep);
+          }
+          if (!blocking.empty()) {
+            std::string detail;
+            for (const auto& dep : blocking)
+              detail += fmt::format("{}{} {} depends on {} {}", detail.empty() ? "" : "\n", RelationKindName(dep->kind),
+                                    dep->name, RelationKindName(queue[q]->kind), queue[q]->name);
+            throw SqlError(sqlstate::kDependentObjectsStillExist,
+                           fmt::format("cannot drop {} {} because other objects depend on it", kind_name, t->name))
+                .WithDetail(detail)
+                .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
           }
         }
         for (const auto& x : queue) tables.push_back(x->id);

@@ -446,6 +446,29 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
       continue;
     }
     PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
+    // PostgreSQL 15's grammar wants an alias on every subquery in FROM;
+    // PostgreSQL 16 and RisingWave do not (Nexmark's queries rely on it).
+    // Give such subqueries the name PostgreSQL 16 gives them, and parse again.
+    for (int tries = 0; r.error && tries < 64 && std::string(r.error->message) == "subquery in FROM must have an alias"; tries++) {
+      int open = r.error->cursorpos - 1;
+      pg_query_free_protobuf_parse_result(r);
+      // The matching parenthesis, on tokens (not inside strings).
+      int depth = 0, close = -1;
+      for (const Token& t : Tokenize(pg_text)) {
+        if (t.start < open || t.kind != Token::Kind::kOther) continue;
+        if (t.text == "(") depth++;
+        else if (t.text == ")" && --depth == 0) {
+          close = t.start;
+          break;
+        }
+      }
+      if (open < 0 || close < 0) {
+        r = pg_query_parse_protobuf(pg_text.c_str());
+        break;
+      }
+      pg_text.insert(close + 1, " AS unnamed_subquery");
+      r = pg_query_parse_protobuf(pg_text.c_str());
+    }
     if (r.error) {
       std::string msg = r.error->message;
       int pos = r.error->cursorpos;

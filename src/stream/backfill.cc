@@ -96,6 +96,7 @@ void BackfillOperator::DoWork() {
     }
     if (range_vnode_ < 0) {
       all_finished_ = true;
+      ctx_->runtime->RequestBarrier();  // the job completes at the next one
       return;
     }
     VnodeProgress& p = vnodes_[range_vnode_];

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "stream/backfill.h"
+#include "stream/group_top_n.h"
 #include "stream/hash_agg.h"
 #include "stream/hash_join.h"
 #include "stream/hop.h"
@@ -96,6 +97,11 @@ class JobBuilder {
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval);
       }
       case StreamNode::Kind::kUnion: return std::make_unique<UnionOperator>();
+      case StreamNode::Kind::kGroupTopN: {
+        auto* t = static_cast<const StreamGroupTopNNode*>(n);
+        return std::make_unique<GroupTopNOperator>(t->partition, t->order, t->input_stream_key, t->limit,
+                                                   t->input()->types(), DescOf(*req_.internal_tables[t->state_table]));
+      }
       case StreamNode::Kind::kTopN: {
         auto* t = static_cast<const StreamTopNNode*>(n);
         return std::make_unique<TopNOperator>(t->order, t->stream_key, t->limit, t->offset, t->types(),

@@ -90,6 +90,13 @@ class StreamRuntime {
 
   ActorId NextActorId() { return next_actor_id_.fetch_add(1); }
 
+  // Asks for a barrier now rather than at the next interval (a backfill
+  // that just finished, so its job completes without waiting).
+  void RequestBarrier() {
+    if (request_barrier_) request_barrier_();
+  }
+  void set_request_barrier(std::function<void()> fn) { request_barrier_ = std::move(fn); }
+
   void Shutdown();
 
  private:
@@ -124,6 +131,7 @@ class StreamRuntime {
   std::map<uint32_t, Job> jobs_;
   std::map<TableId, std::vector<OutputActor>> relation_outputs_;
   std::atomic<ActorId> next_actor_id_{1};
+  std::function<void()> request_barrier_;
 };
 
 }  // namespace freshet
