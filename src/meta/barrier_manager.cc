@@ -105,23 +105,29 @@ Epoch DatabaseEpochLoop::ApplyGraphChange(std::shared_ptr<Mutation> mutation,
 void DatabaseEpochLoop::Run() {
   std::unique_lock lock(mu_);
   while (!stopping_) {
-    uint64_t requested = flush_requests_;
     cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_),
-                 [&] { return stopping_ || flush_requests_ != requested || !graph_changes_.empty(); });
+                 [&] { return stopping_ || flush_requests_ != flushes_done_ || !graph_changes_.empty(); });
     if (stopping_) break;
     uint64_t serving = flush_requests_;
+    // A flush or a graph change needs its barrier committed.
+    bool force = serving != flushes_done_ || !graph_changes_.empty();
     lock.unlock();
-    RunBarrier();
+    RunBarrier(force);
     lock.lock();
     flushes_done_ = serving;
     cv_.notify_all();
   }
   // Commit what is buffered so that a clean shutdown loses nothing.
   lock.unlock();
-  RunBarrier();
+  RunBarrier(/*force_checkpoint=*/true);
   lock.lock();
   flushes_done_ = flush_requests_;
   cv_.notify_all();
+}
+
+void DatabaseEpochLoop::set_checkpoint_frequency(int n) {
+  std::lock_guard lock(mu_);
+  checkpoint_frequency_ = std::max(1, n);
 }
 
 namespace {
@@ -129,8 +135,9 @@ namespace {
 constexpr size_t kBulkCommitThreshold = 100000;
 }  // namespace
 
-void DatabaseEpochLoop::RunBarrier() {
+void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   Epoch epoch;
+  bool checkpoint;
   uint64_t ticket = 0;
   std::vector<std::shared_ptr<StateTable>> tables;
   std::vector<std::shared_ptr<const std::vector<WriteOp>>> sealed;
@@ -146,21 +153,30 @@ void DatabaseEpochLoop::RunBarrier() {
       }
     }
     ticket = change.ticket;
+    {
+      std::lock_guard lock(mu_);
+      checkpoint = force_checkpoint || ticket || ++barriers_since_checkpoint_ >= checkpoint_frequency_;
+      if (checkpoint) barriers_since_checkpoint_ = 0;
+    }
     epoch = current_epoch_;
     current_epoch_ = NextEpoch(epoch);
     for (auto& t : tables) {
       auto ops = t->Seal(epoch);
       if (!ops->empty()) sealed.push_back(std::move(ops));
     }
-    Barrier barrier{epoch, current_epoch_, change.mutation};
+    Barrier barrier{epoch, current_epoch_, change.mutation, checkpoint};
     runtime_->InjectBarrier(barrier, std::move(change.actors));
   }
   std::vector<std::vector<WriteOp>> actor_writes = runtime_->WaitCollected(epoch);
+  // Writes of barriers that are not checkpoints wait for the next one.
+  for (auto& w : sealed) pending_sealed_.push_back(std::move(w));
+  for (auto& w : actor_writes) pending_writes_.push_back(std::move(w));
+  if (!checkpoint) return;
 
   std::vector<const std::vector<WriteOp>*> parts;
   size_t pending = 0;
-  for (auto& s : sealed) parts.push_back(s.get());
-  for (auto& w : actor_writes) parts.push_back(&w);
+  for (auto& s : pending_sealed_) parts.push_back(s.get());
+  for (auto& w : pending_writes_) parts.push_back(&w);
   for (auto* p : parts) pending += p->size();
   Status s;
   if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
@@ -184,6 +200,8 @@ void DatabaseEpochLoop::RunBarrier() {
     spdlog::critical("database {}: commit of epoch {} failed: {}", database_id_, epoch, s.ToString());
     std::abort();
   }
+  pending_sealed_.clear();
+  pending_writes_.clear();
   for (auto& t : tables) t->ReleaseSealed(epoch);
   {
     std::lock_guard lock(mu_);
@@ -202,7 +220,10 @@ BarrierManager::~BarrierManager() { StopAll(); }
 DatabaseEpochLoop* BarrierManager::ForDatabase(uint32_t database_id) {
   std::lock_guard lock(mu_);
   auto& loop = loops_[database_id];
-  if (!loop) loop = std::make_unique<DatabaseEpochLoop>(store_, database_id, interval_ms_);
+  if (!loop) {
+    loop = std::make_unique<DatabaseEpochLoop>(store_, database_id, interval_ms_);
+    loop->set_checkpoint_frequency(checkpoint_frequency_);
+  }
   return loop.get();
 }
 
@@ -223,6 +244,12 @@ void BarrierManager::set_barrier_interval_ms(int ms) {
   std::lock_guard lock(mu_);
   interval_ms_ = ms;
   for (auto& [id, l] : loops_) l->set_barrier_interval_ms(ms);
+}
+
+void BarrierManager::set_checkpoint_frequency(int n) {
+  std::lock_guard lock(mu_);
+  checkpoint_frequency_ = std::max(1, n);
+  for (auto& [id, l] : loops_) l->set_checkpoint_frequency(n);
 }
 
 void BarrierManager::StopAll() {

@@ -67,13 +67,17 @@ class DatabaseEpochLoop {
   StreamRuntime* runtime() { return runtime_.get(); }
   Epoch committed_epoch() const;
   void set_barrier_interval_ms(int ms);
+  // Every n-th barrier commits (n >= 1); the others only move the epoch.
+  void set_checkpoint_frequency(int n);
 
   void Stop();
 
  private:
   void Run();
-  // One barrier: seal, inject, collect, commit. Returns the committed epoch.
-  void RunBarrier();
+  // One barrier: seal, inject, collect and, for a checkpoint barrier (every
+  // checkpoint_frequency-th, or forced by a flush or graph change), commit
+  // everything collected since the last checkpoint.
+  void RunBarrier(bool force_checkpoint);
 
   StateStore* store_;
   uint32_t database_id_;
@@ -90,6 +94,11 @@ class DatabaseEpochLoop {
     uint64_t ticket = 0;
   };
   std::vector<GraphChange> graph_changes_;
+  int checkpoint_frequency_ = 1;
+  int barriers_since_checkpoint_ = 0;
+  // Collected since the last checkpoint (loop thread only).
+  std::vector<std::shared_ptr<const std::vector<WriteOp>>> pending_sealed_;
+  std::vector<std::vector<WriteOp>> pending_writes_;
   uint64_t changes_queued_ = 0;
   uint64_t changes_done_ = 0;
   int interval_ms_;
@@ -109,11 +118,14 @@ class BarrierManager {
   void DropDatabase(uint32_t database_id);
   void set_barrier_interval_ms(int ms);
   int barrier_interval_ms() const { return interval_ms_; }
+  void set_checkpoint_frequency(int n);
+  int checkpoint_frequency() const { return checkpoint_frequency_; }
   void StopAll();
 
  private:
   StateStore* store_;
   int interval_ms_;
+  int checkpoint_frequency_ = 1;
   std::mutex mu_;
   std::map<uint32_t, std::unique_ptr<DatabaseEpochLoop>> loops_;
 };

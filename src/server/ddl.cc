@@ -242,6 +242,39 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
     }
     case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT:
     case PG_QUERY__NODE__NODE_INDEX_STMT: return RunCreateJob(stmt, sink);
+    case PG_QUERY__NODE__NODE_ALTER_SYSTEM_STMT: {
+      // RisingWave's system parameters of the stream engine.
+      const PgQuery__VariableSetStmt* set = node->alter_system_stmt->setstmt;
+      std::string name = set->name ? set->name : "";
+      if (set->kind != PG_QUERY__VARIABLE_SET_KIND__VAR_SET_VALUE || set->n_args != 1)
+        throw SqlError(sqlstate::kFeatureNotSupported, "ALTER SYSTEM supports SET name = value only");
+      const PgQuery__Node* arg = set->args[0];
+      std::string text;
+      if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
+        text = std::to_string(arg->a_const->ival->ival);
+      else if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL)
+        text = arg->a_const->sval->sval;
+      int64_t value = 0;
+      try {
+        size_t used = 0;
+        value = std::stoll(text, &used);
+        if (used != text.size()) throw std::invalid_argument(text);
+      } catch (...) {
+        FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid value for parameter \"{}\": \"{}\"", name, text);
+      }
+      if (name == "barrier_interval_ms") {
+        if (value < 10 || value > 3600000)
+          FRESHET_THROW(sqlstate::kInvalidParameterValue, "barrier_interval_ms must be between 10 and 3600000");
+        instance_->SetSystemParameter(name, value);
+      } else if (name == "checkpoint_frequency") {
+        if (value < 1 || value > 10000)
+          FRESHET_THROW(sqlstate::kInvalidParameterValue, "checkpoint_frequency must be between 1 and 10000");
+        instance_->SetSystemParameter(name, value);
+      } else {
+        FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized system parameter \"{}\"", name);
+      }
+      return {"ALTER_SYSTEM"};
+    }
     case PG_QUERY__NODE__NODE_CREATEDB_STMT: {
       std::string name = node->createdb_stmt->dbname;
       catalog->CreateDatabase(name, catalog->FindUser(user_)->id);

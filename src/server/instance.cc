@@ -21,6 +21,9 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
     return Status::Corruption(e.message());
   }
   inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);
+  inst->store_->ScanMeta("system/", [&](const std::string& key, const std::string& value) {
+    inst->ApplySystemParameter(key.substr(7), std::stoll(value));
+  });
   // Start every database's epoch loop so their committed epochs are known.
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
   inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
@@ -32,6 +35,18 @@ Instance::~Instance() { Shutdown(); }
 
 void Instance::Shutdown() {
   if (barriers_) barriers_->StopAll();
+}
+
+void Instance::ApplySystemParameter(const std::string& name, int64_t value) {
+  if (name == "barrier_interval_ms") barriers_->set_barrier_interval_ms(int(value));
+  else if (name == "checkpoint_frequency") barriers_->set_checkpoint_frequency(int(value));
+}
+
+void Instance::SetSystemParameter(const std::string& name, int64_t value) {
+  rocksdb::WriteBatch batch;
+  batch.Put(store_->meta_cf(), "system/" + name, std::to_string(value));
+  store_->Commit(&batch).ThrowIfError();
+  ApplySystemParameter(name, value);
 }
 
 DmlManager* Instance::DmlFor(ObjectId database_id) {

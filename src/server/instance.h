@@ -41,6 +41,9 @@ class Instance {
   BarrierManager* barriers() const { return barriers_.get(); }
   StreamJobs* jobs() const { return jobs_.get(); }
   DmlManager* DmlFor(ObjectId database_id);
+  // barrier_interval_ms, checkpoint_frequency: applied at once and kept in
+  // the store (they override the configuration file after a restart).
+  void SetSystemParameter(const std::string& name, int64_t value);
   void DropDatabase(ObjectId database_id);
 
   // Cancel registry: each session gets a (process id, secret key) pair.
@@ -52,6 +55,7 @@ class Instance {
 
  private:
   Instance() = default;
+  void ApplySystemParameter(const std::string& name, int64_t value);
   ServerOptions options_;
   std::unique_ptr<StateStore> store_;
   std::unique_ptr<Catalog> catalog_;

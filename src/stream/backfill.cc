@@ -142,8 +142,10 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   }
   SaveProgress();
   started_ = true;
-  paused_ = false;
-  // The next epoch's snapshot reads the state as of this barrier.
+  // The next epoch's snapshot reads the state as of this barrier, once it
+  // is committed: only a checkpoint barrier commits, so after the others
+  // the scan waits for the next checkpoint (changes keep flowing).
+  paused_ = !barrier.checkpoint;
   snapshot_epoch_ = barrier.prev_epoch;
   snapshot_.reset();
   range_.reset();

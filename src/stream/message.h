@@ -40,6 +40,10 @@ struct Barrier {
   Epoch prev_epoch = 0;
   Epoch curr_epoch = 0;
   std::shared_ptr<const Mutation> mutation;  // may be null
+  // A checkpoint barrier's epoch (and every epoch since the previous
+  // checkpoint) is committed once all actors collected it; the others only
+  // cut the stream.
+  bool checkpoint = true;
 
   bool Stops(ActorId actor) const { return mutation && mutation->stop.count(actor); }
   // Wall-clock time of the barrier in microseconds (epochs are ms << 16),
