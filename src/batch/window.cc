@@ -10,13 +10,6 @@ namespace freshet {
 
 namespace {
 
-// Memcomparable bytes of the keys, NULLs placed as each key asks.
-void AppendSortKey(const Vector& v, size_t r, bool descending, bool nulls_first, std::string* out) {
-  bool null = v.IsNull(r);
-  out->push_back(char(null == nulls_first ? 0 : 1));
-  if (!null) EncodeKeyFromVector(v, r, out, descending);
-}
-
 class WindowExecutor : public Executor {
  public:
   WindowExecutor(const WindowNode& node, ExecutorPtr child, ExecContext& ctx)
@@ -51,9 +44,9 @@ class WindowExecutor : public Executor {
         for (const auto& p : call.partition_by) pv.push_back(p->Eval(chunk, ctx_.eval));
         for (const auto& k : call.order_by) ov.push_back(k.expr->Eval(chunk, ctx_.eval));
         for (size_t r = 0; r < chunk.num_rows(); r++) {
-          for (auto& v : pv) AppendSortKey(v, r, false, false, &part[base + r]);
+          for (auto& v : pv) EncodeOrderKeyFromVector(v, r, false, false, &part[base + r]);
           for (size_t k = 0; k < ov.size(); k++)
-            AppendSortKey(ov[k], r, call.order_by[k].descending, call.order_by[k].nulls_first, &order[base + r]);
+            EncodeOrderKeyFromVector(ov[k], r, call.order_by[k].descending, call.order_by[k].nulls_first, &order[base + r]);
         }
         base += chunk.num_rows();
       }

@@ -337,4 +337,10 @@ std::string HexDecode(std::string_view hex) {
   return out;
 }
 
+void EncodeOrderKeyFromVector(const Vector& col, size_t i, bool descending, bool nulls_first, std::string* out) {
+  bool null = col.IsNull(i);
+  out->push_back(char(null == nulls_first ? 0 : 1));
+  if (!null) EncodeKeyFromVector(col, i, out, descending);
+}
+
 }  // namespace freshet

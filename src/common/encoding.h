@@ -27,6 +27,10 @@ void EncodeKeyValue(const Value& v, std::string* out, bool descending = false);
 // Same for row i of a vector, avoiding a Value.
 void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool descending = false);
 
+// Sort-key encoding for ORDER BY: a leading byte puts NULLs first or last
+// whatever the direction, then the value (inverted when descending).
+void EncodeOrderKeyFromVector(const Vector& col, size_t i, bool descending, bool nulls_first, std::string* out);
+
 // Fixed-width big-endian helpers for key prefixes.
 void PutFixed32BE(std::string* out, uint32_t v);
 void PutFixed16BE(std::string* out, uint16_t v);

@@ -94,4 +94,13 @@ std::string Value::ToString() const {
   return "";
 }
 
+bool RowsIdentical(const Row& a, const Row& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); i++) {
+    if (a[i].is_null() != b[i].is_null()) return false;
+    if (!a[i].is_null() && Value::Compare(a[i], b[i]) != 0) return false;
+  }
+  return true;
+}
+
 }  // namespace freshet

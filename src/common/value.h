@@ -71,4 +71,7 @@ class Value {
 
 using Row = std::vector<Value>;
 
+// Same values in every column (NULL equals NULL): whether a row changed.
+bool RowsIdentical(const Row& a, const Row& b);
+
 }  // namespace freshet

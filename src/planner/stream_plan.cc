@@ -33,6 +33,40 @@ std::string ColumnList(const std::vector<PlanColumn>& schema, const std::vector<
                  fmt::format("{} in a materialized view is not supported yet", what));
 }
 
+bool IsNowFunction(const Expression& e) {
+  if (e.kind() != Expression::Kind::kFunction) return false;
+  const auto& name = static_cast<const FunctionExpr&>(e).function()->name;
+  return name == "now" || name == "current_timestamp" || name == "transaction_timestamp" ||
+         name == "statement_timestamp" || name == "localtimestamp" || name == "current_date";
+}
+
+bool ReadsNow(const Expression& e) {
+  if (IsNowFunction(e)) return true;
+  for (const auto& c : e.children())
+    if (ReadsNow(*c)) return true;
+  return false;
+}
+
+// The conjuncts of an AND tree.
+void SplitConjuncts(const Expression& e, std::vector<const Expression*>* out) {
+  if (e.kind() == Expression::Kind::kAnd) {
+    for (const auto& c : e.children()) SplitConjuncts(*c, out);
+    return;
+  }
+  out->push_back(&e);
+}
+
+// Checks everything except now(), which temporal filters evaluate.
+void CheckStreamableExceptNow(const Expression& e) {
+  if (IsNowFunction(e)) return;
+  if (e.kind() == Expression::Kind::kFunction) {
+    const auto& name = static_cast<const FunctionExpr&>(e).function()->name;
+    if (name == "random" || name == "clock_timestamp" || name == "gen_random_uuid") Unsupported(name + "()");
+  }
+  if (e.kind() == Expression::Kind::kSubquery) Unsupported("a subquery");
+  for (const auto& c : e.children()) CheckStreamableExceptNow(*c);
+}
+
 // Rejects what a stream cannot evaluate row by row.
 void CheckStreamable(const Expression& e) {
   if (e.kind() == Expression::Kind::kSubquery) Unsupported("a subquery");
@@ -102,6 +136,17 @@ StreamFilterNode::StreamFilterNode(StreamNodePtr input, ExprPtr pred)
 
 std::string StreamFilterNode::Describe() const {
   return fmt::format("StreamFilter {{ predicate: {} }}", predicate->ToString());
+}
+
+StreamTemporalFilterNode::StreamTemporalFilterNode(StreamNodePtr input, ExprPtr pred)
+    : StreamNode(Kind::kTemporalFilter, CopySchema(*input)), predicate(std::move(pred)) {
+  stream_key = input->stream_key;
+  distribution = input->distribution;
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamTemporalFilterNode::Describe() const {
+  return fmt::format("StreamTemporalFilter {{ predicate: {} }}", predicate->ToString());
 }
 
 StreamProjectNode::StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> e, std::vector<PlanColumn> schema)
@@ -308,6 +353,7 @@ class StreamPlanner {
       case PlanNode::Kind::kFilter: {
         auto* f = static_cast<FilterNode*>(n);
         if (StreamNodePtr top = TryGroupTopN(f)) return top;
+        if (ReadsNow(*f->predicate)) return TemporalFilter(f);
         CheckStreamable(*f->predicate);
         return std::make_unique<StreamFilterNode>(Visit(f->child()), f->predicate->Clone());
       }
@@ -627,6 +673,36 @@ class StreamPlanner {
       pexprs.push_back(e->Clone());
     }
     return Project(std::move(result), std::move(pexprs), project->schema());
+  }
+
+  // WHERE ... now() ...: the conjuncts without now() filter first; those
+  // with now() go to a temporal filter on one actor.
+  StreamNodePtr TemporalFilter(FilterNode* f) {
+    std::vector<const Expression*> parts;
+    SplitConjuncts(*f->predicate, &parts);
+    std::vector<ExprPtr> plain, temporal;
+    for (const Expression* p : parts) {
+      CheckStreamableExceptNow(*p);
+      (ReadsNow(*p) ? temporal : plain).push_back(p->Clone());
+    }
+    auto conjunction = [](std::vector<ExprPtr> v) -> ExprPtr {
+      if (v.size() == 1) return std::move(v[0]);
+      return std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(v));
+    };
+    StreamNodePtr input = Visit(f->child());
+    if (!plain.empty()) input = std::make_unique<StreamFilterNode>(std::move(input), conjunction(std::move(plain)));
+    if (input->distribution.kind != Distribution::Kind::kSingle) input = Exchange(std::move(input), Distribution::Single());
+    auto node = std::make_unique<StreamTemporalFilterNode>(std::move(input), conjunction(std::move(temporal)));
+    InternalTableSpec rows;
+    rows.kind = "temporalrows";
+    for (const auto& c : node->schema()) rows.columns.push_back({c.name, c.type});
+    rows.pk = node->stream_key;
+    node->rows_table = AddInternal(std::move(rows));
+    InternalTableSpec time;
+    time.kind = "temporaltime";
+    time.columns = {{"now", DataType::Timestamptz()}};
+    node->time_table = AddInternal(std::move(time));
+    return node;
   }
 
   StreamNodePtr VisitLimit(LimitNode* l) {

@@ -48,7 +48,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kSource, kFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink };
+  enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -96,6 +96,15 @@ class StreamFilterNode : public StreamNode {
   StreamFilterNode(StreamNodePtr input, ExprPtr predicate);
   std::string Describe() const override;
   ExprPtr predicate;
+};
+
+// A filter on now() (one actor): rows enter and leave as time passes.
+class StreamTemporalFilterNode : public StreamNode {
+ public:
+  StreamTemporalFilterNode(StreamNodePtr input, ExprPtr predicate);
+  std::string Describe() const override;
+  ExprPtr predicate;
+  int rows_table = -1, time_table = -1;
 };
 
 class StreamProjectNode : public StreamNode {

@@ -10,6 +10,7 @@
 #include "stream/project.h"
 #include "stream/sink.h"
 #include "stream/source.h"
+#include "stream/temporal_filter.h"
 #include "stream/top_n.h"
 #include "stream/union.h"
 
@@ -64,6 +65,12 @@ class JobBuilder {
       case StreamNode::Kind::kHop: {
         auto* h = static_cast<const StreamHopNode*>(n);
         return std::make_unique<HopOperator>(h->time_column, h->slide, h->size);
+      }
+      case StreamNode::Kind::kTemporalFilter: {
+        auto* t = static_cast<const StreamTemporalFilterNode*>(n);
+        return std::make_unique<TemporalFilterOperator>(t->predicate->Clone(), t->stream_key, t->types(),
+                                                        DescOf(*req_.internal_tables[t->rows_table]),
+                                                        DescOf(*req_.internal_tables[t->time_table]), req_.eval);
       }
       case StreamNode::Kind::kFilter: {
         auto* f = static_cast<const StreamFilterNode*>(n);

@@ -52,12 +52,7 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
     uint16_t vnode = partition_.empty() ? 0 : ComputeVnode(data, r, partition_);
     Partition& p = PartitionOf(pkey, vnode);
     std::string rank_key;
-    for (const auto& k : order_) {
-      const Vector& v = data.column(k.column);
-      bool null = v.IsNull(r);
-      rank_key.push_back(char(null == k.nulls_first ? 0 : 1));
-      if (!null) EncodeKeyFromVector(v, r, &rank_key, k.descending);
-    }
+    for (const auto& k : order_) EncodeOrderKeyFromVector(data.column(k.column), r, k.descending, k.nulls_first, &rank_key);
     for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &rank_key);
     std::string storage_key = VnodePrefix(desc_.table_id, p.vnode) + pkey + rank_key;
     if (IsInsertOp(chunk.ops()[r])) {
@@ -86,13 +81,6 @@ void GroupTopNOperator::OnBarrier(const Barrier&) {
     ops.clear();
     out = DataChunk(output_types_);
   };
-  auto same = [](const Row& a, const Row& b) {
-    for (size_t i = 0; i < a.size(); i++) {
-      if (a[i].is_null() != b[i].is_null()) return false;
-      if (!a[i].is_null() && Value::Compare(a[i], b[i]) != 0) return false;
-    }
-    return true;
-  };
   for (const auto& pkey : dirty_) {
     auto pit = partitions_.find(pkey);
     Partition& p = pit->second;
@@ -107,13 +95,13 @@ void GroupTopNOperator::OnBarrier(const Barrier&) {
     }
     for (auto& [k, row] : p.emitted) {
       auto it = window.find(k);
-      if (it != window.end() && same(row, it->second)) continue;
+      if (it != window.end() && RowsIdentical(row, it->second)) continue;
       ops.push_back(Op::kDelete);
       out.AppendRow(row);
     }
     for (auto& [k, row] : window) {
       auto it = p.emitted.find(k);
-      if (it != p.emitted.end() && same(row, it->second)) continue;
+      if (it != p.emitted.end() && RowsIdentical(row, it->second)) continue;
       ops.push_back(Op::kInsert);
       out.AppendRow(row);
     }

@@ -10,15 +10,6 @@ namespace freshet {
 
 namespace {
 
-bool RowsEqual(const Row& a, const Row& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    if (a[i].is_null() != b[i].is_null()) return false;
-    if (!a[i].is_null() && Value::Compare(a[i], b[i]) != 0) return false;
-  }
-  return true;
-}
-
 bool KeepsOnlyValue(AggKind k) {
   return k == AggKind::kMin || k == AggKind::kMax || k == AggKind::kBoolAnd || k == AggKind::kBoolOr;
 }
@@ -340,7 +331,7 @@ void HashAggOperator::OnBarrier(const Barrier&) {
       if (!grp.emitted) {
         ops.push_back(Op::kInsert);
         out.AppendRow(now);
-      } else if (!RowsEqual(now, grp.prev_output)) {
+      } else if (!RowsIdentical(now, grp.prev_output)) {
         ops.push_back(Op::kUpdateDelete);
         out.AppendRow(grp.prev_output);
         ops.push_back(Op::kUpdateInsert);

@@ -12,13 +12,7 @@ TopNOperator::TopNOperator(std::vector<StreamOrderKey> order, std::vector<int> s
 
 std::string TopNOperator::RankKey(const DataChunk& data, size_t row) const {
   std::string key;
-  for (const auto& k : order_) {
-    const Vector& v = data.column(k.column);
-    // A leading byte puts NULLs first or last whatever the direction.
-    bool null = v.IsNull(row);
-    key.push_back(char(null == k.nulls_first ? 0 : 1));
-    if (!null) EncodeKeyFromVector(v, row, &key, k.descending);
-  }
+  for (const auto& k : order_) EncodeOrderKeyFromVector(data.column(k.column), row, k.descending, k.nulls_first, &key);
   for (int c : stream_key_) EncodeKeyFromVector(data.column(c), row, &key);
   return key;
 }
@@ -75,22 +69,15 @@ void TopNOperator::OnBarrier(const Barrier&) {
   DataChunk out(types_);
   // A row that stays in the window may still have changed in columns
   // outside the sort and stream keys: it is replaced too.
-  auto same = [](const Row& a, const Row& b) {
-    for (size_t i = 0; i < a.size(); i++) {
-      if (a[i].is_null() != b[i].is_null()) return false;
-      if (!a[i].is_null() && Value::Compare(a[i], b[i]) != 0) return false;
-    }
-    return true;
-  };
   for (auto& [k, row] : emitted_) {
     auto it = window.find(k);
-    if (it != window.end() && same(row, it->second)) continue;
+    if (it != window.end() && RowsIdentical(row, it->second)) continue;
     ops.push_back(Op::kDelete);
     out.AppendRow(row);
   }
   for (auto& [k, row] : window) {
     auto it = emitted_.find(k);
-    if (it != emitted_.end() && same(row, it->second)) continue;
+    if (it != emitted_.end() && RowsIdentical(row, it->second)) continue;
     ops.push_back(Op::kInsert);
     out.AppendRow(row);
   }

@@ -1,0 +1,1 @@
+-- skip: SESSION windows (Flink); RisingWave rejects q11 too.

@@ -1,0 +1,1 @@
+-- skip: PROCTIME() windows (Flink); RisingWave rejects q12 too.

@@ -1,0 +1,1 @@
+-- skip: needs a side-input table joined FOR SYSTEM_TIME AS OF processing time (Flink only).

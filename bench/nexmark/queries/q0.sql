@@ -1,0 +1,1 @@
+SELECT auction, bidder, price, date_time FROM bid

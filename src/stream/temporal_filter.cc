@@ -1,0 +1,113 @@
+#include "stream/temporal_filter.h"
+
+#include "common/encoding.h"
+#include "common/error.h"
+#include "stream/eval.h"
+
+namespace freshet {
+
+TemporalFilterOperator::TemporalFilterOperator(ExprPtr predicate, std::vector<int> stream_key,
+                                               std::vector<DataType> types, StateTableDesc rows,
+                                               StateTableDesc time, EvalContext eval)
+    : predicate_(std::move(predicate)), stream_key_(std::move(stream_key)), types_(std::move(types)),
+      desc_(std::move(rows)), time_desc_(std::move(time)), eval_(std::move(eval)) {}
+
+void TemporalFilterOperator::Open(ActorContext* ctx) {
+  StreamOperator::Open(ctx);
+  table_ = ctx->NewStateTable(desc_);
+  time_table_ = ctx->NewStateTable(time_desc_);
+  StateStore* store = ctx->store;
+  std::string value;
+  Status s = store->Get(store->data_cf(), nullptr, VnodePrefix(time_desc_.table_id, 0), &value);
+  Row time_row;
+  if (s.ok() && DecodeRow(value, {DataType::Timestamptz()}, &time_row) && !time_row[0].is_null()) {
+    eval_.statement_time = time_row[0].int_value();
+    have_time_ = true;
+  }
+  std::string prefix = VnodePrefix(desc_.table_id, 0);
+  auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
+  DataChunk all(types_);
+  std::vector<std::string> keys;
+  for (auto& it = range->it; it->Valid(); it->Next()) {
+    if (!DecodeRowInto(std::string_view(it->value().data(), it->value().size()), &all))
+      throw SqlError(sqlstate::kDataCorrupted, "corrupt temporal filter state");
+    keys.emplace_back(it->key().data() + prefix.size(), it->key().size() - prefix.size());
+  }
+  std::vector<uint8_t> pass = have_time_ ? Evaluate(all) : std::vector<uint8_t>(keys.size(), 0);
+  for (size_t i = 0; i < keys.size(); i++) rows_[keys[i]] = Entry{all.GetRow(i), pass[i] != 0};
+}
+
+std::vector<uint8_t> TemporalFilterOperator::Evaluate(const DataChunk& rows) {
+  if (rows.num_rows() == 0) return {};
+  return ToMask(EvalRowTolerant(*predicate_, rows, eval_));
+}
+
+void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
+  const DataChunk& data = chunk.data();
+  std::vector<uint8_t> pass = have_time_ ? Evaluate(data) : std::vector<uint8_t>(data.num_rows(), 0);
+  std::vector<uint32_t> out_rows;
+  std::vector<Op> out_ops;
+  for (size_t r = 0; r < data.num_rows(); r++) {
+    std::string key;
+    for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &key);
+    std::string storage_key = VnodePrefix(desc_.table_id, 0) + key;
+    if (IsInsertOp(chunk.ops()[r])) {
+      Row row = data.GetRow(r);
+      std::string v;
+      EncodeRowValues(row, &v);
+      table_->Put(std::move(storage_key), std::move(v));
+      rows_[key] = Entry{std::move(row), pass[r] != 0};
+      if (pass[r]) {
+        out_rows.push_back(uint32_t(r));
+        out_ops.push_back(Op::kInsert);
+      }
+    } else {
+      auto it = rows_.find(key);
+      if (it == rows_.end()) continue;
+      if (it->second.passes) {
+        out_rows.push_back(uint32_t(r));
+        out_ops.push_back(Op::kDelete);
+      }
+      rows_.erase(it);
+      table_->Delete(std::move(storage_key));
+    }
+  }
+  if (!out_rows.empty()) Emit(StreamChunk(std::move(out_ops), data.Take(out_rows)));
+}
+
+void TemporalFilterOperator::OnBarrier(const Barrier& barrier) {
+  // Changes arriving after this barrier see its time.
+  eval_.statement_time = barrier.NowMicros();
+  have_time_ = true;
+  std::string t;
+  EncodeRowValues({Value::Timestamptz(eval_.statement_time)}, &t);
+  time_table_->Put(VnodePrefix(time_desc_.table_id, 0), std::move(t));
+  // Every kept row, at the new time, a chunk at a time.
+  std::vector<Op> ops;
+  DataChunk out(types_);
+  auto it = rows_.begin();
+  while (it != rows_.end()) {
+    DataChunk batch(types_);
+    std::vector<Entry*> entries;
+    for (; it != rows_.end() && entries.size() < kChunkSize; ++it) {
+      batch.AppendRow(it->second.row);
+      entries.push_back(&it->second);
+    }
+    std::vector<uint8_t> pass = Evaluate(batch);
+    for (size_t i = 0; i < entries.size(); i++) {
+      bool now_passes = pass[i] != 0;
+      if (now_passes == entries[i]->passes) continue;
+      entries[i]->passes = now_passes;
+      ops.push_back(now_passes ? Op::kInsert : Op::kDelete);
+      out.AppendRow(entries[i]->row);
+      if (ops.size() >= kChunkSize) {
+        Emit(StreamChunk(std::move(ops), std::move(out)));
+        ops.clear();
+        out = DataChunk(types_);
+      }
+    }
+  }
+  if (!ops.empty()) Emit(StreamChunk(std::move(ops), std::move(out)));
+}
+
+}  // namespace freshet

@@ -1,0 +1,49 @@
+// TemporalFilter: a filter whose condition reads now() (WHERE ts > now() -
+// INTERVAL '1 hour'), kept exact as time passes.
+//
+// now() is the time of the last barrier (its epoch's physical time). Every
+// input row is kept, with whether it currently passes; at each barrier the
+// condition is evaluated again for every kept row with the barrier's time,
+// and rows that start or stop passing are inserted or deleted downstream.
+// One actor holds all rows (loaded from the state table at start, with the
+// time of the last barrier). Re-evaluating every row at every barrier is
+// exact for any condition; for large inputs a time-ordered index that only
+// visits rows near the moving bound would be the next step.
+#pragma once
+
+#include <map>
+
+#include "expr/expression.h"
+#include "stream/operator.h"
+
+namespace freshet {
+
+class TemporalFilterOperator : public StreamOperator {
+ public:
+  // `rows` keeps the input rows; `time` the time of the last barrier.
+  TemporalFilterOperator(ExprPtr predicate, std::vector<int> stream_key, std::vector<DataType> types,
+                         StateTableDesc rows, StateTableDesc time, EvalContext eval);
+  std::string Name() const override { return "TemporalFilter"; }
+  void Open(ActorContext* ctx) override;
+  void OnChunk(int input, StreamChunk chunk) override;
+  void OnBarrier(const Barrier& barrier) override;
+
+ private:
+  struct Entry {
+    Row row;
+    bool passes = false;
+  };
+  // Whether each row of `rows` passes at the current time.
+  std::vector<uint8_t> Evaluate(const DataChunk& rows);
+
+  ExprPtr predicate_;
+  std::vector<int> stream_key_;
+  std::vector<DataType> types_;
+  StateTableDesc desc_, time_desc_;
+  EvalContext eval_;
+  std::shared_ptr<StateTable> table_, time_table_;
+  std::map<std::string, Entry> rows_;  // by encoded stream key
+  bool have_time_ = false;
+};
+
+}  // namespace freshet
