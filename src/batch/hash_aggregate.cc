@@ -163,12 +163,13 @@ class HashAggregateExecutor : public Executor {
       buf.args = DataChunk(types);
     }
     std::vector<Vector> keys;
-    for (const auto& [e, desc] : call.order_by) keys.push_back(e->Eval(in, ctx_.eval));
+    for (const auto& k : call.order_by) keys.push_back(k.expr->Eval(in, ctx_.eval));
     std::string key;
     for (size_t r = 0; r < in.num_rows(); r++) {
       if (!keep.empty() && !keep[r]) continue;
       key.clear();
-      for (size_t k = 0; k < keys.size(); k++) EncodeKeyFromVector(keys[k], r, &key, call.order_by[k].second);
+      for (size_t k = 0; k < keys.size(); k++)
+        EncodeOrderKeyFromVector(keys[k], r, call.order_by[k].descending, call.order_by[k].nulls_first, &key);
       buf.keys.push_back(key);
       buf.groups.push_back(groups[r]);
       for (size_t c = 0; c < args.size(); c++) buf.args.column(c).AppendFrom(args[c], r);

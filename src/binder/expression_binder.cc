@@ -576,7 +576,13 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
     const PgQuery__SortBy* sb = f->agg_order[i]->sort_by;
     ExprPtr key = Bind(sb->node);
     if (key->type().id == TypeId::kUnknown) key = Coerce(std::move(key), DataType::Varchar());
-    call.order_by.emplace_back(std::move(key), sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC);
+    SortKey k;
+    k.expr = std::move(key);
+    k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+    k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
+                        ? k.descending
+                        : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+    call.order_by.push_back(std::move(k));
   }
   if (f->agg_within_group) throw SqlError(sqlstate::kFeatureNotSupported, "WITHIN GROUP is not supported yet");
   scope_->agg = saved;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "common/array.h"
 #include "expr/function_helpers.h"
 
 namespace freshet {
@@ -268,6 +269,43 @@ void RegexpReplaceFn(const std::vector<const Vector*>& args, size_t n, Vector* o
   }
 }
 
+// regexp_match(string, pattern [, flags]): the capture groups of the first
+// match as text[] (the whole match when the pattern has no groups; NULL
+// elements for groups that did not take part), or NULL without a match.
+void RegexpMatchFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  PatternCache<RE2> caches[2];
+  for (size_t i = 0; i < n; i++) {
+    bool null = false;
+    for (const Vector* a : args) null |= a->IsNull(i);
+    if (null) {
+      out->AppendNull();
+      continue;
+    }
+    std::string_view flags = args.size() > 2 ? std::string_view(args[2]->GetString(i)) : std::string_view();
+    if (flags.find('g') != std::string_view::npos)
+      throw SqlError(sqlstate::kInvalidParameterValue, "regexp_match() does not support the \"global\" option");
+    bool icase = flags.find('i') != std::string_view::npos;
+    const RE2& re = caches[icase].Get(args[1]->GetString(i), [&](std::string_view p) { return CompileRegex(p, icase); });
+    const int groups = re.NumberOfCapturingGroups();
+    std::vector<re2::StringPiece> match(size_t(groups) + 1);
+    const std::string& text = args[0]->GetString(i);
+    if (!re.Match(text, 0, text.size(), RE2::UNANCHORED, match.data(), int(match.size()))) {
+      out->AppendNull();
+      continue;
+    }
+    Vector elements(DataType::Text());
+    if (groups == 0) {
+      elements.AppendString(std::string(match[0]));
+    } else {
+      for (int g = 1; g <= groups; g++) {
+        if (match[g].data() == nullptr) elements.AppendNull();
+        else elements.AppendString(std::string(match[g]));
+      }
+    }
+    out->AppendString(EncodeArray(elements));
+  }
+}
+
 }  // namespace
 
 void RegisterComparisonFunctions(FunctionRegistry* r) {
@@ -300,6 +338,8 @@ void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterFn(r, "~*", {v, v}, b, RegexMatchFn<true, false>);
   RegisterFn(r, "!~*", {v, v}, b, RegexMatchFn<true, true>);
   RegisterFn(r, "regexp_replace", {v, v, v}, v, RegexpReplaceFn);
+  RegisterFn(r, "regexp_match", {v, v}, DataType::Array(DataType::Text()), RegexpMatchFn);
+  RegisterFn(r, "regexp_match", {v, v, v}, DataType::Array(DataType::Text()), RegexpMatchFn);
   RegisterFn(r, "regexp_replace", {v, v, v, v}, v, RegexpReplaceFn);
 }
 

@@ -198,7 +198,7 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
       for (const auto& call : a->aggs) {
         for (const auto& arg : call.args) Use(arg.get(), &in);
         Use(call.filter.get(), &in);
-        for (const auto& [k, desc] : call.order_by) Use(k.get(), &in);
+        for (const auto& k : call.order_by) Use(k.expr.get(), &in);
       }
       MarkUsedColumns(a->child(), in);
       return;

@@ -115,13 +115,19 @@ class ProjectSetNode : public PlanNode {
   std::vector<ExprPtr> exprs;
 };
 
+struct SortKey {
+  ExprPtr expr;
+  bool descending = false;
+  bool nulls_first = false;
+};
+
 struct AggregateCall {
   AggregateSignature sig;
   std::vector<ExprPtr> args;
   bool distinct = false;
   ExprPtr filter;  // FILTER (WHERE ...), may be null
   // string_agg(x, ',' ORDER BY y): the order rows are fed in (may be empty).
-  std::vector<std::pair<ExprPtr, bool>> order_by;  // (key, descending)
+  std::vector<SortKey> order_by;
   std::string ToString() const;
 };
 
@@ -151,12 +157,6 @@ class JoinNode : public PlanNode {
   std::vector<ExprPtr> left_keys, right_keys;
   // For NOT IN: a NULL key on either side makes the comparison unknown.
   bool null_aware = false;
-};
-
-struct SortKey {
-  ExprPtr expr;
-  bool descending = false;
-  bool nulls_first = false;
 };
 
 class SortNode : public PlanNode {

@@ -202,7 +202,7 @@ std::string StreamAggCall::ToString(const std::vector<PlanColumn>& input) const 
   if (!order_by.empty()) {
     s += " order by ";
     for (size_t i = 0; i < order_by.size(); i++)
-      s += (i ? ", " : "") + input[order_by[i].first].name + (order_by[i].second ? " desc" : "");
+      s += (i ? ", " : "") + input[order_by[i].column].name + (order_by[i].descending ? " desc" : "");
   }
   s += ")";
   if (filter >= 0) s += " filter(where " + input[filter].name + ")";
@@ -497,7 +497,7 @@ class StreamPlanner {
         in.columns.push_back({"_count", DataType::Int64()});
         for (size_t i = 0; i <= g; i++) in.pk.push_back(int(i));
       } else {
-        for (auto [col, desc] : c.order_by) in.columns.push_back({in_schema[col].name, in_schema[col].type});
+        for (const auto& k : c.order_by) in.columns.push_back({in_schema[k.column].name, in_schema[k.column].type});
         if (c.sig.kind != AggKind::kStringAgg && c.sig.kind != AggKind::kArrayAgg)
           in.columns.push_back({"value", in_schema[c.args[0]].type});
         for (int k : input->stream_key) in.columns.push_back({in_schema[k].name, in_schema[k].type});
@@ -841,7 +841,8 @@ class StreamPlanner {
       if (src.sig.kind == AggKind::kMin || src.sig.kind == AggKind::kMax) c.distinct = false;
       for (const auto& arg : src.args) c.args.push_back(add(arg, fmt::format("_arg{}", exprs.size())));
       if (src.filter) c.filter = add(src.filter, fmt::format("_filter{}", i));
-      for (const auto& [e, desc] : src.order_by) c.order_by.push_back({add(e, fmt::format("_order{}", exprs.size())), desc});
+      for (const auto& k : src.order_by)
+        c.order_by.push_back({add(k.expr, fmt::format("_order{}", exprs.size())), k.descending, k.nulls_first});
       calls.push_back(std::move(c));
     }
     StreamNodePtr pre = Project(std::move(input), std::move(exprs), std::move(schema));

@@ -124,12 +124,18 @@ class StreamHopNode : public StreamNode {
   int64_t slide, size;
 };
 
+struct StreamOrderKey {
+  int column;
+  bool descending = false;
+  bool nulls_first = false;
+};
+
 struct StreamAggCall {
   AggregateSignature sig;
   std::vector<int> args;                        // input columns
   int filter = -1;                              // input column of FILTER (WHERE), -1 when none
   bool distinct = false;
-  std::vector<std::pair<int, bool>> order_by;   // (input column, descending)
+  std::vector<StreamOrderKey> order_by;         // string_agg/array_agg ORDER BY
   int input_table = -1;  // internal table keeping the inputs (min, max, string_agg...), -1 when none
   std::string ToString(const std::vector<PlanColumn>& input) const;
 };
@@ -170,12 +176,6 @@ class StreamUnionNode : public StreamNode {
  public:
   StreamUnionNode(std::vector<StreamNodePtr> inputs, std::vector<PlanColumn> schema, std::vector<int> key);
   std::string Describe() const override { return "StreamUnion { all: true }"; }
-};
-
-struct StreamOrderKey {
-  int column;
-  bool descending = false;
-  bool nulls_first = false;
 };
 
 // ORDER BY ... LIMIT/OFFSET over the whole input (one actor): emits the

@@ -391,6 +391,45 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
 
 }  // namespace
 
+// f(...)[i]: PostgreSQL's grammar wants (f(...))[i]; RisingWave accepts
+// the subscript on a call directly (Nexmark q21). Wraps such calls in
+// parentheses, on tokens (never inside strings).
+static std::string ParenthesizeSubscriptedCalls(const std::string& text) {
+  std::vector<Token> tok = Tokenize(text);
+  std::vector<std::pair<int, int>> wraps;  // (insert "(" at, insert ")" at)
+  std::vector<size_t> opens;
+  for (size_t i = 0; i < tok.size(); i++) {
+    if (tok[i].kind != Token::Kind::kOther) continue;
+    if (tok[i].text == "(") {
+      opens.push_back(i);
+    } else if (tok[i].text == ")" && !opens.empty()) {
+      size_t open = opens.back();
+      opens.pop_back();
+      bool subscript = i + 2 < tok.size() && tok[i + 1].text == "[" && tok[i + 2].text != "]";
+      bool call = open > 0 && (tok[open - 1].kind == Token::Kind::kIdent || tok[open - 1].kind == Token::Kind::kKeyword) &&
+                  tok[open - 1].end == tok[open].start;
+      if (!subscript || !call) continue;
+      size_t name = open - 1;
+      while (name >= 2 && tok[name - 1].text == "." && tok[name - 1].kind == Token::Kind::kOther) name -= 2;
+      wraps.emplace_back(tok[name].start, tok[i].end);
+    }
+  }
+  if (wraps.empty()) return text;
+  std::vector<std::pair<int, char>> inserts;
+  for (auto [b, e] : wraps) {
+    inserts.emplace_back(b, '(');
+    inserts.emplace_back(e, ')');
+  }
+  // Later positions first, so earlier offsets stay valid; at one position
+  // ")" goes before "(" (a call ending where another starts).
+  std::sort(inserts.begin(), inserts.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second == '(';
+  });
+  std::string out = text;
+  for (auto [pos, c] : inserts) out.insert(size_t(pos), 1, c);
+  return out;
+}
+
 std::vector<ParsedStatement> ParseSql(const std::string& sql) {
   if (sql.find('\0') != std::string::npos)
     throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
@@ -445,6 +484,7 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
       out.push_back(std::move(ps));
       continue;
     }
+    if (pg_text.find('[') != std::string::npos) pg_text = ParenthesizeSubscriptedCalls(pg_text);
     PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
     // PostgreSQL 15's grammar wants an alias on every subquery in FROM;
     // PostgreSQL 16 and RisingWave do not (Nexmark's queries rely on it).

@@ -211,9 +211,9 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
         EncodeKeyFromVector(arg0, r, &mkey);
         row.push_back(arg0.GetValue(r));
       } else {
-        for (auto [col, desc] : call.order_by) {
-          EncodeKeyFromVector(data.column(col), r, &mkey, desc);
-          row.push_back(data.column(col).GetValue(r));
+        for (const auto& k : call.order_by) {
+          EncodeOrderKeyFromVector(data.column(k.column), r, k.descending, k.nulls_first, &mkey);
+          row.push_back(data.column(k.column).GetValue(r));
         }
       }
       for (int k : input_stream_key_) {
