@@ -372,20 +372,28 @@ class StreamPlanner {
       case PlanNode::Kind::kHop: {
         auto* h = static_cast<HopNode*>(n);
         StreamNodePtr input = Visit(h->child());
-        // The logical columns, then window_start/window_end, then the
-        // input's hidden key columns come after them in the stream.
+        // The stream appends window_start/window_end after every input
+        // column; when the input has hidden key columns after its logical
+        // ones, a projection restores the logical layout (logical columns,
+        // the window columns, then the hidden ones).
         const size_t logical = h->child()->schema().size();
-        std::vector<PlanColumn> schema(input->schema().begin(), input->schema().begin() + logical);
+        const size_t width = input->schema().size();
+        std::vector<PlanColumn> schema = input->schema();
         schema.push_back(h->schema()[logical]);
         schema.push_back(h->schema()[logical + 1]);
-        if (input->schema().size() > logical) {
-          // Hidden key columns: move them after the window columns.
-          std::vector<ExprPtr> exprs;
-          for (size_t c = 0; c < input->schema().size(); c++)
-            exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), input->schema()[c].type, input->schema()[c].name));
-          Unsupported("HOP over a relation whose stream key is not among its columns");
-        }
-        return std::make_unique<StreamHopNode>(std::move(input), h->time_column, h->slide, h->size, std::move(schema));
+        StreamNodePtr hop = std::make_unique<StreamHopNode>(std::move(input), h->time_column, h->slide, h->size, schema);
+        if (width == logical) return hop;
+        std::vector<ExprPtr> exprs;
+        std::vector<PlanColumn> out;
+        auto add = [&](size_t c) {
+          exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+          out.push_back(schema[c]);
+        };
+        for (size_t c = 0; c < logical; c++) add(c);
+        add(width);
+        add(width + 1);
+        for (size_t c = logical; c < width; c++) add(c);
+        return Project(std::move(hop), std::move(exprs), std::move(out));
       }
       case PlanNode::Kind::kDistinct: {
         // Distinct over the logical columns only: the hidden key columns the
