@@ -14,6 +14,9 @@ namespace {
 void CheckWritable(const TableCatalog& t) {
   if (t.kind != RelationKind::kTable)
     FRESHET_THROW(sqlstate::kWrongObjectType, "cannot change {} \"{}\"", RelationKindName(t.kind), t.name);
+  if (!t.connector_options.empty())
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "writing to table \"{}\", which a connector fills, is not supported yet",
+                  t.name);
 }
 
 std::vector<PlanColumn> CountSchema() { return {{"count", DataType::Int64(), ""}}; }

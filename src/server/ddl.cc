@@ -10,6 +10,7 @@
 #include "planner/optimizer.h"
 #include "server/session.h"
 #include "connector/connector.h"
+#include "server/stream_ddl.h"
 
 namespace freshet {
 
@@ -234,9 +235,23 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
         catalog->CreateTable(std::move(t));
         return {"CREATE_SOURCE"};
       }
-      if (stmt.has_with_options)
-        throw SqlError(sqlstate::kFeatureNotSupported, "tables with a connector are not supported yet")
-            .WithHint("Use CREATE SOURCE ... WITH (connector = ...) and a materialized view on it.");
+      if (stmt.has_with_options) {
+        // A table a connector fills: a job reads the source into the table.
+        if (pk_declared)
+          throw SqlError(sqlstate::kFeatureNotSupported, "a table with a connector cannot have a primary key yet");
+        t.append_only = true;
+        t.connector_options = stmt.with_options;
+        t.connector_options["_created_at_micros"] = std::to_string(eval_.statement_time);
+        std::vector<SourceColumn> columns;
+        for (const auto& c : t.columns)
+          if (!c.hidden) columns.push_back({c.name, c.type});
+        SourceConnector::Create(t.connector_options, columns);  // validates the options
+        t.definition = stmt.text;
+        auto plan_table = std::make_shared<const TableCatalog>(t);
+        StreamPlan plan = PlanTableSource(plan_table);
+        instance_->jobs()->Create(std::move(t), plan, EvalContext(), 1, /*wait=*/true, &cancel_);
+        return {"CREATE TABLE"};
+      }
       catalog->CreateTable(std::move(t));
       return {"CREATE TABLE"};
     }
@@ -430,7 +445,8 @@ void Session::DropRelations(const std::vector<ObjectId>& ids) {
     TableRef t = catalog->GetTable(id);
     if (!t || t->kind == RelationKind::kInternal) continue;  // dropped with its job
     instance_->DmlFor(database_.id)->DropTable(id);
-    if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink || t->kind == RelationKind::kIndex)
+    if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink ||
+        t->kind == RelationKind::kIndex || IsConnectorTable(*t))
       jobs.push_back(t);
     else others.push_back(id);
   }

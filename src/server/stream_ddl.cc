@@ -224,16 +224,46 @@ StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* 
   return {tag};
 }
 
+bool IsConnectorTable(const TableCatalog& t) {
+  return t.kind == RelationKind::kTable && !t.connector_options.empty();
+}
+
+StreamPlan PlanTableSource(TableRef table) {
+  StreamPlan plan;
+  auto source = std::make_unique<StreamSourceNode>(table);
+  InternalTableSpec spec;
+  spec.kind = "source";
+  spec.columns = {{"split", DataType::Int32()}, {"offset", DataType::Int64()}, {"row_count", DataType::Int64()}};
+  spec.pk = {0};
+  plan.internal_tables.push_back(std::move(spec));
+  source->offsets_table = 0;
+  StreamNodePtr top = std::make_unique<StreamExchangeNode>(std::move(source), Distribution::Hash(table->dist_key));
+  plan.root = std::make_unique<StreamMaterializeNode>(std::move(top));
+  plan.columns = table->columns;
+  plan.pk = table->pk;
+  plan.dist_key = table->dist_key;
+  return plan;
+}
+
 void ResumeStreamJobs(Instance* instance) {
   Catalog* catalog = instance->catalog();
   for (const auto& db : catalog->ListDatabases()) {
     std::vector<TableRef> jobs;
     for (const auto& t : catalog->ListTables(db.id))
-      if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink || t->kind == RelationKind::kIndex)
+      if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink ||
+          t->kind == RelationKind::kIndex || IsConnectorTable(*t))
         jobs.push_back(t);
     // A job's upstreams were created before it: ids order them.
     std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
     for (const auto& job : jobs) {
+      if (IsConnectorTable(*job)) {
+        try {
+          instance->jobs()->Resume(job, PlanTableSource(job), EvalContext());
+        } catch (const std::exception& e) {
+          spdlog::error("cannot resume the connector of table {} (id {}): {}", job->name, job->id, e.what());
+        }
+        continue;
+      }
       try {
         std::vector<ParsedStatement> stmts = ParseSql(job->definition);
         JobDefinition def;

@@ -38,6 +38,11 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out);
 // or the table an index covers.
 StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt);
 
+// The job that fills a table created WITH (connector = ...): its source
+// read into the table's own storage.
+StreamPlan PlanTableSource(TableRef table);
+bool IsConnectorTable(const TableCatalog& t);
+
 // Starts every stream job of every database after a restart, upstreams
 // first. A job whose definition no longer plans is logged and left stopped.
 void ResumeStreamJobs(Instance* instance);

@@ -45,6 +45,7 @@ void Actor::Run() {
   while (true) {
     if (head->HasWork()) {
       if (!inbox_->TryPop(&m, &slot)) {
+        if (inbox_->closed()) return;  // shutdown while busy
         try {
           head->DoWork();
         } catch (const std::exception& e) {

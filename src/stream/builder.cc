@@ -136,9 +136,10 @@ class JobBuilder {
     if (head->kind() == StreamNode::Kind::kTableScan) {
       dist = head->distribution;
       auto* scan = static_cast<const StreamTableScanNode*>(head);
-      if (scan->table->kind == RelationKind::kTable) {
+      if (scan->table->kind == RelationKind::kTable && scan->table->connector_options.empty()) {
         upstream = {{kTableStreamActor | scan->table->id, {0, kVnodeCount}}};
       } else {
+        // Views, and tables a connector fills: their materialize actors.
         upstream = runtime_->RelationOutputs(scan->table->id);
         if (upstream.empty())
           throw SqlError(sqlstate::kObjectNotInPrerequisiteState,

@@ -53,6 +53,11 @@ void Inbox::UnblockAll() {
   for (auto& s : slots_) s.blocked = false;
 }
 
+bool Inbox::closed() {
+  std::lock_guard lock(mu_);
+  return closed_;
+}
+
 void Inbox::Close() {
   std::lock_guard lock(mu_);
   closed_ = true;

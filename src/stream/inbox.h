@@ -34,6 +34,7 @@ class Inbox {
   void Block(size_t slot);
   void UnblockAll();
   void Close();
+  bool closed();
 
  private:
   bool TakeLocked(Message* out, size_t* slot);
