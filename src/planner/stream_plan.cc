@@ -56,33 +56,31 @@ void SplitConjuncts(const Expression& e, std::vector<const Expression*>* out) {
   out->push_back(&e);
 }
 
-// Checks everything except now(), which temporal filters evaluate.
-void CheckStreamableExceptNow(const Expression& e) {
-  if (IsNowFunction(e)) return;
-  if (e.kind() == Expression::Kind::kFunction) {
+// Rejects what a stream cannot evaluate row by row. With `allow_now`, now()
+// (and its relatives) pass: a temporal filter evaluates them.
+void CheckStreamable(const Expression& e, bool allow_now = false) {
+  if (e.kind() == Expression::Kind::kSubquery) Unsupported("a subquery");
+  if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");
+  if (IsNowFunction(e)) {
+    if (!allow_now)
+      Unsupported(static_cast<const FunctionExpr&>(e).function()->name + "() outside a temporal filter");
+  } else if (e.kind() == Expression::Kind::kFunction) {
     const auto& name = static_cast<const FunctionExpr&>(e).function()->name;
     if (name == "random" || name == "clock_timestamp" || name == "gen_random_uuid") Unsupported(name + "()");
   }
-  if (e.kind() == Expression::Kind::kSubquery) Unsupported("a subquery");
-  for (const auto& c : e.children()) CheckStreamableExceptNow(*c);
-}
-
-// Rejects what a stream cannot evaluate row by row.
-void CheckStreamable(const Expression& e) {
-  if (e.kind() == Expression::Kind::kSubquery) Unsupported("a subquery");
-  if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");
-  if (e.kind() == Expression::Kind::kFunction) {
-    const auto& name = static_cast<const FunctionExpr&>(e).function()->name;
-    static const std::set<std::string> kVolatile = {"now", "current_timestamp", "transaction_timestamp",
-                                                    "statement_timestamp", "localtimestamp", "current_date",
-                                                    "clock_timestamp", "random", "gen_random_uuid"};
-    if (kVolatile.count(name)) Unsupported(fmt::format("{}() outside a temporal filter", name));
-  }
   if (dynamic_cast<const OuterRefExpr*>(&e)) Unsupported("a correlated subquery");
-  for (const auto& c : e.children()) CheckStreamable(*c);
+  for (const auto& c : e.children()) CheckStreamable(*c, allow_now);
 }
 
 }  // namespace
+
+InternalTableSpec SourceOffsetsTable() {
+  InternalTableSpec spec;
+  spec.kind = "source";
+  spec.columns = {{"split", DataType::Int32()}, {"offset", DataType::Int64()}, {"row_count", DataType::Int64()}};
+  spec.pk = {0};
+  return spec;
+}
 
 std::string Distribution::ToString() const {
   switch (kind) {
@@ -433,11 +431,7 @@ class StreamPlanner {
       if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())
         out_->depends_on.push_back(t.id);
       auto node = std::make_unique<StreamSourceNode>(s->table);
-      InternalTableSpec spec;
-      spec.kind = "source";
-      spec.columns = {{"split", DataType::Int32()}, {"offset", DataType::Int64()}, {"row_count", DataType::Int64()}};
-      spec.pk = {0};
-      node->offsets_table = AddInternal(std::move(spec));
+      node->offsets_table = AddInternal(SourceOffsetsTable());
       return node;
     }
     if (t.kind != RelationKind::kTable && t.kind != RelationKind::kMaterializedView)
@@ -690,7 +684,7 @@ class StreamPlanner {
     SplitConjuncts(*f->predicate, &parts);
     std::vector<ExprPtr> plain, temporal;
     for (const Expression* p : parts) {
-      CheckStreamableExceptNow(*p);
+      CheckStreamable(*p, /*allow_now=*/true);
       (ReadsNow(*p) ? temporal : plain).push_back(p->Clone());
     }
     auto conjunction = [](std::vector<ExprPtr> v) -> ExprPtr {

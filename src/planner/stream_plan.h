@@ -43,6 +43,9 @@ struct InternalTableSpec {
   std::vector<int> dist_key;
 };
 
+// The per-split offsets of a source reader (split, offset, row_count).
+InternalTableSpec SourceOffsetsTable();
+
 class StreamNode;
 using StreamNodePtr = std::unique_ptr<StreamNode>;
 

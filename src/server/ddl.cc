@@ -398,32 +398,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
         }
         named.push_back(t);
       }
-      std::set<ObjectId> named_ids;
-      for (const auto& t : named) named_ids.insert(t->id);
-      std::vector<ObjectId> tables;
-      for (const auto& t : named) {
-        // Dependents (views over this relation), transitively with CASCADE;
-        // indexes go with their relation, as in PostgreSQL.
-        std::vector<TableRef> queue = {t};
-        for (size_t q = 0; q < queue.size(); q++) {
-          std::vector<TableRef> blocking;
-          for (const auto& dep : catalog->Dependents(queue[q]->id)) {
-            if (!cascade && dep->kind != RelationKind::kIndex && !named_ids.count(dep->id)) blocking.push_back(dep);
-            queue.push_back(dep);
-          }
-          if (!blocking.empty()) {
-            std::string detail;
-            for (const auto& dep : blocking)
-              detail += fmt::format("{}{} {} depends on {} {}", detail.empty() ? "" : "\n", RelationKindName(dep->kind),
-                                    dep->name, RelationKindName(queue[q]->kind), queue[q]->name);
-            throw SqlError(sqlstate::kDependentObjectsStillExist,
-                           fmt::format("cannot drop {} {} because other objects depend on it", kind_name, t->name))
-                .WithDetail(detail)
-                .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
-          }
-        }
-        for (const auto& x : queue) tables.push_back(x->id);
-      }
+      std::vector<ObjectId> tables = DropClosure(named, cascade, kind_name);
       DropRelations(tables);
       const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
                         : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"
@@ -433,6 +408,37 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");
+}
+
+std::vector<ObjectId> Session::DropClosure(const std::vector<TableRef>& named, bool cascade,
+                                           const std::string& kind_name) {
+  Catalog* catalog = instance_->catalog();
+  std::set<ObjectId> named_ids;
+  for (const auto& t : named) named_ids.insert(t->id);
+  std::vector<ObjectId> ids;
+  for (const auto& t : named) {
+    // Dependents (views over this relation), transitively with CASCADE;
+    // indexes go with their relation, as in PostgreSQL.
+    std::vector<TableRef> queue = {t};
+    for (size_t q = 0; q < queue.size(); q++) {
+      std::vector<TableRef> blocking;
+      for (const auto& dep : catalog->Dependents(queue[q]->id)) {
+        if (!cascade && dep->kind != RelationKind::kIndex && !named_ids.count(dep->id)) blocking.push_back(dep);
+        queue.push_back(dep);
+      }
+      if (blocking.empty()) continue;
+      std::string detail;
+      for (const auto& dep : blocking)
+        detail += fmt::format("{}{} {} depends on {} {}", detail.empty() ? "" : "\n", RelationKindName(dep->kind),
+                              dep->name, RelationKindName(queue[q]->kind), queue[q]->name);
+      throw SqlError(sqlstate::kDependentObjectsStillExist,
+                     fmt::format("cannot drop {} {} because other objects depend on it", kind_name, t->name))
+          .WithDetail(detail)
+          .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+    }
+    for (const auto& x : queue) ids.push_back(x->id);
+  }
+  return ids;
 }
 
 void Session::DropRelations(const std::vector<ObjectId>& ids) {
@@ -522,19 +528,7 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
         }
         FRESHET_THROW(sqlstate::kUndefinedObject, "{} \"{}\" does not exist", ext.object_kind, ext.name.back());
       }
-      std::vector<TableRef> queue = {t};
-      for (size_t q = 0; q < queue.size(); q++) {
-        for (const auto& dep : catalog->Dependents(queue[q]->id)) {
-          if (!ext.cascade)
-            throw SqlError(sqlstate::kDependentObjectsStillExist,
-                           fmt::format("cannot drop {} {} because other objects depend on it", ext.object_kind, t->name))
-                .WithDetail(fmt::format("{} {} depends on {} {}", RelationKindName(dep->kind), dep->name, ext.object_kind, t->name))
-                .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
-          queue.push_back(dep);
-        }
-      }
-      std::vector<ObjectId> ids;
-      for (const auto& x : queue) ids.push_back(x->id);
+      std::vector<ObjectId> ids = DropClosure({t}, ext.cascade, ext.object_kind);
       DropRelations(ids);
       return {tag};
     }

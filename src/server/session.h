@@ -119,6 +119,9 @@ class Session {
   // EXPLAIN lines of its stream plan).
   StatementOutcome RunCreateJob(const ParsedStatement& stmt, ResultSink* sink, bool explain_only = false,
                                 std::vector<std::string>* explain = nullptr);
+  // The named relations and, with cascade, everything depending on them
+  // (indexes always); throws 2BP01 naming the dependents otherwise.
+  std::vector<ObjectId> DropClosure(const std::vector<TableRef>& named, bool cascade, const std::string& kind_name);
   // Drops relations (tables and jobs, with their internal tables and data).
   void DropRelations(const std::vector<ObjectId>& ids);
   StatementOutcome RunUtility(const ParsedStatement& stmt, ResultSink* sink, bool* handled);

@@ -231,11 +231,7 @@ bool IsConnectorTable(const TableCatalog& t) {
 StreamPlan PlanTableSource(TableRef table) {
   StreamPlan plan;
   auto source = std::make_unique<StreamSourceNode>(table);
-  InternalTableSpec spec;
-  spec.kind = "source";
-  spec.columns = {{"split", DataType::Int32()}, {"offset", DataType::Int64()}, {"row_count", DataType::Int64()}};
-  spec.pk = {0};
-  plan.internal_tables.push_back(std::move(spec));
+  plan.internal_tables.push_back(SourceOffsetsTable());
   source->offsets_table = 0;
   StreamNodePtr top = std::make_unique<StreamExchangeNode>(std::move(source), Distribution::Hash(table->dist_key));
   plan.root = std::make_unique<StreamMaterializeNode>(std::move(top));

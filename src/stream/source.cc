@@ -12,7 +12,9 @@ namespace freshet {
 SourceOperator::SourceOperator(std::map<std::string, std::string> options, std::vector<SourceColumn> columns,
                                std::vector<DataType> output_types, int row_id_index, StateTableDesc offsets)
     : options_(std::move(options)), columns_(std::move(columns)), output_types_(std::move(output_types)),
-      row_id_index_(row_id_index), offsets_desc_(std::move(offsets)) {}
+      row_id_index_(row_id_index), offsets_desc_(std::move(offsets)) {
+  for (const auto& c : columns_) source_types_.push_back(c.type);
+}
 
 void SourceOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
@@ -63,9 +65,7 @@ void SourceOperator::DoWork() {
     Split& s = splits_[next_split_];
     next_split_ = (next_split_ + 1) % splits_.size();
     if (s.exhausted) continue;
-    std::vector<DataType> source_types;
-    for (const auto& c : columns_) source_types.push_back(c.type);
-    DataChunk rows(source_types);
+    DataChunk rows(source_types_);
     if (!s.reader->Next(&rows, budget)) {
       s.exhausted = true;
       continue;

@@ -37,6 +37,7 @@ class SourceOperator : public StreamOperator {
   };
   std::map<std::string, std::string> options_;
   std::vector<SourceColumn> columns_;
+  std::vector<DataType> source_types_;
   std::vector<DataType> output_types_;
   int row_id_index_;
   StateTableDesc offsets_desc_;

@@ -1,5 +1,0 @@
-\timing on
-SELECT count(*) FROM t1000000 x JOIN t1000000 y ON x.b = y.b;
-\echo MARK 0 :ERROR :'LAST_ERROR_MESSAGE'
-SELECT 1;
-\echo MARK 1 :ERROR
