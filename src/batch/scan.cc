@@ -1,5 +1,7 @@
 // Scan: the committed rows of a table or materialized view at the
-// statement's snapshot.
+// statement's snapshot. A table that has not changed since a previous full
+// scan is served from the store's ScanCache (storage/scan_cache.h); a full
+// scan of a table that is not changing fills it.
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -26,9 +28,9 @@ Overlay PendingWrites(const ScanNode& node, const ExecContext& ctx) {
 
 class ScanExecutor : public Executor {
  public:
-  ScanExecutor(const ScanNode& node, ExecContext& ctx)
+  ScanExecutor(const ScanNode& node, ExecContext& ctx, std::vector<bool> wanted)
       : ctx_(ctx), reader_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), PendingWrites(node, ctx),
-                node.used_columns) {}
+                std::move(wanted)) {}
 
   bool Next(DataChunk* out) override {
     ctx_.CheckCancelled();
@@ -45,11 +47,10 @@ class ScanExecutor : public Executor {
 // still sees one stream of chunks (scan order is unspecified anyway).
 class ParallelScanExecutor : public Executor {
  public:
-  ParallelScanExecutor(const ScanNode& node, ExecContext& ctx)
-      : ctx_(ctx),
-        own_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), {}, node.used_columns, 0, kVnodeCount / 2) {
+  ParallelScanExecutor(const ScanNode& node, ExecContext& ctx, const std::vector<bool>& wanted)
+      : ctx_(ctx), own_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), {}, wanted, 0, kVnodeCount / 2) {
     auto other = std::make_shared<TableReader>(ctx.store, ctx.snapshot, node.table->id, node.table->types(), Overlay{},
-                                               node.used_columns, kVnodeCount / 2, kVnodeCount);
+                                               wanted, kVnodeCount / 2, kVnodeCount);
     worker_ = std::thread([this, other] { Produce(other.get()); });
   }
 
@@ -126,19 +127,113 @@ class ParallelScanExecutor : public Executor {
   std::exception_ptr error_;
 };
 
+// Serves a table from its cached columns: the wanted ones are copied, the
+// others are NULL (as TableReader leaves columns it does not decode).
+class CachedScanExecutor : public Executor {
+ public:
+  CachedScanExecutor(std::shared_ptr<const CachedTable> entry, std::vector<bool> wanted, std::vector<DataType> types,
+                     ExecContext& ctx)
+      : ctx_(ctx), entry_(std::move(entry)), wanted_(std::move(wanted)), types_(std::move(types)) {}
+
+  bool Next(DataChunk* out) override {
+    ctx_.CheckCancelled();
+    if (next_ == entry_->chunks.size()) return false;
+    const CachedTable::Chunk& chunk = entry_->chunks[next_++];
+    std::vector<Vector> columns;
+    columns.reserve(types_.size());
+    for (size_t c = 0; c < types_.size(); c++) {
+      if (wanted_[c]) {
+        columns.push_back(chunk.columns[c]);
+      } else {
+        columns.emplace_back(types_[c]);
+        columns.back().AppendNulls(chunk.rows);
+      }
+    }
+    *out = DataChunk(std::move(columns));
+    out->set_cardinality(chunk.rows);
+    return true;
+  }
+
+ private:
+  ExecContext& ctx_;
+  std::shared_ptr<const CachedTable> entry_;
+  std::vector<bool> wanted_;
+  std::vector<DataType> types_;
+  size_t next_ = 0;
+};
+
+// Passes a full scan's chunks through and keeps a copy of their decoded
+// columns; when the scan is exhausted the copy becomes the table's cache
+// entry. A scan abandoned early (LIMIT) or too large for the cache leaves
+// the cache as it was.
+class CachingScanExecutor : public Executor {
+ public:
+  CachingScanExecutor(ExecutorPtr scan, ScanCache* cache, TableId table, uint64_t version, std::vector<bool> decoded)
+      : scan_(std::move(scan)), cache_(cache), table_(table), entry_(std::make_shared<CachedTable>()) {
+    entry_->version = version;
+    entry_->decoded = std::move(decoded);
+  }
+
+  bool Next(DataChunk* out) override {
+    if (!scan_->Next(out)) {
+      if (entry_) cache_->Insert(table_, std::move(entry_));
+      entry_.reset();
+      return false;
+    }
+    if (entry_) Keep(*out);
+    return true;
+  }
+
+ private:
+  void Keep(const DataChunk& chunk) {
+    CachedTable::Chunk kept;
+    kept.rows = static_cast<uint32_t>(chunk.num_rows());
+    kept.columns.resize(chunk.num_columns());
+    for (size_t c = 0; c < chunk.num_columns(); c++) {
+      if (!entry_->decoded[c]) continue;
+      kept.columns[c] = chunk.column(c);
+      entry_->bytes += ScanCache::VectorBytes(kept.columns[c]);
+    }
+    entry_->chunks.push_back(std::move(kept));
+    if (entry_->bytes > cache_->capacity()) entry_.reset();  // would not fit: stop copying
+  }
+
+  ExecutorPtr scan_;
+  ScanCache* cache_;
+  TableId table_;
+  std::shared_ptr<CachedTable> entry_;
+};
+
 // Tables smaller than this are read by one thread.
 constexpr uint64_t kParallelScanBytes = 16 << 20;
 
 }  // namespace
 
 ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
-  bool own_writes = ctx.pending && ctx.pending->Find(node.table->id);
-  if (!own_writes && std::thread::hardware_concurrency() > 1) {
-    std::string prefix = TablePrefix(node.table->id);
-    if (ctx.store->ApproximateDataSize(prefix, PrefixSuccessor(prefix)) >= kParallelScanBytes)
-      return std::make_unique<ParallelScanExecutor>(node, ctx);
+  TableId table = node.table->id;
+  std::vector<DataType> types = node.table->types();
+  std::vector<bool> wanted = node.used_columns;
+  if (wanted.empty()) wanted.assign(types.size(), true);
+  bool own_writes = ctx.pending && ctx.pending->Find(table);
+  ScanCache* cache = own_writes ? nullptr : ctx.store->scan_cache();
+  std::optional<uint64_t> build_version;
+  if (cache) {
+    std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.snapshot->seq());
+    if (entry && entry->Covers(wanted)) return std::make_unique<CachedScanExecutor>(entry, wanted, types, ctx);
+    build_version = cache->BuildVersion(table, ctx.snapshot->seq());
+    // Rebuild with the columns the entry had too, so that it only grows.
+    if (entry && build_version == entry->version && entry->decoded.size() == wanted.size())
+      for (size_t c = 0; c < wanted.size(); c++) wanted[c] = wanted[c] || entry->decoded[c];
   }
-  return std::make_unique<ScanExecutor>(node, ctx);
+  ExecutorPtr scan;
+  std::string prefix = TablePrefix(table);
+  if (!own_writes && std::thread::hardware_concurrency() > 1 &&
+      ctx.store->ApproximateDataSize(prefix, PrefixSuccessor(prefix)) >= kParallelScanBytes)
+    scan = std::make_unique<ParallelScanExecutor>(node, ctx, wanted);
+  else
+    scan = std::make_unique<ScanExecutor>(node, ctx, wanted);
+  if (build_version) scan = std::make_unique<CachingScanExecutor>(std::move(scan), cache, table, *build_version, wanted);
+  return scan;
 }
 
 }  // namespace freshet

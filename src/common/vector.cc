@@ -6,46 +6,48 @@
 
 namespace freshet {
 
+const Vector::Buffers Vector::kNoBuffers;
+
+void Vector::Unshare() {
+  data_ = data_ ? std::make_shared<Buffers>(*data_) : std::make_shared<Buffers>();
+}
+
 void Vector::Reserve(size_t n) {
-  validity_.reserve(n);
+  Buffers& d = mut();
+  d.validity.reserve(n);
   switch (physical_) {
-    case PhysicalType::kInt64: ints_.reserve(n); break;
-    case PhysicalType::kDouble: floats_.reserve(n); break;
-    case PhysicalType::kDecimal: decimals_.reserve(n); break;
-    case PhysicalType::kInterval: intervals_.reserve(n); break;
-    case PhysicalType::kString: strings_.reserve(n); break;
+    case PhysicalType::kInt64: d.ints.reserve(n); break;
+    case PhysicalType::kDouble: d.floats.reserve(n); break;
+    case PhysicalType::kDecimal: d.decimals.reserve(n); break;
+    case PhysicalType::kInterval: d.intervals.reserve(n); break;
+    case PhysicalType::kString: d.strings.reserve(n); break;
   }
 }
 
-void Vector::Clear() {
-  validity_.clear();
-  ints_.clear();
-  floats_.clear();
-  decimals_.clear();
-  intervals_.clear();
-  strings_.clear();
-}
+void Vector::Clear() { data_.reset(); }
 
 bool Vector::HasNulls() const {
-  return std::find(validity_.begin(), validity_.end(), 0) != validity_.end();
+  const auto& validity = buf().validity;
+  return std::find(validity.begin(), validity.end(), 0) != validity.end();
 }
 
 Value Vector::GetValue(size_t i) const {
   if (IsNull(i)) return Value::Null(type_);
+  const Buffers& d = *data_;
   switch (physical_) {
-    case PhysicalType::kInt64: return Value::FromInt(type_, ints_[i]);
+    case PhysicalType::kInt64: return Value::FromInt(type_, d.ints[i]);
     case PhysicalType::kDouble: {
-      Value v = Value::Float64(floats_[i]);
+      Value v = Value::Float64(d.floats[i]);
       v.set_type(type_);
       return v;
     }
     case PhysicalType::kDecimal: {
-      Value v = Value::Numeric(decimals_[i]);
+      Value v = Value::Numeric(d.decimals[i]);
       v.set_type(type_);
       return v;
     }
-    case PhysicalType::kInterval: return Value::IntervalValue(intervals_[i]);
-    case PhysicalType::kString: return Value::FromString(type_, strings_[i]);
+    case PhysicalType::kInterval: return Value::IntervalValue(d.intervals[i]);
+    case PhysicalType::kString: return Value::FromString(type_, d.strings[i]);
   }
   return Value::Null(type_);
 }
@@ -53,26 +55,41 @@ Value Vector::GetValue(size_t i) const {
 uint64_t Vector::HashAt(size_t i) const {
   if (IsNull(i)) return 0x9e3779b97f4a7c15ULL;
   switch (physical_) {
-    case PhysicalType::kInt64: return XXH3_64bits(&ints_[i], sizeof(int64_t));
-    case PhysicalType::kString: return XXH3_64bits(strings_[i].data(), strings_[i].size());
+    case PhysicalType::kInt64: return XXH3_64bits(&data_->ints[i], sizeof(int64_t));
+    case PhysicalType::kString: return XXH3_64bits(data_->strings[i].data(), data_->strings[i].size());
     default: return GetValue(i).Hash();
   }
 }
 
 void Vector::AppendFloat(double v) {
   if (type_.id == TypeId::kFloat32) v = static_cast<double>(static_cast<float>(v));
-  floats_.push_back(v);
-  validity_.push_back(1);
+  Buffers& d = mut();
+  d.floats.push_back(v);
+  d.validity.push_back(1);
 }
 
 void Vector::AppendNull() {
-  validity_.push_back(0);
+  Buffers& d = mut();
+  d.validity.push_back(0);
   switch (physical_) {
-    case PhysicalType::kInt64: ints_.push_back(0); break;
-    case PhysicalType::kDouble: floats_.push_back(0); break;
-    case PhysicalType::kDecimal: decimals_.push_back({}); break;
-    case PhysicalType::kInterval: intervals_.push_back({}); break;
-    case PhysicalType::kString: strings_.emplace_back(); break;
+    case PhysicalType::kInt64: d.ints.push_back(0); break;
+    case PhysicalType::kDouble: d.floats.push_back(0); break;
+    case PhysicalType::kDecimal: d.decimals.push_back({}); break;
+    case PhysicalType::kInterval: d.intervals.push_back({}); break;
+    case PhysicalType::kString: d.strings.emplace_back(); break;
+  }
+}
+
+void Vector::AppendNulls(size_t n) {
+  Buffers& d = mut();
+  size_t size = d.validity.size() + n;
+  d.validity.resize(size, 0);
+  switch (physical_) {
+    case PhysicalType::kInt64: d.ints.resize(size); break;
+    case PhysicalType::kDouble: d.floats.resize(size); break;
+    case PhysicalType::kDecimal: d.decimals.resize(size); break;
+    case PhysicalType::kInterval: d.intervals.resize(size); break;
+    case PhysicalType::kString: d.strings.resize(size); break;
   }
 }
 
@@ -87,25 +104,42 @@ void Vector::Append(const Value& v) {
   }
 }
 
-void Vector::AppendFrom(const Vector& o, size_t i) {
-  validity_.push_back(o.validity_[i]);
+void Vector::AppendFrom(const Vector& other, size_t i) {
+  const Buffers& o = *other.data_;
+  Buffers& d = mut();  // after reading `other`: it may be this vector
+  d.validity.push_back(o.validity[i]);
   switch (physical_) {
-    case PhysicalType::kInt64: ints_.push_back(o.ints_[i]); break;
-    case PhysicalType::kDouble: floats_.push_back(o.floats_[i]); break;
-    case PhysicalType::kDecimal: decimals_.push_back(o.decimals_[i]); break;
-    case PhysicalType::kInterval: intervals_.push_back(o.intervals_[i]); break;
-    case PhysicalType::kString: strings_.push_back(o.strings_[i]); break;
+    case PhysicalType::kInt64: d.ints.push_back(o.ints[i]); break;
+    case PhysicalType::kDouble: d.floats.push_back(o.floats[i]); break;
+    case PhysicalType::kDecimal: d.decimals.push_back(o.decimals[i]); break;
+    case PhysicalType::kInterval: d.intervals.push_back(o.intervals[i]); break;
+    case PhysicalType::kString: d.strings.push_back(o.strings[i]); break;
   }
 }
 
-void Vector::AppendRange(const Vector& o, size_t b, size_t e) {
-  validity_.insert(validity_.end(), o.validity_.begin() + b, o.validity_.begin() + e);
+namespace {
+template <typename T>
+void AppendArrayRange(std::vector<T>& to, const std::vector<T>& from, size_t b, size_t e) {
+  to.insert(to.end(), from.begin() + static_cast<ptrdiff_t>(b), from.begin() + static_cast<ptrdiff_t>(e));
+}
+}  // namespace
+
+void Vector::AppendRange(const Vector& other, size_t b, size_t e) {
+  if (b == e) return;
+  if (size() == 0 && b == 0 && e == other.size() && other.physical_ == physical_) {
+    data_ = other.data_;  // the whole of other: share its arrays
+    return;
+  }
+  std::shared_ptr<Buffers> keep = other.data_;  // stays valid if other is this vector
+  const Buffers& o = *keep;
+  Buffers& d = mut();
+  AppendArrayRange(d.validity, o.validity, b, e);
   switch (physical_) {
-    case PhysicalType::kInt64: ints_.insert(ints_.end(), o.ints_.begin() + b, o.ints_.begin() + e); break;
-    case PhysicalType::kDouble: floats_.insert(floats_.end(), o.floats_.begin() + b, o.floats_.begin() + e); break;
-    case PhysicalType::kDecimal: decimals_.insert(decimals_.end(), o.decimals_.begin() + b, o.decimals_.begin() + e); break;
-    case PhysicalType::kInterval: intervals_.insert(intervals_.end(), o.intervals_.begin() + b, o.intervals_.begin() + e); break;
-    case PhysicalType::kString: strings_.insert(strings_.end(), o.strings_.begin() + b, o.strings_.begin() + e); break;
+    case PhysicalType::kInt64: AppendArrayRange(d.ints, o.ints, b, e); break;
+    case PhysicalType::kDouble: AppendArrayRange(d.floats, o.floats, b, e); break;
+    case PhysicalType::kDecimal: AppendArrayRange(d.decimals, o.decimals, b, e); break;
+    case PhysicalType::kInterval: AppendArrayRange(d.intervals, o.intervals, b, e); break;
+    case PhysicalType::kString: AppendArrayRange(d.strings, o.strings, b, e); break;
   }
 }
 
@@ -131,25 +165,37 @@ std::vector<T> TakeArray(const std::vector<T>& v, const std::vector<uint32_t>& s
 }  // namespace
 
 void Vector::Filter(const std::vector<uint8_t>& keep) {
-  FilterArray(validity_, keep);
+  if (!data_) return;
+  if (data_.use_count() != 1) {  // shared: build the kept rows rather than copy everything first
+    std::vector<uint32_t> sel;
+    for (size_t i = 0; i < size(); i++)
+      if (keep[i]) sel.push_back(static_cast<uint32_t>(i));
+    *this = Take(sel);
+    return;
+  }
+  Buffers& d = *data_;
+  FilterArray(d.validity, keep);
   switch (physical_) {
-    case PhysicalType::kInt64: FilterArray(ints_, keep); break;
-    case PhysicalType::kDouble: FilterArray(floats_, keep); break;
-    case PhysicalType::kDecimal: FilterArray(decimals_, keep); break;
-    case PhysicalType::kInterval: FilterArray(intervals_, keep); break;
-    case PhysicalType::kString: FilterArray(strings_, keep); break;
+    case PhysicalType::kInt64: FilterArray(d.ints, keep); break;
+    case PhysicalType::kDouble: FilterArray(d.floats, keep); break;
+    case PhysicalType::kDecimal: FilterArray(d.decimals, keep); break;
+    case PhysicalType::kInterval: FilterArray(d.intervals, keep); break;
+    case PhysicalType::kString: FilterArray(d.strings, keep); break;
   }
 }
 
 Vector Vector::Take(const std::vector<uint32_t>& sel) const {
   Vector out(type_);
-  out.validity_ = TakeArray(validity_, sel);
+  if (sel.empty()) return out;
+  const Buffers& d = *data_;
+  Buffers& o = out.mut();
+  o.validity = TakeArray(d.validity, sel);
   switch (physical_) {
-    case PhysicalType::kInt64: out.ints_ = TakeArray(ints_, sel); break;
-    case PhysicalType::kDouble: out.floats_ = TakeArray(floats_, sel); break;
-    case PhysicalType::kDecimal: out.decimals_ = TakeArray(decimals_, sel); break;
-    case PhysicalType::kInterval: out.intervals_ = TakeArray(intervals_, sel); break;
-    case PhysicalType::kString: out.strings_ = TakeArray(strings_, sel); break;
+    case PhysicalType::kInt64: o.ints = TakeArray(d.ints, sel); break;
+    case PhysicalType::kDouble: o.floats = TakeArray(d.floats, sel); break;
+    case PhysicalType::kDecimal: o.decimals = TakeArray(d.decimals, sel); break;
+    case PhysicalType::kInterval: o.intervals = TakeArray(d.intervals, sel); break;
+    case PhysicalType::kString: o.strings = TakeArray(d.strings, sel); break;
   }
   return out;
 }

@@ -4,9 +4,16 @@
 // (types.h) plus a validity byte per row (1 = not NULL). Appending is
 // amortized O(1); random reads are O(1). A Vector is a value type (copyable,
 // movable) and is not thread-safe.
+//
+// Copies share their arrays until one of them is modified (copy on write),
+// so passing a column through (projections, cached scans) costs no copy of
+// its rows. Any non-const method, the mutable accessors included, first
+// makes the arrays this vector's own: do not keep a reference from a
+// mutable accessor across a copy of the vector.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,29 +28,46 @@ class Vector {
 
   const DataType& type() const { return type_; }
   PhysicalType physical() const { return physical_; }
-  size_t size() const { return validity_.size(); }
+  size_t size() const { return data_ ? data_->validity.size() : 0; }
   void Reserve(size_t n);
   void Clear();
 
-  bool IsNull(size_t i) const { return validity_[i] == 0; }
+  bool IsNull(size_t i) const { return data_->validity[i] == 0; }
   bool HasNulls() const;
-  int64_t GetInt(size_t i) const { return ints_[i]; }
-  bool GetBool(size_t i) const { return ints_[i] != 0; }
-  double GetFloat(size_t i) const { return floats_[i]; }
-  const Decimal& GetDecimal(size_t i) const { return decimals_[i]; }
-  const Interval& GetInterval(size_t i) const { return intervals_[i]; }
-  const std::string& GetString(size_t i) const { return strings_[i]; }
+  int64_t GetInt(size_t i) const { return data_->ints[i]; }
+  bool GetBool(size_t i) const { return data_->ints[i] != 0; }
+  double GetFloat(size_t i) const { return data_->floats[i]; }
+  const Decimal& GetDecimal(size_t i) const { return data_->decimals[i]; }
+  const Interval& GetInterval(size_t i) const { return data_->intervals[i]; }
+  const std::string& GetString(size_t i) const { return data_->strings[i]; }
   Value GetValue(size_t i) const;
   // Same as GetValue(i).Hash(), without building a Value.
   uint64_t HashAt(size_t i) const;
 
   void AppendNull();
-  void AppendInt(int64_t v) { ints_.push_back(v); validity_.push_back(1); }
+  void AppendNulls(size_t n);
+  void AppendInt(int64_t v) {
+    Buffers& d = mut();
+    d.ints.push_back(v);
+    d.validity.push_back(1);
+  }
   void AppendBool(bool v) { AppendInt(v ? 1 : 0); }
   void AppendFloat(double v);
-  void AppendDecimal(const Decimal& v) { decimals_.push_back(v); validity_.push_back(1); }
-  void AppendInterval(const Interval& v) { intervals_.push_back(v); validity_.push_back(1); }
-  void AppendString(std::string v) { strings_.push_back(std::move(v)); validity_.push_back(1); }
+  void AppendDecimal(const Decimal& v) {
+    Buffers& d = mut();
+    d.decimals.push_back(v);
+    d.validity.push_back(1);
+  }
+  void AppendInterval(const Interval& v) {
+    Buffers& d = mut();
+    d.intervals.push_back(v);
+    d.validity.push_back(1);
+  }
+  void AppendString(std::string v) {
+    Buffers& d = mut();
+    d.strings.push_back(std::move(v));
+    d.validity.push_back(1);
+  }
   // Appends v, which must have this vector's physical type (or be NULL).
   void Append(const Value& v);
   // Appends row i of other (same physical type).
@@ -56,18 +80,18 @@ class Vector {
   Vector Take(const std::vector<uint32_t>& sel) const;
 
   // Direct access for tight loops in executors and expressions.
-  std::vector<int64_t>& ints() { return ints_; }
-  const std::vector<int64_t>& ints() const { return ints_; }
-  std::vector<double>& floats() { return floats_; }
-  const std::vector<double>& floats() const { return floats_; }
-  std::vector<Decimal>& decimals() { return decimals_; }
-  const std::vector<Decimal>& decimals() const { return decimals_; }
-  std::vector<Interval>& intervals() { return intervals_; }
-  const std::vector<Interval>& intervals() const { return intervals_; }
-  std::vector<std::string>& strings() { return strings_; }
-  const std::vector<std::string>& strings() const { return strings_; }
-  std::vector<uint8_t>& validity() { return validity_; }
-  const std::vector<uint8_t>& validity() const { return validity_; }
+  std::vector<int64_t>& ints() { return mut().ints; }
+  const std::vector<int64_t>& ints() const { return buf().ints; }
+  std::vector<double>& floats() { return mut().floats; }
+  const std::vector<double>& floats() const { return buf().floats; }
+  std::vector<Decimal>& decimals() { return mut().decimals; }
+  const std::vector<Decimal>& decimals() const { return buf().decimals; }
+  std::vector<Interval>& intervals() { return mut().intervals; }
+  const std::vector<Interval>& intervals() const { return buf().intervals; }
+  std::vector<std::string>& strings() { return mut().strings; }
+  const std::vector<std::string>& strings() const { return buf().strings; }
+  std::vector<uint8_t>& validity() { return mut().validity; }
+  const std::vector<uint8_t>& validity() const { return buf().validity; }
 
   // Builds a vector of n copies of v.
   static Vector Constant(const Value& v, size_t n);
@@ -75,12 +99,24 @@ class Vector {
  private:
   DataType type_;
   PhysicalType physical_ = PhysicalType::kString;
-  std::vector<uint8_t> validity_;
-  std::vector<int64_t> ints_;
-  std::vector<double> floats_;
-  std::vector<Decimal> decimals_;
-  std::vector<Interval> intervals_;
-  std::vector<std::string> strings_;
+  struct Buffers {
+    std::vector<uint8_t> validity;
+    std::vector<int64_t> ints;
+    std::vector<double> floats;
+    std::vector<Decimal> decimals;
+    std::vector<Interval> intervals;
+    std::vector<std::string> strings;
+  };
+  // The arrays for reading (an empty set when there are none yet).
+  const Buffers& buf() const { return data_ ? *data_ : kNoBuffers; }
+  // The arrays for writing: made this vector's own first when shared.
+  Buffers& mut() {
+    if (!data_ || data_.use_count() != 1) Unshare();
+    return *data_;
+  }
+  void Unshare();
+  static const Buffers kNoBuffers;
+  std::shared_ptr<Buffers> data_;
 };
 
 }  // namespace freshet

@@ -12,6 +12,8 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   StoreOptions so;
   so.dir = options.data_dir;
   so.in_memory = options.in_memory;
+  so.block_cache_bytes = static_cast<size_t>(options.block_cache_mb) << 20;
+  so.scan_cache_bytes = static_cast<size_t>(options.scan_cache_mb) << 20;
   auto store = StateStore::Open(so);
   if (!store.ok()) return store.status();
   inst->store_ = std::move(store).value();

@@ -26,6 +26,8 @@ struct ServerOptions {
   int http_port = 5691;
   int barrier_interval_ms = 1000;
   int max_connections = 1000;
+  int64_t block_cache_mb = 2048;  // RocksDB's block cache
+  int64_t scan_cache_mb = 2048;   // decoded columns of unchanged tables for batch scans; 0 = off
 };
 
 class Instance {

@@ -137,6 +137,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
     if (ec) return Status::IoError("cannot create " + store->ingest_dir_ + ": " + ec.message());
   }
   store->write_options_.sync = options.sync_commits && !options.in_memory;
+  store->scan_cache_ = std::make_unique<ScanCache>(&store->versions_, options.scan_cache_bytes);
   return store;
 }
 
@@ -154,11 +155,71 @@ StateStore::~StateStore() {
 }
 
 std::shared_ptr<const Snapshot> StateStore::GetSnapshot() const {
-  return std::make_shared<Snapshot>(db_.get(), db_->GetSnapshot());
+  uint64_t seq = versions_.Now();  // before the snapshot: see TableVersions
+  return std::make_shared<Snapshot>(db_.get(), db_->GetSnapshot(), seq);
 }
 
+namespace {
+
+// The data tables a commit writes, for TableVersions. Keys start with the
+// table id, and a commit's keys come in runs of one table, so only a change
+// of id is recorded.
+class ChangedTables {
+ public:
+  void AddKey(const rocksdb::Slice& key) {
+    if (key.size() < 4) return;
+    TableId id = static_cast<TableId>(static_cast<uint8_t>(key[0])) << 24 |
+                 static_cast<TableId>(static_cast<uint8_t>(key[1])) << 16 |
+                 static_cast<TableId>(static_cast<uint8_t>(key[2])) << 8 | static_cast<uint8_t>(key[3]);
+    if (!tables.empty() && tables.back() == id) return;
+    tables.push_back(id);
+  }
+  void Finish() {
+    std::sort(tables.begin(), tables.end());
+    tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
+  }
+  std::vector<TableId> tables;
+  bool all = false;  // a range delete: treated as touching every table
+};
+
+class ChangedTablesOfBatch : public rocksdb::WriteBatch::Handler {
+ public:
+  ChangedTablesOfBatch(uint32_t data_cf, ChangedTables* out) : data_cf_(data_cf), out_(out) {}
+  rocksdb::Status PutCF(uint32_t cf, const rocksdb::Slice& key, const rocksdb::Slice&) override {
+    if (cf == data_cf_) out_->AddKey(key);
+    return rocksdb::Status::OK();
+  }
+  rocksdb::Status DeleteCF(uint32_t cf, const rocksdb::Slice& key) override {
+    if (cf == data_cf_) out_->AddKey(key);
+    return rocksdb::Status::OK();
+  }
+  rocksdb::Status SingleDeleteCF(uint32_t cf, const rocksdb::Slice& key) override { return DeleteCF(cf, key); }
+  rocksdb::Status DeleteRangeCF(uint32_t cf, const rocksdb::Slice&, const rocksdb::Slice&) override {
+    if (cf == data_cf_) out_->all = true;
+    return rocksdb::Status::OK();
+  }
+  rocksdb::Status MergeCF(uint32_t cf, const rocksdb::Slice& key, const rocksdb::Slice&) override {
+    return DeleteCF(cf, key);
+  }
+  void LogData(const rocksdb::Slice&) override {}
+
+ private:
+  uint32_t data_cf_;
+  ChangedTables* out_;
+};
+
+}  // namespace
+
 Status StateStore::Commit(rocksdb::WriteBatch* batch) {
-  return ToStatus(db_->Write(write_options_, batch), "commit");
+  ChangedTables changed;
+  ChangedTablesOfBatch handler(data_cf_->GetID(), &changed);
+  rocksdb::Status rs = batch->Iterate(&handler);
+  if (!rs.ok()) return ToStatus(rs, "commit");
+  changed.Finish();
+  versions_.BeginChange(changed.tables, changed.all);
+  rs = db_->Write(write_options_, batch);
+  versions_.EndChange(changed.tables, changed.all);
+  return ToStatus(rs, "commit");
 }
 
 namespace {
@@ -205,6 +266,18 @@ std::vector<WritePos> SortedOrder(const std::vector<const std::vector<WriteOp>*>
 
 Status StateStore::CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, const std::string& meta_key,
                               const std::string& meta_value) {
+  ChangedTables changed;
+  for (const auto* part : parts)
+    for (const WriteOp& op : *part) changed.AddKey(op.key);
+  changed.Finish();
+  versions_.BeginChange(changed.tables, false);
+  Status s = CommitBulkUnversioned(parts, meta_key, meta_value);
+  versions_.EndChange(changed.tables, false);
+  return s;
+}
+
+Status StateStore::CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts,
+                                         const std::string& meta_key, const std::string& meta_value) {
   // Sort by key keeping write order among equal keys; keep the last one.
   std::vector<WritePos> order = SortedOrder(parts);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);

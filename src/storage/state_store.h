@@ -28,6 +28,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "storage/scan_cache.h"
 #include "storage/write_set.h"
 
 namespace freshet {
@@ -37,22 +38,26 @@ struct StoreOptions {
   bool in_memory = false;  // playground: nothing touches the disk
   bool sync_commits = true;  // fsync the WAL on every commit
   size_t block_cache_bytes = size_t(2) << 30;  // shared by both column families
+  size_t scan_cache_bytes = size_t(2) << 30;   // decoded columns for batch scans; 0 = off
 };
 
 class StateStore;
 
 // A consistent read view; releases the RocksDB snapshot on destruction.
+// `seq` is the TableVersions sequence read just before it was taken.
 class Snapshot {
  public:
-  Snapshot(rocksdb::DB* db, const rocksdb::Snapshot* snap) : db_(db), snap_(snap) {}
+  Snapshot(rocksdb::DB* db, const rocksdb::Snapshot* snap, uint64_t seq) : db_(db), snap_(snap), seq_(seq) {}
   ~Snapshot() { db_->ReleaseSnapshot(snap_); }
   Snapshot(const Snapshot&) = delete;
   Snapshot& operator=(const Snapshot&) = delete;
   const rocksdb::Snapshot* get() const { return snap_; }
+  uint64_t seq() const { return seq_; }
 
  private:
   rocksdb::DB* db_;
   const rocksdb::Snapshot* snap_;
+  uint64_t seq_;
 };
 
 class StateStore {
@@ -100,8 +105,13 @@ class StateStore {
 
   rocksdb::DB* db() const { return db_.get(); }
 
+  // Decoded columns of unchanged tables, for batch scans (scan_cache.h).
+  ScanCache* scan_cache() const { return scan_cache_.get(); }
+
  private:
   StateStore() = default;
+  Status CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts, const std::string& meta_key,
+                               const std::string& meta_value);
   std::unique_ptr<rocksdb::Env> mem_env_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
@@ -109,6 +119,8 @@ class StateStore {
   rocksdb::WriteOptions write_options_;
   std::string ingest_dir_;
   uint64_t ingest_seq_ = 0;
+  TableVersions versions_;
+  std::unique_ptr<ScanCache> scan_cache_;
 };
 
 // Smallest string greater than every string with the given prefix ("" if none).
