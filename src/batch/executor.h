@@ -15,6 +15,7 @@
 #include <string>
 
 #include "catalog/catalog.h"
+#include "catalog/system_tables.h"
 #include "common/data_chunk.h"
 #include "expr/eval_context.h"
 #include "storage/state_store.h"
@@ -33,6 +34,9 @@ struct ExecContext {
   WriteSet* writes = nullptr;  // DML appends its writes here
   // The transaction's earlier, not yet applied writes: scans see them.
   const WriteSet* pending = nullptr;
+  // Progress of the jobs being created (rw_ddl_progress, and the error a
+  // scan of a creating view gets); may be null.
+  JobProgressFn job_progress;
 
   // Throws 57014 when the client cancelled the statement.
   void CheckCancelled() const;

@@ -14,10 +14,19 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
         throw SqlError(sqlstate::kFeatureNotSupported,
                        fmt::format("cannot read source \"{}\" in a batch query", t.name))
             .WithHint("Create a materialized view on the source and query that.");
-      if (t.status == JobStatus::kCreating)
+      if (t.status == JobStatus::kCreating) {
+        std::string progress;
+        if (ctx.job_progress)
+          for (const auto& p : ctx.job_progress(t.database_id))
+            if (p.job_id == t.id)
+              progress = fmt::format(" (progress {:.2f}%, {} of about {} rows backfilled)", p.fraction * 100,
+                                     p.rows_backfilled, p.estimated_rows);
         throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
-                       fmt::format("{} \"{}\" is still being created", RelationKindName(t.kind), t.name))
-            .WithHint("Wait for its creation to finish (WAIT) and query it again.");
+                       fmt::format("{} \"{}\" is still being created{}", RelationKindName(t.kind), t.name, progress))
+            .WithHint(fmt::format("Run WAIT (or WAIT {} {}) and query it again; SHOW JOBS shows its progress.",
+                                  t.kind == RelationKind::kIndex ? "INDEX" : t.kind == RelationKind::kSink ? "SINK" : "MATERIALIZED VIEW",
+                                  t.name));
+      }
       return MakeScan(static_cast<const ScanNode&>(plan), ctx);
     }
     case PlanNode::Kind::kSystemScan: return MakeSystemScan(static_cast<const SystemScanNode&>(plan), ctx);

@@ -71,7 +71,8 @@ json TableToJson(const TableCatalog& t) {
           {"definition", t.definition}, {"depends_on", t.depends_on},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
-          {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options}};
+          {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options},
+          {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros}};
 }
 
 TableCatalog TableFromJson(const json& j) {
@@ -98,17 +99,19 @@ TableCatalog TableFromJson(const json& j) {
   if (j.contains("plan_settings")) t.plan_settings = j.at("plan_settings").get<std::map<std::string, std::string>>();
   t.job_id = j.value("job_id", ObjectId(0));
   t.internal_kind = j.value("internal_kind", std::string());
+  t.backfill_upstream = j.value("backfill_upstream", ObjectId(0));
+  t.finished_at_micros = j.value("finished_at", int64_t(0));
   if (j.contains("connector_options"))
     t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();
   return t;
 }
 
+}  // namespace
+
 int64_t NowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch()).count();
 }
-
-}  // namespace
 
 std::unique_ptr<Catalog> Catalog::Load(StateStore* store) {
   std::unique_ptr<Catalog> c(new Catalog(store));
@@ -357,12 +360,25 @@ std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, 
   return {ref, refs};
 }
 
+void Catalog::SetPlanSetting(ObjectId id, const std::string& key, const std::string& value) {
+  std::unique_lock lock(mu_);
+  auto it = tables_.find(id);
+  if (it == tables_.end()) return;
+  TableCatalog t = *it->second;
+  t.plan_settings[key] = value;
+  rocksdb::WriteBatch batch;
+  batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
+  CommitLocked(&batch);
+  it->second = std::make_shared<const TableCatalog>(std::move(t));
+}
+
 void Catalog::SetJobStatus(ObjectId id, JobStatus status) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(id);
   if (it == tables_.end()) return;
   TableCatalog t = *it->second;
   t.status = status;
+  if (status == JobStatus::kCreated) t.finished_at_micros = NowMicros();
   rocksdb::WriteBatch batch;
   batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
   CommitLocked(&batch);

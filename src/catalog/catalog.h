@@ -80,6 +80,8 @@ struct TableCatalog {
   // Sources: the WITH options (connector = ..., ...).
   std::map<std::string, std::string> connector_options;
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
+  ObjectId backfill_upstream = 0;
+  int64_t finished_at_micros = 0;  // jobs: when it became Created  // "backfill" tables: the relation the backfill reads
 
   std::vector<DataType> types() const;
   // How the relation's rows are keyed in storage.
@@ -127,6 +129,8 @@ class Catalog {
   TableRef GetTable(ObjectId id) const;
   std::vector<TableRef> ListTables(ObjectId database_id) const;  // all kinds
   std::vector<TableRef> Dependents(ObjectId id) const;           // relations that depend on id
+  // Sets one entry of a table's plan_settings (persisted).
+  void SetPlanSetting(ObjectId id, const std::string& key, const std::string& value);
   std::optional<UserCatalog> FindUser(const std::string& name) const;
   std::optional<UserCatalog> GetUser(ObjectId id) const;
   std::vector<UserCatalog> ListUsers() const;
@@ -168,5 +172,8 @@ class Catalog {
   std::map<ObjectId, TableRef> tables_;
   std::map<ObjectId, UserCatalog> users_;
 };
+
+// Wall-clock time in microseconds since the Unix epoch.
+int64_t NowMicros();
 
 }  // namespace freshet

@@ -50,6 +50,14 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"job_id", T::Int32()},
         {"owner", T::Int32()}, {"definition", T::Varchar()}}},
       {"rw_catalog", "rw_depend", {{"objid", T::Int32()}, {"refobjid", T::Int32()}}},
+      {"rw_catalog", "rw_ddl_progress",
+       {{"ddl_id", T::Int64()}, {"ddl_statement", T::Varchar()}, {"create_type", T::Varchar()},
+        {"progress", T::Varchar()}, {"initialized_at", T::Timestamptz()}, {"status", T::Varchar()},
+        {"rows_backfilled", T::Int64()}, {"estimated_rows", T::Int64()}, {"rows_per_second", T::Float64()},
+        {"elapsed", T::Interval()}, {"eta", T::Interval()}}},
+      {"rw_catalog", "rw_recent_jobs",
+       {{"ddl_id", T::Int64()}, {"ddl_statement", T::Varchar()}, {"create_type", T::Varchar()},
+        {"initialized_at", T::Timestamptz()}, {"finished_at", T::Timestamptz()}, {"duration", T::Interval()}}},
   };
   return kDefs;
 }
@@ -78,6 +86,21 @@ std::string InformationSchemaType(const DataType& t) {
 }
 
 std::string UdtName(const DataType& t) { return PgTypeName(t); }
+
+bool IsStreamJob(const TableCatalog& t) {
+  return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex;
+}
+
+std::string CreateType(const TableCatalog& t) {
+  auto it = t.plan_settings.find("background_ddl");
+  return it != t.plan_settings.end() && it->second == "true" ? "BACKGROUND" : "FOREGROUND";
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 std::string UserName(const Catalog& c, ObjectId id) {
   auto u = c.GetUser(id);
@@ -194,6 +217,35 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
   } else if (key == "rw_catalog.rw_depend") {
     for (const auto& t : c.ListTables(ctx.database_id))
       for (ObjectId d : t->depends_on) rows.push_back({Int(t->id), Int(d)});
+  } else if (key == "rw_catalog.rw_ddl_progress") {
+    std::map<ObjectId, JobProgress> progress;
+    if (ctx.job_progress)
+      for (auto& p : ctx.job_progress(ctx.database_id)) progress[p.job_id] = std::move(p);
+    int64_t now = NowMicros();
+    for (const auto& t : c.ListTables(ctx.database_id)) {
+      if (!IsStreamJob(*t) || t->status != JobStatus::kCreating) continue;
+      auto it = progress.find(t->id);
+      JobProgress p = it == progress.end() ? JobProgress{} : it->second;
+      std::string status = !p.backfill_done ? "Backfilling" : "Waiting for " + JoinNames(p.waiting_for);
+      rows.push_back({Value::Int64(t->id), Str(t->definition), Str(CreateType(*t)),
+                      Str(fmt::format("{:.2f}%", p.fraction * 100)), Value::Timestamptz(t->created_at_micros),
+                      Str(status), Value::Int64(p.rows_backfilled), Value::Int64(p.estimated_rows),
+                      p.rows_per_second ? Value::Float64(*p.rows_per_second) : Value::Null(T::Float64()),
+                      Value::IntervalValue(Interval{0, 0, now - t->created_at_micros}),
+                      p.eta_micros ? Value::IntervalValue(Interval{0, 0, *p.eta_micros}) : Value::Null(T::Interval())});
+    }
+  } else if (key == "rw_catalog.rw_recent_jobs") {
+    // Jobs that finished creating in the last hour, with how long it took.
+    constexpr int64_t kRecentMicros = int64_t(3600) * 1000000;
+    int64_t now = NowMicros();
+    for (const auto& t : c.ListTables(ctx.database_id)) {
+      if (!IsStreamJob(*t) || t->status != JobStatus::kCreated || t->finished_at_micros == 0 ||
+          now - t->finished_at_micros > kRecentMicros)
+        continue;
+      rows.push_back({Value::Int64(t->id), Str(t->definition), Str(CreateType(*t)),
+                      Value::Timestamptz(t->created_at_micros), Value::Timestamptz(t->finished_at_micros),
+                      Value::IntervalValue(Interval{0, 0, t->finished_at_micros - t->created_at_micros})});
+    }
   } else if (key == "rw_catalog.rw_relations") {
     for (const auto& t : tables)
       rows.push_back({Int(t->id), Str(t->name), Str(RelationKindName(t->kind)), Int(t->schema_id), Int(t->owner),

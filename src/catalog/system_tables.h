@@ -7,6 +7,8 @@
 // GenerateSystemRows with the catalog as it is at that moment.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,10 +32,25 @@ struct SystemTableDef {
 const SystemTableDef* FindSystemTable(const std::string& schema, const std::string& name);
 bool IsSystemSchema(const std::string& schema);
 
+// A creating job's progress, as SHOW JOBS and rw_ddl_progress show it;
+// computed by the server from the job's backfill state tables.
+struct JobProgress {
+  ObjectId job_id = 0;
+  double fraction = 0;                   // 0..1
+  int64_t rows_backfilled = 0;           // rows the backfill read so far
+  int64_t estimated_rows = 0;            // rows it is expected to read in all
+  std::optional<double> rows_per_second; // over the last few seconds
+  std::optional<int64_t> eta_micros;
+  bool backfill_done = false;            // its own backfill is done...
+  std::vector<std::string> waiting_for;  // ...but these upstream jobs are still creating
+};
+using JobProgressFn = std::function<std::vector<JobProgress>(ObjectId database_id)>;
+
 struct SystemTableContext {
   const Catalog* catalog;
   ObjectId database_id;
   std::string user_name;
+  JobProgressFn job_progress;  // null: no job shows progress
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

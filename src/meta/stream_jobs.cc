@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <set>
+
 #include "common/error.h"
 #include "stream/builder.h"
 
@@ -15,6 +17,23 @@ int JobParallelism(const TableCatalog& job) {
   } catch (...) {
     return 1;
   }
+}
+
+std::optional<int64_t> BackfillRateLimitOf(const TableCatalog& job) {
+  auto it = job.plan_settings.find("backfill_rate_limit");
+  if (it == job.plan_settings.end() || it->second == "default") return std::nullopt;
+  try {
+    return std::max<int64_t>(0, std::stoll(it->second));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+void StreamJobs::SetBackfillRateLimit(const TableRef& job, const std::string& limit) {
+  catalog_->SetPlanSetting(job->id, "backfill_rate_limit", limit);
+  TableRef updated = catalog_->GetTable(job->id);
+  if (updated)
+    barriers_->ForDatabase(job->database_id)->runtime()->SetBackfillRateLimit(job->id, BackfillRateLimitOf(*updated));
 }
 
 void StreamJobs::Start(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism) {
@@ -34,11 +53,18 @@ void StreamJobs::Start(TableRef job, const StreamPlan& plan, const EvalContext& 
   BuiltJob built = BuildJob(req, runtime);
   Catalog* catalog = catalog_;
   ObjectId id = job->id;
-  runtime->RegisterJob(job->id, built.backfill_actors, [catalog, id] {
+  // Jobs on jobs still being created complete after them.
+  std::set<uint32_t> creating_upstream;
+  for (ObjectId up : job->depends_on) {
+    TableRef u = catalog_->GetTable(up);
+    if (u && u->status == JobStatus::kCreating) creating_upstream.insert(up);
+  }
+  runtime->RegisterJob(job->id, built.backfill_actors, std::move(creating_upstream), [catalog, id] {
     TableRef t = catalog->GetTable(id);
     if (t && t->status != JobStatus::kCreated) catalog->SetJobStatus(id, JobStatus::kCreated);
   });
   runtime->SetRelationOutputs(job->id, built.outputs);
+  runtime->SetBackfillRateLimit(job->id, BackfillRateLimitOf(*job));
   loop->ApplyGraphChange(built.mutation, std::move(built.actors));
   runtime->ArmJob(job->id);
 }
@@ -57,27 +83,71 @@ TableRef StreamJobs::Create(TableCatalog job, const StreamPlan& plan, const Eval
     t.pk = spec.pk;
     t.dist_key = spec.dist_key;
     t.internal_kind = spec.kind;
+    t.backfill_upstream = spec.upstream;
     internals.push_back(std::move(t));
   }
   job.status = JobStatus::kCreating;
   job.plan_settings["streaming_parallelism"] = std::to_string(parallelism);
-  TableRef created = catalog_->CreateJob(std::move(job), std::move(internals)).first;
+  TableRef created;
   try {
+    std::lock_guard lock(registry_mu_);
+    created = catalog_->CreateJob(std::move(job), std::move(internals)).first;
     Start(created, plan, eval, parallelism);
   } catch (...) {
-    Drop(created->database_id, {created}, {});
+    if (created) Drop(created->database_id, {created}, {});
     throw;
   }
   if (!wait) return created;
   StreamRuntime* runtime = barriers_->ForDatabase(created->database_id)->runtime();
   if (!runtime->WaitJob(created->id, cancel)) {
     if (cancel && cancel->load()) {
-      Drop(created->database_id, {created}, {});
+      Drop(created->database_id, CreatingClosure(created), {});
       throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
     }
+    if (!catalog_->GetTable(created->id))
+      throw SqlError(sqlstate::kQueryCanceled,
+                     fmt::format("{} \"{}\" was cancelled while being created", RelationKindName(created->kind),
+                                 created->name));
     throw SqlError(sqlstate::kAdminShutdown, "the server is shutting down");
   }
   return catalog_->GetTable(created->id);
+}
+
+std::vector<TableRef> StreamJobs::CreatingClosure(const TableRef& job) const {
+  std::vector<TableRef> out = {job};
+  std::set<ObjectId> seen = {job->id};
+  for (size_t i = 0; i < out.size(); i++)
+    for (const auto& dep : catalog_->Dependents(out[i]->id))
+      if (dep->status == JobStatus::kCreating && seen.insert(dep->id).second) out.push_back(dep);
+  return out;
+}
+
+void StreamJobs::Wait(ObjectId database_id, ObjectId job_id, const std::atomic<bool>* cancel) {
+  StreamRuntime* runtime = barriers_->ForDatabase(database_id)->runtime();
+  while (true) {
+    TableRef waiting;
+    for (const auto& t : catalog_->ListTables(database_id))
+      if (t->status == JobStatus::kCreating && (job_id == 0 || t->id == job_id)) {
+        waiting = t;
+        break;
+      }
+    if (!waiting) return;
+    bool running;
+    {
+      std::lock_guard lock(registry_mu_);
+      TableRef again = catalog_->GetTable(waiting->id);
+      if (!again || again->status != JobStatus::kCreating) continue;
+      running = runtime->JobRegistered(waiting->id);
+    }
+    if (!running)
+      FRESHET_THROW(sqlstate::kInternalError, "{} \"{}\" is not running: its job could not be resumed (see the server log)",
+                    RelationKindName(waiting->kind), waiting->name);
+    // Returns early when the job is dropped (the catalog then tells), on
+    // cancel, or at shutdown.
+    if (runtime->WaitJob(waiting->id, cancel)) continue;
+    if (cancel && cancel->load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+    if (runtime->stopped()) throw SqlError(sqlstate::kAdminShutdown, "the server is shutting down");
+  }
 }
 
 void StreamJobs::Resume(TableRef job, const StreamPlan& plan, const EvalContext& eval) {
@@ -96,6 +166,7 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
     ids.insert(ids.end(), j->internal_tables.begin(), j->internal_tables.end());
   }
   if (!mutation->stop.empty()) loop->ApplyGraphChange(mutation, {});
+  std::lock_guard lock(registry_mu_);
   for (const auto& j : jobs) {
     runtime->ForgetJob(j->id);
     runtime->ForgetRelation(j->id);

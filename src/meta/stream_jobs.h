@@ -13,6 +13,7 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
 
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
@@ -29,6 +30,17 @@ class StreamJobs {
   // Cancellation (via *cancel) drops the job and throws 57014.
   TableRef Create(TableCatalog job, const StreamPlan& plan, const EvalContext& eval, int parallelism,
                   bool wait, const std::atomic<bool>* cancel);
+  // The job and every still-creating job built on it, transitively: what
+  // cancelling or dropping a creating job takes with it.
+  std::vector<TableRef> CreatingClosure(const TableRef& job) const;
+  // Blocks until the job (job_id != 0) or every job of the database
+  // (job_id == 0) is Created or gone. Throws 57014 when cancelled via
+  // *cancel (the jobs go on), 57P01 at shutdown, XX000 for a creating job
+  // that is not running.
+  void Wait(ObjectId database_id, ObjectId job_id, const std::atomic<bool>* cancel);
+  // Changes a job's backfill rate limit ("<n>" or "default"), persisted and
+  // applied to its running backfill at the next barrier.
+  void SetBackfillRateLimit(const TableRef& job, const std::string& limit);
   // Starts an existing job (after a restart) from its persisted state.
   void Resume(TableRef job, const StreamPlan& plan, const EvalContext& eval);
   // Stops the jobs' actors (one barrier) and drops their catalog entries,
@@ -41,9 +53,15 @@ class StreamJobs {
 
   Catalog* catalog_;
   BarrierManager* barriers_;
+  // Held while a job enters the catalog and the runtime together, and while
+  // it leaves both, so that Wait never sees one without the other.
+  std::mutex registry_mu_;
 };
 
 // The parallelism a job was planned with (plan_settings), default 1.
 int JobParallelism(const TableCatalog& job);
+// The job's backfill rate limit (plan_settings "backfill_rate_limit":
+// "<rows per second per parallelism>" or "default" = none).
+std::optional<int64_t> BackfillRateLimitOf(const TableCatalog& job);
 
 }  // namespace freshet

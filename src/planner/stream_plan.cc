@@ -446,6 +446,7 @@ class StreamPlanner {
                     {"finished", DataType::Boolean()},
                     {"row_count", DataType::Int64()}};
     spec.pk = {0};
+    spec.upstream = t.id;
     node->progress_table = AddInternal(std::move(spec));
     return node;
   }

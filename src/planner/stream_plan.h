@@ -41,6 +41,7 @@ struct InternalTableSpec {
   std::vector<ColumnCatalog> columns;
   std::vector<int> pk;
   std::vector<int> dist_key;
+  ObjectId upstream = 0;  // "backfill": the relation it reads
 };
 
 // The per-split offsets of a source reader (split, offset, row_count).

@@ -398,7 +398,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
         }
         named.push_back(t);
       }
-      std::vector<ObjectId> tables = DropClosure(named, cascade, kind_name);
+      std::vector<ObjectId> tables = DropClosure(named, cascade, kind_name, sink);
       DropRelations(tables);
       const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
                         : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"
@@ -410,20 +410,49 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
   throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");
 }
 
+TableRef Session::FindJobByName(const ParsedStatement& stmt, const std::vector<std::string>& name, RelationKind kind,
+                                const std::string& kind_name) {
+  Catalog* catalog = instance_->catalog();
+  TableRef t;
+  if (name.size() > 1) {
+    auto s = catalog->FindSchema(database_.id, name[name.size() - 2]);
+    t = s ? catalog->FindTable(s->id, name.back()) : nullptr;
+  } else {
+    t = Binder(BinderContextFor(stmt, nullptr)).FindInSearchPath(name.back());
+  }
+  if (!t || t->kind != kind)
+    FRESHET_THROW(kind == RelationKind::kMaterializedView ? sqlstate::kUndefinedTable : sqlstate::kUndefinedObject,
+                  "{} \"{}\" does not exist", kind_name, name.back());
+  return t;
+}
+
+void Session::CheckOwner(const TableCatalog& t) {
+  auto user = instance_->catalog()->FindUser(user_);
+  if (user && (user->superuser || user->id == t.owner)) return;
+  FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of {} {}", RelationKindName(t.kind), t.name);
+}
+
 std::vector<ObjectId> Session::DropClosure(const std::vector<TableRef>& named, bool cascade,
-                                           const std::string& kind_name) {
+                                           const std::string& kind_name, ResultSink* sink) {
   Catalog* catalog = instance_->catalog();
   std::set<ObjectId> named_ids;
   for (const auto& t : named) named_ids.insert(t->id);
   std::vector<ObjectId> ids;
+  std::vector<std::string> cancelled;
   for (const auto& t : named) {
     // Dependents (views over this relation), transitively with CASCADE;
-    // indexes go with their relation, as in PostgreSQL.
+    // indexes go with their relation, as in PostgreSQL; jobs still being
+    // created on a job still being created are cancelled with it.
     std::vector<TableRef> queue = {t};
     for (size_t q = 0; q < queue.size(); q++) {
       std::vector<TableRef> blocking;
+      bool creating = queue[q]->status == JobStatus::kCreating;
       for (const auto& dep : catalog->Dependents(queue[q]->id)) {
-        if (!cascade && dep->kind != RelationKind::kIndex && !named_ids.count(dep->id)) blocking.push_back(dep);
+        bool goes_along = dep->kind == RelationKind::kIndex || named_ids.count(dep->id) ||
+                          (creating && dep->status == JobStatus::kCreating);
+        if (!cascade && !goes_along) blocking.push_back(dep);
+        if (creating && dep->status == JobStatus::kCreating && !named_ids.count(dep->id))
+          cancelled.push_back(fmt::format("{} \"{}\"", RelationKindName(dep->kind), dep->name));
         queue.push_back(dep);
       }
       if (blocking.empty()) continue;
@@ -437,6 +466,11 @@ std::vector<ObjectId> Session::DropClosure(const std::vector<TableRef>& named, b
           .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
     }
     for (const auto& x : queue) ids.push_back(x->id);
+  }
+  if (!cancelled.empty() && sink) {
+    std::string list;
+    for (const auto& c : cancelled) list += (list.empty() ? "" : ", ") + c;
+    sink->Notice("cancelling the jobs still being created on it: " + list);
   }
   return ids;
 }
@@ -528,7 +562,7 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
         }
         FRESHET_THROW(sqlstate::kUndefinedObject, "{} \"{}\" does not exist", ext.object_kind, ext.name.back());
       }
-      std::vector<ObjectId> ids = DropClosure({t}, ext.cascade, ext.object_kind);
+      std::vector<ObjectId> ids = DropClosure({t}, ext.cascade, ext.object_kind, sink);
       DropRelations(ids);
       return {tag};
     }
@@ -537,9 +571,67 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
       if (implicit_txn_) Sync();
       instance_->barriers()->ForDatabase(database_.id)->Flush();
       return {"FLUSH"};
-    case ExtensionStatement::Kind::kWait:
-      // No background jobs exist yet: everything is already created.
+    case ExtensionStatement::Kind::kWait: {
+      ObjectId job_id = 0;
+      if (!ext.name.empty()) {
+        RelationKind kind = ext.object_kind == "sink"    ? RelationKind::kSink
+                            : ext.object_kind == "index" ? RelationKind::kIndex
+                                                         : RelationKind::kMaterializedView;
+        job_id = FindJobByName(stmt, ext.name, kind, ext.object_kind)->id;
+      }
+      // Ctrl+C ends the wait, not the jobs.
+      instance_->jobs()->Wait(database_.id, job_id, &cancel_);
       return {"WAIT"};
+    }
+    case ExtensionStatement::Kind::kAlterBackfillRateLimit: {
+      RelationKind kind = ext.object_kind == "sink"    ? RelationKind::kSink
+                          : ext.object_kind == "index" ? RelationKind::kIndex
+                                                       : RelationKind::kMaterializedView;
+      TableRef t = FindJobByName(stmt, ext.name, kind, ext.object_kind);
+      CheckOwner(*t);
+      instance_->jobs()->SetBackfillRateLimit(t, NormalizeRateLimit(ext.value, "BACKFILL_RATE_LIMIT"));
+      return {ext.object_kind == "sink" ? "ALTER_SINK" : ext.object_kind == "index" ? "ALTER_INDEX" : "ALTER_MATERIALIZED_VIEW"};
+    }
+    case ExtensionStatement::Kind::kCancelJobs: {
+      // Each job with the still-creating jobs built on it; one row per job
+      // cancelled, as RisingWave returns them.
+      std::vector<TableRef> named;
+      for (int64_t id : ext.ids) {
+        TableRef t = id > 0 && id <= INT32_MAX ? catalog->GetTable(static_cast<ObjectId>(id)) : nullptr;
+        if (!t || t->database_id != database_.id || t->status != JobStatus::kCreating ||
+            !(t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink ||
+              t->kind == RelationKind::kIndex))
+          FRESHET_THROW(sqlstate::kUndefinedObject, "no job with id {} is being created", id);
+        CheckOwner(*t);
+        named.push_back(t);
+      }
+      std::vector<ObjectId> ids;
+      std::set<ObjectId> seen;
+      for (const auto& t : named)
+        for (const auto& j : instance_->jobs()->CreatingClosure(t))
+          if (seen.insert(j->id).second) ids.push_back(j->id);
+      DropRelations(ids);
+      std::vector<std::vector<std::string>> rows;
+      for (ObjectId id : ids) rows.push_back({std::to_string(id)});
+      SendTextRows({{"Id", DataType::Int64()}}, rows, sink);
+      return {"CANCEL_JOBS"};
+    }
+    case ExtensionStatement::Kind::kShowJobs: {
+      std::string sql =
+          "SELECT * FROM (SELECT ddl_id AS \"Id\", ddl_statement AS \"Statement\", create_type AS \"Create Type\", "
+          "progress AS \"Progress\", status AS \"Status\", rows_backfilled AS \"Rows Backfilled\", "
+          "estimated_rows AS \"Estimated Rows\", round(rows_per_second) AS \"Rows/s\", "
+          "date_trunc('second', elapsed) AS \"Elapsed\", date_trunc('second', eta) AS \"ETA\" "
+          "FROM rw_catalog.rw_ddl_progress) AS jobs";
+      if (!ext.query.empty()) sql += " WHERE " + ext.query;
+      sql += " ORDER BY \"Id\"";
+      std::vector<ParsedStatement> parsed = ParseSql(sql);
+      if (parsed.size() != 1 || !parsed[0].node || parsed[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+        throw SqlError(sqlstate::kSyntaxError, "syntax error in SHOW JOBS WHERE condition");
+      StatementOutcome out = RunStatement(parsed[0], nullptr, sink, nullptr, 0, nullptr);
+      out.tag = "SHOW";
+      return out;
+    }
     case ExtensionStatement::Kind::kShowParameters: return RunShow("all", sink);
     case ExtensionStatement::Kind::kCreateDatabaseIfNotExists: {
       const std::string& name = ext.name.back();

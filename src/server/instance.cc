@@ -29,6 +29,8 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   // Start every database's epoch loop so their committed epochs are known.
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
   inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
+  inst->job_progress_ =
+      std::make_unique<JobProgressTracker>(inst->store_.get(), inst->catalog_.get(), inst->barriers_.get());
   ResumeStreamJobs(inst.get());
   return inst;
 }

@@ -14,6 +14,7 @@
 #include "meta/barrier_manager.h"
 #include "meta/dml_manager.h"
 #include "meta/stream_jobs.h"
+#include "server/job_progress.h"
 #include "storage/state_store.h"
 
 namespace freshet {
@@ -42,6 +43,7 @@ class Instance {
   Catalog* catalog() const { return catalog_.get(); }
   BarrierManager* barriers() const { return barriers_.get(); }
   StreamJobs* jobs() const { return jobs_.get(); }
+  JobProgressTracker* job_progress() const { return job_progress_.get(); }
   DmlManager* DmlFor(ObjectId database_id);
   // barrier_interval_ms, checkpoint_frequency: applied at once and kept in
   // the store (they override the configuration file after a restart).
@@ -63,6 +65,7 @@ class Instance {
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<BarrierManager> barriers_;
   std::unique_ptr<StreamJobs> jobs_;
+  std::unique_ptr<JobProgressTracker> job_progress_;
   std::mutex mu_;
   std::map<ObjectId, std::unique_ptr<DmlManager>> dml_;
   struct SessionEntry {

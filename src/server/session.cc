@@ -17,10 +17,6 @@ namespace freshet {
 
 namespace {
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 std::string Lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -61,6 +57,7 @@ const std::vector<VariableDef>& VariableDefs() {
       {"rw_implicit_flush", "false", false, false},
       {"streaming_parallelism", "0", false, false},
       {"background_ddl", "false", false, false},
+      {"backfill_rate_limit", "default", false, false},
       {"query_mode", "auto", false, false},
       {"visibility_mode", "default", false, false},
   };
@@ -74,14 +71,28 @@ const VariableDef* FindVariable(const std::string& name) {
   return nullptr;
 }
 
+}  // namespace
+
+std::string NormalizeRateLimit(const std::string& value, const std::string& what) {
+  std::string l = Lower(value);
+  if (l == "default" || l.empty()) return "default";
+  try {
+    size_t pos;
+    long long n = std::stoll(l, &pos);
+    if (pos == l.size() && n >= 0) return std::to_string(n);
+  } catch (...) {
+  }
+  FRESHET_THROW(sqlstate::kInvalidParameterValue,
+                "invalid value for {}: \"{}\" (rows per second per parallelism, 0 pauses, DEFAULT for no limit)", what,
+                value);
+}
+
 bool ParseBoolSetting(const std::string& v, bool* out) {
   std::string l = Lower(v);
   if (l == "true" || l == "on" || l == "1" || l == "yes" || l == "t") { *out = true; return true; }
   if (l == "false" || l == "off" || l == "0" || l == "no" || l == "f") { *out = false; return true; }
   return false;
 }
-
-}  // namespace
 
 struct Session::Prepared {
   std::string sql;
@@ -163,6 +174,8 @@ void Session::SetVariable(const std::string& name, const std::string& value) {
     if (!ParseBoolSetting(v, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
     v = b ? "true" : "false";
+  } else if (key == "backfill_rate_limit") {
+    v = NormalizeRateLimit(v, def->name);
   } else if (key == "client_encoding") {
     std::string l = Lower(v);
     if (l != "utf8" && l != "utf-8" && l != "unicode")
@@ -377,6 +390,8 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   ctx.writes = &writes;
   ctx.snapshot = ReadSnapshot();
   if (txn_ == TxnState::kInBlock) ctx.pending = &txn_writes_;
+  JobProgressTracker* progress = instance_->job_progress();
+  ctx.job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
   ctx.eval = eval_;
   ctx.eval.params = params;
   BatchSubqueryRunner runner(&ctx);

@@ -121,7 +121,14 @@ class Session {
                                 std::vector<std::string>* explain = nullptr);
   // The named relations and, with cascade, everything depending on them
   // (indexes always); throws 2BP01 naming the dependents otherwise.
-  std::vector<ObjectId> DropClosure(const std::vector<TableRef>& named, bool cascade, const std::string& kind_name);
+  // The job (materialized view, sink or index) a statement names; 42P01 /
+  // 42704 when there is none of that kind.
+  TableRef FindJobByName(const ParsedStatement& stmt, const std::vector<std::string>& name, RelationKind kind,
+                         const std::string& kind_name);
+  // Throws 42501 unless the session's user owns `t` or is a superuser.
+  void CheckOwner(const TableCatalog& t);
+  std::vector<ObjectId> DropClosure(const std::vector<TableRef>& named, bool cascade, const std::string& kind_name,
+                                    ResultSink* sink);
   // Drops relations (tables and jobs, with their internal tables and data).
   void DropRelations(const std::vector<ObjectId>& ids);
   StatementOutcome RunUtility(const ParsedStatement& stmt, ResultSink* sink, bool* handled);
@@ -164,5 +171,13 @@ class Session {
   std::map<std::string, std::shared_ptr<Prepared>> prepared_;
   std::map<std::string, std::unique_ptr<Portal>> portals_;
 };
+
+// A boolean setting's value as SET accepts it (true/on/1/yes/t, false/...);
+// false when it is not one.
+bool ParseBoolSetting(const std::string& v, bool* out);
+
+// A backfill rate limit as SET/ALTER accept it: a count >= 0 or DEFAULT
+// (no limit), normalized to "<n>" or "default"; 22023 otherwise.
+std::string NormalizeRateLimit(const std::string& value, const std::string& what);
 
 }  // namespace freshet

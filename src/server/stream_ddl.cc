@@ -181,12 +181,13 @@ StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* 
   Binder binder(BinderContextFor(stmt, nullptr));
   ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
   const std::string& name = def.name.back();
-  if (!explain_only && catalog->FindTable(schema_id, name)) {
+  if (TableRef existing = explain_only ? nullptr : catalog->FindTable(schema_id, name)) {
+    const char* creating = existing->status == JobStatus::kCreating ? " and is still being created" : "";
     if (def.if_not_exists) {
-      sink->Notice(fmt::format("relation \"{}\" already exists, skipping", name));
+      sink->Notice(fmt::format("relation \"{}\" already exists{}, skipping", name, creating));
       return {tag};
     }
-    FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", name);
+    FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists{}", name, creating);
   }
   JobPlanContext ctx;
   ctx.catalog = catalog;
@@ -220,7 +221,20 @@ StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* 
   } catch (...) {
   }
   if (parallelism <= 0) parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
-  instance_->jobs()->Create(std::move(job), plan, ctx.eval, parallelism, /*wait=*/true, &cancel_);
+  bool background = false;
+  ParseBoolSetting(GetVariable("background_ddl"), &background);
+  job.plan_settings["background_ddl"] = background ? "true" : "false";
+  job.plan_settings["backfill_rate_limit"] = GetVariable("backfill_rate_limit");
+  // A job on jobs still being created is built in the same pass: it reads
+  // what they materialized so far plus their output, and completes after them.
+  for (ObjectId up : plan.depends_on) {
+    TableRef u = catalog->GetTable(up);
+    if (u && u->status == JobStatus::kCreating)
+      sink->Notice(fmt::format("{} \"{}\" is still being created; {} \"{}\" will be created together with it and "
+                               "complete after it",
+                               RelationKindName(u->kind), u->name, RelationKindName(def.kind), name));
+  }
+  instance_->jobs()->Create(std::move(job), plan, ctx.eval, parallelism, /*wait=*/!background, &cancel_);
   return {tag};
 }
 

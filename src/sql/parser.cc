@@ -167,8 +167,67 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     out->kind = ExtensionStatement::Kind::kFlush;
     return true;
   }
-  if (w0 == "wait" && tok.size() == 1) {
+  if (w0 == "wait") {
     out->kind = ExtensionStatement::Kind::kWait;
+    if (tok.size() == 1) return true;
+    size_t i = 1;
+    if (word(1) == "materialized" && word(2) == "view") {
+      out->object_kind = "materialized view";
+      i = 3;
+    } else if (word(1) == "sink" || word(1) == "index") {
+      out->object_kind = word(1);
+      i = 2;
+    } else {
+      ThrowSyntax(sql, offset, tok[1].start, "syntax error: WAIT expects nothing, MATERIALIZED VIEW, SINK or INDEX");
+    }
+    out->name = qualified(&i);
+    expect_end(i);
+    return true;
+  }
+  if (w0 == "alter") {
+    size_t i = 1;
+    std::string kind;
+    if (word(1) == "materialized" && word(2) == "view") {
+      kind = "materialized view";
+      i = 3;
+    } else if (word(1) == "sink" || word(1) == "index") {
+      kind = word(1);
+      i = 2;
+    }
+    if (!kind.empty()) {
+      size_t j = i;
+      std::vector<std::string> name = is_name(j) ? qualified(&j) : std::vector<std::string>{};
+      if (!name.empty() && word(j) == "set" && word(j + 1) == "backfill_rate_limit") {
+        out->kind = ExtensionStatement::Kind::kAlterBackfillRateLimit;
+        out->object_kind = kind;
+        out->name = name;
+        j += 2;
+        if (word(j) == "=" || word(j) == "to") j++;
+        if (j >= tok.size() || (tok[j].kind != Token::Kind::kNumber && word(j) != "default"))
+          ThrowSyntax(sql, offset, j < tok.size() ? tok[j].start : tok.back().end,
+                      "syntax error: BACKFILL_RATE_LIMIT expects a number or DEFAULT");
+        out->value = word(j);
+        expect_end(j + 1);
+        return true;
+      }
+    }
+  }
+  if (w0 == "cancel" && (word(1) == "job" || word(1) == "jobs")) {
+    out->kind = ExtensionStatement::Kind::kCancelJobs;
+    size_t i = 2;
+    while (true) {
+      if (i >= tok.size() || tok[i].kind != Token::Kind::kNumber)
+        ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: CANCEL JOBS expects job ids");
+      try {
+        out->ids.push_back(std::stoll(tok[i].text));
+      } catch (const std::exception&) {
+        ThrowSyntax(sql, offset, tok[i].start, "syntax error: job id out of range: " + tok[i].text);
+      }
+      i++;
+      if (word(i) != ",") break;
+      i++;
+    }
+    expect_end(i);
     return true;
   }
   if (w0 == "create" && word(1) == "database" && word(2) == "if" && word(3) == "not" && word(4) == "exists") {
@@ -211,6 +270,13 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     }
     out->name = qualified(&i);
     expect_end(i);
+    return true;
+  }
+  if (w1 == "jobs") {
+    out->kind = ExtensionStatement::Kind::kShowJobs;
+    if (tok.size() == 2) return true;
+    if (word(2) != "where" || tok.size() == 3) ThrowSyntax(sql, offset, tok[2].start, "syntax error: SHOW JOBS expects WHERE");
+    out->query_offset = tok[3].start;
     return true;
   }
   if (w1 == "parameters" || (w1 == "all" && tok.size() == 2)) {
@@ -481,6 +547,8 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
         }
         ps.extension.query = ps.text.substr(ps.extension.query_offset, end - ps.extension.query_offset);
       }
+      if (ps.extension.kind == ExtensionStatement::Kind::kShowJobs && ps.extension.query_offset > 0)
+        ps.extension.query = ps.text.substr(ps.extension.query_offset);
       out.push_back(std::move(ps));
       continue;
     }

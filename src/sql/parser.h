@@ -36,13 +36,20 @@ struct ExtensionStatement {
     kCreateDatabaseIfNotExists,  // RisingWave accepts it; PostgreSQL's grammar does not
     kCreateSink,   // CREATE SINK [IF NOT EXISTS] name {FROM relation | AS query} WITH (...)
     kDropObject,   // DROP {SINK | SOURCE} [IF EXISTS] name [, ...] [CASCADE]
+    kCancelJobs,   // CANCEL {JOB | JOBS} id [, ...]
+    kShowJobs,     // SHOW JOBS [WHERE condition]
+    kAlterBackfillRateLimit,  // ALTER {MATERIALIZED VIEW | SINK | INDEX} name SET BACKFILL_RATE_LIMIT {=|TO} {n | DEFAULT}
   } kind = Kind::kNone;
   bool if_not_exists = false;  // kCreateSink; kDropObject: IF EXISTS
   bool cascade = false;        // kDropObject
   std::string query;           // kCreateSink: the AS query's text
   int query_offset = 0;        // its byte offset in the statement
   std::string object_kind;   // kShowObjects: tables, databases, schemas, materialized views, ...; kShowCreate: table, ...
-  std::vector<std::string> name;  // kShowCreate: qualified name; kShowObjects: schema (FROM x)
+  std::vector<std::string> name;  // kShowCreate: qualified name; kShowObjects: schema (FROM x); kWait: the job
+  std::vector<int64_t> ids;       // kCancelJobs
+  std::string value;              // kAlterBackfillRateLimit: the number or "default"
+  // kWait: "" (every job), "materialized view", "sink" or "index";
+  // kShowJobs: the WHERE condition's text ("" = none), in `query`.
 };
 
 struct ParsedStatement {

@@ -3,6 +3,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
+#include <rocksdb/table_properties.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/sst_file_writer.h>
@@ -347,6 +348,26 @@ uint64_t StateStore::ApproximateDataSize(const std::string& lower, const std::st
   options.include_files = true;
   if (!db_->GetApproximateSizes(options, data_cf_, &range, 1, &size).ok()) return 0;
   return size;
+}
+
+uint64_t StateStore::EstimateKeys(const std::string& lower, const std::string& upper) const {
+  rocksdb::Range range(lower, upper);
+  uint64_t mem_count = 0, mem_size = 0;
+  db_->GetApproximateMemTableStats(data_cf_, range, &mem_count, &mem_size);
+  uint64_t file_bytes = 0;
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = false;
+  options.include_files = true;
+  if (!db_->GetApproximateSizes(options, data_cf_, &range, 1, &file_bytes).ok() || file_bytes == 0) return mem_count;
+  rocksdb::TablePropertiesCollection props;
+  if (!db_->GetPropertiesOfTablesInRange(data_cf_, &range, 1, &props).ok()) return mem_count;
+  uint64_t entries = 0, bytes = 0;
+  for (const auto& [file, p] : props) {
+    entries += p->num_entries;
+    bytes += p->data_size + p->index_size + p->filter_size;
+  }
+  if (bytes == 0) return mem_count;
+  return mem_count + static_cast<uint64_t>(double(file_bytes) * double(entries) / double(bytes));
 }
 
 void StateStore::ScanMeta(const std::string& prefix,

@@ -99,6 +99,11 @@ class StateStore {
   // Approximate bytes stored in [lower, upper) of the data family
   // (files and memtables); cheap, for planning.
   uint64_t ApproximateDataSize(const std::string& lower, const std::string& upper) const;
+  // Approximate number of keys in [lower, upper) of the data family:
+  // memtable entries plus the range's share of the SST bytes times the
+  // entries per byte of the files that overlap it. Counts overwritten
+  // versions not yet compacted away, so it errs high. Cheap (no scan).
+  uint64_t EstimateKeys(const std::string& lower, const std::string& upper) const;
 
   // Reads every key of the meta family with the given prefix.
   void ScanMeta(const std::string& prefix, const std::function<void(const std::string&, const std::string&)>& fn) const;

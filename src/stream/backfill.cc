@@ -79,7 +79,23 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
   }
 }
 
-bool BackfillOperator::HasWork() const { return started_ && !all_finished_ && !paused_; }
+bool BackfillOperator::HasWork() const {
+  return started_ && !all_finished_ && !paused_ && (!budget_ || *budget_ > 0);
+}
+
+void BackfillOperator::RefillBudget() {
+  auto now = std::chrono::steady_clock::now();
+  std::optional<int64_t> limit = ctx_->runtime->BackfillRateLimit(ctx_->job_id);
+  if (!limit) {
+    budget_.reset();
+  } else {
+    double seconds = budget_ ? std::chrono::duration<double>(now - last_refill_).count() : 1.0;
+    // At most one second's worth banked, so a lifted pause does not burst.
+    budget_ = std::min<int64_t>(budget_.value_or(0) + int64_t(double(*limit) * seconds), std::max<int64_t>(*limit, 1));
+    if (*limit == 0) budget_ = 0;
+  }
+  last_refill_ = now;
+}
 
 void BackfillOperator::DoWork() {
   if (!snapshot_) {
@@ -110,13 +126,15 @@ void BackfillOperator::DoWork() {
   DataChunk out(types_);
   auto& it = range_->it;
   size_t n = 0;
-  for (; it->Valid() && n < kChunkSize; it->Next(), n++) {
+  size_t max_rows = budget_ ? std::min<size_t>(kChunkSize, size_t(std::max<int64_t>(*budget_, 0))) : kChunkSize;
+  for (; it->Valid() && n < max_rows; it->Next(), n++) {
     if (!DecodeRowInto(std::string_view(it->value().data(), it->value().size()), &out))
       throw SqlError(sqlstate::kDataCorrupted, "corrupt row in backfill of table " + std::to_string(upstream_.table_id));
     p.position.assign(it->key().data(), it->key().size());
   }
   if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "backfill read failed: " + it->status().ToString());
   p.rows += int64_t(n);
+  if (budget_) *budget_ -= int64_t(n);
   p.dirty = p.dirty || n > 0;
   if (!it->Valid()) {
     p.finished = true;
@@ -142,6 +160,7 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   }
   SaveProgress();
   started_ = true;
+  RefillBudget();
   // The next epoch's snapshot reads the state as of this barrier, once it
   // is committed: only a checkpoint barrier commits, so after the others
   // the scan waits for the next checkpoint (changes keep flowing).

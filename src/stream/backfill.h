@@ -19,6 +19,9 @@
 // many are held, the scan pauses until the barrier so they can be dropped.
 #pragma once
 
+#include <chrono>
+#include <optional>
+
 #include "stream/operator.h"
 
 namespace freshet {
@@ -41,6 +44,7 @@ class BackfillOperator : public StreamOperator {
     bool dirty = false;
   };
   bool Forwards(const std::string& key) const;
+  void RefillBudget();
   void SaveProgress();
 
   StateTableDesc upstream_;
@@ -56,6 +60,10 @@ class BackfillOperator : public StreamOperator {
   std::unique_ptr<StateStore::Range> range_;
   int range_vnode_ = -1;
   bool paused_ = false;          // until the next barrier
+  // Rate limit: rows the scan may still read; refilled at each barrier by
+  // the limit times the time since the last refill. nullopt = no limit.
+  std::optional<int64_t> budget_;
+  std::chrono::steady_clock::time_point last_refill_;
   // Changes held until the barrier: keys beyond their vnode's position.
   std::vector<std::string> held_keys_;
   std::vector<Op> held_ops_;

@@ -130,27 +130,36 @@ void StreamRuntime::ArmJob(uint32_t job_id) {
 }
 
 void StreamRuntime::CompleteReadyJobs() {
-  std::vector<std::pair<uint32_t, std::function<void()>>> completing;
-  {
-    std::lock_guard lock(mu_);
-    for (auto& [id, job] : jobs_) {
-      if (job.armed && !job.complete && !job.completing && job.pending.empty() &&
-          job.finished_epoch <= committed_epoch_) {
+  // Completing a job can make the jobs that wait for it ready: repeat.
+  while (true) {
+    std::vector<std::pair<uint32_t, std::function<void()>>> completing;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [id, job] : jobs_) {
+        if (!job.armed || job.complete || job.completing || !job.pending.empty() ||
+            job.finished_epoch > committed_epoch_)
+          continue;
+        bool upstream_done = true;
+        for (uint32_t up : job.upstream) {
+          auto it = jobs_.find(up);
+          if (it != jobs_.end() && !it->second.complete) upstream_done = false;
+        }
+        if (!upstream_done) continue;
         job.completing = true;
         completing.emplace_back(id, job.on_complete);
       }
+      cv_.notify_all();
+    }
+    if (completing.empty()) return;
+    for (auto& [id, fn] : completing)
+      if (fn) fn();
+    std::lock_guard lock(mu_);
+    for (auto& [id, fn] : completing) {
+      auto it = jobs_.find(id);
+      if (it != jobs_.end()) it->second.complete = true;
     }
     cv_.notify_all();
   }
-  for (auto& [id, fn] : completing)
-    if (fn) fn();
-  if (completing.empty()) return;
-  std::lock_guard lock(mu_);
-  for (auto& [id, fn] : completing) {
-    auto it = jobs_.find(id);
-    if (it != jobs_.end()) it->second.complete = true;
-  }
-  cv_.notify_all();
 }
 
 size_t StreamRuntime::num_actors() const {
@@ -169,10 +178,12 @@ Epoch StreamRuntime::committed_epoch() const {
   return committed_epoch_;
 }
 
-void StreamRuntime::RegisterJob(uint32_t job_id, std::set<ActorId> backfill_actors, std::function<void()> on_complete) {
+void StreamRuntime::RegisterJob(uint32_t job_id, std::set<ActorId> backfill_actors, std::set<uint32_t> upstream_jobs,
+                                std::function<void()> on_complete) {
   std::lock_guard lock(mu_);
   Job& j = jobs_[job_id];
   j.pending = std::move(backfill_actors);
+  j.upstream = std::move(upstream_jobs);
   j.complete = j.completing = false;
   j.finished_epoch = 0;
   j.on_complete = std::move(on_complete);
@@ -205,6 +216,35 @@ bool StreamRuntime::WaitJob(uint32_t job_id, const std::atomic<bool>* cancel) {
   }
 }
 
+bool StreamRuntime::JobBackfillDone(uint32_t job_id) const {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  return it != jobs_.end() && it->second.pending.empty();
+}
+
+void StreamRuntime::SetBackfillRateLimit(uint32_t job_id, std::optional<int64_t> rows_per_second) {
+  std::lock_guard lock(mu_);
+  if (rows_per_second) rate_limits_[job_id] = *rows_per_second;
+  else rate_limits_.erase(job_id);
+}
+
+std::optional<int64_t> StreamRuntime::BackfillRateLimit(uint32_t job_id) const {
+  std::lock_guard lock(mu_);
+  auto it = rate_limits_.find(job_id);
+  if (it == rate_limits_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool StreamRuntime::stopped() const {
+  std::lock_guard lock(mu_);
+  return shutdown_;
+}
+
+bool StreamRuntime::JobRegistered(uint32_t job_id) const {
+  std::lock_guard lock(mu_);
+  return jobs_.count(job_id) > 0;
+}
+
 bool StreamRuntime::JobComplete(uint32_t job_id) const {
   std::lock_guard lock(mu_);
   auto it = jobs_.find(job_id);
@@ -214,6 +254,7 @@ bool StreamRuntime::JobComplete(uint32_t job_id) const {
 void StreamRuntime::ForgetJob(uint32_t job_id) {
   std::lock_guard lock(mu_);
   jobs_.erase(job_id);
+  rate_limits_.erase(job_id);
   cv_.notify_all();
 }
 

@@ -17,9 +17,11 @@
 //                   waiting for the commit and completes jobs whose backfill
 //                   finished in that epoch.
 //
-// Jobs: a job registers its backfill actors; each reports when all its
-// vnodes are finished; the job is complete when all did and that epoch is
-// committed.
+// Jobs: a job registers its backfill actors and the still-creating jobs it
+// reads from; each backfill actor reports when all its vnodes are finished.
+// A job is complete when all did, that epoch is committed, and every
+// upstream job it registered is complete: so jobs complete in dependency
+// order, whatever order their own backfills finish in.
 //
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
@@ -30,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -65,17 +68,26 @@ class StreamRuntime {
   // Jobs.
   // `on_complete` runs (outside the runtime's lock) when the job completes,
   // before WaitJob returns.
-  void RegisterJob(uint32_t job_id, std::set<ActorId> backfill_actors, std::function<void()> on_complete);
+  void RegisterJob(uint32_t job_id, std::set<ActorId> backfill_actors, std::set<uint32_t> upstream_jobs,
+                   std::function<void()> on_complete);
+  // Whether every backfill actor of the job reported (its own backfill is
+  // done, though it may still wait for upstream jobs).
+  bool JobBackfillDone(uint32_t job_id) const;
   void ReportBackfillFinished(uint32_t job_id, ActorId actor, Epoch epoch);
   // Blocks until the job is complete (true), cancelled via *cancel or the
   // runtime stops (false).
   bool WaitJob(uint32_t job_id, const std::atomic<bool>* cancel);
   bool JobComplete(uint32_t job_id) const;
+  bool JobRegistered(uint32_t job_id) const;
   void ForgetJob(uint32_t job_id);
   // Called once the barrier that started the job is committed: from then on
   // the job can complete (at once, if its backfill already finished).
   void ArmJob(uint32_t job_id);
   std::set<ActorId> JobActors(uint32_t job_id) const;
+  // Backfill rate limit of a job: rows per second per backfill actor
+  // (0 pauses); nullopt = none. Backfill actors read it at each barrier.
+  void SetBackfillRateLimit(uint32_t job_id, std::optional<int64_t> rows_per_second);
+  std::optional<int64_t> BackfillRateLimit(uint32_t job_id) const;
 
   // The actors whose output is a relation's change stream (an MV's
   // materialize actors), with the vnodes each owns; a table's change
@@ -98,6 +110,7 @@ class StreamRuntime {
   void set_request_barrier(std::function<void()> fn) { request_barrier_ = std::move(fn); }
 
   void Shutdown();
+  bool stopped() const;
 
  private:
   struct Collection {
@@ -108,6 +121,7 @@ class StreamRuntime {
   };
   struct Job {
     std::set<ActorId> pending;             // backfill actors not finished
+    std::set<uint32_t> upstream;           // creating jobs it waits for
     Epoch finished_epoch = 0;              // the epoch of the last report
     bool complete = false;
     bool completing = false;
@@ -129,6 +143,7 @@ class StreamRuntime {
   std::map<Epoch, Collection> collections_;
   Epoch committed_epoch_ = 0;
   std::map<uint32_t, Job> jobs_;
+  std::map<uint32_t, int64_t> rate_limits_;
   std::map<TableId, std::vector<OutputActor>> relation_outputs_;
   std::atomic<ActorId> next_actor_id_{1};
   std::function<void()> request_barrier_;

@@ -1,0 +1,134 @@
+#include "server/job_progress.h"
+
+#include <algorithm>
+
+#include "storage/table_reader.h"
+
+namespace freshet {
+
+namespace {
+
+bool IsJob(const TableCatalog& t) {
+  return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex;
+}
+
+// A job's fraction while its own backfill is not finished: a row count can
+// reach the estimate early (the estimate errs either way), and 100% is kept
+// for done.
+constexpr double kMaxUnfinishedFraction = 0.99;
+
+}  // namespace
+
+int64_t JobProgressTracker::ExpectedRows(ObjectId relation, const Snapshot& snapshot, ObjectId database_id,
+                                         std::map<ObjectId, Backfilled>* memo) {
+  std::string prefix = TablePrefix(relation);
+  auto now = static_cast<int64_t>(store_->EstimateKeys(prefix, PrefixSuccessor(prefix)));
+  TableRef t = catalog_->GetTable(relation);
+  if (!t || t->status != JobStatus::kCreating || !IsJob(*t)) return now;
+  // Still being created: it grows until it has read what it expects to.
+  return std::max(now, ReadBackfill(*t, snapshot, database_id, memo).expected);
+}
+
+JobProgressTracker::Backfilled JobProgressTracker::ReadBackfill(const TableCatalog& job, const Snapshot& snapshot,
+                                                                ObjectId database_id,
+                                                                std::map<ObjectId, Backfilled>* memo) {
+  auto it = memo->find(job.id);
+  if (it != memo->end()) return it->second;
+  (*memo)[job.id] = Backfilled{};  // a cycle cannot happen, but must not recurse forever either
+  Backfilled out;
+  int backfills = 0, finished_backfills = 0;
+  std::vector<ObjectId> unattributed;
+  for (ObjectId id : job.internal_tables) {
+    TableRef table = catalog_->GetTable(id);
+    if (!table || table->internal_kind != "backfill") continue;
+    backfills++;
+    // (vnode, position, finished, row_count), one row per vnode started.
+    auto shared = std::shared_ptr<const Snapshot>(&snapshot, [](const Snapshot*) {});
+    TableReader reader(store_, shared, table->id, table->types());
+    DataChunk chunk;
+    int finished = 0;
+    while (reader.Next(&chunk)) {
+      for (size_t r = 0; r < chunk.num_rows(); r++) {
+        if (!chunk.column(2).IsNull(r) && chunk.column(2).GetBool(r)) finished++;
+        if (!chunk.column(3).IsNull(r)) out.rows += chunk.column(3).GetInt(r);
+      }
+    }
+    if (finished >= kVnodeCount) finished_backfills++;
+    ObjectId upstream = table->backfill_upstream;
+    if (upstream == 0 && job.depends_on.size() == 1) upstream = job.depends_on[0];  // jobs of older versions
+    if (upstream != 0) out.expected += ExpectedRows(upstream, snapshot, database_id, memo);
+  }
+  if (backfills == 0) {
+    // Nothing to backfill (a view on a source only): done once running.
+    out.done = barriers_->ForDatabase(database_id)->runtime()->JobBackfillDone(job.id);
+  } else {
+    out.done = finished_backfills == backfills;
+  }
+  out.expected = std::max(out.expected, out.rows);
+  (*memo)[job.id] = out;
+  return out;
+}
+
+std::optional<double> JobProgressTracker::Rate(ObjectId job, int64_t rows) {
+  constexpr auto kWindow = std::chrono::seconds(10);
+  constexpr auto kMinSpan = std::chrono::milliseconds(500);
+  auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(mu_);
+  auto& samples = samples_[job];
+  if (!samples.empty() && samples.back().rows > rows) samples.clear();  // restarted from an older state
+  samples.push_back({now, rows});
+  while (samples.size() > 2 && now - samples[1].at > kWindow) samples.pop_front();
+  const Sample& first = samples.front();
+  auto span = now - first.at;
+  if (span < kMinSpan) return std::nullopt;
+  return double(rows - first.rows) / std::chrono::duration<double>(span).count();
+}
+
+std::vector<JobProgress> JobProgressTracker::Compute(ObjectId database_id) {
+  std::shared_ptr<const Snapshot> snapshot = store_->GetSnapshot();
+  std::map<ObjectId, Backfilled> memo;
+  std::vector<TableRef> creating;
+  for (const auto& t : catalog_->ListTables(database_id))
+    if (IsJob(*t) && t->status == JobStatus::kCreating) creating.push_back(t);
+  // Upstream jobs first (ids follow creation order), so that a job's
+  // fraction can be capped by its upstream's.
+  std::sort(creating.begin(), creating.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
+  std::map<ObjectId, JobProgress> by_id;
+  std::vector<JobProgress> out;
+  for (const auto& t : creating) {
+    Backfilled b = ReadBackfill(*t, *snapshot, database_id, &memo);
+    JobProgress p;
+    p.job_id = t->id;
+    p.rows_backfilled = b.rows;
+    p.estimated_rows = b.expected;
+    p.backfill_done = b.done;
+    p.fraction = b.done ? 1.0 : b.expected > 0 ? std::min(kMaxUnfinishedFraction, double(b.rows) / double(b.expected)) : 0;
+    std::optional<int64_t> upstream_eta;
+    for (ObjectId up : t->depends_on) {
+      auto u = by_id.find(up);
+      if (u == by_id.end()) continue;  // not creating
+      TableRef upstream = catalog_->GetTable(up);
+      p.waiting_for.push_back(upstream ? upstream->name : std::to_string(up));
+      p.fraction = std::min(p.fraction, u->second.fraction);
+      if (u->second.eta_micros) upstream_eta = std::max(upstream_eta.value_or(0), *u->second.eta_micros);
+    }
+    if (!b.done) p.rows_per_second = Rate(t->id, b.rows);
+    if (p.rows_per_second && *p.rows_per_second > 0)
+      p.eta_micros = static_cast<int64_t>(double(std::max<int64_t>(0, b.expected - b.rows)) / *p.rows_per_second * 1e6);
+    else if (b.done)
+      p.eta_micros = upstream_eta;
+    if (p.eta_micros && upstream_eta) p.eta_micros = std::max(*p.eta_micros, *upstream_eta);
+    if (p.backfill_done && p.waiting_for.empty()) p.eta_micros = 0;  // completes at the next commit
+    by_id[t->id] = p;
+    out.push_back(std::move(p));
+  }
+  // Forget the samples of jobs that are no longer creating.
+  std::lock_guard lock(mu_);
+  for (auto it = samples_.begin(); it != samples_.end();) {
+    TableRef t = catalog_->GetTable(it->first);
+    it = t && t->status == JobStatus::kCreating ? std::next(it) : samples_.erase(it);
+  }
+  return out;
+}
+
+}  // namespace freshet
