@@ -37,6 +37,7 @@ struct ExecContext {
   // Progress of the jobs being created (rw_ddl_progress, and the error a
   // scan of a creating view gets); may be null.
   JobProgressFn job_progress;
+  FragmentsFn fragments;  // the running stream graph (rw_fragments, rw_actors); may be null
 
   // Throws 57014 when the client cancelled the statement.
   void CheckCancelled() const;

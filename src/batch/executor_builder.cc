@@ -14,6 +14,13 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
         throw SqlError(sqlstate::kFeatureNotSupported,
                        fmt::format("cannot read source \"{}\" in a batch query", t.name))
             .WithHint("Create a materialized view on the source and query that.");
+      if (t.kind == RelationKind::kInternal && ctx.catalog) {
+        // A job's state: readable by the job's owner and superusers.
+        auto user = ctx.catalog->FindUser(ctx.user_name);
+        if (!user || (!user->superuser && user->id != t.owner))
+          throw SqlError(sqlstate::kInsufficientPrivilege, fmt::format("permission denied for table {}", t.name))
+              .WithDetail("Internal tables can be read by the owner of their job and by superusers.");
+      }
       if (t.status == JobStatus::kCreating) {
         std::string progress;
         if (ctx.job_progress)

@@ -417,6 +417,24 @@ UserCatalog Catalog::CreateUser(const std::string& name, bool superuser) {
   return u;
 }
 
+void Catalog::DropUser(ObjectId id) {
+  std::unique_lock lock(mu_);
+  auto it = users_.find(id);
+  if (it == users_.end()) return;
+  size_t owned = 0;
+  for (const auto& [did, d] : databases_) owned += d.owner == id;
+  for (const auto& [sid, s] : schemas_) owned += s.owner == id;
+  for (const auto& [tid, t] : tables_) owned += t->owner == id;
+  if (owned)
+    FRESHET_THROW(sqlstate::kDependentObjectsStillExist,
+                  "role \"{}\" cannot be dropped because some objects depend on it ({} objects owned)", it->second.name,
+                  owned);
+  rocksdb::WriteBatch batch;
+  batch.Delete(store_->meta_cf(), UserKey(id));
+  CommitLocked(&batch);
+  users_.erase(it);
+}
+
 uint64_t Catalog::version() const {
   std::shared_lock lock(mu_);
   return version_;

@@ -151,6 +151,8 @@ class Catalog {
   void DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,
                    const std::vector<ObjectId>& table_ids);
   UserCatalog CreateUser(const std::string& name, bool superuser);
+  // Throws 2BP01 when the user still owns databases, schemas or relations.
+  void DropUser(ObjectId id);
 
   // Monotonic version, bumped by every mutation (for plan caches).
   uint64_t version() const;

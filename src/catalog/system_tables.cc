@@ -50,6 +50,13 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"job_id", T::Int32()},
         {"owner", T::Int32()}, {"definition", T::Varchar()}}},
       {"rw_catalog", "rw_depend", {{"objid", T::Int32()}, {"refobjid", T::Int32()}}},
+      {"rw_catalog", "rw_fragments",
+       {{"fragment_id", T::Int32()}, {"table_id", T::Int32()}, {"distribution_type", T::Varchar()},
+        {"state_table_ids", T::Varchar()}, {"upstream_fragment_ids", T::Varchar()}, {"flags", T::Varchar()},
+        {"parallelism", T::Int32()}, {"operators", T::Varchar()}}},
+      {"rw_catalog", "rw_actors",
+       {{"actor_id", T::Int32()}, {"fragment_id", T::Int32()}, {"table_id", T::Int32()}, {"state", T::Varchar()},
+        {"vnode_start", T::Int32()}, {"vnode_end", T::Int32()}}},
       {"rw_catalog", "rw_ddl_progress",
        {{"ddl_id", T::Int64()}, {"ddl_statement", T::Varchar()}, {"create_type", T::Varchar()},
         {"progress", T::Varchar()}, {"initialized_at", T::Timestamptz()}, {"status", T::Varchar()},
@@ -217,6 +224,29 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
   } else if (key == "rw_catalog.rw_depend") {
     for (const auto& t : c.ListTables(ctx.database_id))
       for (ObjectId d : t->depends_on) rows.push_back({Int(t->id), Int(d)});
+  } else if (key == "rw_catalog.rw_fragments" || key == "rw_catalog.rw_actors") {
+    std::vector<FragmentInfo> fragments = ctx.fragments ? ctx.fragments(ctx.database_id) : std::vector<FragmentInfo>{};
+    auto ids = [](const std::vector<uint32_t>& v) {
+      std::string out = "{";
+      for (size_t i = 0; i < v.size(); i++) out += (i ? "," : "") + std::to_string(v[i]);
+      return out + "}";
+    };
+    for (const auto& f : fragments) {
+      if (key == "rw_catalog.rw_fragments") {
+        // RisingWave's flags: what kind of work the fragment does.
+        std::string flags;
+        for (auto [op, flag] : {std::pair{"StreamSource", "SOURCE"}, std::pair{"StreamTableScan", "STREAM_SCAN"},
+                                std::pair{"StreamMaterialize", "MVIEW"}, std::pair{"StreamSink", "SINK"}})
+          if (f.operators.find(op) != std::string::npos) flags += (flags.empty() ? "" : ",") + std::string(flag);
+        rows.push_back({Int(f.id), Int(f.job_id), Str(f.distribution), Str(ids(f.state_tables)),
+                        Str(ids(f.upstream_fragments)), Str("{" + flags + "}"), Int(int64_t(f.actors.size())),
+                        Str(f.operators)});
+        continue;
+      }
+      for (size_t a = 0; a < f.actors.size(); a++)
+        rows.push_back({Int(f.actors[a]), Int(f.id), Int(f.job_id), Str("RUNNING"), Int(f.actor_vnodes[a].first),
+                        Int(f.actor_vnodes[a].second)});
+    }
   } else if (key == "rw_catalog.rw_ddl_progress") {
     std::map<ObjectId, JobProgress> progress;
     if (ctx.job_progress)

@@ -46,11 +46,26 @@ struct JobProgress {
 };
 using JobProgressFn = std::function<std::vector<JobProgress>(ObjectId database_id)>;
 
+// One fragment of a running job (rw_catalog.rw_fragments / rw_actors).
+struct FragmentInfo {
+  uint32_t id = 0;
+  uint32_t job_id = 0;
+  std::string operators;                    // head first, e.g. "Backfill -> Project -> Materialize"
+  std::string distribution;                 // "HASH" or "SINGLE"
+  std::vector<uint32_t> upstream_fragments; // fragments of the same job feeding it
+  std::vector<uint32_t> upstream_relations; // tables / views a backfill reads
+  std::vector<uint32_t> state_tables;
+  std::vector<uint32_t> actors;
+  std::vector<std::pair<int, int>> actor_vnodes;
+};
+using FragmentsFn = std::function<std::vector<FragmentInfo>(ObjectId database_id)>;
+
 struct SystemTableContext {
   const Catalog* catalog;
   ObjectId database_id;
   std::string user_name;
   JobProgressFn job_progress;  // null: no job shows progress
+  FragmentsFn fragments;       // null: no fragments listed
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

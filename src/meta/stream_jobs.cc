@@ -64,6 +64,7 @@ void StreamJobs::Start(TableRef job, const StreamPlan& plan, const EvalContext& 
     if (t && t->status != JobStatus::kCreated) catalog->SetJobStatus(id, JobStatus::kCreated);
   });
   runtime->SetRelationOutputs(job->id, built.outputs);
+  runtime->RegisterFragments(job->id, std::move(built.fragments));
   runtime->SetBackfillRateLimit(job->id, BackfillRateLimitOf(*job));
   loop->ApplyGraphChange(built.mutation, std::move(built.actors));
   runtime->ArmJob(job->id);

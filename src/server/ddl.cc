@@ -314,6 +314,45 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
       catalog->DropObjects({db->id}, schemas, tables);
       return {"DROP DATABASE"};
     }
+    case PG_QUERY__NODE__NODE_CREATE_ROLE_STMT: {
+      // Trust authentication: a role is a name to connect as, and an owner.
+      const PgQuery__CreateRoleStmt* s = node->create_role_stmt;
+      auto me = catalog->FindUser(user_);
+      if (!me || !me->superuser) throw SqlError(sqlstate::kInsufficientPrivilege, "permission denied to create role");
+      bool superuser = false;
+      for (size_t i = 0; i < s->n_options; i++) {
+        const PgQuery__DefElem* opt = s->options[i]->def_elem;
+        std::string name = opt->defname;
+        bool on = !opt->arg || opt->arg->node_case != PG_QUERY__NODE__NODE_BOOLEAN || opt->arg->boolean->boolval;
+        if (opt->arg && opt->arg->node_case == PG_QUERY__NODE__NODE_INTEGER) on = opt->arg->integer->ival != 0;
+        if (name == "superuser") superuser = on;
+        else if (name == "password" || name == "canlogin" || name == "inherit" || name == "createdb" ||
+                 name == "createrole" || name == "connectionlimit" || name == "validUntil")
+          continue;  // accepted; authentication is trust and privileges are owner-based
+        else FRESHET_THROW(sqlstate::kFeatureNotSupported, "role option \"{}\" is not supported", name);
+      }
+      catalog->CreateUser(s->role, superuser);
+      return {s->stmt_type == PG_QUERY__ROLE_STMT_TYPE__ROLESTMT_USER ? "CREATE USER" : "CREATE ROLE"};
+    }
+    case PG_QUERY__NODE__NODE_DROP_ROLE_STMT: {
+      const PgQuery__DropRoleStmt* s = node->drop_role_stmt;
+      auto me = catalog->FindUser(user_);
+      if (!me || !me->superuser) throw SqlError(sqlstate::kInsufficientPrivilege, "permission denied to drop role");
+      for (size_t i = 0; i < s->n_roles; i++) {
+        std::string name = s->roles[i]->role_spec->rolename;
+        auto u = catalog->FindUser(name);
+        if (!u) {
+          if (s->missing_ok) {
+            sink->Notice(fmt::format("role \"{}\" does not exist, skipping", name));
+            continue;
+          }
+          FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", name);
+        }
+        if (name == user_) throw SqlError(sqlstate::kObjectInUse, "current user cannot be dropped");
+        catalog->DropUser(u->id);
+      }
+      return {"DROP ROLE"};
+    }
     case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT: {
       const PgQuery__CreateSchemaStmt* s = node->create_schema_stmt;
       if (s->n_schema_elts) throw SqlError(sqlstate::kFeatureNotSupported, "CREATE SCHEMA with elements is not supported");

@@ -392,6 +392,8 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   if (txn_ == TxnState::kInBlock) ctx.pending = &txn_writes_;
   JobProgressTracker* progress = instance_->job_progress();
   ctx.job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
+  BarrierManager* barriers = instance_->barriers();
+  ctx.fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
   ctx.eval = eval_;
   ctx.eval.params = params;
   BatchSubqueryRunner runner(&ctx);

@@ -40,7 +40,27 @@ class JobBuilder {
   struct ActorEntry {
     Actor* actor;
     std::pair<int, int> vnodes;
+    uint32_t fragment;
   };
+
+  // "StreamProject" of "StreamProject { exprs: ... }".
+  static std::string ShortName(const StreamNode& n) {
+    std::string d = n.Describe();
+    return d.substr(0, d.find_first_of(" {"));
+  }
+
+  void NoteStateTable(uint32_t id) {
+    if (state_tables_ && std::find(state_tables_->begin(), state_tables_->end(), id) == state_tables_->end())
+      state_tables_->push_back(id);
+  }
+
+  // The descriptor of the job's internal table `index`, noted as a state
+  // table of the fragment being built.
+  StateTableDesc StateDesc(int index) {
+    const TableRef& t = req_.internal_tables[static_cast<size_t>(index)];
+    NoteStateTable(t->id);
+    return DescOf(*t);
+  }
 
   // The operator for one node; `chain` nodes are built head first.
   StreamOperatorPtr MakeOperator(const StreamNode* n) {
@@ -48,7 +68,7 @@ class JobBuilder {
       case StreamNode::Kind::kTableScan: {
         auto* s = static_cast<const StreamTableScanNode*>(n);
         return std::make_unique<BackfillOperator>(DescOf(*s->table), s->table->types(),
-                                                  DescOf(*req_.internal_tables[s->progress_table]));
+                                                  StateDesc(s->progress_table));
       }
       case StreamNode::Kind::kSource: {
         auto* s = static_cast<const StreamSourceNode*>(n);
@@ -60,7 +80,7 @@ class JobBuilder {
           else columns.push_back({col.name, col.type});
         }
         return std::make_unique<SourceOperator>(s->source->connector_options, std::move(columns), s->types(), row_id,
-                                                DescOf(*req_.internal_tables[s->offsets_table]));
+                                                StateDesc(s->offsets_table));
       }
       case StreamNode::Kind::kHop: {
         auto* h = static_cast<const StreamHopNode*>(n);
@@ -69,8 +89,8 @@ class JobBuilder {
       case StreamNode::Kind::kTemporalFilter: {
         auto* t = static_cast<const StreamTemporalFilterNode*>(n);
         return std::make_unique<TemporalFilterOperator>(t->predicate->Clone(), t->stream_key, t->types(),
-                                                        DescOf(*req_.internal_tables[t->rows_table]),
-                                                        DescOf(*req_.internal_tables[t->time_table]), req_.eval);
+                                                        StateDesc(t->rows_table),
+                                                        StateDesc(t->time_table), req_.eval);
       }
       case StreamNode::Kind::kFilter: {
         auto* f = static_cast<const StreamFilterNode*>(n);
@@ -86,9 +106,9 @@ class JobBuilder {
         auto* a = static_cast<const StreamHashAggNode*>(n);
         std::vector<StateTableDesc> call_tables;
         for (const auto& c : a->calls)
-          call_tables.push_back(c.input_table >= 0 ? DescOf(*req_.internal_tables[c.input_table]) : StateTableDesc{});
+          call_tables.push_back(c.input_table >= 0 ? StateDesc(c.input_table) : StateTableDesc{});
         return std::make_unique<HashAggOperator>(a->group_keys, a->calls, a->input_stream_key, a->types(),
-                                                 DescOf(*req_.internal_tables[a->result_table]),
+                                                 StateDesc(a->result_table),
                                                  std::move(call_tables), req_.eval);
       }
       case StreamNode::Kind::kHashJoin: {
@@ -98,7 +118,7 @@ class JobBuilder {
           sides[s].keys = s == 0 ? j->left_keys : j->right_keys;
           sides[s].stream_key = j->input(s)->stream_key;
           sides[s].types = j->input(s)->types();
-          sides[s].table = DescOf(*req_.internal_tables[s == 0 ? j->left_table : j->right_table]);
+          sides[s].table = StateDesc(s == 0 ? j->left_table : j->right_table);
         }
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval);
@@ -107,14 +127,16 @@ class JobBuilder {
       case StreamNode::Kind::kGroupTopN: {
         auto* t = static_cast<const StreamGroupTopNNode*>(n);
         return std::make_unique<GroupTopNOperator>(t->partition, t->order, t->input_stream_key, t->limit,
-                                                   t->input()->types(), DescOf(*req_.internal_tables[t->state_table]));
+                                                   t->input()->types(), StateDesc(t->state_table));
       }
       case StreamNode::Kind::kTopN: {
         auto* t = static_cast<const StreamTopNNode*>(n);
         return std::make_unique<TopNOperator>(t->order, t->stream_key, t->limit, t->offset, t->types(),
-                                              DescOf(*req_.internal_tables[t->state_table]));
+                                              StateDesc(t->state_table));
       }
-      case StreamNode::Kind::kMaterialize: return std::make_unique<MaterializeOperator>(DescOf(*req_.job));
+      case StreamNode::Kind::kMaterialize:
+        NoteStateTable(req_.job->id);
+        return std::make_unique<MaterializeOperator>(DescOf(*req_.job));
       case StreamNode::Kind::kSink: return std::make_unique<BlackholeSinkOperator>();
       case StreamNode::Kind::kExchange: break;
     }
@@ -152,6 +174,17 @@ class JobBuilder {
       }
     }
     const int parallelism = dist.kind == Distribution::Kind::kSingle ? 1 : std::max(1, req_.parallelism);
+    FragmentInfo info;
+    info.id = runtime_->NextFragmentId();
+    info.job_id = req_.job->id;
+    info.distribution = parallelism == 1 && dist.kind == Distribution::Kind::kSingle ? "SINGLE" : "HASH";
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+      info.operators += (info.operators.empty() ? "" : " -> ") + ShortName(**it);
+    for (const auto& child : children)
+      if (!child.empty()) info.upstream_fragments.push_back(child.front().fragment);
+    if (head->kind() == StreamNode::Kind::kTableScan)
+      info.upstream_relations.push_back(static_cast<const StreamTableScanNode*>(head)->table->id);
+    state_tables_ = &info.state_tables;
 
     size_t slots = upstream.size();
     std::vector<int> slot_inputs(upstream.size(), 0);
@@ -173,7 +206,9 @@ class JobBuilder {
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) ops.push_back(MakeOperator(*it));
       auto actor = std::make_unique<Actor>(ctx, std::make_shared<Inbox>(std::max<size_t>(slots, 1)), slot_inputs,
                                            std::move(ops), slots == 0);
-      mine.push_back({actor.get(), ctx.vnodes});
+      mine.push_back({actor.get(), ctx.vnodes, info.id});
+      info.actors.push_back(ctx.actor_id);
+      info.actor_vnodes.push_back(ctx.vnodes);
       if (head->kind() == StreamNode::Kind::kTableScan) built_.backfill_actors.insert(ctx.actor_id);
       actors_.push_back(std::move(actor));
     }
@@ -199,11 +234,14 @@ class JobBuilder {
         slot++;
       }
     }
+    built_.fragments.push_back(std::move(info));
+    state_tables_ = nullptr;
     return mine;
   }
 
   const BuildRequest& req_;
   StreamRuntime* runtime_;
+  std::vector<uint32_t>* state_tables_ = nullptr;  // of the fragment being built
   BuiltJob built_;
   std::vector<std::unique_ptr<Actor>> actors_;
 };

@@ -31,6 +31,7 @@ struct BuiltJob {
   std::set<ActorId> backfill_actors;
   std::vector<StreamRuntime::OutputActor> outputs;  // the materialize actors
   std::set<ActorId> actor_ids;
+  std::vector<FragmentInfo> fragments;
 };
 
 // Throws SqlError when an upstream is not running.

@@ -251,9 +251,22 @@ bool StreamRuntime::JobComplete(uint32_t job_id) const {
   return it != jobs_.end() && it->second.complete;
 }
 
+void StreamRuntime::RegisterFragments(uint32_t job_id, std::vector<FragmentInfo> fragments) {
+  std::lock_guard lock(mu_);
+  fragments_[job_id] = std::move(fragments);
+}
+
+std::vector<FragmentInfo> StreamRuntime::Fragments() const {
+  std::lock_guard lock(mu_);
+  std::vector<FragmentInfo> out;
+  for (const auto& [job, fs] : fragments_) out.insert(out.end(), fs.begin(), fs.end());
+  return out;
+}
+
 void StreamRuntime::ForgetJob(uint32_t job_id) {
   std::lock_guard lock(mu_);
   jobs_.erase(job_id);
+  fragments_.erase(job_id);
   rate_limits_.erase(job_id);
   cv_.notify_all();
 }

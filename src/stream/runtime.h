@@ -34,8 +34,10 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "catalog/system_tables.h"
 #include "stream/actor.h"
 
 namespace freshet {
@@ -101,6 +103,10 @@ class StreamRuntime {
   void ForgetRelation(TableId relation);
 
   ActorId NextActorId() { return next_actor_id_.fetch_add(1); }
+  uint32_t NextFragmentId() { return next_fragment_id_.fetch_add(1); }
+  // The fragments of running jobs; a job's are forgotten with the job.
+  void RegisterFragments(uint32_t job_id, std::vector<FragmentInfo> fragments);
+  std::vector<FragmentInfo> Fragments() const;
 
   // Asks for a barrier now rather than at the next interval (a backfill
   // that just finished, so its job completes without waiting).
@@ -146,6 +152,8 @@ class StreamRuntime {
   std::map<uint32_t, int64_t> rate_limits_;
   std::map<TableId, std::vector<OutputActor>> relation_outputs_;
   std::atomic<ActorId> next_actor_id_{1};
+  std::atomic<uint32_t> next_fragment_id_{1};
+  std::map<uint32_t, std::vector<FragmentInfo>> fragments_;  // by job
   std::function<void()> request_barrier_;
 };
 
