@@ -41,6 +41,7 @@ struct JobProgress {
   int64_t estimated_rows = 0;            // rows it is expected to read in all
   std::optional<double> rows_per_second; // over the last few seconds
   std::optional<int64_t> eta_micros;
+  bool queued = false;                   // waits for max_concurrent_creating_streaming_jobs
   bool backfill_done = false;            // its own backfill is done...
   std::vector<std::string> waiting_for;  // ...but these upstream jobs are still creating
 };

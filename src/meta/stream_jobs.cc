@@ -59,19 +59,104 @@ void StreamJobs::Start(TableRef job, const StreamPlan& plan, const EvalContext& 
     TableRef u = catalog_->GetTable(up);
     if (u && u->status == JobStatus::kCreating) creating_upstream.insert(up);
   }
-  runtime->RegisterJob(job->id, built.backfill_actors, std::move(creating_upstream), [catalog, id] {
+  runtime->RegisterJob(job->id, built.backfill_actors, std::move(creating_upstream), [this, catalog, id] {
     TableRef t = catalog->GetTable(id);
     if (t && t->status != JobStatus::kCreated) catalog->SetJobStatus(id, JobStatus::kCreated);
+    OnCreated(id);
   });
   runtime->SetRelationOutputs(job->id, built.outputs);
   runtime->RegisterFragments(job->id, std::move(built.fragments));
-  runtime->SetBackfillRateLimit(job->id, BackfillRateLimitOf(*job));
+  TableRef current = catalog_->GetTable(job->id);  // ALTER may have changed it while queued
+  runtime->SetBackfillRateLimit(job->id, BackfillRateLimitOf(current ? *current : *job));
   loop->ApplyGraphChange(built.mutation, std::move(built.actors));
   runtime->ArmJob(job->id);
 }
 
-TableRef StreamJobs::Create(TableCatalog job, const StreamPlan& plan, const EvalContext& eval, int parallelism,
-                            bool wait, const std::atomic<bool>* cancel) {
+StreamJobs::StreamJobs(Catalog* catalog, BarrierManager* barriers) : catalog_(catalog), barriers_(barriers) {
+  starter_ = std::thread([this] { StarterLoop(); });
+}
+
+StreamJobs::~StreamJobs() {
+  {
+    std::lock_guard lock(queue_mu_);
+    stop_ = true;
+  }
+  queue_cv_.notify_all();
+  starter_.join();
+}
+
+void StreamJobs::set_max_concurrent_creating(int n) {
+  {
+    std::lock_guard lock(queue_mu_);
+    max_concurrent_ = std::max(0, n);
+  }
+  queue_cv_.notify_all();
+}
+
+bool StreamJobs::IsQueued(ObjectId job_id) const {
+  std::lock_guard lock(queue_mu_);
+  for (const auto& p : queued_)
+    if (p.job->id == job_id) return true;
+  return false;
+}
+
+bool StreamJobs::StartOrQueue(Pending p) {
+  {
+    std::lock_guard lock(queue_mu_);
+    bool upstream_queued = false;
+    for (const auto& q : queued_)
+      for (ObjectId up : p.job->depends_on) upstream_queued |= q.job->id == up;
+    bool full = max_concurrent_ > 0 && int(running_creating_.size()) >= max_concurrent_;
+    if (full || upstream_queued) {
+      queued_.push_back(std::move(p));
+      return false;
+    }
+    running_creating_.insert(p.job->id);
+  }
+  Start(p.job, *p.plan, p.eval, p.parallelism);
+  return true;
+}
+
+void StreamJobs::OnCreated(ObjectId job_id) {
+  {
+    std::lock_guard lock(queue_mu_);
+    running_creating_.erase(job_id);
+  }
+  queue_cv_.notify_all();
+}
+
+void StreamJobs::StarterLoop() {
+  std::unique_lock lock(queue_mu_);
+  while (true) {
+    queue_cv_.wait(lock, [&] {
+      return stop_ || (!queued_.empty() && (max_concurrent_ == 0 || int(running_creating_.size()) < max_concurrent_));
+    });
+    if (stop_) return;
+    lock.unlock();
+    {
+      std::lock_guard registry(registry_mu_);
+      std::unique_lock relock(queue_mu_);
+      bool ready = !queued_.empty() && (max_concurrent_ == 0 || int(running_creating_.size()) < max_concurrent_);
+      if (ready) {
+        Pending p = std::move(queued_.front());
+        queued_.pop_front();
+        running_creating_.insert(p.job->id);
+        relock.unlock();
+        try {
+          if (catalog_->GetTable(p.job->id)) Start(p.job, *p.plan, p.eval, p.parallelism);
+        } catch (const std::exception& e) {
+          spdlog::error("cannot start queued job {} (id {}): {}", p.job->name, p.job->id, e.what());
+          std::lock_guard again(queue_mu_);
+          running_creating_.erase(p.job->id);
+        }
+      }
+    }
+    lock.lock();
+  }
+}
+
+TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
+                            const std::atomic<bool>* cancel) {
   std::vector<TableCatalog> internals;
   for (const auto& spec : plan.internal_tables) {
     TableCatalog t;
@@ -93,25 +178,26 @@ TableRef StreamJobs::Create(TableCatalog job, const StreamPlan& plan, const Eval
   try {
     std::lock_guard lock(registry_mu_);
     created = catalog_->CreateJob(std::move(job), std::move(internals)).first;
-    Start(created, plan, eval, parallelism);
+    StartOrQueue(Pending{created, std::make_shared<StreamPlan>(std::move(plan)), eval, parallelism});
   } catch (...) {
     if (created) Drop(created->database_id, {created}, {});
     throw;
   }
   if (!wait) return created;
-  StreamRuntime* runtime = barriers_->ForDatabase(created->database_id)->runtime();
-  if (!runtime->WaitJob(created->id, cancel)) {
-    if (cancel && cancel->load()) {
+  try {
+    Wait(created->database_id, created->id, cancel);
+  } catch (const SqlError& e) {
+    // Ctrl+C on a foreground CREATE cancels the job (and the jobs on it).
+    if (e.code() == sqlstate::kQueryCanceled && cancel && cancel->load())
       Drop(created->database_id, CreatingClosure(created), {});
-      throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
-    }
-    if (!catalog_->GetTable(created->id))
-      throw SqlError(sqlstate::kQueryCanceled,
-                     fmt::format("{} \"{}\" was cancelled while being created", RelationKindName(created->kind),
-                                 created->name));
-    throw SqlError(sqlstate::kAdminShutdown, "the server is shutting down");
+    throw;
   }
-  return catalog_->GetTable(created->id);
+  TableRef now = catalog_->GetTable(created->id);
+  if (!now)
+    throw SqlError(sqlstate::kQueryCanceled,
+                   fmt::format("{} \"{}\" was cancelled while being created", RelationKindName(created->kind),
+                               created->name));
+  return now;
 }
 
 std::vector<TableRef> StreamJobs::CreatingClosure(const TableRef& job) const {
@@ -133,12 +219,20 @@ void StreamJobs::Wait(ObjectId database_id, ObjectId job_id, const std::atomic<b
         break;
       }
     if (!waiting) return;
-    bool running;
+    bool running, queued;
     {
       std::lock_guard lock(registry_mu_);
       TableRef again = catalog_->GetTable(waiting->id);
       if (!again || again->status != JobStatus::kCreating) continue;
       running = runtime->JobRegistered(waiting->id);
+      queued = !running && IsQueued(waiting->id);
+    }
+    if (queued) {
+      // Until the starter starts it (or it is dropped).
+      std::unique_lock lock(queue_mu_);
+      queue_cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (cancel && cancel->load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+      continue;
     }
     if (!running)
       FRESHET_THROW(sqlstate::kInternalError, "{} \"{}\" is not running: its job could not be resumed (see the server log)",
@@ -151,8 +245,10 @@ void StreamJobs::Wait(ObjectId database_id, ObjectId job_id, const std::atomic<b
   }
 }
 
-void StreamJobs::Resume(TableRef job, const StreamPlan& plan, const EvalContext& eval) {
-  Start(job, plan, eval, JobParallelism(*job));
+void StreamJobs::Resume(TableRef job, StreamPlan plan, const EvalContext& eval) {
+  if (job->status == JobStatus::kCreated) return Start(job, plan, eval, JobParallelism(*job));
+  std::lock_guard lock(registry_mu_);
+  StartOrQueue(Pending{job, std::make_shared<StreamPlan>(std::move(plan)), eval, JobParallelism(*job)});
 }
 
 void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
@@ -166,6 +262,14 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
     ids.push_back(j->id);
     ids.insert(ids.end(), j->internal_tables.begin(), j->internal_tables.end());
   }
+  {
+    std::lock_guard lock(queue_mu_);
+    for (const auto& j : jobs) {
+      running_creating_.erase(j->id);
+      for (auto it = queued_.begin(); it != queued_.end();) it = it->job->id == j->id ? queued_.erase(it) : std::next(it);
+    }
+  }
+  queue_cv_.notify_all();
   if (!mutation->stop.empty()) loop->ApplyGraphChange(mutation, {});
   std::lock_guard lock(registry_mu_);
   for (const auto& j : jobs) {

@@ -4,7 +4,13 @@
 // Creating a job: the catalog entries are written first (status Creating,
 // internal tables included), then its actors are built and started by a
 // barrier whose mutation attaches them to their upstreams; the job is
-// Created once every backfill actor finished and that epoch is committed.
+// Created once every backfill actor finished, that epoch is committed and
+// every creating job it reads from is Created.
+//
+// With max_concurrent_creating_streaming_jobs = n > 0, at most n creating
+// jobs run; the others wait in a queue (in the catalog already, as
+// Creating) and a starter thread starts them in order as running ones
+// complete or are dropped. A job on a queued job is queued after it.
 // The same path resumes a Creating or Created job after a restart, from
 // its persisted state. Dropping stops the actors with a barrier, then
 // deletes the catalog entries and the data.
@@ -13,7 +19,11 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
+#include <set>
+#include <thread>
 
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
@@ -23,13 +33,14 @@ namespace freshet {
 
 class StreamJobs {
  public:
-  StreamJobs(Catalog* catalog, BarrierManager* barriers) : catalog_(catalog), barriers_(barriers) {}
+  StreamJobs(Catalog* catalog, BarrierManager* barriers);
+  ~StreamJobs();
 
   // Registers `job` (a materialized view) with the internal tables `plan`
   // asks for, starts it and, when `wait`, blocks until it is Created.
   // Cancellation (via *cancel) drops the job and throws 57014.
-  TableRef Create(TableCatalog job, const StreamPlan& plan, const EvalContext& eval, int parallelism,
-                  bool wait, const std::atomic<bool>* cancel);
+  TableRef Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
+                  const std::atomic<bool>* cancel);
   // The job and every still-creating job built on it, transitively: what
   // cancelling or dropping a creating job takes with it.
   std::vector<TableRef> CreatingClosure(const TableRef& job) const;
@@ -42,20 +53,44 @@ class StreamJobs {
   // applied to its running backfill at the next barrier.
   void SetBackfillRateLimit(const TableRef& job, const std::string& limit);
   // Starts an existing job (after a restart) from its persisted state.
-  void Resume(TableRef job, const StreamPlan& plan, const EvalContext& eval);
+  void Resume(TableRef job, StreamPlan plan, const EvalContext& eval);
+  // max_concurrent_creating_streaming_jobs (0 = unlimited).
+  void set_max_concurrent_creating(int n);
+  // Whether the job waits in the queue for a slot.
+  bool IsQueued(ObjectId job_id) const;
   // Stops the jobs' actors (one barrier) and drops their catalog entries,
   // internal tables and data, together with `other_tables` (plain tables
   // being dropped in the same statement).
   void Drop(ObjectId database_id, const std::vector<TableRef>& jobs, const std::vector<ObjectId>& other_tables);
 
  private:
+  struct Pending {
+    TableRef job;
+    std::shared_ptr<StreamPlan> plan;
+    EvalContext eval;
+    int parallelism;
+  };
   void Start(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism);
+  // Starts `p` now (true) or queues it (false); registry_mu_ held.
+  bool StartOrQueue(Pending p);
+  void OnCreated(ObjectId job_id);
+  void StarterLoop();
 
   Catalog* catalog_;
   BarrierManager* barriers_;
   // Held while a job enters the catalog and the runtime together, and while
-  // it leaves both, so that Wait never sees one without the other.
+  // it leaves both, so that Wait never sees one without the other. Never
+  // taken by code the epoch loop runs (job completion), since Start waits
+  // for the loop while holding it.
   std::mutex registry_mu_;
+  // The queue (order: registry_mu_ before queue_mu_).
+  mutable std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  int max_concurrent_ = 0;
+  std::set<ObjectId> running_creating_;
+  std::deque<Pending> queued_;
+  bool stop_ = false;
+  std::thread starter_;
 };
 
 // The parallelism a job was planned with (plan_settings), default 1.

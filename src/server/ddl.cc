@@ -249,7 +249,7 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
         t.definition = stmt.text;
         auto plan_table = std::make_shared<const TableCatalog>(t);
         StreamPlan plan = PlanTableSource(plan_table);
-        instance_->jobs()->Create(std::move(t), plan, EvalContext(), 1, /*wait=*/true, &cancel_);
+        instance_->jobs()->Create(std::move(t), std::move(plan), EvalContext(), 1, /*wait=*/true, &cancel_);
         return {"CREATE TABLE"};
       }
       catalog->CreateTable(std::move(t));
@@ -284,6 +284,11 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
       } else if (name == "checkpoint_frequency") {
         if (value < 1 || value > 10000)
           FRESHET_THROW(sqlstate::kInvalidParameterValue, "checkpoint_frequency must be between 1 and 10000");
+        instance_->SetSystemParameter(name, value);
+      } else if (name == "max_concurrent_creating_streaming_jobs") {
+        if (value < 0 || value > 100000)
+          FRESHET_THROW(sqlstate::kInvalidParameterValue,
+                        "max_concurrent_creating_streaming_jobs must be between 0 (unlimited) and 100000");
         instance_->SetSystemParameter(name, value);
       } else {
         FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized system parameter \"{}\"", name);

@@ -23,14 +23,14 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
     return Status::Corruption(e.message());
   }
   inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);
+  inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
   inst->store_->ScanMeta("system/", [&](const std::string& key, const std::string& value) {
     inst->ApplySystemParameter(key.substr(7), std::stoll(value));
   });
   // Start every database's epoch loop so their committed epochs are known.
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
-  inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
   inst->job_progress_ =
-      std::make_unique<JobProgressTracker>(inst->store_.get(), inst->catalog_.get(), inst->barriers_.get());
+      std::make_unique<JobProgressTracker>(inst->store_.get(), inst->catalog_.get(), inst->barriers_.get(), inst->jobs_.get());
   ResumeStreamJobs(inst.get());
   return inst;
 }
@@ -44,6 +44,7 @@ void Instance::Shutdown() {
 void Instance::ApplySystemParameter(const std::string& name, int64_t value) {
   if (name == "barrier_interval_ms") barriers_->set_barrier_interval_ms(int(value));
   else if (name == "checkpoint_frequency") barriers_->set_checkpoint_frequency(int(value));
+  else if (name == "max_concurrent_creating_streaming_jobs") jobs_->set_max_concurrent_creating(int(value));
 }
 
 void Instance::SetSystemParameter(const std::string& name, int64_t value) {

@@ -102,6 +102,7 @@ std::vector<JobProgress> JobProgressTracker::Compute(ObjectId database_id) {
     p.rows_backfilled = b.rows;
     p.estimated_rows = b.expected;
     p.backfill_done = b.done;
+    p.queued = jobs_->IsQueued(t->id);
     p.fraction = b.done ? 1.0 : b.expected > 0 ? std::min(kMaxUnfinishedFraction, double(b.rows) / double(b.expected)) : 0;
     std::optional<int64_t> upstream_eta;
     for (ObjectId up : t->depends_on) {

@@ -27,14 +27,16 @@
 #include "catalog/catalog.h"
 #include "catalog/system_tables.h"
 #include "meta/barrier_manager.h"
+#include "meta/stream_jobs.h"
 #include "storage/state_store.h"
 
 namespace freshet {
 
 class JobProgressTracker {
  public:
-  JobProgressTracker(const StateStore* store, const Catalog* catalog, BarrierManager* barriers)
-      : store_(store), catalog_(catalog), barriers_(barriers) {}
+  JobProgressTracker(const StateStore* store, const Catalog* catalog, BarrierManager* barriers,
+                     const StreamJobs* jobs)
+      : store_(store), catalog_(catalog), barriers_(barriers), jobs_(jobs) {}
 
   // One entry per job of the database that is still being created.
   std::vector<JobProgress> Compute(ObjectId database_id);
@@ -60,6 +62,7 @@ class JobProgressTracker {
   const StateStore* store_;
   const Catalog* catalog_;
   BarrierManager* barriers_;
+  const StreamJobs* jobs_;
   std::mutex mu_;
   std::map<ObjectId, std::deque<Sample>> samples_;
 };

@@ -234,7 +234,7 @@ StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* 
                                "complete after it",
                                RelationKindName(u->kind), u->name, RelationKindName(def.kind), name));
   }
-  instance_->jobs()->Create(std::move(job), plan, ctx.eval, parallelism, /*wait=*/!background, &cancel_);
+  instance_->jobs()->Create(std::move(job), std::move(plan), ctx.eval, parallelism, /*wait=*/!background, &cancel_);
   return {tag};
 }
 
@@ -292,7 +292,7 @@ void ResumeStreamJobs(Instance* instance) {
         StreamPlan plan = PlanJob(ctx, stmts[0]);
         if (plan.internal_tables.size() != job->internal_tables.size())
           throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");
-        instance->jobs()->Resume(job, plan, ctx.eval);
+        instance->jobs()->Resume(job, std::move(plan), ctx.eval);
       } catch (const std::exception& e) {
         spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
       }
