@@ -37,8 +37,13 @@ void StreamJobs::SetBackfillRateLimit(const TableRef& job, const std::string& li
 }
 
 void StreamJobs::Start(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism) {
-  DatabaseEpochLoop* loop = barriers_->ForDatabase(job->database_id);
-  StreamRuntime* runtime = loop->runtime();
+  BuiltJob built = Prepare(job, plan, eval, parallelism);
+  barriers_->ForDatabase(job->database_id)->ApplyGraphChange(built.mutation, std::move(built.actors));
+  barriers_->ForDatabase(job->database_id)->runtime()->ArmJob(job->id);
+}
+
+BuiltJob StreamJobs::Prepare(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism) {
+  StreamRuntime* runtime = barriers_->ForDatabase(job->database_id)->runtime();
   BuildRequest req;
   req.plan = &plan;
   req.job = job;
@@ -68,8 +73,7 @@ void StreamJobs::Start(TableRef job, const StreamPlan& plan, const EvalContext& 
   runtime->RegisterFragments(job->id, std::move(built.fragments));
   TableRef current = catalog_->GetTable(job->id);  // ALTER may have changed it while queued
   runtime->SetBackfillRateLimit(job->id, BackfillRateLimitOf(current ? *current : *job));
-  loop->ApplyGraphChange(built.mutation, std::move(built.actors));
-  runtime->ArmJob(job->id);
+  return built;
 }
 
 StreamJobs::StreamJobs(Catalog* catalog, BarrierManager* barriers) : catalog_(catalog), barriers_(barriers) {
@@ -245,10 +249,35 @@ void StreamJobs::Wait(ObjectId database_id, ObjectId job_id, const std::atomic<b
   }
 }
 
-void StreamJobs::Resume(TableRef job, StreamPlan plan, const EvalContext& eval) {
-  if (job->status == JobStatus::kCreated) return Start(job, plan, eval, JobParallelism(*job));
+void StreamJobs::ResumeAll(ObjectId database_id, std::vector<ResumedJob> jobs) {
+  // One barrier starts them all: a job started by an earlier barrier would
+  // emit rows (a source, a resumed backfill) that the jobs reading it, not
+  // attached yet, would never see.
   std::lock_guard lock(registry_mu_);
-  StartOrQueue(Pending{job, std::make_shared<StreamPlan>(std::move(plan)), eval, JobParallelism(*job)});
+  auto mutation = std::make_shared<Mutation>();
+  std::vector<std::unique_ptr<Actor>> actors;
+  std::vector<ObjectId> started;
+  for (auto& r : jobs) {
+    try {
+      BuiltJob built = Prepare(r.job, *r.plan, r.eval, JobParallelism(*r.job));
+      for (auto& [target, outputs] : built.mutation->add_outputs) {
+        auto& all = mutation->add_outputs[target];
+        all.insert(all.end(), outputs.begin(), outputs.end());
+      }
+      for (auto& a : built.actors) actors.push_back(std::move(a));
+      started.push_back(r.job->id);
+      if (r.job->status == JobStatus::kCreating) {
+        std::lock_guard queue(queue_mu_);
+        running_creating_.insert(r.job->id);
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(r.job->kind), r.job->name, r.job->id, e.what());
+    }
+  }
+  if (started.empty()) return;
+  DatabaseEpochLoop* loop = barriers_->ForDatabase(database_id);
+  loop->ApplyGraphChange(mutation, std::move(actors));
+  for (ObjectId id : started) loop->runtime()->ArmJob(id);
 }
 
 void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,

@@ -28,6 +28,7 @@
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
 #include "planner/stream_plan.h"
+#include "stream/builder.h"
 
 namespace freshet {
 
@@ -52,8 +53,16 @@ class StreamJobs {
   // Changes a job's backfill rate limit ("<n>" or "default"), persisted and
   // applied to its running backfill at the next barrier.
   void SetBackfillRateLimit(const TableRef& job, const std::string& limit);
-  // Starts an existing job (after a restart) from its persisted state.
-  void Resume(TableRef job, StreamPlan plan, const EvalContext& eval);
+  // Starts the existing jobs of a database (after a restart) from their
+  // persisted state, all with one barrier; upstreams before the jobs that
+  // read them. A job that cannot be built is logged and left out.
+  // Creating jobs all run, whatever max_concurrent_creating_streaming_jobs.
+  struct ResumedJob {
+    TableRef job;
+    std::shared_ptr<StreamPlan> plan;
+    EvalContext eval;
+  };
+  void ResumeAll(ObjectId database_id, std::vector<ResumedJob> jobs);
   // max_concurrent_creating_streaming_jobs (0 = unlimited).
   void set_max_concurrent_creating(int n);
   // Whether the job waits in the queue for a slot.
@@ -70,6 +79,9 @@ class StreamJobs {
     EvalContext eval;
     int parallelism;
   };
+  // Builds a job's actors and registers it with the runtime; the returned
+  // actors and mutation still have to be applied with a barrier.
+  BuiltJob Prepare(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism);
   void Start(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism);
   // Starts `p` now (true) or queues it (false); registry_mu_ held.
   bool StartOrQueue(Pending p);

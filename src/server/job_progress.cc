@@ -113,6 +113,12 @@ std::vector<JobProgress> JobProgressTracker::Compute(ObjectId database_id) {
       p.fraction = std::min(p.fraction, u->second.fraction);
       if (u->second.eta_micros) upstream_eta = std::max(upstream_eta.value_or(0), *u->second.eta_micros);
     }
+    {
+      std::lock_guard lock(mu_);
+      double& shown = shown_[t->id];
+      shown = std::max(shown, p.fraction);
+      p.fraction = shown;
+    }
     if (!b.done) p.rows_per_second = Rate(t->id, b.rows);
     if (p.rows_per_second && *p.rows_per_second > 0)
       p.eta_micros = static_cast<int64_t>(double(std::max<int64_t>(0, b.expected - b.rows)) / *p.rows_per_second * 1e6);
@@ -128,6 +134,10 @@ std::vector<JobProgress> JobProgressTracker::Compute(ObjectId database_id) {
   for (auto it = samples_.begin(); it != samples_.end();) {
     TableRef t = catalog_->GetTable(it->first);
     it = t && t->status == JobStatus::kCreating ? std::next(it) : samples_.erase(it);
+  }
+  for (auto it = shown_.begin(); it != shown_.end();) {
+    TableRef t = catalog_->GetTable(it->first);
+    it = t && t->status == JobStatus::kCreating ? std::next(it) : shown_.erase(it);
   }
   return out;
 }

@@ -13,8 +13,10 @@
 // and never above the fraction of an upstream job it waits for (it
 // completes after it).
 //
-// Only the rate (rows per second over the last ten seconds) is kept in
-// memory, from the samples taken each time progress is computed.
+// Only the rate (rows per second over the last ten seconds, from the
+// samples taken each time progress is computed) and the largest fraction
+// shown so far are kept in memory: an estimate that grows (rows inserted
+// upstream meanwhile) must not make a job's progress go backwards.
 //
 // Thread safety: Compute may be called concurrently.
 #pragma once
@@ -65,6 +67,7 @@ class JobProgressTracker {
   const StreamJobs* jobs_;
   std::mutex mu_;
   std::map<ObjectId, std::deque<Sample>> samples_;
+  std::map<ObjectId, double> shown_;  // the largest fraction shown per job
 };
 
 }  // namespace freshet

@@ -265,13 +265,10 @@ void ResumeStreamJobs(Instance* instance) {
         jobs.push_back(t);
     // A job's upstreams were created before it: ids order them.
     std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
+    std::vector<StreamJobs::ResumedJob> planned;
     for (const auto& job : jobs) {
       if (IsConnectorTable(*job)) {
-        try {
-          instance->jobs()->Resume(job, PlanTableSource(job), EvalContext());
-        } catch (const std::exception& e) {
-          spdlog::error("cannot resume the connector of table {} (id {}): {}", job->name, job->id, e.what());
-        }
+        planned.push_back({job, std::make_shared<StreamPlan>(PlanTableSource(job)), EvalContext()});
         continue;
       }
       try {
@@ -292,11 +289,12 @@ void ResumeStreamJobs(Instance* instance) {
         StreamPlan plan = PlanJob(ctx, stmts[0]);
         if (plan.internal_tables.size() != job->internal_tables.size())
           throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");
-        instance->jobs()->Resume(job, std::move(plan), ctx.eval);
+        planned.push_back({job, std::make_shared<StreamPlan>(std::move(plan)), ctx.eval});
       } catch (const std::exception& e) {
         spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
       }
     }
+    instance->jobs()->ResumeAll(db.id, std::move(planned));
   }
 }
 
