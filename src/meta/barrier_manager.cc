@@ -227,6 +227,12 @@ DatabaseEpochLoop* BarrierManager::ForDatabase(uint32_t database_id) {
   return loop.get();
 }
 
+DatabaseEpochLoop* BarrierManager::FindDatabase(uint32_t database_id) {
+  std::lock_guard lock(mu_);
+  auto it = loops_.find(database_id);
+  return it == loops_.end() ? nullptr : it->second.get();
+}
+
 void BarrierManager::DropDatabase(uint32_t database_id) {
   std::unique_ptr<DatabaseEpochLoop> loop;
   {

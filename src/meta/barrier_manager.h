@@ -115,6 +115,8 @@ class BarrierManager {
 
   // The loop of a database, started on first use.
   DatabaseEpochLoop* ForDatabase(uint32_t database_id);
+  // The loop if it exists, without starting one.
+  DatabaseEpochLoop* FindDatabase(uint32_t database_id);
   void DropDatabase(uint32_t database_id);
   void set_barrier_interval_ms(int ms);
   int barrier_interval_ms() const { return interval_ms_; }

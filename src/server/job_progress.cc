@@ -19,6 +19,38 @@ constexpr double kMaxUnfinishedFraction = 0.99;
 
 }  // namespace
 
+JobProgressTracker::JobProgressTracker(const StateStore* store, const Catalog* catalog, BarrierManager* barriers,
+                                       const StreamJobs* jobs)
+    : store_(store), catalog_(catalog), barriers_(barriers), jobs_(jobs) {
+  sampler_ = std::thread([this] { SamplerLoop(); });
+}
+
+JobProgressTracker::~JobProgressTracker() {
+  {
+    std::lock_guard lock(sampler_mu_);
+    stop_ = true;
+  }
+  sampler_cv_.notify_all();
+  sampler_.join();
+}
+
+void JobProgressTracker::SamplerLoop() {
+  std::unique_lock lock(sampler_mu_);
+  while (!sampler_cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stop_; })) {
+    lock.unlock();
+    try {
+      for (const auto& db : catalog_->ListDatabases()) {
+        bool creating = false;
+        for (const auto& t : catalog_->ListTables(db.id)) creating |= IsJob(*t) && t->status == JobStatus::kCreating;
+        if (creating) Compute(db.id);
+      }
+    } catch (const std::exception&) {
+      // A database or job dropped meanwhile: the next round sees the new state.
+    }
+    lock.lock();
+  }
+}
+
 int64_t JobProgressTracker::ExpectedRows(ObjectId relation, const Snapshot& snapshot, ObjectId database_id,
                                          std::map<ObjectId, Backfilled>* memo) {
   std::string prefix = TablePrefix(relation);
@@ -60,7 +92,8 @@ JobProgressTracker::Backfilled JobProgressTracker::ReadBackfill(const TableCatal
   }
   if (backfills == 0) {
     // Nothing to backfill (a view on a source only): done once running.
-    out.done = barriers_->ForDatabase(database_id)->runtime()->JobBackfillDone(job.id);
+    DatabaseEpochLoop* loop = barriers_->FindDatabase(database_id);
+    out.done = loop && loop->runtime()->JobBackfillDone(job.id);
   } else {
     out.done = finished_backfills == backfills;
   }

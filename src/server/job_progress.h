@@ -14,7 +14,8 @@
 // completes after it).
 //
 // Only the rate (rows per second over the last ten seconds, from the
-// samples taken each time progress is computed) and the largest fraction
+// samples taken each time progress is computed, and by a sampler thread
+// every second while jobs are being created) and the largest fraction
 // shown so far are kept in memory: an estimate that grows (rows inserted
 // upstream meanwhile) must not make a job's progress go backwards.
 //
@@ -22,7 +23,9 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <deque>
+#include <thread>
 #include <map>
 #include <mutex>
 
@@ -37,8 +40,8 @@ namespace freshet {
 class JobProgressTracker {
  public:
   JobProgressTracker(const StateStore* store, const Catalog* catalog, BarrierManager* barriers,
-                     const StreamJobs* jobs)
-      : store_(store), catalog_(catalog), barriers_(barriers), jobs_(jobs) {}
+                     const StreamJobs* jobs);
+  ~JobProgressTracker();
 
   // One entry per job of the database that is still being created.
   std::vector<JobProgress> Compute(ObjectId database_id);
@@ -60,6 +63,7 @@ class JobProgressTracker {
                        std::map<ObjectId, Backfilled>* memo);
   // Records a sample and returns rows/s over the recent samples, if known.
   std::optional<double> Rate(ObjectId job, int64_t rows);
+  void SamplerLoop();
 
   const StateStore* store_;
   const Catalog* catalog_;
@@ -68,6 +72,10 @@ class JobProgressTracker {
   std::mutex mu_;
   std::map<ObjectId, std::deque<Sample>> samples_;
   std::map<ObjectId, double> shown_;  // the largest fraction shown per job
+  std::mutex sampler_mu_;
+  std::condition_variable sampler_cv_;
+  bool stop_ = false;
+  std::thread sampler_;
 };
 
 }  // namespace freshet
