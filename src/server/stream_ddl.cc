@@ -129,7 +129,19 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     if (q.size() != 1 || !q[0].node || q[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
       throw SqlError(sqlstate::kSyntaxError, "CREATE SINK ... AS expects a query");
     Binder binder = MakeBinder(ctx, &q[0].text, &eval, &params);
-    PlanPtr plan = OptimizePlan(binder.BindQuery(q[0].node));
+    PlanPtr plan;
+    try {
+      plan = OptimizePlan(binder.BindQuery(q[0].node));
+    } catch (SqlError& e) {
+      // Positions count from the AS query; the client points into the statement.
+      if (e.position() > 0) {
+        if (stmt.extension.query_offset >= 0)
+          e.WithPosition(e.position() + CharPosition(stmt.text, stmt.extension.query_offset) - 1);
+        else
+          e.WithPosition(0);  // CREATE SINK ... FROM: the query is ours
+      }
+      throw;
+    }
     StreamRootOptions opts;
     opts.sink = true;
     opts.connector = def.connector;
