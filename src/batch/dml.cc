@@ -66,6 +66,7 @@ void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteS
     op.key = RowKeyOf(table, rows, r);
     EncodeRow(rows, r, &op.value);
     op.check_unique = check;
+    op.row_delta = 1;
     out->ops.push_back(std::move(op));
   }
 }

@@ -38,6 +38,7 @@ struct ExecContext {
   // scan of a creating view gets); may be null.
   JobProgressFn job_progress;
   FragmentsFn fragments;  // the running stream graph (rw_fragments, rw_actors); may be null
+  std::function<std::optional<int64_t>(ObjectId)> row_count;  // rw_table_stats; may be null
 
   // Throws 57014 when the client cancelled the statement.
   void CheckCancelled() const;

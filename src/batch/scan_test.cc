@@ -169,7 +169,7 @@ TEST(ScanCacheTest, RangeDeleteAndBulkCommitInvalidate) {
     EncodeRow(row, 0, &op.value);
     ops.push_back(std::move(op));
   }
-  ASSERT_TRUE(disk->CommitBulk({&ops}, "epoch/1", "1").ok());
+  ASSERT_TRUE(disk->CommitBulk({&ops}, {{"epoch/1", "1"}}).ok());
   EXPECT_EQ(CountAndSum(disk.get()).first, 10);
   disk.reset();
   std::filesystem::remove_all(disk_dir);

@@ -11,7 +11,8 @@ class SystemScanExecutor : public Executor {
   SystemScanExecutor(const SystemScanNode& node, ExecContext& ctx) : types_(node.types()) {
     auto dot = node.name.find('.');
     const SystemTableDef* def = FindSystemTable(node.name.substr(0, dot), node.name.substr(dot + 1));
-    rows_ = GenerateSystemRows(*def, SystemTableContext{ctx.catalog, ctx.database_id, ctx.user_name, ctx.job_progress, ctx.fragments});
+    rows_ = GenerateSystemRows(*def, SystemTableContext{ctx.catalog, ctx.database_id, ctx.user_name, ctx.job_progress, ctx.fragments,
+                                                        ctx.row_count});
   }
 
   bool Next(DataChunk* out) override {

@@ -28,8 +28,9 @@ class UpdateExecutor : public DmlExecutor {
         ins.key = RowKeyOf(table, new_rows, r);
         EncodeRow(new_rows, r, &ins.value);
         if (ins.key != old_key) {
-          writes.ops.push_back(WriteOp{true, old_key, "", false});
+          writes.ops.push_back(WriteOp{true, old_key, "", false, -1});
           ins.check_unique = true;
+          ins.row_delta = 1;
         }
         writes.ops.push_back(std::move(ins));
       }

@@ -323,6 +323,7 @@ TableRef Catalog::CreateTable(TableCatalog table) {
   table.id = NextIdLocked(&batch);
   if (table.created_at_micros == 0) table.created_at_micros = NowMicros();
   batch.Put(store_->meta_cf(), TableKey(table.id), TableToJson(table).dump());
+  batch.Put(store_->meta_cf(), RowCountMetaKey(table.id), "0");
   CommitLocked(&batch);
   auto ref = std::make_shared<const TableCatalog>(std::move(table));
   tables_[ref->id] = ref;
@@ -347,6 +348,7 @@ std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, 
     job.internal_tables.push_back(t.id);
   }
   batch.Put(store_->meta_cf(), TableKey(job.id), TableToJson(job).dump());
+  batch.Put(store_->meta_cf(), RowCountMetaKey(job.id), "0");
   for (const auto& t : internals) batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
   CommitLocked(&batch);
   auto ref = std::make_shared<const TableCatalog>(std::move(job));
@@ -391,6 +393,7 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
   rocksdb::WriteBatch batch;
   for (ObjectId id : table_ids) {
     batch.Delete(store_->meta_cf(), TableKey(id));
+    batch.Delete(store_->meta_cf(), RowCountMetaKey(id));
     std::string prefix = TablePrefix(id);
     batch.DeleteRange(store_->data_cf(), prefix, PrefixSuccessor(prefix));
   }

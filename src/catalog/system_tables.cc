@@ -50,6 +50,7 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"job_id", T::Int32()},
         {"owner", T::Int32()}, {"definition", T::Varchar()}}},
       {"rw_catalog", "rw_depend", {{"objid", T::Int32()}, {"refobjid", T::Int32()}}},
+      {"rw_catalog", "rw_table_stats", {{"id", T::Int32()}, {"total_key_count", T::Int64()}}},
       {"rw_catalog", "rw_fragments",
        {{"fragment_id", T::Int32()}, {"table_id", T::Int32()}, {"distribution_type", T::Varchar()},
         {"state_table_ids", T::Varchar()}, {"upstream_fragment_ids", T::Varchar()}, {"flags", T::Varchar()},
@@ -224,6 +225,13 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
   } else if (key == "rw_catalog.rw_depend") {
     for (const auto& t : c.ListTables(ctx.database_id))
       for (ObjectId d : t->depends_on) rows.push_back({Int(t->id), Int(d)});
+  } else if (key == "rw_catalog.rw_table_stats") {
+    // Tables, materialized views, indexes and sinks' row counts (RisingWave's
+    // name; total_key_count is the number of rows).
+    for (const auto& t : c.ListTables(ctx.database_id)) {
+      if (t->kind == RelationKind::kInternal || t->kind == RelationKind::kSource || !ctx.row_count) continue;
+      if (auto n = ctx.row_count(t->id)) rows.push_back({Int(t->id), Value::Int64(*n)});
+    }
   } else if (key == "rw_catalog.rw_fragments" || key == "rw_catalog.rw_actors") {
     std::vector<FragmentInfo> fragments = ctx.fragments ? ctx.fragments(ctx.database_id) : std::vector<FragmentInfo>{};
     auto ids = [](const std::vector<uint32_t>& v) {

@@ -67,6 +67,8 @@ struct SystemTableContext {
   std::string user_name;
   JobProgressFn job_progress;  // null: no job shows progress
   FragmentsFn fragments;       // null: no fragments listed
+  // A relation's committed row count (statistics), if it has one.
+  std::function<std::optional<int64_t>(ObjectId)> row_count;
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

@@ -135,6 +135,26 @@ namespace {
 constexpr size_t kBulkCommitThreshold = 100000;
 }  // namespace
 
+std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const std::vector<const std::vector<WriteOp>*>& parts) {
+  std::map<TableId, int64_t> deltas;
+  for (const auto* part : parts)
+    for (const WriteOp& op : *part)
+      if (op.row_delta) deltas[TableIdOfKey(op.key)] += op.row_delta;
+  std::map<TableId, int64_t> counts;
+  for (const auto& [id, delta] : deltas) {
+    auto it = row_counts_.find(id);
+    if (it == row_counts_.end()) {
+      // Written as 0 when the relation was created; absent for relations
+      // of older versions and dropped ones: those are not counted.
+      std::string value;
+      if (!store_->Get(store_->meta_cf(), nullptr, RowCountMetaKey(id), &value).ok()) continue;
+      it = row_counts_.emplace(id, std::strtoll(value.c_str(), nullptr, 10)).first;
+    }
+    counts[id] = it->second + delta;
+  }
+  return counts;
+}
+
 void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   Epoch epoch;
   bool checkpoint;
@@ -179,9 +199,12 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   for (auto& w : pending_writes_) parts.push_back(&w);
   for (auto* p : parts) pending += p->size();
   Status s;
+  MetaEntries meta = {{EpochMetaKey(database_id_), std::to_string(epoch)}};
+  std::map<TableId, int64_t> row_counts = RowCountsAfter(parts);
+  for (const auto& [id, count] : row_counts) meta.emplace_back(RowCountMetaKey(id), std::to_string(count));
   if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
     auto t0 = std::chrono::steady_clock::now();
-    s = store_->CommitBulk(parts, EpochMetaKey(database_id_), std::to_string(epoch));
+    s = store_->CommitBulk(parts, meta);
     spdlog::debug("bulk commit of {} writes: {} ms", pending,
                   std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
   } else {
@@ -191,7 +214,7 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
         if (op.is_delete) batch.Delete(store_->data_cf(), op.key);
         else batch.Put(store_->data_cf(), op.key, op.value);
       }
-    batch.Put(store_->meta_cf(), EpochMetaKey(database_id_), std::to_string(epoch));
+    for (const auto& [key, value] : meta) batch.Put(store_->meta_cf(), key, value);
     s = store_->Commit(&batch);
   }
   if (!s.ok()) {
@@ -202,6 +225,7 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   }
   pending_sealed_.clear();
   pending_writes_.clear();
+  for (const auto& [id, count] : row_counts) row_counts_[id] = count;
   for (auto& t : tables) t->ReleaseSealed(epoch);
   {
     std::lock_guard lock(mu_);

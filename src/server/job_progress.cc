@@ -53,12 +53,20 @@ void JobProgressTracker::SamplerLoop() {
 
 int64_t JobProgressTracker::ExpectedRows(ObjectId relation, const Snapshot& snapshot, ObjectId database_id,
                                          std::map<ObjectId, Backfilled>* memo) {
-  std::string prefix = TablePrefix(relation);
-  auto now = static_cast<int64_t>(store_->EstimateKeys(prefix, PrefixSuccessor(prefix)));
+  int64_t now = RowCount(relation, snapshot);
   TableRef t = catalog_->GetTable(relation);
   if (!t || t->status != JobStatus::kCreating || !IsJob(*t)) return now;
   // Still being created: it grows until it has read what it expects to.
   return std::max(now, ReadBackfill(*t, snapshot, database_id, memo).expected);
+}
+
+int64_t JobProgressTracker::RowCount(ObjectId relation, const Snapshot& snapshot) const {
+  std::string value;
+  if (store_->Get(store_->meta_cf(), &snapshot, RowCountMetaKey(relation), &value).ok())
+    return std::strtoll(value.c_str(), nullptr, 10);
+  // A relation of an older version, without statistics: estimate.
+  std::string prefix = TablePrefix(relation);
+  return static_cast<int64_t>(store_->EstimateKeys(prefix, PrefixSuccessor(prefix)));
 }
 
 JobProgressTracker::Backfilled JobProgressTracker::ReadBackfill(const TableCatalog& job, const Snapshot& snapshot,

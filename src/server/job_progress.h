@@ -6,7 +6,9 @@
 // tracker, so it survives restarts: the rows each backfill read and the
 // vnodes it finished come from the job's backfill state tables (read at the
 // latest committed snapshot), and the rows it has to read from the
-// upstream's size in storage (StateStore::EstimateKeys). A job that reads a
+// upstream's row count, a statistic committed with every epoch
+// (RowCountMetaKey; for relations of older versions, an estimate from
+// storage, StateStore::EstimateKeys). A job that reads a
 // job still being created expects that upstream's final size: the larger of
 // its current size and what the upstream itself expects to read. A job's
 // fraction is at most 99% until every vnode of every backfill is finished,
@@ -61,6 +63,8 @@ class JobProgressTracker {
                           std::map<ObjectId, Backfilled>* memo);
   int64_t ExpectedRows(ObjectId relation, const Snapshot& snapshot, ObjectId database_id,
                        std::map<ObjectId, Backfilled>* memo);
+  // The relation's committed row count (statistics) at the snapshot.
+  int64_t RowCount(ObjectId relation, const Snapshot& snapshot) const;
   // Records a sample and returns rows/s over the recent samples, if known.
   std::optional<double> Rate(ObjectId job, int64_t rows);
   void SamplerLoop();

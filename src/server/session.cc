@@ -394,6 +394,13 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   ctx.job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
   BarrierManager* barriers = instance_->barriers();
   ctx.fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
+  const StateStore* store = instance_->store();
+  std::shared_ptr<const Snapshot> snapshot = ctx.snapshot;
+  ctx.row_count = [store, snapshot](ObjectId id) -> std::optional<int64_t> {
+    std::string value;
+    if (!store->Get(store->meta_cf(), snapshot.get(), RowCountMetaKey(id), &value).ok()) return std::nullopt;
+    return std::strtoll(value.c_str(), nullptr, 10);
+  };
   ctx.eval = eval_;
   ctx.eval.params = params;
   BatchSubqueryRunner runner(&ctx);

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/encoding.h"
 
@@ -28,6 +29,17 @@ inline std::string VnodePrefix(TableId table_id, uint16_t vnode) {
   return k;
 }
 
+// The table id a data-family key starts with (0 for a key too short).
+inline TableId TableIdOfKey(std::string_view key) {
+  if (key.size() < 4) return 0;
+  return static_cast<TableId>(static_cast<uint8_t>(key[0])) << 24 | static_cast<TableId>(static_cast<uint8_t>(key[1])) << 16 |
+         static_cast<TableId>(static_cast<uint8_t>(key[2])) << 8 | static_cast<uint8_t>(key[3]);
+}
 inline std::string EpochMetaKey(uint32_t database_id) { return "epoch/" + std::to_string(database_id); }
+// A relation's row count (decimal), committed with each epoch that changes
+// it; written as 0 when the relation is created. Statistics: exact for
+// streams and for DML that does not race (two sessions deleting the same
+// row both count it).
+inline std::string RowCountMetaKey(uint32_t table_id) { return "stats/rows/" + std::to_string(table_id); }
 
 }  // namespace freshet

@@ -169,9 +169,7 @@ class ChangedTables {
  public:
   void AddKey(const rocksdb::Slice& key) {
     if (key.size() < 4) return;
-    TableId id = static_cast<TableId>(static_cast<uint8_t>(key[0])) << 24 |
-                 static_cast<TableId>(static_cast<uint8_t>(key[1])) << 16 |
-                 static_cast<TableId>(static_cast<uint8_t>(key[2])) << 8 | static_cast<uint8_t>(key[3]);
+    TableId id = TableIdOfKey(std::string_view(key.data(), key.size()));
     if (!tables.empty() && tables.back() == id) return;
     tables.push_back(id);
   }
@@ -265,20 +263,18 @@ std::vector<WritePos> SortedOrder(const std::vector<const std::vector<WriteOp>*>
 
 }  // namespace
 
-Status StateStore::CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, const std::string& meta_key,
-                              const std::string& meta_value) {
+Status StateStore::CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta) {
   ChangedTables changed;
   for (const auto* part : parts)
     for (const WriteOp& op : *part) changed.AddKey(op.key);
   changed.Finish();
   versions_.BeginChange(changed.tables, false);
-  Status s = CommitBulkUnversioned(parts, meta_key, meta_value);
+  Status s = CommitBulkUnversioned(parts, std::move(meta));
   versions_.EndChange(changed.tables, false);
   return s;
 }
 
-Status StateStore::CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts,
-                                         const std::string& meta_key, const std::string& meta_value) {
+Status StateStore::CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta) {
   // Sort by key keeping write order among equal keys; keep the last one.
   std::vector<WritePos> order = SortedOrder(parts);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
@@ -296,8 +292,10 @@ Status StateStore::CommitBulkUnversioned(const std::vector<const std::vector<Wri
   if (rs.ok() && !order.empty()) rs = data_writer.Finish();
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));
   rocksdb::SstFileWriter meta_writer(rocksdb::EnvOptions(), meta_options, meta_cf_);
+  std::sort(meta.begin(), meta.end());  // an SST is written in key order
   if (rs.ok()) rs = meta_writer.Open(meta_file);
-  if (rs.ok()) rs = meta_writer.Put(meta_key, meta_value);
+  for (size_t i = 0; rs.ok() && i < meta.size(); i++)
+    if (i + 1 == meta.size() || meta[i].first != meta[i + 1].first) rs = meta_writer.Put(meta[i].first, meta[i].second);
   if (rs.ok()) rs = meta_writer.Finish();
   if (rs.ok()) {
     rocksdb::IngestExternalFileArg data_arg, meta_arg;

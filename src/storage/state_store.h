@@ -43,6 +43,9 @@ struct StoreOptions {
 
 class StateStore;
 
+// Meta-family entries committed together with data (key, value).
+using MetaEntries = std::vector<std::pair<std::string, std::string>>;
+
 // A consistent read view; releases the RocksDB snapshot on destruction.
 // `seq` is the TableVersions sequence read just before it was taken.
 class Snapshot {
@@ -70,13 +73,12 @@ class StateStore {
   // Applies the batch atomically (and durably when sync_commits).
   Status Commit(rocksdb::WriteBatch* batch);
 
-  // Commits a large set of data-family writes together with one meta-family
-  // entry (the epoch marker) by writing them as sorted SST files and
+  // Commits a large set of data-family writes together with meta-family
+  // entries (the epoch marker, row counts) by writing them as sorted SST files and
   // ingesting both atomically: far cheaper than a WriteBatch for bulk loads
   // (no WAL, no memtable inserts). The parts need not be sorted; for
   // repeated keys the last write wins (parts in order, then ops in order).
-  Status CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, const std::string& meta_key,
-                    const std::string& meta_value);
+  Status CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta);
   // Whether CommitBulk is available (on-disk stores only).
   bool SupportsBulkCommit() const { return !mem_env_; }
 
@@ -115,8 +117,7 @@ class StateStore {
 
  private:
   StateStore() = default;
-  Status CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts, const std::string& meta_key,
-                               const std::string& meta_value);
+  Status CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta);
   std::unique_ptr<rocksdb::Env> mem_env_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;

@@ -42,15 +42,15 @@ bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::strin
   return true;
 }
 
-void StateTable::Put(std::string key, std::string value) {
+void StateTable::Put(std::string key, std::string value, int8_t row_delta) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.ops->push_back(WriteOp{false, std::move(key), std::move(value), false});
+  log_.ops->push_back(WriteOp{false, std::move(key), std::move(value), false, row_delta});
   log_.IndexFrom(log_.ops->size() - 1);
 }
 
-void StateTable::Delete(std::string key) {
+void StateTable::Delete(std::string key, int8_t row_delta) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.ops->push_back(WriteOp{true, std::move(key), "", false});
+  log_.ops->push_back(WriteOp{true, std::move(key), "", false, row_delta});
   log_.IndexFrom(log_.ops->size() - 1);
 }
 

@@ -49,8 +49,9 @@ class StateTable {
   uint16_t VnodeOf(const DataChunk& chunk, size_t row) const;
 
   // Buffered writes for the current epoch, applied in call order.
-  void Put(std::string key, std::string value);
-  void Delete(std::string key);
+  // row_delta: see WriteOp (materialized views count their rows).
+  void Put(std::string key, std::string value, int8_t row_delta = 0);
+  void Delete(std::string key, int8_t row_delta = 0);
   // Appends many writes under one lock (taking the vector when the epoch's
   // log is still empty, so a bulk statement moves no rows).
   void Write(std::vector<WriteOp>&& writes);

@@ -20,6 +20,10 @@ struct WriteOp {
   std::string key;    // full storage key
   std::string value;  // encoded row (inserts)
   bool check_unique = false;  // insert must not find an existing row
+  // Change to the relation's row count: +1 a new row, -1 a removed one, 0
+  // an overwrite or a state-table write (row-count statistics, committed
+  // with the data; see RowCountMetaKey).
+  int8_t row_delta = 0;
 };
 
 struct TableWriteSet {

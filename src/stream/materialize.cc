@@ -16,9 +16,9 @@ void MaterializeOperator::OnChunk(int, StreamChunk chunk) {
     if (IsInsertOp(chunk.ops()[r])) {
       std::string value;
       EncodeRow(data, r, &value);
-      table_->Put(std::move(key), std::move(value));
+      table_->Put(std::move(key), std::move(value), +1);
     } else {
-      table_->Delete(std::move(key));
+      table_->Delete(std::move(key), -1);
     }
   }
   Emit(std::move(chunk));
