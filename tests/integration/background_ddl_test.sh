@@ -59,19 +59,6 @@ command -v psql >/dev/null && command -v pg_isready >/dev/null \
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
 
-BG_PIDS=()   # background psql clients
-bg_cleanup() {
-  local p
-  for p in "${BG_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  cleanup
-}
-trap bg_cleanup EXIT
-
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then ok "$what"; else fail "$what"; fi
-}
 PSQL=(psql -X -q -At -h 127.0.0.1 -U root -d dev)
 q()  { timeout "$QTIMEOUT" "${PSQL[@]}" -p "$PORT" -v ON_ERROR_STOP=1 "$@"; }
 # qv: errors and notices with their SQLSTATE ("ERROR:  42704: ..."), going on after errors.

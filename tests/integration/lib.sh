@@ -8,7 +8,11 @@ SERVER_PID=""
 PORT=""
 passed=0
 failed=0
+BG_PIDS=()   # background clients (psql) a test started: killed on exit
 cleanup() {
+  local p
+  for p in "${BG_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+  for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null; done
   if [[ -n "$SERVER_PID" ]]; then kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi
   rm -rf "$WORK"
 }
@@ -17,6 +21,10 @@ trap 'exit 130' INT TERM
 
 ok()   { echo "  ok: $1"; passed=$((passed + 1)); }
 fail() { echo "  FAILED: $1"; failed=$((failed + 1)); }
+check() {  # check <description> <command...>: ok when the command succeeds
+  local what="$1"; shift
+  if "$@"; then ok "$what"; else fail "$what"; fi
+}
 finish() { echo; echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
 
 pick_port() {

@@ -61,19 +61,6 @@ command -v psql >/dev/null && command -v pg_isready >/dev/null \
 # shellcheck source=lib.sh
 source "$HERE/lib.sh"
 
-BG_PIDS=()   # background psql clients
-stream_cleanup() {
-  local p
-  for p in "${BG_PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  for p in "${BG_PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  cleanup
-}
-trap stream_cleanup EXIT
-
-check() {  # check <description> <command...>
-  local what="$1"; shift
-  if "$@"; then ok "$what"; else fail "$what"; fi
-}
 q() { timeout "$QTIMEOUT" psql -X -q -At -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U root -d dev "$@"; }
 msleep() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
