@@ -105,11 +105,13 @@ void StateTable::TakeWrites(std::vector<WriteOp>* out) {
     std::lock_guard<std::mutex> lock(mu_);
     pending.swap(*log_.ops);
     log_ = EpochLog();
+    // The next epoch likely writes as much: room for it up front saves
+    // growing the log (moving every op, touching fresh pages) as it fills.
+    log_.ops->reserve(std::min<size_t>(pending.size(), kMaxReservedOps));
   }
-  if (out->empty()) {
-    out->swap(pending);
-    return;
-  }
+  // The smaller list is appended to the larger one: writes of different
+  // tables never share a key, so their relative order does not matter.
+  if (out->size() < pending.size()) out->swap(pending);
   out->insert(out->end(), std::make_move_iterator(pending.begin()), std::make_move_iterator(pending.end()));
 }
 

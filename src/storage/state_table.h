@@ -62,7 +62,8 @@ class StateTable {
   // they stay visible to Get until ReleaseSealed(epoch or later).
   std::shared_ptr<const std::vector<WriteOp>> Seal(Epoch epoch);
   void ReleaseSealed(Epoch committed);
-  // Moves buffered writes out, in write order (appended to *out).
+  // Moves buffered writes out into *out, in write order among this table's
+  // writes; *out may hold other tables' writes, which may end up after them.
   void TakeWrites(std::vector<WriteOp>* out);
   size_t PendingCount() const;
   bool HasPendingWrites() const;
@@ -71,6 +72,7 @@ class StateTable {
   // The writes of one epoch in order (later ones win), so bulk loads append
   // without any per-key bookkeeping. The key index that point reads need
   // is built on the first Get and maintained from then on.
+  static constexpr size_t kMaxReservedOps = size_t(1) << 22;
   struct EpochLog {
     Epoch epoch = 0;
     std::shared_ptr<std::vector<WriteOp>> ops = std::make_shared<std::vector<WriteOp>>();
