@@ -65,6 +65,8 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
       held_keys_.push_back(std::move(key));
       held_ops_.push_back(op);
       held_.AppendRowFrom(data, r);
+    } else {
+      dropped_ = true;
     }
   }
   if (!forward.empty()) Emit(StreamChunk(std::move(forward_ops), data.Take(forward)));
@@ -72,6 +74,7 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
     // Stop scanning until the barrier: every held change is then beyond the
     // final position and would be dropped anyway.
     paused_ = true;
+    dropped_ = true;
     range_.reset();
     held_keys_.clear();
     held_ops_.clear();
@@ -149,7 +152,10 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
     std::vector<uint32_t> forward;
     std::vector<Op> ops;
     for (size_t i = 0; i < held_keys_.size(); i++) {
-      if (!Forwards(held_keys_[i])) continue;
+      if (!Forwards(held_keys_[i])) {
+        dropped_ = true;
+        continue;
+      }
       forward.push_back(uint32_t(i));
       ops.push_back(held_ops_[i]);
     }
@@ -161,13 +167,21 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   SaveProgress();
   started_ = true;
   RefillBudget();
-  // The next epoch's snapshot reads the state as of this barrier, once it
-  // is committed: only a checkpoint barrier commits, so after the others
-  // the scan waits for the next checkpoint (changes keep flowing).
-  paused_ = !barrier.checkpoint;
-  snapshot_epoch_ = barrier.prev_epoch;
-  snapshot_.reset();
-  range_.reset();
+  if (snapshot_ && !dropped_) {
+    // No change was dropped since the snapshot was taken: every key beyond
+    // the positions is as the snapshot shows it, so the scan goes on with
+    // it instead of waiting for this epoch's commit (an upstream that does
+    // not change, the common case of a backfill, never waits).
+  } else {
+    // The next epoch's snapshot reads the state as of this barrier, once it
+    // is committed: only a checkpoint barrier commits, so after the others
+    // the scan waits for the next checkpoint (changes keep flowing).
+    paused_ = !barrier.checkpoint;
+    snapshot_epoch_ = barrier.prev_epoch;
+    snapshot_.reset();
+    range_.reset();
+    dropped_ = false;
+  }
   if (all_finished_ && !reported_) {
     reported_ = true;
     ctx_->runtime->ReportBackfillFinished(ctx_->job_id, ctx_->actor_id, barrier.prev_epoch);

@@ -17,6 +17,9 @@
 // the position, because the next epoch's snapshot will contain it. Changes
 // beyond the position are held until the barrier for that reason; when too
 // many are held, the scan pauses until the barrier so they can be dropped.
+// Only a dropped change makes the next epoch re-read: when none was dropped
+// since the snapshot was taken, the keys beyond the positions are still as
+// it shows them and the scan goes on with it, without waiting for a commit.
 #pragma once
 
 #include <chrono>
@@ -60,6 +63,9 @@ class BackfillOperator : public StreamOperator {
   std::unique_ptr<StateStore::Range> range_;
   int range_vnode_ = -1;
   bool paused_ = false;          // until the next barrier
+  // A change beyond a position was dropped since the snapshot was taken:
+  // the next barrier must re-read at its epoch.
+  bool dropped_ = false;
   // Rate limit: rows the scan may still read; refilled at each barrier by
   // the limit times the time since the last refill. nullopt = no limit.
   std::optional<int64_t> budget_;
