@@ -86,7 +86,7 @@ run_mode() {  # run_mode background|sequential
   STATUS="$(sql -c "SELECT string_agg(status, ',' ORDER BY name) FROM rw_catalog.rw_materialized_views")"
   PEAK="$(awk '/VmHWM/ {print int($2/1024)}' /proc/$PID/status)"
   stop
-  ELAPSED=$(echo "$t1 - $t0" | bc -l)
+  ELAPSED=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 }
 
 echo "rows: $ROWS, streaming_parallelism: $PARALLELISM, binary: $FRESHET"
@@ -97,6 +97,6 @@ echo "sequential (foreground, one after another): $(printf %.2f "$SEQ") s; p4 = 
 run_mode background
 BG=$ELAPSED; BG_RESULT=$RESULT; BG_PEAK=$PEAK
 echo "background (one pass, then WAIT):           $(printf %.2f "$BG") s; p4 = $BG_RESULT; statuses $STATUS; peak RSS $BG_PEAK MiB"
-echo "ratio background / sequential: $(printf %.2f "$(echo "$BG / $SEQ" | bc -l)") (target <= 0.5)"
+echo "ratio background / sequential: $(awk -v a="$BG" -v b="$SEQ" 'BEGIN { printf "%.2f", a / b }') (target <= 0.5)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ "$SEQ_RESULT" != "$BG_RESULT" ]]; then echo "MISMATCH: the two modes gave different p4" >&2; exit 1; fi

@@ -362,29 +362,27 @@ std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, 
   return {ref, refs};
 }
 
-void Catalog::SetPlanSetting(ObjectId id, const std::string& key, const std::string& value) {
+void Catalog::UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>& change) {
   std::unique_lock lock(mu_);
   auto it = tables_.find(id);
   if (it == tables_.end()) return;
   TableCatalog t = *it->second;
-  t.plan_settings[key] = value;
+  change(&t);
   rocksdb::WriteBatch batch;
   batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
   CommitLocked(&batch);
   it->second = std::make_shared<const TableCatalog>(std::move(t));
 }
 
+void Catalog::SetPlanSetting(ObjectId id, const std::string& key, const std::string& value) {
+  UpdateTable(id, [&](TableCatalog* t) { t->plan_settings[key] = value; });
+}
+
 void Catalog::SetJobStatus(ObjectId id, JobStatus status) {
-  std::unique_lock lock(mu_);
-  auto it = tables_.find(id);
-  if (it == tables_.end()) return;
-  TableCatalog t = *it->second;
-  t.status = status;
-  if (status == JobStatus::kCreated) t.finished_at_micros = NowMicros();
-  rocksdb::WriteBatch batch;
-  batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
-  CommitLocked(&batch);
-  it->second = std::make_shared<const TableCatalog>(std::move(t));
+  UpdateTable(id, [&](TableCatalog* t) {
+    t->status = status;
+    if (status == JobStatus::kCreated) t->finished_at_micros = NowMicros();
+  });
 }
 
 void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,

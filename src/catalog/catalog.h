@@ -13,6 +13,7 @@
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -158,6 +159,8 @@ class Catalog {
   uint64_t version() const;
 
  private:
+  // Persists a change to one table's entry (no-op when it is gone).
+  void UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>& change);
   explicit Catalog(StateStore* store) : store_(store) {}
   ObjectId NextIdLocked(rocksdb::WriteBatch* batch);
   void Bootstrap();
@@ -174,6 +177,12 @@ class Catalog {
   std::map<ObjectId, TableRef> tables_;
   std::map<ObjectId, UserCatalog> users_;
 };
+
+// Materialized views, sinks and indexes: the relations a stream job
+// creates (tables a connector fills are jobs too, see IsConnectorTable).
+inline bool IsStreamJob(const TableCatalog& t) {
+  return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex;
+}
 
 // Wall-clock time in microseconds since the Unix epoch.
 int64_t NowMicros();

@@ -95,10 +95,6 @@ std::string InformationSchemaType(const DataType& t) {
 
 std::string UdtName(const DataType& t) { return PgTypeName(t); }
 
-bool IsStreamJob(const TableCatalog& t) {
-  return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex;
-}
-
 std::string CreateType(const TableCatalog& t) {
   auto it = t.plan_settings.find("background_ddl");
   return it != t.plan_settings.end() && it->second == "true" ? "BACKGROUND" : "FOREGROUND";

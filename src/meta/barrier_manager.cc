@@ -137,9 +137,23 @@ constexpr size_t kBulkCommitThreshold = 100000;
 
 std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const std::vector<const std::vector<WriteOp>*>& parts) {
   std::map<TableId, int64_t> deltas;
-  for (const auto* part : parts)
-    for (const WriteOp& op : *part)
-      if (op.row_delta) deltas[TableIdOfKey(op.key)] += op.row_delta;
+  for (const auto* part : parts) {
+    // An actor's or a table's writes come in runs of one table: sum a run,
+    // then add it (no map lookup per row).
+    TableId run_table = 0;
+    int64_t run = 0;
+    for (const WriteOp& op : *part) {
+      if (!op.row_delta) continue;
+      TableId id = TableIdOfKey(op.key);
+      if (id != run_table) {
+        if (run) deltas[run_table] += run;
+        run_table = id;
+        run = 0;
+      }
+      run += op.row_delta;
+    }
+    if (run) deltas[run_table] += run;
+  }
   std::map<TableId, int64_t> counts;
   for (const auto& [id, delta] : deltas) {
     auto it = row_counts_.find(id);

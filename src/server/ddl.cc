@@ -454,8 +454,11 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
   throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");
 }
 
-TableRef Session::FindJobByName(const ParsedStatement& stmt, const std::vector<std::string>& name, RelationKind kind,
+TableRef Session::FindJobByName(const ParsedStatement& stmt, const std::vector<std::string>& name,
                                 const std::string& kind_name) {
+  RelationKind kind = kind_name == "sink"    ? RelationKind::kSink
+                      : kind_name == "index" ? RelationKind::kIndex
+                                             : RelationKind::kMaterializedView;
   Catalog* catalog = instance_->catalog();
   TableRef t;
   if (name.size() > 1) {
@@ -529,8 +532,7 @@ void Session::DropRelations(const std::vector<ObjectId>& ids) {
     TableRef t = catalog->GetTable(id);
     if (!t || t->kind == RelationKind::kInternal) continue;  // dropped with its job
     instance_->DmlFor(database_.id)->DropTable(id);
-    if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink ||
-        t->kind == RelationKind::kIndex || IsConnectorTable(*t))
+    if (IsStreamJob(*t) || IsConnectorTable(*t))
       jobs.push_back(t);
     else others.push_back(id);
   }
@@ -616,22 +618,13 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
       instance_->barriers()->ForDatabase(database_.id)->Flush();
       return {"FLUSH"};
     case ExtensionStatement::Kind::kWait: {
-      ObjectId job_id = 0;
-      if (!ext.name.empty()) {
-        RelationKind kind = ext.object_kind == "sink"    ? RelationKind::kSink
-                            : ext.object_kind == "index" ? RelationKind::kIndex
-                                                         : RelationKind::kMaterializedView;
-        job_id = FindJobByName(stmt, ext.name, kind, ext.object_kind)->id;
-      }
+      ObjectId job_id = ext.name.empty() ? 0 : FindJobByName(stmt, ext.name, ext.object_kind)->id;
       // Ctrl+C ends the wait, not the jobs.
       instance_->jobs()->Wait(database_.id, job_id, &cancel_);
       return {"WAIT"};
     }
     case ExtensionStatement::Kind::kAlterBackfillRateLimit: {
-      RelationKind kind = ext.object_kind == "sink"    ? RelationKind::kSink
-                          : ext.object_kind == "index" ? RelationKind::kIndex
-                                                       : RelationKind::kMaterializedView;
-      TableRef t = FindJobByName(stmt, ext.name, kind, ext.object_kind);
+      TableRef t = FindJobByName(stmt, ext.name, ext.object_kind);
       CheckOwner(*t);
       instance_->jobs()->SetBackfillRateLimit(t, NormalizeRateLimit(ext.value, "BACKFILL_RATE_LIMIT"));
       return {ext.object_kind == "sink" ? "ALTER_SINK" : ext.object_kind == "index" ? "ALTER_INDEX" : "ALTER_MATERIALIZED_VIEW"};
@@ -642,9 +635,7 @@ StatementOutcome Session::RunExtension(const ParsedStatement& stmt, ResultSink* 
       std::vector<TableRef> named;
       for (int64_t id : ext.ids) {
         TableRef t = id > 0 && id <= INT32_MAX ? catalog->GetTable(static_cast<ObjectId>(id)) : nullptr;
-        if (!t || t->database_id != database_.id || t->status != JobStatus::kCreating ||
-            !(t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink ||
-              t->kind == RelationKind::kIndex))
+        if (!t || t->database_id != database_.id || t->status != JobStatus::kCreating || !IsStreamJob(*t))
           FRESHET_THROW(sqlstate::kUndefinedObject, "no job with id {} is being created", id);
         CheckOwner(*t);
         named.push_back(t);

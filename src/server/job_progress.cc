@@ -8,10 +8,6 @@ namespace freshet {
 
 namespace {
 
-bool IsJob(const TableCatalog& t) {
-  return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex;
-}
-
 // A job's fraction while its own backfill is not finished: a row count can
 // reach the estimate early (the estimate errs either way), and 100% is kept
 // for done.
@@ -41,7 +37,7 @@ void JobProgressTracker::SamplerLoop() {
     try {
       for (const auto& db : catalog_->ListDatabases()) {
         bool creating = false;
-        for (const auto& t : catalog_->ListTables(db.id)) creating |= IsJob(*t) && t->status == JobStatus::kCreating;
+        for (const auto& t : catalog_->ListTables(db.id)) creating |= IsStreamJob(*t) && t->status == JobStatus::kCreating;
         if (creating) Compute(db.id);
       }
     } catch (const std::exception&) {
@@ -55,7 +51,7 @@ int64_t JobProgressTracker::ExpectedRows(ObjectId relation, const Snapshot& snap
                                          std::map<ObjectId, Backfilled>* memo) {
   int64_t now = RowCount(relation, snapshot);
   TableRef t = catalog_->GetTable(relation);
-  if (!t || t->status != JobStatus::kCreating || !IsJob(*t)) return now;
+  if (!t || t->status != JobStatus::kCreating || !IsStreamJob(*t)) return now;
   // Still being created: it grows until it has read what it expects to.
   return std::max(now, ReadBackfill(*t, snapshot, database_id, memo).expected);
 }
@@ -115,7 +111,7 @@ std::optional<double> JobProgressTracker::Rate(ObjectId job, int64_t rows) {
   constexpr auto kMinSpan = std::chrono::milliseconds(500);
   auto now = std::chrono::steady_clock::now();
   std::lock_guard lock(mu_);
-  auto& samples = samples_[job];
+  auto& samples = shown_[job].samples;
   if (!samples.empty() && samples.back().rows > rows) samples.clear();  // restarted from an older state
   samples.push_back({now, rows});
   while (samples.size() > 2 && now - samples[1].at > kWindow) samples.pop_front();
@@ -130,7 +126,7 @@ std::vector<JobProgress> JobProgressTracker::Compute(ObjectId database_id) {
   std::map<ObjectId, Backfilled> memo;
   std::vector<TableRef> creating;
   for (const auto& t : catalog_->ListTables(database_id))
-    if (IsJob(*t) && t->status == JobStatus::kCreating) creating.push_back(t);
+    if (IsStreamJob(*t) && t->status == JobStatus::kCreating) creating.push_back(t);
   // Upstream jobs first (ids follow creation order), so that a job's
   // fraction can be capped by its upstream's.
   std::sort(creating.begin(), creating.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
@@ -156,7 +152,7 @@ std::vector<JobProgress> JobProgressTracker::Compute(ObjectId database_id) {
     }
     {
       std::lock_guard lock(mu_);
-      double& shown = shown_[t->id];
+      double& shown = shown_[t->id].fraction;
       shown = std::max(shown, p.fraction);
       p.fraction = shown;
     }
@@ -170,12 +166,8 @@ std::vector<JobProgress> JobProgressTracker::Compute(ObjectId database_id) {
     by_id[t->id] = p;
     out.push_back(std::move(p));
   }
-  // Forget the samples of jobs that are no longer creating.
+  // Forget the jobs that are no longer creating.
   std::lock_guard lock(mu_);
-  for (auto it = samples_.begin(); it != samples_.end();) {
-    TableRef t = catalog_->GetTable(it->first);
-    it = t && t->status == JobStatus::kCreating ? std::next(it) : samples_.erase(it);
-  }
   for (auto it = shown_.begin(); it != shown_.end();) {
     TableRef t = catalog_->GetTable(it->first);
     it = t && t->status == JobStatus::kCreating ? std::next(it) : shown_.erase(it);

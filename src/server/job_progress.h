@@ -74,8 +74,11 @@ class JobProgressTracker {
   BarrierManager* barriers_;
   const StreamJobs* jobs_;
   std::mutex mu_;
-  std::map<ObjectId, std::deque<Sample>> samples_;
-  std::map<ObjectId, double> shown_;  // the largest fraction shown per job
+  struct Shown {
+    std::deque<Sample> samples;  // for the rate
+    double fraction = 0;         // the largest fraction shown
+  };
+  std::map<ObjectId, Shown> shown_;  // per creating job
   std::mutex sampler_mu_;
   std::condition_variable sampler_cv_;
   bool stop_ = false;

@@ -121,9 +121,9 @@ class Session {
                                 std::vector<std::string>* explain = nullptr);
   // The named relations and, with cascade, everything depending on them
   // (indexes always); throws 2BP01 naming the dependents otherwise.
-  // The job (materialized view, sink or index) a statement names; 42P01 /
-  // 42704 when there is none of that kind.
-  TableRef FindJobByName(const ParsedStatement& stmt, const std::vector<std::string>& name, RelationKind kind,
+  // The job a statement names, of kind_name "materialized view", "sink" or
+  // "index"; 42P01 / 42704 when there is none of that kind.
+  TableRef FindJobByName(const ParsedStatement& stmt, const std::vector<std::string>& name,
                          const std::string& kind_name);
   // Throws 42501 unless the session's user owns `t` or is a superuser.
   void CheckOwner(const TableCatalog& t);

@@ -272,8 +272,7 @@ void ResumeStreamJobs(Instance* instance) {
   for (const auto& db : catalog->ListDatabases()) {
     std::vector<TableRef> jobs;
     for (const auto& t : catalog->ListTables(db.id))
-      if (t->kind == RelationKind::kMaterializedView || t->kind == RelationKind::kSink ||
-          t->kind == RelationKind::kIndex || IsConnectorTable(*t))
+      if (IsStreamJob(*t) || IsConnectorTable(*t))
         jobs.push_back(t);
     // A job's upstreams were created before it: ids order them.
     std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
