@@ -52,9 +52,14 @@ DataChunk WithRowIds(const TableCatalog& table, DataChunk in) {
 
 }  // namespace
 
-DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out) {
+DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows) {
   DataChunk rows = WithRowIds(table, std::move(visible_rows));
   CheckNotNull(table, rows);
+  return rows;
+}
+
+DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out) {
+  DataChunk rows = PrepareInsertRows(table, std::move(visible_rows));
   AppendInserts(table, rows, out);
   return rows;
 }

@@ -9,8 +9,10 @@ namespace freshet {
 
 // Checks NOT NULL constraints of `rows` (all table columns); throws 23502.
 void CheckNotNull(const TableCatalog& table, const DataChunk& rows);
-// Inserts rows holding the table's visible columns: generates hidden row
-// ids, checks NOT NULL, appends the insert ops. Returns the full rows.
+// Turns rows holding the table's visible columns into rows of all its
+// columns: generates hidden row ids, checks NOT NULL.
+DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows);
+// PrepareInsertRows, then appends the insert ops. Returns the full rows.
 DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out);
 // Appends an insert op per row (rows hold all table columns).
 void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out);

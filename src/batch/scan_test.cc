@@ -169,7 +169,9 @@ TEST(ScanCacheTest, RangeDeleteAndBulkCommitInvalidate) {
     EncodeRow(row, 0, &op.value);
     ops.push_back(std::move(op));
   }
-  ASSERT_TRUE(disk->CommitBulk({&ops}, {{"epoch/1", "1"}}).ok());
+  CommitWrites writes;
+  writes.ops = {&ops};
+  ASSERT_TRUE(disk->CommitBulk(writes, {{"epoch/1", "1"}}).ok());
   EXPECT_EQ(CountAndSum(disk.get()).first, 10);
   disk.reset();
   std::filesystem::remove_all(disk_dir);

@@ -49,6 +49,10 @@ struct BinderContext {
   int statement_offset = 0;
 };
 
+// Throws unless DML may write `t`: 42809 for anything but a table, 0A000
+// for a table that a connector fills.
+void CheckWritable(const TableCatalog& t);
+
 class Binder {
  public:
   explicit Binder(BinderContext ctx);

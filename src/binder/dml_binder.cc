@@ -9,8 +9,6 @@
 
 namespace freshet {
 
-namespace {
-
 void CheckWritable(const TableCatalog& t) {
   if (t.kind != RelationKind::kTable)
     FRESHET_THROW(sqlstate::kWrongObjectType, "cannot change {} \"{}\"", RelationKindName(t.kind), t.name);
@@ -18,6 +16,8 @@ void CheckWritable(const TableCatalog& t) {
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "writing to table \"{}\", which a connector fills, is not supported yet",
                   t.name);
 }
+
+namespace {
 
 std::vector<PlanColumn> CountSchema() { return {{"count", DataType::Int64(), ""}}; }
 

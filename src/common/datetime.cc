@@ -2180,7 +2180,55 @@ int64_t TimeZone::LocalToUtc(int64_t local_micros) const {
 
 // ---- date / time / timestamp text ----
 
+namespace {
+
+// The canonical ISO forms "YYYY-MM-DD" and "YYYY-MM-DD HH:MM:SS[.f{1,6}]"
+// ('T' between date and time too), the text COPY loads are made of:
+// parsed without the general decoder. Anything else, or a field out of its
+// range, returns false and goes the general way (which gives the errors).
+bool Digits(std::string_view s, size_t at, size_t n, int* out) {
+  int v = 0;
+  for (size_t i = at; i < at + n; i++) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseIsoDateFast(std::string_view s, int64_t* days) {
+  int y, m, d;
+  if (s.size() < 10 || s[4] != '-' || s[7] != '-' || !Digits(s, 0, 4, &y) || !Digits(s, 5, 2, &m) ||
+      !Digits(s, 8, 2, &d) || y == 0 || m < 1 || m > 12 || d < 1 || d > DaysInMonth(y, m))
+    return false;
+  *days = CivilToDays(y, m, d);
+  return true;
+}
+
+bool ParseIsoTimestampFast(std::string_view s, int64_t* micros) {
+  int64_t days;
+  int h, mi, sec;
+  if (s.size() < 19 || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' ||
+      !ParseIsoDateFast(s.substr(0, 10), &days) || !Digits(s, 11, 2, &h) || !Digits(s, 14, 2, &mi) ||
+      !Digits(s, 17, 2, &sec) || h > 23 || mi > 59 || sec > 59)
+    return false;
+  int64_t fraction = 0;
+  if (s.size() > 19) {
+    size_t digits = s.size() - 20;
+    if (s[19] != '.' || digits < 1 || digits > 6) return false;
+    int f;
+    if (!Digits(s, 20, digits, &f)) return false;
+    fraction = f;
+    for (size_t i = digits; i < 6; i++) fraction *= 10;
+  }
+  *micros = days * kMicrosPerDay + h * kMicrosPerHour + mi * kMicrosPerMinute + sec * kMicrosPerSecond + fraction;
+  return true;
+}
+
+}  // namespace
+
 int64_t ParseDate(std::string_view text) {
+  if (int64_t fast; text.size() == 10 && ParseIsoDateFast(text, &fast)) return fast;
   DecodedDateTime d = DecodeOrThrow(text, false, "date");
   if (d.special == kEpoch) return 0;
   auto out_of_range = [&] {
@@ -2221,6 +2269,8 @@ std::string FormatTime(int64_t micros) {
 }
 
 int64_t ParseTimestamp(std::string_view text) {
+  int64_t micros;
+  if (ParseIsoTimestampFast(text, &micros)) return micros;
   DecodedDateTime d = DecodeOrThrow(text, false, "timestamp");
   return DecodedLocalMicros(d, text);
 }

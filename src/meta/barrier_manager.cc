@@ -135,9 +135,10 @@ namespace {
 constexpr size_t kBulkCommitThreshold = 100000;
 }  // namespace
 
-std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const std::vector<const std::vector<WriteOp>*>& parts) {
+std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const CommitWrites& writes) {
   std::map<TableId, int64_t> deltas;
-  for (const auto* part : parts) {
+  for (const BulkRows* rows : writes.bulk) deltas[rows->table_id()] += static_cast<int64_t>(rows->size());
+  for (const auto* part : writes.ops) {
     // An actor's or a table's writes come in runs of one table: sum a run,
     // then add it (no map lookup per row).
     TableId run_table = 0;
@@ -174,7 +175,7 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   bool checkpoint;
   uint64_t ticket = 0;
   std::vector<std::shared_ptr<StateTable>> tables;
-  std::vector<std::shared_ptr<const std::vector<WriteOp>>> sealed;
+  std::vector<StateTable::SealedWrites> sealed;
   {
     std::unique_lock epoch_lock(epoch_mu_);  // waits for in-flight writers
     GraphChange change;
@@ -195,8 +196,8 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     epoch = current_epoch_;
     current_epoch_ = NextEpoch(epoch);
     for (auto& t : tables) {
-      auto ops = t->Seal(epoch);
-      if (!ops->empty()) sealed.push_back(std::move(ops));
+      StateTable::SealedWrites writes = t->Seal(epoch);
+      if (!writes.empty()) sealed.push_back(std::move(writes));
     }
     Barrier barrier{epoch, current_epoch_, change.mutation, checkpoint};
     runtime_->InjectBarrier(barrier, std::move(change.actors));
@@ -207,27 +208,25 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   for (auto& w : actor_writes) pending_writes_.push_back(std::move(w));
   if (!checkpoint) return;
 
-  std::vector<const std::vector<WriteOp>*> parts;
-  size_t pending = 0;
-  for (auto& s : pending_sealed_) parts.push_back(s.get());
-  for (auto& w : pending_writes_) parts.push_back(&w);
-  for (auto* p : parts) pending += p->size();
+  CommitWrites writes;
+  for (auto& s : pending_sealed_) {
+    writes.ops.push_back(s.ops.get());
+    for (const auto& rows : s.bulk) writes.bulk.push_back(rows.get());
+  }
+  for (auto& w : pending_writes_) writes.ops.push_back(&w);
+  size_t pending = writes.size();
   Status s;
   MetaEntries meta = {{EpochMetaKey(database_id_), std::to_string(epoch)}};
-  std::map<TableId, int64_t> row_counts = RowCountsAfter(parts);
+  std::map<TableId, int64_t> row_counts = RowCountsAfter(writes);
   for (const auto& [id, count] : row_counts) meta.emplace_back(RowCountMetaKey(id), std::to_string(count));
   if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
     auto t0 = std::chrono::steady_clock::now();
-    s = store_->CommitBulk(parts, meta);
+    s = store_->CommitBulk(writes, meta);
     spdlog::debug("bulk commit of {} writes: {} ms", pending,
                   std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
   } else {
     rocksdb::WriteBatch batch;
-    for (auto* p : parts)
-      for (const auto& op : *p) {
-        if (op.is_delete) batch.Delete(store_->data_cf(), op.key);
-        else batch.Put(store_->data_cf(), op.key, op.value);
-      }
+    store_->AddToBatch(writes, &batch);
     for (const auto& [key, value] : meta) batch.Put(store_->meta_cf(), key, value);
     s = store_->Commit(&batch);
   }

@@ -97,13 +97,13 @@ class DatabaseEpochLoop {
   int checkpoint_frequency_ = 1;
   int barriers_since_checkpoint_ = 0;
   // Collected since the last checkpoint (loop thread only).
-  std::vector<std::shared_ptr<const std::vector<WriteOp>>> pending_sealed_;
+  std::vector<StateTable::SealedWrites> pending_sealed_;
   std::vector<std::vector<WriteOp>> pending_writes_;
   // Committed row counts of the relations this loop has changed (loaded
   // from the meta family on first use); epoch loop thread only.
   std::map<TableId, int64_t> row_counts_;
   // The row counts after applying the row deltas of `parts`.
-  std::map<TableId, int64_t> RowCountsAfter(const std::vector<const std::vector<WriteOp>*>& parts);
+  std::map<TableId, int64_t> RowCountsAfter(const CommitWrites& writes);
   uint64_t changes_queued_ = 0;
   uint64_t changes_done_ = 0;
   int interval_ms_;

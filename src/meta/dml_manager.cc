@@ -82,6 +82,32 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
   return guard.epoch();
 }
 
+Epoch DmlManager::ApplyBulk(std::shared_ptr<const BulkRows> rows) {
+  std::lock_guard lock(mu_);
+  auto guard = loop_->BeginWrite();
+  TableId id = rows->table_id();
+  if (!catalog_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
+  auto st = TableFor(id);
+  StreamRuntime* runtime = loop_->runtime();
+  if (runtime->HasSubscribers(id)) {
+    // New keys only: every row is an insert, no old row to read.
+    const std::vector<DataType>& types = st->desc().column_types;
+    DataChunk chunk(types);
+    BulkRows::Cursor c(rows.get());
+    for (c.Seek(""); c.Valid(); c.Next()) {
+      if (!DecodeRowInto(c.value(), &chunk)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in bulk insert");
+      if (chunk.num_rows() == kChunkSize) {
+        runtime->PushTableChanges(id, StreamChunk(std::vector<Op>(chunk.num_rows(), Op::kInsert), std::move(chunk)));
+        chunk = DataChunk(types);
+      }
+    }
+    if (chunk.num_rows())
+      runtime->PushTableChanges(id, StreamChunk(std::vector<Op>(chunk.num_rows(), Op::kInsert), std::move(chunk)));
+  }
+  st->WriteBulk(std::move(rows));
+  return guard.epoch();
+}
+
 std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops) {
   const std::vector<DataType>& types = st.desc().column_types;
   std::vector<StreamChunk> out;

@@ -268,7 +268,16 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
 
 void Session::ApplyWrites(WriteSet&& writes) {
   if (writes.empty()) return;
-  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes));
+  Written(instance_->DmlFor(database_.id)->Apply(std::move(writes)));
+}
+
+void Session::ApplyBulk(std::shared_ptr<const BulkRows> rows) {
+  if (!rows->size()) return;
+  Written(instance_->DmlFor(database_.id)->ApplyBulk(std::move(rows)));
+}
+
+void Session::Written(Epoch epoch) {
+  last_write_epoch_ = epoch;
   bool implicit_flush = false;
   ParseBoolSetting(GetVariable("rw_implicit_flush"), &implicit_flush);
   if (implicit_flush) instance_->barriers()->ForDatabase(database_.id)->Flush();

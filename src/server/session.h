@@ -144,6 +144,11 @@ class Session {
   // Applies writes now (autocommit) or buffers them (transaction block).
   void Write(WriteSet&& writes);
   void ApplyWrites(WriteSet&& writes);
+  // Applies a bulk insert now (only outside transaction blocks).
+  void ApplyBulk(std::shared_ptr<const BulkRows> rows);
+  // After a write landed in `epoch`: remembered for reads, and waited for
+  // under RW_IMPLICIT_FLUSH.
+  void Written(Epoch epoch);
   std::shared_ptr<const Snapshot> ReadSnapshot();
   void PrepareEval();
   std::string GetVariable(const std::string& name) const;

@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace freshet {
 
@@ -263,33 +264,166 @@ std::vector<WritePos> SortedOrder(const std::vector<const std::vector<WriteOp>*>
 
 }  // namespace
 
-Status StateStore::CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta) {
+namespace {
+
+// The ops of a commit in key order, seeing only the last write of a key.
+class SortedOps {
+ public:
+  SortedOps(const std::vector<const std::vector<WriteOp>*>& parts, const std::vector<WritePos>& order)
+      : parts_(parts), order_(order) {}
+  void Seek(std::string_view target) {
+    auto it = std::lower_bound(order_.begin(), order_.end(), target,
+                               [&](WritePos p, std::string_view t) { return std::string_view(At(parts_, p).key) < t; });
+    i_ = static_cast<size_t>(it - order_.begin());
+    SkipShadowed();
+  }
+  bool Valid() const { return i_ < order_.size(); }
+  const WriteOp& op() const { return At(parts_, order_[i_]); }
+  void Next() {
+    i_++;
+    SkipShadowed();
+  }
+
+ private:
+  // Moves to the last write of the current key (a later write wins).
+  void SkipShadowed() {
+    while (i_ + 1 < order_.size() && At(parts_, order_[i_]).key == At(parts_, order_[i_ + 1]).key) i_++;
+  }
+  const std::vector<const std::vector<WriteOp>*>& parts_;
+  const std::vector<WritePos>& order_;
+  size_t i_ = 0;
+};
+
+// Writes the commit's data keys in [lower, upper) (upper empty: no bound)
+// into `file`, merging the sorted ops with the bulk rows. Sets *written to
+// the number of keys; no file is left behind when there are none.
+rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<WritePos>& order,
+                               const rocksdb::Options& options, rocksdb::ColumnFamilyHandle* cf,
+                               const std::string& lower, const std::string& upper, const std::string& file,
+                               size_t* written) {
+  *written = 0;
+  SortedOps ops(writes.ops, order);
+  ops.Seek(lower);
+  std::vector<BulkRows::Cursor> bulk;
+  for (const BulkRows* rows : writes.bulk) {
+    bulk.emplace_back(rows);
+    bulk.back().Seek(lower);
+  }
+  auto in_range = [&](std::string_view key) { return upper.empty() || key < std::string_view(upper); };
+  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options, cf);
+  bool open = false;
+  rocksdb::Status rs;
+  auto add = [&](std::string_view key, std::string_view value, bool is_delete) {
+    if (!open) {
+      rs = writer.Open(file);
+      open = true;
+      if (!rs.ok()) return;
+    }
+    rocksdb::Slice k(key.data(), key.size());
+    rs = is_delete ? writer.Delete(k) : writer.Put(k, rocksdb::Slice(value.data(), value.size()));
+    (*written)++;
+  };
+  while (rs.ok()) {
+    int best = -1;
+    for (size_t i = 0; i < bulk.size(); i++)
+      if (bulk[i].Valid() && in_range(bulk[i].key()) && (best < 0 || bulk[i].key() < bulk[best].key()))
+        best = static_cast<int>(i);
+    bool has_op = ops.Valid() && in_range(ops.op().key);
+    if (!has_op && best < 0) break;
+    if (has_op && (best < 0 || std::string_view(ops.op().key) <= bulk[best].key())) {
+      const WriteOp& op = ops.op();
+      for (auto& c : bulk)  // the op was written after the bulk row
+        while (c.Valid() && c.key() == std::string_view(op.key)) c.Next();
+      add(op.key, op.value, op.is_delete);
+      ops.Next();
+    } else {
+      add(bulk[best].key(), bulk[best].value(), false);
+      bulk[best].Next();
+    }
+  }
+  if (rs.ok() && open) rs = writer.Finish();
+  if (!rs.ok() || !*written) {
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+  }
+  return rs;
+}
+
+// Commits at least this large are written by two threads.
+constexpr size_t kParallelWriteThreshold = 200000;
+
+// Where to split a large commit's keys in two: the middle vnode of the
+// largest bulk load, else the middle op.
+std::string SplitKey(const CommitWrites& writes, const std::vector<WritePos>& order) {
+  const BulkRows* largest = nullptr;
+  for (const BulkRows* rows : writes.bulk)
+    if (!largest || rows->size() > largest->size()) largest = rows;
+  if (largest && largest->size() * 2 >= writes.size()) return VnodePrefix(largest->table_id(), kVnodeCount / 2);
+  if (order.empty()) return "";
+  return At(writes.ops, order[order.size() / 2]).key;
+}
+
+}  // namespace
+
+void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* batch) const {
+  for (const BulkRows* rows : writes.bulk) {
+    BulkRows::Cursor c(rows);
+    for (c.Seek(""); c.Valid(); c.Next())
+      batch->Put(data_cf_, rocksdb::Slice(c.key().data(), c.key().size()),
+                 rocksdb::Slice(c.value().data(), c.value().size()));
+  }
+  for (const auto* part : writes.ops)
+    for (const auto& op : *part) {
+      if (op.is_delete) batch->Delete(data_cf_, op.key);
+      else batch->Put(data_cf_, op.key, op.value);
+    }
+}
+
+Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta) {
   ChangedTables changed;
-  for (const auto* part : parts)
+  for (const auto* part : writes.ops)
     for (const WriteOp& op : *part) changed.AddKey(op.key);
+  for (const BulkRows* rows : writes.bulk) changed.tables.push_back(rows->table_id());
   changed.Finish();
   versions_.BeginChange(changed.tables, false);
-  Status s = CommitBulkUnversioned(parts, std::move(meta));
+  Status s = CommitBulkUnversioned(writes, std::move(meta));
   versions_.EndChange(changed.tables, false);
   return s;
 }
 
-Status StateStore::CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta) {
-  // Sort by key keeping write order among equal keys; keep the last one.
-  std::vector<WritePos> order = SortedOrder(parts);
+Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta) {
+  std::vector<WritePos> order = SortedOrder(writes.ops);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
-  std::string data_file = base + "-data.sst", meta_file = base + "-meta.sst";
   rocksdb::Options data_options(db_->GetDBOptions(), db_->GetOptions(data_cf_));
-  // Written once and soon compacted: compression would only slow the load.
+  // SstFileWriter compresses with bottommost_compression when it is set.
   data_options.compression = rocksdb::kNoCompression;
-  rocksdb::SstFileWriter data_writer(rocksdb::EnvOptions(), data_options, data_cf_);
-  rocksdb::Status rs = order.empty() ? rocksdb::Status::OK() : data_writer.Open(data_file);
-  for (size_t i = 0; rs.ok() && i < order.size(); i++) {
-    const WriteOp& op = At(parts, order[i]);
-    if (i + 1 < order.size() && op.key == At(parts, order[i + 1]).key) continue;  // a later write wins
-    rs = op.is_delete ? data_writer.Delete(op.key) : data_writer.Put(op.key, op.value);
+  data_options.bottommost_compression = rocksdb::kDisableCompressionOption;
+
+  // Key ranges written in parallel, each into its own file: files of one
+  // ingestion must not overlap.
+  std::vector<std::string> bounds = {""};
+  if (writes.size() >= kParallelWriteThreshold) {
+    std::string split = SplitKey(writes, order);
+    if (!split.empty()) bounds.push_back(split);
   }
-  if (rs.ok() && !order.empty()) rs = data_writer.Finish();
+  bounds.push_back("");
+  size_t ranges = bounds.size() - 1;
+  std::vector<std::string> files(ranges);
+  std::vector<size_t> written(ranges, 0);
+  std::vector<rocksdb::Status> statuses(ranges);
+  auto write_range = [&](size_t r) {
+    files[r] = base + "-data-" + std::to_string(r) + ".sst";
+    statuses[r] = WriteDataRange(writes, order, data_options, data_cf_, bounds[r], bounds[r + 1], files[r], &written[r]);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t r = 1; r < ranges; r++) helpers.emplace_back(write_range, r);
+  write_range(0);
+  for (auto& t : helpers) t.join();
+  rocksdb::Status rs;
+  for (const auto& st : statuses)
+    if (rs.ok() && !st.ok()) rs = st;
+
+  std::string meta_file = base + "-meta.sst";
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));
   rocksdb::SstFileWriter meta_writer(rocksdb::EnvOptions(), meta_options, meta_cf_);
   std::sort(meta.begin(), meta.end());  // an SST is written in key order
@@ -298,18 +432,21 @@ Status StateStore::CommitBulkUnversioned(const std::vector<const std::vector<Wri
     if (i + 1 == meta.size() || meta[i].first != meta[i + 1].first) rs = meta_writer.Put(meta[i].first, meta[i].second);
   if (rs.ok()) rs = meta_writer.Finish();
   if (rs.ok()) {
+    std::vector<rocksdb::IngestExternalFileArg> args;
     rocksdb::IngestExternalFileArg data_arg, meta_arg;
     data_arg.column_family = data_cf_;
-    data_arg.external_files = {data_file};
+    for (size_t r = 0; r < ranges; r++)
+      if (written[r]) data_arg.external_files.push_back(files[r]);
     data_arg.options.move_files = true;
     meta_arg.column_family = meta_cf_;
     meta_arg.external_files = {meta_file};
     meta_arg.options.move_files = true;
-    if (order.empty()) rs = db_->IngestExternalFiles({meta_arg});
-    else rs = db_->IngestExternalFiles({data_arg, meta_arg});
+    if (!data_arg.external_files.empty()) args.push_back(data_arg);
+    args.push_back(meta_arg);
+    rs = db_->IngestExternalFiles(args);
   }
   std::error_code ec;
-  std::filesystem::remove(data_file, ec);
+  for (const auto& f : files) std::filesystem::remove(f, ec);
   std::filesystem::remove(meta_file, ec);
   return ToStatus(rs, "bulk commit");
 }

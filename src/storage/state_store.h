@@ -28,6 +28,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "storage/bulk_rows.h"
 #include "storage/scan_cache.h"
 #include "storage/write_set.h"
 
@@ -45,6 +46,21 @@ class StateStore;
 
 // Meta-family entries committed together with data (key, value).
 using MetaEntries = std::vector<std::pair<std::string, std::string>>;
+
+// The data-family writes of one commit: write ops, in parts that need not
+// be sorted (for a repeated key the last write wins: parts in order, then
+// ops in order), and bulk rows, which are sorted and come before every op
+// (an op on a bulk row's key wins).
+struct CommitWrites {
+  std::vector<const std::vector<WriteOp>*> ops;
+  std::vector<const BulkRows*> bulk;
+  size_t size() const {
+    size_t n = 0;
+    for (const auto* p : ops) n += p->size();
+    for (const auto* b : bulk) n += b->size();
+    return n;
+  }
+};
 
 // A consistent read view; releases the RocksDB snapshot on destruction.
 // `seq` is the TableVersions sequence read just before it was taken.
@@ -74,11 +90,13 @@ class StateStore {
   Status Commit(rocksdb::WriteBatch* batch);
 
   // Commits a large set of data-family writes together with meta-family
-  // entries (the epoch marker, row counts) by writing them as sorted SST files and
-  // ingesting both atomically: far cheaper than a WriteBatch for bulk loads
-  // (no WAL, no memtable inserts). The parts need not be sorted; for
-  // repeated keys the last write wins (parts in order, then ops in order).
-  Status CommitBulk(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta);
+  // entries (the epoch marker, row counts) by writing them as sorted SST
+  // files and ingesting all of them atomically: far cheaper than a
+  // WriteBatch for bulk loads (no WAL, no memtable inserts). Large commits
+  // are split at a key and written by two threads into two files.
+  Status CommitBulk(const CommitWrites& writes, MetaEntries meta);
+  // Adds the writes to a WriteBatch for Commit (bulk rows first).
+  void AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* batch) const;
   // Whether CommitBulk is available (on-disk stores only).
   bool SupportsBulkCommit() const { return !mem_env_; }
 
@@ -117,7 +135,7 @@ class StateStore {
 
  private:
   StateStore() = default;
-  Status CommitBulkUnversioned(const std::vector<const std::vector<WriteOp>*>& parts, MetaEntries meta);
+  Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta);
   std::unique_ptr<rocksdb::Env> mem_env_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;

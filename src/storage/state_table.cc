@@ -1,6 +1,7 @@
 #include "storage/state_table.h"
 
 #include <xxhash.h>
+#include "common/error.h"
 
 namespace freshet {
 
@@ -35,7 +36,14 @@ bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::strin
     IndexFrom(0);
   }
   auto it = index.find(key);
-  if (it == index.end()) return false;
+  if (it == index.end()) {
+    for (const auto& rows : bulk)
+      if (auto found = rows->Find(key)) {
+        *value = std::move(found);
+        return true;
+      }
+    return false;
+  }
   const WriteOp& op = (*ops)[it->second];
   if (op.is_delete) *value = std::nullopt;
   else *value = op.value;
@@ -67,6 +75,11 @@ void StateTable::Write(std::vector<WriteOp>&& writes) {
   log_.IndexFrom(first);
 }
 
+void StateTable::WriteBulk(std::shared_ptr<const BulkRows> rows) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (rows->size()) log_.bulk.push_back(std::move(rows));
+}
+
 std::optional<std::string> StateTable::Get(const std::string& key) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -83,13 +96,13 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
   return value;
 }
 
-std::shared_ptr<const std::vector<WriteOp>> StateTable::Seal(Epoch epoch) {
+StateTable::SealedWrites StateTable::Seal(Epoch epoch) {
   std::lock_guard<std::mutex> lock(mu_);
   log_.epoch = epoch;
-  std::shared_ptr<const std::vector<WriteOp>> ops = log_.ops;
-  if (!ops->empty()) sealed_.push_back(std::move(log_));
+  SealedWrites sealed{log_.ops, log_.bulk};
+  if (!sealed.empty()) sealed_.push_back(std::move(log_));
   log_ = EpochLog();
-  return ops;
+  return sealed;
 }
 
 void StateTable::ReleaseSealed(Epoch committed) {
@@ -103,6 +116,7 @@ void StateTable::TakeWrites(std::vector<WriteOp>* out) {
   std::vector<WriteOp> pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!log_.bulk.empty()) throw SqlError(sqlstate::kInternalError, "bulk rows of a table whose writes are taken");
     pending.swap(*log_.ops);
     log_ = EpochLog();
     // The next epoch likely writes as much: room for it up front saves
@@ -117,12 +131,14 @@ void StateTable::TakeWrites(std::vector<WriteOp>* out) {
 
 size_t StateTable::PendingCount() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return log_.ops->size();
+  size_t n = log_.ops->size();
+  for (const auto& rows : log_.bulk) n += rows->size();
+  return n;
 }
 
 bool StateTable::HasPendingWrites() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return !log_.ops->empty();
+  return !log_.ops->empty() || !log_.bulk.empty();
 }
 
 }  // namespace freshet

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/data_chunk.h"
+#include "storage/bulk_rows.h"
 #include "storage/keys.h"
 #include "storage/state_store.h"
 #include "storage/write_set.h"
@@ -55,16 +56,27 @@ class StateTable {
   // Appends many writes under one lock (taking the vector when the epoch's
   // log is still empty, so a bulk statement moves no rows).
   void Write(std::vector<WriteOp>&& writes);
+  // Adds the rows of a bulk insert (see bulk_rows.h: inserts of new keys,
+  // so the other writes of the epoch to the same keys come after them).
+  void WriteBulk(std::shared_ptr<const BulkRows> rows);
   // Reads the latest value of key: this epoch's buffer, else committed state.
   std::optional<std::string> Get(const std::string& key) const;
 
+  // The writes of one epoch, handed to the commit.
+  struct SealedWrites {
+    std::shared_ptr<const std::vector<WriteOp>> ops;
+    std::vector<std::shared_ptr<const BulkRows>> bulk;
+    bool empty() const { return ops->empty() && bulk.empty(); }
+  };
   // Closes the current buffer as the writes of `epoch` and returns them;
   // they stay visible to Get until ReleaseSealed(epoch or later).
-  std::shared_ptr<const std::vector<WriteOp>> Seal(Epoch epoch);
+  SealedWrites Seal(Epoch epoch);
   void ReleaseSealed(Epoch committed);
   // Moves buffered writes out into *out, in write order among this table's
   // writes; *out may hold other tables' writes, which may end up after them.
+  // Not for tables that take bulk writes (those are sealed).
   void TakeWrites(std::vector<WriteOp>* out);
+  // Buffered writes of the current epoch (ops and bulk rows).
   size_t PendingCount() const;
   bool HasPendingWrites() const;
 
@@ -76,6 +88,7 @@ class StateTable {
   struct EpochLog {
     Epoch epoch = 0;
     std::shared_ptr<std::vector<WriteOp>> ops = std::make_shared<std::vector<WriteOp>>();
+    std::vector<std::shared_ptr<const BulkRows>> bulk;  // before every op
     std::unordered_map<std::string, size_t> index;
     bool indexed = false;
     void IndexFrom(size_t pos);

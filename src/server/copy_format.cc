@@ -1,0 +1,281 @@
+#include "server/copy_format.h"
+
+#include <cstring>
+
+#include "common/error.h"
+
+namespace freshet {
+
+namespace {
+
+std::string DefElemString(const PgQuery__DefElem* d) {
+  if (!d->arg) return "true";
+  const PgQuery__Node* a = d->arg;
+  if (a->node_case == PG_QUERY__NODE__NODE_STRING) return a->string->sval;
+  if (a->node_case == PG_QUERY__NODE__NODE_INTEGER) return std::to_string(a->integer->ival);
+  if (a->node_case == PG_QUERY__NODE__NODE_BOOLEAN) return a->boolean->boolval ? "true" : "false";
+  if (a->node_case == PG_QUERY__NODE__NODE_A_CONST && a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL)
+    return a->a_const->sval->sval;
+  return "";
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
+  CopyFormat f;
+  bool null_set = false, delim_set = false;
+  for (size_t i = 0; i < c->n_options; i++) {
+    const PgQuery__DefElem* d = c->options[i]->def_elem;
+    std::string name = d->defname, v = DefElemString(d);
+    if (name == "format") {
+      if (v == "csv") f.csv = true;
+      else if (v != "text") FRESHET_THROW(sqlstate::kFeatureNotSupported, "COPY format \"{}\" not recognized", v);
+    } else if (name == "delimiter") {
+      if (v.size() != 1) throw SqlError(sqlstate::kFeatureNotSupported, "COPY delimiter must be a single one-byte character");
+      f.delimiter = v[0];
+      delim_set = true;
+    } else if (name == "null") {
+      f.null_string = v;
+      null_set = true;
+    } else if (name == "header") {
+      f.header = v == "true" || v == "on" || v == "1";
+    } else if (name == "quote") {
+      f.quote = v.empty() ? '"' : v[0];
+    } else if (name == "escape") {
+      f.escape = v.empty() ? '"' : v[0];
+    } else {
+      FRESHET_THROW(sqlstate::kSyntaxError, "option \"{}\" not recognized", name);
+    }
+  }
+  if (f.csv) {
+    if (!delim_set) f.delimiter = ',';
+    if (!null_set) f.null_string = "";
+  }
+  return f;
+}
+
+CopyRecordReader::CopyRecordReader(CopyFormat format) : format_(std::move(format)) {
+  for (char c : {format_.delimiter, format_.quote, '\n', '\r'}) csv_special_[static_cast<uint8_t>(c)] = true;
+}
+
+void CopyRecordReader::Append(std::string_view data) {
+  // Drop consumed bytes once they are most of the buffer (amortized O(1)).
+  if (pos_ > 0 && pos_ >= buf_.size() / 2) {
+    buf_.erase(0, pos_);
+    scanned_ = scanned_ > pos_ ? scanned_ - pos_ : 0;
+    pos_ = 0;
+  }
+  buf_.append(data);
+}
+
+bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
+  if (ended_ || pos_ >= buf_.size()) return false;
+  if (!final && scanned_ > pos_ && !std::memchr(buf_.data() + scanned_, '\n', buf_.size() - scanned_)) {
+    scanned_ = buf_.size();
+    return false;
+  }
+  spans_.clear();
+  scratch_.clear();
+  size_t end = 0;
+  if (!(format_.csv ? ReadCsv(final, &end) : ReadText(final, &end))) {
+    scanned_ = buf_.size();
+    return false;
+  }
+  pos_ = end;
+  scanned_ = 0;
+  fields->clear();
+  for (const Span& s : spans_)
+    fields->push_back({std::string_view((s.in_scratch ? scratch_.data() : buf_.data()) + s.offset, s.size), s.null});
+  // The end marker; in CSV only unquoted.
+  if (format_.csv && fields->size() == 1 && !spans_[0].in_scratch && fields->front().text == "\\.") ended_ = true;
+  return !ended_;
+}
+
+bool CopyRecordReader::ReadCsv(bool final, size_t* end) {
+  const char* b = buf_.data();
+  const size_t n = buf_.size();
+  const char delim = format_.delimiter, quote = format_.quote, escape = format_.escape;
+  size_t i = pos_;
+  while (true) {  // one field per iteration
+    size_t start = i;
+    // The common case: an unquoted field, taken as a view.
+    while (i < n && !csv_special_[static_cast<uint8_t>(b[i])]) i++;
+    Span span{start, i - start, false, false};
+    if (i < n && b[i] == quote) {
+      // Quoted sections (possibly several, with unquoted text between):
+      // assembled in the scratch buffer.
+      span = Span{scratch_.size(), 0, true, false};
+      scratch_.append(b + start, i - start);
+      while (i < n && b[i] != delim && b[i] != '\n' && b[i] != '\r') {
+        if (b[i] != quote) {
+          scratch_.push_back(b[i++]);
+          continue;
+        }
+        i++;  // opening quote
+        while (true) {
+          if (i >= n) {
+            if (!final) return false;
+            throw SqlError(sqlstate::kBadCopyFileFormat, "unterminated CSV quoted field");
+          }
+          char c = b[i];
+          if (c == escape && escape != quote && i + 1 < n && (b[i + 1] == quote || b[i + 1] == escape)) {
+            scratch_.push_back(b[i + 1]);
+            i += 2;
+            continue;
+          }
+          if (c == quote) {
+            if (escape == quote && i + 1 >= n && !final) return false;  // a doubled quote may follow
+            if (escape == quote && i + 1 < n && b[i + 1] == quote) {
+              scratch_.push_back(quote);
+              i += 2;
+              continue;
+            }
+            i++;  // closing quote
+            break;
+          }
+          scratch_.push_back(c);
+          i++;
+        }
+      }
+      span.size = scratch_.size() - span.offset;
+    } else if (span.size == format_.null_string.size() &&
+               std::memcmp(b + start, format_.null_string.data(), span.size) == 0) {
+      span.null = true;  // only an unquoted field can be NULL
+    }
+    if (i >= n) {
+      if (!final) return false;
+      if (i == pos_) return false;  // nothing left
+      spans_.push_back(span);
+      *end = i;
+      return true;
+    }
+    spans_.push_back(span);
+    char c = b[i++];
+    if (c == delim) continue;
+    if (c == '\r' && i < n && b[i] == '\n') i++;
+    if (c == '\r' && i >= n && !final) return false;  // "\r\n" split between messages
+    *end = i;
+    return true;
+  }
+}
+
+bool CopyRecordReader::ReadText(bool final, size_t* end) {
+  const char* b = buf_.data();
+  size_t n = buf_.size();
+  const void* nl = std::memchr(b + pos_, '\n', n - pos_);
+  size_t line_end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - b) : n;
+  if (!nl && !final) return false;
+  *end = nl ? line_end + 1 : n;
+  if (line_end > pos_ && b[line_end - 1] == '\r') line_end--;
+  if (std::string_view(b + pos_, line_end - pos_) == "\\.") {
+    ended_ = true;
+    return true;
+  }
+  const char delim = format_.delimiter;
+  const std::string& null_string = format_.null_string;
+  size_t i = pos_;
+  while (true) {  // one field per iteration
+    size_t start = i;
+    bool escaped = false;
+    while (i < line_end && b[i] != delim) {
+      if (b[i] == '\\' && i + 1 < line_end) {
+        escaped = true;
+        i++;  // the escaped character is never a separator
+      }
+      i++;
+    }
+    std::string_view raw(b + start, i - start);
+    if (raw == null_string) {
+      spans_.push_back(Span{start, 0, false, true});
+    } else if (!escaped) {
+      spans_.push_back(Span{start, raw.size(), false, false});
+    } else {
+      size_t offset = scratch_.size();
+      Unescape(raw);
+      spans_.push_back(Span{offset, scratch_.size() - offset, true, false});
+    }
+    if (i >= line_end) return true;
+    i++;  // the delimiter
+  }
+}
+
+void CopyRecordReader::Unescape(std::string_view raw) {
+  for (size_t i = 0; i < raw.size(); i++) {
+    char c = raw[i];
+    if (c != '\\' || i + 1 >= raw.size()) {
+      scratch_.push_back(c);
+      continue;
+    }
+    char e = raw[++i];
+    switch (e) {
+      case 'b': scratch_.push_back('\b'); break;
+      case 'f': scratch_.push_back('\f'); break;
+      case 'n': scratch_.push_back('\n'); break;
+      case 'r': scratch_.push_back('\r'); break;
+      case 't': scratch_.push_back('\t'); break;
+      case 'v': scratch_.push_back('\v'); break;
+      case 'x': {
+        int v = 0, digits = 0;
+        while (digits < 2 && i + 1 < raw.size() && HexDigit(raw[i + 1]) >= 0) {
+          v = v * 16 + HexDigit(raw[++i]);
+          digits++;
+        }
+        if (digits == 0) scratch_.push_back('x');  // "\x" without digits is a plain x
+        else scratch_.push_back(static_cast<char>(v));
+        break;
+      }
+      default:
+        if (e >= '0' && e <= '7') {
+          int v = e - '0', digits = 1;
+          while (digits < 3 && i + 1 < raw.size() && raw[i + 1] >= '0' && raw[i + 1] <= '7') {
+            v = v * 8 + (raw[++i] - '0');
+            digits++;
+          }
+          scratch_.push_back(static_cast<char>(v));
+        } else {
+          scratch_.push_back(e);
+        }
+    }
+  }
+}
+
+std::string EscapeCopyText(const std::string& s, char delimiter) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\v': out += "\\v"; break;
+      default:
+        if (c == delimiter) out.push_back('\\');
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string QuoteCopyCsv(const std::string& s, const CopyFormat& f) {
+  bool needs = s.empty() || s.find_first_of(std::string(1, f.delimiter) + f.quote + "\r\n") != std::string::npos ||
+               s == f.null_string;
+  if (!needs) return s;
+  std::string out(1, f.quote);
+  for (char c : s) {
+    if (c == f.quote || c == f.escape) out.push_back(f.escape);
+    out.push_back(c);
+  }
+  out.push_back(f.quote);
+  return out;
+}
+
+}  // namespace freshet

@@ -1,0 +1,86 @@
+// PostgreSQL's COPY text and CSV formats: the options of a COPY statement,
+// splitting incoming data into records of fields (COPY FROM), and quoting
+// fields on the way out (COPY TO).
+//
+// CopyRecordReader is the inner loop of a bulk load, so it hands out fields
+// as views: into the received data when a field needs no unescaping, into a
+// scratch buffer when it does. Nothing is allocated per record or field.
+#pragma once
+
+#include <pg_query/pg_query.pb-c.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace freshet {
+
+struct CopyFormat {
+  bool csv = false;
+  char delimiter = '\t';
+  std::string null_string = "\\N";
+  bool header = false;
+  char quote = '"';
+  char escape = '"';
+};
+
+// The format options of a COPY statement (FORMAT, DELIMITER, NULL, HEADER,
+// QUOTE, ESCAPE); throws 0A000/42601 for unknown or unsupported ones.
+CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* stmt);
+
+// A field of a record; `text` is unescaped and valid until the reader's
+// next Next() or Append().
+struct CopyField {
+  std::string_view text;
+  bool null = false;
+};
+
+class CopyRecordReader {
+ public:
+  explicit CopyRecordReader(CopyFormat format);
+
+  // Adds bytes received from the client.
+  void Append(std::string_view data);
+  // Reads the next complete record into *fields. `final` says that no more
+  // data will come, so a last record without a line end is complete.
+  // Returns false when no complete record is buffered, and after the end
+  // marker (a line holding only "\."). Throws 22P04 for an unterminated
+  // quoted CSV field at the end.
+  bool Next(bool final, std::vector<CopyField>* fields);
+  // Whether the end marker was read.
+  bool ended() const { return ended_; }
+
+ private:
+  // A field's bytes before the views are made (the scratch buffer may
+  // move while a record is read).
+  struct Span {
+    size_t offset = 0, size = 0;
+    bool in_scratch = false, null = false;
+  };
+  // Each returns true with *end past the record's line end, or false if
+  // the record is incomplete.
+  bool ReadCsv(bool final, size_t* end);
+  bool ReadText(bool final, size_t* end);
+  void Unescape(std::string_view raw);
+
+  CopyFormat format_;
+  // CSV: the bytes that end an unquoted run (delimiter, quote, line ends).
+  bool csv_special_[256] = {};
+  std::string buf_;
+  size_t pos_ = 0;  // start of the first unread record
+  // When a record was incomplete: bytes of buf_ already known to hold no
+  // line end after pos_, so Next() waits for one without rescanning.
+  size_t scanned_ = 0;
+  bool ended_ = false;
+  std::string scratch_;
+  std::vector<Span> spans_;
+};
+
+// Text format: backslash-escapes control characters, backslash and the
+// delimiter.
+std::string EscapeCopyText(const std::string& s, char delimiter);
+// CSV: quotes a field if it needs it (delimiter, quote, line end, empty,
+// or equal to the NULL string).
+std::string QuoteCopyCsv(const std::string& s, const CopyFormat& f);
+
+}  // namespace freshet

@@ -1,0 +1,248 @@
+#include "storage/bulk_rows.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "common/encoding.h"
+#include "common/error.h"
+#include "storage/state_table.h"
+
+namespace freshet {
+
+namespace {
+
+// A vnode's first segment is small (most COPYs are small), later ones
+// double up to kMaxSegment: few allocations for big loads, no copying.
+constexpr size_t kFirstSegment = 256;
+constexpr size_t kMaxSegment = 64 << 10;
+constexpr size_t kEntryHeader = 2 * sizeof(uint32_t);
+// Slabs: the first one small, the later ones huge-page sized and aligned.
+constexpr size_t kFirstSlab = 64 << 10;
+constexpr size_t kHugePage = 2 << 20;
+constexpr size_t kSlab = 8 * kHugePage;
+
+}  // namespace
+
+BulkRows::BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_indices)
+    : table_id_(table_id), key_column_(key_column), dist_key_indices_(std::move(dist_key_indices)) {}
+
+void BulkRows::SlabFree::operator()(Slab* s) const {
+  if (s->size >= kHugePage) munmap(s->base, s->size);
+  else std::free(s->base);
+  delete s;
+}
+
+char* BulkRows::Allocate(size_t n) {
+  if (slabs_.empty() || slabs_.back()->size - slab_used_ < n) {
+    auto slab = std::unique_ptr<Slab, SlabFree>(new Slab);
+    if (slabs_.empty() && n <= kFirstSlab) {
+      slab->size = kFirstSlab;
+      slab->base = std::malloc(kFirstSlab);
+      if (!slab->base) throw std::bad_alloc();
+    } else {
+      slab->size = std::max(kSlab, (n + kHugePage - 1) / kHugePage * kHugePage);
+      // Over-map by a huge page to align the slab to one.
+      size_t mapped = slab->size + kHugePage;
+      void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) throw std::bad_alloc();
+      uintptr_t start = reinterpret_cast<uintptr_t>(p);
+      uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+      if (aligned > start) munmap(p, aligned - start);
+      uintptr_t end = start + mapped, slab_end = aligned + slab->size;
+      if (end > slab_end) munmap(reinterpret_cast<void*>(slab_end), end - slab_end);
+      slab->base = reinterpret_cast<void*>(aligned);
+      madvise(slab->base, slab->size, MADV_HUGEPAGE);  // advice only: may be refused
+    }
+    slabs_.push_back(std::move(slab));
+    slab_used_ = 0;
+  }
+  char* p = static_cast<char*>(slabs_.back()->base) + slab_used_;
+  slab_used_ += n;
+  return p;
+}
+
+char* BulkRows::Reserve(Vnode& v, size_t n) {
+  if (v.segments.empty() || v.segments.back().capacity - v.segments.back().used < n) {
+    size_t capacity = v.segments.empty() ? kFirstSegment : std::min(kMaxSegment, 2 * v.segments.back().capacity);
+    capacity = std::max(capacity, n);
+    Segment s;
+    s.data = Allocate(capacity);
+    s.capacity = capacity;
+    v.segments.push_back(s);
+  }
+  Segment& s = v.segments.back();
+  char* p = s.data + s.used;
+  s.used += n;
+  return p;
+}
+
+void BulkRows::Add(const DataChunk& rows) {
+  const Vector& keys = rows.column(key_column_);
+  for (size_t r = 0; r < rows.num_rows(); r++) {
+    if (keys.IsNull(r) || (rows_ > 0 && keys.GetInt(r) <= last_key_))
+      throw SqlError(sqlstate::kInternalError, "bulk load: keys do not increase");
+    last_key_ = keys.GetInt(r);
+    uint16_t vnode = ComputeVnode(rows, r, dist_key_indices_);
+    scratch_key_.clear();
+    scratch_value_.clear();
+    PutFixed32BE(&scratch_key_, table_id_);
+    PutFixed16BE(&scratch_key_, vnode);
+    EncodeKeyFromVector(keys, r, &scratch_key_);
+    EncodeRow(rows, r, &scratch_value_);
+    uint32_t key_size = static_cast<uint32_t>(scratch_key_.size());
+    uint32_t value_size = static_cast<uint32_t>(scratch_value_.size());
+    char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
+    std::memcpy(p, &key_size, sizeof(key_size));
+    std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
+    std::memcpy(p + kEntryHeader, scratch_key_.data(), key_size);
+    std::memcpy(p + kEntryHeader + key_size, scratch_value_.data(), value_size);
+    rows_++;
+    bytes_ += key_size + value_size;
+  }
+}
+
+const char* BulkRows::DecodeEntry(const char* p, std::string_view* key, std::string_view* value) {
+  uint32_t key_size, value_size;
+  std::memcpy(&key_size, p, sizeof(key_size));
+  std::memcpy(&value_size, p + sizeof(key_size), sizeof(value_size));
+  *key = std::string_view(p + kEntryHeader, key_size);
+  *value = std::string_view(p + kEntryHeader + key_size, value_size);
+  return p + kEntryHeader + key_size + value_size;
+}
+
+std::optional<std::string> BulkRows::Find(std::string_view key) const {
+  Cursor c(this);
+  c.Seek(key);
+  if (c.Valid() && c.key() == key) return std::string(c.value());
+  return std::nullopt;
+}
+
+void BulkRows::Cursor::Seek(std::string_view target) {
+  std::string prefix = TablePrefix(rows_->table_id_);
+  std::string_view p(prefix);
+  vnode_ = kVnodeCount;
+  if (target.substr(0, 4) > p) return;  // past every key of the table
+  int first = 0;
+  if (target.substr(0, 4) == p && target.size() > 4) {
+    // The vnode bytes of the target (a one-byte tail compares as vnode
+    // tail*256, which the keys of that vnode and above follow).
+    uint8_t hi = static_cast<uint8_t>(target[4]);
+    uint8_t lo = target.size() > 5 ? static_cast<uint8_t>(target[5]) : 0;
+    first = hi << 8 | lo;
+    if (first >= kVnodeCount) return;
+  }
+  vnode_ = first;
+  segment_ = 0;
+  offset_ = 0;
+  Settle();
+  if (!Valid() || vnode_ != first) return;
+  // Within the vnode: skip whole segments whose successor starts at or
+  // below the target, then entries.
+  const Vnode& v = rows_->vnodes_[vnode_];
+  while (Valid() && vnode_ == first && key_ < target) {
+    if (offset_ == 0 && segment_ + 1 < v.segments.size()) {
+      std::string_view next_key, next_value;
+      DecodeEntry(v.segments[segment_ + 1].data, &next_key, &next_value);
+      if (next_key <= target) {
+        segment_++;
+        Settle();
+        continue;
+      }
+    }
+    Next();
+  }
+}
+
+void BulkRows::Cursor::Next() {
+  std::string_view k, val;
+  const Segment& s = rows_->vnodes_[vnode_].segments[segment_];
+  const char* end = DecodeEntry(s.data + offset_, &k, &val);
+  offset_ = static_cast<size_t>(end - s.data);
+  Settle();
+}
+
+void BulkRows::Cursor::Settle() {
+  while (vnode_ < kVnodeCount) {
+    const Vnode& v = rows_->vnodes_[vnode_];
+    if (segment_ < v.segments.size() && offset_ >= v.segments[segment_].used) {
+      segment_++;
+      offset_ = 0;
+      continue;
+    }
+    if (segment_ >= v.segments.size()) {
+      vnode_++;
+      segment_ = 0;
+      offset_ = 0;
+      continue;
+    }
+    DecodeEntry(v.segments[segment_].data + offset_, &key_, &value_);
+    return;
+  }
+}
+
+namespace {
+constexpr size_t kMaxQueuedChunks = 8;
+}  // namespace
+
+BulkRowsBuilder::BulkRowsBuilder(std::shared_ptr<BulkRows> rows)
+    : rows_(std::move(rows)), thread_([this] { Run(); }) {}
+
+BulkRowsBuilder::~BulkRowsBuilder() { Stop(); }
+
+void BulkRowsBuilder::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+    queue_.clear();  // destroyed without Finish: the rest is dropped
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void BulkRowsBuilder::Add(DataChunk rows) {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return queue_.size() < kMaxQueuedChunks || error_; });
+  if (error_) std::rethrow_exception(error_);
+  queue_.push_back(std::move(rows));
+  cv_.notify_all();
+}
+
+std::shared_ptr<BulkRows> BulkRowsBuilder::Finish() {
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return (queue_.empty() && !busy_) || error_; });
+    if (error_) std::rethrow_exception(error_);
+  }
+  Stop();
+  return rows_;
+}
+
+void BulkRowsBuilder::Run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
+    if (queue_.empty() || error_) return;
+    DataChunk chunk = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    cv_.notify_all();
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      rows_->Add(chunk);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    chunk = DataChunk();  // freed outside the lock
+    lock.lock();
+    busy_ = false;
+    if (error) error_ = error;
+    cv_.notify_all();
+  }
+}
+
+}  // namespace freshet

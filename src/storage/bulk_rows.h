@@ -1,0 +1,150 @@
+// BulkRows: the rows one bulk statement (COPY) inserts into one table,
+// encoded and already in storage-key order, so that the epoch commit writes
+// them into SST files without sorting them and without a WriteOp (two
+// heap strings) per row.
+//
+// Rows are kept per vnode, each vnode's entries back to back in a chain of
+// growing segments. Storage keys start with [table][vnode], so visiting the
+// vnodes in order and each vnode's entries in order visits keys in order,
+// provided that every row added has a greater key than the rows added
+// before it. The key is one BIGINT column, and its values must increase
+// strictly from row to row across all Add() calls: true of generated row
+// ids (row_id.h), which is why only tables keyed by a generated row id are
+// loaded this way. Add() checks it and throws if it is violated.
+//
+// The rows are inserts of keys that did not exist before: a statement
+// cannot address a row that its own COPY has not committed yet, so any other
+// write to one of these keys in the same epoch was made after them (this is
+// what StateTable and the commit rely on when they let ordinary writes win).
+//
+// Thread safety: a BulkRows is built by one thread, then frozen (shared as
+// const) and read by any number of threads.
+#pragma once
+
+#include <array>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/data_chunk.h"
+#include "storage/keys.h"
+
+namespace freshet {
+
+class BulkRows {
+ public:
+  // The key of a row: [table_id][vnode of the dist key columns][the key
+  // column, memcomparable].
+  BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_indices);
+  BulkRows(const BulkRows&) = delete;
+  BulkRows& operator=(const BulkRows&) = delete;
+
+  // Encodes every row of `rows` (all columns of the table, in order).
+  // Throws an internal error if a key is not above the one before it.
+  void Add(const DataChunk& rows);
+
+  TableId table_id() const { return table_id_; }
+  size_t size() const { return rows_; }
+  // Bytes of encoded keys and values.
+  size_t bytes() const { return bytes_; }
+
+  // The encoded row stored under `key`, if it is one of these rows.
+  std::optional<std::string> Find(std::string_view key) const;
+
+  // Visits the rows in key order from the first key >= `from`.
+  class Cursor {
+   public:
+    explicit Cursor(const BulkRows* rows) : rows_(rows) {}
+    // Positions at the first key >= target.
+    void Seek(std::string_view target);
+    bool Valid() const { return vnode_ < kVnodeCount; }
+    std::string_view key() const { return key_; }
+    std::string_view value() const { return value_; }
+    void Next();
+
+   private:
+    // Decodes the entry at the position, moving to the next non-empty
+    // vnode when the position is past the end of one.
+    void Settle();
+    const BulkRows* rows_;
+    int vnode_ = kVnodeCount;
+    size_t segment_ = 0, offset_ = 0;
+    std::string_view key_, value_;
+  };
+
+ private:
+  // Entries: [u32 key size][u32 value size][key][value], unaligned.
+  struct Segment {
+    char* data = nullptr;  // in a slab
+    size_t capacity = 0, used = 0;
+  };
+  // Segments are carved out of large slabs backed by transparent huge
+  // pages where the kernel offers them: a load touches a lot of fresh
+  // memory, and on virtual machines a page fault per 4 KiB costs more than
+  // encoding the rows.
+  struct Slab {
+    void* base = nullptr;
+    size_t size = 0;
+  };
+  struct SlabFree {
+    void operator()(Slab* s) const;
+  };
+  char* Allocate(size_t n);
+  struct Vnode {
+    std::vector<Segment> segments;
+  };
+  char* Reserve(Vnode& v, size_t n);
+  // Decodes the entry at p; returns the pointer past it.
+  static const char* DecodeEntry(const char* p, std::string_view* key, std::string_view* value);
+
+  TableId table_id_;
+  int key_column_;
+  std::vector<int> dist_key_indices_;
+  int64_t last_key_ = 0;
+  std::array<Vnode, kVnodeCount> vnodes_;
+  std::vector<std::unique_ptr<Slab, SlabFree>> slabs_;
+  size_t slab_used_ = 0;
+  size_t rows_ = 0, bytes_ = 0;
+  std::string scratch_key_, scratch_value_;
+};
+
+// Adds chunks to a BulkRows on a thread of its own, in the order given, so
+// that encoding overlaps with whatever produces the chunks (parsing COPY
+// data). A bounded queue keeps the producer at most a few chunks ahead.
+class BulkRowsBuilder {
+ public:
+  explicit BulkRowsBuilder(std::shared_ptr<BulkRows> rows);
+  // Stops the thread; rows not yet added are dropped.
+  ~BulkRowsBuilder();
+  BulkRowsBuilder(const BulkRowsBuilder&) = delete;
+  BulkRowsBuilder& operator=(const BulkRowsBuilder&) = delete;
+
+  // Queues a chunk; rethrows an error of an earlier Add.
+  void Add(DataChunk rows);
+  // Waits until every chunk is added and returns the rows; rethrows an
+  // error of an Add.
+  std::shared_ptr<BulkRows> Finish();
+
+ private:
+  void Run();
+  void Stop();
+
+  std::shared_ptr<BulkRows> rows_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<DataChunk> queue_;
+  bool closing_ = false;
+  bool busy_ = false;  // the thread is adding a chunk
+  std::exception_ptr error_;
+  std::thread thread_;
+};
+
+}  // namespace freshet
