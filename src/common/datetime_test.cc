@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <thread>
@@ -2224,5 +2225,47 @@ TEST(DeviationTest, TimestampsEndIn294247) {
             "22008 interval out of range");
 }
 
+// ParseDate and ParseTimestamp take canonical ISO text ("2024-02-29",
+// "2024-02-29 23:59:59.5") by a fast path; with a leading space the same
+// text goes through the general decoder. Both must agree on every input,
+// valid or not (day 29-31 of short months, hour 24, second 60, 7 fraction
+// digits, year 0).
+TEST(DateTimeParseTest, IsoFastPathAgreesWithDecoder) {
+  auto outcome = [](const std::function<int64_t()>& f) {
+    try {
+      return std::to_string(f());
+    } catch (const SqlError& e) {
+      return "ERR " + e.code();
+    }
+  };
+  uint64_t state = 12345;
+  auto next = [&](uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  int compared = 0;
+  for (int i = 0; i < 20000; i++) {
+    char date[32];
+    std::snprintf(date, sizeof(date), "%04d-%02d-%02d", static_cast<int>(next(4)) == 0 ? static_cast<int>(next(3)) : 1900 + static_cast<int>(next(300)),
+                  1 + static_cast<int>(next(13)), static_cast<int>(next(33)));
+    std::string d = date;
+    EXPECT_EQ(outcome([&] { return ParseDate(d); }), outcome([&] { return ParseDate(" " + d); })) << d;
+    char time[32];
+    std::snprintf(time, sizeof(time), "%c%02d:%02d:%02d", next(2) ? ' ' : 'T', static_cast<int>(next(26)),
+                  static_cast<int>(next(61)), static_cast<int>(next(62)));
+    std::string ts = d + time;
+    if (next(2)) {
+      ts += ".";
+      for (uint64_t k = 0, n = 1 + next(7); k < n; k++) ts += static_cast<char>('0' + next(10));
+    }
+    EXPECT_EQ(outcome([&] { return ParseTimestamp(ts); }), outcome([&] { return ParseTimestamp(" " + ts); })) << ts;
+    compared++;
+  }
+  EXPECT_EQ(compared, 20000);
+  EXPECT_EQ(ParseTimestamp("1970-01-01 00:00:01.5"), 1500000);
+  EXPECT_EQ(ParseDate("2000-03-01"), 11017);
+}
+
 }  // namespace
 }  // namespace freshet
+

@@ -1159,27 +1159,34 @@ void TestPortals() {
   raw.Send(Raw::Message('X', ""));
 }
 
+// Runs a COPY FROM STDIN sending `chunks` as CopyData messages; returns the
+// command tag or "ERROR <sqlstate>" (and the result in *detail).
+std::string CopyIn(PGconn* c, const std::string& sql, const std::vector<std::string>& chunks, std::string* detail) {
+  PGresult* r = PQexec(c, sql.c_str());
+  if (PQresultStatus(r) != PGRES_COPY_IN) {
+    *detail = "COPY did not start: " + Describe(r);
+    std::string out = PQresultStatus(r) == PGRES_FATAL_ERROR ? "ERROR " + ErrState(r) : std::string("ERROR");
+    PQclear(r);
+    return out;
+  }
+  PQclear(r);
+  for (const auto& ch : chunks) PQputCopyData(c, ch.data(), static_cast<int>(ch.size()));
+  PQputCopyEnd(c, nullptr);
+  r = PQgetResult(c);
+  std::string out = PQresultStatus(r) == PGRES_COMMAND_OK ? std::string(PQcmdStatus(r)) : "ERROR " + ErrState(r);
+  *detail = Describe(r);
+  PQclear(r);
+  while ((r = PQgetResult(c)) != nullptr) PQclear(r);
+  return out;
+}
+
 void TestCopy() {
   Section("COPY FROM STDIN (text, CSV) and COPY TO STDOUT");
   PGconn* c = Connect();
   Exec(c, "DROP TABLE IF EXISTS copy_t");
   Exec(c, "CREATE TABLE copy_t (id INT, name VARCHAR, note VARCHAR)");
   auto copy_in = [&](const std::string& sql, const std::vector<std::string>& chunks, std::string* detail) {
-    PGresult* r = PQexec(c, sql.c_str());
-    if (PQresultStatus(r) != PGRES_COPY_IN) {
-      *detail = "COPY did not start: " + Describe(r);
-      PQclear(r);
-      return std::string("ERROR");
-    }
-    PQclear(r);
-    for (const auto& ch : chunks) PQputCopyData(c, ch.data(), static_cast<int>(ch.size()));
-    PQputCopyEnd(c, nullptr);
-    r = PQgetResult(c);
-    std::string out = PQresultStatus(r) == PGRES_COMMAND_OK ? std::string(PQcmdStatus(r)) : "ERROR " + ErrState(r);
-    *detail = Describe(r);
-    PQclear(r);
-    while ((r = PQgetResult(c)) != nullptr) PQclear(r);
-    return out;
+    return CopyIn(c, sql, chunks, detail);
   };
   std::string d;
   // Text format: tabs, \N for NULL, backslash escapes; rows split across chunks.
@@ -1239,6 +1246,87 @@ void TestCopy() {
   Check(lines == 7, "COPY table TO STDOUT gives all 7 rows (newlines inside values are escaped)",
         std::to_string(lines) + " newlines in " + Printable(out));
   Exec(c, "DROP TABLE IF EXISTS copy_t");
+  PQfinish(c);
+}
+
+// COPY into a table keyed by a generated row id is a bulk load (rows encoded
+// in key order, committed as SST files, storage/bulk_rows.h); everything
+// else (declared keys, transaction blocks) goes through ordinary writes.
+// Both must keep rows, views and statistics exact.
+void TestCopyBulk() {
+  Section("COPY FROM STDIN: bulk loads and ordinary writes");
+  PGconn* c = Connect();
+  PGconn* other = Connect();
+  Exec(c, "DROP TABLE IF EXISTS bulk_t CASCADE");
+  Exec(c, "DROP TABLE IF EXISTS bulk_pk");
+  Exec(c, "CREATE TABLE bulk_t (k BIGINT, v DOUBLE PRECISION, s TEXT, ts TIMESTAMP)");
+  Exec(c, "INSERT INTO bulk_t VALUES (-1, 0.5, 'before', '2024-01-01 00:00:00')");
+  Exec(c, "CREATE MATERIALIZED VIEW bulk_mv AS SELECT count(*) AS n, sum(k) AS sk, count(s) AS ns FROM bulk_t");
+  // 150,000 rows (more than one commit writes through the memtable), sent
+  // in messages that cut rows, while another session inserts.
+  const int64_t n = 150000;
+  std::vector<std::string> chunks;
+  std::string cur;
+  for (int64_t k = 0; k < n; k++) {
+    cur += std::to_string(k) + "," + std::to_string(k) + ".25," + (k % 10 == 0 ? "" : "s" + std::to_string(k % 97)) +
+           ",2024-03-" + (k % 28 < 9 ? "0" : "") + std::to_string(k % 28 + 1) + " 12:34:56.5\n";
+    if (cur.size() > 7777) {
+      chunks.push_back(cur.substr(0, 5000));
+      cur = cur.substr(5000);
+    }
+  }
+  chunks.push_back(cur);
+  Exec(other, "INSERT INTO bulk_t VALUES (-2, 0.5, 'concurrent', NULL)");
+  std::string d;
+  std::string tag = CopyIn(c, "COPY bulk_t FROM STDIN WITH (FORMAT csv)", chunks, &d);
+  Check(tag == "COPY 150000", "a bulk COPY of 150,000 rows", tag + " " + d);
+  Exec(other, "INSERT INTO bulk_t VALUES (-3, 0.5, 'concurrent', NULL)");
+  Exec(c, "FLUSH");
+  int64_t sum_k = n * (n - 1) / 2 - 6;
+  std::string expected = std::to_string(n + 3) + "|" + std::to_string(sum_k) + "|" + std::to_string(n + 3 - n / 10);
+  Check(Rows(c, "SELECT count(*), sum(k), count(s) FROM bulk_t") == expected, "every copied and inserted row is there",
+        Rows(c, "SELECT count(*), sum(k), count(s) FROM bulk_t"));
+  Check(Rows(c, "SELECT n, sk, ns FROM bulk_mv") == expected, "the view over the table saw the COPY as inserts",
+        Rows(c, "SELECT n, sk, ns FROM bulk_mv"));
+  Check(Rows(c, "SELECT k, v, s, ts FROM bulk_t WHERE k IN (0, 149999) ORDER BY k") ==
+            "0|0.25|<null>|2024-03-01 12:34:56.5\n149999|149999.25|s37|2024-03-04 12:34:56.5",
+        "values round-trip", Rows(c, "SELECT k, v, s, ts FROM bulk_t WHERE k IN (0, 149999) ORDER BY k"));
+  const std::string stats =
+      "SELECT s.total_key_count FROM rw_catalog.rw_table_stats s JOIN rw_catalog.rw_tables t ON t.id = s.id "
+      "WHERE t.name = 'bulk_t'";
+  Check(Rows(c, stats) == std::to_string(n + 3), "row-count statistics include the bulk load", Rows(c, stats));
+  // Rows of the load can be updated and deleted like any other.
+  Exec(c, "UPDATE bulk_t SET s = 'updated' WHERE k BETWEEN 0 AND 99");
+  Exec(c, "DELETE FROM bulk_t WHERE k >= 149900");
+  Exec(c, "FLUSH");
+  Check(Rows(c, "SELECT count(*) FILTER (WHERE s = 'updated'), count(*) FROM bulk_t") == "100|" + std::to_string(n + 3 - 100),
+        "UPDATE and DELETE of loaded rows", Rows(c, "SELECT count(*) FILTER (WHERE s = 'updated'), count(*) FROM bulk_t"));
+  Check(Rows(c, "SELECT n FROM bulk_mv") == std::to_string(n + 3 - 100), "the view follows",
+        Rows(c, "SELECT n FROM bulk_mv"));
+  // A failing bulk COPY keeps nothing, at any line.
+  tag = CopyIn(c, "COPY bulk_t FROM STDIN WITH (FORMAT csv)", {"1,1,a,2024-01-01\n", "2,not a number,b,2024-01-01\n"}, &d);
+  Check(tag == "ERROR 22P02", "a bad value fails the bulk COPY", tag + " " + d);
+  tag = CopyIn(c, "COPY bulk_t FROM STDIN WITH (FORMAT csv)", {"1,1,a,2024-02-30 00:00:00\n"}, &d);
+  Check(tag == "ERROR 22008", "an impossible date fails with 22008", tag + " " + d);
+  Exec(c, "FLUSH");
+  Check(Rows(c, "SELECT count(*) FROM bulk_t") == std::to_string(n + 3 - 100), "failed COPYs left no rows");
+  // In a transaction block the rows are ordinary writes: ROLLBACK drops them.
+  Exec(c, "BEGIN");
+  tag = CopyIn(c, "COPY bulk_t FROM STDIN WITH (FORMAT csv)", {"7,7,txn,\n8,8,txn,\n"}, &d);
+  Check(tag == "COPY 2", "COPY inside a transaction", tag + " " + d);
+  Check(Rows(c, "SELECT count(*) FROM bulk_t WHERE s = 'txn'") == "2", "the transaction reads its COPY");
+  Exec(c, "ROLLBACK");
+  Check(Rows(c, "SELECT count(*) FROM bulk_t WHERE s = 'txn'") == "0", "ROLLBACK drops the copied rows");
+  // A declared key is checked.
+  Exec(c, "CREATE TABLE bulk_pk (id INT PRIMARY KEY, v TEXT)");
+  tag = CopyIn(c, "COPY bulk_pk FROM STDIN", {"1\ta\n2\tb\n"}, &d);
+  Check(tag == "COPY 2", "COPY into a table with a primary key", tag + " " + d);
+  tag = CopyIn(c, "COPY bulk_pk FROM STDIN", {"3\tc\n1\tdup\n"}, &d);
+  Check(tag == "ERROR 23505", "a duplicate key in COPY fails with 23505", tag + " " + d);
+  Check(Rows(c, "SELECT count(*) FROM bulk_pk") == "2", "nothing of the failed COPY is kept");
+  Exec(c, "DROP TABLE bulk_pk");
+  Exec(c, "DROP TABLE bulk_t CASCADE");
+  PQfinish(other);
   PQfinish(c);
 }
 
@@ -1524,7 +1612,7 @@ int main(int argc, char** argv) {
   std::thread(Watchdog).detach();
   std::vector<std::pair<std::string, void (*)()>> sections = {
       {"startup", TestStartup}, {"simple", TestSimpleQuery}, {"types", TestTypes},
-      {"prepared", TestPrepared}, {"portals", TestPortals},  {"copy", TestCopy},
+      {"prepared", TestPrepared}, {"portals", TestPortals},  {"copy", TestCopy}, {"copy_bulk", TestCopyBulk},
       {"cancel", TestCancel},   {"robustness", TestRobustness},
   };
   for (const auto& [name, fn] : sections) {

@@ -1,0 +1,210 @@
+// BulkRows (bulk_rows.h) and the bulk commit that writes them: rows come
+// out in storage-key order whatever vnodes they hash to, lookups find them,
+// a key that does not increase is refused, and a commit merging bulk rows
+// with ordinary writes (in one file or split over two) stores exactly what
+// applying the same writes one by one to a map gives.
+#include "storage/bulk_rows.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "common/encoding.h"
+#include "storage/state_store.h"
+#include "storage/state_table.h"
+
+namespace freshet {
+namespace {
+
+constexpr TableId kTable = 9;
+const std::vector<DataType> kTypes = {DataType::Varchar(), DataType::Int64()};  // payload, key
+
+// Rows (payload, key) with the given keys, in order.
+DataChunk Rows(const std::vector<int64_t>& keys) {
+  DataChunk chunk(kTypes);
+  for (int64_t k : keys) chunk.AppendRow({Value::Varchar(std::to_string(k) + "p"), Value::Int64(k)});
+  return chunk;
+}
+
+std::shared_ptr<BulkRows> NewBulk() { return std::make_shared<BulkRows>(kTable, /*key_column=*/1, std::vector<int>{1}); }
+
+// The storage key and value StateTable would write for row r.
+std::pair<std::string, std::string> Encoded(const DataChunk& rows, size_t r) {
+  StateTable st(nullptr, StateTableDesc{kTable, kTypes, {1}, {}, {1}});
+  std::string value;
+  EncodeRow(rows, r, &value);
+  return {st.KeyOf(rows, r), value};
+}
+
+std::map<std::string, std::string> ReadAll(const BulkRows& rows, std::string_view from = "") {
+  std::map<std::string, std::string> out;
+  BulkRows::Cursor c(&rows);
+  std::string last;
+  for (c.Seek(from); c.Valid(); c.Next()) {
+    EXPECT_LT(last, std::string(c.key())) << "keys out of order";
+    last = std::string(c.key());
+    out[last] = std::string(c.value());
+  }
+  return out;
+}
+
+TEST(BulkRowsTest, VisitsRowsInKeyOrderAndFindsThem) {
+  auto bulk_ptr = NewBulk();
+  BulkRows& bulk = *bulk_ptr;
+  std::map<std::string, std::string> expected;
+  int64_t key = 1000;
+  for (int chunk = 0; chunk < 20; chunk++) {
+    std::vector<int64_t> keys;
+    for (int i = 0; i < 500; i++) keys.push_back(key += 1 + (i % 7));
+    DataChunk rows = Rows(keys);
+    bulk.Add(rows);
+    for (size_t r = 0; r < rows.num_rows(); r++) expected.insert(Encoded(rows, r));
+  }
+  EXPECT_EQ(bulk.size(), 10000u);
+  EXPECT_EQ(ReadAll(bulk), expected);
+  for (auto it = expected.begin(); it != expected.end(); std::advance(it, 97)) {
+    auto found = bulk.Find(it->first);
+    ASSERT_TRUE(found.has_value());
+    EXPECT_EQ(*found, it->second);
+    EXPECT_FALSE(bulk.Find(it->first + "x").has_value());
+    if (std::distance(it, expected.end()) < 97) break;
+  }
+  // Seek: to every vnode boundary and to keys between rows.
+  for (int v = 0; v < kVnodeCount; v += 17) {
+    std::string from = VnodePrefix(kTable, static_cast<uint16_t>(v));
+    std::map<std::string, std::string> tail(expected.lower_bound(from), expected.end());
+    EXPECT_EQ(ReadAll(bulk, from), tail) << "from vnode " << v;
+  }
+  std::string mid = std::next(expected.begin(), 5000)->first + "\x01";
+  EXPECT_EQ(ReadAll(bulk, mid).size(), static_cast<size_t>(std::distance(expected.upper_bound(mid), expected.end())));
+  EXPECT_TRUE(ReadAll(bulk, TablePrefix(kTable + 1)).empty());
+  EXPECT_EQ(ReadAll(bulk, TablePrefix(kTable - 1)).size(), expected.size());
+}
+
+TEST(BulkRowsTest, RefusesKeysThatDoNotIncrease) {
+  auto bulk = NewBulk();
+  bulk->Add(Rows({1, 2, 3}));
+  EXPECT_THROW(bulk->Add(Rows({3})), SqlError);
+  auto within = NewBulk();
+  EXPECT_THROW(within->Add(Rows({5, 4})), SqlError);
+}
+
+TEST(BulkRowsTest, BuilderAddsInOrderAndReportsErrors) {
+  std::vector<int64_t> keys;
+  for (int64_t k = 1; k <= 50000; k++) keys.push_back(k * 3);
+  BulkRowsBuilder builder(NewBulk());
+  for (size_t i = 0; i < keys.size(); i += 1000)
+    builder.Add(Rows(std::vector<int64_t>(keys.begin() + i, keys.begin() + i + 1000)));
+  auto rows = builder.Finish();
+  EXPECT_EQ(rows->size(), keys.size());
+  EXPECT_EQ(ReadAll(*rows).size(), keys.size());
+
+  BulkRowsBuilder failing(NewBulk());
+  failing.Add(Rows({10, 20}));
+  failing.Add(Rows({15}));  // out of order: the error comes out of a later call
+  EXPECT_THROW(
+      {
+        for (int i = 0; i < 100; i++) failing.Add(Rows({1000 + i}));
+        failing.Finish();
+      },
+      SqlError);
+  // Destroyed without Finish: the thread stops, queued rows are dropped.
+  BulkRowsBuilder abandoned(NewBulk());
+  abandoned.Add(Rows({1}));
+}
+
+// A commit of bulk rows plus ops (overwrites and deletes of bulk keys,
+// keys between them, other tables), on disk: the result equals applying
+// the writes in order to a map. Large enough to be split over two files.
+void CheckBulkCommit(const std::vector<size_t>& bulk_sizes, int seed) {
+  auto dir = testing::TempDir() + "/bulk_commit_" + std::to_string(seed);
+  std::filesystem::remove_all(dir);
+  StoreOptions options;
+  options.dir = dir;
+  options.sync_commits = false;
+  auto store = std::move(StateStore::Open(options)).value();
+
+  std::mt19937_64 rng(seed);
+  std::map<std::string, std::string> expected;
+  std::vector<std::shared_ptr<BulkRows>> bulks;
+  for (size_t b = 0; b < bulk_sizes.size(); b++) {  // loads whose keys interleave
+    auto bulk = NewBulk();
+    std::vector<int64_t> keys;
+    for (size_t i = 0; i < bulk_sizes[b]; i++) keys.push_back(static_cast<int64_t>(i * bulk_sizes.size() + b));
+    DataChunk rows = Rows(keys);
+    bulk->Add(rows);
+    for (size_t r = 0; r < rows.num_rows(); r++) expected.insert(Encoded(rows, r));
+    bulks.push_back(bulk);
+  }
+  std::vector<WriteOp> ops;
+  std::vector<std::string> bulk_keys;
+  for (const auto& [k, v] : expected) bulk_keys.push_back(k);
+  for (int i = 0; i < 3000; i++) {
+    WriteOp op;
+    switch (rng() % 4) {
+      case 0: op.key = bulk_keys[rng() % bulk_keys.size()]; op.value = "overwrite"; break;
+      case 1: op.key = bulk_keys[rng() % bulk_keys.size()]; op.is_delete = true; break;
+      case 2: op.key = bulk_keys[rng() % bulk_keys.size()] + "+"; op.value = "between"; break;
+      default: op.key = VnodePrefix(kTable + 1 + rng() % 2, rng() % kVnodeCount) + "k"; op.value = "other"; break;
+    }
+    if (op.is_delete) expected.erase(op.key);
+    else expected[op.key] = op.value;
+    ops.push_back(op);
+  }
+  CommitWrites writes;
+  writes.ops = {&ops};
+  for (const auto& b : bulks) writes.bulk.push_back(b.get());
+  ASSERT_TRUE(store->CommitBulk(writes, {{"epoch/1", "1"}}).ok());
+
+  std::map<std::string, std::string> stored;
+  auto range = store->NewRange(store->data_cf(), nullptr, "", "");
+  for (; range->it->Valid(); range->it->Next()) stored[range->it->key().ToString()] = range->it->value().ToString();
+  EXPECT_EQ(stored.size(), expected.size());
+  EXPECT_TRUE(stored == expected);
+  std::string epoch;
+  EXPECT_TRUE(store->Get(store->meta_cf(), nullptr, "epoch/1", &epoch).ok());
+  range.reset();
+  store.reset();
+  std::filesystem::remove_all(dir);
+}
+
+TEST(BulkRowsTest, BulkCommitMergesWithOpsInOneFile) { CheckBulkCommit({2000, 2000}, 1); }
+// Split at the middle op (no load is half of the commit) and at the middle
+// vnode of the largest load.
+TEST(BulkRowsTest, BulkCommitSplitAtAnOp) { CheckBulkCommit({110000, 100000}, 2); }
+TEST(BulkRowsTest, BulkCommitSplitAtAVnode) { CheckBulkCommit({250000, 1000}, 3); }
+
+TEST(BulkRowsTest, StateTableSeesBulkRowsUntilCommitted) {
+  StoreOptions options;
+  options.in_memory = true;
+  auto store = std::move(StateStore::Open(options)).value();
+  StateTable st(store.get(), StateTableDesc{kTable, kTypes, {1}, {}, {1}});
+  auto bulk = NewBulk();
+  DataChunk rows = Rows({7, 8, 9});
+  bulk->Add(rows);
+  st.WriteBulk(bulk);
+  auto [key8, value8] = Encoded(rows, 1);
+  EXPECT_EQ(st.Get(key8), value8);
+  EXPECT_EQ(st.PendingCount(), 3u);
+  st.Delete(key8);  // a later write wins over the bulk row
+  EXPECT_FALSE(st.Get(key8).has_value());
+  StateTable::SealedWrites sealed = st.Seal(1);
+  EXPECT_EQ(sealed.bulk.size(), 1u);
+  EXPECT_EQ(sealed.ops->size(), 1u);
+  auto [key9, value9] = Encoded(rows, 2);
+  EXPECT_EQ(st.Get(key9), value9);  // sealed, not yet committed
+  rocksdb::WriteBatch batch;
+  CommitWrites writes;
+  writes.ops = {sealed.ops.get()};
+  writes.bulk = {sealed.bulk[0].get()};
+  store->AddToBatch(writes, &batch);
+  ASSERT_TRUE(store->Commit(&batch).ok());
+  st.ReleaseSealed(1);
+  EXPECT_EQ(st.Get(key9), value9);  // now from the store
+  EXPECT_FALSE(st.Get(key8).has_value());
+}
+
+}  // namespace
+}  // namespace freshet
