@@ -64,8 +64,8 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     // The rows are encoded on a second thread while parsing goes on.
     std::unique_ptr<BulkRowsBuilder> bulk;
     if (txn_ == TxnState::kIdle && table->row_id_index >= 0)
-      bulk = std::make_unique<BulkRowsBuilder>(
-          std::make_shared<BulkRows>(table->id, table->row_id_index, table->StorageDesc().dist_key_indices));
+      bulk = std::make_unique<BulkRowsBuilder>(std::make_shared<BulkRows>(
+          table->id, table->row_id_index, table->StorageDesc().dist_key_indices, instance_->store()->NewBulkSpill()));
     WriteSet writes;
     TableWriteSet& tw = writes.For(table->id);
     DataChunk chunk(visible_types);

@@ -7,6 +7,12 @@
 #include <cstring>
 #include <new>
 
+#include <rocksdb/iterator.h>
+#include <rocksdb/sst_file_reader.h>
+#include <rocksdb/sst_file_writer.h>
+
+#include <filesystem>
+
 #include "common/encoding.h"
 #include "common/error.h"
 #include "storage/state_table.h"
@@ -27,8 +33,71 @@ constexpr size_t kSlab = 8 * kHugePage;
 
 }  // namespace
 
-BulkRows::BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_indices)
-    : table_id_(table_id), key_column_(key_column), dist_key_indices_(std::move(dist_key_indices)) {}
+BulkRows::BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_indices, std::optional<BulkSpill> spill)
+    : table_id_(table_id),
+      key_column_(key_column),
+      dist_key_indices_(std::move(dist_key_indices)),
+      spill_(std::move(spill)) {}
+
+BulkRows::~BulkRows() {
+  std::error_code ec;
+  for (auto& v : vnodes_) {
+    v.writer.reset();
+    if (!v.file.empty()) std::filesystem::remove(v.file, ec);
+  }
+}
+
+namespace {
+void ThrowIfError(const rocksdb::Status& s, const char* what) {
+  if (!s.ok()) throw SqlError(sqlstate::kIoError, std::string("bulk load: ") + what + ": " + s.ToString());
+}
+}  // namespace
+
+void BulkRows::Put(int vnode, std::string_view key, std::string_view value) {
+  Vnode& v = vnodes_[vnode];
+  if (!v.writer) {
+    // Small write buffers: there are up to 256 files open at once.
+    rocksdb::EnvOptions env;
+    env.writable_file_max_buffer_size = 256 << 10;
+    v.writer = std::make_unique<rocksdb::SstFileWriter>(env, spill_->options);
+    v.file = spill_->path_prefix + std::to_string(vnode) + ".sst";
+    ThrowIfError(v.writer->Open(v.file), "open");
+  }
+  ThrowIfError(v.writer->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size())),
+               "write");
+}
+
+void BulkRows::Spill() {
+  spilled_ = true;
+  for (int vnode = 0; vnode < kVnodeCount; vnode++) {
+    Vnode& v = vnodes_[vnode];
+    for (const Segment& seg : v.segments)
+      for (const char* p = seg.data; p < seg.data + seg.used;) {
+        std::string_view key, value;
+        p = DecodeEntry(p, &key, &value);
+        Put(vnode, key, value);
+      }
+    v.segments.clear();
+  }
+  slabs_.clear();
+}
+
+void BulkRows::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  for (auto& v : vnodes_)
+    if (v.writer) {
+      ThrowIfError(v.writer->Finish(), "finish");
+      v.writer.reset();
+    }
+}
+
+std::vector<std::string> BulkRows::files() const {
+  std::vector<std::string> out;
+  for (const auto& v : vnodes_)
+    if (!v.file.empty()) out.push_back(v.file);
+  return out;
+}
 
 void BulkRows::SlabFree::operator()(Slab* s) const {
   if (s->size >= kHugePage) munmap(s->base, s->size);
@@ -93,6 +162,12 @@ void BulkRows::Add(const DataChunk& rows) {
     PutFixed16BE(&scratch_key_, vnode);
     EncodeKeyFromVector(keys, r, &scratch_key_);
     EncodeRow(rows, r, &scratch_value_);
+    rows_++;
+    bytes_ += scratch_key_.size() + scratch_value_.size();
+    if (spilled_) {
+      Put(vnode, scratch_key_, scratch_value_);
+      continue;
+    }
     uint32_t key_size = static_cast<uint32_t>(scratch_key_.size());
     uint32_t value_size = static_cast<uint32_t>(scratch_value_.size());
     char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
@@ -100,8 +175,7 @@ void BulkRows::Add(const DataChunk& rows) {
     std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
     std::memcpy(p + kEntryHeader, scratch_key_.data(), key_size);
     std::memcpy(p + kEntryHeader + key_size, scratch_value_.data(), value_size);
-    rows_++;
-    bytes_ += key_size + value_size;
+    if (spill_ && bytes_ > spill_->after_bytes) Spill();
   }
 }
 
@@ -121,6 +195,24 @@ std::optional<std::string> BulkRows::Find(std::string_view key) const {
   return std::nullopt;
 }
 
+BulkRows::Cursor::Cursor(const BulkRows* rows) : rows_(rows) {}
+BulkRows::Cursor::~Cursor() = default;
+BulkRows::Cursor::Cursor(Cursor&&) noexcept = default;
+BulkRows::Cursor& BulkRows::Cursor::operator=(Cursor&&) noexcept = default;
+
+bool BulkRows::Cursor::OpenFile() {
+  it_.reset();
+  reader_.reset();
+  const std::string& file = rows_->vnodes_[vnode_].file;
+  if (file.empty()) return false;
+  reader_ = std::make_unique<rocksdb::SstFileReader>(rows_->spill_->options);
+  ThrowIfError(reader_->Open(file), "read");
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = false;  // written by this process moments ago
+  it_.reset(reader_->NewIterator(ro));
+  return true;
+}
+
 void BulkRows::Cursor::Seek(std::string_view target) {
   std::string prefix = TablePrefix(rows_->table_id_);
   std::string_view p(prefix);
@@ -138,6 +230,15 @@ void BulkRows::Cursor::Seek(std::string_view target) {
   vnode_ = first;
   segment_ = 0;
   offset_ = 0;
+  if (rows_->spilled_) {
+    // Seek within the first vnode's file, then on to the next files.
+    if (OpenFile()) {
+      it_->Seek(rocksdb::Slice(target.data(), target.size()));
+      offset_ = 1;  // positioned
+    }
+    Settle();
+    return;
+  }
   Settle();
   if (!Valid() || vnode_ != first) return;
   // Within the vnode: skip whole segments whose successor starts at or
@@ -158,6 +259,11 @@ void BulkRows::Cursor::Seek(std::string_view target) {
 }
 
 void BulkRows::Cursor::Next() {
+  if (rows_->spilled_) {
+    it_->Next();
+    Settle();
+    return;
+  }
   std::string_view k, val;
   const Segment& s = rows_->vnodes_[vnode_].segments[segment_];
   const char* end = DecodeEntry(s.data + offset_, &k, &val);
@@ -166,6 +272,24 @@ void BulkRows::Cursor::Next() {
 }
 
 void BulkRows::Cursor::Settle() {
+  if (rows_->spilled_) {
+    // offset_ says whether the iterator of vnode_ is positioned.
+    while (vnode_ < kVnodeCount) {
+      if (!offset_) {
+        if (OpenFile()) it_->SeekToFirst();
+        offset_ = 1;
+      }
+      if (it_ && it_->Valid()) {
+        key_ = std::string_view(it_->key().data(), it_->key().size());
+        value_ = std::string_view(it_->value().data(), it_->value().size());
+        return;
+      }
+      if (it_) ThrowIfError(it_->status(), "read");
+      vnode_++;
+      offset_ = 0;
+    }
+    return;
+  }
   while (vnode_ < kVnodeCount) {
     const Vnode& v = rows_->vnodes_[vnode_];
     if (segment_ < v.segments.size() && offset_ >= v.segments[segment_].used) {
@@ -218,6 +342,7 @@ std::shared_ptr<BulkRows> BulkRowsBuilder::Finish() {
     if (error_) std::rethrow_exception(error_);
   }
   Stop();
+  rows_->Finish();
   return rows_;
 }
 

@@ -17,8 +17,14 @@
 // write to one of these keys in the same epoch was made after them (this is
 // what StateTable and the commit rely on when they let ordinary writes win).
 //
-// Thread safety: a BulkRows is built by one thread, then frozen (shared as
-// const) and read by any number of threads.
+// A large load does not stay in memory: given a BulkSpill, once the encoded
+// rows pass its size, every vnode's rows stream into an SST file of their
+// own. Those files hold disjoint key ranges, so the commit can ingest them
+// as they are; the writing overlaps with parsing instead of following it,
+// and memory stays bounded.
+//
+// Thread safety: a BulkRows is built by one thread (Add, then Finish), then
+// frozen (shared as const) and read by any number of threads.
 #pragma once
 
 #include <array>
@@ -34,22 +40,46 @@
 #include <string_view>
 #include <vector>
 
+#include <rocksdb/options.h>
+
 #include "common/data_chunk.h"
 #include "storage/keys.h"
 
+namespace rocksdb {
+class Iterator;
+class SstFileReader;
+class SstFileWriter;
+}  // namespace rocksdb
+
 namespace freshet {
+
+struct BulkSpill {
+  std::string path_prefix;   // files are <path_prefix><vnode>.sst
+  rocksdb::Options options;  // of the column family the files go to
+  size_t after_bytes = 0;    // spill once the encoded rows pass this
+};
 
 class BulkRows {
  public:
   // The key of a row: [table_id][vnode of the dist key columns][the key
   // column, memcomparable].
-  BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_indices);
+  BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_indices,
+           std::optional<BulkSpill> spill = std::nullopt);
+  // Removes spill files that were not ingested.
+  ~BulkRows();
   BulkRows(const BulkRows&) = delete;
   BulkRows& operator=(const BulkRows&) = delete;
 
   // Encodes every row of `rows` (all columns of the table, in order).
   // Throws an internal error if a key is not above the one before it.
   void Add(const DataChunk& rows);
+  // Completes the spill files, if any; call after the last Add.
+  void Finish();
+
+  // Whether the rows are in spill files (else in memory).
+  bool spilled() const { return spilled_; }
+  // The spill files, one per non-empty vnode, in key order.
+  std::vector<std::string> files() const;
 
   TableId table_id() const { return table_id_; }
   size_t size() const { return rows_; }
@@ -62,7 +92,10 @@ class BulkRows {
   // Visits the rows in key order from the first key >= `from`.
   class Cursor {
    public:
-    explicit Cursor(const BulkRows* rows) : rows_(rows) {}
+    explicit Cursor(const BulkRows* rows);
+    ~Cursor();
+    Cursor(Cursor&&) noexcept;
+    Cursor& operator=(Cursor&&) noexcept;
     // Positions at the first key >= target.
     void Seek(std::string_view target);
     bool Valid() const { return vnode_ < kVnodeCount; }
@@ -74,10 +107,14 @@ class BulkRows {
     // Decodes the entry at the position, moving to the next non-empty
     // vnode when the position is past the end of one.
     void Settle();
+    // Spilled rows: an iterator over the vnode's file.
+    bool OpenFile();
     const BulkRows* rows_;
     int vnode_ = kVnodeCount;
     size_t segment_ = 0, offset_ = 0;
     std::string_view key_, value_;
+    std::unique_ptr<rocksdb::SstFileReader> reader_;
+    std::unique_ptr<rocksdb::Iterator> it_;
   };
 
  private:
@@ -100,7 +137,12 @@ class BulkRows {
   char* Allocate(size_t n);
   struct Vnode {
     std::vector<Segment> segments;
+    std::unique_ptr<rocksdb::SstFileWriter> writer;  // when spilled
+    std::string file;                               // when spilled and not empty
   };
+  // Moves every vnode's rows from memory into its file.
+  void Spill();
+  void Put(int vnode, std::string_view key, std::string_view value);
   char* Reserve(Vnode& v, size_t n);
   // Decodes the entry at p; returns the pointer past it.
   static const char* DecodeEntry(const char* p, std::string_view* key, std::string_view* value);
@@ -112,6 +154,8 @@ class BulkRows {
   std::array<Vnode, kVnodeCount> vnodes_;
   std::vector<std::unique_ptr<Slab, SlabFree>> slabs_;
   size_t slab_used_ = 0;
+  std::optional<BulkSpill> spill_;
+  bool spilled_ = false, finished_ = false;
   size_t rows_ = 0, bytes_ = 0;
   std::string scratch_key_, scratch_value_;
 };

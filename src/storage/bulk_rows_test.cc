@@ -176,6 +176,76 @@ TEST(BulkRowsTest, BulkCommitMergesWithOpsInOneFile) { CheckBulkCommit({2000, 20
 TEST(BulkRowsTest, BulkCommitSplitAtAnOp) { CheckBulkCommit({110000, 100000}, 2); }
 TEST(BulkRowsTest, BulkCommitSplitAtAVnode) { CheckBulkCommit({250000, 1000}, 3); }
 
+// A load that spills to per-vnode files: read back in order, found by
+// lookups, and committed either as the files themselves (alone in its
+// table) or merged with other writes to its table.
+TEST(BulkRowsTest, SpilledLoadsCommitAsFilesOrMerged) {
+  for (bool with_ops : {false, true}) {
+    auto dir = testing::TempDir() + "/bulk_spill_" + std::to_string(with_ops);
+    std::filesystem::remove_all(dir);
+    StoreOptions options;
+    options.dir = dir;
+    options.sync_commits = false;
+    auto store = std::move(StateStore::Open(options)).value();
+    std::optional<BulkSpill> spill = store->NewBulkSpill();
+    ASSERT_TRUE(spill.has_value());
+    spill->after_bytes = 100000;  // spills after a few thousand rows
+    auto bulk = std::make_shared<BulkRows>(kTable, 1, std::vector<int>{1}, spill);
+    std::map<std::string, std::string> expected;
+    for (int64_t base = 0; base < 40000; base += 1000) {
+      std::vector<int64_t> keys;
+      for (int64_t k = base; k < base + 1000; k++) keys.push_back(k);
+      DataChunk rows = Rows(keys);
+      bulk->Add(rows);
+      for (size_t r = 0; r < rows.num_rows(); r++) expected.insert(Encoded(rows, r));
+    }
+    bulk->Finish();
+    ASSERT_TRUE(bulk->spilled());
+    EXPECT_GT(bulk->files().size(), 200u);
+    EXPECT_EQ(ReadAll(*bulk), expected);
+    auto probe = std::next(expected.begin(), 12345);
+    EXPECT_EQ(bulk->Find(probe->first), probe->second);
+    EXPECT_FALSE(bulk->Find(probe->first + "x").has_value());
+    std::string from = VnodePrefix(kTable, 77);
+    std::map<std::string, std::string> tail(expected.lower_bound(from), expected.end());
+    EXPECT_EQ(ReadAll(*bulk, from), tail);
+
+    std::vector<WriteOp> ops;
+    WriteOp other;  // another table's write: the files still go in as they are
+    other.key = VnodePrefix(kTable + 1, 3) + "k";
+    other.value = "other";
+    ops.push_back(other);
+    expected[other.key] = other.value;
+    if (with_ops) {  // writes into the loaded table: the files are merged
+      WriteOp del;
+      del.key = probe->first;
+      del.is_delete = true;
+      ops.push_back(del);
+      expected.erase(del.key);
+      WriteOp put;
+      put.key = VnodePrefix(kTable, 200) + "z";
+      put.value = "new";
+      ops.push_back(put);
+      expected[put.key] = put.value;
+    }
+    CommitWrites writes;
+    writes.ops = {&ops};
+    writes.bulk = {bulk.get()};
+    ASSERT_TRUE(store->CommitBulk(writes, {{"epoch/1", "1"}}).ok());
+    std::map<std::string, std::string> stored;
+    auto range = store->NewRange(store->data_cf(), nullptr, "", "");
+    for (; range->it->Valid(); range->it->Next()) stored[range->it->key().ToString()] = range->it->value().ToString();
+    EXPECT_EQ(stored.size(), expected.size()) << "with ops: " << with_ops;
+    EXPECT_TRUE(stored == expected) << "with ops: " << with_ops;
+    std::vector<std::string> files = bulk->files();
+    bulk.reset();  // removes its spill files; the ingested copies stay
+    for (const auto& f : files) EXPECT_FALSE(std::filesystem::exists(f));
+    range.reset();
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+}
+
 TEST(BulkRowsTest, StateTableSeesBulkRowsUntilCommitted) {
   StoreOptions options;
   options.in_memory = true;

@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <atomic>
 #include <thread>
 
 namespace freshet {
@@ -365,6 +366,33 @@ std::string SplitKey(const CommitWrites& writes, const std::vector<WritePos>& or
 
 }  // namespace
 
+rocksdb::Options StateStore::BulkFileOptions() const {
+  rocksdb::Options options(db_->GetDBOptions(), db_->GetOptions(data_cf_));
+  // Written once and rewritten by compaction only if later writes overlap
+  // them: compressing would slow every load for the sake of disk space.
+  // (SstFileWriter compresses with bottommost_compression when it is set.)
+  options.compression = rocksdb::kNoCompression;
+  options.bottommost_compression = rocksdb::kDisableCompressionOption;
+  return options;
+}
+
+namespace {
+// A load spills once its encoded rows pass this. Spilling bounds memory
+// but is slower than writing the files at commit (256 writers at once thrash
+// the caches: 2M rows loaded in 2.1-2.5 s instead of 0.85-1.0 s, see
+// docs/benchmarks.md), so only loads beyond a gigabyte spill.
+constexpr size_t kBulkSpillBytes = size_t(1) << 30;
+}  // namespace
+
+std::optional<BulkSpill> StateStore::NewBulkSpill() {
+  if (mem_env_) return std::nullopt;
+  BulkSpill spill;
+  spill.path_prefix = ingest_dir_ + "/load-" + std::to_string(++spill_seq_) + "-";
+  spill.options = BulkFileOptions();
+  spill.after_bytes = kBulkSpillBytes;
+  return spill;
+}
+
 void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* batch) const {
   for (const BulkRows* rows : writes.bulk) {
     BulkRows::Cursor c(rows);
@@ -392,36 +420,63 @@ Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta) {
 }
 
 Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta) {
-  std::vector<WritePos> order = SortedOrder(writes.ops);
+  // Spilled loads (bulk_rows.h) are already in files of disjoint ranges:
+  // ingested as they are, unless another write of the commit falls into
+  // their table, in which case they are merged and rewritten like the rest.
+  std::vector<const BulkRows*> passed;
+  CommitWrites merged;
+  merged.ops = writes.ops;
+  for (const BulkRows* rows : writes.bulk) {
+    bool alone = rows->spilled();
+    for (const BulkRows* other : writes.bulk) alone &= other == rows || other->table_id() != rows->table_id();
+    for (const auto* part : writes.ops)
+      for (size_t i = 0; alone && i < part->size(); i++) alone = TableIdOfKey((*part)[i].key) != rows->table_id();
+    if (alone) passed.push_back(rows);
+    else merged.bulk.push_back(rows);
+  }
+  std::vector<WritePos> order = SortedOrder(merged.ops);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
-  rocksdb::Options data_options(db_->GetDBOptions(), db_->GetOptions(data_cf_));
-  // SstFileWriter compresses with bottommost_compression when it is set.
-  data_options.compression = rocksdb::kNoCompression;
-  data_options.bottommost_compression = rocksdb::kDisableCompressionOption;
+  rocksdb::Options data_options = BulkFileOptions();
 
-  // Key ranges written in parallel, each into its own file: files of one
-  // ingestion must not overlap.
-  std::vector<std::string> bounds = {""};
-  if (writes.size() >= kParallelWriteThreshold) {
-    std::string split = SplitKey(writes, order);
+  // Key ranges written by two threads, each into its own file: files of
+  // one ingestion must not overlap, so no written file may span the table
+  // of a file ingested as it is either.
+  std::vector<std::string> bounds;
+  if (merged.size() >= kParallelWriteThreshold) {
+    std::string split = SplitKey(merged, order);
     if (!split.empty()) bounds.push_back(split);
   }
-  bounds.push_back("");
+  for (const BulkRows* rows : passed) {
+    bounds.push_back(TablePrefix(rows->table_id()));
+    bounds.push_back(PrefixSuccessor(TablePrefix(rows->table_id())));
+  }
+  std::sort(bounds.begin(), bounds.end());
+  bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
+  bounds.insert(bounds.begin(), "");  // from the first key
+  bounds.push_back("");               // to the last
   size_t ranges = bounds.size() - 1;
   std::vector<std::string> files(ranges);
   std::vector<size_t> written(ranges, 0);
   std::vector<rocksdb::Status> statuses(ranges);
-  auto write_range = [&](size_t r) {
-    files[r] = base + "-data-" + std::to_string(r) + ".sst";
-    statuses[r] = WriteDataRange(writes, order, data_options, data_cf_, bounds[r], bounds[r + 1], files[r], &written[r]);
+  std::atomic<size_t> next_range{0};
+  auto write_ranges = [&] {
+    for (size_t r; (r = next_range++) < ranges;) {
+      files[r] = base + "-data-" + std::to_string(r) + ".sst";
+      statuses[r] =
+          WriteDataRange(merged, order, data_options, data_cf_, bounds[r], bounds[r + 1], files[r], &written[r]);
+    }
   };
-  std::vector<std::thread> helpers;
-  for (size_t r = 1; r < ranges; r++) helpers.emplace_back(write_range, r);
-  write_range(0);
-  for (auto& t : helpers) t.join();
+  std::thread helper;
+  if (ranges > 1) helper = std::thread(write_ranges);
+  write_ranges();
+  if (helper.joinable()) helper.join();
   rocksdb::Status rs;
   for (const auto& st : statuses)
     if (rs.ok() && !st.ok()) rs = st;
+  for (size_t r = 0; r < ranges; r++)
+    if (!written[r]) files[r].clear();
+  for (const BulkRows* rows : passed)
+    for (const std::string& f : rows->files()) files.push_back(f);
 
   std::string meta_file = base + "-meta.sst";
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));
@@ -435,8 +490,8 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
     std::vector<rocksdb::IngestExternalFileArg> args;
     rocksdb::IngestExternalFileArg data_arg, meta_arg;
     data_arg.column_family = data_cf_;
-    for (size_t r = 0; r < ranges; r++)
-      if (written[r]) data_arg.external_files.push_back(files[r]);
+    for (const std::string& f : files)
+      if (!f.empty()) data_arg.external_files.push_back(f);
     data_arg.options.move_files = true;
     meta_arg.column_family = meta_cf_;
     meta_arg.external_files = {meta_file};
@@ -446,7 +501,8 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
     rs = db_->IngestExternalFiles(args);
   }
   std::error_code ec;
-  for (const auto& f : files) std::filesystem::remove(f, ec);
+  for (size_t r = 0; r < ranges; r++)
+    if (!files[r].empty()) std::filesystem::remove(files[r], ec);  // spill files are their loads' to remove
   std::filesystem::remove(meta_file, ec);
   return ToStatus(rs, "bulk commit");
 }
