@@ -39,8 +39,9 @@ DataChunk WithRowIds(const TableCatalog& table, DataChunk in) {
   for (size_t c = 0; c < table.columns.size(); c++) {
     if (static_cast<int>(c) == table.row_id_index) {
       Vector ids(DataType::Int64());
-      ids.Reserve(n);
-      for (size_t r = 0; r < n; r++) ids.AppendInt(ProcessRowIds().Next());
+      ids.ints().resize(n);
+      ProcessRowIds().NextN(n, ids.ints().data());
+      ids.validity().assign(n, 1);
       rows.AddColumn(std::move(ids));
     } else {
       rows.AddColumn(std::move(in.column(src++)));

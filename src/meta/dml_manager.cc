@@ -82,29 +82,33 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
   return guard.epoch();
 }
 
-Epoch DmlManager::ApplyBulk(std::shared_ptr<const BulkRows> rows) {
+Epoch DmlManager::ApplyBulk(const std::vector<std::shared_ptr<const BulkRows>>& loads) {
   std::lock_guard lock(mu_);
   auto guard = loop_->BeginWrite();
-  TableId id = rows->table_id();
-  if (!catalog_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
-  auto st = TableFor(id);
+  for (const auto& rows : loads)
+    if (!catalog_->GetTable(rows->table_id()))
+      FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", rows->table_id());
   StreamRuntime* runtime = loop_->runtime();
-  if (runtime->HasSubscribers(id)) {
-    // New keys only: every row is an insert, no old row to read.
-    const std::vector<DataType>& types = st->desc().column_types;
-    DataChunk chunk(types);
-    BulkRows::Cursor c(rows.get());
-    for (c.Seek(""); c.Valid(); c.Next()) {
-      if (!DecodeRowInto(c.value(), &chunk)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in bulk insert");
-      if (chunk.num_rows() == kChunkSize) {
+  for (const auto& rows : loads) {
+    TableId id = rows->table_id();
+    auto st = TableFor(id);
+    if (runtime->HasSubscribers(id)) {
+      // New keys only: every row is an insert, no old row to read.
+      const std::vector<DataType>& types = st->desc().column_types;
+      DataChunk chunk(types);
+      auto push = [&] {
         runtime->PushTableChanges(id, StreamChunk(std::vector<Op>(chunk.num_rows(), Op::kInsert), std::move(chunk)));
         chunk = DataChunk(types);
+      };
+      BulkRows::Cursor c(rows.get());
+      for (c.Seek(""); c.Valid(); c.Next()) {
+        if (!DecodeRowInto(c.value(), &chunk)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in bulk insert");
+        if (chunk.num_rows() == kChunkSize) push();
       }
+      if (chunk.num_rows()) push();
     }
-    if (chunk.num_rows())
-      runtime->PushTableChanges(id, StreamChunk(std::vector<Op>(chunk.num_rows(), Op::kInsert), std::move(chunk)));
+    st->WriteBulk(rows);
   }
-  st->WriteBulk(std::move(rows));
   return guard.epoch();
 }
 

@@ -29,10 +29,10 @@ class DmlManager {
   // 42P01 if a table was dropped meanwhile. Returns the epoch written.
   // The ops are moved out of `writes`.
   Epoch Apply(WriteSet&& writes);
-  // Inserts bulk rows (bulk_rows.h) into their table in one epoch, with
-  // the table's change stream getting them as inserts. Throws 42P01 if the
+  // Inserts bulk rows (bulk_rows.h) into their tables in one epoch, with
+  // the tables' change streams getting them as inserts. Throws 42P01 if a
   // table was dropped meanwhile. Returns the epoch written.
-  Epoch ApplyBulk(std::shared_ptr<const BulkRows> rows);
+  Epoch ApplyBulk(const std::vector<std::shared_ptr<const BulkRows>>& loads);
   // Checks `added` (applied after `before`) for duplicate primary keys
   // without writing anything: statements inside a transaction fail at once.
   void CheckUnique(const WriteSet& before, const WriteSet& added);

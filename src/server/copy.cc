@@ -4,6 +4,7 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <memory>
+#include <thread>
 
 #include "batch/dml.h"
 #include "batch/executor_builder.h"
@@ -12,6 +13,7 @@
 #include "expr/cast.h"
 #include "planner/optimizer.h"
 #include "server/copy_format.h"
+#include "server/copy_loader.h"
 #include "server/session.h"
 #include "storage/bulk_rows.h"
 #include "storage/state_table.h"
@@ -45,84 +47,50 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
         targets.push_back(idx);
       }
     }
-    // Visible columns of the table; unlisted ones get NULL (defaults are
-    // not evaluated by COPY here yet unless listed).
-    std::vector<int> visible;
-    std::vector<DataType> visible_types;
-    for (size_t i = 0; i < table->columns.size(); i++)
-      if (!table->columns[i].hidden) {
-        visible.push_back(static_cast<int>(i));
-        visible_types.push_back(table->columns[i].type);
-      }
-    std::vector<int> slot_of(table->columns.size(), -1);
-    for (size_t k = 0; k < targets.size(); k++) slot_of[targets[k]] = static_cast<int>(k);
-
     sink->BeginCopyIn(targets.size());
-    // Outside a transaction block, rows of a table keyed by generated row
-    // ids are encoded straight into key order (bulk_rows.h) and committed
-    // as SST files; otherwise they become ordinary writes.
-    // The rows are encoded on a second thread while parsing goes on.
-    std::unique_ptr<BulkRowsBuilder> bulk;
-    if (txn_ == TxnState::kIdle && table->row_id_index >= 0)
-      bulk = std::make_unique<BulkRowsBuilder>(std::make_shared<BulkRows>(
-          table->id, table->row_id_index, table->StorageDesc().dist_key_indices, instance_->store()->NewBulkSpill()));
+    std::string data;
+    auto drain_after_marker = [&] {
+      while (sink->ReadCopyData(&data)) {
+      }
+    };
+    if (txn_ == TxnState::kIdle && table->row_id_index >= 0) {
+      // A bulk load: parsed by worker threads, encoded straight into key
+      // order and committed as SST files (copy_loader.h, bulk_rows.h).
+      ParallelCopyLoader loader(table, targets, fmt, eval_, instance_->store(), &cancel_,
+                                static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+      while (!loader.ended() && sink->ReadCopyData(&data)) loader.Append(data);
+      if (loader.ended()) drain_after_marker();
+      int64_t rows = 0;
+      std::vector<std::shared_ptr<const BulkRows>> loads = loader.Finish(&rows);
+      ApplyBulk(std::move(loads));
+      return {"COPY " + std::to_string(rows)};
+    }
+    // Otherwise the rows become ordinary writes (checked keys, transactions).
     WriteSet writes;
     TableWriteSet& tw = writes.For(table->id);
-    DataChunk chunk(visible_types);
-    auto flush_chunk = [&] {
-      if (bulk) bulk->Add(PrepareInsertRows(*table, std::move(chunk)));
-      else InsertVisibleRows(*table, std::move(chunk), &tw);
-      chunk = DataChunk(visible_types);
-    };
-    int64_t rows = 0, line_no = 0;
+    CopyRowBuilder rows(table, targets, eval_);
+    int64_t count = 0, line_no = 0;
     auto add_record = [&](const std::vector<CopyField>& fields) {
       line_no++;
       if (fmt.header && line_no == 1) return;
-      if (fields.size() != targets.size()) {
-        if (fields.size() < targets.size())
-          throw SqlError(sqlstate::kBadCopyFileFormat, fmt::format("missing data for column \"{}\"",
-                                                                    table->columns[targets[fields.size()]].name))
-              .WithDetail(fmt::format("COPY {}, line {}", table->name, line_no));
-        throw SqlError(sqlstate::kBadCopyFileFormat, "extra data after last expected column")
-            .WithDetail(fmt::format("COPY {}, line {}", table->name, line_no));
-      }
-      for (size_t v = 0; v < visible.size(); v++) {
-        int slot = slot_of[visible[v]];
-        if (slot < 0 || fields[slot].null) {
-          chunk.column(v).AppendNull();
-          continue;
-        }
-        try {
-          AppendParsedText(fields[slot].text, visible_types[v], eval_, &chunk.column(v));
-        } catch (SqlError& e) {
-          e.WithDetail(fmt::format("COPY {}, line {}, column {}: \"{}\"", table->name, line_no,
-                                   table->columns[visible[v]].name, fields[slot].text));
-          throw;
-        }
-      }
-      chunk.set_cardinality(chunk.num_rows());
-      rows++;
-      if (chunk.num_rows() >= kChunkSize) {
-        flush_chunk();
+      rows.Add(fields, line_no);
+      count++;
+      if (rows.rows() >= kChunkSize) {
+        InsertVisibleRows(*table, rows.Take(), &tw);
         if (cancel_.load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
       }
     };
     CopyRecordReader reader(fmt);
     std::vector<CopyField> fields;
-    std::string data;
     while (!reader.ended() && sink->ReadCopyData(&data)) {
       reader.Append(data);
       while (reader.Next(false, &fields)) add_record(fields);
     }
-    if (reader.ended()) {
-      while (sink->ReadCopyData(&data)) {
-      }
-    }
+    if (reader.ended()) drain_after_marker();
     while (reader.Next(true, &fields)) add_record(fields);
-    if (chunk.num_rows() > 0) flush_chunk();
-    if (bulk) ApplyBulk(bulk->Finish());
-    else Write(std::move(writes));
-    return {"COPY " + std::to_string(rows)};
+    if (rows.rows() > 0) InsertVisibleRows(*table, rows.Take(), &tw);
+    Write(std::move(writes));
+    return {"COPY " + std::to_string(count)};
   }
 
   // COPY ... TO STDOUT

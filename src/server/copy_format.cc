@@ -1,5 +1,7 @@
 #include "server/copy_format.h"
 
+#include <string.h>  // memrchr
+
 #include <cstring>
 
 #include "common/error.h"
@@ -244,6 +246,53 @@ void CopyRecordReader::Unescape(std::string_view raw) {
         }
     }
   }
+}
+
+bool CopyBlockSplitter::Next(bool final, size_t min_bytes, std::string* block, int64_t* first_record) {
+  if (ended_ || pending_.empty() || (!final && pending_.size() < min_bytes)) return false;
+  const char* b = pending_.data();
+  const size_t n = pending_.size();
+  size_t cut = 0;
+  int64_t records = 0;
+  // "\." could be the end marker (memchr is vectorized, memmem is not).
+  auto has_backslash_dot = [&] {
+    for (const char* p = b; (p = static_cast<const char*>(std::memchr(p, '\\', b + n - p))) != nullptr; p++)
+      if (p + 1 < b + n && p[1] == '.') return true;
+    return false;
+  };
+  bool plain = !std::memchr(b, '\r', n) && !(format_.csv && std::memchr(b, format_.quote, n)) && !has_backslash_dot();
+  if (plain) {
+    const char* last = static_cast<const char*>(memrchr(b, '\n', n));
+    cut = last ? static_cast<size_t>(last - b) + 1 : 0;
+    for (const char* p = b; (p = static_cast<const char*>(std::memchr(p, '\n', b + cut - p))) != nullptr; p++) records++;
+    if (final && cut < n) {  // a last record without a line end
+      cut = n;
+      records++;
+    }
+  } else {
+    CopyRecordReader reader(format_);
+    reader.Append(pending_);
+    std::vector<CopyField> fields;
+    try {
+      while (reader.Next(final, &fields)) {
+        cut = reader.position();
+        records++;
+      }
+    } catch (const SqlError&) {
+      if (cut == 0) throw;  // else the records before the bad one go first
+    }
+    if (reader.ended()) {
+      ended_ = true;
+      pending_.resize(cut);  // the marker and anything after it
+    }
+  }
+  if (cut == 0) return false;
+  block->swap(pending_);
+  pending_.assign(*block, cut, std::string::npos);
+  block->resize(cut);
+  *first_record = records_;
+  records_ += records;
+  return true;
 }
 
 std::string EscapeCopyText(const std::string& s, char delimiter) {

@@ -49,6 +49,9 @@ class CopyRecordReader {
   bool Next(bool final, std::vector<CopyField>* fields);
   // Whether the end marker was read.
   bool ended() const { return ended_; }
+  // Bytes of the buffered data consumed so far (by Next), as long as
+  // Append is not called again.
+  size_t position() const { return pos_; }
 
  private:
   // A field's bytes before the views are made (the scratch buffer may
@@ -74,6 +77,32 @@ class CopyRecordReader {
   bool ended_ = false;
   std::string scratch_;
   std::vector<Span> spans_;
+};
+
+// Cuts COPY data into blocks of whole records, so that several threads can
+// parse them, and counts the records before each block (error messages
+// give line numbers). Plain data (no quote character, carriage return or
+// "\.") is cut at the last line end, found with memchr; anything else is
+// cut by reading its records with a CopyRecordReader, which knows quoting
+// and the end marker (nothing after the marker is handed out).
+class CopyBlockSplitter {
+ public:
+  explicit CopyBlockSplitter(CopyFormat format) : format_(std::move(format)) {}
+  void Append(std::string_view data) { pending_.append(data); }
+  // Bytes received and not yet handed out.
+  size_t pending() const { return pending_.size(); }
+  // Moves the complete records of the pending data (all of it when
+  // `final`) into *block once there are at least min_bytes of data (any
+  // amount when final); *first_record is the number of records before
+  // them. Returns false if there is no such block yet.
+  bool Next(bool final, size_t min_bytes, std::string* block, int64_t* first_record);
+  bool ended() const { return ended_; }
+
+ private:
+  CopyFormat format_;
+  std::string pending_;
+  int64_t records_ = 0;
+  bool ended_ = false;
 };
 
 // Text format: backslash-escapes control characters, backslash and the

@@ -104,5 +104,62 @@ TEST(CopyRecordReaderTest, Text) {
   EXPECT_EQ(ReadRecords(f, "1\n\\.\n2\n"), (std::vector<Record>{{"1"}}));
 }
 
+// CopyBlockSplitter: whatever the sizes of the messages and blocks, the
+// blocks hold exactly the records a single reader finds, in order, each
+// block numbered by the records before it, and nothing after the end
+// marker.
+void ExpectBlocksMatchReader(const CopyFormat& format, const std::string& data) {
+  std::vector<Record> expected = ReadRecords(format, data);
+  for (size_t message : {size_t(1), size_t(7), size_t(64), data.size()})
+    for (size_t min_bytes : {size_t(1), size_t(50), size_t(1000)}) {
+      CopyBlockSplitter splitter(format);
+      std::vector<Record> got;
+      int64_t records = 0;
+      std::string block;
+      int64_t first = 0;
+      auto take = [&](bool final) {
+        while (splitter.Next(final, min_bytes, &block, &first)) {
+          EXPECT_EQ(first, records) << "message " << message << ", blocks of " << min_bytes;
+          std::vector<Record> in_block = ReadRecords(format, block);
+          records += static_cast<int64_t>(in_block.size());
+          got.insert(got.end(), in_block.begin(), in_block.end());
+        }
+      };
+      for (size_t at = 0; at < data.size() && !splitter.ended(); at += message) {
+        splitter.Append(std::string_view(data).substr(at, message));
+        take(false);
+      }
+      take(true);
+      EXPECT_EQ(got, expected) << "message " << message << ", blocks of " << min_bytes;
+    }
+}
+
+TEST(CopyBlockSplitterTest, BlocksHoldWholeRecords) {
+  std::string plain, quoted, text;
+  for (int i = 0; i < 200; i++) {
+    plain += std::to_string(i) + ",name" + std::to_string(i % 13) + ",2024-01-01 00:00:00\n";
+    quoted += std::to_string(i) + ",\"a,\"\"b\"\"\nc\"," + (i % 3 ? "x" : "") + "\r\n";
+    text += std::to_string(i) + "\tesc\\\\aped\\n\t\\N\n";
+  }
+  ExpectBlocksMatchReader(Csv(), plain);
+  ExpectBlocksMatchReader(Csv(), plain + "last,no,newline");
+  ExpectBlocksMatchReader(Csv(), quoted);
+  ExpectBlocksMatchReader(CopyFormat(), text);
+  ExpectBlocksMatchReader(Csv(), plain + "\\.\n" + plain);            // the end marker
+  ExpectBlocksMatchReader(CopyFormat(), text + "\\.\r\nignored\n");  // text, CRLF
+  CopyFormat bare_cr = Csv();
+  ExpectBlocksMatchReader(bare_cr, "1,a\r2,b\r3,c");  // old Mac line ends
+
+  // Records before an unterminated quote come out first; then the error.
+  CopyBlockSplitter splitter(Csv());
+  splitter.Append("1,a\n2,b\n3,\"open\n4,d\n");
+  std::string block;
+  int64_t first = -1;
+  ASSERT_TRUE(splitter.Next(false, 1, &block, &first));
+  EXPECT_EQ(block, "1,a\n2,b\n");
+  EXPECT_EQ(first, 0);
+  EXPECT_THROW(splitter.Next(true, 1, &block, &first), SqlError);
+}
+
 }  // namespace
 }  // namespace freshet

@@ -271,9 +271,9 @@ void Session::ApplyWrites(WriteSet&& writes) {
   Written(instance_->DmlFor(database_.id)->Apply(std::move(writes)));
 }
 
-void Session::ApplyBulk(std::shared_ptr<const BulkRows> rows) {
-  if (!rows->size()) return;
-  Written(instance_->DmlFor(database_.id)->ApplyBulk(std::move(rows)));
+void Session::ApplyBulk(std::vector<std::shared_ptr<const BulkRows>> loads) {
+  if (loads.empty()) return;
+  Written(instance_->DmlFor(database_.id)->ApplyBulk(loads));
 }
 
 void Session::Written(Epoch epoch) {

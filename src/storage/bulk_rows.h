@@ -28,13 +28,8 @@
 #pragma once
 
 #include <array>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
-#include <exception>
 #include <memory>
-#include <mutex>
-#include <thread>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -158,37 +153,6 @@ class BulkRows {
   bool spilled_ = false, finished_ = false;
   size_t rows_ = 0, bytes_ = 0;
   std::string scratch_key_, scratch_value_;
-};
-
-// Adds chunks to a BulkRows on a thread of its own, in the order given, so
-// that encoding overlaps with whatever produces the chunks (parsing COPY
-// data). A bounded queue keeps the producer at most a few chunks ahead.
-class BulkRowsBuilder {
- public:
-  explicit BulkRowsBuilder(std::shared_ptr<BulkRows> rows);
-  // Stops the thread; rows not yet added are dropped.
-  ~BulkRowsBuilder();
-  BulkRowsBuilder(const BulkRowsBuilder&) = delete;
-  BulkRowsBuilder& operator=(const BulkRowsBuilder&) = delete;
-
-  // Queues a chunk; rethrows an error of an earlier Add.
-  void Add(DataChunk rows);
-  // Waits until every chunk is added and returns the rows; rethrows an
-  // error of an Add.
-  std::shared_ptr<BulkRows> Finish();
-
- private:
-  void Run();
-  void Stop();
-
-  std::shared_ptr<BulkRows> rows_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<DataChunk> queue_;
-  bool closing_ = false;
-  bool busy_ = false;  // the thread is adding a chunk
-  std::exception_ptr error_;
-  std::thread thread_;
 };
 
 }  // namespace freshet

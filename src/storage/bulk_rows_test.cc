@@ -91,30 +91,6 @@ TEST(BulkRowsTest, RefusesKeysThatDoNotIncrease) {
   EXPECT_THROW(within->Add(Rows({5, 4})), SqlError);
 }
 
-TEST(BulkRowsTest, BuilderAddsInOrderAndReportsErrors) {
-  std::vector<int64_t> keys;
-  for (int64_t k = 1; k <= 50000; k++) keys.push_back(k * 3);
-  BulkRowsBuilder builder(NewBulk());
-  for (size_t i = 0; i < keys.size(); i += 1000)
-    builder.Add(Rows(std::vector<int64_t>(keys.begin() + i, keys.begin() + i + 1000)));
-  auto rows = builder.Finish();
-  EXPECT_EQ(rows->size(), keys.size());
-  EXPECT_EQ(ReadAll(*rows).size(), keys.size());
-
-  BulkRowsBuilder failing(NewBulk());
-  failing.Add(Rows({10, 20}));
-  failing.Add(Rows({15}));  // out of order: the error comes out of a later call
-  EXPECT_THROW(
-      {
-        for (int i = 0; i < 100; i++) failing.Add(Rows({1000 + i}));
-        failing.Finish();
-      },
-      SqlError);
-  // Destroyed without Finish: the thread stops, queued rows are dropped.
-  BulkRowsBuilder abandoned(NewBulk());
-  abandoned.Add(Rows({1}));
-}
-
 // A commit of bulk rows plus ops (overwrites and deletes of bulk keys,
 // keys between them, other tables), on disk: the result equals applying
 // the writes in order to a map. Large enough to be split over two files.

@@ -9,16 +9,27 @@ constexpr int64_t kEpochMillis = 1577836800000;  // 2020-01-01T00:00:00Z
 }
 
 int64_t RowIdGenerator::Next() {
+  int64_t id;
+  NextN(1, &id);
+  return id;
+}
+
+void RowIdGenerator::NextN(size_t n, int64_t* out) {
+  if (n == 0) return;
   uint64_t now_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count() - kEpochMillis);
+  // last_ counts (ms << 12 | sequence): taking n values at once carries
+  // into the next milliseconds when the sequence runs out, as Next does.
   uint64_t prev = last_.load(std::memory_order_relaxed);
-  uint64_t next;
+  uint64_t first;
   do {
-    next = std::max(prev + 1, now_ms << 12);
-  } while (!last_.compare_exchange_weak(prev, next, std::memory_order_relaxed));
-  uint64_t ms = next >> 12, seq = next & 0xfff;
-  return static_cast<int64_t>((ms << 22) | (uint64_t(generator_id_) << 12) | seq);
+    first = std::max(prev + 1, now_ms << 12);
+  } while (!last_.compare_exchange_weak(prev, first + n - 1, std::memory_order_relaxed));
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = first + i, ms = v >> 12, seq = v & 0xfff;
+    out[i] = static_cast<int64_t>((ms << 22) | (uint64_t(generator_id_) << 12) | seq);
+  }
 }
 
 }  // namespace freshet

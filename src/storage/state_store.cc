@@ -311,6 +311,8 @@ rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<Wri
     bulk.back().Seek(lower);
   }
   auto in_range = [&](std::string_view key) { return upper.empty() || key < std::string_view(upper); };
+  // Buffered writes: with O_DIRECT the commit waits for the disk (2M rows:
+  // 2.5 s instead of 0.45 s).
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options, cf);
   bool open = false;
   rocksdb::Status rs;

@@ -1306,6 +1306,20 @@ void TestCopyBulk() {
   // A failing bulk COPY keeps nothing, at any line.
   tag = CopyIn(c, "COPY bulk_t FROM STDIN WITH (FORMAT csv)", {"1,1,a,2024-01-01\n", "2,not a number,b,2024-01-01\n"}, &d);
   Check(tag == "ERROR 22P02", "a bad value fails the bulk COPY", tag + " " + d);
+  // Large loads are parsed by several threads: the error reported is still
+  // the one of the earliest bad line, with its number (a header is line 1).
+  {
+    std::string big = "k,v,s,ts\n";
+    for (int64_t k = 2; k <= 120000; k++) {
+      if (k == 123 + 100000) big += "1,2,\"unterminated\n";  // never reached: an earlier line fails first
+      big += k == 100000 ? "x,1,a,\n" : k == 110000 ? "1,y,a,\n" : std::to_string(k) + ",1,a,\n";
+    }
+    std::vector<std::string> parts;
+    for (size_t at = 0; at < big.size(); at += 65536) parts.push_back(big.substr(at, 65536));
+    tag = CopyIn(c, "COPY bulk_t FROM STDIN WITH (FORMAT csv, HEADER true)", parts, &d);
+    Check(tag == "ERROR 22P02" && d.find("line 100000, column k") != std::string::npos,
+          "a parallel bulk COPY reports the earliest bad line", tag + " " + d);
+  }
   tag = CopyIn(c, "COPY bulk_t FROM STDIN WITH (FORMAT csv)", {"1,1,a,2024-02-30 00:00:00\n"}, &d);
   Check(tag == "ERROR 22008", "an impossible date fails with 22008", tag + " " + d);
   Exec(c, "FLUSH");

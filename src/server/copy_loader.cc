@@ -1,0 +1,240 @@
+#include "server/copy_loader.h"
+
+#include <fmt/format.h>
+
+#include "batch/dml.h"
+#include "common/error.h"
+#include "expr/cast.h"
+#include "storage/state_store.h"
+#include "storage/state_table.h"
+
+namespace freshet {
+
+namespace {
+// Blocks handed to the workers; a block of this size holds some ten
+// thousand typical rows.
+constexpr size_t kBlockBytes = 1 << 20;
+}  // namespace
+
+CopyRowBuilder::CopyRowBuilder(TableRef table, std::vector<int> targets, const EvalContext& eval)
+    : table_(std::move(table)), targets_(std::move(targets)), eval_(eval) {
+  slot_of_.assign(table_->columns.size(), -1);
+  for (size_t k = 0; k < targets_.size(); k++) slot_of_[targets_[k]] = static_cast<int>(k);
+  for (size_t i = 0; i < table_->columns.size(); i++)
+    if (!table_->columns[i].hidden) {
+      visible_.push_back(static_cast<int>(i));
+      visible_types_.push_back(table_->columns[i].type);
+    }
+  chunk_ = DataChunk(visible_types_);
+}
+
+void CopyRowBuilder::Add(const std::vector<CopyField>& fields, int64_t line_no) {
+  if (fields.size() != targets_.size()) {
+    if (fields.size() < targets_.size())
+      throw SqlError(sqlstate::kBadCopyFileFormat,
+                     fmt::format("missing data for column \"{}\"", table_->columns[targets_[fields.size()]].name))
+          .WithDetail(fmt::format("COPY {}, line {}", table_->name, line_no));
+    throw SqlError(sqlstate::kBadCopyFileFormat, "extra data after last expected column")
+        .WithDetail(fmt::format("COPY {}, line {}", table_->name, line_no));
+  }
+  for (size_t v = 0; v < visible_.size(); v++) {
+    int slot = slot_of_[visible_[v]];
+    if (slot < 0 || fields[slot].null) {
+      chunk_.column(v).AppendNull();
+      continue;
+    }
+    try {
+      AppendParsedText(fields[slot].text, visible_types_[v], eval_, &chunk_.column(v));
+    } catch (SqlError& e) {
+      e.WithDetail(fmt::format("COPY {}, line {}, column {}: \"{}\"", table_->name, line_no,
+                               table_->columns[visible_[v]].name, fields[slot].text));
+      throw;
+    }
+  }
+  chunk_.set_cardinality(chunk_.num_rows());
+}
+
+DataChunk CopyRowBuilder::Take() {
+  DataChunk out = std::move(chunk_);
+  chunk_ = DataChunk(visible_types_);
+  return out;
+}
+
+ParallelCopyLoader::ParallelCopyLoader(TableRef table, std::vector<int> targets, CopyFormat format,
+                                       const EvalContext& eval, StateStore* store, const std::atomic<bool>* cancel,
+                                       int workers)
+    : table_(std::move(table)),
+      targets_(std::move(targets)),
+      format_(format),
+      eval_(eval),
+      store_(store),
+      cancel_(cancel),
+      max_workers_(static_cast<size_t>(std::max(1, workers))),
+      splitter_(std::move(format)) {}
+
+ParallelCopyLoader::~ParallelCopyLoader() { StopWorkers(); }
+
+std::shared_ptr<BulkRows> ParallelCopyLoader::NewRows() {
+  return std::make_shared<BulkRows>(table_->id, table_->row_id_index, table_->StorageDesc().dist_key_indices,
+                                    store_->NewBulkSpill());
+}
+
+void ParallelCopyLoader::StopWorkers() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+  for (auto& w : workers_)
+    if (w->thread.joinable()) w->thread.join();
+}
+
+void ParallelCopyLoader::Append(std::string_view data) {
+  splitter_.Append(data);
+  Dispatch(false);
+  RethrowFirstError();
+}
+
+bool ParallelCopyLoader::NextBlock(bool final, Block* block) {
+  try {
+    return splitter_.Next(final, final && workers_.empty() ? 0 : kBlockBytes, &block->data, &block->first_record);
+  } catch (...) {
+    // Bad data found while cutting (an unterminated quote): it comes after
+    // every block handed out, whose errors come first.
+    Fail(next_block_, std::current_exception());
+    RethrowFirstError();
+    throw;
+  }
+}
+
+void ParallelCopyLoader::Dispatch(bool final) {
+  Block block;
+  while (NextBlock(final, &block)) {
+    block.index = next_block_++;
+    std::unique_lock lock(mu_);
+    if (workers_.size() < max_workers_) {
+      // Started on demand: a small COPY never starts a thread.
+      auto w = std::make_unique<Worker>();
+      w->rows = NewRows();
+      Worker* raw = w.get();
+      w->thread = std::thread([this, raw] { Work(raw); });
+      workers_.push_back(std::move(w));
+    }
+    cv_.wait(lock, [&] { return queue_.size() < 2 * max_workers_; });
+    queue_.push_back(std::move(block));
+    cv_.notify_all();
+    block = Block();
+  }
+}
+
+void ParallelCopyLoader::Work(Worker* worker) {
+  CopyRowBuilder rows(table_, targets_, eval_);
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
+    if (queue_.empty()) return;
+    Block block = std::move(queue_.front());
+    queue_.pop_front();
+    busy_++;
+    cv_.notify_all();
+    lock.unlock();
+    // Blocks after a failed one are not parsed: the error of the earliest
+    // line wins, and the COPY is lost anyway.
+    if (block.index < first_failed_.load()) {
+      try {
+        Parse(block, &rows, worker);
+      } catch (...) {
+        Fail(block.index, std::current_exception());
+      }
+    }
+    block = Block();  // freed outside the lock
+    lock.lock();
+    busy_--;
+    cv_.notify_all();
+  }
+}
+
+void ParallelCopyLoader::Parse(const Block& block, CopyRowBuilder* rows, Worker* worker) {
+  CopyRecordReader reader(format_);
+  reader.Append(block.data);
+  std::vector<CopyField> fields;
+  int64_t line = block.first_record;
+  auto flush = [&] {
+    worker->count += static_cast<int64_t>(rows->rows());
+    worker->rows->Add(PrepareInsertRows(*table_, rows->Take()));
+  };
+  try {
+    while (reader.Next(true, &fields)) {
+      line++;
+      if (format_.header && line == 1) continue;
+      rows->Add(fields, line);
+      if (rows->rows() >= kChunkSize) {
+        flush();
+        if (cancel_->load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+      }
+    }
+    // Each block's rows are added before the next block: an error (say a
+    // NOT NULL violation) belongs to this block.
+    if (rows->rows()) flush();
+  } catch (...) {
+    rows->Take();  // the rest of the failed block
+    throw;
+  }
+}
+
+void ParallelCopyLoader::Fail(size_t block, std::exception_ptr error) {
+  std::lock_guard lock(mu_);
+  errors_.emplace(block, error);
+  size_t first = first_failed_.load();
+  while (block < first && !first_failed_.compare_exchange_weak(first, block)) {
+  }
+}
+
+void ParallelCopyLoader::RethrowFirstError() {
+  size_t failed = first_failed_.load();
+  if (failed == SIZE_MAX) return;
+  // An earlier block may still be parsing: its error would come first.
+  std::exception_ptr error;
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return busy_ == 0 && (queue_.empty() || queue_.front().index > first_failed_.load()); });
+    error = errors_.begin()->second;
+  }
+  StopWorkers();
+  std::rethrow_exception(error);
+}
+
+std::vector<std::shared_ptr<const BulkRows>> ParallelCopyLoader::Finish(int64_t* rows) {
+  *rows = 0;
+  if (workers_.empty()) {
+    // All of it fits in one block: parsed here, no thread started.
+    Block block;
+    std::vector<std::shared_ptr<const BulkRows>> out;
+    if (!NextBlock(true, &block)) return out;
+    Worker inline_worker;
+    inline_worker.rows = NewRows();
+    CopyRowBuilder builder(table_, targets_, eval_);
+    Parse(block, &builder, &inline_worker);
+    inline_worker.rows->Finish();
+    *rows = inline_worker.count;
+    out.push_back(inline_worker.rows);
+    return out;
+  }
+  Dispatch(true);
+  {
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || first_failed_.load() != SIZE_MAX; });
+  }
+  RethrowFirstError();
+  StopWorkers();
+  std::vector<std::shared_ptr<const BulkRows>> out;
+  for (auto& w : workers_) {
+    w->rows->Finish();
+    *rows += w->count;
+    if (w->rows->size()) out.push_back(w->rows);
+  }
+  return out;
+}
+
+}  // namespace freshet

@@ -1,0 +1,114 @@
+// COPY FROM: turning records into rows of a table (CopyRowBuilder), and
+// bulk loads parsed by several threads (ParallelCopyLoader).
+//
+// A bulk load (a table keyed by a generated row id, outside a transaction
+// block; see Session::RunCopy) is cut into blocks of whole records by the
+// session thread; worker threads parse blocks into rows and encode them
+// into a BulkRows each, so parsing and encoding use every core. The loads
+// of the workers go into the same epoch; their keys interleave, which the
+// commit merges. Errors come out as a sequential COPY would give them: the
+// one of the earliest line.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "common/data_chunk.h"
+#include "expr/eval_context.h"
+#include "server/copy_format.h"
+#include "storage/bulk_rows.h"
+
+namespace freshet {
+
+class StateStore;
+
+// Appends COPY records as rows of the table's visible columns; columns not
+// among `targets` are NULL.
+class CopyRowBuilder {
+ public:
+  CopyRowBuilder(TableRef table, std::vector<int> targets, const EvalContext& eval);
+  // Appends a record (line `line_no` of the data). Throws 22P04 for a wrong
+  // number of fields and the type's error for a bad value, with the line
+  // and column in the DETAIL.
+  void Add(const std::vector<CopyField>& fields, int64_t line_no);
+  size_t rows() const { return chunk_.num_rows(); }
+  DataChunk Take();
+
+ private:
+  TableRef table_;
+  std::vector<int> targets_, visible_, slot_of_;
+  std::vector<DataType> visible_types_;
+  EvalContext eval_;
+  DataChunk chunk_;
+};
+
+class ParallelCopyLoader {
+ public:
+  ParallelCopyLoader(TableRef table, std::vector<int> targets, CopyFormat format, const EvalContext& eval,
+                     StateStore* store, const std::atomic<bool>* cancel, int workers);
+  // Stops the workers (a failed or cancelled COPY).
+  ~ParallelCopyLoader();
+  ParallelCopyLoader(const ParallelCopyLoader&) = delete;
+  ParallelCopyLoader& operator=(const ParallelCopyLoader&) = delete;
+
+  // Data from the client; throws the first error found so far.
+  void Append(std::string_view data);
+  // Whether the data's end marker was seen (what follows is ignored).
+  bool ended() const { return splitter_.ended(); }
+  // After the last data: waits for every block, then returns the loads and
+  // sets *rows; throws the error of the earliest line, if any.
+  std::vector<std::shared_ptr<const BulkRows>> Finish(int64_t* rows);
+
+ private:
+  struct Block {
+    size_t index = 0;
+    int64_t first_record = 0;
+    std::string data;
+  };
+  struct Worker {
+    std::shared_ptr<BulkRows> rows;
+    int64_t count = 0;
+    std::thread thread;
+  };
+  // The next block of the splitter; a cutting error is reported in order.
+  bool NextBlock(bool final, Block* block);
+  void Dispatch(bool final);
+  void Work(Worker* worker);
+  // Parses a block into `rows`, adding full chunks to the worker's load.
+  void Parse(const Block& block, CopyRowBuilder* rows, Worker* worker);
+  void Fail(size_t block, std::exception_ptr error);
+  void RethrowFirstError();
+  void StopWorkers();
+  std::shared_ptr<BulkRows> NewRows();
+
+  TableRef table_;
+  std::vector<int> targets_;
+  CopyFormat format_;
+  EvalContext eval_;
+  StateStore* store_;
+  const std::atomic<bool>* cancel_;
+  size_t max_workers_;
+  CopyBlockSplitter splitter_;
+  size_t next_block_ = 0;
+  std::vector<std::unique_ptr<Worker>> workers_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Block> queue_;
+  size_t busy_ = 0;  // workers parsing a block
+  bool closing_ = false;
+  std::map<size_t, std::exception_ptr> errors_;  // by block
+  std::atomic<size_t> first_failed_{SIZE_MAX};
+};
+
+}  // namespace freshet
