@@ -2,6 +2,7 @@
 // here; primary-key uniqueness when the WriteSet is applied).
 #include "batch/dml.h"
 #include "batch/executors.h"
+#include "storage/state_store.h"
 
 namespace freshet {
 
@@ -16,12 +17,35 @@ class InsertExecutor : public DmlExecutor {
   void Run() override {
     const TableCatalog& table = *node_.table;
     TableWriteSet& writes = ctx_.writes->For(table.id);
+    // Past a few chunks, an INSERT into a table keyed by generated row ids
+    // outside a transaction block becomes a bulk insert (bulk_rows.h): no
+    // WriteOp per row, no sort at commit. Small ones stay ops: a BulkRows
+    // costs some kilobytes to set up.
+    bool may_bulk = !ctx_.pending && table.row_id_index >= 0;
+    std::shared_ptr<BulkRows> bulk;
+    size_t rows = 0;
     DataChunk in;
     while (child_->Next(&in)) {
       ctx_.CheckCancelled();
-      result_.Add(InsertVisibleRows(table, std::move(in), &writes));
+      rows += in.num_rows();
+      if (may_bulk && !bulk && rows > kBulkAfterRows)
+        bulk = std::make_shared<BulkRows>(table.id, table.row_id_index, table.StorageDesc().dist_key_indices,
+                                          ctx_.store->NewBulkSpill());
+      if (!bulk) {
+        result_.Add(InsertVisibleRows(table, std::move(in), &writes));
+        continue;
+      }
+      DataChunk full = PrepareInsertRows(table, std::move(in));
+      bulk->Add(full);
+      result_.Add(full);
+    }
+    if (bulk) {
+      bulk->Finish();
+      ctx_.writes->AddBulk(std::move(bulk));
     }
   }
+
+  static constexpr size_t kBulkAfterRows = 4 * kChunkSize;
 
   const InsertNode& node_;
 };

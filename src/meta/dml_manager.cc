@@ -58,6 +58,9 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
   std::lock_guard lock(mu_);
   auto guard = loop_->BeginWrite();
   // Check everything first so that a failure leaves no trace.
+  for (const auto& rows : writes.bulk())
+    if (!catalog_->GetTable(rows->table_id()))
+      FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", rows->table_id());
   std::vector<std::pair<std::shared_ptr<StateTable>, TableWriteSet*>> targets;
   for (auto& [id, tw] : writes.mutable_tables()) {
     if (tw.ops.empty()) continue;
@@ -79,12 +82,19 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
     st->Write(std::move(tw->ops));
     for (const auto& c : changes) runtime->PushTableChanges(id, c);
   }
+  // Bulk inserts are new keys: no op above can have addressed them.
+  ApplyBulkLocked(writes.bulk());
   return guard.epoch();
 }
 
 Epoch DmlManager::ApplyBulk(const std::vector<std::shared_ptr<const BulkRows>>& loads) {
   std::lock_guard lock(mu_);
   auto guard = loop_->BeginWrite();
+  ApplyBulkLocked(loads);
+  return guard.epoch();
+}
+
+void DmlManager::ApplyBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads) {
   for (const auto& rows : loads)
     if (!catalog_->GetTable(rows->table_id()))
       FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", rows->table_id());
@@ -109,7 +119,6 @@ Epoch DmlManager::ApplyBulk(const std::vector<std::shared_ptr<const BulkRows>>& 
     }
     st->WriteBulk(rows);
   }
-  return guard.epoch();
 }
 
 std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops) {

@@ -25,9 +25,9 @@ class DmlManager {
   DmlManager(StateStore* store, const Catalog* catalog, DatabaseEpochLoop* loop)
       : store_(store), catalog_(catalog), loop_(loop) {}
 
-  // Applies every op or none. Throws 23505 on a duplicate primary key and
-  // 42P01 if a table was dropped meanwhile. Returns the epoch written.
-  // The ops are moved out of `writes`.
+  // Applies every op and bulk insert or none. Throws 23505 on a duplicate
+  // primary key and 42P01 if a table was dropped meanwhile. Returns the
+  // epoch written. The ops are moved out of `writes`.
   Epoch Apply(WriteSet&& writes);
   // Inserts bulk rows (bulk_rows.h) into their tables in one epoch, with
   // the tables' change streams getting them as inserts. Throws 42P01 if a
@@ -41,6 +41,8 @@ class DmlManager {
 
  private:
   std::shared_ptr<StateTable> TableFor(TableId id);
+  // ApplyBulk's work, under mu_ and a write guard.
+  void ApplyBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads);
   // The changes `ops` make to the table, as whole rows (read before writing).
   static std::vector<StreamChunk> ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops);
   // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.

@@ -368,13 +368,21 @@ std::string SplitKey(const CommitWrites& writes, const std::vector<WritePos>& or
 
 }  // namespace
 
-rocksdb::Options StateStore::BulkFileOptions() const {
+rocksdb::Options StateStore::BulkFileOptions(bool bloom) const {
   rocksdb::Options options(db_->GetDBOptions(), db_->GetOptions(data_cf_));
   // Written once and rewritten by compaction only if later writes overlap
   // them: compressing would slow every load for the sake of disk space.
   // (SstFileWriter compresses with bottommost_compression when it is set.)
   options.compression = rocksdb::kNoCompression;
   options.bottommost_compression = rocksdb::kDisableCompressionOption;
+  if (!bloom) {
+    const auto* table = options.table_factory->GetOptions<rocksdb::BlockBasedTableOptions>();
+    if (table) {
+      rocksdb::BlockBasedTableOptions without = *table;
+      without.filter_policy.reset();
+      options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(without));
+    }
+  }
   return options;
 }
 
@@ -386,11 +394,11 @@ namespace {
 constexpr size_t kBulkSpillBytes = size_t(1) << 30;
 }  // namespace
 
-std::optional<BulkSpill> StateStore::NewBulkSpill() {
+std::optional<BulkSpill> StateStore::NewBulkSpill() const {
   if (mem_env_) return std::nullopt;
   BulkSpill spill;
   spill.path_prefix = ingest_dir_ + "/load-" + std::to_string(++spill_seq_) + "-";
-  spill.options = BulkFileOptions();
+  spill.options = BulkFileOptions(/*bloom=*/false);
   spill.after_bytes = kBulkSpillBytes;
   return spill;
 }
@@ -438,7 +446,14 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
   }
   std::vector<WritePos> order = SortedOrder(merged.ops);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
-  rocksdb::Options data_options = BulkFileOptions();
+  rocksdb::Options data_options = BulkFileOptions(/*bloom=*/true);
+  // Rows of bulk-loaded tables are keyed by generated row ids, which are
+  // only ever looked up when they exist (UPDATE, DELETE): a Bloom filter
+  // would never save a read there, and building it costs a sixth of the
+  // commit. Their key ranges get files of their own, without filters.
+  rocksdb::Options bulk_options = BulkFileOptions(/*bloom=*/false);
+  std::vector<TableId> bulk_tables;
+  for (const BulkRows* rows : merged.bulk) bulk_tables.push_back(rows->table_id());
 
   // Key ranges written by two threads, each into its own file: files of
   // one ingestion must not overlap, so no written file may span the table
@@ -448,9 +463,10 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
     std::string split = SplitKey(merged, order);
     if (!split.empty()) bounds.push_back(split);
   }
-  for (const BulkRows* rows : passed) {
-    bounds.push_back(TablePrefix(rows->table_id()));
-    bounds.push_back(PrefixSuccessor(TablePrefix(rows->table_id())));
+  for (const BulkRows* rows : passed) bulk_tables.push_back(rows->table_id());
+  for (TableId t : bulk_tables) {
+    bounds.push_back(TablePrefix(t));
+    bounds.push_back(PrefixSuccessor(TablePrefix(t)));
   }
   std::sort(bounds.begin(), bounds.end());
   bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
@@ -464,8 +480,12 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
   auto write_ranges = [&] {
     for (size_t r; (r = next_range++) < ranges;) {
       files[r] = base + "-data-" + std::to_string(r) + ".sst";
-      statuses[r] =
-          WriteDataRange(merged, order, data_options, data_cf_, bounds[r], bounds[r + 1], files[r], &written[r]);
+      bool bulk_range = false;
+      for (TableId t : bulk_tables)
+        bulk_range |= bounds[r] >= TablePrefix(t) && !bounds[r + 1].empty() &&
+                      bounds[r + 1] <= PrefixSuccessor(TablePrefix(t));
+      statuses[r] = WriteDataRange(merged, order, bulk_range ? bulk_options : data_options, data_cf_, bounds[r],
+                                   bounds[r + 1], files[r], &written[r]);
     }
   };
   std::thread helper;

@@ -98,7 +98,7 @@ class StateStore {
   Status CommitBulk(const CommitWrites& writes, MetaEntries meta);
   // Where a bulk load of the data family spills its rows (see BulkSpill);
   // nullopt for in-memory stores, whose loads stay in memory.
-  std::optional<BulkSpill> NewBulkSpill();
+  std::optional<BulkSpill> NewBulkSpill() const;
   // Adds the writes to a WriteBatch for Commit (bulk rows first).
   void AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* batch) const;
   // Whether CommitBulk is available (on-disk stores only).
@@ -140,8 +140,9 @@ class StateStore {
  private:
   StateStore() = default;
   Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta);
-  // Options of the SST files a bulk commit or a bulk load writes.
-  rocksdb::Options BulkFileOptions() const;
+  // Options of the SST files a bulk commit or a bulk load writes (with or
+  // without Bloom filters).
+  rocksdb::Options BulkFileOptions(bool bloom) const;
   std::unique_ptr<rocksdb::Env> mem_env_;
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
@@ -149,7 +150,7 @@ class StateStore {
   rocksdb::WriteOptions write_options_;
   std::string ingest_dir_;
   uint64_t ingest_seq_ = 0;
-  std::atomic<uint64_t> spill_seq_{0};
+  mutable std::atomic<uint64_t> spill_seq_{0};
   TableVersions versions_;
   std::unique_ptr<ScanCache> scan_cache_;
 };

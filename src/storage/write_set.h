@@ -8,9 +8,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "storage/bulk_rows.h"
 #include "storage/keys.h"
 
 namespace freshet {
@@ -39,22 +41,32 @@ class WriteSet {
   }
   const std::map<TableId, TableWriteSet>& tables() const { return tables_; }
   std::map<TableId, TableWriteSet>& mutable_tables() { return tables_; }
+  // Bulk inserts (bulk_rows.h): only outside transaction blocks, whose
+  // writes must stay readable as ops.
+  void AddBulk(std::shared_ptr<const BulkRows> rows) { bulk_.push_back(std::move(rows)); }
+  const std::vector<std::shared_ptr<const BulkRows>>& bulk() const { return bulk_; }
   bool empty() const {
     for (const auto& [id, t] : tables_)
       if (!t.ops.empty()) return false;
-    return true;
+    return bulk_.empty();
   }
-  void Clear() { tables_.clear(); }
+  void Clear() {
+    tables_.clear();
+    bulk_.clear();
+  }
   void Append(WriteSet&& other) {
     for (auto& [id, t] : other.tables_) {
       auto& mine = tables_[id].ops;
       mine.insert(mine.end(), std::make_move_iterator(t.ops.begin()), std::make_move_iterator(t.ops.end()));
     }
     other.tables_.clear();
+    bulk_.insert(bulk_.end(), other.bulk_.begin(), other.bulk_.end());
+    other.bulk_.clear();
   }
 
  private:
   std::map<TableId, TableWriteSet> tables_;
+  std::vector<std::shared_ptr<const BulkRows>> bulk_;
 };
 
 }  // namespace freshet
