@@ -237,6 +237,7 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     std::abort();
   }
   pending_sealed_.clear();
+  for (auto& w : pending_writes_) RecycleWriteVector(std::move(w));
   pending_writes_.clear();
   for (const auto& [id, count] : row_counts) row_counts_[id] = count;
   for (auto& t : tables) t->ReleaseSealed(epoch);

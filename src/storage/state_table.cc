@@ -119,14 +119,15 @@ void StateTable::TakeWrites(std::vector<WriteOp>* out) {
     if (!log_.bulk.empty()) throw SqlError(sqlstate::kInternalError, "bulk rows of a table whose writes are taken");
     pending.swap(*log_.ops);
     log_ = EpochLog();
-    // The next epoch likely writes as much: room for it up front saves
-    // growing the log (moving every op, touching fresh pages) as it fills.
-    log_.ops->reserve(std::min<size_t>(pending.size(), kMaxReservedOps));
+    // The next epoch likely writes as much: room for it up front (from the
+    // recycled vectors: write_set.h) saves growing the log as it fills.
+    *log_.ops = TakeWriteVector(std::min<size_t>(pending.size(), kMaxReservedOps));
   }
   // The smaller list is appended to the larger one: writes of different
   // tables never share a key, so their relative order does not matter.
   if (out->size() < pending.size()) out->swap(pending);
   out->insert(out->end(), std::make_move_iterator(pending.begin()), std::make_move_iterator(pending.end()));
+  RecycleWriteVector(std::move(pending));
 }
 
 size_t StateTable::PendingCount() const {

@@ -28,6 +28,17 @@ struct WriteOp {
   int8_t row_delta = 0;
 };
 
+// Vectors of WriteOps live for an epoch: filled by a state table, handed
+// to the commit, then dropped. Dropping and allocating them anew each epoch
+// touches fresh memory every time, which on virtual machines costs more
+// than filling it (docs/architecture.md, "Bulk loads"). So they are
+// recycled: the commit returns them here (cleared, keeping their capacity)
+// and state tables take them for the next epoch. The pool keeps at most a
+// few, holding at most kMaxPooledWriteOps ops of capacity in all.
+std::vector<WriteOp> TakeWriteVector(size_t min_capacity);
+void RecycleWriteVector(std::vector<WriteOp>&& ops);
+inline constexpr size_t kMaxPooledWriteOps = size_t(16) << 20;
+
 struct TableWriteSet {
   std::vector<WriteOp> ops;
 };
