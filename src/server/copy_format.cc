@@ -77,6 +77,13 @@ void CopyRecordReader::Append(std::string_view data) {
   buf_.append(data);
 }
 
+void CopyRecordReader::Append(std::string&& data) {
+  if (pos_ < buf_.size()) return Append(std::string_view(data));
+  buf_ = std::move(data);
+  pos_ = 0;
+  scanned_ = 0;
+}
+
 bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
   if (ended_ || pos_ >= buf_.size()) return false;
   if (!final && scanned_ > pos_ && !std::memchr(buf_.data() + scanned_, '\n', buf_.size() - scanned_)) {

@@ -41,6 +41,8 @@ class CopyRecordReader {
 
   // Adds bytes received from the client.
   void Append(std::string_view data);
+  // The same, taking the string when nothing is buffered (no copy).
+  void Append(std::string&& data);
   // Reads the next complete record into *fields. `final` says that no more
   // data will come, so a last record without a line end is complete.
   // Returns false when no complete record is buffered, and after the end

@@ -143,7 +143,7 @@ void ParallelCopyLoader::Work(Worker* worker) {
     // line wins, and the COPY is lost anyway.
     if (block.index < first_failed_.load()) {
       try {
-        Parse(block, &rows, worker);
+        Parse(std::move(block), &rows, worker);
       } catch (...) {
         Fail(block.index, std::current_exception());
       }
@@ -155,9 +155,9 @@ void ParallelCopyLoader::Work(Worker* worker) {
   }
 }
 
-void ParallelCopyLoader::Parse(const Block& block, CopyRowBuilder* rows, Worker* worker) {
+void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker) {
   CopyRecordReader reader(format_);
-  reader.Append(block.data);
+  reader.Append(std::move(block.data));
   std::vector<CopyField> fields;
   int64_t line = block.first_record;
   auto flush = [&] {
@@ -215,7 +215,7 @@ std::vector<std::shared_ptr<const BulkRows>> ParallelCopyLoader::Finish(int64_t*
     Worker inline_worker;
     inline_worker.rows = NewRows();
     CopyRowBuilder builder(table_, targets_, eval_);
-    Parse(block, &builder, &inline_worker);
+    Parse(std::move(block), &builder, &inline_worker);
     inline_worker.rows->Finish();
     *rows = inline_worker.count;
     out.push_back(inline_worker.rows);

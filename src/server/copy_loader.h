@@ -85,7 +85,7 @@ class ParallelCopyLoader {
   void Dispatch(bool final);
   void Work(Worker* worker);
   // Parses a block into `rows`, adding full chunks to the worker's load.
-  void Parse(const Block& block, CopyRowBuilder* rows, Worker* worker);
+  void Parse(Block block, CopyRowBuilder* rows, Worker* worker);
   void Fail(size_t block, std::exception_ptr error);
   void RethrowFirstError();
   void StopWorkers();
