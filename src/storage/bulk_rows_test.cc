@@ -91,16 +91,39 @@ TEST(BulkRowsTest, RefusesKeysThatDoNotIncrease) {
   EXPECT_THROW(within->Add(Rows({5, 4})), SqlError);
 }
 
+// A store on disk (bulk commits need files) in a fresh directory, removed
+// with it.
+struct DiskStore {
+  explicit DiskStore(const std::string& name) : dir(testing::TempDir() + "/" + name) {
+    std::filesystem::remove_all(dir);
+    StoreOptions options;
+    options.dir = dir;
+    options.sync_commits = false;
+    store = std::move(StateStore::Open(options)).value();
+  }
+  ~DiskStore() {
+    store.reset();
+    std::filesystem::remove_all(dir);
+  }
+  StateStore* get() const { return store.get(); }
+  StateStore* operator->() const { return store.get(); }
+  std::string dir;
+  std::unique_ptr<StateStore> store;
+};
+
+// Every key and value of the data family.
+std::map<std::string, std::string> StoredRows(StateStore* store) {
+  std::map<std::string, std::string> stored;
+  auto range = store->NewRange(store->data_cf(), nullptr, "", "");
+  for (; range->it->Valid(); range->it->Next()) stored[range->it->key().ToString()] = range->it->value().ToString();
+  return stored;
+}
+
 // A commit of bulk rows plus ops (overwrites and deletes of bulk keys,
 // keys between them, other tables), on disk: the result equals applying
 // the writes in order to a map. Large enough to be split over two files.
 void CheckBulkCommit(const std::vector<size_t>& bulk_sizes, int seed) {
-  auto dir = testing::TempDir() + "/bulk_commit_" + std::to_string(seed);
-  std::filesystem::remove_all(dir);
-  StoreOptions options;
-  options.dir = dir;
-  options.sync_commits = false;
-  auto store = std::move(StateStore::Open(options)).value();
+  DiskStore store("bulk_commit_" + std::to_string(seed));
 
   std::mt19937_64 rng(seed);
   std::map<std::string, std::string> expected;
@@ -134,16 +157,11 @@ void CheckBulkCommit(const std::vector<size_t>& bulk_sizes, int seed) {
   for (const auto& b : bulks) writes.bulk.push_back(b.get());
   ASSERT_TRUE(store->CommitBulk(writes, {{"epoch/1", "1"}}).ok());
 
-  std::map<std::string, std::string> stored;
-  auto range = store->NewRange(store->data_cf(), nullptr, "", "");
-  for (; range->it->Valid(); range->it->Next()) stored[range->it->key().ToString()] = range->it->value().ToString();
+  std::map<std::string, std::string> stored = StoredRows(store.get());
   EXPECT_EQ(stored.size(), expected.size());
   EXPECT_TRUE(stored == expected);
   std::string epoch;
   EXPECT_TRUE(store->Get(store->meta_cf(), nullptr, "epoch/1", &epoch).ok());
-  range.reset();
-  store.reset();
-  std::filesystem::remove_all(dir);
 }
 
 TEST(BulkRowsTest, BulkCommitMergesWithOpsInOneFile) { CheckBulkCommit({2000, 2000}, 1); }
@@ -157,12 +175,7 @@ TEST(BulkRowsTest, BulkCommitSplitAtAVnode) { CheckBulkCommit({250000, 1000}, 3)
 // table) or merged with other writes to its table.
 TEST(BulkRowsTest, SpilledLoadsCommitAsFilesOrMerged) {
   for (bool with_ops : {false, true}) {
-    auto dir = testing::TempDir() + "/bulk_spill_" + std::to_string(with_ops);
-    std::filesystem::remove_all(dir);
-    StoreOptions options;
-    options.dir = dir;
-    options.sync_commits = false;
-    auto store = std::move(StateStore::Open(options)).value();
+    DiskStore store("bulk_spill_" + std::to_string(with_ops));
     std::optional<BulkSpill> spill = store->NewBulkSpill();
     ASSERT_TRUE(spill.has_value());
     spill->after_bytes = 100000;  // spills after a few thousand rows
@@ -208,17 +221,12 @@ TEST(BulkRowsTest, SpilledLoadsCommitAsFilesOrMerged) {
     writes.ops = {&ops};
     writes.bulk = {bulk.get()};
     ASSERT_TRUE(store->CommitBulk(writes, {{"epoch/1", "1"}}).ok());
-    std::map<std::string, std::string> stored;
-    auto range = store->NewRange(store->data_cf(), nullptr, "", "");
-    for (; range->it->Valid(); range->it->Next()) stored[range->it->key().ToString()] = range->it->value().ToString();
+    std::map<std::string, std::string> stored = StoredRows(store.get());
     EXPECT_EQ(stored.size(), expected.size()) << "with ops: " << with_ops;
     EXPECT_TRUE(stored == expected) << "with ops: " << with_ops;
     std::vector<std::string> files = bulk->files();
     bulk.reset();  // removes its spill files; the ingested copies stay
     for (const auto& f : files) EXPECT_FALSE(std::filesystem::exists(f));
-    range.reset();
-    store.reset();
-    std::filesystem::remove_all(dir);
   }
 }
 
