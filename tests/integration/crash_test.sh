@@ -250,6 +250,46 @@ for round in $(seq 1 "$ROUNDS"); do
   q -c "FLUSH" >/dev/null 2>&1
 done
 
+echo "== bulk loads (COPY into a table keyed by row ids) and kill -9"
+# Each load is the same 300,000 rows; a load in flight at the kill must be
+# all there or absent, and every acknowledged one must be there once.
+BULK_ROWS=300000
+BULK_CSV="$WORK/bulk.csv"
+seq 1 "$BULK_ROWS" | awk '{print $1 ",x" $1}' >"$BULK_CSV"
+bulk_expect() { echo "$(($1 * BULK_ROWS))|$(($1 * BULK_ROWS))|$(($1 * BULK_ROWS * (BULK_ROWS + 1) / 2))"; }
+if [[ -n "$SERVER_PID" ]] && q -c "CREATE TABLE r (k BIGINT, s TEXT)" -c "FLUSH" >/dev/null 2>"$WORK/bulk.err"; then
+  loads=0
+  for bulk_round in 1 2 3; do
+    if q -c "\\copy r FROM '$BULK_CSV' WITH (FORMAT csv)" -c "FLUSH" >/dev/null 2>"$WORK/bulk.err"; then
+      loads=$((loads + 1))
+    else
+      fail "acknowledged bulk load: $(cat "$WORK/bulk.err")"
+    fi
+    q -c "\\copy r FROM '$BULK_CSV' WITH (FORMAT csv)" -c "FLUSH" >/dev/null 2>&1 &
+    CLIENT_PID=$!
+    delay_ms=$((RANDOM % 1500))
+    # This sleep is the random kill point, not a wait for a result.
+    sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
+    kill9_server
+    wait "$CLIENT_PID" 2>/dev/null; CLIENT_PID=""
+    if ! start_server "$DATA" "$LOG"; then
+      fail "restart after kill -9 during a bulk load (round $bulk_round)"
+      break
+    fi
+    got="$(q -c "SELECT count(*), count(DISTINCT _row_id), sum(k) FROM r" 2>&1)"
+    if [[ "$got" == "$(bulk_expect $loads)" ]]; then
+      ok "kill -9 ${delay_ms} ms into a bulk load: $loads acknowledged loads, the one in flight absent"
+    elif [[ "$got" == "$(bulk_expect $((loads + 1)))" ]]; then
+      ok "kill -9 ${delay_ms} ms into a bulk load: $loads acknowledged loads, the one in flight entirely present"
+      loads=$((loads + 1))
+    else
+      fail "after kill -9 during a bulk load: expected $(bulk_expect $loads) or $(bulk_expect $((loads + 1))) (count|distinct row ids|sum), got '$got'"
+    fi
+  done
+else
+  fail "bulk loads: create the table: $(cat "$WORK/bulk.err")"
+fi
+
 echo "== a second server on a data directory in use"
 if [[ -n "$SERVER_PID" ]]; then
   P2="$(pick_port)"
