@@ -22,7 +22,7 @@ class HashAggregateExecutor : public Executor {
     std::vector<DataType> key_types;
     for (const auto& k : node.group_keys) key_types.push_back(k->type());
     group_values_ = DataChunk(key_types);
-    for (const auto& call : node.aggs) aggs_.push_back(CreateAggregate(call.sig));
+    for (const auto& call : node.aggs) aggs_.push_back(CreateAggregate(call.sig, /*inputs_never_retract=*/true));
     distinct_seen_.resize(node.aggs.size());
     ordered_.resize(node.aggs.size());
   }

@@ -174,6 +174,10 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
 PlanPtr Binder::BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* relation, const PgQuery__Node* where,
                               Scope* scope) {
   CheckWritable(*table);
+  // Views over an APPEND ONLY table rely on its rows never changing.
+  if (table->append_only)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("table \"{}\" is APPEND ONLY: rows can be inserted, not updated or deleted", table->name));
   std::string alias = relation->alias ? relation->alias->aliasname : table->name;
   std::vector<PlanColumn> schema = TableSchema(*table);
   for (auto& c : schema) c.table = alias;

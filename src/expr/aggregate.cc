@@ -321,6 +321,64 @@ class ExtremeAgg : public AggregateFunction {
   std::vector<std::map<std::string, Entry>> groups_;
 };
 
+// min, max, bool_and, bool_or over inputs that never retract (batch
+// queries, append-only streams): only the extreme so far per group, which
+// is also the state the stream engine saves.
+class ExtremeValueAgg : public AggregateFunction {
+ public:
+  explicit ExtremeValueAgg(AggregateSignature sig)
+      : sig_(sig), take_max_(sig.kind == AggKind::kMax || sig.kind == AggKind::kBoolOr) {}
+  void Resize(size_t n) override { groups_.resize(n); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& v = *args[0];
+    std::string key;
+    for (size_t r = 0; r < n; r++) {
+      if (v.IsNull(r)) continue;
+      if (signs && signs[r] < 0)
+        throw SqlError(sqlstate::kInternalError, "a retraction reached an aggregate over an append-only input");
+      key.clear();
+      EncodeKeyFromVector(v, r, &key);
+      Best& best = groups_[groups[r]];
+      if (best.key.empty() || (take_max_ ? key > best.key : key < best.key)) {
+        best.key = key;
+        best.value = v.GetValue(r);
+      }
+    }
+  }
+  void ResetGroup(uint32_t g) override { groups_[g] = Best(); }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      const Best& best = groups_[groups[i]];
+      if (best.key.empty()) out->AppendNull();
+      else out->Append(best.value);
+    }
+  }
+  std::vector<DataType> StateTypes() const override { return {sig_.arg_type}; }
+  void SaveState(uint32_t group, std::vector<Value>* out) const override {
+    const Best& best = groups_[group];
+    out->push_back(best.key.empty() ? Value::Null(sig_.arg_type) : best.value);
+  }
+  void LoadState(uint32_t group, const Value* in) override {
+    Best& best = groups_[group];
+    best = Best();
+    if (in[0].is_null()) return;
+    Vector v(sig_.arg_type);
+    v.Append(in[0]);
+    EncodeKeyFromVector(v, 0, &best.key);
+    best.value = in[0];
+  }
+
+ private:
+  struct Best {
+    std::string key;  // memcomparable; empty when no value yet (a key is never empty)
+    Value value;
+  };
+  AggregateSignature sig_;
+  bool take_max_;
+  std::vector<Best> groups_;
+};
+
 // string_agg(value, delimiter): concatenation in input order.
 class StringAggAgg : public AggregateFunction {
  public:
@@ -412,7 +470,7 @@ void AggregateFunction::Finalize(size_t num_groups, Vector* out, EvalContext& ct
   FinalizeGroups(all.data(), num_groups, out, ctx);
 }
 
-std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig) {
+std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig, bool inputs_never_retract) {
   switch (sig.kind) {
     case AggKind::kCount: return std::make_unique<CountAgg>(false);
     case AggKind::kCountStar: return std::make_unique<CountAgg>(true);
@@ -421,7 +479,9 @@ std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig
     case AggKind::kMin:
     case AggKind::kMax:
     case AggKind::kBoolAnd:
-    case AggKind::kBoolOr: return std::make_unique<ExtremeAgg>(sig);
+    case AggKind::kBoolOr:
+      if (inputs_never_retract) return std::make_unique<ExtremeValueAgg>(sig);
+      return std::make_unique<ExtremeAgg>(sig);
     case AggKind::kStringAgg: return std::make_unique<StringAggAgg>();
     case AggKind::kArrayAgg: return std::make_unique<ArrayAgg>(sig.arg_type);
   }

@@ -58,6 +58,9 @@ class AggregateFunction {
   virtual void ResetGroup(uint32_t group) = 0;
 };
 
-std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig);
+// `inputs_never_retract`: no row will be retracted (batch queries,
+// append-only streams), so min/max/bool_and/bool_or keep only the extreme
+// (and have a saved state) instead of every value.
+std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig, bool inputs_never_retract = false);
 
 }  // namespace freshet

@@ -488,7 +488,8 @@ class StreamPlanner {
     result.dist_key = result.pk;
     for (size_t ci = 0; ci < calls.size(); ci++) {
       auto& c = calls[ci];
-      auto fn = CreateAggregate(c.sig);
+      c.append_only = input->append_only && !c.distinct;
+      auto fn = CreateAggregate(c.sig, c.append_only);
       for (const auto& t : fn->StateTypes()) result.columns.push_back({fmt::format("_call{}_state", ci), t});
       bool keeps_inputs = c.distinct || fn->StateTypes().empty();
       if (!keeps_inputs) continue;

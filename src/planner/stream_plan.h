@@ -141,6 +141,9 @@ struct StreamAggCall {
   bool distinct = false;
   std::vector<StreamOrderKey> order_by;         // string_agg/array_agg ORDER BY
   int input_table = -1;  // internal table keeping the inputs (min, max, string_agg...), -1 when none
+  // The input is append-only: min/max/bool_and/bool_or keep only their
+  // extreme (CreateAggregate's inputs_never_retract), no input table.
+  bool append_only = false;
   std::string ToString(const std::vector<PlanColumn>& input) const;
 };
 

@@ -23,7 +23,7 @@ HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<Stream
       output_types_(std::move(output_types)), result_desc_(std::move(result_table)),
       call_descs_(std::move(call_tables)), eval_(std::move(eval)) {
   for (const auto& c : calls_) {
-    auto fn = CreateAggregate(c.sig);
+    auto fn = CreateAggregate(c.sig, c.append_only);
     if (c.distinct) modes_.push_back(CallMode::kDistinct);
     else if (fn->StateTypes().empty()) modes_.push_back(CallMode::kInputs);
     else modes_.push_back(CallMode::kValue);
