@@ -127,12 +127,13 @@ class JobBuilder {
       case StreamNode::Kind::kGroupTopN: {
         auto* t = static_cast<const StreamGroupTopNNode*>(n);
         return std::make_unique<GroupTopNOperator>(t->partition, t->order, t->input_stream_key, t->limit,
-                                                   t->input()->types(), StateDesc(t->state_table));
+                                                   t->input()->types(), StateDesc(t->state_table),
+                                                   t->input()->append_only);
       }
       case StreamNode::Kind::kTopN: {
         auto* t = static_cast<const StreamTopNNode*>(n);
         return std::make_unique<TopNOperator>(t->order, t->stream_key, t->limit, t->offset, t->types(),
-                                              StateDesc(t->state_table));
+                                              StateDesc(t->state_table), t->input()->append_only);
       }
       case StreamNode::Kind::kMaterialize:
         NoteStateTable(req_.job->id);

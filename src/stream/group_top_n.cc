@@ -7,9 +7,9 @@ namespace freshet {
 
 GroupTopNOperator::GroupTopNOperator(std::vector<int> partition, std::vector<StreamOrderKey> order,
                                      std::vector<int> stream_key, int64_t limit, std::vector<DataType> input_types,
-                                     StateTableDesc table)
+                                     StateTableDesc table, bool append_only_input)
     : partition_(std::move(partition)), order_(std::move(order)), stream_key_(std::move(stream_key)), limit_(limit),
-      input_types_(std::move(input_types)), desc_(std::move(table)) {
+      append_only_input_(append_only_input), input_types_(std::move(input_types)), desc_(std::move(table)) {
   output_types_ = input_types_;
   output_types_.push_back(DataType::Int64());
 }
@@ -61,6 +61,11 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
       EncodeRowValues(row, &v);
       table_->Put(std::move(storage_key), std::move(v));
       p.rows[rank_key] = std::move(row);
+      if (append_only_input_ && limit_ >= 0 && p.rows.size() > static_cast<size_t>(limit_)) {
+        auto last = std::prev(p.rows.end());
+        table_->Delete(VnodePrefix(desc_.table_id, p.vnode) + pkey + last->first);
+        p.rows.erase(last);
+      }
     } else {
       p.rows.erase(rank_key);
       table_->Delete(std::move(storage_key));

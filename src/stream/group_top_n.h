@@ -3,7 +3,8 @@
 //
 // Per partition, every input row is kept ordered by (order key, stream
 // key), in memory and in the state table (a partition is loaded on first
-// use). Output: the rows ranked 1..N of each partition with their rank
+// use); over an append-only input only the first N rows are (a row ranked
+// below them can never rise: nothing is deleted). Output: the rows ranked 1..N of each partition with their rank
 // (row_number) appended; at each barrier, the changed partitions' windows
 // are compared with what was emitted and the difference is emitted (a row
 // whose rank changed is replaced).
@@ -20,7 +21,7 @@ namespace freshet {
 class GroupTopNOperator : public StreamOperator {
  public:
   GroupTopNOperator(std::vector<int> partition, std::vector<StreamOrderKey> order, std::vector<int> stream_key,
-                    int64_t limit, std::vector<DataType> input_types, StateTableDesc table);
+                    int64_t limit, std::vector<DataType> input_types, StateTableDesc table, bool append_only_input);
   std::string Name() const override { return "GroupTopN"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -39,6 +40,7 @@ class GroupTopNOperator : public StreamOperator {
   std::vector<StreamOrderKey> order_;
   std::vector<int> stream_key_;
   int64_t limit_;
+  bool append_only_input_;
   std::vector<DataType> input_types_, output_types_;
   StateTableDesc desc_;
   std::shared_ptr<StateTable> table_;

@@ -6,9 +6,9 @@
 namespace freshet {
 
 TopNOperator::TopNOperator(std::vector<StreamOrderKey> order, std::vector<int> stream_key, int64_t limit,
-                           int64_t offset, std::vector<DataType> types, StateTableDesc table)
+                           int64_t offset, std::vector<DataType> types, StateTableDesc table, bool append_only_input)
     : order_(std::move(order)), stream_key_(std::move(stream_key)), limit_(limit), offset_(offset),
-      types_(std::move(types)), desc_(std::move(table)) {}
+      append_only_input_(append_only_input), types_(std::move(types)), desc_(std::move(table)) {}
 
 std::string TopNOperator::RankKey(const DataChunk& data, size_t row) const {
   std::string key;
@@ -48,6 +48,11 @@ void TopNOperator::OnChunk(int, StreamChunk chunk) {
       EncodeRowValues(row, &v);
       table_->Put(std::move(storage_key), std::move(v));
       rows_[key] = std::move(row);
+      if (append_only_input_ && limit_ >= 0 && rows_.size() > static_cast<size_t>(offset_ + limit_)) {
+        auto last = std::prev(rows_.end());
+        table_->Delete(VnodePrefix(desc_.table_id, 0) + last->first);
+        rows_.erase(last);
+      }
     } else {
       rows_.erase(key);
       table_->Delete(std::move(storage_key));
