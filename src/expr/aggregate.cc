@@ -274,6 +274,19 @@ class SumAvgAgg : public AggregateFunction {
   std::vector<std::vector<std::pair<int32_t, int64_t>>> scales_;  // numeric arguments: scale -> values
 };
 
+// Calls f(row, key) for each non-NULL row of v with its memcomparable key:
+// min/max/bool_and/bool_or compare values by it.
+template <typename F>
+void ForEachValueKey(const Vector& v, size_t n, F&& f) {
+  std::string key;
+  for (size_t r = 0; r < n; r++) {
+    if (v.IsNull(r)) continue;
+    key.clear();
+    EncodeKeyFromVector(v, r, &key);
+    f(r, key);
+  }
+}
+
 // min, max, bool_and, bool_or: a multiset of values per group (ordered by
 // memcomparable key), so retracting the current extreme is exact.
 class ExtremeAgg : public AggregateFunction {
@@ -283,21 +296,16 @@ class ExtremeAgg : public AggregateFunction {
   void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
               EvalContext&) override {
     const Vector& v = *args[0];
-    std::string key;
-    for (size_t r = 0; r < n; r++) {
-      if (v.IsNull(r)) continue;
-      key.clear();
-      EncodeKeyFromVector(v, r, &key);
+    ForEachValueKey(v, n, [&](size_t r, const std::string& key) {
       auto& m = groups_[groups[r]];
-      int sign = signs ? signs[r] : 1;
-      if (sign > 0) {
+      if (!signs || signs[r] > 0) {
         auto [it, inserted] = m.try_emplace(key, Entry{v.GetValue(r), 0});
         it->second.count++;
       } else {
         auto it = m.find(key);
         if (it != m.end() && --it->second.count == 0) m.erase(it);
       }
-    }
+    });
   }
   void ResetGroup(uint32_t g) override { groups_[g].clear(); }
   void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
@@ -332,19 +340,15 @@ class ExtremeValueAgg : public AggregateFunction {
   void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
               EvalContext&) override {
     const Vector& v = *args[0];
-    std::string key;
-    for (size_t r = 0; r < n; r++) {
-      if (v.IsNull(r)) continue;
+    ForEachValueKey(v, n, [&](size_t r, const std::string& key) {
       if (signs && signs[r] < 0)
         throw SqlError(sqlstate::kInternalError, "a retraction reached an aggregate over an append-only input");
-      key.clear();
-      EncodeKeyFromVector(v, r, &key);
       Best& best = groups_[groups[r]];
       if (best.key.empty() || (take_max_ ? key > best.key : key < best.key)) {
         best.key = key;
         best.value = v.GetValue(r);
       }
-    }
+    });
   }
   void ResetGroup(uint32_t g) override { groups_[g] = Best(); }
   void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {

@@ -83,21 +83,11 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
     for (const auto& c : changes) runtime->PushTableChanges(id, c);
   }
   // Bulk inserts are new keys: no op above can have addressed them.
-  ApplyBulkLocked(writes.bulk());
+  WriteBulkLocked(writes.bulk());
   return guard.epoch();
 }
 
-Epoch DmlManager::ApplyBulk(const std::vector<std::shared_ptr<const BulkRows>>& loads) {
-  std::lock_guard lock(mu_);
-  auto guard = loop_->BeginWrite();
-  ApplyBulkLocked(loads);
-  return guard.epoch();
-}
-
-void DmlManager::ApplyBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads) {
-  for (const auto& rows : loads)
-    if (!catalog_->GetTable(rows->table_id()))
-      FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", rows->table_id());
+void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads) {
   StreamRuntime* runtime = loop_->runtime();
   for (const auto& rows : loads) {
     TableId id = rows->table_id();

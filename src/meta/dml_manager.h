@@ -29,10 +29,6 @@ class DmlManager {
   // primary key and 42P01 if a table was dropped meanwhile. Returns the
   // epoch written. The ops are moved out of `writes`.
   Epoch Apply(WriteSet&& writes);
-  // Inserts bulk rows (bulk_rows.h) into their tables in one epoch, with
-  // the tables' change streams getting them as inserts. Throws 42P01 if a
-  // table was dropped meanwhile. Returns the epoch written.
-  Epoch ApplyBulk(const std::vector<std::shared_ptr<const BulkRows>>& loads);
   // Checks `added` (applied after `before`) for duplicate primary keys
   // without writing anything: statements inside a transaction fail at once.
   void CheckUnique(const WriteSet& before, const WriteSet& added);
@@ -41,8 +37,10 @@ class DmlManager {
 
  private:
   std::shared_ptr<StateTable> TableFor(TableId id);
-  // ApplyBulk's work, under mu_ and a write guard.
-  void ApplyBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads);
+  // Adds bulk inserts (bulk_rows.h) to their tables, the tables' change
+  // streams getting them as inserts; under mu_ and a write guard, tables
+  // checked.
+  void WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads);
   // The changes `ops` make to the table, as whole rows (read before writing).
   static std::vector<StreamChunk> ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops);
   // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.

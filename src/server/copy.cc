@@ -61,8 +61,9 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       while (!loader.ended() && sink->ReadCopyData(&data)) loader.Append(data);
       if (loader.ended()) drain_after_marker();
       int64_t rows = 0;
-      std::vector<std::shared_ptr<const BulkRows>> loads = loader.Finish(&rows);
-      ApplyBulk(std::move(loads));
+      WriteSet writes;
+      for (auto& load : loader.Finish(&rows)) writes.AddBulk(std::move(load));
+      Write(std::move(writes));
       return {"COPY " + std::to_string(rows)};
     }
     // Otherwise the rows become ordinary writes (checked keys, transactions).

@@ -268,16 +268,7 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
 
 void Session::ApplyWrites(WriteSet&& writes) {
   if (writes.empty()) return;
-  Written(instance_->DmlFor(database_.id)->Apply(std::move(writes)));
-}
-
-void Session::ApplyBulk(std::vector<std::shared_ptr<const BulkRows>> loads) {
-  if (loads.empty()) return;
-  Written(instance_->DmlFor(database_.id)->ApplyBulk(loads));
-}
-
-void Session::Written(Epoch epoch) {
-  last_write_epoch_ = epoch;
+  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes));
   bool implicit_flush = false;
   ParseBoolSetting(GetVariable("rw_implicit_flush"), &implicit_flush);
   if (implicit_flush) instance_->barriers()->ForDatabase(database_.id)->Flush();

@@ -144,11 +144,6 @@ class Session {
   // Applies writes now (autocommit) or buffers them (transaction block).
   void Write(WriteSet&& writes);
   void ApplyWrites(WriteSet&& writes);
-  // Applies bulk inserts now, in one epoch (only outside transaction blocks).
-  void ApplyBulk(std::vector<std::shared_ptr<const BulkRows>> loads);
-  // After a write landed in `epoch`: remembered for reads, and waited for
-  // under RW_IMPLICIT_FLUSH.
-  void Written(Epoch epoch);
   std::shared_ptr<const Snapshot> ReadSnapshot();
   void PrepareEval();
   std::string GetVariable(const std::string& name) const;

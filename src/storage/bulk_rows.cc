@@ -230,11 +230,12 @@ void BulkRows::Cursor::Seek(std::string_view target) {
   vnode_ = first;
   segment_ = 0;
   offset_ = 0;
+  file_positioned_ = false;
   if (rows_->spilled_) {
     // Seek within the first vnode's file, then on to the next files.
     if (OpenFile()) {
       it_->Seek(rocksdb::Slice(target.data(), target.size()));
-      offset_ = 1;  // positioned
+      file_positioned_ = true;
     }
     Settle();
     return;
@@ -273,11 +274,10 @@ void BulkRows::Cursor::Next() {
 
 void BulkRows::Cursor::Settle() {
   if (rows_->spilled_) {
-    // offset_ says whether the iterator of vnode_ is positioned.
     while (vnode_ < kVnodeCount) {
-      if (!offset_) {
+      if (!file_positioned_) {
         if (OpenFile()) it_->SeekToFirst();
-        offset_ = 1;
+        file_positioned_ = true;
       }
       if (it_ && it_->Valid()) {
         key_ = std::string_view(it_->key().data(), it_->key().size());
@@ -286,7 +286,7 @@ void BulkRows::Cursor::Settle() {
       }
       if (it_) ThrowIfError(it_->status(), "read");
       vnode_++;
-      offset_ = 0;
+      file_positioned_ = false;
     }
     return;
   }

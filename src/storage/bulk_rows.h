@@ -106,7 +106,8 @@ class BulkRows {
     bool OpenFile();
     const BulkRows* rows_;
     int vnode_ = kVnodeCount;
-    size_t segment_ = 0, offset_ = 0;
+    size_t segment_ = 0, offset_ = 0;  // in memory
+    bool file_positioned_ = false;     // spilled: it_ is at vnode_'s rows
     std::string_view key_, value_;
     std::unique_ptr<rocksdb::SstFileReader> reader_;
     std::unique_ptr<rocksdb::Iterator> it_;

@@ -93,6 +93,13 @@ term_server() {  # SIGTERM, wait (bounded) for the exit; returns its exit code
 }
 CUR_LOG=""
 start_srv() { CUR_LOG="$2"; start_server "$1" "$2"; }
+# start_part N: a server on a fresh data directory for part N (stops the
+# test if it does not start).
+start_part() {
+  DATA="$WORK/data$1"; LOG="$WORK/server$1.log"
+  if ! start_srv "$DATA" "$LOG"; then fail "start the server on a fresh data directory"; finish; fi
+  echo "  port $PORT"
+}
 
 # interrupt_psql PID: Ctrl+C for a psql running in the background: SIGINT
 # (psql sends a CancelRequest for the running statement). Sent again every
@@ -212,9 +219,7 @@ pct100() { local p=${1%\%}; echo $((10#${p/./})); }   # "42.50%" -> 4250
 T0=$(now_ms)
 # ---------------------------------------------------------------------------
 echo "== 1. background CREATE of m1 on t and m2 on m1 (paused), then WAIT"
-DATA="$WORK/data1"; LOG="$WORK/server1.log"
-if ! start_srv "$DATA" "$LOG"; then fail "start the server on a fresh data directory"; finish; fi
-echo "  port $PORT"
+start_part 1
 S1="$WORK/session1.sql"
 cat >"$S1" <<'EOF'
 SET BACKGROUND_DDL = true;
@@ -313,9 +318,7 @@ echo "  part 1 took $(( ($(now_ms) - T0) / 1000 )) s"
 # ---------------------------------------------------------------------------
 T2=$(now_ms)
 echo "== 2. a chain of four MVs over $BIG_ROWS rows, rate limit 50000, sampled while it runs"
-DATA="$WORK/data2"; LOG="$WORK/server2.log"
-if ! start_srv "$DATA" "$LOG"; then fail "start the server on a fresh data directory"; finish; fi
-echo "  port $PORT"
+start_part 2
 check "big filled with $BIG_ROWS rows and flushed" make_big
 create_chain m 50000
 declare -A NAMEOF=() LASTP=() LASTR=() GONE=() SEEN_CREATED=()
@@ -390,9 +393,7 @@ echo "  part 2 took $(( ($(now_ms) - T2) / 1000 )) s"
 # ---------------------------------------------------------------------------
 T3=$(now_ms)
 echo "== 3. kill -9 while the chain is being created (rate limit 25000), restart, resume"
-DATA="$WORK/data3"; LOG="$WORK/server3.log"
-if ! start_srv "$DATA" "$LOG"; then fail "start the server on a fresh data directory"; finish; fi
-echo "  port $PORT"
+start_part 3
 check "big filled with $BIG_ROWS rows and flushed" make_big
 create_chain m 25000
 for l in "${LEVELS[@]}"; do NAMEOF[${ID[m_$l]}]=m_$l; done
