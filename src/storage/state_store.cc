@@ -537,7 +537,8 @@ Status StateStore::Get(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot
 }
 
 std::unique_ptr<StateStore::Range> StateStore::NewRange(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
-                                                       std::string lower, std::string upper) const {
+                                                       std::string lower, std::string upper,
+                                                       ReadPattern pattern) const {
   auto r = std::make_unique<Range>();
   r->lower = std::move(lower);
   r->upper = std::move(upper);
@@ -547,6 +548,7 @@ std::unique_ptr<StateStore::Range> StateStore::NewRange(rocksdb::ColumnFamilyHan
   if (snapshot) ro.snapshot = snapshot->get();
   ro.iterate_lower_bound = &r->lower_slice;
   ro.readahead_size = 2 << 20;  // ranges are usually read to the end
+  ro.fill_cache = pattern == ReadPattern::kRepeated;
   if (!r->upper.empty()) ro.iterate_upper_bound = &r->upper_slice;
   r->it.reset(db_->NewIterator(ro, cf));
   r->it->Seek(r->lower_slice);

@@ -112,13 +112,18 @@ class StateStore {
              std::string* value) const;
   // Iterator over [lower, upper) (upper empty = unbounded). The bound
   // strings must outlive the iterator; Range keeps them together.
+  // kOnce is for ranges read once from start to end (backfill snapshots):
+  // their blocks do not enter the block cache, whose fills would evict
+  // what is read again and cost fresh memory for every block read.
   struct Range {
     std::string lower, upper;
     rocksdb::Slice lower_slice, upper_slice;
     std::unique_ptr<rocksdb::Iterator> it;
   };
+  enum class ReadPattern { kRepeated, kOnce };
   std::unique_ptr<Range> NewRange(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
-                                  std::string lower, std::string upper) const;
+                                  std::string lower, std::string upper,
+                                  ReadPattern pattern = ReadPattern::kRepeated) const;
 
   // Approximate bytes stored in [lower, upper) of the data family
   // (files and memtables); cheap, for planning.

@@ -123,7 +123,8 @@ void BackfillOperator::DoWork() {
                                            : p.position + std::string(1, '\0');
     std::string upper = range_vnode_ + 1 < kVnodeCount ? VnodePrefix(upstream_.table_id, uint16_t(range_vnode_ + 1))
                                                        : PrefixSuccessor(TablePrefix(upstream_.table_id));
-    range_ = ctx_->store->NewRange(ctx_->store->data_cf(), snapshot_.get(), std::move(lower), std::move(upper));
+    range_ = ctx_->store->NewRange(ctx_->store->data_cf(), snapshot_.get(), std::move(lower), std::move(upper),
+                                   StateStore::ReadPattern::kOnce);
   }
   VnodeProgress& p = vnodes_[range_vnode_];
   DataChunk out(types_);
