@@ -6,6 +6,7 @@
 #include "binder/expression_binder.h"
 #include "common/error.h"
 #include "expr/array.h"
+#include "expr/struct.h"
 #include "expr/cast.h"
 
 namespace freshet {
@@ -70,8 +71,14 @@ ExprPtr Binder::ExprBinder::BindIndirection(const PgQuery__AIndirection* ind) {
   ExprPtr base = Bind(ind->arg);
   for (size_t i = 0; i < ind->n_indirection; i++) {
     const PgQuery__Node* n = ind->indirection[i];
+    if (n->node_case == PG_QUERY__NODE__NODE_STRING) {
+      base = SelectField(std::move(base), n->string->sval);
+      continue;
+    }
+    if (n->node_case == PG_QUERY__NODE__NODE_A_STAR)
+      throw SqlError(sqlstate::kFeatureNotSupported, "(struct).* is only supported as a whole item of a SELECT list");
     if (n->node_case != PG_QUERY__NODE__NODE_A_INDICES)
-      throw SqlError(sqlstate::kFeatureNotSupported, "field selection is not supported yet");
+      throw SqlError(sqlstate::kFeatureNotSupported, "this kind of indirection is not supported");
     if (!base->type().IsArray()) {
       throw SqlError(sqlstate::kDatatypeMismatch,
                      fmt::format("cannot subscript type {} because it does not support subscripting",
@@ -86,6 +93,48 @@ ExprPtr Binder::ExprBinder::BindIndirection(const PgQuery__AIndirection* ind) {
     base = std::make_unique<ArraySubscriptExpr>(std::move(base), std::move(index));
   }
   return base;
+}
+
+ExprPtr Binder::ExprBinder::SelectField(ExprPtr base, const std::string& field) {
+  const DataType& t = base->type();
+  if (!t.IsStruct() || t.IsAnyStruct())
+    throw SqlError(sqlstate::kWrongObjectType,
+                   fmt::format("column notation .{} applied to type {}, which is not a composite type", field, t.ToString()));
+  const auto& fields = t.StructFields();
+  for (size_t k = 0; k < fields.size(); k++)
+    if (fields[k].first == field) return std::make_unique<FieldSelectExpr>(std::move(base), k);
+  throw SqlError(sqlstate::kUndefinedColumn, fmt::format("column \"{}\" not found in data type {}", field, t.ToString()));
+}
+
+ExprPtr Binder::ExprBinder::BindRowConstructor(const PgQuery__RowExpr* row) {
+  // ROW(a, b) and (a, b): a struct with fields f1, f2, ... as in
+  // PostgreSQL. Unknown literals stay unknown children (their field is
+  // text, which they already are physically) until a cast to a struct type
+  // coerces each child to its field (CoerceRowConstructor), so that
+  // ROW(1, '2020-01-01') fits STRUCT<a int, d date>.
+  std::vector<ExprPtr> args;
+  std::vector<StructField> fields;
+  for (size_t i = 0; i < row->n_args; i++) {
+    ExprPtr a = Bind(row->args[i]);
+    DataType t = a->type().id == TypeId::kUnknown ? DataType::Text() : a->type();
+    fields.emplace_back("f" + std::to_string(i + 1), t);
+    args.push_back(std::move(a));
+  }
+  if (args.empty()) throw SqlError(sqlstate::kFeatureNotSupported, "ROW() without fields is not supported");
+  return std::make_unique<StructConstructorExpr>(DataType::Struct(fields), std::move(args));
+}
+
+ExprPtr Binder::ExprBinder::CoerceRowConstructor(ExprPtr e, const DataType& to, bool explicit_cast) {
+  auto* row = static_cast<StructConstructorExpr*>(e.get());
+  const auto& fields = to.StructFields();
+  if (row->children().size() != fields.size())
+    throw SqlError(sqlstate::kCannotCoerce, fmt::format("cannot cast type {} to {}: {} fields instead of {}",
+                                                        e->type().ToString(), to.ToString(), row->children().size(),
+                                                        fields.size()));
+  std::vector<ExprPtr> children;
+  for (size_t i = 0; i < fields.size(); i++)
+    children.push_back(Coerce(row->children()[i]->Clone(), fields[i].second, explicit_cast));
+  return std::make_unique<StructConstructorExpr>(to, std::move(children));
 }
 
 ExprPtr Binder::ExprBinder::MakeArrayConcat(std::vector<ExprPtr> args, int location) {

@@ -45,11 +45,18 @@ std::string DefaultColumnName(const PgQuery__Node* n) {
           {"int4", "int4"}, {"int8", "int8"}, {"int2", "int2"}, {"float8", "float8"}, {"float4", "float4"},
           {"bool", "bool"}, {"varchar", "varchar"}, {"text", "text"}, {"numeric", "numeric"},
           {"timestamp", "timestamp"}, {"timestamptz", "timestamptz"}, {"date", "date"}, {"interval", "interval"}};
+      if (t == "__struct") return "row";  // STRUCT<...> (sql/parser.cc)
       return kPgNames.count(t) ? kPgNames.at(t) : t;
     }
     case PG_QUERY__NODE__NODE_CASE_EXPR: return "case";
     case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: return "array";
-    case PG_QUERY__NODE__NODE_A_INDIRECTION: return DefaultColumnName(n->a_indirection->arg);
+    case PG_QUERY__NODE__NODE_A_INDIRECTION: {
+      // (s).f is named f, as in PostgreSQL; a[i] keeps a's name.
+      const auto* ind = n->a_indirection;
+      const PgQuery__Node* last = ind->n_indirection ? ind->indirection[ind->n_indirection - 1] : nullptr;
+      if (last && last->node_case == PG_QUERY__NODE__NODE_STRING) return last->string->sval;
+      return DefaultColumnName(ind->arg);
+    }
     case PG_QUERY__NODE__NODE_COALESCE_EXPR: return "coalesce";
     case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
       return n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
@@ -151,6 +158,7 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     return DataType::Array(elem);
   }
   std::string name = StringOf(tn->names[tn->n_names - 1]);
+  if (name == "__struct" && tn->n_names == 1) return BindStructTypeName(tn);
   std::vector<int> mods;
   for (size_t i = 0; i < tn->n_typmods; i++) {
     const PgQuery__Node* m = tn->typmods[i];
@@ -182,6 +190,26 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     t.precision = mods[0];
   }
   return t;
+}
+
+// STRUCT<name type, ...>, which the parser rewrote into
+// "__struct"('name'::type, ...) (sql/parser.cc).
+DataType Binder::BindStructTypeName(const PgQuery__TypeName* tn) {
+  std::vector<StructField> fields;
+  for (size_t i = 0; i < tn->n_typmods; i++) {
+    const PgQuery__Node* m = tn->typmods[i];
+    if (m->node_case != PG_QUERY__NODE__NODE_TYPE_CAST || !m->type_cast->arg ||
+        m->type_cast->arg->node_case != PG_QUERY__NODE__NODE_A_CONST ||
+        m->type_cast->arg->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+      ThrowAt(sqlstate::kSyntaxError, tn->location, "malformed STRUCT type");
+    std::string field = m->type_cast->arg->a_const->sval->sval;
+    for (const auto& f : fields)
+      if (f.first == field)
+        ThrowAt(sqlstate::kDuplicateColumn, tn->location, fmt::format("duplicate field name \"{}\" in STRUCT type", field));
+    fields.emplace_back(field, BindTypeName(m->type_cast->type_name));
+  }
+  if (fields.empty()) ThrowAt(sqlstate::kSyntaxError, tn->location, "a STRUCT type needs at least one field");
+  return DataType::Struct(fields);
 }
 
 ObjectId Binder::ResolveSchemaId(const char* schema_name) {

@@ -66,6 +66,7 @@ class Binder {
 
   // Helpers shared with DDL.
   DataType BindTypeName(const PgQuery__TypeName* type_name);
+  DataType BindStructTypeName(const PgQuery__TypeName* tn);
   // Binds a standalone expression without input columns (DEFAULT values).
   ExprPtr BindConstantExpression(const PgQuery__Node* node);
   // Resolves [schema.]name of a stored relation; throws 42P01 when absent

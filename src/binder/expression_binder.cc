@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "expr/cast.h"
+#include "expr/struct.h"
 #include "planner/subquery.h"
 
 namespace freshet {
@@ -173,8 +174,7 @@ ExprPtr Binder::ExprBinder::Bind(const PgQuery__Node* node) {
     case PG_QUERY__NODE__NODE_A_STAR: binder_->ThrowAt(sqlstate::kSyntaxError, -1, "\"*\" is not allowed here");
     case PG_QUERY__NODE__NODE_SET_TO_DEFAULT:
       throw SqlError(sqlstate::kFeatureNotSupported, "DEFAULT is not allowed in this context");
-    case PG_QUERY__NODE__NODE_ROW_EXPR:
-      throw SqlError(sqlstate::kFeatureNotSupported, "row constructors are not supported yet");
+    case PG_QUERY__NODE__NODE_ROW_EXPR: return BindRowConstructor(node->row_expr);
     case PG_QUERY__NODE__NODE_A_INDIRECTION: return BindIndirection(node->a_indirection);
     case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: return BindArrayExpr(node->a_array_expr);
     default: break;
@@ -305,6 +305,13 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     return std::make_unique<CastExpr>(std::move(e), to);
   }
   if (from.IsArray() && to.IsArray()) return CoerceArray(std::move(e), to, explicit_cast);
+  if (from.IsStruct() && to.IsStruct()) {
+    if (to.IsAnyStruct() || from == to) return e;
+    if (dynamic_cast<StructConstructorExpr*>(e.get())) return CoerceRowConstructor(std::move(e), to, explicit_cast);
+    if (!(explicit_cast ? CanExplicitCast(from, to) : CanImplicitCast(from, to)))
+      throw SqlError(sqlstate::kCannotCoerce, fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
+    return std::make_unique<CastExpr>(std::move(e), to);
+  }
   if (from.id == to.id && to.IsText() && !from.IsText()) {
     // varchar -> text: same values, only the name changes.
     e->set_type(to);
@@ -436,8 +443,16 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
                        fmt::format("{} {}({}) is not unique", is_operator ? "operator" : "function", name, TypeList(args)));
     }
   }
-  for (size_t i = 0; i < args.size(); i++)
-    args[i] = Coerce(std::move(args[i]), best->variadic ? best->arg_types[0] : best->arg_types[i]);
+  // An unknown literal where any struct is wanted takes the type of the
+  // struct beside it: s = '(1,a)'.
+  DataType concrete_struct;
+  for (const auto& a : args)
+    if (a->type().IsStruct()) concrete_struct = a->type();
+  for (size_t i = 0; i < args.size(); i++) {
+    DataType want = best->variadic ? best->arg_types[0] : best->arg_types[i];
+    if (want.IsAnyStruct() && args[i]->type().id == TypeId::kUnknown && concrete_struct.IsStruct()) want = concrete_struct;
+    args[i] = Coerce(std::move(args[i]), want);
+  }
   if (best->check) {
     std::vector<DataType> types;
     for (const auto& a : args) types.push_back(a->type());

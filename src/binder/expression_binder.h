@@ -45,6 +45,11 @@ class Binder::ExprBinder {
   ExprPtr BindArrayExpr(const PgQuery__AArrayExpr* a, const DataType* element_hint = nullptr);
   ExprPtr BindArrayAnyAll(const PgQuery__AExpr* e);
   ExprPtr BindIndirection(const PgQuery__AIndirection* ind);
+  // (s).field: 42809 when s is not a struct, 42703 for an unknown field.
+  ExprPtr SelectField(ExprPtr base, const std::string& field);
+  ExprPtr BindRowConstructor(const PgQuery__RowExpr* row);
+  // ROW(...) cast to a struct type: each field coerced on its own.
+  ExprPtr CoerceRowConstructor(ExprPtr row, const DataType& to, bool explicit_cast);
   ExprPtr MakeArrayConcat(std::vector<ExprPtr> args, int location);
   // Before resolving an operator over arrays: unknown literals take the
   // other side's array type, arrays of different element types a common one.

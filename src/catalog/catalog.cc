@@ -53,9 +53,27 @@ std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(i
 std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
 std::string UserKey(ObjectId id) { return "catalog/user/" + std::to_string(id); }
 
-json TypeToJson(const DataType& t) { return {{"id", int(t.id)}, {"p", t.precision}, {"s", t.scale}}; }
+// Struct types are stored by their fields (the registry numbers in
+// DataType are per process), arrays of structs by their element's fields.
+json TypeToJson(const DataType& t) {
+  json j = {{"id", int(t.id)}, {"p", t.precision}, {"s", t.scale}};
+  DataType base = t.IsArray() ? t.ElementType() : t;
+  if (base.IsStruct() && !base.IsAnyStruct()) {
+    json fields = json::array();
+    for (const auto& [name, type] : base.StructFields()) fields.push_back({{"name", name}, {"type", TypeToJson(type)}});
+    j["fields"] = std::move(fields);
+  }
+  return j;
+}
 DataType TypeFromJson(const json& j) {
-  return DataType(static_cast<TypeId>(j.at("id").get<int>()), j.at("p").get<int>(), j.at("s").get<int>());
+  DataType t(static_cast<TypeId>(j.at("id").get<int>()), j.at("p").get<int>(), j.at("s").get<int>());
+  if (j.contains("fields")) {
+    std::vector<StructField> fields;
+    for (const auto& f : j.at("fields")) fields.emplace_back(f.at("name").get<std::string>(), TypeFromJson(f.at("type")));
+    DataType s = DataType::Struct(fields);
+    t = t.IsArray() ? DataType::Array(s) : s;
+  }
+  return t;
 }
 
 json TableToJson(const TableCatalog& t) {

@@ -88,6 +88,7 @@ Value Int(int64_t v) { return Value::Int32(v); }
 std::string InformationSchemaType(const DataType& t) {
   if (t.id == TypeId::kNumeric) return "numeric";
   if (t.IsArray()) return "ARRAY";
+  if (t.IsStruct()) return "USER-DEFINED";  // as for PostgreSQL's composite types
   if (t.IsText()) return "text";
   if (t.id == TypeId::kVarchar) return "character varying";
   return t.ToString();

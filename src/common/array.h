@@ -22,6 +22,17 @@
 
 namespace freshet {
 
+// The element codec, shared with structs (common/struct.h): appends row i
+// of v as one element (tag byte and physical value) / decodes one element
+// from the front of *in, appending it to *out (of the element's type).
+void AppendEncodedElement(const Vector& v, size_t i, std::string* out);
+void DecodeElementInto(std::string_view* in, Vector* out);
+// Moves *in past one element of the given physical type.
+void SkipElement(std::string_view* in, PhysicalType physical);
+// The varint count in front of an array's (or struct's) elements.
+void AppendElementCount(uint64_t n, std::string* out);
+uint64_t ReadElementCount(std::string_view* in);
+
 // Encodes every row of `elements` (a vector of the element type) as one array.
 std::string EncodeArray(const Vector& elements);
 // Decodes an array whose elements have type `element`. Throws an internal

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/array.h"
+#include "common/struct.h"
 
 namespace freshet {
 
@@ -122,6 +123,7 @@ void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool des
       case PhysicalType::kInterval: EncodeInt128(IntervalCompareKey(col.GetInterval(i)), out); break;
       case PhysicalType::kString:
         if (col.type().IsArray()) EncodeArrayKey(col.GetString(i), col.type().ElementType(), out);
+        else if (col.type().IsStruct()) EncodeStructKey(col.GetString(i), col.type(), out);
         else EncodeString(col.GetString(i), out);
         break;
     }
@@ -142,6 +144,7 @@ void EncodeKeyValue(const Value& v, std::string* out, bool descending) {
       case PhysicalType::kInterval: EncodeInt128(IntervalCompareKey(v.interval_value()), out); break;
       case PhysicalType::kString:
         if (v.type().IsArray()) EncodeArrayKey(v.string_value(), v.type().ElementType(), out);
+        else if (v.type().IsStruct()) EncodeStructKey(v.string_value(), v.type(), out);
         else EncodeString(v.string_value(), out);
         break;
     }

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
+#include <map>
+#include <mutex>
 #include <unordered_map>
 
 namespace freshet {
@@ -23,6 +26,47 @@ DataType DataType::ElementType() const {
   return DataType(elem, scale, -1);
 }
 
+namespace {
+
+// Interned struct field lists. A deque keeps every list at a fixed address,
+// so StructFields can hand out references without holding the lock.
+struct StructRegistry {
+  std::mutex mu;
+  std::deque<std::vector<StructField>> lists;
+  std::map<std::string, int32_t> by_signature;
+};
+
+StructRegistry& Structs() {
+  static StructRegistry* registry = new StructRegistry();  // never destroyed: types outlive static teardown
+  return *registry;
+}
+
+// Identifies a field list exactly: names, type ids and modifiers.
+std::string Signature(const std::vector<StructField>& fields) {
+  std::string sig;
+  for (const auto& [name, type] : fields)
+    sig += fmt::format("{}:{}:{}:{};", name, int(type.id), type.precision, type.scale);
+  return sig;
+}
+
+}  // namespace
+
+DataType DataType::Struct(const std::vector<StructField>& fields) {
+  StructRegistry& r = Structs();
+  std::lock_guard<std::mutex> lock(r.mu);
+  auto [it, inserted] = r.by_signature.try_emplace(Signature(fields), int32_t(r.lists.size()));
+  if (inserted) r.lists.push_back(fields);
+  return DataType(TypeId::kStruct, it->second, -1);
+}
+
+const std::vector<StructField>& DataType::StructFields() const {
+  static const std::vector<StructField> kNone;
+  if (id != TypeId::kStruct || precision < 0) return kNone;
+  StructRegistry& r = Structs();
+  std::lock_guard<std::mutex> lock(r.mu);
+  return precision < int32_t(r.lists.size()) ? r.lists[size_t(precision)] : kNone;
+}
+
 PhysicalType DataType::physical() const {
   switch (id) {
     case TypeId::kFloat32:
@@ -32,6 +76,7 @@ PhysicalType DataType::physical() const {
     case TypeId::kVarchar:
     case TypeId::kBytea:
     case TypeId::kArray:
+    case TypeId::kStruct:
     case TypeId::kUnknown: return PhysicalType::kString;
     default: return PhysicalType::kInt64;
   }
@@ -69,6 +114,16 @@ std::string DataType::ToString() const {
         default: return "oid";
       }
     case TypeId::kArray: return IsAnyArray() ? "anyarray" : ElementType().ToString() + "[]";
+    case TypeId::kStruct: {
+      if (IsAnyStruct()) return "record";
+      std::string out = "struct<";
+      bool first = true;
+      for (const auto& [name, type] : StructFields()) {
+        out += (first ? "" : ", ") + name + " " + type.ToString();
+        first = false;
+      }
+      return out + ">";
+    }
   }
   return "unknown";
 }
@@ -80,7 +135,7 @@ constexpr std::pair<uint32_t, uint32_t> kArrayOids[] = {
     {16, 1000},  {17, 1001},  {18, 1002},     {19, 1003},     {20, 1016},     {21, 1005},     {23, 1007},
     {24, 1008},  {25, 1009},  {26, 1028},     {700, 1021},    {701, 1022},    {1042, 1014},   {1043, 1015},
     {1082, 1182}, {1083, 1183}, {1114, 1115}, {1184, 1185}, {1186, 1187}, {1700, 1231}, {2205, 2210},
-    {2206, 2211}, {4089, 4090}, {4096, 4097},
+    {2206, 2211}, {4089, 4090}, {4096, 4097}, {2249, 2287},
 };
 
 }  // namespace
@@ -117,6 +172,7 @@ uint32_t DataType::PgOid() const {
         if (e == elem) return a;
       return 2277;  // anyarray
     }
+    case TypeId::kStruct: return 2249;  // record
   }
   return 705;
 }
@@ -141,6 +197,9 @@ int16_t DataType::PgTypeLen() const {
 
 int32_t DataType::PgTypeMod() const {
   if (id == TypeId::kArray) return ElementType().PgTypeMod();
+  // Not PostgreSQL's (records have none): lets format_type(2249, typmod)
+  // name the struct's fields, for psql's \d.
+  if (id == TypeId::kStruct) return precision;
   if (id == TypeId::kNumeric && precision >= 0) return ((precision << 16) | (scale < 0 ? 0 : scale)) + 4;
   if (id == TypeId::kVarchar && precision >= 0) return precision + 4;
   return -1;
@@ -206,6 +265,7 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kInterval: return "interval";
     case TypeId::kOid: return t.ToString();
     case TypeId::kArray: return t.IsAnyArray() ? "anyarray" : "_" + PgTypeName(t.ElementType());
+    case TypeId::kStruct: return "record";
     case TypeId::kUnknown: return "unknown";
   }
   return "unknown";
@@ -220,6 +280,7 @@ DataType DataTypeFromPgOid(uint32_t oid) {
   }
   switch (oid) {
     case 26: return DataType::Oid();
+    case 2249: return DataType::AnyStruct();
     case 2205: return DataType::Oid(OidKind::kRegclass);
     case 2206: return DataType::Oid(OidKind::kRegtype);
     case 4089: return DataType::Oid(OidKind::kRegnamespace);

@@ -15,6 +15,7 @@
 //   varchar, bytea                      -> std::string
 //   oid, regclass, regtype, ...         -> int64_t holding the unsigned 32-bit oid
 //   arrays                              -> std::string: the encoded element list (common/array.h)
+//   structs                             -> std::string: the encoded field list (common/struct.h)
 //
 // oid and the reg* types (regclass, regtype, regnamespace, regrole,
 // regproc) are one TypeId, kOid, told apart by `precision` (an OidKind), so
@@ -28,10 +29,19 @@
 // `scale` (varchar length, the text marker, the OidKind; numeric(p,s) as
 // p * 1000 + s). precision < 0 is "any array" (a polymorphic argument type
 // of registered functions).
+//
+// Structs (RisingWave's STRUCT<name type, ...>, PostgreSQL's anonymous
+// records) have named, typed fields. A DataType of id kStruct keeps in
+// `precision` the number of its field list in a process-wide registry that
+// interns each distinct list once (StructFields), so DataType stays a small
+// value type; precision < 0 is "any struct" (polymorphic arguments). The
+// catalog stores the fields themselves, never the registry number.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace freshet {
 
@@ -54,12 +64,16 @@ enum class TypeId : uint8_t {
   // Appended: catalog JSON stores TypeIds as numbers.
   kOid,
   kArray,
+  kStruct,
 };
 
 // Which of oid / regclass / regtype / ... a kOid DataType is (its precision).
 enum class OidKind : int32_t { kOid = -1, kRegclass = 1, kRegtype, kRegnamespace, kRegrole, kRegproc };
 
 enum class PhysicalType : uint8_t { kInt64, kDouble, kDecimal, kInterval, kString };
+
+struct DataType;
+using StructField = std::pair<std::string, DataType>;
 
 struct DataType {
   TypeId id = TypeId::kUnknown;
@@ -99,6 +113,14 @@ struct DataType {
   bool IsAnyArray() const { return id == TypeId::kArray && precision < 0; }
   // The element type of an array type (Unknown for AnyArray).
   DataType ElementType() const;
+  // A struct of these fields (names as given: unquoted SQL names arrive
+  // lower-cased).
+  static DataType Struct(const std::vector<StructField>& fields);
+  static DataType AnyStruct() { return TypeId::kStruct; }
+  bool IsStruct() const { return id == TypeId::kStruct; }
+  bool IsAnyStruct() const { return id == TypeId::kStruct && precision < 0; }
+  // The fields of a struct type (empty for AnyStruct and other types).
+  const std::vector<StructField>& StructFields() const;
 
   PhysicalType physical() const;
   bool IsInteger() const { return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64; }
@@ -112,7 +134,9 @@ struct DataType {
 
   // Equality of the base type only (modifiers ignored); arrays are equal
   // when their element types are.
-  bool operator==(const DataType& o) const { return id == o.id && (id != TypeId::kArray || precision == o.precision); }
+  bool operator==(const DataType& o) const {
+    return id == o.id && (id != TypeId::kArray || precision == o.precision) && (id != TypeId::kStruct || precision == o.precision);
+  }
   bool SameWithModifiers(const DataType& o) const {
     return id == o.id && precision == o.precision && scale == o.scale;
   }

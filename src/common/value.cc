@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/array.h"
+#include "common/struct.h"
 
 namespace freshet {
 
@@ -43,6 +44,7 @@ int Value::Compare(const Value& a, const Value& b) {
     case PhysicalType::kInterval: return IntervalCompare(a.iv_, b.iv_);
     case PhysicalType::kString: {
       if (a.type_.IsArray() && b.type_.IsArray()) return CompareArrays(a.s_, b.s_, a.type_.ElementType());
+      if (a.type_.IsStruct() && a.type_ == b.type_) return CompareStructs(a.s_, b.s_, a.type_);
       int c = a.s_.compare(b.s_);
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
@@ -75,6 +77,15 @@ std::string Value::ToString() const {
     std::string out = "{";
     for (size_t i = 0; i < elems.size(); i++) out += (i ? "," : "") + elems.GetValue(i).ToString();
     return out + "}";
+  }
+  if (type_.IsStruct()) {  // (a,b) without the quoting of the text format
+    std::string out = "(";
+    bool first = true;
+    for (const Value& f : DecodeStruct(s_, type_)) {
+      out += (first ? "" : ",") + (f.is_null() ? std::string() : f.ToString());
+      first = false;
+    }
+    return out + ")";
   }
   switch (type_.id) {
     case TypeId::kBoolean: return i_ ? "t" : "f";

@@ -495,6 +495,18 @@ std::vector<std::pair<std::string, DataType>> NexmarkColumns(NexmarkTable t) {
   return {};
 }
 
+std::vector<std::pair<std::string, DataType>> NexmarkCombinedColumns() {
+  auto as_struct = [](NexmarkTable t) {
+    std::vector<StructField> fields;
+    for (auto& [name, type] : NexmarkColumns(t)) fields.emplace_back(name, type);
+    return DataType::Struct(fields);
+  };
+  return {{"event_type", DataType::Int64()},
+          {"person", as_struct(NexmarkTable::kPerson)},
+          {"auction", as_struct(NexmarkTable::kAuction)},
+          {"bid", as_struct(NexmarkTable::kBid)}};
+}
+
 NexmarkTable NexmarkEventType(const NexmarkConfig& c, int64_t event_number) {
   int64_t rem = event_number % Denominator(c);
   if (rem < Pos(c.person_proportion)) return NexmarkTable::kPerson;

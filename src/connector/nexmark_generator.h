@@ -64,10 +64,10 @@
 //  * offset() is this split's row count (0, 1, 2, ...), so Seek(offset())
 //    resumes exactly; RisingWave persists the equivalent type offset
 //    (split + offset * split_num), available as type_offset().
-//  * Only type-filtered sources are generated (RisingWave's combined source
-//    with event_type and struct columns is not). Consequently the crate's
-//    out_of_order_group_size (which only affects the unfiltered generator)
-//    is not implemented, and neither are rate shapes: RisingWave sets both
+//  * The generator is type-filtered; the combined source (connector/
+//    nexmark.cc) builds each event's row with AppendEvent. The crate's
+//    out_of_order_group_size (which only reorders the unfiltered stream, and
+//    is 1 = in order by default) is not implemented, and neither are rate shapes: RisingWave sets both
 //    first_rate and next_rate from nexmark.first.event.rate, so its delay
 //    table always has one entry.
 //  * Prices use libm's powf, as Rust's f32::powf does; bit-identity with a
@@ -170,6 +170,9 @@ std::string ApplyNexmarkOption(NexmarkConfig* c, const std::string& key, const s
 
 // Column names and types of each table, in RisingWave's order.
 std::vector<std::pair<std::string, DataType>> NexmarkColumns(NexmarkTable t);
+// The combined source's columns: event_type bigint, then person, auction
+// and bid as structs of their table's columns.
+std::vector<std::pair<std::string, DataType>> NexmarkCombinedColumns();
 
 // --- The event model (pure functions of the configuration) ---
 // Which table event number n belongs to.

@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "expr/array.h"
+#include "expr/struct.h"
 #include "expr/function_helpers.h"
 #include "expr/oid.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 // PostgreSQL's type categories (pg_type.typcategory); casts and common
 // types are resolved within a category.
-enum class Category { kBoolean, kNumeric, kString, kUser, kDatetime, kTimespan, kArray, kUnknown };
+enum class Category { kBoolean, kNumeric, kString, kUser, kDatetime, kTimespan, kArray, kComposite, kUnknown };
 
 Category CategoryOf(TypeId t) {
   switch (t) {
@@ -30,6 +31,7 @@ Category CategoryOf(TypeId t) {
     case TypeId::kNumeric:
     case TypeId::kOid: return Category::kNumeric;  // oid's typcategory is N in PostgreSQL
     case TypeId::kArray: return Category::kArray;
+    case TypeId::kStruct: return Category::kComposite;
     case TypeId::kVarchar: return Category::kString;
     case TypeId::kBytea: return Category::kUser;
     case TypeId::kDate:
@@ -538,6 +540,7 @@ void CastFromText(const Vector& in, Vector* out, const DataType& to, EvalContext
 bool CanImplicitCast(const DataType& from, const DataType& to) {
   if (from.id == TypeId::kArray && to.id == TypeId::kArray)
     return to.IsAnyArray() || from == to || CanImplicitCast(from.ElementType(), to.ElementType());
+  if (from.IsStruct() && to.IsStruct()) return to.IsAnyStruct() || from == to;
   if (from.id == to.id || from.id == TypeId::kUnknown) return true;
   if (to.id == TypeId::kOid) return from.IsInteger();  // int -> oid (and reg*), as in pg_cast
   int rf = NumericRank(from.id), rt = NumericRank(to.id);
@@ -555,6 +558,14 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (to.id == TypeId::kUnknown) return false;
   if (from.id == TypeId::kArray && to.id == TypeId::kArray)
     return !from.IsAnyArray() && CanExplicitCast(from.ElementType(), to.ElementType());
+  if (from.IsStruct() && to.IsStruct()) {
+    // Field by field, as RisingWave casts structs (the names come from `to`).
+    const auto &f = from.StructFields(), &t = to.StructFields();
+    if (from.IsAnyStruct() || to.IsAnyStruct() || f.size() != t.size()) return false;
+    for (size_t i = 0; i < f.size(); i++)
+      if (!CanExplicitCast(f[i].second, t[i].second)) return false;
+    return true;
+  }
   if (from.id == TypeId::kOid) return to.id == TypeId::kInt32 || to.id == TypeId::kInt64 || to.id == TypeId::kVarchar;
   // I/O conversion casts: everything to and from text.
   if (from.id == TypeId::kVarchar || to.id == TypeId::kVarchar) return true;
@@ -575,6 +586,11 @@ DataType CommonSuperType(const DataType& a, const DataType& b) {
     DataType elem = CommonSuperType(a.ElementType(), b.ElementType());
     return elem.id == TypeId::kUnknown ? elem : DataType::Array(elem);
   }
+  if (a.IsStruct() || b.IsStruct()) {
+    if (a.id == TypeId::kUnknown) return b;
+    if (b.id == TypeId::kUnknown) return a;
+    return a == b ? a : DataType::Unknown();
+  }
   if (a.id == TypeId::kOid && b.id == TypeId::kOid && a.precision != b.precision) return DataType::Oid();
   if (a.SameWithModifiers(b)) return a.id == TypeId::kUnknown ? DataType::Varchar() : a;
   if (a.id == b.id) {  // differing typmods are dropped
@@ -593,7 +609,16 @@ DataType CommonSuperType(const DataType& a, const DataType& b) {
 Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool assignment) {
   const DataType& from = in.type();
   if (to.id == TypeId::kArray && from.id == TypeId::kArray) return CastArrayVector(in, to, ctx, assignment);
+  if (to.IsStruct() && from.IsStruct()) {
+    if (to == from) return in;
+    return CastStructVector(in, to, ctx, assignment);
+  }
   Vector out(to);
+  if (to.IsStruct()) {
+    if (from.id != TypeId::kVarchar && from.id != TypeId::kUnknown) ThrowCannotCast(from, to);
+    MapText(in, &out, [&](std::string_view s) { return ParseStructText(s, to, ctx); });
+    return out;
+  }
   if (to.id == TypeId::kArray) {
     if (from.id != TypeId::kVarchar && from.id != TypeId::kUnknown) ThrowCannotCast(from, to);
     MapText(in, &out, [&](std::string_view s) { return ParseArrayText(s, to, ctx); });
@@ -701,6 +726,7 @@ std::string FormatText(const Vector& v, size_t i, const EvalContext& ctx) {
     case PhysicalType::kInterval: return FormatInterval(v.GetInterval(i));
     case PhysicalType::kString:
       if (t.id == TypeId::kArray) return FormatArrayText(v.GetString(i), t, ctx);
+      if (t.IsStruct()) return FormatStructText(v.GetString(i), t, ctx);
       return t.id == TypeId::kBytea ? FormatBytea(v.GetString(i)) : v.GetString(i);
   }
   return "";
@@ -717,6 +743,7 @@ std::string FormatValueText(const Value& v, const EvalContext& ctx) {
     case PhysicalType::kInterval: return FormatInterval(v.interval_value());
     case PhysicalType::kString:
       if (t.id == TypeId::kArray) return FormatArrayText(v.string_value(), t, ctx);
+      if (t.IsStruct()) return FormatStructText(v.string_value(), t, ctx);
       return t.id == TypeId::kBytea ? FormatBytea(v.string_value()) : v.string_value();
   }
   return "";
@@ -750,6 +777,7 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
     case TypeId::kInterval: return Value::IntervalValue(ParseInterval(text));
     case TypeId::kOid: return Value::FromInt(t, ParseOidText(text, t.oid_kind(), ctx));
     case TypeId::kArray: return Value::FromString(t, ParseArrayText(text, t, ctx));
+    case TypeId::kStruct: return Value::FromString(t, ParseStructText(text, t, ctx));
   }
   ThrowCannotCast(DataType::Varchar(), t);
 }

@@ -101,6 +101,8 @@ std::optional<std::string> FormatTypeName(uint32_t oid, int32_t typmod) {
     base.scale = (typmod - 4) & 0xFFFF;
   } else if (base.id == TypeId::kVarchar && !base.IsText() && typmod >= 4) {
     base.precision = typmod - 4;
+  } else if (base.IsStruct() && typmod >= 0) {
+    base = DataType(TypeId::kStruct, typmod, -1);  // our typmod of a struct (DataType::PgTypeMod)
   }
   return base.ToString() + (t.IsArray() ? "[]" : "");
 }

@@ -26,6 +26,7 @@ class Expression {
     kColumnRef, kConstant, kParameter, kFunction, kCast, kAnd, kOr, kNot, kIsNull, kIsNotNull,
     kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate, kSetFunction,
     kArray,  // ARRAY[...], x op ANY/ALL (array), subscripts (expr/array.h)
+    kStruct,  // ROW(...), field selection (expr/struct.h)
     kWindow  // a window function call, before the binder replaces it by a column
   };
 

@@ -15,6 +15,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterDatetimeFunctions(this);
   RegisterWindowFunctions(this);
   RegisterArrayFunctions(this);
+  RegisterStructFunctions(this);
   RegisterCatalogFunctions(this);
 }
 

@@ -63,6 +63,7 @@ void RegisterMathFunctions(FunctionRegistry* r);
 void RegisterDatetimeFunctions(FunctionRegistry* r);
 void RegisterWindowFunctions(FunctionRegistry* r);
 void RegisterArrayFunctions(FunctionRegistry* r);    // expr/array_functions.cc
+void RegisterStructFunctions(FunctionRegistry* r);   // expr/struct_functions.cc
 void RegisterCatalogFunctions(FunctionRegistry* r);  // expr/catalog_functions.cc
 
 }  // namespace freshet

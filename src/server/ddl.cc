@@ -48,6 +48,8 @@ std::string DefaultText(const std::string& stmt, int default_location) {
   return stmt.substr(default_location + begin, end - begin);
 }
 
+std::string QuoteIdentIfNeeded(const std::string& name);
+
 // RisingWave's spelling of a type in a normalized CREATE statement.
 std::string RwTypeName(const DataType& t) {
   switch (t.id) {
@@ -67,6 +69,16 @@ std::string RwTypeName(const DataType& t) {
     case TypeId::kTimestamp: return "TIMESTAMP";
     case TypeId::kTimestamptz: return "TIMESTAMP WITH TIME ZONE";
     case TypeId::kInterval: return "INTERVAL";
+    case TypeId::kArray: return RwTypeName(t.ElementType()) + "[]";
+    case TypeId::kStruct: {
+      std::string out = "STRUCT<";
+      bool first = true;
+      for (const auto& [name, type] : t.StructFields()) {
+        out += (first ? "" : ", ") + QuoteIdentIfNeeded(name) + " " + RwTypeName(type);
+        first = false;
+      }
+      return out + ">";
+    }
     default: return t.ToString();
   }
 }

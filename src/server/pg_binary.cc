@@ -6,6 +6,7 @@
 
 #include "common/array.h"
 #include "common/error.h"
+#include "common/struct.h"
 
 namespace freshet {
 
@@ -154,6 +155,25 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       }
       break;
     }
+    case TypeId::kStruct: {
+      // record_send: field count, then per field its type oid and its
+      // length + binary value (-1: NULL).
+      std::vector<Value> fields = DecodeStruct(v.GetString(i), v.type());
+      PutBE<int32_t>(&out, static_cast<int32_t>(fields.size()));
+      for (const Value& f : fields) {
+        PutBE<uint32_t>(&out, f.type().PgOid());
+        if (f.is_null()) {
+          PutBE<int32_t>(&out, -1);
+          continue;
+        }
+        Vector one(f.type());
+        one.Append(f);
+        std::string e = EncodeBinary(one, 0);
+        PutBE<int32_t>(&out, static_cast<int32_t>(e.size()));
+        out += e;
+      }
+      break;
+    }
     default: out = v.GetString(i); break;
   }
   return out;
@@ -190,6 +210,8 @@ Value DecodeBinaryParam(const std::string& s, const DataType& t) {
       return Value::IntervalValue(iv);
     }
     case TypeId::kBytea: return Value::Bytea(s);
+    case TypeId::kStruct:
+      throw SqlError(sqlstate::kFeatureNotSupported, "binary input of struct (record) parameters is not supported");
     case TypeId::kOid: ExpectSize(s, 4); return Value::FromInt(t, GetBE<uint32_t>(s, 0));
     case TypeId::kArray: {
       auto need = [&](size_t pos, size_t n) {

@@ -6,6 +6,7 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "common/error.h"
 
@@ -457,6 +458,100 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
 
 }  // namespace
 
+// RisingWave's STRUCT<name type, ...> is not PostgreSQL grammar. Each one
+// is rewritten into a type name PostgreSQL parses and the binder knows:
+// "__struct"('name'::type, ...), the fields as casts of their names in
+// the type's modifiers (nested structs rewritten the same way). Operator
+// tokens of angle brackets (">>" closing two levels) are split first.
+// Text where STRUCT < is not followed by a field list is left alone.
+namespace {
+
+struct StructRewriter {
+  const std::string& text;
+  std::vector<Token> pieces;
+
+  explicit StructRewriter(const std::string& t) : text(t) {
+    for (Token& tk : Tokenize(t)) {
+      bool angles = tk.kind == Token::Kind::kOperator &&
+                    tk.text.find_first_not_of("<>") == std::string::npos;
+      if (!angles || tk.text.size() == 1) {
+        pieces.push_back(std::move(tk));
+        continue;
+      }
+      for (int i = tk.start; i < tk.end; i++)
+        pieces.push_back(Token{Token::Kind::kOperator, std::string(1, t[size_t(i)]), i, i + 1});
+    }
+  }
+  bool Is(size_t i, const char* s) const { return i < pieces.size() && pieces[i].text == s && pieces[i].kind != Token::Kind::kString; }
+  bool IsWord(size_t i) const {
+    return i < pieces.size() && (pieces[i].kind == Token::Kind::kIdent || pieces[i].kind == Token::Kind::kKeyword);
+  }
+  bool StartsStruct(size_t i) const { return IsWord(i) && pieces[i].text == "struct" && Is(i + 1, "<"); }
+
+  // STRUCT < fields > starting at piece i: the replacement, and *next set
+  // past the closing '>'; nullopt when it is not a field list.
+  std::optional<std::string> Parse(size_t i, size_t* next) const {
+    size_t j = i + 2;
+    std::string out = "\"__struct\"(";
+    for (bool first = true;; first = false) {
+      if (!IsWord(j)) return std::nullopt;
+      std::string name = pieces[j++].text;
+      std::string type;
+      int depth = 0, prev_end = -1;
+      while (j < pieces.size()) {
+        if (depth == 0 && (Is(j, ",") || Is(j, ">"))) break;
+        if (Is(j, "(")) depth++;
+        if (Is(j, ")") && --depth < 0) return std::nullopt;
+        if (prev_end >= 0) type += text.substr(size_t(prev_end), size_t(pieces[j].start - prev_end));
+        if (StartsStruct(j)) {
+          size_t after;
+          auto nested = Parse(j, &after);
+          if (!nested) return std::nullopt;
+          type += *nested;
+          prev_end = pieces[after - 1].end;
+          j = after;
+          continue;
+        }
+        type += text.substr(size_t(pieces[j].start), size_t(pieces[j].end - pieces[j].start));
+        prev_end = pieces[j].end;
+        j++;
+      }
+      if (type.empty() || j >= pieces.size()) return std::nullopt;
+      std::string quoted;
+      for (char c : name) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+      out += (first ? "'" : ", '") + quoted + "'::" + type;
+      if (Is(j, ">")) {
+        *next = j + 1;
+        return out + ")";
+      }
+      j++;  // ','
+    }
+  }
+
+  std::string Rewrite() const {
+    std::string out;
+    int pos = 0;
+    for (size_t i = 0; i < pieces.size(); i++) {
+      if (!StartsStruct(i)) continue;
+      size_t next;
+      auto replacement = Parse(i, &next);
+      if (!replacement) continue;
+      out += text.substr(size_t(pos), size_t(pieces[i].start - pos)) + *replacement;
+      pos = pieces[next - 1].end;
+      i = next - 1;
+    }
+    return out + text.substr(size_t(pos));
+  }
+};
+
+std::string RewriteStructTypes(const std::string& text) {
+  std::string lower = Lower(text);
+  if (lower.find("struct") == std::string::npos) return text;
+  return StructRewriter(text).Rewrite();
+}
+
+}  // namespace
+
 // f(...)[i]: PostgreSQL's grammar wants (f(...))[i]; RisingWave accepts
 // the subscript on a call directly (Nexmark q21). Wraps such calls in
 // parentheses, on tokens (never inside strings).
@@ -552,6 +647,7 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
       out.push_back(std::move(ps));
       continue;
     }
+    pg_text = RewriteStructTypes(pg_text);
     if (pg_text.find('[') != std::string::npos) pg_text = ParenthesizeSubscriptedCalls(pg_text);
     PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
     // PostgreSQL 15's grammar wants an alias on every subquery in FROM;

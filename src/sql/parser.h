@@ -35,7 +35,7 @@ struct ExtensionStatement {
     kNone, kFlush, kWait, kShowObjects, kShowCreate, kShowParameters,
     kCreateDatabaseIfNotExists,  // RisingWave accepts it; PostgreSQL's grammar does not
     kCreateSink,   // CREATE SINK [IF NOT EXISTS] name {FROM relation | AS query} WITH (...)
-    kDropObject,   // DROP {SINK | SOURCE} [IF EXISTS] name [, ...] [CASCADE]
+    kDropObject,   // DROP {SINK | SOURCE} [IF EXISTS] name [CASCADE | RESTRICT] (one name)
     kCancelJobs,   // CANCEL {JOB | JOBS} id [, ...]
     kShowJobs,     // SHOW JOBS [WHERE condition]
     kAlterBackfillRateLimit,  // ALTER {MATERIALIZED VIEW | SINK | INDEX} name SET BACKFILL_RATE_LIMIT {=|TO} {n | DEFAULT}

@@ -1,0 +1,59 @@
+#include "common/struct.h"
+
+#include "common/array.h"
+#include "common/encoding.h"
+#include "common/error.h"
+
+namespace freshet {
+
+StructWriter::StructWriter(size_t fields) { AppendElementCount(fields, &out_); }
+
+void StructWriter::Add(const Vector& column, size_t i) { AppendEncodedElement(column, i, &out_); }
+
+void StructWriter::Add(const Value& v) {
+  Vector one(v.type());
+  one.Append(v);
+  AppendEncodedElement(one, 0, &out_);
+}
+
+std::string StructWriter::Finish() { return std::move(out_); }
+
+std::vector<Value> DecodeStruct(std::string_view bytes, const DataType& type) {
+  const auto& fields = type.StructFields();
+  if (ReadElementCount(&bytes) != fields.size())
+    throw SqlError(sqlstate::kInternalError, "malformed struct value: wrong number of fields for " + type.ToString());
+  std::vector<Value> out;
+  out.reserve(fields.size());
+  for (const auto& [name, field_type] : fields) {
+    Vector one(field_type);
+    DecodeElementInto(&bytes, &one);
+    out.push_back(one.GetValue(0));
+  }
+  if (!bytes.empty()) throw SqlError(sqlstate::kInternalError, "malformed struct value: trailing bytes");
+  return out;
+}
+
+void AppendStructField(std::string_view bytes, const DataType& type, size_t k, Vector* out) {
+  const auto& fields = type.StructFields();
+  if (ReadElementCount(&bytes) != fields.size() || k >= fields.size())
+    throw SqlError(sqlstate::kInternalError, "malformed struct value: wrong number of fields for " + type.ToString());
+  for (size_t i = 0; i < k; i++) SkipElement(&bytes, fields[i].second.physical());
+  DecodeElementInto(&bytes, out);
+}
+
+void EncodeStructKey(std::string_view bytes, const DataType& type, std::string* out) {
+  // Every struct of a type has the same number of fields, so the field keys
+  // need no terminator.
+  for (const Value& v : DecodeStruct(bytes, type)) EncodeKeyValue(v, out);
+}
+
+int CompareStructs(std::string_view a, std::string_view b, const DataType& type) {
+  std::vector<Value> x = DecodeStruct(a, type), y = DecodeStruct(b, type);
+  for (size_t i = 0; i < x.size(); i++) {
+    int c = Value::Compare(x[i], y[i]);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+}  // namespace freshet
