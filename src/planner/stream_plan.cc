@@ -213,6 +213,9 @@ StreamHashAggNode::StreamHashAggNode(StreamNodePtr input, std::vector<int> keys,
   for (size_t i = 0; i < group_keys.size(); i++) stream_key.push_back(int(i));
   distribution = group_keys.empty() ? Distribution::Single() : Distribution::Hash(stream_key);
   input_stream_key = input->stream_key;
+  // DISTINCT (groups without aggregates) over an append-only input: a group,
+  // once there, never changes or goes away, so only inserts come out.
+  append_only = input->append_only && calls.empty() && !group_keys.empty();
   inputs_.push_back(std::move(input));
 }
 

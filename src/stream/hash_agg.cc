@@ -18,10 +18,12 @@ bool KeepsOnlyValue(AggKind k) {
 
 HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls,
                                  std::vector<int> input_stream_key, std::vector<DataType> output_types,
-                                 StateTableDesc result_table, std::vector<StateTableDesc> call_tables, EvalContext eval)
+                                 StateTableDesc result_table, std::vector<StateTableDesc> call_tables, EvalContext eval,
+                                 bool distinct_append_only)
     : group_keys_(std::move(group_keys)), calls_(std::move(calls)), input_stream_key_(std::move(input_stream_key)),
       output_types_(std::move(output_types)), result_desc_(std::move(result_table)),
-      call_descs_(std::move(call_tables)), eval_(std::move(eval)) {
+      call_descs_(std::move(call_tables)), eval_(std::move(eval)),
+      distinct_append_only_(distinct_append_only && calls_.empty() && !group_keys_.empty()) {
   for (const auto& c : calls_) {
     auto fn = CreateAggregate(c.sig, c.append_only);
     if (c.distinct) modes_.push_back(CallMode::kDistinct);
@@ -328,6 +330,7 @@ void HashAggOperator::OnBarrier(const Barrier&) {
       free_.push_back(g);
     } else {
       Row now = OutputOf(g);
+      bool saved_before = grp.emitted;
       if (!grp.emitted) {
         ops.push_back(Op::kInsert);
         out.AppendRow(now);
@@ -339,7 +342,7 @@ void HashAggOperator::OnBarrier(const Barrier&) {
       }
       grp.prev_output = std::move(now);
       grp.emitted = true;
-      SaveGroup(g);
+      if (!(distinct_append_only_ && saved_before)) SaveGroup(g);
     }
     if (ops.size() + 2 > kChunkSize) flush();
   }

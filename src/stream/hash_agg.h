@@ -15,7 +15,9 @@
 //     current extreme finds the next one), string_agg/array_agg (ordered by
 //     their ORDER BY) and DISTINCT calls (each value with its multiplicity).
 // A group not yet touched since the actor started is loaded from those
-// tables on first use.
+// tables on first use. A DISTINCT over an append-only input (no calls;
+// `distinct_append_only`) saves each group once: its row count, which only
+// retractions would need, is not kept up to date.
 #pragma once
 
 #include <map>
@@ -32,7 +34,7 @@ class HashAggOperator : public StreamOperator {
   // `call_tables[i]` is the input table of call i (table_id 0 when none).
   HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls, std::vector<int> input_stream_key,
                   std::vector<DataType> output_types, StateTableDesc result_table,
-                  std::vector<StateTableDesc> call_tables, EvalContext eval);
+                  std::vector<StateTableDesc> call_tables, EvalContext eval, bool distinct_append_only = false);
   std::string Name() const override { return group_keys_.empty() ? "SimpleAgg" : "HashAgg"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -68,6 +70,7 @@ class HashAggOperator : public StreamOperator {
   StateTableDesc result_desc_;
   std::vector<StateTableDesc> call_descs_;
   EvalContext eval_;
+  const bool distinct_append_only_;
 
   std::vector<std::unique_ptr<AggregateFunction>> fns_;  // kValue and kDistinct calls
   std::shared_ptr<StateTable> result_table_;

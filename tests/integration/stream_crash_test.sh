@@ -283,11 +283,15 @@ gen_subop() {
       k=$((RANDOM % 13)); d=$((3 + RANDOM % 8))
       SUB_SQL="DELETE FROM t1 WHERE k = $k AND v % $d = 0"; SUB_OP="dk $k $d" ;;
     i2)
-      n=$((1 + RANDOM % 6)); SUB_SQL="INSERT INTO t2 VALUES "; SUB_OP="i2"
+      # The same rows go into the APPEND ONLY table t3, in the same
+      # implicit transaction (t3 is not modelled: its views are checked
+      # against their queries only).
+      n=$((1 + RANDOM % 6)); SUB_SQL=""; SUB_OP="i2"
       for ((i = 0; i < n; i++)); do
         g=$((RANDOM % 9)); x=$((RANDOM % 1000))
         SUB_SQL+="$([[ $i -gt 0 ]] && echo ", ")($g, $x)"; SUB_OP+=" $g,$x"
-      done ;;
+      done
+      SUB_SQL="INSERT INTO t2 VALUES $SUB_SQL \\; INSERT INTO t3 VALUES $SUB_SQL" ;;
     u2)
       g=$((RANDOM % 9)); d=$((RANDOM % 21 - 10))
       SUB_SQL="UPDATE t2 SET x = x + ($d) WHERE g = $g"; SUB_OP="u2 $g $d" ;;
@@ -361,7 +365,7 @@ check_model() {
 }
 
 # The MVs of part 1: name and defining query.
-MV_NAMES=(mv_k mv_all mv_f mv_mm mv_t2 mv_on_k mv_on_f mv_on_on mv_distinct)
+MV_NAMES=(mv_k mv_all mv_f mv_mm mv_t2 mv_on_k mv_on_f mv_on_on mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct mv_ao_on_distinct)
 declare -A MV_DEF=(
   [mv_k]="SELECT k, count(*) AS c, sum(v) AS sv, sum(n) AS sn, count(s) AS cs, avg(v) AS av FROM t1 GROUP BY k"
   [mv_all]="SELECT count(*) AS c, sum(v) AS sv, sum(n) AS sn, min(v) AS mn, max(v) AS mx, count(DISTINCT k) AS dk, avg(n) AS an FROM t1"
@@ -372,6 +376,12 @@ declare -A MV_DEF=(
   [mv_on_f]="SELECT k, count(*) AS c, sum(w) AS sw, min(w) AS mn, max(w) AS mx FROM mv_f WHERE w > 0 GROUP BY k"
   [mv_on_on]="SELECT count(*) AS c, sum(sw) AS total, min(mn) AS mn FROM mv_on_f"
   [mv_distinct]="SELECT DISTINCT k FROM t1"
+  # Over the APPEND ONLY t3: saved extremes, a top-N that keeps only its
+  # window, an append-only DISTINCT and a view over it.
+  [mv_ao_ext]="SELECT g, min(x) AS mn, max(x) AS mx, count(*) AS c, bool_or(x > 990) AS big FROM t3 GROUP BY g"
+  [mv_ao_top]="SELECT g, x FROM t3 ORDER BY x DESC, g LIMIT 5"
+  [mv_ao_distinct]="SELECT DISTINCT g, x % 7 AS r FROM t3"
+  [mv_ao_on_distinct]="SELECT max(r) AS mr, min(g) AS mg, count(*) AS c FROM mv_ao_distinct"
 )
 # check_mvs LABEL: every MV = its query, all read by one psql (\o per result).
 check_mvs() {
@@ -413,14 +423,15 @@ gen_subop bulk; init_t1_sql="$SUB_SQL"; init_t1_op="$SUB_OP"
 init_t2_sql="INSERT INTO t2 SELECT g % 9, (g * 13) % 1000 FROM generate_series(1, 200) AS g"
 init_t2_op="i2"; for ((g = 1; g <= 200; g++)); do init_t2_op+=" $((g % 9)),$(((g * 13) % 1000))"; done
 if ! q -c "CREATE TABLE t1 (id BIGINT PRIMARY KEY, k INT, v BIGINT, n NUMERIC, s TEXT)" \
-       -c "CREATE TABLE t2 (g INT, x BIGINT)" -c "$init_t1_sql" -c "$init_t2_sql" -c "FLUSH" 2>"$WORK/ddl.err"; then
+       -c "CREATE TABLE t2 (g INT, x BIGINT)" -c "CREATE TABLE t3 (g INT, x BIGINT) APPEND ONLY" \
+       -c "$init_t1_sql" -c "$init_t2_sql" -c "${init_t2_sql/INTO t2/INTO t3}" -c "FLUSH" 2>"$WORK/ddl.err"; then
   fail "create and fill the tables: $(cat "$WORK/ddl.err")"; finish
 fi
 echo "$init_t1_op / $init_t2_op" >>"$OPS"
 # Created concurrently, one tier at a time (an MV after the MVs it reads).
 # Each with a random streaming_parallelism (1-4 actors per fragment).
 ddl_ok=1; par_list=""
-for tier in "mv_k mv_all mv_f mv_mm mv_t2 mv_distinct" "mv_on_k mv_on_f" "mv_on_on"; do
+for tier in "mv_k mv_all mv_f mv_mm mv_t2 mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct" "mv_on_k mv_on_f mv_ao_on_distinct" "mv_on_on"; do
   pids=()
   for m in $tier; do
     par=$((1 + RANDOM % 4)); par_list+=" $m:$par"
