@@ -19,11 +19,12 @@ bool KeepsOnlyValue(AggKind k) {
 HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls,
                                  std::vector<int> input_stream_key, std::vector<DataType> output_types,
                                  StateTableDesc result_table, std::vector<StateTableDesc> call_tables, EvalContext eval,
-                                 bool distinct_append_only)
+                                 bool input_append_only)
     : group_keys_(std::move(group_keys)), calls_(std::move(calls)), input_stream_key_(std::move(input_stream_key)),
       output_types_(std::move(output_types)), result_desc_(std::move(result_table)),
       call_descs_(std::move(call_tables)), eval_(std::move(eval)),
-      distinct_append_only_(distinct_append_only && calls_.empty() && !group_keys_.empty()) {
+      input_append_only_(input_append_only),
+      distinct_append_only_(input_append_only && calls_.empty() && !group_keys_.empty()) {
   for (const auto& c : calls_) {
     auto fn = CreateAggregate(c.sig, c.append_only);
     if (c.distinct) modes_.push_back(CallMode::kDistinct);
@@ -175,6 +176,7 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
         EncodeKeyFromVector(arg0, r, &vkey);
         auto& entry = grp.distinct[i][vkey];
         int64_t before = entry.second;
+        if (input_append_only_ && before > 0) continue;  // a duplicate: nothing to save
         if (before == 0) entry.first = arg0.GetValue(r);
         entry.second += signs[r];
         std::string skey = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key + vkey;

@@ -15,9 +15,12 @@
 //     current extreme finds the next one), string_agg/array_agg (ordered by
 //     their ORDER BY) and DISTINCT calls (each value with its multiplicity).
 // A group not yet touched since the actor started is loaded from those
-// tables on first use. A DISTINCT over an append-only input (no calls;
-// `distinct_append_only`) saves each group once: its row count, which only
-// retractions would need, is not kept up to date.
+// tables on first use.
+//
+// Over an append-only input (`input_append_only`) nothing is ever
+// retracted, so multiplicities are not kept current: a DISTINCT (no calls)
+// saves each group once, and a DISTINCT call saves each value once, when
+// it first appears (later duplicates write nothing).
 #pragma once
 
 #include <map>
@@ -34,7 +37,7 @@ class HashAggOperator : public StreamOperator {
   // `call_tables[i]` is the input table of call i (table_id 0 when none).
   HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls, std::vector<int> input_stream_key,
                   std::vector<DataType> output_types, StateTableDesc result_table,
-                  std::vector<StateTableDesc> call_tables, EvalContext eval, bool distinct_append_only = false);
+                  std::vector<StateTableDesc> call_tables, EvalContext eval, bool input_append_only = false);
   std::string Name() const override { return group_keys_.empty() ? "SimpleAgg" : "HashAgg"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -70,7 +73,8 @@ class HashAggOperator : public StreamOperator {
   StateTableDesc result_desc_;
   std::vector<StateTableDesc> call_descs_;
   EvalContext eval_;
-  const bool distinct_append_only_;
+  const bool input_append_only_;
+  const bool distinct_append_only_;  // DISTINCT (no calls) over an append-only input
 
   std::vector<std::unique_ptr<AggregateFunction>> fns_;  // kValue and kDistinct calls
   std::shared_ptr<StateTable> result_table_;

@@ -376,9 +376,9 @@ declare -A MV_DEF=(
   [mv_on_f]="SELECT k, count(*) AS c, sum(w) AS sw, min(w) AS mn, max(w) AS mx FROM mv_f WHERE w > 0 GROUP BY k"
   [mv_on_on]="SELECT count(*) AS c, sum(sw) AS total, min(mn) AS mn FROM mv_on_f"
   [mv_distinct]="SELECT DISTINCT k FROM t1"
-  # Over the APPEND ONLY t3: saved extremes, a top-N that keeps only its
+  # Over the APPEND ONLY t3: saved extremes and DISTINCT values saved once, a top-N that keeps only its
   # window, an append-only DISTINCT and a view over it.
-  [mv_ao_ext]="SELECT g, min(x) AS mn, max(x) AS mx, count(*) AS c, bool_or(x > 990) AS big FROM t3 GROUP BY g"
+  [mv_ao_ext]="SELECT g, min(x) AS mn, max(x) AS mx, count(*) AS c, bool_or(x > 990) AS big, count(DISTINCT x % 50) AS dx FROM t3 GROUP BY g"
   [mv_ao_top]="SELECT g, x FROM t3 ORDER BY x DESC, g LIMIT 5"
   [mv_ao_distinct]="SELECT DISTINCT g, x % 7 AS r FROM t3"
   [mv_ao_on_distinct]="SELECT max(r) AS mr, min(g) AS mg, count(*) AS c FROM mv_ao_distinct"
