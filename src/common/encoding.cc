@@ -314,6 +314,19 @@ bool DecodeRowInto(std::string_view bytes, DataChunk* chunk) {
   return bytes.empty();
 }
 
+bool DecodeCellsInto(std::string_view* bytes, DataChunk* chunk, size_t first_column, size_t count) {
+  auto& cols = chunk->columns();
+  for (size_t i = first_column; i < first_column + count; i++)
+    if (!DecodeCell(bytes, &cols[i])) return false;
+  return true;
+}
+
+bool SkipCells(std::string_view* bytes, const std::vector<DataType>& types) {
+  for (const auto& t : types)
+    if (!SkipCell(bytes, t.physical())) return false;
+  return true;
+}
+
 bool DecodeRow(std::string_view bytes, const std::vector<DataType>& types, Row* row) {
   DataChunk chunk(types);
   if (!DecodeRowInto(bytes, &chunk)) return false;

@@ -49,6 +49,13 @@ bool DecodeRowInto(std::string_view bytes, DataChunk* chunk);
 // appended instead of decoding them).
 bool DecodeRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<bool>& wanted);
 bool DecodeRow(std::string_view bytes, const std::vector<DataType>& types, Row* row);
+// Decodes `count` cells from the front of *bytes into columns
+// [first_column, first_column + count) of the chunk (one value each; the
+// chunk's cardinality is the caller's). Encoded rows are cells one after
+// another, so a row's cells can be decoded into any run of columns.
+bool DecodeCellsInto(std::string_view* bytes, DataChunk* chunk, size_t first_column, size_t count);
+// Moves *bytes past one cell of each of `types`.
+bool SkipCells(std::string_view* bytes, const std::vector<DataType>& types);
 
 // Lower-case hex of arbitrary bytes (for keys shown in text columns), and back.
 std::string HexEncode(std::string_view bytes);

@@ -33,15 +33,17 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
   StateStore* store = ctx_->store;
   std::string prefix = VnodePrefix(sides_[side].table.table_id, vnode) + key;
   auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
-  std::vector<DataType> types = sides_[side].table.column_types;
+  // A stored value is the row's cells and then its degree.
   for (auto& i = range->it; i->Valid(); i->Next()) {
-    Row row;
-    if (!DecodeRow(std::string_view(i->value().data(), i->value().size()), types, &row))
+    std::string_view value(i->value().data(), i->value().size()), rest = value;
+    DataChunk degree({DataType::Int64()});
+    bool ok = SkipCells(&rest, sides_[side].types);
+    size_t cells_size = value.size() - rest.size();
+    if (!ok || !DecodeCellsInto(&rest, &degree, 0, 1) || !rest.empty() || degree.column(0).IsNull(0))
       throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
     Entry e;
-    e.degree = row.back().int_value();
-    row.pop_back();
-    e.row = std::move(row);
+    e.cells.assign(value.data(), cells_size);
+    e.degree = degree.column(0).GetInt(0);
     b.rows[std::string(i->key().data() + prefix.size(), i->key().size() - prefix.size())] = std::move(e);
   }
   return b;
@@ -49,23 +51,27 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
 
 void HashJoinOperator::SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk,
                                  const Entry& e) {
-  Row row = e.row;
-  row.push_back(Value::Int64(e.degree));
-  std::string v;
-  EncodeRowValues(row, &v);
+  std::string v = e.cells;
+  EncodeRowValues({Value::Int64(e.degree)}, &v);
   tables_[side]->Put(VnodePrefix(sides_[side].table.table_id, b.vnode) + join_key + sk, std::move(v));
 }
 
-void HashJoinOperator::EmitRow(Op op, const Row* left, const Row* right) {
-  out_ops_.push_back(op);
-  for (int s = 0; s < 2; s++) {
-    const Row* r = s == 0 ? left : right;
-    size_t base = s == 0 ? 0 : sides_[0].types.size();
-    for (size_t c = 0; c < sides_[s].types.size(); c++) {
-      if (r) out_.column(base + c).Append((*r)[c]);
-      else out_.column(base + c).AppendNull();
-    }
+void HashJoinOperator::AppendSide(int side, RowRef ref, DataChunk* out, size_t first) const {
+  const size_t n = sides_[side].types.size();
+  if (ref.chunk) {
+    for (size_t c = 0; c < n; c++) out->column(first + c).AppendFrom(ref.chunk->column(c), ref.row);
+  } else if (ref.cells) {
+    std::string_view bytes(*ref.cells);
+    if (!DecodeCellsInto(&bytes, out, first, n)) throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
+  } else {
+    for (size_t c = 0; c < n; c++) out->column(first + c).AppendNull();
   }
+}
+
+void HashJoinOperator::EmitRow(Op op, RowRef left, RowRef right) {
+  out_ops_.push_back(op);
+  AppendSide(0, left, &out_, 0);
+  AppendSide(1, right, &out_, sides_[0].types.size());
   if (out_ops_.size() >= kChunkSize) FlushOutput();
 }
 
@@ -105,33 +111,33 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
     std::vector<uint8_t> ok(pair_entries.size(), 1);
     if (condition_ && !pair_entries.empty()) ok = ToMask(EvalRowTolerant(*condition_, pairs, eval_));
     for (const Pending& p : batch) {
-      Row mine = data.GetRow(p.row);
+      const RowRef mine{&data, p.row, nullptr};
       bool insert = IsInsertOp(chunk.ops()[p.row]);
       std::vector<Entry*> matches;
       for (size_t i = 0; i < p.num_pairs; i++)
         if (ok[p.first_pair + i]) matches.push_back(&pair_entries[p.first_pair + i]->second);
-      const Row* l = side == 0 ? &mine : nullptr;
-      auto pair_with = [&](Entry* m) { return side == 0 ? std::make_pair(&mine, &m->row) : std::make_pair(&m->row, &mine); };
+      // Output rows with this row on its own side and `theirs` on the other.
+      auto emit = [&](Op op, RowRef ours, RowRef theirs) {
+        if (side == 0) EmitRow(op, ours, theirs);
+        else EmitRow(op, theirs, ours);
+      };
+      auto entry = [](const Entry* m) { return RowRef{nullptr, 0, &m->cells}; };
       if (insert) {
-        if (matches.empty() && preserve_mine) EmitRow(Op::kInsert, side == 0 ? l : nullptr, side == 0 ? nullptr : &mine);
+        if (matches.empty() && preserve_mine) emit(Op::kInsert, mine, RowRef{});
         for (Entry* m : matches) {
           if (preserve_other) {
-            if (m->degree == 0)
-              EmitRow(Op::kDelete, side == 0 ? nullptr : &m->row, side == 0 ? &m->row : nullptr);
+            if (m->degree == 0) emit(Op::kDelete, RowRef{}, entry(m));
             m->degree++;
           }
-          auto [a, b] = pair_with(m);
-          EmitRow(Op::kInsert, a, b);
+          emit(Op::kInsert, mine, entry(m));
         }
       } else {
-        if (matches.empty() && preserve_mine) EmitRow(Op::kDelete, side == 0 ? l : nullptr, side == 0 ? nullptr : &mine);
+        if (matches.empty() && preserve_mine) emit(Op::kDelete, mine, RowRef{});
         for (Entry* m : matches) {
-          auto [a, b] = pair_with(m);
-          EmitRow(Op::kDelete, a, b);
+          emit(Op::kDelete, mine, entry(m));
           if (preserve_other) {
             m->degree--;
-            if (m->degree == 0)
-              EmitRow(Op::kInsert, side == 0 ? nullptr : &m->row, side == 0 ? &m->row : nullptr);
+            if (m->degree == 0) emit(Op::kInsert, RowRef{}, entry(m));
           }
         }
       }
@@ -146,7 +152,8 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
       Bucket& mine_bucket = BucketOf(side, p.key, p.other_bucket->vnode);
       std::string storage_key = VnodePrefix(me.table.table_id, mine_bucket.vnode) + p.key + p.sk;
       if (insert) {
-        Entry e{std::move(mine), int64_t(matches.size())};
+        Entry e{std::string(), int64_t(matches.size())};
+        EncodeRow(data, p.row, &e.cells);
         SaveEntry(side, p.key, mine_bucket, p.sk, e);
         mine_bucket.rows[p.sk] = std::move(e);
       } else if (mine_bucket.rows.erase(p.sk)) {
@@ -171,19 +178,18 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
       // Never matches; an outer join still shows it (padded) while it exists.
       bool insert = IsInsertOp(chunk.ops()[r]);
       if (preserve_mine) {
-        Row mine = data.GetRow(r);
-        EmitRow(insert ? Op::kInsert : Op::kDelete, side == 0 ? &mine : nullptr, side == 0 ? nullptr : &mine);
+        RowRef mine{&data, r, nullptr};
+        EmitRow(insert ? Op::kInsert : Op::kDelete, side == 0 ? mine : RowRef{}, side == 0 ? RowRef{} : mine);
       }
       continue;
     }
     p.other_bucket = &BucketOf(other, p.key, vnode);
     for (auto it = p.other_bucket->rows.begin(); it != p.other_bucket->rows.end(); ++it) {
-      const Entry& e = it->second;
       pair_entries.push_back(it);
       size_t base = side == 0 ? 0 : sides_[0].types.size();
       size_t obase = side == 0 ? sides_[0].types.size() : 0;
-      for (size_t c = 0; c < me.types.size(); c++) pairs.column(base + c).AppendFrom(data.column(c), r);
-      for (size_t c = 0; c < sides_[other].types.size(); c++) pairs.column(obase + c).Append(e.row[c]);
+      AppendSide(side, RowRef{&data, r, nullptr}, &pairs, base);
+      AppendSide(other, RowRef{nullptr, 0, &it->second.cells}, &pairs, obase);
     }
     p.num_pairs = pair_entries.size() - p.first_pair;
     batch.push_back(std::move(p));

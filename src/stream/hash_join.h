@@ -13,6 +13,10 @@
 //
 // Output: left columns then right columns. Update pairs are emitted as a
 // Delete and an Insert (their matches may differ).
+//
+// Rows kept in memory are in the row encoding (common/encoding.h), a
+// fifth of the size of a Row of Values, and decoded only when they match:
+// a Nexmark bid is ~150 bytes instead of ~1 KB.
 #pragma once
 
 #include <map>
@@ -38,8 +42,15 @@ class HashJoinOperator : public StreamOperator {
 
  private:
   struct Entry {
-    Row row;
+    std::string cells;  // the row, encoded (EncodeRow)
     int64_t degree = 0;
+  };
+  // One side of an output row: a row of an input chunk, an entry's cells,
+  // or nothing (NULLs: the padding of outer joins).
+  struct RowRef {
+    const DataChunk* chunk = nullptr;
+    size_t row = 0;
+    const std::string* cells = nullptr;
   };
   struct Bucket {
     uint16_t vnode = 0;
@@ -47,7 +58,9 @@ class HashJoinOperator : public StreamOperator {
   };
   Bucket& BucketOf(int side, const std::string& key, uint16_t vnode);
   void SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk, const Entry& e);
-  void EmitRow(Op op, const Row* left, const Row* right);
+  void EmitRow(Op op, RowRef left, RowRef right);
+  // Appends one side's columns of `ref` to `out` from column `first` on.
+  void AppendSide(int side, RowRef ref, DataChunk* out, size_t first) const;
   void FlushOutput();
 
   JoinType type_;
