@@ -58,9 +58,14 @@ start_server() {
 
 echo "== unit tests"
 "$ROOT/$BUILD_DIR/freshet_unit_tests" --gtest_brief=1 >"$WORK/unit.log" 2>&1
+u_rc=$?
 tail -n 3 "$WORK/unit.log"
 u_pass=$(grep -oE '\[  PASSED  \] [0-9]+' "$WORK/unit.log" | grep -oE '[0-9]+$' || echo 0)
-u_fail=$(grep -oE '\[  FAILED  \] [0-9]+ test' "$WORK/unit.log" | grep -oE '[0-9]+' | head -n 1 || echo 0)
+# --gtest_brief prints one "[  FAILED  ] Suite.Test (N ms)" line per failed
+# test and no "N tests, listed below" summary; the exit code decides too.
+u_fail=$(grep -cE '^\[  FAILED  \] [A-Za-z0-9_/]+\.[A-Za-z0-9_/]+' "$WORK/unit.log")
+if [ "$u_rc" -ne 0 ] && [ "${u_fail:-0}" -eq 0 ]; then u_fail=1; fi
+grep -E '^\[  FAILED  \] [A-Za-z0-9_/]+\.' "$WORK/unit.log" | sed 's/^/  /'
 passed=$((passed + ${u_pass:-0}))
 failed=$((failed + ${u_fail:-0}))
 if ! grep -q 'PASSED' "$WORK/unit.log"; then failed=$((failed + 1)); fi

@@ -18,7 +18,7 @@ class DeleteExecutor : public DmlExecutor {
     DataChunk old_rows;
     while (child_->Next(&old_rows)) {
       ctx_.CheckCancelled();
-      for (size_t r = 0; r < old_rows.num_rows(); r++) writes.ops.push_back(WriteOp{true, RowKeyOf(table, old_rows, r), "", false, -1});
+      for (size_t r = 0; r < old_rows.num_rows(); r++) writes.ops.Delete(RowKeyOf(table, old_rows, r), -1);
       result_.Add(old_rows);
     }
   }

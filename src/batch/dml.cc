@@ -67,13 +67,11 @@ DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, T
 
 void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out) {
   bool check = table.row_id_index < 0;  // generated row ids cannot collide
+  std::string value;
   for (size_t r = 0; r < rows.num_rows(); r++) {
-    WriteOp op;
-    op.key = RowKeyOf(table, rows, r);
-    EncodeRow(rows, r, &op.value);
-    op.check_unique = check;
-    op.row_delta = 1;
-    out->ops.push_back(std::move(op));
+    value.clear();
+    EncodeRow(rows, r, &value);
+    out->ops.Put(RowKeyOf(table, rows, r), value, 1, check);
   }
 }
 

@@ -20,8 +20,8 @@ Overlay PendingWrites(const ScanNode& node, const ExecContext& ctx) {
   const TableWriteSet* writes = ctx.pending ? ctx.pending->Find(node.table->id) : nullptr;
   if (!writes) return overlay;
   for (const auto& op : writes->ops) {
-    if (op.is_delete) overlay[op.key] = std::nullopt;
-    else overlay[op.key] = op.value;
+    if (op.is_delete) overlay[std::string(op.key)] = std::nullopt;
+    else overlay[std::string(op.key)] = std::string(op.value);
   }
   return overlay;
 }

@@ -159,15 +159,14 @@ TEST(ScanCacheTest, RangeDeleteAndBulkCommitInvalidate) {
   options.sync_commits = false;
   auto disk = std::move(StateStore::Open(options)).value();
   EXPECT_EQ(CountAndSum(disk.get()).first, 0);
-  std::vector<WriteOp> ops;
+  WriteLog ops;
   for (int64_t i = 0; i < 10; i++) {
     DataChunk row({DataType::Int64(), DataType::Varchar()});
     row.AppendRow({Value::Int64(i), Value::Varchar("x")});
-    WriteOp op;
-    op.key = VnodePrefix(7, 0);
-    EncodeKeyFromVector(row.column(0), 0, &op.key);
-    EncodeRow(row, 0, &op.value);
-    ops.push_back(std::move(op));
+    std::string key = VnodePrefix(7, 0), value;
+    EncodeKeyFromVector(row.column(0), 0, &key);
+    EncodeRow(row, 0, &value);
+    ops.Put(key, value);
   }
   CommitWrites writes;
   writes.ops = {&ops};

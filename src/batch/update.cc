@@ -18,21 +18,22 @@ class UpdateExecutor : public DmlExecutor {
     const TableCatalog& table = *node_.table;
     TableWriteSet& writes = ctx_.writes->For(table.id);
     DataChunk old_rows;
+    std::string value;
     while (child_->Next(&old_rows)) {
       ctx_.CheckCancelled();
       DataChunk new_rows = EvalExpressions(node_.new_values, old_rows, ctx_.eval);
       CheckNotNull(table, new_rows);
       for (size_t r = 0; r < old_rows.num_rows(); r++) {
-        std::string old_key = RowKeyOf(table, old_rows, r);
-        WriteOp ins;
-        ins.key = RowKeyOf(table, new_rows, r);
-        EncodeRow(new_rows, r, &ins.value);
-        if (ins.key != old_key) {
-          writes.ops.push_back(WriteOp{true, old_key, "", false, -1});
-          ins.check_unique = true;
-          ins.row_delta = 1;
+        std::string old_key = RowKeyOf(table, old_rows, r), new_key = RowKeyOf(table, new_rows, r);
+        value.clear();
+        EncodeRow(new_rows, r, &value);
+        if (new_key != old_key) {
+          // A new key: the old row goes, the new one must not collide.
+          writes.ops.Delete(old_key, -1);
+          writes.ops.Put(new_key, value, 1, /*check_unique=*/true);
+        } else {
+          writes.ops.Put(new_key, value);
         }
-        writes.ops.push_back(std::move(ins));
       }
       result_.Add(new_rows);
     }

@@ -202,7 +202,7 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     Barrier barrier{epoch, current_epoch_, change.mutation, checkpoint};
     runtime_->InjectBarrier(barrier, std::move(change.actors));
   }
-  std::vector<std::vector<WriteOp>> actor_writes = runtime_->WaitCollected(epoch);
+  std::vector<WriteLog> actor_writes = runtime_->WaitCollected(epoch);
   // Writes of barriers that are not checkpoints wait for the next one.
   for (auto& w : sealed) pending_sealed_.push_back(std::move(w));
   for (auto& w : actor_writes) pending_writes_.push_back(std::move(w));
@@ -237,7 +237,7 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     std::abort();
   }
   pending_sealed_.clear();
-  for (auto& w : pending_writes_) RecycleWriteVector(std::move(w));
+  for (auto& w : pending_writes_) RecycleWriteLog(std::move(w));
   pending_writes_.clear();
   for (const auto& [id, count] : row_counts) row_counts_[id] = count;
   for (auto& t : tables) t->ReleaseSealed(epoch);

@@ -98,7 +98,7 @@ class DatabaseEpochLoop {
   int barriers_since_checkpoint_ = 0;
   // Collected since the last checkpoint (loop thread only).
   std::vector<StateTable::SealedWrites> pending_sealed_;
-  std::vector<std::vector<WriteOp>> pending_writes_;
+  std::vector<WriteLog> pending_writes_;
   // Committed row counts of the relations this loop has changed (loaded
   // from the meta family on first use); epoch loop thread only.
   std::map<TableId, int64_t> row_counts_;

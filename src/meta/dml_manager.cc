@@ -32,13 +32,13 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
   auto st = TableFor(id);
   // Whether each key exists after the ops so far: a statement may delete a
   // key and insert it again.
-  std::unordered_map<std::string, bool> present;
+  std::unordered_map<std::string_view, bool> present;  // views into the write logs
   if (before)
     for (const auto& op : before->ops) present[op.key] = !op.is_delete;
   for (const auto& op : ops.ops) {
     if (op.check_unique && !op.is_delete) {
       auto it = present.find(op.key);
-      bool exists = it != present.end() ? it->second : st->Get(op.key).has_value();
+      bool exists = it != present.end() ? it->second : st->Get(std::string(op.key)).has_value();
       if (exists) {
         TableRef t = catalog_->GetTable(id);
         throw SqlError(sqlstate::kUniqueViolation,
@@ -111,20 +111,27 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
   }
 }
 
-std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops) {
+std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const WriteLog& ops) {
   const std::vector<DataType>& types = st.desc().column_types;
   std::vector<StreamChunk> out;
   std::vector<Op> chunk_ops;
   DataChunk rows(types);
-  auto append = [&](Op op, const std::string& value) {
+  auto append = [&](Op op, std::string_view value) {
     if (!DecodeRowInto(value, &rows)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
     chunk_ops.push_back(op);
   };
-  // The latest value of keys written earlier in this write set.
-  std::unordered_map<std::string, std::optional<std::string>> latest;
+  // The latest value of keys written earlier in this write set (views
+  // into `ops`).
+  std::unordered_map<std::string_view, std::optional<std::string_view>> latest;
   for (const auto& op : ops) {
     auto it = latest.find(op.key);
-    std::optional<std::string> old = it != latest.end() ? it->second : st.Get(op.key);
+    std::optional<std::string> stored;
+    std::optional<std::string_view> old;
+    if (it != latest.end()) {
+      old = it->second;
+    } else if ((stored = st.Get(std::string(op.key)))) {
+      old = *stored;
+    }
     if (rows.num_rows() + 2 > kChunkSize) {
       out.emplace_back(std::move(chunk_ops), std::move(rows));
       chunk_ops.clear();

@@ -42,7 +42,7 @@ class DmlManager {
   // checked.
   void WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads);
   // The changes `ops` make to the table, as whole rows (read before writing).
-  static std::vector<StreamChunk> ChangesOf(const StateTable& st, const std::vector<WriteOp>& ops);
+  static std::vector<StreamChunk> ChangesOf(const StateTable& st, const WriteLog& ops);
   // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.
   void CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops);
 

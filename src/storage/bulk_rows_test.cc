@@ -137,20 +137,25 @@ void CheckBulkCommit(const std::vector<size_t>& bulk_sizes, int seed) {
     for (size_t r = 0; r < rows.num_rows(); r++) expected.insert(Encoded(rows, r));
     bulks.push_back(bulk);
   }
-  std::vector<WriteOp> ops;
+  WriteLog ops;
   std::vector<std::string> bulk_keys;
   for (const auto& [k, v] : expected) bulk_keys.push_back(k);
   for (int i = 0; i < 3000; i++) {
-    WriteOp op;
+    std::string key, value;
+    bool is_delete = false;
     switch (rng() % 4) {
-      case 0: op.key = bulk_keys[rng() % bulk_keys.size()]; op.value = "overwrite"; break;
-      case 1: op.key = bulk_keys[rng() % bulk_keys.size()]; op.is_delete = true; break;
-      case 2: op.key = bulk_keys[rng() % bulk_keys.size()] + "+"; op.value = "between"; break;
-      default: op.key = VnodePrefix(kTable + 1 + rng() % 2, rng() % kVnodeCount) + "k"; op.value = "other"; break;
+      case 0: key = bulk_keys[rng() % bulk_keys.size()]; value = "overwrite"; break;
+      case 1: key = bulk_keys[rng() % bulk_keys.size()]; is_delete = true; break;
+      case 2: key = bulk_keys[rng() % bulk_keys.size()] + "+"; value = "between"; break;
+      default: key = VnodePrefix(kTable + 1 + rng() % 2, rng() % kVnodeCount) + "k"; value = "other"; break;
     }
-    if (op.is_delete) expected.erase(op.key);
-    else expected[op.key] = op.value;
-    ops.push_back(op);
+    if (is_delete) {
+      expected.erase(key);
+      ops.Delete(key);
+    } else {
+      expected[key] = value;
+      ops.Put(key, value);
+    }
   }
   CommitWrites writes;
   writes.ops = {&ops};
@@ -199,23 +204,15 @@ TEST(BulkRowsTest, SpilledLoadsCommitAsFilesOrMerged) {
     std::map<std::string, std::string> tail(expected.lower_bound(from), expected.end());
     EXPECT_EQ(ReadAll(*bulk, from), tail);
 
-    std::vector<WriteOp> ops;
-    WriteOp other;  // another table's write: the files still go in as they are
-    other.key = VnodePrefix(kTable + 1, 3) + "k";
-    other.value = "other";
-    ops.push_back(other);
-    expected[other.key] = other.value;
+    WriteLog ops;
+    // Another table's write: the files still go in as they are.
+    ops.Put(VnodePrefix(kTable + 1, 3) + "k", "other");
+    expected[VnodePrefix(kTable + 1, 3) + "k"] = "other";
     if (with_ops) {  // writes into the loaded table: the files are merged
-      WriteOp del;
-      del.key = probe->first;
-      del.is_delete = true;
-      ops.push_back(del);
-      expected.erase(del.key);
-      WriteOp put;
-      put.key = VnodePrefix(kTable, 200) + "z";
-      put.value = "new";
-      ops.push_back(put);
-      expected[put.key] = put.value;
+      ops.Delete(probe->first);
+      expected.erase(probe->first);
+      ops.Put(VnodePrefix(kTable, 200) + "z", "new");
+      expected[VnodePrefix(kTable, 200) + "z"] = "new";
     }
     CommitWrites writes;
     writes.ops = {&ops};

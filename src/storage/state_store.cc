@@ -231,12 +231,12 @@ namespace {
 // increase), so the writes are bucketed by that 6-byte prefix (keeping
 // arrival order) and only unsorted buckets are sorted.
 using WritePos = uint64_t;
-const WriteOp& At(const std::vector<const std::vector<WriteOp>*>& parts, WritePos p) {
+const WriteOp& At(const std::vector<const WriteLog*>& parts, WritePos p) {
   return (*parts[p >> 32])[p & 0xffffffffu];
 }
 
-std::vector<WritePos> SortedOrder(const std::vector<const std::vector<WriteOp>*>& parts) {
-  auto prefix = [](const std::string& k) {
+std::vector<WritePos> SortedOrder(const std::vector<const WriteLog*>& parts) {
+  auto prefix = [](std::string_view k) {
     uint64_t p = 0;
     for (size_t b = 0; b < 6; b++) p = p << 8 | (b < k.size() ? static_cast<uint8_t>(k[b]) : 0);
     return p;
@@ -270,7 +270,7 @@ namespace {
 // The ops of a commit in key order, seeing only the last write of a key.
 class SortedOps {
  public:
-  SortedOps(const std::vector<const std::vector<WriteOp>*>& parts, const std::vector<WritePos>& order)
+  SortedOps(const std::vector<const WriteLog*>& parts, const std::vector<WritePos>& order)
       : parts_(parts), order_(order) {}
   void Seek(std::string_view target) {
     auto it = std::lower_bound(order_.begin(), order_.end(), target,
@@ -290,7 +290,7 @@ class SortedOps {
   void SkipShadowed() {
     while (i_ + 1 < order_.size() && At(parts_, order_[i_]).key == At(parts_, order_[i_ + 1]).key) i_++;
   }
-  const std::vector<const std::vector<WriteOp>*>& parts_;
+  const std::vector<const WriteLog*>& parts_;
   const std::vector<WritePos>& order_;
   size_t i_ = 0;
 };
@@ -363,7 +363,7 @@ std::string SplitKey(const CommitWrites& writes, const std::vector<WritePos>& or
     if (!largest || rows->size() > largest->size()) largest = rows;
   if (largest && largest->size() * 2 >= writes.size()) return VnodePrefix(largest->table_id(), kVnodeCount / 2);
   if (order.empty()) return "";
-  return At(writes.ops, order[order.size() / 2]).key;
+  return std::string(At(writes.ops, order[order.size() / 2]).key);
 }
 
 }  // namespace

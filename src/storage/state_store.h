@@ -53,7 +53,7 @@ using MetaEntries = std::vector<std::pair<std::string, std::string>>;
 // ops in order), and bulk rows, which are sorted and come before every op
 // (an op on a bulk row's key wins).
 struct CommitWrites {
-  std::vector<const std::vector<WriteOp>*> ops;
+  std::vector<const WriteLog*> ops;
   std::vector<const BulkRows*> bulk;
   size_t size() const {
     size_t n = 0;

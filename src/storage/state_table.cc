@@ -46,23 +46,23 @@ bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::strin
   }
   const WriteOp& op = (*ops)[it->second];
   if (op.is_delete) *value = std::nullopt;
-  else *value = op.value;
+  else *value = std::string(op.value);
   return true;
 }
 
-void StateTable::Put(std::string key, std::string value, int8_t row_delta) {
+void StateTable::Put(std::string_view key, std::string_view value, int8_t row_delta) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.ops->push_back(WriteOp{false, std::move(key), std::move(value), false, row_delta});
+  log_.ops->Put(key, value, row_delta);
   log_.IndexFrom(log_.ops->size() - 1);
 }
 
-void StateTable::Delete(std::string key, int8_t row_delta) {
+void StateTable::Delete(std::string_view key, int8_t row_delta) {
   std::lock_guard<std::mutex> lock(mu_);
-  log_.ops->push_back(WriteOp{true, std::move(key), "", false, row_delta});
+  log_.ops->Delete(key, row_delta);
   log_.IndexFrom(log_.ops->size() - 1);
 }
 
-void StateTable::Write(std::vector<WriteOp>&& writes) {
+void StateTable::Write(WriteLog&& writes) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& ops = *log_.ops;
   if (ops.empty() && !log_.indexed) {
@@ -70,8 +70,7 @@ void StateTable::Write(std::vector<WriteOp>&& writes) {
     return;
   }
   size_t first = ops.size();
-  ops.reserve(ops.size() + writes.size());
-  for (auto& w : writes) ops.push_back(std::move(w));
+  ops.Append(writes);
   log_.IndexFrom(first);
 }
 
@@ -112,22 +111,22 @@ void StateTable::ReleaseSealed(Epoch committed) {
   sealed_.erase(sealed_.begin(), sealed_.begin() + n);
 }
 
-void StateTable::TakeWrites(std::vector<WriteOp>* out) {
-  std::vector<WriteOp> pending;
+void StateTable::TakeWrites(WriteLog* out) {
+  WriteLog pending;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!log_.bulk.empty()) throw SqlError(sqlstate::kInternalError, "bulk rows of a table whose writes are taken");
     pending.swap(*log_.ops);
     log_ = EpochLog();
     // The next epoch likely writes as much: room for it up front (from the
-    // recycled vectors: write_set.h) saves growing the log as it fills.
-    *log_.ops = TakeWriteVector(std::min<size_t>(pending.size(), kMaxReservedOps));
+    // recycled logs: write_log.h) saves growing the log as it fills.
+    *log_.ops = TakeWriteLog(std::min<size_t>(pending.size(), kMaxReservedOps));
   }
-  // The smaller list is appended to the larger one: writes of different
+  // The smaller log is appended to the larger one: writes of different
   // tables never share a key, so their relative order does not matter.
   if (out->size() < pending.size()) out->swap(pending);
-  out->insert(out->end(), std::make_move_iterator(pending.begin()), std::make_move_iterator(pending.end()));
-  RecycleWriteVector(std::move(pending));
+  out->Append(pending);
+  RecycleWriteLog(std::move(pending));
 }
 
 size_t StateTable::PendingCount() const {

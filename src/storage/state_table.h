@@ -51,11 +51,11 @@ class StateTable {
 
   // Buffered writes for the current epoch, applied in call order.
   // row_delta: see WriteOp (materialized views count their rows).
-  void Put(std::string key, std::string value, int8_t row_delta = 0);
-  void Delete(std::string key, int8_t row_delta = 0);
-  // Appends many writes under one lock (taking the vector when the epoch's
-  // log is still empty, so a bulk statement moves no rows).
-  void Write(std::vector<WriteOp>&& writes);
+  void Put(std::string_view key, std::string_view value, int8_t row_delta = 0);
+  void Delete(std::string_view key, int8_t row_delta = 0);
+  // Appends many writes under one lock (taking the log when the epoch's
+  // log is still empty, so a bulk statement copies no rows).
+  void Write(WriteLog&& writes);
   // Adds the rows of a bulk insert (see bulk_rows.h: inserts of new keys,
   // so the other writes of the epoch to the same keys come after them).
   void WriteBulk(std::shared_ptr<const BulkRows> rows);
@@ -64,7 +64,7 @@ class StateTable {
 
   // The writes of one epoch, handed to the commit.
   struct SealedWrites {
-    std::shared_ptr<const std::vector<WriteOp>> ops;
+    std::shared_ptr<const WriteLog> ops;
     std::vector<std::shared_ptr<const BulkRows>> bulk;
     bool empty() const { return ops->empty() && bulk.empty(); }
   };
@@ -75,7 +75,7 @@ class StateTable {
   // Moves buffered writes out into *out, in write order among this table's
   // writes; *out may hold other tables' writes, which may end up after them.
   // Not for tables that take bulk writes (those are sealed).
-  void TakeWrites(std::vector<WriteOp>* out);
+  void TakeWrites(WriteLog* out);
   // Buffered writes of the current epoch (ops and bulk rows).
   size_t PendingCount() const;
   bool HasPendingWrites() const;
@@ -87,9 +87,9 @@ class StateTable {
   static constexpr size_t kMaxReservedOps = size_t(1) << 22;
   struct EpochLog {
     Epoch epoch = 0;
-    std::shared_ptr<std::vector<WriteOp>> ops = std::make_shared<std::vector<WriteOp>>();
+    std::shared_ptr<WriteLog> ops = std::make_shared<WriteLog>();
     std::vector<std::shared_ptr<const BulkRows>> bulk;  // before every op
-    std::unordered_map<std::string, size_t> index;
+    std::unordered_map<std::string_view, size_t> index;  // keys are views into *ops
     bool indexed = false;
     void IndexFrom(size_t pos);
     // Set when the key was written in this epoch (nullopt value = deleted).

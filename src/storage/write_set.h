@@ -14,33 +14,12 @@
 
 #include "storage/bulk_rows.h"
 #include "storage/keys.h"
+#include "storage/write_log.h"
 
 namespace freshet {
 
-struct WriteOp {
-  bool is_delete = false;
-  std::string key;    // full storage key
-  std::string value;  // encoded row (inserts)
-  bool check_unique = false;  // insert must not find an existing row
-  // Change to the relation's row count: +1 a new row, -1 a removed one, 0
-  // an overwrite or a state-table write (row-count statistics, committed
-  // with the data; see RowCountMetaKey).
-  int8_t row_delta = 0;
-};
-
-// Vectors of WriteOps live for an epoch: filled by a state table, handed
-// to the commit, then dropped. Dropping and allocating them anew each epoch
-// touches fresh memory every time, which on virtual machines costs more
-// than filling it (docs/architecture.md, "Bulk loads"). So they are
-// recycled: the commit returns them here (cleared, keeping their capacity)
-// and state tables take them for the next epoch. The pool keeps at most a
-// few, holding at most kMaxPooledWriteOps ops of capacity in all.
-std::vector<WriteOp> TakeWriteVector(size_t min_capacity);
-void RecycleWriteVector(std::vector<WriteOp>&& ops);
-inline constexpr size_t kMaxPooledWriteOps = size_t(16) << 20;
-
 struct TableWriteSet {
-  std::vector<WriteOp> ops;
+  WriteLog ops;
 };
 
 class WriteSet {
@@ -68,7 +47,8 @@ class WriteSet {
   void Append(WriteSet&& other) {
     for (auto& [id, t] : other.tables_) {
       auto& mine = tables_[id].ops;
-      mine.insert(mine.end(), std::make_move_iterator(t.ops.begin()), std::make_move_iterator(t.ops.end()));
+      if (mine.empty()) mine.swap(t.ops);
+      else mine.Append(t.ops);
     }
     other.tables_.clear();
     bulk_.insert(bulk_.end(), other.bulk_.begin(), other.bulk_.end());

@@ -97,7 +97,7 @@ void Actor::HandleBarrier(const Barrier& barrier) {
     }
     dispatchers_ = std::move(kept);
   }
-  std::vector<WriteOp> writes;
+  WriteLog writes;
   for (auto& t : ctx_.state_tables) t->TakeWrites(&writes);
   ctx_.runtime->Collect(ctx_.actor_id, barrier, std::move(writes));
 }

@@ -77,7 +77,7 @@ void StreamRuntime::InjectBarrier(const Barrier& barrier, std::vector<std::uniqu
   }
 }
 
-void StreamRuntime::Collect(ActorId actor, const Barrier& barrier, std::vector<WriteOp>&& writes) {
+void StreamRuntime::Collect(ActorId actor, const Barrier& barrier, WriteLog&& writes) {
   std::lock_guard lock(mu_);
   Collection& c = collections_[barrier.prev_epoch];
   c.arrived.insert(actor);
@@ -85,9 +85,9 @@ void StreamRuntime::Collect(ActorId actor, const Barrier& barrier, std::vector<W
   cv_.notify_all();
 }
 
-std::vector<std::vector<WriteOp>> StreamRuntime::WaitCollected(Epoch prev_epoch) {
+std::vector<WriteLog> StreamRuntime::WaitCollected(Epoch prev_epoch) {
   std::vector<std::unique_ptr<Actor>> stopped;
-  std::vector<std::vector<WriteOp>> writes;
+  std::vector<WriteLog> writes;
   {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] {

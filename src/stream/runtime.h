@@ -57,12 +57,12 @@ class StreamRuntime {
 
   // Epoch loop.
   void InjectBarrier(const Barrier& barrier, std::vector<std::unique_ptr<Actor>> new_actors);
-  std::vector<std::vector<WriteOp>> WaitCollected(Epoch prev_epoch);
+  std::vector<WriteLog> WaitCollected(Epoch prev_epoch);
   void OnCommitted(Epoch epoch);
   size_t num_actors() const;
 
   // Actors.
-  void Collect(ActorId actor, const Barrier& barrier, std::vector<WriteOp>&& writes);
+  void Collect(ActorId actor, const Barrier& barrier, WriteLog&& writes);
   // Blocks until `epoch` is committed; false when the runtime shuts down.
   bool WaitCommitted(Epoch epoch);
   Epoch committed_epoch() const;
@@ -122,7 +122,7 @@ class StreamRuntime {
   struct Collection {
     std::set<ActorId> expected;
     std::set<ActorId> arrived;
-    std::vector<std::vector<WriteOp>> writes;
+    std::vector<WriteLog> writes;
     std::set<ActorId> stopping;
   };
   struct Job {

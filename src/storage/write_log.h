@@ -1,0 +1,99 @@
+// WriteLog: writes (puts and deletes of storage keys) in the order they were
+// made, for one epoch of a state table, one actor, or one statement.
+//
+// Keys and values are copied into large blocks owned by the log; a WriteOp
+// is a small record of views into them. So a write costs a copy, never a
+// malloc, and a log that is cleared (or recycled through TakeWriteLog /
+// RecycleWriteLog) keeps its blocks: the next epoch writes into memory
+// already touched, which on virtual machines costs far less than fresh
+// pages, and nothing is freed key by key. Views stay valid while the log
+// lives and is not cleared, also across moves and swaps of the log (the
+// blocks themselves never move).
+//
+// Not thread-safe: one writer, or readers only.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace freshet {
+
+struct WriteOp {
+  bool is_delete = false;
+  std::string_view key;    // full storage key
+  std::string_view value;  // encoded row (puts)
+  bool check_unique = false;  // insert must not find an existing row
+  // Change to the relation's row count: +1 a new row, -1 a removed one, 0
+  // an overwrite or a state-table write (row-count statistics, committed
+  // with the data; see RowCountMetaKey).
+  int8_t row_delta = 0;
+};
+
+class WriteLog {
+ public:
+  WriteLog() = default;
+  WriteLog(WriteLog&&) noexcept = default;
+  WriteLog& operator=(WriteLog&&) noexcept = default;
+  WriteLog(const WriteLog&) = delete;
+  WriteLog& operator=(const WriteLog&) = delete;
+
+  void Put(std::string_view key, std::string_view value, int8_t row_delta = 0, bool check_unique = false) {
+    ops_.push_back(WriteOp{false, Copy(key), Copy(value), check_unique, row_delta});
+  }
+  void Delete(std::string_view key, int8_t row_delta = 0) {
+    ops_.push_back(WriteOp{true, Copy(key), {}, false, row_delta});
+  }
+  void Add(const WriteOp& op) {
+    ops_.push_back(WriteOp{op.is_delete, Copy(op.key), Copy(op.value), op.check_unique, op.row_delta});
+  }
+  // Appends copies of other's writes.
+  void Append(const WriteLog& other);
+
+  size_t size() const { return ops_.size(); }
+  bool empty() const { return ops_.empty(); }
+  const WriteOp& operator[](size_t i) const { return ops_[i]; }
+  std::vector<WriteOp>::const_iterator begin() const { return ops_.begin(); }
+  std::vector<WriteOp>::const_iterator end() const { return ops_.end(); }
+  // Bytes of keys and values held.
+  size_t bytes() const { return bytes_; }
+  // Room for n ops without growing the op list.
+  void Reserve(size_t n) { ops_.reserve(n); }
+  size_t capacity() const { return ops_.capacity(); }
+  // Forgets every write, keeping the blocks and the op list's capacity.
+  void Clear();
+  void swap(WriteLog& other) noexcept;
+  // Bytes of blocks owned (used or not).
+  size_t block_bytes() const;
+
+ private:
+  std::string_view Copy(std::string_view s);
+  // Where n more bytes go: the current block if it has room, else the next.
+  char* Room(size_t n);
+
+  static constexpr size_t kBlockSize = size_t(1) << 20;
+  std::vector<WriteOp> ops_;
+  struct Block {
+    std::unique_ptr<char[]> data;
+    size_t size = 0;
+  };
+  std::vector<Block> blocks_;
+  size_t current_ = 0;  // block being filled
+  size_t used_ = 0;     // bytes used in it
+  size_t bytes_ = 0;
+};
+
+// Logs live for an epoch: filled by a state table or an actor, handed to
+// the commit, then dropped. Allocating them anew each epoch touches fresh
+// memory every time (docs/architecture.md, "Bulk loads"), so they are
+// recycled: the commit returns them here and writers take them for the
+// next epoch. The pool keeps a few, holding at most kMaxPooledWriteOps ops
+// and kMaxPooledWriteBytes bytes of blocks in all.
+WriteLog TakeWriteLog(size_t min_ops);
+void RecycleWriteLog(WriteLog&& log);
+inline constexpr size_t kMaxPooledWriteOps = size_t(16) << 20;
+inline constexpr size_t kMaxPooledWriteBytes = size_t(1) << 30;
+
+}  // namespace freshet
