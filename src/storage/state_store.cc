@@ -295,14 +295,29 @@ class SortedOps {
   size_t i_ = 0;
 };
 
+// The table and vnode a data key starts with, as one number.
+uint64_t TableVnodeOfKey(std::string_view key) {
+  uint64_t p = 0;
+  for (size_t b = 0; b < 6; b++) p = p << 8 | (b < key.size() ? static_cast<uint8_t>(key[b]) : 0);
+  return p;
+}
+
+// A commit's file is cut before a key of another table, or before a key
+// that skips at least one vnode once the file holds this much: a
+// backfill's or a bulk load's writes of one epoch then make files of
+// disjoint ranges (one per actor's run of vnodes) instead of one file
+// spanning every earlier epoch's, which RocksDB could only put in level 0
+// and compact again.
+constexpr uint64_t kCutAtVnodeGapBytes = uint64_t(4) << 20;
+
 // Writes the commit's data keys in [lower, upper) (upper empty: no bound)
-// into `file`, merging the sorted ops with the bulk rows. Sets *written to
-// the number of keys; no file is left behind when there are none.
+// into files named file_prefix + "-" + n + ".sst", merging the sorted ops
+// with the bulk rows, cutting files as above; appends the files written
+// (none when the range has no keys) to *files.
 rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<WritePos>& order,
                                const rocksdb::Options& options, rocksdb::ColumnFamilyHandle* cf,
-                               const std::string& lower, const std::string& upper, const std::string& file,
-                               size_t* written) {
-  *written = 0;
+                               const std::string& lower, const std::string& upper, const std::string& file_prefix,
+                               std::vector<std::string>* files) {
   SortedOps ops(writes.ops, order);
   ops.Seek(lower);
   std::vector<BulkRows::Cursor> bulk;
@@ -313,18 +328,28 @@ rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<Wri
   auto in_range = [&](std::string_view key) { return upper.empty() || key < std::string_view(upper); };
   // Buffered writes: with O_DIRECT the commit waits for the disk (2M rows:
   // 2.5 s instead of 0.45 s).
-  rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), options, cf);
-  bool open = false;
+  std::unique_ptr<rocksdb::SstFileWriter> writer;
   rocksdb::Status rs;
+  uint64_t last_prefix = 0;
+  auto finish = [&] {
+    if (writer && rs.ok()) rs = writer->Finish();
+    writer.reset();
+  };
   auto add = [&](std::string_view key, std::string_view value, bool is_delete) {
-    if (!open) {
-      rs = writer.Open(file);
-      open = true;
+    uint64_t prefix = TableVnodeOfKey(key);
+    if (writer && ((prefix >> 16) != (last_prefix >> 16) ||
+                   (prefix > last_prefix + 1 && writer->FileSize() >= kCutAtVnodeGapBytes)))
+      finish();
+    if (!rs.ok()) return;
+    last_prefix = prefix;
+    if (!writer) {
+      files->push_back(file_prefix + "-" + std::to_string(files->size()) + ".sst");
+      writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options, cf);
+      rs = writer->Open(files->back());
       if (!rs.ok()) return;
     }
     rocksdb::Slice k(key.data(), key.size());
-    rs = is_delete ? writer.Delete(k) : writer.Put(k, rocksdb::Slice(value.data(), value.size()));
-    (*written)++;
+    rs = is_delete ? writer->Delete(k) : writer->Put(k, rocksdb::Slice(value.data(), value.size()));
   };
   while (rs.ok()) {
     int best = -1;
@@ -344,10 +369,11 @@ rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<Wri
       bulk[best].Next();
     }
   }
-  if (rs.ok() && open) rs = writer.Finish();
-  if (!rs.ok() || !*written) {
+  finish();
+  if (!rs.ok()) {
     std::error_code ec;
-    std::filesystem::remove(file, ec);
+    for (const auto& f : *files) std::filesystem::remove(f, ec);
+    files->clear();
   }
   return rs;
 }
@@ -473,19 +499,17 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
   bounds.insert(bounds.begin(), "");  // from the first key
   bounds.push_back("");               // to the last
   size_t ranges = bounds.size() - 1;
-  std::vector<std::string> files(ranges);
-  std::vector<size_t> written(ranges, 0);
+  std::vector<std::vector<std::string>> range_files(ranges);
   std::vector<rocksdb::Status> statuses(ranges);
   std::atomic<size_t> next_range{0};
   auto write_ranges = [&] {
     for (size_t r; (r = next_range++) < ranges;) {
-      files[r] = base + "-data-" + std::to_string(r) + ".sst";
       bool bulk_range = false;
       for (TableId t : bulk_tables)
         bulk_range |= bounds[r] >= TablePrefix(t) && !bounds[r + 1].empty() &&
                       bounds[r + 1] <= PrefixSuccessor(TablePrefix(t));
       statuses[r] = WriteDataRange(merged, order, bulk_range ? bulk_options : data_options, data_cf_, bounds[r],
-                                   bounds[r + 1], files[r], &written[r]);
+                                   bounds[r + 1], base + "-data-" + std::to_string(r), &range_files[r]);
     }
   };
   std::thread helper;
@@ -495,8 +519,9 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
   rocksdb::Status rs;
   for (const auto& st : statuses)
     if (rs.ok() && !st.ok()) rs = st;
-  for (size_t r = 0; r < ranges; r++)
-    if (!written[r]) files[r].clear();
+  std::vector<std::string> written;  // ours to remove if ingestion fails
+  for (const auto& fs : range_files) written.insert(written.end(), fs.begin(), fs.end());
+  std::vector<std::string> files = written;
   for (const BulkRows* rows : passed)
     for (const std::string& f : rows->files()) files.push_back(f);
 
@@ -523,8 +548,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
     rs = db_->IngestExternalFiles(args);
   }
   std::error_code ec;
-  for (size_t r = 0; r < ranges; r++)
-    if (!files[r].empty()) std::filesystem::remove(files[r], ec);  // spill files are their loads' to remove
+  for (const auto& f : written) std::filesystem::remove(f, ec);  // spill files are their loads' to remove
   std::filesystem::remove(meta_file, ec);
   return ToStatus(rs, "bulk commit");
 }
@@ -547,8 +571,8 @@ std::unique_ptr<StateStore::Range> StateStore::NewRange(rocksdb::ColumnFamilyHan
   rocksdb::ReadOptions ro;
   if (snapshot) ro.snapshot = snapshot->get();
   ro.iterate_lower_bound = &r->lower_slice;
-  ro.readahead_size = 2 << 20;  // ranges are usually read to the end
-  ro.fill_cache = pattern == ReadPattern::kRepeated;
+  if (pattern == ReadPattern::kScan) ro.readahead_size = 2 << 20;
+  ro.fill_cache = pattern != ReadPattern::kOnce;
   if (!r->upper.empty()) ro.iterate_upper_bound = &r->upper_slice;
   r->it.reset(db_->NewIterator(ro, cf));
   r->it->Seek(r->lower_slice);

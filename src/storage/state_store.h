@@ -112,18 +112,28 @@ class StateStore {
              std::string* value) const;
   // Iterator over [lower, upper) (upper empty = unbounded). The bound
   // strings must outlive the iterator; Range keeps them together.
-  // kOnce is for ranges read once from start to end (backfill snapshots):
-  // their blocks do not enter the block cache, whose fills would evict
-  // what is read again and cost fresh memory for every block read.
+  // The pattern decides caching and readahead:
+  //  - kShort (the default): ranges of a few keys (an operator loading one
+  //    group or join key); RocksDB's own readahead, which starts small and
+  //    grows only on sequential reads (a fixed 2 MiB readahead made each
+  //    such load read 2 MiB);
+  //  - kScan: long ranges read to the end, possibly again (batch scans):
+  //    2 MiB readahead;
+  //  - kOnce: ranges read once from start to end (backfill snapshots, one
+  //    vnode at a time, so often under a megabyte): RocksDB's growing
+  //    readahead (a fixed 2 MiB one was a tenth of a background pipeline's
+  //    CPU, copying what the range never reached), and their blocks do not
+  //    enter the block cache, whose fills would evict what is read again and
+  //    cost fresh memory for every block read.
   struct Range {
     std::string lower, upper;
     rocksdb::Slice lower_slice, upper_slice;
     std::unique_ptr<rocksdb::Iterator> it;
   };
-  enum class ReadPattern { kRepeated, kOnce };
+  enum class ReadPattern { kShort, kScan, kOnce };
   std::unique_ptr<Range> NewRange(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
                                   std::string lower, std::string upper,
-                                  ReadPattern pattern = ReadPattern::kRepeated) const;
+                                  ReadPattern pattern = ReadPattern::kShort) const;
 
   // Approximate bytes stored in [lower, upper) of the data family
   // (files and memtables); cheap, for planning.

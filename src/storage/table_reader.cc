@@ -10,7 +10,7 @@ TableReader::TableReader(const StateStore* store, std::shared_ptr<const Snapshot
   std::string lower = VnodePrefix(table_id, static_cast<uint16_t>(vnode_begin));
   std::string upper = vnode_end >= kVnodeCount ? PrefixSuccessor(TablePrefix(table_id))
                                                : VnodePrefix(table_id, static_cast<uint16_t>(vnode_end));
-  range_ = store->NewRange(store->data_cf(), snapshot_.get(), lower, upper);
+  range_ = store->NewRange(store->data_cf(), snapshot_.get(), lower, upper, StateStore::ReadPattern::kScan);
   next_overlay_ = overlay_.begin();
 }
 
