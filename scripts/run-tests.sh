@@ -110,7 +110,11 @@ for t in "$ROOT"/tests/integration/*_test*; do
   "$t" "$BIN" >"$WORK/$name.log" 2>&1
   rc=$?
   echo "  $name: $(tail -n 1 "$WORK/$name.log") (exit $rc)"
-  if [ $rc -ne 0 ]; then tail -n 30 "$WORK/$name.log" | sed 's/^/    /'; fi
+  if [ $rc -ne 0 ]; then
+    # The failed checks themselves (they scroll out of the tail), then the end.
+    grep -E 'FAILED|FAIL:|^ *FAIL ' "$WORK/$name.log" | head -n 20 | sed 's/^/    /'
+    tail -n 30 "$WORK/$name.log" | sed 's/^/    /'
+  fi
   before=$failed
   before_passed=$passed
   count "$WORK/$name.log"

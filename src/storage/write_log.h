@@ -35,8 +35,13 @@ struct WriteOp {
 class WriteLog {
  public:
   WriteLog() = default;
-  WriteLog(WriteLog&&) noexcept = default;
-  WriteLog& operator=(WriteLog&&) noexcept = default;
+  // A moved-from log is empty and usable.
+  WriteLog(WriteLog&& other) noexcept { swap(other); }
+  WriteLog& operator=(WriteLog&& other) noexcept {
+    WriteLog old(std::move(*this));
+    swap(other);
+    return *this;
+  }
   WriteLog(const WriteLog&) = delete;
   WriteLog& operator=(const WriteLog&) = delete;
 

@@ -33,6 +33,9 @@ TEST(WriteLogTest, KeepsWritesInOrderWithTheirBytes) {
   const char* where = log[0].key.data();
   WriteLog moved = std::move(log);
   EXPECT_EQ(moved[0].key.data(), where);
+  EXPECT_TRUE(log.empty());  // NOLINT(bugprone-use-after-move): moved-from logs are empty and usable
+  log.Put("reused", "after the move");
+  EXPECT_EQ(log[0].value, "after the move");
   WriteLog other;
   other.Put("a", "b");
   other.Append(moved);
