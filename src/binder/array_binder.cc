@@ -133,7 +133,7 @@ ExprPtr Binder::ExprBinder::CoerceRowConstructor(ExprPtr e, const DataType& to, 
                                                         fields.size()));
   std::vector<ExprPtr> children;
   for (size_t i = 0; i < fields.size(); i++)
-    children.push_back(Coerce(row->children()[i]->Clone(), fields[i].second, explicit_cast));
+    children.push_back(Coerce(std::move(row->children()[i]), fields[i].second, explicit_cast));
   return std::make_unique<StructConstructorExpr>(to, std::move(children));
 }
 

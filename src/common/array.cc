@@ -30,98 +30,18 @@ uint64_t GetVarint(std::string_view* in) {
   Malformed();
 }
 
-template <typename T>
-void PutRaw(std::string* out, const T& v) {
-  out->append(reinterpret_cast<const char*>(&v), sizeof(T));
-}
 
-template <typename T>
-T GetRaw(std::string_view* in) {
-  if (in->size() < sizeof(T)) Malformed();
-  T v;
-  std::memcpy(&v, in->data(), sizeof(T));
-  in->remove_prefix(sizeof(T));
-  return v;
-}
 
 }  // namespace
 
-void AppendEncodedElement(const Vector& v, size_t i, std::string* out) {
-  if (v.IsNull(i)) {
-    out->push_back(0);
-    return;
-  }
-  out->push_back(1);
-  switch (v.physical()) {
-    case PhysicalType::kInt64: PutRaw(out, v.GetInt(i)); break;
-    case PhysicalType::kDouble: PutRaw(out, v.GetFloat(i)); break;
-    case PhysicalType::kDecimal:
-      PutRaw(out, v.GetDecimal(i).value);
-      PutRaw(out, v.GetDecimal(i).scale);
-      break;
-    case PhysicalType::kInterval:
-      PutRaw(out, v.GetInterval(i).months);
-      PutRaw(out, v.GetInterval(i).days);
-      PutRaw(out, v.GetInterval(i).micros);
-      break;
-    case PhysicalType::kString:
-      PutVarint(out, v.GetString(i).size());
-      out->append(v.GetString(i));
-      break;
-  }
-}
+void AppendEncodedElement(const Vector& v, size_t i, std::string* out) { EncodeCell(v, i, out); }
 
 void DecodeElementInto(std::string_view* in, Vector* v) {
-  if (in->empty()) Malformed();
-  char tag = in->front();
-  in->remove_prefix(1);
-  if (tag == 0) {
-    v->AppendNull();
-    return;
-  }
-  switch (v->physical()) {
-    case PhysicalType::kInt64: v->AppendInt(GetRaw<int64_t>(in)); break;
-    case PhysicalType::kDouble: v->AppendFloat(GetRaw<double>(in)); break;
-    case PhysicalType::kDecimal: {
-      Decimal d;
-      d.value = GetRaw<__int128>(in);
-      d.scale = GetRaw<int32_t>(in);
-      v->AppendDecimal(d);
-      break;
-    }
-    case PhysicalType::kInterval: {
-      Interval iv;
-      iv.months = GetRaw<decltype(iv.months)>(in);
-      iv.days = GetRaw<decltype(iv.days)>(in);
-      iv.micros = GetRaw<decltype(iv.micros)>(in);
-      v->AppendInterval(iv);
-      break;
-    }
-    case PhysicalType::kString: {
-      uint64_t len = GetVarint(in);
-      if (len > in->size()) Malformed();
-      v->AppendString(std::string(in->substr(0, len)));
-      in->remove_prefix(len);
-      break;
-    }
-  }
+  if (!DecodeCell(in, v)) Malformed();
 }
 
 void SkipElement(std::string_view* in, PhysicalType physical) {
-  if (in->empty()) Malformed();
-  char tag = in->front();
-  in->remove_prefix(1);
-  if (tag == 0) return;
-  size_t len = 0;
-  switch (physical) {
-    case PhysicalType::kInt64:
-    case PhysicalType::kDouble: len = 8; break;
-    case PhysicalType::kDecimal: len = sizeof(__int128) + sizeof(int32_t); break;
-    case PhysicalType::kInterval: len = sizeof(Interval::months) + sizeof(Interval::days) + sizeof(Interval::micros); break;
-    case PhysicalType::kString: len = GetVarint(in); break;
-  }
-  if (len > in->size()) Malformed();
-  in->remove_prefix(len);
+  if (!SkipCell(in, physical)) Malformed();
 }
 
 void AppendElementCount(uint64_t n, std::string* out) { PutVarint(out, n); }

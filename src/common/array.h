@@ -2,10 +2,8 @@
 // encoding.
 //
 // An array value is a std::string holding: a varint element count, then
-// per element a tag byte (0 = NULL, 1 = value) and, for values, the
-// element's physical representation: int64_t and double as 8 raw bytes,
-// Decimal as its 16-byte unscaled value and 4-byte scale, Interval as its
-// 16 raw bytes, strings as a varint length and the bytes. The element type
+// each element as a cell of the row encoding (common/encoding.h: a tag
+// byte, 0 = NULL, 1 = value, then the physical representation). The element type
 // is not stored; it is part of the array's DataType. Arrays are
 // one-dimensional with lower bound 1.
 //
@@ -22,9 +20,10 @@
 
 namespace freshet {
 
-// The element codec, shared with structs (common/struct.h): appends row i
-// of v as one element (tag byte and physical value) / decodes one element
-// from the front of *in, appending it to *out (of the element's type).
+// The element codec, shared with structs (common/struct.h): an element is
+// a cell of the row encoding (EncodeCell in common/encoding.h). Appends row
+// i of v as one element / decodes one element from the front of *in,
+// appending it to *out (of the element's type); malformed bytes throw.
 void AppendEncodedElement(const Vector& v, size_t i, std::string* out);
 void DecodeElementInto(std::string_view* in, Vector* out);
 // Moves *in past one element of the given physical type.

@@ -188,6 +188,8 @@ bool GetRaw(std::string_view* in, T* v) {
   return true;
 }
 
+}  // namespace
+
 void EncodeCell(const Vector& c, size_t i, std::string* out) {
   if (c.IsNull(i)) {
     out->push_back(0);
@@ -254,7 +256,6 @@ bool DecodeCell(std::string_view* in, Vector* c) {
   return false;
 }
 
-}  // namespace
 
 void EncodeRow(const DataChunk& chunk, size_t row, std::string* out) {
   for (const auto& c : chunk.columns()) EncodeCell(c, row, out);
@@ -268,7 +269,6 @@ void EncodeRowValues(const Row& row, std::string* out) {
   }
 }
 
-// Advances past one encoded cell without decoding it.
 bool SkipCell(std::string_view* in, PhysicalType physical) {
   if (in->empty()) return false;
   char tag = in->front();

@@ -39,6 +39,17 @@ uint32_t GetFixed32BE(const char* p);
 uint16_t GetFixed16BE(const char* p);
 uint64_t GetFixed64BE(const char* p);
 
+// One cell of the row encoding: a tag byte (0 NULL, 1 value), then the
+// physical value (int64 and double as 8 raw bytes, numeric as its 16-byte
+// unscaled value and 4-byte scale, interval as months, days, micros,
+// strings as a varint length and the bytes). Array elements and struct
+// fields are cells too (common/array.h, common/struct.h). DecodeCell
+// appends to *c; it and SkipCell advance *in and return false on
+// malformed bytes.
+void EncodeCell(const Vector& c, size_t i, std::string* out);
+bool DecodeCell(std::string_view* in, Vector* c);
+bool SkipCell(std::string_view* in, PhysicalType physical);
+
 // Row encoding of row i of the chunk's columns (all of them).
 void EncodeRow(const DataChunk& chunk, size_t row, std::string* out);
 void EncodeRowValues(const Row& row, std::string* out);

@@ -18,10 +18,17 @@ void StructWriter::Add(const Value& v) {
 
 std::string StructWriter::Finish() { return std::move(out_); }
 
-std::vector<Value> DecodeStruct(std::string_view bytes, const DataType& type) {
-  const auto& fields = type.StructFields();
-  if (ReadElementCount(&bytes) != fields.size())
-    throw SqlError(sqlstate::kInternalError, "malformed struct value: wrong number of fields for " + type.ToString());
+namespace {
+
+void ReadFieldCount(std::string_view* bytes, const StructFieldList& fields) {
+  if (ReadElementCount(bytes) != fields.size())
+    throw SqlError(sqlstate::kInternalError, "malformed struct value: wrong number of fields");
+}
+
+}  // namespace
+
+std::vector<Value> DecodeStruct(std::string_view bytes, const StructFieldList& fields) {
+  ReadFieldCount(&bytes, fields);
   std::vector<Value> out;
   out.reserve(fields.size());
   for (const auto& [name, field_type] : fields) {
@@ -33,10 +40,9 @@ std::vector<Value> DecodeStruct(std::string_view bytes, const DataType& type) {
   return out;
 }
 
-void AppendStructField(std::string_view bytes, const DataType& type, size_t k, Vector* out) {
-  const auto& fields = type.StructFields();
-  if (ReadElementCount(&bytes) != fields.size() || k >= fields.size())
-    throw SqlError(sqlstate::kInternalError, "malformed struct value: wrong number of fields for " + type.ToString());
+void AppendStructField(std::string_view bytes, const StructFieldList& fields, size_t k, Vector* out) {
+  ReadFieldCount(&bytes, fields);
+  if (k >= fields.size()) throw SqlError(sqlstate::kInternalError, "struct field out of range");
   for (size_t i = 0; i < k; i++) SkipElement(&bytes, fields[i].second.physical());
   DecodeElementInto(&bytes, out);
 }
@@ -47,8 +53,8 @@ void EncodeStructKey(std::string_view bytes, const DataType& type, std::string* 
   for (const Value& v : DecodeStruct(bytes, type)) EncodeKeyValue(v, out);
 }
 
-int CompareStructs(std::string_view a, std::string_view b, const DataType& type) {
-  std::vector<Value> x = DecodeStruct(a, type), y = DecodeStruct(b, type);
+int CompareStructs(std::string_view a, std::string_view b, const StructFieldList& fields) {
+  std::vector<Value> x = DecodeStruct(a, fields), y = DecodeStruct(b, fields);
   for (size_t i = 0; i < x.size(); i++) {
     int c = Value::Compare(x[i], y[i]);
     if (c != 0) return c;

@@ -36,15 +36,25 @@ class StructWriter {
   std::string out_;
 };
 
-// The fields of an encoded struct of type `type`, as Values of the field
-// types. Throws an internal error (XX000) on malformed bytes.
-std::vector<Value> DecodeStruct(std::string_view bytes, const DataType& type);
+// The functions below take the struct's fields (DataType::StructFields,
+// which looks the type up under a lock: loops over many values fetch them
+// once) or its type. Malformed bytes throw an internal error (XX000).
+using StructFieldList = std::vector<StructField>;
+
+// The fields of an encoded struct, as Values of the field types.
+std::vector<Value> DecodeStruct(std::string_view bytes, const StructFieldList& fields);
+inline std::vector<Value> DecodeStruct(std::string_view bytes, const DataType& type) {
+  return DecodeStruct(bytes, type.StructFields());
+}
 // Appends field k of an encoded struct to *out (a vector of the field's
 // type), decoding only that field.
-void AppendStructField(std::string_view bytes, const DataType& type, size_t k, Vector* out);
+void AppendStructField(std::string_view bytes, const StructFieldList& fields, size_t k, Vector* out);
 // Appends the memcomparable key of a struct (ascending).
 void EncodeStructKey(std::string_view bytes, const DataType& type, std::string* out);
 // PostgreSQL's btrecordcmp over structs of one type: <0, 0, >0.
-int CompareStructs(std::string_view a, std::string_view b, const DataType& type);
+int CompareStructs(std::string_view a, std::string_view b, const StructFieldList& fields);
+inline int CompareStructs(std::string_view a, std::string_view b, const DataType& type) {
+  return CompareStructs(a, b, type.StructFields());
+}
 
 }  // namespace freshet

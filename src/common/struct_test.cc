@@ -63,7 +63,7 @@ TEST(StructCodecTest, RoundTripsFieldsAndNulls) {
   // One field alone, without decoding the others.
   for (size_t k = 0; k < fields.size(); k++) {
     Vector one(t.StructFields()[k].second);
-    AppendStructField(bytes, t, k, &one);
+    AppendStructField(bytes, t.StructFields(), k, &one);
     ASSERT_EQ(one.size(), 1u);
     EXPECT_EQ(one.IsNull(0), fields[k].is_null()) << k;
     if (!fields[k].is_null()) EXPECT_EQ(Value::Compare(one.GetValue(0), fields[k]), 0) << k;

@@ -93,15 +93,16 @@ std::string ParseStructText(std::string_view text, const DataType& struct_type, 
 Vector CastStructVector(const Vector& in, const DataType& to, EvalContext& ctx, bool assignment) {
   Vector out(to);
   out.Reserve(in.size());
-  const auto& to_fields = to.StructFields();
-  if (in.type().StructFields().size() != to_fields.size())
+  const StructFieldList& to_fields = to.StructFields();
+  const StructFieldList& from_fields = in.type().StructFields();
+  if (from_fields.size() != to_fields.size())
     throw SqlError(sqlstate::kCannotCoerce, fmt::format("cannot cast type {} to {}", in.type().ToString(), to.ToString()));
   for (size_t r = 0; r < in.size(); r++) {
     if (in.IsNull(r)) {
       out.AppendNull();
       continue;
     }
-    std::vector<Value> values = DecodeStruct(in.GetString(r), in.type());
+    std::vector<Value> values = DecodeStruct(in.GetString(r), from_fields);
     StructWriter writer(values.size());
     for (size_t f = 0; f < values.size(); f++) writer.Add(CastValue(values[f], to_fields[f].second, ctx, assignment));
     out.AppendString(writer.Finish());
@@ -145,12 +146,12 @@ FieldSelectExpr::FieldSelectExpr(ExprPtr input, size_t index)
 
 Vector FieldSelectExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
   Vector structs = children_[0]->Eval(input, ctx);
-  const DataType& struct_type = children_[0]->type();
+  const StructFieldList& fields = children_[0]->type().StructFields();
   Vector out(type_);
   out.Reserve(structs.size());
   for (size_t r = 0; r < structs.size(); r++) {
     if (structs.IsNull(r)) out.AppendNull();
-    else AppendStructField(structs.GetString(r), struct_type, index_, &out);
+    else AppendStructField(structs.GetString(r), fields, index_, &out);
   }
   return out;
 }
@@ -169,9 +170,9 @@ void RegisterStructFunctions(FunctionRegistry* r) {
     f.arg_types = {s, s};
     f.return_type = b;
     f.fn = [test](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-      DataType type = args[0]->type();
+      const StructFieldList& fields = args[0]->type().StructFields();
       ExecuteStrict<std::string_view, std::string_view>(
-          args, n, out, [&](std::string_view x, std::string_view y) { return test(CompareStructs(x, y, type)); });
+          args, n, out, [&](std::string_view x, std::string_view y) { return test(CompareStructs(x, y, fields)); });
     };
     // Structs compare field by field, so both sides must be of one type.
     f.check = [name](const std::vector<DataType>& types) {

@@ -6,6 +6,7 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 
 #include "common/error.h"
@@ -545,8 +546,9 @@ struct StructRewriter {
 };
 
 std::string RewriteStructTypes(const std::string& text) {
-  std::string lower = Lower(text);
-  if (lower.find("struct") == std::string::npos) return text;
+  static const std::string kWord = "struct";
+  auto same = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; };
+  if (std::search(text.begin(), text.end(), kWord.begin(), kWord.end(), same) == text.end()) return text;
   return StructRewriter(text).Rewrite();
 }
 

@@ -225,6 +225,13 @@ Status StateStore::Commit(rocksdb::WriteBatch* batch) {
 
 namespace {
 
+// The table and vnode a data key starts with, as one number.
+uint64_t TableVnodeOfKey(std::string_view key) {
+  uint64_t p = 0;
+  for (size_t b = 0; b < 6; b++) p = p << 8 | (b < key.size() ? static_cast<uint8_t>(key[b]) : 0);
+  return p;
+}
+
 // Positions of the writes in key order, stable for equal keys, as
 // (part << 32 | index). Keys start with [table id][vnode]; a batch's rows of
 // one vnode usually arrive already in key order (generated row ids
@@ -236,17 +243,12 @@ const WriteOp& At(const std::vector<const WriteLog*>& parts, WritePos p) {
 }
 
 std::vector<WritePos> SortedOrder(const std::vector<const WriteLog*>& parts) {
-  auto prefix = [](std::string_view k) {
-    uint64_t p = 0;
-    for (size_t b = 0; b < 6; b++) p = p << 8 | (b < k.size() ? static_cast<uint8_t>(k[b]) : 0);
-    return p;
-  };
   std::unordered_map<uint64_t, std::vector<WritePos>> buckets;
   size_t total = 0;
   for (size_t part = 0; part < parts.size(); part++) {
     const auto& w = *parts[part];
     total += w.size();
-    for (size_t i = 0; i < w.size(); i++) buckets[prefix(w[i].key)].push_back(WritePos(part) << 32 | i);
+    for (size_t i = 0; i < w.size(); i++) buckets[TableVnodeOfKey(w[i].key)].push_back(WritePos(part) << 32 | i);
   }
   std::vector<uint64_t> prefixes;
   prefixes.reserve(buckets.size());
@@ -294,13 +296,6 @@ class SortedOps {
   const std::vector<WritePos>& order_;
   size_t i_ = 0;
 };
-
-// The table and vnode a data key starts with, as one number.
-uint64_t TableVnodeOfKey(std::string_view key) {
-  uint64_t p = 0;
-  for (size_t b = 0; b < 6; b++) p = p << 8 | (b < key.size() ? static_cast<uint8_t>(key[b]) : 0);
-  return p;
-}
 
 // A commit's file is cut before a key of another table, or before a key
 // that skips at least one vnode once the file holds this much: a
