@@ -30,8 +30,9 @@ RowIdGenerator& ProcessRowIds() {
   return generator;
 }
 
-// Adds the hidden _row_id column (generated) to rows of visible columns.
-DataChunk WithRowIds(const TableCatalog& table, DataChunk in) {
+// Adds the hidden _row_id column (generated unless given) to rows of
+// visible columns.
+DataChunk WithRowIds(const TableCatalog& table, DataChunk in, const RowIdRun* given = nullptr, size_t offset = 0) {
   if (table.row_id_index < 0) return in;
   DataChunk rows;
   size_t src = 0;
@@ -40,7 +41,8 @@ DataChunk WithRowIds(const TableCatalog& table, DataChunk in) {
     if (static_cast<int>(c) == table.row_id_index) {
       Vector ids(DataType::Int64());
       ids.ints().resize(n);
-      ProcessRowIds().NextN(n, ids.ints().data());
+      if (given) given->Fill(offset, n, ids.ints().data());
+      else ProcessRowIds().NextN(n, ids.ints().data());
       ids.validity().assign(n, 1);
       rows.AddColumn(std::move(ids));
     } else {
@@ -58,6 +60,15 @@ DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows) {
   CheckNotNull(table, rows);
   return rows;
 }
+
+DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows, const RowIdRun& ids, size_t offset) {
+  if (offset + visible_rows.num_rows() > ids.count) throw SqlError(sqlstate::kInternalError, "row ids run out");
+  DataChunk rows = WithRowIds(table, std::move(visible_rows), &ids, offset);
+  CheckNotNull(table, rows);
+  return rows;
+}
+
+RowIdRun ReserveRowIds(size_t n) { return ProcessRowIds().Reserve(n); }
 
 DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out) {
   DataChunk rows = PrepareInsertRows(table, std::move(visible_rows));

@@ -4,6 +4,7 @@
 
 #include "batch/executor.h"
 #include "planner/plan.h"
+#include "storage/row_id.h"
 
 namespace freshet {
 
@@ -12,6 +13,11 @@ void CheckNotNull(const TableCatalog& table, const DataChunk& rows);
 // Turns rows holding the table's visible columns into rows of all its
 // columns: generates hidden row ids, checks NOT NULL.
 DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows);
+// The same with row ids taken beforehand: ids [offset, offset + rows) of
+// `ids` (from ReserveRowIds).
+DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows, const RowIdRun& ids, size_t offset);
+// Takes n increasing row ids of the process's generator.
+RowIdRun ReserveRowIds(size_t n);
 // PrepareInsertRows, then appends the insert ops. Returns the full rows.
 DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out);
 // Appends an insert op per row (rows hold all table columns).

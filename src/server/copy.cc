@@ -62,7 +62,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       if (loader.ended()) drain_after_marker();
       int64_t rows = 0;
       WriteSet writes;
-      for (auto& load : loader.Finish(&rows)) writes.AddBulk(std::move(load));
+      if (auto load = loader.Finish(&rows)) writes.AddBulk(std::move(load));
       Write(std::move(writes));
       return {"COPY " + std::to_string(rows)};
     }

@@ -84,6 +84,13 @@ void CopyRecordReader::Append(std::string&& data) {
   scanned_ = 0;
 }
 
+std::string CopyRecordReader::TakeBuffer() {
+  std::string out = std::move(buf_);
+  buf_.clear();
+  pos_ = scanned_ = 0;
+  return out;
+}
+
 bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
   if (ended_ || pos_ >= buf_.size()) return false;
   if (!final && scanned_ > pos_ && !std::memchr(buf_.data() + scanned_, '\n', buf_.size() - scanned_)) {

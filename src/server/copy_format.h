@@ -54,6 +54,8 @@ class CopyRecordReader {
   // Bytes of the buffered data consumed so far (by Next), as long as
   // Append is not called again.
   size_t position() const { return pos_; }
+  // Gives up the buffered data (to reuse its memory) and starts empty.
+  std::string TakeBuffer();
 
  private:
   // A field's bytes before the views are made (the scratch buffer may
@@ -99,6 +101,8 @@ class CopyBlockSplitter {
   // them. Returns false if there is no such block yet.
   bool Next(bool final, size_t min_bytes, std::string* block, int64_t* first_record);
   bool ended() const { return ended_; }
+  // Records handed out in blocks so far.
+  int64_t records() const { return records_; }
 
  private:
   CopyFormat format_;

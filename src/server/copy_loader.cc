@@ -70,13 +70,15 @@ ParallelCopyLoader::ParallelCopyLoader(TableRef table, std::vector<int> targets,
       store_(store),
       cancel_(cancel),
       max_workers_(static_cast<size_t>(std::max(1, workers))),
-      splitter_(std::move(format)) {}
+      splitter_(std::move(format)) {
+  load_ = std::make_shared<BulkRows>(table_->id, table_->row_id_index, table_->StorageDesc().dist_key_indices,
+                                     store_->NewBulkSpill());
+}
 
 ParallelCopyLoader::~ParallelCopyLoader() { StopWorkers(); }
 
-std::shared_ptr<BulkRows> ParallelCopyLoader::NewRows() {
-  return std::make_shared<BulkRows>(table_->id, table_->row_id_index, table_->StorageDesc().dist_key_indices,
-                                    store_->NewBulkSpill());
+std::unique_ptr<BulkRows> ParallelCopyLoader::NewStaging() const {
+  return std::make_unique<BulkRows>(table_->id, table_->row_id_index, table_->StorageDesc().dist_key_indices);
 }
 
 void ParallelCopyLoader::StopWorkers() {
@@ -96,9 +98,32 @@ void ParallelCopyLoader::Append(std::string_view data) {
   RethrowFirstError();
 }
 
+std::string ParallelCopyLoader::TakeSpareBlock() {
+  std::lock_guard lock(mu_);
+  if (spare_blocks_.empty()) return {};
+  std::string data = std::move(spare_blocks_.back());
+  spare_blocks_.pop_back();
+  data.clear();
+  return data;
+}
+
+void ParallelCopyLoader::ReturnSpareBlock(std::string data) {
+  std::lock_guard lock(mu_);
+  spare_blocks_.push_back(std::move(data));
+}
+
 bool ParallelCopyLoader::NextBlock(bool final, Block* block) {
   try {
-    return splitter_.Next(final, final && workers_.empty() ? 0 : kBlockBytes, &block->data, &block->first_record);
+    // The splitter swaps its pending data out for block->data and goes on
+    // filling that: a spare block's memory.
+    block->data = TakeSpareBlock();
+    if (!splitter_.Next(final, final && workers_.empty() ? 0 : kBlockBytes, &block->data, &block->first_record)) {
+      ReturnSpareBlock(std::move(block->data));
+      return false;
+    }
+    // Ids in block order: each block's rows follow the previous block's.
+    block->row_ids = ReserveRowIds(static_cast<size_t>(splitter_.records() - block->first_record));
+    return true;
   } catch (...) {
     // Bad data found while cutting (an unterminated quote): it comes after
     // every block handed out, whose errors come first.
@@ -116,7 +141,7 @@ void ParallelCopyLoader::Dispatch(bool final) {
     if (workers_.size() < max_workers_) {
       // Started on demand: a small COPY never starts a thread.
       auto w = std::make_unique<Worker>();
-      w->rows = NewRows();
+      w->staged = NewStaging();
       Worker* raw = w.get();
       w->thread = std::thread([this, raw] { Work(raw); });
       workers_.push_back(std::move(w));
@@ -142,10 +167,12 @@ void ParallelCopyLoader::Work(Worker* worker) {
     // Blocks after a failed one are not parsed: the error of the earliest
     // line wins, and the COPY is lost anyway.
     if (block.index < first_failed_.load()) {
+      size_t index = block.index;
       try {
         Parse(std::move(block), &rows, worker);
       } catch (...) {
-        Fail(block.index, std::current_exception());
+        worker->staged->Clear();
+        Fail(index, std::current_exception());
       }
     }
     block = Block();  // freed outside the lock
@@ -160,9 +187,12 @@ void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker
   reader.Append(std::move(block.data));
   std::vector<CopyField> fields;
   int64_t line = block.first_record;
+  size_t ids_used = 0;
   auto flush = [&] {
-    worker->count += static_cast<int64_t>(rows->rows());
-    worker->rows->Add(PrepareInsertRows(*table_, rows->Take()));
+    size_t n = rows->rows();
+    worker->count += static_cast<int64_t>(n);
+    worker->staged->Add(PrepareInsertRows(*table_, rows->Take(), block.row_ids, ids_used));
+    ids_used += n;
   };
   try {
     while (reader.Next(true, &fields)) {
@@ -181,6 +211,50 @@ void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker
     rows->Take();  // the rest of the failed block
     throw;
   }
+  ReturnSpareBlock(reader.TakeBuffer());
+  Submit(block.index, &worker->staged);
+}
+
+void ParallelCopyLoader::Submit(size_t index, std::unique_ptr<BulkRows>* staged) {
+  std::unique_lock lock(mu_);
+  ready_.emplace(index, std::move(*staged));
+  if (spare_.empty()) {
+    *staged = NewStaging();
+  } else {
+    *staged = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  if (appending_) {
+    // Backpressure: the appender is behind; parsing more would only hold
+    // more blocks in memory.
+    cv_.wait(lock, [&] { return ready_.size() <= 4 * max_workers_ || closing_ || first_failed_.load() != SIZE_MAX; });
+    return;
+  }
+  appending_ = true;
+  while (!ready_.empty() && ready_.begin()->first == next_append_ && !closing_ &&
+         first_failed_.load() > next_append_) {
+    std::unique_ptr<BulkRows> rows = std::move(ready_.begin()->second);
+    const size_t appending = next_append_;
+    ready_.erase(ready_.begin());
+    lock.unlock();
+    try {
+      load_->Append(*rows);
+    } catch (...) {
+      rows->Clear();
+      lock.lock();
+      appending_ = false;
+      cv_.notify_all();
+      lock.unlock();
+      Fail(appending, std::current_exception());
+      return;
+    }
+    rows->Clear();
+    lock.lock();
+    spare_.push_back(std::move(rows));
+    next_append_++;
+    cv_.notify_all();
+  }
+  appending_ = false;
 }
 
 void ParallelCopyLoader::Fail(size_t block, std::exception_ptr error) {
@@ -205,36 +279,31 @@ void ParallelCopyLoader::RethrowFirstError() {
   std::rethrow_exception(error);
 }
 
-std::vector<std::shared_ptr<const BulkRows>> ParallelCopyLoader::Finish(int64_t* rows) {
+std::shared_ptr<const BulkRows> ParallelCopyLoader::Finish(int64_t* rows) {
   *rows = 0;
   if (workers_.empty()) {
     // All of it fits in one block: parsed here, no thread started.
     Block block;
-    std::vector<std::shared_ptr<const BulkRows>> out;
-    if (!NextBlock(true, &block)) return out;
+    if (!NextBlock(true, &block)) return nullptr;
+    block.index = next_block_++;
     Worker inline_worker;
-    inline_worker.rows = NewRows();
+    inline_worker.staged = NewStaging();
     CopyRowBuilder builder(table_, targets_, eval_);
     Parse(std::move(block), &builder, &inline_worker);
-    inline_worker.rows->Finish();
     *rows = inline_worker.count;
-    out.push_back(inline_worker.rows);
-    return out;
+  } else {
+    Dispatch(true);
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || first_failed_.load() != SIZE_MAX; });
+    }
+    RethrowFirstError();
+    StopWorkers();
+    for (auto& w : workers_) *rows += w->count;
   }
-  Dispatch(true);
-  {
-    std::unique_lock lock(mu_);
-    cv_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || first_failed_.load() != SIZE_MAX; });
-  }
-  RethrowFirstError();
-  StopWorkers();
-  std::vector<std::shared_ptr<const BulkRows>> out;
-  for (auto& w : workers_) {
-    w->rows->Finish();
-    *rows += w->count;
-    if (w->rows->size()) out.push_back(w->rows);
-  }
-  return out;
+  load_->Finish();
+  if (load_->size() == 0) return nullptr;
+  return load_;
 }
 
 }  // namespace freshet

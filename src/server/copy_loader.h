@@ -3,11 +3,17 @@
 //
 // A bulk load (a table keyed by a generated row id, outside a transaction
 // block; see Session::RunCopy) is cut into blocks of whole records by the
-// session thread; worker threads parse blocks into rows and encode them
-// into a BulkRows each, so parsing and encoding use every core. The loads
-// of the workers go into the same epoch; their keys interleave, which the
-// commit merges. Errors come out as a sequential COPY would give them: the
-// one of the earliest line.
+// session thread, which also takes each block's row ids, so that ids grow
+// with the block order. Worker threads parse and encode blocks into a
+// staging BulkRows each, so parsing and encoding use every core; staged
+// blocks are appended in block order to the load's one BulkRows by
+// whichever worker holds block next in line (it goes on with the blocks
+// that are ready after it, while the other workers parse on): the load's
+// rows stay in key order without a merge, and once it spills to files
+// (bulk_rows.h) the SST files are written while the data still arrives,
+// from memory the workers reuse block after block, instead of all at
+// commit from a gigabyte of fresh memory. Errors come out as a sequential
+// COPY would give them: the one of the earliest line.
 #pragma once
 
 #include <atomic>
@@ -27,6 +33,7 @@
 #include "expr/eval_context.h"
 #include "server/copy_format.h"
 #include "storage/bulk_rows.h"
+#include "storage/row_id.h"
 
 namespace freshet {
 
@@ -65,18 +72,19 @@ class ParallelCopyLoader {
   void Append(std::string_view data);
   // Whether the data's end marker was seen (what follows is ignored).
   bool ended() const { return splitter_.ended(); }
-  // After the last data: waits for every block, then returns the loads and
-  // sets *rows; throws the error of the earliest line, if any.
-  std::vector<std::shared_ptr<const BulkRows>> Finish(int64_t* rows);
+  // After the last data: waits for every block, then returns the load (null
+  // if empty) and sets *rows; throws the error of the earliest line, if any.
+  std::shared_ptr<const BulkRows> Finish(int64_t* rows);
 
  private:
   struct Block {
     size_t index = 0;
     int64_t first_record = 0;
     std::string data;
+    RowIdRun row_ids;  // one per record
   };
   struct Worker {
-    std::shared_ptr<BulkRows> rows;
+    std::unique_ptr<BulkRows> staged;  // the rows of the block in hand
     int64_t count = 0;
     std::thread thread;
   };
@@ -84,12 +92,22 @@ class ParallelCopyLoader {
   bool NextBlock(bool final, Block* block);
   void Dispatch(bool final);
   void Work(Worker* worker);
-  // Parses a block into `rows`, adding full chunks to the worker's load.
+  // Parses a block into `rows`, adding full chunks to the worker's staging
+  // rows, then appends those to the load in its turn.
   void Parse(Block block, CopyRowBuilder* rows, Worker* worker);
+  // Hands the staged rows of block `index` over to be appended in block
+  // order (appending them and the blocks ready after them if it is their
+  // turn and nobody is appending), and gives the worker an empty staging
+  // area. Waits while too many blocks are waiting for their turn.
+  void Submit(size_t index, std::unique_ptr<BulkRows>* staged);
   void Fail(size_t block, std::exception_ptr error);
   void RethrowFirstError();
   void StopWorkers();
-  std::shared_ptr<BulkRows> NewRows();
+  std::unique_ptr<BulkRows> NewStaging() const;
+  // Block buffers are reused: 600 MB of data through fresh 1 MB buffers
+  // would be that much memory the kernel has to fault in and zero.
+  std::string TakeSpareBlock();
+  void ReturnSpareBlock(std::string data);
 
   TableRef table_;
   std::vector<int> targets_;
@@ -101,11 +119,17 @@ class ParallelCopyLoader {
   CopyBlockSplitter splitter_;
   size_t next_block_ = 0;
   std::vector<std::unique_ptr<Worker>> workers_;
+  std::shared_ptr<BulkRows> load_;  // appended to by one worker at a time
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Block> queue_;
   size_t busy_ = 0;  // workers parsing a block
+  size_t next_append_ = 0;  // the block whose turn it is to append
+  bool appending_ = false;   // a worker is appending ready blocks
+  std::map<size_t, std::unique_ptr<BulkRows>> ready_;  // waiting for their turn
+  std::vector<std::unique_ptr<BulkRows>> spare_;       // emptied staging areas
+  std::vector<std::string> spare_blocks_;
   bool closing_ = false;
   std::map<size_t, std::exception_ptr> errors_;  // by block
   std::atomic<size_t> first_failed_{SIZE_MAX};

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -58,8 +60,10 @@ void BulkRows::Put(int vnode, std::string_view key, std::string_view value) {
   if (!v.writer) {
     // Small write buffers: there are up to 256 files open at once.
     rocksdb::EnvOptions env;
-    env.writable_file_max_buffer_size = 256 << 10;
-    v.writer = std::make_unique<rocksdb::SstFileWriter>(env, spill_->options);
+    env.writable_file_max_buffer_size = 64 << 10;
+    // The page cache is left alone (by default the writer drops each
+    // written megabyte from it, which waits for that writeback).
+    v.writer = std::make_unique<rocksdb::SstFileWriter>(env, spill_->options, nullptr, /*invalidate_page_cache=*/false);
     v.file = spill_->path_prefix + std::to_string(vnode) + ".sst";
     ThrowIfError(v.writer->Open(v.file), "open");
   }
@@ -80,16 +84,32 @@ void BulkRows::Spill() {
     v.segments.clear();
   }
   slabs_.clear();
+  slab_index_ = slab_used_ = 0;
 }
 
 void BulkRows::Finish() {
   if (finished_) return;
   finished_ = true;
-  for (auto& v : vnodes_)
-    if (v.writer) {
-      ThrowIfError(v.writer->Finish(), "finish");
+  // Finishing a file syncs it, and one sync after another would leave the
+  // CPUs idle for a device flush per vnode: the syncs run side by side,
+  // where the device can serve them together.
+  constexpr int kFinishThreads = 16;
+  std::atomic<int> next{0};
+  std::vector<rocksdb::Status> statuses(kVnodeCount);
+  auto finish = [&] {
+    for (int vnode; (vnode = next++) < kVnodeCount;) {
+      Vnode& v = vnodes_[vnode];
+      if (!v.writer) continue;
+      statuses[vnode] = v.writer->Finish();
       v.writer.reset();
     }
+  };
+  std::vector<std::thread> threads;
+  if (spilled_)
+    for (int i = 1; i < kFinishThreads; i++) threads.emplace_back(finish);
+  finish();
+  for (auto& t : threads) t.join();
+  for (const auto& st : statuses) ThrowIfError(st, "finish");
 }
 
 std::vector<std::string> BulkRows::files() const {
@@ -106,7 +126,11 @@ void BulkRows::SlabFree::operator()(Slab* s) const {
 }
 
 char* BulkRows::Allocate(size_t n) {
-  if (slabs_.empty() || slabs_.back()->size - slab_used_ < n) {
+  while (!slabs_.empty() && slabs_[slab_index_]->size - slab_used_ < n && slab_index_ + 1 < slabs_.size()) {
+    slab_index_++;  // a slab kept by Clear()
+    slab_used_ = 0;
+  }
+  if (slabs_.empty() || slabs_[slab_index_]->size - slab_used_ < n) {
     auto slab = std::unique_ptr<Slab, SlabFree>(new Slab);
     if (slabs_.empty() && n <= kFirstSlab) {
       slab->size = kFirstSlab;
@@ -126,10 +150,12 @@ char* BulkRows::Allocate(size_t n) {
       slab->base = reinterpret_cast<void*>(aligned);
       madvise(slab->base, slab->size, MADV_HUGEPAGE);  // advice only: may be refused
     }
-    slabs_.push_back(std::move(slab));
+    // Kept in carving order: a slab too small for n stays before the new one.
+    slabs_.insert(slabs_.begin() + static_cast<std::ptrdiff_t>(slabs_.empty() ? 0 : slab_index_ + 1), std::move(slab));
+    if (slabs_.size() > 1) slab_index_++;
     slab_used_ = 0;
   }
-  char* p = static_cast<char*>(slabs_.back()->base) + slab_used_;
+  char* p = static_cast<char*>(slabs_[slab_index_]->base) + slab_used_;
   slab_used_ += n;
   return p;
 }
@@ -154,6 +180,7 @@ void BulkRows::Add(const DataChunk& rows) {
   for (size_t r = 0; r < rows.num_rows(); r++) {
     if (keys.IsNull(r) || (rows_ > 0 && keys.GetInt(r) <= last_key_))
       throw SqlError(sqlstate::kInternalError, "bulk load: keys do not increase");
+    if (rows_ == 0) first_key_ = keys.GetInt(r);
     last_key_ = keys.GetInt(r);
     uint16_t vnode = ComputeVnode(rows, r, dist_key_indices_);
     scratch_key_.clear();
@@ -177,6 +204,40 @@ void BulkRows::Add(const DataChunk& rows) {
     std::memcpy(p + kEntryHeader + key_size, scratch_value_.data(), value_size);
     if (spill_ && bytes_ > spill_->after_bytes) Spill();
   }
+}
+
+void BulkRows::Append(const BulkRows& staged) {
+  if (staged.rows_ == 0) return;
+  if (staged.spilled_ || staged.table_id_ != table_id_ || (rows_ > 0 && staged.first_key_ <= last_key_))
+    throw SqlError(sqlstate::kInternalError, "bulk load: appended rows do not follow");
+  for (int vnode = 0; vnode < kVnodeCount; vnode++)
+    for (const Segment& seg : staged.vnodes_[vnode].segments) {
+      if (spilled_) {
+        for (const char* p = seg.data; p < seg.data + seg.used;) {
+          std::string_view key, value;
+          p = DecodeEntry(p, &key, &value);
+          Put(vnode, key, value);
+        }
+      } else if (seg.used) {
+        // Entries are self-delimiting: a segment's bytes go in whole.
+        std::memcpy(Reserve(vnodes_[vnode], seg.used), seg.data, seg.used);
+      }
+    }
+  if (rows_ == 0) first_key_ = staged.first_key_;
+  last_key_ = staged.last_key_;
+  rows_ += staged.rows_;
+  bytes_ += staged.bytes_;
+  if (!spilled_ && spill_ && bytes_ > spill_->after_bytes) Spill();
+}
+
+void BulkRows::Clear() {
+  if (spilled_) throw SqlError(sqlstate::kInternalError, "bulk load: clearing spilled rows");
+  for (auto& v : vnodes_) v.segments.clear();
+  slab_index_ = 0;
+  slab_used_ = 0;
+  rows_ = 0;
+  bytes_ = 0;
+  first_key_ = last_key_ = 0;
 }
 
 const char* BulkRows::DecodeEntry(const char* p, std::string_view* key, std::string_view* value) {

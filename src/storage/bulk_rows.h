@@ -21,7 +21,9 @@
 // rows pass its size, every vnode's rows stream into an SST file of their
 // own. Those files hold disjoint key ranges, so the commit can ingest them
 // as they are; the writing overlaps with parsing instead of following it,
-// and memory stays bounded.
+// and memory stays bounded. Files are written well when rows arrive a run
+// per vnode at a time (Append of a staged block), badly when every row
+// goes to another of 256 open files (Add of rows in hash order).
 //
 // Thread safety: a BulkRows is built by one thread (Add, then Finish), then
 // frozen (shared as const) and read by any number of threads.
@@ -68,6 +70,14 @@ class BulkRows {
   // Encodes every row of `rows` (all columns of the table, in order).
   // Throws an internal error if a key is not above the one before it.
   void Add(const DataChunk& rows);
+  // Appends the rows of `staged` (same table, in memory), whose keys must
+  // all be above this one's: vnode by vnode, whole segments at a time. This
+  // is how rows encoded in parallel join one load in key order.
+  void Append(const BulkRows& staged);
+  // Drops the rows (not allowed once spilled) and keeps the memory for the
+  // next ones: a staging area refilled block after block stays in memory
+  // the process has already touched.
+  void Clear();
   // Completes the spill files, if any; call after the last Add.
   void Finish();
 
@@ -146,10 +156,10 @@ class BulkRows {
   TableId table_id_;
   int key_column_;
   std::vector<int> dist_key_indices_;
-  int64_t last_key_ = 0;
+  int64_t first_key_ = 0, last_key_ = 0;
   std::array<Vnode, kVnodeCount> vnodes_;
   std::vector<std::unique_ptr<Slab, SlabFree>> slabs_;
-  size_t slab_used_ = 0;
+  size_t slab_index_ = 0, slab_used_ = 0;  // carving slabs_[slab_index_]
   std::optional<BulkSpill> spill_;
   bool spilled_ = false, finished_ = false;
   size_t rows_ = 0, bytes_ = 0;

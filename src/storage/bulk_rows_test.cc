@@ -227,6 +227,48 @@ TEST(BulkRowsTest, SpilledLoadsCommitAsFilesOrMerged) {
   }
 }
 
+// A COPY's blocks are encoded into staging rows, each block's keys above
+// the previous block's, and appended in block order (copy_loader.h): the
+// load reads back in key order, in memory and after it spills mid-way,
+// and the staging rows are reused after Clear().
+TEST(BulkRowsTest, AppendedBlocksKeepKeyOrder) {
+  for (bool spills : {false, true}) {
+    DiskStore store("bulk_append_" + std::to_string(spills));
+    std::optional<BulkSpill> spill = store->NewBulkSpill();
+    ASSERT_TRUE(spill.has_value());
+    spill->after_bytes = spills ? 60000 : size_t(1) << 30;
+    BulkRows load(kTable, 1, std::vector<int>{1}, spill);
+    BulkRows staged(kTable, 1, std::vector<int>{1});
+    std::map<std::string, std::string> expected;
+    int64_t key = 0;
+    for (int block = 0; block < 30; block++) {
+      for (int chunk = 0; chunk < 3; chunk++) {
+        std::vector<int64_t> keys;
+        for (int i = 0; i < 300; i++) keys.push_back(key += 1 + (i % 5));
+        DataChunk rows = Rows(keys);
+        staged.Add(rows);
+        for (size_t r = 0; r < rows.num_rows(); r++) expected.insert(Encoded(rows, r));
+      }
+      load.Append(staged);
+      staged.Clear();
+      EXPECT_EQ(staged.size(), 0u);
+      EXPECT_EQ(ReadAll(staged).size(), 0u);
+    }
+    // A block whose keys do not follow the load's is refused.
+    staged.Add(Rows({key}));
+    EXPECT_THROW(load.Append(staged), SqlError);
+    load.Finish();
+    EXPECT_EQ(load.spilled(), spills);
+    EXPECT_EQ(load.size(), expected.size());
+    EXPECT_EQ(ReadAll(load), expected);
+    std::string from = VnodePrefix(kTable, 100);
+    std::map<std::string, std::string> tail(expected.lower_bound(from), expected.end());
+    EXPECT_EQ(ReadAll(load, from), tail);
+    auto probe = std::next(expected.begin(), 4321);
+    EXPECT_EQ(load.Find(probe->first), probe->second);
+  }
+}
+
 TEST(BulkRowsTest, StateTableSeesBulkRowsUntilCommitted) {
   StoreOptions options;
   options.in_memory = true;

@@ -14,8 +14,20 @@ int64_t RowIdGenerator::Next() {
   return id;
 }
 
-void RowIdGenerator::NextN(size_t n, int64_t* out) {
-  if (n == 0) return;
+void RowIdGenerator::NextN(size_t n, int64_t* out) { Reserve(n).Fill(0, n, out); }
+
+void RowIdRun::Fill(size_t offset, size_t n, int64_t* out) const {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t v = first + offset + i, ms = v >> 12, seq = v & 0xfff;
+    out[i] = static_cast<int64_t>((ms << 22) | (uint64_t(generator_id) << 12) | seq);
+  }
+}
+
+RowIdRun RowIdGenerator::Reserve(size_t n) {
+  RowIdRun run;
+  run.count = n;
+  run.generator_id = generator_id_;
+  if (n == 0) return run;
   uint64_t now_ms = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
           .count() - kEpochMillis);
@@ -26,10 +38,8 @@ void RowIdGenerator::NextN(size_t n, int64_t* out) {
   do {
     first = std::max(prev + 1, now_ms << 12);
   } while (!last_.compare_exchange_weak(prev, first + n - 1, std::memory_order_relaxed));
-  for (size_t i = 0; i < n; i++) {
-    uint64_t v = first + i, ms = v >> 12, seq = v & 0xfff;
-    out[i] = static_cast<int64_t>((ms << 22) | (uint64_t(generator_id_) << 12) | seq);
-  }
+  run.first = first;
+  return run;
 }
 
 }  // namespace freshet

@@ -13,12 +13,24 @@
 
 namespace freshet {
 
+// A run of ids taken at once and written out later, where they are used
+// (a bulk load takes a block's ids on one thread and fills them in on
+// another).
+struct RowIdRun {
+  uint64_t first = 0;  // (ms << 12) | sequence of the first id
+  size_t count = 0;
+  uint32_t generator_id = 0;
+  // Writes ids [offset, offset + n) of the run.
+  void Fill(size_t offset, size_t n, int64_t* out) const;
+};
+
 class RowIdGenerator {
  public:
   explicit RowIdGenerator(uint32_t generator_id = 0) : generator_id_(generator_id & 0x3ff) {}
   int64_t Next();
   // n consecutive ids at once (one clock read and one atomic update).
   void NextN(size_t n, int64_t* out);
+  RowIdRun Reserve(size_t n);
 
  private:
   uint32_t generator_id_;

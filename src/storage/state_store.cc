@@ -339,7 +339,7 @@ rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<Wri
     last_prefix = prefix;
     if (!writer) {
       files->push_back(file_prefix + "-" + std::to_string(files->size()) + ".sst");
-      writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options, cf);
+      writer = std::make_unique<rocksdb::SstFileWriter>(rocksdb::EnvOptions(), options, cf, /*invalidate_page_cache=*/false);
       rs = writer->Open(files->back());
       if (!rs.ok()) return;
     }
