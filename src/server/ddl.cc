@@ -302,6 +302,10 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
           FRESHET_THROW(sqlstate::kInvalidParameterValue,
                         "max_concurrent_creating_streaming_jobs must be between 0 (unlimited) and 100000");
         instance_->SetSystemParameter(name, value);
+      } else if (name == "streaming_state_cache_bytes") {
+        if (value < 0)
+          FRESHET_THROW(sqlstate::kInvalidParameterValue, "streaming_state_cache_bytes must not be negative");
+        instance_->SetSystemParameter(name, value);
       } else {
         FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized system parameter \"{}\"", name);
       }

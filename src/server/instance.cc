@@ -1,5 +1,7 @@
 #include "server/instance.h"
 
+#include "stream/state_cache.h"
+
 #include <random>
 
 #include "server/stream_ddl.h"
@@ -45,6 +47,7 @@ void Instance::ApplySystemParameter(const std::string& name, int64_t value) {
   if (name == "barrier_interval_ms") barriers_->set_barrier_interval_ms(int(value));
   else if (name == "checkpoint_frequency") barriers_->set_checkpoint_frequency(int(value));
   else if (name == "max_concurrent_creating_streaming_jobs") jobs_->set_max_concurrent_creating(int(value));
+  else if (name == "streaming_state_cache_bytes") SetStateCacheBytes(static_cast<size_t>(value));
 }
 
 void Instance::SetSystemParameter(const std::string& name, int64_t value) {

@@ -2,8 +2,20 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "stream/runtime.h"
 
 namespace freshet {
+
+namespace {
+// Rough heap cost of a partition and of one row in it (map and hash
+// nodes, string headers), on top of the bytes of keys and rows.
+constexpr size_t kPartitionOverhead = 192;
+constexpr size_t kRowOverhead = 96;
+
+size_t RowBytes(const std::string& rank_key, const std::string& row) {
+  return kRowOverhead + rank_key.size() + row.size();
+}
+}  // namespace
 
 GroupTopNOperator::GroupTopNOperator(std::vector<int> partition, std::vector<StreamOrderKey> order,
                                      std::vector<int> stream_key, int64_t limit, std::vector<DataType> input_types,
@@ -19,28 +31,38 @@ void GroupTopNOperator::Open(ActorContext* ctx) {
   table_ = ctx->NewStateTable(desc_);
 }
 
+void GroupTopNOperator::Resize(Partition& p, size_t bytes) {
+  bytes_ = bytes_ - p.bytes + bytes;
+  p.bytes = bytes;
+}
+
+GroupTopNOperator::RankedRows GroupTopNOperator::Window(const Partition& p) const {
+  RankedRows window;
+  for (const auto& kv : p.rows) {
+    if (static_cast<int64_t>(window.size()) >= limit_) break;
+    window.push_back(kv);
+  }
+  return window;
+}
+
 GroupTopNOperator::Partition& GroupTopNOperator::PartitionOf(const std::string& key, uint16_t vnode) {
   auto [it, inserted] = partitions_.try_emplace(key);
   Partition& p = it->second;
   if (!inserted) return p;
   p.vnode = vnode;
+  p.lru = lru_.Add(&it->first);
   StateStore* store = ctx_->store;
   std::string prefix = VnodePrefix(desc_.table_id, vnode) + key;
   auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
-  for (auto& i = range->it; i->Valid(); i->Next()) {
-    Row row;
-    if (!DecodeRow(std::string_view(i->value().data(), i->value().size()), input_types_, &row))
-      throw SqlError(sqlstate::kDataCorrupted, "corrupt group top-n state");
-    p.rows[std::string(i->key().data() + prefix.size(), i->key().size() - prefix.size())] = std::move(row);
-  }
-  // What was emitted before: the first `limit` rows, ranked.
-  int64_t rank = 0;
-  for (auto& [k, row] : p.rows) {
-    if (rank >= limit_) break;
-    Row out = row;
-    out.push_back(Value::Int64(++rank));
-    p.emitted[k] = std::move(out);
-  }
+  for (auto& i = range->it; i->Valid(); i->Next())
+    p.rows.emplace(std::string(i->key().data() + prefix.size(), i->key().size() - prefix.size()),
+                   std::string(i->value().data(), i->value().size()));
+  // What it emitted before: its first `limit` rows, ranked.
+  p.emitted = Window(p);
+  size_t bytes = kPartitionOverhead + 2 * key.size();
+  for (const auto& [k, row] : p.rows) bytes += RowBytes(k, row);
+  for (const auto& [k, row] : p.emitted) bytes += RowBytes(k, row);
+  Resize(p, bytes);
   return p;
 }
 
@@ -55,21 +77,30 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
     for (const auto& k : order_) EncodeOrderKeyFromVector(data.column(k.column), r, k.descending, k.nulls_first, &rank_key);
     for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &rank_key);
     std::string storage_key = VnodePrefix(desc_.table_id, p.vnode) + pkey + rank_key;
+    size_t bytes = p.bytes;
     if (IsInsertOp(chunk.ops()[r])) {
-      Row row = data.GetRow(r);
-      std::string v;
-      EncodeRowValues(row, &v);
-      table_->Put(std::move(storage_key), std::move(v));
-      p.rows[rank_key] = std::move(row);
+      std::string row;
+      EncodeRow(data, r, &row);
+      table_->Put(storage_key, row);
+      bytes += RowBytes(rank_key, row);
+      auto [it, inserted] = p.rows.try_emplace(std::move(rank_key));
+      if (!inserted) bytes -= RowBytes(it->first, it->second);
+      it->second = std::move(row);
       if (append_only_input_ && limit_ >= 0 && p.rows.size() > static_cast<size_t>(limit_)) {
         auto last = std::prev(p.rows.end());
         table_->Delete(VnodePrefix(desc_.table_id, p.vnode) + pkey + last->first);
+        bytes -= RowBytes(last->first, last->second);
         p.rows.erase(last);
       }
     } else {
-      p.rows.erase(rank_key);
-      table_->Delete(std::move(storage_key));
+      auto it = p.rows.find(rank_key);
+      if (it != p.rows.end()) {
+        bytes -= RowBytes(it->first, it->second);
+        p.rows.erase(it);
+      }
+      table_->Delete(storage_key);
     }
+    Resize(p, bytes);
     if (!p.dirty) {
       p.dirty = true;
       dirty_.push_back(pkey);
@@ -77,7 +108,16 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
   }
 }
 
-void GroupTopNOperator::OnBarrier(const Barrier&) {
+void GroupTopNOperator::AppendOutput(const std::pair<std::string, std::string>& row, int64_t rank,
+                                     DataChunk* out) const {
+  std::string_view cells = row.second;
+  if (!DecodeCellsInto(&cells, out, 0, input_types_.size()))
+    throw SqlError(sqlstate::kDataCorrupted, "corrupt group top-n state");
+  out->column(input_types_.size()).AppendInt(rank);
+  out->set_cardinality(out->num_rows());
+}
+
+void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
   std::vector<Op> ops;
   DataChunk out(output_types_);
   auto flush = [&] {
@@ -90,33 +130,55 @@ void GroupTopNOperator::OnBarrier(const Barrier&) {
     auto pit = partitions_.find(pkey);
     Partition& p = pit->second;
     p.dirty = false;
-    std::map<std::string, Row> window;
-    int64_t rank = 0;
-    for (auto& [k, row] : p.rows) {
-      if (rank >= limit_) break;
-      Row o = row;
-      o.push_back(Value::Int64(++rank));
-      window[k] = std::move(o);
-    }
-    for (auto& [k, row] : p.emitted) {
-      auto it = window.find(k);
-      if (it != window.end() && RowsIdentical(row, it->second)) continue;
+    p.written = barrier.prev_epoch;
+    lru_.Touch(p.lru);
+    RankedRows window = Window(p);
+    // Rank i + 1 is unchanged when the same row (same rank key, same
+    // values) holds it before and after; else the old row is retracted and
+    // the new one inserted. All retractions go first: a row that moves
+    // from rank 2 to rank 1 is one key downstream, inserted anew only after
+    // its old version is deleted.
+    auto same = [&](size_t i) { return i < window.size() && i < p.emitted.size() && window[i] == p.emitted[i]; };
+    for (size_t i = 0; i < p.emitted.size(); i++) {
+      if (same(i)) continue;
       ops.push_back(Op::kDelete);
-      out.AppendRow(row);
+      AppendOutput(p.emitted[i], static_cast<int64_t>(i) + 1, &out);
     }
-    for (auto& [k, row] : window) {
-      auto it = p.emitted.find(k);
-      if (it != p.emitted.end() && RowsIdentical(row, it->second)) continue;
+    for (size_t i = 0; i < window.size(); i++) {
+      if (same(i)) continue;
       ops.push_back(Op::kInsert);
-      out.AppendRow(row);
+      AppendOutput(window[i], static_cast<int64_t>(i) + 1, &out);
     }
+    size_t bytes = p.bytes;
+    for (const auto& [k, row] : p.emitted) bytes -= RowBytes(k, row);
+    for (const auto& [k, row] : window) bytes += RowBytes(k, row);
     p.emitted = std::move(window);
+    Resize(p, bytes);
     // An empty partition is forgotten (its state is already deleted).
-    if (p.rows.empty()) partitions_.erase(pit);
+    if (p.rows.empty()) {
+      bytes_ -= p.bytes;
+      lru_.Remove(p.lru);
+      partitions_.erase(pit);
+    }
     if (ops.size() >= kChunkSize) flush();
   }
   dirty_.clear();
   flush();
+  Evict();
+}
+
+void GroupTopNOperator::Evict() {
+  const size_t budget = StateCacheBytes();
+  if (bytes_ <= budget) return;
+  const Epoch committed = ctx_->runtime->committed_epoch();
+  while (bytes_ > budget && !lru_.empty()) {
+    auto it = partitions_.find(lru_.oldest());
+    Partition& p = it->second;
+    if (p.dirty || p.written > committed) break;  // newer ones are not committed either
+    bytes_ -= p.bytes;
+    lru_.Remove(p.lru);
+    partitions_.erase(it);
+  }
 }
 
 }  // namespace freshet

@@ -2,19 +2,28 @@
 // date (Nexmark q9, q18, q19).
 //
 // Per partition, every input row is kept ordered by (order key, stream
-// key), in memory and in the state table (a partition is loaded on first
-// use); over an append-only input only the first N rows are (a row ranked
-// below them can never rise: nothing is deleted). Output: the rows ranked 1..N of each partition with their rank
-// (row_number) appended; at each barrier, the changed partitions' windows
-// are compared with what was emitted and the difference is emitted (a row
-// whose rank changed is replaced).
+// key) in the state table; over an append-only input only the first N rows
+// are (a row ranked below them can never rise: nothing is deleted). Output:
+// the rows ranked 1..N of each partition with their rank (row_number)
+// appended; at each barrier, the changed partitions' windows are compared
+// with what was emitted and the difference is emitted (a row whose rank
+// changed is replaced).
+//
+// Partitions are cached in memory, rows in the row encoding (the state
+// table's value bytes), within the state cache budget (state_cache.h): a
+// partition not in memory is loaded from the state table, and what it
+// emitted is then its first N rows, which is what it had emitted when it
+// was dropped (only partitions whose changes were emitted and committed are
+// dropped).
 #pragma once
 
 #include <map>
 #include <unordered_map>
+#include <utility>
 
 #include "planner/stream_plan.h"
 #include "stream/operator.h"
+#include "stream/state_cache.h"
 
 namespace freshet {
 
@@ -27,14 +36,25 @@ class GroupTopNOperator : public StreamOperator {
   void OnChunk(int input, StreamChunk chunk) override;
   void OnBarrier(const Barrier& barrier) override;
 
+  // Partitions in memory (for tests of the cache).
+  size_t cached_partitions() const { return partitions_.size(); }
+
  private:
+  using RankedRows = std::vector<std::pair<std::string, std::string>>;  // (rank key, row) in rank order
   struct Partition {
     uint16_t vnode = 0;
-    std::map<std::string, Row> rows;     // by rank key
-    std::map<std::string, Row> emitted;  // rank key -> output row (with rank)
     bool dirty = false;
+    Epoch written = 0;  // the epoch of its last change
+    size_t bytes = 0;   // estimated memory
+    std::map<std::string, std::string> rows;  // rank key -> encoded row
+    RankedRows emitted;                       // the rows last emitted, rank i + 1 at i
+    LruOrder<std::string>::Handle lru;
   };
   Partition& PartitionOf(const std::string& key, uint16_t vnode);
+  RankedRows Window(const Partition& p) const;
+  void Resize(Partition& p, size_t bytes);
+  void AppendOutput(const std::pair<std::string, std::string>& row, int64_t rank, DataChunk* out) const;
+  void Evict();
 
   std::vector<int> partition_;
   std::vector<StreamOrderKey> order_;
@@ -46,6 +66,8 @@ class GroupTopNOperator : public StreamOperator {
   std::shared_ptr<StateTable> table_;
   std::unordered_map<std::string, Partition> partitions_;
   std::vector<std::string> dirty_;
+  LruOrder<std::string> lru_;
+  size_t bytes_ = 0;
 };
 
 }  // namespace freshet
