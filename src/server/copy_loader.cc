@@ -224,37 +224,37 @@ void ParallelCopyLoader::Submit(size_t index, std::unique_ptr<BulkRows>* staged)
     *staged = std::move(spare_.back());
     spare_.pop_back();
   }
-  if (appending_) {
-    // Backpressure: the appender is behind; parsing more would only hold
-    // more blocks in memory.
-    cv_.wait(lock, [&] { return ready_.size() <= 4 * max_workers_ || closing_ || first_failed_.load() != SIZE_MAX; });
-    return;
-  }
-  appending_ = true;
-  while (!ready_.empty() && ready_.begin()->first == next_append_ && !closing_ &&
-         first_failed_.load() > next_append_) {
-    std::unique_ptr<BulkRows> rows = std::move(ready_.begin()->second);
-    const size_t appending = next_append_;
-    ready_.erase(ready_.begin());
-    lock.unlock();
-    try {
-      load_->Append(*rows);
-    } catch (...) {
+  if (!appending_) {
+    appending_ = true;
+    while (!ready_.empty() && ready_.begin()->first == next_append_ && !closing_ &&
+           first_failed_.load() > next_append_) {
+      std::unique_ptr<BulkRows> rows = std::move(ready_.begin()->second);
+      const size_t appending = next_append_;
+      ready_.erase(ready_.begin());
+      lock.unlock();
+      try {
+        load_->Append(*rows);
+      } catch (...) {
+        rows->Clear();
+        lock.lock();
+        appending_ = false;
+        cv_.notify_all();
+        lock.unlock();
+        Fail(appending, std::current_exception());
+        return;
+      }
       rows->Clear();
       lock.lock();
-      appending_ = false;
+      spare_.push_back(std::move(rows));
+      next_append_++;
       cv_.notify_all();
-      lock.unlock();
-      Fail(appending, std::current_exception());
-      return;
     }
-    rows->Clear();
-    lock.lock();
-    spare_.push_back(std::move(rows));
-    next_append_++;
-    cv_.notify_all();
+    appending_ = false;
   }
-  appending_ = false;
+  // Backpressure: blocks wait here for one that is slower to parse or to
+  // append; parsing on would only hold more of them in memory. (The block
+  // they wait for is in a worker that has not submitted it, so not here.)
+  cv_.wait(lock, [&] { return ready_.size() <= 4 * max_workers_ || closing_ || first_failed_.load() != SIZE_MAX; });
 }
 
 void ParallelCopyLoader::Fail(size_t block, std::exception_ptr error) {
