@@ -5,6 +5,7 @@
 #include "common/array.h"
 #include "common/encoding.h"
 #include "common/error.h"
+#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -79,9 +80,53 @@ uint32_t HashAggOperator::GroupOf(const DataChunk& data, size_t row, std::string
   grp.vnode = group_keys_.empty() ? 0 : ComputeVnode(data, row, group_keys_);
   grp.inputs.resize(calls_.size());
   grp.distinct.resize(calls_.size());
-  index_[*key] = g;
+  auto [slot, added] = index_.emplace(*key, g);
+  grp.lru = lru_.Add(&slot->first);
   LoadGroup(g);
+  grp.bytes = EstimateBytes(grp);
+  bytes_ += grp.bytes;
   return g;
+}
+
+namespace {
+// Rough heap cost of a group, of a Value and of an entry of an input map
+// (nodes, string headers), on top of the bytes of keys.
+constexpr size_t kGroupOverhead = 256;
+constexpr size_t kValueBytes = sizeof(Value) + 16;
+constexpr size_t kInputEntryOverhead = 96;
+}  // namespace
+
+size_t HashAggOperator::EstimateBytes(const Group& grp) const {
+  size_t bytes = kGroupOverhead + 2 * grp.key.size() + (grp.keys.size() + grp.prev_output.size()) * kValueBytes;
+  for (size_t i = 0; i < calls_.size(); i++) {
+    if (i < grp.inputs.size() && !grp.inputs[i].empty()) {
+      size_t args = KeepsOnlyValue(calls_[i].sig.kind) ? 1 : calls_[i].args.size();
+      bytes += grp.inputs[i].size() * (kInputEntryOverhead + grp.inputs[i].begin()->first.size() + args * kValueBytes);
+    }
+    if (i < grp.distinct.size() && !grp.distinct[i].empty())
+      bytes += grp.distinct[i].size() * (kInputEntryOverhead + grp.distinct[i].begin()->first.size() + kValueBytes);
+  }
+  return bytes;
+}
+
+void HashAggOperator::Drop(uint32_t g) {
+  Group& grp = groups_[g];
+  bytes_ -= grp.bytes;
+  lru_.Remove(grp.lru);
+  index_.erase(grp.key);
+  grp = Group();
+  free_.push_back(g);
+}
+
+void HashAggOperator::Evict() {
+  const size_t budget = StateCacheBytes();
+  if (group_keys_.empty() || bytes_ <= budget) return;
+  const Epoch committed = ctx_->runtime->committed_epoch();
+  while (bytes_ > budget && !lru_.empty()) {
+    uint32_t g = index_.find(lru_.oldest())->second;
+    if (groups_[g].dirty || groups_[g].written > committed) break;  // newer ones are not committed either
+    Drop(g);
+  }
 }
 
 void HashAggOperator::LoadGroup(uint32_t g) {
@@ -304,8 +349,8 @@ void HashAggOperator::SaveGroup(uint32_t g) {
   result_table_->Put(ResultKey(grp), std::move(v));
 }
 
-void HashAggOperator::OnBarrier(const Barrier&) {
-  if (dirty_.empty()) return;
+void HashAggOperator::OnBarrier(const Barrier& barrier) {
+  if (dirty_.empty()) return Evict();
   std::vector<Op> ops;
   DataChunk out(output_types_);
   auto flush = [&] {
@@ -327,9 +372,7 @@ void HashAggOperator::OnBarrier(const Barrier&) {
         out.AppendRow(grp.prev_output);
       }
       result_table_->Delete(ResultKey(grp));
-      index_.erase(grp.key);
-      grp = Group();
-      free_.push_back(g);
+      Drop(g);
     } else {
       Row now = OutputOf(g);
       bool saved_before = grp.emitted;
@@ -345,11 +388,17 @@ void HashAggOperator::OnBarrier(const Barrier&) {
       grp.prev_output = std::move(now);
       grp.emitted = true;
       if (!(distinct_append_only_ && saved_before)) SaveGroup(g);
+      grp.written = barrier.prev_epoch;
+      lru_.Touch(grp.lru);
+      size_t bytes = EstimateBytes(grp);
+      bytes_ = bytes_ - grp.bytes + bytes;
+      grp.bytes = bytes;
     }
     if (ops.size() + 2 > kChunkSize) flush();
   }
   dirty_.clear();
   flush();
+  Evict();
 }
 
 }  // namespace freshet

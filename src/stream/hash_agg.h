@@ -14,8 +14,9 @@
 //     retraction: min/max/bool_and/bool_or (ordered by value: deleting the
 //     current extreme finds the next one), string_agg/array_agg (ordered by
 //     their ORDER BY) and DISTINCT calls (each value with its multiplicity).
-// A group not yet touched since the actor started is loaded from those
-// tables on first use.
+// A group not in memory is loaded from those tables on first use. Groups
+// are cached within the state cache budget (state_cache.h): at a barrier,
+// the least recently changed groups whose state is committed are dropped.
 //
 // Over an append-only input (`input_append_only`) nothing is ever
 // retracted, so multiplicities are not kept current: a DISTINCT (no calls)
@@ -29,6 +30,7 @@
 #include "expr/aggregate.h"
 #include "planner/stream_plan.h"
 #include "stream/operator.h"
+#include "stream/state_cache.h"
 
 namespace freshet {
 
@@ -57,6 +59,9 @@ class HashAggOperator : public StreamOperator {
     // value key -> (value, multiplicity).
     std::vector<std::map<std::string, Row>> inputs;
     std::vector<std::map<std::string, std::pair<Value, int64_t>>> distinct;
+    Epoch written = 0;  // the last epoch that changed it
+    size_t bytes = 0;   // estimated memory, as of its last barrier
+    LruOrder<std::string>::Handle lru;
   };
 
   uint32_t GroupOf(const DataChunk& data, size_t row, std::string* key);
@@ -64,6 +69,10 @@ class HashAggOperator : public StreamOperator {
   Row OutputOf(uint32_t g);
   void SaveGroup(uint32_t g);
   std::string ResultKey(const Group& grp) const;
+  size_t EstimateBytes(const Group& grp) const;
+  // Forgets group g (its state stays in the tables).
+  void Drop(uint32_t g);
+  void Evict();
 
   std::vector<int> group_keys_;
   std::vector<StreamAggCall> calls_;
@@ -83,6 +92,8 @@ class HashAggOperator : public StreamOperator {
   std::vector<Group> groups_;
   std::vector<uint32_t> free_;
   std::vector<uint32_t> dirty_;
+  LruOrder<std::string> lru_;
+  size_t bytes_ = 0;
 };
 
 }  // namespace freshet

@@ -5,11 +5,16 @@
 #include "common/encoding.h"
 #include "common/error.h"
 #include "stream/eval.h"
+#include "stream/runtime.h"
 
 namespace freshet {
 
 namespace {
 constexpr size_t kMaxPairsPerBatch = 1024;
+// Rough heap cost of a bucket and of a row in it (hash and map nodes,
+// string headers), on top of the bytes of keys and rows.
+constexpr size_t kBucketOverhead = 160;
+constexpr size_t kEntryOverhead = 112;
 }
 
 HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval)
@@ -27,8 +32,12 @@ void HashJoinOperator::Open(ActorContext* ctx) {
 HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string& key, uint16_t vnode) {
   auto [it, inserted] = buckets_[side].try_emplace(key);
   Bucket& b = it->second;
-  if (!inserted) return b;
+  if (!inserted) {
+    lru_[side].Touch(b.lru);
+    return b;
+  }
   b.vnode = vnode;
+  b.lru = lru_[side].Add(&it->first);
   // First use since the actor started: load the key's rows from storage.
   StateStore* store = ctx_->store;
   std::string prefix = VnodePrefix(sides_[side].table.table_id, vnode) + key;
@@ -46,7 +55,55 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
     e.degree = degree.column(0).GetInt(0);
     b.rows[std::string(i->key().data() + prefix.size(), i->key().size() - prefix.size())] = std::move(e);
   }
+  size_t bytes = kBucketOverhead + key.size();
+  for (const auto& [sk, e] : b.rows) bytes += kEntryOverhead + sk.size() + e.cells.size();
+  bytes_ += bytes;
+  b.bytes = bytes;
   return b;
+}
+
+void HashJoinOperator::Written(int side, const std::string& key, Bucket& b) {
+  if (!b.written_now) {
+    b.written_now = true;
+    written_[side].push_back(key);
+  }
+}
+
+void HashJoinOperator::OnBarrier(const Barrier& barrier) {
+  for (int s = 0; s < 2; s++) {
+    for (const std::string& key : written_[s]) {
+      auto it = buckets_[s].find(key);
+      if (it == buckets_[s].end()) continue;
+      it->second.written_now = false;
+      it->second.written = barrier.prev_epoch;
+    }
+    written_[s].clear();
+  }
+  Evict();
+}
+
+void HashJoinOperator::Evict() {
+  const size_t budget = StateCacheBytes();
+  if (bytes_ <= budget) return;
+  const Epoch committed = ctx_->runtime->committed_epoch();
+  // The older of the two sides' least recently used keys goes first; keys
+  // written since the last commit stay (their writes are not readable from
+  // the store yet).
+  auto evictable = [&](int s) -> Bucket* {
+    if (lru_[s].empty()) return nullptr;
+    Bucket& b = buckets_[s].find(lru_[s].oldest())->second;
+    return b.written_now || b.written > committed ? nullptr : &b;
+  };
+  while (bytes_ > budget) {
+    Bucket* b0 = evictable(0);
+    Bucket* b1 = evictable(1);
+    if (!b0 && !b1) break;
+    int s = !b0 ? 1 : !b1 ? 0 : (b0->written <= b1->written ? 0 : 1);
+    auto it = buckets_[s].find(lru_[s].oldest());
+    bytes_ -= it->second.bytes;
+    lru_[s].Remove(it->second.lru);
+    buckets_[s].erase(it);
+  }
 }
 
 void HashJoinOperator::SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk,
@@ -141,12 +198,13 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
           }
         }
       }
-      if (preserve_other) {
+      if (preserve_other && !matches.empty()) {
         // Persist the matched rows' new degrees.
         for (size_t i = 0; i < p.num_pairs; i++) {
           EntryIt m = pair_entries[p.first_pair + i];
           if (ok[p.first_pair + i]) SaveEntry(other, p.key, *p.other_bucket, m->first, m->second);
         }
+        Written(other, p.key, *p.other_bucket);
       }
       // This side's own state.
       Bucket& mine_bucket = BucketOf(side, p.key, p.other_bucket->vnode);
@@ -155,10 +213,20 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         Entry e{std::string(), int64_t(matches.size())};
         EncodeRow(data, p.row, &e.cells);
         SaveEntry(side, p.key, mine_bucket, p.sk, e);
-        mine_bucket.rows[p.sk] = std::move(e);
-      } else if (mine_bucket.rows.erase(p.sk)) {
+        size_t add = kEntryOverhead + p.sk.size() + e.cells.size();
+        auto [it, inserted] = mine_bucket.rows.try_emplace(p.sk);
+        if (!inserted) add -= kEntryOverhead + it->first.size() + it->second.cells.size();
+        it->second = std::move(e);
+        mine_bucket.bytes += add;
+        bytes_ += add;
+      } else if (auto it = mine_bucket.rows.find(p.sk); it != mine_bucket.rows.end()) {
+        size_t sub = kEntryOverhead + it->first.size() + it->second.cells.size();
+        mine_bucket.rows.erase(it);
+        mine_bucket.bytes -= sub;
+        bytes_ -= sub;
         tables_[side]->Delete(std::move(storage_key));
       }
+      Written(side, p.key, mine_bucket);
     }
     batch.clear();
     pair_entries.clear();

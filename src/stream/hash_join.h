@@ -16,7 +16,10 @@
 //
 // Rows kept in memory are in the row encoding (common/encoding.h), a
 // fifth of the size of a Row of Values, and decoded only when they match:
-// a Nexmark bid is ~150 bytes instead of ~1 KB.
+// a Nexmark bid is ~150 bytes instead of ~1 KB. Join keys are cached within
+// the state cache budget (state_cache.h): the least recently used keys of
+// either side whose rows and degrees are committed are dropped at a
+// barrier, and loaded again from the side's state table on their next use.
 #pragma once
 
 #include <map>
@@ -24,6 +27,7 @@
 
 #include "planner/plan.h"
 #include "stream/operator.h"
+#include "stream/state_cache.h"
 
 namespace freshet {
 
@@ -39,6 +43,7 @@ class HashJoinOperator : public StreamOperator {
   std::string Name() const override { return "HashJoin"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
+  void OnBarrier(const Barrier& barrier) override;
 
  private:
   struct Entry {
@@ -54,9 +59,16 @@ class HashJoinOperator : public StreamOperator {
   };
   struct Bucket {
     uint16_t vnode = 0;
+    bool written_now = false;  // written in the current epoch
+    Epoch written = 0;         // the last epoch that wrote it
+    size_t bytes = 0;          // estimated memory
     std::map<std::string, Entry> rows;  // by encoded stream key
+    LruOrder<std::string>::Handle lru;
   };
   Bucket& BucketOf(int side, const std::string& key, uint16_t vnode);
+  // Records a write to the bucket (for eviction) and its new size.
+  void Written(int side, const std::string& key, Bucket& b);
+  void Evict();
   void SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk, const Entry& e);
   void EmitRow(Op op, RowRef left, RowRef right);
   // Appends one side's columns of `ref` to `out` from column `first` on.
@@ -69,6 +81,9 @@ class HashJoinOperator : public StreamOperator {
   EvalContext eval_;
   std::shared_ptr<StateTable> tables_[2];
   std::unordered_map<std::string, Bucket> buckets_[2];
+  LruOrder<std::string> lru_[2];
+  std::vector<std::string> written_[2];  // keys written in the current epoch
+  size_t bytes_ = 0;
   std::vector<DataType> output_types_;
   std::vector<Op> out_ops_;
   DataChunk out_;
