@@ -261,9 +261,11 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       if (!IsStreamJob(*t) || t->status != JobStatus::kCreating) continue;
       auto it = progress.find(t->id);
       JobProgress p = it == progress.end() ? JobProgress{} : it->second;
-      std::string status = p.queued           ? "Queued"
-                           : !p.backfill_done ? "Backfilling"
-                                              : "Waiting for " + JoinNames(p.waiting_for);
+      // Backfilled with every input created: Created at the next commit.
+      std::string status = p.queued                  ? "Queued"
+                           : !p.backfill_done        ? "Backfilling"
+                           : p.waiting_for.empty()   ? "Finishing"
+                                                     : "Waiting for " + JoinNames(p.waiting_for);
       rows.push_back({Value::Int64(t->id), Str(t->definition), Str(CreateType(*t)),
                       Str(fmt::format("{:.2f}%", p.fraction * 100)), Value::Timestamptz(t->created_at_micros),
                       Str(status), Value::Int64(p.rows_backfilled), Value::Int64(p.estimated_rows),

@@ -212,7 +212,7 @@ compare_chain() {
     -c "SELECT (SELECT count(*) FROM ${p}_a), (SELECT sum(c) FROM ${p}_b), (SELECT sum(c) FROM ${p}_c), (SELECT total FROM ${p}_d)" 2>&1 | one_line 200)"
 }
 jobs_line_ok() {  # the Progress and Status of a SHOW JOBS row are well-formed
-  [[ $1 =~ ^[0-9]+\.[0-9]{2}%$ ]] && [[ $2 == Backfilling || $2 == "Waiting for "* ]]
+  [[ $1 =~ ^[0-9]+\.[0-9]{2}%$ ]] && [[ $2 == Backfilling || $2 == Finishing || $2 == "Waiting for "* ]]
 }
 pct100() { local p=${1%\%}; echo $((10#${p/./})); }   # "42.50%" -> 4250
 
@@ -277,7 +277,7 @@ check "rw_materialized_views: m1 and m2 Creating, background_ddl (got: $(one_lin
 jobs="$(section "$WORK/s1.out" jobs)"
 check "SHOW JOBS lists exactly m1 and m2 (ids $M1_ID, $M2_ID; got: $(one_line 600 <<<"$jobs"))" \
   test "$(cut -d'|' -f1 <<<"$jobs" | sort -n | one_line)" = "$(printf '%s\n' "$M1_ID" "$M2_ID" | sort -n | one_line)"
-bad="$(awk -F'|' '$3 != "BACKGROUND" || $4 !~ /^[0-9]+\.[0-9][0-9]%$/ || ($5 != "Backfilling" && $5 !~ /^Waiting for /) || $7 !~ /^[0-9]+$/' <<<"$jobs")"
+bad="$(awk -F'|' '$3 != "BACKGROUND" || $4 !~ /^[0-9]+\.[0-9][0-9]%$/ || ($5 != "Backfilling" && $5 != "Finishing" && $5 !~ /^Waiting for /) || $7 !~ /^[0-9]+$/' <<<"$jobs")"
 check "SHOW JOBS rows: BACKGROUND, Progress like 0.00%, Status Backfilling/Waiting for, Estimated Rows${bad:+ (bad: $(one_line <<<"$bad"))}" test -z "$bad"
 check "SHOW JOBS statements are the CREATE statements" \
   test "$(awk -F'|' -v a="$M1_ID" '$1 == a {print $2}' <<<"$jobs")" = "CREATE MATERIALIZED VIEW m1 AS SELECT id, g, v FROM t"
