@@ -168,10 +168,10 @@ void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
 }
 
 void GroupTopNOperator::Evict() {
-  const size_t budget = StateCacheBytes();
-  if (bytes_ <= budget) return;
+  const size_t target = share_.Publish(bytes_);
+  if (bytes_ <= target) return;
   const Epoch committed = ctx_->runtime->committed_epoch();
-  while (bytes_ > budget && !lru_.empty()) {
+  while (bytes_ > target && !lru_.empty()) {
     auto it = partitions_.find(lru_.oldest());
     Partition& p = it->second;
     if (p.dirty || p.written > committed) break;  // newer ones are not committed either
@@ -179,6 +179,7 @@ void GroupTopNOperator::Evict() {
     lru_.Remove(p.lru);
     partitions_.erase(it);
   }
+  share_.Publish(bytes_);
 }
 
 }  // namespace freshet

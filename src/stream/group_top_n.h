@@ -10,7 +10,8 @@
 // changed is replaced).
 //
 // Partitions are cached in memory, rows in the row encoding (the state
-// table's value bytes), within the state cache budget (state_cache.h): a
+// table's value bytes), within the process's state cache budget
+// (state_cache.h): a
 // partition not in memory is loaded from the state table, and what it
 // emitted is then its first N rows, which is what it had emitted when it
 // was dropped (only partitions whose changes were emitted and committed are
@@ -68,6 +69,7 @@ class GroupTopNOperator : public StreamOperator {
   std::vector<std::string> dirty_;
   LruOrder<std::string> lru_;
   size_t bytes_ = 0;
+  StateCacheShare share_;
 };
 
 }  // namespace freshet

@@ -119,14 +119,15 @@ void HashAggOperator::Drop(uint32_t g) {
 }
 
 void HashAggOperator::Evict() {
-  const size_t budget = StateCacheBytes();
-  if (group_keys_.empty() || bytes_ <= budget) return;
+  const size_t target = share_.Publish(bytes_);
+  if (group_keys_.empty() || bytes_ <= target) return;
   const Epoch committed = ctx_->runtime->committed_epoch();
-  while (bytes_ > budget && !lru_.empty()) {
+  while (bytes_ > target && !lru_.empty()) {
     uint32_t g = index_.find(lru_.oldest())->second;
     if (groups_[g].dirty || groups_[g].written > committed) break;  // newer ones are not committed either
     Drop(g);
   }
+  share_.Publish(bytes_);
 }
 
 void HashAggOperator::LoadGroup(uint32_t g) {

@@ -15,7 +15,7 @@
 //     current extreme finds the next one), string_agg/array_agg (ordered by
 //     their ORDER BY) and DISTINCT calls (each value with its multiplicity).
 // A group not in memory is loaded from those tables on first use. Groups
-// are cached within the state cache budget (state_cache.h): at a barrier,
+// are cached within the process's state cache budget (state_cache.h): at a barrier,
 // the least recently changed groups whose state is committed are dropped.
 //
 // Over an append-only input (`input_append_only`) nothing is ever
@@ -94,6 +94,7 @@ class HashAggOperator : public StreamOperator {
   std::vector<uint32_t> dirty_;
   LruOrder<std::string> lru_;
   size_t bytes_ = 0;
+  StateCacheShare share_;
 };
 
 }  // namespace freshet

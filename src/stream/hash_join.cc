@@ -83,8 +83,8 @@ void HashJoinOperator::OnBarrier(const Barrier& barrier) {
 }
 
 void HashJoinOperator::Evict() {
-  const size_t budget = StateCacheBytes();
-  if (bytes_ <= budget) return;
+  const size_t target = share_.Publish(bytes_);
+  if (bytes_ <= target) return;
   const Epoch committed = ctx_->runtime->committed_epoch();
   // The older of the two sides' least recently used keys goes first; keys
   // written since the last commit stay (their writes are not readable from
@@ -94,7 +94,7 @@ void HashJoinOperator::Evict() {
     Bucket& b = buckets_[s].find(lru_[s].oldest())->second;
     return b.written_now || b.written > committed ? nullptr : &b;
   };
-  while (bytes_ > budget) {
+  while (bytes_ > target) {
     Bucket* b0 = evictable(0);
     Bucket* b1 = evictable(1);
     if (!b0 && !b1) break;
@@ -104,6 +104,7 @@ void HashJoinOperator::Evict() {
     lru_[s].Remove(it->second.lru);
     buckets_[s].erase(it);
   }
+  share_.Publish(bytes_);
 }
 
 void HashJoinOperator::SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk,

@@ -17,7 +17,7 @@
 // Rows kept in memory are in the row encoding (common/encoding.h), a
 // fifth of the size of a Row of Values, and decoded only when they match:
 // a Nexmark bid is ~150 bytes instead of ~1 KB. Join keys are cached within
-// the state cache budget (state_cache.h): the least recently used keys of
+// the process's state cache budget (state_cache.h): the least recently used keys of
 // either side whose rows and degrees are committed are dropped at a
 // barrier, and loaded again from the side's state table on their next use.
 #pragma once
@@ -84,6 +84,7 @@ class HashJoinOperator : public StreamOperator {
   LruOrder<std::string> lru_[2];
   std::vector<std::string> written_[2];  // keys written in the current epoch
   size_t bytes_ = 0;
+  StateCacheShare share_;
   std::vector<DataType> output_types_;
   std::vector<Op> out_ops_;
   DataChunk out_;

@@ -1,14 +1,35 @@
 #include "stream/state_cache.h"
 
+#include <unistd.h>
+
 #include <atomic>
 
 namespace freshet {
 
 namespace {
-std::atomic<size_t> state_cache_bytes{kDefaultStateCacheBytes};
+std::atomic<size_t> budget{DefaultStateCacheBytes()};
+std::atomic<size_t> total{0};  // published sizes of all caches
+}  // namespace
+
+size_t DefaultStateCacheBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return size_t(1) << 30;
+  return static_cast<size_t>(pages) * static_cast<size_t>(page) / 4;
 }
 
-size_t StateCacheBytes() { return state_cache_bytes.load(std::memory_order_relaxed); }
-void SetStateCacheBytes(size_t bytes) { state_cache_bytes.store(bytes, std::memory_order_relaxed); }
+size_t StateCacheBytes() { return budget.load(std::memory_order_relaxed); }
+void SetStateCacheBytes(size_t bytes) { budget.store(bytes, std::memory_order_relaxed); }
+
+StateCacheShare::~StateCacheShare() { total.fetch_sub(published_, std::memory_order_relaxed); }
+
+size_t StateCacheShare::Publish(size_t bytes) {
+  size_t now = total.fetch_add(bytes - published_, std::memory_order_relaxed) + bytes - published_;
+  published_ = bytes;
+  const size_t limit = StateCacheBytes();
+  if (now <= limit) return SIZE_MAX;
+  // Proportional shares: every cache over the budget shrinks by the same
+  // factor, so one large job does not empty the small ones.
+  return static_cast<size_t>(static_cast<double>(bytes) * (static_cast<double>(limit) / static_cast<double>(now)));
+}
 
 }  // namespace freshet
