@@ -273,12 +273,24 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
       // RisingWave's system parameters of the stream engine.
       const PgQuery__VariableSetStmt* set = node->alter_system_stmt->setstmt;
       std::string name = set->name ? set->name : "";
+      static const std::set<std::string> kParameters = {"barrier_interval_ms", "checkpoint_frequency",
+                                                        "max_concurrent_creating_streaming_jobs",
+                                                        "streaming_state_cache_bytes"};
+      if (set->kind == PG_QUERY__VARIABLE_SET_KIND__VAR_SET_DEFAULT ||
+          set->kind == PG_QUERY__VARIABLE_SET_KIND__VAR_RESET) {
+        if (!kParameters.count(name))
+          FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized system parameter \"{}\"", name);
+        instance_->ResetSystemParameter(name);
+        return {"ALTER_SYSTEM"};
+      }
       if (set->kind != PG_QUERY__VARIABLE_SET_KIND__VAR_SET_VALUE || set->n_args != 1)
-        throw SqlError(sqlstate::kFeatureNotSupported, "ALTER SYSTEM supports SET name = value only");
+        throw SqlError(sqlstate::kFeatureNotSupported, "ALTER SYSTEM supports SET name = value, SET name TO DEFAULT and RESET name");
       const PgQuery__Node* arg = set->args[0];
       std::string text;
       if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
         text = std::to_string(arg->a_const->ival->ival);
+      else if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_FVAL)
+        text = arg->a_const->fval->fval;  // integers past 32 bits come as "floats"
       else if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL)
         text = arg->a_const->sval->sval;
       int64_t value = 0;

@@ -50,6 +50,16 @@ void Instance::ApplySystemParameter(const std::string& name, int64_t value) {
   else if (name == "streaming_state_cache_bytes") SetStateCacheBytes(static_cast<size_t>(value));
 }
 
+void Instance::ResetSystemParameter(const std::string& name) {
+  rocksdb::WriteBatch batch;
+  batch.Delete(store_->meta_cf(), "system/" + name);
+  store_->Commit(&batch).ThrowIfError();
+  if (name == "barrier_interval_ms") ApplySystemParameter(name, options_.barrier_interval_ms);
+  else if (name == "checkpoint_frequency") ApplySystemParameter(name, 1);
+  else if (name == "max_concurrent_creating_streaming_jobs") ApplySystemParameter(name, 0);
+  else if (name == "streaming_state_cache_bytes") SetStateCacheBytes(DefaultStateCacheBytes());
+}
+
 void Instance::SetSystemParameter(const std::string& name, int64_t value) {
   rocksdb::WriteBatch batch;
   batch.Put(store_->meta_cf(), "system/" + name, std::to_string(value));

@@ -48,6 +48,9 @@ class Instance {
   // barrier_interval_ms, checkpoint_frequency: applied at once and kept in
   // the store (they override the configuration file after a restart).
   void SetSystemParameter(const std::string& name, int64_t value);
+  // Forgets the stored value (ALTER SYSTEM SET name TO DEFAULT / RESET name)
+  // and applies the default: the configuration file's or the built-in one.
+  void ResetSystemParameter(const std::string& name);
   void DropDatabase(ObjectId database_id);
 
   // Cancel registry: each session gets a (process id, secret key) pair.

@@ -745,7 +745,7 @@ int main(int argc, char** argv) {
     // The middle half of the workload runs with no operator state cached
     // past its commit (state_cache.h): every key is reloaded from storage.
     if (round_no == rounds / 4) Exec("ALTER SYSTEM SET streaming_state_cache_bytes = 0");
-    if (round_no == 3 * rounds / 4) Exec("ALTER SYSTEM SET streaming_state_cache_bytes = 1073741824");
+    if (round_no == 3 * rounds / 4) Exec("ALTER SYSTEM RESET streaming_state_cache_bytes");
     if (round_no == rounds / 3) CreatePhase(2, 4);
     if (round_no == 2 * rounds / 3) CreatePhase(3, 4);
     if (round_no == rounds / 2) {
