@@ -95,6 +95,20 @@ ExprPtr Binder::ExprBinder::BindIndirection(const PgQuery__AIndirection* ind) {
   return base;
 }
 
+std::vector<std::pair<std::string, ExprPtr>> Binder::ExprBinder::ExpandStructStar(const PgQuery__AIndirection* ind) {
+  PgQuery__AIndirection prefix = *ind;  // the indirection without its final *
+  prefix.n_indirection--;
+  ExprPtr base = prefix.n_indirection ? BindIndirection(&prefix) : Bind(ind->arg);
+  const DataType& t = base->type();
+  if (!t.IsStruct() || t.IsAnyStruct())
+    throw SqlError(sqlstate::kWrongObjectType, fmt::format("type {} is not composite", t.ToString()));
+  std::vector<std::pair<std::string, ExprPtr>> out;
+  const auto& fields = t.StructFields();
+  for (size_t k = 0; k < fields.size(); k++)
+    out.emplace_back(fields[k].first, std::make_unique<FieldSelectExpr>(base->Clone(), k));
+  return out;
+}
+
 ExprPtr Binder::ExprBinder::SelectField(ExprPtr base, const std::string& field) {
   const DataType& t = base->type();
   if (!t.IsStruct() || t.IsAnyStruct())

@@ -29,6 +29,13 @@ bool IsStar(const PgQuery__Node* val) {
          val->column_ref->fields[val->column_ref->n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR;
 }
 
+// (expr).* : an indirection whose last step is *.
+bool IsStructStar(const PgQuery__Node* val) {
+  return val && val->node_case == PG_QUERY__NODE__NODE_A_INDIRECTION && val->a_indirection->n_indirection > 0 &&
+         val->a_indirection->indirection[val->a_indirection->n_indirection - 1]->node_case ==
+             PG_QUERY__NODE__NODE_A_STAR;
+}
+
 // The name PostgreSQL gives an output column without an alias.
 std::string DefaultColumnName(const PgQuery__Node* n) {
   if (!n) return "?column?";
@@ -506,6 +513,15 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
         ThrowAt(sqlstate::kUndefinedTable, ref->location, fmt::format("missing FROM-clause entry for table \"{}\"", table));
       if (table.empty() && stmt->n_from_clause == 0)
         ThrowAt(sqlstate::kSyntaxError, ref->location, "SELECT * with no tables specified is not valid");
+      continue;
+    }
+    if (IsStructStar(rt->val)) {
+      // (s).*: a column per field, named after it (an alias is ignored,
+      // as PostgreSQL does).
+      for (auto& [field, e] : eb.ExpandStructStar(rt->val->a_indirection)) {
+        out_schema.push_back({field, e->type(), ""});
+        select.push_back(std::move(e));
+      }
       continue;
     }
     scope.set_functions_allowed = true;

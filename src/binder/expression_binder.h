@@ -26,6 +26,10 @@ class Binder::ExprBinder {
   // Common type of expressions meeting in CASE/COALESCE/UNION...; unknown
   // literals become text when nothing else decides.
   DataType UnifyTypes(const std::vector<const Expression*>& exprs, const char* context, int location);
+  // (s).* of a SELECT list (an indirection ending in *): one field
+  // selection per field of the struct, with the field's name; 42809 when s
+  // is not a struct.
+  std::vector<std::pair<std::string, ExprPtr>> ExpandStructStar(const PgQuery__AIndirection* ind);
 
  private:
   ExprPtr BindColumnRef(const PgQuery__ColumnRef* ref);
