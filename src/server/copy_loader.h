@@ -9,11 +9,11 @@
 // blocks are appended in block order to the load's one BulkRows by
 // whichever worker holds block next in line (it goes on with the blocks
 // that are ready after it, while the other workers parse on): the load's
-// rows stay in key order without a merge, and once it spills to files
-// (bulk_rows.h) the SST files are written while the data still arrives,
-// from memory the workers reuse block after block, instead of all at
-// commit from a gigabyte of fresh memory. Errors come out as a sequential
-// COPY would give them: the one of the earliest line.
+// rows stay in key order without a merge, and a load past the spill size
+// (bulk_rows.h) writes its SST files a vnode run at a time while the data
+// still arrives. Block buffers and staging areas are reused, so the fresh
+// memory a load touches is the load itself. Errors come out as a
+// sequential COPY would give them: the one of the earliest line.
 #pragma once
 
 #include <atomic>
