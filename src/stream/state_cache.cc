@@ -19,6 +19,7 @@ size_t DefaultStateCacheBytes() {
 
 size_t StateCacheBytes() { return budget.load(std::memory_order_relaxed); }
 void SetStateCacheBytes(size_t bytes) { budget.store(bytes, std::memory_order_relaxed); }
+size_t StateCacheTotalBytes() { return total.load(std::memory_order_relaxed); }
 
 StateCacheShare::~StateCacheShare() { total.fetch_sub(published_, std::memory_order_relaxed); }
 

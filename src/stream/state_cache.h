@@ -28,6 +28,8 @@ namespace freshet {
 
 size_t StateCacheBytes();
 void SetStateCacheBytes(size_t bytes);
+// What all caches published last, together.
+size_t StateCacheTotalBytes();
 // The default: a quarter of physical memory.
 size_t DefaultStateCacheBytes();
 
