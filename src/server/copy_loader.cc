@@ -113,6 +113,9 @@ void ParallelCopyLoader::ReturnSpareBlock(std::string data) {
 }
 
 bool ParallelCopyLoader::NextBlock(bool final, Block* block) {
+  // Most calls come with a received message, before a block is complete:
+  // no spare block is taken for them.
+  if (!final && splitter_.pending() < kBlockBytes) return false;
   try {
     // The splitter swaps its pending data out for block->data and goes on
     // filling that: a spare block's memory.

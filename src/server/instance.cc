@@ -1,10 +1,9 @@
 #include "server/instance.h"
 
-#include "stream/state_cache.h"
-
 #include <random>
 
 #include "server/stream_ddl.h"
+#include "stream/state_cache.h"
 
 namespace freshet {
 

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <thread>
 
 #include <rocksdb/iterator.h>
 #include <rocksdb/sst_file_reader.h>
@@ -150,9 +150,9 @@ char* BulkRows::Allocate(size_t n) {
       slab->base = reinterpret_cast<void*>(aligned);
       madvise(slab->base, slab->size, MADV_HUGEPAGE);  // advice only: may be refused
     }
-    // Kept in carving order: a slab too small for n stays before the new one.
-    slabs_.insert(slabs_.begin() + static_cast<std::ptrdiff_t>(slabs_.empty() ? 0 : slab_index_ + 1), std::move(slab));
-    if (slabs_.size() > 1) slab_index_++;
+    // No kept slab fits (the loop above reached the last one): a new last.
+    slabs_.push_back(std::move(slab));
+    slab_index_ = slabs_.size() - 1;
     slab_used_ = 0;
   }
   char* p = static_cast<char*>(slabs_[slab_index_]->base) + slab_used_;

@@ -15,6 +15,10 @@ constexpr size_t kMaxPairsPerBatch = 1024;
 // string headers), on top of the bytes of keys and rows.
 constexpr size_t kBucketOverhead = 160;
 constexpr size_t kEntryOverhead = 112;
+}  // namespace
+
+size_t HashJoinOperator::EntryBytes(const std::string& sk, const Entry& e) {
+  return kEntryOverhead + sk.size() + e.cells.size();
 }
 
 HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval)
@@ -56,29 +60,26 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
     b.rows[std::string(i->key().data() + prefix.size(), i->key().size() - prefix.size())] = std::move(e);
   }
   size_t bytes = kBucketOverhead + key.size();
-  for (const auto& [sk, e] : b.rows) bytes += kEntryOverhead + sk.size() + e.cells.size();
+  for (const auto& [sk, e] : b.rows) bytes += EntryBytes(sk, e);
   bytes_ += bytes;
   b.bytes = bytes;
   return b;
 }
 
-void HashJoinOperator::Written(int side, const std::string& key, Bucket& b) {
+void HashJoinOperator::Written(Bucket& b) {
   if (!b.written_now) {
     b.written_now = true;
-    written_[side].push_back(key);
+    written_.push_back(&b);
   }
 }
 
 void HashJoinOperator::OnBarrier(const Barrier& barrier) {
-  for (int s = 0; s < 2; s++) {
-    for (const std::string& key : written_[s]) {
-      auto it = buckets_[s].find(key);
-      if (it == buckets_[s].end()) continue;
-      it->second.written_now = false;
-      it->second.written = barrier.prev_epoch;
-    }
-    written_[s].clear();
+  // Buckets are only dropped here, after this loop: the pointers are live.
+  for (Bucket* b : written_) {
+    b->written_now = false;
+    b->written = barrier.prev_epoch;
   }
+  written_.clear();
   Evict();
 }
 
@@ -86,9 +87,9 @@ void HashJoinOperator::Evict() {
   const size_t target = share_.Publish(bytes_);
   if (bytes_ <= target) return;
   const Epoch committed = ctx_->runtime->committed_epoch();
-  // The older of the two sides' least recently used keys goes first; keys
-  // written since the last commit stay (their writes are not readable from
-  // the store yet).
+  // Of the two sides' least recently used keys, the one written longer ago
+  // goes first; keys written since the last commit stay (their writes are
+  // not readable from the store yet).
   auto evictable = [&](int s) -> Bucket* {
     if (lru_[s].empty()) return nullptr;
     Bucket& b = buckets_[s].find(lru_[s].oldest())->second;
@@ -205,7 +206,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
           EntryIt m = pair_entries[p.first_pair + i];
           if (ok[p.first_pair + i]) SaveEntry(other, p.key, *p.other_bucket, m->first, m->second);
         }
-        Written(other, p.key, *p.other_bucket);
+        Written(*p.other_bucket);
       }
       // This side's own state.
       Bucket& mine_bucket = BucketOf(side, p.key, p.other_bucket->vnode);
@@ -214,20 +215,20 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         Entry e{std::string(), int64_t(matches.size())};
         EncodeRow(data, p.row, &e.cells);
         SaveEntry(side, p.key, mine_bucket, p.sk, e);
-        size_t add = kEntryOverhead + p.sk.size() + e.cells.size();
+        size_t add = EntryBytes(p.sk, e);
         auto [it, inserted] = mine_bucket.rows.try_emplace(p.sk);
-        if (!inserted) add -= kEntryOverhead + it->first.size() + it->second.cells.size();
+        if (!inserted) add -= EntryBytes(it->first, it->second);  // wraps when smaller; the sums stay right
         it->second = std::move(e);
         mine_bucket.bytes += add;
         bytes_ += add;
       } else if (auto it = mine_bucket.rows.find(p.sk); it != mine_bucket.rows.end()) {
-        size_t sub = kEntryOverhead + it->first.size() + it->second.cells.size();
+        size_t sub = EntryBytes(it->first, it->second);
         mine_bucket.rows.erase(it);
         mine_bucket.bytes -= sub;
         bytes_ -= sub;
         tables_[side]->Delete(std::move(storage_key));
       }
-      Written(side, p.key, mine_bucket);
+      Written(mine_bucket);
     }
     batch.clear();
     pair_entries.clear();

@@ -66,8 +66,11 @@ class HashJoinOperator : public StreamOperator {
     LruOrder<std::string>::Handle lru;
   };
   Bucket& BucketOf(int side, const std::string& key, uint16_t vnode);
-  // Records a write to the bucket (for eviction) and its new size.
-  void Written(int side, const std::string& key, Bucket& b);
+  // Records that the bucket was written in the current epoch (a bucket
+  // may be dropped only once its writes are committed).
+  void Written(Bucket& b);
+  // Estimated memory of a row kept in a bucket.
+  static size_t EntryBytes(const std::string& sk, const Entry& e);
   void Evict();
   void SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk, const Entry& e);
   void EmitRow(Op op, RowRef left, RowRef right);
@@ -82,7 +85,7 @@ class HashJoinOperator : public StreamOperator {
   std::shared_ptr<StateTable> tables_[2];
   std::unordered_map<std::string, Bucket> buckets_[2];
   LruOrder<std::string> lru_[2];
-  std::vector<std::string> written_[2];  // keys written in the current epoch
+  std::vector<Bucket*> written_;  // buckets written in the current epoch
   size_t bytes_ = 0;
   StateCacheShare share_;
   std::vector<DataType> output_types_;
