@@ -99,8 +99,11 @@ StateTable::SealedWrites StateTable::Seal(Epoch epoch) {
   std::lock_guard<std::mutex> lock(mu_);
   log_.epoch = epoch;
   SealedWrites sealed{log_.ops, log_.bulk};
+  size_t ops = log_.ops->size();
   if (!sealed.empty()) sealed_.push_back(std::move(log_));
   log_ = EpochLog();
+  // Room for as much as this epoch wrote, from the recycled logs.
+  log_.ops = TakeSharedWriteLog(std::min<size_t>(ops, kMaxReservedOps));
   return sealed;
 }
 

@@ -87,7 +87,7 @@ class StateTable {
   static constexpr size_t kMaxReservedOps = size_t(1) << 22;
   struct EpochLog {
     Epoch epoch = 0;
-    std::shared_ptr<WriteLog> ops = std::make_shared<WriteLog>();
+    std::shared_ptr<WriteLog> ops = TakeSharedWriteLog(0);
     std::vector<std::shared_ptr<const BulkRows>> bulk;  // before every op
     std::unordered_map<std::string_view, size_t> index;  // keys are views into *ops
     bool indexed = false;

@@ -73,7 +73,7 @@ bool ByCapacity(const WriteLog& log, size_t n) { return log.capacity() < n; }
 
 WriteLog TakeWriteLog(size_t min_ops) {
   WriteLogPool& pool = Pool();
-  {
+  if (min_ops >= kMinPooledWriteOps) {
     std::lock_guard lock(pool.mu);
     if (!pool.spare.empty() && pool.spare.back().capacity() >= min_ops) {
       // The smallest log that is large enough.
@@ -93,7 +93,7 @@ WriteLog TakeWriteLog(size_t min_ops) {
 void RecycleWriteLog(WriteLog&& log) {
   log.Clear();
   size_t cap = log.capacity(), bytes = log.block_bytes();
-  if (cap < 1024 || cap > kMaxPooledWriteOps || bytes > kMaxPooledWriteBytes) return;
+  if (cap < kMinPooledWriteOps || cap > kMaxPooledWriteOps || bytes > kMaxPooledWriteBytes) return;
   WriteLogPool& pool = Pool();
   WriteLog dropped;  // freed outside the lock
   std::lock_guard lock(pool.mu);
@@ -110,6 +110,13 @@ void RecycleWriteLog(WriteLog&& log) {
   pool.spare.insert(it, std::move(log));
   pool.ops += cap;
   pool.bytes += bytes;
+}
+
+std::shared_ptr<WriteLog> TakeSharedWriteLog(size_t min_ops) {
+  return std::shared_ptr<WriteLog>(new WriteLog(TakeWriteLog(min_ops)), [](WriteLog* log) {
+    RecycleWriteLog(std::move(*log));
+    delete log;
+  });
 }
 
 }  // namespace freshet

@@ -94,10 +94,17 @@ class WriteLog {
 // the commit, then dropped. Allocating them anew each epoch touches fresh
 // memory every time (docs/architecture.md, "Bulk loads"), so they are
 // recycled: the commit returns them here and writers take them for the
-// next epoch. The pool keeps a few, holding at most kMaxPooledWriteOps ops
+// next epoch. Small logs (under kMinPooledWriteOps) are neither kept nor
+// handed out: a table that writes little should not hold a large log's
+// blocks. The pool keeps a few, holding at most kMaxPooledWriteOps ops
 // and kMaxPooledWriteBytes bytes of blocks in all.
 WriteLog TakeWriteLog(size_t min_ops);
 void RecycleWriteLog(WriteLog&& log);
+// A log from the pool, shared (a state table's sealed epoch is read until
+// it commits while the commit writes it), recycled when its last owner lets
+// go of it.
+std::shared_ptr<WriteLog> TakeSharedWriteLog(size_t min_ops);
+inline constexpr size_t kMinPooledWriteOps = 1024;
 inline constexpr size_t kMaxPooledWriteOps = size_t(16) << 20;
 inline constexpr size_t kMaxPooledWriteBytes = size_t(1) << 30;
 

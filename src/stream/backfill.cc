@@ -47,6 +47,24 @@ bool BackfillOperator::Forwards(const std::string& key) const {
   return p.finished || (!p.position.empty() && key <= p.position);
 }
 
+void BackfillOperator::Drop(const std::string& key, Epoch epoch) {
+  int v = GetFixed16BE(key.data() + 4);
+  VnodeProgress& p = vnodes_[v];
+  p.stale_until = std::max(p.stale_until, epoch);
+  if (v == range_vnode_) range_.reset();  // its scan cannot go on with this snapshot
+}
+
+bool BackfillOperator::Scannable(const VnodeProgress& p) const {
+  return !p.finished && p.stale_until <= snapshot_sees_;
+}
+
+bool BackfillOperator::AnyScannable() const {
+  if (!snapshot_) return false;
+  for (const auto& [v, p] : vnodes_)
+    if (Scannable(p)) return true;
+  return false;
+}
+
 void BackfillOperator::OnChunk(int, StreamChunk chunk) {
   if (all_finished_) return Emit(std::move(chunk));
   const DataChunk& data = chunk.data();
@@ -61,21 +79,19 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
     if (Forwards(key)) {
       forward.push_back(uint32_t(r));
       forward_ops.push_back(op);
-    } else if (!paused_) {
+    } else if (vnodes_[GetFixed16BE(key.data() + 4)].stale_until > snapshot_sees_) {
+      Drop(key, current_epoch_);  // stale already: read again from a later snapshot anyway
+    } else {
       held_keys_.push_back(std::move(key));
       held_ops_.push_back(op);
       held_.AppendRowFrom(data, r);
-    } else {
-      dropped_ = true;
     }
   }
   if (!forward.empty()) Emit(StreamChunk(std::move(forward_ops), data.Take(forward)));
   if (held_keys_.size() > kMaxHeldRows) {
-    // Stop scanning until the barrier: every held change is then beyond the
-    // final position and would be dropped anyway.
-    paused_ = true;
-    dropped_ = true;
-    range_.reset();
+    // Too many to hold until the barrier: their vnodes go stale, and the
+    // scan goes on with the others.
+    for (const std::string& key : held_keys_) Drop(key, current_epoch_);
     held_keys_.clear();
     held_ops_.clear();
     held_ = DataChunk(types_);
@@ -103,19 +119,27 @@ void BackfillOperator::RefillBudget() {
 void BackfillOperator::DoWork() {
   if (!snapshot_) {
     if (!ctx_->runtime->WaitCommitted(snapshot_epoch_)) return;
+    // Read before the snapshot is taken: the snapshot contains at least it.
+    snapshot_sees_ = ctx_->runtime->committed_epoch();
     snapshot_ = ctx_->store->GetSnapshot();
   }
   if (!range_) {
     range_vnode_ = -1;
+    bool unfinished = false;
     for (auto& [v, p] : vnodes_) {
-      if (!p.finished) {
+      unfinished |= !p.finished;
+      if (Scannable(p)) {
         range_vnode_ = v;
         break;
       }
     }
-    if (range_vnode_ < 0) {
+    if (!unfinished) {
       all_finished_ = true;
       ctx_->runtime->RequestBarrier();  // the job completes at the next one
+      return;
+    }
+    if (range_vnode_ < 0) {
+      paused_ = true;  // every unfinished vnode is stale: a later snapshot, after the barrier
       return;
     }
     VnodeProgress& p = vnodes_[range_vnode_];
@@ -154,7 +178,7 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
     std::vector<Op> ops;
     for (size_t i = 0; i < held_keys_.size(); i++) {
       if (!Forwards(held_keys_[i])) {
-        dropped_ = true;
+        Drop(held_keys_[i], barrier.prev_epoch);
         continue;
       }
       forward.push_back(uint32_t(i));
@@ -167,21 +191,21 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   }
   SaveProgress();
   started_ = true;
+  current_epoch_ = barrier.curr_epoch;
   RefillBudget();
-  if (snapshot_ && !dropped_) {
-    // No change was dropped since the snapshot was taken: every key beyond
-    // the positions is as the snapshot shows it, so the scan goes on with
-    // it instead of waiting for this epoch's commit (an upstream that does
-    // not change, the common case of a backfill, never waits).
-  } else {
-    // The next epoch's snapshot reads the state as of this barrier, once it
-    // is committed: only a checkpoint barrier commits, so after the others
-    // the scan waits for the next checkpoint (changes keep flowing).
+  paused_ = false;
+  if (!all_finished_ && !AnyScannable()) {
+    // No snapshot yet (the job's first barrier) or every unfinished vnode is
+    // stale: the next snapshot reads the state as of this barrier, once it
+    // is committed. Only a checkpoint barrier
+    // commits, so after the others the scan waits for the next checkpoint
+    // (changes keep flowing).
     paused_ = !barrier.checkpoint;
-    snapshot_epoch_ = barrier.prev_epoch;
-    snapshot_.reset();
-    range_.reset();
-    dropped_ = false;
+    if (barrier.checkpoint) {
+      snapshot_epoch_ = barrier.prev_epoch;
+      snapshot_.reset();
+      range_.reset();
+    }
   }
   if (all_finished_ && !reported_) {
     reported_ = true;

@@ -9,17 +9,25 @@
 // it emitted, in the job's backfill state table, committed with each epoch:
 // a restart resumes from there.
 //
-// Consistency: between barriers B(E-1 -> E) and the next, the snapshot is
-// read at epoch E-1 exactly (the actor waits for its commit), while the
-// upstream delivers the changes of epoch E. A change to a key at or before
-// its vnode's position is forwarded (the snapshot already produced the key's
-// earlier version); a change beyond it is dropped once the epoch ends beyond
-// the position, because the next epoch's snapshot will contain it. Changes
-// beyond the position are held until the barrier for that reason; when too
-// many are held, the scan pauses until the barrier so they can be dropped.
-// Only a dropped change makes the next epoch re-read: when none was dropped
-// since the snapshot was taken, the keys beyond the positions are still as
-// it shows them and the scan goes on with it, without waiting for a commit.
+// Consistency: the snapshot is read at a committed epoch S; the upstream
+// delivers the changes of the epochs after it. A change to a key at or
+// before its vnode's position is forwarded (the snapshot already produced
+// the key's earlier version). A change beyond the position is held until the
+// barrier, then forwarded if the scan has passed it by then (or finished the
+// vnode), and otherwise dropped: the vnode is then stale, and is scanned on
+// only from a snapshot that contains the epoch of the dropped change. When
+// too many changes are held, they are dropped at once (their vnodes go
+// stale) and the scan goes on with the other vnodes.
+//
+// Staleness is per vnode, so a job on an upstream that is itself being
+// created follows it in one pass: the upstream's own backfill fills its
+// vnodes one after another, so the vnodes it has not reached yet are empty
+// in the snapshot and finish at once, after which everything the upstream
+// writes there is forwarded from its stream instead of read again from its
+// table. Only the vnodes the upstream was filling while they were scanned go
+// stale and are read again from a later snapshot. A vnode that is not stale
+// keeps the snapshot it has (an upstream that does not change, the common
+// case of a backfill, never waits for a commit).
 #pragma once
 
 #include <chrono>
@@ -45,8 +53,16 @@ class BackfillOperator : public StreamOperator {
     bool finished = false;
     int64_t rows = 0;
     bool dirty = false;
+    // A change beyond the position was dropped in this epoch: the vnode is
+    // scanned on only from a snapshot that contains it. 0 = not stale.
+    Epoch stale_until = 0;
   };
   bool Forwards(const std::string& key) const;
+  // Drops a change to a key beyond its vnode's position: the vnode goes stale.
+  void Drop(const std::string& key, Epoch epoch);
+  // A vnode the current snapshot may scan: unfinished and not stale for it.
+  bool Scannable(const VnodeProgress& p) const;
+  bool AnyScannable() const;
   void RefillBudget();
   void SaveProgress();
 
@@ -60,12 +76,11 @@ class BackfillOperator : public StreamOperator {
   bool reported_ = false;
   Epoch snapshot_epoch_ = 0;     // the epoch the next snapshot read must see
   std::shared_ptr<const Snapshot> snapshot_;
+  Epoch snapshot_sees_ = 0;      // committed epoch the snapshot contains (at least)
+  Epoch current_epoch_ = 0;      // the epoch whose changes arrive now
   std::unique_ptr<StateStore::Range> range_;
   int range_vnode_ = -1;
-  bool paused_ = false;          // until the next barrier
-  // A change beyond a position was dropped since the snapshot was taken:
-  // the next barrier must re-read at its epoch.
-  bool dropped_ = false;
+  bool paused_ = false;          // until the next barrier: every unfinished vnode is stale
   // Rate limit: rows the scan may still read; refilled at each barrier by
   // the limit times the time since the last refill. nullopt = no limit.
   std::optional<int64_t> budget_;
