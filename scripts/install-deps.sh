@@ -9,7 +9,7 @@ PACKAGES=(
   librocksdb-dev libpg-query-dev libprotobuf-c-dev
   libfmt-dev libspdlog-dev libcli11-dev libtomlplusplus-dev libasio-dev
   libxxhash-dev libzstd-dev liblz4-dev libre2-dev libhowardhinnant-date-dev
-  libssl-dev libpq-dev libcpp-httplib-dev nlohmann-json3-dev
+  libssl-dev libpq-dev libcpp-httplib-dev nlohmann-json3-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-client postgresql-15 tzdata
 )

@@ -18,6 +18,20 @@
 
 using namespace freshet;
 
+// jemalloc (linked into this binary only) reads its options from this
+// symbol; MALLOC_CONF in the environment still overrides them. The server
+// allocates and frees hundreds of megabytes per epoch (write logs, chunks,
+// RocksDB blocks). glibc's malloc hands large blocks back to the kernel
+// and takes fresh, zero-filled 4 KiB pages again, which on virtual machines
+// costs 1-4 s per GiB. jemalloc keeps freed pages for reuse for a few
+// seconds, and with transparent huge pages a fault maps 2 MiB at once.
+// Measured (docs/benchmarks.md, session 7): a four-level pipeline of views
+// over 10M rows took 520k page faults and 18 CPU-s; with these settings,
+// 14k and 15 CPU-s.
+extern "C" {
+const char* malloc_conf = "thp:always,metadata_thp:always";
+}
+
 int main(int argc, char** argv) {
   CLI::App app{"Freshet: a streaming database that speaks PostgreSQL"};
   app.set_version_flag("--version", std::string("freshet ") + "0.1.0");
