@@ -88,14 +88,27 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
     }
   }
   if (!forward.empty()) Emit(StreamChunk(std::move(forward_ops), data.Take(forward)));
-  if (held_keys_.size() > kMaxHeldRows) {
-    // Too many to hold until the barrier: their vnodes go stale, and the
-    // scan goes on with the others.
-    for (const std::string& key : held_keys_) Drop(key, current_epoch_);
-    held_keys_.clear();
-    held_ops_.clear();
-    held_ = DataChunk(types_);
+  // Too many to hold until the barrier: those the scan has passed since go
+  // on, the others are dropped (their vnodes go stale), and the scan goes
+  // on with the other vnodes.
+  if (held_keys_.size() > kMaxHeldRows) ReleaseHeld(current_epoch_);
+}
+
+void BackfillOperator::ReleaseHeld(Epoch epoch) {
+  std::vector<uint32_t> forward;
+  std::vector<Op> ops;
+  for (size_t i = 0; i < held_keys_.size(); i++) {
+    if (!Forwards(held_keys_[i])) {
+      Drop(held_keys_[i], epoch);
+      continue;
+    }
+    forward.push_back(uint32_t(i));
+    ops.push_back(held_ops_[i]);
   }
+  if (!forward.empty()) Emit(StreamChunk(std::move(ops), held_.Take(forward)));
+  held_keys_.clear();
+  held_ops_.clear();
+  held_ = DataChunk(types_);
 }
 
 bool BackfillOperator::HasWork() const {
@@ -173,22 +186,7 @@ void BackfillOperator::DoWork() {
 }
 
 void BackfillOperator::OnBarrier(const Barrier& barrier) {
-  if (!held_keys_.empty()) {
-    std::vector<uint32_t> forward;
-    std::vector<Op> ops;
-    for (size_t i = 0; i < held_keys_.size(); i++) {
-      if (!Forwards(held_keys_[i])) {
-        Drop(held_keys_[i], barrier.prev_epoch);
-        continue;
-      }
-      forward.push_back(uint32_t(i));
-      ops.push_back(held_ops_[i]);
-    }
-    if (!forward.empty()) Emit(StreamChunk(std::move(ops), held_.Take(forward)));
-    held_keys_.clear();
-    held_ops_.clear();
-    held_ = DataChunk(types_);
-  }
+  ReleaseHeld(barrier.prev_epoch);
   SaveProgress();
   started_ = true;
   current_epoch_ = barrier.curr_epoch;

@@ -16,8 +16,9 @@
 // barrier, then forwarded if the scan has passed it by then (or finished the
 // vnode), and otherwise dropped: the vnode is then stale, and is scanned on
 // only from a snapshot that contains the epoch of the dropped change. When
-// too many changes are held, they are dropped at once (their vnodes go
-// stale) and the scan goes on with the other vnodes.
+// too many changes are held, the same is done at once (a held change whose
+// vnode finished meanwhile must go on: its vnode will not be read again),
+// and the scan goes on with the vnodes that are not stale.
 //
 // Staleness is per vnode, so a job on an upstream that is itself being
 // created follows it in one pass: the upstream's own backfill fills its
@@ -60,6 +61,9 @@ class BackfillOperator : public StreamOperator {
   bool Forwards(const std::string& key) const;
   // Drops a change to a key beyond its vnode's position: the vnode goes stale.
   void Drop(const std::string& key, Epoch epoch);
+  // Ends the holding of the held changes: those the scan has passed (or
+  // whose vnode finished) are emitted, the others dropped as of `epoch`.
+  void ReleaseHeld(Epoch epoch);
   // A vnode the current snapshot may scan: unfinished and not stale for it.
   bool Scannable(const VnodeProgress& p) const;
   bool AnyScannable() const;
