@@ -39,19 +39,22 @@ void BackfillOperator::Open(ActorContext* ctx) {
   for (auto& [v, p] : vnodes_) all_finished_ &= p.finished;
 }
 
-bool BackfillOperator::Forwards(const std::string& key) const {
-  int v = GetFixed16BE(key.data() + 4);
-  auto it = vnodes_.find(v);
-  if (it == vnodes_.end()) return true;  // not ours to scan: cannot happen with hash dispatch
-  const VnodeProgress& p = it->second;
-  return p.finished || (!p.position.empty() && key <= p.position);
+BackfillOperator::VnodeProgress* BackfillOperator::ProgressOf(const std::string& key) {
+  auto it = vnodes_.find(GetFixed16BE(key.data() + 4));
+  return it == vnodes_.end() ? nullptr : &it->second;
+}
+
+bool BackfillOperator::Forwards(const std::string& key) {
+  const VnodeProgress* p = ProgressOf(key);
+  if (!p) return true;  // not ours to scan: cannot happen with hash dispatch
+  return p->finished || (!p->position.empty() && key <= p->position);
 }
 
 void BackfillOperator::Drop(const std::string& key, Epoch epoch) {
-  int v = GetFixed16BE(key.data() + 4);
-  VnodeProgress& p = vnodes_[v];
-  p.stale_until = std::max(p.stale_until, epoch);
-  if (v == range_vnode_) range_.reset();  // its scan cannot go on with this snapshot
+  VnodeProgress* p = ProgressOf(key);
+  if (!p) return;
+  p->stale_until = std::max(p->stale_until, epoch);
+  if (GetFixed16BE(key.data() + 4) == range_vnode_) range_.reset();  // its scan cannot go on with this snapshot
 }
 
 bool BackfillOperator::Scannable(const VnodeProgress& p) const {
@@ -79,7 +82,7 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
     if (Forwards(key)) {
       forward.push_back(uint32_t(r));
       forward_ops.push_back(op);
-    } else if (vnodes_[GetFixed16BE(key.data() + 4)].stale_until > snapshot_sees_) {
+    } else if (ProgressOf(key)->stale_until > snapshot_sees_) {
       Drop(key, current_epoch_);  // stale already: read again from a later snapshot anyway
     } else {
       held_keys_.push_back(std::move(key));
@@ -195,9 +198,8 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   if (!all_finished_ && !AnyScannable()) {
     // No snapshot yet (the job's first barrier) or every unfinished vnode is
     // stale: the next snapshot reads the state as of this barrier, once it
-    // is committed. Only a checkpoint barrier
-    // commits, so after the others the scan waits for the next checkpoint
-    // (changes keep flowing).
+    // is committed. Only a checkpoint barrier commits, so after the others
+    // the scan waits for the next checkpoint (changes keep flowing).
     paused_ = !barrier.checkpoint;
     if (barrier.checkpoint) {
       snapshot_epoch_ = barrier.prev_epoch;

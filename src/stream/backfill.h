@@ -58,7 +58,9 @@ class BackfillOperator : public StreamOperator {
     // scanned on only from a snapshot that contains it. 0 = not stale.
     Epoch stale_until = 0;
   };
-  bool Forwards(const std::string& key) const;
+  // The progress of the vnode a storage key is in; null if not this actor's.
+  VnodeProgress* ProgressOf(const std::string& key);
+  bool Forwards(const std::string& key);
   // Drops a change to a key beyond its vnode's position: the vnode goes stale.
   void Drop(const std::string& key, Epoch epoch);
   // Ends the holding of the held changes: those the scan has passed (or
