@@ -1,19 +1,16 @@
 #include "storage/bulk_rows.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <thread>
-
-#include <rocksdb/iterator.h>
-#include <rocksdb/sst_file_reader.h>
-#include <rocksdb/sst_file_writer.h>
-
-#include <filesystem>
 
 #include "common/encoding.h"
 #include "common/error.h"
@@ -42,81 +39,98 @@ BulkRows::BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_i
       spill_(std::move(spill)) {}
 
 BulkRows::~BulkRows() {
-  std::error_code ec;
-  for (auto& v : vnodes_) {
-    v.writer.reset();
-    if (!v.file.empty()) std::filesystem::remove(v.file, ec);
-  }
+  if (map_) munmap(map_, file_size_);
+  if (fd_ >= 0) close(fd_);
 }
 
 namespace {
-void ThrowIfError(const rocksdb::Status& s, const char* what) {
-  if (!s.ok()) throw SqlError(sqlstate::kIoError, std::string("bulk load: ") + what + ": " + s.ToString());
+[[noreturn]] void ThrowIoError(const char* what, int err) {
+  throw SqlError(sqlstate::kIoError, std::string("bulk load: ") + what + ": " + std::strerror(err));
+}
+
+// An unnamed file in dir: nothing to remove after a crash.
+int OpenUnnamedFile(const std::string& dir) {
+  int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd >= 0) return fd;
+  // File systems without O_TMPFILE: a named file, unlinked at once.
+  std::string path = dir + "/load-XXXXXX";
+  fd = mkostemp(path.data(), O_CLOEXEC);
+  if (fd < 0) ThrowIoError("creating a spill file", errno);
+  unlink(path.c_str());
+  return fd;
 }
 }  // namespace
 
-void BulkRows::Put(int vnode, std::string_view key, std::string_view value) {
-  Vnode& v = vnodes_[vnode];
-  if (!v.writer) {
-    // Small write buffers: there are up to 256 files open at once.
-    rocksdb::EnvOptions env;
-    env.writable_file_max_buffer_size = 64 << 10;
-    // The page cache is left alone (by default the writer drops each
-    // written megabyte from it, which waits for that writeback).
-    v.writer = std::make_unique<rocksdb::SstFileWriter>(env, spill_->options, nullptr, /*invalidate_page_cache=*/false);
-    v.file = spill_->path_prefix + std::to_string(vnode) + ".sst";
-    ThrowIfError(v.writer->Open(v.file), "open");
+void BulkRows::Spill() {
+  if (fd_ < 0) fd_ = OpenUnnamedFile(spill_->dir);
+  // One writev per IOV_MAX runs; each vnode's segments become one extent.
+  std::vector<iovec> iov;
+  auto write_out = [&] {
+    size_t i = 0;
+    while (i < iov.size()) {
+      ssize_t n = writev(fd_, iov.data() + i, static_cast<int>(std::min<size_t>(iov.size() - i, IOV_MAX)));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        ThrowIoError("writing a spill file", errno);
+      }
+      for (size_t left = static_cast<size_t>(n); left > 0 && i < iov.size();) {
+        if (left >= iov[i].iov_len) {
+          left -= iov[i].iov_len;
+          i++;
+        } else {
+          iov[i].iov_base = static_cast<char*>(iov[i].iov_base) + left;
+          iov[i].iov_len -= left;
+          left = 0;
+        }
+      }
+    }
+    iov.clear();
+  };
+  for (Vnode& v : vnodes_) {
+    uint64_t run = 0;
+    for (const Segment& seg : v.segments)
+      if (seg.used) {
+        iov.push_back({const_cast<char*>(seg.data), seg.used});
+        run += seg.used;
+      }
+    if (run == 0) continue;
+    if (!v.extents.empty() && v.extents.back().offset + v.extents.back().size == file_size_)
+      v.extents.back().size += run;
+    else
+      v.extents.push_back({file_size_, run});
+    file_size_ += run;
+    if (iov.size() >= IOV_MAX) write_out();
   }
-  ThrowIfError(v.writer->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size())),
-               "write");
+  write_out();
+  ReleaseSegments();
 }
 
-void BulkRows::Spill() {
-  spilled_ = true;
-  for (int vnode = 0; vnode < kVnodeCount; vnode++) {
-    Vnode& v = vnodes_[vnode];
-    for (const Segment& seg : v.segments)
-      for (const char* p = seg.data; p < seg.data + seg.used;) {
-        std::string_view key, value;
-        p = DecodeEntry(p, &key, &value);
-        Put(vnode, key, value);
-      }
-    v.segments.clear();
-  }
-  slabs_.clear();
-  slab_index_ = slab_used_ = 0;
+void BulkRows::ReleaseSegments() {
+  for (auto& v : vnodes_) v.segments.clear();
+  slab_index_ = 0;
+  slab_used_ = 0;
+  memory_bytes_ = 0;
 }
 
 void BulkRows::Finish() {
   if (finished_) return;
   finished_ = true;
-  // Finishing a file syncs it, and one sync after another would leave the
-  // CPUs idle for a device flush per vnode: the syncs run side by side,
-  // where the device can serve them together.
-  constexpr int kFinishThreads = 16;
-  std::atomic<int> next{0};
-  std::vector<rocksdb::Status> statuses(kVnodeCount);
-  auto finish = [&] {
-    for (int vnode; (vnode = next++) < kVnodeCount;) {
-      Vnode& v = vnodes_[vnode];
-      if (!v.writer) continue;
-      statuses[vnode] = v.writer->Finish();
-      v.writer.reset();
-    }
-  };
-  std::vector<std::thread> threads;
-  if (spilled_)
-    for (int i = 1; i < kFinishThreads; i++) threads.emplace_back(finish);
-  finish();
-  for (auto& t : threads) t.join();
-  for (const auto& st : statuses) ThrowIfError(st, "finish");
-}
-
-std::vector<std::string> BulkRows::files() const {
-  std::vector<std::string> out;
-  for (const auto& v : vnodes_)
-    if (!v.file.empty()) out.push_back(v.file);
-  return out;
+  if (fd_ < 0) return;
+  Spill();
+  slabs_.clear();
+  if (file_size_ == 0) return;
+  map_ = mmap(nullptr, file_size_, PROT_READ, MAP_SHARED, fd_, 0);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    ThrowIoError("mapping a spill file", errno);
+  }
+  // The commit reads each vnode's runs in turn, all of the file once.
+  madvise(map_, file_size_, MADV_WILLNEED);
+  const char* base = static_cast<const char*>(map_);
+  for (Vnode& v : vnodes_) {
+    for (const Extent& e : v.extents) v.segments.push_back(Segment{base + e.offset, e.size, e.size});
+    v.extents.clear();
+  }
 }
 
 void BulkRows::SlabFree::operator()(Slab* s) const {
@@ -170,8 +184,9 @@ char* BulkRows::Reserve(Vnode& v, size_t n) {
     v.segments.push_back(s);
   }
   Segment& s = v.segments.back();
-  char* p = s.data + s.used;
+  char* p = const_cast<char*>(s.data) + s.used;
   s.used += n;
+  memory_bytes_ += n;
   return p;
 }
 
@@ -191,10 +206,6 @@ void BulkRows::Add(const DataChunk& rows) {
     EncodeRow(rows, r, &scratch_value_);
     rows_++;
     bytes_ += scratch_key_.size() + scratch_value_.size();
-    if (spilled_) {
-      Put(vnode, scratch_key_, scratch_value_);
-      continue;
-    }
     uint32_t key_size = static_cast<uint32_t>(scratch_key_.size());
     uint32_t value_size = static_cast<uint32_t>(scratch_value_.size());
     char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
@@ -202,39 +213,29 @@ void BulkRows::Add(const DataChunk& rows) {
     std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
     std::memcpy(p + kEntryHeader, scratch_key_.data(), key_size);
     std::memcpy(p + kEntryHeader + key_size, scratch_value_.data(), value_size);
-    if (spill_ && bytes_ > spill_->after_bytes) Spill();
+    if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
   }
 }
 
 void BulkRows::Append(const BulkRows& staged) {
   if (staged.rows_ == 0) return;
-  if (staged.spilled_ || staged.table_id_ != table_id_ || (rows_ > 0 && staged.first_key_ <= last_key_))
+  if (staged.spilled() || finished_ || staged.table_id_ != table_id_ ||
+      (rows_ > 0 && staged.first_key_ <= last_key_))
     throw SqlError(sqlstate::kInternalError, "bulk load: appended rows do not follow");
   for (int vnode = 0; vnode < kVnodeCount; vnode++)
-    for (const Segment& seg : staged.vnodes_[vnode].segments) {
-      if (spilled_) {
-        for (const char* p = seg.data; p < seg.data + seg.used;) {
-          std::string_view key, value;
-          p = DecodeEntry(p, &key, &value);
-          Put(vnode, key, value);
-        }
-      } else if (seg.used) {
-        // Entries are self-delimiting: a segment's bytes go in whole.
+    for (const Segment& seg : staged.vnodes_[vnode].segments)
+      if (seg.used)  // entries are self-delimiting: a segment's bytes go in whole
         std::memcpy(Reserve(vnodes_[vnode], seg.used), seg.data, seg.used);
-      }
-    }
   if (rows_ == 0) first_key_ = staged.first_key_;
   last_key_ = staged.last_key_;
   rows_ += staged.rows_;
   bytes_ += staged.bytes_;
-  if (!spilled_ && spill_ && bytes_ > spill_->after_bytes) Spill();
+  if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
 }
 
 void BulkRows::Clear() {
-  if (spilled_) throw SqlError(sqlstate::kInternalError, "bulk load: clearing spilled rows");
-  for (auto& v : vnodes_) v.segments.clear();
-  slab_index_ = 0;
-  slab_used_ = 0;
+  if (spilled() || finished_) throw SqlError(sqlstate::kInternalError, "bulk load: clearing spilled or finished rows");
+  ReleaseSegments();
   rows_ = 0;
   bytes_ = 0;
   first_key_ = last_key_ = 0;
@@ -256,23 +257,13 @@ std::optional<std::string> BulkRows::Find(std::string_view key) const {
   return std::nullopt;
 }
 
-BulkRows::Cursor::Cursor(const BulkRows* rows) : rows_(rows) {}
+BulkRows::Cursor::Cursor(const BulkRows* rows) : rows_(rows) {
+  if (rows->spilled() && !rows->finished_)
+    throw SqlError(sqlstate::kInternalError, "bulk load: reading spilled rows before Finish");
+}
 BulkRows::Cursor::~Cursor() = default;
 BulkRows::Cursor::Cursor(Cursor&&) noexcept = default;
 BulkRows::Cursor& BulkRows::Cursor::operator=(Cursor&&) noexcept = default;
-
-bool BulkRows::Cursor::OpenFile() {
-  it_.reset();
-  reader_.reset();
-  const std::string& file = rows_->vnodes_[vnode_].file;
-  if (file.empty()) return false;
-  reader_ = std::make_unique<rocksdb::SstFileReader>(rows_->spill_->options);
-  ThrowIfError(reader_->Open(file), "read");
-  rocksdb::ReadOptions ro;
-  ro.verify_checksums = false;  // written by this process moments ago
-  it_.reset(reader_->NewIterator(ro));
-  return true;
-}
 
 void BulkRows::Cursor::Seek(std::string_view target) {
   std::string prefix = TablePrefix(rows_->table_id_);
@@ -291,16 +282,6 @@ void BulkRows::Cursor::Seek(std::string_view target) {
   vnode_ = first;
   segment_ = 0;
   offset_ = 0;
-  file_positioned_ = false;
-  if (rows_->spilled_) {
-    // Seek within the first vnode's file, then on to the next files.
-    if (OpenFile()) {
-      it_->Seek(rocksdb::Slice(target.data(), target.size()));
-      file_positioned_ = true;
-    }
-    Settle();
-    return;
-  }
   Settle();
   if (!Valid() || vnode_ != first) return;
   // Within the vnode: skip whole segments whose successor starts at or
@@ -321,11 +302,6 @@ void BulkRows::Cursor::Seek(std::string_view target) {
 }
 
 void BulkRows::Cursor::Next() {
-  if (rows_->spilled_) {
-    it_->Next();
-    Settle();
-    return;
-  }
   std::string_view k, val;
   const Segment& s = rows_->vnodes_[vnode_].segments[segment_];
   const char* end = DecodeEntry(s.data + offset_, &k, &val);
@@ -334,23 +310,6 @@ void BulkRows::Cursor::Next() {
 }
 
 void BulkRows::Cursor::Settle() {
-  if (rows_->spilled_) {
-    while (vnode_ < kVnodeCount) {
-      if (!file_positioned_) {
-        if (OpenFile()) it_->SeekToFirst();
-        file_positioned_ = true;
-      }
-      if (it_ && it_->Valid()) {
-        key_ = std::string_view(it_->key().data(), it_->key().size());
-        value_ = std::string_view(it_->value().data(), it_->value().size());
-        return;
-      }
-      if (it_) ThrowIfError(it_->status(), "read");
-      vnode_++;
-      file_positioned_ = false;
-    }
-    return;
-  }
   while (vnode_ < kVnodeCount) {
     const Vnode& v = rows_->vnodes_[vnode_];
     if (segment_ < v.segments.size() && offset_ >= v.segments[segment_].used) {

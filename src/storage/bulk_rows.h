@@ -17,13 +17,17 @@
 // write to one of these keys in the same epoch was made after them (this is
 // what StateTable and the commit rely on when they let ordinary writes win).
 //
-// A large load does not stay in memory: given a BulkSpill, once the encoded
-// rows pass its size, every vnode's rows stream into an SST file of their
-// own. Those files hold disjoint key ranges, so the commit can ingest them
-// as they are; the writing overlaps with parsing instead of following it,
-// and memory stays bounded. Files are written well when rows arrive a run
-// per vnode at a time (Append of a staged block), badly when every row
-// goes to another of 256 open files (Add of rows in hash order).
+// A large load does not stay in anonymous memory: given a BulkSpill, once
+// the rows held in memory pass its size they are written to an unnamed
+// file (a run per vnode) and the memory is reused for the next rows;
+// Finish() writes the rest and maps the file, after which its runs are
+// read in place. The file lives in the page cache and is never synced (it
+// vanishes with the process): the point is memory, not durability. On a
+// virtual machine, memory the process has not touched before costs far
+// more to fault in than page-cache pages (docs/architecture.md, "Bulk
+// loads"), and a load touches as much of it as it encodes; page-cache
+// pages can also be written back and reclaimed under memory pressure,
+// which bounds what a load pins.
 //
 // Thread safety: a BulkRows is built by one thread (Add, then Finish), then
 // frozen (shared as const) and read by any number of threads.
@@ -37,23 +41,14 @@
 #include <string_view>
 #include <vector>
 
-#include <rocksdb/options.h>
-
 #include "common/data_chunk.h"
 #include "storage/keys.h"
-
-namespace rocksdb {
-class Iterator;
-class SstFileReader;
-class SstFileWriter;
-}  // namespace rocksdb
 
 namespace freshet {
 
 struct BulkSpill {
-  std::string path_prefix;   // files are <path_prefix><vnode>.sst
-  rocksdb::Options options;  // of the column family the files go to
-  size_t after_bytes = 0;    // spill once the encoded rows pass this
+  std::string dir;          // where the unnamed file is created
+  size_t after_bytes = 0;   // moves rows to the file once memory holds this much
 };
 
 class BulkRows {
@@ -62,7 +57,6 @@ class BulkRows {
   // column, memcomparable].
   BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_indices,
            std::optional<BulkSpill> spill = std::nullopt);
-  // Removes spill files that were not ingested.
   ~BulkRows();
   BulkRows(const BulkRows&) = delete;
   BulkRows& operator=(const BulkRows&) = delete;
@@ -78,13 +72,12 @@ class BulkRows {
   // next ones: a staging area refilled block after block stays in memory
   // the process has already touched.
   void Clear();
-  // Completes the spill files, if any; call after the last Add.
+  // Call after the last Add or Append, before reading: moves what is left
+  // to the file, if there is one, and maps it.
   void Finish();
 
-  // Whether the rows are in spill files (else in memory).
-  bool spilled() const { return spilled_; }
-  // The spill files, one per non-empty vnode, in key order.
-  std::vector<std::string> files() const;
+  // Whether rows went to the file (else all are in memory).
+  bool spilled() const { return fd_ >= 0; }
 
   TableId table_id() const { return table_id_; }
   size_t size() const { return rows_; }
@@ -112,22 +105,21 @@ class BulkRows {
     // Decodes the entry at the position, moving to the next non-empty
     // vnode when the position is past the end of one.
     void Settle();
-    // Spilled rows: an iterator over the vnode's file.
-    bool OpenFile();
     const BulkRows* rows_;
     int vnode_ = kVnodeCount;
-    size_t segment_ = 0, offset_ = 0;  // in memory
-    bool file_positioned_ = false;     // spilled: it_ is at vnode_'s rows
+    size_t segment_ = 0, offset_ = 0;
     std::string_view key_, value_;
-    std::unique_ptr<rocksdb::SstFileReader> reader_;
-    std::unique_ptr<rocksdb::Iterator> it_;
   };
 
  private:
   // Entries: [u32 key size][u32 value size][key][value], unaligned.
   struct Segment {
-    char* data = nullptr;  // in a slab
+    const char* data = nullptr;  // in a slab, or in the mapped file
     size_t capacity = 0, used = 0;
+  };
+  // A vnode's run of entries in the file.
+  struct Extent {
+    uint64_t offset = 0, size = 0;
   };
   // Segments are carved out of large slabs backed by transparent huge
   // pages where the kernel offers them: a load touches a lot of fresh
@@ -142,13 +134,14 @@ class BulkRows {
   };
   char* Allocate(size_t n);
   struct Vnode {
-    std::vector<Segment> segments;
-    std::unique_ptr<rocksdb::SstFileWriter> writer;  // when spilled
-    std::string file;                               // when spilled and not empty
+    std::vector<Extent> extents;     // in the file, before the segments
+    std::vector<Segment> segments;   // in memory (after Finish: the file's)
   };
-  // Moves every vnode's rows from memory into its file.
+  // Writes the rows held in memory to the file (opening it first) and
+  // makes the memory reusable.
   void Spill();
-  void Put(int vnode, std::string_view key, std::string_view value);
+  // Drops the segments, keeping the slabs for reuse.
+  void ReleaseSegments();
   char* Reserve(Vnode& v, size_t n);
   // Decodes the entry at p; returns the pointer past it.
   static const char* DecodeEntry(const char* p, std::string_view* key, std::string_view* value);
@@ -161,8 +154,12 @@ class BulkRows {
   std::vector<std::unique_ptr<Slab, SlabFree>> slabs_;
   size_t slab_index_ = 0, slab_used_ = 0;  // carving slabs_[slab_index_]
   std::optional<BulkSpill> spill_;
-  bool spilled_ = false, finished_ = false;
+  bool finished_ = false;
+  int fd_ = -1;               // the file, once rows went to it
+  uint64_t file_size_ = 0;
+  void* map_ = nullptr;       // the file, mapped by Finish
   size_t rows_ = 0, bytes_ = 0;
+  size_t memory_bytes_ = 0;   // of entries in segments, not yet in the file
   std::string scratch_key_, scratch_value_;
 };
 

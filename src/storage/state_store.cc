@@ -408,18 +408,16 @@ rocksdb::Options StateStore::BulkFileOptions(bool bloom) const {
 }
 
 namespace {
-// A load spills once its encoded rows pass this. Spilling bounds memory
-// but is slower than writing the files at commit (256 writers at once thrash
-// the caches: 2M rows loaded in 2.1-2.5 s instead of 0.85-1.0 s, see
-// docs/benchmarks.md), so only loads beyond a gigabyte spill.
-constexpr size_t kBulkSpillBytes = size_t(1) << 30;
+// A load holds at most this much in memory before moving it to its file
+// (bulk_rows.h). The memory is reused from then on, so a larger load
+// touches no fresh memory past this.
+constexpr size_t kBulkSpillBytes = size_t(32) << 20;
 }  // namespace
 
 std::optional<BulkSpill> StateStore::NewBulkSpill() const {
   if (mem_env_) return std::nullopt;
   BulkSpill spill;
-  spill.path_prefix = ingest_dir_ + "/load-" + std::to_string(++spill_seq_) + "-";
-  spill.options = BulkFileOptions(/*bloom=*/false);
+  spill.dir = ingest_dir_;
   spill.after_bytes = kBulkSpillBytes;
   return spill;
 }
@@ -451,21 +449,7 @@ Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta) {
 }
 
 Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta) {
-  // Spilled loads (bulk_rows.h) are already in files of disjoint ranges:
-  // ingested as they are, unless another write of the commit falls into
-  // their table, in which case they are merged and rewritten like the rest.
-  std::vector<const BulkRows*> passed;
-  CommitWrites merged;
-  merged.ops = writes.ops;
-  for (const BulkRows* rows : writes.bulk) {
-    bool alone = rows->spilled();
-    for (const BulkRows* other : writes.bulk) alone &= other == rows || other->table_id() != rows->table_id();
-    for (const auto* part : writes.ops)
-      for (size_t i = 0; alone && i < part->size(); i++) alone = TableIdOfKey((*part)[i].key) != rows->table_id();
-    if (alone) passed.push_back(rows);
-    else merged.bulk.push_back(rows);
-  }
-  std::vector<WritePos> order = SortedOrder(merged.ops);
+  std::vector<WritePos> order = SortedOrder(writes.ops);
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
   rocksdb::Options data_options = BulkFileOptions(/*bloom=*/true);
   // Rows of bulk-loaded tables are keyed by generated row ids, which are
@@ -474,17 +458,16 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
   // commit. Their key ranges get files of their own, without filters.
   rocksdb::Options bulk_options = BulkFileOptions(/*bloom=*/false);
   std::vector<TableId> bulk_tables;
-  for (const BulkRows* rows : merged.bulk) bulk_tables.push_back(rows->table_id());
+  for (const BulkRows* rows : writes.bulk) bulk_tables.push_back(rows->table_id());
 
-  // Key ranges written by two threads, each into its own file: files of
-  // one ingestion must not overlap, so no written file may span the table
-  // of a file ingested as it is either.
+  // Key ranges written by two threads, each into its own files (files of
+  // one ingestion must not overlap); a bulk-loaded table's keys form
+  // ranges of their own, written without filters.
   std::vector<std::string> bounds;
-  if (merged.size() >= kParallelWriteThreshold) {
-    std::string split = SplitKey(merged, order);
+  if (writes.size() >= kParallelWriteThreshold) {
+    std::string split = SplitKey(writes, order);
     if (!split.empty()) bounds.push_back(split);
   }
-  for (const BulkRows* rows : passed) bulk_tables.push_back(rows->table_id());
   for (TableId t : bulk_tables) {
     bounds.push_back(TablePrefix(t));
     bounds.push_back(PrefixSuccessor(TablePrefix(t)));
@@ -503,7 +486,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
       for (TableId t : bulk_tables)
         bulk_range |= bounds[r] >= TablePrefix(t) && !bounds[r + 1].empty() &&
                       bounds[r + 1] <= PrefixSuccessor(TablePrefix(t));
-      statuses[r] = WriteDataRange(merged, order, bulk_range ? bulk_options : data_options, data_cf_, bounds[r],
+      statuses[r] = WriteDataRange(writes, order, bulk_range ? bulk_options : data_options, data_cf_, bounds[r],
                                    bounds[r + 1], base + "-data-" + std::to_string(r), &range_files[r]);
     }
   };
@@ -514,11 +497,8 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
   rocksdb::Status rs;
   for (const auto& st : statuses)
     if (rs.ok() && !st.ok()) rs = st;
-  std::vector<std::string> written;  // ours to remove if ingestion fails
-  for (const auto& fs : range_files) written.insert(written.end(), fs.begin(), fs.end());
-  std::vector<std::string> files = written;
-  for (const BulkRows* rows : passed)
-    for (const std::string& f : rows->files()) files.push_back(f);
+  std::vector<std::string> files;  // removed at the end: ingestion moves them
+  for (const auto& fs : range_files) files.insert(files.end(), fs.begin(), fs.end());
 
   std::string meta_file = base + "-meta.sst";
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));
@@ -543,7 +523,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
     rs = db_->IngestExternalFiles(args);
   }
   std::error_code ec;
-  for (const auto& f : written) std::filesystem::remove(f, ec);  // spill files are their loads' to remove
+  for (const auto& f : files) std::filesystem::remove(f, ec);
   std::filesystem::remove(meta_file, ec);
   return ToStatus(rs, "bulk commit");
 }

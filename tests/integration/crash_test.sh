@@ -251,9 +251,11 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo "== bulk loads (COPY into a table keyed by row ids) and kill -9"
-# Each load is the same 300,000 rows; a load in flight at the kill must be
-# all there or absent, and every acknowledged one must be there once.
-BULK_ROWS=300000
+# Each load is the same 1,000,000 rows (about 50 MB encoded: past the 32 MiB
+# a load holds in memory, so its rows also go through the load's file); a
+# load in flight at the kill must be all there or absent, and every
+# acknowledged one must be there once.
+BULK_ROWS=1000000
 BULK_CSV="$WORK/bulk.csv"
 seq 1 "$BULK_ROWS" | awk '{print $1 ",x" $1}' >"$BULK_CSV"
 bulk_expect() { echo "$(($1 * BULK_ROWS))|$(($1 * BULK_ROWS))|$(($1 * BULK_ROWS * (BULK_ROWS + 1) / 2))"; }
