@@ -225,6 +225,8 @@ t0=$(now_ns)
 record gen.ms "$(ms_since "$t0")"
 record gen.t_csv_bytes "$(stat -c %s "$T_CSV")"
 chmod 644 "$T_CSV" "$U_CSV"
+# The generated files' writeback must not land on the first system measured.
+sync
 
 FAILURES=()   # "System: what" lines for the report
 declare -A SYS_NAME=([freshet]=Freshet [pg]=PostgreSQL [duckdb]=DuckDB)
