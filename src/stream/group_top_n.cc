@@ -31,14 +31,15 @@ void GroupTopNOperator::Open(ActorContext* ctx) {
   table_ = ctx->NewStateTable(desc_);
 }
 
-void GroupTopNOperator::Resize(Partition& p, size_t bytes) {
+void GroupTopNOperator::Account(const std::string& key, Partition& p) {
+  size_t bytes = kPartitionOverhead + 2 * key.size() + p.rows->bytes() + p.emitted_bytes;
   bytes_ = bytes_ - p.bytes + bytes;
   p.bytes = bytes;
 }
 
 GroupTopNOperator::RankedRows GroupTopNOperator::Window(const Partition& p) const {
   RankedRows window;
-  for (const auto& kv : p.rows) {
+  for (const auto& kv : p.rows->rows()) {
     if (static_cast<int64_t>(window.size()) >= limit_) break;
     window.push_back(kv);
   }
@@ -51,18 +52,14 @@ GroupTopNOperator::Partition& GroupTopNOperator::PartitionOf(const std::string& 
   if (!inserted) return p;
   p.vnode = vnode;
   p.lru = lru_.Add(&it->first);
-  StateStore* store = ctx_->store;
-  std::string prefix = VnodePrefix(desc_.table_id, vnode) + key;
-  auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
-  for (auto& i = range->it; i->Valid(); i->Next())
-    p.rows.emplace(std::string(i->key().data() + prefix.size(), i->key().size() - prefix.size()),
-                   std::string(i->value().data(), i->value().size()));
+  // Loaded from the committed store: a partition is only ever dropped
+  // once everything written for it is committed.
+  p.rows = std::make_unique<TopNCache>(VnodePrefix(desc_.table_id, vnode) + key, TopNCacheCapacity(limit_));
+  p.rows->Load(ctx_->store);
   // What it emitted before: its first `limit` rows, ranked.
   p.emitted = Window(p);
-  size_t bytes = kPartitionOverhead + 2 * key.size();
-  for (const auto& [k, row] : p.rows) bytes += RowBytes(k, row);
-  for (const auto& [k, row] : p.emitted) bytes += RowBytes(k, row);
-  Resize(p, bytes);
+  for (const auto& [k, row] : p.emitted) p.emitted_bytes += RowBytes(k, row);
+  Account(it->first, p);
   return p;
 }
 
@@ -77,34 +74,26 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
     for (const auto& k : order_) EncodeOrderKeyFromVector(data.column(k.column), r, k.descending, k.nulls_first, &rank_key);
     for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &rank_key);
     std::string storage_key = VnodePrefix(desc_.table_id, p.vnode) + pkey + rank_key;
-    size_t bytes = p.bytes;
     if (IsInsertOp(chunk.ops()[r])) {
       std::string row;
       EncodeRow(data, r, &row);
       table_->Put(storage_key, row);
-      bytes += RowBytes(rank_key, row);
-      auto [it, inserted] = p.rows.try_emplace(std::move(rank_key));
-      if (!inserted) bytes -= RowBytes(it->first, it->second);
-      it->second = std::move(row);
-      if (append_only_input_ && limit_ >= 0 && p.rows.size() > static_cast<size_t>(limit_)) {
-        auto last = std::prev(p.rows.end());
-        table_->Delete(VnodePrefix(desc_.table_id, p.vnode) + pkey + last->first);
-        bytes -= RowBytes(last->first, last->second);
-        p.rows.erase(last);
+      p.rows->Insert(std::move(rank_key), std::move(row), epoch_);
+      const auto& rows = p.rows->rows();
+      if (append_only_input_ && limit_ >= 0 && rows.size() > static_cast<size_t>(limit_)) {
+        std::string last = std::prev(rows.end())->first;
+        table_->Delete(VnodePrefix(desc_.table_id, p.vnode) + pkey + last);
+        p.rows->Erase(last, epoch_);
       }
     } else {
-      auto it = p.rows.find(rank_key);
-      if (it != p.rows.end()) {
-        bytes -= RowBytes(it->first, it->second);
-        p.rows.erase(it);
-      }
       table_->Delete(storage_key);
+      p.rows->Erase(rank_key, epoch_);
     }
-    Resize(p, bytes);
     if (!p.dirty) {
       p.dirty = true;
       dirty_.push_back(pkey);
     }
+    Account(pkey, p);
   }
 }
 
@@ -118,6 +107,10 @@ void GroupTopNOperator::AppendOutput(const std::pair<std::string, std::string>& 
 }
 
 void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
+  if (epoch_ == 0)
+    for (auto& [key, p] : partitions_) p.rows->StampUnknown(barrier.prev_epoch);
+  epoch_ = barrier.curr_epoch;
+  const Epoch committed = ctx_->runtime->committed_epoch();
   std::vector<Op> ops;
   DataChunk out(output_types_);
   auto flush = [&] {
@@ -132,6 +125,8 @@ void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
     p.dirty = false;
     p.written = barrier.prev_epoch;
     lru_.Touch(p.lru);
+    p.rows->Prune(committed);
+    if (limit_ >= 0) p.rows->Ensure(static_cast<size_t>(limit_), ctx_->store);
     RankedRows window = Window(p);
     // Rank i + 1 is unchanged when the same row (same rank key, same
     // values) holds it before and after; else the old row is retracted and
@@ -149,22 +144,37 @@ void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
       ops.push_back(Op::kInsert);
       AppendOutput(window[i], static_cast<int64_t>(i) + 1, &out);
     }
-    size_t bytes = p.bytes;
-    for (const auto& [k, row] : p.emitted) bytes -= RowBytes(k, row);
-    for (const auto& [k, row] : window) bytes += RowBytes(k, row);
+    p.emitted_bytes = 0;
+    for (const auto& [k, row] : window) p.emitted_bytes += RowBytes(k, row);
     p.emitted = std::move(window);
-    Resize(p, bytes);
-    // An empty partition is forgotten (its state is already deleted).
-    if (p.rows.empty()) {
-      bytes_ -= p.bytes;
-      lru_.Remove(p.lru);
-      partitions_.erase(pit);
-    }
+    Account(pkey, p);
+    if (p.rows->rows().empty() && p.rows->complete()) emptied_.push_back(pkey);
     if (ops.size() >= kChunkSize) flush();
   }
   dirty_.clear();
   flush();
+  ForgetEmptied(committed);
   Evict();
+}
+
+void GroupTopNOperator::ForgetEmptied(Epoch committed) {
+  // An empty partition is forgotten once its deletes are committed: loaded
+  // again before that, it would find its old rows in the store.
+  std::vector<std::string> later;
+  for (auto& pkey : emptied_) {
+    auto it = partitions_.find(pkey);
+    if (it == partitions_.end()) continue;
+    Partition& p = it->second;
+    if (p.dirty || !p.rows->rows().empty() || !p.rows->complete()) continue;  // in use again
+    if (p.written > committed) {
+      later.push_back(std::move(pkey));
+      continue;
+    }
+    bytes_ -= p.bytes;
+    lru_.Remove(p.lru);
+    partitions_.erase(it);
+  }
+  emptied_ = std::move(later);
 }
 
 void GroupTopNOperator::Evict() {

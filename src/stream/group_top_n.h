@@ -9,9 +9,10 @@
 // with what was emitted and the difference is emitted (a row whose rank
 // changed is replaced).
 //
-// Partitions are cached in memory, rows in the row encoding (the state
-// table's value bytes), within the process's state cache budget
-// (state_cache.h): a
+// In memory, a partition keeps only its best-ranked rows (TopNCache: twice
+// N, read back from the table when deletes eat into them), in the row
+// encoding (the state table's value bytes). Partitions themselves are
+// cached within the process's state cache budget (state_cache.h): a
 // partition not in memory is loaded from the state table, and what it
 // emitted is then its first N rows, which is what it had emitted when it
 // was dropped (only partitions whose changes were emitted and committed are
@@ -19,12 +20,14 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 
 #include "planner/stream_plan.h"
 #include "stream/operator.h"
 #include "stream/state_cache.h"
+#include "stream/top_n_cache.h"
 
 namespace freshet {
 
@@ -47,15 +50,18 @@ class GroupTopNOperator : public StreamOperator {
     bool dirty = false;
     Epoch written = 0;  // the epoch of its last change
     size_t bytes = 0;   // estimated memory
-    std::map<std::string, std::string> rows;  // rank key -> encoded row
-    RankedRows emitted;                       // the rows last emitted, rank i + 1 at i
+    std::unique_ptr<TopNCache> rows;
+    RankedRows emitted;  // the rows last emitted, rank i + 1 at i
+    size_t emitted_bytes = 0;
     LruOrder<std::string>::Handle lru;
   };
   Partition& PartitionOf(const std::string& key, uint16_t vnode);
   RankedRows Window(const Partition& p) const;
-  void Resize(Partition& p, size_t bytes);
+  // Updates the partition's estimated memory and the operator's total.
+  void Account(const std::string& key, Partition& p);
   void AppendOutput(const std::pair<std::string, std::string>& row, int64_t rank, DataChunk* out) const;
   void Evict();
+  void ForgetEmptied(Epoch committed);
 
   std::vector<int> partition_;
   std::vector<StreamOrderKey> order_;
@@ -67,9 +73,11 @@ class GroupTopNOperator : public StreamOperator {
   std::shared_ptr<StateTable> table_;
   std::unordered_map<std::string, Partition> partitions_;
   std::vector<std::string> dirty_;
+  std::vector<std::string> emptied_;  // partitions left empty, forgotten once committed
   LruOrder<std::string> lru_;
   size_t bytes_ = 0;
   StateCacheShare share_;
+  Epoch epoch_ = 0;  // of the writes since the last barrier (0: before the first)
 };
 
 }  // namespace freshet

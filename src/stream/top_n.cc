@@ -2,6 +2,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -20,71 +21,72 @@ std::string TopNOperator::RankKey(const DataChunk& data, size_t row) const {
 void TopNOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   table_ = ctx->NewStateTable(desc_);
-  // One actor holds the whole input: load it, and the window it emitted.
-  StateStore* store = ctx->store;
-  std::string prefix = TablePrefix(desc_.table_id);
-  auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
-  for (auto& it = range->it; it->Valid(); it->Next()) {
-    Row row;
-    if (!DecodeRow(std::string_view(it->value().data(), it->value().size()), types_, &row))
-      throw SqlError(sqlstate::kDataCorrupted, "corrupt top-n state");
-    rows_[std::string(it->key().data() + prefix.size() + 2, it->key().size() - prefix.size() - 2)] = std::move(row);
-  }
+  int64_t window = limit_ < 0 ? -1 : offset_ + limit_;
+  cache_ = std::make_unique<TopNCache>(VnodePrefix(desc_.table_id, 0), TopNCacheCapacity(window));
+  cache_->Load(ctx->store);
+  emitted_ = Window();  // what was emitted before a restart
+}
+
+std::map<std::string, std::string> TopNOperator::Window() const {
+  std::map<std::string, std::string> window;
   int64_t rank = 0;
-  for (auto& [k, row] : rows_) {
+  for (const auto& [k, row] : cache_->rows()) {
     if (limit_ >= 0 && rank >= offset_ + limit_) break;
-    if (rank++ >= offset_) emitted_[k] = row;
+    if (rank++ >= offset_) window.emplace_hint(window.end(), k, row);
   }
+  return window;
 }
 
 void TopNOperator::OnChunk(int, StreamChunk chunk) {
   const DataChunk& data = chunk.data();
+  const std::string prefix = VnodePrefix(desc_.table_id, 0);
   for (size_t r = 0; r < chunk.num_rows(); r++) {
     std::string key = RankKey(data, r);
-    std::string storage_key = VnodePrefix(desc_.table_id, 0) + key;
     if (IsInsertOp(chunk.ops()[r])) {
-      Row row = data.GetRow(r);
-      std::string v;
-      EncodeRowValues(row, &v);
-      table_->Put(std::move(storage_key), std::move(v));
-      rows_[key] = std::move(row);
-      if (append_only_input_ && limit_ >= 0 && rows_.size() > static_cast<size_t>(offset_ + limit_)) {
-        auto last = std::prev(rows_.end());
-        table_->Delete(VnodePrefix(desc_.table_id, 0) + last->first);
-        rows_.erase(last);
+      std::string row;
+      EncodeRow(data, r, &row);
+      table_->Put(prefix + key, row);
+      cache_->Insert(std::move(key), std::move(row), epoch_);
+      const auto& rows = cache_->rows();
+      if (append_only_input_ && limit_ >= 0 && rows.size() > static_cast<size_t>(offset_ + limit_)) {
+        std::string last = std::prev(rows.end())->first;
+        table_->Delete(prefix + last);
+        cache_->Erase(last, epoch_);
       }
     } else {
-      rows_.erase(key);
-      table_->Delete(std::move(storage_key));
+      table_->Delete(prefix + key);
+      cache_->Erase(key, epoch_);
     }
   }
   dirty_ = true;
 }
 
-void TopNOperator::OnBarrier(const Barrier&) {
+void TopNOperator::OnBarrier(const Barrier& barrier) {
+  if (epoch_ == 0) cache_->StampUnknown(barrier.prev_epoch);
+  epoch_ = barrier.curr_epoch;
+  cache_->Prune(ctx_->runtime->committed_epoch());
   if (!dirty_) return;
   dirty_ = false;
-  std::map<std::string, Row> window;
-  int64_t rank = 0;
-  for (auto& [k, row] : rows_) {
-    if (limit_ >= 0 && rank >= offset_ + limit_) break;
-    if (rank++ >= offset_) window[k] = row;
-  }
+  if (limit_ >= 0) cache_->Ensure(static_cast<size_t>(offset_ + limit_), ctx_->store);
+  std::map<std::string, std::string> window = Window();
   std::vector<Op> ops;
   DataChunk out(types_);
+  auto append = [&](Op op, const std::string& row) {
+    std::string_view cells = row;
+    if (!DecodeCellsInto(&cells, &out, 0, types_.size()))
+      throw SqlError(sqlstate::kDataCorrupted, "corrupt top-n state");
+    out.set_cardinality(out.num_rows());
+    ops.push_back(op);
+  };
   // A row that stays in the window may still have changed in columns
   // outside the sort and stream keys: it is replaced too.
-  for (auto& [k, row] : emitted_) {
+  for (const auto& [k, row] : emitted_) {
     auto it = window.find(k);
-    if (it != window.end() && RowsIdentical(row, it->second)) continue;
-    ops.push_back(Op::kDelete);
-    out.AppendRow(row);
+    if (it == window.end() || it->second != row) append(Op::kDelete, row);
   }
-  for (auto& [k, row] : window) {
+  for (const auto& [k, row] : window) {
     auto it = emitted_.find(k);
-    if (it != emitted_.end() && RowsIdentical(row, it->second)) continue;
-    ops.push_back(Op::kInsert);
-    out.AppendRow(row);
+    if (it == emitted_.end() || it->second != row) append(Op::kInsert, row);
   }
   emitted_ = std::move(window);
   // Chunks of at most kChunkSize rows.
