@@ -351,7 +351,10 @@ void HashAggOperator::SaveGroup(uint32_t g) {
 }
 
 void HashAggOperator::OnBarrier(const Barrier& barrier) {
-  if (dirty_.empty()) return Evict();
+  if (dirty_.empty()) {
+    ForgetEmptied();
+    return Evict();
+  }
   std::vector<Op> ops;
   DataChunk out(output_types_);
   auto flush = [&] {
@@ -373,7 +376,19 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
         out.AppendRow(grp.prev_output);
       }
       result_table_->Delete(ResultKey(grp));
-      Drop(g);
+      // Kept, empty, until the deletes are committed: loaded again from
+      // the store before that, it would find its old state.
+      for (auto& fn : fns_)
+        if (fn) fn->ResetGroup(g);
+      for (auto& m : grp.inputs) m.clear();
+      for (auto& m : grp.distinct) m.clear();
+      grp.emitted = false;
+      grp.prev_output.clear();
+      grp.written = barrier.prev_epoch;
+      size_t bytes = EstimateBytes(grp);
+      bytes_ = bytes_ - grp.bytes + bytes;
+      grp.bytes = bytes;
+      emptied_.push_back(g);
     } else {
       Row now = OutputOf(g);
       bool saved_before = grp.emitted;
@@ -399,7 +414,25 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
   }
   dirty_.clear();
   flush();
+  ForgetEmptied();
   Evict();
+}
+
+void HashAggOperator::ForgetEmptied() {
+  const Epoch committed = ctx_->runtime->committed_epoch();
+  std::vector<uint32_t> later;
+  for (uint32_t g : emptied_) {
+    Group& grp = groups_[g];
+    // Dropped meanwhile (its slot may hold another group), or in use again.
+    auto it = index_.find(grp.key);
+    if (it == index_.end() || it->second != g || grp.dirty || grp.row_count != 0) continue;
+    if (grp.written > committed) {
+      later.push_back(g);
+      continue;
+    }
+    Drop(g);
+  }
+  emptied_ = std::move(later);
 }
 
 }  // namespace freshet

@@ -73,6 +73,8 @@ class HashAggOperator : public StreamOperator {
   // Forgets group g (its state stays in the tables).
   void Drop(uint32_t g);
   void Evict();
+  // Drops the groups left empty whose deletes are committed.
+  void ForgetEmptied();
 
   std::vector<int> group_keys_;
   std::vector<StreamAggCall> calls_;
@@ -92,6 +94,7 @@ class HashAggOperator : public StreamOperator {
   std::vector<Group> groups_;
   std::vector<uint32_t> free_;
   std::vector<uint32_t> dirty_;
+  std::vector<uint32_t> emptied_;  // groups left empty, dropped once committed
   LruOrder<std::string> lru_;
   size_t bytes_ = 0;
   StateCacheShare share_;
