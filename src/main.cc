@@ -4,7 +4,8 @@
 //   freshet playground          (in memory, nothing is written to disk)
 //
 // Exit codes: 0 clean shutdown (SIGTERM/SIGINT), 1 usage error, 2 the data
-// directory cannot be used (in use, foreign, corrupt), 3 cannot listen.
+// directory cannot be used (in use, foreign, corrupt), 3 cannot listen, 4 shut
+// down with connections whose statements did not end within a minute.
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
@@ -83,19 +84,29 @@ int main(int argc, char** argv) {
     std::cerr << "freshet: " << s.message() << "\n";
     return 3;
   }
+  bool connections_ended = true;
   std::thread signal_thread([&] {
     int sig;
     sigwait(&signals, &sig);
     spdlog::info("received signal {}, shutting down", sig);
-    server.Stop();
+    connections_ended = server.Stop();
   });
   spdlog::info("freshet {} listening on {}:{} ({})", "0.1.0", options.listen_address, server.port(),
                options.in_memory ? "playground, in memory" : "data in " + options.data_dir);
   std::cout << "Connect with: psql -h localhost -p " << server.port() << " -d dev -U root" << std::endl;
   server.Serve();
-  instance->Shutdown();
-  instance.reset();
+  // Stop() has returned only once the connections' threads are gone (or
+  // given up on): none may still use the store when it closes.
   signal_thread.join();
+  instance->Shutdown();  // commits what the barrier loops hold
+  if (!connections_ended) {
+    // Closing the store under a running statement would crash it; what
+    // was committed is on disk either way.
+    spdlog::error("connections did not end within a minute of the shutdown; exiting without closing the store");
+    (void)instance.release();
+    return 4;
+  }
+  instance.reset();
   spdlog::info("shut down cleanly");
   return 0;
 }

@@ -101,4 +101,9 @@ void Instance::Cancel(int32_t pid, int32_t secret) {
   if (it != sessions_.end() && it->second.secret == secret) it->second.cancel->store(true);
 }
 
+void Instance::CancelAll() {
+  std::lock_guard lock(mu_);
+  for (auto& [pid, entry] : sessions_) entry.cancel->store(true);
+}
+
 }  // namespace freshet

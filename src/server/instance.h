@@ -57,6 +57,8 @@ class Instance {
   std::pair<int32_t, int32_t> RegisterSession(std::atomic<bool>* cancel_flag);
   void UnregisterSession(int32_t pid);
   void Cancel(int32_t pid, int32_t secret);
+  // Cancels the running statement of every session (at shutdown).
+  void CancelAll();
 
   void Shutdown();
 

@@ -659,14 +659,17 @@ void PgWireServer::HandleConnection(int fd) {
   active_threads_--;
 }
 
-void PgWireServer::Stop() {
-  if (stopping_.exchange(true)) return;
-  if (listen_fd_ >= 0) ::close(listen_fd_);
+bool PgWireServer::Stop() {
+  if (!stopping_.exchange(true) && listen_fd_ >= 0) ::close(listen_fd_);
   {
     std::lock_guard lock(mu_);
     for (int fd : connections_) ::shutdown(fd, SHUT_RDWR);
   }
-  for (int i = 0; i < 500 && active_threads_ > 0; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  // A statement that is running does not read the socket: it ends when it
+  // sees its cancel flag (between chunks).
+  instance_->CancelAll();
+  for (int i = 0; i < 6000 && active_threads_ > 0; i++) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return active_threads_ == 0;
 }
 
 }  // namespace freshet

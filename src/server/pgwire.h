@@ -28,8 +28,10 @@ class PgWireServer {
   int port() const { return port_; }
   // Accepts connections until Stop() is called.
   void Serve();
-  // Stops accepting, closes open connections and waits for their threads.
-  void Stop();
+  // Stops accepting, closes open connections, cancels their running
+  // statements and waits for their threads (up to a minute). Returns
+  // whether they all ended: the instance must outlive any that did not.
+  bool Stop();
 
  private:
   void HandleConnection(int fd);
