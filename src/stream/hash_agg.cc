@@ -29,9 +29,10 @@ HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<Stream
   for (const auto& c : calls_) {
     auto fn = CreateAggregate(c.sig, c.append_only);
     if (c.distinct) modes_.push_back(CallMode::kDistinct);
-    else if (fn->StateTypes().empty()) modes_.push_back(CallMode::kInputs);
+    else if (fn->StateTypes().empty()) modes_.push_back(KeepsOnlyValue(c.sig.kind) ? CallMode::kExtreme : CallMode::kInputs);
     else modes_.push_back(CallMode::kValue);
-    fns_.push_back(modes_.back() == CallMode::kInputs ? nullptr : std::move(fn));
+    bool keeps_inputs = modes_.back() == CallMode::kInputs || modes_.back() == CallMode::kExtreme;
+    fns_.push_back(keeps_inputs ? nullptr : std::move(fn));
   }
 }
 
@@ -80,6 +81,7 @@ uint32_t HashAggOperator::GroupOf(const DataChunk& data, size_t row, std::string
   grp.vnode = group_keys_.empty() ? 0 : ComputeVnode(data, row, group_keys_);
   grp.inputs.resize(calls_.size());
   grp.distinct.resize(calls_.size());
+  grp.extremes.resize(calls_.size());
   auto [slot, added] = index_.emplace(*key, g);
   grp.lru = lru_.Add(&slot->first);
   LoadGroup(g);
@@ -105,6 +107,7 @@ size_t HashAggOperator::EstimateBytes(const Group& grp) const {
     }
     if (i < grp.distinct.size() && !grp.distinct[i].empty())
       bytes += grp.distinct[i].size() * (kInputEntryOverhead + grp.distinct[i].begin()->first.size() + kValueBytes);
+    if (i < grp.extremes.size() && grp.extremes[i]) bytes += grp.extremes[i]->bytes();
   }
   return bytes;
 }
@@ -152,6 +155,14 @@ void HashAggOperator::LoadGroup(uint32_t g) {
   for (size_t i = 0; i < calls_.size(); i++) {
     if (!call_tables_[i]) continue;
     std::string prefix = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key;
+    if (modes_[i] == CallMode::kExtreme) {
+      // Ranked by value: the least first for min/bool_and, the greatest for max/bool_or.
+      AggKind kind = calls_[i].sig.kind;
+      bool greatest = kind == AggKind::kMax || kind == AggKind::kBoolOr;
+      grp.extremes[i] = std::make_unique<TopNCache>(prefix, TopNCacheCapacity(1), greatest);
+      grp.extremes[i]->Load(store);
+      continue;
+    }
     auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
     const size_t gk = group_keys_.size();
     for (auto& it = range->it; it->Valid(); it->Next()) {
@@ -161,8 +172,6 @@ void HashAggOperator::LoadGroup(uint32_t g) {
       std::string mkey(it->key().data() + prefix.size(), it->key().size() - prefix.size());
       if (modes_[i] == CallMode::kDistinct) {
         grp.distinct[i][mkey] = {row[gk], row[gk + 1].int_value()};
-      } else if (KeepsOnlyValue(calls_[i].sig.kind)) {
-        grp.inputs[i][mkey] = Row{row[gk]};
       } else {
         size_t nargs = calls_[i].args.size();
         grp.inputs[i][mkey] = Row(row.end() - nargs, row.end());
@@ -281,13 +290,15 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
       }
       std::string skey = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key + mkey;
       if (signs[r] > 0) {
-        grp.inputs[i][mkey] = std::move(args);
         std::string v;
         EncodeRowValues(row, &v);
-        call_tables_[i]->Put(std::move(skey), std::move(v));
+        call_tables_[i]->Put(std::move(skey), v);
+        if (modes_[i] == CallMode::kExtreme) grp.extremes[i]->Insert(std::move(mkey), std::move(v), epoch_);
+        else grp.inputs[i][mkey] = std::move(args);
       } else {
-        grp.inputs[i].erase(mkey);
         call_tables_[i]->Delete(std::move(skey));
+        if (modes_[i] == CallMode::kExtreme) grp.extremes[i]->Erase(mkey, epoch_);
+        else grp.inputs[i].erase(mkey);
       }
     }
   }
@@ -304,17 +315,18 @@ Row HashAggOperator::OutputOf(uint32_t g) {
       out.push_back(v.GetValue(0));
       continue;
     }
-    const auto& m = grp.inputs[i];
     const DataType& t = call.sig.return_type;
+    if (modes_[i] == CallMode::kExtreme) {
+      out.push_back(ExtremeOf(grp, i));
+      out.back().set_type(t);
+      continue;
+    }
+    const auto& m = grp.inputs[i];
     if (m.empty()) {
       out.push_back(Value::Null(t));
       continue;
     }
     switch (call.sig.kind) {
-      case AggKind::kMin:
-      case AggKind::kBoolAnd: out.push_back(m.begin()->second[0]); break;
-      case AggKind::kMax:
-      case AggKind::kBoolOr: out.push_back(m.rbegin()->second[0]); break;
       case AggKind::kStringAgg: {
         std::string s;
         bool first = true;
@@ -339,6 +351,17 @@ Row HashAggOperator::OutputOf(uint32_t g) {
   return out;
 }
 
+Value HashAggOperator::ExtremeOf(Group& grp, size_t i) {
+  TopNCache& inputs = *grp.extremes[i];
+  inputs.Ensure(1, ctx_->store);
+  if (inputs.rows().empty()) return Value::Null(calls_[i].sig.return_type);
+  // A stored input row: the group columns, then the value.
+  Row row;
+  if (!DecodeRow(inputs.rows().begin()->second, call_descs_[i].column_types, &row))
+    throw SqlError(sqlstate::kDataCorrupted, "corrupt aggregation input state");
+  return row[group_keys_.size()];
+}
+
 void HashAggOperator::SaveGroup(uint32_t g) {
   Group& grp = groups_[g];
   Row row = grp.keys;
@@ -351,6 +374,11 @@ void HashAggOperator::SaveGroup(uint32_t g) {
 }
 
 void HashAggOperator::OnBarrier(const Barrier& barrier) {
+  if (epoch_ == 0)
+    for (auto& grp : groups_)
+      for (auto& c : grp.extremes)
+        if (c) c->StampUnknown(barrier.prev_epoch);
+  epoch_ = barrier.curr_epoch;
   if (dirty_.empty()) {
     ForgetEmptied();
     return Evict();
@@ -363,9 +391,12 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
     ops.clear();
     out = DataChunk(output_types_);
   };
+  const Epoch committed = ctx_->runtime->committed_epoch();
   for (uint32_t g : dirty_) {
     Group& grp = groups_[g];
     grp.dirty = false;
+    for (auto& c : grp.extremes)
+      if (c) c->Prune(committed);
     if (grp.row_count < 0) {
       spdlog::error("aggregation state of job {}: group has {} rows; reset", ctx_->job_id, grp.row_count);
       grp.row_count = 0;

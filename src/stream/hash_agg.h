@@ -14,7 +14,9 @@
 //     retraction: min/max/bool_and/bool_or (ordered by value: deleting the
 //     current extreme finds the next one), string_agg/array_agg (ordered by
 //     their ORDER BY) and DISTINCT calls (each value with its multiplicity).
-// A group not in memory is loaded from those tables on first use. Groups
+// A group not in memory is loaded from those tables on first use; of the
+// inputs of min/max/bool_and/bool_or only the most extreme ones are
+// (TopNCache: 64, read back from the table when deletes use them up). Groups
 // are cached within the process's state cache budget (state_cache.h): at a barrier,
 // the least recently changed groups whose state is committed are dropped.
 //
@@ -31,6 +33,7 @@
 #include "planner/stream_plan.h"
 #include "stream/operator.h"
 #include "stream/state_cache.h"
+#include "stream/top_n_cache.h"
 
 namespace freshet {
 
@@ -46,7 +49,9 @@ class HashAggOperator : public StreamOperator {
   void OnBarrier(const Barrier& barrier) override;
 
  private:
-  enum class CallMode { kValue, kDistinct, kInputs };
+  // kExtreme: min/max/bool_and/bool_or with retractions (their most
+  // extreme inputs cached); kInputs: string_agg/array_agg (all inputs).
+  enum class CallMode { kValue, kDistinct, kInputs, kExtreme };
   struct Group {
     Row keys;
     std::string key;   // memcomparable group key
@@ -59,6 +64,8 @@ class HashAggOperator : public StreamOperator {
     // value key -> (value, multiplicity).
     std::vector<std::map<std::string, Row>> inputs;
     std::vector<std::map<std::string, std::pair<Value, int64_t>>> distinct;
+    // Per kExtreme call: its inputs, most extreme first (stored rows).
+    std::vector<std::unique_ptr<TopNCache>> extremes;
     Epoch written = 0;  // the last epoch that changed it
     size_t bytes = 0;   // estimated memory, as of its last barrier
     LruOrder<std::string>::Handle lru;
@@ -67,6 +74,8 @@ class HashAggOperator : public StreamOperator {
   uint32_t GroupOf(const DataChunk& data, size_t row, std::string* key);
   void LoadGroup(uint32_t g);
   Row OutputOf(uint32_t g);
+  // The current min/max/bool_and/bool_or of call i (NULL without inputs).
+  Value ExtremeOf(Group& grp, size_t i);
   void SaveGroup(uint32_t g);
   std::string ResultKey(const Group& grp) const;
   size_t EstimateBytes(const Group& grp) const;
@@ -98,6 +107,7 @@ class HashAggOperator : public StreamOperator {
   LruOrder<std::string> lru_;
   size_t bytes_ = 0;
   StateCacheShare share_;
+  Epoch epoch_ = 0;  // of the writes since the last barrier (0: before the first)
 };
 
 }  // namespace freshet

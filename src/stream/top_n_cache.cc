@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/error.h"
 #include "storage/state_store.h"
 #include "stream/state_cache.h"
 
@@ -48,7 +49,7 @@ void TopNCache::EvictLast(Epoch epoch) {
 }
 
 void TopNCache::Insert(std::string rank_key, std::string row, Epoch epoch) {
-  bool in_prefix = complete_ || (!rows_.empty() && rank_key <= rows_.rbegin()->first);
+  bool in_prefix = complete_ || (!rows_.empty() && !rows_.key_comp()(rows_.rbegin()->first, rank_key));
   if (!in_prefix) {
     Remember(rank_key, std::move(row), epoch);
     return;
@@ -79,14 +80,19 @@ void TopNCache::Ensure(size_t n, StateStore* store) {
 }
 
 void TopNCache::ReadAfter(size_t n, StateStore* store) {
-  // From just after the last cached key; rows past n + 1 are not needed
-  // (one more tells whether there are more).
-  std::string lower = prefix_;
-  if (!rows_.empty()) lower += rows_.rbegin()->first + std::string(1, '\0');
-  auto range = store->NewRange(store->data_cf(), nullptr, lower, PrefixSuccessor(prefix_));
+  // The rows ranked after the last cached one: keys above it (ascending)
+  // or below it (descending), read from the store in rank order and merged
+  // with the remembered writes, which win. One row past n tells whether
+  // there are more.
+  const RankOrder order = rows_.key_comp();
+  const std::string* last = rows_.empty() ? nullptr : &rows_.rbegin()->first;
+  std::string lower = prefix_, upper = PrefixSuccessor(prefix_);
+  if (last && !order.descending) lower += *last + std::string(1, '\0');
+  if (last && order.descending) upper = prefix_ + *last;
+  auto range = store->NewRange(store->data_cf(), nullptr, lower, upper);
   auto& it = range->it;
-  std::string_view after = std::string_view(lower).substr(prefix_.size());
-  auto w = writes_.lower_bound(std::string(after));
+  if (order.descending) it->SeekToLast();
+  auto w = last ? writes_.upper_bound(*last) : writes_.begin();
   size_t added = 0;
   bool more = false;
   auto add = [&](const std::string& key, std::string row) {
@@ -98,21 +104,23 @@ void TopNCache::ReadAfter(size_t n, StateStore* store) {
     rows_.emplace_hint(rows_.end(), key, std::move(row));
     added++;
   };
+  auto advance = [&] { order.descending ? it->Prev() : it->Next(); };
   while (!more) {
     bool has_store = it->Valid();
     std::string store_key;
     if (has_store) store_key.assign(it->key().data() + prefix_.size(), it->key().size() - prefix_.size());
     bool has_write = w != writes_.end();
     if (!has_store && !has_write) break;
-    if (has_write && (!has_store || w->first <= store_key)) {
-      if (has_store && w->first == store_key) it->Next();  // the remembered write wins
+    if (has_write && (!has_store || !order(store_key, w->first))) {
+      if (has_store && w->first == store_key) advance();  // the remembered write wins
       if (w->second.row) add(w->first, *w->second.row);
       ++w;
     } else {
       add(store_key, std::string(it->value().data(), it->value().size()));
-      it->Next();
+      advance();
     }
   }
+  if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "top-n state: " + it->status().ToString());
   complete_ = !more;
 }
 

@@ -17,7 +17,8 @@
 // their epoch is committed (Prune).
 //
 // Keys are rank keys (order key, then stream key, memcomparable); the
-// storage key of a row is `prefix + rank key`. Rows are opaque bytes.
+// storage key of a row is `prefix + rank key`. Rows are opaque bytes. A
+// descending cache ranks greater keys first (the largest inputs of max()).
 // Not thread-safe: owned by one operator on one actor.
 #pragma once
 
@@ -34,8 +35,16 @@ class StateStore;
 
 class TopNCache {
  public:
+  // Rank order of keys: ascending, or descending.
+  struct RankOrder {
+    bool descending = false;
+    bool operator()(const std::string& a, const std::string& b) const { return descending ? b < a : a < b; }
+  };
+  using RankedRows = std::map<std::string, std::string, RankOrder>;
+
   // `prefix`: [table][vnode][partition key] of the partition's storage keys.
-  TopNCache(std::string prefix, size_t capacity) : prefix_(std::move(prefix)), capacity_(capacity) {}
+  TopNCache(std::string prefix, size_t capacity, bool descending = false)
+      : prefix_(std::move(prefix)), capacity_(capacity), rows_(RankOrder{descending}), writes_(RankOrder{descending}) {}
 
   // Loads the first rows from the committed store (at open or on a miss,
   // when nothing of the partition is uncommitted).
@@ -55,7 +64,7 @@ class TopNCache {
   void Prune(Epoch committed);
 
   // The cached rows, best first: the first rows of the partition.
-  const std::map<std::string, std::string>& rows() const { return rows_; }
+  const RankedRows& rows() const { return rows_; }
   // Whether the cached rows are all of the partition's rows.
   bool complete() const { return complete_; }
   // Estimated heap bytes of the cache.
@@ -73,9 +82,9 @@ class TopNCache {
 
   std::string prefix_;
   size_t capacity_;
-  std::map<std::string, std::string> rows_;
+  RankedRows rows_;
   bool complete_ = true;
-  std::map<std::string, Write> writes_;  // not reflected in rows_, not yet committed
+  std::map<std::string, Write, RankOrder> writes_;  // not reflected in rows_, not yet committed
   size_t bytes_ = 0;
 };
 

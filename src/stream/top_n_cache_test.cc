@@ -18,7 +18,7 @@
 namespace freshet {
 namespace {
 
-using Rows = std::map<std::string, std::string>;
+using Rows = TopNCache::RankedRows;
 struct EpochWrites {
   Epoch epoch;
   std::vector<std::pair<std::string, std::optional<std::string>>> writes;
@@ -42,16 +42,17 @@ void ExpectPrefix(const TopNCache& cache, const Rows& model, size_t window, cons
 }
 
 TEST(TopNCacheTest, CachedRowsAreThePartitionsFirstUnderCommitLag) {
-  for (uint32_t seed = 1; seed <= 40; seed++) {
+  for (uint32_t seed = 1; seed <= 80; seed++) {
     std::mt19937 rng(seed);
+    const bool descending = seed % 2 == 0;  // ranks greater keys first (max())
     StoreOptions options;
     options.in_memory = true;
     auto store = std::move(StateStore::Open(options)).value();
     const std::string prefix = VnodePrefix(7, 3) + "p";
     const size_t capacity = 1 + rng() % 8, window = 1 + rng() % capacity;
-    auto cache = std::make_unique<TopNCache>(prefix, capacity);
+    auto cache = std::make_unique<TopNCache>(prefix, capacity, descending);
     cache->Load(store.get());
-    Rows model;
+    Rows model(TopNCache::RankOrder{descending});
     std::deque<EpochWrites> uncommitted;
     Epoch committed = 0;
     auto commit_oldest = [&] {
@@ -90,13 +91,14 @@ TEST(TopNCacheTest, CachedRowsAreThePartitionsFirstUnderCommitLag) {
       while (!uncommitted.empty() && (uncommitted.size() > 3 || rng() % 2 == 0)) commit_oldest();
       cache->Prune(committed);
       cache->Ensure(window, store.get());
-      std::string where = "seed " + std::to_string(seed) + " epoch " + std::to_string(epoch);
+      std::string where = "seed " + std::to_string(seed) + (descending ? " descending" : "") + " epoch " +
+                          std::to_string(epoch);
       ExpectPrefix(*cache, model, window, where);
       if (::testing::Test::HasFatalFailure()) return;
       // Reloaded once everything is committed (a partition dropped from
       // memory and needed again).
       if (uncommitted.empty() && rng() % 4 == 0) {
-        cache = std::make_unique<TopNCache>(prefix, capacity);
+        cache = std::make_unique<TopNCache>(prefix, capacity, descending);
         cache->Load(store.get());
         ExpectPrefix(*cache, model, std::min(capacity, model.size()), where + " (reloaded)");
       }
