@@ -20,8 +20,82 @@ DataChunk BatchSubqueryRunner::Run(const SubqueryExpr& expr, size_t max_rows) {
   return all;
 }
 
+bool BatchSubqueryRunner::CanHash(const SubqueryExpr& expr) {
+  if (expr.correlated || expr.compares.size() != 1) return false;
+  const std::string& op = expr.compares[0]->name;
+  if (!(expr.subquery_kind == SubqueryKind::kAny && op == "=") && !(expr.subquery_kind == SubqueryKind::kAll && op == "<>"))
+    return false;
+  const DataType& left = expr.children()[0]->type();
+  if (!(left == expr.plan->schema()[0].type)) return false;
+  // Equal values must have equal keys: true of these encodings (NaN, -0 and
+  // numeric scales are normalized), not of intervals ('1 day' = '24 hours').
+  switch (left.id) {
+    case TypeId::kBoolean:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kFloat32:
+    case TypeId::kFloat64:
+    case TypeId::kNumeric:
+    case TypeId::kVarchar:
+    case TypeId::kBytea:
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz: return true;
+    default: return false;
+  }
+}
+
+const BatchSubqueryRunner::HashedRows& BatchSubqueryRunner::Hashed(const SubqueryExpr& expr) {
+  auto [it, inserted] = hashed_.try_emplace(&expr);
+  if (!inserted) return it->second;
+  HashedRows& h = it->second;
+  DataChunk rows = Run(expr, SIZE_MAX);
+  const Vector& col = rows.column(0);
+  h.rows = rows.num_rows();
+  std::string key;
+  for (size_t i = 0; i < h.rows; i++) {
+    if (col.IsNull(i)) {
+      h.has_null = true;
+      continue;
+    }
+    key.clear();
+    EncodeKeyFromVector(col, i, &key);
+    h.keys.insert(key);
+  }
+  return h;
+}
+
 Vector BatchSubqueryRunner::Evaluate(const SubqueryExpr& expr, const DataChunk& input, EvalContext& eval) {
   size_t n = input.num_rows();
+  if (CanHash(expr)) {
+    // IN: true when found, else NULL if the subquery had a NULL, else
+    // false. NOT IN (<> ALL): the negation. A NULL x gives NULL, and an
+    // empty subquery false for IN, true for NOT IN, whatever x is.
+    bool any = expr.subquery_kind == SubqueryKind::kAny;
+    const HashedRows& h = Hashed(expr);
+    Vector left = expr.children()[0]->Eval(input, eval);
+    Vector out(expr.type());
+    out.Reserve(n);
+    std::string key;
+    for (size_t r = 0; r < n; r++) {
+      if (h.rows == 0) {
+        out.AppendBool(!any);
+        continue;
+      }
+      if (left.IsNull(r)) {
+        out.AppendNull();
+        continue;
+      }
+      key.clear();
+      EncodeKeyFromVector(left, r, &key);
+      if (h.keys.count(key)) out.AppendBool(any);
+      else if (h.has_null) out.AppendNull();
+      else out.AppendBool(!any);
+    }
+    return out;
+  }
   // Left operands of ANY/ALL: one, or a row compared column by column.
   std::vector<Vector> lefts;
   if (expr.subquery_kind == SubqueryKind::kAny || expr.subquery_kind == SubqueryKind::kAll)

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "batch/executor.h"
 #include "planner/subquery.h"
@@ -22,8 +23,20 @@ class BatchSubqueryRunner : public SubqueryRunner {
   DataChunk Run(const SubqueryExpr& expr, size_t max_rows);
   Value Reduce(const SubqueryExpr& expr, const Value& left, EvalContext& eval);
 
+  // x = ANY (subquery) and x <> ALL (subquery) (IN, NOT IN) for one
+  // uncorrelated column whose type's key encoding means SQL equality: the
+  // subquery's rows as a hash set, so each outer row costs one lookup.
+  struct HashedRows {
+    std::unordered_set<std::string> keys;
+    bool has_null = false;
+    size_t rows = 0;
+  };
+  static bool CanHash(const SubqueryExpr& expr);
+  const HashedRows& Hashed(const SubqueryExpr& expr);
+
   ExecContext* ctx_;
   std::map<const SubqueryExpr*, std::unordered_map<std::string, DataChunk>> cache_;
+  std::map<const SubqueryExpr*, HashedRows> hashed_;
 };
 
 }  // namespace freshet
