@@ -105,6 +105,7 @@ class JoinExecutor : public Executor {
     std::vector<uint32_t> lsel, rsel;
     auto flush = [&] {
       if (lsel.empty()) return;
+      ctx_.CheckCancelled();  // a chunk of a cross join can be billions of pairs
       ProcessPairs(in, lsel, rsel, &left_matched);
       lsel.clear();
       rsel.clear();

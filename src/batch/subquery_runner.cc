@@ -108,6 +108,7 @@ Vector BatchSubqueryRunner::Evaluate(const SubqueryExpr& expr, const DataChunk& 
   out.Reserve(n);
   std::string key;
   for (size_t r = 0; r < n; r++) {
+    ctx_->CheckCancelled();  // each row may run a query or scan all the subquery's rows
     key.clear();
     std::vector<Value> outer;
     if (expr.correlated) {
