@@ -32,6 +32,8 @@
 #   --no-duckdb      skip the export of the events and the DuckDB peer
 #   --parallelism P  SET streaming_parallelism (default 2, the machine's
 #                    cores here); events/s per core = events/s / P
+#   --setup SQL      statements run on each fresh server before the query's
+#                    job (e.g. ALTER SYSTEM SET streaming_state_cache_bytes = ...)
 #   --data-cache DIR keep the exported CSV files in DIR/nexmark-<N>/ and
 #                    reuse them on the next run with the same N
 #   --results FILE   raw numbers (default bench/nexmark/results/<date>-<N>.txt;
@@ -84,6 +86,7 @@ CHECK_TIMEOUT=""
 CHECK=auto
 DUCKDB=1
 PAR=2
+SETUP_SQL=""
 DATA_CACHE=""
 RESULTS=""
 WORKDIR=""
@@ -100,6 +103,7 @@ while [ $# -gt 0 ]; do
     --check-timeout) CHECK_TIMEOUT="$2"; shift 2 ;;
     --no-duckdb) DUCKDB=0; shift ;;
     --parallelism) PAR="$2"; shift 2 ;;
+    --setup) SETUP_SQL="$2"; shift 2 ;;
     --data-cache) DATA_CACHE="$2"; shift 2 ;;
     --results) RESULTS="$2"; shift 2 ;;
     --workdir) WORKDIR="$2"; shift 2 ;;
@@ -572,6 +576,7 @@ run_freshet_query() {
   start_freshet "$WORKDIR/fr-$q" "$flog"
   sess_open
   sq 60 "SET streaming_parallelism = $PAR;" || true
+  [ -z "$SETUP_SQL" ] || sq 60 "$SETUP_SQL" || true
   if ! sq 60 "$(cat "$SOURCES_SQL")" || [ "$SQ_ERR" != false ] || [ -n "$SQ_MSG" ]; then
     record "freshet.$q.status" error
     record "freshet.$q.message" "CREATE SOURCE: $SQ_MSG"
