@@ -27,24 +27,10 @@ bool BatchSubqueryRunner::CanHash(const SubqueryExpr& expr) {
     return false;
   const DataType& left = expr.children()[0]->type();
   if (!(left == expr.plan->schema()[0].type)) return false;
-  // Equal values must have equal keys: true of these encodings (NaN, -0 and
-  // numeric scales are normalized), not of intervals ('1 day' = '24 hours').
-  switch (left.id) {
-    case TypeId::kBoolean:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kFloat32:
-    case TypeId::kFloat64:
-    case TypeId::kNumeric:
-    case TypeId::kVarchar:
-    case TypeId::kBytea:
-    case TypeId::kDate:
-    case TypeId::kTime:
-    case TypeId::kTimestamp:
-    case TypeId::kTimestamptz: return true;
-    default: return false;
-  }
+  // Equal values have equal keys (NaN, -0, numeric scales and intervals
+  // are normalized), as the hash join relies on too; arrays and structs
+  // keep the row-by-row comparison.
+  return !left.IsArray() && left.id != TypeId::kStruct;
 }
 
 const BatchSubqueryRunner::HashedRows& BatchSubqueryRunner::Hashed(const SubqueryExpr& expr) {

@@ -24,8 +24,8 @@ class BatchSubqueryRunner : public SubqueryRunner {
   Value Reduce(const SubqueryExpr& expr, const Value& left, EvalContext& eval);
 
   // x = ANY (subquery) and x <> ALL (subquery) (IN, NOT IN) for one
-  // uncorrelated column whose type's key encoding means SQL equality: the
-  // subquery's rows as a hash set, so each outer row costs one lookup.
+  // uncorrelated column of a scalar type: the subquery's rows as a hash set
+  // of their key encodings, so each outer row costs one lookup.
   struct HashedRows {
     std::unordered_set<std::string> keys;
     bool has_null = false;

@@ -18,8 +18,8 @@ size_t EntryBytes(const std::string& key, size_t row_size) { return kEntryOverhe
 size_t TopNCacheCapacity(int64_t window) {
   if (window < 0) return std::numeric_limits<size_t>::max();  // no LIMIT: the window is everything
   size_t w = static_cast<size_t>(window);
-  if (StateCacheBytes() == 0) return std::max<size_t>(w, 1);
   if (w > std::numeric_limits<size_t>::max() / 4) return std::numeric_limits<size_t>::max();
+  if (StateCacheBytes() == 0) return w + 1;
   return std::max<size_t>(2 * w, 64);
 }
 

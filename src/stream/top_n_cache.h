@@ -89,8 +89,10 @@ class TopNCache {
 };
 
 // How many rows a partition's cache holds for a window of `window` rows:
-// twice the window, at least 64; only the window when the state cache
-// budget is 0 (tests use that to make every refill happen).
+// twice the window, at least 64; the window and one row more when the
+// state cache budget is 0 (tests use that to make refills happen). Never
+// less than that: over an append-only input the operator deletes the row
+// past the window as it arrives, before the cache would evict it.
 size_t TopNCacheCapacity(int64_t window);
 
 }  // namespace freshet
