@@ -23,22 +23,31 @@ class InsertExecutor : public DmlExecutor {
     // costs some kilobytes to set up.
     bool may_bulk = !ctx_.pending && table.row_id_index >= 0;
     std::shared_ptr<BulkRows> bulk;
+    // The first chunks wait until it is clear which way they go: all of a
+    // bulk insert's rows are in its BulkRows, so that its files can be
+    // ingested as they are (state_store.cc).
+    std::vector<DataChunk> held;
     size_t rows = 0;
     DataChunk in;
     while (child_->Next(&in)) {
       ctx_.CheckCancelled();
       rows += in.num_rows();
-      if (may_bulk && !bulk && rows > kBulkAfterRows)
+      DataChunk full = PrepareInsertRows(table, std::move(in));
+      result_.Add(full);
+      if (!may_bulk) {
+        AppendInserts(table, full, &writes);
+      } else if (bulk) {
+        bulk->Add(full);
+      } else {
+        held.push_back(std::move(full));
+        if (rows <= kBulkAfterRows) continue;
         bulk = std::make_shared<BulkRows>(table.id, table.row_id_index, table.StorageDesc().dist_key_indices,
                                           ctx_.store->NewBulkSpill());
-      if (!bulk) {
-        result_.Add(InsertVisibleRows(table, std::move(in), &writes));
-        continue;
+        for (const DataChunk& h : held) bulk->Add(h);
+        held.clear();
       }
-      DataChunk full = PrepareInsertRows(table, std::move(in));
-      bulk->Add(full);
-      result_.Add(full);
     }
+    for (const DataChunk& h : held) AppendInserts(table, h, &writes);
     if (bulk) {
       bulk->Finish();
       ctx_.writes->AddBulk(std::move(bulk));

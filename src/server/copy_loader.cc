@@ -220,44 +220,80 @@ void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker
 
 void ParallelCopyLoader::Submit(size_t index, std::unique_ptr<BulkRows>* staged) {
   std::unique_lock lock(mu_);
-  ready_.emplace(index, std::move(*staged));
+  ready_.emplace(index, ReadyBlock{std::move(*staged), lanes()});
   if (spare_.empty()) {
     *staged = NewStaging();
   } else {
     *staged = std::move(spare_.back());
     spare_.pop_back();
   }
-  if (!appending_) {
-    appending_ = true;
-    while (!ready_.empty() && ready_.begin()->first == next_append_ && !closing_ &&
-           first_failed_.load() > next_append_) {
-      std::unique_ptr<BulkRows> rows = std::move(ready_.begin()->second);
-      const size_t appending = next_append_;
-      ready_.erase(ready_.begin());
-      lock.unlock();
-      try {
+  AppendTask task;
+  while (NextAppendTask(&task)) {
+    BulkRows* rows = ready_.at(task.block).rows.get();
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      if (task.lane < 0) {
         load_->Append(*rows);
-      } catch (...) {
-        rows->Clear();
-        lock.lock();
-        appending_ = false;
-        cv_.notify_all();
-        lock.unlock();
-        Fail(appending, std::current_exception());
-        return;
+      } else {
+        int n = static_cast<int>(lanes());
+        load_->AppendVnodes(*rows, task.lane * kVnodeCount / n, (task.lane + 1) * kVnodeCount / n);
       }
-      rows->Clear();
-      lock.lock();
-      spare_.push_back(std::move(rows));
-      next_append_++;
-      cv_.notify_all();
+    } catch (...) {
+      error = std::current_exception();
     }
-    appending_ = false;
+    lock.lock();
+    EndAppendTask(task);
+    cv_.notify_all();
+    if (error) {
+      lock.unlock();
+      Fail(task.block, error);
+      return;
+    }
   }
   // Backpressure: blocks wait here for one that is slower to parse or to
   // append; parsing on would only hold more of them in memory. (The block
   // they wait for is in a worker that has not submitted it, so not here.)
   cv_.wait(lock, [&] { return ready_.size() <= 4 * max_workers_ || closing_ || first_failed_.load() != SIZE_MAX; });
+}
+
+bool ParallelCopyLoader::NextAppendTask(AppendTask* task) {
+  if (closing_) return false;
+  if (lane_next_.empty()) lane_next_.assign(lanes(), {0, false});
+  for (size_t l = 0; l < lane_next_.size(); l++) {
+    auto [block, busy] = lane_next_[l];
+    if (busy || block >= first_failed_.load() || !ready_.count(block)) continue;
+    if (load_in_memory_) {
+      // The whole block by one thread, once every lane is done with the
+      // one before (the load's memory is not shared).
+      for (const auto& [other, other_busy] : lane_next_)
+        if (other_busy || other != block) return false;
+      for (auto& lane : lane_next_) lane.second = true;
+      *task = {block, -1};
+      return true;
+    }
+    lane_next_[l].second = true;
+    *task = {block, static_cast<int>(l)};
+    return true;
+  }
+  return false;
+}
+
+void ParallelCopyLoader::EndAppendTask(const AppendTask& task) {
+  ReadyBlock& ready = ready_.at(task.block);
+  if (task.lane < 0) {
+    for (auto& lane : lane_next_) lane = {task.block + 1, false};
+    ready.lanes_left = 0;
+    load_in_memory_ = !load_->spilled();
+  } else {
+    lane_next_[task.lane] = {task.block + 1, false};
+    ready.lanes_left--;
+  }
+  if (ready.lanes_left == 0) {
+    ready.rows->Clear();
+    spare_.push_back(std::move(ready.rows));
+    ready_.erase(task.block);
+  }
 }
 
 void ParallelCopyLoader::Fail(size_t block, std::exception_ptr error) {

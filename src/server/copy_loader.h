@@ -7,13 +7,15 @@
 // with the block order. Worker threads parse and encode blocks into a
 // staging BulkRows each, so parsing and encoding use every core; staged
 // blocks are appended in block order to the load's one BulkRows by
-// whichever worker holds block next in line (it goes on with the blocks
-// that are ready after it, while the other workers parse on): the load's
-// rows stay in key order without a merge, and a load past the spill size
-// (bulk_rows.h) writes its SST files a vnode run at a time while the data
-// still arrives. Block buffers and staging areas are reused, so the fresh
-// memory a load touches is the load itself. Errors come out as a
-// sequential COPY would give them: the one of the earliest line.
+// whichever worker finds a block's turn has come (it goes on with the
+// blocks that are ready after it, while the other workers parse on): the
+// load's rows stay in key order without a merge. A load past the spill
+// size (bulk_rows.h) writes its rows into SST files while the data still
+// arrives; from then on a block is appended in lanes (ranges of vnodes),
+// so that several workers build the files at once. Block buffers and
+// staging areas are reused, so the fresh memory a load touches is the
+// load itself. Errors come out as a sequential COPY would give them: the
+// one of the earliest line.
 #pragma once
 
 #include <atomic>
@@ -100,6 +102,20 @@ class ParallelCopyLoader {
   // turn and nobody is appending), and gives the worker an empty staging
   // area. Waits while too many blocks are waiting for their turn.
   void Submit(size_t index, std::unique_ptr<BulkRows>* staged);
+  // Appending is split into lanes, each a range of vnodes appended block
+  // after block, so that workers build the load's files at once (lanes
+  // are used once the load has spilled; before, a block is appended whole
+  // by one worker).
+  size_t lanes() const { return 2 * max_workers_; }
+  struct AppendTask {
+    size_t block = 0;
+    int lane = -1;  // -1: the whole block
+  };
+  // Under mu_: claims a task that may start now, if any.
+  bool NextAppendTask(AppendTask* task);
+  // Under mu_: records a finished (or failed) task; frees a block that
+  // every lane is done with.
+  void EndAppendTask(const AppendTask& task);
   void Fail(size_t block, std::exception_ptr error);
   void RethrowFirstError();
   void StopWorkers();
@@ -119,15 +135,20 @@ class ParallelCopyLoader {
   CopyBlockSplitter splitter_;
   size_t next_block_ = 0;
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::shared_ptr<BulkRows> load_;  // appended to by one worker at a time
+  std::shared_ptr<BulkRows> load_;  // appended to by the lanes' workers
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Block> queue_;
   size_t busy_ = 0;  // workers parsing a block
-  size_t next_append_ = 0;  // the block whose turn it is to append
-  bool appending_ = false;   // a worker is appending ready blocks
-  std::map<size_t, std::unique_ptr<BulkRows>> ready_;  // waiting for their turn
+  // Per lane: the block whose turn it is, and whether a worker is on it.
+  std::vector<std::pair<size_t, bool>> lane_next_;
+  bool load_in_memory_ = true;  // load_ has not spilled
+  struct ReadyBlock {
+    std::unique_ptr<BulkRows> rows;
+    size_t lanes_left = 0;  // lanes yet to append it
+  };
+  std::map<size_t, ReadyBlock> ready_;  // staged blocks waiting for their turn
   std::vector<std::unique_ptr<BulkRows>> spare_;       // emptied staging areas
   std::vector<std::string> spare_blocks_;
   bool closing_ = false;

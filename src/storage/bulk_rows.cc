@@ -1,16 +1,18 @@
 #include "storage/bulk_rows.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <climits>
+#include <atomic>
 #include <cstdlib>
+#include <thread>
 #include <cstring>
 #include <new>
+
+#include <rocksdb/env.h>
+#include <rocksdb/sst_file_reader.h>
+#include <rocksdb/sst_file_writer.h>
 
 #include "common/encoding.h"
 #include "common/error.h"
@@ -39,69 +41,44 @@ BulkRows::BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_i
       spill_(std::move(spill)) {}
 
 BulkRows::~BulkRows() {
-  if (map_) munmap(map_, file_size_);
-  if (fd_ >= 0) close(fd_);
+  for (Vnode& v : vnodes_) {
+    v.writer.reset();
+    v.reader.reset();
+    // Ingested files were linked into the store: this removes only the
+    // load's own name for them.
+    if (!v.file.empty()) unlink(v.file.c_str());
+  }
 }
 
 namespace {
-[[noreturn]] void ThrowIoError(const char* what, int err) {
-  throw SqlError(sqlstate::kIoError, std::string("bulk load: ") + what + ": " + std::strerror(err));
-}
-
-// An unnamed file in dir: nothing to remove after a crash.
-int OpenUnnamedFile(const std::string& dir) {
-  int fd = open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-  if (fd >= 0) return fd;
-  // File systems without O_TMPFILE: a named file, unlinked at once.
-  std::string path = dir + "/load-XXXXXX";
-  fd = mkostemp(path.data(), O_CLOEXEC);
-  if (fd < 0) ThrowIoError("creating a spill file", errno);
-  unlink(path.c_str());
-  return fd;
+void ThrowIfFailed(const rocksdb::Status& s, const std::string& file) {
+  if (!s.ok()) throw SqlError(sqlstate::kIoError, "bulk load: writing " + file + ": " + s.ToString());
 }
 }  // namespace
 
-void BulkRows::Spill() {
-  if (fd_ < 0) fd_ = OpenUnnamedFile(spill_->dir);
-  // One writev per IOV_MAX runs; each vnode's segments become one extent.
-  std::vector<iovec> iov;
-  auto write_out = [&] {
-    size_t i = 0;
-    while (i < iov.size()) {
-      ssize_t n = writev(fd_, iov.data() + i, static_cast<int>(std::min<size_t>(iov.size() - i, IOV_MAX)));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        ThrowIoError("writing a spill file", errno);
-      }
-      for (size_t left = static_cast<size_t>(n); left > 0 && i < iov.size();) {
-        if (left >= iov[i].iov_len) {
-          left -= iov[i].iov_len;
-          i++;
-        } else {
-          iov[i].iov_base = static_cast<char*>(iov[i].iov_base) + left;
-          iov[i].iov_len -= left;
-          left = 0;
-        }
-      }
-    }
-    iov.clear();
-  };
-  for (Vnode& v : vnodes_) {
-    uint64_t run = 0;
-    for (const Segment& seg : v.segments)
-      if (seg.used) {
-        iov.push_back({const_cast<char*>(seg.data), seg.used});
-        run += seg.used;
-      }
-    if (run == 0) continue;
-    if (!v.extents.empty() && v.extents.back().offset + v.extents.back().size == file_size_)
-      v.extents.back().size += run;
-    else
-      v.extents.push_back({file_size_, run});
-    file_size_ += run;
-    if (iov.size() >= IOV_MAX) write_out();
+void BulkRows::WriteEntries(int vnode, const char* data, size_t size) {
+  Vnode& v = vnodes_[vnode];
+  if (!v.writer) {
+    // Small write buffers: a load keeps a writer open per vnode.
+    rocksdb::EnvOptions env_options;
+    env_options.writable_file_max_buffer_size = 64 << 10;
+    v.file = spill_->file_prefix + "-" + std::to_string(vnode) + ".sst";
+    v.writer = std::make_unique<rocksdb::SstFileWriter>(env_options, *spill_->options, spill_->column_family,
+                                                        /*invalidate_page_cache=*/false);
+    ThrowIfFailed(v.writer->Open(v.file), v.file);
   }
-  write_out();
+  for (const char* p = data, *end = data + size; p < end;) {
+    std::string_view key, value;
+    p = DecodeEntry(p, &key, &value);
+    ThrowIfFailed(v.writer->Put(rocksdb::Slice(key.data(), key.size()), rocksdb::Slice(value.data(), value.size())),
+                  v.file);
+  }
+}
+
+void BulkRows::Spill() {
+  spilled_ = true;
+  for (int vnode = 0; vnode < kVnodeCount; vnode++)
+    for (const Segment& seg : vnodes_[vnode].segments) WriteEntries(vnode, seg.data, seg.used);
   ReleaseSegments();
 }
 
@@ -115,22 +92,38 @@ void BulkRows::ReleaseSegments() {
 void BulkRows::Finish() {
   if (finished_) return;
   finished_ = true;
-  if (fd_ < 0) return;
+  if (!spilled_) return;
   Spill();
   slabs_.clear();
-  if (file_size_ == 0) return;
-  map_ = mmap(nullptr, file_size_, PROT_READ, MAP_SHARED, fd_, 0);
-  if (map_ == MAP_FAILED) {
-    map_ = nullptr;
-    ThrowIoError("mapping a spill file", errno);
-  }
-  // The commit reads each vnode's runs in turn, all of the file once.
-  madvise(map_, file_size_, MADV_WILLNEED);
-  const char* base = static_cast<const char*>(map_);
-  for (Vnode& v : vnodes_) {
-    for (const Extent& e : v.extents) v.segments.push_back(Segment{base + e.offset, e.size, e.size});
-    v.extents.clear();
-  }
+  // Each file is synced on its own; a sync waits for a journal commit, and
+  // syncs made at once share one: the files are finished by many threads.
+  constexpr int kFinishThreads = 16;
+  std::atomic<int> next_vnode{0};
+  std::vector<rocksdb::Status> statuses(kVnodeCount);
+  auto finish_files = [&] {
+    for (int vnode; (vnode = next_vnode++) < kVnodeCount;) {
+      Vnode& v = vnodes_[vnode];
+      if (!v.writer) continue;
+      rocksdb::Status& s = statuses[vnode];
+      s = v.writer->Finish();  // syncs the file
+      v.writer.reset();
+      if (!s.ok()) continue;
+      v.reader = std::make_unique<rocksdb::SstFileReader>(*spill_->options);
+      s = v.reader->Open(v.file);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < kFinishThreads; t++) threads.emplace_back(finish_files);
+  finish_files();
+  for (auto& t : threads) t.join();
+  for (int vnode = 0; vnode < kVnodeCount; vnode++) ThrowIfFailed(statuses[vnode], vnodes_[vnode].file);
+}
+
+std::vector<std::string> BulkRows::files() const {
+  std::vector<std::string> out;
+  for (const Vnode& v : vnodes_)
+    if (v.reader) out.push_back(v.file);
+  return out;
 }
 
 void BulkRows::SlabFree::operator()(Slab* s) const {
@@ -218,19 +211,36 @@ void BulkRows::Add(const DataChunk& rows) {
 }
 
 void BulkRows::Append(const BulkRows& staged) {
+  if (spilled_) {
+    AppendVnodes(staged, 0, kVnodeCount);
+    return;
+  }
+  CountAppended(staged);
+  if (staged.rows_ == 0) return;
+  // Entries are self-delimiting: a segment's bytes go in whole.
+  for (int vnode = 0; vnode < kVnodeCount; vnode++)
+    for (const Segment& seg : staged.vnodes_[vnode].segments)
+      if (seg.used) std::memcpy(Reserve(vnodes_[vnode], seg.used), seg.data, seg.used);
+  if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
+}
+
+void BulkRows::AppendVnodes(const BulkRows& staged, int begin, int end) {
+  if (!spilled_) throw SqlError(sqlstate::kInternalError, "bulk load: appending vnodes to rows in memory");
+  if (begin == 0) CountAppended(staged);
+  for (int vnode = begin; vnode < end; vnode++)
+    for (const Segment& seg : staged.vnodes_[vnode].segments)
+      if (seg.used) WriteEntries(vnode, seg.data, seg.used);
+}
+
+void BulkRows::CountAppended(const BulkRows& staged) {
   if (staged.rows_ == 0) return;
   if (staged.spilled() || finished_ || staged.table_id_ != table_id_ ||
       (rows_ > 0 && staged.first_key_ <= last_key_))
     throw SqlError(sqlstate::kInternalError, "bulk load: appended rows do not follow");
-  for (int vnode = 0; vnode < kVnodeCount; vnode++)
-    for (const Segment& seg : staged.vnodes_[vnode].segments)
-      if (seg.used)  // entries are self-delimiting: a segment's bytes go in whole
-        std::memcpy(Reserve(vnodes_[vnode], seg.used), seg.data, seg.used);
   if (rows_ == 0) first_key_ = staged.first_key_;
   last_key_ = staged.last_key_;
   rows_ += staged.rows_;
   bytes_ += staged.bytes_;
-  if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
 }
 
 void BulkRows::Clear() {
@@ -279,6 +289,10 @@ void BulkRows::Cursor::Seek(std::string_view target) {
     first = hi << 8 | lo;
     if (first >= kVnodeCount) return;
   }
+  if (rows_->spilled_) {
+    SeekFiles(first, target);
+    return;
+  }
   vnode_ = first;
   segment_ = 0;
   offset_ = 0;
@@ -301,7 +315,41 @@ void BulkRows::Cursor::Seek(std::string_view target) {
   }
 }
 
+void BulkRows::Cursor::SeekFiles(int from, std::string_view target) {
+  rocksdb::ReadOptions ro;
+  ro.fill_cache = false;  // read once, by the commit or the change stream
+  for (vnode_ = from; vnode_ < kVnodeCount; vnode_++) {
+    const Vnode& v = rows_->vnodes_[vnode_];
+    if (!v.reader) continue;
+    file_it_.reset(v.reader->NewIterator(ro));
+    if (target.empty()) file_it_->SeekToFirst();
+    else file_it_->Seek(rocksdb::Slice(target.data(), target.size()));
+    if (file_it_->Valid()) {
+      TakeFileEntry();
+      return;
+    }
+    ThrowIfFailed(file_it_->status(), v.file);
+    target = {};
+  }
+  file_it_.reset();
+}
+
+void BulkRows::Cursor::TakeFileEntry() {
+  rocksdb::Slice k = file_it_->key(), v = file_it_->value();
+  key_ = std::string_view(k.data(), k.size());
+  value_ = std::string_view(v.data(), v.size());
+}
+
 void BulkRows::Cursor::Next() {
+  if (file_it_) {
+    file_it_->Next();
+    if (file_it_->Valid()) TakeFileEntry();
+    else {
+      ThrowIfFailed(file_it_->status(), rows_->vnodes_[vnode_].file);
+      SeekFiles(vnode_ + 1, {});
+    }
+    return;
+  }
   std::string_view k, val;
   const Segment& s = rows_->vnodes_[vnode_].segments[segment_];
   const char* end = DecodeEntry(s.data + offset_, &k, &val);

@@ -17,17 +17,17 @@
 // write to one of these keys in the same epoch was made after them (this is
 // what StateTable and the commit rely on when they let ordinary writes win).
 //
-// A large load does not stay in anonymous memory: given a BulkSpill, once
-// the rows held in memory pass its size they are written to an unnamed
-// file (a run per vnode) and the memory is reused for the next rows;
-// Finish() writes the rest and maps the file, after which its runs are
-// read in place. The file lives in the page cache and is never synced (it
-// vanishes with the process): the point is memory, not durability. On a
-// virtual machine, memory the process has not touched before costs far
-// more to fault in than page-cache pages (docs/architecture.md, "Bulk
-// loads"), and a load touches as much of it as it encodes; page-cache
-// pages can also be written back and reclaimed under memory pressure,
-// which bounds what a load pins.
+// A large load does not stay in memory: given a BulkSpill, once the rows
+// held in memory pass its size they are written into SST files, one per
+// vnode, each receiving its vnode's entries in key order, and from then on
+// appended blocks go straight into the files. Finish() completes and syncs
+// the files, after which the rows are read from them. The commit ingests
+// those files as they are when nothing else it writes falls among the
+// table's keys (state_store.cc): the SST files are built while the data
+// still arrives, spread over the workers that append blocks, and the
+// rows are never held in full anywhere but in the files. (On a virtual
+// machine, memory the process has not touched before costs far more than
+// encoding the rows: docs/architecture.md, "Bulk loads".)
 //
 // Thread safety: a BulkRows is built by one thread (Add, then Finish), then
 // frozen (shared as const) and read by any number of threads.
@@ -44,11 +44,21 @@
 #include "common/data_chunk.h"
 #include "storage/keys.h"
 
+namespace rocksdb {
+class ColumnFamilyHandle;
+class Iterator;
+class SstFileReader;
+class SstFileWriter;
+struct Options;
+}  // namespace rocksdb
+
 namespace freshet {
 
 struct BulkSpill {
-  std::string dir;          // where the unnamed file is created
-  size_t after_bytes = 0;   // moves rows to the file once memory holds this much
+  std::string file_prefix;  // the files are file_prefix + "-" + vnode + ".sst"
+  size_t after_bytes = 0;   // moves rows to the files once memory holds this much
+  std::shared_ptr<const rocksdb::Options> options;  // of the files (the store's)
+  rocksdb::ColumnFamilyHandle* column_family = nullptr;  // they are ingested into
 };
 
 class BulkRows {
@@ -68,16 +78,27 @@ class BulkRows {
   // all be above this one's: vnode by vnode, whole segments at a time. This
   // is how rows encoded in parallel join one load in key order.
   void Append(const BulkRows& staged);
+  // Once the load has spilled: appends the rows of `staged` that fall in
+  // vnodes [begin, end). Appends of disjoint vnode ranges may run at once
+  // on different threads, each range's in block order, so that building
+  // the files is spread over them; the range starting at vnode 0 checks
+  // that the block's keys follow and counts its rows.
+  void AppendVnodes(const BulkRows& staged, int begin, int end);
   // Drops the rows (not allowed once spilled) and keeps the memory for the
   // next ones: a staging area refilled block after block stays in memory
   // the process has already touched.
   void Clear();
   // Call after the last Add or Append, before reading: moves what is left
-  // to the file, if there is one, and maps it.
+  // to the files, if there are any, and completes and syncs them. Throws
+  // 58030 when a file cannot be written.
   void Finish();
 
-  // Whether rows went to the file (else all are in memory).
-  bool spilled() const { return fd_ >= 0; }
+  // Whether rows went to files (else all are in memory).
+  bool spilled() const { return spilled_; }
+  // After Finish: the SST files holding the rows, in key order, of
+  // disjoint key ranges (empty when in memory). The files are removed
+  // with the BulkRows; ingesting them with move_files links them first.
+  std::vector<std::string> files() const;
 
   TableId table_id() const { return table_id_; }
   size_t size() const { return rows_; }
@@ -105,21 +126,22 @@ class BulkRows {
     // Decodes the entry at the position, moving to the next non-empty
     // vnode when the position is past the end of one.
     void Settle();
+    // Spilled rows: positions at the first key >= target in the files of
+    // vnode `from` on (target empty: at the first key).
+    void SeekFiles(int from, std::string_view target);
+    void TakeFileEntry();
     const BulkRows* rows_;
     int vnode_ = kVnodeCount;
     size_t segment_ = 0, offset_ = 0;
+    std::unique_ptr<rocksdb::Iterator> file_it_;  // over vnode_'s file
     std::string_view key_, value_;
   };
 
  private:
   // Entries: [u32 key size][u32 value size][key][value], unaligned.
   struct Segment {
-    const char* data = nullptr;  // in a slab, or in the mapped file
+    const char* data = nullptr;  // in a slab
     size_t capacity = 0, used = 0;
-  };
-  // A vnode's run of entries in the file.
-  struct Extent {
-    uint64_t offset = 0, size = 0;
   };
   // Segments are carved out of large slabs backed by transparent huge
   // pages where the kernel offers them: a load touches a lot of fresh
@@ -134,12 +156,18 @@ class BulkRows {
   };
   char* Allocate(size_t n);
   struct Vnode {
-    std::vector<Extent> extents;     // in the file, before the segments
-    std::vector<Segment> segments;   // in memory (after Finish: the file's)
+    std::vector<Segment> segments;  // in memory, after what went to the file
+    std::string file;               // the vnode's SST file, once it has rows
+    std::unique_ptr<rocksdb::SstFileWriter> writer;  // until Finish
+    std::unique_ptr<rocksdb::SstFileReader> reader;  // after Finish
   };
-  // Writes the rows held in memory to the file (opening it first) and
-  // makes the memory reusable.
+  // Writes the rows held in memory to the files and makes the memory
+  // reusable.
   void Spill();
+  // Checks that the keys of `staged` follow this load's and counts them.
+  void CountAppended(const BulkRows& staged);
+  // Adds `size` bytes of entries to the vnode's file (opening it first).
+  void WriteEntries(int vnode, const char* data, size_t size);
   // Drops the segments, keeping the slabs for reuse.
   void ReleaseSegments();
   char* Reserve(Vnode& v, size_t n);
@@ -155,11 +183,9 @@ class BulkRows {
   size_t slab_index_ = 0, slab_used_ = 0;  // carving slabs_[slab_index_]
   std::optional<BulkSpill> spill_;
   bool finished_ = false;
-  int fd_ = -1;               // the file, once rows went to it
-  uint64_t file_size_ = 0;
-  void* map_ = nullptr;       // the file, mapped by Finish
+  bool spilled_ = false;      // rows went to the files
   size_t rows_ = 0, bytes_ = 0;
-  size_t memory_bytes_ = 0;   // of entries in segments, not yet in the file
+  size_t memory_bytes_ = 0;   // of entries in segments, not yet in the files
   std::string scratch_key_, scratch_value_;
 };
 

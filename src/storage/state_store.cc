@@ -408,7 +408,7 @@ rocksdb::Options StateStore::BulkFileOptions(bool bloom) const {
 }
 
 namespace {
-// A load holds at most this much in memory before moving it to its file
+// A load holds at most this much in memory before moving it to its files
 // (bulk_rows.h). The memory is reused from then on, so a larger load
 // touches no fresh memory past this.
 constexpr size_t kBulkSpillBytes = size_t(32) << 20;
@@ -417,8 +417,11 @@ constexpr size_t kBulkSpillBytes = size_t(32) << 20;
 std::optional<BulkSpill> StateStore::NewBulkSpill() const {
   if (mem_env_) return std::nullopt;
   BulkSpill spill;
-  spill.dir = ingest_dir_;
+  spill.file_prefix = ingest_dir_ + "/load-" + std::to_string(++spill_seq_);
   spill.after_bytes = kBulkSpillBytes;
+  // Keyed by generated row ids: no Bloom filters (see CommitBulkUnversioned).
+  spill.options = std::make_shared<rocksdb::Options>(BulkFileOptions(/*bloom=*/false));
+  spill.column_family = data_cf_;
   return spill;
 }
 
@@ -448,8 +451,36 @@ Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta) {
   return s;
 }
 
-Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta) {
-  std::vector<WritePos> order = SortedOrder(writes.ops);
+namespace {
+// Whether any op of the commit has a key in [lower, upper).
+bool OpsIn(const CommitWrites& writes, const std::vector<WritePos>& order, const std::string& lower,
+           const std::string& upper) {
+  auto it = std::lower_bound(order.begin(), order.end(), lower, [&](WritePos p, const std::string& t) {
+    return At(writes.ops, p).key < t;
+  });
+  return it != order.end() && At(writes.ops, *it).key < upper;
+}
+}  // namespace
+
+Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEntries meta) {
+  std::vector<WritePos> order = SortedOrder(all_writes.ops);
+  // A spilled load's files (one per vnode, written during the load) are
+  // ingested as they are when nothing else of the commit falls among its
+  // table's keys; otherwise its rows are merged with those writes into new
+  // files like any other load's.
+  std::vector<std::string> load_files;
+  CommitWrites writes;
+  writes.ops = all_writes.ops;
+  for (const BulkRows* rows : all_writes.bulk) {
+    auto same_table = [&](const BulkRows* other) { return other->table_id() == rows->table_id(); };
+    bool alone = std::count_if(all_writes.bulk.begin(), all_writes.bulk.end(), same_table) == 1 &&
+                 !OpsIn(all_writes, order, TablePrefix(rows->table_id()), PrefixSuccessor(TablePrefix(rows->table_id())));
+    if (rows->spilled() && alone) {
+      for (std::string& f : rows->files()) load_files.push_back(std::move(f));
+    } else {
+      writes.bulk.push_back(rows);
+    }
+  }
   std::string base = ingest_dir_ + "/" + std::to_string(++ingest_seq_);
   rocksdb::Options data_options = BulkFileOptions(/*bloom=*/true);
   // Rows of bulk-loaded tables are keyed by generated row ids, which are
@@ -514,6 +545,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& writes, MetaEntries
     data_arg.column_family = data_cf_;
     for (const std::string& f : files)
       if (!f.empty()) data_arg.external_files.push_back(f);
+    data_arg.external_files.insert(data_arg.external_files.end(), load_files.begin(), load_files.end());
     data_arg.options.move_files = true;
     meta_arg.column_family = meta_cf_;
     meta_arg.external_files = {meta_file};
