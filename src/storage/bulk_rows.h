@@ -160,6 +160,7 @@ class BulkRows {
     std::string file;               // the vnode's SST file, once it has rows
     std::unique_ptr<rocksdb::SstFileWriter> writer;  // until Finish
     std::unique_ptr<rocksdb::SstFileReader> reader;  // after Finish
+    size_t unsynced_bytes = 0;  // added to the file since its last write-back
   };
   // Writes the rows held in memory to the files and makes the memory
   // reusable.
