@@ -261,6 +261,96 @@ void EncodeRow(const DataChunk& chunk, size_t row, std::string* out) {
   for (const auto& c : chunk.columns()) EncodeCell(c, row, out);
 }
 
+namespace {
+size_t VarintLength(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+// A column of 8-byte values (PutRaw's bytes) written at out[r].
+template <typename Get>
+void EncodeFixedCellsTo(const Vector& c, size_t n, Get get, char** out) {
+  for (size_t r = 0; r < n; r++) {
+    char* p = out[r];
+    if (c.IsNull(r)) {
+      *p = 0;
+      out[r] = p + 1;
+      continue;
+    }
+    *p = 1;
+    auto v = get(r);
+    static_assert(sizeof(v) == 8);
+    std::memcpy(p + 1, &v, 8);
+    out[r] = p + 9;
+  }
+}
+}  // namespace
+
+void EncodedRowSizes(const DataChunk& chunk, std::vector<size_t>* sizes) {
+  const size_t n = chunk.num_rows();
+  sizes->assign(n, 0);
+  size_t* size = sizes->data();
+  for (const Vector& c : chunk.columns()) {
+    size_t value_size = 0;  // a non-NULL value's bytes after the tag, when fixed
+    switch (c.physical()) {
+      case PhysicalType::kInt64:
+      case PhysicalType::kDouble: value_size = 8; break;
+      case PhysicalType::kDecimal: value_size = sizeof(__int128) + sizeof(int32_t); break;
+      case PhysicalType::kInterval: value_size = sizeof(Interval); break;
+      case PhysicalType::kString:
+        for (size_t r = 0; r < n; r++) {
+          size_t len = c.IsNull(r) ? 0 : c.GetString(r).size();
+          size[r] += c.IsNull(r) ? 1 : 1 + VarintLength(len) + len;
+        }
+        continue;
+    }
+    for (size_t r = 0; r < n; r++) size[r] += c.IsNull(r) ? 1 : 1 + value_size;
+  }
+}
+
+void EncodeRowsTo(const DataChunk& chunk, char** out) {
+  const size_t n = chunk.num_rows();
+  for (const Vector& c : chunk.columns()) {
+    switch (c.physical()) {
+      case PhysicalType::kInt64: EncodeFixedCellsTo(c, n, [&](size_t r) { return c.GetInt(r); }, out); break;
+      case PhysicalType::kDouble: EncodeFixedCellsTo(c, n, [&](size_t r) { return c.GetFloat(r); }, out); break;
+      case PhysicalType::kString:
+        for (size_t r = 0; r < n; r++) {
+          char* p = out[r];
+          if (c.IsNull(r)) {
+            *p = 0;
+            out[r] = p + 1;
+            continue;
+          }
+          *p++ = 1;
+          const std::string& v = c.GetString(r);
+          uint64_t len = v.size();
+          while (len >= 0x80) {
+            *p++ = char(len | 0x80);
+            len >>= 7;
+          }
+          *p++ = char(len);
+          std::memcpy(p, v.data(), v.size());
+          out[r] = p + v.size();
+        }
+        break;
+      default: {
+        std::string cell;
+        for (size_t r = 0; r < n; r++) {
+          cell.clear();
+          EncodeCell(c, r, &cell);
+          std::memcpy(out[r], cell.data(), cell.size());
+          out[r] += cell.size();
+        }
+      }
+    }
+  }
+}
+
 void EncodeRowValues(const Row& row, std::string* out) {
   for (const auto& v : row) {
     Vector tmp(v.type());

@@ -52,6 +52,12 @@ bool SkipCell(std::string_view* in, PhysicalType physical);
 
 // Row encoding of row i of the chunk's columns (all of them).
 void EncodeRow(const DataChunk& chunk, size_t row, std::string* out);
+// The same for all rows of a chunk at once, written column by column in
+// place (bulk loads): sizes[r] is set to the length of row r's encoding;
+// then, with out[r] pointing at sizes[r] bytes for each row, EncodeRowsTo
+// writes the rows there (advancing out[r] past them).
+void EncodedRowSizes(const DataChunk& chunk, std::vector<size_t>* sizes);
+void EncodeRowsTo(const DataChunk& chunk, char** out);
 void EncodeRowValues(const Row& row, std::string* out);
 // Decodes an encoded row with the given column types, appending one row to
 // the chunk. Returns false if the bytes are malformed.

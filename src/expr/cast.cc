@@ -261,6 +261,21 @@ bool ParseBoolText(std::string_view text) {
 
 template <TypeId T>
 int64_t ParseIntText(std::string_view text) {
+  // The common case first (a bulk load parses millions): an optional sign
+  // and at most 18 digits, which cannot overflow on the way.
+  if (size_t first = !text.empty() && (text[0] == '-' || text[0] == '+'); text.size() > first && text.size() - first <= 18) {
+    int64_t v = 0;
+    size_t i = first;
+    for (; i < text.size(); i++) {
+      unsigned digit = static_cast<unsigned char>(text[i]) - '0';
+      if (digit > 9) break;
+      v = v * 10 + digit;
+    }
+    if (i == text.size()) {
+      if (text[0] == '-') v = -v;
+      if (v >= IntTraits<T>::kMin && v <= IntTraits<T>::kMax) return v;
+    }
+  }
   const char* name = T == TypeId::kInt16 ? "smallint" : (T == TypeId::kInt32 ? "integer" : "bigint");
   std::string_view s = Trim(text);
   bool neg = false;

@@ -1,5 +1,9 @@
 #include "server/copy_format.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <string.h>  // memrchr
 
 #include <cstring>
@@ -67,7 +71,47 @@ CopyRecordReader::CopyRecordReader(CopyFormat format) : format_(std::move(format
   for (char c : {format_.delimiter, format_.quote, '\n', '\r'}) csv_special_[static_cast<uint8_t>(c)] = true;
 }
 
+uint64_t CopyRecordReader::CsvSpecialMask(size_t base) const {
+  const char* p = buf_.data() + base;
+  uint64_t mask = 0;
+  if (base + 64 > buf_.size()) {  // the last, partial window
+    for (size_t k = 0; base + k < buf_.size(); k++)
+      if (csv_special_[static_cast<uint8_t>(p[k])]) mask |= uint64_t(1) << k;
+    return mask;
+  }
+#if defined(__SSE2__)
+  const __m128i delim = _mm_set1_epi8(format_.delimiter), quote = _mm_set1_epi8(format_.quote);
+  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+  for (int k = 0; k < 4; k++) {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, delim), _mm_cmpeq_epi8(x, quote)),
+                               _mm_or_si128(_mm_cmpeq_epi8(x, lf), _mm_cmpeq_epi8(x, cr)));
+    mask |= uint64_t(static_cast<uint16_t>(_mm_movemask_epi8(hit))) << (16 * k);
+  }
+#else
+  for (size_t k = 0; k < 64; k++)
+    if (csv_special_[static_cast<uint8_t>(p[k])]) mask |= uint64_t(1) << k;
+#endif
+  return mask;
+}
+
+size_t CopyRecordReader::NextCsvSpecial(size_t i) {
+  const size_t n = buf_.size();
+  while (i < n) {
+    size_t base = i & ~size_t(63);
+    if (base != csv_window_) {
+      csv_window_mask_ = CsvSpecialMask(base);
+      csv_window_ = base;
+    }
+    uint64_t rest = csv_window_mask_ >> (i - base);
+    if (rest) return i + static_cast<size_t>(__builtin_ctzll(rest));
+    i = base + 64;
+  }
+  return n;
+}
+
 void CopyRecordReader::Append(std::string_view data) {
+  csv_window_ = SIZE_MAX;
   // Drop consumed bytes once they are most of the buffer (amortized O(1)).
   if (pos_ > 0 && pos_ >= buf_.size() / 2) {
     buf_.erase(0, pos_);
@@ -78,6 +122,7 @@ void CopyRecordReader::Append(std::string_view data) {
 }
 
 void CopyRecordReader::Append(std::string&& data) {
+  csv_window_ = SIZE_MAX;
   if (pos_ < buf_.size()) return Append(std::string_view(data));
   buf_ = std::move(data);
   pos_ = 0;
@@ -85,6 +130,7 @@ void CopyRecordReader::Append(std::string&& data) {
 }
 
 std::string CopyRecordReader::TakeBuffer() {
+  csv_window_ = SIZE_MAX;
   std::string out = std::move(buf_);
   buf_.clear();
   pos_ = scanned_ = 0;
@@ -122,7 +168,7 @@ bool CopyRecordReader::ReadCsv(bool final, size_t* end) {
   while (true) {  // one field per iteration
     size_t start = i;
     // The common case: an unquoted field, taken as a view.
-    while (i < n && !csv_special_[static_cast<uint8_t>(b[i])]) i++;
+    i = NextCsvSpecial(i);
     Span span{start, i - start, false, false};
     if (i < n && b[i] == quote) {
       // Quoted sections (possibly several, with unquoted text between):

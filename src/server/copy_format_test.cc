@@ -69,6 +69,21 @@ TEST(CopyRecordReaderTest, Csv) {
                         {"5", std::nullopt, "last"}});
 }
 
+// Unquoted runs are found 64 bytes at a time: fields longer than a window,
+// and delimiters, quotes and line ends at every offset within one, read as
+// a byte-at-a-time reader would.
+TEST(CopyRecordReaderTest, CsvLongFieldsAcrossWindows) {
+  std::string data;
+  std::vector<Record> expected;
+  for (size_t len : {0, 1, 15, 16, 17, 63, 64, 65, 127, 128, 200}) {
+    std::string a(len, 'a'), b(len % 7, 'b');
+    data += a + "," + b + ",\"q" + a + "\"\n";
+    expected.push_back({len ? std::optional<std::string>(a) : std::nullopt, len % 7 ? std::optional<std::string>(b) : std::nullopt, "q" + a});
+  }
+  ExpectSameAtEveryCut(Csv(), data, expected);
+  EXPECT_EQ(ReadRecords(Csv(), data), expected);
+}
+
 TEST(CopyRecordReaderTest, CsvEscapeAndNullString) {
   CopyFormat f = Csv();
   f.escape = '\\';

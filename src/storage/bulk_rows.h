@@ -187,7 +187,9 @@ class BulkRows {
   bool spilled_ = false;      // rows went to the files
   size_t rows_ = 0, bytes_ = 0;
   size_t memory_bytes_ = 0;   // of entries in segments, not yet in the files
-  std::string scratch_key_, scratch_value_;
+  std::string scratch_key_;
+  std::vector<size_t> value_sizes_;   // Add(): of each row's encoding
+  std::vector<char*> entry_values_;   // Add(): where each row's value goes
 };
 
 }  // namespace freshet
