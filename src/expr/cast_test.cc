@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <random>
 
 #include "common/error.h"
 
@@ -356,6 +359,45 @@ TEST_F(CastTest, CommonSuperType) {
   DataType n52(TypeId::kNumeric, 5, 2), n61(TypeId::kNumeric, 6, 1);
   EXPECT_TRUE(CommonSuperType(n52, n52).SameWithModifiers(n52));
   EXPECT_EQ(CommonSuperType(n52, n61).precision, -1);
+}
+
+// COPY's text parsing (AppendParsedText) of doubles (from_chars) and
+// integers (a fast path for plain digits) gives strtod's and strtoll's
+// results: random decimals of every length, and the cases the fast path
+// hands on to the general one.
+TEST_F(CastTest, ParsedTextNumbersEqualTheCLibrary) {
+  std::mt19937_64 rng(7);
+  std::vector<std::string> texts = {"0", "-0", "1.", ".5", "-.5", "0.1", "9007199254740993", "123456789012345",
+                                    "1234567890123456", "0.0000000000000000000001", "1e5", "000000000000000000001.25",
+                                    "-99999999999999.9", "3.14159265358979", "1.000000000000000000000"};
+  for (int i = 0; i < 20000; i++) {
+    std::string t = rng() % 4 == 0 ? "-" : "";
+    int before = static_cast<int>(rng() % 18), after = static_cast<int>(rng() % 24);
+    for (int d = 0; d < before; d++) t += static_cast<char>('0' + rng() % 10);
+    if (after || before == 0) t += ".";
+    for (int d = 0; d < after; d++) t += static_cast<char>('0' + rng() % 10);
+    if (before == 0 && after == 0) t += "0";
+    texts.push_back(t);
+  }
+  for (const std::string& t : texts) {
+    Vector out(DataType::Float64());
+    AppendParsedText(t, DataType::Float64(), ctx_, &out);
+    double expected = std::strtod(t.c_str(), nullptr);
+    EXPECT_EQ(std::memcmp(&expected, &out.floats()[0], sizeof(double)), 0) << t;  // bit for bit (-0 too)
+  }
+  for (const char* t : {"0", "-0", "+7", "007", "-9223372036854775808", "9223372036854775807", "123456789012345678"}) {
+    Vector out(DataType::Int64());
+    AppendParsedText(t, DataType::Int64(), ctx_, &out);
+    EXPECT_EQ(out.GetInt(0), std::strtoll(t, nullptr, 10)) << t;
+  }
+  for (const char* bad : {"", "-", "+", "1 2", "12a", "9223372036854775808", "--1"}) {
+    Vector out(DataType::Int64());
+    EXPECT_THROW(AppendParsedText(bad, DataType::Int64(), ctx_, &out), SqlError) << bad;
+  }
+  Vector small(DataType::Int16());
+  EXPECT_THROW(AppendParsedText("32768", DataType::Int16(), ctx_, &small), SqlError);
+  AppendParsedText("-32768", DataType::Int16(), ctx_, &small);
+  EXPECT_EQ(small.GetInt(0), -32768);
 }
 
 }  // namespace
