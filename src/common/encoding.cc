@@ -130,6 +130,11 @@ void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool des
   });
 }
 
+void EncodeBigintKey(int64_t v, std::string* out) {
+  out->push_back(kNotNull);
+  EncodeInt(v, out);
+}
+
 void EncodeKeyValue(const Value& v, std::string* out, bool descending) {
   EncodeWithDirection(out, descending, [&] {
     if (v.is_null()) {

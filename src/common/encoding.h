@@ -26,6 +26,8 @@ namespace freshet {
 void EncodeKeyValue(const Value& v, std::string* out, bool descending = false);
 // Same for row i of a vector, avoiding a Value.
 void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool descending = false);
+// EncodeKeyFromVector's bytes for a non-NULL BIGINT, ascending.
+void EncodeBigintKey(int64_t v, std::string* out);
 
 // Sort-key encoding for ORDER BY: a leading byte puts NULLs first or last
 // whatever the direction, then the value (inverted when descending).

@@ -797,20 +797,30 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
   ThrowCannotCast(DataType::Varchar(), t);
 }
 
+int64_t ParseIntegerText(std::string_view text, TypeId type) {
+  switch (type) {
+    case TypeId::kInt16: return ParseIntText<TypeId::kInt16>(text);
+    case TypeId::kInt32: return ParseIntText<TypeId::kInt32>(text);
+    default: return ParseIntText<TypeId::kInt64>(text);
+  }
+}
+
+double ParseFloat8Text(std::string_view text) {
+  // from_chars rounds exactly as strtod does; anything it does not take
+  // whole, or takes as infinity or NaN, goes the general way (spaces, '+',
+  // "Infinity", hex floats, range errors).
+  double v;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(v)) return v;
+  return ParseFloatText(text, false);
+}
+
 void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx, Vector* out) {
   switch (t.id) {
-    case TypeId::kInt16: return out->AppendInt(ParseIntText<TypeId::kInt16>(text));
-    case TypeId::kInt32: return out->AppendInt(ParseIntText<TypeId::kInt32>(text));
-    case TypeId::kInt64: return out->AppendInt(ParseIntText<TypeId::kInt64>(text));
-    case TypeId::kFloat64: {
-      // from_chars rounds exactly as strtod does; anything it does not take
-      // whole, or takes as infinity or NaN, goes the general way (spaces,
-      // '+', "Infinity", hex floats, range errors).
-      double v;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-      if (ec == std::errc() && end == text.data() + text.size() && std::isfinite(v)) return out->AppendFloat(v);
-      return out->AppendFloat(ParseFloatText(text, false));
-    }
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64: return out->AppendInt(ParseIntegerText(text, t.id));
+    case TypeId::kFloat64: return out->AppendFloat(ParseFloat8Text(text));
     case TypeId::kVarchar:
       if (t.precision < 0) return out->AppendString(std::string(text));
       break;

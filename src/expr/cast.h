@@ -43,5 +43,9 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx);
 // Appends ParseText(text, t) to out (of type t), without a Value in
 // between for the common types: the inner loop of COPY FROM.
 void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx, Vector* out);
+// ParseText for smallint, integer and bigint (`type`), and for double
+// precision, returning the physical value (22P02 / 22003 as ParseText).
+int64_t ParseIntegerText(std::string_view text, TypeId type);
+double ParseFloat8Text(std::string_view text);
 
 }  // namespace freshet

@@ -81,6 +81,12 @@ std::unique_ptr<BulkRows> ParallelCopyLoader::NewStaging() const {
   return std::make_unique<BulkRows>(table_->id, table_->row_id_index, table_->StorageDesc().dist_key_indices);
 }
 
+std::unique_ptr<CopyRowEncoder> ParallelCopyLoader::NewEncoder() const {
+  // Encoded rows are placed by their row id alone (BulkRows::AddEncoded).
+  if (table_->StorageDesc().dist_key_indices != std::vector<int>{table_->row_id_index}) return nullptr;
+  return CopyRowEncoder::For(*table_, targets_);
+}
+
 void ParallelCopyLoader::StopWorkers() {
   {
     std::lock_guard lock(mu_);
@@ -145,6 +151,7 @@ void ParallelCopyLoader::Dispatch(bool final) {
       // Started on demand: a small COPY never starts a thread.
       auto w = std::make_unique<Worker>();
       w->staged = NewStaging();
+      w->encoder = NewEncoder();
       Worker* raw = w.get();
       w->thread = std::thread([this, raw] { Work(raw); });
       workers_.push_back(std::move(w));
@@ -185,7 +192,48 @@ void ParallelCopyLoader::Work(Worker* worker) {
   }
 }
 
+bool ParallelCopyLoader::ParseDirect(Block* block, Worker* worker) {
+  CopyRecordReader reader(format_);
+  reader.Append(std::move(block->data));
+  std::vector<CopyField> fields;
+  std::string_view row;
+  int64_t line = block->first_record;
+  size_t ids_used = 0;
+  bool refused = false;
+  try {
+    while (reader.Next(true, &fields)) {
+      line++;
+      if (format_.header && line == 1) continue;
+      if (ids_used >= block->row_ids.count) throw SqlError(sqlstate::kInternalError, "row ids run out");
+      int64_t row_id;
+      block->row_ids.Fill(ids_used++, 1, &row_id);
+      if (!worker->encoder->Encode(fields, row_id, &row)) {
+        refused = true;
+        break;
+      }
+      worker->staged->AddEncoded(row_id, row);
+      if (ids_used % kChunkSize == 0 && cancel_->load())
+        throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+    }
+  } catch (const SqlError& e) {
+    if (e.code() == sqlstate::kQueryCanceled || e.code() == sqlstate::kInternalError) throw;
+    refused = true;
+  }
+  if (refused) {
+    worker->staged->Clear();
+    block->data = reader.TakeBuffer();
+    return false;
+  }
+  worker->count += static_cast<int64_t>(ids_used);
+  ReturnSpareBlock(reader.TakeBuffer());
+  return true;
+}
+
 void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker) {
+  if (worker->encoder && ParseDirect(&block, worker)) {
+    Submit(block.index, &worker->staged);
+    return;
+  }
   CopyRecordReader reader(format_);
   reader.Append(std::move(block.data));
   std::vector<CopyField> fields;
@@ -327,6 +375,7 @@ std::shared_ptr<const BulkRows> ParallelCopyLoader::Finish(int64_t* rows) {
     block.index = next_block_++;
     Worker inline_worker;
     inline_worker.staged = NewStaging();
+    inline_worker.encoder = NewEncoder();
     CopyRowBuilder builder(table_, targets_, eval_);
     Parse(std::move(block), &builder, &inline_worker);
     *rows = inline_worker.count;

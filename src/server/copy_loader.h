@@ -34,6 +34,7 @@
 #include "common/data_chunk.h"
 #include "expr/eval_context.h"
 #include "server/copy_format.h"
+#include "server/copy_row_encoder.h"
 #include "storage/bulk_rows.h"
 #include "storage/row_id.h"
 
@@ -87,6 +88,7 @@ class ParallelCopyLoader {
   };
   struct Worker {
     std::unique_ptr<BulkRows> staged;  // the rows of the block in hand
+    std::unique_ptr<CopyRowEncoder> encoder;  // the fast path, if it applies
     int64_t count = 0;
     std::thread thread;
   };
@@ -97,6 +99,11 @@ class ParallelCopyLoader {
   // Parses a block into `rows`, adding full chunks to the worker's staging
   // rows, then appends those to the load in its turn.
   void Parse(Block block, CopyRowBuilder* rows, Worker* worker);
+  // Parses a block with the worker's CopyRowEncoder into its staging rows.
+  // Returns false, with the block's data back in place and the staging
+  // rows empty, if the encoder refused a record or a value did not parse:
+  // the block then goes the general way, which reports the error.
+  bool ParseDirect(Block* block, Worker* worker);
   // Hands the staged rows of block `index` over to be appended in block
   // order (appending them and the blocks ready after them if it is their
   // turn and nobody is appending), and gives the worker an empty staging
@@ -120,6 +127,7 @@ class ParallelCopyLoader {
   void RethrowFirstError();
   void StopWorkers();
   std::unique_ptr<BulkRows> NewStaging() const;
+  std::unique_ptr<CopyRowEncoder> NewEncoder() const;
   // Block buffers are reused: 600 MB of data through fresh 1 MB buffers
   // would be that much memory the kernel has to fault in and zero.
   std::string TakeSpareBlock();

@@ -239,6 +239,29 @@ void BulkRows::Add(const DataChunk& rows) {
   if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
 }
 
+void BulkRows::AddEncoded(int64_t key, std::string_view value) {
+  if (dist_key_indices_.size() != 1 || dist_key_indices_[0] != key_column_)
+    throw SqlError(sqlstate::kInternalError, "bulk load: encoded rows need the key column as distribution key");
+  if (rows_ > 0 && key <= last_key_) throw SqlError(sqlstate::kInternalError, "bulk load: keys do not increase");
+  uint16_t vnode = ComputeVnodeOfBigint(key);
+  scratch_key_.clear();
+  PutFixed32BE(&scratch_key_, table_id_);
+  PutFixed16BE(&scratch_key_, vnode);
+  EncodeBigintKey(key, &scratch_key_);
+  uint32_t key_size = static_cast<uint32_t>(scratch_key_.size());
+  uint32_t value_size = static_cast<uint32_t>(value.size());
+  char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
+  std::memcpy(p, &key_size, sizeof(key_size));
+  std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
+  std::memcpy(p + kEntryHeader, scratch_key_.data(), key_size);
+  std::memcpy(p + kEntryHeader + key_size, value.data(), value_size);
+  if (rows_ == 0) first_key_ = key;
+  last_key_ = key;
+  rows_++;
+  bytes_ += key_size + value_size;
+  if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
+}
+
 void BulkRows::Append(const BulkRows& staged) {
   if (spilled_) {
     AppendVnodes(staged, 0, kVnodeCount);

@@ -74,6 +74,10 @@ class BulkRows {
   // Encodes every row of `rows` (all columns of the table, in order).
   // Throws an internal error if a key is not above the one before it.
   void Add(const DataChunk& rows);
+  // Adds one row already encoded (EncodeRow's bytes) whose key column
+  // holds `key`; only for loads whose distribution key is the key column.
+  // Throws an internal error if the key is not above the one before it.
+  void AddEncoded(int64_t key, std::string_view value);
   // Appends the rows of `staged` (same table, in memory), whose keys must
   // all be above this one's: vnode by vnode, whole segments at a time. This
   // is how rows encoded in parallel join one load in key order.

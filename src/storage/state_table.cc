@@ -12,6 +12,11 @@ uint16_t ComputeVnode(const DataChunk& chunk, size_t row, const std::vector<int>
   return static_cast<uint16_t>(XXH3_64bits(&h, sizeof(h)) % kVnodeCount);
 }
 
+uint16_t ComputeVnodeOfBigint(int64_t v) {
+  uint64_t h = XXH3_64bits(&v, sizeof(v));  // Vector::HashAt of a BIGINT
+  return static_cast<uint16_t>(XXH3_64bits(&h, sizeof(h)) % kVnodeCount);
+}
+
 uint16_t StateTable::VnodeOf(const DataChunk& chunk, size_t row) const {
   return ComputeVnode(chunk, row, desc_.dist_key_indices);
 }

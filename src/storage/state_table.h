@@ -106,5 +106,7 @@ class StateTable {
 
 // Computes the vnode of row i from the given distribution-key columns.
 uint16_t ComputeVnode(const DataChunk& chunk, size_t row, const std::vector<int>& dist_key);
+// ComputeVnode for a distribution key of one non-NULL BIGINT column.
+uint16_t ComputeVnodeOfBigint(int64_t v);
 
 }  // namespace freshet
