@@ -135,6 +135,13 @@ void EncodeBigintKey(int64_t v, std::string* out) {
   EncodeInt(v, out);
 }
 
+char* EncodeBigintKeyTo(int64_t v, char* out) {
+  *out++ = kNotNull;
+  uint64_t u = uint64_t(v) ^ (1ULL << 63);  // EncodeInt: big-endian, sign flipped
+  for (int i = 7; i >= 0; i--) *out++ = static_cast<char>(u >> (8 * i));
+  return out;
+}
+
 void EncodeKeyValue(const Value& v, std::string* out, bool descending) {
   EncodeWithDirection(out, descending, [&] {
     if (v.is_null()) {

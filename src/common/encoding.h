@@ -26,8 +26,11 @@ namespace freshet {
 void EncodeKeyValue(const Value& v, std::string* out, bool descending = false);
 // Same for row i of a vector, avoiding a Value.
 void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool descending = false);
-// EncodeKeyFromVector's bytes for a non-NULL BIGINT, ascending.
+// EncodeKeyFromVector's bytes for a non-NULL BIGINT, ascending (9 bytes;
+// the second form writes them at out and returns the end).
 void EncodeBigintKey(int64_t v, std::string* out);
+inline constexpr size_t kBigintKeySize = 9;
+char* EncodeBigintKeyTo(int64_t v, char* out);
 
 // Sort-key encoding for ORDER BY: a leading byte puts NULLs first or last
 // whatever the direction, then the value (inverted when descending).

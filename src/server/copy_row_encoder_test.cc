@@ -94,6 +94,9 @@ TEST(CopyRowEncoderTest, VnodesAndKeysOfBigintsEqualTheVectorForms) {
     EncodeBigintKey(v, &a);
     EncodeKeyFromVector(chunk.column(0), r, &b);
     EXPECT_EQ(a, b) << v;
+    char c[kBigintKeySize];
+    EXPECT_EQ(EncodeBigintKeyTo(v, c), c + kBigintKeySize);
+    EXPECT_EQ(std::string(c, kBigintKeySize), b) << v;
   }
 }
 

@@ -244,17 +244,18 @@ void BulkRows::AddEncoded(int64_t key, std::string_view value) {
     throw SqlError(sqlstate::kInternalError, "bulk load: encoded rows need the key column as distribution key");
   if (rows_ > 0 && key <= last_key_) throw SqlError(sqlstate::kInternalError, "bulk load: keys do not increase");
   uint16_t vnode = ComputeVnodeOfBigint(key);
-  scratch_key_.clear();
-  PutFixed32BE(&scratch_key_, table_id_);
-  PutFixed16BE(&scratch_key_, vnode);
-  EncodeBigintKey(key, &scratch_key_);
-  uint32_t key_size = static_cast<uint32_t>(scratch_key_.size());
+  // The storage key: [table][vnode, big-endian][the key, memcomparable].
+  constexpr uint32_t key_size = sizeof(TableId) + 2 + kBigintKeySize;
   uint32_t value_size = static_cast<uint32_t>(value.size());
   char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
   std::memcpy(p, &key_size, sizeof(key_size));
   std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
-  std::memcpy(p + kEntryHeader, scratch_key_.data(), key_size);
-  std::memcpy(p + kEntryHeader + key_size, value.data(), value_size);
+  char* k = p + kEntryHeader;
+  for (int i = sizeof(TableId) - 1; i >= 0; i--) *k++ = static_cast<char>(table_id_ >> (8 * i));
+  *k++ = static_cast<char>(vnode >> 8);
+  *k++ = static_cast<char>(vnode & 0xff);
+  k = EncodeBigintKeyTo(key, k);
+  std::memcpy(k, value.data(), value_size);
   if (rows_ == 0) first_key_ = key;
   last_key_ = key;
   rows_++;
