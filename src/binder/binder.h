@@ -69,6 +69,9 @@ class Binder {
   DataType BindStructTypeName(const PgQuery__TypeName* tn);
   // Binds a standalone expression without input columns (DEFAULT values).
   ExprPtr BindConstantExpression(const PgQuery__Node* node);
+  // The value a column gets when a write does not give one: its DEFAULT,
+  // coerced to the column's type, or a NULL constant.
+  ExprPtr BindColumnDefault(const ColumnCatalog& column);
   // Resolves [schema.]name of a stored relation; throws 42P01 when absent
   // (unless missing_ok, then null).
   TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);

@@ -38,6 +38,13 @@ static ExprPtr DefaultValue(Binder* binder, const ColumnCatalog& c, Binder::Expr
   return eb->CoerceForAssignment(std::move(e), c.type, c.name);
 }
 
+ExprPtr Binder::BindColumnDefault(const ColumnCatalog& column) {
+  Scope empty;
+  empty.clause = "DEFAULT";
+  ExprBinder eb(this, &empty);
+  return DefaultValue(this, column, &eb);
+}
+
 PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n) {
   Scope scope;
   for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});

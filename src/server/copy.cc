@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
 #include <memory>
 #include <thread>
 
@@ -44,8 +45,18 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
         int idx = table->ColumnIndex(name);
         if (idx < 0 || table->columns[idx].hidden)
           FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" of relation \"{}\" does not exist", name, table->name);
+        if (std::find(targets.begin(), targets.end(), idx) != targets.end())
+          FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", name);
         targets.push_back(idx);
       }
+    }
+    // Columns left out get their DEFAULT, as with INSERT.
+    std::vector<ExprPtr> defaults(table->columns.size());
+    for (size_t i = 0; i < table->columns.size(); i++) {
+      const ColumnCatalog& col = table->columns[i];
+      if (!col.hidden && !col.default_expr.empty() &&
+          std::find(targets.begin(), targets.end(), static_cast<int>(i)) == targets.end())
+        defaults[i] = binder.BindColumnDefault(col);
     }
     sink->BeginCopyIn(targets.size());
     std::string data;
@@ -56,7 +67,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     if (txn_ == TxnState::kIdle && table->row_id_index >= 0) {
       // A bulk load: parsed by worker threads, encoded straight into key
       // order and committed as SST files (copy_loader.h, bulk_rows.h).
-      ParallelCopyLoader loader(table, targets, fmt, eval_, instance_->store(), &cancel_,
+      ParallelCopyLoader loader(table, targets, std::move(defaults), fmt, eval_, instance_->store(), &cancel_,
                                 static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
       while (!loader.ended() && sink->ReadCopyData(&data)) loader.Append(data);
       if (loader.ended()) drain_after_marker();
@@ -69,7 +80,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     // Otherwise the rows become ordinary writes (checked keys, transactions).
     WriteSet writes;
     TableWriteSet& tw = writes.For(table->id);
-    CopyRowBuilder rows(table, targets, eval_);
+    CopyRowBuilder rows(table, targets, eval_, &defaults);
     int64_t count = 0, line_no = 0;
     auto add_record = [&](const std::vector<CopyField>& fields) {
       line_no++;

@@ -16,7 +16,8 @@ namespace {
 constexpr size_t kBlockBytes = 1 << 20;
 }  // namespace
 
-CopyRowBuilder::CopyRowBuilder(TableRef table, std::vector<int> targets, const EvalContext& eval)
+CopyRowBuilder::CopyRowBuilder(TableRef table, std::vector<int> targets, const EvalContext& eval,
+                               const std::vector<ExprPtr>* defaults)
     : table_(std::move(table)), targets_(std::move(targets)), eval_(eval) {
   slot_of_.assign(table_->columns.size(), -1);
   for (size_t k = 0; k < targets_.size(); k++) slot_of_[targets_[k]] = static_cast<int>(k);
@@ -24,6 +25,9 @@ CopyRowBuilder::CopyRowBuilder(TableRef table, std::vector<int> targets, const E
     if (!table_->columns[i].hidden) {
       visible_.push_back(static_cast<int>(i));
       visible_types_.push_back(table_->columns[i].type);
+      // A copy of its own: expressions are evaluated by one thread each.
+      bool has = defaults && i < defaults->size() && (*defaults)[i] && slot_of_[i] < 0;
+      defaults_.push_back(has ? (*defaults)[i]->Clone() : nullptr);
     }
   chunk_ = DataChunk(visible_types_);
 }
@@ -57,14 +61,21 @@ void CopyRowBuilder::Add(const std::vector<CopyField>& fields, int64_t line_no) 
 DataChunk CopyRowBuilder::Take() {
   DataChunk out = std::move(chunk_);
   chunk_ = DataChunk(visible_types_);
+  // Columns left out were filled with NULLs; those with a DEFAULT get it,
+  // evaluated for each row (as INSERT does: volatile defaults differ).
+  DataChunk no_columns;
+  no_columns.set_cardinality(out.num_rows());
+  for (size_t v = 0; v < defaults_.size(); v++)
+    if (defaults_[v]) out.column(v) = defaults_[v]->Eval(no_columns, eval_);
   return out;
 }
 
-ParallelCopyLoader::ParallelCopyLoader(TableRef table, std::vector<int> targets, CopyFormat format,
-                                       const EvalContext& eval, StateStore* store, const std::atomic<bool>* cancel,
-                                       int workers)
+ParallelCopyLoader::ParallelCopyLoader(TableRef table, std::vector<int> targets, std::vector<ExprPtr> defaults,
+                                       CopyFormat format, const EvalContext& eval, StateStore* store,
+                                       const std::atomic<bool>* cancel, int workers)
     : table_(std::move(table)),
       targets_(std::move(targets)),
+      defaults_(std::move(defaults)),
       format_(format),
       eval_(eval),
       store_(store),
@@ -164,7 +175,7 @@ void ParallelCopyLoader::Dispatch(bool final) {
 }
 
 void ParallelCopyLoader::Work(Worker* worker) {
-  CopyRowBuilder rows(table_, targets_, eval_);
+  CopyRowBuilder rows(table_, targets_, eval_, &defaults_);
   std::unique_lock lock(mu_);
   while (true) {
     cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
@@ -376,7 +387,7 @@ std::shared_ptr<const BulkRows> ParallelCopyLoader::Finish(int64_t* rows) {
     Worker inline_worker;
     inline_worker.staged = NewStaging();
     inline_worker.encoder = NewEncoder();
-    CopyRowBuilder builder(table_, targets_, eval_);
+    CopyRowBuilder builder(table_, targets_, eval_, &defaults_);
     Parse(std::move(block), &builder, &inline_worker);
     *rows = inline_worker.count;
   } else {

@@ -33,6 +33,7 @@
 #include "catalog/catalog.h"
 #include "common/data_chunk.h"
 #include "expr/eval_context.h"
+#include "expr/expression.h"
 #include "server/copy_format.h"
 #include "server/copy_row_encoder.h"
 #include "storage/bulk_rows.h"
@@ -43,10 +44,13 @@ namespace freshet {
 class StateStore;
 
 // Appends COPY records as rows of the table's visible columns; columns not
-// among `targets` are NULL.
+// among `targets` get their default: `defaults` holds, by table column,
+// the expression of each column left out that has a DEFAULT (null
+// otherwise, and then the column is NULL), evaluated per chunk.
 class CopyRowBuilder {
  public:
-  CopyRowBuilder(TableRef table, std::vector<int> targets, const EvalContext& eval);
+  CopyRowBuilder(TableRef table, std::vector<int> targets, const EvalContext& eval,
+                 const std::vector<ExprPtr>* defaults = nullptr);
   // Appends a record (line `line_no` of the data). Throws 22P04 for a wrong
   // number of fields and the type's error for a bad value, with the line
   // and column in the DETAIL.
@@ -58,14 +62,16 @@ class CopyRowBuilder {
   TableRef table_;
   std::vector<int> targets_, visible_, slot_of_;
   std::vector<DataType> visible_types_;
+  std::vector<ExprPtr> defaults_;  // by visible column
   EvalContext eval_;
   DataChunk chunk_;
 };
 
 class ParallelCopyLoader {
  public:
-  ParallelCopyLoader(TableRef table, std::vector<int> targets, CopyFormat format, const EvalContext& eval,
-                     StateStore* store, const std::atomic<bool>* cancel, int workers);
+  // `defaults` as for CopyRowBuilder.
+  ParallelCopyLoader(TableRef table, std::vector<int> targets, std::vector<ExprPtr> defaults, CopyFormat format,
+                     const EvalContext& eval, StateStore* store, const std::atomic<bool>* cancel, int workers);
   // Stops the workers (a failed or cancelled COPY).
   ~ParallelCopyLoader();
   ParallelCopyLoader(const ParallelCopyLoader&) = delete;
@@ -135,6 +141,7 @@ class ParallelCopyLoader {
 
   TableRef table_;
   std::vector<int> targets_;
+  std::vector<ExprPtr> defaults_;
   CopyFormat format_;
   EvalContext eval_;
   StateStore* store_;
