@@ -6,7 +6,9 @@
 
 #include <string.h>  // memrchr
 
+#include <cctype>
 #include <cstring>
+#include <set>
 
 #include "common/error.h"
 
@@ -35,27 +37,41 @@ int HexDigit(char c) {
 }  // namespace
 
 CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
+  // PostgreSQL's checks (ProcessCopyOptions), with its SQLSTATEs.
   CopyFormat f;
-  bool null_set = false, delim_set = false;
+  std::set<std::string> seen;
+  bool null_set = false, delim_set = false, quote_set = false, escape_set = false;
+  auto one_byte = [](const std::string& v, const char* what) {
+    if (v.size() != 1)
+      FRESHET_THROW(sqlstate::kFeatureNotSupported, "COPY {} must be a single one-byte character", what);
+    return v[0];
+  };
   for (size_t i = 0; i < c->n_options; i++) {
     const PgQuery__DefElem* d = c->options[i]->def_elem;
     std::string name = d->defname, v = DefElemString(d);
+    if (!seen.insert(name).second) throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options");
     if (name == "format") {
       if (v == "csv") f.csv = true;
-      else if (v != "text") FRESHET_THROW(sqlstate::kFeatureNotSupported, "COPY format \"{}\" not recognized", v);
+      else if (v != "text") FRESHET_THROW(sqlstate::kInvalidParameterValue, "COPY format \"{}\" not recognized", v);
     } else if (name == "delimiter") {
-      if (v.size() != 1) throw SqlError(sqlstate::kFeatureNotSupported, "COPY delimiter must be a single one-byte character");
-      f.delimiter = v[0];
+      f.delimiter = one_byte(v, "delimiter");
       delim_set = true;
     } else if (name == "null") {
       f.null_string = v;
       null_set = true;
     } else if (name == "header") {
-      f.header = v == "true" || v == "on" || v == "1";
+      std::string b = v;
+      for (char& ch : b) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (b == "true" || b == "on" || b == "yes" || b == "1") f.header = true;
+      else if (b == "false" || b == "off" || b == "no" || b == "0") f.header = false;
+      else if (b == "match") throw SqlError(sqlstate::kFeatureNotSupported, "COPY HEADER MATCH is not supported");
+      else throw SqlError(sqlstate::kInvalidParameterValue, "header requires a Boolean value or \"match\"");
     } else if (name == "quote") {
-      f.quote = v.empty() ? '"' : v[0];
+      f.quote = one_byte(v, "quote");
+      quote_set = true;
     } else if (name == "escape") {
-      f.escape = v.empty() ? '"' : v[0];
+      f.escape = one_byte(v, "escape");
+      escape_set = true;
     } else {
       FRESHET_THROW(sqlstate::kSyntaxError, "option \"{}\" not recognized", name);
     }
@@ -63,7 +79,19 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
   if (f.csv) {
     if (!delim_set) f.delimiter = ',';
     if (!null_set) f.null_string = "";
+    if (!escape_set) f.escape = f.quote;
+  } else {
+    if (quote_set) throw SqlError(sqlstate::kFeatureNotSupported, "COPY quote available only in CSV mode");
+    if (escape_set) throw SqlError(sqlstate::kFeatureNotSupported, "COPY escape available only in CSV mode");
   }
+  if (f.delimiter == '\n' || f.delimiter == '\r')
+    throw SqlError(sqlstate::kInvalidParameterValue, "COPY delimiter cannot be newline or carriage return");
+  if (f.null_string.find_first_of("\r\n") != std::string::npos)
+    throw SqlError(sqlstate::kInvalidParameterValue, "COPY null representation cannot use newline or carriage return");
+  if (f.csv && f.delimiter == f.quote)
+    throw SqlError(sqlstate::kInvalidParameterValue, "COPY delimiter and quote must be different");
+  if (f.null_string.find(f.delimiter) != std::string::npos)
+    throw SqlError(sqlstate::kInvalidParameterValue, "COPY delimiter must not appear in the NULL specification");
   return f;
 }
 
