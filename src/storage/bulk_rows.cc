@@ -274,15 +274,25 @@ void BulkRows::Append(const BulkRows& staged) {
   for (int vnode = 0; vnode < kVnodeCount; vnode++)
     for (const Segment& seg : staged.vnodes_[vnode].segments)
       if (seg.used) std::memcpy(Reserve(vnodes_[vnode], seg.used), seg.data, seg.used);
-  if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
+  // Past the spill size the load switches to its files, but the rows held
+  // so far are written by the appends that follow, each for its vnodes
+  // (AppendVnodes), so that lanes share that work too; Finish() writes
+  // what is left.
+  if (spill_ && memory_bytes_ > spill_->after_bytes) spilled_ = true;
 }
 
 void BulkRows::AppendVnodes(const BulkRows& staged, int begin, int end) {
   if (!spilled_) throw SqlError(sqlstate::kInternalError, "bulk load: appending vnodes to rows in memory");
   if (begin == 0) CountAppended(staged);
-  for (int vnode = begin; vnode < end; vnode++)
+  for (int vnode = begin; vnode < end; vnode++) {
+    Vnode& v = vnodes_[vnode];
+    if (!v.segments.empty()) {  // held since before the switch
+      for (const Segment& seg : v.segments) WriteEntries(vnode, seg.data, seg.used);
+      v.segments.clear();
+    }
     for (const Segment& seg : staged.vnodes_[vnode].segments)
       if (seg.used) WriteEntries(vnode, seg.data, seg.used);
+  }
 }
 
 void BulkRows::CountAppended(const BulkRows& staged) {

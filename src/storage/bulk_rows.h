@@ -18,9 +18,11 @@
 // what StateTable and the commit rely on when they let ordinary writes win).
 //
 // A large load does not stay in memory: given a BulkSpill, once the rows
-// held in memory pass its size they are written into SST files, one per
-// vnode, each receiving its vnode's entries in key order, and from then on
-// appended blocks go straight into the files. Finish() completes and syncs
+// held in memory pass its size they go into SST files, one per vnode, each
+// receiving its vnode's entries in key order, and from then on appended
+// blocks go straight into the files (the rows held until then are written
+// by the first append of each vnode after the switch, so that lanes of
+// vnodes share that too). Finish() completes and syncs
 // the files, after which the rows are read from them. The commit ingests
 // those files as they are when nothing else it writes falls among the
 // table's keys (state_store.cc): the SST files are built while the data
