@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <system_error>
 #include <thread>
 #include <cstring>
 #include <new>
@@ -122,15 +123,23 @@ void BulkRows::Finish() {
       Vnode& v = vnodes_[vnode];
       if (!v.writer) continue;
       rocksdb::Status& s = statuses[vnode];
-      s = v.writer->Finish();  // syncs the file
-      v.writer.reset();
-      if (!s.ok()) continue;
-      v.reader = std::make_unique<rocksdb::SstFileReader>(*spill_->options);
-      s = v.reader->Open(v.file);
+      try {  // nothing may escape a thread
+        s = v.writer->Finish();  // syncs the file
+        v.writer.reset();
+        if (!s.ok()) continue;
+        v.reader = std::make_unique<rocksdb::SstFileReader>(*spill_->options);
+        s = v.reader->Open(v.file);
+      } catch (const std::exception& e) {
+        s = rocksdb::Status::IOError(e.what());
+      }
     }
   };
   std::vector<std::thread> threads;
-  for (int t = 1; t < kFinishThreads; t++) threads.emplace_back(finish_files);
+  try {
+    for (int t = 1; t < kFinishThreads; t++) threads.emplace_back(finish_files);
+  } catch (const std::system_error&) {
+    // Fewer threads than asked for: those running share the files.
+  }
   finish_files();
   for (auto& t : threads) t.join();
   for (int vnode = 0; vnode < kVnodeCount; vnode++) ThrowIfFailed(statuses[vnode], vnodes_[vnode].file);
