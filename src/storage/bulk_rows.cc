@@ -47,7 +47,6 @@ BulkRows::BulkRows(TableId table_id, int key_column, std::vector<int> dist_key_i
 BulkRows::~BulkRows() {
   for (Vnode& v : vnodes_) {
     v.writer.reset();
-    v.reader.reset();
     // Ingested files were linked into the store: this removes only the
     // load's own name for them.
     if (!v.file.empty()) unlink(v.file.c_str());
@@ -126,9 +125,7 @@ void BulkRows::Finish() {
       try {  // nothing may escape a thread
         s = v.writer->Finish();  // syncs the file
         v.writer.reset();
-        if (!s.ok()) continue;
-        v.reader = std::make_unique<rocksdb::SstFileReader>(*spill_->options);
-        s = v.reader->Open(v.file);
+        v.finished = s.ok();
       } catch (const std::exception& e) {
         s = rocksdb::Status::IOError(e.what());
       }
@@ -148,7 +145,7 @@ void BulkRows::Finish() {
 std::vector<std::string> BulkRows::files() const {
   std::vector<std::string> out;
   for (const Vnode& v : vnodes_)
-    if (v.reader) out.push_back(v.file);
+    if (v.finished) out.push_back(v.file);
   return out;
 }
 
@@ -345,7 +342,18 @@ BulkRows::Cursor::Cursor(const BulkRows* rows) : rows_(rows) {
 }
 BulkRows::Cursor::~Cursor() = default;
 BulkRows::Cursor::Cursor(Cursor&&) noexcept = default;
-BulkRows::Cursor& BulkRows::Cursor::operator=(Cursor&&) noexcept = default;
+BulkRows::Cursor& BulkRows::Cursor::operator=(Cursor&& other) noexcept {
+  file_it_.reset();  // before the reader it reads
+  rows_ = other.rows_;
+  vnode_ = other.vnode_;
+  segment_ = other.segment_;
+  offset_ = other.offset_;
+  file_reader_ = std::move(other.file_reader_);
+  file_it_ = std::move(other.file_it_);
+  key_ = other.key_;
+  value_ = other.value_;
+  return *this;
+}
 
 void BulkRows::Cursor::Seek(std::string_view target) {
   std::string prefix = TablePrefix(rows_->table_id_);
@@ -392,8 +400,13 @@ void BulkRows::Cursor::SeekFiles(int from, std::string_view target) {
   ro.fill_cache = false;  // read once, by the commit or the change stream
   for (vnode_ = from; vnode_ < kVnodeCount; vnode_++) {
     const Vnode& v = rows_->vnodes_[vnode_];
-    if (!v.reader) continue;
-    file_it_.reset(v.reader->NewIterator(ro));
+    if (!v.finished) continue;
+    // A reader of its own, open while the cursor is in the vnode: a load's
+    // 256 files do not hold 256 descriptors until it is committed.
+    file_it_.reset();
+    file_reader_ = std::make_unique<rocksdb::SstFileReader>(*rows_->spill_->options);
+    ThrowIfFailed(file_reader_->Open(v.file), v.file);
+    file_it_.reset(file_reader_->NewIterator(ro));
     if (target.empty()) file_it_->SeekToFirst();
     else file_it_->Seek(rocksdb::Slice(target.data(), target.size()));
     if (file_it_->Valid()) {
@@ -404,6 +417,7 @@ void BulkRows::Cursor::SeekFiles(int from, std::string_view target) {
     target = {};
   }
   file_it_.reset();
+  file_reader_.reset();
 }
 
 void BulkRows::Cursor::TakeFileEntry() {

@@ -102,8 +102,9 @@ class BulkRows {
   // Whether rows went to files (else all are in memory).
   bool spilled() const { return spilled_; }
   // After Finish: the SST files holding the rows, in key order, of
-  // disjoint key ranges (empty when in memory). The files are removed
-  // with the BulkRows; ingesting them with move_files links them first.
+  // disjoint key ranges (empty when in memory). They are read by path and
+  // removed with the BulkRows, so whoever ingests them must leave these
+  // names in place (the commit ingests hard links to them).
   std::vector<std::string> files() const;
 
   TableId table_id() const { return table_id_; }
@@ -139,7 +140,8 @@ class BulkRows {
     const BulkRows* rows_;
     int vnode_ = kVnodeCount;
     size_t segment_ = 0, offset_ = 0;
-    std::unique_ptr<rocksdb::Iterator> file_it_;  // over vnode_'s file
+    std::unique_ptr<rocksdb::SstFileReader> file_reader_;  // of vnode_'s file
+    std::unique_ptr<rocksdb::Iterator> file_it_;            // over it (destroyed first)
     std::string_view key_, value_;
   };
 
@@ -165,7 +167,7 @@ class BulkRows {
     std::vector<Segment> segments;  // in memory, after what went to the file
     std::string file;               // the vnode's SST file, once it has rows
     std::unique_ptr<rocksdb::SstFileWriter> writer;  // until Finish
-    std::unique_ptr<rocksdb::SstFileReader> reader;  // after Finish
+    bool finished = false;          // the file is complete (after Finish)
     size_t unsynced_bytes = 0;  // added to the file since its last write-back
   };
   // Writes the rows held in memory to the files and makes the memory

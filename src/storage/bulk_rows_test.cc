@@ -237,6 +237,10 @@ TEST(BulkRowsTest, SpilledLoadsReadBackAndCommit) {
     });
     if (with_ops) EXPECT_LT(data_files, files.size());
     else EXPECT_EQ(data_files, files.size() + 1);
+    // Ingestion took links to the files: the load reads on by its own
+    // names, and the links' names are gone.
+    EXPECT_EQ(ReadAll(*bulk).size(), bulk->size());
+    for (const auto& f : files) EXPECT_FALSE(std::filesystem::exists(f + ".ingest")) << f;
     // The load's own names for its files go with it.
     bulk.reset();
     for (const auto& f : files) EXPECT_FALSE(std::filesystem::exists(f)) << f;

@@ -1,5 +1,8 @@
 #include "storage/state_store.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
@@ -81,6 +84,21 @@ std::string PrefixSuccessor(std::string prefix) {
   return prefix;
 }
 
+namespace {
+// The process's limit on open files, raised to the hard limit first (the
+// soft limit is often 1,024, the hard one far more).
+uint64_t OpenFileLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 1024;
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = std::min<rlim_t>(limit.rlim_max, 1 << 20);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  return limit.rlim_cur == RLIM_INFINITY ? (1 << 20) : static_cast<uint64_t>(limit.rlim_cur);
+}
+}  // namespace
+
 Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options) {
   std::unique_ptr<StateStore> store(new StateStore());
   std::string path = options.dir;
@@ -92,6 +110,11 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
   // A torn last record after kill -9 is expected and dropped; corruption
   // anywhere else in the log must stop the open, never lose rows silently.
   db_options.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  // RocksDB keeps every table file open unless told otherwise; a large
+  // COPY alone makes 256 of them (bulk_rows.h). Files past this many are
+  // closed and reopened as needed, so the process never runs out of
+  // descriptors (the rest are for connections and loads in flight).
+  db_options.max_open_files = static_cast<int>(std::max<uint64_t>(256, OpenFileLimit() / 2));
   if (options.in_memory) {
     store->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
     db_options.env = store->mem_env_.get();
@@ -475,9 +498,23 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
     auto same_table = [&](const BulkRows* other) { return other->table_id() == rows->table_id(); };
     bool alone = std::count_if(all_writes.bulk.begin(), all_writes.bulk.end(), same_table) == 1 &&
                  !OpsIn(all_writes, order, TablePrefix(rows->table_id()), PrefixSuccessor(TablePrefix(rows->table_id())));
-    if (rows->spilled() && alone) {
-      for (std::string& f : rows->files()) load_files.push_back(std::move(f));
+    // Ingestion moves the files it is given: it gets names of their own
+    // (hard links), so that the load's names stay readable until the load
+    // is dropped (a reader may still be on them while this commit runs).
+    std::vector<std::string> links;
+    bool linked = rows->spilled() && alone;
+    for (const std::string& f : linked ? rows->files() : std::vector<std::string>{}) {
+      links.push_back(f + ".ingest");
+      if (link(f.c_str(), links.back().c_str()) != 0) {
+        links.pop_back();
+        linked = false;
+        break;
+      }
+    }
+    if (linked) {
+      load_files.insert(load_files.end(), links.begin(), links.end());
     } else {
+      for (const std::string& l : links) unlink(l.c_str());
       writes.bulk.push_back(rows);
     }
   }
@@ -556,6 +593,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
   }
   std::error_code ec;
   for (const auto& f : files) std::filesystem::remove(f, ec);
+  for (const auto& f : load_files) std::filesystem::remove(f, ec);  // left only if ingestion failed
   std::filesystem::remove(meta_file, ec);
   return ToStatus(rs, "bulk commit");
 }
