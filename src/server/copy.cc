@@ -10,11 +10,13 @@
 #include "batch/dml.h"
 #include "batch/executor_builder.h"
 #include "batch/subquery_runner.h"
+#include "common/encoding.h"
 #include "common/error.h"
 #include "expr/cast.h"
 #include "planner/optimizer.h"
 #include "server/copy_format.h"
 #include "server/copy_loader.h"
+#include "server/pg_binary.h"
 #include "server/session.h"
 #include "storage/bulk_rows.h"
 #include "storage/state_table.h"
@@ -58,13 +60,13 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
           std::find(targets.begin(), targets.end(), static_cast<int>(i)) == targets.end())
         defaults[i] = binder.BindColumnDefault(col);
     }
-    sink->BeginCopyIn(targets.size());
+    sink->BeginCopyIn(targets.size(), fmt.binary);
     std::string data;
     auto drain_after_marker = [&] {
       while (sink->ReadCopyData(&data)) {
       }
     };
-    if (txn_ == TxnState::kIdle && table->row_id_index >= 0) {
+    if (txn_ == TxnState::kIdle && table->row_id_index >= 0 && !fmt.binary) {
       // A bulk load: parsed by worker threads, encoded straight into key
       // order and committed as SST files (copy_loader.h, bulk_rows.h).
       ParallelCopyLoader loader(table, targets, std::move(defaults), fmt, eval_, instance_->store(), &cancel_,
@@ -85,21 +87,32 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     auto add_record = [&](const std::vector<CopyField>& fields) {
       line_no++;
       if (fmt.header && line_no == 1) return;
-      rows.Add(fields, line_no);
+      if (fmt.binary) rows.AddBinary(fields, line_no);
+      else rows.Add(fields, line_no);
       count++;
       if (rows.rows() >= kChunkSize) {
         InsertVisibleRows(*table, rows.Take(), &tw);
         if (cancel_.load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
       }
     };
-    CopyRecordReader reader(fmt);
-    std::vector<CopyField> fields;
-    while (!reader.ended() && sink->ReadCopyData(&data)) {
-      reader.Append(data);
-      while (reader.Next(false, &fields)) add_record(fields);
+    // Binary data goes through the same steps with its own reader (and
+    // never the bulk path: its tuples are not cut into blocks).
+    auto read_all = [&](auto& reader) {
+      std::vector<CopyField> fields;
+      while (!reader.ended() && sink->ReadCopyData(&data)) {
+        reader.Append(data);
+        while (reader.Next(false, &fields)) add_record(fields);
+      }
+      if (reader.ended()) drain_after_marker();
+      while (reader.Next(true, &fields)) add_record(fields);
+    };
+    if (fmt.binary) {
+      BinaryCopyReader reader;
+      read_all(reader);
+    } else {
+      CopyRecordReader reader(fmt);
+      read_all(reader);
     }
-    if (reader.ended()) drain_after_marker();
-    while (reader.Next(true, &fields)) add_record(fields);
     if (rows.rows() > 0) InsertVisibleRows(*table, rows.Take(), &tw);
     Write(std::move(writes));
     return {"COPY " + std::to_string(count)};
@@ -136,8 +149,34 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
   BatchSubqueryRunner runner(&ctx);
   ctx.eval.subquery_runner = &runner;
   ExecutorPtr exec = BuildExecutor(*plan, ctx);
-  sink->BeginCopyOut(plan->schema().size());
+  sink->BeginCopyOut(plan->schema().size(), fmt.binary);
   int64_t rows = 0;
+  if (fmt.binary) {
+    sink->CopyData(BinaryCopyHeader());
+    DataChunk chunk;
+    std::string out;
+    while (exec->Next(&chunk)) {
+      out.clear();
+      for (size_t r = 0; r < chunk.num_rows(); r++) {
+        PutFixed16BE(&out, static_cast<uint16_t>(chunk.num_columns()));
+        for (size_t col = 0; col < chunk.num_columns(); col++) {
+          const Vector& v = chunk.column(col);
+          if (v.IsNull(r)) {
+            PutFixed32BE(&out, 0xffffffffu);  // -1: NULL
+            continue;
+          }
+          std::string bytes = EncodeBinary(v, r);
+          PutFixed32BE(&out, static_cast<uint32_t>(bytes.size()));
+          out += bytes;
+        }
+      }
+      rows += static_cast<int64_t>(chunk.num_rows());
+      sink->CopyData(out);
+    }
+    sink->CopyData(BinaryCopyTrailer());
+    sink->EndCopyOut();
+    return {"COPY " + std::to_string(rows)};
+  }
   if (fmt.header) {
     std::string line;
     for (size_t i = 0; i < plan->schema().size(); i++)

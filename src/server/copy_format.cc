@@ -52,6 +52,7 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
     if (!seen.insert(name).second) throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options");
     if (name == "format") {
       if (v == "csv") f.csv = true;
+      else if (v == "binary") f.binary = true;
       else if (v != "text") FRESHET_THROW(sqlstate::kInvalidParameterValue, "COPY format \"{}\" not recognized", v);
     } else if (name == "delimiter") {
       f.delimiter = one_byte(v, "delimiter");
@@ -75,6 +76,11 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
     } else {
       FRESHET_THROW(sqlstate::kSyntaxError, "option \"{}\" not recognized", name);
     }
+  }
+  if (f.binary) {
+    if (delim_set) throw SqlError(sqlstate::kSyntaxError, "cannot specify DELIMITER in BINARY mode");
+    if (null_set) throw SqlError(sqlstate::kSyntaxError, "cannot specify NULL in BINARY mode");
+    if (seen.count("header")) throw SqlError(sqlstate::kSyntaxError, "cannot specify HEADER in BINARY mode");
   }
   if (f.csv) {
     if (!delim_set) f.delimiter = ',';
@@ -414,5 +420,81 @@ std::string QuoteCopyCsv(const std::string& s, const CopyFormat& f) {
   out.push_back(f.quote);
   return out;
 }
+
+namespace {
+constexpr char kBinarySignature[] = "PGCOPY\n\377\r\n";  // and a NUL: 11 bytes
+constexpr size_t kSignatureSize = 11;
+
+uint32_t GetUint32BE(const char* p) {
+  return uint32_t(uint8_t(p[0])) << 24 | uint32_t(uint8_t(p[1])) << 16 | uint32_t(uint8_t(p[2])) << 8 | uint8_t(p[3]);
+}
+[[noreturn]] void ThrowBadBinary(const std::string& message) {
+  throw SqlError(sqlstate::kBadCopyFileFormat, message);
+}
+}  // namespace
+
+void BinaryCopyReader::Append(std::string_view data) {
+  if (pos_ > 0 && pos_ >= buf_.size() / 2) {
+    buf_.erase(0, pos_);
+    pos_ = 0;
+  }
+  buf_.append(data);
+}
+
+bool BinaryCopyReader::Next(bool final, std::vector<CopyField>* fields) {
+  if (ended_) return false;
+  const char* b = buf_.data();
+  size_t avail = buf_.size() - pos_;
+  auto short_data = [&]() -> bool {
+    if (final) ThrowBadBinary("unexpected EOF in COPY data");
+    return false;
+  };
+  if (!header_read_) {
+    if (avail < kSignatureSize + 8) return short_data();
+    if (std::memcmp(b + pos_, kBinarySignature, kSignatureSize) != 0) ThrowBadBinary("COPY file signature not recognized");
+    uint32_t flags = GetUint32BE(b + pos_ + kSignatureSize);
+    if (flags & (1u << 16)) ThrowBadBinary("invalid COPY file header (WITH OIDS)");
+    if (flags & 0xffff0000u & ~(1u << 16)) ThrowBadBinary("unrecognized critical flags in COPY file header");
+    uint32_t extension = GetUint32BE(b + pos_ + kSignatureSize + 4);
+    if (avail < kSignatureSize + 8 + size_t(extension)) return short_data();
+    pos_ += kSignatureSize + 8 + extension;
+    header_read_ = true;
+    avail = buf_.size() - pos_;
+  }
+  if (avail < 2) return short_data();
+  int16_t count = static_cast<int16_t>(uint16_t(uint8_t(b[pos_])) << 8 | uint8_t(b[pos_ + 1]));
+  if (count == -1) {
+    ended_ = true;
+    pos_ += 2;
+    return false;
+  }
+  if (count < 0) ThrowBadBinary("row field count is " + std::to_string(count) + ", expected at least 0");
+  // All of the tuple must be here before any field is handed out.
+  size_t p = pos_ + 2;
+  fields->clear();
+  for (int16_t i = 0; i < count; i++) {
+    if (buf_.size() - p < 4) return short_data();
+    int32_t len = static_cast<int32_t>(GetUint32BE(b + p));
+    p += 4;
+    if (len == -1) {
+      fields->push_back({std::string_view(), true});
+      continue;
+    }
+    if (len < 0) ThrowBadBinary("invalid field size");
+    if (buf_.size() - p < size_t(len)) return short_data();
+    fields->push_back({std::string_view(b + p, size_t(len)), false});
+    p += size_t(len);
+  }
+  pos_ = p;
+  return true;
+}
+
+std::string BinaryCopyHeader() {
+  std::string h(kBinarySignature, kSignatureSize);
+  h.append(8, '\0');  // no flags, no header extension
+  return h;
+}
+
+std::string BinaryCopyTrailer() { return std::string("\xff\xff", 2); }
 
 }  // namespace freshet

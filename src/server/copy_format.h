@@ -18,6 +18,7 @@ namespace freshet {
 
 struct CopyFormat {
   bool csv = false;
+  bool binary = false;  // PostgreSQL's binary COPY format (BinaryCopyReader)
   char delimiter = '\t';
   std::string null_string = "\\N";
   bool header = false;
@@ -93,6 +94,31 @@ class CopyRecordReader {
   std::string scratch_;
   std::vector<Span> spans_;
 };
+
+// Reads PostgreSQL's binary COPY format: an 11-byte signature, flags and a
+// header extension, then tuples (a 16-bit field count, each field a 32-bit
+// length, -1 for NULL, and that many bytes of the type's binary format),
+// then a 16-bit -1. Fields are views into the data (valid until the next
+// Append); their bytes are decoded by the caller (pg_binary.h). Malformed
+// data is 22P04 with PostgreSQL's messages.
+class BinaryCopyReader {
+ public:
+  void Append(std::string_view data);
+  // The next tuple's fields; false when more data is needed or the end
+  // marker was read. `final`: no more data comes (a tuple or header cut
+  // short is then an error).
+  bool Next(bool final, std::vector<CopyField>* fields);
+  bool ended() const { return ended_; }
+
+ private:
+  std::string buf_;
+  size_t pos_ = 0;
+  bool header_read_ = false, ended_ = false;
+};
+
+// Writes the binary format's header and trailer (COPY TO).
+std::string BinaryCopyHeader();
+std::string BinaryCopyTrailer();
 
 // Cuts COPY data into blocks of whole records, so that several threads can
 // parse them, and counts the records before each block (error messages

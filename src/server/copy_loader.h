@@ -55,10 +55,15 @@ class CopyRowBuilder {
   // number of fields and the type's error for a bad value, with the line
   // and column in the DETAIL.
   void Add(const std::vector<CopyField>& fields, int64_t line_no);
+  // The same for a tuple of the binary format (fields in the types' binary
+  // forms, pg_binary.h; 22P03 for malformed ones).
+  void AddBinary(const std::vector<CopyField>& fields, int64_t line_no);
   size_t rows() const { return chunk_.num_rows(); }
   DataChunk Take();
 
  private:
+  template <typename Append>
+  void AddFields(const std::vector<CopyField>& fields, int64_t line_no, bool show_text, Append append);
   TableRef table_;
   std::vector<int> targets_, visible_, slot_of_;
   std::vector<DataType> visible_types_;

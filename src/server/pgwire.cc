@@ -87,11 +87,11 @@ class Connection : public ResultSink {
     EndMessage(start);
   }
 
-  void BeginCopyIn(size_t columns) override {
+  void BeginCopyIn(size_t columns, bool binary) override {
     size_t start = BeginMessage('G');
-    out_.push_back(0);
+    out_.push_back(binary ? 1 : 0);
     PutInt16(static_cast<int16_t>(columns));
-    for (size_t i = 0; i < columns; i++) PutInt16(0);
+    for (size_t i = 0; i < columns; i++) PutInt16(binary ? 1 : 0);
     EndMessage(start);
     Flush();
   }
@@ -115,11 +115,11 @@ class Connection : public ResultSink {
     }
   }
 
-  void BeginCopyOut(size_t columns) override {
+  void BeginCopyOut(size_t columns, bool binary) override {
     size_t start = BeginMessage('H');
-    out_.push_back(0);
+    out_.push_back(binary ? 1 : 0);
     PutInt16(static_cast<int16_t>(columns));
-    for (size_t i = 0; i < columns; i++) PutInt16(0);
+    for (size_t i = 0; i < columns; i++) PutInt16(binary ? 1 : 0);
     EndMessage(start);
   }
 

@@ -39,12 +39,12 @@ class ResultSink {
   virtual void Describe(const std::vector<ColumnDesc>& columns) = 0;
   virtual void Rows(const DataChunk& chunk) = 0;
   virtual void Notice(const std::string& message) = 0;
-  // COPY FROM STDIN: announces the copy, then pulls data until the client
-  // finishes. ReadCopyData returns false at CopyDone; throws on CopyFail.
-  virtual void BeginCopyIn(size_t columns) = 0;
+  // COPY FROM STDIN: announces the copy (in the binary format or text),
+  // then pulls data until the client finishes. ReadCopyData returns false at CopyDone; throws on CopyFail.
+  virtual void BeginCopyIn(size_t columns, bool binary) = 0;
   virtual bool ReadCopyData(std::string* data) = 0;
   // COPY TO STDOUT.
-  virtual void BeginCopyOut(size_t columns) = 0;
+  virtual void BeginCopyOut(size_t columns, bool binary) = 0;
   virtual void CopyData(const std::string& data) = 0;
   virtual void EndCopyOut() = 0;
 };

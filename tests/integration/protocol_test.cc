@@ -1268,6 +1268,52 @@ void TestCopy() {
     Check(tag == "ERROR 42701", "a column listed twice in COPY fails with 42701", d);
   }
   Exec(c, "DROP TABLE IF EXISTS copy_d");
+
+  // The binary format: COPY TO gives exactly PostgreSQL 15's bytes (taken
+  // from a PostgreSQL 15 server for the same rows), and COPY FROM loads
+  // them back (NULLs, numeric, text, timestamp, bool); malformed data and
+  // options fail as PostgreSQL fails.
+  auto unhex = [](const std::string& h) {
+    std::string out;
+    for (size_t i = 0; i + 1 < h.size(); i += 2) out.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
+    return out;
+  };
+  const std::string pg_bytes = unhex(
+      "5047434f50590aff0d0a0000000000000000000005000000040000000100000001610000000c0002000000000003000c0d7a00000001"
+      "01000000080002b0de36ada8000005ffffffffffffffffffffffffffffffffffffffff000500000004fffffff90000000368c3a90000"
+      "000a0001ffff40000003000a000000010000000008fffffffffff85ee0ffff");
+  Exec(c, "DROP TABLE IF EXISTS copy_b");
+  Exec(c, "CREATE TABLE copy_b (i int, s text, n numeric, bo bool, ts timestamp)");
+  Exec(c, "INSERT INTO copy_b VALUES (1, 'a', 12.345, true, '2024-01-01 10:00:00'), (NULL, NULL, NULL, NULL, NULL), "
+          "(-7, 'hé', -0.001, false, '1999-12-31 23:59:59.5')");
+  const std::string in_pg_order =
+      "COPY (SELECT * FROM {} ORDER BY CASE WHEN i = 1 THEN 0 WHEN i IS NULL THEN 1 ELSE 2 END) TO STDOUT (FORMAT binary)";
+  auto order_sql = [&](const std::string& table) {
+    std::string q = in_pg_order;
+    return q.replace(q.find("{}"), 2, table);
+  };
+  out = copy_out(order_sql("copy_b"), &d);
+  Check(out == pg_bytes, "binary COPY TO: byte for byte PostgreSQL 15's output", Printable(out) + " " + d);
+  Exec(c, "DROP TABLE IF EXISTS copy_b2");
+  Exec(c, "CREATE TABLE copy_b2 (i int, s text, n numeric, bo bool, ts timestamp)");
+  tag = copy_in("COPY copy_b2 FROM STDIN (FORMAT binary)", {pg_bytes.substr(0, 30), pg_bytes.substr(30)}, &d);
+  Check(tag == "COPY 3", "binary COPY FROM loads PostgreSQL's bytes (split mid-tuple)", d);
+  Check(copy_out(order_sql("copy_b2"), &d) == pg_bytes, "binary COPY FROM: the same rows come back out");
+  tag = copy_in("COPY copy_b2 FROM STDIN (FORMAT binary)", {pg_bytes.substr(0, 20)}, &d);
+  Check(tag == "ERROR 22P04", "binary COPY FROM: truncated data is 22P04", d);
+  tag = copy_in("COPY copy_b2 FROM STDIN (FORMAT binary)", {"PGCOPX" + pg_bytes.substr(6)}, &d);
+  Check(tag == "ERROR 22P04", "binary COPY FROM: a wrong signature is 22P04", d);
+  tag = copy_in("COPY copy_b2 (i, s) FROM STDIN (FORMAT binary)", {pg_bytes}, &d);
+  Check(tag == "ERROR 22P04" && d.find("row field count is 5, expected 2") != std::string::npos,
+        "binary COPY FROM: a wrong field count is 22P04", d);
+  std::string bad_int = pg_bytes.substr(0, 19) + unhex("00010000000300000affff");  // a 3-byte int4
+  tag = copy_in("COPY copy_b2 (i) FROM STDIN (FORMAT binary)", {bad_int}, &d);
+  Check(tag == "ERROR 22P03", "binary COPY FROM: a malformed value is 22P03", d);
+  Check(Rows(c, "SELECT count(*) FROM copy_b2") == "3", "failed binary COPYs kept nothing");
+  tag = copy_in("COPY copy_b2 FROM STDIN (FORMAT binary, DELIMITER ',')", {pg_bytes}, &d);
+  Check(tag == "ERROR 42601", "DELIMITER in BINARY mode is 42601", d);
+  Exec(c, "DROP TABLE IF EXISTS copy_b");
+  Exec(c, "DROP TABLE IF EXISTS copy_b2");
   PQfinish(c);
 }
 
