@@ -83,6 +83,17 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     WriteSet writes;
     TableWriteSet& tw = writes.For(table->id);
     CopyRowBuilder rows(table, targets, eval_, &defaults);
+    // Binary data into a table keyed by row ids, outside a transaction
+    // block, is a bulk load too, parsed by this thread alone (its tuples
+    // are not cut into blocks for workers).
+    std::shared_ptr<BulkRows> bulk;
+    if (fmt.binary && txn_ == TxnState::kIdle && table->row_id_index >= 0)
+      bulk = std::make_shared<BulkRows>(table->id, table->row_id_index, table->StorageDesc().dist_key_indices,
+                                        instance_->store()->NewBulkSpill());
+    auto flush = [&] {
+      if (bulk) bulk->Add(PrepareInsertRows(*table, rows.Take()));
+      else InsertVisibleRows(*table, rows.Take(), &tw);
+    };
     int64_t count = 0, line_no = 0;
     auto add_record = [&](const std::vector<CopyField>& fields) {
       line_no++;
@@ -91,12 +102,11 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       else rows.Add(fields, line_no);
       count++;
       if (rows.rows() >= kChunkSize) {
-        InsertVisibleRows(*table, rows.Take(), &tw);
+        flush();
         if (cancel_.load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
       }
     };
-    // Binary data goes through the same steps with its own reader (and
-    // never the bulk path: its tuples are not cut into blocks).
+    // Binary data goes through the same steps with its own reader.
     auto read_all = [&](auto& reader) {
       std::vector<CopyField> fields;
       while (!reader.ended() && sink->ReadCopyData(&data)) {
@@ -113,7 +123,11 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       CopyRecordReader reader(fmt);
       read_all(reader);
     }
-    if (rows.rows() > 0) InsertVisibleRows(*table, rows.Take(), &tw);
+    if (rows.rows() > 0) flush();
+    if (bulk) {
+      bulk->Finish();
+      writes.AddBulk(std::move(bulk));
+    }
     Write(std::move(writes));
     return {"COPY " + std::to_string(count)};
   }
