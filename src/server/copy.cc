@@ -52,6 +52,9 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
         targets.push_back(idx);
       }
     }
+    std::vector<std::string> target_names;
+    for (int t : targets) target_names.push_back(table->columns[t].name);
+    ResolveForcedColumns(&fmt, target_names);
     // Columns left out get their DEFAULT, as with INSERT.
     std::vector<ExprPtr> defaults(table->columns.size());
     for (size_t i = 0; i < table->columns.size(); i++) {
@@ -163,6 +166,9 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
   BatchSubqueryRunner runner(&ctx);
   ctx.eval.subquery_runner = &runner;
   ExecutorPtr exec = BuildExecutor(*plan, ctx);
+  std::vector<std::string> output_names;
+  for (const auto& col : plan->schema()) output_names.push_back(col.name);
+  ResolveForcedColumns(&fmt, output_names);
   sink->BeginCopyOut(plan->schema().size(), fmt.binary);
   int64_t rows = 0;
   if (fmt.binary) {
@@ -210,7 +216,8 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
           continue;
         }
         std::string text = FormatText(v, r, eval_);
-        out += fmt.csv ? QuoteCopyCsv(text, fmt) : EscapeCopyText(text, fmt.delimiter);
+        bool force = col < fmt.force_quote_at.size() && fmt.force_quote_at[col];
+        out += fmt.csv ? QuoteCopyCsv(text, fmt, force) : EscapeCopyText(text, fmt.delimiter);
       }
       out.push_back('\n');
     }

@@ -6,6 +6,7 @@
 
 #include <string.h>  // memrchr
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <set>
@@ -73,6 +74,19 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
     } else if (name == "escape") {
       f.escape = one_byte(v, "escape");
       escape_set = true;
+    } else if (name == "force_not_null" || name == "force_null" || name == "force_quote") {
+      std::vector<std::string>& list = name == "force_not_null" ? f.force_not_null
+                                       : name == "force_null"   ? f.force_null
+                                                                : f.force_quote;
+      const PgQuery__Node* a = d->arg;
+      if (a && a->node_case == PG_QUERY__NODE__NODE_A_STAR && name == "force_quote") {
+        f.force_quote_all = true;
+      } else if (a && a->node_case == PG_QUERY__NODE__NODE_LIST) {
+        for (size_t k = 0; k < a->list->n_items; k++)
+          if (a->list->items[k]->node_case == PG_QUERY__NODE__NODE_STRING) list.push_back(a->list->items[k]->string->sval);
+      } else {
+        FRESHET_THROW(sqlstate::kSyntaxError, "argument to option \"{}\" must be a list of column names", name);
+      }
     } else {
       FRESHET_THROW(sqlstate::kSyntaxError, "option \"{}\" not recognized", name);
     }
@@ -82,6 +96,15 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
     if (null_set) throw SqlError(sqlstate::kSyntaxError, "cannot specify NULL in BINARY mode");
     if (seen.count("header")) throw SqlError(sqlstate::kSyntaxError, "cannot specify HEADER in BINARY mode");
   }
+  bool any_force_in = !f.force_not_null.empty() || !f.force_null.empty();
+  bool any_force_out = !f.force_quote.empty() || f.force_quote_all;
+  if (!f.csv && (any_force_in || any_force_out))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "COPY {} available only in CSV mode",
+                  any_force_out ? "force quote" : !f.force_not_null.empty() ? "force not null" : "force null");
+  if (c->is_from && any_force_out) throw SqlError(sqlstate::kFeatureNotSupported, "COPY force quote only available using COPY TO");
+  if (!c->is_from && any_force_in)
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "COPY force {} only available using COPY FROM",
+                  !f.force_not_null.empty() ? "not null" : "null");
   if (f.csv) {
     if (!delim_set) f.delimiter = ',';
     if (!null_set) f.null_string = "";
@@ -99,6 +122,22 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
   if (f.null_string.find(f.delimiter) != std::string::npos)
     throw SqlError(sqlstate::kInvalidParameterValue, "COPY delimiter must not appear in the NULL specification");
   return f;
+}
+
+void ResolveForcedColumns(CopyFormat* f, const std::vector<std::string>& columns) {
+  auto resolve = [&](const std::vector<std::string>& names, const char* option, std::vector<bool>* at) {
+    at->assign(columns.size(), false);
+    for (const std::string& n : names) {
+      auto it = std::find(columns.begin(), columns.end(), n);
+      if (it == columns.end())
+        FRESHET_THROW(sqlstate::kInvalidColumnReference, "{} column \"{}\" not referenced by COPY", option, n);
+      (*at)[static_cast<size_t>(it - columns.begin())] = true;
+    }
+  };
+  resolve(f->force_not_null, "FORCE_NOT_NULL", &f->force_not_null_at);
+  resolve(f->force_null, "FORCE_NULL", &f->force_null_at);
+  resolve(f->force_quote, "FORCE_QUOTE", &f->force_quote_at);
+  if (f->force_quote_all) f->force_quote_at.assign(columns.size(), true);
 }
 
 CopyRecordReader::CopyRecordReader(CopyFormat format) : format_(std::move(format)) {
@@ -189,6 +228,14 @@ bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
   fields->clear();
   for (const Span& s : spans_)
     fields->push_back({std::string_view((s.in_scratch ? scratch_.data() : buf_.data()) + s.offset, s.size), s.null});
+  // FORCE_NOT_NULL: an unquoted null string is that text; FORCE_NULL: a
+  // quoted one is NULL too (PostgreSQL's NextCopyFrom).
+  for (size_t i = 0; i < fields->size(); i++) {
+    CopyField& f = (*fields)[i];
+    if (f.null && i < format_.force_not_null_at.size() && format_.force_not_null_at[i]) f.null = false;
+    else if (!f.null && i < format_.force_null_at.size() && format_.force_null_at[i] && f.text == format_.null_string)
+      f.null = true;
+  }
   // The end marker; in CSV only unquoted.
   if (format_.csv && fields->size() == 1 && !spans_[0].in_scratch && fields->front().text == "\\.") ended_ = true;
   return !ended_;
@@ -408,8 +455,8 @@ std::string EscapeCopyText(const std::string& s, char delimiter) {
   return out;
 }
 
-std::string QuoteCopyCsv(const std::string& s, const CopyFormat& f) {
-  bool needs = s.empty() || s.find_first_of(std::string(1, f.delimiter) + f.quote + "\r\n") != std::string::npos ||
+std::string QuoteCopyCsv(const std::string& s, const CopyFormat& f, bool force) {
+  bool needs = force || s.empty() || s.find_first_of(std::string(1, f.delimiter) + f.quote + "\r\n") != std::string::npos ||
                s == f.null_string;
   if (!needs) return s;
   std::string out(1, f.quote);

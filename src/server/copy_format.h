@@ -24,7 +24,17 @@ struct CopyFormat {
   bool header = false;
   char quote = '"';
   char escape = '"';
+  // CSV's FORCE_NOT_NULL / FORCE_NULL (COPY FROM) and FORCE_QUOTE (COPY
+  // TO): the columns named, then (ResolveForcedColumns) the same as flags
+  // by position in the COPY's column list.
+  std::vector<std::string> force_not_null, force_null, force_quote;
+  bool force_quote_all = false;  // FORCE_QUOTE *
+  std::vector<bool> force_not_null_at, force_null_at, force_quote_at;
 };
+
+// Turns the FORCE_* column names into flags by position among `columns`
+// (the COPY's column names in order); 42P10 for a name not among them.
+void ResolveForcedColumns(CopyFormat* format, const std::vector<std::string>& columns);
 
 // The format options of a COPY statement (FORMAT, DELIMITER, NULL, HEADER,
 // QUOTE, ESCAPE); throws 0A000/42601 for unknown or unsupported ones.
@@ -153,6 +163,6 @@ class CopyBlockSplitter {
 std::string EscapeCopyText(const std::string& s, char delimiter);
 // CSV: quotes a field if it needs it (delimiter, quote, line end, empty,
 // or equal to the NULL string).
-std::string QuoteCopyCsv(const std::string& s, const CopyFormat& f);
+std::string QuoteCopyCsv(const std::string& s, const CopyFormat& f, bool force = false);
 
 }  // namespace freshet

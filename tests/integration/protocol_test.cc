@@ -1314,6 +1314,25 @@ void TestCopy() {
   Check(tag == "ERROR 42601", "DELIMITER in BINARY mode is 42601", d);
   Exec(c, "DROP TABLE IF EXISTS copy_b");
   Exec(c, "DROP TABLE IF EXISTS copy_b2");
+
+  // CSV's FORCE_NOT_NULL, FORCE_NULL and FORCE_QUOTE: rows and output are
+  // PostgreSQL 15's for the same statements (checked against one).
+  Exec(c, "DROP TABLE IF EXISTS copy_f");
+  Exec(c, "CREATE TABLE copy_f (a int, b text, c text)");
+  tag = copy_in("COPY copy_f FROM STDIN WITH (FORMAT csv, FORCE_NOT_NULL (b), FORCE_NULL (c))",
+                {"1,,\"\"\n2,\"\",x\n3,NUL,\"NUL\"\n"}, &d);
+  Check(tag == "COPY 3", "COPY with FORCE_NOT_NULL and FORCE_NULL", d);
+  tag = copy_in("COPY copy_f FROM STDIN WITH (FORMAT csv, NULL 'NUL', FORCE_NULL (b, c))", {"4,NUL,\"NUL\"\n"}, &d);
+  Check(tag == "COPY 1", "COPY with a NULL string and FORCE_NULL", d);
+  rows = Rows(c, "SELECT a, b IS NULL, '[' || b || ']', c IS NULL, '[' || c || ']' FROM copy_f ORDER BY a");
+  Check(rows == "1|f|[]|t|<null>\n2|f|[]|f|[x]\n3|f|[NUL]|f|[NUL]\n4|t|<null>|t|<null>",
+        "FORCE_NOT_NULL keeps unquoted empty values, FORCE_NULL makes quoted null strings NULL", Printable(rows));
+  out = copy_out("COPY (SELECT * FROM copy_f ORDER BY a) TO STDOUT WITH (FORMAT csv, FORCE_QUOTE (a, b))", &d);
+  Check(out == "\"1\",\"\",\n\"2\",\"\",x\n\"3\",\"NUL\",NUL\n\"4\",,\n", "FORCE_QUOTE quotes every non-NULL value of its columns",
+        Printable(out) + " " + d);
+  out = copy_out("COPY (SELECT a, c FROM copy_f ORDER BY a) TO STDOUT WITH (FORMAT csv, FORCE_QUOTE *)", &d);
+  Check(out == "\"1\",\n\"2\",\"x\"\n\"3\",\"NUL\"\n\"4\",\n", "FORCE_QUOTE *", Printable(out) + " " + d);
+  Exec(c, "DROP TABLE IF EXISTS copy_f");
   PQfinish(c);
 }
 
