@@ -283,21 +283,12 @@ size_t VarintLength(uint64_t v) {
   return n;
 }
 
-// A column of 8-byte values (PutRaw's bytes) written at out[r].
-template <typename Get>
-void EncodeFixedCellsTo(const Vector& c, size_t n, Get get, char** out) {
+// A column's cells written at out[r], NULLs as the byte 0.
+template <typename Put>
+void EncodeColumnTo(const Vector& c, size_t n, Put put, char** out) {
   for (size_t r = 0; r < n; r++) {
-    char* p = out[r];
-    if (c.IsNull(r)) {
-      *p = 0;
-      out[r] = p + 1;
-      continue;
-    }
-    *p = 1;
-    auto v = get(r);
-    static_assert(sizeof(v) == 8);
-    std::memcpy(p + 1, &v, 8);
-    out[r] = p + 9;
+    if (c.IsNull(r)) *out[r]++ = 0;
+    else out[r] = put(r, out[r]);
   }
 }
 }  // namespace
@@ -324,31 +315,42 @@ void EncodedRowSizes(const DataChunk& chunk, std::vector<size_t>* sizes) {
   }
 }
 
+char* EncodeInt64CellTo(int64_t v, char* out) {
+  *out = 1;
+  std::memcpy(out + 1, &v, sizeof(v));  // PutRaw's bytes
+  return out + 1 + sizeof(v);
+}
+
+char* EncodeDoubleCellTo(double v, char* out) {
+  *out = 1;
+  std::memcpy(out + 1, &v, sizeof(v));
+  return out + 1 + sizeof(v);
+}
+
+char* EncodeStringCellTo(std::string_view v, char* out) {
+  *out++ = 1;
+  uint64_t len = v.size();  // PutVarint's bytes
+  while (len >= 0x80) {
+    *out++ = char(len | 0x80);
+    len >>= 7;
+  }
+  *out++ = char(len);
+  std::memcpy(out, v.data(), v.size());
+  return out + v.size();
+}
+
 void EncodeRowsTo(const DataChunk& chunk, char** out) {
   const size_t n = chunk.num_rows();
   for (const Vector& c : chunk.columns()) {
     switch (c.physical()) {
-      case PhysicalType::kInt64: EncodeFixedCellsTo(c, n, [&](size_t r) { return c.GetInt(r); }, out); break;
-      case PhysicalType::kDouble: EncodeFixedCellsTo(c, n, [&](size_t r) { return c.GetFloat(r); }, out); break;
+      case PhysicalType::kInt64:
+        EncodeColumnTo(c, n, [&](size_t r, char* p) { return EncodeInt64CellTo(c.GetInt(r), p); }, out);
+        break;
+      case PhysicalType::kDouble:
+        EncodeColumnTo(c, n, [&](size_t r, char* p) { return EncodeDoubleCellTo(c.GetFloat(r), p); }, out);
+        break;
       case PhysicalType::kString:
-        for (size_t r = 0; r < n; r++) {
-          char* p = out[r];
-          if (c.IsNull(r)) {
-            *p = 0;
-            out[r] = p + 1;
-            continue;
-          }
-          *p++ = 1;
-          const std::string& v = c.GetString(r);
-          uint64_t len = v.size();
-          while (len >= 0x80) {
-            *p++ = char(len | 0x80);
-            len >>= 7;
-          }
-          *p++ = char(len);
-          std::memcpy(p, v.data(), v.size());
-          out[r] = p + v.size();
-        }
+        EncodeColumnTo(c, n, [&](size_t r, char* p) { return EncodeStringCellTo(c.GetString(r), p); }, out);
         break;
       default: {
         std::string cell;

@@ -63,6 +63,11 @@ void EncodeRow(const DataChunk& chunk, size_t row, std::string* out);
 // writes the rows there (advancing out[r] past them).
 void EncodedRowSizes(const DataChunk& chunk, std::vector<size_t>* sizes);
 void EncodeRowsTo(const DataChunk& chunk, char** out);
+// EncodeCell's bytes for one non-NULL value, written at out (which must
+// have room); each returns the end. A NULL cell is the single byte 0.
+char* EncodeInt64CellTo(int64_t v, char* out);
+char* EncodeDoubleCellTo(double v, char* out);
+char* EncodeStringCellTo(std::string_view v, char* out);
 void EncodeRowValues(const Row& row, std::string* out);
 // Decodes an encoded row with the given column types, appending one row to
 // the chunk. Returns false if the bytes are malformed.

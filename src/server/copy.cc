@@ -69,7 +69,10 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       while (sink->ReadCopyData(&data)) {
       }
     };
-    if (txn_ == TxnState::kIdle && table->row_id_index >= 0 && !fmt.binary) {
+    // Outside a transaction block, rows of a table keyed by generated row
+    // ids are a bulk load (bulk_rows.h); anything else is ordinary writes.
+    const bool bulk_load = txn_ == TxnState::kIdle && table->row_id_index >= 0;
+    if (bulk_load && !fmt.binary) {
       // A bulk load: parsed by worker threads, encoded straight into key
       // order and committed as SST files (copy_loader.h, bulk_rows.h).
       ParallelCopyLoader loader(table, targets, std::move(defaults), fmt, eval_, instance_->store(), &cancel_,
@@ -86,11 +89,10 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     WriteSet writes;
     TableWriteSet& tw = writes.For(table->id);
     CopyRowBuilder rows(table, targets, eval_, &defaults);
-    // Binary data into a table keyed by row ids, outside a transaction
-    // block, is a bulk load too, parsed by this thread alone (its tuples
-    // are not cut into blocks for workers).
+    // Binary bulk loads are parsed by this thread alone (their tuples are
+    // not cut into blocks for workers).
     std::shared_ptr<BulkRows> bulk;
-    if (fmt.binary && txn_ == TxnState::kIdle && table->row_id_index >= 0)
+    if (bulk_load)
       bulk = std::make_shared<BulkRows>(table->id, table->row_id_index, table->StorageDesc().dist_key_indices,
                                         instance_->store()->NewBulkSpill());
     auto flush = [&] {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <set>
 
+#include "common/encoding.h"
 #include "common/error.h"
 
 namespace freshet {
@@ -125,7 +126,11 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
 }
 
 void ResolveForcedColumns(CopyFormat* f, const std::vector<std::string>& columns) {
+  // No flags at all when an option is not given: the reader then skips
+  // the check per record.
   auto resolve = [&](const std::vector<std::string>& names, const char* option, std::vector<bool>* at) {
+    at->clear();
+    if (names.empty()) return;
     at->assign(columns.size(), false);
     for (const std::string& n : names) {
       auto it = std::find(columns.begin(), columns.end(), n);
@@ -230,12 +235,13 @@ bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
     fields->push_back({std::string_view((s.in_scratch ? scratch_.data() : buf_.data()) + s.offset, s.size), s.null});
   // FORCE_NOT_NULL: an unquoted null string is that text; FORCE_NULL: a
   // quoted one is NULL too (PostgreSQL's NextCopyFrom).
-  for (size_t i = 0; i < fields->size(); i++) {
-    CopyField& f = (*fields)[i];
-    if (f.null && i < format_.force_not_null_at.size() && format_.force_not_null_at[i]) f.null = false;
-    else if (!f.null && i < format_.force_null_at.size() && format_.force_null_at[i] && f.text == format_.null_string)
-      f.null = true;
-  }
+  if (!format_.force_not_null_at.empty() || !format_.force_null_at.empty())
+    for (size_t i = 0; i < fields->size(); i++) {
+      CopyField& f = (*fields)[i];
+      if (f.null && i < format_.force_not_null_at.size() && format_.force_not_null_at[i]) f.null = false;
+      else if (!f.null && i < format_.force_null_at.size() && format_.force_null_at[i] && f.text == format_.null_string)
+        f.null = true;
+    }
   // The end marker; in CSV only unquoted.
   if (format_.csv && fields->size() == 1 && !spans_[0].in_scratch && fields->front().text == "\\.") ended_ = true;
   return !ended_;
@@ -472,9 +478,6 @@ namespace {
 constexpr char kBinarySignature[] = "PGCOPY\n\377\r\n";  // and a NUL: 11 bytes
 constexpr size_t kSignatureSize = 11;
 
-uint32_t GetUint32BE(const char* p) {
-  return uint32_t(uint8_t(p[0])) << 24 | uint32_t(uint8_t(p[1])) << 16 | uint32_t(uint8_t(p[2])) << 8 | uint8_t(p[3]);
-}
 [[noreturn]] void ThrowBadBinary(const std::string& message) {
   throw SqlError(sqlstate::kBadCopyFileFormat, message);
 }
@@ -499,17 +502,17 @@ bool BinaryCopyReader::Next(bool final, std::vector<CopyField>* fields) {
   if (!header_read_) {
     if (avail < kSignatureSize + 8) return short_data();
     if (std::memcmp(b + pos_, kBinarySignature, kSignatureSize) != 0) ThrowBadBinary("COPY file signature not recognized");
-    uint32_t flags = GetUint32BE(b + pos_ + kSignatureSize);
+    uint32_t flags = GetFixed32BE(b + pos_ + kSignatureSize);
     if (flags & (1u << 16)) ThrowBadBinary("invalid COPY file header (WITH OIDS)");
     if (flags & 0xffff0000u & ~(1u << 16)) ThrowBadBinary("unrecognized critical flags in COPY file header");
-    uint32_t extension = GetUint32BE(b + pos_ + kSignatureSize + 4);
+    uint32_t extension = GetFixed32BE(b + pos_ + kSignatureSize + 4);
     if (avail < kSignatureSize + 8 + size_t(extension)) return short_data();
     pos_ += kSignatureSize + 8 + extension;
     header_read_ = true;
     avail = buf_.size() - pos_;
   }
   if (avail < 2) return short_data();
-  int16_t count = static_cast<int16_t>(uint16_t(uint8_t(b[pos_])) << 8 | uint8_t(b[pos_ + 1]));
+  int16_t count = static_cast<int16_t>(GetFixed16BE(b + pos_));
   if (count == -1) {
     ended_ = true;
     pos_ += 2;
@@ -521,7 +524,7 @@ bool BinaryCopyReader::Next(bool final, std::vector<CopyField>* fields) {
   fields->clear();
   for (int16_t i = 0; i < count; i++) {
     if (buf_.size() - p < 4) return short_data();
-    int32_t len = static_cast<int32_t>(GetUint32BE(b + p));
+    int32_t len = static_cast<int32_t>(GetFixed32BE(b + p));
     p += 4;
     if (len == -1) {
       fields->push_back({std::string_view(), true});

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "common/datetime.h"
+#include "common/encoding.h"
 #include "expr/cast.h"
 
 namespace freshet {
@@ -55,15 +56,9 @@ bool CopyRowEncoder::Encode(const std::vector<CopyField>& fields, int64_t row_id
   bound += 9 * columns_.size();
   if (buffer_.size() < bound) buffer_.resize(std::max(bound, 2 * buffer_.size()));
   char* p = buffer_.data();
-  auto put_fixed = [&](auto v) {
-    static_assert(sizeof(v) == 8);
-    *p = 1;
-    std::memcpy(p + 1, &v, 8);
-    p += 9;
-  };
   for (const Column& c : columns_) {
     if (c.kind == Kind::kRowId) {
-      put_fixed(row_id);
+      p = EncodeInt64CellTo(row_id, p);
       continue;
     }
     const CopyField& f = fields[c.field];
@@ -73,22 +68,11 @@ bool CopyRowEncoder::Encode(const std::vector<CopyField>& fields, int64_t row_id
       continue;
     }
     switch (c.kind) {
-      case Kind::kInteger: put_fixed(ParseIntegerText(f.text, c.type)); break;
-      case Kind::kFloat8: put_fixed(ParseFloat8Text(f.text)); break;
-      case Kind::kDate: put_fixed(ParseDate(f.text)); break;
-      case Kind::kTimestamp: put_fixed(ParseTimestamp(f.text)); break;
-      case Kind::kText: {
-        *p++ = 1;
-        uint64_t len = f.text.size();
-        while (len >= 0x80) {
-          *p++ = static_cast<char>(len | 0x80);
-          len >>= 7;
-        }
-        *p++ = static_cast<char>(len);
-        std::memcpy(p, f.text.data(), f.text.size());
-        p += f.text.size();
-        break;
-      }
+      case Kind::kInteger: p = EncodeInt64CellTo(ParseIntegerText(f.text, c.type), p); break;
+      case Kind::kFloat8: p = EncodeDoubleCellTo(ParseFloat8Text(f.text), p); break;
+      case Kind::kDate: p = EncodeInt64CellTo(ParseDate(f.text), p); break;
+      case Kind::kTimestamp: p = EncodeInt64CellTo(ParseTimestamp(f.text), p); break;
+      case Kind::kText: p = EncodeStringCellTo(f.text, p); break;
       case Kind::kRowId: break;
     }
   }

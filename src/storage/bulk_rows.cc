@@ -206,41 +206,48 @@ char* BulkRows::Reserve(Vnode& v, size_t n) {
   return p;
 }
 
+char* BulkRows::NewEntry(uint16_t vnode, uint32_t key_tail_size, uint32_t value_size) {
+  // [u32 key size][u32 value size][table][vnode, big-endian][key tail][value]
+  const uint32_t key_size = sizeof(TableId) + 2 + key_tail_size;
+  char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
+  std::memcpy(p, &key_size, sizeof(key_size));
+  std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
+  char* k = p + kEntryHeader;
+  for (int i = sizeof(TableId) - 1; i >= 0; i--) *k++ = static_cast<char>(table_id_ >> (8 * i));
+  *k++ = static_cast<char>(vnode >> 8);
+  *k++ = static_cast<char>(vnode & 0xff);
+  bytes_ += key_size + value_size;
+  return k;
+}
+
 void BulkRows::Add(const DataChunk& rows) {
   const size_t n = rows.num_rows();
   if (n == 0) return;
   const Vector& keys = rows.column(key_column_);
+  bool any = rows_ > 0;
+  int64_t last = last_key_;
   for (size_t r = 0; r < n; r++) {
-    if (keys.IsNull(r) || ((rows_ > 0 || r > 0) && keys.GetInt(r) <= (r > 0 ? keys.GetInt(r - 1) : last_key_)))
+    if (keys.IsNull(r) || (any && keys.GetInt(r) <= last))
       throw SqlError(sqlstate::kInternalError, "bulk load: keys do not increase");
+    last = keys.GetInt(r);
+    any = true;
   }
   // Each row's entry is reserved in its vnode's segment, then the values
   // are encoded there column by column (no per-row copy, no per-cell
   // dispatch on the type).
   EncodedRowSizes(rows, &value_sizes_);
   entry_values_.resize(n);
-  const std::string table_prefix = TablePrefix(table_id_);
   for (size_t r = 0; r < n; r++) {
-    uint16_t vnode = ComputeVnode(rows, r, dist_key_indices_);
     scratch_key_.clear();
     EncodeKeyFromVector(keys, r, &scratch_key_);
-    // The storage key: [table][vnode, big-endian][key column].
-    uint32_t key_size = static_cast<uint32_t>(table_prefix.size() + 2 + scratch_key_.size());
-    uint32_t value_size = static_cast<uint32_t>(value_sizes_[r]);
-    char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
-    std::memcpy(p, &key_size, sizeof(key_size));
-    std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
-    char* k = p + kEntryHeader;
-    std::memcpy(k, table_prefix.data(), table_prefix.size());
-    k[table_prefix.size()] = static_cast<char>(vnode >> 8);
-    k[table_prefix.size() + 1] = static_cast<char>(vnode & 0xff);
-    std::memcpy(k + table_prefix.size() + 2, scratch_key_.data(), scratch_key_.size());
-    entry_values_[r] = k + key_size;
-    bytes_ += key_size + value_size;
+    char* k = NewEntry(ComputeVnode(rows, r, dist_key_indices_), static_cast<uint32_t>(scratch_key_.size()),
+                       static_cast<uint32_t>(value_sizes_[r]));
+    std::memcpy(k, scratch_key_.data(), scratch_key_.size());
+    entry_values_[r] = k + scratch_key_.size();
   }
   EncodeRowsTo(rows, entry_values_.data());
   if (rows_ == 0) first_key_ = keys.GetInt(0);
-  last_key_ = keys.GetInt(n - 1);
+  last_key_ = last;
   rows_ += n;
   if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
 }
@@ -249,23 +256,11 @@ void BulkRows::AddEncoded(int64_t key, std::string_view value) {
   if (dist_key_indices_.size() != 1 || dist_key_indices_[0] != key_column_)
     throw SqlError(sqlstate::kInternalError, "bulk load: encoded rows need the key column as distribution key");
   if (rows_ > 0 && key <= last_key_) throw SqlError(sqlstate::kInternalError, "bulk load: keys do not increase");
-  uint16_t vnode = ComputeVnodeOfBigint(key);
-  // The storage key: [table][vnode, big-endian][the key, memcomparable].
-  constexpr uint32_t key_size = sizeof(TableId) + 2 + kBigintKeySize;
-  uint32_t value_size = static_cast<uint32_t>(value.size());
-  char* p = Reserve(vnodes_[vnode], kEntryHeader + key_size + value_size);
-  std::memcpy(p, &key_size, sizeof(key_size));
-  std::memcpy(p + sizeof(key_size), &value_size, sizeof(value_size));
-  char* k = p + kEntryHeader;
-  for (int i = sizeof(TableId) - 1; i >= 0; i--) *k++ = static_cast<char>(table_id_ >> (8 * i));
-  *k++ = static_cast<char>(vnode >> 8);
-  *k++ = static_cast<char>(vnode & 0xff);
-  k = EncodeBigintKeyTo(key, k);
-  std::memcpy(k, value.data(), value_size);
+  char* k = NewEntry(ComputeVnodeOfBigint(key), kBigintKeySize, static_cast<uint32_t>(value.size()));
+  std::memcpy(EncodeBigintKeyTo(key, k), value.data(), value.size());
   if (rows_ == 0) first_key_ = key;
   last_key_ = key;
   rows_++;
-  bytes_ += key_size + value_size;
   if (spill_ && memory_bytes_ > spill_->after_bytes) Spill();
 }
 

@@ -180,6 +180,10 @@ class BulkRows {
   // Drops the segments, keeping the slabs for reuse.
   void ReleaseSegments();
   char* Reserve(Vnode& v, size_t n);
+  // Reserves an entry in the vnode's segments, writes its sizes and the
+  // key's [table][vnode] prefix and counts its bytes; returns where the
+  // rest of the key (key_tail_size bytes) goes, the value right after.
+  char* NewEntry(uint16_t vnode, uint32_t key_tail_size, uint32_t value_size);
   // Decodes the entry at p; returns the pointer past it.
   static const char* DecodeEntry(const char* p, std::string_view* key, std::string_view* value);
 

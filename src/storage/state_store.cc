@@ -503,12 +503,14 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
     // is dropped (a reader may still be on them while this commit runs).
     std::vector<std::string> links;
     bool linked = rows->spilled() && alone;
-    for (const std::string& f : linked ? rows->files() : std::vector<std::string>{}) {
-      links.push_back(f + ".ingest");
-      if (link(f.c_str(), links.back().c_str()) != 0) {
-        links.pop_back();
-        linked = false;
-        break;
+    if (linked) {
+      for (const std::string& f : rows->files()) {
+        links.push_back(f + ".ingest");
+        if (link(f.c_str(), links.back().c_str()) != 0) {
+          links.pop_back();
+          linked = false;
+          break;
+        }
       }
     }
     if (linked) {
