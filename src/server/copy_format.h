@@ -81,6 +81,7 @@ class CopyRecordReader {
   bool ReadCsv(bool final, size_t* end);
   bool ReadText(bool final, size_t* end);
   void Unescape(std::string_view raw);
+  void AddSpan(const Span& span);
   // CSV: the position of the first byte at or after i that ends an
   // unquoted run, or buf_.size(). Works on 64-byte windows of buf_ at a
   // time (a bit per byte, compared 16 bytes at once): fields are short, and

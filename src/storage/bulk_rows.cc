@@ -203,6 +203,11 @@ char* BulkRows::Reserve(Vnode& v, size_t n) {
   char* p = const_cast<char*>(s.data) + s.used;
   s.used += n;
   memory_bytes_ += n;
+  // Rows go to their vnodes at random, so the next entry of this vnode
+  // comes a few hundred rows later, into memory no prefetcher follows (a
+  // stream per vnode): fetch its lines for writing now.
+  __builtin_prefetch(p + n, 1);
+  __builtin_prefetch(p + n + 64, 1);
   return p;
 }
 
