@@ -123,6 +123,8 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
     Status s = CheckOrCreateDirectory(path);
     if (!s.ok()) return s;
     path += "/rocksdb";
+    store->synced_files_ = std::make_unique<SyncedFiles>();
+    db_options.env = store->synced_files_->env();
   }
 
   rocksdb::ColumnFamilyOptions cf_options;
@@ -591,6 +593,10 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
     meta_arg.options.move_files = true;
     if (!data_arg.external_files.empty()) args.push_back(data_arg);
     args.push_back(meta_arg);
+    // Every one of them was synced when its writer finished.
+    std::vector<std::string> synced = data_arg.external_files;
+    synced.push_back(meta_file);
+    auto registration = synced_files_ ? synced_files_->Register(synced) : nullptr;
     rs = db_->IngestExternalFiles(args);
   }
   std::error_code ec;

@@ -31,6 +31,7 @@
 #include "common/error.h"
 #include "storage/bulk_rows.h"
 #include "storage/scan_cache.h"
+#include "storage/synced_files.h"
 #include "storage/write_set.h"
 
 namespace freshet {
@@ -159,6 +160,7 @@ class StateStore {
   // without Bloom filters).
   rocksdb::Options BulkFileOptions(bool bloom) const;
   std::unique_ptr<rocksdb::Env> mem_env_;
+  std::unique_ptr<SyncedFiles> synced_files_;  // on disk: the store's Env
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
