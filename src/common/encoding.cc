@@ -315,30 +315,6 @@ void EncodedRowSizes(const DataChunk& chunk, std::vector<size_t>* sizes) {
   }
 }
 
-char* EncodeInt64CellTo(int64_t v, char* out) {
-  *out = 1;
-  std::memcpy(out + 1, &v, sizeof(v));  // PutRaw's bytes
-  return out + 1 + sizeof(v);
-}
-
-char* EncodeDoubleCellTo(double v, char* out) {
-  *out = 1;
-  std::memcpy(out + 1, &v, sizeof(v));
-  return out + 1 + sizeof(v);
-}
-
-char* EncodeStringCellTo(std::string_view v, char* out) {
-  *out++ = 1;
-  uint64_t len = v.size();  // PutVarint's bytes
-  while (len >= 0x80) {
-    *out++ = char(len | 0x80);
-    len >>= 7;
-  }
-  *out++ = char(len);
-  std::memcpy(out, v.data(), v.size());
-  return out + v.size();
-}
-
 void EncodeRowsTo(const DataChunk& chunk, char** out) {
   const size_t n = chunk.num_rows();
   for (const Vector& c : chunk.columns()) {

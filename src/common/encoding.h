@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,9 +66,28 @@ void EncodedRowSizes(const DataChunk& chunk, std::vector<size_t>* sizes);
 void EncodeRowsTo(const DataChunk& chunk, char** out);
 // EncodeCell's bytes for one non-NULL value, written at out (which must
 // have room); each returns the end. A NULL cell is the single byte 0.
-char* EncodeInt64CellTo(int64_t v, char* out);
-char* EncodeDoubleCellTo(double v, char* out);
-char* EncodeStringCellTo(std::string_view v, char* out);
+// Inline: a bulk load writes one per cell.
+inline char* EncodeInt64CellTo(int64_t v, char* out) {
+  *out = 1;
+  std::memcpy(out + 1, &v, sizeof(v));  // PutRaw's bytes
+  return out + 1 + sizeof(v);
+}
+inline char* EncodeDoubleCellTo(double v, char* out) {
+  *out = 1;
+  std::memcpy(out + 1, &v, sizeof(v));
+  return out + 1 + sizeof(v);
+}
+inline char* EncodeStringCellTo(std::string_view v, char* out) {
+  *out++ = 1;
+  uint64_t len = v.size();  // PutVarint's bytes
+  while (len >= 0x80) {
+    *out++ = char(len | 0x80);
+    len >>= 7;
+  }
+  *out++ = char(len);
+  std::memcpy(out, v.data(), v.size());
+  return out + v.size();
+}
 void EncodeRowValues(const Row& row, std::string* out);
 // Decodes an encoded row with the given column types, appending one row to
 // the chunk. Returns false if the bytes are malformed.

@@ -805,7 +805,39 @@ int64_t ParseIntegerText(std::string_view text, TypeId type) {
   }
 }
 
+namespace {
+
+// A plain decimal ("-212689.2291") of at most 15 digits: its digits as an
+// integer are exact in a double, and so is 10^k for k <= 22, so one
+// correctly rounded division gives the correctly rounded value (Clinger's
+// fast path), the same double strtod gives, at a third of from_chars' cost.
+bool ParsePlainDecimal(std::string_view text, double* out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = text.data();
+  const char* end = p + text.size();
+  bool negative = p < end && *p == '-';
+  p += negative;
+  uint64_t digits = 0;
+  int count = 0, fraction = 0;
+  for (; p < end && static_cast<unsigned>(*p - '0') <= 9; p++, count++) digits = digits * 10 + (*p - '0');
+  if (p < end && *p == '.') {
+    const char* first = ++p;
+    for (; p < end && static_cast<unsigned>(*p - '0') <= 9; p++, count++) digits = digits * 10 + (*p - '0');
+    fraction = static_cast<int>(p - first);
+    if (fraction == 0) return false;
+  }
+  if (p != end || count == 0 || count > 15) return false;
+  double v = static_cast<double>(digits);
+  if (fraction) v /= kPow10[fraction];
+  *out = negative ? -v : v;
+  return true;
+}
+
+}  // namespace
+
 double ParseFloat8Text(std::string_view text) {
+  if (double v; ParsePlainDecimal(text, &v)) return v;
   // from_chars rounds exactly as strtod does; anything it does not take
   // whole, or takes as infinity or NaN, goes the general way (spaces, '+',
   // "Infinity", hex floats, range errors).
