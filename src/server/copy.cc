@@ -54,7 +54,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     }
     std::vector<std::string> target_names;
     for (int t : targets) target_names.push_back(table->columns[t].name);
-    ResolveForcedColumns(&fmt, target_names);
+    ResolveColumnOptions(&fmt, target_names);
     // Columns left out get their DEFAULT, as with INSERT.
     std::vector<ExprPtr> defaults(table->columns.size());
     for (size_t i = 0; i < table->columns.size(); i++) {
@@ -102,7 +102,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     int64_t count = 0, line_no = 0;
     auto add_record = [&](const std::vector<CopyField>& fields) {
       line_no++;
-      if (fmt.header && line_no == 1) return;
+      if (fmt.header && line_no == 1) return CheckCopyHeader(fmt, fields, table->name);
       if (fmt.binary) rows.AddBinary(fields, line_no);
       else rows.Add(fields, line_no);
       count++;
@@ -128,6 +128,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       CopyRecordReader reader(fmt);
       read_all(reader);
     }
+    if (line_no == 0 && !fmt.binary) CheckCopyHeaderOfNoData(fmt, table->name);
     if (rows.rows() > 0) flush();
     if (bulk) {
       bulk->Finish();
@@ -170,7 +171,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
   ExecutorPtr exec = BuildExecutor(*plan, ctx);
   std::vector<std::string> output_names;
   for (const auto& col : plan->schema()) output_names.push_back(col.name);
-  ResolveForcedColumns(&fmt, output_names);
+  ResolveColumnOptions(&fmt, output_names);
   sink->BeginCopyOut(plan->schema().size(), fmt.binary);
   int64_t rows = 0;
   if (fmt.binary) {

@@ -67,7 +67,10 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
       for (char& ch : b) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
       if (b == "true" || b == "on" || b == "yes" || b == "1") f.header = true;
       else if (b == "false" || b == "off" || b == "no" || b == "0") f.header = false;
-      else if (b == "match") throw SqlError(sqlstate::kFeatureNotSupported, "COPY HEADER MATCH is not supported");
+      else if (b == "match") {
+        if (!c->is_from) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use \"match\" with HEADER in COPY TO");
+        f.header = f.header_match = true;
+      }
       else throw SqlError(sqlstate::kInvalidParameterValue, "header requires a Boolean value or \"match\"");
     } else if (name == "quote") {
       f.quote = one_byte(v, "quote");
@@ -125,7 +128,8 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
   return f;
 }
 
-void ResolveForcedColumns(CopyFormat* f, const std::vector<std::string>& columns) {
+void ResolveColumnOptions(CopyFormat* f, const std::vector<std::string>& columns) {
+  f->columns = columns;
   // No flags at all when an option is not given: the reader then skips
   // the check per record.
   auto resolve = [&](const std::vector<std::string>& names, const char* option, std::vector<bool>* at) {
@@ -143,6 +147,29 @@ void ResolveForcedColumns(CopyFormat* f, const std::vector<std::string>& columns
   resolve(f->force_null, "FORCE_NULL", &f->force_null_at);
   resolve(f->force_quote, "FORCE_QUOTE", &f->force_quote_at);
   if (f->force_quote_all) f->force_quote_at.assign(columns.size(), true);
+}
+
+void CheckCopyHeader(const CopyFormat& f, const std::vector<CopyField>& fields, std::string_view table) {
+  if (!f.header_match) return;
+  // PostgreSQL's NextCopyFromRawFields, word for word.
+  auto mismatch = [&](std::string message) {
+    return SqlError(sqlstate::kBadCopyFileFormat, std::move(message)).WithDetail(fmt::format("COPY {}, line 1", table));
+  };
+  if (fields.size() != f.columns.size())
+    throw mismatch(fmt::format("wrong number of fields in header line: got {}, expected {}", fields.size(),
+                               f.columns.size()));
+  for (size_t i = 0; i < fields.size(); i++) {
+    if (fields[i].null)
+      throw mismatch(fmt::format("column name mismatch in header line field {}: got null value (\"{}\"), expected \"{}\"",
+                                 i + 1, f.null_string, f.columns[i]));
+    if (fields[i].text != f.columns[i])
+      throw mismatch(fmt::format("column name mismatch in header line field {}: got \"{}\", expected \"{}\"", i + 1,
+                                 fields[i].text, f.columns[i]));
+  }
+}
+
+void CheckCopyHeaderOfNoData(const CopyFormat& f, std::string_view table) {
+  CheckCopyHeader(f, {CopyField{std::string_view(), f.null_string.empty()}}, table);
 }
 
 CopyRecordReader::CopyRecordReader(CopyFormat format) : format_(std::move(format)) {

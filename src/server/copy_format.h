@@ -22,6 +22,7 @@ struct CopyFormat {
   char delimiter = '\t';
   std::string null_string = "\\N";
   bool header = false;
+  bool header_match = false;  // HEADER MATCH: the header names the columns
   char quote = '"';
   char escape = '"';
   // CSV's FORCE_NOT_NULL / FORCE_NULL (COPY FROM) and FORCE_QUOTE (COPY
@@ -30,11 +31,13 @@ struct CopyFormat {
   std::vector<std::string> force_not_null, force_null, force_quote;
   bool force_quote_all = false;  // FORCE_QUOTE *
   std::vector<bool> force_not_null_at, force_null_at, force_quote_at;
+  std::vector<std::string> columns;  // the COPY's columns, for HEADER MATCH
 };
 
-// Turns the FORCE_* column names into flags by position among `columns`
-// (the COPY's column names in order); 42P10 for a name not among them.
-void ResolveForcedColumns(CopyFormat* format, const std::vector<std::string>& columns);
+// Takes the COPY's column names in order: turns the FORCE_* column names
+// into flags by position among them (42P10 for a name not among them) and
+// keeps them for HEADER MATCH.
+void ResolveColumnOptions(CopyFormat* format, const std::vector<std::string>& columns);
 
 // The format options of a COPY statement (FORMAT, DELIMITER, NULL, HEADER,
 // QUOTE, ESCAPE); throws 0A000/42601 for unknown or unsupported ones.
@@ -46,6 +49,15 @@ struct CopyField {
   std::string_view text;
   bool null = false;
 };
+
+// HEADER MATCH: throws 22P04, with PostgreSQL's messages, unless the
+// header record's fields are the COPY's column names in order. Nothing
+// to check for a plain HEADER. `table` names the table in the detail.
+void CheckCopyHeader(const CopyFormat& format, const std::vector<CopyField>& fields, std::string_view table);
+// The same when the data held no line at all: PostgreSQL then checks an
+// empty header line (one field), so HEADER MATCH fails unless the COPY has
+// one column of that name.
+void CheckCopyHeaderOfNoData(const CopyFormat& format, std::string_view table);
 
 class CopyRecordReader {
  public:

@@ -234,7 +234,10 @@ bool ParallelCopyLoader::ParseDirect(Block* block, Worker* worker) {
   try {
     while (reader.Next(true, &fields)) {
       line++;
-      if (format_.header && line == 1) continue;
+      if (format_.header && line == 1) {
+        CheckCopyHeader(format_, fields, table_->name);
+        continue;
+      }
       if (ids_used >= block->row_ids.count) throw SqlError(sqlstate::kInternalError, "row ids run out");
       int64_t row_id;
       block->row_ids.Fill(ids_used++, 1, &row_id);
@@ -279,7 +282,10 @@ void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker
   try {
     while (reader.Next(true, &fields)) {
       line++;
-      if (format_.header && line == 1) continue;
+      if (format_.header && line == 1) {
+        CheckCopyHeader(format_, fields, table_->name);
+        continue;
+      }
       rows->Add(fields, line);
       if (rows->rows() >= kChunkSize) {
         flush();
@@ -402,7 +408,10 @@ std::shared_ptr<const BulkRows> ParallelCopyLoader::Finish(int64_t* rows) {
   if (workers_.empty()) {
     // All of it fits in one block: parsed here, no thread started.
     Block block;
-    if (!NextBlock(true, &block)) return nullptr;
+    if (!NextBlock(true, &block)) {
+      if (splitter_.records() == 0) CheckCopyHeaderOfNoData(format_, table_->name);
+      return nullptr;
+    }
     block.index = next_block_++;
     Worker inline_worker;
     inline_worker.staged = NewStaging();

@@ -1333,6 +1333,46 @@ void TestCopy() {
   out = copy_out("COPY (SELECT a, c FROM copy_f ORDER BY a) TO STDOUT WITH (FORMAT csv, FORCE_QUOTE *)", &d);
   Check(out == "\"1\",\n\"2\",\"x\"\n\"3\",\"NUL\"\n\"4\",\n", "FORCE_QUOTE *", Printable(out) + " " + d);
   Exec(c, "DROP TABLE IF EXISTS copy_f");
+
+  // HEADER MATCH: the header must name the COPY's columns, in order;
+  // messages as PostgreSQL 15's (compared with one). Both write paths: a
+  // bulk load (row-id table, no transaction) and ordinary writes.
+  Exec(c, "DROP TABLE IF EXISTS copy_h");
+  Exec(c, "CREATE TABLE copy_h (a int, b text)");
+  for (bool in_transaction : {false, true}) {
+    std::string how = in_transaction ? " (in a transaction)" : " (bulk load)";
+    auto copy_h = [&](const std::string& options, const std::string& data) {
+      if (in_transaction) Exec(c, "BEGIN");
+      std::string t = copy_in("COPY copy_h FROM STDIN WITH (" + options + ")", {data}, &d);
+      if (in_transaction) Exec(c, t.rfind("ERROR", 0) == 0 ? "ROLLBACK" : "COMMIT");
+      return t;
+    };
+    tag = copy_h("FORMAT csv, HEADER match", "a,b\n1,x\n");
+    Check(tag == "COPY 1", "HEADER MATCH loads rows under a matching header" + how, d);
+    tag = copy_h("FORMAT csv, HEADER match", "a,c\n1,x\n");
+    Check(tag == "ERROR 22P04" && d.find("column name mismatch in header line field 2: got \"c\", expected \"b\"") !=
+                                      std::string::npos,
+          "HEADER MATCH: a wrong name is 22P04" + how, d);
+    tag = copy_h("FORMAT csv, HEADER match", "a\n1,x\n");
+    Check(tag == "ERROR 22P04" && d.find("wrong number of fields in header line: got 1, expected 2") != std::string::npos,
+          "HEADER MATCH: a wrong number of fields" + how, d);
+    tag = copy_h("FORMAT csv, HEADER match", "a,\n1,x\n");
+    Check(tag == "ERROR 22P04" &&
+              d.find("field 2: got null value (\"\"), expected \"b\"") != std::string::npos,
+          "HEADER MATCH: a NULL name" + how, d);
+    tag = copy_h("HEADER MATCH", "A\tb\n1\tx\n");
+    Check(tag == "ERROR 22P04" && d.find("got \"A\", expected \"a\"") != std::string::npos,
+          "HEADER MATCH compares names exactly (text format)" + how, d);
+    tag = copy_h("FORMAT csv, HEADER match", "");
+    Check(tag == "ERROR 22P04" && d.find("got 1, expected 2") != std::string::npos,
+          "HEADER MATCH on no data checks an empty header line, as PostgreSQL" + how, d);
+  }
+  tag = copy_in("COPY copy_h (b, a) FROM STDIN WITH (FORMAT csv, HEADER 'MATCH')", {"b,a\ny,2\n"}, &d);
+  Check(tag == "COPY 1", "HEADER MATCH follows the COPY's column list", d);
+  Exec(c, "FLUSH");
+  rows = Rows(c, "SELECT a, b FROM copy_h ORDER BY a, b");
+  Check(rows == "1|x\n1|x\n2|y", "HEADER MATCH keeps exactly the rows of the matching COPYs", Printable(rows));
+  Exec(c, "DROP TABLE IF EXISTS copy_h");
   PQfinish(c);
 }
 
