@@ -38,6 +38,35 @@ int HexDigit(char c) {
 
 }  // namespace
 
+namespace {
+
+// ENCODING: the data's encoding. Ours is always UTF-8 (server and client
+// encoding), so UTF8 under any of PostgreSQL's spellings, and SQL_ASCII (no
+// conversion), are taken; PostgreSQL's other encodings would need a
+// conversion and are refused; anything else is not an encoding name.
+void CheckCopyEncoding(const std::string& name) {
+  // PostgreSQL's clean_encoding_name: lower case, letters and digits only.
+  std::string clean;
+  for (char ch : name)
+    if (std::isalnum(static_cast<unsigned char>(ch))) clean.push_back(static_cast<char>(std::tolower(ch)));
+  if (clean == "utf8" || clean == "unicode" || clean == "sqlascii") return;
+  static const std::set<std::string> kOthers = {
+      "abc", "alt", "big5", "euccn", "eucjis2004", "eucjp", "euckr", "euctw", "gb18030", "gbk", "iso88591",
+      "iso885910", "iso885913", "iso885914", "iso885915", "iso885916", "iso88592", "iso88593", "iso88594",
+      "iso88595", "iso88596", "iso88597", "iso88598", "iso88599", "johab", "koi8", "koi8r", "koi8u", "latin1",
+      "latin10", "latin2", "latin3", "latin4", "latin5", "latin6", "latin7", "latin8", "latin9", "mskanji",
+      "muleinternal", "shiftjis", "shiftjis2004", "sjis", "tcvn", "tcvn5712", "uhc", "vscii", "win", "win1250",
+      "win1251", "win1252", "win1253", "win1254", "win1255", "win1256", "win1257", "win1258", "win866", "win874",
+      "windows1250", "windows1251", "windows1252", "windows1253", "windows1254", "windows1255", "windows1256",
+      "windows1257", "windows1258", "windows866", "windows874", "iso885911", "isoir144", "isoir148", "isoir199",
+      "isoir100", "isoir101", "isoir109", "isoir110", "isoir126", "isoir127", "isoir138", "isoir157"};
+  if (kOthers.count(clean))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "COPY ENCODING \"{}\" is not supported: data must be UTF8", name);
+  throw SqlError(sqlstate::kInvalidParameterValue, "argument to option \"encoding\" must be a valid encoding name");
+}
+
+}  // namespace
+
 CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
   // PostgreSQL's checks (ProcessCopyOptions), with its SQLSTATEs.
   CopyFormat f;
@@ -52,7 +81,9 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
     const PgQuery__DefElem* d = c->options[i]->def_elem;
     std::string name = d->defname, v = DefElemString(d);
     if (!seen.insert(name).second) throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options");
-    if (name == "format") {
+    if (name == "encoding") {
+      CheckCopyEncoding(v);
+    } else if (name == "format") {
       if (v == "csv") f.csv = true;
       else if (v == "binary") f.binary = true;
       else if (v != "text") FRESHET_THROW(sqlstate::kInvalidParameterValue, "COPY format \"{}\" not recognized", v);

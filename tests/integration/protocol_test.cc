@@ -1367,8 +1367,8 @@ void TestCopy() {
     Check(tag == "ERROR 22P04" && d.find("got 1, expected 2") != std::string::npos,
           "HEADER MATCH on no data checks an empty header line, as PostgreSQL" + how, d);
   }
-  tag = copy_in("COPY copy_h (b, a) FROM STDIN WITH (FORMAT csv, HEADER 'MATCH')", {"b,a\ny,2\n"}, &d);
-  Check(tag == "COPY 1", "HEADER MATCH follows the COPY's column list", d);
+  tag = copy_in("COPY copy_h (b, a) FROM STDIN WITH (FORMAT csv, HEADER 'MATCH', ENCODING 'utf-8')", {"b,a\ny,2\n"}, &d);
+  Check(tag == "COPY 1", "HEADER MATCH follows the COPY's column list (with ENCODING 'utf-8')", d);
   Exec(c, "FLUSH");
   rows = Rows(c, "SELECT a, b FROM copy_h ORDER BY a, b");
   Check(rows == "1|x\n1|x\n2|y", "HEADER MATCH keeps exactly the rows of the matching COPYs", Printable(rows));
