@@ -45,12 +45,12 @@
 
 #include "common/data_chunk.h"
 #include "storage/keys.h"
+#include "storage/load_file_writer.h"
 
 namespace rocksdb {
 class ColumnFamilyHandle;
 class Iterator;
 class SstFileReader;
-class SstFileWriter;
 struct Options;
 }  // namespace rocksdb
 
@@ -59,8 +59,7 @@ namespace freshet {
 struct BulkSpill {
   std::string file_prefix;  // the files are file_prefix + "-" + vnode + ".sst"
   size_t after_bytes = 0;   // moves rows to the files once memory holds this much
-  std::shared_ptr<const rocksdb::Options> options;  // of the files (the store's)
-  rocksdb::ColumnFamilyHandle* column_family = nullptr;  // they are ingested into
+  std::shared_ptr<const rocksdb::Options> options;  // to read the files with (the store's)
 };
 
 class BulkRows {
@@ -166,7 +165,7 @@ class BulkRows {
   struct Vnode {
     std::vector<Segment> segments;  // in memory, after what went to the file
     std::string file;               // the vnode's SST file, once it has rows
-    std::unique_ptr<rocksdb::SstFileWriter> writer;  // until Finish
+    std::unique_ptr<LoadFileWriter> writer;  // until Finish
     bool finished = false;          // the file is complete (after Finish)
     size_t unsynced_bytes = 0;  // added to the file since its last write-back
   };

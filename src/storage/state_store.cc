@@ -446,7 +446,6 @@ std::optional<BulkSpill> StateStore::NewBulkSpill() const {
   spill.after_bytes = kBulkSpillBytes;
   // Keyed by generated row ids: no Bloom filters (see CommitBulkUnversioned).
   spill.options = std::make_shared<rocksdb::Options>(BulkFileOptions(/*bloom=*/false));
-  spill.column_family = data_cf_;
   return spill;
 }
 
@@ -588,9 +587,13 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
       if (!f.empty()) data_arg.external_files.push_back(f);
     data_arg.external_files.insert(data_arg.external_files.end(), load_files.begin(), load_files.end());
     data_arg.options.move_files = true;
+    // The sequence number goes to the manifest; the files are never
+    // rewritten (load files are LoadFileWriter's: load_file_writer.h).
+    data_arg.options.write_global_seqno = false;
     meta_arg.column_family = meta_cf_;
     meta_arg.external_files = {meta_file};
     meta_arg.options.move_files = true;
+    meta_arg.options.write_global_seqno = false;
     if (!data_arg.external_files.empty()) args.push_back(data_arg);
     args.push_back(meta_arg);
     // Every one of them was synced when its writer finished.
