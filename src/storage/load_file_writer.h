@@ -11,7 +11,8 @@
 //   data blocks   entries [shared][non-shared][value size] (varint32) with
 //                 the key's unshared bytes and the value, a restart point
 //                 every 16 entries, then the restart offsets and their
-//                 count (fixed32); cut once a block reaches 32 KiB
+//                 count (fixed32); cut before an entry would take the
+//                 block and its trailer past 32 KiB
 //   index block   one entry per data block: its last internal key and its
 //                 handle (offset, size as varint64), restart interval 1
 //   properties    the table properties RocksDB reads (entries, sizes, and
