@@ -116,9 +116,8 @@ Status LoadFileWriter::Put(std::string_view key, std::string_view value) {
     restarts_.push_back(static_cast<uint32_t>(block_.size()));
     since_restart_ = 0;
   } else {
-    // Against the last key's user part (a user key is never a prefix of
-    // the next one's suffix-extended form in a way that matters: the
-    // shared length is only a compression of the bytes).
+    // Bytes shared with the last key, counted within the user keys (a
+    // shorter shared run than possible is still a valid encoding).
     const size_t limit = std::min(key.size(), last_key_.size() - sizeof(kValueSuffix));
     while (shared < limit && key[shared] == last_key_[shared]) shared++;
   }

@@ -48,6 +48,18 @@ std::string Write(const std::string& path, const std::map<std::string, std::stri
   return path;
 }
 
+// The iterator, from its first key, yields exactly `entries`.
+void ExpectEntries(rocksdb::Iterator* it, const std::map<std::string, std::string>& entries) {
+  auto e = entries.begin();
+  for (it->SeekToFirst(); it->Valid(); it->Next(), ++e) {
+    ASSERT_NE(e, entries.end());
+    ASSERT_EQ(it->key().ToString(), e->first);
+    ASSERT_EQ(it->value().ToString(), e->second);
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(e, entries.end());
+}
+
 rocksdb::Options StoreLikeOptions(std::shared_ptr<rocksdb::Cache> cache) {
   rocksdb::Options options;
   rocksdb::BlockBasedTableOptions table;
@@ -82,14 +94,7 @@ TEST_F(LoadFileWriterTest, RocksDbReadsEveryEntryWithChecksums) {
   rocksdb::ReadOptions ro;
   ro.verify_checksums = true;
   std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(ro));
-  auto e = entries.begin();
-  for (it->SeekToFirst(); it->Valid(); it->Next(), ++e) {
-    ASSERT_NE(e, entries.end());
-    ASSERT_EQ(it->key().ToString(), e->first);
-    ASSERT_EQ(it->value().ToString(), e->second);
-  }
-  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
-  EXPECT_EQ(e, entries.end());
+  ExpectEntries(it.get(), entries);
   // Seeks land on the first key at or after the target.
   std::mt19937_64 rng(9);
   for (int i = 0; i < 2000; i++) {
@@ -127,14 +132,7 @@ TEST_F(LoadFileWriterTest, IngestedFilesReadBackThroughTheDatabase) {
     all.insert(second.begin(), second.end());
     all[std::string("\0\0\0\x07\0\0", 6)] = "before";
     std::unique_ptr<rocksdb::Iterator> it(d->NewIterator(rocksdb::ReadOptions()));
-    auto e = all.begin();
-    for (it->SeekToFirst(); it->Valid(); it->Next(), ++e) {
-      ASSERT_NE(e, all.end());
-      ASSERT_EQ(it->key().ToString(), e->first);
-      ASSERT_EQ(it->value().ToString(), e->second);
-    }
-    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
-    EXPECT_EQ(e, all.end());
+    ExpectEntries(it.get(), all);
     std::mt19937_64 rng(4);
     for (int i = 0; i < 3000; i++) {
       auto at = std::next(all.begin(), static_cast<long>(rng() % all.size()));
@@ -155,7 +153,6 @@ TEST_F(LoadFileWriterTest, IngestedFilesReadBackThroughTheDatabase) {
   ASSERT_TRUE(rocksdb::DB::Open(StoreLikeOptions(cache), dir_ + "/db", &raw).ok());
   db.reset(raw);
   check(db.get());
-  std::string sum;
   EXPECT_TRUE(db->VerifyChecksum().ok());
 }
 
