@@ -102,7 +102,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     int64_t count = 0, line_no = 0;
     auto add_record = [&](const std::vector<CopyField>& fields) {
       line_no++;
-      if (fmt.header && line_no == 1) return CheckCopyHeader(fmt, fields, table->name);
+      if (IsHeaderRecord(fmt, line_no, fields, table->name)) return;
       if (fmt.binary) rows.AddBinary(fields, line_no);
       else rows.Add(fields, line_no);
       count++;

@@ -180,8 +180,9 @@ void ResolveColumnOptions(CopyFormat* f, const std::vector<std::string>& columns
   if (f->force_quote_all) f->force_quote_at.assign(columns.size(), true);
 }
 
-void CheckCopyHeader(const CopyFormat& f, const std::vector<CopyField>& fields, std::string_view table) {
-  if (!f.header_match) return;
+bool IsHeaderRecord(const CopyFormat& f, int64_t line, const std::vector<CopyField>& fields, std::string_view table) {
+  if (!f.header || line != 1) return false;
+  if (!f.header_match) return true;
   // PostgreSQL's NextCopyFromRawFields, word for word.
   auto mismatch = [&](std::string message) {
     return SqlError(sqlstate::kBadCopyFileFormat, std::move(message)).WithDetail(fmt::format("COPY {}, line 1", table));
@@ -197,10 +198,11 @@ void CheckCopyHeader(const CopyFormat& f, const std::vector<CopyField>& fields, 
       throw mismatch(fmt::format("column name mismatch in header line field {}: got \"{}\", expected \"{}\"", i + 1,
                                  fields[i].text, f.columns[i]));
   }
+  return true;
 }
 
 void CheckCopyHeaderOfNoData(const CopyFormat& f, std::string_view table) {
-  CheckCopyHeader(f, {CopyField{std::string_view(), f.null_string.empty()}}, table);
+  IsHeaderRecord(f, 1, {CopyField{std::string_view(), f.null_string.empty()}}, table);
 }
 
 CopyRecordReader::CopyRecordReader(CopyFormat format) : format_(std::move(format)) {

@@ -50,13 +50,15 @@ struct CopyField {
   bool null = false;
 };
 
-// HEADER MATCH: throws 22P04, with PostgreSQL's messages, unless the
-// header record's fields are the COPY's column names in order. Nothing
-// to check for a plain HEADER. `table` names the table in the detail.
-void CheckCopyHeader(const CopyFormat& format, const std::vector<CopyField>& fields, std::string_view table);
-// The same when the data held no line at all: PostgreSQL then checks an
-// empty header line (one field), so HEADER MATCH fails unless the COPY has
-// one column of that name.
+// Whether record number `line` (from 1) is the header, which a COPY with
+// HEADER skips. Under HEADER MATCH it throws 22P04, with PostgreSQL's
+// messages, unless the header's fields are the COPY's column names in
+// order. `table` names the table in the detail.
+bool IsHeaderRecord(const CopyFormat& format, int64_t line, const std::vector<CopyField>& fields,
+                    std::string_view table);
+// For data that held no line at all: PostgreSQL then checks an empty
+// header line (one field), so HEADER MATCH fails unless the COPY has one
+// column of that name.
 void CheckCopyHeaderOfNoData(const CopyFormat& format, std::string_view table);
 
 class CopyRecordReader {

@@ -234,10 +234,7 @@ bool ParallelCopyLoader::ParseDirect(Block* block, Worker* worker) {
   try {
     while (reader.Next(true, &fields)) {
       line++;
-      if (format_.header && line == 1) {
-        CheckCopyHeader(format_, fields, table_->name);
-        continue;
-      }
+      if (IsHeaderRecord(format_, line, fields, table_->name)) continue;
       if (ids_used >= block->row_ids.count) throw SqlError(sqlstate::kInternalError, "row ids run out");
       int64_t row_id;
       block->row_ids.Fill(ids_used++, 1, &row_id);
@@ -282,10 +279,7 @@ void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker
   try {
     while (reader.Next(true, &fields)) {
       line++;
-      if (format_.header && line == 1) {
-        CheckCopyHeader(format_, fields, table_->name);
-        continue;
-      }
+      if (IsHeaderRecord(format_, line, fields, table_->name)) continue;
       rows->Add(fields, line);
       if (rows->rows() >= kChunkSize) {
         flush();

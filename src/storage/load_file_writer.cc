@@ -73,6 +73,13 @@ std::string Varint64(uint64_t v) {
   PutVarint64(&s, v);
   return s;
 }
+// A block handle: offset and size, varint64 each.
+std::string EncodedHandle(uint64_t offset, uint64_t size) {
+  std::string s;
+  PutVarint64(&s, offset);
+  PutVarint64(&s, size);
+  return s;
+}
 std::string Fixed32(uint32_t v) {
   std::string s;
   PutFixed32(&s, v);
@@ -157,11 +164,7 @@ void LoadFileWriter::FinishDataBlock() {
   Handle h = WriteBlock(&block_);
   data_blocks_++;
   // The index separates blocks by their last keys.
-  std::string handle;
-  PutVarint64(&handle, h.offset);
-  PutVarint64(&handle, h.size);
-  index_restarts_.push_back(static_cast<uint32_t>(index_.size()));
-  AddEntry(&index_, last_key_, 0, handle);
+  index_entries_.emplace_back(last_key_, EncodedHandle(h.offset, h.size));
   block_.clear();
   restarts_.clear();
   since_restart_ = 0;
@@ -190,9 +193,7 @@ Status LoadFileWriter::Finish() {
   if (!block_.empty()) FinishDataBlock();
   const uint64_t data_size = offset_ + out_.size();
   // The index block: an entry per data block, each a restart point.
-  std::string index = index_;
-  for (uint32_t r : index_restarts_) PutFixed32(&index, r);
-  PutFixed32(&index, static_cast<uint32_t>(index_restarts_.size()));
+  std::string index = FullKeyBlock(index_entries_);
   Handle index_handle = WriteBlock(&index);
 
   std::map<std::string, std::string> props = {
@@ -218,20 +219,16 @@ Status LoadFileWriter::Finish() {
   };
   std::string properties = FullKeyBlock({props.begin(), props.end()});
   Handle props_handle = WriteBlock(&properties);
-  std::string props_handle_bytes;
-  PutVarint64(&props_handle_bytes, props_handle.offset);
-  PutVarint64(&props_handle_bytes, props_handle.size);
-  std::string metaindex = FullKeyBlock({{"rocksdb.properties", props_handle_bytes}});
+  std::string metaindex =
+      FullKeyBlock({{"rocksdb.properties", EncodedHandle(props_handle.offset, props_handle.size)}});
   Handle metaindex_handle = WriteBlock(&metaindex);
 
   // The footer: checksum type, the two handles padded to 41 bytes, the
   // format version and the magic number.
   const size_t footer_start = out_.size();
   out_.push_back(kXXH3Checksum);
-  PutVarint64(&out_, metaindex_handle.offset);
-  PutVarint64(&out_, metaindex_handle.size);
-  PutVarint64(&out_, index_handle.offset);
-  PutVarint64(&out_, index_handle.size);
+  out_ += EncodedHandle(metaindex_handle.offset, metaindex_handle.size);
+  out_ += EncodedHandle(index_handle.offset, index_handle.size);
   out_.resize(footer_start + 41, '\0');
   PutFixed32(&out_, kFormatVersion);
   PutFixed64(&out_, kBlockBasedTableMagic);

@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -80,8 +81,8 @@ class LoadFileWriter {
   std::vector<uint32_t> restarts_;
   int since_restart_ = 0;
   std::string last_key_;   // internal key of the last put
-  std::string index_;      // index block entries
-  std::vector<uint32_t> index_restarts_;
+  // Index entries: each data block's last internal key and its handle.
+  std::vector<std::pair<std::string, std::string>> index_entries_;
   uint64_t entries_ = 0, raw_key_bytes_ = 0, raw_value_bytes_ = 0, data_blocks_ = 0;
 };
 
