@@ -279,6 +279,12 @@ void Binder::PushCtes(const PgQuery__WithClause* with) {
     if (with->recursive) throw SqlError(sqlstate::kFeatureNotSupported, "WITH RECURSIVE is not supported yet");
     for (size_t i = 0; i < with->n_ctes; i++) {
       const PgQuery__CommonTableExpr* cte = with->ctes[i]->common_table_expr;
+      // INSERT/UPDATE/DELETE ... RETURNING in WITH would need the statement
+      // run once, before the query, on the query's snapshot: refused as a
+      // whole rather than bound as a SELECT it is not.
+      if (!cte->ctequery || cte->ctequery->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+        ThrowAt(sqlstate::kFeatureNotSupported, cte->location,
+                "WITH clause containing a data-modifying statement is not supported yet");
       auto c = std::make_shared<Cte>();
       c->query = cte->ctequery;
       for (size_t k = 0; k < cte->n_aliascolnames; k++) c->column_aliases.push_back(StringOf(cte->aliascolnames[k]));

@@ -527,21 +527,26 @@ class StreamPlanner {
     return Exchange(std::move(in), Distribution::Hash(keys));
   }
 
+  // A stream node's columns start with its logical node's columns, in
+  // order; hidden columns (stream keys, computed keys) follow. A join's
+  // inputs each carry their own hidden columns, so the join's raw output
+  // [left logical, left hidden, right logical, right hidden] breaks that
+  // prefix: its condition is remapped onto the raw layout and a projection
+  // restores [left logical, right logical, hidden...] above it.
   StreamNodePtr VisitJoin(JoinNode* j) {
     if (j->type == JoinType::kSemi || j->type == JoinType::kAnti) Unsupported("IN/EXISTS subqueries (semi and anti joins)");
     if (j->condition) CheckStreamable(*j->condition);
     StreamNodePtr sides[2] = {Visit(j->child(0)), Visit(j->child(1))};
-    const int original_left = int(j->child(0)->schema().size());
-    const int original_right = int(j->child(1)->schema().size());
+    const int logical[2] = {int(j->child(0)->schema().size()), int(j->child(1)->schema().size())};
     // Join keys that are expressions (casts to a common type, ...) are
     // computed by a projection below the join, as extra hidden columns.
     std::vector<int> keys[2];
     const std::vector<ExprPtr>* key_exprs[2] = {&j->left_keys, &j->right_keys};
-    int extra[2] = {0, 0};
     for (int s = 0; s < 2; s++) {
       std::vector<ExprPtr> exprs;
       std::vector<PlanColumn> schema = sides[s]->schema();
       for (size_t c = 0; c < schema.size(); c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+      bool extra = false;
       for (const auto& e : *key_exprs[s]) {
         CheckStreamable(*e);
         if (e->kind() == Expression::Kind::kColumnRef) {
@@ -551,14 +556,16 @@ class StreamPlanner {
         keys[s].push_back(int(exprs.size()));
         exprs.push_back(e->Clone());
         schema.push_back(PlanColumn{"_join_key" + std::to_string(keys[s].size()), e->type(), "", true});
-        extra[s]++;
+        extra = true;
       }
-      if (extra[s]) sides[s] = std::make_unique<StreamProjectNode>(std::move(sides[s]), std::move(exprs), std::move(schema));
+      if (extra) sides[s] = std::make_unique<StreamProjectNode>(std::move(sides[s]), std::move(exprs), std::move(schema));
       sides[s] = ShuffleForJoin(std::move(sides[s]), keys[s]);
     }
-    // The condition refers to the original left ++ right columns.
+    // The condition refers to the logical left ++ right columns; in the raw
+    // output the right side starts after all of the left's columns.
+    const int raw_left = int(sides[0]->schema().size());
     ExprPtr condition = j->condition ? j->condition->Clone() : nullptr;
-    if (condition && extra[0]) ShiftColumns(condition.get(), original_left, extra[0]);
+    if (condition) ShiftColumns(condition.get(), logical[0], raw_left - logical[0]);
     auto join = std::make_unique<StreamHashJoinNode>(j->type, std::move(sides[0]), std::move(sides[1]), keys[0],
                                                      keys[1], std::move(condition));
     for (int s = 0; s < 2; s++) {
@@ -573,13 +580,13 @@ class StreamPlanner {
       spec.dist_key = keys[s];
       (s == 0 ? join->left_table : join->right_table) = AddInternal(std::move(spec));
     }
-    if (!extra[0] && !extra[1]) return join;
-    // Back to the logical layout: the original columns of both sides.
+    if (raw_left == logical[0]) return join;  // the logical columns are already a prefix
+    // Back to the logical layout; Project appends the stream key columns
+    // (both sides' keys and hidden join keys) as hidden columns.
     std::vector<ExprPtr> exprs;
     std::vector<PlanColumn> schema;
-    const int join_left = original_left + extra[0];
-    for (int c = 0; c < original_left + original_right; c++) {
-      int src = c < original_left ? c : join_left + (c - original_left);
+    for (int c = 0; c < logical[0] + logical[1]; c++) {
+      int src = c < logical[0] ? c : raw_left + (c - logical[0]);
       const PlanColumn& col = join->schema()[src];
       exprs.push_back(std::make_unique<ColumnRefExpr>(src, col.type, col.name));
       schema.push_back(col);
@@ -872,6 +879,108 @@ void ExplainNode(const StreamNode& n, int depth, std::vector<std::string>* lines
   for (const auto& in : n.inputs()) ExplainNode(*in, depth + 1, lines, fragments);
 }
 
+// Checks that every column a node reads exists in its input and has the
+// physical type the node expects. The planner keeps a stream node's columns
+// laid out as [logical..., hidden...]; a slip in that bookkeeping (a column
+// index off by an input's hidden columns) would otherwise make an operator
+// read a VARCHAR as a BIGINT at run time. Refusing the plan ends one
+// statement; a wrong operator would have crashed the server at every start.
+class StreamPlanChecker {
+ public:
+  void Check(const StreamNode& n) {
+    for (const auto& in : n.inputs()) Check(*in);
+    const auto& out = n.schema();
+    for (int k : n.stream_key) Column(out, k, "stream key");
+    if (n.distribution.kind == Distribution::Kind::kHash)
+      for (int k : n.distribution.keys) Column(out, k, "distribution key");
+    switch (n.kind()) {
+      case StreamNode::Kind::kFilter:
+        Expr(n.input()->schema(), *static_cast<const StreamFilterNode&>(n).predicate);
+        break;
+      case StreamNode::Kind::kTemporalFilter:
+        Expr(n.input()->schema(), *static_cast<const StreamTemporalFilterNode&>(n).predicate);
+        break;
+      case StreamNode::Kind::kProject: {
+        const auto& p = static_cast<const StreamProjectNode&>(n);
+        if (p.exprs.size() != out.size()) Fail(n, "has a different number of expressions and columns");
+        for (size_t i = 0; i < p.exprs.size(); i++) {
+          Expr(n.input()->schema(), *p.exprs[i]);
+          if (p.exprs[i]->type().physical() != out[i].type.physical()) Fail(n, "computes a column of another type");
+        }
+        break;
+      }
+      case StreamNode::Kind::kHashJoin: {
+        const auto& j = static_cast<const StreamHashJoinNode&>(n);
+        const auto& l = n.input(0)->schema();
+        const auto& r = n.input(1)->schema();
+        if (j.left_keys.size() != j.right_keys.size()) Fail(n, "has join keys of different lengths");
+        for (size_t i = 0; i < j.left_keys.size(); i++) {
+          Column(l, j.left_keys[i], "left join key");
+          Column(r, j.right_keys[i], "right join key");
+          if (l[j.left_keys[i]].type.physical() != r[j.right_keys[i]].type.physical())
+            Fail(n, "joins keys of different types");
+        }
+        if (out.size() != l.size() + r.size()) Fail(n, "does not output both inputs' columns");
+        if (j.condition) Expr(out, *j.condition);
+        break;
+      }
+      case StreamNode::Kind::kHashAgg: {
+        const auto& a = static_cast<const StreamHashAggNode&>(n);
+        const auto& in = n.input()->schema();
+        for (int k : a.group_keys) Column(in, k, "group key");
+        for (const auto& c : a.calls) {
+          for (int arg : c.args) Column(in, arg, "aggregate argument");
+          if (c.filter >= 0) Column(in, c.filter, "aggregate filter");
+          for (const auto& o : c.order_by) Column(in, o.column, "aggregate order key");
+        }
+        break;
+      }
+      case StreamNode::Kind::kTopN:
+        for (const auto& o : static_cast<const StreamTopNNode&>(n).order) Column(out, o.column, "order key");
+        break;
+      case StreamNode::Kind::kGroupTopN: {
+        const auto& g = static_cast<const StreamGroupTopNNode&>(n);
+        for (int k : g.partition) Column(out, k, "partition key");
+        for (const auto& o : g.order) Column(out, o.column, "order key");
+        break;
+      }
+      case StreamNode::Kind::kHop:
+        Column(n.input()->schema(), static_cast<const StreamHopNode&>(n).time_column, "time column");
+        break;
+      case StreamNode::Kind::kUnion:
+        for (const auto& in : n.inputs()) {
+          if (in->schema().size() != out.size()) Fail(n, "has inputs of another width");
+          for (size_t c = 0; c < out.size(); c++)
+            if (in->schema()[c].type.physical() != out[c].type.physical()) Fail(n, "has inputs of other types");
+        }
+        break;
+      default:
+        break;
+    }
+  }
+
+ private:
+  [[noreturn]] static void Fail(const StreamNode& n, const std::string& what) {
+    throw SqlError(sqlstate::kInternalError, fmt::format("stream plan check failed: {} {}", n.Describe(), what));
+  }
+  [[noreturn]] static void Fail(const std::string& what) {
+    throw SqlError(sqlstate::kInternalError, "stream plan check failed: " + what);
+  }
+  static void Column(const std::vector<PlanColumn>& schema, int c, const char* what) {
+    if (c < 0 || c >= int(schema.size()))
+      Fail(fmt::format("{} {} is outside its input of {} columns", what, c, schema.size()));
+  }
+  static void Expr(const std::vector<PlanColumn>& schema, const Expression& e) {
+    if (e.kind() == Expression::Kind::kColumnRef) {
+      int c = static_cast<const ColumnRefExpr&>(e).index();
+      Column(schema, c, "column reference");
+      if (e.type().physical() != schema[c].type.physical())
+        Fail(fmt::format("column reference {} reads a {} column as {}", c, schema[c].type.ToString(), e.type().ToString()));
+    }
+    for (const auto& child : e.children()) Expr(schema, *child);
+  }
+};
+
 }  // namespace
 
 StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options) {
@@ -888,6 +997,7 @@ StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const S
     plan.root = std::make_unique<StreamSinkNode>(std::move(top), options.connector);
     for (const auto& c : plan.root->schema()) plan.columns.push_back(ColumnCatalog{c.name, c.type, false, c.hidden, ""});
     plan.pk = plan.root->stream_key;
+    StreamPlanChecker().Check(*plan.root);
     return plan;
   }
   if (!options.leading_key.empty()) {
@@ -920,6 +1030,7 @@ StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const S
   plan.pk = root->stream_key;
   plan.dist_key = root->distribution.kind == Distribution::Kind::kHash ? root->distribution.keys : plan.pk;
   plan.root = std::move(root);
+  StreamPlanChecker().Check(*plan.root);
   return plan;
 }
 
