@@ -1,7 +1,12 @@
 // ProjectSet: a projection with set-returning functions in the select list
 // (SELECT a, generate_series(1, a) FROM t). For each input row, each
 // function is run like the same function in FROM, with its arguments fixed
-// to that row's values; the row expands to the longest result.
+// to that row's values; the row expands to the longest result (the other
+// functions' columns are NULL once they run out).
+//
+// The functions' values stream: at most one chunk of each is held at a
+// time, so SELECT generate_series(1, 2147483647) produces its rows chunk by
+// chunk, as the same call in FROM does, instead of building them all first.
 #include "batch/executors.h"
 
 namespace freshet {
@@ -11,75 +16,115 @@ namespace {
 class ProjectSetExecutor : public Executor {
  public:
   ProjectSetExecutor(const ProjectSetNode& node, ExecutorPtr child, ExecContext& ctx)
-      : node_(node), child_(std::move(child)), ctx_(ctx), types_(node.types()) {}
+      : node_(node), child_(std::move(child)), ctx_(ctx), types_(node.types()), fns_(node.exprs.size()) {}
 
   bool Next(DataChunk* out) override {
-    DataChunk in;
-    while (child_->Next(&in)) {
-      *out = Expand(in);
-      if (!out->empty()) return true;
+    DataChunk result(types_);
+    size_t rows = 0;
+    while (rows < kChunkSize) {
+      if (!row_active_ && !StartNextRow()) break;
+      // One output row: the next value of each function that has one.
+      bool any = false;
+      for (size_t e = 0; e < fns_.size(); e++) {
+        if (!IsSetFunction(e) || fns_[e].done) continue;
+        fns_[e].done = !Fetch(&fns_[e]);
+        any |= !fns_[e].done;
+      }
+      if (!any) {
+        row_active_ = false;
+        continue;
+      }
+      for (size_t e = 0; e < fns_.size(); e++) {
+        Vector& col = result.column(e);
+        Function& f = fns_[e];
+        if (!IsSetFunction(e)) {
+          col.AppendFrom(plain_[e], row_);
+        } else if (f.done) {
+          col.AppendNull();
+        } else {
+          col.AppendFrom(f.chunk.column(0), f.pos++);
+        }
+      }
+      rows++;
     }
-    return false;
+    if (rows == 0) return false;
+    ctx_.CheckCancelled();
+    result.set_cardinality(rows);
+    *out = std::move(result);
+    return true;
   }
 
  private:
-  DataChunk Expand(const DataChunk& in) {
-    size_t n = in.num_rows();
-    // Plain entries and the functions' arguments, evaluated once per chunk.
-    std::vector<Vector> plain(node_.exprs.size());
-    std::vector<std::vector<Vector>> args(node_.exprs.size());
-    for (size_t e = 0; e < node_.exprs.size(); e++) {
-      const Expression& expr = *node_.exprs[e];
-      if (expr.kind() == Expression::Kind::kSetFunction) {
-        for (const auto& a : expr.children()) args[e].push_back(a->Eval(in, ctx_.eval));
-      } else {
-        plain[e] = expr.Eval(in, ctx_.eval);
-      }
-    }
-    DataChunk out(types_);
-    size_t rows = 0;
-    for (size_t r = 0; r < n; r++) {
-      std::vector<Vector> produced(node_.exprs.size());
-      size_t longest = 0;
+  // One set-returning function of the select list, running for the
+  // current input row.
+  struct Function {
+    std::unique_ptr<TableFunctionNode> call;  // the executor refers to it
+    ExecutorPtr exec;
+    DataChunk chunk;  // its latest values
+    size_t pos = 0;   // the next one in chunk
+    bool done = true;
+  };
+
+  bool IsSetFunction(size_t e) const { return node_.exprs[e]->kind() == Expression::Kind::kSetFunction; }
+
+  // Moves to the next input row (and chunk) and starts its functions.
+  bool StartNextRow() {
+    while (++row_ >= in_.num_rows()) {
+      if (!child_->Next(&in_)) return false;
+      row_ = SIZE_MAX;
+      // Plain entries and the functions' arguments, evaluated once per chunk.
+      plain_.assign(node_.exprs.size(), Vector());
+      args_.assign(node_.exprs.size(), {});
       for (size_t e = 0; e < node_.exprs.size(); e++) {
         const Expression& expr = *node_.exprs[e];
-        if (expr.kind() != Expression::Kind::kSetFunction) continue;
-        produced[e] = Run(static_cast<const SetFunctionExpr&>(expr), args[e], r);
-        longest = std::max(longest, produced[e].size());
-      }
-      for (size_t i = 0; i < longest; i++) {
-        for (size_t e = 0; e < node_.exprs.size(); e++) {
-          Vector& col = out.column(e);
-          if (node_.exprs[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
-          else if (i < produced[e].size()) col.AppendFrom(produced[e], i);
-          else col.AppendNull();
+        if (IsSetFunction(e)) {
+          for (const auto& a : expr.children()) args_[e].push_back(a->Eval(in_, ctx_.eval));
+        } else {
+          plain_[e] = expr.Eval(in_, ctx_.eval);
         }
       }
-      rows += longest;
     }
-    out.set_cardinality(rows);
-    return out;
+    for (size_t e = 0; e < fns_.size(); e++) {
+      if (!IsSetFunction(e)) continue;
+      const auto& fn = static_cast<const SetFunctionExpr&>(*node_.exprs[e]);
+      Function& f = fns_[e];
+      std::vector<ExprPtr> constants;
+      for (const auto& a : args_[e]) constants.push_back(std::make_unique<ConstantExpr>(a.GetValue(row_)));
+      f.exec.reset();
+      f.call = std::make_unique<TableFunctionNode>(fn.name(), std::move(constants),
+                                                   std::vector<PlanColumn>{{fn.name(), fn.type(), ""}});
+      f.exec = MakeTableFunction(*f.call, ctx_);
+      f.chunk = DataChunk();
+      f.pos = 0;
+      f.done = false;
+    }
+    row_active_ = true;
+    return true;
   }
 
-  // All values of one function for row r of its argument vectors.
-  Vector Run(const SetFunctionExpr& fn, const std::vector<Vector>& args, size_t r) {
-    std::vector<ExprPtr> constants;
-    for (const auto& a : args) constants.push_back(std::make_unique<ConstantExpr>(a.GetValue(r)));
-    TableFunctionNode call(fn.name(), std::move(constants), {{fn.name(), fn.type(), ""}});
-    ExecutorPtr exec = MakeTableFunction(call, ctx_);
-    Vector values(fn.type());
-    DataChunk chunk;
-    while (exec->Next(&chunk)) {
+  // Whether f has a next value (at f.chunk's f.pos).
+  bool Fetch(Function* f) {
+    while (f->pos >= f->chunk.num_rows()) {
       ctx_.CheckCancelled();
-      values.AppendRange(chunk.column(0), 0, chunk.num_rows());
+      if (!f->exec->Next(&f->chunk)) {
+        f->exec.reset();
+        return false;
+      }
+      f->pos = 0;
     }
-    return values;
+    return true;
   }
 
   const ProjectSetNode& node_;
   ExecutorPtr child_;
   ExecContext& ctx_;
   std::vector<DataType> types_;
+  DataChunk in_;
+  size_t row_ = SIZE_MAX;  // the current row of in_
+  bool row_active_ = false;
+  std::vector<Vector> plain_;
+  std::vector<std::vector<Vector>> args_;
+  std::vector<Function> fns_;  // by select-list entry (unused for plain entries)
 };
 
 }  // namespace

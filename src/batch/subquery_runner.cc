@@ -4,6 +4,7 @@
 #include "common/array.h"
 #include "common/encoding.h"
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace freshet {
 
@@ -15,6 +16,8 @@ DataChunk BatchSubqueryRunner::Run(const SubqueryExpr& expr, size_t max_rows) {
   while (rows < max_rows && exec->Next(&chunk)) {
     for (size_t c = 0; c < all.num_columns(); c++) all.column(c).AppendRange(chunk.column(c), 0, chunk.num_rows());
     rows += chunk.num_rows();
+    // ARRAY(subquery) is one value: no more rows than an array may have.
+    if (expr.subquery_kind == SubqueryKind::kArray) CheckArrayElements(rows);
   }
   all.set_cardinality(rows);
   return all;

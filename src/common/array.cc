@@ -4,6 +4,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace freshet {
 
@@ -48,8 +49,42 @@ void AppendElementCount(uint64_t n, std::string* out) { PutVarint(out, n); }
 
 uint64_t ReadElementCount(std::string_view* in) { return GetVarint(in); }
 
+namespace {
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) n++;
+  return n;
+}
+
+// The bytes of EncodeArray(v), counted without writing them.
+uint64_t EncodedArraySize(const Vector& v) {
+  uint64_t size = VarintSize(v.size()) + v.size();  // the count and a tag byte per element
+  if (v.physical() != PhysicalType::kString) {
+    size_t value_bytes = v.physical() == PhysicalType::kDecimal    ? sizeof(Decimal::value) + sizeof(Decimal::scale)
+                         : v.physical() == PhysicalType::kInterval ? sizeof(Interval)
+                                                                   : sizeof(int64_t);
+    size_t values = 0;
+    for (size_t i = 0; i < v.size(); i++) values += !v.IsNull(i);
+    return size + values * value_bytes;
+  }
+  for (size_t i = 0; i < v.size(); i++) {
+    if (v.IsNull(i)) continue;
+    size_t len = v.GetString(i).size();
+    size += VarintSize(len) + len;
+  }
+  return size;
+}
+
+}  // namespace
+
+// Refuses an array beyond PostgreSQL's limits before anything is written.
 std::string EncodeArray(const Vector& v) {
+  CheckArrayElements(v.size());
+  uint64_t size = EncodedArraySize(v);
+  CheckArrayBytes(size);
   std::string out;
+  out.reserve(size);
   PutVarint(&out, v.size());
   for (size_t i = 0; i < v.size(); i++) AppendEncodedElement(v, i, &out);
   return out;

@@ -3,17 +3,24 @@
 #include "common/array.h"
 #include "common/encoding.h"
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace freshet {
 
 StructWriter::StructWriter(size_t fields) { AppendElementCount(fields, &out_); }
 
-void StructWriter::Add(const Vector& column, size_t i) { AppendEncodedElement(column, i, &out_); }
+// A struct is one value: PostgreSQL's limit on a value's size holds for it
+// too (checked before a string field is copied in).
+void StructWriter::Add(const Vector& column, size_t i) {
+  if (column.physical() == PhysicalType::kString && !column.IsNull(i))
+    CheckValueSize(SaturatingAdd(out_.size() + 11, column.GetString(i).size()));
+  AppendEncodedElement(column, i, &out_);
+}
 
 void StructWriter::Add(const Value& v) {
   Vector one(v.type());
   one.Append(v);
-  AppendEncodedElement(one, 0, &out_);
+  Add(one, 0);
 }
 
 std::string StructWriter::Finish() { return std::move(out_); }

@@ -8,6 +8,7 @@
 #include "common/array.h"
 #include "common/encoding.h"
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace freshet {
 
@@ -383,10 +384,16 @@ class ExtremeValueAgg : public AggregateFunction {
   std::vector<Best> groups_;
 };
 
-// string_agg(value, delimiter): concatenation in input order.
+// string_agg(value, delimiter): concatenation in input order. The result
+// is PostgreSQL's string buffer: refused (54000) at the value that would
+// make it larger than a value can be, as the values come when they are
+// never retracted (a batch query), else when the result is built.
 class StringAggAgg : public AggregateFunction {
  public:
-  void Resize(size_t n) override { groups_.resize(n); }
+  void Resize(size_t n) override {
+    groups_.resize(n);
+    sizes_.resize(n, 0);
+  }
   void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
               EvalContext&) override {
     const Vector& v = *args[0];
@@ -402,12 +409,25 @@ class StringAggAgg : public AggregateFunction {
             break;
           }
         }
+        sizes_[groups[r]] = kUnknownSize;
       } else {
+        uint64_t& size = sizes_[groups[r]];
+        if (size != kUnknownSize) {
+          if (!parts.empty()) {
+            CheckEnlarge(size, delim.size());
+            size += delim.size();
+          }
+          CheckEnlarge(size, v.GetString(r).size());
+          size += v.GetString(r).size();
+        }
         parts.emplace_back(v.GetString(r), std::move(delim));
       }
     }
   }
-  void ResetGroup(uint32_t g) override { groups_[g].clear(); }
+  void ResetGroup(uint32_t g) override {
+    groups_[g].clear();
+    sizes_[g] = 0;
+  }
   void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
     for (size_t i = 0; i < num; i++) {
       const auto& parts = groups_[groups[i]];
@@ -415,27 +435,46 @@ class StringAggAgg : public AggregateFunction {
         out->AppendNull();
         continue;
       }
-      std::string s = parts[0].first;
-      for (size_t i = 1; i < parts.size(); i++) s += parts[i].second + parts[i].first;
-      out->AppendString(std::move(s));
+      out->AppendString(BuildLimitedString([&](auto& s) {
+        s.append(parts[0].first);
+        for (size_t k = 1; k < parts.size(); k++) {
+          s.append(parts[k].second);
+          s.append(parts[k].first);
+        }
+      }));
     }
   }
 
  private:
+  static constexpr uint64_t kUnknownSize = UINT64_MAX;  // after a retraction
   std::vector<std::vector<std::pair<std::string, std::string>>> groups_;  // (value, delimiter before it)
+  std::vector<uint64_t> sizes_;  // bytes of each group's result so far
 };
 
-// array_agg(value): the values (NULLs included) in input order.
+// array_agg(value): the values (NULLs included) in input order. Refused
+// (54000) at the element beyond PostgreSQL's limits on an array when the
+// values are never retracted, else when the array is built (EncodeArray).
 class ArrayAgg : public AggregateFunction {
  public:
   explicit ArrayAgg(DataType element) : element_(element) {}
-  void Resize(size_t n) override { groups_.resize(n, Vector(element_)); }
+  void Resize(size_t n) override {
+    groups_.resize(n, Vector(element_));
+    bytes_.resize(n, 0);
+  }
   void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
               EvalContext&) override {
     const Vector& v = *args[0];
     for (size_t r = 0; r < n; r++) {
       Vector& g = groups_[groups[r]];
       if (!signs || signs[r] > 0) {
+        if (!signs) {
+          CheckArrayElements(g.size() + 1);
+          if (v.physical() == PhysicalType::kString && !v.IsNull(r)) {
+            uint64_t& bytes = bytes_[groups[r]];
+            bytes = SaturatingAdd(bytes, v.GetString(r).size() + 2);
+            CheckArrayBytes(bytes);
+          }
+        }
         g.AppendFrom(v, r);
         continue;
       }
@@ -453,7 +492,10 @@ class ArrayAgg : public AggregateFunction {
       }
     }
   }
-  void ResetGroup(uint32_t g) override { groups_[g] = Vector(element_); }
+  void ResetGroup(uint32_t g) override {
+    groups_[g] = Vector(element_);
+    bytes_[g] = 0;
+  }
   void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
     for (size_t i = 0; i < num; i++) {
       if (groups_[groups[i]].size() == 0) out->AppendNull();
@@ -464,6 +506,7 @@ class ArrayAgg : public AggregateFunction {
  private:
   DataType element_;
   std::vector<Vector> groups_;
+  std::vector<uint64_t> bytes_;  // at least the encoded bytes of each group's strings (without retractions)
 };
 
 }  // namespace

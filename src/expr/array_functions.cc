@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "common/array.h"
+#include "common/limits.h"
 #include "expr/array.h"
 #include "expr/cast.h"
 #include "expr/function_helpers.h"
@@ -32,8 +35,9 @@ struct RawElement {
 };
 
 // Splits a one-dimensional array literal into its elements (PostgreSQL's
-// ReadArrayStr for one dimension).
-std::vector<RawElement> SplitArrayLiteral(std::string_view text) {
+// ReadArrayStr for one dimension), calling each(const RawElement&) for each.
+template <typename Each>
+void ForEachArrayElement(std::string_view text, Each&& each) {
   size_t i = 0, n = text.size();
   auto skip_space = [&] {
     while (i < n && IsArraySpace(text[i])) i++;
@@ -56,7 +60,7 @@ std::vector<RawElement> SplitArrayLiteral(std::string_view text) {
   }
   if (i >= n || text[i] != '{') ThrowMalformed(text, "Array value must start with \"{\" or dimension information.");
   i++;
-  std::vector<RawElement> out;
+  RawElement e;
   skip_space();
   if (i < n && text[i] == '}') {
     i++;
@@ -67,7 +71,8 @@ std::vector<RawElement> SplitArrayLiteral(std::string_view text) {
       char c = text[i];
       if (c == '{') throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported");
       if (c == ',' || c == '}') ThrowMalformed(text, fmt::format("Unexpected \"{}\" character.", c));
-      RawElement e;
+      e.text.clear();
+      e.null = false;
       if (c == '"') {
         i++;
         bool closed = false;
@@ -105,7 +110,7 @@ std::vector<RawElement> SplitArrayLiteral(std::string_view text) {
         e.text.resize(keep);
         e.null = !escaped && EqualsNullIgnoringCase(e.text);
       }
-      out.push_back(std::move(e));
+      each(e);
       if (i >= n) ThrowMalformed(text, "Unexpected end of input.");
       if (text[i] == ',') {
         i++;
@@ -120,7 +125,6 @@ std::vector<RawElement> SplitArrayLiteral(std::string_view text) {
   }
   skip_space();
   if (i != n) ThrowMalformed(text, "Junk after closing right brace.");
-  return out;
 }
 
 // Element i of the array in row r, or nullopt when the array is NULL.
@@ -157,13 +161,15 @@ void ArrayToString(const std::vector<const Vector*>& args, size_t n, Vector* out
     Vector elems = DecodeArray(args[0]->GetString(r), args[0]->type().ElementType());
     const std::string& sep = args[1]->GetString(r);
     bool null_text = args.size() > 2 && !args[2]->IsNull(r);
+    // As PostgreSQL's string buffer: refused at the append that would
+    // make it larger than a value can be.
     std::string s;
     bool first = true;
     for (size_t i = 0; i < elems.size(); i++) {
       if (elems.IsNull(i) && !null_text) continue;
-      if (!first) s += sep;
+      if (!first) AppendLimited(&s, sep);
       first = false;
-      s += elems.IsNull(i) ? args[2]->GetString(r) : FormatText(elems, i, ctx);
+      AppendLimited(&s, elems.IsNull(i) ? args[2]->GetString(r) : FormatText(elems, i, ctx));
     }
     out->AppendString(std::move(s));
   }
@@ -177,6 +183,17 @@ void StringToArray(const std::vector<const Vector*>& args, size_t n, Vector* out
       continue;
     }
     std::string_view s = args[0]->GetString(r);
+    // The number of elements is known before any is made.
+    if (!s.empty()) {
+      uint64_t count = 1;
+      if (args[1]->IsNull(r)) {
+        count = Utf8Length(s);
+      } else if (!args[1]->GetString(r).empty()) {
+        std::string_view sep = args[1]->GetString(r);
+        for (size_t p = s.find(sep); p != std::string_view::npos; p = s.find(sep, p + sep.size())) count++;
+      }
+      CheckArrayElements(count);
+    }
     Vector elems(DataType::Text());
     auto add = [&](std::string_view e) {
       if (args.size() > 2 && !args[2]->IsNull(r) && e == args[2]->GetString(r)) elems.AppendNull();
@@ -214,15 +231,22 @@ void StringToArray(const std::vector<const Vector*>& args, size_t n, Vector* out
 std::string FormatArrayText(std::string_view bytes, const DataType& array_type, const EvalContext& ctx) {
   Vector elems = DecodeArray(bytes, array_type.ElementType());
   std::string out = "{";
+  // The text can be several times the array's bytes: each element is
+  // checked against the limit on a value before it is appended.
   for (size_t i = 0; i < elems.size(); i++) {
-    if (i) out += ',';
     if (elems.IsNull(i)) {
-      out += "NULL";
+      AppendLimited(&out, i ? ",NULL" : "NULL");
       continue;
     }
     std::string s = FormatText(elems, i, ctx);
     bool quote = s.empty() || EqualsNullIgnoringCase(s);
-    for (char c : s) quote |= c == '"' || c == '\\' || c == '{' || c == '}' || c == ',' || IsArraySpace(c);
+    size_t escapes = 0;
+    for (char c : s) {
+      quote |= c == '"' || c == '\\' || c == '{' || c == '}' || c == ',' || IsArraySpace(c);
+      escapes += c == '"' || c == '\\';
+    }
+    CheckValueSize(SaturatingAdd(out.size() + 4, s.size() + escapes));
+    if (i) out += ',';
     if (!quote) {
       out += s;
       continue;
@@ -234,6 +258,7 @@ std::string FormatArrayText(std::string_view bytes, const DataType& array_type, 
     }
     out += '"';
   }
+  CheckValueSize(out.size() + 1);
   return out + "}";
 }
 
@@ -241,11 +266,17 @@ std::string ParseArrayText(std::string_view text, const DataType& array_type, Ev
   if (array_type.IsAnyArray())
     throw SqlError(sqlstate::kDatatypeMismatch, "could not determine polymorphic type because input has type unknown");
   DataType elem = array_type.ElementType();
+  // As PostgreSQL's array_in, the literal is read once for its structure
+  // and number of elements (malformed text and too many elements are
+  // refused before any element is parsed or kept), then for the elements.
+  uint64_t count = 0;
+  ForEachArrayElement(text, [&](const RawElement&) { CheckArrayElements(++count); });
   Vector v(elem);
-  for (const auto& e : SplitArrayLiteral(text)) {
+  v.Reserve(count);
+  ForEachArrayElement(text, [&](const RawElement& e) {
     if (e.null) v.AppendNull();
     else v.Append(ParseText(e.text, elem, ctx));
-  }
+  });
   return EncodeArray(v);
 }
 
@@ -423,7 +454,6 @@ void RegisterArrayFunctions(FunctionRegistry* r) {
   // array_cat (and ||, array_append, array_prepend, which the binder turns
   // into it): a NULL argument counts as an empty array, as in PostgreSQL.
   RegisterFn(r, "array_cat", {any, any}, any, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-    DataType elem = out->type().ElementType();
     for (size_t i = 0; i < n; i++) {
       bool a_null = args[0]->IsNull(i), b_null = args[1]->IsNull(i);
       if (a_null && b_null) {
@@ -431,10 +461,18 @@ void RegisterArrayFunctions(FunctionRegistry* r) {
       } else if (a_null || b_null) {
         out->AppendString(args[a_null ? 1 : 0]->GetString(i));
       } else {
-        Vector all = DecodeArray(args[0]->GetString(i), elem);
-        Vector more = DecodeArray(args[1]->GetString(i), elem);
-        all.AppendRange(more, 0, more.size());
-        out->AppendString(EncodeArray(all));
+        // Both have the same element type: the elements' bytes are joined
+        // as they are, under one count (checked against the limits first).
+        std::string_view a = args[0]->GetString(i), b = args[1]->GetString(i);
+        uint64_t count = ReadElementCount(&a);
+        count += ReadElementCount(&b);
+        CheckArrayElements(count);
+        std::string all;
+        AppendElementCount(count, &all);
+        CheckArrayBytes(SaturatingAdd(all.size() + a.size(), b.size()));
+        all.reserve(all.size() + a.size() + b.size());
+        all.append(a).append(b);
+        out->AppendString(std::move(all));
       }
     }
   });

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "expr/array.h"
 #include "expr/struct.h"
 #include "expr/function_helpers.h"
@@ -212,8 +213,11 @@ std::string FormatFloat(double d, bool is_float4) {
   return out;
 }
 
+// byteaout's hex format: two digits a byte after "\\x" (refused, as
+// PostgreSQL does, when that is more than a value can be).
 std::string FormatBytea(std::string_view s) {
   static const char kHex[] = "0123456789abcdef";
+  CheckValueSize(SaturatingAdd(SaturatingMul(s.size(), 2), 2));
   std::string out;
   out.reserve(2 + s.size() * 2);
   out += "\\x";
@@ -778,12 +782,16 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
       return v;
     }
     case TypeId::kVarchar: {
+      // A text value from a client is no larger than a value can be.
+      CheckValueSize(text.size());
       // varcharin with a typmod rejects (rather than truncates) long input.
       std::string s = text;
       ApplyVarcharLength(&s, t.precision, /*assignment=*/true);
       return Value::FromString(t, std::move(s));
     }
-    case TypeId::kUnknown: return Value::FromString(t, text);
+    case TypeId::kUnknown:
+      CheckValueSize(text.size());
+      return Value::FromString(t, text);
     case TypeId::kBytea: return Value::Bytea(ParseByteaText(text));
     case TypeId::kDate: return Value::Date(ParseDate(text));
     case TypeId::kTime: return Value::Time(ParseTime(text));
@@ -854,6 +862,7 @@ void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx
     case TypeId::kInt64: return out->AppendInt(ParseIntegerText(text, t.id));
     case TypeId::kFloat64: return out->AppendFloat(ParseFloat8Text(text));
     case TypeId::kVarchar:
+      CheckValueSize(text.size());
       if (t.precision < 0) return out->AppendString(std::string(text));
       break;
     case TypeId::kTimestamp: return out->AppendInt(ParseTimestamp(text));

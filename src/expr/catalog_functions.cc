@@ -1,7 +1,10 @@
 // oid / reg* text I/O and the catalog information functions (expr/oid.h).
 
+#include <algorithm>
 #include <charconv>
+
 #include "common/identifier.h"
+#include "common/limits.h"
 #include "expr/function_helpers.h"
 #include "expr/oid.h"
 
@@ -240,7 +243,11 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                  o->AppendBool(*kind == 'r');
                });
              });
-  RegisterFn(r, "quote_ident", {text}, text, StrictFn<SV>(kFn<QuoteIdent>));
+  // At most the name, a quote before each quote, and two more.
+  RegisterFn(r, "quote_ident", {text}, text, StrictFn<SV>([](SV s) {
+               CheckValueSize(SaturatingAdd(s.size() + 2, std::count(s.begin(), s.end(), '"')));
+               return QuoteIdent(s);
+             }));
 }
 
 }  // namespace freshet

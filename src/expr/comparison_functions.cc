@@ -4,11 +4,13 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <unordered_map>
 
 #include "common/array.h"
+#include "common/limits.h"
 #include "expr/function_helpers.h"
 
 namespace freshet {
@@ -214,51 +216,70 @@ void RegexMatchFn(const std::vector<const Vector*>& args, size_t n, Vector* out,
   });
 }
 
-// PostgreSQL replacement syntax (\1..\9, \& whole match, \\) to RE2's.
-std::string ToRe2Rewrite(std::string_view repl) {
-  std::string out;
+// Appends the replacement for one match, in PostgreSQL's syntax: \1..\9
+// a group (nothing for a group that did not take part or does not exist),
+// \& the whole match, \\ a backslash; any other backslash is kept.
+template <typename Out>
+void AppendReplacement(Out& out, std::string_view repl, const re2::StringPiece* groups, int ngroups) {
   for (size_t i = 0; i < repl.size(); i++) {
     if (repl[i] != '\\' || i + 1 == repl.size()) {
-      out += repl[i];
-      if (repl[i] == '\\') out += '\\';
+      out.append(repl.substr(i, 1));
       continue;
     }
     char c = repl[++i];
-    if (c >= '1' && c <= '9') {
-      out += '\\';
-      out += c;
-    } else if (c == '&') {
-      out += "\\0";
+    int g = c >= '1' && c <= '9' ? c - '0' : c == '&' ? 0 : -1;
+    if (g >= 0) {
+      if (g < ngroups && groups[g].data() != nullptr) out.append(std::string_view(groups[g].data(), groups[g].size()));
     } else if (c == '\\') {
-      out += "\\\\";
+      out.append("\\");
     } else {
-      out += "\\\\";  // PostgreSQL keeps an unknown escape literally
-      out += c;
+      out.append(repl.substr(i - 1, 2));
     }
   }
-  return out;
+}
+
+// PostgreSQL's replace_text_regexp: each match (the first, or all with
+// 'g') is replaced; after an empty match the search goes on one character
+// further. `out` is a std::string or a LimitedStringSizer.
+template <typename Out>
+void ReplaceMatches(Out& out, std::string_view src, const RE2& re, std::string_view repl, bool global,
+                    std::vector<re2::StringPiece>& groups) {
+  re2::StringPiece text(src.data(), src.size());
+  size_t data_pos = 0, search = 0;
+  while (search <= src.size() &&
+         re.Match(text, search, src.size(), RE2::UNANCHORED, groups.data(), static_cast<int>(groups.size()))) {
+    size_t so = groups[0].data() - src.data(), eo = so + groups[0].size();
+    out.append(src.substr(data_pos, so - data_pos));
+    AppendReplacement(out, repl, groups.data(), static_cast<int>(groups.size()));
+    data_pos = eo;
+    if (!global) break;
+    search = eo;
+    if (so == eo) search += search < src.size() ? Utf8CharBytes(src, search) : 1;
+  }
+  out.append(src.substr(data_pos));
 }
 
 // regexp_replace(source, pattern, replacement [, flags]): flags 'g' (all
-// matches) and 'i' (case-insensitive).
+// matches) and 'i' (case-insensitive). When the result could outgrow the
+// limit on a value (common/limits.h), a first pass only sizes it.
 void RegexpReplaceFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
   PatternCache<RE2> caches[2];  // case-sensitive, case-insensitive
-  std::string last_repl, rewrite;
+  std::vector<re2::StringPiece> groups;
   auto replace = [&](std::string_view src, std::string_view pat, std::string_view repl, std::string_view flags) {
     bool global = flags.find('g') != std::string_view::npos;
     bool icase = flags.find('i') != std::string_view::npos;
     const RE2& re = caches[icase].Get(pat, [&](std::string_view p) { return CompileRegex(p, icase); });
-    std::string result(src);
-    if (repl != last_repl || rewrite.empty()) {
-      last_repl.assign(repl);
-      rewrite = ToRe2Rewrite(repl);
+    groups.assign(std::min(re.NumberOfCapturingGroups(), 9) + 1, re2::StringPiece());
+    // Each replacement is at most the replacement text with every \n
+    // replaced by the whole source; there are at most src + 1 matches.
+    uint64_t per_match = SaturatingAdd(repl.size(), SaturatingMul(std::count(repl.begin(), repl.end(), '\\'), src.size()));
+    uint64_t bound = SaturatingAdd(src.size(), SaturatingMul(global ? src.size() + 1 : 1, per_match));
+    if (bound > kMaxValueBytes) {
+      LimitedStringSizer sizer;
+      ReplaceMatches(sizer, src, re, repl, global, groups);
     }
-    re2::StringPiece rw(rewrite);
-    if (global) {
-      RE2::GlobalReplace(&result, re, rw);
-    } else {
-      RE2::Replace(&result, re, rw);
-    }
+    std::string result;
+    ReplaceMatches(result, src, re, repl, global, groups);
     return result;
   };
   if (args.size() == 3) {

@@ -14,11 +14,14 @@
 #include <cctype>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "expr/function_helpers.h"
 
 namespace freshet {
 
 namespace {
+
+constexpr uint64_t kMaxToCharBytesPerChar = 12;  // DCH_MAX_ITEM_SIZ
 
 enum class Field {
   kLiteral, kYYYY, kYYY, kYY, kY, kMM, kDD, kDDD, kD, kID, kHH24, kHH12, kMI, kSS, kMS, kUS,
@@ -53,14 +56,17 @@ constexpr std::array<Keyword, 46> kKeywords = {{
     {"DD", Field::kDD}, {"dd", Field::kDD}, {"DY", Field::kDyUpper}, {"Dy", Field::kDyCap}, {"dy", Field::kDyLower},
 }};
 
-std::vector<Item> ParseTemplate(std::string_view f) {
-  std::vector<Item> items;
+// Cuts a template into items, calling each(const Item&) for each in order
+// (one at a time: a template may be long, and its items are not kept).
+template <typename Each>
+void ForEachTemplateItem(std::string_view f, Each&& each) {
   size_t i = 0;
   while (i < f.size()) {
     Item item;
     if (f.substr(i, 2) == "FM" || f.substr(i, 2) == "fm") {
       item.fill_mode = true;
       i += 2;
+      if (i == f.size()) break;  // a trailing FM modifies nothing
     }
     if (f[i] == '"') {
       size_t end = i + 1;
@@ -69,7 +75,7 @@ std::vector<Item> ParseTemplate(std::string_view f) {
         if (f[end] == '\\' && end + 1 < f.size()) end++;
         text.push_back(f[end++]);
       }
-      items.push_back({Field::kLiteral, text});
+      each(Item{Field::kLiteral, text});
       i = end + 1;
       continue;
     }
@@ -94,14 +100,13 @@ std::vector<Item> ParseTemplate(std::string_view f) {
       item.literal = std::string(1, f[i]);
       if (f[i] == '\\' && i + 1 < f.size()) item.literal = std::string(1, f[++i]);
       i++;
-      items.push_back(item);
+      each(item);
       continue;
     }
     if (f.substr(i, 2) == "TH") { item.ordinal_upper = true; i += 2; }
     else if (f.substr(i, 2) == "th") { item.ordinal_lower = true; i += 2; }
-    items.push_back(item);
+    each(item);
   }
-  return items;
 }
 
 const char* const kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
@@ -135,8 +140,12 @@ std::string FormatWithTemplate(int64_t local, std::string_view templ, std::optio
   int64_t micros = tod % kMicrosPerSecond;
   int64_t dow = ((days % 7) + 11) % 7;  // 1970-01-01 was a Thursday (4)
   int64_t doy = days - DaysFromCivil(y, 1, 1) + 1;
+  // PostgreSQL reserves DCH_MAX_ITEM_SIZ (12) bytes of output a template
+  // character, and so refuses a template of more than a twelfth of the
+  // limit on a value; no keyword gives more than that here.
+  CheckValueSize(SaturatingMul(templ.size(), kMaxToCharBytesPerChar));
   std::string out;
-  for (const Item& it : ParseTemplate(templ)) {
+  ForEachTemplateItem(templ, [&](const Item& it) {
     auto num = [&](int64_t v, int width) {
       std::string s = it.fill_mode ? std::to_string(v) : fmt::format("{:0{}}", v, width);
       if (it.ordinal_upper || it.ordinal_lower) s += Ordinal(v, it.ordinal_upper);
@@ -193,7 +202,7 @@ std::string FormatWithTemplate(int64_t local, std::string_view templ, std::optio
         }
         break;
     }
-  }
+  });
   return out;
 }
 
@@ -237,7 +246,7 @@ int64_t ParseWithTemplate(std::string_view text, std::string_view templ) {
     }
     BadInput(text.substr(p), what);
   };
-  for (const Item& it : ParseTemplate(templ)) {
+  ForEachTemplateItem(templ, [&](const Item& it) {
     switch (it.field) {
       case Field::kLiteral:
         if (it.literal == " ") skip_spaces();
@@ -282,7 +291,7 @@ int64_t ParseWithTemplate(std::string_view text, std::string_view templ) {
       case Field::kDyLower: read_name(kDays, 7, true, "Dy"); break;
       default: read_number(9, "field"); break;  // parsed and ignored (D, ID, Q, CC, J, TZ, OF)
     }
-  }
+  });
   if (hour12) {
     if (hour < 1 || hour > 12)
       FRESHET_THROW(sqlstate::kDatetimeFieldOverflow, "hour \"{}\" is invalid for the 12-hour clock", hour);

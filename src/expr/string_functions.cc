@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 
+#include "common/limits.h"
 #include "expr/function_helpers.h"
 
 namespace freshet {
@@ -248,11 +249,10 @@ SV Right(SV s, int64_t n) {
   return s.substr(Utf8Offset(s, skip));
 }
 
+// PostgreSQL checks count * length + VARHDRSZ against MaxAllocSize.
 std::string Repeat(SV s, int64_t n) {
   if (n <= 0 || s.empty()) return {};
-  if (static_cast<uint64_t>(n) * s.size() >= (1u << 30)) {
-    throw SqlError(sqlstate::kProgramLimitExceeded, "requested length too large");
-  }
+  CheckRequestedLength(SaturatingMul(static_cast<uint64_t>(n), s.size()));
   std::string out;
   out.reserve(s.size() * n);
   for (int64_t i = 0; i < n; i++) out += s;
@@ -272,20 +272,27 @@ std::string Reverse(SV s) {
 }
 
 // lpad/rpad: truncates to len characters, else pads with fill repeated.
+// As PostgreSQL, refuses a length whose worst case (4 bytes a character,
+// plus the header) is more than a value can be, before anything is built.
 template <bool kLeft>
 std::string Pad(SV s, int64_t len, SV fill) {
   if (len < 0) len = 0;
   int64_t have = Utf8Length(s);
-  if (have >= len || fill.empty()) return std::string(s.substr(0, Utf8Offset(s, len)));
-  std::string pad;
-  int64_t need = len - have;
+  if (fill.empty()) len = std::min(have, len);  // nothing to pad with
+  CheckRequestedLength(SaturatingMul(static_cast<uint64_t>(len), kMaxCharBytes));
+  if (have >= len) return std::string(s.substr(0, Utf8Offset(s, len)));
+  int64_t need = len - have, fill_chars = Utf8Length(fill);
+  std::string out;
+  out.reserve(s.size() + static_cast<size_t>(need / fill_chars) * fill.size() + Utf8Offset(fill, need % fill_chars));
+  if (!kLeft) out.append(s);
   for (size_t i = 0; need > 0; need--) {
     size_t k = Utf8CharBytes(fill, i);
-    pad.append(fill.substr(i, k));
+    out.append(fill.substr(i, k));
     i += k;
     if (i >= fill.size()) i = 0;
   }
-  return kLeft ? pad + std::string(s) : std::string(s) + pad;
+  if (kLeft) out.append(s);
+  return out;
 }
 
 bool IsAlnum(uint32_t cp) {
@@ -322,15 +329,16 @@ std::string Chr(int64_t cp) {
 
 std::string ToHex(uint64_t v) { return fmt::format("{:x}", v); }
 
-// concat(...): NULL arguments are skipped; never NULL itself.
+// concat(...): NULL arguments are skipped; never NULL itself. Sized
+// first (PostgreSQL's string-buffer error for a result beyond the limit).
 void ConcatFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
   out->Reserve(out->size() + n);
   for (size_t i = 0; i < n; i++) {
-    std::string s;
-    for (const Vector* a : args) {
-      if (!a->IsNull(i)) s += a->GetString(i);
-    }
-    out->AppendString(std::move(s));
+    out->AppendString(BuildLimitedString([&](auto& s) {
+      for (const Vector* a : args) {
+        if (!a->IsNull(i)) s.append(a->GetString(i));
+      }
+    }));
   }
 }
 
@@ -343,16 +351,45 @@ void ConcatWsFn(const std::vector<const Vector*>& args, size_t n, Vector* out, E
       continue;
     }
     const std::string& sep = args[0]->GetString(i);
-    std::string s;
-    bool first = true;
-    for (size_t k = 1; k < args.size(); k++) {
-      if (args[k]->IsNull(i)) continue;
-      if (!first) s += sep;
-      s += args[k]->GetString(i);
-      first = false;
-    }
-    out->AppendString(std::move(s));
+    out->AppendString(BuildLimitedString([&](auto& s) {
+      bool first = true;
+      for (size_t k = 1; k < args.size(); k++) {
+        if (args[k]->IsNull(i)) continue;
+        if (!first) s.append(sep);
+        s.append(args[k]->GetString(i));
+        first = false;
+      }
+    }));
   }
+}
+
+// a || b for text and bytea: PostgreSQL asks for one allocation of both
+// lengths and the header.
+std::string Concat2(SV a, SV c) {
+  CheckValueSize(SaturatingAdd(a.size(), c.size()));
+  std::string s;
+  s.reserve(a.size() + c.size());
+  s.append(a).append(c);
+  return s;
+}
+
+// replace(s, from, to): sized first when it can grow (the string-buffer
+// error at the append where PostgreSQL's would fail), then built.
+std::string Replace(SV s, SV from, SV to) {
+  if (from.empty()) return std::string(s);
+  auto write = [&](auto& out) {
+    size_t start = 0;
+    for (size_t p = s.find(from); p != SV::npos; p = s.find(from, start)) {
+      out.append(s.substr(start, p - start));
+      out.append(to);
+      start = p + from.size();
+    }
+    out.append(s.substr(start));
+  };
+  if (to.size() > from.size()) return BuildLimitedString(write);
+  std::string out;
+  write(out);
+  return out;
 }
 
 void Md5Fn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
@@ -414,25 +451,10 @@ void RegisterStringFunctions(FunctionRegistry* r) {
   concat.fn = ConcatWsFn;
   r->Register(concat);
 
-  RegisterFn(r, "||", {v, v}, v, StrictFn<SV, SV>([](SV a, SV c) {
-               std::string s;
-               s.reserve(a.size() + c.size());
-               s.append(a).append(c);
-               return s;
-             }));
-  RegisterFn(r, "||", {by, by}, by, StrictFn<SV, SV>([](SV a, SV c) { return std::string(a).append(c); }));
+  RegisterFn(r, "||", {v, v}, v, StrictFn<SV, SV>(kFn<Concat2>));
+  RegisterFn(r, "||", {by, by}, by, StrictFn<SV, SV>(kFn<Concat2>));
 
-  RegisterFn(r, "replace", {v, v, v}, v, StrictFn<SV, SV, SV>([](SV s, SV from, SV to) {
-               if (from.empty()) return std::string(s);
-               std::string out;
-               size_t start = 0;
-               for (size_t p = s.find(from); p != SV::npos; p = s.find(from, start)) {
-                 out.append(s.substr(start, p - start)).append(to);
-                 start = p + from.size();
-               }
-               out.append(s.substr(start));
-               return out;
-             }));
+  RegisterFn(r, "replace", {v, v, v}, v, StrictFn<SV, SV, SV>(kFn<Replace>));
 
   RegisterTrim<true, true>(r, "btrim");
   RegisterTrim<true, true>(r, "trim");
