@@ -17,6 +17,7 @@
 #include "server/copy_format.h"
 #include "server/copy_loader.h"
 #include "server/pg_binary.h"
+#include "server/utf8_check.h"
 #include "server/session.h"
 #include "storage/bulk_rows.h"
 #include "storage/state_table.h"
@@ -114,12 +115,22 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     // Binary data goes through the same steps with its own reader.
     auto read_all = [&](auto& reader) {
       std::vector<CopyField> fields;
+      // Bad UTF-8 is found by the reader, before the record is counted.
+      auto next = [&](bool final) {
+        try {
+          return reader.Next(final, &fields);
+        } catch (SqlError& e) {
+          if (e.code() == kCharacterNotInRepertoire)
+            e.WithDetail(fmt::format("COPY {}, line {}", table->name, line_no + 1));
+          throw;
+        }
+      };
       while (!reader.ended() && sink->ReadCopyData(&data)) {
         reader.Append(data);
-        while (reader.Next(false, &fields)) add_record(fields);
+        while (next(false)) add_record(fields);
       }
       if (reader.ended()) drain_after_marker();
-      while (reader.Next(true, &fields)) add_record(fields);
+      while (next(true)) add_record(fields);
     };
     if (fmt.binary) {
       BinaryCopyReader reader;

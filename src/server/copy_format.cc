@@ -13,6 +13,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "server/utf8_check.h"
 
 namespace freshet {
 
@@ -205,7 +206,8 @@ void CheckCopyHeaderOfNoData(const CopyFormat& f, std::string_view table) {
   IsHeaderRecord(f, 1, {CopyField{std::string_view(), f.null_string.empty()}}, table);
 }
 
-CopyRecordReader::CopyRecordReader(CopyFormat format) : format_(std::move(format)) {
+CopyRecordReader::CopyRecordReader(CopyFormat format, bool check_encoding)
+    : format_(std::move(format)), check_encoding_(check_encoding) {
   for (char c : {format_.delimiter, format_.quote, '\n', '\r'}) csv_special_[static_cast<uint8_t>(c)] = true;
 }
 
@@ -254,6 +256,8 @@ void CopyRecordReader::Append(std::string_view data) {
   if (pos_ > 0 && pos_ >= buf_.size() / 2) {
     buf_.erase(0, pos_);
     scanned_ = scanned_ > pos_ ? scanned_ - pos_ : 0;
+    validated_ = validated_ > pos_ ? validated_ - pos_ : 0;
+    if (bad_ != SIZE_MAX) bad_ = bad_ >= pos_ ? bad_ - pos_ : 0;
     pos_ = 0;
   }
   buf_.append(data);
@@ -265,14 +269,39 @@ void CopyRecordReader::Append(std::string&& data) {
   buf_ = std::move(data);
   pos_ = 0;
   scanned_ = 0;
+  validated_ = 0;
+  bad_ = SIZE_MAX;
 }
 
 std::string CopyRecordReader::TakeBuffer() {
   csv_window_ = SIZE_MAX;
   std::string out = std::move(buf_);
   buf_.clear();
-  pos_ = scanned_ = 0;
+  pos_ = scanned_ = validated_ = 0;
+  bad_ = SIZE_MAX;
   return out;
+}
+
+void CopyRecordReader::CheckRecordEncoding(size_t start, size_t end, bool final) {
+  // All the data there is gets checked at once (a block handed to a worker
+  // in one call); later calls only look at where the first check stopped.
+  if (end > validated_ && bad_ == SIZE_MAX) {
+    size_t from = std::max(validated_, start);
+    bool truncated = false;
+    size_t valid = Utf8ValidPrefix(buf_.data() + from, buf_.size() - from, &truncated);
+    validated_ = from + valid;
+    if (validated_ < buf_.size() && (!truncated || final)) bad_ = validated_;
+  }
+  size_t bad = bad_ != SIZE_MAX ? bad_ : validated_ < end ? validated_ : SIZE_MAX;
+  if (bad < end) throw SqlError(kCharacterNotInRepertoire, InvalidUtf8Message(buf_.data() + bad, end - bad));
+  // What escapes made, field by field (PostgreSQL checks those fields again).
+  if (escaped_non_ascii_)
+    for (const Span& s : spans_)
+      if (s.in_scratch) {
+        size_t valid = Utf8ValidPrefix(scratch_.data() + s.offset, s.size);
+        if (valid < s.size)
+          throw SqlError(kCharacterNotInRepertoire, InvalidUtf8Message(scratch_.data() + s.offset + valid, s.size - valid));
+      }
 }
 
 bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
@@ -283,11 +312,13 @@ bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
   }
   spans_.clear();
   scratch_.clear();
+  escaped_non_ascii_ = false;
   size_t end = 0;
   if (!(format_.csv ? ReadCsv(final, &end) : ReadText(final, &end))) {
     scanned_ = buf_.size();
     return false;
   }
+  if (check_encoding_) CheckRecordEncoding(pos_, end, final);
   pos_ = end;
   scanned_ = 0;
   fields->clear();
@@ -449,6 +480,7 @@ void CopyRecordReader::Unescape(std::string_view raw) {
         }
         if (digits == 0) scratch_.push_back('x');  // "\x" without digits is a plain x
         else scratch_.push_back(static_cast<char>(v));
+        escaped_non_ascii_ |= digits > 0 && (v == 0 || v >= 0x80);
         break;
       }
       default:
@@ -458,7 +490,8 @@ void CopyRecordReader::Unescape(std::string_view raw) {
             v = v * 8 + (raw[++i] - '0');
             digits++;
           }
-          scratch_.push_back(static_cast<char>(v));
+          scratch_.push_back(static_cast<char>(v & 0xff));
+          escaped_non_ascii_ |= (v & 0xff) == 0 || (v & 0xff) >= 0x80;
         } else {
           scratch_.push_back(e);
         }
@@ -488,7 +521,8 @@ bool CopyBlockSplitter::Next(bool final, size_t min_bytes, std::string* block, i
       records++;
     }
   } else {
-    CopyRecordReader reader(format_);
+    // Only cutting: the records' encoding is checked when they are parsed.
+    CopyRecordReader reader(format_, /*check_encoding=*/false);
     reader.Append(pending_);
     std::vector<CopyField> fields;
     try {

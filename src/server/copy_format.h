@@ -61,9 +61,15 @@ bool IsHeaderRecord(const CopyFormat& format, int64_t line, const std::vector<Co
 // column of that name.
 void CheckCopyHeaderOfNoData(const CopyFormat& format, std::string_view table);
 
+// Records are checked to be UTF-8 without NUL bytes (22021 with
+// PostgreSQL's message, naming the character's bytes), their raw bytes and
+// what backslash escapes of the text format produce, unless the reader
+// only cuts data into records (check_encoding false). As in PostgreSQL the
+// error comes when the record holding the bad bytes is read, after the
+// records before it; the caller adds which line.
 class CopyRecordReader {
  public:
-  explicit CopyRecordReader(CopyFormat format);
+  explicit CopyRecordReader(CopyFormat format, bool check_encoding = true);
 
   // Adds bytes received from the client.
   void Append(std::string_view data);
@@ -118,6 +124,15 @@ class CopyRecordReader {
   bool ended_ = false;
   std::string scratch_;
   std::vector<Span> spans_;
+  // Encoding check: buf_ is valid up to validated_ (a character cut off at
+  // the end of the data waits there for the rest); bad_ is where the first
+  // invalid byte is, SIZE_MAX if none was found. Escapes that produced a
+  // non-ASCII or NUL byte in scratch_ (text format) set escaped_non_ascii_.
+  bool check_encoding_ = true;
+  size_t validated_ = 0;
+  size_t bad_ = SIZE_MAX;
+  bool escaped_non_ascii_ = false;
+  void CheckRecordEncoding(size_t start, size_t end, bool final);
 };
 
 // Reads PostgreSQL's binary COPY format: an 11-byte signature, flags and a

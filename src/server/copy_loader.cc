@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "expr/cast.h"
 #include "server/pg_binary.h"
+#include "server/utf8_check.h"
 #include "storage/state_store.h"
 #include "storage/state_table.h"
 
@@ -276,8 +277,17 @@ void ParallelCopyLoader::Parse(Block block, CopyRowBuilder* rows, Worker* worker
     worker->staged->Add(PrepareInsertRows(*table_, rows->Take(), block.row_ids, ids_used));
     ids_used += n;
   };
+  // Bad UTF-8 is found by the reader, before the record is counted.
+  auto next = [&] {
+    try {
+      return reader.Next(true, &fields);
+    } catch (SqlError& e) {
+      if (e.code() == kCharacterNotInRepertoire) e.WithDetail(fmt::format("COPY {}, line {}", table_->name, line + 1));
+      throw;
+    }
+  };
   try {
-    while (reader.Next(true, &fields)) {
+    while (next()) {
       line++;
       if (IsHeaderRecord(format_, line, fields, table_->name)) continue;
       rows->Add(fields, line);

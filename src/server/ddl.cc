@@ -162,6 +162,12 @@ StatementOutcome Session::RunDdl(const ParsedStatement& stmt, ResultSink* sink) 
           FRESHET_THROW(sqlstate::kInvalidTableDefinition, "multiple primary keys for table \"{}\" are not allowed", t.name);
         pk_declared = true;
       };
+      // PostgreSQL's MaxHeapAttributeNumber (and a SELECT * of the table
+      // stays within the 1,664 entries of a target list).
+      size_t column_defs = 0;
+      for (size_t i = 0; i < cs->n_table_elts; i++)
+        column_defs += cs->table_elts[i]->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF;
+      if (column_defs > 1600) throw SqlError("54011", "tables can have at most 1600 columns");
       for (size_t i = 0; i < cs->n_table_elts; i++) {
         const PgQuery__Node* e = cs->table_elts[i];
         if (e->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {

@@ -26,7 +26,14 @@ struct ServerOptions {
   int port = 4566;
   int http_port = 5691;
   int barrier_interval_ms = 1000;
+  // Sessions at once (PostgreSQL's max_connections), of which the last
+  // superuser_reserved_connections are for superusers only; beyond them a
+  // connection is refused with 53300 after its startup packet.
   int max_connections = 1000;
+  int superuser_reserved_connections = 3;
+  // A connection that has not completed its startup (and authentication)
+  // within this time is closed (PostgreSQL's authentication_timeout).
+  int authentication_timeout_ms = 60000;
   int64_t block_cache_mb = 2048;  // RocksDB's block cache
   int64_t scan_cache_mb = 2048;   // decoded columns of unchanged tables for batch scans; 0 = off
 };

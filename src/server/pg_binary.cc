@@ -1,12 +1,16 @@
 #include "server/pg_binary.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "common/array.h"
 #include "common/error.h"
 #include "common/struct.h"
+#include "server/utf8_check.h"
 
 namespace freshet {
 
@@ -64,37 +68,6 @@ std::string EncodeNumeric(const Decimal& d) {
   PutBE<int16_t>(&out, static_cast<int16_t>(scale));
   for (int16_t g : groups) PutBE<int16_t>(&out, g);
   return out;
-}
-
-Decimal DecodeNumeric(const std::string& s) {
-  if (s.size() < 8) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "insufficient data left in message");
-  int ndigits = GetBE<int16_t>(s, 0), weight = GetBE<int16_t>(s, 2);
-  uint16_t sign = GetBE<uint16_t>(s, 4);
-  int dscale = GetBE<int16_t>(s, 6);
-  if (sign == 0xC000) throw SqlError(sqlstate::kFeatureNotSupported, "numeric NaN is not supported");
-  if (s.size() < 8 + 2 * static_cast<size_t>(ndigits))
-    throw SqlError(sqlstate::kInvalidBinaryRepresentation, "insufficient data left in message");
-  std::string text = sign == 0x4000 ? "-" : "";
-  std::string int_digits, frac_digits;
-  for (int i = 0; i < ndigits; i++) {
-    int g = GetBE<int16_t>(s, 8 + 2 * i);
-    if (g < 0 || g > 9999) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "invalid digit in external \"numeric\" value");
-    std::string digits = fmt::format("{:04}", g);
-    if (weight - i >= 0) int_digits += digits;
-    else frac_digits += digits;
-  }
-  for (int i = ndigits; i <= weight; i++) int_digits += "0000";
-  if (weight < -1) frac_digits.insert(0, static_cast<size_t>(4 * (-1 - weight)), '0');
-  if (int_digits.empty()) int_digits = "0";
-  frac_digits.resize(static_cast<size_t>(dscale), '0');
-  text += int_digits;
-  if (dscale > 0) text += "." + frac_digits;
-  return DecimalFromString(text);
-}
-
-void ExpectSize(const std::string& s, size_t n) {
-  if (s.size() != n)
-    throw SqlError(sqlstate::kInvalidBinaryRepresentation, "incorrect binary data format in bind parameter");
 }
 
 }  // namespace
@@ -179,76 +152,237 @@ std::string EncodeBinary(const Vector& v, size_t i) {
   return out;
 }
 
-Value DecodeBinaryParam(const std::string& s, const DataType& t) {
+// ---- Receiving: PostgreSQL's typreceive functions ----
+
+namespace {
+
+constexpr int64_t CivilDays(int64_t y, unsigned m, unsigned d) {  // days since 1970-01-01
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+// The ranges the text input accepts (common/datetime.cc): dates from Julian
+// day 0 (4714-11-24 BC) to 5874897-12-31, as PostgreSQL; timestamps from
+// the same day to 294247-01-01 (PostgreSQL's go on to 294277, past what
+// microseconds since 1970 hold in 64 bits).
+constexpr int64_t kUnixEpochJulian = 2440588;
+constexpr int64_t kMinDay = -kUnixEpochJulian;
+constexpr int64_t kEndDay = 2147483494 - kUnixEpochJulian;  // DATE_END_JULIAN
+constexpr int64_t kMinTimestamp = kMinDay * kMicrosPerDay;
+constexpr int64_t kEndTimestamp = CivilDays(294247, 1, 1) * kMicrosPerDay;
+// PostgreSQL's array limits (MAXDIM, MaxArraySize).
+constexpr int32_t kMaxArrayDims = 6;
+constexpr int64_t kMaxArraySize = 134217727;
+
+// PostgreSQL's numeric sign words (NUMERIC_POS ... NUMERIC_NINF) and
+// NUMERIC_DSCALE_MASK.
+constexpr uint16_t kNumericPos = 0x0000, kNumericNeg = 0x4000, kNumericNaN = 0xC000, kNumericPInf = 0xD000,
+                   kNumericNInf = 0xF000;
+constexpr uint16_t kNumericDscaleMask = 0x3FFF;
+
+[[noreturn]] void InsufficientData() {
+  // pq_copymsgbytes: a protocol violation, though only the statement ends.
+  throw SqlError(sqlstate::kProtocolViolation, "insufficient data left in message");
+}
+
+// The bytes of one value, read as PostgreSQL's pq_getmsg* functions do.
+class Reader {
+ public:
+  explicit Reader(std::string_view s) : s_(s) {}
+  template <typename T>
+  T Get() {
+    if (s_.size() - pos_ < sizeof(T)) InsufficientData();
+    using U = std::make_unsigned_t<T>;
+    U u = 0;
+    for (size_t i = 0; i < sizeof(T); i++) u = static_cast<U>(u << 8) | static_cast<uint8_t>(s_[pos_ + i]);
+    pos_ += sizeof(T);
+    return static_cast<T>(u);
+  }
+  std::string_view Bytes(size_t n) {
+    if (s_.size() - pos_ < n) InsufficientData();
+    std::string_view out = s_.substr(pos_, n);
+    pos_ += n;
+    return out;
+  }
+  std::string_view Rest() { return Bytes(left()); }
+  size_t left() const { return s_.size() - pos_; }
+
+ private:
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+// numeric_recv: the sign, scale and digits are checked (22P03); digits the
+// scale hides are truncated away, as PostgreSQL does.
+Decimal ReceiveNumeric(Reader* r) {
+  uint16_t ndigits = r->Get<uint16_t>();
+  int weight = r->Get<int16_t>();
+  uint16_t sign = r->Get<uint16_t>();
+  if (sign != kNumericPos && sign != kNumericNeg && sign != kNumericNaN && sign != kNumericPInf &&
+      sign != kNumericNInf)
+    throw SqlError(sqlstate::kInvalidBinaryRepresentation, "invalid sign in external \"numeric\" value");
+  uint16_t dscale = r->Get<uint16_t>();
+  if ((dscale & kNumericDscaleMask) != dscale)
+    throw SqlError(sqlstate::kInvalidBinaryRepresentation, "invalid scale in external \"numeric\" value");
+  std::string int_digits, frac_digits;
+  for (int i = 0; i < ndigits; i++) {
+    int g = r->Get<int16_t>();
+    if (g < 0 || g > 9999) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "invalid digit in external \"numeric\" value");
+    char digits[8];
+    std::snprintf(digits, sizeof(digits), "%04d", g);
+    if (weight - i >= 0) int_digits += digits;
+    else if (frac_digits.size() < dscale + 4u) frac_digits += digits;  // the rest is truncated anyway
+  }
+  // Like the text input, Freshet's numeric has no NaN or infinities.
+  if (sign == kNumericNaN) throw SqlError(sqlstate::kFeatureNotSupported, "numeric value \"NaN\" is not supported");
+  if (sign == kNumericPInf || sign == kNumericNInf)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("numeric value \"{}\" is not supported", sign == kNumericPInf ? "Infinity" : "-Infinity"));
+  for (int i = ndigits; i <= weight; i++) int_digits += "0000";
+  if (weight < -1) frac_digits.insert(0, std::min<size_t>(static_cast<size_t>(4 * (-1 - weight)), dscale + 4u), '0');
+  if (int_digits.empty()) int_digits = "0";
+  frac_digits.resize(dscale, '0');
+  std::string text = sign == kNumericNeg ? "-" : "";
+  text += int_digits;
+  if (dscale > 0) text += "." + frac_digits;
+  return DecimalFromString(text);
+}
+
+Value Receive(Reader* r, const DataType& t);
+
+// array_recv, for the one-dimensional arrays Freshet has.
+Value ReceiveArray(Reader* r, const DataType& t) {
+  int32_t ndim = r->Get<int32_t>();
+  if (ndim < 0) throw SqlError(sqlstate::kInvalidBinaryRepresentation, fmt::format("invalid number of dimensions: {}", ndim));
+  if (ndim > kMaxArrayDims)
+    throw SqlError(sqlstate::kProgramLimitExceeded,
+                   fmt::format("number of array dimensions ({}) exceeds the maximum allowed ({})", ndim, kMaxArrayDims));
+  int32_t flags = r->Get<int32_t>();
+  if (flags != 0 && flags != 1) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "invalid array flags");
+  DataType elem = t.ElementType();
+  uint32_t elem_oid = r->Get<uint32_t>();
+  if (elem_oid != elem.PgOid()) {
+    DataType sent = DataTypeFromPgOid(elem_oid);
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("binary data has array element type {} ({}) instead of expected {} ({})", elem_oid,
+                               sent.id == TypeId::kUnknown ? "???" : sent.ToString(), elem.PgOid(), elem.ToString()));
+  }
+  int64_t items = ndim > 0 ? 1 : 0;
+  int32_t lower_bound = 1;
+  for (int32_t d = 0; d < ndim; d++) {
+    int32_t size = r->Get<int32_t>();
+    int32_t lower = r->Get<int32_t>();
+    if (d == 0) lower_bound = lower;
+    // ArrayGetNItems and ArrayCheckBounds.
+    if (size < 0 || (items *= size) > kMaxArraySize)
+      throw SqlError(sqlstate::kProgramLimitExceeded,
+                     fmt::format("array size exceeds the maximum allowed ({})", kMaxArraySize));
+    int32_t sum;
+    if (__builtin_add_overflow(size, lower, &sum))
+      throw SqlError(sqlstate::kProgramLimitExceeded, fmt::format("array lower bound is too large: {}", lower));
+  }
+  Vector elems(elem);
+  if (items > 0 && ndim > 1) throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported");
+  // As the text input: Freshet's arrays start at 1 (dropping the bound
+  // would shift every subscript).
+  if (items > 0 && lower_bound != 1)
+    throw SqlError(sqlstate::kFeatureNotSupported, "arrays with a lower bound other than 1 are not supported");
+  for (int64_t k = 0; k < items; k++) {
+    int32_t len = r->Get<int32_t>();
+    if (len < -1 || static_cast<int64_t>(len) > static_cast<int64_t>(r->left()))
+      throw SqlError(sqlstate::kInvalidBinaryRepresentation, "insufficient data left in message");
+    if (len == -1) {
+      elems.AppendNull();
+      continue;
+    }
+    Reader item(r->Bytes(static_cast<size_t>(len)));
+    elems.Append(Receive(&item, elem));
+    if (item.left() != 0)
+      throw SqlError(sqlstate::kInvalidBinaryRepresentation, fmt::format("improper binary format in array element {}", k + 1));
+  }
+  return Value::FromString(t, EncodeArray(elems));
+}
+
+// What each type's receive function reads: fixed-size values their bytes,
+// variable-length ones the rest of the data. Range checks as PostgreSQL's.
+Value Receive(Reader* r, const DataType& t) {
   switch (t.id) {
-    case TypeId::kBoolean: ExpectSize(s, 1); return Value::Boolean(s[0] != 0);
-    case TypeId::kInt16: ExpectSize(s, 2); return Value::Int16(GetBE<int16_t>(s, 0));
-    case TypeId::kInt32: ExpectSize(s, 4); return Value::Int32(GetBE<int32_t>(s, 0));
-    case TypeId::kInt64: ExpectSize(s, 8); return Value::Int64(GetBE<int64_t>(s, 0));
+    case TypeId::kBoolean: return Value::Boolean(r->Get<uint8_t>() != 0);  // boolrecv: any non-zero byte
+    case TypeId::kInt16: return Value::Int16(r->Get<int16_t>());
+    case TypeId::kInt32: return Value::Int32(r->Get<int32_t>());
+    case TypeId::kInt64: return Value::Int64(r->Get<int64_t>());
     case TypeId::kFloat32: {
-      ExpectSize(s, 4);
-      uint32_t u = GetBE<uint32_t>(s, 0);
+      uint32_t u = r->Get<uint32_t>();
       float f;
       std::memcpy(&f, &u, 4);
       return Value::Float32(f);
     }
     case TypeId::kFloat64: {
-      ExpectSize(s, 8);
-      uint64_t u = GetBE<uint64_t>(s, 0);
+      uint64_t u = r->Get<uint64_t>();
       double f;
       std::memcpy(&f, &u, 8);
       return Value::Float64(f);
     }
-    case TypeId::kNumeric: return Value::Numeric(DecodeNumeric(s));
-    case TypeId::kDate: ExpectSize(s, 4); return Value::Date(GetBE<int32_t>(s, 0) + kPgEpochDays);
-    case TypeId::kTime: ExpectSize(s, 8); return Value::Time(GetBE<int64_t>(s, 0));
-    case TypeId::kTimestamp: ExpectSize(s, 8); return Value::Timestamp(GetBE<int64_t>(s, 0) + kPgEpochMicros);
-    case TypeId::kTimestamptz: ExpectSize(s, 8); return Value::Timestamptz(GetBE<int64_t>(s, 0) + kPgEpochMicros);
-    case TypeId::kInterval: {
-      ExpectSize(s, 16);
-      Interval iv{GetBE<int32_t>(s, 12), GetBE<int32_t>(s, 8), GetBE<int64_t>(s, 0)};
-      return Value::IntervalValue(iv);
+    case TypeId::kNumeric: return Value::Numeric(ReceiveNumeric(r));
+    case TypeId::kDate: {
+      int32_t d = r->Get<int32_t>();
+      if (d == INT32_MIN || d == INT32_MAX)
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("date value \"{}\" is not supported", d == INT32_MAX ? "infinity" : "-infinity"));
+      int64_t days = static_cast<int64_t>(d) + kPgEpochDays;
+      if (days < kMinDay || days >= kEndDay) throw SqlError(sqlstate::kDatetimeFieldOverflow, "date out of range");
+      return Value::Date(days);
     }
-    case TypeId::kBytea: return Value::Bytea(s);
+    case TypeId::kTime: {
+      int64_t micros = r->Get<int64_t>();
+      if (micros < 0 || micros > kMicrosPerDay) throw SqlError(sqlstate::kDatetimeFieldOverflow, "time out of range");
+      return Value::Time(micros);
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz: {
+      int64_t v = r->Get<int64_t>();
+      if (v == INT64_MIN || v == INT64_MAX)
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("{} value \"{}\" is not supported", t.ToString(), v == INT64_MAX ? "infinity" : "-infinity"));
+      int64_t micros;
+      if (__builtin_add_overflow(v, kPgEpochMicros, &micros) || micros < kMinTimestamp || micros >= kEndTimestamp)
+        throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
+      return t.id == TypeId::kTimestamp ? Value::Timestamp(micros) : Value::Timestamptz(micros);
+    }
+    case TypeId::kInterval: {
+      int64_t micros = r->Get<int64_t>();
+      int32_t days = r->Get<int32_t>();
+      int32_t months = r->Get<int32_t>();
+      return Value::IntervalValue(Interval{months, days, micros});
+    }
+    case TypeId::kBytea: return Value::Bytea(std::string(r->Rest()));
     case TypeId::kStruct:
       throw SqlError(sqlstate::kFeatureNotSupported, "binary input of struct (record) parameters is not supported");
-    case TypeId::kOid: ExpectSize(s, 4); return Value::FromInt(t, GetBE<uint32_t>(s, 0));
-    case TypeId::kArray: {
-      auto need = [&](size_t pos, size_t n) {
-        if (s.size() < pos + n) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "insufficient data left in message");
-      };
-      need(0, 12);
-      int32_t ndim = GetBE<int32_t>(s, 0);
-      if (ndim < 0 || ndim > 1)
-        throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported");
-      DataType elem = t.ElementType();
-      if (GetBE<uint32_t>(s, 8) != elem.PgOid())
-        throw SqlError(sqlstate::kDatatypeMismatch, "wrong element type");
-      size_t pos = 12;
-      int32_t n = 0;
-      if (ndim == 1) {
-        need(pos, 8);
-        n = GetBE<int32_t>(s, pos);
-        pos += 8;  // size, lower bound (ignored)
-      }
-      Vector elems(elem);
-      for (int32_t k = 0; k < n; k++) {
-        need(pos, 4);
-        int32_t len = GetBE<int32_t>(s, pos);
-        pos += 4;
-        if (len < 0) {
-          elems.AppendNull();
-          continue;
-        }
-        need(pos, static_cast<size_t>(len));
-        elems.Append(DecodeBinaryParam(s.substr(pos, static_cast<size_t>(len)), elem));
-        pos += static_cast<size_t>(len);
-      }
-      if (pos != s.size()) throw SqlError(sqlstate::kInvalidBinaryRepresentation, "incorrect binary data format in bind parameter");
-      return Value::FromString(t, EncodeArray(elems));
+    case TypeId::kOid: return Value::FromInt(t, r->Get<uint32_t>());
+    case TypeId::kArray: return ReceiveArray(r, t);
+    default: {
+      // textrecv and varcharrecv: the client's text, checked as text is.
+      std::string_view text = r->Rest();
+      CheckUtf8(text);
+      return Value::Varchar(std::string(text));
     }
-    default: return Value::Varchar(s);
   }
 }
 
+}  // namespace
+
+Value DecodeBinaryParam(const std::string& s, const DataType& t, int param_no) {
+  Reader r(s);
+  Value v = Receive(&r, t);
+  // Trouble if the receive function did not eat the whole value.
+  if (r.left() != 0)
+    throw SqlError(sqlstate::kInvalidBinaryRepresentation,
+                   param_no > 0 ? fmt::format("incorrect binary data format in bind parameter {}", param_no)
+                                : std::string("incorrect binary data format"));
+  return v;
+}
 }  // namespace freshet

@@ -12,6 +12,7 @@
 #include "expr/cast.h"
 #include "planner/optimizer.h"
 #include "server/pg_binary.h"
+#include "server/utf8_check.h"
 
 namespace freshet {
 
@@ -624,10 +625,18 @@ std::vector<ColumnDesc> Session::DescribePrepared(const Prepared& p) {
 void Session::Bind(const std::string& portal_name, const std::string& statement,
                    const std::vector<std::optional<std::string>>& params, const std::vector<int16_t>& param_formats,
                    const std::vector<int16_t>& result_formats) {
+  // In exec_bind_message's order: the statement, then the number of
+  // parameter formats (none, one for all, or one per parameter), then the
+  // number of parameters.
   auto it = prepared_.find(statement);
-  if (it == prepared_.end())
+  if (it == prepared_.end()) {
+    if (statement.empty()) throw SqlError(sqlstate::kInvalidSqlStatementName, "unnamed prepared statement does not exist");
     FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statement);
+  }
   std::shared_ptr<Prepared> p = it->second;
+  if (param_formats.size() > 1 && param_formats.size() != params.size())
+    FRESHET_THROW(sqlstate::kProtocolViolation, "bind message has {} parameter formats but {} parameters",
+                  param_formats.size(), params.size());
   if (params.size() != p->param_types.size())
     FRESHET_THROW(sqlstate::kProtocolViolation, "bind message supplies {} parameters, but prepared statement \"{}\" requires {}",
                   params.size(), statement, p->param_types.size());
@@ -639,13 +648,29 @@ void Session::Bind(const std::string& portal_name, const std::string& statement,
   portal->prepared = p;
   for (size_t i = 0; i < params.size(); i++) {
     const DataType& t = p->param_types[i];
+    int16_t fmt = param_formats.empty() ? 0 : (param_formats.size() == 1 ? param_formats[0] : param_formats.at(i));
+    // As exec_bind_message: the format is checked for NULLs too; text is
+    // checked to be UTF-8 before its type reads it.
+    if (fmt != 0 && fmt != 1) FRESHET_THROW(sqlstate::kInvalidParameterValue, "unsupported format code: {}", fmt);
     if (!params[i]) {
       portal->params.push_back(Value::Null(t));
       continue;
     }
-    int16_t fmt = param_formats.empty() ? 0 : (param_formats.size() == 1 ? param_formats[0] : param_formats[i]);
-    if (fmt == 1) portal->params.push_back(DecodeBinaryParam(*params[i], t));
-    else portal->params.push_back(ParseText(*params[i], t, eval_));
+    if (fmt == 1) {
+      portal->params.push_back(DecodeBinaryParam(*params[i], t, static_cast<int>(i + 1)));
+    } else {
+      CheckUtf8(*params[i]);
+      portal->params.push_back(ParseText(*params[i], t, eval_));
+    }
+  }
+  // PortalSetResultFormat: one format for all columns or one per column,
+  // for statements that return rows. (The codes themselves are checked
+  // when rows are sent, as printtup does.)
+  if (result_formats.size() > 1) {
+    size_t columns = DescribePrepared(*p).size();
+    if (columns > 0 && columns != result_formats.size())
+      FRESHET_THROW(sqlstate::kProtocolViolation, "bind message has {} result formats but query has {} columns",
+                    result_formats.size(), columns);
   }
   portal->result_formats = result_formats;
   portals_[portal_name] = std::move(portal);
