@@ -324,6 +324,11 @@ PlanPtr Binder::BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer) {
   return plan;
 }
 
+void CheckTargetListLength(size_t entries) {
+  if (entries > kMaxTargetListEntries)
+    throw SqlError("54011", fmt::format("target lists can have at most {} entries", kMaxTargetListEntries));
+}
+
 PlanPtr Binder::BindValues(const PgQuery__SelectStmt* stmt, Scope* outer) {
   Scope scope;
   scope.outer = outer;
@@ -335,6 +340,7 @@ PlanPtr Binder::BindValues(const PgQuery__SelectStmt* stmt, Scope* outer) {
     const PgQuery__List* list = stmt->values_lists[r]->list;
     if (r == 0) width = list->n_items;
     else if (list->n_items != width) ThrowAt(sqlstate::kSyntaxError, -1, "VALUES lists must all be the same length");
+    if (r == 0) CheckTargetListLength(width);
     std::vector<ExprPtr> row;
     for (size_t c = 0; c < list->n_items; c++) row.push_back(eb.Bind(list->items[c]));
     rows.push_back(std::move(row));
@@ -537,6 +543,7 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
     out_schema.push_back({name, e->type(), ""});
     select.push_back(std::move(e));
   }
+  CheckTargetListLength(select.size());
 
   // GROUP BY: expressions, output positions or output names.
   std::vector<ExprPtr> group_keys;

@@ -32,6 +32,13 @@ struct PgQuery__FuncCall;
 
 namespace freshet {
 
+// PostgreSQL's MaxTupleAttributeNumber: a SELECT list, VALUES row or
+// RETURNING list (after * is expanded) has at most this many entries
+// (54011 "target lists can have at most 1664 entries"), which also keeps a
+// RowDescription's 16-bit column count in range.
+inline constexpr size_t kMaxTargetListEntries = 1664;
+void CheckTargetListLength(size_t entries);
+
 struct BinderContext {
   const Catalog* catalog = nullptr;
   ObjectId database_id = 0;

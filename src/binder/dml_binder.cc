@@ -73,6 +73,7 @@ PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQue
     schema.push_back({name, e->type(), ""});
     exprs.push_back(std::move(e));
   }
+  CheckTargetListLength(exprs.size());
   dml->mutable_schema() = schema;
   switch (dml->kind()) {
     case PlanNode::Kind::kInsert: static_cast<InsertNode*>(dml)->returning = std::move(exprs); break;
