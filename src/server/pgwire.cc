@@ -835,6 +835,7 @@ void PgWireServer::Serve() {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) {
       int err = errno;
+      if (stopping_) break;  // Stop() closed the listener
       if (err == EINTR || err == EAGAIN || err == EWOULDBLOCK || err == ECONNABORTED || err == EPROTO) continue;
       // EMFILE, ENFILE, ENOBUFS, ENOMEM: the connection stays queued and
       // poll reports it again at once. As PostgreSQL (StreamConnection),
