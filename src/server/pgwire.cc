@@ -614,11 +614,15 @@ class Connection : public ResultSink {
     }
   }
   // jemalloc's cache of this thread: dropping it (while idle) frees its
-  // arrays and the blocks it held; it is made again when work comes.
-  static void SetThreadCache(bool enabled) {
+  // arrays and the blocks it held; it is made again when work comes (if
+  // there was one: MALLOC_CONF may have turned caches off).
+  void SetThreadCache(bool enabled) {
     if (&mallctl == nullptr) return;
-    bool value = enabled;
-    mallctl("thread.tcache.enabled", nullptr, nullptr, &value, sizeof(value));
+    if (enabled && !thread_cache_dropped_) return;
+    bool value = enabled, old = false;
+    size_t len = sizeof(old);
+    if (mallctl("thread.tcache.enabled", &old, &len, &value, sizeof(value)) != 0) return;
+    thread_cache_dropped_ = !enabled && old;
   }
   // Whether input arrives within timeout_ms (or the connection closed or
   // failed, which the next recv reports).
@@ -744,6 +748,7 @@ class Connection : public ResultSink {
   PgWireServer* server_;
   bool slot_held_ = false;
   bool idle_released_ = false;  // nothing was used since ReleaseIdleMemory
+  bool thread_cache_dropped_ = false;
   char* stack_low_ = nullptr;
   bool in_startup_ = false;
   std::chrono::steady_clock::time_point startup_deadline_;
