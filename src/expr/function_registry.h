@@ -50,6 +50,10 @@ class FunctionRegistry {
 
   void Register(ScalarFunction f);
 
+  // Every signature, by name (for tools that enumerate the functions, such
+  // as tests/corpus/dump_functions.cc).
+  const std::unordered_map<std::string, std::vector<ScalarFunction>>& functions() const { return functions_; }
+
  private:
   FunctionRegistry();
   std::unordered_map<std::string, std::vector<ScalarFunction>> functions_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "common/limits.h"
 #include "common/struct.h"
 #include "expr/cast.h"
 #include "expr/function_helpers.h"
@@ -21,6 +22,11 @@ bool IsRecordSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '
 
 }  // namespace
 
+// record_out. Quoting doubles the quotes of a nested record's text at each
+// level, so the text of ROW(ROW(...)) grows as 2^depth: each field is
+// checked against the limit on a value (common/limits.h) before it is
+// appended, which ends a deep nesting at about 30 levels instead of
+// building gigabytes.
 std::string FormatStructText(std::string_view bytes, const DataType& struct_type, const EvalContext& ctx) {
   std::string out = "(";
   bool first = true;
@@ -30,11 +36,17 @@ std::string FormatStructText(std::string_view bytes, const DataType& struct_type
     if (v.is_null()) continue;
     std::string s = FormatValueText(v, ctx);
     bool quote = s.empty();
-    for (char c : s) quote |= c == '"' || c == '\\' || c == '(' || c == ')' || c == ',' || IsRecordSpace(c);
+    size_t doubled = 0;
+    for (char c : s) {
+      quote |= c == '"' || c == '\\' || c == '(' || c == ')' || c == ',' || IsRecordSpace(c);
+      doubled += c == '"' || c == '\\';
+    }
+    CheckValueSize(SaturatingAdd(out.size() + 3, s.size() + doubled));
     if (!quote) {
       out += s;
       continue;
     }
+    out.reserve(out.size() + s.size() + doubled + 3);
     out += '"';
     for (char c : s) {
       if (c == '"' || c == '\\') out += c;  // record_out doubles them

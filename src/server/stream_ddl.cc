@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "planner/optimizer.h"
 #include "server/session.h"
+#include "storage/keys.h"
 
 namespace freshet {
 
@@ -233,6 +234,12 @@ StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* 
   } catch (...) {
   }
   if (parallelism <= 0) parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
+  // A fragment has at most one actor per vnode (more would own no vnodes),
+  // as RisingWave's max parallelism: SET streaming_parallelism = 1000000
+  // built a million actors per fragment and ran the server out of memory.
+  if (parallelism > kVnodeCount)
+    FRESHET_THROW(sqlstate::kInvalidParameterValue, "specified parallelism {} is greater than max parallelism {}",
+                  parallelism, kVnodeCount);
   bool background = false;
   ParseBoolSetting(GetVariable("background_ddl"), &background);
   job.plan_settings["background_ddl"] = background ? "true" : "false";
