@@ -90,7 +90,8 @@ json TableToJson(const TableCatalog& t) {
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
           {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options},
-          {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros}};
+          {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros},
+          {"failure", t.failure}};
 }
 
 TableCatalog TableFromJson(const json& j) {
@@ -119,6 +120,7 @@ TableCatalog TableFromJson(const json& j) {
   t.internal_kind = j.value("internal_kind", std::string());
   t.backfill_upstream = j.value("backfill_upstream", ObjectId(0));
   t.finished_at_micros = j.value("finished_at", int64_t(0));
+  t.failure = j.value("failure", std::string());
   if (j.contains("connector_options"))
     t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();
   return t;
@@ -167,6 +169,11 @@ std::unique_ptr<Catalog> Catalog::Load(StateStore* store) {
     json j = parse(k, v);
     UserCatalog u{j.at("id"), j.at("name"), j.at("superuser"), j.value("can_login", true)};
     c->users_[u.id] = u;
+  });
+  store->ScanMeta("catalog/event/", [&](const std::string& k, const std::string& v) {
+    json j = parse(k, v);
+    Event e{j.at("id"), j.at("at"), j.at("type"), j.at("info")};
+    c->events_[e.id] = e;
   });
   if (fresh) c->Bootstrap();
   return c;
@@ -401,6 +408,42 @@ void Catalog::SetJobStatus(ObjectId id, JobStatus status) {
     t->status = status;
     if (status == JobStatus::kCreated) t->finished_at_micros = NowMicros();
   });
+}
+
+void Catalog::SetJobFailed(ObjectId id, const std::string& failure) {
+  UpdateTable(id, [&](TableCatalog* t) {
+    t->status = JobStatus::kFailed;
+    t->failure = failure;
+  });
+}
+
+namespace {
+std::string EventKey(uint64_t id) { return fmt::format("catalog/event/{:020}", id); }
+}  // namespace
+
+void Catalog::RecordEvent(const std::string& type, const std::string& info) {
+  std::unique_lock lock(mu_);
+  Event e{events_.empty() ? 1 : events_.rbegin()->first + 1, NowMicros(), type, info};
+  rocksdb::WriteBatch batch;
+  batch.Put(store_->meta_cf(), EventKey(e.id),
+            json{{"id", e.id}, {"at", e.at_micros}, {"type", e.type}, {"info", e.info}}.dump());
+  std::vector<uint64_t> dropped;
+  for (auto it = events_.begin(); events_.size() - dropped.size() >= kMaxEvents && it != events_.end(); ++it) {
+    batch.Delete(store_->meta_cf(), EventKey(it->first));
+    dropped.push_back(it->first);
+  }
+  // An event that cannot be stored (a full disk) is still logged by the
+  // caller and kept in memory.
+  if (!store_->Commit(&batch).ok()) dropped.clear();
+  for (uint64_t id : dropped) events_.erase(id);
+  events_[e.id] = std::move(e);
+}
+
+std::vector<Catalog::Event> Catalog::ListEvents() const {
+  std::shared_lock lock(mu_);
+  std::vector<Event> out;
+  for (const auto& [id, e] : events_) out.push_back(e);
+  return out;
 }
 
 void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,

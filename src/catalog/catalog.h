@@ -43,7 +43,10 @@ inline constexpr const char* kRwCatalogSchema = "rw_catalog";
 enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem };
 const char* RelationKindName(RelationKind k);
 
-enum class JobStatus : uint8_t { kCreated = 0, kCreating = 1 };
+// kFailed: the job failed again and again (see DatabaseEpochLoop's
+// recovery) and is left stopped with its error in `failure`; its relation
+// keeps the rows of its last committed epoch until it is dropped.
+enum class JobStatus : uint8_t { kCreated = 0, kCreating = 1, kFailed = 2 };
 
 struct ColumnCatalog {
   std::string name;
@@ -83,6 +86,7 @@ struct TableCatalog {
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
   ObjectId backfill_upstream = 0;
   int64_t finished_at_micros = 0;  // jobs: when it became Created  // "backfill" tables: the relation the backfill reads
+  std::string failure;             // jobs with status kFailed: why
 
   std::vector<DataType> types() const;
   // How the relation's rows are keyed in storage.
@@ -147,6 +151,19 @@ class Catalog {
   // job_id and the job's internal_tables. Throws 42P07 on a name conflict.
   std::pair<TableRef, std::vector<TableRef>> CreateJob(TableCatalog job, std::vector<TableCatalog> internals);
   void SetJobStatus(ObjectId id, JobStatus status);
+  void SetJobFailed(ObjectId id, const std::string& failure);
+
+  // The event log (rw_catalog.rw_event_logs): what happened to stream jobs
+  // (failures, recoveries), persisted; the newest kMaxEvents are kept.
+  struct Event {
+    uint64_t id = 0;
+    int64_t at_micros = 0;
+    std::string type;  // e.g. "STREAM_FAILURE", "RECOVERY", "JOB_FAILED"
+    std::string info;  // JSON text
+  };
+  static constexpr size_t kMaxEvents = 1000;
+  void RecordEvent(const std::string& type, const std::string& info);
+  std::vector<Event> ListEvents() const;
   // Removes the objects and deletes the data of the given relations
   // (DeleteRange over their key prefixes) in one batch.
   void DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,
@@ -176,6 +193,7 @@ class Catalog {
   std::map<ObjectId, SchemaCatalog> schemas_;
   std::map<ObjectId, TableRef> tables_;
   std::map<ObjectId, UserCatalog> users_;
+  std::map<uint64_t, Event> events_;  // by id, oldest first
 };
 
 // Materialized views, sinks and indexes: the relations a stream job

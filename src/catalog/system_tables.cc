@@ -63,6 +63,9 @@ const std::vector<SystemTableDef>& Definitions() {
         {"progress", T::Varchar()}, {"initialized_at", T::Timestamptz()}, {"status", T::Varchar()},
         {"rows_backfilled", T::Int64()}, {"estimated_rows", T::Int64()}, {"rows_per_second", T::Float64()},
         {"elapsed", T::Interval()}, {"eta", T::Interval()}}},
+      {"rw_catalog", "rw_event_logs",
+       {{"unique_id", T::Varchar()}, {"timestamp", T::Timestamptz()}, {"event_type", T::Varchar()},
+        {"info", T::Varchar()}}},
       {"rw_catalog", "rw_recent_jobs",
        {{"ddl_id", T::Int64()}, {"ddl_statement", T::Varchar()}, {"create_type", T::Varchar()},
         {"initialized_at", T::Timestamptz()}, {"finished_at", T::Timestamptz()}, {"duration", T::Interval()}}},
@@ -193,7 +196,9 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                                                                   : RelationKind::kIndex;
     for (const auto& t : tables) {
       if (t->kind != kind) continue;
-      Value status = Str(t->status == JobStatus::kCreating ? "Creating" : "Created");
+      Value status = Str(t->status == JobStatus::kCreating ? "Creating"
+                         : t->status == JobStatus::kFailed ? "Failed"
+                                                           : "Created");
       Value created = Value::Timestamptz(t->created_at_micros);
       auto option = [&](const std::map<std::string, std::string>& m, const char* k) {
         auto it = m.find(k);
@@ -285,6 +290,9 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                       Value::Timestamptz(t->created_at_micros), Value::Timestamptz(t->finished_at_micros),
                       Value::IntervalValue(Interval{0, 0, t->finished_at_micros - t->created_at_micros})});
     }
+  } else if (key == "rw_catalog.rw_event_logs") {
+    for (const auto& e : c.ListEvents())
+      rows.push_back({Str(std::to_string(e.id)), Value::Timestamptz(e.at_micros), Str(e.type), Str(e.info)});
   } else if (key == "rw_catalog.rw_relations") {
     for (const auto& t : tables)
       rows.push_back({Int(t->id), Str(t->name), Str(RelationKindName(t->kind)), Int(t->schema_id), Int(t->owner),

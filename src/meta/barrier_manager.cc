@@ -4,11 +4,18 @@
 
 #include <chrono>
 
+#include "common/encoding.h"
 #include "common/error.h"
 
 namespace freshet {
 
+GraphRecoveringError::GraphRecoveringError(uint32_t database_id)
+    : SqlError(sqlstate::kInternalError,
+               fmt::format("the stream graph of database {} is recovering from a failure; retry the statement",
+                           database_id)) {}
+
 namespace {
+
 // Epochs are physical time in ms shifted left 16 bits, as in RisingWave, so
 // they are meaningful to humans and increase across restarts.
 Epoch NextEpoch(Epoch prev) {
@@ -45,7 +52,33 @@ void DatabaseEpochLoop::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (recovery_thread_.joinable()) recovery_thread_.join();
   runtime_->Shutdown();
+}
+
+void DatabaseEpochLoop::set_recovery_handler(RecoveryHandler handler) {
+  std::lock_guard lock(mu_);
+  recovery_handler_ = std::move(handler);
+}
+
+bool DatabaseEpochLoop::recovering() const {
+  std::lock_guard lock(mu_);
+  return recovering_;
+}
+
+void DatabaseEpochLoop::WaitRecovered() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return !recovering_ || stopping_; });
+}
+
+uint64_t DatabaseEpochLoop::recoveries() const {
+  std::lock_guard lock(mu_);
+  return recoveries_;
+}
+
+bool DatabaseEpochLoop::stopping() const {
+  std::lock_guard lock(mu_);
+  return stopping_;
 }
 
 void DatabaseEpochLoop::Register(std::shared_ptr<StateTable> table) {
@@ -91,33 +124,55 @@ Epoch DatabaseEpochLoop::Flush() {
 }
 
 Epoch DatabaseEpochLoop::ApplyGraphChange(std::shared_ptr<Mutation> mutation,
-                                          std::vector<std::unique_ptr<Actor>> new_actors) {
+                                          std::vector<std::unique_ptr<Actor>> new_actors, bool recovery) {
   std::unique_lock lock(mu_);
   if (stopping_) FRESHET_THROW(sqlstate::kAdminShutdown, "the server is shutting down");
+  // A change built against the failed graph cannot be applied to the
+  // rebuilt one (its actors attach to actors that are gone).
+  if (recovering_ && !recovery) throw GraphRecoveringError(database_id_);
   // Changes ride on barriers in the order they were queued, one per barrier.
   uint64_t ticket = ++changes_queued_;
-  graph_changes_.push_back(GraphChange{std::move(mutation), std::move(new_actors), ticket});
+  graph_changes_.push_back(GraphChange{std::move(mutation), std::move(new_actors), ticket, recovery});
   cv_.notify_all();
-  cv_.wait(lock, [&] { return changes_done_ >= ticket || stopping_; });
+  // The recovery's caller does not wait: the graph it applies may fail
+  // again before the commit, and that recovery must not wait for this one.
+  if (recovery) return committed_epoch_;
+  cv_.wait(lock, [&] { return done_tickets_.count(ticket) || cancelled_tickets_.count(ticket) || stopping_; });
+  done_tickets_.erase(ticket);
+  if (cancelled_tickets_.erase(ticket)) throw GraphRecoveringError(database_id_);
   return committed_epoch_;
 }
 
 void DatabaseEpochLoop::Run() {
   std::unique_lock lock(mu_);
+  auto recovery_queued = [&] {
+    for (const auto& c : graph_changes_)
+      if (c.recovery) return true;
+    return false;
+  };
   while (!stopping_) {
     cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_),
                  [&] { return stopping_ || flush_requests_ != flushes_done_ || !graph_changes_.empty(); });
     if (stopping_) break;
+    // While recovering, nothing runs but the recovery's barrier: a commit
+    // now would store table writes that the views never saw.
+    if (recovering_ && !recovery_queued()) {
+      cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_));
+      continue;
+    }
     uint64_t serving = flush_requests_;
     // A flush or a graph change needs its barrier committed.
     bool force = serving != flushes_done_ || !graph_changes_.empty();
     lock.unlock();
-    RunBarrier(force);
+    bool ok = RunBarrier(force);
     lock.lock();
-    flushes_done_ = serving;
+    // A flush is answered only by a barrier that committed.
+    if (ok && !recovering_) flushes_done_ = serving;
     cv_.notify_all();
   }
-  // Commit what is buffered so that a clean shutdown loses nothing.
+  // Commit what is buffered so that a clean shutdown loses nothing (not
+  // while recovering: the views would miss those writes).
+  if (recovering_) return;
   lock.unlock();
   RunBarrier(/*force_checkpoint=*/true);
   lock.lock();
@@ -170,10 +225,10 @@ std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const CommitWrites&
   return counts;
 }
 
-void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
+bool DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   Epoch epoch;
   bool checkpoint;
-  uint64_t ticket = 0;
+  bool recovery = false;
   std::vector<std::shared_ptr<StateTable>> tables;
   std::vector<StateTable::SealedWrites> sealed;
   {
@@ -182,15 +237,19 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     {
       std::lock_guard lock(mu_);
       for (auto& [id, t] : tables_) tables.push_back(t);
-      if (!graph_changes_.empty()) {
-        change = std::move(graph_changes_.front());
-        graph_changes_.erase(graph_changes_.begin());
+      // While recovering only the recovery's change goes; otherwise in order.
+      for (auto it = graph_changes_.begin(); it != graph_changes_.end(); ++it) {
+        if (recovering_ && !it->recovery) continue;
+        change = std::move(*it);
+        graph_changes_.erase(it);
+        break;
       }
-    }
-    ticket = change.ticket;
-    {
-      std::lock_guard lock(mu_);
-      checkpoint = force_checkpoint || ticket || ++barriers_since_checkpoint_ >= checkpoint_frequency_;
+      recovery = change.recovery;
+      if (change.ticket && !change.recovery) applied_tickets_.push_back(change.ticket);
+      // The recovery barrier never commits (see ApplyGraphChange); the one
+      // after it does.
+      checkpoint = !recovery && (force_checkpoint || change.ticket || !applied_tickets_.empty() ||
+                                 ++barriers_since_checkpoint_ >= checkpoint_frequency_);
       if (checkpoint) barriers_since_checkpoint_ = 0;
     }
     epoch = current_epoch_;
@@ -201,12 +260,25 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     }
     Barrier barrier{epoch, current_epoch_, change.mutation, checkpoint};
     runtime_->InjectBarrier(barrier, std::move(change.actors));
+    if (recovery) {
+      // Still under the epoch lock: no DML interleaves with the replay.
+      ReplayUncommittedChanges();
+      std::lock_guard lock(mu_);
+      recovering_ = false;
+      ++flush_requests_;  // commit the recovery at once
+      cv_.notify_all();
+    }
   }
   std::vector<WriteLog> actor_writes = runtime_->WaitCollected(epoch);
-  // Writes of barriers that are not checkpoints wait for the next one.
+  // Table writes are kept whatever happens (they are acknowledged DML).
   for (auto& w : sealed) pending_sealed_.push_back(std::move(w));
+  if (auto failure = runtime_->failure()) {
+    for (auto& w : actor_writes) RecycleWriteLog(std::move(w));
+    StartRecovery(*failure);
+    return false;
+  }
   for (auto& w : actor_writes) pending_writes_.push_back(std::move(w));
-  if (!checkpoint) return;
+  if (!checkpoint) return true;
 
   CommitWrites writes;
   for (auto& s : pending_sealed_) {
@@ -248,8 +320,84 @@ void DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   runtime_->OnCommitted(epoch);
   {
     std::lock_guard lock(mu_);
-    if (ticket) changes_done_ = ticket;
+    done_tickets_.insert(applied_tickets_.begin(), applied_tickets_.end());
+    applied_tickets_.clear();
     cv_.notify_all();
+  }
+  return true;
+}
+
+void DatabaseEpochLoop::StartRecovery(const StreamRuntime::Failure& failure) {
+  spdlog::error("database {}: stream job {} failed (actor {}): {}; recovering from epoch {}", database_id_,
+                failure.job_id, failure.actor, failure.message, committed_epoch());
+  // The actors' writes since the last commit are of a graph that no longer
+  // exists; the rebuilt graph starts from the committed state.
+  for (auto& w : pending_writes_) RecycleWriteLog(std::move(w));
+  pending_writes_.clear();
+  runtime_->ResetGraph();
+  RecoveryHandler handler;
+  std::vector<GraphChange> cancelled;
+  {
+    std::lock_guard lock(mu_);
+    recovering_ = true;
+    recoveries_++;
+    handler = recovery_handler_;
+    // Changes queued against the failed graph are refused (see ApplyGraphChange).
+    for (auto& c : graph_changes_) cancelled_tickets_.insert(c.ticket);
+    cancelled.swap(graph_changes_);
+    cv_.notify_all();
+  }
+  cancelled.clear();  // their actors never started
+  if (recovery_thread_.joinable()) recovery_thread_.join();
+  if (!handler) {
+    // Nobody to rebuild the graph (unit tests): an empty graph is the
+    // recovered state.
+    std::lock_guard lock(mu_);
+    graph_changes_.push_back(GraphChange{std::make_shared<Mutation>(), {}, ++changes_queued_, true});
+    return;
+  }
+  recovery_thread_ = std::thread([this, handler, failure] {
+    try {
+      handler(failure);
+    } catch (const std::exception& e) {
+      spdlog::error("database {}: recovery failed: {}", database_id_, e.what());
+    }
+  });
+}
+
+void DatabaseEpochLoop::ReplayUncommittedChanges() {
+  std::vector<std::shared_ptr<StateTable>> tables;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, t] : tables_) tables.push_back(t);
+  }
+  for (auto& t : tables) {
+    TableId id = t->desc().table_id;
+    if (!runtime_->HasSubscribers(id)) continue;
+    const std::vector<DataType>& types = t->desc().column_types;
+    std::vector<Op> ops;
+    DataChunk rows(types);
+    auto flush = [&] {
+      runtime_->PushTableChanges(id, StreamChunk(std::move(ops), std::move(rows)));
+      ops.clear();
+      rows = DataChunk(types);
+    };
+    auto append = [&](Op op, const std::string& row) {
+      if (!DecodeRowInto(row, &rows)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
+      ops.push_back(op);
+    };
+    t->ForEachUncommittedChange([&](const std::string* committed, const std::string* latest) {
+      if (rows.num_rows() + 2 > kChunkSize) flush();
+      if (committed && latest) {
+        append(Op::kUpdateDelete, *committed);
+        append(Op::kUpdateInsert, *latest);
+      } else if (committed) {
+        append(Op::kDelete, *committed);
+      } else {
+        append(Op::kInsert, *latest);
+      }
+    });
+    if (!ops.empty()) flush();
   }
 }
 
@@ -261,6 +409,10 @@ DatabaseEpochLoop* BarrierManager::ForDatabase(uint32_t database_id) {
   if (!loop) {
     loop = std::make_unique<DatabaseEpochLoop>(store_, database_id, interval_ms_);
     loop->set_checkpoint_frequency(checkpoint_frequency_);
+    if (recovery_handler_) {
+      auto handler = recovery_handler_;
+      loop->set_recovery_handler([handler, database_id](const StreamRuntime::Failure& f) { handler(database_id, f); });
+    }
   }
   return loop.get();
 }
@@ -269,6 +421,16 @@ DatabaseEpochLoop* BarrierManager::FindDatabase(uint32_t database_id) {
   std::lock_guard lock(mu_);
   auto it = loops_.find(database_id);
   return it == loops_.end() ? nullptr : it->second.get();
+}
+
+void BarrierManager::set_recovery_handler(
+    std::function<void(uint32_t database_id, const StreamRuntime::Failure&)> handler) {
+  std::lock_guard lock(mu_);
+  recovery_handler_ = handler;
+  for (auto& [id, loop] : loops_) {
+    uint32_t database_id = id;
+    loop->set_recovery_handler([handler, database_id](const StreamRuntime::Failure& f) { handler(database_id, f); });
+  }
 }
 
 void BarrierManager::DropDatabase(uint32_t database_id) {

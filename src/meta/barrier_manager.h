@@ -23,6 +23,8 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <functional>
+#include <set>
 #include <thread>
 
 #include "storage/keys.h"
@@ -31,6 +33,14 @@
 #include "stream/runtime.h"
 
 namespace freshet {
+
+// ApplyGraphChange refused a change: the database is recovering (or just
+// recovered) from a failure, and the change was built against the failed
+// graph. Build it again once WaitRecovered returns.
+class GraphRecoveringError : public SqlError {
+ public:
+  explicit GraphRecoveringError(uint32_t database_id);
+};
 
 class DatabaseEpochLoop {
  public:
@@ -63,7 +73,31 @@ class DatabaseEpochLoop {
   // Applies a change of the stream graph at the next barrier (started now):
   // the new actors start and receive it, the mutation rides on it. Returns
   // once that barrier's epoch is committed.
-  Epoch ApplyGraphChange(std::shared_ptr<Mutation> mutation, std::vector<std::unique_ptr<Actor>> new_actors);
+  //
+  // `recovery`: the graph rebuilt after a failure (see Recovery below); the
+  // only change applied while the database recovers, and the barrier that
+  // carries it does not commit: the tables' uncommitted changes are
+  // replayed into the new graph right after it, and the next barrier
+  // commits them together with the new graph's writes. A recovery's change
+  // returns at once, without waiting for that commit.
+  Epoch ApplyGraphChange(std::shared_ptr<Mutation> mutation, std::vector<std::unique_ptr<Actor>> new_actors,
+                         bool recovery = false);
+
+  // Recovery. When an actor fails, the epoch does not commit: the graph is
+  // stopped and forgotten (StreamRuntime::ResetGraph), the actors' writes
+  // since the last commit are discarded and the tables' writes kept; no
+  // barrier runs (FLUSH waits) until the handler, on a thread of its own,
+  // has rebuilt the graph from the committed state and applied it with
+  // ApplyGraphChange(..., recovery = true). DML goes on meanwhile.
+  using RecoveryHandler = std::function<void(const StreamRuntime::Failure&)>;
+  void set_recovery_handler(RecoveryHandler handler);
+  bool recovering() const;
+  // Blocks while the database recovers.
+  void WaitRecovered();
+  // How many recoveries started so far (a statement that failed while one
+  // ran can tell and try again).
+  uint64_t recoveries() const;
+  bool stopping() const;
   StreamRuntime* runtime() { return runtime_.get(); }
   Epoch committed_epoch() const;
   void set_barrier_interval_ms(int ms);
@@ -77,7 +111,14 @@ class DatabaseEpochLoop {
   // One barrier: seal, inject, collect and, for a checkpoint barrier (every
   // checkpoint_frequency-th, or forced by a flush or graph change), commit
   // everything collected since the last checkpoint.
-  void RunBarrier(bool force_checkpoint);
+  // Returns false when the barrier failed (an actor failed: recovery
+  // started) and nothing was committed.
+  bool RunBarrier(bool force_checkpoint);
+  // After a failed barrier: resets the graph and starts the handler.
+  void StartRecovery(const StreamRuntime::Failure& failure);
+  // Right after the recovery barrier: the tables' changes since the last
+  // commit go to the rebuilt graph.
+  void ReplayUncommittedChanges();
 
   StateStore* store_;
   uint32_t database_id_;
@@ -92,6 +133,7 @@ class DatabaseEpochLoop {
     std::shared_ptr<Mutation> mutation;
     std::vector<std::unique_ptr<Actor>> actors;
     uint64_t ticket = 0;
+    bool recovery = false;
   };
   std::vector<GraphChange> graph_changes_;
   int checkpoint_frequency_ = 1;
@@ -105,7 +147,15 @@ class DatabaseEpochLoop {
   // The row counts after applying the row deltas of `parts`.
   std::map<TableId, int64_t> RowCountsAfter(const CommitWrites& writes);
   uint64_t changes_queued_ = 0;
-  uint64_t changes_done_ = 0;
+  // Graph changes applied by a barrier, done once a commit covers them (not
+  // in ticket order: a recovery goes before changes queued earlier).
+  std::vector<uint64_t> applied_tickets_;
+  std::set<uint64_t> done_tickets_;
+  std::set<uint64_t> cancelled_tickets_;  // refused by a recovery
+  bool recovering_ = false;
+  uint64_t recoveries_ = 0;
+  RecoveryHandler recovery_handler_;
+  std::thread recovery_thread_;
   int interval_ms_;
   bool stopping_ = false;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;
@@ -122,6 +172,8 @@ class BarrierManager {
   DatabaseEpochLoop* ForDatabase(uint32_t database_id);
   // The loop if it exists, without starting one.
   DatabaseEpochLoop* FindDatabase(uint32_t database_id);
+  // Gives every database's loop, present and future, its recovery handler.
+  void set_recovery_handler(std::function<void(uint32_t database_id, const StreamRuntime::Failure&)> handler);
   void DropDatabase(uint32_t database_id);
   void set_barrier_interval_ms(int ms);
   int barrier_interval_ms() const { return interval_ms_; }
@@ -135,6 +187,7 @@ class BarrierManager {
   int checkpoint_frequency_ = 1;
   std::mutex mu_;
   std::map<uint32_t, std::unique_ptr<DatabaseEpochLoop>> loops_;
+  std::function<void(uint32_t, const StreamRuntime::Failure&)> recovery_handler_;
 };
 
 }  // namespace freshet

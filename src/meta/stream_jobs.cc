@@ -37,9 +37,29 @@ void StreamJobs::SetBackfillRateLimit(const TableRef& job, const std::string& li
 }
 
 void StreamJobs::Start(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism) {
-  BuiltJob built = Prepare(job, plan, eval, parallelism);
-  barriers_->ForDatabase(job->database_id)->ApplyGraphChange(built.mutation, std::move(built.actors));
-  barriers_->ForDatabase(job->database_id)->runtime()->ArmJob(job->id);
+  DatabaseEpochLoop* loop = barriers_->ForDatabase(job->database_id);
+  while (true) {
+    loop->WaitRecovered();
+    // A recovery that found the job in the catalog rebuilt it already.
+    if (!loop->runtime()->JobActors(job->id).empty()) break;
+    const uint64_t recoveries = loop->recoveries();
+    BuiltJob built;
+    try {
+      built = Prepare(job, plan, eval, parallelism);
+    } catch (const SqlError&) {
+      // An upstream's actors were missing because a recovery was running.
+      if (loop->recoveries() != recoveries || loop->recovering()) continue;
+      throw;
+    }
+    try {
+      loop->ApplyGraphChange(built.mutation, std::move(built.actors));
+      break;
+    } catch (const GraphRecoveringError&) {
+      // Built against a graph that failed: the recovery rebuilds the job
+      // when it was in the catalog in time, else it is built again here.
+    }
+  }
+  loop->runtime()->ArmJob(job->id);
 }
 
 BuiltJob StreamJobs::Prepare(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism) {
@@ -201,6 +221,9 @@ TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext
     throw SqlError(sqlstate::kQueryCanceled,
                    fmt::format("{} \"{}\" was cancelled while being created", RelationKindName(created->kind),
                                created->name));
+  if (now->status == JobStatus::kFailed)
+    FRESHET_THROW(sqlstate::kInternalError, "{} \"{}\" failed while being created: {}", RelationKindName(now->kind),
+                  now->name, now->failure);
   return now;
 }
 
@@ -280,6 +303,62 @@ void StreamJobs::ResumeAll(ObjectId database_id, std::vector<ResumedJob> jobs) {
   for (ObjectId id : started) loop->runtime()->ArmJob(id);
 }
 
+void StreamJobs::Rebuild(ObjectId database_id, std::vector<ResumedJob> jobs) {
+  auto mutation = std::make_shared<Mutation>();
+  std::vector<std::unique_ptr<Actor>> actors;
+  std::vector<ObjectId> started;
+  for (auto& r : jobs) {
+    TableRef now = catalog_->GetTable(r.job->id);
+    if (!now || now->status == JobStatus::kFailed) continue;  // dropped or failed meanwhile
+    try {
+      BuiltJob built = Prepare(now, *r.plan, r.eval, JobParallelism(*now));
+      for (auto& [target, outputs] : built.mutation->add_outputs) {
+        auto& all = mutation->add_outputs[target];
+        all.insert(all.end(), outputs.begin(), outputs.end());
+      }
+      for (auto& a : built.actors) actors.push_back(std::move(a));
+      started.push_back(now->id);
+    } catch (const std::exception& e) {
+      spdlog::error("recovery cannot rebuild {} {} (id {}): {}", RelationKindName(now->kind), now->name, now->id,
+                    e.what());
+      MarkFailed(now->id, e.what());
+    }
+  }
+  DatabaseEpochLoop* loop = barriers_->ForDatabase(database_id);
+  // Armed at once: a job completes only once a commit covers the epoch its
+  // backfill finished in, which is after the recovery's barrier.
+  for (ObjectId id : started) loop->runtime()->ArmJob(id);
+  loop->ApplyGraphChange(mutation, std::move(actors), /*recovery=*/true);
+}
+
+int StreamJobs::CountFailure(ObjectId job_id) {
+  // Failures further apart than this start the count again.
+  constexpr auto kWindow = std::chrono::minutes(10);
+  std::lock_guard lock(failures_mu_);
+  auto now = std::chrono::steady_clock::now();
+  FailureCount& f = failures_[job_id];
+  if (f.count && now - f.last > kWindow) f.count = 0;
+  f.count++;
+  f.last = now;
+  return f.count;
+}
+
+void StreamJobs::MarkFailed(ObjectId job_id, const std::string& failure) {
+  std::vector<ObjectId> queue = {job_id};
+  std::set<ObjectId> seen = {job_id};
+  for (size_t i = 0; i < queue.size(); i++) {
+    TableRef t = catalog_->GetTable(queue[i]);
+    if (!t) continue;
+    catalog_->SetJobFailed(t->id, i == 0 ? failure : fmt::format("an upstream job failed: {}", failure));
+    barriers_->ForDatabase(t->database_id)->runtime()->ForgetJob(t->id);
+    for (const auto& dep : catalog_->Dependents(t->id))
+      if (IsStreamJob(*dep) && seen.insert(dep->id).second) queue.push_back(dep->id);
+  }
+  std::lock_guard lock(queue_mu_);
+  for (ObjectId id : seen) running_creating_.erase(id);
+  queue_cv_.notify_all();
+}
+
 void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
                       const std::vector<ObjectId>& other_tables) {
   DatabaseEpochLoop* loop = barriers_->ForDatabase(database_id);
@@ -299,8 +378,24 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
     }
   }
   queue_cv_.notify_all();
-  if (!mutation->stop.empty()) loop->ApplyGraphChange(mutation, {});
+  // Stops the jobs' running actors; a recovery may rebuild a job while it
+  // is being dropped, so this runs until none is left.
+  auto stop_actors = [&] {
+    while (true) {
+      auto stop = std::make_shared<Mutation>();
+      for (const auto& j : jobs)
+        for (ActorId a : runtime->JobActors(j->id)) stop->stop.insert(a);
+      if (stop->stop.empty()) return;
+      try {
+        loop->ApplyGraphChange(stop, {});
+      } catch (const GraphRecoveringError&) {
+        loop->WaitRecovered();
+      }
+    }
+  };
+  if (!mutation->stop.empty()) stop_actors();
   std::lock_guard lock(registry_mu_);
+  stop_actors();
   for (const auto& j : jobs) {
     runtime->ForgetJob(j->id);
     runtime->ForgetRelation(j->id);

@@ -19,6 +19,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <map>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -63,6 +65,16 @@ class StreamJobs {
     EvalContext eval;
   };
   void ResumeAll(ObjectId database_id, std::vector<ResumedJob> jobs);
+  // Recovery (the epoch loop's handler, see DatabaseEpochLoop): builds the
+  // database's jobs again from their committed state and applies them as
+  // the recovery's graph change. A job that cannot be built is marked
+  // failed. Does not take registry_mu_: a statement holding it may be
+  // waiting for a change that the recovery refuses.
+  void Rebuild(ObjectId database_id, std::vector<ResumedJob> jobs);
+  // Counts a failure of the job and returns how many it had recently.
+  int CountFailure(ObjectId job_id);
+  // Marks the job and the stream jobs that read it, transitively, failed.
+  void MarkFailed(ObjectId job_id, const std::string& failure);
   // max_concurrent_creating_streaming_jobs (0 = unlimited).
   void set_max_concurrent_creating(int n);
   // Whether the job waits in the queue for a slot.
@@ -103,6 +115,12 @@ class StreamJobs {
   std::deque<Pending> queued_;
   bool stop_ = false;
   std::thread starter_;
+  struct FailureCount {
+    int count = 0;
+    std::chrono::steady_clock::time_point last;
+  };
+  std::mutex failures_mu_;
+  std::map<ObjectId, FailureCount> failures_;
 };
 
 // The parallelism a job was planned with (plan_settings), default 1.

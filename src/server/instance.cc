@@ -28,6 +28,9 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   inst->store_->ScanMeta("system/", [&](const std::string& key, const std::string& value) {
     inst->ApplySystemParameter(key.substr(7), std::stoll(value));
   });
+  Instance* raw = inst.get();
+  inst->barriers_->set_recovery_handler(
+      [raw](uint32_t database_id, const StreamRuntime::Failure& f) { RecoverStreamJobs(raw, database_id, f); });
   // Start every database's epoch loop so their committed epochs are known.
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
   inst->job_progress_ =

@@ -274,46 +274,100 @@ StreamPlan PlanTableSource(TableRef table) {
   return plan;
 }
 
+namespace {
+
+// The stream jobs of a database planned again from their definitions,
+// upstreams first; jobs marked failed, and jobs that cannot be planned, are
+// left out (logged).
+std::vector<StreamJobs::ResumedJob> PlanDatabaseJobs(Catalog* catalog, const DatabaseCatalog& db) {
+  std::vector<TableRef> jobs;
+  for (const auto& t : catalog->ListTables(db.id))
+    if ((IsStreamJob(*t) || IsConnectorTable(*t)) && t->status != JobStatus::kFailed) jobs.push_back(t);
+  // A job's upstreams were created before it: ids order them.
+  std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
+  std::vector<StreamJobs::ResumedJob> planned;
+  for (const auto& job : jobs) {
+    if (IsConnectorTable(*job)) {
+      planned.push_back({job, std::make_shared<StreamPlan>(PlanTableSource(job)), EvalContext()});
+      continue;
+    }
+    try {
+      std::vector<ParsedStatement> stmts = ParseSql(job->definition);
+      JobDefinition def;
+      if (stmts.size() != 1 || !DescribeJobDefinition(stmts[0], &def))
+        throw SqlError(sqlstate::kInternalError, "definition is not a stream job");
+      JobPlanContext ctx;
+      ctx.catalog = catalog;
+      ctx.database = db;
+      auto owner = catalog->GetUser(job->owner);
+      if (owner) ctx.user = owner->name;
+      auto it = job->plan_settings.find("search_path");
+      if (it != job->plan_settings.end()) ctx.search_path = SplitPath(it->second);
+      it = job->plan_settings.find("timezone");
+      if (it != job->plan_settings.end())
+        if (auto tz = TimeZone::Lookup(it->second)) ctx.eval.time_zone = *tz;
+      StreamPlan plan = PlanJob(ctx, stmts[0]);
+      if (plan.internal_tables.size() != job->internal_tables.size())
+        throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");
+      planned.push_back({job, std::make_shared<StreamPlan>(std::move(plan)), ctx.eval});
+    } catch (const std::exception& e) {
+      spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
+    }
+  }
+  return planned;
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
 void ResumeStreamJobs(Instance* instance) {
   Catalog* catalog = instance->catalog();
-  for (const auto& db : catalog->ListDatabases()) {
-    std::vector<TableRef> jobs;
-    for (const auto& t : catalog->ListTables(db.id))
-      if (IsStreamJob(*t) || IsConnectorTable(*t))
-        jobs.push_back(t);
-    // A job's upstreams were created before it: ids order them.
-    std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
-    std::vector<StreamJobs::ResumedJob> planned;
-    for (const auto& job : jobs) {
-      if (IsConnectorTable(*job)) {
-        planned.push_back({job, std::make_shared<StreamPlan>(PlanTableSource(job)), EvalContext()});
-        continue;
-      }
-      try {
-        std::vector<ParsedStatement> stmts = ParseSql(job->definition);
-        JobDefinition def;
-        if (stmts.size() != 1 || !DescribeJobDefinition(stmts[0], &def))
-          throw SqlError(sqlstate::kInternalError, "definition is not a stream job");
-        JobPlanContext ctx;
-        ctx.catalog = catalog;
-        ctx.database = db;
-        auto owner = catalog->GetUser(job->owner);
-        if (owner) ctx.user = owner->name;
-        auto it = job->plan_settings.find("search_path");
-        if (it != job->plan_settings.end()) ctx.search_path = SplitPath(it->second);
-        it = job->plan_settings.find("timezone");
-        if (it != job->plan_settings.end())
-          if (auto tz = TimeZone::Lookup(it->second)) ctx.eval.time_zone = *tz;
-        StreamPlan plan = PlanJob(ctx, stmts[0]);
-        if (plan.internal_tables.size() != job->internal_tables.size())
-          throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");
-        planned.push_back({job, std::make_shared<StreamPlan>(std::move(plan)), ctx.eval});
-      } catch (const std::exception& e) {
-        spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
-      }
-    }
-    instance->jobs()->ResumeAll(db.id, std::move(planned));
+  for (const auto& db : catalog->ListDatabases()) instance->jobs()->ResumeAll(db.id, PlanDatabaseJobs(catalog, db));
+}
+
+void RecoverStreamJobs(Instance* instance, uint32_t database_id, const StreamRuntime::Failure& failure) {
+  // A job that keeps failing is retried with a growing pause, then marked
+  // failed and left stopped; the database's other jobs go on.
+  constexpr int kMaxFailures = 4;
+  Catalog* catalog = instance->catalog();
+  TableRef job = catalog->GetTable(failure.job_id);
+  const std::string name = job ? job->name : "?";
+  int failures = instance->jobs()->CountFailure(failure.job_id);
+  catalog->RecordEvent("STREAM_FAILURE",
+                       fmt::format("{{\"database_id\": {}, \"job_id\": {}, \"job\": {}, \"actor_id\": {}, "
+                                   "\"error\": {}, \"failures\": {}}}",
+                                   database_id, failure.job_id, JsonString(name), failure.actor,
+                                   JsonString(failure.message), failures));
+  if (job && failures >= kMaxFailures) {
+    std::string why = fmt::format("failed {} times, last: {}", failures, failure.message);
+    instance->jobs()->MarkFailed(job->id, why);
+    catalog->RecordEvent("JOB_FAILED", fmt::format("{{\"database_id\": {}, \"job_id\": {}, \"job\": {}, \"error\": {}}}",
+                                                   database_id, job->id, JsonString(name), JsonString(why)));
+  } else {
+    DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(database_id);
+    auto pause = std::chrono::milliseconds(100) * (1 << std::min(failures - 1, 6));
+    for (auto waited = std::chrono::milliseconds(0); waited < pause && !loop->stopping();
+         waited += std::chrono::milliseconds(20))
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  auto db = catalog->GetDatabase(database_id);
+  if (!db) return;
+  instance->jobs()->Rebuild(database_id, PlanDatabaseJobs(catalog, *db));
+  catalog->RecordEvent("RECOVERY", fmt::format("{{\"database_id\": {}, \"after_failure_of_job_id\": {}}}",
+                                               database_id, failure.job_id));
+  spdlog::info("database {}: stream graph recovered", database_id);
 }
 
 }  // namespace freshet

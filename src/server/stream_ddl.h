@@ -46,5 +46,9 @@ bool IsConnectorTable(const TableCatalog& t);
 // Starts every stream job of every database after a restart, upstreams
 // first. A job whose definition no longer plans is logged and left stopped.
 void ResumeStreamJobs(Instance* instance);
+// The epoch loops' recovery handler (DatabaseEpochLoop): counts the
+// failure, records it in rw_catalog.rw_event_logs, pauses (or marks the job
+// failed after repeated failures) and rebuilds the database's jobs.
+void RecoverStreamJobs(Instance* instance, uint32_t database_id, const StreamRuntime::Failure& failure);
 
 }  // namespace freshet

@@ -104,6 +104,45 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
   return value;
 }
 
+void StateTable::ForEachUncommittedChange(
+    const std::function<void(const std::string* committed, const std::string* latest)>& fn) const {
+  // Keys in write order, each once; ops may overwrite bulk rows of the same
+  // window, bulk rows are new keys (never committed before).
+  std::vector<std::string> op_keys;
+  std::vector<std::shared_ptr<const BulkRows>> bulk;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::unordered_map<std::string_view, bool> seen;
+    auto collect = [&](const EpochLog& log) {
+      for (const auto& rows : log.bulk) bulk.push_back(rows);
+      for (const auto& op : *log.ops)
+        if (seen.emplace(op.key, true).second) op_keys.emplace_back(op.key);
+    };
+    for (const auto& log : sealed_) collect(log);
+    collect(log_);
+  }
+  std::unordered_map<std::string_view, bool> written_by_ops;
+  for (const auto& k : op_keys) written_by_ops.emplace(k, true);
+  for (const auto& key : op_keys) {
+    std::optional<std::string> latest = Get(key);
+    std::string committed;
+    Status s = store_->Get(store_->data_cf(), nullptr, key, &committed);
+    if (!s.ok() && !s.IsNotFound()) s.ThrowIfError();
+    const std::string* before = s.ok() ? &committed : nullptr;
+    if (!before && !latest) continue;
+    if (before && latest && *before == *latest) continue;
+    fn(before, latest ? &*latest : nullptr);
+  }
+  for (const auto& rows : bulk) {
+    BulkRows::Cursor c(rows.get());
+    for (c.Seek(""); c.Valid(); c.Next()) {
+      if (written_by_ops.count(c.key())) continue;  // handled with the ops
+      std::string row(c.value());
+      fn(nullptr, &row);
+    }
+  }
+}
+
 StateTable::SealedWrites StateTable::Seal(Epoch epoch) {
   std::lock_guard<std::mutex> lock(mu_);
   log_.epoch = epoch;

@@ -16,6 +16,7 @@
 // Thread safety: all methods are safe to call concurrently (one mutex).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <mutex>
@@ -76,6 +77,14 @@ class StateTable {
   // writes; *out may hold other tables' writes, which may end up after them.
   // Not for tables that take bulk writes (those are sealed).
   void TakeWrites(WriteLog* out);
+  // The net change of every row written since the last commit: for each key
+  // written in a sealed epoch or the current buffer, its committed row and
+  // its latest row (null when absent), called only when they differ. What
+  // a rebuilt stream graph must be told after a failed epoch (the graph
+  // restarts from the committed state; the table's own writes were kept).
+  // The caller keeps writers out (the epoch lock) while it runs.
+  void ForEachUncommittedChange(
+      const std::function<void(const std::string* committed, const std::string* latest)>& fn) const;
   // Buffered writes of the current epoch (ops and bulk rows).
   size_t PendingCount() const;
   bool HasPendingWrites() const;

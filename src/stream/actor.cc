@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.h"
+#include "stream/fault_injection.h"
 #include "stream/runtime.h"
 
 namespace freshet {
@@ -11,9 +12,17 @@ Actor::Actor(ActorContext ctx, std::shared_ptr<Inbox> inbox, std::vector<int> sl
              std::vector<StreamOperatorPtr> ops, bool is_source)
     : ctx_(std::move(ctx)), inbox_(std::move(inbox)), slot_inputs_(std::move(slot_inputs)), ops_(std::move(ops)),
       is_source_(is_source) {
+  const bool faults = StreamFaultConfigured();
   for (size_t i = 0; i < ops_.size(); i++) {
     if (i + 1 < ops_.size()) {
       StreamOperator* next = ops_[i + 1].get();
+      if (faults) {
+        ops_[i]->set_next([next](StreamChunk c) {
+          MaybeInjectStreamFault(next->Name(), FaultPoint::kChunk);
+          next->OnChunk(0, std::move(c));
+        });
+        continue;
+      }
       ops_[i]->set_next([next](StreamChunk c) { next->OnChunk(0, std::move(c)); });
     } else {
       ops_[i]->set_next([this](StreamChunk c) {
@@ -36,9 +45,24 @@ void Actor::Join() {
   if (thread_.joinable()) thread_.join();
 }
 
+// An exception out of an operator (not a per-row expression error: those
+// become NULL with a warning inside the operators) leaves the operator's
+// state unknown, so the actor stops and reports it: the runtime fails the
+// epoch and the database recovers from its last committed one. Nothing is
+// dropped silently.
 void Actor::Run() {
+  try {
+    RunLoop();
+  } catch (const std::exception& e) {
+    spdlog::error("actor {} (job {}) failed: {}", ctx_.actor_id, ctx_.job_id, e.what());
+    ctx_.runtime->ReportFailure(ctx_.actor_id, ctx_.job_id, e.what());
+  }
+}
+
+void Actor::RunLoop() {
   for (auto& op : ops_) op->Open(&ctx_);
   StreamOperator* head = ops_.front().get();
+  const bool faults = StreamFaultConfigured();
   size_t arrived = 0;  // slots that delivered the barrier being aligned
   Message m;
   size_t slot = 0;
@@ -46,22 +70,15 @@ void Actor::Run() {
     if (head->HasWork()) {
       if (!inbox_->TryPop(&m, &slot)) {
         if (inbox_->closed()) return;  // shutdown while busy
-        try {
-          head->DoWork();
-        } catch (const std::exception& e) {
-          spdlog::error("actor {} (job {}): {}", ctx_.actor_id, ctx_.job_id, e.what());
-        }
+        head->DoWork();
         continue;
       }
     } else if (!inbox_->Pop(&m, &slot)) {
       return;  // shutdown
     }
     if (m.kind == Message::Kind::kChunk) {
-      try {
-        head->OnChunk(slot_inputs_.empty() ? 0 : slot_inputs_[slot], std::move(m.chunk));
-      } catch (const std::exception& e) {
-        spdlog::error("actor {} (job {}): chunk dropped: {}", ctx_.actor_id, ctx_.job_id, e.what());
-      }
+      if (faults) MaybeInjectStreamFault(head->Name(), FaultPoint::kChunk);
+      head->OnChunk(slot_inputs_.empty() ? 0 : slot_inputs_[slot], std::move(m.chunk));
       continue;
     }
     if (inbox_->num_slots() > 1) {
@@ -76,12 +93,10 @@ void Actor::Run() {
 }
 
 void Actor::HandleBarrier(const Barrier& barrier) {
+  const bool faults = StreamFaultConfigured();
   for (auto& op : ops_) {
-    try {
-      op->OnBarrier(barrier);
-    } catch (const std::exception& e) {
-      spdlog::error("actor {} (job {}): at barrier: {}", ctx_.actor_id, ctx_.job_id, e.what());
-    }
+    if (faults) MaybeInjectStreamFault(op->Name(), FaultPoint::kBarrier);
+    op->OnBarrier(barrier);
   }
   if (barrier.mutation) {
     auto it = barrier.mutation->add_outputs.find(ctx_.actor_id);

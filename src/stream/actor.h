@@ -7,6 +7,9 @@
 // ("collects" the barrier). A barrier whose mutation stops the actor is
 // its last message.
 //
+// An exception out of an operator stops the actor and is reported to the
+// runtime (ReportFailure), which fails the epoch: see runtime.h.
+//
 // Lifecycle: built by the stream builder, started by the runtime when the
 // barrier that adds it is injected, joined by the runtime after it stopped.
 #pragma once
@@ -41,6 +44,7 @@ class Actor {
 
  private:
   void Run();
+  void RunLoop();
   void HandleBarrier(const Barrier& barrier);
 
   ActorContext ctx_;

@@ -134,7 +134,7 @@ void BackfillOperator::RefillBudget() {
 
 void BackfillOperator::DoWork() {
   if (!snapshot_) {
-    if (!ctx_->runtime->WaitCommitted(snapshot_epoch_)) return;
+    if (!ctx_->runtime->WaitCommitted(snapshot_epoch_, ctx_->graph_generation)) return;
     // Read before the snapshot is taken: the snapshot contains at least it.
     snapshot_sees_ = ctx_->runtime->committed_epoch();
     snapshot_ = ctx_->store->GetSnapshot();

@@ -197,6 +197,7 @@ class JobBuilder {
     for (int i = 0; i < parallelism; i++) {
       ActorContext ctx;
       ctx.runtime = runtime_;
+      ctx.graph_generation = runtime_->generation();
       ctx.store = runtime_->store();
       ctx.actor_id = runtime_->NextActorId();
       ctx.job_id = req_.job->id;

@@ -48,6 +48,7 @@ struct ActorContext {
   std::pair<int, int> vnodes{0, kVnodeCount};  // the vnodes this actor owns
   int actor_index = 0;   // within its fragment
   int parallelism = 1;   // actors of its fragment
+  uint64_t graph_generation = 0;  // StreamRuntime::generation() when built
   std::vector<std::shared_ptr<StateTable>> state_tables;
 
   std::shared_ptr<StateTable> NewStateTable(StateTableDesc desc) {

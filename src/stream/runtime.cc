@@ -18,6 +18,37 @@ void StreamRuntime::Shutdown() {
   actors.clear();  // joins
 }
 
+void StreamRuntime::ReportFailure(ActorId actor, uint32_t job_id, std::string message) {
+  std::lock_guard lock(mu_);
+  if (!failure_) failure_ = Failure{actor, job_id, std::move(message)};
+  cv_.notify_all();
+}
+
+std::optional<StreamRuntime::Failure> StreamRuntime::failure() const {
+  std::lock_guard lock(mu_);
+  return failure_;
+}
+
+void StreamRuntime::ResetGraph() {
+  std::map<ActorId, std::unique_ptr<Actor>> actors;
+  {
+    std::lock_guard lock(mu_);
+    actors.swap(actors_);
+    resets_++;  // wakes actors waiting for a commit (WaitCommitted)
+    cv_.notify_all();
+    table_streams_.clear();
+    collections_.clear();
+    relation_outputs_.clear();
+    fragments_.clear();
+  }
+  // Closing every inbox first wakes actors blocked pushing into another's.
+  for (auto& [id, a] : actors) a->inbox()->Close();
+  actors.clear();  // joins
+  std::lock_guard lock(mu_);
+  failure_.reset();
+  cv_.notify_all();
+}
+
 bool StreamRuntime::HasSubscribers(TableId table_id) const {
   std::lock_guard lock(mu_);
   auto it = table_streams_.find(table_id);
@@ -91,7 +122,7 @@ std::vector<WriteLog> StreamRuntime::WaitCollected(Epoch prev_epoch) {
   {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [&] {
-      if (shutdown_) return true;
+      if (shutdown_ || failure_) return true;
       const Collection& c = collections_[prev_epoch];
       for (ActorId id : c.expected)
         if (!c.arrived.count(id) && actors_.count(id)) return false;
@@ -167,10 +198,15 @@ size_t StreamRuntime::num_actors() const {
   return actors_.size();
 }
 
-bool StreamRuntime::WaitCommitted(Epoch epoch) {
+bool StreamRuntime::WaitCommitted(Epoch epoch, uint64_t generation) {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return shutdown_ || committed_epoch_ >= epoch; });
-  return !shutdown_;
+  cv_.wait(lock, [&] { return shutdown_ || resets_ != generation || committed_epoch_ >= epoch; });
+  return !shutdown_ && resets_ == generation;
+}
+
+uint64_t StreamRuntime::generation() const {
+  std::lock_guard lock(mu_);
+  return resets_;
 }
 
 Epoch StreamRuntime::committed_epoch() const {

@@ -63,8 +63,11 @@ class StreamRuntime {
 
   // Actors.
   void Collect(ActorId actor, const Barrier& barrier, WriteLog&& writes);
-  // Blocks until `epoch` is committed; false when the runtime shuts down.
-  bool WaitCommitted(Epoch epoch);
+  // Blocks until `epoch` is committed; false when the runtime shuts down or
+  // the graph the caller's actor was built for (`generation`) was reset.
+  bool WaitCommitted(Epoch epoch, uint64_t generation);
+  // Counts ResetGraph calls: actors built now belong to this generation.
+  uint64_t generation() const;
   Epoch committed_epoch() const;
 
   // Jobs.
@@ -115,6 +118,23 @@ class StreamRuntime {
   }
   void set_request_barrier(std::function<void()> fn) { request_barrier_ = std::move(fn); }
 
+  // Failures. An actor whose operator threw reports it here and stops;
+  // WaitCollected then returns at once (without that epoch's writes) and
+  // the epoch loop recovers: ResetGraph stops every actor and forgets the
+  // graph, and the jobs are built again from their committed state.
+  struct Failure {
+    ActorId actor = 0;
+    uint32_t job_id = 0;
+    std::string message;
+  };
+  void ReportFailure(ActorId actor, uint32_t job_id, std::string message);
+  std::optional<Failure> failure() const;
+  // Stops and joins every actor, forgets table streams, pending barrier
+  // collections, fragments and relation outputs, and clears the failure.
+  // Registered jobs stay registered (waiters keep waiting) until they are
+  // registered again by their rebuilt actors or forgotten.
+  void ResetGraph();
+
   void Shutdown();
   bool stopped() const;
 
@@ -155,6 +175,8 @@ class StreamRuntime {
   std::atomic<uint32_t> next_fragment_id_{1};
   std::map<uint32_t, std::vector<FragmentInfo>> fragments_;  // by job
   std::function<void()> request_barrier_;
+  std::optional<Failure> failure_;
+  uint64_t resets_ = 0;  // ResetGraph calls
 };
 
 }  // namespace freshet
