@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "common/array.h"
 #include "common/struct.h"
@@ -57,7 +58,10 @@ uint64_t Value::Hash() const {
   switch (type_.physical()) {
     case PhysicalType::kInt64: return XXH3_64bits(&i_, sizeof(i_));
     case PhysicalType::kDouble: {
-      double f = f_ == 0.0 ? 0.0 : f_;  // -0.0 == 0.0
+      // -0.0 == 0.0, and every NaN is one value (PostgreSQL's float8 hash;
+      // the key encoding agrees: EncodeDouble), else equal keys would go
+      // to different vnodes.
+      double f = f_ == 0.0 ? 0.0 : std::isnan(f_) ? std::numeric_limits<double>::quiet_NaN() : f_;
       return XXH3_64bits(&f, sizeof(f));
     }
     case PhysicalType::kDecimal: return DecimalHash(d_);

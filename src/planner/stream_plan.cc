@@ -558,7 +558,20 @@ class StreamPlanner {
         schema.push_back(PlanColumn{"_join_key" + std::to_string(keys[s].size()), e->type(), "", true});
         extra = true;
       }
+      // The rows an outer join pads with NULLs for this side must not share
+      // a key with this side's own rows whose keys are NULL (a NULL group
+      // key of a DISTINCT): a hidden TRUE column in this side's stream key
+      // is NULL only in padding.
+      const bool padded = j->type == JoinType::kFull || (s == 1 ? j->type == JoinType::kLeft : j->type == JoinType::kRight);
+      int marker = -1;
+      if (padded && StreamKeyMayBeNull(*sides[s])) {
+        marker = int(exprs.size());
+        exprs.push_back(std::make_unique<ConstantExpr>(Value::Boolean(true)));
+        schema.push_back(PlanColumn{"_present", DataType::Boolean(), "", true});
+        extra = true;
+      }
       if (extra) sides[s] = std::make_unique<StreamProjectNode>(std::move(sides[s]), std::move(exprs), std::move(schema));
+      if (marker >= 0) sides[s]->stream_key.push_back(marker);
       sides[s] = ShuffleForJoin(std::move(sides[s]), keys[s]);
     }
     // The condition refers to the logical left ++ right columns; in the raw
@@ -592,6 +605,28 @@ class StreamPlanner {
       schema.push_back(col);
     }
     return Project(std::move(join), std::move(exprs), std::move(schema));
+  }
+
+  // Whether a column of the node's stream key can be NULL: keys of tables
+  // and sources never are; group keys (DISTINCT, GROUP BY) and the padded
+  // side of an outer join can be.
+  static bool StreamKeyMayBeNull(const StreamNode& n) {
+    switch (n.kind()) {
+      case StreamNode::Kind::kTableScan:
+      case StreamNode::Kind::kSource:
+      case StreamNode::Kind::kUnion:  // keyed by its branch number and the branches' keys
+        return false;
+      case StreamNode::Kind::kHashAgg: return !static_cast<const StreamHashAggNode&>(n).group_keys.empty();
+      case StreamNode::Kind::kHashJoin: {
+        const auto& j = static_cast<const StreamHashJoinNode&>(n);
+        if (j.type != JoinType::kInner) return true;
+        return StreamKeyMayBeNull(*n.input(0)) || StreamKeyMayBeNull(*n.input(1));
+      }
+      default:
+        for (const auto& in : n.inputs())
+          if (StreamKeyMayBeNull(*in)) return true;
+        return false;
+    }
   }
 
   // Adds `by` to column references at or after `from`.
