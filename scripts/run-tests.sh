@@ -129,6 +129,19 @@ for t in "$ROOT"/tests/integration/*_test*; do
   fi
 done
 
+# libFuzzer targets (make fuzz), FUZZ_SECONDS each (default 60; 0 skips),
+# when their build exists (FUZZ_BUILD_DIR, default build-fuzz).
+FUZZ_BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+if [ "$FUZZ_SECONDS" != 0 ] && [ -x "$ROOT/$FUZZ_BUILD_DIR/fuzz_sql" ]; then
+  echo "== fuzzers ($FUZZ_SECONDS s each)"
+  FUZZ_ARTIFACTS=${FUZZ_ARTIFACTS:-$ROOT/$FUZZ_BUILD_DIR/artifacts} \
+    bash "$ROOT/scripts/run-fuzz.sh" "$FUZZ_BUILD_DIR" "$FUZZ_SECONDS" >"$WORK/fuzz.log" 2>&1
+  grep -vE '^fuzz: ' "$WORK/fuzz.log"
+  tail -n 1 "$WORK/fuzz.log" | sed 's/^/  /'
+  count "$WORK/fuzz.log"
+fi
+
 echo
 if [ "$known" -gt 0 ]; then echo "$known known failures of features not built yet (tests/known_failures.txt)"; fi
 echo "$passed passed, $failed failed"

@@ -311,10 +311,14 @@ PlanPtr Binder::BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer) {
   PlanPtr plan;
   if (stmt->op != PG_QUERY__SET_OPERATION__SETOP_NONE) {
     plan = BindSetOperation(stmt, outer);
-    plan = ApplyOrderLimit(std::move(plan), stmt, outer, plan->schema().size());
+    // The width first: the order in which arguments are evaluated is
+    // unspecified, and clang moves `plan` out before reading it.
+    size_t width = plan->schema().size();
+    plan = ApplyOrderLimit(std::move(plan), stmt, outer, width);
   } else if (stmt->n_values_lists > 0) {
     plan = BindValues(stmt, outer);
-    plan = ApplyOrderLimit(std::move(plan), stmt, outer, plan->schema().size());
+    size_t width = plan->schema().size();
+    plan = ApplyOrderLimit(std::move(plan), stmt, outer, width);
   } else {
     set_operation_branch_ = branch;
     plan = BindSelectCore(stmt, outer);
