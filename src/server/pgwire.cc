@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "expr/cast.h"
 #include "server/pg_binary.h"
+#include "server/pgwire_decode.h"
 #include "server/session.h"
 #include "server/utf8_check.h"
 
@@ -29,16 +30,9 @@ namespace freshet {
 
 namespace {
 
-constexpr int32_t kProtocolV3 = 196608;
-constexpr int32_t kSslRequest = 80877103;
-constexpr int32_t kGssRequest = 80877104;
-constexpr int32_t kCancelRequest = 80877102;
-// PostgreSQL's PQ_LARGE_MESSAGE_LIMIT (MaxAllocSize - 1) and
-// PQ_SMALL_MESSAGE_LIMIT, both counting the length word; the startup
-// packet's limit (MAX_STARTUP_PACKET_LENGTH) does not count it.
-constexpr size_t kLargeMessageLimit = 0x3fffffff - 1;
-constexpr size_t kSmallMessageLimit = 10000;
-constexpr size_t kMaxStartupPacket = 10000;
+// Message decoding (and its limits) is in pgwire_decode.h.
+using namespace wire;
+
 // The most fields a RowDescription, DataRow or COPY response can announce
 // (an unsigned 16-bit count). The binder stops SELECT lists at PostgreSQL's
 // 1,664; this only keeps the stream framed if something else gets past it.
@@ -58,11 +52,6 @@ void CheckWireFields(size_t n) {
   if (n > kMaxWireFields)
     throw SqlError(kTooManyColumns, fmt::format("target lists can have at most {} entries", 1664));
 }
-
-// Raised on a malformed message: the connection is closed after an ErrorResponse.
-struct ProtocolError {
-  std::string message;
-};
 
 class Connection : public ResultSink {
  public:
@@ -193,18 +182,18 @@ class Connection : public ResultSink {
   // ---- Startup ----
   bool Startup() {
     while (true) {
-      // The length counts itself; the body holds at least the protocol code.
       uint32_t len = static_cast<uint32_t>(ReadInt32Raw());
-      if (len < 8 || len - 4 > kMaxStartupPacket) throw ProtocolError{"invalid length of startup packet"};
+      CheckStartupLength(len);
       std::string body = ReadExact(static_cast<size_t>(len - 4));
-      int32_t code = GetInt32(body, 0);
+      StartupPacket packet = DecodeStartupPacket(body);
+      int32_t code = packet.code;
       if (code == kSslRequest || code == kGssRequest) {
         WriteAll("N", 1);
         continue;
       }
       if (code == kCancelRequest) {
-        if (body.size() < 12) return false;
-        instance_->Cancel(GetInt32(body, 4), GetInt32(body, 8));
+        if (!packet.has_cancel_key) return false;
+        instance_->Cancel(packet.cancel_pid, packet.cancel_key);
         return false;
       }
       if (code != kProtocolV3) {
@@ -212,15 +201,7 @@ class Connection : public ResultSink {
                        fmt::format("unsupported frontend protocol {}.{}: server supports 3.0", code >> 16, code & 0xffff)));
         return false;
       }
-      // Names and values as sent (PostgreSQL checks no encoding here: the
-      // client's is not known yet).
-      std::map<std::string, std::string> params;
-      size_t pos = 4;
-      while (pos < body.size() && body[pos] != '\0') {
-        std::string key = GetRawCString(body, &pos);
-        std::string value = GetRawCString(body, &pos);
-        params[key] = value;
-      }
+      std::map<std::string, std::string>& params = packet.params;
       std::string user = params.count("user") ? params["user"] : "";
       if (user.empty()) {
         Fatal(SqlError("28000", "no PostgreSQL user name specified in startup packet"));
@@ -348,67 +329,32 @@ class Connection : public ResultSink {
   }
 
   void SimpleQuery(const std::string& body) {
-    size_t pos = 0;
-    std::string sql = GetCString(body, &pos);
-    CheckEnd(body, pos);
+    std::string sql = DecodeQuery(body);
     result_formats_.clear();
     session_->ExecuteSimple(sql, this, [&](const StatementOutcome& o) { SendOutcome(o); });
     SendReady();
   }
 
   void ParseMessage(const std::string& body) {
-    size_t pos = 0;
-    std::string name = GetCString(body, &pos);
-    std::string query = GetCString(body, &pos);
-    int16_t n = GetInt16(body, &pos);
-    if (n < 0) throw ProtocolError{"invalid parameter count"};
-    std::vector<uint32_t> oids;
-    for (int i = 0; i < n; i++) oids.push_back(static_cast<uint32_t>(GetInt32At(body, &pos)));
-    CheckEnd(body, pos);
-    session_->Parse(name, query, oids);
+    wire::ParseMessage m = DecodeParse(body);
+    session_->Parse(m.name, m.query, m.param_oids);
     size_t start = BeginMessage('1');
     EndMessage(start);
   }
 
   void BindMessage(const std::string& body) {
-    size_t pos = 0;
-    std::string portal = GetCString(body, &pos);
-    std::string stmt = GetCString(body, &pos);
-    int16_t nf = GetInt16(body, &pos);
-    if (nf < 0) throw ProtocolError{"invalid format count"};
-    std::vector<int16_t> formats;
-    for (int i = 0; i < nf; i++) formats.push_back(GetInt16(body, &pos));
-    int16_t np = GetInt16(body, &pos);
-    if (np < 0) throw ProtocolError{"invalid parameter count"};
-    std::vector<std::optional<std::string>> params;
-    for (int i = 0; i < np; i++) {
-      int32_t len = GetInt32At(body, &pos);
-      if (len == -1) {
-        params.emplace_back(std::nullopt);
-        continue;
-      }
-      if (len < 0 || pos + static_cast<size_t>(len) > body.size()) throw ProtocolError{"invalid parameter length"};
-      params.emplace_back(body.substr(pos, static_cast<size_t>(len)));
-      pos += static_cast<size_t>(len);
-    }
-    int16_t nr = GetInt16(body, &pos);
-    if (nr < 0) throw ProtocolError{"invalid result format count"};
-    std::vector<int16_t> result_formats;
-    for (int i = 0; i < nr; i++) result_formats.push_back(GetInt16(body, &pos));
-    CheckEnd(body, pos);
+    wire::BindMessage m = DecodeBind(body);
     // The codes are checked by the session (parameters, 22023) and when
     // rows are sent (results), as PostgreSQL does.
-    session_->Bind(portal, stmt, params, formats, result_formats);
+    session_->Bind(m.portal, m.statement, m.params, m.param_formats, m.result_formats);
     size_t start = BeginMessage('2');
     EndMessage(start);
   }
 
   void DescribeMessage(const std::string& body) {
-    size_t pos = 0;
-    if (body.empty()) throw ProtocolError{"invalid Describe message"};
-    char kind = body[pos++];
-    std::string name = GetCString(body, &pos);
-    CheckEnd(body, pos);
+    TargetMessage m = DecodeTarget(body, "Describe");
+    char kind = m.kind;
+    const std::string& name = m.name;
     if (kind == 'S') {
       std::vector<DataType> params = session_->DescribeStatementParams(name);
       std::vector<ColumnDesc> cols = session_->DescribeStatement(name);
@@ -437,10 +383,9 @@ class Connection : public ResultSink {
   }
 
   void ExecuteMessage(const std::string& body) {
-    size_t pos = 0;
-    std::string portal = GetCString(body, &pos);
-    int32_t max_rows = GetInt32At(body, &pos);
-    CheckEnd(body, pos);
+    wire::ExecuteMessage m = DecodeExecute(body);
+    const std::string& portal = m.portal;
+    int32_t max_rows = m.max_rows;
     result_formats_ = session_->PortalResultFormats(portal);
     StatementOutcome outcome;
     bool suspended = session_->Execute(portal, max_rows, this, &outcome);
@@ -454,11 +399,9 @@ class Connection : public ResultSink {
   }
 
   void CloseMessage(const std::string& body) {
-    size_t pos = 0;
-    if (body.empty()) throw ProtocolError{"invalid Close message"};
-    char kind = body[pos++];
-    std::string name = GetCString(body, &pos);
-    CheckEnd(body, pos);
+    TargetMessage m = DecodeTarget(body, "Close");
+    char kind = m.kind;
+    const std::string& name = m.name;
     if (kind == 'S') session_->ClosePrepared(name);
     else if (kind == 'P') session_->ClosePortal(name);
     else throw ProtocolError{"invalid CLOSE message subtype"};
@@ -694,51 +637,11 @@ class Connection : public ResultSink {
   void ReadMessage(char* type, std::string* body) {
     if (in_pos_ == in_end_) Fill();
     *type = in_[in_pos_++];
-    static const std::string kKnown = "QPBDECSHXdcfF";
-    if (kKnown.find(*type) == std::string::npos)
-      throw ProtocolError{fmt::format("invalid frontend message type {}", static_cast<int>(static_cast<uint8_t>(*type)))};
+    CheckMessageType(*type);
     uint32_t len = static_cast<uint32_t>(ReadInt32Raw());
-    bool large = std::string("QPBdF").find(*type) != std::string::npos;
-    size_t limit = large ? kLargeMessageLimit : kSmallMessageLimit;
-    if (len < 4 || len > limit) throw ProtocolError{"invalid message length"};
+    CheckMessageLength(*type, len);
     body->clear();
     ReadAppend(body, len - 4);
-  }
-
-  static int32_t GetInt32(const std::string& s, size_t pos) {
-    if (pos + 4 > s.size()) throw ProtocolError{"message too short"};
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) v = v << 8 | static_cast<uint8_t>(s[pos + i]);
-    return static_cast<int32_t>(v);
-  }
-  static int32_t GetInt32At(const std::string& s, size_t* pos) {
-    int32_t v = GetInt32(s, *pos);
-    *pos += 4;
-    return v;
-  }
-  static int16_t GetInt16(const std::string& s, size_t* pos) {
-    if (*pos + 2 > s.size()) throw ProtocolError{"message too short"};
-    int16_t v = static_cast<int16_t>(static_cast<uint8_t>(s[*pos]) << 8 | static_cast<uint8_t>(s[*pos + 1]));
-    *pos += 2;
-    return v;
-  }
-  static std::string GetRawCString(const std::string& s, size_t* pos) {
-    size_t end = s.find('\0', *pos);
-    if (end == std::string::npos) throw ProtocolError{"invalid string in message"};
-    std::string out = s.substr(*pos, end - *pos);
-    *pos = end + 1;
-    return out;
-  }
-  // A string of a message: as pq_getmsgstring, it must be UTF-8 (22021,
-  // and the connection goes on).
-  static std::string GetCString(const std::string& s, size_t* pos) {
-    std::string out = GetRawCString(s, pos);
-    CheckUtf8(out);
-    return out;
-  }
-  // pq_getmsgend: nothing may follow the last field.
-  static void CheckEnd(const std::string& s, size_t pos) {
-    if (pos != s.size()) throw SqlError(sqlstate::kProtocolViolation, "invalid message format");
   }
 
   int fd_;

@@ -41,7 +41,7 @@ start_with() {  # start_with DIR LOG ARGS...
   local dir="$1" log="$2" rc; shift 2
   for _ in 1 2 3 4 5; do
     PORT="$(pick_port)" || return 1
-    prlimit --as=$((8 << 30)) "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 "$@" >>"$log" 2>&1 &
+    prlimit --as="${FRESHET_AS_LIMIT:-$((8 << 30))}" "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 "$@" >>"$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 600); do  # bounded: ~60 s
       ready "$PORT" && return 0
