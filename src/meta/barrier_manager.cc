@@ -66,6 +66,11 @@ bool DatabaseEpochLoop::recovering() const {
   return recovering_;
 }
 
+void DatabaseEpochLoop::AddDmlLogKey(Epoch epoch, std::string key) {
+  std::lock_guard lock(mu_);
+  dml_log_keys_[epoch].push_back(std::move(key));
+}
+
 void DatabaseEpochLoop::WaitRecovered() {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return !recovering_ || stopping_; });
@@ -291,15 +296,23 @@ bool DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   MetaEntries meta = {{EpochMetaKey(database_id_), std::to_string(epoch)}};
   std::map<TableId, int64_t> row_counts = RowCountsAfter(writes);
   for (const auto& [id, count] : row_counts) meta.emplace_back(RowCountMetaKey(id), std::to_string(count));
+  // The DML log entries of the epochs this commit covers go with it.
+  std::vector<std::string> log_deletes;
+  {
+    std::lock_guard lock(mu_);
+    for (auto it = dml_log_keys_.begin(); it != dml_log_keys_.end() && it->first <= epoch; ++it)
+      log_deletes.insert(log_deletes.end(), it->second.begin(), it->second.end());
+  }
   if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
     auto t0 = std::chrono::steady_clock::now();
-    s = store_->CommitBulk(writes, meta);
+    s = store_->CommitBulk(writes, meta, log_deletes);
     spdlog::debug("bulk commit of {} writes: {} ms", pending,
                   std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
   } else {
     rocksdb::WriteBatch batch;
     store_->AddToBatch(writes, &batch);
     for (const auto& [key, value] : meta) batch.Put(store_->meta_cf(), key, value);
+    for (const auto& key : log_deletes) batch.Delete(store_->meta_cf(), key);
     s = store_->Commit(&batch);
   }
   if (!s.ok()) {
@@ -316,6 +329,7 @@ bool DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   {
     std::lock_guard lock(mu_);
     committed_epoch_ = epoch;
+    dml_log_keys_.erase(dml_log_keys_.begin(), dml_log_keys_.upper_bound(epoch));
   }
   runtime_->OnCommitted(epoch);
   {

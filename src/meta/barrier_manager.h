@@ -89,6 +89,10 @@ class DatabaseEpochLoop {
   // barrier runs (FLUSH waits) until the handler, on a thread of its own,
   // has rebuilt the graph from the committed state and applied it with
   // ApplyGraphChange(..., recovery = true). DML goes on meanwhile.
+  // The DML log entry of writes made in `epoch` (synchronous_commit): it is
+  // deleted by the commit that covers the epoch, in the same atomic write.
+  void AddDmlLogKey(Epoch epoch, std::string key);
+
   using RecoveryHandler = std::function<void(const StreamRuntime::Failure&)>;
   void set_recovery_handler(RecoveryHandler handler);
   bool recovering() const;
@@ -99,6 +103,7 @@ class DatabaseEpochLoop {
   uint64_t recoveries() const;
   bool stopping() const;
   StreamRuntime* runtime() { return runtime_.get(); }
+  uint32_t database_id() const { return database_id_; }
   Epoch committed_epoch() const;
   void set_barrier_interval_ms(int ms);
   // Every n-th barrier commits (n >= 1); the others only move the epoch.
@@ -152,6 +157,7 @@ class DatabaseEpochLoop {
   std::vector<uint64_t> applied_tickets_;
   std::set<uint64_t> done_tickets_;
   std::set<uint64_t> cancelled_tickets_;  // refused by a recovery
+  std::map<Epoch, std::vector<std::string>> dml_log_keys_;  // by epoch written
   bool recovering_ = false;
   uint64_t recoveries_ = 0;
   RecoveryHandler recovery_handler_;

@@ -54,8 +54,27 @@ void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
   for (const auto& [id, tw] : added.tables()) CheckKeysLocked(id, before.Find(id), tw);
 }
 
-Epoch DmlManager::Apply(WriteSet&& writes) {
-  std::lock_guard lock(mu_);
+Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
+  bool has_ops = false;
+  for (const auto& [id, tw] : writes.tables()) has_ops |= !tw.ops.empty();
+  if (!durable || !has_ops) {
+    std::lock_guard lock(mu_);
+    return ApplyLocked(std::move(writes), nullptr, nullptr);
+  }
+  std::string entry = EncodeWriteSetOps(writes);
+  Epoch epoch;
+  {
+    std::lock_guard lock(mu_);
+    std::string key = DmlLogKey(loop_->database_id(), next_log_seq_++);
+    epoch = ApplyLocked(std::move(writes), &key, &entry);
+  }
+  // Outside the locks, so that other writers append meanwhile and share
+  // this sync.
+  store_->SyncDmlLog().ThrowIfError();
+  return epoch;
+}
+
+Epoch DmlManager::ApplyLocked(WriteSet&& writes, const std::string* log_key, const std::string* log_entry) {
   auto guard = loop_->BeginWrite();
   // Check everything first so that a failure leaves no trace.
   for (const auto& rows : writes.bulk())
@@ -68,6 +87,12 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
     auto st = TableFor(id);
     CheckKeysLocked(id, nullptr, tw);
     targets.emplace_back(st, &tw);
+  }
+  // Logged after the checks (a refused write set is not logged) and before
+  // the writes, in the order writers hold mu_: replay reproduces the order.
+  if (log_key) {
+    store_->AppendDmlLog(*log_key, *log_entry).ThrowIfError();
+    loop_->AddDmlLogKey(guard.epoch(), *log_key);
   }
   StreamRuntime* runtime = loop_->runtime();
   for (auto& [st, tw] : targets) {
@@ -85,6 +110,27 @@ Epoch DmlManager::Apply(WriteSet&& writes) {
   // Bulk inserts are new keys: no op above can have addressed them.
   WriteBulkLocked(writes.bulk());
   return guard.epoch();
+}
+
+size_t DmlManager::ReplayLog() {
+  std::vector<std::pair<std::string, std::string>> entries;
+  store_->ScanMeta(DmlLogPrefix(loop_->database_id()),
+                   [&](const std::string& key, const std::string& value) { entries.emplace_back(key, value); });
+  std::lock_guard lock(mu_);
+  for (auto& [key, value] : entries) {
+    WriteSet writes;
+    if (!DecodeWriteSetOps(value, &writes, /*unique_checks=*/false)) throw SqlError(sqlstate::kDataCorrupted, "corrupt DML log entry");
+    // The entry of a table dropped since then is dropped with it.
+    for (auto it = writes.mutable_tables().begin(); it != writes.mutable_tables().end();)
+      it = catalog_->GetTable(it->first) ? std::next(it) : writes.mutable_tables().erase(it);
+    Epoch epoch = ApplyLocked(std::move(writes), nullptr, nullptr);
+    loop_->AddDmlLogKey(epoch, key);  // deleted by the commit that holds the replay
+    const std::string& prefix = DmlLogPrefix(loop_->database_id());
+    uint64_t seq = 0;
+    for (size_t i = prefix.size(); i < key.size(); i++) seq = seq << 8 | static_cast<uint8_t>(key[i]);
+    next_log_seq_ = std::max(next_log_seq_, seq + 1);
+  }
+  return entries.size();
 }
 
 void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads) {

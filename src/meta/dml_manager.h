@@ -28,7 +28,18 @@ class DmlManager {
   // Applies every op and bulk insert or none. Throws 23505 on a duplicate
   // primary key and 42P01 if a table was dropped meanwhile. Returns the
   // epoch written. The ops are moved out of `writes`.
-  Epoch Apply(WriteSet&& writes);
+  //
+  // `durable` (synchronous_commit = on): the ops are also written to the
+  // DML log, in apply order, and Apply returns once the log is on disk
+  // (group commit), without waiting for the epoch's commit. A restart
+  // replays the log entries that no committed epoch covers (ReplayLog), so
+  // an acknowledged write survives a crash. Bulk rows are not logged: the
+  // caller waits for their commit instead.
+  Epoch Apply(WriteSet&& writes, bool durable = false);
+  // At start, before any session: applies the DML log's entries again (the
+  // writes of epochs that were not committed when the server stopped), in
+  // their order, and commits them. Returns how many entries were replayed.
+  size_t ReplayLog();
   // Checks `added` (applied after `before`) for duplicate primary keys
   // without writing anything: statements inside a transaction fail at once.
   void CheckUnique(const WriteSet& before, const WriteSet& added);
@@ -49,8 +60,12 @@ class DmlManager {
   StateStore* store_;
   const Catalog* catalog_;
   DatabaseEpochLoop* loop_;
+  // The part of Apply under mu_ and the epoch guard.
+  Epoch ApplyLocked(WriteSet&& writes, const std::string* log_key, const std::string* log_entry);
+
   std::mutex mu_;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;
+  uint64_t next_log_seq_ = 0;  // under mu_; ReplayLog sets it past the log's entries
 };
 
 }  // namespace freshet

@@ -1,5 +1,7 @@
 #include "server/instance.h"
 
+#include <spdlog/spdlog.h>
+
 #include <random>
 
 #include "server/stream_ddl.h"
@@ -36,6 +38,16 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   inst->job_progress_ =
       std::make_unique<JobProgressTracker>(inst->store_.get(), inst->catalog_.get(), inst->barriers_.get(), inst->jobs_.get());
   ResumeStreamJobs(inst.get());
+  // Writes acknowledged under synchronous_commit whose epoch did not commit
+  // before the server stopped: applied again, into the running jobs too,
+  // and committed before any session starts.
+  for (const auto& db : inst->catalog_->ListDatabases()) {
+    size_t replayed = inst->DmlFor(db.id)->ReplayLog();
+    if (replayed) {
+      inst->barriers_->ForDatabase(db.id)->Flush();
+      spdlog::info("database {}: replayed {} write sets from the DML log", db.name, replayed);
+    }
+  }
   return inst;
 }
 

@@ -56,6 +56,7 @@ const std::vector<VariableDef>& VariableDefs() {
       {"bytea_output", "hex", false, false},
       {"max_identifier_length", "63", false, true},
       {"rw_implicit_flush", "false", false, false},
+      {"synchronous_commit", "on", false, false},
       {"streaming_parallelism", "0", false, false},
       {"background_ddl", "false", false, false},
       {"backfill_rate_limit", "default", false, false},
@@ -175,6 +176,16 @@ void Session::SetVariable(const std::string& name, const std::string& value) {
     if (!ParseBoolSetting(v, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
     v = b ? "true" : "false";
+  } else if (key == "synchronous_commit") {
+    // PostgreSQL's values; without replicas, local and remote_* mean on.
+    std::string l = Lower(v);
+    bool b;
+    if (l == "local" || l == "remote_write" || l == "remote_apply" || l == "on" || l == "off") v = l;
+    else if (ParseBoolSetting(l, &b)) v = b ? "on" : "off";
+    else
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"synchronous_commit\": \"{}\"", value))
+          .WithHint("Available values: local, remote_write, remote_apply, on, off.");
   } else if (key == "backfill_rate_limit") {
     v = NormalizeRateLimit(v, def->name);
   } else if (key == "client_encoding") {
@@ -269,10 +280,14 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
 
 void Session::ApplyWrites(WriteSet&& writes) {
   if (writes.empty()) return;
-  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes));
+  // synchronous_commit: the writes are in the DML log, on disk, when Apply
+  // returns; bulk rows are not logged, so their commit is waited for.
+  const bool durable = GetVariable("synchronous_commit") != "off";
+  const bool bulk = !writes.bulk().empty();
+  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes), durable);
   bool implicit_flush = false;
   ParseBoolSetting(GetVariable("rw_implicit_flush"), &implicit_flush);
-  if (implicit_flush) instance_->barriers()->ForDatabase(database_.id)->Flush();
+  if (implicit_flush || (durable && bulk)) instance_->barriers()->ForDatabase(database_.id)->Flush();
 }
 
 void Session::Write(WriteSet&& writes) {

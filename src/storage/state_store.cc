@@ -1,5 +1,7 @@
 #include "storage/state_store.h"
 
+#include <optional>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -236,6 +238,38 @@ class ChangedTablesOfBatch : public rocksdb::WriteBatch::Handler {
 
 }  // namespace
 
+Status StateStore::AppendDmlLog(const std::string& key, const std::string& value) {
+  rocksdb::WriteOptions options;  // into the WAL, synced by SyncDmlLog
+  options.sync = false;
+  rocksdb::Status rs = db_->Put(options, meta_cf_, key, value);
+  if (!rs.ok()) return ToStatus(rs, "dml log");
+  std::lock_guard lock(log_mu_);
+  log_appended_++;
+  return Status::OK();
+}
+
+Status StateStore::SyncDmlLog() {
+  if (mem_env_) return Status::OK();
+  std::unique_lock lock(log_mu_);
+  const uint64_t mine = log_appended_;
+  while (log_synced_ < mine) {
+    if (log_syncing_) {
+      log_cv_.wait(lock);  // another caller's sync may cover this one
+      continue;
+    }
+    log_syncing_ = true;
+    const uint64_t covering = log_appended_;
+    lock.unlock();
+    rocksdb::Status rs = db_->SyncWAL();
+    lock.lock();
+    log_syncing_ = false;
+    if (rs.ok()) log_synced_ = std::max(log_synced_, covering);
+    log_cv_.notify_all();
+    if (!rs.ok()) return ToStatus(rs, "dml log sync");
+  }
+  return Status::OK();
+}
+
 Status StateStore::Commit(rocksdb::WriteBatch* batch) {
   ChangedTables changed;
   ChangedTablesOfBatch handler(data_cf_->GetID(), &changed);
@@ -463,14 +497,14 @@ void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* bat
     }
 }
 
-Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta) {
+Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes) {
   ChangedTables changed;
   for (const auto* part : writes.ops)
     for (const WriteOp& op : *part) changed.AddKey(op.key);
   for (const BulkRows* rows : writes.bulk) changed.tables.push_back(rows->table_id());
   changed.Finish();
   versions_.BeginChange(changed.tables, false);
-  Status s = CommitBulkUnversioned(writes, std::move(meta));
+  Status s = CommitBulkUnversioned(writes, std::move(meta), meta_deletes);
   versions_.EndChange(changed.tables, false);
   return s;
 }
@@ -486,7 +520,8 @@ bool OpsIn(const CommitWrites& writes, const std::vector<WritePos>& order, const
 }
 }  // namespace
 
-Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEntries meta) {
+Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEntries meta,
+                                         const std::vector<std::string>& meta_deletes) {
   std::vector<WritePos> order = SortedOrder(all_writes.ops);
   // A spilled load's files (one per vnode, written during the load) are
   // ingested as they are when nothing else of the commit falls among its
@@ -574,10 +609,17 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
   std::string meta_file = base + "-meta.sst";
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));
   rocksdb::SstFileWriter meta_writer(rocksdb::EnvOptions(), meta_options, meta_cf_);
-  std::sort(meta.begin(), meta.end());  // an SST is written in key order
+  // Puts and deletes in key order (an SST is written so); a delete is an
+  // entry without a value.
+  std::vector<std::pair<std::string, std::optional<std::string>>> entries;
+  for (auto& [k, v] : meta) entries.emplace_back(std::move(k), std::move(v));
+  for (const auto& k : meta_deletes) entries.emplace_back(k, std::nullopt);
+  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (rs.ok()) rs = meta_writer.Open(meta_file);
-  for (size_t i = 0; rs.ok() && i < meta.size(); i++)
-    if (i + 1 == meta.size() || meta[i].first != meta[i + 1].first) rs = meta_writer.Put(meta[i].first, meta[i].second);
+  for (size_t i = 0; rs.ok() && i < entries.size(); i++) {
+    if (i + 1 < entries.size() && entries[i].first == entries[i + 1].first) continue;  // the last one wins
+    rs = entries[i].second ? meta_writer.Put(entries[i].first, *entries[i].second) : meta_writer.Delete(entries[i].first);
+  }
   if (rs.ok()) rs = meta_writer.Finish();
   if (rs.ok()) {
     std::vector<rocksdb::IngestExternalFileArg> args;

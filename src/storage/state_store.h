@@ -23,7 +23,9 @@
 
 #include <atomic>
 #include <functional>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 #include <string>
@@ -96,7 +98,16 @@ class StateStore {
   // files and ingesting all of them atomically: far cheaper than a
   // WriteBatch for bulk loads (no WAL, no memtable inserts). Large commits
   // are split at a key and written by two threads into two files.
-  Status CommitBulk(const CommitWrites& writes, MetaEntries meta);
+  // `meta_deletes`: meta-family keys removed in the same commit.
+  Status CommitBulk(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes = {});
+
+  // The DML log (synchronous_commit; keys from DmlLogKey). AppendDmlLog
+  // writes an entry to the write-ahead log without waiting for the disk;
+  // SyncDmlLog returns once everything appended before it is durable. Many
+  // callers share one fsync (group commit): a caller whose entry was
+  // covered by another's sync returns without one.
+  Status AppendDmlLog(const std::string& key, const std::string& value);
+  Status SyncDmlLog();
   // Where a bulk load of the data family spills its rows (see BulkSpill);
   // nullopt for in-memory stores, whose loads stay in memory.
   std::optional<BulkSpill> NewBulkSpill() const;
@@ -155,7 +166,14 @@ class StateStore {
 
  private:
   StateStore() = default;
-  Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta);
+  Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes);
+  // Group commit of the DML log: appended_ counts appends, synced_ the
+  // appends known durable.
+  std::mutex log_mu_;
+  std::condition_variable log_cv_;
+  uint64_t log_appended_ = 0;
+  uint64_t log_synced_ = 0;
+  bool log_syncing_ = false;
   // Options of the SST files a bulk commit or a bulk load writes (with or
   // without Bloom filters).
   rocksdb::Options BulkFileOptions(bool bloom) const;

@@ -60,4 +60,11 @@ class WriteSet {
   std::vector<std::shared_ptr<const BulkRows>> bulk_;
 };
 
+// The ops of a write set (not its bulk rows) as bytes, for the DML log, and
+// back. Decode returns false for bytes that are not an encoding.
+std::string EncodeWriteSetOps(const WriteSet& writes);
+// `unique_checks`: keep the ops' primary-key checks (a replay drops them:
+// the writes were checked when first applied).
+bool DecodeWriteSetOps(std::string_view bytes, WriteSet* out, bool unique_checks = true);
+
 }  // namespace freshet
