@@ -766,6 +766,7 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
 
 // TUMBLE(relation, time_column, size) and HOP(relation, time_column, slide,
 // size): the relation's rows with window_start and window_end columns.
+static constexpr int64_t kMaxHopWindowsPerRow = 10000;
 PlanPtr Binder::BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc, const std::string& name,
                                Scope* outer, Scope* scope) {
   const size_t want = name == "tumble" ? 3 : 4;
@@ -812,6 +813,14 @@ PlanPtr Binder::BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__
     for (size_t i = 0; i < rf->alias->n_colnames && i < schema.size(); i++) schema[i].name = StringOf(rf->alias->colnames[i]);
   scope->Append(schema);
   if (name == "hop") {
+    // Every row is copied into ceil(size / slide) windows; past a bound the
+    // copies of one row alone would exhaust memory (1 microsecond slides
+    // over 1 day: 86 billion rows per input row).
+    const int64_t windows = sizes[1] / sizes[0] + (sizes[1] % sizes[0] != 0);
+    if (windows > kMaxHopWindowsPerRow)
+      ThrowAt(sqlstate::kInvalidParameterValue, fc->location,
+              fmt::format("HOP would put each row in {} windows; the window size may be at most {} times the slide",
+                          windows, kMaxHopWindowsPerRow));
     int col = static_cast<const ColumnRefExpr&>(*ts).index();
     return std::make_unique<HopNode>(std::move(input), col, sizes[0], sizes[1], std::move(schema));
   }
