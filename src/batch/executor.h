@@ -40,7 +40,13 @@ struct ExecContext {
   FragmentsFn fragments;  // the running stream graph (rw_fragments, rw_actors); may be null
   std::function<std::optional<int64_t>(ObjectId)> row_count;  // rw_table_stats; may be null
 
-  // Throws 57014 when the client cancelled the statement.
+  // The statement's memory limit in bytes (0: none) and the thread's net
+  // allocation when it started (common/thread_memory.h).
+  int64_t memory_limit = 0;
+  int64_t memory_at_start = 0;
+
+  // Throws 57014 when the client cancelled the statement, and 53200 when the
+  // statement's thread grew by more than memory_limit since it started.
   void CheckCancelled() const;
 };
 

@@ -1,5 +1,7 @@
 #include "batch/executor_builder.h"
 
+#include "common/thread_memory.h"
+
 #include "batch/executors.h"
 #include "common/error.h"
 
@@ -69,6 +71,12 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
 void ExecContext::CheckCancelled() const {
   if (cancelled && cancelled->load(std::memory_order_relaxed))
     throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+  if (memory_limit > 0) {
+    int64_t used = ThreadMemory::Net() - memory_at_start;
+    if (used > memory_limit)
+      throw SqlError(sqlstate::kOutOfMemory, "out of memory")
+          .WithDetail(fmt::format("The statement used more than {} MB (statement_memory_limit).", memory_limit >> 20));
+  }
 }
 
 DataChunk EvalExpressions(const std::vector<ExprPtr>& exprs, const DataChunk& input, EvalContext& ctx) {

@@ -50,6 +50,7 @@ inline constexpr const char* kInvalidColumnReference = "42P10";
 inline constexpr const char* kWrongObjectType = "42809";
 inline constexpr const char* kInsufficientPrivilege = "42501";
 inline constexpr const char* kProgramLimitExceeded = "54000";
+inline constexpr const char* kOutOfMemory = "53200";
 inline constexpr const char* kStatementTooComplex = "54001";
 inline constexpr const char* kInvalidTextRepresentation = "22P02";
 inline constexpr const char* kNumericValueOutOfRange = "22003";

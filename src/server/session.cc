@@ -1,5 +1,7 @@
 #include "server/session.h"
 
+#include <unistd.h>
+
 #include <pg_query/pg_query.pb-c.h>
 #include <spdlog/spdlog.h>
 
@@ -9,6 +11,7 @@
 #include "batch/subquery_runner.h"
 #include "catalog/pg_catalog.h"
 #include "common/error.h"
+#include "common/thread_memory.h"
 #include "expr/cast.h"
 #include "planner/optimizer.h"
 #include "server/pg_binary.h"
@@ -57,6 +60,7 @@ const std::vector<VariableDef>& VariableDefs() {
       {"max_identifier_length", "63", false, true},
       {"rw_implicit_flush", "false", false, false},
       {"synchronous_commit", "on", false, false},
+      {"statement_memory_limit", "0", false, false},
       {"streaming_parallelism", "0", false, false},
       {"background_ddl", "false", false, false},
       {"backfill_rate_limit", "default", false, false},
@@ -64,6 +68,31 @@ const std::vector<VariableDef>& VariableDefs() {
       {"visibility_mode", "default", false, false},
   };
   return kDefs;
+}
+
+// A memory size as PostgreSQL writes them (a number of kB, or with kB, MB,
+// GB or TB); nullopt when it is not one.
+std::optional<int64_t> ParseMemorySetting(const std::string& text) {
+  size_t pos = 0;
+  long long n;
+  try {
+    n = std::stoll(text, &pos);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (n < 0) return std::nullopt;
+  std::string unit = text.substr(pos);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  int shift = unit.empty() || unit == "kB" ? 10 : unit == "MB" ? 20 : unit == "GB" ? 30 : unit == "TB" ? 40 : -1;
+  if (shift < 0 || n > (INT64_MAX >> shift)) return std::nullopt;
+  return int64_t(n) << shift;
+}
+
+// Half of the machine's memory: past that, one statement would starve
+// everything else.
+int64_t DefaultStatementMemoryLimit() {
+  static const int64_t limit = int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)) / 2;
+  return limit;
 }
 
 const VariableDef* FindVariable(const std::string& name) {
@@ -176,6 +205,11 @@ void Session::SetVariable(const std::string& name, const std::string& value) {
     if (!ParseBoolSetting(v, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
     v = b ? "true" : "false";
+  } else if (key == "statement_memory_limit") {
+    if (!ParseMemorySetting(v))
+      FRESHET_THROW(sqlstate::kInvalidParameterValue,
+                    "invalid value for parameter \"statement_memory_limit\": \"{}\" (a size such as 64MB, or 0 for "
+                    "the server's default)", value);
   } else if (key == "synchronous_commit") {
     // PostgreSQL's values; without replicas, local and remote_* mean on.
     std::string l = Lower(v);
@@ -402,6 +436,9 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   ctx.database_id = database_.id;
   ctx.user_name = user_;
   ctx.cancelled = &cancel_;
+  ctx.memory_limit = *ParseMemorySetting(GetVariable("statement_memory_limit"));
+  if (ctx.memory_limit == 0) ctx.memory_limit = DefaultStatementMemoryLimit();
+  ctx.memory_at_start = ThreadMemory::Net();
   WriteSet writes;
   ctx.writes = &writes;
   ctx.snapshot = ReadSnapshot();
