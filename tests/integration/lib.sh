@@ -25,6 +25,13 @@ check() {  # check <description> <command...>: ok when the command succeeds
   local what="$1"; shift
   if "$@"; then ok "$what"; else fail "$what"; fi
 }
+# Whether a view holds exactly what its query returns (as multisets); needs
+# the test's q (psql -At against the server).
+same() {  # same VIEW QUERY
+  local diff
+  diff=$(q -c "select count(*) from ((select * from $1 except all ($2)) union all (($2) except all select * from $1)) d")
+  [[ "$diff" == "0" ]] || { echo "    $1 differs from its query in $diff rows"; return 1; }
+}
 finish() { echo; echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
 
 pick_port() {

@@ -42,12 +42,6 @@ stop_server() {
   wait "$SERVER_PID" 2>/dev/null
   SERVER_PID=""
 }
-# Whether a view holds exactly what its query returns (as multisets).
-same() {  # same VIEW QUERY
-  local diff
-  diff=$(q -c "select count(*) from ((select * from $1 except all ($2)) union all (($2) except all select * from $1)) d")
-  [[ "$diff" == "0" ]] || { echo "    $1 differs from its query in $diff rows"; return 1; }
-}
 
 echo "== 1) a transient failure replays the failed epoch's writes"
 start_with_fault "HashAgg:chunk:3:1" d1 || { fail "start"; finish; }

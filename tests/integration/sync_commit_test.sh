@@ -32,11 +32,6 @@ RANDOM=$SEED
 
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
 kill9() { kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
-same() {  # same VIEW QUERY: the view holds what its query returns
-  local diff
-  diff=$(q -c "select count(*) from ((select * from $1 except all ($2)) union all (($2) except all select * from $1)) d")
-  [[ "$diff" == "0" ]] || { echo "    $1 differs from its query in $diff rows"; return 1; }
-}
 
 start_server "$WORK/data" "$WORK/server.log" || { fail "start"; finish; }
 q -c "create table t(id int primary key, v int)" \
