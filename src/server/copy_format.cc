@@ -13,6 +13,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "common/limits.h"
 #include "server/utf8_check.h"
 
 namespace freshet {
@@ -304,18 +305,32 @@ void CopyRecordReader::CheckRecordEncoding(size_t start, size_t end, bool final)
       }
 }
 
+// A record still incomplete holds every byte since its start, which a
+// client could send without end: past the limit on a value (PostgreSQL's
+// line buffer is a string buffer of at most 1 GB) it is refused.
+void CopyRecordReader::CheckIncompleteRecord() const {
+  uint64_t have = buf_.size() - pos_;
+  if (have > kMaxValueBytes) ThrowCannotEnlarge(kMaxValueBytes, have - kMaxValueBytes);
+}
+
 bool CopyRecordReader::Next(bool final, std::vector<CopyField>* fields) {
   if (ended_ || pos_ >= buf_.size()) return false;
   if (!final && scanned_ > pos_ && !std::memchr(buf_.data() + scanned_, '\n', buf_.size() - scanned_)) {
     scanned_ = buf_.size();
+    CheckIncompleteRecord();
     return false;
   }
+  // Past the limit with no line end in reach, the record is too long
+  // whatever it holds: refused before its fields are unescaped again.
+  if (buf_.size() - pos_ > kMaxValueBytes && !std::memchr(buf_.data() + pos_, '\n', kMaxValueBytes + 1))
+    CheckIncompleteRecord();
   spans_.clear();
   scratch_.clear();
   escaped_non_ascii_ = false;
   size_t end = 0;
   if (!(format_.csv ? ReadCsv(final, &end) : ReadText(final, &end))) {
     scanned_ = buf_.size();
+    CheckIncompleteRecord();
     return false;
   }
   if (check_encoding_) CheckRecordEncoding(pos_, end, final);
@@ -500,7 +515,7 @@ void CopyRecordReader::Unescape(std::string_view raw) {
 }
 
 bool CopyBlockSplitter::Next(bool final, size_t min_bytes, std::string* block, int64_t* first_record) {
-  if (ended_ || pending_.empty() || (!final && pending_.size() < min_bytes)) return false;
+  if (ended_ || pending_.empty() || (!final && pending_.size() < std::max(min_bytes, retry_at_))) return false;
   const char* b = pending_.data();
   const size_t n = pending_.size();
   size_t cut = 0;
@@ -523,7 +538,7 @@ bool CopyBlockSplitter::Next(bool final, size_t min_bytes, std::string* block, i
   } else {
     // Only cutting: the records' encoding is checked when they are parsed.
     CopyRecordReader reader(format_, /*check_encoding=*/false);
-    reader.Append(pending_);
+    reader.Append(std::move(pending_));  // lent, not copied (it may be a gigabyte)
     std::vector<CopyField> fields;
     try {
       while (reader.Next(final, &fields)) {
@@ -533,12 +548,21 @@ bool CopyBlockSplitter::Next(bool final, size_t min_bytes, std::string* block, i
     } catch (const SqlError&) {
       if (cut == 0) throw;  // else the records before the bad one go first
     }
-    if (reader.ended()) {
+    bool ended = reader.ended();
+    pending_ = reader.TakeBuffer();
+    if (ended) {
       ended_ = true;
       pending_.resize(cut);  // the marker and anything after it
     }
   }
-  if (cut == 0) return false;
+  if (cut == 0) {
+    // No whole record yet: the first one is all of it (see
+    // CopyRecordReader::CheckIncompleteRecord).
+    if (pending_.size() > kMaxValueBytes) ThrowCannotEnlarge(kMaxValueBytes, pending_.size() - kMaxValueBytes);
+    retry_at_ = std::min<size_t>(2 * pending_.size(), kMaxValueBytes + 1);
+    return false;
+  }
+  retry_at_ = 0;
   block->swap(pending_);
   pending_.assign(*block, cut, std::string::npos);
   block->resize(cut);
@@ -611,6 +635,8 @@ bool BinaryCopyReader::Next(bool final, std::vector<CopyField>* fields) {
     if (flags & (1u << 16)) ThrowBadBinary("invalid COPY file header (WITH OIDS)");
     if (flags & 0xffff0000u & ~(1u << 16)) ThrowBadBinary("unrecognized critical flags in COPY file header");
     uint32_t extension = GetFixed32BE(b + pos_ + kSignatureSize + 4);
+    // (It is buffered whole before it is skipped: no more than a value.)
+    if (extension > kMaxValueBytes) ThrowBadBinary("invalid COPY file header (wrong length)");
     if (avail < kSignatureSize + 8 + size_t(extension)) return short_data();
     pos_ += kSignatureSize + 8 + extension;
     header_read_ = true;
@@ -636,6 +662,9 @@ bool BinaryCopyReader::Next(bool final, std::vector<CopyField>* fields) {
       continue;
     }
     if (len < 0) ThrowBadBinary("invalid field size");
+    // A tuple is buffered whole: no larger than a value can be (each field
+    // is, in PostgreSQL, read into a string buffer of at most 1 GB).
+    CheckEnlarge(p - pos_, static_cast<uint64_t>(len));
     if (buf_.size() - p < size_t(len)) return short_data();
     fields->push_back({std::string_view(b + p, size_t(len)), false});
     p += size_t(len);

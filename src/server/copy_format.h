@@ -101,6 +101,8 @@ class CopyRecordReader {
   bool ReadCsv(bool final, size_t* end);
   bool ReadText(bool final, size_t* end);
   void Unescape(std::string_view raw);
+  // 54000 when the record not yet complete is larger than a value can be.
+  void CheckIncompleteRecord() const;
   void AddSpan(const Span& span);
   // CSV: the position of the first byte at or after i that ends an
   // unquoted run, or buf_.size(). Works on 64-byte windows of buf_ at a
@@ -184,6 +186,10 @@ class CopyBlockSplitter {
  private:
   CopyFormat format_;
   std::string pending_;
+  // After a Next that found no whole record: it looks again once the
+  // pending data has doubled (or at the end), so a record arriving in many
+  // small pieces is scanned O(its size) times in all, not once per piece.
+  size_t retry_at_ = 0;
   int64_t records_ = 0;
   bool ended_ = false;
 };
