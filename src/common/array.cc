@@ -20,6 +20,12 @@ void PutVarint(std::string* out, uint64_t v) {
 
 [[noreturn]] void Malformed() { throw SqlError(sqlstate::kInternalError, "malformed array or struct value"); }
 
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  for (; v >= 0x80; v >>= 7) n++;
+  return n;
+}
+
 uint64_t GetVarint(std::string_view* in) {
   uint64_t result = 0;
   for (int shift = 0; shift <= 63 && !in->empty(); shift += 7) {
@@ -47,15 +53,18 @@ void SkipElement(std::string_view* in, PhysicalType physical) {
 
 void AppendElementCount(uint64_t n, std::string* out) { PutVarint(out, n); }
 
+// EncodeCell's bytes for a string: tag 1, varint length, the bytes.
+void AppendEncodedStringElement(std::string_view s, std::string* out) {
+  out->push_back(1);
+  PutVarint(out, s.size());
+  out->append(s);
+}
+
+size_t EncodedStringElementSize(std::string_view s) { return 1 + VarintSize(s.size()) + s.size(); }
+
 uint64_t ReadElementCount(std::string_view* in) { return GetVarint(in); }
 
 namespace {
-
-size_t VarintSize(uint64_t v) {
-  size_t n = 1;
-  for (; v >= 0x80; v >>= 7) n++;
-  return n;
-}
 
 // The bytes of EncodeArray(v), counted without writing them.
 uint64_t EncodedArraySize(const Vector& v) {

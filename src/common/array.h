@@ -28,6 +28,11 @@ void AppendEncodedElement(const Vector& v, size_t i, std::string* out);
 void DecodeElementInto(std::string_view* in, Vector* out);
 // Moves *in past one element of the given physical type.
 void SkipElement(std::string_view* in, PhysicalType physical);
+// The same for one element known as a string (varchar, bytea) or a NULL,
+// without a Vector; and the bytes a string element takes.
+void AppendEncodedStringElement(std::string_view s, std::string* out);
+inline void AppendEncodedNullElement(std::string* out) { out->push_back(0); }
+size_t EncodedStringElementSize(std::string_view s);
 // The varint count in front of an array's (or struct's) elements.
 void AppendElementCount(uint64_t n, std::string* out);
 uint64_t ReadElementCount(std::string_view* in);

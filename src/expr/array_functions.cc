@@ -175,7 +175,9 @@ void ArrayToString(const std::vector<const Vector*>& args, size_t n, Vector* out
   }
 }
 
-// string_to_array(text, delimiter[, null_string]).
+// string_to_array(text, delimiter[, null_string]). The elements are pieces
+// of the text: the array's bytes are written directly (no vector of them),
+// after a first pass that counts them and their bytes against the limits.
 void StringToArray(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
   for (size_t r = 0; r < n; r++) {
     if (args[0]->IsNull(r)) {
@@ -183,46 +185,49 @@ void StringToArray(const std::vector<const Vector*>& args, size_t n, Vector* out
       continue;
     }
     std::string_view s = args[0]->GetString(r);
-    // The number of elements is known before any is made.
-    if (!s.empty()) {
-      uint64_t count = 1;
-      if (args[1]->IsNull(r)) {
-        count = Utf8Length(s);
-      } else if (!args[1]->GetString(r).empty()) {
-        std::string_view sep = args[1]->GetString(r);
-        for (size_t p = s.find(sep); p != std::string_view::npos; p = s.find(sep, p + sep.size())) count++;
-      }
-      CheckArrayElements(count);
-    }
-    Vector elems(DataType::Text());
-    auto add = [&](std::string_view e) {
-      if (args.size() > 2 && !args[2]->IsNull(r) && e == args[2]->GetString(r)) elems.AppendNull();
-      else elems.AppendString(std::string(e));
-    };
-    if (!s.empty()) {
+    const bool has_null_text = args.size() > 2 && !args[2]->IsNull(r);
+    const std::string_view null_text = has_null_text ? std::string_view(args[2]->GetString(r)) : std::string_view();
+    // Calls each(piece) for each element in order.
+    auto for_each = [&](auto&& each) {
+      if (s.empty()) return;
       if (args[1]->IsNull(r)) {  // one element per character
         for (size_t i = 0; i < s.size();) {
           size_t len = Utf8CharBytes(s, i);
-          add(s.substr(i, len));
+          each(s.substr(i, len));
           i += len;
         }
       } else if (args[1]->GetString(r).empty()) {
-        add(s);
+        each(s);
       } else {
         std::string_view sep = args[1]->GetString(r);
         size_t pos = 0;
         while (true) {
           size_t next = s.find(sep, pos);
           if (next == std::string_view::npos) {
-            add(s.substr(pos));
+            each(s.substr(pos));
             break;
           }
-          add(s.substr(pos, next - pos));
+          each(s.substr(pos, next - pos));
           pos = next + sep.size();
         }
       }
-    }
-    out->AppendString(EncodeArray(elems));
+    };
+    auto is_null = [&](std::string_view e) { return has_null_text && e == null_text; };
+    uint64_t count = 0, bytes = 0;
+    for_each([&](std::string_view e) {
+      count++;
+      bytes += is_null(e) ? 1 : EncodedStringElementSize(e);
+    });
+    CheckArrayElements(count);
+    std::string array;
+    AppendElementCount(count, &array);
+    CheckArrayBytes(array.size() + bytes);
+    array.reserve(array.size() + bytes);
+    for_each([&](std::string_view e) {
+      if (is_null(e)) AppendEncodedNullElement(&array);
+      else AppendEncodedStringElement(e, &array);
+    });
+    out->AppendString(std::move(array));
   }
 }
 
