@@ -7,37 +7,50 @@
 // without) with random rows (NULLs everywhere, duplicates, negatives, edge
 // values: INT and BIGINT extremes, NaN, +-Infinity, -0, numerics of mixed
 // scales), and random queries over them: projections with expressions
-// (arithmetic, CASE, COALESCE, NULLIF, GREATEST, casts, string and timestamp
-// functions), filters (comparisons, comparisons with NULL, IS [NOT] DISTINCT
-// FROM, BETWEEN, IN, LIKE, AND/OR/NOT), inner/left/right/full joins of tables,
-// views and subqueries (projections, filters, aggregates) on equalities
-// (also of expressions) plus non-equi conditions, GROUP BY with HAVING,
-// global aggregates (count, sum, avg, min, max, bool_and/or, string_agg; with
-// DISTINCT and FILTER), DISTINCT, top-N (ORDER BY every output column, so
-// ties are rows that are equal, LIMIT/OFFSET), per-group top-N
-// (row_number() <= N), UNION ALL and UNION, and views on views.
+// (arithmetic, CASE, simple CASE, COALESCE, NULLIF, GREATEST/LEAST, casts,
+// string, numeric and timestamp functions), filters (comparisons, comparisons
+// with NULL, IS [NOT] DISTINCT FROM, BETWEEN, IN lists, LIKE, IS [NOT]
+// TRUE/FALSE/UNKNOWN, AND/OR/NOT), inner/left/right/full joins (two inputs, or
+// a chain of three) of tables, views and subqueries (projections, filters,
+// aggregates, DISTINCT, top-N, UNION ALL) on equalities (also of computed
+// keys: casts, expressions) plus non-equi conditions in ON and WHERE, GROUP BY
+// with HAVING, global aggregates (count, sum, avg, min, max, bool_and/or,
+// string_agg and array_agg with ORDER BY; DISTINCT and FILTER), DISTINCT,
+// top-N (ORDER BY every output column, so ties are rows that are equal;
+// LIMIT/OFFSET), per-group top-N (row_number() <= N), UNION ALL and UNION,
+// and views on views. Arithmetic is generated with bounds on its values so
+// that it never overflows (PostgreSQL raises an error where a stream writes
+// NULL), and doubles that are summed are sums of quarters (exact whatever
+// the order of additions and retractions).
 //
 // Each query becomes a materialized view on Freshet (some before any row,
 // some after the initial rows so they backfill, some halfway through the
-// workload) and a plain view on PostgreSQL. Then rounds of random DML
-// (INSERT/UPDATE/DELETE, primary-key moves, delete-and-reinsert of a key,
-// some in transactions that commit or roll back) run on both servers; after
-// each round and FLUSH:
+// workload on a second connection while that round's DML runs) with a random
+// streaming_parallelism, and a view on PostgreSQL (materialized, and
+// refreshed after each round, when other views read it). Then rounds of
+// random DML (INSERT, bulk INSERT ... SELECT FROM generate_series, UPDATE,
+// primary-key moves, DELETE, delete-and-reinsert of a key, some in
+// transactions that commit or roll back) run on both servers; some seeds run
+// rounds with no operator state cached, or with barriers every 10 ms that
+// commit only at FLUSH. After each round and FLUSH:
 //   - every table on Freshet equals the same table on PostgreSQL,
 //   - every view equals its defining query run as a batch SELECT on Freshet
 //     ("view vs batch"),
 //   - that batch result equals the query's result on PostgreSQL ("batch vs
-//     PostgreSQL").
+//     PostgreSQL"), column types included (varchar and text alike).
 // All as multisets of rows. Numbers compare by value across int/numeric/
 // float types: floats within a relative 1e-9 (absolute below 1), numerics
 // exactly after dropping trailing zeros unless both sides have 6 or more
 // decimals (divisions, avg: then within a relative 1e-15). Each comparison
 // is one check. A query Freshet refuses with SQLSTATE 0A000 (feature not
 // supported) is skipped (counted, with its message), as are views on it.
+// Before the seeds, the probes (minimised reproductions) of the bugs this
+// test found run as regression tests (kBugShapes, kProbes).
 //
 // The statements are a function of the seed only (separate random streams
 // for the schema, the data and each query: the same seed gives the same
-// statements, VIEW_FUZZ_ONLY picks views without changing anything else).
+// statements, alone or among other seeds; VIEW_FUZZ_ONLY picks views
+// without changing anything else).
 //
 // Environment:
 //   VIEW_FUZZ_SEED        run this seed (with VIEW_FUZZ_SEEDS: the first of them)
@@ -45,7 +58,9 @@
 //                         (neither: the default seeds, kDefaultFirstSeed.. below)
 //   VIEW_FUZZ_QUERIES     queries per seed (default 16)
 //   VIEW_FUZZ_ROUNDS      DML rounds per seed (default 8)
-//   VIEW_FUZZ_SQL_LOG     write every statement to this file (psql-ready)
+//   VIEW_FUZZ_SQL_LOG     write every statement sent to Freshet to this file
+//                         (psql-ready; PostgreSQL got the same DDL and DML,
+//                         with plain views, and no FLUSH/SET/ALTER SYSTEM)
 //   VIEW_FUZZ_KNOWN_BUGS  1 or "all": also generate the shapes that are known
 //                         to be broken (kBugShapes below with broken = true);
 //                         or a comma list of their names
@@ -58,9 +73,11 @@
 //   VIEW_FUZZ_ONLY        a comma list of query numbers to create (and the
 //                         views they read)
 //   VIEW_FUZZ_VERBOSE     1: print every query
+//   VIEW_FUZZ_SLOW        print every statement that takes longer (ms)
 //   VIEW_FUZZ_REPRO_LINES lines of the reproduction script printed on the
 //                         first failure of a seed (default 400)
-// Prints "N passed, M failed" last and exits 1 when anything failed.
+// Every statement is cancelled after 120 s. Prints "N passed, M failed" last
+// and exits 1 when anything failed.
 #include <libpq-fe.h>
 #include <sys/select.h>
 
@@ -194,6 +211,7 @@ bool Fits(T t, double bound) {
   if (t == T::kInt) return bound <= kIntMax;
   if (t == T::kBigInt) return bound <= kBigMax;
   if (t == T::kDouble) return bound <= kDoubleMax;
+  if (t == T::kNumeric) return bound <= 1e30;  // Freshet's numeric holds 38 digits
   return true;
 }
 
@@ -220,6 +238,7 @@ struct Relation {  // a table or an earlier view
   std::string name;
   std::vector<E> cols;  // sql = the column name
   int view = -1;        // the query number when a view
+  bool big = false;     // a view of a join or UNION (not aggregated): not joined again
 };
 
 struct Knobs {
@@ -522,11 +541,16 @@ struct Gen {
           }
         }
       }
-      case T::kNumeric: {  // bounds matter for casts back to integers
+      case T::kNumeric: {
+        // Bounds matter for casts back to integers, and for Freshet's numeric
+        // of at most 38 digits (docs/architecture.md; PostgreSQL's is
+        // unbounded): a quotient (inexact) has 16 significant digits or more,
+        // up to ~31 decimals, so it is only added to small values.
         switch (r.Int(0, 6)) {
           case 0:
           case 1: {
             E a = sub(), b = sub();
+            if ((a.inexact || b.inexact) && (a.bound > 1e5 || b.bound > 1e5)) return E{};
             E e = Combine("(" + a.sql + (r.Chance(50) ? " + " : " - ") + b.sql + ")", t, {&a, &b});
             e.bound = a.bound + b.bound;
             return e;
@@ -534,12 +558,14 @@ struct Gen {
           case 2: {
             if (depth > 0) return E{};
             E a = sub(), b = sub();
+            if (a.inexact || b.inexact) return E{};
             E e = Combine("(" + a.sql + " * " + b.sql + ")", t, {&a, &b});
             e.bound = a.bound * b.bound;
             return e;
           }
           case 3: {
             E a = sub(), b = sub();
+            if (a.inexact || b.inexact) return E{};
             E e = Combine("(" + a.sql + " / NULLIF(" + b.sql + ", 0))", t, {&a, &b});
             e.bound = a.bound * 1000;  // |b| >= 0.001 when not zero
             e.inexact = true;
@@ -841,6 +867,7 @@ struct Query {
   int phase = 1;          // 0: before any row, 1: after the initial rows, 2: halfway
   std::string shape;      // e.g. "agg over join(left) of t0,(sub t1)"
   std::set<std::string> bugs;  // known-bug shapes it has
+  bool big = false;            // over a join or a UNION, not aggregated (see Relation::big)
 };
 
 struct From {
@@ -862,10 +889,18 @@ struct QueryGen {
 
   QueryGen(Rng rng, const Knobs& knobs, const std::vector<Relation>& relations) : r(rng), k(knobs), rels(relations) {}
 
-  const Relation& PickRel() {
+  size_t tables_before_views() const {
+    size_t n = 0;
+    for (const auto& rel : rels) n += rel.view < 0;
+    return n;
+  }
+
+  // `for_join`: an input of a join: no big views (joins of joins of views grow fast).
+  const Relation& PickRel(bool for_join = false) {
     // Tables more often than views.
     std::vector<const Relation*> tables, views;
-    for (const auto& rel : rels) (rel.view < 0 ? tables : views).push_back(&rel);
+    for (const auto& rel : rels)
+      if (!(for_join && rel.big)) (rel.view < 0 ? tables : views).push_back(&rel);
     if (!views.empty() && r.Chance(30)) return *r.Pick(views);
     return *r.Pick(tables);
   }
@@ -884,10 +919,10 @@ struct QueryGen {
   // One FROM item: a table or view, or a subquery over one.
   // `projection`: whether the subquery may be a plain projection (whose
   // stream carries hidden key columns); else it aggregates or is DISTINCT.
-  From Item(int item, bool allow_sub, bool projection = true) {
+  From Item(int item, bool allow_sub, bool projection = true, bool for_join = false) {
     From f;
     f.items = 1;
-    const Relation& rel = PickRel();
+    const Relation& rel = PickRel(for_join);
     std::string alias = "a" + std::to_string(item);
     if (rel.view >= 0) f.deps.insert(rel.view);
     if (!allow_sub || !k.Shape("subquery") || r.Chance(55)) {
@@ -957,7 +992,7 @@ struct QueryGen {
         sql += " ORDER BY " + OrderAll(cols, true) + " LIMIT " + IntText(r.Int(1, 8));
         kind = "topn ";
       } else if (!distinct) {
-        const Relation& rel2 = PickRel();
+        const Relation& rel2 = PickRel(for_join);
         if (rel2.view >= 0) f.deps.insert(rel2.view);
         Scope in2 = ScopeOf(rel2, inner + "u", 0);
         std::vector<std::string> list2;
@@ -1039,7 +1074,7 @@ struct QueryGen {
   From Joined(int n_items) {
     // A projection subquery only as the last (rightmost) input, unless the known bug is on.
     const bool bug_ok = k.Bug("join_left_subquery");
-    From f = Item(0, true, bug_ok);
+    From f = Item(0, true, bug_ok, true);
     if (f.hidden) f.bugs.insert("join_left_subquery");
     f.shape = "join(" + f.shape;
     for (int i = 1; i < n_items; i++) {
@@ -1058,7 +1093,7 @@ struct QueryGen {
           nested = false;
           cast_ok = true;
         }
-        if (attempt < 3) right = Item(i, true, bug_ok || i == n_items - 1);
+        if (attempt < 3) right = Item(i, true, bug_ok || i == n_items - 1, true);
         conds.clear();
         for (int64_t q = 0; q < keys; q++) {
           bool computed = false;
@@ -1308,6 +1343,9 @@ struct QueryGen {
     }
     Finish(f, &q);
     q.bugs.insert(g.used_bugs.begin(), g.used_bugs.end());
+    bool reads_big = false;
+    for (int d : q.deps) reads_big |= rels[d + tables_before_views()].big;
+    q.big = (f.items > 1 || kind == "union" || reads_big) && (kind == "select" || kind == "union" || kind == "grouptopn");
     q.shape = kind + " over " + f.shape;
     return q;
   }
@@ -2171,6 +2209,7 @@ struct SeedRun {
       v.name = q.name;
       v.view = i;
       v.cols = q.out;
+      v.big = q.big;
       rels.push_back(v);
     }
     // Views read by a chosen one are created too.
