@@ -67,7 +67,7 @@ start_pg() {
   for _ in 1 2 3 4 5; do
     PG_PORT="$(pick_port)" || return 1
     if timeout 90 "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_RUN/server.log" -w -t 60 \
-        -o "-p $PG_PORT -k $PG_RUN -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null 2>&1; then
+        -o "-p $PG_PORT -k $PG_RUN -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null 2>&1; then
       PG_STARTED=1
       return 0
     fi
