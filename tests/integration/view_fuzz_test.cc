@@ -2100,22 +2100,22 @@ struct SeedRun {
       bool tried = false;
       Result res;
     };
-    std::vector<Pending> todo;
+    std::vector<Pending> to_create;
     for (auto& q : queries) {
       if (q.phase != phase || broken) continue;
       if (!only.empty() && !only.count(q.id)) continue;
       int par = int(par_rng.Int(0, 4));
-      todo.push_back({&q, "SET streaming_parallelism = " + std::to_string(par),
+      to_create.push_back({&q, "SET streaming_parallelism = " + std::to_string(par),
                       "CREATE MATERIALIZED VIEW " + q.name + " AS " + q.sql});
-      Log(todo.back().set);
-      Log(todo.back().create);
-      script.push_back({todo.back().set, q.id});
-      script.push_back({todo.back().create, q.id});
+      Log(to_create.back().set);
+      Log(to_create.back().create);
+      script.push_back({to_create.back().set, q.id});
+      script.push_back({to_create.back().create, q.id});
       if (verbose) std::printf("    %s (phase %d) [%s]: %s\n", q.name.c_str(), q.phase, q.shape.c_str(), q.sql.c_str());
     }
     auto create_all = [&](PGconn* c) {
       std::set<int> made;
-      for (auto& p : todo) {
+      for (auto& p : to_create) {
         bool inputs = true;
         for (int d : p.q->deps) inputs &= live[d] || made.count(d);
         if (!inputs) continue;
@@ -2125,7 +2125,7 @@ struct SeedRun {
         if (p.res.ok) made.insert(p.q->id);
       }
     };
-    if (concurrent && fr2 && !todo.empty()) {
+    if (concurrent && fr2 && !to_create.empty()) {
       std::thread creator(create_all, fr2);
       concurrent();
       creator.join();
@@ -2141,7 +2141,7 @@ struct SeedRun {
       script.erase(std::remove_if(script.begin(), script.end(), [&](const ScriptLine& l) { return l.view == id; }),
                    script.end());
     };
-    for (auto& p : todo) {
+    for (auto& p : to_create) {
       const Query& q = *p.q;
       if (!p.tried) {
         skipped++;
