@@ -12,6 +12,7 @@ std::string Status::ToString() const {
     case Code::kInvalidArgument: name = "Invalid argument"; break;
     case Code::kBusy: name = "Busy"; break;
     case Code::kAborted: name = "Aborted"; break;
+    case Code::kNoSpace: name = "disk full"; break;
   }
   return fmt::format("{}: {}", name, message_);
 }
@@ -21,6 +22,7 @@ void Status::ThrowIfError() const {
   const char* code = sqlstate::kInternalError;
   if (code_ == Code::kCorruption) code = sqlstate::kDataCorrupted;
   if (code_ == Code::kIoError) code = sqlstate::kIoError;
+  if (code_ == Code::kNoSpace) code = sqlstate::kDiskFull;
   throw SqlError(code, ToString());
 }
 

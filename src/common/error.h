@@ -51,6 +51,7 @@ inline constexpr const char* kWrongObjectType = "42809";
 inline constexpr const char* kInsufficientPrivilege = "42501";
 inline constexpr const char* kProgramLimitExceeded = "54000";
 inline constexpr const char* kOutOfMemory = "53200";
+inline constexpr const char* kDiskFull = "53100";
 inline constexpr const char* kStatementTooComplex = "54001";
 inline constexpr const char* kInvalidTextRepresentation = "22P02";
 inline constexpr const char* kNumericValueOutOfRange = "22003";
@@ -124,7 +125,7 @@ class SqlError : public std::exception {
 // Outcome of an operation at a storage or I/O boundary.
 class Status {
  public:
-  enum class Code { kOk, kNotFound, kCorruption, kIoError, kInvalidArgument, kBusy, kAborted };
+  enum class Code { kOk, kNotFound, kCorruption, kIoError, kInvalidArgument, kBusy, kAborted, kNoSpace };
 
   Status() = default;
   static Status OK() { return Status(); }
@@ -134,11 +135,14 @@ class Status {
   static Status InvalidArgument(std::string m) { return Status(Code::kInvalidArgument, std::move(m)); }
   static Status Busy(std::string m) { return Status(Code::kBusy, std::move(m)); }
   static Status Aborted(std::string m) { return Status(Code::kAborted, std::move(m)); }
+  // The disk is full (or the store refuses writes to keep a reserve): 53100.
+  static Status NoSpace(std::string m) { return Status(Code::kNoSpace, std::move(m)); }
 
   bool ok() const { return code_ == Code::kOk; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
   bool IsCorruption() const { return code_ == Code::kCorruption; }
   bool IsBusy() const { return code_ == Code::kBusy; }
+  bool IsNoSpace() const { return code_ == Code::kNoSpace; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
   std::string ToString() const;

@@ -124,8 +124,59 @@ Epoch DatabaseEpochLoop::Flush() {
   std::unique_lock lock(mu_);
   uint64_t ticket = ++flush_requests_;
   cv_.notify_all();
-  cv_.wait(lock, [&] { return flushes_done_ >= ticket || stopping_; });
+  cv_.wait(lock, [&] { return flushes_done_ >= ticket || flushes_failed_ >= ticket || stopping_; });
+  if (flushes_done_ < ticket && flushes_failed_ >= ticket) {
+    Status error = commit_error_;
+    lock.unlock();
+    try {
+      error.ThrowIfError();
+    } catch (SqlError& e) {
+      throw SqlError(e.code(), "could not flush: " + e.message())
+          .WithHint("Free disk space: the next commit (another FLUSH, or the next checkpoint) stores everything "
+                    "written since the last one.");
+    }
+  }
   return committed_epoch_;
+}
+
+void DatabaseEpochLoop::CheckAcceptingWrites() const {
+  Status error;
+  {
+    std::lock_guard lock(mu_);
+    if (commit_error_.ok()) return;
+    error = commit_error_;
+  }
+  try {
+    error.ThrowIfError();
+  } catch (SqlError& e) {
+    throw SqlError(e.code(), fmt::format("database {} is not accepting writes: its last commit failed: {}",
+                                         database_id_, e.message()))
+        .WithHint("Free disk space: writes are accepted again once a commit succeeds (FLUSH tries one at once).");
+  }
+}
+
+uint64_t DatabaseEpochLoop::failed_commits() const {
+  std::lock_guard lock(mu_);
+  return failed_commits_;
+}
+
+void DatabaseEpochLoop::NoteCommit(Epoch epoch, const Status& s) {
+  std::lock_guard lock(mu_);
+  if (s.ok()) {
+    if (!commit_error_.ok())
+      spdlog::warn("database {}: epoch {} committed; accepting writes again after {} failed commits", database_id_,
+                   epoch, failed_commits_);
+    commit_error_ = Status::OK();
+    return;
+  }
+  // Logged when the database stops taking writes, not at every retry.
+  if (commit_error_.ok())
+    spdlog::error("database {}: commit of epoch {} failed, writes are refused until a commit succeeds: {}",
+                  database_id_, epoch, s.ToString());
+  else
+    spdlog::debug("database {}: commit of epoch {} failed again: {}", database_id_, epoch, s.ToString());
+  commit_error_ = s;
+  failed_commits_++;
 }
 
 Epoch DatabaseEpochLoop::ApplyGraphChange(std::shared_ptr<Mutation> mutation,
@@ -155,9 +206,11 @@ void DatabaseEpochLoop::Run() {
       if (c.recovery) return true;
     return false;
   };
+  // Flushes not yet answered (by a commit, or by a commit's failure).
+  auto flush_waiting = [&] { return flush_requests_ > std::max(flushes_done_, flushes_failed_); };
   while (!stopping_) {
     cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_),
-                 [&] { return stopping_ || flush_requests_ != flushes_done_ || !graph_changes_.empty(); });
+                 [&] { return stopping_ || flush_waiting() || !graph_changes_.empty(); });
     if (stopping_) break;
     // While recovering, nothing runs but the recovery's barrier: a commit
     // now would store table writes that the views never saw.
@@ -167,12 +220,14 @@ void DatabaseEpochLoop::Run() {
     }
     uint64_t serving = flush_requests_;
     // A flush or a graph change needs its barrier committed.
-    bool force = serving != flushes_done_ || !graph_changes_.empty();
+    bool force = flush_waiting() || !graph_changes_.empty();
     lock.unlock();
-    bool ok = RunBarrier(force);
+    BarrierOutcome outcome = RunBarrier(force);
     lock.lock();
-    // A flush is answered only by a barrier that committed.
-    if (ok && !recovering_) flushes_done_ = serving;
+    // A flush is answered only by a barrier that committed, or with the
+    // error of the commit that failed.
+    if (outcome == BarrierOutcome::kDone && !recovering_) flushes_done_ = serving;
+    if (outcome == BarrierOutcome::kCommitFailed) flushes_failed_ = serving;
     cv_.notify_all();
   }
   // Commit what is buffered so that a clean shutdown loses nothing (not
@@ -230,7 +285,7 @@ std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const CommitWrites&
   return counts;
 }
 
-bool DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
+DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   Epoch epoch;
   bool checkpoint;
   bool recovery = false;
@@ -280,10 +335,10 @@ bool DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
   if (auto failure = runtime_->failure()) {
     for (auto& w : actor_writes) RecycleWriteLog(std::move(w));
     StartRecovery(*failure);
-    return false;
+    return BarrierOutcome::kActorFailed;
   }
   for (auto& w : actor_writes) pending_writes_.push_back(std::move(w));
-  if (!checkpoint) return true;
+  if (!checkpoint) return BarrierOutcome::kDone;
 
   CommitWrites writes;
   for (auto& s : pending_sealed_) {
@@ -315,12 +370,11 @@ bool DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     for (const auto& key : log_deletes) batch.Delete(store_->meta_cf(), key);
     s = store_->Commit(&batch);
   }
-  if (!s.ok()) {
-    // The store is unusable (disk full, I/O error): stopping here keeps
-    // the last committed epoch intact, which is what recovery restarts from.
-    spdlog::critical("database {}: commit of epoch {} failed: {}", database_id_, epoch, s.ToString());
-    std::abort();
-  }
+  NoteCommit(epoch, s);
+  // Nothing of it is stored: the writes stay pending for the next commit,
+  // which covers this epoch too (the graph changes and the DML log entries
+  // it carries wait for it).
+  if (!s.ok()) return BarrierOutcome::kCommitFailed;
   pending_sealed_.clear();
   for (auto& w : pending_writes_) RecycleWriteLog(std::move(w));
   pending_writes_.clear();
@@ -338,7 +392,7 @@ bool DatabaseEpochLoop::RunBarrier(bool force_checkpoint) {
     applied_tickets_.clear();
     cv_.notify_all();
   }
-  return true;
+  return BarrierOutcome::kDone;
 }
 
 void DatabaseEpochLoop::StartRecovery(const StreamRuntime::Failure& failure) {

@@ -11,6 +11,14 @@
 // Databases never share a loop, a batch or a lock, so one database's
 // failure or load does not stall another.
 //
+// A failed commit (a full disk, an I/O error) stores nothing of the epoch:
+// everything collected stays pending, as after a barrier that does not
+// checkpoint, and the next checkpoint barrier tries again with it (a
+// FLUSH forces one at once). Until a commit succeeds the database refuses
+// writes (CheckAcceptingWrites: 53100 for a full disk) and each FLUSH gets
+// the commit's error; reads go on from the last committed epoch. When room
+// is made, the next commit stores everything and writes are accepted again.
+//
 // DML writers hold an EpochGuard while they write (and push their changes
 // into the table change streams); the guard pins the epoch so that all of a
 // statement's (or a transaction's) writes land in the same epoch.
@@ -69,7 +77,13 @@ class DatabaseEpochLoop {
 
   // Closes the current epoch now and waits until it is committed; returns
   // the committed epoch (which covers every write that happened before).
+  // Throws the commit's error (53100 for a full disk) if that commit failed.
   Epoch Flush();
+  // Throws (53100 for a full disk) while the last commit has failed: the
+  // database takes no writes until a commit succeeds again.
+  void CheckAcceptingWrites() const;
+  // How many commits have failed so far (tests, monitoring).
+  uint64_t failed_commits() const;
   // Applies a change of the stream graph at the next barrier (started now):
   // the new actors start and receive it, the mutation rides on it. Returns
   // once that barrier's epoch is committed.
@@ -116,9 +130,15 @@ class DatabaseEpochLoop {
   // One barrier: seal, inject, collect and, for a checkpoint barrier (every
   // checkpoint_frequency-th, or forced by a flush or graph change), commit
   // everything collected since the last checkpoint.
-  // Returns false when the barrier failed (an actor failed: recovery
-  // started) and nothing was committed.
-  bool RunBarrier(bool force_checkpoint);
+  enum class BarrierOutcome {
+    kDone,          // committed, or not a checkpoint
+    kActorFailed,   // nothing committed; recovery started
+    kCommitFailed,  // nothing committed; everything stays pending
+  };
+  BarrierOutcome RunBarrier(bool force_checkpoint);
+  // A commit failed or (ok) succeeded: enters or leaves the state where
+  // writes are refused.
+  void NoteCommit(Epoch epoch, const Status& s);
   // After a failed barrier: resets the graph and starts the handler.
   void StartRecovery(const StreamRuntime::Failure& failure);
   // Right after the recovery barrier: the tables' changes since the last
@@ -134,6 +154,9 @@ class DatabaseEpochLoop {
   Epoch committed_epoch_ = 0;
   uint64_t flush_requests_ = 0;
   uint64_t flushes_done_ = 0;
+  uint64_t flushes_failed_ = 0;  // requests up to this one got commit_error_
+  Status commit_error_;          // of the last commit, if it failed
+  uint64_t failed_commits_ = 0;
   struct GraphChange {
     std::shared_ptr<Mutation> mutation;
     std::vector<std::unique_ptr<Actor>> actors;

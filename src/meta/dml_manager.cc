@@ -55,6 +55,13 @@ void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
 }
 
 Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
+  // A database whose last commit failed (a full disk) takes no writes.
+  loop_->CheckAcceptingWrites();
+  // Rows held in memory are written out by the commit: refused now if they
+  // would not fit (spilled loads are on disk already).
+  uint64_t bulk_bytes = 0;
+  for (const auto& rows : writes.bulk()) bulk_bytes += rows->spilled() ? 0 : rows->bytes();
+  if (bulk_bytes) store_->CheckWritable(bulk_bytes).ThrowIfError();
   bool has_ops = false;
   for (const auto& [id, tw] : writes.tables()) has_ops |= !tw.ops.empty();
   if (!durable || !has_ops) {

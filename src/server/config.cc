@@ -29,7 +29,7 @@ Status LoadConfigFile(const std::string& path, ServerOptions* options) {
   Status s = check_keys("server", {"listen_address", "port", "http_port", "max_connections",
                                          "superuser_reserved_connections", "authentication_timeout"});
   if (!s.ok()) return s;
-  s = check_keys("storage", {"data_dir", "block_cache_mb", "scan_cache_mb"});
+  s = check_keys("storage", {"data_dir", "block_cache_mb", "scan_cache_mb", "disk_reserve_mb"});
   if (!s.ok()) return s;
   s = check_keys("streaming", {"barrier_interval_ms"});
   if (!s.ok()) return s;
@@ -72,6 +72,11 @@ Status LoadConfigFile(const std::string& path, ServerOptions* options) {
   if (auto v = root["storage"]["data_dir"].value<std::string>()) options->data_dir = *v;
   if (auto v = root["storage"]["block_cache_mb"].value<int64_t>()) options->block_cache_mb = *v;
   if (auto v = root["storage"]["scan_cache_mb"].value<int64_t>()) options->scan_cache_mb = *v;
+  if (auto v = root["storage"]["disk_reserve_mb"].value<int64_t>()) {
+    if (*v < -1 || *v > (int64_t(1) << 30))
+      return Status::InvalidArgument(path + ": storage.disk_reserve_mb must be -1 (automatic) or between 0 and 2^30");
+    options->disk_reserve_mb = *v;
+  }
   if (auto v = root["streaming"]["barrier_interval_ms"].value<int64_t>()) options->barrier_interval_ms = static_cast<int>(*v);
   if (options->port < 0 || options->port > 65535) return Status::InvalidArgument(path + ": server.port out of range");
   if (options->block_cache_mb < 0 || options->block_cache_mb > (int64_t(1) << 30) || options->scan_cache_mb < 0 ||

@@ -17,6 +17,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   so.in_memory = options.in_memory;
   so.block_cache_bytes = static_cast<size_t>(options.block_cache_mb) << 20;
   so.scan_cache_bytes = static_cast<size_t>(options.scan_cache_mb) << 20;
+  so.disk_reserve_bytes = options.disk_reserve_mb < 0 ? -1 : options.disk_reserve_mb << 20;
   auto store = StateStore::Open(so);
   if (!store.ok()) return store.status();
   inst->store_ = std::move(store).value();
@@ -37,6 +38,15 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
   inst->job_progress_ =
       std::make_unique<JobProgressTracker>(inst->store_.get(), inst->catalog_.get(), inst->barriers_.get(), inst->jobs_.get());
+  if (inst->store_->read_only()) {
+    // Nothing can commit: the jobs would build state that is never stored,
+    // and the DML log stays for the next start with room. Reads of tables
+    // and views are served from the committed state.
+    spdlog::warn("the disk of {} is full ({} bytes free, {} kept in reserve): opened read-only; stream jobs are "
+                 "not started and writes are refused until the server restarts with free space",
+                 options.data_dir, inst->store_->FreeDiskBytes(), inst->store_->disk_reserve_bytes());
+    return inst;
+  }
   ResumeStreamJobs(inst.get());
   // Writes acknowledged under synchronous_commit whose epoch did not commit
   // before the server stopped: applied again, into the running jobs too,

@@ -36,6 +36,9 @@ struct ServerOptions {
   int authentication_timeout_ms = 60000;
   int64_t block_cache_mb = 2048;  // RocksDB's block cache
   int64_t scan_cache_mb = 2048;   // decoded columns of unchanged tables for batch scans; 0 = off
+  // Free space kept on the data directory's disk: writes that would eat
+  // into it are refused (53100); -1 = 1% of the disk, 4 to 256 MiB.
+  int64_t disk_reserve_mb = -1;
 };
 
 class Instance {

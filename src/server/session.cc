@@ -306,7 +306,16 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
   if (txn_snapshot_) return txn_snapshot_;
   // Read your own writes: wait until the epoch that holds them is committed.
   DatabaseEpochLoop* loop = instance_->barriers()->ForDatabase(database_.id);
-  if (last_write_epoch_ > loop->committed_epoch()) loop->Flush();
+  if (last_write_epoch_ > loop->committed_epoch()) {
+    try {
+      loop->Flush();
+    } catch (const SqlError& e) {
+      // The commit failed (a full disk): reads go on, from the last
+      // committed epoch, which lacks this session's latest writes (kept,
+      // and stored by the next commit that succeeds).
+      spdlog::debug("reading the last committed epoch: {}", e.message());
+    }
+  }
   auto snap = instance_->store()->GetSnapshot();
   if (txn_ == TxnState::kInBlock) txn_snapshot_ = snap;
   return snap;
@@ -321,7 +330,17 @@ void Session::ApplyWrites(WriteSet&& writes) {
   last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes), durable);
   bool implicit_flush = false;
   ParseBoolSetting(GetVariable("rw_implicit_flush"), &implicit_flush);
-  if (implicit_flush || (durable && bulk)) instance_->barriers()->ForDatabase(database_.id)->Flush();
+  if (!implicit_flush && !(durable && bulk)) return;
+  try {
+    instance_->barriers()->ForDatabase(database_.id)->Flush();
+  } catch (SqlError& e) {
+    if (!bulk) throw;
+    // The rows are written and seen by the views: they are not taken back
+    // but kept, like every write of the epochs that failed to commit.
+    throw SqlError(e.code(), "the loaded rows are not committed: " + e.message())
+        .WithDetail("They are kept and stored by the next commit that succeeds (after disk space is freed).")
+        .WithHint(e.hint());
+  }
 }
 
 void Session::Write(WriteSet&& writes) {

@@ -1,8 +1,11 @@
 #include "storage/state_store.h"
 
+#include "storage/info_log.h"
+
 #include <optional>
 
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <rocksdb/env.h>
@@ -34,6 +37,7 @@ Status ToStatus(const rocksdb::Status& s, const std::string& context) {
   if (s.ok()) return Status::OK();
   std::string msg = context + ": " + s.ToString();
   if (s.IsCorruption()) return Status::Corruption(msg);
+  if (s.IsNoSpace() || s.subcode() == rocksdb::Status::kSpaceLimit) return Status::NoSpace(msg);
   if (s.IsIOError()) {
     // RocksDB reports a held LOCK file as an IO error.
     if (s.ToString().find("lock") != std::string::npos || s.ToString().find("LOCK") != std::string::npos)
@@ -127,6 +131,10 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
     path += "/rocksdb";
     store->synced_files_ = std::make_unique<SyncedFiles>();
     db_options.env = store->synced_files_->env();
+    // RocksDB's own LOG writer aborts after a failed write (info_log.h).
+    std::error_code ec;
+    std::filesystem::create_directories(path, ec);
+    db_options.info_log = std::make_shared<InfoLog>(path + "/LOG", size_t(64) << 20);
   }
 
   rocksdb::ColumnFamilyOptions cf_options;
@@ -147,7 +155,38 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
   };
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
-  rocksdb::Status rs = rocksdb::DB::Open(db_options, path, cfs, &handles, &db);
+  if (!options.in_memory) {
+    store->dir_ = options.dir;
+    store->disk_reserve_ = DiskReserve(options);
+    // Opening read-write writes (a new manifest and log, a flush of the
+    // recovered log): on a disk short of the reserve the store opens
+    // read-only instead, holding RocksDB's LOCK itself (RocksDB's read-only
+    // mode takes no lock), so that a second server is still refused.
+    std::error_code ec;
+    if (std::filesystem::exists(path + "/CURRENT", ec) && store->FreeDiskBytes() < store->disk_reserve_)
+      store->read_only_ = true;
+  }
+  auto lock_for_read_only = [&]() -> Status {
+    rocksdb::Status ls = db_options.env->LockFile(path + "/LOCK", &store->read_only_lock_);
+    if (!ls.ok())
+      return Status::Busy("data directory " + options.dir + " is in use by another Freshet server (its lock is held)");
+    return Status::OK();
+  };
+  rocksdb::Status rs;
+  if (store->read_only_) {
+    Status locked = lock_for_read_only();
+    if (!locked.ok()) return locked;
+    rs = rocksdb::DB::OpenForReadOnly(db_options, path, cfs, &handles, &db);
+  } else {
+    rs = rocksdb::DB::Open(db_options, path, cfs, &handles, &db);
+    // The disk filled up while opening (or there is no reserve).
+    if (rs.IsNoSpace() && std::filesystem::exists(path + "/CURRENT")) {
+      store->read_only_ = true;
+      Status locked = lock_for_read_only();
+      if (!locked.ok()) return locked;
+      rs = rocksdb::DB::OpenForReadOnly(db_options, path, cfs, &handles, &db);
+    }
+  }
   if (!rs.ok()) {
     Status s = ToStatus(rs, "cannot open data directory " + options.dir);
     if (s.IsBusy())
@@ -164,7 +203,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
     std::error_code ec;
     std::filesystem::remove_all(store->ingest_dir_, ec);
     std::filesystem::create_directories(store->ingest_dir_, ec);
-    if (ec) return Status::IoError("cannot create " + store->ingest_dir_ + ": " + ec.message());
+    if (ec && !store->read_only_) return Status::IoError("cannot create " + store->ingest_dir_ + ": " + ec.message());
   }
   store->write_options_.sync = options.sync_commits && !options.in_memory;
   store->scan_cache_ = std::make_unique<ScanCache>(&store->versions_, options.scan_cache_bytes);
@@ -176,12 +215,52 @@ StateStore::~StateStore() {
     // A clean shutdown leaves nothing to replay from the log.
     rocksdb::FlushOptions fo;
     fo.wait = true;
-    db_->Flush(fo, {data_cf_, meta_cf_});
+    if (!read_only_) db_->Flush(fo, {data_cf_, meta_cf_});
     if (data_cf_) db_->DestroyColumnFamilyHandle(data_cf_);
     if (meta_cf_) db_->DestroyColumnFamilyHandle(meta_cf_);
     db_->Close();
     db_.reset();
   }
+  if (read_only_lock_) rocksdb::Env::Default()->UnlockFile(read_only_lock_);
+}
+
+uint64_t StateStore::FreeDiskBytes() const {
+  struct statvfs st {};
+  if (dir_.empty() || statvfs(dir_.c_str(), &st) != 0) return UINT64_MAX;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
+}
+
+uint64_t StateStore::DiskReserve(const StoreOptions& options) {
+  if (options.disk_reserve_bytes >= 0) return static_cast<uint64_t>(options.disk_reserve_bytes);
+  struct statvfs st {};
+  if (statvfs(options.dir.c_str(), &st) != 0) return 4 << 20;
+  uint64_t size = static_cast<uint64_t>(st.f_blocks) * st.f_frsize;
+  return std::clamp<uint64_t>(size / 100, 4 << 20, 256 << 20);
+}
+
+Status StateStore::CheckWritable(uint64_t bytes) {
+  if (read_only_)
+    return Status::NoSpace("the data directory " + dir_ +
+                           " was opened read-only because its disk was full at start; free space and restart the server");
+  uint64_t free = dir_.empty() || disk_reserve_ == 0 ? UINT64_MAX : FreeDiskBytes();
+  if (free < disk_reserve_ || free - disk_reserve_ < bytes)
+    return Status::NoSpace(fmt::format("could not write {} bytes to {}: {} bytes free, {} kept in reserve", bytes, dir_,
+                                       free, disk_reserve_));
+  if (needs_resume_.load()) {
+    std::lock_guard lock(resume_mu_);
+    if (needs_resume_.load()) {
+      // Flushes the memtables and starts a new log: RocksDB cannot trust
+      // the log a write failed on.
+      rocksdb::Status rs = db_->Resume();
+      if (!rs.ok()) return ToStatus(rs, "resuming writes after a failed write");
+      needs_resume_ = false;
+    }
+  }
+  return Status::OK();
+}
+
+void StateStore::NoteWriteFailure(const rocksdb::Status& s) {
+  if (s.IsIOError() || s.IsNoSpace()) needs_resume_ = true;
 }
 
 std::shared_ptr<const Snapshot> StateStore::GetSnapshot() const {
@@ -239,10 +318,15 @@ class ChangedTablesOfBatch : public rocksdb::WriteBatch::Handler {
 }  // namespace
 
 Status StateStore::AppendDmlLog(const std::string& key, const std::string& value) {
+  Status s = CheckWritable(key.size() + value.size());
+  if (!s.ok()) return s;
   rocksdb::WriteOptions options;  // into the WAL, synced by SyncDmlLog
   options.sync = false;
   rocksdb::Status rs = db_->Put(options, meta_cf_, key, value);
-  if (!rs.ok()) return ToStatus(rs, "dml log");
+  if (!rs.ok()) {
+    NoteWriteFailure(rs);
+    return ToStatus(rs, "dml log");
+  }
   std::lock_guard lock(log_mu_);
   log_appended_++;
   return Status::OK();
@@ -265,12 +349,17 @@ Status StateStore::SyncDmlLog() {
     log_syncing_ = false;
     if (rs.ok()) log_synced_ = std::max(log_synced_, covering);
     log_cv_.notify_all();
-    if (!rs.ok()) return ToStatus(rs, "dml log sync");
+    if (!rs.ok()) {
+      NoteWriteFailure(rs);
+      return ToStatus(rs, "dml log sync");
+    }
   }
   return Status::OK();
 }
 
 Status StateStore::Commit(rocksdb::WriteBatch* batch) {
+  Status s = CheckWritable(batch->GetDataSize());
+  if (!s.ok()) return s;
   ChangedTables changed;
   ChangedTablesOfBatch handler(data_cf_->GetID(), &changed);
   rocksdb::Status rs = batch->Iterate(&handler);
@@ -279,6 +368,7 @@ Status StateStore::Commit(rocksdb::WriteBatch* batch) {
   versions_.BeginChange(changed.tables, changed.all);
   rs = db_->Write(write_options_, batch);
   versions_.EndChange(changed.tables, changed.all);
+  if (!rs.ok()) NoteWriteFailure(rs);
   return ToStatus(rs, "commit");
 }
 
@@ -498,6 +588,10 @@ void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* bat
 }
 
 Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes) {
+  // Spilled loads are on disk already and ingested by hard links; the
+  // check counts them anyway (they may be rewritten with other writes).
+  Status checked = CheckWritable(writes.bytes());
+  if (!checked.ok()) return checked;
   ChangedTables changed;
   for (const auto* part : writes.ops)
     for (const WriteOp& op : *part) changed.AddKey(op.key);
@@ -648,6 +742,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
   for (const auto& f : files) std::filesystem::remove(f, ec);
   for (const auto& f : load_files) std::filesystem::remove(f, ec);  // left only if ingestion failed
   std::filesystem::remove(meta_file, ec);
+  if (!rs.ok()) NoteWriteFailure(rs);
   return ToStatus(rs, "bulk commit");
 }
 

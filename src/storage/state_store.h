@@ -11,7 +11,17 @@
 // snapshot and therefore sees a set of whole committed epochs.
 //
 // Opening takes an exclusive lock on the directory (RocksDB's LOCK file), so
-// a second server on the same directory is refused. A directory that exists
+// a second server on the same directory is refused.
+//
+// A full disk. Every write first checks that the data directory's file
+// system keeps a reserve free after it (StoreOptions::disk_reserve_bytes),
+// and is refused with Status::NoSpace (53100) otherwise: RocksDB's own
+// flushes, compactions and recovery then still have room, and a write never
+// fails halfway. A write that RocksDB itself fails (the disk filled up
+// behind the check) stops RocksDB's writes; the next write resumes it
+// (DB::Resume) once the reserve is free again. A store opened on a disk
+// that is already short of the reserve opens read-only: reads are served,
+// every write gets NoSpace until the server restarts with room. A directory that exists
 // but is not a Freshet data directory, or whose format version is unknown,
 // is refused rather than re-initialized.
 //
@@ -44,6 +54,10 @@ struct StoreOptions {
   bool sync_commits = true;  // fsync the WAL on every commit
   size_t block_cache_bytes = size_t(2) << 30;  // shared by both column families
   size_t scan_cache_bytes = size_t(2) << 30;   // decoded columns for batch scans; 0 = off
+  // Free space kept on the data directory's file system (see the top of
+  // this file): -1 = 1% of the file system, between 4 MiB and 256 MiB;
+  // 0 = none (writes go on until the disk itself refuses them).
+  int64_t disk_reserve_bytes = -1;
 };
 
 class StateStore;
@@ -62,6 +76,13 @@ struct CommitWrites {
     size_t n = 0;
     for (const auto* p : ops) n += p->size();
     for (const auto* b : bulk) n += b->size();
+    return n;
+  }
+  // Bytes of keys and values, to check free space against.
+  size_t bytes() const {
+    size_t n = 0;
+    for (const auto* p : ops) n += p->bytes();
+    for (const auto* b : bulk) n += b->bytes();
     return n;
   }
 };
@@ -116,6 +137,17 @@ class StateStore {
   // Whether CommitBulk is available (on-disk stores only).
   bool SupportsBulkCommit() const { return !mem_env_; }
 
+  // Whether `bytes` more can be written: the store is not read-only, the
+  // reserve stays free after them, and RocksDB is not stopped by a failed
+  // write (if it is, it is resumed here). Every write method checks this
+  // itself; callers use it to refuse work early.
+  Status CheckWritable(uint64_t bytes);
+  // Opened read-only because the disk was full at start.
+  bool read_only() const { return read_only_; }
+  // Free bytes on the data directory's file system (max for in-memory stores).
+  uint64_t FreeDiskBytes() const;
+  uint64_t disk_reserve_bytes() const { return disk_reserve_; }
+
   rocksdb::ColumnFamilyHandle* data_cf() const { return data_cf_; }
   rocksdb::ColumnFamilyHandle* meta_cf() const { return meta_cf_; }
 
@@ -166,6 +198,10 @@ class StateStore {
 
  private:
   StateStore() = default;
+  // After a failed RocksDB write: an I/O error or a full disk stops
+  // RocksDB's writes until DB::Resume (see CheckWritable).
+  void NoteWriteFailure(const rocksdb::Status& s);
+  static uint64_t DiskReserve(const StoreOptions& options);
   Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes);
   // Group commit of the DML log: appended_ counts appends, synced_ the
   // appends known durable.
@@ -180,6 +216,12 @@ class StateStore {
   std::unique_ptr<rocksdb::Env> mem_env_;
   std::unique_ptr<SyncedFiles> synced_files_;  // on disk: the store's Env
   std::unique_ptr<rocksdb::DB> db_;
+  std::string dir_;             // the data directory (empty in memory)
+  uint64_t disk_reserve_ = 0;
+  bool read_only_ = false;
+  rocksdb::FileLock* read_only_lock_ = nullptr;  // the LOCK file, held by us when read-only
+  std::atomic<bool> needs_resume_{false};
+  std::mutex resume_mu_;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
   rocksdb::WriteOptions write_options_;

@@ -36,6 +36,12 @@ class SkipResyncFileSystem : public rocksdb::FileSystemWrapper {
     return s;
   }
 
+  // See the header: RocksDB's own recovery from a full disk stays off.
+  rocksdb::IOStatus GetFreeSpace(const std::string&, const rocksdb::IOOptions&, uint64_t*,
+                                 rocksdb::IODebugContext*) override {
+    return rocksdb::IOStatus::NotSupported("free space is checked by the store");
+  }
+
  private:
   const SyncedFiles* files_;
 };

@@ -16,6 +16,12 @@
 // Every other file, and every other use of ReopenWritableFile, goes to the
 // default file system untouched.
 //
+// The Env also reports free space as unknown (GetFreeSpace: NotSupported),
+// which is what turns RocksDB's own recovery from a full disk off: the
+// store checks free space and resumes RocksDB itself (state_store.h).
+// RocksDB's would wait for a memtable's worth (64 MiB) of free space,
+// polling every 5 s, and refuse DB::Resume meanwhile.
+//
 // Thread safety: all methods may be called from any thread.
 #pragma once
 

@@ -40,24 +40,7 @@ source "$HERE/lib.sh"
 # too little for the thread stacks of the ~50 materialized views the corpus
 # keeps: new connections could not get a thread.)
 start_with() {  # start_with DIR LOG ARGS...
-  local dir="$1" log="$2" rc; shift 2
-  for _ in 1 2 3 4 5; do
-    PORT="$(pick_port)" || return 1
-    prlimit --as="${FRESHET_AS_LIMIT:-$((16 << 30))}" "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 "$@" >>"$log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 1 600); do  # bounded: ~60 s
-      ready "$PORT" && return 0
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$SERVER_PID" 2>/dev/null; then
-      kill -9 "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
-      echo "  the server did not accept connections within 60 s"; return 1
-    fi
-    wait "$SERVER_PID"; rc=$?; SERVER_PID=""
-    [[ $rc -eq 3 ]] || { echo "  the server exited with code $rc:"; tail -n 20 "$log"; return 1; }
-  done
-  return 1
+  start_server "$1" "$2" prlimit --as="${FRESHET_AS_LIMIT:-$((16 << 30))}" -- "${@:3}"
 }
 
 echo "== build $NAME.cc"

@@ -44,11 +44,18 @@ pick_port() {
 }
 ready() { pg_isready -q -h 127.0.0.1 -p "$1" -U root -d dev -t 2 >/dev/null 2>&1; }
 
-start_server() {  # start_server DIR LOG: sets SERVER_PID and PORT
-  local dir="$1" log="$2" rc
+# start_server DIR LOG [COMMAND... --] [SERVER ARGS...]: sets SERVER_PID and
+# PORT. The server runs under COMMAND when given (prlimit ..., env X=Y) and
+# gets SERVER ARGS after its own (--config FILE).
+start_server() {
+  local dir="$1" log="$2" rc prefix=(); shift 2
+  if [[ " $* " == *" -- "* ]]; then
+    while [[ "$1" != "--" ]]; do prefix+=("$1"); shift; done
+    shift
+  fi
   for _ in 1 2 3 4 5; do
     PORT="$(pick_port)" || return 1
-    "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 >>"$log" 2>&1 &
+    "${prefix[@]}" "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 "$@" >>"$log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 600); do  # bounded: ~60 s
       ready "$PORT" && return 0

@@ -62,33 +62,6 @@ stop_server() {
   if [[ $rc -eq 0 ]]; then ok "$what: clean shutdown on SIGTERM"; else fail "$what: shutdown on SIGTERM exited with code $rc"; fi
 }
 
-# start_with DIR LOG [PREFIX...] -- [ARGS...]: like lib.sh's start_server,
-# with a command to run the server under and extra server arguments.
-start_with() {
-  local dir="$1" log="$2"; shift 2
-  local prefix=() args=()
-  while [[ $# -gt 0 && "$1" != "--" ]]; do prefix+=("$1"); shift; done
-  [[ $# -gt 0 ]] && shift
-  args=("$@")
-  for _ in 1 2 3 4 5; do
-    PORT="$(pick_port)" || return 1
-    "${prefix[@]}" "$BIN" --data-dir "$dir" --port "$PORT" --http-port 0 --listen-address 127.0.0.1 "${args[@]}" >>"$log" 2>&1 &
-    SERVER_PID=$!
-    for _ in $(seq 1 600); do  # bounded: ~60 s
-      ready "$PORT" && return 0
-      kill -0 "$SERVER_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$SERVER_PID" 2>/dev/null; then
-      kill -9 "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""
-      echo "  the server did not accept connections within 60 s"; return 1
-    fi
-    wait "$SERVER_PID"; local rc=$?; SERVER_PID=""
-    [[ $rc -eq 3 ]] || { echo "  the server exited with code $rc:"; tail -n 20 "$log"; return 1; }
-  done
-  return 1
-}
-
 echo "== build $NAME.cc"
 if ! g++ -std=c++20 -O1 -I/usr/include/postgresql "$HERE/$NAME.cc" -lpq -pthread -o "$WORK/$NAME" 2>"$WORK/build.log"; then
   cat "$WORK/build.log"; fail "build $NAME.cc"; finish
@@ -114,7 +87,7 @@ fi
 
 echo "== a server with max_connections = 8, superuser_reserved_connections = 3, authentication_timeout = 1"
 printf '[server]\nmax_connections = 8\nsuperuser_reserved_connections = 3\nauthentication_timeout = 1\n' >"$WORK/limits.toml"
-if start_with "$WORK/data-limits" "$WORK/server-limits.log" -- --config "$WORK/limits.toml"; then
+if start_server "$WORK/data-limits" "$WORK/server-limits.log" -- --config "$WORK/limits.toml"; then
   timeout 300 "$WORK/$NAME" 127.0.0.1 "$PORT" --only connections --max-connections 8 --reserved 3 --auth-timeout 1 \
     --server-pid "$SERVER_PID" | tee "$WORK/run-limits.log"
   count_run "$WORK/run-limits.log" "${PIPESTATUS[0]}"
@@ -127,7 +100,7 @@ fi
 echo "== idle sessions' memory (max_connections = 500)"
 printf '[server]\nmax_connections = 500\n' >"$WORK/many.toml"
 # Without jemalloc's per-thread caches, the figure is what a session holds.
-if start_with "$WORK/data-many" "$WORK/server-many.log" env MALLOC_CONF=tcache:false -- --config "$WORK/many.toml"; then
+if start_server "$WORK/data-many" "$WORK/server-many.log" env MALLOC_CONF=tcache:false -- --config "$WORK/many.toml"; then
   timeout 300 "$WORK/$NAME" 127.0.0.1 "$PORT" --only memory --server-pid "$SERVER_PID" | tee "$WORK/run-many.log"
   count_run "$WORK/run-many.log" "${PIPESTATUS[0]}"
   stop_server "server with 500 connections"
@@ -136,7 +109,7 @@ else
 fi
 
 echo "== a server with 128 file descriptors"
-if command -v prlimit >/dev/null && start_with "$WORK/data-fds" "$WORK/server-fds.log" prlimit --nofile=128:128 --; then
+if command -v prlimit >/dev/null && start_server "$WORK/data-fds" "$WORK/server-fds.log" prlimit --nofile=128:128 --; then
   timeout 300 "$WORK/$NAME" 127.0.0.1 "$PORT" --only descriptors --server-pid "$SERVER_PID" | tee "$WORK/run-fds.log"
   count_run "$WORK/run-fds.log" "${PIPESTATUS[0]}"
   if grep -q "could not accept new connection" "$WORK/server-fds.log"; then
