@@ -242,10 +242,11 @@ Status StateStore::CheckWritable(uint64_t bytes) {
   if (read_only_)
     return Status::NoSpace("the data directory " + dir_ +
                            " was opened read-only because its disk was full at start; free space and restart the server");
-  uint64_t free = dir_.empty() || disk_reserve_ == 0 ? UINT64_MAX : FreeDiskBytes();
-  if (free < disk_reserve_ || free - disk_reserve_ < bytes)
+  const uint64_t reserve = disk_reserve_.load();
+  uint64_t free = dir_.empty() || reserve == 0 ? UINT64_MAX : FreeDiskBytes();
+  if (free < reserve || free - reserve < bytes)
     return Status::NoSpace(fmt::format("could not write {} bytes to {}: {} bytes free, {} kept in reserve", bytes, dir_,
-                                       free, disk_reserve_));
+                                       free, reserve));
   if (needs_resume_.load()) {
     std::lock_guard lock(resume_mu_);
     if (needs_resume_.load()) {

@@ -146,7 +146,8 @@ class StateStore {
   bool read_only() const { return read_only_; }
   // Free bytes on the data directory's file system (max for in-memory stores).
   uint64_t FreeDiskBytes() const;
-  uint64_t disk_reserve_bytes() const { return disk_reserve_; }
+  uint64_t disk_reserve_bytes() const { return disk_reserve_.load(); }
+  void set_disk_reserve_bytes(uint64_t bytes) { disk_reserve_ = bytes; }
 
   rocksdb::ColumnFamilyHandle* data_cf() const { return data_cf_; }
   rocksdb::ColumnFamilyHandle* meta_cf() const { return meta_cf_; }
@@ -217,7 +218,7 @@ class StateStore {
   std::unique_ptr<SyncedFiles> synced_files_;  // on disk: the store's Env
   std::unique_ptr<rocksdb::DB> db_;
   std::string dir_;             // the data directory (empty in memory)
-  uint64_t disk_reserve_ = 0;
+  std::atomic<uint64_t> disk_reserve_{0};
   bool read_only_ = false;
   rocksdb::FileLock* read_only_lock_ = nullptr;  // the LOCK file, held by us when read-only
   std::atomic<bool> needs_resume_{false};
