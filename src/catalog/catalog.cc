@@ -91,7 +91,7 @@ json TableToJson(const TableCatalog& t) {
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
           {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options},
           {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros},
-          {"failure", t.failure}};
+          {"failure", t.failure}, {"failure_code", t.failure_code}};
 }
 
 TableCatalog TableFromJson(const json& j) {
@@ -121,6 +121,7 @@ TableCatalog TableFromJson(const json& j) {
   t.backfill_upstream = j.value("backfill_upstream", ObjectId(0));
   t.finished_at_micros = j.value("finished_at", int64_t(0));
   t.failure = j.value("failure", std::string());
+  t.failure_code = j.value("failure_code", std::string(sqlstate::kInternalError));
   if (j.contains("connector_options"))
     t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();
   return t;
@@ -410,10 +411,11 @@ void Catalog::SetJobStatus(ObjectId id, JobStatus status) {
   });
 }
 
-void Catalog::SetJobFailed(ObjectId id, const std::string& failure) {
+void Catalog::SetJobFailed(ObjectId id, const std::string& failure, const std::string& code) {
   UpdateTable(id, [&](TableCatalog* t) {
     t->status = JobStatus::kFailed;
     t->failure = failure;
+    t->failure_code = code;
   });
 }
 

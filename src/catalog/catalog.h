@@ -87,6 +87,7 @@ struct TableCatalog {
   ObjectId backfill_upstream = 0;
   int64_t finished_at_micros = 0;  // jobs: when it became Created  // "backfill" tables: the relation the backfill reads
   std::string failure;             // jobs with status kFailed: why
+  std::string failure_code = "XX000";  // and the error's SQLSTATE
 
   std::vector<DataType> types() const;
   // How the relation's rows are keyed in storage.
@@ -151,7 +152,7 @@ class Catalog {
   // job_id and the job's internal_tables. Throws 42P07 on a name conflict.
   std::pair<TableRef, std::vector<TableRef>> CreateJob(TableCatalog job, std::vector<TableCatalog> internals);
   void SetJobStatus(ObjectId id, JobStatus status);
-  void SetJobFailed(ObjectId id, const std::string& failure);
+  void SetJobFailed(ObjectId id, const std::string& failure, const std::string& code);
 
   // The event log (rw_catalog.rw_event_logs): what happened to stream jobs
   // (failures, recoveries), persisted; the newest kMaxEvents are kept.

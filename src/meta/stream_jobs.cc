@@ -19,6 +19,16 @@ int JobParallelism(const TableCatalog& job) {
   }
 }
 
+int64_t JobMemoryLimit(const TableCatalog& job) {
+  auto it = job.plan_settings.find("streaming_memory_limit");
+  if (it == job.plan_settings.end()) return 0;
+  try {
+    return std::max<int64_t>(0, std::stoll(it->second));
+  } catch (...) {
+    return 0;
+  }
+}
+
 std::optional<int64_t> BackfillRateLimitOf(const TableCatalog& job) {
   auto it = job.plan_settings.find("backfill_rate_limit");
   if (it == job.plan_settings.end() || it->second == "default") return std::nullopt;
@@ -73,6 +83,7 @@ BuiltJob StreamJobs::Prepare(TableRef job, const StreamPlan& plan, const EvalCon
     req.internal_tables.push_back(t);
   }
   req.parallelism = parallelism;
+  req.memory_limit = JobMemoryLimit(*job);
   req.eval = eval;
   req.catalog = catalog_;
   BuiltJob built = BuildJob(req, runtime);
@@ -222,8 +233,8 @@ TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext
                    fmt::format("{} \"{}\" was cancelled while being created", RelationKindName(created->kind),
                                created->name));
   if (now->status == JobStatus::kFailed)
-    FRESHET_THROW(sqlstate::kInternalError, "{} \"{}\" failed while being created: {}", RelationKindName(now->kind),
-                  now->name, now->failure);
+    throw SqlError(now->failure_code, fmt::format("{} \"{}\" failed while being created: {}",
+                                                  RelationKindName(now->kind), now->name, now->failure));
   return now;
 }
 
@@ -318,10 +329,14 @@ void StreamJobs::Rebuild(ObjectId database_id, std::vector<ResumedJob> jobs) {
       }
       for (auto& a : built.actors) actors.push_back(std::move(a));
       started.push_back(now->id);
+    } catch (const SqlError& e) {
+      spdlog::error("recovery cannot rebuild {} {} (id {}): {}", RelationKindName(now->kind), now->name, now->id,
+                    e.what());
+      MarkFailed(now->id, e.what(), e.code());
     } catch (const std::exception& e) {
       spdlog::error("recovery cannot rebuild {} {} (id {}): {}", RelationKindName(now->kind), now->name, now->id,
                     e.what());
-      MarkFailed(now->id, e.what());
+      MarkFailed(now->id, e.what(), sqlstate::kInternalError);
     }
   }
   DatabaseEpochLoop* loop = barriers_->ForDatabase(database_id);
@@ -343,13 +358,13 @@ int StreamJobs::CountFailure(ObjectId job_id) {
   return f.count;
 }
 
-void StreamJobs::MarkFailed(ObjectId job_id, const std::string& failure) {
+void StreamJobs::MarkFailed(ObjectId job_id, const std::string& failure, const std::string& code) {
   std::vector<ObjectId> queue = {job_id};
   std::set<ObjectId> seen = {job_id};
   for (size_t i = 0; i < queue.size(); i++) {
     TableRef t = catalog_->GetTable(queue[i]);
     if (!t) continue;
-    catalog_->SetJobFailed(t->id, i == 0 ? failure : fmt::format("an upstream job failed: {}", failure));
+    catalog_->SetJobFailed(t->id, i == 0 ? failure : fmt::format("an upstream job failed: {}", failure), code);
     barriers_->ForDatabase(t->database_id)->runtime()->ForgetJob(t->id);
     for (const auto& dep : catalog_->Dependents(t->id))
       if (IsStreamJob(*dep) && seen.insert(dep->id).second) queue.push_back(dep->id);

@@ -73,8 +73,9 @@ class StreamJobs {
   void Rebuild(ObjectId database_id, std::vector<ResumedJob> jobs);
   // Counts a failure of the job and returns how many it had recently.
   int CountFailure(ObjectId job_id);
-  // Marks the job and the stream jobs that read it, transitively, failed.
-  void MarkFailed(ObjectId job_id, const std::string& failure);
+  // Marks the job and the stream jobs that read it, transitively, failed
+  // (`code`: the error's SQLSTATE, which a CREATE waiting for it gets).
+  void MarkFailed(ObjectId job_id, const std::string& failure, const std::string& code);
   // max_concurrent_creating_streaming_jobs (0 = unlimited).
   void set_max_concurrent_creating(int n);
   // Whether the job waits in the queue for a slot.
@@ -128,5 +129,8 @@ int JobParallelism(const TableCatalog& job);
 // The job's backfill rate limit (plan_settings "backfill_rate_limit":
 // "<rows per second per parallelism>" or "default" = none).
 std::optional<int64_t> BackfillRateLimitOf(const TableCatalog& job);
+// The job's memory limit in bytes (plan_settings "streaming_memory_limit",
+// job_memory.h); 0 = none (jobs created before there was one).
+int64_t JobMemoryLimit(const TableCatalog& job);
 
 }  // namespace freshet

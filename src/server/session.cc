@@ -62,6 +62,7 @@ const std::vector<VariableDef>& VariableDefs() {
       {"synchronous_commit", "on", false, false},
       {"statement_memory_limit", "0", false, false},
       {"streaming_parallelism", "0", false, false},
+      {"streaming_memory_limit", "0", false, false},
       {"background_ddl", "false", false, false},
       {"backfill_rate_limit", "default", false, false},
       {"query_mode", "auto", false, false},
@@ -70,8 +71,15 @@ const std::vector<VariableDef>& VariableDefs() {
   return kDefs;
 }
 
-// A memory size as PostgreSQL writes them (a number of kB, or with kB, MB,
-// GB or TB); nullopt when it is not one.
+const VariableDef* FindVariable(const std::string& name) {
+  std::string l = Lower(name);
+  for (const auto& d : VariableDefs())
+    if (Lower(d.name) == l) return &d;
+  return nullptr;
+}
+
+}  // namespace
+
 std::optional<int64_t> ParseMemorySetting(const std::string& text) {
   size_t pos = 0;
   long long n;
@@ -88,21 +96,10 @@ std::optional<int64_t> ParseMemorySetting(const std::string& text) {
   return int64_t(n) << shift;
 }
 
-// Half of the machine's memory: past that, one statement would starve
-// everything else.
-int64_t DefaultStatementMemoryLimit() {
+int64_t DefaultMemoryLimit() {
   static const int64_t limit = int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)) / 2;
   return limit;
 }
-
-const VariableDef* FindVariable(const std::string& name) {
-  std::string l = Lower(name);
-  for (const auto& d : VariableDefs())
-    if (Lower(d.name) == l) return &d;
-  return nullptr;
-}
-
-}  // namespace
 
 std::string NormalizeRateLimit(const std::string& value, const std::string& what) {
   std::string l = Lower(value);
@@ -205,11 +202,11 @@ void Session::SetVariable(const std::string& name, const std::string& value) {
     if (!ParseBoolSetting(v, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
     v = b ? "true" : "false";
-  } else if (key == "statement_memory_limit") {
+  } else if (key == "statement_memory_limit" || key == "streaming_memory_limit") {
     if (!ParseMemorySetting(v))
       FRESHET_THROW(sqlstate::kInvalidParameterValue,
-                    "invalid value for parameter \"statement_memory_limit\": \"{}\" (a size such as 64MB, or 0 for "
-                    "the server's default)", value);
+                    "invalid value for parameter \"{}\": \"{}\" (a size such as 64MB, or 0 for the server's default)",
+                    def->name, value);
   } else if (key == "synchronous_commit") {
     // PostgreSQL's values; without replicas, local and remote_* mean on.
     std::string l = Lower(v);
@@ -456,7 +453,7 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   ctx.user_name = user_;
   ctx.cancelled = &cancel_;
   ctx.memory_limit = *ParseMemorySetting(GetVariable("statement_memory_limit"));
-  if (ctx.memory_limit == 0) ctx.memory_limit = DefaultStatementMemoryLimit();
+  if (ctx.memory_limit == 0) ctx.memory_limit = DefaultMemoryLimit();
   ctx.memory_at_start = ThreadMemory::Net();
   WriteSet writes;
   ctx.writes = &writes;

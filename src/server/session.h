@@ -175,6 +175,13 @@ class Session {
 // A boolean setting's value as SET accepts it (true/on/1/yes/t, false/...);
 // false when it is not one.
 bool ParseBoolSetting(const std::string& v, bool* out);
+// A memory size as PostgreSQL writes them (a number of kB, or with kB, MB,
+// GB or TB); nullopt when it is not one.
+std::optional<int64_t> ParseMemorySetting(const std::string& text);
+// What statement_memory_limit and streaming_memory_limit mean by 0: half of
+// the machine's memory (past that, one statement or job would starve
+// everything else).
+int64_t DefaultMemoryLimit();
 
 // A backfill rate limit as SET/ALTER accept it: a count >= 0 or DEFAULT
 // (no limit), normalized to "<n>" or "default"; 22023 otherwise.

@@ -240,6 +240,8 @@ StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* 
   if (parallelism > kVnodeCount)
     FRESHET_THROW(sqlstate::kInvalidParameterValue, "specified parallelism {} is greater than max parallelism {}",
                   parallelism, kVnodeCount);
+  int64_t memory_limit = ParseMemorySetting(GetVariable("streaming_memory_limit")).value_or(0);
+  job.plan_settings["streaming_memory_limit"] = std::to_string(memory_limit > 0 ? memory_limit : DefaultMemoryLimit());
   bool background = false;
   ParseBoolSetting(GetVariable("background_ddl"), &background);
   job.plan_settings["background_ddl"] = background ? "true" : "false";
@@ -352,7 +354,7 @@ void RecoverStreamJobs(Instance* instance, uint32_t database_id, const StreamRun
                                    JsonString(failure.message), failures));
   if (job && failures >= kMaxFailures) {
     std::string why = fmt::format("failed {} times, last: {}", failures, failure.message);
-    instance->jobs()->MarkFailed(job->id, why);
+    instance->jobs()->MarkFailed(job->id, why, failure.code);
     catalog->RecordEvent("JOB_FAILED", fmt::format("{{\"database_id\": {}, \"job_id\": {}, \"job\": {}, \"error\": {}}}",
                                                    database_id, job->id, JsonString(name), JsonString(why)));
   } else {

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/error.h"
+#include "common/thread_memory.h"
 #include "stream/fault_injection.h"
 #include "stream/runtime.h"
 
@@ -26,6 +27,7 @@ Actor::Actor(ActorContext ctx, std::shared_ptr<Inbox> inbox, std::vector<int> sl
       ops_[i]->set_next([next](StreamChunk c) { next->OnChunk(0, std::move(c)); });
     } else {
       ops_[i]->set_next([this](StreamChunk c) {
+        CheckMessageMemory();
         for (auto& d : dispatchers_) d->Dispatch(c);
       });
     }
@@ -53,10 +55,22 @@ void Actor::Join() {
 void Actor::Run() {
   try {
     RunLoop();
+  } catch (const SqlError& e) {
+    std::string what = e.detail().empty() ? e.message() : e.message() + ": " + e.detail();
+    spdlog::error("actor {} (job {}) failed: {}", ctx_.actor_id, ctx_.job_id, what);
+    ctx_.runtime->ReportFailure(ctx_.actor_id, ctx_.job_id, what, e.code());
   } catch (const std::exception& e) {
     spdlog::error("actor {} (job {}) failed: {}", ctx_.actor_id, ctx_.job_id, e.what());
-    ctx_.runtime->ReportFailure(ctx_.actor_id, ctx_.job_id, e.what());
+    ctx_.runtime->ReportFailure(ctx_.actor_id, ctx_.job_id, e.what(), sqlstate::kInternalError);
   }
+}
+
+void Actor::StartMessage() {
+  if (ctx_.memory) message_start_net_ = ThreadMemory::Net();
+}
+
+void Actor::CheckMessageMemory() const {
+  if (ctx_.memory) ctx_.memory->CheckMessage(ThreadMemory::Net() - message_start_net_);
 }
 
 void Actor::RunLoop() {
@@ -70,7 +84,9 @@ void Actor::RunLoop() {
     if (head->HasWork()) {
       if (!inbox_->TryPop(&m, &slot)) {
         if (inbox_->closed()) return;  // shutdown while busy
+        StartMessage();
         head->DoWork();
+        CheckMessageMemory();
         continue;
       }
     } else if (!inbox_->Pop(&m, &slot)) {
@@ -78,7 +94,9 @@ void Actor::RunLoop() {
     }
     if (m.kind == Message::Kind::kChunk) {
       if (faults) MaybeInjectStreamFault(head->Name(), FaultPoint::kChunk);
+      StartMessage();
       head->OnChunk(slot_inputs_.empty() ? 0 : slot_inputs_[slot], std::move(m.chunk));
+      CheckMessageMemory();
       continue;
     }
     if (inbox_->num_slots() > 1) {
@@ -94,10 +112,12 @@ void Actor::RunLoop() {
 
 void Actor::HandleBarrier(const Barrier& barrier) {
   const bool faults = StreamFaultConfigured();
+  StartMessage();
   for (auto& op : ops_) {
     if (faults) MaybeInjectStreamFault(op->Name(), FaultPoint::kBarrier);
     op->OnBarrier(barrier);
   }
+  CheckMessageMemory();
   if (barrier.mutation) {
     auto it = barrier.mutation->add_outputs.find(ctx_.actor_id);
     if (it != barrier.mutation->add_outputs.end())

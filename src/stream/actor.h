@@ -46,6 +46,10 @@ class Actor {
   void Run();
   void RunLoop();
   void HandleBarrier(const Barrier& barrier);
+  // Memory held to the job's limit (job_memory.h): the thread's net
+  // allocation when the current message started, checked as it goes.
+  void StartMessage();
+  void CheckMessageMemory() const;
 
   ActorContext ctx_;
   std::shared_ptr<Inbox> inbox_;
@@ -53,6 +57,7 @@ class Actor {
   std::vector<StreamOperatorPtr> ops_;
   std::vector<std::shared_ptr<Dispatcher>> dispatchers_;
   bool is_source_;
+  int64_t message_start_net_ = 0;
   std::thread thread_;
 };
 

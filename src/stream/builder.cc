@@ -24,6 +24,7 @@ class JobBuilder {
  public:
   JobBuilder(const BuildRequest& req, StreamRuntime* runtime) : req_(req), runtime_(runtime) {
     built_.mutation = std::make_shared<Mutation>();
+    if (req.memory_limit > 0) memory_ = std::make_shared<JobMemory>(req.job->id, req.memory_limit);
   }
 
   BuiltJob Build() {
@@ -204,6 +205,7 @@ class JobBuilder {
       ctx.vnodes = VnodeRange(i, parallelism);
       ctx.actor_index = i;
       ctx.parallelism = parallelism;
+      ctx.memory = memory_;
       std::vector<StreamOperatorPtr> ops;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) ops.push_back(MakeOperator(*it));
       auto actor = std::make_unique<Actor>(ctx, std::make_shared<Inbox>(std::max<size_t>(slots, 1)), slot_inputs,
@@ -243,6 +245,7 @@ class JobBuilder {
 
   const BuildRequest& req_;
   StreamRuntime* runtime_;
+  std::shared_ptr<JobMemory> memory_;  // every actor's of the job
   std::vector<uint32_t>* state_tables_ = nullptr;  // of the fragment being built
   BuiltJob built_;
   std::vector<std::unique_ptr<Actor>> actors_;

@@ -21,6 +21,7 @@ struct BuildRequest {
   TableRef job;                          // the job's relation (its id is the job id)
   std::vector<TableRef> internal_tables;  // in the order of plan->internal_tables
   int parallelism = 1;
+  int64_t memory_limit = 0;              // bytes (job_memory.h); 0 = none
   EvalContext eval;                      // time zone of the definition; no session pointers
   const Catalog* catalog = nullptr;
 };

@@ -28,6 +28,7 @@ GroupTopNOperator::GroupTopNOperator(std::vector<int> partition, std::vector<Str
 
 void GroupTopNOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
+  share_.set_job(ctx->memory);
   table_ = ctx->NewStateTable(desc_);
 }
 
@@ -179,7 +180,7 @@ void GroupTopNOperator::ForgetEmptied(Epoch committed) {
 
 void GroupTopNOperator::Evict() {
   const size_t target = share_.Publish(bytes_);
-  if (bytes_ <= target) return;
+  if (bytes_ <= target) return share_.Settle(bytes_);
   const Epoch committed = ctx_->runtime->committed_epoch();
   while (bytes_ > target && !lru_.empty()) {
     auto it = partitions_.find(lru_.oldest());
@@ -189,7 +190,7 @@ void GroupTopNOperator::Evict() {
     lru_.Remove(p.lru);
     partitions_.erase(it);
   }
-  share_.Publish(bytes_);
+  share_.Settle(bytes_);
 }
 
 }  // namespace freshet

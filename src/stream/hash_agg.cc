@@ -38,6 +38,7 @@ HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<Stream
 
 void HashAggOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
+  share_.set_job(ctx->memory);
   result_table_ = ctx->NewStateTable(result_desc_);
   for (const auto& d : call_descs_) call_tables_.push_back(d.table_id ? ctx->NewStateTable(d) : nullptr);
   if (group_keys_.empty()) {
@@ -123,14 +124,14 @@ void HashAggOperator::Drop(uint32_t g) {
 
 void HashAggOperator::Evict() {
   const size_t target = share_.Publish(bytes_);
-  if (group_keys_.empty() || bytes_ <= target) return;
+  if (group_keys_.empty() || bytes_ <= target) return share_.Settle(bytes_);
   const Epoch committed = ctx_->runtime->committed_epoch();
   while (bytes_ > target && !lru_.empty()) {
     uint32_t g = index_.find(lru_.oldest())->second;
     if (groups_[g].dirty || groups_[g].written > committed) break;  // newer ones are not committed either
     Drop(g);
   }
-  share_.Publish(bytes_);
+  share_.Settle(bytes_);
 }
 
 void HashAggOperator::LoadGroup(uint32_t g) {

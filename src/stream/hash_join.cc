@@ -30,6 +30,7 @@ HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr
 
 void HashJoinOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
+  share_.set_job(ctx->memory);
   for (int s = 0; s < 2; s++) tables_[s] = ctx->NewStateTable(sides_[s].table);
 }
 
@@ -85,7 +86,7 @@ void HashJoinOperator::OnBarrier(const Barrier& barrier) {
 
 void HashJoinOperator::Evict() {
   const size_t target = share_.Publish(bytes_);
-  if (bytes_ <= target) return;
+  if (bytes_ <= target) return share_.Settle(bytes_);
   const Epoch committed = ctx_->runtime->committed_epoch();
   // Of the two sides' least recently used keys, the one written longer ago
   // goes first; keys written since the last commit stay (their writes are
@@ -105,7 +106,7 @@ void HashJoinOperator::Evict() {
     lru_[s].Remove(it->second.lru);
     buckets_[s].erase(it);
   }
-  share_.Publish(bytes_);
+  share_.Settle(bytes_);
 }
 
 void HashJoinOperator::SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk,

@@ -27,6 +27,8 @@
 // Not thread-safe: used by the owning actor's thread only.
 #pragma once
 
+#include "stream/job_memory.h"
+
 #include <functional>
 #include <memory>
 #include <string>
@@ -50,6 +52,7 @@ struct ActorContext {
   int parallelism = 1;   // actors of its fragment
   uint64_t graph_generation = 0;  // StreamRuntime::generation() when built
   std::vector<std::shared_ptr<StateTable>> state_tables;
+  std::shared_ptr<JobMemory> memory;  // the job's, shared by its actors (null: no limit)
 
   std::shared_ptr<StateTable> NewStateTable(StateTableDesc desc) {
     auto t = std::make_shared<StateTable>(store, std::move(desc));

@@ -18,9 +18,9 @@ void StreamRuntime::Shutdown() {
   actors.clear();  // joins
 }
 
-void StreamRuntime::ReportFailure(ActorId actor, uint32_t job_id, std::string message) {
+void StreamRuntime::ReportFailure(ActorId actor, uint32_t job_id, std::string message, std::string code) {
   std::lock_guard lock(mu_);
-  if (!failure_) failure_ = Failure{actor, job_id, std::move(message)};
+  if (!failure_) failure_ = Failure{actor, job_id, std::move(message), std::move(code)};
   cv_.notify_all();
 }
 

@@ -126,8 +126,9 @@ class StreamRuntime {
     ActorId actor = 0;
     uint32_t job_id = 0;
     std::string message;
+    std::string code = "XX000";  // the error's SQLSTATE
   };
-  void ReportFailure(ActorId actor, uint32_t job_id, std::string message);
+  void ReportFailure(ActorId actor, uint32_t job_id, std::string message, std::string code);
   std::optional<Failure> failure() const;
   // Stops and joins every actor, forgets table streams, pending barrier
   // collections, fragments and relation outputs, and clears the failure.

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 
 namespace freshet {
@@ -21,16 +22,35 @@ size_t StateCacheBytes() { return budget.load(std::memory_order_relaxed); }
 void SetStateCacheBytes(size_t bytes) { budget.store(bytes, std::memory_order_relaxed); }
 size_t StateCacheTotalBytes() { return total.load(std::memory_order_relaxed); }
 
-StateCacheShare::~StateCacheShare() { total.fetch_sub(published_, std::memory_order_relaxed); }
+StateCacheShare::~StateCacheShare() {
+  total.fetch_sub(published_, std::memory_order_relaxed);
+  if (job_) job_->AddState(-static_cast<int64_t>(published_));
+}
 
 size_t StateCacheShare::Publish(size_t bytes) {
   size_t now = total.fetch_add(bytes - published_, std::memory_order_relaxed) + bytes - published_;
+  if (job_) job_->AddState(static_cast<int64_t>(bytes) - static_cast<int64_t>(published_));
   published_ = bytes;
+  const size_t job_target = job_ ? job_->StateTarget(bytes) : SIZE_MAX;
+  job_target_ = job_target;
   const size_t limit = StateCacheBytes();
-  if (now <= limit) return SIZE_MAX;
+  if (now <= limit) return job_target;
   // Proportional shares: every cache over the budget shrinks by the same
   // factor, so one large job does not empty the small ones.
-  return static_cast<size_t>(static_cast<double>(bytes) * (static_cast<double>(limit) / static_cast<double>(now)));
+  return std::min(job_target, static_cast<size_t>(static_cast<double>(bytes) *
+                                                  (static_cast<double>(limit) / static_cast<double>(now))));
+}
+
+void StateCacheShare::Settle(size_t bytes) {
+  total.fetch_add(bytes - published_, std::memory_order_relaxed);
+  if (!job_) {
+    published_ = bytes;
+    return;
+  }
+  job_->AddState(static_cast<int64_t>(bytes) - static_cast<int64_t>(published_));
+  published_ = bytes;
+  over_barriers_ = bytes > job_target_ ? over_barriers_ + 1 : 0;
+  if (over_barriers_ >= 2) job_->StateExceeded();
 }
 
 }  // namespace freshet

@@ -23,6 +23,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <list>
+#include <memory>
+
+#include "stream/job_memory.h"
 
 namespace freshet {
 
@@ -40,12 +43,21 @@ class StateCacheShare {
   ~StateCacheShare();
   StateCacheShare(const StateCacheShare&) = delete;
   StateCacheShare& operator=(const StateCacheShare&) = delete;
+  // The job whose memory the cache counts toward (job_memory.h); null: none.
+  void set_job(std::shared_ptr<JobMemory> job) { job_ = std::move(job); }
   // Records the cache's current size and returns what it should shrink to
-  // (SIZE_MAX while the caches fit the budget).
+  // (SIZE_MAX while the caches fit the budget and the job its limit).
   size_t Publish(size_t bytes);
+  // Records the size after shrinking toward Publish's target. A cache
+  // still over the job's share of its limit at two barriers in a row holds
+  // state it cannot evict (job_memory.h): 53200.
+  void Settle(size_t bytes);
 
  private:
   size_t published_ = 0;
+  std::shared_ptr<JobMemory> job_;
+  size_t job_target_ = SIZE_MAX;  // the job's part of Publish's last target
+  int over_barriers_ = 0;
 };
 
 // Keys (by pointer: the map that owns them must not move them, as

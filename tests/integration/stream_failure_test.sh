@@ -21,7 +21,13 @@
 # 4) a created view that starts failing for good: it and the view on it are
 #    Failed, the other views go on;
 # 5) kill -9 while the database recovers: after a restart (no fault) every
-#    view equals its query and no acknowledged row is lost.
+#    view equals its query and no acknowledged row is lost;
+# 6) jobs held to streaming_memory_limit (issue 16, item 3): a string_agg
+#    of one group and a HOP of 1,440 windows a row over their limits fail
+#    their CREATE with 53200 and are Failed and droppable, the other view
+#    goes on; a created view that grows past its limit later is Failed
+#    (JOB_FAILED names the limit); a grouped view and a join with far more
+#    state than their 4 MB limit evict instead and stay exact.
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -128,6 +134,39 @@ check "after the restart the view equals its query" same m "select k, count(*), 
 check "the flushed rows are there" test "$(q -c 'select count(*) >= 500 from t')" = "t"
 q -c "insert into t values (3, 3)" -c "flush" >/dev/null
 check "and it keeps up" same m "select k, count(*), sum(v) from t group by k"
+stop_server
+
+echo "== 6) jobs over their memory limit"
+start_with_fault "" d6 || { fail "start"; finish; }
+qv() { q -v VERBOSITY=verbose "$@"; }
+q -c "create table t(k int, v varchar)" -c "create table h(ts timestamp)" \
+  -c "insert into t select 1, repeat(md5(g::varchar), 8) from generate_series(1, 40000) g" \
+  -c "insert into h select timestamp '2020-01-01' + g * interval '1 second' from generate_series(1, 1024) g" \
+  -c "flush" -c "create materialized view ok as select k, count(*) c from t group by k" >/dev/null
+out=$(qv -c "set streaming_memory_limit = '4MB'" -c "create materialized view agg as select k, string_agg(v, ',') s from t group by k")
+check "a string_agg of one 10 MB group fails its CREATE with 53200" grep -q '53200: .*exceeds its memory limit' <<<"$out"
+check "it is Failed" test "$(q -c "select status from rw_catalog.rw_materialized_views where name = 'agg'")" = "Failed"
+out=$(qv -c "set streaming_memory_limit = '16MB'" -c "create materialized view hw as select * from hop(h, ts, interval '1 minute', interval '1 day')")
+check "a HOP of 1,440 windows a row (1.5M rows from one chunk) fails with 53200" grep -q '53200: .*exceeds its memory limit' <<<"$out"
+q -c "insert into t values (2, 'x')" -c "flush" >/dev/null
+check "the other view goes on" same ok "select k, count(*) from t group by k"
+check "the failed jobs can be dropped" test -z "$(q -c 'drop materialized view agg' -c 'drop materialized view hw')"
+q -c "create table t2(k int, v varchar)" -c "set streaming_memory_limit = '4MB'" \
+  -c "create materialized view agg2 as select k, string_agg(v, ',') s from t2 group by k" >/dev/null
+for i in $(seq 1 25); do q -c "insert into t2 select 1, repeat(md5(g::varchar), 8) from generate_series(1, 1000) g" -c flush >/dev/null; done
+check "a created view that grows past its limit is Failed" test "$(q -c "select status from rw_catalog.rw_materialized_views where name = 'agg2'")" = "Failed"
+check "JOB_FAILED names the limit" grep -q 'exceeds its memory limit' <<<"$(q -c "select info from rw_catalog.rw_event_logs where event_type = 'JOB_FAILED'")"
+q -c "create table t4(k int, v varchar)" -c "set streaming_memory_limit = '4MB'" \
+  -c "create materialized view g4 as select k, count(*) c, max(v) mv from t4 group by k" \
+  -c "create materialized view j4 as select a.k, a.v, b.v bv from t4 a join t4 b on a.k = b.k" >/dev/null
+for i in $(seq 0 59); do q -c "insert into t4 select g, md5(g::varchar) from generate_series($((i * 1000)), $((i * 1000 + 999))) g" -c flush >/dev/null; done
+q -c "insert into t4 select g, 'x' from generate_series(0, 59999, 7) g" -c flush >/dev/null
+check "views with far more state than their limit evict and stay Created" \
+  test "$(q -c "select string_agg(status, ',' order by name) from rw_catalog.rw_materialized_views where name in ('g4', 'j4')")" = "Created,Created"
+check "the grouped one is exact" same g4 "select k, count(*), max(v) from t4 group by k"
+check "the join is exact" same j4 "select a.k, a.v, b.v from t4 a join t4 b on a.k = b.k"
+out=$(qv -c "set streaming_memory_limit = 'lots'")
+check "a bad streaming_memory_limit is 22023" grep -q '22023' <<<"$out"
 stop_server
 
 finish
