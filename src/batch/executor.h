@@ -25,7 +25,16 @@ namespace freshet {
 
 struct ExecContext {
   const StateStore* store = nullptr;
-  std::shared_ptr<const Snapshot> snapshot;
+  // The statement's read snapshot: `snapshot` when set, else taken from
+  // `snapshot_source` on the first read (ReadSnapshot), so that a statement
+  // that reads no table (INSERT ... VALUES) does not take one: taking one
+  // waits for the session's own previous writes to commit.
+  mutable std::shared_ptr<const Snapshot> snapshot;
+  std::function<std::shared_ptr<const Snapshot>()> snapshot_source;
+  const std::shared_ptr<const Snapshot>& ReadSnapshot() const {
+    if (!snapshot && snapshot_source) snapshot = snapshot_source();
+    return snapshot;
+  }
   const Catalog* catalog = nullptr;
   ObjectId database_id = 0;
   std::string user_name;

@@ -29,7 +29,7 @@ Overlay PendingWrites(const ScanNode& node, const ExecContext& ctx) {
 class ScanExecutor : public Executor {
  public:
   ScanExecutor(const ScanNode& node, ExecContext& ctx, std::vector<bool> wanted)
-      : ctx_(ctx), reader_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), PendingWrites(node, ctx),
+      : ctx_(ctx), reader_(ctx.store, ctx.ReadSnapshot(), node.table->id, node.table->types(), PendingWrites(node, ctx),
                 std::move(wanted)) {}
 
   bool Next(DataChunk* out) override {
@@ -48,8 +48,8 @@ class ScanExecutor : public Executor {
 class ParallelScanExecutor : public Executor {
  public:
   ParallelScanExecutor(const ScanNode& node, ExecContext& ctx, const std::vector<bool>& wanted)
-      : ctx_(ctx), own_(ctx.store, ctx.snapshot, node.table->id, node.table->types(), {}, wanted, 0, kVnodeCount / 2) {
-    auto other = std::make_shared<TableReader>(ctx.store, ctx.snapshot, node.table->id, node.table->types(), Overlay{},
+      : ctx_(ctx), own_(ctx.store, ctx.ReadSnapshot(), node.table->id, node.table->types(), {}, wanted, 0, kVnodeCount / 2) {
+    auto other = std::make_shared<TableReader>(ctx.store, ctx.ReadSnapshot(), node.table->id, node.table->types(), Overlay{},
                                                wanted, kVnodeCount / 2, kVnodeCount);
     worker_ = std::thread([this, other] { Produce(other.get()); });
   }
@@ -218,9 +218,9 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   ScanCache* cache = own_writes ? nullptr : ctx.store->scan_cache();
   std::optional<uint64_t> build_version;
   if (cache) {
-    std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.snapshot->seq());
+    std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.ReadSnapshot()->seq());
     if (entry && entry->Covers(wanted)) return std::make_unique<CachedScanExecutor>(entry, wanted, types, ctx);
-    build_version = cache->BuildVersion(table, ctx.snapshot->seq());
+    build_version = cache->BuildVersion(table, ctx.ReadSnapshot()->seq());
     // Rebuild with the columns the entry had too, so that it only grows.
     if (entry && build_version == entry->version && entry->decoded.size() == wanted.size())
       for (size_t c = 0; c < wanted.size(); c++) wanted[c] = wanted[c] || entry->decoded[c];

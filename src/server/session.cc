@@ -457,17 +457,18 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   ctx.memory_at_start = ThreadMemory::Net();
   WriteSet writes;
   ctx.writes = &writes;
-  ctx.snapshot = ReadSnapshot();
+  ctx.snapshot_source = [this] { return ReadSnapshot(); };
   if (txn_ == TxnState::kInBlock) ctx.pending = &txn_writes_;
   JobProgressTracker* progress = instance_->job_progress();
   ctx.job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
   BarrierManager* barriers = instance_->barriers();
   ctx.fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
   const StateStore* store = instance_->store();
-  std::shared_ptr<const Snapshot> snapshot = ctx.snapshot;
-  ctx.row_count = [store, snapshot](ObjectId id) -> std::optional<int64_t> {
+  const ExecContext* exec_ctx = &ctx;
+  ctx.row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
     std::string value;
-    if (!store->Get(store->meta_cf(), snapshot.get(), RowCountMetaKey(id), &value).ok()) return std::nullopt;
+    if (!store->Get(store->meta_cf(), exec_ctx->ReadSnapshot().get(), RowCountMetaKey(id), &value).ok())
+      return std::nullopt;
     return std::strtoll(value.c_str(), nullptr, 10);
   };
   ctx.eval = eval_;
