@@ -29,7 +29,10 @@ std::string_view WriteLog::Copy(std::string_view s) {
 }
 
 void WriteLog::Append(const WriteLog& other) {
-  ops_.reserve(ops_.size() + other.ops_.size());
+  // Geometric growth: an exact reserve reallocates at every append, which
+  // made an epoch's many one-row appends (single-row INSERTs) quadratic.
+  const size_t needed = ops_.size() + other.ops_.size();
+  if (needed > ops_.capacity()) ops_.reserve(std::max(needed, 2 * ops_.capacity()));
   for (const WriteOp& op : other.ops_) Add(op);
 }
 
