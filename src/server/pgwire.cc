@@ -102,16 +102,24 @@ class Connection : public ResultSink {
     }
     for (size_t r = 0; r < chunk.num_rows(); r++) {
       size_t start = BeginMessage('D');
-      PutInt16(static_cast<int16_t>(chunk.num_columns()));
-      for (size_t c = 0; c < chunk.num_columns(); c++) {
-        const Vector& v = chunk.column(c);
-        if (v.IsNull(r)) {
-          PutInt32(-1);
-          continue;
+      try {
+        PutInt16(static_cast<int16_t>(chunk.num_columns()));
+        for (size_t c = 0; c < chunk.num_columns(); c++) {
+          const Vector& v = chunk.column(c);
+          if (v.IsNull(r)) {
+            PutInt32(-1);
+            continue;
+          }
+          std::string bytes = column_formats_[c] == 1 ? EncodeBinary(v, r) : FormatText(v, r, ctx);
+          PutInt32(static_cast<int32_t>(bytes.size()));
+          out_.append(bytes);
         }
-        std::string bytes = column_formats_[c] == 1 ? EncodeBinary(v, r) : FormatText(v, r, ctx);
-        PutInt32(static_cast<int32_t>(bytes.size()));
-        out_.append(bytes);
+      } catch (...) {
+        // A value whose output fails (past the 1 GB limit): the row is not
+        // sent, so the error that follows is the next message the client
+        // reads, as after printtup's failure.
+        out_.resize(start - 1);  // BeginMessage returns the position after the type byte
+        throw;
       }
       EndMessage(start);
       if (out_.size() > (1u << 16)) Flush();

@@ -490,6 +490,9 @@ def gen_literals():
     for v in ["1e308*10", "'1e400'", "2147483648", "-32769", "'294277-01-01'", "interval '178000001 years'",
               "repeat('x', 10)", "'abcd'", "99999999999.99", "'{1,2,'", "row(1, 2, 3)"]:
         emit(f"INSERT INTO t_ext (i2, i4, vn, n2, ai, st) VALUES ({v}, {v}, {v}, {v}, {v}, {v})")
+    # A value whose text output passes the 1 GB limit (54000 while its
+    # DataRow is being written: the row must not be half sent). ~1.5 GB.
+    emit("SELECT repeat('x', 536870909)::bytea")
 
 
 # --- Nesting ----------------------------------------------------------------------
