@@ -201,6 +201,9 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
     // is committed. Only a checkpoint barrier commits, so after the others
     // the scan waits for the next checkpoint (changes keep flowing).
     paused_ = !barrier.checkpoint;
+    // Ask for that checkpoint now: with a high checkpoint_frequency the
+    // next periodic one can be minutes away, and the job waits for it.
+    if (paused_) ctx_->runtime->RequestBarrier();
     if (barrier.checkpoint) {
       snapshot_epoch_ = barrier.prev_epoch;
       snapshot_.reset();
