@@ -123,7 +123,7 @@ const BugShape kBugShapes[] = {
      "(SELECT k, v FROM p WHERE e = 0) a JOIN (SELECT k, v FROM p) b ON a.k = b.k WHERE b.v > a.v: the "
      "stream hash join evaluates its non-equi condition, and reads the right input's columns, at the wrong "
      "positions (wrong rows, 'corrupt row in table N', the server crashes)"},
-    {"create_during_rare_checkpoints", true,
+    {"create_during_rare_checkpoints", false,  // fixed by 91de097
      "a CREATE MATERIALIZED VIEW concurrent with an INSERT into its input while barriers pass every 10 ms "
      "and commit every 10000 (the seeds with 10 ms barriers): now and then the CREATE waits for the next "
      "periodic checkpoint, ~100 s (cancelled after 120 s), instead of ~40 ms; a FLUSH from another "
@@ -2256,7 +2256,7 @@ struct SeedRun {
     for (round = 1; round <= rounds && !broken; round++) {
       if (no_cache && round == 2) Both("ALTER SYSTEM SET streaming_state_cache_bytes = 0", false);
       if (no_cache && round == rounds) Both("ALTER SYSTEM RESET streaming_state_cache_bytes", false);
-      // (A view created while DML runs can wait for the next checkpoint: see create_during_rare_checkpoints.)
+      // (A view created while DML runs waited for the next checkpoint: see create_during_rare_checkpoints.)
       const int fast_from = knobs.Bug("create_during_rare_checkpoints") ? 3 : std::max(3, (rounds + 1) / 2 + 1);
       if (fast_barriers && round == fast_from) {
         Both("ALTER SYSTEM SET barrier_interval_ms = 10", false);
