@@ -6,8 +6,11 @@
 extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen)
     __attribute__((weak));
 // AddressSanitizer's allocator (sanitizer builds, which do not use
-// jemalloc): bytes allocated by the whole process.
-extern "C" size_t __sanitizer_get_current_allocated_bytes() __attribute__((weak));
+// jemalloc): hooks on every malloc and free, and the size of a block.
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, size_t),
+                                                         void (*free_hook)(const volatile void*))
+    __attribute__((weak));
+extern "C" size_t __sanitizer_get_allocated_size(const volatile void* p) __attribute__((weak));
 
 namespace freshet {
 
@@ -35,17 +38,24 @@ const Counters& ThisThread() {
   return counters;
 }
 
+// Under AddressSanitizer: the thread's net bytes, kept by its allocator's
+// hooks (a plain thread_local: the hooks run inside malloc and free).
+thread_local int64_t sanitizer_net = 0;
+void OnMalloc(const volatile void*, size_t size) { sanitizer_net += static_cast<int64_t>(size); }
+void OnFree(const volatile void* p) {
+  if (p) sanitizer_net -= static_cast<int64_t>(__sanitizer_get_allocated_size(p));
+}
+const bool sanitizer_hooks = __sanitizer_install_malloc_and_free_hooks && __sanitizer_get_allocated_size &&
+                             __sanitizer_install_malloc_and_free_hooks(OnMalloc, OnFree) != 0;
+
 }  // namespace
 
-bool ThreadMemory::Available() {
-  return ThisThread().allocated != nullptr || __sanitizer_get_current_allocated_bytes != nullptr;
-}
+bool ThreadMemory::Available() { return ThisThread().allocated != nullptr || sanitizer_hooks; }
 
 int64_t ThreadMemory::Net() {
   const Counters& c = ThisThread();
   if (c.allocated) return static_cast<int64_t>(*c.allocated - *c.deallocated);
-  // Under a sanitizer the process's total stands in for the thread's.
-  if (__sanitizer_get_current_allocated_bytes) return static_cast<int64_t>(__sanitizer_get_current_allocated_bytes());
+  if (sanitizer_hooks) return sanitizer_net;
   return 0;
 }
 

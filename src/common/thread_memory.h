@@ -7,9 +7,9 @@
 // another thread allocated counts against it: an estimate that catches a
 // statement whose state keeps growing, not an exact account.
 //
-// Under AddressSanitizer (no jemalloc) the process's allocated bytes stand
-// in for the thread's; with neither (unit tests) Available() is false and
-// Net() is 0.
+// Under AddressSanitizer (no jemalloc) the same counts come from its
+// allocator's malloc and free hooks; with neither (unit tests) Available()
+// is false and Net() is 0.
 #pragma once
 
 #include <cstdint>

@@ -134,6 +134,7 @@ void Actor::HandleBarrier(const Barrier& barrier) {
   }
   WriteLog writes;
   for (auto& t : ctx_.state_tables) t->TakeWrites(&writes);
+  if (ctx_.memory) ctx_.memory->CheckEpochWrites(static_cast<int64_t>(writes.bytes()));
   ctx_.runtime->Collect(ctx_.actor_id, barrier, std::move(writes));
 }
 

@@ -26,4 +26,12 @@ void JobMemory::CheckMessage(int64_t grown) const {
                               limit_ >> 20));
 }
 
+void JobMemory::CheckEpochWrites(int64_t bytes) const {
+  if (limit_ <= 0 || bytes <= limit_) return;
+  throw SqlError(sqlstate::kOutOfMemory, fmt::format("stream job {} exceeds its memory limit", job_id_))
+      .WithDetail(fmt::format("One epoch's writes of one actor, held until they are committed, take {} MB; the "
+                              "limit is {} MB (streaming_memory_limit when it was created).",
+                              bytes >> 20, limit_ >> 20));
+}
+
 }  // namespace freshet

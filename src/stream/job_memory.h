@@ -13,7 +13,11 @@
 //     handles one chunk or barrier, net of what it frees (ThreadMemory),
 //     checked before each output chunk leaves the actor and after the
 //     message: a join fanning out or a HOP window explosion is stopped
-//     while it happens.
+//     while it happens (when it happens on one thread);
+//   - one epoch's writes of an actor (its state tables' and its view's
+//     rows), held in memory until the epoch commits, checked at each
+//     barrier: what a fan-out spread over many threads and messages still
+//     piles up in one place.
 // A cache still over its share of the limit after two barriers in a row,
 // or one message past the limit, fails the job with 53200: the database recovers, and after repeated failures
 // the job is marked Failed (meta/stream_jobs.h), droppable, the rest of the
@@ -45,6 +49,8 @@ class JobMemory {
   [[noreturn]] void StateExceeded() const;
   // Throws 53200 when one message grew the thread's memory past the limit.
   void CheckMessage(int64_t grown) const;
+  // Throws 53200 when one epoch's writes of one actor pass the limit.
+  void CheckEpochWrites(int64_t bytes) const;
 
  private:
   const uint32_t job_id_;
