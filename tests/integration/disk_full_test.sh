@@ -19,8 +19,9 @@
 #    must be 53100;
 # 2) while full: the server answers, reads work, the views equal their
 #    queries, INSERT and CREATE TABLE get 53100;
-# 3) the ballast is deleted: FLUSH succeeds, every acknowledged batch is
-#    there, whole, nothing refused is, writes are accepted again;
+# 3) the ballast is deleted: writes are accepted again by themselves (the
+#    barriers retry the commit; polled, bounded), FLUSH succeeds, every
+#    acknowledged batch is there, whole, nothing refused is;
 #    (a small write may still fit a full disk: the checks use whole batches)
 # 4) the disk is filled again from outside, the server killed with
 #    kill -9 and started on the full disk: it opens read-only, serves
@@ -142,8 +143,20 @@ run() {  # run LABEL RESERVE_MB
 
   echo "== $label: 3) space freed: writes resume"
   rm -f "$DISK/ballast"
+  # By itself: the next checkpoint barrier (every second) retries the
+  # commit. Polled, bounded: a small write is accepted once it succeeded.
+  local resumed=0
+  for _ in $(seq 1 300); do
+    out="$(q -c "insert into t values (990000, 'probe')")"
+    if [[ -z "$out" ]]; then resumed=1; break; fi
+    is_disk_full "$out" || break
+    sleep 0.1
+  done
+  check "$label: writes are accepted again without a FLUSH (the barriers retry the commit)" test "$resumed" = 1
   out="$(q -c flush)"
   check "$label: FLUSH commits everything pending" test -z "$out"
+  check "$label: the probe row is there" test "$(q -c "select count(*) from t where id = 990000")" = 1
+  q -c "delete from t where id = 990000" -c flush >/dev/null
   check "$label: every acknowledged batch is there, whole; no refused one" batches_ok "$acked" "$refused"
   check "$label: the views equal their queries" views_exact
   out="$(q -c "$(batch 500)")"
