@@ -16,6 +16,17 @@ GraphRecoveringError::GraphRecoveringError(uint32_t database_id)
 
 namespace {
 
+// A failed commit's error for a statement (53100 for a full disk), its
+// message after `prefix`.
+[[noreturn]] void ThrowCommitError(const Status& error, const std::string& prefix, const char* hint) {
+  try {
+    error.ThrowIfError();
+  } catch (const SqlError& e) {
+    throw SqlError(e.code(), prefix + e.message()).WithHint(hint);
+  }
+  throw SqlError(sqlstate::kInternalError, prefix + "no error");  // not reached: error is a failure
+}
+
 // Epochs are physical time in ms shifted left 16 bits, as in RisingWave, so
 // they are meaningful to humans and increase across restarts.
 Epoch NextEpoch(Epoch prev) {
@@ -125,34 +136,19 @@ Epoch DatabaseEpochLoop::Flush() {
   uint64_t ticket = ++flush_requests_;
   cv_.notify_all();
   cv_.wait(lock, [&] { return flushes_done_ >= ticket || flushes_failed_ >= ticket || stopping_; });
-  if (flushes_done_ < ticket && flushes_failed_ >= ticket) {
-    Status error = commit_error_;
-    lock.unlock();
-    try {
-      error.ThrowIfError();
-    } catch (SqlError& e) {
-      throw SqlError(e.code(), "could not flush: " + e.message())
-          .WithHint("Free disk space: the next commit (another FLUSH, or the next checkpoint) stores everything "
-                    "written since the last one.");
-    }
-  }
+  if (flushes_done_ < ticket && flushes_failed_ >= ticket)
+    ThrowCommitError(commit_error_, "could not flush: ",
+                     "Free disk space: the next commit (another FLUSH, or the next checkpoint) stores everything "
+                     "written since the last one.");
   return committed_epoch_;
 }
 
 void DatabaseEpochLoop::CheckAcceptingWrites() const {
-  Status error;
-  {
-    std::lock_guard lock(mu_);
-    if (commit_error_.ok()) return;
-    error = commit_error_;
-  }
-  try {
-    error.ThrowIfError();
-  } catch (SqlError& e) {
-    throw SqlError(e.code(), fmt::format("database {} is not accepting writes: its last commit failed: {}",
-                                         database_id_, e.message()))
-        .WithHint("Free disk space: writes are accepted again once a commit succeeds (FLUSH tries one at once).");
-  }
+  std::lock_guard lock(mu_);
+  if (commit_error_.ok()) return;
+  ThrowCommitError(commit_error_,
+                   fmt::format("database {} is not accepting writes: its last commit failed: ", database_id_),
+                   "Free disk space: writes are accepted again once a commit succeeds (FLUSH tries one at once).");
 }
 
 uint64_t DatabaseEpochLoop::failed_commits() const {

@@ -60,7 +60,7 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
   // Rows held in memory are written out by the commit: refused now if they
   // would not fit (spilled loads are on disk already).
   uint64_t bulk_bytes = 0;
-  for (const auto& rows : writes.bulk()) bulk_bytes += rows->spilled() ? 0 : rows->bytes();
+  for (const auto& rows : writes.bulk()) bulk_bytes += rows->unwritten_bytes();
   if (bulk_bytes) store_->CheckWritable(bulk_bytes).ThrowIfError();
   bool has_ops = false;
   for (const auto& [id, tw] : writes.tables()) has_ops |= !tw.ops.empty();

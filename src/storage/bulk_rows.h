@@ -110,6 +110,9 @@ class BulkRows {
   size_t size() const { return rows_; }
   // Bytes of encoded keys and values.
   size_t bytes() const { return bytes_; }
+  // What a commit of these rows still writes to disk: their bytes while in
+  // memory, nothing once spilled (the files are ingested by hard links).
+  size_t unwritten_bytes() const { return spilled_ ? 0 : bytes_; }
 
   // The encoded row stored under `key`, if it is one of these rows.
   std::optional<std::string> Find(std::string_view key) const;

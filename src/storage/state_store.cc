@@ -166,26 +166,19 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
     if (std::filesystem::exists(path + "/CURRENT", ec) && store->FreeDiskBytes() < store->disk_reserve_)
       store->read_only_ = true;
   }
-  auto lock_for_read_only = [&]() -> Status {
+  auto open_read_only = [&]() -> rocksdb::Status {
+    store->read_only_ = true;
     rocksdb::Status ls = db_options.env->LockFile(path + "/LOCK", &store->read_only_lock_);
-    if (!ls.ok())
-      return Status::Busy("data directory " + options.dir + " is in use by another Freshet server (its lock is held)");
-    return Status::OK();
+    if (!ls.ok()) return rocksdb::Status::Busy("lock");
+    return rocksdb::DB::OpenForReadOnly(db_options, path, cfs, &handles, &db);
   };
   rocksdb::Status rs;
   if (store->read_only_) {
-    Status locked = lock_for_read_only();
-    if (!locked.ok()) return locked;
-    rs = rocksdb::DB::OpenForReadOnly(db_options, path, cfs, &handles, &db);
+    rs = open_read_only();
   } else {
     rs = rocksdb::DB::Open(db_options, path, cfs, &handles, &db);
     // The disk filled up while opening (or there is no reserve).
-    if (rs.IsNoSpace() && std::filesystem::exists(path + "/CURRENT")) {
-      store->read_only_ = true;
-      Status locked = lock_for_read_only();
-      if (!locked.ok()) return locked;
-      rs = rocksdb::DB::OpenForReadOnly(db_options, path, cfs, &handles, &db);
-    }
+    if (rs.IsNoSpace() && std::filesystem::exists(path + "/CURRENT")) rs = open_read_only();
   }
   if (!rs.ok()) {
     Status s = ToStatus(rs, "cannot open data directory " + options.dir);
@@ -589,8 +582,6 @@ void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* bat
 }
 
 Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes) {
-  // Spilled loads are on disk already and ingested by hard links; the
-  // check counts them anyway (they may be rewritten with other writes).
   Status checked = CheckWritable(writes.bytes());
   if (!checked.ok()) return checked;
   ChangedTables changed;

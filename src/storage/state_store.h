@@ -21,9 +21,10 @@
 // behind the check) stops RocksDB's writes; the next write resumes it
 // (DB::Resume) once the reserve is free again. A store opened on a disk
 // that is already short of the reserve opens read-only: reads are served,
-// every write gets NoSpace until the server restarts with room. A directory that exists
-// but is not a Freshet data directory, or whose format version is unknown,
-// is refused rather than re-initialized.
+// every write gets NoSpace until the server restarts with room.
+//
+// A directory that exists but is not a Freshet data directory, or whose
+// format version is unknown, is refused rather than re-initialized.
 //
 // Thread safety: all methods may be called concurrently.
 #pragma once
@@ -78,11 +79,11 @@ struct CommitWrites {
     for (const auto* b : bulk) n += b->size();
     return n;
   }
-  // Bytes of keys and values, to check free space against.
+  // Bytes the commit writes, to check free space against.
   size_t bytes() const {
     size_t n = 0;
     for (const auto* p : ops) n += p->bytes();
-    for (const auto* b : bulk) n += b->bytes();
+    for (const auto* b : bulk) n += b->unwritten_bytes();
     return n;
   }
 };

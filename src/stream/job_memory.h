@@ -29,6 +29,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace freshet {
 
@@ -53,6 +54,7 @@ class JobMemory {
   void CheckEpochWrites(int64_t bytes) const;
 
  private:
+  [[noreturn]] void Exceeded(const std::string& detail) const;
   const uint32_t job_id_;
   const int64_t limit_;
   std::atomic<int64_t> state_{0};

@@ -22,15 +22,17 @@ size_t StateCacheBytes() { return budget.load(std::memory_order_relaxed); }
 void SetStateCacheBytes(size_t bytes) { budget.store(bytes, std::memory_order_relaxed); }
 size_t StateCacheTotalBytes() { return total.load(std::memory_order_relaxed); }
 
-StateCacheShare::~StateCacheShare() {
-  total.fetch_sub(published_, std::memory_order_relaxed);
-  if (job_) job_->AddState(-static_cast<int64_t>(published_));
-}
+StateCacheShare::~StateCacheShare() { Record(0); }
 
-size_t StateCacheShare::Publish(size_t bytes) {
+size_t StateCacheShare::Record(size_t bytes) {
   size_t now = total.fetch_add(bytes - published_, std::memory_order_relaxed) + bytes - published_;
   if (job_) job_->AddState(static_cast<int64_t>(bytes) - static_cast<int64_t>(published_));
   published_ = bytes;
+  return now;
+}
+
+size_t StateCacheShare::Publish(size_t bytes) {
+  const size_t now = Record(bytes);
   const size_t job_target = job_ ? job_->StateTarget(bytes) : SIZE_MAX;
   job_target_ = job_target;
   const size_t limit = StateCacheBytes();
@@ -42,13 +44,8 @@ size_t StateCacheShare::Publish(size_t bytes) {
 }
 
 void StateCacheShare::Settle(size_t bytes) {
-  total.fetch_add(bytes - published_, std::memory_order_relaxed);
-  if (!job_) {
-    published_ = bytes;
-    return;
-  }
-  job_->AddState(static_cast<int64_t>(bytes) - static_cast<int64_t>(published_));
-  published_ = bytes;
+  Record(bytes);
+  if (!job_) return;
   over_barriers_ = bytes > job_target_ ? over_barriers_ + 1 : 0;
   if (over_barriers_ >= 2) job_->StateExceeded();
 }

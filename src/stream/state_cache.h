@@ -54,6 +54,9 @@ class StateCacheShare {
   void Settle(size_t bytes);
 
  private:
+  // Replaces the published size (in the process's total and the job's);
+  // returns the process's new total.
+  size_t Record(size_t bytes);
   size_t published_ = 0;
   std::shared_ptr<JobMemory> job_;
   size_t job_target_ = SIZE_MAX;  // the job's part of Publish's last target
