@@ -462,6 +462,7 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
   for (ObjectId id : database_ids) {
     batch.Delete(store_->meta_cf(), DatabaseKey(id));
     batch.Delete(store_->meta_cf(), EpochMetaKey(id));
+    batch.Delete(store_->meta_cf(), DmlLogCoveredKey(id));
   }
   CommitLocked(&batch);
   for (ObjectId id : table_ids) tables_.erase(id);

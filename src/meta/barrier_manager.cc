@@ -77,9 +77,10 @@ bool DatabaseEpochLoop::recovering() const {
   return recovering_;
 }
 
-void DatabaseEpochLoop::AddDmlLogKey(Epoch epoch, std::string key) {
+void DatabaseEpochLoop::NoteDmlLogEntry(Epoch epoch, uint64_t seq) {
   std::lock_guard lock(mu_);
-  dml_log_keys_[epoch].push_back(std::move(key));
+  uint64_t& last = dml_log_seqs_[epoch];
+  last = std::max(last, seq);
 }
 
 void DatabaseEpochLoop::WaitRecovered() {
@@ -347,23 +348,23 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
   MetaEntries meta = {{EpochMetaKey(database_id_), std::to_string(epoch)}};
   std::map<TableId, int64_t> row_counts = RowCountsAfter(writes);
   for (const auto& [id, count] : row_counts) meta.emplace_back(RowCountMetaKey(id), std::to_string(count));
-  // The DML log entries of the epochs this commit covers go with it.
-  std::vector<std::string> log_deletes;
+  // The DML log entries of the epochs this commit covers: covered from now.
+  uint64_t log_covered = 0;
   {
     std::lock_guard lock(mu_);
-    for (auto it = dml_log_keys_.begin(); it != dml_log_keys_.end() && it->first <= epoch; ++it)
-      log_deletes.insert(log_deletes.end(), it->second.begin(), it->second.end());
+    for (auto it = dml_log_seqs_.begin(); it != dml_log_seqs_.end() && it->first <= epoch; ++it)
+      log_covered = std::max(log_covered, it->second);
   }
+  if (log_covered) meta.emplace_back(DmlLogCoveredKey(database_id_), std::to_string(log_covered));
   if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
     auto t0 = std::chrono::steady_clock::now();
-    s = store_->CommitBulk(writes, meta, log_deletes);
+    s = store_->CommitBulk(writes, meta);
     spdlog::debug("bulk commit of {} writes: {} ms", pending,
                   std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
   } else {
     rocksdb::WriteBatch batch;
     store_->AddToBatch(writes, &batch);
     for (const auto& [key, value] : meta) batch.Put(store_->meta_cf(), key, value);
-    for (const auto& key : log_deletes) batch.Delete(store_->meta_cf(), key);
     s = store_->Commit(&batch);
   }
   NoteCommit(epoch, s);
@@ -379,8 +380,11 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
   {
     std::lock_guard lock(mu_);
     committed_epoch_ = epoch;
-    dml_log_keys_.erase(dml_log_keys_.begin(), dml_log_keys_.upper_bound(epoch));
+    dml_log_seqs_.erase(dml_log_seqs_.begin(), dml_log_seqs_.upper_bound(epoch));
   }
+  // Only a synced commit makes the entries it covers unneeded.
+  DmlLog* log = log_covered && store_->commits_synced() ? store_->DmlLogFor(database_id_) : nullptr;
+  if (log) log->Retire(log_covered);
   runtime_->OnCommitted(epoch);
   {
     std::lock_guard lock(mu_);

@@ -97,16 +97,18 @@ class DatabaseEpochLoop {
   Epoch ApplyGraphChange(std::shared_ptr<Mutation> mutation, std::vector<std::unique_ptr<Actor>> new_actors,
                          bool recovery = false);
 
+  // The DML log entry `seq` (synchronous_commit; storage/dml_log.h) holds
+  // writes made in `epoch`: the commit that covers the epoch stores, in the
+  // same atomic write, that the log is covered up to there, and then
+  // retires the log's entries up to it.
+  void NoteDmlLogEntry(Epoch epoch, uint64_t seq);
+
   // Recovery. When an actor fails, the epoch does not commit: the graph is
   // stopped and forgotten (StreamRuntime::ResetGraph), the actors' writes
   // since the last commit are discarded and the tables' writes kept; no
   // barrier runs (FLUSH waits) until the handler, on a thread of its own,
   // has rebuilt the graph from the committed state and applied it with
   // ApplyGraphChange(..., recovery = true). DML goes on meanwhile.
-  // The DML log entry of writes made in `epoch` (synchronous_commit): it is
-  // deleted by the commit that covers the epoch, in the same atomic write.
-  void AddDmlLogKey(Epoch epoch, std::string key);
-
   using RecoveryHandler = std::function<void(const StreamRuntime::Failure&)>;
   void set_recovery_handler(RecoveryHandler handler);
   bool recovering() const;
@@ -180,7 +182,7 @@ class DatabaseEpochLoop {
   std::vector<uint64_t> applied_tickets_;
   std::set<uint64_t> done_tickets_;
   std::set<uint64_t> cancelled_tickets_;  // refused by a recovery
-  std::map<Epoch, std::vector<std::string>> dml_log_keys_;  // by epoch written
+  std::map<Epoch, uint64_t> dml_log_seqs_;  // the last DML log entry of each epoch
   bool recovering_ = false;
   uint64_t recoveries_ = 0;
   RecoveryHandler recovery_handler_;

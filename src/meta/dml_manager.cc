@@ -64,24 +64,26 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
   if (bulk_bytes) store_->CheckWritable(bulk_bytes).ThrowIfError();
   bool has_ops = false;
   for (const auto& [id, tw] : writes.tables()) has_ops |= !tw.ops.empty();
-  if (!durable || !has_ops) {
+  DmlLog* log = durable && has_ops ? store_->DmlLogFor(loop_->database_id()) : nullptr;
+  if (!log) {  // in memory, nothing is durable
     std::lock_guard lock(mu_);
-    return ApplyLocked(std::move(writes), nullptr, nullptr);
+    return ApplyLocked(std::move(writes));
   }
   std::string entry = EncodeWriteSetOps(writes);
+  store_->CheckWritable(entry.size()).ThrowIfError();
   Epoch epoch;
+  uint64_t seq = 0;
   {
     std::lock_guard lock(mu_);
-    std::string key = DmlLogKey(loop_->database_id(), next_log_seq_++);
-    epoch = ApplyLocked(std::move(writes), &key, &entry);
+    epoch = ApplyLocked(std::move(writes), log, &entry, &seq);
   }
-  // Outside the locks, so that other writers append meanwhile and share
+  // Outside the lock, so that other writers append meanwhile and share
   // this sync.
-  store_->SyncDmlLog().ThrowIfError();
+  log->Sync(seq).ThrowIfError();
   return epoch;
 }
 
-Epoch DmlManager::ApplyLocked(WriteSet&& writes, const std::string* log_key, const std::string* log_entry) {
+Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string* log_entry, uint64_t* seq) {
   auto guard = loop_->BeginWrite();
   // Check everything first so that a failure leaves no trace.
   for (const auto& rows : writes.bulk())
@@ -97,9 +99,11 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, const std::string* log_key, con
   }
   // Logged after the checks (a refused write set is not logged) and before
   // the writes, in the order writers hold mu_: replay reproduces the order.
-  if (log_key) {
-    store_->AppendDmlLog(*log_key, *log_entry).ThrowIfError();
-    loop_->AddDmlLogKey(guard.epoch(), *log_key);
+  if (log_entry) {
+    Result<uint64_t> appended = log->Append(*log_entry);
+    appended.status().ThrowIfError();
+    *seq = *appended;
+    loop_->NoteDmlLogEntry(guard.epoch(), *seq);
   }
   StreamRuntime* runtime = loop_->runtime();
   for (auto& [st, tw] : targets) {
@@ -120,24 +124,20 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, const std::string* log_key, con
 }
 
 size_t DmlManager::ReplayLog() {
-  std::vector<std::pair<std::string, std::string>> entries;
-  store_->ScanMeta(DmlLogPrefix(loop_->database_id()),
-                   [&](const std::string& key, const std::string& value) { entries.emplace_back(key, value); });
+  DmlLog* log = store_->DmlLogFor(loop_->database_id());
+  if (!log) return 0;
   std::lock_guard lock(mu_);
-  for (auto& [key, value] : entries) {
+  Result<size_t> replayed = log->Replay([&](uint64_t seq, std::string_view entry) {
     WriteSet writes;
-    if (!DecodeWriteSetOps(value, &writes, /*unique_checks=*/false)) throw SqlError(sqlstate::kDataCorrupted, "corrupt DML log entry");
+    if (!DecodeWriteSetOps(entry, &writes, /*unique_checks=*/false)) throw SqlError(sqlstate::kDataCorrupted, "corrupt DML log entry");
     // The entry of a table dropped since then is dropped with it.
     for (auto it = writes.mutable_tables().begin(); it != writes.mutable_tables().end();)
       it = catalog_->GetTable(it->first) ? std::next(it) : writes.mutable_tables().erase(it);
-    Epoch epoch = ApplyLocked(std::move(writes), nullptr, nullptr);
-    loop_->AddDmlLogKey(epoch, key);  // deleted by the commit that holds the replay
-    const std::string& prefix = DmlLogPrefix(loop_->database_id());
-    uint64_t seq = 0;
-    for (size_t i = prefix.size(); i < key.size(); i++) seq = seq << 8 | static_cast<uint8_t>(key[i]);
-    next_log_seq_ = std::max(next_log_seq_, seq + 1);
-  }
-  return entries.size();
+    // Covered by the commit that holds the replay.
+    loop_->NoteDmlLogEntry(ApplyLocked(std::move(writes)), seq);
+  });
+  replayed.status().ThrowIfError();
+  return *replayed;
 }
 
 void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads) {

@@ -60,12 +60,13 @@ class DmlManager {
   StateStore* store_;
   const Catalog* catalog_;
   DatabaseEpochLoop* loop_;
-  // The part of Apply under mu_ and the epoch guard.
-  Epoch ApplyLocked(WriteSet&& writes, const std::string* log_key, const std::string* log_entry);
+  // The part of Apply under mu_ and the epoch guard; with `log_entry`, the
+  // entry is appended to `log` first and its sequence number set in `seq`.
+  Epoch ApplyLocked(WriteSet&& writes, DmlLog* log = nullptr, const std::string* log_entry = nullptr,
+                    uint64_t* seq = nullptr);
 
   std::mutex mu_;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;
-  uint64_t next_log_seq_ = 0;  // under mu_; ReplayLog sets it past the log's entries
 };
 
 }  // namespace freshet

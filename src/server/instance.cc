@@ -51,6 +51,9 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   // Writes acknowledged under synchronous_commit whose epoch did not commit
   // before the server stopped: applied again, into the running jobs too,
   // and committed before any session starts.
+  std::vector<uint32_t> database_ids;
+  for (const auto& db : inst->catalog_->ListDatabases()) database_ids.push_back(db.id);
+  inst->store_->RemoveDmlLogsExcept(database_ids);
   for (const auto& db : inst->catalog_->ListDatabases()) {
     size_t replayed = inst->DmlFor(db.id)->ReplayLog();
     if (replayed) {
@@ -104,6 +107,7 @@ void Instance::DropDatabase(ObjectId database_id) {
     dml_.erase(database_id);
   }
   barriers_->DropDatabase(database_id);
+  store_->DropDmlLog(database_id);
 }
 
 std::pair<int32_t, int32_t> Instance::RegisterSession(std::atomic<bool>* cancel_flag) {

@@ -41,17 +41,8 @@ inline std::string EpochMetaKey(uint32_t database_id) { return "epoch/" + std::t
 // streams and for DML that does not race (two sessions deleting the same
 // row both count it).
 inline std::string RowCountMetaKey(uint32_t table_id) { return "stats/rows/" + std::to_string(table_id); }
-// The DML log (synchronous_commit): one entry per applied write set not yet
-// covered by a committed epoch, in apply order within a database.
-inline std::string DmlLogPrefix(uint32_t database_id) {
-  std::string k = "dmllog/";
-  for (int s = 24; s >= 0; s -= 8) k.push_back(static_cast<char>((database_id >> s) & 0xff));
-  return k;
-}
-inline std::string DmlLogKey(uint32_t database_id, uint64_t seq) {
-  std::string k = DmlLogPrefix(database_id);
-  for (int s = 56; s >= 0; s -= 8) k.push_back(static_cast<char>((seq >> s) & 0xff));
-  return k;
-}
+// The highest DML log sequence number (dml_log.h) a database's committed
+// epochs cover; stored by the commit that covers it.
+inline std::string DmlLogCoveredKey(uint32_t database_id) { return "dmllog/covered/" + std::to_string(database_id); }
 
 }  // namespace freshet

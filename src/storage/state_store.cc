@@ -1,6 +1,7 @@
 #include "storage/state_store.h"
 
 #include "storage/info_log.h"
+#include "storage/keys.h"
 
 #include <optional>
 
@@ -311,44 +312,38 @@ class ChangedTablesOfBatch : public rocksdb::WriteBatch::Handler {
 
 }  // namespace
 
-Status StateStore::AppendDmlLog(const std::string& key, const std::string& value) {
-  Status s = CheckWritable(key.size() + value.size());
-  if (!s.ok()) return s;
-  rocksdb::WriteOptions options;  // into the WAL, synced by SyncDmlLog
-  options.sync = false;
-  rocksdb::Status rs = db_->Put(options, meta_cf_, key, value);
-  if (!rs.ok()) {
-    NoteWriteFailure(rs);
-    return ToStatus(rs, "dml log");
+DmlLog* StateStore::DmlLogFor(uint32_t database_id) {
+  if (mem_env_) return nullptr;
+  std::lock_guard lock(dml_logs_mu_);
+  auto& log = dml_logs_[database_id];
+  if (!log) {
+    uint64_t covered = 0;
+    std::string value;
+    if (Get(meta_cf_, nullptr, DmlLogCoveredKey(database_id), &value).ok()) covered = std::stoull(value);
+    log = std::make_unique<DmlLog>(DmlLogDirectory() + "/" + std::to_string(database_id), covered,
+                                   [this](uint64_t bytes) { return CheckWritable(bytes); });
   }
-  std::lock_guard lock(log_mu_);
-  log_appended_++;
-  return Status::OK();
+  return log.get();
 }
 
-Status StateStore::SyncDmlLog() {
-  if (mem_env_) return Status::OK();
-  std::unique_lock lock(log_mu_);
-  const uint64_t mine = log_appended_;
-  while (log_synced_ < mine) {
-    if (log_syncing_) {
-      log_cv_.wait(lock);  // another caller's sync may cover this one
-      continue;
-    }
-    log_syncing_ = true;
-    const uint64_t covering = log_appended_;
-    lock.unlock();
-    rocksdb::Status rs = db_->SyncWAL();
-    lock.lock();
-    log_syncing_ = false;
-    if (rs.ok()) log_synced_ = std::max(log_synced_, covering);
-    log_cv_.notify_all();
-    if (!rs.ok()) {
-      NoteWriteFailure(rs);
-      return ToStatus(rs, "dml log sync");
-    }
+void StateStore::DropDmlLog(uint32_t database_id) {
+  if (mem_env_) return;
+  std::lock_guard lock(dml_logs_mu_);
+  dml_logs_.erase(database_id);
+  std::error_code ec;
+  std::filesystem::remove_all(DmlLogDirectory() + "/" + std::to_string(database_id), ec);
+}
+
+void StateStore::RemoveDmlLogsExcept(const std::vector<uint32_t>& database_ids) {
+  if (mem_env_ || read_only_) return;
+  std::error_code ec;
+  std::vector<std::string> stale;
+  for (const auto& entry : std::filesystem::directory_iterator(DmlLogDirectory(), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (std::none_of(database_ids.begin(), database_ids.end(), [&](uint32_t id) { return std::to_string(id) == name; }))
+      stale.push_back(entry.path().string());
   }
-  return Status::OK();
+  for (const auto& path : stale) std::filesystem::remove_all(path, ec);
 }
 
 Status StateStore::Commit(rocksdb::WriteBatch* batch) {
@@ -581,7 +576,7 @@ void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* bat
     }
 }
 
-Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes) {
+Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta) {
   Status checked = CheckWritable(writes.bytes());
   if (!checked.ok()) return checked;
   ChangedTables changed;
@@ -590,7 +585,7 @@ Status StateStore::CommitBulk(const CommitWrites& writes, MetaEntries meta, cons
   for (const BulkRows* rows : writes.bulk) changed.tables.push_back(rows->table_id());
   changed.Finish();
   versions_.BeginChange(changed.tables, false);
-  Status s = CommitBulkUnversioned(writes, std::move(meta), meta_deletes);
+  Status s = CommitBulkUnversioned(writes, std::move(meta));
   versions_.EndChange(changed.tables, false);
   return s;
 }
@@ -606,8 +601,7 @@ bool OpsIn(const CommitWrites& writes, const std::vector<WritePos>& order, const
 }
 }  // namespace
 
-Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEntries meta,
-                                         const std::vector<std::string>& meta_deletes) {
+Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEntries meta) {
   std::vector<WritePos> order = SortedOrder(all_writes.ops);
   // A spilled load's files (one per vnode, written during the load) are
   // ingested as they are when nothing else of the commit falls among its
@@ -695,16 +689,12 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
   std::string meta_file = base + "-meta.sst";
   rocksdb::Options meta_options(db_->GetDBOptions(), db_->GetOptions(meta_cf_));
   rocksdb::SstFileWriter meta_writer(rocksdb::EnvOptions(), meta_options, meta_cf_);
-  // Puts and deletes in key order (an SST is written so); a delete is an
-  // entry without a value.
-  std::vector<std::pair<std::string, std::optional<std::string>>> entries;
-  for (auto& [k, v] : meta) entries.emplace_back(std::move(k), std::move(v));
-  for (const auto& k : meta_deletes) entries.emplace_back(k, std::nullopt);
-  std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // In key order (an SST is written so).
+  std::stable_sort(meta.begin(), meta.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (rs.ok()) rs = meta_writer.Open(meta_file);
-  for (size_t i = 0; rs.ok() && i < entries.size(); i++) {
-    if (i + 1 < entries.size() && entries[i].first == entries[i + 1].first) continue;  // the last one wins
-    rs = entries[i].second ? meta_writer.Put(entries[i].first, *entries[i].second) : meta_writer.Delete(entries[i].first);
+  for (size_t i = 0; rs.ok() && i < meta.size(); i++) {
+    if (i + 1 < meta.size() && meta[i].first == meta[i + 1].first) continue;  // the last one wins
+    rs = meta_writer.Put(meta[i].first, meta[i].second);
   }
   if (rs.ok()) rs = meta_writer.Finish();
   if (rs.ok()) {

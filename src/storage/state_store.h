@@ -34,7 +34,7 @@
 
 #include <atomic>
 #include <functional>
-#include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -43,6 +43,7 @@
 
 #include "common/error.h"
 #include "storage/bulk_rows.h"
+#include "storage/dml_log.h"
 #include "storage/scan_cache.h"
 #include "storage/synced_files.h"
 #include "storage/write_set.h"
@@ -120,21 +121,24 @@ class StateStore {
   // files and ingesting all of them atomically: far cheaper than a
   // WriteBatch for bulk loads (no WAL, no memtable inserts). Large commits
   // are split at a key and written by two threads into two files.
-  // `meta_deletes`: meta-family keys removed in the same commit.
-  Status CommitBulk(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes = {});
+  Status CommitBulk(const CommitWrites& writes, MetaEntries meta);
 
-  // The DML log (synchronous_commit; keys from DmlLogKey). AppendDmlLog
-  // writes an entry to the write-ahead log without waiting for the disk;
-  // SyncDmlLog returns once everything appended before it is durable. Many
-  // callers share one fsync (group commit): a caller whose entry was
-  // covered by another's sync returns without one.
-  Status AppendDmlLog(const std::string& key, const std::string& value);
-  Status SyncDmlLog();
+  // The DML log of a database (synchronous_commit; dml_log.h), nullptr for
+  // in-memory stores. Entries up to the number the last commit stored under
+  // DmlLogCoveredKey are covered: Replay skips them.
+  DmlLog* DmlLogFor(uint32_t database_id);
+  // Deletes a dropped database's log.
+  void DropDmlLog(uint32_t database_id);
+  // At start: deletes the logs of databases that no longer exist (dropped
+  // just before a crash).
+  void RemoveDmlLogsExcept(const std::vector<uint32_t>& database_ids);
   // Where a bulk load of the data family spills its rows (see BulkSpill);
   // nullopt for in-memory stores, whose loads stay in memory.
   std::optional<BulkSpill> NewBulkSpill() const;
   // Adds the writes to a WriteBatch for Commit (bulk rows first).
   void AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* batch) const;
+  // Whether a returned Commit is on disk (StoreOptions::sync_commits).
+  bool commits_synced() const { return write_options_.sync; }
   // Whether CommitBulk is available (on-disk stores only).
   bool SupportsBulkCommit() const { return !mem_env_; }
 
@@ -204,14 +208,10 @@ class StateStore {
   // RocksDB's writes until DB::Resume (see CheckWritable).
   void NoteWriteFailure(const rocksdb::Status& s);
   static uint64_t DiskReserve(const StoreOptions& options);
-  Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta, const std::vector<std::string>& meta_deletes);
-  // Group commit of the DML log: appended_ counts appends, synced_ the
-  // appends known durable.
-  std::mutex log_mu_;
-  std::condition_variable log_cv_;
-  uint64_t log_appended_ = 0;
-  uint64_t log_synced_ = 0;
-  bool log_syncing_ = false;
+  Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta);
+  std::string DmlLogDirectory() const { return dir_ + "/dml_log"; }
+  std::mutex dml_logs_mu_;
+  std::map<uint32_t, std::unique_ptr<DmlLog>> dml_logs_;
   // Options of the SST files a bulk commit or a bulk load writes (with or
   // without Bloom filters).
   rocksdb::Options BulkFileOptions(bool bloom) const;

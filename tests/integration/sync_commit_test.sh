@@ -17,7 +17,10 @@
 #    (transactions all or nothing), views exact; a second kill -9 right
 #    after a restart changes nothing (the replay is committed once);
 # 3) a 100,000-row COPY returns only once committed: kill -9 right after;
-# 4) SET synchronous_commit: PostgreSQL's values, 22023 for others; `off`
+# 4) 40 large write sets span several DML log segments and are replayed
+#    after kill -9; retired segments are reused (a bounded number of
+#    files); a database's log is its own and DROP DATABASE deletes it;
+# 5) SET synchronous_commit: PostgreSQL's values, 22023 for others; `off`
 #    keeps the old behaviour (acknowledged before durable).
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
@@ -115,7 +118,35 @@ kill9
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "the 100,000 rows of an acknowledged COPY are there" test "$(q -c 'select count(*), sum(id) from big')" = "100000|5000050000"
 
-echo "== 4) SET synchronous_commit"
+echo "== 4) the DML log's segments: replayed across several, reused, dropped with their database"
+# 40 write sets of 20,000 rows (~0.5 MiB each in the log; a primary key, so
+# not bulk inserts, which wait for their commit instead): several 4 MiB
+# segments, acknowledged, then kill -9 before anything else; no checkpoint
+# meanwhile, so the restart replays all of them.
+q -c "create table wide(id bigint primary key, s text)" -c "alter system set checkpoint_frequency = 100000" >/dev/null
+for b in $(seq 0 39); do
+  q -c "insert into wide select g, 'row' || g from generate_series($((b * 20000 + 1)), $((b * 20000 + 20000))) g" >/dev/null ||
+    fail "write set $b"
+done
+kill9
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "all 800,000 rows of 40 acknowledged write sets are there" \
+  test "$(q -c 'select count(*), sum(id) from wide')" = "800000|320000400000"
+check "they were replayed from the log" grep -q "replayed 40 write sets" "$WORK/server.log"
+q -c "alter system reset checkpoint_frequency" >/dev/null
+segments() { find "$WORK/data/dml_log" -name '*.seg' | wc -l; }
+q -c "insert into wide values (0, 'after')" -c flush >/dev/null
+check "retired segments are reused or deleted ($(segments) files: at most 1 in use + 4 kept)" test "$(segments)" -le 5
+logs_before=$(find "$WORK/data/dml_log" -mindepth 1 -maxdepth 1 -type d | wc -l)
+q -c "create database other" >/dev/null
+psql -X -q -h 127.0.0.1 -p "$PORT" -U root -d other -c "create table o(x int)" -c "insert into o values (1)" >/dev/null
+check "a second database has a log of its own" \
+  test "$(find "$WORK/data/dml_log" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq $((logs_before + 1))
+q -c "drop database other" >/dev/null
+check "DROP DATABASE deletes its log" \
+  test "$(find "$WORK/data/dml_log" -mindepth 1 -maxdepth 1 -type d | wc -l)" -eq "$logs_before"
+
+echo "== 5) SET synchronous_commit"
 check "SHOW gives on by default" test "$(q -c 'show synchronous_commit')" = "on"
 check "off, local, remote_write, remote_apply, true are taken" \
   test "$(q -c 'set synchronous_commit = off' -c 'set synchronous_commit = local' -c 'set synchronous_commit = remote_write' -c 'set synchronous_commit = remote_apply' -c 'set synchronous_commit = true' -c 'show synchronous_commit')" = "on"
