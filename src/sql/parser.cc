@@ -602,26 +602,36 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
   // Statements end at top-level semicolons; the lexer keeps semicolons
   // inside strings and dollar quotes within their tokens.
   std::vector<Token> all = Tokenize(sql);
-  std::vector<std::pair<int, int>> pieces;
+  struct Piece {
+    int loc, len;
+    size_t first_token, end_token;
+  };
+  std::vector<Piece> pieces;
   int begin = -1, last_end = 0;
-  for (const auto& t : all) {
+  size_t first = 0;
+  for (size_t i = 0; i < all.size(); i++) {
+    const Token& t = all[i];
     if (t.text == ";" && t.kind == Token::Kind::kOther) {
-      if (begin >= 0) pieces.emplace_back(begin, last_end - begin);
+      if (begin >= 0) pieces.push_back({begin, last_end - begin, first, i});
       begin = -1;
       continue;
     }
-    if (begin < 0) begin = t.start;
+    if (begin < 0) begin = t.start, first = i;
     last_end = t.end;
   }
-  if (begin >= 0) pieces.emplace_back(begin, static_cast<int>(sql.size()) - begin);
+  if (begin >= 0) pieces.push_back({begin, static_cast<int>(sql.size()) - begin, first, all.size()});
 
   std::vector<ParsedStatement> out;
-  for (auto [loc, len] : pieces) {
+  for (const Piece& piece : pieces) {
+    const int loc = piece.loc;
     ParsedStatement ps;
     ps.offset = loc;
-    ps.text = sql.substr(loc, len);
-    std::vector<Token> tokens = Tokenize(ps.text);
-    if (tokens.empty()) continue;  // only whitespace or comments
+    ps.text = sql.substr(loc, piece.len);
+    // The statement's tokens are those of the whole text (a statement starts
+    // at a token boundary), with offsets into the statement.
+    std::vector<Token> tokens(std::make_move_iterator(all.begin() + piece.first_token),
+                              std::make_move_iterator(all.begin() + piece.end_token));
+    for (Token& t : tokens) t.start -= loc, t.end -= loc;
     if (EstimateNesting(tokens) > kMaxNesting)
       throw SqlError(sqlstate::kStatementTooComplex,
                      "statement is too complex: expressions nested deeper than " + std::to_string(kMaxNesting));
