@@ -372,7 +372,7 @@ void Session::Sync() {
 void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
                             const std::function<void(const StatementOutcome&)>& done) {
   current_query_ = sql;
-  std::vector<ParsedStatement> stmts = ParseSql(sql);
+  std::vector<ParsedStatement> stmts = ParseSql(sql, &parse_cache_);
   if (stmts.empty()) {
     StatementOutcome empty;
     empty.empty_query = true;

@@ -21,6 +21,7 @@
 #include "binder/binder.h"
 #include "planner/plan.h"
 #include "server/instance.h"
+#include "sql/parse_cache.h"
 #include "sql/parser.h"
 
 namespace freshet {
@@ -161,6 +162,7 @@ class Session {
   std::map<std::string, std::string> reset_values_;  // startup parameters
   std::map<std::string, std::string> reported_;      // last ParameterStatus values
   std::string current_query_;
+  ParseCache parse_cache_;  // simple-protocol statements sent again with other constants
 
   enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;
   bool implicit_txn_ = false;  // extended protocol without BEGIN

@@ -1,5 +1,7 @@
 #include "sql/parser.h"
 
+#include "sql/parse_cache.h"
+
 #include "common/identifier.h"
 
 #include <pg_query.h>
@@ -593,7 +595,7 @@ static std::string ParenthesizeSubscriptedCalls(const std::string& text) {
   return out;
 }
 
-std::vector<ParsedStatement> ParseSql(const std::string& sql) {
+std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache) {
   if (sql.find('\0') != std::string::npos)
     throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
   if (EstimateNestingRaw(sql) > kMaxNesting)
@@ -661,6 +663,17 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
     }
     pg_text = RewriteStructTypes(pg_text);
     if (pg_text.find('[') != std::string::npos) pg_text = ParenthesizeSubscriptedCalls(pg_text);
+    // The cache keeps trees of the statement's own text only: positions in
+    // a rewritten text's tree are not the statement's.
+    cache = cache && pg_text == ps.text ? cache : nullptr;
+    if (cache) {
+      if (auto tree = cache->Take(ps.text, tokens)) {
+        ps.tree = std::move(tree);
+        ps.node = ps.tree->stmts[0]->stmt;
+        out.push_back(std::move(ps));
+        continue;
+      }
+    }
     PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
     // PostgreSQL 15's grammar wants an alias on every subquery in FROM;
     // PostgreSQL 16 and RisingWave do not (Nexmark's queries rely on it).
@@ -702,6 +715,7 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql) {
     ps.tree = std::shared_ptr<PgQuery__ParseResult>(tree, ParseResultDeleter());
     if (tree->n_stmts == 0) continue;
     ps.node = tree->stmts[0]->stmt;
+    if (cache && tree->n_stmts == 1 && pg_text == ps.text) cache->Put(ps.text, tokens, ps.tree);
     out.push_back(std::move(ps));
   }
   return out;

@@ -71,9 +71,13 @@ struct ParsedStatement {
   std::string format, encode;
 };
 
+class ParseCache;
+
 // Splits and parses a query string (one or more statements). Throws SqlError
 // 42601 with the position on a syntax error, 54001 when too deeply nested.
-std::vector<ParsedStatement> ParseSql(const std::string& sql);
+// With a cache (parse_cache.h), statements of a shape parsed before take
+// their tree from it.
+std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache = nullptr);
 
 // Tokenizes with the PostgreSQL lexer.
 std::vector<Token> Tokenize(const std::string& sql);
