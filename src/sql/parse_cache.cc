@@ -173,10 +173,12 @@ void ParseCache::Put(const std::string& text, const std::vector<Token>& tokens,
     if (it == by_location.end() || !it->second || it->second->isnull || it->second->val_case != CaseOf(c)) return;
     e.constants.push_back(it->second);
   }
-  if (entries_.size() >= kMaxEntries) {
+  while (!used_.empty() && (entries_.size() >= kMaxEntries || text_bytes_ + key.size() > kMaxTotalTextBytes)) {
+    text_bytes_ -= used_.back().size();
     entries_.erase(used_.back());
     used_.pop_back();
   }
+  text_bytes_ += key.size();
   used_.push_front(key);
   e.tree = std::move(tree);
   e.used = used_.begin();

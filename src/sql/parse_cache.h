@@ -35,8 +35,11 @@ namespace freshet {
 
 class ParseCache {
  public:
+  // Bounds on a session's cache: entries, the text of one statement, and
+  // the text of all (a tree takes some ten times its text).
   static constexpr size_t kMaxEntries = 64;
   static constexpr size_t kMaxTextBytes = 8192;
+  static constexpr size_t kMaxTotalTextBytes = 64 << 10;
 
   // The tree of a statement of `text`'s shape, its constants set to
   // `text`'s; nullptr if there is none (or it is in use).
@@ -55,6 +58,7 @@ class ParseCache {
   };
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> used_;  // keys, most recently used first
+  size_t text_bytes_ = 0;  // of the keys in entries_
   size_t hits_ = 0;
 };
 

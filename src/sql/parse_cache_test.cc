@@ -142,6 +142,12 @@ TEST(ParseCacheTest, KeepsTheMostRecentlyUsedShapes) {
   for (size_t i = 0; i < ParseCache::kMaxEntries + 10; i++)
     ParseSql("select " + std::string(i + 1, '1'), &cache);  // lengths differ: one shape each (or numeric)
   EXPECT_EQ(cache.size(), ParseCache::kMaxEntries);
+  // Long statements: bounded by their text.
+  ParseCache long_ones;
+  for (int i = 0; i < 40; i++)
+    ParseSql("select " + std::to_string(i) + std::string(4000 + i, ' ') + ", 'x'", &long_ones);  // one shape each
+  EXPECT_LE(long_ones.size(), ParseCache::kMaxTotalTextBytes / 4000);
+  EXPECT_GE(long_ones.size(), 10u);
 }
 
 }  // namespace
