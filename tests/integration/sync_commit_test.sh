@@ -123,7 +123,8 @@ echo "== 4) the DML log's segments: replayed across several, reused, dropped wit
 # not bulk inserts, which wait for their commit instead): several 4 MiB
 # segments, acknowledged, then kill -9 before anything else; no checkpoint
 # meanwhile, so the restart replays all of them.
-q -c "create table wide(id bigint primary key, s text)" -c "alter system set checkpoint_frequency = 100000" >/dev/null
+q -c "create table wide(id bigint primary key, s text)" -c "alter system set checkpoint_frequency = 10000" >/dev/null ||
+  fail "alter system"
 for b in $(seq 0 39); do
   q -c "insert into wide select g, 'row' || g from generate_series($((b * 20000 + 1)), $((b * 20000 + 20000))) g" >/dev/null ||
     fail "write set $b"
