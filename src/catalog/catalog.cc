@@ -134,11 +134,11 @@ int64_t NowMicros() {
              std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::unique_ptr<Catalog> Catalog::Load(StateStore* store) {
+std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
   std::unique_ptr<Catalog> c(new Catalog(store));
   bool fresh = true;
   std::string value;
-  Status s = store->Get(store->meta_cf(), nullptr, kNextIdKey, &value);
+  Status s = store->GetMeta(kNextIdKey, &value);
   if (s.ok()) {
     fresh = false;
     c->next_id_ = static_cast<ObjectId>(std::stoul(value));
@@ -182,11 +182,11 @@ std::unique_ptr<Catalog> Catalog::Load(StateStore* store) {
 
 void Catalog::Bootstrap() {
   std::unique_lock lock(mu_);
-  rocksdb::WriteBatch batch;
+  MetaWrite batch;
   UserCatalog root{NextIdLocked(&batch), "root", true, true};
-  batch.Put(store_->meta_cf(), UserKey(root.id), json{{"id", root.id}, {"name", root.name}, {"superuser", true}}.dump());
+  batch.Put(UserKey(root.id), json{{"id", root.id}, {"name", root.name}, {"superuser", true}}.dump());
   DatabaseCatalog dev{NextIdLocked(&batch), kDefaultDatabase, root.id};
-  batch.Put(store_->meta_cf(), DatabaseKey(dev.id), json{{"id", dev.id}, {"name", dev.name}, {"owner", dev.owner}}.dump());
+  batch.Put(DatabaseKey(dev.id), json{{"id", dev.id}, {"name", dev.name}, {"owner", dev.owner}}.dump());
   std::vector<SchemaCatalog> schemas;
   CreateBuiltinSchemasLocked(dev.id, &batch, &schemas);
   CommitLocked(&batch);
@@ -195,22 +195,22 @@ void Catalog::Bootstrap() {
   for (auto& s : schemas) schemas_[s.id] = s;
 }
 
-ObjectId Catalog::NextIdLocked(rocksdb::WriteBatch* batch) {
+ObjectId Catalog::NextIdLocked(MetaWrite* batch) {
   ObjectId id = next_id_++;
-  batch->Put(store_->meta_cf(), kNextIdKey, std::to_string(next_id_));
+  batch->Put(kNextIdKey, std::to_string(next_id_));
   return id;
 }
 
-void Catalog::CommitLocked(rocksdb::WriteBatch* batch) {
-  store_->Commit(batch).ThrowIfError();
+void Catalog::CommitLocked(MetaWrite* batch) {
+  store_->CommitMeta(*batch).ThrowIfError();
   version_++;
 }
 
-void Catalog::CreateBuiltinSchemasLocked(ObjectId database_id, rocksdb::WriteBatch* batch,
+void Catalog::CreateBuiltinSchemasLocked(ObjectId database_id, MetaWrite* batch,
                                          std::vector<SchemaCatalog>* created) {
   for (const char* name : {kDefaultSchema, kPgCatalogSchema, kInformationSchema, kRwCatalogSchema}) {
     SchemaCatalog s{NextIdLocked(batch), database_id, name, kRootUserId};
-    batch->Put(store_->meta_cf(), SchemaKey(s.id),
+    batch->Put(SchemaKey(s.id),
                json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
     created->push_back(s);
   }
@@ -314,9 +314,9 @@ DatabaseCatalog Catalog::CreateDatabase(const std::string& name, ObjectId owner)
   std::unique_lock lock(mu_);
   for (const auto& [id, d] : databases_)
     if (d.name == name) FRESHET_THROW(sqlstate::kDuplicateDatabase, "database \"{}\" already exists", name);
-  rocksdb::WriteBatch batch;
+  MetaWrite batch;
   DatabaseCatalog d{NextIdLocked(&batch), name, owner};
-  batch.Put(store_->meta_cf(), DatabaseKey(d.id), json{{"id", d.id}, {"name", d.name}, {"owner", d.owner}}.dump());
+  batch.Put(DatabaseKey(d.id), json{{"id", d.id}, {"name", d.name}, {"owner", d.owner}}.dump());
   std::vector<SchemaCatalog> schemas;
   CreateBuiltinSchemasLocked(d.id, &batch, &schemas);
   CommitLocked(&batch);
@@ -330,9 +330,9 @@ SchemaCatalog Catalog::CreateSchema(ObjectId database_id, const std::string& nam
   for (const auto& [id, s] : schemas_)
     if (s.database_id == database_id && s.name == name)
       FRESHET_THROW(sqlstate::kDuplicateSchema, "schema \"{}\" already exists", name);
-  rocksdb::WriteBatch batch;
+  MetaWrite batch;
   SchemaCatalog s{NextIdLocked(&batch), database_id, name, owner};
-  batch.Put(store_->meta_cf(), SchemaKey(s.id),
+  batch.Put(SchemaKey(s.id),
             json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
   CommitLocked(&batch);
   schemas_[s.id] = s;
@@ -345,11 +345,11 @@ TableRef Catalog::CreateTable(TableCatalog table) {
     if (t->schema_id == table.schema_id && t->name == table.name)
       FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", table.name);
   }
-  rocksdb::WriteBatch batch;
+  MetaWrite batch;
   table.id = NextIdLocked(&batch);
   if (table.created_at_micros == 0) table.created_at_micros = NowMicros();
-  batch.Put(store_->meta_cf(), TableKey(table.id), TableToJson(table).dump());
-  batch.Put(store_->meta_cf(), RowCountMetaKey(table.id), "0");
+  batch.Put(TableKey(table.id), TableToJson(table).dump());
+  batch.Put(RowCountMetaKey(table.id), "0");
   CommitLocked(&batch);
   auto ref = std::make_shared<const TableCatalog>(std::move(table));
   tables_[ref->id] = ref;
@@ -362,7 +362,7 @@ std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, 
     if (t->schema_id == job.schema_id && t->name == job.name)
       FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", job.name);
   }
-  rocksdb::WriteBatch batch;
+  MetaWrite batch;
   job.id = NextIdLocked(&batch);
   job.created_at_micros = NowMicros();
   job.internal_tables.clear();
@@ -373,9 +373,9 @@ std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, 
     t.created_at_micros = job.created_at_micros;
     job.internal_tables.push_back(t.id);
   }
-  batch.Put(store_->meta_cf(), TableKey(job.id), TableToJson(job).dump());
-  batch.Put(store_->meta_cf(), RowCountMetaKey(job.id), "0");
-  for (const auto& t : internals) batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
+  batch.Put(TableKey(job.id), TableToJson(job).dump());
+  batch.Put(RowCountMetaKey(job.id), "0");
+  for (const auto& t : internals) batch.Put(TableKey(t.id), TableToJson(t).dump());
   CommitLocked(&batch);
   auto ref = std::make_shared<const TableCatalog>(std::move(job));
   tables_[ref->id] = ref;
@@ -394,8 +394,8 @@ void Catalog::UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>&
   if (it == tables_.end()) return;
   TableCatalog t = *it->second;
   change(&t);
-  rocksdb::WriteBatch batch;
-  batch.Put(store_->meta_cf(), TableKey(t.id), TableToJson(t).dump());
+  MetaWrite batch;
+  batch.Put(TableKey(t.id), TableToJson(t).dump());
   CommitLocked(&batch);
   it->second = std::make_shared<const TableCatalog>(std::move(t));
 }
@@ -426,17 +426,17 @@ std::string EventKey(uint64_t id) { return fmt::format("catalog/event/{:020}", i
 void Catalog::RecordEvent(const std::string& type, const std::string& info) {
   std::unique_lock lock(mu_);
   Event e{events_.empty() ? 1 : events_.rbegin()->first + 1, NowMicros(), type, info};
-  rocksdb::WriteBatch batch;
-  batch.Put(store_->meta_cf(), EventKey(e.id),
+  MetaWrite batch;
+  batch.Put(EventKey(e.id),
             json{{"id", e.id}, {"at", e.at_micros}, {"type", e.type}, {"info", e.info}}.dump());
   std::vector<uint64_t> dropped;
   for (auto it = events_.begin(); events_.size() - dropped.size() >= kMaxEvents && it != events_.end(); ++it) {
-    batch.Delete(store_->meta_cf(), EventKey(it->first));
+    batch.Delete(EventKey(it->first));
     dropped.push_back(it->first);
   }
   // An event that cannot be stored (a full disk) is still logged by the
   // caller and kept in memory.
-  if (!store_->Commit(&batch).ok()) dropped.clear();
+  if (!store_->CommitMeta(batch).ok()) dropped.clear();
   for (uint64_t id : dropped) events_.erase(id);
   events_[e.id] = std::move(e);
 }
@@ -451,18 +451,17 @@ std::vector<Catalog::Event> Catalog::ListEvents() const {
 void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,
                           const std::vector<ObjectId>& table_ids) {
   std::unique_lock lock(mu_);
-  rocksdb::WriteBatch batch;
+  MetaWrite batch;
   for (ObjectId id : table_ids) {
-    batch.Delete(store_->meta_cf(), TableKey(id));
-    batch.Delete(store_->meta_cf(), RowCountMetaKey(id));
-    std::string prefix = TablePrefix(id);
-    batch.DeleteRange(store_->data_cf(), prefix, PrefixSuccessor(prefix));
+    batch.Delete(TableKey(id));
+    batch.Delete(RowCountMetaKey(id));
+    batch.DropRelationData(id);
   }
-  for (ObjectId id : schema_ids) batch.Delete(store_->meta_cf(), SchemaKey(id));
+  for (ObjectId id : schema_ids) batch.Delete(SchemaKey(id));
   for (ObjectId id : database_ids) {
-    batch.Delete(store_->meta_cf(), DatabaseKey(id));
-    batch.Delete(store_->meta_cf(), EpochMetaKey(id));
-    batch.Delete(store_->meta_cf(), DmlLogCoveredKey(id));
+    batch.Delete(DatabaseKey(id));
+    batch.Delete(EpochMetaKey(id));
+    batch.Delete(DmlLogCoveredKey(id));
   }
   CommitLocked(&batch);
   for (ObjectId id : table_ids) tables_.erase(id);
@@ -474,9 +473,9 @@ UserCatalog Catalog::CreateUser(const std::string& name, bool superuser) {
   std::unique_lock lock(mu_);
   for (const auto& [id, u] : users_)
     if (u.name == name) FRESHET_THROW(sqlstate::kDuplicateObject, "role \"{}\" already exists", name);
-  rocksdb::WriteBatch batch;
+  MetaWrite batch;
   UserCatalog u{NextIdLocked(&batch), name, superuser, true};
-  batch.Put(store_->meta_cf(), UserKey(u.id), json{{"id", u.id}, {"name", u.name}, {"superuser", superuser}}.dump());
+  batch.Put(UserKey(u.id), json{{"id", u.id}, {"name", u.name}, {"superuser", superuser}}.dump());
   CommitLocked(&batch);
   users_[u.id] = u;
   return u;
@@ -494,8 +493,8 @@ void Catalog::DropUser(ObjectId id) {
     FRESHET_THROW(sqlstate::kDependentObjectsStillExist,
                   "role \"{}\" cannot be dropped because some objects depend on it ({} objects owned)", it->second.name,
                   owned);
-  rocksdb::WriteBatch batch;
-  batch.Delete(store_->meta_cf(), UserKey(id));
+  MetaWrite batch;
+  batch.Delete(UserKey(id));
   CommitLocked(&batch);
   users_.erase(it);
 }

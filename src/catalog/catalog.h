@@ -1,10 +1,10 @@
 // Catalog: databases, schemas, relations (tables, materialized views,
 // indexes, sources, sinks, internal tables) and users.
 //
-// The catalog lives in memory and is persisted in the meta column family
-// of the StateStore, one JSON document per object under
+// The catalog lives in memory and is persisted through a MetaStore
+// (storage/meta_store.h), one JSON document per object under
 // "catalog/<kind>/<id>". Every mutation writes through to the store in one
-// atomic WriteBatch before it becomes visible, so a crash never leaves a
+// atomic MetaWrite before it becomes visible, so a crash never leaves a
 // half-applied DDL. Object ids come from one counter shared by every kind.
 //
 // Readers get immutable snapshots of objects (shared_ptr<const T>), so a
@@ -23,7 +23,7 @@
 
 #include "common/types.h"
 #include "storage/keys.h"
-#include "storage/state_store.h"
+#include "storage/meta_store.h"
 #include "storage/state_table.h"
 
 namespace freshet {
@@ -122,7 +122,7 @@ class Catalog {
  public:
   // Loads the catalog from the store; on a fresh store, creates user root,
   // database dev and its schemas.
-  static std::unique_ptr<Catalog> Load(StateStore* store);
+  static std::unique_ptr<Catalog> Load(MetaStore* store);
 
   // Lookups (names are exact; the binder lowercases unquoted identifiers).
   std::optional<DatabaseCatalog> FindDatabase(const std::string& name) const;
@@ -179,14 +179,14 @@ class Catalog {
  private:
   // Persists a change to one table's entry (no-op when it is gone).
   void UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>& change);
-  explicit Catalog(StateStore* store) : store_(store) {}
-  ObjectId NextIdLocked(rocksdb::WriteBatch* batch);
+  explicit Catalog(MetaStore* store) : store_(store) {}
+  ObjectId NextIdLocked(MetaWrite* batch);
   void Bootstrap();
-  void CreateBuiltinSchemasLocked(ObjectId database_id, rocksdb::WriteBatch* batch,
+  void CreateBuiltinSchemasLocked(ObjectId database_id, MetaWrite* batch,
                                   std::vector<SchemaCatalog>* created);
-  void CommitLocked(rocksdb::WriteBatch* batch);
+  void CommitLocked(MetaWrite* batch);
 
-  StateStore* store_;
+  MetaStore* store_;
   mutable std::shared_mutex mu_;
   ObjectId next_id_ = 1;
   uint64_t version_ = 0;

@@ -40,9 +40,7 @@ Epoch NextEpoch(Epoch prev) {
 DatabaseEpochLoop::DatabaseEpochLoop(StateStore* store, uint32_t database_id, int barrier_interval_ms)
     : store_(store), database_id_(database_id), interval_ms_(barrier_interval_ms),
       runtime_(std::make_unique<StreamRuntime>(store, database_id)) {
-  std::string value;
-  if (store_->Get(store_->meta_cf(), nullptr, EpochMetaKey(database_id), &value).ok())
-    committed_epoch_ = std::stoull(value);
+  committed_epoch_ = store_->CommittedEpoch(database_id).value_or(0);
   runtime_->OnCommitted(committed_epoch_);
   runtime_->set_request_barrier([this] {
     std::lock_guard lock(mu_);
@@ -242,11 +240,6 @@ void DatabaseEpochLoop::set_checkpoint_frequency(int n) {
   checkpoint_frequency_ = std::max(1, n);
 }
 
-namespace {
-// Epochs with more writes than this commit through SST ingestion.
-constexpr size_t kBulkCommitThreshold = 100000;
-}  // namespace
-
 std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const CommitWrites& writes) {
   std::map<TableId, int64_t> deltas;
   for (const BulkRows* rows : writes.bulk) deltas[rows->table_id()] += static_cast<int64_t>(rows->size());
@@ -273,9 +266,9 @@ std::map<TableId, int64_t> DatabaseEpochLoop::RowCountsAfter(const CommitWrites&
     if (it == row_counts_.end()) {
       // Written as 0 when the relation was created; absent for relations
       // of older versions and dropped ones: those are not counted.
-      std::string value;
-      if (!store_->Get(store_->meta_cf(), nullptr, RowCountMetaKey(id), &value).ok()) continue;
-      it = row_counts_.emplace(id, std::strtoll(value.c_str(), nullptr, 10)).first;
+      std::optional<int64_t> stored = store_->RowCount(id);
+      if (!stored) continue;
+      it = row_counts_.emplace(id, *stored).first;
     }
     counts[id] = it->second + delta;
   }
@@ -343,30 +336,14 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
     for (const auto& rows : s.bulk) writes.bulk.push_back(rows.get());
   }
   for (auto& w : pending_writes_) writes.ops.push_back(&w);
-  size_t pending = writes.size();
-  Status s;
-  MetaEntries meta = {{EpochMetaKey(database_id_), std::to_string(epoch)}};
-  std::map<TableId, int64_t> row_counts = RowCountsAfter(writes);
-  for (const auto& [id, count] : row_counts) meta.emplace_back(RowCountMetaKey(id), std::to_string(count));
+  StateStore::EpochCommit commit{database_id_, epoch, RowCountsAfter(writes), 0};
   // The DML log entries of the epochs this commit covers: covered from now.
-  uint64_t log_covered = 0;
   {
     std::lock_guard lock(mu_);
     for (auto it = dml_log_seqs_.begin(); it != dml_log_seqs_.end() && it->first <= epoch; ++it)
-      log_covered = std::max(log_covered, it->second);
+      commit.dml_log_covered = std::max(commit.dml_log_covered, it->second);
   }
-  if (log_covered) meta.emplace_back(DmlLogCoveredKey(database_id_), std::to_string(log_covered));
-  if (pending >= kBulkCommitThreshold && store_->SupportsBulkCommit()) {
-    auto t0 = std::chrono::steady_clock::now();
-    s = store_->CommitBulk(writes, meta);
-    spdlog::debug("bulk commit of {} writes: {} ms", pending,
-                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
-  } else {
-    rocksdb::WriteBatch batch;
-    store_->AddToBatch(writes, &batch);
-    for (const auto& [key, value] : meta) batch.Put(store_->meta_cf(), key, value);
-    s = store_->Commit(&batch);
-  }
+  Status s = store_->CommitEpoch(writes, commit);
   NoteCommit(epoch, s);
   // Nothing of it is stored: the writes stay pending for the next commit,
   // which covers this epoch too (the graph changes and the DML log entries
@@ -375,7 +352,7 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
   pending_sealed_.clear();
   for (auto& w : pending_writes_) RecycleWriteLog(std::move(w));
   pending_writes_.clear();
-  for (const auto& [id, count] : row_counts) row_counts_[id] = count;
+  for (const auto& [id, count] : commit.row_counts) row_counts_[id] = count;
   for (auto& t : tables) t->ReleaseSealed(epoch);
   {
     std::lock_guard lock(mu_);
@@ -383,8 +360,8 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
     dml_log_seqs_.erase(dml_log_seqs_.begin(), dml_log_seqs_.upper_bound(epoch));
   }
   // Only a synced commit makes the entries it covers unneeded.
-  DmlLog* log = log_covered && store_->commits_synced() ? store_->DmlLogFor(database_id_) : nullptr;
-  if (log) log->Retire(log_covered);
+  DmlLog* log = commit.dml_log_covered && store_->commits_synced() ? store_->DmlLogFor(database_id_) : nullptr;
+  if (log) log->Retire(commit.dml_log_covered);
   runtime_->OnCommitted(epoch);
   {
     std::lock_guard lock(mu_);

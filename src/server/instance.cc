@@ -28,8 +28,8 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   }
   inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);
   inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
-  inst->store_->ScanMeta("system/", [&](const std::string& key, const std::string& value) {
-    inst->ApplySystemParameter(key.substr(7), std::stoll(value));
+  inst->store_->ScanMeta(kSystemParameterPrefix, [&](const std::string& key, const std::string& value) {
+    inst->ApplySystemParameter(key.substr(std::string_view(kSystemParameterPrefix).size()), std::stoll(value));
   });
   Instance* raw = inst.get();
   inst->barriers_->set_recovery_handler(
@@ -78,9 +78,9 @@ void Instance::ApplySystemParameter(const std::string& name, int64_t value) {
 }
 
 void Instance::ResetSystemParameter(const std::string& name) {
-  rocksdb::WriteBatch batch;
-  batch.Delete(store_->meta_cf(), "system/" + name);
-  store_->Commit(&batch).ThrowIfError();
+  MetaWrite write;
+  write.Delete(SystemParameterKey(name));
+  store_->CommitMeta(write).ThrowIfError();
   if (name == "barrier_interval_ms") ApplySystemParameter(name, options_.barrier_interval_ms);
   else if (name == "checkpoint_frequency") ApplySystemParameter(name, 1);
   else if (name == "max_concurrent_creating_streaming_jobs") ApplySystemParameter(name, 0);
@@ -88,9 +88,9 @@ void Instance::ResetSystemParameter(const std::string& name) {
 }
 
 void Instance::SetSystemParameter(const std::string& name, int64_t value) {
-  rocksdb::WriteBatch batch;
-  batch.Put(store_->meta_cf(), "system/" + name, std::to_string(value));
-  store_->Commit(&batch).ThrowIfError();
+  MetaWrite write;
+  write.Put(SystemParameterKey(name), std::to_string(value));
+  store_->CommitMeta(write).ThrowIfError();
   ApplySystemParameter(name, value);
 }
 

@@ -57,9 +57,7 @@ int64_t JobProgressTracker::ExpectedRows(ObjectId relation, const Snapshot& snap
 }
 
 int64_t JobProgressTracker::RowCount(ObjectId relation, const Snapshot& snapshot) const {
-  std::string value;
-  if (store_->Get(store_->meta_cf(), &snapshot, RowCountMetaKey(relation), &value).ok())
-    return std::strtoll(value.c_str(), nullptr, 10);
+  if (std::optional<int64_t> stored = store_->RowCount(relation, &snapshot)) return *stored;
   // A relation of an older version, without statistics: estimate.
   std::string prefix = TablePrefix(relation);
   return static_cast<int64_t>(store_->EstimateKeys(prefix, PrefixSuccessor(prefix)));

@@ -465,12 +465,7 @@ StatementOutcome Session::RunQuery(const ParsedStatement& stmt, PlanPtr plan, co
   ctx.fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
   const StateStore* store = instance_->store();
   const ExecContext* exec_ctx = &ctx;
-  ctx.row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
-    std::string value;
-    if (!store->Get(store->meta_cf(), exec_ctx->ReadSnapshot().get(), RowCountMetaKey(id), &value).ok())
-      return std::nullopt;
-    return std::strtoll(value.c_str(), nullptr, 10);
-  };
+  ctx.row_count = [store, exec_ctx](ObjectId id) { return store->RowCount(id, exec_ctx->ReadSnapshot().get()); };
   ctx.eval = eval_;
   ctx.eval.params = params;
   BatchSubqueryRunner runner(&ctx);

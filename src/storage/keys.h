@@ -41,6 +41,9 @@ inline std::string EpochMetaKey(uint32_t database_id) { return "epoch/" + std::t
 // streams and for DML that does not race (two sessions deleting the same
 // row both count it).
 inline std::string RowCountMetaKey(uint32_t table_id) { return "stats/rows/" + std::to_string(table_id); }
+// ALTER SYSTEM's parameters: the prefix and the key of one.
+inline constexpr const char* kSystemParameterPrefix = "system/";
+inline std::string SystemParameterKey(const std::string& name) { return kSystemParameterPrefix + name; }
 // The highest DML log sequence number (dml_log.h) a database's committed
 // epochs cover; stored by the commit that covers it.
 inline std::string DmlLogCoveredKey(uint32_t database_id) { return "dmllog/covered/" + std::to_string(database_id); }

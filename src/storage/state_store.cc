@@ -9,6 +9,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <spdlog/spdlog.h>
 #include <rocksdb/env.h>
 #include <rocksdb/options.h>
 #include <rocksdb/table.h>
@@ -21,6 +22,7 @@
 #include <unordered_map>
 #include <numeric>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <atomic>
@@ -788,6 +790,61 @@ void StateStore::ScanMeta(const std::string& prefix,
                           const std::function<void(const std::string&, const std::string&)>& fn) const {
   auto r = NewRange(meta_cf_, nullptr, prefix, PrefixSuccessor(prefix));
   for (; r->it->Valid(); r->it->Next()) fn(r->it->key().ToString(), r->it->value().ToString());
+}
+
+Status StateStore::GetMeta(const std::string& key, std::string* value) const {
+  return Get(meta_cf_, nullptr, key, value);
+}
+
+Status StateStore::CommitMeta(const MetaWrite& write) {
+  rocksdb::WriteBatch batch;
+  for (const MetaWrite::Op& op : write.ops()) {
+    switch (op.kind) {
+      case MetaWrite::Op::kPut:
+        batch.Put(meta_cf_, op.key, op.value);
+        break;
+      case MetaWrite::Op::kDelete:
+        batch.Delete(meta_cf_, op.key);
+        break;
+      case MetaWrite::Op::kDropData: {
+        std::string prefix = TablePrefix(op.relation_id);
+        batch.DeleteRange(data_cf_, prefix, PrefixSuccessor(prefix));
+        break;
+      }
+    }
+  }
+  return Commit(&batch);
+}
+
+std::optional<uint64_t> StateStore::CommittedEpoch(uint32_t database_id) const {
+  std::string value;
+  if (!Get(meta_cf_, nullptr, EpochMetaKey(database_id), &value).ok()) return std::nullopt;
+  return std::stoull(value);
+}
+
+std::optional<int64_t> StateStore::RowCount(uint32_t relation_id, const Snapshot* snapshot) const {
+  std::string value;
+  if (!Get(meta_cf_, snapshot, RowCountMetaKey(relation_id), &value).ok()) return std::nullopt;
+  return std::strtoll(value.c_str(), nullptr, 10);
+}
+
+Status StateStore::CommitEpoch(const CommitWrites& writes, const EpochCommit& commit) {
+  MetaEntries meta = {{EpochMetaKey(commit.database_id), std::to_string(commit.epoch)}};
+  for (const auto& [id, count] : commit.row_counts) meta.emplace_back(RowCountMetaKey(id), std::to_string(count));
+  if (commit.dml_log_covered)
+    meta.emplace_back(DmlLogCoveredKey(commit.database_id), std::to_string(commit.dml_log_covered));
+  const size_t pending = writes.size();
+  if (pending >= kBulkCommitThreshold && SupportsBulkCommit()) {
+    auto t0 = std::chrono::steady_clock::now();
+    Status s = CommitBulk(writes, std::move(meta));
+    spdlog::debug("bulk commit of {} writes: {} ms", pending,
+                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+    return s;
+  }
+  rocksdb::WriteBatch batch;
+  AddToBatch(writes, &batch);
+  for (const auto& [key, value] : meta) batch.Put(meta_cf_, key, value);
+  return Commit(&batch);
 }
 
 }  // namespace freshet

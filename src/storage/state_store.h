@@ -44,6 +44,7 @@
 #include "common/error.h"
 #include "storage/bulk_rows.h"
 #include "storage/dml_log.h"
+#include "storage/meta_store.h"
 #include "storage/scan_cache.h"
 #include "storage/synced_files.h"
 #include "storage/write_set.h"
@@ -106,7 +107,7 @@ class Snapshot {
   uint64_t seq_;
 };
 
-class StateStore {
+class StateStore : public MetaStore {
  public:
   static Result<std::unique_ptr<StateStore>> Open(const StoreOptions& options);
   ~StateStore();
@@ -194,8 +195,30 @@ class StateStore {
   // versions not yet compacted away, so it errs high. Cheap (no scan).
   uint64_t EstimateKeys(const std::string& lower, const std::string& upper) const;
 
-  // Reads every key of the meta family with the given prefix.
-  void ScanMeta(const std::string& prefix, const std::function<void(const std::string&, const std::string&)>& fn) const;
+  // MetaStore (meta_store.h), over the meta family.
+  Status GetMeta(const std::string& key, std::string* value) const override;
+  void ScanMeta(const std::string& prefix,
+                const std::function<void(const std::string&, const std::string&)>& fn) const override;
+  Status CommitMeta(const MetaWrite& write) override;
+
+  // What the epoch commits record: a database's committed epoch, and a
+  // relation's row count at `snapshot` (null: the latest commit); nullopt
+  // when none is stored (a new database; a relation of an older version).
+  std::optional<uint64_t> CommittedEpoch(uint32_t database_id) const;
+  std::optional<int64_t> RowCount(uint32_t relation_id, const Snapshot* snapshot = nullptr) const;
+
+  // One epoch's commit of one database, in one atomic write: its data
+  // writes, the new committed epoch, the row counts of the relations it
+  // changed and the DML log number it covers (0: none). Large commits are
+  // ingested as files (CommitBulk), the others written as a batch.
+  struct EpochCommit {
+    uint32_t database_id = 0;
+    uint64_t epoch = 0;
+    std::map<uint32_t, int64_t> row_counts;
+    uint64_t dml_log_covered = 0;
+  };
+  static constexpr size_t kBulkCommitThreshold = 100000;  // writes
+  Status CommitEpoch(const CommitWrites& writes, const EpochCommit& commit);
 
   rocksdb::DB* db() const { return db_.get(); }
 
