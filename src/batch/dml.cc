@@ -18,9 +18,7 @@ void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
 }
 
 std::string RowKeyOf(const TableCatalog& table, const DataChunk& rows, size_t r) {
-  std::string key = VnodePrefix(table.id, ComputeVnode(rows, r, table.dist_key));
-  for (int c : table.pk) EncodeKeyFromVector(rows.column(c), r, &key);
-  return key;
+  return RowKey(table.id, table.dist_key, table.pk, rows, r);
 }
 
 namespace {

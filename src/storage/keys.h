@@ -29,6 +29,8 @@ inline std::string VnodePrefix(TableId table_id, uint16_t vnode) {
   return k;
 }
 
+// The vnode of a data-family key (0 for a key too short).
+inline uint16_t VnodeOfKey(std::string_view key) { return key.size() < 6 ? 0 : GetFixed16BE(key.data() + 4); }
 // The table id a data-family key starts with (0 for a key too short).
 inline TableId TableIdOfKey(std::string_view key) {
   if (key.size() < 4) return 0;

@@ -34,6 +34,13 @@ std::string StateTable::KeyOf(const DataChunk& chunk, size_t row) const {
   return key;
 }
 
+std::string RowKey(TableId table_id, const std::vector<int>& dist_key, const std::vector<int>& pk,
+                   const DataChunk& chunk, size_t row) {
+  std::string key = VnodePrefix(table_id, ComputeVnode(chunk, row, dist_key));
+  for (int c : pk) EncodeKeyFromVector(chunk.column(c), row, &key);
+  return key;
+}
+
 void StateTable::EpochLog::IndexFrom(size_t pos) {
   if (!indexed) return;
   for (size_t i = pos; i < ops->size(); i++) index[(*ops)[i].key] = i;
@@ -102,6 +109,46 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
   if (s.IsNotFound()) return std::nullopt;
   s.ThrowIfError();
   return value;
+}
+
+std::string StateTable::KeyIn(uint16_t vnode, std::string_view suffix) const {
+  std::string key = VnodePrefix(desc_.table_id, vnode);
+  key.append(suffix);
+  return key;
+}
+
+Status StateTable::GetCommitted(const std::string& key, std::string* value) const {
+  return store_->Get(store_->data_cf(), nullptr, key, value);
+}
+
+bool StateTable::Cursor::Valid() const { return range_->it->Valid(); }
+void StateTable::Cursor::Next() { range_->it->Next(); }
+void StateTable::Cursor::Prev() { range_->it->Prev(); }
+void StateTable::Cursor::SeekToLast() { range_->it->SeekToLast(); }
+std::string_view StateTable::Cursor::key() const {
+  rocksdb::Slice k = range_->it->key();
+  return {k.data(), k.size()};
+}
+std::string_view StateTable::Cursor::value() const {
+  rocksdb::Slice v = range_->it->value();
+  return {v.data(), v.size()};
+}
+
+Status StateTable::Cursor::status() const {
+  rocksdb::Status s = range_->it->status();
+  return s.ok() ? Status::OK() : Status::IoError(s.ToString());
+}
+
+StateTable::Cursor StateTable::ScanCommitted(std::string lower, std::string upper, const Snapshot* snapshot,
+                                             StateStore::ReadPattern pattern) const {
+  if (upper.empty()) upper = PrefixSuccessor(TablePrefix(desc_.table_id));
+  Cursor c;
+  c.range_ = store_->NewRange(store_->data_cf(), snapshot, std::move(lower), std::move(upper), pattern);
+  return c;
+}
+
+StateTable::Cursor StateTable::ScanCommittedPrefix(const std::string& prefix) const {
+  return ScanCommitted(prefix, PrefixSuccessor(prefix));
 }
 
 void StateTable::ForEachUncommittedChange(

@@ -63,6 +63,34 @@ class StateTable {
   // Reads the latest value of key: this epoch's buffer, else committed state.
   std::optional<std::string> Get(const std::string& key) const;
 
+  // Keys by vnode: the storage key of `suffix` in `vnode` of this table
+  // ([table][vnode][suffix]); operators build their keys only through it.
+  std::string KeyIn(uint16_t vnode, std::string_view suffix = {}) const;
+  // The committed state alone, without this table's buffered writes: for
+  // operators that cache what they write and read a key or a range back at
+  // its first use. NotFound when absent.
+  Status GetCommitted(const std::string& key, std::string* value) const;
+  // Committed rows in key order, keys in [lower, upper) (upper empty: to
+  // the end of the table), at `snapshot` (null: the latest commit).
+  class Cursor {
+   public:
+    bool Valid() const;
+    void Next();
+    void Prev();
+    void SeekToLast();
+    std::string_view key() const;  // the whole storage key
+    std::string_view value() const;
+    Status status() const;  // a read error ends the range early
+
+   private:
+    friend class StateTable;
+    std::unique_ptr<StateStore::Range> range_;
+  };
+  Cursor ScanCommitted(std::string lower, std::string upper, const Snapshot* snapshot = nullptr,
+                       StateStore::ReadPattern pattern = StateStore::ReadPattern::kShort) const;
+  // Every committed row whose key starts with `prefix`.
+  Cursor ScanCommittedPrefix(const std::string& prefix) const;
+
   // The writes of one epoch, handed to the commit.
   struct SealedWrites {
     std::shared_ptr<const WriteLog> ops;
@@ -115,6 +143,11 @@ class StateTable {
 
 // Computes the vnode of row i from the given distribution-key columns.
 uint16_t ComputeVnode(const DataChunk& chunk, size_t row, const std::vector<int>& dist_key);
+// The storage key of row `row` of a relation, its primary key ascending:
+// [table][vnode of the distribution key][pk] (what StateTable::KeyOf gives
+// for such a table, without one).
+std::string RowKey(TableId table_id, const std::vector<int>& dist_key, const std::vector<int>& pk,
+                   const DataChunk& chunk, size_t row);
 // ComputeVnode for a distribution key of one non-NULL BIGINT column.
 uint16_t ComputeVnodeOfBigint(int64_t v);
 

@@ -20,13 +20,15 @@ BackfillOperator::BackfillOperator(StateTableDesc upstream, std::vector<DataType
 void BackfillOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   progress_table_ = ctx->NewStateTable(progress_desc_);
+  // Read only (its committed snapshot): not registered for commits.
+  upstream_table_ = std::make_unique<StateTable>(ctx->store, upstream_);
   const std::vector<DataType> types = {DataType::Int32(), DataType::Varchar(), DataType::Boolean(), DataType::Int64()};
   for (int v = ctx->vnodes.first; v < ctx->vnodes.second; v++) {
     VnodeProgress& p = vnodes_[v];
-    std::string key = VnodePrefix(progress_desc_.table_id, uint16_t(v));
+    std::string key = progress_table_->KeyIn(uint16_t(v));
     EncodeKeyValue(Value::Int32(v), &key);
     std::string value;
-    Status s = ctx->store->Get(ctx->store->data_cf(), nullptr, key, &value);
+    Status s = progress_table_->GetCommitted(key, &value);
     if (s.IsNotFound()) continue;
     s.ThrowIfError();
     Row row;
@@ -40,7 +42,7 @@ void BackfillOperator::Open(ActorContext* ctx) {
 }
 
 BackfillOperator::VnodeProgress* BackfillOperator::ProgressOf(const std::string& key) {
-  auto it = vnodes_.find(GetFixed16BE(key.data() + 4));
+  auto it = vnodes_.find(VnodeOfKey(key));
   return it == vnodes_.end() ? nullptr : &it->second;
 }
 
@@ -54,7 +56,7 @@ void BackfillOperator::Drop(const std::string& key, Epoch epoch) {
   VnodeProgress* p = ProgressOf(key);
   if (!p) return;
   p->stale_until = std::max(p->stale_until, epoch);
-  if (GetFixed16BE(key.data() + 4) == range_vnode_) range_.reset();  // its scan cannot go on with this snapshot
+  if (VnodeOfKey(key) == range_vnode_) range_.reset();  // its scan cannot go on with this snapshot
 }
 
 bool BackfillOperator::Scannable(const VnodeProgress& p) const {
@@ -74,7 +76,7 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
   std::vector<uint32_t> forward;
   std::vector<Op> forward_ops;
   for (size_t r = 0; r < chunk.num_rows(); r++) {
-    std::string key = VnodePrefix(upstream_.table_id, ComputeVnode(data, r, upstream_.dist_key_indices));
+    std::string key = upstream_table_->KeyIn(ComputeVnode(data, r, upstream_.dist_key_indices));
     for (int c : upstream_.pk_indices) EncodeKeyFromVector(data.column(c), r, &key);
     Op op = chunk.ops()[r];
     if (op == Op::kUpdateDelete) op = Op::kDelete;
@@ -159,28 +161,28 @@ void BackfillOperator::DoWork() {
       return;
     }
     VnodeProgress& p = vnodes_[range_vnode_];
-    std::string lower = p.position.empty() ? VnodePrefix(upstream_.table_id, uint16_t(range_vnode_))
+    std::string lower = p.position.empty() ? upstream_table_->KeyIn(uint16_t(range_vnode_))
                                            : p.position + std::string(1, '\0');
-    std::string upper = range_vnode_ + 1 < kVnodeCount ? VnodePrefix(upstream_.table_id, uint16_t(range_vnode_ + 1))
-                                                       : PrefixSuccessor(TablePrefix(upstream_.table_id));
-    range_ = ctx_->store->NewRange(ctx_->store->data_cf(), snapshot_.get(), std::move(lower), std::move(upper),
-                                   StateStore::ReadPattern::kOnce);
+    // Empty: to the end of the table.
+    std::string upper = range_vnode_ + 1 < kVnodeCount ? upstream_table_->KeyIn(uint16_t(range_vnode_ + 1)) : "";
+    range_ = upstream_table_->ScanCommitted(std::move(lower), std::move(upper), snapshot_.get(),
+                                            StateStore::ReadPattern::kOnce);
   }
   VnodeProgress& p = vnodes_[range_vnode_];
   DataChunk out(types_);
-  auto& it = range_->it;
+  StateTable::Cursor& it = *range_;
   size_t n = 0;
   size_t max_rows = budget_ ? std::min<size_t>(kChunkSize, size_t(std::max<int64_t>(*budget_, 0))) : kChunkSize;
-  for (; it->Valid() && n < max_rows; it->Next(), n++) {
-    if (!DecodeRowInto(std::string_view(it->value().data(), it->value().size()), &out))
+  for (; it.Valid() && n < max_rows; it.Next(), n++) {
+    if (!DecodeRowInto(it.value(), &out))
       throw SqlError(sqlstate::kDataCorrupted, "corrupt row in backfill of table " + std::to_string(upstream_.table_id));
-    p.position.assign(it->key().data(), it->key().size());
+    p.position.assign(it.key());
   }
-  if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "backfill read failed: " + it->status().ToString());
+  if (Status s = it.status(); !s.ok()) throw SqlError(sqlstate::kIoError, "backfill read failed: " + s.message());
   p.rows += int64_t(n);
   if (budget_) *budget_ -= int64_t(n);
   p.dirty = p.dirty || n > 0;
-  if (!it->Valid()) {
+  if (!it.Valid()) {
     p.finished = true;
     p.dirty = true;
     range_.reset();
@@ -220,7 +222,7 @@ void BackfillOperator::SaveProgress() {
   for (auto& [v, p] : vnodes_) {
     if (!p.dirty) continue;
     p.dirty = false;
-    std::string key = VnodePrefix(progress_desc_.table_id, uint16_t(v));
+    std::string key = progress_table_->KeyIn(uint16_t(v));
     EncodeKeyValue(Value::Int32(v), &key);
     Row row = {Value::Int32(v), p.position.empty() ? Value::Null(DataType::Varchar()) : Value::Varchar(HexEncode(p.position)),
                Value::Boolean(p.finished), Value::Int64(p.rows)};

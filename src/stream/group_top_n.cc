@@ -55,8 +55,8 @@ GroupTopNOperator::Partition& GroupTopNOperator::PartitionOf(const std::string& 
   p.lru = lru_.Add(&it->first);
   // Loaded from the committed store: a partition is only ever dropped
   // once everything written for it is committed.
-  p.rows = std::make_unique<TopNCache>(VnodePrefix(desc_.table_id, vnode) + key, TopNCacheCapacity(limit_));
-  p.rows->Load(ctx_->store);
+  p.rows = std::make_unique<TopNCache>(table_->KeyIn(vnode, key), TopNCacheCapacity(limit_));
+  p.rows->Load(*table_);
   // What it emitted before: its first `limit` rows, ranked.
   p.emitted = Window(p);
   for (const auto& [k, row] : p.emitted) p.emitted_bytes += RowBytes(k, row);
@@ -74,7 +74,7 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
     std::string rank_key;
     for (const auto& k : order_) EncodeOrderKeyFromVector(data.column(k.column), r, k.descending, k.nulls_first, &rank_key);
     for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &rank_key);
-    std::string storage_key = VnodePrefix(desc_.table_id, p.vnode) + pkey + rank_key;
+    std::string storage_key = table_->KeyIn(p.vnode, pkey + rank_key);
     if (IsInsertOp(chunk.ops()[r])) {
       std::string row;
       EncodeRow(data, r, &row);
@@ -83,7 +83,7 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
       const auto& rows = p.rows->rows();
       if (append_only_input_ && limit_ >= 0 && rows.size() > static_cast<size_t>(limit_)) {
         std::string last = std::prev(rows.end())->first;
-        table_->Delete(VnodePrefix(desc_.table_id, p.vnode) + pkey + last);
+        table_->Delete(table_->KeyIn(p.vnode, pkey + last));
         p.rows->Erase(last, epoch_);
       }
     } else {
@@ -127,7 +127,7 @@ void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
     p.written = barrier.prev_epoch;
     lru_.Touch(p.lru);
     p.rows->Prune(committed);
-    if (limit_ >= 0) p.rows->Ensure(static_cast<size_t>(limit_), ctx_->store);
+    if (limit_ >= 0) p.rows->Ensure(static_cast<size_t>(limit_), *table_);
     RankedRows window = Window(p);
     // Rank i + 1 is unchanged when the same row (same rank key, same
     // values) holds it before and after; else the old row is retracted and

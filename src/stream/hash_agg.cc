@@ -55,7 +55,7 @@ void HashAggOperator::Open(ActorContext* ctx) {
 }
 
 std::string HashAggOperator::ResultKey(const Group& grp) const {
-  return VnodePrefix(result_desc_.table_id, grp.vnode) + grp.key;
+  return result_table_->KeyIn(grp.vnode, grp.key);
 }
 
 uint32_t HashAggOperator::GroupOf(const DataChunk& data, size_t row, std::string* key) {
@@ -136,9 +136,8 @@ void HashAggOperator::Evict() {
 
 void HashAggOperator::LoadGroup(uint32_t g) {
   Group& grp = groups_[g];
-  StateStore* store = ctx_->store;
   std::string value;
-  Status s = store->Get(store->data_cf(), nullptr, ResultKey(grp), &value);
+  Status s = result_table_->GetCommitted(ResultKey(grp), &value);
   if (s.ok()) {
     Row row;
     if (!DecodeRow(value, result_desc_.column_types, &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt aggregation state");
@@ -155,22 +154,21 @@ void HashAggOperator::LoadGroup(uint32_t g) {
   }
   for (size_t i = 0; i < calls_.size(); i++) {
     if (!call_tables_[i]) continue;
-    std::string prefix = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key;
+    std::string prefix = call_tables_[i]->KeyIn(grp.vnode, grp.key);
     if (modes_[i] == CallMode::kExtreme) {
       // Ranked by value: the least first for min/bool_and, the greatest for max/bool_or.
       AggKind kind = calls_[i].sig.kind;
       bool greatest = kind == AggKind::kMax || kind == AggKind::kBoolOr;
       grp.extremes[i] = std::make_unique<TopNCache>(prefix, TopNCacheCapacity(1), greatest);
-      grp.extremes[i]->Load(store);
+      grp.extremes[i]->Load(*call_tables_[i]);
       continue;
     }
-    auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
     const size_t gk = group_keys_.size();
-    for (auto& it = range->it; it->Valid(); it->Next()) {
+    for (auto it = call_tables_[i]->ScanCommittedPrefix(prefix); it.Valid(); it.Next()) {
       Row row;
-      if (!DecodeRow(std::string_view(it->value().data(), it->value().size()), call_descs_[i].column_types, &row))
+      if (!DecodeRow(it.value(), call_descs_[i].column_types, &row))
         throw SqlError(sqlstate::kDataCorrupted, "corrupt aggregation input state");
-      std::string mkey(it->key().data() + prefix.size(), it->key().size() - prefix.size());
+      std::string mkey(it.key().substr(prefix.size()));
       if (modes_[i] == CallMode::kDistinct) {
         grp.distinct[i][mkey] = {row[gk], row[gk + 1].int_value()};
       } else {
@@ -235,7 +233,7 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
         if (input_append_only_ && before > 0) continue;  // a duplicate: nothing to save
         if (before == 0) entry.first = arg0.GetValue(r);
         entry.second += signs[r];
-        std::string skey = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key + vkey;
+        std::string skey = call_tables_[i]->KeyIn(grp.vnode, grp.key + vkey);
         if ((before == 0) != (entry.second == 0)) {
           fed_rows.push_back(uint32_t(r));
           fed_groups.push_back(gids[r]);
@@ -289,7 +287,7 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
           row.push_back(args.back());
         }
       }
-      std::string skey = VnodePrefix(call_descs_[i].table_id, grp.vnode) + grp.key + mkey;
+      std::string skey = call_tables_[i]->KeyIn(grp.vnode, grp.key + mkey);
       if (signs[r] > 0) {
         std::string v;
         EncodeRowValues(row, &v);
@@ -354,7 +352,7 @@ Row HashAggOperator::OutputOf(uint32_t g) {
 
 Value HashAggOperator::ExtremeOf(Group& grp, size_t i) {
   TopNCache& inputs = *grp.extremes[i];
-  inputs.Ensure(1, ctx_->store);
+  inputs.Ensure(1, *call_tables_[i]);
   if (inputs.rows().empty()) return Value::Null(calls_[i].sig.return_type);
   // A stored input row: the group columns, then the value.
   Row row;

@@ -44,12 +44,10 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
   b.vnode = vnode;
   b.lru = lru_[side].Add(&it->first);
   // First use since the actor started: load the key's rows from storage.
-  StateStore* store = ctx_->store;
-  std::string prefix = VnodePrefix(sides_[side].table.table_id, vnode) + key;
-  auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
+  std::string prefix = tables_[side]->KeyIn(vnode, key);
   // A stored value is the row's cells and then its degree.
-  for (auto& i = range->it; i->Valid(); i->Next()) {
-    std::string_view value(i->value().data(), i->value().size()), rest = value;
+  for (auto i = tables_[side]->ScanCommittedPrefix(prefix); i.Valid(); i.Next()) {
+    std::string_view value = i.value(), rest = value;
     DataChunk degree({DataType::Int64()});
     bool ok = SkipCells(&rest, sides_[side].types);
     size_t cells_size = value.size() - rest.size();
@@ -58,7 +56,7 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
     Entry e;
     e.cells.assign(value.data(), cells_size);
     e.degree = degree.column(0).GetInt(0);
-    b.rows[std::string(i->key().data() + prefix.size(), i->key().size() - prefix.size())] = std::move(e);
+    b.rows[std::string(i.key().substr(prefix.size()))] = std::move(e);
   }
   size_t bytes = kBucketOverhead + key.size();
   for (const auto& [sk, e] : b.rows) bytes += EntryBytes(sk, e);
@@ -113,7 +111,7 @@ void HashJoinOperator::SaveEntry(int side, const std::string& join_key, const Bu
                                  const Entry& e) {
   std::string v = e.cells;
   EncodeRowValues({Value::Int64(e.degree)}, &v);
-  tables_[side]->Put(VnodePrefix(sides_[side].table.table_id, b.vnode) + join_key + sk, std::move(v));
+  tables_[side]->Put(tables_[side]->KeyIn(b.vnode, join_key + sk), std::move(v));
 }
 
 void HashJoinOperator::AppendSide(int side, RowRef ref, DataChunk* out, size_t first) const {
@@ -211,7 +209,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
       }
       // This side's own state.
       Bucket& mine_bucket = BucketOf(side, p.key, p.other_bucket->vnode);
-      std::string storage_key = VnodePrefix(me.table.table_id, mine_bucket.vnode) + p.key + p.sk;
+      std::string storage_key = tables_[side]->KeyIn(mine_bucket.vnode, p.key + p.sk);
       if (insert) {
         Entry e{std::string(), int64_t(matches.size())};
         EncodeRow(data, p.row, &e.cells);

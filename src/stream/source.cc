@@ -26,10 +26,10 @@ void SourceOperator::Open(ActorContext* ctx) {
     Split split;
     split.id = s;
     split.reader = connector_->OpenSplit(s);
-    std::string key = VnodePrefix(offsets_desc_.table_id, 0);
+    std::string key = offsets_->KeyIn(0);
     EncodeKeyValue(Value::Int32(s), &key);
     std::string value;
-    Status st = ctx->store->Get(ctx->store->data_cf(), nullptr, key, &value);
+    Status st = offsets_->GetCommitted(key, &value);
     if (st.ok()) {
       Row row;
       if (!DecodeRow(value, types, &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt source offset");
@@ -100,7 +100,7 @@ void SourceOperator::OnBarrier(const Barrier&) {
   for (auto& s : splits_) {
     if (!s.dirty) continue;
     s.dirty = false;
-    std::string key = VnodePrefix(offsets_desc_.table_id, 0);
+    std::string key = offsets_->KeyIn(0);
     EncodeKeyValue(Value::Int32(s.id), &key);
     Row row = {Value::Int32(s.id), Value::Int64(s.reader->offset()), Value::Int64(s.rows)};
     std::string value;

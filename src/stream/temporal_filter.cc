@@ -16,22 +16,19 @@ void TemporalFilterOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   table_ = ctx->NewStateTable(desc_);
   time_table_ = ctx->NewStateTable(time_desc_);
-  StateStore* store = ctx->store;
   std::string value;
-  Status s = store->Get(store->data_cf(), nullptr, VnodePrefix(time_desc_.table_id, 0), &value);
+  Status s = time_table_->GetCommitted(time_table_->KeyIn(0), &value);
   Row time_row;
   if (s.ok() && DecodeRow(value, {DataType::Timestamptz()}, &time_row) && !time_row[0].is_null()) {
     eval_.statement_time = time_row[0].int_value();
     have_time_ = true;
   }
-  std::string prefix = VnodePrefix(desc_.table_id, 0);
-  auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix));
+  std::string prefix = table_->KeyIn(0);
   DataChunk all(types_);
   std::vector<std::string> keys;
-  for (auto& it = range->it; it->Valid(); it->Next()) {
-    if (!DecodeRowInto(std::string_view(it->value().data(), it->value().size()), &all))
-      throw SqlError(sqlstate::kDataCorrupted, "corrupt temporal filter state");
-    keys.emplace_back(it->key().data() + prefix.size(), it->key().size() - prefix.size());
+  for (auto it = table_->ScanCommittedPrefix(prefix); it.Valid(); it.Next()) {
+    if (!DecodeRowInto(it.value(), &all)) throw SqlError(sqlstate::kDataCorrupted, "corrupt temporal filter state");
+    keys.emplace_back(it.key().substr(prefix.size()));
   }
   std::vector<uint8_t> pass = have_time_ ? Evaluate(all) : std::vector<uint8_t>(keys.size(), 0);
   for (size_t i = 0; i < keys.size(); i++) rows_[keys[i]] = Entry{all.GetRow(i), pass[i] != 0};
@@ -50,7 +47,7 @@ void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
   for (size_t r = 0; r < data.num_rows(); r++) {
     std::string key;
     for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &key);
-    std::string storage_key = VnodePrefix(desc_.table_id, 0) + key;
+    std::string storage_key = table_->KeyIn(0, key);
     if (IsInsertOp(chunk.ops()[r])) {
       Row row = data.GetRow(r);
       std::string v;
@@ -81,7 +78,7 @@ void TemporalFilterOperator::OnBarrier(const Barrier& barrier) {
   have_time_ = true;
   std::string t;
   EncodeRowValues({Value::Timestamptz(eval_.statement_time)}, &t);
-  time_table_->Put(VnodePrefix(time_desc_.table_id, 0), std::move(t));
+  time_table_->Put(time_table_->KeyIn(0), std::move(t));
   // Every kept row, at the new time, a chunk at a time.
   std::vector<Op> ops;
   DataChunk out(types_);

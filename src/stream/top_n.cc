@@ -22,8 +22,8 @@ void TopNOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   table_ = ctx->NewStateTable(desc_);
   int64_t window = limit_ < 0 ? -1 : offset_ + limit_;
-  cache_ = std::make_unique<TopNCache>(VnodePrefix(desc_.table_id, 0), TopNCacheCapacity(window));
-  cache_->Load(ctx->store);
+  cache_ = std::make_unique<TopNCache>(table_->KeyIn(0), TopNCacheCapacity(window));
+  cache_->Load(*table_);
   emitted_ = Window();  // what was emitted before a restart
 }
 
@@ -39,7 +39,7 @@ std::map<std::string, std::string> TopNOperator::Window() const {
 
 void TopNOperator::OnChunk(int, StreamChunk chunk) {
   const DataChunk& data = chunk.data();
-  const std::string prefix = VnodePrefix(desc_.table_id, 0);
+  const std::string prefix = table_->KeyIn(0);
   for (size_t r = 0; r < chunk.num_rows(); r++) {
     std::string key = RankKey(data, r);
     if (IsInsertOp(chunk.ops()[r])) {
@@ -67,7 +67,7 @@ void TopNOperator::OnBarrier(const Barrier& barrier) {
   cache_->Prune(ctx_->runtime->committed_epoch());
   if (!dirty_) return;
   dirty_ = false;
-  if (limit_ >= 0) cache_->Ensure(static_cast<size_t>(offset_ + limit_), ctx_->store);
+  if (limit_ >= 0) cache_->Ensure(static_cast<size_t>(offset_ + limit_), *table_);
   std::map<std::string, std::string> window = Window();
   std::vector<Op> ops;
   DataChunk out(types_);

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "common/error.h"
-#include "storage/state_store.h"
+#include "storage/state_table.h"
 #include "stream/state_cache.h"
 
 namespace freshet {
@@ -23,12 +23,12 @@ size_t TopNCacheCapacity(int64_t window) {
   return std::max<size_t>(2 * w, 64);
 }
 
-void TopNCache::Load(StateStore* store) {
+void TopNCache::Load(const StateTable& table) {
   rows_.clear();
   writes_.clear();
   bytes_ = 0;
   complete_ = false;
-  ReadAfter(capacity_, store);
+  ReadAfter(capacity_, table);
 }
 
 void TopNCache::Remember(const std::string& rank_key, std::optional<std::string> row, Epoch epoch) {
@@ -74,12 +74,12 @@ void TopNCache::Erase(const std::string& rank_key, Epoch epoch) {
   Remember(rank_key, std::nullopt, epoch);
 }
 
-void TopNCache::Ensure(size_t n, StateStore* store) {
+void TopNCache::Ensure(size_t n, const StateTable& table) {
   if (complete_ || rows_.size() >= n) return;
-  ReadAfter(capacity_ - rows_.size(), store);
+  ReadAfter(capacity_ - rows_.size(), table);
 }
 
-void TopNCache::ReadAfter(size_t n, StateStore* store) {
+void TopNCache::ReadAfter(size_t n, const StateTable& table) {
   // The rows ranked after the last cached one: keys above it (ascending)
   // or below it (descending), read from the store in rank order and merged
   // with the remembered writes, which win. One row past n tells whether
@@ -89,9 +89,8 @@ void TopNCache::ReadAfter(size_t n, StateStore* store) {
   std::string lower = prefix_, upper = PrefixSuccessor(prefix_);
   if (last && !order.descending) lower += *last + std::string(1, '\0');
   if (last && order.descending) upper = prefix_ + *last;
-  auto range = store->NewRange(store->data_cf(), nullptr, lower, upper);
-  auto& it = range->it;
-  if (order.descending) it->SeekToLast();
+  StateTable::Cursor it = table.ScanCommitted(lower, upper);
+  if (order.descending) it.SeekToLast();
   auto w = last ? writes_.upper_bound(*last) : writes_.begin();
   size_t added = 0;
   bool more = false;
@@ -104,11 +103,11 @@ void TopNCache::ReadAfter(size_t n, StateStore* store) {
     rows_.emplace_hint(rows_.end(), key, std::move(row));
     added++;
   };
-  auto advance = [&] { order.descending ? it->Prev() : it->Next(); };
+  auto advance = [&] { order.descending ? it.Prev() : it.Next(); };
   while (!more) {
-    bool has_store = it->Valid();
+    bool has_store = it.Valid();
     std::string store_key;
-    if (has_store) store_key.assign(it->key().data() + prefix_.size(), it->key().size() - prefix_.size());
+    if (has_store) store_key.assign(it.key().substr(prefix_.size()));
     bool has_write = w != writes_.end();
     if (!has_store && !has_write) break;
     if (has_write && (!has_store || !order(store_key, w->first))) {
@@ -116,11 +115,11 @@ void TopNCache::ReadAfter(size_t n, StateStore* store) {
       if (w->second.row) add(w->first, *w->second.row);
       ++w;
     } else {
-      add(store_key, std::string(it->value().data(), it->value().size()));
+      add(store_key, std::string(it.value()));
       advance();
     }
   }
-  if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "top-n state: " + it->status().ToString());
+  if (Status s = it.status(); !s.ok()) throw SqlError(sqlstate::kIoError, "top-n state: " + s.message());
   complete_ = !more;
 }
 

@@ -31,7 +31,7 @@
 
 namespace freshet {
 
-class StateStore;
+class StateTable;
 
 class TopNCache {
  public:
@@ -48,7 +48,7 @@ class TopNCache {
 
   // Loads the first rows from the committed store (at open or on a miss,
   // when nothing of the partition is uncommitted).
-  void Load(StateStore* store);
+  void Load(const StateTable& table);
 
   // Records an inserted (or replaced) row, already written to the table in
   // `epoch` (0: before the operator's first barrier, epoch not known yet).
@@ -56,7 +56,7 @@ class TopNCache {
   // Records a deleted row, already deleted from the table in `epoch`.
   void Erase(const std::string& rank_key, Epoch epoch);
   // Makes sure the first n rows are cached, or all there are.
-  void Ensure(size_t n, StateStore* store);
+  void Ensure(size_t n, const StateTable& table);
 
   // Gives the writes recorded with epoch 0 their epoch (at the first barrier).
   void StampUnknown(Epoch epoch);
@@ -78,7 +78,7 @@ class TopNCache {
   void Remember(const std::string& rank_key, std::optional<std::string> row, Epoch epoch);
   void EvictLast(Epoch epoch);
   // Appends up to n rows ranked after the cached ones (store + writes).
-  void ReadAfter(size_t n, StateStore* store);
+  void ReadAfter(size_t n, const StateTable& table);
 
   std::string prefix_;
   size_t capacity_;

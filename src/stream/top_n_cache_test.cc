@@ -13,7 +13,7 @@
 
 #include <rocksdb/write_batch.h>
 
-#include "storage/state_store.h"
+#include "storage/state_table.h"
 
 namespace freshet {
 namespace {
@@ -48,10 +48,11 @@ TEST(TopNCacheTest, CachedRowsAreThePartitionsFirstUnderCommitLag) {
     StoreOptions options;
     options.in_memory = true;
     auto store = std::move(StateStore::Open(options)).value();
-    const std::string prefix = VnodePrefix(7, 3) + "p";
+    StateTable table(store.get(), StateTableDesc{7, {}, {}, {}, {}});
+    const std::string prefix = table.KeyIn(3, "p");
     const size_t capacity = 1 + rng() % 8, window = 1 + rng() % capacity;
     auto cache = std::make_unique<TopNCache>(prefix, capacity, descending);
-    cache->Load(store.get());
+    cache->Load(table);
     Rows model(TopNCache::RankOrder{descending});
     std::deque<EpochWrites> uncommitted;
     Epoch committed = 0;
@@ -90,7 +91,7 @@ TEST(TopNCacheTest, CachedRowsAreThePartitionsFirstUnderCommitLag) {
       // Commits lag behind by up to three epochs.
       while (!uncommitted.empty() && (uncommitted.size() > 3 || rng() % 2 == 0)) commit_oldest();
       cache->Prune(committed);
-      cache->Ensure(window, store.get());
+      cache->Ensure(window, table);
       std::string where = "seed " + std::to_string(seed) + (descending ? " descending" : "") + " epoch " +
                           std::to_string(epoch);
       ExpectPrefix(*cache, model, window, where);
@@ -99,7 +100,7 @@ TEST(TopNCacheTest, CachedRowsAreThePartitionsFirstUnderCommitLag) {
       // memory and needed again).
       if (uncommitted.empty() && rng() % 4 == 0) {
         cache = std::make_unique<TopNCache>(prefix, capacity, descending);
-        cache->Load(store.get());
+        cache->Load(table);
         ExpectPrefix(*cache, model, std::min(capacity, model.size()), where + " (reloaded)");
       }
     }
@@ -112,21 +113,22 @@ TEST(TopNCacheTest, WritesBeforeTheFirstBarrierWaitForTheirEpoch) {
   StoreOptions options;
   options.in_memory = true;
   auto store = std::move(StateStore::Open(options)).value();
-  const std::string prefix = VnodePrefix(7, 0);
+  StateTable table(store.get(), StateTableDesc{7, {}, {}, {}, {}});
+  const std::string prefix = table.KeyIn(0);
   TopNCache cache(prefix, 1);
-  cache.Load(store.get());
+  cache.Load(table);
   cache.Insert("a", "1", 0);
   cache.Insert("b", "2", 0);  // evicts b: only in the remembered writes
   ASSERT_EQ(cache.rows().size(), 1u);
   cache.Prune(100);  // epoch 0 is not "committed at 100"
   cache.Erase("a", 0);
-  cache.Ensure(1, store.get());
+  cache.Ensure(1, table);
   ASSERT_EQ(cache.rows().size(), 1u);
   EXPECT_EQ(cache.rows().begin()->first, "b");
   cache.StampUnknown(5);
   cache.Prune(4);
   cache.Erase("b", 6);
-  cache.Ensure(1, store.get());
+  cache.Ensure(1, table);
   EXPECT_TRUE(cache.rows().empty());
   EXPECT_TRUE(cache.complete());
 }
