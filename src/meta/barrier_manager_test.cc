@@ -5,6 +5,8 @@
 // above the free space is a disk that is full).
 #include "meta/barrier_manager.h"
 
+#include "storage/test_dir.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -14,9 +16,8 @@ namespace freshet {
 namespace {
 
 TEST(EpochLoopCommitFailure, WritesStayPendingUntilACommitSucceeds) {
-  char tmpl[] = "/tmp/freshet-barrier-test.XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  std::string dir = tmpl;
+  TestDir tmp("freshet-barrier-test");
+  const std::string& dir = tmp.path();
   {
     StoreOptions o;
     o.dir = dir + "/data";
@@ -75,7 +76,6 @@ TEST(EpochLoopCommitFailure, WritesStayPendingUntilACommitSucceeds) {
     EXPECT_NO_THROW(loop.CheckAcceptingWrites());
     loop.Stop();
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 // refused segment leaves no file; group commit from many threads.
 #include "storage/dml_log.h"
 
+#include "storage/test_dir.h"
+
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -18,13 +20,6 @@ namespace {
 
 class DmlLogTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/freshet-dml-log-test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    root_ = tmpl;
-    dir_ = root_ + "/log";
-  }
-  void TearDown() override { std::filesystem::remove_all(root_); }
 
   std::unique_ptr<DmlLog> Open(uint64_t covered) {
     return std::make_unique<DmlLog>(dir_, covered, [this](uint64_t) { return space_; });
@@ -65,7 +60,8 @@ class DmlLogTest : public ::testing::Test {
     close(fd);
   }
 
-  std::string root_, dir_;
+  TestDir root_{"freshet-dml-log-test"};
+  const std::string dir_ = root_.path() + "/log";
   Status space_;
 };
 

@@ -14,19 +14,13 @@
 #include <filesystem>
 
 #include "storage/info_log.h"
+#include "storage/test_dir.h"
 
 namespace freshet {
 namespace {
 
 class StateStoreDiskTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/freshet-state-store-test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   std::unique_ptr<StateStore> Open(int64_t reserve) {
     StoreOptions o;
     o.dir = dir_ + "/data";
@@ -50,7 +44,8 @@ class StateStoreDiskTest : public ::testing::Test {
   // More than the file system has free: the disk counts as full.
   int64_t AboveFree(StateStore* store) { return static_cast<int64_t>(store->FreeDiskBytes()) + (int64_t(1) << 30); }
 
-  std::string dir_;
+  TestDir tmp_{"freshet-state-store-test"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(StateStoreDiskTest, WritesIntoTheReserveAreRefusedAndLeaveNothing) {
