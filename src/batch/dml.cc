@@ -3,6 +3,7 @@
 #include "common/encoding.h"
 #include "common/error.h"
 #include "storage/row_id.h"
+#include "storage/state_table.h"
 
 namespace freshet {
 

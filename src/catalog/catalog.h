@@ -24,7 +24,7 @@
 #include "common/types.h"
 #include "storage/keys.h"
 #include "storage/meta_store.h"
-#include "storage/state_table.h"
+#include "storage/state_table_desc.h"
 
 namespace freshet {
 

@@ -28,17 +28,10 @@
 #include "storage/bulk_rows.h"
 #include "storage/keys.h"
 #include "storage/state_store.h"
+#include "storage/state_table_desc.h"
 #include "storage/write_set.h"
 
 namespace freshet {
-
-struct StateTableDesc {
-  TableId table_id = 0;
-  std::vector<DataType> column_types;
-  std::vector<int> pk_indices;           // columns of the primary key, in key order
-  std::vector<bool> pk_descending;       // per pk column; empty = all ascending
-  std::vector<int> dist_key_indices;     // columns hashed to choose the vnode; empty = vnode 0
-};
 
 class StateTable {
  public:
