@@ -2,9 +2,10 @@
 //
 // A DataChunk is a set of equally long Vectors (columns) of up to
 // kChunkSize rows. Batch executors pass DataChunks; stream executors pass
-// StreamChunks, which add an operation per row (DESIGN.md §3). Rows are
-// always dense: executors that filter compact the vectors instead of
-// carrying a selection, which keeps every consumer simple.
+// StreamChunks, which add an operation per row (docs/architecture.md,
+// Invariants). Rows are always dense: executors that filter compact the
+// vectors instead of carrying a selection, which keeps every consumer
+// simple.
 #pragma once
 
 #include <cstdint>

@@ -2,9 +2,9 @@
 //
 // Memcomparable (keys): the bytes of encoded values compare with memcmp in
 // the same order as the values (NULLs last, like PostgreSQL's default ASC
-// NULLS LAST). Used for primary keys in storage ([table_id][vnode][pk],
-// DESIGN.md §3), group keys and sort keys. An encoded key can be decoded
-// back for every type except interval (which is encoded by its comparison
+// NULLS LAST). Used for primary keys in storage ([table_id][vnode][pk]:
+// docs/architecture.md, Invariants), group keys and sort keys. An encoded
+// key can be decoded back for every type except interval (which is encoded by its comparison
 // key) — stored rows therefore keep the full value in the row encoding.
 //
 // Row encoding (values): compact, not ordered; encodes a whole row with its

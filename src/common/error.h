@@ -1,6 +1,6 @@
 // Errors.
 //
-// Two mechanisms, as DESIGN.md §6 prescribes:
+// Two mechanisms (docs/architecture.md, Invariants):
 //  * `Status` / `Result<T>` at storage and I/O boundaries, where failure is an
 //    expected outcome the caller must inspect (a RocksDB error, a corrupt file).
 //  * `SqlError`, an exception that ends the current statement. It carries a

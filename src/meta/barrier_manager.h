@@ -1,4 +1,4 @@
-// Barrier manager: one epoch loop per database (DESIGN.md §3).
+// Barrier manager: one epoch loop per database (docs/architecture.md, Invariants).
 //
 // Every barrier_interval_ms (or at once on Flush() or a graph change), a
 // database's loop closes the current epoch E: it waits for in-flight DML

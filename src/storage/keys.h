@@ -1,4 +1,4 @@
-// Key layout of the data column family (DESIGN.md §3):
+// Key layout of the data column family (docs/architecture.md, Invariants):
 //   [table_id: 4 bytes BE][vnode: 2 bytes BE][memcomparable pk]
 // and of the meta column family:
 //   "catalog/<kind>/<id>" -> JSON, "epoch/<database_id>" -> committed epoch.

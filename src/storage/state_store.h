@@ -1,4 +1,4 @@
-// StateStore: the durable key-value store under everything (DESIGN.md §3).
+// StateStore: the durable key-value store under everything (docs/architecture.md, Invariants).
 //
 // One RocksDB instance per data directory, with two column families:
 //   "default" - table and state-table data, keys [table_id][vnode][pk]

@@ -1,4 +1,4 @@
-// Actor: a thread running one chain of stream operators (DESIGN.md §3).
+// Actor: a thread running one chain of stream operators (docs/architecture.md, Invariants).
 //
 // It reads its inbox, feeds the head operator, sends the chain's output
 // through its dispatchers and, at each barrier aligned over all its input

@@ -1,4 +1,4 @@
-// Messages that flow between stream actors (DESIGN.md §3).
+// Messages that flow between stream actors (docs/architecture.md, Invariants).
 //
 // A stream is a sequence of StreamChunks cut into epochs by Barriers. A
 // barrier carries the epoch it closes (prev) and the one it opens (curr);

@@ -1,4 +1,4 @@
-// StreamOperator: one step of an actor's chain (DESIGN.md §3).
+// StreamOperator: one step of an actor's chain (docs/architecture.md, Invariants).
 //
 // An actor runs a linear chain of operators on its own thread. The first
 // operator (the head) receives the actor's input: chunks from its inbox,
