@@ -337,11 +337,12 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
   }
   for (auto& w : pending_writes_) writes.ops.push_back(&w);
   StateStore::EpochCommit commit{database_id_, epoch, RowCountsAfter(writes), 0};
-  // The DML log entries of the epochs this commit covers: covered from now.
+  // The DML log entries of the epochs this commit covers: covered from now
+  // (entries are numbered in apply order, so the last epoch's is the highest).
   {
     std::lock_guard lock(mu_);
-    for (auto it = dml_log_seqs_.begin(); it != dml_log_seqs_.end() && it->first <= epoch; ++it)
-      commit.dml_log_covered = std::max(commit.dml_log_covered, it->second);
+    auto after = dml_log_seqs_.upper_bound(epoch);
+    if (after != dml_log_seqs_.begin()) commit.dml_log_covered = std::prev(after)->second;
   }
   Status s = store_->CommitEpoch(writes, commit);
   NoteCommit(epoch, s);

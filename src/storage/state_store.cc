@@ -319,10 +319,8 @@ DmlLog* StateStore::DmlLogFor(uint32_t database_id) {
   std::lock_guard lock(dml_logs_mu_);
   auto& log = dml_logs_[database_id];
   if (!log) {
-    uint64_t covered = 0;
-    std::string value;
-    if (Get(meta_cf_, nullptr, DmlLogCoveredKey(database_id), &value).ok()) covered = std::stoull(value);
-    log = std::make_unique<DmlLog>(DmlLogDirectory() + "/" + std::to_string(database_id), covered,
+    const uint64_t covered = MetaNumber(DmlLogCoveredKey(database_id), nullptr).value_or(0);
+    log = std::make_unique<DmlLog>(DmlLogDirectory(database_id), covered,
                                    [this](uint64_t bytes) { return CheckWritable(bytes); });
   }
   return log.get();
@@ -333,14 +331,14 @@ void StateStore::DropDmlLog(uint32_t database_id) {
   std::lock_guard lock(dml_logs_mu_);
   dml_logs_.erase(database_id);
   std::error_code ec;
-  std::filesystem::remove_all(DmlLogDirectory() + "/" + std::to_string(database_id), ec);
+  std::filesystem::remove_all(DmlLogDirectory(database_id), ec);
 }
 
 void StateStore::RemoveDmlLogsExcept(const std::vector<uint32_t>& database_ids) {
   if (mem_env_ || read_only_) return;
   std::error_code ec;
   std::vector<std::string> stale;
-  for (const auto& entry : std::filesystem::directory_iterator(DmlLogDirectory(), ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir_ + "/dml_log", ec)) {
     const std::string name = entry.path().filename().string();
     if (std::none_of(database_ids.begin(), database_ids.end(), [&](uint32_t id) { return std::to_string(id) == name; }))
       stale.push_back(entry.path().string());
@@ -816,16 +814,20 @@ Status StateStore::CommitMeta(const MetaWrite& write) {
   return Commit(&batch);
 }
 
-std::optional<uint64_t> StateStore::CommittedEpoch(uint32_t database_id) const {
+std::optional<uint64_t> StateStore::MetaNumber(const std::string& key, const Snapshot* snapshot) const {
   std::string value;
-  if (!Get(meta_cf_, nullptr, EpochMetaKey(database_id), &value).ok()) return std::nullopt;
-  return std::stoull(value);
+  if (!Get(meta_cf_, snapshot, key, &value).ok()) return std::nullopt;
+  return std::strtoull(value.c_str(), nullptr, 10);
+}
+
+std::optional<uint64_t> StateStore::CommittedEpoch(uint32_t database_id) const {
+  return MetaNumber(EpochMetaKey(database_id), nullptr);
 }
 
 std::optional<int64_t> StateStore::RowCount(uint32_t relation_id, const Snapshot* snapshot) const {
-  std::string value;
-  if (!Get(meta_cf_, snapshot, RowCountMetaKey(relation_id), &value).ok()) return std::nullopt;
-  return std::strtoll(value.c_str(), nullptr, 10);
+  std::optional<uint64_t> n = MetaNumber(RowCountMetaKey(relation_id), snapshot);
+  if (!n) return std::nullopt;
+  return static_cast<int64_t>(*n);
 }
 
 Status StateStore::CommitEpoch(const CommitWrites& writes, const EpochCommit& commit) {

@@ -232,7 +232,9 @@ class StateStore : public MetaStore {
   void NoteWriteFailure(const rocksdb::Status& s);
   static uint64_t DiskReserve(const StoreOptions& options);
   Status CommitBulkUnversioned(const CommitWrites& writes, MetaEntries meta);
-  std::string DmlLogDirectory() const { return dir_ + "/dml_log"; }
+  std::string DmlLogDirectory(uint32_t database_id) const { return dir_ + "/dml_log/" + std::to_string(database_id); }
+  // A number stored as text under a meta key (nullopt when absent).
+  std::optional<uint64_t> MetaNumber(const std::string& key, const Snapshot* snapshot) const;
   std::mutex dml_logs_mu_;
   std::map<uint32_t, std::unique_ptr<DmlLog>> dml_logs_;
   // Options of the SST files a bulk commit or a bulk load writes (with or
