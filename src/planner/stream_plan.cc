@@ -607,12 +607,19 @@ class StreamPlanner {
     return Project(std::move(join), std::move(exprs), std::move(schema));
   }
 
-  // Whether a column of the node's stream key can be NULL: keys of tables
-  // and sources never are; group keys (DISTINCT, GROUP BY) and the padded
-  // side of an outer join can be.
+  // Whether the node's stream key can be NULL in every column, so that
+  // padding (all NULL) could not be told from a row: an empty key (a
+  // simple aggregate's one row) always can; keys of tables (primary key or
+  // _row_id) and sources never are NULL; the keys of materialized views and
+  // indexes are their queries' keys: group keys (DISTINCT, GROUP BY) and
+  // the padded side of an outer join can be NULL.
   static bool StreamKeyMayBeNull(const StreamNode& n) {
+    if (n.stream_key.empty()) return true;
     switch (n.kind()) {
-      case StreamNode::Kind::kTableScan:
+      case StreamNode::Kind::kTableScan: {
+        const RelationKind kind = static_cast<const StreamTableScanNode&>(n).table->kind;
+        return kind != RelationKind::kTable;
+      }
       case StreamNode::Kind::kSource:
       case StreamNode::Kind::kUnion:  // keyed by its branch number and the branches' keys
         return false;
