@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "server/config.h"
-#include "server/instance.h"
+#include "frontend/instance.h"
 #include "server/pgwire.h"
 
 using namespace freshet;

@@ -273,6 +273,42 @@ ExprPtr Binder::BindConstantExpression(const PgQuery__Node* node) {
   return eb.Bind(node);
 }
 
+PlanPtr Binder::BindRelationColumns(const PgQuery__RangeVar* rv, const std::vector<std::string>& columns) {
+  Scope scope;
+  PlanPtr plan = BindRangeVar(rv, nullptr, &scope);
+  std::vector<ExprPtr> exprs;
+  std::vector<PlanColumn> schema;
+  auto add = [&](size_t i) {
+    const PlanColumn& c = plan->schema()[i];
+    exprs.push_back(std::make_unique<ColumnRefExpr>(int(i), c.type, c.name));
+    schema.push_back(PlanColumn{c.name, c.type, c.table});
+  };
+  if (columns.empty()) {
+    for (size_t i = 0; i < plan->schema().size(); i++)
+      if (!plan->schema()[i].hidden) add(i);
+  } else {
+    for (const auto& name : columns) {
+      size_t i = 0;
+      while (i < plan->schema().size() && (plan->schema()[i].hidden || plan->schema()[i].name != name)) i++;
+      if (i == plan->schema().size())
+        ThrowAt(sqlstate::kUndefinedColumn, -1, fmt::format("column \"{}\" of relation \"{}\" does not exist", name, rv->relname));
+      add(i);
+    }
+  }
+  return std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(schema));
+}
+
+PlanPtr Binder::BindFilter(PlanPtr input, const std::string& relation, const PgQuery__Node* condition) {
+  Scope scope;
+  std::vector<PlanColumn> columns = input->schema();
+  for (auto& c : columns) c.table = relation;
+  scope.Append(columns);
+  scope.clause = "WHERE";
+  ExprBinder eb(this, &scope);
+  ExprPtr pred = eb.BindCondition(condition, "WHERE");
+  return std::make_unique<FilterNode>(std::move(input), std::move(pred));
+}
+
 void Binder::PushCtes(const PgQuery__WithClause* with) {
   std::map<std::string, std::shared_ptr<Cte>> level;
   if (with) {

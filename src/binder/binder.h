@@ -79,6 +79,15 @@ class Binder {
   // The value a column gets when a write does not give one: its DEFAULT,
   // coerced to the column's type, or a NULL constant.
   ExprPtr BindColumnDefault(const ColumnCatalog& column);
+  // The plan of SELECT * FROM relation (or of SELECT a, b FROM relation,
+  // for a column list), built without SQL text: COPY relation TO, CREATE
+  // SINK ... FROM relation. A listed column that is not a visible column of
+  // the relation is 42703.
+  PlanPtr BindRelationColumns(const PgQuery__RangeVar* rv, const std::vector<std::string>& columns);
+  // `input` filtered by a condition over its columns, which are named by
+  // `relation` (SHOW JOBS WHERE ...): the plan of
+  // SELECT * FROM (input) AS relation WHERE condition.
+  PlanPtr BindFilter(PlanPtr input, const std::string& relation, const PgQuery__Node* condition);
   // Resolves [schema.]name of a stored relation; throws 42P01 when absent
   // (unless missing_ok, then null).
   TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);

@@ -87,4 +87,11 @@ std::vector<std::string> SplitQualifiedName(std::string_view text) {
   }
 }
 
+std::string LowerAscii(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = char(c - 'A' + 'a');
+  return out;
+}
+
 }  // namespace freshet

@@ -17,4 +17,8 @@ std::string QuoteIdent(std::string_view name);
 // an empty vector when the text is not a valid qualified name.
 std::vector<std::string> SplitQualifiedName(std::string_view text);
 
+// ASCII letters lower-cased, as PostgreSQL folds unquoted names and
+// setting names.
+std::string LowerAscii(std::string_view text);
+
 }  // namespace freshet

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "server/instance.h"
+#include "frontend/instance.h"
 
 namespace freshet {
 

@@ -17,10 +17,10 @@
 
 #include "common/error.h"
 #include "expr/cast.h"
-#include "server/pg_binary.h"
+#include "pgproto/pg_binary.h"
 #include "server/pgwire_decode.h"
-#include "server/session.h"
-#include "server/utf8_check.h"
+#include "frontend/session.h"
+#include "pgproto/utf8_check.h"
 
 // jemalloc's control interface, when the binary is linked with it (the
 // server is; unit tests are not).

@@ -35,7 +35,7 @@
 #include <string>
 #include <thread>
 
-#include "server/instance.h"
+#include "frontend/instance.h"
 
 namespace freshet {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "server/utf8_check.h"
+#include "pgproto/utf8_check.h"
 
 namespace freshet::wire {
 

@@ -104,8 +104,12 @@ std::string UnquoteString(const std::string& raw) {
   throw e;
 }
 
-// Recognizes our own statements from their first tokens.
-bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int offset, ExtensionStatement* out) {
+// Recognizes our own statements from their first tokens. A part that
+// PostgreSQL's grammar parses (a sink's AS query, SHOW JOBS' condition) is
+// left to the caller: *embedded is set to its byte offset in the statement.
+bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int offset, ExtensionStatement* out,
+                    int* embedded) {
+  *embedded = -1;
   if (tok.empty()) return false;
   auto word = [&](size_t i) { return i < tok.size() ? tok[i].text : std::string(); };
   auto is_name = [&](size_t i) {
@@ -124,106 +128,103 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
   auto expect_end = [&](size_t i) {
     if (i < tok.size()) ThrowSyntax(sql, offset, tok[i].start, "syntax error at or near \"" + tok[i].text + "\"");
   };
+  // MATERIALIZED VIEW, SINK or INDEX at i; "" otherwise.
+  auto job_kind = [&](size_t* i) -> std::string {
+    if (word(*i) == "materialized" && word(*i + 1) == "view") {
+      *i += 2;
+      return "materialized view";
+    }
+    if (word(*i) == "sink" || word(*i) == "index") return word((*i)++);
+    return "";
+  };
   std::string w0 = word(0);
   if (w0 == "create" && word(1) == "sink") {
     size_t i = 2;
-    out->kind = ExtensionStatement::Kind::kCreateSink;
+    CreateSinkStatement s;
     if (word(i) == "if" && word(i + 1) == "not" && word(i + 2) == "exists") {
-      out->if_not_exists = true;
+      s.if_not_exists = true;
       i += 3;
     }
-    out->name = qualified(&i);
+    s.name = qualified(&i);
     if (word(i) == "from") {
       i++;
-      std::vector<std::string> from = qualified(&i);
-      for (size_t k = 0; k < from.size(); k++) out->query += (k ? "." : "") + QuoteIdent(from[k]);
-      out->query = "SELECT * FROM " + out->query;
-      out->query_offset = -1;
+      s.from = qualified(&i);
       if (word(i) != "with" && word(i) != "format") expect_end(i);
     } else if (word(i) == "as" && i + 1 < tok.size()) {
-      out->query_offset = tok[i + 1].start;
-      out->query = "";  // filled by the caller from the statement text
+      *embedded = tok[i + 1].start;
     } else {
       ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: CREATE SINK expects FROM or AS");
     }
+    *out = std::move(s);
     return true;
   }
   if (w0 == "drop" && (word(1) == "sink" || word(1) == "source")) {
     size_t i = 2;
-    out->kind = ExtensionStatement::Kind::kDropObject;
-    out->object_kind = word(1);
+    DropObjectStatement d;
+    d.object_kind = word(1);
     if (word(i) == "if" && word(i + 1) == "exists") {
-      out->if_not_exists = true;
+      d.if_exists = true;
       i += 2;
     }
-    out->name = qualified(&i);
+    d.name = qualified(&i);
     if (word(i) == "cascade") {
-      out->cascade = true;
+      d.cascade = true;
       i++;
     } else if (word(i) == "restrict") {
       i++;
     }
     expect_end(i);
+    *out = std::move(d);
     return true;
   }
   if (w0 == "flush") {
     expect_end(1);
-    out->kind = ExtensionStatement::Kind::kFlush;
+    *out = FlushStatement{};
     return true;
   }
   if (w0 == "wait") {
-    out->kind = ExtensionStatement::Kind::kWait;
-    if (tok.size() == 1) return true;
-    size_t i = 1;
-    if (word(1) == "materialized" && word(2) == "view") {
-      out->object_kind = "materialized view";
-      i = 3;
-    } else if (word(1) == "sink" || word(1) == "index") {
-      out->object_kind = word(1);
-      i = 2;
-    } else {
-      ThrowSyntax(sql, offset, tok[1].start, "syntax error: WAIT expects nothing, MATERIALIZED VIEW, SINK or INDEX");
+    WaitStatement w;
+    if (tok.size() > 1) {
+      size_t i = 1;
+      w.object_kind = job_kind(&i);
+      if (w.object_kind.empty())
+        ThrowSyntax(sql, offset, tok[1].start, "syntax error: WAIT expects nothing, MATERIALIZED VIEW, SINK or INDEX");
+      w.name = qualified(&i);
+      expect_end(i);
     }
-    out->name = qualified(&i);
-    expect_end(i);
+    *out = std::move(w);
     return true;
   }
   if (w0 == "alter") {
     size_t i = 1;
-    std::string kind;
-    if (word(1) == "materialized" && word(2) == "view") {
-      kind = "materialized view";
-      i = 3;
-    } else if (word(1) == "sink" || word(1) == "index") {
-      kind = word(1);
-      i = 2;
-    }
+    std::string kind = job_kind(&i);
     if (!kind.empty()) {
       size_t j = i;
       std::vector<std::string> name = is_name(j) ? qualified(&j) : std::vector<std::string>{};
       if (!name.empty() && word(j) == "set" && word(j + 1) == "backfill_rate_limit") {
-        out->kind = ExtensionStatement::Kind::kAlterBackfillRateLimit;
-        out->object_kind = kind;
-        out->name = name;
+        AlterBackfillRateLimitStatement a;
+        a.object_kind = kind;
+        a.name = name;
         j += 2;
         if (word(j) == "=" || word(j) == "to") j++;
         if (j >= tok.size() || (tok[j].kind != Token::Kind::kNumber && word(j) != "default"))
           ThrowSyntax(sql, offset, j < tok.size() ? tok[j].start : tok.back().end,
                       "syntax error: BACKFILL_RATE_LIMIT expects a number or DEFAULT");
-        out->value = word(j);
+        a.value = word(j);
         expect_end(j + 1);
+        *out = std::move(a);
         return true;
       }
     }
   }
   if (w0 == "cancel" && (word(1) == "job" || word(1) == "jobs")) {
-    out->kind = ExtensionStatement::Kind::kCancelJobs;
+    CancelJobsStatement c;
     size_t i = 2;
     while (true) {
       if (i >= tok.size() || tok[i].kind != Token::Kind::kNumber)
         ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: CANCEL JOBS expects job ids");
       try {
-        out->ids.push_back(std::stoll(tok[i].text));
+        c.ids.push_back(std::stoll(tok[i].text));
       } catch (const std::exception&) {
         ThrowSyntax(sql, offset, tok[i].start, "syntax error: job id out of range: " + tok[i].text);
       }
@@ -232,59 +233,64 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
       i++;
     }
     expect_end(i);
+    *out = std::move(c);
     return true;
   }
   if (w0 == "create" && word(1) == "database" && word(2) == "if" && word(3) == "not" && word(4) == "exists") {
     size_t i = 5;
-    out->kind = ExtensionStatement::Kind::kCreateDatabaseIfNotExists;
-    out->name = qualified(&i);
+    CreateDatabaseIfNotExistsStatement c;
+    c.name = qualified(&i).back();
     expect_end(i);
+    *out = std::move(c);
     return true;
   }
   if (w0 != "show") return false;
   std::string w1 = word(1);
   if (w1 == "tables" || w1 == "databases" || w1 == "schemas" || w1 == "views" || w1 == "sources" ||
       w1 == "sinks" || (w1 == "materialized" && word(2) == "views")) {
-    out->kind = ExtensionStatement::Kind::kShowObjects;
+    ShowObjectsStatement s;
     size_t i = 2;
     if (w1 == "materialized") {
-      out->object_kind = "materialized views";
+      s.object_kind = "materialized views";
       i = 3;
     } else {
-      out->object_kind = w1;
+      s.object_kind = w1;
     }
     if (word(i) == "from" || word(i) == "in") {
       i++;
-      out->name = qualified(&i);
+      s.schema = qualified(&i).back();
     }
     expect_end(i);
+    *out = std::move(s);
     return true;
   }
   if (w1 == "create") {
-    out->kind = ExtensionStatement::Kind::kShowCreate;
+    ShowCreateStatement s;
     size_t i = 2;
     if (word(i) == "materialized" && word(i + 1) == "view") {
-      out->object_kind = "materialized view";
+      s.object_kind = "materialized view";
       i += 2;
     } else if (word(i) == "table" || word(i) == "view" || word(i) == "index" || word(i) == "source" || word(i) == "sink") {
-      out->object_kind = word(i);
+      s.object_kind = word(i);
       i++;
     } else {
       ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: SHOW CREATE expects TABLE, MATERIALIZED VIEW, VIEW, INDEX, SOURCE or SINK");
     }
-    out->name = qualified(&i);
+    s.name = qualified(&i);
     expect_end(i);
+    *out = std::move(s);
     return true;
   }
   if (w1 == "jobs") {
-    out->kind = ExtensionStatement::Kind::kShowJobs;
-    if (tok.size() == 2) return true;
-    if (word(2) != "where" || tok.size() == 3) ThrowSyntax(sql, offset, tok[2].start, "syntax error: SHOW JOBS expects WHERE");
-    out->query_offset = tok[3].start;
+    if (tok.size() > 2) {
+      if (word(2) != "where" || tok.size() == 3) ThrowSyntax(sql, offset, tok[2].start, "syntax error: SHOW JOBS expects WHERE");
+      *embedded = tok[2].start;
+    }
+    *out = ShowJobsStatement{};
     return true;
   }
   if (w1 == "parameters" || (w1 == "all" && tok.size() == 2)) {
-    out->kind = ExtensionStatement::Kind::kShowParameters;
+    *out = ShowParametersStatement{};
     return true;
   }
   return false;
@@ -595,6 +601,100 @@ static std::string ParenthesizeSubscriptedCalls(const std::string& text) {
   return out;
 }
 
+// What libpg_query is given for a statement's text: struct types and
+// subscripted calls rewritten into forms PostgreSQL's grammar takes.
+std::string RewriteForPostgres(std::string text) {
+  text = RewriteStructTypes(text);
+  if (text.find('[') != std::string::npos) text = ParenthesizeSubscriptedCalls(text);
+  return text;
+}
+
+// Parses text in PostgreSQL's grammar; errors point into `sql` from `loc`.
+std::shared_ptr<PgQuery__ParseResult> ParsePostgres(std::string pg_text, const std::string& sql, int loc) {
+  PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
+  // PostgreSQL 15's grammar wants an alias on every subquery in FROM;
+  // PostgreSQL 16 and RisingWave do not (Nexmark's queries rely on it).
+  // Give such subqueries the name PostgreSQL 16 gives them, and parse again.
+  for (int tries = 0; r.error && tries < 64 && std::string(r.error->message) == "subquery in FROM must have an alias"; tries++) {
+    int open = r.error->cursorpos - 1;
+    pg_query_free_protobuf_parse_result(r);
+    // The matching parenthesis, on tokens (not inside strings).
+    int depth = 0, close = -1;
+    for (const Token& t : Tokenize(pg_text)) {
+      if (t.start < open || t.kind != Token::Kind::kOther) continue;
+      if (t.text == "(") depth++;
+      else if (t.text == ")" && --depth == 0) {
+        close = t.start;
+        break;
+      }
+    }
+    if (open < 0 || close < 0) {
+      r = pg_query_parse_protobuf(pg_text.c_str());
+      break;
+    }
+    pg_text.insert(close + 1, " AS unnamed_subquery");
+    r = pg_query_parse_protobuf(pg_text.c_str());
+  }
+  if (r.error) {
+    std::string msg = r.error->message;
+    int pos = r.error->cursorpos;
+    pg_query_free_protobuf_parse_result(r);
+    const char* code = msg.find("memory exhausted") != std::string::npos ? sqlstate::kStatementTooComplex
+                                                                          : sqlstate::kSyntaxError;
+    SqlError e(code, msg);
+    if (pos > 0) e.WithPosition(CharPosition(sql, loc + (pos - 1)) );
+    throw e;
+  }
+  PgQuery__ParseResult* tree = pg_query__parse_result__unpack(
+      nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
+  pg_query_free_protobuf_parse_result(r);
+  if (!tree) throw SqlError(sqlstate::kInternalError, "cannot decode parse tree");
+  return std::shared_ptr<PgQuery__ParseResult>(tree, ParseResultDeleter());
+}
+
+// The part of one of our statements that PostgreSQL's grammar parses,
+// starting at byte `at` of the statement: a sink's AS query (up to its WITH
+// options) or SHOW JOBS' WHERE condition (parsed as a SELECT's). It is
+// parsed in place, the rest of the statement blanked, so that positions in
+// its tree count from the statement, as in any statement's tree.
+void ParseEmbedded(const std::vector<Token>& tokens, int at, const std::string& sql, int loc, ParsedStatement* ps) {
+  std::string pg(ps->text.size(), ' ');
+  if (auto* sink = std::get_if<CreateSinkStatement>(&ps->extension)) {
+    int end = int(ps->text.size());
+    int depth = 0;
+    for (size_t i = 0; i < tokens.size(); i++) {
+      const Token& t = tokens[i];
+      if (t.text == "(") depth++;
+      if (t.text == ")") depth--;
+      // WITH ( is the options clause; WITH name AS is a CTE of the query.
+      if (depth == 0 && t.start > at &&
+          (t.text == "format" || (t.text == "with" && i + 1 < tokens.size() && tokens[i + 1].text == "("))) {
+        end = t.start;
+        break;
+      }
+    }
+    pg.replace(size_t(at), size_t(end - at), ps->text, size_t(at), size_t(end - at));
+    ps->tree = ParsePostgres(RewriteForPostgres(std::move(pg)), sql, loc);
+    if (ps->tree->n_stmts != 1 || ps->tree->stmts[0]->stmt->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+      ThrowSyntax(sql, loc, at, "syntax error: CREATE SINK ... AS expects a query");
+    sink->query = ps->tree->stmts[0]->stmt;
+    return;
+  }
+  // SHOW JOBS WHERE ...: "SHOW JOBS" becomes "select".
+  pg.replace(0, 6, "select");
+  pg.replace(size_t(at), std::string::npos, ps->text, size_t(at), std::string::npos);
+  ps->tree = ParsePostgres(RewriteForPostgres(std::move(pg)), sql, loc);
+  const PgQuery__Node* select = ps->tree->n_stmts == 1 ? ps->tree->stmts[0]->stmt : nullptr;
+  const PgQuery__SelectStmt* where = select && select->node_case == PG_QUERY__NODE__NODE_SELECT_STMT ? select->select_stmt : nullptr;
+  // Only the condition: not "SHOW JOBS WHERE x ORDER BY y" or "... UNION ...".
+  if (!where || !where->where_clause || where->n_target_list || where->n_from_clause || where->n_group_clause ||
+      where->n_sort_clause || where->limit_count || where->limit_offset || where->having_clause ||
+      where->n_window_clause || where->with_clause || where->n_distinct_clause || where->n_locking_clause ||
+      where->op != PG_QUERY__SET_OPERATION__SETOP_NONE)
+    ThrowSyntax(sql, loc, at, "syntax error: SHOW JOBS expects WHERE and a condition");
+  std::get<ShowJobsStatement>(ps->extension).where = where->where_clause;
+}
+
 std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache) {
   if (sql.find('\0') != std::string::npos)
     throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
@@ -638,31 +738,13 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache)
       throw SqlError(sqlstate::kStatementTooComplex,
                      "statement is too complex: expressions nested deeper than " + std::to_string(kMaxNesting));
     std::string pg_text = CutRisingWaveClauses(ps.text, tokens, sql, loc, &ps);
-    if (ParseExtension(tokens, sql, loc, &ps.extension)) {
-      if (ps.extension.kind == ExtensionStatement::Kind::kCreateSink && ps.extension.query_offset >= 0) {
-        // AS query: up to the WITH options.
-        int end = int(ps.text.size());
-        int depth = 0;
-        for (const auto& t : tokens) {
-          if (t.text == "(") depth++;
-          if (t.text == ")") depth--;
-          if (depth == 0 && t.start > ps.extension.query_offset && (t.text == "with" || t.text == "format")) {
-            // WITH ( is the options clause; WITH name AS is a CTE of the query
-            if (t.text == "format" || (&t + 1 < tokens.data() + tokens.size() && (&t + 1)->text == "(")) {
-              end = t.start;
-              break;
-            }
-          }
-        }
-        ps.extension.query = ps.text.substr(ps.extension.query_offset, end - ps.extension.query_offset);
-      }
-      if (ps.extension.kind == ExtensionStatement::Kind::kShowJobs && ps.extension.query_offset > 0)
-        ps.extension.query = ps.text.substr(ps.extension.query_offset);
+    int embedded = -1;
+    if (ParseExtension(tokens, sql, loc, &ps.extension, &embedded)) {
+      if (embedded >= 0) ParseEmbedded(tokens, embedded, sql, loc, &ps);
       out.push_back(std::move(ps));
       continue;
     }
-    pg_text = RewriteStructTypes(pg_text);
-    if (pg_text.find('[') != std::string::npos) pg_text = ParenthesizeSubscriptedCalls(pg_text);
+    pg_text = RewriteForPostgres(std::move(pg_text));
     // The cache keeps trees of the statement's own text only: positions in
     // a rewritten text's tree are not the statement's.
     cache = cache && pg_text == ps.text ? cache : nullptr;
@@ -674,48 +756,11 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache)
         continue;
       }
     }
-    PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
-    // PostgreSQL 15's grammar wants an alias on every subquery in FROM;
-    // PostgreSQL 16 and RisingWave do not (Nexmark's queries rely on it).
-    // Give such subqueries the name PostgreSQL 16 gives them, and parse again.
-    for (int tries = 0; r.error && tries < 64 && std::string(r.error->message) == "subquery in FROM must have an alias"; tries++) {
-      int open = r.error->cursorpos - 1;
-      pg_query_free_protobuf_parse_result(r);
-      // The matching parenthesis, on tokens (not inside strings).
-      int depth = 0, close = -1;
-      for (const Token& t : Tokenize(pg_text)) {
-        if (t.start < open || t.kind != Token::Kind::kOther) continue;
-        if (t.text == "(") depth++;
-        else if (t.text == ")" && --depth == 0) {
-          close = t.start;
-          break;
-        }
-      }
-      if (open < 0 || close < 0) {
-        r = pg_query_parse_protobuf(pg_text.c_str());
-        break;
-      }
-      pg_text.insert(close + 1, " AS unnamed_subquery");
-      r = pg_query_parse_protobuf(pg_text.c_str());
-    }
-    if (r.error) {
-      std::string msg = r.error->message;
-      int pos = r.error->cursorpos;
-      pg_query_free_protobuf_parse_result(r);
-      const char* code = msg.find("memory exhausted") != std::string::npos ? sqlstate::kStatementTooComplex
-                                                                            : sqlstate::kSyntaxError;
-      SqlError e(code, msg);
-      if (pos > 0) e.WithPosition(CharPosition(sql, loc + (pos - 1)) );
-      throw e;
-    }
-    PgQuery__ParseResult* tree = pg_query__parse_result__unpack(
-        nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
-    pg_query_free_protobuf_parse_result(r);
-    if (!tree) throw SqlError(sqlstate::kInternalError, "cannot decode parse tree");
-    ps.tree = std::shared_ptr<PgQuery__ParseResult>(tree, ParseResultDeleter());
-    if (tree->n_stmts == 0) continue;
-    ps.node = tree->stmts[0]->stmt;
-    if (cache && tree->n_stmts == 1 && pg_text == ps.text) cache->Put(ps.text, tokens, ps.tree);
+    const bool cacheable = cache && pg_text == ps.text;
+    ps.tree = ParsePostgres(std::move(pg_text), sql, loc);
+    if (ps.tree->n_stmts == 0) continue;
+    ps.node = ps.tree->stmts[0]->stmt;
+    if (cacheable && ps.tree->n_stmts == 1) cache->Put(ps.text, tokens, ps.tree);
     out.push_back(std::move(ps));
   }
   return out;

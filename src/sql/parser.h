@@ -5,7 +5,7 @@
 // that PostgreSQL does not know (RisingWave's FLUSH, WAIT, SHOW TABLES,
 // SHOW CREATE ..., and later CREATE SINK/SOURCE...) are recognized on the
 // libpg_query token stream (pg_query_scan), cut out, and parsed by hand
-// into an ExtensionStatement.
+// into one typed struct per statement (ExtensionStatement).
 //
 // Positions in errors are 1-based character offsets into the whole query
 // string, as PostgreSQL reports them.
@@ -14,6 +14,7 @@
 #include <memory>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 struct PgQuery__ParseResult;
@@ -30,27 +31,69 @@ struct Token {
   int end;
 };
 
-struct ExtensionStatement {
-  enum class Kind {
-    kNone, kFlush, kWait, kShowObjects, kShowCreate, kShowParameters,
-    kCreateDatabaseIfNotExists,  // RisingWave accepts it; PostgreSQL's grammar does not
-    kCreateSink,   // CREATE SINK [IF NOT EXISTS] name {FROM relation | AS query} WITH (...)
-    kDropObject,   // DROP {SINK | SOURCE} [IF EXISTS] name [CASCADE | RESTRICT] (one name)
-    kCancelJobs,   // CANCEL {JOB | JOBS} id [, ...]
-    kShowJobs,     // SHOW JOBS [WHERE condition]
-    kAlterBackfillRateLimit,  // ALTER {MATERIALIZED VIEW | SINK | INDEX} name SET BACKFILL_RATE_LIMIT {=|TO} {n | DEFAULT}
-  } kind = Kind::kNone;
-  bool if_not_exists = false;  // kCreateSink; kDropObject: IF EXISTS
-  bool cascade = false;        // kDropObject
-  std::string query;           // kCreateSink: the AS query's text
-  int query_offset = 0;        // its byte offset in the statement
-  std::string object_kind;   // kShowObjects: tables, databases, schemas, materialized views, ...; kShowCreate: table, ...
-  std::vector<std::string> name;  // kShowCreate: qualified name; kShowObjects: schema (FROM x); kWait: the job
-  std::vector<int64_t> ids;       // kCancelJobs
-  std::string value;              // kAlterBackfillRateLimit: the number or "default"
-  // kWait: "" (every job), "materialized view", "sink" or "index";
-  // kShowJobs: the WHERE condition's text ("" = none), in `query`.
+// Freshet's own statements (RisingWave's), one struct each. Names are as
+// written, maybe schema-qualified; kinds are lower case ("materialized
+// view", "sink", "index", ...).
+
+// FLUSH
+struct FlushStatement {};
+// WAIT [{MATERIALIZED VIEW | SINK | INDEX} name]: no name waits for every job.
+struct WaitStatement {
+  std::string object_kind;
+  std::vector<std::string> name;
 };
+// SHOW {TABLES | DATABASES | SCHEMAS | VIEWS | MATERIALIZED VIEWS | SOURCES
+// | SINKS} [{FROM | IN} schema]
+struct ShowObjectsStatement {
+  std::string object_kind;  // "tables", "materialized views", ...
+  std::string schema;       // "" = the current schema
+};
+// SHOW CREATE {TABLE | MATERIALIZED VIEW | VIEW | INDEX | SOURCE | SINK} name
+struct ShowCreateStatement {
+  std::string object_kind;
+  std::vector<std::string> name;
+};
+// SHOW PARAMETERS, SHOW ALL
+struct ShowParametersStatement {};
+// SHOW JOBS [WHERE condition]
+struct ShowJobsStatement {
+  const PgQuery__Node* where = nullptr;  // in ParsedStatement::tree; positions count from the statement
+};
+// CREATE DATABASE IF NOT EXISTS name (RisingWave accepts it; PostgreSQL's
+// grammar does not)
+struct CreateDatabaseIfNotExistsStatement {
+  std::string name;
+};
+// CREATE SINK [IF NOT EXISTS] name {FROM relation | AS query} WITH (...)
+struct CreateSinkStatement {
+  std::vector<std::string> name;
+  bool if_not_exists = false;
+  std::vector<std::string> from;         // FROM relation; empty with AS
+  const PgQuery__Node* query = nullptr;  // AS query (a SelectStmt) in ParsedStatement::tree
+};
+// DROP {SINK | SOURCE} [IF EXISTS] name [CASCADE | RESTRICT]
+struct DropObjectStatement {
+  std::string object_kind;  // "sink" or "source"
+  std::vector<std::string> name;
+  bool if_exists = false;
+  bool cascade = false;
+};
+// CANCEL {JOB | JOBS} id [, ...]
+struct CancelJobsStatement {
+  std::vector<int64_t> ids;
+};
+// ALTER {MATERIALIZED VIEW | SINK | INDEX} name SET BACKFILL_RATE_LIMIT {= | TO} {n | DEFAULT}
+struct AlterBackfillRateLimitStatement {
+  std::string object_kind;
+  std::vector<std::string> name;
+  std::string value;  // the number or "default"
+};
+
+// One of Freshet's own statements, or monostate for PostgreSQL's.
+using ExtensionStatement =
+    std::variant<std::monostate, FlushStatement, WaitStatement, ShowObjectsStatement, ShowCreateStatement,
+                 ShowParametersStatement, ShowJobsStatement, CreateDatabaseIfNotExistsStatement, CreateSinkStatement,
+                 DropObjectStatement, CancelJobsStatement, AlterBackfillRateLimitStatement>;
 
 struct ParsedStatement {
   std::string text;   // the statement's own text
@@ -59,7 +102,10 @@ struct ParsedStatement {
   // parse) and this statement's node.
   std::shared_ptr<PgQuery__ParseResult> tree;
   PgQuery__Node* node = nullptr;
-  ExtensionStatement extension;  // kind != kNone for our own statements
+  // Our own statements (node is null then; their parts that PostgreSQL's
+  // grammar parses, a sink's query or SHOW JOBS' condition, are in tree).
+  ExtensionStatement extension;
+  bool is_extension() const { return extension.index() != 0; }
   // RisingWave clauses cut out of CREATE TABLE / SOURCE / SINK before
   // libpg_query sees the rest: WITH (connector = ..., a.b.c = ...), APPEND
   // ONLY, FORMAT x ENCODE y. CREATE SOURCE is parsed as CREATE TABLE with

@@ -20,8 +20,8 @@
 
 #include "common/data_chunk.h"
 #include "common/error.h"
-#include "server/copy_format.h"
-#include "server/pg_binary.h"
+#include "pgproto/copy_format.h"
+#include "pgproto/pg_binary.h"
 #include "server/pgwire_decode.h"
 
 using namespace freshet;

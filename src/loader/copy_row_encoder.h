@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
-#include "server/copy_format.h"
+#include "pgproto/copy_format.h"
 
 namespace freshet {
 

@@ -1,4 +1,4 @@
-#include "server/copy_row_encoder.h"
+#include "loader/copy_row_encoder.h"
 
 #include <algorithm>
 #include <cstring>

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "planner/stream_plan.h"
-#include "server/instance.h"
+#include "frontend/instance.h"
 #include "sql/parser.h"
 
 namespace freshet {
@@ -28,6 +28,9 @@ struct JobDefinition {
   bool if_not_exists = false;
   std::string connector;          // sinks
 };
+
+// The session's search path as a job's plan_settings record it.
+std::string JoinSearchPath(const std::vector<std::string>& path);
 
 // Recognises CREATE MATERIALIZED VIEW, CREATE SINK and CREATE INDEX;
 // false for other statements.

@@ -1,5 +1,6 @@
-// COPY t [(cols)] FROM STDIN and COPY {t | (query)} TO STDOUT, in PostgreSQL's
-// text and CSV formats.
+// COPY t [(cols)] FROM STDIN and COPY {t [(cols)] | (query)} TO STDOUT, in
+// PostgreSQL's text, CSV and binary formats: a load outside a transaction
+// block into a table keyed by row ids is a bulk load (loader/).
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
@@ -14,23 +15,29 @@
 #include "common/error.h"
 #include "expr/cast.h"
 #include "planner/optimizer.h"
-#include "server/copy_format.h"
-#include "server/copy_loader.h"
-#include "server/pg_binary.h"
-#include "server/utf8_check.h"
-#include "server/session.h"
+#include "pgproto/copy_format.h"
+#include "loader/copy_loader.h"
+#include "pgproto/pg_binary.h"
+#include "pgproto/utf8_check.h"
+#include "frontend/handler/handler.h"
+#include "frontend/session.h"
 #include "storage/bulk_rows.h"
 #include "storage/state_table.h"
 
 namespace freshet {
 
 
-StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink) {
-  const PgQuery__CopyStmt* c = stmt.node->copy_stmt;
+StatementOutcome HandleCopy(const HandlerArgs& args) {
+  Session* session = args.session;
+  Instance* instance = args.instance();
+  ResultSink* sink = args.sink;
+  const EvalContext& eval = session->eval();
+  std::atomic<bool>* cancel = session->cancel_flag();
+  const PgQuery__CopyStmt* c = args.stmt.node->copy_stmt;
   if (c->is_program || (c->filename && *c->filename))
     throw SqlError(sqlstate::kFeatureNotSupported, "COPY to or from a file or program is not supported; use STDIN/STDOUT");
   CopyFormat fmt = ParseCopyOptions(c);
-  Binder binder(BinderContextFor(stmt, nullptr));
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
 
   if (c->is_from) {
     if (!c->relation) throw SqlError(sqlstate::kSyntaxError, "COPY FROM needs a table");
@@ -72,30 +79,30 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
     };
     // Outside a transaction block, rows of a table keyed by generated row
     // ids are a bulk load (bulk_rows.h); anything else is ordinary writes.
-    const bool bulk_load = txn_ == TxnState::kIdle && table->row_id_index >= 0;
+    const bool bulk_load = !session->InTransactionBlock() && table->row_id_index >= 0;
     if (bulk_load && !fmt.binary) {
       // A bulk load: parsed by worker threads, encoded straight into key
       // order and committed as SST files (copy_loader.h, bulk_rows.h).
-      ParallelCopyLoader loader(table, targets, std::move(defaults), fmt, eval_, instance_->store(), &cancel_,
+      ParallelCopyLoader loader(table, targets, std::move(defaults), fmt, eval, instance->store(), cancel,
                                 static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
       while (!loader.ended() && sink->ReadCopyData(&data)) loader.Append(data);
       if (loader.ended()) drain_after_marker();
       int64_t rows = 0;
       WriteSet writes;
       if (auto load = loader.Finish(&rows)) writes.AddBulk(std::move(load));
-      Write(std::move(writes));
+      session->Write(std::move(writes));
       return {"COPY " + std::to_string(rows)};
     }
     // Otherwise the rows become ordinary writes (checked keys, transactions).
     WriteSet writes;
     TableWriteSet& tw = writes.For(table->id);
-    CopyRowBuilder rows(table, targets, eval_, &defaults);
+    CopyRowBuilder rows(table, targets, eval, &defaults);
     // Binary bulk loads are parsed by this thread alone (their tuples are
     // not cut into blocks for workers).
     std::shared_ptr<BulkRows> bulk;
     if (bulk_load)
       bulk = std::make_shared<BulkRows>(table->id, table->row_id_index, table->StorageDesc().dist_key_indices,
-                                        instance_->store()->NewBulkSpill());
+                                        instance->store()->NewBulkSpill());
     auto flush = [&] {
       if (bulk) bulk->Add(PrepareInsertRows(*table, rows.Take()));
       else InsertVisibleRows(*table, rows.Take(), &tw);
@@ -109,7 +116,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       count++;
       if (rows.rows() >= kChunkSize) {
         flush();
-        if (cancel_.load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+        if (cancel->load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
       }
     };
     // Binary data goes through the same steps with its own reader.
@@ -145,38 +152,31 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
       bulk->Finish();
       writes.AddBulk(std::move(bulk));
     }
-    Write(std::move(writes));
+    session->Write(std::move(writes));
     return {"COPY " + std::to_string(count)};
   }
 
-  // COPY ... TO STDOUT
+  // COPY ... TO STDOUT: the query, or the table's (listed) columns.
   PlanPtr plan;
   if (c->query) {
-    ParsedStatement inner = stmt;
+    ParsedStatement inner = args.stmt;
     inner.node = c->query;
     std::vector<DataType> types;
-    plan = Plan(inner, &types);
+    plan = PlanStatement(session, inner, &types);
   } else {
-    std::string cols;
-    for (size_t i = 0; i < c->n_attlist; i++) cols += std::string(i ? ", " : "") + "\"" + c->attlist[i]->string->sval + "\"";
-    std::string schema = c->relation->schemaname && *c->relation->schemaname ? std::string(c->relation->schemaname) + "." : "";
-    std::string sql = fmt::format("SELECT {} FROM {}\"{}\"", cols.empty() ? "*" : cols, schema, c->relation->relname);
-    auto parsed = ParseSql(sql);
-    std::vector<DataType> types;
-    std::string saved = current_query_;
-    current_query_ = sql;
-    plan = Plan(parsed[0], &types);
-    current_query_ = saved;
+    std::vector<std::string> columns;
+    for (size_t i = 0; i < c->n_attlist; i++) columns.push_back(c->attlist[i]->string->sval);
+    plan = OptimizePlan(binder.BindRelationColumns(c->relation, columns));
   }
   if (!plan) throw SqlError(sqlstate::kFeatureNotSupported, "COPY supports only queries and tables");
   ExecContext ctx;
-  ctx.store = instance_->store();
-  ctx.catalog = instance_->catalog();
-  ctx.database_id = database_.id;
-  ctx.user_name = user_;
-  ctx.cancelled = &cancel_;
-  ctx.snapshot = ReadSnapshot();
-  ctx.eval = eval_;
+  ctx.store = instance->store();
+  ctx.catalog = instance->catalog();
+  ctx.database_id = session->database().id;
+  ctx.user_name = session->user();
+  ctx.cancelled = cancel;
+  ctx.snapshot = session->ReadSnapshot();
+  ctx.eval = eval;
   BatchSubqueryRunner runner(&ctx);
   ctx.eval.subquery_runner = &runner;
   ExecutorPtr exec = BuildExecutor(*plan, ctx);
@@ -229,7 +229,7 @@ StatementOutcome Session::RunCopy(const ParsedStatement& stmt, ResultSink* sink)
           out += fmt.null_string;
           continue;
         }
-        std::string text = FormatText(v, r, eval_);
+        std::string text = FormatText(v, r, eval);
         bool force = col < fmt.force_quote_at.size() && fmt.force_quote_at[col];
         out += fmt.csv ? QuoteCopyCsv(text, fmt, force) : EscapeCopyText(text, fmt.delimiter);
       }

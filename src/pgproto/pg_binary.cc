@@ -1,4 +1,4 @@
-#include "server/pg_binary.h"
+#include "pgproto/pg_binary.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include "common/array.h"
 #include "common/error.h"
 #include "common/struct.h"
-#include "server/utf8_check.h"
+#include "pgproto/utf8_check.h"
 
 namespace freshet {
 

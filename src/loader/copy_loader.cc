@@ -1,12 +1,12 @@
-#include "server/copy_loader.h"
+#include "loader/copy_loader.h"
 
 #include <fmt/format.h>
 
 #include "batch/dml.h"
 #include "common/error.h"
 #include "expr/cast.h"
-#include "server/pg_binary.h"
-#include "server/utf8_check.h"
+#include "pgproto/pg_binary.h"
+#include "pgproto/utf8_check.h"
 #include "storage/state_store.h"
 #include "storage/state_table.h"
 

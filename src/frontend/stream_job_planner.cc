@@ -1,4 +1,4 @@
-#include "server/stream_ddl.h"
+#include "frontend/stream_job_planner.h"
 
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
@@ -9,18 +9,11 @@
 #include "binder/binder.h"
 #include "common/error.h"
 #include "planner/optimizer.h"
-#include "server/session.h"
 #include "storage/keys.h"
 
 namespace freshet {
 
 namespace {
-
-std::string JoinPath(const std::vector<std::string>& path) {
-  std::string s;
-  for (size_t i = 0; i < path.size(); i++) s += (i ? "," : "") + path[i];
-  return s;
-}
 
 std::vector<std::string> SplitPath(const std::string& s) {
   std::vector<std::string> out;
@@ -69,6 +62,12 @@ std::vector<std::string> IndexColumns(const PgQuery__IndexStmt* ix) {
 
 }  // namespace
 
+std::string JoinSearchPath(const std::vector<std::string>& path) {
+  std::string s;
+  for (size_t i = 0; i < path.size(); i++) s += (i ? "," : "") + path[i];
+  return s;
+}
+
 bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
   if (const auto* c = CreateMvNode(stmt)) {
     out->kind = RelationKind::kMaterializedView;
@@ -77,10 +76,10 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
     out->if_not_exists = c->if_not_exists;
     return true;
   }
-  if (stmt.extension.kind == ExtensionStatement::Kind::kCreateSink) {
+  if (const auto* sink = std::get_if<CreateSinkStatement>(&stmt.extension)) {
     out->kind = RelationKind::kSink;
-    out->name = stmt.extension.name;
-    out->if_not_exists = stmt.extension.if_not_exists;
+    out->name = sink->name;
+    out->if_not_exists = sink->if_not_exists;
     auto it = stmt.with_options.find("connector");
     out->connector = it == stmt.with_options.end() ? "" : it->second;
     return true;
@@ -119,29 +118,26 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
       throw SqlError(sqlstate::kSyntaxError, "too many column names were specified");
     return PlanStream(std::move(plan), c->into->rel->relname);
   }
-  if (stmt.extension.kind == ExtensionStatement::Kind::kCreateSink) {
+  if (const auto* sink = std::get_if<CreateSinkStatement>(&stmt.extension)) {
     JobDefinition def;
     DescribeJobDefinition(stmt, &def);
     if (def.connector.empty())
       throw SqlError(sqlstate::kInvalidParameterValue, "CREATE SINK needs WITH (connector = '...')");
     if (def.connector != "blackhole")
       throw SqlError(sqlstate::kFeatureNotSupported, "sink connector '" + def.connector + "' is not supported yet");
-    std::vector<ParsedStatement> q = ParseSql(stmt.extension.query);
-    if (q.size() != 1 || !q[0].node || q[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
-      throw SqlError(sqlstate::kSyntaxError, "CREATE SINK ... AS expects a query");
-    Binder binder = MakeBinder(ctx, &q[0].text, &eval, &params);
+    Binder binder = MakeBinder(ctx, &stmt.text, &eval, &params);
     PlanPtr plan;
-    try {
-      plan = OptimizePlan(binder.BindQuery(q[0].node));
-    } catch (SqlError& e) {
-      // Positions count from the AS query; the client points into the statement.
-      if (e.position() > 0) {
-        if (stmt.extension.query_offset >= 0)
-          e.WithPosition(e.position() + CharPosition(stmt.text, stmt.extension.query_offset) - 1);
-        else
-          e.WithPosition(0);  // CREATE SINK ... FROM: the query is ours
-      }
-      throw;
+    if (sink->query) {
+      plan = OptimizePlan(binder.BindQuery(sink->query));
+    } else {
+      // CREATE SINK ... FROM relation: its rows as SELECT * gives them.
+      PgQuery__RangeVar from;
+      pg_query__range_var__init(&from);
+      from.relname = const_cast<char*>(sink->from.back().c_str());
+      if (sink->from.size() > 1) from.schemaname = const_cast<char*>(sink->from[sink->from.size() - 2].c_str());
+      from.inh = true;
+      from.location = -1;
+      plan = OptimizePlan(binder.BindRelationColumns(&from, {}));
     }
     StreamRootOptions opts;
     opts.sink = true;
@@ -175,88 +171,6 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     return PlanStream(std::make_unique<ScanNode>(table, std::move(schema)), def.name.back(), opts);
   }
   throw SqlError(sqlstate::kInternalError, "not a stream job definition");
-}
-
-StatementOutcome Session::RunCreateJob(const ParsedStatement& stmt, ResultSink* sink, bool explain_only,
-                                       std::vector<std::string>* explain) {
-  JobDefinition def;
-  DescribeJobDefinition(stmt, &def);
-  if (const auto* c = CreateMvNode(stmt)) {
-    if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
-      throw SqlError(sqlstate::kFeatureNotSupported, "CREATE TABLE AS is not supported yet");
-    if (c->into->skip_data)
-      throw SqlError(sqlstate::kFeatureNotSupported, "CREATE MATERIALIZED VIEW ... WITH NO DATA is not supported");
-  }
-  const char* tag = def.kind == RelationKind::kSink    ? "CREATE_SINK"
-                    : def.kind == RelationKind::kIndex ? "CREATE_INDEX"
-                                                       : "CREATE_MATERIALIZED_VIEW";
-  Catalog* catalog = instance_->catalog();
-  Binder binder(BinderContextFor(stmt, nullptr));
-  ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
-  const std::string& name = def.name.back();
-  if (TableRef existing = explain_only ? nullptr : catalog->FindTable(schema_id, name)) {
-    const char* creating = existing->status == JobStatus::kCreating ? " and is still being created" : "";
-    if (def.if_not_exists) {
-      sink->Notice(fmt::format("relation \"{}\" already exists{}, skipping", name, creating));
-      return {tag};
-    }
-    FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists{}", name, creating);
-  }
-  JobPlanContext ctx;
-  ctx.catalog = catalog;
-  ctx.database = database_;
-  ctx.user = user_;
-  ctx.search_path = SearchPath();
-  ctx.eval.time_zone = eval_.time_zone;
-  StreamPlan plan = PlanJob(ctx, stmt);
-  if (explain_only) {
-    *explain = ExplainStreamPlan(plan);
-    return {"EXPLAIN"};
-  }
-  TableCatalog job;
-  job.database_id = database_.id;
-  job.schema_id = schema_id;
-  job.owner = catalog->FindUser(user_)->id;
-  job.name = name;
-  job.kind = def.kind;
-  job.columns = plan.columns;
-  job.pk = plan.pk;
-  job.dist_key = plan.dist_key;
-  job.append_only = plan.root->append_only;
-  job.depends_on = plan.depends_on;
-  job.definition = stmt.text;
-  job.plan_settings["search_path"] = JoinPath(ctx.search_path);
-  job.plan_settings["timezone"] = GetVariable("timezone");
-  if (!def.connector.empty()) job.plan_settings["connector"] = def.connector;
-  int parallelism = 0;
-  try {
-    parallelism = std::stoi(GetVariable("streaming_parallelism"));
-  } catch (...) {
-  }
-  if (parallelism <= 0) parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
-  // A fragment has at most one actor per vnode (more would own no vnodes),
-  // as RisingWave's max parallelism: SET streaming_parallelism = 1000000
-  // built a million actors per fragment and ran the server out of memory.
-  if (parallelism > kVnodeCount)
-    FRESHET_THROW(sqlstate::kInvalidParameterValue, "specified parallelism {} is greater than max parallelism {}",
-                  parallelism, kVnodeCount);
-  int64_t memory_limit = ParseMemorySetting(GetVariable("streaming_memory_limit")).value_or(0);
-  job.plan_settings["streaming_memory_limit"] = std::to_string(memory_limit > 0 ? memory_limit : DefaultMemoryLimit());
-  bool background = false;
-  ParseBoolSetting(GetVariable("background_ddl"), &background);
-  job.plan_settings["background_ddl"] = background ? "true" : "false";
-  job.plan_settings["backfill_rate_limit"] = GetVariable("backfill_rate_limit");
-  // A job on jobs still being created is built in the same pass: it reads
-  // what they materialized so far plus their output, and completes after them.
-  for (ObjectId up : plan.depends_on) {
-    TableRef u = catalog->GetTable(up);
-    if (u && u->status == JobStatus::kCreating)
-      sink->Notice(fmt::format("{} \"{}\" is still being created; {} \"{}\" will be created together with it and "
-                               "complete after it",
-                               RelationKindName(u->kind), u->name, RelationKindName(def.kind), name));
-  }
-  instance_->jobs()->Create(std::move(job), std::move(plan), ctx.eval, parallelism, /*wait=*/!background, &cancel_);
-  return {tag};
 }
 
 bool IsConnectorTable(const TableCatalog& t) {

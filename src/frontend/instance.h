@@ -14,7 +14,7 @@
 #include "meta/barrier_manager.h"
 #include "meta/dml_manager.h"
 #include "meta/stream_jobs.h"
-#include "server/job_progress.h"
+#include "meta/job_progress.h"
 #include "storage/state_store.h"
 
 namespace freshet {

@@ -34,8 +34,8 @@
 #include "common/data_chunk.h"
 #include "expr/eval_context.h"
 #include "expr/expression.h"
-#include "server/copy_format.h"
-#include "server/copy_row_encoder.h"
+#include "pgproto/copy_format.h"
+#include "loader/copy_row_encoder.h"
 #include "storage/bulk_rows.h"
 #include "storage/row_id.h"
 

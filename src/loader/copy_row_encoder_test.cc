@@ -3,7 +3,7 @@
 // byte for byte what the general path (CopyRowBuilder, PrepareInsertRows,
 // BulkRows::Add) produces; it refuses the tables and records it does not
 // cover; bad values throw as they do on the general path.
-#include "server/copy_row_encoder.h"
+#include "loader/copy_row_encoder.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "batch/dml.h"
 #include "common/encoding.h"
 #include "common/error.h"
-#include "server/copy_loader.h"
+#include "loader/copy_loader.h"
 #include "storage/bulk_rows.h"
 #include "storage/state_table.h"
 

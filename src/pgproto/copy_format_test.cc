@@ -1,6 +1,6 @@
 // CopyRecordReader (copy_format.h): PostgreSQL's text and CSV formats, and
 // the same records however the data is cut into CopyData messages.
-#include "server/copy_format.h"
+#include "pgproto/copy_format.h"
 
 #include <gtest/gtest.h>
 

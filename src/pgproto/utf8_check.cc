@@ -1,4 +1,4 @@
-#include "server/utf8_check.h"
+#include "pgproto/utf8_check.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "server/job_progress.h"
+#include "meta/job_progress.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "server/copy_format.h"
+#include "pgproto/copy_format.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -14,7 +14,7 @@
 #include "common/encoding.h"
 #include "common/error.h"
 #include "common/limits.h"
-#include "server/utf8_check.h"
+#include "pgproto/utf8_check.h"
 
 namespace freshet {
 

@@ -1,10 +1,10 @@
-#include "server/instance.h"
+#include "frontend/instance.h"
 
 #include <spdlog/spdlog.h>
 
 #include <random>
 
-#include "server/stream_ddl.h"
+#include "frontend/stream_job_planner.h"
 #include "stream/state_cache.h"
 
 namespace freshet {

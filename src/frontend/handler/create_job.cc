@@ -1,0 +1,112 @@
+// CREATE MATERIALIZED VIEW, CREATE SINK and CREATE INDEX: a stream job,
+// planned from the statement (stream_job_planner.h) with the session's
+// settings recorded for recovery, created by meta's StreamJobs in the
+// foreground or, with SET BACKGROUND_DDL, in the background.
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <thread>
+
+#include "common/error.h"
+#include "frontend/handler/handler.h"
+#include "frontend/session.h"
+#include "frontend/stream_job_planner.h"
+#include "storage/keys.h"
+
+namespace freshet {
+
+namespace {
+
+const PgQuery__CreateTableAsStmt* CreateMvNode(const ParsedStatement& stmt) {
+  if (!stmt.node || stmt.node->node_case != PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT) return nullptr;
+  return stmt.node->create_table_as_stmt;
+}
+
+}  // namespace
+
+StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain) {
+  Session* session = args.session;
+  const ParsedStatement& stmt = args.stmt;
+  const bool explain_only = explain != nullptr;
+  JobDefinition def;
+  DescribeJobDefinition(stmt, &def);
+  if (const auto* c = CreateMvNode(stmt)) {
+    if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
+      throw SqlError(sqlstate::kFeatureNotSupported, "CREATE TABLE AS is not supported yet");
+    if (c->into->skip_data)
+      throw SqlError(sqlstate::kFeatureNotSupported, "CREATE MATERIALIZED VIEW ... WITH NO DATA is not supported");
+  }
+  const char* tag = def.kind == RelationKind::kSink    ? "CREATE_SINK"
+                    : def.kind == RelationKind::kIndex ? "CREATE_INDEX"
+                                                       : "CREATE_MATERIALIZED_VIEW";
+  Catalog* catalog = args.instance()->catalog();
+  Binder binder(session->BinderContextFor(stmt, nullptr));
+  ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
+  const std::string& name = def.name.back();
+  if (TableRef existing = explain_only ? nullptr : catalog->FindTable(schema_id, name)) {
+    const char* creating = existing->status == JobStatus::kCreating ? " and is still being created" : "";
+    if (def.if_not_exists) {
+      args.sink->Notice(fmt::format("relation \"{}\" already exists{}, skipping", name, creating));
+      return {tag};
+    }
+    FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists{}", name, creating);
+  }
+  JobPlanContext ctx;
+  ctx.catalog = catalog;
+  ctx.database = session->database();
+  ctx.user = session->user();
+  ctx.search_path = session->SearchPath();
+  ctx.eval.time_zone = session->eval().time_zone;
+  StreamPlan plan = PlanJob(ctx, stmt);
+  if (explain_only) {
+    *explain = ExplainStreamPlan(plan);
+    return {"EXPLAIN"};
+  }
+  TableCatalog job;
+  job.database_id = session->database().id;
+  job.schema_id = schema_id;
+  job.owner = catalog->FindUser(session->user())->id;
+  job.name = name;
+  job.kind = def.kind;
+  job.columns = plan.columns;
+  job.pk = plan.pk;
+  job.dist_key = plan.dist_key;
+  job.append_only = plan.root->append_only;
+  job.depends_on = plan.depends_on;
+  job.definition = stmt.text;
+  job.plan_settings["search_path"] = JoinSearchPath(ctx.search_path);
+  job.plan_settings["timezone"] = session->variables().Get("timezone");
+  if (!def.connector.empty()) job.plan_settings["connector"] = def.connector;
+  int parallelism = 0;
+  try {
+    parallelism = std::stoi(session->variables().Get("streaming_parallelism"));
+  } catch (...) {
+  }
+  if (parallelism <= 0) parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
+  // A fragment has at most one actor per vnode (more would own no vnodes),
+  // as RisingWave's max parallelism: SET streaming_parallelism = 1000000
+  // built a million actors per fragment and ran the server out of memory.
+  if (parallelism > kVnodeCount)
+    FRESHET_THROW(sqlstate::kInvalidParameterValue, "specified parallelism {} is greater than max parallelism {}",
+                  parallelism, kVnodeCount);
+  int64_t memory_limit = ParseMemorySetting(session->variables().Get("streaming_memory_limit")).value_or(0);
+  job.plan_settings["streaming_memory_limit"] = std::to_string(memory_limit > 0 ? memory_limit : DefaultMemoryLimit());
+  bool background = false;
+  ParseBoolSetting(session->variables().Get("background_ddl"), &background);
+  job.plan_settings["background_ddl"] = background ? "true" : "false";
+  job.plan_settings["backfill_rate_limit"] = session->variables().Get("backfill_rate_limit");
+  // A job on jobs still being created is built in the same pass: it reads
+  // what they materialized so far plus their output, and completes after them.
+  for (ObjectId up : plan.depends_on) {
+    TableRef u = catalog->GetTable(up);
+    if (u && u->status == JobStatus::kCreating)
+      args.sink->Notice(fmt::format("{} \"{}\" is still being created; {} \"{}\" will be created together with it and "
+                               "complete after it",
+                               RelationKindName(u->kind), u->name, RelationKindName(def.kind), name));
+  }
+  args.instance()->jobs()->Create(std::move(job), std::move(plan), ctx.eval, parallelism, /*wait=*/!background,
+                                  session->cancel_flag());
+  return {tag};
+}
+
+}  // namespace freshet

@@ -1,0 +1,120 @@
+// DROP TABLE, MATERIALIZED VIEW, INDEX, SCHEMA, SINK and SOURCE: the named
+// relations with what depends on them (CASCADE), jobs being created on them
+// cancelled.
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include "catalog/pg_catalog.h"
+#include "common/error.h"
+#include "frontend/handler/objects.h"
+#include "frontend/session.h"
+
+namespace freshet {
+
+namespace {
+
+RelationKind KindOfDrop(PgQuery__ObjectType t, const char** name) {
+  switch (t) {
+    case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: *name = "table"; return RelationKind::kTable;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW: *name = "materialized view"; return RelationKind::kMaterializedView;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: *name = "index"; return RelationKind::kIndex;
+    default: *name = "object"; return RelationKind::kSystem;
+  }
+}
+
+}  // namespace
+
+StatementOutcome HandleDrop(const HandlerArgs& args) {
+  Session* session = args.session;
+  Catalog* catalog = args.instance()->catalog();
+  const PgQuery__DropStmt* d = args.stmt.node->drop_stmt;
+  bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+  if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {
+    std::vector<ObjectId> schemas, tables;
+    for (size_t i = 0; i < d->n_objects; i++) {
+      std::string name = StringOf(d->objects[i]);
+      auto s = catalog->FindSchema(session->database().id, name);
+      if (!s) {
+        if (d->missing_ok) {
+          args.sink->Notice(fmt::format("schema \"{}\" does not exist, skipping", name));
+          continue;
+        }
+        FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+      }
+      if (name == kPgCatalogSchema || name == kInformationSchema || name == kRwCatalogSchema)
+        FRESHET_THROW(sqlstate::kDependentObjectsStillExist, "cannot drop schema {} because it is required by the database system", name);
+      std::vector<ObjectId> contained;
+      for (const auto& t : catalog->ListTables(session->database().id))
+        if (t->schema_id == s->id) contained.push_back(t->id);
+      if (!contained.empty() && !cascade)
+        throw SqlError(sqlstate::kDependentObjectsStillExist,
+                       fmt::format("cannot drop schema {} because other objects depend on it", name))
+            .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+      schemas.push_back(s->id);
+      tables.insert(tables.end(), contained.begin(), contained.end());
+    }
+    DropRelations(args, tables);
+    if (!schemas.empty()) catalog->DropObjects({}, schemas, {});
+    return {"DROP SCHEMA"};
+  }
+  const char* kind_name = nullptr;
+  RelationKind kind = KindOfDrop(d->remove_type, &kind_name);
+  if (kind == RelationKind::kSystem)
+    throw SqlError(sqlstate::kFeatureNotSupported, "DROP of this kind of object is not supported");
+  // Resolve every name first: dependents named in the same statement
+  // do not block it.
+  std::vector<TableRef> named;
+  for (size_t i = 0; i < d->n_objects; i++) {
+    const PgQuery__List* parts = d->objects[i]->list;
+    std::string name = StringOf(parts->items[parts->n_items - 1]);
+    std::vector<std::string> qualified;
+    for (size_t k = 0; k < parts->n_items; k++) qualified.push_back(StringOf(parts->items[k]));
+    TableRef t = FindRelation(args, qualified);
+    if (!t) {
+      if (d->missing_ok) {
+        args.sink->Notice(fmt::format("{} \"{}\" does not exist, skipping", kind_name, name));
+        continue;
+      }
+      FRESHET_THROW(kind == RelationKind::kIndex ? sqlstate::kUndefinedObject : sqlstate::kUndefinedTable,
+                    "{} \"{}\" does not exist", kind_name, name);
+    }
+    if (t->kind != kind) {
+      const char* what = t->kind == RelationKind::kMaterializedView ? "MATERIALIZED VIEW"
+                         : t->kind == RelationKind::kIndex          ? "INDEX"
+                         : t->kind == RelationKind::kSink           ? "SINK"
+                         : t->kind == RelationKind::kSource         ? "SOURCE"
+                                                                    : "TABLE";
+      std::string kind_article = kind == RelationKind::kIndex ? "an index" : std::string("a ") + kind_name;
+      std::string other = RelationKindName(t->kind);
+      std::string other_article = (other[0] == 'i' ? "an " : "a ") + other;
+      throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not {}", name, kind_article))
+          .WithHint(fmt::format("Use DROP {} to remove {}.", what, other_article));
+    }
+    named.push_back(t);
+  }
+  std::vector<ObjectId> tables = DropClosure(args, named, cascade, kind_name);
+  DropRelations(args, tables);
+  const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
+                    : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"
+                                                              : "DROP INDEX";
+  return {tag};
+}
+
+StatementOutcome HandleDropObject(const HandlerArgs& args) {
+  const auto& drop = std::get<DropObjectStatement>(args.stmt.extension);
+  RelationKind kind = drop.object_kind == "sink" ? RelationKind::kSink : RelationKind::kSource;
+  const std::string tag = drop.object_kind == "sink" ? "DROP_SINK" : "DROP_SOURCE";
+  TableRef t = FindRelation(args, drop.name);
+  if (!t || t->kind != kind) {
+    if (t) throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not a {}", drop.name.back(), drop.object_kind));
+    if (drop.if_exists) {
+      args.sink->Notice(fmt::format("{} \"{}\" does not exist, skipping", drop.object_kind, drop.name.back()));
+      return {tag};
+    }
+    FRESHET_THROW(sqlstate::kUndefinedObject, "{} \"{}\" does not exist", drop.object_kind, drop.name.back());
+  }
+  DropRelations(args, DropClosure(args, {t}, drop.cascade, drop.object_kind));
+  return {tag};
+}
+
+}  // namespace freshet

@@ -1,0 +1,108 @@
+// Statement handlers: what each statement does.
+//
+// HandleStatement dispatches a parsed statement to the handler of its
+// family, one file each in this folder: queries and DML (query.cc), CREATE
+// TABLE and SOURCE (create_table.cc), CREATE MATERIALIZED VIEW, SINK and
+// INDEX (create_job.cc), DROP (drop.cc), databases and schemas
+// (database.cc), roles (role.cc), ALTER SYSTEM (alter_system.cc), FLUSH,
+// WAIT, CANCEL JOBS and ALTER ... SET BACKFILL_RATE_LIMIT (jobs.cc), SHOW
+// of objects and jobs (show.cc), SET/RESET/SHOW of variables (variable.cc),
+// transactions (transaction.cc), prepared statements (prepared.cc), COPY
+// (copy.cc).
+//
+// A handler takes the statement with its session (HandlerArgs), does its
+// work through the catalog, the stream jobs and the session's transaction,
+// sends what it returns through the ResultSink, and returns the command's
+// tag. Handlers never build SQL text to parse again: plans are built by the
+// binder from the statement's parse tree, or directly.
+//
+// Errors are thrown as SqlError; the session marks the transaction failed.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/value.h"
+#include "frontend/result_sink.h"
+#include "planner/plan.h"
+#include "sql/parser.h"
+
+namespace freshet {
+
+class Instance;
+class Session;
+
+// The rows of a statement run for a portal of the extended protocol: kept
+// here for Execute to send max_rows at a time, instead of sent at once.
+struct PortalRows {
+  std::vector<ColumnDesc> columns;
+  std::vector<DataChunk> chunks;
+  bool filled = false;  // the statement returned rows into it
+};
+
+struct HandlerArgs {
+  Session* session;
+  const ParsedStatement& stmt;
+  ResultSink* sink;
+  const std::vector<Value>* params = nullptr;  // $n values (extended protocol)
+  PortalRows* portal = nullptr;                // rows go here instead of to the sink
+
+  Instance* instance() const;
+};
+
+// Runs one statement. The session has checked the transaction state and
+// set the statement's evaluation settings.
+StatementOutcome HandleStatement(const HandlerArgs& args);
+
+// ---- Handlers, by family ----
+
+// SELECT, INSERT, UPDATE, DELETE (query.cc).
+StatementOutcome HandleQuery(const HandlerArgs& args);
+StatementOutcome HandleExplain(const HandlerArgs& args);
+StatementOutcome HandleCreateTable(const HandlerArgs& args);  // create_table.cc
+// CREATE MATERIALIZED VIEW / SINK / INDEX (create_job.cc); with `explain`,
+// only the EXPLAIN lines of its stream plan.
+StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain = nullptr);
+StatementOutcome HandleDrop(const HandlerArgs& args);         // drop.cc: DROP TABLE/MV/INDEX/SCHEMA
+StatementOutcome HandleDropObject(const HandlerArgs& args);   // drop.cc: DROP SINK/SOURCE
+StatementOutcome HandleCreateDatabase(const HandlerArgs& args);  // database.cc
+StatementOutcome HandleDropDatabase(const HandlerArgs& args);
+StatementOutcome HandleCreateSchema(const HandlerArgs& args);
+StatementOutcome HandleCreateRole(const HandlerArgs& args);   // role.cc
+StatementOutcome HandleDropRole(const HandlerArgs& args);
+StatementOutcome HandleAlterSystem(const HandlerArgs& args);  // alter_system.cc
+StatementOutcome HandleFlush(const HandlerArgs& args);        // jobs.cc
+StatementOutcome HandleWait(const HandlerArgs& args);
+StatementOutcome HandleCancelJobs(const HandlerArgs& args);
+StatementOutcome HandleAlterBackfillRateLimit(const HandlerArgs& args);
+StatementOutcome HandleShowObjects(const HandlerArgs& args);  // show.cc
+StatementOutcome HandleShowCreate(const HandlerArgs& args);
+StatementOutcome HandleShowJobs(const HandlerArgs& args);
+StatementOutcome HandleSet(const HandlerArgs& args);          // variable.cc
+// SHOW name; SHOW ALL and SHOW PARAMETERS with name "all".
+StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& name);
+StatementOutcome HandleTransaction(const HandlerArgs& args);  // transaction.cc
+StatementOutcome HandleDeallocate(const HandlerArgs& args);   // prepared.cc
+StatementOutcome HandleDiscard(const HandlerArgs& args);
+StatementOutcome HandleCopy(const HandlerArgs& args);         // copy.cc
+
+// ---- Shared by handlers and the session ----
+
+// The bound and optimized plan of a SELECT, INSERT, UPDATE or DELETE
+// (null for other statements); `param_types` are filled where unknown.
+PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector<DataType>* param_types);
+// Runs a batch plan at the session's snapshot: its rows go to the sink (or
+// the portal), DML's writes to the session's transaction; the tag is
+// tag_prefix and the number of rows.
+StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix);
+// The columns a plan returns to the client: none for DML without RETURNING.
+std::vector<ColumnDesc> ResultColumns(const PlanNode& plan);
+// The text of a String node of a parse tree ("" for other nodes).
+std::string StringOf(const PgQuery__Node* n);
+// The name of a parse tree node's type ("CreateStmt"), for messages.
+std::string NodeTag(const PgQuery__Node* n);
+// Sends rows of text values (SHOW and the like).
+void SendTextRows(ResultSink* sink, const std::vector<ColumnDesc>& columns,
+                  const std::vector<std::vector<std::string>>& rows);
+
+}  // namespace freshet

@@ -1,0 +1,101 @@
+#include "frontend/handler/objects.h"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "common/error.h"
+#include "frontend/session.h"
+#include "frontend/stream_job_planner.h"
+
+namespace freshet {
+
+TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name) {
+  Catalog* catalog = args.instance()->catalog();
+  if (name.size() > 1) {
+    auto s = catalog->FindSchema(args.session->database().id, name[name.size() - 2]);
+    return s ? catalog->FindTable(s->id, name.back()) : nullptr;
+  }
+  return Binder(args.session->BinderContextFor(args.stmt, nullptr)).FindInSearchPath(name.back());
+}
+
+TableRef FindJobByName(const HandlerArgs& args, const std::vector<std::string>& name, const std::string& kind_name) {
+  RelationKind kind = kind_name == "sink"    ? RelationKind::kSink
+                      : kind_name == "index" ? RelationKind::kIndex
+                                             : RelationKind::kMaterializedView;
+  TableRef t = FindRelation(args, name);
+  if (!t || t->kind != kind)
+    FRESHET_THROW(kind == RelationKind::kMaterializedView ? sqlstate::kUndefinedTable : sqlstate::kUndefinedObject,
+                  "{} \"{}\" does not exist", kind_name, name.back());
+  return t;
+}
+
+void CheckOwner(const HandlerArgs& args, const TableCatalog& t) {
+  auto user = args.instance()->catalog()->FindUser(args.session->user());
+  if (user && (user->superuser || user->id == t.owner)) return;
+  FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of {} {}", RelationKindName(t.kind), t.name);
+}
+
+std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<TableRef>& named, bool cascade,
+                                  const std::string& kind_name) {
+  Catalog* catalog = args.instance()->catalog();
+  std::set<ObjectId> named_ids;
+  for (const auto& t : named) named_ids.insert(t->id);
+  std::vector<ObjectId> ids;
+  std::vector<std::string> cancelled;
+  for (const auto& t : named) {
+    // Dependents (views over this relation), transitively with CASCADE;
+    // indexes go with their relation, as in PostgreSQL; jobs still being
+    // created on a job still being created are cancelled with it.
+    std::vector<TableRef> queue = {t};
+    for (size_t q = 0; q < queue.size(); q++) {
+      std::vector<TableRef> blocking;
+      bool creating = queue[q]->status == JobStatus::kCreating;
+      for (const auto& dep : catalog->Dependents(queue[q]->id)) {
+        bool goes_along = dep->kind == RelationKind::kIndex || named_ids.count(dep->id) ||
+                          (creating && dep->status == JobStatus::kCreating);
+        if (!cascade && !goes_along) blocking.push_back(dep);
+        if (creating && dep->status == JobStatus::kCreating && !named_ids.count(dep->id))
+          cancelled.push_back(fmt::format("{} \"{}\"", RelationKindName(dep->kind), dep->name));
+        queue.push_back(dep);
+      }
+      if (blocking.empty()) continue;
+      std::string detail;
+      for (const auto& dep : blocking)
+        detail += fmt::format("{}{} {} depends on {} {}", detail.empty() ? "" : "\n", RelationKindName(dep->kind),
+                              dep->name, RelationKindName(queue[q]->kind), queue[q]->name);
+      throw SqlError(sqlstate::kDependentObjectsStillExist,
+                     fmt::format("cannot drop {} {} because other objects depend on it", kind_name, t->name))
+          .WithDetail(detail)
+          .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+    }
+    for (const auto& x : queue) ids.push_back(x->id);
+  }
+  if (!cancelled.empty()) {
+    std::string list;
+    for (const auto& c : cancelled) list += (list.empty() ? "" : ", ") + c;
+    args.sink->Notice("cancelling the jobs still being created on it: " + list);
+  }
+  return ids;
+}
+
+void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
+  Instance* instance = args.instance();
+  Catalog* catalog = instance->catalog();
+  std::vector<TableRef> jobs;
+  std::vector<ObjectId> others;
+  std::set<ObjectId> seen;
+  for (ObjectId id : ids) {
+    if (!seen.insert(id).second) continue;
+    TableRef t = catalog->GetTable(id);
+    if (!t || t->kind == RelationKind::kInternal) continue;  // dropped with its job
+    instance->DmlFor(args.session->database().id)->DropTable(id);
+    if (IsStreamJob(*t) || IsConnectorTable(*t))
+      jobs.push_back(t);
+    else others.push_back(id);
+  }
+  if (jobs.empty() && others.empty()) return;
+  instance->jobs()->Drop(args.session->database().id, jobs, others);
+}
+
+}  // namespace freshet

@@ -1,0 +1,28 @@
+// Finding, checking and dropping relations: shared by the handlers of DROP,
+// CANCEL JOBS, WAIT, ALTER and SHOW.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "frontend/handler/handler.h"
+
+namespace freshet {
+
+// [schema.]name: in that schema, or along the search path; null when absent.
+TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name);
+// The job a statement names, of kind_name "materialized view", "sink" or
+// "index"; 42P01 / 42704 when there is none of that kind.
+TableRef FindJobByName(const HandlerArgs& args, const std::vector<std::string>& name, const std::string& kind_name);
+// Throws 42501 unless the session's user owns `t` or is a superuser.
+void CheckOwner(const HandlerArgs& args, const TableCatalog& t);
+// The named relations and, with cascade, everything depending on them
+// (indexes always, and the jobs still being created on a job still being
+// created, with a NOTICE); throws 2BP01 naming the dependents otherwise.
+std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<TableRef>& named, bool cascade,
+                                  const std::string& kind_name);
+// Drops relations (tables and jobs, with their internal tables and data).
+void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids);
+
+}  // namespace freshet

@@ -1,0 +1,152 @@
+// SELECT, INSERT, UPDATE and DELETE, and EXPLAIN: bound, optimized and run
+// by the batch engine at the session's snapshot; DML's writes go to the
+// session's transaction.
+#include <pg_query/pg_query.pb-c.h>
+
+#include "batch/executor_builder.h"
+#include "batch/subquery_runner.h"
+#include "common/error.h"
+#include "common/thread_memory.h"
+#include "frontend/handler/handler.h"
+#include "frontend/session.h"
+#include "planner/optimizer.h"
+
+namespace freshet {
+
+namespace {
+
+bool IsDml(const PlanNode& plan) {
+  return plan.kind() == PlanNode::Kind::kInsert || plan.kind() == PlanNode::Kind::kUpdate ||
+         plan.kind() == PlanNode::Kind::kDelete;
+}
+
+bool HasReturning(const PlanNode& plan) {
+  switch (plan.kind()) {
+    case PlanNode::Kind::kInsert: return !static_cast<const InsertNode&>(plan).returning.empty();
+    case PlanNode::Kind::kUpdate: return !static_cast<const UpdateNode&>(plan).returning.empty();
+    case PlanNode::Kind::kDelete: return !static_cast<const DeleteNode&>(plan).returning.empty();
+    default: return false;
+  }
+}
+
+const char* TagPrefix(const PgQuery__Node* node) {
+  switch (node->node_case) {
+    case PG_QUERY__NODE__NODE_INSERT_STMT: return "INSERT 0 ";
+    case PG_QUERY__NODE__NODE_UPDATE_STMT: return "UPDATE ";
+    case PG_QUERY__NODE__NODE_DELETE_STMT: return "DELETE ";
+    default: return "SELECT ";
+  }
+}
+
+}  // namespace
+
+PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector<DataType>* param_types) {
+  Binder binder(session->BinderContextFor(stmt, param_types));
+  PlanPtr plan;
+  switch (stmt.node->node_case) {
+    case PG_QUERY__NODE__NODE_SELECT_STMT: plan = binder.BindQuery(stmt.node); break;
+    case PG_QUERY__NODE__NODE_INSERT_STMT: plan = binder.BindInsert(stmt.node); break;
+    case PG_QUERY__NODE__NODE_UPDATE_STMT: plan = binder.BindUpdate(stmt.node); break;
+    case PG_QUERY__NODE__NODE_DELETE_STMT: plan = binder.BindDelete(stmt.node); break;
+    default: return nullptr;
+  }
+  return OptimizePlan(std::move(plan));
+}
+
+std::vector<ColumnDesc> ResultColumns(const PlanNode& plan) {
+  if (IsDml(plan) && !HasReturning(plan)) return {};
+  std::vector<ColumnDesc> columns;
+  for (const auto& c : plan.schema()) columns.push_back({c.name, c.type});
+  return columns;
+}
+
+StatementOutcome HandleQuery(const HandlerArgs& args) {
+  std::vector<DataType> types;
+  if (args.params)
+    for (const auto& p : *args.params) types.push_back(p.type());
+  return RunPlan(args, PlanStatement(args.session, args.stmt, &types), TagPrefix(args.stmt.node));
+}
+
+StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix) {
+  Session* session = args.session;
+  Instance* instance = args.instance();
+  const bool is_dml = IsDml(*plan);
+  const bool returning = HasReturning(*plan);
+  std::vector<ColumnDesc> columns;
+  for (const auto& c : plan->schema()) columns.push_back({c.name, c.type});
+
+  ExecContext ctx;
+  ctx.store = instance->store();
+  ctx.catalog = instance->catalog();
+  ctx.database_id = session->database().id;
+  ctx.user_name = session->user();
+  ctx.cancelled = session->cancel_flag();
+  ctx.memory_limit = ParseMemorySetting(session->variables().Get("statement_memory_limit")).value_or(0);
+  if (ctx.memory_limit == 0) ctx.memory_limit = DefaultMemoryLimit();
+  ctx.memory_at_start = ThreadMemory::Net();
+  WriteSet writes;
+  ctx.writes = &writes;
+  ctx.snapshot_source = [session] { return session->ReadSnapshot(); };
+  ctx.pending = session->PendingWrites();
+  JobProgressTracker* progress = instance->job_progress();
+  ctx.job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
+  BarrierManager* barriers = instance->barriers();
+  ctx.fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
+  const StateStore* store = instance->store();
+  const ExecContext* exec_ctx = &ctx;
+  ctx.row_count = [store, exec_ctx](ObjectId id) { return store->RowCount(id, exec_ctx->ReadSnapshot().get()); };
+  ctx.eval = session->eval();
+  ctx.eval.params = args.params;
+  BatchSubqueryRunner runner(&ctx);
+  ctx.eval.subquery_runner = &runner;
+
+  ExecutorPtr exec = BuildExecutor(*plan, ctx);
+  int64_t rows = 0;
+  const bool send_rows = !is_dml || returning;
+  if (send_rows && !args.portal) args.sink->Describe(columns);
+  std::vector<DataChunk> buffered;
+  DataChunk chunk;
+  while (exec->Next(&chunk)) {
+    if (is_dml && !returning) {
+      rows = chunk.column(0).GetInt(0);
+      continue;
+    }
+    rows += static_cast<int64_t>(chunk.num_rows());
+    if (args.portal) buffered.push_back(std::move(chunk));
+    else args.sink->Rows(chunk);
+    chunk = DataChunk();
+  }
+  if (is_dml) session->Write(std::move(writes));
+  if (args.portal) {
+    args.portal->chunks = std::move(buffered);
+    args.portal->columns = columns;
+    args.portal->filled = true;
+  }
+  return {tag_prefix + std::to_string(rows)};
+}
+
+StatementOutcome HandleExplain(const HandlerArgs& args) {
+  const PgQuery__ExplainStmt* e = args.stmt.node->explain_stmt;
+  for (size_t i = 0; i < e->n_options; i++) {
+    std::string opt = e->options[i]->def_elem->defname;
+    if (opt == "analyze") throw SqlError(sqlstate::kFeatureNotSupported, "EXPLAIN ANALYZE is not supported yet");
+  }
+  ParsedStatement inner = args.stmt;
+  inner.node = e->query;
+  std::vector<std::string> lines;
+  if (inner.node->node_case == PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT ||
+      inner.node->node_case == PG_QUERY__NODE__NODE_INDEX_STMT) {
+    HandleCreateJob(HandlerArgs{args.session, inner, args.sink}, &lines);
+  } else {
+    std::vector<DataType> types;
+    PlanPtr plan = PlanStatement(args.session, inner, &types);
+    if (!plan) throw SqlError(sqlstate::kFeatureNotSupported, "EXPLAIN of this statement is not supported");
+    lines = ExplainPlan(*plan);
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (auto& line : lines) rows.push_back({line});
+  SendTextRows(args.sink, {{"QUERY PLAN", DataType::Varchar()}}, rows);
+  return {"EXPLAIN"};
+}
+
+}  // namespace freshet

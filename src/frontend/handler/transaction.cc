@@ -1,0 +1,23 @@
+// BEGIN, START TRANSACTION, COMMIT, ROLLBACK: the session's transaction
+// block (session.h).
+#include <pg_query/pg_query.pb-c.h>
+
+#include "common/error.h"
+#include "frontend/handler/handler.h"
+#include "frontend/session.h"
+
+namespace freshet {
+
+StatementOutcome HandleTransaction(const HandlerArgs& args) {
+  const PgQuery__TransactionStmt* t = args.stmt.node->transaction_stmt;
+  switch (t->kind) {
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN: return args.session->Begin(false);
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START: return args.session->Begin(true);
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT: return args.session->Commit();
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK: return args.session->Rollback();
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "savepoints and two-phase commit are not supported yet");
+}
+
+}  // namespace freshet

@@ -1,0 +1,42 @@
+// What a statement produces, and where it goes: a statement handler reports
+// its rows, notices and COPY data through a ResultSink (implemented by the
+// pgwire layer) and ends with a StatementOutcome (CommandComplete).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/data_chunk.h"
+#include "common/types.h"
+
+namespace freshet {
+
+struct ColumnDesc {
+  std::string name;
+  DataType type;
+};
+
+class ResultSink {
+ public:
+  virtual ~ResultSink() = default;
+  // Row description, sent before the first row of a statement that returns
+  // rows (skipped by the caller for portals already described).
+  virtual void Describe(const std::vector<ColumnDesc>& columns) = 0;
+  virtual void Rows(const DataChunk& chunk) = 0;
+  virtual void Notice(const std::string& message) = 0;
+  // COPY FROM STDIN: announces the copy (in the binary format or text),
+  // then pulls data until the client finishes. ReadCopyData returns false at CopyDone; throws on CopyFail.
+  virtual void BeginCopyIn(size_t columns, bool binary) = 0;
+  virtual bool ReadCopyData(std::string* data) = 0;
+  // COPY TO STDOUT.
+  virtual void BeginCopyOut(size_t columns, bool binary) = 0;
+  virtual void CopyData(const std::string& data) = 0;
+  virtual void EndCopyOut() = 0;
+};
+
+struct StatementOutcome {
+  std::string tag;          // CommandComplete tag, e.g. "SELECT 3", "INSERT 0 1"
+  bool empty_query = false; // EmptyQueryResponse instead of CommandComplete
+};
+
+}  // namespace freshet

@@ -1,0 +1,435 @@
+#include "frontend/session.h"
+
+#include <pg_query/pg_query.pb-c.h>
+#include <spdlog/spdlog.h>
+
+#include "catalog/pg_catalog.h"
+#include "common/error.h"
+#include "common/identifier.h"
+#include "expr/cast.h"
+#include "pgproto/pg_binary.h"
+#include "pgproto/utf8_check.h"
+
+namespace freshet {
+
+struct Session::Prepared {
+  std::string sql;
+  std::vector<ParsedStatement> statements;  // zero or one
+  std::vector<DataType> param_types;
+};
+
+struct Session::Portal {
+  std::shared_ptr<Prepared> prepared;  // shared: the statement may be closed or replaced
+  std::vector<Value> params;
+  std::vector<int16_t> result_formats;
+  bool started = false;
+  PortalRows rows;          // results of a statement that returns rows, sent max_rows at a time
+  size_t sent_in_chunk = 0; // rows of rows.chunks.front() already sent
+  StatementOutcome outcome;
+};
+
+Session::Session(Instance* instance, const std::string& user, const std::string& database)
+    : instance_(instance), user_(user), variables_(user) {
+  if (!instance_->catalog()->FindUser(user))
+    throw SqlError("28000", "role \"" + user + "\" does not exist");
+  auto db = instance_->catalog()->FindDatabase(database);
+  if (!db) throw SqlError(sqlstate::kInvalidCatalogName, "database \"" + database + "\" does not exist");
+  database_ = *db;
+  auto ids = instance_->RegisterSession(&cancel_);
+  pid_ = ids.first;
+  secret_ = ids.second;
+}
+
+Session::~Session() { instance_->UnregisterSession(pid_); }
+
+std::vector<std::pair<std::string, std::string>> Session::StartupParameters() {
+  variables_.ForgetReported();
+  return TakeChangedParameters();
+}
+
+std::vector<std::pair<std::string, std::string>> Session::TakeChangedParameters() {
+  return variables_.TakeChangedReported();
+}
+
+void Session::ApplyStartupParameter(const std::string& name, const std::string& value) {
+  variables_.ApplyStartup(name, value);
+}
+
+char Session::TransactionStatus() const {
+  switch (txn_) {
+    case TxnState::kIdle: return 'I';
+    case TxnState::kInBlock: return 'T';
+    case TxnState::kFailed: return 'E';
+  }
+  return 'I';
+}
+
+std::vector<std::string> Session::SearchPath() const {
+  std::vector<std::string> out;
+  std::string path = variables_.Get("search_path");
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t comma = path.find(',', pos);
+    if (comma == std::string::npos) comma = path.size();
+    std::string item = path.substr(pos, comma - pos);
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.size() >= 2 && item.front() == '"' && item.back() == '"') item = item.substr(1, item.size() - 2);
+    else item = LowerAscii(item);
+    if (item == "$user") item = user_;
+    if (!item.empty()) out.push_back(item);
+    pos = comma + 1;
+  }
+  return out;
+}
+
+void Session::PrepareEval() {
+  auto tz = TimeZone::Lookup(variables_.Get("timezone"));
+  eval_.time_zone = tz ? *tz : TimeZone();
+  eval_.statement_time = NowMicros();
+  eval_.params = nullptr;
+  eval_.outer_rows.clear();
+  eval_.subquery_runner = nullptr;
+  eval_.catalog = MakeCatalogLookup(instance_->catalog(), database_.id, SearchPath());
+}
+
+BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector<DataType>* param_types) {
+  BinderContext ctx;
+  ctx.catalog = instance_->catalog();
+  ctx.database_id = database_.id;
+  ctx.database_name = database_.name;
+  ctx.user_name = user_;
+  ctx.eval = &eval_;
+  ctx.param_types = param_types;
+  ctx.query_text = &current_query_;
+  ctx.search_path = SearchPath();
+  ctx.statement_offset = stmt.offset;
+  return ctx;
+}
+
+// ---- Transactions ----
+
+std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
+  if (txn_snapshot_) return txn_snapshot_;
+  // Read your own writes: wait until the epoch that holds them is committed.
+  DatabaseEpochLoop* loop = instance_->barriers()->ForDatabase(database_.id);
+  if (last_write_epoch_ > loop->committed_epoch()) {
+    try {
+      loop->Flush();
+    } catch (const SqlError& e) {
+      // The commit failed (a full disk): reads go on, from the last
+      // committed epoch, which lacks this session's latest writes (kept,
+      // and stored by the next commit that succeeds).
+      spdlog::debug("reading the last committed epoch: {}", e.message());
+    }
+  }
+  auto snap = instance_->store()->GetSnapshot();
+  if (txn_ == TxnState::kInBlock) txn_snapshot_ = snap;
+  return snap;
+}
+
+void Session::ApplyWrites(WriteSet&& writes) {
+  if (writes.empty()) return;
+  // synchronous_commit: the writes are in the DML log, on disk, when Apply
+  // returns; bulk rows are not logged, so their commit is waited for.
+  const bool durable = variables_.Get("synchronous_commit") != "off";
+  const bool bulk = !writes.bulk().empty();
+  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes), durable);
+  bool implicit_flush = false;
+  ParseBoolSetting(variables_.Get("rw_implicit_flush"), &implicit_flush);
+  if (!implicit_flush && !(durable && bulk)) return;
+  try {
+    instance_->barriers()->ForDatabase(database_.id)->Flush();
+  } catch (SqlError& e) {
+    if (!bulk) throw;
+    // The rows are written and seen by the views: they are not taken back
+    // but kept, like every write of the epochs that failed to commit.
+    throw SqlError(e.code(), "the loaded rows are not committed: " + e.message())
+        .WithDetail("They are kept and stored by the next commit that succeeds (after disk space is freed).")
+        .WithHint(e.hint());
+  }
+}
+
+void Session::Write(WriteSet&& writes) {
+  if (txn_ != TxnState::kInBlock) return ApplyWrites(std::move(writes));
+  instance_->DmlFor(database_.id)->CheckUnique(txn_writes_, writes);
+  txn_writes_.Append(std::move(writes));
+}
+
+void Session::OnError() {
+  if (txn_ == TxnState::kInBlock) txn_ = TxnState::kFailed;
+  if (implicit_txn_) {
+    implicit_txn_ = false;
+    txn_ = TxnState::kIdle;
+    txn_writes_.Clear();
+    txn_snapshot_.reset();
+  }
+}
+
+void Session::Sync() {
+  if (implicit_txn_) {
+    implicit_txn_ = false;
+    txn_ = TxnState::kIdle;
+    txn_snapshot_.reset();
+    WriteSet w = std::move(txn_writes_);
+    txn_writes_.Clear();
+    ApplyWrites(std::move(w));
+  }
+}
+
+StatementOutcome Session::Begin(bool start_transaction) {
+  if (txn_ == TxnState::kFailed)
+    throw SqlError(sqlstate::kInFailedTransaction,
+                   "current transaction is aborted, commands ignored until end of transaction block");
+  if (txn_ == TxnState::kInBlock && !implicit_txn_)
+    return {"BEGIN"};  // PostgreSQL warns "there is already a transaction in progress"
+  if (implicit_txn_) {
+    // BEGIN within a multi-statement message makes the implicit
+    // transaction explicit, keeping what it already wrote.
+    implicit_txn_ = false;
+  } else {
+    txn_ = TxnState::kInBlock;
+    txn_snapshot_.reset();
+    txn_writes_.Clear();
+  }
+  return {start_transaction ? "START TRANSACTION" : "BEGIN"};
+}
+
+void Session::EndBlock() {
+  txn_ = TxnState::kIdle;
+  implicit_txn_ = false;
+  txn_snapshot_.reset();
+  txn_writes_.Clear();
+}
+
+StatementOutcome Session::Commit() {
+  bool failed = txn_ == TxnState::kFailed;
+  WriteSet w = std::move(txn_writes_);
+  EndBlock();
+  if (failed) return {"ROLLBACK"};
+  ApplyWrites(std::move(w));
+  return {"COMMIT"};
+}
+
+StatementOutcome Session::Rollback() {
+  EndBlock();
+  return {"ROLLBACK"};
+}
+
+// ---- Simple query ----
+
+void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
+                            const std::function<void(const StatementOutcome&)>& done) {
+  current_query_ = sql;
+  std::vector<ParsedStatement> stmts = ParseSql(sql, &parse_cache_);
+  if (stmts.empty()) {
+    StatementOutcome empty;
+    empty.empty_query = true;
+    done(empty);
+    return;
+  }
+  // Several statements in one message form one implicit transaction, as
+  // in PostgreSQL: their writes apply together at the end, or not at all if
+  // one fails (BEGIN/COMMIT inside the message take over).
+  if (stmts.size() > 1 && txn_ == TxnState::kIdle) {
+    txn_ = TxnState::kInBlock;
+    implicit_txn_ = true;
+  }
+  for (const auto& stmt : stmts) {
+    ResetCancel();
+    done(RunStatement(stmt, nullptr, sink, nullptr));
+  }
+  Sync();
+}
+
+StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
+                                       PortalRows* portal) {
+  PrepareEval();
+  bool is_txn_stmt = stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_TRANSACTION_STMT;
+  if (txn_ == TxnState::kFailed && !is_txn_stmt)
+    throw SqlError(sqlstate::kInFailedTransaction,
+                   "current transaction is aborted, commands ignored until end of transaction block");
+  return HandleStatement(HandlerArgs{this, stmt, sink, params, portal});
+}
+
+// ---- Extended protocol ----
+
+void Session::Parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& param_oids) {
+  if (!name.empty() && prepared_.count(name))
+    FRESHET_THROW(sqlstate::kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
+  current_query_ = sql;
+  auto p = std::make_shared<Prepared>();
+  p->sql = sql;
+  p->statements = ParseSql(sql);
+  if (p->statements.size() > 1)
+    throw SqlError(sqlstate::kSyntaxError, "cannot insert multiple commands into a prepared statement");
+  for (uint32_t oid : param_oids) {
+    DataType t = oid == 0 ? DataType::Unknown() : DataTypeFromPgOid(oid);
+    if (oid != 0 && t.id == TypeId::kUnknown && oid != 705)
+      FRESHET_THROW(sqlstate::kUndefinedObject, "type with OID {} does not exist", oid);
+    p->param_types.push_back(t);
+  }
+  // Bind once now to report errors early and to infer parameter types.
+  if (!p->statements.empty() && p->statements[0].node) {
+    PrepareEval();
+    PlanStatement(this, p->statements[0], &p->param_types);
+    for (auto& t : p->param_types)
+      if (t.id == TypeId::kUnknown) t = DataType::Varchar();
+  }
+  prepared_[name] = std::move(p);
+}
+
+std::vector<DataType> Session::DescribeStatementParams(const std::string& statement) const {
+  auto it = prepared_.find(statement);
+  if (it == prepared_.end())
+    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statement);
+  return it->second->param_types;
+}
+
+std::vector<ColumnDesc> Session::DescribeStatement(const std::string& statement) {
+  auto it = prepared_.find(statement);
+  if (it == prepared_.end())
+    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statement);
+  return DescribePrepared(*it->second);
+}
+
+std::vector<ColumnDesc> Session::DescribePrepared(const Prepared& p) {
+  if (p.statements.empty() || !p.statements[0].node) return {};
+  PrepareEval();
+  std::vector<DataType> types = p.param_types;
+  current_query_ = p.sql;
+  PlanPtr plan = PlanStatement(this, p.statements[0], &types);
+  if (!plan) return {};
+  return ResultColumns(*plan);
+}
+
+void Session::Bind(const std::string& portal_name, const std::string& statement,
+                   const std::vector<std::optional<std::string>>& params, const std::vector<int16_t>& param_formats,
+                   const std::vector<int16_t>& result_formats) {
+  // In exec_bind_message's order: the statement, then the number of
+  // parameter formats (none, one for all, or one per parameter), then the
+  // number of parameters.
+  auto it = prepared_.find(statement);
+  if (it == prepared_.end()) {
+    if (statement.empty()) throw SqlError(sqlstate::kInvalidSqlStatementName, "unnamed prepared statement does not exist");
+    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statement);
+  }
+  std::shared_ptr<Prepared> p = it->second;
+  if (param_formats.size() > 1 && param_formats.size() != params.size())
+    FRESHET_THROW(sqlstate::kProtocolViolation, "bind message has {} parameter formats but {} parameters",
+                  param_formats.size(), params.size());
+  if (params.size() != p->param_types.size())
+    FRESHET_THROW(sqlstate::kProtocolViolation, "bind message supplies {} parameters, but prepared statement \"{}\" requires {}",
+                  params.size(), statement, p->param_types.size());
+  if (txn_ == TxnState::kFailed)
+    throw SqlError(sqlstate::kInFailedTransaction,
+                   "current transaction is aborted, commands ignored until end of transaction block");
+  PrepareEval();
+  auto portal = std::make_unique<Portal>();
+  portal->prepared = p;
+  for (size_t i = 0; i < params.size(); i++) {
+    const DataType& t = p->param_types[i];
+    int16_t fmt = param_formats.empty() ? 0 : (param_formats.size() == 1 ? param_formats[0] : param_formats.at(i));
+    // As exec_bind_message: the format is checked for NULLs too; text is
+    // checked to be UTF-8 before its type reads it.
+    if (fmt != 0 && fmt != 1) FRESHET_THROW(sqlstate::kInvalidParameterValue, "unsupported format code: {}", fmt);
+    if (!params[i]) {
+      portal->params.push_back(Value::Null(t));
+      continue;
+    }
+    if (fmt == 1) {
+      portal->params.push_back(DecodeBinaryParam(*params[i], t, static_cast<int>(i + 1)));
+    } else {
+      CheckUtf8(*params[i]);
+      portal->params.push_back(ParseText(*params[i], t, eval_));
+    }
+  }
+  // PortalSetResultFormat: one format for all columns or one per column,
+  // for statements that return rows. (The codes themselves are checked
+  // when rows are sent, as printtup does.)
+  if (result_formats.size() > 1) {
+    size_t columns = DescribePrepared(*p).size();
+    if (columns > 0 && columns != result_formats.size())
+      FRESHET_THROW(sqlstate::kProtocolViolation, "bind message has {} result formats but query has {} columns",
+                    result_formats.size(), columns);
+  }
+  portal->result_formats = result_formats;
+  portals_[portal_name] = std::move(portal);
+}
+
+std::vector<ColumnDesc> Session::DescribePortal(const std::string& name) {
+  auto it = portals_.find(name);
+  if (it == portals_.end()) FRESHET_THROW(sqlstate::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  return DescribePrepared(*it->second->prepared);
+}
+
+const std::vector<int16_t>& Session::PortalResultFormats(const std::string& name) const {
+  static const std::vector<int16_t> kNone;
+  auto it = portals_.find(name);
+  return it == portals_.end() ? kNone : it->second->result_formats;
+}
+
+bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sink, StatementOutcome* outcome) {
+  auto it = portals_.find(name);
+  if (it == portals_.end()) FRESHET_THROW(sqlstate::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  Portal* portal = it->second.get();
+  Prepared* p = portal->prepared.get();
+  if (p->statements.empty()) {
+    outcome->empty_query = true;
+    return false;
+  }
+  ResetCancel();
+  current_query_ = p->sql;
+  if (!portal->started) {
+    portal->started = true;
+    // The extended protocol runs statements up to Sync in an implicit
+    // transaction; writes are applied at Sync (or at COMMIT).
+    if (txn_ == TxnState::kIdle && !(p->statements[0].node &&
+                                     p->statements[0].node->node_case == PG_QUERY__NODE__NODE_TRANSACTION_STMT)) {
+      txn_ = TxnState::kInBlock;
+      implicit_txn_ = true;
+    }
+    portal->outcome = RunStatement(p->statements[0], &portal->params, sink, &portal->rows);
+    if (!portal->rows.filled) {
+      *outcome = portal->outcome;
+      return false;
+    }
+  }
+  // Deliver buffered rows, max_rows at a time.
+  int64_t sent = 0;
+  while (!portal->rows.chunks.empty()) {
+    DataChunk& front = portal->rows.chunks.front();
+    size_t available = front.num_rows() - portal->sent_in_chunk;
+    size_t take = max_rows > 0 ? std::min<size_t>(available, static_cast<size_t>(max_rows - sent)) : available;
+    if (take == 0) break;
+    std::vector<uint32_t> sel;
+    for (size_t i = 0; i < take; i++) sel.push_back(static_cast<uint32_t>(portal->sent_in_chunk + i));
+    DataChunk part = front.Take(sel);
+    sink->Rows(part);
+    sent += static_cast<int64_t>(take);
+    portal->sent_in_chunk += take;
+    if (portal->sent_in_chunk >= front.num_rows()) {
+      portal->rows.chunks.erase(portal->rows.chunks.begin());
+      portal->sent_in_chunk = 0;
+    }
+    if (max_rows > 0 && sent >= max_rows) break;
+  }
+  if (!portal->rows.chunks.empty()) return true;
+  *outcome = portal->outcome;
+  // PostgreSQL counts the rows of this Execute, not of the whole portal.
+  if (outcome->tag.rfind("SELECT ", 0) == 0) outcome->tag = "SELECT " + std::to_string(sent);
+  return false;
+}
+
+void Session::ClosePrepared(const std::string& name) { prepared_.erase(name); }
+
+void Session::CloseAllPrepared() { prepared_.clear(); }
+
+void Session::ClosePortal(const std::string& name) { portals_.erase(name); }
+
+void Session::DiscardAll() {
+  portals_.clear();
+  prepared_.clear();
+}
+
+}  // namespace freshet

@@ -1,0 +1,149 @@
+// Session: one client connection's state.
+//
+// The pgwire layer (server/pgwire.h) decodes messages and calls the
+// Session. The Session owns what lives as long as the connection: its
+// variables (variables.h), its transaction (idle, in a block, failed, with
+// the block's buffered writes and pinned snapshot) and the prepared
+// statements and portals of the extended protocol. It parses statements
+// and hands each one to the statement handlers (handler/handler.h), which
+// do the work through the Session's public methods below and report
+// results through a ResultSink.
+//
+// A Session is used by one thread at a time; only its cancel flag is
+// touched from other threads (CancelRequest).
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "binder/binder.h"
+#include "frontend/handler/handler.h"
+#include "frontend/instance.h"
+#include "frontend/result_sink.h"
+#include "frontend/variables.h"
+#include "sql/parse_cache.h"
+#include "sql/parser.h"
+
+namespace freshet {
+
+class Session {
+ public:
+  // Throws 3D000 when the database does not exist, 28000 for unknown users.
+  Session(Instance* instance, const std::string& user, const std::string& database);
+  ~Session();
+
+  int32_t process_id() const { return pid_; }
+  int32_t secret_key() const { return secret_; }
+  // Parameters reported to the client at startup (ParameterStatus).
+  std::vector<std::pair<std::string, std::string>> StartupParameters();
+  // Reported parameters whose value changed since last reported (SET
+  // DateStyle ...): sent as ParameterStatus before ReadyForQuery.
+  std::vector<std::pair<std::string, std::string>> TakeChangedParameters();
+  // A startup packet parameter: sets the variable and makes it the value
+  // RESET returns to. Unknown names are ignored; bad values throw.
+  void ApplyStartupParameter(const std::string& name, const std::string& value);
+  // 'I' idle, 'T' in a transaction block, 'E' in a failed block.
+  char TransactionStatus() const;
+
+  // ---- Protocol ----
+
+  // Simple query protocol: runs each statement of the string in order;
+  // calls `done` after each. Throws SqlError for the failing statement.
+  void ExecuteSimple(const std::string& sql, ResultSink* sink,
+                     const std::function<void(const StatementOutcome&)>& done);
+
+  // Extended protocol.
+  void Parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& param_oids);
+  void Bind(const std::string& portal, const std::string& statement, const std::vector<std::optional<std::string>>& params,
+            const std::vector<int16_t>& param_formats, const std::vector<int16_t>& result_formats);
+  // Describe: parameter types (for statements) and result columns (empty
+  // for statements that return no rows).
+  std::vector<DataType> DescribeStatementParams(const std::string& statement) const;
+  std::vector<ColumnDesc> DescribeStatement(const std::string& statement);
+  std::vector<ColumnDesc> DescribePortal(const std::string& portal);
+  const std::vector<int16_t>& PortalResultFormats(const std::string& portal) const;
+  // Runs (or continues) a portal; returns true when it was suspended after
+  // max_rows rows (PortalSuspended), false when complete (outcome filled).
+  bool Execute(const std::string& portal, int64_t max_rows, ResultSink* sink, StatementOutcome* outcome);
+  void ClosePrepared(const std::string& name);
+  // DEALLOCATE ALL.
+  void CloseAllPrepared();
+  void ClosePortal(const std::string& name);
+  // DISCARD ALL: forgets prepared statements and portals.
+  void DiscardAll();
+  // Called at Sync: ends an implicit transaction of the extended protocol
+  // (applies its writes).
+  void Sync();
+  // Marks the transaction failed after an error (PostgreSQL's 25P02 mode).
+  void OnError();
+
+  std::atomic<bool>* cancel_flag() { return &cancel_; }
+  void ResetCancel() { cancel_.store(false); }
+  const EvalContext& eval_settings() const { return eval_; }
+
+  // ---- For statement handlers ----
+
+  Instance* instance() const { return instance_; }
+  const std::string& user() const { return user_; }
+  const DatabaseCatalog& database() const { return database_; }
+  // The statement's evaluation settings: time zone, statement time.
+  EvalContext& eval() { return eval_; }
+  SessionVariables& variables() { return variables_; }
+  // search_path as a list of schemas, "$user" replaced.
+  std::vector<std::string> SearchPath() const;
+  BinderContext BinderContextFor(const ParsedStatement& stmt, std::vector<DataType>* param_types);
+
+  // BEGIN / START TRANSACTION, COMMIT (a failed block rolls back),
+  // ROLLBACK: the outcome's tag is the command's.
+  StatementOutcome Begin(bool start_transaction);
+  StatementOutcome Commit();
+  StatementOutcome Rollback();
+  // In a transaction block (explicit, or the implicit one of several
+  // statements in one message, or of the extended protocol up to Sync).
+  bool InTransactionBlock() const { return txn_ == TxnState::kInBlock; }
+  // The block's writes so far (null outside a block): its reads see them.
+  const WriteSet* PendingWrites() const { return txn_ == TxnState::kInBlock ? &txn_writes_ : nullptr; }
+  // Applies writes now (outside a block, per synchronous_commit) or keeps
+  // them for the block's COMMIT.
+  void Write(WriteSet&& writes);
+  // The snapshot reads see: the block's, or the latest committed one after
+  // this session's own writes have committed.
+  std::shared_ptr<const Snapshot> ReadSnapshot();
+
+ private:
+  struct Prepared;
+  struct Portal;
+
+  StatementOutcome RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
+                                PortalRows* portal);
+  std::vector<ColumnDesc> DescribePrepared(const Prepared& p);
+  void ApplyWrites(WriteSet&& writes);
+  void PrepareEval();
+  // Ends the transaction block, dropping its writes and snapshot.
+  void EndBlock();
+
+  Instance* instance_;
+  std::string user_;
+  DatabaseCatalog database_;
+  int32_t pid_ = 0, secret_ = 0;
+  std::atomic<bool> cancel_{false};
+  EvalContext eval_;
+  SessionVariables variables_;
+  std::string current_query_;
+  ParseCache parse_cache_;  // simple-protocol statements sent again with other constants
+
+  enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;
+  bool implicit_txn_ = false;  // several statements in one message, or the extended protocol up to Sync
+  WriteSet txn_writes_;
+  std::shared_ptr<const Snapshot> txn_snapshot_;
+  Epoch last_write_epoch_ = 0;
+
+  std::map<std::string, std::shared_ptr<Prepared>> prepared_;
+  std::map<std::string, std::unique_ptr<Portal>> portals_;
+};
+
+}  // namespace freshet

@@ -1,0 +1,191 @@
+#include "frontend/variables.h"
+
+#include <unistd.h>
+
+#include "common/datetime.h"
+#include "common/error.h"
+#include "common/identifier.h"
+
+namespace freshet {
+
+const std::vector<VariableDef>& VariableDefs() {
+  static const std::vector<VariableDef> kDefs = {
+      {"application_name", "", true, false},
+      {"client_encoding", "UTF8", true, false},
+      {"DateStyle", "ISO, MDY", true, false},
+      {"IntervalStyle", "postgres", true, false},
+      {"TimeZone", "UTC", true, false},
+      {"integer_datetimes", "on", true, true},
+      {"server_version", "13.14.0", true, true},
+      {"server_version_num", "130014", false, true},
+      {"server_encoding", "UTF8", true, true},
+      {"standard_conforming_strings", "on", true, false},
+      {"is_superuser", "on", true, true},
+      {"session_authorization", "root", true, true},
+      {"extra_float_digits", "1", false, false},
+      {"search_path", "\"$user\", public", false, false},
+      {"transaction_isolation", "read committed", false, false},
+      {"default_transaction_isolation", "read committed", false, false},
+      {"statement_timeout", "0", false, false},
+      {"lock_timeout", "0", false, false},
+      {"idle_in_transaction_session_timeout", "0", false, false},
+      {"client_min_messages", "notice", false, false},
+      {"bytea_output", "hex", false, false},
+      {"max_identifier_length", "63", false, true},
+      {"rw_implicit_flush", "false", false, false},
+      {"synchronous_commit", "on", false, false},
+      {"statement_memory_limit", "0", false, false},
+      {"streaming_parallelism", "0", false, false},
+      {"streaming_memory_limit", "0", false, false},
+      {"background_ddl", "false", false, false},
+      {"backfill_rate_limit", "default", false, false},
+      {"query_mode", "auto", false, false},
+      {"visibility_mode", "default", false, false},
+  };
+  return kDefs;
+}
+
+const VariableDef* FindVariable(const std::string& name) {
+  std::string l = LowerAscii(name);
+  for (const auto& d : VariableDefs())
+    if (LowerAscii(d.name) == l) return &d;
+  return nullptr;
+}
+
+std::optional<int64_t> ParseMemorySetting(const std::string& text) {
+  size_t pos = 0;
+  long long n;
+  try {
+    n = std::stoll(text, &pos);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (n < 0) return std::nullopt;
+  std::string unit = text.substr(pos);
+  while (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  int shift = unit.empty() || unit == "kB" ? 10 : unit == "MB" ? 20 : unit == "GB" ? 30 : unit == "TB" ? 40 : -1;
+  if (shift < 0 || n > (INT64_MAX >> shift)) return std::nullopt;
+  return int64_t(n) << shift;
+}
+
+int64_t DefaultMemoryLimit() {
+  static const int64_t limit = int64_t(sysconf(_SC_PHYS_PAGES)) * int64_t(sysconf(_SC_PAGESIZE)) / 2;
+  return limit;
+}
+
+std::string NormalizeRateLimit(const std::string& value, const std::string& what) {
+  std::string l = LowerAscii(value);
+  if (l == "default" || l.empty()) return "default";
+  try {
+    size_t pos;
+    long long n = std::stoll(l, &pos);
+    if (pos == l.size() && n >= 0) return std::to_string(n);
+  } catch (...) {
+  }
+  FRESHET_THROW(sqlstate::kInvalidParameterValue,
+                "invalid value for {}: \"{}\" (rows per second per parallelism, 0 pauses, DEFAULT for no limit)", what,
+                value);
+}
+
+bool ParseBoolSetting(const std::string& v, bool* out) {
+  std::string l = LowerAscii(v);
+  if (l == "true" || l == "on" || l == "1" || l == "yes" || l == "t") { *out = true; return true; }
+  if (l == "false" || l == "off" || l == "0" || l == "no" || l == "f") { *out = false; return true; }
+  return false;
+}
+
+SessionVariables::SessionVariables(const std::string& user) {
+  for (const auto& d : VariableDefs()) values_[LowerAscii(d.name)] = d.default_value;
+  values_["session_authorization"] = user;
+}
+
+std::string SessionVariables::Get(const std::string& name) const {
+  auto it = values_.find(LowerAscii(name));
+  return it == values_.end() ? "" : it->second;
+}
+
+void SessionVariables::Set(const std::string& name, const std::string& value) {
+  const VariableDef* def = FindVariable(name);
+  if (!def) FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
+  if (def->read_only) FRESHET_THROW(sqlstate::kCantChangeRuntimeParam, "parameter \"{}\" cannot be changed", def->name);
+  std::string v = value;
+  std::string key = LowerAscii(def->name);
+  if (key == "timezone") {
+    auto tz = TimeZone::Lookup(v);
+    if (!tz) FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid value for parameter \"TimeZone\": \"{}\"", value);
+  } else if (key == "rw_implicit_flush" || key == "background_ddl") {
+    bool b;
+    if (!ParseBoolSetting(v, &b))
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
+    v = b ? "true" : "false";
+  } else if (key == "statement_memory_limit" || key == "streaming_memory_limit") {
+    if (!ParseMemorySetting(v))
+      FRESHET_THROW(sqlstate::kInvalidParameterValue,
+                    "invalid value for parameter \"{}\": \"{}\" (a size such as 64MB, or 0 for the server's default)",
+                    def->name, value);
+  } else if (key == "synchronous_commit") {
+    // PostgreSQL's values; without replicas, local and remote_* mean on.
+    std::string l = LowerAscii(v);
+    bool b;
+    if (l == "local" || l == "remote_write" || l == "remote_apply" || l == "on" || l == "off") v = l;
+    else if (ParseBoolSetting(l, &b)) v = b ? "on" : "off";
+    else
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"synchronous_commit\": \"{}\"", value))
+          .WithHint("Available values: local, remote_write, remote_apply, on, off.");
+  } else if (key == "backfill_rate_limit") {
+    v = NormalizeRateLimit(v, def->name);
+  } else if (key == "client_encoding") {
+    std::string l = LowerAscii(v);
+    if (l != "utf8" && l != "utf-8" && l != "unicode")
+      FRESHET_THROW(sqlstate::kFeatureNotSupported, "only client_encoding UTF8 is supported, not \"{}\"", value);
+    v = "UTF8";
+  } else if (key == "extra_float_digits" || key == "statement_timeout" || key == "streaming_parallelism") {
+    try {
+      size_t pos;
+      (void)std::stoll(v, &pos);
+      if (pos != v.size()) throw std::invalid_argument("x");
+    } catch (...) {
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid value for parameter \"{}\": \"{}\"", def->name, value);
+    }
+  }
+  values_[key] = v;
+}
+
+void SessionVariables::ApplyStartup(const std::string& name, const std::string& value) {
+  const VariableDef* def = FindVariable(name);
+  if (!def || def->read_only) return;
+  Set(def->name, value);
+  reset_values_[LowerAscii(def->name)] = values_[LowerAscii(def->name)];
+}
+
+void SessionVariables::Reset(const std::string& name) {
+  const VariableDef* def = FindVariable(name);
+  if (!def) FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
+  auto startup = reset_values_.find(LowerAscii(def->name));
+  values_[LowerAscii(def->name)] = startup != reset_values_.end() ? startup->second : def->default_value;
+}
+
+void SessionVariables::ResetAll() {
+  for (const auto& d : VariableDefs()) {
+    if (d.read_only) continue;
+    auto startup = reset_values_.find(LowerAscii(d.name));
+    values_[LowerAscii(d.name)] = startup != reset_values_.end() ? startup->second : d.default_value;
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> SessionVariables::TakeChangedReported() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& d : VariableDefs()) {
+    if (!d.reported) continue;
+    std::string v = Get(d.name);
+    auto it = reported_.find(d.name);
+    if (it == reported_.end() || it->second != v) {
+      out.emplace_back(d.name, v);
+      reported_[d.name] = v;
+    }
+  }
+  return out;
+}
+
+}  // namespace freshet

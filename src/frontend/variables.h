@@ -1,0 +1,71 @@
+// Session variables: PostgreSQL's settings that clients and drivers read
+// and set (DateStyle, TimeZone, search_path, ...) and RisingWave's session
+// settings of the stream engine (streaming_parallelism, background_ddl,
+// ...). SET checks and normalizes a value before it is kept; SHOW reports
+// it; RESET returns to the value the startup packet gave, else the default.
+// Some are reported to the client (ParameterStatus) at startup and
+// whenever they change.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace freshet {
+
+struct VariableDef {
+  const char* name;           // canonical spelling (SHOW ALL, ParameterStatus)
+  const char* default_value;
+  bool reported;              // sent as ParameterStatus
+  bool read_only;             // SET refuses it (55P02)
+};
+
+// Every variable, in SHOW ALL's order.
+const std::vector<VariableDef>& VariableDefs();
+// The variable of that name, in any case; null when there is none.
+const VariableDef* FindVariable(const std::string& name);
+
+class SessionVariables {
+ public:
+  explicit SessionVariables(const std::string& user);
+
+  // The value of a variable ("" for unknown names).
+  std::string Get(const std::string& name) const;
+  // SET: 42704 for unknown names, 55P02 for read-only ones, 22023 (or
+  // 0A000) for values the variable does not take.
+  void Set(const std::string& name, const std::string& value);
+  // A startup packet parameter: set, and made the value RESET returns to.
+  // Unknown and read-only names are ignored; bad values throw.
+  void ApplyStartup(const std::string& name, const std::string& value);
+  // RESET name, SET name TO DEFAULT (42704 for unknown names); RESET ALL.
+  void Reset(const std::string& name);
+  void ResetAll();
+  // Reported variables whose value changed since they were last taken
+  // (all of them after ForgetReported: the startup's ParameterStatus).
+  std::vector<std::pair<std::string, std::string>> TakeChangedReported();
+  void ForgetReported() { reported_.clear(); }
+
+ private:
+  std::map<std::string, std::string> values_;        // by lower-case name
+  std::map<std::string, std::string> reset_values_;  // startup parameters
+  std::map<std::string, std::string> reported_;      // last ParameterStatus values
+};
+
+// A boolean setting's value as SET accepts it (true/on/1/yes/t, false/...);
+// false when it is not one.
+bool ParseBoolSetting(const std::string& v, bool* out);
+// A memory size as PostgreSQL writes them (a number of kB, or with kB, MB,
+// GB or TB); nullopt when it is not one.
+std::optional<int64_t> ParseMemorySetting(const std::string& text);
+// What statement_memory_limit and streaming_memory_limit mean by 0: half of
+// the machine's memory (past that, one statement or job would starve
+// everything else).
+int64_t DefaultMemoryLimit();
+// A backfill rate limit as SET/ALTER accept it: a count >= 0 or DEFAULT
+// (no limit), normalized to "<n>" or "default"; 22023 otherwise.
+std::string NormalizeRateLimit(const std::string& value, const std::string& what);
+
+}  // namespace freshet
