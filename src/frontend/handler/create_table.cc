@@ -221,37 +221,32 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     const PgQuery__DefElem* d = cs->options[i]->def_elem;
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "table option \"{}\" is not supported yet", d->defname);
   }
-  if (stmt.is_source) {
+  // A source, or a table a connector fills: append-only, its options
+  // checked by the connector now.
+  const bool connector = stmt.is_source || stmt.has_with_options;
+  if (connector) {
     if (pk_declared)
-      throw SqlError(sqlstate::kFeatureNotSupported, "a source cannot have a primary key");
-    t.kind = RelationKind::kSource;
+      throw SqlError(sqlstate::kFeatureNotSupported, stmt.is_source ? "a source cannot have a primary key"
+                                                                    : "a table with a connector cannot have a primary key yet");
     t.append_only = true;
     t.connector_options = stmt.with_options;
     t.connector_options["_created_at_micros"] = std::to_string(session->eval().statement_time);
     std::vector<SourceColumn> columns;
     for (const auto& c : t.columns)
       if (!c.hidden) columns.push_back({c.name, c.type});
-    SourceConnector::Create(t.connector_options, columns);  // validates the options
+    SourceConnector::Create(t.connector_options, columns);
     t.definition = stmt.text;
+  }
+  if (stmt.is_source) {
+    t.kind = RelationKind::kSource;
     catalog->CreateTable(std::move(t));
     return {"CREATE_SOURCE"};
   }
-  if (stmt.has_with_options) {
-    // A table a connector fills: a job reads the source into the table.
-    if (pk_declared)
-      throw SqlError(sqlstate::kFeatureNotSupported, "a table with a connector cannot have a primary key yet");
-    t.append_only = true;
-    t.connector_options = stmt.with_options;
-    t.connector_options["_created_at_micros"] = std::to_string(session->eval().statement_time);
-    std::vector<SourceColumn> columns;
-    for (const auto& c : t.columns)
-      if (!c.hidden) columns.push_back({c.name, c.type});
-    SourceConnector::Create(t.connector_options, columns);  // validates the options
-    t.definition = stmt.text;
-    auto plan_table = std::make_shared<const TableCatalog>(t);
-    StreamPlan plan = PlanTableSource(plan_table);
+  if (connector) {
+    // A job reads the source into the table.
+    StreamPlan plan = PlanTableSource(std::make_shared<const TableCatalog>(t));
     args.instance()->jobs()->Create(std::move(t), std::move(plan), EvalContext(), 1, /*wait=*/true,
-                                  session->cancel_flag());
+                                    session->cancel_flag());
     return {"CREATE TABLE"};
   }
   catalog->CreateTable(std::move(t));
