@@ -5,14 +5,14 @@
 #include "common/error.h"
 #include "common/thread_memory.h"
 #include "stream/fault_injection.h"
-#include "stream/runtime.h"
 
 namespace freshet {
 
-Actor::Actor(ActorContext ctx, std::shared_ptr<Inbox> inbox, std::vector<int> slot_inputs,
-             std::vector<StreamOperatorPtr> ops, bool is_source)
-    : ctx_(std::move(ctx)), inbox_(std::move(inbox)), slot_inputs_(std::move(slot_inputs)), ops_(std::move(ops)),
-      is_source_(is_source) {
+Actor::Actor(ActorContext ctx, std::shared_ptr<ActorHost> host, std::shared_ptr<Inbox> inbox,
+             std::vector<int> slot_inputs, std::vector<StreamOperatorPtr> ops, bool is_source)
+    : ctx_(std::move(ctx)), host_(std::move(host)), inbox_(std::move(inbox)), slot_inputs_(std::move(slot_inputs)),
+      ops_(std::move(ops)), is_source_(is_source) {
+  ctx_.services = host_.get();
   const bool faults = StreamFaultConfigured();
   for (size_t i = 0; i < ops_.size(); i++) {
     if (i + 1 < ops_.size()) {
@@ -58,10 +58,10 @@ void Actor::Run() {
   } catch (const SqlError& e) {
     std::string what = e.detail().empty() ? e.message() : e.message() + ": " + e.detail();
     spdlog::error("actor {} (job {}) failed: {}", ctx_.actor_id, ctx_.job_id, what);
-    ctx_.runtime->ReportFailure(ctx_.actor_id, ctx_.job_id, what, e.code());
+    host_->ReportFailure(what, e.code());
   } catch (const std::exception& e) {
     spdlog::error("actor {} (job {}) failed: {}", ctx_.actor_id, ctx_.job_id, e.what());
-    ctx_.runtime->ReportFailure(ctx_.actor_id, ctx_.job_id, e.what(), sqlstate::kInternalError);
+    host_->ReportFailure(e.what(), sqlstate::kInternalError);
   }
 }
 
@@ -135,7 +135,7 @@ void Actor::HandleBarrier(const Barrier& barrier) {
   WriteLog writes;
   for (auto& t : ctx_.state_tables) t->TakeWrites(&writes);
   if (ctx_.memory) ctx_.memory->CheckEpochWrites(static_cast<int64_t>(writes.bytes()));
-  ctx_.runtime->Collect(ctx_.actor_id, barrier, std::move(writes));
+  host_->Collect(barrier, std::move(writes));
 }
 
 }  // namespace freshet

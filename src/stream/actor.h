@@ -8,7 +8,7 @@
 // its last message.
 //
 // An exception out of an operator stops the actor and is reported to the
-// runtime (ReportFailure), which fails the epoch: see runtime.h.
+// host (ActorHost::ReportFailure), which fails the epoch: see runtime.h.
 //
 // Lifecycle: built by the stream builder, started by the runtime when the
 // barrier that adds it is injected, joined by the runtime after it stopped.
@@ -27,7 +27,9 @@ namespace freshet {
 class Actor {
  public:
   // `slot_inputs[s]` is the head's input index for inbox slot s.
-  Actor(ActorContext ctx, std::shared_ptr<Inbox> inbox, std::vector<int> slot_inputs,
+  // `host` is where the actor reports (its operators see it only as the
+  // ActorServices of their context).
+  Actor(ActorContext ctx, std::shared_ptr<ActorHost> host, std::shared_ptr<Inbox> inbox, std::vector<int> slot_inputs,
         std::vector<StreamOperatorPtr> ops, bool is_source);
   ~Actor();
 
@@ -52,6 +54,7 @@ class Actor {
   void CheckMessageMemory() const;
 
   ActorContext ctx_;
+  std::shared_ptr<ActorHost> host_;
   std::shared_ptr<Inbox> inbox_;
   std::vector<int> slot_inputs_;
   std::vector<StreamOperatorPtr> ops_;

@@ -4,7 +4,6 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
-#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -122,7 +121,7 @@ bool BackfillOperator::HasWork() const {
 
 void BackfillOperator::RefillBudget() {
   auto now = std::chrono::steady_clock::now();
-  std::optional<int64_t> limit = ctx_->runtime->BackfillRateLimit(ctx_->job_id);
+  std::optional<int64_t> limit = ctx_->services->BackfillRateLimit();
   if (!limit) {
     budget_.reset();
   } else {
@@ -136,9 +135,9 @@ void BackfillOperator::RefillBudget() {
 
 void BackfillOperator::DoWork() {
   if (!snapshot_) {
-    if (!ctx_->runtime->WaitCommitted(snapshot_epoch_, ctx_->graph_generation)) return;
+    if (!ctx_->services->WaitCommitted(snapshot_epoch_)) return;
     // Read before the snapshot is taken: the snapshot contains at least it.
-    snapshot_sees_ = ctx_->runtime->committed_epoch();
+    snapshot_sees_ = ctx_->services->committed_epoch();
     snapshot_ = ctx_->store->GetSnapshot();
   }
   if (!range_) {
@@ -153,7 +152,7 @@ void BackfillOperator::DoWork() {
     }
     if (!unfinished) {
       all_finished_ = true;
-      ctx_->runtime->RequestBarrier();  // the job completes at the next one
+      ctx_->services->RequestBarrier();  // the job completes at the next one
       return;
     }
     if (range_vnode_ < 0) {
@@ -205,7 +204,7 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
     paused_ = !barrier.checkpoint;
     // Ask for that checkpoint now: with a high checkpoint_frequency the
     // next periodic one can be minutes away, and the job waits for it.
-    if (paused_) ctx_->runtime->RequestBarrier();
+    if (paused_) ctx_->services->RequestBarrier();
     if (barrier.checkpoint) {
       snapshot_epoch_ = barrier.prev_epoch;
       snapshot_.reset();
@@ -214,7 +213,7 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   }
   if (all_finished_ && !reported_) {
     reported_ = true;
-    ctx_->runtime->ReportBackfillFinished(ctx_->job_id, ctx_->actor_id, barrier.prev_epoch);
+    ctx_->services->ReportBackfillFinished(barrier.prev_epoch);
   }
 }
 

@@ -197,8 +197,6 @@ class JobBuilder {
     std::vector<ActorEntry> mine;
     for (int i = 0; i < parallelism; i++) {
       ActorContext ctx;
-      ctx.runtime = runtime_;
-      ctx.graph_generation = runtime_->generation();
       ctx.store = runtime_->store();
       ctx.actor_id = runtime_->NextActorId();
       ctx.job_id = req_.job->id;
@@ -208,7 +206,8 @@ class JobBuilder {
       ctx.memory = memory_;
       std::vector<StreamOperatorPtr> ops;
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) ops.push_back(MakeOperator(*it));
-      auto actor = std::make_unique<Actor>(ctx, std::make_shared<Inbox>(std::max<size_t>(slots, 1)), slot_inputs,
+      auto actor = std::make_unique<Actor>(ctx, runtime_->MakeActorHost(ctx.job_id, ctx.actor_id),
+                                           std::make_shared<Inbox>(std::max<size_t>(slots, 1)), slot_inputs,
                                            std::move(ops), slots == 0);
       mine.push_back({actor.get(), ctx.vnodes, info.id});
       info.actors.push_back(ctx.actor_id);

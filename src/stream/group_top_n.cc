@@ -2,7 +2,6 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
-#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -111,7 +110,7 @@ void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
   if (epoch_ == 0)
     for (auto& [key, p] : partitions_) p.rows->StampUnknown(barrier.prev_epoch);
   epoch_ = barrier.curr_epoch;
-  const Epoch committed = ctx_->runtime->committed_epoch();
+  const Epoch committed = ctx_->services->committed_epoch();
   std::vector<Op> ops;
   DataChunk out(output_types_);
   auto flush = [&] {
@@ -181,7 +180,7 @@ void GroupTopNOperator::ForgetEmptied(Epoch committed) {
 void GroupTopNOperator::Evict() {
   const size_t target = share_.Publish(bytes_);
   if (bytes_ <= target) return share_.Settle(bytes_);
-  const Epoch committed = ctx_->runtime->committed_epoch();
+  const Epoch committed = ctx_->services->committed_epoch();
   while (bytes_ > target && !lru_.empty()) {
     auto it = partitions_.find(lru_.oldest());
     Partition& p = it->second;

@@ -5,7 +5,6 @@
 #include "common/array.h"
 #include "common/encoding.h"
 #include "common/error.h"
-#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -125,7 +124,7 @@ void HashAggOperator::Drop(uint32_t g) {
 void HashAggOperator::Evict() {
   const size_t target = share_.Publish(bytes_);
   if (group_keys_.empty() || bytes_ <= target) return share_.Settle(bytes_);
-  const Epoch committed = ctx_->runtime->committed_epoch();
+  const Epoch committed = ctx_->services->committed_epoch();
   while (bytes_ > target && !lru_.empty()) {
     uint32_t g = index_.find(lru_.oldest())->second;
     if (groups_[g].dirty || groups_[g].written > committed) break;  // newer ones are not committed either
@@ -390,7 +389,7 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
     ops.clear();
     out = DataChunk(output_types_);
   };
-  const Epoch committed = ctx_->runtime->committed_epoch();
+  const Epoch committed = ctx_->services->committed_epoch();
   for (uint32_t g : dirty_) {
     Group& grp = groups_[g];
     grp.dirty = false;
@@ -449,7 +448,7 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
 }
 
 void HashAggOperator::ForgetEmptied() {
-  const Epoch committed = ctx_->runtime->committed_epoch();
+  const Epoch committed = ctx_->services->committed_epoch();
   std::vector<uint32_t> later;
   for (uint32_t g : emptied_) {
     Group& grp = groups_[g];

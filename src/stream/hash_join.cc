@@ -5,7 +5,6 @@
 #include "common/encoding.h"
 #include "common/error.h"
 #include "stream/eval.h"
-#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -85,7 +84,7 @@ void HashJoinOperator::OnBarrier(const Barrier& barrier) {
 void HashJoinOperator::Evict() {
   const size_t target = share_.Publish(bytes_);
   if (bytes_ <= target) return share_.Settle(bytes_);
-  const Epoch committed = ctx_->runtime->committed_epoch();
+  const Epoch committed = ctx_->services->committed_epoch();
   // Of the two sides' least recently used keys, the one written longer ago
   // goes first; keys written since the last commit stay (their writes are
   // not readable from the store yet).

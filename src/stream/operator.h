@@ -31,6 +31,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,20 +41,45 @@
 
 namespace freshet {
 
-class StreamRuntime;
+// What an actor's operators may ask of the graph they run in. The runtime
+// implements it for each actor (StreamRuntime::MakeActorHost); an operator
+// sees nothing else of the runtime.
+class ActorServices {
+ public:
+  virtual ~ActorServices() = default;
+  // The last committed epoch: what was written up to it is readable from
+  // the store (a state cache may drop entries committed by then).
+  virtual Epoch committed_epoch() const = 0;
+  // Blocks until `epoch` is committed; false when the actor's graph stops
+  // or is reset meanwhile (the operator should then return at once).
+  virtual bool WaitCommitted(Epoch epoch) = 0;
+  // Asks for a barrier now rather than at the next interval.
+  virtual void RequestBarrier() = 0;
+  // Backfill: the rows per second allowed to each backfill actor of the
+  // job (0 pauses; nullopt: no limit), read at each barrier; and the
+  // report that all this actor's vnodes were backfilled by `epoch`.
+  virtual std::optional<int64_t> BackfillRateLimit() const = 0;
+  virtual void ReportBackfillFinished(Epoch epoch) = 0;
+};
+
+// What the actor itself reports (not its operators): its state writes at a
+// barrier, and the failure that stops it.
+class ActorHost : public ActorServices {
+ public:
+  virtual void Collect(const Barrier& barrier, WriteLog&& writes) = 0;
+  virtual void ReportFailure(std::string message, std::string code) = 0;
+};
 
 struct ActorContext {
-  StreamRuntime* runtime = nullptr;
   StateStore* store = nullptr;
+  ActorServices* services = nullptr;  // set by the Actor from its host
   ActorId actor_id = 0;
   uint32_t job_id = 0;
   std::pair<int, int> vnodes{0, kVnodeCount};  // the vnodes this actor owns
   int actor_index = 0;   // within its fragment
   int parallelism = 1;   // actors of its fragment
-  uint64_t graph_generation = 0;  // StreamRuntime::generation() when built
   std::vector<std::shared_ptr<StateTable>> state_tables;
   std::shared_ptr<JobMemory> memory;  // the job's, shared by its actors (null: no limit)
-
   std::shared_ptr<StateTable> NewStateTable(StateTableDesc desc) {
     auto t = std::make_shared<StateTable>(store, std::move(desc));
     state_tables.push_back(t);

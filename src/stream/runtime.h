@@ -1,50 +1,40 @@
-// StreamRuntime: the running stream graph of one database.
+// StreamRuntime: the running stream graph of one database, in three parts
+// with locks of their own:
 //
-// It owns the database's actors and its table change streams (the outputs
-// of DML: every change to a table with downstream jobs is pushed here and
-// dispatched to the jobs' backfill actors), and it is where barriers enter
-// and leave the graph:
+//   ActorRegistry    (actor_registry.h) its actors, the tables' change
+//                    streams, the relations' output actors, the fragments;
+//   BarrierInjector  (barrier_injector.h) barriers in and out: injection,
+//                    collection of the actors' writes, the committed epoch,
+//                    failures and resets;
+//   JobTracker       (job_tracker.h) completion of the jobs being created,
+//                    in dependency order, and backfill rate limits.
 //
-//   InjectBarrier   (epoch loop, holding the exclusive epoch lock, so no
-//                   DML runs) starts the actors the barrier adds, applies
-//                   its mutation to the table change streams and sends the
-//                   barrier to them and to every source actor;
-//   Collect         (actors) hands over an actor's state writes of the epoch;
-//   WaitCollected   (epoch loop) returns once every actor that existed at
-//                   injection collected the barrier, with all their writes,
-//                   and joins the actors the barrier stopped;
-//   OnCommitted     (epoch loop) after the writes are durable: wakes actors
-//                   waiting for the commit and completes jobs whose backfill
-//                   finished in that epoch.
-//
-// Jobs: a job registers its backfill actors and the still-creating jobs it
-// reads from; each backfill actor reports when all its vnodes are finished.
-// A job is complete when all did, that epoch is committed, and every
-// upstream job it registered is complete: so jobs complete in dependency
-// order, whatever order their own backfills finish in.
+// The epoch loop (meta/barrier_manager.h) and StreamJobs (meta/
+// stream_jobs.h) use it through the methods below; actors only through the
+// ActorHost each gets (MakeActorHost), and their operators through its
+// narrower ActorServices (operator.h).
 //
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "catalog/system_tables.h"
-#include "stream/actor.h"
+#include "stream/actor_registry.h"
+#include "stream/barrier_injector.h"
+#include "stream/job_tracker.h"
 
 namespace freshet {
 
 class StreamRuntime {
  public:
-  StreamRuntime(StateStore* store, uint32_t database_id) : store_(store), database_id_(database_id) {}
+  StreamRuntime(StateStore* store, uint32_t database_id)
+      : store_(store), database_id_(database_id), barriers_(&actors_) {}
   ~StreamRuntime();
 
   StateStore* store() const { return store_; }
@@ -52,64 +42,55 @@ class StreamRuntime {
 
   // DML: whether a table has downstream jobs, and pushing its changes.
   // Called with the epoch guard held, so a change never straddles a barrier.
-  bool HasSubscribers(TableId table_id) const;
-  void PushTableChanges(TableId table_id, const StreamChunk& chunk);
+  bool HasSubscribers(TableId table_id) const { return actors_.HasSubscribers(table_id); }
+  void PushTableChanges(TableId table_id, const StreamChunk& chunk) { actors_.PushTableChanges(table_id, chunk); }
 
-  // Epoch loop.
-  void InjectBarrier(const Barrier& barrier, std::vector<std::unique_ptr<Actor>> new_actors);
-  std::vector<WriteLog> WaitCollected(Epoch prev_epoch);
+  // Epoch loop (barrier_injector.h). OnCommitted also completes the jobs
+  // whose backfill finished by that epoch.
+  void InjectBarrier(const Barrier& barrier, std::vector<std::unique_ptr<Actor>> new_actors) {
+    barriers_.Inject(barrier, std::move(new_actors));
+  }
+  std::vector<WriteLog> WaitCollected(Epoch prev_epoch) { return barriers_.WaitCollected(prev_epoch); }
   void OnCommitted(Epoch epoch);
-  size_t num_actors() const;
+  size_t num_actors() const { return actors_.size(); }
+  Epoch committed_epoch() const { return barriers_.committed_epoch(); }
 
-  // Actors.
-  void Collect(ActorId actor, const Barrier& barrier, WriteLog&& writes);
-  // Blocks until `epoch` is committed; false when the runtime shuts down or
-  // the graph the caller's actor was built for (`generation`) was reset.
-  bool WaitCommitted(Epoch epoch, uint64_t generation);
-  // Counts ResetGraph calls: actors built now belong to this generation.
-  uint64_t generation() const;
-  Epoch committed_epoch() const;
+  // The host of a new actor of a job: its reports go to this runtime's
+  // current graph (generation).
+  std::shared_ptr<ActorHost> MakeActorHost(uint32_t job_id, ActorId actor);
 
-  // Jobs.
-  // `on_complete` runs (outside the runtime's lock) when the job completes,
-  // before WaitJob returns.
+  // Jobs (job_tracker.h).
   void RegisterJob(uint32_t job_id, std::set<ActorId> backfill_actors, std::set<uint32_t> upstream_jobs,
-                   std::function<void()> on_complete);
-  // Whether every backfill actor of the job reported (its own backfill is
-  // done, though it may still wait for upstream jobs).
-  bool JobBackfillDone(uint32_t job_id) const;
-  void ReportBackfillFinished(uint32_t job_id, ActorId actor, Epoch epoch);
-  // Blocks until the job is complete (true), cancelled via *cancel or the
-  // runtime stops (false).
-  bool WaitJob(uint32_t job_id, const std::atomic<bool>* cancel);
-  bool JobComplete(uint32_t job_id) const;
-  bool JobRegistered(uint32_t job_id) const;
+                   std::function<void()> on_complete) {
+    jobs_.Register(job_id, std::move(backfill_actors), std::move(upstream_jobs), std::move(on_complete));
+  }
+  bool JobBackfillDone(uint32_t job_id) const { return jobs_.BackfillDone(job_id); }
+  bool WaitJob(uint32_t job_id, const std::atomic<bool>* cancel) { return jobs_.Wait(job_id, cancel); }
+  bool JobComplete(uint32_t job_id) const { return jobs_.Complete(job_id); }
+  bool JobRegistered(uint32_t job_id) const { return jobs_.Registered(job_id); }
+  // Forgets the job's tracking, rate limit and fragments.
   void ForgetJob(uint32_t job_id);
   // Called once the barrier that started the job is committed: from then on
   // the job can complete (at once, if its backfill already finished).
   void ArmJob(uint32_t job_id);
-  std::set<ActorId> JobActors(uint32_t job_id) const;
-  // Backfill rate limit of a job: rows per second per backfill actor
-  // (0 pauses); nullopt = none. Backfill actors read it at each barrier.
-  void SetBackfillRateLimit(uint32_t job_id, std::optional<int64_t> rows_per_second);
-  std::optional<int64_t> BackfillRateLimit(uint32_t job_id) const;
+  std::set<ActorId> JobActors(uint32_t job_id) const { return actors_.JobActors(job_id); }
+  void SetBackfillRateLimit(uint32_t job_id, std::optional<int64_t> rows_per_second) {
+    jobs_.SetBackfillRateLimit(job_id, rows_per_second);
+  }
 
-  // The actors whose output is a relation's change stream (an MV's
-  // materialize actors), with the vnodes each owns; a table's change
-  // stream is kTableStreamActor | table id.
-  struct OutputActor {
-    ActorId actor;
-    std::pair<int, int> vnodes;
-  };
-  void SetRelationOutputs(TableId relation, std::vector<OutputActor> actors);
-  std::vector<OutputActor> RelationOutputs(TableId relation) const;
-  void ForgetRelation(TableId relation);
-
-  ActorId NextActorId() { return next_actor_id_.fetch_add(1); }
-  uint32_t NextFragmentId() { return next_fragment_id_.fetch_add(1); }
-  // The fragments of running jobs; a job's are forgotten with the job.
-  void RegisterFragments(uint32_t job_id, std::vector<FragmentInfo> fragments);
-  std::vector<FragmentInfo> Fragments() const;
+  // Relations' output actors and fragments (actor_registry.h).
+  using OutputActor = ActorRegistry::OutputActor;
+  void SetRelationOutputs(TableId relation, std::vector<OutputActor> actors) {
+    actors_.SetRelationOutputs(relation, std::move(actors));
+  }
+  std::vector<OutputActor> RelationOutputs(TableId relation) const { return actors_.RelationOutputs(relation); }
+  void ForgetRelation(TableId relation) { actors_.ForgetRelation(relation); }
+  ActorId NextActorId() { return actors_.NextActorId(); }
+  uint32_t NextFragmentId() { return actors_.NextFragmentId(); }
+  void RegisterFragments(uint32_t job_id, std::vector<FragmentInfo> fragments) {
+    actors_.RegisterFragments(job_id, std::move(fragments));
+  }
+  std::vector<FragmentInfo> Fragments() const { return actors_.Fragments(); }
 
   // Asks for a barrier now rather than at the next interval (a backfill
   // that just finished, so its job completes without waiting).
@@ -118,66 +99,26 @@ class StreamRuntime {
   }
   void set_request_barrier(std::function<void()> fn) { request_barrier_ = std::move(fn); }
 
-  // Failures. An actor whose operator threw reports it here and stops;
-  // WaitCollected then returns at once (without that epoch's writes) and
-  // the epoch loop recovers: ResetGraph stops every actor and forgets the
-  // graph, and the jobs are built again from their committed state.
-  struct Failure {
-    ActorId actor = 0;
-    uint32_t job_id = 0;
-    std::string message;
-    std::string code = "XX000";  // the error's SQLSTATE
-  };
-  void ReportFailure(ActorId actor, uint32_t job_id, std::string message, std::string code);
-  std::optional<Failure> failure() const;
-  // Stops and joins every actor, forgets table streams, pending barrier
-  // collections, fragments and relation outputs, and clears the failure.
-  // Registered jobs stay registered (waiters keep waiting) until they are
-  // registered again by their rebuilt actors or forgotten.
-  void ResetGraph();
+  // Failures (barrier_injector.h). ResetGraph stops and joins every actor
+  // and forgets the graph; registered jobs stay registered (waiters keep
+  // waiting) until their rebuilt actors register them again or they are
+  // forgotten.
+  using Failure = BarrierInjector::Failure;
+  std::optional<Failure> failure() const { return barriers_.failure(); }
+  void ResetGraph() { barriers_.Reset(); }
 
   void Shutdown();
-  bool stopped() const;
+  bool stopped() const { return barriers_.stopped(); }
 
  private:
-  struct Collection {
-    std::set<ActorId> expected;
-    std::set<ActorId> arrived;
-    std::vector<WriteLog> writes;
-    std::set<ActorId> stopping;
-  };
-  struct Job {
-    std::set<ActorId> pending;             // backfill actors not finished
-    std::set<uint32_t> upstream;           // creating jobs it waits for
-    Epoch finished_epoch = 0;              // the epoch of the last report
-    bool complete = false;
-    bool completing = false;
-    bool armed = false;
-    std::function<void()> on_complete;
-  };
-
-  // Runs the completion of every armed job whose backfill finished in a
-  // committed epoch.
-  void CompleteReadyJobs();
+  class Host;
 
   StateStore* store_;
   uint32_t database_id_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool shutdown_ = false;
-  std::map<ActorId, std::unique_ptr<Actor>> actors_;
-  std::map<TableId, std::vector<std::shared_ptr<Dispatcher>>> table_streams_;
-  std::map<Epoch, Collection> collections_;
-  Epoch committed_epoch_ = 0;
-  std::map<uint32_t, Job> jobs_;
-  std::map<uint32_t, int64_t> rate_limits_;
-  std::map<TableId, std::vector<OutputActor>> relation_outputs_;
-  std::atomic<ActorId> next_actor_id_{1};
-  std::atomic<uint32_t> next_fragment_id_{1};
-  std::map<uint32_t, std::vector<FragmentInfo>> fragments_;  // by job
+  ActorRegistry actors_;
+  BarrierInjector barriers_;
+  JobTracker jobs_;
   std::function<void()> request_barrier_;
-  std::optional<Failure> failure_;
-  uint64_t resets_ = 0;  // ResetGraph calls
 };
 
 }  // namespace freshet

@@ -2,7 +2,6 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
-#include "stream/runtime.h"
 
 namespace freshet {
 
@@ -64,7 +63,7 @@ void TopNOperator::OnChunk(int, StreamChunk chunk) {
 void TopNOperator::OnBarrier(const Barrier& barrier) {
   if (epoch_ == 0) cache_->StampUnknown(barrier.prev_epoch);
   epoch_ = barrier.curr_epoch;
-  cache_->Prune(ctx_->runtime->committed_epoch());
+  cache_->Prune(ctx_->services->committed_epoch());
   if (!dirty_) return;
   dirty_ = false;
   if (limit_ >= 0) cache_->Ensure(static_cast<size_t>(offset_ + limit_), *table_);
