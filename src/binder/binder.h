@@ -109,7 +109,16 @@ class Binder {
  private:
 
   PlanPtr BindSelect(const PgQuery__SelectStmt* stmt, Scope* outer);
+  // A SELECT without set operations, clause by clause (select_binder.cc).
+  struct SelectParts;
   PlanPtr BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer);
+  void BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, SelectParts* q);
+  void BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q);
+  void BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q);
+  void BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q);
+  void ApplyAggregation(SelectParts* q);
+  void ApplyWindows(SelectParts* q);
+  PlanPtr FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool keep_unknown_outputs, SelectParts* q);
   PlanPtr BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindValues(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope);

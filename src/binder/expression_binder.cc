@@ -13,10 +13,6 @@ namespace freshet {
 
 namespace {
 
-std::string StringOf(const PgQuery__Node* n) {
-  return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : "";
-}
-
 // Operator name of an A_Expr (last element of its name list).
 std::string OperatorName(const PgQuery__AExpr* e) { return e->n_name ? StringOf(e->name[e->n_name - 1]) : ""; }
 

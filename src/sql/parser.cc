@@ -766,4 +766,13 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache)
   return out;
 }
 
+std::string StringOf(const PgQuery__Node* n) {
+  return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : "";
+}
+
+std::string NodeTag(const PgQuery__Node* n) {
+  const ProtobufCFieldDescriptor* f = protobuf_c_message_descriptor_get_field(&pg_query__node__descriptor, n->node_case);
+  return f ? f->name : "unknown";
+}
+
 }  // namespace freshet

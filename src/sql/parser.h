@@ -128,6 +128,11 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache 
 // Tokenizes with the PostgreSQL lexer.
 std::vector<Token> Tokenize(const std::string& sql);
 
+// The text of a String node of a parse tree ("" for other nodes).
+std::string StringOf(const PgQuery__Node* n);
+// The name of a parse tree node's type ("CreateStmt"), for messages.
+std::string NodeTag(const PgQuery__Node* n);
+
 // Converts a byte offset in `text` to PostgreSQL's 1-based character position.
 int CharPosition(const std::string& text, int byte_offset);
 

@@ -64,15 +64,6 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
   throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");
 }
 
-std::string StringOf(const PgQuery__Node* n) {
-  return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : "";
-}
-
-std::string NodeTag(const PgQuery__Node* n) {
-  const ProtobufCFieldDescriptor* f = protobuf_c_message_descriptor_get_field(&pg_query__node__descriptor, n->node_case);
-  return f ? f->name : "unknown";
-}
-
 void SendTextRows(ResultSink* sink, const std::vector<ColumnDesc>& columns,
                   const std::vector<std::vector<std::string>>& rows) {
   sink->Describe(columns);

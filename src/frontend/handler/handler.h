@@ -97,10 +97,6 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
 StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix);
 // The columns a plan returns to the client: none for DML without RETURNING.
 std::vector<ColumnDesc> ResultColumns(const PlanNode& plan);
-// The text of a String node of a parse tree ("" for other nodes).
-std::string StringOf(const PgQuery__Node* n);
-// The name of a parse tree node's type ("CreateStmt"), for messages.
-std::string NodeTag(const PgQuery__Node* n);
 // Sends rows of text values (SHOW and the like).
 void SendTextRows(ResultSink* sink, const std::vector<ColumnDesc>& columns,
                   const std::vector<std::vector<std::string>>& rows);

@@ -1,0 +1,433 @@
+// The core of a SELECT (one without set operations), bound clause by
+// clause: FROM and WHERE, the select list, GROUP BY and HAVING, ORDER BY,
+// then the plan is built: aggregation, window functions, the projection
+// with DISTINCT, the sort and LIMIT. The clauses share a SelectParts.
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "binder/expression_binder.h"
+#include "common/error.h"
+#include "expr/window.h"
+#include "planner/subquery.h"
+
+namespace freshet {
+
+namespace {
+
+// The name PostgreSQL gives an output column without an alias.
+std::string DefaultColumnName(const PgQuery__Node* n) {
+  if (!n) return "?column?";
+  switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_COLUMN_REF: return StringOf(n->column_ref->fields[n->column_ref->n_fields - 1]);
+    case PG_QUERY__NODE__NODE_FUNC_CALL: return StringOf(n->func_call->funcname[n->func_call->n_funcname - 1]);
+    case PG_QUERY__NODE__NODE_TYPE_CAST: {
+      std::string inner = DefaultColumnName(n->type_cast->arg);
+      // A name from an inner cast is only a type name: the outer one wins.
+      if (inner != "?column?" && n->type_cast->arg->node_case != PG_QUERY__NODE__NODE_TYPE_CAST) return inner;
+      const auto* tn = n->type_cast->type_name;
+      std::string t = StringOf(tn->names[tn->n_names - 1]);
+      static const std::map<std::string, std::string> kPgNames = {
+          {"int4", "int4"}, {"int8", "int8"}, {"int2", "int2"}, {"float8", "float8"}, {"float4", "float4"},
+          {"bool", "bool"}, {"varchar", "varchar"}, {"text", "text"}, {"numeric", "numeric"},
+          {"timestamp", "timestamp"}, {"timestamptz", "timestamptz"}, {"date", "date"}, {"interval", "interval"}};
+      if (t == "__struct") return "row";  // STRUCT<...> (sql/parser.cc)
+      return kPgNames.count(t) ? kPgNames.at(t) : t;
+    }
+    case PG_QUERY__NODE__NODE_CASE_EXPR: return "case";
+    case PG_QUERY__NODE__NODE_A_ARRAY_EXPR: return "array";
+    case PG_QUERY__NODE__NODE_A_INDIRECTION: {
+      // (s).f is named f, as in PostgreSQL; a[i] keeps a's name.
+      const auto* ind = n->a_indirection;
+      const PgQuery__Node* last = ind->n_indirection ? ind->indirection[ind->n_indirection - 1] : nullptr;
+      if (last && last->node_case == PG_QUERY__NODE__NODE_STRING) return last->string->sval;
+      return DefaultColumnName(ind->arg);
+    }
+    case PG_QUERY__NODE__NODE_COALESCE_EXPR: return "coalesce";
+    case PG_QUERY__NODE__NODE_MIN_MAX_EXPR:
+      return n->min_max_expr->op == PG_QUERY__MIN_MAX_OP__IS_GREATEST ? "greatest" : "least";
+    case PG_QUERY__NODE__NODE_SUB_LINK:
+      if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXISTS_SUBLINK) return "exists";
+      if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__ARRAY_SUBLINK) return "array";
+      if (n->sub_link->sub_link_type == PG_QUERY__SUB_LINK_TYPE__EXPR_SUBLINK) {
+        const auto* sel = n->sub_link->subselect->select_stmt;
+        if (sel->n_target_list == 1) {
+          const auto* rt = sel->target_list[0]->res_target;
+          return rt->name && *rt->name ? rt->name : DefaultColumnName(rt->val);
+        }
+      }
+      return "?column?";
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION:
+      switch (n->sqlvalue_function->op) {
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP: return "current_timestamp";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return "current_date";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: return "current_user";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: return "session_user";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return "current_schema";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "current_catalog";
+        default: return "?column?";
+      }
+    default: return "?column?";
+  }
+}
+
+bool IsStar(const PgQuery__Node* val) {
+  return val && val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF &&
+         val->column_ref->fields[val->column_ref->n_fields - 1]->node_case == PG_QUERY__NODE__NODE_A_STAR;
+}
+
+// (expr).* : an indirection whose last step is *.
+bool IsStructStar(const PgQuery__Node* val) {
+  return val && val->node_case == PG_QUERY__NODE__NODE_A_INDIRECTION && val->a_indirection->n_indirection > 0 &&
+         val->a_indirection->indirection[val->a_indirection->n_indirection - 1]->node_case ==
+             PG_QUERY__NODE__NODE_A_STAR;
+}
+
+// Rewrites an expression bound over the FROM scope into one over the
+// AggregateNode's output (group keys, then aggregates).
+ExprPtr RewriteForAggregate(ExprPtr e, const std::vector<std::string>& group_keys) {
+  if (e->kind() == Expression::Kind::kAggregate) {
+    auto* p = static_cast<AggregatePlaceholder*>(e.get());
+    return std::make_unique<ColumnRefExpr>(static_cast<int>(group_keys.size()) + p->index, p->type(), p->text);
+  }
+  if (e->kind() != Expression::Kind::kConstant) {
+    std::string key = StructuralKey(*e);
+    for (size_t k = 0; k < group_keys.size(); k++)
+      if (group_keys[k] == key) return std::make_unique<ColumnRefExpr>(static_cast<int>(k), e->type(), e->ToString());
+  }
+  if (auto* c = dynamic_cast<ColumnRefExpr*>(e.get())) {
+    throw SqlError(sqlstate::kGroupingError,
+                   fmt::format("column \"{}\" must appear in the GROUP BY clause or be used in an aggregate function",
+                               c->name()));
+  }
+  if (e->kind() == Expression::Kind::kSubquery && static_cast<SubqueryExpr*>(e.get())->correlated)
+    throw SqlError(sqlstate::kFeatureNotSupported, "correlated subqueries over grouped results are not supported yet");
+  for (auto& c : e->children()) c = RewriteForAggregate(std::move(c), group_keys);
+  return e;
+}
+
+bool ContainsSetFunction(const Expression& e) {
+  if (e.kind() == Expression::Kind::kSetFunction) return true;
+  for (const auto& c : e.children())
+    if (ContainsSetFunction(*c)) return true;
+  return false;
+}
+
+bool ContainsAggregate(const Expression& e) {
+  if (e.kind() == Expression::Kind::kAggregate) return true;
+  for (const auto& c : e.children())
+    if (ContainsAggregate(*c)) return true;
+  return false;
+}
+
+}  // namespace
+
+// What the clauses of a SELECT have bound so far.
+struct Binder::SelectParts {
+  explicit SelectParts(Binder* binder) : eb(binder, &scope) {}
+  Scope scope;        // the FROM items' columns
+  ExprBinder eb;      // over scope
+  PlanPtr plan;       // FROM, WHERE, then aggregation and windows
+  AggregateContext agg;
+  WindowContext window;
+  std::vector<ExprPtr> select;  // the select list, over scope (later over the aggregation)
+  std::vector<PlanColumn> out_schema;
+  std::vector<ExprPtr> group_keys;
+  ExprPtr having;
+  // ORDER BY keys: an output column, or an expression over the FROM scope.
+  struct PendingSort {
+    ExprPtr expr;  // null when it is an output column
+    int output_index = -1;
+    bool descending = false, nulls_first = false;
+  };
+  std::vector<PendingSort> sorts;
+  bool aggregated = false;
+  std::vector<std::string> key_strings;  // the group keys' structural keys
+};
+
+PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
+  bool keep_unknown_outputs = set_operation_branch_;
+  set_operation_branch_ = false;  // not for subqueries inside this branch
+  if (stmt->into_clause) throw SqlError(sqlstate::kFeatureNotSupported, "SELECT INTO is not supported");
+  if (stmt->n_window_clause) throw SqlError(sqlstate::kFeatureNotSupported, "WINDOW clauses are not supported yet");
+  if (stmt->n_locking_clause) throw SqlError(sqlstate::kFeatureNotSupported, "FOR UPDATE/SHARE is not supported");
+  SelectParts q(this);
+  BindFromWhere(stmt, outer, &q);
+  BindSelectList(stmt, &q);
+  BindGroupByHaving(stmt, &q);
+  BindOrderBy(stmt, &q);
+  q.scope.agg = nullptr;
+  q.scope.window = nullptr;
+  ApplyAggregation(&q);
+  ApplyWindows(&q);
+  return FinishSelect(stmt, outer, keep_unknown_outputs, &q);
+}
+
+void Binder::BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, SelectParts* q) {
+  // FROM
+  q->scope.outer = outer;
+  for (size_t i = 0; i < stmt->n_from_clause; i++) {
+    Scope item;
+    item.outer = outer;
+    PlanPtr p = BindFrom(stmt->from_clause[i], outer, &item);
+    if (!q->plan) {
+      q->plan = std::move(p);
+    } else {
+      q->plan = std::make_unique<JoinNode>(JoinType::kInner, std::move(q->plan), std::move(p), nullptr);
+    }
+    q->scope.columns.insert(q->scope.columns.end(), item.columns.begin(), item.columns.end());
+  }
+  if (!q->plan) {
+    // SELECT without FROM reads one empty row.
+    std::vector<std::vector<ExprPtr>> rows(1);
+    q->plan = std::make_unique<ValuesNode>(std::vector<PlanColumn>{}, std::move(rows));
+  }
+
+  // WHERE
+  if (stmt->where_clause) {
+    q->scope.clause = "WHERE";
+    ExprPtr pred = q->eb.BindCondition(stmt->where_clause, "WHERE");
+    q->plan = std::make_unique<FilterNode>(std::move(q->plan), std::move(pred));
+  }
+}
+
+// The select list, bound over the FROM scope with aggregates and window
+// functions collected.
+void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
+  Scope& scope = q->scope;
+  scope.agg = &q->agg;
+  scope.window = &q->window;
+  scope.clause = "SELECT";
+  for (size_t i = 0; i < stmt->n_target_list; i++) {
+    const PgQuery__ResTarget* rt = stmt->target_list[i]->res_target;
+    if (IsStar(rt->val)) {
+      const PgQuery__ColumnRef* ref = rt->val->column_ref;
+      std::string table = ref->n_fields >= 2 ? StringOf(ref->fields[ref->n_fields - 2]) : "";
+      bool any = false;
+      for (size_t c = 0; c < scope.columns.size(); c++) {
+        const auto& col = scope.columns[c];
+        if (!table.empty() && col.table != table) continue;
+        if (table.empty() && stmt->n_from_clause == 0) continue;
+        any = true;
+        if (col.hidden || (table.empty() && col.qualified_only)) continue;
+        q->select.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), col.type, col.name));
+        q->out_schema.push_back({col.name, col.type, col.table});
+      }
+      if (!table.empty() && !any)
+        ThrowAt(sqlstate::kUndefinedTable, ref->location, fmt::format("missing FROM-clause entry for table \"{}\"", table));
+      if (table.empty() && stmt->n_from_clause == 0)
+        ThrowAt(sqlstate::kSyntaxError, ref->location, "SELECT * with no tables specified is not valid");
+      continue;
+    }
+    if (IsStructStar(rt->val)) {
+      // (s).*: a column per field, named after it (an alias is ignored,
+      // as PostgreSQL does).
+      for (auto& [field, e] : q->eb.ExpandStructStar(rt->val->a_indirection)) {
+        q->out_schema.push_back({field, e->type(), ""});
+        q->select.push_back(std::move(e));
+      }
+      continue;
+    }
+    scope.set_functions_allowed = true;
+    ExprPtr e = q->eb.Bind(rt->val);
+    scope.set_functions_allowed = false;
+    std::string name = rt->name && *rt->name ? rt->name : DefaultColumnName(rt->val);
+    q->out_schema.push_back({name, e->type(), ""});
+    q->select.push_back(std::move(e));
+  }
+  CheckTargetListLength(q->select.size());
+}
+
+// GROUP BY: expressions, output positions or output names; then HAVING.
+void Binder::BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q) {
+  Scope& scope = q->scope;
+  scope.agg = nullptr;
+  scope.window = nullptr;
+  scope.clause = "GROUP BY";
+  for (size_t i = 0; i < stmt->n_group_clause; i++) {
+    const PgQuery__Node* g = stmt->group_clause[i];
+    if (g->node_case == PG_QUERY__NODE__NODE_A_CONST && g->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
+      int pos = g->a_const->ival->ival;
+      if (pos < 1 || pos > static_cast<int>(q->select.size()))
+        ThrowAt(sqlstate::kInvalidColumnReference, g->a_const->location, fmt::format("GROUP BY position {} is not in select list", pos));
+      if (ContainsAggregate(*q->select[pos - 1]))
+        ThrowAt(sqlstate::kGroupingError, g->a_const->location, "aggregate functions are not allowed in GROUP BY");
+      q->group_keys.push_back(q->select[pos - 1]->Clone());
+      continue;
+    }
+    if (g->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && g->column_ref->n_fields == 1) {
+      // A bare name is an input column first, else an output alias (PostgreSQL).
+      std::string name = StringOf(g->column_ref->fields[0]);
+      bool is_input = std::any_of(scope.columns.begin(), scope.columns.end(), [&](const auto& c) { return c.name == name; });
+      if (!is_input) {
+        for (size_t k = 0; k < q->out_schema.size(); k++) {
+          if (q->out_schema[k].name == name) {
+            q->group_keys.push_back(q->select[k]->Clone());
+            is_input = true;
+            break;
+          }
+        }
+        if (is_input) continue;
+      }
+    }
+    if (g->node_case == PG_QUERY__NODE__NODE_GROUPING_SET || g->node_case == PG_QUERY__NODE__NODE_ROW_EXPR)
+      throw SqlError(sqlstate::kFeatureNotSupported, "GROUPING SETS, ROLLUP and CUBE are not supported yet");
+    ExprPtr k = q->eb.Bind(g);
+    if (k->type().id == TypeId::kUnknown) k = q->eb.Coerce(std::move(k), DataType::Varchar());
+    q->group_keys.push_back(std::move(k));
+  }
+
+  if (stmt->having_clause) {
+    q->scope.agg = &q->agg;
+    q->scope.clause = "HAVING";
+    q->having = q->eb.BindCondition(stmt->having_clause, "HAVING");
+  }
+}
+
+// ORDER BY keys: output names and positions first, then input expressions.
+void Binder::BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q) {
+  Scope& scope = q->scope;
+  scope.agg = &q->agg;
+  scope.window = &q->window;
+  scope.clause = "ORDER BY";
+  for (size_t i = 0; i < stmt->n_sort_clause; i++) {
+    const PgQuery__SortBy* sb = stmt->sort_clause[i]->sort_by;
+    SelectParts::PendingSort ps;
+    ps.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+    ps.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
+                         ? ps.descending
+                         : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+    const PgQuery__Node* n = sb->node;
+    if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
+      int pos = n->a_const->ival->ival;
+      if (pos < 1 || pos > static_cast<int>(q->select.size()))
+        ThrowAt(sqlstate::kInvalidColumnReference, sb->location, fmt::format("ORDER BY position {} is not in select list", pos));
+      ps.output_index = pos - 1;
+    } else if (n->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && n->column_ref->n_fields == 1 &&
+               n->column_ref->fields[0]->node_case == PG_QUERY__NODE__NODE_STRING) {
+      std::string name = StringOf(n->column_ref->fields[0]);
+      int found = -1;
+      for (size_t k = 0; k < q->out_schema.size(); k++) {
+        if (q->out_schema[k].name != name) continue;
+        if (found >= 0 && StructuralKey(*q->select[k]) != StructuralKey(*q->select[found]))
+          ThrowAt(sqlstate::kAmbiguousColumn, sb->location, fmt::format("ORDER BY \"{}\" is ambiguous", name));
+        found = static_cast<int>(k);
+      }
+      if (found >= 0) ps.output_index = found;
+      else ps.expr = q->eb.Bind(n);
+    } else {
+      ps.expr = q->eb.Bind(n);
+    }
+    if (ps.expr && ps.expr->type().id == TypeId::kUnknown) ps.expr = q->eb.Coerce(std::move(ps.expr), DataType::Varchar());
+    q->sorts.push_back(std::move(ps));
+  }
+  scope.agg = nullptr;
+  scope.window = nullptr;
+}
+
+// The aggregation: group keys and aggregate calls become the columns the
+// select list, HAVING and ORDER BY read.
+void Binder::ApplyAggregation(SelectParts* q) {
+  // Aggregation.
+  q->aggregated = !q->agg.calls.empty() || !q->group_keys.empty() || q->having;
+  if (!q->aggregated) return;
+  {
+    std::vector<PlanColumn> agg_schema;
+    for (auto& k : q->group_keys) {
+      q->key_strings.push_back(StructuralKey(*k));
+      std::string name = k->ToString();
+      agg_schema.push_back({name, k->type(), ""});
+    }
+    for (auto& c : q->agg.calls) agg_schema.push_back({c.ToString(), c.sig.return_type, ""});
+    for (auto& e : q->select) e = RewriteForAggregate(std::move(e), q->key_strings);
+    if (q->having) q->having = RewriteForAggregate(std::move(q->having), q->key_strings);
+    for (auto& s : q->sorts)
+      if (s.expr) s.expr = RewriteForAggregate(std::move(s.expr), q->key_strings);
+    q->plan = std::make_unique<AggregateNode>(std::move(q->plan), std::move(q->group_keys), std::move(q->agg.calls), std::move(agg_schema));
+    if (q->having) q->plan = std::make_unique<FilterNode>(std::move(q->plan), std::move(q->having));
+  }
+}
+
+// Window functions, over the (aggregated) rows: their results become
+// columns after the input's.
+void Binder::ApplyWindows(SelectParts* q) {
+  if (q->window.calls.empty()) return;
+  {
+    if (q->aggregated) {
+      for (auto& call : q->window.calls) {
+        for (auto& p : call.partition_by) p = RewriteForAggregate(std::move(p), q->key_strings);
+        for (auto& k : call.order_by) k.expr = RewriteForAggregate(std::move(k.expr), q->key_strings);
+      }
+    }
+    const int width = int(q->plan->schema().size());
+    q->plan = std::make_unique<WindowNode>(std::move(q->plan), std::move(q->window.calls));
+    std::function<ExprPtr(ExprPtr)> replace = [&](ExprPtr e) -> ExprPtr {
+      if (e->kind() == Expression::Kind::kWindow) {
+        auto* w = static_cast<WindowPlaceholder*>(e.get());
+        return std::make_unique<ColumnRefExpr>(width + w->index, DataType::Int64(), w->text);
+      }
+      for (auto& c : e->children()) c = replace(std::move(c));
+      return e;
+    };
+    for (auto& e : q->select) e = replace(std::move(e));
+    for (auto& st : q->sorts)
+      if (st.expr) st.expr = replace(std::move(st.expr));
+  }
+}
+
+// Output types, the projection (the select list plus ORDER BY keys that are
+// not outputs), DISTINCT, the sort, LIMIT/OFFSET.
+PlanPtr Binder::FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool keep_unknown_outputs, SelectParts* q) {
+  // Output types: unknown literals in the select list become text.
+  for (size_t i = 0; i < q->select.size() && !keep_unknown_outputs; i++) {
+    if (q->select[i]->type().id == TypeId::kUnknown) {
+      q->select[i] = q->eb.Coerce(std::move(q->select[i]), DataType::Text());
+      q->out_schema[i].type = DataType::Text();
+    }
+  }
+
+  // Projection: the select list plus ORDER BY keys that are not outputs.
+  size_t visible = q->select.size();
+  bool distinct = stmt->n_distinct_clause > 0;
+  // Plain DISTINCT is a list holding one empty node; DISTINCT ON lists expressions.
+  if (distinct && stmt->distinct_clause[0] && stmt->distinct_clause[0]->node_case != PG_QUERY__NODE__NODE__NOT_SET)
+    throw SqlError(sqlstate::kFeatureNotSupported, "DISTINCT ON is not supported yet");
+  std::vector<SortKey> sort_keys;
+  for (auto& s : q->sorts) {
+    int idx = s.output_index;
+    if (idx < 0) {
+      std::string key = StructuralKey(*s.expr);
+      for (size_t k = 0; k < visible; k++)
+        if (StructuralKey(*q->select[k]) == key) idx = static_cast<int>(k);
+    }
+    if (idx < 0) {
+      if (distinct)
+        throw SqlError(sqlstate::kInvalidColumnReference, "for SELECT DISTINCT, ORDER BY expressions must appear in select list");
+      idx = static_cast<int>(q->select.size());
+      q->out_schema.push_back({"?sort?", s.expr->type(), ""});
+      q->select.push_back(std::move(s.expr));
+    }
+    sort_keys.push_back({std::make_unique<ColumnRefExpr>(idx, q->out_schema[idx].type, q->out_schema[idx].name), s.descending, s.nulls_first});
+  }
+  bool has_set_functions = false;
+  for (const auto& e : q->select) {
+    if (e->kind() == Expression::Kind::kSetFunction) has_set_functions = true;
+    for (const auto& c : e->children())
+      if (ContainsSetFunction(*c))
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       "set-returning functions inside expressions are not supported yet; use them at the top of the select list or in FROM");
+  }
+  if (has_set_functions) q->plan = std::make_unique<ProjectSetNode>(std::move(q->plan), std::move(q->select), q->out_schema);
+  else q->plan = std::make_unique<ProjectNode>(std::move(q->plan), std::move(q->select), q->out_schema);
+  if (distinct) q->plan = std::make_unique<DistinctNode>(std::move(q->plan));
+  if (!sort_keys.empty()) q->plan = std::make_unique<SortNode>(std::move(q->plan), std::move(sort_keys));
+  // LIMIT/OFFSET and dropping the extra sort columns.
+  PgQuery__SelectStmt limit_only = *stmt;
+  limit_only.n_sort_clause = 0;
+  return ApplyOrderLimit(std::move(q->plan), &limit_only, outer, visible);
+}
+
+}  // namespace freshet

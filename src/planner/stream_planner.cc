@@ -1,0 +1,641 @@
+// PlanStream: a bound, optimized batch plan turned into a stream plan
+// (stream_plan.h): operators with their state tables, exchanges where the
+// distribution changes, a materialize or sink at the root.
+#include "planner/stream_plan.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "common/error.h"
+#include "planner/subquery.h"
+
+#include "planner/stream_plan_internal.h"
+
+namespace freshet {
+
+using namespace stream_plan_detail;
+
+namespace {
+
+class StreamPlanner {
+ public:
+  explicit StreamPlanner(StreamPlan* out) : out_(out) {}
+
+  StreamNodePtr Visit(PlanNode* n) {
+    switch (n->kind()) {
+      case PlanNode::Kind::kScan: return VisitScan(static_cast<ScanNode*>(n));
+      case PlanNode::Kind::kFilter: {
+        auto* f = static_cast<FilterNode*>(n);
+        if (StreamNodePtr top = TryGroupTopN(f)) return top;
+        if (ReadsNow(*f->predicate)) return TemporalFilter(f);
+        CheckStreamable(*f->predicate);
+        return std::make_unique<StreamFilterNode>(Visit(f->child()), f->predicate->Clone());
+      }
+      case PlanNode::Kind::kProject: {
+        auto* p = static_cast<ProjectNode*>(n);
+        std::vector<ExprPtr> exprs;
+        for (const auto& e : p->exprs) {
+          CheckStreamable(*e);
+          exprs.push_back(e->Clone());
+        }
+        return Project(Visit(p->child()), std::move(exprs), p->schema());
+      }
+      case PlanNode::Kind::kAggregate: return VisitAggregate(static_cast<AggregateNode*>(n));
+      case PlanNode::Kind::kWindow:
+        Unsupported("a window function (only row_number() OVER (PARTITION BY ... ORDER BY ...) <= N is supported)");
+      case PlanNode::Kind::kHop: {
+        auto* h = static_cast<HopNode*>(n);
+        StreamNodePtr input = Visit(h->child());
+        // The stream appends window_start/window_end after every input
+        // column; when the input has hidden key columns after its logical
+        // ones, a projection restores the logical layout (logical columns,
+        // the window columns, then the hidden ones).
+        const size_t logical = h->child()->schema().size();
+        const size_t width = input->schema().size();
+        std::vector<PlanColumn> schema = input->schema();
+        schema.push_back(h->schema()[logical]);
+        schema.push_back(h->schema()[logical + 1]);
+        StreamNodePtr hop = std::make_unique<StreamHopNode>(std::move(input), h->time_column, h->slide, h->size, schema);
+        if (width == logical) return hop;
+        std::vector<ExprPtr> exprs;
+        std::vector<PlanColumn> out;
+        auto add = [&](size_t c) {
+          exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+          out.push_back(schema[c]);
+        };
+        for (size_t c = 0; c < logical; c++) add(c);
+        add(width);
+        add(width + 1);
+        for (size_t c = logical; c < width; c++) add(c);
+        return Project(std::move(hop), std::move(exprs), std::move(out));
+      }
+      case PlanNode::Kind::kDistinct: {
+        // Distinct over the logical columns only: the hidden key columns the
+        // stream added after them would make every row distinct.
+        StreamNodePtr input = Visit(n->child());
+        std::vector<int> keys;
+        std::vector<PlanColumn> schema;
+        for (size_t i = 0; i < n->schema().size(); i++) {
+          keys.push_back(int(i));
+          schema.push_back(input->schema()[i]);
+        }
+        return Aggregate(std::move(input), keys, {}, std::move(schema));
+      }
+      case PlanNode::Kind::kSort:
+        // Without LIMIT, ORDER BY does not change a view's rows.
+        return Visit(n->child());
+      case PlanNode::Kind::kLimit: return VisitLimit(static_cast<LimitNode*>(n));
+      case PlanNode::Kind::kJoin: return VisitJoin(static_cast<JoinNode*>(n));
+      case PlanNode::Kind::kSetOp: return VisitSetOp(static_cast<SetOpNode*>(n));
+      case PlanNode::Kind::kValues: Unsupported("VALUES or a SELECT without FROM");
+      case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
+      case PlanNode::Kind::kProjectSet: Unsupported("a set-returning function");
+      case PlanNode::Kind::kSystemScan: Unsupported("reading a system catalog");
+      default: Unsupported("this statement");
+    }
+  }
+
+ private:
+  int AddInternal(InternalTableSpec spec) {
+    out_->internal_tables.push_back(std::move(spec));
+    return int(out_->internal_tables.size()) - 1;
+  }
+
+  StreamNodePtr VisitScan(ScanNode* s) {
+    const TableCatalog& t = *s->table;
+    if (t.kind == RelationKind::kSource) {
+      if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())
+        out_->depends_on.push_back(t.id);
+      auto node = std::make_unique<StreamSourceNode>(s->table);
+      node->offsets_table = AddInternal(SourceOffsetsTable());
+      return node;
+    }
+    if (t.kind != RelationKind::kTable && t.kind != RelationKind::kMaterializedView)
+      Unsupported(fmt::format("reading {} \"{}\"", RelationKindName(t.kind), t.name));
+    if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())
+      out_->depends_on.push_back(t.id);
+    auto node = std::make_unique<StreamTableScanNode>(s->table);
+    InternalTableSpec spec;
+    spec.kind = "backfill";
+    spec.columns = {{"vnode", DataType::Int32()},
+                    {"position", DataType::Varchar()},
+                    {"finished", DataType::Boolean()},
+                    {"row_count", DataType::Int64()}};
+    spec.pk = {0};
+    spec.upstream = t.id;
+    node->progress_table = AddInternal(std::move(spec));
+    return node;
+  }
+
+  // A projection that keeps the input's stream key (adding hidden columns).
+  StreamNodePtr Project(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema) {
+    for (int k : input->stream_key) {
+      bool found = false;
+      for (const auto& e : exprs)
+        found |= e->kind() == Expression::Kind::kColumnRef && static_cast<ColumnRefExpr&>(*e).index() == k;
+      if (found) continue;
+      const PlanColumn& c = input->schema()[k];
+      exprs.push_back(std::make_unique<ColumnRefExpr>(k, c.type, c.name));
+      schema.push_back(PlanColumn{c.name, c.type, c.table, true});
+    }
+    return std::make_unique<StreamProjectNode>(std::move(input), std::move(exprs), std::move(schema));
+  }
+
+  static StreamNodePtr Exchange(StreamNodePtr input, Distribution to) {
+    return std::make_unique<StreamExchangeNode>(std::move(input), std::move(to));
+  }
+
+  StreamNodePtr Aggregate(StreamNodePtr input, std::vector<int> keys, std::vector<StreamAggCall> calls,
+                          std::vector<PlanColumn> schema) {
+    const Distribution& d = input->distribution;
+    if (keys.empty()) {
+      if (d.kind != Distribution::Kind::kSingle) input = Exchange(std::move(input), Distribution::Single());
+    } else if (!(d.kind == Distribution::Kind::kHash && IsSubset(d.keys, keys))) {
+      input = Exchange(std::move(input), Distribution::Hash(keys));
+    }
+    const auto& in_schema = input->schema();
+    const size_t g = keys.size();
+    // Per-group state: group columns, the group's row count, value states.
+    InternalTableSpec result;
+    result.kind = "aggresult";
+    for (size_t i = 0; i < g; i++) result.columns.push_back({in_schema[keys[i]].name, in_schema[keys[i]].type});
+    result.columns.push_back({"_row_count", DataType::Int64()});
+    for (size_t i = 0; i < g; i++) result.pk.push_back(int(i));
+    result.dist_key = result.pk;
+    for (size_t ci = 0; ci < calls.size(); ci++) {
+      auto& c = calls[ci];
+      c.append_only = input->append_only && !c.distinct;
+      auto fn = CreateAggregate(c.sig, c.append_only);
+      for (const auto& t : fn->StateTypes()) result.columns.push_back({fmt::format("_call{}_state", ci), t});
+      bool keeps_inputs = c.distinct || fn->StateTypes().empty();
+      if (!keeps_inputs) continue;
+      InternalTableSpec in;
+      in.kind = "aggcall";
+      for (size_t i = 0; i < g; i++) in.columns.push_back({in_schema[keys[i]].name, in_schema[keys[i]].type});
+      if (c.distinct) {
+        in.columns.push_back({"value", in_schema[c.args[0]].type});
+        in.columns.push_back({"_count", DataType::Int64()});
+        for (size_t i = 0; i <= g; i++) in.pk.push_back(int(i));
+      } else {
+        for (const auto& k : c.order_by) in.columns.push_back({in_schema[k.column].name, in_schema[k.column].type});
+        if (c.sig.kind != AggKind::kStringAgg && c.sig.kind != AggKind::kArrayAgg)
+          in.columns.push_back({"value", in_schema[c.args[0]].type});
+        for (int k : input->stream_key) in.columns.push_back({in_schema[k].name, in_schema[k].type});
+        for (size_t i = 0; i < in.columns.size(); i++) in.pk.push_back(int(i));
+        if (c.sig.kind == AggKind::kStringAgg || c.sig.kind == AggKind::kArrayAgg)
+          for (int a : c.args) in.columns.push_back({in_schema[a].name, in_schema[a].type});
+      }
+      for (size_t i = 0; i < g; i++) in.dist_key.push_back(int(i));
+      c.input_table = AddInternal(std::move(in));
+    }
+    auto node = std::make_unique<StreamHashAggNode>(std::move(input), std::move(keys), std::move(calls), std::move(schema));
+    node->result_table = AddInternal(std::move(result));
+    return node;
+  }
+
+  // Hash-distributes a join input on its key columns (single actor when
+  // none). Always an exchange: a join heads its fragment.
+  static StreamNodePtr ShuffleForJoin(StreamNodePtr in, const std::vector<int>& keys) {
+    if (keys.empty()) return Exchange(std::move(in), Distribution::Single());
+    return Exchange(std::move(in), Distribution::Hash(keys));
+  }
+
+  // A stream node's columns start with its logical node's columns, in
+  // order; hidden columns (stream keys, computed keys) follow. A join's
+  // inputs each carry their own hidden columns, so the join's raw output
+  // [left logical, left hidden, right logical, right hidden] breaks that
+  // prefix: its condition is remapped onto the raw layout and a projection
+  // restores [left logical, right logical, hidden...] above it.
+  StreamNodePtr VisitJoin(JoinNode* j) {
+    if (j->type == JoinType::kSemi || j->type == JoinType::kAnti) Unsupported("IN/EXISTS subqueries (semi and anti joins)");
+    if (j->condition) CheckStreamable(*j->condition);
+    StreamNodePtr sides[2] = {Visit(j->child(0)), Visit(j->child(1))};
+    const int logical[2] = {int(j->child(0)->schema().size()), int(j->child(1)->schema().size())};
+    // Join keys that are expressions (casts to a common type, ...) are
+    // computed by a projection below the join, as extra hidden columns.
+    std::vector<int> keys[2];
+    const std::vector<ExprPtr>* key_exprs[2] = {&j->left_keys, &j->right_keys};
+    for (int s = 0; s < 2; s++) {
+      std::vector<ExprPtr> exprs;
+      std::vector<PlanColumn> schema = sides[s]->schema();
+      for (size_t c = 0; c < schema.size(); c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+      bool extra = false;
+      for (const auto& e : *key_exprs[s]) {
+        CheckStreamable(*e);
+        if (e->kind() == Expression::Kind::kColumnRef) {
+          keys[s].push_back(static_cast<const ColumnRefExpr&>(*e).index());
+          continue;
+        }
+        keys[s].push_back(int(exprs.size()));
+        exprs.push_back(e->Clone());
+        schema.push_back(PlanColumn{"_join_key" + std::to_string(keys[s].size()), e->type(), "", true});
+        extra = true;
+      }
+      // The rows an outer join pads with NULLs for this side must not share
+      // a key with this side's own rows whose keys are NULL (a NULL group
+      // key of a DISTINCT): a hidden TRUE column in this side's stream key
+      // is NULL only in padding.
+      const bool padded = j->type == JoinType::kFull || (s == 1 ? j->type == JoinType::kLeft : j->type == JoinType::kRight);
+      int marker = -1;
+      if (padded && StreamKeyMayBeNull(*sides[s])) {
+        marker = int(exprs.size());
+        exprs.push_back(std::make_unique<ConstantExpr>(Value::Boolean(true)));
+        schema.push_back(PlanColumn{"_present", DataType::Boolean(), "", true});
+        extra = true;
+      }
+      if (extra) sides[s] = std::make_unique<StreamProjectNode>(std::move(sides[s]), std::move(exprs), std::move(schema));
+      if (marker >= 0) sides[s]->stream_key.push_back(marker);
+      sides[s] = ShuffleForJoin(std::move(sides[s]), keys[s]);
+    }
+    // The condition refers to the logical left ++ right columns; in the raw
+    // output the right side starts after all of the left's columns.
+    const int raw_left = int(sides[0]->schema().size());
+    ExprPtr condition = j->condition ? j->condition->Clone() : nullptr;
+    if (condition) ShiftColumns(condition.get(), logical[0], raw_left - logical[0]);
+    auto join = std::make_unique<StreamHashJoinNode>(j->type, std::move(sides[0]), std::move(sides[1]), keys[0],
+                                                     keys[1], std::move(condition));
+    for (int s = 0; s < 2; s++) {
+      const StreamNode* in = join->input(s);
+      InternalTableSpec spec;
+      spec.kind = s == 0 ? "joinleft" : "joinright";
+      for (const auto& c : in->schema()) spec.columns.push_back({c.name, c.type});
+      spec.columns.push_back({"_degree", DataType::Int64()});
+      spec.pk = keys[s];
+      for (int k : in->stream_key)
+        if (std::find(spec.pk.begin(), spec.pk.end(), k) == spec.pk.end()) spec.pk.push_back(k);
+      spec.dist_key = keys[s];
+      (s == 0 ? join->left_table : join->right_table) = AddInternal(std::move(spec));
+    }
+    if (raw_left == logical[0]) return join;  // the logical columns are already a prefix
+    // Back to the logical layout; Project appends the stream key columns
+    // (both sides' keys and hidden join keys) as hidden columns.
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+    for (int c = 0; c < logical[0] + logical[1]; c++) {
+      int src = c < logical[0] ? c : raw_left + (c - logical[0]);
+      const PlanColumn& col = join->schema()[src];
+      exprs.push_back(std::make_unique<ColumnRefExpr>(src, col.type, col.name));
+      schema.push_back(col);
+    }
+    return Project(std::move(join), std::move(exprs), std::move(schema));
+  }
+
+  // Whether the node's stream key can be NULL in every column, so that
+  // padding (all NULL) could not be told from a row: an empty key (a
+  // simple aggregate's one row) always can; keys of tables (primary key or
+  // _row_id) and sources never are NULL; the keys of materialized views and
+  // indexes are their queries' keys: group keys (DISTINCT, GROUP BY) and
+  // the padded side of an outer join can be NULL.
+  static bool StreamKeyMayBeNull(const StreamNode& n) {
+    if (n.stream_key.empty()) return true;
+    switch (n.kind()) {
+      case StreamNode::Kind::kTableScan: {
+        const RelationKind kind = static_cast<const StreamTableScanNode&>(n).table->kind;
+        return kind != RelationKind::kTable;
+      }
+      case StreamNode::Kind::kSource:
+      case StreamNode::Kind::kUnion:  // keyed by its branch number and the branches' keys
+        return false;
+      case StreamNode::Kind::kHashAgg: return !static_cast<const StreamHashAggNode&>(n).group_keys.empty();
+      case StreamNode::Kind::kHashJoin: {
+        const auto& j = static_cast<const StreamHashJoinNode&>(n);
+        if (j.type != JoinType::kInner) return true;
+        return StreamKeyMayBeNull(*n.input(0)) || StreamKeyMayBeNull(*n.input(1));
+      }
+      default:
+        for (const auto& in : n.inputs())
+          if (StreamKeyMayBeNull(*in)) return true;
+        return false;
+    }
+  }
+
+  // Adds `by` to column references at or after `from`.
+  static void ShiftColumns(Expression* e, int from, int by) {
+    if (e->kind() == Expression::Kind::kColumnRef) {
+      auto* c = static_cast<ColumnRefExpr*>(e);
+      if (c->index() >= from) c->set_index(c->index() + by);
+    }
+    for (auto& child : e->children()) ShiftColumns(child.get(), from, by);
+  }
+
+  // Filter(rn <= N | rn < N | rn = 1) over [Project ->] Window(row_number):
+  // a group top-N. Null when the filter is not of that shape.
+  StreamNodePtr TryGroupTopN(FilterNode* f) {
+    const Expression& pred = *f->predicate;
+    if (pred.kind() != Expression::Kind::kFunction || pred.children().size() != 2) return nullptr;
+    const std::string& op = static_cast<const FunctionExpr&>(pred).function()->name;
+    const Expression* col = pred.children()[0].get();
+    const Expression* bound = pred.children()[1].get();
+    if (col->kind() != Expression::Kind::kColumnRef || !bound->IsConstant()) return nullptr;
+    EvalContext ctx;
+    Value v = bound->EvalConstant(ctx);
+    if (v.is_null() || v.type().physical() != PhysicalType::kInt64) return nullptr;
+    int64_t limit;
+    if (op == "<=") limit = v.int_value();
+    else if (op == "<") limit = v.int_value() - 1;
+    else if (op == "=" && v.int_value() == 1) limit = 1;
+    else return nullptr;
+    // Follow the column down through projections to the window.
+    int c = static_cast<const ColumnRefExpr*>(col)->index();
+    PlanNode* below = f->child();
+    ProjectNode* project = nullptr;
+    if (below->kind() == PlanNode::Kind::kProject) {
+      project = static_cast<ProjectNode*>(below);
+      const Expression& e = *project->exprs[c];
+      if (e.kind() != Expression::Kind::kColumnRef) return nullptr;
+      c = static_cast<const ColumnRefExpr&>(e).index();
+      below = project->child();
+    }
+    if (below->kind() != PlanNode::Kind::kWindow) return nullptr;
+    auto* w = static_cast<WindowNode*>(below);
+    const int width = int(w->child()->schema().size());
+    if (w->calls.size() != 1 || c != width || w->calls[0].kind != WindowFunctionKind::kRowNumber) return nullptr;
+    if (limit < 1) Unsupported("a row_number() filter that keeps no row");
+    const WindowCall& call = w->calls[0];
+    StreamNodePtr input = Visit(w->child());
+    // Partition and order keys as columns (expressions are computed first).
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema = input->schema();
+    for (size_t i = 0; i < schema.size(); i++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(i), schema[i].type, schema[i].name));
+    bool extra = false;
+    auto column_of = [&](const ExprPtr& e) {
+      CheckStreamable(*e);
+      if (e->kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(*e).index();
+      exprs.push_back(e->Clone());
+      schema.push_back(PlanColumn{"_key" + std::to_string(exprs.size()), e->type(), "", true});
+      extra = true;
+      return int(exprs.size()) - 1;
+    };
+    std::vector<int> partition;
+    for (const auto& p : call.partition_by) partition.push_back(column_of(p));
+    std::vector<StreamOrderKey> order;
+    for (const auto& k : call.order_by) order.push_back({column_of(k.expr), k.descending, k.nulls_first});
+    if (extra) input = Project(std::move(input), std::move(exprs), std::move(schema));
+    input = Exchange(std::move(input), partition.empty() ? Distribution::Single() : Distribution::Hash(partition));
+    const size_t stream_width = input->schema().size();
+    auto top = std::make_unique<StreamGroupTopNNode>(std::move(input), partition, order, limit);
+    InternalTableSpec spec;
+    spec.kind = "grouptopn";
+    for (size_t i = 0; i < stream_width; i++) spec.columns.push_back({top->schema()[i].name, top->schema()[i].type});
+    spec.pk = partition;
+    for (const auto& k : order) spec.pk.push_back(k.column);
+    for (int k : top->input_stream_key) spec.pk.push_back(k);
+    spec.dist_key = partition;
+    top->state_table = AddInternal(std::move(spec));
+    // Back to the logical layout: the window's input columns, row_number,
+    // then the hidden columns of the stream.
+    std::vector<ExprPtr> out;
+    std::vector<PlanColumn> out_schema;
+    auto add = [&](int i) {
+      out.push_back(std::make_unique<ColumnRefExpr>(i, top->schema()[i].type, top->schema()[i].name));
+      out_schema.push_back(top->schema()[i]);
+    };
+    for (int i = 0; i < width; i++) add(i);
+    add(int(stream_width));
+    for (int i = width; i < int(stream_width); i++) add(i);
+    StreamNodePtr result = Project(std::move(top), std::move(out), std::move(out_schema));
+    if (!project) return result;
+    // The projection between the filter and the window.
+    std::vector<ExprPtr> pexprs;
+    for (const auto& e : project->exprs) {
+      CheckStreamable(*e);
+      pexprs.push_back(e->Clone());
+    }
+    return Project(std::move(result), std::move(pexprs), project->schema());
+  }
+
+  // WHERE ... now() ...: the conjuncts without now() filter first; those
+  // with now() go to a temporal filter on one actor.
+  StreamNodePtr TemporalFilter(FilterNode* f) {
+    std::vector<const Expression*> parts;
+    SplitConjuncts(*f->predicate, &parts);
+    std::vector<ExprPtr> plain, temporal;
+    for (const Expression* p : parts) {
+      CheckStreamable(*p, /*allow_now=*/true);
+      (ReadsNow(*p) ? temporal : plain).push_back(p->Clone());
+    }
+    auto conjunction = [](std::vector<ExprPtr> v) -> ExprPtr {
+      if (v.size() == 1) return std::move(v[0]);
+      return std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(v));
+    };
+    StreamNodePtr input = Visit(f->child());
+    if (!plain.empty()) input = std::make_unique<StreamFilterNode>(std::move(input), conjunction(std::move(plain)));
+    if (input->distribution.kind != Distribution::Kind::kSingle) input = Exchange(std::move(input), Distribution::Single());
+    auto node = std::make_unique<StreamTemporalFilterNode>(std::move(input), conjunction(std::move(temporal)));
+    InternalTableSpec rows;
+    rows.kind = "temporalrows";
+    for (const auto& c : node->schema()) rows.columns.push_back({c.name, c.type});
+    rows.pk = node->stream_key;
+    node->rows_table = AddInternal(std::move(rows));
+    InternalTableSpec time;
+    time.kind = "temporaltime";
+    time.columns = {{"now", DataType::Timestamptz()}};
+    node->time_table = AddInternal(std::move(time));
+    return node;
+  }
+
+  StreamNodePtr VisitLimit(LimitNode* l) {
+    if (l->limit < 0 && l->offset == 0) return Visit(l->child());
+    std::vector<StreamOrderKey> order;
+    StreamNodePtr input;
+    if (l->child()->kind() == PlanNode::Kind::kSort) {
+      auto* sort = static_cast<SortNode*>(l->child());
+      input = Visit(sort->child());
+      // Sort keys that are expressions become extra (hidden) columns.
+      std::vector<ExprPtr> exprs;
+      std::vector<PlanColumn> schema = input->schema();
+      for (size_t c = 0; c < schema.size(); c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+      bool extra = false;
+      for (const auto& k : sort->keys) {
+        CheckStreamable(*k.expr);
+        int col;
+        if (k.expr->kind() == Expression::Kind::kColumnRef) {
+          col = static_cast<const ColumnRefExpr&>(*k.expr).index();
+        } else {
+          col = int(exprs.size());
+          exprs.push_back(k.expr->Clone());
+          schema.push_back(PlanColumn{"_order" + std::to_string(col), k.expr->type(), "", true});
+          extra = true;
+        }
+        order.push_back({col, k.descending, k.nulls_first});
+      }
+      if (extra) input = Project(std::move(input), std::move(exprs), std::move(schema));
+    } else {
+      input = Visit(l->child());
+    }
+    if (input->distribution.kind != Distribution::Kind::kSingle) input = Exchange(std::move(input), Distribution::Single());
+    auto node = std::make_unique<StreamTopNNode>(std::move(input), std::move(order), l->limit, l->offset);
+    InternalTableSpec spec;
+    spec.kind = "topn";
+    for (const auto& c : node->schema()) spec.columns.push_back({c.name, c.type});
+    for (const auto& k : node->order) spec.pk.push_back(k.column);
+    for (int k : node->stream_key) spec.pk.push_back(k);
+    node->state_table = AddInternal(std::move(spec));
+    return node;
+  }
+
+  StreamNodePtr VisitSetOp(SetOpNode* s) {
+    if (s->op != SetOpKind::kUnion) Unsupported(s->op == SetOpKind::kIntersect ? "INTERSECT" : "EXCEPT");
+    // Flatten nested UNION ALLs into one union.
+    std::vector<PlanNode*> branches;
+    std::function<void(PlanNode*)> collect = [&](PlanNode* n) {
+      auto* u = n->kind() == PlanNode::Kind::kSetOp ? static_cast<SetOpNode*>(n) : nullptr;
+      if (u && u->op == SetOpKind::kUnion && u->all) {
+        collect(u->child(0));
+        collect(u->child(1));
+      } else {
+        branches.push_back(n);
+      }
+    };
+    if (s->all) collect(s);
+    else branches = {s->child(0), s->child(1)};
+    std::vector<StreamNodePtr> inputs;
+    for (PlanNode* b : branches) inputs.push_back(Visit(b));
+    // Layout: the visible columns, the branch number, then each branch's
+    // stream key columns (NULL in the other branches' rows).
+    const size_t visible = s->schema().size();
+    std::vector<PlanColumn> schema = s->schema();
+    schema.push_back(PlanColumn{"_branch", DataType::Int32(), "", true});
+    std::vector<int> key = {int(visible)};
+    std::vector<size_t> key_base;
+    for (auto& in : inputs) {
+      key_base.push_back(schema.size());
+      for (int k : in->stream_key) {
+        key.push_back(int(schema.size()));
+        PlanColumn c = in->schema()[k];
+        c.hidden = true;
+        c.name = "_key" + std::to_string(schema.size());
+        schema.push_back(c);
+      }
+    }
+    std::vector<size_t> key_sizes;
+    for (auto& in : inputs) key_sizes.push_back(in->stream_key.size());
+    std::vector<StreamNodePtr> projected;
+    for (size_t b = 0; b < inputs.size(); b++) {
+      auto& in = inputs[b];
+      std::vector<ExprPtr> exprs;
+      for (size_t c = 0; c < visible; c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), in->schema()[c].type));
+      exprs.push_back(std::make_unique<ConstantExpr>(Value::Int32(int64_t(b))));
+      for (size_t o = 0; o < inputs.size(); o++) {
+        for (size_t i = 0; i < key_sizes[o]; i++) {
+          const PlanColumn& c = schema[key_base[o] + i];
+          if (o == b) exprs.push_back(std::make_unique<ColumnRefExpr>(in->stream_key[i], c.type));
+          else exprs.push_back(std::make_unique<ConstantExpr>(Value::Null(c.type)));
+        }
+      }
+      auto p = std::make_unique<StreamProjectNode>(std::move(in), std::move(exprs), schema);
+      p->stream_key = key;
+      projected.push_back(Exchange(std::move(p), Distribution::Hash(key)));
+    }
+    StreamNodePtr u = std::make_unique<StreamUnionNode>(std::move(projected), std::move(schema), std::move(key));
+    if (s->all) return u;
+    // UNION: distinct over the visible columns.
+    std::vector<int> cols;
+    for (size_t c = 0; c < visible; c++) cols.push_back(int(c));
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> vis_schema;
+    for (int c : cols) {
+      exprs.push_back(std::make_unique<ColumnRefExpr>(c, u->schema()[c].type, u->schema()[c].name));
+      vis_schema.push_back(u->schema()[c]);
+    }
+    StreamNodePtr vis = Project(std::move(u), std::move(exprs), std::move(vis_schema));
+    std::vector<PlanColumn> out_schema(vis->schema().begin(), vis->schema().begin() + visible);
+    return Aggregate(std::move(vis), cols, {}, std::move(out_schema));
+  }
+
+  StreamNodePtr VisitAggregate(AggregateNode* a) {
+    StreamNodePtr input = Visit(a->child());
+    // Pre-projection: group keys, then each call's arguments, filter and
+    // ORDER BY keys, then (added by Project) the input's stream key.
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+    auto add = [&](const ExprPtr& e, const std::string& name) {
+      CheckStreamable(*e);
+      exprs.push_back(e->Clone());
+      schema.push_back(PlanColumn{name, e->type(), "", false});
+      return int(exprs.size()) - 1;
+    };
+    std::vector<int> keys;
+    for (size_t i = 0; i < a->group_keys.size(); i++) keys.push_back(add(a->group_keys[i], a->schema()[i].name));
+    std::vector<StreamAggCall> calls;
+    for (size_t i = 0; i < a->aggs.size(); i++) {
+      const AggregateCall& src = a->aggs[i];
+      StreamAggCall c;
+      c.sig = src.sig;
+      c.distinct = src.distinct;
+      if (src.distinct && !(src.sig.kind == AggKind::kCount || src.sig.kind == AggKind::kSum ||
+                            src.sig.kind == AggKind::kAvg || src.sig.kind == AggKind::kMin ||
+                            src.sig.kind == AggKind::kMax))
+        Unsupported("DISTINCT in this aggregate");
+      if (src.sig.kind == AggKind::kMin || src.sig.kind == AggKind::kMax) c.distinct = false;
+      for (const auto& arg : src.args) c.args.push_back(add(arg, fmt::format("_arg{}", exprs.size())));
+      if (src.filter) c.filter = add(src.filter, fmt::format("_filter{}", i));
+      for (const auto& k : src.order_by)
+        c.order_by.push_back({add(k.expr, fmt::format("_order{}", exprs.size())), k.descending, k.nulls_first});
+      calls.push_back(std::move(c));
+    }
+    StreamNodePtr pre = Project(std::move(input), std::move(exprs), std::move(schema));
+    return Aggregate(std::move(pre), std::move(keys), std::move(calls), a->schema());
+  }
+
+  StreamPlan* out_;
+};
+
+}  // namespace
+
+StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options) {
+  StreamPlan plan;
+  StreamPlanner planner(&plan);
+  StreamNodePtr top = planner.Visit(logical.get());
+  std::set<std::string> names;
+  for (const auto& c : top->schema()) {
+    if (c.hidden) continue;
+    if (!names.insert(c.name).second)
+      throw SqlError(sqlstate::kDuplicateColumn, fmt::format("column \"{}\" specified more than once", c.name));
+  }
+  if (options.sink) {
+    plan.root = std::make_unique<StreamSinkNode>(std::move(top), options.connector);
+    for (const auto& c : plan.root->schema()) plan.columns.push_back(ColumnCatalog{c.name, c.type, false, c.hidden, ""});
+    plan.pk = plan.root->stream_key;
+    CheckStreamPlan(*plan.root);
+    return plan;
+  }
+  if (!options.leading_key.empty()) {
+    // An index: its key columns lead the primary key and choose the vnode.
+    std::vector<int> key = options.leading_key;
+    for (int k : top->stream_key)
+      if (std::find(key.begin(), key.end(), k) == key.end()) key.push_back(k);
+    top->stream_key = key;
+    if (!(top->distribution.kind == Distribution::Kind::kHash && top->distribution.keys == options.leading_key))
+      top = std::make_unique<StreamExchangeNode>(std::move(top), Distribution::Hash(options.leading_key));
+  }
+  // Every change to one key of the view must pass through one actor, in order.
+  const Distribution& d = top->distribution;
+  if (!(d.kind == Distribution::Kind::kSingle || (d.kind == Distribution::Kind::kHash && IsSubset(d.keys, top->stream_key))))
+    top = std::make_unique<StreamExchangeNode>(std::move(top), Distribution::Hash(top->stream_key));
+  auto root = std::make_unique<StreamMaterializeNode>(std::move(top));
+  root->relation_name = relation_name;
+  for (const auto& c : root->schema()) {
+    ColumnCatalog col{c.name, c.type};
+    col.hidden = c.hidden;
+    if (c.hidden) {
+      std::string base = c.table.empty() ? c.name : c.table + "." + c.name;
+      std::string name = base;
+      for (int i = 1; names.count(name); i++) name = base + "#" + std::to_string(i);
+      names.insert(name);
+      col.name = name;
+    }
+    plan.columns.push_back(std::move(col));
+  }
+  plan.pk = root->stream_key;
+  plan.dist_key = root->distribution.kind == Distribution::Kind::kHash ? root->distribution.keys : plan.pk;
+  plan.root = std::move(root);
+  CheckStreamPlan(*plan.root);
+  return plan;
+}
+
+}  // namespace freshet
