@@ -35,7 +35,7 @@ inline constexpr const char* kDefaultDatabase = "dev";
 inline constexpr const char* kDefaultSchema = "public";
 
 // Schemas every database has; the three system ones are read-only views
-// generated from the catalog (server/system_tables.h).
+// generated from the catalog (catalog/system_tables.h).
 inline constexpr const char* kPgCatalogSchema = "pg_catalog";
 inline constexpr const char* kInformationSchema = "information_schema";
 inline constexpr const char* kRwCatalogSchema = "rw_catalog";

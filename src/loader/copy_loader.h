@@ -2,8 +2,8 @@
 // bulk loads parsed by several threads (ParallelCopyLoader).
 //
 // A bulk load (a table keyed by a generated row id, outside a transaction
-// block; see Session::RunCopy) is cut into blocks of whole records by the
-// session thread, which also takes each block's row ids, so that ids grow
+// block; see HandleCopy in frontend/handler/copy.cc) is cut into blocks of
+// whole records by the session thread, which also takes each block's row ids, so that ids grow
 // with the block order. Worker threads parse and encode blocks into a
 // staging BulkRows each, so parsing and encoding use every core; staged
 // blocks are appended in block order to the load's one BulkRows by

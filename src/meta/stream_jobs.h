@@ -1,5 +1,5 @@
 // StreamJobs: creating, resuming and dropping stream jobs (materialized
-// views today; sinks and indexes later) of every database.
+// views, sinks and indexes) of every database.
 //
 // Creating a job: the catalog entries are written first (status Creating,
 // internal tables included), then its actors are built and started by a

@@ -5,9 +5,10 @@
 //   "meta"    - the catalog and per-database committed epochs
 //
 // Writes are never applied piecemeal: the barrier manager collects all
-// writes of an epoch and calls Commit() once with one WriteBatch that also
-// records the new committed epoch, so an epoch is either entirely visible or
-// not at all, across crashes. Readers take a Snapshot, which pins a RocksDB
+// writes of an epoch and calls CommitEpoch once (one WriteBatch, or SST
+// files ingested for large epochs) that also records the new committed
+// epoch, so an epoch is either entirely visible or not at all, across
+// crashes. Readers take a Snapshot, which pins a RocksDB
 // snapshot and therefore sees a set of whole committed epochs.
 //
 // Opening takes an exclusive lock on the directory (RocksDB's LOCK file), so

@@ -2,7 +2,7 @@
 // (streaming_memory_limit, fixed when the job is created; by default half
 // of the machine's memory).
 //
-// Two things are counted, because they grow in different ways:
+// Three things are counted, because they grow in different ways:
 //   - operator state in memory: every state cache of the job (hash
 //     aggregation groups, join keys, group top-N) publishes its estimated
 //     size at each barrier (StateCacheShare). While the job is over its
