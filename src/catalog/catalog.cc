@@ -5,6 +5,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "catalog/type_json.h"
 #include "common/error.h"
 
 namespace freshet {
@@ -45,16 +46,6 @@ int TableCatalog::ColumnIndex(const std::string& column_name) const {
   return -1;
 }
 
-namespace {
-
-const std::string kNextIdKey = "catalog/next_id";
-std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
-std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
-std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
-std::string UserKey(ObjectId id) { return "catalog/user/" + std::to_string(id); }
-
-// Struct types are stored by their fields (the registry numbers in
-// DataType are per process), arrays of structs by their element's fields.
 json TypeToJson(const DataType& t) {
   json j = {{"id", int(t.id)}, {"p", t.precision}, {"s", t.scale}};
   DataType base = t.IsArray() ? t.ElementType() : t;
@@ -76,12 +67,26 @@ DataType TypeFromJson(const json& j) {
   return t;
 }
 
+json ColumnToJson(const ColumnCatalog& c) {
+  return {{"name", c.name}, {"type", TypeToJson(c.type)}, {"not_null", c.not_null}, {"hidden", c.hidden},
+          {"default", c.default_expr}};
+}
+
+ColumnCatalog ColumnFromJson(const json& c) {
+  return {c.at("name"), TypeFromJson(c.at("type")), c.at("not_null"), c.at("hidden"), c.at("default")};
+}
+
+namespace {
+
+const std::string kNextIdKey = "catalog/next_id";
+std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
+std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
+std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
+std::string UserKey(ObjectId id) { return "catalog/user/" + std::to_string(id); }
+
 json TableToJson(const TableCatalog& t) {
   json cols = json::array();
-  for (const auto& c : t.columns) {
-    cols.push_back({{"name", c.name}, {"type", TypeToJson(c.type)}, {"not_null", c.not_null},
-                    {"hidden", c.hidden}, {"default", c.default_expr}});
-  }
+  for (const auto& c : t.columns) cols.push_back(ColumnToJson(c));
   return {{"id", t.id},           {"database_id", t.database_id}, {"schema_id", t.schema_id},
           {"owner", t.owner},     {"name", t.name},               {"kind", int(t.kind)},
           {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
@@ -102,10 +107,7 @@ TableCatalog TableFromJson(const json& j) {
   t.owner = j.at("owner");
   t.name = j.at("name");
   t.kind = static_cast<RelationKind>(j.at("kind").get<int>());
-  for (const auto& c : j.at("columns")) {
-    t.columns.push_back({c.at("name"), TypeFromJson(c.at("type")), c.at("not_null"), c.at("hidden"),
-                         c.at("default")});
-  }
+  for (const auto& c : j.at("columns")) t.columns.push_back(ColumnFromJson(c));
   t.pk = j.at("pk").get<std::vector<int>>();
   t.dist_key = j.at("dist_key").get<std::vector<int>>();
   t.row_id_index = j.at("row_id_index");

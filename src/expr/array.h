@@ -43,6 +43,8 @@ class ArrayAnyAllExpr : public Expression {
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override;
   std::string ToString() const override;
+  const ScalarFunction* compare() const { return compare_; }
+  bool any() const { return any_; }
 
  private:
   const ScalarFunction* compare_;

@@ -117,6 +117,7 @@ class CastExpr : public Expression {
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override { return std::make_unique<CastExpr>(children_[0]->Clone(), type_, assignment_); }
   std::string ToString() const override;
+  bool assignment() const { return assignment_; }
 
  private:
   bool assignment_;
@@ -132,6 +133,7 @@ class OperatorExpr : public Expression {
   std::string ToString() const override;
   // For GREATEST/LEAST/NULLIF: the comparison function of the common type.
   void set_compare(const ScalarFunction* f) { compare_ = f; }
+  const ScalarFunction* compare() const { return compare_; }
 
  private:
   const ScalarFunction* compare_ = nullptr;
@@ -144,6 +146,7 @@ class CaseExpr : public Expression {
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override { return std::make_unique<CaseExpr>(type_, CloneChildren(), has_else_); }
   std::string ToString() const override;
+  bool has_else() const { return has_else_; }
 
  private:
   bool has_else_;
@@ -156,6 +159,8 @@ class InListExpr : public Expression {
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override;
   std::string ToString() const override;
+  const std::vector<Value>& list() const { return list_; }
+  bool negated() const { return negated_; }
 
  private:
   std::vector<Value> list_;

@@ -58,6 +58,7 @@ class StreamNode {
 
   Kind kind() const { return kind_; }
   const std::vector<PlanColumn>& schema() const { return schema_; }
+  void set_schema(std::vector<PlanColumn> schema) { schema_ = std::move(schema); }
   std::vector<DataType> types() const;
   std::vector<StreamNodePtr>& inputs() { return inputs_; }
   const std::vector<StreamNodePtr>& inputs() const { return inputs_; }
