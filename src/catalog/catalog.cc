@@ -94,6 +94,7 @@ json TableToJson(const TableCatalog& t) {
           {"definition", t.definition}, {"depends_on", t.depends_on},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
+          {"stream_plan", t.stream_plan},
           {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options},
           {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros},
           {"failure", t.failure}, {"failure_code", t.failure_code}};
@@ -118,6 +119,7 @@ TableCatalog TableFromJson(const json& j) {
   t.status = static_cast<JobStatus>(j.value("status", 0));
   if (j.contains("internal_tables")) t.internal_tables = j.at("internal_tables").get<std::vector<ObjectId>>();
   if (j.contains("plan_settings")) t.plan_settings = j.at("plan_settings").get<std::map<std::string, std::string>>();
+  t.stream_plan = j.value("stream_plan", std::string());
   t.job_id = j.value("job_id", ObjectId(0));
   t.internal_kind = j.value("internal_kind", std::string());
   t.backfill_upstream = j.value("backfill_upstream", ObjectId(0));

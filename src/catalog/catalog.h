@@ -80,6 +80,11 @@ struct TableCatalog {
   JobStatus status = JobStatus::kCreated;
   std::vector<ObjectId> internal_tables;
   std::map<std::string, std::string> plan_settings;
+  // Stream jobs: the stream plan as created (planner/stream_plan_codec.h),
+  // from which recovery builds the job; its state tables are
+  // internal_tables in the plan's order. Empty for jobs of versions before
+  // it was kept (they are planned again from `definition`).
+  std::string stream_plan;
   ObjectId job_id = 0;  // internal tables: the job that owns them
   // Sources: the WITH options (connector = ..., ...).
   std::map<std::string, std::string> connector_options;

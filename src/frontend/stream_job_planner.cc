@@ -9,6 +9,7 @@
 #include "binder/binder.h"
 #include "common/error.h"
 #include "planner/optimizer.h"
+#include "planner/stream_plan_codec.h"
 #include "storage/keys.h"
 
 namespace freshet {
@@ -192,8 +193,9 @@ StreamPlan PlanTableSource(TableRef table) {
 
 namespace {
 
-// The stream jobs of a database planned again from their definitions,
-// upstreams first; jobs marked failed, and jobs that cannot be planned, are
+// The stream jobs of a database with their plans, upstreams first: the
+// plan persisted at CREATE, or (jobs of older versions) planned again from
+// the definition; jobs marked failed, and jobs that cannot be built, are
 // left out (logged).
 std::vector<StreamJobs::ResumedJob> PlanDatabaseJobs(Catalog* catalog, const DatabaseCatalog& db) {
   std::vector<TableRef> jobs;
@@ -208,6 +210,21 @@ std::vector<StreamJobs::ResumedJob> PlanDatabaseJobs(Catalog* catalog, const Dat
       continue;
     }
     try {
+      if (!job->stream_plan.empty()) {
+        // The graph persisted at CREATE: not planned again.
+        EvalContext eval;
+        auto it = job->plan_settings.find("timezone");
+        if (it != job->plan_settings.end())
+          if (auto tz = TimeZone::Lookup(it->second)) eval.time_zone = *tz;
+        auto plan = std::make_shared<StreamPlan>(
+            DecodeStreamPlan(job->stream_plan, [catalog](ObjectId id) { return catalog->GetTable(id); }));
+        if (plan->internal_tables.size() != job->internal_tables.size())
+          throw SqlError(sqlstate::kDataCorrupted, "the stored plan does not match the job's state tables");
+        planned.push_back({job, std::move(plan), eval});
+        continue;
+      }
+      // A job of a version that did not keep its plan: planned again from
+      // its definition, with the settings recorded when it was created.
       std::vector<ParsedStatement> stmts = ParseSql(job->definition);
       JobDefinition def;
       if (stmts.size() != 1 || !DescribeJobDefinition(stmts[0], &def))

@@ -1,10 +1,14 @@
-// Planning and recovery of stream jobs from their SQL definitions.
+// Planning stream jobs from their SQL definitions, and starting them again
+// after a restart or a failure.
 //
-// A job's stream plan is not stored: it is planned again from the job's
-// definition, with the settings recorded when it was created (search_path,
-// TimeZone, parallelism), whenever the job is started, at CREATE and after
-// every restart. Internal state tables are matched to operators by their
-// order in the plan, which depends only on the definition.
+// CREATE plans a job once; StreamJobs persists that plan with the job
+// (TableCatalog::stream_plan, planner/stream_plan_codec.h), and restarts
+// and recoveries build the job from it, never from its SQL: a later
+// planner that plans the same SQL differently does not change a running
+// job's operators or state layout. Internal state tables are matched to
+// the plan's state table indices by their order. Jobs created by versions
+// that did not keep their plan are planned again from their definition
+// with the settings recorded at CREATE (search_path, TimeZone).
 #pragma once
 
 #include "planner/stream_plan.h"

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "planner/stream_plan_codec.h"
 #include "stream/builder.h"
 
 namespace freshet {
@@ -192,6 +193,9 @@ void StreamJobs::StarterLoop() {
 
 TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                             const std::atomic<bool>* cancel) {
+  // The graph as planned now is what the job is rebuilt from after a
+  // restart or a failure: never planned again from its SQL.
+  job.stream_plan = EncodeStreamPlan(plan);
   std::vector<TableCatalog> internals;
   for (const auto& spec : plan.internal_tables) {
     TableCatalog t;
