@@ -207,6 +207,10 @@ class Catalog {
 inline bool IsStreamJob(const TableCatalog& t) {
   return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex;
 }
+// A table created WITH (connector = ...): a job reads the source into it.
+inline bool IsConnectorTable(const TableCatalog& t) {
+  return t.kind == RelationKind::kTable && !t.connector_options.empty();
+}
 
 // Wall-clock time in microseconds since the Unix epoch.
 int64_t NowMicros();

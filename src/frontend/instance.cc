@@ -31,9 +31,12 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   inst->store_->ScanMeta(kSystemParameterPrefix, [&](const std::string& key, const std::string& value) {
     inst->ApplySystemParameter(key.substr(std::string_view(kSystemParameterPrefix).size()), std::stoll(value));
   });
-  Instance* raw = inst.get();
+  StreamJobs* jobs = inst->jobs_.get();
+  const Catalog* catalog = inst->catalog_.get();
+  jobs->set_legacy_planner(
+      [catalog](const TableCatalog& job, EvalContext* eval) { return ReplanLegacyJob(catalog, job, eval); });
   inst->barriers_->set_recovery_handler(
-      [raw](uint32_t database_id, const StreamRuntime::Failure& f) { RecoverStreamJobs(raw, database_id, f); });
+      [jobs](uint32_t database_id, const StreamRuntime::Failure& f) { jobs->Recover(database_id, f); });
   // Start every database's epoch loop so their committed epochs are known.
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
   inst->job_progress_ =
@@ -47,7 +50,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
                  options.data_dir, inst->store_->FreeDiskBytes(), inst->store_->disk_reserve_bytes());
     return inst;
   }
-  ResumeStreamJobs(inst.get());
+  inst->jobs_->ResumeStored();
   // Writes acknowledged under synchronous_commit whose epoch did not commit
   // before the server stopped: applied again, into the running jobs too,
   // and committed before any session starts.

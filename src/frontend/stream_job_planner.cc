@@ -174,133 +174,25 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
   throw SqlError(sqlstate::kInternalError, "not a stream job definition");
 }
 
-bool IsConnectorTable(const TableCatalog& t) {
-  return t.kind == RelationKind::kTable && !t.connector_options.empty();
-}
-
-StreamPlan PlanTableSource(TableRef table) {
-  StreamPlan plan;
-  auto source = std::make_unique<StreamSourceNode>(table);
-  plan.internal_tables.push_back(SourceOffsetsTable());
-  source->offsets_table = 0;
-  StreamNodePtr top = std::make_unique<StreamExchangeNode>(std::move(source), Distribution::Hash(table->dist_key));
-  plan.root = std::make_unique<StreamMaterializeNode>(std::move(top));
-  plan.columns = table->columns;
-  plan.pk = table->pk;
-  plan.dist_key = table->dist_key;
+std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval) {
+  auto db = catalog->GetDatabase(job.database_id);
+  if (!db) throw SqlError(sqlstate::kInternalError, "the job's database is gone");
+  std::vector<ParsedStatement> stmts = ParseSql(job.definition);
+  JobDefinition def;
+  if (stmts.size() != 1 || !DescribeJobDefinition(stmts[0], &def))
+    throw SqlError(sqlstate::kInternalError, "definition is not a stream job");
+  JobPlanContext ctx;
+  ctx.catalog = catalog;
+  ctx.database = *db;
+  auto owner = catalog->GetUser(job.owner);
+  if (owner) ctx.user = owner->name;
+  auto it = job.plan_settings.find("search_path");
+  if (it != job.plan_settings.end()) ctx.search_path = SplitPath(it->second);
+  ctx.eval = *eval;
+  auto plan = std::make_shared<StreamPlan>(PlanJob(ctx, stmts[0]));
+  if (plan->internal_tables.size() != job.internal_tables.size())
+    throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");
   return plan;
-}
-
-namespace {
-
-// The stream jobs of a database with their plans, upstreams first: the
-// plan persisted at CREATE, or (jobs of older versions) planned again from
-// the definition; jobs marked failed, and jobs that cannot be built, are
-// left out (logged).
-std::vector<StreamJobs::ResumedJob> PlanDatabaseJobs(Catalog* catalog, const DatabaseCatalog& db) {
-  std::vector<TableRef> jobs;
-  for (const auto& t : catalog->ListTables(db.id))
-    if ((IsStreamJob(*t) || IsConnectorTable(*t)) && t->status != JobStatus::kFailed) jobs.push_back(t);
-  // A job's upstreams were created before it: ids order them.
-  std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
-  std::vector<StreamJobs::ResumedJob> planned;
-  for (const auto& job : jobs) {
-    if (IsConnectorTable(*job)) {
-      planned.push_back({job, std::make_shared<StreamPlan>(PlanTableSource(job)), EvalContext()});
-      continue;
-    }
-    try {
-      if (!job->stream_plan.empty()) {
-        // The graph persisted at CREATE: not planned again.
-        EvalContext eval;
-        auto it = job->plan_settings.find("timezone");
-        if (it != job->plan_settings.end())
-          if (auto tz = TimeZone::Lookup(it->second)) eval.time_zone = *tz;
-        auto plan = std::make_shared<StreamPlan>(
-            DecodeStreamPlan(job->stream_plan, [catalog](ObjectId id) { return catalog->GetTable(id); }));
-        if (plan->internal_tables.size() != job->internal_tables.size())
-          throw SqlError(sqlstate::kDataCorrupted, "the stored plan does not match the job's state tables");
-        planned.push_back({job, std::move(plan), eval});
-        continue;
-      }
-      // A job of a version that did not keep its plan: planned again from
-      // its definition, with the settings recorded when it was created.
-      std::vector<ParsedStatement> stmts = ParseSql(job->definition);
-      JobDefinition def;
-      if (stmts.size() != 1 || !DescribeJobDefinition(stmts[0], &def))
-        throw SqlError(sqlstate::kInternalError, "definition is not a stream job");
-      JobPlanContext ctx;
-      ctx.catalog = catalog;
-      ctx.database = db;
-      auto owner = catalog->GetUser(job->owner);
-      if (owner) ctx.user = owner->name;
-      auto it = job->plan_settings.find("search_path");
-      if (it != job->plan_settings.end()) ctx.search_path = SplitPath(it->second);
-      it = job->plan_settings.find("timezone");
-      if (it != job->plan_settings.end())
-        if (auto tz = TimeZone::Lookup(it->second)) ctx.eval.time_zone = *tz;
-      StreamPlan plan = PlanJob(ctx, stmts[0]);
-      if (plan.internal_tables.size() != job->internal_tables.size())
-        throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");
-      planned.push_back({job, std::make_shared<StreamPlan>(std::move(plan)), ctx.eval});
-    } catch (const std::exception& e) {
-      spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
-    }
-  }
-  return planned;
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += fmt::format("\\u{:04x}", c);
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
-}  // namespace
-
-void ResumeStreamJobs(Instance* instance) {
-  Catalog* catalog = instance->catalog();
-  for (const auto& db : catalog->ListDatabases()) instance->jobs()->ResumeAll(db.id, PlanDatabaseJobs(catalog, db));
-}
-
-void RecoverStreamJobs(Instance* instance, uint32_t database_id, const StreamRuntime::Failure& failure) {
-  // A job that keeps failing is retried with a growing pause, then marked
-  // failed and left stopped; the database's other jobs go on.
-  constexpr int kMaxFailures = 4;
-  Catalog* catalog = instance->catalog();
-  TableRef job = catalog->GetTable(failure.job_id);
-  const std::string name = job ? job->name : "?";
-  int failures = instance->jobs()->CountFailure(failure.job_id);
-  catalog->RecordEvent("STREAM_FAILURE",
-                       fmt::format("{{\"database_id\": {}, \"job_id\": {}, \"job\": {}, \"actor_id\": {}, "
-                                   "\"error\": {}, \"failures\": {}}}",
-                                   database_id, failure.job_id, JsonString(name), failure.actor,
-                                   JsonString(failure.message), failures));
-  if (job && failures >= kMaxFailures) {
-    std::string why = fmt::format("failed {} times, last: {}", failures, failure.message);
-    instance->jobs()->MarkFailed(job->id, why, failure.code);
-    catalog->RecordEvent("JOB_FAILED", fmt::format("{{\"database_id\": {}, \"job_id\": {}, \"job\": {}, \"error\": {}}}",
-                                                   database_id, job->id, JsonString(name), JsonString(why)));
-  } else {
-    DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(database_id);
-    auto pause = std::chrono::milliseconds(100) * (1 << std::min(failures - 1, 6));
-    for (auto waited = std::chrono::milliseconds(0); waited < pause && !loop->stopping();
-         waited += std::chrono::milliseconds(20))
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  auto db = catalog->GetDatabase(database_id);
-  if (!db) return;
-  instance->jobs()->Rebuild(database_id, PlanDatabaseJobs(catalog, *db));
-  catalog->RecordEvent("RECOVERY", fmt::format("{{\"database_id\": {}, \"after_failure_of_job_id\": {}}}",
-                                               database_id, failure.job_id));
-  spdlog::info("database {}: stream graph recovered", database_id);
 }
 
 }  // namespace freshet

@@ -1,18 +1,14 @@
-// Planning stream jobs from their SQL definitions, and starting them again
-// after a restart or a failure.
+// Planning stream jobs from their SQL definitions.
 //
-// CREATE plans a job once; StreamJobs persists that plan with the job
-// (TableCatalog::stream_plan, planner/stream_plan_codec.h), and restarts
-// and recoveries build the job from it, never from its SQL: a later
-// planner that plans the same SQL differently does not change a running
-// job's operators or state layout. Internal state tables are matched to
-// the plan's state table indices by their order. Jobs created by versions
-// that did not keep their plan are planned again from their definition
-// with the settings recorded at CREATE (search_path, TimeZone).
+// CREATE plans a job once; meta's StreamJobs persists that plan with the
+// job (TableCatalog::stream_plan, planner/stream_plan_codec.h), and
+// restarts and recoveries build the job from it, never from its SQL (see
+// meta/stream_jobs.h). Only jobs created by versions that did not keep
+// their plan are planned again here (ReplanLegacyJob).
 #pragma once
 
 #include "planner/stream_plan.h"
-#include "frontend/instance.h"
+#include "catalog/catalog.h"
 #include "sql/parser.h"
 
 namespace freshet {
@@ -45,17 +41,9 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out);
 // or the table an index covers.
 StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt);
 
-// The job that fills a table created WITH (connector = ...): its source
-// read into the table's own storage.
-StreamPlan PlanTableSource(TableRef table);
-bool IsConnectorTable(const TableCatalog& t);
-
-// Starts every stream job of every database after a restart, upstreams
-// first. A job whose definition no longer plans is logged and left stopped.
-void ResumeStreamJobs(Instance* instance);
-// The epoch loops' recovery handler (DatabaseEpochLoop): counts the
-// failure, records it in rw_catalog.rw_event_logs, pauses (or marks the job
-// failed after repeated failures) and rebuilds the database's jobs.
-void RecoverStreamJobs(Instance* instance, uint32_t database_id, const StreamRuntime::Failure& failure);
+// A job of a version that did not keep its stream plan: planned again
+// from its definition with the settings recorded at CREATE (search_path;
+// `eval` holds its time zone). StreamJobs' legacy planner.
+std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval);
 
 }  // namespace freshet

@@ -1,8 +1,12 @@
 #include "meta/stream_jobs.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "common/error.h"
 #include "planner/stream_plan_codec.h"
@@ -420,6 +424,94 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
     runtime->ForgetRelation(j->id);
   }
   catalog_->DropObjects({}, {}, ids);
+}
+
+std::vector<StreamJobs::ResumedJob> StreamJobs::StoredJobs(const DatabaseCatalog& db) {
+  std::vector<TableRef> jobs;
+  for (const auto& t : catalog_->ListTables(db.id))
+    if ((IsStreamJob(*t) || IsConnectorTable(*t)) && t->status != JobStatus::kFailed) jobs.push_back(t);
+  // A job's upstreams were created before it: ids order them.
+  std::sort(jobs.begin(), jobs.end(), [](const TableRef& a, const TableRef& b) { return a->id < b->id; });
+  std::vector<ResumedJob> stored;
+  for (const auto& job : jobs) {
+    try {
+      EvalContext eval;
+      auto it = job->plan_settings.find("timezone");
+      if (it != job->plan_settings.end())
+        if (auto tz = TimeZone::Lookup(it->second)) eval.time_zone = *tz;
+      std::shared_ptr<StreamPlan> plan;
+      if (!job->stream_plan.empty()) {
+        plan = std::make_shared<StreamPlan>(
+            DecodeStreamPlan(job->stream_plan, [this](ObjectId id) { return catalog_->GetTable(id); }));
+        if (plan->internal_tables.size() != job->internal_tables.size())
+          throw SqlError(sqlstate::kDataCorrupted, "the stored plan does not match the job's state tables");
+      } else if (IsConnectorTable(*job)) {
+        plan = std::make_shared<StreamPlan>(PlanTableSource(job));
+      } else if (legacy_planner_) {
+        plan = legacy_planner_(*job, &eval);
+      } else {
+        throw SqlError(sqlstate::kInternalError, "the job has no stored plan");
+      }
+      stored.push_back({job, std::move(plan), eval});
+    } catch (const std::exception& e) {
+      spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
+    }
+  }
+  return stored;
+}
+
+void StreamJobs::ResumeStored() {
+  for (const auto& db : catalog_->ListDatabases()) ResumeAll(db.id, StoredJobs(db));
+}
+
+namespace {
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", c);
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+void StreamJobs::Recover(uint32_t database_id, const StreamRuntime::Failure& failure) {
+  // A job that keeps failing is retried with a growing pause, then marked
+  // failed and left stopped; the database's other jobs go on.
+  constexpr int kMaxFailures = 4;
+  Catalog* catalog = catalog_;
+  TableRef job = catalog->GetTable(failure.job_id);
+  const std::string name = job ? job->name : "?";
+  int failures = CountFailure(failure.job_id);
+  catalog->RecordEvent("STREAM_FAILURE",
+                       fmt::format("{{\"database_id\": {}, \"job_id\": {}, \"job\": {}, \"actor_id\": {}, "
+                                   "\"error\": {}, \"failures\": {}}}",
+                                   database_id, failure.job_id, JsonString(name), failure.actor,
+                                   JsonString(failure.message), failures));
+  if (job && failures >= kMaxFailures) {
+    std::string why = fmt::format("failed {} times, last: {}", failures, failure.message);
+    MarkFailed(job->id, why, failure.code);
+    catalog->RecordEvent("JOB_FAILED", fmt::format("{{\"database_id\": {}, \"job_id\": {}, \"job\": {}, \"error\": {}}}",
+                                                   database_id, job->id, JsonString(name), JsonString(why)));
+  } else {
+    DatabaseEpochLoop* loop = barriers_->ForDatabase(database_id);
+    auto pause = std::chrono::milliseconds(100) * (1 << std::min(failures - 1, 6));
+    for (auto waited = std::chrono::milliseconds(0); waited < pause && !loop->stopping();
+         waited += std::chrono::milliseconds(20))
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  auto db = catalog->GetDatabase(database_id);
+  if (!db) return;
+  Rebuild(database_id, StoredJobs(*db));
+  catalog->RecordEvent("RECOVERY", fmt::format("{{\"database_id\": {}, \"after_failure_of_job_id\": {}}}",
+                                               database_id, failure.job_id));
+  spdlog::info("database {}: stream graph recovered", database_id);
 }
 
 }  // namespace freshet

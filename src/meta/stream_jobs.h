@@ -12,7 +12,8 @@
 // Creating) and a starter thread starts them in order as running ones
 // complete or are dropped. A job on a queued job is queued after it.
 // The same path resumes a Creating or Created job after a restart, from
-// its persisted state. Dropping stops the actors with a barrier, then
+// its persisted state: the stream plan it was created with, kept in its
+// catalog entry, so that a job is never planned again from its SQL. Dropping stops the actors with a barrier, then
 // deletes the catalog entries and the data.
 //
 // Thread safety: all methods are safe to call concurrently.
@@ -23,6 +24,7 @@
 #include <map>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -71,6 +73,21 @@ class StreamJobs {
   // failed. Does not take registry_mu_: a statement holding it may be
   // waiting for a change that the recovery refuses.
   void Rebuild(ObjectId database_id, std::vector<ResumedJob> jobs);
+  // The plan of a job created by a version that did not persist its plan
+  // (planned again from its SQL: the frontend's binder and planner); it
+  // may adjust `eval`. Throws when the job cannot be planned.
+  using LegacyPlanner = std::function<std::shared_ptr<StreamPlan>(const TableCatalog& job, EvalContext* eval)>;
+  void set_legacy_planner(LegacyPlanner planner) { legacy_planner_ = std::move(planner); }
+  // The stream jobs of a database as persisted, upstreams first, each with
+  // the plan it was created with (TableCatalog::stream_plan); failed jobs,
+  // and jobs whose plan cannot be read, are left out (logged).
+  std::vector<ResumedJob> StoredJobs(const DatabaseCatalog& db);
+  // At start: every database's jobs from their persisted plans.
+  void ResumeStored();
+  // The epoch loop's recovery handler: records the failure
+  // (rw_event_logs), backs off, marks a job that keeps failing failed, and
+  // rebuilds the database's jobs from their persisted plans.
+  void Recover(uint32_t database_id, const StreamRuntime::Failure& failure);
   // Counts a failure of the job and returns how many it had recently.
   int CountFailure(ObjectId job_id);
   // Marks the job and the stream jobs that read it, transitively, failed
@@ -122,6 +139,7 @@ class StreamJobs {
   };
   std::mutex failures_mu_;
   std::map<ObjectId, FailureCount> failures_;
+  LegacyPlanner legacy_planner_;
 };
 
 // The parallelism a job was planned with (plan_settings), default 1.

@@ -256,6 +256,10 @@ struct StreamPlan {
 // stream yet.
 StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options = {});
 
+// The job that fills a table created WITH (connector = ...): its source
+// read into the table's own storage.
+StreamPlan PlanTableSource(TableRef table);
+
 // EXPLAIN CREATE MATERIALIZED VIEW: the stream plan, one fragment per
 // exchange.
 std::vector<std::string> ExplainStreamPlan(const StreamPlan& plan);

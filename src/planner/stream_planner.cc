@@ -652,4 +652,17 @@ StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const S
   return plan;
 }
 
+StreamPlan PlanTableSource(TableRef table) {
+  StreamPlan plan;
+  auto source = std::make_unique<StreamSourceNode>(table);
+  plan.internal_tables.push_back(SourceOffsetsTable());
+  source->offsets_table = 0;
+  StreamNodePtr top = std::make_unique<StreamExchangeNode>(std::move(source), Distribution::Hash(table->dist_key));
+  plan.root = std::make_unique<StreamMaterializeNode>(std::move(top));
+  plan.columns = table->columns;
+  plan.pk = table->pk;
+  plan.dist_key = table->dist_key;
+  return plan;
+}
+
 }  // namespace freshet
