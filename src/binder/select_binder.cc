@@ -146,6 +146,15 @@ struct Binder::SelectParts {
   std::vector<PendingSort> sorts;
   bool aggregated = false;
   std::vector<std::string> key_strings;  // the group keys' structural keys
+
+  // Starts binding a clause: where aggregates and window calls are
+  // collected (the select list, ORDER BY) or not.
+  Scope& Enter(const char* clause, bool collect_calls) {
+    scope.agg = collect_calls ? &agg : nullptr;
+    scope.window = collect_calls ? &window : nullptr;
+    scope.clause = clause;
+    return scope;
+  }
 };
 
 PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
@@ -197,10 +206,7 @@ void Binder::BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, Select
 // The select list, bound over the FROM scope with aggregates and window
 // functions collected.
 void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
-  Scope& scope = q->scope;
-  scope.agg = &q->agg;
-  scope.window = &q->window;
-  scope.clause = "SELECT";
+  Scope& scope = q->Enter("SELECT", true);
   for (size_t i = 0; i < stmt->n_target_list; i++) {
     const PgQuery__ResTarget* rt = stmt->target_list[i]->res_target;
     if (IsStar(rt->val)) {
@@ -243,10 +249,7 @@ void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
 
 // GROUP BY: expressions, output positions or output names; then HAVING.
 void Binder::BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q) {
-  Scope& scope = q->scope;
-  scope.agg = nullptr;
-  scope.window = nullptr;
-  scope.clause = "GROUP BY";
+  Scope& scope = q->Enter("GROUP BY", false);
   for (size_t i = 0; i < stmt->n_group_clause; i++) {
     const PgQuery__Node* g = stmt->group_clause[i];
     if (g->node_case == PG_QUERY__NODE__NODE_A_CONST && g->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
@@ -289,10 +292,7 @@ void Binder::BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q) 
 
 // ORDER BY keys: output names and positions first, then input expressions.
 void Binder::BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q) {
-  Scope& scope = q->scope;
-  scope.agg = &q->agg;
-  scope.window = &q->window;
-  scope.clause = "ORDER BY";
+  Scope& scope = q->Enter("ORDER BY", true);
   for (size_t i = 0; i < stmt->n_sort_clause; i++) {
     const PgQuery__SortBy* sb = stmt->sort_clause[i]->sort_by;
     SelectParts::PendingSort ps;

@@ -143,10 +143,10 @@ class OperatorExpr : public Expression {
 class CaseExpr : public Expression {
  public:
   CaseExpr(DataType type, std::vector<ExprPtr> children, bool has_else);
+  bool has_else() const { return has_else_; }
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override { return std::make_unique<CaseExpr>(type_, CloneChildren(), has_else_); }
   std::string ToString() const override;
-  bool has_else() const { return has_else_; }
 
  private:
   bool has_else_;

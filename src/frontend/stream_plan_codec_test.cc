@@ -9,11 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "common/error.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
+#include "sql/slt_records.h"
 #include "storage/test_dir.h"
 
 namespace freshet {
@@ -30,37 +30,6 @@ class DiscardSink : public ResultSink {
   void CopyData(const std::string&) override {}
   void EndCopyOut() override {}
 };
-
-// The statements of an slt file that Freshet runs (records guarded by
-// `onlyif <other engine>` or `skipif freshet` left out), in order.
-std::vector<std::string> SltStatements(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::vector<std::string> out;
-  std::string line, sql;
-  bool in_sql = false, skip = false;
-  auto flush = [&] {
-    if (in_sql && !skip && !sql.empty()) out.push_back(sql);
-    sql.clear();
-    in_sql = false;
-    skip = false;
-  };
-  while (std::getline(in, line)) {
-    if (!in_sql) {
-      if (line.rfind("onlyif ", 0) == 0 && line != "onlyif freshet") skip = true;
-      if (line == "skipif freshet") skip = true;
-      if (line.rfind("statement ", 0) == 0) in_sql = true;
-      if (line.rfind("query ", 0) == 0) skip = true, in_sql = true;  // queries create nothing
-      continue;
-    }
-    if (line.empty() || line == "----") {
-      flush();
-      continue;
-    }
-    sql += (sql.empty() ? "" : "\n") + line;
-  }
-  flush();
-  return out;
-}
 
 TEST(StreamPlanCodecTest, EveryJobOfTheStreamSltFilesRoundTrips) {
   TestDir dir("stream-plan-codec");
@@ -85,7 +54,7 @@ TEST(StreamPlanCodecTest, EveryJobOfTheStreamSltFilesRoundTrips) {
       admin.ExecuteSimple("CREATE DATABASE " + db, &sink, [](const StatementOutcome&) {});
     }
     Session session(instance.get(), "root", db);
-    for (const std::string& sql : SltStatements(file.path())) {
+    for (const std::string& sql : SltRecords(file.path(), {.queries = false, .engine = "freshet"})) {
       std::vector<ParsedStatement> parsed;
       try {
         parsed = ParseSql(sql);

@@ -21,27 +21,30 @@ using json = nlohmann::json;
   throw SqlError(sqlstate::kDataCorrupted, "stored stream plan cannot be read: " + what);
 }
 
-std::string Hex(const std::string& bytes) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
+std::string Unhex(const std::string& hex) {
+  if (hex.size() % 2) Corrupt("odd hex length");
+  for (char c : hex)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) Corrupt("bad hex digit");
+  return HexDecode(hex);
 }
 
-std::string Unhex(const std::string& hex) {
-  auto digit = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    Corrupt("bad hex digit");
-  };
-  if (hex.size() % 2) Corrupt("odd hex length");
-  std::string out(hex.size() / 2, '\0');
-  for (size_t i = 0; i < out.size(); i++) out[i] = char(digit(hex[2 * i]) << 4 | digit(hex[2 * i + 1]));
-  return out;
+// AND, OR, NOT, IS [NOT] NULL/TRUE/FALSE, COALESCE, GREATEST, LEAST, NULLIF:
+// the kinds an OperatorExpr has.
+bool IsOperatorKind(Expression::Kind k) {
+  switch (k) {
+    case Expression::Kind::kAnd:
+    case Expression::Kind::kOr:
+    case Expression::Kind::kNot:
+    case Expression::Kind::kIsNull:
+    case Expression::Kind::kIsNotNull:
+    case Expression::Kind::kIsTrue:
+    case Expression::Kind::kIsFalse:
+    case Expression::Kind::kCoalesce:
+    case Expression::Kind::kGreatest:
+    case Expression::Kind::kLeast:
+    case Expression::Kind::kNullIf: return true;
+    default: return false;
+  }
 }
 
 // ---- Values, functions, columns ----
@@ -53,7 +56,7 @@ json ValueToJson(const Value& v) {
   } else {
     std::string cells;
     EncodeRowValues({v}, &cells);
-    j["cells"] = Hex(cells);
+    j["cells"] = HexEncode(cells);
   }
   return j;
 }
@@ -123,6 +126,10 @@ json ExprToJson(const Expression& e) {
   json children = json::array();
   for (const auto& c : e.children()) children.push_back(ExprToJson(*c));
   j["c"] = std::move(children);
+  if (IsOperatorKind(e.kind())) {
+    j["cmp"] = FunctionToJson(static_cast<const OperatorExpr&>(e).compare());
+    return j;
+  }
   switch (e.kind()) {
     case Expression::Kind::kColumnRef: {
       const auto& c = static_cast<const ColumnRefExpr&>(e);
@@ -133,17 +140,6 @@ json ExprToJson(const Expression& e) {
     case Expression::Kind::kConstant: j["v"] = ValueToJson(static_cast<const ConstantExpr&>(e).value()); break;
     case Expression::Kind::kFunction: j["f"] = FunctionToJson(static_cast<const FunctionExpr&>(e).function()); break;
     case Expression::Kind::kCast: j["a"] = static_cast<const CastExpr&>(e).assignment(); break;
-    case Expression::Kind::kAnd:
-    case Expression::Kind::kOr:
-    case Expression::Kind::kNot:
-    case Expression::Kind::kIsNull:
-    case Expression::Kind::kIsNotNull:
-    case Expression::Kind::kIsTrue:
-    case Expression::Kind::kIsFalse:
-    case Expression::Kind::kCoalesce:
-    case Expression::Kind::kGreatest:
-    case Expression::Kind::kLeast:
-    case Expression::Kind::kNullIf: j["cmp"] = FunctionToJson(static_cast<const OperatorExpr&>(e).compare()); break;
     case Expression::Kind::kCase: j["e"] = static_cast<const CaseExpr&>(e).has_else(); break;
     case Expression::Kind::kInList: {
       const auto& in = static_cast<const InListExpr&>(e);
@@ -190,27 +186,16 @@ ExprPtr ExprFromJson(const json& j) {
     return std::move(children[i]);
   };
   ExprPtr e;
+  if (IsOperatorKind(kind)) {
+    auto op = std::make_unique<OperatorExpr>(kind, type, std::move(children));
+    op->set_compare(FunctionFromJson(j.at("cmp")));
+    return op;
+  }
   switch (kind) {
     case Expression::Kind::kColumnRef: e = std::make_unique<ColumnRefExpr>(j.at("i").get<int>(), type, j.at("n")); break;
     case Expression::Kind::kConstant: e = std::make_unique<ConstantExpr>(ValueFromJson(j.at("v"))); break;
     case Expression::Kind::kFunction: e = std::make_unique<FunctionExpr>(FunctionFromJson(j.at("f")), std::move(children)); break;
     case Expression::Kind::kCast: e = std::make_unique<CastExpr>(child(0), type, j.at("a").get<bool>()); break;
-    case Expression::Kind::kAnd:
-    case Expression::Kind::kOr:
-    case Expression::Kind::kNot:
-    case Expression::Kind::kIsNull:
-    case Expression::Kind::kIsNotNull:
-    case Expression::Kind::kIsTrue:
-    case Expression::Kind::kIsFalse:
-    case Expression::Kind::kCoalesce:
-    case Expression::Kind::kGreatest:
-    case Expression::Kind::kLeast:
-    case Expression::Kind::kNullIf: {
-      auto op = std::make_unique<OperatorExpr>(kind, type, std::move(children));
-      op->set_compare(FunctionFromJson(j.at("cmp")));
-      e = std::move(op);
-      break;
-    }
     case Expression::Kind::kCase: e = std::make_unique<CaseExpr>(type, std::move(children), j.at("e").get<bool>()); break;
     case Expression::Kind::kInList: {
       std::vector<Value> list;
@@ -260,22 +245,18 @@ json NodeToJson(const StreamNode& n) {
   switch (n.kind()) {
     case StreamNode::Kind::kTableScan: {
       const auto& s = static_cast<const StreamTableScanNode&>(n);
-      j["table"] = s.table->id;
-      j["progress_table"] = s.progress_table;
+      j.update({{"table", s.table->id}, {"progress_table", s.progress_table}});
       break;
     }
     case StreamNode::Kind::kSource: {
       const auto& s = static_cast<const StreamSourceNode&>(n);
-      j["source"] = s.source->id;
-      j["offsets_table"] = s.offsets_table;
+      j.update({{"source", s.source->id}, {"offsets_table", s.offsets_table}});
       break;
     }
     case StreamNode::Kind::kFilter: j["pred"] = ExprToJson(*static_cast<const StreamFilterNode&>(n).predicate); break;
     case StreamNode::Kind::kTemporalFilter: {
       const auto& f = static_cast<const StreamTemporalFilterNode&>(n);
-      j["pred"] = ExprToJson(*f.predicate);
-      j["rows_table"] = f.rows_table;
-      j["time_table"] = f.time_table;
+      j.update({{"pred", ExprToJson(*f.predicate)}, {"rows_table", f.rows_table}, {"time_table", f.time_table}});
       break;
     }
     case StreamNode::Kind::kProject: {
@@ -286,54 +267,37 @@ json NodeToJson(const StreamNode& n) {
     }
     case StreamNode::Kind::kHop: {
       const auto& h = static_cast<const StreamHopNode&>(n);
-      j["time_column"] = h.time_column;
-      j["slide"] = h.slide;
-      j["size"] = h.size;
+      j.update({{"time_column", h.time_column}, {"slide", h.slide}, {"size", h.size}});
       break;
     }
     case StreamNode::Kind::kHashAgg: {
       const auto& a = static_cast<const StreamHashAggNode&>(n);
       json calls = json::array();
       for (const auto& c : a.calls) {
-        calls.push_back({{"sig", {{"kind", int(c.sig.kind)}, {"arg", TypeToJson(c.sig.arg_type)}, {"ret", TypeToJson(c.sig.return_type)}}},
-                         {"args", c.args},
-                         {"filter", c.filter},
-                         {"distinct", c.distinct},
-                         {"order_by", OrderToJson(c.order_by)},
-                         {"input_table", c.input_table},
+        json sig = {{"kind", int(c.sig.kind)}, {"arg", TypeToJson(c.sig.arg_type)}, {"ret", TypeToJson(c.sig.return_type)}};
+        calls.push_back({{"sig", sig}, {"args", c.args}, {"filter", c.filter}, {"distinct", c.distinct},
+                         {"order_by", OrderToJson(c.order_by)}, {"input_table", c.input_table},
                          {"append_only", c.append_only}});
       }
-      j["group_keys"] = a.group_keys;
-      j["calls"] = std::move(calls);
-      j["input_stream_key"] = a.input_stream_key;
-      j["result_table"] = a.result_table;
+      j.update({{"group_keys", a.group_keys}, {"calls", calls}, {"input_stream_key", a.input_stream_key},
+                {"result_table", a.result_table}});
       break;
     }
     case StreamNode::Kind::kHashJoin: {
       const auto& h = static_cast<const StreamHashJoinNode&>(n);
-      j["type"] = int(h.type);
-      j["left_keys"] = h.left_keys;
-      j["right_keys"] = h.right_keys;
-      j["condition"] = OptionalExpr(h.condition);
-      j["left_table"] = h.left_table;
-      j["right_table"] = h.right_table;
+      j.update({{"type", int(h.type)}, {"left_keys", h.left_keys}, {"right_keys", h.right_keys},
+                {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
       break;
     }
     case StreamNode::Kind::kTopN: {
       const auto& t = static_cast<const StreamTopNNode&>(n);
-      j["order"] = OrderToJson(t.order);
-      j["limit"] = t.limit;
-      j["offset"] = t.offset;
-      j["state_table"] = t.state_table;
+      j.update({{"order", OrderToJson(t.order)}, {"limit", t.limit}, {"offset", t.offset}, {"state_table", t.state_table}});
       break;
     }
     case StreamNode::Kind::kGroupTopN: {
       const auto& t = static_cast<const StreamGroupTopNNode&>(n);
-      j["partition"] = t.partition;
-      j["order"] = OrderToJson(t.order);
-      j["limit"] = t.limit;
-      j["input_stream_key"] = t.input_stream_key;
-      j["state_table"] = t.state_table;
+      j.update({{"partition", t.partition}, {"order", OrderToJson(t.order)}, {"limit", t.limit},
+                {"input_stream_key", t.input_stream_key}, {"state_table", t.state_table}});
       break;
     }
     case StreamNode::Kind::kMaterialize: j["relation_name"] = static_cast<const StreamMaterializeNode&>(n).relation_name; break;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/error.h"
+#include "sql/slt_records.h"
 
 namespace freshet {
 namespace {
@@ -58,37 +59,11 @@ std::string Varied(const std::string& sql) {
   return out;
 }
 
-// The SQL of the statement and query records of an slt file.
-std::vector<std::string> SltStatements(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::vector<std::string> out;
-  std::string line, sql;
-  bool in_sql = false;
-  auto flush = [&] {
-    if (in_sql && !sql.empty()) out.push_back(sql);
-    sql.clear();
-    in_sql = false;
-  };
-  while (std::getline(in, line)) {
-    if (!in_sql) {
-      if (line.rfind("statement ", 0) == 0 || line.rfind("query ", 0) == 0) in_sql = true;
-      continue;
-    }
-    if (line.empty() || line == "----") {
-      flush();
-      continue;
-    }
-    sql += (sql.empty() ? "" : "\n") + line;
-  }
-  flush();
-  return out;
-}
-
 TEST(ParseCacheTest, CachedTreesEqualFreshParsesOfEverySltStatement) {
   size_t statements = 0, hits = 0, varied = 0;
   for (const auto& file : std::filesystem::directory_iterator(std::string(FRESHET_SOURCE_DIR) + "/tests/slt")) {
     if (file.path().extension() != ".slt") continue;
-    for (const std::string& sql : SltStatements(file.path())) {
+    for (const std::string& sql : SltRecords(file.path())) {
       statements++;
       ParseCache cache;
       EXPECT_EQ(Outcome(sql, &cache), Outcome(sql, nullptr)) << sql;
