@@ -122,4 +122,12 @@ std::shared_ptr<WriteLog> TakeSharedWriteLog(size_t min_ops) {
   });
 }
 
+void ClearWriteLogPool() {
+  WriteLogPool& pool = Pool();
+  std::vector<WriteLog> dropped;  // freed outside the lock
+  std::lock_guard lock(pool.mu);
+  dropped.swap(pool.spare);
+  pool.ops = pool.bytes = 0;
+}
+
 }  // namespace freshet

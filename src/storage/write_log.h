@@ -104,6 +104,9 @@ void RecycleWriteLog(WriteLog&& log);
 // it commits while the commit writes it), recycled when its last owner lets
 // go of it.
 std::shared_ptr<WriteLog> TakeSharedWriteLog(size_t min_ops);
+// Empties the pool. For tests that assert on what it hands out: it is
+// process-wide, and an earlier test's epochs leave their logs in it.
+void ClearWriteLogPool();
 inline constexpr size_t kMinPooledWriteOps = 1024;
 inline constexpr size_t kMaxPooledWriteOps = size_t(16) << 20;
 inline constexpr size_t kMaxPooledWriteBytes = size_t(1) << 30;
