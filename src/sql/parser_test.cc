@@ -84,8 +84,10 @@ TEST(ParserExtensionTest, SinkQueryIsParsedInPlace) {
   EXPECT_EQ(from.query, nullptr);
 
   // A WITH that starts a CTE belongs to the query.
-  auto cte = std::get<CreateSinkStatement>(
-      ParseOne("CREATE SINK k AS WITH w AS (SELECT 1 AS x) SELECT x FROM w WITH (connector = 'blackhole')").extension);
+  // (The statement owns the tree the struct points into: kept alive.)
+  ParsedStatement with_cte =
+      ParseOne("CREATE SINK k AS WITH w AS (SELECT 1 AS x) SELECT x FROM w WITH (connector = 'blackhole')");
+  const auto& cte = std::get<CreateSinkStatement>(with_cte.extension);
   ASSERT_NE(cte.query, nullptr);
   EXPECT_NE(cte.query->select_stmt->with_clause, nullptr);
 }
