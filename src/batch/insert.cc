@@ -3,6 +3,7 @@
 #include "batch/dml.h"
 #include "batch/executors.h"
 #include "storage/state_store.h"
+#include "storage/table_engines.h"
 
 namespace freshet {
 
@@ -41,8 +42,8 @@ class InsertExecutor : public DmlExecutor {
       } else {
         held.push_back(std::move(full));
         if (rows <= kBulkAfterRows) continue;
-        bulk = std::make_shared<BulkRows>(table.id, table.row_id_index, table.StorageDesc().dist_key_indices,
-                                          ctx_.store->NewBulkSpill());
+        bulk = ctx_.store->engines().For(table.id).NewBulkRows(table.id, table.row_id_index,
+                                                               table.StorageDesc().dist_key_indices);
         for (const DataChunk& h : held) bulk->Add(h);
         held.clear();
       }

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "batch/executors.h"
-#include "storage/table_reader.h"
+#include "storage/table_engines.h"
 
 namespace freshet {
 
@@ -28,18 +28,16 @@ Overlay PendingWrites(const ScanNode& node, const ExecContext& ctx) {
 
 class ScanExecutor : public Executor {
  public:
-  ScanExecutor(const ScanNode& node, ExecContext& ctx, std::vector<bool> wanted)
-      : ctx_(ctx), reader_(ctx.store, ctx.ReadSnapshot(), node.table->id, node.table->types(), PendingWrites(node, ctx),
-                std::move(wanted)) {}
+  ScanExecutor(std::unique_ptr<ChunkScan> scan, ExecContext& ctx) : ctx_(ctx), scan_(std::move(scan)) {}
 
   bool Next(DataChunk* out) override {
     ctx_.CheckCancelled();
-    return reader_.Next(out);
+    return scan_->Next(out);
   }
 
  private:
   ExecContext& ctx_;
-  TableReader reader_;
+  std::unique_ptr<ChunkScan> scan_;
 };
 
 // A large table is read by two threads, one per half of the vnodes, so that
@@ -47,11 +45,10 @@ class ScanExecutor : public Executor {
 // still sees one stream of chunks (scan order is unspecified anyway).
 class ParallelScanExecutor : public Executor {
  public:
-  ParallelScanExecutor(const ScanNode& node, ExecContext& ctx, const std::vector<bool>& wanted)
-      : ctx_(ctx), own_(ctx.store, ctx.ReadSnapshot(), node.table->id, node.table->types(), {}, wanted, 0, kVnodeCount / 2) {
-    auto other = std::make_shared<TableReader>(ctx.store, ctx.ReadSnapshot(), node.table->id, node.table->types(), Overlay{},
-                                               wanted, kVnodeCount / 2, kVnodeCount);
-    worker_ = std::thread([this, other] { Produce(other.get()); });
+  ParallelScanExecutor(std::unique_ptr<ChunkScan> own, std::unique_ptr<ChunkScan> other, ExecContext& ctx)
+      : ctx_(ctx), own_(std::move(own)) {
+    std::shared_ptr<ChunkScan> shared(std::move(other));
+    worker_ = std::thread([this, shared] { Produce(shared.get()); });
   }
 
   ~ParallelScanExecutor() override {
@@ -76,7 +73,7 @@ class ParallelScanExecutor : public Executor {
         return false;
       }
     }
-    if (own_.Next(out)) return true;
+    if (own_->Next(out)) return true;
     std::unique_lock lock(mu_);
     own_done_ = true;
     lock.unlock();
@@ -93,7 +90,7 @@ class ParallelScanExecutor : public Executor {
     return true;
   }
 
-  void Produce(TableReader* reader) {
+  void Produce(ChunkScan* scan) {
     try {
       DataChunk chunk;
       while (true) {
@@ -103,7 +100,7 @@ class ParallelScanExecutor : public Executor {
           if (stop_) break;
         }
         if (ctx_.cancelled && ctx_.cancelled->load()) break;
-        if (!reader->Next(&chunk)) break;
+        if (!scan->Next(&chunk)) break;
         std::lock_guard lock(mu_);
         queue_.push_back(std::move(chunk));
         cv_.notify_all();
@@ -118,7 +115,7 @@ class ParallelScanExecutor : public Executor {
   }
 
   ExecContext& ctx_;
-  TableReader own_;
+  std::unique_ptr<ChunkScan> own_;
   std::thread worker_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -128,7 +125,8 @@ class ParallelScanExecutor : public Executor {
 };
 
 // Serves a table from its cached columns: the wanted ones are copied, the
-// others are NULL (as TableReader leaves columns it does not decode).
+// others are NULL (as a table engine's scan leaves columns outside its
+// projection).
 class CachedScanExecutor : public Executor {
  public:
   CachedScanExecutor(std::shared_ptr<const CachedTable> entry, std::vector<bool> wanted, std::vector<DataType> types,
@@ -218,6 +216,7 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   ScanCache* cache = own_writes ? nullptr : ctx.store->scan_cache();
   std::optional<uint64_t> build_version;
   if (cache) {
+    // A cached table is served whole: the filter above applies the predicates.
     std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.ReadSnapshot()->seq());
     if (entry && entry->Covers(wanted)) return std::make_unique<CachedScanExecutor>(entry, wanted, types, ctx);
     build_version = cache->BuildVersion(table, ctx.ReadSnapshot()->seq());
@@ -225,15 +224,33 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
     if (entry && build_version == entry->version && entry->decoded.size() == wanted.size())
       for (size_t c = 0; c < wanted.size(); c++) wanted[c] = wanted[c] || entry->decoded[c];
   }
-  ExecutorPtr scan;
-  std::string prefix = TablePrefix(table);
-  if (!own_writes && std::thread::hardware_concurrency() > 1 &&
-      ctx.store->ApproximateDataSize(prefix, PrefixSuccessor(prefix)) >= kParallelScanBytes)
-    scan = std::make_unique<ParallelScanExecutor>(node, ctx, wanted);
-  else
-    scan = std::make_unique<ScanExecutor>(node, ctx, wanted);
-  if (build_version) scan = std::make_unique<CachingScanExecutor>(std::move(scan), cache, table, *build_version, wanted);
-  return scan;
+  const TableEngine& engine = ctx.store->engines().For(table);
+  auto spec = [&](int vnode_begin, int vnode_end) {
+    ScanSpec s;
+    s.table = node.table->StorageDesc();
+    s.projection = wanted;
+    s.vnode_begin = vnode_begin;
+    s.vnode_end = vnode_end;
+    s.predicates = node.predicates;
+    return s;
+  };
+  ScanSpec whole = spec(0, kVnodeCount);
+  whole.overlay = PendingWrites(node, ctx);
+  std::unique_ptr<ChunkScan> scan = engine.Scan(ctx.ReadSnapshot(), std::move(whole));
+  // Only a scan of every row may fill the cache.
+  if (!scan->complete()) build_version.reset();
+  ExecutorPtr executor;
+  if (scan->complete() && !own_writes && std::thread::hardware_concurrency() > 1 &&
+      engine.Statistics(table, ctx.ReadSnapshot().get()).bytes >= kParallelScanBytes) {
+    scan.reset();
+    executor = std::make_unique<ParallelScanExecutor>(engine.Scan(ctx.ReadSnapshot(), spec(0, kVnodeCount / 2)),
+                                                      engine.Scan(ctx.ReadSnapshot(), spec(kVnodeCount / 2, kVnodeCount)), ctx);
+  } else {
+    executor = std::make_unique<ScanExecutor>(std::move(scan), ctx);
+  }
+  if (build_version)
+    executor = std::make_unique<CachingScanExecutor>(std::move(executor), cache, table, *build_version, wanted);
+  return executor;
 }
 
 }  // namespace freshet

@@ -8,6 +8,7 @@
 #include "pgproto/pg_binary.h"
 #include "pgproto/utf8_check.h"
 #include "storage/state_store.h"
+#include "storage/table_engines.h"
 #include "storage/state_table.h"
 
 namespace freshet {
@@ -103,8 +104,8 @@ ParallelCopyLoader::ParallelCopyLoader(TableRef table, std::vector<int> targets,
       cancel_(cancel),
       max_workers_(static_cast<size_t>(std::max(1, workers))),
       splitter_(std::move(format)) {
-  load_ = std::make_shared<BulkRows>(table_->id, table_->row_id_index, table_->StorageDesc().dist_key_indices,
-                                     store_->NewBulkSpill());
+  load_ = store_->engines().For(table_->id).NewBulkRows(table_->id, table_->row_id_index,
+                                                         table_->StorageDesc().dist_key_indices);
 }
 
 ParallelCopyLoader::~ParallelCopyLoader() { StopWorkers(); }

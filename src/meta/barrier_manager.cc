@@ -6,6 +6,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "storage/table_engines.h"
 
 namespace freshet {
 
@@ -344,7 +345,7 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
     auto after = dml_log_seqs_.upper_bound(epoch);
     if (after != dml_log_seqs_.begin()) commit.dml_log_covered = std::prev(after)->second;
   }
-  Status s = store_->CommitEpoch(writes, commit);
+  Status s = store_->engines().CommitEpoch(writes, commit);
   NoteCommit(epoch, s);
   // Nothing of it is stored: the writes stay pending for the next commit,
   // which covers this epoch too (the graph changes and the DML log entries

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "storage/table_reader.h"
+#include "storage/table_engines.h"
 
 namespace freshet {
 
@@ -57,10 +57,7 @@ int64_t JobProgressTracker::ExpectedRows(ObjectId relation, const Snapshot& snap
 }
 
 int64_t JobProgressTracker::RowCount(ObjectId relation, const Snapshot& snapshot) const {
-  if (std::optional<int64_t> stored = store_->RowCount(relation, &snapshot)) return *stored;
-  // A relation of an older version, without statistics: estimate.
-  std::string prefix = TablePrefix(relation);
-  return static_cast<int64_t>(store_->EstimateKeys(prefix, PrefixSuccessor(prefix)));
+  return store_->engines().For(relation).Statistics(relation, &snapshot).rows;
 }
 
 JobProgressTracker::Backfilled JobProgressTracker::ReadBackfill(const TableCatalog& job, const Snapshot& snapshot,
@@ -78,10 +75,12 @@ JobProgressTracker::Backfilled JobProgressTracker::ReadBackfill(const TableCatal
     backfills++;
     // (vnode, position, finished, row_count), one row per vnode started.
     auto shared = std::shared_ptr<const Snapshot>(&snapshot, [](const Snapshot*) {});
-    TableReader reader(store_, shared, table->id, table->types());
+    ScanSpec spec;
+    spec.table = table->StorageDesc();
+    std::unique_ptr<ChunkScan> scan = store_->engines().For(table->id).Scan(shared, std::move(spec));
     DataChunk chunk;
     int finished = 0;
-    while (reader.Next(&chunk)) {
+    while (scan->Next(&chunk)) {
       for (size_t r = 0; r < chunk.num_rows(); r++) {
         if (!chunk.column(2).IsNull(r) && chunk.column(2).GetBool(r)) finished++;
         if (!chunk.column(3).IsNull(r)) out.rows += chunk.column(3).GetInt(r);

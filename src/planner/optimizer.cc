@@ -1,6 +1,7 @@
 #include "planner/optimizer.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace freshet {
 
@@ -232,11 +233,69 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
   }
 }
 
+// "column op constant" (or "constant op column") of one type, with a
+// non-NULL constant: a predicate a table engine may prune with.
+std::optional<ColumnPredicate> AsColumnPredicate(const Expression& e) {
+  if (e.kind() != Expression::Kind::kFunction || e.children().size() != 2) return std::nullopt;
+  const std::string& name = static_cast<const FunctionExpr&>(e).function()->name;
+  static const std::pair<const char*, ColumnPredicate::Op> kOps[] = {
+      {"=", ColumnPredicate::Op::kEq}, {"<", ColumnPredicate::Op::kLt}, {"<=", ColumnPredicate::Op::kLe},
+      {">", ColumnPredicate::Op::kGt}, {">=", ColumnPredicate::Op::kGe}};
+  const ColumnPredicate::Op* op = nullptr;
+  for (const auto& [text, o] : kOps)
+    if (name == text) op = &o;
+  if (!op) return std::nullopt;
+  const Expression* column = e.children()[0].get();
+  const Expression* constant = e.children()[1].get();
+  bool flipped = false;
+  if (column->kind() == Expression::Kind::kConstant) {
+    std::swap(column, constant);
+    flipped = true;
+  }
+  if (column->kind() != Expression::Kind::kColumnRef || constant->kind() != Expression::Kind::kConstant) return std::nullopt;
+  const Value& value = static_cast<const ConstantExpr*>(constant)->value();
+  if (value.is_null() || value.type().id != column->type().id) return std::nullopt;
+  ColumnPredicate p;
+  p.column = static_cast<const ColumnRefExpr*>(column)->index();
+  p.value = value;
+  p.op = *op;
+  if (flipped) {  // 5 < x is x > 5
+    switch (*op) {
+      case ColumnPredicate::Op::kLt: p.op = ColumnPredicate::Op::kGt; break;
+      case ColumnPredicate::Op::kLe: p.op = ColumnPredicate::Op::kGe; break;
+      case ColumnPredicate::Op::kGt: p.op = ColumnPredicate::Op::kLt; break;
+      case ColumnPredicate::Op::kGe: p.op = ColumnPredicate::Op::kLe; break;
+      case ColumnPredicate::Op::kEq: break;
+    }
+  }
+  return p;
+}
+
+// Hands each scan under a filter the filter's simple conjuncts.
+void PushPredicatesToScans(PlanNode* node) {
+  if (node->kind() == PlanNode::Kind::kFilter && node->child()->kind() == PlanNode::Kind::kScan) {
+    auto* scan = static_cast<ScanNode*>(node->child());
+    std::vector<const Expression*> conjuncts{static_cast<FilterNode*>(node)->predicate.get()};
+    while (!conjuncts.empty()) {
+      const Expression* e = conjuncts.back();
+      conjuncts.pop_back();
+      if (!e) continue;
+      if (e->kind() == Expression::Kind::kAnd) {
+        for (const auto& c : e->children()) conjuncts.push_back(c.get());
+        continue;
+      }
+      if (auto p = AsColumnPredicate(*e)) scan->predicates.push_back(std::move(*p));
+    }
+  }
+  for (auto& c : node->children()) PushPredicatesToScans(c.get());
+}
+
 }  // namespace
 
 PlanPtr OptimizePlan(PlanPtr plan) {
   plan = Optimize(std::move(plan));
   MarkUsedColumns(plan.get(), std::vector<bool>(plan->schema().size(), true));
+  PushPredicatesToScans(plan.get());
   return plan;
 }
 

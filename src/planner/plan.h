@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "common/column_predicate.h"
 #include "expr/aggregate.h"
 #include "expr/expression.h"
 
@@ -68,6 +69,9 @@ class ScanNode : public PlanNode {
   // Columns some ancestor reads (set by the optimizer; empty = all). The
   // others are still in the output, as NULLs, so indices never shift.
   std::vector<bool> used_columns;
+  // Conditions of the filter above that the table's engine may use to skip
+  // rows (set by the optimizer; the filter stays and still applies them).
+  ColumnPredicates predicates;
 };
 
 // Rows generated from the catalog (information_schema, pg_catalog, rw_catalog).

@@ -1,4 +1,5 @@
 #include "storage/state_store.h"
+#include "storage/table_engines.h"
 
 #include "storage/info_log.h"
 #include "storage/keys.h"
@@ -203,6 +204,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
   }
   store->write_options_.sync = options.sync_commits && !options.in_memory;
   store->scan_cache_ = std::make_unique<ScanCache>(&store->versions_, options.scan_cache_bytes);
+  store->engines_ = std::make_unique<TableEngines>(store.get());
   return store;
 }
 
@@ -835,6 +837,7 @@ Status StateStore::CommitEpoch(const CommitWrites& writes, const EpochCommit& co
   for (const auto& [id, count] : commit.row_counts) meta.emplace_back(RowCountMetaKey(id), std::to_string(count));
   if (commit.dml_log_covered)
     meta.emplace_back(DmlLogCoveredKey(commit.database_id), std::to_string(commit.dml_log_covered));
+  meta.insert(meta.end(), commit.markers.begin(), commit.markers.end());
   const size_t pending = writes.size();
   if (pending >= kBulkCommitThreshold && SupportsBulkCommit()) {
     auto t0 = std::chrono::steady_clock::now();

@@ -65,6 +65,7 @@ struct StoreOptions {
 };
 
 class StateStore;
+class TableEngines;
 
 // Meta-family entries committed together with data (key, value).
 using MetaEntries = std::vector<std::pair<std::string, std::string>>;
@@ -217,6 +218,7 @@ class StateStore : public MetaStore {
     uint64_t epoch = 0;
     std::map<uint32_t, int64_t> row_counts;
     uint64_t dml_log_covered = 0;
+    MetaEntries markers;  // the table engines' commit markers (table_engine.h)
   };
   static constexpr size_t kBulkCommitThreshold = 100000;  // writes
   Status CommitEpoch(const CommitWrites& writes, const EpochCommit& commit);
@@ -225,6 +227,10 @@ class StateStore : public MetaStore {
 
   // Decoded columns of unchanged tables, for batch scans (scan_cache.h).
   ScanCache* scan_cache() const { return scan_cache_.get(); }
+
+  // The table engines over this store (table_engines.h): how relations'
+  // rows are read and how an epoch's writes are committed.
+  TableEngines& engines() const { return *engines_; }
 
  private:
   StateStore() = default;
@@ -258,6 +264,7 @@ class StateStore : public MetaStore {
   mutable std::atomic<uint64_t> spill_seq_{0};
   TableVersions versions_;
   std::unique_ptr<ScanCache> scan_cache_;
+  std::unique_ptr<TableEngines> engines_;
 };
 
 // Smallest string greater than every string with the given prefix ("" if none).

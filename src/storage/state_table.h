@@ -11,7 +11,7 @@
 // overlaid with the sealed epochs and the current buffer, so a writer reads
 // its own uncommitted writes. Readers that are not the writer (batch
 // queries) do not use a StateTable: they scan the committed store through a
-// Snapshot (see TableReader).
+// Snapshot (a table engine's Scan: table_engine.h).
 //
 // Thread safety: all methods are safe to call concurrently (one mutex).
 #pragma once

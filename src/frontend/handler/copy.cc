@@ -22,6 +22,7 @@
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
 #include "storage/bulk_rows.h"
+#include "storage/table_engines.h"
 #include "storage/state_table.h"
 
 namespace freshet {
@@ -101,8 +102,8 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
     // not cut into blocks for workers).
     std::shared_ptr<BulkRows> bulk;
     if (bulk_load)
-      bulk = std::make_shared<BulkRows>(table->id, table->row_id_index, table->StorageDesc().dist_key_indices,
-                                        instance->store()->NewBulkSpill());
+      bulk = instance->store()->engines().For(table->id).NewBulkRows(table->id, table->row_id_index,
+                                                                    table->StorageDesc().dist_key_indices);
     auto flush = [&] {
       if (bulk) bulk->Add(PrepareInsertRows(*table, rows.Take()));
       else InsertVisibleRows(*table, rows.Take(), &tw);

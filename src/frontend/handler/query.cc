@@ -7,6 +7,7 @@
 #include "batch/subquery_runner.h"
 #include "common/error.h"
 #include "common/thread_memory.h"
+#include "storage/table_engines.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
 #include "planner/optimizer.h"
@@ -94,7 +95,11 @@ StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::strin
   ctx.fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
   const StateStore* store = instance->store();
   const ExecContext* exec_ctx = &ctx;
-  ctx.row_count = [store, exec_ctx](ObjectId id) { return store->RowCount(id, exec_ctx->ReadSnapshot().get()); };
+  ctx.row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
+    TableStatistics stats = store->engines().For(id).Statistics(id, exec_ctx->ReadSnapshot().get());
+    if (!stats.rows_exact) return std::nullopt;
+    return stats.rows;
+  };
   ctx.eval = session->eval();
   ctx.eval.params = args.params;
   BatchSubqueryRunner runner(&ctx);

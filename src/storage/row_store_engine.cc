@@ -1,0 +1,228 @@
+#include "storage/row_store_engine.h"
+
+#include "common/encoding.h"
+#include "storage/keys.h"
+#include "storage/state_table.h"
+
+namespace freshet {
+
+namespace {
+
+// Types whose memcomparable key encoding orders values exactly as SQL's
+// comparison does (equal values, equal bytes).
+bool KeyOrderIsSqlOrder(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kBoolean:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kDate:
+    case TypeId::kTime:
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz:
+    case TypeId::kVarchar:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool Usable(const ColumnPredicate& p, const StateTableDesc& table) {
+  if (p.column < 0 || static_cast<size_t>(p.column) >= table.column_types.size()) return false;
+  const DataType& t = table.column_types[p.column];
+  return !p.value.is_null() && p.value.type().id == t.id && KeyOrderIsSqlOrder(t);
+}
+
+std::string Encoded(const Value& v) {
+  std::string out;
+  EncodeKeyValue(v, &out);
+  return out;
+}
+
+// The tightest of the bounds on one side: the greater lower bound (or the
+// smaller upper one); at equal values the exclusive one.
+void Tighten(const ColumnPredicate& p, bool lower, const ColumnPredicate** best) {
+  if (!*best) {
+    *best = &p;
+    return;
+  }
+  int cmp = Value::Compare(p.value, (*best)->value);
+  bool exclusive = p.op == ColumnPredicate::Op::kGt || p.op == ColumnPredicate::Op::kLt;
+  if ((lower ? cmp > 0 : cmp < 0) || (cmp == 0 && exclusive)) *best = &p;
+}
+
+// Reads the committed rows of the key ranges [prefix(v)+lower,
+// prefix(v)+upper) of the vnodes in order, merging an overlay (only with
+// one range: an overlay disables the bounds).
+class RowStoreScan : public ChunkScan {
+ public:
+  RowStoreScan(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, ScanSpec spec)
+      : store_(store), snapshot_(std::move(snapshot)), spec_(std::move(spec)) {
+    if (spec_.overlay.empty()) bounds_ = RowKeyBoundsOf(spec_.table, spec_.predicates);
+    next_vnode_ = spec_.vnode_begin;
+    if (bounds_.vnode) {
+      // One vnode, if it is in the scan's range at all.
+      bool inside = *bounds_.vnode >= spec_.vnode_begin && *bounds_.vnode < spec_.vnode_end;
+      next_vnode_ = inside ? *bounds_.vnode : spec_.vnode_end;
+      last_vnode_ = inside ? *bounds_.vnode + 1 : spec_.vnode_end;
+    } else {
+      last_vnode_ = spec_.vnode_end;
+    }
+    next_overlay_ = spec_.overlay.begin();
+    OpenNextRange();
+  }
+
+  bool Next(DataChunk* out, size_t max_rows) override {
+    *out = DataChunk(spec_.table.column_types);
+    size_t n = 0;
+    auto decode = [&](std::string_view bytes) {
+      bool ok = spec_.projection.empty() ? DecodeRowInto(bytes, out) : DecodeRowInto(bytes, out, spec_.projection);
+      if (!ok) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + std::to_string(spec_.table.table_id));
+      n++;
+    };
+    // Merge the committed rows with the overlay in key order; the overlay wins.
+    while (n < max_rows && range_) {
+      auto& it = range_->it;
+      bool have_store = it->Valid();
+      bool have_overlay = next_overlay_ != spec_.overlay.end();
+      if (!have_store && !have_overlay) {
+        if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "scan failed: " + it->status().ToString());
+        OpenNextRange();
+        continue;
+      }
+      int cmp = !have_store ? 1 : !have_overlay ? -1 : it->key().compare(rocksdb::Slice(next_overlay_->first));
+      if (cmp < 0) {
+        rocksdb::Slice v = it->value();
+        decode(std::string_view(v.data(), v.size()));
+        it->Next();
+        continue;
+      }
+      if (cmp == 0) it->Next();
+      if (next_overlay_->second) decode(*next_overlay_->second);
+      ++next_overlay_;
+    }
+    out->set_cardinality(n);
+    return n > 0;
+  }
+
+  bool complete() const override { return bounds_.empty(); }
+
+ private:
+  // The next vnode's range (all remaining vnodes at once when unbounded);
+  // range_ null when none is left.
+  void OpenNextRange() {
+    range_.reset();
+    if (next_vnode_ >= last_vnode_) return;
+    TableId table = spec_.table.table_id;
+    auto prefix = [&](int vnode) {
+      return vnode >= kVnodeCount ? PrefixSuccessor(TablePrefix(table)) : VnodePrefix(table, static_cast<uint16_t>(vnode));
+    };
+    std::string lower, upper;
+    if (bounds_.lower.empty() && bounds_.upper.empty()) {
+      lower = prefix(next_vnode_);
+      upper = prefix(last_vnode_);
+      next_vnode_ = last_vnode_;
+    } else {
+      lower = prefix(next_vnode_) + bounds_.lower;
+      upper = bounds_.upper.empty() ? prefix(next_vnode_ + 1) : prefix(next_vnode_) + bounds_.upper;
+      next_vnode_++;
+    }
+    range_ = store_->NewRange(store_->data_cf(), snapshot_.get(), std::move(lower), std::move(upper),
+                              bounds_.empty() ? StateStore::ReadPattern::kScan : StateStore::ReadPattern::kShort);
+  }
+
+  const StateStore* store_;
+  std::shared_ptr<const Snapshot> snapshot_;
+  ScanSpec spec_;
+  RowKeyBounds bounds_;
+  int next_vnode_ = 0, last_vnode_ = 0;
+  std::unique_ptr<StateStore::Range> range_;
+  Overlay::const_iterator next_overlay_;
+};
+
+}  // namespace
+
+RowKeyBounds RowKeyBoundsOf(const StateTableDesc& table, const ColumnPredicates& predicates) {
+  RowKeyBounds bounds;
+  if (predicates.empty()) return bounds;
+  // The vnode: every distribution-key column pinned by an equality.
+  std::vector<const Value*> equal(table.column_types.size(), nullptr);
+  for (const auto& p : predicates)
+    if (p.op == ColumnPredicate::Op::kEq && Usable(p, table)) equal[p.column] = &p.value;
+  if (!table.dist_key_indices.empty()) {
+    bool pinned = true;
+    for (int c : table.dist_key_indices) pinned = pinned && c >= 0 && static_cast<size_t>(c) < equal.size() && equal[c];
+    if (pinned) {
+      std::vector<Vector> columns;
+      for (const DataType& t : table.column_types) columns.emplace_back(t);
+      for (int c : table.dist_key_indices) columns[c].Append(*equal[c]);
+      DataChunk row(std::move(columns));
+      bounds.vnode = ComputeVnode(row, 0, table.dist_key_indices);
+    }
+  }
+  // The key bounds: equalities on leading key columns, then one range.
+  std::string prefix;
+  for (size_t i = 0; i < table.pk_indices.size(); i++) {
+    if (i < table.pk_descending.size() && table.pk_descending[i]) break;
+    int column = table.pk_indices[i];
+    if (column >= 0 && static_cast<size_t>(column) < equal.size() && equal[column]) {
+      EncodeKeyValue(*equal[column], &prefix);
+      continue;
+    }
+    const ColumnPredicate *low = nullptr, *high = nullptr;
+    for (const auto& p : predicates) {
+      if (p.column != column || !Usable(p, table)) continue;
+      if (p.op == ColumnPredicate::Op::kGt || p.op == ColumnPredicate::Op::kGe) Tighten(p, true, &low);
+      if (p.op == ColumnPredicate::Op::kLt || p.op == ColumnPredicate::Op::kLe) Tighten(p, false, &high);
+    }
+    if (low) {
+      bounds.lower = prefix + Encoded(low->value);
+      // Every key with the bound's bytes next equals it: > starts past them.
+      if (low->op == ColumnPredicate::Op::kGt) bounds.lower = PrefixSuccessor(bounds.lower);
+    } else {
+      bounds.lower = prefix;
+    }
+    if (high) {
+      bounds.upper = prefix + Encoded(high->value);
+      if (high->op == ColumnPredicate::Op::kLe) bounds.upper = PrefixSuccessor(bounds.upper);
+    } else {
+      bounds.upper = PrefixSuccessor(prefix);
+    }
+    return bounds;
+  }
+  // Every key column pinned: one key.
+  bounds.lower = prefix;
+  bounds.upper = PrefixSuccessor(prefix);
+  return bounds;
+}
+
+std::unique_ptr<ChunkScan> RowStoreEngine::Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const {
+  return std::make_unique<RowStoreScan>(store_, std::move(snapshot), std::move(spec));
+}
+
+TableStatistics RowStoreEngine::Statistics(TableId table, const Snapshot* snapshot) const {
+  TableStatistics stats;
+  std::string prefix = TablePrefix(table);
+  std::string end = PrefixSuccessor(prefix);
+  stats.bytes = store_->ApproximateDataSize(prefix, end);
+  if (std::optional<int64_t> stored = store_->RowCount(table, snapshot)) {
+    stats.rows = *stored;
+    stats.rows_exact = true;
+  } else {
+    // A relation of an older version, without a recorded count.
+    stats.rows = static_cast<int64_t>(store_->EstimateKeys(prefix, end));
+  }
+  return stats;
+}
+
+std::shared_ptr<BulkRows> RowStoreEngine::NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const {
+  return std::make_shared<BulkRows>(table, key_column, std::move(dist_key), store_->NewBulkSpill());
+}
+
+Status RowStoreEngine::PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) {
+  batch->data.ops.insert(batch->data.ops.end(), writes.writes.ops.begin(), writes.writes.ops.end());
+  batch->data.bulk.insert(batch->data.bulk.end(), writes.writes.bulk.begin(), writes.writes.bulk.end());
+  return Status::OK();
+}
+
+}  // namespace freshet

@@ -1,0 +1,54 @@
+// RowStoreEngine: the TableEngine (table_engine.h) of rows in the store's
+// RocksDB data family, one key-value pair per row: key [table][vnode][pk,
+// memcomparable], value the row encoding. Every relation is stored here
+// unless TableEngines assigns it elsewhere, and every stream operator's
+// state table is.
+//
+// Scans. A scan iterates its vnodes' key ranges at the snapshot and
+// decodes the projected columns. Predicates narrow those ranges: equalities
+// on a leading run of the primary key's columns, then at most one range on
+// the next column, become key bounds within each vnode, and equalities on
+// every distribution-key column pin the one vnode that can hold matches.
+// Only columns of types whose key encoding orders values as SQL compares
+// them are used (integers, booleans, dates, times, timestamps, strings:
+// not floating point, where -0 equals 0, nor numeric, where 1.0 equals
+// 1.00, nor intervals); a descending key column ends the run. A scan that
+// merges a transaction's own writes (an overlay) ignores its predicates.
+//
+// Epoch commits: PrepareEpoch adds the epoch's writes to the batch's data;
+// nothing is prepared outside the one atomic write, so FinishEpoch and
+// Recover have nothing to do (RocksDB's write is all or nothing).
+#pragma once
+
+#include "storage/table_engine.h"
+
+namespace freshet {
+
+// The storage-key bounds within each vnode, and the one vnode, that the
+// predicates of a scan of `table` allow (see the top of this file).
+struct RowKeyBounds {
+  std::string lower;  // after the [table][vnode] prefix; empty = from the start
+  std::string upper;  // exclusive; empty = to the end of the vnode
+  std::optional<uint16_t> vnode;  // the only vnode that can hold a match
+  bool empty() const { return lower.empty() && upper.empty() && !vnode; }
+};
+RowKeyBounds RowKeyBoundsOf(const StateTableDesc& table, const ColumnPredicates& predicates);
+
+class RowStoreEngine : public TableEngine {
+ public:
+  explicit RowStoreEngine(StateStore* store) : store_(store) {}
+  const char* name() const override { return "row"; }
+
+  std::unique_ptr<ChunkScan> Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const override;
+  TableStatistics Statistics(TableId table, const Snapshot* snapshot) const override;
+  std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const override;
+
+  Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) override;
+  void FinishEpoch(uint32_t, Epoch, bool) override {}
+  Status Recover(const MetaStore&) override { return Status::OK(); }
+
+ private:
+  StateStore* store_;
+};
+
+}  // namespace freshet
