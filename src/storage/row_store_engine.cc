@@ -68,7 +68,7 @@ class RowStoreScan : public ChunkScan {
     } else {
       last_vnode_ = spec_.vnode_end;
     }
-    next_overlay_ = spec_.overlay.begin();
+    next_overlay_ = spec_.start_after.empty() ? spec_.overlay.begin() : spec_.overlay.upper_bound(spec_.start_after);
     OpenNextRange();
   }
 
@@ -94,18 +94,23 @@ class RowStoreScan : public ChunkScan {
       if (cmp < 0) {
         rocksdb::Slice v = it->value();
         decode(std::string_view(v.data(), v.size()));
+        if (spec_.resumable) last_key_.assign(it->key().data(), it->key().size());
         it->Next();
         continue;
       }
       if (cmp == 0) it->Next();
-      if (next_overlay_->second) decode(*next_overlay_->second);
+      if (next_overlay_->second) {
+        decode(*next_overlay_->second);
+        if (spec_.resumable) last_key_ = next_overlay_->first;
+      }
       ++next_overlay_;
     }
     out->set_cardinality(n);
     return n > 0;
   }
 
-  bool complete() const override { return bounds_.empty(); }
+  bool complete() const override { return bounds_.empty() && spec_.start_after.empty(); }
+  const std::string& last_key() const override { return last_key_; }
 
  private:
   // The next vnode's range (all remaining vnodes at once when unbounded);
@@ -127,8 +132,13 @@ class RowStoreScan : public ChunkScan {
       upper = bounds_.upper.empty() ? prefix(next_vnode_ + 1) : prefix(next_vnode_) + bounds_.upper;
       next_vnode_++;
     }
-    range_ = store_->NewRange(store_->data_cf(), snapshot_.get(), std::move(lower), std::move(upper),
-                              bounds_.empty() ? StateStore::ReadPattern::kScan : StateStore::ReadPattern::kShort);
+    // Past start_after: keys greater than it (it plus a zero byte is the
+    // least of them).
+    if (!spec_.start_after.empty() && spec_.start_after >= lower) lower = spec_.start_after + std::string(1, '\0');
+    StateStore::ReadPattern pattern = spec_.read_once     ? StateStore::ReadPattern::kOnce
+                                      : bounds_.empty() ? StateStore::ReadPattern::kScan
+                                                        : StateStore::ReadPattern::kShort;
+    range_ = store_->NewRange(store_->data_cf(), snapshot_.get(), std::move(lower), std::move(upper), pattern);
   }
 
   const StateStore* store_;
@@ -138,6 +148,7 @@ class RowStoreScan : public ChunkScan {
   int next_vnode_ = 0, last_vnode_ = 0;
   std::unique_ptr<StateStore::Range> range_;
   Overlay::const_iterator next_overlay_;
+  std::string last_key_;
 };
 
 }  // namespace

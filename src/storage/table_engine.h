@@ -19,8 +19,11 @@
 // Scans. Scan reads the committed rows of one relation at a Snapshot, as
 // DataChunks with every column of the relation (the columns outside the
 // projection are NULL, so column indices never shift). The key range is a
-// range of vnodes [vnode_begin, vnode_end); rows come out in no order the
-// caller may rely on. The predicates (column op constant, ANDed) only let
+// range of vnodes [vnode_begin, vnode_end), starting past a storage key
+// when `start_after` is set; rows come out in no order the caller may rely
+// on, except in a resumable scan (a backfill), whose rows come in
+// storage-key order and which tells the key of the last row it returned,
+// to start after next time. The predicates (column op constant, ANDed) only let
 // the engine skip rows: it may return rows that fail them, never leave out
 // one that passes; the caller filters. A scan may run on another thread
 // than the one that made it, and reads nothing newer than its snapshot.
@@ -83,6 +86,9 @@ struct ScanSpec {
   int vnode_begin = 0, vnode_end = kVnodeCount;
   ColumnPredicates predicates;
   Overlay overlay;
+  std::string start_after;  // a storage key: only rows after it; empty = all
+  bool resumable = false;   // key order and last_key() (see the top of this file)
+  bool read_once = false;   // read once, start to end: caches need not keep it
 };
 
 // The chunks of one scan.
@@ -94,6 +100,8 @@ class ChunkScan {
   // Whether the scan reads every row of its vnode range (it skipped none
   // by its predicates): only such a scan may fill a cache of the table.
   virtual bool complete() const = 0;
+  // The storage key of the last row returned (resumable scans only).
+  virtual const std::string& last_key() const = 0;
 };
 
 struct TableStatistics {

@@ -4,6 +4,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "storage/table_engines.h"
 
 namespace freshet {
 
@@ -19,7 +20,7 @@ BackfillOperator::BackfillOperator(StateTableDesc upstream, std::vector<DataType
 void BackfillOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   progress_table_ = ctx->NewStateTable(progress_desc_);
-  // Read only (its committed snapshot): not registered for commits.
+  // For the keys of upstream rows only: not registered for commits.
   upstream_table_ = std::make_unique<StateTable>(ctx->store, upstream_);
   const std::vector<DataType> types = {DataType::Int32(), DataType::Varchar(), DataType::Boolean(), DataType::Int64()};
   for (int v = ctx->vnodes.first; v < ctx->vnodes.second; v++) {
@@ -159,29 +160,32 @@ void BackfillOperator::DoWork() {
       paused_ = true;  // every unfinished vnode is stale: a later snapshot, after the barrier
       return;
     }
-    VnodeProgress& p = vnodes_[range_vnode_];
-    std::string lower = p.position.empty() ? upstream_table_->KeyIn(uint16_t(range_vnode_))
-                                           : p.position + std::string(1, '\0');
-    // Empty: to the end of the table.
-    std::string upper = range_vnode_ + 1 < kVnodeCount ? upstream_table_->KeyIn(uint16_t(range_vnode_ + 1)) : "";
-    range_ = upstream_table_->ScanCommitted(std::move(lower), std::move(upper), snapshot_.get(),
-                                            StateStore::ReadPattern::kOnce);
+    // The vnode's rows in key order, past the position, read once through
+    // the upstream relation's table engine.
+    ScanSpec spec;
+    spec.table = upstream_;
+    spec.table.column_types = types_;
+    spec.vnode_begin = range_vnode_;
+    spec.vnode_end = range_vnode_ + 1;
+    spec.start_after = vnodes_[range_vnode_].position;
+    spec.resumable = true;
+    spec.read_once = true;
+    range_ = ctx_->store->engines().For(upstream_.table_id).Scan(snapshot_, std::move(spec));
   }
   VnodeProgress& p = vnodes_[range_vnode_];
-  DataChunk out(types_);
-  StateTable::Cursor& it = *range_;
-  size_t n = 0;
+  DataChunk out;
   size_t max_rows = budget_ ? std::min<size_t>(kChunkSize, size_t(std::max<int64_t>(*budget_, 0))) : kChunkSize;
-  for (; it.Valid() && n < max_rows; it.Next(), n++) {
-    if (!DecodeRowInto(it.value(), &out))
-      throw SqlError(sqlstate::kDataCorrupted, "corrupt row in backfill of table " + std::to_string(upstream_.table_id));
-    p.position.assign(it.key());
+  size_t n = 0;
+  bool exhausted = false;
+  if (max_rows > 0) {
+    exhausted = !range_->Next(&out, max_rows);
+    n = exhausted ? 0 : out.num_rows();
+    if (n > 0) p.position = range_->last_key();
   }
-  if (Status s = it.status(); !s.ok()) throw SqlError(sqlstate::kIoError, "backfill read failed: " + s.message());
   p.rows += int64_t(n);
   if (budget_) *budget_ -= int64_t(n);
   p.dirty = p.dirty || n > 0;
-  if (!it.Valid()) {
+  if (exhausted) {
     p.finished = true;
     p.dirty = true;
     range_.reset();

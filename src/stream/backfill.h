@@ -34,6 +34,7 @@
 #include <chrono>
 #include <optional>
 
+#include "storage/table_engine.h"
 #include "stream/operator.h"
 
 namespace freshet {
@@ -84,8 +85,8 @@ class BackfillOperator : public StreamOperator {
   std::shared_ptr<const Snapshot> snapshot_;
   Epoch snapshot_sees_ = 0;      // committed epoch the snapshot contains (at least)
   Epoch current_epoch_ = 0;      // the epoch whose changes arrive now
-  std::unique_ptr<StateTable> upstream_table_;  // read only, for its committed rows
-  std::optional<StateTable::Cursor> range_;
+  std::unique_ptr<StateTable> upstream_table_;  // never written: the storage keys of upstream rows
+  std::unique_ptr<ChunkScan> range_;  // the vnode being read
   int range_vnode_ = -1;
   bool paused_ = false;          // until the next barrier: every unfinished vnode is stale
   // Rate limit: rows the scan may still read; refilled at each barrier by
