@@ -205,6 +205,20 @@ class CachingScanExecutor : public Executor {
 // Tables smaller than this are read by one thread.
 constexpr uint64_t kParallelScanBytes = 16 << 20;
 
+// The values of the scan's conditions for this execution; a NULL or one
+// that cannot be evaluated is left to the filter above.
+ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
+  ColumnPredicates out;
+  for (const auto& condition : node.predicates) {
+    try {
+      Value v = condition.value->EvalConstant(ctx.eval);
+      if (!v.is_null() && v.type().id == condition.value->type().id) out.push_back({condition.column, condition.op, std::move(v)});
+    } catch (const SqlError&) {
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
@@ -225,13 +239,14 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
       for (size_t c = 0; c < wanted.size(); c++) wanted[c] = wanted[c] || entry->decoded[c];
   }
   const TableEngine& engine = ctx.store->engines().For(table);
+  ColumnPredicates predicates = EvaluatePredicates(node, ctx);
   auto spec = [&](int vnode_begin, int vnode_end) {
     ScanSpec s;
     s.table = node.table->StorageDesc();
     s.projection = wanted;
     s.vnode_begin = vnode_begin;
     s.vnode_end = vnode_end;
-    s.predicates = node.predicates;
+    s.predicates = predicates;
     return s;
   };
   ScanSpec whole = spec(0, kVnodeCount);

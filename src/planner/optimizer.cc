@@ -233,9 +233,9 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
   }
 }
 
-// "column op constant" (or "constant op column") of one type, with a
-// non-NULL constant: a predicate a table engine may prune with.
-std::optional<ColumnPredicate> AsColumnPredicate(const Expression& e) {
+// "column op value" (or "value op column"), the value a constant or a
+// parameter of the column's type: a condition a table engine may prune with.
+std::optional<ScanNode::Condition> AsScanCondition(const Expression& e) {
   if (e.kind() != Expression::Kind::kFunction || e.children().size() != 2) return std::nullopt;
   const std::string& name = static_cast<const FunctionExpr&>(e).function()->name;
   static const std::pair<const char*, ColumnPredicate::Op> kOps[] = {
@@ -248,16 +248,18 @@ std::optional<ColumnPredicate> AsColumnPredicate(const Expression& e) {
   const Expression* column = e.children()[0].get();
   const Expression* constant = e.children()[1].get();
   bool flipped = false;
-  if (column->kind() == Expression::Kind::kConstant) {
+  auto is_value = [](const Expression* x) {
+    return x->kind() == Expression::Kind::kConstant || x->kind() == Expression::Kind::kParameter;
+  };
+  if (is_value(column)) {
     std::swap(column, constant);
     flipped = true;
   }
-  if (column->kind() != Expression::Kind::kColumnRef || constant->kind() != Expression::Kind::kConstant) return std::nullopt;
-  const Value& value = static_cast<const ConstantExpr*>(constant)->value();
-  if (value.is_null() || value.type().id != column->type().id) return std::nullopt;
-  ColumnPredicate p;
+  if (column->kind() != Expression::Kind::kColumnRef || !is_value(constant)) return std::nullopt;
+  if (constant->type().id != column->type().id) return std::nullopt;
+  ScanNode::Condition p;
   p.column = static_cast<const ColumnRefExpr*>(column)->index();
-  p.value = value;
+  p.value = constant->Clone();
   p.op = *op;
   if (flipped) {  // 5 < x is x > 5
     switch (*op) {
@@ -284,7 +286,7 @@ void PushPredicatesToScans(PlanNode* node) {
         for (const auto& c : e->children()) conjuncts.push_back(c.get());
         continue;
       }
-      if (auto p = AsColumnPredicate(*e)) scan->predicates.push_back(std::move(*p));
+      if (auto p = AsScanCondition(*e)) scan->predicates.push_back(std::move(*p));
     }
   }
   for (auto& c : node->children()) PushPredicatesToScans(c.get());

@@ -69,9 +69,16 @@ class ScanNode : public PlanNode {
   // Columns some ancestor reads (set by the optimizer; empty = all). The
   // others are still in the output, as NULLs, so indices never shift.
   std::vector<bool> used_columns;
-  // Conditions of the filter above that the table's engine may use to skip
-  // rows (set by the optimizer; the filter stays and still applies them).
-  ColumnPredicates predicates;
+  // Conditions "column op value" of the filter above, the value a constant
+  // or a parameter, that the table's engine may use to skip rows (set by the
+  // optimizer; the filter stays and still applies them). The values are
+  // evaluated when the scan starts.
+  struct Condition {
+    int column = 0;
+    ColumnPredicate::Op op = ColumnPredicate::Op::kEq;
+    ExprPtr value;
+  };
+  std::vector<Condition> predicates;
 };
 
 // Rows generated from the catalog (information_schema, pg_catalog, rw_catalog).

@@ -967,6 +967,51 @@ void TestTypes() {
   PQfinish(c);
 }
 
+// Parameters in a key condition narrow the scan (storage's table engines):
+// the answers are those of a filtered full scan, NULL and bad values too.
+void TestPreparedKeyLookups() {
+  Section("extended protocol: key lookups and ranges with $n");
+  PGconn* c = Connect();
+  Exec(c, "DROP TABLE IF EXISTS prep_k");
+  Exec(c, "CREATE TABLE prep_k (id INT PRIMARY KEY, name VARCHAR)");
+  Exec(c, "INSERT INTO prep_k SELECT g, 'n' || g FROM generate_series(1, 500) AS g");
+  PGresult* r = PQprepare(c, "k_eq", "SELECT name FROM prep_k WHERE id = $1", 0, nullptr);
+  PQclear(r);
+  r = PQprepare(c, "k_range", "SELECT count(*), min(id), max(id) FROM prep_k WHERE $1 < id AND id <= $2", 0, nullptr);
+  PQclear(r);
+  std::string got;
+  for (const char* id : {"1", "250", "500", "501", "-3"}) {
+    const char* v[1] = {id};
+    r = PQexecPrepared(c, "k_eq", 1, v, nullptr, nullptr, 0);
+    got += PQresultStatus(r) != PGRES_TUPLES_OK ? "ERR" : PQntuples(r) == 1 ? Value(r, 0, 0) : "none";
+    got += ";";
+    PQclear(r);
+  }
+  const char* null_id[1] = {nullptr};
+  r = PQexecPrepared(c, "k_eq", 1, null_id, nullptr, nullptr, 0);
+  got += PQresultStatus(r) == PGRES_TUPLES_OK ? std::to_string(PQntuples(r)) : "ERR";
+  PQclear(r);
+  Check(got == "n1;n250;n500;none;none;0", "a key equality with $1 (NULL matches nothing)", got);
+  got.clear();
+  const char* ranges[][2] = {{"10", "20"}, {"490", "1000"}, {"20", "10"}, {"-5", "3"}};
+  for (const auto& v : ranges) {
+    r = PQexecPrepared(c, "k_range", 2, v, nullptr, nullptr, 0);
+    got += PQresultStatus(r) != PGRES_TUPLES_OK
+               ? "ERR"
+               : Value(r, 0, 0) + "," + (PQgetisnull(r, 0, 1) ? "NULL" : Value(r, 0, 1)) + "," +
+                     (PQgetisnull(r, 0, 2) ? "NULL" : Value(r, 0, 2));
+    got += ";";
+    PQclear(r);
+  }
+  Check(got == "10,11,20;10,491,500;0,NULL,NULL;3,1,3;", "a key range with $1 and $2", got);
+  const char* bad[1] = {"abc"};
+  r = PQexecPrepared(c, "k_eq", 1, bad, nullptr, nullptr, 0);
+  Check(ErrState(r) == "22P02", "a bad key parameter still gives 22P02", Describe(r));
+  PQclear(r);
+  Exec(c, "DROP TABLE prep_k");
+  PQfinish(c);
+}
+
 void TestPrepared() {
   Section("extended protocol: named/unnamed statements, $n, DescribePrepared");
   PGconn* c = Connect();
@@ -2409,7 +2454,8 @@ int main(int argc, char** argv) {
   std::thread(Watchdog).detach();
   std::vector<std::pair<std::string, void (*)()>> sections = {
       {"startup", TestStartup}, {"simple", TestSimpleQuery}, {"types", TestTypes},
-      {"prepared", TestPrepared}, {"portals", TestPortals},  {"copy", TestCopy}, {"copy_bulk", TestCopyBulk},
+      {"prepared", TestPrepared}, {"key_lookups", TestPreparedKeyLookups}, {"portals", TestPortals},
+      {"copy", TestCopy}, {"copy_bulk", TestCopyBulk},
       {"cancel", TestCancel},   {"robustness", TestRobustness}, {"bind", TestBindFormats},
       {"encoding", TestEncoding}, {"binary", TestBinaryReceive}, {"limits", TestMessageLimits},
       // Only with --only: they need a server started for them.
