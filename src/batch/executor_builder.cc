@@ -46,14 +46,17 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
     case PlanNode::Kind::kJoin: return MakeJoin(static_cast<const JoinNode&>(plan), child(0), child(1), ctx);
     case PlanNode::Kind::kSort: return MakeSort(static_cast<const SortNode&>(plan), child(0), -1, ctx);
     case PlanNode::Kind::kLimit: {
-      const auto& limit = static_cast<const LimitNode&>(plan);
+      const auto& node = static_cast<const LimitNode&>(plan);
+      // Parameters ($n) are evaluated now.
+      int64_t limit = node.limit_value ? LimitArgument(node.limit_value->EvalConstant(ctx.eval), true) : node.limit;
+      int64_t offset = node.offset_value ? LimitArgument(node.offset_value->EvalConstant(ctx.eval), false) : node.offset;
       // ORDER BY ... LIMIT n keeps only the best limit + offset rows (top-N).
-      if (limit.limit >= 0 && plan.child()->kind() == PlanNode::Kind::kSort) {
+      if (limit >= 0 && plan.child()->kind() == PlanNode::Kind::kSort) {
         const auto& sort = static_cast<const SortNode&>(*plan.child());
-        auto top = MakeSort(sort, BuildExecutor(*sort.child(), ctx), limit.limit + limit.offset, ctx);
-        return MakeLimit(limit, std::move(top), ctx);
+        auto top = MakeSort(sort, BuildExecutor(*sort.child(), ctx), limit + offset, ctx);
+        return MakeLimit(limit, offset, std::move(top), ctx);
       }
-      return MakeLimit(limit, child(0), ctx);
+      return MakeLimit(limit, offset, child(0), ctx);
     }
     case PlanNode::Kind::kProjectSet: return MakeProjectSet(static_cast<const ProjectSetNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kHop: return MakeHop(static_cast<const HopNode&>(plan), child(0), ctx);

@@ -18,7 +18,8 @@ ExecutorPtr MakeHashAggregate(const AggregateNode& node, ExecutorPtr child, Exec
 ExecutorPtr MakeJoin(const JoinNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
 // limit < 0: full sort; else keeps only the first limit rows (top-N).
 ExecutorPtr MakeSort(const SortNode& node, ExecutorPtr child, int64_t limit, ExecContext& ctx);
-ExecutorPtr MakeLimit(const LimitNode& node, ExecutorPtr child, ExecContext& ctx);
+// limit -1: none.
+ExecutorPtr MakeLimit(int64_t limit, int64_t offset, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeDistinct(const DistinctNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeSetOp(const SetOpNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
 ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx);

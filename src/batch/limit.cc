@@ -7,8 +7,8 @@ namespace {
 
 class LimitExecutor : public Executor {
  public:
-  LimitExecutor(const LimitNode& node, ExecutorPtr child)
-      : child_(std::move(child)), to_skip_(node.offset), remaining_(node.limit) {}
+  LimitExecutor(int64_t limit, int64_t offset, ExecutorPtr child)
+      : child_(std::move(child)), to_skip_(offset), remaining_(limit) {}
 
   bool Next(DataChunk* out) override {
     while (remaining_ != 0 && child_->Next(out)) {
@@ -41,8 +41,8 @@ class LimitExecutor : public Executor {
 
 }  // namespace
 
-ExecutorPtr MakeLimit(const LimitNode& node, ExecutorPtr child, ExecContext& ctx) {
-  return std::make_unique<LimitExecutor>(node, std::move(child));
+ExecutorPtr MakeLimit(int64_t limit, int64_t offset, ExecutorPtr child, ExecContext& ctx) {
+  return std::make_unique<LimitExecutor>(limit, offset, std::move(child));
 }
 
 }  // namespace freshet

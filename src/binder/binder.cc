@@ -20,16 +20,34 @@ namespace freshet {
 
 namespace {
 
-int64_t ConstantInt(const Expression& e, EvalContext& ctx, const char* what) {
-  if (!e.IsConstant()) throw SqlError(sqlstate::kSyntaxError, fmt::format("argument of {} must not contain variables", what));
-  Value v = e.EvalConstant(ctx);
-  if (v.is_null()) return -1;
-  if (!v.type().IsInteger()) throw SqlError(sqlstate::kDatatypeMismatch, fmt::format("argument of {} must be type bigint", what));
-  if (v.int_value() < 0) {
-    throw SqlError(std::string(what) == "LIMIT" ? "2201W" : "2201X",
-                   fmt::format("{} must not be negative", std::string(what) == "LIMIT" ? "LIMIT" : "OFFSET"));
+// Whether e reads nothing but constants and parameters ($n): its value is
+// known when the statement runs.
+bool OnlyParameters(const Expression& e) {
+  switch (e.kind()) {
+    case Expression::Kind::kColumnRef:
+    case Expression::Kind::kSubquery:
+    case Expression::Kind::kAggregate:
+    case Expression::Kind::kWindow:
+    case Expression::Kind::kSetFunction:
+      return false;
+    default:
+      break;
   }
-  return v.int_value();
+  for (const auto& c : e.children())
+    if (!OnlyParameters(*c)) return false;
+  return true;
+}
+
+// LIMIT's or OFFSET's argument: its value when it is constant; otherwise,
+// when it is made of parameters, the expression, kept for execution.
+int64_t LimitOrOffset(ExprPtr e, EvalContext& ctx, bool is_limit, ExprPtr* at_execution) {
+  if (!e->IsConstant() && OnlyParameters(*e)) {
+    *at_execution = std::move(e);
+    return is_limit ? -1 : 0;
+  }
+  if (!e->IsConstant())
+    throw SqlError(sqlstate::kSyntaxError, fmt::format("argument of {} must not contain variables", is_limit ? "LIMIT" : "OFFSET"));
+  return LimitArgument(e->EvalConstant(ctx), is_limit);
 }
 
 }  // namespace
@@ -369,16 +387,18 @@ PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, S
     Scope empty;
     ExprBinder cb(this, &empty);
     int64_t limit = -1, offset = 0;
+    ExprPtr limit_value, offset_value;
     if (stmt->limit_count) {
       ExprPtr e = cb.Bind(stmt->limit_count);
       if (!(e->kind() == Expression::Kind::kConstant && static_cast<ConstantExpr*>(e.get())->value().is_null()))
-        limit = ConstantInt(*cb.Coerce(std::move(e), DataType::Int64()), *ctx_.eval, "LIMIT");
+        limit = LimitOrOffset(cb.Coerce(std::move(e), DataType::Int64()), *ctx_.eval, true, &limit_value);
     }
-    if (stmt->limit_offset) {
-      ExprPtr e = cb.Bind(stmt->limit_offset);
-      offset = std::max<int64_t>(0, ConstantInt(*cb.Coerce(std::move(e), DataType::Int64()), *ctx_.eval, "OFFSET"));
-    }
-    plan = std::make_unique<LimitNode>(std::move(plan), limit, offset);
+    if (stmt->limit_offset)
+      offset = LimitOrOffset(cb.Coerce(cb.Bind(stmt->limit_offset), DataType::Int64()), *ctx_.eval, false, &offset_value);
+    auto node = std::make_unique<LimitNode>(std::move(plan), limit, offset);
+    node->limit_value = std::move(limit_value);
+    node->offset_value = std::move(offset_value);
+    plan = std::move(node);
   }
   if (plan->schema().size() > visible) {
     std::vector<ExprPtr> exprs;

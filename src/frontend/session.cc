@@ -12,6 +12,31 @@
 
 namespace freshet {
 
+namespace {
+
+// COMMIT, ROLLBACK, ROLLBACK TO SAVEPOINT or PREPARE TRANSACTION: what
+// PostgreSQL still runs in an aborted transaction (IsTransactionExitStmt),
+// by either protocol.
+bool IsTransactionExit(const ParsedStatement& stmt) {
+  if (!stmt.node || stmt.node->node_case != PG_QUERY__NODE__NODE_TRANSACTION_STMT) return false;
+  switch (stmt.node->transaction_stmt->kind) {
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT:
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK:
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK_TO:
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_PREPARE:
+      return true;
+    default:
+      return false;
+  }
+}
+
+[[noreturn]] void ThrowInFailedTransaction() {
+  throw SqlError(sqlstate::kInFailedTransaction,
+                 "current transaction is aborted, commands ignored until end of transaction block");
+}
+
+}  // namespace
+
 struct Session::Prepared {
   std::string sql;
   std::vector<ParsedStatement> statements;  // zero or one
@@ -178,9 +203,7 @@ void Session::Sync() {
 }
 
 StatementOutcome Session::Begin(bool start_transaction) {
-  if (txn_ == TxnState::kFailed)
-    throw SqlError(sqlstate::kInFailedTransaction,
-                   "current transaction is aborted, commands ignored until end of transaction block");
+  if (txn_ == TxnState::kFailed) ThrowInFailedTransaction();
   if (txn_ == TxnState::kInBlock && !implicit_txn_)
     return {"BEGIN"};  // PostgreSQL warns "there is already a transaction in progress"
   if (implicit_txn_) {
@@ -245,10 +268,7 @@ void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
 StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
                                        PortalRows* portal) {
   PrepareEval();
-  bool is_txn_stmt = stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_TRANSACTION_STMT;
-  if (txn_ == TxnState::kFailed && !is_txn_stmt)
-    throw SqlError(sqlstate::kInFailedTransaction,
-                   "current transaction is aborted, commands ignored until end of transaction block");
+  if (txn_ == TxnState::kFailed && !IsTransactionExit(stmt)) ThrowInFailedTransaction();
   return HandleStatement(HandlerArgs{this, stmt, sink, params, portal});
 }
 
@@ -263,6 +283,9 @@ void Session::Parse(const std::string& name, const std::string& sql, const std::
   p->statements = ParseSql(sql);
   if (p->statements.size() > 1)
     throw SqlError(sqlstate::kSyntaxError, "cannot insert multiple commands into a prepared statement");
+  // As exec_parse_message: before any binding, which may read the catalog.
+  if (txn_ == TxnState::kFailed && !p->statements.empty() && !IsTransactionExit(p->statements[0]))
+    ThrowInFailedTransaction();
   for (uint32_t oid : param_oids) {
     DataType t = oid == 0 ? DataType::Unknown() : DataTypeFromPgOid(oid);
     if (oid != 0 && t.id == TypeId::kUnknown && oid != 705)
@@ -294,13 +317,16 @@ std::vector<ColumnDesc> Session::DescribeStatement(const std::string& statement)
 }
 
 std::vector<ColumnDesc> Session::DescribePrepared(const Prepared& p) {
-  if (p.statements.empty() || !p.statements[0].node) return {};
+  if (p.statements.empty()) return {};
   PrepareEval();
   std::vector<DataType> types = p.param_types;
   current_query_ = p.sql;
-  PlanPtr plan = PlanStatement(this, p.statements[0], &types);
-  if (!plan) return {};
-  return ResultColumns(*plan);
+  PlanPtr plan = p.statements[0].node ? PlanStatement(this, p.statements[0], &types) : nullptr;
+  std::vector<ColumnDesc> columns = plan ? ResultColumns(*plan) : DescribeUtility(this, p.statements[0], nullptr);
+  // As exec_describe_*_message: rows cannot be described in an aborted
+  // transaction (a statement without rows still can).
+  if (txn_ == TxnState::kFailed && !columns.empty()) ThrowInFailedTransaction();
+  return columns;
 }
 
 void Session::Bind(const std::string& portal_name, const std::string& statement,
@@ -321,9 +347,8 @@ void Session::Bind(const std::string& portal_name, const std::string& statement,
   if (params.size() != p->param_types.size())
     FRESHET_THROW(sqlstate::kProtocolViolation, "bind message supplies {} parameters, but prepared statement \"{}\" requires {}",
                   params.size(), statement, p->param_types.size());
-  if (txn_ == TxnState::kFailed)
-    throw SqlError(sqlstate::kInFailedTransaction,
-                   "current transaction is aborted, commands ignored until end of transaction block");
+  if (txn_ == TxnState::kFailed && !(!p->statements.empty() && IsTransactionExit(p->statements[0])))
+    ThrowInFailedTransaction();
   PrepareEval();
   auto portal = std::make_unique<Portal>();
   portal->prepared = p;

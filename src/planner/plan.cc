@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "common/error.h"
+
 namespace freshet {
 
 std::vector<DataType> PlanNode::types() const {
@@ -130,7 +132,19 @@ LimitNode::LimitNode(PlanPtr child, int64_t limit, int64_t offset)
   children_.push_back(std::move(child));
 }
 
-std::string LimitNode::Describe() const { return fmt::format("Limit {} offset {}", limit, offset); }
+std::string LimitNode::Describe() const {
+  return fmt::format("Limit {} offset {}", limit_value ? limit_value->ToString() : std::to_string(limit),
+                     offset_value ? offset_value->ToString() : std::to_string(offset));
+}
+
+int64_t LimitArgument(const Value& v, bool is_limit) {
+  if (v.is_null()) return is_limit ? -1 : 0;
+  if (!v.type().IsInteger())
+    throw SqlError(sqlstate::kDatatypeMismatch, fmt::format("argument of {} must be type bigint", is_limit ? "LIMIT" : "OFFSET"));
+  if (v.int_value() < 0)
+    throw SqlError(is_limit ? "2201W" : "2201X", fmt::format("{} must not be negative", is_limit ? "LIMIT" : "OFFSET"));
+  return v.int_value();
+}
 
 DistinctNode::DistinctNode(PlanPtr child) : PlanNode(Kind::kDistinct, child->schema()) {
   children_.push_back(std::move(child));

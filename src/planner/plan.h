@@ -183,7 +183,15 @@ class LimitNode : public PlanNode {
   std::string Describe() const override;
   int64_t limit;   // -1: none
   int64_t offset;
+  // Set when LIMIT / OFFSET is given by parameters ($n): evaluated when the
+  // statement runs (LimitArgument), in place of limit / offset.
+  ExprPtr limit_value, offset_value;
 };
+
+// LIMIT's (or OFFSET's) value from its argument as PostgreSQL checks it:
+// NULL is no limit (-1) / no offset (0); a negative value is 2201W
+// (2201X for OFFSET).
+int64_t LimitArgument(const Value& v, bool is_limit);
 
 // Removes duplicate rows of its child (SELECT DISTINCT, UNION).
 class DistinctNode : public PlanNode {

@@ -453,6 +453,8 @@ class StreamPlanner {
   }
 
   StreamNodePtr VisitLimit(LimitNode* l) {
+    if (l->limit_value || l->offset_value)
+      throw SqlError(sqlstate::kFeatureNotSupported, "parameters in LIMIT or OFFSET of a streaming job are not supported");
     if (l->limit < 0 && l->offset == 0) return Visit(l->child());
     std::vector<StreamOrderKey> order;
     StreamNodePtr input;

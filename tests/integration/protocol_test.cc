@@ -1012,6 +1012,166 @@ void TestPreparedKeyLookups() {
   PQfinish(c);
 }
 
+// Issue 18, protocol defects. A failed transaction is left by ROLLBACK or
+// COMMIT sent through the extended protocol (pgjdbc, psycopg 3 and
+// postgres.js send them so); other statements get 25P02 there.
+void TestExtendedTransactionExit() {
+  Section("extended protocol: leaving a failed transaction");
+  PGconn* c = Connect();
+  auto exec_params = [&](const char* sql) {
+    PGresult* r = PQexecParams(c, sql, 0, nullptr, nullptr, nullptr, nullptr, 0);
+    std::string d = Describe(r);
+    PQclear(r);
+    return d;
+  };
+  for (const char* exit_stmt : {"ROLLBACK", "COMMIT"}) {
+    Exec(c, "BEGIN");
+    Exec(c, "SELECT 1/0");
+    std::string d = exec_params("SELECT 1");
+    Check(d.find("[25P02]") != std::string::npos, std::string("extended SELECT in a failed transaction: 25P02 (") + exit_stmt + ")", d);
+    d = exec_params(exit_stmt);
+    Check(d == "PGRES_COMMAND_OK tag=ROLLBACK", std::string(exit_stmt) + " by Parse/Bind/Execute ends it with ROLLBACK", d);
+    d = exec_params("SELECT 1");
+    Check(d == "PGRES_TUPLES_OK tag=SELECT 1", std::string("the connection goes on after ") + exit_stmt, d);
+  }
+  // A named statement prepared before the failure, executed in it.
+  PGresult* r = PQprepare(c, "rb", "ROLLBACK", 0, nullptr);
+  PQclear(r);
+  Exec(c, "BEGIN");
+  Exec(c, "SELECT 1/0");
+  r = PQexecPrepared(c, "rb", 0, nullptr, nullptr, nullptr, 0);
+  Check(Describe(r) == "PGRES_COMMAND_OK tag=ROLLBACK", "a prepared ROLLBACK in a failed transaction", Describe(r));
+  PQclear(r);
+  // BEGIN is not a way out.
+  Exec(c, "BEGIN");
+  Exec(c, "SELECT 1/0");
+  std::string d = exec_params("BEGIN");
+  Check(d.find("[25P02]") != std::string::npos, "extended BEGIN in a failed transaction: 25P02", d);
+  Exec(c, "ROLLBACK");
+  PQfinish(c);
+}
+
+// Statements that return rows without a plan describe them, by statement
+// and by portal (pgjdbc describes before it executes).
+void TestDescribeUtility() {
+  Section("extended protocol: Describe of SHOW and EXPLAIN");
+  PGconn* c = Connect();
+  struct Case {
+    const char* sql;
+    int fields;
+    const char* first_name;
+  };
+  std::vector<Case> cases = {{"SHOW timezone", 1, "TimeZone"},
+                             {"SHOW TRANSACTION ISOLATION LEVEL", 1, "transaction_isolation"},
+                             {"EXPLAIN SELECT 1", 1, "QUERY PLAN"}};
+  if (!g_postgres) cases.push_back({"SHOW TABLES", 1, "Name"});
+  Exec(c, "CREATE TABLE IF NOT EXISTS describe_t (a int)");  // a row for SHOW TABLES
+  for (const auto& tc : cases) {
+    std::string name = std::string("d_") + std::to_string(&tc - cases.data());
+    PGresult* r = PQprepare(c, name.c_str(), tc.sql, 0, nullptr);
+    PQclear(r);
+    r = PQdescribePrepared(c, name.c_str());
+    std::string got = PQresultStatus(r) == PGRES_COMMAND_OK
+                          ? std::to_string(PQnfields(r)) + (PQnfields(r) ? std::string(":") + PQfname(r, 0) : "")
+                          : Describe(r);
+    PQclear(r);
+    // SHOW's column is the parameter as PostgreSQL's table spells it (TimeZone).
+    std::string want = std::to_string(tc.fields) + ":" + tc.first_name;
+    Check(got == want, std::string("Describe statement: ") + tc.sql, got);
+    // PQexecPrepared binds an unnamed portal, describes it, executes it.
+    r = PQexecPrepared(c, name.c_str(), 0, nullptr, nullptr, nullptr, 0);
+    got = PQresultStatus(r) == PGRES_TUPLES_OK ? std::to_string(PQnfields(r)) + ":" + PQfname(r, 0) + " rows>0=" +
+                                                     (PQntuples(r) > 0 ? "yes" : "no")
+                                               : Describe(r);
+    PQclear(r);
+    Check(got == want + " rows>0=yes", std::string("Describe portal, then Execute: ") + tc.sql, got);
+  }
+  Exec(c, "DROP TABLE describe_t");
+  PQfinish(c);
+}
+
+// COPY TO sends one CopyData message per row, as PostgreSQL does; binary:
+// the header with the first row, the trailer alone (psycopg 3 reads rows
+// message by message).
+void TestCopyOutMessages() {
+  Section("COPY TO: one row per CopyData message");
+  PGconn* c = Connect();
+  auto messages = [&](const std::string& sql) {
+    std::vector<std::string> out;
+    PGresult* r = PQexec(c, sql.c_str());
+    if (PQresultStatus(r) != PGRES_COPY_OUT) {
+      out.push_back("ERROR " + Describe(r));
+      PQclear(r);
+      return out;
+    }
+    PQclear(r);
+    char* buf;
+    int n;
+    while ((n = PQgetCopyData(c, &buf, 0)) > 0) {
+      out.emplace_back(buf, static_cast<size_t>(n));
+      PQfreemem(buf);
+    }
+    while ((r = PQgetResult(c)) != nullptr) PQclear(r);
+    return out;
+  };
+  std::vector<std::string> text = messages("COPY (SELECT g, 'x' || g FROM generate_series(1, 2500) AS g) TO STDOUT");
+  bool each = text.size() == 2500;
+  for (size_t i = 0; each && i < text.size(); i++) each = text[i] == std::to_string(i + 1) + "\tx" + std::to_string(i + 1) + "\n";
+  Check(each, "text: 2,500 rows in 2,500 messages", std::to_string(text.size()) + " messages");
+  std::vector<std::string> csv = messages("COPY (SELECT 1 AS a, 2 AS b) TO STDOUT WITH (FORMAT csv, HEADER)");
+  Check(csv == std::vector<std::string>{"a,b\n", "1,2\n"}, "csv: the header line, then the row", std::to_string(csv.size()));
+  const std::string signature("PGCOPY\n\377\r\n\0", 11);
+  std::vector<std::string> bin = messages("COPY (SELECT g FROM generate_series(1, 3) AS g) TO STDOUT WITH (FORMAT binary)");
+  // int4 row: 2 (fields) + 4 (length) + 4 (value) bytes.
+  bool framed = bin.size() == 4 && bin[0].size() == 19 + 10 && bin[0].compare(0, 11, signature) == 0 &&
+                bin[1].size() == 10 && bin[2].size() == 10 && bin[3] == std::string("\377\377", 2);
+  Check(framed, "binary: header with the first row, one row a message, the trailer alone",
+        std::to_string(bin.size()) + " messages");
+  std::vector<std::string> none = messages("COPY (SELECT 1 WHERE false) TO STDOUT WITH (FORMAT binary)");
+  Check(none.size() == 1 && none[0].size() == 21, "binary without rows: header and trailer in one message",
+        std::to_string(none.size()) + " messages");
+  PQfinish(c);
+}
+
+// LIMIT, OFFSET and FETCH FIRST with parameters (every ORM's pagination).
+void TestBoundLimit() {
+  Section("extended protocol: LIMIT $1 OFFSET $2");
+  PGconn* c = Connect();
+  PGresult* r = PQprepare(c, "page", "SELECT g FROM generate_series(1, 10) AS g ORDER BY g LIMIT $1 OFFSET $2", 0, nullptr);
+  Check(PQresultStatus(r) == PGRES_COMMAND_OK, "prepare LIMIT $1 OFFSET $2", Describe(r));
+  PQclear(r);
+  r = PQdescribePrepared(c, "page");
+  std::string types = PQresultStatus(r) == PGRES_COMMAND_OK && PQnparams(r) == 2
+                          ? std::to_string(PQparamtype(r, 0)) + "," + std::to_string(PQparamtype(r, 1))
+                          : Describe(r);
+  PQclear(r);
+  Check(types == "20,20", "their parameters are bigint", types);
+  auto page = [&](const char* name, std::vector<const char*> values) {
+    PGresult* res = PQexecPrepared(c, name, static_cast<int>(values.size()), values.data(), nullptr, nullptr, 0);
+    std::string out;
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+      out = "[" + ErrState(res) + "]";
+    } else {
+      for (int i = 0; i < PQntuples(res); i++) out += std::string(i ? "," : "") + PQgetvalue(res, i, 0);
+    }
+    PQclear(res);
+    return out;
+  };
+  Check(page("page", {"3", "2"}) == "3,4,5", "LIMIT 3 OFFSET 2", page("page", {"3", "2"}));
+  Check(page("page", {"4", "8"}) == "9,10", "the last page", page("page", {"4", "8"}));
+  Check(page("page", {nullptr, nullptr}) == "1,2,3,4,5,6,7,8,9,10", "NULL: no limit, no offset",
+        page("page", {nullptr, nullptr}));
+  Check(page("page", {"-1", "0"}) == "[2201W]", "a negative LIMIT: 2201W", page("page", {"-1", "0"}));
+  Check(page("page", {"1", "-1"}) == "[2201X]", "a negative OFFSET: 2201X", page("page", {"1", "-1"}));
+  r = PQprepare(c, "fetch", "SELECT g FROM generate_series(1, 10) AS g ORDER BY g DESC FETCH FIRST $1 ROWS ONLY", 0, nullptr);
+  PQclear(r);
+  Check(page("fetch", {"2"}) == "10,9", "FETCH FIRST $1 ROWS ONLY", page("fetch", {"2"}));
+  r = PQprepare(c, "expr", "SELECT g FROM generate_series(1, 10) AS g ORDER BY g LIMIT $1 + 1", 0, nullptr);
+  PQclear(r);
+  Check(page("expr", {"1"}) == "1,2", "LIMIT $1 + 1", page("expr", {"1"}));
+  PQfinish(c);
+}
+
 void TestPrepared() {
   Section("extended protocol: named/unnamed statements, $n, DescribePrepared");
   PGconn* c = Connect();
@@ -2454,7 +2614,9 @@ int main(int argc, char** argv) {
   std::thread(Watchdog).detach();
   std::vector<std::pair<std::string, void (*)()>> sections = {
       {"startup", TestStartup}, {"simple", TestSimpleQuery}, {"types", TestTypes},
-      {"prepared", TestPrepared}, {"key_lookups", TestPreparedKeyLookups}, {"portals", TestPortals},
+      {"prepared", TestPrepared}, {"key_lookups", TestPreparedKeyLookups},
+      {"txn_exit", TestExtendedTransactionExit}, {"describe_utility", TestDescribeUtility},
+      {"copy_out_messages", TestCopyOutMessages}, {"bound_limit", TestBoundLimit}, {"portals", TestPortals},
       {"copy", TestCopy}, {"copy_bulk", TestCopyBulk},
       {"cancel", TestCancel},   {"robustness", TestRobustness}, {"bind", TestBindFormats},
       {"encoding", TestEncoding}, {"binary", TestBinaryReceive}, {"limits", TestMessageLimits},

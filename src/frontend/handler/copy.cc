@@ -185,13 +185,15 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
   for (const auto& col : plan->schema()) output_names.push_back(col.name);
   ResolveColumnOptions(&fmt, output_names);
   sink->BeginCopyOut(plan->schema().size(), fmt.binary);
+  // One CopyData message per row, as PostgreSQL sends them (clients such
+  // as psycopg 3 read rows message by message): the binary header goes
+  // with the first row, the trailer in a message of its own (with the
+  // header when there are no rows), a text header line alone.
   int64_t rows = 0;
   if (fmt.binary) {
-    sink->CopyData(BinaryCopyHeader());
     DataChunk chunk;
-    std::string out;
+    std::string out = BinaryCopyHeader();
     while (exec->Next(&chunk)) {
-      out.clear();
       for (size_t r = 0; r < chunk.num_rows(); r++) {
         PutFixed16BE(&out, static_cast<uint16_t>(chunk.num_columns()));
         for (size_t col = 0; col < chunk.num_columns(); col++) {
@@ -204,11 +206,13 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
           PutFixed32BE(&out, static_cast<uint32_t>(bytes.size()));
           out += bytes;
         }
+        sink->CopyData(out);
+        out.clear();
       }
       rows += static_cast<int64_t>(chunk.num_rows());
-      sink->CopyData(out);
     }
-    sink->CopyData(BinaryCopyTrailer());
+    out += BinaryCopyTrailer();
+    sink->CopyData(out);
     sink->EndCopyOut();
     return {"COPY " + std::to_string(rows)};
   }
@@ -221,8 +225,8 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
   DataChunk chunk;
   std::string out;
   while (exec->Next(&chunk)) {
-    out.clear();
     for (size_t r = 0; r < chunk.num_rows(); r++) {
+      out.clear();
       for (size_t col = 0; col < chunk.num_columns(); col++) {
         if (col) out.push_back(fmt.delimiter);
         const Vector& v = chunk.column(col);
@@ -235,9 +239,9 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
         out += fmt.csv ? QuoteCopyCsv(text, fmt, force) : EscapeCopyText(text, fmt.delimiter);
       }
       out.push_back('\n');
+      sink->CopyData(out);
     }
     rows += static_cast<int64_t>(chunk.num_rows());
-    sink->CopyData(out);
   }
   sink->EndCopyOut();
   return {"COPY " + std::to_string(rows)};

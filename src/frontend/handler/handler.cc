@@ -64,16 +64,68 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
   throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");
 }
 
-void SendTextRows(ResultSink* sink, const std::vector<ColumnDesc>& columns,
+void SendRows(const HandlerArgs& args, const std::vector<ColumnDesc>& columns, const DataChunk& chunk) {
+  if (args.portal) {
+    args.portal->columns = columns;
+    args.portal->chunks.clear();
+    if (chunk.num_rows() > 0) args.portal->chunks.push_back(chunk);
+    args.portal->filled = true;
+    return;
+  }
+  args.sink->Describe(columns);
+  if (chunk.num_rows() > 0) args.sink->Rows(chunk);
+}
+
+void SendTextRows(const HandlerArgs& args, const std::vector<ColumnDesc>& columns,
                   const std::vector<std::vector<std::string>>& rows) {
-  sink->Describe(columns);
   DataChunk chunk(std::vector<DataType>(columns.size(), DataType::Varchar()));
   for (const auto& r : rows) {
     Row row;
     for (const auto& v : r) row.push_back(Value::Varchar(v));
     chunk.AppendRow(row);
   }
-  if (!rows.empty()) sink->Rows(chunk);
+  SendRows(args, columns, chunk);
+}
+
+namespace {
+
+// Keeps a statement's row description and nothing else.
+class DescribeOnlySink : public ResultSink {
+ public:
+  std::vector<ColumnDesc> columns;
+  void Describe(const std::vector<ColumnDesc>& c) override { columns = c; }
+  void Rows(const DataChunk&) override {}
+  void Notice(const std::string&) override {}
+  void BeginCopyIn(size_t, bool) override {
+    throw SqlError(sqlstate::kInternalError, "COPY while describing a statement");
+  }
+  bool ReadCopyData(std::string*) override { return false; }
+  void BeginCopyOut(size_t, bool) override {}
+  void CopyData(const std::string&) override {}
+  void EndCopyOut() override {}
+};
+
+// Statements that only read, whose rows say what they return.
+bool DescribedByRunning(const ParsedStatement& stmt) {
+  if (stmt.is_extension())
+    return std::holds_alternative<ShowObjectsStatement>(stmt.extension) ||
+           std::holds_alternative<ShowCreateStatement>(stmt.extension) ||
+           std::holds_alternative<ShowParametersStatement>(stmt.extension) ||
+           std::holds_alternative<ShowJobsStatement>(stmt.extension);
+  return stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT;
+}
+
+}  // namespace
+
+std::vector<ColumnDesc> DescribeUtility(Session* session, const ParsedStatement& stmt,
+                                        const std::vector<Value>* params) {
+  if (std::holds_alternative<CancelJobsStatement>(stmt.extension)) return {{"Id", DataType::Int64()}};
+  // Not run: its statement may use parameters that describing has no values for.
+  if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) return {{"QUERY PLAN", DataType::Varchar()}};
+  if (!DescribedByRunning(stmt)) return {};
+  DescribeOnlySink sink;
+  HandleStatement(HandlerArgs{session, stmt, &sink, params, nullptr});
+  return sink.columns;
 }
 
 }  // namespace freshet

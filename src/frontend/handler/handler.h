@@ -97,8 +97,19 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
 StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix);
 // The columns a plan returns to the client: none for DML without RETURNING.
 std::vector<ColumnDesc> ResultColumns(const PlanNode& plan);
-// Sends rows of text values (SHOW and the like).
-void SendTextRows(ResultSink* sink, const std::vector<ColumnDesc>& columns,
+// Sends the rows of a statement that computes them itself (SHOW, EXPLAIN
+// and the like): described and sent to the client, or, when a portal runs
+// the statement (described by the Describe message), into the portal.
+void SendRows(const HandlerArgs& args, const std::vector<ColumnDesc>& columns, const DataChunk& chunk);
+// The same for rows of text values (every column VARCHAR).
+void SendTextRows(const HandlerArgs& args, const std::vector<ColumnDesc>& columns,
                   const std::vector<std::vector<std::string>>& rows);
+// The columns a statement without a plan returns to the client (SHOW,
+// EXPLAIN, Freshet's SHOW statements, CANCEL JOBS), for the extended
+// protocol's Describe; empty for statements that return no rows. The
+// statements that compute their rows without side effects are run to
+// learn them, so the description is always that of their rows.
+std::vector<ColumnDesc> DescribeUtility(Session* session, const ParsedStatement& stmt,
+                                        const std::vector<Value>* params);
 
 }  // namespace freshet

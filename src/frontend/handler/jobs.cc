@@ -53,9 +53,9 @@ StatementOutcome HandleCancelJobs(const HandlerArgs& args) {
     for (const auto& j : args.instance()->jobs()->CreatingClosure(t))
       if (seen.insert(j->id).second) ids.push_back(j->id);
   DropRelations(args, ids);
-  std::vector<std::vector<std::string>> rows;
-  for (ObjectId id : ids) rows.push_back({std::to_string(id)});
-  SendTextRows(args.sink, {{"Id", DataType::Int64()}}, rows);
+  DataChunk rows({DataType::Int64()});
+  for (ObjectId id : ids) rows.AppendRow({Value::Int64(id)});
+  SendRows(args, {{"Id", DataType::Int64()}}, rows);
   return {"CANCEL_JOBS"};
 }
 

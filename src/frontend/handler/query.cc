@@ -150,7 +150,7 @@ StatementOutcome HandleExplain(const HandlerArgs& args) {
   }
   std::vector<std::vector<std::string>> rows;
   for (auto& line : lines) rows.push_back({line});
-  SendTextRows(args.sink, {{"QUERY PLAN", DataType::Varchar()}}, rows);
+  SendTextRows(args, {{"QUERY PLAN", DataType::Varchar()}}, rows);
   return {"EXPLAIN"};
 }
 

@@ -55,7 +55,7 @@ StatementOutcome HandleShowObjects(const HandlerArgs& args) {
       if (t->schema_id == s->id && t->kind == want) rows.push_back({t->name});
   }
   std::sort(rows.begin(), rows.end());
-  SendTextRows(args.sink, {{"Name", DataType::Varchar()}}, rows);
+  SendTextRows(args, {{"Name", DataType::Varchar()}}, rows);
   return {"SHOW"};
 }
 
@@ -64,7 +64,7 @@ StatementOutcome HandleShowCreate(const HandlerArgs& args) {
   TableRef t = FindRelation(args, show.name);
   if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", show.name.back());
   std::string schema = args.instance()->catalog()->GetSchema(t->schema_id)->name;
-  SendTextRows(args.sink, {{"Name", DataType::Varchar()}, {"Create Sql", DataType::Varchar()}},
+  SendTextRows(args, {{"Name", DataType::Varchar()}, {"Create Sql", DataType::Varchar()}},
                {{schema + "." + t->name, t->definition}});
   return {"SHOW"};
 }

@@ -59,7 +59,7 @@ StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& 
   if (l == "all") {
     std::vector<std::vector<std::string>> rows;
     for (const auto& d : VariableDefs()) rows.push_back({d.name, variables.Get(d.name), ""});
-    SendTextRows(args.sink,
+    SendTextRows(args,
                  {{"Name", DataType::Varchar()}, {"Setting", DataType::Varchar()}, {"Description", DataType::Varchar()}},
                  rows);
     return {"SHOW"};
@@ -68,7 +68,8 @@ StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& 
   if (l == "transaction isolation level") l = "transaction_isolation";
   const VariableDef* def = FindVariable(l);
   if (!def) FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
-  SendTextRows(args.sink, {{LowerAscii(def->name), DataType::Varchar()}}, {{variables.Get(def->name)}});
+  // The column is named as PostgreSQL names it: the parameter as its table spells it (TimeZone).
+  SendTextRows(args, {{def->name, DataType::Varchar()}}, {{variables.Get(def->name)}});
   return {"SHOW"};
 }
 
