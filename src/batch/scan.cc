@@ -227,17 +227,6 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   std::vector<bool> wanted = node.used_columns;
   if (wanted.empty()) wanted.assign(types.size(), true);
   bool own_writes = ctx.pending && ctx.pending->Find(table);
-  ScanCache* cache = own_writes ? nullptr : ctx.store->scan_cache();
-  std::optional<uint64_t> build_version;
-  if (cache) {
-    // A cached table is served whole: the filter above applies the predicates.
-    std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.ReadSnapshot()->seq());
-    if (entry && entry->Covers(wanted)) return std::make_unique<CachedScanExecutor>(entry, wanted, types, ctx);
-    build_version = cache->BuildVersion(table, ctx.ReadSnapshot()->seq());
-    // Rebuild with the columns the entry had too, so that it only grows.
-    if (entry && build_version == entry->version && entry->decoded.size() == wanted.size())
-      for (size_t c = 0; c < wanted.size(); c++) wanted[c] = wanted[c] || entry->decoded[c];
-  }
   const TableEngine& engine = ctx.store->engines().For(table);
   ColumnPredicates predicates = EvaluatePredicates(node, ctx);
   auto spec = [&](int vnode_begin, int vnode_end) {
@@ -252,10 +241,24 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   ScanSpec whole = spec(0, kVnodeCount);
   whole.overlay = PendingWrites(node, ctx);
   std::unique_ptr<ChunkScan> scan = engine.Scan(ctx.ReadSnapshot(), std::move(whole));
-  // Only a scan of every row may fill the cache.
-  if (!scan->complete()) build_version.reset();
+  // A scan its predicates narrow (a key lookup or range) reads only its
+  // keys, which beats copying a cached table; it never fills the cache.
+  if (!scan->complete()) return std::make_unique<ScanExecutor>(std::move(scan), ctx);
+  ScanCache* cache = own_writes ? nullptr : ctx.store->scan_cache();
+  std::optional<uint64_t> build_version;
+  if (cache) {
+    std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.ReadSnapshot()->seq());
+    if (entry && entry->Covers(wanted)) return std::make_unique<CachedScanExecutor>(entry, wanted, types, ctx);
+    build_version = cache->BuildVersion(table, ctx.ReadSnapshot()->seq());
+    // Rebuild with the columns the entry had too, so that it only grows.
+    if (entry && build_version == entry->version && entry->decoded.size() == wanted.size()) {
+      for (size_t c = 0; c < wanted.size(); c++) wanted[c] = wanted[c] || entry->decoded[c];
+      ScanSpec wider = spec(0, kVnodeCount);
+      scan = engine.Scan(ctx.ReadSnapshot(), std::move(wider));
+    }
+  }
   ExecutorPtr executor;
-  if (scan->complete() && !own_writes && std::thread::hardware_concurrency() > 1 &&
+  if (!own_writes && std::thread::hardware_concurrency() > 1 &&
       engine.Statistics(table, ctx.ReadSnapshot().get()).bytes >= kParallelScanBytes) {
     scan.reset();
     executor = std::make_unique<ParallelScanExecutor>(engine.Scan(ctx.ReadSnapshot(), spec(0, kVnodeCount / 2)),

@@ -20,28 +20,10 @@ namespace freshet {
 
 namespace {
 
-// Whether e reads nothing but constants and parameters ($n): its value is
-// known when the statement runs.
-bool OnlyParameters(const Expression& e) {
-  switch (e.kind()) {
-    case Expression::Kind::kColumnRef:
-    case Expression::Kind::kSubquery:
-    case Expression::Kind::kAggregate:
-    case Expression::Kind::kWindow:
-    case Expression::Kind::kSetFunction:
-      return false;
-    default:
-      break;
-  }
-  for (const auto& c : e.children())
-    if (!OnlyParameters(*c)) return false;
-  return true;
-}
-
 // LIMIT's or OFFSET's argument: its value when it is constant; otherwise,
 // when it is made of parameters, the expression, kept for execution.
 int64_t LimitOrOffset(ExprPtr e, EvalContext& ctx, bool is_limit, ExprPtr* at_execution) {
-  if (!e->IsConstant() && OnlyParameters(*e)) {
+  if (!e->IsConstant() && e->IsKnownAtExecution()) {
     *at_execution = std::move(e);
     return is_limit ? -1 : 0;
   }

@@ -14,6 +14,22 @@ std::vector<ExprPtr> Expression::CloneChildren() const {
   return out;
 }
 
+bool Expression::IsKnownAtExecution() const {
+  switch (kind_) {
+    case Kind::kColumnRef:
+    case Kind::kSubquery:
+    case Kind::kAggregate:
+    case Kind::kWindow:
+    case Kind::kSetFunction:
+      return false;
+    default:
+      break;
+  }
+  for (const auto& c : children_)
+    if (!c->IsKnownAtExecution()) return false;
+  return true;
+}
+
 bool Expression::IsConstant() const {
   if (kind_ == Kind::kColumnRef || kind_ == Kind::kParameter || kind_ == Kind::kSubquery) return false;
   for (const auto& c : children_)

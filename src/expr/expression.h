@@ -49,6 +49,9 @@ class Expression {
   // Evaluates an expression without input columns (constants, parameters).
   Value EvalConstant(EvalContext& ctx) const;
   bool IsConstant() const;  // no column refs, parameters or subqueries
+  // Known when the statement runs: constants and parameters ($n) only (no
+  // column refs, subqueries, aggregates or window functions).
+  bool IsKnownAtExecution() const;
 
  protected:
   std::vector<ExprPtr> CloneChildren() const;

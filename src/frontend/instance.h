@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "frontend/statement_timer.h"
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
 #include "meta/dml_manager.h"
@@ -54,6 +55,8 @@ class Instance {
   BarrierManager* barriers() const { return barriers_.get(); }
   StreamJobs* jobs() const { return jobs_.get(); }
   JobProgressTracker* job_progress() const { return job_progress_.get(); }
+  // Cancels statements past their statement_timeout.
+  StatementTimer* statement_timer() { return &statement_timer_; }
   DmlManager* DmlFor(ObjectId database_id);
   // barrier_interval_ms, checkpoint_frequency: applied at once and kept in
   // the store (they override the configuration file after a restart).
@@ -81,6 +84,7 @@ class Instance {
   std::unique_ptr<BarrierManager> barriers_;
   std::unique_ptr<StreamJobs> jobs_;
   std::unique_ptr<JobProgressTracker> job_progress_;
+  StatementTimer statement_timer_;
   std::mutex mu_;
   std::map<ObjectId, std::unique_ptr<DmlManager>> dml_;
   struct SessionEntry {

@@ -269,7 +269,14 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
                                        PortalRows* portal) {
   PrepareEval();
   if (txn_ == TxnState::kFailed && !IsTransactionExit(stmt)) ThrowInFailedTransaction();
-  return HandleStatement(HandlerArgs{this, stmt, sink, params, portal});
+  StatementTimeout timeout(instance_->statement_timer(), variables_.DurationMs("statement_timeout"), &cancel_);
+  try {
+    return HandleStatement(HandlerArgs{this, stmt, sink, params, portal});
+  } catch (const SqlError& e) {
+    if (timeout.fired() && e.code() == sqlstate::kQueryCanceled)
+      throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to statement timeout");
+    throw;
+  }
 }
 
 // ---- Extended protocol ----

@@ -105,6 +105,12 @@ class Session {
   // In a transaction block (explicit, or the implicit one of several
   // statements in one message, or of the extended protocol up to Sync).
   bool InTransactionBlock() const { return txn_ == TxnState::kInBlock; }
+  // idle_in_transaction_session_timeout while a transaction block (also a
+  // failed one) waits for the client; 0 otherwise or when not set.
+  int64_t IdleInTransactionTimeoutMs() const {
+    if (txn_ == TxnState::kIdle || implicit_txn_) return 0;
+    return variables_.DurationMs("idle_in_transaction_session_timeout");
+  }
   // The block's writes so far (null outside a block): its reads see them.
   const WriteSet* PendingWrites() const { return txn_ == TxnState::kInBlock ? &txn_writes_ : nullptr; }
   // Applies writes now (outside a block, per synchronous_commit) or keeps

@@ -1,5 +1,9 @@
 #include "frontend/variables.h"
 
+#include <cctype>
+#include <climits>
+#include <cmath>
+
 #include <unistd.h>
 
 #include "common/datetime.h"
@@ -99,6 +103,50 @@ SessionVariables::SessionVariables(const std::string& user) {
   values_["session_authorization"] = user;
 }
 
+std::optional<int64_t> ParseDurationMs(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) i++;
+  size_t start = i;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) i++;
+  bool digits = false;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) {
+    digits = digits || text[i] != '.';
+    i++;
+  }
+  if (!digits) return std::nullopt;
+  double number;
+  try {
+    number = std::stod(text.substr(start, i - start));
+  } catch (...) {
+    return std::nullopt;
+  }
+  while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) i++;
+  size_t unit_end = text.size();
+  while (unit_end > i && std::isspace(static_cast<unsigned char>(text[unit_end - 1]))) unit_end--;
+  std::string unit = text.substr(i, unit_end - i);
+  static const std::pair<const char*, double> kUnits[] = {{"", 1},       {"us", 0.001},   {"ms", 1},      {"s", 1000},
+                                                         {"min", 60000}, {"h", 3600000}, {"d", 86400000}};
+  for (const auto& [name, factor] : kUnits)
+    if (unit == name) {
+      double ms = std::rint(number * factor);
+      if (!(std::fabs(ms) < 9e18)) return std::nullopt;
+      return static_cast<int64_t>(ms);
+    }
+  return std::nullopt;
+}
+
+std::string FormatDurationMs(int64_t ms) {
+  if (ms == 0) return "0";
+  static const std::pair<const char*, int64_t> kUnits[] = {{"d", 86400000}, {"h", 3600000}, {"min", 60000}, {"s", 1000}};
+  for (const auto& [name, factor] : kUnits)
+    if (ms % factor == 0) return std::to_string(ms / factor) + name;
+  return std::to_string(ms) + "ms";
+}
+
+int64_t SessionVariables::DurationMs(const std::string& name) const {
+  return ParseDurationMs(Get(name)).value_or(0);
+}
+
 std::string SessionVariables::Get(const std::string& name) const {
   auto it = values_.find(LowerAscii(name));
   return it == values_.end() ? "" : it->second;
@@ -140,7 +188,17 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
     if (l != "utf8" && l != "utf-8" && l != "unicode")
       FRESHET_THROW(sqlstate::kFeatureNotSupported, "only client_encoding UTF8 is supported, not \"{}\"", value);
     v = "UTF8";
-  } else if (key == "extra_float_digits" || key == "statement_timeout" || key == "streaming_parallelism") {
+  } else if (key == "statement_timeout" || key == "lock_timeout" || key == "idle_in_transaction_session_timeout") {
+    std::optional<int64_t> ms = ParseDurationMs(v);
+    if (!ms)
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"{}\": \"{}\"", def->name, value))
+          .WithHint("Valid units for this parameter are \"us\", \"ms\", \"s\", \"min\", \"h\", and \"d\".");
+    if (*ms < 0 || *ms > INT32_MAX)
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "{} ms is outside the valid range for parameter \"{}\" (0 .. 2147483647)",
+                    *ms, def->name);
+    v = FormatDurationMs(*ms);
+  } else if (key == "extra_float_digits" || key == "streaming_parallelism") {
     try {
       size_t pos;
       (void)std::stoll(v, &pos);

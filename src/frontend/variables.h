@@ -47,6 +47,8 @@ class SessionVariables {
   // (all of them after ForgetReported: the startup's ParameterStatus).
   std::vector<std::pair<std::string, std::string>> TakeChangedReported();
   void ForgetReported() { reported_.clear(); }
+  // A time setting's value in milliseconds (statement_timeout...).
+  int64_t DurationMs(const std::string& name) const;
 
  private:
   std::map<std::string, std::string> values_;        // by lower-case name
@@ -57,6 +59,13 @@ class SessionVariables {
 // A boolean setting's value as SET accepts it (true/on/1/yes/t, false/...);
 // false when it is not one.
 bool ParseBoolSetting(const std::string& v, bool* out);
+// A time as PostgreSQL's millisecond settings take it: a number (a
+// fraction is rounded) with an optional unit, us, ms (the default), s,
+// min, h or d; nullopt when it is not one.
+std::optional<int64_t> ParseDurationMs(const std::string& text);
+// A number of milliseconds as PostgreSQL shows it: in the largest unit that
+// divides it (5000 is 5s), 0 as 0.
+std::string FormatDurationMs(int64_t ms);
 // A memory size as PostgreSQL writes them (a number of kB, or with kB, MB,
 // GB or TB); nullopt when it is not one.
 std::optional<int64_t> ParseMemorySetting(const std::string& text);

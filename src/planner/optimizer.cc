@@ -233,8 +233,9 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
   }
 }
 
-// "column op value" (or "value op column"), the value a constant or a
-// parameter of the column's type: a condition a table engine may prune with.
+// "column op value" (or "value op column"), the value made of constants
+// and parameters ($n + 100), of the column's type: a condition a table
+// engine may prune with.
 std::optional<ScanNode::Condition> AsScanCondition(const Expression& e) {
   if (e.kind() != Expression::Kind::kFunction || e.children().size() != 2) return std::nullopt;
   const std::string& name = static_cast<const FunctionExpr&>(e).function()->name;
@@ -248,9 +249,7 @@ std::optional<ScanNode::Condition> AsScanCondition(const Expression& e) {
   const Expression* column = e.children()[0].get();
   const Expression* constant = e.children()[1].get();
   bool flipped = false;
-  auto is_value = [](const Expression* x) {
-    return x->kind() == Expression::Kind::kConstant || x->kind() == Expression::Kind::kParameter;
-  };
+  auto is_value = [](const Expression* x) { return x->IsKnownAtExecution(); };
   if (is_value(column)) {
     std::swap(column, constant);
     flipped = true;

@@ -229,10 +229,13 @@ class Connection : public ResultSink {
       }
       for (const auto& [k, v] : params) {
         if (k == "user" || k == "database" || k == "replication") continue;
-        if (k == "options") continue;
         try {
           // Startup parameters are session variables (application_name,
           // client_encoding, DateStyle...). Unknown ones are ignored.
+          if (k == "options") {
+            for (const auto& [name, value] : DecodeStartupOptions(v)) ApplyStartupParameter(name, value);
+            continue;
+          }
           ApplyStartupParameter(k, v);
         } catch (const SqlError& e) {
           Fatal(e);
@@ -276,10 +279,7 @@ class Connection : public ResultSink {
       // Nothing to do until the client sends again. After a second of
       // that, what the connection holds for work goes back (see
       // ReleaseIdleMemory).
-      if (in_pos_ == in_end_ && !WaitReadable(kIdleAfterMs)) {
-        ReleaseIdleMemory(&body);
-        idle_released_ = true;
-      }
+      if (in_pos_ == in_end_) WaitForMessage(&body);
       char type;
       ReadMessage(&type, &body);
       if (idle_released_) {
@@ -583,6 +583,33 @@ class Connection : public ResultSink {
       int r = ::poll(&p, 1, timeout_ms);
       if (r >= 0) return r > 0;
       if (errno != EINTR) return true;
+    }
+  }
+  // Waits for the client's next message, releasing memory after a second
+  // of idleness; idle in a transaction block for longer than
+  // idle_in_transaction_session_timeout, the connection ends (FATAL 25P03).
+  void WaitForMessage(std::string* body) {
+    int64_t timeout_ms = session_->IdleInTransactionTimeoutMs();
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (true) {
+      int wait = kIdleAfterMs;
+      if (timeout_ms > 0) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+          Fatal(SqlError("25P03", "terminating connection due to idle-in-transaction timeout"));
+          throw ConnectionClosed{};
+        }
+        wait = static_cast<int>(std::min<int64_t>(left.count(), wait));
+      }
+      if (WaitReadable(wait)) return;
+      if (!idle_released_) {
+        ReleaseIdleMemory(body);
+        idle_released_ = true;
+      }
+      if (timeout_ms <= 0) {
+        WaitReadable(-1);
+        return;
+      }
     }
   }
   // An idle connection keeps only its session, an 8 KiB input buffer and

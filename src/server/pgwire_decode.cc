@@ -147,4 +147,50 @@ ExecuteMessage DecodeExecute(const std::string& body) {
   return m;
 }
 
+std::vector<std::pair<std::string, std::string>> DecodeStartupOptions(const std::string& options) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < options.size(); i++) {
+    char ch = options[i];
+    if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+      continue;
+    }
+    if (ch == '\\' && i + 1 < options.size()) ch = options[++i];
+    word.push_back(ch);
+    in_word = true;
+  }
+  if (in_word) words.push_back(std::move(word));
+  std::vector<std::pair<std::string, std::string>> settings;
+  auto setting = [&](const std::string& text) {
+    size_t eq = text.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw SqlError(sqlstate::kInvalidParameterValue, "invalid command-line argument for server process: " + text)
+          .WithHint("Try \"postgres --help\" for more information.");
+    std::string name = text.substr(0, eq);
+    for (char& c : name)
+      if (c == '-') c = '_';
+    settings.emplace_back(std::move(name), text.substr(eq + 1));
+  };
+  for (size_t i = 0; i < words.size(); i++) {
+    const std::string& w = words[i];
+    if (w == "-c") {
+      if (i + 1 >= words.size())
+        throw SqlError(sqlstate::kInvalidParameterValue, "invalid command-line argument for server process: -c");
+      setting(words[++i]);
+    } else if (w.rfind("-c", 0) == 0) {
+      setting(w.substr(2));
+    } else if (w.rfind("--", 0) == 0) {
+      setting(w.substr(2));
+    } else {
+      throw SqlError(sqlstate::kInvalidParameterValue, "invalid command-line argument for server process: " + w)
+          .WithHint("Try \"postgres --help\" for more information.");
+    }
+  }
+  return settings;
+}
+
 }  // namespace freshet::wire

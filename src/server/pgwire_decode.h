@@ -65,6 +65,11 @@ struct StartupPacket {
   std::map<std::string, std::string> params;
 };
 StartupPacket DecodeStartupPacket(const std::string& body);
+// The startup packet's "options" (PGOPTIONS): words split at spaces, a
+// backslash escaping the next character (pg_split_opts); each setting is
+// "-c name=value", "-cname=value" or "--name=value", '-' in the name read
+// as '_'. Anything else is 22023, as the server's command line refuses it.
+std::vector<std::pair<std::string, std::string>> DecodeStartupOptions(const std::string& options);
 
 // Query: the statement text.
 std::string DecodeQuery(const std::string& body);

@@ -69,7 +69,7 @@ class RowStoreScan : public ChunkScan {
       last_vnode_ = spec_.vnode_end;
     }
     next_overlay_ = spec_.start_after.empty() ? spec_.overlay.begin() : spec_.overlay.upper_bound(spec_.start_after);
-    OpenNextRange();
+    NextRange();
   }
 
   bool Next(DataChunk* out, size_t max_rows) override {
@@ -83,11 +83,11 @@ class RowStoreScan : public ChunkScan {
     // Merge the committed rows with the overlay in key order; the overlay wins.
     while (n < max_rows && range_) {
       auto& it = range_->it;
-      bool have_store = it->Valid();
+      bool have_store = it->Valid() && (range_end_.empty() || it->key().compare(range_end_) < 0);
       bool have_overlay = next_overlay_ != spec_.overlay.end();
       if (!have_store && !have_overlay) {
         if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "scan failed: " + it->status().ToString());
-        OpenNextRange();
+        NextRange();
         continue;
       }
       int cmp = !have_store ? 1 : !have_overlay ? -1 : it->key().compare(rocksdb::Slice(next_overlay_->first));
@@ -113,32 +113,41 @@ class RowStoreScan : public ChunkScan {
   const std::string& last_key() const override { return last_key_; }
 
  private:
-  // The next vnode's range (all remaining vnodes at once when unbounded);
-  // range_ null when none is left.
-  void OpenNextRange() {
-    range_.reset();
-    if (next_vnode_ >= last_vnode_) return;
+  // Positions at the next key range: with key bounds, the next vnode's
+  // (one iterator over the remaining vnodes, sought to each vnode's range,
+  // which ends at range_end_: an iterator per vnode cost more than the few
+  // keys a lookup reads); without, one range over every vnode at once.
+  // range_ is null when none is left.
+  void NextRange() {
+    if (next_vnode_ >= last_vnode_) {
+      range_.reset();
+      return;
+    }
     TableId table = spec_.table.table_id;
     auto prefix = [&](int vnode) {
       return vnode >= kVnodeCount ? PrefixSuccessor(TablePrefix(table)) : VnodePrefix(table, static_cast<uint16_t>(vnode));
     };
-    std::string lower, upper;
+    std::string lower;
     if (bounds_.lower.empty() && bounds_.upper.empty()) {
       lower = prefix(next_vnode_);
-      upper = prefix(last_vnode_);
       next_vnode_ = last_vnode_;
+      range_end_.clear();
     } else {
       lower = prefix(next_vnode_) + bounds_.lower;
-      upper = bounds_.upper.empty() ? prefix(next_vnode_ + 1) : prefix(next_vnode_) + bounds_.upper;
+      range_end_ = bounds_.upper.empty() ? prefix(next_vnode_ + 1) : prefix(next_vnode_) + bounds_.upper;
       next_vnode_++;
     }
     // Past start_after: keys greater than it (it plus a zero byte is the
     // least of them).
     if (!spec_.start_after.empty() && spec_.start_after >= lower) lower = spec_.start_after + std::string(1, '\0');
+    if (range_) {
+      range_->it->Seek(lower);
+      return;
+    }
     StateStore::ReadPattern pattern = spec_.read_once     ? StateStore::ReadPattern::kOnce
                                       : bounds_.empty() ? StateStore::ReadPattern::kScan
                                                         : StateStore::ReadPattern::kShort;
-    range_ = store_->NewRange(store_->data_cf(), snapshot_.get(), std::move(lower), std::move(upper), pattern);
+    range_ = store_->NewRange(store_->data_cf(), snapshot_.get(), std::move(lower), prefix(last_vnode_), pattern);
   }
 
   const StateStore* store_;
@@ -147,6 +156,7 @@ class RowStoreScan : public ChunkScan {
   RowKeyBounds bounds_;
   int next_vnode_ = 0, last_vnode_ = 0;
   std::unique_ptr<StateStore::Range> range_;
+  std::string range_end_;  // where the current vnode's range ends (empty: range_'s own end)
   Overlay::const_iterator next_overlay_;
   std::string last_key_;
 };

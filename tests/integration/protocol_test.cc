@@ -1172,6 +1172,81 @@ void TestBoundLimit() {
   PQfinish(c);
 }
 
+// statement_timeout and idle_in_transaction_session_timeout enforced, time
+// values with units, and settings in the startup packet's options.
+void TestTimeouts() {
+  Section("statement_timeout, idle_in_transaction_session_timeout, startup options");
+  PGconn* c = Connect();
+  auto show = [&](const char* name) { return Rows(c, std::string("SHOW ") + name); };
+  struct Setting {
+    const char* value;
+    const char* shown;
+  };
+  for (const Setting& st : {Setting{"'5s'", "5s"}, Setting{"5000", "5s"}, Setting{"'500ms'", "500ms"},
+                            Setting{"'1min'", "1min"}, Setting{"'1.5s'", "1500ms"}, Setting{"' 2 h '", "2h"},
+                            Setting{"0", "0"}}) {
+    Exec(c, std::string("SET statement_timeout = ") + st.value);
+    Check(show("statement_timeout") == st.shown, std::string("SET statement_timeout = ") + st.value, show("statement_timeout"));
+  }
+  std::string d;
+  Exec(c, "SET statement_timeout = '5x'", &d);
+  Check(d.find("[22023]") != std::string::npos, "an unknown unit: 22023", d);
+  Exec(c, "SET statement_timeout = -1", &d);
+  Check(d.find("[22023]") != std::string::npos, "a negative timeout: 22023", d);
+  Exec(c, "SET lock_timeout = '2s'");
+  Check(show("lock_timeout") == "2s", "lock_timeout takes units too", show("lock_timeout"));
+
+  Exec(c, "SET statement_timeout = '200ms'");
+  PGresult* r = PQexec(c, "SELECT count(*) FROM generate_series(1, 2000000000)");
+  std::string msg = PQresultErrorMessage(r);
+  Check(ErrState(r) == "57014" && msg.find("statement timeout") != std::string::npos,
+        "a statement past statement_timeout is canceled (57014)", Describe(r));
+  PQclear(r);
+  Check(Rows(c, "SELECT 1") == "1", "the next statement runs", Rows(c, "SELECT 1"));
+  // Through the extended protocol too.
+  r = PQexecParams(c, "SELECT count(*) FROM generate_series(1, $1::bigint)", 1, nullptr,
+                   std::vector<const char*>{"2000000000"}.data(), nullptr, nullptr, 0);
+  Check(ErrState(r) == "57014", "extended protocol: canceled too", Describe(r));
+  PQclear(r);
+  Exec(c, "SET statement_timeout = 0");
+  Check(Rows(c, "SELECT count(*) FROM generate_series(1, 300000)") == "300000", "0: no timeout",
+        Rows(c, "SELECT count(*) FROM generate_series(1, 300000)"));
+
+  // Idle in a transaction block past the timeout: the server ends the session.
+  Exec(c, "SET idle_in_transaction_session_timeout = '300ms'");
+  Exec(c, "BEGIN");
+  Exec(c, "SELECT 1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the idle time is what is tested
+  r = PQexec(c, "SELECT 2");
+  msg = r ? PQresultErrorMessage(r) : PQerrorMessage(c);
+  // libpq may report the server's FATAL 25P03 or only the closed connection.
+  Check(PQresultStatus(r) != PGRES_TUPLES_OK && PQstatus(c) == CONNECTION_BAD,
+        "idle in a transaction past idle_in_transaction_session_timeout: the session ends (25P03)", msg);
+  PQclear(r);
+  PQfinish(c);
+  // Outside a block, idleness is fine.
+  c = Connect();
+  Exec(c, "SET idle_in_transaction_session_timeout = '300ms'");
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  Check(Rows(c, "SELECT 3") == "3", "idle outside a transaction block: the session stays", Rows(c, "SELECT 3"));
+  PQfinish(c);
+
+  // Settings in the startup packet's options (PGOPTIONS).
+  // In conninfo's quotes \\ is one backslash: the options hold "opts\ app".
+  std::string info = Conninfo() + " options='-c statement_timeout=150ms --application-name=opts\\\\ app'";
+  c = PQconnectdb(info.c_str());
+  Check(PQstatus(c) == CONNECTION_OK, "connect with options", PQerrorMessage(c));
+  Check(show("statement_timeout") == "150ms", "-c statement_timeout=150ms", show("statement_timeout"));
+  Check(show("application_name") == "opts app", "--application-name=opts\\ app", show("application_name"));
+  PQfinish(c);
+  info = Conninfo() + " options='bogus'";
+  c = PQconnectdb(info.c_str());
+  msg = PQerrorMessage(c);
+  Check(PQstatus(c) != CONNECTION_OK && msg.find("invalid command-line argument") != std::string::npos,
+        "options that are not settings: refused", msg);
+  PQfinish(c);
+}
+
 void TestPrepared() {
   Section("extended protocol: named/unnamed statements, $n, DescribePrepared");
   PGconn* c = Connect();
@@ -2616,7 +2691,8 @@ int main(int argc, char** argv) {
       {"startup", TestStartup}, {"simple", TestSimpleQuery}, {"types", TestTypes},
       {"prepared", TestPrepared}, {"key_lookups", TestPreparedKeyLookups},
       {"txn_exit", TestExtendedTransactionExit}, {"describe_utility", TestDescribeUtility},
-      {"copy_out_messages", TestCopyOutMessages}, {"bound_limit", TestBoundLimit}, {"portals", TestPortals},
+      {"copy_out_messages", TestCopyOutMessages}, {"bound_limit", TestBoundLimit},
+      {"timeouts", TestTimeouts}, {"portals", TestPortals},
       {"copy", TestCopy}, {"copy_bulk", TestCopyBulk},
       {"cancel", TestCancel},   {"robustness", TestRobustness}, {"bind", TestBindFormats},
       {"encoding", TestEncoding}, {"binary", TestBinaryReceive}, {"limits", TestMessageLimits},
