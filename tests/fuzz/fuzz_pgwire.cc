@@ -42,7 +42,12 @@ void DecodeMessages(const std::string& in) {
   wire::CheckStartupLength(len);
   if (len > in.size()) return;
   wire::StartupPacket packet = wire::DecodeStartupPacket(in.substr(4, len - 4));
-  (void)packet;
+  if (auto options = packet.params.find("options"); options != packet.params.end()) {
+    try {
+      (void)wire::DecodeStartupOptions(options->second);
+    } catch (const SqlError&) {
+    }
+  }
   pos = len;
   while (pos + 5 <= in.size()) {
     char type = in[pos];
