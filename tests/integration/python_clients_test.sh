@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Real Python drivers against Freshet (issue 18): psycopg 3 and psycopg2
+# from Debian (python3-psycopg, python3-psycopg2), each running
+# tests/clients/<driver>_test.py, a script of what an application does with
+# it (DDL, DML with parameters, prepared statements, a failed transaction
+# and its rollback, COPY both ways, type round trips, pagination, pipeline
+# mode...). Every script passes against PostgreSQL 15 as it is; against
+# Freshet the only difference it is told of is --freshet (see
+# psycopg_test.py, autocommit). Then the server must still be alive and
+# shut down cleanly.
+#
+#   tests/integration/python_clients_test.sh [path/to/freshet]
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+CLIENTS="$(cd "$HERE/../clients" && pwd)"
+BIN="${1:-/work/main/build/freshet}"
+[[ -x "$BIN" ]] || { echo "freshet binary not found at $BIN (pass it as \$1)"; echo "0 passed, 1 failed"; exit 1; }
+PY=/usr/bin/python3
+
+NAME=python_clients_test
+source "$HERE/lib.sh"
+
+if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
+echo "== server on port $PORT"
+for driver in psycopg psycopg2; do
+  echo "== $driver"
+  if ! "$PY" -c "import $driver" 2>/dev/null; then
+    fail "$driver is not installed (scripts/install-deps.sh installs python3-$driver)"
+    continue
+  fi
+  "$PY" "$CLIENTS/${driver}_test.py" 127.0.0.1 "$PORT" root dev --freshet >"$WORK/$driver.out" 2>&1
+  rc=$?
+  sed 's/^/    /' "$WORK/$driver.out" | grep -v '^    *ok:' || true
+  summary=$(tail -n 1 "$WORK/$driver.out")
+  if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
+    ok "$driver: ${BASH_REMATCH[1]} checks"
+  else
+    fail "$driver (exit $rc): $summary"
+  fi
+done
+if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
+kill -TERM "$SERVER_PID"
+if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
+SERVER_PID=""
+finish
