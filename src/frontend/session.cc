@@ -136,9 +136,14 @@ BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector
 
 std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
   if (txn_snapshot_) return txn_snapshot_;
-  // Read your own writes: wait until the epoch that holds them is committed.
+  // Read your own writes, and with read_after_write = all (the default, as
+  // PostgreSQL) every write acknowledged before: wait until the epoch that
+  // holds them is committed.
   DatabaseEpochLoop* loop = instance_->barriers()->ForDatabase(database_.id);
-  if (last_write_epoch_ > loop->committed_epoch()) {
+  Epoch needed = last_write_epoch_;
+  if (variables_.Get("read_after_write") == "all")
+    needed = std::max(needed, instance_->DmlFor(database_.id)->LastAppliedEpoch());
+  if (needed > loop->committed_epoch()) {
     try {
       loop->Flush();
     } catch (const SqlError& e) {

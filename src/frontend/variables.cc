@@ -37,6 +37,7 @@ const std::vector<VariableDef>& VariableDefs() {
       {"bytea_output", "hex", false, false},
       {"max_identifier_length", "63", false, true},
       {"rw_implicit_flush", "false", false, false},
+      {"read_after_write", "all", false, false},
       {"synchronous_commit", "on", false, false},
       {"statement_memory_limit", "0", false, false},
       {"streaming_parallelism", "0", false, false},
@@ -181,6 +182,15 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
       throw SqlError(sqlstate::kInvalidParameterValue,
                      fmt::format("invalid value for parameter \"synchronous_commit\": \"{}\"", value))
           .WithHint("Available values: local, remote_write, remote_apply, on, off.");
+  } else if (key == "read_after_write") {
+    // all: a read sees every write acknowledged before it (PostgreSQL);
+    // own: only the session's own (reads never wait for others' commits).
+    std::string l = LowerAscii(v);
+    if (l != "all" && l != "own")
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"read_after_write\": \"{}\"", value))
+          .WithHint("Available values: all, own.");
+    v = l;
   } else if (key == "backfill_rate_limit") {
     v = NormalizeRateLimit(v, def->name);
   } else if (key == "client_encoding") {

@@ -66,8 +66,13 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
   for (const auto& [id, tw] : writes.tables()) has_ops |= !tw.ops.empty();
   DmlLog* log = durable && has_ops ? store_->DmlLogFor(loop_->database_id()) : nullptr;
   if (!log) {  // in memory, nothing is durable
-    std::lock_guard lock(mu_);
-    return ApplyLocked(std::move(writes));
+    Epoch epoch;
+    {
+      std::lock_guard lock(mu_);
+      epoch = ApplyLocked(std::move(writes));
+    }
+    NoteApplied(epoch);
+    return epoch;
   }
   std::string entry = EncodeWriteSetOps(writes);
   store_->CheckWritable(entry.size()).ThrowIfError();
@@ -80,7 +85,14 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
   // Outside the lock, so that other writers append meanwhile and share
   // this sync.
   log->Sync(seq).ThrowIfError();
+  NoteApplied(epoch);
   return epoch;
+}
+
+void DmlManager::NoteApplied(Epoch epoch) {
+  Epoch seen = last_applied_.load();
+  while (seen < epoch && !last_applied_.compare_exchange_weak(seen, epoch)) {
+  }
 }
 
 Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string* log_entry, uint64_t* seq) {

@@ -10,6 +10,7 @@
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -36,6 +37,10 @@ class DmlManager {
   // an acknowledged write survives a crash. Bulk rows are not logged: the
   // caller waits for their commit instead.
   Epoch Apply(WriteSet&& writes, bool durable = false);
+  // The latest epoch holding a write that Apply has returned (that some
+  // session may have acknowledged to its client): a read that must see
+  // every acknowledged write waits for its commit.
+  Epoch LastAppliedEpoch() const { return last_applied_.load(); }
   // At start, before any session: applies the DML log's entries again (the
   // writes of epochs that were not committed when the server stopped), in
   // their order, and commits them. Returns how many entries were replayed.
@@ -65,8 +70,12 @@ class DmlManager {
   Epoch ApplyLocked(WriteSet&& writes, DmlLog* log = nullptr, const std::string* log_entry = nullptr,
                     uint64_t* seq = nullptr);
 
+  // Raises last_applied_ to `epoch`.
+  void NoteApplied(Epoch epoch);
+
   std::mutex mu_;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;
+  std::atomic<Epoch> last_applied_{0};
 };
 
 }  // namespace freshet

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """psycopg 3 against a server, as an application uses it (issue 18).
 
-Usage: psycopg_test.py HOST PORT USER DBNAME [--freshet]
+Usage: psycopg_test.py HOST PORT USER DBNAME
 
 Every step is what psycopg 3 does by itself in its default mode (a
 transaction opened by the first statement, server-side parameters through
@@ -16,7 +16,6 @@ import sys
 import psycopg
 
 HOST, PORT, USER, DB = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-FRESHET = "--freshet" in sys.argv[5:]
 passed = failed = 0
 
 
@@ -215,17 +214,17 @@ def show_and_settings():
 
 def autocommit_mode():
     conn.autocommit = True
-    if FRESHET:
-        # Freshet makes a write visible to other sessions when its epoch
-        # commits (up to a checkpoint interval later), unless the writer
-        # waits for that commit: rw_implicit_flush. PostgreSQL's default
-        # (visible at once) is an open item of issue 18 (docs/status.md).
-        conn.execute("SET rw_implicit_flush = true")
     conn.execute("INSERT INTO pg3_items (id, name) VALUES (%s, %s)", (3000, "auto"))
     other = psycopg.connect(host=HOST, port=PORT, user=USER, dbname=DB, connect_timeout=10, autocommit=True)
     row = other.execute("SELECT name FROM pg3_items WHERE id = 3000").fetchone()
-    other.close()
     check(row == ("auto",), "autocommit: another connection sees the insert", row)
+    # As a pool does: write on one connection, read at once on another.
+    seen = []
+    for i in range(20):
+        conn.execute("INSERT INTO pg3_items (id, name) VALUES (%s, %s)", (3001 + i, "pooled"))
+        seen.append(other.execute("SELECT count(*) FROM pg3_items WHERE name = 'pooled'").fetchone()[0])
+    check(seen == list(range(1, 21)), "each write seen at once by the other connection", seen)
+    other.close()
     conn.autocommit = False
 
 
