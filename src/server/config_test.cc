@@ -26,10 +26,9 @@ Status Load(const std::string& text, ServerOptions* o) {
 
 TEST(ConfigTest, TheExampleFileHoldsTheDefaults) {
   ServerOptions defaults, loaded;
-  // This file is src/server/config_test.cc of the source tree.
-  std::string here = __FILE__;
-  std::string root = here.substr(0, here.rfind("src/server/"));
-  Status s = LoadConfigFile(root + "config/freshet.example.toml", &loaded);
+  // The source tree (CMake defines it for the unit tests; __FILE__ may be
+  // relative, as under ccache's base_dir).
+  Status s = LoadConfigFile(std::string(FRESHET_SOURCE_DIR) + "/config/freshet.example.toml", &loaded);
   ASSERT_TRUE(s.ok()) << s.message();
   EXPECT_EQ(loaded.max_connections, defaults.max_connections);
   EXPECT_EQ(loaded.superuser_reserved_connections, defaults.superuser_reserved_connections);
