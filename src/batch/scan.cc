@@ -210,9 +210,22 @@ constexpr uint64_t kParallelScanBytes = 16 << 20;
 ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
   ColumnPredicates out;
   for (const auto& condition : node.predicates) {
+    if (condition.op == ColumnPredicate::Op::kIn) {
+      // NULLs match nothing; a value of another type leaves the list to the filter.
+      ColumnPredicate p{condition.column, ColumnPredicate::Op::kIn, Value(), {}};
+      const std::vector<DataType> types = node.table->types();
+      bool usable = condition.column >= 0 && static_cast<size_t>(condition.column) < types.size();
+      for (const Value& v : condition.list) {
+        if (v.is_null()) continue;
+        usable = usable && v.type().id == types[condition.column].id;
+        p.values.push_back(v);
+      }
+      if (usable) out.push_back(std::move(p));
+      continue;
+    }
     try {
       Value v = condition.value->EvalConstant(ctx.eval);
-      if (!v.is_null() && v.type().id == condition.value->type().id) out.push_back({condition.column, condition.op, std::move(v)});
+      if (!v.is_null() && v.type().id == condition.value->type().id) out.push_back({condition.column, condition.op, std::move(v), {}});
     } catch (const SqlError&) {
     }
   }

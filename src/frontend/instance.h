@@ -84,7 +84,6 @@ class Instance {
   std::unique_ptr<BarrierManager> barriers_;
   std::unique_ptr<StreamJobs> jobs_;
   std::unique_ptr<JobProgressTracker> job_progress_;
-  StatementTimer statement_timer_;
   std::mutex mu_;
   std::map<ObjectId, std::unique_ptr<DmlManager>> dml_;
   struct SessionEntry {
@@ -93,6 +92,9 @@ class Instance {
   };
   std::map<int32_t, SessionEntry> sessions_;
   int32_t next_pid_ = 1000;
+  // Last, so destroyed first: its thread stops before anything it could
+  // touch (the sessions' cancel flags) goes.
+  StatementTimer statement_timer_;
 };
 
 }  // namespace freshet

@@ -286,6 +286,17 @@ void PushPredicatesToScans(PlanNode* node) {
         continue;
       }
       if (auto p = AsScanCondition(*e)) scan->predicates.push_back(std::move(*p));
+      if (e->kind() == Expression::Kind::kInList) {
+        // column IN (constants): a key lookup per value.
+        const auto* in = static_cast<const InListExpr*>(e);
+        const Expression* column = in->children()[0].get();
+        if (in->negated() || column->kind() != Expression::Kind::kColumnRef) continue;
+        ScanNode::Condition p;
+        p.column = static_cast<const ColumnRefExpr*>(column)->index();
+        p.op = ColumnPredicate::Op::kIn;
+        p.list = in->list();
+        scan->predicates.push_back(std::move(p));
+      }
     }
   }
   for (auto& c : node->children()) PushPredicatesToScans(c.get());

@@ -76,7 +76,8 @@ class ScanNode : public PlanNode {
   struct Condition {
     int column = 0;
     ColumnPredicate::Op op = ColumnPredicate::Op::kEq;
-    ExprPtr value;
+    ExprPtr value;            // not for kIn
+    std::vector<Value> list;  // kIn: column IN (constants)
   };
   std::vector<Condition> predicates;
 };

@@ -1,5 +1,7 @@
 #include "storage/row_store_engine.h"
 
+#include <algorithm>
+
 #include "common/encoding.h"
 #include "storage/keys.h"
 #include "storage/state_table.h"
@@ -58,16 +60,7 @@ class RowStoreScan : public ChunkScan {
  public:
   RowStoreScan(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, ScanSpec spec)
       : store_(store), snapshot_(std::move(snapshot)), spec_(std::move(spec)) {
-    if (spec_.overlay.empty()) bounds_ = RowKeyBoundsOf(spec_.table, spec_.predicates);
-    next_vnode_ = spec_.vnode_begin;
-    if (bounds_.vnode) {
-      // One vnode, if it is in the scan's range at all.
-      bool inside = *bounds_.vnode >= spec_.vnode_begin && *bounds_.vnode < spec_.vnode_end;
-      next_vnode_ = inside ? *bounds_.vnode : spec_.vnode_end;
-      last_vnode_ = inside ? *bounds_.vnode + 1 : spec_.vnode_end;
-    } else {
-      last_vnode_ = spec_.vnode_end;
-    }
+    if (spec_.overlay.empty()) PlanRanges(RowKeyProbesOf(spec_.table, spec_.predicates));
     next_overlay_ = spec_.start_after.empty() ? spec_.overlay.begin() : spec_.overlay.upper_bound(spec_.start_after);
     NextRange();
   }
@@ -109,33 +102,64 @@ class RowStoreScan : public ChunkScan {
     return n > 0;
   }
 
-  bool complete() const override { return bounds_.empty() && spec_.start_after.empty(); }
+  bool complete() const override { return !narrowed_ && spec_.start_after.empty(); }
   const std::string& last_key() const override { return last_key_; }
 
  private:
-  // Positions at the next key range: with key bounds, the next vnode's
-  // (one iterator over the remaining vnodes, sought to each vnode's range,
-  // which ends at range_end_: an iterator per vnode cost more than the few
-  // keys a lookup reads); without, one range over every vnode at once.
-  // range_ is null when none is left.
-  void NextRange() {
-    if (next_vnode_ >= last_vnode_) {
-      range_.reset();
-      return;
-    }
+  std::string VnodeStart(int vnode) const {
     TableId table = spec_.table.table_id;
-    auto prefix = [&](int vnode) {
-      return vnode >= kVnodeCount ? PrefixSuccessor(TablePrefix(table)) : VnodePrefix(table, static_cast<uint16_t>(vnode));
-    };
-    std::string lower;
-    if (bounds_.lower.empty() && bounds_.upper.empty()) {
-      lower = prefix(next_vnode_);
-      next_vnode_ = last_vnode_;
-      range_end_.clear();
+    return vnode >= kVnodeCount ? PrefixSuccessor(TablePrefix(table)) : VnodePrefix(table, static_cast<uint16_t>(vnode));
+  }
+
+  // The key ranges the probes allow within the scan's vnodes, sorted and
+  // without repeats (two values of an IN list may pin the same vnode with
+  // the same bounds). Too many ranges: the predicates are not used.
+  void PlanRanges(const std::vector<RowKeyBounds>& probes) {
+    if (probes.empty()) return;
+    constexpr size_t kMaxRanges = 1 << 16;
+    std::vector<std::pair<std::string, std::string>> ranges;
+    for (const RowKeyBounds& b : probes) {
+      int begin = spec_.vnode_begin, end = spec_.vnode_end;
+      if (b.vnode) {
+        begin = std::max<int>(begin, *b.vnode);
+        end = std::min<int>(end, *b.vnode + 1);
+      }
+      for (int v = begin; v < end; v++) {
+        if (ranges.size() >= kMaxRanges) return;
+        std::string prefix = VnodeStart(v);
+        ranges.emplace_back(prefix + b.lower, b.upper.empty() ? VnodeStart(v + 1) : prefix + b.upper);
+      }
+    }
+    std::sort(ranges.begin(), ranges.end());
+    ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+    ranges_ = std::move(ranges);
+    narrowed_ = true;
+  }
+
+  // Positions at the next key range. Narrowed: one iterator over all the
+  // ranges, sought to each in key order (an iterator per range cost more
+  // than the few keys a lookup reads), the current one ending at
+  // range_end_. Otherwise one range over every vnode of the scan. range_ is
+  // null when none is left.
+  void NextRange() {
+    std::string lower, upper;
+    if (!narrowed_) {
+      if (range_) {
+        range_.reset();
+        return;
+      }
+      lower = VnodeStart(spec_.vnode_begin);
+      upper = VnodeStart(spec_.vnode_end);
     } else {
-      lower = prefix(next_vnode_) + bounds_.lower;
-      range_end_ = bounds_.upper.empty() ? prefix(next_vnode_ + 1) : prefix(next_vnode_) + bounds_.upper;
-      next_vnode_++;
+      if (next_range_ >= ranges_.size()) {
+        range_.reset();
+        return;
+      }
+      lower = ranges_[next_range_].first;
+      range_end_ = ranges_[next_range_].second;
+      next_range_++;
+      if (!range_)
+        for (const auto& r : ranges_) upper = std::max(upper, r.second);
     }
     // Past start_after: keys greater than it (it plus a zero byte is the
     // least of them).
@@ -144,17 +168,18 @@ class RowStoreScan : public ChunkScan {
       range_->it->Seek(lower);
       return;
     }
-    StateStore::ReadPattern pattern = spec_.read_once     ? StateStore::ReadPattern::kOnce
-                                      : bounds_.empty() ? StateStore::ReadPattern::kScan
-                                                        : StateStore::ReadPattern::kShort;
-    range_ = store_->NewRange(store_->data_cf(), snapshot_.get(), std::move(lower), prefix(last_vnode_), pattern);
+    StateStore::ReadPattern pattern = spec_.read_once ? StateStore::ReadPattern::kOnce
+                                      : !narrowed_    ? StateStore::ReadPattern::kScan
+                                                      : StateStore::ReadPattern::kShort;
+    range_ = store_->NewRange(store_->data_cf(), snapshot_.get(), std::move(lower), std::move(upper), pattern);
   }
 
   const StateStore* store_;
   std::shared_ptr<const Snapshot> snapshot_;
   ScanSpec spec_;
-  RowKeyBounds bounds_;
-  int next_vnode_ = 0, last_vnode_ = 0;
+  bool narrowed_ = false;  // reads ranges_, not the whole vnode range
+  std::vector<std::pair<std::string, std::string>> ranges_;  // [lower, upper) storage keys, sorted
+  size_t next_range_ = 0;
   std::unique_ptr<StateStore::Range> range_;
   std::string range_end_;  // where the current vnode's range ends (empty: range_'s own end)
   Overlay::const_iterator next_overlay_;
@@ -215,6 +240,54 @@ RowKeyBounds RowKeyBoundsOf(const StateTableDesc& table, const ColumnPredicates&
   bounds.lower = prefix;
   bounds.upper = PrefixSuccessor(prefix);
   return bounds;
+}
+
+std::vector<RowKeyBounds> RowKeyProbesOf(const StateTableDesc& table, const ColumnPredicates& predicates) {
+  // The first IN list on a key or distribution-key column without an
+  // equality: each distinct value becomes an equality of its own probe.
+  auto in_key = [&](int column) {
+    return std::find(table.pk_indices.begin(), table.pk_indices.end(), column) != table.pk_indices.end() ||
+           std::find(table.dist_key_indices.begin(), table.dist_key_indices.end(), column) != table.dist_key_indices.end();
+  };
+  const ColumnPredicate* in = nullptr;
+  for (const auto& p : predicates) {
+    if (p.op != ColumnPredicate::Op::kIn || in || !in_key(p.column) || p.values.size() > kMaxInProbes) continue;
+    bool pinned = false;
+    for (const auto& q : predicates) pinned = pinned || (q.op == ColumnPredicate::Op::kEq && q.column == p.column);
+    bool typed = true;
+    for (const Value& v : p.values) typed = typed && Usable(ColumnPredicate{p.column, ColumnPredicate::Op::kEq, v, {}}, table);
+    if (!pinned && typed) in = &p;
+  }
+  if (!in) {
+    RowKeyBounds b = RowKeyBoundsOf(table, predicates);
+    if (b.empty()) return {};
+    return {std::move(b)};
+  }
+  std::vector<RowKeyBounds> probes;
+  std::vector<std::string> seen;
+  ColumnPredicates one = predicates;
+  ColumnPredicate& slot = one[in - predicates.data()];
+  slot.op = ColumnPredicate::Op::kEq;
+  slot.values.clear();
+  for (const Value& v : in->values) {
+    std::string key = Encoded(v);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(std::move(key));
+    slot.value = v;
+    RowKeyBounds b = RowKeyBoundsOf(table, one);
+    if (b.empty()) return {};  // a value that narrows nothing: the whole range anyway
+    probes.push_back(std::move(b));
+  }
+  if (probes.empty()) {
+    // Every value was NULL or repeated away: IN () matches nothing; one
+    // empty range (a key that sorts before every row's and ends at once).
+    RowKeyBounds none;
+    none.vnode = 0;
+    none.lower = std::string(1, '\0');
+    none.upper = std::string(1, '\0');
+    probes.push_back(std::move(none));
+  }
+  return probes;
 }
 
 std::unique_ptr<ChunkScan> RowStoreEngine::Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const {

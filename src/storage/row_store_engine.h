@@ -8,7 +8,9 @@
 // decodes the projected columns. Predicates narrow those ranges: equalities
 // on a leading run of the primary key's columns, then at most one range on
 // the next column, become key bounds within each vnode, and equalities on
-// every distribution-key column pin the one vnode that can hold matches.
+// every distribution-key column pin the one vnode that can hold matches. An
+// IN list on such a column is a probe per distinct value; the key ranges of
+// all probes are read in key order with one iterator.
 // Only columns of types whose key encoding orders values as SQL compares
 // them are used (integers, booleans, dates, times, timestamps, strings:
 // not floating point, where -0 equals 0, nor numeric, where 1.0 equals
@@ -32,7 +34,13 @@ struct RowKeyBounds {
   std::optional<uint16_t> vnode;  // the only vnode that can hold a match
   bool empty() const { return lower.empty() && upper.empty() && !vnode; }
 };
+// Ignores IN lists (kIn).
 RowKeyBounds RowKeyBoundsOf(const StateTableDesc& table, const ColumnPredicates& predicates);
+// The same with one IN list on a key or distribution-key column expanded:
+// one bounds per distinct value (at most kMaxInProbes, else the list is
+// ignored). Empty when the predicates narrow nothing.
+std::vector<RowKeyBounds> RowKeyProbesOf(const StateTableDesc& table, const ColumnPredicates& predicates);
+inline constexpr size_t kMaxInProbes = 1024;
 
 class RowStoreEngine : public TableEngine {
  public:
