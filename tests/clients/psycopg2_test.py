@@ -12,24 +12,12 @@ failed checks.
 import datetime
 import decimal
 import io
-import sys
 
 import psycopg2
 import psycopg2.errors
 import psycopg2.extras
 
-HOST, PORT, USER, DB = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"  ok: {what}")
-    else:
-        failed += 1
-        print(f"  FAILED: {what}: {detail}")
+from checks import DB, HOST, PORT, USER, check, finish
 
 
 conn = psycopg2.connect(host=HOST, port=PORT, user=USER, dbname=DB, connect_timeout=10)
@@ -136,5 +124,4 @@ cur.execute("DROP TABLE IF EXISTS pg2_items")
 cur.execute("DROP TABLE IF EXISTS pg2_copy")
 conn.commit()
 conn.close()
-print(f"\n{passed} passed, {failed} failed")
-sys.exit(min(failed, 100))
+finish()

@@ -11,22 +11,10 @@ same script; the exit status is the number of failed checks.
 """
 import datetime
 import decimal
-import sys
 
 import psycopg
 
-HOST, PORT, USER, DB = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-passed = failed = 0
-
-
-def check(ok, what, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"  ok: {what}")
-    else:
-        failed += 1
-        print(f"  FAILED: {what}: {detail}")
+from checks import DB, HOST, PORT, USER, check, finish
 
 
 def step(what, fn):
@@ -242,5 +230,4 @@ with conn.cursor() as cur:
     cur.execute("DROP TABLE IF EXISTS pg3_copy")
 conn.commit()
 conn.close()
-print(f"\n{passed} passed, {failed} failed")
-sys.exit(min(failed, 100))
+finish()

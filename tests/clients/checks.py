@@ -1,0 +1,21 @@
+"""What every client script shares: its arguments (HOST PORT USER DBNAME),
+ok/FAILED lines with counters, and the "N passed, M failed" summary whose
+count of failures is the exit status."""
+import sys
+
+HOST, PORT, USER, DB = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+counts = {"passed": 0, "failed": 0}
+
+
+def check(ok, what, detail=""):
+    if ok:
+        counts["passed"] += 1
+        print(f"  ok: {what}")
+    else:
+        counts["failed"] += 1
+        print(f"  FAILED: {what}: {detail}")
+
+
+def finish():
+    print(f"\n{counts['passed']} passed, {counts['failed']} failed")
+    sys.exit(min(counts["failed"], 100))
