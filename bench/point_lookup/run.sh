@@ -29,17 +29,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1"; exit 2 ;;
   esac
 done
-PG_BIN=/usr/lib/postgresql/15/bin
-WORK=$(mktemp -d /tmp/bench-point-lookup.XXXXXX)
-chmod 755 "$WORK"
-FR_PID=""
-cleanup() {
-  [[ -n "$FR_PID" ]] && kill -9 "$FR_PID" 2>/dev/null || true
-  runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -m immediate -w stop >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+BENCH_NAME=point-lookup
+source "$ROOT/bench/pg_peer.sh"
 
 printf '\\set id random(1, %d)\nSELECT v, s FROM kv WHERE id = :id;\n' "$ROWS" >"$WORK/point.sql"
 printf '\\set lo random(1, %d)\nSELECT count(*), sum(v) FROM kv WHERE id >= :lo AND id < :lo + 100;\n' "$ROWS" >"$WORK/range.sql"
@@ -74,11 +65,7 @@ run_freshet() {  # run_freshet NAME BINARY
 }
 
 # PostgreSQL 15, initdb's defaults.
-mkdir -p "$WORK/pg" && chown postgres "$WORK/pg"
-runuser -u postgres -- "$PG_BIN/initdb" -D "$WORK/pg" -U postgres --auth=trust -E UTF8 --locale=C >/dev/null
-PG_PORT=$(free_port)
-runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg/server.log" -w \
-  -o "-p $PG_PORT -k $WORK/pg -c listen_addresses=127.0.0.1" start >/dev/null
+start_postgres
 load "$PG_PORT" postgres postgres
 psql -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "vacuum analyze kv" >/dev/null
 for q in point range; do RESULT[postgres.$q]=$(bench postgres "$PG_PORT" postgres postgres $q); done
@@ -92,6 +79,6 @@ for q in point range; do
   read -r pg_tps _ <<<"${RESULT[postgres.$q]}"
   for sys in postgres freshet ${OLD:+old}; do
     read -r tps lat <<<"${RESULT[$sys.$q]}"
-    printf '%-8s %-10s %12s %12s %9.2fx\n' "$q" "$sys" "$tps" "$lat" "$(echo "$tps / $pg_tps" | bc -l)"
+    printf '%-8s %-10s %12s %12s %9.2fx\n' "$q" "$sys" "$tps" "$lat" "$(awk -v a="$tps" -v b="$pg_tps" 'BEGIN { print a / b }')"
   done
 done

@@ -25,25 +25,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1"; exit 2 ;;
   esac
 done
-PG_BIN=/usr/lib/postgresql/15/bin
-WORK=$(mktemp -d /tmp/bench-sync-commit.XXXXXX)
-chmod 755 "$WORK"
-FR_PID=""
-cleanup() {
-  [[ -n "$FR_PID" ]] && kill -9 "$FR_PID" 2>/dev/null || true
-  runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -m immediate -w stop >/dev/null 2>&1 || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
-[[ -n "${KEEP:-}" ]] && trap - EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+BENCH_NAME=sync-commit
+source "$ROOT/bench/pg_peer.sh"
 
 # PostgreSQL 15, initdb's defaults.
-mkdir -p "$WORK/pg" && chown postgres "$WORK/pg"
-runuser -u postgres -- "$PG_BIN/initdb" -D "$WORK/pg" -U postgres --auth=trust -E UTF8 --locale=C >/dev/null
-PG_PORT=$(free_port)
-runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg/server.log" -w \
-  -o "-p $PG_PORT -k $WORK/pg -c listen_addresses=127.0.0.1 -c max_connections=100" start >/dev/null
+start_postgres -c max_connections=100
 # Freshet.
 FR_PORT=$(free_port)
 "$BIN" --data-dir "$WORK/fr" --port "$FR_PORT" --http-port 0 >"$WORK/fr.log" 2>&1 &
