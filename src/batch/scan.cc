@@ -209,11 +209,11 @@ constexpr uint64_t kParallelScanBytes = 16 << 20;
 // that cannot be evaluated is left to the filter above.
 ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
   ColumnPredicates out;
+  const std::vector<DataType> types = node.predicates.empty() ? std::vector<DataType>{} : node.table->types();
   for (const auto& condition : node.predicates) {
     if (condition.op == ColumnPredicate::Op::kIn) {
       // NULLs match nothing; a value of another type leaves the list to the filter.
       ColumnPredicate p{condition.column, ColumnPredicate::Op::kIn, Value(), {}};
-      const std::vector<DataType> types = node.table->types();
       bool usable = condition.column >= 0 && static_cast<size_t>(condition.column) < types.size();
       for (const Value& v : condition.list) {
         if (v.is_null()) continue;
@@ -242,9 +242,10 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   bool own_writes = ctx.pending && ctx.pending->Find(table);
   const TableEngine& engine = ctx.store->engines().For(table);
   ColumnPredicates predicates = EvaluatePredicates(node, ctx);
+  const StateTableDesc desc = node.table->StorageDesc();
   auto spec = [&](int vnode_begin, int vnode_end) {
     ScanSpec s;
-    s.table = node.table->StorageDesc();
+    s.table = desc;
     s.projection = wanted;
     s.vnode_begin = vnode_begin;
     s.vnode_end = vnode_end;
