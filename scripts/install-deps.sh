@@ -13,7 +13,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql-client postgresql-15 tzdata
   # Real drivers for the client tests (tests/clients/, issue 18).
-  python3-psycopg python3-psycopg2
+  python3-psycopg python3-psycopg2 python3-sqlalchemy
+  libpostgresql-jdbc-java default-jdk-headless
   # make fuzz / make test-asan: clang with libFuzzer and the sanitizer
   # runtimes (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev), and
   # llvm-symbolizer (package llvm) for symbolized sanitizer stacks.

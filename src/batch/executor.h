@@ -48,6 +48,7 @@ struct ExecContext {
   JobProgressFn job_progress;
   FragmentsFn fragments;  // the running stream graph (rw_fragments, rw_actors); may be null
   std::function<std::optional<int64_t>(ObjectId)> row_count;  // rw_table_stats; may be null
+  SettingsFn settings;  // pg_settings; may be null
 
   // The statement's memory limit in bytes (0: none) and the thread's net
   // allocation when it started (common/thread_memory.h).

@@ -1,6 +1,8 @@
 // Functions in FROM: generate_series(start, stop[, step]) over integers,
-// numeric and timestamps; unnest(array).
+// numeric and timestamps; unnest(array); generate_subscripts and
+// information_schema._pg_expandarray.
 #include "batch/executors.h"
+#include "common/struct.h"
 #include "common/array.h"
 #include "common/error.h"
 
@@ -98,10 +100,65 @@ class UnnestExecutor : public Executor {
   size_t pos_ = 0;
 };
 
+// information_schema._pg_expandarray(array): a row (x, n) per element, n
+// its 1-based position; generate_subscripts(array, dim [, reverse]): the
+// subscripts 1..n of dimension 1 (arrays have one dimension; any other
+// dimension, like a NULL array, gives no rows), descending when reverse.
+class ArrayPositionsExecutor : public Executor {
+ public:
+  ArrayPositionsExecutor(const TableFunctionNode& node, ExecContext& ctx)
+      : type_(node.schema()[0].type), expand_(node.name == "_pg_expandarray") {
+    Value array = node.args[0]->EvalConstant(ctx.eval);
+    if (array.is_null()) return;
+    if (expand_) {
+      elements_ = DecodeArray(array.string_value(), type_.StructFields()[0].second);
+      count_ = elements_.size();
+      return;
+    }
+    Value dim = node.args[1]->EvalConstant(ctx.eval);
+    if (dim.is_null() || dim.int_value() != 1) return;
+    count_ = DecodeArray(array.string_value(), array.type().ElementType()).size();
+    if (node.args.size() == 3) {
+      Value reverse = node.args[2]->EvalConstant(ctx.eval);
+      reverse_ = !reverse.is_null() && reverse.bool_value();
+    }
+  }
+
+  bool Next(DataChunk* out) override {
+    if (pos_ >= count_) return false;
+    size_t end = std::min(count_, pos_ + kChunkSize);
+    Vector v(type_);
+    v.Reserve(end - pos_);
+    for (size_t i = pos_; i < end; i++) {
+      if (!expand_) {
+        v.AppendInt(reverse_ ? int64_t(count_ - i) : int64_t(i + 1));
+        continue;
+      }
+      StructWriter writer(2);
+      writer.Add(elements_, i);
+      writer.Add(Value::Int32(int64_t(i + 1)));
+      v.AppendString(writer.Finish());
+    }
+    pos_ = end;
+    *out = DataChunk();
+    out->AddColumn(std::move(v));
+    return true;
+  }
+
+ private:
+  DataType type_;
+  bool expand_;
+  bool reverse_ = false;
+  Vector elements_{DataType::Int32()};
+  size_t count_ = 0, pos_ = 0;
+};
+
 }  // namespace
 
 ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
   if (node.name == "unnest") return std::make_unique<UnnestExecutor>(node, ctx);
+  if (node.name == "_pg_expandarray" || node.name == "generate_subscripts")
+    return std::make_unique<ArrayPositionsExecutor>(node, ctx);
   return std::make_unique<GenerateSeriesExecutor>(node, ctx);
 }
 

@@ -127,6 +127,13 @@ std::string Binder::CurrentSchema() const {
   return "";
 }
 
+std::vector<std::string> Binder::ExistingSearchPath() const {
+  std::vector<std::string> out;
+  for (const auto& name : ctx_.search_path)
+    if (ctx_.catalog->FindSchema(ctx_.database_id, name)) out.push_back(name);
+  return out;
+}
+
 TableRef Binder::FindInSearchPath(const std::string& name) const {
   for (const auto& schema : ctx_.search_path) {
     auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema);
@@ -396,9 +403,34 @@ PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, S
 
 // ---- Set-returning functions (FROM items and select-list entries) ----
 
+bool Binder::IsSetFunctionName(const std::string& name) {
+  return name == "generate_series" || name == "unnest" || name == "generate_subscripts" || name == "_pg_expandarray";
+}
+
 DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args_ptr, ExprBinder* eb,
                                      int location) {
   auto& args = *args_ptr;
+  auto array_argument = [&](const char* fn) {
+    if (args.empty() || args[0]->type().id == TypeId::kUnknown)
+      ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function {}(unknown) does not exist", fn));
+    if (!args[0]->type().IsArray() || args[0]->type().IsAnyArray())
+      ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function {}({}) does not exist", fn, args[0]->type().ToString()));
+  };
+  if (name == "_pg_expandarray") {
+    // A row (x, n) per element: the element and its 1-based position.
+    if (args.size() != 1) ThrowAt(sqlstate::kUndefinedFunction, location, "function _pg_expandarray takes one array");
+    array_argument("_pg_expandarray");
+    return DataType::Struct({{"x", args[0]->type().ElementType()}, {"n", DataType::Int32()}});
+  }
+  if (name == "generate_subscripts") {
+    // generate_subscripts(array, dim [, reverse]): the subscripts of a dimension.
+    if (args.size() != 2 && args.size() != 3)
+      ThrowAt(sqlstate::kUndefinedFunction, location, "function generate_subscripts takes an array, a dimension and reverse");
+    array_argument("generate_subscripts");
+    args[1] = eb->Coerce(std::move(args[1]), DataType::Int32());
+    if (args.size() == 3) args[2] = eb->Coerce(std::move(args[2]), DataType::Boolean());
+    return DataType::Int32();
+  }
   if (name == "unnest") {
     // unnest(array): one row per element, in order.
     if (args.size() != 1) ThrowAt(sqlstate::kFeatureNotSupported, location, "unnest of several arrays is not supported yet");
@@ -530,7 +562,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       const auto* fc = call->func_call;
       std::string name = StringOf(fc->funcname[fc->n_funcname - 1]);
       if (name == "tumble" || name == "hop") return BindTimeWindow(rf, fc, name, outer, scope);
-      if (name != "generate_series" && name != "unnest")
+      if (!IsSetFunctionName(name))
         ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("table function {} does not exist", name));
       Scope empty;
       empty.outer = outer;

@@ -97,6 +97,8 @@ class Binder {
   // Finds an unqualified relation along the search path (null when absent).
   TableRef FindInSearchPath(const std::string& name) const;
   // The current schema: the first existing schema of the search path.
+  // The search path's schemas that exist, in order.
+  std::vector<std::string> ExistingSearchPath() const;
   std::string CurrentSchema() const;
 
   // Internals, defined in binder/scope.h and binder/expression_binder.h.
@@ -126,6 +128,9 @@ class Binder {
                          const std::string& name, Scope* outer, Scope* scope);
   // Types and coerces the arguments of generate_series/unnest; returns the
   // type of the values it produces.
+  // The set-returning functions: generate_series, unnest, generate_subscripts
+  // and information_schema._pg_expandarray (drivers' metadata queries).
+  static bool IsSetFunctionName(const std::string& name);
   DataType BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args, ExprBinder* eb, int location);
   PlanPtr BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope);
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);

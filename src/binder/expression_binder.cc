@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/array.h"
 #include "common/error.h"
 #include "expr/cast.h"
 #include "expr/struct.h"
@@ -503,12 +504,15 @@ ExprPtr Binder::ExprBinder::BindWindowCall(const PgQuery__FuncCall* f, const std
 
 ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   std::string name = StringOf(f->funcname[f->n_funcname - 1]);
-  if (f->n_funcname == 2 && StringOf(f->funcname[0]) != "pg_catalog")
+  // Functions are in pg_catalog, but for information_schema's helper that
+  // drivers call by its qualified name.
+  if (f->n_funcname == 2 && StringOf(f->funcname[0]) != "pg_catalog" &&
+      !(StringOf(f->funcname[0]) == "information_schema" && name == "_pg_expandarray"))
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
   if (f->over) return BindWindowCall(f, name);
   if (IsAggregateName(name)) return BindAggregate(f, name);
-  if (name == "generate_series" || name == "unnest") {
+  if (Binder::IsSetFunctionName(name)) {
     if (!scope_->set_functions_allowed)
       binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
                        fmt::format("set-returning functions are not allowed in {}", scope_->clause));
@@ -549,6 +553,24 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   if (name == "current_database" && args.empty())
     return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.database_name));
   if (name == "current_schema" && args.empty()) return std::make_unique<ConstantExpr>(Value::Varchar(binder_->CurrentSchema()));
+  if (name == "current_schemas" && args.size() == 1) {
+    // The search path's schemas that exist; with implicit ones (true),
+    // pg_catalog first unless the path places it.
+    std::vector<std::string> path = binder_->ExistingSearchPath();
+    Vector explicit_only(DataType::Varchar()), with_implicit(DataType::Varchar());
+    if (std::find(path.begin(), path.end(), kPgCatalogSchema) == path.end())
+      with_implicit.AppendString(kPgCatalogSchema);
+    for (const auto& s : path) {
+      explicit_only.AppendString(s);
+      with_implicit.AppendString(s);
+    }
+    const DataType array = DataType::Array(DataType::Varchar());
+    std::vector<ExprPtr> c;
+    c.push_back(Coerce(std::move(args[0]), DataType::Boolean()));
+    c.push_back(std::make_unique<ConstantExpr>(Value::FromString(array, EncodeArray(with_implicit))));
+    c.push_back(std::make_unique<ConstantExpr>(Value::FromString(array, EncodeArray(explicit_only))));
+    return std::make_unique<CaseExpr>(array, std::move(c), true);
+  }
   if ((name == "current_user" || name == "session_user" || name == "user") && args.empty())
     return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.user_name));
   if (name == "pg_typeof" && args.size() == 1)  // over "any": the argument's type, known at bind time

@@ -116,6 +116,37 @@ bool ContainsSetFunction(const Expression& e) {
   return false;
 }
 
+// Replaces each set-returning function in `e` by a reference to the next
+// column from `first_column` on, moving the function to `functions`.
+ExprPtr ExtractSetFunctions(ExprPtr e, size_t first_column, std::vector<ExprPtr>* functions) {
+  if (e->kind() == Expression::Kind::kSetFunction) {
+    DataType type = e->type();
+    std::string name = e->ToString();
+    functions->push_back(std::move(e));
+    return std::make_unique<ColumnRefExpr>(static_cast<int>(first_column + functions->size() - 1), type, name);
+  }
+  for (auto& c : e->children()) c = ExtractSetFunctions(std::move(c), first_column, functions);
+  return e;
+}
+
+// Set-returning functions inside expressions ((f(x)).n, f(x) + 1), as
+// PostgreSQL plans them: a ProjectSet passes the input's columns through
+// and adds one column per function (all of them advancing together); the
+// select list, its functions replaced by those columns, is computed above.
+PlanPtr ProjectSetBelow(PlanPtr input, std::vector<ExprPtr>* select) {
+  std::vector<PlanColumn> schema = input->schema();
+  std::vector<ExprPtr> exprs;
+  for (size_t i = 0; i < schema.size(); i++)
+    exprs.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), schema[i].type, schema[i].name));
+  std::vector<ExprPtr> functions;
+  for (auto& e : *select) e = ExtractSetFunctions(std::move(e), schema.size(), &functions);
+  for (auto& f : functions) {
+    schema.push_back({f->ToString(), f->type(), ""});
+    exprs.push_back(std::move(f));
+  }
+  return std::make_unique<ProjectSetNode>(std::move(input), std::move(exprs), std::move(schema));
+}
+
 bool ContainsAggregate(const Expression& e) {
   if (e.kind() == Expression::Kind::kAggregate) return true;
   for (const auto& c : e.children())
@@ -412,15 +443,14 @@ PlanPtr Binder::FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool
     }
     sort_keys.push_back({std::make_unique<ColumnRefExpr>(idx, q->out_schema[idx].type, q->out_schema[idx].name), s.descending, s.nulls_first});
   }
-  bool has_set_functions = false;
+  bool has_set_functions = false, nested_set_functions = false;
   for (const auto& e : q->select) {
     if (e->kind() == Expression::Kind::kSetFunction) has_set_functions = true;
-    for (const auto& c : e->children())
-      if (ContainsSetFunction(*c))
-        throw SqlError(sqlstate::kFeatureNotSupported,
-                       "set-returning functions inside expressions are not supported yet; use them at the top of the select list or in FROM");
+    for (const auto& c : e->children()) nested_set_functions |= ContainsSetFunction(*c);
   }
-  if (has_set_functions) q->plan = std::make_unique<ProjectSetNode>(std::move(q->plan), std::move(q->select), q->out_schema);
+  if (nested_set_functions) q->plan = ProjectSetBelow(std::move(q->plan), &q->select);
+  if (has_set_functions && !nested_set_functions)
+    q->plan = std::make_unique<ProjectSetNode>(std::move(q->plan), std::move(q->select), q->out_schema);
   else q->plan = std::make_unique<ProjectNode>(std::move(q->plan), std::move(q->select), q->out_schema);
   if (distinct) q->plan = std::make_unique<DistinctNode>(std::move(q->plan));
   if (!sort_keys.empty()) q->plan = std::make_unique<SortNode>(std::move(q->plan), std::move(sort_keys));

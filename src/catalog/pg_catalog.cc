@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "common/array.h"
 #include "common/error.h"
 #include "common/identifier.h"
+#include "expr/type_procs.h"
 
 namespace freshet {
 
@@ -23,7 +25,10 @@ const DataType kTextArray = DataType::Array(DataType::Text());
 const DataType kOidArray = DataType::Array(DataType::Oid());
 const DataType kInt2Array = DataType::Array(DataType::Int16());  // int2vector
 
+const DataType kRegproc = DataType::Oid(OidKind::kRegproc);
+
 Value O(int64_t v) { return Value::FromInt(kOid, v); }
+Value Proc(int64_t oid) { return Value::FromInt(kRegproc, oid); }
 Value N(const std::string& s) { return Value::FromString(kName, s); }
 Value C(const std::string& s) { return Value::FromString(kChar, s); }
 Value Txt(const std::string& s) { return Value::FromString(kText, s); }
@@ -123,6 +128,12 @@ std::vector<int> AttNums(const TableCatalog& t) {
 
 std::string PrimaryKeyName(const TableCatalog& t) { return t.name + "_pkey"; }
 
+// An index created with CREATE INDEX: a stream job holding a copy of its
+// table's columns (in the table's order), keyed and distributed by the
+// indexed columns first; the indexed columns are its distribution key.
+bool IsUserIndex(const TableCatalog& t) { return t.kind == RelationKind::kIndex && !t.depends_on.empty(); }
+const std::vector<int>& IndexKeyColumns(const TableCatalog& index) { return index.dist_key; }
+
 std::vector<TableRef> VisibleTables(const Catalog& c, ObjectId database_id) {
   std::vector<TableRef> out;
   for (const auto& t : c.ListTables(database_id))
@@ -165,7 +176,9 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
       {"pg_catalog", "pg_type",
        {{"oid", kOid}, {"typname", kName}, {"typnamespace", kOid}, {"typowner", kOid}, {"typlen", i2},
         {"typbyval", b}, {"typtype", kChar}, {"typcategory", kChar}, {"typispreferred", b}, {"typisdefined", b},
-        {"typdelim", kChar}, {"typrelid", kOid}, {"typelem", kOid}, {"typarray", kOid}, {"typalign", kChar},
+        {"typdelim", kChar}, {"typrelid", kOid}, {"typsubscript", kRegproc}, {"typelem", kOid}, {"typarray", kOid},
+        {"typinput", kRegproc}, {"typoutput", kRegproc}, {"typreceive", kRegproc}, {"typsend", kRegproc},
+        {"typmodin", kRegproc}, {"typmodout", kRegproc}, {"typanalyze", kRegproc}, {"typalign", kChar},
         {"typstorage", kChar}, {"typnotnull", b}, {"typbasetype", kOid}, {"typtypmod", i4}, {"typndims", i4},
         {"typcollation", kOid}, {"typdefault", kText}, {"typacl", kTextArray}}},
       {"pg_catalog", "pg_collation",
@@ -188,6 +201,19 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
        {{"rolname", kName}, {"rolsuper", b}, {"rolinherit", b}, {"rolcreaterole", b}, {"rolcreatedb", b},
         {"rolcanlogin", b}, {"rolreplication", b}, {"rolconnlimit", i4}, {"rolpassword", kText},
         {"rolvaliduntil", T::Timestamptz()}, {"rolbypassrls", b}, {"rolconfig", kTextArray}, {"oid", kOid}}},
+      {"pg_catalog", "pg_proc",
+       {{"oid", kOid}, {"proname", kName}, {"pronamespace", kOid}, {"proowner", kOid}, {"prolang", kOid},
+        {"procost", f4}, {"prorows", f4}, {"provariadic", kOid}, {"prosupport", kRegproc}, {"prokind", kChar},
+        {"prosecdef", b}, {"proleakproof", b}, {"proisstrict", b}, {"proretset", b}, {"provolatile", kChar},
+        {"proparallel", kChar}, {"pronargs", i2}, {"pronargdefaults", i2}, {"prorettype", kOid},
+        {"proargtypes", kOidArray}, {"proallargtypes", kOidArray}, {"proargmodes", kTextArray},
+        {"proargnames", kTextArray}, {"proargdefaults", kText}, {"protrftypes", kOidArray}, {"prosrc", kText},
+        {"probin", kText}, {"prosqlbody", kText}, {"proconfig", kTextArray}, {"proacl", kTextArray}}},
+      {"pg_catalog", "pg_settings",
+       {{"name", kText}, {"setting", kText}, {"unit", kText}, {"category", kText}, {"short_desc", kText},
+        {"extra_desc", kText}, {"context", kText}, {"vartype", kText}, {"source", kText}, {"min_val", kText},
+        {"max_val", kText}, {"enumvals", kTextArray}, {"boot_val", kText}, {"reset_val", kText},
+        {"sourcefile", kText}, {"sourceline", i4}, {"pending_restart", b}}},
       {"pg_catalog", "pg_user",
        {{"usename", kName}, {"usesysid", kOid}, {"usecreatedb", b}, {"usesuper", b}, {"userepl", b},
         {"usebypassrls", b}, {"passwd", kText}, {"valuntil", T::Timestamptz()}, {"useconfig", kTextArray}}},
@@ -237,24 +263,41 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(false), B(true), I4(-1), O(1663),
                       Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
   } else if (name == "pg_class") {
+    std::set<ObjectId> indexed;  // tables with a CREATE INDEX
+    for (const auto& t : VisibleTables(c, ctx.database_id))
+      if (IsUserIndex(*t)) indexed.insert(t->depends_on[0]);
+    auto relation = [&](uint32_t oid, const std::string& relname, uint32_t namespace_oid, ObjectId owner, int64_t am,
+                        bool has_index, const char* kind, int64_t natts, float tuples) {
+      return Row{O(oid), N(relname), O(namespace_oid), O(0), O(0), O(owner), O(am), O(am ? oid : 0), O(0), I4(0),
+                 Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C("p"), C(kind), I2(natts), I2(0),
+                 B(false), B(false), B(false), B(false), B(false), B(true), C(kind[0] == 'i' ? "n" : "d"), B(false),
+                 O(0), Null(kTextArray), Null(kTextArray), Null(kText)};
+    };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       int16_t natts = 0;
       for (const auto& col : t->columns) natts += !col.hidden;
       bool stored = t->kind == RelationKind::kTable || t->kind == RelationKind::kMaterializedView;
-      bool has_index = HasPrimaryKeyIndex(*t);
+      bool has_index = HasPrimaryKeyIndex(*t) || indexed.count(t->id);
       uint32_t oid = ObjectOid(t->id);
-      rows.push_back({O(oid), N(t->name), O(ObjectOid(t->schema_id)), O(0), O(0), O(t->owner),
-                      O(stored ? kHeapAmOid : 0), O(stored ? oid : 0), O(0), I4(0), Value::Float32(-1), I4(0), O(0),
-                      B(has_index), B(false), C("p"), C(RelKind(t->kind)), I2(natts), I2(0), B(false), B(false),
-                      B(false), B(false), B(false), B(true), C("d"), B(false), O(0), Null(kTextArray),
-                      Null(kTextArray), Null(kText)});
-      if (!has_index) continue;
-      uint32_t index_oid = PrimaryKeyIndexOid(t->id);
-      rows.push_back({O(index_oid), N(PrimaryKeyName(*t)), O(ObjectOid(t->schema_id)), O(0), O(0), O(t->owner),
-                      O(kBtreeAmOid), O(index_oid), O(0), I4(1), Value::Float32(0), I4(0), O(0), B(false), B(false),
-                      C("p"), C("i"), I2(static_cast<int64_t>(t->pk.size())), I2(0), B(false), B(false), B(false),
-                      B(false), B(false), B(true), C("n"), B(false), O(0), Null(kTextArray), Null(kTextArray),
-                      Null(kText)});
+      if (IsUserIndex(*t)) {
+        rows.push_back(relation(oid, t->name, ObjectOid(t->schema_id), t->owner, kBtreeAmOid, false, "i",
+                                static_cast<int64_t>(IndexKeyColumns(*t).size()), 0));
+        continue;
+      }
+      rows.push_back(relation(oid, t->name, ObjectOid(t->schema_id), t->owner, stored ? kHeapAmOid : 0, has_index,
+                              RelKind(t->kind), natts, -1));
+      if (!HasPrimaryKeyIndex(*t)) continue;
+      rows.push_back(relation(PrimaryKeyIndexOid(t->id), PrimaryKeyName(*t), ObjectOid(t->schema_id), t->owner,
+                              kBtreeAmOid, false, "i", static_cast<int64_t>(t->pk.size()), 0));
+    }
+    std::map<std::string, uint32_t> schema_oids;
+    for (const auto& [id, sc] : schemas) schema_oids[sc.name] = ObjectOid(id);
+    for (const SystemTableDef& d : AllSystemTables()) {
+      auto ns = schema_oids.find(d.schema);
+      if (ns == schema_oids.end()) continue;
+      const char kind[2] = {SystemTableRelKind(d), 0};
+      rows.push_back(relation(SystemTableOid(d), d.name, ns->second, kRootUserId, kind[0] == 'r' ? kHeapAmOid : 0,
+                              false, kind, static_cast<int64_t>(d.columns.size()), -1));
     }
   } else if (name == "pg_am") {
     rows.push_back({O(kHeapAmOid), N("heap"), Txt("heap_tableam_handler"), C("t")});
@@ -269,6 +312,12 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                  Null(kTextArray), Null(kTextArray), Null(kTextArray)};
     };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      if (IsUserIndex(*t)) {
+        int num = 0;
+        for (int k : IndexKeyColumns(*t))
+          rows.push_back(attribute(ObjectOid(t->id), t->columns[k], ++num, t->columns[k].not_null, false));
+        continue;
+      }
       std::vector<int> nums = AttNums(*t);
       for (size_t i = 0; i < t->columns.size(); i++) {
         const auto& col = t->columns[i];
@@ -279,6 +328,11 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       if (!HasPrimaryKeyIndex(*t)) continue;
       int num = 0;
       for (int k : t->pk) rows.push_back(attribute(PrimaryKeyIndexOid(t->id), t->columns[k], ++num, true, false));
+    }
+    for (const SystemTableDef& d : AllSystemTables()) {
+      int num = 0;
+      for (const auto& col : d.columns)
+        rows.push_back(attribute(SystemTableOid(d), ColumnCatalog{col.name, col.type}, ++num, false, false));
     }
   } else if (name == "pg_attrdef") {
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
@@ -297,9 +351,12 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         bool preferred = !is_array && (ty.id == TypeId::kBoolean || ty.id == TypeId::kFloat64 || ty.IsText() ||
                                        ty.id == TypeId::kTimestamptz || ty.id == TypeId::kInterval ||
                                        (ty.id == TypeId::kOid && ty.oid_kind() == OidKind::kOid));
+        TypeProcs procs = TypeProcsOf(ty);
         rows.push_back({O(ty.PgOid()), N(PgTypeName(ty)), O(pg_catalog_oid), O(kRootUserId), I2(ty.PgTypeLen()),
                         B(TypeByVal(ty)), C("b"), C(TypeCategory(ty)), B(preferred), B(true), C(","), O(0),
-                        O(is_array ? base.PgOid() : 0), O(is_array ? 0 : array.PgOid()), C(TypeAlign(ty)),
+                        Proc(0), O(is_array ? base.PgOid() : 0), O(is_array ? 0 : array.PgOid()), Proc(procs.input),
+                        Proc(procs.output), Proc(procs.receive), Proc(procs.send), Proc(procs.modin),
+                        Proc(procs.modout), Proc(0), C(TypeAlign(ty)),
                         C(TypeStorage(ty)), B(false), O(0), I4(-1), I4(0),
                         O(IsCollatable(base) ? kDefaultCollationOid : 0), Null(kText), Null(kTextArray)});
       }
@@ -312,20 +369,27 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     rows.push_back({O(951), N("POSIX"), O(pg_catalog_oid), O(kRootUserId), C("c"), B(true), I4(-1), Txt("POSIX"),
                     Txt("POSIX"), Null(kText), Null(kText)});
   } else if (name == "pg_index") {
-    for (const auto& t : VisibleTables(c, ctx.database_id)) {
-      if (!HasPrimaryKeyIndex(*t)) continue;
-      std::vector<int> nums = AttNums(*t), keys, options;
+    // The primary keys' indexes, and CREATE INDEX's (over the columns of
+    // its table, whose attribute numbers it keeps).
+    auto index = [&](uint32_t index_oid, const TableCatalog& table, const std::vector<int>& columns, bool primary) {
+      std::vector<int> nums = AttNums(table), keys, options;
       std::vector<int64_t> collations, classes;
-      for (int k : t->pk) {
+      for (int k : columns) {
         keys.push_back(nums[k]);
         options.push_back(0);
-        collations.push_back(IsCollatable(t->columns[k].type) ? kDefaultCollationOid : 0);
+        collations.push_back(IsCollatable(table.columns[k].type) ? kDefaultCollationOid : 0);
         classes.push_back(0);
       }
       int64_t n = static_cast<int64_t>(keys.size());
-      rows.push_back({O(PrimaryKeyIndexOid(t->id)), O(ObjectOid(t->id)), I2(n), I2(n), B(true), B(true), B(false),
-                      B(true), B(false), B(true), B(false), B(true), B(true), B(false), Int2Vector(keys),
+      rows.push_back({O(index_oid), O(ObjectOid(table.id)), I2(n), I2(n), B(primary), B(primary), B(false), B(true),
+                      B(false), B(true), B(false), B(true), B(true), B(false), Int2Vector(keys),
                       OidVector(collations), OidVector(classes), Int2Vector(options), Null(kText), Null(kText)});
+    };
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      if (HasPrimaryKeyIndex(*t)) index(PrimaryKeyIndexOid(t->id), *t, t->pk, true);
+      if (!IsUserIndex(*t)) continue;
+      TableRef table = c.GetTable(t->depends_on[0]);
+      if (table) index(ObjectOid(t->id), *table, IndexKeyColumns(*t), false);
     }
   } else if (name == "pg_constraint") {
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
@@ -346,6 +410,26 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     for (const auto& u : c.ListUsers())
       rows.push_back({N(u.name), O(u.id), B(u.superuser), B(u.superuser), B(u.superuser), B(u.superuser),
                       Txt("********"), Null(T::Timestamptz()), Null(kTextArray)});
+  } else if (name == "pg_proc") {
+    // The types' input/output functions (expr/type_procs.h); the
+    // SQL-callable functions are not listed yet.
+    for (const auto& [oid, proname] : AllTypeProcs())
+      rows.push_back({O(oid), N(proname), O(pg_catalog_oid), O(kRootUserId), O(12), Value::Float32(1),
+                      Value::Float32(0), O(0), Proc(0), C("f"), B(false), B(false), B(true), B(false), C("i"), C("s"),
+                      I2(1), I2(0), O(0), OidVector({}), Null(kOidArray), Null(kTextArray), Null(kTextArray),
+                      Null(kText), Null(kOidArray), Txt(proname), Null(kText), Null(kText), Null(kTextArray),
+                      Null(kTextArray)});
+  } else if (name == "pg_settings" && ctx.settings) {
+    for (const SettingInfo& v : ctx.settings()) {
+      bool is_bool = v.boot_value == "on" || v.boot_value == "off" || v.boot_value == "true" || v.boot_value == "false";
+      bool is_int = !v.boot_value.empty() && v.boot_value.find_first_not_of("-0123456789") == std::string::npos;
+      rows.push_back({Txt(v.name), Txt(v.value), v.unit.empty() ? Null(kText) : Txt(v.unit), Txt("Freshet"),
+                      Txt(""), Null(kText), Txt(v.read_only ? "internal" : "user"),
+                      Txt(is_bool ? "bool" : is_int ? "integer" : "string"),
+                      Txt(v.value == v.boot_value ? "default" : "session"), Null(kText), Null(kText),
+                      Null(kTextArray), Txt(v.boot_value), Txt(v.reset_value), Null(kText), Null(T::Int32()),
+                      B(false)});
+    }
   } else if (name == "pg_tablespace") {
     rows.push_back({O(1663), N("pg_default"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
     rows.push_back({O(1664), N("pg_global"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
@@ -368,8 +452,7 @@ class CatalogLookupImpl : public CatalogLookup {
     auto rel = Find(oid);
     if (!rel) return std::nullopt;
     if (TableIsVisible(oid)) return QuoteIdent(rel->name);
-    auto s = c_->GetSchema(rel->table->schema_id);
-    return QuoteIdent(s ? s->name : "") + "." + QuoteIdent(rel->name);
+    return QuoteIdent(SchemaOf(*rel)) + "." + QuoteIdent(rel->name);
   }
 
   uint32_t RelationOid(std::string_view text) const override {
@@ -389,14 +472,10 @@ class CatalogLookupImpl : public CatalogLookup {
     }
     const std::string& name = parts.back();
     if (parts.size() == 2) {
-      if (auto s = c_->FindSchema(db_, parts[0]))
-        if (auto oid = FindInSchema(s->id, name)) return *oid;
+      if (auto oid = FindInSchema(parts[0], name)) return *oid;
     } else {
-      for (const auto& schema : path_) {
-        auto s = c_->FindSchema(db_, schema);
-        if (!s) continue;
-        if (auto oid = FindInSchema(s->id, name)) return *oid;
-      }
+      for (const auto& schema : SearchPath())
+        if (auto oid = FindInSchema(schema, name)) return *oid;
     }
     throw SqlError(sqlstate::kUndefinedTable, fmt::format("relation \"{}\" does not exist", Trim(text)));
   }
@@ -433,48 +512,73 @@ class CatalogLookupImpl : public CatalogLookup {
   bool TableIsVisible(uint32_t oid) const override {
     auto rel = Find(oid);
     if (!rel) return false;
-    for (const auto& schema : path_) {
-      auto s = c_->FindSchema(db_, schema);
-      if (!s) continue;
-      if (auto found = FindInSchema(s->id, rel->name)) return *found == oid;
-    }
+    for (const auto& schema : SearchPath())
+      if (auto found = FindInSchema(schema, rel->name)) return *found == oid;
     return false;
   }
 
   std::optional<char> RelKindOf(uint32_t oid) const override {
     auto rel = Find(oid);
     if (!rel) return std::nullopt;
+    if (rel->system) return SystemTableRelKind(*rel->system);
     return rel->index ? 'i' : RelKind(rel->table->kind)[0];
   }
 
   std::optional<std::string> IndexDef(uint32_t oid, int column, bool pretty) const override {
     auto rel = Find(oid);
     if (!rel || !rel->index) return std::nullopt;
-    const TableCatalog& t = *rel->table;
-    if (column > 0) {
-      if (column > static_cast<int>(t.pk.size())) return std::string();
-      return QuoteIdent(t.columns[t.pk[column - 1]].name);
+    // The primary key's index is over the table's key; CREATE INDEX's over
+    // its key columns, of the table it indexes.
+    TableRef t = rel->table;
+    std::vector<int> columns = t->pk;
+    if (IsUserIndex(*t)) {
+      columns = IndexKeyColumns(*t);
+      t = c_->GetTable(t->depends_on[0]);
+      if (!t) return std::nullopt;
     }
-    auto s = c_->GetSchema(t.schema_id);
-    std::string table = pretty && TableIsVisible(ObjectOid(t.id))
-                            ? QuoteIdent(t.name)
-                            : QuoteIdent(s ? s->name : "") + "." + QuoteIdent(t.name);
-    return fmt::format("CREATE UNIQUE INDEX {} ON {} USING btree ({})", QuoteIdent(rel->name), table, KeyColumns(t));
+    if (column > 0) {
+      if (column > static_cast<int>(columns.size())) return std::string();
+      return QuoteIdent(t->columns[columns[column - 1]].name);
+    }
+    auto s = c_->GetSchema(t->schema_id);
+    std::string table = pretty && TableIsVisible(ObjectOid(t->id))
+                            ? QuoteIdent(t->name)
+                            : QuoteIdent(s ? s->name : "") + "." + QuoteIdent(t->name);
+    return fmt::format("CREATE {}INDEX {} ON {} USING btree ({})", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
+                       QuoteIdent(rel->name), table, ColumnList(*t, columns));
   }
 
   std::optional<std::string> ConstraintDef(uint32_t oid) const override {
     if (oid < kPrimaryKeyConstraintOidBase) return std::nullopt;
     TableRef t = c_->GetTable(oid - kPrimaryKeyConstraintOidBase);
     if (!t || t->database_id != db_ || !HasPrimaryKeyIndex(*t)) return std::nullopt;
-    return fmt::format("PRIMARY KEY ({})", KeyColumns(*t));
+    return fmt::format("PRIMARY KEY ({})", ColumnList(*t, t->pk));
   }
 
  private:
+  // A relation pg_class lists: a stored one (`table`), the index behind a
+  // table's primary key (`table` and `index`), or a system table (`system`).
   struct Relation {
     TableRef table;
     std::string name;
-    bool index = false;  // the table's primary-key index
+    bool index = false;  // an index: the table's primary-key index, or a CREATE INDEX
+    const SystemTableDef* system = nullptr;
   };
+
+  std::string SchemaOf(const Relation& rel) const {
+    if (rel.system) return rel.system->schema;
+    auto s = c_->GetSchema(rel.table->schema_id);
+    return s ? s->name : "";
+  }
+
+  // The schemas unqualified names are looked up in: pg_catalog first unless
+  // the search path places it (as PostgreSQL does), then the path.
+  std::vector<std::string> SearchPath() const {
+    std::vector<std::string> path;
+    if (std::find(path_.begin(), path_.end(), kPgCatalogSchema) == path_.end()) path.push_back(kPgCatalogSchema);
+    path.insert(path.end(), path_.begin(), path_.end());
+    return path;
+  }
 
   static std::string_view Trim(std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -482,23 +586,37 @@ class CatalogLookupImpl : public CatalogLookup {
     return s;
   }
 
-  static std::string KeyColumns(const TableCatalog& t) {
+  static std::string ColumnList(const TableCatalog& t, const std::vector<int>& columns) {
     std::string cols;
-    for (int k : t.pk) cols += (cols.empty() ? "" : ", ") + QuoteIdent(t.columns[k].name);
+    for (int k : columns) cols += (cols.empty() ? "" : ", ") + QuoteIdent(t.columns[k].name);
     return cols;
   }
 
   std::optional<Relation> Find(uint32_t oid) const {
-    bool index = oid >= kPrimaryKeyIndexOidBase && oid < kPrimaryKeyConstraintOidBase;
-    if (oid < kObjectOidBase || (oid >= kPrimaryKeyIndexOidBase && !index)) return std::nullopt;
-    TableRef t = c_->GetTable(index ? oid - kPrimaryKeyIndexOidBase : oid - kObjectOidBase);
+    if (oid < kObjectOidBase) {
+      const SystemTableDef* d = SystemTableByOid(oid);
+      if (!d || !c_->FindSchema(db_, d->schema)) return std::nullopt;
+      return Relation{nullptr, d->name, false, d};
+    }
+    bool pk_index = oid >= kPrimaryKeyIndexOidBase && oid < kPrimaryKeyConstraintOidBase;
+    if (oid >= kPrimaryKeyIndexOidBase && !pk_index) return std::nullopt;
+    TableRef t = c_->GetTable(pk_index ? oid - kPrimaryKeyIndexOidBase : oid - kObjectOidBase);
     if (!t || t->database_id != db_ || !t->IsUserVisible()) return std::nullopt;
-    if (index && !HasPrimaryKeyIndex(*t)) return std::nullopt;
-    return Relation{t, index ? PrimaryKeyName(*t) : t->name, index};
+    if (pk_index && !HasPrimaryKeyIndex(*t)) return std::nullopt;
+    return Relation{t, pk_index ? PrimaryKeyName(*t) : t->name, pk_index || IsUserIndex(*t)};
   }
 
-  // The oid of the relation (table or primary-key index) named `name` in a schema.
-  std::optional<uint32_t> FindInSchema(ObjectId schema_id, const std::string& name) const {
+  // The oid of the relation (table, index, system table) named `name` in a
+  // schema.
+  std::optional<uint32_t> FindInSchema(const std::string& schema, const std::string& name) const {
+    auto s = c_->FindSchema(db_, schema);
+    if (!s) return std::nullopt;
+    if (IsSystemSchema(schema)) {
+      const SystemTableDef* d = FindSystemTable(schema, name);
+      if (d) return SystemTableOid(*d);
+      return std::nullopt;
+    }
+    ObjectId schema_id = s->id;
     if (TableRef t = c_->FindTable(schema_id, name); t && t->IsUserVisible()) return ObjectOid(t->id);
     if (!name.ends_with("_pkey")) return std::nullopt;
     for (const auto& t : c_->ListTables(db_))

@@ -131,6 +131,52 @@ bool IsSystemSchema(const std::string& schema) {
   return schema == kPgCatalogSchema || schema == kInformationSchema || schema == kRwCatalogSchema;
 }
 
+const std::vector<SystemTableDef>& AllSystemTables() { return AllDefinitions(); }
+
+namespace {
+constexpr uint32_t kSystemViewOidBase = 12000;
+
+// PostgreSQL 15's oids of its catalog tables (src/include/catalog/pg_*.h).
+const std::map<std::string, uint32_t>& PgTableOids() {
+  static const std::map<std::string, uint32_t> kOids = {
+      {"pg_type", 1247},        {"pg_attribute", 1249},   {"pg_proc", 1255},          {"pg_class", 1259},
+      {"pg_authid", 1260},      {"pg_auth_members", 1261}, {"pg_database", 1262},     {"pg_tablespace", 1213},
+      {"pg_am", 2601},          {"pg_attrdef", 2604},     {"pg_constraint", 2606},    {"pg_description", 2609},
+      {"pg_index", 2610},       {"pg_inherits", 2611},    {"pg_namespace", 2615},     {"pg_trigger", 2620},
+      {"pg_sequence", 2224},    {"pg_extension", 3079},   {"pg_policy", 3256},        {"pg_statistic_ext", 3381},
+      {"pg_collation", 3456},   {"pg_publication", 6104}, {"pg_publication_rel", 6106}, {"pg_depend", 2608},
+      {"pg_operator", 2617},    {"pg_rewrite", 2618},     {"pg_enum", 3501},          {"pg_range", 3541},
+      {"pg_foreign_table", 3118}, {"pg_event_trigger", 3466}, {"pg_shdescription", 2396}, {"pg_cast", 2605},
+      {"pg_language", 2612},    {"pg_conversion", 2607},  {"pg_opclass", 2616},       {"pg_amop", 2602},
+      {"pg_seclabel", 3596},    {"pg_init_privs", 3394},  {"pg_partitioned_table", 3350},
+  };
+  return kOids;
+}
+}  // namespace
+
+uint32_t SystemTableOid(const SystemTableDef& def) {
+  if (def.schema == kPgCatalogSchema) {
+    auto it = PgTableOids().find(def.name);
+    if (it != PgTableOids().end()) return it->second;
+  }
+  return kSystemViewOidBase + static_cast<uint32_t>(&def - AllDefinitions().data());
+}
+
+const SystemTableDef* SystemTableByOid(uint32_t oid) {
+  const auto& all = AllDefinitions();
+  if (oid >= kSystemViewOidBase && oid < kSystemViewOidBase + all.size()) {
+    const SystemTableDef& d = all[oid - kSystemViewOidBase];
+    return SystemTableOid(d) == oid ? &d : nullptr;
+  }
+  for (const auto& d : all)
+    if (d.schema == kPgCatalogSchema && SystemTableOid(d) == oid) return &d;
+  return nullptr;
+}
+
+char SystemTableRelKind(const SystemTableDef& def) {
+  return def.schema == kPgCatalogSchema && PgTableOids().count(def.name) ? 'r' : 'v';
+}
+
 const SystemTableDef* FindSystemTable(const std::string& schema, const std::string& name) {
   for (const auto& d : AllDefinitions())
     if (d.schema == schema && d.name == name) return &d;

@@ -30,6 +30,19 @@ struct SystemTableDef {
 
 // Null when schema.name is not a system table.
 const SystemTableDef* FindSystemTable(const std::string& schema, const std::string& name);
+// Every system table: information_schema, rw_catalog, then pg_catalog.
+const std::vector<SystemTableDef>& AllSystemTables();
+// A system table's pg_class oid: PostgreSQL's own for the pg_catalog tables
+// that are tables there (pg_class is 1259, so 'pg_class'::regclass and
+// pg_description.classoid match what drivers expect); the others (views in
+// PostgreSQL, information_schema, rw_catalog) get fixed oids from 12000 on,
+// below PostgreSQL's first user oid (16384) like PostgreSQL's own views.
+uint32_t SystemTableOid(const SystemTableDef& def);
+// Null when no system table has that oid.
+const SystemTableDef* SystemTableByOid(uint32_t oid);
+// pg_class.relkind of a system table: 'r' for PostgreSQL's catalog tables,
+// 'v' for the views.
+char SystemTableRelKind(const SystemTableDef& def);
 bool IsSystemSchema(const std::string& schema);
 
 // A creating job's progress, as SHOW JOBS and rw_ddl_progress show it;
@@ -61,6 +74,17 @@ struct FragmentInfo {
 };
 using FragmentsFn = std::function<std::vector<FragmentInfo>(ObjectId database_id)>;
 
+// One setting as pg_settings shows it.
+struct SettingInfo {
+  std::string name;
+  std::string value;
+  std::string reset_value;  // what RESET returns to
+  std::string boot_value;   // the built-in default
+  bool read_only = false;   // context "internal": fixed, SET refuses it
+  std::string unit;         // "ms" for durations, else empty
+};
+using SettingsFn = std::function<std::vector<SettingInfo>()>;
+
 struct SystemTableContext {
   const Catalog* catalog;
   ObjectId database_id;
@@ -69,6 +93,8 @@ struct SystemTableContext {
   FragmentsFn fragments;       // null: no fragments listed
   // A relation's committed row count (statistics), if it has one.
   std::function<std::optional<int64_t>(ObjectId)> row_count;
+  // The session's settings (pg_settings), in SHOW ALL's order; null: none.
+  SettingsFn settings;
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

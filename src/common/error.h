@@ -70,6 +70,7 @@ inline constexpr const char* kInvalidArgumentForPower = "2201F";
 inline constexpr const char* kNotNullViolation = "23502";
 inline constexpr const char* kUniqueViolation = "23505";
 inline constexpr const char* kInFailedTransaction = "25P02";
+inline constexpr const char* kInvalidSavepointSpecification = "3B001";
 inline constexpr const char* kActiveTransaction = "25001";
 inline constexpr const char* kNoActiveTransaction = "25P01";
 inline constexpr const char* kInvalidTransactionState = "25000";

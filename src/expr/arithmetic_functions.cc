@@ -42,6 +42,21 @@ struct IntOps {
     if (b == -1) return 0;
     return a % b;
   }
+  // C's shift of the type's width (PostgreSQL's int4shl & co.): the count
+  // taken modulo the width, as x86 does and PostgreSQL inherits.
+  static int64_t Shift(int64_t a, int64_t count, bool left) {
+    constexpr int kBits = IntTraits<T>::kBits;
+    int n = static_cast<int>(count & (kBits - 1));
+    if constexpr (kBits == 64) {
+      return left ? int64_t(uint64_t(a) << n) : (a >> n);
+    } else if constexpr (kBits == 32) {
+      return left ? int64_t(int32_t(uint32_t(a) << n)) : int64_t(int32_t(a) >> n);
+    } else {
+      // int2 shifts are computed in int (C promotion), then truncated.
+      int32_t r = left ? int32_t(uint32_t(int32_t(a)) << (count & 31)) : (int32_t(a) >> (count & 31));
+      return int16_t(r);
+    }
+  }
   static int64_t Neg(int64_t a) {
     if (a == IntTraits<T>::kMin) ThrowOutOfRange(IntTraits<T>::kOutOfRange);
     return -a;
@@ -59,6 +74,15 @@ void RegisterIntArithmetic(FunctionRegistry* r) {
   RegisterFn(r, "%", {t, t}, t, StrictFn<int64_t, int64_t>(kFn<Ops::Mod>));
   RegisterFn(r, "mod", {t, t}, t, StrictFn<int64_t, int64_t>(kFn<Ops::Mod>));
   RegisterFn(r, "neg", {t}, t, StrictFn<int64_t>(kFn<Ops::Neg>));
+  // Bitwise operators, as PostgreSQL's int2/int4/int8 & | # ~ << >> (a
+  // shift takes an int4 count; results wrap to the type's width).
+  RegisterFn(r, "&", {t, t}, t, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) { return a & b; }));
+  RegisterFn(r, "|", {t, t}, t, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) { return a | b; }));
+  RegisterFn(r, "#", {t, t}, t, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) { return a ^ b; }));
+  RegisterFn(r, "~", {t}, t, StrictFn<int64_t>([](int64_t a) { return ~a; }));
+  const DataType count = DataType::Int32();
+  RegisterFn(r, "<<", {t, count}, t, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) { return Ops::Shift(a, b, true); }));
+  RegisterFn(r, ">>", {t, count}, t, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) { return Ops::Shift(a, b, false); }));
 }
 
 // --- Floats -----------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "common/limits.h"
 #include "expr/function_helpers.h"
 #include "expr/oid.h"
+#include "expr/type_procs.h"
 
 namespace freshet {
 
@@ -119,6 +120,7 @@ std::string FormatOidText(int64_t oid, OidKind kind, const EvalContext& ctx) {
       if (ctx.catalog) name = ctx.catalog->RelationName(o);
       break;
     case OidKind::kRegtype: name = FormatTypeName(o, -1); break;
+    case OidKind::kRegproc: name = TypeProcName(o); break;
     case OidKind::kRegnamespace:
       if (ctx.catalog) name = ctx.catalog->NamespaceName(o);
       if (name) name = QuoteIdent(*name);
@@ -141,6 +143,9 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
     case OidKind::kRegtype: return ParseTypeNameOid(s);
     case OidKind::kRegnamespace: return NeedCatalog(ctx, "schema").NamespaceOid(s);
     case OidKind::kRegrole: return NeedCatalog(ctx, "role").RoleOid(s);
+    case OidKind::kRegproc:
+      if (auto oid = TypeProcOid(s)) return *oid;
+      [[fallthrough]];
     default: throw SqlError(sqlstate::kUndefinedFunction, fmt::format("function \"{}\" does not exist", s));
   }
 }

@@ -191,16 +191,19 @@ struct IntTraits;
 template <>
 struct IntTraits<TypeId::kInt16> {
   static constexpr int64_t kMin = INT16_MIN, kMax = INT16_MAX;
+  static constexpr int kBits = 16;
   static constexpr const char* kOutOfRange = "smallint out of range";
 };
 template <>
 struct IntTraits<TypeId::kInt32> {
   static constexpr int64_t kMin = INT32_MIN, kMax = INT32_MAX;
+  static constexpr int kBits = 32;
   static constexpr const char* kOutOfRange = "integer out of range";
 };
 template <>
 struct IntTraits<TypeId::kInt64> {
   static constexpr int64_t kMin = INT64_MIN, kMax = INT64_MAX;
+  static constexpr int kBits = 64;
   static constexpr const char* kOutOfRange = "bigint out of range";
 };
 

@@ -224,6 +224,7 @@ StatementOutcome Session::Begin(bool start_transaction) {
 }
 
 void Session::EndBlock() {
+  savepoints_.clear();
   txn_ = TxnState::kIdle;
   implicit_txn_ = false;
   txn_snapshot_.reset();
@@ -242,6 +243,47 @@ StatementOutcome Session::Commit() {
 StatementOutcome Session::Rollback() {
   EndBlock();
   return {"ROLLBACK"};
+}
+
+namespace {
+[[noreturn]] void ThrowNoSavepoint(const std::string& name) {
+  throw SqlError(sqlstate::kInvalidSavepointSpecification, "savepoint \"" + name + "\" does not exist");
+}
+}  // namespace
+
+StatementOutcome Session::Savepoint(const std::string& name) {
+  if (txn_ == TxnState::kFailed) ThrowInFailedTransaction();
+  if (txn_ != TxnState::kInBlock || implicit_txn_)
+    throw SqlError(sqlstate::kNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks");
+  savepoints_.push_back({name, txn_writes_.CurrentPosition()});
+  return {"SAVEPOINT"};
+}
+
+StatementOutcome Session::ReleaseSavepoint(const std::string& name) {
+  if (txn_ == TxnState::kFailed) ThrowInFailedTransaction();
+  if (txn_ != TxnState::kInBlock || implicit_txn_)
+    throw SqlError(sqlstate::kNoActiveTransaction, "RELEASE SAVEPOINT can only be used in transaction blocks");
+  // The newest savepoint of that name goes, with every one set after it;
+  // their writes stay in the block.
+  for (size_t i = savepoints_.size(); i-- > 0;) {
+    if (savepoints_[i].name != name) continue;
+    savepoints_.resize(i);
+    return {"RELEASE"};
+  }
+  ThrowNoSavepoint(name);
+}
+
+StatementOutcome Session::RollbackToSavepoint(const std::string& name) {
+  if (txn_ == TxnState::kIdle || implicit_txn_)
+    throw SqlError(sqlstate::kNoActiveTransaction, "ROLLBACK TO SAVEPOINT can only be used in transaction blocks");
+  for (size_t i = savepoints_.size(); i-- > 0;) {
+    if (savepoints_[i].name != name) continue;
+    savepoints_.resize(i + 1);  // the savepoint itself stays
+    txn_writes_.TruncateTo(savepoints_[i].position);
+    txn_ = TxnState::kInBlock;
+    return {"ROLLBACK"};
+  }
+  ThrowNoSavepoint(name);
 }
 
 // ---- Simple query ----

@@ -102,6 +102,14 @@ class Session {
   StatementOutcome Begin(bool start_transaction);
   StatementOutcome Commit();
   StatementOutcome Rollback();
+  // SAVEPOINT, RELEASE [SAVEPOINT], ROLLBACK TO [SAVEPOINT], as in
+  // PostgreSQL: only in a transaction block (25P01); a name used again
+  // hides the older savepoint until it is released; ROLLBACK TO drops the
+  // block's writes made since the savepoint, keeps the savepoint, and ends a
+  // failed state; an unknown name is 3B001.
+  StatementOutcome Savepoint(const std::string& name);
+  StatementOutcome ReleaseSavepoint(const std::string& name);
+  StatementOutcome RollbackToSavepoint(const std::string& name);
   // In a transaction block (explicit, or the implicit one of several
   // statements in one message, or of the extended protocol up to Sync).
   bool InTransactionBlock() const { return txn_ == TxnState::kInBlock; }
@@ -119,6 +127,9 @@ class Session {
   // The snapshot reads see: the block's, or the latest committed one after
   // this session's own writes have committed.
   std::shared_ptr<const Snapshot> ReadSnapshot();
+
+  // The text of the statement being run (or last run), for the server log.
+  const std::string& current_query() const { return current_query_; }
 
  private:
   struct Prepared;
@@ -145,6 +156,13 @@ class Session {
   enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;
   bool implicit_txn_ = false;  // several statements in one message, or the extended protocol up to Sync
   WriteSet txn_writes_;
+  // The block's savepoints, oldest first: each with how far the block's
+  // writes had got when it was set.
+  struct SavepointMark {
+    std::string name;
+    WriteSet::Position position;
+  };
+  std::vector<SavepointMark> savepoints_;
   std::shared_ptr<const Snapshot> txn_snapshot_;
   Epoch last_write_epoch_ = 0;
 

@@ -30,12 +30,17 @@ const std::vector<VariableDef>& VariableDefs() {
       {"search_path", "\"$user\", public", false, false},
       {"transaction_isolation", "read committed", false, false},
       {"default_transaction_isolation", "read committed", false, false},
-      {"statement_timeout", "0", false, false},
-      {"lock_timeout", "0", false, false},
-      {"idle_in_transaction_session_timeout", "0", false, false},
+      {"statement_timeout", "0", false, false, "ms"},
+      {"lock_timeout", "0", false, false, "ms"},
+      {"idle_in_transaction_session_timeout", "0", false, false, "ms"},
       {"client_min_messages", "notice", false, false},
       {"bytea_output", "hex", false, false},
       {"max_identifier_length", "63", false, true},
+      {"max_index_keys", "32", false, true},
+      {"max_function_args", "100", false, true},
+      {"block_size", "8192", false, true},
+      {"lc_collate", "C", false, true},
+      {"lc_ctype", "C", false, true},
       {"rw_implicit_flush", "false", false, false},
       {"read_after_write", "all", false, false},
       {"synchronous_commit", "on", false, false},
@@ -142,6 +147,13 @@ std::string FormatDurationMs(int64_t ms) {
   for (const auto& [name, factor] : kUnits)
     if (ms % factor == 0) return std::to_string(ms / factor) + name;
   return std::to_string(ms) + "ms";
+}
+
+std::string SessionVariables::ResetValue(const std::string& name) const {
+  const VariableDef* def = FindVariable(name);
+  if (!def) return "";
+  auto startup = reset_values_.find(LowerAscii(def->name));
+  return startup != reset_values_.end() ? startup->second : def->default_value;
 }
 
 int64_t SessionVariables::DurationMs(const std::string& name) const {

@@ -21,6 +21,7 @@ struct VariableDef {
   const char* default_value;
   bool reported;              // sent as ParameterStatus
   bool read_only;             // SET refuses it (55P02)
+  const char* unit = "";      // "ms" for durations (pg_settings.unit)
 };
 
 // Every variable, in SHOW ALL's order.
@@ -40,6 +41,8 @@ class SessionVariables {
   // A startup packet parameter: set, and made the value RESET returns to.
   // Unknown and read-only names are ignored; bad values throw.
   void ApplyStartup(const std::string& name, const std::string& value);
+  // What RESET would return to: the startup packet's value, else the default.
+  std::string ResetValue(const std::string& name) const;
   // RESET name, SET name TO DEFAULT (42704 for unknown names); RESET ALL.
   void Reset(const std::string& name);
   void ResetAll();

@@ -464,6 +464,7 @@ class Connection : public ResultSink {
   }
 
   void SendError(const SqlError& e, const char* severity = "ERROR") {
+    LogError(e, severity);
     size_t start = BeginMessage('E');
     PutField('S', severity);
     PutField('V', severity);
@@ -474,6 +475,18 @@ class Connection : public ResultSink {
     if (e.position() > 0) PutField('P', std::to_string(e.position()));
     out_.push_back('\0');
     EndMessage(start);
+  }
+
+  // As PostgreSQL's log_min_error_statement = error: each error sent, with
+  // the statement that caused it (cut at 1,000 bytes), so that an operator
+  // can see which of a client's statements fail.
+  void LogError(const SqlError& e, const char* severity) {
+    std::string_view statement = session_ ? std::string_view(session_->current_query()) : std::string_view();
+    constexpr size_t kMaxLogged = 1000;
+    bool cut = statement.size() > kMaxLogged;
+    if (cut) statement = statement.substr(0, kMaxLogged);
+    spdlog::info("{}: {} (SQLSTATE {}){}{}{}", severity, e.message(), e.code(), statement.empty() ? "" : "; statement: ",
+                 statement, cut ? "..." : "");
   }
 
   size_t BeginMessage(char type) {

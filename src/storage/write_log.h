@@ -69,6 +69,14 @@ class WriteLog {
   size_t capacity() const { return ops_.capacity(); }
   // Forgets every write, keeping the blocks and the op list's capacity.
   void Clear();
+  // Forgets the writes after the first n (their bytes stay in the blocks
+  // until Clear).
+  void Truncate(size_t n) {
+    while (ops_.size() > n) {
+      bytes_ -= ops_.back().key.size() + ops_.back().value.size();
+      ops_.pop_back();
+    }
+  }
   void swap(WriteLog& other) noexcept;
   // Bytes of blocks owned (used or not).
   size_t block_bytes() const;

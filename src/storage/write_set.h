@@ -44,6 +44,27 @@ class WriteSet {
     tables_.clear();
     bulk_.clear();
   }
+  // How far the set has got: the number of ops of each table (bulk rows are
+  // never part of a transaction block's set). TruncateTo(p) forgets every
+  // write made after Position() returned p: a savepoint's rollback.
+  using Position = std::map<TableId, size_t>;
+  Position CurrentPosition() const {
+    Position p;
+    for (const auto& [id, t] : tables_) p[id] = t.ops.size();
+    return p;
+  }
+  void TruncateTo(const Position& p) {
+    for (auto it = tables_.begin(); it != tables_.end();) {
+      auto at = p.find(it->first);
+      size_t keep = at == p.end() ? 0 : at->second;
+      if (keep == 0) {
+        it = tables_.erase(it);
+        continue;
+      }
+      it->second.ops.Truncate(keep);
+      ++it;
+    }
+  }
   void Append(WriteSet&& other) {
     for (auto& [id, t] : other.tables_) {
       auto& mine = tables_[id].ops;

@@ -170,14 +170,11 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
     plan = OptimizePlan(binder.BindRelationColumns(c->relation, columns));
   }
   if (!plan) throw SqlError(sqlstate::kFeatureNotSupported, "COPY supports only queries and tables");
+  // As a query's: the block's pending writes are seen, the statement memory
+  // limit holds, system tables can be copied.
   ExecContext ctx;
-  ctx.store = instance->store();
-  ctx.catalog = instance->catalog();
-  ctx.database_id = session->database().id;
-  ctx.user_name = session->user();
-  ctx.cancelled = cancel;
-  ctx.snapshot = session->ReadSnapshot();
-  ctx.eval = eval;
+  WriteSet no_writes;
+  PrepareExecContext(args, &no_writes, &ctx);
   BatchSubqueryRunner runner(&ctx);
   ctx.eval.subquery_runner = &runner;
   ExecutorPtr exec = BuildExecutor(*plan, ctx);

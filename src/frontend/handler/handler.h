@@ -31,6 +31,8 @@ namespace freshet {
 
 class Instance;
 class Session;
+class WriteSet;
+struct ExecContext;
 
 // The rows of a statement run for a portal of the extended protocol: kept
 // here for Execute to send max_rows at a time, instead of sent at once.
@@ -95,6 +97,13 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
 // the portal), DML's writes to the session's transaction; the tag is
 // tag_prefix and the number of rows.
 StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix);
+// Fills `ctx` (which must stay where it is: its callbacks point at it) to
+// run a batch plan for `args`' statement: the store and catalog, the
+// session's snapshot with its transaction block's writes overlaid, the
+// cancel flag, the statement memory limit, the parameters, the sources of
+// the system tables; a DML plan's writes go to `writes`. The caller adds
+// a subquery runner bound to ctx.
+void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* ctx);
 // The columns a plan returns to the client: none for DML without RETURNING.
 std::vector<ColumnDesc> ResultColumns(const PlanNode& plan);
 // Sends the rows of a statement that computes them itself (SHOW, EXPLAIN

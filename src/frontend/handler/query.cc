@@ -68,6 +68,47 @@ StatementOutcome HandleQuery(const HandlerArgs& args) {
   return RunPlan(args, PlanStatement(args.session, args.stmt, &types), TagPrefix(args.stmt.node));
 }
 
+void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* ctx) {
+  Session* session = args.session;
+  Instance* instance = args.instance();
+  ctx->store = instance->store();
+  ctx->catalog = instance->catalog();
+  ctx->database_id = session->database().id;
+  ctx->user_name = session->user();
+  ctx->cancelled = session->cancel_flag();
+  ctx->memory_limit = ParseMemorySetting(session->variables().Get("statement_memory_limit")).value_or(0);
+  if (ctx->memory_limit == 0) ctx->memory_limit = DefaultMemoryLimit();
+  ctx->memory_at_start = ThreadMemory::Net();
+  ctx->writes = writes;
+  ctx->snapshot_source = [session] { return session->ReadSnapshot(); };
+  ctx->pending = session->PendingWrites();
+  JobProgressTracker* progress = instance->job_progress();
+  ctx->job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
+  BarrierManager* barriers = instance->barriers();
+  ctx->fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
+  const StateStore* store = instance->store();
+  const ExecContext* exec_ctx = ctx;
+  ctx->row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
+    TableStatistics stats = store->engines().For(id).Statistics(id, exec_ctx->ReadSnapshot().get());
+    if (!stats.rows_exact) return std::nullopt;
+    return stats.rows;
+  };
+  ctx->settings = [session] {
+    // As pg_settings shows them: durations as a number of their unit.
+    const SessionVariables& vars = session->variables();
+    auto raw = [](const VariableDef& d, const std::string& v) {
+      return *d.unit ? std::to_string(ParseDurationMs(v).value_or(0)) : v;
+    };
+    std::vector<SettingInfo> out;
+    for (const VariableDef& d : VariableDefs())
+      out.push_back({d.name, raw(d, vars.Get(d.name)), raw(d, vars.ResetValue(d.name)), raw(d, d.default_value),
+                     d.read_only, d.unit});
+    return out;
+  };
+  ctx->eval = session->eval();
+  ctx->eval.params = args.params;
+}
+
 StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix) {
   Session* session = args.session;
   Instance* instance = args.instance();
@@ -77,31 +118,8 @@ StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::strin
   for (const auto& c : plan->schema()) columns.push_back({c.name, c.type});
 
   ExecContext ctx;
-  ctx.store = instance->store();
-  ctx.catalog = instance->catalog();
-  ctx.database_id = session->database().id;
-  ctx.user_name = session->user();
-  ctx.cancelled = session->cancel_flag();
-  ctx.memory_limit = ParseMemorySetting(session->variables().Get("statement_memory_limit")).value_or(0);
-  if (ctx.memory_limit == 0) ctx.memory_limit = DefaultMemoryLimit();
-  ctx.memory_at_start = ThreadMemory::Net();
   WriteSet writes;
-  ctx.writes = &writes;
-  ctx.snapshot_source = [session] { return session->ReadSnapshot(); };
-  ctx.pending = session->PendingWrites();
-  JobProgressTracker* progress = instance->job_progress();
-  ctx.job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
-  BarrierManager* barriers = instance->barriers();
-  ctx.fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
-  const StateStore* store = instance->store();
-  const ExecContext* exec_ctx = &ctx;
-  ctx.row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
-    TableStatistics stats = store->engines().For(id).Statistics(id, exec_ctx->ReadSnapshot().get());
-    if (!stats.rows_exact) return std::nullopt;
-    return stats.rows;
-  };
-  ctx.eval = session->eval();
-  ctx.eval.params = args.params;
+  PrepareExecContext(args, &writes, &ctx);
   BatchSubqueryRunner runner(&ctx);
   ctx.eval.subquery_runner = &runner;
 

@@ -1,0 +1,33 @@
+// The input, output, receive, send and typmod functions of the types
+// Freshet has, under PostgreSQL 15's names and oids (pg_type.typinput and
+// its siblings; drivers test `typinput = 'array_in'::regproc` to find array
+// types). They are what regproc knows by name, alongside nothing else yet:
+// there is no pg_proc entry for the SQL-callable functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/types.h"
+
+namespace freshet {
+
+// Oids of a type's functions; 0 where PostgreSQL has none (typmodin of int4).
+struct TypeProcs {
+  uint32_t input = 0, output = 0, receive = 0, send = 0, modin = 0, modout = 0;
+};
+// Arrays share array_in & co.; structs record_in & co.
+TypeProcs TypeProcsOf(const DataType& type);
+
+// A function's name by oid (nullopt when unknown), and back; names may be
+// qualified with pg_catalog.
+std::optional<std::string> TypeProcName(uint32_t oid);
+std::optional<uint32_t> TypeProcOid(std::string_view name);
+// Every one of them (oid, name), for pg_proc.
+std::vector<std::pair<uint32_t, std::string>> AllTypeProcs();
+
+}  // namespace freshet
