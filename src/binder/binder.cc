@@ -743,6 +743,14 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   TableRef table = ResolveRelation(rv);
   if (table->kind == RelationKind::kSink)
     ThrowAt(sqlstate::kWrongObjectType, rv->location, fmt::format("\"{}\" is a sink and cannot be queried", table->name));
+  // What the statement names itself (not what the views it names read).
+  if (ctx_.referenced_relations && view_depth_ == 0) ctx_.referenced_relations->push_back(table->id);
+  if (table->kind == RelationKind::kView) {
+    PlanPtr p = BindView(*table, alias);
+    rename(p->mutable_schema());
+    scope->Append(p->schema());
+    return p;
+  }
   std::vector<PlanColumn> schema;
   for (const auto& c : table->columns) schema.push_back({c.name, c.type, alias, c.hidden});
   rename(schema);
@@ -753,6 +761,54 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
     for (size_t i = first; i < scope->columns.size(); i++) scope->columns[i].schema = s ? s->name : "";
   }
   return std::make_unique<ScanNode>(table, std::move(schema));
+}
+
+PlanPtr Binder::BindView(const TableCatalog& view, const std::string& alias) {
+  // Views name views; one that reaches this depth names itself through
+  // CREATE OR REPLACE.
+  constexpr int kMaxViewDepth = 64;
+  if (view_depth_ >= kMaxViewDepth)
+    throw SqlError("42P17", fmt::format("infinite recursion detected in rules for relation \"{}\"", view.name));
+  std::vector<ParsedStatement> stmts = ParseSql(view.definition);
+  if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_VIEW_STMT)
+    throw SqlError(sqlstate::kInternalError, fmt::format("the definition of view \"{}\" is not a CREATE VIEW", view.name));
+  const PgQuery__ViewStmt* v = stmts[0].node->view_stmt;
+  // Bound in the view's own context, restored whatever happens.
+  struct Saved {
+    Binder* b;
+    std::vector<std::string> search_path;
+    const std::string* query_text;
+    std::vector<std::map<std::string, std::shared_ptr<Cte>>> ctes;
+    ~Saved() {
+      b->ctx_.search_path = std::move(search_path);
+      b->ctx_.query_text = query_text;
+      b->cte_stack_ = std::move(ctes);
+      b->view_depth_--;
+    }
+  } saved{this, ctx_.search_path, ctx_.query_text, std::move(cte_stack_)};
+  view_depth_++;
+  cte_stack_.clear();
+  ctx_.query_text = nullptr;  // positions would point into the view's text
+  auto path = view.plan_settings.find("search_path");
+  if (path != view.plan_settings.end()) {
+    ctx_.search_path.clear();
+    std::string_view rest = path->second;
+    while (!rest.empty()) {
+      size_t comma = rest.find(',');
+      ctx_.search_path.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  }
+  PlanPtr p = BindQuery(v->query);
+  auto& schema = p->mutable_schema();
+  size_t k = 0;
+  for (auto& c : schema) {
+    c.table = alias;
+    if (c.hidden) continue;
+    while (k < view.columns.size() && view.columns[k].hidden) k++;
+    if (k < view.columns.size()) c.name = view.columns[k++].name;
+  }
+  return p;
 }
 
 }  // namespace freshet

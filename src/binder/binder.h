@@ -54,6 +54,10 @@ struct BinderContext {
   // Byte offset of the statement in the query string, for error positions.
   const std::string* query_text = nullptr;
   int statement_offset = 0;
+  // When set, every stored relation the statement names (tables, views,
+  // materialized views; not those named inside the views it names) is
+  // appended: what a view created from the statement depends on.
+  std::vector<ObjectId>* referenced_relations = nullptr;
 };
 
 // Throws unless DML may write `t`: 42809 for anything but a table, 0A000
@@ -132,6 +136,10 @@ class Binder {
   // and information_schema._pg_expandarray (drivers' metadata queries).
   static bool IsSetFunctionName(const std::string& name);
   DataType BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args, ExprBinder* eb, int location);
+  // A view named in FROM: its stored query, bound as it was created (its
+  // search path, no outer columns or CTEs of the naming query), its columns
+  // named as the view's.
+  PlanPtr BindView(const TableCatalog& view, const std::string& alias);
   PlanPtr BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope);
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
   PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
@@ -143,6 +151,7 @@ class Binder {
 
   BinderContext ctx_;
   std::vector<std::map<std::string, std::shared_ptr<Cte>>> cte_stack_;
+  int view_depth_ = 0;  // views being expanded, one inside another
   int depth_ = 0;  // recursion guard
   // Set while binding a branch of UNION/INTERSECT/EXCEPT: its unknown-typed
   // outputs (NULL, 'literals') stay unknown so the set operation decides.

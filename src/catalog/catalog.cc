@@ -21,6 +21,7 @@ const char* RelationKindName(RelationKind k) {
     case RelationKind::kSink: return "sink";
     case RelationKind::kInternal: return "internal table";
     case RelationKind::kSystem: return "system table";
+    case RelationKind::kView: return "view";
   }
   return "relation";
 }
@@ -91,7 +92,7 @@ json TableToJson(const TableCatalog& t) {
           {"owner", t.owner},     {"name", t.name},               {"kind", int(t.kind)},
           {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
           {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
-          {"definition", t.definition}, {"depends_on", t.depends_on},
+          {"definition", t.definition}, {"view_query", t.view_query}, {"depends_on", t.depends_on},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
           {"stream_plan", t.stream_plan},
@@ -114,6 +115,7 @@ TableCatalog TableFromJson(const json& j) {
   t.row_id_index = j.at("row_id_index");
   t.append_only = j.at("append_only");
   t.definition = j.at("definition");
+  t.view_query = j.value("view_query", std::string());
   t.depends_on = j.at("depends_on").get<std::vector<ObjectId>>();
   t.created_at_micros = j.value("created_at", int64_t(0));
   t.status = static_cast<JobStatus>(j.value("status", 0));
@@ -402,6 +404,17 @@ void Catalog::UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>&
   batch.Put(TableKey(t.id), TableToJson(t).dump());
   CommitLocked(&batch);
   it->second = std::make_shared<const TableCatalog>(std::move(t));
+}
+
+TableRef Catalog::ReplaceView(ObjectId id, const TableCatalog& view) {
+  UpdateTable(id, [&](TableCatalog* t) {
+    t->columns = view.columns;
+    t->definition = view.definition;
+    t->view_query = view.view_query;
+    t->plan_settings = view.plan_settings;
+    t->depends_on = view.depends_on;
+  });
+  return GetTable(id);
 }
 
 void Catalog::SetPlanSetting(ObjectId id, const std::string& key, const std::string& value) {

@@ -40,7 +40,8 @@ inline constexpr const char* kPgCatalogSchema = "pg_catalog";
 inline constexpr const char* kInformationSchema = "information_schema";
 inline constexpr const char* kRwCatalogSchema = "rw_catalog";
 
-enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem };
+// Persisted as numbers: new kinds go at the end.
+enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem, kView };
 const char* RelationKindName(RelationKind k);
 
 // kFailed: the job failed again and again (see DatabaseEpochLoop's
@@ -69,6 +70,10 @@ struct TableCatalog {
   int row_id_index = -1;        // hidden _row_id column, -1 when a key is declared
   bool append_only = false;
   std::string definition;       // the CREATE statement text
+  // Views (CREATE VIEW): the query, as PostgreSQL's pg_get_viewdef shows it
+  // (deparsed from the definition's parse tree). The binder expands a view
+  // from `definition`, with the search_path in plan_settings.
+  std::string view_query;
   std::vector<ObjectId> depends_on;  // relations this one reads
   int64_t created_at_micros = 0;
 
@@ -156,6 +161,9 @@ class Catalog {
   // write; assigns ids (the job's first) and sets the internal tables'
   // job_id and the job's internal_tables. Throws 42P07 on a name conflict.
   std::pair<TableRef, std::vector<TableRef>> CreateJob(TableCatalog job, std::vector<TableCatalog> internals);
+  // CREATE OR REPLACE VIEW: the view `id` takes the columns, definition,
+  // query, settings and dependencies of `view`.
+  TableRef ReplaceView(ObjectId id, const TableCatalog& view);
   void SetJobStatus(ObjectId id, JobStatus status);
   void SetJobFailed(ObjectId id, const std::string& failure, const std::string& code);
 

@@ -113,6 +113,7 @@ const char* RelKind(RelationKind k) {
     case RelationKind::kSink: return "k";
     case RelationKind::kInternal: return "r";
     case RelationKind::kSystem: return "v";
+    case RelationKind::kView: return "v";
   }
   return "r";
 }
@@ -133,6 +134,26 @@ std::string PrimaryKeyName(const TableCatalog& t) { return t.name + "_pkey"; }
 // indexed columns first; the indexed columns are its distribution key.
 bool IsUserIndex(const TableCatalog& t) { return t.kind == RelationKind::kIndex && !t.depends_on.empty(); }
 const std::vector<int>& IndexKeyColumns(const TableCatalog& index) { return index.dist_key; }
+
+// pg_get_viewdef's text: a view's deparsed query; a materialized view's
+// query as written, after the AS of its definition. As PostgreSQL, with a
+// leading space and a closing semicolon.
+std::optional<std::string> ViewQuery(const TableCatalog& t) {
+  if (t.kind == RelationKind::kView) return " " + t.view_query + ";";
+  if (t.kind != RelationKind::kMaterializedView) return std::nullopt;
+  const std::string& d = t.definition;
+  for (size_t i = 0; i + 4 <= d.size(); i++) {
+    bool boundary = (i == 0 || std::isspace(static_cast<unsigned char>(d[i - 1]))) &&
+                    (i + 2 == d.size() || std::isspace(static_cast<unsigned char>(d[i + 2])));
+    if (boundary && (d[i] == 'a' || d[i] == 'A') && (d[i + 1] == 's' || d[i + 1] == 'S')) {
+      std::string q = d.substr(i + 2);
+      while (!q.empty() && (std::isspace(static_cast<unsigned char>(q.back())) || q.back() == ';')) q.pop_back();
+      size_t start = q.find_first_not_of(" \t\r\n");
+      return " " + (start == std::string::npos ? std::string() : q.substr(start)) + ";";
+    }
+  }
+  return std::nullopt;
+}
 
 std::vector<TableRef> VisibleTables(const Catalog& c, ObjectId database_id) {
   std::vector<TableRef> out;
@@ -209,6 +230,17 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"proargtypes", kOidArray}, {"proallargtypes", kOidArray}, {"proargmodes", kTextArray},
         {"proargnames", kTextArray}, {"proargdefaults", kText}, {"protrftypes", kOidArray}, {"prosrc", kText},
         {"probin", kText}, {"prosqlbody", kText}, {"proconfig", kTextArray}, {"proacl", kTextArray}}},
+      {"pg_catalog", "pg_views",
+       {{"schemaname", kName}, {"viewname", kName}, {"viewowner", kName}, {"definition", kText}}},
+      {"pg_catalog", "pg_matviews",
+       {{"schemaname", kName}, {"matviewname", kName}, {"matviewowner", kName}, {"tablespace", kName},
+        {"hasindexes", b}, {"ispopulated", b}, {"definition", kText}}},
+      {"pg_catalog", "pg_tables",
+       {{"schemaname", kName}, {"tablename", kName}, {"tableowner", kName}, {"tablespace", kName},
+        {"hasindexes", b}, {"hasrules", b}, {"hastriggers", b}, {"rowsecurity", b}}},
+      {"pg_catalog", "pg_indexes",
+       {{"schemaname", kName}, {"tablename", kName}, {"indexname", kName}, {"tablespace", kName},
+        {"indexdef", kText}}},
       {"pg_catalog", "pg_settings",
        {{"name", kText}, {"setting", kText}, {"unit", kText}, {"category", kText}, {"short_desc", kText},
         {"extra_desc", kText}, {"context", kText}, {"vartype", kText}, {"source", kText}, {"min_val", kText},
@@ -419,6 +451,38 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       I2(1), I2(0), O(0), OidVector({}), Null(kOidArray), Null(kTextArray), Null(kTextArray),
                       Null(kText), Null(kOidArray), Txt(proname), Null(kText), Null(kText), Null(kTextArray),
                       Null(kTextArray)});
+  } else if (name == "pg_views" || name == "pg_matviews" || name == "pg_tables" || name == "pg_indexes") {
+    // PostgreSQL's views over pg_class, for the relations of each kind.
+    auto owner = [&](ObjectId id) {
+      auto u = c.GetUser(id);
+      return N(u ? u->name : "");
+    };
+    auto schema_name = [&](ObjectId id) { return N(schemas.count(id) ? schemas[id].name : ""); };
+    std::set<ObjectId> indexed;
+    for (const auto& t : VisibleTables(c, ctx.database_id))
+      if (IsUserIndex(*t)) indexed.insert(t->depends_on[0]);
+    std::shared_ptr<const CatalogLookup> lookup = MakeCatalogLookup(ctx.catalog, ctx.database_id, {});
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      bool has_indexes = HasPrimaryKeyIndex(*t) || indexed.count(t->id);
+      if (name == "pg_views" && t->kind == RelationKind::kView) {
+        rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Txt(*ViewQuery(*t))});
+      } else if (name == "pg_matviews" && t->kind == RelationKind::kMaterializedView) {
+        auto q = ViewQuery(*t);
+        rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Null(kName), B(has_indexes),
+                        B(t->status == JobStatus::kCreated), q ? Txt(*q) : Null(kText)});
+      } else if (name == "pg_tables" && t->kind == RelationKind::kTable) {
+        rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Null(kName), B(has_indexes),
+                        B(false), B(false), B(false)});
+      } else if (name == "pg_indexes") {
+        uint32_t index_oid = HasPrimaryKeyIndex(*t) ? PrimaryKeyIndexOid(t->id) : IsUserIndex(*t) ? ObjectOid(t->id) : 0;
+        if (index_oid == 0) continue;
+        TableRef table = IsUserIndex(*t) ? c.GetTable(t->depends_on[0]) : t;
+        if (!table) continue;
+        rows.push_back({schema_name(table->schema_id), N(table->name),
+                        N(IsUserIndex(*t) ? t->name : PrimaryKeyName(*t)), Null(kName),
+                        Txt(lookup->IndexDef(index_oid, 0, false).value_or(""))});
+      }
+    }
   } else if (name == "pg_settings" && ctx.settings) {
     for (const SettingInfo& v : ctx.settings()) {
       bool is_bool = v.boot_value == "on" || v.boot_value == "off" || v.boot_value == "true" || v.boot_value == "false";
@@ -546,6 +610,12 @@ class CatalogLookupImpl : public CatalogLookup {
                             : QuoteIdent(s ? s->name : "") + "." + QuoteIdent(t->name);
     return fmt::format("CREATE {}INDEX {} ON {} USING btree ({})", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
                        QuoteIdent(rel->name), table, ColumnList(*t, columns));
+  }
+
+  std::optional<std::string> ViewDef(uint32_t oid) const override {
+    auto rel = Find(oid);
+    if (!rel || !rel->table) return std::nullopt;
+    return ViewQuery(*rel->table);
   }
 
   std::optional<std::string> ConstraintDef(uint32_t oid) const override {

@@ -119,6 +119,7 @@ const char* InformationSchemaTableType(RelationKind k) {
   switch (k) {
     case RelationKind::kTable: return "BASE TABLE";
     case RelationKind::kMaterializedView: return "MATERIALIZED VIEW";
+    case RelationKind::kView: return "VIEW";
     case RelationKind::kSource: return "SOURCE";
     case RelationKind::kSink: return "SINK";
     default: return "SYSTEM TABLE";

@@ -227,6 +227,25 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
       else out->AppendNull();
     }
   };
+  auto view_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+    for (size_t i = 0; i < n; i++) {
+      bool null = false;
+      for (const auto* a : args) null |= a->IsNull(i);
+      std::optional<std::string> def;
+      if (!null && ctx.catalog) {
+        uint32_t oid = args[0]->type().IsText() || args[0]->type().id == TypeId::kVarchar
+                           ? ctx.catalog->RelationOid(args[0]->GetString(i))
+                           : static_cast<uint32_t>(args[0]->GetInt(i));
+        def = ctx.catalog->ViewDef(oid);
+      }
+      if (def) out->AppendString(std::move(*def));
+      else out->AppendNull();
+    }
+  };
+  RegisterFn(r, "pg_get_viewdef", {oid}, text, view_def);
+  RegisterFn(r, "pg_get_viewdef", {oid, b}, text, view_def);
+  RegisterFn(r, "pg_get_viewdef", {text}, text, view_def);
+  RegisterFn(r, "pg_get_viewdef", {text, b}, text, view_def);
   RegisterFn(r, "pg_get_constraintdef", {oid}, text, constraint_def);
   RegisterFn(r, "pg_get_constraintdef", {oid, b}, text, constraint_def);
   // Comments are not supported: every description is NULL.

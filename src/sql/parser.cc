@@ -775,4 +775,25 @@ std::string NodeTag(const PgQuery__Node* n) {
   return f ? f->name : "unknown";
 }
 
+std::string Deparse(const PgQuery__Node* node) {
+  PgQuery__RawStmt raw;
+  pg_query__raw_stmt__init(&raw);
+  raw.stmt = const_cast<PgQuery__Node*>(node);
+  PgQuery__RawStmt* stmts[1] = {&raw};
+  PgQuery__ParseResult result;
+  pg_query__parse_result__init(&result);
+  result.n_stmts = 1;
+  result.stmts = stmts;
+  std::string packed(pg_query__parse_result__get_packed_size(&result), '\0');
+  pg_query__parse_result__pack(&result, reinterpret_cast<uint8_t*>(packed.data()));
+  PgQueryDeparseResult out = pg_query_deparse_protobuf(PgQueryProtobuf{packed.size(), packed.data()});
+  std::string text;
+  std::string error;
+  if (out.error) error = out.error->message ? out.error->message : "deparse failed";
+  else if (out.query) text = out.query;
+  pg_query_free_deparse_result(out);
+  if (!error.empty()) throw SqlError(sqlstate::kInternalError, "could not deparse the statement: " + error);
+  return text;
+}
+
 }  // namespace freshet

@@ -133,6 +133,11 @@ std::string StringOf(const PgQuery__Node* n);
 // The name of a parse tree node's type ("CreateStmt"), for messages.
 std::string NodeTag(const PgQuery__Node* n);
 
+// The SQL text of a statement or query node, as libpg_query's deparser
+// writes it (PostgreSQL's spelling, normalized spacing and quoting; used
+// for pg_get_viewdef). Throws XX000 when the node cannot be deparsed.
+std::string Deparse(const PgQuery__Node* node);
+
 // Converts a byte offset in `text` to PostgreSQL's 1-based character position.
 int CharPosition(const std::string& text, int byte_offset);
 

@@ -1,4 +1,4 @@
-// DROP TABLE, MATERIALIZED VIEW, INDEX, SCHEMA, SINK and SOURCE: the named
+// DROP TABLE, VIEW, MATERIALIZED VIEW, INDEX, SCHEMA, SINK and SOURCE: the named
 // relations with what depends on them (CASCADE), jobs being created on them
 // cancelled.
 #include <fmt/format.h>
@@ -18,6 +18,7 @@ RelationKind KindOfDrop(PgQuery__ObjectType t, const char** name) {
     case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: *name = "table"; return RelationKind::kTable;
     case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW: *name = "materialized view"; return RelationKind::kMaterializedView;
     case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: *name = "index"; return RelationKind::kIndex;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: *name = "view"; return RelationKind::kView;
     default: *name = "object"; return RelationKind::kSystem;
   }
 }
@@ -80,6 +81,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
     }
     if (t->kind != kind) {
       const char* what = t->kind == RelationKind::kMaterializedView ? "MATERIALIZED VIEW"
+                         : t->kind == RelationKind::kView           ? "VIEW"
                          : t->kind == RelationKind::kIndex          ? "INDEX"
                          : t->kind == RelationKind::kSink           ? "SINK"
                          : t->kind == RelationKind::kSource         ? "SOURCE"
@@ -96,6 +98,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
   DropRelations(args, tables);
   const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
                     : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"
+                    : kind == RelationKind::kView             ? "DROP VIEW"
                                                               : "DROP INDEX";
   return {tag};
 }

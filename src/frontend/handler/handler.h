@@ -62,6 +62,7 @@ StatementOutcome HandleStatement(const HandlerArgs& args);
 StatementOutcome HandleQuery(const HandlerArgs& args);
 StatementOutcome HandleExplain(const HandlerArgs& args);
 StatementOutcome HandleCreateTable(const HandlerArgs& args);  // create_table.cc
+StatementOutcome HandleCreateView(const HandlerArgs& args);   // create_view.cc
 // CREATE MATERIALIZED VIEW / SINK / INDEX (create_job.cc); with `explain`,
 // only the EXPLAIN lines of its stream plan.
 StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain = nullptr);
