@@ -102,7 +102,8 @@ class UnnestExecutor : public Executor {
 
 // information_schema._pg_expandarray(array): a row (x, n) per element, n
 // its 1-based position; generate_subscripts(array, dim [, reverse]): the
-// subscripts 1..n of dimension 1 (arrays have one dimension; any other
+// subscripts of dimension 1 (1..n; 0..n-1 for int2vector and oidvector;
+// arrays have one dimension: any other
 // dimension, like a NULL array, gives no rows), descending when reverse.
 class ArrayPositionsExecutor : public Executor {
  public:
@@ -118,6 +119,7 @@ class ArrayPositionsExecutor : public Executor {
     Value dim = node.args[1]->EvalConstant(ctx.eval);
     if (dim.is_null() || dim.int_value() != 1) return;
     count_ = DecodeArray(array.string_value(), array.type().ElementType()).size();
+    first_ = node.args[0]->type().IsVector() ? 0 : 1;  // int2vector and oidvector start at 0
     if (node.args.size() == 3) {
       Value reverse = node.args[2]->EvalConstant(ctx.eval);
       reverse_ = !reverse.is_null() && reverse.bool_value();
@@ -131,7 +133,7 @@ class ArrayPositionsExecutor : public Executor {
     v.Reserve(end - pos_);
     for (size_t i = pos_; i < end; i++) {
       if (!expand_) {
-        v.AppendInt(reverse_ ? int64_t(count_ - i) : int64_t(i + 1));
+        v.AppendInt(first_ + (reverse_ ? int64_t(count_ - 1 - i) : int64_t(i)));
         continue;
       }
       StructWriter writer(2);
@@ -149,6 +151,7 @@ class ArrayPositionsExecutor : public Executor {
   DataType type_;
   bool expand_;
   bool reverse_ = false;
+  int64_t first_ = 1;
   Vector elements_{DataType::Int32()};
   size_t count_ = 0, pos_ = 0;
 };

@@ -23,7 +23,9 @@ const DataType kChar = DataType::Varchar();  // PostgreSQL's "char"
 const DataType kText = DataType::Text();
 const DataType kTextArray = DataType::Array(DataType::Text());
 const DataType kOidArray = DataType::Array(DataType::Oid());
-const DataType kInt2Array = DataType::Array(DataType::Int16());  // int2vector
+const DataType kInt2Array = DataType::Array(DataType::Int16());
+const DataType kInt2Vector = DataType::Int2Vector();
+const DataType kOidVector = DataType::OidVector();
 
 const DataType kRegproc = DataType::Oid(OidKind::kRegproc);
 
@@ -37,16 +39,19 @@ Value I2(int64_t v) { return Value::Int16(v); }
 Value I4(int64_t v) { return Value::Int32(v); }
 Value Null(const DataType& t) { return Value::Null(t); }
 
-Value Int2Vector(const std::vector<int>& v) {
+// int2vector / int2[] and oidvector values.
+Value Int2Values(const std::vector<int>& v, const DataType& type) {
   Vector elems(DataType::Int16());
   for (int x : v) elems.AppendInt(x);
-  return Value::FromString(kInt2Array, EncodeArray(elems));
+  return Value::FromString(type, EncodeArray(elems));
 }
+Value Int2Vector(const std::vector<int>& v) { return Int2Values(v, kInt2Vector); }
+Value Int2Array(const std::vector<int>& v) { return Int2Values(v, kInt2Array); }
 
 Value OidVector(const std::vector<int64_t>& v) {
   Vector elems(kOid);
   for (int64_t x : v) elems.AppendInt(x);
-  return Value::FromString(kOidArray, EncodeArray(elems));
+  return Value::FromString(kOidVector, EncodeArray(elems));
 }
 
 // The catalog types we describe in pg_type (each with its array type).
@@ -210,7 +215,7 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
        {{"indexrelid", kOid}, {"indrelid", kOid}, {"indnatts", i2}, {"indnkeyatts", i2}, {"indisunique", b},
         {"indisprimary", b}, {"indisexclusion", b}, {"indimmediate", b}, {"indisclustered", b},
         {"indisvalid", b}, {"indcheckxmin", b}, {"indisready", b}, {"indislive", b}, {"indisreplident", b},
-        {"indkey", kInt2Array}, {"indcollation", kOidArray}, {"indclass", kOidArray}, {"indoption", kInt2Array},
+        {"indkey", kInt2Vector}, {"indcollation", kOidVector}, {"indclass", kOidVector}, {"indoption", kInt2Vector},
         {"indexprs", kText}, {"indpred", kText}}},
       {"pg_catalog", "pg_constraint",
        {{"oid", kOid}, {"conname", kName}, {"connamespace", kOid}, {"contype", kChar}, {"condeferrable", b},
@@ -227,7 +232,7 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"procost", f4}, {"prorows", f4}, {"provariadic", kOid}, {"prosupport", kRegproc}, {"prokind", kChar},
         {"prosecdef", b}, {"proleakproof", b}, {"proisstrict", b}, {"proretset", b}, {"provolatile", kChar},
         {"proparallel", kChar}, {"pronargs", i2}, {"pronargdefaults", i2}, {"prorettype", kOid},
-        {"proargtypes", kOidArray}, {"proallargtypes", kOidArray}, {"proargmodes", kTextArray},
+        {"proargtypes", kOidVector}, {"proallargtypes", kOidArray}, {"proargmodes", kTextArray},
         {"proargnames", kTextArray}, {"proargdefaults", kText}, {"protrftypes", kOidArray}, {"prosrc", kText},
         {"probin", kText}, {"prosqlbody", kText}, {"proconfig", kTextArray}, {"proacl", kTextArray}}},
       {"pg_catalog", "pg_views",
@@ -241,6 +246,19 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
       {"pg_catalog", "pg_indexes",
        {{"schemaname", kName}, {"tablename", kName}, {"indexname", kName}, {"tablespace", kName},
         {"indexdef", kText}}},
+      {"pg_catalog", "pg_sequence",
+       {{"seqrelid", kOid}, {"seqtypid", kOid}, {"seqstart", T::Int64()}, {"seqincrement", T::Int64()},
+        {"seqmax", T::Int64()}, {"seqmin", T::Int64()}, {"seqcache", T::Int64()}, {"seqcycle", b}}},
+      {"pg_catalog", "pg_extension",
+       {{"oid", kOid}, {"extname", kName}, {"extowner", kOid}, {"extnamespace", kOid}, {"extrelocatable", b},
+        {"extversion", kText}, {"extconfig", kOidArray}, {"extcondition", kTextArray}}},
+      {"pg_catalog", "pg_depend",
+       {{"classid", kOid}, {"objid", kOid}, {"objsubid", i4}, {"refclassid", kOid}, {"refobjid", kOid},
+        {"refobjsubid", i4}, {"deptype", kChar}}},
+      {"pg_catalog", "pg_enum",
+       {{"oid", kOid}, {"enumtypid", kOid}, {"enumsortorder", f4}, {"enumlabel", kName}}},
+      {"pg_catalog", "pg_auth_members",
+       {{"roleid", kOid}, {"member", kOid}, {"grantor", kOid}, {"admin_option", b}}},
       {"pg_catalog", "pg_settings",
        {{"name", kText}, {"setting", kText}, {"unit", kText}, {"category", kText}, {"short_desc", kText},
         {"extra_desc", kText}, {"context", kText}, {"vartype", kText}, {"source", kText}, {"min_val", kText},
@@ -258,19 +276,19 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"polroles", kOidArray}, {"polqual", kText}, {"polwithcheck", kText}}},
       {"pg_catalog", "pg_statistic_ext",
        {{"oid", kOid}, {"stxrelid", kOid}, {"stxname", kName}, {"stxnamespace", kOid}, {"stxowner", kOid},
-        {"stxstattarget", i4}, {"stxkeys", kInt2Array}, {"stxkind", kTextArray}, {"stxexprs", kText}}},
+        {"stxstattarget", i4}, {"stxkeys", kInt2Vector}, {"stxkind", kTextArray}, {"stxexprs", kText}}},
       {"pg_catalog", "pg_publication",
        {{"oid", kOid}, {"pubname", kName}, {"pubowner", kOid}, {"puballtables", b}, {"pubinsert", b},
         {"pubupdate", b}, {"pubdelete", b}, {"pubtruncate", b}, {"pubviaroot", b}}},
       {"pg_catalog", "pg_publication_rel",
-       {{"oid", kOid}, {"prpubid", kOid}, {"prrelid", kOid}, {"prqual", kText}, {"prattrs", kInt2Array}}},
+       {{"oid", kOid}, {"prpubid", kOid}, {"prrelid", kOid}, {"prqual", kText}, {"prattrs", kInt2Vector}}},
       {"pg_catalog", "pg_inherits",
        {{"inhrelid", kOid}, {"inhparent", kOid}, {"inhseqno", i4}, {"inhdetachpending", b}}},
       {"pg_catalog", "pg_trigger",
        {{"oid", kOid}, {"tgrelid", kOid}, {"tgparentid", kOid}, {"tgname", kName}, {"tgfoid", kOid},
         {"tgtype", i2}, {"tgenabled", kChar}, {"tgisinternal", b}, {"tgconstrrelid", kOid}, {"tgconstrindid", kOid},
         {"tgconstraint", kOid}, {"tgdeferrable", b}, {"tginitdeferred", b}, {"tgnargs", i2},
-        {"tgattr", kInt2Array}, {"tgqual", kText}}},
+        {"tgattr", kInt2Vector}, {"tgqual", kText}}},
   };
   return kDefs;
 }
@@ -430,7 +448,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       for (int k : t->pk) keys.push_back(nums[k]);
       rows.push_back({O(PrimaryKeyConstraintOid(t->id)), N(PrimaryKeyName(*t)), O(ObjectOid(t->schema_id)), C("p"),
                       B(false), B(false), B(true), O(ObjectOid(t->id)), O(0), O(PrimaryKeyIndexOid(t->id)), O(0),
-                      O(0), C(" "), C(" "), C(" "), B(true), I4(0), B(true), Int2Vector(keys), Null(kInt2Array),
+                      O(0), C(" "), C(" "), C(" "), B(true), I4(0), B(true), Int2Array(keys), Null(kInt2Array),
                       Null(kText)});
     }
   } else if (name == "pg_roles") {
@@ -499,7 +517,8 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     rows.push_back({O(1664), N("pg_global"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
   }
   // pg_description, pg_policy, pg_statistic_ext, pg_publication,
-  // pg_publication_rel, pg_inherits, pg_trigger: always empty.
+  // pg_publication_rel, pg_inherits, pg_trigger, pg_sequence, pg_extension,
+  // pg_depend, pg_enum, pg_auth_members: always empty.
   return rows;
 }
 

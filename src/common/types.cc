@@ -22,6 +22,7 @@ DataType DataType::Array(const DataType& element) {
 DataType DataType::ElementType() const {
   if (id != TypeId::kArray || precision < 0) return DataType::Unknown();
   auto elem = static_cast<TypeId>(precision);
+  if (IsVector()) return elem == TypeId::kOid ? DataType::Oid() : DataType(elem);
   if (elem == TypeId::kNumeric && scale >= 0) return DataType(elem, scale / 1000, scale % 1000);
   return DataType(elem, scale, -1);
 }
@@ -113,7 +114,9 @@ std::string DataType::ToString() const {
         case OidKind::kRegproc: return "regproc";
         default: return "oid";
       }
-    case TypeId::kArray: return IsAnyArray() ? "anyarray" : ElementType().ToString() + "[]";
+    case TypeId::kArray:
+      if (IsVector()) return ElementType().id == TypeId::kOid ? "oidvector" : "int2vector";
+      return IsAnyArray() ? "anyarray" : ElementType().ToString() + "[]";
     case TypeId::kStruct: {
       if (IsAnyStruct()) return "record";
       std::string out = "struct<";
@@ -167,6 +170,7 @@ uint32_t DataType::PgOid() const {
         default: return 26;
       }
     case TypeId::kArray: {
+      if (IsVector()) return ElementType().id == TypeId::kOid ? 30 : 22;
       uint32_t elem = ElementType().PgOid();
       for (const auto& [e, a] : kArrayOids)
         if (e == elem) return a;
@@ -237,8 +241,8 @@ DataType DataTypeFromName(const std::string& name) {
   if (name == "regnamespace") return DataType::Oid(OidKind::kRegnamespace);
   if (name == "regrole") return DataType::Oid(OidKind::kRegrole);
   if (name == "regproc") return DataType::Oid(OidKind::kRegproc);
-  if (name == "int2vector") return DataType::Array(DataType::Int16());
-  if (name == "oidvector") return DataType::Array(DataType::Oid());
+  if (name == "int2vector") return DataType::Int2Vector();
+  if (name == "oidvector") return DataType::OidVector();
   if (name.size() > 1 && name[0] == '_') {
     DataType elem = DataTypeFromName(name.substr(1));
     if (elem.id == TypeId::kUnknown || elem.IsArray()) return DataType::Unknown();
@@ -264,7 +268,9 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kTimestamptz: return "timestamptz";
     case TypeId::kInterval: return "interval";
     case TypeId::kOid: return t.ToString();
-    case TypeId::kArray: return t.IsAnyArray() ? "anyarray" : "_" + PgTypeName(t.ElementType());
+    case TypeId::kArray:
+      if (t.IsVector()) return t.ToString();
+      return t.IsAnyArray() ? "anyarray" : "_" + PgTypeName(t.ElementType());
     case TypeId::kStruct: return "record";
     case TypeId::kUnknown: return "unknown";
   }
@@ -279,6 +285,8 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     }
   }
   switch (oid) {
+    case 22: return DataType::Int2Vector();
+    case 30: return DataType::OidVector();
     case 26: return DataType::Oid();
     case 2249: return DataType::AnyStruct();
     case 2205: return DataType::Oid(OidKind::kRegclass);

@@ -111,6 +111,13 @@ struct DataType {
   static DataType AnyArray() { return TypeId::kArray; }
   bool IsArray() const { return id == TypeId::kArray; }
   bool IsAnyArray() const { return id == TypeId::kArray && precision < 0; }
+  // int2vector and oidvector (pg_index.indkey, pg_proc.proargtypes...):
+  // arrays whose text form is space-separated ("1 3") and whose subscripts
+  // (like PostgreSQL's) start at 0.
+  static constexpr int32_t kVectorMarker = -100;
+  static DataType Int2Vector() { return DataType(TypeId::kArray, static_cast<int32_t>(TypeId::kInt16), kVectorMarker); }
+  static DataType OidVector() { return DataType(TypeId::kArray, static_cast<int32_t>(TypeId::kOid), kVectorMarker); }
+  bool IsVector() const { return id == TypeId::kArray && precision >= 0 && scale == kVectorMarker; }
   // The element type of an array type (Unknown for AnyArray).
   DataType ElementType() const;
   // A struct of these fields (names as given: unquoted SQL names arrive

@@ -235,6 +235,15 @@ void StringToArray(const std::vector<const Vector*>& args, size_t n, Vector* out
 
 std::string FormatArrayText(std::string_view bytes, const DataType& array_type, const EvalContext& ctx) {
   Vector elems = DecodeArray(bytes, array_type.ElementType());
+  if (array_type.IsVector()) {
+    // int2vector / oidvector: numbers separated by spaces.
+    std::string out;
+    for (size_t i = 0; i < elems.size(); i++) {
+      if (i) out += ' ';
+      out += elems.IsNull(i) ? std::string("0") : FormatText(elems, i, ctx);
+    }
+    return out;
+  }
   std::string out = "{";
   // The text can be several times the array's bytes: each element is
   // checked against the limit on a value before it is appended.
@@ -271,6 +280,20 @@ std::string ParseArrayText(std::string_view text, const DataType& array_type, Ev
   if (array_type.IsAnyArray())
     throw SqlError(sqlstate::kDatatypeMismatch, "could not determine polymorphic type because input has type unknown");
   DataType elem = array_type.ElementType();
+  if (array_type.IsVector()) {
+    // int2vectorin / oidvectorin: numbers separated by spaces.
+    Vector v(elem);
+    size_t i = 0;
+    while (i < text.size()) {
+      while (i < text.size() && IsArraySpace(text[i])) i++;
+      size_t start = i;
+      while (i < text.size() && !IsArraySpace(text[i])) i++;
+      if (i == start) break;
+      CheckArrayElements(v.size() + 1);
+      v.Append(ParseText(std::string(text.substr(start, i - start)), elem, ctx));
+    }
+    return EncodeArray(v);
+  }
   // As PostgreSQL's array_in, the literal is read once for its structure
   // and number of elements (malformed text and too many elements are
   // refused before any element is parsed or kept), then for the elements.
@@ -405,11 +428,14 @@ Vector ArraySubscriptExpr::Eval(const DataChunk& input, EvalContext& ctx) const 
   out.Reserve(n);
   for (size_t r = 0; r < n; r++) {
     auto elems = ArrayAt(arrays, r);
-    if (!elems || index.IsNull(r) || index.GetInt(r) < 1 || static_cast<uint64_t>(index.GetInt(r)) > elems->size()) {
+    // int2vector and oidvector subscripts start at 0, other arrays' at 1.
+    const int64_t lower = children_[0]->type().IsVector() ? 0 : 1;
+    if (!elems || index.IsNull(r) || index.GetInt(r) < lower ||
+        static_cast<uint64_t>(index.GetInt(r) - lower) >= elems->size()) {
       out.AppendNull();
       continue;
     }
-    out.AppendFrom(*elems, static_cast<size_t>(index.GetInt(r) - 1));
+    out.AppendFrom(*elems, static_cast<size_t>(index.GetInt(r) - lower));
   }
   return out;
 }
@@ -433,14 +459,19 @@ void RegisterArrayFunctions(FunctionRegistry* r) {
     });
   };
   RegisterFn(r, "array_length", {any, i4}, i4, length_fn);
-  RegisterFn(r, "array_upper", {any, i4}, i4, length_fn);
-  RegisterFn(r, "array_lower", {any, i4}, i4,
-             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-               ExecuteStrictEmit<SV, int64_t>(args, n, out, [](Vector* o, SV a, int64_t dim) {
-                 if (dim != 1 || ArrayLength(a) == 0) return o->AppendNull();
-                 o->AppendInt(1);
-               });
-             });
+  // Bounds: arrays start at 1, int2vector and oidvector at 0.
+  auto bound_fn = [](bool upper) {
+    return [upper](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+      const int64_t lower = args[0]->type().IsVector() ? 0 : 1;
+      ExecuteStrictEmit<SV, int64_t>(args, n, out, [&](Vector* o, SV a, int64_t dim) {
+        size_t len = ArrayLength(a);
+        if (dim != 1 || len == 0) return o->AppendNull();
+        o->AppendInt(upper ? lower + static_cast<int64_t>(len) - 1 : lower);
+      });
+    };
+  };
+  RegisterFn(r, "array_upper", {any, i4}, i4, bound_fn(true));
+  RegisterFn(r, "array_lower", {any, i4}, i4, bound_fn(false));
   RegisterFn(r, "array_ndims", {any}, i4, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
     ExecuteStrictEmit<SV>(args, n, out, [](Vector* o, SV a) {
       if (ArrayLength(a) == 0) return o->AppendNull();

@@ -242,6 +242,15 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
       else out->AppendNull();
     }
   };
+  // No column is backed by a sequence yet: NULL for every column of an
+  // existing table (42P01 for a missing one, as PostgreSQL).
+  RegisterFn(r, "pg_get_serial_sequence", {text, text}, text,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               for (size_t i = 0; i < n; i++) {
+                 if (!args[0]->IsNull(i)) NeedCatalog(ctx, "relation").RelationOid(args[0]->GetString(i));
+                 out->AppendNull();
+               }
+             });
   RegisterFn(r, "pg_get_viewdef", {oid}, text, view_def);
   RegisterFn(r, "pg_get_viewdef", {oid, b}, text, view_def);
   RegisterFn(r, "pg_get_viewdef", {text}, text, view_def);

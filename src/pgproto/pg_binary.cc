@@ -115,7 +115,7 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       PutBE<uint32_t>(&out, v.type().ElementType().PgOid());
       if (elems.size() > 0) {
         PutBE<int32_t>(&out, static_cast<int32_t>(elems.size()));
-        PutBE<int32_t>(&out, 1);
+        PutBE<int32_t>(&out, v.type().IsVector() ? 0 : 1);  // int2vector/oidvector start at 0
       }
       for (size_t k = 0; k < elems.size(); k++) {
         if (elems.IsNull(k)) {
@@ -289,7 +289,7 @@ Value ReceiveArray(Reader* r, const DataType& t) {
   if (items > 0 && ndim > 1) throw SqlError(sqlstate::kFeatureNotSupported, "multidimensional arrays are not supported");
   // As the text input: Freshet's arrays start at 1 (dropping the bound
   // would shift every subscript).
-  if (items > 0 && lower_bound != 1)
+  if (items > 0 && lower_bound != (t.IsVector() ? 0 : 1))
     throw SqlError(sqlstate::kFeatureNotSupported, "arrays with a lower bound other than 1 are not supported");
   for (int64_t k = 0; k < items; k++) {
     int32_t len = r->Get<int32_t>();
