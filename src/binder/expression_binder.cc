@@ -36,7 +36,12 @@ int CastCost(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
   for (size_t i = 0; i < args.size(); i++) {
     const DataType& want = f.variadic ? f.arg_types[0] : f.arg_types[i];
     const DataType& have = args[i]->type();
-    if (have.id == want.id) continue;
+    if (have.id == want.id) {
+      // json, jsonb and text share a physical type: prefer the signature
+      // of the argument's own.
+      if (have.IsJson() != want.IsJson() || have.IsJsonb() != want.IsJsonb()) cost += 1;
+      continue;
+    }
     if (have.id == TypeId::kUnknown) {
       // Prefer the signature whose type equals the other operand's; else text.
       if (known.id != TypeId::kUnknown && known.id != want.id) cost += 2;
@@ -309,6 +314,25 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
       throw SqlError(sqlstate::kCannotCoerce, fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
     return std::make_unique<CastExpr>(std::move(e), to);
   }
+  if (from.id == TypeId::kVarchar && to.id == TypeId::kVarchar && (from.IsJson() || to.IsJson()) &&
+      from.precision != to.precision &&
+      !(to.IsJson() && !to.IsJsonb() && from.IsJsonb())) {
+    if (to.IsJson() || to.precision >= 0) {
+      // Into json or jsonb: the text is checked (jsonb normalized); into
+      // varchar(n): its length.
+      if (e->kind() == Expression::Kind::kConstant)
+        return std::make_unique<ConstantExpr>(
+            CastValue(static_cast<ConstantExpr*>(e.get())->value(), to, *binder_->ctx_.eval, !explicit_cast));
+      return std::make_unique<CastExpr>(std::move(e), to);
+    }
+    // json, jsonb -> text: the same text under another name.
+    e->set_type(to);
+    return e;
+  }
+  if (from.IsJsonb() && to.IsJson() && !to.IsJsonb()) {
+    e->set_type(to);  // jsonb's text is json text
+    return e;
+  }
   if (from.id == to.id && to.IsText() && !from.IsText()) {
     // varchar -> text: same values, only the name changes.
     e->set_type(to);
@@ -548,6 +572,17 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
         continue;
       }
       a = Coerce(std::move(a), DataType::Varchar(), true);
+    }
+  }
+  if (name == "json_build_object" || name == "jsonb_build_object" || name == "json_build_array" ||
+      name == "jsonb_build_array") {
+    // Over "any": each argument as JSON (to_json), then built.
+    for (auto& a : args) {
+      if (a->type().IsJson()) continue;
+      if (a->type().id == TypeId::kUnknown) a = Coerce(std::move(a), DataType::Text());
+      std::vector<ExprPtr> one;
+      one.push_back(std::move(a));
+      a = MakeCall("to_json", std::move(one), f->location);
     }
   }
   if (name == "current_database" && args.empty())

@@ -97,6 +97,13 @@ struct DataType {
   static constexpr int32_t kTextMarker = -2;
   static DataType Text() { return DataType(TypeId::kVarchar, kTextMarker, -1); }
   bool IsText() const { return id == TypeId::kVarchar && precision == kTextMarker; }
+  // json and jsonb: text checked to be JSON (jsonb normalized, see
+  // common/json.h), kept as varchar; their names and oids are PostgreSQL's.
+  static constexpr int32_t kJsonMarker = -3, kJsonbMarker = -4;
+  static DataType Json() { return DataType(TypeId::kVarchar, kJsonMarker, -1); }
+  static DataType Jsonb() { return DataType(TypeId::kVarchar, kJsonbMarker, -1); }
+  bool IsJson() const { return id == TypeId::kVarchar && (precision == kJsonMarker || precision == kJsonbMarker); }
+  bool IsJsonb() const { return id == TypeId::kVarchar && precision == kJsonbMarker; }
   static DataType Bytea() { return TypeId::kBytea; }
   static DataType Date() { return TypeId::kDate; }
   static DataType Time() { return TypeId::kTime; }

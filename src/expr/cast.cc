@@ -1,5 +1,7 @@
 #include "expr/cast.h"
 
+#include "common/json.h"
+
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -625,6 +627,13 @@ DataType CommonSuperType(const DataType& a, const DataType& b) {
   return DataType(r);
 }
 
+// json's input function checks the text; jsonb's also normalizes it.
+std::string JsonInput(std::string_view text, const DataType& to) {
+  if (to.IsJsonb()) return NormalizeJsonb(text);
+  CheckJsonText(text);
+  return std::string(text);
+}
+
 Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool assignment) {
   const DataType& from = in.type();
   if (to.id == TypeId::kArray && from.id == TypeId::kArray) return CastArrayVector(in, to, ctx, assignment);
@@ -645,6 +654,12 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
   }
   if (to.id == TypeId::kOid) {
     CastToOid(in, &out, from, to, ctx);
+    return out;
+  }
+  if (to.IsJson() && !(from.IsJson() && (from.precision == to.precision || !to.IsJsonb()))) {
+    // Text (or json into jsonb): checked to be JSON, jsonb normalized.
+    if (from.id != TypeId::kVarchar && from.id != TypeId::kUnknown) ThrowCannotCast(from, to);
+    MapText(in, &out, [&](std::string_view s) { return JsonInput(s, to); });
     return out;
   }
   if (from.id == to.id && !HasModifiers(to)) {
@@ -785,6 +800,7 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
       // A text value from a client is no larger than a value can be.
       CheckValueSize(text.size());
       // varcharin with a typmod rejects (rather than truncates) long input.
+      if (t.IsJson()) return Value::FromString(t, JsonInput(text, t));
       std::string s = text;
       ApplyVarcharLength(&s, t.precision, /*assignment=*/true);
       return Value::FromString(t, std::move(s));
@@ -863,7 +879,7 @@ void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx
     case TypeId::kFloat64: return out->AppendFloat(ParseFloat8Text(text));
     case TypeId::kVarchar:
       CheckValueSize(text.size());
-      if (t.precision < 0) return out->AppendString(std::string(text));
+      if (t.precision < 0 && !t.IsJson()) return out->AppendString(std::string(text));
       break;
     case TypeId::kTimestamp: return out->AppendInt(ParseTimestamp(text));
     case TypeId::kDate: return out->AppendInt(ParseDate(text));

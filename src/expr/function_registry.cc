@@ -17,6 +17,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterArrayFunctions(this);
   RegisterStructFunctions(this);
   RegisterCatalogFunctions(this);
+  RegisterJsonFunctions(this);
 }
 
 const std::vector<ScalarFunction>* FunctionRegistry::Lookup(const std::string& name) const {

@@ -1,5 +1,7 @@
 #include "pgproto/pg_binary.h"
 
+#include "common/json.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -147,7 +149,10 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       }
       break;
     }
-    default: out = v.GetString(i); break;
+    default:
+      if (v.type().IsJsonb()) out.push_back('\1');  // jsonb_send's version
+      out += v.GetString(i);
+      break;
   }
   return out;
 }
@@ -365,9 +370,16 @@ Value Receive(Reader* r, const DataType& t) {
     case TypeId::kOid: return Value::FromInt(t, r->Get<uint32_t>());
     case TypeId::kArray: return ReceiveArray(r, t);
     default: {
-      // textrecv and varcharrecv: the client's text, checked as text is.
+      // textrecv and varcharrecv: the client's text, checked as text is;
+      // json's is JSON text, jsonb's a version byte (1) and JSON text.
       std::string_view text = r->Rest();
+      if (t.IsJsonb()) {
+        if (text.empty() || text[0] != 1)
+          throw SqlError(sqlstate::kInvalidBinaryRepresentation, "unsupported jsonb version number");
+        text.remove_prefix(1);
+      }
       CheckUtf8(text);
+      if (t.IsJson()) return Value::FromString(t, t.IsJsonb() ? NormalizeJsonb(text) : (CheckJsonText(text), std::string(text)));
       return Value::Varchar(std::string(text));
     }
   }

@@ -1,0 +1,47 @@
+// JSON text, as PostgreSQL's json and jsonb types read and write it.
+//
+// json values are kept as the text the client sent, checked to be JSON;
+// jsonb values are kept normalized, as PostgreSQL's jsonb_out prints them:
+// object keys ordered by length then bytes, the last of duplicate keys
+// kept, ": " and ", " between items, strings with their escapes decoded and
+// re-escaped, numbers as numeric prints them (1e2 is 100). So equal jsonb
+// values have equal text.
+//
+// Errors are PostgreSQL's: 22P02 "invalid input syntax for type json" with
+// a DETAIL, 22P05 for \u0000 in jsonb, 54001 past kMaxJsonDepth levels of
+// nesting (a bound that keeps hostile input from exhausting the stack).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace freshet {
+
+inline constexpr int kMaxJsonDepth = 1000;
+
+// Throws unless `text` is one JSON value (with surrounding whitespace).
+void CheckJsonText(std::string_view text);
+// The jsonb text of a JSON value.
+std::string NormalizeJsonb(std::string_view text);
+
+// A JSON string literal of `s` (quotes and PostgreSQL's escapes).
+void AppendJsonString(std::string* out, std::string_view s);
+
+// Parts of a valid JSON text (json or jsonb), as the raw text of the part:
+// an object's member (the last of that name, as jsonb keeps; nullopt when
+// none or not an object), an array's element (negative indexes count from
+// the end; nullopt when out of range or not an array).
+std::optional<std::string> JsonObjectField(std::string_view json, std::string_view key);
+std::optional<std::string> JsonArrayElement(std::string_view json, int64_t index);
+// "object", "array", "string", "number", "boolean" or "null".
+std::string JsonTypeOf(std::string_view json);
+// The number of elements of an array; nullopt when not an array.
+std::optional<int64_t> JsonArrayLength(std::string_view json);
+// The text ->> gives for a JSON part: a string's value unescaped, null as
+// nullopt, anything else as its text.
+std::optional<std::string> JsonAsText(std::string_view json);
+
+}  // namespace freshet

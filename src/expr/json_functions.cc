@@ -1,0 +1,231 @@
+// json and jsonb (common/json.h): to_json/to_jsonb of every type,
+// json_build_object/array (the binder wraps their arguments in to_json),
+// the -> ->> #> #>> operators, json_typeof and json_array_length.
+#include <fmt/format.h>
+
+#include "common/array.h"
+#include "common/json.h"
+#include "common/struct.h"
+#include "expr/cast.h"
+#include "expr/function_helpers.h"
+#include "expr/function_registry.h"
+
+namespace freshet {
+
+namespace {
+
+using SV = std::string_view;
+
+// Row i of v as JSON, as PostgreSQL's to_json: numbers and booleans bare
+// (NaN and infinities as strings), text quoted, json and jsonb as they are,
+// dates and timestamps in ISO 8601 with a T, arrays and records as JSON
+// arrays and objects, anything else as its text output, quoted.
+void AppendJsonOf(const Vector& v, size_t i, const EvalContext& ctx, std::string* out) {
+  if (v.IsNull(i)) {
+    out->append("null");
+    return;
+  }
+  const DataType& t = v.type();
+  switch (t.id) {
+    case TypeId::kBoolean: out->append(v.GetBool(i) ? "true" : "false"); return;
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kNumeric: {
+      std::string s = FormatText(v, i, ctx);
+      if (s == "NaN" || s == "Infinity" || s == "-Infinity") AppendJsonString(out, s);
+      else out->append(s);
+      return;
+    }
+    case TypeId::kFloat32:
+    case TypeId::kFloat64: {
+      std::string s = FormatText(v, i, ctx);
+      if (s == "NaN" || s == "Infinity" || s == "-Infinity") AppendJsonString(out, s);
+      else out->append(s);
+      return;
+    }
+    case TypeId::kVarchar:
+      if (t.IsJson()) out->append(v.GetString(i));
+      else AppendJsonString(out, v.GetString(i));
+      return;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz: {
+      std::string s = FormatText(v, i, ctx);
+      // "2021-03-04 05:06:07+00" -> "2021-03-04T05:06:07+00:00"
+      if (s.size() > 10 && s[10] == ' ') s[10] = 'T';
+      if (t.id == TypeId::kTimestamptz && s.size() >= 3 && (s[s.size() - 3] == '+' || s[s.size() - 3] == '-'))
+        s += ":00";
+      AppendJsonString(out, s);
+      return;
+    }
+    case TypeId::kArray: {
+      Vector elems = DecodeArray(v.GetString(i), t.ElementType());
+      out->push_back('[');
+      for (size_t k = 0; k < elems.size(); k++) {
+        if (k) out->push_back(',');
+        AppendJsonOf(elems, k, ctx, out);
+      }
+      out->push_back(']');
+      return;
+    }
+    case TypeId::kStruct: {
+      if (t.IsAnyStruct()) break;
+      const auto& fields = t.StructFields();
+      std::vector<Value> values = DecodeStruct(v.GetString(i), t);
+      out->push_back('{');
+      for (size_t k = 0; k < fields.size(); k++) {
+        if (k) out->push_back(',');
+        AppendJsonString(out, fields[k].first);
+        out->push_back(':');
+        Vector one(fields[k].second);
+        one.Append(values[k]);
+        AppendJsonOf(one, 0, ctx, out);
+      }
+      out->push_back('}');
+      return;
+    }
+    default: break;
+  }
+  AppendJsonString(out, FormatText(v, i, ctx));
+}
+
+// The types to_json is registered for (anything else reaches it cast to text).
+std::vector<DataType> ToJsonTypes() {
+  return {DataType::Boolean(), DataType::Int16(),    DataType::Int32(),     DataType::Int64(),
+          DataType::Float32(), DataType::Float64(),  DataType::Numeric(),   DataType::Text(),
+          DataType::Json(),    DataType::Jsonb(),    DataType::Date(),      DataType::Time(),
+          DataType::Timestamp(), DataType::Timestamptz(), DataType::Interval(), DataType::Bytea(),
+          DataType::Oid(),     DataType::AnyArray(), DataType::AnyStruct()};
+}
+
+// The result of building: json as built, jsonb normalized.
+void AppendBuilt(Vector* out, std::string&& json) {
+  if (out->type().IsJsonb()) out->AppendString(NormalizeJsonb(json));
+  else out->AppendString(std::move(json));
+}
+
+// json_build_object / json_build_array over arguments already made JSON.
+ScalarFn BuildFn(bool object) {
+  return [object](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    if (object && args.size() % 2 != 0)
+      throw SqlError(sqlstate::kInvalidParameterValue, "argument list must have even number of elements")
+          .WithHint("The arguments of json_build_object() must consist of alternating keys and values.");
+    for (size_t r = 0; r < n; r++) {
+      std::string json(1, object ? '{' : '[');
+      for (size_t a = 0; a < args.size(); a++) {
+        if (a > 0) json += object && a % 2 == 1 ? " : " : ", ";
+        if (object && a % 2 == 0) {
+          if (args[a]->IsNull(r))
+            throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("argument {} cannot be null", a + 1))
+                .WithHint("Object keys should be text.");
+          // Keys are text: a JSON string's value, any other value's text.
+          std::string key = JsonAsText(args[a]->GetString(r)).value_or("");
+          AppendJsonString(&json, key);
+          continue;
+        }
+        json += args[a]->IsNull(r) ? "null" : std::string(args[a]->GetString(r));
+      }
+      json += object ? '}' : ']';
+      AppendBuilt(out, std::move(json));
+    }
+  };
+}
+
+void RegisterVariadic(FunctionRegistry* r, const std::string& name, DataType ret, bool object) {
+  ScalarFunction f;
+  f.name = name;
+  f.arg_types = {DataType::Json()};
+  f.return_type = ret;
+  f.fn = BuildFn(object);
+  f.variadic = true;
+  r->Register(std::move(f));
+  RegisterFn(r, name, {}, ret, BuildFn(object));
+}
+
+// Registers op(json, key) -> result for json and jsonb: the part's JSON
+// text (->, #>) or its text (->>, #>>); NULL when absent.
+template <typename Key, typename Get>
+void RegisterAccess(FunctionRegistry* r, const std::string& op, const DataType& key_type, bool as_text, Get get) {
+  for (const DataType& j : {DataType::Json(), DataType::Jsonb()}) {
+    RegisterFn(r, op, {j, key_type}, as_text ? DataType::Text() : j,
+               [get, as_text](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+                 ExecuteStrictEmit<SV, Key>(args, n, out, [&](Vector* o, SV json, Key key) {
+                   std::optional<std::string> part = get(json, key);
+                   if (part && as_text) part = JsonAsText(*part);
+                   if (part) o->AppendString(std::move(*part));
+                   else o->AppendNull();
+                 });
+               });
+  }
+}
+
+// #> and #>>: the part at a path of keys (array elements by their index).
+std::optional<std::string> JsonPath(SV json, SV path_array) {
+  Vector path = DecodeArray(path_array, DataType::Text());
+  std::optional<std::string> cur = std::string(json);
+  for (size_t k = 0; k < path.size() && cur; k++) {
+    if (path.IsNull(k)) return std::nullopt;
+    std::string step(path.GetString(k));
+    std::string type = JsonTypeOf(*cur);
+    if (type == "object") {
+      cur = JsonObjectField(*cur, step);
+    } else if (type == "array") {
+      char* end = nullptr;
+      long long idx = std::strtoll(step.c_str(), &end, 10);
+      if (step.empty() || *end != '\0') return std::nullopt;
+      cur = JsonArrayElement(*cur, idx);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return cur;
+}
+
+}  // namespace
+
+void RegisterJsonFunctions(FunctionRegistry* r) {
+  for (const char* name : {"to_json", "to_jsonb"}) {
+    DataType ret = std::string(name) == "to_jsonb" ? DataType::Jsonb() : DataType::Json();
+    for (const DataType& t : ToJsonTypes()) {
+      RegisterFn(r, name, {t}, ret, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+        for (size_t i = 0; i < n; i++) {
+          if (args[0]->IsNull(i)) {
+            out->AppendNull();
+            continue;
+          }
+          std::string json;
+          AppendJsonOf(*args[0], i, ctx, &json);
+          AppendBuilt(out, std::move(json));
+        }
+      });
+    }
+  }
+  RegisterVariadic(r, "json_build_object", DataType::Json(), true);
+  RegisterVariadic(r, "jsonb_build_object", DataType::Jsonb(), true);
+  RegisterVariadic(r, "json_build_array", DataType::Json(), false);
+  RegisterVariadic(r, "jsonb_build_array", DataType::Jsonb(), false);
+
+  const DataType text = DataType::Text(), i4 = DataType::Int32(), text_array = DataType::Array(DataType::Text());
+  for (bool as_text : {false, true}) {
+    const std::string arrow = as_text ? "->>" : "->";
+    RegisterAccess<SV>(r, arrow, text, as_text, [](SV json, SV key) { return JsonObjectField(json, key); });
+    RegisterAccess<int64_t>(r, arrow, i4, as_text, [](SV json, int64_t index) { return JsonArrayElement(json, index); });
+    RegisterAccess<SV>(r, as_text ? "#>>" : "#>", text_array, as_text, JsonPath);
+  }
+  for (const char* prefix : {"json", "jsonb"}) {
+    DataType j = std::string(prefix) == "json" ? DataType::Json() : DataType::Jsonb();
+    RegisterFn(r, std::string(prefix) + "_typeof", {j}, text, StrictFn<SV>([](SV json) { return JsonTypeOf(json); }));
+    RegisterFn(r, std::string(prefix) + "_array_length", {j}, i4, StrictFn<SV>([](SV json) -> int64_t {
+                 auto len = JsonArrayLength(json);
+                 if (!len) {
+                   std::string type = JsonTypeOf(json);
+                   throw SqlError(sqlstate::kInvalidParameterValue,
+                                  type == "object" || type == "array" ? "cannot get array length of a non-array"
+                                                                      : "cannot get array length of a scalar");
+                 }
+                 return *len;
+               }));
+  }
+}
+
+}  // namespace freshet
