@@ -22,8 +22,10 @@ struct Node {
   enum Kind { kObject, kArray, kString, kNumber, kTrue, kFalse, kNull } kind = kNull;
   std::string_view raw;
   std::string string_value;                          // kString: unescaped
-  std::vector<std::pair<std::string, Node>> members;  // kObject
-  std::vector<Node> elements;                         // kArray
+  // kObject: member i is keys[i]: elements[i] (vector<Node> may hold the
+  // incomplete Node; a pair of it may not). kArray: the elements.
+  std::vector<std::string> keys;
+  std::vector<Node> elements;
 };
 
 class Parser {
@@ -73,7 +75,8 @@ class Parser {
           if (pos_ >= s_.size() || s_[pos_] != ':') Unexpected();
           pos_++;
           SkipSpace();
-          n.members.emplace_back(std::move(key), ParseValue(depth + 1));
+          n.keys.push_back(std::move(key));
+          n.elements.push_back(ParseValue(depth + 1));
           SkipSpace();
           if (pos_ < s_.size() && s_[pos_] == ',') {
             pos_++;
@@ -253,7 +256,7 @@ void WriteJsonb(const Node& n, std::string* out) {
     case Node::kObject: {
       // The last of duplicate keys wins.
       std::map<std::string, const Node*, decltype(&JsonbKeyLess)> members(&JsonbKeyLess);
-      for (const auto& [k, v] : n.members) members[k] = &v;
+      for (size_t i = 0; i < n.keys.size(); i++) members[n.keys[i]] = &n.elements[i];
       out->push_back('{');
       bool first = true;
       for (const auto& [k, v] : members) {
@@ -318,8 +321,8 @@ void AppendJsonString(std::string* out, std::string_view s) {
 std::optional<std::string> JsonObjectField(std::string_view json, std::string_view key) {
   Node n = Parse(json);
   if (n.kind != Node::kObject) return std::nullopt;
-  for (auto it = n.members.rbegin(); it != n.members.rend(); ++it)
-    if (it->first == key) return std::string(it->second.raw);
+  for (size_t i = n.keys.size(); i-- > 0;)
+    if (n.keys[i] == key) return std::string(n.elements[i].raw);
   return std::nullopt;
 }
 
