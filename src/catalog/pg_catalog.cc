@@ -167,6 +167,14 @@ std::vector<TableRef> VisibleTables(const Catalog& c, ObjectId database_id) {
   return out;
 }
 
+// The tables that have an index made by CREATE INDEX (pg_class.relhasindex).
+std::set<ObjectId> TablesWithUserIndexes(const Catalog& c, ObjectId database_id) {
+  std::set<ObjectId> out;
+  for (const auto& t : VisibleTables(c, database_id))
+    if (IsUserIndex(*t)) out.insert(t->depends_on[0]);
+  return out;
+}
+
 }  // namespace
 
 bool HasPrimaryKeyIndex(const TableCatalog& t) {
@@ -313,9 +321,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(false), B(true), I4(-1), O(1663),
                       Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
   } else if (name == "pg_class") {
-    std::set<ObjectId> indexed;  // tables with a CREATE INDEX
-    for (const auto& t : VisibleTables(c, ctx.database_id))
-      if (IsUserIndex(*t)) indexed.insert(t->depends_on[0]);
+    std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     auto relation = [&](uint32_t oid, const std::string& relname, uint32_t namespace_oid, ObjectId owner, int64_t am,
                         bool has_index, const char* kind, int64_t natts, float tuples) {
       return Row{O(oid), N(relname), O(namespace_oid), O(0), O(0), O(owner), O(am), O(am ? oid : 0), O(0), I4(0),
@@ -476,9 +482,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       return N(u ? u->name : "");
     };
     auto schema_name = [&](ObjectId id) { return N(schemas.count(id) ? schemas[id].name : ""); };
-    std::set<ObjectId> indexed;
-    for (const auto& t : VisibleTables(c, ctx.database_id))
-      if (IsUserIndex(*t)) indexed.insert(t->depends_on[0]);
+    std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     std::shared_ptr<const CatalogLookup> lookup = MakeCatalogLookup(ctx.catalog, ctx.database_id, {});
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       bool has_indexes = HasPrimaryKeyIndex(*t) || indexed.count(t->id);

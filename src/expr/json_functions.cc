@@ -31,12 +31,7 @@ void AppendJsonOf(const Vector& v, size_t i, const EvalContext& ctx, std::string
     case TypeId::kInt16:
     case TypeId::kInt32:
     case TypeId::kInt64:
-    case TypeId::kNumeric: {
-      std::string s = FormatText(v, i, ctx);
-      if (s == "NaN" || s == "Infinity" || s == "-Infinity") AppendJsonString(out, s);
-      else out->append(s);
-      return;
-    }
+    case TypeId::kNumeric:
     case TypeId::kFloat32:
     case TypeId::kFloat64: {
       std::string s = FormatText(v, i, ctx);
