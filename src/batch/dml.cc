@@ -14,7 +14,9 @@ void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
     if (!required || !rows.column(c).HasNulls()) continue;
     throw SqlError(sqlstate::kNotNullViolation,
                    fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name,
-                               table.name));
+                               table.name))
+        .WithField('t', table.name)
+        .WithField('c', col.name);
   }
 }
 

@@ -75,6 +75,19 @@ class Binder {
   PlanPtr BindUpdate(const PgQuery__Node* update_stmt);
   PlanPtr BindDelete(const PgQuery__Node* delete_stmt);
 
+  // TRUNCATE of one table: a DELETE of every row (the table's change
+  // stream sees the deletes; in a transaction block it rolls back).
+  PlanPtr BindTruncate(const PgQuery__RangeVar* relation);
+  // ALTER TABLE's rewrite: INSERT INTO target SELECT ... FROM old, where
+  // each visible column of `target` (in order) takes an old column, coerced
+  // to its type as an assignment (42804 when there is no such cast), an
+  // expression over the old row (USING), or its DEFAULT.
+  struct RewriteSource {
+    int old_column = -1;                        // -1: the column's DEFAULT
+    const PgQuery__Node* using_expr = nullptr;  // ALTER COLUMN ... TYPE ... USING
+  };
+  PlanPtr BindTableRewrite(const TableRef& old_table, const TableRef& target, const std::vector<RewriteSource>& sources);
+
   // Helpers shared with DDL.
   DataType BindTypeName(const PgQuery__TypeName* type_name);
   DataType BindStructTypeName(const PgQuery__TypeName* tn);

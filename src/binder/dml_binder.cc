@@ -243,4 +243,60 @@ PlanPtr Binder::BindDelete(const PgQuery__Node* node) {
   return del;
 }
 
+PlanPtr Binder::BindTruncate(const PgQuery__RangeVar* relation) {
+  TableRef table = ResolveRelation(relation);
+  Scope scope;
+  PlanPtr plan = BindDmlTarget(table, relation, nullptr, &scope);
+  return std::make_unique<DeleteNode>(table, std::move(plan), CountSchema());
+}
+
+PlanPtr Binder::BindTableRewrite(const TableRef& old_table, const TableRef& target,
+                                 const std::vector<RewriteSource>& sources) {
+  Scope scope;
+  std::vector<PlanColumn> schema = TableSchema(*old_table);
+  scope.Append(schema);
+  scope.clause = "USING";
+  PlanPtr plan = std::make_unique<ScanNode>(old_table, schema);
+  ExprBinder eb(this, &scope);
+  std::vector<ExprPtr> exprs;
+  std::vector<PlanColumn> out;
+  size_t k = 0;
+  for (const auto& c : target->columns) {
+    if (c.hidden) continue;
+    if (k >= sources.size()) throw SqlError(sqlstate::kInternalError, "rewrite sources do not match the table");
+    const RewriteSource& src = sources[k++];
+    ExprPtr e;
+    auto same_type = [&](const DataType& t) {
+      return t == c.type && t.precision == c.type.precision && t.scale == c.type.scale;
+    };
+    try {
+      if (src.using_expr) {
+        e = eb.Bind(src.using_expr);
+        if (!same_type(e->type())) e = eb.CoerceForAssignment(std::move(e), c.type, c.name);
+      } else if (src.old_column >= 0) {
+        const ColumnCatalog& old = old_table->columns[src.old_column];
+        e = std::make_unique<ColumnRefExpr>(src.old_column, old.type, old.name);
+        if (!same_type(old.type)) e = eb.CoerceForAssignment(std::move(e), c.type, c.name);
+      } else {
+        e = DefaultValue(this, c, &eb);
+      }
+    } catch (const SqlError& err) {
+      if (err.code() != std::string(sqlstate::kDatatypeMismatch) || !(src.using_expr || src.old_column >= 0)) throw;
+      std::string type = c.type.ToString();
+      if (src.using_expr)
+        throw SqlError(sqlstate::kDatatypeMismatch,
+                       fmt::format("result of USING clause for column \"{}\" cannot be cast automatically to type {}",
+                                   c.name, type))
+            .WithHint("You might need to add an explicit cast.");
+      throw SqlError(sqlstate::kDatatypeMismatch,
+                     fmt::format("column \"{}\" cannot be cast automatically to type {}", c.name, type))
+          .WithHint(fmt::format("You might need to specify \"USING {}::{}\".", c.name, type));
+    }
+    out.push_back({c.name, c.type, ""});
+    exprs.push_back(std::move(e));
+  }
+  plan = std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(out));
+  return std::make_unique<InsertNode>(target, std::move(plan), CountSchema());
+}
+
 }  // namespace freshet

@@ -93,6 +93,9 @@ struct TableCatalog {
   ObjectId job_id = 0;  // internal tables: the job that owns them
   // Sources: the WITH options (connector = ..., ...).
   std::map<std::string, std::string> connector_options;
+  // Plain tables: PostgreSQL storage parameters as pg_class.reloptions
+  // lists them ("fillfactor=100"; catalog/storage_parameters.h).
+  std::vector<std::string> storage_options;
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
   ObjectId backfill_upstream = 0;
   int64_t finished_at_micros = 0;  // jobs: when it became Created  // "backfill" tables: the relation the backfill reads
@@ -164,6 +167,17 @@ class Catalog {
   // CREATE OR REPLACE VIEW: the view `id` takes the columns, definition,
   // query, settings and dependencies of `view`.
   TableRef ReplaceView(ObjectId id, const TableCatalog& view);
+  // ALTER without a rewrite (renames, defaults, NOT NULL, options): the
+  // relation `table.id` becomes `table`. Throws 42P07 when its name is taken.
+  TableRef AlterTable(const TableCatalog& table);
+  // ALTER TABLE with a rewrite. `table` is the rewritten relation: created
+  // by CreateTable as a kInternal table of internal_kind kRewriteKind under
+  // a temporary name, filled, and here given its final form (the old name,
+  // kind table). In one atomic write it replaces relation `old_id`, whose
+  // entry and data are dropped. Rewrite tables left by a crash before this
+  // are dropped when the catalog is loaded.
+  static constexpr const char* kRewriteKind = "rewrite";
+  TableRef ReplaceTable(ObjectId old_id, const TableCatalog& table);
   void SetJobStatus(ObjectId id, JobStatus status);
   void SetJobFailed(ObjectId id, const std::string& failure, const std::string& code);
 

@@ -54,6 +54,23 @@ Value OidVector(const std::vector<int64_t>& v) {
   return Value::FromString(kOidVector, EncodeArray(elems));
 }
 
+// A table's storage parameters but the toast.* ones, which PostgreSQL
+// keeps on the TOAST table.
+std::vector<std::string> HeapOptions(const TableCatalog& t) {
+  std::vector<std::string> out;
+  for (const auto& option : t.storage_options)
+    if (!option.starts_with("toast.")) out.push_back(option);
+  return out;
+}
+
+// A text[] value; NULL when empty (as PostgreSQL's reloptions).
+Value TextArrayOrNull(const std::vector<std::string>& v) {
+  if (v.empty()) return Null(kTextArray);
+  Vector elems(kText);
+  for (const auto& x : v) elems.AppendString(x);
+  return Value::FromString(kTextArray, EncodeArray(elems));
+}
+
 // The catalog types we describe in pg_type (each with its array type).
 std::vector<DataType> BaseTypes() {
   return {T::Boolean(), T::Int16(),     T::Int32(),       T::Int64(),    T::Float32(),
@@ -323,11 +340,12 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
   } else if (name == "pg_class") {
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     auto relation = [&](uint32_t oid, const std::string& relname, uint32_t namespace_oid, ObjectId owner, int64_t am,
-                        bool has_index, const char* kind, int64_t natts, float tuples) {
+                        bool has_index, const char* kind, int64_t natts, float tuples,
+                        const std::vector<std::string>& options = {}) {
       return Row{O(oid), N(relname), O(namespace_oid), O(0), O(0), O(owner), O(am), O(am ? oid : 0), O(0), I4(0),
                  Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C("p"), C(kind), I2(natts), I2(0),
                  B(false), B(false), B(false), B(false), B(false), B(true), C(kind[0] == 'i' ? "n" : "d"), B(false),
-                 O(0), Null(kTextArray), Null(kTextArray), Null(kText)};
+                 O(0), Null(kTextArray), TextArrayOrNull(options), Null(kText)};
     };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       int16_t natts = 0;
@@ -341,7 +359,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         continue;
       }
       rows.push_back(relation(oid, t->name, ObjectOid(t->schema_id), t->owner, stored ? kHeapAmOid : 0, has_index,
-                              RelKind(t->kind), natts, -1));
+                              RelKind(t->kind), natts, -1, HeapOptions(*t)));
       if (!HasPrimaryKeyIndex(*t)) continue;
       rows.push_back(relation(PrimaryKeyIndexOid(t->id), PrimaryKeyName(*t), ObjectOid(t->schema_id), t->owner,
                               kBtreeAmOid, false, "i", static_cast<int64_t>(t->pk.size()), 0));

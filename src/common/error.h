@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace freshet {
 
@@ -112,6 +113,13 @@ class SqlError : public std::exception {
   SqlError& WithPosition(int p) { position_ = p; return *this; }
   SqlError& WithDetail(std::string d) { detail_ = std::move(d); return *this; }
   SqlError& WithHint(std::string h) { hint_ = std::move(h); return *this; }
+  // PostgreSQL's fields naming what an error is about, by their protocol
+  // code: 's' schema, 't' table, 'c' column, 'd' data type, 'n' constraint.
+  SqlError& WithField(char field, std::string value) {
+    fields_.emplace_back(field, std::move(value));
+    return *this;
+  }
+  const std::vector<std::pair<char, std::string>>& fields() const { return fields_; }
 
  private:
   std::string code_;
@@ -119,6 +127,7 @@ class SqlError : public std::exception {
   int position_ = 0;
   std::string detail_;
   std::string hint_;
+  std::vector<std::pair<char, std::string>> fields_;
 };
 
 #define FRESHET_THROW(code, ...) throw ::freshet::SqlError(code, ::fmt::format(__VA_ARGS__))

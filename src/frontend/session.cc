@@ -225,6 +225,7 @@ StatementOutcome Session::Begin(bool start_transaction) {
 
 void Session::EndBlock() {
   savepoints_.clear();
+  fresh_tables_.clear();
   txn_ = TxnState::kIdle;
   implicit_txn_ = false;
   txn_snapshot_.reset();
@@ -256,6 +257,7 @@ StatementOutcome Session::Savepoint(const std::string& name) {
   if (txn_ != TxnState::kInBlock || implicit_txn_)
     throw SqlError(sqlstate::kNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks");
   savepoints_.push_back({name, txn_writes_.CurrentPosition()});
+  fresh_tables_.clear();  // another subtransaction
   return {"SAVEPOINT"};
 }
 
@@ -268,6 +270,7 @@ StatementOutcome Session::ReleaseSavepoint(const std::string& name) {
   for (size_t i = savepoints_.size(); i-- > 0;) {
     if (savepoints_[i].name != name) continue;
     savepoints_.resize(i);
+    fresh_tables_.clear();  // another subtransaction
     return {"RELEASE"};
   }
   ThrowNoSavepoint(name);
@@ -279,6 +282,7 @@ StatementOutcome Session::RollbackToSavepoint(const std::string& name) {
   for (size_t i = savepoints_.size(); i-- > 0;) {
     if (savepoints_[i].name != name) continue;
     savepoints_.resize(i + 1);  // the savepoint itself stays
+    fresh_tables_.clear();  // another subtransaction
     txn_writes_.TruncateTo(savepoints_[i].position);
     txn_ = TxnState::kInBlock;
     return {"ROLLBACK"};

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -119,6 +120,13 @@ class Session {
     if (txn_ == TxnState::kIdle || implicit_txn_) return 0;
     return variables_.DurationMs("idle_in_transaction_session_timeout");
   }
+  // Tables created or truncated in the current (sub)transaction of a block:
+  // COPY FREEZE needs one, as in PostgreSQL. Forgotten at savepoints and
+  // when the block ends; outside a block nothing is noted.
+  void NoteCreatedOrTruncated(ObjectId table_id) {
+    if (txn_ == TxnState::kInBlock) fresh_tables_.insert(table_id);
+  }
+  bool CreatedOrTruncatedInTransaction(ObjectId table_id) const { return fresh_tables_.count(table_id) > 0; }
   // The block's writes so far (null outside a block): its reads see them.
   const WriteSet* PendingWrites() const { return txn_ == TxnState::kInBlock ? &txn_writes_ : nullptr; }
   // Applies writes now (outside a block, per synchronous_commit) or keeps
@@ -163,6 +171,7 @@ class Session {
     WriteSet::Position position;
   };
   std::vector<SavepointMark> savepoints_;
+  std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
   std::shared_ptr<const Snapshot> txn_snapshot_;
   Epoch last_write_epoch_ = 0;
 

@@ -5,6 +5,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "expr/cast.h"
 
 namespace freshet {
 
@@ -41,12 +42,29 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
       bool exists = it != present.end() ? it->second : st->Get(std::string(op.key)).has_value();
       if (exists) {
         TableRef t = catalog_->GetTable(id);
-        throw SqlError(sqlstate::kUniqueViolation,
-                       "duplicate key value violates unique constraint \"" + (t ? t->name : std::string("?")) + "_pkey\"");
+        if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
+        throw DuplicateKeyError(*t, op.value);
       }
     }
     present[op.key] = !op.is_delete;
   }
+}
+
+SqlError DuplicateKeyError(const TableCatalog& table, std::string_view row) {
+  std::string constraint = table.name + "_pkey";
+  SqlError e(sqlstate::kUniqueViolation, "duplicate key value violates unique constraint \"" + constraint + "\"");
+  Row values;
+  if (DecodeRow(row, table.types(), &values)) {
+    std::string names, texts;
+    EvalContext ctx;
+    for (int k : table.pk) {
+      names += (names.empty() ? "" : ", ") + table.columns[k].name;
+      texts += (texts.empty() ? "" : ", ") + (values[k].is_null() ? "null" : FormatValueText(values[k], ctx));
+    }
+    e.WithDetail("Key (" + names + ")=(" + texts + ") already exists.");
+  }
+  e.WithField('t', table.name).WithField('n', constraint);
+  return e;
 }
 
 void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
@@ -68,7 +86,8 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
   if (!log) {  // in memory, nothing is durable
     Epoch epoch;
     {
-      std::lock_guard lock(mu_);
+      std::unique_lock lock(mu_);
+      WaitUnblocked(lock, writes);
       epoch = ApplyLocked(std::move(writes));
     }
     NoteApplied(epoch);
@@ -79,7 +98,8 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
   Epoch epoch;
   uint64_t seq = 0;
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
+    WaitUnblocked(lock, writes);
     epoch = ApplyLocked(std::move(writes), log, &entry, &seq);
   }
   // Outside the lock, so that other writers append meanwhile and share
@@ -87,6 +107,31 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
   log->Sync(seq).ThrowIfError();
   NoteApplied(epoch);
   return epoch;
+}
+
+void DmlManager::WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes) {
+  unblocked_.wait(lock, [&] {
+    if (blocked_.empty()) return true;
+    for (const auto& [id, tw] : writes.tables())
+      if (!tw.ops.empty() && blocked_.count(id)) return false;
+    for (const auto& rows : writes.bulk())
+      if (blocked_.count(rows->table_id())) return false;
+    return true;
+  });
+}
+
+std::shared_ptr<void> DmlManager::BlockWrites(TableId id) {
+  {
+    std::lock_guard lock(mu_);
+    blocked_.insert(id);
+  }
+  return std::shared_ptr<void>(nullptr, [this, id](void*) {
+    {
+      std::lock_guard lock(mu_);
+      blocked_.erase(blocked_.find(id));
+    }
+    unblocked_.notify_all();
+  });
 }
 
 void DmlManager::NoteApplied(Epoch epoch) {

@@ -11,15 +11,22 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
 #include "storage/write_set.h"
 
 namespace freshet {
+
+// 23505 for inserting `row` (encoded) into `table` where its key exists, as
+// PostgreSQL words it: the constraint, DETAIL "Key (id)=(1) already
+// exists.", the table and constraint fields.
+SqlError DuplicateKeyError(const TableCatalog& table, std::string_view row);
 
 class DmlManager {
  public:
@@ -50,6 +57,12 @@ class DmlManager {
   void CheckUnique(const WriteSet& before, const WriteSet& added);
   // Forgets a dropped table (its buffered writes are discarded).
   void DropTable(TableId id);
+  // Holds back every write to table `id` until the returned guard is
+  // destroyed: an Apply touching it waits (and then finds the table
+  // replaced or still there). ALTER TABLE's rewrite reads the table while
+  // no write can change it. Once this returns, no write to it is being
+  // applied.
+  std::shared_ptr<void> BlockWrites(TableId id);
 
  private:
   std::shared_ptr<StateTable> TableFor(TableId id);
@@ -73,8 +86,13 @@ class DmlManager {
   // Raises last_applied_ to `epoch`.
   void NoteApplied(Epoch epoch);
 
+  // Waits (lock held on mu_) until `writes` touches no blocked table.
+  void WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes);
+
   std::mutex mu_;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;
+  std::multiset<TableId> blocked_;  // under mu_
+  std::condition_variable unblocked_;
   std::atomic<Epoch> last_applied_{0};
 };
 

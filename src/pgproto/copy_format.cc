@@ -15,21 +15,11 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "pgproto/utf8_check.h"
+#include "sql/parser.h"
 
 namespace freshet {
 
 namespace {
-
-std::string DefElemString(const PgQuery__DefElem* d) {
-  if (!d->arg) return "true";
-  const PgQuery__Node* a = d->arg;
-  if (a->node_case == PG_QUERY__NODE__NODE_STRING) return a->string->sval;
-  if (a->node_case == PG_QUERY__NODE__NODE_INTEGER) return std::to_string(a->integer->ival);
-  if (a->node_case == PG_QUERY__NODE__NODE_BOOLEAN) return a->boolean->boolval ? "true" : "false";
-  if (a->node_case == PG_QUERY__NODE__NODE_A_CONST && a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL)
-    return a->a_const->sval->sval;
-  return "";
-}
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -81,7 +71,7 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
   };
   for (size_t i = 0; i < c->n_options; i++) {
     const PgQuery__DefElem* d = c->options[i]->def_elem;
-    std::string name = d->defname, v = DefElemString(d);
+    std::string name = d->defname, v = DefElemText(d);
     if (!seen.insert(name).second) throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options");
     if (name == "encoding") {
       CheckCopyEncoding(v);
@@ -105,6 +95,12 @@ CopyFormat ParseCopyOptions(const PgQuery__CopyStmt* c) {
         f.header = f.header_match = true;
       }
       else throw SqlError(sqlstate::kInvalidParameterValue, "header requires a Boolean value or \"match\"");
+    } else if (name == "freeze") {
+      std::string b = v;
+      for (char& ch : b) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      if (b == "true" || b == "on" || b == "1") f.freeze = true;
+      else if (b == "false" || b == "off" || b == "0") f.freeze = false;
+      else throw SqlError(sqlstate::kSyntaxError, "freeze requires a Boolean value");
     } else if (name == "quote") {
       f.quote = one_byte(v, "quote");
       quote_set = true;

@@ -30,6 +30,10 @@ struct CopyFormat {
   // by position in the COPY's column list.
   std::vector<std::string> force_not_null, force_null, force_quote;
   bool force_quote_all = false;  // FORCE_QUOTE *
+  // FREEZE: PostgreSQL writes the rows frozen; Freshet's rows need no
+  // freezing, so it is only checked (the statement's handler checks that
+  // the table was created or truncated in the transaction, as PostgreSQL).
+  bool freeze = false;
   std::vector<bool> force_not_null_at, force_null_at, force_quote_at;
   std::vector<std::string> columns;  // the COPY's columns, for HEADER MATCH
 };

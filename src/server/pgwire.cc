@@ -473,6 +473,7 @@ class Connection : public ResultSink {
     if (!e.detail().empty()) PutField('D', e.detail());
     if (!e.hint().empty()) PutField('H', e.hint());
     if (e.position() > 0) PutField('P', std::to_string(e.position()));
+    for (const auto& [field, value] : e.fields()) PutField(field, value);
     out_.push_back('\0');
     EndMessage(start);
   }

@@ -409,6 +409,7 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
     if (depth != 0) continue;
     if (w == "with" && word(i + 1) == "(") {
       // WITH ( key = value [, ...] ): keys may be dotted (nexmark.table.type).
+      std::map<std::string, std::string> options;
       size_t j = i + 2;
       while (j < tok.size() && tok[j].text != ")") {
         std::string key;
@@ -421,10 +422,17 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
         if (tok[j].text == "-" && j + 1 < tok.size()) value = "-" + tok[++j].text;
         else value = tok[j].text;
         j++;
-        ps->with_options[Lower(key)] = value;
+        options[Lower(key)] = value;
         if (word(j) == ",") j++;
       }
       if (j >= tok.size()) ThrowSyntax(sql, offset, tok.back().end, "syntax error in WITH options: missing \")\"");
+      // A table's WITH without a connector holds PostgreSQL's storage
+      // parameters (fillfactor = 100): left for PostgreSQL's grammar.
+      if (table && !options.count("connector")) {
+        i = j;
+        continue;
+      }
+      ps->with_options.insert(options.begin(), options.end());
       ps->has_with_options = true;
       cuts.emplace_back(tok[i].start, tok[j].end);
       i = j;
@@ -770,6 +778,23 @@ std::string StringOf(const PgQuery__Node* n) {
   return n && n->node_case == PG_QUERY__NODE__NODE_STRING ? n->string->sval : "";
 }
 
+std::string DefElemText(const PgQuery__DefElem* d) {
+  if (!d->arg) return "true";
+  const PgQuery__Node* a = d->arg;
+  switch (a->node_case) {
+    case PG_QUERY__NODE__NODE_STRING: return a->string->sval;
+    case PG_QUERY__NODE__NODE_INTEGER: return std::to_string(a->integer->ival);
+    case PG_QUERY__NODE__NODE_FLOAT: return a->float_->fval;
+    case PG_QUERY__NODE__NODE_BOOLEAN: return a->boolean->boolval ? "true" : "false";
+    case PG_QUERY__NODE__NODE_TYPE_NAME:
+      return a->type_name->n_names ? StringOf(a->type_name->names[a->type_name->n_names - 1]) : "";
+    case PG_QUERY__NODE__NODE_A_CONST:
+      if (a->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL) return a->a_const->sval->sval;
+      return "";
+    default: return "";
+  }
+}
+
 std::string NodeTag(const PgQuery__Node* n) {
   const ProtobufCFieldDescriptor* f = protobuf_c_message_descriptor_get_field(&pg_query__node__descriptor, n->node_case);
   return f ? f->name : "unknown";
@@ -793,6 +818,30 @@ std::string Deparse(const PgQuery__Node* node) {
   else if (out.query) text = out.query;
   pg_query_free_deparse_result(out);
   if (!error.empty()) throw SqlError(sqlstate::kInternalError, "could not deparse the statement: " + error);
+  return text;
+}
+
+std::string DeparseExpression(const PgQuery__Node* expr) {
+  // SELECT expr, deparsed, without its SELECT.
+  PgQuery__ResTarget target;
+  pg_query__res_target__init(&target);
+  target.val = const_cast<PgQuery__Node*>(expr);
+  PgQuery__Node target_node;
+  pg_query__node__init(&target_node);
+  target_node.node_case = PG_QUERY__NODE__NODE_RES_TARGET;
+  target_node.res_target = &target;
+  PgQuery__Node* targets[1] = {&target_node};
+  PgQuery__SelectStmt select;
+  pg_query__select_stmt__init(&select);
+  select.n_target_list = 1;
+  select.target_list = targets;
+  PgQuery__Node select_node;
+  pg_query__node__init(&select_node);
+  select_node.node_case = PG_QUERY__NODE__NODE_SELECT_STMT;
+  select_node.select_stmt = &select;
+  std::string text = Deparse(&select_node);
+  constexpr std::string_view kSelect = "SELECT ";
+  if (text.starts_with(kSelect)) text.erase(0, kSelect.size());
   return text;
 }
 

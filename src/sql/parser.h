@@ -19,6 +19,7 @@
 
 struct PgQuery__ParseResult;
 struct PgQuery__Node;
+struct PgQuery__DefElem;
 
 namespace freshet {
 
@@ -130,6 +131,8 @@ std::vector<Token> Tokenize(const std::string& sql);
 
 // The text of a String node of a parse tree ("" for other nodes).
 std::string StringOf(const PgQuery__Node* n);
+// The value of an option (DefElem) as text: "true" when it has none.
+std::string DefElemText(const PgQuery__DefElem* d);
 // The name of a parse tree node's type ("CreateStmt"), for messages.
 std::string NodeTag(const PgQuery__Node* n);
 
@@ -137,6 +140,8 @@ std::string NodeTag(const PgQuery__Node* n);
 // writes it (PostgreSQL's spelling, normalized spacing and quoting; used
 // for pg_get_viewdef). Throws XX000 when the node cannot be deparsed.
 std::string Deparse(const PgQuery__Node* node);
+// The same for an expression (a DEFAULT set by ALTER TABLE).
+std::string DeparseExpression(const PgQuery__Node* expr);
 
 // Converts a byte offset in `text` to PostgreSQL's 1-based character position.
 int CharPosition(const std::string& text, int byte_offset);

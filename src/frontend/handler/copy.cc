@@ -46,6 +46,10 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
     if (table->kind != RelationKind::kTable)
       FRESHET_THROW(sqlstate::kWrongObjectType, "cannot copy to {} \"{}\"", RelationKindName(table->kind), table->name);
     CheckWritable(*table);
+    if (fmt.freeze && !session->CreatedOrTruncatedInTransaction(table->id))
+      throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
+                     "cannot perform COPY FREEZE because the table was not created or truncated in the current "
+                     "subtransaction");
     std::vector<int> targets;
     if (c->n_attlist == 0) {
       for (size_t i = 0; i < table->columns.size(); i++)

@@ -6,111 +6,16 @@
 
 #include <set>
 
+#include "catalog/storage_parameters.h"
 #include "common/error.h"
 #include "connector/connector.h"
 #include "expr/cast.h"
 #include "frontend/handler/handler.h"
+#include "frontend/handler/table_definition.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
 
 namespace freshet {
-
-namespace {
-
-// The SQL text of a column's DEFAULT expression: from after the DEFAULT
-// keyword up to the next top-level comma, closing parenthesis or
-// constraint keyword.
-std::string DefaultText(const std::string& stmt, int default_location) {
-  std::vector<Token> tokens = Tokenize(stmt.substr(default_location));
-  static const std::set<std::string> kStop = {"not", "null", "primary", "unique", "check", "references",
-                                              "constraint", "default", "generated", "collate"};
-  int depth = 0;
-  size_t begin = std::string::npos, end = 0;
-  for (size_t i = 1; i < tokens.size(); i++) {
-    const Token& t = tokens[i];
-    if (depth == 0 && (t.text == "," || t.text == ")")) break;
-    bool after_is = tokens[i - 1].text == "is" || tokens[i - 1].text == "not";
-    if (depth == 0 && i > 1 && t.kind == Token::Kind::kKeyword && kStop.count(t.text) && !after_is) break;
-    if (t.text == "(") depth++;
-    if (t.text == ")") depth--;
-    if (begin == std::string::npos) begin = static_cast<size_t>(t.start);
-    end = static_cast<size_t>(t.end);
-  }
-  if (begin == std::string::npos) return "";
-  return stmt.substr(default_location + begin, end - begin);
-}
-
-std::string QuoteIdentIfNeeded(const std::string& name);
-
-// RisingWave's spelling of a type in a normalized CREATE statement.
-std::string RwTypeName(const DataType& t) {
-  switch (t.id) {
-    case TypeId::kBoolean: return "BOOLEAN";
-    case TypeId::kInt16: return "SMALLINT";
-    case TypeId::kInt32: return "INT";
-    case TypeId::kInt64: return "BIGINT";
-    case TypeId::kFloat32: return "REAL";
-    case TypeId::kFloat64: return "DOUBLE";
-    case TypeId::kNumeric:
-      return t.precision >= 0 ? fmt::format("NUMERIC({},{})", t.precision, std::max(t.scale, 0)) : "NUMERIC";
-    case TypeId::kVarchar:
-      return t.precision >= 0 ? fmt::format("CHARACTER VARYING({})", t.precision) : "CHARACTER VARYING";
-    case TypeId::kBytea: return "BYTEA";
-    case TypeId::kDate: return "DATE";
-    case TypeId::kTime: return "TIME";
-    case TypeId::kTimestamp: return "TIMESTAMP";
-    case TypeId::kTimestamptz: return "TIMESTAMP WITH TIME ZONE";
-    case TypeId::kInterval: return "INTERVAL";
-    case TypeId::kArray: return RwTypeName(t.ElementType()) + "[]";
-    case TypeId::kStruct: {
-      std::string out = "STRUCT<";
-      bool first = true;
-      for (const auto& [name, type] : t.StructFields()) {
-        out += (first ? "" : ", ") + QuoteIdentIfNeeded(name) + " " + RwTypeName(type);
-        first = false;
-      }
-      return out + ">";
-    }
-    default: return t.ToString();
-  }
-}
-
-std::string QuoteIdentIfNeeded(const std::string& name) {
-  bool simple = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
-  for (char c : name) simple &= std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
-  if (simple) return name;
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
-// The CREATE TABLE statement as RisingWave's SHOW CREATE TABLE prints it:
-// normalized type names, no IF NOT EXISTS, hidden columns left out.
-std::string NormalizedCreateTable(const TableCatalog& t) {
-  std::string cols;
-  bool single_pk = t.pk.size() == 1 && t.row_id_index < 0;
-  for (size_t i = 0; i < t.columns.size(); i++) {
-    const auto& c = t.columns[i];
-    if (c.hidden) continue;
-    bool in_pk = std::find(t.pk.begin(), t.pk.end(), static_cast<int>(i)) != t.pk.end();
-    std::string def = QuoteIdentIfNeeded(c.name) + " " + RwTypeName(c.type);
-    if (single_pk && in_pk) def += " PRIMARY KEY";
-    else if (c.not_null && !in_pk) def += " NOT NULL";
-    if (!c.default_expr.empty()) def += " DEFAULT " + c.default_expr;
-    cols += (cols.empty() ? "" : ", ") + def;
-  }
-  if (t.pk.size() > 1) {
-    std::string keys;
-    for (int k : t.pk) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(t.columns[k].name);
-    cols += ", PRIMARY KEY (" + keys + ")";
-  }
-  return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")";
-}
-
-}  // namespace
 
 StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   Session* session = args.session;
@@ -154,39 +59,13 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   for (size_t i = 0; i < cs->n_table_elts; i++) {
     const PgQuery__Node* e = cs->table_elts[i];
     if (e->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
-      const PgQuery__ColumnDef* cd = e->column_def;
-      ColumnCatalog col;
-      col.name = cd->colname;
+      BoundColumn bound = BindColumnDef(session, stmt, e->column_def);
+      ColumnCatalog col = std::move(bound.column);
       if (t.ColumnIndex(col.name) >= 0)
         FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", col.name);
-      if (col.name == "_row_id")
-        FRESHET_THROW(sqlstate::kDuplicateColumn, "column name \"_row_id\" is reserved for the hidden row id");
-      col.type = binder.BindTypeName(cd->type_name);
-      for (size_t k = 0; k < cd->n_constraints; k++) {
-        const PgQuery__Constraint* c = cd->constraints[k]->constraint;
-        switch (c->contype) {
-          case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL: col.not_null = true; break;
-          case PG_QUERY__CONSTR_TYPE__CONSTR_NULL: break;
-          case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY:
-            declare_pk();
-            add_pk(col.name);
-            break;
-          case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT: {
-            col.default_expr = DefaultText(stmt.text, c->location);
-            // Validate it now: it must bind without columns and coerce.
-            Binder check(session->BinderContextFor(stmt, nullptr));
-            ExprPtr ex = check.BindConstantExpression(c->raw_expr);
-            if (!(ex->type() == col.type) && ex->type().id != TypeId::kUnknown && !CanImplicitCast(ex->type(), col.type) &&
-                !(ex->type().IsNumeric() && col.type.IsNumeric()) && col.type.id != TypeId::kVarchar)
-              FRESHET_THROW(sqlstate::kDatatypeMismatch,
-                            "column \"{}\" is of type {} but default expression is of type {}", col.name,
-                            col.type.ToString(), ex->type().ToString());
-            break;
-          }
-          default:
-            throw SqlError(sqlstate::kFeatureNotSupported,
-                           "only NOT NULL, NULL, DEFAULT and PRIMARY KEY column constraints are supported");
-        }
+      if (bound.primary_key) {
+        declare_pk();
+        add_pk(col.name);
       }
       t.columns.push_back(col);
     } else if (e->node_case == PG_QUERY__NODE__NODE_CONSTRAINT) {
@@ -217,10 +96,14 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   t.dist_key = t.pk;
   t.append_only = stmt.append_only;
   t.definition = NormalizedCreateTable(t);
+  std::vector<std::pair<std::string, std::string>> storage_parameters;
   for (size_t i = 0; i < cs->n_options; i++) {
     const PgQuery__DefElem* d = cs->options[i]->def_elem;
-    FRESHET_THROW(sqlstate::kFeatureNotSupported, "table option \"{}\" is not supported yet", d->defname);
+    std::string name = d->defnamespace && *d->defnamespace ? std::string(d->defnamespace) + "." + d->defname : d->defname;
+    storage_parameters.emplace_back(name, DefElemText(d));
   }
+  t.storage_options = CheckStorageParameters(storage_parameters);
+  t.definition = NormalizedCreateTable(t);
   // A source, or a table a connector fills: append-only, its options
   // checked by the connector now.
   const bool connector = stmt.is_source || stmt.has_with_options;
@@ -249,7 +132,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
                                     session->cancel_flag());
     return {"CREATE TABLE"};
   }
-  catalog->CreateTable(std::move(t));
+  session->NoteCreatedOrTruncated(catalog->CreateTable(std::move(t))->id);
   return {"CREATE TABLE"};
 }
 

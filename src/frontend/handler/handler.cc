@@ -60,6 +60,10 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_DROP_ROLE_STMT: return HandleDropRole(args);
     case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT: return HandleCreateSchema(args);
     case PG_QUERY__NODE__NODE_DROP_STMT: return HandleDrop(args);
+    case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT: return HandleAlterTable(args);
+    case PG_QUERY__NODE__NODE_RENAME_STMT: return HandleRename(args);
+    case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return HandleTruncate(args);
+    case PG_QUERY__NODE__NODE_VACUUM_STMT: return HandleVacuum(args);
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported, "statement " + NodeTag(node) + " is not supported yet");

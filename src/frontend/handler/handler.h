@@ -8,7 +8,8 @@
 // WAIT, CANCEL JOBS and ALTER ... SET BACKFILL_RATE_LIMIT (jobs.cc), SHOW
 // of objects and jobs (show.cc), SET/RESET/SHOW of variables (variable.cc),
 // transactions (transaction.cc), prepared statements (prepared.cc), COPY
-// (copy.cc).
+// (copy.cc), ALTER TABLE and renames (alter_table.cc), TRUNCATE, VACUUM and
+// ANALYZE (table_maintenance.cc).
 //
 // A handler takes the statement with its session (HandlerArgs), does its
 // work through the catalog, the stream jobs and the session's transaction,
@@ -67,6 +68,10 @@ StatementOutcome HandleCreateView(const HandlerArgs& args);   // create_view.cc
 // only the EXPLAIN lines of its stream plan.
 StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain = nullptr);
 StatementOutcome HandleDrop(const HandlerArgs& args);         // drop.cc: DROP TABLE/MV/INDEX/SCHEMA
+StatementOutcome HandleAlterTable(const HandlerArgs& args);   // alter_table.cc: ALTER TABLE
+StatementOutcome HandleRename(const HandlerArgs& args);       // alter_table.cc: ALTER ... RENAME
+StatementOutcome HandleTruncate(const HandlerArgs& args);     // table_maintenance.cc
+StatementOutcome HandleVacuum(const HandlerArgs& args);       // table_maintenance.cc: VACUUM, ANALYZE
 StatementOutcome HandleDropObject(const HandlerArgs& args);   // drop.cc: DROP SINK/SOURCE
 StatementOutcome HandleCreateDatabase(const HandlerArgs& args);  // database.cc
 StatementOutcome HandleDropDatabase(const HandlerArgs& args);

@@ -1,0 +1,426 @@
+// ALTER TABLE and ALTER ... RENAME: changes to a table's definition.
+//
+// The commands of one ALTER TABLE are applied in order to a copy of the
+// table's definition, then stored at once. Changes that leave the stored
+// rows as they are (DEFAULT, DROP NOT NULL, storage parameters, owner,
+// renames) only update the catalog entry. Changes to what a row holds
+// (adding, dropping or retyping a column, SET NOT NULL, adding or dropping
+// the primary key) rewrite the table:
+//
+//   1. writes to the table are held back (DmlManager::BlockWrites) and
+//      every write already acknowledged is committed;
+//   2. a new relation with the new definition, under a temporary name, is
+//      filled by INSERT INTO new SELECT ... FROM old (Binder::
+//      BindTableRewrite: each column from its old column, cast as an
+//      assignment or by USING, or its DEFAULT), which checks NOT NULL and
+//      the new primary key, and committed;
+//   3. one catalog write gives the new relation the old name and drops the
+//      old one with its data (Catalog::ReplaceTable). A crash before it
+//      leaves the old table as it was (the half-filled one is dropped at
+//      the next start).
+//
+// The held-back writes then fail (the relation they address is gone), as
+// PostgreSQL's would wait for the lock and then see the table changed. A
+// table read by stream jobs or indexes is not rewritten (0A000): their
+// state is keyed by its old rows. Not yet: UNIQUE, CHECK and FOREIGN KEY
+// constraints; ALTER TABLE in a transaction block is applied at once, not
+// with the block.
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <algorithm>
+
+#include "batch/executor_builder.h"
+#include "binder/binder.h"
+#include "catalog/storage_parameters.h"
+#include "common/error.h"
+#include "frontend/handler/handler.h"
+#include "frontend/handler/objects.h"
+#include "frontend/handler/table_definition.h"
+#include "frontend/session.h"
+#include "planner/optimizer.h"
+#include "storage/write_set.h"
+
+namespace freshet {
+
+namespace {
+
+constexpr const char* kRowIdColumn = "_row_id";
+
+// A table's next definition, built command by command. Its columns leave
+// out the hidden row id (Finish adds it back when there is no primary key);
+// `sources` says, for each, where a rewrite takes its values.
+struct Alteration {
+  TableCatalog next;
+  std::vector<Binder::RewriteSource> sources;
+  std::vector<std::string> pk_names;  // empty: keyed by a generated row id
+  bool rewrite = false;
+
+  explicit Alteration(const TableCatalog& t) : next(t) {
+    next.columns.clear();
+    for (size_t i = 0; i < t.columns.size(); i++) {
+      if (static_cast<int>(i) == t.row_id_index) continue;
+      next.columns.push_back(t.columns[i]);
+      sources.push_back({static_cast<int>(i), nullptr});
+    }
+    if (t.row_id_index < 0)
+      for (int k : t.pk) pk_names.push_back(t.columns[k].name);
+  }
+
+  int Find(const std::string& name) const {
+    for (size_t i = 0; i < next.columns.size(); i++)
+      if (next.columns[i].name == name) return static_cast<int>(i);
+    return -1;
+  }
+
+  int Require(const std::string& name) const {
+    int i = Find(name);
+    if (i < 0)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" of relation \"{}\" does not exist", name, next.name);
+    return i;
+  }
+
+  bool InPrimaryKey(const std::string& name) const {
+    return std::find(pk_names.begin(), pk_names.end(), name) != pk_names.end();
+  }
+
+  // The definition to store: the row id back when there is no key.
+  TableCatalog Finish() const {
+    TableCatalog t = next;
+    t.pk.clear();
+    t.row_id_index = -1;
+    for (const auto& name : pk_names) {
+      int i = Find(name);
+      t.pk.push_back(i);
+      t.columns[i].not_null = true;
+    }
+    if (pk_names.empty()) {
+      t.columns.push_back(ColumnCatalog{kRowIdColumn, DataType::Int64(), true, true, ""});
+      t.row_id_index = static_cast<int>(t.columns.size()) - 1;
+      t.pk = {t.row_id_index};
+    }
+    t.dist_key = t.pk;
+    t.definition = NormalizedCreateTable(t);
+    return t;
+  }
+};
+
+std::string ConstraintName(const TableCatalog& t) { return t.name + "_pkey"; }
+
+void AddPrimaryKey(Alteration* a, const PgQuery__Constraint* c) {
+  if (!a->pk_names.empty())
+    FRESHET_THROW(sqlstate::kInvalidTableDefinition, "multiple primary keys for table \"{}\" are not allowed",
+                  a->next.name);
+  std::vector<std::string> names;
+  for (size_t k = 0; k < c->n_keys; k++) {
+    std::string name = StringOf(c->keys[k]);
+    if (a->Find(name) < 0) FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in key does not exist", name);
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" appears twice in primary key constraint", name);
+    names.push_back(name);
+  }
+  a->pk_names = names;
+  a->rewrite = true;
+}
+
+void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Alteration* a) {
+  Session* session = args.session;
+  TableCatalog& next = a->next;
+  switch (cmd->subtype) {
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_AddColumn: {
+      BoundColumn bound = BindColumnDef(session, args.stmt, cmd->def->column_def);
+      if (a->Find(bound.column.name) >= 0) {
+        if (cmd->missing_ok) {
+          args.sink->Notice(fmt::format("column \"{}\" of relation \"{}\" already exists, skipping", bound.column.name,
+                                        next.name));
+          return;
+        }
+        FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", bound.column.name,
+                      next.name);
+      }
+      next.columns.push_back(bound.column);
+      a->sources.push_back({-1, nullptr});
+      if (bound.primary_key) {
+        PgQuery__Constraint pk = PG_QUERY__CONSTRAINT__INIT;
+        PgQuery__String name = PG_QUERY__STRING__INIT;
+        name.sval = const_cast<char*>(cmd->def->column_def->colname);
+        PgQuery__Node name_node = PG_QUERY__NODE__INIT;
+        name_node.node_case = PG_QUERY__NODE__NODE_STRING;
+        name_node.string = &name;
+        PgQuery__Node* keys[1] = {&name_node};
+        pk.n_keys = 1;
+        pk.keys = keys;
+        AddPrimaryKey(a, &pk);
+      }
+      a->rewrite = true;
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn: {
+      int i = a->Find(cmd->name);
+      if (i < 0) {
+        if (cmd->missing_ok) {
+          args.sink->Notice(
+              fmt::format("column \"{}\" of relation \"{}\" does not exist, skipping", cmd->name, next.name));
+          return;
+        }
+        a->Require(cmd->name);
+      }
+      // As PostgreSQL: the primary key goes with a column of it.
+      if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
+      next.columns.erase(next.columns.begin() + i);
+      a->sources.erase(a->sources.begin() + i);
+      a->rewrite = true;
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_ColumnDefault: {
+      ColumnCatalog& col = next.columns[a->Require(cmd->name)];
+      if (!cmd->def) {
+        col.default_expr.clear();
+        return;
+      }
+      CheckColumnDefault(session, args.stmt, col, cmd->def);
+      col.default_expr = DeparseExpression(cmd->def);
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_DropNotNull: {
+      ColumnCatalog& col = next.columns[a->Require(cmd->name)];
+      if (a->InPrimaryKey(col.name))
+        FRESHET_THROW(sqlstate::kInvalidTableDefinition, "column \"{}\" is in a primary key", col.name);
+      col.not_null = false;
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_SetNotNull: {
+      ColumnCatalog& col = next.columns[a->Require(cmd->name)];
+      // The rewrite's inserts check it on every row.
+      if (!col.not_null) a->rewrite = true;
+      col.not_null = true;
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType: {
+      int i = a->Require(cmd->name);
+      const PgQuery__ColumnDef* cd = cmd->def->column_def;
+      ColumnCatalog& col = next.columns[i];
+      col.type = Binder(session->BinderContextFor(args.stmt, nullptr)).BindTypeName(cd->type_name);
+      if (cd->raw_default) {
+        if (a->sources[i].old_column < 0)
+          throw SqlError(sqlstate::kFeatureNotSupported,
+                         "ALTER TYPE ... USING of a column added by the same statement is not supported");
+        a->sources[i].using_expr = cd->raw_default;
+      }
+      a->rewrite = true;
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_AddConstraint: {
+      const PgQuery__Constraint* c = cmd->def->constraint;
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY) return AddPrimaryKey(a, c);
+      throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY constraints can be added yet");
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint: {
+      if (!a->pk_names.empty() && cmd->name == ConstraintName(next)) {
+        a->pk_names.clear();
+        a->rewrite = true;
+        return;
+      }
+      if (cmd->missing_ok) {
+        args.sink->Notice(
+            fmt::format("constraint \"{}\" of relation \"{}\" does not exist, skipping", cmd->name, next.name));
+        return;
+      }
+      FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" of relation \"{}\" does not exist", cmd->name,
+                    next.name);
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_SetRelOptions:
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_ResetRelOptions: {
+      bool set = cmd->subtype == PG_QUERY__ALTER_TABLE_TYPE__AT_SetRelOptions;
+      std::vector<std::pair<std::string, std::string>> changes;
+      std::vector<std::string> reset;
+      const PgQuery__List* list = cmd->def->list;
+      for (size_t i = 0; i < list->n_items; i++) {
+        const PgQuery__DefElem* d = list->items[i]->def_elem;
+        std::string name = d->defnamespace && *d->defnamespace ? std::string(d->defnamespace) + "." + d->defname
+                                                               : std::string(d->defname);
+        if (set) changes.emplace_back(name, DefElemText(d));
+        else reset.push_back(name);
+      }
+      next.storage_options = MergeStorageParameters(next.storage_options, changes, reset);
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_ChangeOwner: {
+      const PgQuery__RoleSpec* role = cmd->newowner;
+      std::string name = role->rolename && *role->rolename ? role->rolename : session->user();
+      auto user = args.instance()->catalog()->FindUser(name);
+      if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", name);
+      next.owner = user->id;
+      return;
+    }
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "this form of ALTER TABLE is not supported yet");
+}
+
+// Refuses a change to `t` while relations other than views read it: stream
+// jobs and indexes keep state built from its rows and names.
+void CheckNoJobsDepend(const HandlerArgs& args, const TableCatalog& t, const char* what) {
+  for (const auto& dep : args.instance()->catalog()->Dependents(t.id)) {
+    if (dep->kind == RelationKind::kView && std::string(what) != "rename") continue;
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("cannot {} {} \"{}\" because {} \"{}\" depends on it", what, RelationKindName(t.kind),
+                               t.name, RelationKindName(dep->kind), dep->name))
+        .WithHint(fmt::format("Drop {} \"{}\" first, then create it again.", RelationKindName(dep->kind), dep->name));
+  }
+}
+
+// Steps 1-3 of the header.
+void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alteration& a) {
+  Session* session = args.session;
+  Instance* instance = args.instance();
+  Catalog* catalog = instance->catalog();
+  ObjectId database_id = session->database().id;
+  CheckNoJobsDepend(args, *old_table, "alter");
+  if (const WriteSet* pending = session->PendingWrites(); pending && pending->Find(old_table->id))
+    FRESHET_THROW(sqlstate::kObjectInUse,
+                  "cannot ALTER TABLE \"{}\" because it is being used by active queries in this session",
+                  old_table->name);
+  TableCatalog final_table = a.Finish();
+  DmlManager* dml = instance->DmlFor(database_id);
+  DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(database_id);
+  std::shared_ptr<void> blocked = dml->BlockWrites(old_table->id);
+  // Every acknowledged write to it committed, so the scan below sees it.
+  if (dml->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
+
+  TableCatalog temp = final_table;
+  temp.kind = RelationKind::kInternal;
+  temp.internal_kind = Catalog::kRewriteKind;
+  temp.name = fmt::format("__rewrite_of_{}", old_table->id);
+  TableRef target = catalog->CreateTable(temp);
+  try {
+    std::vector<Binder::RewriteSource> sources;
+    for (size_t i = 0; i < a.next.columns.size(); i++) sources.push_back(a.sources[i]);
+    Binder binder(session->BinderContextFor(args.stmt, nullptr));
+    PlanPtr plan = OptimizePlan(binder.BindTableRewrite(old_table, target, sources));
+    WriteSet writes;
+    ExecContext ctx;
+    PrepareExecContext(args, &writes, &ctx);
+    ctx.pending = nullptr;  // the committed table alone (its own block wrote nothing to it)
+    StateStore* store = instance->store();
+    ctx.snapshot_source = [store] { return store->GetSnapshot(); };
+    ExecutorPtr exec = BuildExecutor(*plan, ctx);
+    DataChunk chunk;
+    try {
+      while (exec->Next(&chunk)) {
+      }
+    } catch (const SqlError& e) {
+      if (e.code() != sqlstate::kNotNullViolation) throw;
+      std::string column;
+      for (const auto& [field, value] : e.fields())
+        if (field == 'c') column = value;
+      throw SqlError(sqlstate::kNotNullViolation,
+                     fmt::format("column \"{}\" of relation \"{}\" contains null values", column, final_table.name))
+          .WithField('t', final_table.name)
+          .WithField('c', column);
+    }
+    try {
+      dml->Apply(std::move(writes), /*durable=*/false);
+    } catch (const SqlError& e) {
+      if (e.code() != sqlstate::kUniqueViolation) throw;
+      std::string detail = e.detail();
+      if (auto at = detail.rfind(" already exists."); at != std::string::npos) detail.replace(at, 16, " is duplicated.");
+      throw SqlError(sqlstate::kUniqueViolation,
+                     fmt::format("could not create unique index \"{}\"", ConstraintName(final_table)))
+          .WithDetail(detail)
+          .WithField('t', final_table.name)
+          .WithField('n', ConstraintName(final_table));
+    }
+    loop->Flush();
+    final_table.id = target->id;
+    final_table.created_at_micros = old_table->created_at_micros;
+    catalog->ReplaceTable(old_table->id, final_table);
+  } catch (...) {
+    dml->DropTable(target->id);
+    catalog->DropObjects({}, {}, {target->id});
+    throw;
+  }
+  dml->DropTable(old_table->id);
+}
+
+}  // namespace
+
+StatementOutcome HandleAlterTable(const HandlerArgs& args) {
+  Session* session = args.session;
+  const PgQuery__AlterTableStmt* s = args.stmt.node->alter_table_stmt;
+  if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE)
+    throw SqlError(sqlstate::kFeatureNotSupported, "ALTER of this kind of relation is not supported yet");
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  TableRef t = binder.ResolveRelation(s->relation, s->missing_ok);
+  if (!t) {
+    args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", s->relation->relname));
+    return {"ALTER TABLE"};
+  }
+  if (t->kind != RelationKind::kTable) FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table", t->name);
+  if (IsConnectorTable(*t))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "altering table \"{}\", which a connector fills, is not supported yet",
+                  t->name);
+  CheckOwner(args, *t);
+  Alteration a(*t);
+  for (size_t i = 0; i < s->n_cmds; i++) ApplyCommand(args, s->cmds[i]->alter_table_cmd, &a);
+  if (a.rewrite) {
+    RewriteTable(args, t, a);
+  } else {
+    args.instance()->catalog()->AlterTable(a.Finish());
+  }
+  return {"ALTER TABLE"};
+}
+
+StatementOutcome HandleRename(const HandlerArgs& args) {
+  Session* session = args.session;
+  const PgQuery__RenameStmt* r = args.stmt.node->rename_stmt;
+  const char* tag = "ALTER TABLE";
+  RelationKind kind = RelationKind::kTable;
+  PgQuery__ObjectType type = r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN ? r->relation_type : r->rename_type;
+  switch (type) {
+    case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: break;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: tag = "ALTER VIEW", kind = RelationKind::kView; break;
+    default: throw SqlError(sqlstate::kFeatureNotSupported, "this form of ALTER ... RENAME is not supported yet");
+  }
+  if (!r->relation) throw SqlError(sqlstate::kFeatureNotSupported, "this form of ALTER ... RENAME is not supported yet");
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  TableRef t = binder.ResolveRelation(r->relation, r->missing_ok);
+  if (!t) {
+    args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", r->relation->relname));
+    return {tag};
+  }
+  // ALTER TABLE may rename any relation, as in PostgreSQL; the other forms
+  // want their own kind.
+  if (type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE && t->kind != kind)
+    FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not {} {}", t->name,
+                  kind == RelationKind::kIndex ? "an" : "a", RelationKindName(kind));
+  if (!t->IsUserVisible()) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", t->name);
+  CheckOwner(args, *t);
+  // Views and jobs name what they read in their stored definitions.
+  CheckNoJobsDepend(args, *t, "rename");
+  // A job's stored definition names it (SHOW CREATE, recovery of jobs of
+  // older versions).
+  if (IsStreamJob(*t) || IsConnectorTable(*t))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "renaming {} \"{}\" is not supported yet", RelationKindName(t->kind),
+                  t->name);
+  TableCatalog next = *t;
+  if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN) {
+    if (t->kind != RelationKind::kTable)
+      throw SqlError(sqlstate::kFeatureNotSupported, "renaming a column of this kind of relation is not supported yet");
+    int i = t->ColumnIndex(r->subname);
+    if (i < 0 || t->columns[i].hidden) FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" does not exist", r->subname);
+    int clash = t->ColumnIndex(r->newname);
+    if (clash >= 0)
+      FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", r->newname, t->name);
+    next.columns[i].name = r->newname;
+    next.definition = NormalizedCreateTable(next);
+  } else {
+    next.name = r->newname;
+    if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
+    // A view's definition is its query (pg_get_viewdef); its name is the entry's.
+  }
+  args.instance()->catalog()->AlterTable(next);
+  return {tag};
+}
+
+}  // namespace freshet

@@ -1,0 +1,144 @@
+#include "frontend/handler/table_definition.h"
+
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <set>
+
+#include "binder/binder.h"
+#include "common/error.h"
+#include "expr/cast.h"
+#include "frontend/session.h"
+
+namespace freshet {
+
+namespace {
+
+std::string QuoteIdentIfNeeded(const std::string& name);
+
+// RisingWave's spelling of a type in a normalized CREATE statement.
+std::string RwTypeName(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kBoolean: return "BOOLEAN";
+    case TypeId::kInt16: return "SMALLINT";
+    case TypeId::kInt32: return "INT";
+    case TypeId::kInt64: return "BIGINT";
+    case TypeId::kFloat32: return "REAL";
+    case TypeId::kFloat64: return "DOUBLE";
+    case TypeId::kNumeric:
+      return t.precision >= 0 ? fmt::format("NUMERIC({},{})", t.precision, std::max(t.scale, 0)) : "NUMERIC";
+    case TypeId::kVarchar:
+      return t.precision >= 0 ? fmt::format("CHARACTER VARYING({})", t.precision) : "CHARACTER VARYING";
+    case TypeId::kBytea: return "BYTEA";
+    case TypeId::kDate: return "DATE";
+    case TypeId::kTime: return "TIME";
+    case TypeId::kTimestamp: return "TIMESTAMP";
+    case TypeId::kTimestamptz: return "TIMESTAMP WITH TIME ZONE";
+    case TypeId::kInterval: return "INTERVAL";
+    case TypeId::kArray: return RwTypeName(t.ElementType()) + "[]";
+    case TypeId::kStruct: {
+      std::string out = "STRUCT<";
+      bool first = true;
+      for (const auto& [name, type] : t.StructFields()) {
+        out += (first ? "" : ", ") + QuoteIdentIfNeeded(name) + " " + RwTypeName(type);
+        first = false;
+      }
+      return out + ">";
+    }
+    default: return t.ToString();
+  }
+}
+
+std::string QuoteIdentIfNeeded(const std::string& name) {
+  bool simple = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) simple &= std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+  if (simple) return name;
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string DefaultText(const std::string& stmt, int default_location) {
+  std::vector<Token> tokens = Tokenize(stmt.substr(default_location));
+  static const std::set<std::string> kStop = {"not", "null", "primary", "unique", "check", "references",
+                                              "constraint", "default", "generated", "collate"};
+  int depth = 0;
+  size_t begin = std::string::npos, end = 0;
+  for (size_t i = 1; i < tokens.size(); i++) {
+    const Token& t = tokens[i];
+    if (depth == 0 && (t.text == "," || t.text == ")")) break;
+    bool after_is = tokens[i - 1].text == "is" || tokens[i - 1].text == "not";
+    if (depth == 0 && i > 1 && t.kind == Token::Kind::kKeyword && kStop.count(t.text) && !after_is) break;
+    if (t.text == "(") depth++;
+    if (t.text == ")") depth--;
+    if (begin == std::string::npos) begin = static_cast<size_t>(t.start);
+    end = static_cast<size_t>(t.end);
+  }
+  if (begin == std::string::npos) return "";
+  return stmt.substr(default_location + begin, end - begin);
+}
+
+void CheckColumnDefault(Session* session, const ParsedStatement& stmt, const ColumnCatalog& col,
+                        const PgQuery__Node* expr) {
+  Binder check(session->BinderContextFor(stmt, nullptr));
+  ExprPtr ex = check.BindConstantExpression(expr);
+  if (!(ex->type() == col.type) && ex->type().id != TypeId::kUnknown && !CanImplicitCast(ex->type(), col.type) &&
+      !(ex->type().IsNumeric() && col.type.IsNumeric()) && col.type.id != TypeId::kVarchar)
+    FRESHET_THROW(sqlstate::kDatatypeMismatch, "column \"{}\" is of type {} but default expression is of type {}",
+                  col.name, col.type.ToString(), ex->type().ToString());
+}
+
+BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const PgQuery__ColumnDef* cd) {
+  BoundColumn out;
+  ColumnCatalog& col = out.column;
+  col.name = cd->colname;
+  if (col.name == "_row_id")
+    FRESHET_THROW(sqlstate::kDuplicateColumn, "column name \"_row_id\" is reserved for the hidden row id");
+  col.type = Binder(session->BinderContextFor(stmt, nullptr)).BindTypeName(cd->type_name);
+  for (size_t k = 0; k < cd->n_constraints; k++) {
+    const PgQuery__Constraint* c = cd->constraints[k]->constraint;
+    switch (c->contype) {
+      case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL: col.not_null = true; break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_NULL: break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY: out.primary_key = true; break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
+        col.default_expr = DefaultText(stmt.text, c->location);
+        CheckColumnDefault(session, stmt, col, c->raw_expr);
+        break;
+      default:
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       "only NOT NULL, NULL, DEFAULT and PRIMARY KEY column constraints are supported");
+    }
+  }
+  return out;
+}
+
+std::string NormalizedCreateTable(const TableCatalog& t) {
+  std::string cols;
+  bool single_pk = t.pk.size() == 1 && t.row_id_index < 0;
+  for (size_t i = 0; i < t.columns.size(); i++) {
+    const auto& c = t.columns[i];
+    if (c.hidden) continue;
+    bool in_pk = std::find(t.pk.begin(), t.pk.end(), static_cast<int>(i)) != t.pk.end();
+    std::string def = QuoteIdentIfNeeded(c.name) + " " + RwTypeName(c.type);
+    if (single_pk && in_pk) def += " PRIMARY KEY";
+    else if (c.not_null && !in_pk) def += " NOT NULL";
+    if (!c.default_expr.empty()) def += " DEFAULT " + c.default_expr;
+    cols += (cols.empty() ? "" : ", ") + def;
+  }
+  if (t.pk.size() > 1) {
+    std::string keys;
+    for (int k : t.pk) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(t.columns[k].name);
+    cols += ", PRIMARY KEY (" + keys + ")";
+  }
+  std::string with;
+  for (const auto& option : t.storage_options) with += (with.empty() ? "" : ", ") + option;
+  return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")" + (with.empty() ? "" : " WITH (" + with + ")");
+}
+
+}  // namespace freshet

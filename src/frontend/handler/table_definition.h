@@ -1,0 +1,43 @@
+// A table's definition as CREATE TABLE and ALTER TABLE both build it: a
+// column from its ColumnDef (type, NOT NULL, DEFAULT, PRIMARY KEY), the
+// text of a DEFAULT, and the normalized CREATE statement SHOW CREATE TABLE
+// prints.
+#pragma once
+
+#include <string>
+
+#include "catalog/catalog.h"
+#include "sql/parser.h"
+
+struct PgQuery__ColumnDef;
+struct PgQuery__Node;
+
+namespace freshet {
+
+class Session;
+
+struct BoundColumn {
+  ColumnCatalog column;
+  bool primary_key = false;  // declared PRIMARY KEY on the column
+};
+
+// The column a ColumnDef of `stmt` declares. Its DEFAULT is checked to bind
+// without columns and to coerce to the column's type (42804). Constraints
+// other than NOT NULL, NULL, DEFAULT and PRIMARY KEY are 0A000.
+BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const PgQuery__ColumnDef* column_def);
+
+// Checks that `expr`, a DEFAULT for `column`, binds without columns and
+// coerces to its type (42804 otherwise).
+void CheckColumnDefault(Session* session, const ParsedStatement& stmt, const ColumnCatalog& column,
+                        const PgQuery__Node* expr);
+
+// The SQL text of a DEFAULT expression: from after the DEFAULT keyword at
+// `default_location` in `stmt` up to the next top-level comma, closing
+// parenthesis or constraint keyword.
+std::string DefaultText(const std::string& stmt, int default_location);
+
+// The CREATE TABLE statement as RisingWave's SHOW CREATE TABLE prints it:
+// normalized type names, no IF NOT EXISTS, hidden columns left out.
+std::string NormalizedCreateTable(const TableCatalog& t);
+
+}  // namespace freshet
