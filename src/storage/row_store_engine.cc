@@ -54,14 +54,14 @@ void Tighten(const ColumnPredicate& p, bool lower, const ColumnPredicate** best)
 }
 
 // Reads the committed rows of the key ranges [prefix(v)+lower,
-// prefix(v)+upper) of the vnodes in order, merging an overlay (only with
-// one range: an overlay disables the bounds).
+// prefix(v)+upper) of the vnodes in order, merging into each range the
+// overlay's keys that fall in it (the ranges hold every key the predicates
+// can match, so an overlay key outside them would be filtered out anyway).
 class RowStoreScan : public ChunkScan {
  public:
   RowStoreScan(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, ScanSpec spec)
       : store_(store), snapshot_(std::move(snapshot)), spec_(std::move(spec)) {
-    if (spec_.overlay.empty()) PlanRanges(RowKeyProbesOf(spec_.table, spec_.predicates));
-    next_overlay_ = spec_.start_after.empty() ? spec_.overlay.begin() : spec_.overlay.upper_bound(spec_.start_after);
+    PlanRanges(RowKeyProbesOf(spec_.table, spec_.predicates));
     NextRange();
   }
 
@@ -77,7 +77,7 @@ class RowStoreScan : public ChunkScan {
     while (n < max_rows && range_) {
       auto& it = range_->it;
       bool have_store = it->Valid() && (range_end_.empty() || it->key().compare(range_end_) < 0);
-      bool have_overlay = next_overlay_ != spec_.overlay.end();
+      bool have_overlay = next_overlay_ != overlay_end_;
       if (!have_store && !have_overlay) {
         if (!it->status().ok()) throw SqlError(sqlstate::kIoError, "scan failed: " + it->status().ToString());
         NextRange();
@@ -164,6 +164,11 @@ class RowStoreScan : public ChunkScan {
     // Past start_after: keys greater than it (it plus a zero byte is the
     // least of them).
     if (!spec_.start_after.empty() && spec_.start_after >= lower) lower = spec_.start_after + std::string(1, '\0');
+    // The overlay's keys in [lower, end of this range).
+    const std::string& end = narrowed_ ? range_end_ : upper;
+    next_overlay_ = spec_.overlay.lower_bound(lower);
+    // An empty range (its lower bound at or past its end) takes none.
+    overlay_end_ = lower >= end ? next_overlay_ : spec_.overlay.lower_bound(end);
     if (range_) {
       range_->it->Seek(lower);
       return;
@@ -182,7 +187,7 @@ class RowStoreScan : public ChunkScan {
   size_t next_range_ = 0;
   std::unique_ptr<StateStore::Range> range_;
   std::string range_end_;  // where the current vnode's range ends (empty: range_'s own end)
-  Overlay::const_iterator next_overlay_;
+  Overlay::const_iterator next_overlay_, overlay_end_;
   std::string last_key_;
 };
 
