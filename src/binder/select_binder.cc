@@ -188,12 +188,33 @@ struct Binder::SelectParts {
   }
 };
 
+namespace {
+
+const char* LockingClauseName(PgQuery__LockClauseStrength strength) {
+  switch (strength) {
+    case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORKEYSHARE: return "FOR KEY SHARE";
+    case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORSHARE: return "FOR SHARE";
+    case PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE: return "FOR NO KEY UPDATE";
+    default: return "FOR UPDATE";
+  }
+}
+
+}  // namespace
+
 PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
   bool keep_unknown_outputs = set_operation_branch_;
   set_operation_branch_ = false;  // not for subqueries inside this branch
   if (stmt->into_clause) throw SqlError(sqlstate::kFeatureNotSupported, "SELECT INTO is not supported");
   if (stmt->n_window_clause) throw SqlError(sqlstate::kFeatureNotSupported, "WINDOW clauses are not supported yet");
-  if (stmt->n_locking_clause) throw SqlError(sqlstate::kFeatureNotSupported, "FOR UPDATE/SHARE is not supported");
+  // FOR UPDATE / SHARE: the session holds the database's writer lock for
+  // the rest of the transaction (DmlManager::AcquireWriter), which keeps
+  // what it read from changing under it. PostgreSQL's restrictions apply.
+  if (stmt->n_locking_clause) {
+    const char* clause = LockingClauseName(stmt->locking_clause[0]->locking_clause->strength);
+    if (stmt->n_group_clause) FRESHET_THROW(sqlstate::kFeatureNotSupported, "{} is not allowed with GROUP BY clause", clause);
+    if (stmt->n_distinct_clause) FRESHET_THROW(sqlstate::kFeatureNotSupported, "{} is not allowed with DISTINCT clause", clause);
+    if (stmt->having_clause) FRESHET_THROW(sqlstate::kFeatureNotSupported, "{} is not allowed with HAVING clause", clause);
+  }
   SelectParts q(this);
   BindFromWhere(stmt, outer, &q);
   BindSelectList(stmt, &q);

@@ -85,6 +85,7 @@ inline constexpr const char* kInternalError = "XX000";
 inline constexpr const char* kDataCorrupted = "XX001";
 inline constexpr const char* kIoError = "58030";
 inline constexpr const char* kObjectInUse = "55006";
+inline constexpr const char* kLockNotAvailable = "55P03";
 inline constexpr const char* kObjectNotInPrerequisiteState = "55000";
 inline constexpr const char* kInvalidParameterValueConfig = "22023";
 inline constexpr const char* kCantChangeRuntimeParam = "55P02";

@@ -141,7 +141,8 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
   // holds them is committed.
   DatabaseEpochLoop* loop = instance_->barriers()->ForDatabase(database_.id);
   Epoch needed = last_write_epoch_;
-  if (variables_.Get("read_after_write") == "all")
+  // The writer lock's holder must read every write applied before it.
+  if (writer_ || variables_.Get("read_after_write") == "all")
     needed = std::max(needed, instance_->DmlFor(database_.id)->LastAppliedEpoch());
   if (needed > loop->committed_epoch()) {
     try {
@@ -193,6 +194,7 @@ void Session::OnError() {
     txn_ = TxnState::kIdle;
     txn_writes_.Clear();
     txn_snapshot_.reset();
+    writer_.reset();
   }
 }
 
@@ -203,6 +205,8 @@ void Session::Sync() {
     txn_snapshot_.reset();
     WriteSet w = std::move(txn_writes_);
     txn_writes_.Clear();
+    // Released once the writes are applied, even if applying them fails.
+    std::shared_ptr<void> writer = std::move(writer_);
     ApplyWrites(std::move(w));
   }
 }
@@ -224,6 +228,7 @@ StatementOutcome Session::Begin(bool start_transaction) {
 }
 
 void Session::EndBlock() {
+  writer_.reset();
   savepoints_.clear();
   fresh_tables_.clear();
   txn_ = TxnState::kIdle;
@@ -235,6 +240,9 @@ void Session::EndBlock() {
 StatementOutcome Session::Commit() {
   bool failed = txn_ == TxnState::kFailed;
   WriteSet w = std::move(txn_writes_);
+  // The writer lock is released once the writes are applied (the next
+  // holder reads them).
+  std::shared_ptr<void> writer = std::move(writer_);
   EndBlock();
   if (failed) return {"ROLLBACK"};
   ApplyWrites(std::move(w));
@@ -316,12 +324,41 @@ void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
   Sync();
 }
 
+namespace {
+
+// Statements that write from the rows they read, which PostgreSQL makes
+// wait for each other's row or table locks: they take the writer lock
+// (DmlManager::AcquireWriter).
+bool WritesFromWhatItReads(const ParsedStatement& stmt) {
+  if (!stmt.node) return false;
+  switch (stmt.node->node_case) {
+    case PG_QUERY__NODE__NODE_UPDATE_STMT:
+    case PG_QUERY__NODE__NODE_DELETE_STMT:
+    case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return true;
+    case PG_QUERY__NODE__NODE_SELECT_STMT: return stmt.node->select_stmt->n_locking_clause > 0;
+    default: return false;
+  }
+}
+
+}  // namespace
+
 StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
                                        PortalRows* portal) {
   PrepareEval();
   if (txn_ == TxnState::kFailed && !IsTransactionExit(stmt)) ThrowInFailedTransaction();
   StatementTimeout timeout(instance_->statement_timer(), variables_.DurationMs("statement_timeout"), &cancel_);
+  // Outside a transaction the lock is the statement's alone.
+  struct ReleaseWhenIdle {
+    Session* session;
+    ~ReleaseWhenIdle() {
+      if (session->txn_ == TxnState::kIdle) session->writer_.reset();
+    }
+  } release{this};
   try {
+    if (!writer_ && WritesFromWhatItReads(stmt)) {
+      writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, variables_.DurationMs("lock_timeout"));
+      txn_snapshot_.reset();  // from here the block reads every write applied before
+    }
     return HandleStatement(HandlerArgs{this, stmt, sink, params, portal});
   } catch (const SqlError& e) {
     if (timeout.fired() && e.code() == sqlstate::kQueryCanceled)

@@ -172,6 +172,9 @@ class Session {
   };
   std::vector<SavepointMark> savepoints_;
   std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
+  // The database's writer lock (DmlManager::AcquireWriter), held from a
+  // statement that writes from what it reads to the end of its transaction.
+  std::shared_ptr<void> writer_;
   std::shared_ptr<const Snapshot> txn_snapshot_;
   Epoch last_write_epoch_ = 0;
 

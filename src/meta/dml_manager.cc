@@ -1,5 +1,6 @@
 #include "meta/dml_manager.h"
 
+#include <chrono>
 #include <set>
 #include <unordered_map>
 
@@ -117,6 +118,27 @@ void DmlManager::WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSe
     for (const auto& rows : writes.bulk())
       if (blocked_.count(rows->table_id())) return false;
     return true;
+  });
+}
+
+std::shared_ptr<void> DmlManager::AcquireWriter(const std::atomic<bool>* cancel, int64_t timeout_ms) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = timeout_ms > 0 ? Clock::now() + std::chrono::milliseconds(timeout_ms) : Clock::time_point::max();
+  std::unique_lock lock(writer_mu_);
+  while (writer_held_) {
+    if (cancel && cancel->load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+    if (Clock::now() >= deadline) throw SqlError(sqlstate::kLockNotAvailable, "canceling statement due to lock timeout");
+    // Woken by the release; the timeout also notices a cancel request.
+    writer_free_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(10)));
+  }
+  writer_held_ = true;
+  // Not null: holders test the guard for whether they hold the lock.
+  return std::shared_ptr<void>(this, [this](void*) {
+    {
+      std::lock_guard lock(writer_mu_);
+      writer_held_ = false;
+    }
+    writer_free_.notify_one();
   });
 }
 

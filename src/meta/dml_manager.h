@@ -57,6 +57,22 @@ class DmlManager {
   void CheckUnique(const WriteSet& before, const WriteSet& added);
   // Forgets a dropped table (its buffered writes are discarded).
   void DropTable(TableId id);
+  // The database's writer lock. A statement that reads rows and writes from
+  // what it read (UPDATE, DELETE, INSERT ... SELECT, TRUNCATE, SELECT ...
+  // FOR UPDATE/SHARE) runs in a transaction that holds it, from before that
+  // statement reads until the transaction ends, and reads every write
+  // applied before it: such transactions run one after another, so none
+  // overwrites what another wrote after it read (no lost updates; the
+  // outcome PostgreSQL gives concurrent UPDATEs of a row, which wait for
+  // each other's row locks). Writes that read nothing (INSERT ... VALUES,
+  // COPY) do not take it: their duplicate keys are checked when applied.
+  //
+  // Waits until the lock is free; throws 57014 when `cancel` is set
+  // meanwhile (a cancel request or statement_timeout) and 55P03 after
+  // `timeout_ms` (lock_timeout; 0 waits for ever). The lock is released
+  // when the returned guard is destroyed.
+  std::shared_ptr<void> AcquireWriter(const std::atomic<bool>* cancel, int64_t timeout_ms);
+
   // Holds back every write to table `id` until the returned guard is
   // destroyed: an Apply touching it waits (and then finds the table
   // replaced or still there). ALTER TABLE's rewrite reads the table while
@@ -93,6 +109,9 @@ class DmlManager {
   std::map<TableId, std::shared_ptr<StateTable>> tables_;
   std::multiset<TableId> blocked_;  // under mu_
   std::condition_variable unblocked_;
+  std::mutex writer_mu_;
+  std::condition_variable writer_free_;
+  bool writer_held_ = false;  // under writer_mu_
   std::atomic<Epoch> last_applied_{0};
 };
 
