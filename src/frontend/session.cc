@@ -41,6 +41,9 @@ struct Session::Prepared {
   std::string sql;
   std::vector<ParsedStatement> statements;  // zero or one
   std::vector<DataType> param_types;
+  // Its plan, for Describe and every Execute (drivers describe before
+  // each execution).
+  mutable PlanCache plan_cache;
 };
 
 struct Session::Portal {
@@ -90,8 +93,9 @@ char Session::TransactionStatus() const {
 }
 
 std::vector<std::string> Session::SearchPath() const {
-  std::vector<std::string> out;
   std::string path = variables_.Get("search_path");
+  if (path == search_path_text_) return search_path_;  // parsed once per value
+  std::vector<std::string> out;
   size_t pos = 0;
   while (pos <= path.size()) {
     size_t comma = path.find(',', pos);
@@ -105,12 +109,18 @@ std::vector<std::string> Session::SearchPath() const {
     if (!item.empty()) out.push_back(item);
     pos = comma + 1;
   }
+  search_path_text_ = std::move(path);
+  search_path_ = out;
   return out;
 }
 
 void Session::PrepareEval() {
-  auto tz = TimeZone::Lookup(variables_.Get("timezone"));
-  eval_.time_zone = tz ? *tz : TimeZone();
+  std::string zone = variables_.Get("timezone");
+  if (zone != time_zone_text_) {  // looked up once per value
+    auto tz = TimeZone::Lookup(zone);
+    eval_.time_zone = tz ? *tz : TimeZone();
+    time_zone_text_ = std::move(zone);
+  }
   eval_.statement_time = NowMicros();
   eval_.params = nullptr;
   eval_.outer_rows.clear();
@@ -343,7 +353,7 @@ bool WritesFromWhatItReads(const ParsedStatement& stmt) {
 }  // namespace
 
 StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
-                                       PortalRows* portal) {
+                                       PortalRows* portal, PlanCache* plan_cache) {
   PrepareEval();
   if (txn_ == TxnState::kFailed && !IsTransactionExit(stmt)) ThrowInFailedTransaction();
   StatementTimeout timeout(instance_->statement_timer(), variables_.DurationMs("statement_timeout"), &cancel_);
@@ -359,7 +369,7 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
       writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, variables_.DurationMs("lock_timeout"));
       txn_snapshot_.reset();  // from here the block reads every write applied before
     }
-    return HandleStatement(HandlerArgs{this, stmt, sink, params, portal});
+    return HandleStatement(HandlerArgs{this, stmt, sink, params, portal, plan_cache});
   } catch (const SqlError& e) {
     if (timeout.fired() && e.code() == sqlstate::kQueryCanceled)
       throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to statement timeout");
@@ -416,7 +426,8 @@ std::vector<ColumnDesc> Session::DescribePrepared(const Prepared& p) {
   PrepareEval();
   std::vector<DataType> types = p.param_types;
   current_query_ = p.sql;
-  PlanPtr plan = p.statements[0].node ? PlanStatement(this, p.statements[0], &types) : nullptr;
+  std::shared_ptr<const PlanNode> plan =
+      p.statements[0].node ? CachedPlanStatement(this, p.statements[0], &types, &p.plan_cache) : nullptr;
   std::vector<ColumnDesc> columns = plan ? ResultColumns(*plan) : DescribeUtility(this, p.statements[0], nullptr);
   // As exec_describe_*_message: rows cannot be described in an aborted
   // transaction (a statement without rows still can).
@@ -509,7 +520,7 @@ bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sin
       txn_ = TxnState::kInBlock;
       implicit_txn_ = true;
     }
-    portal->outcome = RunStatement(p->statements[0], &portal->params, sink, &portal->rows);
+    portal->outcome = RunStatement(p->statements[0], &portal->params, sink, &portal->rows, &p->plan_cache);
     if (!portal->rows.filled) {
       *outcome = portal->outcome;
       return false;

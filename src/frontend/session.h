@@ -144,7 +144,7 @@ class Session {
   struct Portal;
 
   StatementOutcome RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
-                                PortalRows* portal);
+                                PortalRows* portal, PlanCache* plan_cache = nullptr);
   std::vector<ColumnDesc> DescribePrepared(const Prepared& p);
   void ApplyWrites(WriteSet&& writes);
   void PrepareEval();
@@ -172,6 +172,9 @@ class Session {
   };
   std::vector<SavepointMark> savepoints_;
   std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
+  mutable std::string search_path_text_;  // SearchPath's last input
+  std::string time_zone_text_ = "\x01";  // the TimeZone eval_ has (none yet)
+  mutable std::vector<std::string> search_path_;  // and result
   // The database's writer lock (DmlManager::AcquireWriter), held from a
   // statement that writes from what it reads to the end of its transaction.
   std::shared_ptr<void> writer_;

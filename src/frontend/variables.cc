@@ -161,7 +161,8 @@ int64_t SessionVariables::DurationMs(const std::string& name) const {
 }
 
 std::string SessionVariables::Get(const std::string& name) const {
-  auto it = values_.find(LowerAscii(name));
+  auto it = values_.find(name);  // callers mostly spell it in lower case
+  if (it == values_.end()) it = values_.find(LowerAscii(name));
   return it == values_.end() ? "" : it->second;
 }
 
@@ -230,6 +231,7 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
     }
   }
   values_[key] = v;
+  changed_ = true;
 }
 
 void SessionVariables::ApplyStartup(const std::string& name, const std::string& value) {
@@ -244,6 +246,7 @@ void SessionVariables::Reset(const std::string& name) {
   if (!def) FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
   auto startup = reset_values_.find(LowerAscii(def->name));
   values_[LowerAscii(def->name)] = startup != reset_values_.end() ? startup->second : def->default_value;
+  changed_ = true;
 }
 
 void SessionVariables::ResetAll() {
@@ -252,10 +255,13 @@ void SessionVariables::ResetAll() {
     auto startup = reset_values_.find(LowerAscii(d.name));
     values_[LowerAscii(d.name)] = startup != reset_values_.end() ? startup->second : d.default_value;
   }
+  changed_ = true;
 }
 
 std::vector<std::pair<std::string, std::string>> SessionVariables::TakeChangedReported() {
   std::vector<std::pair<std::string, std::string>> out;
+  if (!changed_) return out;  // after every statement: most set nothing
+  changed_ = false;
   for (const auto& d : VariableDefs()) {
     if (!d.reported) continue;
     std::string v = Get(d.name);

@@ -49,7 +49,10 @@ class SessionVariables {
   // Reported variables whose value changed since they were last taken
   // (all of them after ForgetReported: the startup's ParameterStatus).
   std::vector<std::pair<std::string, std::string>> TakeChangedReported();
-  void ForgetReported() { reported_.clear(); }
+  void ForgetReported() {
+    reported_.clear();
+    changed_ = true;
+  }
   // A time setting's value in milliseconds (statement_timeout...).
   int64_t DurationMs(const std::string& name) const;
 
@@ -57,6 +60,7 @@ class SessionVariables {
   std::map<std::string, std::string> values_;        // by lower-case name
   std::map<std::string, std::string> reset_values_;  // startup parameters
   std::map<std::string, std::string> reported_;      // last ParameterStatus values
+  bool changed_ = true;  // a value was set since TakeChangedReported
 };
 
 // A boolean setting's value as SET accepts it (true/on/1/yes/t, false/...);

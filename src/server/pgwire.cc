@@ -275,11 +275,15 @@ class Connection : public ResultSink {
     bool skip_until_sync = false;
     std::string body;
     while (true) {
-      Flush();
-      // Nothing to do until the client sends again. After a second of
-      // that, what the connection holds for work goes back (see
+      // Nothing to do until the client sends again: what is written goes
+      // out first, in one send for all the messages the client sent at
+      // once (Bind, Describe, Execute, Sync: one reply). After a second of
+      // waiting, what the connection holds for work goes back (see
       // ReleaseIdleMemory).
-      if (in_pos_ == in_end_) WaitForMessage(&body);
+      if (in_pos_ == in_end_) {
+        Flush();
+        WaitForMessage(&body);
+      }
       char type;
       ReadMessage(&type, &body);
       if (idle_released_) {
@@ -546,6 +550,8 @@ class Connection : public ResultSink {
   static constexpr size_t kIdleBufferKeep = 64 << 10;
 
   void Fill() {
+    // Everything written goes out before waiting for the client.
+    if (!out_.empty()) Flush();
     size_t want = in_cap_ == 0 ? kSmallReadBuffer
                   : in_end_ == in_cap_ && in_cap_ < kLargeReadBuffer ? kLargeReadBuffer
                                                                        : in_cap_;

@@ -62,7 +62,7 @@ class RowStoreScan : public ChunkScan {
   RowStoreScan(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, ScanSpec spec)
       : store_(store), snapshot_(std::move(snapshot)), spec_(std::move(spec)) {
     PlanRanges(RowKeyProbesOf(spec_.table, spec_.predicates));
-    NextRange();
+    if (!point_keys_) NextRange();
   }
 
   bool Next(DataChunk* out, size_t max_rows) override {
@@ -73,6 +73,23 @@ class RowStoreScan : public ChunkScan {
       if (!ok) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + std::to_string(spec_.table.table_id));
       n++;
     };
+    if (point_keys_) {
+      // One key per range, in key order: the overlay's entry for it wins.
+      std::string value;
+      while (n < max_rows && next_range_ < ranges_.size()) {
+        const std::string& key = ranges_[next_range_++].first;
+        if (auto o = spec_.overlay.find(key); o != spec_.overlay.end()) {
+          if (o->second) decode(*o->second);
+          continue;
+        }
+        Status s = store_->Get(store_->data_cf(), snapshot_.get(), key, &value);
+        if (s.IsNotFound()) continue;
+        if (!s.ok()) throw SqlError(sqlstate::kIoError, "lookup failed: " + s.message());
+        decode(value);
+      }
+      out->set_cardinality(n);
+      return n > 0;
+    }
     // Merge the committed rows with the overlay in key order; the overlay wins.
     while (n < max_rows && range_) {
       auto& it = range_->it;
@@ -118,7 +135,12 @@ class RowStoreScan : public ChunkScan {
     if (probes.empty()) return;
     constexpr size_t kMaxRanges = 1 << 16;
     std::vector<std::pair<std::string, std::string>> ranges;
+    // Whole keys in one vnode each are read by lookups (Get uses the
+    // files' bloom filters, an iterator seeks in every level); a
+    // resumable scan keeps the iterator.
+    bool point_keys = spec_.start_after.empty() && !spec_.resumable;
     for (const RowKeyBounds& b : probes) {
+      point_keys = point_keys && b.exact && b.vnode;
       int begin = spec_.vnode_begin, end = spec_.vnode_end;
       if (b.vnode) {
         begin = std::max<int>(begin, *b.vnode);
@@ -134,6 +156,7 @@ class RowStoreScan : public ChunkScan {
     ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
     ranges_ = std::move(ranges);
     narrowed_ = true;
+    point_keys_ = point_keys;
   }
 
   // Positions at the next key range. Narrowed: one iterator over all the
@@ -183,6 +206,7 @@ class RowStoreScan : public ChunkScan {
   std::shared_ptr<const Snapshot> snapshot_;
   ScanSpec spec_;
   bool narrowed_ = false;  // reads ranges_, not the whole vnode range
+  bool point_keys_ = false;  // each of ranges_ is one key (its lower bound), read by Get
   std::vector<std::pair<std::string, std::string>> ranges_;  // [lower, upper) storage keys, sorted
   size_t next_range_ = 0;
   std::unique_ptr<StateStore::Range> range_;
@@ -244,6 +268,7 @@ RowKeyBounds RowKeyBoundsOf(const StateTableDesc& table, const ColumnPredicates&
   // Every key column pinned: one key.
   bounds.lower = prefix;
   bounds.upper = PrefixSuccessor(prefix);
+  bounds.exact = !table.pk_indices.empty();
   return bounds;
 }
 

@@ -32,6 +32,7 @@ struct RowKeyBounds {
   std::string lower;  // after the [table][vnode] prefix; empty = from the start
   std::string upper;  // exclusive; empty = to the end of the vnode
   std::optional<uint16_t> vnode;  // the only vnode that can hold a match
+  bool exact = false;  // every key column pinned: `lower` is the one key that can match
   bool empty() const { return lower.empty() && upper.empty() && !vnode; }
 };
 // Ignores IN lists (kIn).

@@ -151,7 +151,7 @@ TEST(RowStoreEngineTest, PushedDownPredicatesNeverLoseARow) {
     if (column == 1) return Value::Varchar(std::string(1, static_cast<char>('a' + rng() % 7)) + (rng() % 3 ? "" : "x"));
     return Value::Int64(static_cast<int64_t>(rng() % 45) - 22);
   };
-  size_t pruned = 0, pruned_by_in = 0;
+  size_t pruned = 0, pruned_by_in = 0, point_lookups = 0;
   for (int round = 0; round < 3000; round++) {
     const StateTableDesc& desc = layouts[round % layouts.size()];
     ColumnPredicates preds;
@@ -188,6 +188,11 @@ TEST(RowStoreEngineTest, PushedDownPredicatesNeverLoseARow) {
     }
     ScanSpec narrowed = all;
     narrowed.predicates = preds;
+    // Whole keys, read by lookups rather than an iterator.
+    std::vector<RowKeyBounds> probes = RowKeyProbesOf(desc, preds);
+    bool points = !probes.empty();
+    for (const auto& b : probes) points = points && b.exact && b.vnode;
+    point_lookups += points;
     // Half the rounds over part of the vnodes, as a parallel scan's halves.
     if (round % 2) {
       all.vnode_begin = narrowed.vnode_begin = 40;
@@ -213,6 +218,7 @@ TEST(RowStoreEngineTest, PushedDownPredicatesNeverLoseARow) {
   // overlay.
   EXPECT_GT(pruned, 1000u);
   EXPECT_GT(pruned_by_in, 30u);  // rounds with IN lists only (55 with this seed)
+  EXPECT_GT(point_lookups, 100u);
 }
 
 TEST(RowStoreEngineTest, ResumableScanGoesOnAfterItsLastKey) {

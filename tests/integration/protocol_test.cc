@@ -1172,6 +1172,47 @@ void TestBoundLimit() {
   PQfinish(c);
 }
 
+// A prepared statement keeps its plan between executions (parameters are
+// evaluated as it runs); the plan is made again when the catalog or the
+// search_path changed, as PostgreSQL's plan cache does.
+void TestPlanCache() {
+  Section("extended protocol: a prepared statement's plan is kept, and made again after DDL or SET search_path");
+  PGconn* c = Connect();
+  for (const char* sql : {"DROP SCHEMA IF EXISTS pc_a CASCADE", "DROP SCHEMA IF EXISTS pc_b CASCADE", "CREATE SCHEMA pc_a",
+                          "CREATE SCHEMA pc_b", "CREATE TABLE pc_a.t (k int PRIMARY KEY, v text)",
+                          "CREATE TABLE pc_b.t (k int PRIMARY KEY, v text)", "INSERT INTO pc_a.t VALUES (1, 'a1'), (2, 'a2')",
+                          "INSERT INTO pc_b.t VALUES (1, 'b1')", "SET search_path = pc_a"})
+    Check(Exec(c, sql), sql);
+  PGresult* r = PQprepare(c, "lookup", "SELECT v FROM t WHERE k = $1", 0, nullptr);
+  Check(PQresultStatus(r) == PGRES_COMMAND_OK, "prepare a key lookup", Describe(r));
+  PQclear(r);
+  auto run = [&](const char* key) {
+    const char* values[] = {key};
+    PGresult* res = PQexecPrepared(c, "lookup", 1, values, nullptr, nullptr, 0);
+    std::string out;
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) out = "[" + ErrState(res) + "]";
+    else for (int i = 0; i < PQntuples(res); i++) out += std::string(i ? "," : "") + PQgetvalue(res, i, 0);
+    PQclear(res);
+    return out;
+  };
+  bool same = true;
+  for (int i = 0; i < 100; i++) same = same && run(i % 2 ? "1" : "2") == (i % 2 ? "a1" : "a2");
+  Check(same, "100 executions with alternating keys");
+  Check(Exec(c, "INSERT INTO pc_a.t VALUES (3, 'a3')"), "insert");
+  Check(run("3") == "a3", "a row written after the plan was made", run("3"));
+  Check(Exec(c, "SET search_path = pc_b"), "SET search_path");
+  Check(run("1") == "b1", "after SET search_path the other schema's table", run("1"));
+  Check(Exec(c, "ALTER TABLE pc_b.t ADD COLUMN w int DEFAULT 7"), "ALTER TABLE ADD COLUMN");
+  Check(run("1") == "b1", "after ALTER TABLE the same column", run("1"));
+  Check(Exec(c, "DROP TABLE pc_b.t"), "DROP TABLE");
+  Check(run("1") == "[42P01]", "after DROP TABLE: 42P01", run("1"));
+  Check(Exec(c, "CREATE TABLE pc_b.t (k int PRIMARY KEY, v text)") && Exec(c, "INSERT INTO pc_b.t VALUES (1, 'new')"),
+        "create the table again");
+  Check(run("1") == "new", "the table created again", run("1"));
+  Check(Exec(c, "RESET search_path") && Exec(c, "DROP SCHEMA pc_a CASCADE") && Exec(c, "DROP SCHEMA pc_b CASCADE"), "clean up");
+  PQfinish(c);
+}
+
 // statement_timeout and idle_in_transaction_session_timeout enforced, time
 // values with units, and settings in the startup packet's options.
 void TestTimeouts() {
@@ -2692,6 +2733,7 @@ int main(int argc, char** argv) {
       {"prepared", TestPrepared}, {"key_lookups", TestPreparedKeyLookups},
       {"txn_exit", TestExtendedTransactionExit}, {"describe_utility", TestDescribeUtility},
       {"copy_out_messages", TestCopyOutMessages}, {"bound_limit", TestBoundLimit},
+      {"plan_cache", TestPlanCache},
       {"timeouts", TestTimeouts}, {"portals", TestPortals},
       {"copy", TestCopy}, {"copy_bulk", TestCopyBulk},
       {"cancel", TestCancel},   {"robustness", TestRobustness}, {"bind", TestBindFormats},

@@ -43,12 +43,24 @@ struct PortalRows {
   bool filled = false;  // the statement returned rows into it
 };
 
+// A prepared statement's plan, kept for its next executions: parameters
+// are evaluated when the plan runs, so one plan serves every execution
+// while the catalog, search_path and TimeZone (which constants were cast
+// under) are those it was bound under. (PostgreSQL's plan cache also
+// keeps a literal such as 'now' as it was cast when the plan was made.)
+struct PlanCache {
+  uint64_t catalog_version = 0;
+  std::string search_path, time_zone;
+  std::shared_ptr<const PlanNode> plan;  // null: nothing kept
+};
+
 struct HandlerArgs {
   Session* session;
   const ParsedStatement& stmt;
   ResultSink* sink;
   const std::vector<Value>* params = nullptr;  // $n values (extended protocol)
   PortalRows* portal = nullptr;                // rows go here instead of to the sink
+  PlanCache* plan_cache = nullptr;             // a prepared statement's
 
   Instance* instance() const;
 };
@@ -99,10 +111,14 @@ StatementOutcome HandleCopy(const HandlerArgs& args);         // copy.cc
 // The bound and optimized plan of a SELECT, INSERT, UPDATE or DELETE
 // (null for other statements); `param_types` are filled where unknown.
 PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector<DataType>* param_types);
+// The same through a prepared statement's cache (planned again when the
+// catalog, search_path or TimeZone changed since).
+std::shared_ptr<const PlanNode> CachedPlanStatement(Session* session, const ParsedStatement& stmt,
+                                                   std::vector<DataType>* param_types, PlanCache* cache);
 // Runs a batch plan at the session's snapshot: its rows go to the sink (or
 // the portal), DML's writes to the session's transaction; the tag is
 // tag_prefix and the number of rows.
-StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix);
+StatementOutcome RunPlan(const HandlerArgs& args, const PlanNode& plan, const std::string& tag_prefix);
 // Fills `ctx` (which must stay where it is: its callbacks point at it) to
 // run a batch plan for `args`' statement: the store and catalog, the
 // session's snapshot with its transaction block's writes overlaid, the

@@ -54,6 +54,21 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
   return OptimizePlan(std::move(plan));
 }
 
+std::shared_ptr<const PlanNode> CachedPlanStatement(Session* session, const ParsedStatement& stmt,
+                                                   std::vector<DataType>* param_types, PlanCache* cache) {
+  const uint64_t catalog_version = session->instance()->catalog()->version();
+  std::string search_path = session->variables().Get("search_path");
+  std::string time_zone = session->variables().Get("timezone");
+  if (cache->plan && cache->catalog_version == catalog_version && cache->search_path == search_path &&
+      cache->time_zone == time_zone)
+    return cache->plan;
+  std::shared_ptr<const PlanNode> plan = PlanStatement(session, stmt, param_types);
+  // Kept only if nothing changed while it was planned.
+  if (plan && session->instance()->catalog()->version() == catalog_version)
+    *cache = PlanCache{catalog_version, std::move(search_path), std::move(time_zone), plan};
+  return plan;
+}
+
 std::vector<ColumnDesc> ResultColumns(const PlanNode& plan) {
   if (IsDml(plan) && !HasReturning(plan)) return {};
   std::vector<ColumnDesc> columns;
@@ -65,7 +80,10 @@ StatementOutcome HandleQuery(const HandlerArgs& args) {
   std::vector<DataType> types;
   if (args.params)
     for (const auto& p : *args.params) types.push_back(p.type());
-  return RunPlan(args, PlanStatement(args.session, args.stmt, &types), TagPrefix(args.stmt.node));
+  std::shared_ptr<const PlanNode> plan = args.plan_cache
+                                            ? CachedPlanStatement(args.session, args.stmt, &types, args.plan_cache)
+                                            : PlanStatement(args.session, args.stmt, &types);
+  return RunPlan(args, *plan, TagPrefix(args.stmt.node));
 }
 
 void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* ctx) {
@@ -109,13 +127,13 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->eval.params = args.params;
 }
 
-StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::string& tag_prefix) {
+StatementOutcome RunPlan(const HandlerArgs& args, const PlanNode& plan, const std::string& tag_prefix) {
   Session* session = args.session;
   Instance* instance = args.instance();
-  const bool is_dml = IsDml(*plan);
-  const bool returning = HasReturning(*plan);
+  const bool is_dml = IsDml(plan);
+  const bool returning = HasReturning(plan);
   std::vector<ColumnDesc> columns;
-  for (const auto& c : plan->schema()) columns.push_back({c.name, c.type});
+  for (const auto& c : plan.schema()) columns.push_back({c.name, c.type});
 
   ExecContext ctx;
   WriteSet writes;
@@ -123,7 +141,7 @@ StatementOutcome RunPlan(const HandlerArgs& args, PlanPtr plan, const std::strin
   BatchSubqueryRunner runner(&ctx);
   ctx.eval.subquery_runner = &runner;
 
-  ExecutorPtr exec = BuildExecutor(*plan, ctx);
+  ExecutorPtr exec = BuildExecutor(plan, ctx);
   int64_t rows = 0;
   const bool send_rows = !is_dml || returning;
   if (send_rows && !args.portal) args.sink->Describe(columns);

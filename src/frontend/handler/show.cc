@@ -113,7 +113,7 @@ StatementOutcome HandleShowJobs(const HandlerArgs& args) {
   std::vector<SortKey> order;
   order.push_back(SortKey{std::make_unique<ColumnRefExpr>(0, DataType::Int64(), "Id")});
   plan = std::make_unique<SortNode>(std::move(plan), std::move(order));
-  StatementOutcome out = RunPlan(args, OptimizePlan(std::move(plan)), "SELECT ");
+  StatementOutcome out = RunPlan(args, *OptimizePlan(std::move(plan)), "SELECT ");
   out.tag = "SHOW";
   return out;
 }
