@@ -44,6 +44,7 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
     case PlanNode::Kind::kProject: return MakeProject(static_cast<const ProjectNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kAggregate: return MakeHashAggregate(static_cast<const AggregateNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kJoin: return MakeJoin(static_cast<const JoinNode&>(plan), child(0), child(1), ctx);
+    case PlanNode::Kind::kLateralJoin: return MakeLateralJoin(static_cast<const LateralJoinNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kSort: return MakeSort(static_cast<const SortNode&>(plan), child(0), -1, ctx);
     case PlanNode::Kind::kLimit: {
       const auto& node = static_cast<const LimitNode&>(plan);

@@ -16,6 +16,8 @@ ExecutorPtr MakeHop(const HopNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeWindow(const WindowNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeHashAggregate(const AggregateNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeJoin(const JoinNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
+// The right input is built from the plan for each left row.
+ExecutorPtr MakeLateralJoin(const LateralJoinNode& node, ExecutorPtr left, ExecContext& ctx);
 // limit < 0: full sort; else keeps only the first limit rows (top-N).
 ExecutorPtr MakeSort(const SortNode& node, ExecutorPtr child, int64_t limit, ExecContext& ctx);
 // limit -1: none.

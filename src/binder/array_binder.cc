@@ -179,6 +179,21 @@ ExprPtr Binder::ExprBinder::MakeArrayConcat(std::vector<ExprPtr> args, int locat
 }
 
 void Binder::ExprBinder::PrepareArrayArguments(const std::string& name, std::vector<ExprPtr>& args, int location) {
+  if ((name == "array_position" || name == "array_positions") && args.size() >= 2 && args[0]->type().IsArray()) {
+    // (anycompatiblearray, anycompatible): the element is passed as a
+    // one-element array of the array's element type.
+    DataType et = args[0]->type().ElementType();
+    DataType common = args[1]->type().id == TypeId::kUnknown ? et : CommonSuperType(et, args[1]->type());
+    if (common.id == TypeId::kUnknown || common.IsArray())
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, location,
+                       fmt::format("function {}({}, {}) does not exist", name, args[0]->type().ToString(),
+                                   args[1]->type().ToString()));
+    args[0] = Coerce(std::move(args[0]), DataType::Array(common));
+    std::vector<ExprPtr> one;
+    one.push_back(Coerce(std::move(args[1]), common));
+    args[1] = std::make_unique<ArrayConstructorExpr>(DataType::Array(common), std::move(one));
+    return;
+  }
   if (args.size() != 2 || !(IsComparison(name) || name == "array_cat")) return;
   bool la = args[0]->type().IsArray(), ra = args[1]->type().IsArray();
   if (!la && !ra) return;

@@ -537,12 +537,23 @@ PlanPtr Binder::BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__
   return std::make_unique<ProjectNode>(std::move(input), std::move(exprs), std::move(schema));
 }
 
+bool Binder::IsLateral(const PgQuery__Node* node) {
+  return node->node_case == PG_QUERY__NODE__NODE_RANGE_SUBSELECT && node->range_subselect->lateral;
+}
+
 PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) {
   switch (node->node_case) {
     case PG_QUERY__NODE__NODE_RANGE_VAR: return BindRangeVar(node->range_var, outer, scope);
     case PG_QUERY__NODE__NODE_RANGE_SUBSELECT: {
       const auto* rs = node->range_subselect;
-      if (rs->lateral) throw SqlError(sqlstate::kFeatureNotSupported, "LATERAL is not supported yet");
+      // A LATERAL subquery reads the items on its left: bound by the FROM
+      // list or the join that has them (BindLateral).
+      if (rs->lateral) {
+        if (!lateral_left_)
+          throw SqlError(sqlstate::kFeatureNotSupported, "LATERAL is not supported here");
+        outer = lateral_left_;
+        lateral_left_ = nullptr;
+      }
       // Without an alias (PostgreSQL 16 and RisingWave accept it) the
       // subquery's columns can only be named unqualified.
       PlanPtr p = BindSelect(rs->subquery->select_stmt, outer);
@@ -582,7 +593,6 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       Scope left_scope, right_scope;
       left_scope.outer = right_scope.outer = outer;
       PlanPtr left = BindFrom(j->larg, outer, &left_scope);
-      PlanPtr right = BindFrom(j->rarg, outer, &right_scope);
       JoinType type = JoinType::kInner;
       switch (j->jointype) {
         case PG_QUERY__JOIN_TYPE__JOIN_LEFT: type = JoinType::kLeft; break;
@@ -590,6 +600,17 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
         case PG_QUERY__JOIN_TYPE__JOIN_FULL: type = JoinType::kFull; break;
         default: break;
       }
+      Scope lateral;
+      const bool is_lateral = IsLateral(j->rarg);
+      if (is_lateral) {
+        if (type != JoinType::kInner && type != JoinType::kLeft)
+          throw SqlError(sqlstate::kInvalidColumnReference, "invalid reference to FROM-clause entry in a LATERAL subquery")
+              .WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
+        lateral.columns = left_scope.columns;
+        lateral.outer = outer;
+        lateral_left_ = &lateral;
+      }
+      PlanPtr right = BindFrom(j->rarg, outer, &right_scope);
       Scope joined;
       joined.outer = outer;
       joined.columns = left_scope.columns;
@@ -638,7 +659,9 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       } else if (j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER) {
         throw SqlError(sqlstate::kSyntaxError, "outer joins need an ON or USING condition");
       }
-      PlanPtr plan = std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
+      PlanPtr plan = is_lateral
+                         ? PlanPtr(std::make_unique<LateralJoinNode>(type, std::move(left), std::move(right), std::move(cond)))
+                         : std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
       if (!merged.empty()) {
         // Output: the merged USING columns first (the left value, the right
         // one for RIGHT joins, COALESCE of both for FULL joins), then every

@@ -141,6 +141,12 @@ class Binder {
   PlanPtr BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindValues(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope);
+  // A LATERAL subquery in FROM (not nested in a join's left side).
+  static bool IsLateral(const PgQuery__Node* node);
+  // The items left of the LATERAL item BindFrom binds next, as the scope
+  // its subquery reads them from (a LateralJoinNode's left row); set by
+  // the FROM list or join that holds it.
+  Scope* lateral_left_ = nullptr;
   PlanPtr BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,
                          const std::string& name, Scope* outer, Scope* scope);
   // Types and coerces the arguments of generate_series/unnest; returns the

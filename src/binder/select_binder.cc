@@ -233,9 +233,19 @@ void Binder::BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, Select
   for (size_t i = 0; i < stmt->n_from_clause; i++) {
     Scope item;
     item.outer = outer;
+    // A LATERAL item reads the items before it (a lateral join of them).
+    Scope lateral;
+    const bool is_lateral = q->plan && IsLateral(stmt->from_clause[i]);
+    if (is_lateral) {
+      lateral.columns = q->scope.columns;
+      lateral.outer = outer;
+      lateral_left_ = &lateral;
+    }
     PlanPtr p = BindFrom(stmt->from_clause[i], outer, &item);
     if (!q->plan) {
       q->plan = std::move(p);
+    } else if (is_lateral) {
+      q->plan = std::make_unique<LateralJoinNode>(JoinType::kInner, std::move(q->plan), std::move(p), nullptr);
     } else {
       q->plan = std::make_unique<JoinNode>(JoinType::kInner, std::move(q->plan), std::move(p), nullptr);
     }

@@ -485,6 +485,41 @@ void RegisterArrayFunctions(FunctionRegistry* r) {
       o->AppendString(fmt::format("[1:{}]", len));
     });
   });
+  // array_position(a, x [, start]) / array_positions(a, x): where x is in
+  // a, compared as IS NOT DISTINCT FROM (a NULL x finds NULLs). The binder
+  // passes x as a one-element array of a's type.
+  auto positions = [](bool all) {
+    return [all](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+      for (size_t r = 0; r < n; r++) {
+        auto elems = ArrayAt(*args[0], r);
+        auto wanted = ArrayAt(*args[1], r);
+        if (!elems || !wanted || (args.size() > 2 && args[2]->IsNull(r))) {
+          out->AppendNull();
+          continue;
+        }
+        const Value x = wanted->GetValue(0);
+        int64_t start = args.size() > 2 ? args[2]->GetInt(r) : 1;
+        Vector found(DataType::Int32());
+        std::optional<int64_t> first;
+        for (size_t i = start > 1 ? static_cast<size_t>(start - 1) : 0; i < elems->size(); i++) {
+          Value v = elems->GetValue(i);
+          bool same = v.is_null() || x.is_null() ? v.is_null() == x.is_null() : Value::Compare(v, x) == 0;
+          if (!same) continue;
+          if (!all) {
+            first = static_cast<int64_t>(i + 1);
+            break;
+          }
+          found.AppendInt(static_cast<int64_t>(i + 1));
+        }
+        if (all) out->AppendString(EncodeArray(found));
+        else if (first) out->AppendInt(*first);
+        else out->AppendNull();
+      }
+    };
+  };
+  RegisterFn(r, "array_position", {any, any}, i4, positions(false));
+  RegisterFn(r, "array_position", {any, any, i4}, i4, positions(false));
+  RegisterFn(r, "array_positions", {any, any}, DataType::Array(i4), positions(true));
   RegisterFn(r, "cardinality", {any}, i4,
              StrictFn<SV>([](SV a) { return static_cast<int64_t>(ArrayLength(a)); }));
   // array_cat (and ||, array_append, array_prepend, which the binder turns

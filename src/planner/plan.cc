@@ -116,6 +116,16 @@ std::string JoinNode::Describe() const {
   return fmt::format("NestedLoopJoin {}{}", JoinTypeName(type), condition ? " condition " + condition->ToString() : "");
 }
 
+LateralJoinNode::LateralJoinNode(JoinType type, PlanPtr left, PlanPtr right, ExprPtr condition)
+    : PlanNode(Kind::kLateralJoin, JoinSchema(type, *left, *right)), type(type), condition(std::move(condition)) {
+  children_.push_back(std::move(left));
+  children_.push_back(std::move(right));
+}
+
+std::string LateralJoinNode::Describe() const {
+  return fmt::format("LateralJoin {}{}", JoinTypeName(type), condition ? " condition " + condition->ToString() : "");
+}
+
 SortNode::SortNode(PlanPtr child, std::vector<SortKey> keys) : PlanNode(Kind::kSort, child->schema()), keys(std::move(keys)) {
   children_.push_back(std::move(child));
 }

@@ -35,7 +35,7 @@ class PlanNode {
  public:
   enum class Kind {
     kScan, kSystemScan, kValues, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
-    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop, kWindow
+    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop, kWindow, kLateralJoin
   };
   PlanNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~PlanNode() = default;
@@ -169,6 +169,21 @@ class JoinNode : public PlanNode {
   std::vector<ExprPtr> left_keys, right_keys;
   // For NOT IN: a NULL key on either side makes the comparison unknown.
   bool null_aware = false;
+};
+
+// A join whose right input is a LATERAL subquery reading the left's
+// columns (OuterRefExpr one level up): the right plan runs again for each
+// left row, with that row as EvalContext::outer_rows' innermost entry. Its
+// output is the left's columns then the right's; an INNER join keeps the
+// pairs that pass `condition`, a LEFT join also keeps each left row that
+// had none, padded with NULLs. The left's columns are all kept (the right
+// plan reads them by position).
+class LateralJoinNode : public PlanNode {
+ public:
+  LateralJoinNode(JoinType type, PlanPtr left, PlanPtr right, ExprPtr condition);
+  std::string Describe() const override;
+  JoinType type;      // kInner or kLeft
+  ExprPtr condition;  // over the joined row; may be null
 };
 
 class SortNode : public PlanNode {

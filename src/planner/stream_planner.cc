@@ -109,6 +109,7 @@ class StreamPlanner {
       case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
       case PlanNode::Kind::kProjectSet: Unsupported("a set-returning function");
       case PlanNode::Kind::kSystemScan: Unsupported("reading a system catalog");
+      case PlanNode::Kind::kLateralJoin: Unsupported("LATERAL");
       default: Unsupported("this statement");
     }
   }
