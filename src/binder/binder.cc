@@ -777,6 +777,23 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   std::vector<PlanColumn> schema;
   for (const auto& c : table->columns) schema.push_back({c.name, c.type, alias, c.hidden});
   rename(schema);
+  if (table->kind == RelationKind::kSequence) {
+    // One row: where the sequence is (last_value, log_cnt, is_called), read
+    // when the statement runs.
+    Scope none;
+    ExprBinder eb(this, &none);
+    auto position = [&](const char* fn) {
+      std::vector<ExprPtr> args;
+      args.push_back(std::make_unique<ConstantExpr>(Value::FromInt(DataType::Oid(OidKind::kRegclass), ObjectOid(table->id))));
+      return eb.MakeCall(fn, std::move(args), rv->location);
+    };
+    std::vector<std::vector<ExprPtr>> rows(1);
+    rows[0].push_back(position("__sequence_last_value"));
+    rows[0].push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
+    rows[0].push_back(position("__sequence_is_called"));
+    scope->Append(schema);
+    return std::make_unique<ValuesNode>(std::move(schema), std::move(rows));
+  }
   size_t first = scope->columns.size();
   scope->Append(schema);
   if (!rv->alias) {

@@ -122,7 +122,17 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
       int pos = -1;
       for (size_t k = 0; k < targets.size(); k++)
         if (targets[k] == static_cast<int>(c)) pos = static_cast<int>(k);
-      if (pos >= 0 && values[pos]) row.push_back(eb.CoerceForAssignment(std::move(values[pos]), col.type, col.name));
+      // Identity columns: a value given for a GENERATED ALWAYS one is
+      // refused unless OVERRIDING SYSTEM VALUE; OVERRIDING USER VALUE
+      // ignores those given for BY DEFAULT ones.
+      if (pos >= 0 && values[pos] && col.identity == 'a' &&
+          stmt->override != PG_QUERY__OVERRIDING_KIND__OVERRIDING_SYSTEM_VALUE)
+        throw SqlError("428C9", fmt::format("cannot insert a non-DEFAULT value into column \"{}\"", col.name))
+            .WithDetail(fmt::format("Column \"{}\" is an identity column defined as GENERATED ALWAYS.", col.name))
+            .WithHint("Use OVERRIDING SYSTEM VALUE to override.");
+      bool user_value_ignored = col.identity == 'd' && stmt->override == PG_QUERY__OVERRIDING_KIND__OVERRIDING_USER_VALUE;
+      if (pos >= 0 && values[pos] && !user_value_ignored)
+        row.push_back(eb.CoerceForAssignment(std::move(values[pos]), col.type, col.name));
       else row.push_back(DefaultValue(this, col, &eb));
     }
     return row;

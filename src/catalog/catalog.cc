@@ -23,6 +23,7 @@ const char* RelationKindName(RelationKind k) {
     case RelationKind::kInternal: return "internal table";
     case RelationKind::kSystem: return "system table";
     case RelationKind::kView: return "view";
+    case RelationKind::kSequence: return "sequence";
   }
   return "relation";
 }
@@ -70,12 +71,16 @@ DataType TypeFromJson(const json& j) {
 }
 
 json ColumnToJson(const ColumnCatalog& c) {
-  return {{"name", c.name}, {"type", TypeToJson(c.type)}, {"not_null", c.not_null}, {"hidden", c.hidden},
-          {"default", c.default_expr}};
+  json j = {{"name", c.name}, {"type", TypeToJson(c.type)}, {"not_null", c.not_null}, {"hidden", c.hidden},
+            {"default", c.default_expr}};
+  if (c.identity) j["identity"] = std::string(1, c.identity);
+  return j;
 }
 
 ColumnCatalog ColumnFromJson(const json& c) {
-  return {c.at("name"), TypeFromJson(c.at("type")), c.at("not_null"), c.at("hidden"), c.at("default")};
+  ColumnCatalog col{c.at("name"), TypeFromJson(c.at("type")), c.at("not_null"), c.at("hidden"), c.at("default")};
+  if (c.contains("identity")) col.identity = c.at("identity").get<std::string>().at(0);
+  return col;
 }
 
 namespace {
@@ -85,6 +90,27 @@ std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_stri
 std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
 std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
 std::string UserKey(ObjectId id) { return "catalog/user/" + std::to_string(id); }
+std::string SequenceStateKey(ObjectId id) { return "catalog/sequence_state/" + std::to_string(id); }
+
+json SequenceToJson(const SequenceOptions& q) {
+  return {{"type", TypeToJson(q.type)}, {"start", q.start}, {"increment", q.increment}, {"min", q.min},
+          {"max", q.max}, {"cache", q.cache}, {"cycle", q.cycle}, {"owned_by_table", q.owned_by_table},
+          {"owned_by_column", q.owned_by_column}};
+}
+
+SequenceOptions SequenceFromJson(const json& j) {
+  SequenceOptions q;
+  q.type = TypeFromJson(j.at("type"));
+  q.start = j.at("start");
+  q.increment = j.at("increment");
+  q.min = j.at("min");
+  q.max = j.at("max");
+  q.cache = j.at("cache");
+  q.cycle = j.at("cycle");
+  q.owned_by_table = j.at("owned_by_table");
+  q.owned_by_column = j.at("owned_by_column");
+  return q;
+}
 
 json TableToJson(const TableCatalog& t) {
   json cols = json::array();
@@ -100,7 +126,8 @@ json TableToJson(const TableCatalog& t) {
           {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options},
           {"storage_options", t.storage_options},
           {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros},
-          {"failure", t.failure}, {"failure_code", t.failure_code}};
+          {"failure", t.failure}, {"failure_code", t.failure_code},
+          {"sequence", t.kind == RelationKind::kSequence ? SequenceToJson(t.sequence) : json()}};
 }
 
 TableCatalog TableFromJson(const json& j) {
@@ -131,6 +158,7 @@ TableCatalog TableFromJson(const json& j) {
   t.failure = j.value("failure", std::string());
   t.failure_code = j.value("failure_code", std::string(sqlstate::kInternalError));
   if (j.contains("storage_options")) t.storage_options = j.at("storage_options").get<std::vector<std::string>>();
+  if (t.kind == RelationKind::kSequence) t.sequence = SequenceFromJson(j.at("sequence"));
   if (j.contains("connector_options"))
     t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();
   return t;
@@ -361,20 +389,33 @@ SchemaCatalog Catalog::CreateSchema(ObjectId database_id, const std::string& nam
   return s;
 }
 
-TableRef Catalog::CreateTable(TableCatalog table) {
+TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences) {
   std::unique_lock lock(mu_);
   for (const auto& [id, t] : tables_) {
     if (t->schema_id == table.schema_id && t->name == table.name)
       FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", table.name);
+    for (const auto& q : owned_sequences)
+      if (t->schema_id == q.schema_id && t->name == q.name)
+        FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", q.name);
   }
   MetaWrite batch;
   table.id = NextIdLocked(&batch);
   if (table.created_at_micros == 0) table.created_at_micros = NowMicros();
   batch.Put(TableKey(table.id), TableToJson(table).dump());
   batch.Put(RowCountMetaKey(table.id), "0");
+  for (auto& q : owned_sequences) {
+    q.id = NextIdLocked(&batch);
+    q.created_at_micros = table.created_at_micros;
+    q.sequence.owned_by_table = table.id;
+    batch.Put(TableKey(q.id), TableToJson(q).dump());
+  }
   CommitLocked(&batch);
   auto ref = std::make_shared<const TableCatalog>(std::move(table));
   tables_[ref->id] = ref;
+  for (auto& q : owned_sequences) {
+    auto seq = std::make_shared<const TableCatalog>(std::move(q));
+    tables_[seq->id] = seq;
+  }
   return ref;
 }
 
@@ -520,6 +561,7 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
   MetaWrite batch;
   for (ObjectId id : table_ids) {
     batch.Delete(TableKey(id));
+    batch.Delete(SequenceStateKey(id));
     batch.Delete(RowCountMetaKey(id));
     batch.DropRelationData(id);
   }
@@ -563,6 +605,20 @@ void Catalog::DropUser(ObjectId id) {
   batch.Delete(UserKey(id));
   CommitLocked(&batch);
   users_.erase(it);
+}
+
+std::optional<std::string> Catalog::SequenceState(ObjectId id) const {
+  std::string value;
+  Status s = store_->GetMeta(SequenceStateKey(id), &value);
+  if (s.IsNotFound()) return std::nullopt;
+  s.ThrowIfError();
+  return value;
+}
+
+void Catalog::StoreSequenceState(ObjectId id, const std::string& state) {
+  MetaWrite batch;
+  batch.Put(SequenceStateKey(id), state);
+  store_->CommitMeta(batch).ThrowIfError();
 }
 
 uint64_t Catalog::version() const {

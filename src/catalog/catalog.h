@@ -41,7 +41,7 @@ inline constexpr const char* kInformationSchema = "information_schema";
 inline constexpr const char* kRwCatalogSchema = "rw_catalog";
 
 // Persisted as numbers: new kinds go at the end.
-enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem, kView };
+enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem, kView, kSequence };
 const char* RelationKindName(RelationKind k);
 
 // kFailed: the job failed again and again (see DatabaseEpochLoop's
@@ -55,6 +55,21 @@ struct ColumnCatalog {
   bool not_null = false;
   bool hidden = false;        // _row_id: not in SELECT *
   std::string default_expr;   // SQL text of DEFAULT, empty when none
+  // Identity columns (GENERATED ... AS IDENTITY): 'a' ALWAYS, 'd' BY
+  // DEFAULT, '\0' none, as pg_attribute.attidentity; their values come
+  // from the sequence they own, through default_expr.
+  char identity = '\0';
+};
+
+// CREATE SEQUENCE's parameters, as pg_sequence holds them.
+struct SequenceOptions {
+  DataType type = DataType::Int64();  // smallint, integer or bigint
+  int64_t start = 1, increment = 1, min = 1, max = INT64_MAX, cache = 1;
+  bool cycle = false;
+  // A serial or identity column's sequence: the column it is owned by
+  // (dropped with it); 0 when owned by none (OWNED BY NONE).
+  ObjectId owned_by_table = 0;
+  int owned_by_column = -1;
 };
 
 struct TableCatalog {
@@ -96,6 +111,7 @@ struct TableCatalog {
   // Plain tables: PostgreSQL storage parameters as pg_class.reloptions
   // lists them ("fillfactor=100"; catalog/storage_parameters.h).
   std::vector<std::string> storage_options;
+  SequenceOptions sequence;   // kSequence: its parameters (its values: Catalog::SequenceState)
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
   ObjectId backfill_upstream = 0;
   int64_t finished_at_micros = 0;  // jobs: when it became Created  // "backfill" tables: the relation the backfill reads
@@ -159,7 +175,9 @@ class Catalog {
   DatabaseCatalog CreateDatabase(const std::string& name, ObjectId owner);
   SchemaCatalog CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner);
   // Assigns table->id; returns the stored object.
-  TableRef CreateTable(TableCatalog table);
+  // With the sequences of its serial and identity columns (their
+  // owned_by_table set to the new table's id), in one write.
+  TableRef CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences = {});
   // Creates a stream job's relation and its internal tables in one atomic
   // write; assigns ids (the job's first) and sets the internal tables'
   // job_id and the job's internal_tables. Throws 42P07 on a name conflict.
@@ -202,6 +220,12 @@ class Catalog {
 
   // Monotonic version, bumped by every mutation (for plan caches).
   uint64_t version() const;
+
+  // A sequence's position, stored apart from its definition (not a catalog
+  // change: the version stays): what the next nextval continues from
+  // (meta/sequences.h keeps it). nullopt when never stored.
+  std::optional<std::string> SequenceState(ObjectId id) const;
+  void StoreSequenceState(ObjectId id, const std::string& state);
 
  private:
   // Persists a change to one table's entry (no-op when it is gone).

@@ -37,6 +37,7 @@ Value Txt(const std::string& s) { return Value::FromString(kText, s); }
 Value B(bool b) { return Value::Boolean(b); }
 Value I2(int64_t v) { return Value::Int16(v); }
 Value I4(int64_t v) { return Value::Int32(v); }
+Value I8(int64_t v) { return Value::Int64(v); }
 Value Null(const DataType& t) { return Value::Null(t); }
 
 // int2vector / int2[] and oidvector values.
@@ -136,6 +137,7 @@ const char* RelKind(RelationKind k) {
     case RelationKind::kInternal: return "r";
     case RelationKind::kSystem: return "v";
     case RelationKind::kView: return "v";
+    case RelationKind::kSequence: return "S";
   }
   return "r";
 }
@@ -382,9 +384,10 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
   } else if (name == "pg_attribute") {
     auto attribute = [&](uint32_t relid, const ColumnCatalog& col, int num, bool not_null, bool has_default) {
       const DataType& ty = col.type;
+      const char identity[2] = {col.identity, 0};
       return Row{O(relid), N(col.name), O(ty.PgOid()), I4(-1), I2(ty.PgTypeLen()), I2(num), I4(ty.IsArray() ? 1 : 0),
                  I4(-1), I4(ty.PgTypeMod()), B(TypeByVal(ty)), C(TypeAlign(ty)), C(TypeStorage(ty)), C(""),
-                 B(not_null), B(has_default), B(false), C(""), C(""), B(false), B(true), I4(0),
+                 B(not_null), B(has_default), B(false), C(identity), C(""), B(false), B(true), I4(0),
                  O(IsCollatable(ty) || (ty.IsArray() && IsCollatable(ty.ElementType())) ? kDefaultCollationOid : 0),
                  Null(kTextArray), Null(kTextArray), Null(kTextArray)};
     };
@@ -400,7 +403,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         const auto& col = t->columns[i];
         if (col.hidden) continue;
         bool in_pk = std::find(t->pk.begin(), t->pk.end(), int(i)) != t->pk.end() && t->row_id_index < 0;
-        rows.push_back(attribute(ObjectOid(t->id), col, nums[i], col.not_null || in_pk, !col.default_expr.empty()));
+        // An identity column's values come from its sequence, not a DEFAULT.
+        bool has_default = !col.default_expr.empty() && !col.identity;
+        rows.push_back(attribute(ObjectOid(t->id), col, nums[i], col.not_null || in_pk, has_default));
       }
       if (!HasPrimaryKeyIndex(*t)) continue;
       int num = 0;
@@ -411,12 +416,19 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       for (const auto& col : d.columns)
         rows.push_back(attribute(SystemTableOid(d), ColumnCatalog{col.name, col.type}, ++num, false, false));
     }
+  } else if (name == "pg_sequence") {
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      if (t->kind != RelationKind::kSequence) continue;
+      const SequenceOptions& q = t->sequence;
+      rows.push_back({O(ObjectOid(t->id)), O(q.type.PgOid()), I8(q.start), I8(q.increment), I8(q.max), I8(q.min),
+                      I8(q.cache), B(q.cycle)});
+    }
   } else if (name == "pg_attrdef") {
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       std::vector<int> nums = AttNums(*t);
       for (size_t i = 0; i < t->columns.size(); i++) {
         const auto& col = t->columns[i];
-        if (col.hidden || col.default_expr.empty()) continue;
+        if (col.hidden || col.default_expr.empty() || col.identity) continue;
         rows.push_back({O(AttrDefOid(t->id, nums[i])), O(ObjectOid(t->id)), I2(nums[i]), Txt(col.default_expr)});
       }
     }
@@ -660,6 +672,22 @@ class CatalogLookupImpl : public CatalogLookup {
     auto rel = Find(oid);
     if (!rel || !rel->table) return std::nullopt;
     return ViewQuery(*rel->table);
+  }
+
+  std::optional<std::string> OwnedSequence(uint32_t oid, const std::string& column) const override {
+    auto rel = Find(oid);
+    if (!rel || !rel->table || rel->index) return std::nullopt;
+    const TableCatalog& t = *rel->table;
+    int index = t.ColumnIndex(column);
+    if (index < 0 || t.columns[index].hidden)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" of relation \"{}\" does not exist", column, t.name);
+    for (const auto& s : c_->ListTables(db_)) {
+      if (s->kind != RelationKind::kSequence || s->sequence.owned_by_table != t.id || s->sequence.owned_by_column != index)
+        continue;
+      auto schema = c_->GetSchema(s->schema_id);
+      return QuoteIdent(schema ? schema->name : "public") + "." + QuoteIdent(s->name);
+    }
+    return std::nullopt;
   }
 
   std::optional<std::string> ConstraintDef(uint32_t oid) const override {

@@ -56,6 +56,7 @@ inline constexpr const char* kDiskFull = "53100";
 inline constexpr const char* kStatementTooComplex = "54001";
 inline constexpr const char* kInvalidTextRepresentation = "22P02";
 inline constexpr const char* kNumericValueOutOfRange = "22003";
+inline constexpr const char* kSequenceGeneratorLimitExceeded = "2200H";
 inline constexpr const char* kDivisionByZero = "22012";
 inline constexpr const char* kDatetimeFieldOverflow = "22008";
 inline constexpr const char* kInvalidDatetimeFormat = "22007";

@@ -242,13 +242,21 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
       else out->AppendNull();
     }
   };
-  // No column is backed by a sequence yet: NULL for every column of an
-  // existing table (42P01 for a missing one, as PostgreSQL).
+  // The sequence a serial or identity column owns, schema-qualified; NULL
+  // for other columns (42P01 for a missing table, 42703 for a missing
+  // column, as PostgreSQL).
   RegisterFn(r, "pg_get_serial_sequence", {text, text}, text,
              [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                for (size_t i = 0; i < n; i++) {
-                 if (!args[0]->IsNull(i)) NeedCatalog(ctx, "relation").RelationOid(args[0]->GetString(i));
-                 out->AppendNull();
+                 if (args[0]->IsNull(i) || args[1]->IsNull(i)) {
+                   out->AppendNull();
+                   continue;
+                 }
+                 const CatalogLookup& catalog = NeedCatalog(ctx, "relation");
+                 uint32_t table = catalog.RelationOid(args[0]->GetString(i));
+                 std::optional<std::string> seq = catalog.OwnedSequence(table, std::string(args[1]->GetString(i)));
+                 if (seq) out->AppendString(std::move(*seq));
+                 else out->AppendNull();
                }
              });
   RegisterFn(r, "pg_get_viewdef", {oid}, text, view_def);

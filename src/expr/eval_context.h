@@ -45,6 +45,25 @@ class CatalogLookup {
   // pg_get_viewdef: a view's or materialized view's query; nullopt for
   // other oids.
   virtual std::optional<std::string> ViewDef(uint32_t oid) const = 0;
+  // pg_get_serial_sequence: the qualified name of the sequence column
+  // `column` of relation `oid` owns; nullopt when none (42703 when there
+  // is no such column).
+  virtual std::optional<std::string> OwnedSequence(uint32_t oid, const std::string& column) const = 0;
+};
+
+// The session's sequence functions (nextval, currval, setval, lastval):
+// values from the instance's sequences (meta/sequences.h), the last one per
+// sequence remembered by the session. Oids are relation oids (regclass).
+class SequenceAccess {
+ public:
+  virtual ~SequenceAccess() = default;
+  virtual int64_t NextVal(uint32_t oid) = 0;
+  // 55000 when nextval was not called for it in this session.
+  virtual int64_t CurrVal(uint32_t oid) = 0;
+  virtual int64_t LastVal() = 0;  // 55000 when nextval was not called yet
+  virtual void SetVal(uint32_t oid, int64_t value, bool is_called) = 0;
+  // The sequence's position: (last_value, is_called).
+  virtual std::pair<int64_t, bool> Peek(uint32_t oid) = 0;
 };
 
 struct EvalContext {
@@ -59,6 +78,7 @@ struct EvalContext {
   class SubqueryRunner* subquery_runner = nullptr;
   // Catalog access for regclass & co. (may be null; see CatalogLookup).
   std::shared_ptr<const CatalogLookup> catalog;
+  SequenceAccess* sequences = nullptr;  // may be null (no session)
 };
 
 }  // namespace freshet

@@ -17,6 +17,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterArrayFunctions(this);
   RegisterStructFunctions(this);
   RegisterCatalogFunctions(this);
+  RegisterSequenceFunctions(this);
   RegisterJsonFunctions(this);
 }
 

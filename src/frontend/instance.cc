@@ -41,6 +41,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
   inst->job_progress_ =
       std::make_unique<JobProgressTracker>(inst->store_.get(), inst->catalog_.get(), inst->barriers_.get(), inst->jobs_.get());
+  inst->sequences_ = std::make_unique<SequenceManager>(inst->catalog_.get());
   if (inst->store_->read_only()) {
     // Nothing can commit: the jobs would build state that is never stored,
     // and the DML log stays for the next start with room. Reads of tables

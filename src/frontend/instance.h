@@ -14,6 +14,7 @@
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
 #include "meta/dml_manager.h"
+#include "meta/sequences.h"
 #include "meta/stream_jobs.h"
 #include "meta/job_progress.h"
 #include "storage/state_store.h"
@@ -55,6 +56,7 @@ class Instance {
   BarrierManager* barriers() const { return barriers_.get(); }
   StreamJobs* jobs() const { return jobs_.get(); }
   JobProgressTracker* job_progress() const { return job_progress_.get(); }
+  SequenceManager* sequences() const { return sequences_.get(); }
   // Cancels statements past their statement_timeout.
   StatementTimer* statement_timer() { return &statement_timer_; }
   DmlManager* DmlFor(ObjectId database_id);
@@ -84,6 +86,7 @@ class Instance {
   std::unique_ptr<BarrierManager> barriers_;
   std::unique_ptr<StreamJobs> jobs_;
   std::unique_ptr<JobProgressTracker> job_progress_;
+  std::unique_ptr<SequenceManager> sequences_;
   std::mutex mu_;
   std::map<ObjectId, std::unique_ptr<DmlManager>> dml_;
   struct SessionEntry {

@@ -1,5 +1,7 @@
 #include "frontend/session.h"
 
+#include "catalog/system_tables.h"
+
 #include <pg_query/pg_query.pb-c.h>
 #include <spdlog/spdlog.h>
 
@@ -126,7 +128,49 @@ void Session::PrepareEval() {
   eval_.outer_rows.clear();
   eval_.subquery_runner = nullptr;
   eval_.catalog = MakeCatalogLookup(instance_->catalog(), database_.id, SearchPath());
+  eval_.sequences = this;
 }
+
+// ---- Sequences ----
+
+namespace {
+ObjectId SequenceId(uint32_t oid) { return oid >= kObjectOidBase ? oid - kObjectOidBase : 0; }
+}  // namespace
+
+int64_t Session::NextVal(uint32_t oid) {
+  int64_t v = instance_->sequences()->NextVal(SequenceId(oid));
+  sequence_values_[SequenceId(oid)] = v;
+  last_sequence_value_ = v;
+  return v;
+}
+
+int64_t Session::CurrVal(uint32_t oid) {
+  instance_->sequences()->Peek(SequenceId(oid));  // 42P01 when not a sequence
+  auto it = sequence_values_.find(SequenceId(oid));
+  if (it == sequence_values_.end()) {
+    auto t = instance_->catalog()->GetTable(SequenceId(oid));
+    FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "currval of sequence \"{}\" is not yet defined in this session",
+                  t ? t->name : std::to_string(oid));
+  }
+  return it->second;
+}
+
+int64_t Session::LastVal() {
+  if (!last_sequence_value_)
+    throw SqlError(sqlstate::kObjectNotInPrerequisiteState, "lastval is not yet defined in this session");
+  return *last_sequence_value_;
+}
+
+void Session::SetVal(uint32_t oid, int64_t value, bool is_called) {
+  instance_->sequences()->SetVal(SequenceId(oid), value, is_called);
+  // As PostgreSQL: currval reads the value set only when it counts as called.
+  if (is_called) {
+    sequence_values_[SequenceId(oid)] = value;
+    last_sequence_value_ = value;
+  }
+}
+
+std::pair<int64_t, bool> Session::Peek(uint32_t oid) { return instance_->sequences()->Peek(SequenceId(oid)); }
 
 BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector<DataType>* param_types) {
   BinderContext ctx;

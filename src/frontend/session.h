@@ -31,7 +31,7 @@
 
 namespace freshet {
 
-class Session {
+class Session : public SequenceAccess {
  public:
   // Throws 3D000 when the database does not exist, 28000 for unknown users.
   Session(Instance* instance, const std::string& user, const std::string& database);
@@ -85,6 +85,13 @@ class Session {
   std::atomic<bool>* cancel_flag() { return &cancel_; }
   void ResetCancel() { cancel_.store(false); }
   const EvalContext& eval_settings() const { return eval_; }
+
+  // ---- Sequence functions (SequenceAccess; nextval & co. in expressions) ----
+  int64_t NextVal(uint32_t oid) override;
+  int64_t CurrVal(uint32_t oid) override;
+  int64_t LastVal() override;
+  void SetVal(uint32_t oid, int64_t value, bool is_called) override;
+  std::pair<int64_t, bool> Peek(uint32_t oid) override;
 
   // ---- For statement handlers ----
 
@@ -172,6 +179,8 @@ class Session {
   };
   std::vector<SavepointMark> savepoints_;
   std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
+  std::map<ObjectId, int64_t> sequence_values_;  // nextval's last value per sequence (currval)
+  std::optional<int64_t> last_sequence_value_;   // lastval
   mutable std::string search_path_text_;  // SearchPath's last input
   std::string time_zone_text_ = "\x01";  // the TimeZone eval_ has (none yet)
   mutable std::vector<std::string> search_path_;  // and result

@@ -47,6 +47,14 @@ class Item(Base):
     qty = sa.Column(sa.Integer)
 
 
+class Note(Base):
+    # An autoincrementing key: SQLAlchemy declares it SERIAL and reads the
+    # new keys back with INSERT ... RETURNING.
+    __tablename__ = "sa_notes"
+    id = sa.Column(sa.Integer, primary_key=True)
+    body = sa.Column(sa.Text)
+
+
 def step(name, fn):
     print(f"== {name}")
     try:
@@ -58,7 +66,7 @@ def step(name, fn):
 def create_all():
     with engine.begin() as conn:
         conn.execute(sa.text("DROP VIEW IF EXISTS sa_view"))
-        for t in ("sa_orm_items", "sa_orders", "sa_items"):
+        for t in ("sa_notes", "sa_orm_items", "sa_orders", "sa_items"):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {t}"))
     metadata.create_all(engine)
     Base.metadata.create_all(engine)
@@ -145,7 +153,7 @@ def orm_session():
 def reflection():
     insp = sa.inspect(engine)
     tables = sorted(t for t in insp.get_table_names() if t.startswith("sa_"))
-    check(tables == ["sa_items", "sa_orders", "sa_orm_items"], "get_table_names", tables)
+    check(tables == ["sa_items", "sa_notes", "sa_orders", "sa_orm_items"], "get_table_names", tables)
     views = [v for v in insp.get_view_names() if v.startswith("sa_")]
     check(views == ["sa_view"], "get_view_names", views)
     definition = insp.get_view_definition("sa_view")
@@ -182,7 +190,20 @@ def cleanup():
     check(not sa.inspect(engine).has_table("sa_items"), "drop_all")
 
 
-for name, fn in [("create_all", create_all), ("core", core), ("ORM session", orm_session),
+def serial_keys():
+    Session = orm.sessionmaker(engine, future=True)
+    with Session() as s:
+        notes = [Note(body="a"), Note(body="b")]
+        s.add_all(notes)
+        s.commit()
+        ids = [n.id for n in notes]
+        check(ids == [1, 2], "SERIAL keys assigned and read back", ids)
+    col = sa.inspect(engine).get_columns("sa_notes")[0]
+    check(col["autoincrement"] is True and "nextval" in str(col["default"]), "reflected as autoincrement",
+          (col["autoincrement"], col["default"]))
+
+
+for name, fn in [("create_all", create_all), ("core", core), ("ORM session", orm_session), ("serial keys", serial_keys),
                  ("reflection", reflection), ("cleanup", cleanup)]:
     step(name, fn)
 engine.dispose()

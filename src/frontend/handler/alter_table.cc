@@ -129,6 +129,9 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
   switch (cmd->subtype) {
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AddColumn: {
       BoundColumn bound = BindColumnDef(session, args.stmt, cmd->def->column_def);
+      if (bound.owns_sequence)
+        throw SqlError(sqlstate::kFeatureNotSupported, "adding a serial or identity column is not supported yet")
+            .WithHint("Create a sequence and add the column with DEFAULT nextval('the_sequence').");
       if (a->Find(bound.column.name) >= 0) {
         if (cmd->missing_ok) {
           args.sink->Notice(fmt::format("column \"{}\" of relation \"{}\" already exists, skipping", bound.column.name,

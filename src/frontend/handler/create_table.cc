@@ -11,6 +11,7 @@
 #include "connector/connector.h"
 #include "expr/cast.h"
 #include "frontend/handler/handler.h"
+#include "frontend/handler/sequence.h"
 #include "frontend/handler/table_definition.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
@@ -56,6 +57,8 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   for (size_t i = 0; i < cs->n_table_elts; i++)
     column_defs += cs->table_elts[i]->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF;
   if (column_defs > 1600) throw SqlError("54011", "tables can have at most 1600 columns");
+  std::vector<TableCatalog> owned_sequences;  // of serial and identity columns
+  const std::string schema_name = catalog->GetSchema(schema_id) ? catalog->GetSchema(schema_id)->name : "public";
   for (size_t i = 0; i < cs->n_table_elts; i++) {
     const PgQuery__Node* e = cs->table_elts[i];
     if (e->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
@@ -66,6 +69,18 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
       if (bound.primary_key) {
         declare_pk();
         add_pk(col.name);
+      }
+      if (bound.owns_sequence) {
+        SequenceOptions base;
+        base.type = col.type;
+        SequenceChanges changes = ApplySequenceOptions(args, bound.identity ? bound.identity->options : nullptr,
+                                                       bound.identity ? bound.identity->n_options : 0, base, true);
+        std::string name = ChooseSequenceName(*catalog, schema_id, t.name, col.name);
+        for (const auto& q : owned_sequences)  // two columns of this table
+          if (q.name == name) name = ChooseSequenceName(*catalog, schema_id, t.name, col.name + "_" + std::to_string(i));
+        changes.options.owned_by_column = static_cast<int>(t.columns.size());
+        owned_sequences.push_back(MakeSequence(name, t.database_id, schema_id, t.owner, changes.options));
+        col.default_expr = NextvalDefault(schema_name, name);
       }
       t.columns.push_back(col);
     } else if (e->node_case == PG_QUERY__NODE__NODE_CONSTRAINT) {
@@ -108,6 +123,8 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   // checked by the connector now.
   const bool connector = stmt.is_source || stmt.has_with_options;
   if (connector) {
+    if (!owned_sequences.empty())
+      throw SqlError(sqlstate::kFeatureNotSupported, "serial and identity columns are not supported in sources and tables with connectors");
     if (pk_declared)
       throw SqlError(sqlstate::kFeatureNotSupported, stmt.is_source ? "a source cannot have a primary key"
                                                                     : "a table with a connector cannot have a primary key yet");
@@ -132,7 +149,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
                                     session->cancel_flag());
     return {"CREATE TABLE"};
   }
-  session->NoteCreatedOrTruncated(catalog->CreateTable(std::move(t))->id);
+  session->NoteCreatedOrTruncated(catalog->CreateTable(std::move(t), std::move(owned_sequences))->id);
   return {"CREATE TABLE"};
 }
 

@@ -19,8 +19,33 @@ RelationKind KindOfDrop(PgQuery__ObjectType t, const char** name) {
     case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW: *name = "materialized view"; return RelationKind::kMaterializedView;
     case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: *name = "index"; return RelationKind::kIndex;
     case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: *name = "view"; return RelationKind::kView;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE: *name = "sequence"; return RelationKind::kSequence;
     default: *name = "object"; return RelationKind::kSystem;
   }
+}
+
+// A sequence that a column's DEFAULT draws from (serial, identity, OWNED
+// BY) is not dropped alone: 2BP01 as PostgreSQL; with CASCADE the default
+// goes (and an identity column stops being one).
+void CheckSequenceUnused(const HandlerArgs& args, const TableCatalog& seq, bool cascade) {
+  Catalog* catalog = args.instance()->catalog();
+  TableRef owner = seq.sequence.owned_by_table ? catalog->GetTable(seq.sequence.owned_by_table) : nullptr;
+  if (!owner || seq.sequence.owned_by_column < 0 ||
+      static_cast<size_t>(seq.sequence.owned_by_column) >= owner->columns.size())
+    return;
+  const ColumnCatalog& column = owner->columns[seq.sequence.owned_by_column];
+  if (column.default_expr.find("nextval(") == std::string::npos) return;
+  std::string what = fmt::format("default value for column {} of table {}", column.name, owner->name);
+  if (!cascade)
+    throw SqlError(sqlstate::kDependentObjectsStillExist,
+                   fmt::format("cannot drop sequence {} because other objects depend on it", seq.name))
+        .WithDetail(what + " depends on sequence " + seq.name)
+        .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+  args.sink->Notice("drop cascades to " + what);
+  TableCatalog altered = *owner;
+  altered.columns[seq.sequence.owned_by_column].default_expr.clear();
+  altered.columns[seq.sequence.owned_by_column].identity = '\0';
+  catalog->AlterTable(altered);
 }
 
 }  // namespace
@@ -85,6 +110,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
                          : t->kind == RelationKind::kIndex          ? "INDEX"
                          : t->kind == RelationKind::kSink           ? "SINK"
                          : t->kind == RelationKind::kSource         ? "SOURCE"
+                         : t->kind == RelationKind::kSequence       ? "SEQUENCE"
                                                                     : "TABLE";
       std::string kind_article = kind == RelationKind::kIndex ? "an index" : std::string("a ") + kind_name;
       std::string other = RelationKindName(t->kind);
@@ -92,6 +118,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
       throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not {}", name, kind_article))
           .WithHint(fmt::format("Use DROP {} to remove {}.", what, other_article));
     }
+    if (t->kind == RelationKind::kSequence) CheckSequenceUnused(args, *t, cascade);
     named.push_back(t);
   }
   std::vector<ObjectId> tables = DropClosure(args, named, cascade, kind_name);
@@ -99,6 +126,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
   const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
                     : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"
                     : kind == RelationKind::kView             ? "DROP VIEW"
+                    : kind == RelationKind::kSequence         ? "DROP SEQUENCE"
                                                               : "DROP INDEX";
   return {tag};
 }

@@ -50,6 +50,8 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_DEALLOCATE_STMT: return HandleDeallocate(args);
     case PG_QUERY__NODE__NODE_DISCARD_STMT: return HandleDiscard(args);
     case PG_QUERY__NODE__NODE_CREATE_STMT: return HandleCreateTable(args);
+    case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT: return HandleCreateSequence(args);
+    case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT: return HandleAlterSequence(args);
     case PG_QUERY__NODE__NODE_VIEW_STMT: return HandleCreateView(args);
     case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT:
     case PG_QUERY__NODE__NODE_INDEX_STMT: return HandleCreateJob(args);

@@ -75,6 +75,8 @@ StatementOutcome HandleStatement(const HandlerArgs& args);
 StatementOutcome HandleQuery(const HandlerArgs& args);
 StatementOutcome HandleExplain(const HandlerArgs& args);
 StatementOutcome HandleCreateTable(const HandlerArgs& args);  // create_table.cc
+StatementOutcome HandleCreateSequence(const HandlerArgs& args);  // sequence.cc
+StatementOutcome HandleAlterSequence(const HandlerArgs& args);   // sequence.cc
 StatementOutcome HandleCreateView(const HandlerArgs& args);   // create_view.cc
 // CREATE MATERIALIZED VIEW / SINK / INDEX (create_job.cc); with `explain`,
 // only the EXPLAIN lines of its stream plan.

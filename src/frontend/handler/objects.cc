@@ -69,7 +69,12 @@ std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<Tab
           .WithDetail(detail)
           .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
     }
-    for (const auto& x : queue) ids.push_back(x->id);
+    for (const auto& x : queue) {
+      ids.push_back(x->id);
+      // The sequences of its serial and identity columns go with a table.
+      for (const auto& s : catalog->ListTables(x->database_id))
+        if (s->kind == RelationKind::kSequence && s->sequence.owned_by_table == x->id) ids.push_back(s->id);
+    }
   }
   if (!cancelled.empty()) {
     std::string list;
@@ -96,6 +101,7 @@ void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
   }
   if (jobs.empty() && others.empty()) return;
   instance->jobs()->Drop(args.session->database().id, jobs, others);
+  for (ObjectId id : others) instance->sequences()->Forget(id);
 }
 
 }  // namespace freshet

@@ -10,6 +10,7 @@
 #include "sql/parser.h"
 
 struct PgQuery__ColumnDef;
+struct PgQuery__Constraint;
 struct PgQuery__Node;
 
 namespace freshet {
@@ -19,6 +20,11 @@ class Session;
 struct BoundColumn {
   ColumnCatalog column;
   bool primary_key = false;  // declared PRIMARY KEY on the column
+  // serial/bigserial/smallserial, or GENERATED ... AS IDENTITY (with its
+  // sequence options, if any): the column draws from a sequence of its
+  // own, which the caller makes (its DEFAULT is left empty).
+  bool owns_sequence = false;
+  const PgQuery__Constraint* identity = nullptr;
 };
 
 // The column a ColumnDef of `stmt` declares. Its DEFAULT is checked to bind
