@@ -24,6 +24,7 @@
 
 struct PgQuery__Node;
 struct PgQuery__SelectStmt;
+struct PgQuery__InsertStmt;
 struct PgQuery__TypeName;
 struct PgQuery__RangeVar;
 struct PgQuery__WithClause;
@@ -164,6 +165,8 @@ class Binder {
   PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
   PlanPtr BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* relation, const PgQuery__Node* where, Scope* scope);
   PlanPtr BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n);
+  // INSERT's ON CONFLICT clause, onto the insert's plan node.
+  void BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert);
   void PushCtes(const PgQuery__WithClause* with);
 
   [[noreturn]] void ThrowAt(const char* code, int location, const std::string& message) const;

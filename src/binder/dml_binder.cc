@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include <set>
+
 #include "binder/binder.h"
 #include "binder/expression_binder.h"
 #include "common/error.h"
@@ -86,7 +88,6 @@ PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQue
 
 PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
   const PgQuery__InsertStmt* stmt = node->insert_stmt;
-  if (stmt->on_conflict_clause) throw SqlError(sqlstate::kFeatureNotSupported, "ON CONFLICT is not supported yet");
   PushCtes(stmt->with_clause);
   TableRef table = ResolveRelation(stmt->relation);
   CheckWritable(*table);
@@ -182,6 +183,7 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
     source = std::make_unique<ProjectNode>(std::move(query), full_row(std::move(values)), row_schema);
   }
   auto insert = std::make_unique<InsertNode>(table, std::move(source), CountSchema());
+  if (stmt->on_conflict_clause) BindOnConflict(stmt, insert.get());
   if (stmt->n_returning_list) BindDmlReturning(insert.get(), *table, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
   return insert;
@@ -207,6 +209,76 @@ PlanPtr Binder::BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* re
     plan = std::make_unique<FilterNode>(std::move(plan), eb.BindCondition(where, "WHERE"));
   }
   return plan;
+}
+
+void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert) {
+  const PgQuery__OnConflictClause* oc = stmt->on_conflict_clause;
+  const TableCatalog& table = *insert->table;
+  const bool declared_key = table.row_id_index < 0;
+  // The arbiter: the primary key, named by its columns or its constraint.
+  const PgQuery__InferClause* infer = oc->infer;
+  bool has_target = infer && (infer->n_index_elems > 0 || (infer->conname && *infer->conname));
+  if (oc->action == PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE && !has_target)
+    ThrowAt(sqlstate::kSyntaxError, oc->location, "ON CONFLICT DO UPDATE requires inference specification or constraint name");
+  if (has_target) {
+    if (infer->where_clause) throw SqlError(sqlstate::kFeatureNotSupported, "ON CONFLICT with a partial index predicate is not supported");
+    bool matches = declared_key;
+    if (infer->conname && *infer->conname) {
+      if (!declared_key || std::string(infer->conname) != table.name + "_pkey")
+        FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" for table \"{}\" does not exist", infer->conname, table.name);
+    } else {
+      std::set<int> named;
+      for (size_t i = 0; i < infer->n_index_elems; i++) {
+        const PgQuery__IndexElem* e = infer->index_elems[i]->index_elem;
+        int idx = e->name ? table.ColumnIndex(e->name) : -1;
+        if (!e->name || idx < 0 || table.columns[idx].hidden) {
+          if (e->name) ThrowAt(sqlstate::kUndefinedColumn, infer->location, fmt::format("column \"{}\" does not exist", e->name));
+          matches = false;
+          continue;
+        }
+        named.insert(idx);
+      }
+      matches = matches && named == std::set<int>(table.pk.begin(), table.pk.end());
+    }
+    if (!matches)
+      ThrowAt(sqlstate::kInvalidColumnReference, infer->location,
+              "there is no unique or exclusion constraint matching the ON CONFLICT specification");
+  }
+  // A table keyed by generated row ids has nothing to conflict on.
+  if (!declared_key) return;
+  if (oc->action != PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE) {
+    insert->on_conflict = InsertNode::OnConflict::kNothing;
+    return;
+  }
+  insert->on_conflict = InsertNode::OnConflict::kUpdate;
+  // The existing row under the table's name (or alias), the proposed one as EXCLUDED.
+  Scope scope;
+  std::string alias = stmt->relation->alias ? stmt->relation->alias->aliasname : table.name;
+  for (const auto& c : table.columns) scope.columns.push_back({alias, c.name, c.type, c.hidden});
+  // EXCLUDED's columns only qualified: a bare name is the table's.
+  for (const auto& c : table.columns) scope.columns.push_back({"excluded", c.name, c.type, c.hidden, true});
+  ExprBinder eb(this, &scope);
+  for (size_t c = 0; c < table.columns.size(); c++)
+    insert->conflict_set.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), table.columns[c].type, table.columns[c].name));
+  std::vector<bool> assigned(table.columns.size(), false);
+  scope.clause = "UPDATE";
+  for (size_t i = 0; i < oc->n_target_list; i++) {
+    const PgQuery__ResTarget* rt = oc->target_list[i]->res_target;
+    if (rt->n_indirection) throw SqlError(sqlstate::kFeatureNotSupported, "assignments to parts of a column are not supported");
+    int idx = table.ColumnIndex(rt->name);
+    if (idx < 0 || table.columns[idx].hidden)
+      ThrowAt(sqlstate::kUndefinedColumn, rt->location,
+              fmt::format("column \"{}\" of relation \"{}\" does not exist", rt->name, table.name));
+    if (assigned[idx]) ThrowAt(sqlstate::kSyntaxError, rt->location, fmt::format("multiple assignments to same column \"{}\"", rt->name));
+    assigned[idx] = true;
+    const auto& col = table.columns[idx];
+    if (rt->val->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT) insert->conflict_set[idx] = DefaultValue(this, col, &eb);
+    else insert->conflict_set[idx] = eb.CoerceForAssignment(eb.Bind(rt->val), col.type, col.name);
+  }
+  if (oc->where_clause) {
+    scope.clause = "WHERE";
+    insert->conflict_where = eb.BindCondition(oc->where_clause, "WHERE");
+  }
 }
 
 PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {

@@ -390,6 +390,7 @@ bool WritesFromWhatItReads(const ParsedStatement& stmt) {
     case PG_QUERY__NODE__NODE_DELETE_STMT:
     case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return true;
     case PG_QUERY__NODE__NODE_SELECT_STMT: return stmt.node->select_stmt->n_locking_clause > 0;
+    case PG_QUERY__NODE__NODE_INSERT_STMT: return stmt.node->insert_stmt->on_conflict_clause != nullptr;
     default: return false;
   }
 }
