@@ -55,7 +55,6 @@ int64_t SequenceManager::NextVal(ObjectId id) {
   std::lock_guard lock(mu_);
   SequenceOptions q;
   State& s = Load(id, &q);
-  TableRef t = catalog_->GetTable(id);
   int64_t next = s.last;
   bool wrapped = false;
   if (s.called) {
@@ -63,7 +62,7 @@ int64_t SequenceManager::NextVal(ObjectId id) {
     if (!advanced) {
       if (!q.cycle)
         FRESHET_THROW(sqlstate::kSequenceGeneratorLimitExceeded, "nextval: reached {} value of sequence \"{}\" ({})",
-                      q.increment > 0 ? "maximum" : "minimum", t->name, q.increment > 0 ? q.max : q.min);
+                      q.increment > 0 ? "maximum" : "minimum", catalog_->GetTable(id)->name, q.increment > 0 ? q.max : q.min);
       advanced = q.increment > 0 ? q.min : q.max;
       wrapped = true;
     }
