@@ -19,6 +19,7 @@
 #include "common/data_chunk.h"
 #include "expr/eval_context.h"
 #include "storage/state_store.h"
+#include "storage/table_engine.h"
 #include "storage/write_set.h"
 
 namespace freshet {
@@ -43,6 +44,11 @@ struct ExecContext {
   WriteSet* writes = nullptr;  // DML appends its writes here
   // The transaction's earlier, not yet applied writes: scans see them.
   const WriteSet* pending = nullptr;
+  // Set while the session holds its database's writer lock: the rows every
+  // applied write leaves in a table, committed or not
+  // (DmlManager::LatestRows), which whole-key lookups read instead of the
+  // snapshot, so that the holder need not wait for an epoch's commit.
+  std::function<std::shared_ptr<const StateTable>(TableId)> latest_rows;
   // Progress of the jobs being created (rw_ddl_progress, and the error a
   // scan of a creating view gets); may be null.
   JobProgressFn job_progress;
@@ -54,6 +60,11 @@ struct ExecContext {
   // allocation when it started (common/thread_memory.h).
   int64_t memory_limit = 0;
   int64_t memory_at_start = 0;
+
+  // The rows of a relation the statement reads (the spec's table): with
+  // latest_rows, a whole-key lookup reads the latest applied rows
+  // (TableEngine::LookupLatest); otherwise the read snapshot.
+  std::unique_ptr<ChunkScan> Scan(ScanSpec spec) const;
 
   // Throws 57014 when the client cancelled the statement, and 53200 when the
   // statement's thread grew by more than memory_limit since it started.

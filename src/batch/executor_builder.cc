@@ -4,6 +4,7 @@
 
 #include "batch/executors.h"
 #include "common/error.h"
+#include "storage/table_engines.h"
 
 namespace freshet {
 
@@ -70,6 +71,14 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
     case PlanNode::Kind::kDelete: return MakeDelete(static_cast<const DeleteNode&>(plan), child(0), ctx);
   }
   throw SqlError(sqlstate::kInternalError, "no executor for plan node");
+}
+
+std::unique_ptr<ChunkScan> ExecContext::Scan(ScanSpec spec) const {
+  const TableEngine& engine = store->engines().For(spec.table.table_id);
+  if (latest_rows)
+    if (std::shared_ptr<const StateTable> latest = latest_rows(spec.table.table_id))
+      if (auto scan = engine.LookupLatest(std::move(latest), spec)) return scan;
+  return engine.Scan(ReadSnapshot(), std::move(spec));
 }
 
 void ExecContext::CheckCancelled() const {

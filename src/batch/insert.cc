@@ -133,7 +133,8 @@ class InsertExecutor : public DmlExecutor {
   }
 
   // The row stored under `key`: one this statement wrote, else the table's
-  // at the snapshot with the transaction's writes over it.
+  // (at the snapshot, or the latest for the writer lock's holder) with the
+  // transaction's writes over it.
   std::optional<std::vector<Value>> Existing(const TableCatalog& table, const DataChunk& rows, size_t r,
                                              const std::string& key, const std::map<std::string, std::string>& written) {
     auto decode = [&](std::string_view bytes) {
@@ -149,7 +150,7 @@ class InsertExecutor : public DmlExecutor {
     if (const TableWriteSet* pending = ctx_.pending ? ctx_.pending->Find(table.id) : nullptr)
       for (const auto& op : pending->ops)
         if (op.key == key) spec.overlay[key] = op.is_delete ? std::nullopt : std::optional<std::string>(std::string(op.value));
-    std::unique_ptr<ChunkScan> scan = ctx_.store->engines().For(table.id).Scan(ctx_.ReadSnapshot(), std::move(spec));
+    std::unique_ptr<ChunkScan> scan = ctx_.Scan(std::move(spec));
     DataChunk found;
     while (scan->Next(&found, 1))
       for (size_t i = 0; i < found.num_rows(); i++) {

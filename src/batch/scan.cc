@@ -254,7 +254,7 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   };
   ScanSpec whole = spec(0, kVnodeCount);
   whole.overlay = PendingWrites(node, ctx);
-  std::unique_ptr<ChunkScan> scan = engine.Scan(ctx.ReadSnapshot(), std::move(whole));
+  std::unique_ptr<ChunkScan> scan = ctx.Scan(std::move(whole));
   // A scan its predicates narrow (a key lookup or range) reads only its
   // keys, which beats copying a cached table; it never fills the cache.
   if (!scan->complete()) return std::make_unique<ScanExecutor>(std::move(scan), ctx);

@@ -213,13 +213,13 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
   return snap;
 }
 
-void Session::ApplyWrites(WriteSet&& writes) {
+void Session::ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer) {
   if (writes.empty()) return;
   // synchronous_commit: the writes are in the DML log, on disk, when Apply
   // returns; bulk rows are not logged, so their commit is waited for.
   const bool durable = variables_.Get("synchronous_commit") != "off";
   const bool bulk = !writes.bulk().empty();
-  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes), durable);
+  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); });
   bool implicit_flush = false;
   ParseBoolSetting(variables_.Get("rw_implicit_flush"), &implicit_flush);
   if (!implicit_flush && !(durable && bulk)) return;
@@ -236,7 +236,9 @@ void Session::ApplyWrites(WriteSet&& writes) {
 }
 
 void Session::Write(WriteSet&& writes) {
-  if (txn_ != TxnState::kInBlock) return ApplyWrites(std::move(writes));
+  // Outside a block a statement writes once, at its end: the writer lock
+  // goes with its writes.
+  if (txn_ != TxnState::kInBlock) return ApplyWrites(std::move(writes), std::move(writer_));
   instance_->DmlFor(database_.id)->CheckUnique(txn_writes_, writes);
   txn_writes_.Append(std::move(writes));
 }
@@ -260,8 +262,7 @@ void Session::Sync() {
     WriteSet w = std::move(txn_writes_);
     txn_writes_.Clear();
     // Released once the writes are applied, even if applying them fails.
-    std::shared_ptr<void> writer = std::move(writer_);
-    ApplyWrites(std::move(w));
+    ApplyWrites(std::move(w), std::move(writer_));
   }
 }
 
@@ -299,7 +300,7 @@ StatementOutcome Session::Commit() {
   std::shared_ptr<void> writer = std::move(writer_);
   EndBlock();
   if (failed) return {"ROLLBACK"};
-  ApplyWrites(std::move(w));
+  ApplyWrites(std::move(w), std::move(writer));
   return {"COMMIT"};
 }
 

@@ -136,6 +136,8 @@ class Session : public SequenceAccess {
   bool CreatedOrTruncatedInTransaction(ObjectId table_id) const { return fresh_tables_.count(table_id) > 0; }
   // The block's writes so far (null outside a block): its reads see them.
   const WriteSet* PendingWrites() const { return txn_ == TxnState::kInBlock ? &txn_writes_ : nullptr; }
+  // Whether the session holds its database's writer lock (see RunStatement).
+  bool holds_writer_lock() const { return writer_ != nullptr; }
   // Applies writes now (outside a block, per synchronous_commit) or keeps
   // them for the block's COMMIT.
   void Write(WriteSet&& writes);
@@ -153,7 +155,9 @@ class Session : public SequenceAccess {
   StatementOutcome RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
                                 PortalRows* portal, PlanCache* plan_cache = nullptr);
   std::vector<ColumnDesc> DescribePrepared(const Prepared& p);
-  void ApplyWrites(WriteSet&& writes);
+  // Applies writes now; `writer` (the writer lock's guard, or null) is
+  // released as soon as they are applied, before the DML log's sync.
+  void ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer);
   void PrepareEval();
   // Ends the transaction block, dropping its writes and snapshot.
   void EndBlock();

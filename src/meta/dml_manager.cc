@@ -21,6 +21,13 @@ std::shared_ptr<StateTable> DmlManager::TableFor(TableId id) {
   return st;
 }
 
+std::shared_ptr<const StateTable> DmlManager::LatestRows(TableId id) {
+  TableRef t = catalog_->GetTable(id);
+  if (!t || t->kind != RelationKind::kTable) return nullptr;
+  std::lock_guard lock(mu_);
+  return TableFor(id);
+}
+
 void DmlManager::DropTable(TableId id) {
   std::lock_guard lock(mu_);
   tables_.erase(id);
@@ -73,7 +80,7 @@ void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
   for (const auto& [id, tw] : added.tables()) CheckKeysLocked(id, before.Find(id), tw);
 }
 
-Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
+Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<void()>& on_applied) {
   // A database whose last commit failed (a full disk) takes no writes.
   loop_->CheckAcceptingWrites();
   // Rows held in memory are written out by the commit: refused now if they
@@ -92,6 +99,7 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
       epoch = ApplyLocked(std::move(writes));
     }
     NoteApplied(epoch);
+    if (on_applied) on_applied();
     return epoch;
   }
   std::string entry = EncodeWriteSetOps(writes);
@@ -103,10 +111,13 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable) {
     WaitUnblocked(lock, writes);
     epoch = ApplyLocked(std::move(writes), log, &entry, &seq);
   }
+  // Before the sync: a read that waits for every applied write waits for
+  // this one's epoch too (it may then see it before its writer's client).
+  NoteApplied(epoch);
+  if (on_applied) on_applied();
   // Outside the lock, so that other writers append meanwhile and share
   // this sync.
   log->Sync(seq).ThrowIfError();
-  NoteApplied(epoch);
   return epoch;
 }
 

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,7 +44,13 @@ class DmlManager {
   // replays the log entries that no committed epoch covers (ReplayLog), so
   // an acknowledged write survives a crash. Bulk rows are not logged: the
   // caller waits for their commit instead.
-  Epoch Apply(WriteSet&& writes, bool durable = false);
+  //
+  // `on_applied`, when set, is called once the writes are in the tables,
+  // before Apply waits for the log: the writer lock's holder releases the
+  // lock there, so the next holder reads these writes (LatestRows) while
+  // the sync runs. Safe because the log is one sequence synced in order: a
+  // transaction that read them is durable only after them.
+  Epoch Apply(WriteSet&& writes, bool durable = false, const std::function<void()>& on_applied = {});
   // The latest epoch holding a write that Apply has returned (that some
   // session may have acknowledged to its client): a read that must see
   // every acknowledged write waits for its commit.
@@ -72,6 +79,12 @@ class DmlManager {
   // `timeout_ms` (lock_timeout; 0 waits for ever). The lock is released
   // when the returned guard is destroyed.
   std::shared_ptr<void> AcquireWriter(const std::atomic<bool>* cancel, int64_t timeout_ms);
+  // The table's rows as every applied write leaves them, committed or not
+  // (TableEngine::LookupLatest reads whole keys through it): how the writer
+  // lock's holder reads the writes applied before it without waiting for
+  // their epoch to commit. Null for a relation that is not a table (DML
+  // writes only tables); throws 42P01 when the table was dropped.
+  std::shared_ptr<const StateTable> LatestRows(TableId id);
 
   // Holds back every write to table `id` until the returned guard is
   // destroyed: an Apply touching it waits (and then finds the table

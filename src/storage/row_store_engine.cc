@@ -59,11 +59,16 @@ void Tighten(const ColumnPredicate& p, bool lower, const ColumnPredicate** best)
 // can match, so an overlay key outside them would be filtered out anyway).
 class RowStoreScan : public ChunkScan {
  public:
-  RowStoreScan(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, ScanSpec spec)
-      : store_(store), snapshot_(std::move(snapshot)), spec_(std::move(spec)) {
+  // With `latest`, a lookup of whole keys read through it (no snapshot):
+  // the caller drops the scan unless point_lookup().
+  RowStoreScan(const StateStore* store, std::shared_ptr<const Snapshot> snapshot, ScanSpec spec,
+               std::shared_ptr<const StateTable> latest = nullptr)
+      : store_(store), snapshot_(std::move(snapshot)), spec_(std::move(spec)), latest_(std::move(latest)) {
     PlanRanges(RowKeyProbesOf(spec_.table, spec_.predicates));
-    if (!point_keys_) NextRange();
+    if (!point_keys_ && !latest_) NextRange();
   }
+
+  bool point_lookup() const { return point_keys_; }
 
   bool Next(DataChunk* out, size_t max_rows) override {
     *out = DataChunk(spec_.table.column_types);
@@ -80,6 +85,10 @@ class RowStoreScan : public ChunkScan {
         const std::string& key = ranges_[next_range_++].first;
         if (auto o = spec_.overlay.find(key); o != spec_.overlay.end()) {
           if (o->second) decode(*o->second);
+          continue;
+        }
+        if (latest_) {
+          if (std::optional<std::string> row = latest_->Get(key)) decode(*row);
           continue;
         }
         Status s = store_->Get(store_->data_cf(), snapshot_.get(), key, &value);
@@ -205,6 +214,7 @@ class RowStoreScan : public ChunkScan {
   const StateStore* store_;
   std::shared_ptr<const Snapshot> snapshot_;
   ScanSpec spec_;
+  std::shared_ptr<const StateTable> latest_;
   bool narrowed_ = false;  // reads ranges_, not the whole vnode range
   bool point_keys_ = false;  // each of ranges_ is one key (its lower bound), read by Get
   std::vector<std::pair<std::string, std::string>> ranges_;  // [lower, upper) storage keys, sorted
@@ -322,6 +332,12 @@ std::vector<RowKeyBounds> RowKeyProbesOf(const StateTableDesc& table, const Colu
 
 std::unique_ptr<ChunkScan> RowStoreEngine::Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const {
   return std::make_unique<RowStoreScan>(store_, std::move(snapshot), std::move(spec));
+}
+
+std::unique_ptr<ChunkScan> RowStoreEngine::LookupLatest(std::shared_ptr<const StateTable> latest, ScanSpec spec) const {
+  auto scan = std::make_unique<RowStoreScan>(store_, nullptr, std::move(spec), std::move(latest));
+  if (!scan->point_lookup()) return nullptr;
+  return scan;
 }
 
 TableStatistics RowStoreEngine::Statistics(TableId table, const Snapshot* snapshot) const {

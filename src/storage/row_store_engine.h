@@ -16,6 +16,9 @@
 // not floating point, where -0 equals 0, nor numeric, where 1.0 equals
 // 1.00, nor intervals); a descending key column ends the run. A scan that
 // merges a transaction's own writes (an overlay) ignores its predicates.
+// LookupLatest serves the scans whose probes are all whole keys in one
+// vnode, the overlay first, then StateTable::Get (the applied writes, then
+// the latest commit).
 //
 // Epoch commits: PrepareEpoch adds the epoch's writes to the batch's data;
 // nothing is prepared outside the one atomic write, so FinishEpoch and
@@ -51,6 +54,7 @@ class RowStoreEngine : public TableEngine {
   std::unique_ptr<ChunkScan> Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const override;
   TableStatistics Statistics(TableId table, const Snapshot* snapshot) const override;
   std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const override;
+  std::unique_ptr<ChunkScan> LookupLatest(std::shared_ptr<const StateTable> latest, ScanSpec spec) const override;
 
   Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) override;
   void FinishEpoch(uint32_t, Epoch, bool) override {}

@@ -50,6 +50,14 @@
 // The committed state is then exactly that of the last committed epoch of
 // each database: the barrier manager restarts the streams from there.
 //
+// Latest-value lookups. LookupLatest reads the keys a scan pins from the
+// writes applied to the relation, committed or not (`latest`, the
+// relation's StateTable, which keeps the applied writes until their epoch
+// commits), instead of from a snapshot: the holder of a database's writer
+// lock reads every write applied before it without waiting for a commit.
+// Only a scan whose predicates pin whole keys is served; for any other the
+// engine returns null and the caller scans a snapshot.
+//
 // Bulk ingest. NewBulkRows gives a bulk load (COPY into a table keyed by
 // generated row ids) the container it fills; the rows reach the engine in
 // its epoch's writes (CommitWrites::bulk) and are committed like any other.
@@ -75,6 +83,8 @@
 #include "storage/state_table_desc.h"
 
 namespace freshet {
+
+class StateTable;
 
 // Uncommitted writes to merge over the committed rows, keyed by storage
 // key (nullopt = deleted): a transaction reading its own writes.
@@ -132,6 +142,10 @@ class TableEngine {
   virtual std::unique_ptr<ChunkScan> Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const = 0;
   virtual TableStatistics Statistics(TableId table, const Snapshot* snapshot) const = 0;
   virtual std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const = 0;
+  // See "Latest-value lookups" above; the default serves none.
+  virtual std::unique_ptr<ChunkScan> LookupLatest(std::shared_ptr<const StateTable> /*latest*/, ScanSpec /*spec*/) const {
+    return nullptr;
+  }
 
   virtual Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) = 0;
   virtual void FinishEpoch(uint32_t database_id, Epoch epoch, bool committed) = 0;

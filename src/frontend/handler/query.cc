@@ -10,6 +10,7 @@
 #include "storage/table_engines.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
+#include "meta/dml_manager.h"
 #include "planner/optimizer.h"
 
 namespace freshet {
@@ -100,6 +101,10 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->writes = writes;
   ctx->snapshot_source = [session] { return session->ReadSnapshot(); };
   ctx->pending = session->PendingWrites();
+  if (session->holds_writer_lock()) {
+    DmlManager* dml = instance->DmlFor(session->database().id);
+    ctx->latest_rows = [dml](TableId id) { return dml->LatestRows(id); };
+  }
   JobProgressTracker* progress = instance->job_progress();
   ctx->job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
   BarrierManager* barriers = instance->barriers();
