@@ -55,6 +55,7 @@ struct ExecContext {
   FragmentsFn fragments;  // the running stream graph (rw_fragments, rw_actors); may be null
   std::function<std::optional<int64_t>(ObjectId)> row_count;  // rw_table_stats; may be null
   SettingsFn settings;  // pg_settings; may be null
+  PreparedStatementsFn prepared_statements;  // pg_prepared_statements; may be null
 
   // The statement's memory limit in bytes (0: none) and the thread's net
   // allocation when it started (common/thread_memory.h).

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "batch/executors.h"
+#include "common/array.h"
 #include "storage/table_engines.h"
 
 namespace freshet {
@@ -215,7 +216,22 @@ ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
       // NULLs match nothing; a value of another type leaves the list to the filter.
       ColumnPredicate p{condition.column, ColumnPredicate::Op::kIn, Value(), {}};
       bool usable = condition.column >= 0 && static_cast<size_t>(condition.column) < types.size();
-      for (const Value& v : condition.list) {
+      std::vector<Value> computed;
+      try {
+        for (const auto& item : condition.items) computed.push_back(item->EvalConstant(ctx.eval));
+        if (condition.array) {
+          Value array = condition.array->EvalConstant(ctx.eval);
+          if (array.is_null()) usable = false;  // = ANY(NULL) matches nothing: left to the filter
+          else {
+            Vector elements = DecodeArray(array.string_value(), array.type().ElementType());
+            for (size_t i = 0; i < elements.size(); i++) computed.push_back(elements.GetValue(i));
+          }
+        }
+      } catch (const SqlError&) {
+        usable = false;
+      }
+      const std::vector<Value>& values = condition.items.empty() && !condition.array ? condition.list : computed;
+      for (const Value& v : values) {
         if (v.is_null()) continue;
         usable = usable && v.type().id == types[condition.column].id;
         p.values.push_back(v);

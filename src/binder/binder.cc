@@ -171,6 +171,48 @@ ExprPtr Binder::BindConstantExpression(const PgQuery__Node* node) {
   return eb.Bind(node);
 }
 
+namespace {
+
+// The `location` of a parse node (every node kind that has one names it
+// so), or -1.
+int NodeLocation(const PgQuery__Node* node) {
+  if (!node || node->node_case == PG_QUERY__NODE__NODE__NOT_SET) return -1;
+  // Every member of the node's oneof is a pointer to a message.
+  const auto* msg = reinterpret_cast<const ProtobufCMessage*>(node->a_const);
+  const ProtobufCFieldDescriptor* f = protobuf_c_message_descriptor_get_field_by_name(msg->descriptor, "location");
+  if (!f || f->type != PROTOBUF_C_TYPE_INT32) return -1;
+  return *reinterpret_cast<const int32_t*>(reinterpret_cast<const char*>(msg) + f->offset);
+}
+
+}  // namespace
+
+ExprPtr Binder::BindExecuteArgument(const PgQuery__Node* node, const DataType& type, int number) {
+  Scope scope;
+  scope.clause = "EXECUTE parameter";
+  ExprBinder eb(this, &scope);
+  try {
+    if (node->node_case == PG_QUERY__NODE__NODE_SUB_LINK)
+      throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in EXECUTE parameter");
+    ExprPtr e = eb.Bind(node);
+    const DataType from = e->type();
+    try {
+      return eb.CoerceForAssignment(std::move(e), type, "");
+    } catch (const SqlError& err) {
+      if (err.code() != sqlstate::kDatatypeMismatch) throw;
+      throw SqlError(sqlstate::kDatatypeMismatch,
+                     fmt::format("parameter ${} of type {} cannot be coerced to the expected type {}", number,
+                                 from.ToString(), type.ToString()))
+          .WithHint("You will need to rewrite or cast the expression.");
+    }
+  } catch (SqlError& err) {
+    // As PostgreSQL: an error of the argument (its input syntax) points at it.
+    int location = NodeLocation(node);
+    if (err.position() == 0 && location >= 0 && ctx_.query_text)
+      err.WithPosition(CharPosition(*ctx_.query_text, ctx_.statement_offset + location));
+    throw;
+  }
+}
+
 PlanPtr Binder::BindRelationColumns(const PgQuery__RangeVar* rv, const std::vector<std::string>& columns) {
   Scope scope;
   PlanPtr plan = BindRangeVar(rv, nullptr, &scope);

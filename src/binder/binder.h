@@ -94,6 +94,10 @@ class Binder {
   DataType BindStructTypeName(const PgQuery__TypeName* tn);
   // Binds a standalone expression without input columns (DEFAULT values).
   ExprPtr BindConstantExpression(const PgQuery__Node* node);
+  // SQL EXECUTE's argument `number` (from 1) for a parameter of `type`: an
+  // expression without columns, coerced as an assignment (42804 naming the
+  // parameter when it cannot be, as PostgreSQL's EvaluateParams).
+  ExprPtr BindExecuteArgument(const PgQuery__Node* node, const DataType& type, int number);
   // The value a column gets when a write does not give one: its DEFAULT,
   // coerced to the column's type, or a NULL constant.
   ExprPtr BindColumnDefault(const ColumnCatalog& column);

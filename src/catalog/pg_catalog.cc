@@ -291,6 +291,9 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"extra_desc", kText}, {"context", kText}, {"vartype", kText}, {"source", kText}, {"min_val", kText},
         {"max_val", kText}, {"enumvals", kTextArray}, {"boot_val", kText}, {"reset_val", kText},
         {"sourcefile", kText}, {"sourceline", i4}, {"pending_restart", b}}},
+      {"pg_catalog", "pg_prepared_statements",
+       {{"name", kText}, {"statement", kText}, {"prepare_time", T::Timestamptz()}, {"parameter_types", kTextArray},
+        {"from_sql", b}, {"generic_plans", T::Int64()}, {"custom_plans", T::Int64()}}},
       {"pg_catalog", "pg_user",
        {{"usename", kName}, {"usesysid", kOid}, {"usecreatedb", b}, {"usesuper", b}, {"userepl", b},
         {"usebypassrls", b}, {"passwd", kText}, {"valuntil", T::Timestamptz()}, {"useconfig", kTextArray}}},
@@ -548,6 +551,15 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       Txt(v.value == v.boot_value ? "default" : "session"), Null(kText), Null(kText),
                       Null(kTextArray), Txt(v.boot_value), Txt(v.reset_value), Null(kText), Null(T::Int32()),
                       B(false)});
+    }
+  } else if (name == "pg_prepared_statements" && ctx.prepared_statements) {
+    // parameter_types is regtype[] in PostgreSQL: the same text, as text[].
+    for (const PreparedStatementInfo& p : ctx.prepared_statements()) {
+      Vector types(kText);
+      for (const DataType& t : p.parameter_types) types.AppendString(t.ToString());
+      rows.push_back({Txt(p.name), Txt(p.statement), Value::Timestamptz(p.prepare_time),
+                      Value::FromString(kTextArray, EncodeArray(types)),
+                      B(p.from_sql), Value::Int64(0), Value::Int64(0)});
     }
   } else if (name == "pg_tablespace") {
     rows.push_back({O(1663), N("pg_default"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});

@@ -85,6 +85,16 @@ struct SettingInfo {
 };
 using SettingsFn = std::function<std::vector<SettingInfo>()>;
 
+// One of the session's named prepared statements (pg_prepared_statements).
+struct PreparedStatementInfo {
+  std::string name;
+  std::string statement;  // the text given to Parse, or the PREPARE statement
+  int64_t prepare_time = 0;  // microseconds since 2000-01-01 (timestamptz)
+  std::vector<DataType> parameter_types;
+  bool from_sql = false;  // PREPARE rather than the protocol's Parse
+};
+using PreparedStatementsFn = std::function<std::vector<PreparedStatementInfo>()>;
+
 struct SystemTableContext {
   const Catalog* catalog;
   ObjectId database_id;
@@ -95,6 +105,7 @@ struct SystemTableContext {
   std::function<std::optional<int64_t>(ObjectId)> row_count;
   // The session's settings (pg_settings), in SHOW ALL's order; null: none.
   SettingsFn settings;
+  PreparedStatementsFn prepared_statements;  // null: none
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

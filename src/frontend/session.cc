@@ -41,6 +41,8 @@ bool IsTransactionExit(const ParsedStatement& stmt) {
 
 struct Session::Prepared {
   std::string sql;
+  bool from_sql = false;  // SQL PREPARE
+  int64_t prepare_time = 0;  // pg_prepared_statements
   std::vector<ParsedStatement> statements;  // zero or one
   std::vector<DataType> param_types;
   // Its plan, for Describe and every Execute (drivers describe before
@@ -443,6 +445,10 @@ void Session::Parse(const std::string& name, const std::string& sql, const std::
       FRESHET_THROW(sqlstate::kUndefinedObject, "type with OID {} does not exist", oid);
     p->param_types.push_back(t);
   }
+  AddPrepared(name, std::move(p));
+}
+
+void Session::AddPrepared(const std::string& name, std::shared_ptr<Prepared> p) {
   // Bind once now to report errors early and to infer parameter types.
   if (!p->statements.empty() && p->statements[0].node) {
     PrepareEval();
@@ -450,7 +456,44 @@ void Session::Parse(const std::string& name, const std::string& sql, const std::
     for (auto& t : p->param_types)
       if (t.id == TypeId::kUnknown) t = DataType::Varchar();
   }
+  p->prepare_time = NowMicros();
   prepared_[name] = std::move(p);
+}
+
+std::vector<PreparedStatementInfo> Session::PreparedStatements() const {
+  std::vector<PreparedStatementInfo> out;
+  for (const auto& [name, p] : prepared_)
+    if (!name.empty()) out.push_back({name, p->sql, p->prepare_time, p->param_types, p->from_sql});
+  return out;
+}
+
+void Session::PrepareSql(const std::string& name, const ParsedStatement& stmt, std::vector<DataType> param_types) {
+  if (prepared_.count(name))
+    FRESHET_THROW(sqlstate::kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
+  auto p = std::make_shared<Prepared>();
+  p->sql = stmt.text;
+  p->from_sql = true;
+  p->statements.push_back(stmt);
+  p->statements[0].node = stmt.node->prepare_stmt->query;
+  p->param_types = std::move(param_types);
+  AddPrepared(name, std::move(p));
+}
+
+const ParsedStatement& Session::PreparedStatement(const std::string& name, std::vector<DataType>* param_types) const {
+  auto it = prepared_.find(name);
+  if (it == prepared_.end() || name.empty() || it->second->statements.empty())
+    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
+  *param_types = it->second->param_types;
+  return it->second->statements[0];
+}
+
+StatementOutcome Session::ExecutePrepared(const std::string& name, const std::vector<Value>& params, ResultSink* sink,
+                                          PortalRows* portal) {
+  auto it = prepared_.find(name);
+  if (it == prepared_.end() || name.empty())
+    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
+  std::shared_ptr<Prepared> p = it->second;  // DEALLOCATE while it runs leaves it alive
+  return RunStatement(p->statements[0], &params, sink, portal, &p->plan_cache);
 }
 
 std::vector<DataType> Session::DescribeStatementParams(const std::string& statement) const {
@@ -598,7 +641,7 @@ bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sin
   return false;
 }
 
-void Session::ClosePrepared(const std::string& name) { prepared_.erase(name); }
+bool Session::ClosePrepared(const std::string& name) { return prepared_.erase(name) > 0; }
 
 void Session::CloseAllPrepared() { prepared_.clear(); }
 

@@ -70,7 +70,19 @@ class Session : public SequenceAccess {
   // Runs (or continues) a portal; returns true when it was suspended after
   // max_rows rows (PortalSuspended), false when complete (outcome filled).
   bool Execute(const std::string& portal, int64_t max_rows, ResultSink* sink, StatementOutcome* outcome);
-  void ClosePrepared(const std::string& name);
+  // SQL PREPARE name [(types)] AS statement (`stmt` is the PREPARE; an
+  // unknown type in `param_types` is inferred) and EXECUTE name (params):
+  // the same prepared statements as the protocol's named ones.
+  void PrepareSql(const std::string& name, const ParsedStatement& stmt, std::vector<DataType> param_types);
+  StatementOutcome ExecutePrepared(const std::string& name, const std::vector<Value>& params, ResultSink* sink,
+                                   PortalRows* portal);
+  // The statement prepared as `name` and its parameter types (26000 when
+  // there is none); valid until the statement is closed.
+  const ParsedStatement& PreparedStatement(const std::string& name, std::vector<DataType>* param_types) const;
+  // The named prepared statements (pg_prepared_statements).
+  std::vector<PreparedStatementInfo> PreparedStatements() const;
+  // Close (protocol) and DEALLOCATE name; true when it existed.
+  bool ClosePrepared(const std::string& name);
   // DEALLOCATE ALL.
   void CloseAllPrepared();
   void ClosePortal(const std::string& name);
@@ -155,6 +167,8 @@ class Session : public SequenceAccess {
   StatementOutcome RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
                                 PortalRows* portal, PlanCache* plan_cache = nullptr);
   std::vector<ColumnDesc> DescribePrepared(const Prepared& p);
+  // Binds `p` once (errors, parameter types) and keeps it as `name`.
+  void AddPrepared(const std::string& name, std::shared_ptr<Prepared> p);
   // Applies writes now; `writer` (the writer lock's guard, or null) is
   // released as soon as they are applied, before the DML log's sync.
   void ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "expr/array.h"
+
 namespace freshet {
 
 void SplitConjuncts(ExprPtr e, std::vector<ExprPtr>* out) {
@@ -272,6 +274,42 @@ std::optional<ScanNode::Condition> AsScanCondition(const Expression& e) {
   return p;
 }
 
+// column IN (values known at execution), in the forms the binder leaves:
+// an OR of equalities of one column (x IN ($1, $2), x = $1 OR x = $2) and
+// x = ANY(array).
+std::optional<ScanNode::Condition> AsInCondition(const Expression& e) {
+  ScanNode::Condition p;
+  p.op = ColumnPredicate::Op::kIn;
+  if (const auto* any_all = dynamic_cast<const ArrayAnyAllExpr*>(&e)) {
+    const ArrayAnyAllExpr& any = *any_all;
+    const Expression* column = any.children()[0].get();
+    const Expression* array = any.children()[1].get();
+    if (!any.any() || any.compare()->name != "=" || column->kind() != Expression::Kind::kColumnRef ||
+        !array->IsKnownAtExecution() || !array->type().IsArray() || array->type().ElementType().id != column->type().id)
+      return std::nullopt;
+    p.column = static_cast<const ColumnRefExpr*>(column)->index();
+    p.array = array->Clone();
+    return p;
+  }
+  if (e.kind() != Expression::Kind::kOr) return std::nullopt;
+  std::vector<const Expression*> terms{&e};
+  std::optional<int> column;
+  while (!terms.empty()) {
+    const Expression* t = terms.back();
+    terms.pop_back();
+    if (t->kind() == Expression::Kind::kOr) {
+      for (auto c = t->children().rbegin(); c != t->children().rend(); ++c) terms.push_back(c->get());
+      continue;
+    }
+    std::optional<ScanNode::Condition> eq = AsScanCondition(*t);
+    if (!eq || eq->op != ColumnPredicate::Op::kEq || (column && *column != eq->column)) return std::nullopt;
+    column = eq->column;
+    p.items.push_back(std::move(eq->value));
+  }
+  p.column = *column;
+  return p;
+}
+
 // Hands each scan under a filter the filter's simple conjuncts.
 void PushPredicatesToScans(PlanNode* node) {
   if (node->kind() == PlanNode::Kind::kFilter && node->child()->kind() == PlanNode::Kind::kScan) {
@@ -282,10 +320,12 @@ void PushPredicatesToScans(PlanNode* node) {
       conjuncts.pop_back();
       if (!e) continue;
       if (e->kind() == Expression::Kind::kAnd) {
-        for (const auto& c : e->children()) conjuncts.push_back(c.get());
+        // Pushed last first, so that they are taken in the query's order.
+        for (auto c = e->children().rbegin(); c != e->children().rend(); ++c) conjuncts.push_back(c->get());
         continue;
       }
       if (auto p = AsScanCondition(*e)) scan->predicates.push_back(std::move(*p));
+      if (auto p = AsInCondition(*e)) scan->predicates.push_back(std::move(*p));
       if (e->kind() == Expression::Kind::kInList) {
         // column IN (constants): a key lookup per value.
         const auto* in = static_cast<const InListExpr*>(e);

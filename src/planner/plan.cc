@@ -34,7 +34,39 @@ std::vector<std::string> ExplainPlan(const PlanNode& root) {
 std::string ScanNode::Describe() const {
   std::string cols;
   for (const auto& c : schema_) cols += (cols.empty() ? "" : ", ") + c.name;
-  return fmt::format("Scan {} [{}]", table->name, cols);
+  std::string out = fmt::format("Scan {} [{}]", table->name, cols);
+  // The conditions the table's engine is given to skip rows with (a key
+  // lookup or range when they pin the key).
+  std::string conditions;
+  for (const auto& p : predicates) {
+    std::string column = p.column >= 0 && static_cast<size_t>(p.column) < schema_.size() ? schema_[p.column].name : "?";
+    std::string text;
+    if (p.op == ColumnPredicate::Op::kIn) {
+      if (p.array) {
+        text = column + " = ANY(" + p.array->ToString() + ")";
+      } else {
+        std::string items;
+        for (const auto& v : p.list) items += (items.empty() ? "" : ", ") + v.ToString();
+        for (const auto& e : p.items) items += (items.empty() ? "" : ", ") + e->ToString();
+        text = column + " IN (" + items + ")";
+      }
+    } else {
+      static const char* kOps[] = {"=", "<", "<=", ">", ">="};
+      const char* op = "?";
+      switch (p.op) {
+        case ColumnPredicate::Op::kEq: op = kOps[0]; break;
+        case ColumnPredicate::Op::kLt: op = kOps[1]; break;
+        case ColumnPredicate::Op::kLe: op = kOps[2]; break;
+        case ColumnPredicate::Op::kGt: op = kOps[3]; break;
+        case ColumnPredicate::Op::kGe: op = kOps[4]; break;
+        case ColumnPredicate::Op::kIn: break;
+      }
+      text = column + " " + op + " " + (p.value ? p.value->ToString() : "?");
+    }
+    conditions += (conditions.empty() ? "" : " AND ") + text;
+  }
+  if (!conditions.empty()) out += " storage filter: " + conditions;
+  return out;
 }
 
 std::string ValuesNode::Describe() const { return fmt::format("Values ({} rows)", rows.size()); }

@@ -78,6 +78,10 @@ class ScanNode : public PlanNode {
     ColumnPredicate::Op op = ColumnPredicate::Op::kEq;
     ExprPtr value;            // not for kIn
     std::vector<Value> list;  // kIn: column IN (constants)
+    // kIn of values known only at execution: column IN ($1, $2) (or an OR
+    // of such equalities) lists them, column = ANY($1) gives the array.
+    std::vector<ExprPtr> items;
+    ExprPtr array;
   };
   std::vector<Condition> predicates;
 };

@@ -1310,6 +1310,23 @@ void TestPrepared() {
   }
   Check(got == "1one/1.5;1three/3.5;1two/2.5;0;", "named statement executed four times", got);
 
+  // The protocol's statement run by SQL EXECUTE, and an EXECUTE sent
+  // through Parse/Describe/Execute: described with the columns it returns.
+  r = PQexec(c, "EXECUTE by_id(3)");
+  got = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? std::string(PQgetvalue(r, 0, 0)) : Describe(r);
+  PQclear(r);
+  Check(got == "three", "SQL EXECUTE of a statement prepared by Parse", got);
+  r = PQprepare(c, "exec_by_id", "EXECUTE by_id(2)", 0, nullptr);
+  PQclear(r);
+  r = PQdescribePrepared(c, "exec_by_id");
+  got = PQresultStatus(r) == PGRES_COMMAND_OK && PQnfields(r) == 2 ? std::string(PQfname(r, 0)) + "," + PQfname(r, 1) : Describe(r);
+  PQclear(r);
+  Check(got == "name,score", "Describe of a prepared EXECUTE gives its statement's columns", got);
+  r = PQexecPrepared(c, "exec_by_id", 0, nullptr, nullptr, nullptr, 0);
+  got = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? std::string(PQgetvalue(r, 0, 1)) : Describe(r);
+  PQclear(r);
+  Check(got == "2.5", "a prepared EXECUTE runs its statement", got);
+
   // The same $n used twice, and $n out of order.
   r = PQprepare(c, "reuse", "SELECT $2::int + $1::int, $1::int * $1::int, $2::text", 0, nullptr);
   PQclear(r);

@@ -47,6 +47,8 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_VARIABLE_SET_STMT: return HandleSet(args);
     case PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT: return HandleShowVariable(args, node->variable_show_stmt->name);
     case PG_QUERY__NODE__NODE_COPY_STMT: return HandleCopy(args);
+    case PG_QUERY__NODE__NODE_PREPARE_STMT: return HandlePrepare(args);
+    case PG_QUERY__NODE__NODE_EXECUTE_STMT: return HandleExecute(args);
     case PG_QUERY__NODE__NODE_DEALLOCATE_STMT: return HandleDeallocate(args);
     case PG_QUERY__NODE__NODE_DISCARD_STMT: return HandleDiscard(args);
     case PG_QUERY__NODE__NODE_CREATE_STMT: return HandleCreateTable(args);
@@ -129,6 +131,8 @@ std::vector<ColumnDesc> DescribeUtility(Session* session, const ParsedStatement&
   if (std::holds_alternative<CancelJobsStatement>(stmt.extension)) return {{"Id", DataType::Int64()}};
   // Not run: its statement may use parameters that describing has no values for.
   if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) return {{"QUERY PLAN", DataType::Varchar()}};
+  if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_EXECUTE_STMT)
+    return session->DescribeStatement(stmt.node->execute_stmt->name);
   if (!DescribedByRunning(stmt)) return {};
   DescribeOnlySink sink;
   HandleStatement(HandlerArgs{session, stmt, &sink, params, nullptr});

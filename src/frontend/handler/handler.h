@@ -104,7 +104,9 @@ StatementOutcome HandleSet(const HandlerArgs& args);          // variable.cc
 // SHOW name; SHOW ALL and SHOW PARAMETERS with name "all".
 StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& name);
 StatementOutcome HandleTransaction(const HandlerArgs& args);  // transaction.cc
-StatementOutcome HandleDeallocate(const HandlerArgs& args);   // prepared.cc
+StatementOutcome HandlePrepare(const HandlerArgs& args);      // prepared.cc
+StatementOutcome HandleExecute(const HandlerArgs& args);
+StatementOutcome HandleDeallocate(const HandlerArgs& args);
 StatementOutcome HandleDiscard(const HandlerArgs& args);
 StatementOutcome HandleCopy(const HandlerArgs& args);         // copy.cc
 

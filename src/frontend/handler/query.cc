@@ -128,6 +128,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
                      d.read_only, d.unit});
     return out;
   };
+  ctx->prepared_statements = [session] { return session->PreparedStatements(); };
   ctx->eval = session->eval();
   ctx->eval.params = args.params;
 }
@@ -185,6 +186,10 @@ StatementOutcome HandleExplain(const HandlerArgs& args) {
     HandleCreateJob(HandlerArgs{args.session, inner, args.sink}, &lines);
   } else {
     std::vector<DataType> types;
+    // EXPLAIN EXECUTE name(...): the prepared statement's plan (its
+    // parameters stay $n: the plan is the one every execution uses).
+    if (inner.node->node_case == PG_QUERY__NODE__NODE_EXECUTE_STMT)
+      inner = args.session->PreparedStatement(inner.node->execute_stmt->name, &types);
     PlanPtr plan = PlanStatement(args.session, inner, &types);
     if (!plan) throw SqlError(sqlstate::kFeatureNotSupported, "EXPLAIN of this statement is not supported");
     lines = ExplainPlan(*plan);
