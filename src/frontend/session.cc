@@ -140,6 +140,7 @@ ObjectId SequenceId(uint32_t oid) { return oid >= kObjectOidBase ? oid - kObject
 }  // namespace
 
 int64_t Session::NextVal(uint32_t oid) {
+  CheckWritable("nextval()");
   int64_t v = instance_->sequences()->NextVal(SequenceId(oid));
   sequence_values_[SequenceId(oid)] = v;
   last_sequence_value_ = v;
@@ -164,6 +165,7 @@ int64_t Session::LastVal() {
 }
 
 void Session::SetVal(uint32_t oid, int64_t value, bool is_called) {
+  CheckWritable("setval()");
   instance_->sequences()->SetVal(SequenceId(oid), value, is_called);
   // As PostgreSQL: currval reads the value set only when it counts as called.
   if (is_called) {
@@ -268,7 +270,7 @@ void Session::Sync() {
   }
 }
 
-StatementOutcome Session::Begin(bool start_transaction) {
+StatementOutcome Session::Begin(bool start_transaction, std::optional<bool> read_only) {
   if (txn_ == TxnState::kFailed) ThrowInFailedTransaction();
   if (txn_ == TxnState::kInBlock && !implicit_txn_)
     return {"BEGIN"};  // PostgreSQL warns "there is already a transaction in progress"
@@ -281,11 +283,34 @@ StatementOutcome Session::Begin(bool start_transaction) {
     txn_snapshot_.reset();
     txn_writes_.Clear();
   }
+  block_read_only_ = read_only;
   return {start_transaction ? "START TRANSACTION" : "BEGIN"};
+}
+
+bool Session::TransactionReadOnly() const {
+  if (InExplicitBlock() && block_read_only_) return *block_read_only_;
+  bool on = false;
+  ParseBoolSetting(variables_.Get("default_transaction_read_only"), &on);
+  return on;
+}
+
+void Session::SetTransactionReadOnly(bool read_only) {
+  if (!InExplicitBlock()) return;
+  // As PostgreSQL: a read-only transaction cannot become read-write once
+  // it has run a query (here: once it holds writes or a snapshot).
+  if (!read_only && TransactionReadOnly() && (txn_snapshot_ || !txn_writes_.empty()))
+    throw SqlError(sqlstate::kActiveTransaction, "transaction read-write mode must be set before any query");
+  block_read_only_ = read_only;
+}
+
+void Session::CheckWritable(std::string_view command) const {
+  if (TransactionReadOnly())
+    FRESHET_THROW(sqlstate::kReadOnlySqlTransaction, "cannot execute {} in a read-only transaction", command);
 }
 
 void Session::EndBlock() {
   writer_.reset();
+  block_read_only_.reset();
   savepoints_.clear();
   fresh_tables_.clear();
   txn_ = TxnState::kIdle;
@@ -398,6 +423,78 @@ bool WritesFromWhatItReads(const ParsedStatement& stmt) {
   }
 }
 
+// How a statement that writes is named in 25006, as PostgreSQL's
+// PreventCommandIfReadOnly names it (its command tag); empty for the
+// statements a read-only transaction may run. EXECUTE's statement is
+// checked when it runs.
+std::string WritingCommand(const ParsedStatement& stmt) {
+  if (stmt.is_extension()) {
+    const auto& e = stmt.extension;
+    if (std::holds_alternative<FlushStatement>(e) || std::holds_alternative<WaitStatement>(e) ||
+        std::holds_alternative<ShowObjectsStatement>(e) || std::holds_alternative<ShowCreateStatement>(e) ||
+        std::holds_alternative<ShowParametersStatement>(e) || std::holds_alternative<ShowJobsStatement>(e))
+      return "";
+  } else if (!stmt.node) {
+    return "";
+  } else {
+    switch (stmt.node->node_case) {
+      case PG_QUERY__NODE__NODE_SELECT_STMT: {
+        const PgQuery__SelectStmt* s = stmt.node->select_stmt;
+        if (s->n_locking_clause == 0) return "";
+        bool update = false;
+        for (size_t i = 0; i < s->n_locking_clause; i++) {
+          auto strength = s->locking_clause[i]->locking_clause->strength;
+          update = update || strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORUPDATE ||
+                   strength == PG_QUERY__LOCK_CLAUSE_STRENGTH__LCS_FORNOKEYUPDATE;
+        }
+        return update ? "SELECT FOR UPDATE" : "SELECT FOR SHARE";
+      }
+      case PG_QUERY__NODE__NODE_INSERT_STMT: return "INSERT";
+      case PG_QUERY__NODE__NODE_UPDATE_STMT: return "UPDATE";
+      case PG_QUERY__NODE__NODE_DELETE_STMT: return "DELETE";
+      case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return "TRUNCATE TABLE";
+      case PG_QUERY__NODE__NODE_COPY_STMT: return stmt.node->copy_stmt->is_from ? "COPY FROM" : "";
+      case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
+      case PG_QUERY__NODE__NODE_TRANSACTION_STMT:
+      case PG_QUERY__NODE__NODE_VARIABLE_SET_STMT:
+      case PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT:
+      case PG_QUERY__NODE__NODE_PREPARE_STMT:
+      case PG_QUERY__NODE__NODE_EXECUTE_STMT:
+      case PG_QUERY__NODE__NODE_DEALLOCATE_STMT:
+      case PG_QUERY__NODE__NODE_DISCARD_STMT:
+      case PG_QUERY__NODE__NODE_DECLARE_CURSOR_STMT:
+      case PG_QUERY__NODE__NODE_FETCH_STMT:
+      case PG_QUERY__NODE__NODE_CLOSE_PORTAL_STMT:
+      case PG_QUERY__NODE__NODE_VACUUM_STMT:
+      case PG_QUERY__NODE__NODE_CHECK_POINT_STMT: return "";
+      default: break;
+    }
+  }
+  // DDL: its leading keywords, without modifiers (CREATE OR REPLACE VIEW
+  // is CREATE VIEW; CREATE UNIQUE INDEX is CREATE INDEX).
+  static const std::set<std::string> kModifiers = {"OR", "REPLACE", "TEMP", "TEMPORARY", "UNIQUE", "UNLOGGED",
+                                                   "GLOBAL", "LOCAL", "IF", "NOT", "EXISTS"};
+  std::vector<std::string> words;
+  std::string word;
+  for (char ch : stmt.text + " ") {
+    if (std::isalpha(static_cast<unsigned char>(ch)) || ch == '_') {
+      word += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      continue;
+    }
+    if (!word.empty()) words.push_back(std::move(word));
+    word.clear();
+    if (words.size() >= 6 || !(std::isspace(static_cast<unsigned char>(ch)))) break;
+  }
+  if (words.empty()) return "this statement";
+  std::string command = words[0];
+  if (command != "CREATE" && command != "ALTER" && command != "DROP" && command != "REFRESH") return command;
+  size_t i = 1;
+  while (i < words.size() && kModifiers.count(words[i])) i++;
+  if (i < words.size()) command += " " + words[i];
+  if (i + 1 < words.size() && words[i] == "MATERIALIZED") command += " " + words[i + 1];
+  return command;
+}
+
 }  // namespace
 
 StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
@@ -413,6 +510,8 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
     }
   } release{this};
   try {
+    if (TransactionReadOnly())
+      if (std::string command = WritingCommand(stmt); !command.empty()) CheckWritable(command);
     if (!writer_ && WritesFromWhatItReads(stmt)) {
       writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, variables_.DurationMs("lock_timeout"));
       txn_snapshot_.reset();  // from here the block reads every write applied before

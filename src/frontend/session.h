@@ -119,7 +119,19 @@ class Session : public SequenceAccess {
 
   // BEGIN / START TRANSACTION, COMMIT (a failed block rolls back),
   // ROLLBACK: the outcome's tag is the command's.
-  StatementOutcome Begin(bool start_transaction);
+  // `read_only`: BEGIN READ ONLY / READ WRITE; unset: the block takes
+  // default_transaction_read_only.
+  StatementOutcome Begin(bool start_transaction, std::optional<bool> read_only = std::nullopt);
+  // Whether the current (or next) transaction is read only: a block's own
+  // mode, else default_transaction_read_only. Statements that write get
+  // 25006 in it (RunStatement), as nextval and setval do.
+  bool TransactionReadOnly() const;
+  // SET TRANSACTION READ ONLY / READ WRITE, SET transaction_read_only:
+  // changes the block's mode (no effect outside a block).
+  void SetTransactionReadOnly(bool read_only);
+  bool InExplicitBlock() const { return txn_ != TxnState::kIdle && !implicit_txn_; }
+  // 25006 naming `command` when the transaction is read only.
+  void CheckWritable(std::string_view command) const;
   StatementOutcome Commit();
   StatementOutcome Rollback();
   // SAVEPOINT, RELEASE [SAVEPOINT], ROLLBACK TO [SAVEPOINT], as in
@@ -188,6 +200,7 @@ class Session : public SequenceAccess {
 
   enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;
   bool implicit_txn_ = false;  // several statements in one message, or the extended protocol up to Sync
+  std::optional<bool> block_read_only_;  // the block's mode when set by BEGIN or SET TRANSACTION
   WriteSet txn_writes_;
   // The block's savepoints, oldest first: each with how far the block's
   // writes had got when it was set.

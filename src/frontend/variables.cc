@@ -30,6 +30,11 @@ const std::vector<VariableDef>& VariableDefs() {
       {"search_path", "\"$user\", public", false, false},
       {"transaction_isolation", "read committed", false, false},
       {"default_transaction_isolation", "read committed", false, false},
+      // transaction_read_only shows the transaction's mode (Session).
+      {"transaction_read_only", "off", false, false},
+      {"default_transaction_read_only", "off", false, false},
+      {"transaction_deferrable", "off", false, false},
+      {"default_transaction_deferrable", "off", false, false},
       {"statement_timeout", "0", false, false, "ms"},
       {"lock_timeout", "0", false, false, "ms"},
       {"idle_in_transaction_session_timeout", "0", false, false, "ms"},

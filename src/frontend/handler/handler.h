@@ -104,6 +104,8 @@ StatementOutcome HandleSet(const HandlerArgs& args);          // variable.cc
 // SHOW name; SHOW ALL and SHOW PARAMETERS with name "all".
 StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& name);
 StatementOutcome HandleTransaction(const HandlerArgs& args);  // transaction.cc
+// READ ONLY / READ WRITE among BEGIN's or SET TRANSACTION's options.
+std::optional<bool> ReadOnlyOption(PgQuery__Node* const* options, size_t n);
 StatementOutcome HandlePrepare(const HandlerArgs& args);      // prepared.cc
 StatementOutcome HandleExecute(const HandlerArgs& args);
 StatementOutcome HandleDeallocate(const HandlerArgs& args);

@@ -8,11 +8,27 @@
 
 namespace freshet {
 
+// READ ONLY / READ WRITE among the options of BEGIN or SET TRANSACTION
+// (the grammar's DefElem transaction_read_only, 1 or 0); the last wins.
+std::optional<bool> ReadOnlyOption(PgQuery__Node* const* options, size_t n) {
+  std::optional<bool> read_only;
+  for (size_t i = 0; i < n; i++) {
+    if (options[i]->node_case != PG_QUERY__NODE__NODE_DEF_ELEM) continue;
+    const PgQuery__DefElem* d = options[i]->def_elem;
+    if (std::string_view(d->defname) != "transaction_read_only" || !d->arg) continue;
+    if (d->arg->node_case == PG_QUERY__NODE__NODE_A_CONST && d->arg->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
+      read_only = d->arg->a_const->ival->ival != 0;
+  }
+  return read_only;
+}
+
 StatementOutcome HandleTransaction(const HandlerArgs& args) {
   const PgQuery__TransactionStmt* t = args.stmt.node->transaction_stmt;
   switch (t->kind) {
-    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN: return args.session->Begin(false);
-    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START: return args.session->Begin(true);
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_BEGIN:
+      return args.session->Begin(false, ReadOnlyOption(t->options, t->n_options));
+    case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_START:
+      return args.session->Begin(true, ReadOnlyOption(t->options, t->n_options));
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_COMMIT: return args.session->Commit();
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_ROLLBACK: return args.session->Rollback();
     case PG_QUERY__TRANSACTION_STMT_KIND__TRANS_STMT_SAVEPOINT: return args.session->Savepoint(t->savepoint_name);

@@ -34,6 +34,13 @@ StatementOutcome HandleSet(const HandlerArgs& args) {
         value += (i ? ", " : "") + part;
       }
       if (name == "transaction_isolation" || name == "transaction") return {"SET"};
+      if (LowerAscii(name) == "transaction_read_only") {
+        bool on = false;
+        if (!ParseBoolSetting(value, &on))
+          FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"transaction_read_only\" requires a Boolean value");
+        args.session->SetTransactionReadOnly(on);
+        return {"SET"};
+      }
       variables.Set(name, value);
       return {"SET"};
     }
@@ -45,9 +52,17 @@ StatementOutcome HandleSet(const HandlerArgs& args) {
     case PG_QUERY__VARIABLE_SET_KIND__VAR_RESET_ALL:
       variables.ResetAll();
       return {"RESET"};
-    case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI:
-      // SET TRANSACTION ... / SET SESSION CHARACTERISTICS: accepted, no effect.
+    case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_MULTI: {
+      // SET TRANSACTION ... / SET SESSION CHARACTERISTICS AS TRANSACTION
+      // ...: READ ONLY / READ WRITE take effect; isolation levels and
+      // DEFERRABLE are accepted (every transaction reads one snapshot).
+      std::optional<bool> read_only = ReadOnlyOption(s->args, s->n_args);
+      if (read_only && name == "SESSION CHARACTERISTICS")
+        variables.Set("default_transaction_read_only", *read_only ? "on" : "off");
+      else if (read_only)
+        args.session->SetTransactionReadOnly(*read_only);
       return {"SET"};
+    }
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported, "unsupported SET statement");
@@ -68,8 +83,10 @@ StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& 
   if (l == "transaction isolation level") l = "transaction_isolation";
   const VariableDef* def = FindVariable(l);
   if (!def) FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
+  std::string value = variables.Get(def->name);
+  if (l == "transaction_read_only") value = args.session->TransactionReadOnly() ? "on" : "off";
   // The column is named as PostgreSQL names it: the parameter as its table spells it (TimeZone).
-  SendTextRows(args, {{def->name, DataType::Varchar()}}, {{variables.Get(def->name)}});
+  SendTextRows(args, {{def->name, DataType::Varchar()}}, {{value}});
   return {"SHOW"};
 }
 
