@@ -2,6 +2,8 @@
 #include "batch/dml.h"
 #include "batch/executors.h"
 
+#include <unordered_set>
+
 namespace freshet {
 
 namespace {
@@ -16,8 +18,10 @@ class DeleteExecutor : public DmlExecutor {
     const TableCatalog& table = *node_.table;
     TableWriteSet& writes = ctx_.writes->For(table.id);
     DataChunk old_rows;
+    std::unordered_set<std::string> deleted;  // joined: the keys already deleted
     while (child_->Next(&old_rows)) {
       ctx_.CheckCancelled();
+      if (node_.joined) old_rows = FirstOfEachKey(table, old_rows, &deleted);
       for (size_t r = 0; r < old_rows.num_rows(); r++) writes.ops.Delete(RowKeyOf(table, old_rows, r), -1);
       result_.Add(old_rows);
     }

@@ -24,6 +24,14 @@ std::string RowKeyOf(const TableCatalog& table, const DataChunk& rows, size_t r)
   return RowKey(table.id, table.dist_key, table.pk, rows, r);
 }
 
+DataChunk FirstOfEachKey(const TableCatalog& table, const DataChunk& rows, std::unordered_set<std::string>* seen) {
+  std::vector<uint32_t> keep;
+  for (size_t r = 0; r < rows.num_rows(); r++)
+    if (seen->insert(RowKeyOf(table, rows, r)).second) keep.push_back(static_cast<uint32_t>(r));
+  if (keep.size() == rows.num_rows()) return rows;
+  return rows.Take(keep);
+}
+
 namespace {
 
 RowIdGenerator& ProcessRowIds() {

@@ -2,6 +2,9 @@
 // rows into WriteOps and checking constraints.
 #pragma once
 
+#include <string>
+#include <unordered_set>
+
 #include "batch/executor.h"
 #include "planner/plan.h"
 #include "storage/row_id.h"
@@ -24,6 +27,10 @@ DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, T
 void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out);
 // Storage key of row r of a chunk holding all table columns.
 std::string RowKeyOf(const TableCatalog& table, const DataChunk& rows, size_t r);
+// The rows of `rows` (the table's columns first) whose key is not in
+// *seen, the first of each key only; their keys are added to *seen.
+// UPDATE ... FROM and DELETE ... USING write a target row once.
+DataChunk FirstOfEachKey(const TableCatalog& table, const DataChunk& rows, std::unordered_set<std::string>* seen);
 
 // Produces the DML result: one row with the count, or the RETURNING rows.
 class DmlResult {

@@ -56,6 +56,7 @@ struct ExecContext {
   std::function<std::optional<int64_t>(ObjectId)> row_count;  // rw_table_stats; may be null
   SettingsFn settings;  // pg_settings; may be null
   PreparedStatementsFn prepared_statements;  // pg_prepared_statements; may be null
+  CursorsFn cursors;                         // pg_cursors; may be null
 
   // The statement's memory limit in bytes (0: none) and the thread's net
   // allocation when it started (common/thread_memory.h).

@@ -4,6 +4,8 @@
 #include "batch/executors.h"
 #include "common/encoding.h"
 
+#include <unordered_set>
+
 namespace freshet {
 
 namespace {
@@ -19,8 +21,10 @@ class UpdateExecutor : public DmlExecutor {
     TableWriteSet& writes = ctx_.writes->For(table.id);
     DataChunk old_rows;
     std::string value;
+    std::unordered_set<std::string> updated;  // joined: the keys already updated
     while (child_->Next(&old_rows)) {
       ctx_.CheckCancelled();
+      if (node_.joined) old_rows = FirstOfEachKey(table, old_rows, &updated);
       DataChunk new_rows = EvalExpressions(node_.new_values, old_rows, ctx_.eval);
       CheckNotNull(table, new_rows);
       for (size_t r = 0; r < old_rows.num_rows(); r++) {

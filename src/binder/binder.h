@@ -168,7 +168,13 @@ class Binder {
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
   PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
   PlanPtr BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* relation, const PgQuery__Node* where, Scope* scope);
-  PlanPtr BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n);
+  // UPDATE ... FROM / DELETE ... USING: the target's rows (its columns
+  // first, where the DML executors read them) joined with `items`, WHERE
+  // over all of them.
+  PlanPtr BindDmlTargetJoined(const TableRef& table, const PgQuery__RangeVar* relation, PgQuery__Node** items,
+                              size_t n_items, const PgQuery__Node* where, Scope* scope);
+  PlanPtr BindDmlReturning(PlanNode* dml, const TableCatalog& table, const PgQuery__RangeVar* relation,
+                           PgQuery__Node** list, size_t n);
   // INSERT's ON CONFLICT clause, onto the insert's plan node.
   void BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert);
   void PushCtes(const PgQuery__WithClause* with);

@@ -47,9 +47,12 @@ ExprPtr Binder::BindColumnDefault(const ColumnCatalog& column) {
   return DefaultValue(this, column, &eb);
 }
 
-PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, PgQuery__Node** list, size_t n) {
+PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, const PgQuery__RangeVar* relation,
+                                 PgQuery__Node** list, size_t n) {
   Scope scope;
-  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  // Named as in the statement: its alias when it has one.
+  const std::string name = relation && relation->alias ? relation->alias->aliasname : table.name;
+  for (const auto& c : table.columns) scope.columns.push_back({name, c.name, c.type, c.hidden});
   scope.clause = "RETURNING";
   ExprBinder eb(this, &scope);
   std::vector<ExprPtr> exprs;
@@ -184,7 +187,7 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
   }
   auto insert = std::make_unique<InsertNode>(table, std::move(source), CountSchema());
   if (stmt->on_conflict_clause) BindOnConflict(stmt, insert.get());
-  if (stmt->n_returning_list) BindDmlReturning(insert.get(), *table, stmt->returning_list, stmt->n_returning_list);
+  if (stmt->n_returning_list) BindDmlReturning(insert.get(), *table, stmt->relation, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
   return insert;
 }
@@ -203,6 +206,23 @@ PlanPtr Binder::BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* re
   for (auto& c : schema) c.table = alias;
   scope->Append(schema);
   PlanPtr plan = std::make_unique<ScanNode>(table, schema);
+  if (where) {
+    ExprBinder eb(this, scope);
+    scope->clause = "WHERE";
+    plan = std::make_unique<FilterNode>(std::move(plan), eb.BindCondition(where, "WHERE"));
+  }
+  return plan;
+}
+
+PlanPtr Binder::BindDmlTargetJoined(const TableRef& table, const PgQuery__RangeVar* relation, PgQuery__Node** items,
+                                    size_t n_items, const PgQuery__Node* where, Scope* scope) {
+  PlanPtr plan = BindDmlTarget(table, relation, nullptr, scope);
+  for (size_t i = 0; i < n_items; i++) {
+    Scope item;
+    PlanPtr p = BindFrom(items[i], nullptr, &item);
+    plan = std::make_unique<JoinNode>(JoinType::kInner, std::move(plan), std::move(p), nullptr);
+    scope->columns.insert(scope->columns.end(), item.columns.begin(), item.columns.end());
+  }
   if (where) {
     ExprBinder eb(this, scope);
     scope->clause = "WHERE";
@@ -291,11 +311,12 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
 
 PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
   const PgQuery__UpdateStmt* stmt = node->update_stmt;
-  if (stmt->n_from_clause) throw SqlError(sqlstate::kFeatureNotSupported, "UPDATE ... FROM is not supported yet");
   PushCtes(stmt->with_clause);
   TableRef table = ResolveRelation(stmt->relation);
   Scope scope;
-  PlanPtr plan = BindDmlTarget(table, stmt->relation, stmt->where_clause, &scope);
+  PlanPtr plan = stmt->n_from_clause ? BindDmlTargetJoined(table, stmt->relation, stmt->from_clause,
+                                                           stmt->n_from_clause, stmt->where_clause, &scope)
+                                     : BindDmlTarget(table, stmt->relation, stmt->where_clause, &scope);
   ExprBinder eb(this, &scope);
   std::vector<ExprPtr> new_values;
   for (size_t c = 0; c < table->columns.size(); c++)
@@ -316,20 +337,23 @@ PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
     else new_values[idx] = eb.CoerceForAssignment(eb.Bind(rt->val), col.type, col.name);
   }
   auto update = std::make_unique<UpdateNode>(table, std::move(plan), std::move(new_values), CountSchema());
-  if (stmt->n_returning_list) BindDmlReturning(update.get(), *table, stmt->returning_list, stmt->n_returning_list);
+  update->joined = stmt->n_from_clause > 0;
+  if (stmt->n_returning_list) BindDmlReturning(update.get(), *table, stmt->relation, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
   return update;
 }
 
 PlanPtr Binder::BindDelete(const PgQuery__Node* node) {
   const PgQuery__DeleteStmt* stmt = node->delete_stmt;
-  if (stmt->n_using_clause) throw SqlError(sqlstate::kFeatureNotSupported, "DELETE ... USING is not supported yet");
   PushCtes(stmt->with_clause);
   TableRef table = ResolveRelation(stmt->relation);
   Scope scope;
-  PlanPtr plan = BindDmlTarget(table, stmt->relation, stmt->where_clause, &scope);
+  PlanPtr plan = stmt->n_using_clause ? BindDmlTargetJoined(table, stmt->relation, stmt->using_clause,
+                                                            stmt->n_using_clause, stmt->where_clause, &scope)
+                                      : BindDmlTarget(table, stmt->relation, stmt->where_clause, &scope);
   auto del = std::make_unique<DeleteNode>(table, std::move(plan), CountSchema());
-  if (stmt->n_returning_list) BindDmlReturning(del.get(), *table, stmt->returning_list, stmt->n_returning_list);
+  del->joined = stmt->n_using_clause > 0;
+  if (stmt->n_returning_list) BindDmlReturning(del.get(), *table, stmt->relation, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
   return del;
 }

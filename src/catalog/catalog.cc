@@ -74,12 +74,14 @@ json ColumnToJson(const ColumnCatalog& c) {
   json j = {{"name", c.name}, {"type", TypeToJson(c.type)}, {"not_null", c.not_null}, {"hidden", c.hidden},
             {"default", c.default_expr}};
   if (c.identity) j["identity"] = std::string(1, c.identity);
+  if (!c.comment.empty()) j["comment"] = c.comment;
   return j;
 }
 
 ColumnCatalog ColumnFromJson(const json& c) {
   ColumnCatalog col{c.at("name"), TypeFromJson(c.at("type")), c.at("not_null"), c.at("hidden"), c.at("default")};
   if (c.contains("identity")) col.identity = c.at("identity").get<std::string>().at(0);
+  col.comment = c.value("comment", std::string());
   return col;
 }
 
@@ -124,7 +126,7 @@ json TableToJson(const TableCatalog& t) {
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
           {"stream_plan", t.stream_plan},
           {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options},
-          {"storage_options", t.storage_options},
+          {"storage_options", t.storage_options}, {"comment", t.comment},
           {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros},
           {"failure", t.failure}, {"failure_code", t.failure_code},
           {"sequence", t.kind == RelationKind::kSequence ? SequenceToJson(t.sequence) : json()}};
@@ -158,6 +160,7 @@ TableCatalog TableFromJson(const json& j) {
   t.failure = j.value("failure", std::string());
   t.failure_code = j.value("failure_code", std::string(sqlstate::kInternalError));
   if (j.contains("storage_options")) t.storage_options = j.at("storage_options").get<std::vector<std::string>>();
+  t.comment = j.value("comment", std::string());
   if (t.kind == RelationKind::kSequence) t.sequence = SequenceFromJson(j.at("sequence"));
   if (j.contains("connector_options"))
     t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();

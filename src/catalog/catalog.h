@@ -59,6 +59,7 @@ struct ColumnCatalog {
   // DEFAULT, '\0' none, as pg_attribute.attidentity; their values come
   // from the sequence they own, through default_expr.
   char identity = '\0';
+  std::string comment;  // COMMENT ON COLUMN (pg_description); empty: none
 };
 
 // CREATE SEQUENCE's parameters, as pg_sequence holds them.
@@ -111,6 +112,7 @@ struct TableCatalog {
   // Plain tables: PostgreSQL storage parameters as pg_class.reloptions
   // lists them ("fillfactor=100"; catalog/storage_parameters.h).
   std::vector<std::string> storage_options;
+  std::string comment;  // COMMENT ON TABLE, VIEW, ... (pg_description); empty: none
   SequenceOptions sequence;   // kSequence: its parameters (its values: Catalog::SequenceState)
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
   ObjectId backfill_upstream = 0;

@@ -291,6 +291,9 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"extra_desc", kText}, {"context", kText}, {"vartype", kText}, {"source", kText}, {"min_val", kText},
         {"max_val", kText}, {"enumvals", kTextArray}, {"boot_val", kText}, {"reset_val", kText},
         {"sourcefile", kText}, {"sourceline", i4}, {"pending_restart", b}}},
+      {"pg_catalog", "pg_cursors",
+       {{"name", kText}, {"statement", kText}, {"is_holdable", b}, {"is_binary", b}, {"is_scrollable", b},
+        {"creation_time", T::Timestamptz()}}},
       {"pg_catalog", "pg_prepared_statements",
        {{"name", kText}, {"statement", kText}, {"prepare_time", T::Timestamptz()}, {"parameter_types", kTextArray},
         {"from_sql", b}, {"generic_plans", T::Int64()}, {"custom_plans", T::Int64()}}},
@@ -561,11 +564,25 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       Value::FromString(kTextArray, EncodeArray(types)),
                       B(p.from_sql), Value::Int64(0), Value::Int64(0)});
     }
+  } else if (name == "pg_cursors" && ctx.cursors) {
+    for (const CursorInfo& c : ctx.cursors())
+      rows.push_back({Txt(c.name), Txt(c.statement), B(c.is_holdable), B(c.is_binary), B(c.is_scrollable),
+                      Value::Timestamptz(c.creation_time)});
+  } else if (name == "pg_description") {
+    // Comments on relations (classoid pg_class) and their columns (objsubid
+    // the column's attnum).
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      if (!t->comment.empty()) rows.push_back({O(ObjectOid(t->id)), O(1259), I4(0), Txt(t->comment)});
+      std::vector<int> nums = AttNums(*t);
+      for (size_t i = 0; i < t->columns.size(); i++)
+        if (!t->columns[i].hidden && !t->columns[i].comment.empty())
+          rows.push_back({O(ObjectOid(t->id)), O(1259), I4(nums[i]), Txt(t->columns[i].comment)});
+    }
   } else if (name == "pg_tablespace") {
     rows.push_back({O(1663), N("pg_default"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
     rows.push_back({O(1664), N("pg_global"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
   }
-  // pg_description, pg_policy, pg_statistic_ext, pg_publication,
+  // pg_policy, pg_statistic_ext, pg_publication,
   // pg_publication_rel, pg_inherits, pg_trigger, pg_sequence, pg_extension,
   // pg_depend, pg_enum, pg_auth_members: always empty.
   return rows;
@@ -700,6 +717,22 @@ class CatalogLookupImpl : public CatalogLookup {
       return QuoteIdent(schema ? schema->name : "public") + "." + QuoteIdent(s->name);
     }
     return std::nullopt;
+  }
+
+  std::optional<std::string> RelationDescription(uint32_t oid, int attnum) const override {
+    auto rel = Find(oid);
+    if (!rel || !rel->table || (rel->index && !IsUserIndex(*rel->table))) return std::nullopt;
+    const TableCatalog& t = *rel->table;
+    std::string comment;
+    if (attnum == 0) {
+      comment = t.comment;
+    } else {
+      std::vector<int> nums = AttNums(t);
+      for (size_t i = 0; i < t.columns.size(); i++)
+        if (!t.columns[i].hidden && nums[i] == attnum) comment = t.columns[i].comment;
+    }
+    if (comment.empty()) return std::nullopt;
+    return comment;
   }
 
   std::optional<std::string> ConstraintDef(uint32_t oid) const override {

@@ -95,6 +95,15 @@ struct PreparedStatementInfo {
 };
 using PreparedStatementsFn = std::function<std::vector<PreparedStatementInfo>()>;
 
+// One of the session's SQL cursors (pg_cursors).
+struct CursorInfo {
+  std::string name;
+  std::string statement;
+  bool is_holdable = false, is_binary = false, is_scrollable = false;
+  int64_t creation_time = 0;  // as PreparedStatementInfo::prepare_time
+};
+using CursorsFn = std::function<std::vector<CursorInfo>()>;
+
 struct SystemTableContext {
   const Catalog* catalog;
   ObjectId database_id;
@@ -106,6 +115,7 @@ struct SystemTableContext {
   // The session's settings (pg_settings), in SHOW ALL's order; null: none.
   SettingsFn settings;
   PreparedStatementsFn prepared_statements;  // null: none
+  CursorsFn cursors;                         // null: none
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

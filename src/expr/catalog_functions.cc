@@ -265,13 +265,29 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   RegisterFn(r, "pg_get_viewdef", {text, b}, text, view_def);
   RegisterFn(r, "pg_get_constraintdef", {oid}, text, constraint_def);
   RegisterFn(r, "pg_get_constraintdef", {oid, b}, text, constraint_def);
-  // Comments are not supported: every description is NULL.
+  // Comments (COMMENT ON): on relations and their columns; other objects
+  // have none.
+  auto relation_description = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+    for (size_t i = 0; i < n; i++) {
+      bool null = false;
+      for (const auto* a : args) null |= a->IsNull(i);
+      const bool column = args.size() == 2 && args[1]->type().id != TypeId::kVarchar && !args[1]->type().IsText();
+      // obj_description(oid, catalog): only pg_class holds commented objects.
+      if (!null && args.size() == 2 && !column && args[1]->GetString(i) != "pg_class") null = true;
+      std::optional<std::string> d;
+      if (!null && ctx.catalog)
+        d = ctx.catalog->RelationDescription(static_cast<uint32_t>(args[0]->GetInt(i)),
+                                             column ? static_cast<int>(args[1]->GetInt(i)) : 0);
+      if (d) out->AppendString(std::move(*d));
+      else out->AppendNull();
+    }
+  };
   auto null_text = [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
     for (size_t i = 0; i < n; i++) out->AppendNull();
   };
-  RegisterFn(r, "col_description", {oid, i4}, text, null_text);
-  RegisterFn(r, "obj_description", {oid}, text, null_text);
-  RegisterFn(r, "obj_description", {oid, text}, text, null_text);
+  RegisterFn(r, "col_description", {oid, i4}, text, relation_description);
+  RegisterFn(r, "obj_description", {oid}, text, relation_description);
+  RegisterFn(r, "obj_description", {oid, text}, text, relation_description);
   RegisterFn(r, "shobj_description", {oid, text}, text, null_text);
   // Ordinary tables are publishable (there are no publications, though);
   // NULL for unknown oids.

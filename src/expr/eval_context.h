@@ -49,6 +49,9 @@ class CatalogLookup {
   // `column` of relation `oid` owns; nullopt when none (42703 when there
   // is no such column).
   virtual std::optional<std::string> OwnedSequence(uint32_t oid, const std::string& column) const = 0;
+  // obj_description(oid, 'pg_class') (subid 0) and col_description(oid,
+  // attnum): the comment COMMENT ON gave; nullopt when none.
+  virtual std::optional<std::string> RelationDescription(uint32_t oid, int attnum) const = 0;
 };
 
 // The session's sequence functions (nextval, currval, setval, lastval):

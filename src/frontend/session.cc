@@ -1,5 +1,7 @@
 #include "frontend/session.h"
 
+#include "frontend/cursor.h"
+
 #include "catalog/system_tables.h"
 
 #include <pg_query/pg_query.pb-c.h>
@@ -308,7 +310,14 @@ void Session::CheckWritable(std::string_view command) const {
     FRESHET_THROW(sqlstate::kReadOnlySqlTransaction, "cannot execute {} in a read-only transaction", command);
 }
 
-void Session::EndBlock() {
+void Session::EndBlock(bool committed) {
+  // A cursor ends with its transaction unless WITH HOLD; a held one
+  // declared in a block that rolls back goes too.
+  for (auto it = cursors_.begin(); it != cursors_.end();) {
+    bool keep = it->second.cursor->options().hold && (committed || !it->second.declared_in_block);
+    it->second.declared_in_block = false;
+    it = keep ? std::next(it) : cursors_.erase(it);
+  }
   writer_.reset();
   block_read_only_.reset();
   savepoints_.clear();
@@ -325,14 +334,14 @@ StatementOutcome Session::Commit() {
   // The writer lock is released once the writes are applied (the next
   // holder reads them).
   std::shared_ptr<void> writer = std::move(writer_);
-  EndBlock();
+  EndBlock(!failed);
   if (failed) return {"ROLLBACK"};
   ApplyWrites(std::move(w), std::move(writer));
   return {"COMMIT"};
 }
 
 StatementOutcome Session::Rollback() {
-  EndBlock();
+  EndBlock(false);
   return {"ROLLBACK"};
 }
 
@@ -678,7 +687,11 @@ void Session::Bind(const std::string& portal_name, const std::string& statement,
 
 std::vector<ColumnDesc> Session::DescribePortal(const std::string& name) {
   auto it = portals_.find(name);
-  if (it == portals_.end()) FRESHET_THROW(sqlstate::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  if (it == portals_.end()) {
+    // A cursor is a portal too (psycopg 3 describes its named cursors so).
+    if (auto c = cursors_.find(name); c != cursors_.end()) return c->second.cursor->columns();
+    FRESHET_THROW(sqlstate::kInvalidCursorName, "portal \"{}\" does not exist", name);
+  }
   return DescribePrepared(*it->second->prepared);
 }
 
@@ -749,6 +762,36 @@ void Session::ClosePortal(const std::string& name) { portals_.erase(name); }
 void Session::DiscardAll() {
   portals_.clear();
   prepared_.clear();
+  cursors_.clear();
+}
+
+// ---- Cursors ----
+
+void Session::DeclareCursor(const std::string& name, std::unique_ptr<Cursor> cursor) {
+  if (cursors_.count(name)) FRESHET_THROW(sqlstate::kDuplicateCursor, "cursor \"{}\" already exists", name);
+  cursors_[name] = CursorEntry{std::move(cursor), InExplicitBlock()};
+}
+
+Cursor& Session::FindCursor(const std::string& name) {
+  auto it = cursors_.find(name);
+  if (it == cursors_.end()) FRESHET_THROW(sqlstate::kInvalidCursorName, "cursor \"{}\" does not exist", name);
+  return *it->second.cursor;
+}
+
+void Session::CloseCursor(const std::string& name) {
+  if (!cursors_.erase(name)) FRESHET_THROW(sqlstate::kInvalidCursorName, "cursor \"{}\" does not exist", name);
+}
+
+void Session::CloseAllCursors() { cursors_.clear(); }
+
+std::vector<CursorInfo> Session::Cursors() const {
+  std::vector<CursorInfo> out;
+  for (const auto& [name, entry] : cursors_) {
+    const Cursor& c = *entry.cursor;
+    out.push_back({name, c.statement(), c.options().hold, c.options().binary, !c.options().no_scroll,
+                   c.creation_time()});
+  }
+  return out;
 }
 
 }  // namespace freshet

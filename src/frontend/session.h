@@ -31,6 +31,8 @@
 
 namespace freshet {
 
+class Cursor;
+
 class Session : public SequenceAccess {
  public:
   // Throws 3D000 when the database does not exist, 28000 for unknown users.
@@ -79,6 +81,15 @@ class Session : public SequenceAccess {
   // The statement prepared as `name` and its parameter types (26000 when
   // there is none); valid until the statement is closed.
   const ParsedStatement& PreparedStatement(const std::string& name, std::vector<DataType>* param_types) const;
+  // SQL cursors (cursor.h): DECLARE keeps one (42P03 when the name is
+  // taken), FETCH and MOVE find it, CLOSE drops it (34000 when there is
+  // none). A cursor ends with its transaction unless WITH HOLD; a held one
+  // declared in a block that rolls back goes too.
+  void DeclareCursor(const std::string& name, std::unique_ptr<Cursor> cursor);
+  Cursor& FindCursor(const std::string& name);
+  void CloseCursor(const std::string& name);
+  void CloseAllCursors();
+  std::vector<CursorInfo> Cursors() const;  // pg_cursors
   // The named prepared statements (pg_prepared_statements).
   std::vector<PreparedStatementInfo> PreparedStatements() const;
   // Close (protocol) and DEALLOCATE name; true when it existed.
@@ -185,8 +196,9 @@ class Session : public SequenceAccess {
   // released as soon as they are applied, before the DML log's sync.
   void ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer);
   void PrepareEval();
-  // Ends the transaction block, dropping its writes and snapshot.
-  void EndBlock();
+  // Ends the transaction block, dropping its writes and snapshot (and the
+  // cursors that end with it).
+  void EndBlock(bool committed);
 
   Instance* instance_;
   std::string user_;
@@ -222,6 +234,11 @@ class Session : public SequenceAccess {
   Epoch last_write_epoch_ = 0;
 
   std::map<std::string, std::shared_ptr<Prepared>> prepared_;
+  struct CursorEntry {
+    std::unique_ptr<Cursor> cursor;
+    bool declared_in_block = false;  // in the open transaction block
+  };
+  std::map<std::string, CursorEntry> cursors_;
   std::map<std::string, std::unique_ptr<Portal>> portals_;
 };
 

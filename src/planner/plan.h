@@ -314,6 +314,10 @@ class UpdateNode : public PlanNode {
   TableRef table;
   std::vector<ExprPtr> new_values;
   std::vector<ExprPtr> returning;
+  // UPDATE ... FROM: the child joins the target's rows (its first columns)
+  // with other rows, so a target row may come more than once: it is
+  // updated once, with its first match (PostgreSQL leaves which unspecified).
+  bool joined = false;
 };
 
 class DeleteNode : public PlanNode {
@@ -325,6 +329,7 @@ class DeleteNode : public PlanNode {
   std::string Describe() const override { return "Delete " + table->name; }
   TableRef table;
   std::vector<ExprPtr> returning;
+  bool joined = false;  // DELETE ... USING: as UpdateNode::joined
 };
 
 }  // namespace freshet

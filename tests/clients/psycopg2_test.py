@@ -107,6 +107,18 @@ def dict_cursor_and_metadata():
     conn.commit()
 
 
+def named_cursor():
+    # psycopg2's server-side cursor: DECLARE ... CURSOR WITHOUT HOLD, FETCH
+    # FORWARD itersize, CLOSE.
+    cur = conn.cursor(name="pg2_named")
+    cur.itersize = 3
+    cur.execute("SELECT id FROM pg2_items ORDER BY id")
+    ids = [r[0] for r in cur]
+    cur.close()
+    conn.commit()
+    check(len(ids) > 3 and ids == sorted(ids), "named cursor iterated in pages of 3", ids)
+
+
 def autocommit():
     conn.autocommit = True
     cur = conn.cursor()
@@ -116,7 +128,8 @@ def autocommit():
 
 
 for name, fn in [("DDL and DML", ddl_and_dml), ("failed transaction", failed_transaction), ("COPY", copy),
-                 ("types", types), ("dict cursor and metadata", dict_cursor_and_metadata), ("autocommit", autocommit)]:
+                 ("types", types), ("dict cursor and metadata", dict_cursor_and_metadata), ("named cursor", named_cursor),
+                 ("autocommit", autocommit)]:
     run(name, fn)
 
 cur = conn.cursor()

@@ -178,6 +178,24 @@ def pagination():
     conn.commit()
 
 
+def server_cursor():
+    # A named cursor: DECLARE, Describe of the cursor as a portal, FETCH
+    # FORWARD itersize at a time, scroll (MOVE), CLOSE.
+    with conn.cursor(name="pg3_named") as cur:
+        cur.itersize = 4
+        cur.execute("SELECT id FROM pg3_items WHERE id <= %s ORDER BY id", (10,))
+        check(cur.description is not None and cur.description[0].name == "id", "named cursor: described",
+              cur.description)
+        first = cur.fetchone()
+        some = cur.fetchmany(3)
+        rest = cur.fetchall()
+        check(first == (1,) and [r[0] for r in some] == [2, 3, 4] and [r[0] for r in rest] == list(range(5, 11)),
+              "named cursor: fetchone, fetchmany, fetchall", (first, some, rest))
+        cur.scroll(2, mode="absolute")
+        check(cur.fetchone() == (3,), "named cursor: scroll(absolute)", "")
+    conn.commit()
+
+
 def pipeline():
     with conn.pipeline():
         c1 = conn.execute("SELECT count(*) FROM pg3_items")
@@ -218,7 +236,8 @@ def autocommit_mode():
 
 for name, fn in [("DDL", ddl), ("DML with parameters", dml_with_parameters), ("prepared statements", prepared_reused),
                  ("failed transaction", failed_transaction_then_continue), ("COPY", copy_both_ways),
-                 ("types", type_round_trips), ("pagination", pagination), ("pipeline", pipeline),
+                 ("types", type_round_trips), ("pagination", pagination),
+                 ("server-side cursor", server_cursor), ("pipeline", pipeline),
                  ("SHOW and settings", show_and_settings), ("autocommit", autocommit_mode)]:
     print(f"== {name}")
     step(name, fn)

@@ -47,6 +47,10 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_VARIABLE_SET_STMT: return HandleSet(args);
     case PG_QUERY__NODE__NODE_VARIABLE_SHOW_STMT: return HandleShowVariable(args, node->variable_show_stmt->name);
     case PG_QUERY__NODE__NODE_COPY_STMT: return HandleCopy(args);
+    case PG_QUERY__NODE__NODE_COMMENT_STMT: return HandleComment(args);
+    case PG_QUERY__NODE__NODE_DECLARE_CURSOR_STMT: return HandleDeclareCursor(args);
+    case PG_QUERY__NODE__NODE_FETCH_STMT: return HandleFetch(args);
+    case PG_QUERY__NODE__NODE_CLOSE_PORTAL_STMT: return HandleCloseCursor(args);
     case PG_QUERY__NODE__NODE_PREPARE_STMT: return HandlePrepare(args);
     case PG_QUERY__NODE__NODE_EXECUTE_STMT: return HandleExecute(args);
     case PG_QUERY__NODE__NODE_DEALLOCATE_STMT: return HandleDeallocate(args);
@@ -131,6 +135,8 @@ std::vector<ColumnDesc> DescribeUtility(Session* session, const ParsedStatement&
   if (std::holds_alternative<CancelJobsStatement>(stmt.extension)) return {{"Id", DataType::Int64()}};
   // Not run: its statement may use parameters that describing has no values for.
   if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT) return {{"QUERY PLAN", DataType::Varchar()}};
+  if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_FETCH_STMT)
+    return DescribeFetch(session, stmt.node->fetch_stmt);
   if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_EXECUTE_STMT)
     return session->DescribeStatement(stmt.node->execute_stmt->name);
   if (!DescribedByRunning(stmt)) return {};

@@ -28,6 +28,8 @@
 #include "planner/plan.h"
 #include "sql/parser.h"
 
+struct PgQuery__FetchStmt;
+
 namespace freshet {
 
 class Instance;
@@ -106,6 +108,12 @@ StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& 
 StatementOutcome HandleTransaction(const HandlerArgs& args);  // transaction.cc
 // READ ONLY / READ WRITE among BEGIN's or SET TRANSACTION's options.
 std::optional<bool> ReadOnlyOption(PgQuery__Node* const* options, size_t n);
+StatementOutcome HandleComment(const HandlerArgs& args);        // comment.cc
+StatementOutcome HandleDeclareCursor(const HandlerArgs& args);  // cursor.cc
+StatementOutcome HandleFetch(const HandlerArgs& args);          // FETCH and MOVE
+StatementOutcome HandleCloseCursor(const HandlerArgs& args);
+// The columns FETCH returns from its cursor (none for MOVE).
+std::vector<ColumnDesc> DescribeFetch(Session* session, const PgQuery__FetchStmt* fetch);
 StatementOutcome HandlePrepare(const HandlerArgs& args);      // prepared.cc
 StatementOutcome HandleExecute(const HandlerArgs& args);
 StatementOutcome HandleDeallocate(const HandlerArgs& args);

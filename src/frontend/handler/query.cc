@@ -129,6 +129,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
     return out;
   };
   ctx->prepared_statements = [session] { return session->PreparedStatements(); };
+  ctx->cursors = [session] { return session->Cursors(); };
   ctx->eval = session->eval();
   ctx->eval.params = args.params;
 }

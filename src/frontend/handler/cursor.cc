@@ -1,0 +1,81 @@
+// DECLARE ... CURSOR, FETCH, MOVE and CLOSE: the session's SQL cursors
+// (frontend/cursor.h), as PostgreSQL's portalcmds.c runs them.
+#include <pg_query/pg_query.pb-c.h>
+
+#include "common/error.h"
+#include "frontend/cursor.h"
+#include "frontend/handler/handler.h"
+#include "frontend/session.h"
+
+namespace freshet {
+
+namespace {
+
+// PostgreSQL's CURSOR_OPT_* bits of DeclareCursorStmt.options.
+constexpr int32_t kCursorBinary = 0x0001, kCursorScroll = 0x0002, kCursorNoScroll = 0x0004, kCursorHold = 0x0020;
+
+}  // namespace
+
+StatementOutcome HandleDeclareCursor(const HandlerArgs& args) {
+  const PgQuery__DeclareCursorStmt* d = args.stmt.node->declare_cursor_stmt;
+  Cursor::Options options;
+  options.hold = d->options & kCursorHold;
+  options.scroll = d->options & kCursorScroll;
+  options.no_scroll = d->options & kCursorNoScroll;
+  options.binary = d->options & kCursorBinary;
+  Session* session = args.session;
+  // As PostgreSQL: a cursor without HOLD lives in a transaction block.
+  if (!options.hold && !session->InExplicitBlock())
+    throw SqlError(sqlstate::kNoActiveTransaction, "DECLARE CURSOR can only be used in transaction blocks");
+  if (options.scroll && options.no_scroll)
+    throw SqlError(sqlstate::kInvalidCursorDefinition, "cannot specify both SCROLL and NO SCROLL");
+  ParsedStatement query = args.stmt;
+  query.node = d->query;
+  std::vector<DataType> types;
+  if (args.params)
+    for (const auto& p : *args.params) types.push_back(p.type());
+  PlanPtr plan = PlanStatement(session, query, &types);
+  if (!plan) throw SqlError(sqlstate::kInvalidCursorDefinition, "cursor can only be declared for a query");
+  // The whole result now, into the cursor (as a portal's).
+  PortalRows rows;
+  RunPlan(HandlerArgs{session, query, args.sink, args.params, &rows}, *plan, "SELECT ");
+  std::vector<ColumnDesc> columns;
+  for (const auto& c : plan->schema()) columns.push_back({c.name, c.type});
+  session->DeclareCursor(d->portalname, std::make_unique<Cursor>(args.stmt.text, std::move(columns),
+                                                                 std::move(rows.chunks), options, NowMicros()));
+  return {"DECLARE CURSOR"};
+}
+
+StatementOutcome HandleFetch(const HandlerArgs& args) {
+  const PgQuery__FetchStmt* f = args.stmt.node->fetch_stmt;
+  Cursor& cursor = args.session->FindCursor(f->portalname);
+  Cursor::Direction direction = Cursor::Direction::kForward;
+  switch (f->direction) {
+    case PG_QUERY__FETCH_DIRECTION__FETCH_BACKWARD: direction = Cursor::Direction::kBackward; break;
+    case PG_QUERY__FETCH_DIRECTION__FETCH_ABSOLUTE: direction = Cursor::Direction::kAbsolute; break;
+    case PG_QUERY__FETCH_DIRECTION__FETCH_RELATIVE: direction = Cursor::Direction::kRelative; break;
+    default: break;
+  }
+  int64_t moved = 0;
+  DataChunk rows = cursor.Fetch(direction, f->how_many, &moved);
+  if (f->ismove) return {"MOVE " + std::to_string(moved)};
+  SendRows(args, cursor.columns(), rows);
+  return {"FETCH " + std::to_string(moved)};
+}
+
+StatementOutcome HandleCloseCursor(const HandlerArgs& args) {
+  const char* name = args.stmt.node->close_portal_stmt->portalname;
+  if (!name || !*name) {
+    args.session->CloseAllCursors();
+    return {"CLOSE CURSOR ALL"};
+  }
+  args.session->CloseCursor(name);
+  return {"CLOSE CURSOR"};
+}
+
+std::vector<ColumnDesc> DescribeFetch(Session* session, const PgQuery__FetchStmt* fetch) {
+  if (fetch->ismove) return {};
+  return session->FindCursor(fetch->portalname).columns();
+}
+
+}  // namespace freshet
