@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 #include "common/identifier.h"
 #include "common/limits.h"
@@ -265,6 +266,130 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   RegisterFn(r, "pg_get_viewdef", {text, b}, text, view_def);
   RegisterFn(r, "pg_get_constraintdef", {oid}, text, constraint_def);
   RegisterFn(r, "pg_get_constraintdef", {oid, b}, text, constraint_def);
+  // Settings: current_setting(name [, missing_ok]) and set_config(name,
+  // value, is_local) (as SET; is_local is taken as SET's session scope).
+  auto need_session = [](EvalContext& ctx) -> SessionAccess& {
+    if (!ctx.session) throw SqlError(sqlstate::kFeatureNotSupported, "this function needs a session");
+    return *ctx.session;
+  };
+  auto current_setting = [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out,
+                                        EvalContext& ctx) {
+    for (size_t i = 0; i < n; i++) {
+      bool missing_ok = args.size() > 1 && !args[1]->IsNull(i) && args[1]->GetBool(i);
+      if (args[0]->IsNull(i) || (args.size() > 1 && args[1]->IsNull(i))) {
+        out->AppendNull();
+        continue;
+      }
+      std::string name(args[0]->GetString(i));
+      std::optional<std::string> v = need_session(ctx).Setting(name);
+      if (!v && !missing_ok)
+        FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
+      if (v) out->AppendString(*v);
+      else out->AppendNull();
+    }
+  };
+  RegisterFn(r, "current_setting", {text}, text, current_setting);
+  RegisterFn(r, "current_setting", {text, b}, text, current_setting);
+  RegisterFn(r, "set_config", {text, text, b}, text,
+             [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               for (size_t i = 0; i < n; i++) {
+                 if (args[0]->IsNull(i))
+                   throw SqlError("22004", "SET requires parameter name");
+                 std::string value = args[1]->IsNull(i) ? "" : std::string(args[1]->GetString(i));
+                 out->AppendString(need_session(ctx).SetSetting(std::string(args[0]->GetString(i)), value));
+               }
+             });
+  RegisterFn(r, "pg_backend_pid", {}, i4, [need_session](const std::vector<const Vector*>&, size_t n, Vector* out,
+                                                         EvalContext& ctx) {
+    for (size_t i = 0; i < n; i++) out->AppendInt(need_session(ctx).BackendPid());
+  });
+  // Sizes in storage: a relation's bytes as its engine estimates them
+  // (NULL for an unknown oid, as PostgreSQL); indexes behind primary keys
+  // are part of their table's rows.
+  auto relation_size = [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+    for (size_t i = 0; i < n; i++) {
+      std::optional<int64_t> bytes;
+      if (!args[0]->IsNull(i)) bytes = need_session(ctx).RelationBytes(static_cast<uint32_t>(args[0]->GetInt(i)));
+      if (bytes) out->AppendInt(*bytes);
+      else out->AppendNull();
+    }
+  };
+  const DataType i8 = DataType::Int64();
+  for (const char* name : {"pg_relation_size", "pg_table_size", "pg_total_relation_size"})
+    RegisterFn(r, name, {regclass}, i8, relation_size);
+  RegisterFn(r, "pg_relation_size", {regclass, text}, i8, relation_size);
+  RegisterFn(r, "pg_indexes_size", {regclass}, i8,
+             [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               for (size_t i = 0; i < n; i++) {
+                 bool known = !args[0]->IsNull(i) &&
+                              need_session(ctx).RelationBytes(static_cast<uint32_t>(args[0]->GetInt(i))).has_value();
+                 if (known) out->AppendInt(0);
+                 else out->AppendNull();
+               }
+             });
+  // Privileges: until users and grants exist (every role may do anything
+  // to any object it can name), true for an object that exists; the
+  // object and the privilege names are checked as PostgreSQL checks them.
+  auto privilege = [](const char* kind) {
+    return [kind](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+      static const std::set<std::string> kKnown = {"select", "insert", "update", "delete", "truncate", "references",
+                                                   "trigger", "usage", "create", "connect", "temporary", "temp",
+                                                   "execute", "maintain"};
+      const Vector* object = args[args.size() - 2];
+      const Vector* privileges = args[args.size() - 1];
+      for (size_t i = 0; i < n; i++) {
+        bool null = false;
+        for (const auto* a : args) null |= a->IsNull(i);
+        if (null) {
+          out->AppendNull();
+          continue;
+        }
+        // "SELECT, INSERT WITH GRANT OPTION": each name must be known.
+        std::string list = LowerAscii(privileges->GetString(i));
+        size_t pos = 0;
+        while (pos <= list.size()) {
+          size_t comma = list.find(',', pos);
+          std::string item = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+          while (!item.empty() && item.front() == ' ') item.erase(0, 1);
+          while (!item.empty() && item.back() == ' ') item.pop_back();
+          if (item.ends_with(" with grant option")) item.resize(item.size() - 18);
+          if (!kKnown.count(item)) FRESHET_THROW(sqlstate::kInvalidParameterValue, "unrecognized privilege type: \"{}\"", item);
+          if (comma == std::string::npos) break;
+          pos = comma + 1;
+        }
+        const bool by_name = object->type().id == TypeId::kVarchar || object->type().IsText();
+        if (std::string_view(kind) == "table" && by_name) NeedCatalog(ctx, "relation").RelationOid(object->GetString(i));
+        if (std::string_view(kind) == "schema" && by_name) NeedCatalog(ctx, "schema").NamespaceOid(object->GetString(i));
+        out->AppendBool(true);
+      }
+    };
+  };
+  for (const auto& [name, kind] : std::vector<std::pair<const char*, const char*>>{
+           {"has_table_privilege", "table"}, {"has_schema_privilege", "schema"},
+           {"has_database_privilege", "database"}, {"has_sequence_privilege", "table"},
+           {"has_any_column_privilege", "table"}, {"has_function_privilege", "function"},
+           {"has_tablespace_privilege", "tablespace"}, {"has_foreign_data_wrapper_privilege", "fdw"},
+           {"has_server_privilege", "server"}, {"has_language_privilege", "language"},
+           {"has_type_privilege", "type"}}) {
+    RegisterFn(r, name, {text, text}, b, privilege(kind));
+    RegisterFn(r, name, {oid, text}, b, privilege(kind));
+    RegisterFn(r, name, {text, text, text}, b, privilege(kind));
+    RegisterFn(r, name, {text, oid, text}, b, privilege(kind));
+    RegisterFn(r, name, {oid, text, text}, b, privilege(kind));
+    RegisterFn(r, name, {oid, oid, text}, b, privilege(kind));
+  }
+  // has_column_privilege(table, column, privilege) and with a user first.
+  auto column_privilege = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    for (size_t i = 0; i < n; i++) {
+      bool null = false;
+      for (const auto* a : args) null |= a->IsNull(i);
+      if (null) out->AppendNull();
+      else out->AppendBool(true);
+    }
+  };
+  RegisterFn(r, "has_column_privilege", {text, text, text}, b, column_privilege);
+  RegisterFn(r, "has_column_privilege", {oid, text, text}, b, column_privilege);
+  RegisterFn(r, "has_column_privilege", {oid, i4, text}, b, column_privilege);
   // Comments (COMMENT ON): on relations and their columns; other objects
   // have none.
   auto relation_description = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {

@@ -69,6 +69,22 @@ class SequenceAccess {
   virtual std::pair<int64_t, bool> Peek(uint32_t oid) = 0;
 };
 
+// The session's own state that functions read or change: its settings
+// (current_setting, set_config), its backend pid, and the sizes of
+// relations in storage (pg_relation_size & co.).
+class SessionAccess {
+ public:
+  virtual ~SessionAccess() = default;
+  // A setting as SHOW prints it; nullopt when there is no such setting.
+  virtual std::optional<std::string> Setting(const std::string& name) = 0;
+  // SET name = value (SET's errors); returns the value now in force.
+  virtual std::string SetSetting(const std::string& name, const std::string& value) = 0;
+  virtual int32_t BackendPid() const = 0;
+  // Bytes relation `oid` takes in storage (approximate, as the engine
+  // tells); nullopt when no relation has that oid.
+  virtual std::optional<int64_t> RelationBytes(uint32_t oid) = 0;
+};
+
 struct EvalContext {
   TimeZone time_zone;           // session TimeZone: timestamptz formatting and arithmetic
   int64_t statement_time = 0;   // now(): micros since epoch, fixed for the statement
@@ -82,6 +98,7 @@ struct EvalContext {
   // Catalog access for regclass & co. (may be null; see CatalogLookup).
   std::shared_ptr<const CatalogLookup> catalog;
   SequenceAccess* sequences = nullptr;  // may be null (no session)
+  SessionAccess* session = nullptr;      // may be null (no session)
 };
 
 }  // namespace freshet

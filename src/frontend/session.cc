@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "catalog/pg_catalog.h"
+#include "storage/table_engines.h"
 #include "common/error.h"
 #include "common/identifier.h"
 #include "expr/cast.h"
@@ -133,6 +134,7 @@ void Session::PrepareEval() {
   eval_.subquery_runner = nullptr;
   eval_.catalog = MakeCatalogLookup(instance_->catalog(), database_.id, SearchPath());
   eval_.sequences = this;
+  eval_.session = this;
 }
 
 // ---- Sequences ----
@@ -763,6 +765,40 @@ void Session::DiscardAll() {
   portals_.clear();
   prepared_.clear();
   cursors_.clear();
+}
+
+// ---- SessionAccess ----
+
+std::optional<std::string> Session::Setting(const std::string& name) {
+  const VariableDef* def = FindVariable(name == "timezone" ? "TimeZone" : name);
+  if (!def) return std::nullopt;
+  if (LowerAscii(def->name) == "transaction_read_only") return TransactionReadOnly() ? "on" : "off";
+  return variables_.Get(def->name);
+}
+
+std::string Session::SetSetting(const std::string& name, const std::string& value) {
+  const VariableDef* def = FindVariable(name);
+  if (def && LowerAscii(def->name) == "transaction_read_only") {
+    bool on = false;
+    if (!ParseBoolSetting(value, &on))
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"transaction_read_only\" requires a Boolean value");
+    SetTransactionReadOnly(on);
+  } else {
+    variables_.Set(def ? def->name : name, value);  // SET's checks and errors
+  }
+  return Setting(name).value_or(value);
+}
+
+std::optional<int64_t> Session::RelationBytes(uint32_t oid) {
+  if (!eval_.catalog || !eval_.catalog->RelationName(oid)) return std::nullopt;
+  // System catalogs and the indexes behind primary keys take no storage
+  // of their own.
+  if (oid < kObjectOidBase || oid >= kPrimaryKeyIndexOidBase) return 0;
+  ObjectId id = oid - kObjectOidBase;
+  TableRef t = instance_->catalog()->GetTable(id);
+  if (!t || t->kind == RelationKind::kView || t->kind == RelationKind::kSequence) return 0;
+  auto snapshot = instance_->store()->GetSnapshot();
+  return static_cast<int64_t>(instance_->store()->engines().For(id).Statistics(id, snapshot.get()).bytes);
 }
 
 // ---- Cursors ----

@@ -33,7 +33,7 @@ namespace freshet {
 
 class Cursor;
 
-class Session : public SequenceAccess {
+class Session : public SequenceAccess, public SessionAccess {
  public:
   // Throws 3D000 when the database does not exist, 28000 for unknown users.
   Session(Instance* instance, const std::string& user, const std::string& database);
@@ -51,6 +51,12 @@ class Session : public SequenceAccess {
   void ApplyStartupParameter(const std::string& name, const std::string& value);
   // 'I' idle, 'T' in a transaction block, 'E' in a failed block.
   char TransactionStatus() const;
+
+  // SessionAccess (expr/eval_context.h).
+  std::optional<std::string> Setting(const std::string& name) override;
+  std::string SetSetting(const std::string& name, const std::string& value) override;
+  int32_t BackendPid() const override { return pid_; }
+  std::optional<int64_t> RelationBytes(uint32_t oid) override;
 
   // ---- Protocol ----
 
