@@ -87,6 +87,35 @@ ColumnCatalog ColumnFromJson(const json& c) {
 
 namespace {
 
+json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
+  json out = json::array();
+  for (const auto& c : constraints)
+    out.push_back({{"name", c.name}, {"type", std::string(1, c.type)}, {"ordinal", c.ordinal}, {"columns", c.columns},
+                   {"ref_table", c.ref_table}, {"on_update", std::string(1, c.on_update)},
+                   {"on_delete", std::string(1, c.on_delete)}, {"match", std::string(1, c.match)},
+                   {"deferrable", c.deferrable}, {"deferred", c.deferred}});
+  return out;
+}
+
+std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
+  std::vector<ConstraintCatalog> out;
+  for (const auto& c : j) {
+    ConstraintCatalog k;
+    k.name = c.at("name");
+    k.type = c.at("type").get<std::string>().at(0);
+    k.ordinal = c.at("ordinal");
+    k.columns = c.at("columns").get<std::vector<std::string>>();
+    k.ref_table = c.at("ref_table");
+    k.on_update = c.at("on_update").get<std::string>().at(0);
+    k.on_delete = c.at("on_delete").get<std::string>().at(0);
+    k.match = c.at("match").get<std::string>().at(0);
+    k.deferrable = c.at("deferrable");
+    k.deferred = c.at("deferred");
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
 const std::string kNextIdKey = "catalog/next_id";
 std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
 std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
@@ -127,6 +156,7 @@ json TableToJson(const TableCatalog& t) {
           {"stream_plan", t.stream_plan},
           {"job_id", t.job_id}, {"internal_kind", t.internal_kind}, {"connector_options", t.connector_options},
           {"storage_options", t.storage_options}, {"comment", t.comment},
+          {"constraints", ConstraintsToJson(t.constraints)},
           {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros},
           {"failure", t.failure}, {"failure_code", t.failure_code},
           {"sequence", t.kind == RelationKind::kSequence ? SequenceToJson(t.sequence) : json()}};
@@ -161,6 +191,7 @@ TableCatalog TableFromJson(const json& j) {
   t.failure_code = j.value("failure_code", std::string(sqlstate::kInternalError));
   if (j.contains("storage_options")) t.storage_options = j.at("storage_options").get<std::vector<std::string>>();
   t.comment = j.value("comment", std::string());
+  if (j.contains("constraints")) t.constraints = ConstraintsFromJson(j.at("constraints"));
   if (t.kind == RelationKind::kSequence) t.sequence = SequenceFromJson(j.at("sequence"));
   if (j.contains("connector_options"))
     t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();

@@ -62,6 +62,20 @@ struct ColumnCatalog {
   std::string comment;  // COMMENT ON COLUMN (pg_description); empty: none
 };
 
+// A table constraint besides the primary key (pg_constraint). Today only
+// FOREIGN KEY ('f'), recorded and listed but not enforced. Its columns are
+// named (RENAME COLUMN renames them, DROP COLUMN drops the constraint);
+// the referenced columns are the referenced table's primary key.
+struct ConstraintCatalog {
+  std::string name;
+  char type = 'f';                   // pg_constraint.contype
+  int ordinal = 0;                   // its oid: ConstraintOid(table, ordinal)
+  std::vector<std::string> columns;  // conkey
+  ObjectId ref_table = 0;            // confrelid; 0: the table itself
+  char on_update = 'a', on_delete = 'a', match = 's';  // confupdtype, confdeltype, confmatchtype
+  bool deferrable = false, deferred = false;
+};
+
 // CREATE SEQUENCE's parameters, as pg_sequence holds them.
 struct SequenceOptions {
   DataType type = DataType::Int64();  // smallint, integer or bigint
@@ -113,6 +127,7 @@ struct TableCatalog {
   // lists them ("fillfactor=100"; catalog/storage_parameters.h).
   std::vector<std::string> storage_options;
   std::string comment;  // COMMENT ON TABLE, VIEW, ... (pg_description); empty: none
+  std::vector<ConstraintCatalog> constraints;  // plain tables: FOREIGN KEY
   SequenceOptions sequence;   // kSequence: its parameters (its values: Catalog::SequenceState)
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
   ObjectId backfill_upstream = 0;

@@ -488,6 +488,20 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     }
   } else if (name == "pg_constraint") {
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      // FOREIGN KEYs: the referenced columns are the referenced table's key.
+      for (const ConstraintCatalog& fk : t->constraints) {
+        TableRef ref = fk.ref_table ? c.GetTable(fk.ref_table) : t;
+        if (!ref) continue;
+        std::vector<int> nums = AttNums(*t), ref_nums = AttNums(*ref), keys, ref_keys;
+        for (const auto& col : fk.columns)
+          if (int i = t->ColumnIndex(col); i >= 0) keys.push_back(nums[i]);
+        for (int k : ref->pk) ref_keys.push_back(ref_nums[k]);
+        rows.push_back({O(ConstraintOid(t->id, fk.ordinal)), N(fk.name), O(ObjectOid(t->schema_id)), C("f"),
+                        B(fk.deferrable), B(fk.deferred), B(true), O(ObjectOid(t->id)), O(0),
+                        O(PrimaryKeyIndexOid(ref->id)), O(0), O(ObjectOid(ref->id)), C(std::string(1, fk.on_update)),
+                        C(std::string(1, fk.on_delete)), C(std::string(1, fk.match)), B(true), I4(0), B(true),
+                        Int2Array(keys), Int2Array(ref_keys), Null(kText)});
+      }
       if (!HasPrimaryKeyIndex(*t)) continue;
       std::vector<int> nums = AttNums(*t), keys;
       for (int k : t->pk) keys.push_back(nums[k]);
@@ -736,6 +750,7 @@ class CatalogLookupImpl : public CatalogLookup {
   }
 
   std::optional<std::string> ConstraintDef(uint32_t oid) const override {
+    if (oid >= kConstraintOidBase) return ForeignKeyDef(oid);
     if (oid < kPrimaryKeyConstraintOidBase) return std::nullopt;
     TableRef t = c_->GetTable(oid - kPrimaryKeyConstraintOidBase);
     if (!t || t->database_id != db_ || !HasPrimaryKeyIndex(*t)) return std::nullopt;
@@ -743,6 +758,38 @@ class CatalogLookupImpl : public CatalogLookup {
   }
 
  private:
+  // pg_get_constraintdef of a FOREIGN KEY, as PostgreSQL prints it.
+  std::optional<std::string> ForeignKeyDef(uint32_t oid) const {
+    TableRef t = c_->GetTable((oid - kConstraintOidBase) / 32);
+    if (!t || t->database_id != db_) return std::nullopt;
+    for (const ConstraintCatalog& fk : t->constraints) {
+      if (ConstraintOid(t->id, fk.ordinal) != oid) continue;
+      TableRef ref = fk.ref_table ? c_->GetTable(fk.ref_table) : t;
+      if (!ref) return std::nullopt;
+      std::string columns, ref_columns;
+      for (const auto& col : fk.columns) columns += (columns.empty() ? "" : ", ") + QuoteIdent(col);
+      auto ref_name = RelationName(ObjectOid(ref->id));
+      std::string out = fmt::format("FOREIGN KEY ({}) REFERENCES {}({})", columns, ref_name.value_or(ref->name),
+                                    ColumnList(*ref, ref->pk));
+      if (fk.match == 'f') out += " MATCH FULL";
+      auto action = [](char a) -> const char* {
+        switch (a) {
+          case 'r': return "RESTRICT";
+          case 'c': return "CASCADE";
+          case 'n': return "SET NULL";
+          case 'd': return "SET DEFAULT";
+          default: return nullptr;
+        }
+      };
+      if (const char* a = action(fk.on_update)) out += std::string(" ON UPDATE ") + a;
+      if (const char* a = action(fk.on_delete)) out += std::string(" ON DELETE ") + a;
+      if (fk.deferrable) out += " DEFERRABLE";
+      if (fk.deferred) out += " INITIALLY DEFERRED";
+      return out;
+    }
+    return std::nullopt;
+  }
+
   // A relation pg_class lists: a stored one (`table`), the index behind a
   // table's primary key (`table` and `index`), or a system table (`system`).
   struct Relation {

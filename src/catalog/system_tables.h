@@ -134,6 +134,10 @@ inline constexpr uint32_t kPrimaryKeyIndexOidBase = 1000000000;
 inline constexpr uint32_t kPrimaryKeyConstraintOidBase = 1200000000;
 inline uint32_t PrimaryKeyIndexOid(ObjectId table) { return kPrimaryKeyIndexOidBase + table; }
 inline uint32_t PrimaryKeyConstraintOid(ObjectId table) { return kPrimaryKeyConstraintOidBase + table; }
+// Other constraints (catalog.h ConstraintCatalog), by their ordinal within
+// the table (at most 32 per table keep distinct oids).
+inline constexpr uint32_t kConstraintOidBase = 1600000000;
+inline uint32_t ConstraintOid(ObjectId table, int ordinal) { return kConstraintOidBase + table * 32 + ordinal % 32; }
 // A column default's pg_attrdef row.
 inline int64_t AttrDefOid(ObjectId table, int attnum) { return 1400000000LL + int64_t(table) * 1600 + attnum; }
 

@@ -32,7 +32,7 @@ items = sa.Table(
 orders = sa.Table(
     "sa_orders", metadata,
     sa.Column("order_id", sa.BigInteger, primary_key=True, autoincrement=False),
-    sa.Column("item_id", sa.Integer, nullable=False),
+    sa.Column("item_id", sa.Integer, sa.ForeignKey("sa_items.id"), nullable=False),
     sa.Column("qty", sa.SmallInteger),
     sa.Column("note", sa.Text),
 )
@@ -165,7 +165,9 @@ def reflection():
     check(pk["constrained_columns"] == ["id"] and pk["name"] == "sa_items_pkey", "get_pk_constraint", pk)
     idx = [(i["name"], i["column_names"], i["unique"]) for i in insp.get_indexes("sa_items")]
     check(idx == [("sa_items_name_idx", ["name"], False)], "get_indexes", idx)
-    check(insp.get_foreign_keys("sa_orders") == [], "get_foreign_keys", insp.get_foreign_keys("sa_orders"))
+    fks = [(f["name"], f["constrained_columns"], f["referred_table"], f["referred_columns"])
+           for f in insp.get_foreign_keys("sa_orders")]
+    check(fks == [("sa_orders_item_id_fkey", ["item_id"], "sa_items", ["id"])], "get_foreign_keys", fks)
     check(insp.get_unique_constraints("sa_items") == [], "get_unique_constraints")
     check(insp.get_check_constraints("sa_items") == [], "get_check_constraints")
     check("public" in insp.get_schema_names(), "get_schema_names", insp.get_schema_names())

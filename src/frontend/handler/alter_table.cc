@@ -168,8 +168,12 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         }
         a->Require(cmd->name);
       }
-      // As PostgreSQL: the primary key goes with a column of it.
+      // As PostgreSQL: the primary key goes with a column of it, and so do
+      // the table's foreign keys over it.
       if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
+      std::erase_if(next.constraints, [&](const ConstraintCatalog& fk) {
+        return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end();
+      });
       next.columns.erase(next.columns.begin() + i);
       a->sources.erase(a->sources.begin() + i);
       a->rewrite = true;
@@ -216,10 +220,32 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AddConstraint: {
       const PgQuery__Constraint* c = cmd->def->constraint;
       if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY) return AddPrimaryKey(a, c);
-      throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY constraints can be added yet");
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_FOREIGN) {
+        std::vector<std::string> columns;
+        for (size_t k = 0; k < c->n_fk_attrs; k++) columns.push_back(StringOf(c->fk_attrs[k]));
+        ConstraintCatalog fk = BindForeignKey(args, a->Finish(), columns, c);
+        args.sink->Notice(ForeignKeyNotice(fk));
+        next.constraints.push_back(std::move(fk));
+        return;
+      }
+      throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY and FOREIGN KEY constraints can be added yet");
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint: {
+      for (auto it = next.constraints.begin(); it != next.constraints.end(); ++it)
+        if (it->name == cmd->name) {
+          next.constraints.erase(it);
+          return;
+        }
       if (!a->pk_names.empty() && cmd->name == ConstraintName(next)) {
+        // As PostgreSQL: not while another table's foreign key references it.
+        for (const auto& other : args.instance()->catalog()->ListTables(next.database_id))
+          for (const auto& fk : other->constraints)
+            if (fk.ref_table == next.id && other->id != next.id)
+              throw SqlError(sqlstate::kDependentObjectsStillExist,
+                             fmt::format("cannot drop constraint {} on table {} because other objects depend on it",
+                                         cmd->name, next.name))
+                  .WithDetail(fmt::format("constraint {} on table {} depends on index {}", fk.name, other->name, cmd->name))
+                  .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
         a->pk_names.clear();
         a->rewrite = true;
         return;
@@ -368,6 +394,17 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args) {
   for (size_t i = 0; i < s->n_cmds; i++) ApplyCommand(args, s->cmds[i]->alter_table_cmd, &a);
   if (a.rewrite) {
     RewriteTable(args, t, a);
+    // Other tables' foreign keys follow the rewritten relation.
+    Catalog* catalog = args.instance()->catalog();
+    if (TableRef now = catalog->FindTable(t->schema_id, t->name); now && now->id != t->id)
+      for (const auto& other : catalog->ListTables(t->database_id)) {
+        if (other->id == now->id) continue;
+        TableCatalog changed = *other;
+        bool touched = false;
+        for (auto& fk : changed.constraints)
+          if (fk.ref_table == t->id) fk.ref_table = now->id, touched = true;
+        if (touched) catalog->AlterTable(changed);
+      }
   } else {
     args.instance()->catalog()->AlterTable(a.Finish());
   }
@@ -416,6 +453,9 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     if (clash >= 0)
       FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", r->newname, t->name);
     next.columns[i].name = r->newname;
+    for (auto& fk : next.constraints)
+      for (auto& col : fk.columns)
+        if (col == r->subname) col = r->newname;
     next.definition = NormalizedCreateTable(next);
   } else {
     next.name = r->newname;

@@ -58,12 +58,20 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     column_defs += cs->table_elts[i]->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF;
   if (column_defs > 1600) throw SqlError("54011", "tables can have at most 1600 columns");
   std::vector<TableCatalog> owned_sequences;  // of serial and identity columns
+  // FOREIGN KEYs with their columns, bound once the columns and key are known.
+  struct ForeignKeyItem {
+    std::vector<std::string> columns;
+    const PgQuery__Constraint* clause;
+    bool deferrable, deferred;
+  };
+  std::vector<ForeignKeyItem> foreign_keys;
   const std::string schema_name = catalog->GetSchema(schema_id) ? catalog->GetSchema(schema_id)->name : "public";
   for (size_t i = 0; i < cs->n_table_elts; i++) {
     const PgQuery__Node* e = cs->table_elts[i];
     if (e->node_case == PG_QUERY__NODE__NODE_COLUMN_DEF) {
       BoundColumn bound = BindColumnDef(session, stmt, e->column_def);
       ColumnCatalog col = std::move(bound.column);
+      for (const auto& fk : bound.foreign_keys) foreign_keys.push_back({{col.name}, fk.clause, fk.deferrable, fk.deferred});
       if (t.ColumnIndex(col.name) >= 0)
         FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", col.name);
       if (bound.primary_key) {
@@ -85,8 +93,14 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
       t.columns.push_back(col);
     } else if (e->node_case == PG_QUERY__NODE__NODE_CONSTRAINT) {
       const PgQuery__Constraint* c = e->constraint;
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_FOREIGN) {
+        std::vector<std::string> columns;
+        for (size_t k = 0; k < c->n_fk_attrs; k++) columns.push_back(StringOf(c->fk_attrs[k]));
+        foreign_keys.push_back({columns, c, static_cast<bool>(c->deferrable), static_cast<bool>(c->initdeferred)});
+        continue;
+      }
       if (c->contype != PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY)
-        throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY table constraints are supported");
+        throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY and FOREIGN KEY table constraints are supported");
       declare_pk();
       for (size_t k = 0; k < c->n_keys; k++) add_pk(StringOf(c->keys[k]));
     } else {
@@ -110,6 +124,13 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   }
   t.dist_key = t.pk;
   t.append_only = stmt.append_only;
+  for (const auto& item : foreign_keys) {
+    ConstraintCatalog fk = BindForeignKey(args, t, item.columns, item.clause);
+    fk.deferrable = item.deferrable;
+    fk.deferred = item.deferred;
+    args.sink->Notice(ForeignKeyNotice(fk));
+    t.constraints.push_back(std::move(fk));
+  }
   t.definition = NormalizedCreateTable(t);
   std::vector<std::pair<std::string, std::string>> storage_parameters;
   for (size_t i = 0; i < cs->n_options; i++) {

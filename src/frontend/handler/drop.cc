@@ -5,6 +5,8 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include "catalog/pg_catalog.h"
+#include <set>
+
 #include "common/error.h"
 #include "frontend/handler/objects.h"
 #include "frontend/session.h"
@@ -46,6 +48,35 @@ void CheckSequenceUnused(const HandlerArgs& args, const TableCatalog& seq, bool 
   altered.columns[seq.sequence.owned_by_column].default_expr.clear();
   altered.columns[seq.sequence.owned_by_column].identity = '\0';
   catalog->AlterTable(altered);
+}
+
+// Other tables' foreign keys on tables being dropped: CASCADE drops those
+// constraints (with PostgreSQL's NOTICE), else 2BP01 as PostgreSQL.
+void DropReferencingForeignKeys(const HandlerArgs& args, const std::vector<ObjectId>& dropped, bool cascade) {
+  Catalog* catalog = args.instance()->catalog();
+  std::set<ObjectId> ids(dropped.begin(), dropped.end());
+  for (const auto& other : catalog->ListTables(args.session->database().id)) {
+    if (ids.count(other->id) || other->constraints.empty()) continue;
+    TableCatalog changed = *other;
+    bool touched = false;
+    for (auto it = changed.constraints.begin(); it != changed.constraints.end();) {
+      if (!ids.count(it->ref_table)) {
+        ++it;
+        continue;
+      }
+      TableRef ref = catalog->GetTable(it->ref_table);
+      const std::string ref_name = ref ? ref->name : "?";
+      if (!cascade)
+        throw SqlError(sqlstate::kDependentObjectsStillExist,
+                       fmt::format("cannot drop table {} because other objects depend on it", ref_name))
+            .WithDetail(fmt::format("constraint {} on table {} depends on table {}", it->name, other->name, ref_name))
+            .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+      args.sink->Notice(fmt::format("drop cascades to constraint {} on table {}", it->name, other->name));
+      it = changed.constraints.erase(it);
+      touched = true;
+    }
+    if (touched) catalog->AlterTable(changed);
+  }
 }
 
 }  // namespace
@@ -122,6 +153,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
     named.push_back(t);
   }
   std::vector<ObjectId> tables = DropClosure(args, named, cascade, kind_name);
+  if (kind == RelationKind::kTable) DropReferencingForeignKeys(args, tables, cascade);
   DropRelations(args, tables);
   const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
                     : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"

@@ -128,6 +128,22 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
       case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL: col.not_null = true; break;
       case PG_QUERY__CONSTR_TYPE__CONSTR_NULL: break;
       case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY: out.primary_key = true; break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_FOREIGN:
+        out.foreign_keys.push_back({c, static_cast<bool>(c->deferrable), static_cast<bool>(c->initdeferred)});
+        break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE:
+      case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE:
+      case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED:
+      case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_IMMEDIATE: {
+        if (out.foreign_keys.empty())
+          throw SqlError(sqlstate::kSyntaxError, "misplaced DEFERRABLE clause");
+        auto& fk = out.foreign_keys.back();
+        if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE) fk.deferrable = true;
+        if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE) fk.deferrable = false;
+        if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED) fk.deferred = fk.deferrable = true;
+        if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_IMMEDIATE) fk.deferred = false;
+        break;
+      }
       case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
         if (out.owns_sequence)
           FRESHET_THROW(sqlstate::kSyntaxError, "multiple default values specified for column \"{}\"", col.name);
@@ -136,10 +152,93 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
         break;
       default:
         throw SqlError(sqlstate::kFeatureNotSupported,
-                       "only NOT NULL, NULL, DEFAULT and PRIMARY KEY column constraints are supported");
+                       "only NOT NULL, NULL, DEFAULT, PRIMARY KEY and REFERENCES column constraints are supported");
     }
   }
   return out;
+}
+
+ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& table,
+                                 const std::vector<std::string>& columns, const PgQuery__Constraint* c) {
+  ConstraintCatalog fk;
+  fk.type = 'f';
+  fk.columns = columns;
+  for (const auto& name : columns) {
+    int i = table.ColumnIndex(name);
+    if (i < 0 || table.columns[i].hidden)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" referenced in foreign key constraint does not exist", name);
+  }
+  // The referenced table: this one (by name, while it is created) or another.
+  Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
+  const PgQuery__RangeVar* rv = c->pktable;
+  bool self = false;
+  TableRef other;
+  if (table.id == 0 && rv->relname == table.name) {
+    // The table being created, when the name is not qualified otherwise.
+    auto schema = rv->schemaname && *rv->schemaname
+                      ? args.instance()->catalog()->FindSchema(table.database_id, rv->schemaname)
+                      : std::nullopt;
+    self = !(rv->schemaname && *rv->schemaname) || (schema && schema->id == table.schema_id);
+  }
+  if (!self) {
+    other = binder.ResolveRelation(rv);
+    self = other->id == table.id;
+  }
+  const TableCatalog& ref = self ? table : *other;
+  if (ref.kind != RelationKind::kTable)
+    FRESHET_THROW(sqlstate::kWrongObjectType, "referenced relation \"{}\" is not a table", ref.name);
+  fk.ref_table = self ? 0 : ref.id;
+  std::vector<std::string> key;
+  if (ref.row_id_index < 0)
+    for (int k : ref.pk) key.push_back(ref.columns[k].name);
+  std::vector<std::string> referenced;
+  for (size_t k = 0; k < c->n_pk_attrs; k++) referenced.push_back(StringOf(c->pk_attrs[k]));
+  if (referenced.empty()) {
+    if (key.empty()) FRESHET_THROW("42830", "there is no primary key for referenced table \"{}\"", ref.name);
+    referenced = key;
+  }
+  for (const auto& name : referenced) {
+    int i = ref.ColumnIndex(name);
+    if (i < 0 || ref.columns[i].hidden)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" referenced in foreign key constraint does not exist", name);
+  }
+  if (referenced.size() != columns.size())
+    throw SqlError("42830", "number of referencing and referenced columns for foreign key disagree");
+  // Only the primary key is unique here (there are no UNIQUE constraints yet).
+  if (std::set<std::string>(referenced.begin(), referenced.end()) != std::set<std::string>(key.begin(), key.end()) ||
+      referenced.size() != key.size())
+    FRESHET_THROW("42830", "there is no unique constraint matching given keys for referenced table \"{}\"", ref.name);
+  auto action = [](const char* a) { return a && *a ? *a : 'a'; };
+  fk.on_update = action(c->fk_upd_action);
+  fk.on_delete = action(c->fk_del_action);
+  fk.match = c->fk_matchtype && *c->fk_matchtype ? *c->fk_matchtype : 's';
+  fk.deferrable = c->deferrable;
+  fk.deferred = c->initdeferred;
+  // The name: given, or <table>_<columns>_fkey made unique among the table's.
+  std::set<std::string> taken = {table.name + "_pkey"};
+  std::set<int> ordinals;
+  for (const auto& other_fk : table.constraints) {
+    taken.insert(other_fk.name);
+    ordinals.insert(other_fk.ordinal);
+  }
+  if (c->conname && *c->conname) {
+    if (taken.count(c->conname))
+      FRESHET_THROW(sqlstate::kDuplicateObject, "constraint \"{}\" for relation \"{}\" already exists", c->conname,
+                    table.name);
+    fk.name = c->conname;
+  } else {
+    std::string base = table.name;
+    for (const auto& name : columns) base += "_" + name;
+    fk.name = base + "_fkey";
+    for (int n = 1; taken.count(fk.name); n++) fk.name = base + "_fkey" + std::to_string(n);
+  }
+  while (ordinals.count(fk.ordinal)) fk.ordinal++;
+  if (fk.ordinal >= 32) throw SqlError(sqlstate::kFeatureNotSupported, "a table can have at most 32 foreign keys");
+  return fk;
+}
+
+std::string ForeignKeyNotice(const ConstraintCatalog& fk) {
+  return fmt::format("foreign key constraint \"{}\" is recorded but not enforced", fk.name);
 }
 
 std::string NormalizedCreateTable(const TableCatalog& t) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catalog/catalog.h"
+#include "frontend/handler/handler.h"
 #include "sql/parser.h"
 
 struct PgQuery__ColumnDef;
@@ -25,7 +26,26 @@ struct BoundColumn {
   // own, which the caller makes (its DEFAULT is left empty).
   bool owns_sequence = false;
   const PgQuery__Constraint* identity = nullptr;
+  // REFERENCES on the column: bound by BindForeignKey once the table's
+  // columns and key are known; DEFERRABLE and INITIALLY DEFERRED after one
+  // are separate constraint items of the column, applied to it here.
+  struct ForeignKey {
+    const PgQuery__Constraint* clause;
+    bool deferrable, deferred;
+  };
+  std::vector<ForeignKey> foreign_keys;
 };
+
+// A FOREIGN KEY of `table` (being created, id 0, or altered: its columns
+// and key as they will be) over its columns `columns`, checked as
+// PostgreSQL checks it (the referenced table exists and is a table, the
+// columns exist, the referenced columns are its primary key, as many as
+// the referencing ones). Named as PostgreSQL names it unless the
+// constraint is; its ordinal is the first free one. Recorded, not
+// enforced: the caller sends a NOTICE (ForeignKeyNotice).
+ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& table,
+                                 const std::vector<std::string>& columns, const PgQuery__Constraint* c);
+std::string ForeignKeyNotice(const ConstraintCatalog& fk);
 
 // The column a ColumnDef of `stmt` declares. Its DEFAULT is checked to bind
 // without columns and to coerce to the column's type (42804). Constraints
