@@ -24,6 +24,22 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"catalog_name", T::Varchar()}, {"schema_name", T::Varchar()}, {"schema_owner", T::Varchar()},
         {"default_character_set_catalog", T::Varchar()}, {"default_character_set_schema", T::Varchar()},
         {"default_character_set_name", T::Varchar()}, {"default_collation_name", T::Varchar()}, {"sql_path", T::Varchar()}}},
+      // Constraints: primary and foreign keys (PostgreSQL also lists NOT
+      // NULL columns as CHECK constraints; not here).
+      {"information_schema", "table_constraints",
+       {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
+        {"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
+        {"constraint_type", T::Varchar()}, {"is_deferrable", T::Varchar()}, {"initially_deferred", T::Varchar()},
+        {"enforced", T::Varchar()}, {"nulls_distinct", T::Varchar()}}},
+      {"information_schema", "key_column_usage",
+       {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
+        {"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
+        {"column_name", T::Varchar()}, {"ordinal_position", T::Int32()}, {"position_in_unique_constraint", T::Int32()}}},
+      {"information_schema", "referential_constraints",
+       {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
+        {"unique_constraint_catalog", T::Varchar()}, {"unique_constraint_schema", T::Varchar()},
+        {"unique_constraint_name", T::Varchar()}, {"match_option", T::Varchar()}, {"update_rule", T::Varchar()},
+        {"delete_rule", T::Varchar()}}},
       {"rw_catalog", "rw_databases", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
       {"rw_catalog", "rw_schemas", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
       {"rw_catalog", "rw_tables",
@@ -219,6 +235,48 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                         ty.id == TypeId::kNumeric && ty.precision >= 0 ? Int(ty.precision) : Value::Null(T::Int32()),
                         ty.id == TypeId::kNumeric && ty.precision >= 0 ? Int(ty.scale) : Value::Null(T::Int32()),
                         Str(UdtName(ty))});
+      }
+    }
+  } else if (key == "information_schema.table_constraints" || key == "information_schema.key_column_usage" ||
+             key == "information_schema.referential_constraints") {
+    auto rule = [](char a) {
+      switch (a) {
+        case 'r': return "RESTRICT";
+        case 'c': return "CASCADE";
+        case 'n': return "SET NULL";
+        case 'd': return "SET DEFAULT";
+        default: return "NO ACTION";
+      }
+    };
+    for (const auto& t : tables) {
+      if (t->kind != RelationKind::kTable) continue;
+      const std::string schema = schema_name(t->schema_id);
+      const bool has_pk = t->row_id_index < 0 && !t->pk.empty();
+      if (key == "information_schema.table_constraints") {
+        if (has_pk)
+          rows.push_back({Str(db_name), Str(schema), Str(t->name + "_pkey"), Str(db_name), Str(schema), Str(t->name),
+                          Str("PRIMARY KEY"), Str("NO"), Str("NO"), Str("YES"), NullStr()});
+        for (const auto& fk : t->constraints)
+          rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
+                          Str("FOREIGN KEY"), Str(fk.deferrable ? "YES" : "NO"), Str(fk.deferred ? "YES" : "NO"),
+                          Str("YES"), NullStr()});
+      } else if (key == "information_schema.key_column_usage") {
+        if (has_pk)
+          for (size_t k = 0; k < t->pk.size(); k++)
+            rows.push_back({Str(db_name), Str(schema), Str(t->name + "_pkey"), Str(db_name), Str(schema), Str(t->name),
+                            Str(t->columns[t->pk[k]].name), Int(static_cast<int64_t>(k + 1)), Value::Null(T::Int32())});
+        for (const auto& fk : t->constraints)
+          for (size_t k = 0; k < fk.columns.size(); k++)
+            rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
+                            Str(fk.columns[k]), Int(static_cast<int64_t>(k + 1)), Int(static_cast<int64_t>(k + 1))});
+      } else {
+        for (const auto& fk : t->constraints) {
+          TableRef ref = fk.ref_table ? c.GetTable(fk.ref_table) : t;
+          if (!ref) continue;
+          rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema_name(ref->schema_id)),
+                          Str(ref->name + "_pkey"), Str(fk.match == 'f' ? "FULL" : "NONE"), Str(rule(fk.on_update)),
+                          Str(rule(fk.on_delete))});
+        }
       }
     }
   } else if (key == "information_schema.schemata") {

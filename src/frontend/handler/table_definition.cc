@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
 #include <set>
 
 #include "binder/binder.h"
@@ -208,6 +209,10 @@ ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& ta
   if (std::set<std::string>(referenced.begin(), referenced.end()) != std::set<std::string>(key.begin(), key.end()) ||
       referenced.size() != key.size())
     FRESHET_THROW("42830", "there is no unique constraint matching given keys for referenced table \"{}\"", ref.name);
+  // Kept paired with the referenced key in its order (the referenced
+  // columns are not stored: they are the key).
+  for (size_t j = 0; j < key.size(); j++)
+    fk.columns[j] = columns[std::find(referenced.begin(), referenced.end(), key[j]) - referenced.begin()];
   auto action = [](const char* a) { return a && *a ? *a : 'a'; };
   fk.on_update = action(c->fk_upd_action);
   fk.on_delete = action(c->fk_del_action);
