@@ -205,8 +205,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
              });
   auto index_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {
-      bool null = false;
-      for (const auto* a : args) null |= a->IsNull(i);
+      bool null = AnyNull(args, i);
       std::optional<std::string> def;
       if (!null && ctx.catalog)
         def = ctx.catalog->IndexDef(static_cast<uint32_t>(args[0]->GetInt(i)),
@@ -220,8 +219,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   RegisterFn(r, "pg_get_indexdef", {oid, i4, b}, text, index_def);
   auto constraint_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {
-      bool null = false;
-      for (const auto* a : args) null |= a->IsNull(i);
+      bool null = AnyNull(args, i);
       std::optional<std::string> def;
       if (!null && ctx.catalog) def = ctx.catalog->ConstraintDef(static_cast<uint32_t>(args[0]->GetInt(i)));
       if (def) out->AppendString(std::move(*def));
@@ -230,8 +228,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   };
   auto view_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {
-      bool null = false;
-      for (const auto* a : args) null |= a->IsNull(i);
+      bool null = AnyNull(args, i);
       std::optional<std::string> def;
       if (!null && ctx.catalog) {
         uint32_t oid = args[0]->type().IsText() || args[0]->type().id == TypeId::kVarchar
@@ -338,9 +335,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
       const Vector* object = args[args.size() - 2];
       const Vector* privileges = args[args.size() - 1];
       for (size_t i = 0; i < n; i++) {
-        bool null = false;
-        for (const auto* a : args) null |= a->IsNull(i);
-        if (null) {
+        if (AnyNull(args, i)) {
           out->AppendNull();
           continue;
         }
@@ -381,9 +376,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   // has_column_privilege(table, column, privilege) and with a user first.
   auto column_privilege = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
     for (size_t i = 0; i < n; i++) {
-      bool null = false;
-      for (const auto* a : args) null |= a->IsNull(i);
-      if (null) out->AppendNull();
+      if (AnyNull(args, i)) out->AppendNull();
       else out->AppendBool(true);
     }
   };
@@ -394,8 +387,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   // have none.
   auto relation_description = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {
-      bool null = false;
-      for (const auto* a : args) null |= a->IsNull(i);
+      bool null = AnyNull(args, i);
       const bool column = args.size() == 2 && args[1]->type().id != TypeId::kVarchar && !args[1]->type().IsText();
       // obj_description(oid, catalog): only pg_class holds commented objects.
       if (!null && args.size() == 2 && !column && args[1]->GetString(i) != "pg_class") null = true;

@@ -306,9 +306,7 @@ void RegexpReplaceFn(const std::vector<const Vector*>& args, size_t n, Vector* o
 void RegexpMatchFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
   PatternCache<RE2> caches[2];
   for (size_t i = 0; i < n; i++) {
-    bool null = false;
-    for (const Vector* a : args) null |= a->IsNull(i);
-    if (null) {
+    if (AnyNull(args, i)) {
       out->AppendNull();
       continue;
     }

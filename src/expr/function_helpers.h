@@ -30,6 +30,13 @@
 
 namespace freshet {
 
+// Whether any argument is NULL in row i (functions that are NULL then).
+inline bool AnyNull(const std::vector<const Vector*>& args, size_t i) {
+  for (const auto* a : args)
+    if (a->IsNull(i)) return true;
+  return false;
+}
+
 // Reads row i of a vector as physical type T. Caches the data pointer so
 // the hot loop does not reload it after every append to the output.
 template <typename T>

@@ -30,9 +30,7 @@ void RegisterSequenceFunctions(FunctionRegistry* r) {
   // setval(s, v [, is_called]): returns v.
   auto setval = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {
-      bool null = false;
-      for (const auto* a : args) null |= a->IsNull(i);
-      if (null) {
+      if (AnyNull(args, i)) {
         out->AppendNull();
         continue;
       }
