@@ -21,4 +21,17 @@ struct ColumnPredicate {
 
 using ColumnPredicates = std::vector<ColumnPredicate>;
 
+// The operator as SQL writes it ("IN" for kIn).
+inline const char* ColumnPredicateOpName(ColumnPredicate::Op op) {
+  switch (op) {
+    case ColumnPredicate::Op::kEq: return "=";
+    case ColumnPredicate::Op::kLt: return "<";
+    case ColumnPredicate::Op::kLe: return "<=";
+    case ColumnPredicate::Op::kGt: return ">";
+    case ColumnPredicate::Op::kGe: return ">=";
+    case ColumnPredicate::Op::kIn: return "IN";
+  }
+  return "?";
+}
+
 }  // namespace freshet

@@ -590,34 +590,37 @@ void Session::PrepareSql(const std::string& name, const ParsedStatement& stmt, s
 }
 
 const ParsedStatement& Session::PreparedStatement(const std::string& name, std::vector<DataType>* param_types) const {
-  auto it = prepared_.find(name);
-  if (it == prepared_.end() || name.empty() || it->second->statements.empty())
-    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
-  *param_types = it->second->param_types;
-  return it->second->statements[0];
+  std::shared_ptr<Prepared> p = FindPrepared(name);
+  if (p->statements.empty())  // Parse of an empty query
+    throw SqlError(sqlstate::kFeatureNotSupported, "EXPLAIN of this statement is not supported");
+  *param_types = p->param_types;
+  return p->statements[0];
 }
 
 StatementOutcome Session::ExecutePrepared(const std::string& name, const std::vector<Value>& params, ResultSink* sink,
                                           PortalRows* portal) {
-  auto it = prepared_.find(name);
-  if (it == prepared_.end() || name.empty())
-    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
-  std::shared_ptr<Prepared> p = it->second;  // DEALLOCATE while it runs leaves it alive
+  std::shared_ptr<Prepared> p = FindPrepared(name);  // kept alive if DEALLOCATE runs meanwhile
+  if (p->statements.empty()) {  // Parse of an empty query
+    StatementOutcome empty;
+    empty.empty_query = true;
+    return empty;
+  }
   return RunStatement(p->statements[0], &params, sink, portal, &p->plan_cache);
 }
 
-std::vector<DataType> Session::DescribeStatementParams(const std::string& statement) const {
-  auto it = prepared_.find(statement);
+std::shared_ptr<Session::Prepared> Session::FindPrepared(const std::string& name) const {
+  auto it = prepared_.find(name);
   if (it == prepared_.end())
-    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statement);
-  return it->second->param_types;
+    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", name);
+  return it->second;
+}
+
+std::vector<DataType> Session::DescribeStatementParams(const std::string& statement) const {
+  return FindPrepared(statement)->param_types;
 }
 
 std::vector<ColumnDesc> Session::DescribeStatement(const std::string& statement) {
-  auto it = prepared_.find(statement);
-  if (it == prepared_.end())
-    FRESHET_THROW(sqlstate::kInvalidSqlStatementName, "prepared statement \"{}\" does not exist", statement);
-  return DescribePrepared(*it->second);
+  return DescribePrepared(*FindPrepared(statement));
 }
 
 std::vector<ColumnDesc> Session::DescribePrepared(const Prepared& p) {
@@ -770,7 +773,7 @@ void Session::DiscardAll() {
 // ---- SessionAccess ----
 
 std::optional<std::string> Session::Setting(const std::string& name) {
-  const VariableDef* def = FindVariable(name == "timezone" ? "TimeZone" : name);
+  const VariableDef* def = FindVariable(name);
   if (!def) return std::nullopt;
   if (LowerAscii(def->name) == "transaction_read_only") return TransactionReadOnly() ? "on" : "off";
   return variables_.Get(def->name);
@@ -797,8 +800,7 @@ std::optional<int64_t> Session::RelationBytes(uint32_t oid) {
   ObjectId id = oid - kObjectOidBase;
   TableRef t = instance_->catalog()->GetTable(id);
   if (!t || t->kind == RelationKind::kView || t->kind == RelationKind::kSequence) return 0;
-  auto snapshot = instance_->store()->GetSnapshot();
-  return static_cast<int64_t>(instance_->store()->engines().For(id).Statistics(id, snapshot.get()).bytes);
+  return static_cast<int64_t>(instance_->store()->engines().For(id).Statistics(id, nullptr).bytes);
 }
 
 // ---- Cursors ----

@@ -196,6 +196,8 @@ class Session : public SequenceAccess, public SessionAccess {
   StatementOutcome RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
                                 PortalRows* portal, PlanCache* plan_cache = nullptr);
   std::vector<ColumnDesc> DescribePrepared(const Prepared& p);
+  // The prepared statement `name`; 26000 when there is none.
+  std::shared_ptr<Prepared> FindPrepared(const std::string& name) const;
   // Binds `p` once (errors, parameter types) and keeps it as `name`.
   void AddPrepared(const std::string& name, std::shared_ptr<Prepared> p);
   // Applies writes now; `writer` (the writer lock's guard, or null) is

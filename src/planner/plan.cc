@@ -51,17 +51,7 @@ std::string ScanNode::Describe() const {
         text = column + " IN (" + items + ")";
       }
     } else {
-      static const char* kOps[] = {"=", "<", "<=", ">", ">="};
-      const char* op = "?";
-      switch (p.op) {
-        case ColumnPredicate::Op::kEq: op = kOps[0]; break;
-        case ColumnPredicate::Op::kLt: op = kOps[1]; break;
-        case ColumnPredicate::Op::kLe: op = kOps[2]; break;
-        case ColumnPredicate::Op::kGt: op = kOps[3]; break;
-        case ColumnPredicate::Op::kGe: op = kOps[4]; break;
-        case ColumnPredicate::Op::kIn: break;
-      }
-      text = column + " " + op + " " + (p.value ? p.value->ToString() : "?");
+      text = column + " " + ColumnPredicateOpName(p.op) + " " + (p.value ? p.value->ToString() : "?");
     }
     conditions += (conditions.empty() ? "" : " AND ") + text;
   }

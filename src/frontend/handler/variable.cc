@@ -34,14 +34,7 @@ StatementOutcome HandleSet(const HandlerArgs& args) {
         value += (i ? ", " : "") + part;
       }
       if (name == "transaction_isolation" || name == "transaction") return {"SET"};
-      if (LowerAscii(name) == "transaction_read_only") {
-        bool on = false;
-        if (!ParseBoolSetting(value, &on))
-          FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"transaction_read_only\" requires a Boolean value");
-        args.session->SetTransactionReadOnly(on);
-        return {"SET"};
-      }
-      variables.Set(name, value);
+      args.session->SetSetting(name, value);
       return {"SET"};
     }
     case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_DEFAULT:
@@ -83,8 +76,7 @@ StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& 
   if (l == "transaction isolation level") l = "transaction_isolation";
   const VariableDef* def = FindVariable(l);
   if (!def) FRESHET_THROW(sqlstate::kUndefinedObject, "unrecognized configuration parameter \"{}\"", name);
-  std::string value = variables.Get(def->name);
-  if (l == "transaction_read_only") value = args.session->TransactionReadOnly() ? "on" : "off";
+  std::string value = args.session->Setting(def->name).value_or("");
   // The column is named as PostgreSQL names it: the parameter as its table spells it (TimeZone).
   SendTextRows(args, {{def->name, DataType::Varchar()}}, {{value}});
   return {"SHOW"};
