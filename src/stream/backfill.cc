@@ -87,6 +87,7 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
     } else if (ProgressOf(key)->stale_until > snapshot_sees_) {
       Drop(key, current_epoch_);  // stale already: read again from a later snapshot anyway
     } else {
+      held_vnodes_.insert(VnodeOfKey(key));
       held_keys_.push_back(std::move(key));
       held_ops_.push_back(op);
       held_.AppendRowFrom(data, r);
@@ -99,21 +100,33 @@ void BackfillOperator::OnChunk(int, StreamChunk chunk) {
   if (held_keys_.size() > kMaxHeldRows) ReleaseHeld(current_epoch_);
 }
 
-void BackfillOperator::ReleaseHeld(Epoch epoch) {
-  std::vector<uint32_t> forward;
+void BackfillOperator::ReleaseHeld(std::optional<Epoch> drop_as_of) {
+  std::vector<uint32_t> forward, keep;
   std::vector<Op> ops;
   for (size_t i = 0; i < held_keys_.size(); i++) {
-    if (!Forwards(held_keys_[i])) {
-      Drop(held_keys_[i], epoch);
-      continue;
+    if (Forwards(held_keys_[i])) {
+      forward.push_back(uint32_t(i));
+      ops.push_back(held_ops_[i]);
+    } else if (drop_as_of) {
+      Drop(held_keys_[i], *drop_as_of);
+    } else {
+      keep.push_back(uint32_t(i));
     }
-    forward.push_back(uint32_t(i));
-    ops.push_back(held_ops_[i]);
   }
+  if (forward.empty() && !drop_as_of) return;
   if (!forward.empty()) Emit(StreamChunk(std::move(ops), held_.Take(forward)));
-  held_keys_.clear();
-  held_ops_.clear();
-  held_ = DataChunk(types_);
+  DataChunk still_held = held_.Take(keep);
+  std::vector<std::string> keys;
+  std::vector<Op> key_ops;
+  for (uint32_t i : keep) {
+    keys.push_back(std::move(held_keys_[i]));
+    key_ops.push_back(held_ops_[i]);
+  }
+  held_keys_ = std::move(keys);
+  held_ops_ = std::move(key_ops);
+  held_ = keep.empty() ? DataChunk(types_) : std::move(still_held);
+  held_vnodes_.clear();
+  for (const std::string& key : held_keys_) held_vnodes_.insert(VnodeOfKey(key));
 }
 
 bool BackfillOperator::HasWork() const {
@@ -190,7 +203,12 @@ void BackfillOperator::DoWork() {
     p.dirty = true;
     range_.reset();
   }
+  const int vnode = range_vnode_;
   if (n > 0) Emit(StreamChunk(std::vector<Op>(n, Op::kInsert), std::move(out)));
+  // Changes held for keys the scan has now passed go on at once, after the
+  // rows just read: a later change to one of those keys is forwarded as it
+  // arrives and must not overtake them.
+  if ((n > 0 || exhausted) && held_vnodes_.count(vnode)) ReleaseHeld(std::nullopt);
 }
 
 void BackfillOperator::OnBarrier(const Barrier& barrier) {

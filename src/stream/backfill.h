@@ -33,6 +33,7 @@
 
 #include <chrono>
 #include <optional>
+#include <set>
 
 #include "storage/table_engine.h"
 #include "stream/operator.h"
@@ -64,9 +65,10 @@ class BackfillOperator : public StreamOperator {
   bool Forwards(const std::string& key);
   // Drops a change to a key beyond its vnode's position: the vnode goes stale.
   void Drop(const std::string& key, Epoch epoch);
-  // Ends the holding of the held changes: those the scan has passed (or
-  // whose vnode finished) are emitted, the others dropped as of `epoch`.
-  void ReleaseHeld(Epoch epoch);
+  // Emits the held changes the scan has passed (or whose vnode finished),
+  // in arrival order; the others are dropped as of `drop_as_of` (their
+  // vnodes go stale) or, without it, stay held.
+  void ReleaseHeld(std::optional<Epoch> drop_as_of);
   // A vnode the current snapshot may scan: unfinished and not stale for it.
   bool Scannable(const VnodeProgress& p) const;
   bool AnyScannable() const;
@@ -94,6 +96,10 @@ class BackfillOperator : public StreamOperator {
   std::optional<int64_t> budget_;
   std::chrono::steady_clock::time_point last_refill_;
   // Changes held until the barrier: keys beyond their vnode's position.
+  // Once the scan passes a held key, the change is emitted right after the
+  // scanned rows (ReleaseHeld from DoWork), before any later change to the
+  // key, which is forwarded as it arrives.
+  std::set<int> held_vnodes_;  // the vnodes of the held keys
   std::vector<std::string> held_keys_;
   std::vector<Op> held_ops_;
   DataChunk held_;

@@ -10,6 +10,7 @@
 #include "storage/table_engines.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
+#include "meta/dml_manager.h"
 #include "planner/optimizer.h"
 
 namespace freshet {
@@ -100,11 +101,10 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->writes = writes;
   ctx->snapshot_source = [session] { return session->ReadSnapshot(); };
   ctx->pending = session->PendingWrites();
-  // Not set yet: with the writer lock's holder reading applied writes
-  // (ctx->latest_rows = DmlManager::LatestRows), view_fuzz_test seed 42
-  // sometimes finds a top-N view differing from its query (docs/status.md,
-  // issue 18, "open finding"); until that is understood the holder waits
-  // for the epoch commit as before.
+  if (session->holds_writer_lock()) {
+    DmlManager* dml = instance->DmlFor(session->database().id);
+    ctx->latest_rows = [dml](TableId id) { return dml->LatestRows(id); };
+  }
   JobProgressTracker* progress = instance->job_progress();
   ctx->job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
   BarrierManager* barriers = instance->barriers();
@@ -136,7 +136,6 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
 
 StatementOutcome RunPlan(const HandlerArgs& args, const PlanNode& plan, const std::string& tag_prefix) {
   Session* session = args.session;
-  Instance* instance = args.instance();
   const bool is_dml = IsDml(plan);
   const bool returning = HasReturning(plan);
   std::vector<ColumnDesc> columns;
