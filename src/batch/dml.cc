@@ -2,6 +2,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "expr/cast.h"
 #include "storage/row_id.h"
 #include "storage/state_table.h"
 
@@ -17,6 +18,28 @@ void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
                                table.name))
         .WithField('t', table.name)
         .WithField('c', col.name);
+  }
+}
+
+void CheckConstraints(const TableCatalog& table, const std::vector<CheckConstraint>& checks, const DataChunk& rows,
+                      EvalContext& ctx) {
+  for (const CheckConstraint& check : checks) {
+    Vector result = check.expr->Eval(rows, ctx);
+    for (size_t r = 0; r < rows.num_rows(); r++) {
+      if (result.IsNull(r) || result.GetValue(r).bool_value()) continue;
+      // As PostgreSQL: the row's columns as text, null for NULL.
+      std::string values;
+      for (size_t c = 0; c < table.columns.size(); c++) {
+        if (table.columns[c].hidden) continue;
+        Value v = rows.column(c).GetValue(r);
+        values += (values.empty() ? "" : ", ") + (v.is_null() ? std::string("null") : FormatValueText(v, ctx));
+      }
+      throw SqlError(sqlstate::kCheckViolation,
+                     fmt::format("new row for relation \"{}\" violates check constraint \"{}\"", table.name, check.name))
+          .WithDetail("Failing row contains (" + values + ").")
+          .WithField('t', table.name)
+          .WithField('n', check.name);
+    }
   }
 }
 
@@ -79,8 +102,10 @@ DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows, c
 
 RowIdRun ReserveRowIds(size_t n) { return ProcessRowIds().Reserve(n); }
 
-DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out) {
+DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, const std::vector<CheckConstraint>& checks,
+                            EvalContext& ctx, TableWriteSet* out) {
   DataChunk rows = PrepareInsertRows(table, std::move(visible_rows));
+  CheckConstraints(table, checks, rows, ctx);
   AppendInserts(table, rows, out);
   return rows;
 }

@@ -13,6 +13,10 @@ namespace freshet {
 
 // Checks NOT NULL constraints of `rows` (all table columns); throws 23502.
 void CheckNotNull(const TableCatalog& table, const DataChunk& rows);
+// Checks `rows` (all table columns) against the table's CHECK constraints;
+// throws 23514 naming the first one a row fails, with the row.
+void CheckConstraints(const TableCatalog& table, const std::vector<CheckConstraint>& checks, const DataChunk& rows,
+                      EvalContext& ctx);
 // Turns rows holding the table's visible columns into rows of all its
 // columns: generates hidden row ids, checks NOT NULL.
 DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows);
@@ -21,8 +25,10 @@ DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows);
 DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows, const RowIdRun& ids, size_t offset);
 // Takes n increasing row ids of the process's generator.
 RowIdRun ReserveRowIds(size_t n);
-// PrepareInsertRows, then appends the insert ops. Returns the full rows.
-DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, TableWriteSet* out);
+// PrepareInsertRows and CheckConstraints, then appends the insert ops.
+// Returns the full rows.
+DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, const std::vector<CheckConstraint>& checks,
+                            EvalContext& ctx, TableWriteSet* out);
 // Appends an insert op per row (rows hold all table columns).
 void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out);
 // Storage key of row r of a chunk holding all table columns.

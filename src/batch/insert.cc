@@ -39,6 +39,7 @@ class InsertExecutor : public DmlExecutor {
       ctx_.CheckCancelled();
       rows += in.num_rows();
       DataChunk full = PrepareInsertRows(table, std::move(in));
+      CheckConstraints(table, node_.checks, full, ctx_.eval);
       result_.Add(full);
       if (!may_bulk) {
         AppendInserts(table, full, &writes);
@@ -74,7 +75,9 @@ class InsertExecutor : public DmlExecutor {
     std::string value;
     while (child_->Next(&in)) {
       ctx_.CheckCancelled();
+      // As PostgreSQL: the proposed rows are checked, conflicting or not.
       DataChunk full = PrepareInsertRows(table, std::move(in));
+      CheckConstraints(table, node_.checks, full, ctx_.eval);
       DataChunk out(table.types());
       for (size_t r = 0; r < full.num_rows(); r++) {
         std::string key = RowKeyOf(table, full, r);
@@ -103,6 +106,7 @@ class InsertExecutor : public DmlExecutor {
         }
         DataChunk next = EvalExpressions(node_.conflict_set, pair, ctx_.eval);
         CheckNotNull(table, next);
+        CheckConstraints(table, node_.checks, next, ctx_.eval);
         std::string new_key = RowKeyOf(table, next, 0);
         value.clear();
         EncodeRow(next, 0, &value);

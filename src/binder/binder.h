@@ -98,6 +98,15 @@ class Binder {
   // expression without columns, coerced as an assignment (42804 naming the
   // parameter when it cannot be, as PostgreSQL's EvaluateParams).
   ExprPtr BindExecuteArgument(const PgQuery__Node* node, const DataType& type, int number);
+  // A CHECK constraint's expression over `table`'s columns (all of them, in
+  // order), as PostgreSQL allows it: boolean (42804), no subqueries
+  // (0A000), aggregates (42803), window or set-returning functions.
+  // *columns (if given) gets the names of the columns it reads, in the
+  // order they appear (pg_constraint.conkey).
+  ExprPtr BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
+                              std::vector<std::string>* columns = nullptr);
+  // The table's CHECK constraints, bound: what its writes must pass.
+  std::vector<CheckConstraint> BindChecks(const TableCatalog& table);
   // The value a column gets when a write does not give one: its DEFAULT,
   // coerced to the column's type, or a NULL constant.
   ExprPtr BindColumnDefault(const ColumnCatalog& column);

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
 #include <set>
 
 #include "binder/binder.h"
@@ -45,6 +46,54 @@ ExprPtr Binder::BindColumnDefault(const ColumnCatalog& column) {
   empty.clause = "DEFAULT";
   ExprBinder eb(this, &empty);
   return DefaultValue(this, column, &eb);
+}
+
+namespace {
+
+bool ReadsSubquery(const Expression& e) {
+  if (e.kind() == Expression::Kind::kSubquery) return true;
+  for (const auto& c : e.children())
+    if (c && ReadsSubquery(*c)) return true;
+  return false;
+}
+
+// The columns an expression reads, each once, in the order they appear.
+void CollectColumns(const Expression& e, std::vector<int>* out) {
+  if (e.kind() == Expression::Kind::kColumnRef) {
+    int i = static_cast<const ColumnRefExpr&>(e).index();
+    if (std::find(out->begin(), out->end(), i) == out->end()) out->push_back(i);
+  }
+  for (const auto& c : e.children())
+    if (c) CollectColumns(*c, out);
+}
+
+}  // namespace
+
+ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
+                                    std::vector<std::string>* columns) {
+  Scope scope;
+  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  scope.clause = "check constraints";
+  ExprBinder eb(this, &scope);
+  ExprPtr e = eb.BindCondition(expr, "CHECK");
+  if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in check constraint");
+  if (columns) {
+    std::vector<int> read;
+    CollectColumns(*e, &read);
+    columns->clear();
+    for (int i : read) columns->push_back(table.columns[i].name);
+  }
+  return e;
+}
+
+std::vector<CheckConstraint> Binder::BindChecks(const TableCatalog& table) {
+  std::vector<CheckConstraint> out;
+  for (const ConstraintCatalog& c : table.constraints) {
+    if (c.type != 'c') continue;
+    auto stmts = ParseSql("SELECT " + c.check);
+    out.push_back({c.name, BindCheckExpression(table, stmts[0].node->select_stmt->target_list[0]->res_target->val)});
+  }
+  return out;
 }
 
 PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, const PgQuery__RangeVar* relation,
@@ -186,6 +235,7 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
     source = std::make_unique<ProjectNode>(std::move(query), full_row(std::move(values)), row_schema);
   }
   auto insert = std::make_unique<InsertNode>(table, std::move(source), CountSchema());
+  insert->checks = BindChecks(*table);
   if (stmt->on_conflict_clause) BindOnConflict(stmt, insert.get());
   if (stmt->n_returning_list) BindDmlReturning(insert.get(), *table, stmt->relation, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
@@ -337,6 +387,7 @@ PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
     else new_values[idx] = eb.CoerceForAssignment(eb.Bind(rt->val), col.type, col.name);
   }
   auto update = std::make_unique<UpdateNode>(table, std::move(plan), std::move(new_values), CountSchema());
+  update->checks = BindChecks(*table);
   update->joined = stmt->n_from_clause > 0;
   if (stmt->n_returning_list) BindDmlReturning(update.get(), *table, stmt->relation, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
@@ -411,7 +462,9 @@ PlanPtr Binder::BindTableRewrite(const TableRef& old_table, const TableRef& targ
     exprs.push_back(std::move(e));
   }
   plan = std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(out));
-  return std::make_unique<InsertNode>(target, std::move(plan), CountSchema());
+  auto insert = std::make_unique<InsertNode>(target, std::move(plan), CountSchema());
+  insert->checks = BindChecks(*target);
+  return insert;
 }
 
 }  // namespace freshet

@@ -93,7 +93,8 @@ json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
     out.push_back({{"name", c.name}, {"type", std::string(1, c.type)}, {"ordinal", c.ordinal}, {"columns", c.columns},
                    {"ref_table", c.ref_table}, {"on_update", std::string(1, c.on_update)},
                    {"on_delete", std::string(1, c.on_delete)}, {"match", std::string(1, c.match)},
-                   {"deferrable", c.deferrable}, {"deferred", c.deferred}});
+                   {"deferrable", c.deferrable}, {"deferred", c.deferred}, {"check", c.check}, {"check_is_operator", c.check_is_operator},
+                   {"validated", c.validated}});
   return out;
 }
 
@@ -111,6 +112,9 @@ std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
     k.match = c.at("match").get<std::string>().at(0);
     k.deferrable = c.at("deferrable");
     k.deferred = c.at("deferred");
+    k.check = c.value("check", std::string());
+    k.check_is_operator = c.value("check_is_operator", false);
+    k.validated = c.value("validated", true);
     out.push_back(std::move(k));
   }
   return out;

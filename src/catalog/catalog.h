@@ -62,10 +62,12 @@ struct ColumnCatalog {
   std::string comment;  // COMMENT ON COLUMN (pg_description); empty: none
 };
 
-// A table constraint besides the primary key (pg_constraint). Today only
-// FOREIGN KEY ('f'), recorded and listed but not enforced. Its columns are
-// named (RENAME COLUMN renames them, DROP COLUMN drops the constraint);
-// the referenced columns are the referenced table's primary key.
+// A table constraint besides the primary key (pg_constraint): FOREIGN KEY
+// ('f'), recorded and listed but not enforced, or CHECK ('c'), enforced on
+// every row written (batch/dml.h CheckConstraints). Its columns are named
+// (RENAME COLUMN renames them, DROP COLUMN drops the constraint); a
+// foreign key's referenced columns are the referenced table's primary key,
+// a check's columns those its expression reads.
 struct ConstraintCatalog {
   std::string name;
   char type = 'f';                   // pg_constraint.contype
@@ -74,6 +76,9 @@ struct ConstraintCatalog {
   ObjectId ref_table = 0;            // confrelid; 0: the table itself
   char on_update = 'a', on_delete = 'a', match = 's';  // confupdtype, confdeltype, confmatchtype
   bool deferrable = false, deferred = false;
+  std::string check;                 // CHECK: the expression's SQL text (deparsed)
+  bool check_is_operator = false;    // its outermost node is an operator (pg_get_constraintdef)
+  bool validated = true;             // convalidated: false after ADD ... NOT VALID
 };
 
 // CREATE SEQUENCE's parameters, as pg_sequence holds them.

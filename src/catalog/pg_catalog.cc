@@ -352,9 +352,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     auto relation = [&](uint32_t oid, const std::string& relname, uint32_t namespace_oid, ObjectId owner, int64_t am,
                         bool has_index, const char* kind, int64_t natts, float tuples,
-                        const std::vector<std::string>& options = {}) {
+                        const std::vector<std::string>& options = {}, int64_t checks = 0) {
       return Row{O(oid), N(relname), O(namespace_oid), O(0), O(0), O(owner), O(am), O(am ? oid : 0), O(0), I4(0),
-                 Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C("p"), C(kind), I2(natts), I2(0),
+                 Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C("p"), C(kind), I2(natts), I2(checks),
                  B(false), B(false), B(false), B(false), B(false), B(true), C(kind[0] == 'i' ? "n" : "d"), B(false),
                  O(0), Null(kTextArray), TextArrayOrNull(options), Null(kText)};
     };
@@ -369,8 +369,10 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                                 static_cast<int64_t>(IndexKeyColumns(*t).size()), 0));
         continue;
       }
+      int64_t checks = std::count_if(t->constraints.begin(), t->constraints.end(),
+                                     [](const ConstraintCatalog& k) { return k.type == 'c'; });
       rows.push_back(relation(oid, t->name, ObjectOid(t->schema_id), t->owner, stored ? kHeapAmOid : 0, has_index,
-                              RelKind(t->kind), natts, -1, HeapOptions(*t)));
+                              RelKind(t->kind), natts, -1, HeapOptions(*t), checks));
       if (!HasPrimaryKeyIndex(*t)) continue;
       rows.push_back(relation(PrimaryKeyIndexOid(t->id), PrimaryKeyName(*t), ObjectOid(t->schema_id), t->owner,
                               kBtreeAmOid, false, "i", static_cast<int64_t>(t->pk.size()), 0));
@@ -490,6 +492,15 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       // FOREIGN KEYs: the referenced columns are the referenced table's key.
       for (const ConstraintCatalog& fk : t->constraints) {
+        if (fk.type == 'c') {
+          std::vector<int> nums = AttNums(*t), keys;
+          for (const auto& col : fk.columns)
+            if (int i = t->ColumnIndex(col); i >= 0) keys.push_back(nums[i]);
+          rows.push_back({O(ConstraintOid(t->id, fk.ordinal)), N(fk.name), O(ObjectOid(t->schema_id)), C("c"), B(false),
+                          B(false), B(fk.validated), O(ObjectOid(t->id)), O(0), O(0), O(0), O(0), C(" "), C(" "),
+                          C(" "), B(true), I4(0), B(false), Int2Array(keys), Null(kInt2Array), Txt(fk.check)});
+          continue;
+        }
         TableRef ref = fk.ref_table ? c.GetTable(fk.ref_table) : t;
         if (!ref) continue;
         std::vector<int> nums = AttNums(*t), ref_nums = AttNums(*ref), keys, ref_keys;
@@ -749,8 +760,8 @@ class CatalogLookupImpl : public CatalogLookup {
     return comment;
   }
 
-  std::optional<std::string> ConstraintDef(uint32_t oid) const override {
-    if (oid >= kConstraintOidBase) return ForeignKeyDef(oid);
+  std::optional<std::string> ConstraintDef(uint32_t oid, bool pretty) const override {
+    if (oid >= kConstraintOidBase) return TableConstraintDef(oid, pretty);
     if (oid < kPrimaryKeyConstraintOidBase) return std::nullopt;
     TableRef t = c_->GetTable(oid - kPrimaryKeyConstraintOidBase);
     if (!t || t->database_id != db_ || !HasPrimaryKeyIndex(*t)) return std::nullopt;
@@ -758,12 +769,13 @@ class CatalogLookupImpl : public CatalogLookup {
   }
 
  private:
-  // pg_get_constraintdef of a FOREIGN KEY, as PostgreSQL prints it.
-  std::optional<std::string> ForeignKeyDef(uint32_t oid) const {
+  // pg_get_constraintdef of a FOREIGN KEY or CHECK, as PostgreSQL prints it.
+  std::optional<std::string> TableConstraintDef(uint32_t oid, bool pretty) const {
     TableRef t = c_->GetTable((oid - kConstraintOidBase) / 32);
     if (!t || t->database_id != db_) return std::nullopt;
     for (const ConstraintCatalog& fk : t->constraints) {
       if (ConstraintOid(t->id, fk.ordinal) != oid) continue;
+      if (fk.type == 'c') return CheckDef(fk, pretty);
       TableRef ref = fk.ref_table ? c_->GetTable(fk.ref_table) : t;
       if (!ref) return std::nullopt;
       std::string columns, ref_columns;
@@ -788,6 +800,13 @@ class CatalogLookupImpl : public CatalogLookup {
       return out;
     }
     return std::nullopt;
+  }
+
+  // CHECK (expr) [NOT VALID]. Without `pretty` PostgreSQL parenthesizes
+  // every operator: done here for the outermost one only.
+  static std::string CheckDef(const ConstraintCatalog& check, bool pretty) {
+    std::string expr = !pretty && check.check_is_operator ? "(" + check.check + ")" : check.check;
+    return "CHECK (" + expr + ")" + (check.validated ? "" : " NOT VALID");
   }
 
   // A relation pg_class lists: a stored one (`table`), the index behind a

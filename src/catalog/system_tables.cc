@@ -24,8 +24,8 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"catalog_name", T::Varchar()}, {"schema_name", T::Varchar()}, {"schema_owner", T::Varchar()},
         {"default_character_set_catalog", T::Varchar()}, {"default_character_set_schema", T::Varchar()},
         {"default_character_set_name", T::Varchar()}, {"default_collation_name", T::Varchar()}, {"sql_path", T::Varchar()}}},
-      // Constraints: primary and foreign keys (PostgreSQL also lists NOT
-      // NULL columns as CHECK constraints; not here).
+      // Constraints: primary and foreign keys, checks (PostgreSQL also
+      // lists NOT NULL columns as CHECK constraints; not here).
       {"information_schema", "table_constraints",
        {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
         {"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
@@ -40,6 +40,9 @@ const std::vector<SystemTableDef>& Definitions() {
         {"unique_constraint_catalog", T::Varchar()}, {"unique_constraint_schema", T::Varchar()},
         {"unique_constraint_name", T::Varchar()}, {"match_option", T::Varchar()}, {"update_rule", T::Varchar()},
         {"delete_rule", T::Varchar()}}},
+      {"information_schema", "check_constraints",
+       {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
+        {"check_clause", T::Varchar()}}},
       {"rw_catalog", "rw_databases", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
       {"rw_catalog", "rw_schemas", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
       {"rw_catalog", "rw_tables",
@@ -238,7 +241,7 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       }
     }
   } else if (key == "information_schema.table_constraints" || key == "information_schema.key_column_usage" ||
-             key == "information_schema.referential_constraints") {
+             key == "information_schema.referential_constraints" || key == "information_schema.check_constraints") {
     auto rule = [](char a) {
       switch (a) {
         case 'r': return "RESTRICT";
@@ -258,19 +261,26 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                           Str("PRIMARY KEY"), Str("NO"), Str("NO"), Str("YES"), NullStr()});
         for (const auto& fk : t->constraints)
           rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
-                          Str("FOREIGN KEY"), Str(fk.deferrable ? "YES" : "NO"), Str(fk.deferred ? "YES" : "NO"),
-                          Str("YES"), NullStr()});
+                          Str(fk.type == 'c' ? "CHECK" : "FOREIGN KEY"), Str(fk.deferrable ? "YES" : "NO"),
+                          Str(fk.deferred ? "YES" : "NO"), Str("YES"), NullStr()});
       } else if (key == "information_schema.key_column_usage") {
         if (has_pk)
           for (size_t k = 0; k < t->pk.size(); k++)
             rows.push_back({Str(db_name), Str(schema), Str(t->name + "_pkey"), Str(db_name), Str(schema), Str(t->name),
                             Str(t->columns[t->pk[k]].name), Int(static_cast<int64_t>(k + 1)), Value::Null(T::Int32())});
         for (const auto& fk : t->constraints)
-          for (size_t k = 0; k < fk.columns.size(); k++)
+          for (size_t k = 0; fk.type == 'f' && k < fk.columns.size(); k++)
             rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
                             Str(fk.columns[k]), Int(static_cast<int64_t>(k + 1)), Int(static_cast<int64_t>(k + 1))});
       } else {
         for (const auto& fk : t->constraints) {
+          if (fk.type == 'c') {
+            if (key == "information_schema.check_constraints")
+              rows.push_back({Str(db_name), Str(schema), Str(fk.name),
+                              Str(fk.check_is_operator ? "((" + fk.check + "))" : "(" + fk.check + ")")});
+            continue;
+          }
+          if (key == "information_schema.check_constraints") continue;
           TableRef ref = fk.ref_table ? c.GetTable(fk.ref_table) : t;
           if (!ref) continue;
           rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema_name(ref->schema_id)),

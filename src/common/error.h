@@ -71,6 +71,7 @@ inline constexpr const char* kInvalidArgumentForLog = "2201E";
 inline constexpr const char* kInvalidArgumentForPower = "2201F";
 inline constexpr const char* kNotNullViolation = "23502";
 inline constexpr const char* kUniqueViolation = "23505";
+inline constexpr const char* kCheckViolation = "23514";
 inline constexpr const char* kInFailedTransaction = "25P02";
 inline constexpr const char* kInvalidSavepointSpecification = "3B001";
 inline constexpr const char* kActiveTransaction = "25001";

@@ -221,7 +221,8 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
     for (size_t i = 0; i < n; i++) {
       bool null = AnyNull(args, i);
       std::optional<std::string> def;
-      if (!null && ctx.catalog) def = ctx.catalog->ConstraintDef(static_cast<uint32_t>(args[0]->GetInt(i)));
+      bool pretty = args.size() > 1 && args[1]->GetBool(i);
+      if (!null && ctx.catalog) def = ctx.catalog->ConstraintDef(static_cast<uint32_t>(args[0]->GetInt(i)), pretty);
       if (def) out->AppendString(std::move(*def));
       else out->AppendNull();
     }

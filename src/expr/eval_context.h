@@ -41,7 +41,7 @@ class CatalogLookup {
   // nullopt for unknown oids. `pretty` qualifies the table name only when
   // it is not visible, as PostgreSQL does.
   virtual std::optional<std::string> IndexDef(uint32_t oid, int column, bool pretty) const = 0;
-  virtual std::optional<std::string> ConstraintDef(uint32_t oid) const = 0;
+  virtual std::optional<std::string> ConstraintDef(uint32_t oid, bool pretty) const = 0;
   // pg_get_viewdef: a view's or materialized view's query; nullopt for
   // other oids.
   virtual std::optional<std::string> ViewDef(uint32_t oid) const = 0;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 
 #include "common/error.h"
@@ -843,6 +844,60 @@ std::string DeparseExpression(const PgQuery__Node* expr) {
   constexpr std::string_view kSelect = "SELECT ";
   if (text.starts_with(kSelect)) text.erase(0, kSelect.size());
   return text;
+}
+
+namespace {
+
+// Calls fn on every message of a parse tree, depth first.
+void ForEachMessage(ProtobufCMessage* m, const std::function<void(ProtobufCMessage*)>& fn) {
+  fn(m);
+  const ProtobufCMessageDescriptor* d = m->descriptor;
+  char* base = reinterpret_cast<char*>(m);
+  for (unsigned i = 0; i < d->n_fields; i++) {
+    const ProtobufCFieldDescriptor* f = &d->fields[i];
+    if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
+    if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+      size_t n = *reinterpret_cast<size_t*>(base + f->quantifier_offset);
+      auto** items = *reinterpret_cast<ProtobufCMessage***>(base + f->offset);
+      for (size_t k = 0; k < n; k++)
+        if (items[k]) ForEachMessage(items[k], fn);
+      continue;
+    }
+    // Of a oneof (Node), only the member set.
+    if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *reinterpret_cast<uint32_t*>(base + f->quantifier_offset) != f->id)
+      continue;
+    if (auto* sub = *reinterpret_cast<ProtobufCMessage**>(base + f->offset)) ForEachMessage(sub, fn);
+  }
+}
+
+}  // namespace
+
+std::string RenameColumnInExpression(const std::string& expr, const std::string& from, const std::string& to) {
+  std::vector<ParsedStatement> stmts = ParseSql("SELECT " + expr);
+  PgQuery__Node* root = stmts.at(0).node->select_stmt->target_list[0]->res_target->val;
+  // The names are pointed at while deparsing, then given back to the tree
+  // (which frees its own strings).
+  std::vector<std::pair<PgQuery__String*, char*>> renamed;
+  std::string name = to;
+  ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
+    if (m->descriptor != &pg_query__column_ref__descriptor) return;
+    auto* ref = reinterpret_cast<PgQuery__ColumnRef*>(m);
+    // col, or table.col
+    if (ref->n_fields == 0 || ref->n_fields > 2) return;
+    PgQuery__Node* last = ref->fields[ref->n_fields - 1];
+    if (last->node_case != PG_QUERY__NODE__NODE_STRING || from != last->string->sval) return;
+    renamed.emplace_back(last->string, last->string->sval);
+    last->string->sval = name.data();
+  });
+  std::string out;
+  try {
+    out = DeparseExpression(root);
+  } catch (...) {
+    for (auto& [str, original] : renamed) str->sval = original;
+    throw;
+  }
+  for (auto& [str, original] : renamed) str->sval = original;
+  return out;
 }
 
 }  // namespace freshet

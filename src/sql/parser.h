@@ -143,6 +143,10 @@ std::string Deparse(const PgQuery__Node* node);
 // The same for an expression (a DEFAULT set by ALTER TABLE).
 std::string DeparseExpression(const PgQuery__Node* expr);
 
+// `expr` (an expression's SQL text, as DeparseExpression gives it) with its
+// references to column `from` (alone or qualified by a table) naming `to`.
+std::string RenameColumnInExpression(const std::string& expr, const std::string& from, const std::string& to);
+
 // Converts a byte offset in `text` to PostgreSQL's 1-based character position.
 int CharPosition(const std::string& text, int byte_offset);
 

@@ -141,6 +141,29 @@ def copy_both_ways():
                 data += bytes(block)
         check(data == b"1\n2\n3\n", "COPY TO STDOUT blocks", data)
     conn.commit()
+    # COPY FROM checks CHECK constraints (text and binary; a table with a
+    # generated row id takes the bulk-load path): a failing row fails it all.
+    with conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS pg3_copy_checked")
+        cur.execute("CREATE TABLE pg3_copy_checked (id int, qty int CHECK (qty > 0))")
+    conn.commit()
+    for fmt in ["", " (FORMAT BINARY)"]:
+        try:
+            with conn.cursor() as cur:
+                with cur.copy("COPY pg3_copy_checked FROM STDIN" + fmt) as copy:
+                    if fmt:
+                        copy.set_types(["int4", "int4"])
+                    for i in range(1, 2001):
+                        copy.write_row((i, 5 if i != 1500 else 0))
+            conn.commit()
+            check(False, "COPY FROM of a row failing a CHECK" + fmt, "no error")
+        except psycopg.errors.CheckViolation as e:
+            conn.rollback()
+            check(e.diag.constraint_name == "pg3_copy_checked_qty_check", "COPY FROM of a row failing a CHECK" + fmt,
+                  e.diag.constraint_name)
+    row = conn.execute("SELECT count(*) FROM pg3_copy_checked").fetchone()
+    check(row == (0,), "a COPY that failed a CHECK wrote nothing", row)
+    conn.commit()
 
 
 def type_round_trips():

@@ -55,6 +55,10 @@ struct Alteration {
   std::vector<Binder::RewriteSource> sources;
   std::vector<std::string> pk_names;  // empty: keyed by a generated row id
   bool rewrite = false;
+  // CHECK constraints the stored rows must pass (added, or VALIDATE
+  // CONSTRAINT): a rewrite checks every row it writes, otherwise they are
+  // checked by a scan (ValidateChecks).
+  std::vector<std::string> to_validate;
 
   explicit Alteration(const TableCatalog& t) : next(t) {
     next.columns.clear();
@@ -143,6 +147,11 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       }
       next.columns.push_back(bound.column);
       a->sources.push_back({-1, nullptr});
+      for (const PgQuery__Constraint* c : bound.checks) {
+        ConstraintCatalog check = BindCheckConstraint(args, a->Finish(), c);
+        if (check.validated) a->to_validate.push_back(check.name);
+        next.constraints.push_back(std::move(check));
+      }
       if (bound.primary_key) {
         PgQuery__Constraint pk = PG_QUERY__CONSTRAINT__INIT;
         PgQuery__String name = PG_QUERY__STRING__INIT;
@@ -228,7 +237,24 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         next.constraints.push_back(std::move(fk));
         return;
       }
-      throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY and FOREIGN KEY constraints can be added yet");
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_CHECK) {
+        ConstraintCatalog check = BindCheckConstraint(args, a->Finish(), c);
+        if (check.validated) a->to_validate.push_back(check.name);
+        next.constraints.push_back(std::move(check));
+        return;
+      }
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "only PRIMARY KEY, FOREIGN KEY and CHECK constraints can be added yet");
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_ValidateConstraint: {
+      for (auto& c : next.constraints)
+        if (c.name == cmd->name) {
+          if (c.type == 'c' && !c.validated) a->to_validate.push_back(c.name);
+          c.validated = true;
+          return;
+        }
+      FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" of relation \"{}\" does not exist", cmd->name,
+                    next.name);
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint: {
       for (auto it = next.constraints.begin(); it != next.constraints.end(); ++it)
@@ -299,6 +325,64 @@ void CheckNoJobsDepend(const HandlerArgs& args, const TableCatalog& t, const cha
   }
 }
 
+// A stored row fails check constraint `e` names (23514 from the writes).
+SqlError CheckViolatedBySomeRow(const SqlError& e, const std::string& table) {
+  std::string constraint;
+  for (const auto& [field, value] : e.fields())
+    if (field == 'n') constraint = value;
+  return SqlError(sqlstate::kCheckViolation,
+                  fmt::format("check constraint \"{}\" of relation \"{}\" is violated by some row", constraint, table))
+      .WithField('t', table)
+      .WithField('n', constraint);
+}
+
+// Stores `final_table` once the stored rows pass its CHECK constraints
+// `names` (a scan for a row that fails each), with writes to the table
+// held back meanwhile, as RewriteTable does.
+void ValidateChecksAndStore(const HandlerArgs& args, const TableRef& table, const TableCatalog& final_table,
+                            const std::vector<std::string>& names) {
+  Session* session = args.session;
+  Instance* instance = args.instance();
+  ObjectId database_id = session->database().id;
+  if (const WriteSet* pending = session->PendingWrites(); pending && pending->Find(table->id))
+    FRESHET_THROW(sqlstate::kObjectInUse,
+                  "cannot ALTER TABLE \"{}\" because it is being used by active queries in this session", table->name);
+  DmlManager* dml = instance->DmlFor(database_id);
+  DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(database_id);
+  std::shared_ptr<void> blocked = dml->BlockWrites(table->id);
+  if (dml->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  std::vector<CheckConstraint> checks = binder.BindChecks(final_table);
+  std::vector<PlanColumn> schema;
+  for (const auto& c : table->columns) schema.push_back({c.name, c.type, table->name, c.hidden});
+  for (const CheckConstraint& check : checks) {
+    if (std::find(names.begin(), names.end(), check.name) == names.end()) continue;
+    // The rows for which the check is false (NULL passes).
+    std::vector<ExprPtr> operand;
+    operand.push_back(check.expr->Clone());
+    ExprPtr fails = std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(operand));
+    PlanPtr plan = std::make_unique<FilterNode>(std::make_unique<ScanNode>(table, schema), std::move(fails));
+    plan = std::make_unique<LimitNode>(std::move(plan), 1, 0);
+    plan = OptimizePlan(std::move(plan));
+    WriteSet writes;
+    ExecContext ctx;
+    PrepareExecContext(args, &writes, &ctx);
+    ctx.pending = nullptr;
+    StateStore* store = instance->store();
+    ctx.snapshot_source = [store] { return store->GetSnapshot(); };
+    ExecutorPtr exec = BuildExecutor(*plan, ctx);
+    DataChunk chunk;
+    while (exec->Next(&chunk))
+      if (chunk.num_rows() > 0)
+        throw SqlError(sqlstate::kCheckViolation,
+                       fmt::format("check constraint \"{}\" of relation \"{}\" is violated by some row", check.name,
+                                   final_table.name))
+            .WithField('t', final_table.name)
+            .WithField('n', check.name);
+  }
+  instance->catalog()->AlterTable(final_table);
+}
+
 // Steps 1-3 of the header.
 void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alteration& a) {
   Session* session = args.session;
@@ -339,6 +423,7 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
       while (exec->Next(&chunk)) {
       }
     } catch (const SqlError& e) {
+      if (e.code() == sqlstate::kCheckViolation) throw CheckViolatedBySomeRow(e, final_table.name);
       if (e.code() != sqlstate::kNotNullViolation) throw;
       std::string column;
       for (const auto& [field, value] : e.fields())
@@ -405,6 +490,8 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args) {
           if (fk.ref_table == t->id) fk.ref_table = now->id, touched = true;
         if (touched) catalog->AlterTable(changed);
       }
+  } else if (!a.to_validate.empty()) {
+    ValidateChecksAndStore(args, t, a.Finish(), a.to_validate);
   } else {
     args.instance()->catalog()->AlterTable(a.Finish());
   }
@@ -453,9 +540,12 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     if (clash >= 0)
       FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", r->newname, t->name);
     next.columns[i].name = r->newname;
-    for (auto& fk : next.constraints)
-      for (auto& col : fk.columns)
-        if (col == r->subname) col = r->newname;
+    for (auto& c : next.constraints) {
+      bool reads = false;
+      for (auto& col : c.columns)
+        if (col == r->subname) col = r->newname, reads = true;
+      if (reads && c.type == 'c') c.check = RenameColumnInExpression(c.check, r->subname, r->newname);
+    }
     next.definition = NormalizedCreateTable(next);
   } else {
     next.name = r->newname;

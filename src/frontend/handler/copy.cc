@@ -85,7 +85,11 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
     // Outside a transaction block, rows of a table keyed by generated row
     // ids are a bulk load (bulk_rows.h); anything else is ordinary writes.
     const bool bulk_load = !session->InTransactionBlock() && table->row_id_index >= 0;
-    if (bulk_load && !fmt.binary) {
+    // CHECK constraints are checked on this thread (the parallel loader
+    // does not evaluate expressions).
+    std::vector<CheckConstraint> checks = binder.BindChecks(*table);
+    EvalContext check_eval = eval;
+    if (bulk_load && !fmt.binary && checks.empty()) {
       // A bulk load: parsed by worker threads, encoded straight into key
       // order and committed as SST files (copy_loader.h, bulk_rows.h).
       ParallelCopyLoader loader(table, targets, std::move(defaults), fmt, eval, instance->store(), cancel,
@@ -109,8 +113,13 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
       bulk = instance->store()->engines().For(table->id).NewBulkRows(table->id, table->row_id_index,
                                                                     table->StorageDesc().dist_key_indices);
     auto flush = [&] {
-      if (bulk) bulk->Add(PrepareInsertRows(*table, rows.Take()));
-      else InsertVisibleRows(*table, rows.Take(), &tw);
+      if (!bulk) {
+        InsertVisibleRows(*table, rows.Take(), checks, check_eval, &tw);
+        return;
+      }
+      DataChunk full = PrepareInsertRows(*table, rows.Take());
+      CheckConstraints(*table, checks, full, check_eval);
+      bulk->Add(full);
     };
     int64_t count = 0, line_no = 0;
     auto add_record = [&](const std::vector<CopyField>& fields) {

@@ -65,6 +65,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     bool deferrable, deferred;
   };
   std::vector<ForeignKeyItem> foreign_keys;
+  std::vector<const PgQuery__Constraint*> checks;  // bound once the columns are known
   const std::string schema_name = catalog->GetSchema(schema_id) ? catalog->GetSchema(schema_id)->name : "public";
   for (size_t i = 0; i < cs->n_table_elts; i++) {
     const PgQuery__Node* e = cs->table_elts[i];
@@ -72,6 +73,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
       BoundColumn bound = BindColumnDef(session, stmt, e->column_def);
       ColumnCatalog col = std::move(bound.column);
       for (const auto& fk : bound.foreign_keys) foreign_keys.push_back({{col.name}, fk.clause, fk.deferrable, fk.deferred});
+      checks.insert(checks.end(), bound.checks.begin(), bound.checks.end());
       if (t.ColumnIndex(col.name) >= 0)
         FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", col.name);
       if (bound.primary_key) {
@@ -99,8 +101,13 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
         foreign_keys.push_back({columns, c, static_cast<bool>(c->deferrable), static_cast<bool>(c->initdeferred)});
         continue;
       }
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_CHECK) {
+        checks.push_back(c);
+        continue;
+      }
       if (c->contype != PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY)
-        throw SqlError(sqlstate::kFeatureNotSupported, "only PRIMARY KEY and FOREIGN KEY table constraints are supported");
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       "only PRIMARY KEY, FOREIGN KEY and CHECK table constraints are supported");
       declare_pk();
       for (size_t k = 0; k < c->n_keys; k++) add_pk(StringOf(c->keys[k]));
     } else {
@@ -124,6 +131,11 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   }
   t.dist_key = t.pk;
   t.append_only = stmt.append_only;
+  for (const PgQuery__Constraint* c : checks) {
+    ConstraintCatalog check = BindCheckConstraint(args, t, c);
+    check.validated = true;  // CREATE TABLE ignores NOT VALID, as PostgreSQL
+    t.constraints.push_back(std::move(check));
+  }
   for (const auto& item : foreign_keys) {
     ConstraintCatalog fk = BindForeignKey(args, t, item.columns, item.clause);
     fk.deferrable = item.deferrable;
@@ -144,6 +156,8 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   // checked by the connector now.
   const bool connector = stmt.is_source || stmt.has_with_options;
   if (connector) {
+    if (!checks.empty())
+      throw SqlError(sqlstate::kFeatureNotSupported, "check constraints are not supported in sources and tables with connectors");
     if (!owned_sequences.empty())
       throw SqlError(sqlstate::kFeatureNotSupported, "serial and identity columns are not supported in sources and tables with connectors");
     if (pk_declared)

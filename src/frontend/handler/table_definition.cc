@@ -132,6 +132,7 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
       case PG_QUERY__CONSTR_TYPE__CONSTR_FOREIGN:
         out.foreign_keys.push_back({c, static_cast<bool>(c->deferrable), static_cast<bool>(c->initdeferred)});
         break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_CHECK: out.checks.push_back(c); break;
       case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE:
       case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE:
       case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED:
@@ -153,7 +154,7 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
         break;
       default:
         throw SqlError(sqlstate::kFeatureNotSupported,
-                       "only NOT NULL, NULL, DEFAULT, PRIMARY KEY and REFERENCES column constraints are supported");
+                       "only NOT NULL, NULL, DEFAULT, PRIMARY KEY, REFERENCES and CHECK column constraints are supported");
     }
   }
   return out;
@@ -219,27 +220,54 @@ ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& ta
   fk.match = c->fk_matchtype && *c->fk_matchtype ? *c->fk_matchtype : 's';
   fk.deferrable = c->deferrable;
   fk.deferred = c->initdeferred;
-  // The name: given, or <table>_<columns>_fkey made unique among the table's.
+  std::string base = table.name;
+  for (const auto& name : columns) base += "_" + name;
+  NameConstraint(table, c, base + "_fkey", &fk);
+  return fk;
+}
+
+void NameConstraint(const TableCatalog& table, const PgQuery__Constraint* c, const std::string& chosen,
+                    ConstraintCatalog* out) {
+  // Given, or chosen and made unique among the table's with a number.
   std::set<std::string> taken = {table.name + "_pkey"};
   std::set<int> ordinals;
-  for (const auto& other_fk : table.constraints) {
-    taken.insert(other_fk.name);
-    ordinals.insert(other_fk.ordinal);
+  for (const auto& other : table.constraints) {
+    taken.insert(other.name);
+    ordinals.insert(other.ordinal);
   }
   if (c->conname && *c->conname) {
     if (taken.count(c->conname))
       FRESHET_THROW(sqlstate::kDuplicateObject, "constraint \"{}\" for relation \"{}\" already exists", c->conname,
                     table.name);
-    fk.name = c->conname;
+    out->name = c->conname;
   } else {
-    std::string base = table.name;
-    for (const auto& name : columns) base += "_" + name;
-    fk.name = base + "_fkey";
-    for (int n = 1; taken.count(fk.name); n++) fk.name = base + "_fkey" + std::to_string(n);
+    out->name = chosen;
+    for (int n = 1; taken.count(out->name); n++) out->name = chosen + std::to_string(n);
   }
-  while (ordinals.count(fk.ordinal)) fk.ordinal++;
-  if (fk.ordinal >= 32) throw SqlError(sqlstate::kFeatureNotSupported, "a table can have at most 32 foreign keys");
-  return fk;
+  out->ordinal = 0;
+  while (ordinals.count(out->ordinal)) out->ordinal++;
+  if (out->ordinal >= 32)
+    throw SqlError(sqlstate::kFeatureNotSupported, "a table can have at most 32 foreign key and check constraints");
+}
+
+ConstraintCatalog BindCheckConstraint(const HandlerArgs& args, const TableCatalog& table, const PgQuery__Constraint* c) {
+  ConstraintCatalog check;
+  check.type = 'c';
+  Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
+  binder.BindCheckExpression(table, c->raw_expr, &check.columns);
+  check.check = DeparseExpression(c->raw_expr);
+  switch (c->raw_expr->node_case) {
+    case PG_QUERY__NODE__NODE_A_EXPR:
+    case PG_QUERY__NODE__NODE_BOOL_EXPR:
+    case PG_QUERY__NODE__NODE_NULL_TEST:
+    case PG_QUERY__NODE__NODE_BOOLEAN_TEST: check.check_is_operator = true; break;
+    default: break;
+  }
+  check.validated = !c->skip_validation;
+  // As PostgreSQL: named after the one column it reads, if it reads one.
+  std::string base = table.name + (check.columns.size() == 1 ? "_" + check.columns[0] : "");
+  NameConstraint(table, c, base + "_check", &check);
+  return check;
 }
 
 std::string ForeignKeyNotice(const ConstraintCatalog& fk) {
@@ -265,6 +293,8 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
     for (int k : t.pk) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(t.columns[k].name);
     cols += ", PRIMARY KEY (" + keys + ")";
   }
+  for (const auto& c : t.constraints)
+    if (c.type == 'c') cols += ", CONSTRAINT " + QuoteIdentIfNeeded(c.name) + " CHECK (" + c.check + ")";
   std::string with;
   for (const auto& option : t.storage_options) with += (with.empty() ? "" : ", ") + option;
   return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")" + (with.empty() ? "" : " WITH (" + with + ")");

@@ -34,6 +34,9 @@ struct BoundColumn {
     bool deferrable, deferred;
   };
   std::vector<ForeignKey> foreign_keys;
+  // CHECK on the column: bound by BindCheckConstraint once the table's
+  // columns are known (it may read any of them, as in PostgreSQL).
+  std::vector<const PgQuery__Constraint*> checks;
 };
 
 // A FOREIGN KEY of `table` (being created, id 0, or altered: its columns
@@ -46,6 +49,20 @@ struct BoundColumn {
 ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& table,
                                  const std::vector<std::string>& columns, const PgQuery__Constraint* c);
 std::string ForeignKeyNotice(const ConstraintCatalog& fk);
+
+// A CHECK constraint of `table` (being created or altered, its columns as
+// they will be): the expression bound over its columns (Binder::
+// BindCheckExpression's errors), kept as deparsed SQL with the columns it
+// reads; NOT VALID kept as not validated. Named as PostgreSQL names it
+// (<table>_<column>_check when it reads one column, else <table>_check,
+// numbered when taken) unless the constraint is.
+ConstraintCatalog BindCheckConstraint(const HandlerArgs& args, const TableCatalog& table, const PgQuery__Constraint* c);
+
+// Gives *out the constraint's name (c's, 42710 when the table has it, or
+// `chosen` numbered until free among the table's) and the first free
+// ordinal (at most 32 per table: ConstraintOid).
+void NameConstraint(const TableCatalog& table, const PgQuery__Constraint* c, const std::string& chosen,
+                    ConstraintCatalog* out);
 
 // The column a ColumnDef of `stmt` declares. Its DEFAULT is checked to bind
 // without columns and to coerce to the column's type (42804). Constraints
