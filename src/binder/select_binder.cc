@@ -18,6 +18,22 @@ namespace freshet {
 
 namespace {
 
+std::string DefaultColumnName(const PgQuery__Node* n);
+
+// Whether the name an expression gives its column beats a cast's type name
+// (PostgreSQL's FigureColname strength above 1): x::text is named x,
+// 1::int::text and CASE ... END::text are named text.
+bool NameBeatsCast(const PgQuery__Node* n) {
+  if (!n) return false;
+  switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_TYPE_CAST: return NameBeatsCast(n->type_cast->arg);
+    case PG_QUERY__NODE__NODE_CASE_EXPR:
+    case PG_QUERY__NODE__NODE_A_ARRAY_EXPR:
+    case PG_QUERY__NODE__NODE_ROW_EXPR: return false;
+    default: return DefaultColumnName(n) != "?column?";
+  }
+}
+
 // The name PostgreSQL gives an output column without an alias.
 std::string DefaultColumnName(const PgQuery__Node* n) {
   if (!n) return "?column?";
@@ -25,9 +41,7 @@ std::string DefaultColumnName(const PgQuery__Node* n) {
     case PG_QUERY__NODE__NODE_COLUMN_REF: return StringOf(n->column_ref->fields[n->column_ref->n_fields - 1]);
     case PG_QUERY__NODE__NODE_FUNC_CALL: return StringOf(n->func_call->funcname[n->func_call->n_funcname - 1]);
     case PG_QUERY__NODE__NODE_TYPE_CAST: {
-      std::string inner = DefaultColumnName(n->type_cast->arg);
-      // A name from an inner cast is only a type name: the outer one wins.
-      if (inner != "?column?" && n->type_cast->arg->node_case != PG_QUERY__NODE__NODE_TYPE_CAST) return inner;
+      if (NameBeatsCast(n->type_cast->arg)) return DefaultColumnName(n->type_cast->arg);
       const auto* tn = n->type_cast->type_name;
       std::string t = StringOf(tn->names[tn->n_names - 1]);
       static const std::map<std::string, std::string> kPgNames = {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -94,6 +95,7 @@ json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
                    {"ref_table", c.ref_table}, {"on_update", std::string(1, c.on_update)},
                    {"on_delete", std::string(1, c.on_delete)}, {"match", std::string(1, c.match)},
                    {"deferrable", c.deferrable}, {"deferred", c.deferred}, {"check", c.check}, {"check_is_operator", c.check_is_operator},
+                   {"index_id", c.index_id}, {"nulls_not_distinct", c.nulls_not_distinct},
                    {"validated", c.validated}});
   return out;
 }
@@ -114,10 +116,20 @@ std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
     k.deferred = c.at("deferred");
     k.check = c.value("check", std::string());
     k.check_is_operator = c.value("check_is_operator", false);
+    k.index_id = c.value("index_id", ObjectId(0));
+    k.nulls_not_distinct = c.value("nulls_not_distinct", false);
     k.validated = c.value("validated", true);
     out.push_back(std::move(k));
   }
   return out;
+}
+
+// The relations holding a table's unique constraints' indexes.
+std::vector<ObjectId> UniqueIndexIds(const TableCatalog& t) {
+  std::vector<ObjectId> ids;
+  for (const auto& c : t.constraints)
+    if (c.type == 'u' && c.index_id) ids.push_back(c.index_id);
+  return ids;
 }
 
 const std::string kNextIdKey = "catalog/next_id";
@@ -438,6 +450,8 @@ TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owne
   }
   MetaWrite batch;
   table.id = NextIdLocked(&batch);
+  for (auto& c : table.constraints)
+    if (c.type == 'u') c.index_id = NextIdLocked(&batch);  // a new table: empty indexes
   if (table.created_at_micros == 0) table.created_at_micros = NowMicros();
   batch.Put(TableKey(table.id), TableToJson(table).dump());
   batch.Put(RowCountMetaKey(table.id), "0");
@@ -508,8 +522,15 @@ TableRef Catalog::AlterTable(const TableCatalog& table) {
   for (const auto& [id, t] : tables_)
     if (id != table.id && t->schema_id == table.schema_id && t->name == table.name)
       FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", table.name);
+  // A unique constraint is only added by a rewrite, which fills its index.
+  std::vector<ObjectId> kept = UniqueIndexIds(table);
+  for (const auto& c : table.constraints)
+    if (c.type == 'u' && !c.index_id)
+      throw SqlError(sqlstate::kInternalError, "a unique constraint cannot be added without a rewrite");
   MetaWrite batch;
   batch.Put(TableKey(table.id), TableToJson(table).dump());
+  for (ObjectId index : UniqueIndexIds(*it->second))
+    if (std::find(kept.begin(), kept.end(), index) == kept.end()) batch.DropRelationData(index);
   CommitLocked(&batch);
   it->second = std::make_shared<const TableCatalog>(table);
   return it->second;
@@ -527,6 +548,7 @@ TableRef Catalog::ReplaceTable(ObjectId old_id, const TableCatalog& table) {
   batch.Delete(TableKey(old_id));
   batch.Delete(RowCountMetaKey(old_id));
   batch.DropRelationData(old_id);
+  for (ObjectId index : UniqueIndexIds(*tables_.at(old_id))) batch.DropRelationData(index);
   CommitLocked(&batch);
   tables_.erase(old_id);
   auto ref = std::make_shared<const TableCatalog>(table);
@@ -602,6 +624,8 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
     batch.Delete(SequenceStateKey(id));
     batch.Delete(RowCountMetaKey(id));
     batch.DropRelationData(id);
+    if (auto it = tables_.find(id); it != tables_.end())
+      for (ObjectId index : UniqueIndexIds(*it->second)) batch.DropRelationData(index);
   }
   for (ObjectId id : schema_ids) batch.Delete(SchemaKey(id));
   for (ObjectId id : database_ids) {

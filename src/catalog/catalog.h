@@ -63,11 +63,18 @@ struct ColumnCatalog {
 };
 
 // A table constraint besides the primary key (pg_constraint): FOREIGN KEY
-// ('f'), recorded and listed but not enforced, or CHECK ('c'), enforced on
-// every row written (batch/dml.h CheckConstraints). Its columns are named
-// (RENAME COLUMN renames them, DROP COLUMN drops the constraint); a
-// foreign key's referenced columns are the referenced table's primary key,
-// a check's columns those its expression reads.
+// ('f'), recorded and listed but not enforced; CHECK ('c'), enforced on
+// every row written (batch/dml.h CheckConstraints); UNIQUE ('u'), enforced
+// by DmlManager with an index it maintains in the writes' epoch (a
+// relation of its own, `index_id`, whose keys are the constrained columns
+// and whose values the rows' storage keys). Its columns are named (RENAME
+// COLUMN renames them, DROP COLUMN drops the constraint); a foreign key's
+// referenced columns are the referenced table's primary key, a check's
+// columns those its expression reads, a unique constraint's its key in
+// order. The catalog gives a unique constraint its index id when the
+// table is created (a unique constraint is only ever added by creating or
+// rewriting a table, which fills the index) and drops the index's data
+// with the constraint or the table.
 struct ConstraintCatalog {
   std::string name;
   char type = 'f';                   // pg_constraint.contype
@@ -79,6 +86,8 @@ struct ConstraintCatalog {
   std::string check;                 // CHECK: the expression's SQL text (deparsed)
   bool check_is_operator = false;    // its outermost node is an operator (pg_get_constraintdef)
   bool validated = true;             // convalidated: false after ADD ... NOT VALID
+  ObjectId index_id = 0;             // UNIQUE: its index's relation id (0: not assigned yet)
+  bool nulls_not_distinct = false;   // UNIQUE NULLS NOT DISTINCT: rows with NULLs conflict too
 };
 
 // CREATE SEQUENCE's parameters, as pg_sequence holds them.

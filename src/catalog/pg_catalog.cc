@@ -200,6 +200,34 @@ bool HasPrimaryKeyIndex(const TableCatalog& t) {
   return t.kind == RelationKind::kTable && t.row_id_index < 0 && !t.pk.empty();
 }
 
+namespace {
+
+// The table's unique constraint whose index is relation `index_id`, or null.
+const ConstraintCatalog* UniqueConstraintWithIndex(const TableCatalog& t, ObjectId index_id) {
+  if (t.kind != RelationKind::kTable) return nullptr;
+  for (const auto& c : t.constraints)
+    if (c.type == 'u' && c.index_id == index_id) return &c;
+  return nullptr;
+}
+
+// A constraint's columns as indexes into the table's.
+std::vector<int> ConstraintColumns(const TableCatalog& t, const ConstraintCatalog& c) {
+  std::vector<int> columns;
+  for (const auto& name : c.columns)
+    if (int i = t.ColumnIndex(name); i >= 0) columns.push_back(i);
+  return columns;
+}
+
+std::vector<const ConstraintCatalog*> UniqueConstraints(const TableCatalog& t) {
+  std::vector<const ConstraintCatalog*> out;
+  if (t.kind != RelationKind::kTable) return out;
+  for (const auto& c : t.constraints)
+    if (c.type == 'u') out.push_back(&c);
+  return out;
+}
+
+}  // namespace
+
 const std::vector<SystemTableDef>& PgCatalogDefinitions() {
   const DataType b = T::Boolean(), i2 = T::Int16(), i4 = T::Int32(), f4 = T::Float32();
   static const std::vector<SystemTableDef> kDefs = {
@@ -362,7 +390,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       int16_t natts = 0;
       for (const auto& col : t->columns) natts += !col.hidden;
       bool stored = t->kind == RelationKind::kTable || t->kind == RelationKind::kMaterializedView;
-      bool has_index = HasPrimaryKeyIndex(*t) || indexed.count(t->id);
+      bool has_index = HasPrimaryKeyIndex(*t) || indexed.count(t->id) || !UniqueConstraints(*t).empty();
       uint32_t oid = ObjectOid(t->id);
       if (IsUserIndex(*t)) {
         rows.push_back(relation(oid, t->name, ObjectOid(t->schema_id), t->owner, kBtreeAmOid, false, "i",
@@ -373,6 +401,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                                      [](const ConstraintCatalog& k) { return k.type == 'c'; });
       rows.push_back(relation(oid, t->name, ObjectOid(t->schema_id), t->owner, stored ? kHeapAmOid : 0, has_index,
                               RelKind(t->kind), natts, -1, HeapOptions(*t), checks));
+      for (const ConstraintCatalog* u : UniqueConstraints(*t))
+        rows.push_back(relation(ObjectOid(u->index_id), u->name, ObjectOid(t->schema_id), t->owner, kBtreeAmOid, false,
+                                "i", static_cast<int64_t>(u->columns.size()), 0));
       if (!HasPrimaryKeyIndex(*t)) continue;
       rows.push_back(relation(PrimaryKeyIndexOid(t->id), PrimaryKeyName(*t), ObjectOid(t->schema_id), t->owner,
                               kBtreeAmOid, false, "i", static_cast<int64_t>(t->pk.size()), 0));
@@ -414,6 +445,11 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         // An identity column's values come from its sequence, not a DEFAULT.
         bool has_default = !col.default_expr.empty() && !col.identity;
         rows.push_back(attribute(ObjectOid(t->id), col, nums[i], col.not_null || in_pk, has_default));
+      }
+      for (const ConstraintCatalog* u : UniqueConstraints(*t)) {
+        int num = 0;
+        for (int k : ConstraintColumns(*t, *u))
+          rows.push_back(attribute(ObjectOid(u->index_id), t->columns[k], ++num, t->columns[k].not_null, false));
       }
       if (!HasPrimaryKeyIndex(*t)) continue;
       int num = 0;
@@ -468,7 +504,8 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
   } else if (name == "pg_index") {
     // The primary keys' indexes, and CREATE INDEX's (over the columns of
     // its table, whose attribute numbers it keeps).
-    auto index = [&](uint32_t index_oid, const TableCatalog& table, const std::vector<int>& columns, bool primary) {
+    auto index = [&](uint32_t index_oid, const TableCatalog& table, const std::vector<int>& columns, bool primary,
+                     bool unique) {
       std::vector<int> nums = AttNums(table), keys, options;
       std::vector<int64_t> collations, classes;
       for (int k : columns) {
@@ -478,20 +515,30 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         classes.push_back(0);
       }
       int64_t n = static_cast<int64_t>(keys.size());
-      rows.push_back({O(index_oid), O(ObjectOid(table.id)), I2(n), I2(n), B(primary), B(primary), B(false), B(true),
+      rows.push_back({O(index_oid), O(ObjectOid(table.id)), I2(n), I2(n), B(unique), B(primary), B(false), B(true),
                       B(false), B(true), B(false), B(true), B(true), B(false), Int2Vector(keys),
                       OidVector(collations), OidVector(classes), Int2Vector(options), Null(kText), Null(kText)});
     };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
-      if (HasPrimaryKeyIndex(*t)) index(PrimaryKeyIndexOid(t->id), *t, t->pk, true);
+      if (HasPrimaryKeyIndex(*t)) index(PrimaryKeyIndexOid(t->id), *t, t->pk, true, true);
+      for (const ConstraintCatalog* u : UniqueConstraints(*t))
+        index(ObjectOid(u->index_id), *t, ConstraintColumns(*t, *u), false, true);
       if (!IsUserIndex(*t)) continue;
       TableRef table = c.GetTable(t->depends_on[0]);
-      if (table) index(ObjectOid(t->id), *table, IndexKeyColumns(*t), false);
+      if (table) index(ObjectOid(t->id), *table, IndexKeyColumns(*t), false, false);
     }
   } else if (name == "pg_constraint") {
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       // FOREIGN KEYs: the referenced columns are the referenced table's key.
       for (const ConstraintCatalog& fk : t->constraints) {
+        if (fk.type == 'u') {
+          std::vector<int> nums = AttNums(*t), keys;
+          for (int k : ConstraintColumns(*t, fk)) keys.push_back(nums[k]);
+          rows.push_back({O(ConstraintOid(t->id, fk.ordinal)), N(fk.name), O(ObjectOid(t->schema_id)), C("u"), B(false),
+                          B(false), B(true), O(ObjectOid(t->id)), O(0), O(ObjectOid(fk.index_id)), O(0), O(0), C(" "),
+                          C(" "), C(" "), B(true), I4(0), B(true), Int2Array(keys), Null(kInt2Array), Null(kText)});
+          continue;
+        }
         if (fk.type == 'c') {
           std::vector<int> nums = AttNums(*t), keys;
           for (const auto& col : fk.columns)
@@ -549,7 +596,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     std::shared_ptr<const CatalogLookup> lookup = MakeCatalogLookup(ctx.catalog, ctx.database_id, {});
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
-      bool has_indexes = HasPrimaryKeyIndex(*t) || indexed.count(t->id);
+      bool has_indexes = HasPrimaryKeyIndex(*t) || indexed.count(t->id) || !UniqueConstraints(*t).empty();
       if (name == "pg_views" && t->kind == RelationKind::kView) {
         rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Txt(*ViewQuery(*t))});
       } else if (name == "pg_matviews" && t->kind == RelationKind::kMaterializedView) {
@@ -560,6 +607,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Null(kName), B(has_indexes),
                         B(false), B(false), B(false)});
       } else if (name == "pg_indexes") {
+        for (const ConstraintCatalog* u : UniqueConstraints(*t))
+          rows.push_back({schema_name(t->schema_id), N(t->name), N(u->name), Null(kName),
+                          Txt(lookup->IndexDef(ObjectOid(u->index_id), 0, false).value_or(""))});
         uint32_t index_oid = HasPrimaryKeyIndex(*t) ? PrimaryKeyIndexOid(t->id) : IsUserIndex(*t) ? ObjectOid(t->id) : 0;
         if (index_oid == 0) continue;
         TableRef table = IsUserIndex(*t) ? c.GetTable(t->depends_on[0]) : t;
@@ -705,6 +755,7 @@ class CatalogLookupImpl : public CatalogLookup {
     // its key columns, of the table it indexes.
     TableRef t = rel->table;
     std::vector<int> columns = t->pk;
+    if (rel->unique) columns = ConstraintColumns(*t, *rel->unique);
     if (IsUserIndex(*t)) {
       columns = IndexKeyColumns(*t);
       t = c_->GetTable(t->depends_on[0]);
@@ -718,8 +769,9 @@ class CatalogLookupImpl : public CatalogLookup {
     std::string table = pretty && TableIsVisible(ObjectOid(t->id))
                             ? QuoteIdent(t->name)
                             : QuoteIdent(s ? s->name : "") + "." + QuoteIdent(t->name);
-    return fmt::format("CREATE {}INDEX {} ON {} USING btree ({})", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
-                       QuoteIdent(rel->name), table, ColumnList(*t, columns));
+    return fmt::format("CREATE {}INDEX {} ON {} USING btree ({}){}", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
+                       QuoteIdent(rel->name), table, ColumnList(*t, columns),
+                       rel->unique && rel->unique->nulls_not_distinct ? " NULLS NOT DISTINCT" : "");
   }
 
   std::optional<std::string> ViewDef(uint32_t oid) const override {
@@ -776,6 +828,9 @@ class CatalogLookupImpl : public CatalogLookup {
     for (const ConstraintCatalog& fk : t->constraints) {
       if (ConstraintOid(t->id, fk.ordinal) != oid) continue;
       if (fk.type == 'c') return CheckDef(fk, pretty);
+      if (fk.type == 'u')
+        return fmt::format("UNIQUE {}({})", fk.nulls_not_distinct ? "NULLS NOT DISTINCT " : "",
+                           ColumnList(*t, ConstraintColumns(*t, fk)));
       TableRef ref = fk.ref_table ? c_->GetTable(fk.ref_table) : t;
       if (!ref) return std::nullopt;
       std::string columns, ref_columns;
@@ -814,8 +869,9 @@ class CatalogLookupImpl : public CatalogLookup {
   struct Relation {
     TableRef table;
     std::string name;
-    bool index = false;  // an index: the table's primary-key index, or a CREATE INDEX
+    bool index = false;  // an index: the table's primary-key index, a unique constraint's, or a CREATE INDEX
     const SystemTableDef* system = nullptr;
+    const ConstraintCatalog* unique = nullptr;  // a unique constraint's index (of `table`)
   };
 
   std::string SchemaOf(const Relation& rel) const {
@@ -854,6 +910,10 @@ class CatalogLookupImpl : public CatalogLookup {
     bool pk_index = oid >= kPrimaryKeyIndexOidBase && oid < kPrimaryKeyConstraintOidBase;
     if (oid >= kPrimaryKeyIndexOidBase && !pk_index) return std::nullopt;
     TableRef t = c_->GetTable(pk_index ? oid - kPrimaryKeyIndexOidBase : oid - kObjectOidBase);
+    if (!t && !pk_index)
+      for (const auto& table : c_->ListTables(db_))
+        if (const ConstraintCatalog* u = UniqueConstraintWithIndex(*table, oid - kObjectOidBase))
+          return Relation{table, u->name, true, nullptr, u};
     if (!t || t->database_id != db_ || !t->IsUserVisible()) return std::nullopt;
     if (pk_index && !HasPrimaryKeyIndex(*t)) return std::nullopt;
     return Relation{t, pk_index ? PrimaryKeyName(*t) : t->name, pk_index || IsUserIndex(*t)};
@@ -871,10 +931,12 @@ class CatalogLookupImpl : public CatalogLookup {
     }
     ObjectId schema_id = s->id;
     if (TableRef t = c_->FindTable(schema_id, name); t && t->IsUserVisible()) return ObjectOid(t->id);
-    if (!name.ends_with("_pkey")) return std::nullopt;
-    for (const auto& t : c_->ListTables(db_))
-      if (t->schema_id == schema_id && HasPrimaryKeyIndex(*t) && PrimaryKeyName(*t) == name)
-        return PrimaryKeyIndexOid(t->id);
+    for (const auto& t : c_->ListTables(db_)) {
+      if (t->schema_id != schema_id) continue;
+      if (HasPrimaryKeyIndex(*t) && PrimaryKeyName(*t) == name) return PrimaryKeyIndexOid(t->id);
+      for (const auto& k : t->constraints)
+        if (k.type == 'u' && k.name == name) return ObjectOid(k.index_id);
+    }
     return std::nullopt;
   }
 

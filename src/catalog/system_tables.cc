@@ -261,7 +261,8 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                           Str("PRIMARY KEY"), Str("NO"), Str("NO"), Str("YES"), NullStr()});
         for (const auto& fk : t->constraints)
           rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
-                          Str(fk.type == 'c' ? "CHECK" : "FOREIGN KEY"), Str(fk.deferrable ? "YES" : "NO"),
+                          Str(fk.type == 'c' ? "CHECK" : fk.type == 'u' ? "UNIQUE" : "FOREIGN KEY"),
+                          Str(fk.deferrable ? "YES" : "NO"),
                           Str(fk.deferred ? "YES" : "NO"), Str("YES"), NullStr()});
       } else if (key == "information_schema.key_column_usage") {
         if (has_pk)
@@ -269,9 +270,10 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
             rows.push_back({Str(db_name), Str(schema), Str(t->name + "_pkey"), Str(db_name), Str(schema), Str(t->name),
                             Str(t->columns[t->pk[k]].name), Int(static_cast<int64_t>(k + 1)), Value::Null(T::Int32())});
         for (const auto& fk : t->constraints)
-          for (size_t k = 0; fk.type == 'f' && k < fk.columns.size(); k++)
+          for (size_t k = 0; fk.type != 'c' && k < fk.columns.size(); k++)
             rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
-                            Str(fk.columns[k]), Int(static_cast<int64_t>(k + 1)), Int(static_cast<int64_t>(k + 1))});
+                            Str(fk.columns[k]), Int(static_cast<int64_t>(k + 1)),
+                            fk.type == 'f' ? Int(static_cast<int64_t>(k + 1)) : Value::Null(T::Int32())});
       } else {
         for (const auto& fk : t->constraints) {
           if (fk.type == 'c') {
@@ -280,7 +282,7 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                               Str(fk.check_is_operator ? "((" + fk.check + "))" : "(" + fk.check + ")")});
             continue;
           }
-          if (key == "information_schema.check_constraints") continue;
+          if (key == "information_schema.check_constraints" || fk.type == 'u') continue;
           TableRef ref = fk.ref_table ? c.GetTable(fk.ref_table) : t;
           if (!ref) continue;
           rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema_name(ref->schema_id)),

@@ -1,5 +1,7 @@
 #include "meta/dml_manager.h"
 
+#include "meta/unique_index.h"
+
 #include <chrono>
 #include <set>
 #include <unordered_map>
@@ -32,6 +34,41 @@ void DmlManager::DropTable(TableId id) {
   std::lock_guard lock(mu_);
   tables_.erase(id);
   loop_->Unregister(id);
+  auto owned = unique_indexes_.find(id);
+  if (owned == unique_indexes_.end()) return;
+  for (TableId index : owned->second) {
+    tables_.erase(index);
+    loop_->Unregister(index);
+  }
+  unique_indexes_.erase(owned);
+}
+
+std::shared_ptr<StateTable> DmlManager::UniqueIndexFor(const TableCatalog& table, const ConstraintCatalog& constraint) {
+  auto it = tables_.find(constraint.index_id);
+  if (it != tables_.end()) return it->second;
+  auto st = std::make_shared<StateTable>(store_, UniqueIndexDesc(table, constraint));
+  loop_->Register(st);
+  tables_[constraint.index_id] = st;
+  unique_indexes_[table.id].insert(constraint.index_id);
+  return st;
+}
+
+void DmlManager::UniqueIndexWritesLocked(const WriteSet& writes, const WriteSet* before, IndexWrites* out) {
+  std::set<TableId> ids;
+  for (const auto& [id, tw] : writes.tables())
+    if (!tw.ops.empty()) ids.insert(id);
+  for (const auto& rows : writes.bulk()) ids.insert(rows->table_id());
+  for (TableId id : ids) {
+    TableRef t = catalog_->GetTable(id);
+    if (!t || !UniqueIndexWrites::HasUniqueConstraints(*t)) continue;
+    UniqueIndexWrites index(*t, *TableFor(id), [&](const ConstraintCatalog& c) { return UniqueIndexFor(*t, c); });
+    if (const TableWriteSet* earlier = before ? before->Find(id) : nullptr) index.Add(earlier->ops);
+    if (const TableWriteSet* tw = writes.Find(id)) index.Add(tw->ops);
+    for (const auto& rows : writes.bulk())
+      if (rows->table_id() == id) index.AddBulk(*rows);
+    if (!out) continue;
+    for (auto& w : index.Writes()) out->push_back(std::move(w));
+  }
 }
 
 void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops) {
@@ -59,25 +96,19 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
 }
 
 SqlError DuplicateKeyError(const TableCatalog& table, std::string_view row) {
-  std::string constraint = table.name + "_pkey";
-  SqlError e(sqlstate::kUniqueViolation, "duplicate key value violates unique constraint \"" + constraint + "\"");
   Row values;
-  if (DecodeRow(row, table.types(), &values)) {
-    std::string names, texts;
-    EvalContext ctx;
-    for (int k : table.pk) {
-      names += (names.empty() ? "" : ", ") + table.columns[k].name;
-      texts += (texts.empty() ? "" : ", ") + (values[k].is_null() ? "null" : FormatValueText(values[k], ctx));
-    }
-    e.WithDetail("Key (" + names + ")=(" + texts + ") already exists.");
+  if (!DecodeRow(row, table.types(), &values)) {
+    SqlError e(sqlstate::kUniqueViolation,
+               "duplicate key value violates unique constraint \"" + table.name + "_pkey\"");
+    return e.WithField('t', table.name).WithField('n', table.name + "_pkey");
   }
-  e.WithField('t', table.name).WithField('n', constraint);
-  return e;
+  return UniqueViolation(table, table.name + "_pkey", table.pk, values);
 }
 
 void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
   std::lock_guard lock(mu_);
   for (const auto& [id, tw] : added.tables()) CheckKeysLocked(id, before.Find(id), tw);
+  UniqueIndexWritesLocked(added, &before, nullptr);
 }
 
 Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<void()>& on_applied) {
@@ -187,6 +218,8 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
     CheckKeysLocked(id, nullptr, tw);
     targets.emplace_back(st, &tw);
   }
+  IndexWrites index_writes;
+  UniqueIndexWritesLocked(writes, nullptr, &index_writes);
   // Logged after the checks (a refused write set is not logged) and before
   // the writes, in the order writers hold mu_: replay reproduces the order.
   if (log_entry) {
@@ -210,6 +243,7 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
   }
   // Bulk inserts are new keys: no op above can have addressed them.
   WriteBulkLocked(writes.bulk());
+  for (auto& [index, ops] : index_writes) index->Write(std::move(ops));
   return guard.epoch();
 }
 

@@ -2,8 +2,9 @@
 //
 // It owns one StateTable per table that has received writes (registered
 // with the database's epoch loop, which commits their buffers at each
-// barrier) and serializes appliers, so that a primary-key check and the
-// write it guards happen atomically. All ops of one WriteSet land in the
+// barrier) and one per index of a UNIQUE constraint (unique_index.h),
+// written in the same epoch as the rows, and serializes appliers, so that
+// a primary-key or unique check and the write it guards happen atomically. All ops of one WriteSet land in the
 // same epoch. When jobs read the table, the changes also go, as whole rows,
 // into the table's change stream (StreamRuntime), in the same epoch.
 //
@@ -35,7 +36,8 @@ class DmlManager {
       : store_(store), catalog_(catalog), loop_(loop) {}
 
   // Applies every op and bulk insert or none. Throws 23505 on a duplicate
-  // primary key and 42P01 if a table was dropped meanwhile. Returns the
+  // primary key or unique constraint and 42P01 if a table was dropped
+  // meanwhile. Returns the
   // epoch written. The ops are moved out of `writes`.
   //
   // `durable` (synchronous_commit = on): the ops are also written to the
@@ -59,10 +61,12 @@ class DmlManager {
   // writes of epochs that were not committed when the server stopped), in
   // their order, and commits them. Returns how many entries were replayed.
   size_t ReplayLog();
-  // Checks `added` (applied after `before`) for duplicate primary keys
-  // without writing anything: statements inside a transaction fail at once.
+  // Checks `added` (applied after `before`) for duplicate primary keys and
+  // unique constraint violations without writing anything: statements
+  // inside a transaction fail at once.
   void CheckUnique(const WriteSet& before, const WriteSet& added);
-  // Forgets a dropped table (its buffered writes are discarded).
+  // Forgets a dropped table or unique index (its buffered writes are
+  // discarded), and a table's unique indexes with it.
   void DropTable(TableId id);
   // The database's writer lock. A statement that reads rows and writes from
   // what it read (UPDATE, DELETE, INSERT ... SELECT, TRUNCATE, SELECT ...
@@ -103,6 +107,14 @@ class DmlManager {
   static std::vector<StreamChunk> ChangesOf(const StateTable& st, const WriteLog& ops);
   // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.
   void CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops);
+  // The index relation of a unique constraint (unique_index.h), registered
+  // for commit at its first use.
+  std::shared_ptr<StateTable> UniqueIndexFor(const TableCatalog& table, const ConstraintCatalog& constraint);
+  // Checks `writes` (after `before`, if given) against the unique
+  // constraints of their tables, throwing 23505; with `out`, adds the index
+  // writes they make.
+  using IndexWrites = std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>>;
+  void UniqueIndexWritesLocked(const WriteSet& writes, const WriteSet* before, IndexWrites* out);
 
   StateStore* store_;
   const Catalog* catalog_;
@@ -119,7 +131,8 @@ class DmlManager {
   void WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes);
 
   std::mutex mu_;
-  std::map<TableId, std::shared_ptr<StateTable>> tables_;
+  std::map<TableId, std::shared_ptr<StateTable>> tables_;  // tables and unique indexes, under mu_
+  std::map<TableId, std::set<TableId>> unique_indexes_;    // a table's unique index relations, under mu_
   std::multiset<TableId> blocked_;  // under mu_
   std::condition_variable unblocked_;
   std::mutex writer_mu_;

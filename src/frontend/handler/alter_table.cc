@@ -152,6 +152,10 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         if (check.validated) a->to_validate.push_back(check.name);
         next.constraints.push_back(std::move(check));
       }
+      for (const PgQuery__Constraint* c : bound.uniques) {
+        next.constraints.push_back(BindUniqueConstraint(args, a->Finish(), {bound.column.name}, c));
+        a->rewrite = true;  // which fills its index
+      }
       if (bound.primary_key) {
         PgQuery__Constraint pk = PG_QUERY__CONSTRAINT__INIT;
         PgQuery__String name = PG_QUERY__STRING__INIT;
@@ -237,6 +241,11 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         next.constraints.push_back(std::move(fk));
         return;
       }
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE) {
+        next.constraints.push_back(BindUniqueConstraint(args, a->Finish(), ConstraintKeys(c), c));
+        a->rewrite = true;  // which fills its index and finds duplicates
+        return;
+      }
       if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_CHECK) {
         ConstraintCatalog check = BindCheckConstraint(args, a->Finish(), c);
         if (check.validated) a->to_validate.push_back(check.name);
@@ -244,7 +253,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         return;
       }
       throw SqlError(sqlstate::kFeatureNotSupported,
-                     "only PRIMARY KEY, FOREIGN KEY and CHECK constraints can be added yet");
+                     "only PRIMARY KEY, UNIQUE, FOREIGN KEY and CHECK constraints can be added yet");
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_ValidateConstraint: {
       for (auto& c : next.constraints)
@@ -402,6 +411,9 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
   if (dml->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
 
   TableCatalog temp = final_table;
+  // The new relation's unique constraints get indexes of their own
+  // (Catalog::CreateTable), filled by the inserts below.
+  for (auto& c : temp.constraints) c.index_id = 0;
   temp.kind = RelationKind::kInternal;
   temp.internal_kind = Catalog::kRewriteKind;
   temp.name = fmt::format("__rewrite_of_{}", old_table->id);
@@ -439,14 +451,18 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
       if (e.code() != sqlstate::kUniqueViolation) throw;
       std::string detail = e.detail();
       if (auto at = detail.rfind(" already exists."); at != std::string::npos) detail.replace(at, 16, " is duplicated.");
-      throw SqlError(sqlstate::kUniqueViolation,
-                     fmt::format("could not create unique index \"{}\"", ConstraintName(final_table)))
+      std::string constraint = ConstraintName(final_table);
+      for (const auto& [field, value] : e.fields())
+        if (field == 'n') constraint = value;
+      if (constraint == target->name + "_pkey") constraint = ConstraintName(final_table);
+      throw SqlError(sqlstate::kUniqueViolation, fmt::format("could not create unique index \"{}\"", constraint))
           .WithDetail(detail)
           .WithField('t', final_table.name)
-          .WithField('n', ConstraintName(final_table));
+          .WithField('n', constraint);
     }
     loop->Flush();
     final_table.id = target->id;
+    final_table.constraints = target->constraints;  // with their new indexes
     final_table.created_at_micros = old_table->created_at_micros;
     catalog->ReplaceTable(old_table->id, final_table);
   } catch (...) {
@@ -493,7 +509,14 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args) {
   } else if (!a.to_validate.empty()) {
     ValidateChecksAndStore(args, t, a.Finish(), a.to_validate);
   } else {
-    args.instance()->catalog()->AlterTable(a.Finish());
+    TableCatalog final_table = a.Finish();
+    args.instance()->catalog()->AlterTable(final_table);
+    // A dropped unique constraint's index (its data went with the catalog write).
+    DmlManager* dml = args.instance()->DmlFor(t->database_id);
+    for (const auto& c : t->constraints)
+      if (c.type == 'u' && std::none_of(final_table.constraints.begin(), final_table.constraints.end(),
+                                        [&](const ConstraintCatalog& k) { return k.index_id == c.index_id; }))
+        dml->DropTable(c.index_id);
   }
   return {"ALTER TABLE"};
 }

@@ -66,6 +66,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   };
   std::vector<ForeignKeyItem> foreign_keys;
   std::vector<const PgQuery__Constraint*> checks;  // bound once the columns are known
+  std::vector<std::pair<std::vector<std::string>, const PgQuery__Constraint*>> uniques;  // the same
   const std::string schema_name = catalog->GetSchema(schema_id) ? catalog->GetSchema(schema_id)->name : "public";
   for (size_t i = 0; i < cs->n_table_elts; i++) {
     const PgQuery__Node* e = cs->table_elts[i];
@@ -74,6 +75,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
       ColumnCatalog col = std::move(bound.column);
       for (const auto& fk : bound.foreign_keys) foreign_keys.push_back({{col.name}, fk.clause, fk.deferrable, fk.deferred});
       checks.insert(checks.end(), bound.checks.begin(), bound.checks.end());
+      for (const PgQuery__Constraint* c : bound.uniques) uniques.push_back({{col.name}, c});
       if (t.ColumnIndex(col.name) >= 0)
         FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", col.name);
       if (bound.primary_key) {
@@ -105,9 +107,13 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
         checks.push_back(c);
         continue;
       }
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE) {
+        uniques.push_back({ConstraintKeys(c), c});
+        continue;
+      }
       if (c->contype != PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY)
         throw SqlError(sqlstate::kFeatureNotSupported,
-                       "only PRIMARY KEY, FOREIGN KEY and CHECK table constraints are supported");
+                       "only PRIMARY KEY, UNIQUE, FOREIGN KEY and CHECK table constraints are supported");
       declare_pk();
       for (size_t k = 0; k < c->n_keys; k++) add_pk(StringOf(c->keys[k]));
     } else {
@@ -131,6 +137,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   }
   t.dist_key = t.pk;
   t.append_only = stmt.append_only;
+  for (const auto& [columns, c] : uniques) t.constraints.push_back(BindUniqueConstraint(args, t, columns, c));
   for (const PgQuery__Constraint* c : checks) {
     ConstraintCatalog check = BindCheckConstraint(args, t, c);
     check.validated = true;  // CREATE TABLE ignores NOT VALID, as PostgreSQL
@@ -156,8 +163,9 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   // checked by the connector now.
   const bool connector = stmt.is_source || stmt.has_with_options;
   if (connector) {
-    if (!checks.empty())
-      throw SqlError(sqlstate::kFeatureNotSupported, "check constraints are not supported in sources and tables with connectors");
+    if (!checks.empty() || !uniques.empty())
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "check and unique constraints are not supported in sources and tables with connectors");
     if (!owned_sequences.empty())
       throw SqlError(sqlstate::kFeatureNotSupported, "serial and identity columns are not supported in sources and tables with connectors");
     if (pk_declared)

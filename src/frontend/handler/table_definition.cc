@@ -133,6 +133,7 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
         out.foreign_keys.push_back({c, static_cast<bool>(c->deferrable), static_cast<bool>(c->initdeferred)});
         break;
       case PG_QUERY__CONSTR_TYPE__CONSTR_CHECK: out.checks.push_back(c); break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE: out.uniques.push_back(c); break;
       case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRABLE:
       case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_NOT_DEFERRABLE:
       case PG_QUERY__CONSTR_TYPE__CONSTR_ATTR_DEFERRED:
@@ -154,7 +155,7 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
         break;
       default:
         throw SqlError(sqlstate::kFeatureNotSupported,
-                       "only NOT NULL, NULL, DEFAULT, PRIMARY KEY, REFERENCES and CHECK column constraints are supported");
+                       "only NOT NULL, NULL, DEFAULT, PRIMARY KEY, UNIQUE, REFERENCES and CHECK column constraints are supported");
     }
   }
   return out;
@@ -250,6 +251,49 @@ void NameConstraint(const TableCatalog& table, const PgQuery__Constraint* c, con
     throw SqlError(sqlstate::kFeatureNotSupported, "a table can have at most 32 foreign key and check constraints");
 }
 
+ConstraintCatalog BindUniqueConstraint(const HandlerArgs& args, const TableCatalog& table,
+                                       const std::vector<std::string>& columns, const PgQuery__Constraint* c) {
+  ConstraintCatalog unique;
+  unique.type = 'u';
+  for (const auto& name : columns) {
+    int i = table.ColumnIndex(name);
+    if (i < 0 || table.columns[i].hidden)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in key does not exist", name);
+    if (std::find(unique.columns.begin(), unique.columns.end(), name) != unique.columns.end())
+      FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" appears twice in unique constraint", name);
+    unique.columns.push_back(name);
+  }
+  unique.nulls_not_distinct = c->nulls_not_distinct;
+  unique.deferrable = c->deferrable;
+  unique.deferred = c->initdeferred;
+  if (unique.deferrable)
+    throw SqlError(sqlstate::kFeatureNotSupported, "deferrable unique constraints are not supported yet");
+  // As PostgreSQL: <table>_<columns>_key, and its index is a relation of
+  // the schema: the name must not be any relation's there (42P07).
+  std::set<std::string> relations;
+  for (const auto& other : args.instance()->catalog()->ListTables(table.database_id)) {
+    if (other->schema_id != table.schema_id) continue;
+    relations.insert(other->name);
+    if (other->kind == RelationKind::kTable && other->row_id_index < 0) relations.insert(other->name + "_pkey");
+    for (const auto& k : other->constraints)
+      if (k.type == 'u') relations.insert(k.name);
+  }
+  if (c->conname && *c->conname && relations.count(c->conname))
+    FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", c->conname);
+  std::string base = table.name;
+  for (const auto& name : columns) base += "_" + name;
+  std::string chosen = base + "_key";
+  for (int n = 1; relations.count(chosen); n++) chosen = base + "_key" + std::to_string(n);
+  NameConstraint(table, c, chosen, &unique);
+  return unique;
+}
+
+std::vector<std::string> ConstraintKeys(const PgQuery__Constraint* c) {
+  std::vector<std::string> columns;
+  for (size_t k = 0; k < c->n_keys; k++) columns.push_back(StringOf(c->keys[k]));
+  return columns;
+}
+
 ConstraintCatalog BindCheckConstraint(const HandlerArgs& args, const TableCatalog& table, const PgQuery__Constraint* c) {
   ConstraintCatalog check;
   check.type = 'c';
@@ -293,8 +337,14 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
     for (int k : t.pk) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(t.columns[k].name);
     cols += ", PRIMARY KEY (" + keys + ")";
   }
-  for (const auto& c : t.constraints)
+  for (const auto& c : t.constraints) {
     if (c.type == 'c') cols += ", CONSTRAINT " + QuoteIdentIfNeeded(c.name) + " CHECK (" + c.check + ")";
+    if (c.type != 'u') continue;
+    std::string keys;
+    for (const auto& name : c.columns) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(name);
+    cols += ", CONSTRAINT " + QuoteIdentIfNeeded(c.name) + " UNIQUE " + (c.nulls_not_distinct ? "NULLS NOT DISTINCT " : "") +
+            "(" + keys + ")";
+  }
   std::string with;
   for (const auto& option : t.storage_options) with += (with.empty() ? "" : ", ") + option;
   return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")" + (with.empty() ? "" : " WITH (" + with + ")");

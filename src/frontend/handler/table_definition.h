@@ -37,6 +37,8 @@ struct BoundColumn {
   // CHECK on the column: bound by BindCheckConstraint once the table's
   // columns are known (it may read any of them, as in PostgreSQL).
   std::vector<const PgQuery__Constraint*> checks;
+  // UNIQUE on the column: bound by BindUniqueConstraint.
+  std::vector<const PgQuery__Constraint*> uniques;
 };
 
 // A FOREIGN KEY of `table` (being created, id 0, or altered: its columns
@@ -57,6 +59,17 @@ std::string ForeignKeyNotice(const ConstraintCatalog& fk);
 // (<table>_<column>_check when it reads one column, else <table>_check,
 // numbered when taken) unless the constraint is.
 ConstraintCatalog BindCheckConstraint(const HandlerArgs& args, const TableCatalog& table, const PgQuery__Constraint* c);
+
+// A UNIQUE constraint of `table` over `columns` (which must be visible
+// columns, each once): named <table>_<columns>_key (numbered when a
+// relation of the schema has the name: its index is one) unless the
+// constraint is (42P07 when a relation has that name); NULLS NOT DISTINCT
+// kept; DEFERRABLE refused (0A000). Its index is
+// made by the catalog when the table is created or rewritten.
+ConstraintCatalog BindUniqueConstraint(const HandlerArgs& args, const TableCatalog& table,
+                                       const std::vector<std::string>& columns, const PgQuery__Constraint* c);
+// The column names of a table constraint's key (UNIQUE, PRIMARY KEY).
+std::vector<std::string> ConstraintKeys(const PgQuery__Constraint* c);
 
 // Gives *out the constraint's name (c's, 42710 when the table has it, or
 // `chosen` numbered until free among the table's) and the first free

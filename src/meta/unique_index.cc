@@ -1,0 +1,131 @@
+#include "meta/unique_index.h"
+
+#include <fmt/format.h>
+
+#include "common/encoding.h"
+#include "expr/cast.h"
+
+namespace freshet {
+
+StateTableDesc UniqueIndexDesc(const TableCatalog& table, const ConstraintCatalog& constraint) {
+  StateTableDesc desc;
+  desc.table_id = constraint.index_id;
+  for (const auto& name : constraint.columns) {
+    int i = table.ColumnIndex(name);
+    if (i < 0) FRESHET_THROW(sqlstate::kInternalError, "unique constraint \"{}\" names a missing column", constraint.name);
+    desc.pk_indices.push_back(static_cast<int>(desc.column_types.size()));
+    desc.column_types.push_back(table.columns[i].type);
+  }
+  desc.dist_key_indices = desc.pk_indices;
+  return desc;
+}
+
+SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<int>& columns,
+                         const Row& row) {
+  SqlError e(sqlstate::kUniqueViolation, "duplicate key value violates unique constraint \"" + constraint + "\"");
+  std::string names, texts;
+  EvalContext ctx;
+  for (int k : columns) {
+    names += (names.empty() ? "" : ", ") + table.columns[k].name;
+    texts += (texts.empty() ? "" : ", ") + (row[k].is_null() ? "null" : FormatValueText(row[k], ctx));
+  }
+  e.WithDetail("Key (" + names + ")=(" + texts + ") already exists.");
+  e.WithField('t', table.name).WithField('n', constraint);
+  return e;
+}
+
+bool UniqueIndexWrites::HasUniqueConstraints(const TableCatalog& table) {
+  for (const auto& c : table.constraints)
+    if (c.type == 'u') return true;
+  return false;
+}
+
+UniqueIndexWrites::UniqueIndexWrites(const TableCatalog& table, const StateTable& rows, const IndexFor& index_for)
+    : table_(table), rows_(rows) {
+  for (const auto& c : table.constraints) {
+    if (c.type != 'u') continue;
+    Index index{&c, {}, index_for(c), {}};
+    for (const auto& name : c.columns) index.columns.push_back(table.ColumnIndex(name));
+    indexes_.push_back(std::move(index));
+  }
+}
+
+Row UniqueIndexWrites::Decode(const std::string& encoded) const {
+  Row row;
+  if (!DecodeRow(encoded, table_.types(), &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table_.name);
+  return row;
+}
+
+std::optional<std::string> UniqueIndexWrites::KeyOf(const Index& index, const Row& row) const {
+  DataChunk key(index.table->desc().column_types);
+  for (size_t k = 0; k < index.columns.size(); k++) {
+    const Value& v = row[index.columns[k]];
+    if (v.is_null() && !index.constraint->nulls_not_distinct) return std::nullopt;
+    key.column(k).Append(v);
+  }
+  key.set_cardinality(1);
+  return index.table->KeyOf(key, 0);
+}
+
+std::optional<std::string> UniqueIndexWrites::Lookup(Index& index, const std::string& key) const {
+  auto it = index.overlay.find(key);
+  if (it != index.overlay.end()) return it->second;
+  return index.table->Get(key);
+}
+
+void UniqueIndexWrites::Remove(const std::string& row_key, const std::string& encoded) {
+  Row row = Decode(encoded);
+  for (Index& index : indexes_) {
+    std::optional<std::string> key = KeyOf(index, row);
+    if (!key) continue;
+    std::optional<std::string> holder = Lookup(index, *key);
+    if (holder && *holder == row_key) index.overlay[*key] = std::nullopt;
+  }
+}
+
+void UniqueIndexWrites::Insert(const std::string& row_key, const std::string& encoded) {
+  Row row = Decode(encoded);
+  for (Index& index : indexes_) {
+    std::optional<std::string> key = KeyOf(index, row);
+    if (!key) continue;
+    std::optional<std::string> holder = Lookup(index, *key);
+    if (holder && *holder != row_key) throw UniqueViolation(table_, index.constraint->name, index.columns, row);
+    index.overlay[*key] = row_key;
+  }
+}
+
+void UniqueIndexWrites::Add(const WriteLog& ops) {
+  for (const WriteOp& op : ops) {
+    std::string row_key(op.key);
+    auto it = latest_.find(row_key);
+    std::optional<std::string> old = it != latest_.end() ? it->second : rows_.Get(row_key);
+    if (old) Remove(row_key, *old);
+    if (op.is_delete) {
+      latest_[row_key] = std::nullopt;
+      continue;
+    }
+    std::string value(op.value);
+    Insert(row_key, value);
+    latest_[row_key] = std::move(value);
+  }
+}
+
+void UniqueIndexWrites::AddBulk(const BulkRows& rows) {
+  BulkRows::Cursor c(&rows);
+  for (c.Seek(""); c.Valid(); c.Next()) Insert(std::string(c.key()), std::string(c.value()));
+}
+
+std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> UniqueIndexWrites::Writes() const {
+  std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> out;
+  for (const Index& index : indexes_) {
+    WriteLog log;
+    for (const auto& [key, row_key] : index.overlay) {
+      if (row_key) log.Put(key, *row_key);
+      else log.Delete(key);
+    }
+    if (!log.empty()) out.emplace_back(index.table, std::move(log));
+  }
+  return out;
+}
+
+}  // namespace freshet

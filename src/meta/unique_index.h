@@ -1,0 +1,85 @@
+// UniqueIndexWrites: what a table's writes do to the indexes of its UNIQUE
+// constraints, and whether they may.
+//
+// Each unique constraint of a table has an index, a relation of its own
+// (ConstraintCatalog::index_id) that DmlManager keeps in the same epochs as
+// the table's rows: its key is the constrained columns (storage-encoded
+// like a primary key), its value the storage key of the row that holds
+// them. A row whose constrained columns hold a NULL is not indexed (NULLs
+// are distinct) unless the constraint says NULLS NOT DISTINCT.
+//
+// Given the table's rows as every applied write leaves them (DmlManager's
+// state table), the writes are replayed in order over an overlay of the
+// indexes: a write first takes its key's old row out of every index, then
+// puts the new row in, and a new row whose index key another row holds is
+// 23505, as PostgreSQL's immediate unique checks (so an UPDATE that moves
+// values between rows can fail part-way, as it can in PostgreSQL). Nothing
+// is written: Writes() says what to write once every table's writes of the
+// write set passed.
+//
+// Not thread-safe; used under DmlManager's lock.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "common/error.h"
+#include "storage/bulk_rows.h"
+#include "storage/state_table.h"
+#include "storage/write_log.h"
+
+namespace freshet {
+
+// The description of a unique constraint's index relation.
+StateTableDesc UniqueIndexDesc(const TableCatalog& table, const ConstraintCatalog& constraint);
+
+// 23505 as PostgreSQL words it: the constraint, DETAIL "Key (a, b)=(1, x)
+// already exists.", the table and constraint fields. `row` holds all the
+// table's columns; `columns` are the key's.
+SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<int>& columns,
+                         const Row& row);
+
+class UniqueIndexWrites {
+ public:
+  // The index relation of a constraint (DmlManager's, registered for commit).
+  using IndexFor = std::function<std::shared_ptr<StateTable>(const ConstraintCatalog&)>;
+
+  // `rows`: the table's rows with every applied write. Tables without
+  // unique constraints need none of this (HasUniqueConstraints).
+  UniqueIndexWrites(const TableCatalog& table, const StateTable& rows, const IndexFor& index_for);
+  static bool HasUniqueConstraints(const TableCatalog& table);
+
+  // Replays ops in order; throws 23505 at the first conflict.
+  void Add(const WriteLog& ops);
+  // Bulk inserts (new keys, after every op).
+  void AddBulk(const BulkRows& rows);
+
+  // The net writes to each index.
+  std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> Writes() const;
+
+ private:
+  struct Index {
+    const ConstraintCatalog* constraint;
+    std::vector<int> columns;
+    std::shared_ptr<StateTable> table;
+    std::map<std::string, std::optional<std::string>> overlay;  // index key -> row key (nullopt: deleted)
+  };
+  // The index key of a row, or nullopt when it is not indexed.
+  std::optional<std::string> KeyOf(const Index& index, const Row& row) const;
+  std::optional<std::string> Lookup(Index& index, const std::string& key) const;
+  void Remove(const std::string& row_key, const std::string& encoded);
+  void Insert(const std::string& row_key, const std::string& encoded);
+  Row Decode(const std::string& encoded) const;
+
+  const TableCatalog& table_;
+  const StateTable& rows_;
+  std::vector<Index> indexes_;
+  std::map<std::string, std::optional<std::string>> latest_;  // row key -> row as the replayed writes left it
+};
+
+}  // namespace freshet
