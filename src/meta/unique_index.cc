@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "common/encoding.h"
 #include "expr/cast.h"
 
@@ -16,6 +18,7 @@ StateTableDesc UniqueIndexDesc(const TableCatalog& table, const ConstraintCatalo
     desc.pk_indices.push_back(static_cast<int>(desc.column_types.size()));
     desc.column_types.push_back(table.columns[i].type);
   }
+  for (int k : table.pk) desc.column_types.push_back(table.columns[k].type);
   desc.dist_key_indices = desc.pk_indices;
   return desc;
 }
@@ -46,6 +49,7 @@ UniqueIndexWrites::UniqueIndexWrites(const TableCatalog& table, const StateTable
     if (c.type != 'u') continue;
     Index index{&c, {}, index_for(c), {}};
     for (const auto& name : c.columns) index.columns.push_back(table.ColumnIndex(name));
+    for (int k : table.pk) index.columns.push_back(k);
     indexes_.push_back(std::move(index));
   }
 }
@@ -56,21 +60,39 @@ Row UniqueIndexWrites::Decode(const std::string& encoded) const {
   return row;
 }
 
+// The index row of a table row: its constrained columns, then its key's.
+static DataChunk IndexRow(const std::vector<DataType>& types, const std::vector<int>& columns, const Row& row) {
+  DataChunk out(types);
+  for (size_t k = 0; k < columns.size(); k++) out.column(k).Append(row[columns[k]]);
+  out.set_cardinality(1);
+  return out;
+}
+
 std::optional<std::string> UniqueIndexWrites::KeyOf(const Index& index, const Row& row) const {
-  DataChunk key(index.table->desc().column_types);
-  for (size_t k = 0; k < index.columns.size(); k++) {
-    const Value& v = row[index.columns[k]];
-    if (v.is_null() && !index.constraint->nulls_not_distinct) return std::nullopt;
-    key.column(k).Append(v);
-  }
-  key.set_cardinality(1);
-  return index.table->KeyOf(key, 0);
+  if (!index.constraint->nulls_not_distinct)
+    for (size_t k = 0; k < index.constraint->columns.size(); k++)
+      if (row[index.columns[k]].is_null()) return std::nullopt;
+  return index.table->KeyOf(IndexRow(index.table->desc().column_types, index.columns, row), 0);
 }
 
 std::optional<std::string> UniqueIndexWrites::Lookup(Index& index, const std::string& key) const {
   auto it = index.overlay.find(key);
-  if (it != index.overlay.end()) return it->second;
-  return index.table->Get(key);
+  if (it != index.overlay.end()) return it->second ? std::optional<std::string>(it->second->row_key) : std::nullopt;
+  std::optional<std::string> stored = index.table->Get(key);
+  if (!stored) return std::nullopt;
+  // The holder's row key, from the key columns the index row ends with.
+  Row values;
+  if (!DecodeRow(*stored, index.table->desc().column_types, &values))
+    throw SqlError(sqlstate::kDataCorrupted, "corrupt row in the index of " + index.constraint->name);
+  const size_t first_key = index.constraint->columns.size();
+  DataChunk row(table_.types());
+  for (size_t c = 0; c < table_.columns.size(); c++) {
+    auto k = std::find(table_.pk.begin(), table_.pk.end(), static_cast<int>(c));
+    row.column(c).Append(k != table_.pk.end() ? values[first_key + (k - table_.pk.begin())]
+                                              : Value::Null(table_.columns[c].type));
+  }
+  row.set_cardinality(1);
+  return RowKey(table_.id, table_.dist_key, table_.pk, row, 0);
 }
 
 void UniqueIndexWrites::Remove(const std::string& row_key, const std::string& encoded) {
@@ -89,8 +111,13 @@ void UniqueIndexWrites::Insert(const std::string& row_key, const std::string& en
     std::optional<std::string> key = KeyOf(index, row);
     if (!key) continue;
     std::optional<std::string> holder = Lookup(index, *key);
-    if (holder && *holder != row_key) throw UniqueViolation(table_, index.constraint->name, index.columns, row);
-    index.overlay[*key] = row_key;
+    if (holder && *holder != row_key) {
+      std::vector<int> constrained(index.columns.begin(), index.columns.begin() + index.constraint->columns.size());
+      throw UniqueViolation(table_, index.constraint->name, constrained, row);
+    }
+    std::string encoded;
+    EncodeRow(IndexRow(index.table->desc().column_types, index.columns, row), 0, &encoded);
+    index.overlay[*key] = Entry{row_key, std::move(encoded)};
   }
 }
 
@@ -119,8 +146,8 @@ std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> UniqueIndexWrites:
   std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> out;
   for (const Index& index : indexes_) {
     WriteLog log;
-    for (const auto& [key, row_key] : index.overlay) {
-      if (row_key) log.Put(key, *row_key);
+    for (const auto& [key, entry] : index.overlay) {
+      if (entry) log.Put(key, entry->encoded);
       else log.Delete(key);
     }
     if (!log.empty()) out.emplace_back(index.table, std::move(log));

@@ -3,10 +3,11 @@
 //
 // Each unique constraint of a table has an index, a relation of its own
 // (ConstraintCatalog::index_id) that DmlManager keeps in the same epochs as
-// the table's rows: its key is the constrained columns (storage-encoded
-// like a primary key), its value the storage key of the row that holds
-// them. A row whose constrained columns hold a NULL is not indexed (NULLs
-// are distinct) unless the constraint says NULLS NOT DISTINCT.
+// the table's rows: its columns are the constrained columns, keyed, then
+// the table's key columns (so the index is read like any relation: which
+// row holds a value). A row whose constrained columns hold a NULL is not
+// indexed (NULLs are distinct) unless the constraint says NULLS NOT
+// DISTINCT.
 //
 // Given the table's rows as every applied write leaves them (DmlManager's
 // state table), the writes are replayed in order over an overlay of the
@@ -63,14 +64,21 @@ class UniqueIndexWrites {
   std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> Writes() const;
 
  private:
+  // An index row as the replayed writes leave it: the row key of the
+  // table's row that holds the value, and the index row's encoding.
+  struct Entry {
+    std::string row_key;
+    std::string encoded;
+  };
   struct Index {
     const ConstraintCatalog* constraint;
-    std::vector<int> columns;
+    std::vector<int> columns;  // the table's: constrained ones, then its key's
     std::shared_ptr<StateTable> table;
-    std::map<std::string, std::optional<std::string>> overlay;  // index key -> row key (nullopt: deleted)
+    std::map<std::string, std::optional<Entry>> overlay;  // by index key; nullopt: deleted
   };
   // The index key of a row, or nullopt when it is not indexed.
   std::optional<std::string> KeyOf(const Index& index, const Row& row) const;
+  // The row key of the table's row holding index key `key`, if any.
   std::optional<std::string> Lookup(Index& index, const std::string& key) const;
   void Remove(const std::string& row_key, const std::string& encoded);
   void Insert(const std::string& row_key, const std::string& encoded);
