@@ -15,6 +15,9 @@ PACKAGES=(
   # Real drivers for the client tests (tests/clients/, issue 18).
   python3-psycopg python3-psycopg2 python3-sqlalchemy
   libpostgresql-jdbc-java default-jdk-headless
+  # Node.js for node-postgres and postgres.js (tests/clients/node, from npm
+  # at the versions its package-lock.json pins; npm itself below).
+  nodejs
   # make fuzz / make test-asan: clang with libFuzzer and the sanitizer
   # runtimes (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev), and
   # llvm-symbolizer (package llvm) for symbolized sanitizer stacks.
@@ -27,8 +30,21 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
+# Debian's nodejs comes without npm (the package npm); other builds of
+# nodejs bring their own, which the package would conflict with.
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
+
+# The Node.js drivers of the client tests, as the lock file pins them.
+install_node_clients() {
+  local dir
+  dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/clients/node"
+  if [ -d "$dir/node_modules/pg" ] && [ -d "$dir/node_modules/postgres" ]; then return 0; fi
+  echo "install-deps: npm ci in $dir"
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error </dev/null)
+}
 
 if [ ${#missing[@]} -eq 0 ]; then
+  install_node_clients
   exit 0
 fi
 
@@ -38,3 +54,4 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+install_node_clients

@@ -562,7 +562,11 @@ void Session::AddPrepared(const std::string& name, std::shared_ptr<Prepared> p) 
   // Bind once now to report errors early and to infer parameter types.
   if (!p->statements.empty() && p->statements[0].node) {
     PrepareEval();
-    PlanStatement(this, p->statements[0], &p->param_types);
+    // EXPLAIN's parameters are its query's.
+    ParsedStatement planned = p->statements[0];
+    if (planned.node->node_case == PG_QUERY__NODE__NODE_EXPLAIN_STMT && planned.node->explain_stmt->query)
+      planned.node = planned.node->explain_stmt->query;
+    PlanStatement(this, planned, &p->param_types);
     for (auto& t : p->param_types)
       if (t.id == TypeId::kUnknown) t = DataType::Varchar();
   }
