@@ -61,15 +61,19 @@ class InsertExecutor : public DmlExecutor {
     }
   }
 
-  // ON CONFLICT: each proposed row's key is looked up (this statement's
-  // rows first, then the table with the transaction's writes); a new key is
-  // inserted, an existing one skipped (DO NOTHING) or its row updated (DO
-  // UPDATE, at most once per statement: 21000 as PostgreSQL).
+  // ON CONFLICT: each proposed row is looked up on the arbiters (its key,
+  // and the values of the arbiter unique constraints: this statement's
+  // rows first, then the table with the transaction's writes); a row
+  // without a conflict is inserted, one with a conflict skipped (DO
+  // NOTHING) or the existing row updated (DO UPDATE, at most once per
+  // statement: 21000 as PostgreSQL).
   void RunOnConflict() {
     const TableCatalog& table = *node_.table;
     TableWriteSet& writes = ctx_.writes->For(table.id);
     const bool update = node_.on_conflict == InsertNode::OnConflict::kUpdate;
-    std::map<std::string, std::string> written;  // this statement's rows by key
+    for (const auto& name : node_.conflict_uniques)
+      for (const auto& c : table.constraints)
+        if (c.type == 'u' && c.name == name) arbiters_.push_back(&c);
     std::set<std::string> updated;
     DataChunk in;
     std::string value;
@@ -80,25 +84,26 @@ class InsertExecutor : public DmlExecutor {
       CheckConstraints(table, node_.checks, full, ctx_.eval);
       DataChunk out(table.types());
       for (size_t r = 0; r < full.num_rows(); r++) {
+        std::vector<Value> proposed = full.GetRow(r);
         std::string key = RowKeyOf(table, full, r);
-        std::optional<std::vector<Value>> existing = Existing(table, full, r, key, written);
+        std::optional<Conflict> existing = FindConflict(table, proposed, key);
         if (!existing) {
           value.clear();
           EncodeRow(full, r, &value);
           writes.ops.Put(key, value, 1, /*check_unique=*/true);
-          written[key] = value;
+          Written(key, proposed, value);
+          updated.insert(key);  // as PostgreSQL: a row this command inserted is affected already
           AppendRow(full, r, &out);
           continue;
         }
         if (!update) continue;
-        if (!updated.insert(key).second)
+        if (!updated.insert(existing->key).second)
           throw SqlError("21000", "ON CONFLICT DO UPDATE command cannot affect row a second time")
               .WithHint("Ensure that no rows proposed for insertion within the same command have duplicate constrained values.");
         // The existing row's columns, then the proposed row's.
         DataChunk pair(PairTypes(table));
-        std::vector<Value> proposed = full.GetRow(r);
-        for (size_t c = 0; c < existing->size(); c++) pair.column(c).Append((*existing)[c]);
-        for (size_t c = 0; c < proposed.size(); c++) pair.column(existing->size() + c).Append(proposed[c]);
+        for (size_t c = 0; c < existing->row.size(); c++) pair.column(c).Append(existing->row[c]);
+        for (size_t c = 0; c < proposed.size(); c++) pair.column(existing->row.size() + c).Append(proposed[c]);
         pair.set_cardinality(1);
         if (node_.conflict_where) {
           std::vector<uint8_t> pass = ToMask(node_.conflict_where->Eval(pair, ctx_.eval));
@@ -110,18 +115,116 @@ class InsertExecutor : public DmlExecutor {
         std::string new_key = RowKeyOf(table, next, 0);
         value.clear();
         EncodeRow(next, 0, &value);
-        if (new_key != key) {
-          writes.ops.Delete(key, -1);
+        Unwritten(existing->key, existing->row);
+        if (new_key != existing->key) {
+          writes.ops.Delete(existing->key, -1);
           writes.ops.Put(new_key, value, 1, /*check_unique=*/true);
-          written.erase(key);
         } else {
-          writes.ops.Put(key, value);
+          writes.ops.Put(new_key, value);
         }
-        written[new_key] = value;
+        Written(new_key, next.GetRow(0), value);
+        updated.insert(new_key);
         AppendRow(next, 0, &out);
       }
       if (out.num_rows() > 0) result_.Add(out);
     }
+  }
+
+  struct Conflict {
+    std::string key;          // the existing row's storage key
+    std::vector<Value> row;   // its columns
+  };
+
+  // The existing row a proposed one conflicts with on an arbiter, if any.
+  std::optional<Conflict> FindConflict(const TableCatalog& table, const std::vector<Value>& proposed,
+                                       const std::string& key) {
+    if (node_.conflict_on_key)
+      if (auto row = Existing(table, key, proposed)) return Conflict{key, std::move(*row)};
+    for (const ConstraintCatalog* c : arbiters_) {
+      std::optional<std::string> values = UniqueValues(table, *c, proposed);
+      if (!values) continue;  // NULLs conflict with nothing
+      for (const auto& [candidate, key_row] : Holders(table, *c, proposed, *values)) {
+        std::optional<std::vector<Value>> row = Existing(table, candidate, key_row);
+        // Still holding the values once this transaction's writes are seen.
+        if (row && UniqueValues(table, *c, *row) == values) return Conflict{candidate, std::move(*row)};
+      }
+    }
+    return std::nullopt;
+  }
+
+  // The encoded values of a row's columns in unique constraint c, or
+  // nullopt when one is NULL (and NULLs are distinct).
+  static std::optional<std::string> UniqueValues(const TableCatalog& table, const ConstraintCatalog& c,
+                                                 const std::vector<Value>& row) {
+    std::vector<DataType> types;
+    std::vector<Value> values;
+    for (const auto& name : c.columns) {
+      const Value& v = row[table.ColumnIndex(name)];
+      if (v.is_null() && !c.nulls_not_distinct) return std::nullopt;
+      types.push_back(v.type());
+      values.push_back(v);
+    }
+    DataChunk one(types);
+    for (size_t k = 0; k < values.size(); k++) one.column(k).Append(values[k]);
+    one.set_cardinality(1);
+    std::string out;
+    EncodeRow(one, 0, &out);
+    return out;
+  }
+
+  // The rows that may hold a unique constraint's values, by key with their
+  // key columns: this statement's, the transaction's writes', and the
+  // index's (at the read snapshot).
+  using Holder = std::pair<std::string, std::vector<Value>>;
+  std::vector<Holder> Holders(const TableCatalog& table, const ConstraintCatalog& c,
+                              const std::vector<Value>& proposed, const std::string& values) {
+    std::vector<Holder> keys;
+    if (auto w = written_unique_.find({c.name, values}); w != written_unique_.end()) keys.push_back(w->second);
+    if (const TableWriteSet* pending = ctx_.pending ? ctx_.pending->Find(table.id) : nullptr)
+      for (const auto& op : pending->ops) {
+        if (op.is_delete) continue;
+        DataChunk one(table.types());
+        if (!DecodeRowInto(op.value, &one)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
+        one.set_cardinality(1);
+        std::vector<Value> row = one.GetRow(0);
+        if (UniqueValues(table, c, row) == values) keys.push_back({std::string(op.key), std::move(row)});
+      }
+    ScanSpec spec;
+    spec.table = table.UniqueIndexDesc(c);
+    std::vector<int> columns = table.UniqueIndexColumns(c);
+    for (size_t k = 0; k < c.columns.size(); k++)
+      spec.predicates.push_back(ColumnPredicate{static_cast<int>(k), ColumnPredicate::Op::kEq, proposed[columns[k]], {}});
+    std::unique_ptr<ChunkScan> scan = ctx_.Scan(std::move(spec));
+    DataChunk found;
+    while (scan->Next(&found, kChunkSize))
+      for (size_t i = 0; i < found.num_rows(); i++) {
+        // The holder's key, from the table's key columns the index row ends with.
+        DataChunk row(table.types());
+        for (size_t col = 0; col < table.columns.size(); col++) {
+          auto k = std::find(table.pk.begin(), table.pk.end(), static_cast<int>(col));
+          row.column(col).Append(k != table.pk.end()
+                                     ? found.column(c.columns.size() + (k - table.pk.begin())).GetValue(i)
+                                     : Value::Null(table.columns[col].type));
+        }
+        row.set_cardinality(1);
+        keys.push_back({RowKeyOf(table, row, 0), row.GetRow(0)});
+      }
+    return keys;
+  }
+
+  // This statement's rows: by key, and by their values of each arbiter.
+  void Written(const std::string& key, const std::vector<Value>& row, const std::string& value) {
+    written_[key] = value;
+    for (const ConstraintCatalog* c : arbiters_)
+      if (auto values = UniqueValues(*node_.table, *c, row)) written_unique_[{c->name, *values}] = {key, row};
+  }
+  void Unwritten(const std::string& key, const std::vector<Value>& row) {
+    written_.erase(key);
+    for (const ConstraintCatalog* c : arbiters_)
+      if (auto values = UniqueValues(*node_.table, *c, row)) {
+        auto it = written_unique_.find({c->name, *values});
+        if (it != written_unique_.end() && it->second.first == key) written_unique_.erase(it);
+      }
   }
 
   static std::vector<DataType> PairTypes(const TableCatalog& table) {
@@ -139,18 +242,19 @@ class InsertExecutor : public DmlExecutor {
   // The row stored under `key`: one this statement wrote, else the table's
   // (at the snapshot, or the latest for the writer lock's holder) with the
   // transaction's writes over it.
-  std::optional<std::vector<Value>> Existing(const TableCatalog& table, const DataChunk& rows, size_t r,
-                                             const std::string& key, const std::map<std::string, std::string>& written) {
+  // `key_row` holds the key's columns (the others are not read).
+  std::optional<std::vector<Value>> Existing(const TableCatalog& table, const std::string& key,
+                                             const std::vector<Value>& key_row) {
     auto decode = [&](std::string_view bytes) {
       DataChunk one(table.types());
       if (!DecodeRowInto(bytes, &one)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
       one.set_cardinality(1);
       return one.GetRow(0);
     };
-    if (auto w = written.find(key); w != written.end()) return decode(w->second);
+    if (auto w = written_.find(key); w != written_.end()) return decode(w->second);
     ScanSpec spec;
     spec.table = table.StorageDesc();
-    for (int k : table.pk) spec.predicates.push_back(ColumnPredicate{k, ColumnPredicate::Op::kEq, rows.column(k).GetValue(r), {}});
+    for (int k : table.pk) spec.predicates.push_back(ColumnPredicate{k, ColumnPredicate::Op::kEq, key_row[k], {}});
     if (const TableWriteSet* pending = ctx_.pending ? ctx_.pending->Find(table.id) : nullptr)
       for (const auto& op : pending->ops)
         if (op.key == key) spec.overlay[key] = op.is_delete ? std::nullopt : std::optional<std::string>(std::string(op.value));
@@ -160,7 +264,7 @@ class InsertExecutor : public DmlExecutor {
       for (size_t i = 0; i < found.num_rows(); i++) {
         std::vector<Value> row = found.GetRow(i);
         bool same = true;
-        for (int k : table.pk) same = same && Value::Compare(row[k], rows.column(k).GetValue(r)) == 0;
+        for (int k : table.pk) same = same && Value::Compare(row[k], key_row[k]) == 0;
         if (same) return row;
       }
     return std::nullopt;
@@ -169,6 +273,9 @@ class InsertExecutor : public DmlExecutor {
   static constexpr size_t kBulkAfterRows = 4 * kChunkSize;
 
   const InsertNode& node_;
+  std::vector<const ConstraintCatalog*> arbiters_;  // the unique constraints ON CONFLICT arbitrates on
+  std::map<std::string, std::string> written_;      // this statement's rows by key
+  std::map<std::pair<std::string, std::string>, Holder> written_unique_;  // (constraint, values) -> row
 };
 
 }  // namespace

@@ -292,37 +292,55 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
   const PgQuery__OnConflictClause* oc = stmt->on_conflict_clause;
   const TableCatalog& table = *insert->table;
   const bool declared_key = table.row_id_index < 0;
-  // The arbiter: the primary key, named by its columns or its constraint.
+  // The arbiters: the primary key or a unique constraint, named by its
+  // columns or its constraint; without a target (DO NOTHING), all of them.
   const PgQuery__InferClause* infer = oc->infer;
   bool has_target = infer && (infer->n_index_elems > 0 || (infer->conname && *infer->conname));
   if (oc->action == PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE && !has_target)
     ThrowAt(sqlstate::kSyntaxError, oc->location, "ON CONFLICT DO UPDATE requires inference specification or constraint name");
   if (has_target) {
     if (infer->where_clause) throw SqlError(sqlstate::kFeatureNotSupported, "ON CONFLICT with a partial index predicate is not supported");
-    bool matches = declared_key;
     if (infer->conname && *infer->conname) {
-      if (!declared_key || std::string(infer->conname) != table.name + "_pkey")
+      const std::string name = infer->conname;
+      if (declared_key && name == table.name + "_pkey") insert->conflict_on_key = true;
+      for (const auto& c : table.constraints)
+        if (c.type == 'u' && c.name == name) insert->conflict_uniques.push_back(name);
+      if (!insert->conflict_on_key && insert->conflict_uniques.empty())
         FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" for table \"{}\" does not exist", infer->conname, table.name);
     } else {
       std::set<int> named;
+      bool all_columns = true;
       for (size_t i = 0; i < infer->n_index_elems; i++) {
         const PgQuery__IndexElem* e = infer->index_elems[i]->index_elem;
         int idx = e->name ? table.ColumnIndex(e->name) : -1;
         if (!e->name || idx < 0 || table.columns[idx].hidden) {
           if (e->name) ThrowAt(sqlstate::kUndefinedColumn, infer->location, fmt::format("column \"{}\" does not exist", e->name));
-          matches = false;
+          all_columns = false;
           continue;
         }
         named.insert(idx);
       }
-      matches = matches && named == std::set<int>(table.pk.begin(), table.pk.end());
+      // As PostgreSQL: every unique index over exactly these columns.
+      if (all_columns && declared_key && named == std::set<int>(table.pk.begin(), table.pk.end()))
+        insert->conflict_on_key = true;
+      for (const auto& c : table.constraints) {
+        if (c.type != 'u' || !all_columns) continue;
+        std::set<int> columns;
+        for (const auto& name : c.columns) columns.insert(table.ColumnIndex(name));
+        if (columns == named) insert->conflict_uniques.push_back(c.name);
+      }
     }
-    if (!matches)
-      ThrowAt(sqlstate::kInvalidColumnReference, infer->location,
-              "there is no unique or exclusion constraint matching the ON CONFLICT specification");
+    if (!insert->conflict_on_key && insert->conflict_uniques.empty())
+      throw SqlError(sqlstate::kInvalidColumnReference,
+                     "there is no unique or exclusion constraint matching the ON CONFLICT specification");
+  } else {
+    insert->conflict_on_key = declared_key;
+    for (const auto& c : table.constraints)
+      if (c.type == 'u') insert->conflict_uniques.push_back(c.name);
   }
-  // A table keyed by generated row ids has nothing to conflict on.
-  if (!declared_key) return;
+  // A table keyed by generated row ids, without unique constraints, has
+  // nothing to conflict on.
+  if (!insert->conflict_on_key && insert->conflict_uniques.empty()) return;
   if (oc->action != PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE) {
     insert->on_conflict = InsertNode::OnConflict::kNothing;
     return;

@@ -44,6 +44,26 @@ StateTableDesc TableCatalog::StorageDesc() const {
   return d;
 }
 
+std::vector<int> TableCatalog::UniqueIndexColumns(const ConstraintCatalog& c) const {
+  std::vector<int> out;
+  for (const auto& name : c.columns) {
+    int i = ColumnIndex(name);
+    if (i < 0) FRESHET_THROW(sqlstate::kInternalError, "unique constraint \"{}\" names a missing column", c.name);
+    out.push_back(i);
+  }
+  out.insert(out.end(), pk.begin(), pk.end());
+  return out;
+}
+
+StateTableDesc TableCatalog::UniqueIndexDesc(const ConstraintCatalog& c) const {
+  StateTableDesc d;
+  d.table_id = c.index_id;
+  for (int i : UniqueIndexColumns(c)) d.column_types.push_back(columns[i].type);
+  for (size_t k = 0; k < c.columns.size(); k++) d.pk_indices.push_back(static_cast<int>(k));
+  d.dist_key_indices = d.pk_indices;
+  return d;
+}
+
 int TableCatalog::ColumnIndex(const std::string& column_name) const {
   for (size_t i = 0; i < columns.size(); i++)
     if (columns[i].name == column_name) return static_cast<int>(i);

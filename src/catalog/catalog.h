@@ -152,6 +152,11 @@ struct TableCatalog {
   std::vector<DataType> types() const;
   // How the relation's rows are keyed in storage.
   StateTableDesc StorageDesc() const;
+  // The index relation of unique constraint `c` (its index_id): the
+  // constrained columns, keyed, then this table's key columns.
+  StateTableDesc UniqueIndexDesc(const ConstraintCatalog& c) const;
+  // The columns of the index rows of `c`, as indexes into this table's.
+  std::vector<int> UniqueIndexColumns(const ConstraintCatalog& c) const;
   int ColumnIndex(const std::string& column_name) const;  // -1 when absent
   bool IsUserVisible() const { return kind != RelationKind::kInternal; }
 };

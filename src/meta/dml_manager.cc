@@ -25,8 +25,13 @@ std::shared_ptr<StateTable> DmlManager::TableFor(TableId id) {
 
 std::shared_ptr<const StateTable> DmlManager::LatestRows(TableId id) {
   TableRef t = catalog_->GetTable(id);
-  if (!t || t->kind != RelationKind::kTable) return nullptr;
   std::lock_guard lock(mu_);
+  if (!t) {
+    // A unique constraint's index this process has written or read.
+    auto it = tables_.find(id);
+    return it != tables_.end() ? it->second : nullptr;
+  }
+  if (t->kind != RelationKind::kTable) return nullptr;
   return TableFor(id);
 }
 
@@ -46,7 +51,7 @@ void DmlManager::DropTable(TableId id) {
 std::shared_ptr<StateTable> DmlManager::UniqueIndexFor(const TableCatalog& table, const ConstraintCatalog& constraint) {
   auto it = tables_.find(constraint.index_id);
   if (it != tables_.end()) return it->second;
-  auto st = std::make_shared<StateTable>(store_, UniqueIndexDesc(table, constraint));
+  auto st = std::make_shared<StateTable>(store_, table.UniqueIndexDesc(constraint));
   loop_->Register(st);
   tables_[constraint.index_id] = st;
   unique_indexes_[table.id].insert(constraint.index_id);

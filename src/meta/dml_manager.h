@@ -86,8 +86,10 @@ class DmlManager {
   // The table's rows as every applied write leaves them, committed or not
   // (TableEngine::LookupLatest reads whole keys through it): how the writer
   // lock's holder reads the writes applied before it without waiting for
-  // their epoch to commit. Null for a relation that is not a table (DML
-  // writes only tables); throws 42P01 when the table was dropped.
+  // their epoch to commit. Also a unique constraint's index, once this
+  // process has used it. Null for a relation that is not a table (DML
+  // writes only tables) or an index not used yet; throws 42P01 when the
+  // table was dropped.
   std::shared_ptr<const StateTable> LatestRows(TableId id);
 
   // Holds back every write to table `id` until the returned guard is

@@ -9,20 +9,6 @@
 
 namespace freshet {
 
-StateTableDesc UniqueIndexDesc(const TableCatalog& table, const ConstraintCatalog& constraint) {
-  StateTableDesc desc;
-  desc.table_id = constraint.index_id;
-  for (const auto& name : constraint.columns) {
-    int i = table.ColumnIndex(name);
-    if (i < 0) FRESHET_THROW(sqlstate::kInternalError, "unique constraint \"{}\" names a missing column", constraint.name);
-    desc.pk_indices.push_back(static_cast<int>(desc.column_types.size()));
-    desc.column_types.push_back(table.columns[i].type);
-  }
-  for (int k : table.pk) desc.column_types.push_back(table.columns[k].type);
-  desc.dist_key_indices = desc.pk_indices;
-  return desc;
-}
-
 SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<int>& columns,
                          const Row& row) {
   SqlError e(sqlstate::kUniqueViolation, "duplicate key value violates unique constraint \"" + constraint + "\"");
@@ -47,9 +33,7 @@ UniqueIndexWrites::UniqueIndexWrites(const TableCatalog& table, const StateTable
     : table_(table), rows_(rows) {
   for (const auto& c : table.constraints) {
     if (c.type != 'u') continue;
-    Index index{&c, {}, index_for(c), {}};
-    for (const auto& name : c.columns) index.columns.push_back(table.ColumnIndex(name));
-    for (int k : table.pk) index.columns.push_back(k);
+    Index index{&c, table.UniqueIndexColumns(c), index_for(c), {}};
     indexes_.push_back(std::move(index));
   }
 }

@@ -36,9 +36,6 @@
 
 namespace freshet {
 
-// The description of a unique constraint's index relation.
-StateTableDesc UniqueIndexDesc(const TableCatalog& table, const ConstraintCatalog& constraint);
-
 // 23505 as PostgreSQL words it: the constraint, DETAIL "Key (a, b)=(1, x)
 // already exists.", the table and constraint fields. `row` holds all the
 // table's columns; `columns` are the key's.
