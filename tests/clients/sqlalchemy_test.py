@@ -55,6 +55,15 @@ class Note(Base):
     body = sa.Column(sa.Text)
 
 
+class Code(Base):
+    # UNIQUE and CHECK constraints, emitted by create_all.
+    __tablename__ = "sa_codes"
+    __table_args__ = (sa.CheckConstraint("qty >= 0", name="sa_codes_qty_check"),)
+    id = sa.Column(sa.Integer, primary_key=True, autoincrement=False)
+    code = sa.Column(sa.String(20), unique=True, nullable=False)
+    qty = sa.Column(sa.Integer)
+
+
 def step(name, fn):
     print(f"== {name}")
     try:
@@ -66,7 +75,7 @@ def step(name, fn):
 def create_all():
     with engine.begin() as conn:
         conn.execute(sa.text("DROP VIEW IF EXISTS sa_view"))
-        for t in ("sa_notes", "sa_orm_items", "sa_orders", "sa_items"):
+        for t in ("sa_codes", "sa_notes", "sa_orm_items", "sa_orders", "sa_items"):
             conn.execute(sa.text(f"DROP TABLE IF EXISTS {t}"))
     metadata.create_all(engine)
     Base.metadata.create_all(engine)
@@ -153,7 +162,7 @@ def orm_session():
 def reflection():
     insp = sa.inspect(engine)
     tables = sorted(t for t in insp.get_table_names() if t.startswith("sa_"))
-    check(tables == ["sa_items", "sa_notes", "sa_orders", "sa_orm_items"], "get_table_names", tables)
+    check(tables == ["sa_codes", "sa_items", "sa_notes", "sa_orders", "sa_orm_items"], "get_table_names", tables)
     views = [v for v in insp.get_view_names() if v.startswith("sa_")]
     check(views == ["sa_view"], "get_view_names", views)
     definition = insp.get_view_definition("sa_view")
@@ -168,8 +177,14 @@ def reflection():
     fks = [(f["name"], f["constrained_columns"], f["referred_table"], f["referred_columns"])
            for f in insp.get_foreign_keys("sa_orders")]
     check(fks == [("sa_orders_item_id_fkey", ["item_id"], "sa_items", ["id"])], "get_foreign_keys", fks)
-    check(insp.get_unique_constraints("sa_items") == [], "get_unique_constraints")
-    check(insp.get_check_constraints("sa_items") == [], "get_check_constraints")
+    check(insp.get_unique_constraints("sa_items") == [], "get_unique_constraints (none)")
+    check(insp.get_check_constraints("sa_items") == [], "get_check_constraints (none)")
+    uniques = [(u["name"], u["column_names"]) for u in insp.get_unique_constraints("sa_codes")]
+    check(uniques == [("sa_codes_code_key", ["code"])], "get_unique_constraints", uniques)
+    checks = [(c["name"], c["sqltext"]) for c in insp.get_check_constraints("sa_codes")]
+    check(checks == [("sa_codes_qty_check", "qty >= 0")], "get_check_constraints", checks)
+    idx = [(i["name"], i["column_names"], i["unique"]) for i in insp.get_indexes("sa_codes")]
+    check(idx == [("sa_codes_code_key", ["code"], True)], "get_indexes with a unique constraint's", idx)
     check("public" in insp.get_schema_names(), "get_schema_names", insp.get_schema_names())
     view_cols = [c["name"] for c in insp.get_columns("sa_view")]
     check(view_cols == ["id", "name"], "get_columns of a view", view_cols)
@@ -205,7 +220,28 @@ def serial_keys():
           (col["autoincrement"], col["default"]))
 
 
+def constraints():
+    Session = orm.sessionmaker(engine, future=True)
+    with Session() as s:
+        s.add_all([Code(id=1, code="a", qty=1), Code(id=2, code="b", qty=2)])
+        s.commit()
+    for row, constraint in [(Code(id=3, code="a", qty=1), "sa_codes_code_key"),
+                            (Code(id=4, code="c", qty=-1), "sa_codes_qty_check")]:
+        with Session() as s:
+            s.add(row)
+            try:
+                s.commit()
+                check(False, f"IntegrityError for {constraint}", "committed")
+            except sa.exc.IntegrityError as e:
+                check(e.orig.diag.constraint_name == constraint, f"IntegrityError for {constraint}",
+                      e.orig.diag.constraint_name)
+    with engine.connect() as conn:
+        n = conn.execute(sa.text("SELECT count(*) FROM sa_codes")).scalar_one()
+        check(n == 2, "the refused rows were not written", n)
+
+
 for name, fn in [("create_all", create_all), ("core", core), ("ORM session", orm_session), ("serial keys", serial_keys),
+                 ("constraints", constraints),
                  ("reflection", reflection), ("cleanup", cleanup)]:
     step(name, fn)
 engine.dispose()
