@@ -153,6 +153,7 @@ std::vector<ObjectId> UniqueIndexIds(const TableCatalog& t) {
 }
 
 const std::string kNextIdKey = "catalog/next_id";
+const std::string kToolDatabasesKey = "catalog/tool_databases_created";
 std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
 std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
 std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
@@ -284,6 +285,17 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
     c->events_[e.id] = e;
   });
   if (fresh) c->Bootstrap();
+  // The databases tools connect to first (psql -l, pgAdmin, createdb):
+  // made once, by the first start of this version; dropping them is the
+  // user's business.
+  if (store->GetMeta(kToolDatabasesKey, &value).IsNotFound()) {
+    for (const char* name : {"postgres", "template1"})
+      if (!c->FindDatabase(name)) c->CreateDatabase(name, kRootUserId);
+    MetaWrite batch;
+    batch.Put(kToolDatabasesKey, "1");
+    std::unique_lock lock(c->mu_);
+    c->CommitLocked(&batch);
+  }
   // An ALTER TABLE rewrite that a crash interrupted: its half-filled table
   // goes (the altered table was not touched).
   std::vector<ObjectId> unfinished;

@@ -186,7 +186,9 @@ using TableRef = std::shared_ptr<const TableCatalog>;
 class Catalog {
  public:
   // Loads the catalog from the store; on a fresh store, creates user root,
-  // database dev and its schemas.
+  // database dev and its schemas. Creates databases postgres and template1
+  // (the ones tools connect to first) once, at the first start of a store
+  // that has never had them.
   static std::unique_ptr<Catalog> Load(MetaStore* store);
 
   // Lookups (names are exact; the binder lowercases unquoted identifiers).

@@ -374,7 +374,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     }
   } else if (name == "pg_database") {
     for (const auto& d : c.ListDatabases())
-      rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(false), B(true), I4(-1), O(1663),
+      rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(d.name == "template1"), B(true), I4(-1), O(1663),
                       Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
   } else if (name == "pg_class") {
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
