@@ -1,6 +1,6 @@
 // Functions in FROM: generate_series(start, stop[, step]) over integers,
 // numeric and timestamps; unnest(array); generate_subscripts and
-// information_schema._pg_expandarray.
+// information_schema._pg_expandarray, pg_partition_ancestors.
 #include "batch/executors.h"
 #include "common/struct.h"
 #include "common/array.h"
@@ -156,9 +156,44 @@ class ArrayPositionsExecutor : public Executor {
   size_t count_ = 0, pos_ = 0;
 };
 
+// WITH ORDINALITY: the function's rows with their number, from 1.
+class OrdinalityExecutor : public Executor {
+ public:
+  explicit OrdinalityExecutor(ExecutorPtr rows) : rows_(std::move(rows)) {}
+  bool Next(DataChunk* out) override {
+    if (!rows_->Next(out)) return false;
+    Vector numbers(DataType::Int64());
+    numbers.Reserve(out->num_rows());
+    for (size_t i = 0; i < out->num_rows(); i++) numbers.AppendInt(++count_);
+    size_t n = out->num_rows();
+    out->AddColumn(std::move(numbers));
+    out->set_cardinality(n);
+    return true;
+  }
+
+ private:
+  ExecutorPtr rows_;
+  int64_t count_ = 0;
+};
+
+// pg_partition_ancestors(relation): no table is a partition.
+class NoRowsExecutor : public Executor {
+ public:
+  bool Next(DataChunk*) override { return false; }
+};
+
 }  // namespace
 
+// The function's rows (without the ordinality column).
+static ExecutorPtr MakeFunctionRows(const TableFunctionNode& node, ExecContext& ctx);
+
 ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
+  if (node.with_ordinality) return std::make_unique<OrdinalityExecutor>(MakeFunctionRows(node, ctx));
+  return MakeFunctionRows(node, ctx);
+}
+
+static ExecutorPtr MakeFunctionRows(const TableFunctionNode& node, ExecContext& ctx) {
+  if (node.name == "pg_partition_ancestors") return std::make_unique<NoRowsExecutor>();
   if (node.name == "unnest") return std::make_unique<UnnestExecutor>(node, ctx);
   if (node.name == "_pg_expandarray" || node.name == "generate_subscripts")
     return std::make_unique<ArrayPositionsExecutor>(node, ctx);

@@ -446,7 +446,8 @@ PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, S
 // ---- Set-returning functions (FROM items and select-list entries) ----
 
 bool Binder::IsSetFunctionName(const std::string& name) {
-  return name == "generate_series" || name == "unnest" || name == "generate_subscripts" || name == "_pg_expandarray";
+  return name == "generate_series" || name == "unnest" || name == "generate_subscripts" || name == "_pg_expandarray" ||
+         name == "pg_partition_ancestors";
 }
 
 DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args_ptr, ExprBinder* eb,
@@ -463,6 +464,13 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
     if (args.size() != 1) ThrowAt(sqlstate::kUndefinedFunction, location, "function _pg_expandarray takes one array");
     array_argument("_pg_expandarray");
     return DataType::Struct({{"x", args[0]->type().ElementType()}, {"n", DataType::Int32()}});
+  }
+  if (name == "pg_partition_ancestors") {
+    // pg_partition_ancestors(regclass): psql's \d asks it (tables are
+    // never partitions here, so it has no rows, as for PostgreSQL's plain tables).
+    if (args.size() != 1) ThrowAt(sqlstate::kUndefinedFunction, location, "function pg_partition_ancestors takes one relation");
+    args[0] = eb->Coerce(std::move(args[0]), DataType::Oid(OidKind::kRegclass));
+    return DataType::Oid(OidKind::kRegclass);
   }
   if (name == "generate_subscripts") {
     // generate_subscripts(array, dim [, reverse]): the subscripts of a dimension.
@@ -627,8 +635,13 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       std::string col = rf->alias && rf->alias->n_colnames ? StringOf(rf->alias->colnames[0]) : (rf->alias ? alias : name);
       DataType t = BindSetFunctionArgs(name, &args, &eb, fc->location);
       std::vector<PlanColumn> schema = {{col, t, alias}};
+      if (rf->ordinality)
+        schema.push_back({rf->alias && rf->alias->n_colnames > 1 ? StringOf(rf->alias->colnames[1]) : "ordinality",
+                          DataType::Int64(), alias});
       scope->Append(schema);
-      return std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));
+      auto fn = std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));
+      fn->with_ordinality = rf->ordinality;
+      return fn;
     }
     case PG_QUERY__NODE__NODE_JOIN_EXPR: {
       const auto* j = node->join_expr;

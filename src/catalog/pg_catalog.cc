@@ -380,12 +380,18 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     auto relation = [&](uint32_t oid, const std::string& relname, uint32_t namespace_oid, ObjectId owner, int64_t am,
                         bool has_index, const char* kind, int64_t natts, float tuples,
-                        const std::vector<std::string>& options = {}, int64_t checks = 0) {
+                        const std::vector<std::string>& options = {}, int64_t checks = 0, bool triggers = false) {
       return Row{O(oid), N(relname), O(namespace_oid), O(0), O(0), O(owner), O(am), O(am ? oid : 0), O(0), I4(0),
                  Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C("p"), C(kind), I2(natts), I2(checks),
-                 B(false), B(false), B(false), B(false), B(false), B(true), C(kind[0] == 'i' ? "n" : "d"), B(false),
+                 B(false), B(triggers), B(false), B(false), B(false), B(true), C(kind[0] == 'i' ? "n" : "d"), B(false),
                  O(0), Null(kTextArray), TextArrayOrNull(options), Null(kText)};
     };
+    // As PostgreSQL, whose foreign keys are triggers on both tables: psql's
+    // \d lists foreign keys only for a table with relhastriggers.
+    std::set<ObjectId> foreign_keyed;
+    for (const auto& t : VisibleTables(c, ctx.database_id))
+      for (const auto& k : t->constraints)
+        if (k.type == 'f') foreign_keyed.insert({t->id, k.ref_table ? k.ref_table : t->id});
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       int16_t natts = 0;
       for (const auto& col : t->columns) natts += !col.hidden;
@@ -400,7 +406,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       int64_t checks = std::count_if(t->constraints.begin(), t->constraints.end(),
                                      [](const ConstraintCatalog& k) { return k.type == 'c'; });
       rows.push_back(relation(oid, t->name, ObjectOid(t->schema_id), t->owner, stored ? kHeapAmOid : 0, has_index,
-                              RelKind(t->kind), natts, -1, HeapOptions(*t), checks));
+                              RelKind(t->kind), natts, -1, HeapOptions(*t), checks, foreign_keyed.count(t->id) > 0));
       for (const ConstraintCatalog* u : UniqueConstraints(*t))
         rows.push_back(relation(ObjectOid(u->index_id), u->name, ObjectOid(t->schema_id), t->owner, kBtreeAmOid, false,
                                 "i", static_cast<int64_t>(u->columns.size()), 0));

@@ -264,6 +264,13 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   RegisterFn(r, "pg_get_viewdef", {text, b}, text, view_def);
   RegisterFn(r, "pg_get_constraintdef", {oid}, text, constraint_def);
   RegisterFn(r, "pg_get_constraintdef", {oid, b}, text, constraint_def);
+  // pg_get_triggerdef: there are no triggers (pg_trigger is empty), so NULL,
+  // as PostgreSQL answers for an oid that is not a trigger's.
+  auto trigger_def = [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
+    for (size_t i = 0; i < n; i++) out->AppendNull();
+  };
+  RegisterFn(r, "pg_get_triggerdef", {oid}, text, trigger_def);
+  RegisterFn(r, "pg_get_triggerdef", {oid, b}, text, trigger_def);
   // Settings: current_setting(name [, missing_ok]) and set_config(name,
   // value, is_local) (as SET; is_local is taken as SET's session scope).
   auto need_session = [](EvalContext& ctx) -> SessionAccess& {

@@ -239,6 +239,8 @@ class TableFunctionNode : public PlanNode {
   std::string Describe() const override { return "TableFunction " + name; }
   std::string name;
   std::vector<ExprPtr> args;
+  // WITH ORDINALITY: a last column (bigint) numbering the rows from 1.
+  bool with_ordinality = false;
 };
 
 enum class WindowFunctionKind { kRowNumber, kRank, kDenseRank };
