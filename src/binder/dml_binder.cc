@@ -304,7 +304,7 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
       const std::string name = infer->conname;
       if (declared_key && name == table.name + "_pkey") insert->conflict_on_key = true;
       for (const auto& c : table.constraints)
-        if (c.type == 'u' && c.name == name) insert->conflict_uniques.push_back(name);
+        if (c.type == 'u' && !c.index_only && c.name == name) insert->conflict_uniques.push_back(name);
       if (!insert->conflict_on_key && insert->conflict_uniques.empty())
         FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" for table \"{}\" does not exist", infer->conname, table.name);
     } else {

@@ -116,6 +116,7 @@ json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
                    {"on_delete", std::string(1, c.on_delete)}, {"match", std::string(1, c.match)},
                    {"deferrable", c.deferrable}, {"deferred", c.deferred}, {"check", c.check}, {"check_is_operator", c.check_is_operator},
                    {"index_id", c.index_id}, {"nulls_not_distinct", c.nulls_not_distinct},
+                   {"index_only", c.index_only},
                    {"validated", c.validated}});
   return out;
 }
@@ -138,6 +139,7 @@ std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
     k.check_is_operator = c.value("check_is_operator", false);
     k.index_id = c.value("index_id", ObjectId(0));
     k.nulls_not_distinct = c.value("nulls_not_distinct", false);
+    k.index_only = c.value("index_only", false);
     k.validated = c.value("validated", true);
     out.push_back(std::move(k));
   }

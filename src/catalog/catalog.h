@@ -88,6 +88,7 @@ struct ConstraintCatalog {
   bool validated = true;             // convalidated: false after ADD ... NOT VALID
   ObjectId index_id = 0;             // UNIQUE: its index's relation id (0: not assigned yet)
   bool nulls_not_distinct = false;   // UNIQUE NULLS NOT DISTINCT: rows with NULLs conflict too
+  bool index_only = false;           // CREATE UNIQUE INDEX: a unique index, not a constraint
 };
 
 // CREATE SEQUENCE's parameters, as pg_sequence holds them.

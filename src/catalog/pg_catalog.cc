@@ -537,6 +537,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       // FOREIGN KEYs: the referenced columns are the referenced table's key.
       for (const ConstraintCatalog& fk : t->constraints) {
+        if (fk.type == 'u' && fk.index_only) continue;  // CREATE UNIQUE INDEX: an index, no constraint
         if (fk.type == 'u') {
           std::vector<int> nums = AttNums(*t), keys;
           for (int k : ConstraintColumns(*t, fk)) keys.push_back(nums[k]);

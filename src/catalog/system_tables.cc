@@ -260,7 +260,8 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
           rows.push_back({Str(db_name), Str(schema), Str(t->name + "_pkey"), Str(db_name), Str(schema), Str(t->name),
                           Str("PRIMARY KEY"), Str("NO"), Str("NO"), Str("YES"), NullStr()});
         for (const auto& fk : t->constraints)
-          rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
+          if (!fk.index_only)
+            rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
                           Str(fk.type == 'c' ? "CHECK" : fk.type == 'u' ? "UNIQUE" : "FOREIGN KEY"),
                           Str(fk.deferrable ? "YES" : "NO"),
                           Str(fk.deferred ? "YES" : "NO"), Str("YES"), NullStr()});
@@ -270,7 +271,7 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
             rows.push_back({Str(db_name), Str(schema), Str(t->name + "_pkey"), Str(db_name), Str(schema), Str(t->name),
                             Str(t->columns[t->pk[k]].name), Int(static_cast<int64_t>(k + 1)), Value::Null(T::Int32())});
         for (const auto& fk : t->constraints)
-          for (size_t k = 0; fk.type != 'c' && k < fk.columns.size(); k++)
+          for (size_t k = 0; fk.type != 'c' && !fk.index_only && k < fk.columns.size(); k++)
             rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
                             Str(fk.columns[k]), Int(static_cast<int64_t>(k + 1)),
                             fk.type == 'f' ? Int(static_cast<int64_t>(k + 1)) : Value::Null(T::Int32())});

@@ -267,7 +267,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint: {
       for (auto it = next.constraints.begin(); it != next.constraints.end(); ++it)
-        if (it->name == cmd->name) {
+        if (it->name == cmd->name && !it->index_only) {
           next.constraints.erase(it);
           return;
         }
@@ -475,24 +475,12 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
 
 }  // namespace
 
-StatementOutcome HandleAlterTable(const HandlerArgs& args) {
-  Session* session = args.session;
-  const PgQuery__AlterTableStmt* s = args.stmt.node->alter_table_stmt;
-  if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE)
-    throw SqlError(sqlstate::kFeatureNotSupported, "ALTER of this kind of relation is not supported yet");
-  Binder binder(session->BinderContextFor(args.stmt, nullptr));
-  TableRef t = binder.ResolveRelation(s->relation, s->missing_ok);
-  if (!t) {
-    args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", s->relation->relname));
-    return {"ALTER TABLE"};
-  }
-  if (t->kind != RelationKind::kTable) FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table", t->name);
-  if (IsConnectorTable(*t))
-    FRESHET_THROW(sqlstate::kFeatureNotSupported, "altering table \"{}\", which a connector fills, is not supported yet",
-                  t->name);
-  CheckOwner(args, *t);
-  Alteration a(*t);
-  for (size_t i = 0; i < s->n_cmds; i++) ApplyCommand(args, s->cmds[i]->alter_table_cmd, &a);
+namespace {
+
+// Stores the table's next definition: by a rewrite, after checking the
+// stored rows against new checks, or as a catalog change (forgetting the
+// indexes of dropped unique constraints).
+void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
   if (a.rewrite) {
     RewriteTable(args, t, a);
     // Other tables' foreign keys follow the rewritten relation.
@@ -518,7 +506,94 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args) {
                                         [&](const ConstraintCatalog& k) { return k.index_id == c.index_id; }))
         dml->DropTable(c.index_id);
   }
+}
+
+}  // namespace
+
+StatementOutcome HandleAlterTable(const HandlerArgs& args) {
+  Session* session = args.session;
+  const PgQuery__AlterTableStmt* s = args.stmt.node->alter_table_stmt;
+  if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE)
+    throw SqlError(sqlstate::kFeatureNotSupported, "ALTER of this kind of relation is not supported yet");
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  TableRef t = binder.ResolveRelation(s->relation, s->missing_ok);
+  if (!t) {
+    args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", s->relation->relname));
+    return {"ALTER TABLE"};
+  }
+  if (t->kind != RelationKind::kTable) FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table", t->name);
+  if (IsConnectorTable(*t))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "altering table \"{}\", which a connector fills, is not supported yet",
+                  t->name);
+  CheckOwner(args, *t);
+  Alteration a(*t);
+  for (size_t i = 0; i < s->n_cmds; i++) ApplyCommand(args, s->cmds[i]->alter_table_cmd, &a);
+  StoreAlteration(args, t, a);
   return {"ALTER TABLE"};
+}
+
+StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
+  const PgQuery__IndexStmt* ix = args.stmt.node->index_stmt;
+  Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
+  TableRef t = binder.ResolveRelation(ix->relation);
+  if (t->kind != RelationKind::kTable || IsConnectorTable(*t))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "unique indexes are supported on tables only, not on \"{}\"", t->name);
+  if (ix->where_clause) throw SqlError(sqlstate::kFeatureNotSupported, "partial unique indexes are not supported");
+  CheckOwner(args, *t);
+  std::vector<std::string> columns;
+  for (size_t i = 0; i < ix->n_index_params; i++) {
+    const PgQuery__IndexElem* e = ix->index_params[i]->index_elem;
+    if (!e->name) throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes on expressions are not supported");
+    columns.push_back(e->name);
+  }
+  // As PostgreSQL: an index without a name is <table>_<columns>_idx.
+  std::string name = ix->idxname && *ix->idxname ? ix->idxname : "";
+  if (name.empty()) {
+    name = t->name;
+    for (const auto& c : columns) name += "_" + c;
+    name += "_idx";
+  }
+  if (ix->if_not_exists) {
+    bool exists = args.instance()->catalog()->FindTable(t->schema_id, name) != nullptr;
+    for (const auto& other : args.instance()->catalog()->ListTables(t->database_id))
+      for (const auto& k : other->constraints) exists |= other->schema_id == t->schema_id && k.type == 'u' && k.name == name;
+    if (exists) {
+      args.sink->Notice(fmt::format("relation \"{}\" already exists, skipping", name));
+      return {"CREATE INDEX"};
+    }
+  }
+  PgQuery__Constraint c = PG_QUERY__CONSTRAINT__INIT;
+  c.contype = PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE;
+  c.conname = name.data();
+  c.nulls_not_distinct = ix->nulls_not_distinct;
+  Alteration a(*t);
+  ConstraintCatalog index = BindUniqueConstraint(args, a.Finish(), columns, &c);
+  index.index_only = true;
+  a.next.constraints.push_back(std::move(index));
+  a.rewrite = true;  // which fills the index and finds duplicates
+  StoreAlteration(args, t, a);
+  return {"CREATE INDEX"};
+}
+
+bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name) {
+  Catalog* catalog = args.instance()->catalog();
+  for (const auto& t : catalog->ListTables(args.session->database().id)) {
+    if (t->schema_id != schema_id) continue;
+    for (const auto& c : t->constraints) {
+      if (c.type != 'u' || c.name != name) continue;
+      if (!c.index_only)
+        throw SqlError(sqlstate::kDependentObjectsStillExist,
+                       fmt::format("cannot drop index {} because constraint {} on table {} requires it", name, name,
+                                   t->name))
+            .WithHint(fmt::format("You can drop constraint {} on table {} instead.", name, t->name));
+      CheckOwner(args, *t);
+      Alteration a(*t);
+      std::erase_if(a.next.constraints, [&](const ConstraintCatalog& k) { return k.type == 'u' && k.name == name; });
+      StoreAlteration(args, t, a);
+      return true;
+    }
+  }
+  return false;
 }
 
 StatementOutcome HandleRename(const HandlerArgs& args) {

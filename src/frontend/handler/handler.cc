@@ -59,8 +59,10 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT: return HandleCreateSequence(args);
     case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT: return HandleAlterSequence(args);
     case PG_QUERY__NODE__NODE_VIEW_STMT: return HandleCreateView(args);
-    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT:
-    case PG_QUERY__NODE__NODE_INDEX_STMT: return HandleCreateJob(args);
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: return HandleCreateJob(args);
+    case PG_QUERY__NODE__NODE_INDEX_STMT:
+      if (args.stmt.node->index_stmt->unique) return HandleCreateUniqueIndex(args);
+      return HandleCreateJob(args);
     case PG_QUERY__NODE__NODE_ALTER_SYSTEM_STMT: return HandleAlterSystem(args);
     case PG_QUERY__NODE__NODE_CREATEDB_STMT: return HandleCreateDatabase(args);
     case PG_QUERY__NODE__NODE_DROPDB_STMT: return HandleDropDatabase(args);

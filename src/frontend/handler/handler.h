@@ -85,6 +85,12 @@ StatementOutcome HandleCreateView(const HandlerArgs& args);   // create_view.cc
 StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain = nullptr);
 StatementOutcome HandleDrop(const HandlerArgs& args);         // drop.cc: DROP TABLE/MV/INDEX/SCHEMA
 StatementOutcome HandleAlterTable(const HandlerArgs& args);   // alter_table.cc: ALTER TABLE
+// alter_table.cc: CREATE UNIQUE INDEX (an index the table's writes keep,
+// without a constraint, made by rewriting the table) and DROP INDEX of one.
+StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args);
+// Drops the unique index `name` of schema `schema_id` if there is one
+// (true); 2BP01 when a unique constraint owns it.
+bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name);
 StatementOutcome HandleRename(const HandlerArgs& args);       // alter_table.cc: ALTER ... RENAME
 StatementOutcome HandleTruncate(const HandlerArgs& args);     // table_maintenance.cc
 StatementOutcome HandleVacuum(const HandlerArgs& args);       // table_maintenance.cc: VACUUM, ANALYZE

@@ -339,7 +339,7 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
   }
   for (const auto& c : t.constraints) {
     if (c.type == 'c') cols += ", CONSTRAINT " + QuoteIdentIfNeeded(c.name) + " CHECK (" + c.check + ")";
-    if (c.type != 'u') continue;
+    if (c.type != 'u' || c.index_only) continue;
     std::string keys;
     for (const auto& name : c.columns) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(name);
     cols += ", CONSTRAINT " + QuoteIdentIfNeeded(c.name) + " UNIQUE " + (c.nulls_not_distinct ? "NULLS NOT DISTINCT " : "") +
