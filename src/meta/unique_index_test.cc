@@ -9,6 +9,7 @@
 #include "common/encoding.h"
 #include "storage/state_store.h"
 #include "storage/table_engines.h"
+#include "storage/test_store.h"
 
 namespace freshet {
 namespace {
@@ -16,14 +17,8 @@ namespace {
 class UniqueIndexWritesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    StoreOptions o;
-    o.in_memory = true;
-    o.block_cache_bytes = 8 << 20;
-    o.scan_cache_bytes = 0;
-    o.disk_reserve_bytes = 0;
-    auto opened = StateStore::Open(o);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    store_ = std::move(opened).value();
+    store_ = OpenTestStore();
+    ASSERT_TRUE(store_);
     // t (id INT PRIMARY KEY, email TEXT, n INT), UNIQUE (email)
     table_.id = 40;
     table_.name = "t";

@@ -19,21 +19,12 @@
 #include "storage/state_table.h"
 #include "storage/table_engines.h"
 #include "storage/test_dir.h"
+#include "storage/test_store.h"
 
 namespace freshet {
 namespace {
 
-std::unique_ptr<StateStore> OpenStore(const std::string& dir) {
-  StoreOptions o;
-  o.in_memory = dir.empty();
-  o.dir = dir;
-  o.block_cache_bytes = 8 << 20;
-  o.scan_cache_bytes = 0;
-  o.disk_reserve_bytes = 0;
-  auto store = StateStore::Open(o);
-  EXPECT_TRUE(store.ok()) << store.status().ToString();
-  return store.ok() ? std::move(store).value() : nullptr;
-}
+std::unique_ptr<StateStore> OpenStore(const std::string& dir) { return OpenTestStore(dir); }
 
 // Rows of (a INT, b VARCHAR, c BIGINT) as a relation's writes.
 struct TestRows {

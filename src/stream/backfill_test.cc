@@ -11,6 +11,7 @@
 #include "storage/state_store.h"
 #include "storage/state_table.h"
 #include "storage/table_engines.h"
+#include "storage/test_store.h"
 
 namespace freshet {
 namespace {
@@ -50,14 +51,8 @@ std::ostream& operator<<(std::ostream& os, const Emitted& e) {
 // (1, 10); the delete of (1, 11) that follows in the same epoch must come
 // after the held update, not before it.
 TEST(BackfillTest, AChangeHeldBeforeTheScanPassedItsKeyIsNotOvertaken) {
-  StoreOptions options;
-  options.in_memory = true;
-  options.block_cache_bytes = 8 << 20;
-  options.scan_cache_bytes = 0;
-  options.disk_reserve_bytes = 0;
-  auto opened = StateStore::Open(options);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  std::unique_ptr<StateStore> store = std::move(opened).value();
+  std::unique_ptr<StateStore> store = OpenTestStore();
+  ASSERT_TRUE(store);
 
   StateTableDesc upstream;
   upstream.table_id = 30;
