@@ -76,7 +76,7 @@ if g++ -std=c++20 -O1 -I/usr/include/postgresql "$HERE/stream_differential_test.
     if [[ $rc -eq 0 && "$line" == *" 0 failed" && $recoveries -ge 1 ]]; then
       ok "$fault: $line after $recoveries recoveries"
     else
-      fail "$fault: exit $rc, $line, $recoveries recoveries"; grep FAILED "$WORK/diff$n.out" | head -n 5
+      fail "$fault: exit $rc, $line, $recoveries recoveries"; grep -A1 FAILED "$WORK/diff$n.out" | head -n 10
     fi
     stop_server
   done
