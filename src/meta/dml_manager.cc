@@ -1,7 +1,5 @@
 #include "meta/dml_manager.h"
 
-#include "meta/unique_index.h"
-
 #include <chrono>
 #include <set>
 #include <unordered_map>
@@ -9,6 +7,7 @@
 #include "common/encoding.h"
 #include "common/error.h"
 #include "expr/cast.h"
+#include "meta/unique_index.h"
 
 namespace freshet {
 

@@ -22,10 +22,10 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -71,7 +71,7 @@ class UniqueIndexWrites {
     const ConstraintCatalog* constraint;
     std::vector<int> columns;  // the table's: constrained ones, then its key's
     std::shared_ptr<StateTable> table;
-    std::map<std::string, std::optional<Entry>> overlay;  // by index key; nullopt: deleted
+    std::unordered_map<std::string, std::optional<Entry>> overlay;  // by index key; nullopt: deleted
   };
   // The index key of a row, or nullopt when it is not indexed.
   std::optional<std::string> KeyOf(const Index& index, const Row& row) const;
@@ -84,7 +84,7 @@ class UniqueIndexWrites {
   const TableCatalog& table_;
   const StateTable& rows_;
   std::vector<Index> indexes_;
-  std::map<std::string, std::optional<std::string>> latest_;  // row key -> row as the replayed writes left it
+  std::unordered_map<std::string, std::optional<std::string>> latest_;  // row key -> row as the replayed writes left it
 };
 
 }  // namespace freshet
