@@ -4,6 +4,7 @@
 #include <set>
 
 #include "batch/dml.h"
+#include "catalog/unique_index_rows.h"
 #include "common/encoding.h"
 #include "batch/executors.h"
 #include "storage/state_store.h"
@@ -198,15 +199,7 @@ class InsertExecutor : public DmlExecutor {
     DataChunk found;
     while (scan->Next(&found, kChunkSize))
       for (size_t i = 0; i < found.num_rows(); i++) {
-        // The holder's key, from the table's key columns the index row ends with.
-        DataChunk row(table.types());
-        for (size_t col = 0; col < table.columns.size(); col++) {
-          auto k = std::find(table.pk.begin(), table.pk.end(), static_cast<int>(col));
-          row.column(col).Append(k != table.pk.end()
-                                     ? found.column(c.columns.size() + (k - table.pk.begin())).GetValue(i)
-                                     : Value::Null(table.columns[col].type));
-        }
-        row.set_cardinality(1);
+        DataChunk row = IndexHolderRow(table, c, found, i);
         keys.push_back({RowKeyOf(table, row, 0), row.GetRow(0)});
       }
     return keys;

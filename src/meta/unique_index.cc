@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "catalog/unique_index_rows.h"
 #include "common/encoding.h"
 #include "expr/cast.h"
 
@@ -65,17 +66,11 @@ std::optional<std::string> UniqueIndexWrites::Lookup(Index& index, const std::st
   std::optional<std::string> stored = index.table->Get(key);
   if (!stored) return std::nullopt;
   // The holder's row key, from the key columns the index row ends with.
-  Row values;
-  if (!DecodeRow(*stored, index.table->desc().column_types, &values))
+  DataChunk index_row(index.table->desc().column_types);
+  if (!DecodeRowInto(*stored, &index_row))
     throw SqlError(sqlstate::kDataCorrupted, "corrupt row in the index of " + index.constraint->name);
-  const size_t first_key = index.constraint->columns.size();
-  DataChunk row(table_.types());
-  for (size_t c = 0; c < table_.columns.size(); c++) {
-    auto k = std::find(table_.pk.begin(), table_.pk.end(), static_cast<int>(c));
-    row.column(c).Append(k != table_.pk.end() ? values[first_key + (k - table_.pk.begin())]
-                                              : Value::Null(table_.columns[c].type));
-  }
-  row.set_cardinality(1);
+  index_row.set_cardinality(1);
+  DataChunk row = IndexHolderRow(table_, *index.constraint, index_row, 0);
   return RowKey(table_.id, table_.dist_key, table_.pk, row, 0);
 }
 
