@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <mutex>
+#include <set>
 
 #include "catalog/type_json.h"
 #include "common/error.h"
@@ -70,6 +71,27 @@ int TableCatalog::ColumnIndex(const std::string& column_name) const {
   return -1;
 }
 
+const ConstraintCatalog* TableCatalog::FindUniqueKey(const std::vector<std::string>& column_names) const {
+  std::set<std::string> wanted(column_names.begin(), column_names.end());
+  for (const auto& c : constraints)
+    if (c.type == 'u' && c.columns.size() == column_names.size() &&
+        std::set<std::string>(c.columns.begin(), c.columns.end()) == wanted)
+      return &c;
+  return nullptr;
+}
+
+const ConstraintCatalog* TableCatalog::ReferencedUniqueKey(const ConstraintCatalog& fk) const {
+  return fk.ref_columns.empty() ? nullptr : FindUniqueKey(fk.ref_columns);
+}
+
+std::vector<int> TableCatalog::ReferencedColumns(const ConstraintCatalog& fk) const {
+  if (fk.ref_columns.empty()) return row_id_index < 0 ? pk : std::vector<int>{};
+  std::vector<int> out;
+  for (const auto& name : fk.ref_columns)
+    if (int i = ColumnIndex(name); i >= 0) out.push_back(i);
+  return out;
+}
+
 json TypeToJson(const DataType& t) {
   json j = {{"id", int(t.id)}, {"p", t.precision}, {"s", t.scale}};
   DataType base = t.IsArray() ? t.ElementType() : t;
@@ -112,7 +134,7 @@ json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
   json out = json::array();
   for (const auto& c : constraints)
     out.push_back({{"name", c.name}, {"type", std::string(1, c.type)}, {"ordinal", c.ordinal}, {"columns", c.columns},
-                   {"ref_table", c.ref_table}, {"on_update", std::string(1, c.on_update)},
+                   {"ref_table", c.ref_table}, {"ref_columns", c.ref_columns}, {"on_update", std::string(1, c.on_update)},
                    {"on_delete", std::string(1, c.on_delete)}, {"match", std::string(1, c.match)},
                    {"deferrable", c.deferrable}, {"deferred", c.deferred}, {"check", c.check}, {"check_is_operator", c.check_is_operator},
                    {"index_id", c.index_id}, {"nulls_not_distinct", c.nulls_not_distinct},
@@ -130,6 +152,7 @@ std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
     k.ordinal = c.at("ordinal");
     k.columns = c.at("columns").get<std::vector<std::string>>();
     k.ref_table = c.at("ref_table");
+    if (c.contains("ref_columns")) k.ref_columns = c.at("ref_columns").get<std::vector<std::string>>();
     k.on_update = c.at("on_update").get<std::string>().at(0);
     k.on_delete = c.at("on_delete").get<std::string>().at(0);
     k.match = c.at("match").get<std::string>().at(0);

@@ -71,7 +71,10 @@ struct ColumnCatalog {
 // COLUMN renames them, DROP COLUMN drops the constraint); a foreign key's
 // referenced columns are the referenced table's primary key, a check's
 // columns those its expression reads, a unique constraint's its key in
-// order. The catalog gives a unique constraint its index id when the
+// order. A foreign key references the referenced table's primary key
+// (`ref_columns` empty: its columns then in the key's order) or the
+// columns of one of its unique constraints or unique indexes
+// (`ref_columns`, paired with `columns`). The catalog gives a unique constraint its index id when the
 // table is created (a unique constraint is only ever added by creating or
 // rewriting a table, which fills the index) and drops the index's data
 // with the constraint or the table.
@@ -81,6 +84,7 @@ struct ConstraintCatalog {
   int ordinal = 0;                   // its oid: ConstraintOid(table, ordinal)
   std::vector<std::string> columns;  // conkey
   ObjectId ref_table = 0;            // confrelid; 0: the table itself
+  std::vector<std::string> ref_columns;  // FOREIGN KEY to a unique key: the referenced columns; empty: the primary key
   char on_update = 'a', on_delete = 'a', match = 's';  // confupdtype, confdeltype, confmatchtype
   bool deferrable = false, deferred = false;
   std::string check;                 // CHECK: the expression's SQL text (deparsed)
@@ -159,6 +163,14 @@ struct TableCatalog {
   // The columns of the index rows of `c`, as indexes into this table's.
   std::vector<int> UniqueIndexColumns(const ConstraintCatalog& c) const;
   int ColumnIndex(const std::string& column_name) const;  // -1 when absent
+  // The unique constraint or index over exactly `column_names` (any
+  // order), or null.
+  const ConstraintCatalog* FindUniqueKey(const std::vector<std::string>& column_names) const;
+  // What foreign key `fk` (of another table, or of this one) references in
+  // this table: its columns paired with fk's, and the unique constraint
+  // holding them (null: the primary key).
+  std::vector<int> ReferencedColumns(const ConstraintCatalog& fk) const;
+  const ConstraintCatalog* ReferencedUniqueKey(const ConstraintCatalog& fk) const;
   bool IsUserVisible() const { return kind != RelationKind::kInternal; }
 };
 

@@ -560,10 +560,11 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         std::vector<int> nums = AttNums(*t), ref_nums = AttNums(*ref), keys, ref_keys;
         for (const auto& col : fk.columns)
           if (int i = t->ColumnIndex(col); i >= 0) keys.push_back(nums[i]);
-        for (int k : ref->pk) ref_keys.push_back(ref_nums[k]);
+        for (int k : ref->ReferencedColumns(fk)) ref_keys.push_back(ref_nums[k]);
+        const ConstraintCatalog* ref_unique = ref->ReferencedUniqueKey(fk);
         rows.push_back({O(ConstraintOid(t->id, fk.ordinal)), N(fk.name), O(ObjectOid(t->schema_id)), C("f"),
                         B(fk.deferrable), B(fk.deferred), B(true), O(ObjectOid(t->id)), O(0),
-                        O(PrimaryKeyIndexOid(ref->id)), O(0), O(ObjectOid(ref->id)), C(std::string(1, fk.on_update)),
+                        O(ref_unique ? ObjectOid(ref_unique->index_id) : PrimaryKeyIndexOid(ref->id)), O(0), O(ObjectOid(ref->id)), C(std::string(1, fk.on_update)),
                         C(std::string(1, fk.on_delete)), C(std::string(1, fk.match)), B(true), I4(0), B(true),
                         Int2Array(keys), Int2Array(ref_keys), Null(kText)});
       }
@@ -844,7 +845,7 @@ class CatalogLookupImpl : public CatalogLookup {
       for (const auto& col : fk.columns) columns += (columns.empty() ? "" : ", ") + QuoteIdent(col);
       auto ref_name = RelationName(ObjectOid(ref->id));
       std::string out = fmt::format("FOREIGN KEY ({}) REFERENCES {}({})", columns, ref_name.value_or(ref->name),
-                                    ColumnList(*ref, ref->pk));
+                                    ColumnList(*ref, ref->ReferencedColumns(fk)));
       if (fk.match == 'f') out += " MATCH FULL";
       auto action = [](char a) -> const char* {
         switch (a) {

@@ -1,5 +1,6 @@
 #include "catalog/system_tables.h"
 
+#include <algorithm>
 #include <map>
 
 #include "catalog/pg_catalog.h"
@@ -132,6 +133,17 @@ std::string JoinNames(const std::vector<std::string>& names) {
 std::string UserName(const Catalog& c, ObjectId id) {
   auto u = c.GetUser(id);
   return u ? u->name : "";
+}
+
+// key_column_usage.position_in_unique_constraint of foreign key `fk`'s
+// k-th column: where its referenced column is in the referenced key.
+int64_t PositionInReferencedKey(const Catalog& c, const TableCatalog& t, const ConstraintCatalog& fk, size_t k) {
+  if (fk.ref_columns.empty()) return static_cast<int64_t>(k + 1);  // paired with the primary key in its order
+  TableRef ref = fk.ref_table ? c.GetTable(fk.ref_table) : nullptr;
+  const ConstraintCatalog* unique = (ref ? *ref : t).ReferencedUniqueKey(fk);
+  if (!unique || k >= fk.ref_columns.size()) return static_cast<int64_t>(k + 1);
+  auto at = std::find(unique->columns.begin(), unique->columns.end(), fk.ref_columns[k]);
+  return static_cast<int64_t>(at - unique->columns.begin()) + 1;
 }
 
 const char* InformationSchemaTableType(RelationKind k) {
@@ -274,7 +286,7 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
           for (size_t k = 0; fk.type != 'c' && !fk.index_only && k < fk.columns.size(); k++)
             rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema), Str(t->name),
                             Str(fk.columns[k]), Int(static_cast<int64_t>(k + 1)),
-                            fk.type == 'f' ? Int(static_cast<int64_t>(k + 1)) : Value::Null(T::Int32())});
+                            fk.type == 'f' ? Int(PositionInReferencedKey(c, *t, fk, k)) : Value::Null(T::Int32())});
       } else {
         for (const auto& fk : t->constraints) {
           if (fk.type == 'c') {
@@ -286,8 +298,11 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
           if (key == "information_schema.check_constraints" || fk.type == 'u') continue;
           TableRef ref = fk.ref_table ? c.GetTable(fk.ref_table) : t;
           if (!ref) continue;
+          const ConstraintCatalog* ref_unique = ref->ReferencedUniqueKey(fk);
           rows.push_back({Str(db_name), Str(schema), Str(fk.name), Str(db_name), Str(schema_name(ref->schema_id)),
-                          Str(ref->name + "_pkey"), Str(fk.match == 'f' ? "FULL" : "NONE"), Str(rule(fk.on_update)),
+                          !ref_unique ? Str(ref->name + "_pkey")
+                          : ref_unique->index_only ? NullStr()  // a unique index is no constraint
+                                                   : Str(ref_unique->name), Str(fk.match == 'f' ? "FULL" : "NONE"), Str(rule(fk.on_update)),
                           Str(rule(fk.on_delete))});
         }
       }

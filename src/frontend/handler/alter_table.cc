@@ -29,6 +29,9 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 
 #include "batch/executor_builder.h"
 #include "binder/binder.h"
@@ -59,6 +62,9 @@ struct Alteration {
   // CONSTRAINT): a rewrite checks every row it writes, otherwise they are
   // checked by a scan (ValidateChecks).
   std::vector<std::string> to_validate;
+  // Other tables whose foreign keys on this one a CASCADE dropped, as they
+  // are to be stored after this table.
+  std::map<ObjectId, TableCatalog> other_tables;
 
   explicit Alteration(const TableCatalog& t) : next(t) {
     next.columns.clear();
@@ -127,6 +133,56 @@ void AddPrimaryKey(Alteration* a, const PgQuery__Constraint* c) {
   a->rewrite = true;
 }
 
+// The columns of the table being altered that foreign key `fk` (on it)
+// references: its unique key's, or the primary key's.
+std::vector<std::string> ReferencedNames(const Alteration& a, const ConstraintCatalog& fk) {
+  return fk.ref_columns.empty() ? a.pk_names : fk.ref_columns;
+}
+
+// The foreign keys (this table's own and other tables') that reference
+// the key of the table being altered that `depends` picks, by the names of
+// the columns they reference. Without CASCADE: 2BP01 with `message` and,
+// as PostgreSQL's DETAIL, what each depends on (`depends_on`). With it:
+// dropped (PostgreSQL's NOTICE), other tables' stored after this one.
+void DropDependentForeignKeys(const HandlerArgs& args, Alteration* a, bool cascade,
+                              const std::function<bool(const std::vector<std::string>&)>& depends,
+                              const std::string& message, const std::string& depends_on) {
+  auto visit = [&](TableCatalog* table) {
+    std::erase_if(table->constraints, [&](const ConstraintCatalog& fk) {
+      if (fk.type != 'f' || !(fk.ref_table == a->next.id || (table == &a->next && fk.ref_table == 0))) return false;
+      if (!depends(ReferencedNames(*a, fk))) return false;
+      if (!cascade)
+        throw SqlError(sqlstate::kDependentObjectsStillExist, message)
+            .WithDetail(fmt::format("constraint {} on table {} depends on {}", fk.name, table->name, depends_on))
+            .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+      args.sink->Notice(fmt::format("drop cascades to constraint {} on table {}", fk.name, table->name));
+      return true;
+    });
+  };
+  visit(&a->next);
+  for (const auto& other : args.instance()->catalog()->ListTables(a->next.database_id)) {
+    if (other->id == a->next.id) continue;
+    TableCatalog changed = a->other_tables.count(other->id) ? a->other_tables.at(other->id) : *other;
+    size_t before = changed.constraints.size();
+    visit(&changed);
+    if (changed.constraints.size() != before) a->other_tables[other->id] = std::move(changed);
+  }
+}
+
+// What dropping unique key `key` of the altered table does to the foreign
+// keys referencing it (DROP CONSTRAINT, DROP INDEX).
+void DropForeignKeysOnUniqueKey(const HandlerArgs& args, Alteration* a, const ConstraintCatalog& key, bool cascade,
+                                const std::string& message) {
+  const std::string name = key.name;  // `key` may move as constraints are dropped
+  DropDependentForeignKeys(
+      args, a, cascade,
+      [&](const std::vector<std::string>& referenced) {
+        const ConstraintCatalog* found = a->next.FindUniqueKey(referenced);
+        return found && found->name == name;
+      },
+      message, "index " + name);
+}
+
 void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Alteration* a) {
   Session* session = args.session;
   TableCatalog& next = a->next;
@@ -181,8 +237,17 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         }
         a->Require(cmd->name);
       }
-      // As PostgreSQL: the primary key goes with a column of it, and so do
-      // the table's foreign keys over it.
+      // As PostgreSQL: foreign keys referencing a key holding the column
+      // keep it (unless CASCADE); the primary key goes with a column of it,
+      // and so do the table's foreign keys and unique constraints over it.
+      const bool cascade = cmd->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+      DropDependentForeignKeys(
+          args, a, cascade,
+          [&](const std::vector<std::string>& referenced) {
+            return std::find(referenced.begin(), referenced.end(), cmd->name) != referenced.end();
+          },
+          fmt::format("cannot drop column {} of table {} because other objects depend on it", cmd->name, next.name),
+          fmt::format("column {} of table {}", cmd->name, next.name));
       if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
       std::erase_if(next.constraints, [&](const ConstraintCatalog& fk) {
         return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end();
@@ -266,21 +331,25 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
                     next.name);
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropConstraint: {
+      // As PostgreSQL: a key referenced by foreign keys only with CASCADE.
+      const bool cascade = cmd->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+      const std::string refused =
+          fmt::format("cannot drop constraint {} on table {} because other objects depend on it", cmd->name, next.name);
       for (auto it = next.constraints.begin(); it != next.constraints.end(); ++it)
         if (it->name == cmd->name && !it->index_only) {
-          next.constraints.erase(it);
+          if (it->type == 'u') {
+            const std::string name = it->name;
+            DropForeignKeysOnUniqueKey(args, a, *it, cascade, refused);
+            std::erase_if(next.constraints, [&](const ConstraintCatalog& k) { return k.name == name && !k.index_only; });
+          } else {
+            next.constraints.erase(it);
+          }
           return;
         }
       if (!a->pk_names.empty() && cmd->name == ConstraintName(next)) {
-        // As PostgreSQL: not while another table's foreign key references it.
-        for (const auto& other : args.instance()->catalog()->ListTables(next.database_id))
-          for (const auto& fk : other->constraints)
-            if (fk.ref_table == next.id && other->id != next.id)
-              throw SqlError(sqlstate::kDependentObjectsStillExist,
-                             fmt::format("cannot drop constraint {} on table {} because other objects depend on it",
-                                         cmd->name, next.name))
-                  .WithDetail(fmt::format("constraint {} on table {} depends on index {}", fk.name, other->name, cmd->name))
-                  .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+        DropDependentForeignKeys(
+            args, a, cascade, [&](const std::vector<std::string>& referenced) { return referenced == a->pk_names; },
+            refused, "index " + std::string(cmd->name));
         a->pk_names.clear();
         a->rewrite = true;
         return;
@@ -481,24 +550,27 @@ namespace {
 // stored rows against new checks, or as a catalog change (forgetting the
 // indexes of dropped unique constraints).
 void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
+  Catalog* catalog = args.instance()->catalog();
   if (a.rewrite) {
     RewriteTable(args, t, a);
     // Other tables' foreign keys follow the rewritten relation.
-    Catalog* catalog = args.instance()->catalog();
     if (TableRef now = catalog->FindTable(t->schema_id, t->name); now && now->id != t->id)
       for (const auto& other : catalog->ListTables(t->database_id)) {
         if (other->id == now->id) continue;
-        TableCatalog changed = *other;
-        bool touched = false;
+        auto cascaded = a.other_tables.find(other->id);
+        TableCatalog changed = cascaded != a.other_tables.end() ? cascaded->second : *other;
+        bool touched = cascaded != a.other_tables.end();
         for (auto& fk : changed.constraints)
           if (fk.ref_table == t->id) fk.ref_table = now->id, touched = true;
         if (touched) catalog->AlterTable(changed);
       }
-  } else if (!a.to_validate.empty()) {
+    return;
+  }
+  if (!a.to_validate.empty()) {
     ValidateChecksAndStore(args, t, a.Finish(), a.to_validate);
   } else {
     TableCatalog final_table = a.Finish();
-    args.instance()->catalog()->AlterTable(final_table);
+    catalog->AlterTable(final_table);
     // A dropped unique constraint's index (its data went with the catalog write).
     DmlManager* dml = args.instance()->DmlFor(t->database_id);
     for (const auto& c : t->constraints)
@@ -506,6 +578,8 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
                                         [&](const ConstraintCatalog& k) { return k.index_id == c.index_id; }))
         dml->DropTable(c.index_id);
   }
+  // Foreign keys a CASCADE dropped from other tables.
+  for (const auto& [id, other] : a.other_tables) catalog->AlterTable(other);
 }
 
 }  // namespace
@@ -575,7 +649,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   return {"CREATE INDEX"};
 }
 
-bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name) {
+bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name, bool cascade) {
   Catalog* catalog = args.instance()->catalog();
   for (const auto& t : catalog->ListTables(args.session->database().id)) {
     if (t->schema_id != schema_id) continue;
@@ -588,6 +662,8 @@ bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::str
             .WithHint(fmt::format("You can drop constraint {} on table {} instead.", name, t->name));
       CheckOwner(args, *t);
       Alteration a(*t);
+      DropForeignKeysOnUniqueKey(args, &a, c, cascade,
+                                 fmt::format("cannot drop index {} because other objects depend on it", name));
       std::erase_if(a.next.constraints, [&](const ConstraintCatalog& k) { return k.type == 'u' && k.name == name; });
       StoreAlteration(args, t, a);
       return true;
@@ -629,6 +705,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "renaming {} \"{}\" is not supported yet", RelationKindName(t->kind),
                   t->name);
   TableCatalog next = *t;
+  std::vector<TableCatalog> referencing;  // other tables whose foreign keys name a renamed column
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN) {
     if (t->kind != RelationKind::kTable)
       throw SqlError(sqlstate::kFeatureNotSupported, "renaming a column of this kind of relation is not supported yet");
@@ -638,19 +715,35 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     if (clash >= 0)
       FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", r->newname, t->name);
     next.columns[i].name = r->newname;
+    auto rename_referenced = [&](TableCatalog* table) {
+      bool touched = false;
+      for (auto& fk : table->constraints)
+        if (fk.type == 'f' && (fk.ref_table == t->id || (table == &next && fk.ref_table == 0)))
+          for (auto& col : fk.ref_columns)
+            if (col == r->subname) col = r->newname, touched = true;
+      return touched;
+    };
     for (auto& c : next.constraints) {
       bool reads = false;
       for (auto& col : c.columns)
         if (col == r->subname) col = r->newname, reads = true;
       if (reads && c.type == 'c') c.check = RenameColumnInExpression(c.check, r->subname, r->newname);
     }
+    rename_referenced(&next);
     next.definition = NormalizedCreateTable(next);
+    // Other tables' foreign keys name the columns they reference.
+    for (const auto& other : args.instance()->catalog()->ListTables(t->database_id)) {
+      if (other->id == t->id) continue;
+      TableCatalog changed = *other;
+      if (rename_referenced(&changed)) referencing.push_back(std::move(changed));
+    }
   } else {
     next.name = r->newname;
     if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
     // A view's definition is its query (pg_get_viewdef); its name is the entry's.
   }
   args.instance()->catalog()->AlterTable(next);
+  for (const auto& other : referencing) args.instance()->catalog()->AlterTable(other);
   return {tag};
 }
 

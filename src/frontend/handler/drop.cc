@@ -84,13 +84,13 @@ void DropReferencingForeignKeys(const HandlerArgs& args, const std::vector<Objec
 // DROP INDEX of a unique index (CREATE UNIQUE INDEX: kept with its table,
 // not a relation of the catalog): in the named schema or along the search
 // path. False when there is none.
-static bool DropUniqueIndexNamed(const HandlerArgs& args, const std::vector<std::string>& name) {
+static bool DropUniqueIndexNamed(const HandlerArgs& args, const std::vector<std::string>& name, bool cascade) {
   Catalog* catalog = args.instance()->catalog();
   const ObjectId database = args.session->database().id;
   std::vector<std::string> schemas = {name.size() > 1 ? name[name.size() - 2] : ""};
   if (name.size() == 1) schemas = args.session->BinderContextFor(args.stmt, nullptr).search_path;
   for (const auto& schema : schemas)
-    if (auto s = catalog->FindSchema(database, schema); s && DropUniqueIndex(args, s->id, name.back())) return true;
+    if (auto s = catalog->FindSchema(database, schema); s && DropUniqueIndex(args, s->id, name.back(), cascade)) return true;
   return false;
 }
 
@@ -140,7 +140,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
     std::vector<std::string> qualified;
     for (size_t k = 0; k < parts->n_items; k++) qualified.push_back(StringOf(parts->items[k]));
     TableRef t = FindRelation(args, qualified);
-    if (!t && kind == RelationKind::kIndex && DropUniqueIndexNamed(args, qualified)) continue;
+    if (!t && kind == RelationKind::kIndex && DropUniqueIndexNamed(args, qualified, cascade)) continue;
     if (!t) {
       if (d->missing_ok) {
         args.sink->Notice(fmt::format("{} \"{}\" does not exist, skipping", kind_name, name));

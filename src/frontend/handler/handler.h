@@ -89,8 +89,9 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args);   // alter_table.cc:
 // without a constraint, made by rewriting the table) and DROP INDEX of one.
 StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args);
 // Drops the unique index `name` of schema `schema_id` if there is one
-// (true); 2BP01 when a unique constraint owns it.
-bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name);
+// (true); 2BP01 when a unique constraint owns it, or foreign keys reference
+// it without `cascade` (with it, they are dropped).
+bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name, bool cascade);
 StatementOutcome HandleRename(const HandlerArgs& args);       // alter_table.cc: ALTER ... RENAME
 StatementOutcome HandleTruncate(const HandlerArgs& args);     // table_maintenance.cc
 StatementOutcome HandleVacuum(const HandlerArgs& args);       // table_maintenance.cc: VACUUM, ANALYZE

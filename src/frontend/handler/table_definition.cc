@@ -207,14 +207,19 @@ ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& ta
   }
   if (referenced.size() != columns.size())
     throw SqlError("42830", "number of referencing and referenced columns for foreign key disagree");
-  // Only the primary key is unique here (there are no UNIQUE constraints yet).
-  if (std::set<std::string>(referenced.begin(), referenced.end()) != std::set<std::string>(key.begin(), key.end()) ||
-      referenced.size() != key.size())
+  // The referenced columns are the primary key (kept paired with the key
+  // in its order: they are not stored) or a unique constraint's or index's.
+  const bool is_key = referenced.size() == key.size() &&
+                      std::set<std::string>(referenced.begin(), referenced.end()) ==
+                          std::set<std::string>(key.begin(), key.end());
+  if (is_key) {
+    for (size_t j = 0; j < key.size(); j++)
+      fk.columns[j] = columns[std::find(referenced.begin(), referenced.end(), key[j]) - referenced.begin()];
+  } else if (ref.FindUniqueKey(referenced)) {
+    fk.ref_columns = referenced;
+  } else {
     FRESHET_THROW("42830", "there is no unique constraint matching given keys for referenced table \"{}\"", ref.name);
-  // Kept paired with the referenced key in its order (the referenced
-  // columns are not stored: they are the key).
-  for (size_t j = 0; j < key.size(); j++)
-    fk.columns[j] = columns[std::find(referenced.begin(), referenced.end(), key[j]) - referenced.begin()];
+  }
   auto action = [](const char* a) { return a && *a ? *a : 'a'; };
   fk.on_update = action(c->fk_upd_action);
   fk.on_delete = action(c->fk_del_action);
