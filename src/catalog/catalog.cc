@@ -262,6 +262,12 @@ TableCatalog TableFromJson(const json& j) {
 
 }  // namespace
 
+namespace {
+// Catalog versions: one counter for every Catalog object (version()).
+std::atomic<uint64_t> g_catalog_versions{0};
+uint64_t NextCatalogVersion() { return ++g_catalog_versions; }
+}  // namespace
+
 int64_t NowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch()).count();
@@ -309,6 +315,7 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
     Event e{j.at("id"), j.at("at"), j.at("type"), j.at("info")};
     c->events_[e.id] = e;
   });
+  c->version_ = NextCatalogVersion();
   if (fresh) c->Bootstrap();
   // The databases tools connect to first (psql -l, pgAdmin, createdb):
   // made once, by the first start of this version; dropping them is the
@@ -353,14 +360,187 @@ void Catalog::Bootstrap() {
 }
 
 ObjectId Catalog::NextIdLocked(MetaWrite* batch) {
+  if (parent_) return parent_->ReserveId();
   ObjectId id = next_id_++;
   batch->Put(kNextIdKey, std::to_string(next_id_));
   return id;
 }
 
+ObjectId Catalog::ReserveId() {
+  std::unique_lock lock(mu_);
+  MetaWrite batch;
+  ObjectId id = NextIdLocked(&batch);
+  store_->CommitMeta(batch).ThrowIfError();
+  return id;
+}
+
 void Catalog::CommitLocked(MetaWrite* batch) {
   store_->CommitMeta(*batch).ThrowIfError();
-  version_++;
+  version_ = NextCatalogVersion();
+}
+
+// What a transaction's catalog stores: kept in order, in memory; reads see
+// it over the parent's store.
+class Catalog::TransactionStore : public MetaStore {
+ public:
+  explicit TransactionStore(MetaStore* parent) : parent_(parent) {}
+  Status GetMeta(const std::string& key, std::string* value) const override {
+    for (auto it = kept_.ops().rbegin(); it != kept_.ops().rend(); ++it) {
+      if (it->key != key || it->kind == MetaWrite::Op::kDropData) continue;
+      if (it->kind == MetaWrite::Op::kDelete) return Status::NotFound(key);
+      *value = it->value;
+      return Status::OK();
+    }
+    return parent_->GetMeta(key, value);
+  }
+  // Only the catalog's loading scans, and a transaction's catalog is never
+  // loaded.
+  void ScanMeta(const std::string& prefix,
+                const std::function<void(const std::string&, const std::string&)>& fn) const override {
+    parent_->ScanMeta(prefix, fn);
+  }
+  Status CommitMeta(const MetaWrite& write) override {
+    for (const auto& op : write.ops()) kept_.Append(op);
+    return Status::OK();
+  }
+  const MetaWrite& kept() const { return kept_; }
+
+ private:
+  MetaStore* parent_;
+  MetaWrite kept_;
+};
+
+std::unique_ptr<Catalog> Catalog::BeginTransaction() {
+  std::shared_lock lock(mu_);
+  auto store = std::make_shared<TransactionStore>(store_);
+  std::unique_ptr<Catalog> txn(new Catalog(store.get()));
+  txn->txn_store_ = std::move(store);
+  txn->parent_ = this;
+  txn->version_ = NextCatalogVersion();
+  txn->databases_ = txn->began_databases_ = databases_;
+  txn->schemas_ = txn->began_schemas_ = schemas_;
+  txn->tables_ = txn->began_tables_ = tables_;
+  txn->users_ = txn->began_users_ = users_;
+  return txn;
+}
+
+std::unique_ptr<Catalog> Catalog::CopyTransaction() const {
+  std::shared_lock lock(mu_);
+  auto store = std::make_shared<TransactionStore>(*txn_store_);
+  std::unique_ptr<Catalog> copy(new Catalog(store.get()));
+  copy->txn_store_ = std::move(store);
+  copy->parent_ = parent_;
+  copy->version_ = NextCatalogVersion();
+  copy->databases_ = databases_;
+  copy->schemas_ = schemas_;
+  copy->tables_ = tables_;
+  copy->users_ = users_;
+  copy->began_databases_ = began_databases_;
+  copy->began_schemas_ = began_schemas_;
+  copy->began_tables_ = began_tables_;
+  copy->began_users_ = began_users_;
+  return copy;
+}
+
+void Catalog::AdoptIntoTransaction(const TableRef& table) {
+  std::unique_lock lock(mu_);
+  tables_[table->id] = table;
+  began_tables_[table->id] = table;
+  version_ = NextCatalogVersion();
+}
+
+std::vector<ObjectId> Catalog::DroppedByTransaction() const {
+  std::shared_lock lock(mu_);
+  std::vector<ObjectId> out;
+  for (const auto& [id, t] : began_tables_)
+    if (!tables_.count(id)) out.push_back(id);
+  return out;
+}
+
+namespace {
+
+// The ids whose entry differs between `began` and `now`.
+template <typename Map, typename Same>
+std::vector<ObjectId> ChangedIds(const Map& began, const Map& now, Same same) {
+  std::vector<ObjectId> out;
+  for (const auto& [id, v] : now)
+    if (auto it = began.find(id); it == began.end() || !same(it->second, v)) out.push_back(id);
+  for (const auto& [id, v] : began)
+    if (!now.count(id)) out.push_back(id);
+  return out;
+}
+
+[[noreturn]] void ThrowConcurrentDdl(const std::string& what) {
+  throw SqlError(sqlstate::kSerializationFailure,
+                 fmt::format("could not serialize access due to concurrent DDL on {}", what))
+      .WithHint("Run the transaction again.");
+}
+
+}  // namespace
+
+void Catalog::CommitTransaction(const Catalog& txn) {
+  std::shared_lock txn_lock(txn.mu_);
+  std::unique_lock lock(mu_);
+  auto same_table = [](const TableRef& a, const TableRef& b) { return a == b; };
+  auto same_schema = [](const SchemaCatalog& a, const SchemaCatalog& b) { return a.name == b.name && a.owner == b.owner; };
+  auto same_user = [](const UserCatalog& a, const UserCatalog& b) {
+    return a.name == b.name && a.superuser == b.superuser && a.can_login == b.can_login;
+  };
+  auto same_database = [](const DatabaseCatalog& a, const DatabaseCatalog& b) {
+    return a.name == b.name && a.owner == b.owner;
+  };
+  std::vector<ObjectId> tables = ChangedIds(txn.began_tables_, txn.tables_, same_table);
+  std::vector<ObjectId> schemas = ChangedIds(txn.began_schemas_, txn.schemas_, same_schema);
+  std::vector<ObjectId> users = ChangedIds(txn.began_users_, txn.users_, same_user);
+  std::vector<ObjectId> databases = ChangedIds(txn.began_databases_, txn.databases_, same_database);
+  // Each object it changed is here as it began, and no other object here
+  // took a name it gives.
+  std::set<ObjectId> changed(tables.begin(), tables.end());
+  for (ObjectId id : tables) {
+    auto began = txn.began_tables_.find(id);
+    auto here = tables_.find(id);
+    TableRef was = began == txn.began_tables_.end() ? nullptr : began->second;
+    TableRef is = here == tables_.end() ? nullptr : here->second;
+    if (was != is) ThrowConcurrentDdl(fmt::format("relation \"{}\"", (was ? was : is)->name));
+    auto now = txn.tables_.find(id);
+    if (now == txn.tables_.end()) continue;
+    for (const auto& [other, t] : tables_)
+      if (!changed.count(other) && t->schema_id == now->second->schema_id && t->name == now->second->name)
+        ThrowConcurrentDdl(fmt::format("relation \"{}\"", t->name));
+  }
+  auto check_named = [&](const auto& ids, const auto& began, const auto& now, const auto& here, const char* kind,
+                         auto same, auto same_namespace) {
+    for (ObjectId id : ids) {
+      auto b = began.find(id);
+      auto h = here.find(id);
+      if ((b == began.end()) != (h == here.end()) || (b != began.end() && !same(b->second, h->second)))
+        ThrowConcurrentDdl(fmt::format("{} \"{}\"", kind, (b != began.end() ? b->second : h->second).name));
+      auto n = now.find(id);
+      if (n == now.end()) continue;
+      for (const auto& [other, v] : here)
+        if (other != id && v.name == n->second.name && same_namespace(v, n->second))
+          ThrowConcurrentDdl(fmt::format("{} \"{}\"", kind, v.name));
+    }
+  };
+  auto anywhere = [](const auto&, const auto&) { return true; };
+  check_named(schemas, txn.began_schemas_, txn.schemas_, schemas_, "schema", same_schema,
+              [](const SchemaCatalog& a, const SchemaCatalog& b) { return a.database_id == b.database_id; });
+  check_named(users, txn.began_users_, txn.users_, users_, "role", same_user, anywhere);
+  check_named(databases, txn.began_databases_, txn.databases_, databases_, "database", same_database, anywhere);
+
+  MetaWrite write = txn.txn_store_->kept();
+  CommitLocked(&write);
+  auto apply = [](const auto& ids, const auto& now, auto& here) {
+    for (ObjectId id : ids) {
+      auto n = now.find(id);
+      if (n == now.end()) here.erase(id);
+      else here[id] = n->second;
+    }
+  };
+  apply(tables, txn.tables_, tables_);
+  apply(schemas, txn.schemas_, schemas_);
+  apply(users, txn.users_, users_);
+  apply(databases, txn.databases_, databases_);
 }
 
 void Catalog::CreateBuiltinSchemasLocked(ObjectId database_id, MetaWrite* batch,

@@ -13,6 +13,7 @@
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -269,8 +270,37 @@ class Catalog {
   // Throws 2BP01 when the user still owns databases, schemas or relations.
   void DropUser(ObjectId id);
 
-  // Monotonic version, bumped by every mutation (for plan caches).
+  // Changes with every mutation (for plan caches): values come from one
+  // counter shared by every Catalog object, so that a transaction's
+  // catalog and this one never have the same version with other contents.
   uint64_t version() const;
+
+  // ---- Transactions: DDL in a transaction block ----
+  //
+  // A transaction's catalog starts as a snapshot of this one and takes the
+  // block's DDL like any catalog (same checks, same results), but what it
+  // would store is kept in memory (its reads see it): nothing of it is
+  // visible to other sessions or survives a crash until CommitTransaction
+  // stores it all in one atomic write. Ids are taken from this catalog
+  // (stored at once, so never given twice, even by a transaction that
+  // rolls back). Object data it drops (DROP TABLE, a rewrite's old table)
+  // is dropped by that write too.
+  std::unique_ptr<Catalog> BeginTransaction();
+  // A copy of this transaction's catalog as it is now (a savepoint).
+  std::unique_ptr<Catalog> CopyTransaction() const;
+  bool is_transaction() const { return parent_ != nullptr; }
+  // Makes `table`, created in this (parent) catalog after the transaction
+  // began, part of the transaction's snapshot (ALTER TABLE's rewrite
+  // creates the new relation outside the transaction, then replaces the
+  // old one within it).
+  void AdoptIntoTransaction(const TableRef& table);
+  // Stores transaction `txn` (begun on this catalog) and makes its changes
+  // visible here. 40001 when an object it changed, or a name it took, was
+  // changed here since it began; nothing is stored then.
+  void CommitTransaction(const Catalog& txn);
+  // The relations `txn` dropped (for what follows them: buffered writes,
+  // sequences).
+  std::vector<ObjectId> DroppedByTransaction() const;
 
   // A sequence's position, stored apart from its definition (not a catalog
   // change: the version stays): what the next nextval continues from
@@ -282,6 +312,7 @@ class Catalog {
   // Persists a change to one table's entry (no-op when it is gone).
   void UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>& change);
   explicit Catalog(MetaStore* store) : store_(store) {}
+  class TransactionStore;
   ObjectId NextIdLocked(MetaWrite* batch);
   void Bootstrap();
   void CreateBuiltinSchemasLocked(ObjectId database_id, MetaWrite* batch,
@@ -297,6 +328,18 @@ class Catalog {
   std::map<ObjectId, TableRef> tables_;
   std::map<ObjectId, UserCatalog> users_;
   std::map<uint64_t, Event> events_;  // by id, oldest first
+
+  // A transaction's catalog: the catalog it began on, what it keeps
+  // instead of storing (store_ points to it) and the objects as they were
+  // when it began.
+  Catalog* parent_ = nullptr;
+  std::shared_ptr<TransactionStore> txn_store_;
+  std::map<ObjectId, TableRef> began_tables_;
+  std::map<ObjectId, SchemaCatalog> began_schemas_;
+  std::map<ObjectId, DatabaseCatalog> began_databases_;
+  std::map<ObjectId, UserCatalog> began_users_;
+  // Takes an id in this (parent) catalog and stores the counter at once.
+  ObjectId ReserveId();
 };
 
 // Materialized views, sinks and indexes: the relations a stream job

@@ -75,6 +75,7 @@ inline constexpr const char* kCheckViolation = "23514";
 inline constexpr const char* kInFailedTransaction = "25P02";
 inline constexpr const char* kInvalidSavepointSpecification = "3B001";
 inline constexpr const char* kActiveTransaction = "25001";
+inline constexpr const char* kSerializationFailure = "40001";
 inline constexpr const char* kReadOnlySqlTransaction = "25006";
 inline constexpr const char* kNoActiveTransaction = "25P01";
 inline constexpr const char* kInvalidTransactionState = "25000";

@@ -34,6 +34,22 @@ class ResultSink {
   virtual void EndCopyOut() = 0;
 };
 
+// Keeps a statement's row description and drops everything else: for
+// describing a statement by running it, and for statements run with no
+// client to answer (a transaction block's deferred DDL).
+class DiscardingSink : public ResultSink {
+ public:
+  std::vector<ColumnDesc> columns;
+  void Describe(const std::vector<ColumnDesc>& c) override { columns = c; }
+  void Rows(const DataChunk&) override {}
+  void Notice(const std::string&) override {}
+  void BeginCopyIn(size_t, bool) override;
+  bool ReadCopyData(std::string*) override { return false; }
+  void BeginCopyOut(size_t, bool) override {}
+  void CopyData(const std::string&) override {}
+  void EndCopyOut() override {}
+};
+
 struct StatementOutcome {
   std::string tag;          // CommandComplete tag, e.g. "SELECT 3", "INSERT 0 1"
   bool empty_query = false; // EmptyQueryResponse instead of CommandComplete

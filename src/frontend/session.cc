@@ -7,6 +7,8 @@
 #include <pg_query/pg_query.pb-c.h>
 #include <spdlog/spdlog.h>
 
+#include <exception>
+
 #include "catalog/pg_catalog.h"
 #include "storage/table_engines.h"
 #include "common/error.h"
@@ -132,7 +134,7 @@ void Session::PrepareEval() {
   eval_.params = nullptr;
   eval_.outer_rows.clear();
   eval_.subquery_runner = nullptr;
-  eval_.catalog = MakeCatalogLookup(instance_->catalog(), database_.id, SearchPath());
+  eval_.catalog = MakeCatalogLookup(catalog(), database_.id, SearchPath());
   eval_.sequences = this;
   eval_.session = this;
 }
@@ -145,17 +147,17 @@ ObjectId SequenceId(uint32_t oid) { return oid >= kObjectOidBase ? oid - kObject
 
 int64_t Session::NextVal(uint32_t oid) {
   CheckWritable("nextval()");
-  int64_t v = instance_->sequences()->NextVal(SequenceId(oid));
+  int64_t v = instance_->sequences()->NextVal(SequenceId(oid), txn_catalog_.get());
   sequence_values_[SequenceId(oid)] = v;
   last_sequence_value_ = v;
   return v;
 }
 
 int64_t Session::CurrVal(uint32_t oid) {
-  instance_->sequences()->Peek(SequenceId(oid));  // 42P01 when not a sequence
+  instance_->sequences()->Peek(SequenceId(oid), txn_catalog_.get());  // 42P01 when not a sequence
   auto it = sequence_values_.find(SequenceId(oid));
   if (it == sequence_values_.end()) {
-    auto t = instance_->catalog()->GetTable(SequenceId(oid));
+    auto t = catalog()->GetTable(SequenceId(oid));
     FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "currval of sequence \"{}\" is not yet defined in this session",
                   t ? t->name : std::to_string(oid));
   }
@@ -170,7 +172,7 @@ int64_t Session::LastVal() {
 
 void Session::SetVal(uint32_t oid, int64_t value, bool is_called) {
   CheckWritable("setval()");
-  instance_->sequences()->SetVal(SequenceId(oid), value, is_called);
+  instance_->sequences()->SetVal(SequenceId(oid), value, is_called, txn_catalog_.get());
   // As PostgreSQL: currval reads the value set only when it counts as called.
   if (is_called) {
     sequence_values_[SequenceId(oid)] = value;
@@ -178,11 +180,13 @@ void Session::SetVal(uint32_t oid, int64_t value, bool is_called) {
   }
 }
 
-std::pair<int64_t, bool> Session::Peek(uint32_t oid) { return instance_->sequences()->Peek(SequenceId(oid)); }
+std::pair<int64_t, bool> Session::Peek(uint32_t oid) {
+  return instance_->sequences()->Peek(SequenceId(oid), txn_catalog_.get());
+}
 
 BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector<DataType>* param_types) {
   BinderContext ctx;
-  ctx.catalog = instance_->catalog();
+  ctx.catalog = catalog();
   ctx.database_id = database_.id;
   ctx.database_name = database_.name;
   ctx.user_name = user_;
@@ -221,13 +225,14 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
   return snap;
 }
 
-void Session::ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer) {
+void Session::ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer, const DmlManager::WithDdl* ddl) {
   if (writes.empty()) return;
   // synchronous_commit: the writes are in the DML log, on disk, when Apply
   // returns; bulk rows are not logged, so their commit is waited for.
   const bool durable = variables_.Get("synchronous_commit") != "off";
   const bool bulk = !writes.bulk().empty();
-  last_write_epoch_ = instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); });
+  last_write_epoch_ =
+      instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); }, ddl);
   bool implicit_flush = false;
   ParseBoolSetting(variables_.Get("rw_implicit_flush"), &implicit_flush);
   if (!implicit_flush && !(durable && bulk)) return;
@@ -247,8 +252,65 @@ void Session::Write(WriteSet&& writes) {
   // Outside a block a statement writes once, at its end: the writer lock
   // goes with its writes.
   if (txn_ != TxnState::kInBlock) return ApplyWrites(std::move(writes), std::move(writer_));
-  instance_->DmlFor(database_.id)->CheckUnique(txn_writes_, writes);
+  instance_->DmlFor(database_.id)->CheckUnique(txn_writes_, writes, txn_catalog_.get());
   txn_writes_.Append(std::move(writes));
+}
+
+// ---- DDL in transaction blocks ----
+
+Catalog* Session::catalog() { return txn_catalog_ ? txn_catalog_.get() : instance_->catalog(); }
+
+Catalog* Session::DdlCatalog() {
+  if (InExplicitBlock() && !txn_catalog_) txn_catalog_ = instance_->catalog()->BeginTransaction();
+  return catalog();
+}
+
+void Session::PreventInTransactionBlock(std::string_view command) const {
+  if (InExplicitBlock()) FRESHET_THROW(sqlstate::kActiveTransaction, "{} cannot run inside a transaction block", command);
+}
+
+void Session::AfterDdlCommit(std::function<void()> action) {
+  if (!txn_catalog_) return action();
+  after_ddl_commit_.push_back(std::move(action));
+}
+
+void Session::OnDdlRollback(std::function<void()> action) {
+  if (txn_catalog_) on_ddl_rollback_.push_back(std::move(action));
+}
+
+void Session::HoldUntilBlockEnds(std::shared_ptr<void> guard) {
+  if (txn_catalog_) block_guards_.push_back(std::move(guard));
+}
+
+namespace {
+// Runs actions newest first; one that fails is logged (the rest still run).
+void RunUndo(std::vector<std::function<void()>>* actions, size_t keep = 0) {
+  while (actions->size() > keep) {
+    std::function<void()> action = std::move(actions->back());
+    actions->pop_back();
+    try {
+      action();
+    } catch (const SqlError& e) {
+      spdlog::warn("undoing a rolled-back transaction's DDL: {}", e.message());
+    }
+  }
+}
+}  // namespace
+
+void Session::CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std::shared_ptr<Catalog> txn_catalog) {
+  Catalog* catalog = instance_->catalog();
+  // Writes to a table the block then dropped, or rewrote (ALTER TABLE: the
+  // new relation holds what they wrote), go with it.
+  std::erase_if(writes.mutable_tables(), [&](const auto& entry) { return !txn_catalog->GetTable(entry.first); });
+  if (writes.empty()) {
+    catalog->CommitTransaction(*txn_catalog);
+    return;
+  }
+  DmlManager::WithDdl ddl;
+  ddl.catalog = txn_catalog.get();
+  ddl.commit = [&] { catalog->CommitTransaction(*txn_catalog); };
+  ddl.owner = this;
+  ApplyWrites(std::move(writes), std::move(writer), &ddl);
 }
 
 void Session::OnError() {
@@ -328,6 +390,11 @@ void Session::EndBlock(bool committed) {
   implicit_txn_ = false;
   txn_snapshot_.reset();
   txn_writes_.Clear();
+  // A block's DDL not committed (Commit takes it first) is undone.
+  txn_catalog_.reset();
+  after_ddl_commit_.clear();
+  RunUndo(&on_ddl_rollback_);
+  block_guards_.clear();
 }
 
 StatementOutcome Session::Commit() {
@@ -336,9 +403,39 @@ StatementOutcome Session::Commit() {
   // The writer lock is released once the writes are applied (the next
   // holder reads them).
   std::shared_ptr<void> writer = std::move(writer_);
+  std::shared_ptr<Catalog> txn_catalog = failed ? nullptr : std::move(txn_catalog_);
+  std::vector<std::function<void()>> after_commit = std::move(after_ddl_commit_);
+  std::vector<std::function<void()>> on_rollback = std::move(on_ddl_rollback_);
+  std::vector<std::shared_ptr<void>> guards = std::move(block_guards_);  // held until stored
+  after_ddl_commit_.clear();
+  on_ddl_rollback_.clear();
+  block_guards_.clear();
   EndBlock(!failed);
-  if (failed) return {"ROLLBACK"};
-  ApplyWrites(std::move(w), std::move(writer));
+  if (failed) {
+    RunUndo(&on_rollback);
+    return {"ROLLBACK"};
+  }
+  if (!txn_catalog) {
+    ApplyWrites(std::move(w), std::move(writer));
+    return {"COMMIT"};
+  }
+  try {
+    CommitWithDdl(std::move(w), std::move(writer), std::move(txn_catalog));
+  } catch (...) {
+    RunUndo(&on_rollback);
+    throw;
+  }
+  // Each runs; the first failure (a deferred stream job that could not be
+  // created) is COMMIT's error, the block's changes being stored.
+  std::exception_ptr failure;
+  for (auto& action : after_commit) {
+    try {
+      action();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
   return {"COMMIT"};
 }
 
@@ -357,7 +454,9 @@ StatementOutcome Session::Savepoint(const std::string& name) {
   if (txn_ == TxnState::kFailed) ThrowInFailedTransaction();
   if (txn_ != TxnState::kInBlock || implicit_txn_)
     throw SqlError(sqlstate::kNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks");
-  savepoints_.push_back({name, txn_writes_.CurrentPosition()});
+  savepoints_.push_back({name, txn_writes_.CurrentPosition(),
+                         txn_catalog_ ? std::shared_ptr<Catalog>(txn_catalog_->CopyTransaction()) : nullptr,
+                         after_ddl_commit_.size(), on_ddl_rollback_.size()});
   fresh_tables_.clear();  // another subtransaction
   return {"SAVEPOINT"};
 }
@@ -385,6 +484,11 @@ StatementOutcome Session::RollbackToSavepoint(const std::string& name) {
     savepoints_.resize(i + 1);  // the savepoint itself stays
     fresh_tables_.clear();  // another subtransaction
     txn_writes_.TruncateTo(savepoints_[i].position);
+    // The block's DDL as it was then (a copy: the savepoint stays).
+    const SavepointMark& mark = savepoints_[i];
+    txn_catalog_ = mark.catalog ? std::shared_ptr<Catalog>(mark.catalog->CopyTransaction()) : nullptr;
+    after_ddl_commit_.resize(std::min(after_ddl_commit_.size(), mark.after_commit));
+    RunUndo(&on_ddl_rollback_, mark.on_rollback);
     txn_ = TxnState::kInBlock;
     return {"ROLLBACK"};
   }
@@ -802,7 +906,7 @@ std::optional<int64_t> Session::RelationBytes(uint32_t oid) {
   // of their own.
   if (oid < kObjectOidBase || oid >= kPrimaryKeyIndexOidBase) return 0;
   ObjectId id = oid - kObjectOidBase;
-  TableRef t = instance_->catalog()->GetTable(id);
+  TableRef t = catalog()->GetTable(id);
   if (!t || t->kind == RelationKind::kView || t->kind == RelationKind::kSequence) return 0;
   return static_cast<int64_t>(instance_->store()->engines().For(id).Statistics(id, nullptr).bytes);
 }

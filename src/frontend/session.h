@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <map>
 #include <set>
 #include <memory>
@@ -24,6 +25,7 @@
 #include "binder/binder.h"
 #include "frontend/handler/handler.h"
 #include "frontend/instance.h"
+#include "meta/dml_manager.h"
 #include "frontend/result_sink.h"
 #include "frontend/variables.h"
 #include "sql/parse_cache.h"
@@ -186,6 +188,37 @@ class Session : public SequenceAccess, public SessionAccess {
   // this session's own writes have committed.
   std::shared_ptr<const Snapshot> ReadSnapshot();
 
+  // ---- DDL in transaction blocks ----
+  //
+  // In an explicit transaction block, DDL goes to the block's own catalog
+  // (Catalog::BeginTransaction, begun at its first DDL): the block's
+  // statements see it, no other session does, and COMMIT stores it with
+  // the block's writes (DmlManager::Apply's WithDdl) or ROLLBACK drops it;
+  // ROLLBACK TO SAVEPOINT sets it back as it was at the savepoint. Outside
+  // an explicit block (also in the implicit block of a multi-statement
+  // message) DDL is stored at once.
+  //
+  // The catalog statements read: the block's once it has run DDL.
+  Catalog* catalog();
+  // The catalog a DDL statement changes (begins the block's, in a block).
+  Catalog* DdlCatalog();
+  // Whether `catalog()` is a block's own.
+  bool InDdlTransaction() const { return txn_catalog_ != nullptr; }
+  // DDL that cannot be part of a transaction block (stream jobs, databases,
+  // ALTER SYSTEM): 25001 in an explicit block, as PostgreSQL's
+  // PreventInTransactionBlock words it.
+  void PreventInTransactionBlock(std::string_view command) const;
+  // What the block's DDL makes the rest of the system do once stored
+  // (forgetting dropped tables' buffers...): run after COMMIT stores it, at
+  // once outside a block.
+  void AfterDdlCommit(std::function<void()> action);
+  // What undoes a block's DDL work done outside its catalog (a rewrite's
+  // new relation): run if the block (or its savepoint) rolls back.
+  void OnDdlRollback(std::function<void()> action);
+  // Keeps `guard` (DmlManager::BlockWrites) until the block ends; released
+  // at once outside a block.
+  void HoldUntilBlockEnds(std::shared_ptr<void> guard);
+
   // The text of the statement being run (or last run), for the server log.
   const std::string& current_query() const { return current_query_; }
 
@@ -202,7 +235,9 @@ class Session : public SequenceAccess, public SessionAccess {
   void AddPrepared(const std::string& name, std::shared_ptr<Prepared> p);
   // Applies writes now; `writer` (the writer lock's guard, or null) is
   // released as soon as they are applied, before the DML log's sync.
-  void ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer);
+  void ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer, const DmlManager::WithDdl* ddl = nullptr);
+  // COMMIT of a block that ran DDL: its catalog stored with its writes.
+  void CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std::shared_ptr<Catalog> txn_catalog);
   void PrepareEval();
   // Ends the transaction block, dropping its writes and snapshot (and the
   // cursors that end with it).
@@ -227,9 +262,16 @@ class Session : public SequenceAccess, public SessionAccess {
   struct SavepointMark {
     std::string name;
     WriteSet::Position position;
+    std::shared_ptr<Catalog> catalog;  // a copy of the block's catalog then (null: none yet)
+    size_t after_commit = 0, on_rollback = 0;  // how many DDL actions there were then
   };
   std::vector<SavepointMark> savepoints_;
   std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
+  // The block's DDL: its catalog, and AfterDdlCommit / OnDdlRollback /
+  // HoldUntilBlockEnds.
+  std::shared_ptr<Catalog> txn_catalog_;
+  std::vector<std::function<void()>> after_ddl_commit_, on_ddl_rollback_;
+  std::vector<std::shared_ptr<void>> block_guards_;
   std::map<ObjectId, int64_t> sequence_values_;  // nextval's last value per sequence (currval)
   std::optional<int64_t> last_sequence_value_;   // lastval
   mutable std::string search_path_text_;  // SearchPath's last input

@@ -14,7 +14,7 @@ namespace freshet {
 std::shared_ptr<StateTable> DmlManager::TableFor(TableId id) {
   auto it = tables_.find(id);
   if (it != tables_.end()) return it->second;
-  TableRef t = catalog_->GetTable(id);
+  TableRef t = lookup_->GetTable(id);
   if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
   auto st = std::make_shared<StateTable>(store_, t->StorageDesc());
   loop_->Register(st);
@@ -63,7 +63,7 @@ void DmlManager::UniqueIndexWritesLocked(const WriteSet& writes, const WriteSet*
     if (!tw.ops.empty()) ids.insert(id);
   for (const auto& rows : writes.bulk()) ids.insert(rows->table_id());
   for (TableId id : ids) {
-    TableRef t = catalog_->GetTable(id);
+    TableRef t = lookup_->GetTable(id);
     if (!t || !UniqueIndexWrites::HasUniqueConstraints(*t)) continue;
     UniqueIndexWrites index(*t, *TableFor(id), [&](const ConstraintCatalog& c) { return UniqueIndexFor(*t, c); });
     if (const TableWriteSet* earlier = before ? before->Find(id) : nullptr) index.Add(earlier->ops);
@@ -90,7 +90,7 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
       auto it = present.find(op.key);
       bool exists = it != present.end() ? it->second : st->Get(std::string(op.key)).has_value();
       if (exists) {
-        TableRef t = catalog_->GetTable(id);
+        TableRef t = lookup_->GetTable(id);
         if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
         throw DuplicateKeyError(*t, op.value);
       }
@@ -109,13 +109,27 @@ SqlError DuplicateKeyError(const TableCatalog& table, std::string_view row) {
   return UniqueViolation(table, table.name + "_pkey", table.pk, values);
 }
 
-void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added) {
+namespace {
+// Points the manager's catalog lookups at `catalog` while in scope.
+struct LookupIn {
+  const Catalog*& lookup;
+  const Catalog* saved;
+  LookupIn(const Catalog*& l, const Catalog* catalog) : lookup(l), saved(l) {
+    if (catalog) lookup = catalog;
+  }
+  ~LookupIn() { lookup = saved; }
+};
+}  // namespace
+
+void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added, const Catalog* catalog) {
   std::lock_guard lock(mu_);
+  LookupIn in(lookup_, catalog);
   for (const auto& [id, tw] : added.tables()) CheckKeysLocked(id, before.Find(id), tw);
   UniqueIndexWritesLocked(added, &before, nullptr);
 }
 
-Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<void()>& on_applied) {
+Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<void()>& on_applied,
+                        const WithDdl* ddl) {
   // A database whose last commit failed (a full disk) takes no writes.
   loop_->CheckAcceptingWrites();
   // Rows held in memory are written out by the commit: refused now if they
@@ -130,8 +144,8 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
     Epoch epoch;
     {
       std::unique_lock lock(mu_);
-      WaitUnblocked(lock, writes);
-      epoch = ApplyLocked(std::move(writes));
+      WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr);
+      epoch = ApplyLocked(std::move(writes), nullptr, nullptr, nullptr, ddl);
     }
     NoteApplied(epoch);
     if (on_applied) on_applied();
@@ -143,8 +157,8 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
   uint64_t seq = 0;
   {
     std::unique_lock lock(mu_);
-    WaitUnblocked(lock, writes);
-    epoch = ApplyLocked(std::move(writes), log, &entry, &seq);
+    WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr);
+    epoch = ApplyLocked(std::move(writes), log, &entry, &seq, ddl);
   }
   // Before the sync: a read that waits for every applied write waits for
   // this one's epoch too (it may then see it before its writer's client).
@@ -156,13 +170,19 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
   return epoch;
 }
 
-void DmlManager::WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes) {
+void DmlManager::WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes, const void* owner) {
+  auto blocked = [&](TableId id) {
+    auto [from, to] = blocked_.equal_range(id);
+    for (auto it = from; it != to; ++it)
+      if (!owner || it->second != owner) return true;
+    return false;
+  };
   unblocked_.wait(lock, [&] {
     if (blocked_.empty()) return true;
     for (const auto& [id, tw] : writes.tables())
-      if (!tw.ops.empty() && blocked_.count(id)) return false;
+      if (!tw.ops.empty() && blocked(id)) return false;
     for (const auto& rows : writes.bulk())
-      if (blocked_.count(rows->table_id())) return false;
+      if (blocked(rows->table_id())) return false;
     return true;
   });
 }
@@ -188,15 +208,16 @@ std::shared_ptr<void> DmlManager::AcquireWriter(const std::atomic<bool>* cancel,
   });
 }
 
-std::shared_ptr<void> DmlManager::BlockWrites(TableId id) {
+std::shared_ptr<void> DmlManager::BlockWrites(TableId id, const void* owner) {
+  std::multimap<TableId, const void*>::iterator entry;
   {
     std::lock_guard lock(mu_);
-    blocked_.insert(id);
+    entry = blocked_.emplace(id, owner);
   }
-  return std::shared_ptr<void>(nullptr, [this, id](void*) {
+  return std::shared_ptr<void>(nullptr, [this, entry](void*) {
     {
       std::lock_guard lock(mu_);
-      blocked_.erase(blocked_.find(id));
+      blocked_.erase(entry);
     }
     unblocked_.notify_all();
   });
@@ -208,22 +229,27 @@ void DmlManager::NoteApplied(Epoch epoch) {
   }
 }
 
-Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string* log_entry, uint64_t* seq) {
+Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string* log_entry, uint64_t* seq,
+                              const WithDdl* ddl) {
   auto guard = loop_->BeginWrite();
+  LookupIn in(lookup_, ddl ? ddl->catalog : nullptr);
   // Check everything first so that a failure leaves no trace.
   for (const auto& rows : writes.bulk())
-    if (!catalog_->GetTable(rows->table_id()))
+    if (!lookup_->GetTable(rows->table_id()))
       FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", rows->table_id());
   std::vector<std::pair<std::shared_ptr<StateTable>, TableWriteSet*>> targets;
   for (auto& [id, tw] : writes.mutable_tables()) {
     if (tw.ops.empty()) continue;
-    if (!catalog_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
+    if (!lookup_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
     auto st = TableFor(id);
     CheckKeysLocked(id, nullptr, tw);
     targets.emplace_back(st, &tw);
   }
   IndexWrites index_writes;
   UniqueIndexWritesLocked(writes, nullptr, &index_writes);
+  // The writes pass: their transaction's DDL is stored first (a crash
+  // before the DML log's sync below keeps it without the writes).
+  if (ddl) ddl->commit();
   // Logged after the checks (a refused write set is not logged) and before
   // the writes, in the order writers hold mu_: replay reproduces the order.
   if (log_entry) {

@@ -52,7 +52,20 @@ class DmlManager {
   // lock there, so the next holder reads these writes (LatestRows) while
   // the sync runs. Safe because the log is one sequence synced in order: a
   // transaction that read them is durable only after them.
-  Epoch Apply(WriteSet&& writes, bool durable = false, const std::function<void()>& on_applied = {});
+  //
+  // `ddl`: the writes of a transaction block that also changed the
+  // catalog. They are checked against its transaction's catalog
+  // (`catalog`), and once they pass, `commit` stores that catalog, under
+  // the same lock, before any is written: no other write comes between,
+  // and writes refused leave the catalog as it was. Tables blocked by
+  // `owner` (BlockWrites) do not hold them back.
+  struct WithDdl {
+    const Catalog* catalog = nullptr;
+    std::function<void()> commit;
+    const void* owner = nullptr;
+  };
+  Epoch Apply(WriteSet&& writes, bool durable = false, const std::function<void()>& on_applied = {},
+              const WithDdl* ddl = nullptr);
   // The latest epoch holding a write that Apply has returned (that some
   // session may have acknowledged to its client): a read that must see
   // every acknowledged write waits for its commit.
@@ -64,7 +77,9 @@ class DmlManager {
   // Checks `added` (applied after `before`) for duplicate primary keys and
   // unique constraint violations without writing anything: statements
   // inside a transaction fail at once.
-  void CheckUnique(const WriteSet& before, const WriteSet& added);
+  // `catalog`: a transaction's catalog (its block's new tables), else the
+  // database's.
+  void CheckUnique(const WriteSet& before, const WriteSet& added, const Catalog* catalog = nullptr);
   // Forgets a dropped table or unique index (its buffered writes are
   // discarded), and a table's unique indexes with it.
   void DropTable(TableId id);
@@ -97,7 +112,9 @@ class DmlManager {
   // replaced or still there). ALTER TABLE's rewrite reads the table while
   // no write can change it. Once this returns, no write to it is being
   // applied.
-  std::shared_ptr<void> BlockWrites(TableId id);
+  // `owner`'s own writes (Apply's WithDdl::owner) are not held back: a
+  // transaction block keeps a table blocked until it commits.
+  std::shared_ptr<void> BlockWrites(TableId id, const void* owner = nullptr);
 
  private:
   std::shared_ptr<StateTable> TableFor(TableId id);
@@ -120,22 +137,25 @@ class DmlManager {
 
   StateStore* store_;
   const Catalog* catalog_;
+  // Where the checks under mu_ look tables up: catalog_, or a transaction's
+  // catalog (CheckUnique, Apply's WithDdl).
+  const Catalog* lookup_ = catalog_;
   DatabaseEpochLoop* loop_;
   // The part of Apply under mu_ and the epoch guard; with `log_entry`, the
   // entry is appended to `log` first and its sequence number set in `seq`.
   Epoch ApplyLocked(WriteSet&& writes, DmlLog* log = nullptr, const std::string* log_entry = nullptr,
-                    uint64_t* seq = nullptr);
+                    uint64_t* seq = nullptr, const WithDdl* ddl = nullptr);
 
   // Raises last_applied_ to `epoch`.
   void NoteApplied(Epoch epoch);
 
   // Waits (lock held on mu_) until `writes` touches no blocked table.
-  void WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes);
+  void WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes, const void* owner = nullptr);
 
   std::mutex mu_;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;  // tables and unique indexes, under mu_
   std::map<TableId, std::set<TableId>> unique_indexes_;    // a table's unique index relations, under mu_
-  std::multiset<TableId> blocked_;  // under mu_
+  std::multimap<TableId, const void*> blocked_;  // by whom, under mu_
   std::condition_variable unblocked_;
   std::mutex writer_mu_;
   std::condition_variable writer_free_;

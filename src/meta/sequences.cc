@@ -25,8 +25,17 @@ std::optional<int64_t> Advance(int64_t value, int64_t increment, int64_t steps, 
 
 }  // namespace
 
+// Looks sequences up in `catalog` (a transaction's) while in scope.
+struct SequenceManager::LookupIn {
+  SequenceManager* m;
+  LookupIn(SequenceManager* manager, Catalog* catalog) : m(manager) {
+    if (catalog) m->lookup_ = catalog;
+  }
+  ~LookupIn() { m->lookup_ = m->catalog_; }
+};
+
 SequenceManager::State& SequenceManager::Load(ObjectId id, SequenceOptions* options) {
-  TableRef t = catalog_->GetTable(id);
+  TableRef t = lookup_->GetTable(id);
   if (!t || t->kind != RelationKind::kSequence)
     FRESHET_THROW(sqlstate::kUndefinedTable, "relation with OID {} is not a sequence", ObjectOid(id));
   *options = t->sequence;
@@ -34,7 +43,7 @@ SequenceManager::State& SequenceManager::Load(ObjectId id, SequenceOptions* opti
   if (it != states_.end()) return it->second;
   State s;
   s.last = t->sequence.start;
-  if (std::optional<std::string> stored = catalog_->SequenceState(id)) {
+  if (std::optional<std::string> stored = lookup_->SequenceState(id)) {
     auto j = nlohmann::json::parse(*stored);
     s.last = j.at("value").get<int64_t>();
     s.called = j.at("called").get<bool>();
@@ -45,14 +54,18 @@ SequenceManager::State& SequenceManager::Load(ObjectId id, SequenceOptions* opti
 }
 
 void SequenceManager::Store(ObjectId id, int64_t value, bool called) {
-  catalog_->StoreSequenceState(id, nlohmann::json{{"value", value}, {"called", called}}.dump());
+  // A committed sequence's position is stored at once, whatever becomes of
+  // the transaction; one its transaction created, with that transaction.
+  Catalog* catalog = catalog_->GetTable(id) ? catalog_ : lookup_;
+  catalog->StoreSequenceState(id, nlohmann::json{{"value", value}, {"called", called}}.dump());
   State& s = states_[id];
   s.stored = value;
   s.stored_called = called;
 }
 
-int64_t SequenceManager::NextVal(ObjectId id) {
+int64_t SequenceManager::NextVal(ObjectId id, Catalog* catalog) {
   std::lock_guard lock(mu_);
+  LookupIn in(this, catalog);
   SequenceOptions q;
   State& s = Load(id, &q);
   int64_t next = s.last;
@@ -62,7 +75,7 @@ int64_t SequenceManager::NextVal(ObjectId id) {
     if (!advanced) {
       if (!q.cycle)
         FRESHET_THROW(sqlstate::kSequenceGeneratorLimitExceeded, "nextval: reached {} value of sequence \"{}\" ({})",
-                      q.increment > 0 ? "maximum" : "minimum", catalog_->GetTable(id)->name, q.increment > 0 ? q.max : q.min);
+                      q.increment > 0 ? "maximum" : "minimum", lookup_->GetTable(id)->name, q.increment > 0 ? q.max : q.min);
       advanced = q.increment > 0 ? q.min : q.max;
       wrapped = true;
     }
@@ -82,21 +95,23 @@ int64_t SequenceManager::NextVal(ObjectId id) {
   return next;
 }
 
-void SequenceManager::SetVal(ObjectId id, int64_t value, bool is_called) {
+void SequenceManager::SetVal(ObjectId id, int64_t value, bool is_called, Catalog* catalog) {
   std::lock_guard lock(mu_);
+  LookupIn in(this, catalog);
   SequenceOptions q;
   Load(id, &q);
   if (value < q.min || value > q.max)
     FRESHET_THROW(sqlstate::kNumericValueOutOfRange, "setval: value {} is out of bounds for sequence \"{}\" ({}..{})",
-                  value, catalog_->GetTable(id)->name, q.min, q.max);
+                  value, lookup_->GetTable(id)->name, q.min, q.max);
   Store(id, value, is_called);
   State& s = states_[id];
   s.last = value;
   s.called = is_called;
 }
 
-void SequenceManager::Restart(ObjectId id, int64_t value) {
+void SequenceManager::Restart(ObjectId id, int64_t value, Catalog* catalog) {
   std::lock_guard lock(mu_);
+  LookupIn in(this, catalog);
   SequenceOptions q;
   Load(id, &q);
   Store(id, value, false);
@@ -105,8 +120,9 @@ void SequenceManager::Restart(ObjectId id, int64_t value) {
   s.called = false;
 }
 
-std::pair<int64_t, bool> SequenceManager::Peek(ObjectId id) {
+std::pair<int64_t, bool> SequenceManager::Peek(ObjectId id, Catalog* catalog) {
   std::lock_guard lock(mu_);
+  LookupIn in(this, catalog);
   SequenceOptions q;
   State& s = Load(id, &q);
   return {s.last, s.called};

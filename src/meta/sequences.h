@@ -28,16 +28,20 @@ class SequenceManager {
  public:
   explicit SequenceManager(Catalog* catalog) : catalog_(catalog) {}
 
+  // Each takes the catalog to find the sequence in: a transaction's (a
+  // sequence its block created; its position is then stored with it), or
+  // null for the database's.
+  //
   // The next value; 2200H when the sequence reached its bound without
   // CYCLE; 42P01 when `id` is not a sequence.
-  int64_t NextVal(ObjectId id);
+  int64_t NextVal(ObjectId id, Catalog* catalog = nullptr);
   // setval: the value nextval returned last (is_called) or returns next
   // (!is_called); 22003 outside the sequence's bounds.
-  void SetVal(ObjectId id, int64_t value, bool is_called);
+  void SetVal(ObjectId id, int64_t value, bool is_called, Catalog* catalog = nullptr);
   // ALTER SEQUENCE ... RESTART [WITH value]: nextval returns `value` next.
-  void Restart(ObjectId id, int64_t value);
+  void Restart(ObjectId id, int64_t value, Catalog* catalog = nullptr);
   // The position as SELECT * FROM a sequence shows it (last_value, is_called).
-  std::pair<int64_t, bool> Peek(ObjectId id);
+  std::pair<int64_t, bool> Peek(ObjectId id, Catalog* catalog = nullptr);
   // After ALTER SEQUENCE changed its options, or DROP: read afresh.
   void Forget(ObjectId id);
 
@@ -51,7 +55,9 @@ class SequenceManager {
   State& Load(ObjectId id, SequenceOptions* options);
   void Store(ObjectId id, int64_t value, bool called);
 
+  struct LookupIn;
   Catalog* catalog_;
+  Catalog* lookup_ = catalog_;  // where sequences are looked up, under mu_
   std::mutex mu_;
   std::map<ObjectId, State> states_;
 };

@@ -34,6 +34,7 @@ class MetaWrite {
     uint32_t relation_id;
   };
   const std::vector<Op>& ops() const { return ops_; }
+  void Append(const Op& op) { ops_.push_back(op); }
 
  private:
   std::vector<Op> ops_;

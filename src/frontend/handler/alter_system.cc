@@ -12,6 +12,7 @@
 namespace freshet {
 
 StatementOutcome HandleAlterSystem(const HandlerArgs& args) {
+  args.session->PreventInTransactionBlock("ALTER SYSTEM");
   Instance* instance = args.instance();
   const PgQuery__VariableSetStmt* set = args.stmt.node->alter_system_stmt->setstmt;
   std::string name = set->name ? set->name : "";

@@ -160,7 +160,7 @@ void DropDependentForeignKeys(const HandlerArgs& args, Alteration* a, bool casca
     });
   };
   visit(&a->next);
-  for (const auto& other : args.instance()->catalog()->ListTables(a->next.database_id)) {
+  for (const auto& other : args.session->DdlCatalog()->ListTables(a->next.database_id)) {
     if (other->id == a->next.id) continue;
     TableCatalog changed = a->other_tables.count(other->id) ? a->other_tables.at(other->id) : *other;
     size_t before = changed.constraints.size();
@@ -381,7 +381,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     case PG_QUERY__ALTER_TABLE_TYPE__AT_ChangeOwner: {
       const PgQuery__RoleSpec* role = cmd->newowner;
       std::string name = role->rolename && *role->rolename ? role->rolename : session->user();
-      auto user = args.instance()->catalog()->FindUser(name);
+      auto user = args.session->DdlCatalog()->FindUser(name);
       if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", name);
       next.owner = user->id;
       return;
@@ -394,7 +394,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
 // Refuses a change to `t` while relations other than views read it: stream
 // jobs and indexes keep state built from its rows and names.
 void CheckNoJobsDepend(const HandlerArgs& args, const TableCatalog& t, const char* what) {
-  for (const auto& dep : args.instance()->catalog()->Dependents(t.id)) {
+  for (const auto& dep : args.session->DdlCatalog()->Dependents(t.id)) {
     if (dep->kind == RelationKind::kView && std::string(what) != "rename") continue;
     throw SqlError(sqlstate::kFeatureNotSupported,
                    fmt::format("cannot {} {} \"{}\" because {} \"{}\" depends on it", what, RelationKindName(t.kind),
@@ -422,12 +422,16 @@ void ValidateChecksAndStore(const HandlerArgs& args, const TableRef& table, cons
   Session* session = args.session;
   Instance* instance = args.instance();
   ObjectId database_id = session->database().id;
-  if (const WriteSet* pending = session->PendingWrites(); pending && pending->Find(table->id))
+  // A transaction block's writes to it are checked too; those of a
+  // multi-statement message's implicit block are not there yet.
+  const bool in_block = session->DdlCatalog()->is_transaction();
+  if (const WriteSet* pending = session->PendingWrites(); !in_block && pending && pending->Find(table->id))
     FRESHET_THROW(sqlstate::kObjectInUse,
                   "cannot ALTER TABLE \"{}\" because it is being used by active queries in this session", table->name);
   DmlManager* dml = instance->DmlFor(database_id);
   DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(database_id);
-  std::shared_ptr<void> blocked = dml->BlockWrites(table->id);
+  // In a transaction block, until it ends (the block's own writes pass).
+  std::shared_ptr<void> blocked = dml->BlockWrites(table->id, session);
   if (dml->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
   Binder binder(session->BinderContextFor(args.stmt, nullptr));
   std::vector<CheckConstraint> checks = binder.BindChecks(final_table);
@@ -445,7 +449,7 @@ void ValidateChecksAndStore(const HandlerArgs& args, const TableRef& table, cons
     WriteSet writes;
     ExecContext ctx;
     PrepareExecContext(args, &writes, &ctx);
-    ctx.pending = nullptr;
+    ctx.pending = in_block ? session->PendingWrites() : nullptr;
     StateStore* store = instance->store();
     ctx.snapshot_source = [store] { return store->GetSnapshot(); };
     ExecutorPtr exec = BuildExecutor(*plan, ctx);
@@ -458,24 +462,34 @@ void ValidateChecksAndStore(const HandlerArgs& args, const TableRef& table, cons
             .WithField('t', final_table.name)
             .WithField('n', check.name);
   }
-  instance->catalog()->AlterTable(final_table);
+  session->DdlCatalog()->AlterTable(final_table);
+  session->HoldUntilBlockEnds(std::move(blocked));
 }
 
 // Steps 1-3 of the header.
 void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alteration& a) {
   Session* session = args.session;
   Instance* instance = args.instance();
+  // The new relation is made and filled outside the block's catalog (a
+  // crash or a rollback drops it); the replacement is the block's DDL.
   Catalog* catalog = instance->catalog();
+  Catalog* ddl = session->DdlCatalog();
   ObjectId database_id = session->database().id;
   CheckNoJobsDepend(args, *old_table, "alter");
-  if (const WriteSet* pending = session->PendingWrites(); pending && pending->Find(old_table->id))
+  // A transaction block's writes to it are rewritten too (and dropped from
+  // the block at COMMIT); those of a multi-statement message's implicit
+  // block are not there yet.
+  if (const WriteSet* pending = session->PendingWrites();
+      !ddl->is_transaction() && pending && pending->Find(old_table->id))
     FRESHET_THROW(sqlstate::kObjectInUse,
                   "cannot ALTER TABLE \"{}\" because it is being used by active queries in this session",
                   old_table->name);
   TableCatalog final_table = a.Finish();
   DmlManager* dml = instance->DmlFor(database_id);
   DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(database_id);
-  std::shared_ptr<void> blocked = dml->BlockWrites(old_table->id);
+  // In a transaction block, until it ends: the writes held back would go
+  // to the old relation.
+  std::shared_ptr<void> blocked = dml->BlockWrites(old_table->id, session);
   // Every acknowledged write to it committed, so the scan below sees it.
   if (dml->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
 
@@ -495,7 +509,8 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
     WriteSet writes;
     ExecContext ctx;
     PrepareExecContext(args, &writes, &ctx);
-    ctx.pending = nullptr;  // the committed table alone (its own block wrote nothing to it)
+    // The committed table, and what this transaction block wrote to it.
+    ctx.pending = ddl->is_transaction() ? session->PendingWrites() : nullptr;
     StateStore* store = instance->store();
     ctx.snapshot_source = [store] { return store->GetSnapshot(); };
     ExecutorPtr exec = BuildExecutor(*plan, ctx);
@@ -533,13 +548,21 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
     final_table.id = target->id;
     final_table.constraints = target->constraints;  // with their new indexes
     final_table.created_at_micros = old_table->created_at_micros;
-    catalog->ReplaceTable(old_table->id, final_table);
+    if (ddl->is_transaction()) ddl->AdoptIntoTransaction(target);
+    ddl->ReplaceTable(old_table->id, final_table);
   } catch (...) {
     dml->DropTable(target->id);
     catalog->DropObjects({}, {}, {target->id});
     throw;
   }
-  dml->DropTable(old_table->id);
+  if (ddl->is_transaction()) {
+    session->HoldUntilBlockEnds(std::move(blocked));
+    session->OnDdlRollback([dml, catalog, id = target->id] {
+      dml->DropTable(id);
+      catalog->DropObjects({}, {}, {id});
+    });
+  }
+  session->AfterDdlCommit([dml, id = old_table->id] { dml->DropTable(id); });
 }
 
 }  // namespace
@@ -550,7 +573,7 @@ namespace {
 // stored rows against new checks, or as a catalog change (forgetting the
 // indexes of dropped unique constraints).
 void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   if (a.rewrite) {
     RewriteTable(args, t, a);
     // Other tables' foreign keys follow the rewritten relation.
@@ -576,7 +599,7 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
     for (const auto& c : t->constraints)
       if (c.type == 'u' && std::none_of(final_table.constraints.begin(), final_table.constraints.end(),
                                         [&](const ConstraintCatalog& k) { return k.index_id == c.index_id; }))
-        dml->DropTable(c.index_id);
+        args.session->AfterDdlCommit([dml, id = c.index_id] { dml->DropTable(id); });
   }
   // Foreign keys a CASCADE dropped from other tables.
   for (const auto& [id, other] : a.other_tables) catalog->AlterTable(other);
@@ -628,8 +651,8 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
     name += "_idx";
   }
   if (ix->if_not_exists) {
-    bool exists = args.instance()->catalog()->FindTable(t->schema_id, name) != nullptr;
-    for (const auto& other : args.instance()->catalog()->ListTables(t->database_id))
+    bool exists = args.session->DdlCatalog()->FindTable(t->schema_id, name) != nullptr;
+    for (const auto& other : args.session->DdlCatalog()->ListTables(t->database_id))
       for (const auto& k : other->constraints) exists |= other->schema_id == t->schema_id && k.type == 'u' && k.name == name;
     if (exists) {
       args.sink->Notice(fmt::format("relation \"{}\" already exists, skipping", name));
@@ -650,7 +673,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
 }
 
 bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name, bool cascade) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   for (const auto& t : catalog->ListTables(args.session->database().id)) {
     if (t->schema_id != schema_id) continue;
     for (const auto& c : t->constraints) {
@@ -732,7 +755,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     rename_referenced(&next);
     next.definition = NormalizedCreateTable(next);
     // Other tables' foreign keys name the columns they reference.
-    for (const auto& other : args.instance()->catalog()->ListTables(t->database_id)) {
+    for (const auto& other : args.session->DdlCatalog()->ListTables(t->database_id)) {
       if (other->id == t->id) continue;
       TableCatalog changed = *other;
       if (rename_referenced(&changed)) referencing.push_back(std::move(changed));
@@ -742,8 +765,8 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
     // A view's definition is its query (pg_get_viewdef); its name is the entry's.
   }
-  args.instance()->catalog()->AlterTable(next);
-  for (const auto& other : referencing) args.instance()->catalog()->AlterTable(other);
+  args.session->DdlCatalog()->AlterTable(next);
+  for (const auto& other : referencing) args.session->DdlCatalog()->AlterTable(other);
   return {tag};
 }
 

@@ -66,7 +66,7 @@ StatementOutcome HandleComment(const HandlerArgs& args) {
   } else {
     changed.comment = text;
   }
-  args.instance()->catalog()->AlterTable(changed);
+  args.session->DdlCatalog()->AlterTable(changed);
   return {"COMMENT"};
 }
 

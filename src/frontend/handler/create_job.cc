@@ -39,7 +39,10 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   const char* tag = def.kind == RelationKind::kSink    ? "CREATE_SINK"
                     : def.kind == RelationKind::kIndex ? "CREATE_INDEX"
                                                        : "CREATE_MATERIALIZED_VIEW";
-  Catalog* catalog = args.instance()->catalog();
+  // In a transaction block the job is planned now, against the block's
+  // catalog (errors at once), and created once the block commits.
+  const bool deferred = !explain_only && session->InExplicitBlock();
+  Catalog* catalog = deferred ? session->DdlCatalog() : session->catalog();
   Binder binder(session->BinderContextFor(stmt, nullptr));
   ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
   const std::string& name = def.name.back();
@@ -61,6 +64,13 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   if (explain_only) {
     *explain = ExplainStreamPlan(plan);
     return {"EXPLAIN"};
+  }
+  if (deferred) {
+    session->AfterDdlCommit([session, stmt] {
+      DiscardingSink sink;
+      HandleCreateJob(HandlerArgs{session, stmt, &sink, nullptr, nullptr});
+    });
+    return {tag};
   }
   TableCatalog job;
   job.database_id = session->database().id;

@@ -21,9 +21,10 @@ namespace freshet {
 StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   Session* session = args.session;
   const ParsedStatement& stmt = args.stmt;
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__Node* node = stmt.node;
   const PgQuery__CreateStmt* cs = node->create_stmt;
+  if (stmt.has_with_options && !stmt.is_source) session->PreventInTransactionBlock("CREATE TABLE with a connector");
   if (cs->n_inh_relations || cs->partspec || cs->of_typename)
     throw SqlError(sqlstate::kFeatureNotSupported, "inheritance, partitioning and typed tables are not supported");
   if (cs->relation->relpersistence && std::string(cs->relation->relpersistence) == "t")

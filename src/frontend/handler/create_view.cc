@@ -22,7 +22,7 @@ namespace freshet {
 
 StatementOutcome HandleCreateView(const HandlerArgs& args) {
   Session* session = args.session;
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__ViewStmt* v = args.stmt.node->view_stmt;
   const PgQuery__RangeVar* rel = v->view;
   if (rel->relpersistence && std::string(rel->relpersistence) == "t")

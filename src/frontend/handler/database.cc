@@ -10,6 +10,7 @@
 namespace freshet {
 
 StatementOutcome HandleCreateDatabase(const HandlerArgs& args) {
+  args.session->PreventInTransactionBlock("CREATE DATABASE");
   Catalog* catalog = args.instance()->catalog();
   if (const auto* ext = std::get_if<CreateDatabaseIfNotExistsStatement>(&args.stmt.extension)) {
     if (catalog->FindDatabase(ext->name)) {
@@ -25,6 +26,7 @@ StatementOutcome HandleCreateDatabase(const HandlerArgs& args) {
 }
 
 StatementOutcome HandleDropDatabase(const HandlerArgs& args) {
+  args.session->PreventInTransactionBlock("DROP DATABASE");
   Catalog* catalog = args.instance()->catalog();
   const PgQuery__DropdbStmt* d = args.stmt.node->dropdb_stmt;
   auto db = catalog->FindDatabase(d->dbname);
@@ -46,7 +48,7 @@ StatementOutcome HandleDropDatabase(const HandlerArgs& args) {
 }
 
 StatementOutcome HandleCreateSchema(const HandlerArgs& args) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__CreateSchemaStmt* s = args.stmt.node->create_schema_stmt;
   if (s->n_schema_elts) throw SqlError(sqlstate::kFeatureNotSupported, "CREATE SCHEMA with elements is not supported");
   std::string name = s->schemaname && *s->schemaname ? s->schemaname : args.session->user();

@@ -30,7 +30,7 @@ RelationKind KindOfDrop(PgQuery__ObjectType t, const char** name) {
 // BY) is not dropped alone: 2BP01 as PostgreSQL; with CASCADE the default
 // goes (and an identity column stops being one).
 void CheckSequenceUnused(const HandlerArgs& args, const TableCatalog& seq, bool cascade) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   TableRef owner = seq.sequence.owned_by_table ? catalog->GetTable(seq.sequence.owned_by_table) : nullptr;
   if (!owner || seq.sequence.owned_by_column < 0 ||
       static_cast<size_t>(seq.sequence.owned_by_column) >= owner->columns.size())
@@ -53,7 +53,7 @@ void CheckSequenceUnused(const HandlerArgs& args, const TableCatalog& seq, bool 
 // Other tables' foreign keys on tables being dropped: CASCADE drops those
 // constraints (with PostgreSQL's NOTICE), else 2BP01 as PostgreSQL.
 void DropReferencingForeignKeys(const HandlerArgs& args, const std::vector<ObjectId>& dropped, bool cascade) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   std::set<ObjectId> ids(dropped.begin(), dropped.end());
   for (const auto& other : catalog->ListTables(args.session->database().id)) {
     if (ids.count(other->id) || other->constraints.empty()) continue;
@@ -85,7 +85,7 @@ void DropReferencingForeignKeys(const HandlerArgs& args, const std::vector<Objec
 // not a relation of the catalog): in the named schema or along the search
 // path. False when there is none.
 static bool DropUniqueIndexNamed(const HandlerArgs& args, const std::vector<std::string>& name, bool cascade) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->catalog();
   const ObjectId database = args.session->database().id;
   std::vector<std::string> schemas = {name.size() > 1 ? name[name.size() - 2] : ""};
   if (name.size() == 1) schemas = args.session->BinderContextFor(args.stmt, nullptr).search_path;
@@ -96,7 +96,7 @@ static bool DropUniqueIndexNamed(const HandlerArgs& args, const std::vector<std:
 
 StatementOutcome HandleDrop(const HandlerArgs& args) {
   Session* session = args.session;
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__DropStmt* d = args.stmt.node->drop_stmt;
   bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
   if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {

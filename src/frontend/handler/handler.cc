@@ -34,6 +34,10 @@ struct ExtensionDispatch {
 
 Instance* HandlerArgs::instance() const { return session->instance(); }
 
+void DiscardingSink::BeginCopyIn(size_t, bool) {
+  throw SqlError(sqlstate::kInternalError, "COPY with no client to read from");
+}
+
 StatementOutcome HandleStatement(const HandlerArgs& args) {
   if (args.stmt.is_extension()) return std::visit(ExtensionDispatch{args}, args.stmt.extension);
   const PgQuery__Node* node = args.stmt.node;
@@ -104,22 +108,6 @@ void SendTextRows(const HandlerArgs& args, const std::vector<ColumnDesc>& column
 
 namespace {
 
-// Keeps a statement's row description and nothing else.
-class DescribeOnlySink : public ResultSink {
- public:
-  std::vector<ColumnDesc> columns;
-  void Describe(const std::vector<ColumnDesc>& c) override { columns = c; }
-  void Rows(const DataChunk&) override {}
-  void Notice(const std::string&) override {}
-  void BeginCopyIn(size_t, bool) override {
-    throw SqlError(sqlstate::kInternalError, "COPY while describing a statement");
-  }
-  bool ReadCopyData(std::string*) override { return false; }
-  void BeginCopyOut(size_t, bool) override {}
-  void CopyData(const std::string&) override {}
-  void EndCopyOut() override {}
-};
-
 // Statements that only read, whose rows say what they return.
 bool DescribedByRunning(const ParsedStatement& stmt) {
   if (stmt.is_extension())
@@ -142,7 +130,7 @@ std::vector<ColumnDesc> DescribeUtility(Session* session, const ParsedStatement&
   if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_EXECUTE_STMT)
     return session->DescribeStatement(stmt.node->execute_stmt->name);
   if (!DescribedByRunning(stmt)) return {};
-  DescribeOnlySink sink;
+  DiscardingSink sink;
   HandleStatement(HandlerArgs{session, stmt, &sink, params, nullptr});
   return sink.columns;
 }

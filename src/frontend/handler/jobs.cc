@@ -25,6 +25,7 @@ StatementOutcome HandleWait(const HandlerArgs& args) {
 }
 
 StatementOutcome HandleAlterBackfillRateLimit(const HandlerArgs& args) {
+  args.session->PreventInTransactionBlock("ALTER ... SET BACKFILL_RATE_LIMIT");
   const auto& alter = std::get<AlterBackfillRateLimitStatement>(args.stmt.extension);
   TableRef t = FindJobByName(args, alter.name, alter.object_kind);
   CheckOwner(args, *t);
@@ -35,8 +36,9 @@ StatementOutcome HandleAlterBackfillRateLimit(const HandlerArgs& args) {
 }
 
 StatementOutcome HandleCancelJobs(const HandlerArgs& args) {
+  args.session->PreventInTransactionBlock("CANCEL JOBS");
   const auto& cancel = std::get<CancelJobsStatement>(args.stmt.extension);
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->catalog();
   // Each job with the still-creating jobs built on it; one row per job
   // cancelled, as RisingWave returns them.
   std::vector<TableRef> named;

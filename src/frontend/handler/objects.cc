@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "common/error.h"
@@ -11,7 +13,7 @@
 namespace freshet {
 
 TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->catalog();
   if (name.size() > 1) {
     auto s = catalog->FindSchema(args.session->database().id, name[name.size() - 2]);
     return s ? catalog->FindTable(s->id, name.back()) : nullptr;
@@ -31,14 +33,14 @@ TableRef FindJobByName(const HandlerArgs& args, const std::vector<std::string>& 
 }
 
 void CheckOwner(const HandlerArgs& args, const TableCatalog& t) {
-  auto user = args.instance()->catalog()->FindUser(args.session->user());
+  auto user = args.session->catalog()->FindUser(args.session->user());
   if (user && (user->superuser || user->id == t.owner)) return;
   FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of {} {}", RelationKindName(t.kind), t.name);
 }
 
 std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<TableRef>& named, bool cascade,
                                   const std::string& kind_name) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->catalog();
   std::set<ObjectId> named_ids;
   for (const auto& t : named) named_ids.insert(t->id);
   std::vector<ObjectId> ids;
@@ -86,7 +88,7 @@ std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<Tab
 
 void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
   Instance* instance = args.instance();
-  Catalog* catalog = instance->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   std::vector<TableRef> jobs;
   std::vector<ObjectId> others;
   std::set<ObjectId> seen;
@@ -94,12 +96,31 @@ void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
     if (!seen.insert(id).second) continue;
     TableRef t = catalog->GetTable(id);
     if (!t || t->kind == RelationKind::kInternal) continue;  // dropped with its job
-    instance->DmlFor(args.session->database().id)->DropTable(id);
     if (IsStreamJob(*t) || IsConnectorTable(*t))
       jobs.push_back(t);
     else others.push_back(id);
   }
   if (jobs.empty() && others.empty()) return;
+  // In a transaction block: from its catalog, the rest once it commits;
+  // stream jobs are not dropped in one.
+  if (!jobs.empty()) {
+    std::string kind = IsConnectorTable(*jobs[0]) ? "TABLE" : RelationKindName(jobs[0]->kind);
+    std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char c) { return std::toupper(c); });
+    args.session->PreventInTransactionBlock(fmt::format("DROP {} of a stream job", kind));
+  }
+  if (args.session->InDdlTransaction()) {
+    catalog->DropObjects({}, {}, others);
+    ObjectId database_id = args.session->database().id;
+    args.session->AfterDdlCommit([instance, database_id, others] {
+      for (ObjectId id : others) {
+        instance->DmlFor(database_id)->DropTable(id);
+        instance->sequences()->Forget(id);
+      }
+    });
+    return;
+  }
+  for (ObjectId id : others) instance->DmlFor(args.session->database().id)->DropTable(id);
+  for (const auto& j : jobs) instance->DmlFor(args.session->database().id)->DropTable(j->id);
   instance->jobs()->Drop(args.session->database().id, jobs, others);
   for (ObjectId id : others) instance->sequences()->Forget(id);
 }

@@ -57,7 +57,7 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
 
 std::shared_ptr<const PlanNode> CachedPlanStatement(Session* session, const ParsedStatement& stmt,
                                                    std::vector<DataType>* param_types, PlanCache* cache) {
-  const uint64_t catalog_version = session->instance()->catalog()->version();
+  const uint64_t catalog_version = session->catalog()->version();
   std::string search_path = session->variables().Get("search_path");
   std::string time_zone = session->variables().Get("timezone");
   if (cache->plan && cache->catalog_version == catalog_version && cache->search_path == search_path &&
@@ -65,7 +65,7 @@ std::shared_ptr<const PlanNode> CachedPlanStatement(Session* session, const Pars
     return cache->plan;
   std::shared_ptr<const PlanNode> plan = PlanStatement(session, stmt, param_types);
   // Kept only if nothing changed while it was planned.
-  if (plan && session->instance()->catalog()->version() == catalog_version)
+  if (plan && session->catalog()->version() == catalog_version)
     *cache = PlanCache{catalog_version, std::move(search_path), std::move(time_zone), plan};
   return plan;
 }
@@ -91,7 +91,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   Session* session = args.session;
   Instance* instance = args.instance();
   ctx->store = instance->store();
-  ctx->catalog = instance->catalog();
+  ctx->catalog = session->catalog();
   ctx->database_id = session->database().id;
   ctx->user_name = session->user();
   ctx->cancelled = session->cancel_flag();

@@ -10,7 +10,7 @@
 namespace freshet {
 
 StatementOutcome HandleCreateRole(const HandlerArgs& args) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__CreateRoleStmt* s = args.stmt.node->create_role_stmt;
   auto me = catalog->FindUser(args.session->user());
   if (!me || !me->superuser) throw SqlError(sqlstate::kInsufficientPrivilege, "permission denied to create role");
@@ -31,7 +31,7 @@ StatementOutcome HandleCreateRole(const HandlerArgs& args) {
 }
 
 StatementOutcome HandleDropRole(const HandlerArgs& args) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__DropRoleStmt* s = args.stmt.node->drop_role_stmt;
   auto me = catalog->FindUser(args.session->user());
   if (!me || !me->superuser) throw SqlError(sqlstate::kInsufficientPrivilege, "permission denied to drop role");

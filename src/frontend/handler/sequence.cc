@@ -169,7 +169,7 @@ static void ResolveOwner(const HandlerArgs& args, const std::vector<std::string>
 
 StatementOutcome HandleCreateSequence(const HandlerArgs& args) {
   Session* session = args.session;
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__CreateSeqStmt* cs = args.stmt.node->create_seq_stmt;
   if (cs->sequence->relpersistence && std::string(cs->sequence->relpersistence) == "t")
     throw SqlError(sqlstate::kFeatureNotSupported, "temporary sequences are not supported");
@@ -191,7 +191,7 @@ StatementOutcome HandleCreateSequence(const HandlerArgs& args) {
 }
 
 StatementOutcome HandleAlterSequence(const HandlerArgs& args) {
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__AlterSeqStmt* as = args.stmt.node->alter_seq_stmt;
   std::vector<std::string> name;
   if (as->sequence->schemaname && *as->sequence->schemaname) name.push_back(as->sequence->schemaname);

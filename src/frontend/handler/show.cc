@@ -33,7 +33,7 @@ ExprPtr Call(const std::string& name, std::vector<ExprPtr> args) {
 
 StatementOutcome HandleShowObjects(const HandlerArgs& args) {
   const auto& show = std::get<ShowObjectsStatement>(args.stmt.extension);
-  Catalog* catalog = args.instance()->catalog();
+  Catalog* catalog = args.session->catalog();
   const ObjectId database_id = args.session->database().id;
   std::vector<std::vector<std::string>> rows;
   if (show.object_kind == "databases") {
@@ -63,7 +63,7 @@ StatementOutcome HandleShowCreate(const HandlerArgs& args) {
   const auto& show = std::get<ShowCreateStatement>(args.stmt.extension);
   TableRef t = FindRelation(args, show.name);
   if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", show.name.back());
-  std::string schema = args.instance()->catalog()->GetSchema(t->schema_id)->name;
+  std::string schema = args.session->catalog()->GetSchema(t->schema_id)->name;
   SendTextRows(args, {{"Name", DataType::Varchar()}, {"Create Sql", DataType::Varchar()}},
                {{schema + "." + t->name, t->definition}});
   return {"SHOW"};

@@ -179,7 +179,7 @@ ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& ta
   if (table.id == 0 && rv->relname == table.name) {
     // The table being created, when the name is not qualified otherwise.
     auto schema = rv->schemaname && *rv->schemaname
-                      ? args.instance()->catalog()->FindSchema(table.database_id, rv->schemaname)
+                      ? args.session->catalog()->FindSchema(table.database_id, rv->schemaname)
                       : std::nullopt;
     self = !(rv->schemaname && *rv->schemaname) || (schema && schema->id == table.schema_id);
   }
@@ -276,7 +276,7 @@ ConstraintCatalog BindUniqueConstraint(const HandlerArgs& args, const TableCatal
   // As PostgreSQL: <table>_<columns>_key, and its index is a relation of
   // the schema: the name must not be any relation's there (42P07).
   std::set<std::string> relations;
-  for (const auto& other : args.instance()->catalog()->ListTables(table.database_id)) {
+  for (const auto& other : args.session->catalog()->ListTables(table.database_id)) {
     if (other->schema_id != table.schema_id) continue;
     relations.insert(other->name);
     if (other->kind == RelationKind::kTable && other->row_id_index < 0) relations.insert(other->name + "_pkey");
