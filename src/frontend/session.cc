@@ -231,8 +231,9 @@ void Session::ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer, const
   // returns; bulk rows are not logged, so their commit is waited for.
   const bool durable = variables_.Get("synchronous_commit") != "off";
   const bool bulk = !writes.bulk().empty();
+  DmlManager::WaitLimits wait{&cancel_, variables_.DurationMs("lock_timeout")};
   last_write_epoch_ =
-      instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); }, ddl);
+      instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); }, ddl, &wait);
   bool implicit_flush = false;
   ParseBoolSetting(variables_.Get("rw_implicit_flush"), &implicit_flush);
   if (!implicit_flush && !(durable && bulk)) return;

@@ -129,7 +129,7 @@ void DmlManager::CheckUnique(const WriteSet& before, const WriteSet& added, cons
 }
 
 Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<void()>& on_applied,
-                        const WithDdl* ddl) {
+                        const WithDdl* ddl, const WaitLimits* wait) {
   // A database whose last commit failed (a full disk) takes no writes.
   loop_->CheckAcceptingWrites();
   // Rows held in memory are written out by the commit: refused now if they
@@ -144,7 +144,7 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
     Epoch epoch;
     {
       std::unique_lock lock(mu_);
-      WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr);
+      WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr, wait);
       epoch = ApplyLocked(std::move(writes), nullptr, nullptr, nullptr, ddl);
     }
     NoteApplied(epoch);
@@ -157,7 +157,7 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
   uint64_t seq = 0;
   {
     std::unique_lock lock(mu_);
-    WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr);
+    WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr, wait);
     epoch = ApplyLocked(std::move(writes), log, &entry, &seq, ddl);
   }
   // Before the sync: a read that waits for every applied write waits for
@@ -170,21 +170,32 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
   return epoch;
 }
 
-void DmlManager::WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes, const void* owner) {
+void DmlManager::WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes, const void* owner,
+                               const WaitLimits* wait) {
   auto blocked = [&](TableId id) {
     auto [from, to] = blocked_.equal_range(id);
     for (auto it = from; it != to; ++it)
       if (!owner || it->second != owner) return true;
     return false;
   };
-  unblocked_.wait(lock, [&] {
+  auto free = [&] {
     if (blocked_.empty()) return true;
     for (const auto& [id, tw] : writes.tables())
       if (!tw.ops.empty() && blocked(id)) return false;
     for (const auto& rows : writes.bulk())
       if (blocked(rows->table_id())) return false;
     return true;
-  });
+  };
+  using Clock = std::chrono::steady_clock;
+  const int64_t timeout_ms = wait ? wait->timeout_ms : 0;
+  const auto deadline = timeout_ms > 0 ? Clock::now() + std::chrono::milliseconds(timeout_ms) : Clock::time_point::max();
+  while (!free()) {
+    if (wait && wait->cancel && wait->cancel->load())
+      throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+    if (Clock::now() >= deadline) throw SqlError(sqlstate::kLockNotAvailable, "canceling statement due to lock timeout");
+    // Woken by the release; the timeout also notices a cancel request.
+    unblocked_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(10)));
+  }
 }
 
 std::shared_ptr<void> DmlManager::AcquireWriter(const std::atomic<bool>* cancel, int64_t timeout_ms) {

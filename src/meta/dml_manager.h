@@ -59,13 +59,21 @@ class DmlManager {
   // the same lock, before any is written: no other write comes between,
   // and writes refused leave the catalog as it was. Tables blocked by
   // `owner` (BlockWrites) do not hold them back.
+  //
+  // `wait`: how long a write to a blocked table (BlockWrites) waits: 57014
+  // when `cancel` is set meanwhile, 55P03 after `timeout_ms` (lock_timeout;
+  // 0 waits for ever).
   struct WithDdl {
     const Catalog* catalog = nullptr;
     std::function<void()> commit;
     const void* owner = nullptr;
   };
+  struct WaitLimits {
+    const std::atomic<bool>* cancel = nullptr;
+    int64_t timeout_ms = 0;
+  };
   Epoch Apply(WriteSet&& writes, bool durable = false, const std::function<void()>& on_applied = {},
-              const WithDdl* ddl = nullptr);
+              const WithDdl* ddl = nullptr, const WaitLimits* wait = nullptr);
   // The latest epoch holding a write that Apply has returned (that some
   // session may have acknowledged to its client): a read that must see
   // every acknowledged write waits for its commit.
@@ -150,7 +158,8 @@ class DmlManager {
   void NoteApplied(Epoch epoch);
 
   // Waits (lock held on mu_) until `writes` touches no blocked table.
-  void WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes, const void* owner = nullptr);
+  void WaitUnblocked(std::unique_lock<std::mutex>& lock, const WriteSet& writes, const void* owner = nullptr,
+                     const WaitLimits* wait = nullptr);
 
   std::mutex mu_;
   std::map<TableId, std::shared_ptr<StateTable>> tables_;  // tables and unique indexes, under mu_

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# DDL in a transaction block survives kill -9 exactly as the block does:
+#
+#   tests/integration/ddl_transaction_test.sh [path/to/freshet]
+#
+# 1) a block that created a table, wrote to it, rewrote another table
+#    (ALTER TABLE ADD COLUMN) and created a sequence is open when the
+#    server is killed: after the restart none of it is there, the altered
+#    table is as it was, and the same ALTER works (the half-made relation
+#    of the rewrite is gone);
+# 2) the same block committed, the server killed right after COMMIT
+#    returned: all of it is there, with its rows;
+# 3) a write from another session to a table the block rewrote waits for
+#    the block to end (it would go to the replaced relation): here until
+#    lock_timeout; after the COMMIT it runs.
+# Prints "N passed, M failed" last; exits non-zero when anything failed.
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BIN="${1:-/work/main/build/freshet}"
+NAME=ddl_transaction_test
+[[ -x "$BIN" ]] || { echo "freshet binary not found at $BIN (pass it as \$1)"; echo "0 passed, 1 failed"; exit 1; }
+source "$HERE/lib.sh"
+
+q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
+kill9() { kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
+
+# An interactive session: statements written to it, its output read back
+# up to a marker (blocking reads, no sleeps).
+open_session() {
+  coproc SESSION { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev 2>&1; }
+  BG_PIDS+=("$SESSION_PID")
+}
+send() { printf '%s\n' "$@" >&"${SESSION[1]}"; }
+# Reads the session's output until the line MARK; the lines before it go
+# to $WORK/session.out.
+wait_for() {
+  : >"$WORK/session.out"
+  local line
+  while IFS= read -r -t 120 line <&"${SESSION[0]}"; do
+    [[ "$line" == "$1" ]] && return 0
+    echo "$line" >>"$WORK/session.out"
+  done
+  echo "    no '$1' from the session; it printed:"; sed 's/^/      /' "$WORK/session.out"
+  return 1
+}
+close_session() { exec {SESSION[1]}>&-; wait "$SESSION_PID" 2>/dev/null; }
+
+BLOCK=(
+  "BEGIN;"
+  "CREATE TABLE fresh (id int PRIMARY KEY, v text);"
+  "INSERT INTO fresh VALUES (1, 'a'), (2, 'b');"
+  "ALTER TABLE base ADD COLUMN c int DEFAULT 5;"
+  "INSERT INTO base VALUES (100, 100, 6);"
+  "CREATE SEQUENCE fresh_seq;"
+  "SELECT nextval('fresh_seq');"
+)
+
+start_server "$WORK/data" "$WORK/server.log" || { fail "start"; finish; }
+q -c "create table base (id int primary key, v int)" -c "insert into base select g, g from generate_series(1, 50) g" >/dev/null
+
+echo "== 1) a block open at kill -9 leaves nothing"
+open_session
+send "${BLOCK[@]}" '\echo READY'
+check "the block ran" wait_for READY
+check "its nextval" grep -qx 1 "$WORK/session.out"
+kill9
+close_session
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "the created table is not there" test "$(q -c "select count(*) from pg_class where relname in ('fresh', 'fresh_seq')")" = 0
+check "the altered table has its old columns" test "$(q -c "select string_agg(attname, ',' order by attnum) from pg_attribute where attrelid = 'base'::regclass and attnum > 0")" = "id,v"
+check "and its old rows" test "$(q -c 'select count(*), sum(v) from base')" = "50|1275"
+check "the same ALTER runs now (no half-made relation left)" q -c "alter table base add column c int default 5; alter table base drop column c"
+
+echo "== 2) a committed block survives kill -9"
+open_session
+send "${BLOCK[@]}" "COMMIT;" '\echo COMMITTED'
+check "the block committed" wait_for COMMITTED
+kill9
+close_session
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "the created table has its rows" test "$(q -c 'select count(*) from fresh')" = 2
+check "the altered table has the new column and every row" test "$(q -c 'select count(*), sum(c) from base')" = "51|256"
+check "the sequence goes on" test "$(q -c "select nextval('fresh_seq') > 1")" = t
+
+echo "== 3) another session's write waits for the block that rewrote the table"
+open_session
+send "BEGIN;" "ALTER TABLE base ADD COLUMN d int DEFAULT 1;" '\echo ALTERED'
+check "the block altered the table" wait_for ALTERED
+# While the block is open, a write to the table waits (here until
+# lock_timeout) instead of going to the relation the block replaces.
+out=$(q -c "set lock_timeout = '300ms'" -c "insert into base (id, v) values (200, 200)")
+check "the other session's insert waits for the block (lock_timeout)" grep -q "canceling statement due to lock timeout" <<<"$out"
+send "INSERT INTO base (id, v, c, d) VALUES (300, 300, 1, 1);" "COMMIT;" '\echo DONE'
+check "the block committed" wait_for DONE
+close_session
+check "then the other session's insert runs" q -c "insert into base (id, v) values (200, 200)"
+check "the table has both rows once and the new column" test "$(q -c "select count(*), sum(d) from base where id in (200, 300)")" = "2|2"
+check "and every row" test "$(q -c "select count(*) from base")" = 53
+
+finish
