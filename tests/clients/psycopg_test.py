@@ -257,7 +257,28 @@ def autocommit_mode():
     conn.autocommit = False
 
 
-for name, fn in [("DDL", ddl), ("DML with parameters", dml_with_parameters), ("prepared statements", prepared_reused),
+def transactional_ddl():
+    # psycopg's default mode runs DDL in a transaction block: a rollback
+    # takes the table back, a commit keeps it with its rows.
+    conn.execute("CREATE TABLE pg3_txn_ddl (id int PRIMARY KEY)")
+    conn.execute("INSERT INTO pg3_txn_ddl VALUES (1)")
+    conn.rollback()
+    row = conn.execute("SELECT count(*) FROM pg_class WHERE relname = 'pg3_txn_ddl'").fetchone()
+    check(row == (0,), "DDL rolled back with its transaction", row)
+    conn.rollback()
+    conn.execute("CREATE TABLE pg3_txn_ddl (id int PRIMARY KEY)")
+    conn.execute("INSERT INTO pg3_txn_ddl VALUES (1)")
+    conn.execute("ALTER TABLE pg3_txn_ddl ADD COLUMN note text DEFAULT 'n'")
+    conn.commit()
+    other = psycopg.connect(host=HOST, port=PORT, user=USER, dbname=DB, connect_timeout=10, autocommit=True)
+    row = other.execute("SELECT id, note FROM pg3_txn_ddl").fetchone()
+    check(row == (1, "n"), "DDL committed with its transaction, seen by another connection", row)
+    other.close()
+    conn.execute("DROP TABLE pg3_txn_ddl")
+    conn.commit()
+
+
+for name, fn in [("DDL", ddl), ("transactional DDL", transactional_ddl), ("DML with parameters", dml_with_parameters), ("prepared statements", prepared_reused),
                  ("failed transaction", failed_transaction_then_continue), ("COPY", copy_both_ways),
                  ("types", type_round_trips), ("pagination", pagination),
                  ("server-side cursor", server_cursor), ("pipeline", pipeline),

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
 #include <set>
 
 #include "common/error.h"
@@ -101,21 +99,23 @@ void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
     else others.push_back(id);
   }
   if (jobs.empty() && others.empty()) return;
-  // In a transaction block: from its catalog, the rest once it commits;
-  // stream jobs are not dropped in one.
-  if (!jobs.empty()) {
-    std::string kind = IsConnectorTable(*jobs[0]) ? "TABLE" : RelationKindName(jobs[0]->kind);
-    std::transform(kind.begin(), kind.end(), kind.begin(), [](unsigned char c) { return std::toupper(c); });
-    args.session->PreventInTransactionBlock(fmt::format("DROP {} of a stream job", kind));
-  }
+  // In a transaction block: from the block's catalog; the rest once it
+  // commits (stream jobs are stopped then, their relations' data dropped
+  // again after their last writes).
   if (args.session->InDdlTransaction()) {
-    catalog->DropObjects({}, {}, others);
+    std::vector<ObjectId> dropped = others;
+    for (const auto& j : jobs) {
+      dropped.push_back(j->id);
+      dropped.insert(dropped.end(), j->internal_tables.begin(), j->internal_tables.end());
+    }
+    catalog->DropObjects({}, {}, dropped);
     ObjectId database_id = args.session->database().id;
-    args.session->AfterDdlCommit([instance, database_id, others] {
-      for (ObjectId id : others) {
-        instance->DmlFor(database_id)->DropTable(id);
-        instance->sequences()->Forget(id);
-      }
+    args.session->AfterDdlCommit([instance, database_id, jobs, others] {
+      DmlManager* dml = instance->DmlFor(database_id);
+      for (ObjectId id : others) dml->DropTable(id);
+      for (const auto& j : jobs) dml->DropTable(j->id);
+      instance->jobs()->Drop(database_id, jobs, {});
+      for (ObjectId id : others) instance->sequences()->Forget(id);
     });
     return;
   }
