@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "common/array.h"
 #include "common/error.h"
@@ -39,7 +40,8 @@ int CastCost(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
     if (have.id == want.id) {
       // json, jsonb and text share a physical type: prefer the signature
       // of the argument's own.
-      if (have.IsJson() != want.IsJson() || have.IsJsonb() != want.IsJsonb()) cost += 1;
+      if (have.IsJson() != want.IsJson() || have.IsJsonb() != want.IsJsonb() || have.IsUuid() != want.IsUuid())
+        cost += 1;
       continue;
     }
     if (have.id == TypeId::kUnknown) {
@@ -314,11 +316,12 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
       throw SqlError(sqlstate::kCannotCoerce, fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
     return std::make_unique<CastExpr>(std::move(e), to);
   }
-  if (from.id == TypeId::kVarchar && to.id == TypeId::kVarchar && (from.IsJson() || to.IsJson()) &&
+  if (from.id == TypeId::kVarchar && to.id == TypeId::kVarchar && (from.IsCheckedText() || to.IsCheckedText()) &&
       from.precision != to.precision &&
       !(to.IsJson() && !to.IsJsonb() && from.IsJsonb())) {
-    if (to.IsJson() || to.precision >= 0) {
-      // Into json or jsonb: the text is checked (jsonb normalized); into
+    if (to.IsCheckedText() || to.precision >= 0) {
+      // Into json, jsonb or uuid: the text is checked (jsonb and uuid
+      // normalized); into
       // varchar(n): its length.
       if (e->kind() == Expression::Kind::kConstant)
         return std::make_unique<ConstantExpr>(
@@ -469,9 +472,18 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
   DataType concrete_struct;
   for (const auto& a : args)
     if (a->type().IsStruct()) concrete_struct = a->type();
+  // And compared with a uuid, json or jsonb the literal is one (read by
+  // its input function): id = 'A0EE...'.
+  static const std::set<std::string> kComparisons = {"=", "<>", "!=", "<", "<=", ">", ">="};
+  DataType checked_text;
+  if (args.size() == 2 && kComparisons.count(name))
+    for (const auto& a : args)
+      if (a->type().IsCheckedText()) checked_text = a->type();
   for (size_t i = 0; i < args.size(); i++) {
     DataType want = best->variadic ? best->arg_types[0] : best->arg_types[i];
     if (want.IsAnyStruct() && args[i]->type().id == TypeId::kUnknown && concrete_struct.IsStruct()) want = concrete_struct;
+    if (checked_text.IsCheckedText() && args[i]->type().id == TypeId::kUnknown && want.id == checked_text.id)
+      want = checked_text;
     args[i] = Coerce(std::move(args[i]), want);
   }
   if (best->check) {

@@ -1,6 +1,7 @@
 // The catalog's ALTER paths: AlterTable keeps the id and checks names;
 // ReplaceTable swaps a rewritten relation in atomically; a rewrite table a
-// crash left behind is dropped when the catalog is loaded again.
+// crash left behind is dropped when the catalog is loaded again. And
+// transactions: a block's DDL in a catalog of its own until committed.
 #include "catalog/catalog.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +91,110 @@ TEST(CatalogAlterTest, AnInterruptedRewriteIsDroppedAtLoad) {
   EXPECT_EQ(catalog->GetTable(unfinished), nullptr);
   auto again = Catalog::Load(store.get());
   EXPECT_EQ(again->GetTable(unfinished), nullptr);
+}
+
+}  // namespace
+}  // namespace freshet
+
+namespace freshet {
+namespace {
+
+// A transaction's catalog: its changes are its own until committed, then
+// stored in one write (a reload sees them); a dropped transaction leaves
+// nothing but used ids; concurrent changes to what it touched make the
+// commit fail with 40001 and store nothing.
+TEST(CatalogTransactionTest, ChangesAreItsOwnUntilCommitted) {
+  auto store = MemoryStore();
+  auto catalog = Catalog::Load(store.get());
+  TableRef kept = catalog->CreateTable(Table(*catalog, "kept"));
+  auto txn = catalog->BeginTransaction();
+  ASSERT_TRUE(txn->is_transaction());
+  TableRef made = txn->CreateTable(Table(*txn, "made"));
+  TableCatalog renamed = *kept;
+  renamed.name = "kept2";
+  txn->AlterTable(renamed);
+  txn->CreateSchema(kept->database_id, "s", kRootUserId);
+  EXPECT_NE(txn->FindTable(kept->schema_id, "made"), nullptr);
+  EXPECT_EQ(catalog->FindTable(kept->schema_id, "made"), nullptr);
+  EXPECT_EQ(catalog->FindTable(kept->schema_id, "kept")->id, kept->id);
+  EXPECT_FALSE(catalog->FindSchema(kept->database_id, "s"));
+  EXPECT_NE(txn->version(), catalog->version());
+  // Ids are the parent's: a table it makes meanwhile gets another.
+  TableRef other = catalog->CreateTable(Table(*catalog, "other"));
+  EXPECT_NE(other->id, made->id);
+  catalog->CommitTransaction(*txn);
+  EXPECT_EQ(catalog->FindTable(kept->schema_id, "made")->id, made->id);
+  EXPECT_EQ(catalog->FindTable(kept->schema_id, "kept2")->id, kept->id);
+  EXPECT_NE(catalog->FindTable(kept->schema_id, "other"), nullptr);
+  // Stored: a reload has it all.
+  auto reloaded = Catalog::Load(store.get());
+  EXPECT_EQ(reloaded->FindTable(kept->schema_id, "made")->id, made->id);
+  EXPECT_EQ(reloaded->FindTable(kept->schema_id, "kept2")->id, kept->id);
+  EXPECT_TRUE(reloaded->FindSchema(kept->database_id, "s"));
+}
+
+TEST(CatalogTransactionTest, ADroppedTransactionLeavesNothing) {
+  auto store = MemoryStore();
+  auto catalog = Catalog::Load(store.get());
+  TableRef kept = catalog->CreateTable(Table(*catalog, "kept"));
+  ObjectId made_id = 0;
+  {
+    auto txn = catalog->BeginTransaction();
+    made_id = txn->CreateTable(Table(*txn, "made"))->id;
+    txn->DropObjects({}, {}, {kept->id});
+    EXPECT_EQ(txn->DroppedByTransaction(), std::vector<ObjectId>{kept->id});
+  }
+  auto reloaded = Catalog::Load(store.get());
+  EXPECT_EQ(reloaded->FindTable(kept->schema_id, "made"), nullptr);
+  EXPECT_NE(reloaded->GetTable(kept->id), nullptr);
+  // Its id is not given again.
+  EXPECT_GT(reloaded->CreateTable(Table(*reloaded, "next"))->id, made_id);
+}
+
+TEST(CatalogTransactionTest, ConcurrentChangesToWhatItTouchedFailTheCommit) {
+  auto store = MemoryStore();
+  auto catalog = Catalog::Load(store.get());
+  TableRef t = catalog->CreateTable(Table(*catalog, "t"));
+  auto expect_conflict = [&](Catalog& txn) {
+    try {
+      catalog->CommitTransaction(txn);
+      FAIL() << "a conflicting transaction committed";
+    } catch (const SqlError& e) {
+      EXPECT_EQ(e.code(), sqlstate::kSerializationFailure);
+    }
+  };
+  // The same table changed by both.
+  auto txn = catalog->BeginTransaction();
+  TableCatalog a = *t;
+  a.comment = "txn";
+  txn->AlterTable(a);
+  TableCatalog b = *t;
+  b.comment = "other";
+  catalog->AlterTable(b);
+  expect_conflict(*txn);
+  EXPECT_EQ(catalog->GetTable(t->id)->comment, "other");
+  // A name both take.
+  auto txn2 = catalog->BeginTransaction();
+  txn2->CreateTable(Table(*txn2, "same"));
+  catalog->CreateTable(Table(*catalog, "same"));
+  expect_conflict(*txn2);
+  // A savepoint's copy goes on independently of the original.
+  auto txn3 = catalog->BeginTransaction();
+  txn3->CreateTable(Table(*txn3, "first"));
+  auto savepoint = txn3->CopyTransaction();
+  txn3->CreateTable(Table(*txn3, "second"));
+  catalog->CommitTransaction(*savepoint);
+  EXPECT_NE(catalog->FindTable(t->schema_id, "first"), nullptr);
+  EXPECT_EQ(catalog->FindTable(t->schema_id, "second"), nullptr);
+  // Changes elsewhere do not conflict.
+  auto txn4 = catalog->BeginTransaction();
+  txn4->CreateTable(Table(*txn4, "mine"));
+  TableCatalog c = *catalog->GetTable(t->id);
+  c.comment = "again";
+  catalog->AlterTable(c);
+  catalog->CommitTransaction(*txn4);
+  EXPECT_EQ(catalog->GetTable(t->id)->comment, "again");
+  EXPECT_NE(catalog->FindTable(t->schema_id, "mine"), nullptr);
 }
 
 }  // namespace

@@ -78,16 +78,16 @@ std::vector<DataType> BaseTypes() {
           T::Float64(), T::Numeric(),   T::Varchar(),     T::Text(),     T::Bytea(),
           T::Date(),    T::Time(),      T::Timestamp(),   T::Timestamptz(), T::Interval(),
           T::Oid(),     T::Oid(OidKind::kRegclass), T::Oid(OidKind::kRegtype), T::Oid(OidKind::kRegnamespace),
-          T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc), T::Json(), T::Jsonb()};
+          T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc), T::Json(), T::Jsonb(), T::Uuid()};
 }
 
-bool IsCollatable(const DataType& t) { return t.id == TypeId::kVarchar && !t.IsJson(); }
+bool IsCollatable(const DataType& t) { return t.id == TypeId::kVarchar && !t.IsCheckedText(); }
 
 // pg_type.typcategory.
 const char* TypeCategory(const DataType& t) {
   switch (t.id) {
     case TypeId::kBoolean: return "B";
-    case TypeId::kVarchar: return t.IsJson() ? "U" : "S";
+    case TypeId::kVarchar: return t.IsCheckedText() ? "U" : "S";
     case TypeId::kDate:
     case TypeId::kTime:
     case TypeId::kTimestamp:

@@ -112,7 +112,7 @@ std::string InformationSchemaType(const DataType& t) {
   if (t.id == TypeId::kNumeric) return "numeric";
   if (t.IsArray()) return "ARRAY";
   if (t.IsStruct()) return "USER-DEFINED";  // as for PostgreSQL's composite types
-  if (t.IsText()) return "text";
+  if (t.IsText() || t.IsCheckedText()) return t.ToString();  // text, json, jsonb, uuid
   if (t.id == TypeId::kVarchar) return "character varying";
   return t.ToString();
 }

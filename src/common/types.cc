@@ -98,6 +98,7 @@ std::string DataType::ToString() const {
     case TypeId::kVarchar:
       if (IsText()) return "text";
       if (IsJson()) return IsJsonb() ? "jsonb" : "json";
+      if (IsUuid()) return "uuid";
       if (precision >= 0) return fmt::format("character varying({})", precision);
       return "character varying";
     case TypeId::kBytea: return "bytea";
@@ -139,7 +140,7 @@ constexpr std::pair<uint32_t, uint32_t> kArrayOids[] = {
     {16, 1000},  {17, 1001},  {18, 1002},     {19, 1003},     {20, 1016},     {21, 1005},     {23, 1007},
     {24, 1008},  {25, 1009},  {26, 1028},     {700, 1021},    {701, 1022},    {1042, 1014},   {1043, 1015},
     {1082, 1182}, {1083, 1183}, {1114, 1115}, {1184, 1185}, {1186, 1187}, {1700, 1231}, {2205, 2210},
-    {2206, 2211}, {4089, 4090}, {4096, 4097}, {2249, 2287}, {114, 199}, {3802, 3807},
+    {2206, 2211}, {4089, 4090}, {4096, 4097}, {2249, 2287}, {114, 199}, {3802, 3807}, {2950, 2951},
 };
 
 }  // namespace
@@ -154,7 +155,7 @@ uint32_t DataType::PgOid() const {
     case TypeId::kFloat32: return 700;
     case TypeId::kFloat64: return 701;
     case TypeId::kNumeric: return 1700;
-    case TypeId::kVarchar: return IsText() ? 25 : IsJsonb() ? 3802 : IsJson() ? 114 : 1043;
+    case TypeId::kVarchar: return IsText() ? 25 : IsJsonb() ? 3802 : IsJson() ? 114 : IsUuid() ? 2950 : 1043;
     case TypeId::kBytea: return 17;
     case TypeId::kDate: return 1082;
     case TypeId::kTime: return 1083;
@@ -196,6 +197,7 @@ int16_t DataType::PgTypeLen() const {
     case TypeId::kTimestamptz: return 8;
     case TypeId::kInterval: return 16;
     case TypeId::kOid: return 4;
+    case TypeId::kVarchar: return IsUuid() ? 16 : -1;
     default: return -1;
   }
 }
@@ -238,6 +240,7 @@ DataType DataTypeFromName(const std::string& name) {
   if (name == "text") return DataType::Text();
   if (name == "json") return DataType::Json();
   if (name == "jsonb") return DataType::Jsonb();
+  if (name == "uuid") return DataType::Uuid();
   if (name == "oid") return DataType::Oid();
   if (name == "regclass") return DataType::Oid(OidKind::kRegclass);
   if (name == "regtype") return DataType::Oid(OidKind::kRegtype);
@@ -263,7 +266,7 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kFloat32: return "float4";
     case TypeId::kFloat64: return "float8";
     case TypeId::kNumeric: return "numeric";
-    case TypeId::kVarchar: return t.IsText() || t.IsJson() ? t.ToString() : "varchar";
+    case TypeId::kVarchar: return t.IsText() || t.IsCheckedText() ? t.ToString() : "varchar";
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time";
@@ -308,6 +311,7 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     case 25: return DataType::Text();
     case 114: return DataType::Json();
     case 3802: return DataType::Jsonb();
+    case 2950: return DataType::Uuid();
     case 1043:
     case 1042:
     case 19: return DataType::Varchar();

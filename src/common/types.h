@@ -104,6 +104,12 @@ struct DataType {
   static DataType Jsonb() { return DataType(TypeId::kVarchar, kJsonbMarker, -1); }
   bool IsJson() const { return id == TypeId::kVarchar && (precision == kJsonMarker || precision == kJsonbMarker); }
   bool IsJsonb() const { return id == TypeId::kVarchar && precision == kJsonbMarker; }
+  // uuid: its canonical text (common/uuid.h), kept as varchar likewise.
+  static constexpr int32_t kUuidMarker = -5;
+  static DataType Uuid() { return DataType(TypeId::kVarchar, kUuidMarker, -1); }
+  bool IsUuid() const { return id == TypeId::kVarchar && precision == kUuidMarker; }
+  // Text whose input function checks it: json, jsonb, uuid.
+  bool IsCheckedText() const { return IsJson() || IsUuid(); }
   static DataType Bytea() { return TypeId::kBytea; }
   static DataType Date() { return TypeId::kDate; }
   static DataType Time() { return TypeId::kTime; }

@@ -1,6 +1,7 @@
 #include "expr/cast.h"
 
 #include "common/json.h"
+#include "common/uuid.h"
 
 #include <cerrno>
 #include <charconv>
@@ -627,8 +628,10 @@ DataType CommonSuperType(const DataType& a, const DataType& b) {
   return DataType(r);
 }
 
-// json's input function checks the text; jsonb's also normalizes it.
-std::string JsonInput(std::string_view text, const DataType& to) {
+// json's input function checks the text; jsonb's also normalizes it, as
+// uuid's does (its canonical text).
+std::string CheckedTextInput(std::string_view text, const DataType& to) {
+  if (to.IsUuid()) return UuidInput(text);
   if (to.IsJsonb()) return NormalizeJsonb(text);
   CheckJsonText(text);
   return std::string(text);
@@ -659,7 +662,12 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
   if (to.IsJson() && !(from.IsJson() && (from.precision == to.precision || !to.IsJsonb()))) {
     // Text (or json into jsonb): checked to be JSON, jsonb normalized.
     if (from.id != TypeId::kVarchar && from.id != TypeId::kUnknown) ThrowCannotCast(from, to);
-    MapText(in, &out, [&](std::string_view s) { return JsonInput(s, to); });
+    MapText(in, &out, [&](std::string_view s) { return CheckedTextInput(s, to); });
+    return out;
+  }
+  if (to.IsUuid() && !from.IsUuid()) {
+    if (from.id != TypeId::kVarchar && from.id != TypeId::kUnknown) ThrowCannotCast(from, to);
+    MapText(in, &out, [&](std::string_view s) { return UuidInput(s); });
     return out;
   }
   if (from.id == to.id && !HasModifiers(to)) {
@@ -800,7 +808,7 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
       // A text value from a client is no larger than a value can be.
       CheckValueSize(text.size());
       // varcharin with a typmod rejects (rather than truncates) long input.
-      if (t.IsJson()) return Value::FromString(t, JsonInput(text, t));
+      if (t.IsCheckedText()) return Value::FromString(t, CheckedTextInput(text, t));
       std::string s = text;
       ApplyVarcharLength(&s, t.precision, /*assignment=*/true);
       return Value::FromString(t, std::move(s));
@@ -879,7 +887,7 @@ void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx
     case TypeId::kFloat64: return out->AppendFloat(ParseFloat8Text(text));
     case TypeId::kVarchar:
       CheckValueSize(text.size());
-      if (t.precision < 0 && !t.IsJson()) return out->AppendString(std::string(text));
+      if (t.precision < 0 && !t.IsCheckedText()) return out->AppendString(std::string(text));
       break;
     case TypeId::kTimestamp: return out->AppendInt(ParseTimestamp(text));
     case TypeId::kDate: return out->AppendInt(ParseDate(text));

@@ -1,6 +1,7 @@
 #include "pgproto/pg_binary.h"
 
 #include "common/json.h"
+#include "common/uuid.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -150,6 +151,10 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       break;
     }
     default:
+      if (v.type().IsUuid()) {  // uuid_send: the 16 bytes
+        out += UuidToBytes(v.GetString(i));
+        break;
+      }
       if (v.type().IsJsonb()) out.push_back('\1');  // jsonb_send's version
       out += v.GetString(i);
       break;
@@ -373,6 +378,7 @@ Value Receive(Reader* r, const DataType& t) {
       // textrecv and varcharrecv: the client's text, checked as text is;
       // json's is JSON text, jsonb's a version byte (1) and JSON text.
       std::string_view text = r->Rest();
+      if (t.IsUuid()) return Value::FromString(t, UuidFromBytes(text));  // uuid_recv
       if (t.IsJsonb()) {
         if (text.empty() || text[0] != 1)
           throw SqlError(sqlstate::kInvalidBinaryRepresentation, "unsupported jsonb version number");

@@ -22,9 +22,13 @@
 // The held-back writes then fail (the relation they address is gone), as
 // PostgreSQL's would wait for the lock and then see the table changed. A
 // table read by stream jobs or indexes is not rewritten (0A000): their
-// state is keyed by its old rows. Not yet: UNIQUE, CHECK and FOREIGN KEY
-// constraints; ALTER TABLE in a transaction block is applied at once, not
-// with the block.
+// state is keyed by its old rows.
+//
+// In a transaction block the catalog changes are the block's (stored at
+// its COMMIT, see Session); a rewrite's new relation is made outside the
+// block's catalog (dropped if the block rolls back), filled from the
+// table's rows and the block's own writes to it, and the table's writes
+// stay blocked until the block ends.
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 

@@ -68,6 +68,9 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   std::vector<ForeignKeyItem> foreign_keys;
   std::vector<const PgQuery__Constraint*> checks;  // bound once the columns are known
   std::vector<std::pair<std::vector<std::string>, const PgQuery__Constraint*>> uniques;  // the same
+  // LIKE ... INCLUDING INDEXES / CONSTRAINTS: the source's, given names of
+  // this table's (unique) or kept (checks).
+  std::vector<ConstraintCatalog> copied_uniques, copied_checks;
   const std::string schema_name = catalog->GetSchema(schema_id) ? catalog->GetSchema(schema_id)->name : "public";
   for (size_t i = 0; i < cs->n_table_elts; i++) {
     const PgQuery__Node* e = cs->table_elts[i];
@@ -117,6 +120,52 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
                        "only PRIMARY KEY, UNIQUE, FOREIGN KEY and CHECK table constraints are supported");
       declare_pk();
       for (size_t k = 0; k < c->n_keys; k++) add_pk(StringOf(c->keys[k]));
+    } else if (e->node_case == PG_QUERY__NODE__NODE_TABLE_LIKE_CLAUSE) {
+      // LIKE source [INCLUDING ...]: its columns with their NOT NULL, and
+      // as asked its defaults, identity, comments, CHECK constraints,
+      // primary key and unique constraints and indexes (PostgreSQL's
+      // CreateStmtLikeOption bits). Foreign keys are not copied, as in
+      // PostgreSQL; nor are stream indexes (CREATE INDEX).
+      const PgQuery__TableLikeClause* like = e->table_like_clause;
+      constexpr uint32_t kComments = 1 << 0, kConstraints = 1 << 2, kDefaults = 1 << 3, kIdentity = 1 << 5,
+                         kIndexes = 1 << 6;
+      TableRef source = binder.ResolveRelation(like->relation);
+      if (source->kind == RelationKind::kSequence || source->kind == RelationKind::kSink)
+        FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table, view, materialized view or source",
+                      source->name);
+      for (const ColumnCatalog& from : source->columns) {
+        if (from.hidden) continue;
+        if (t.ColumnIndex(from.name) >= 0)
+          FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", from.name);
+        ColumnCatalog col{from.name, from.type, from.not_null, false, ""};
+        if ((like->options & kDefaults) && !from.identity) col.default_expr = from.default_expr;
+        if (like->options & kComments) col.comment = from.comment;
+        if ((like->options & kIdentity) && from.identity) {
+          // A sequence of its own, as the column's in the source started.
+          col.identity = from.identity;
+          SequenceOptions options;
+          for (const auto& q : catalog->ListTables(source->database_id))
+            if (q->kind == RelationKind::kSequence && q->sequence.owned_by_table == source->id &&
+                q->sequence.owned_by_column == source->ColumnIndex(from.name))
+              options = q->sequence;
+          options.owned_by_column = static_cast<int>(t.columns.size());
+          std::string name = ChooseSequenceName(*catalog, schema_id, t.name, col.name);
+          owned_sequences.push_back(MakeSequence(name, t.database_id, schema_id, t.owner, options));
+          col.default_expr = NextvalDefault(schema_name, name);
+        }
+        t.columns.push_back(col);
+      }
+      if ((like->options & kIndexes) && source->kind == RelationKind::kTable) {
+        if (source->row_id_index < 0) {
+          declare_pk();
+          for (int k : source->pk) add_pk(source->columns[k].name);
+        }
+        for (const ConstraintCatalog& k : source->constraints)
+          if (k.type == 'u') copied_uniques.push_back(k);
+      }
+      if (like->options & kConstraints)
+        for (const ConstraintCatalog& k : source->constraints)
+          if (k.type == 'c') copied_checks.push_back(k);
     } else {
       throw SqlError(sqlstate::kFeatureNotSupported, "unsupported table element " + NodeTag(e));
     }
@@ -139,6 +188,29 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   t.dist_key = t.pk;
   t.append_only = stmt.append_only;
   for (const auto& [columns, c] : uniques) t.constraints.push_back(BindUniqueConstraint(args, t, columns, c));
+  for (const ConstraintCatalog& from : copied_uniques) {
+    PgQuery__Constraint c = PG_QUERY__CONSTRAINT__INIT;
+    c.contype = PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE;
+    c.nulls_not_distinct = from.nulls_not_distinct;
+    std::string index_name;  // a unique index is named as CREATE INDEX names one
+    if (from.index_only) {
+      index_name = t.name;
+      for (const auto& col : from.columns) index_name += "_" + col;
+      index_name += "_idx";
+      c.conname = index_name.data();
+    }
+    ConstraintCatalog unique = BindUniqueConstraint(args, t, from.columns, &c);
+    unique.index_only = from.index_only;
+    t.constraints.push_back(std::move(unique));
+  }
+  for (ConstraintCatalog check : copied_checks) {
+    PgQuery__Constraint c = PG_QUERY__CONSTRAINT__INIT;
+    std::string name = check.name;
+    c.conname = name.data();
+    NameConstraint(t, &c, name, &check);  // a fresh ordinal; 42710 if a name is taken
+    check.validated = true;
+    t.constraints.push_back(std::move(check));
+  }
   for (const PgQuery__Constraint* c : checks) {
     ConstraintCatalog check = BindCheckConstraint(args, t, c);
     check.validated = true;  // CREATE TABLE ignores NOT VALID, as PostgreSQL
