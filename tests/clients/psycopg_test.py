@@ -11,6 +11,7 @@ same script; the exit status is the number of failed checks.
 """
 import datetime
 import decimal
+import uuid
 
 import psycopg
 
@@ -175,12 +176,15 @@ def type_round_trips():
         ("timestamptz", datetime.datetime(2021, 3, 4, 5, 6, 7, tzinfo=datetime.timezone.utc)),
         ("interval", datetime.timedelta(days=3, seconds=3661)), ("bytea", b"\x00\x01\xff"),
         ("int4[]", [1, 2, 3]), ("text[]", ["a", "b"]),
+        ("uuid", uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")),
+        ("jsonb", {"a": [1, 2]}),
     ]
     with conn.cursor() as cur:
         for type_name, value in values:
             for binary in (False, True):
                 try:
-                    cur.execute(f"SELECT %s::{type_name}", (value,), binary=binary)
+                    param = psycopg.types.json.Jsonb(value) if type_name == "jsonb" else value
+                    cur.execute(f"SELECT %s::{type_name}", (param,), binary=binary)
                     got = cur.fetchone()[0]
                     if isinstance(value, bytes):
                         got = bytes(got)
