@@ -134,7 +134,7 @@ void Session::PrepareEval() {
   eval_.params = nullptr;
   eval_.outer_rows.clear();
   eval_.subquery_runner = nullptr;
-  eval_.catalog = MakeCatalogLookup(catalog(), database_.id, SearchPath());
+  RefreshCatalogLookup();
   eval_.sequences = this;
   eval_.session = this;
 }
@@ -262,9 +262,14 @@ void Session::Write(WriteSet&& writes) {
 Catalog* Session::catalog() { return txn_catalog_ ? txn_catalog_.get() : instance_->catalog(); }
 
 Catalog* Session::DdlCatalog() {
-  if (InExplicitBlock() && !txn_catalog_) txn_catalog_ = instance_->catalog()->BeginTransaction();
+  if (InExplicitBlock() && !txn_catalog_) {
+    txn_catalog_ = instance_->catalog()->BeginTransaction();
+    RefreshCatalogLookup();  // the running statement's expressions (regclass, nextval) look there too
+  }
   return catalog();
 }
+
+void Session::RefreshCatalogLookup() { eval_.catalog = MakeCatalogLookup(catalog(), database_.id, SearchPath()); }
 
 void Session::PreventInTransactionBlock(std::string_view command) const {
   if (InExplicitBlock()) FRESHET_THROW(sqlstate::kActiveTransaction, "{} cannot run inside a transaction block", command);
@@ -393,6 +398,7 @@ void Session::EndBlock(bool committed) {
   txn_writes_.Clear();
   // A block's DDL not committed (Commit takes it first) is undone.
   txn_catalog_.reset();
+  RefreshCatalogLookup();
   after_ddl_commit_.clear();
   RunUndo(&on_ddl_rollback_);
   block_guards_.clear();
@@ -488,6 +494,7 @@ StatementOutcome Session::RollbackToSavepoint(const std::string& name) {
     // The block's DDL as it was then (a copy: the savepoint stays).
     const SavepointMark& mark = savepoints_[i];
     txn_catalog_ = mark.catalog ? std::shared_ptr<Catalog>(mark.catalog->CopyTransaction()) : nullptr;
+    RefreshCatalogLookup();
     after_ddl_commit_.resize(std::min(after_ddl_commit_.size(), mark.after_commit));
     RunUndo(&on_ddl_rollback_, mark.on_rollback);
     txn_ = TxnState::kInBlock;

@@ -239,6 +239,9 @@ class Session : public SequenceAccess, public SessionAccess {
   // COMMIT of a block that ran DDL: its catalog stored with its writes.
   void CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std::shared_ptr<Catalog> txn_catalog);
   void PrepareEval();
+  // Points the evaluation settings' catalog lookup at catalog() (the
+  // block's, or the instance's): whenever that changes.
+  void RefreshCatalogLookup();
   // Ends the transaction block, dropping its writes and snapshot (and the
   // cursors that end with it).
   void EndBlock(bool committed);

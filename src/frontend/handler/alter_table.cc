@@ -45,6 +45,7 @@
 #include "frontend/handler/objects.h"
 #include "frontend/handler/table_definition.h"
 #include "frontend/session.h"
+#include "meta/sequences.h"
 #include "planner/optimizer.h"
 #include "storage/write_set.h"
 
@@ -69,6 +70,10 @@ struct Alteration {
   // Other tables whose foreign keys on this one a CASCADE dropped, as they
   // are to be stored after this table.
   std::map<ObjectId, TableCatalog> other_tables;
+  // Sequences made for added serial and identity columns (the rewrite's
+  // DEFAULT numbers the stored rows from them), by their column's name:
+  // dropped if the alteration fails.
+  std::map<ObjectId, std::string> new_sequences;
 
   explicit Alteration(const TableCatalog& t) : next(t) {
     next.columns.clear();
@@ -193,9 +198,6 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
   switch (cmd->subtype) {
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AddColumn: {
       BoundColumn bound = BindColumnDef(session, args.stmt, cmd->def->column_def);
-      if (bound.owns_sequence)
-        throw SqlError(sqlstate::kFeatureNotSupported, "adding a serial or identity column is not supported yet")
-            .WithHint("Create a sequence and add the column with DEFAULT nextval('the_sequence').");
       if (a->Find(bound.column.name) >= 0) {
         if (cmd->missing_ok) {
           args.sink->Notice(fmt::format("column \"{}\" of relation \"{}\" already exists, skipping", bound.column.name,
@@ -204,6 +206,14 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         }
         FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", bound.column.name,
                       next.name);
+      }
+      if (bound.owns_sequence) {
+        Catalog* catalog = session->DdlCatalog();
+        std::vector<std::string> taken;
+        for (const auto& [id, column] : a->new_sequences) taken.push_back(catalog->GetTable(id)->name);
+        TableRef seq = catalog->CreateTable(OwnedSequence(args, *catalog, next, catalog->GetSchema(next.schema_id)->name,
+                                                          static_cast<int>(next.columns.size()), taken, &bound));
+        a->new_sequences[seq->id] = bound.column.name;
       }
       next.columns.push_back(bound.column);
       a->sources.push_back({-1, nullptr});
@@ -573,6 +583,39 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
 
 namespace {
 
+// After a rewrite: the sequences the old relation's columns (and the
+// columns just added) own are owned by the same columns of the new one;
+// those of dropped columns go with them, as in PostgreSQL.
+void MoveOwnedSequences(const HandlerArgs& args, const TableCatalog& old_table, const TableCatalog& now,
+                        const Alteration& a) {
+  Catalog* catalog = args.session->DdlCatalog();
+  std::vector<ObjectId> orphaned;
+  for (const auto& seq : catalog->ListTables(old_table.database_id)) {
+    if (seq->kind != RelationKind::kSequence || seq->sequence.owned_by_table != old_table.id) continue;
+    auto added = a.new_sequences.find(seq->id);
+    const int old_column = seq->sequence.owned_by_column;
+    std::string column = added != a.new_sequences.end() ? added->second
+                         : old_column >= 0 && static_cast<size_t>(old_column) < old_table.columns.size()
+                             ? old_table.columns[old_column].name
+                             : "";
+    int index = column.empty() ? -1 : now.ColumnIndex(column);
+    if (index < 0) {
+      orphaned.push_back(seq->id);
+      continue;
+    }
+    TableCatalog moved = *seq;
+    moved.sequence.owned_by_table = now.id;
+    moved.sequence.owned_by_column = index;
+    catalog->AlterTable(moved);
+  }
+  if (orphaned.empty()) return;
+  catalog->DropObjects({}, {}, orphaned);
+  SequenceManager* sequences = args.instance()->sequences();
+  args.session->AfterDdlCommit([sequences, orphaned] {
+    for (ObjectId id : orphaned) sequences->Forget(id);
+  });
+}
+
 // Stores the table's next definition: by a rewrite, after checking the
 // stored rows against new checks, or as a catalog change (forgetting the
 // indexes of dropped unique constraints).
@@ -591,6 +634,8 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
           if (fk.ref_table == t->id) fk.ref_table = now->id, touched = true;
         if (touched) catalog->AlterTable(changed);
       }
+    if (TableRef now = catalog->FindTable(t->schema_id, t->name); now && now->id != t->id)
+      MoveOwnedSequences(args, *t, *now, a);
     return;
   }
   if (!a.to_validate.empty()) {
@@ -628,8 +673,16 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args) {
                   t->name);
   CheckOwner(args, *t);
   Alteration a(*t);
-  for (size_t i = 0; i < s->n_cmds; i++) ApplyCommand(args, s->cmds[i]->alter_table_cmd, &a);
-  StoreAlteration(args, t, a);
+  try {
+    for (size_t i = 0; i < s->n_cmds; i++) ApplyCommand(args, s->cmds[i]->alter_table_cmd, &a);
+    StoreAlteration(args, t, a);
+  } catch (...) {
+    // The sequences of added serial columns go with the failed ALTER.
+    std::vector<ObjectId> made;
+    for (const auto& [id, column] : a.new_sequences) made.push_back(id);
+    if (!made.empty()) session->DdlCatalog()->DropObjects({}, {}, made);
+    throw;
+  }
   return {"ALTER TABLE"};
 }
 

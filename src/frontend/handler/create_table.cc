@@ -87,16 +87,12 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
         add_pk(col.name);
       }
       if (bound.owns_sequence) {
-        SequenceOptions base;
-        base.type = col.type;
-        SequenceChanges changes = ApplySequenceOptions(args, bound.identity ? bound.identity->options : nullptr,
-                                                       bound.identity ? bound.identity->n_options : 0, base, true);
-        std::string name = ChooseSequenceName(*catalog, schema_id, t.name, col.name);
-        for (const auto& q : owned_sequences)  // two columns of this table
-          if (q.name == name) name = ChooseSequenceName(*catalog, schema_id, t.name, col.name + "_" + std::to_string(i));
-        changes.options.owned_by_column = static_cast<int>(t.columns.size());
-        owned_sequences.push_back(MakeSequence(name, t.database_id, schema_id, t.owner, changes.options));
-        col.default_expr = NextvalDefault(schema_name, name);
+        std::vector<std::string> taken;
+        for (const auto& q : owned_sequences) taken.push_back(q.name);
+        bound.column = col;
+        owned_sequences.push_back(
+            OwnedSequence(args, *catalog, t, schema_name, static_cast<int>(t.columns.size()), taken, &bound));
+        col.default_expr = bound.column.default_expr;
       }
       t.columns.push_back(col);
     } else if (e->node_case == PG_QUERY__NODE__NODE_CONSTRAINT) {

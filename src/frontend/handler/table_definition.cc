@@ -9,6 +9,7 @@
 #include "binder/binder.h"
 #include "common/error.h"
 #include "expr/cast.h"
+#include "frontend/handler/sequence.h"
 #include "frontend/session.h"
 
 namespace freshet {
@@ -159,6 +160,23 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
     }
   }
   return out;
+}
+
+TableCatalog OwnedSequence(const HandlerArgs& args, const Catalog& catalog, const TableCatalog& table,
+                           const std::string& schema_name, int column_index, const std::vector<std::string>& taken,
+                           BoundColumn* bound) {
+  SequenceOptions base;
+  base.type = bound->column.type;
+  SequenceChanges changes = ApplySequenceOptions(args, bound->identity ? bound->identity->options : nullptr,
+                                                 bound->identity ? bound->identity->n_options : 0, base, true);
+  std::string name = ChooseSequenceName(catalog, table.schema_id, table.name, bound->column.name);
+  if (std::find(taken.begin(), taken.end(), name) != taken.end())  // two columns of one table
+    name = ChooseSequenceName(catalog, table.schema_id, table.name,
+                              bound->column.name + "_" + std::to_string(column_index));
+  changes.options.owned_by_table = table.id;
+  changes.options.owned_by_column = column_index;
+  bound->column.default_expr = NextvalDefault(schema_name, name);
+  return MakeSequence(name, table.database_id, table.schema_id, table.owner, changes.options);
 }
 
 ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& table,

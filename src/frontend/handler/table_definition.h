@@ -18,6 +18,15 @@ namespace freshet {
 
 class Session;
 
+struct BoundColumn;
+// The sequence a serial or identity column draws from (`bound`, column
+// `column_index` of `table`, in schema `schema_name`): named for the table
+// and column (not one of `taken`), with the column's identity options; the
+// column's DEFAULT is set to draw from it.
+TableCatalog OwnedSequence(const HandlerArgs& args, const Catalog& catalog, const TableCatalog& table,
+                           const std::string& schema_name, int column_index, const std::vector<std::string>& taken,
+                           BoundColumn* bound);
+
 struct BoundColumn {
   ColumnCatalog column;
   bool primary_key = false;  // declared PRIMARY KEY on the column
