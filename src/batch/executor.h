@@ -57,6 +57,7 @@ struct ExecContext {
   SettingsFn settings;  // pg_settings; may be null
   PreparedStatementsFn prepared_statements;  // pg_prepared_statements; may be null
   CursorsFn cursors;                         // pg_cursors; may be null
+  ActivityFn activity;                       // pg_stat_activity; may be null
 
   // The statement's memory limit in bytes (0: none) and the thread's net
   // allocation when it started (common/thread_memory.h).

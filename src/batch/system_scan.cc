@@ -12,7 +12,8 @@ class SystemScanExecutor : public Executor {
     auto dot = node.name.find('.');
     const SystemTableDef* def = FindSystemTable(node.name.substr(0, dot), node.name.substr(dot + 1));
     rows_ = GenerateSystemRows(*def, SystemTableContext{ctx.catalog, ctx.database_id, ctx.user_name, ctx.job_progress, ctx.fragments,
-                                                        ctx.row_count, ctx.settings, ctx.prepared_statements, ctx.cursors});
+                                                        ctx.row_count, ctx.settings, ctx.prepared_statements, ctx.cursors,
+                                                        ctx.activity});
   }
 
   bool Next(DataChunk* out) override {

@@ -319,6 +319,13 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"extra_desc", kText}, {"context", kText}, {"vartype", kText}, {"source", kText}, {"min_val", kText},
         {"max_val", kText}, {"enumvals", kTextArray}, {"boot_val", kText}, {"reset_val", kText},
         {"sourcefile", kText}, {"sourceline", i4}, {"pending_restart", b}}},
+      {"pg_catalog", "pg_stat_activity",
+       {{"datid", kOid}, {"datname", kName}, {"pid", i4}, {"leader_pid", i4}, {"usesysid", kOid}, {"usename", kName},
+        {"application_name", kText}, {"client_addr", kText}, {"client_hostname", kText}, {"client_port", i4},
+        {"backend_start", T::Timestamptz()}, {"xact_start", T::Timestamptz()}, {"query_start", T::Timestamptz()},
+        {"state_change", T::Timestamptz()}, {"wait_event_type", kText}, {"wait_event", kText}, {"state", kText},
+        {"backend_xid", kText}, {"backend_xmin", kText}, {"query_id", T::Int64()}, {"query", kText},
+        {"backend_type", kText}}},
       {"pg_catalog", "pg_cursors",
        {{"name", kText}, {"statement", kText}, {"is_holdable", b}, {"is_binary", b}, {"is_scrollable", b},
         {"creation_time", T::Timestamptz()}}},
@@ -646,6 +653,23 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       rows.push_back({Txt(p.name), Txt(p.statement), Value::Timestamptz(p.prepare_time),
                       Value::FromString(kTextArray, EncodeArray(types)),
                       B(p.from_sql), Value::Int64(0), Value::Int64(0)});
+    }
+  } else if (name == "pg_stat_activity" && ctx.activity) {
+    // As PostgreSQL: a role that is not a superuser sees what other roles'
+    // sessions run as "<insufficient privilege>".
+    auto viewer = c.FindUser(ctx.user_name);
+    const bool superuser = viewer && viewer->superuser;
+    auto time = [](int64_t micros) { return micros ? Value::Timestamptz(micros) : Null(T::Timestamptz()); };
+    for (const BackendActivity& a : ctx.activity()) {
+      const bool visible = superuser || a.user == ctx.user_name;
+      rows.push_back({O(ObjectOid(a.database_id)), N(a.database), I4(a.pid), Null(T::Int32()), O(a.user_id),
+                      N(a.user), Txt(a.application_name), a.client_addr.empty() ? Null(kText) : Txt(a.client_addr),
+                      Null(kText), a.client_port >= 0 ? I4(a.client_port) : Null(T::Int32()),
+                      time(a.backend_start), visible ? time(a.xact_start) : Null(T::Timestamptz()),
+                      visible ? time(a.query_start) : Null(T::Timestamptz()),
+                      visible ? time(a.state_change) : Null(T::Timestamptz()), Null(kText), Null(kText),
+                      visible ? Txt(a.state) : Null(kText), Null(kText), Null(kText), Null(T::Int64()),
+                      Txt(visible ? a.query : "<insufficient privilege>"), Txt("client backend")});
     }
   } else if (name == "pg_cursors" && ctx.cursors) {
     for (const CursorInfo& c : ctx.cursors())

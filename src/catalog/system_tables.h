@@ -104,6 +104,20 @@ struct CursorInfo {
 };
 using CursorsFn = std::function<std::vector<CursorInfo>()>;
 
+// One session (PostgreSQL: one backend) as pg_stat_activity shows it.
+// Times are micros since the epoch, 0 for none.
+struct BackendActivity {
+  int32_t pid = 0;
+  ObjectId database_id = 0, user_id = 0;
+  std::string database, user, application_name;
+  std::string client_addr;  // empty: not a TCP client
+  int32_t client_port = -1;
+  int64_t backend_start = 0, xact_start = 0, query_start = 0, state_change = 0;
+  std::string state;  // active, idle, idle in transaction, idle in transaction (aborted)
+  std::string query;  // the running or last statement
+};
+using ActivityFn = std::function<std::vector<BackendActivity>()>;
+
 struct SystemTableContext {
   const Catalog* catalog;
   ObjectId database_id;
@@ -116,6 +130,7 @@ struct SystemTableContext {
   SettingsFn settings;
   PreparedStatementsFn prepared_statements;  // null: none
   CursorsFn cursors;                         // null: none
+  ActivityFn activity;                       // every session's (pg_stat_activity); null: none
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

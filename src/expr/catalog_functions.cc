@@ -308,6 +308,36 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                                                          EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) out->AppendInt(need_session(ctx).BackendPid());
   });
+  RegisterFn(r, "pg_sleep", {DataType::Float64()}, DataType::Unknown(),
+             [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               for (size_t i = 0; i < n; i++) {
+                 if (!args[0]->IsNull(i)) need_session(ctx).Sleep(args[0]->GetFloat(i));
+                 out->AppendNull();
+               }
+             });
+  // pg_terminate_backend's timeout (to wait for the session's end) is
+  // taken and not waited for.
+  for (bool terminate : {false, true})
+    for (size_t arity : {size_t{1}, size_t{2}}) {
+      if (!terminate && arity == 2) continue;
+      std::vector<DataType> arg_types = {i4};
+      if (arity == 2) arg_types.push_back(DataType::Int64());
+      RegisterFn(r, terminate ? "pg_terminate_backend" : "pg_cancel_backend", arg_types, DataType::Boolean(),
+                 [need_session, terminate](const std::vector<const Vector*>& args, size_t n, Vector* out,
+                                           EvalContext& ctx) {
+                   for (size_t i = 0; i < n; i++) {
+                     if (args[0]->IsNull(i)) {
+                       out->AppendNull();
+                       continue;
+                     }
+                     const auto pid = static_cast<int32_t>(args[0]->GetInt(i));
+                     const bool signalled = need_session(ctx).SignalBackend(pid, terminate);
+                     if (!signalled && ctx.notices)
+                       ctx.notices->push_back(fmt::format("PID {} is not a PostgreSQL backend process", pid));
+                     out->AppendBool(signalled);
+                   }
+                 });
+    }
   // Sizes in storage: a relation's bytes as its engine estimates them
   // (NULL for an unknown oid, as PostgreSQL); indexes behind primary keys
   // are part of their table's rows.

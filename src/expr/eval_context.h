@@ -80,6 +80,12 @@ class SessionAccess {
   // SET name = value (SET's errors); returns the value now in force.
   virtual std::string SetSetting(const std::string& name, const std::string& value) = 0;
   virtual int32_t BackendPid() const = 0;
+  // pg_cancel_backend / pg_terminate_backend(pid): false (and a warning)
+  // when there is no such session; 42501 when not allowed.
+  virtual bool SignalBackend(int32_t pid, bool terminate) = 0;
+  // pg_sleep: waits, ending early with 57014 when the statement is
+  // cancelled (a cancel request, statement_timeout, pg_cancel_backend).
+  virtual void Sleep(double seconds) = 0;
   // Bytes relation `oid` takes in storage (approximate, as the engine
   // tells); nullopt when no relation has that oid.
   virtual std::optional<int64_t> RelationBytes(uint32_t oid) = 0;

@@ -114,13 +114,40 @@ void Instance::DropDatabase(ObjectId database_id) {
   store_->DropDmlLog(database_id);
 }
 
-std::pair<int32_t, int32_t> Instance::RegisterSession(std::atomic<bool>* cancel_flag) {
+std::pair<int32_t, int32_t> Instance::RegisterSession(std::atomic<bool>* cancel_flag, SessionActivity* activity) {
   static thread_local std::mt19937 rng(std::random_device{}());
   std::lock_guard lock(mu_);
   int32_t pid = next_pid_++;
   int32_t secret = static_cast<int32_t>(rng());
-  sessions_[pid] = {secret, cancel_flag};
+  sessions_[pid] = {secret, cancel_flag, activity};
   return {pid, secret};
+}
+
+std::vector<BackendActivity> Instance::ListActivity() {
+  std::lock_guard lock(mu_);
+  std::vector<BackendActivity> out;
+  for (auto& [pid, entry] : sessions_) {
+    std::lock_guard row_lock(entry.activity->mu);
+    out.push_back(entry.activity->row);
+    out.back().pid = pid;
+  }
+  return out;
+}
+
+std::optional<std::string> Instance::SignalSession(int32_t pid, bool terminate,
+                                                   const std::function<bool(const std::string& user)>& allowed) {
+  std::lock_guard lock(mu_);
+  auto it = sessions_.find(pid);
+  if (it == sessions_.end()) return std::nullopt;
+  SessionActivity* activity = it->second.activity;
+  std::lock_guard row_lock(activity->mu);
+  std::string user = activity->row.user;
+  if (!allowed(user)) return user;
+  if (terminate) activity->terminate.store(true);
+  it->second.cancel->store(true);
+  // Under mu_: the session (and its connection) cannot go meanwhile.
+  if (terminate && activity->wake) activity->wake();
+  return user;
 }
 
 void Instance::UnregisterSession(int32_t pid) {

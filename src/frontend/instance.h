@@ -5,6 +5,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +14,7 @@
 
 #include "frontend/statement_timer.h"
 #include "catalog/catalog.h"
+#include "catalog/system_tables.h"
 #include "meta/barrier_manager.h"
 #include "meta/dml_manager.h"
 #include "meta/sequences.h"
@@ -43,6 +46,17 @@ struct ServerOptions {
   int64_t disk_reserve_mb = -1;
 };
 
+// What a session shows of itself to others (pg_stat_activity) and how they
+// end it (pg_terminate_backend): written by the session, read and
+// signalled from other threads, under `mu`.
+struct SessionActivity {
+  std::mutex mu;
+  BackendActivity row;
+  // Set by the connection: ends its wait for the client's next message.
+  std::function<void()> wake;
+  std::atomic<bool> terminate{false};
+};
+
 class Instance {
  public:
   // Opens (or initializes) the data directory. Errors: Busy (another server
@@ -68,10 +82,20 @@ class Instance {
   void ResetSystemParameter(const std::string& name);
   void DropDatabase(ObjectId database_id);
 
-  // Cancel registry: each session gets a (process id, secret key) pair.
-  std::pair<int32_t, int32_t> RegisterSession(std::atomic<bool>* cancel_flag);
+  // Session registry: each session gets a (process id, secret key) pair
+  // and shows its activity (pg_stat_activity) through `activity`, which it
+  // keeps until it unregisters.
+  std::pair<int32_t, int32_t> RegisterSession(std::atomic<bool>* cancel_flag, SessionActivity* activity);
   void UnregisterSession(int32_t pid);
   void Cancel(int32_t pid, int32_t secret);
+  std::vector<BackendActivity> ListActivity();
+  // pg_cancel_backend / pg_terminate_backend: cancels the session's
+  // running statement and, with `terminate`, ends the session (its
+  // connection's wait for the client is woken). nullopt when there is no
+  // such session; else its user, which the caller may check first
+  // (`allowed`: false leaves it alone).
+  std::optional<std::string> SignalSession(int32_t pid, bool terminate,
+                                           const std::function<bool(const std::string& user)>& allowed);
   // Cancels the running statement of every session (at shutdown).
   void CancelAll();
 
@@ -92,6 +116,7 @@ class Instance {
   struct SessionEntry {
     int32_t secret;
     std::atomic<bool>* cancel;
+    SessionActivity* activity;
   };
   std::map<int32_t, SessionEntry> sessions_;
   int32_t next_pid_ = 1000;

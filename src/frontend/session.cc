@@ -8,6 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <chrono>
+#include <thread>
 
 #include "catalog/pg_catalog.h"
 #include "storage/table_engines.h"
@@ -72,12 +74,84 @@ Session::Session(Instance* instance, const std::string& user, const std::string&
   auto db = instance_->catalog()->FindDatabase(database);
   if (!db) throw SqlError(sqlstate::kInvalidCatalogName, "database \"" + database + "\" does not exist");
   database_ = *db;
-  auto ids = instance_->RegisterSession(&cancel_);
+  activity_.row.database_id = database_.id;
+  activity_.row.database = database_.name;
+  activity_.row.user = user;
+  activity_.row.user_id = instance_->catalog()->FindUser(user)->id;
+  activity_.row.backend_start = activity_.row.state_change = NowMicros();
+  activity_.row.state = "idle";
+  auto ids = instance_->RegisterSession(&cancel_, &activity_);
   pid_ = ids.first;
   secret_ = ids.second;
 }
 
 Session::~Session() { instance_->UnregisterSession(pid_); }
+
+void Session::SetClient(const std::string& addr, int32_t port) {
+  std::lock_guard lock(activity_.mu);
+  activity_.row.client_addr = addr;
+  activity_.row.client_port = port;
+}
+
+void Session::SetWake(std::function<void()> wake) {
+  std::lock_guard lock(activity_.mu);
+  activity_.wake = std::move(wake);
+}
+
+void Session::NoteStatementStart() {
+  std::string application_name = variables_.Get("application_name");
+  int64_t now = NowMicros();
+  std::lock_guard lock(activity_.mu);
+  activity_.row.application_name = std::move(application_name);
+  activity_.row.state = "active";
+  activity_.row.query = current_query_;
+  activity_.row.query_start = activity_.row.state_change = now;
+  if (!activity_.row.xact_start) activity_.row.xact_start = now;
+}
+
+void Session::NoteStatementEnd() {
+  const char* state = txn_ == TxnState::kIdle       ? "idle"
+                      : txn_ == TxnState::kInBlock ? "idle in transaction"
+                                                   : "idle in transaction (aborted)";
+  int64_t now = NowMicros();
+  std::lock_guard lock(activity_.mu);
+  activity_.row.state = state;
+  activity_.row.state_change = now;
+  if (txn_ == TxnState::kIdle) activity_.row.xact_start = 0;
+}
+
+void Session::Sleep(double seconds) {
+  using Clock = std::chrono::steady_clock;
+  if (!(seconds > 0)) return;
+  const auto end = Clock::now() + std::chrono::microseconds(static_cast<int64_t>(std::min(seconds, 1e9) * 1e6));
+  while (Clock::now() < end) {
+    if (cancel_.load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+    std::this_thread::sleep_for(std::min<Clock::duration>(end - Clock::now(), std::chrono::milliseconds(10)));
+  }
+}
+
+bool Session::SignalBackend(int32_t pid, bool terminate) {
+  // As PostgreSQL: a superuser's sessions only by superusers, others' by
+  // their own role or a superuser (42501).
+  auto me = instance_->catalog()->FindUser(user_);
+  const bool superuser = me && me->superuser;
+  std::optional<std::string> refused_user;
+  std::optional<std::string> target = instance_->SignalSession(pid, terminate, [&](const std::string& user) {
+    if (superuser || user == user_) return true;
+    refused_user = user;
+    return false;
+  });
+  if (!target) return false;
+  if (refused_user) {  // PostgreSQL 15's messages
+    auto other = instance_->catalog()->FindUser(*refused_user);
+    if (other && other->superuser)
+      FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be a superuser to {}",
+                    terminate ? "terminate superuser process" : "cancel superuser query");
+    FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be a member of the role whose {} or member of pg_signal_backend",
+                  terminate ? "process is being terminated" : "query is being canceled");
+  }
+  return true;
+}
 
 std::vector<std::pair<std::string, std::string>> Session::StartupParameters() {
   variables_.ForgetReported();
@@ -328,6 +402,7 @@ void Session::OnError() {
     txn_snapshot_.reset();
     writer_.reset();
   }
+  NoteStatementEnd();  // pg_stat_activity: aborted
 }
 
 void Session::Sync() {
@@ -623,6 +698,11 @@ std::string WritingCommand(const ParsedStatement& stmt) {
 StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
                                        PortalRows* portal, PlanCache* plan_cache) {
   PrepareEval();
+  NoteStatementStart();
+  struct NoteEnd {
+    Session* session;
+    ~NoteEnd() { session->NoteStatementEnd(); }
+  } note_end{this};
   if (txn_ == TxnState::kFailed && !IsTransactionExit(stmt)) ThrowInFailedTransaction();
   StatementTimeout timeout(instance_->statement_timer(), variables_.DurationMs("statement_timeout"), &cancel_);
   // Outside a transaction the lock is the statement's alone.

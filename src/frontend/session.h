@@ -58,6 +58,8 @@ class Session : public SequenceAccess, public SessionAccess {
   std::optional<std::string> Setting(const std::string& name) override;
   std::string SetSetting(const std::string& name, const std::string& value) override;
   int32_t BackendPid() const override { return pid_; }
+  bool SignalBackend(int32_t pid, bool terminate) override;
+  void Sleep(double seconds) override;
   std::optional<int64_t> RelationBytes(uint32_t oid) override;
 
   // ---- Protocol ----
@@ -114,6 +116,12 @@ class Session : public SequenceAccess, public SessionAccess {
   void OnError();
 
   std::atomic<bool>* cancel_flag() { return &cancel_; }
+  // pg_stat_activity: the client's address and port (a TCP client), and
+  // how the connection's wait for the client is ended (pg_terminate_backend).
+  void SetClient(const std::string& addr, int32_t port);
+  void SetWake(std::function<void()> wake);
+  // pg_terminate_backend asked this session to end.
+  bool terminated() const { return activity_.terminate.load(); }
   void ResetCancel() { cancel_.store(false); }
   const EvalContext& eval_settings() const { return eval_; }
 
@@ -239,6 +247,10 @@ class Session : public SequenceAccess, public SessionAccess {
   // COMMIT of a block that ran DDL: its catalog stored with its writes.
   void CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std::shared_ptr<Catalog> txn_catalog);
   void PrepareEval();
+  // pg_stat_activity: a statement starts (active) or ends (the state the
+  // transaction is in).
+  void NoteStatementStart();
+  void NoteStatementEnd();
   // Points the evaluation settings' catalog lookup at catalog() (the
   // block's, or the instance's): whenever that changes.
   void RefreshCatalogLookup();
@@ -251,6 +263,7 @@ class Session : public SequenceAccess, public SessionAccess {
   DatabaseCatalog database_;
   int32_t pid_ = 0, secret_ = 0;
   std::atomic<bool> cancel_{false};
+  SessionActivity activity_;  // registered with the instance, see SetClient
   EvalContext eval_;
   SessionVariables variables_;
   std::string current_query_;

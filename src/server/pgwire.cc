@@ -223,6 +223,7 @@ class Connection : public ResultSink {
         server_->AcquireSessionSlot(role && role->superuser);
         slot_held_ = true;
         session_ = std::make_unique<Session>(instance_, user, database);
+        NoteClient();
       } catch (const SqlError& e) {
         Fatal(e);
         return false;
@@ -284,6 +285,7 @@ class Connection : public ResultSink {
         Flush();
         WaitForMessage(&body);
       }
+      EndIfTerminated();
       char type;
       ReadMessage(&type, &body);
       if (idle_released_) {
@@ -605,6 +607,36 @@ class Connection : public ResultSink {
       if (errno != EINTR) return true;
     }
   }
+  // pg_stat_activity's client address, and pg_terminate_backend's way in:
+  // shutting the socket's reading side ends the wait for the client (the
+  // session unregisters, under the registry's lock, before the socket is
+  // closed).
+  void NoteClient() {
+    sockaddr_storage addr{};
+    socklen_t len = sizeof(addr);
+    if (::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+      char host[INET6_ADDRSTRLEN] = {};
+      int port = -1;
+      if (addr.ss_family == AF_INET) {
+        auto* in = reinterpret_cast<sockaddr_in*>(&addr);
+        ::inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+        port = ntohs(in->sin_port);
+      } else if (addr.ss_family == AF_INET6) {
+        auto* in = reinterpret_cast<sockaddr_in6*>(&addr);
+        ::inet_ntop(AF_INET6, &in->sin6_addr, host, sizeof(host));
+        port = ntohs(in->sin6_port);
+      }
+      if (port >= 0) session_->SetClient(host, port);
+    }
+    int fd = fd_;
+    session_->SetWake([fd] { ::shutdown(fd, SHUT_RD); });
+  }
+  // After pg_terminate_backend: PostgreSQL's FATAL, then the connection ends.
+  void EndIfTerminated() {
+    if (!session_ || !session_->terminated()) return;
+    Fatal(SqlError(sqlstate::kAdminShutdown, "terminating connection due to administrator command"));
+    throw ConnectionClosed{};
+  }
   // Waits for the client's next message, releasing memory after a second
   // of idleness; idle in a transaction block for longer than
   // idle_in_transaction_session_timeout, the connection ends (FATAL 25P03).
@@ -621,13 +653,17 @@ class Connection : public ResultSink {
         }
         wait = static_cast<int>(std::min<int64_t>(left.count(), wait));
       }
-      if (WaitReadable(wait)) return;
+      if (WaitReadable(wait)) {
+        EndIfTerminated();
+        return;
+      }
       if (!idle_released_) {
         ReleaseIdleMemory(body);
         idle_released_ = true;
       }
       if (timeout_ms <= 0) {
         WaitReadable(-1);
+        EndIfTerminated();
         return;
       }
     }

@@ -130,6 +130,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   };
   ctx->prepared_statements = [session] { return session->PreparedStatements(); };
   ctx->cursors = [session] { return session->Cursors(); };
+  ctx->activity = [instance] { return instance->ListActivity(); };
   ctx->eval = session->eval();
   ctx->eval.params = args.params;
 }
