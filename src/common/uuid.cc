@@ -5,17 +5,11 @@
 #include <random>
 
 #include "common/error.h"
+#include "common/hex.h"
 
 namespace freshet {
 
 namespace {
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 std::string Canonical(const unsigned char bytes[16]) {
   static constexpr char kHex[] = "0123456789abcdef";

@@ -1,5 +1,6 @@
 #include "expr/cast.h"
 
+#include "common/hex.h"
 #include "common/json.h"
 #include "common/uuid.h"
 
@@ -327,13 +328,6 @@ double ParseFloatText(std::string_view text, bool is_float4) {
   return v;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // byteain: '\x' hex (whitespace between byte pairs allowed) or escape format.
 std::string ParseByteaText(std::string_view s) {
   std::string out;
@@ -344,14 +338,14 @@ std::string ParseByteaText(std::string_view s) {
         i++;
         continue;
       }
-      int hi = HexValue(s[i]);
+      int hi = HexDigit(s[i]);
       if (hi < 0) {
         throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("invalid hexadecimal digit: \"{}\"", s[i]));
       }
       if (i + 1 >= s.size()) {
         throw SqlError(sqlstate::kInvalidParameterValue, "invalid hexadecimal data: odd number of digits");
       }
-      int lo = HexValue(s[i + 1]);
+      int lo = HexDigit(s[i + 1]);
       if (lo < 0) {
         throw SqlError(sqlstate::kInvalidParameterValue,
                        fmt::format("invalid hexadecimal digit: \"{}\"", s[i + 1]));

@@ -13,22 +13,12 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "common/hex.h"
 #include "common/limits.h"
 #include "pgproto/utf8_check.h"
 #include "sql/parser.h"
 
 namespace freshet {
-
-namespace {
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 namespace {
 

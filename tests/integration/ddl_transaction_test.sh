@@ -25,27 +25,6 @@ source "$HERE/lib.sh"
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
 kill9() { kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
 
-# An interactive session: statements written to it, its output read back
-# up to a marker (blocking reads, no sleeps).
-open_session() {
-  coproc SESSION { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev 2>&1; }
-  BG_PIDS+=("$SESSION_PID")
-}
-send() { printf '%s\n' "$@" >&"${SESSION[1]}"; }
-# Reads the session's output until the line MARK; the lines before it go
-# to $WORK/session.out.
-wait_for() {
-  : >"$WORK/session.out"
-  local line
-  while IFS= read -r -t 120 line <&"${SESSION[0]}"; do
-    [[ "$line" == "$1" ]] && return 0
-    echo "$line" >>"$WORK/session.out"
-  done
-  echo "    no '$1' from the session; it printed:"; sed 's/^/      /' "$WORK/session.out"
-  return 1
-}
-close_session() { exec {SESSION[1]}>&-; wait "$SESSION_PID" 2>/dev/null; }
-
 BLOCK=(
   "BEGIN;"
   "CREATE TABLE fresh (id int PRIMARY KEY, v text);"

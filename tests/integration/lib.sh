@@ -116,3 +116,33 @@ run_program_test() {
   fi
   finish
 }
+
+# An interactive psql session (a coproc): statements written to it with
+# send, its output read back up to a marker line with wait_for (blocking
+# reads, no sleeps). PGAPPNAME and the like pass through the environment.
+open_session() {
+  coproc SESSION { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev 2>&1; }
+  BG_PIDS+=("$SESSION_PID")
+  # Copies of its pipes and pid, kept when it exits (bash unsets SESSION
+  # and SESSION_PID then).
+  SESSION_CHILD=$SESSION_PID
+  exec {TO_SESSION}>&"${SESSION[1]}" {FROM_SESSION}<&"${SESSION[0]}"
+}
+send() { printf '%s\n' "$@" >&"$TO_SESSION"; }
+# Reads the session's output until the line MARK; the lines before it go
+# to $WORK/session.out. Fails when the session ends first.
+wait_for() {
+  : >"$WORK/session.out"
+  local line
+  while IFS= read -r -t 120 line <&"$FROM_SESSION"; do
+    [[ "$line" == "$1" ]] && return 0
+    echo "$line" >>"$WORK/session.out"
+  done
+  echo "    no '$1' from the session; it printed:"; sed 's/^/      /' "$WORK/session.out"
+  return 1
+}
+close_session() {
+  exec {TO_SESSION}>&- {FROM_SESSION}<&-
+  if [[ -n "${SESSION[1]:-}" ]]; then exec {SESSION[1]}>&-; fi  # psql reads to end of input
+  wait "$SESSION_CHILD" 2>/dev/null
+}

@@ -23,31 +23,6 @@ source "$HERE/lib.sh"
 
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev "$@" 2>&1; }
 
-# A psql session whose output is read back up to a marker (blocking reads).
-open_session() {
-  coproc SESSION { PGAPPNAME=activity_test psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev 2>&1; }
-  BG_PIDS+=("$SESSION_PID")
-  CHILD=$SESSION_PID
-  # Copies of its pipes and pid, kept when it exits (bash unsets SESSION
-  # and SESSION_PID then).
-  exec {TO_SESSION}>&"${SESSION[1]}" {FROM_SESSION}<&"${SESSION[0]}"
-}
-close_session() {
-  exec {TO_SESSION}>&- {FROM_SESSION}<&-
-  if [[ -n "${SESSION[1]:-}" ]]; then exec {SESSION[1]}>&-; fi  # psql reads to end of input
-  wait "$CHILD" 2>/dev/null
-}
-send() { printf '%s\n' "$@" >&"$TO_SESSION"; }
-wait_for() {
-  : >"$WORK/session.out"
-  local line
-  while IFS= read -r -t 120 line <&"$FROM_SESSION"; do
-    [[ "$line" == "$1" ]] && return 0
-    echo "$line" >>"$WORK/session.out"
-  done
-  echo "    no '$1' from the session; it printed:"; sed 's/^/      /' "$WORK/session.out"
-  return 1
-}
 # Waits (bounded, ~60 s) until the session shows `state` in pg_stat_activity.
 wait_state() {
   for _ in $(seq 1 600); do
@@ -60,7 +35,7 @@ wait_state() {
 start_server "$WORK/data" "$WORK/server.log" || { fail "start"; finish; }
 
 echo "== 1) another session in pg_stat_activity"
-open_session
+PGAPPNAME=activity_test open_session
 send "BEGIN;" "SELECT pg_backend_pid();" '\echo READY'
 check "the session started" wait_for READY
 PID=$(tail -n 1 "$WORK/session.out")
