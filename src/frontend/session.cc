@@ -67,6 +67,21 @@ struct Session::Portal {
   StatementOutcome outcome;
 };
 
+namespace {
+// Runs actions newest first; one that fails is logged (the rest still run).
+void RunUndo(std::vector<std::function<void()>>* actions, size_t keep = 0) {
+  while (actions->size() > keep) {
+    std::function<void()> action = std::move(actions->back());
+    actions->pop_back();
+    try {
+      action();
+    } catch (const SqlError& e) {
+      spdlog::warn("undoing a rolled-back transaction's DDL: {}", e.message());
+    }
+  }
+}
+}  // namespace
+
 Session::Session(Instance* instance, const std::string& user, const std::string& database)
     : instance_(instance), user_(user), variables_(user) {
   if (!instance_->catalog()->FindUser(user))
@@ -85,7 +100,13 @@ Session::Session(Instance* instance, const std::string& user, const std::string&
   secret_ = ids.second;
 }
 
-Session::~Session() { instance_->UnregisterSession(pid_); }
+Session::~Session() {
+  // A client gone in a transaction block: its DDL's work outside the
+  // block's catalog is undone (a rewrite's new relation would otherwise
+  // stay until the next start, and its name block the next rewrite).
+  RunUndo(&on_ddl_rollback_);
+  instance_->UnregisterSession(pid_);
+}
 
 void Session::SetClient(const std::string& addr, int32_t port) {
   std::lock_guard lock(activity_.mu);
@@ -104,7 +125,11 @@ void Session::NoteStatementStart() {
   std::lock_guard lock(activity_.mu);
   activity_.row.application_name = std::move(application_name);
   activity_.row.state = "active";
-  activity_.row.query = current_query_;
+  // As PostgreSQL with track_activity_query_size = 1024: the first 1,023
+  // bytes, cut at a character's start.
+  size_t length = std::min<size_t>(current_query_.size(), 1023);
+  while (length < current_query_.size() && length > 0 && (current_query_[length] & 0xC0) == 0x80) length--;
+  activity_.row.query.assign(current_query_, 0, length);
   activity_.row.query_start = activity_.row.state_change = now;
   if (!activity_.row.xact_start) activity_.row.xact_start = now;
 }
@@ -362,20 +387,6 @@ void Session::HoldUntilBlockEnds(std::shared_ptr<void> guard) {
   if (txn_catalog_) block_guards_.push_back(std::move(guard));
 }
 
-namespace {
-// Runs actions newest first; one that fails is logged (the rest still run).
-void RunUndo(std::vector<std::function<void()>>* actions, size_t keep = 0) {
-  while (actions->size() > keep) {
-    std::function<void()> action = std::move(actions->back());
-    actions->pop_back();
-    try {
-      action();
-    } catch (const SqlError& e) {
-      spdlog::warn("undoing a rolled-back transaction's DDL: {}", e.message());
-    }
-  }
-}
-}  // namespace
 
 void Session::CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std::shared_ptr<Catalog> txn_catalog) {
   Catalog* catalog = instance_->catalog();

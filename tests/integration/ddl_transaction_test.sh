@@ -12,7 +12,9 @@
 #    returned: all of it is there, with its rows;
 # 3) a write from another session to a table the block rewrote waits for
 #    the block to end (it would go to the replaced relation): here until
-#    lock_timeout; after the COMMIT it runs.
+#    lock_timeout; after the COMMIT it runs;
+# 4) a client that disconnects in a block that rewrote a table leaves no
+#    half-made relation (the same ALTER runs at once from another session).
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -76,5 +78,20 @@ close_session
 check "then the other session's insert runs" q -c "insert into base (id, v) values (200, 200)"
 check "the table has both rows once and the new column" test "$(q -c "select count(*), sum(d) from base where id in (200, 300)")" = "2|2"
 check "and every row" test "$(q -c "select count(*) from base")" = 53
+
+echo "== 4) a client that goes away in a block leaves nothing of its rewrite"
+open_session
+send "BEGIN;" "SELECT pg_backend_pid();" "ALTER TABLE base ADD COLUMN e int DEFAULT 2;" '\echo ALTERED'
+check "the block altered the table" wait_for ALTERED
+PID=$(head -n 1 "$WORK/session.out")
+close_session
+# Its session ends (and undoes the block's work) once the server sees the
+# connection close: wait (bounded) until it leaves pg_stat_activity.
+for _ in $(seq 1 600); do
+  [[ "$(q -c "select count(*) from pg_stat_activity where pid = $PID")" == 0 ]] && break
+  sleep 0.1
+done
+check "the same ALTER runs from another session" q -c "alter table base add column e int default 3"
+check "with its own default" test "$(q -c "select count(*) from base where e = 3")" = 53
 
 finish

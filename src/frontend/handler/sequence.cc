@@ -213,7 +213,7 @@ StatementOutcome HandleAlterSequence(const HandlerArgs& args) {
   SequenceManager* sequences = args.instance()->sequences();
   sequences->Forget(t->id);  // its position kept; its options read again
   catalog->AlterTable(altered);
-  if (changes.restart) sequences->Restart(t->id, *changes.restart);
+  if (changes.restart) sequences->Restart(t->id, *changes.restart, catalog);  // the block's, in one
   return {"ALTER SEQUENCE"};
 }
 
