@@ -7,8 +7,8 @@
 #include <pg_query/pg_query.pb-c.h>
 #include <spdlog/spdlog.h>
 
-#include <exception>
 #include <chrono>
+#include <exception>
 #include <thread>
 
 #include "catalog/pg_catalog.h"
@@ -386,7 +386,6 @@ void Session::OnDdlRollback(std::function<void()> action) {
 void Session::HoldUntilBlockEnds(std::shared_ptr<void> guard) {
   if (txn_catalog_) block_guards_.push_back(std::move(guard));
 }
-
 
 void Session::CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std::shared_ptr<Catalog> txn_catalog) {
   Catalog* catalog = instance_->catalog();

@@ -99,6 +99,16 @@ void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
     else others.push_back(id);
   }
   if (jobs.empty() && others.empty()) return;
+  // What follows the catalog's drop: buffered writes forgotten, jobs
+  // stopped, sequences' positions forgotten.
+  const ObjectId database_id = args.session->database().id;
+  auto drop_the_rest = [instance, database_id, jobs, others](const std::vector<ObjectId>& also_from_catalog) {
+    DmlManager* dml = instance->DmlFor(database_id);
+    for (ObjectId id : others) dml->DropTable(id);
+    for (const auto& j : jobs) dml->DropTable(j->id);
+    instance->jobs()->Drop(database_id, jobs, also_from_catalog);
+    for (ObjectId id : others) instance->sequences()->Forget(id);
+  };
   // In a transaction block: from the block's catalog; the rest once it
   // commits (stream jobs are stopped then, their relations' data dropped
   // again after their last writes).
@@ -109,20 +119,10 @@ void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
       dropped.insert(dropped.end(), j->internal_tables.begin(), j->internal_tables.end());
     }
     catalog->DropObjects({}, {}, dropped);
-    ObjectId database_id = args.session->database().id;
-    args.session->AfterDdlCommit([instance, database_id, jobs, others] {
-      DmlManager* dml = instance->DmlFor(database_id);
-      for (ObjectId id : others) dml->DropTable(id);
-      for (const auto& j : jobs) dml->DropTable(j->id);
-      instance->jobs()->Drop(database_id, jobs, {});
-      for (ObjectId id : others) instance->sequences()->Forget(id);
-    });
+    args.session->AfterDdlCommit([drop_the_rest] { drop_the_rest({}); });
     return;
   }
-  for (ObjectId id : others) instance->DmlFor(args.session->database().id)->DropTable(id);
-  for (const auto& j : jobs) instance->DmlFor(args.session->database().id)->DropTable(j->id);
-  instance->jobs()->Drop(args.session->database().id, jobs, others);
-  for (ObjectId id : others) instance->sequences()->Forget(id);
+  drop_the_rest(others);
 }
 
 }  // namespace freshet
