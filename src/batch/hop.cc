@@ -24,7 +24,7 @@ class HopExecutor : public Executor {
         for (int64_t s : windows) {
           sel.push_back(uint32_t(r));
           starts.AppendInt(s);
-          ends.AppendInt(s + node_.size);
+          ends.AppendInt(WindowEnd(s, node_.size));
         }
       }
       if (sel.empty()) continue;

@@ -55,6 +55,8 @@ class GenerateSeriesExecutor : public Executor {
         bool forward = IntervalCompareKey(iv_) > 0;
         if (forward ? cur_i_ > stop : cur_i_ < stop) { finished_ = true; break; }
         v.AppendInt(cur_i_);
+        // An infinite start does not move: one row, where PostgreSQL loops forever.
+        if (!IsFiniteDatetime(cur_i_)) finished_ = true;
         cur_i_ = type_.id == TypeId::kTimestamptz ? TimestamptzAddInterval(cur_i_, iv_, ctx_.eval.time_zone)
                                                   : TimestampAddInterval(cur_i_, iv_);
       }

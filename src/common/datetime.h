@@ -9,11 +9,19 @@
 //   interval    Interval{months, days, micros}, compared like PostgreSQL
 //               (30-day months, 24-hour days)
 //
+// 'infinity' and '-infinity' (PostgreSQL's DT_NOEND / DT_NOBEGIN) are the
+// extremes of the int64 representation, for dates and timestamps alike, so
+// they sort after and before every finite value with no special case; every
+// finite value lies far inside (IsFiniteDatetime). Functions that cannot
+// give a finite answer for them follow PostgreSQL 15: arithmetic keeps them,
+// subtraction refuses them (22008), casts carry them across types.
+//
 // Parse functions throw SqlError 22007 (invalid input syntax for type X: "...")
 // or 22008 (out of range). All functions are thread-safe.
 #pragma once
 
 #include <cstdint>
+#include <climits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +35,10 @@ inline constexpr int64_t kMicrosPerSecond = 1'000'000;
 inline constexpr int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
 inline constexpr int64_t kMicrosPerHour = 60 * kMicrosPerMinute;
 inline constexpr int64_t kMicrosPerDay = 24 * kMicrosPerHour;
+
+inline constexpr int64_t kDatetimeInfinity = INT64_MAX;
+inline constexpr int64_t kDatetimeMinusInfinity = INT64_MIN;
+inline constexpr bool IsFiniteDatetime(int64_t v) { return v != kDatetimeInfinity && v != kDatetimeMinusInfinity; }
 
 struct Interval {
   int32_t months = 0;
@@ -57,7 +69,11 @@ class TimeZone {
   // overlap, chooses like PostgreSQL: the later UTC instant (the offset in
   // force before a spring-forward gap, the one after a fall-back).
   int64_t LocalToUtc(int64_t local_micros) const;
-  int64_t UtcToLocal(int64_t utc_micros) const { return utc_micros + OffsetAtUtc(utc_micros) * kMicrosPerSecond; }
+  // Both keep infinities as they are.
+  int64_t UtcToLocal(int64_t utc_micros) const {
+    if (!IsFiniteDatetime(utc_micros)) return utc_micros;
+    return utc_micros + OffsetAtUtc(utc_micros) * kMicrosPerSecond;
+  }
   const std::string& name() const { return name_; }
 
  private:
@@ -66,8 +82,8 @@ class TimeZone {
   int64_t fixed_offset_seconds_ = 0;
 };
 
-// 'YYYY-MM-DD', 'YYYYMMDD', 'Jan 31, 2024', '01/31/2024' (MDY), 'epoch';
-// 'infinity', 'now', 'today'... are not supported (0A000).
+// 'YYYY-MM-DD', 'YYYYMMDD', 'Jan 31, 2024', '01/31/2024' (MDY), 'epoch',
+// 'infinity', '-infinity'; 'now', 'today'... are not supported (0A000).
 int64_t ParseDate(std::string_view text);
 std::string FormatDate(int64_t days);  // '2024-01-31', '0044-03-15 BC'
 
@@ -121,6 +137,13 @@ double ExtractFromTimestamptz(std::string_view field, int64_t utc_micros, const 
 double ExtractFromDate(std::string_view field, int64_t days);
 double ExtractFromTime(std::string_view field, int64_t micros);
 double ExtractFromInterval(std::string_view field, const Interval& iv);
+// extract() of 'infinity' or '-infinity' (PostgreSQL 15's
+// NonFiniteTimestampTzPart): fields that grow with time (year, decade,
+// century, millennium, julian, isoyear, epoch) give +/-Infinity, the others
+// NULL (nullopt); unknown or unsupported units raise the same errors as for a
+// finite value of the type.
+enum class DatetimeKind { kDate, kTimestamp, kTimestamptz };
+std::optional<double> ExtractFromInfinite(std::string_view field, bool negative, DatetimeKind kind);
 
 // GreptimeDB's to_timezone: 'YYYY-MM-DD HH:MM:SS' plus '.fff' when the
 // sub-second part is a whole number of milliseconds, else '.ffffff' (none

@@ -233,11 +233,13 @@ using namespace datetime_detail;
 // ---- date_trunc ----
 
 int64_t TruncTimestamp(std::string_view unit, int64_t micros) {
+  if (!IsFiniteDatetime(micros)) return micros;  // PostgreSQL checks no unit then
   bool redo_zone;
   return TmToMicrosOrThrow(TruncTm(unit, MicrosToTm(micros), kTimestampType, &redo_zone));
 }
 
 int64_t TruncTimestamptz(std::string_view unit, int64_t utc_micros, const TimeZone& tz) {
+  if (!IsFiniteDatetime(utc_micros)) return utc_micros;
   int64_t offset = tz.OffsetAtUtc(utc_micros);
   bool redo_zone;
   Tm tm = TruncTm(unit, MicrosToTm(utc_micros + offset * kMicrosPerSecond), kTimestamptzType, &redo_zone);
@@ -320,6 +322,42 @@ double ExtractFromDate(std::string_view field, int64_t days) {
   }
   if (tok.type == RESERV) ThrowUnitNotSupported(lower, kDateType);
   ThrowUnitNotRecognized(lower, kDateType);
+}
+
+std::optional<double> ExtractFromInfinite(std::string_view field, bool negative, DatetimeKind kind) {
+  std::string lower = Lower(field);
+  Token tok = DecodeExtractField(lower);
+  std::string_view type = kind == DatetimeKind::kDate        ? kDateType
+                          : kind == DatetimeKind::kTimestamp ? kTimestampType
+                                                             : kTimestamptzType;
+  if (tok.type != UNITS && tok.type != RESERV) ThrowUnitNotRecognized(lower, type);
+  switch (tok.value) {
+    case kYear:
+    case kDecade:
+    case kCentury:
+    case kMillennium:
+    case kJulian:
+    case kIsoyear:
+    case kEpoch: return negative ? -HUGE_VAL : HUGE_VAL;
+    case kDay:
+    case kMonth:
+    case kQuarter:
+    case kWeek:
+    case kDow:
+    case kIsodow:
+    case kDoy: return std::nullopt;
+    case kMicrosec:
+    case kMillisec:
+    case kSecond:
+    case kMinute:
+    case kHour:
+    case kTz:
+    case kTzMinute:
+    case kTzHour:
+      if (kind != DatetimeKind::kDate) return std::nullopt;
+      [[fallthrough]];
+    default: ThrowUnitNotSupported(lower, type);
+  }
 }
 
 double ExtractFromTime(std::string_view field, int64_t micros) {

@@ -346,7 +346,7 @@ enum class Range {
 
 struct DecodedDateTime {
   Tm tm;
-  int special = kNoUnit;          // kEpoch when the input was 'epoch'
+  int special = kNoUnit;          // kEpoch, kLate, kEarly: 'epoch', 'infinity', '-infinity'
   std::optional<int64_t> offset;  // explicit offset, seconds east
   std::optional<TimeZone> zone;   // explicit zone name
   bool time_only = false;         // DecodeDateTime saw a time but no date

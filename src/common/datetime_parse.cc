@@ -548,8 +548,10 @@ class DateTimeDecoder {
         out_->offset = 0;
         return kDtOk;
       case kEpoch:
+      case kLate:
+      case kEarly:
         if (time_only_) return kDtBadFormat;
-        out_->special = kEpoch;
+        out_->special = value;
         return kDtOk;
       case kInvalid: return kDtBadFormat;
       default: ThrowSpecialNotSupported(Text(), type_);
@@ -753,6 +755,8 @@ DecodedDateTime DecodeOrThrow(std::string_view text, bool time_only, std::string
 // Local wall-clock microseconds of a decoded timestamp; throws when out of range.
 int64_t DecodedLocalMicros(const DecodedDateTime& d, std::string_view text) {
   if (d.special == kEpoch) return 0;
+  if (d.special == kLate) return kDatetimeInfinity;
+  if (d.special == kEarly) return kDatetimeMinusInfinity;
   int64_t r;
   if (!TmToMicros(d.tm, &r) || !IsValidTimestamp(r)) {
     throw SqlError(sqlstate::kDatetimeFieldOverflow, fmt::format("timestamp out of range: \"{}\"", text));
@@ -820,6 +824,8 @@ int64_t ParseDate(std::string_view text) {
   if (int64_t fast; text.size() == 10 && ParseIsoDateFast(text, &fast)) return fast;
   DecodedDateTime d = DecodeOrThrow(text, false, "date");
   if (d.special == kEpoch) return 0;
+  if (d.special == kLate) return kDatetimeInfinity;
+  if (d.special == kEarly) return kDatetimeMinusInfinity;
   auto out_of_range = [&] {
     return SqlError(sqlstate::kDatetimeFieldOverflow, fmt::format("date out of range: \"{}\"", text));
   };
@@ -830,6 +836,7 @@ int64_t ParseDate(std::string_view text) {
 }
 
 std::string FormatDate(int64_t days) {
+  if (!IsFiniteDatetime(days)) return days > 0 ? "infinity" : "-infinity";
   Civil c = DaysToCivil(days);
   Tm tm;
   tm.year = c.year;
@@ -865,6 +872,7 @@ int64_t ParseTimestamp(std::string_view text) {
 }
 
 std::string FormatTimestamp(int64_t micros) {
+  if (!IsFiniteDatetime(micros)) return micros > 0 ? "infinity" : "-infinity";
   Tm tm = MicrosToTm(micros);
   std::string out;
   AppendDate(&out, tm);
@@ -878,6 +886,7 @@ int64_t ParseTimestamptz(std::string_view text, const TimeZone& tz) {
   DecodedDateTime d = DecodeOrThrow(text, false, "timestamp with time zone");
   int64_t local = DecodedLocalMicros(d, text);
   if (d.special == kEpoch) return 0;  // 'epoch' is 1970-01-01 00:00 UTC
+  if (!IsFiniteDatetime(local)) return local;
   int64_t utc;
   if (d.offset) {
     utc = local - *d.offset * kMicrosPerSecond;
@@ -893,6 +902,7 @@ int64_t ParseTimestamptz(std::string_view text, const TimeZone& tz) {
 }
 
 std::string FormatTimestamptz(int64_t utc_micros, const TimeZone& tz) {
+  if (!IsFiniteDatetime(utc_micros)) return FormatTimestamp(utc_micros);
   int64_t offset = tz.OffsetAtUtc(utc_micros);
   Tm tm = MicrosToTm(utc_micros + offset * kMicrosPerSecond);
   std::string out;
@@ -905,6 +915,7 @@ std::string FormatTimestamptz(int64_t utc_micros, const TimeZone& tz) {
 }
 
 std::string FormatLocalForToTimezone(int64_t utc_micros, const TimeZone& tz) {
+  if (!IsFiniteDatetime(utc_micros)) return FormatTimestamp(utc_micros);
   Tm tm = MicrosToTm(tz.UtcToLocal(utc_micros));
   std::string out =
       fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", tm.year, tm.mon, tm.mday, tm.hour, tm.min, tm.sec);

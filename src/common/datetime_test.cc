@@ -2195,15 +2195,58 @@ TEST(ToTimezoneTest, Format) {
 }
 
 // ---------------------------------------------------------------------------
+// 'infinity' and '-infinity'
+// ---------------------------------------------------------------------------
+
+TEST(InfinityTest, ParsesAndFormatsAsPostgres) {
+  EXPECT_EQ(ParseDate("infinity"), kDatetimeInfinity);
+  EXPECT_EQ(ParseDate(" -Infinity "), kDatetimeMinusInfinity);
+  EXPECT_EQ(ParseTimestamp("INFINITY"), kDatetimeInfinity);
+  EXPECT_EQ(ParseTimestamptz("-infinity", TimeZone()), kDatetimeMinusInfinity);
+  EXPECT_EQ(ParseTimestamp("infinity 10:00"), kDatetimeInfinity);  // PostgreSQL 15 takes it too
+  EXPECT_EQ(FormatDate(kDatetimeInfinity), "infinity");
+  EXPECT_EQ(FormatTimestamp(kDatetimeMinusInfinity), "-infinity");
+  EXPECT_EQ(FormatTimestamptz(kDatetimeInfinity, *TimeZone::Lookup("America/New_York")), "infinity");
+  EXPECT_EQ(Outcome([] { return FormatDate(ParseDate("+infinity")); }), "ERR 22007");
+  EXPECT_EQ(Outcome([] { return FormatTimestamp(ParseTimestamp("infinity 2020-01-01")); }), "ERR 22007");
+  EXPECT_EQ(ErrorOf([] { ParseTime("infinity"); }), "22007 invalid input syntax for type time: \"infinity\"");
+  // Every finite value sorts between the two.
+  EXPECT_LT(kDatetimeMinusInfinity, ParseTimestamp("4713-11-24 00:00:00 BC"));
+  EXPECT_GT(kDatetimeInfinity, ParseTimestamp("294246-12-31 23:59:59.999999"));
+  EXPECT_GT(kDatetimeInfinity, ParseDate("5874897-12-31"));
+}
+
+TEST(InfinityTest, ArithmeticTruncationAndZones) {
+  TimeZone ny = *TimeZone::Lookup("America/New_York");
+  EXPECT_EQ(TimestampAddInterval(kDatetimeInfinity, Interval{1, 2, 3}), kDatetimeInfinity);
+  EXPECT_EQ(TimestamptzAddInterval(kDatetimeMinusInfinity, Interval{-1, 0, 0}, ny), kDatetimeMinusInfinity);
+  EXPECT_EQ(ErrorOf([] { TimestampDiff(kDatetimeInfinity, 0); }), "22008 cannot subtract infinite timestamps");
+  EXPECT_EQ(TruncTimestamp("day", kDatetimeInfinity), kDatetimeInfinity);
+  EXPECT_EQ(TruncTimestamp("no such unit", kDatetimeInfinity), kDatetimeInfinity);  // as PostgreSQL
+  EXPECT_EQ(TruncTimestamptz("month", kDatetimeMinusInfinity, ny), kDatetimeMinusInfinity);
+  EXPECT_EQ(ny.UtcToLocal(kDatetimeInfinity), kDatetimeInfinity);
+  EXPECT_EQ(ny.LocalToUtc(kDatetimeMinusInfinity), kDatetimeMinusInfinity);
+}
+
+TEST(InfinityTest, ExtractAsPostgres) {
+  EXPECT_EQ(ExtractFromInfinite("year", false, DatetimeKind::kTimestamp), HUGE_VAL);
+  EXPECT_EQ(ExtractFromInfinite("EPOCH", true, DatetimeKind::kTimestamptz), -HUGE_VAL);
+  EXPECT_EQ(ExtractFromInfinite("julian", true, DatetimeKind::kDate), -HUGE_VAL);
+  EXPECT_EQ(ExtractFromInfinite("month", false, DatetimeKind::kTimestamp), std::nullopt);
+  EXPECT_EQ(ExtractFromInfinite("timezone", false, DatetimeKind::kTimestamptz), std::nullopt);
+  EXPECT_EQ(ExtractFromInfinite("dow", false, DatetimeKind::kDate), std::nullopt);
+  EXPECT_EQ(ErrorOf([] { ExtractFromInfinite("hour", false, DatetimeKind::kDate); }),
+            "0A000 unit \"hour\" not supported for type date");
+  EXPECT_EQ(ErrorOf([] { ExtractFromInfinite("foo", false, DatetimeKind::kTimestamp); }),
+            "22023 unit \"foo\" not recognized for type timestamp without time zone");
+}
+
+// ---------------------------------------------------------------------------
 // Deliberate deviations from PostgreSQL
 // ---------------------------------------------------------------------------
 
-// Our representations have no infinity, and the functions are pure, so the
-// clock-dependent words are rejected too.
+// The functions are pure, so the clock-dependent words are rejected.
 TEST(DeviationTest, SpecialValuesAreNotSupported) {
-  EXPECT_EQ(ErrorOf([] { ParseDate("infinity"); }), "0A000 date value \"infinity\" is not supported");
-  EXPECT_EQ(ErrorOf([] { ParseTimestamp("-infinity"); }),
-            "0A000 timestamp value \"-infinity\" is not supported");
   EXPECT_EQ(ErrorOf([] { ParseTimestamptz("now", TimeZone()); }),
             "0A000 timestamp with time zone value \"now\" is not supported");
   EXPECT_EQ(Outcome([] { return FormatDate(ParseDate("today")); }), "ERR 0A000");

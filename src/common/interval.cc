@@ -515,6 +515,7 @@ std::string FormatInterval(const Interval& iv) {
 // ---- arithmetic ----
 
 int64_t TimestampAddInterval(int64_t micros, const Interval& iv) {
+  if (!IsFiniteDatetime(micros)) return micros;
   if (iv.months != 0) micros = AddMonthsToTm(MicrosToTm(micros), iv.months);
   if (iv.days != 0) micros = AddDays(micros, iv.days);
   return CheckedAdd(micros, iv.micros);
@@ -523,6 +524,7 @@ int64_t TimestampAddInterval(int64_t micros, const Interval& iv) {
 // Month and day steps move the local wall-clock time in `tz` (so a day is 23
 // or 25 hours across DST changes); the time part moves the instant.
 int64_t TimestamptzAddInterval(int64_t utc_micros, const Interval& iv, const TimeZone& tz) {
+  if (!IsFiniteDatetime(utc_micros)) return utc_micros;
   if (iv.months != 0) {
     utc_micros = tz.LocalToUtc(AddMonthsToTm(MicrosToTm(tz.UtcToLocal(utc_micros)), iv.months));
   }
@@ -555,6 +557,9 @@ Interval IntervalDivDouble(const Interval& a, double f) {
 }
 
 Interval TimestampDiff(int64_t a, int64_t b) {
+  if (!IsFiniteDatetime(a) || !IsFiniteDatetime(b)) {
+    throw SqlError(sqlstate::kDatetimeFieldOverflow, "cannot subtract infinite timestamps");
+  }
   int64_t diff;
   if (__builtin_sub_overflow(a, b, &diff)) ThrowIntervalOutOfRange();
   // justify_hours: whole days out of the time, both with the same sign.

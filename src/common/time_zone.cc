@@ -347,6 +347,7 @@ TimeZone TimeZone::System() {
 
 int64_t TimeZone::OffsetAtUtc(int64_t utc_micros) const {
   if (zone_ == nullptr) return fixed_offset_seconds_;
+  if (!IsFiniteDatetime(utc_micros)) return 0;
   return ZoneOffsetAt(zone_, FloorDiv(utc_micros, kMicrosPerSecond));
 }
 
@@ -357,6 +358,7 @@ int64_t TimeZone::OffsetAtUtc(int64_t utc_micros) const {
 // So 2024-11-03 01:30 New York is 01:30 EST, and 2024-03-10 02:30 is read
 // with EST as 07:30 UTC (03:30 EDT).
 int64_t TimeZone::LocalToUtc(int64_t local_micros) const {
+  if (!IsFiniteDatetime(local_micros)) return local_micros;
   if (zone_ == nullptr) return local_micros - fixed_offset_seconds_ * kMicrosPerSecond;
   int64_t local = FloorDiv(local_micros, kMicrosPerSecond);
   int64_t before = ZoneOffsetAt(zone_, local - kSecsPerDay);

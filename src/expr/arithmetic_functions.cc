@@ -171,17 +171,23 @@ void RegisterDatetimeArithmetic(FunctionRegistry* r) {
                  f8 = DataType::Float64();
   using I = const Interval&;
 
-  RegisterFn(r, "+", {date, i4}, date, StrictFn<int64_t, int64_t>([](int64_t d, int64_t n) { return CheckDate(d + n); }));
-  RegisterFn(r, "+", {i4, date}, date, StrictFn<int64_t, int64_t>([](int64_t n, int64_t d) { return CheckDate(d + n); }));
-  RegisterFn(r, "-", {date, i4}, date, StrictFn<int64_t, int64_t>([](int64_t d, int64_t n) { return CheckDate(d - n); }));
-  RegisterFn(r, "-", {date, date}, i4, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) { return a - b; }));
+  // Infinite dates stay infinite; their difference is refused as PostgreSQL's.
+  auto date_pli = [](int64_t d, int64_t n) { return IsFiniteDatetime(d) ? CheckDate(d + n) : d; };
+  RegisterFn(r, "+", {date, i4}, date, StrictFn<int64_t, int64_t>(date_pli));
+  RegisterFn(r, "+", {i4, date}, date, StrictFn<int64_t, int64_t>([=](int64_t n, int64_t d) { return date_pli(d, n); }));
+  RegisterFn(r, "-", {date, i4}, date, StrictFn<int64_t, int64_t>([=](int64_t d, int64_t n) { return date_pli(d, -n); }));
+  RegisterFn(r, "-", {date, date}, i4, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) {
+               if (!IsFiniteDatetime(a) || !IsFiniteDatetime(b))
+                 throw SqlError(sqlstate::kDatetimeFieldOverflow, "cannot subtract infinite dates");
+               return a - b;
+             }));
 
   auto date_pl = [](int64_t d, I v) { return TimestampAddInterval(DateToTimestamp(d), v); };
   RegisterFn(r, "+", {date, iv}, ts, StrictFn<int64_t, Interval>(date_pl));
   RegisterFn(r, "+", {iv, date}, ts, StrictFn<Interval, int64_t>([=](I v, int64_t d) { return date_pl(d, v); }));
   RegisterFn(r, "-", {date, iv}, ts, StrictFn<int64_t, Interval>([=](int64_t d, I v) { return date_pl(d, IntervalNeg(v)); }));
 
-  auto date_time = [](int64_t d, int64_t t) { return DateToTimestamp(d) + t; };
+  auto date_time = [](int64_t d, int64_t t) { return IsFiniteDatetime(d) ? DateToTimestamp(d) + t : d; };
   RegisterFn(r, "+", {date, time}, ts, StrictFn<int64_t, int64_t>(date_time));
   RegisterFn(r, "+", {time, date}, ts, StrictFn<int64_t, int64_t>([=](int64_t t, int64_t d) { return date_time(d, t); }));
 

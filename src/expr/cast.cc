@@ -695,18 +695,25 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
       break;
     case TypeId::kDate:
       if (from.id == TypeId::kTimestamp) {
-        Map<int64_t>(in, &out, [](int64_t t) { return FloorDiv(t, kMicrosPerDay); });
+        Map<int64_t>(in, &out, kFn<TimestampToDate>);
       } else if (from.id == TypeId::kTimestamptz) {
-        Map<int64_t>(in, &out, [&](int64_t t) { return FloorDiv(tz.UtcToLocal(t), kMicrosPerDay); });
+        Map<int64_t>(in, &out, [&](int64_t t) { return TimestampToDate(tz.UtcToLocal(t)); });
       } else {
         CastFromText(in, &out, to, ctx);
       }
       break;
     case TypeId::kTime:
+      // The time of an infinite timestamp is NULL, as PostgreSQL's.
       if (from.id == TypeId::kTimestamp) {
-        Map<int64_t>(in, &out, [](int64_t t) { return FloorMod(t, kMicrosPerDay); });
+        Map<int64_t>(in, &out, [](int64_t t) -> std::optional<int64_t> {
+          if (!IsFiniteDatetime(t)) return std::nullopt;
+          return FloorMod(t, kMicrosPerDay);
+        });
       } else if (from.id == TypeId::kTimestamptz) {
-        Map<int64_t>(in, &out, [&](int64_t t) { return FloorMod(tz.UtcToLocal(t), kMicrosPerDay); });
+        Map<int64_t>(in, &out, [&](int64_t t) -> std::optional<int64_t> {
+          if (!IsFiniteDatetime(t)) return std::nullopt;
+          return FloorMod(tz.UtcToLocal(t), kMicrosPerDay);
+        });
       } else if (from.id == TypeId::kInterval) {
         Map<Interval>(in, &out, [](const Interval& iv) { return FloorMod(iv.micros, kMicrosPerDay); });
       } else {

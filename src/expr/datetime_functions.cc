@@ -1,6 +1,6 @@
 // Date/time functions: now(), date_trunc, date_part/extract, to_timestamp,
-// make_date, make_timestamp, age, timezone (AT TIME ZONE) and GreptimeDB's
-// to_timezone.
+// make_date, make_timestamp, age, isfinite, date_bin, timezone (AT TIME ZONE)
+// and GreptimeDB's to_timezone.
 
 #include <cmath>
 #include <optional>
@@ -121,6 +121,16 @@ Decimal ExtractTimestampNumeric(const std::string& f, int64_t local, int64_t epo
   return IntegralField(v);
 }
 
+// extract() of an infinite value: NULL for fields that cycle; the others
+// would be numeric's Infinity, which numeric here cannot hold.
+std::optional<Decimal> InfiniteField(const std::string& f, bool negative, DatetimeKind kind) {
+  if (!ExtractFromInfinite(f, negative, kind)) return std::nullopt;
+  throw SqlError(sqlstate::kFeatureNotSupported,
+                 fmt::format("extract({} from {}infinity) is numeric {}Infinity, which numeric does not support here",
+                             f, negative ? "-" : "", negative ? "-" : ""))
+      .WithHint("date_part() returns it as double precision.");
+}
+
 // PostgreSQL's interval epoch: 365.25-day years, 30-day months.
 int64_t IntervalEpochMicros(const Interval& iv) {
   int64_t secs = int64_t{31557600} * (iv.months / 12) + int64_t{2592000} * (iv.months % 12) +
@@ -152,6 +162,8 @@ int DaysInMonth(int64_t year, unsigned month) {
 // PostgreSQL's timestamp_age: field-wise difference, borrowing from the next
 // larger field, in years/months/days plus time.
 Interval Age(int64_t a, int64_t b) {
+  // PostgreSQL 15 answers with the garbage of its sentinels' fields.
+  if (!IsFiniteDatetime(a) || !IsFiniteDatetime(b)) throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
   Fields f1 = Split(a), f2 = Split(b);
   int64_t time = f1.micros_of_day - f2.micros_of_day;
   int64_t day = int64_t{f1.day} - f2.day;
@@ -210,6 +222,7 @@ int64_t MakeTimestamp(int64_t y, int64_t mo, int64_t d, int64_t h, int64_t mi, d
 
 int64_t ToTimestamp(double secs) {
   if (std::isnan(secs)) throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp cannot be NaN");
+  if (std::isinf(secs)) return secs > 0 ? kDatetimeInfinity : kDatetimeMinusInfinity;
   // PostgreSQL's range: 4714-11-24 BC .. 294277-01-01 (exclusive), in seconds.
   static const double kMin = static_cast<double>(DaysFromCivil(-4713, 11, 24)) * 86400;
   static const double kMax = static_cast<double>(DaysFromCivil(294277, 1, 1)) * 86400;
@@ -217,6 +230,31 @@ int64_t ToTimestamp(double secs) {
     throw SqlError(sqlstate::kDatetimeFieldOverflow, fmt::format("timestamp out of range: \"{:g}\"", secs));
   }
   return static_cast<int64_t>(std::rint(secs * kMicrosPerSecond));
+}
+
+// PostgreSQL's date_bin(stride, source, origin): the start of the
+// stride-long bin, counted from origin, that holds source.
+int64_t DateBin(const Interval& stride, int64_t source, int64_t origin) {
+  if (!IsFiniteDatetime(origin)) throw SqlError(sqlstate::kDatetimeFieldOverflow, "origin out of range");
+  if (stride.months != 0) {
+    throw SqlError(sqlstate::kFeatureNotSupported, "timestamps cannot be binned into intervals containing months or years");
+  }
+  int64_t stride_micros, diff, delta, result;
+  if (__builtin_mul_overflow(int64_t{stride.days}, kMicrosPerDay, &stride_micros) ||
+      __builtin_add_overflow(stride_micros, stride.micros, &stride_micros)) {
+    throw SqlError(sqlstate::kDatetimeFieldOverflow, "interval out of range");
+  }
+  if (stride_micros <= 0) throw SqlError(sqlstate::kInvalidParameterValue, "stride must be greater than zero");
+  if (!IsFiniteDatetime(source)) return source;
+  if (__builtin_sub_overflow(source, origin, &diff)) throw SqlError(sqlstate::kDatetimeFieldOverflow, "interval out of range");
+  // Truncation goes toward zero: a source before origin and not on a bin's
+  // start belongs to the bin before.
+  delta = diff - diff % stride_micros;
+  if (diff < 0 && diff % stride_micros != 0) delta -= stride_micros;
+  if (__builtin_add_overflow(origin, delta, &result) || !IsFiniteDatetime(result)) {
+    throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
+  }
+  return result;
 }
 
 // GreptimeDB's to_timezone(ts, tz): not strict in tz (NULL or unknown zones
@@ -283,14 +321,20 @@ void RegisterDatetimeFunctions(FunctionRegistry* r) {
                });
              });
 
-  // date_part -> float8
-  RegisterFn(r, "date_part", {v, ts}, f8,
-             UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t t) { return ExtractFromTimestamp(f, t); }));
-  RegisterFn(r, "date_part", {v, tstz}, f8, UnitFn<int64_t>([](EvalContext& ctx, const std::string& f, int64_t t) {
+  // date_part -> float8. Infinite values give +/-Infinity or NULL by field.
+  using OptDouble = std::optional<double>;
+  RegisterFn(r, "date_part", {v, ts}, f8, UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t t) -> OptDouble {
+               if (!IsFiniteDatetime(t)) return ExtractFromInfinite(f, t < 0, DatetimeKind::kTimestamp);
+               return ExtractFromTimestamp(f, t);
+             }));
+  RegisterFn(r, "date_part", {v, tstz}, f8,
+             UnitFn<int64_t>([](EvalContext& ctx, const std::string& f, int64_t t) -> OptDouble {
+               if (!IsFiniteDatetime(t)) return ExtractFromInfinite(f, t < 0, DatetimeKind::kTimestamptz);
                return ExtractFromTimestamptz(f, t, ctx.time_zone);
              }));
   // PostgreSQL's date_part(text, date) is date_part(text, date::timestamp).
-  RegisterFn(r, "date_part", {v, date}, f8, UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t d) {
+  RegisterFn(r, "date_part", {v, date}, f8, UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t d) -> OptDouble {
+               if (!IsFiniteDatetime(d)) return ExtractFromInfinite(f, d < 0, DatetimeKind::kTimestamp);
                return ExtractFromTimestamp(f, DateToTimestamp(d));
              }));
   RegisterFn(r, "date_part", {v, time}, f8,
@@ -300,14 +344,19 @@ void RegisterDatetimeFunctions(FunctionRegistry* r) {
 
   // extract -> numeric. The datetime.h call comes first so that unsupported
   // fields raise PostgreSQL's errors.
-  RegisterFn(r, "extract", {v, ts}, num, UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t t) {
+  using OptDecimal = std::optional<Decimal>;
+  RegisterFn(r, "extract", {v, ts}, num, UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t t) -> OptDecimal {
+               if (!IsFiniteDatetime(t)) return InfiniteField(f, t < 0, DatetimeKind::kTimestamp);
                return ExtractTimestampNumeric(f, t, t, ExtractFromTimestamp(f, t));
              }));
-  RegisterFn(r, "extract", {v, tstz}, num, UnitFn<int64_t>([](EvalContext& ctx, const std::string& f, int64_t t) {
+  RegisterFn(r, "extract", {v, tstz}, num,
+             UnitFn<int64_t>([](EvalContext& ctx, const std::string& f, int64_t t) -> OptDecimal {
+               if (!IsFiniteDatetime(t)) return InfiniteField(f, t < 0, DatetimeKind::kTimestamptz);
                double x = ExtractFromTimestamptz(f, t, ctx.time_zone);
                return ExtractTimestampNumeric(f, ctx.time_zone.UtcToLocal(t), t, x);
              }));
-  RegisterFn(r, "extract", {v, date}, num, UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t d) {
+  RegisterFn(r, "extract", {v, date}, num, UnitFn<int64_t>([](EvalContext&, const std::string& f, int64_t d) -> OptDecimal {
+               if (!IsFiniteDatetime(d)) return InfiniteField(f, d < 0, DatetimeKind::kDate);
                double x = ExtractFromDate(f, d);
                return f == "epoch" ? DecimalFromInt(d * 86400) : IntegralField(x);
              }));
@@ -323,6 +372,13 @@ void RegisterDatetimeFunctions(FunctionRegistry* r) {
              }));
 
   RegisterFn(r, "to_timestamp", {f8}, tstz, StrictFn<double>(kFn<ToTimestamp>));
+  for (const DataType& t : {date, ts, tstz}) {
+    RegisterFn(r, "isfinite", {t}, DataType::Boolean(), StrictFn<int64_t>([](int64_t x) { return IsFiniteDatetime(x); }));
+  }
+  RegisterFn(r, "isfinite", {iv}, DataType::Boolean(), StrictFn<Interval>([](I) { return true; }));
+  for (const DataType& t : {ts, tstz}) {
+    RegisterFn(r, "date_bin", {iv, t, t}, t, StrictFn<Interval, int64_t, int64_t>(kFn<DateBin>));
+  }
   RegisterFn(r, "make_date", {i4, i4, i4}, date, StrictFn<int64_t, int64_t, int64_t>(kFn<MakeDate>));
   RegisterFn(r, "make_timestamp", {i4, i4, i4, i4, i4, f8}, ts,
              StrictFn<int64_t, int64_t, int64_t, int64_t, int64_t, double>(kFn<MakeTimestamp>));

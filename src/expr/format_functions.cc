@@ -315,11 +315,14 @@ int64_t ParseWithTemplate(std::string_view text, std::string_view templ) {
 
 void RegisterFormatFunctions(FunctionRegistry* r) {
   DataType v = DataType::Varchar(), ts = DataType::Timestamp(), tstz = DataType::Timestamptz(), date = DataType::Date();
-  RegisterFn(r, "to_char", {ts, v}, v, StrictFn<int64_t, std::string_view>([](int64_t t, std::string_view f) {
+  // to_char of an infinite timestamp is NULL, as PostgreSQL's.
+  RegisterFn(r, "to_char", {ts, v}, v, StrictFn<int64_t, std::string_view>([](int64_t t, std::string_view f) -> std::optional<std::string> {
+               if (!IsFiniteDatetime(t)) return std::nullopt;
                return FormatWithTemplate(t, f, std::nullopt, "");
              }));
   RegisterFn(r, "to_char", {tstz, v}, v,
-             StrictCtxFn<int64_t, std::string_view>([](EvalContext& ctx, int64_t t, std::string_view f) {
+             StrictCtxFn<int64_t, std::string_view>([](EvalContext& ctx, int64_t t, std::string_view f) -> std::optional<std::string> {
+               if (!IsFiniteDatetime(t)) return std::nullopt;
                int64_t offset = ctx.time_zone.OffsetAtUtc(t);
                return FormatWithTemplate(t + offset * kMicrosPerSecond, f, offset, ctx.time_zone.name());
              }));

@@ -17,6 +17,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -79,11 +80,22 @@ struct ArgReader<std::string_view> {
   std::string_view operator[](size_t i) const { return d[i]; }
 };
 
-// Appends a lambda result of C++ type R to out.
+template <typename T>
+inline constexpr bool kIsOptional = false;
+template <typename T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+
+// Appends a lambda result of C++ type R to out (a std::optional: NULL when empty).
 template <typename R>
 inline void AppendResult(Vector* out, R&& r) {
   using T = std::decay_t<R>;
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (kIsOptional<T>) {
+    if (r) {
+      AppendResult(out, *std::forward<R>(r));
+    } else {
+      out->AppendNull();
+    }
+  } else if constexpr (std::is_same_v<T, bool>) {
     out->AppendBool(r);
   } else if constexpr (std::is_integral_v<T>) {
     out->AppendInt(static_cast<int64_t>(r));
@@ -260,9 +272,15 @@ inline void RegisterFn(FunctionRegistry* r, std::string name, std::vector<DataTy
 inline int64_t FloorDiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 inline int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
 
+// timestamp (local micros) -> date; infinities stay infinite.
+inline int64_t TimestampToDate(int64_t micros) {
+  return IsFiniteDatetime(micros) ? FloorDiv(micros, kMicrosPerDay) : micros;
+}
+
 // date -> timestamp (micros), 22008 beyond PostgreSQL's timestamp range
-// (4714-11-24 BC .. 294276 AD).
+// (4714-11-24 BC .. 294276 AD); infinities stay infinite.
 inline int64_t DateToTimestamp(int64_t days) {
+  if (!IsFiniteDatetime(days)) return days;
   static const int64_t kMinDays = DaysFromCivil(-4713, 11, 24);
   static const int64_t kMaxDays = DaysFromCivil(294277, 1, 1);
   if (days < kMinDays || days >= kMaxDays) {

@@ -97,10 +97,20 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       break;
     }
     case TypeId::kNumeric: out = EncodeNumeric(v.GetDecimal(i)); break;
-    case TypeId::kDate: PutBE<int32_t>(&out, static_cast<int32_t>(v.GetInt(i) - kPgEpochDays)); break;
+    case TypeId::kDate: {  // infinities are int32's extremes on the wire (DATEVAL_NOEND)
+      int64_t d = v.GetInt(i);
+      PutBE<int32_t>(&out, d == kDatetimeInfinity        ? INT32_MAX
+                           : d == kDatetimeMinusInfinity ? INT32_MIN
+                                                         : static_cast<int32_t>(d - kPgEpochDays));
+      break;
+    }
     case TypeId::kTime: PutBE<int64_t>(&out, v.GetInt(i)); break;
     case TypeId::kTimestamp:
-    case TypeId::kTimestamptz: PutBE<int64_t>(&out, v.GetInt(i) - kPgEpochMicros); break;
+    case TypeId::kTimestamptz: {
+      int64_t t = v.GetInt(i);
+      PutBE<int64_t>(&out, IsFiniteDatetime(t) ? t - kPgEpochMicros : t);
+      break;
+    }
     case TypeId::kInterval: {
       const Interval& iv = v.GetInterval(i);
       PutBE<int64_t>(&out, iv.micros);
@@ -340,9 +350,8 @@ Value Receive(Reader* r, const DataType& t) {
     case TypeId::kNumeric: return Value::Numeric(ReceiveNumeric(r));
     case TypeId::kDate: {
       int32_t d = r->Get<int32_t>();
-      if (d == INT32_MIN || d == INT32_MAX)
-        throw SqlError(sqlstate::kFeatureNotSupported,
-                       fmt::format("date value \"{}\" is not supported", d == INT32_MAX ? "infinity" : "-infinity"));
+      if (d == INT32_MAX) return Value::Date(kDatetimeInfinity);
+      if (d == INT32_MIN) return Value::Date(kDatetimeMinusInfinity);
       int64_t days = static_cast<int64_t>(d) + kPgEpochDays;
       if (days < kMinDay || days >= kEndDay) throw SqlError(sqlstate::kDatetimeFieldOverflow, "date out of range");
       return Value::Date(days);
@@ -355,10 +364,8 @@ Value Receive(Reader* r, const DataType& t) {
     case TypeId::kTimestamp:
     case TypeId::kTimestamptz: {
       int64_t v = r->Get<int64_t>();
-      if (v == INT64_MIN || v == INT64_MAX)
-        throw SqlError(sqlstate::kFeatureNotSupported,
-                       fmt::format("{} value \"{}\" is not supported", t.ToString(), v == INT64_MAX ? "infinity" : "-infinity"));
-      int64_t micros;
+      int64_t micros = v;
+      if (!IsFiniteDatetime(v)) return t.id == TypeId::kTimestamp ? Value::Timestamp(v) : Value::Timestamptz(v);
       if (__builtin_add_overflow(v, kPgEpochMicros, &micros) || micros < kMinTimestamp || micros >= kEndTimestamp)
         throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
       return t.id == TypeId::kTimestamp ? Value::Timestamp(micros) : Value::Timestamptz(micros);

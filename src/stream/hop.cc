@@ -22,7 +22,7 @@ void HopOperator::OnChunk(int, StreamChunk chunk) {
       sel.push_back(uint32_t(r));
       ops.push_back(op);
       starts.AppendInt(s);
-      ends.AppendInt(s + size_);
+      ends.AppendInt(WindowEnd(s, size_));
     }
   }
   if (sel.empty()) return;

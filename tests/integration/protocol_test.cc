@@ -390,17 +390,25 @@ std::vector<TypeCase> TypeCases() {
   };
   auto dec_text = [](const std::string& b) { return b; };
   auto dec_bytea = [](const std::string& b) { return HexBytea(b); };
-  auto dec_date = [](const std::string& b) {
-    return b.size() == 4 ? FormatDate(static_cast<int32_t>(GetBE(b, 0, 4))) : "<date of " + std::to_string(b.size()) + " bytes>";
+  // 'infinity' and '-infinity' are the extremes of the wire's integers.
+  auto infinity = [](int64_t v, int64_t max) { return std::string(v == max ? "infinity" : v == -max - 1 ? "-infinity" : ""); };
+  auto dec_date = [=](const std::string& b) {
+    if (b.size() != 4) return "<date of " + std::to_string(b.size()) + " bytes>";
+    int32_t d = static_cast<int32_t>(GetBE(b, 0, 4));
+    return d == INT32_MAX || d == INT32_MIN ? infinity(d, INT32_MAX) : FormatDate(d);
   };
   auto dec_time = [](const std::string& b) {
     return b.size() == 8 ? FormatClock(static_cast<int64_t>(GetBE(b, 0, 8))) : "<time of " + std::to_string(b.size()) + " bytes>";
   };
-  auto dec_ts = [](const std::string& b) {
-    return b.size() == 8 ? FormatTimestamp(static_cast<int64_t>(GetBE(b, 0, 8))) : "<timestamp of " + std::to_string(b.size()) + " bytes>";
+  auto dec_ts = [=](const std::string& b) {
+    if (b.size() != 8) return "<timestamp of " + std::to_string(b.size()) + " bytes>";
+    int64_t t = static_cast<int64_t>(GetBE(b, 0, 8));
+    return t == INT64_MAX || t == INT64_MIN ? infinity(t, INT64_MAX) : FormatTimestamp(t);
   };
-  auto dec_tstz = [](const std::string& b) {
-    return b.size() == 8 ? FormatTimestamp(static_cast<int64_t>(GetBE(b, 0, 8))) + "+00" : "<timestamptz of " + std::to_string(b.size()) + " bytes>";
+  auto dec_tstz = [=](const std::string& b) {
+    if (b.size() != 8) return "<timestamptz of " + std::to_string(b.size()) + " bytes>";
+    int64_t t = static_cast<int64_t>(GetBE(b, 0, 8));
+    return t == INT64_MAX || t == INT64_MIN ? infinity(t, INT64_MAX) : FormatTimestamp(t) + "+00";
   };
   auto dec_interval = [](const std::string& b) {
     if (b.size() != 16) return "<interval of " + std::to_string(b.size()) + " bytes>";
@@ -433,6 +441,8 @@ std::vector<TypeCase> TypeCases() {
       {"bytea", 17, "\\x0001ff5c27206f6b", "\\x0001ff5c27206f6b", bytes1, dec_bytea},
       {"date", 1082, "2024-02-29", "2024-02-29", BE32(PgDays(2024, 2, 29)), dec_date},
       {"date", 1082, "1970-01-01", "1970-01-01", BE32(PgDays(1970, 1, 1)), dec_date},
+      {"date", 1082, "infinity", "infinity", BE32(INT32_MAX), dec_date},
+      {"date", 1082, "-infinity", "-infinity", BE32(INT32_MIN), dec_date},
       {"time", 1083, "13:45:30.123456", "13:45:30.123456", BE64(Micros(13, 45, 30, 123456)), dec_time},
       {"time", 1083, "00:00:00", "00:00:00", BE64(0), dec_time},
       {"timestamp", 1114, "2024-02-29 13:45:30.5", "2024-02-29 13:45:30.5",
@@ -442,6 +452,8 @@ std::vector<TypeCase> TypeCases() {
        BE64(PgDays(2024, 2, 29) * kMicrosPerDay + Micros(13, 45, 30, 500000)), dec_tstz},
       {"timestamptz", 1184, "2024-03-01 01:00:00+02", "2024-02-29 23:00:00+00",
        BE64(PgDays(2024, 2, 29) * kMicrosPerDay + Micros(23, 0, 0, 0)), dec_tstz},
+      {"timestamp", 1114, "infinity", "infinity", BE64(INT64_MAX), dec_ts},
+      {"timestamptz", 1184, "-infinity", "-infinity", BE64(INT64_MIN), dec_tstz},
       {"interval", 1186, "1 year 2 mons 3 days 04:05:06.5", "1 year 2 mons 3 days 04:05:06.5",
        BE64(Micros(4, 5, 6, 500000)) + BE32(3) + BE32(14), dec_interval},
       {"interval", 1186, "-3 days -00:00:01.25", "-3 days -00:00:01.25", BE64(-1250000) + BE32(-3) + BE32(0),
