@@ -84,7 +84,9 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     t.scale = s;
   }
   if (id == TypeId::kVarchar && !mods.empty() && name != "text") {
-    if (mods[0] < 1) ThrowAt(sqlstate::kInvalidParameterValue, tn->location, "length for type varchar must be at least 1");
+    if (mods[0] < 1)
+      ThrowAt(sqlstate::kInvalidParameterValue, tn->location,
+              fmt::format("length for type {} must be at least 1", t.IsBpchar() ? "char" : "varchar"));
     t.precision = mods[0];
   }
   return t;

@@ -336,6 +336,20 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     e->set_type(to);  // jsonb's text is json text
     return e;
   }
+  if (from.id == TypeId::kVarchar && to.id == TypeId::kVarchar && from.IsBpchar() != to.IsBpchar() &&
+      !from.IsCheckedText() && !to.IsCheckedText()) {
+    if (to.IsBpchar() || to.precision >= 0) {
+      // Into character: length rules and the trailing blanks cut; into
+      // varchar(n): its length.
+      if (e->kind() == Expression::Kind::kConstant)
+        return std::make_unique<ConstantExpr>(
+            CastValue(static_cast<ConstantExpr*>(e.get())->value(), to, *binder_->ctx_.eval, !explicit_cast));
+      return std::make_unique<CastExpr>(std::move(e), to);
+    }
+    // character -> text or varchar: the value kept is the text without blanks.
+    e->set_type(to);
+    return e;
+  }
   if (from.id == to.id && to.IsText() && !from.IsText()) {
     // varchar -> text: same values, only the name changes.
     e->set_type(to);
@@ -425,6 +439,27 @@ DataType Binder::ExprBinder::UnifyTypes(const std::vector<const Expression*>& ex
 
 // ---- Function calls ----
 
+// character(n) values are kept without their trailing blanks
+// (DataType::Bpchar); the functions that see them in PostgreSQL get them
+// back: LIKE's subject (bpcharlike matches the padded value), octet_length,
+// and concat's arguments (formatted by the output function).
+void Binder::ExprBinder::PadCharacterArguments(const std::string& name, std::vector<ExprPtr>* args) {
+  static const std::set<std::string> kSubjectOnly = {"~~", "~~*", "!~~", "!~~*", "octet_length"};
+  bool all = name == "concat" || name == "concat_ws";
+  if (!all && !kSubjectOnly.count(name)) return;
+  for (size_t i = 0; i < args->size(); i++) {
+    if (!all && i > 0) break;
+    if (name == "concat_ws" && i == 0) continue;  // the separator is text
+    ExprPtr& a = (*args)[i];
+    if (!a->type().IsBpchar() || a->type().precision < 0) continue;
+    std::vector<ExprPtr> pad_args;
+    int32_t length = a->type().precision;
+    pad_args.push_back(std::move(a));
+    pad_args.push_back(std::make_unique<ConstantExpr>(Value::Int32(length)));
+    a = MakeCall(kBpcharPadFunction, std::move(pad_args), -1);
+  }
+}
+
 ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPtr> args, int location) {
   PrepareArrayArguments(name, args, location);
   const auto* candidates = FunctionRegistry::Instance().Lookup(name);
@@ -473,16 +508,20 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
   for (const auto& a : args)
     if (a->type().IsStruct()) concrete_struct = a->type();
   // And compared with a uuid, json or jsonb the literal is one (read by
-  // its input function): id = 'A0EE...'.
+  // its input function): id = 'A0EE...'; compared with a character(n), it
+  // is a bpchar (its trailing blanks do not count: c = 'ab  ').
   static const std::set<std::string> kComparisons = {"=", "<>", "!=", "<", "<=", ">", ">="};
   DataType checked_text;
   if (args.size() == 2 && kComparisons.count(name))
-    for (const auto& a : args)
+    for (const auto& a : args) {
       if (a->type().IsCheckedText()) checked_text = a->type();
+      if (a->type().IsBpchar()) checked_text = DataType::Bpchar();
+    }
+  PadCharacterArguments(name, &args);
   for (size_t i = 0; i < args.size(); i++) {
     DataType want = best->variadic ? best->arg_types[0] : best->arg_types[i];
     if (want.IsAnyStruct() && args[i]->type().id == TypeId::kUnknown && concrete_struct.IsStruct()) want = concrete_struct;
-    if (checked_text.IsCheckedText() && args[i]->type().id == TypeId::kUnknown && want.id == checked_text.id)
+    if (checked_text.id == TypeId::kVarchar && args[i]->type().id == TypeId::kUnknown && want.id == checked_text.id)
       want = checked_text;
     args[i] = Coerce(std::move(args[i]), want);
   }

@@ -23,6 +23,7 @@ class Binder::ExprBinder {
   // Resolves a function or operator by name over bound arguments (inserting
   // casts); throws 42883 when nothing matches.
   ExprPtr MakeCall(const std::string& name, std::vector<ExprPtr> args, int location);
+  void PadCharacterArguments(const std::string& name, std::vector<ExprPtr>* args);
   // Common type of expressions meeting in CASE/COALESCE/UNION...; unknown
   // literals become text when nothing else decides.
   DataType UnifyTypes(const std::vector<const Expression*>& exprs, const char* context, int location);

@@ -113,6 +113,7 @@ std::string InformationSchemaType(const DataType& t) {
   if (t.IsArray()) return "ARRAY";
   if (t.IsStruct()) return "USER-DEFINED";  // as for PostgreSQL's composite types
   if (t.IsText() || t.IsCheckedText()) return t.ToString();  // text, json, jsonb, uuid
+  if (t.IsBpchar()) return "character";
   if (t.id == TypeId::kVarchar) return "character varying";
   return t.ToString();
 }

@@ -10,12 +10,18 @@
 
 namespace freshet {
 
+namespace {
+constexpr int32_t kBpcharElementBase = -1000;
+}  // namespace
+
 DataType DataType::Array(const DataType& element) {
   DataType t(TypeId::kArray);
   t.precision = static_cast<int32_t>(element.id);
   t.scale = element.precision;
   // numeric(p,s) elements: both modifiers in one field.
   if (element.id == TypeId::kNumeric && element.precision >= 0) t.scale = element.precision * 1000 + std::max(element.scale, 0);
+  // character(n) elements: n (or -1) below kBpcharElementBase.
+  if (element.IsBpchar()) t.scale = kBpcharElementBase - (element.precision + 1);
   return t;
 }
 
@@ -24,6 +30,7 @@ DataType DataType::ElementType() const {
   auto elem = static_cast<TypeId>(precision);
   if (IsVector()) return elem == TypeId::kOid ? DataType::Oid() : DataType(elem);
   if (elem == TypeId::kNumeric && scale >= 0) return DataType(elem, scale / 1000, scale % 1000);
+  if (elem == TypeId::kVarchar && scale <= kBpcharElementBase) return Bpchar(kBpcharElementBase - scale - 1);
   return DataType(elem, scale, -1);
 }
 
@@ -99,6 +106,7 @@ std::string DataType::ToString() const {
       if (IsText()) return "text";
       if (IsJson()) return IsJsonb() ? "jsonb" : "json";
       if (IsUuid()) return "uuid";
+      if (IsBpchar()) return precision >= 0 ? fmt::format("character({})", precision) : "bpchar";
       if (precision >= 0) return fmt::format("character varying({})", precision);
       return "character varying";
     case TypeId::kBytea: return "bytea";
@@ -155,7 +163,8 @@ uint32_t DataType::PgOid() const {
     case TypeId::kFloat32: return 700;
     case TypeId::kFloat64: return 701;
     case TypeId::kNumeric: return 1700;
-    case TypeId::kVarchar: return IsText() ? 25 : IsJsonb() ? 3802 : IsJson() ? 114 : IsUuid() ? 2950 : 1043;
+    case TypeId::kVarchar:
+      return IsText() ? 25 : IsJsonb() ? 3802 : IsJson() ? 114 : IsUuid() ? 2950 : IsBpchar() ? 1042 : 1043;
     case TypeId::kBytea: return 17;
     case TypeId::kDate: return 1082;
     case TypeId::kTime: return 1083;
@@ -224,8 +233,7 @@ TypeId TypeIdFromName(const std::string& name) {
       {"numeric", TypeId::kNumeric},     {"decimal", TypeId::kNumeric},
       {"varchar", TypeId::kVarchar},     {"text", TypeId::kVarchar},
       {"character varying", TypeId::kVarchar}, {"string", TypeId::kVarchar},
-      {"bpchar", TypeId::kVarchar},      {"char", TypeId::kVarchar},
-      {"character", TypeId::kVarchar},   {"name", TypeId::kVarchar},
+      {"char", TypeId::kVarchar},        {"name", TypeId::kVarchar},
       {"bytea", TypeId::kBytea},         {"date", TypeId::kDate},
       {"time", TypeId::kTime},           {"time without time zone", TypeId::kTime},
       {"timestamp", TypeId::kTimestamp}, {"timestamp without time zone", TypeId::kTimestamp},
@@ -241,6 +249,9 @@ DataType DataTypeFromName(const std::string& name) {
   if (name == "json") return DataType::Json();
   if (name == "jsonb") return DataType::Jsonb();
   if (name == "uuid") return DataType::Uuid();
+  // The parser names char(n) and character(n) pg_catalog.bpchar; a quoted
+  // "char" (PostgreSQL's one-byte type) is read as varchar.
+  if (name == "bpchar" || name == "character") return DataType::Bpchar();
   if (name == "oid") return DataType::Oid();
   if (name == "regclass") return DataType::Oid(OidKind::kRegclass);
   if (name == "regtype") return DataType::Oid(OidKind::kRegtype);
@@ -266,7 +277,9 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kFloat32: return "float4";
     case TypeId::kFloat64: return "float8";
     case TypeId::kNumeric: return "numeric";
-    case TypeId::kVarchar: return t.IsText() || t.IsCheckedText() ? t.ToString() : "varchar";
+    case TypeId::kVarchar:
+      if (t.IsBpchar()) return "bpchar";
+      return t.IsText() || t.IsCheckedText() ? t.ToString() : "varchar";
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time";
@@ -312,8 +325,8 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     case 114: return DataType::Json();
     case 3802: return DataType::Jsonb();
     case 2950: return DataType::Uuid();
+    case 1042: return DataType::Bpchar();
     case 1043:
-    case 1042:
     case 19: return DataType::Varchar();
     case 17: return DataType::Bytea();
     case 1082: return DataType::Date();

@@ -110,6 +110,15 @@ struct DataType {
   bool IsUuid() const { return id == TypeId::kVarchar && precision == kUuidMarker; }
   // Text whose input function checks it: json, jsonb, uuid.
   bool IsCheckedText() const { return IsJson() || IsUuid(); }
+  // character(n) / bpchar: blank-padded text (precision: n, or -1 for bpchar
+  // without a length). Values are kept without their trailing blanks, which
+  // PostgreSQL ignores in comparisons, hashing, length() and casts to text, so
+  // keys, joins and grouping are varchar's; the output functions (text,
+  // binary, JSON) and the few functions that see the blanks (LIKE,
+  // octet_length, concat) pad them back to n (common/character.h).
+  static constexpr int32_t kBpcharMarker = -6;  // in scale
+  static DataType Bpchar(int32_t length = -1) { return DataType(TypeId::kVarchar, length, kBpcharMarker); }
+  bool IsBpchar() const { return id == TypeId::kVarchar && scale == kBpcharMarker; }
   static DataType Bytea() { return TypeId::kBytea; }
   static DataType Date() { return TypeId::kDate; }
   static DataType Time() { return TypeId::kTime; }

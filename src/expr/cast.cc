@@ -68,7 +68,8 @@ int NumericRank(TypeId t) {
   }
 }
 
-// Only numeric(p,s) and varchar(n) carry modifiers that change values.
+// Only numeric(p,s), varchar(n) and character(n) carry modifiers that
+// change values.
 bool HasModifiers(const DataType& t) {
   return t.precision >= 0 && (t.id == TypeId::kNumeric || t.id == TypeId::kVarchar);
 }
@@ -376,21 +377,6 @@ std::string ParseByteaText(std::string_view s) {
 
 // varchar(n): an explicit cast truncates; assignment raises 22001 unless
 // only spaces would be cut (PostgreSQL's varchar()).
-void ApplyVarcharLength(std::string* s, int32_t n, bool assignment) {
-  if (n < 0 || s->size() <= static_cast<size_t>(n)) return;
-  size_t off = Utf8Offset(*s, n);
-  if (off == s->size()) return;
-  if (assignment) {
-    for (size_t i = off; i < s->size(); i++) {
-      if ((*s)[i] != ' ') {
-        throw SqlError(sqlstate::kStringDataRightTruncation,
-                       fmt::format("value too long for type character varying({})", n));
-      }
-    }
-  }
-  s->resize(off);
-}
-
 Decimal ApplyNumericTypmod(const Decimal& d, const DataType& t) {
   if (t.precision < 0) return d;
   return DecimalRescale(d, t.precision, t.scale < 0 ? 0 : t.scale);
@@ -531,7 +517,7 @@ void CastToVarchar(const Vector& in, Vector* out, const DataType& to, EvalContex
     } else {
       s = FormatText(in, i, ctx);
     }
-    ApplyVarcharLength(&s, to.precision, assignment);
+    ApplyCharacterLength(&s, to, assignment);
     out->AppendString(std::move(s));
   }
 }
@@ -664,7 +650,9 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
     MapText(in, &out, [&](std::string_view s) { return UuidInput(s); });
     return out;
   }
-  if (from.id == to.id && !HasModifiers(to)) {
+  // Into bpchar (without a length) from another text: the trailing blanks go.
+  bool strip_blanks = to.IsBpchar() && !from.IsBpchar();
+  if (from.id == to.id && !HasModifiers(to) && !strip_blanks) {
     out.AppendRange(in, 0, in.size());
     return out;
   }
@@ -770,6 +758,7 @@ std::string FormatText(const Vector& v, size_t i, const EvalContext& ctx) {
     case PhysicalType::kString:
       if (t.id == TypeId::kArray) return FormatArrayText(v.GetString(i), t, ctx);
       if (t.IsStruct()) return FormatStructText(v.GetString(i), t, ctx);
+      if (t.IsBpchar()) return BpcharPadded(v.GetString(i), t);
       return t.id == TypeId::kBytea ? FormatBytea(v.GetString(i)) : v.GetString(i);
   }
   return "";
@@ -787,6 +776,7 @@ std::string FormatValueText(const Value& v, const EvalContext& ctx) {
     case PhysicalType::kString:
       if (t.id == TypeId::kArray) return FormatArrayText(v.string_value(), t, ctx);
       if (t.IsStruct()) return FormatStructText(v.string_value(), t, ctx);
+      if (t.IsBpchar()) return BpcharPadded(v.string_value(), t);
       return t.id == TypeId::kBytea ? FormatBytea(v.string_value()) : v.string_value();
   }
   return "";
@@ -811,7 +801,7 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
       // varcharin with a typmod rejects (rather than truncates) long input.
       if (t.IsCheckedText()) return Value::FromString(t, CheckedTextInput(text, t));
       std::string s = text;
-      ApplyVarcharLength(&s, t.precision, /*assignment=*/true);
+      ApplyCharacterLength(&s, t, /*assignment=*/true);
       return Value::FromString(t, std::move(s));
     }
     case TypeId::kUnknown:
@@ -888,7 +878,7 @@ void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx
     case TypeId::kFloat64: return out->AppendFloat(ParseFloat8Text(text));
     case TypeId::kVarchar:
       CheckValueSize(text.size());
-      if (t.precision < 0 && !t.IsCheckedText()) return out->AppendString(std::string(text));
+      if (t.precision < 0 && !t.IsCheckedText() && !t.IsBpchar()) return out->AppendString(std::string(text));
       break;
     case TypeId::kTimestamp: return out->AppendInt(ParseTimestamp(text));
     case TypeId::kDate: return out->AppendInt(ParseDate(text));

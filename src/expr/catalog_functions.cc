@@ -85,11 +85,13 @@ int64_t ParseTypeNameOid(std::string_view text) {
 
 }  // namespace
 
-std::optional<std::string> FormatTypeName(uint32_t oid, int32_t typmod) {
+std::optional<std::string> FormatTypeName(uint32_t oid, int32_t typmod, bool typmod_given) {
   switch (oid) {
     case 19: return "name";
     case 18: return "\"char\"";
-    case 1042: return typmod >= 4 ? fmt::format("character({})", typmod - 4) : "character";
+    case 1042:  // PostgreSQL's format_type_extended: "bpchar" for an explicit typmod of -1
+      if (typmod >= 4) return fmt::format("character({})", typmod - 4);
+      return typmod_given ? "bpchar" : "character";
     case 705: return "unknown";
     case 2277: return "anyarray";
     case 22: return "int2vector";
@@ -188,7 +190,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                    continue;
                  }
                  int32_t typmod = args[1]->IsNull(i) ? -1 : static_cast<int32_t>(args[1]->GetInt(i));
-                 auto name = FormatTypeName(static_cast<uint32_t>(args[0]->GetInt(i)), typmod);
+                 auto name = FormatTypeName(static_cast<uint32_t>(args[0]->GetInt(i)), typmod, !args[1]->IsNull(i));
                  out->AppendString(name ? *name : "???");
                }
              });

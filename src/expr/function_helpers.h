@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/character.h"
 #include "common/error.h"
 #include "common/vector.h"
 #include "expr/function_registry.h"
@@ -289,24 +290,7 @@ inline int64_t DateToTimestamp(int64_t days) {
   return days * kMicrosPerDay;
 }
 
-// UTF-8 helpers. Text is valid UTF-8 (input functions reject anything else),
-// so these do not validate.
-inline bool IsUtf8Continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
-inline size_t Utf8Length(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += !IsUtf8Continuation(c);
-  return n;
-}
-// Byte offset of character `chars` (clamped to s.size()).
-inline size_t Utf8Offset(std::string_view s, int64_t chars) {
-  size_t i = 0;
-  while (chars > 0 && i < s.size()) {
-    i++;
-    while (i < s.size() && IsUtf8Continuation(static_cast<unsigned char>(s[i]))) i++;
-    chars--;
-  }
-  return i;
-}
+// UTF-8 helpers (IsUtf8Continuation, Utf8Length, Utf8Offset: common/character.h).
 // Byte length of the character starting at s[i].
 inline size_t Utf8CharBytes(std::string_view s, size_t i) {
   size_t j = i + 1;

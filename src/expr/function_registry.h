@@ -27,6 +27,12 @@
 
 namespace freshet {
 
+// pad(character_value, n): a character(n) value with its trailing blanks
+// (DataType::Bpchar keeps it without them); added by the binder around
+// character(n) arguments of the functions that see the blanks (LIKE,
+// octet_length, concat).
+inline constexpr const char* kBpcharPadFunction = "bpchar_padded";
+
 using ScalarFn = std::function<void(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx)>;
 
 struct ScalarFunction {

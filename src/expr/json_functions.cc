@@ -41,6 +41,7 @@ void AppendJsonOf(const Vector& v, size_t i, const EvalContext& ctx, std::string
     }
     case TypeId::kVarchar:
       if (t.IsJson()) out->append(v.GetString(i));
+      else if (t.IsBpchar()) AppendJsonString(out, BpcharPadded(v.GetString(i), t));
       else AppendJsonString(out, v.GetString(i));
       return;
     case TypeId::kTimestamp:

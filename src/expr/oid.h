@@ -25,6 +25,6 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx);
 
 // PostgreSQL's format_type(type_oid, typmod), e.g. "character varying(20)",
 // "numeric(10,2)", "integer[]"; nullopt when the oid is not a known type.
-std::optional<std::string> FormatTypeName(uint32_t type_oid, int32_t typmod);
+std::optional<std::string> FormatTypeName(uint32_t type_oid, int32_t typmod, bool typmod_given = false);
 
 }  // namespace freshet

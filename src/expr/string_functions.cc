@@ -421,6 +421,11 @@ void RegisterStringFunctions(FunctionRegistry* r) {
   }
   RegisterFn(r, "length", {by}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(s.size()); }));
   RegisterFn(r, "octet_length", {v}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(s.size()); }));
+  // A character(n) value with its blanks, for the functions that see them
+  // (the binder adds the call: ExprBinder::PadCharacterArguments).
+  RegisterFn(r, kBpcharPadFunction, {v, i4}, v, StrictFn<SV, int64_t>([](SV s, int64_t n) {
+               return BpcharPadded(s, DataType::Bpchar(static_cast<int32_t>(n)));
+             }));
   RegisterFn(r, "octet_length", {by}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(s.size()); }));
 
   RegisterFn(r, "lower", {v}, v, StrictFn<SV>([](SV s) {

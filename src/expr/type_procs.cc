@@ -58,6 +58,9 @@ const std::vector<TypeRow>& Rows() {
       {"regrole", {{4098, "regrolein"}, {4092, "regroleout"}, {4094, "regrolerecv"}, {4095, "regrolesend"}, {0, ""}, {0, ""}}},
       {"json", {{321, "json_in"}, {322, "json_out"}, {323, "json_recv"}, {324, "json_send"}, {0, ""}, {0, ""}}},
       {"jsonb", {{3806, "jsonb_in"}, {3804, "jsonb_out"}, {3805, "jsonb_recv"}, {3803, "jsonb_send"}, {0, ""}, {0, ""}}},
+      {"bpchar",
+       {{1044, "bpcharin"}, {1045, "bpcharout"}, {2430, "bpcharrecv"}, {2431, "bpcharsend"}, {2913, "bpchartypmodin"},
+        {2914, "bpchartypmodout"}}},
       {"uuid", {{2952, "uuid_in"}, {2953, "uuid_out"}, {2961, "uuid_recv"}, {2962, "uuid_send"}, {0, ""}, {0, ""}}},
       {"array", {{750, "array_in"}, {751, "array_out"}, {2400, "array_recv"}, {2401, "array_send"}, {0, ""}, {0, ""}}},
   };

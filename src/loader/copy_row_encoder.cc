@@ -34,7 +34,7 @@ std::unique_ptr<CopyRowEncoder> CopyRowEncoder::For(const TableCatalog& table, c
       case TypeId::kInt64: out.kind = Kind::kInteger; break;
       case TypeId::kFloat64: out.kind = Kind::kFloat8; break;
       case TypeId::kVarchar:
-        if (col.type.precision >= 0) return nullptr;  // a length to check
+        if (col.type.precision >= 0 || col.type.IsBpchar()) return nullptr;  // a length to check, blanks to cut
         out.kind = Kind::kText;
         break;
       case TypeId::kDate: out.kind = Kind::kDate; break;

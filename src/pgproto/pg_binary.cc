@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/array.h"
+#include "common/character.h"
 #include "common/error.h"
 #include "common/struct.h"
 #include "pgproto/utf8_check.h"
@@ -166,6 +167,10 @@ std::string EncodeBinary(const Vector& v, size_t i) {
         break;
       }
       if (v.type().IsJsonb()) out.push_back('\1');  // jsonb_send's version
+      if (v.type().IsBpchar()) {
+        out += BpcharPadded(v.GetString(i), v.type());
+        break;
+      }
       out += v.GetString(i);
       break;
   }
@@ -393,6 +398,11 @@ Value Receive(Reader* r, const DataType& t) {
       }
       CheckUtf8(text);
       if (t.IsJson()) return Value::FromString(t, t.IsJsonb() ? NormalizeJsonb(text) : (CheckJsonText(text), std::string(text)));
+      if (t.IsBpchar()) {  // bpcharrecv: character(n)'s length rules
+        std::string s(text);
+        ApplyCharacterLength(&s, t, /*assignment=*/true);
+        return Value::FromString(t, std::move(s));
+      }
       return Value::Varchar(std::string(text));
     }
   }
