@@ -1,10 +1,13 @@
 // Functions in FROM: generate_series(start, stop[, step]) over integers,
 // numeric and timestamps; unnest(array); generate_subscripts and
-// information_schema._pg_expandarray, pg_partition_ancestors.
+// information_schema._pg_expandarray, pg_partition_ancestors; the JSON
+// families json(b)_each[_text], json(b)_array_elements[_text],
+// json(b)_object_keys.
 #include "batch/executors.h"
-#include "common/struct.h"
 #include "common/array.h"
 #include "common/error.h"
+#include "common/json.h"
+#include "common/struct.h"
 
 namespace freshet {
 
@@ -158,6 +161,65 @@ class ArrayPositionsExecutor : public Executor {
   size_t count_ = 0, pos_ = 0;
 };
 
+// json(b)_each[_text] (key, value), json(b)_array_elements[_text] (value)
+// and json(b)_object_keys (key) of one JSON value. The rows come out as the
+// node's columns: (key, value) in FROM, or one struct column when the
+// function stands in a select list.
+class JsonRowsExecutor : public Executor {
+ public:
+  JsonRowsExecutor(const TableFunctionNode& node, ExecContext& ctx) : types_(node.types()) {
+    if (node.with_ordinality) types_.pop_back();  // OrdinalityExecutor adds it
+    Value json = node.args[0]->EvalConstant(ctx.eval);
+    if (json.is_null()) return;
+    const std::string& name = node.name;
+    as_text_ = name.ends_with("_text");
+    if (name.find("_each") != std::string::npos) {
+      members_ = JsonMembers(json.string_value(), name);
+    } else if (name.find("_array_elements") != std::string::npos) {
+      for (auto& e : JsonElements(json.string_value(), name)) members_.emplace_back("", std::move(e));
+      keyless_ = true;
+    } else {
+      for (auto& k : JsonObjectKeys(json.string_value(), name)) members_.emplace_back(std::move(k), "");
+      keys_only_ = true;
+    }
+  }
+
+  bool Next(DataChunk* out) override {
+    if (pos_ >= members_.size()) return false;
+    size_t end = std::min(members_.size(), pos_ + kChunkSize);
+    *out = DataChunk(types_);
+    bool as_struct = types_.size() == 1 && types_[0].IsStruct();
+    for (size_t i = pos_; i < end; i++) {
+      const auto& [key, raw] = members_[i];
+      std::optional<std::string> value = as_text_ ? JsonAsText(raw) : std::optional<std::string>(raw);
+      auto append_value = [&](Vector* v) { value ? v->AppendString(*value) : v->AppendNull(); };
+      if (keys_only_) {
+        out->column(0).AppendString(key);
+      } else if (keyless_) {
+        append_value(&out->column(0));
+      } else if (as_struct) {
+        const DataType& value_type = types_[0].StructFields()[1].second;
+        StructWriter writer(2);
+        writer.Add(Value::FromString(DataType::Text(), key));
+        writer.Add(value ? Value::FromString(value_type, *value) : Value::Null(value_type));
+        out->column(0).AppendString(writer.Finish());
+      } else {
+        out->column(0).AppendString(key);
+        append_value(&out->column(1));
+      }
+    }
+    out->set_cardinality(end - pos_);
+    pos_ = end;
+    return true;
+  }
+
+ private:
+  std::vector<DataType> types_;
+  std::vector<std::pair<std::string, std::string>> members_;  // (key, raw JSON value)
+  bool as_text_ = false, keyless_ = false, keys_only_ = false;
+  size_t pos_ = 0;
+};
+
 // WITH ORDINALITY: the function's rows with their number, from 1.
 class OrdinalityExecutor : public Executor {
  public:
@@ -197,6 +259,7 @@ ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
 static ExecutorPtr MakeFunctionRows(const TableFunctionNode& node, ExecContext& ctx) {
   if (node.name == "pg_partition_ancestors") return std::make_unique<NoRowsExecutor>();
   if (node.name == "unnest") return std::make_unique<UnnestExecutor>(node, ctx);
+  if (node.name.starts_with("json")) return std::make_unique<JsonRowsExecutor>(node, ctx);
   if (node.name == "_pg_expandarray" || node.name == "generate_subscripts")
     return std::make_unique<ArrayPositionsExecutor>(node, ctx);
   return std::make_unique<GenerateSeriesExecutor>(node, ctx);

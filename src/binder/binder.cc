@@ -447,9 +447,33 @@ PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, S
 
 // ---- Set-returning functions (FROM items and select-list entries) ----
 
+namespace {
+
+// The JSON set-returning functions: the type of their argument and of
+// their value column (key columns are text).
+struct JsonSetFunction {
+  DataType arg, value;
+  bool members;  // (key, value) rows
+  bool keys;     // key rows
+};
+
+std::optional<JsonSetFunction> LookupJsonSetFunction(const std::string& name) {
+  static const std::set<std::string> kNames = {
+      "json_each",           "json_each_text",           "jsonb_each",          "jsonb_each_text",
+      "json_array_elements", "json_array_elements_text", "jsonb_array_elements", "jsonb_array_elements_text",
+      "json_object_keys",    "jsonb_object_keys"};
+  if (!kNames.count(name)) return std::nullopt;
+  DataType arg = name.starts_with("jsonb") ? DataType::Jsonb() : DataType::Json();
+  DataType value = name.ends_with("_text") ? DataType::Text() : arg;
+  return JsonSetFunction{arg, value, name.find("_each") != std::string::npos,
+                         name.find("_object_keys") != std::string::npos};
+}
+
+}  // namespace
+
 bool Binder::IsSetFunctionName(const std::string& name) {
   return name == "generate_series" || name == "unnest" || name == "generate_subscripts" || name == "_pg_expandarray" ||
-         name == "pg_partition_ancestors";
+         name == "pg_partition_ancestors" || LookupJsonSetFunction(name).has_value();
 }
 
 DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args_ptr, ExprBinder* eb,
@@ -466,6 +490,18 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
     if (args.size() != 1) ThrowAt(sqlstate::kUndefinedFunction, location, "function _pg_expandarray takes one array");
     array_argument("_pg_expandarray");
     return DataType::Struct({{"x", args[0]->type().ElementType()}, {"n", DataType::Int32()}});
+  }
+  if (auto json = LookupJsonSetFunction(name)) {
+    // jsonb_each(j) yields (key, value) records, jsonb_array_elements(j)
+    // values, jsonb_object_keys(j) keys.
+    if (args.size() != 1)
+      ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function {} takes one argument", name));
+    if (!args[0]->type().IsJson() && args[0]->type().id != TypeId::kUnknown)
+      ThrowAt(sqlstate::kUndefinedFunction, location,
+              fmt::format("function {}({}) does not exist", name, args[0]->type().ToString()));
+    args[0] = eb->Coerce(std::move(args[0]), json->arg);
+    if (json->members) return DataType::Struct({{"key", DataType::Text()}, {"value", json->value}});
+    return json->keys ? DataType::Text() : json->value;
   }
   if (name == "pg_partition_ancestors") {
     // pg_partition_ancestors(regclass): psql's \d asks it (tables are
@@ -589,8 +625,20 @@ PlanPtr Binder::BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__
   return std::make_unique<ProjectNode>(std::move(input), std::move(exprs), std::move(schema));
 }
 
+// LATERAL subqueries, and functions in FROM, which PostgreSQL always lets
+// read the items before them (FROM t, jsonb_each(t.j)). A function that
+// reads none of them leaves lateral_left_ set, and is joined as usual.
+// Whether e reads a column of an enclosing query or LATERAL item.
+static bool HasOuterReference(const Expression& e) {
+  if (dynamic_cast<const OuterRefExpr*>(&e)) return true;
+  for (const auto& c : e.children())
+    if (HasOuterReference(*c)) return true;
+  return false;
+}
+
 bool Binder::IsLateral(const PgQuery__Node* node) {
-  return node->node_case == PG_QUERY__NODE__NODE_RANGE_SUBSELECT && node->range_subselect->lateral;
+  return (node->node_case == PG_QUERY__NODE__NODE_RANGE_SUBSELECT && node->range_subselect->lateral) ||
+         node->node_case == PG_QUERY__NODE__NODE_RANGE_FUNCTION;
 }
 
 PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) {
@@ -627,23 +675,60 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       if (name == "tumble" || name == "hop") return BindTimeWindow(rf, fc, name, outer, scope);
       if (!IsSetFunctionName(name))
         ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("table function {} does not exist", name));
-      Scope empty;
-      empty.outer = outer;
-      empty.clause = "functions in FROM";
-      ExprBinder eb(this, &empty);
+      // With items on its left, bound first as reading them; bound again
+      // without them when it reads none (lateral_left_ stays set: the caller
+      // then joins it as usual).
+      Scope* lateral = lateral_left_;
+      lateral_left_ = nullptr;
       std::vector<ExprPtr> args;
-      for (size_t i = 0; i < fc->n_args; i++) args.push_back(eb.Bind(fc->args[i]));
+      DataType t;
+      auto bind_args = [&](Scope* arg_outer) {
+        Scope empty;
+        empty.outer = arg_outer;
+        empty.clause = "functions in FROM";
+        ExprBinder eb(this, &empty);
+        args.clear();
+        for (size_t i = 0; i < fc->n_args; i++) args.push_back(eb.Bind(fc->args[i]));
+        t = BindSetFunctionArgs(name, &args, &eb, fc->location);
+      };
+      bind_args(lateral ? lateral : outer);
+      if (lateral && std::none_of(args.begin(), args.end(), [](const ExprPtr& a) { return HasOuterReference(*a); })) {
+        lateral_left_ = lateral;
+        bind_args(outer);
+      }
       std::string alias = rf->alias ? rf->alias->aliasname : name;
-      std::string col = rf->alias && rf->alias->n_colnames ? StringOf(rf->alias->colnames[0]) : (rf->alias ? alias : name);
-      DataType t = BindSetFunctionArgs(name, &args, &eb, fc->location);
-      std::vector<PlanColumn> schema = {{col, t, alias}};
-      if (rf->ordinality)
-        schema.push_back({rf->alias && rf->alias->n_colnames > 1 ? StringOf(rf->alias->colnames[1]) : "ordinality",
-                          DataType::Int64(), alias});
-      scope->Append(schema);
-      auto fn = std::make_unique<TableFunctionNode>(name, std::move(args), std::move(schema));
+      auto alias_column = [&](size_t i, const std::string& otherwise) {
+        return rf->alias && rf->alias->n_colnames > i ? StringOf(rf->alias->colnames[i]) : otherwise;
+      };
+      std::vector<PlanColumn> schema;
+      auto json = LookupJsonSetFunction(name);
+      if (json && json->members) {
+        // (key, value) records are two columns in FROM.
+        for (const auto& [field, type] : t.StructFields()) schema.push_back({alias_column(schema.size(), field), type, alias});
+      } else {
+        // A function's named output column keeps its name under an alias.
+        std::string named = json && !json->keys ? "value" : (rf->alias ? alias : name);
+        schema.push_back({alias_column(0, named), t, alias});
+      }
+      if (rf->ordinality) schema.push_back({alias_column(schema.size(), "ordinality"), DataType::Int64(), alias});
+      auto fn = std::make_unique<TableFunctionNode>(name, std::move(args), schema);
       fn->with_ordinality = rf->ordinality;
-      return fn;
+      if (schema[0].name == alias || rf->alias == nullptr || (json && json->members)) {
+        scope->Append(schema);
+        return fn;
+      }
+      // The alias alone also reads a one-column result whose column has a
+      // name of its own (jsonb_array_elements(j) e: e and e.value): a
+      // hidden copy of the column under the alias.
+      std::vector<ExprPtr> exprs;
+      for (size_t i = 0; i < schema.size(); i++)
+        exprs.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), schema[i].type, schema[i].name));
+      exprs.push_back(std::make_unique<ColumnRefExpr>(0, schema[0].type, schema[0].name));
+      PlanColumn copy{alias, schema[0].type, alias};
+      copy.hidden = true;
+      schema.push_back(copy);
+      scope->Append(schema);
+      return std::make_unique<ProjectNode>(std::move(fn), std::move(exprs), std::move(schema));
     }
     case PG_QUERY__NODE__NODE_JOIN_EXPR: {
       const auto* j = node->join_expr;
@@ -658,16 +743,18 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
         default: break;
       }
       Scope lateral;
-      const bool is_lateral = IsLateral(j->rarg);
+      bool is_lateral = IsLateral(j->rarg);
       if (is_lateral) {
-        if (type != JoinType::kInner && type != JoinType::kLeft)
-          throw SqlError(sqlstate::kInvalidColumnReference, "invalid reference to FROM-clause entry in a LATERAL subquery")
-              .WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
         lateral.columns = left_scope.columns;
         lateral.outer = outer;
         lateral_left_ = &lateral;
       }
       PlanPtr right = BindFrom(j->rarg, outer, &right_scope);
+      if (lateral_left_) is_lateral = false;  // a function that reads none of the items before it
+      lateral_left_ = nullptr;
+      if (is_lateral && type != JoinType::kInner && type != JoinType::kLeft)
+        throw SqlError(sqlstate::kInvalidColumnReference, "invalid reference to FROM-clause entry in a LATERAL subquery")
+            .WithDetail("The combining JOIN type must be INNER or LEFT for a LATERAL reference.");
       Scope joined;
       joined.outer = outer;
       joined.columns = left_scope.columns;

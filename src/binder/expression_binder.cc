@@ -18,6 +18,11 @@ namespace {
 // Operator name of an A_Expr (last element of its name list).
 std::string OperatorName(const PgQuery__AExpr* e) { return e->n_name ? StringOf(e->name[e->n_name - 1]) : ""; }
 
+// The JSON aggregates, bound as array_agg and a final function.
+bool IsJsonAggregate(const std::string& name) {
+  return name == "json_agg" || name == "jsonb_agg" || name == "json_object_agg" || name == "jsonb_object_agg";
+}
+
 std::string TypeList(const std::vector<ExprPtr>& args) {
   std::string s;
   for (const auto& a : args) s += (s.empty() ? "" : ", ") + a->type().ToString();
@@ -586,7 +591,7 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
   if (f->over) return BindWindowCall(f, name);
-  if (IsAggregateName(name)) return BindAggregate(f, name);
+  if (IsAggregateName(name) || IsJsonAggregate(name)) return BindAggregate(f, name);
   if (Binder::IsSetFunctionName(name)) {
     if (!scope_->set_functions_allowed)
       binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
@@ -690,6 +695,27 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
     types.push_back(a->type());
     call.args.push_back(std::move(a));
   }
+  // json_agg(x) is array_agg(to_json(x)) finished by json_agg_finalfn;
+  // json_object_agg(k, v) is array_agg(json_build_array(k, v)), the pairs
+  // finished into an object (jsonb_*: the same, normalized).
+  std::string agg_name = name;
+  if (IsJsonAggregate(name)) {
+    bool object = name.find("object") != std::string::npos;
+    if (call.args.size() != (object ? 2u : 1u) || f->agg_star)
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                       fmt::format("function {}({}) does not exist", name, TypeList(call.args)));
+    std::vector<ExprPtr> parts;
+    for (auto& a : call.args) {
+      std::vector<ExprPtr> one;
+      one.push_back(std::move(a));
+      parts.push_back(MakeCall("to_json", std::move(one), f->location));
+    }
+    ExprPtr element = object ? MakeCall("json_build_array", std::move(parts), f->location) : std::move(parts[0]);
+    call.args.clear();
+    types = {element->type()};
+    call.args.push_back(std::move(element));
+    agg_name = "array_agg";
+  }
   if (f->agg_filter) call.filter = BindCondition(f->agg_filter, "FILTER");
   for (size_t i = 0; i < f->n_agg_order; i++) {
     const PgQuery__SortBy* sb = f->agg_order[i]->sort_by;
@@ -707,12 +733,16 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   scope_->agg = saved;
   scope_->clause = saved_clause;
   call.distinct = f->agg_distinct;
-  call.sig = ResolveAggregate(name, types, f->agg_star);
+  call.sig = ResolveAggregate(agg_name, types, f->agg_star);
   std::string text = name + "(" + (f->agg_star ? "*" : "") + ")";
   int index = static_cast<int>(saved->calls.size());
   DataType type = call.sig.return_type;
   saved->calls.push_back(std::move(call));
-  return std::make_unique<AggregatePlaceholder>(index, type, text);
+  ExprPtr result = std::make_unique<AggregatePlaceholder>(index, type, text);
+  if (agg_name == name) return result;
+  std::vector<ExprPtr> finish;
+  finish.push_back(std::move(result));
+  return MakeCall(name + "_finalfn", std::move(finish), f->location);
 }
 
 ExprPtr Binder::ExprBinder::BindTypeCast(const PgQuery__TypeCast* c) {

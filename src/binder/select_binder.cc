@@ -249,13 +249,15 @@ void Binder::BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, Select
     item.outer = outer;
     // A LATERAL item reads the items before it (a lateral join of them).
     Scope lateral;
-    const bool is_lateral = q->plan && IsLateral(stmt->from_clause[i]);
+    bool is_lateral = q->plan && IsLateral(stmt->from_clause[i]);
     if (is_lateral) {
       lateral.columns = q->scope.columns;
       lateral.outer = outer;
       lateral_left_ = &lateral;
     }
     PlanPtr p = BindFrom(stmt->from_clause[i], outer, &item);
+    if (lateral_left_) is_lateral = false;  // a function that reads none of the items before it
+    lateral_left_ = nullptr;
     if (!q->plan) {
       q->plan = std::move(p);
     } else if (is_lateral) {

@@ -7,26 +7,15 @@
 
 #include "common/decimal.h"
 #include "common/error.h"
+#include "common/json_internal.h"
 
-namespace freshet {
+namespace freshet::json_detail {
 
 namespace {
 
 [[noreturn]] void ThrowInvalid(const std::string& detail) {
   throw SqlError(sqlstate::kInvalidTextRepresentation, "invalid input syntax for type json").WithDetail(detail);
 }
-
-// A parsed JSON value: its kind, its raw text, and for containers the
-// parts (object members in input order).
-struct Node {
-  enum Kind { kObject, kArray, kString, kNumber, kTrue, kFalse, kNull } kind = kNull;
-  std::string_view raw;
-  std::string string_value;                          // kString: unescaped
-  // kObject: member i is keys[i]: elements[i] (vector<Node> may hold the
-  // incomplete Node; a pair of it may not). kArray: the elements.
-  std::vector<std::string> keys;
-  std::vector<Node> elements;
-};
 
 class Parser {
  public:
@@ -245,6 +234,8 @@ class Parser {
   size_t pos_ = 0;
 };
 
+}  // namespace
+
 // jsonb's order of object keys: shorter first, then bytewise.
 bool JsonbKeyLess(const std::string& a, const std::string& b) {
   if (a.size() != b.size()) return a.size() < b.size();
@@ -286,9 +277,13 @@ void WriteJsonb(const Node& n, std::string* out) {
   }
 }
 
-Node Parse(std::string_view text, bool jsonb = false) { return Parser(text, jsonb).ParseDocument(); }
+Node Parse(std::string_view text, bool jsonb) { return Parser(text, jsonb).ParseDocument(); }
 
-}  // namespace
+}  // namespace freshet::json_detail
+
+namespace freshet {
+
+using namespace json_detail;
 
 void CheckJsonText(std::string_view text) { Parse(text); }
 

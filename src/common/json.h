@@ -44,4 +44,31 @@ std::optional<int64_t> JsonArrayLength(std::string_view json);
 // nullopt, anything else as its text.
 std::optional<std::string> JsonAsText(std::string_view json);
 
+// jsonb's operators and functions (common/jsonb.cc), with PostgreSQL 15's
+// semantics and errors. Arguments are jsonb text; results are jsonb text.
+// A scalar at the top is a one-element array where PostgreSQL treats it so.
+bool JsonbContains(std::string_view a, std::string_view b);  // a @> b
+// j ? key (all false: ?| keys; all true: ?& keys): object keys, or string
+// elements of an array.
+bool JsonbExists(std::string_view j, const std::vector<std::string>& keys, bool all);
+std::string JsonbConcat(std::string_view a, std::string_view b);  // a || b
+// j - key / j - keys: object members, or an array's equal string elements;
+// a scalar: 22023.
+std::string JsonbDeleteKeys(std::string_view j, const std::vector<std::string>& keys);
+std::string JsonbDeleteIndex(std::string_view j, int64_t index);  // j - n
+// Paths are text[] whose elements may be NULL (22004); array steps must be
+// integers (22P02).
+std::string JsonbDeletePath(std::string_view j, const std::vector<std::optional<std::string>>& path);  // #-
+std::string JsonbSetPath(std::string_view j, const std::vector<std::optional<std::string>>& path,
+                         std::string_view value, bool create_missing);  // jsonb_set
+std::string JsonbInsertPath(std::string_view j, const std::vector<std::optional<std::string>>& path,
+                            std::string_view value, bool after);  // jsonb_insert
+
+// Rows of the set-returning functions, each part as its raw JSON text (json:
+// as written, duplicates kept; jsonb: normalized). `function` names the
+// caller in PostgreSQL's errors ("cannot call jsonb_each on a non-object").
+std::vector<std::pair<std::string, std::string>> JsonMembers(std::string_view json, std::string_view function);
+std::vector<std::string> JsonElements(std::string_view json, std::string_view function);
+std::vector<std::string> JsonObjectKeys(std::string_view json, std::string_view function);
+
 }  // namespace freshet

@@ -1,6 +1,8 @@
 // json and jsonb (common/json.h): to_json/to_jsonb of every type,
 // json_build_object/array (the binder wraps their arguments in to_json),
-// the -> ->> #> #>> operators, json_typeof and json_array_length.
+// the -> ->> #> #>> operators, json_typeof and json_array_length; jsonb's
+// @> <@ ? ?| ?& || - #- operators, jsonb_set and jsonb_insert; the final
+// step of the JSON aggregates.
 #include <fmt/format.h>
 
 #include "common/array.h"
@@ -177,6 +179,53 @@ std::optional<std::string> JsonPath(SV json, SV path_array) {
   return cur;
 }
 
+// A text[] argument's elements (NULL elements as nullopt).
+std::vector<std::optional<std::string>> TextArrayElements(SV array) {
+  Vector v = DecodeArray(array, DataType::Text());
+  std::vector<std::optional<std::string>> out;
+  for (size_t i = 0; i < v.size(); i++) {
+    if (v.IsNull(i)) out.emplace_back();
+    else out.emplace_back(std::string(v.GetString(i)));
+  }
+  return out;
+}
+
+// The non-NULL elements (?|, ?& and - ignore NULL keys, as PostgreSQL's).
+std::vector<std::string> TextArrayKeys(SV array) {
+  std::vector<std::string> out;
+  for (auto& e : TextArrayElements(array))
+    if (e) out.push_back(std::move(*e));
+  return out;
+}
+
+// The final step of json_agg / jsonb_agg / json_object_agg /
+// jsonb_object_agg, which the binder makes array_agg of each row's JSON
+// (the pair [key, value] for the object aggregates) followed by this.
+ScalarFn JsonAggFinal(bool object) {
+  return [object](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    ExecuteStrictEmit<SV>(args, n, out, [&](Vector* o, SV array) {
+      Vector elems = DecodeArray(array, DataType::Json());
+      std::string json = object ? "{ " : "[";
+      for (size_t i = 0; i < elems.size(); i++) {
+        if (i) json += ", ";
+        if (!object) {
+          json += elems.IsNull(i) ? "null" : std::string(elems.GetString(i));
+          continue;
+        }
+        std::string_view pair = elems.GetString(i);  // [key, value]
+        std::optional<std::string> key = JsonArrayElement(pair, 0);
+        std::optional<std::string> key_text = key ? JsonAsText(*key) : std::nullopt;
+        if (!key_text) throw SqlError(sqlstate::kInvalidParameterValue, "field name must not be null");
+        AppendJsonString(&json, *key_text);
+        json += " : ";
+        json += JsonArrayElement(pair, 1).value_or("null");
+      }
+      json += object ? " }" : "]";
+      AppendBuilt(o, std::move(json));
+    });
+  };
+}
+
 }  // namespace
 
 void RegisterJsonFunctions(FunctionRegistry* r) {
@@ -208,6 +257,62 @@ void RegisterJsonFunctions(FunctionRegistry* r) {
     RegisterAccess<int64_t>(r, arrow, i4, as_text, [](SV json, int64_t index) { return JsonArrayElement(json, index); });
     RegisterAccess<SV>(r, as_text ? "#>>" : "#>", text_array, as_text, JsonPath);
   }
+  // jsonb's operators and functions (common/jsonb.cc).
+  const DataType jb = DataType::Jsonb(), b = DataType::Boolean();
+  RegisterFn(r, "@>", {jb, jb}, b, StrictFn<SV, SV>([](SV a, SV c) { return JsonbContains(a, c); }));
+  RegisterFn(r, "<@", {jb, jb}, b, StrictFn<SV, SV>([](SV a, SV c) { return JsonbContains(c, a); }));
+  RegisterFn(r, "?", {jb, text}, b, StrictFn<SV, SV>([](SV j, SV key) {
+               return JsonbExists(j, {std::string(key)}, false);
+             }));
+  RegisterFn(r, "?|", {jb, text_array}, b, StrictFn<SV, SV>([](SV j, SV keys) {
+               return JsonbExists(j, TextArrayKeys(keys), false);
+             }));
+  RegisterFn(r, "?&", {jb, text_array}, b, StrictFn<SV, SV>([](SV j, SV keys) {
+               return JsonbExists(j, TextArrayKeys(keys), true);
+             }));
+  RegisterFn(r, "||", {jb, jb}, jb, StrictFn<SV, SV>([](SV a, SV c) { return JsonbConcat(a, c); }));
+  RegisterFn(r, "-", {jb, text}, jb, StrictFn<SV, SV>([](SV j, SV key) { return JsonbDeleteKeys(j, {std::string(key)}); }));
+  RegisterFn(r, "-", {jb, text_array}, jb, StrictFn<SV, SV>([](SV j, SV keys) {
+               return JsonbDeleteKeys(j, TextArrayKeys(keys));
+             }));
+  RegisterFn(r, "-", {jb, i4}, jb, StrictFn<SV, int64_t>([](SV j, int64_t i) { return JsonbDeleteIndex(j, i); }));
+  RegisterFn(r, "#-", {jb, text_array}, jb, StrictFn<SV, SV>([](SV j, SV path) {
+               return JsonbDeletePath(j, TextArrayElements(path));
+             }));
+  for (bool with_flag : {false, true}) {
+    std::vector<DataType> set_args = {jb, text_array, jb};
+    if (with_flag) set_args.push_back(b);
+    // jsonb_set(target, path, value [, create_if_missing = true]);
+    // jsonb_insert(target, path, value [, insert_after = false]).
+    RegisterFn(r, "jsonb_set", set_args, jb, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+      for (size_t i = 0; i < n; i++) {
+        if (AnyNull(args, i)) {
+          out->AppendNull();
+          continue;
+        }
+        bool create = args.size() < 4 || args[3]->GetBool(i);
+        out->AppendString(JsonbSetPath(args[0]->GetString(i), TextArrayElements(args[1]->GetString(i)),
+                                       args[2]->GetString(i), create));
+      }
+    });
+    RegisterFn(r, "jsonb_insert", set_args, jb, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+      for (size_t i = 0; i < n; i++) {
+        if (AnyNull(args, i)) {
+          out->AppendNull();
+          continue;
+        }
+        bool after = args.size() == 4 && args[3]->GetBool(i);
+        out->AppendString(JsonbInsertPath(args[0]->GetString(i), TextArrayElements(args[1]->GetString(i)),
+                                          args[2]->GetString(i), after));
+      }
+    });
+  }
+  const DataType json_array = DataType::Array(DataType::Json());
+  RegisterFn(r, "json_agg_finalfn", {json_array}, DataType::Json(), JsonAggFinal(false));
+  RegisterFn(r, "jsonb_agg_finalfn", {json_array}, jb, JsonAggFinal(false));
+  RegisterFn(r, "json_object_agg_finalfn", {json_array}, DataType::Json(), JsonAggFinal(true));
+  RegisterFn(r, "jsonb_object_agg_finalfn", {json_array}, jb, JsonAggFinal(true));
+
   for (const char* prefix : {"json", "jsonb"}) {
     DataType j = std::string(prefix) == "json" ? DataType::Json() : DataType::Jsonb();
     RegisterFn(r, std::string(prefix) + "_typeof", {j}, text, StrictFn<SV>([](SV json) { return JsonTypeOf(json); }));

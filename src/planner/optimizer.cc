@@ -129,6 +129,27 @@ PlanPtr Optimize(PlanPtr plan) {
       return AddFilter(std::move(result), std::move(kept));
     }
   }
+  if (plan->kind() == PlanNode::Kind::kFilter && plan->child()->kind() == PlanNode::Kind::kLateralJoin) {
+    // Conditions on the left items alone filter them before the lateral
+    // side runs (as PostgreSQL's: FROM t, jsonb_each(t.j) WHERE
+    // jsonb_typeof(t.j) = 'object' never calls jsonb_each on the others).
+    auto* filter = static_cast<FilterNode*>(plan.get());
+    auto* join = static_cast<LateralJoinNode*>(filter->child());
+    if (join->type == JoinType::kInner || join->type == JoinType::kLeft) {
+      int left_width = static_cast<int>(join->child(0)->schema().size());
+      std::vector<ExprPtr> preds, left_preds, kept;
+      SplitConjuncts(std::move(filter->predicate), &preds);
+      for (auto& p : preds) {
+        bool left_only = !ContainsSubquery(*p) && SideOf(*p, left_width) == Side::kLeft;
+        (left_only ? left_preds : kept).push_back(std::move(p));
+      }
+      if (!left_preds.empty()) {
+        join->children()[0] = AddFilter(std::move(join->children()[0]), std::move(left_preds));
+        return Optimize(AddFilter(std::move(filter->children()[0]), std::move(kept)));
+      }
+      filter->predicate = MakeConjunction(std::move(kept));
+    }
+  }
   if (plan->kind() == PlanNode::Kind::kFilter && plan->child()->kind() == PlanNode::Kind::kFilter) {
     // Merge stacked filters so the join rule above sees them together.
     auto* outer = static_cast<FilterNode*>(plan.get());

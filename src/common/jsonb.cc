@@ -1,0 +1,300 @@
+// jsonb's operators and functions (PostgreSQL 15's jsonfuncs.c and
+// jsonb_op.c, on our jsonb text): containment, existence, concatenation,
+// deletion, jsonb_set/jsonb_insert, and the rows of the json(b)_each,
+// json(b)_array_elements and json(b)_object_keys families.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "common/decimal.h"
+#include "common/error.h"
+#include "common/json.h"
+#include "common/json_internal.h"
+
+namespace freshet {
+
+using namespace json_detail;
+
+namespace {
+
+bool IsContainer(const Node& n) { return n.kind == Node::kObject || n.kind == Node::kArray; }
+
+bool ScalarEqual(const Node& a, const Node& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Node::kString: return a.string_value == b.string_value;
+    case Node::kNumber: return DecimalCompare(DecimalFromString(a.raw), DecimalFromString(b.raw)) == 0;
+    default: return true;  // true, false, null
+  }
+}
+
+// The value of an object's key (the last of duplicates, as jsonb keeps).
+const Node* Member(const Node& object, std::string_view key) {
+  for (size_t i = object.keys.size(); i-- > 0;)
+    if (object.keys[i] == key) return &object.elements[i];
+  return nullptr;
+}
+
+// PostgreSQL's JsonbDeepContains: does a contain b (same kinds)?
+bool Contains(const Node& a, const Node& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == Node::kObject) {
+    for (size_t i = 0; i < b.keys.size(); i++) {
+      const Node* av = Member(a, b.keys[i]);
+      const Node& bv = b.elements[i];
+      if (!av) return false;
+      if (IsContainer(bv) ? !Contains(*av, bv) : !ScalarEqual(*av, bv)) return false;
+    }
+    return true;
+  }
+  if (a.kind == Node::kArray) {
+    for (const Node& bv : b.elements) {
+      bool found = std::any_of(a.elements.begin(), a.elements.end(), [&](const Node& av) {
+        return IsContainer(bv) ? Contains(av, bv) : ScalarEqual(av, bv);
+      });
+      if (!found) return false;
+    }
+    return true;
+  }
+  return ScalarEqual(a, b);
+}
+
+// A scalar root is a one-element array for the operators that treat it so.
+Node AsArray(const Node& n) {
+  if (n.kind == Node::kArray) return n;
+  Node array;
+  array.kind = Node::kArray;
+  array.elements.push_back(n);
+  return array;
+}
+
+std::string Write(const Node& n) {
+  std::string out;
+  WriteJsonb(n, &out);
+  return out;
+}
+
+[[noreturn]] void ThrowParameter(const std::string& message) {
+  throw SqlError(sqlstate::kInvalidParameterValue, message);
+}
+
+// A path step on an array: PostgreSQL's integer input, else 22P02.
+int64_t PathIndex(const std::string& step, size_t position) {
+  const char* s = step.c_str();
+  char* end = nullptr;
+  errno = 0;
+  long long v = std::strtoll(s, &end, 10);
+  while (end && (*end == ' ' || *end == '\t' || *end == '\n')) end++;
+  if (step.empty() || end == s || *end != '\0' || errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+    throw SqlError(sqlstate::kInvalidTextRepresentation,
+                   fmt::format("path element at position {} is not an integer: \"{}\"", position + 1, step));
+  }
+  return v;
+}
+
+std::vector<std::string> CheckPath(const std::vector<std::optional<std::string>>& path) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < path.size(); i++) {
+    if (!path[i])
+      throw SqlError("22004", fmt::format("path element at position {} is null", i + 1));
+    out.push_back(*path[i]);
+  }
+  return out;
+}
+
+// jsonb_set / jsonb_insert / #-: what to do at the path's end.
+enum class PathOp { kSet, kInsertBefore, kInsertAfter, kDelete };
+
+// PostgreSQL's setPath over n at path[level..]; `value` is the new node for
+// kSet and the inserts. A missing step leaves n unchanged.
+void ApplyPath(Node* n, const std::vector<std::string>& path, size_t level, PathOp op, const Node* value,
+               bool create) {
+  bool last = level + 1 == path.size();
+  if (n->kind == Node::kObject) {
+    // Duplicates are gone from jsonb text: at most one member has the key.
+    auto it = std::find(n->keys.begin(), n->keys.end(), path[level]);
+    if (it == n->keys.end()) {
+      if (last && (op == PathOp::kSet ? create : op != PathOp::kDelete)) {
+        n->keys.push_back(path[level]);
+        n->elements.push_back(*value);
+      }
+      return;
+    }
+    size_t i = it - n->keys.begin();
+    if (!last) return ApplyPath(&n->elements[i], path, level + 1, op, value, create);
+    switch (op) {
+      case PathOp::kSet: n->elements[i] = *value; return;
+      case PathOp::kDelete:
+        n->keys.erase(n->keys.begin() + i);
+        n->elements.erase(n->elements.begin() + i);
+        return;
+      default:
+        throw SqlError(sqlstate::kInvalidParameterValue, "cannot replace existing key")
+            .WithHint("Try using the function jsonb_set to replace key value.");
+    }
+  }
+  if (n->kind != Node::kArray) return;  // a scalar on the way: unchanged
+  int64_t size = static_cast<int64_t>(n->elements.size());
+  int64_t idx = PathIndex(path[level], level);
+  bool before_start = false;
+  if (idx < 0) {
+    if (-idx > size) before_start = true;
+    else idx += size;
+  }
+  if (idx > size) idx = size;
+  if (!last) {
+    if (!before_start && idx < size) ApplyPath(&n->elements[idx], path, level + 1, op, value, create);
+    return;
+  }
+  switch (op) {
+    case PathOp::kDelete:
+      if (!before_start && idx < size) n->elements.erase(n->elements.begin() + idx);
+      return;
+    case PathOp::kSet:
+      if (!before_start && idx < size) {
+        n->elements[idx] = *value;
+      } else if (create) {
+        n->elements.insert(before_start || size == 0 ? n->elements.begin() : n->elements.end(), *value);
+      }
+      return;
+    case PathOp::kInsertBefore:
+    case PathOp::kInsertAfter: {
+      if (before_start || size == 0) {
+        n->elements.insert(n->elements.begin(), *value);
+      } else if (idx >= size) {
+        n->elements.push_back(*value);
+      } else {
+        n->elements.insert(n->elements.begin() + idx + (op == PathOp::kInsertAfter ? 1 : 0), *value);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+bool JsonbContains(std::string_view a, std::string_view b) {
+  Node na = Parse(a), nb = Parse(b);
+  // A top-level array contains the scalars among its elements.
+  if (na.kind == Node::kArray && !IsContainer(nb)) return Contains(na, AsArray(nb));
+  return Contains(na, nb);
+}
+
+bool JsonbExists(std::string_view json, const std::vector<std::string>& keys, bool all) {
+  Node n = Parse(json);
+  auto has = [&](const std::string& key) {
+    if (n.kind == Node::kObject) return Member(n, key) != nullptr;
+    const Node array = AsArray(n);
+    return std::any_of(array.elements.begin(), array.elements.end(),
+                       [&](const Node& e) { return e.kind == Node::kString && e.string_value == key; });
+  };
+  if (all) return std::all_of(keys.begin(), keys.end(), has);
+  return std::any_of(keys.begin(), keys.end(), has);
+}
+
+std::string JsonbConcat(std::string_view a, std::string_view b) {
+  Node na = Parse(a), nb = Parse(b);
+  if (na.kind == Node::kObject && nb.kind == Node::kObject) {
+    for (size_t i = 0; i < nb.keys.size(); i++) {
+      na.keys.push_back(nb.keys[i]);  // the later duplicate wins when written
+      na.elements.push_back(nb.elements[i]);
+    }
+    return Write(na);
+  }
+  Node out = AsArray(na);
+  Node right = AsArray(nb);
+  out.elements.insert(out.elements.end(), right.elements.begin(), right.elements.end());
+  return Write(out);
+}
+
+std::string JsonbDeleteKeys(std::string_view json, const std::vector<std::string>& keys) {
+  Node n = Parse(json);
+  if (!IsContainer(n)) ThrowParameter("cannot delete from scalar");
+  auto doomed = [&](const std::string& s) { return std::find(keys.begin(), keys.end(), s) != keys.end(); };
+  Node out;
+  out.kind = n.kind;
+  for (size_t i = 0; i < n.elements.size(); i++) {
+    if (n.kind == Node::kObject) {
+      if (doomed(n.keys[i])) continue;
+      out.keys.push_back(n.keys[i]);
+    } else if (n.elements[i].kind == Node::kString && doomed(n.elements[i].string_value)) {
+      continue;
+    }
+    out.elements.push_back(n.elements[i]);
+  }
+  return Write(out);
+}
+
+std::string JsonbDeleteIndex(std::string_view json, int64_t index) {
+  Node n = Parse(json);
+  if (n.kind == Node::kObject) ThrowParameter("cannot delete from object using integer index");
+  if (n.kind != Node::kArray) ThrowParameter("cannot delete from scalar");
+  int64_t size = static_cast<int64_t>(n.elements.size());
+  if (index < 0) index += size;
+  if (index >= 0 && index < size) n.elements.erase(n.elements.begin() + index);
+  return Write(n);
+}
+
+std::string JsonbDeletePath(std::string_view json, const std::vector<std::optional<std::string>>& path) {
+  Node n = Parse(json);
+  if (!IsContainer(n)) ThrowParameter("cannot delete path in scalar");
+  std::vector<std::string> steps = CheckPath(path);
+  if (!steps.empty()) ApplyPath(&n, steps, 0, PathOp::kDelete, nullptr, false);
+  return Write(n);
+}
+
+std::string JsonbSetPath(std::string_view json, const std::vector<std::optional<std::string>>& path,
+                         std::string_view value, bool create_missing) {
+  Node n = Parse(json);
+  if (!IsContainer(n)) ThrowParameter("cannot set path in scalar");
+  std::vector<std::string> steps = CheckPath(path);
+  Node v = Parse(value);
+  if (!steps.empty()) ApplyPath(&n, steps, 0, PathOp::kSet, &v, create_missing);
+  return Write(n);
+}
+
+std::string JsonbInsertPath(std::string_view json, const std::vector<std::optional<std::string>>& path,
+                            std::string_view value, bool after) {
+  Node n = Parse(json);
+  if (!IsContainer(n)) ThrowParameter("cannot set path in scalar");
+  std::vector<std::string> steps = CheckPath(path);
+  Node v = Parse(value);
+  if (!steps.empty()) ApplyPath(&n, steps, 0, after ? PathOp::kInsertAfter : PathOp::kInsertBefore, &v, true);
+  return Write(n);
+}
+
+std::vector<std::pair<std::string, std::string>> JsonMembers(std::string_view json, std::string_view function) {
+  Node n = Parse(json);
+  if (n.kind != Node::kObject) {
+    if (function.starts_with("jsonb")) ThrowParameter(fmt::format("cannot call {} on a non-object", function));
+    ThrowParameter(n.kind == Node::kArray ? "cannot deconstruct an array as an object" : "cannot deconstruct a scalar");
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < n.keys.size(); i++) out.emplace_back(n.keys[i], std::string(n.elements[i].raw));
+  return out;
+}
+
+std::vector<std::string> JsonElements(std::string_view json, std::string_view function) {
+  Node n = Parse(json);
+  bool jsonb = function.starts_with("jsonb");
+  if (n.kind == Node::kObject)
+    ThrowParameter(jsonb ? "cannot extract elements from an object" : fmt::format("cannot call {} on a non-array", function));
+  if (n.kind != Node::kArray)
+    ThrowParameter(jsonb ? "cannot extract elements from a scalar" : fmt::format("cannot call {} on a scalar", function));
+  std::vector<std::string> out;
+  for (const Node& e : n.elements) out.emplace_back(e.raw);
+  return out;
+}
+
+std::vector<std::string> JsonObjectKeys(std::string_view json, std::string_view function) {
+  Node n = Parse(json);
+  if (n.kind == Node::kArray) ThrowParameter(fmt::format("cannot call {} on an array", function));
+  if (n.kind != Node::kObject) ThrowParameter(fmt::format("cannot call {} on a scalar", function));
+  return n.keys;
+}
+
+}  // namespace freshet
