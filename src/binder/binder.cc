@@ -12,6 +12,7 @@
 
 #include "binder/expression_binder.h"
 #include "catalog/system_tables.h"
+#include "catalog/temp_schema.h"
 #include "common/error.h"
 #include "expr/cast.h"
 #include "planner/subquery.h"
@@ -137,6 +138,9 @@ std::vector<std::string> Binder::ExistingSearchPath() const {
 }
 
 TableRef Binder::FindInSearchPath(const std::string& name) const {
+  if (!ctx_.temp_schema.empty())
+    if (auto s = ctx_.catalog->FindSchema(ctx_.database_id, ctx_.temp_schema))
+      if (TableRef t = ctx_.catalog->FindTable(s->id, name)) return t;
   for (const auto& schema : ctx_.search_path) {
     auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema);
     if (!s) continue;
@@ -156,6 +160,9 @@ TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
     return t;
   }
   std::string schema = rv->schemaname;
+  if (schema == "pg_temp" && !ctx_.temp_schema.empty()) schema = ctx_.temp_schema;
+  if (IsTempSchemaName(schema) && schema != ctx_.temp_schema)
+    ThrowAt(sqlstate::kFeatureNotSupported, rv->location, "cannot access temporary tables of other sessions");
   auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema);
   if (!s) {
     if (missing_ok) return nullptr;

@@ -52,6 +52,10 @@ struct BinderContext {
   // Schemas searched for unqualified names, in order (session search_path,
   // "$user" already replaced); pg_catalog and rw_catalog come first implicitly.
   std::vector<std::string> search_path = {"public"};
+  // The session's schema of temporary relations (pg_temp_<pid>): searched
+  // before search_path for relations, and what "pg_temp" names. Other
+  // sessions' temporary schemas cannot be read (0A000).
+  std::string temp_schema;
   // Byte offset of the statement in the query string, for error positions.
   const std::string* query_text = nullptr;
   int statement_offset = 0;

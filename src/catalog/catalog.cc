@@ -1,4 +1,5 @@
 #include "catalog/catalog.h"
+#include "catalog/temp_schema.h"
 
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -329,16 +330,22 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
     c->CommitLocked(&batch);
   }
   // An ALTER TABLE rewrite that a crash interrupted: its half-filled table
-  // goes (the altered table was not touched).
-  std::vector<ObjectId> unfinished;
-  for (const auto& [id, t] : c->tables_)
+  // goes (the altered table was not touched); so do the temporary schemas
+  // of sessions a crash ended, with their relations.
+  std::vector<ObjectId> unfinished, temp_schemas;
+  for (const auto& [id, s] : c->schemas_)
+    if (IsTempSchemaName(s.name)) temp_schemas.push_back(id);
+  for (const auto& [id, t] : c->tables_) {
     if (t->kind == RelationKind::kInternal && t->internal_kind == kRewriteKind) unfinished.push_back(id);
-  if (!unfinished.empty()) {
+    if (std::find(temp_schemas.begin(), temp_schemas.end(), t->schema_id) != temp_schemas.end()) unfinished.push_back(id);
+  }
+  if (!unfinished.empty() || !temp_schemas.empty()) {
     try {
-      c->DropObjects({}, {}, unfinished);
+      c->DropObjects({}, temp_schemas, unfinished);
     } catch (const SqlError& e) {
       // A full disk: they stay, invisible, until a start with room.
-      spdlog::warn("could not drop the tables of {} interrupted ALTER TABLE rewrites: {}", unfinished.size(), e.message());
+      spdlog::warn("could not drop {} leftover relations of interrupted rewrites and ended sessions: {}",
+                   unfinished.size(), e.message());
     }
   }
   return c;

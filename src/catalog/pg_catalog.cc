@@ -1,4 +1,5 @@
 #include "catalog/pg_catalog.h"
+#include "catalog/temp_schema.h"
 
 #include <fmt/format.h>
 
@@ -385,11 +386,14 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
   } else if (name == "pg_class") {
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
+    std::set<uint32_t> temp_namespaces;  // relpersistence 't'
+    for (const auto& [id, s] : schemas)
+      if (IsTempSchemaName(s.name)) temp_namespaces.insert(ObjectOid(id));
     auto relation = [&](uint32_t oid, const std::string& relname, uint32_t namespace_oid, ObjectId owner, int64_t am,
                         bool has_index, const char* kind, int64_t natts, float tuples,
                         const std::vector<std::string>& options = {}, int64_t checks = 0, bool triggers = false) {
       return Row{O(oid), N(relname), O(namespace_oid), O(0), O(0), O(owner), O(am), O(am ? oid : 0), O(0), I4(0),
-                 Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C("p"), C(kind), I2(natts), I2(checks),
+                 Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C(temp_namespaces.count(namespace_oid) ? "t" : "p"), C(kind), I2(natts), I2(checks),
                  B(false), B(triggers), B(false), B(false), B(false), B(true), C(kind[0] == 'i' ? "n" : "d"), B(false),
                  O(0), Null(kTextArray), TextArrayOrNull(options), Null(kText)};
     };

@@ -1,6 +1,7 @@
 #include "frontend/session.h"
 
 #include "frontend/cursor.h"
+#include "frontend/result_sink.h"
 
 #include "catalog/system_tables.h"
 
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "catalog/pg_catalog.h"
+#include "catalog/temp_schema.h"
 #include "storage/table_engines.h"
 #include "common/error.h"
 #include "common/identifier.h"
@@ -105,7 +107,22 @@ Session::~Session() {
   // block's catalog is undone (a rewrite's new relation would otherwise
   // stay until the next start, and its name block the next rewrite).
   RunUndo(&on_ddl_rollback_);
+  DropTemporarySchema();
   instance_->UnregisterSession(pid_);
+}
+
+void Session::DropTemporarySchema() {
+  if (!temp_schema_used_) return;
+  temp_schema_used_ = false;
+  try {
+    if (txn_ != TxnState::kIdle) Rollback();
+    DiscardingSink sink;
+    ExecuteSimple("DROP SCHEMA IF EXISTS " + QuoteIdent(TempSchemaName(pid_)) + " CASCADE", &sink,
+                  [](const StatementOutcome&) {});
+  } catch (const std::exception& e) {
+    // Dropped at the next start.
+    spdlog::warn("session {}: could not drop its temporary relations: {}", pid_, e.what());
+  }
 }
 
 void Session::SetClient(const std::string& addr, int32_t port) {
@@ -293,6 +310,7 @@ BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector
   ctx.param_types = param_types;
   ctx.query_text = &current_query_;
   ctx.search_path = SearchPath();
+  ctx.temp_schema = TempSchemaName(pid_);
   ctx.statement_offset = stmt.offset;
   return ctx;
 }
@@ -368,7 +386,12 @@ Catalog* Session::DdlCatalog() {
   return catalog();
 }
 
-void Session::RefreshCatalogLookup() { eval_.catalog = MakeCatalogLookup(catalog(), database_.id, SearchPath()); }
+void Session::RefreshCatalogLookup() {
+  // Relations are looked up in the session's temporary schema first.
+  std::vector<std::string> path = SearchPath();
+  path.insert(path.begin(), TempSchemaName(pid_));
+  eval_.catalog = MakeCatalogLookup(catalog(), database_.id, std::move(path));
+}
 
 void Session::PreventInTransactionBlock(std::string_view command) const {
   if (InExplicitBlock()) FRESHET_THROW(sqlstate::kActiveTransaction, "{} cannot run inside a transaction block", command);

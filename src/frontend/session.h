@@ -216,6 +216,8 @@ class Session : public SequenceAccess, public SessionAccess {
   // ALTER SYSTEM): 25001 in an explicit block, as PostgreSQL's
   // PreventInTransactionBlock words it.
   void PreventInTransactionBlock(std::string_view command) const;
+  // The session made its temporary schema (dropped when it ends).
+  void NoteTemporarySchema() { temp_schema_used_ = true; }
   // What the block's DDL makes the rest of the system do once stored
   // (forgetting dropped tables' buffers...): run after COMMIT stores it, at
   // once outside a block.
@@ -269,6 +271,9 @@ class Session : public SequenceAccess, public SessionAccess {
   std::string current_query_;
   ParseCache parse_cache_;  // simple-protocol statements sent again with other constants
 
+  // Drops the temporary schema (catalog/temp_schema.h) at the session's end.
+  void DropTemporarySchema();
+  bool temp_schema_used_ = false;  // set by NoteTemporarySchema
   enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;
   bool implicit_txn_ = false;  // several statements in one message, or the extended protocol up to Sync
   std::optional<bool> block_read_only_;  // the block's mode when set by BEGIN or SET TRANSACTION

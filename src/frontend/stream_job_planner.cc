@@ -48,6 +48,7 @@ Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContex
   bctx.param_types = params;
   bctx.query_text = text;
   bctx.search_path = ctx.search_path;
+  bctx.temp_schema = ctx.temp_schema;
   return Binder(bctx);
 }
 

@@ -18,6 +18,7 @@ struct JobPlanContext {
   DatabaseCatalog database;
   std::string user = "root";
   std::vector<std::string> search_path = {"public"};
+  std::string temp_schema;  // the session's (BinderContext::temp_schema): found only to be refused
   EvalContext eval;  // the time zone; no session pointers
 };
 

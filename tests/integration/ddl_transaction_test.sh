@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# DDL in a transaction block survives kill -9 exactly as the block does:
+# DDL in a transaction block survives kill -9 exactly as the block does
+# (and temporary tables end with their session or the next start, part 5):
 #
 #   tests/integration/ddl_transaction_test.sh [path/to/freshet]
 #
@@ -93,5 +94,33 @@ for _ in $(seq 1 600); do
 done
 check "the same ALTER runs from another session" q -c "alter table base add column e int default 3"
 check "with its own default" test "$(q -c "select count(*) from base where e = 3")" = 53
+
+echo "== 5) temporary tables: the session's own, dropped when it ends or by the next start after kill -9"
+open_session
+send "SELECT pg_backend_pid();" "CREATE TEMP TABLE tmp1 (id serial PRIMARY KEY, v text);" \
+  "INSERT INTO tmp1 (v) VALUES ('a'), ('b');" "CREATE VIEW tmp_view AS SELECT v FROM tmp1;" '\echo READY'
+check "the session made its temporary table and view" wait_for READY
+PID=$(head -n 1 "$WORK/session.out")
+out=$(q -c "select * from tmp1")
+check "another session does not see it" grep -q 'relation "tmp1" does not exist' <<<"$out"
+out=$(q -c "select * from pg_temp_$PID.tmp1")
+check "nor reads it by its schema" grep -q "cannot access temporary tables of other sessions" <<<"$out"
+check "its relations are temporary in pg_class" test "$(q -c "select count(*) from pg_class where relpersistence = 't'")" = 4
+kill9
+close_session
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "after kill -9 no temporary schema is left" test "$(q -c "select count(*) from pg_namespace where nspname like 'pg_temp%'")" = 0
+check "nor any temporary relation" test "$(q -c "select count(*) from pg_class where relpersistence = 't'")" = 0
+open_session
+send "SELECT pg_backend_pid();" "CREATE TEMP TABLE tmp2 (a int);" "INSERT INTO tmp2 VALUES (1);" '\echo READY'
+check "a new session made a temporary table" wait_for READY
+PID=$(head -n 1 "$WORK/session.out")
+close_session
+for _ in $(seq 1 600); do
+  [[ "$(q -c "select count(*) from pg_stat_activity where pid = $PID")" == 0 ]] && break
+  sleep 0.1
+done
+check "its end dropped its temporary schema" test "$(q -c "select count(*) from pg_namespace where nspname like 'pg_temp%'")" = 0
+check "and the table" test "$(q -c "select count(*) from pg_class where relname = 'tmp2'")" = 0
 
 finish

@@ -9,6 +9,8 @@
 
 #include "common/error.h"
 #include "frontend/handler/handler.h"
+#include "catalog/temp_schema.h"
+#include "frontend/handler/objects.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
 #include "storage/keys.h"
@@ -59,6 +61,7 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   ctx.database = session->database();
   ctx.user = session->user();
   ctx.search_path = session->SearchPath();
+  ctx.temp_schema = TempSchemaName(session->process_id());
   ctx.eval.time_zone = session->eval().time_zone;
   StreamPlan plan = PlanJob(ctx, stmt);
   if (explain_only) {
@@ -83,6 +86,11 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   job.dist_key = plan.dist_key;
   job.append_only = plan.root->append_only;
   job.depends_on = plan.depends_on;
+  if (ReadsTemporaryRelation(*catalog, plan.depends_on))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "{} must not use temporary tables or views",
+                  def.kind == RelationKind::kMaterializedView ? "materialized views"
+                  : def.kind == RelationKind::kSink         ? "sinks"
+                                                             : "indexes");
   job.definition = stmt.text;
   job.plan_settings["search_path"] = JoinSearchPath(ctx.search_path);
   job.plan_settings["timezone"] = session->variables().Get("timezone");

@@ -12,6 +12,7 @@
 #include "expr/cast.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/sequence.h"
+#include "frontend/handler/objects.h"
 #include "frontend/handler/table_definition.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
@@ -27,10 +28,15 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   if (stmt.has_with_options && !stmt.is_source) session->PreventInTransactionBlock("CREATE TABLE with a connector");
   if (cs->n_inh_relations || cs->partspec || cs->of_typename)
     throw SqlError(sqlstate::kFeatureNotSupported, "inheritance, partitioning and typed tables are not supported");
-  if (cs->relation->relpersistence && std::string(cs->relation->relpersistence) == "t")
-    throw SqlError(sqlstate::kFeatureNotSupported, "temporary tables are not supported");
+  const bool temporary = cs->relation->relpersistence && std::string(cs->relation->relpersistence) == "t";
+  if (temporary && stmt.has_with_options && !stmt.is_source)
+    throw SqlError(sqlstate::kFeatureNotSupported, "temporary tables cannot have connectors");
+  if (cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DROP ||
+      cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DELETE_ROWS)
+    throw SqlError(sqlstate::kFeatureNotSupported, "ON COMMIT DROP and ON COMMIT DELETE ROWS are not supported")
+        .WithHint("Temporary tables keep their rows until the session ends (ON COMMIT PRESERVE ROWS).");
   Binder binder(session->BinderContextFor(stmt, nullptr));
-  ObjectId schema_id = binder.ResolveSchemaId(cs->relation->schemaname);
+  ObjectId schema_id = CreationSchema(args, cs->relation, temporary);
   if (catalog->FindTable(schema_id, cs->relation->relname)) {
     if (cs->if_not_exists) {
       args.sink->Notice(fmt::format("relation \"{}\" already exists, skipping", cs->relation->relname));

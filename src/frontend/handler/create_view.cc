@@ -15,6 +15,7 @@
 #include "binder/binder.h"
 #include "common/error.h"
 #include "frontend/handler/handler.h"
+#include "frontend/handler/objects.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
 
@@ -25,8 +26,7 @@ StatementOutcome HandleCreateView(const HandlerArgs& args) {
   Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__ViewStmt* v = args.stmt.node->view_stmt;
   const PgQuery__RangeVar* rel = v->view;
-  if (rel->relpersistence && std::string(rel->relpersistence) == "t")
-    throw SqlError(sqlstate::kFeatureNotSupported, "temporary views are not supported");
+  bool temporary = rel->relpersistence && std::string(rel->relpersistence) == "t";
   if (v->with_check_option != PG_QUERY__VIEW_CHECK_OPTION__NO_CHECK_OPTION &&
       v->with_check_option != PG_QUERY__VIEW_CHECK_OPTION__VIEW_CHECK_OPTION_UNDEFINED)
     throw SqlError(sqlstate::kFeatureNotSupported, "WITH CHECK OPTION is not supported: views cannot be written through");
@@ -36,9 +36,14 @@ StatementOutcome HandleCreateView(const HandlerArgs& args) {
   BinderContext bctx = session->BinderContextFor(args.stmt, &params);
   bctx.referenced_relations = &referenced;
   Binder binder(bctx);
-  ObjectId schema_id = binder.ResolveSchemaId(rel->schemaname);
   PlanPtr plan = binder.BindQuery(v->query);
   if (!params.empty()) throw SqlError("42P02", "there is no parameter $1");
+  // A view of temporary relations is temporary itself, as PostgreSQL's.
+  if (!temporary && ReadsTemporaryRelation(*catalog, referenced)) {
+    temporary = true;
+    args.sink->Notice(fmt::format("view \"{}\" will be a temporary view", rel->relname));
+  }
+  ObjectId schema_id = CreationSchema(args, rel, temporary);
 
   TableCatalog view;
   view.database_id = session->database().id;

@@ -1,9 +1,12 @@
 #include "frontend/handler/objects.h"
 
 #include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
 
 #include <set>
 
+#include "binder/binder.h"
+#include "catalog/temp_schema.h"
 #include "common/error.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
@@ -123,6 +126,35 @@ void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
     return;
   }
   drop_the_rest(others);
+}
+
+ObjectId CreationSchema(const HandlerArgs& args, const PgQuery__RangeVar* rv, bool temporary) {
+  Session* session = args.session;
+  std::string own = TempSchemaName(session->process_id());
+  std::string named = rv->schemaname ? rv->schemaname : "";
+  if (named == "pg_temp" || named == own) temporary = true;
+  else if (temporary && !named.empty())
+    throw SqlError(sqlstate::kInvalidTableDefinition, "cannot create temporary relation in non-temporary schema");
+  else if (IsTempSchemaName(named))
+    throw SqlError(sqlstate::kFeatureNotSupported, "cannot create relations in temporary schemas of other sessions");
+  if (!temporary) {
+    Binder binder(session->BinderContextFor(args.stmt, nullptr));
+    return binder.ResolveSchemaId(rv->schemaname);
+  }
+  Catalog* catalog = session->DdlCatalog();
+  ObjectId database_id = session->database().id;
+  if (auto s = catalog->FindSchema(database_id, own)) return s->id;
+  session->NoteTemporarySchema();
+  return catalog->CreateSchema(database_id, own, catalog->FindUser(session->user())->id).id;
+}
+
+bool ReadsTemporaryRelation(const Catalog& catalog, const std::vector<ObjectId>& relations) {
+  for (ObjectId id : relations) {
+    TableRef t = catalog.GetTable(id);
+    auto schema = t ? catalog.GetSchema(t->schema_id) : std::nullopt;
+    if (schema && IsTempSchemaName(schema->name)) return true;
+  }
+  return false;
 }
 
 }  // namespace freshet

@@ -8,6 +8,8 @@
 #include "catalog/catalog.h"
 #include "frontend/handler/handler.h"
 
+struct PgQuery__RangeVar;
+
 namespace freshet {
 
 // [schema.]name: in that schema, or along the search path; null when absent.
@@ -24,5 +26,13 @@ std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<Tab
                                   const std::string& kind_name);
 // Drops relations (tables and jobs, with their internal tables and data).
 void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids);
+
+// The schema a new relation named `rv` goes to: the session's temporary
+// schema (made on first use, catalog/temp_schema.h) for TEMP relations and
+// names qualified with pg_temp, else the named or first existing
+// search_path schema.
+ObjectId CreationSchema(const HandlerArgs& args, const PgQuery__RangeVar* rv, bool temporary);
+// Whether any of the relations is temporary.
+bool ReadsTemporaryRelation(const Catalog& catalog, const std::vector<ObjectId>& relations);
 
 }  // namespace freshet
