@@ -379,7 +379,7 @@ void Session::Write(WriteSet&& writes) {
 Catalog* Session::catalog() { return txn_catalog_ ? txn_catalog_.get() : instance_->catalog(); }
 
 Catalog* Session::DdlCatalog() {
-  if (InExplicitBlock() && !txn_catalog_) {
+  if (InDdlBlock() && !txn_catalog_) {
     txn_catalog_ = instance_->catalog()->BeginTransaction();
     RefreshCatalogLookup();  // the running statement's expressions (regclass, nextval) look there too
   }
@@ -394,7 +394,7 @@ void Session::RefreshCatalogLookup() {
 }
 
 void Session::PreventInTransactionBlock(std::string_view command) const {
-  if (InExplicitBlock()) FRESHET_THROW(sqlstate::kActiveTransaction, "{} cannot run inside a transaction block", command);
+  if (InDdlBlock()) FRESHET_THROW(sqlstate::kActiveTransaction, "{} cannot run inside a transaction block", command);
 }
 
 void Session::AfterDdlCommit(std::function<void()> action) {
@@ -429,25 +429,27 @@ void Session::CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std
 void Session::OnError() {
   if (txn_ == TxnState::kInBlock) txn_ = TxnState::kFailed;
   if (implicit_txn_) {
-    implicit_txn_ = false;
-    txn_ = TxnState::kIdle;
-    txn_writes_.Clear();
-    txn_snapshot_.reset();
+    // The implicit block ends: its writes and DDL are dropped.
     writer_.reset();
+    EndBlock(false);
   }
   NoteStatementEnd();  // pg_stat_activity: aborted
 }
 
 void Session::Sync() {
-  if (implicit_txn_) {
-    implicit_txn_ = false;
-    txn_ = TxnState::kIdle;
-    txn_snapshot_.reset();
-    WriteSet w = std::move(txn_writes_);
-    txn_writes_.Clear();
-    // Released once the writes are applied, even if applying them fails.
-    ApplyWrites(std::move(w), std::move(writer_));
+  if (!implicit_txn_) return;
+  if (txn_catalog_) {
+    Commit();  // the message's DDL with its writes, then its deferred stream jobs
+    return;
   }
+  implicit_txn_ = false;
+  multi_statement_ = false;
+  txn_ = TxnState::kIdle;
+  txn_snapshot_.reset();
+  WriteSet w = std::move(txn_writes_);
+  txn_writes_.Clear();
+  // Released once the writes are applied, even if applying them fails.
+  ApplyWrites(std::move(w), std::move(writer_));
 }
 
 StatementOutcome Session::Begin(bool start_transaction, std::optional<bool> read_only) {
@@ -458,6 +460,7 @@ StatementOutcome Session::Begin(bool start_transaction, std::optional<bool> read
     // BEGIN within a multi-statement message makes the implicit
     // transaction explicit, keeping what it already wrote.
     implicit_txn_ = false;
+    multi_statement_ = false;
   } else {
     txn_ = TxnState::kInBlock;
     txn_snapshot_.reset();
@@ -502,6 +505,7 @@ void Session::EndBlock(bool committed) {
   fresh_tables_.clear();
   txn_ = TxnState::kIdle;
   implicit_txn_ = false;
+  multi_statement_ = false;
   txn_snapshot_.reset();
   txn_writes_.Clear();
   // A block's DDL not committed (Commit takes it first) is undone.
@@ -629,6 +633,7 @@ void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
   if (stmts.size() > 1 && txn_ == TxnState::kIdle) {
     txn_ = TxnState::kInBlock;
     implicit_txn_ = true;
+    multi_statement_ = true;
   }
   for (const auto& stmt : stmts) {
     ResetCancel();

@@ -157,6 +157,10 @@ class Session : public SequenceAccess, public SessionAccess {
   // changes the block's mode (no effect outside a block).
   void SetTransactionReadOnly(bool read_only);
   bool InExplicitBlock() const { return txn_ != TxnState::kIdle && !implicit_txn_; }
+  // A block whose DDL is transactional: an explicit one, or the implicit
+  // block of a simple-query message of several statements (PostgreSQL
+  // rolls back all of "CREATE TABLE t ...; INSERT ...; SELECT 1/0").
+  bool InDdlBlock() const { return InExplicitBlock() || (implicit_txn_ && multi_statement_); }
   // 25006 naming `command` when the transaction is read only.
   void CheckWritable(std::string_view command) const;
   StatementOutcome Commit();
@@ -212,8 +216,8 @@ class Session : public SequenceAccess, public SessionAccess {
   Catalog* DdlCatalog();
   // Whether `catalog()` is a block's own.
   bool InDdlTransaction() const { return txn_catalog_ != nullptr; }
-  // DDL that cannot be part of a transaction block (stream jobs, databases,
-  // ALTER SYSTEM): 25001 in an explicit block, as PostgreSQL's
+  // DDL that cannot be part of a transaction block (databases, ALTER
+  // SYSTEM, connectors...): 25001 in a block (InDdlBlock), as PostgreSQL's
   // PreventInTransactionBlock words it.
   void PreventInTransactionBlock(std::string_view command) const;
   // The session made its temporary schema (dropped when it ends).
@@ -276,6 +280,7 @@ class Session : public SequenceAccess, public SessionAccess {
   bool temp_schema_used_ = false;  // set by NoteTemporarySchema
   enum class TxnState { kIdle, kInBlock, kFailed } txn_ = TxnState::kIdle;
   bool implicit_txn_ = false;  // several statements in one message, or the extended protocol up to Sync
+  bool multi_statement_ = false;  // the implicit block is a message's several statements
   std::optional<bool> block_read_only_;  // the block's mode when set by BEGIN or SET TRANSACTION
   WriteSet txn_writes_;
   // The block's savepoints, oldest first: each with how far the block's

@@ -43,7 +43,7 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
                                                        : "CREATE_MATERIALIZED_VIEW";
   // In a transaction block the job is planned now, against the block's
   // catalog (errors at once), and created once the block commits.
-  const bool deferred = !explain_only && session->InExplicitBlock();
+  const bool deferred = !explain_only && session->InDdlBlock();
   Catalog* catalog = deferred ? session->DdlCatalog() : session->catalog();
   Binder binder(session->BinderContextFor(stmt, nullptr));
   ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
