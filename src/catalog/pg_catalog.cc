@@ -279,6 +279,10 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"conparentid", kOid}, {"confrelid", kOid}, {"confupdtype", kChar}, {"confdeltype", kChar},
         {"confmatchtype", kChar}, {"conislocal", b}, {"coninhcount", i4}, {"connoinherit", b},
         {"conkey", kInt2Array}, {"confkey", kInt2Array}, {"conbin", kText}}},
+      {"pg_catalog", "pg_authid",
+       {{"oid", kOid}, {"rolname", kName}, {"rolsuper", b}, {"rolinherit", b}, {"rolcreaterole", b},
+        {"rolcreatedb", b}, {"rolcanlogin", b}, {"rolreplication", b}, {"rolbypassrls", b}, {"rolconnlimit", i4},
+        {"rolpassword", kText}, {"rolvaliduntil", T::Timestamptz()}}},
       {"pg_catalog", "pg_roles",
        {{"rolname", kName}, {"rolsuper", b}, {"rolinherit", b}, {"rolcreaterole", b}, {"rolcreatedb", b},
         {"rolcanlogin", b}, {"rolreplication", b}, {"rolconnlimit", i4}, {"rolpassword", kText},
@@ -378,12 +382,17 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
   if (name == "pg_namespace") {
     for (const auto& [id, s] : schemas) {
       if (s.name == kRwCatalogSchema) continue;  // Freshet's own; PostgreSQL tools do not expect it
-      rows.push_back({O(ObjectOid(id)), N(s.name), O(s.owner), Null(kTextArray)});
+      // public belongs to pg_database_owner, as in PostgreSQL 15.
+      uint32_t owner = s.name == "public" ? kPgDatabaseOwnerOid : s.owner;
+      rows.push_back({O(ObjectOid(id)), N(s.name), O(owner), Null(kTextArray)});
     }
   } else if (name == "pg_database") {
     for (const auto& d : c.ListDatabases())
       rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(d.name == "template1"), B(true), I4(-1), O(1663),
                       Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
+    // template0, which tools expect and nobody connects to (Session).
+    rows.push_back({O(kTemplate0Oid), N(kTemplate0), O(kRootUserId), I4(6), C("c"), B(true), B(false), I4(-1), O(1663),
+                    Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
   } else if (name == "pg_class") {
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     std::set<uint32_t> temp_namespaces;  // relpersistence 't'
@@ -587,11 +596,24 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       O(0), C(" "), C(" "), C(" "), B(true), I4(0), B(true), Int2Array(keys), Null(kInt2Array),
                       Null(kText)});
     }
-  } else if (name == "pg_roles") {
-    for (const auto& u : c.ListUsers())
-      rows.push_back({N(u.name), B(u.superuser), B(true), B(u.superuser), B(u.superuser), B(u.can_login),
-                      B(u.superuser), I4(-1), Txt("********"), Null(T::Timestamptz()), B(u.superuser),
-                      Null(kTextArray), O(u.id)});
+  } else if (name == "pg_roles" || name == "pg_authid") {
+    // The users, and PostgreSQL 15's pg_database_owner (the owner of public).
+    struct Role {
+      uint32_t oid;
+      std::string name;
+      bool super, login;
+    };
+    std::vector<Role> roles = {{kPgDatabaseOwnerOid, kPgDatabaseOwner, false, false}};
+    for (const auto& u : c.ListUsers()) roles.push_back({u.id, u.name, u.superuser, u.can_login});
+    for (const auto& r : roles) {
+      if (name == "pg_authid") {
+        rows.push_back({O(r.oid), N(r.name), B(r.super), B(true), B(r.super), B(r.super), B(r.login), B(r.super),
+                        B(r.super), I4(-1), Null(kText), Null(T::Timestamptz())});
+      } else {
+        rows.push_back({N(r.name), B(r.super), B(true), B(r.super), B(r.super), B(r.login), B(r.super), I4(-1),
+                        Txt("********"), Null(T::Timestamptz()), B(r.super), Null(kTextArray), O(r.oid)});
+      }
+    }
   } else if (name == "pg_user") {
     for (const auto& u : c.ListUsers())
       rows.push_back({N(u.name), O(u.id), B(u.superuser), B(u.superuser), B(u.superuser), B(u.superuser),
@@ -756,6 +778,7 @@ class CatalogLookupImpl : public CatalogLookup {
   }
 
   std::optional<std::string> RoleName(uint32_t oid) const override {
+    if (oid == kPgDatabaseOwnerOid) return kPgDatabaseOwner;
     auto u = c_->GetUser(oid);
     if (!u) return std::nullopt;
     return u->name;
@@ -764,6 +787,7 @@ class CatalogLookupImpl : public CatalogLookup {
   uint32_t RoleOid(std::string_view text) const override {
     std::vector<std::string> parts = SplitQualifiedName(text);
     if (parts.size() != 1) throw SqlError("42602", "invalid name syntax");
+    if (parts[0] == kPgDatabaseOwner) return kPgDatabaseOwnerOid;
     auto u = c_->FindUser(parts[0]);
     if (!u) throw SqlError(sqlstate::kUndefinedObject, fmt::format("role \"{}\" does not exist", parts[0]));
     return u->id;

@@ -9,7 +9,8 @@
 // heap, indexes btree (pg_am). Features Freshet lacks have empty catalogs
 // with the right columns (pg_policy, pg_inherits, pg_statistic_ext,
 // pg_publication, ...). rw_catalog is left out of pg_namespace, so that
-// psql lists the same schemas as on PostgreSQL.
+// psql lists the same schemas as on PostgreSQL. Also only here: the role
+// pg_database_owner and the database template0 (below).
 //
 // MakeCatalogLookup implements expr's CatalogLookup over the catalog, for
 // regclass & co. and the catalog information functions.
@@ -23,6 +24,14 @@
 #include "expr/eval_context.h"
 
 namespace freshet {
+
+// What exists only in the catalogs, with PostgreSQL 15's oids: the role
+// pg_database_owner (owner of the public schemas) and the database
+// template0 (listed, never connected to: 55000).
+inline constexpr uint32_t kPgDatabaseOwnerOid = 6171;
+inline constexpr const char* kPgDatabaseOwner = "pg_database_owner";
+inline constexpr uint32_t kTemplate0Oid = 4;
+inline constexpr const char* kTemplate0 = "template0";
 
 const std::vector<SystemTableDef>& PgCatalogDefinitions();
 std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTableContext& ctx);

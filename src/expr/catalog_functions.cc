@@ -181,6 +181,23 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   RegisterFn(r, "pg_type_is_visible", {oid}, b, StrictFn<int64_t>([](int64_t id) {
                return FormatTypeName(static_cast<uint32_t>(id), -1).has_value();
              }));
+  // The functions pg_proc lists (the types' own, all in pg_catalog, which
+  // every search path reads first): NULL for an oid that is not one.
+  RegisterFn(r, "pg_function_is_visible", {oid}, b, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    ExecuteStrictEmit<int64_t>(args, n, out, [](Vector* o, int64_t id) {
+      TypeProcName(static_cast<uint32_t>(id)) ? o->AppendBool(true) : o->AppendNull();
+    });
+  });
+  for (bool result : {false, true}) {
+    RegisterFn(r, result ? "pg_get_function_result" : "pg_get_function_arguments", {oid}, text,
+               [result](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+                 ExecuteStrictEmit<int64_t>(args, n, out, [result](Vector* o, int64_t id) {
+                   auto sig = TypeProcSignature(static_cast<uint32_t>(id));
+                   if (!sig) return o->AppendNull();
+                   o->AppendString(result ? sig->result : sig->arguments);
+                 });
+               });
+  }
   // format_type(type, typmod) is not strict in typmod.
   RegisterFn(r, "format_type", {oid, i4}, text,
              [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
@@ -352,6 +369,16 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
     }
   };
   const DataType i8 = DataType::Int64();
+  RegisterFn(r, "pg_database_size", {DataType(TypeId::kVarchar)}, i8, StrictCtxFn<SV>([need_session](EvalContext& ctx, SV name) {
+               return need_session(ctx).DatabaseBytes(std::string(name));
+             }));
+  RegisterFn(r, "pg_database_size", {oid}, i8,
+             [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               ExecuteStrictEmit<int64_t>(args, n, out, [&](Vector* o, int64_t id) {
+                 std::optional<int64_t> bytes = need_session(ctx).DatabaseBytes(static_cast<uint32_t>(id));
+                 bytes ? o->AppendInt(*bytes) : o->AppendNull();
+               });
+             });
   for (const char* name : {"pg_relation_size", "pg_table_size", "pg_total_relation_size"})
     RegisterFn(r, name, {regclass}, i8, relation_size);
   RegisterFn(r, "pg_relation_size", {regclass, text}, i8, relation_size);

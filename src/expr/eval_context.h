@@ -89,6 +89,10 @@ class SessionAccess {
   // Bytes relation `oid` takes in storage (approximate, as the engine
   // tells); nullopt when no relation has that oid.
   virtual std::optional<int64_t> RelationBytes(uint32_t oid) = 0;
+  // The sum over a database's relations (pg_database_size): by name (3D000
+  // when there is none) or by oid (nullopt when there is none).
+  virtual int64_t DatabaseBytes(const std::string& name) = 0;
+  virtual std::optional<int64_t> DatabaseBytes(uint32_t oid) = 0;
 };
 
 struct EvalContext {

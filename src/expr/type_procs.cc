@@ -1,5 +1,7 @@
 #include "expr/type_procs.h"
 
+#include "expr/oid.h"
+
 #include <map>
 #include <vector>
 
@@ -98,6 +100,28 @@ std::optional<uint32_t> TypeProcOid(std::string_view name) {
   for (const auto& r : Rows())
     for (const Proc& p : r.procs)
       if (p.oid != 0 && name == p.name) return p.oid;
+  return std::nullopt;
+}
+
+std::optional<ProcSignature> TypeProcSignature(uint32_t oid) {
+  if (oid == 0) return std::nullopt;
+  for (const auto& r : Rows()) {
+    for (int k = 0; k < 6; k++) {
+      if (r.procs[k].oid != oid) continue;
+      std::string name = r.type_name;
+      std::string type = name == "array" ? "anyarray" : name == "record" ? "record" : *FormatTypeName(DataTypeFromName(name).PgOid(), -1);
+      // Types with modifiers (and arrays, records) read them in: (cstring, oid, integer).
+      bool with_modifier = r.procs[4].oid != 0 || name == "array" || name == "record";
+      switch (k) {
+        case 0: return ProcSignature{with_modifier ? "cstring, oid, integer" : "cstring", type};
+        case 1: return ProcSignature{type, "cstring"};
+        case 2: return ProcSignature{with_modifier ? "internal, oid, integer" : "internal", type};
+        case 3: return ProcSignature{type, "bytea"};
+        case 4: return ProcSignature{"cstring[]", "integer"};
+        default: return ProcSignature{"integer", "cstring"};
+      }
+    }
+  }
   return std::nullopt;
 }
 

@@ -27,6 +27,13 @@ TypeProcs TypeProcsOf(const DataType& type);
 // qualified with pg_catalog.
 std::optional<std::string> TypeProcName(uint32_t oid);
 std::optional<uint32_t> TypeProcOid(std::string_view name);
+// pg_get_function_arguments and pg_get_function_result of one of them
+// (nullopt when unknown): int4in is ("cstring", "integer"), bpcharin
+// ("cstring, oid, integer", "character"), int4send ("integer", "bytea").
+struct ProcSignature {
+  std::string arguments, result;
+};
+std::optional<ProcSignature> TypeProcSignature(uint32_t oid);
 // Every one of them (oid, name), for pg_proc.
 std::vector<std::pair<uint32_t, std::string>> AllTypeProcs();
 

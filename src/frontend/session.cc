@@ -89,6 +89,8 @@ Session::Session(Instance* instance, const std::string& user, const std::string&
   if (!instance_->catalog()->FindUser(user))
     throw SqlError("28000", "role \"" + user + "\" does not exist");
   auto db = instance_->catalog()->FindDatabase(database);
+  if (!db && database == kTemplate0)
+    throw SqlError("55000", "database \"template0\" is not currently accepting connections");
   if (!db) throw SqlError(sqlstate::kInvalidCatalogName, "database \"" + database + "\" does not exist");
   database_ = *db;
   activity_.row.database_id = database_.id;
@@ -1035,6 +1037,33 @@ std::optional<int64_t> Session::RelationBytes(uint32_t oid) {
   TableRef t = catalog()->GetTable(id);
   if (!t || t->kind == RelationKind::kView || t->kind == RelationKind::kSequence) return 0;
   return static_cast<int64_t>(instance_->store()->engines().For(id).Statistics(id, nullptr).bytes);
+}
+
+namespace {
+
+int64_t DatabaseStorageBytes(Instance* instance, ObjectId database_id) {
+  int64_t bytes = 0;
+  for (const auto& t : instance->catalog()->ListTables(database_id)) {
+    if (t->kind == RelationKind::kView || t->kind == RelationKind::kSequence) continue;
+    bytes += static_cast<int64_t>(instance->store()->engines().For(t->id).Statistics(t->id, nullptr).bytes);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+int64_t Session::DatabaseBytes(const std::string& name) {
+  if (name == kTemplate0) return 0;
+  auto db = instance_->catalog()->FindDatabase(name);
+  if (!db) FRESHET_THROW(sqlstate::kInvalidCatalogName, "database \"{}\" does not exist", name);
+  return DatabaseStorageBytes(instance_, db->id);
+}
+
+std::optional<int64_t> Session::DatabaseBytes(uint32_t oid) {
+  if (oid == kTemplate0Oid) return 0;
+  for (const auto& d : instance_->catalog()->ListDatabases())
+    if (ObjectOid(d.id) == oid) return DatabaseStorageBytes(instance_, d.id);
+  return std::nullopt;
 }
 
 // ---- Cursors ----

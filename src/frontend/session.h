@@ -61,6 +61,8 @@ class Session : public SequenceAccess, public SessionAccess {
   bool SignalBackend(int32_t pid, bool terminate) override;
   void Sleep(double seconds) override;
   std::optional<int64_t> RelationBytes(uint32_t oid) override;
+  int64_t DatabaseBytes(const std::string& name) override;
+  std::optional<int64_t> DatabaseBytes(uint32_t oid) override;
 
   // ---- Protocol ----
 

@@ -38,8 +38,10 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
     if (c->into->skip_data)
       throw SqlError(sqlstate::kFeatureNotSupported, "CREATE MATERIALIZED VIEW ... WITH NO DATA is not supported");
   }
+  // Materialized views and sinks have RisingWave's tags; an index
+  // PostgreSQL's, which drivers and tools know.
   const char* tag = def.kind == RelationKind::kSink    ? "CREATE_SINK"
-                    : def.kind == RelationKind::kIndex ? "CREATE_INDEX"
+                    : def.kind == RelationKind::kIndex ? "CREATE INDEX"
                                                        : "CREATE_MATERIALIZED_VIEW";
   // In a transaction block the job is planned now, against the block's
   // catalog (errors at once), and created once the block commits.
