@@ -321,38 +321,25 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
       throw SqlError(sqlstate::kCannotCoerce, fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
     return std::make_unique<CastExpr>(std::move(e), to);
   }
-  if (from.id == TypeId::kVarchar && to.id == TypeId::kVarchar && (from.IsCheckedText() || to.IsCheckedText()) &&
-      from.precision != to.precision &&
-      !(to.IsJson() && !to.IsJsonb() && from.IsJsonb())) {
-    if (to.IsCheckedText() || to.precision >= 0) {
-      // Into json, jsonb or uuid: the text is checked (jsonb and uuid
-      // normalized); into
-      // varchar(n): its length.
+  // Between text types whose values differ: into json, jsonb or uuid the
+  // text is checked (jsonb and uuid normalized), into character its length
+  // and trailing blanks, into varchar(n) its length; the other way (json ->
+  // text, character -> varchar) it is the same text under another name.
+  const bool checked_change = (from.IsCheckedText() || to.IsCheckedText()) && from.precision != to.precision &&
+                              !(to.IsJson() && !to.IsJsonb() && from.IsJsonb());
+  const bool blank_change = from.IsBpchar() != to.IsBpchar() && !from.IsCheckedText() && !to.IsCheckedText();
+  if (from.id == TypeId::kVarchar && to.id == TypeId::kVarchar && (checked_change || blank_change)) {
+    if (to.IsCheckedText() || to.IsBpchar() || to.precision >= 0) {
       if (e->kind() == Expression::Kind::kConstant)
         return std::make_unique<ConstantExpr>(
             CastValue(static_cast<ConstantExpr*>(e.get())->value(), to, *binder_->ctx_.eval, !explicit_cast));
       return std::make_unique<CastExpr>(std::move(e), to);
     }
-    // json, jsonb -> text: the same text under another name.
     e->set_type(to);
     return e;
   }
   if (from.IsJsonb() && to.IsJson() && !to.IsJsonb()) {
     e->set_type(to);  // jsonb's text is json text
-    return e;
-  }
-  if (from.id == TypeId::kVarchar && to.id == TypeId::kVarchar && from.IsBpchar() != to.IsBpchar() &&
-      !from.IsCheckedText() && !to.IsCheckedText()) {
-    if (to.IsBpchar() || to.precision >= 0) {
-      // Into character: length rules and the trailing blanks cut; into
-      // varchar(n): its length.
-      if (e->kind() == Expression::Kind::kConstant)
-        return std::make_unique<ConstantExpr>(
-            CastValue(static_cast<ConstantExpr*>(e.get())->value(), to, *binder_->ctx_.eval, !explicit_cast));
-      return std::make_unique<CastExpr>(std::move(e), to);
-    }
-    // character -> text or varchar: the value kept is the text without blanks.
-    e->set_type(to);
     return e;
   }
   if (from.id == to.id && to.IsText() && !from.IsText()) {

@@ -247,24 +247,29 @@ std::string JsonbDeletePath(std::string_view json, const std::vector<std::option
   return Write(n);
 }
 
-std::string JsonbSetPath(std::string_view json, const std::vector<std::optional<std::string>>& path,
-                         std::string_view value, bool create_missing) {
+namespace {
+
+// jsonb_set and jsonb_insert: `value` put at the path.
+std::string PutAtPath(std::string_view json, const std::vector<std::optional<std::string>>& path,
+                      std::string_view value, PathOp op, bool create) {
   Node n = Parse(json);
   if (!IsContainer(n)) ThrowParameter("cannot set path in scalar");
   std::vector<std::string> steps = CheckPath(path);
   Node v = Parse(value);
-  if (!steps.empty()) ApplyPath(&n, steps, 0, PathOp::kSet, &v, create_missing);
+  if (!steps.empty()) ApplyPath(&n, steps, 0, op, &v, create);
   return Write(n);
+}
+
+}  // namespace
+
+std::string JsonbSetPath(std::string_view json, const std::vector<std::optional<std::string>>& path,
+                         std::string_view value, bool create_missing) {
+  return PutAtPath(json, path, value, PathOp::kSet, create_missing);
 }
 
 std::string JsonbInsertPath(std::string_view json, const std::vector<std::optional<std::string>>& path,
                             std::string_view value, bool after) {
-  Node n = Parse(json);
-  if (!IsContainer(n)) ThrowParameter("cannot set path in scalar");
-  std::vector<std::string> steps = CheckPath(path);
-  Node v = Parse(value);
-  if (!steps.empty()) ApplyPath(&n, steps, 0, after ? PathOp::kInsertAfter : PathOp::kInsertBefore, &v, true);
-  return Write(n);
+  return PutAtPath(json, path, value, after ? PathOp::kInsertAfter : PathOp::kInsertBefore, true);
 }
 
 std::vector<std::pair<std::string, std::string>> JsonMembers(std::string_view json, std::string_view function) {

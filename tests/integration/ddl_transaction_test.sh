@@ -26,6 +26,15 @@ NAME=ddl_transaction_test
 source "$HERE/lib.sh"
 
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
+# A session ends (undoing its block, dropping its temporary relations) once
+# the server sees its connection close: wait (bounded) until it leaves
+# pg_stat_activity.
+wait_session_gone() {
+  for _ in $(seq 1 600); do
+    [[ "$(q -c "select count(*) from pg_stat_activity where pid = $1")" == 0 ]] && return
+    sleep 0.1
+  done
+}
 kill9() { kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
 
 BLOCK=(
@@ -86,12 +95,7 @@ send "BEGIN;" "SELECT pg_backend_pid();" "ALTER TABLE base ADD COLUMN e int DEFA
 check "the block altered the table" wait_for ALTERED
 PID=$(head -n 1 "$WORK/session.out")
 close_session
-# Its session ends (and undoes the block's work) once the server sees the
-# connection close: wait (bounded) until it leaves pg_stat_activity.
-for _ in $(seq 1 600); do
-  [[ "$(q -c "select count(*) from pg_stat_activity where pid = $PID")" == 0 ]] && break
-  sleep 0.1
-done
+wait_session_gone "$PID"
 check "the same ALTER runs from another session" q -c "alter table base add column e int default 3"
 check "with its own default" test "$(q -c "select count(*) from base where e = 3")" = 53
 
@@ -116,10 +120,7 @@ send "SELECT pg_backend_pid();" "CREATE TEMP TABLE tmp2 (a int);" "INSERT INTO t
 check "a new session made a temporary table" wait_for READY
 PID=$(head -n 1 "$WORK/session.out")
 close_session
-for _ in $(seq 1 600); do
-  [[ "$(q -c "select count(*) from pg_stat_activity where pid = $PID")" == 0 ]] && break
-  sleep 0.1
-done
+wait_session_gone "$PID"
 check "its end dropped its temporary schema" test "$(q -c "select count(*) from pg_namespace where nspname like 'pg_temp%'")" = 0
 check "and the table" test "$(q -c "select count(*) from pg_class where relname = 'tmp2'")" = 0
 
