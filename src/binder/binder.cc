@@ -85,9 +85,13 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     t.scale = s;
   }
   if (id == TypeId::kVarchar && !mods.empty() && name != "text") {
+    const char* type_name = t.IsBpchar() ? "char" : "varchar";
     if (mods[0] < 1)
+      ThrowAt(sqlstate::kInvalidParameterValue, tn->location, fmt::format("length for type {} must be at least 1", type_name));
+    // PostgreSQL's MaxAttrSize: character(n) values are padded to n on output.
+    if (mods[0] > 10485760)
       ThrowAt(sqlstate::kInvalidParameterValue, tn->location,
-              fmt::format("length for type {} must be at least 1", t.IsBpchar() ? "char" : "varchar"));
+              fmt::format("length for type {} cannot exceed 10485760", type_name));
     t.precision = mods[0];
   }
   return t;
