@@ -25,6 +25,19 @@ namespace freshet {
 
 namespace {
 
+// CREATE MATERIALIZED VIEW, SINK or (non-unique) INDEX, and tables and
+// sources with connectors.
+bool MakesStreamObject(const ParsedStatement& stmt) {
+  if (stmt.is_extension()) return std::holds_alternative<CreateSinkStatement>(stmt.extension);
+  if (!stmt.node) return false;
+  switch (stmt.node->node_case) {
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: return true;
+    case PG_QUERY__NODE__NODE_INDEX_STMT: return !stmt.node->index_stmt->unique;
+    case PG_QUERY__NODE__NODE_CREATE_STMT: return stmt.has_with_options;
+    default: return false;
+  }
+}
+
 // COMMIT, ROLLBACK, ROLLBACK TO SAVEPOINT or PREPARE TRANSACTION: what
 // PostgreSQL still runs in an aborted transaction (IsTransactionExitStmt),
 // by either protocol.
@@ -630,16 +643,25 @@ void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
     return;
   }
   // Several statements in one message form one implicit transaction, as
-  // in PostgreSQL: their writes apply together at the end, or not at all if
-  // one fails (BEGIN/COMMIT inside the message take over).
-  if (stmts.size() > 1 && txn_ == TxnState::kIdle) {
+  // in PostgreSQL: their writes and DDL apply together at the end, or not
+  // at all if one fails (BEGIN/COMMIT inside the message take over).
+  auto begin_implicit = [this] {
     txn_ = TxnState::kInBlock;
     implicit_txn_ = true;
     multi_statement_ = true;
-  }
-  for (const auto& stmt : stmts) {
+  };
+  if (stmts.size() > 1 && txn_ == TxnState::kIdle) begin_implicit();
+  for (size_t i = 0; i < stmts.size(); i++) {
+    // A stream job or connector takes effect at once, since the statements
+    // after it read it or build on it (CREATE MATERIALIZED VIEW a ...;
+    // CREATE MATERIALIZED VIEW b AS SELECT ... FROM a): the implicit block
+    // so far is committed, the statement runs on its own, and those after
+    // it form a new implicit block.
+    const bool alone = implicit_txn_ && multi_statement_ && MakesStreamObject(stmts[i]);
+    if (alone) Sync();
     ResetCancel();
-    done(RunStatement(stmt, nullptr, sink, nullptr));
+    done(RunStatement(stmts[i], nullptr, sink, nullptr));
+    if (alone && i + 1 < stmts.size() && txn_ == TxnState::kIdle) begin_implicit();
   }
   Sync();
 }
