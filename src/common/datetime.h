@@ -82,22 +82,32 @@ class TimeZone {
   int64_t fixed_offset_seconds_ = 0;
 };
 
+// The clock of the inputs 'now', 'today', 'tomorrow' and 'yesterday': the
+// statement's time and the session's zone (PostgreSQL reads the
+// transaction's start). Parse functions given none refuse them (0A000),
+// so that they stay pure.
+struct DatetimeClock {
+  int64_t now_utc_micros = 0;
+  const TimeZone* zone = nullptr;
+};
+
 // 'YYYY-MM-DD', 'YYYYMMDD', 'Jan 31, 2024', '01/31/2024' (MDY), 'epoch',
-// 'infinity', '-infinity'; 'now', 'today'... are not supported (0A000).
-int64_t ParseDate(std::string_view text);
+// 'infinity', '-infinity', 'today' & co. (with a clock).
+int64_t ParseDate(std::string_view text, const DatetimeClock* clock = nullptr);
 std::string FormatDate(int64_t days);  // '2024-01-31', '0044-03-15 BC'
 
-// 'HH:MM[:SS[.ffffff]]'; 24:00:00 allowed.
-int64_t ParseTime(std::string_view text);
+// 'HH:MM[:SS[.ffffff]]'; 24:00:00 allowed; 'now' (with a clock).
+int64_t ParseTime(std::string_view text, const DatetimeClock* clock = nullptr);
 std::string FormatTime(int64_t micros);  // '13:45:00', '13:45:00.5'
 
-// 'YYYY-MM-DD[ T]HH:MM[:SS[.ffffff]]' or a bare date; a trailing zone is ignored.
-int64_t ParseTimestamp(std::string_view text);
+// 'YYYY-MM-DD[ T]HH:MM[:SS[.ffffff]]' or a bare date; a trailing zone is
+// ignored; 'now', 'today 10:00' & co. (with a clock).
+int64_t ParseTimestamp(std::string_view text, const DatetimeClock* clock = nullptr);
 std::string FormatTimestamp(int64_t micros);  // '2024-01-31 13:45:00.123'
 
 // As ParseTimestamp, but a trailing zone ('Z', '+08', '+08:00', 'UTC',
 // ' America/New_York') is honoured; without one the text is local time in `tz`.
-int64_t ParseTimestamptz(std::string_view text, const TimeZone& tz);
+int64_t ParseTimestamptz(std::string_view text, const TimeZone& tz, const DatetimeClock* clock = nullptr);
 // '2024-01-31 13:45:00+08', '... +05:30' for non-hour offsets.
 std::string FormatTimestamptz(int64_t utc_micros, const TimeZone& tz);
 

@@ -437,7 +437,8 @@ int ParseFractionalSecond(const char* cp, int64_t* fsec);
 int DecodeTimeCommon(const std::string& str, Range range, TimeFields* t);
 bool TimeOverflows(const Tm& tm);
 bool HasConstantOffset(const TimeZone& tz);
-DecodedDateTime DecodeOrThrow(std::string_view text, bool time_only, std::string_view type);
+DecodedDateTime DecodeOrThrow(std::string_view text, bool time_only, std::string_view type,
+                              const DatetimeClock* clock = nullptr);
 int64_t DecodedLocalMicros(const DecodedDateTime& d, std::string_view text);
 bool AdjustFractMicroseconds(double frac, int64_t scale, ItmIn* itm);
 bool AdjustFractDays(double frac, int scale, ItmIn* itm);

@@ -355,8 +355,8 @@ bool HasConstantOffset(const TimeZone& tz) {
 
 class DateTimeDecoder {
  public:
-  DateTimeDecoder(std::vector<Field> fields, bool time_only, std::string_view type)
-      : f_(std::move(fields)), time_only_(time_only), type_(type) {}
+  DateTimeDecoder(std::vector<Field> fields, bool time_only, std::string_view type, const DatetimeClock* clock)
+      : f_(std::move(fields)), time_only_(time_only), type_(type), clock_(clock) {}
 
   int Decode(DecodedDateTime* out) {
     out_ = out;
@@ -554,6 +554,29 @@ class DateTimeDecoder {
         out_->special = value;
         return kDtOk;
       case kInvalid: return kDtBadFormat;
+      case kNow:
+      case kToday:
+      case kTomorrow:
+      case kYesterday: {
+        if (!clock_ || !clock_->zone) ThrowSpecialNotSupported(Text(), type_);
+        if (time_only_ && value != kNow) return kDtBadFormat;
+        // As PostgreSQL's DecodeDateTime: 'now' is the date, time and zone
+        // offset of the moment; the others a date, local to the session.
+        int64_t offset = clock_->zone->OffsetAtUtc(clock_->now_utc_micros);
+        Tm local = MicrosToTm(clock_->now_utc_micros + offset * kMicrosPerSecond);
+        if (value == kNow) {
+          tm = local;
+          out_->offset = offset;
+          *tmask = (time_only_ ? 0 : kDateMask) | kTimeMask | M(TZ);
+          return kDtOk;
+        }
+        Civil day = DaysToCivil(CivilToDays(local.year, local.mon, local.mday) + (value == kTomorrow ? 1 : value == kYesterday ? -1 : 0));
+        tm.year = day.year;
+        tm.mon = day.mon;
+        tm.mday = day.mday;
+        *tmask = kDateMask;
+        return kDtOk;
+      }
       default: ThrowSpecialNotSupported(Text(), type_);
     }
   }
@@ -733,6 +756,7 @@ class DateTimeDecoder {
   std::vector<Field> f_;
   bool time_only_;
   std::string_view type_;
+  const DatetimeClock* clock_;
   DecodedDateTime* out_ = nullptr;
   int i_ = 0;
   int fmask_ = 0;
@@ -743,11 +767,12 @@ class DateTimeDecoder {
   bool have_text_month_ = false;
 };
 
-DecodedDateTime DecodeOrThrow(std::string_view text, bool time_only, std::string_view type) {
+DecodedDateTime DecodeOrThrow(std::string_view text, bool time_only, std::string_view type,
+                              const DatetimeClock* clock) {
   std::vector<Field> fields;
   int err = ParseDateTime(text, &fields);
   DecodedDateTime d;
-  if (err == kDtOk) err = DateTimeDecoder(std::move(fields), time_only, type).Decode(&d);
+  if (err == kDtOk) err = DateTimeDecoder(std::move(fields), time_only, type, clock).Decode(&d);
   if (err != kDtOk) ThrowParseError(err, text, type);
   return d;
 }
@@ -820,9 +845,9 @@ bool ParseIsoTimestampFast(std::string_view s, int64_t* micros) {
 
 }  // namespace
 
-int64_t ParseDate(std::string_view text) {
+int64_t ParseDate(std::string_view text, const DatetimeClock* clock) {
   if (int64_t fast; text.size() == 10 && ParseIsoDateFast(text, &fast)) return fast;
-  DecodedDateTime d = DecodeOrThrow(text, false, "date");
+  DecodedDateTime d = DecodeOrThrow(text, false, "date", clock);
   if (d.special == kEpoch) return 0;
   if (d.special == kLate) return kDatetimeInfinity;
   if (d.special == kEarly) return kDatetimeMinusInfinity;
@@ -848,8 +873,8 @@ std::string FormatDate(int64_t days) {
   return out;
 }
 
-int64_t ParseTime(std::string_view text) {
-  DecodedDateTime d = DecodeOrThrow(text, true, "time");
+int64_t ParseTime(std::string_view text, const DatetimeClock* clock) {
+  DecodedDateTime d = DecodeOrThrow(text, true, "time", clock);
   return TimeOfDay(d.tm);
 }
 
@@ -864,10 +889,10 @@ std::string FormatTime(int64_t micros) {
   return out;
 }
 
-int64_t ParseTimestamp(std::string_view text) {
+int64_t ParseTimestamp(std::string_view text, const DatetimeClock* clock) {
   int64_t micros;
   if (ParseIsoTimestampFast(text, &micros)) return micros;
-  DecodedDateTime d = DecodeOrThrow(text, false, "timestamp");
+  DecodedDateTime d = DecodeOrThrow(text, false, "timestamp", clock);
   return DecodedLocalMicros(d, text);
 }
 
@@ -882,8 +907,8 @@ std::string FormatTimestamp(int64_t micros) {
   return out;
 }
 
-int64_t ParseTimestamptz(std::string_view text, const TimeZone& tz) {
-  DecodedDateTime d = DecodeOrThrow(text, false, "timestamp with time zone");
+int64_t ParseTimestamptz(std::string_view text, const TimeZone& tz, const DatetimeClock* clock) {
+  DecodedDateTime d = DecodeOrThrow(text, false, "timestamp with time zone", clock);
   int64_t local = DecodedLocalMicros(d, text);
   if (d.special == kEpoch) return 0;  // 'epoch' is 1970-01-01 00:00 UTC
   if (!IsFiniteDatetime(local)) return local;

@@ -2241,11 +2241,29 @@ TEST(InfinityTest, ExtractAsPostgres) {
             "22023 unit \"foo\" not recognized for type timestamp without time zone");
 }
 
+TEST(ClockInputTest, NowTodayTomorrowYesterday) {
+  TimeZone ny = *TimeZone::Lookup("America/New_York");
+  // 2024-03-01 03:30 UTC is 2024-02-29 22:30 in New York.
+  const int64_t now = ParseTimestamp("2024-03-01 03:30:00.25");
+  DatetimeClock clock{now, &ny};
+  EXPECT_EQ(ParseTimestamptz("now", ny, &clock), now);
+  EXPECT_EQ(ParseTimestamptz("NOW", TimeZone(), &clock), now);  // the instant, whatever the zone
+  EXPECT_EQ(FormatTimestamp(ParseTimestamp("now", &clock)), "2024-02-29 22:30:00.25");
+  EXPECT_EQ(FormatDate(ParseDate("today", &clock)), "2024-02-29");
+  EXPECT_EQ(FormatDate(ParseDate("tomorrow", &clock)), "2024-03-01");
+  EXPECT_EQ(FormatDate(ParseDate("yesterday", &clock)), "2024-02-28");
+  EXPECT_EQ(FormatTimestamp(ParseTimestamp("tomorrow 10:00", &clock)), "2024-03-01 10:00:00");
+  EXPECT_EQ(FormatTimestamptz(ParseTimestamptz("today", ny, &clock), ny), "2024-02-29 00:00:00-05");
+  EXPECT_EQ(FormatTime(ParseTime("now", &clock)), "22:30:00.25");
+  EXPECT_EQ(Outcome([&] { return FormatTime(ParseTime("today", &clock)); }), "ERR 22007");
+  EXPECT_EQ(Outcome([&] { return FormatDate(ParseDate("today 2024-01-01", &clock)); }), "ERR 22007");
+}
+
 // ---------------------------------------------------------------------------
 // Deliberate deviations from PostgreSQL
 // ---------------------------------------------------------------------------
 
-// The functions are pure, so the clock-dependent words are rejected.
+// Without a clock (DatetimeClock) the clock-dependent words are rejected.
 TEST(DeviationTest, SpecialValuesAreNotSupported) {
   EXPECT_EQ(ErrorOf([] { ParseTimestamptz("now", TimeZone()); }),
             "0A000 timestamp with time zone value \"now\" is not supported");

@@ -68,6 +68,9 @@ int NumericRank(TypeId t) {
   }
 }
 
+// 'now', 'today' & co. read the statement's time in the session's zone.
+DatetimeClock ClockOf(const EvalContext& ctx) { return DatetimeClock{ctx.statement_time, &ctx.time_zone}; }
+
 // Only numeric(p,s), varchar(n) and character(n) carry modifiers that
 // change values.
 bool HasModifiers(const DataType& t) {
@@ -523,15 +526,16 @@ void CastToVarchar(const Vector& in, Vector* out, const DataType& to, EvalContex
 }
 
 void CastFromText(const Vector& in, Vector* out, const DataType& to, EvalContext& ctx) {
+  const DatetimeClock clock = ClockOf(ctx);
   if (in.type().id != TypeId::kVarchar && in.type().id != TypeId::kUnknown) ThrowCannotCast(in.type(), to);
   switch (to.id) {
     case TypeId::kBoolean: return MapText(in, out, kFn<ParseBoolText>);
     case TypeId::kBytea: return MapText(in, out, kFn<ParseByteaText>);
-    case TypeId::kDate: return MapText(in, out, kFn<ParseDate>);
-    case TypeId::kTime: return MapText(in, out, kFn<ParseTime>);
-    case TypeId::kTimestamp: return MapText(in, out, kFn<ParseTimestamp>);
+    case TypeId::kDate: return MapText(in, out, [&](std::string_view s) { return ParseDate(s, &clock); });
+    case TypeId::kTime: return MapText(in, out, [&](std::string_view s) { return ParseTime(s, &clock); });
+    case TypeId::kTimestamp: return MapText(in, out, [&](std::string_view s) { return ParseTimestamp(s, &clock); });
     case TypeId::kTimestamptz:
-      return MapText(in, out, [&](std::string_view s) { return ParseTimestamptz(s, ctx.time_zone); });
+      return MapText(in, out, [&](std::string_view s) { return ParseTimestamptz(s, ctx.time_zone, &clock); });
     case TypeId::kInterval: return MapText(in, out, [](std::string_view s) { return ParseInterval(s); });
     default: ThrowCannotCast(in.type(), to);
   }
@@ -783,6 +787,7 @@ std::string FormatValueText(const Value& v, const EvalContext& ctx) {
 }
 
 Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
+  const DatetimeClock clock = ClockOf(ctx);
   switch (t.id) {
     case TypeId::kBoolean: return Value::Boolean(ParseBoolText(text));
     case TypeId::kInt16: return Value::Int16(ParseIntText<TypeId::kInt16>(text));
@@ -808,10 +813,10 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
       CheckValueSize(text.size());
       return Value::FromString(t, text);
     case TypeId::kBytea: return Value::Bytea(ParseByteaText(text));
-    case TypeId::kDate: return Value::Date(ParseDate(text));
-    case TypeId::kTime: return Value::Time(ParseTime(text));
-    case TypeId::kTimestamp: return Value::Timestamp(ParseTimestamp(text));
-    case TypeId::kTimestamptz: return Value::Timestamptz(ParseTimestamptz(text, ctx.time_zone));
+    case TypeId::kDate: return Value::Date(ParseDate(text, &clock));
+    case TypeId::kTime: return Value::Time(ParseTime(text, &clock));
+    case TypeId::kTimestamp: return Value::Timestamp(ParseTimestamp(text, &clock));
+    case TypeId::kTimestamptz: return Value::Timestamptz(ParseTimestamptz(text, ctx.time_zone, &clock));
     case TypeId::kInterval: return Value::IntervalValue(ParseInterval(text));
     case TypeId::kOid: return Value::FromInt(t, ParseOidText(text, t.oid_kind(), ctx));
     case TypeId::kArray: return Value::FromString(t, ParseArrayText(text, t, ctx));
@@ -880,8 +885,14 @@ void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx
       CheckValueSize(text.size());
       if (t.precision < 0 && !t.IsCheckedText() && !t.IsBpchar()) return out->AppendString(std::string(text));
       break;
-    case TypeId::kTimestamp: return out->AppendInt(ParseTimestamp(text));
-    case TypeId::kDate: return out->AppendInt(ParseDate(text));
+    case TypeId::kTimestamp: {
+      const DatetimeClock clock = ClockOf(ctx);
+      return out->AppendInt(ParseTimestamp(text, &clock));
+    }
+    case TypeId::kDate: {
+      const DatetimeClock clock = ClockOf(ctx);
+      return out->AppendInt(ParseDate(text, &clock));
+    }
     default: break;
   }
   out->Append(ParseText(std::string(text), t, ctx));
