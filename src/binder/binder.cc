@@ -636,9 +636,6 @@ PlanPtr Binder::BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__
   return std::make_unique<ProjectNode>(std::move(input), std::move(exprs), std::move(schema));
 }
 
-// LATERAL subqueries, and functions in FROM, which PostgreSQL always lets
-// read the items before them (FROM t, jsonb_each(t.j)). A function that
-// reads none of them leaves lateral_left_ set, and is joined as usual.
 // Whether e reads a column of an enclosing query or LATERAL item.
 static bool HasOuterReference(const Expression& e) {
   if (dynamic_cast<const OuterRefExpr*>(&e)) return true;
@@ -647,6 +644,9 @@ static bool HasOuterReference(const Expression& e) {
   return false;
 }
 
+// LATERAL subqueries, and functions in FROM, which PostgreSQL always lets
+// read the items before them (FROM t, jsonb_each(t.j)). A function that
+// reads none of them leaves lateral_left_ set, and is joined as usual.
 bool Binder::IsLateral(const PgQuery__Node* node) {
   return (node->node_case == PG_QUERY__NODE__NODE_RANGE_SUBSELECT && node->range_subselect->lateral) ||
          node->node_case == PG_QUERY__NODE__NODE_RANGE_FUNCTION;

@@ -186,10 +186,10 @@ bool JsonbContains(std::string_view a, std::string_view b) {
 
 bool JsonbExists(std::string_view json, const std::vector<std::string>& keys, bool all) {
   Node n = Parse(json);
+  if (n.kind != Node::kObject) n = AsArray(n);
   auto has = [&](const std::string& key) {
     if (n.kind == Node::kObject) return Member(n, key) != nullptr;
-    const Node array = AsArray(n);
-    return std::any_of(array.elements.begin(), array.elements.end(),
+    return std::any_of(n.elements.begin(), n.elements.end(),
                        [&](const Node& e) { return e.kind == Node::kString && e.string_value == key; });
   };
   if (all) return std::all_of(keys.begin(), keys.end(), has);

@@ -212,13 +212,12 @@ ScalarFn JsonAggFinal(bool object) {
           json += elems.IsNull(i) ? "null" : std::string(elems.GetString(i));
           continue;
         }
-        std::string_view pair = elems.GetString(i);  // [key, value]
-        std::optional<std::string> key = JsonArrayElement(pair, 0);
-        std::optional<std::string> key_text = key ? JsonAsText(*key) : std::nullopt;
+        std::vector<std::string> pair = JsonElements(elems.GetString(i), "json_object_agg");  // [key, value]
+        std::optional<std::string> key_text = JsonAsText(pair[0]);
         if (!key_text) throw SqlError(sqlstate::kInvalidParameterValue, "field name must not be null");
         AppendJsonString(&json, *key_text);
         json += " : ";
-        json += JsonArrayElement(pair, 1).value_or("null");
+        json += pair[1];
       }
       json += object ? " }" : "]";
       AppendBuilt(o, std::move(json));
@@ -279,33 +278,26 @@ void RegisterJsonFunctions(FunctionRegistry* r) {
   RegisterFn(r, "#-", {jb, text_array}, jb, StrictFn<SV, SV>([](SV j, SV path) {
                return JsonbDeletePath(j, TextArrayElements(path));
              }));
+  // jsonb_set(target, path, value [, create_if_missing = true]);
+  // jsonb_insert(target, path, value [, insert_after = false]).
+  using PathPut = std::string (*)(SV, const std::vector<std::optional<std::string>>&, SV, bool);
+  auto path_put = [](PathPut put, bool flag_default) -> ScalarFn {
+    return [put, flag_default](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+      for (size_t i = 0; i < n; i++) {
+        if (AnyNull(args, i)) {
+          out->AppendNull();
+          continue;
+        }
+        bool flag = args.size() < 4 ? flag_default : args[3]->GetBool(i);
+        out->AppendString(put(args[0]->GetString(i), TextArrayElements(args[1]->GetString(i)), args[2]->GetString(i), flag));
+      }
+    };
+  };
   for (bool with_flag : {false, true}) {
     std::vector<DataType> set_args = {jb, text_array, jb};
     if (with_flag) set_args.push_back(b);
-    // jsonb_set(target, path, value [, create_if_missing = true]);
-    // jsonb_insert(target, path, value [, insert_after = false]).
-    RegisterFn(r, "jsonb_set", set_args, jb, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-      for (size_t i = 0; i < n; i++) {
-        if (AnyNull(args, i)) {
-          out->AppendNull();
-          continue;
-        }
-        bool create = args.size() < 4 || args[3]->GetBool(i);
-        out->AppendString(JsonbSetPath(args[0]->GetString(i), TextArrayElements(args[1]->GetString(i)),
-                                       args[2]->GetString(i), create));
-      }
-    });
-    RegisterFn(r, "jsonb_insert", set_args, jb, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-      for (size_t i = 0; i < n; i++) {
-        if (AnyNull(args, i)) {
-          out->AppendNull();
-          continue;
-        }
-        bool after = args.size() == 4 && args[3]->GetBool(i);
-        out->AppendString(JsonbInsertPath(args[0]->GetString(i), TextArrayElements(args[1]->GetString(i)),
-                                          args[2]->GetString(i), after));
-      }
-    });
+    RegisterFn(r, "jsonb_set", set_args, jb, path_put(&JsonbSetPath, true));
+    RegisterFn(r, "jsonb_insert", set_args, jb, path_put(&JsonbInsertPath, false));
   }
   const DataType json_array = DataType::Array(DataType::Json());
   RegisterFn(r, "json_agg_finalfn", {json_array}, DataType::Json(), JsonAggFinal(false));

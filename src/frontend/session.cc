@@ -1050,6 +1050,23 @@ std::string Session::SetSetting(const std::string& name, const std::string& valu
   return Setting(name).value_or(value);
 }
 
+namespace {
+
+// What a relation takes in storage, as its engine estimates it (views and
+// sequences take none).
+int64_t StorageBytes(Instance* instance, const TableCatalog& t) {
+  if (t.kind == RelationKind::kView || t.kind == RelationKind::kSequence) return 0;
+  return static_cast<int64_t>(instance->store()->engines().For(t.id).Statistics(t.id, nullptr).bytes);
+}
+
+int64_t DatabaseStorageBytes(Instance* instance, ObjectId database_id) {
+  int64_t bytes = 0;
+  for (const auto& t : instance->catalog()->ListTables(database_id)) bytes += StorageBytes(instance, *t);
+  return bytes;
+}
+
+}  // namespace
+
 std::optional<int64_t> Session::RelationBytes(uint32_t oid) {
   if (!eval_.catalog || !eval_.catalog->RelationName(oid)) return std::nullopt;
   // System catalogs and the indexes behind primary keys take no storage
@@ -1057,22 +1074,9 @@ std::optional<int64_t> Session::RelationBytes(uint32_t oid) {
   if (oid < kObjectOidBase || oid >= kPrimaryKeyIndexOidBase) return 0;
   ObjectId id = oid - kObjectOidBase;
   TableRef t = catalog()->GetTable(id);
-  if (!t || t->kind == RelationKind::kView || t->kind == RelationKind::kSequence) return 0;
-  return static_cast<int64_t>(instance_->store()->engines().For(id).Statistics(id, nullptr).bytes);
+  return t ? StorageBytes(instance_, *t) : 0;
 }
 
-namespace {
-
-int64_t DatabaseStorageBytes(Instance* instance, ObjectId database_id) {
-  int64_t bytes = 0;
-  for (const auto& t : instance->catalog()->ListTables(database_id)) {
-    if (t->kind == RelationKind::kView || t->kind == RelationKind::kSequence) continue;
-    bytes += static_cast<int64_t>(instance->store()->engines().For(t->id).Statistics(t->id, nullptr).bytes);
-  }
-  return bytes;
-}
-
-}  // namespace
 
 int64_t Session::DatabaseBytes(const std::string& name) {
   if (name == kTemplate0) return 0;
