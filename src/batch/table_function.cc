@@ -106,7 +106,7 @@ class UnnestExecutor : public Executor {
 };
 
 // information_schema._pg_expandarray(array): a row (x, n) per element, n
-// its 1-based position; generate_subscripts(array, dim [, reverse]): the
+// its 1-based position (two columns in FROM, a struct in a select list); generate_subscripts(array, dim [, reverse]): the
 // subscripts of dimension 1 (1..n; 0..n-1 for int2vector and oidvector;
 // arrays have one dimension: any other
 // dimension, like a NULL array, gives no rows), descending when reverse.
@@ -117,7 +117,8 @@ class ArrayPositionsExecutor : public Executor {
     Value array = node.args[0]->EvalConstant(ctx.eval);
     if (array.is_null()) return;
     if (expand_) {
-      elements_ = DecodeArray(array.string_value(), type_.StructFields()[0].second);
+      as_columns_ = !type_.IsStruct();
+      elements_ = DecodeArray(array.string_value(), array.type().ElementType());
       count_ = elements_.size();
       return;
     }
@@ -134,6 +135,18 @@ class ArrayPositionsExecutor : public Executor {
   bool Next(DataChunk* out) override {
     if (pos_ >= count_) return false;
     size_t end = std::min(count_, pos_ + kChunkSize);
+    *out = DataChunk();
+    if (as_columns_) {  // (x, n) as two columns
+      Vector x(type_), n(DataType::Int32());
+      for (size_t i = pos_; i < end; i++) {
+        x.AppendFrom(elements_, i);
+        n.AppendInt(int64_t(i + 1));
+      }
+      pos_ = end;
+      out->AddColumn(std::move(x));
+      out->AddColumn(std::move(n));
+      return true;
+    }
     Vector v(type_);
     v.Reserve(end - pos_);
     for (size_t i = pos_; i < end; i++) {
@@ -147,39 +160,52 @@ class ArrayPositionsExecutor : public Executor {
       v.AppendString(writer.Finish());
     }
     pos_ = end;
-    *out = DataChunk();
     out->AddColumn(std::move(v));
     return true;
   }
 
  private:
   DataType type_;
-  bool expand_;
+  bool expand_, as_columns_ = false;
   bool reverse_ = false;
   int64_t first_ = 1;
   Vector elements_{DataType::Int32()};
   size_t count_ = 0, pos_ = 0;
 };
 
-// json(b)_each[_text] (key, value), json(b)_array_elements[_text] (value)
-// and json(b)_object_keys (key) of one JSON value. The rows come out as the
-// node's columns: (key, value) in FROM, or one struct column when the
-// function stands in a select list.
-class JsonRowsExecutor : public Executor {
+// Rows of (key, value) text pairs: json(b)_each[_text] (key, value),
+// json(b)_array_elements[_text] (value) and json(b)_object_keys (key) of one
+// JSON value; pg_options_to_table(options) (option_name, option_value) of a
+// reloptions-style text[] ("name=value", NULL value without '='). The rows
+// come out as the node's columns: (key, value) in FROM, or one struct
+// column when the function stands in a select list.
+class KeyValueRowsExecutor : public Executor {
  public:
-  JsonRowsExecutor(const TableFunctionNode& node, ExecContext& ctx) : types_(node.types()) {
+  KeyValueRowsExecutor(const TableFunctionNode& node, ExecContext& ctx) : types_(node.types()) {
     if (node.with_ordinality) types_.pop_back();  // OrdinalityExecutor adds it
-    Value json = node.args[0]->EvalConstant(ctx.eval);
-    if (json.is_null()) return;
+    Value arg = node.args[0]->EvalConstant(ctx.eval);
+    if (arg.is_null()) return;
     const std::string& name = node.name;
-    as_text_ = name.ends_with("_text");
+    if (name == "pg_options_to_table") {
+      Vector options = DecodeArray(arg.string_value(), DataType::Text());
+      for (size_t i = 0; i < options.size(); i++) {
+        if (options.IsNull(i)) continue;
+        std::string_view option = options.GetString(i);
+        size_t eq = option.find('=');
+        if (eq == std::string_view::npos) members_.emplace_back(std::string(option), std::nullopt);
+        else members_.emplace_back(std::string(option.substr(0, eq)), std::string(option.substr(eq + 1)));
+      }
+      return;
+    }
+    const bool as_text = name.ends_with("_text");
+    auto value = [&](std::string raw) { return as_text ? JsonAsText(raw) : std::optional<std::string>(std::move(raw)); };
     if (name.find("_each") != std::string::npos) {
-      members_ = JsonMembers(json.string_value(), name);
+      for (auto& [key, raw] : JsonMembers(arg.string_value(), name)) members_.emplace_back(std::move(key), value(std::move(raw)));
     } else if (name.find("_array_elements") != std::string::npos) {
-      for (auto& e : JsonElements(json.string_value(), name)) members_.emplace_back("", std::move(e));
+      for (auto& e : JsonElements(arg.string_value(), name)) members_.emplace_back("", value(std::move(e)));
       keyless_ = true;
     } else {
-      for (auto& k : JsonObjectKeys(json.string_value(), name)) members_.emplace_back(std::move(k), "");
+      for (auto& k : JsonObjectKeys(arg.string_value(), name)) members_.emplace_back(std::move(k), "");
       keys_only_ = true;
     }
   }
@@ -190,8 +216,7 @@ class JsonRowsExecutor : public Executor {
     *out = DataChunk(types_);
     bool as_struct = types_.size() == 1 && types_[0].IsStruct();
     for (size_t i = pos_; i < end; i++) {
-      const auto& [key, raw] = members_[i];
-      std::optional<std::string> value = as_text_ ? JsonAsText(raw) : std::optional<std::string>(raw);
+      const auto& [key, value] = members_[i];
       auto append_value = [&](Vector* v) { value ? v->AppendString(*value) : v->AppendNull(); };
       if (keys_only_) {
         out->column(0).AppendString(key);
@@ -215,8 +240,8 @@ class JsonRowsExecutor : public Executor {
 
  private:
   std::vector<DataType> types_;
-  std::vector<std::pair<std::string, std::string>> members_;  // (key, raw JSON value)
-  bool as_text_ = false, keyless_ = false, keys_only_ = false;
+  std::vector<std::pair<std::string, std::optional<std::string>>> members_;  // (key, value)
+  bool keyless_ = false, keys_only_ = false;
   size_t pos_ = 0;
 };
 
@@ -259,7 +284,8 @@ ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
 static ExecutorPtr MakeFunctionRows(const TableFunctionNode& node, ExecContext& ctx) {
   if (node.name == "pg_partition_ancestors") return std::make_unique<NoRowsExecutor>();
   if (node.name == "unnest") return std::make_unique<UnnestExecutor>(node, ctx);
-  if (node.name.starts_with("json")) return std::make_unique<JsonRowsExecutor>(node, ctx);
+  if (node.name.starts_with("json") || node.name == "pg_options_to_table")
+    return std::make_unique<KeyValueRowsExecutor>(node, ctx);
   if (node.name == "_pg_expandarray" || node.name == "generate_subscripts")
     return std::make_unique<ArrayPositionsExecutor>(node, ctx);
   return std::make_unique<GenerateSeriesExecutor>(node, ctx);

@@ -79,6 +79,20 @@ ExprPtr Binder::ExprBinder::BindIndirection(const PgQuery__AIndirection* ind) {
       throw SqlError(sqlstate::kFeatureNotSupported, "(struct).* is only supported as a whole item of a SELECT list");
     if (n->node_case != PG_QUERY__NODE__NODE_A_INDICES)
       throw SqlError(sqlstate::kFeatureNotSupported, "this kind of indirection is not supported");
+    if (base->type().id == TypeId::kVarchar && !base->type().IsBpchar() && i + 1 == ind->n_indirection &&
+        !n->a_indices->is_slice) {
+      // PostgreSQL's name is an array of 64 chars: typname[0] is its first
+      // byte ('' past the end). name is varchar here, so any varchar reads so.
+      ExprPtr index = Coerce(Bind(n->a_indices->uidx), DataType::Int32());
+      std::vector<ExprPtr> position;
+      position.push_back(std::move(index));
+      position.push_back(std::make_unique<ConstantExpr>(Value::Int32(1)));
+      std::vector<ExprPtr> args;
+      args.push_back(std::move(base));
+      args.push_back(MakeCall("+", std::move(position), -1));
+      args.push_back(std::make_unique<ConstantExpr>(Value::Int32(1)));
+      return MakeCall("substr", std::move(args), -1);
+    }
     if (!base->type().IsArray()) {
       throw SqlError(sqlstate::kDatatypeMismatch,
                      fmt::format("cannot subscript type {} because it does not support subscripting",
@@ -179,19 +193,25 @@ ExprPtr Binder::ExprBinder::MakeArrayConcat(std::vector<ExprPtr> args, int locat
 }
 
 void Binder::ExprBinder::PrepareArrayArguments(const std::string& name, std::vector<ExprPtr>& args, int location) {
-  if ((name == "array_position" || name == "array_positions") && args.size() >= 2 && args[0]->type().IsArray()) {
-    // (anycompatiblearray, anycompatible): the element is passed as a
-    // one-element array of the array's element type.
+  const bool replace = name == "array_replace" && args.size() == 3;
+  if ((name == "array_position" || name == "array_positions" || name == "array_remove" || replace) &&
+      args.size() >= 2 && args[0]->type().IsArray()) {
+    // (anycompatiblearray, anycompatible[, anycompatible]): each element
+    // argument is passed as a one-element array of the array's element type.
     DataType et = args[0]->type().ElementType();
     DataType common = args[1]->type().id == TypeId::kUnknown ? et : CommonSuperType(et, args[1]->type());
+    if (replace && common.id != TypeId::kUnknown && args[2]->type().id != TypeId::kUnknown)
+      common = CommonSuperType(common, args[2]->type());
     if (common.id == TypeId::kUnknown || common.IsArray())
       binder_->ThrowAt(sqlstate::kUndefinedFunction, location,
                        fmt::format("function {}({}, {}) does not exist", name, args[0]->type().ToString(),
                                    args[1]->type().ToString()));
     args[0] = Coerce(std::move(args[0]), DataType::Array(common));
-    std::vector<ExprPtr> one;
-    one.push_back(Coerce(std::move(args[1]), common));
-    args[1] = std::make_unique<ArrayConstructorExpr>(DataType::Array(common), std::move(one));
+    for (size_t i = 1; i < (replace ? 3 : 2); i++) {
+      std::vector<ExprPtr> one;
+      one.push_back(Coerce(std::move(args[i]), common));
+      args[i] = std::make_unique<ArrayConstructorExpr>(DataType::Array(common), std::move(one));
+    }
     return;
   }
   if (args.size() != 2 || !(IsComparison(name) || name == "array_cat")) return;

@@ -484,7 +484,7 @@ std::optional<JsonSetFunction> LookupJsonSetFunction(const std::string& name) {
 
 bool Binder::IsSetFunctionName(const std::string& name) {
   return name == "generate_series" || name == "unnest" || name == "generate_subscripts" || name == "_pg_expandarray" ||
-         name == "pg_partition_ancestors" || LookupJsonSetFunction(name).has_value();
+         name == "pg_partition_ancestors" || name == "pg_options_to_table" || LookupJsonSetFunction(name).has_value();
 }
 
 DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args_ptr, ExprBinder* eb,
@@ -513,6 +513,12 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
     args[0] = eb->Coerce(std::move(args[0]), json->arg);
     if (json->members) return DataType::Struct({{"key", DataType::Text()}, {"value", json->value}});
     return json->keys ? DataType::Text() : json->value;
+  }
+  if (name == "pg_options_to_table") {
+    // pg_options_to_table(reloptions): (option_name, option_value) per "name=value".
+    if (args.size() != 1) ThrowAt(sqlstate::kUndefinedFunction, location, "function pg_options_to_table takes one text[]");
+    args[0] = eb->Coerce(std::move(args[0]), DataType::Array(DataType::Text()));
+    return DataType::Struct({{"option_name", DataType::Text()}, {"option_value", DataType::Text()}});
   }
   if (name == "pg_partition_ancestors") {
     // pg_partition_ancestors(regclass): psql's \d asks it (tables are
@@ -713,8 +719,8 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       };
       std::vector<PlanColumn> schema;
       auto json = LookupJsonSetFunction(name);
-      if (json && json->members) {
-        // (key, value) records are two columns in FROM.
+      if (t.IsStruct()) {
+        // Records are a column per field in FROM ((key, value), (x, n)...).
         for (const auto& [field, type] : t.StructFields()) schema.push_back({alias_column(schema.size(), field), type, alias});
       } else {
         // A function's named output column keeps its name under an alias.
@@ -724,7 +730,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       if (rf->ordinality) schema.push_back({alias_column(schema.size(), "ordinality"), DataType::Int64(), alias});
       auto fn = std::make_unique<TableFunctionNode>(name, std::move(args), schema);
       fn->with_ordinality = rf->ordinality;
-      if (schema[0].name == alias || rf->alias == nullptr || (json && json->members)) {
+      if (schema[0].name == alias || rf->alias == nullptr || t.IsStruct()) {
         scope->Append(schema);
         return fn;
       }
@@ -912,7 +918,9 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
       std::vector<PlanColumn> schema;
       for (const auto& c : def->columns) schema.push_back({c.name, c.type, alias});
       rename(schema);
+      size_t first = scope->columns.size();
       scope->Append(schema);
+      for (size_t i = first; i < scope->columns.size(); i++) scope->columns[i].relation_oid = SystemTableOid(*def);
       return std::make_unique<SystemScanNode>(def->schema + "." + def->name, std::move(schema));
     }
   }
@@ -951,9 +959,11 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   }
   size_t first = scope->columns.size();
   scope->Append(schema);
-  if (!rv->alias) {
-    auto s = ctx_.catalog->GetSchema(table->schema_id);
-    for (size_t i = first; i < scope->columns.size(); i++) scope->columns[i].schema = s ? s->name : "";
+  std::optional<SchemaCatalog> s;
+  if (!rv->alias) s = ctx_.catalog->GetSchema(table->schema_id);
+  for (size_t i = first; i < scope->columns.size(); i++) {
+    scope->columns[i].relation_oid = ObjectOid(table->id);
+    if (!rv->alias) scope->columns[i].schema = s ? s->name : "";
   }
   return std::make_unique<ScanNode>(table, std::move(schema));
 }

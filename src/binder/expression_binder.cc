@@ -240,6 +240,7 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
       for (Scope* t = scope_->outer; t && t != s->outer; t = t->outer) t->referenced_by_subquery = true;
       return std::make_unique<OuterRefExpr>(levels, found, c.type, display);
     }
+    if (ExprPtr system = BindSystemColumn(*s, schema, table, column, ref->location)) return system;
     if (!table.empty() && table_seen && levels == 0) {
       binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location,
                        fmt::format("column {}.{} does not exist", table, column));
@@ -255,6 +256,25 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
     binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location, fmt::format("column {}.{} does not exist", table, column));
   }
   binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location, fmt::format("column \"{}\" does not exist", column));
+}
+
+// PostgreSQL's system column tableoid of the stored relation or catalog
+// named `table` (the only one in scope when unqualified), as a constant; null
+// when there is none. Other system columns (ctid, xmin...) have no meaning here.
+ExprPtr Binder::ExprBinder::BindSystemColumn(const Scope& s, const std::string& schema, const std::string& table,
+                                             const std::string& column, int location) {
+  if (column != "tableoid") return nullptr;
+  std::optional<std::pair<std::string, uint32_t>> relation;
+  for (const auto& c : s.columns) {
+    if (c.relation_oid == 0 || (!table.empty() && c.table != table) ||
+        (!schema.empty() && !c.schema.empty() && c.schema != schema))
+      continue;
+    if (relation && relation->first != c.table)
+      binder_->ThrowAt(sqlstate::kAmbiguousColumn, location, "column reference \"tableoid\" is ambiguous");
+    relation.emplace(c.table, c.relation_oid);
+  }
+  if (!relation) return nullptr;
+  return std::make_unique<ConstantExpr>(Value::FromInt(DataType::Oid(), relation->second));
 }
 
 // ---- Constants ----
@@ -617,6 +637,9 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
       a = Coerce(std::move(a), DataType::Varchar(), true);
     }
   }
+  if ((name == "quote_literal" || name == "quote_nullable") && args.size() == 1 &&
+      args[0]->type().id != TypeId::kVarchar)
+    args[0] = Coerce(std::move(args[0]), DataType::Varchar(), true);
   if (name == "json_build_object" || name == "jsonb_build_object" || name == "json_build_array" ||
       name == "jsonb_build_array") {
     // Over "any": each argument as JSON (to_json), then built.

@@ -34,6 +34,8 @@ class Binder::ExprBinder {
 
  private:
   ExprPtr BindColumnRef(const PgQuery__ColumnRef* ref);
+  ExprPtr BindSystemColumn(const Scope& s, const std::string& schema, const std::string& table,
+                           const std::string& column, int location);
   ExprPtr BindConst(const PgQuery__AConst* c);
   ExprPtr BindAExpr(const PgQuery__AExpr* e);
   ExprPtr BindFuncCall(const PgQuery__FuncCall* f);

@@ -17,6 +17,7 @@ struct Binder::Scope {
     bool hidden = false;          // never in * (the hidden row id)
     bool qualified_only = false;  // only as t.col or t.*: the inputs of a USING column
     std::string schema;           // for schema.table.column references
+    uint32_t relation_oid = 0;    // a stored relation's or catalog's: its system column tableoid
   };
   std::vector<Column> columns;
   Scope* outer = nullptr;

@@ -10,6 +10,7 @@
 #include "common/array.h"
 #include "common/error.h"
 #include "common/identifier.h"
+#include "sql/parser.h"
 #include "expr/type_procs.h"
 
 namespace freshet {
@@ -29,6 +30,9 @@ const DataType kInt2Vector = DataType::Int2Vector();
 const DataType kOidVector = DataType::OidVector();
 
 const DataType kRegproc = DataType::Oid(OidKind::kRegproc);
+// PostgreSQL's xid: an unsigned 32-bit number, as oid prints it (there are
+// no transaction ids to freeze here: always 0).
+const DataType kXid = DataType::Oid();
 
 Value O(int64_t v) { return Value::FromInt(kOid, v); }
 Value Proc(int64_t oid) { return Value::FromInt(kRegproc, oid); }
@@ -227,6 +231,95 @@ std::vector<const ConstraintCatalog*> UniqueConstraints(const TableCatalog& t) {
   return out;
 }
 
+// pg_namespace.nspacl of the schemas initdb makes, as PostgreSQL 15 has
+// them (usage for everyone, create for the owner; not enforced until
+// Freshet has privileges); null for other schemas (the default).
+std::optional<std::string> InitialSchemaAcl(const Catalog& c, const SchemaCatalog& s) {
+  std::string owner;
+  if (s.name == "public") {
+    owner = kPgDatabaseOwner;
+  } else if (s.name == kPgCatalogSchema || s.name == kInformationSchema) {
+    auto u = c.GetUser(s.owner);
+    owner = u ? u->name : std::to_string(s.owner);
+  } else {
+    return std::nullopt;
+  }
+  Vector items(kText);
+  items.AppendString(fmt::format("{}=UC/{}", owner, owner));
+  items.AppendString(fmt::format("=U/{}", owner));
+  return EncodeArray(items);
+}
+
+// The relations an expression names by regclass literals (nextval's
+// sequence), as `lookup` resolves them; names it cannot resolve are left out.
+std::vector<uint32_t> RegclassLiteralOids(const CatalogLookup& lookup, const std::string& expr) {
+  std::vector<uint32_t> oids;
+  if (expr.find("regclass") == std::string::npos && expr.find("val(") == std::string::npos) return oids;
+  try {
+    RewriteRegclassLiterals(expr, [&](const std::string& name) {
+      try {
+        oids.push_back(lookup.RelationOid(name));
+      } catch (const SqlError&) {
+      }
+      return name;
+    });
+  } catch (const SqlError&) {
+  }
+  return oids;
+}
+
+// pg_depend's rows, as PostgreSQL records what pg_dump orders its output
+// by and drops cascade along: a view or materialized view on each
+// relation it reads ('n'; PostgreSQL goes through the view's rewrite rule,
+// pg_dump and psql read the pair alike), an index on its table's indexed
+// columns ('a'), a serial or identity column's sequence on the column ('a'
+// / 'i'), a column default on the sequence it draws from ('n').
+constexpr uint32_t kPgClassOid = 1259, kPgAttrdefOid = 2604, kPgConstraintOid = 2606;
+
+void AppendDependencies(const Catalog& c, ObjectId database_id, std::vector<Row>* rows) {
+  constexpr uint32_t kPgClass = kPgClassOid, kPgAttrdef = kPgAttrdefOid;
+  auto depend = [&](uint32_t objid, uint32_t refobjid, int refobjsubid, const char* deptype,
+                    uint32_t classid = kPgClassOid) {
+    rows->push_back({O(classid), O(objid), I4(0), O(kPgClass), O(refobjid), I4(refobjsubid), C(deptype)});
+  };
+  // Defaults are kept with their regclass literals qualified.
+  std::shared_ptr<const CatalogLookup> lookup = MakeCatalogLookup(&c, database_id, {});
+  for (const auto& t : VisibleTables(c, database_id)) {
+    const uint32_t oid = ObjectOid(t->id);
+    // A column default on the relations it names (nextval's sequence).
+    std::vector<int> nums = AttNums(*t);
+    for (size_t i = 0; i < t->columns.size(); i++) {
+      const ColumnCatalog& col = t->columns[i];
+      if (col.hidden || col.default_expr.empty() || col.identity) continue;
+      for (uint32_t named : RegclassLiteralOids(*lookup, col.default_expr))
+        depend(static_cast<uint32_t>(AttrDefOid(t->id, nums[i])), named, 0, "n", kPgAttrdef);
+    }
+    if (t->kind == RelationKind::kView || t->kind == RelationKind::kMaterializedView) {
+      for (ObjectId dep : std::set<ObjectId>(t->depends_on.begin(), t->depends_on.end())) {
+        depend(oid, ObjectOid(dep), 0, "n");
+        // A materialized view's job reads a table by its primary key (its
+        // stream key): it depends on the key's constraint, which pg_dump
+        // then restores before it.
+        TableRef read = c.GetTable(dep);
+        if (t->kind == RelationKind::kMaterializedView && read && HasPrimaryKeyIndex(*read))
+          rows->push_back({O(kPgClassOid), O(oid), I4(0), O(kPgConstraintOid), O(PrimaryKeyConstraintOid(dep)), I4(0), C("n")});
+      }
+    } else if (IsUserIndex(*t)) {
+      auto table = c.GetTable(t->depends_on[0]);
+      if (!table) continue;
+      std::vector<int> nums = AttNums(*table);
+      for (int key : IndexKeyColumns(*t))
+        if (key < static_cast<int>(nums.size())) depend(oid, ObjectOid(table->id), nums[key], "a");
+    } else if (t->kind == RelationKind::kSequence && t->sequence.owned_by_table != 0) {
+      auto table = c.GetTable(t->sequence.owned_by_table);
+      if (!table || t->sequence.owned_by_column < 0 || t->sequence.owned_by_column >= static_cast<int>(table->columns.size()))
+        continue;
+      const ColumnCatalog& column = table->columns[t->sequence.owned_by_column];
+      depend(oid, ObjectOid(table->id), AttNums(*table)[t->sequence.owned_by_column], column.identity ? "i" : "a");
+    }
+  }
+}
+
 }  // namespace
 
 const std::vector<SystemTableDef>& PgCatalogDefinitions() {
@@ -245,15 +338,17 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"relpersistence", kChar}, {"relkind", kChar}, {"relnatts", i2}, {"relchecks", i2}, {"relhasrules", b},
         {"relhastriggers", b}, {"relhassubclass", b}, {"relrowsecurity", b}, {"relforcerowsecurity", b},
         {"relispopulated", b}, {"relreplident", kChar}, {"relispartition", b}, {"relrewrite", kOid},
+        {"relfrozenxid", kXid}, {"relminmxid", kXid},
         {"relacl", kTextArray}, {"reloptions", kTextArray}, {"relpartbound", kText}}},
-      {"pg_catalog", "pg_am", {{"oid", kOid}, {"amname", kName}, {"amhandler", kText}, {"amtype", kChar}}},
+      {"pg_catalog", "pg_am", {{"oid", kOid}, {"amname", kName}, {"amhandler", kRegproc}, {"amtype", kChar}}},
       {"pg_catalog", "pg_attribute",
        {{"attrelid", kOid}, {"attname", kName}, {"atttypid", kOid}, {"attstattarget", i4}, {"attlen", i2},
         {"attnum", i2}, {"attndims", i4}, {"attcacheoff", i4}, {"atttypmod", i4}, {"attbyval", b},
         {"attalign", kChar}, {"attstorage", kChar}, {"attcompression", kChar}, {"attnotnull", b},
         {"atthasdef", b}, {"atthasmissing", b}, {"attidentity", kChar}, {"attgenerated", kChar},
         {"attisdropped", b}, {"attislocal", b}, {"attinhcount", i4}, {"attcollation", kOid},
-        {"attacl", kTextArray}, {"attoptions", kTextArray}, {"attfdwoptions", kTextArray}}},
+        {"attacl", kTextArray}, {"attoptions", kTextArray}, {"attfdwoptions", kTextArray},
+        {"attmissingval", kTextArray}}},
       {"pg_catalog", "pg_attrdef", {{"oid", kOid}, {"adrelid", kOid}, {"adnum", i2}, {"adbin", kText}}},
       {"pg_catalog", "pg_type",
        {{"oid", kOid}, {"typname", kName}, {"typnamespace", kOid}, {"typowner", kOid}, {"typlen", i2},
@@ -365,6 +460,80 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"tgtype", i2}, {"tgenabled", kChar}, {"tgisinternal", b}, {"tgconstrrelid", kOid}, {"tgconstrindid", kOid},
         {"tgconstraint", kOid}, {"tgdeferrable", b}, {"tginitdeferred", b}, {"tgnargs", i2},
         {"tgattr", kInt2Vector}, {"tgqual", kText}}},
+      // What pg_dump reads besides: catalogs of features Freshet does not
+      // have, empty (pg_language has PostgreSQL's built-in languages).
+      {"pg_catalog", "pg_language",
+       {{"oid", kOid}, {"lanname", kName}, {"lanowner", kOid}, {"lanispl", b}, {"lanpltrusted", b},
+        {"lanplcallfoid", kOid}, {"laninline", kOid}, {"lanvalidator", kOid}, {"lanacl", kTextArray}}},
+      {"pg_catalog", "pg_init_privs",
+       {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", i4}, {"privtype", kChar}, {"initprivs", kTextArray}}},
+      {"pg_catalog", "pg_operator",
+       {{"oid", kOid}, {"oprname", kName}, {"oprnamespace", kOid}, {"oprowner", kOid}, {"oprkind", kChar},
+        {"oprcanmerge", b}, {"oprcanhash", b}, {"oprleft", kOid}, {"oprright", kOid}, {"oprresult", kOid},
+        {"oprcom", kOid}, {"oprnegate", kOid}, {"oprcode", kRegproc}, {"oprrest", kRegproc}, {"oprjoin", kRegproc}}},
+      {"pg_catalog", "pg_opclass",
+       {{"oid", kOid}, {"opcmethod", kOid}, {"opcname", kName}, {"opcnamespace", kOid}, {"opcowner", kOid},
+        {"opcfamily", kOid}, {"opcintype", kOid}, {"opcdefault", b}, {"opckeytype", kOid}}},
+      {"pg_catalog", "pg_opfamily",
+       {{"oid", kOid}, {"opfmethod", kOid}, {"opfname", kName}, {"opfnamespace", kOid}, {"opfowner", kOid}}},
+      {"pg_catalog", "pg_amop",
+       {{"oid", kOid}, {"amopfamily", kOid}, {"amoplefttype", kOid}, {"amoprighttype", kOid}, {"amopstrategy", i2},
+        {"amoppurpose", kChar}, {"amopopr", kOid}, {"amopmethod", kOid}, {"amopsortfamily", kOid}}},
+      {"pg_catalog", "pg_amproc",
+       {{"oid", kOid}, {"amprocfamily", kOid}, {"amproclefttype", kOid}, {"amprocrighttype", kOid},
+        {"amprocnum", i2}, {"amproc", kRegproc}}},
+      {"pg_catalog", "pg_ts_parser",
+       {{"oid", kOid}, {"prsname", kName}, {"prsnamespace", kOid}, {"prsstart", kRegproc}, {"prstoken", kRegproc},
+        {"prsend", kRegproc}, {"prsheadline", kRegproc}, {"prslextype", kRegproc}}},
+      {"pg_catalog", "pg_ts_template",
+       {{"oid", kOid}, {"tmplname", kName}, {"tmplnamespace", kOid}, {"tmplinit", kRegproc},
+        {"tmpllexize", kRegproc}}},
+      {"pg_catalog", "pg_ts_dict",
+       {{"oid", kOid}, {"dictname", kName}, {"dictnamespace", kOid}, {"dictowner", kOid}, {"dicttemplate", kOid},
+        {"dictinitoption", kText}}},
+      {"pg_catalog", "pg_ts_config",
+       {{"oid", kOid}, {"cfgname", kName}, {"cfgnamespace", kOid}, {"cfgowner", kOid}, {"cfgparser", kOid}}},
+      {"pg_catalog", "pg_foreign_data_wrapper",
+       {{"oid", kOid}, {"fdwname", kName}, {"fdwowner", kOid}, {"fdwhandler", kOid}, {"fdwvalidator", kOid},
+        {"fdwacl", kTextArray}, {"fdwoptions", kTextArray}}},
+      {"pg_catalog", "pg_foreign_server",
+       {{"oid", kOid}, {"srvname", kName}, {"srvowner", kOid}, {"srvfdw", kOid}, {"srvtype", kText},
+        {"srvversion", kText}, {"srvacl", kTextArray}, {"srvoptions", kTextArray}}},
+      {"pg_catalog", "pg_foreign_table", {{"ftrelid", kOid}, {"ftserver", kOid}, {"ftoptions", kTextArray}}},
+      {"pg_catalog", "pg_user_mapping", {{"oid", kOid}, {"umuser", kOid}, {"umserver", kOid}, {"umoptions", kTextArray}}},
+      {"pg_catalog", "pg_default_acl",
+       {{"oid", kOid}, {"defaclrole", kOid}, {"defaclnamespace", kOid}, {"defaclobjtype", kChar},
+        {"defaclacl", kTextArray}}},
+      {"pg_catalog", "pg_conversion",
+       {{"oid", kOid}, {"conname", kName}, {"connamespace", kOid}, {"conowner", kOid}, {"conforencoding", i4},
+        {"contoencoding", i4}, {"conproc", kRegproc}, {"condefault", b}}},
+      {"pg_catalog", "pg_cast",
+       {{"oid", kOid}, {"castsource", kOid}, {"casttarget", kOid}, {"castfunc", kOid}, {"castcontext", kChar},
+        {"castmethod", kChar}}},
+      {"pg_catalog", "pg_transform",
+       {{"oid", kOid}, {"trftype", kOid}, {"trflang", kOid}, {"trffromsql", kRegproc}, {"trftosql", kRegproc}}},
+      {"pg_catalog", "pg_event_trigger",
+       {{"oid", kOid}, {"evtname", kName}, {"evtevent", kName}, {"evtowner", kOid}, {"evtfoid", kOid},
+        {"evtenabled", kChar}, {"evttags", kTextArray}}},
+      {"pg_catalog", "pg_rewrite",
+       {{"oid", kOid}, {"rulename", kName}, {"ev_class", kOid}, {"ev_type", kChar}, {"ev_enabled", kChar},
+        {"is_instead", b}, {"ev_qual", kText}, {"ev_action", kText}}},
+      {"pg_catalog", "pg_subscription",
+       {{"oid", kOid}, {"subdbid", kOid}, {"subskiplsn", kText}, {"subname", kName}, {"subowner", kOid},
+        {"subenabled", b}, {"subbinary", b}, {"substream", b}, {"subtwophasestate", kChar},
+        {"subdisableonerr", b}, {"subconninfo", kText}, {"subslotname", kName}, {"subsynccommit", kText},
+        {"subpublications", kTextArray}}},
+      {"pg_catalog", "pg_publication_namespace", {{"oid", kOid}, {"pnpubid", kOid}, {"pnnspid", kOid}}},
+      {"pg_catalog", "pg_seclabel",
+       {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", i4}, {"provider", kText}, {"label", kText}}},
+      {"pg_catalog", "pg_seclabels",
+       {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", i4}, {"objtype", kText}, {"objnamespace", kOid},
+        {"objname", kText}, {"provider", kText}, {"label", kText}}},
+      {"pg_catalog", "pg_shdescription", {{"objoid", kOid}, {"classoid", kOid}, {"description", kText}}},
+      {"pg_catalog", "pg_range",
+       {{"rngtypid", kOid}, {"rngsubtype", kOid}, {"rngmultitypid", kOid}, {"rngcollation", kOid},
+        {"rngsubopc", kOid}, {"rngcanonical", kRegproc}, {"rngsubdiff", kRegproc}}},
+      {"pg_catalog", "pg_largeobject_metadata", {{"oid", kOid}, {"lomowner", kOid}, {"lomacl", kTextArray}}},
   };
   return kDefs;
 }
@@ -384,8 +553,15 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       if (s.name == kRwCatalogSchema) continue;  // Freshet's own; PostgreSQL tools do not expect it
       // public belongs to pg_database_owner, as in PostgreSQL 15.
       uint32_t owner = s.name == "public" ? kPgDatabaseOwnerOid : s.owner;
-      rows.push_back({O(ObjectOid(id)), N(s.name), O(owner), Null(kTextArray)});
+      std::optional<std::string> acl = InitialSchemaAcl(c, s);
+      rows.push_back({O(ObjectOid(id)), N(s.name), O(owner), acl ? Value::FromString(kTextArray, *acl) : Null(kTextArray)});
     }
+  } else if (name == "pg_init_privs") {
+    // The initial privileges of the schemas initdb makes (pg_dump dumps
+    // only changes to them).
+    for (const auto& [id, s] : schemas)
+      if (s.name == "public" || s.name == kPgCatalogSchema)
+        rows.push_back({O(ObjectOid(id)), O(2615), I4(0), C("i"), Value::FromString(kTextArray, *InitialSchemaAcl(c, s))});
   } else if (name == "pg_database") {
     for (const auto& d : c.ListDatabases())
       rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(d.name == "template1"), B(true), I4(-1), O(1663),
@@ -404,7 +580,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       return Row{O(oid), N(relname), O(namespace_oid), O(0), O(0), O(owner), O(am), O(am ? oid : 0), O(0), I4(0),
                  Value::Float32(tuples), I4(0), O(0), B(has_index), B(false), C(temp_namespaces.count(namespace_oid) ? "t" : "p"), C(kind), I2(natts), I2(checks),
                  B(false), B(triggers), B(false), B(false), B(false), B(true), C(kind[0] == 'i' ? "n" : "d"), B(false),
-                 O(0), Null(kTextArray), TextArrayOrNull(options), Null(kText)};
+                 O(0), O(0), O(0), Null(kTextArray), TextArrayOrNull(options), Null(kText)};
     };
     // As PostgreSQL, whose foreign keys are triggers on both tables: psql's
     // \d lists foreign keys only for a table with relhastriggers.
@@ -438,14 +614,15 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     for (const auto& [id, sc] : schemas) schema_oids[sc.name] = ObjectOid(id);
     for (const SystemTableDef& d : AllSystemTables()) {
       auto ns = schema_oids.find(d.schema);
-      if (ns == schema_oids.end()) continue;
+      // rw_catalog's are left out with their schema (pg_namespace).
+      if (ns == schema_oids.end() || d.schema == kRwCatalogSchema) continue;
       const char kind[2] = {SystemTableRelKind(d), 0};
       rows.push_back(relation(SystemTableOid(d), d.name, ns->second, kRootUserId, kind[0] == 'r' ? kHeapAmOid : 0,
                               false, kind, static_cast<int64_t>(d.columns.size()), -1));
     }
   } else if (name == "pg_am") {
-    rows.push_back({O(kHeapAmOid), N("heap"), Txt("heap_tableam_handler"), C("t")});
-    rows.push_back({O(kBtreeAmOid), N("btree"), Txt("bthandler"), C("i")});
+    rows.push_back({O(kHeapAmOid), N("heap"), Proc(*TypeProcOid("heap_tableam_handler")), C("t")});
+    rows.push_back({O(kBtreeAmOid), N("btree"), Proc(*TypeProcOid("bthandler")), C("i")});
   } else if (name == "pg_attribute") {
     auto attribute = [&](uint32_t relid, const ColumnCatalog& col, int num, bool not_null, bool has_default) {
       const DataType& ty = col.type;
@@ -454,7 +631,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                  I4(-1), I4(ty.PgTypeMod()), B(TypeByVal(ty)), C(TypeAlign(ty)), C(TypeStorage(ty)), C(""),
                  B(not_null), B(has_default), B(false), C(identity), C(""), B(false), B(true), I4(0),
                  O(IsCollatable(ty) || (ty.IsArray() && IsCollatable(ty.ElementType())) ? kDefaultCollationOid : 0),
-                 Null(kTextArray), Null(kTextArray), Null(kTextArray)};
+                 Null(kTextArray), Null(kTextArray), Null(kTextArray), Null(kTextArray)};
     };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (IsUserIndex(*t)) {
@@ -482,6 +659,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       for (int k : t->pk) rows.push_back(attribute(PrimaryKeyIndexOid(t->id), t->columns[k], ++num, true, false));
     }
     for (const SystemTableDef& d : AllSystemTables()) {
+      if (d.schema == kRwCatalogSchema) continue;  // as in pg_class
       int num = 0;
       for (const auto& col : d.columns)
         rows.push_back(attribute(SystemTableOid(d), ColumnCatalog{col.name, col.type}, ++num, false, false));
@@ -636,12 +814,13 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     auto schema_name = [&](ObjectId id) { return N(schemas.count(id) ? schemas[id].name : ""); };
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     std::shared_ptr<const CatalogLookup> lookup = MakeCatalogLookup(ctx.catalog, ctx.database_id, {});
+    const CatalogLookup* reader = ctx.lookup ? ctx.lookup : lookup.get();  // pg_get_viewdef's, with the reader's path
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       bool has_indexes = HasPrimaryKeyIndex(*t) || indexed.count(t->id) || !UniqueConstraints(*t).empty();
       if (name == "pg_views" && t->kind == RelationKind::kView) {
-        rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Txt(*ViewQuery(*t))});
+        rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Txt(*reader->ViewDef(ObjectOid(t->id)))});
       } else if (name == "pg_matviews" && t->kind == RelationKind::kMaterializedView) {
-        auto q = ViewQuery(*t);
+        auto q = reader->ViewDef(ObjectOid(t->id));
         rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Null(kName), B(has_indexes),
                         B(t->status == JobStatus::kCreated), q ? Txt(*q) : Null(kText)});
       } else if (name == "pg_tables" && t->kind == RelationKind::kTable) {
@@ -702,8 +881,12 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       rows.push_back({Txt(c.name), Txt(c.statement), B(c.is_holdable), B(c.is_binary), B(c.is_scrollable),
                       Value::Timestamptz(c.creation_time)});
   } else if (name == "pg_description") {
-    // Comments on relations (classoid pg_class) and their columns (objsubid
-    // the column's attnum).
+    // The schemas' comments that initdb gives; comments on relations
+    // (classoid pg_class) and their columns (objsubid the column's attnum).
+    for (const auto& [id, s] : schemas) {
+      if (s.name == "public") rows.push_back({O(ObjectOid(id)), O(2615), I4(0), Txt("standard public schema")});
+      if (s.name == kPgCatalogSchema) rows.push_back({O(ObjectOid(id)), O(2615), I4(0), Txt("system catalog schema")});
+    }
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (!t->comment.empty()) rows.push_back({O(ObjectOid(t->id)), O(1259), I4(0), Txt(t->comment)});
       std::vector<int> nums = AttNums(*t);
@@ -714,10 +897,14 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
   } else if (name == "pg_tablespace") {
     rows.push_back({O(1663), N("pg_default"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
     rows.push_back({O(1664), N("pg_global"), O(kRootUserId), Null(kTextArray), Null(kTextArray)});
+  } else if (name == "pg_language") {
+    // PostgreSQL's built-in languages (none is a procedural language).
+    for (auto [oid, lang] : {std::pair<int, const char*>{12, "internal"}, {13, "c"}, {14, "sql"}})
+      rows.push_back({O(oid), N(lang), O(kRootUserId), B(false), B(oid == 14), O(0), O(0), O(0), Null(kTextArray)});
+  } else if (name == "pg_depend") {
+    AppendDependencies(c, ctx.database_id, &rows);
   }
-  // pg_policy, pg_statistic_ext, pg_publication,
-  // pg_publication_rel, pg_inherits, pg_trigger, pg_sequence, pg_extension,
-  // pg_depend, pg_enum, pg_auth_members: always empty.
+  // The other catalogs of features Freshet lacks are always empty.
   return rows;
 }
 
@@ -834,10 +1021,54 @@ class CatalogLookupImpl : public CatalogLookup {
                        rel->unique && rel->unique->nulls_not_distinct ? " NULLS NOT DISTINCT" : "");
   }
 
+  std::string StoredDefault(const std::string& expr) const override {
+    return RenameRegclassLiterals(expr, [&](uint32_t oid) -> std::optional<std::string> {
+      auto rel = Find(oid);
+      if (!rel) return std::nullopt;
+      return QuoteIdent(SchemaOf(*rel)) + "." + QuoteIdent(rel->name);
+    });
+  }
+
+  std::string DefaultForDisplay(const std::string& expr) const override {
+    return RenameRegclassLiterals(expr, [&](uint32_t oid) { return RelationName(oid); });
+  }
+
+  // The view's query deparsed, a relation it names qualified with its
+  // schema when this search path would not find that relation by its name
+  // (as PostgreSQL: pg_dump, with an empty path, gets every name
+  // qualified). A query that does not deparse is shown as written.
   std::optional<std::string> ViewDef(uint32_t oid) const override {
     auto rel = Find(oid);
     if (!rel || !rel->table) return std::nullopt;
-    return ViewQuery(*rel->table);
+    const TableCatalog& view = *rel->table;
+    std::optional<std::string> text = ViewQuery(view);
+    if (!text) return std::nullopt;
+    std::vector<std::string> view_path;
+    if (auto p = view.plan_settings.find("search_path"); p != view.plan_settings.end()) {
+      for (std::string_view rest = p->second; !rest.empty();) {
+        size_t comma = rest.find(',');
+        view_path.emplace_back(rest.substr(0, comma));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      }
+    }
+    auto schema_for = [&](const std::string& name) -> std::optional<std::string> {
+      if (FindSystemTable(kPgCatalogSchema, name) || FindSystemTable(kRwCatalogSchema, name)) return std::nullopt;
+      for (const auto& schema : view_path) {
+        std::optional<uint32_t> named = FindInSchema(schema, name);
+        if (!named) continue;
+        for (const auto& reader_schema : SearchPath())
+          if (auto found = FindInSchema(reader_schema, name)) return *found == *named ? std::nullopt : std::optional(schema);
+        return schema;
+      }
+      return std::nullopt;
+    };
+    // A view's deparsed query, a materialized view's statement.
+    const std::string& query = view.kind == RelationKind::kView ? view.view_query : view.definition;
+    try {
+      return " " + DeparseQualified(query, schema_for) + ";";
+    } catch (const SqlError&) {
+      return text;
+    }
   }
 
   std::optional<std::string> OwnedSequence(uint32_t oid, const std::string& column) const override {
@@ -947,6 +1178,24 @@ class CatalogLookupImpl : public CatalogLookup {
     if (std::find(path_.begin(), path_.end(), kPgCatalogSchema) == path_.end()) path.push_back(kPgCatalogSchema);
     path.insert(path.end(), path_.begin(), path_.end());
     return path;
+  }
+
+  // expr with each regclass literal's relation named by name_of(its oid);
+  // literals that name no relation, and text that does not parse, as they are.
+  std::string RenameRegclassLiterals(const std::string& expr,
+                                     const std::function<std::optional<std::string>(uint32_t)>& name_of) const {
+    if (expr.find("regclass") == std::string::npos && expr.find("val(") == std::string::npos) return expr;
+    try {
+      return RewriteRegclassLiterals(expr, [&](const std::string& name) {
+        try {
+          return name_of(RelationOid(name)).value_or(name);
+        } catch (const SqlError&) {
+          return name;
+        }
+      });
+    } catch (const SqlError&) {
+      return expr;
+    }
   }
 
   static std::string_view Trim(std::string_view s) {

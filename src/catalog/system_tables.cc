@@ -1,5 +1,7 @@
 #include "catalog/system_tables.h"
 
+#include "expr/eval_context.h"
+
 #include <algorithm>
 #include <map>
 
@@ -182,6 +184,10 @@ const std::map<std::string, uint32_t>& PgTableOids() {
       {"pg_foreign_table", 3118}, {"pg_event_trigger", 3466}, {"pg_shdescription", 2396}, {"pg_cast", 2605},
       {"pg_language", 2612},    {"pg_conversion", 2607},  {"pg_opclass", 2616},       {"pg_amop", 2602},
       {"pg_seclabel", 3596},    {"pg_init_privs", 3394},  {"pg_partitioned_table", 3350},
+      {"pg_opfamily", 2753},    {"pg_amproc", 2603},      {"pg_ts_parser", 3601},     {"pg_ts_template", 3764},
+      {"pg_ts_dict", 3600},     {"pg_ts_config", 3602},   {"pg_foreign_data_wrapper", 2328},
+      {"pg_foreign_server", 1417}, {"pg_user_mapping", 1418}, {"pg_default_acl", 826}, {"pg_transform", 3576},
+      {"pg_subscription", 6100}, {"pg_publication_namespace", 6237}, {"pg_largeobject_metadata", 2995},
   };
   return kOids;
 }
@@ -245,7 +251,9 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
         pos++;
         const DataType& ty = col.type;
         rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(col.name), Int(pos),
-                        col.default_expr.empty() ? NullStr() : Str(col.default_expr), Str(not_null ? "NO" : "YES"),
+                        col.default_expr.empty()
+                            ? NullStr()
+                            : Str(ctx.lookup ? ctx.lookup->DefaultForDisplay(col.default_expr) : col.default_expr), Str(not_null ? "NO" : "YES"),
                         Str(InformationSchemaType(ty)),
                         ty.id == TypeId::kVarchar && ty.precision >= 0 ? Int(ty.precision) : Value::Null(T::Int32()),
                         ty.id == TypeId::kNumeric && ty.precision >= 0 ? Int(ty.precision) : Value::Null(T::Int32()),

@@ -118,6 +118,8 @@ struct BackendActivity {
 };
 using ActivityFn = std::function<std::vector<BackendActivity>()>;
 
+class CatalogLookup;  // expr/eval_context.h
+
 struct SystemTableContext {
   const Catalog* catalog;
   ObjectId database_id;
@@ -131,6 +133,9 @@ struct SystemTableContext {
   PreparedStatementsFn prepared_statements;  // null: none
   CursorsFn cursors;                         // null: none
   ActivityFn activity;                       // every session's (pg_stat_activity); null: none
+  // The reader's catalog functions (pg_views.definition is its
+  // pg_get_viewdef); null: those of an empty search path.
+  const CatalogLookup* lookup = nullptr;
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

@@ -48,6 +48,15 @@ std::string QuoteIdent(std::string_view name) {
   return out + "\"";
 }
 
+std::string QuoteLiteral(std::string_view text) {
+  std::string out = text.find('\\') == std::string_view::npos ? "'" : "E'";
+  for (char c : text) {
+    if (c == '\'' || c == '\\') out += c;
+    out += c;
+  }
+  return out + "'";
+}
+
 std::vector<std::string> SplitQualifiedName(std::string_view text) {
   std::vector<std::string> parts;
   size_t i = 0, n = text.size();

@@ -12,6 +12,10 @@ namespace freshet {
 // quotes with embedded quotes doubled.
 std::string QuoteIdent(std::string_view name);
 
+// PostgreSQL's quote_literal: the text in single quotes with quotes
+// doubled; with E'' and backslashes doubled when it has any.
+std::string QuoteLiteral(std::string_view text);
+
 // Splits `a.b.c` into its parts: unquoted parts are lower-cased, quoted
 // ones ("My ""T""") kept verbatim, surrounding whitespace ignored. Returns
 // an empty vector when the text is not a valid qualified name.

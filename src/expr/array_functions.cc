@@ -520,6 +520,32 @@ void RegisterArrayFunctions(FunctionRegistry* r) {
   RegisterFn(r, "array_position", {any, any}, i4, positions(false));
   RegisterFn(r, "array_position", {any, any, i4}, i4, positions(false));
   RegisterFn(r, "array_positions", {any, any}, DataType::Array(i4), positions(true));
+  // array_remove(a, x) / array_replace(a, x, y): a without (with y for)
+  // the elements equal to x, compared as array_position does. Element
+  // arguments come as one-element arrays, as for array_position.
+  auto remove_or_replace = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    for (size_t r = 0; r < n; r++) {
+      auto elems = ArrayAt(*args[0], r);
+      auto wanted = ArrayAt(*args[1], r);
+      if (!elems || !wanted) {
+        out->AppendNull();
+        continue;
+      }
+      const Value x = wanted->GetValue(0);
+      std::optional<Vector> with;
+      if (args.size() > 2) with = ArrayAt(*args[2], r);
+      Vector result(elems->type());
+      for (size_t i = 0; i < elems->size(); i++) {
+        Value v = elems->GetValue(i);
+        bool same = v.is_null() || x.is_null() ? v.is_null() == x.is_null() : Value::Compare(v, x) == 0;
+        if (!same) result.AppendFrom(*elems, i);
+        else if (with) result.AppendFrom(*with, 0);
+      }
+      out->AppendString(EncodeArray(result));
+    }
+  };
+  RegisterFn(r, "array_remove", {any, any}, any, remove_or_replace);
+  RegisterFn(r, "array_replace", {any, any, any}, any, remove_or_replace);
   RegisterFn(r, "cardinality", {any}, i4,
              StrictFn<SV>([](SV a) { return static_cast<int64_t>(ArrayLength(a)); }));
   // array_cat (and ||, array_append, array_prepend, which the binder turns

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <set>
 
+#include "common/array.h"
 #include "common/identifier.h"
 #include "common/limits.h"
 #include "expr/function_helpers.h"
@@ -153,11 +154,65 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
   }
 }
 
+namespace {
+
+// A role in an aclitem: its name, double-quoted unless made of letters,
+// digits and underscores (aclitemout's putid); the oid when it has none.
+std::string AclRoleName(const EvalContext& ctx, int64_t oid) {
+  std::optional<std::string> name;
+  if (ctx.catalog) name = ctx.catalog->RoleName(static_cast<uint32_t>(oid));
+  if (!name) return std::to_string(oid);
+  bool plain = std::all_of(name->begin(), name->end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (plain) return *name;
+  std::string quoted = "\"";
+  for (char c : *name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// acldefault(type, owner): an object's privileges when its ACL is NULL, as
+// PostgreSQL 15's acldefault(): the public's grant (if any), then the
+// owner's, each granted by the owner.
+std::string AclDefault(const EvalContext& ctx, std::string_view type, int64_t owner) {
+  const char* world = "";
+  const char* owner_rights = "";
+  switch (type.empty() ? '\0' : type[0]) {
+    case 'c': break;  // columns: none
+    case 'r': owner_rights = "arwdDxt"; break;
+    case 's': owner_rights = "rwU"; break;
+    case 'd': world = "Tc"; owner_rights = "CTc"; break;
+    case 'f': world = "X"; owner_rights = "X"; break;
+    case 'l': world = "U"; owner_rights = "U"; break;
+    case 'L': owner_rights = "rw"; break;
+    case 'n': owner_rights = "UC"; break;
+    case 'p': break;
+    case 't': owner_rights = "C"; break;
+    case 'F':
+    case 'S': owner_rights = "U"; break;
+    case 'T': world = "U"; owner_rights = "U"; break;
+    default:
+      FRESHET_THROW(sqlstate::kInternalError, "unrecognized object type abbreviation: {}", type.empty() ? "" : type.substr(0, 1));
+  }
+  std::string grantor = AclRoleName(ctx, owner);
+  Vector items(DataType::Text());
+  if (*world) items.AppendString(fmt::format("={}/{}", world, grantor));
+  if (*owner_rights) items.AppendString(fmt::format("{}={}/{}", grantor, owner_rights, grantor));
+  return EncodeArray(items);
+}
+
+}  // namespace
+
 void RegisterCatalogFunctions(FunctionRegistry* r) {
   const DataType oid = DataType::Oid(), regclass = DataType::Oid(OidKind::kRegclass);
   const DataType text = DataType::Text(), i4 = DataType::Int32(), b = DataType::Boolean();
   using SV = std::string_view;
 
+  RegisterFn(r, "acldefault", {DataType::Varchar(), oid}, DataType::Array(text),
+             StrictCtxFn<SV, int64_t>([](EvalContext& ctx, SV type, int64_t owner) { return AclDefault(ctx, type, owner); }));
+  // No standby servers: never in recovery.
+  RegisterFn(r, "pg_is_in_recovery", {}, DataType::Boolean(),
+             [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
+               for (size_t i = 0; i < n; i++) out->AppendBool(false);
+             });
   RegisterFn(r, "pg_get_userbyid", {oid}, text, StrictCtxFn<int64_t>([](EvalContext& ctx, int64_t id) {
                std::optional<std::string> name;
                if (ctx.catalog) name = ctx.catalog->RoleName(static_cast<uint32_t>(id));
@@ -211,9 +266,11 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                  out->AppendString(name ? *name : "???");
                }
              });
-  // Expressions are stored as their SQL text (pg_attrdef.adbin), which is
-  // already what pg_get_expr shows.
-  auto get_expr = StrictFn<SV>([](SV s) { return s; });
+  // Expressions are stored as their SQL text (pg_attrdef.adbin); pg_get_expr
+  // names the relations of their regclass literals along the reader's path.
+  auto get_expr = StrictCtxFn<SV>([](EvalContext& ctx, SV s) {
+    return ctx.catalog ? ctx.catalog->DefaultForDisplay(std::string(s)) : std::string(s);
+  });
   RegisterFn(r, "pg_get_expr", {text, oid}, text,
              [get_expr](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                get_expr({args[0]}, n, out, ctx);
@@ -489,6 +546,24 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                CheckValueSize(SaturatingAdd(s.size() + 2, std::count(s.begin(), s.end(), '"')));
                return QuoteIdent(s);
              }));
+  // quote_literal and quote_nullable over "any" (the binder makes other
+  // types text first); the result at most doubles the text, plus 3.
+  RegisterFn(r, "quote_literal", {text}, text, StrictFn<SV>([](SV s) {
+               CheckValueSize(SaturatingAdd(s.size() * 2, 3));
+               return QuoteLiteral(s);
+             }));
+  RegisterFn(r, "quote_nullable", {text}, text,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+               for (size_t i = 0; i < n; i++) {
+                 if (args[0]->IsNull(i)) {
+                   out->AppendString("NULL");
+                   continue;
+                 }
+                 SV s = args[0]->GetString(i);
+                 CheckValueSize(SaturatingAdd(s.size() * 2, 3));
+                 out->AppendString(QuoteLiteral(s));
+               }
+             });
 }
 
 }  // namespace freshet

@@ -52,6 +52,14 @@ class CatalogLookup {
   // obj_description(oid, 'pg_class') (subid 0) and col_description(oid,
   // attnum): the comment COMMENT ON gave; nullopt when none.
   virtual std::optional<std::string> RelationDescription(uint32_t oid, int attnum) const = 0;
+  // A column default as the catalog keeps it: each relation it names by a
+  // regclass literal ('s'::regclass, nextval('s')) written schema.name as
+  // this search path finds it, so that the default reads that relation
+  // whatever path a later insert has (PostgreSQL keeps its oid).
+  virtual std::string StoredDefault(const std::string& expr) const = 0;
+  // pg_get_expr of a kept default: those names as regclass prints them
+  // along this search path (qualified only when not found first).
+  virtual std::string DefaultForDisplay(const std::string& expr) const = 0;
 };
 
 // The session's sequence functions (nextval, currval, setval, lastval):

@@ -86,8 +86,24 @@ TypeProcs TypeProcsOf(const DataType& type) {
           row->procs[3].oid, row->procs[4].oid, row->procs[5].oid};
 }
 
+namespace {
+
+// The handlers of the access methods pg_am lists (heap, btree), which
+// pg_dump reads as amhandler::regproc.
+struct HandlerProc {
+  uint32_t oid;
+  const char* name;
+  const char* result;
+};
+constexpr HandlerProc kAccessMethodHandlers[] = {{3, "heap_tableam_handler", "table_am_handler"},
+                                                 {330, "bthandler", "index_am_handler"}};
+
+}  // namespace
+
 std::optional<std::string> TypeProcName(uint32_t oid) {
   if (oid == 0) return std::nullopt;
+  for (const auto& h : kAccessMethodHandlers)
+    if (h.oid == oid) return std::string(h.name);
   for (const auto& r : Rows())
     for (const Proc& p : r.procs)
       if (p.oid == oid) return std::string(p.name);
@@ -97,6 +113,8 @@ std::optional<std::string> TypeProcName(uint32_t oid) {
 std::optional<uint32_t> TypeProcOid(std::string_view name) {
   if (name.starts_with("pg_catalog.")) name.remove_prefix(11);
   if (name.empty()) return std::nullopt;
+  for (const auto& h : kAccessMethodHandlers)
+    if (name == h.name) return h.oid;
   for (const auto& r : Rows())
     for (const Proc& p : r.procs)
       if (p.oid != 0 && name == p.name) return p.oid;
@@ -105,6 +123,8 @@ std::optional<uint32_t> TypeProcOid(std::string_view name) {
 
 std::optional<ProcSignature> TypeProcSignature(uint32_t oid) {
   if (oid == 0) return std::nullopt;
+  for (const auto& h : kAccessMethodHandlers)
+    if (h.oid == oid) return ProcSignature{"internal", h.result};
   for (const auto& r : Rows()) {
     for (int k = 0; k < 6; k++) {
       if (r.procs[k].oid != oid) continue;
@@ -127,6 +147,7 @@ std::optional<ProcSignature> TypeProcSignature(uint32_t oid) {
 
 std::vector<std::pair<uint32_t, std::string>> AllTypeProcs() {
   std::vector<std::pair<uint32_t, std::string>> out;
+  for (const auto& h : kAccessMethodHandlers) out.emplace_back(h.oid, h.name);
   for (const auto& r : Rows())
     for (const Proc& p : r.procs)
       if (p.oid != 0) out.emplace_back(p.oid, p.name);

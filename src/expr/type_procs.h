@@ -1,8 +1,9 @@
 // The input, output, receive, send and typmod functions of the types
 // Freshet has, under PostgreSQL 15's names and oids (pg_type.typinput and
 // its siblings; drivers test `typinput = 'array_in'::regproc` to find array
-// types). They are what regproc knows by name, alongside nothing else yet:
-// there is no pg_proc entry for the SQL-callable functions.
+// types), and the handlers of the access methods (pg_am.amhandler). They
+// are what regproc knows by name, alongside nothing else yet: there is no
+// pg_proc entry for the SQL-callable functions.
 #pragma once
 
 #include <cstdint>

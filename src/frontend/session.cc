@@ -713,6 +713,7 @@ std::string WritingCommand(const ParsedStatement& stmt) {
       case PG_QUERY__NODE__NODE_UPDATE_STMT: return "UPDATE";
       case PG_QUERY__NODE__NODE_DELETE_STMT: return "DELETE";
       case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return "TRUNCATE TABLE";
+      case PG_QUERY__NODE__NODE_LOCK_STMT: return stmt.node->lock_stmt->mode > kRowExclusiveLockMode ? "LOCK TABLE" : "";
       case PG_QUERY__NODE__NODE_COPY_STMT: return stmt.node->copy_stmt->is_from ? "COPY FROM" : "";
       case PG_QUERY__NODE__NODE_EXPLAIN_STMT:
       case PG_QUERY__NODE__NODE_TRANSACTION_STMT:
@@ -787,6 +788,14 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
       throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to statement timeout");
     throw;
   }
+}
+
+void Session::LockWrites(bool nowait, const std::string& relation) {
+  if (writer_) return;
+  DmlManager* dml = instance_->DmlFor(database_.id);
+  writer_ = nowait ? dml->TryAcquireWriter() : dml->AcquireWriter(&cancel_, variables_.DurationMs("lock_timeout"));
+  if (!writer_) FRESHET_THROW(sqlstate::kLockNotAvailable, "could not obtain lock on relation \"{}\"", relation);
+  txn_snapshot_.reset();  // as RunStatement: the block now reads every applied write
 }
 
 // ---- Extended protocol ----

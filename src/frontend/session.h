@@ -195,6 +195,10 @@ class Session : public SequenceAccess, public SessionAccess {
   const WriteSet* PendingWrites() const { return txn_ == TxnState::kInBlock ? &txn_writes_ : nullptr; }
   // Whether the session holds its database's writer lock (see RunStatement).
   bool holds_writer_lock() const { return writer_ != nullptr; }
+  // Takes the writer lock to the end of the transaction (LOCK TABLE in a
+  // mode that conflicts with writes): waits up to lock_timeout, or not at
+  // all with `nowait` (55P03 naming `relation`).
+  void LockWrites(bool nowait, const std::string& relation);
   // Applies writes now (outside a block, per synchronous_commit) or keeps
   // them for the block's COMMIT.
   void Write(WriteSet&& writes);

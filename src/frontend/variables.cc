@@ -46,6 +46,15 @@ const std::vector<VariableDef>& VariableDefs() {
       {"block_size", "8192", false, true},
       {"lc_collate", "C", false, true},
       {"lc_ctype", "C", false, true},
+      // What pg_dump's scripts set: accepted with PostgreSQL's values, and
+      // nothing to change here (no row security, no function bodies to
+      // check, no XML, one tablespace and one table access method).
+      {"row_security", "on", false, false},
+      {"synchronize_seqscans", "on", false, false},
+      {"check_function_bodies", "on", false, false},
+      {"xmloption", "content", false, false},
+      {"default_tablespace", "", false, false},
+      {"default_table_access_method", "heap", false, false},
       {"rw_implicit_flush", "false", false, false},
       {"read_after_write", "all", false, false},
       {"synchronous_commit", "on", false, false},
@@ -185,6 +194,26 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
     if (!ParseBoolSetting(v, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
     v = b ? "true" : "false";
+  } else if (key == "row_security" || key == "synchronize_seqscans" || key == "check_function_bodies") {
+    bool b;
+    if (!ParseBoolSetting(v, &b))
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
+    v = b ? "on" : "off";
+  } else if (key == "xmloption" || key == "default_tablespace" || key == "default_table_access_method") {
+    // The values that exist: the tablespace pg_default ('' too) and the
+    // access method heap.
+    std::string l = LowerAscii(v);
+    bool known = key == "xmloption" ? (l == "content" || l == "document")
+                 : key == "default_tablespace" ? (l.empty() || l == "pg_default")
+                                               : l == "heap";
+    if (!known) {
+      SqlError e(sqlstate::kInvalidParameterValue,
+                 fmt::format("invalid value for parameter \"{}\": \"{}\"", def->name, value));
+      if (key == "default_tablespace") e.WithDetail(fmt::format("Tablespace \"{}\" does not exist.", value));
+      if (key == "default_table_access_method") e.WithDetail(fmt::format("Table access method \"{}\" does not exist.", value));
+      throw e;
+    }
+    v = l;
   } else if (key == "statement_memory_limit" || key == "streaming_memory_limit") {
     if (!ParseMemorySetting(v))
       FRESHET_THROW(sqlstate::kInvalidParameterValue,

@@ -208,6 +208,16 @@ std::shared_ptr<void> DmlManager::AcquireWriter(const std::atomic<bool>* cancel,
     // Woken by the release; the timeout also notices a cancel request.
     writer_free_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(10)));
   }
+  return HoldWriter();
+}
+
+std::shared_ptr<void> DmlManager::TryAcquireWriter() {
+  std::lock_guard lock(writer_mu_);
+  if (writer_held_) return nullptr;
+  return HoldWriter();
+}
+
+std::shared_ptr<void> DmlManager::HoldWriter() {
   writer_held_ = true;
   // Not null: holders test the guard for whether they hold the lock.
   return std::shared_ptr<void>(this, [this](void*) {

@@ -106,6 +106,8 @@ class DmlManager {
   // `timeout_ms` (lock_timeout; 0 waits for ever). The lock is released
   // when the returned guard is destroyed.
   std::shared_ptr<void> AcquireWriter(const std::atomic<bool>* cancel, int64_t timeout_ms);
+  // The writer lock if it is free now, else null.
+  std::shared_ptr<void> TryAcquireWriter();
   // The table's rows as every applied write leaves them, committed or not
   // (TableEngine::LookupLatest reads whole keys through it): how the writer
   // lock's holder reads the writes applied before it without waiting for
@@ -125,6 +127,8 @@ class DmlManager {
   std::shared_ptr<void> BlockWrites(TableId id, const void* owner = nullptr);
 
  private:
+  // Marks the writer lock held (under writer_mu_) and returns its guard.
+  std::shared_ptr<void> HoldWriter();
   std::shared_ptr<StateTable> TableFor(TableId id);
   // Adds bulk inserts (bulk_rows.h) to their tables, the tables' change
   // streams getting them as inserts; under mu_ and a write guard, tables

@@ -8,9 +8,11 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <algorithm>
+#include <deque>
 #include <cctype>
 #include <functional>
 #include <optional>
+#include <set>
 
 #include "common/error.h"
 
@@ -897,6 +899,90 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
     throw;
   }
   for (auto& [str, original] : renamed) str->sval = original;
+  return out;
+}
+
+std::string DeparseQualified(const std::string& query,
+                             const std::function<std::optional<std::string>(const std::string&)>& schema_for) {
+  std::vector<ParsedStatement> stmts = ParseSql(query);
+  if (stmts.size() != 1 || !stmts[0].node) throw SqlError(sqlstate::kSyntaxError, "not one query");
+  PgQuery__Node* root = stmts[0].node;
+  if (root->node_case == PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT) root = root->create_table_as_stmt->query;
+  if (!root || root->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) throw SqlError(sqlstate::kSyntaxError, "not a query");
+  std::set<std::string> ctes;
+  ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
+    if (m->descriptor == &pg_query__common_table_expr__descriptor)
+      ctes.insert(reinterpret_cast<PgQuery__CommonTableExpr*>(m)->ctename);
+  });
+  // Schema names are pointed at while deparsing, then the tree gets its own back.
+  std::deque<std::string> schemas;
+  std::vector<std::pair<PgQuery__RangeVar*, char*>> qualified;
+  ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
+    if (m->descriptor != &pg_query__range_var__descriptor) return;
+    auto* rv = reinterpret_cast<PgQuery__RangeVar*>(m);
+    if ((rv->schemaname && *rv->schemaname) || (rv->catalogname && *rv->catalogname) || ctes.count(rv->relname)) return;
+    std::optional<std::string> schema = schema_for(rv->relname);
+    if (!schema) return;
+    schemas.push_back(*schema);
+    qualified.emplace_back(rv, rv->schemaname);
+    rv->schemaname = schemas.back().data();
+  });
+  std::string out;
+  try {
+    out = Deparse(root);
+  } catch (...) {
+    for (auto& [rv, original] : qualified) rv->schemaname = original;
+    throw;
+  }
+  for (auto& [rv, original] : qualified) rv->schemaname = original;
+  return out;
+}
+
+std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename) {
+  std::vector<ParsedStatement> stmts = ParseSql("SELECT " + expr);
+  if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT ||
+      stmts[0].node->select_stmt->n_target_list != 1)
+    throw SqlError(sqlstate::kSyntaxError, "not one expression");
+  PgQuery__Node* root = stmts[0].node->select_stmt->target_list[0]->res_target->val;
+  auto string_constant = [](PgQuery__Node* n) -> PgQuery__String* {
+    if (!n || n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+      return nullptr;
+    return n->a_const->sval;
+  };
+  std::vector<PgQuery__String*> literals;
+  ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
+    if (m->descriptor == &pg_query__type_cast__descriptor) {
+      auto* cast = reinterpret_cast<PgQuery__TypeCast*>(m);
+      if (cast->type_name && cast->type_name->n_names > 0 &&
+          StringOf(cast->type_name->names[cast->type_name->n_names - 1]) == "regclass" && cast->type_name->n_array_bounds == 0)
+        if (PgQuery__String* str = string_constant(cast->arg)) literals.push_back(str);
+    } else if (m->descriptor == &pg_query__func_call__descriptor) {
+      auto* call = reinterpret_cast<PgQuery__FuncCall*>(m);
+      if (call->n_funcname == 0 || call->n_args == 0) return;
+      std::string name = StringOf(call->funcname[call->n_funcname - 1]);
+      if (name == "nextval" || name == "currval" || name == "setval")
+        if (PgQuery__String* str = string_constant(call->args[0])) literals.push_back(str);
+    }
+  });
+  if (literals.empty()) return expr;
+  std::deque<std::string> renamed;
+  std::vector<char*> originals;
+  for (PgQuery__String* str : literals) {
+    renamed.push_back(rename(str->sval));
+    originals.push_back(str->sval);
+    str->sval = renamed.back().data();
+  }
+  auto restore = [&] {
+    for (size_t i = 0; i < literals.size(); i++) literals[i]->sval = originals[i];
+  };
+  std::string out;
+  try {
+    out = DeparseExpression(root);
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
   return out;
 }
 

@@ -13,6 +13,8 @@
 
 #include <memory>
 #include <map>
+#include <functional>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -146,6 +148,20 @@ std::string DeparseExpression(const PgQuery__Node* expr);
 // `expr` (an expression's SQL text, as DeparseExpression gives it) with its
 // references to column `from` (alone or qualified by a table) naming `to`.
 std::string RenameColumnInExpression(const std::string& expr, const std::string& from, const std::string& to);
+
+// `query` (one SELECT's text, or the query of a CREATE MATERIALIZED VIEW
+// statement) deparsed, each relation it names without a schema (CTEs
+// aside) written schema.name when `schema_for(name)` gives a schema:
+// pg_get_viewdef's output, qualified where the reader's search path would
+// not find the same relation. Throws when `query` does not parse.
+std::string DeparseQualified(const std::string& query,
+                             const std::function<std::optional<std::string>(const std::string&)>& schema_for);
+
+// `expr` (an expression's SQL text) with each relation name it gives as a
+// regclass literal ('s'::regclass, or the first argument of nextval,
+// currval, setval) replaced by rename(name), deparsed; `expr` unchanged
+// when it has none. Throws when `expr` does not parse.
+std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename);
 
 // Converts a byte offset in `text` to PostgreSQL's 1-based character position.
 int CharPosition(const std::string& text, int byte_offset);

@@ -278,7 +278,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         return;
       }
       CheckColumnDefault(session, args.stmt, col, cmd->def);
-      col.default_expr = DeparseExpression(cmd->def);
+      col.default_expr = session->eval().catalog->StoredDefault(DeparseExpression(cmd->def));
       return;
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropNotNull: {
@@ -656,16 +656,62 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
 
 }  // namespace
 
+namespace {
+
+// The relation kind an ALTER names (ALTER SEQUENCE, VIEW...), and its tag.
+RelationKind RelationKindOf(PgQuery__ObjectType type) {
+  switch (type) {
+    case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE: return RelationKind::kSequence;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: return RelationKind::kView;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW: return RelationKind::kMaterializedView;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: return RelationKind::kIndex;
+    default: return RelationKind::kTable;
+  }
+}
+
+const char* AlterTag(PgQuery__ObjectType type) {
+  switch (type) {
+    case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE: return "ALTER SEQUENCE";
+    case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: return "ALTER VIEW";
+    case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW: return "ALTER MATERIALIZED VIEW";
+    case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: return "ALTER INDEX";
+    default: return "ALTER TABLE";
+  }
+}
+
+}  // namespace
+
 StatementOutcome HandleAlterTable(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__AlterTableStmt* s = args.stmt.node->alter_table_stmt;
-  if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE)
+  const bool owner_only = s->n_cmds > 0 && std::all_of(s->cmds, s->cmds + s->n_cmds, [](PgQuery__Node* c) {
+    return c->alter_table_cmd->subtype == PG_QUERY__ALTER_TABLE_TYPE__AT_ChangeOwner;
+  });
+  if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE && !owner_only)
     throw SqlError(sqlstate::kFeatureNotSupported, "ALTER of this kind of relation is not supported yet");
   Binder binder(session->BinderContextFor(args.stmt, nullptr));
   TableRef t = binder.ResolveRelation(s->relation, s->missing_ok);
+  const char* tag = AlterTag(s->objtype);
   if (!t) {
     args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", s->relation->relname));
-    return {"ALTER TABLE"};
+    return {tag};
+  }
+  if (owner_only) {
+    // OWNER TO: any relation by ALTER TABLE (pg_dump writes it for
+    // sequences and views), one of its own kind by the others.
+    if (s->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE && RelationKindOf(s->objtype) != t->kind)
+      FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a {}", t->name, RelationKindName(RelationKindOf(s->objtype)));
+    CheckOwner(args, *t);
+    TableCatalog next = *t;
+    for (size_t i = 0; i < s->n_cmds; i++) {
+      const PgQuery__RoleSpec* role = s->cmds[i]->alter_table_cmd->newowner;
+      std::string name = role->rolename && *role->rolename ? role->rolename : session->user();
+      auto user = session->DdlCatalog()->FindUser(name);
+      if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", name);
+      next.owner = user->id;
+    }
+    session->DdlCatalog()->AlterTable(next);
+    return {tag};
   }
   if (t->kind != RelationKind::kTable) FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table", t->name);
   if (IsConnectorTable(*t))

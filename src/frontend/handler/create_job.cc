@@ -35,8 +35,12 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   if (const auto* c = CreateMvNode(stmt)) {
     if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
       throw SqlError(sqlstate::kFeatureNotSupported, "CREATE TABLE AS is not supported yet");
-    if (c->into->skip_data)
-      throw SqlError(sqlstate::kFeatureNotSupported, "CREATE MATERIALIZED VIEW ... WITH NO DATA is not supported");
+    // A materialized view is kept up to date from its creation: there is
+    // no unpopulated state to leave it in (pg_dump writes WITH NO DATA,
+    // then REFRESH, which has nothing to do).
+    if (c->into->skip_data && !explain_only)
+      args.sink->Notice(fmt::format("materialized view \"{}\" is kept up to date from its creation; WITH NO DATA has no effect",
+                                    c->into->rel->relname));
   }
   // Materialized views and sinks have RisingWave's tags; an index
   // PostgreSQL's, which drivers and tools know.

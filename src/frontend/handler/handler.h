@@ -104,6 +104,7 @@ StatementOutcome HandleDropRole(const HandlerArgs& args);
 StatementOutcome HandleAlterSystem(const HandlerArgs& args);  // alter_system.cc
 StatementOutcome HandleFlush(const HandlerArgs& args);        // jobs.cc
 StatementOutcome HandleWait(const HandlerArgs& args);
+StatementOutcome HandleRefreshMaterializedView(const HandlerArgs& args);
 StatementOutcome HandleCancelJobs(const HandlerArgs& args);
 StatementOutcome HandleAlterBackfillRateLimit(const HandlerArgs& args);
 StatementOutcome HandleShowObjects(const HandlerArgs& args);  // show.cc
@@ -113,6 +114,10 @@ StatementOutcome HandleSet(const HandlerArgs& args);          // variable.cc
 // SHOW name; SHOW ALL and SHOW PARAMETERS with name "all".
 StatementOutcome HandleShowVariable(const HandlerArgs& args, const std::string& name);
 StatementOutcome HandleTransaction(const HandlerArgs& args);  // transaction.cc
+StatementOutcome HandleLock(const HandlerArgs& args);         // transaction.cc: LOCK TABLE
+// LOCK TABLE's modes are PostgreSQL's lock levels (1 ACCESS SHARE ... 8
+// ACCESS EXCLUSIVE); those above ROW EXCLUSIVE conflict with writes.
+inline constexpr int kRowExclusiveLockMode = 3;
 // READ ONLY / READ WRITE among BEGIN's or SET TRANSACTION's options.
 std::optional<bool> ReadOnlyOption(PgQuery__Node* const* options, size_t n);
 StatementOutcome HandleComment(const HandlerArgs& args);        // comment.cc

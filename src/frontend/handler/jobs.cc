@@ -1,6 +1,11 @@
-// Statements about stream jobs and epochs: FLUSH, WAIT, CANCEL JOBS and
-// ALTER {MATERIALIZED VIEW | SINK | INDEX} ... SET BACKFILL_RATE_LIMIT.
+// Statements about stream jobs and epochs: FLUSH, WAIT, CANCEL JOBS,
+// REFRESH MATERIALIZED VIEW and ALTER {MATERIALIZED VIEW | SINK | INDEX}
+// ... SET BACKFILL_RATE_LIMIT.
+#include <pg_query/pg_query.pb-c.h>
+
 #include <set>
+
+#include "binder/binder.h"
 
 #include "common/error.h"
 #include "frontend/handler/objects.h"
@@ -14,6 +19,26 @@ StatementOutcome HandleFlush(const HandlerArgs& args) {
   args.session->Sync();
   args.instance()->barriers()->ForDatabase(args.session->database().id)->Flush();
   return {"FLUSH"};
+}
+
+// REFRESH MATERIALIZED VIEW: a materialized view is kept up to date by its
+// job, so there is nothing to recompute; a view still being created is
+// waited for, so that afterwards it holds every row, as after PostgreSQL's
+// REFRESH. CONCURRENTLY is the same.
+StatementOutcome HandleRefreshMaterializedView(const HandlerArgs& args) {
+  const PgQuery__RefreshMatViewStmt* r = args.stmt.node->refresh_mat_view_stmt;
+  if (r->skip_data)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "REFRESH MATERIALIZED VIEW ... WITH NO DATA is not supported: materialized views are always kept up to date");
+  Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
+  TableRef t = binder.ResolveRelation(r->relation);
+  if (t->kind != RelationKind::kMaterializedView)
+    FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a materialized view", t->name);
+  // (One a transaction block made is created at its COMMIT: nothing to wait for yet.)
+  TableRef running = args.instance()->catalog()->GetTable(t->id);
+  if (running && running->status == JobStatus::kCreating)
+    args.instance()->jobs()->Wait(args.session->database().id, t->id, args.session->cancel_flag());
+  return {"REFRESH MATERIALIZED VIEW"};
 }
 
 StatementOutcome HandleWait(const HandlerArgs& args) {

@@ -137,7 +137,8 @@ std::string ChooseSequenceName(const Catalog& catalog, ObjectId schema_id, const
 }
 
 std::string NextvalDefault(const std::string& schema, const std::string& sequence) {
-  std::string name = schema == "public" ? QuoteIdent(sequence) : QuoteIdent(schema) + "." + QuoteIdent(sequence);
+  // Qualified, as a default keeps it (CatalogLookup::StoredDefault).
+  std::string name = QuoteIdent(schema) + "." + QuoteIdent(sequence);
   std::string quoted;
   for (char c : name) quoted += c == '\'' ? std::string("''") : std::string(1, c);
   return "nextval('" + quoted + "'::regclass)";

@@ -35,8 +35,7 @@ SequenceChanges ApplySequenceOptions(const HandlerArgs& args, PgQuery__Node* con
 // with a number appended while that is taken in the schema.
 std::string ChooseSequenceName(const Catalog& catalog, ObjectId schema_id, const std::string& table,
                                const std::string& column);
-// The DEFAULT that draws from it: nextval('name'::regclass) (the schema
-// named unless it is public).
+// The DEFAULT that draws from it: nextval('schema.name'::regclass).
 std::string NextvalDefault(const std::string& schema, const std::string& sequence);
 
 }  // namespace freshet

@@ -151,8 +151,8 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
       case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
         if (out.owns_sequence)
           FRESHET_THROW(sqlstate::kSyntaxError, "multiple default values specified for column \"{}\"", col.name);
-        col.default_expr = DefaultText(stmt.text, c->location);
         CheckColumnDefault(session, stmt, col, c->raw_expr);
+        col.default_expr = session->eval().catalog->StoredDefault(DefaultText(stmt.text, c->location));
         break;
       default:
         throw SqlError(sqlstate::kFeatureNotSupported,

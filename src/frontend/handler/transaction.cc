@@ -1,7 +1,8 @@
 // BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT, RELEASE, ROLLBACK
-// TO: the session's transaction block (session.h).
+// TO: the session's transaction block (session.h); LOCK TABLE.
 #include <pg_query/pg_query.pb-c.h>
 
+#include "binder/binder.h"
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
@@ -38,6 +39,28 @@ StatementOutcome HandleTransaction(const HandlerArgs& args) {
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported, "two-phase commit is not supported");
+}
+
+// LOCK TABLE: one writer at a time is Freshet's only lock between
+// transactions (DmlManager), so a mode that conflicts with writes (SHARE and
+// above) takes it to the end of the block, and the weaker modes have
+// nothing to wait for. Readers are never blocked, not even by ACCESS
+// EXCLUSIVE (they read a snapshot). Tables and views only, as PostgreSQL.
+StatementOutcome HandleLock(const HandlerArgs& args) {
+  Session* session = args.session;
+  const PgQuery__LockStmt* l = args.stmt.node->lock_stmt;
+  if (!session->InTransactionBlock())
+    throw SqlError(sqlstate::kNoActiveTransaction, "LOCK TABLE can only be used in transaction blocks");
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  std::string first;
+  for (size_t i = 0; i < l->n_relations; i++) {
+    TableRef table = binder.ResolveRelation(l->relations[i]->range_var);
+    if (table->kind != RelationKind::kTable && table->kind != RelationKind::kView)
+      FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table or view", table->name);
+    if (first.empty()) first = table->name;
+  }
+  if (l->mode > kRowExclusiveLockMode) session->LockWrites(l->nowait, first);
+  return {"LOCK TABLE"};
 }
 
 }  // namespace freshet
