@@ -683,6 +683,19 @@ SchemaCatalog Catalog::CreateSchema(ObjectId database_id, const std::string& nam
   return s;
 }
 
+void Catalog::SetSchemaOwner(ObjectId schema_id, ObjectId owner) {
+  std::unique_lock lock(mu_);
+  auto it = schemas_.find(schema_id);
+  if (it == schemas_.end()) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema with id {} was dropped", schema_id);
+  SchemaCatalog s = it->second;
+  s.owner = owner;
+  MetaWrite batch;
+  batch.Put(SchemaKey(s.id),
+            json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
+  CommitLocked(&batch);
+  it->second = s;
+}
+
 TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences) {
   std::unique_lock lock(mu_);
   for (const auto& [id, t] : tables_) {

@@ -226,6 +226,7 @@ class Catalog {
   // conflicts (duplicate names, 42P04/42P06/42P07) or storage failures.
   DatabaseCatalog CreateDatabase(const std::string& name, ObjectId owner);
   SchemaCatalog CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner);
+  void SetSchemaOwner(ObjectId schema_id, ObjectId owner);
   // Assigns table->id; returns the stored object.
   // With the sequences of its serial and identity columns (their
   // owned_by_table set to the new table's id), in one write.

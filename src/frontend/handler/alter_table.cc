@@ -241,6 +241,39 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       a->rewrite = true;
       return;
     }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_AddIdentity: {
+      // ALTER COLUMN ... ADD GENERATED {ALWAYS | BY DEFAULT} AS IDENTITY
+      // [(options)]: a sequence of its own, as for a new identity column;
+      // the stored rows stay as they are.
+      int i = a->Require(cmd->name);
+      ColumnCatalog& col = next.columns[i];
+      if (col.identity)
+        FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "column \"{}\" of relation \"{}\" is already an identity column",
+                      col.name, next.name);
+      if (!col.not_null && !a->InPrimaryKey(col.name))
+        FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState,
+                      "column \"{}\" of relation \"{}\" must be declared NOT NULL before identity can be added", col.name,
+                      next.name);
+      if (!col.default_expr.empty())
+        FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "column \"{}\" of relation \"{}\" already has a default value",
+                      col.name, next.name);
+      if (col.type.id != TypeId::kInt16 && col.type.id != TypeId::kInt32 && col.type.id != TypeId::kInt64)
+        FRESHET_THROW(sqlstate::kInvalidParameterValue, "identity column type must be smallint, integer, or bigint");
+      const PgQuery__Constraint* c = cmd->def->constraint;
+      BoundColumn bound;
+      bound.column = col;
+      bound.owns_sequence = true;
+      bound.identity = c;
+      Catalog* catalog = session->DdlCatalog();
+      std::vector<std::string> taken;
+      for (const auto& [id, column] : a->new_sequences) taken.push_back(catalog->GetTable(id)->name);
+      TableRef seq = catalog->CreateTable(
+          OwnedSequence(args, *catalog, next, catalog->GetSchema(next.schema_id)->name, i, taken, &bound));
+      a->new_sequences[seq->id] = col.name;
+      col.identity = c->generated_when && *c->generated_when == 'a' ? 'a' : 'd';
+      col.default_expr = bound.column.default_expr;
+      return;
+    }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn: {
       int i = a->Find(cmd->name);
       if (i < 0) {

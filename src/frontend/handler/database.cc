@@ -1,8 +1,10 @@
-// CREATE DATABASE [IF NOT EXISTS], DROP DATABASE, CREATE SCHEMA (DROP
-// SCHEMA is in drop.cc).
+// CREATE DATABASE [IF NOT EXISTS], DROP DATABASE, CREATE SCHEMA, ALTER
+// SCHEMA ... OWNER TO (DROP SCHEMA is in drop.cc).
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include "catalog/system_tables.h"
+#include "catalog/temp_schema.h"
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
@@ -61,6 +63,28 @@ StatementOutcome HandleCreateSchema(const HandlerArgs& args) {
   }
   catalog->CreateSchema(args.session->database().id, name, catalog->FindUser(args.session->user())->id);
   return {"CREATE SCHEMA"};
+}
+
+// ALTER SCHEMA ... OWNER TO (pg_dump writes it for every schema it makes).
+StatementOutcome HandleAlterOwner(const HandlerArgs& args) {
+  const PgQuery__AlterOwnerStmt* s = args.stmt.node->alter_owner_stmt;
+  if (s->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA)
+    throw SqlError(sqlstate::kFeatureNotSupported, "ALTER ... OWNER TO is supported for schemas and relations only");
+  Catalog* catalog = args.session->DdlCatalog();
+  std::string name = StringOf(s->object);
+  auto schema = catalog->FindSchema(args.session->database().id, name);
+  if (!schema) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+  if (IsSystemSchema(name) || IsTempSchemaName(name))
+    FRESHET_THROW(sqlstate::kInsufficientPrivilege, "schema \"{}\" cannot be altered", name);
+  auto me = catalog->FindUser(args.session->user());
+  if (!me || (!me->superuser && me->id != schema->owner))
+    FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of schema {}", name);
+  const PgQuery__RoleSpec* role = s->newowner;
+  std::string owner = role->rolename && *role->rolename ? role->rolename : args.session->user();
+  auto user = catalog->FindUser(owner);
+  if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", owner);
+  catalog->SetSchemaOwner(schema->id, user->id);
+  return {"ALTER SCHEMA"};
 }
 
 }  // namespace freshet

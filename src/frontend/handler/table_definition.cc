@@ -162,6 +162,23 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
   return out;
 }
 
+// An identity column's SEQUENCE NAME option (pg_dump writes it), in the
+// table's schema; "" when it has none.
+static std::string IdentitySequenceName(const BoundColumn& bound, const std::string& schema_name) {
+  if (!bound.identity) return "";
+  for (size_t i = 0; i < bound.identity->n_options; i++) {
+    const PgQuery__Node* o = bound.identity->options[i];
+    if (o->node_case != PG_QUERY__NODE__NODE_DEF_ELEM || std::string_view(o->def_elem->defname) != "sequence_name") continue;
+    const PgQuery__Node* arg = o->def_elem->arg;
+    if (!arg || arg->node_case != PG_QUERY__NODE__NODE_LIST || arg->list->n_items == 0) continue;
+    const PgQuery__List* names = arg->list;
+    if (names->n_items > 1 && StringOf(names->items[names->n_items - 2]) != schema_name)
+      throw SqlError(sqlstate::kFeatureNotSupported, "an identity column's sequence must be in its table's schema");
+    return StringOf(names->items[names->n_items - 1]);
+  }
+  return "";
+}
+
 TableCatalog OwnedSequence(const HandlerArgs& args, const Catalog& catalog, const TableCatalog& table,
                            const std::string& schema_name, int column_index, const std::vector<std::string>& taken,
                            BoundColumn* bound) {
@@ -169,7 +186,8 @@ TableCatalog OwnedSequence(const HandlerArgs& args, const Catalog& catalog, cons
   base.type = bound->column.type;
   SequenceChanges changes = ApplySequenceOptions(args, bound->identity ? bound->identity->options : nullptr,
                                                  bound->identity ? bound->identity->n_options : 0, base, true);
-  std::string name = ChooseSequenceName(catalog, table.schema_id, table.name, bound->column.name);
+  std::string name = IdentitySequenceName(*bound, schema_name);
+  if (name.empty()) name = ChooseSequenceName(catalog, table.schema_id, table.name, bound->column.name);
   if (std::find(taken.begin(), taken.end(), name) != taken.end())  // two columns of one table
     name = ChooseSequenceName(catalog, table.schema_id, table.name,
                               bound->column.name + "_" + std::to_string(column_index));
