@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -58,6 +59,10 @@ struct ExecContext {
   PreparedStatementsFn prepared_statements;  // pg_prepared_statements; may be null
   CursorsFn cursors;                         // pg_cursors; may be null
   ActivityFn activity;                       // pg_stat_activity; may be null
+
+  // WITH RECURSIVE: the rows each work table holds for the run of its
+  // recursive term being built (RecursiveUnionNode).
+  std::map<int, std::shared_ptr<const DataChunk>> work_tables;
 
   // The statement's memory limit in bytes (0: none) and the thread's net
   // allocation when it started (common/thread_memory.h).

@@ -65,6 +65,9 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
     case PlanNode::Kind::kWindow: return MakeWindow(static_cast<const WindowNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kDistinct: return MakeDistinct(static_cast<const DistinctNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kSetOp: return MakeSetOp(static_cast<const SetOpNode&>(plan), child(0), child(1), ctx);
+    case PlanNode::Kind::kRecursiveUnion:
+      return MakeRecursiveUnion(static_cast<const RecursiveUnionNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kWorkTableScan: return MakeWorkTableScan(static_cast<const WorkTableScanNode&>(plan), ctx);
     case PlanNode::Kind::kTableFunction: return MakeTableFunction(static_cast<const TableFunctionNode&>(plan), ctx);
     case PlanNode::Kind::kInsert: return MakeInsert(static_cast<const InsertNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kUpdate: return MakeUpdate(static_cast<const UpdateNode&>(plan), child(0), ctx);

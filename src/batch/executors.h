@@ -24,6 +24,9 @@ ExecutorPtr MakeSort(const SortNode& node, ExecutorPtr child, int64_t limit, Exe
 ExecutorPtr MakeLimit(int64_t limit, int64_t offset, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeDistinct(const DistinctNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeSetOp(const SetOpNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
+// recursive_union.cc: the recursive term is built again for each run.
+ExecutorPtr MakeRecursiveUnion(const RecursiveUnionNode& node, ExecutorPtr non_recursive, ExecContext& ctx);
+ExecutorPtr MakeWorkTableScan(const WorkTableScanNode& node, ExecContext& ctx);
 ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx);
 ExecutorPtr MakeInsert(const InsertNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeUpdate(const UpdateNode& node, ExecutorPtr child, ExecContext& ctx);

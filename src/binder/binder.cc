@@ -265,7 +265,6 @@ PlanPtr Binder::BindFilter(PlanPtr input, const std::string& relation, const PgQ
 void Binder::PushCtes(const PgQuery__WithClause* with) {
   std::map<std::string, std::shared_ptr<Cte>> level;
   if (with) {
-    if (with->recursive) throw SqlError(sqlstate::kFeatureNotSupported, "WITH RECURSIVE is not supported yet");
     for (size_t i = 0; i < with->n_ctes; i++) {
       const PgQuery__CommonTableExpr* cte = with->ctes[i]->common_table_expr;
       // INSERT/UPDATE/DELETE ... RETURNING in WITH would need the statement
@@ -276,6 +275,8 @@ void Binder::PushCtes(const PgQuery__WithClause* with) {
                 "WITH clause containing a data-modifying statement is not supported yet");
       auto c = std::make_shared<Cte>();
       c->query = cte->ctequery;
+      c->recursive = with->recursive;
+      c->location = cte->location;
       for (size_t k = 0; k < cte->n_aliascolnames; k++) c->column_aliases.push_back(StringOf(cte->aliascolnames[k]));
       if (level.count(cte->ctename))
         ThrowAt(sqlstate::kDuplicateAlias, cte->location, fmt::format("WITH query name \"{}\" specified more than once", cte->ctename));
@@ -881,6 +882,61 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
   throw SqlError(sqlstate::kFeatureNotSupported, "unsupported FROM item");
 }
 
+// A WITH RECURSIVE query that refers to itself: non-recursive term UNION
+// [ALL] recursive term, the recursive term's references to `name` reading
+// the rows of the run before (RecursiveUnionNode). The columns and their
+// types are the non-recursive term's, as in PostgreSQL.
+PlanPtr Binder::BindRecursiveCte(Cte& cte, const std::string& name, Scope* outer) {
+  const PgQuery__SelectStmt* q = cte.query->select_stmt;
+  if (q->op != PG_QUERY__SET_OPERATION__SETOP_UNION)
+    ThrowAt(sqlstate::kInvalidRecursion, cte.location,
+            fmt::format("recursive query \"{}\" does not have the form non-recursive-term UNION [ALL] recursive-term", name));
+  if (NamesRelation(q->larg, name))
+    throw SqlError(sqlstate::kInvalidRecursion,
+                   fmt::format("recursive reference to query \"{}\" must not appear within its non-recursive term", name));
+  if (q->n_sort_clause > 0 || q->limit_count || q->limit_offset)
+    throw SqlError(sqlstate::kFeatureNotSupported, "ORDER BY/LIMIT/OFFSET in a recursive query is not implemented");
+  PushCtes(q->with_clause);
+  PlanPtr left = BindSelect(q->larg, outer);
+  std::vector<PlanColumn> schema = left->schema();
+  for (size_t i = 0; i < cte.column_aliases.size() && i < schema.size(); i++) schema[i].name = cte.column_aliases[i];
+  for (auto& c : schema) c.hidden = false;
+  const int id = next_work_table_++;
+  cte.work_table = Cte::WorkTable{id, schema};
+  PlanPtr right;
+  try {
+    right = BindSelect(q->rarg, outer);
+  } catch (...) {
+    cte.work_table.reset();
+    cte_stack_.pop_back();
+    throw;
+  }
+  cte.work_table.reset();
+  cte_stack_.pop_back();
+  if (right->schema().size() != schema.size())
+    ThrowAt(sqlstate::kSyntaxError, -1, "each UNION query must have the same number of columns");
+  Scope none;
+  ExprBinder eb(this, &none);
+  std::vector<ExprPtr> exprs;
+  for (size_t i = 0; i < schema.size(); i++) {
+    const DataType& want = schema[i].type;
+    const DataType& got = right->schema()[i].type;
+    if (!(got == want) && got.id != TypeId::kUnknown && !CanImplicitCast(got, want))
+      throw SqlError(sqlstate::kDatatypeMismatch,
+                     fmt::format("recursive query \"{}\" column {} has type {} in non-recursive term but type {} overall",
+                                 name, i + 1, want.ToString(), got.ToString()))
+          .WithHint("Cast the output of the non-recursive term to the correct type.");
+    exprs.push_back(eb.Coerce(std::make_unique<ColumnRefExpr>(static_cast<int>(i), got, right->schema()[i].name), want));
+  }
+  right = std::make_unique<ProjectNode>(std::move(right), std::move(exprs), schema);
+  left = std::make_unique<ProjectNode>(std::move(left), [&] {
+    std::vector<ExprPtr> cols;
+    for (size_t i = 0; i < schema.size(); i++) cols.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), schema[i].type, schema[i].name));
+    return cols;
+  }(), schema);
+  return std::make_unique<RecursiveUnionNode>(std::move(left), std::move(right), q->all, id);
+}
+
 PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope) {
   std::string alias = rv->alias ? rv->alias->aliasname : rv->relname;
   auto rename = [&](std::vector<PlanColumn>& schema) {
@@ -899,7 +955,14 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
       auto found = it->find(rv->relname);
       if (found == it->end()) continue;
       std::shared_ptr<Cte> cte = found->second;
-      PlanPtr p = BindSelect(cte->query->select_stmt, outer);
+      PlanPtr p;
+      if (cte->work_table) {
+        p = std::make_unique<WorkTableScanNode>(cte->work_table->id, cte->work_table->schema);
+      } else if (cte->recursive && NamesRelation(cte->query, rv->relname)) {
+        p = BindRecursiveCte(*cte, rv->relname, outer);
+      } else {
+        p = BindSelect(cte->query->select_stmt, outer);
+      }
       auto& schema = p->mutable_schema();
       for (size_t i = 0; i < cte->column_aliases.size() && i < schema.size(); i++) schema[i].name = cte->column_aliases[i];
       for (auto& c : schema) c.table = alias;

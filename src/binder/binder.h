@@ -178,6 +178,7 @@ class Binder {
   // named as the view's.
   PlanPtr BindView(const TableCatalog& view, const std::string& alias);
   PlanPtr BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope);
+  PlanPtr BindRecursiveCte(Cte& cte, const std::string& name, Scope* outer);
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
   PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
   PlanPtr BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* relation, const PgQuery__Node* where, Scope* scope);
@@ -198,6 +199,7 @@ class Binder {
   std::vector<std::map<std::string, std::shared_ptr<Cte>>> cte_stack_;
   int view_depth_ = 0;  // views being expanded, one inside another
   int depth_ = 0;  // recursion guard
+  int next_work_table_ = 0;  // WITH RECURSIVE's work tables, numbered per statement
   // Set while binding a branch of UNION/INTERSECT/EXCEPT: its unknown-typed
   // outputs (NULL, 'literals') stay unknown so the set operation decides.
   bool set_operation_branch_ = false;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,15 @@ struct Binder::Scope {
 struct Binder::Cte {
   const PgQuery__Node* query = nullptr;
   std::vector<std::string> column_aliases;
+  bool recursive = false;  // of WITH RECURSIVE
+  int location = -1;       // of its name in the statement
+  // While its recursive term is bound: a reference to it reads this work
+  // table (WorkTableScanNode), whose columns are the non-recursive term's.
+  struct WorkTable {
+    int id;
+    std::vector<PlanColumn> schema;
+  };
+  std::optional<WorkTable> work_table;
 };
 
 // Aggregate calls found while binding a SELECT's expressions; each becomes a

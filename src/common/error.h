@@ -27,6 +27,7 @@ inline constexpr const char* kWarning = "01000";
 inline constexpr const char* kFeatureNotSupported = "0A000";
 inline constexpr const char* kInvalidCatalogName = "3D000";
 inline constexpr const char* kInvalidSchemaName = "3F000";
+inline constexpr const char* kInvalidRecursion = "42P19";
 inline constexpr const char* kSyntaxError = "42601";
 inline constexpr const char* kUndefinedTable = "42P01";
 inline constexpr const char* kUndefinedColumn = "42703";

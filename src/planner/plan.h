@@ -10,6 +10,8 @@
 // columns of its child's (children's concatenated) output by index.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,7 +37,8 @@ class PlanNode {
  public:
   enum class Kind {
     kScan, kSystemScan, kValues, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
-    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop, kWindow, kLateralJoin
+    kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop, kWindow, kLateralJoin,
+    kRecursiveUnion, kWorkTableScan
   };
   PlanNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~PlanNode() = default;
@@ -228,6 +231,32 @@ class SetOpNode : public PlanNode {
   std::string Describe() const override;
   SetOpKind op;
   bool all;
+};
+
+// WITH RECURSIVE's query, non-recursive term UNION [ALL] recursive term:
+// the first child's rows, then the second's run again and again, each time
+// over the rows the run before produced (its WorkTableScans of
+// `work_table` read them), until a run produces none. UNION (not ALL)
+// drops rows seen before, which also ends a recursion that only repeats.
+class RecursiveUnionNode : public PlanNode {
+ public:
+  RecursiveUnionNode(PlanPtr non_recursive, PlanPtr recursive, bool all, int work_table)
+      : PlanNode(Kind::kRecursiveUnion, non_recursive->schema()), all(all), work_table(work_table) {
+    children_.push_back(std::move(non_recursive));
+    children_.push_back(std::move(recursive));
+  }
+  std::string Describe() const override { return fmt::format("RecursiveUnion{} (work table {})", all ? " All" : "", work_table); }
+  bool all;
+  int work_table;  // the statement's number for it
+};
+
+// The rows the previous run of a recursive term produced (RecursiveUnionNode).
+class WorkTableScanNode : public PlanNode {
+ public:
+  WorkTableScanNode(int work_table, std::vector<PlanColumn> schema)
+      : PlanNode(Kind::kWorkTableScan, std::move(schema)), work_table(work_table) {}
+  std::string Describe() const override { return fmt::format("WorkTableScan {}", work_table); }
+  int work_table;
 };
 
 // Functions in FROM: generate_series(start, stop[, step]) over integers or

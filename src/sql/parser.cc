@@ -986,4 +986,21 @@ std::string RewriteRegclassLiterals(const std::string& expr, const std::function
   return out;
 }
 
+namespace {
+bool NamesRelationIn(const ProtobufCMessage* root, const std::string& name) {
+  bool found = false;
+  ForEachMessage(const_cast<ProtobufCMessage*>(root), [&](ProtobufCMessage* m) {
+    if (m->descriptor != &pg_query__range_var__descriptor) return;
+    auto* rv = reinterpret_cast<PgQuery__RangeVar*>(m);
+    found |= !(rv->schemaname && *rv->schemaname) && name == rv->relname;
+  });
+  return found;
+}
+}  // namespace
+
+bool NamesRelation(const PgQuery__Node* node, const std::string& name) { return NamesRelationIn(&node->base, name); }
+bool NamesRelation(const PgQuery__SelectStmt* select, const std::string& name) {
+  return NamesRelationIn(&select->base, name);
+}
+
 }  // namespace freshet

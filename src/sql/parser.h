@@ -22,6 +22,7 @@
 struct PgQuery__ParseResult;
 struct PgQuery__Node;
 struct PgQuery__DefElem;
+struct PgQuery__SelectStmt;
 
 namespace freshet {
 
@@ -162,6 +163,11 @@ std::string DeparseQualified(const std::string& query,
 // currval, setval) replaced by rename(name), deparsed; `expr` unchanged
 // when it has none. Throws when `expr` does not parse.
 std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename);
+
+// Whether a parse tree names a relation `name` without a schema anywhere
+// (WITH RECURSIVE: whether a query refers to itself).
+bool NamesRelation(const PgQuery__Node* node, const std::string& name);
+bool NamesRelation(const PgQuery__SelectStmt* select, const std::string& name);
 
 // Converts a byte offset in `text` to PostgreSQL's 1-based character position.
 int CharPosition(const std::string& text, int byte_offset);
