@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# pg_dump and restore (PostgreSQL 15's pg_dump and psql, from Debian's
+# postgresql-15) against Freshet (issue 18). pg_dump/schema.sql makes
+# schemas, tables (serial, identity, composite and quoted keys, CHECK,
+# UNIQUE, FOREIGN KEY, defaults, comments, most types), sequences, views
+# (a CTE, WITH RECURSIVE), materialized views on tables and on each other,
+# indexes and rows. Then:
+#   1. `pg_dump -s` runs, and dumps the same objects PostgreSQL 15 dumps for
+#      the same script (pg_dump/pg15_objects.txt, from regen_expected.sh);
+#   2. its output restores into a fresh database with psql (ON_ERROR_STOP),
+#      and dumping that database gives the same output;
+#   3. the same for a full dump (rows as COPY, sequence positions, REFRESH
+#      of the materialized views); the restored relations hold the same
+#      rows and the sequences go on from the same values.
+#
+#   tests/integration/pg_dump_test.sh [path/to/freshet]
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BIN="${1:-/work/main/build/freshet}"
+[[ -x "$BIN" ]] || { echo "freshet binary not found at $BIN (pass it as \$1)"; echo "0 passed, 1 failed"; exit 1; }
+PG_DUMP=/usr/lib/postgresql/15/bin/pg_dump
+
+NAME=pg_dump_test
+source "$HERE/lib.sh"
+
+[[ -x "$PG_DUMP" ]] || { fail "pg_dump is not installed (scripts/install-deps.sh installs postgresql-15)"; finish; }
+if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
+echo "== server on port $PORT"
+export PGSSLMODE=disable PGGSSENCMODE=disable
+q() { local db="$1"; shift; psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d "$db" -v ON_ERROR_STOP=1 "$@"; }
+dump() { "$PG_DUMP" -h 127.0.0.1 -p "$PORT" -U root "$@"; }
+# A dump without what differs between any two runs: psql's \restrict keys,
+# and the order of a table's rows in COPY (neither system promises one).
+normalise() {
+  grep -v '^\\\(un\)\?restrict ' "$1" | awk '
+    /^COPY .* FROM stdin;$/ { print; copying = 1; n = 0; next }
+    copying && $0 == "\\." { cmd = "sort"; for (i = 0; i < n; i++) print rows[i] | cmd; close(cmd); print; copying = 0; next }
+    copying { rows[n++] = $0; next }
+    { print }'
+}
+
+echo "== the schema and its rows"
+if q dev -f "$HERE/pg_dump/schema.sql" >"$WORK/load.out" 2>&1; then ok "load pg_dump/schema.sql"; else fail "load: $(grep ERROR "$WORK/load.out" | head -3)"; finish; fi
+
+echo "== pg_dump -s"
+if dump -s dev >"$WORK/schema1.sql" 2>"$WORK/dump.err"; then ok "pg_dump -s"; else fail "pg_dump -s: $(head -3 "$WORK/dump.err")"; fi
+grep '^-- Name: ' "$WORK/schema1.sql" | LC_ALL=C sort >"$WORK/objects.txt"
+if diff "$HERE/pg_dump/pg15_objects.txt" "$WORK/objects.txt" >"$WORK/objects.diff"; then
+  ok "the same objects as PostgreSQL 15's dump ($(wc -l <"$WORK/objects.txt"))"
+else
+  fail "objects differ from PostgreSQL 15's dump:"; sed 's/^/    /' "$WORK/objects.diff" | head -20
+fi
+q dev -c "CREATE DATABASE restored_schema" -c "CREATE DATABASE restored_all"
+if q restored_schema -f "$WORK/schema1.sql" >"$WORK/restore1.out" 2>&1; then ok "restore the schema"; else fail "restore the schema: $(grep ERROR "$WORK/restore1.out" | head -3)"; fi
+dump -s restored_schema >"$WORK/schema2.sql" 2>&1
+if diff <(normalise "$WORK/schema1.sql") <(normalise "$WORK/schema2.sql") >"$WORK/schema.diff"; then
+  ok "the restored database dumps the same schema"
+else
+  fail "the restored schema differs:"; sed 's/^/    /' "$WORK/schema.diff" | head -20
+fi
+
+echo "== pg_dump (schema and rows)"
+if dump dev >"$WORK/all1.sql" 2>"$WORK/dump.err"; then ok "pg_dump"; else fail "pg_dump: $(head -3 "$WORK/dump.err")"; fi
+check "the dump has the rows, the sequences' positions and the views' REFRESH" \
+  test "$(grep -c -e '^COPY ' -e 'pg_catalog.setval' -e '^REFRESH MATERIALIZED VIEW' "$WORK/all1.sql")" -ge 12
+if q restored_all -f "$WORK/all1.sql" >"$WORK/restore2.out" 2>&1; then ok "restore the dump"; else fail "restore the dump: $(grep ERROR "$WORK/restore2.out" | head -3)"; fi
+dump restored_all >"$WORK/all2.sql" 2>&1
+if diff <(normalise "$WORK/all1.sql") <(normalise "$WORK/all2.sql") >"$WORK/all.diff"; then
+  ok "the restored database dumps the same schema and rows"
+else
+  fail "the restored dump differs:"; sed 's/^/    /' "$WORK/all.diff" | head -20
+fi
+for rel in public.t1 public.t2 public.mv1 public.v1 app.accounts app.orders app.tickets app.order_totals \
+           public.big_accounts app.rich app.with_cte app.recursive_numbers 'app."Mixed Case"' public.events; do
+  a=$(q dev -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
+  b=$(q restored_all -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
+  # (big_accounts is empty: no account has more than ten orders.)
+  if [[ "$a" == "$b" && ( -n "$a" || "$rel" == public.big_accounts ) ]]; then
+    ok "$rel holds the same rows"
+  else
+    fail "$rel differs: $(diff <(echo "$a") <(echo "$b") | head -5)"
+  fi
+done
+for seq in public.s1 public.t2_a_seq app.ticket app.accounts_id_seq; do
+  a=$(q dev -c "SELECT nextval('$seq')"); b=$(q restored_all -c "SELECT nextval('$seq')")
+  if [[ "$a" == "$b" ]]; then ok "$seq goes on from $a"; else fail "$seq: $a, restored $b"; fi
+done
+
+finish
