@@ -14,14 +14,7 @@ class DistinctExecutor : public Executor {
 
   bool Next(DataChunk* out) override {
     while (child_->Next(out)) {
-      std::vector<uint8_t> keep(out->num_rows());
-      std::string key;
-      for (size_t r = 0; r < out->num_rows(); r++) {
-        key.clear();
-        for (const auto& c : out->columns()) EncodeKeyFromVector(c, r, &key);
-        keep[r] = seen_.insert(key).second;
-      }
-      out->Filter(keep);
+      DropRowsSeen(out, &seen_);
       if (!out->empty()) return true;
     }
     return false;
@@ -33,6 +26,17 @@ class DistinctExecutor : public Executor {
 };
 
 }  // namespace
+
+void DropRowsSeen(DataChunk* chunk, std::unordered_set<std::string>* seen) {
+  std::vector<uint8_t> keep(chunk->num_rows());
+  std::string key;
+  for (size_t r = 0; r < chunk->num_rows(); r++) {
+    key.clear();
+    for (const auto& c : chunk->columns()) EncodeKeyFromVector(c, r, &key);
+    keep[r] = seen->insert(key).second;
+  }
+  chunk->Filter(keep);
+}
 
 ExecutorPtr MakeDistinct(const DistinctNode& node, ExecutorPtr child, ExecContext& ctx) {
   return std::make_unique<DistinctExecutor>(std::move(child));

@@ -1,6 +1,9 @@
 // Factories of the batch operators, one per file (scan.cc, filter.cc, ...).
 #pragma once
 
+#include <string>
+#include <unordered_set>
+
 #include "batch/executor.h"
 #include "planner/plan.h"
 
@@ -23,6 +26,9 @@ ExecutorPtr MakeSort(const SortNode& node, ExecutorPtr child, int64_t limit, Exe
 // limit -1: none.
 ExecutorPtr MakeLimit(int64_t limit, int64_t offset, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeDistinct(const DistinctNode& node, ExecutorPtr child, ExecContext& ctx);
+// Keeps the rows of `chunk` not in `seen` (by their key encoding), once
+// each, adding them to it (distinct.cc; DISTINCT and WITH RECURSIVE's UNION).
+void DropRowsSeen(DataChunk* chunk, std::unordered_set<std::string>* seen);
 ExecutorPtr MakeSetOp(const SetOpNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
 // recursive_union.cc: the recursive term is built again for each run.
 ExecutorPtr MakeRecursiveUnion(const RecursiveUnionNode& node, ExecutorPtr non_recursive, ExecContext& ctx);

@@ -10,7 +10,6 @@
 
 #include "batch/executor_builder.h"
 #include "batch/executors.h"
-#include "common/encoding.h"
 
 namespace freshet {
 
@@ -27,16 +26,7 @@ class RecursiveUnionExecutor : public Executor {
     while (true) {
       ctx_.CheckCancelled();
       if (current_->Next(out)) {
-        if (!node_.all) {
-          std::vector<uint8_t> keep(out->num_rows());
-          std::string key;
-          for (size_t r = 0; r < out->num_rows(); r++) {
-            key.clear();
-            for (const auto& c : out->columns()) EncodeKeyFromVector(c, r, &key);
-            keep[r] = seen_.insert(key).second;
-          }
-          out->Filter(keep);
-        }
+        if (!node_.all) DropRowsSeen(out, &seen_);
         if (out->empty()) continue;
         for (size_t c = 0; c < types_.size(); c++) work_->column(c).AppendRange(out->column(c), 0, out->num_rows());
         work_->set_cardinality(work_->num_rows() + out->num_rows());

@@ -872,15 +872,34 @@ void ForEachMessage(ProtobufCMessage* m, const std::function<void(ProtobufCMessa
   }
 }
 
+// Strings of a parse tree pointed at new text while it is deparsed; the
+// tree gets its own pointers back (it frees them) when this goes away.
+class StringSwaps {
+ public:
+  StringSwaps() = default;
+  StringSwaps(const StringSwaps&) = delete;
+  StringSwaps& operator=(const StringSwaps&) = delete;
+  ~StringSwaps() {
+    for (auto& [field, original] : swapped_) *field = original;
+  }
+  void Set(char** field, std::string text) {
+    texts_.push_back(std::move(text));
+    swapped_.emplace_back(field, *field);
+    *field = texts_.back().data();
+  }
+  bool empty() const { return swapped_.empty(); }
+
+ private:
+  std::deque<std::string> texts_;  // stable addresses
+  std::vector<std::pair<char**, char*>> swapped_;
+};
+
 }  // namespace
 
 std::string RenameColumnInExpression(const std::string& expr, const std::string& from, const std::string& to) {
   std::vector<ParsedStatement> stmts = ParseSql("SELECT " + expr);
   PgQuery__Node* root = stmts.at(0).node->select_stmt->target_list[0]->res_target->val;
-  // The names are pointed at while deparsing, then given back to the tree
-  // (which frees its own strings).
-  std::vector<std::pair<PgQuery__String*, char*>> renamed;
-  std::string name = to;
+  StringSwaps renamed;
   ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
     if (m->descriptor != &pg_query__column_ref__descriptor) return;
     auto* ref = reinterpret_cast<PgQuery__ColumnRef*>(m);
@@ -888,18 +907,9 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
     if (ref->n_fields == 0 || ref->n_fields > 2) return;
     PgQuery__Node* last = ref->fields[ref->n_fields - 1];
     if (last->node_case != PG_QUERY__NODE__NODE_STRING || from != last->string->sval) return;
-    renamed.emplace_back(last->string, last->string->sval);
-    last->string->sval = name.data();
+    renamed.Set(&last->string->sval, to);
   });
-  std::string out;
-  try {
-    out = DeparseExpression(root);
-  } catch (...) {
-    for (auto& [str, original] : renamed) str->sval = original;
-    throw;
-  }
-  for (auto& [str, original] : renamed) str->sval = original;
-  return out;
+  return DeparseExpression(root);
 }
 
 std::string DeparseQualified(const std::string& query,
@@ -914,28 +924,14 @@ std::string DeparseQualified(const std::string& query,
     if (m->descriptor == &pg_query__common_table_expr__descriptor)
       ctes.insert(reinterpret_cast<PgQuery__CommonTableExpr*>(m)->ctename);
   });
-  // Schema names are pointed at while deparsing, then the tree gets its own back.
-  std::deque<std::string> schemas;
-  std::vector<std::pair<PgQuery__RangeVar*, char*>> qualified;
+  StringSwaps qualified;
   ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
     if (m->descriptor != &pg_query__range_var__descriptor) return;
     auto* rv = reinterpret_cast<PgQuery__RangeVar*>(m);
     if ((rv->schemaname && *rv->schemaname) || (rv->catalogname && *rv->catalogname) || ctes.count(rv->relname)) return;
-    std::optional<std::string> schema = schema_for(rv->relname);
-    if (!schema) return;
-    schemas.push_back(*schema);
-    qualified.emplace_back(rv, rv->schemaname);
-    rv->schemaname = schemas.back().data();
+    if (std::optional<std::string> schema = schema_for(rv->relname)) qualified.Set(&rv->schemaname, *schema);
   });
-  std::string out;
-  try {
-    out = Deparse(root);
-  } catch (...) {
-    for (auto& [rv, original] : qualified) rv->schemaname = original;
-    throw;
-  }
-  for (auto& [rv, original] : qualified) rv->schemaname = original;
-  return out;
+  return Deparse(root);
 }
 
 std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename) {
@@ -965,25 +961,9 @@ std::string RewriteRegclassLiterals(const std::string& expr, const std::function
     }
   });
   if (literals.empty()) return expr;
-  std::deque<std::string> renamed;
-  std::vector<char*> originals;
-  for (PgQuery__String* str : literals) {
-    renamed.push_back(rename(str->sval));
-    originals.push_back(str->sval);
-    str->sval = renamed.back().data();
-  }
-  auto restore = [&] {
-    for (size_t i = 0; i < literals.size(); i++) literals[i]->sval = originals[i];
-  };
-  std::string out;
-  try {
-    out = DeparseExpression(root);
-  } catch (...) {
-    restore();
-    throw;
-  }
-  restore();
-  return out;
+  StringSwaps renamed;
+  for (PgQuery__String* str : literals) renamed.Set(&str->sval, rename(str->sval));
+  return DeparseExpression(root);
 }
 
 namespace {
