@@ -363,7 +363,7 @@ void Session::ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer, const
   // returns; bulk rows are not logged, so their commit is waited for.
   const bool durable = variables_.Get("synchronous_commit") != "off";
   const bool bulk = !writes.bulk().empty();
-  DmlManager::WaitLimits wait{&cancel_, variables_.DurationMs("lock_timeout")};
+  DmlManager::WaitLimits wait{&cancel_, variables_.DurationMs("lock_timeout"), this};
   last_write_epoch_ =
       instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); }, ddl, &wait);
   bool implicit_flush = false;
@@ -422,7 +422,7 @@ void Session::OnDdlRollback(std::function<void()> action) {
 }
 
 void Session::HoldUntilBlockEnds(std::shared_ptr<void> guard) {
-  if (txn_catalog_) block_guards_.push_back(std::move(guard));
+  if (txn_catalog_ || txn_ == TxnState::kInBlock) block_guards_.push_back(std::move(guard));
 }
 
 void Session::CommitWithDdl(WriteSet&& writes, std::shared_ptr<void> writer, std::shared_ptr<Catalog> txn_catalog) {
@@ -679,6 +679,12 @@ bool WritesFromWhatItReads(const ParsedStatement& stmt) {
     case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return true;
     case PG_QUERY__NODE__NODE_SELECT_STMT: return stmt.node->select_stmt->n_locking_clause > 0;
     case PG_QUERY__NODE__NODE_INSERT_STMT: return stmt.node->insert_stmt->on_conflict_clause != nullptr;
+    // LOCK in a mode that conflicts with writes: a block holding the writer
+    // lock (with writes not yet applied) is waited for first, so that its
+    // COMMIT is not then held back by this lock while this block waits for
+    // the writer lock (NOWAIT does not wait for it).
+    case PG_QUERY__NODE__NODE_LOCK_STMT:
+      return stmt.node->lock_stmt->mode > kRowExclusiveLockMode && !stmt.node->lock_stmt->nowait;
     default: return false;
   }
 }
@@ -790,12 +796,11 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
   }
 }
 
-void Session::LockWrites(bool nowait, const std::string& relation) {
-  if (writer_) return;
-  DmlManager* dml = instance_->DmlFor(database_.id);
-  writer_ = nowait ? dml->TryAcquireWriter() : dml->AcquireWriter(&cancel_, variables_.DurationMs("lock_timeout"));
-  if (!writer_) FRESHET_THROW(sqlstate::kLockNotAvailable, "could not obtain lock on relation \"{}\"", relation);
-  txn_snapshot_.reset();  // as RunStatement: the block now reads every applied write
+void Session::LockWrites(ObjectId id, const std::string& relation, bool nowait) {
+  DmlManager::WaitLimits wait{&cancel_, variables_.DurationMs("lock_timeout"), this};
+  std::shared_ptr<void> guard = instance_->DmlFor(database_.id)->LockWrites(id, this, wait, nowait);
+  if (!guard) FRESHET_THROW(sqlstate::kLockNotAvailable, "could not obtain lock on relation \"{}\"", relation);
+  block_guards_.push_back(std::move(guard));
 }
 
 // ---- Extended protocol ----

@@ -195,10 +195,11 @@ class Session : public SequenceAccess, public SessionAccess {
   const WriteSet* PendingWrites() const { return txn_ == TxnState::kInBlock ? &txn_writes_ : nullptr; }
   // Whether the session holds its database's writer lock (see RunStatement).
   bool holds_writer_lock() const { return writer_ != nullptr; }
-  // Takes the writer lock to the end of the transaction (LOCK TABLE in a
-  // mode that conflicts with writes): waits up to lock_timeout, or not at
-  // all with `nowait` (55P03 naming `relation`).
-  void LockWrites(bool nowait, const std::string& relation);
+  // Holds back other sessions' writes to table `id` to the end of the
+  // block (LOCK TABLE in a mode that conflicts with writes), once no other
+  // session holds them back: waits up to lock_timeout, or not at all with
+  // `nowait` (55P03 naming `relation`).
+  void LockWrites(ObjectId id, const std::string& relation, bool nowait);
   // Applies writes now (outside a block, per synchronous_commit) or keeps
   // them for the block's COMMIT.
   void Write(WriteSet&& writes);
@@ -235,8 +236,8 @@ class Session : public SequenceAccess, public SessionAccess {
   // What undoes a block's DDL work done outside its catalog (a rewrite's
   // new relation): run if the block (or its savepoint) rolls back.
   void OnDdlRollback(std::function<void()> action);
-  // Keeps `guard` (DmlManager::BlockWrites) until the block ends; released
-  // at once outside a block.
+  // Keeps `guard` (DmlManager::BlockWrites) until the block (explicit, or
+  // a multi-statement message's) ends; released at once outside one.
   void HoldUntilBlockEnds(std::shared_ptr<void> guard);
 
   // The text of the statement being run (or last run), for the server log.

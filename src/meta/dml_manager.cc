@@ -144,7 +144,7 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
     Epoch epoch;
     {
       std::unique_lock lock(mu_);
-      WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr, wait);
+      WaitUnblocked(lock, writes, ddl && ddl->owner ? ddl->owner : wait ? wait->owner : nullptr, wait);
       epoch = ApplyLocked(std::move(writes), nullptr, nullptr, nullptr, ddl);
     }
     NoteApplied(epoch);
@@ -157,7 +157,7 @@ Epoch DmlManager::Apply(WriteSet&& writes, bool durable, const std::function<voi
   uint64_t seq = 0;
   {
     std::unique_lock lock(mu_);
-    WaitUnblocked(lock, writes, ddl ? ddl->owner : nullptr, wait);
+    WaitUnblocked(lock, writes, ddl && ddl->owner ? ddl->owner : wait ? wait->owner : nullptr, wait);
     epoch = ApplyLocked(std::move(writes), log, &entry, &seq, ddl);
   }
   // Before the sync: a read that waits for every applied write waits for
@@ -208,16 +208,6 @@ std::shared_ptr<void> DmlManager::AcquireWriter(const std::atomic<bool>* cancel,
     // Woken by the release; the timeout also notices a cancel request.
     writer_free_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(10)));
   }
-  return HoldWriter();
-}
-
-std::shared_ptr<void> DmlManager::TryAcquireWriter() {
-  std::lock_guard lock(writer_mu_);
-  if (writer_held_) return nullptr;
-  return HoldWriter();
-}
-
-std::shared_ptr<void> DmlManager::HoldWriter() {
   writer_held_ = true;
   // Not null: holders test the guard for whether they hold the lock.
   return std::shared_ptr<void>(this, [this](void*) {
@@ -236,6 +226,38 @@ std::shared_ptr<void> DmlManager::BlockWrites(TableId id, const void* owner) {
     entry = blocked_.emplace(id, owner);
   }
   return std::shared_ptr<void>(nullptr, [this, entry](void*) {
+    {
+      std::lock_guard lock(mu_);
+      blocked_.erase(entry);
+    }
+    unblocked_.notify_all();
+  });
+}
+
+std::shared_ptr<void> DmlManager::LockWrites(TableId id, const void* owner, const WaitLimits& wait, bool nowait) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline =
+      wait.timeout_ms > 0 ? Clock::now() + std::chrono::milliseconds(wait.timeout_ms) : Clock::time_point::max();
+  std::multimap<TableId, const void*>::iterator entry;
+  {
+    std::unique_lock lock(mu_);
+    auto by_other = [&] {
+      auto [from, to] = blocked_.equal_range(id);
+      for (auto it = from; it != to; ++it)
+        if (it->second != owner) return true;
+      return false;
+    };
+    while (by_other()) {
+      if (nowait) return nullptr;
+      if (wait.cancel && wait.cancel->load())
+        throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
+      if (Clock::now() >= deadline) throw SqlError(sqlstate::kLockNotAvailable, "canceling statement due to lock timeout");
+      unblocked_.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(10)));
+    }
+    entry = blocked_.emplace(id, owner);
+  }
+  // Not null (null means not obtained).
+  return std::shared_ptr<void>(this, [this, entry](void*) {
     {
       std::lock_guard lock(mu_);
       blocked_.erase(entry);

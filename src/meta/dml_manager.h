@@ -71,6 +71,9 @@ class DmlManager {
   struct WaitLimits {
     const std::atomic<bool>* cancel = nullptr;
     int64_t timeout_ms = 0;
+    // The writing session: its writes pass the tables it blocked itself
+    // (LockWrites, BlockWrites with it as owner).
+    const void* owner = nullptr;
   };
   Epoch Apply(WriteSet&& writes, bool durable = false, const std::function<void()>& on_applied = {},
               const WithDdl* ddl = nullptr, const WaitLimits* wait = nullptr);
@@ -106,8 +109,6 @@ class DmlManager {
   // `timeout_ms` (lock_timeout; 0 waits for ever). The lock is released
   // when the returned guard is destroyed.
   std::shared_ptr<void> AcquireWriter(const std::atomic<bool>* cancel, int64_t timeout_ms);
-  // The writer lock if it is free now, else null.
-  std::shared_ptr<void> TryAcquireWriter();
   // The table's rows as every applied write leaves them, committed or not
   // (TableEngine::LookupLatest reads whole keys through it): how the writer
   // lock's holder reads the writes applied before it without waiting for
@@ -125,10 +126,12 @@ class DmlManager {
   // `owner`'s own writes (Apply's WithDdl::owner) are not held back: a
   // transaction block keeps a table blocked until it commits.
   std::shared_ptr<void> BlockWrites(TableId id, const void* owner = nullptr);
+  // LOCK TABLE in a mode that conflicts with writes: BlockWrites for
+  // `owner`, once no other owner blocks the table (waiting within `wait`;
+  // with `nowait`, null at once when another does).
+  std::shared_ptr<void> LockWrites(TableId id, const void* owner, const WaitLimits& wait, bool nowait);
 
  private:
-  // Marks the writer lock held (under writer_mu_) and returns its guard.
-  std::shared_ptr<void> HoldWriter();
   std::shared_ptr<StateTable> TableFor(TableId id);
   // Adds bulk inserts (bulk_rows.h) to their tables, the tables' change
   // streams getting them as inserts; under mu_ and a write guard, tables

@@ -124,13 +124,18 @@ wait_session_gone "$PID"
 check "its end dropped its temporary schema" test "$(q -c "select count(*) from pg_namespace where nspname like 'pg_temp%'")" = 0
 check "and the table" test "$(q -c "select count(*) from pg_class where relname = 'tmp2'")" = 0
 
-echo "== 6) LOCK TABLE in a mode that conflicts with writes holds other sessions' updates until the block ends"
+echo "== 6) LOCK TABLE in a mode that conflicts with writes holds other sessions' writes until the block ends"
 q -c "create table locked (id int primary key, v int)" -c "insert into locked values (1, 0)" >/dev/null
 open_session
 send "BEGIN;" "LOCK TABLE locked IN EXCLUSIVE MODE;" "UPDATE locked SET v = 1;" '\echo LOCKED'
 check "a session locked the table" wait_for LOCKED
 out=$(q -c "set lock_timeout = '100ms'" -c "update locked set v = 2" 2>&1)
 check "another session's UPDATE waits for it (and gives up at lock_timeout)" grep -q "canceling statement due to lock timeout" <<<"$out"
+out=$(q -c "set lock_timeout = '100ms'" -c "insert into locked values (2, 0)" 2>&1)
+check "so does an INSERT" grep -q "canceling statement due to lock timeout" <<<"$out"
+out=$(q -c "set lock_timeout = '100ms'" -c "begin" -c "lock table locked in share row exclusive mode" 2>&1)
+check "and another LOCK in such a mode" grep -q "canceling statement due to lock timeout" <<<"$out"
+check "a read is not held back" test "$(q -c "select count(*) from locked")" = 1
 out=$(q -c "begin" -c "lock table locked in share mode nowait" 2>&1)
 check "LOCK ... NOWAIT does not wait" grep -q 'could not obtain lock on relation "locked"' <<<"$out"
 send "COMMIT;" '\echo DONE'
@@ -138,5 +143,6 @@ check "the block committed" wait_for DONE
 close_session
 check "then the other session's UPDATE runs" q -c "update locked set v = v + 10"
 check "after the block's" test "$(q -c "select v from locked")" = 11
+check "and an INSERT" q -c "insert into locked values (2, 0)"
 
 finish

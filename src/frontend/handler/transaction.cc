@@ -41,25 +41,28 @@ StatementOutcome HandleTransaction(const HandlerArgs& args) {
   throw SqlError(sqlstate::kFeatureNotSupported, "two-phase commit is not supported");
 }
 
-// LOCK TABLE: one writer at a time is Freshet's only lock between
-// transactions (DmlManager), so a mode that conflicts with writes (SHARE and
-// above) takes it to the end of the block, and the weaker modes have
-// nothing to wait for. Readers are never blocked, not even by ACCESS
-// EXCLUSIVE (they read a snapshot). Tables and views only, as PostgreSQL.
+// LOCK TABLE: a mode that conflicts with writes (SHARE and above) holds
+// back every other session's writes to the tables to the end of the block
+// (DmlManager::LockWrites), after any other session's hold on them ends;
+// the weaker modes have nothing to wait for. Readers are never held back,
+// not even by ACCESS EXCLUSIVE (they read a snapshot). Views are accepted
+// (nothing to hold), other relations refused, as in PostgreSQL.
 StatementOutcome HandleLock(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__LockStmt* l = args.stmt.node->lock_stmt;
   if (!session->InTransactionBlock())
     throw SqlError(sqlstate::kNoActiveTransaction, "LOCK TABLE can only be used in transaction blocks");
   Binder binder(session->BinderContextFor(args.stmt, nullptr));
-  std::string first;
+  std::vector<TableRef> tables;
   for (size_t i = 0; i < l->n_relations; i++) {
     TableRef table = binder.ResolveRelation(l->relations[i]->range_var);
     if (table->kind != RelationKind::kTable && table->kind != RelationKind::kView)
       FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table or view", table->name);
-    if (first.empty()) first = table->name;
+    tables.push_back(table);
   }
-  if (l->mode > kRowExclusiveLockMode) session->LockWrites(l->nowait, first);
+  if (l->mode > kRowExclusiveLockMode)
+    for (const TableRef& t : tables)
+      if (t->kind == RelationKind::kTable) session->LockWrites(t->id, t->name, l->nowait);
   return {"LOCK TABLE"};
 }
 
