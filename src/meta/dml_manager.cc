@@ -225,7 +225,12 @@ std::shared_ptr<void> DmlManager::BlockWrites(TableId id, const void* owner) {
     std::lock_guard lock(mu_);
     entry = blocked_.emplace(id, owner);
   }
-  return std::shared_ptr<void>(nullptr, [this, entry](void*) {
+  return Unblocker(entry);
+}
+
+std::shared_ptr<void> DmlManager::Unblocker(std::multimap<TableId, const void*>::iterator entry) {
+  // Not null (LockWrites' null means not obtained).
+  return std::shared_ptr<void>(this, [this, entry](void*) {
     {
       std::lock_guard lock(mu_);
       blocked_.erase(entry);
@@ -256,14 +261,7 @@ std::shared_ptr<void> DmlManager::LockWrites(TableId id, const void* owner, cons
     }
     entry = blocked_.emplace(id, owner);
   }
-  // Not null (null means not obtained).
-  return std::shared_ptr<void>(this, [this, entry](void*) {
-    {
-      std::lock_guard lock(mu_);
-      blocked_.erase(entry);
-    }
-    unblocked_.notify_all();
-  });
+  return Unblocker(entry);
 }
 
 void DmlManager::NoteApplied(Epoch epoch) {

@@ -132,6 +132,8 @@ class DmlManager {
   std::shared_ptr<void> LockWrites(TableId id, const void* owner, const WaitLimits& wait, bool nowait);
 
  private:
+  // The guard that ends a hold (BlockWrites, LockWrites) on `entry`.
+  std::shared_ptr<void> Unblocker(std::multimap<TableId, const void*>::iterator entry);
   std::shared_ptr<StateTable> TableFor(TableId id);
   // Adds bulk inserts (bulk_rows.h) to their tables, the tables' change
   // streams getting them as inserts; under mu_ and a write guard, tables
