@@ -248,6 +248,30 @@ ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
   return out;
 }
 
+// The scan's rows read from the index the optimizer chose, or null when
+// the index cannot serve this execution: it is gone or not created (in
+// this statement's catalog), the snapshot predates its last backfilled
+// rows, or the conditions' values narrow nothing (NULLs), which leaves the
+// table's scan (cached, parallel) the better one. The caller has checked
+// that the transaction has no writes of its own to the table (the index
+// does not hold them).
+std::unique_ptr<ChunkScan> ScanIndex(const ScanNode& node, const ColumnPredicates& predicates,
+                                     const std::vector<bool>& wanted, ExecContext& ctx) {
+  TableRef index = ctx.catalog ? ctx.catalog->GetTable(node.index->id) : nullptr;
+  if (!index || index->status != JobStatus::kCreated || index->types() != node.table->types()) return nullptr;
+  const std::shared_ptr<const Snapshot>& snapshot = ctx.ReadSnapshot();
+  if (snapshot->seq() < index->complete_from_snapshot) return nullptr;
+  ScanSpec spec;
+  spec.table = index->StorageDesc();
+  spec.projection = wanted;
+  spec.vnode_begin = 0;
+  spec.vnode_end = kVnodeCount;
+  spec.predicates = predicates;
+  std::unique_ptr<ChunkScan> scan = ctx.store->engines().For(index->id).Scan(snapshot, std::move(spec));
+  if (scan->complete()) return nullptr;
+  return scan;
+}
+
 }  // namespace
 
 ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
@@ -258,6 +282,9 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   bool own_writes = ctx.pending && ctx.pending->Find(table);
   const TableEngine& engine = ctx.store->engines().For(table);
   ColumnPredicates predicates = EvaluatePredicates(node, ctx);
+  if (node.index && !own_writes)
+    if (std::unique_ptr<ChunkScan> from_index = ScanIndex(node, predicates, wanted, ctx))
+      return std::make_unique<ScanExecutor>(std::move(from_index), ctx);
   const StateTableDesc desc = node.table->StorageDesc();
   auto spec = [&](int vnode_begin, int vnode_end) {
     ScanSpec s;

@@ -1028,7 +1028,17 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
     scope->columns[i].relation_oid = ObjectOid(table->id);
     if (!rv->alias) scope->columns[i].schema = s ? s->name : "";
   }
-  return std::make_unique<ScanNode>(table, std::move(schema));
+  return MakeScan(table, std::move(schema));
+}
+
+std::unique_ptr<ScanNode> Binder::MakeScan(const TableRef& table, std::vector<PlanColumn> schema) const {
+  auto scan = std::make_unique<ScanNode>(table, std::move(schema));
+  if (ctx_.use_indexes)
+    for (TableRef dependent : ctx_.catalog->Dependents(table->id))
+      if (dependent->kind == RelationKind::kIndex && dependent->status == JobStatus::kCreated &&
+          dependent->columns.size() == table->columns.size())
+        scan->indexes.push_back(std::move(dependent));
+  return scan;
 }
 
 PlanPtr Binder::BindView(const TableCatalog& view, const std::string& alias) {

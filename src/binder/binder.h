@@ -63,6 +63,9 @@ struct BinderContext {
   // materialized views; not those named inside the views it names) is
   // appended: what a view created from the statement depends on.
   std::vector<ObjectId>* referenced_relations = nullptr;
+  // Whether scans may read a table's indexes instead (enable_indexscan;
+  // off for stream jobs, which read tables' change streams).
+  bool use_indexes = true;
 };
 
 // Throws unless DML may write `t`: 42809 for anything but a table, 0A000
@@ -131,6 +134,8 @@ class Binder {
   ObjectId ResolveSchemaId(const char* schema_name);
   // Finds an unqualified relation along the search path (null when absent).
   TableRef FindInSearchPath(const std::string& name) const;
+  // A scan of `table`, with the indexes it may read instead (ScanNode::indexes).
+  std::unique_ptr<ScanNode> MakeScan(const TableRef& table, std::vector<PlanColumn> schema) const;
   // The current schema: the first existing schema of the search path.
   // The search path's schemas that exist, in order.
   std::vector<std::string> ExistingSearchPath() const;

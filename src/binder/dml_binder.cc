@@ -255,7 +255,7 @@ PlanPtr Binder::BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* re
   std::vector<PlanColumn> schema = TableSchema(*table);
   for (auto& c : schema) c.table = alias;
   scope->Append(schema);
-  PlanPtr plan = std::make_unique<ScanNode>(table, schema);
+  PlanPtr plan = MakeScan(table, schema);
   if (where) {
     ExprBinder eb(this, scope);
     scope->clause = "WHERE";

@@ -828,10 +828,13 @@ void Catalog::SetPlanSetting(ObjectId id, const std::string& key, const std::str
   UpdateTable(id, [&](TableCatalog* t) { t->plan_settings[key] = value; });
 }
 
-void Catalog::SetJobStatus(ObjectId id, JobStatus status) {
+void Catalog::SetJobStatus(ObjectId id, JobStatus status, uint64_t snapshot_seq) {
   UpdateTable(id, [&](TableCatalog* t) {
     t->status = status;
-    if (status == JobStatus::kCreated) t->finished_at_micros = NowMicros();
+    if (status == JobStatus::kCreated) {
+      t->finished_at_micros = NowMicros();
+      t->complete_from_snapshot = snapshot_seq;
+    }
   });
 }
 

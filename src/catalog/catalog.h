@@ -150,8 +150,14 @@ struct TableCatalog {
   std::vector<ConstraintCatalog> constraints;  // plain tables: FOREIGN KEY
   SequenceOptions sequence;   // kSequence: its parameters (its values: Catalog::SequenceState)
   std::string internal_kind;  // internal tables: what the state is ("backfill", "aggresult"...)
-  ObjectId backfill_upstream = 0;
-  int64_t finished_at_micros = 0;  // jobs: when it became Created  // "backfill" tables: the relation the backfill reads
+  ObjectId backfill_upstream = 0;  // "backfill" tables: the relation the backfill reads
+  int64_t finished_at_micros = 0;  // jobs: when it became Created
+  // Jobs, in memory only: the first store snapshot (Snapshot::seq) that
+  // holds all of the job's rows: the store's sequence when the job became
+  // Created in this process; 0 when it was Created before this process
+  // started, so every snapshot holds them. A batch read of an index at an
+  // older snapshot (a transaction's) would miss rows still being backfilled.
+  uint64_t complete_from_snapshot = 0;
   std::string failure;             // jobs with status kFailed: why
   std::string failure_code = "XX000";  // and the error's SQLSTATE
 
@@ -249,7 +255,8 @@ class Catalog {
   // are dropped when the catalog is loaded.
   static constexpr const char* kRewriteKind = "rewrite";
   TableRef ReplaceTable(ObjectId old_id, const TableCatalog& table);
-  void SetJobStatus(ObjectId id, JobStatus status);
+  // `snapshot_seq`: for kCreated, TableCatalog::complete_from_snapshot.
+  void SetJobStatus(ObjectId id, JobStatus status, uint64_t snapshot_seq = 0);
   void SetJobFailed(ObjectId id, const std::string& failure, const std::string& code);
 
   // The event log (rw_catalog.rw_event_logs): what happened to stream jobs

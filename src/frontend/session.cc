@@ -327,6 +327,7 @@ BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector
   ctx.search_path = SearchPath();
   ctx.temp_schema = TempSchemaName(pid_);
   ctx.statement_offset = stmt.offset;
+  ctx.use_indexes = variables_.Get("enable_indexscan") == "on";
   return ctx;
 }
 

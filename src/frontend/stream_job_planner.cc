@@ -49,6 +49,7 @@ Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContex
   bctx.query_text = text;
   bctx.search_path = ctx.search_path;
   bctx.temp_schema = ctx.temp_schema;
+  bctx.use_indexes = false;
   return Binder(bctx);
 }
 

@@ -55,6 +55,9 @@ const std::vector<VariableDef>& VariableDefs() {
       {"xmloption", "content", false, false},
       {"default_tablespace", "", false, false},
       {"default_table_access_method", "heap", false, false},
+      // Whether batch scans may read an index (CREATE INDEX) instead of
+      // the table, as PostgreSQL's planner setting.
+      {"enable_indexscan", "on", false, false},
       {"rw_implicit_flush", "false", false, false},
       {"read_after_write", "all", false, false},
       {"synchronous_commit", "on", false, false},
@@ -194,7 +197,8 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
     if (!ParseBoolSetting(v, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);
     v = b ? "true" : "false";
-  } else if (key == "row_security" || key == "synchronize_seqscans" || key == "check_function_bodies") {
+  } else if (key == "row_security" || key == "synchronize_seqscans" || key == "check_function_bodies" ||
+             key == "enable_indexscan") {
     bool b;
     if (!ParseBoolSetting(v, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def->name);

@@ -208,6 +208,7 @@ class BarrierManager {
   void DropDatabase(uint32_t database_id);
   void set_barrier_interval_ms(int ms);
   int barrier_interval_ms() const { return interval_ms_; }
+  StateStore* store() const { return store_; }
   void set_checkpoint_frequency(int n);
   int checkpoint_frequency() const { return checkpoint_frequency_; }
   void StopAll();

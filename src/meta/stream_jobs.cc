@@ -102,7 +102,10 @@ BuiltJob StreamJobs::Prepare(TableRef job, const StreamPlan& plan, const EvalCon
   }
   runtime->RegisterJob(job->id, built.backfill_actors, std::move(creating_upstream), [this, catalog, id] {
     TableRef t = catalog->GetTable(id);
-    if (t && t->status != JobStatus::kCreated) catalog->SetJobStatus(id, JobStatus::kCreated);
+    // The epoch that completed the backfill is committed: snapshots from
+    // now on hold every row.
+    if (t && t->status != JobStatus::kCreated)
+      catalog->SetJobStatus(id, JobStatus::kCreated, barriers_->store()->SnapshotSequence());
     OnCreated(id);
   });
   runtime->SetRelationOutputs(job->id, built.outputs);

@@ -331,7 +331,48 @@ std::optional<ScanNode::Condition> AsInCondition(const Expression& e) {
   return p;
 }
 
-// Hands each scan under a filter the filter's simple conjuncts.
+// How far a relation's key order narrows a scan with these conditions:
+// twice the leading key columns pinned by an equality or IN list, one
+// more for a range on the next; a distribution key pinned by equalities
+// counts as one (one vnode). 0: the scan reads every row.
+int KeyNarrowing(const TableCatalog& relation, const std::vector<ScanNode::Condition>& predicates) {
+  auto has = [&](int column, bool range) {
+    for (const auto& p : predicates)
+      if (p.column == column && (range || p.op == ColumnPredicate::Op::kEq || p.op == ColumnPredicate::Op::kIn))
+        return true;
+    return false;
+  };
+  int score = 0;
+  for (int column : relation.pk) {
+    if (has(column, false)) {
+      score += 2;
+      continue;
+    }
+    if (has(column, true)) score += 1;
+    break;
+  }
+  if (score == 0 && !relation.dist_key.empty() &&
+      std::all_of(relation.dist_key.begin(), relation.dist_key.end(), [&](int c) { return has(c, false); }))
+    score = 1;
+  return score;
+}
+
+// The index a scan reads instead of its table: the one whose key its
+// conditions narrow most, when they do not narrow the table's key.
+void ChooseIndex(ScanNode* scan) {
+  if (scan->indexes.empty() || scan->predicates.empty() || KeyNarrowing(*scan->table, scan->predicates) > 0) return;
+  int best = 0;
+  for (const TableRef& index : scan->indexes) {
+    int score = KeyNarrowing(*index, scan->predicates);
+    if (score > best) {
+      best = score;
+      scan->index = index;
+    }
+  }
+}
+
+// Hands each scan under a filter the filter's simple conjuncts, and picks
+// the index it reads.
 void PushPredicatesToScans(PlanNode* node) {
   if (node->kind() == PlanNode::Kind::kFilter && node->child()->kind() == PlanNode::Kind::kScan) {
     auto* scan = static_cast<ScanNode*>(node->child());
@@ -359,6 +400,7 @@ void PushPredicatesToScans(PlanNode* node) {
         scan->predicates.push_back(std::move(p));
       }
     }
+    ChooseIndex(scan);
   }
   for (auto& c : node->children()) PushPredicatesToScans(c.get());
 }

@@ -34,7 +34,7 @@ std::vector<std::string> ExplainPlan(const PlanNode& root) {
 std::string ScanNode::Describe() const {
   std::string cols;
   for (const auto& c : schema_) cols += (cols.empty() ? "" : ", ") + c.name;
-  std::string out = fmt::format("Scan {} [{}]", table->name, cols);
+  std::string out = fmt::format("Scan {}{} [{}]", table->name, index ? " using " + index->name : "", cols);
   // The conditions the table's engine is given to skip rows with (a key
   // lookup or range when they pin the key).
   std::string conditions;

@@ -87,6 +87,16 @@ class ScanNode : public PlanNode {
     ExprPtr array;
   };
   std::vector<Condition> predicates;
+  // The table's indexes made by CREATE INDEX and created (set by the
+  // binder): stream jobs holding a copy of every column of the table, in
+  // the table's order, keyed by the indexed columns first.
+  std::vector<TableRef> indexes;
+  // The index the scan reads instead of the table (set by the optimizer):
+  // one whose key the predicates narrow when they do not narrow the
+  // table's. The executor still reads the table when the index cannot
+  // serve the statement (the transaction wrote the table, its snapshot
+  // predates the index, the index was dropped).
+  TableRef index;
 };
 
 // Rows generated from the catalog (information_schema, pg_catalog, rw_catalog).

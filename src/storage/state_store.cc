@@ -262,6 +262,8 @@ void StateStore::NoteWriteFailure(const rocksdb::Status& s) {
   if (s.IsIOError() || s.IsNoSpace()) needs_resume_ = true;
 }
 
+uint64_t StateStore::SnapshotSequence() const { return versions_.Now(); }
+
 std::shared_ptr<const Snapshot> StateStore::GetSnapshot() const {
   uint64_t seq = versions_.Now();  // before the snapshot: see TableVersions
   return std::make_shared<Snapshot>(db_.get(), db_->GetSnapshot(), seq);

@@ -115,6 +115,9 @@ class StateStore : public MetaStore {
   ~StateStore();
 
   std::shared_ptr<const Snapshot> GetSnapshot() const;
+  // The seq() a snapshot taken now gets: every snapshot with a seq at least
+  // this sees every commit finished before this call.
+  uint64_t SnapshotSequence() const;
 
   // Applies the batch atomically (and durably when sync_commits).
   Status Commit(rocksdb::WriteBatch* batch);

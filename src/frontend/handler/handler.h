@@ -52,7 +52,7 @@ struct PortalRows {
 // keeps a literal such as 'now' as it was cast when the plan was made.)
 struct PlanCache {
   uint64_t catalog_version = 0;
-  std::string search_path, time_zone;
+  std::string search_path, time_zone, enable_indexscan;  // the settings it was planned with
   std::shared_ptr<const PlanNode> plan;  // null: nothing kept
 };
 

@@ -60,13 +60,14 @@ std::shared_ptr<const PlanNode> CachedPlanStatement(Session* session, const Pars
   const uint64_t catalog_version = session->catalog()->version();
   std::string search_path = session->variables().Get("search_path");
   std::string time_zone = session->variables().Get("timezone");
+  std::string enable_indexscan = session->variables().Get("enable_indexscan");
   if (cache->plan && cache->catalog_version == catalog_version && cache->search_path == search_path &&
-      cache->time_zone == time_zone)
+      cache->time_zone == time_zone && cache->enable_indexscan == enable_indexscan)
     return cache->plan;
   std::shared_ptr<const PlanNode> plan = PlanStatement(session, stmt, param_types);
   // Kept only if nothing changed while it was planned.
   if (plan && session->catalog()->version() == catalog_version)
-    *cache = PlanCache{catalog_version, std::move(search_path), std::move(time_zone), plan};
+    *cache = PlanCache{catalog_version, std::move(search_path), std::move(time_zone), std::move(enable_indexscan), plan};
   return plan;
 }
 
