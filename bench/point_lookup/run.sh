@@ -6,6 +6,8 @@
 # rows, then for DURATION seconds each:
 #   point   SELECT v, s FROM kv WHERE id = :id
 #   range   SELECT count(*), sum(v) FROM kv WHERE id >= :lo AND id < :lo + 100
+#   index   SELECT id, s FROM kv WHERE u = :u   (u: a column with an index,
+#           CREATE INDEX kv_u ON kv (u); one row per value)
 # Prints transactions/s and mean latency per query and system, and the
 # ratio. Optionally a second Freshet binary (--old) in the same run, for an
 # old-against-new comparison.
@@ -34,10 +36,12 @@ source "$ROOT/bench/pg_peer.sh"
 
 printf '\\set id random(1, %d)\nSELECT v, s FROM kv WHERE id = :id;\n' "$ROWS" >"$WORK/point.sql"
 printf '\\set lo random(1, %d)\nSELECT count(*), sum(v) FROM kv WHERE id >= :lo AND id < :lo + 100;\n' "$ROWS" >"$WORK/range.sql"
+printf '\\set u random(0, %d)\nSELECT id, s FROM kv WHERE u = :u;\n' "$((ROWS - 1))" >"$WORK/index.sql"
 load() {  # load PORT USER DB
   psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$1" -U "$2" -d "$3" \
-    -c "drop table if exists kv" -c "create table kv (id int primary key, v int, s text)" \
-    -c "insert into kv select g, g % 1000, 'row ' || g from generate_series(1, $ROWS) g" >/dev/null
+    -c "drop table if exists kv" -c "create table kv (id int primary key, v int, s text, u int)" \
+    -c "insert into kv select g, g % 1000, 'row ' || g, (g::bigint * 7919) % $ROWS from generate_series(1, $ROWS) g" \
+    -c "create index kv_u on kv (u)" >/dev/null
 }
 bench() {  # bench NAME PORT USER DB QUERY -> "tps latency_ms"
   local out
@@ -59,7 +63,7 @@ run_freshet() {  # run_freshet NAME BINARY
   for _ in $(seq 1 100); do pg_isready -q -h 127.0.0.1 -p "$port" && break; sleep 0.1; done
   load "$port" root dev
   psql -X -q -h 127.0.0.1 -p "$port" -U root -d dev -c "flush" >/dev/null
-  for q in point range; do RESULT[$1.$q]=$(bench "$1" "$port" root dev $q); done
+  for q in point range index; do RESULT[$1.$q]=$(bench "$1" "$port" root dev $q); done
   kill "$FR_PID"; wait "$FR_PID" 2>/dev/null || true
   FR_PID=""
 }
@@ -68,14 +72,14 @@ run_freshet() {  # run_freshet NAME BINARY
 start_postgres
 load "$PG_PORT" postgres postgres
 psql -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "vacuum analyze kv" >/dev/null
-for q in point range; do RESULT[postgres.$q]=$(bench postgres "$PG_PORT" postgres postgres $q); done
+for q in point range index; do RESULT[postgres.$q]=$(bench postgres "$PG_PORT" postgres postgres $q); done
 runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -m fast -w stop >/dev/null
 
 run_freshet freshet "$BIN"
 [[ -n "$OLD" ]] && run_freshet old "$OLD"
 
 printf '%-8s %-10s %12s %12s %10s\n' query system tps "latency ms" "vs pg"
-for q in point range; do
+for q in point range index; do
   read -r pg_tps _ <<<"${RESULT[postgres.$q]}"
   for sys in postgres freshet ${OLD:+old}; do
     read -r tps lat <<<"${RESULT[$sys.$q]}"
