@@ -206,6 +206,12 @@ SequenceOptions SequenceFromJson(const json& j) {
   return q;
 }
 
+std::string SchemaJson(const SchemaCatalog& s) {
+  json j{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}};
+  if (!s.comment.empty()) j["comment"] = s.comment;
+  return j.dump();
+}
+
 json TableToJson(const TableCatalog& t) {
   json cols = json::array();
   for (const auto& c : t.columns) cols.push_back(ColumnToJson(c));
@@ -299,7 +305,7 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
   });
   store->ScanMeta("catalog/schema/", [&](const std::string& k, const std::string& v) {
     json j = parse(k, v);
-    SchemaCatalog sc{j.at("id"), j.at("database_id"), j.at("name"), j.at("owner")};
+    SchemaCatalog sc{j.at("id"), j.at("database_id"), j.at("name"), j.at("owner"), j.value("comment", "")};
     c->schemas_[sc.id] = sc;
   });
   store->ScanMeta("catalog/table/", [&](const std::string& k, const std::string& v) {
@@ -554,8 +560,11 @@ void Catalog::CreateBuiltinSchemasLocked(ObjectId database_id, MetaWrite* batch,
                                          std::vector<SchemaCatalog>* created) {
   for (const char* name : {kDefaultSchema, kPgCatalogSchema, kInformationSchema, kRwCatalogSchema}) {
     SchemaCatalog s{NextIdLocked(batch), database_id, name, kRootUserId};
+    // The comments initdb leaves.
+    if (s.name == kDefaultSchema) s.comment = "standard public schema";
+    if (s.name == kPgCatalogSchema) s.comment = "system catalog schema";
     batch->Put(SchemaKey(s.id),
-               json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
+               SchemaJson(s));
     created->push_back(s);
   }
 }
@@ -677,21 +686,28 @@ SchemaCatalog Catalog::CreateSchema(ObjectId database_id, const std::string& nam
   MetaWrite batch;
   SchemaCatalog s{NextIdLocked(&batch), database_id, name, owner};
   batch.Put(SchemaKey(s.id),
-            json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
+            SchemaJson(s));
   CommitLocked(&batch);
   schemas_[s.id] = s;
   return s;
 }
 
 void Catalog::SetSchemaOwner(ObjectId schema_id, ObjectId owner) {
+  UpdateSchema(schema_id, [&](SchemaCatalog* s) { s->owner = owner; });
+}
+
+void Catalog::SetSchemaComment(ObjectId schema_id, const std::string& comment) {
+  UpdateSchema(schema_id, [&](SchemaCatalog* s) { s->comment = comment; });
+}
+
+void Catalog::UpdateSchema(ObjectId schema_id, const std::function<void(SchemaCatalog*)>& change) {
   std::unique_lock lock(mu_);
   auto it = schemas_.find(schema_id);
   if (it == schemas_.end()) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema with id {} was dropped", schema_id);
   SchemaCatalog s = it->second;
-  s.owner = owner;
+  change(&s);
   MetaWrite batch;
-  batch.Put(SchemaKey(s.id),
-            json{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}}.dump());
+  batch.Put(SchemaKey(s.id), SchemaJson(s));
   CommitLocked(&batch);
   it->second = s;
 }

@@ -186,6 +186,7 @@ struct SchemaCatalog {
   ObjectId database_id = 0;
   std::string name;
   ObjectId owner = kRootUserId;
+  std::string comment;  // COMMENT ON SCHEMA (pg_description); empty: none
 };
 
 struct DatabaseCatalog {
@@ -233,6 +234,7 @@ class Catalog {
   DatabaseCatalog CreateDatabase(const std::string& name, ObjectId owner);
   SchemaCatalog CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner);
   void SetSchemaOwner(ObjectId schema_id, ObjectId owner);
+  void SetSchemaComment(ObjectId schema_id, const std::string& comment);  // "": none
   // Assigns table->id; returns the stored object.
   // With the sequences of its serial and identity columns (their
   // owned_by_table set to the new table's id), in one write.
@@ -319,6 +321,7 @@ class Catalog {
  private:
   // Persists a change to one table's entry (no-op when it is gone).
   void UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>& change);
+  void UpdateSchema(ObjectId schema_id, const std::function<void(SchemaCatalog*)>& change);
   explicit Catalog(MetaStore* store) : store_(store) {}
   class TransactionStore;
   ObjectId NextIdLocked(MetaWrite* batch);

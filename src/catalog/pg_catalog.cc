@@ -501,6 +501,10 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"srvversion", kText}, {"srvacl", kTextArray}, {"srvoptions", kTextArray}}},
       {"pg_catalog", "pg_foreign_table", {{"ftrelid", kOid}, {"ftserver", kOid}, {"ftoptions", kTextArray}}},
       {"pg_catalog", "pg_user_mapping", {{"oid", kOid}, {"umuser", kOid}, {"umserver", kOid}, {"umoptions", kTextArray}}},
+      {"pg_catalog", "pg_user_mappings",
+       {{"umid", kOid}, {"srvid", kOid}, {"srvname", kName}, {"umuser", kOid}, {"usename", kName},
+        {"umoptions", kTextArray}}},
+      {"pg_catalog", "pg_db_role_setting", {{"setdatabase", kOid}, {"setrole", kOid}, {"setconfig", kTextArray}}},
       {"pg_catalog", "pg_default_acl",
        {{"oid", kOid}, {"defaclrole", kOid}, {"defaclnamespace", kOid}, {"defaclobjtype", kChar},
         {"defaclacl", kTextArray}}},
@@ -644,7 +648,10 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       for (size_t i = 0; i < t->columns.size(); i++) {
         const auto& col = t->columns[i];
         if (col.hidden) continue;
-        bool in_pk = std::find(t->pk.begin(), t->pk.end(), int(i)) != t->pk.end() && t->row_id_index < 0;
+        // A materialized view's key is its stream key, no constraint: its
+        // columns are nullable, as PostgreSQL's.
+        bool in_pk = std::find(t->pk.begin(), t->pk.end(), int(i)) != t->pk.end() && t->row_id_index < 0 &&
+                     t->kind == RelationKind::kTable;
         // An identity column's values come from its sequence, not a DEFAULT.
         bool has_default = !col.default_expr.empty() && !col.identity;
         rows.push_back(attribute(ObjectOid(t->id), col, nums[i], col.not_null || in_pk, has_default));
@@ -883,10 +890,8 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
   } else if (name == "pg_description") {
     // The schemas' comments that initdb gives; comments on relations
     // (classoid pg_class) and their columns (objsubid the column's attnum).
-    for (const auto& [id, s] : schemas) {
-      if (s.name == "public") rows.push_back({O(ObjectOid(id)), O(2615), I4(0), Txt("standard public schema")});
-      if (s.name == kPgCatalogSchema) rows.push_back({O(ObjectOid(id)), O(2615), I4(0), Txt("system catalog schema")});
-    }
+    for (const auto& [id, s] : schemas)
+      if (!s.comment.empty()) rows.push_back({O(ObjectOid(id)), O(2615), I4(0), Txt(s.comment)});
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (!t->comment.empty()) rows.push_back({O(ObjectOid(t->id)), O(1259), I4(0), Txt(t->comment)});
       std::vector<int> nums = AttNums(*t);
@@ -1087,7 +1092,14 @@ class CatalogLookupImpl : public CatalogLookup {
     return std::nullopt;
   }
 
-  std::optional<std::string> RelationDescription(uint32_t oid, int attnum) const override {
+  std::optional<std::string> Description(uint32_t oid, std::string_view catalog, int attnum) const override {
+    if (catalog == "pg_namespace") {
+      std::optional<SchemaCatalog> s;
+      if (attnum == 0 && oid > kObjectOidBase) s = c_->GetSchema(oid - kObjectOidBase);
+      if (!s || s->database_id != db_ || s->comment.empty()) return std::nullopt;
+      return s->comment;
+    }
+    if (catalog != "pg_class") return std::nullopt;
     auto rel = Find(oid);
     if (!rel || !rel->table || (rel->index && !IsUserIndex(*rel->table))) return std::nullopt;
     const TableCatalog& t = *rel->table;

@@ -188,6 +188,7 @@ const std::map<std::string, uint32_t>& PgTableOids() {
       {"pg_ts_dict", 3600},     {"pg_ts_config", 3602},   {"pg_foreign_data_wrapper", 2328},
       {"pg_foreign_server", 1417}, {"pg_user_mapping", 1418}, {"pg_default_acl", 826}, {"pg_transform", 3576},
       {"pg_subscription", 6100}, {"pg_publication_namespace", 6237}, {"pg_largeobject_metadata", 2995},
+      {"pg_db_role_setting", 2964},
   };
   return kOids;
 }
@@ -247,7 +248,8 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       int pos = 0;
       for (const auto& col : t->columns) {
         if (col.hidden) continue;
-        bool not_null = col.not_null || std::find(t->pk.begin(), t->pk.end(), pos) != t->pk.end();
+        bool not_null = col.not_null || (t->kind == RelationKind::kTable &&
+                                         std::find(t->pk.begin(), t->pk.end(), pos) != t->pk.end());
         pos++;
         const DataType& ty = col.type;
         rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(col.name), Int(pos),

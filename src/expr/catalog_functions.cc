@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/array.h"
+#include "common/decimal.h"
 #include "common/identifier.h"
 #include "common/limits.h"
 #include "expr/function_helpers.h"
@@ -199,6 +200,33 @@ std::string AclDefault(const EvalContext& ctx, std::string_view type, int64_t ow
   return EncodeArray(items);
 }
 
+// PostgreSQL 15's pg_size_pretty: bytes below 10 kB, then the largest
+// unit (kB, MB, GB, TB, PB) that keeps the number under 20,480, half
+// rounded away from zero.
+std::string SizePretty(int64_t size) {
+  struct Unit {
+    const char* name;
+    int64_t limit;
+    bool round;
+    int bits;
+  };
+  static const Unit kUnits[] = {{"bytes", 10 * 1024, false, 0}, {"kB", 20 * 1024 - 1, true, 10},
+                                {"MB", 20 * 1024 - 1, true, 20}, {"GB", 20 * 1024 - 1, true, 30},
+                                {"TB", 20 * 1024 - 1, true, 40}, {"PB", 20 * 1024 - 1, true, 50}};
+  constexpr size_t kCount = sizeof(kUnits) / sizeof(kUnits[0]);
+  auto half_rounded = [](int64_t x) { return (x + (x < 0 ? -1 : 1)) / 2; };
+  for (size_t i = 0;; i++) {
+    const Unit& unit = kUnits[i];
+    if (i + 1 == kCount || (size < 0 ? -size : size) < unit.limit) {
+      if (unit.round) size = half_rounded(size);
+      return fmt::format("{} {}", size, unit.name);
+    }
+    const Unit& next = kUnits[i + 1];
+    int bits = next.bits - unit.bits - (next.round ? 1 : 0) + (unit.round ? 1 : 0);
+    size /= int64_t{1} << bits;
+  }
+}
+
 }  // namespace
 
 void RegisterCatalogFunctions(FunctionRegistry* r) {
@@ -233,6 +261,22 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                  o->AppendBool(ctx.catalog->TableIsVisible(u));
                });
              });
+  // Objects of kinds Freshet has none of (operators, operator classes and
+  // families, conversions, collations, text search objects, extended
+  // statistics): NULL, PostgreSQL's answer for an oid that is not one.
+  for (const char* name : {"pg_operator_is_visible", "pg_opclass_is_visible", "pg_opfamily_is_visible",
+                           "pg_conversion_is_visible", "pg_collation_is_visible", "pg_ts_config_is_visible",
+                           "pg_ts_dict_is_visible", "pg_ts_parser_is_visible", "pg_ts_template_is_visible",
+                           "pg_statistics_obj_is_visible"})
+    RegisterFn(r, name, {oid}, b, [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
+      for (size_t i = 0; i < n; i++) out->AppendNull();
+    });
+  RegisterFn(r, "getdatabaseencoding", {}, DataType::Varchar(),
+             [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
+               for (size_t i = 0; i < n; i++) out->AppendString("UTF8");
+             });
+  // pg_default and pg_global live in the data directory: no location.
+  RegisterFn(r, "pg_tablespace_location", {oid}, text, StrictFn<int64_t>([](int64_t) { return std::string(); }));
   RegisterFn(r, "pg_type_is_visible", {oid}, b, StrictFn<int64_t>([](int64_t id) {
                return FormatTypeName(static_cast<uint32_t>(id), -1).has_value();
              }));
@@ -436,6 +480,14 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                  bytes ? o->AppendInt(*bytes) : o->AppendNull();
                });
              });
+  RegisterFn(r, "pg_size_pretty", {i8}, text, StrictFn<int64_t>([](int64_t size) { return SizePretty(size); }));
+  RegisterFn(r, "pg_size_pretty", {DataType::Numeric()}, text, StrictFn<Decimal>([](const Decimal& size) {
+               // A fraction of a byte shows as it is; larger sizes in whole units.
+               Decimal whole = DecimalTrunc(size, 0);
+               if (DecimalCompare(whole, size) != 0 && DecimalCompare(DecimalAbs(size), DecimalFromInt(10 * 1024)) < 0)
+                 return DecimalToString(size) + " bytes";
+               return SizePretty(DecimalToInt(whole));
+             }));
   for (const char* name : {"pg_relation_size", "pg_table_size", "pg_total_relation_size"})
     RegisterFn(r, name, {regclass}, i8, relation_size);
   RegisterFn(r, "pg_relation_size", {regclass, text}, i8, relation_size);
@@ -507,18 +559,19 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   RegisterFn(r, "has_column_privilege", {text, text, text}, b, column_privilege);
   RegisterFn(r, "has_column_privilege", {oid, text, text}, b, column_privilege);
   RegisterFn(r, "has_column_privilege", {oid, i4, text}, b, column_privilege);
-  // Comments (COMMENT ON): on relations and their columns; other objects
-  // have none.
+  // Comments (COMMENT ON): on relations, their columns and schemas; other
+  // objects have none. obj_description(oid) (deprecated) takes any of them.
   auto relation_description = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {
-      bool null = AnyNull(args, i);
-      const bool column = args.size() == 2 && args[1]->type().id != TypeId::kVarchar && !args[1]->type().IsText();
-      // obj_description(oid, catalog): only pg_class holds commented objects.
-      if (!null && args.size() == 2 && !column && args[1]->GetString(i) != "pg_class") null = true;
       std::optional<std::string> d;
-      if (!null && ctx.catalog)
-        d = ctx.catalog->RelationDescription(static_cast<uint32_t>(args[0]->GetInt(i)),
-                                             column ? static_cast<int>(args[1]->GetInt(i)) : 0);
+      if (!AnyNull(args, i) && ctx.catalog) {
+        const uint32_t oid = static_cast<uint32_t>(args[0]->GetInt(i));
+        const bool column = args.size() == 2 && args[1]->type().id != TypeId::kVarchar && !args[1]->type().IsText();
+        if (column) d = ctx.catalog->Description(oid, "pg_class", static_cast<int>(args[1]->GetInt(i)));
+        else if (args.size() == 2) d = ctx.catalog->Description(oid, args[1]->GetString(i), 0);
+        else for (const char* catalog : {"pg_class", "pg_namespace"})
+          if (!d) d = ctx.catalog->Description(oid, catalog, 0);
+      }
       if (d) out->AppendString(std::move(*d));
       else out->AppendNull();
     }

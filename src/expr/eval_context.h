@@ -49,9 +49,11 @@ class CatalogLookup {
   // `column` of relation `oid` owns; nullopt when none (42703 when there
   // is no such column).
   virtual std::optional<std::string> OwnedSequence(uint32_t oid, const std::string& column) const = 0;
-  // obj_description(oid, 'pg_class') (subid 0) and col_description(oid,
-  // attnum): the comment COMMENT ON gave; nullopt when none.
-  virtual std::optional<std::string> RelationDescription(uint32_t oid, int attnum) const = 0;
+  // obj_description(oid, catalog) (attnum 0) and col_description(oid,
+  // attnum): the comment COMMENT ON gave an object of `catalog`
+  // ("pg_class": relations and their columns, "pg_namespace": schemas);
+  // nullopt when none.
+  virtual std::optional<std::string> Description(uint32_t oid, std::string_view catalog, int attnum) const = 0;
   // A column default as the catalog keeps it: each relation it names by a
   // regclass literal ('s'::regclass, nextval('s')) written schema.name as
   // this search path finds it, so that the default reads that relation

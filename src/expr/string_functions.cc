@@ -6,7 +6,10 @@
 #include <memory>
 #include <optional>
 
+#include "common/character.h"
+#include "common/identifier.h"
 #include "common/limits.h"
+#include "expr/cast.h"
 #include "expr/function_helpers.h"
 
 namespace freshet {
@@ -363,6 +366,124 @@ void ConcatWsFn(const std::vector<const Vector*>& args, size_t n, Vector* out, E
   }
 }
 
+// format(fmt, ...): PostgreSQL's text_format. Each %[n$][-][width]type
+// takes the next argument (or the n-th); width is digits or * (the next
+// argument, or *n$), negative or with - left-aligning; %s the text (NULL
+// empty), %I an identifier (quoted as needed; NULL 22004), %L a literal
+// (NULL unquoted); %% a percent sign. The binder hands every argument as
+// text (its output function).
+std::string FormatText(SV format, const std::vector<const Vector*>& args, size_t row, EvalContext& ctx) {
+  auto invalid = [](const std::string& message) { return SqlError(sqlstate::kInvalidParameterValue, message); };
+  const size_t nargs = args.size() - 1;
+  size_t next = 0;  // the argument after the last one used (0-based over args[1..])
+  auto number = [&](size_t* pos, std::optional<int64_t>* out) {
+    int64_t v = 0;
+    size_t start = *pos;
+    while (*pos < format.size() && format[*pos] >= '0' && format[*pos] <= '9') {
+      v = v * 10 + (format[*pos] - '0');
+      if (v > INT32_MAX) throw invalid("number is out of range");
+      ++*pos;
+    }
+    if (*pos > start) *out = v;
+  };
+  auto argument = [&](std::optional<int64_t> position) -> size_t {
+    if (position) {
+      if (*position == 0) throw invalid("format specifies argument 0, but arguments are numbered from 1");
+      next = static_cast<size_t>(*position);
+    } else {
+      next++;
+    }
+    if (next > nargs) throw invalid("too few arguments for format()");
+    return next;  // index into args
+  };
+  return BuildLimitedString([&](auto& out) {
+    next = 0;  // written twice (BuildLimitedString): from the start each time
+    for (size_t i = 0; i < format.size(); i++) {
+      if (format[i] != '%') {
+        out.push_back(format[i]);
+        continue;
+      }
+      auto unterminated = [&] { return invalid("unterminated format() type specifier"); };
+      if (++i >= format.size()) throw unterminated();
+      if (format[i] == '%') {
+        out.push_back('%');
+        continue;
+      }
+      // [n$]: an argument position (digits then $), else the digits are a width.
+      std::optional<int64_t> position, width;
+      bool left = false;
+      std::optional<int64_t> digits;
+      number(&i, &digits);
+      if (i >= format.size()) throw unterminated();
+      if (digits && format[i] == '$') {
+        position = digits;
+        digits.reset();
+        if (++i >= format.size()) throw unterminated();
+      }
+      if (!digits) {
+        while (i < format.size() && format[i] == '-') {
+          left = true;
+          i++;
+        }
+        if (i >= format.size()) throw unterminated();
+        if (format[i] == '*') {
+          std::optional<int64_t> width_position;
+          i++;
+          number(&i, &width_position);
+          if (width_position) {
+            if (i >= format.size() || format[i] != '$') throw unterminated();
+            i++;
+          }
+          size_t k = argument(width_position);
+          // The width argument's text as an integer; NULL is no width.
+          if (!args[k]->IsNull(row)) {
+            const std::string& text = args[k]->GetString(row);
+            // As PostgreSQL reads it: the argument cast to integer.
+            width = ParseText(text, DataType::Int32(), ctx).int_value();
+          }
+        } else {
+          number(&i, &width);
+        }
+      } else {
+        width = digits;
+      }
+      if (i >= format.size()) throw unterminated();
+      const char type = format[i];
+      if (type != 's' && type != 'I' && type != 'L') {
+        SqlError e = invalid(fmt::format("unrecognized format() type specifier \"{}\"", type));
+        e.WithHint("For a single \"%\" use \"%%\".");
+        throw e;
+      }
+      size_t k = argument(position);
+      std::string value;
+      if (args[k]->IsNull(row)) {
+        if (type == 'I') throw SqlError("22004", "null values cannot be formatted as an SQL identifier");
+        if (type == 'L') value = "NULL";
+      } else {
+        const std::string& text = args[k]->GetString(row);
+        value = type == 'I' ? QuoteIdent(text) : type == 'L' ? QuoteLiteral(text) : text;
+      }
+      if (width && *width < 0) {
+        left = true;
+        width = -*width;
+      }
+      size_t length = Utf8Length(value);
+      size_t pad = width && static_cast<size_t>(*width) > length ? static_cast<size_t>(*width) - length : 0;
+      if (!left) out.append(pad, ' ');
+      out.append(value);
+      if (left) out.append(pad, ' ');
+    }
+  });
+}
+
+void FormatFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+  out->Reserve(out->size() + n);
+  for (size_t i = 0; i < n; i++) {
+    if (args[0]->IsNull(i)) out->AppendNull();
+    else out->AppendString(FormatText(args[0]->GetString(i), args, i, ctx));
+  }
+}
+
 // a || b for text and bytea: PostgreSQL asks for one allocation of both
 // lengths and the header.
 std::string Concat2(SV a, SV c) {
@@ -454,6 +575,9 @@ void RegisterStringFunctions(FunctionRegistry* r) {
   r->Register(concat);
   concat.name = "concat_ws";
   concat.fn = ConcatWsFn;
+  r->Register(concat);
+  concat.name = "format";
+  concat.fn = FormatFn;
   r->Register(concat);
 
   RegisterFn(r, "||", {v, v}, v, StrictFn<SV, SV>(kFn<Concat2>));

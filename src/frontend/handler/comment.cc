@@ -1,6 +1,6 @@
-// COMMENT ON TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE | INDEX | COLUMN
-// ... IS 'text' | NULL: the comment kept with the relation or column in the
-// catalog (pg_description, obj_description, col_description, psql's \d+).
+// COMMENT ON TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE | INDEX | COLUMN |
+// SCHEMA ... IS 'text' | NULL: the comment kept with the relation, column or
+// schema in the catalog (pg_description, obj_description, col_description, psql's \d+).
 #include <pg_query/pg_query.pb-c.h>
 
 #include "common/error.h"
@@ -33,6 +33,11 @@ std::optional<CommentTarget> TargetOf(PgQuery__ObjectType type) {
 
 StatementOutcome HandleComment(const HandlerArgs& args) {
   const PgQuery__CommentStmt* c = args.stmt.node->comment_stmt;
+  if (c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {
+    SchemaCatalog schema = OwnedSchema(args, StringOf(c->object));
+    args.session->DdlCatalog()->SetSchemaComment(schema.id, c->comment ? c->comment : "");
+    return {"COMMENT"};
+  }
   const bool column = c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN;
   std::optional<CommentTarget> target = TargetOf(c->objtype);
   if (!column && !target)

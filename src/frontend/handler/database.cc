@@ -7,6 +7,7 @@
 #include "catalog/temp_schema.h"
 #include "common/error.h"
 #include "frontend/handler/handler.h"
+#include "frontend/handler/objects.h"
 #include "frontend/session.h"
 
 namespace freshet {
@@ -72,18 +73,14 @@ StatementOutcome HandleAlterOwner(const HandlerArgs& args) {
     throw SqlError(sqlstate::kFeatureNotSupported, "ALTER ... OWNER TO is supported for schemas and relations only");
   Catalog* catalog = args.session->DdlCatalog();
   std::string name = StringOf(s->object);
-  auto schema = catalog->FindSchema(args.session->database().id, name);
-  if (!schema) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+  SchemaCatalog schema = OwnedSchema(args, name);
   if (IsSystemSchema(name) || IsTempSchemaName(name))
     FRESHET_THROW(sqlstate::kInsufficientPrivilege, "schema \"{}\" cannot be altered", name);
-  auto me = catalog->FindUser(args.session->user());
-  if (!me || (!me->superuser && me->id != schema->owner))
-    FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of schema {}", name);
   const PgQuery__RoleSpec* role = s->newowner;
   std::string owner = role->rolename && *role->rolename ? role->rolename : args.session->user();
   auto user = catalog->FindUser(owner);
   if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", owner);
-  catalog->SetSchemaOwner(schema->id, user->id);
+  catalog->SetSchemaOwner(schema.id, user->id);
   return {"ALTER SCHEMA"};
 }
 

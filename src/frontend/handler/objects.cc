@@ -39,6 +39,16 @@ void CheckOwner(const HandlerArgs& args, const TableCatalog& t) {
   FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of {} {}", RelationKindName(t.kind), t.name);
 }
 
+SchemaCatalog OwnedSchema(const HandlerArgs& args, const std::string& name) {
+  const Catalog* catalog = args.session->DdlCatalog();
+  auto schema = catalog->FindSchema(args.session->database().id, name);
+  if (!schema) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", name);
+  auto me = catalog->FindUser(args.session->user());
+  if (!me || (!me->superuser && me->id != schema->owner))
+    FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of schema {}", name);
+  return *schema;
+}
+
 std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<TableRef>& named, bool cascade,
                                   const std::string& kind_name) {
   Catalog* catalog = args.session->catalog();

@@ -19,6 +19,9 @@ TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& n
 TableRef FindJobByName(const HandlerArgs& args, const std::vector<std::string>& name, const std::string& kind_name);
 // Throws 42501 unless the session's user owns `t` or is a superuser.
 void CheckOwner(const HandlerArgs& args, const TableCatalog& t);
+// The schema a statement names, in the session's database, when its user
+// owns it or is a superuser: 3F000 when there is none, 42501 otherwise.
+SchemaCatalog OwnedSchema(const HandlerArgs& args, const std::string& name);
 // The named relations and, with cascade, everything depending on them
 // (indexes always, and the jobs still being created on a job still being
 // created, with a NOTICE); throws 2BP01 naming the dependents otherwise.
