@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/identifier.h"
 #include "sql/parser.h"
+#include "sql/view_text.h"
 #include "expr/type_procs.h"
 
 namespace freshet {
@@ -825,9 +826,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       bool has_indexes = HasPrimaryKeyIndex(*t) || indexed.count(t->id) || !UniqueConstraints(*t).empty();
       if (name == "pg_views" && t->kind == RelationKind::kView) {
-        rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Txt(*reader->ViewDef(ObjectOid(t->id)))});
+        rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Txt(*reader->ViewDef(ObjectOid(t->id), false))});
       } else if (name == "pg_matviews" && t->kind == RelationKind::kMaterializedView) {
-        auto q = reader->ViewDef(ObjectOid(t->id));
+        auto q = reader->ViewDef(ObjectOid(t->id), false);
         rows.push_back({schema_name(t->schema_id), N(t->name), owner(t->owner), Null(kName), B(has_indexes),
                         B(t->status == JobStatus::kCreated), q ? Txt(*q) : Null(kText)});
       } else if (name == "pg_tables" && t->kind == RelationKind::kTable) {
@@ -1042,7 +1043,7 @@ class CatalogLookupImpl : public CatalogLookup {
   // schema when this search path would not find that relation by its name
   // (as PostgreSQL: pg_dump, with an empty path, gets every name
   // qualified). A query that does not deparse is shown as written.
-  std::optional<std::string> ViewDef(uint32_t oid) const override {
+  std::optional<std::string> ViewDef(uint32_t oid, bool pretty) const override {
     auto rel = Find(oid);
     if (!rel || !rel->table) return std::nullopt;
     const TableCatalog& view = *rel->table;
@@ -1069,6 +1070,34 @@ class CatalogLookupImpl : public CatalogLookup {
     };
     // A view's deparsed query, a materialized view's statement.
     const std::string& query = view.kind == RelationKind::kView ? view.view_query : view.definition;
+    // PostgreSQL's own text where it is known exactly (sql/view_text.h).
+    ViewTextContext text_context;
+    text_context.pretty = pretty;
+    text_context.relation = [&](const std::string& schema,
+                                const std::string& name) -> std::optional<ViewTextContext::Relation> {
+      if (FindSystemTable(kPgCatalogSchema, name) || FindSystemTable(kRwCatalogSchema, name)) return std::nullopt;
+      std::optional<uint32_t> oid;
+      std::string found_in = schema;
+      if (!schema.empty()) oid = FindInSchema(schema, name);
+      for (size_t i = 0; schema.empty() && !oid && i < view_path.size(); i++)
+        if ((oid = FindInSchema(view_path[i], name))) found_in = view_path[i];
+      auto rel = oid ? Find(*oid) : std::nullopt;
+      if (!rel || !rel->table) return std::nullopt;
+      ViewTextContext::Relation out;
+      for (const auto& c : rel->table->columns)
+        if (!c.hidden) out.columns.push_back({c.name, c.type});
+      // Qualified unless the reader's path finds this very relation first.
+      out.schema = found_in;
+      for (const auto& reader_schema : SearchPath())
+        if (auto first = FindInSchema(reader_schema, name)) {
+          if (*first == *oid) out.schema.reset();
+          break;
+        }
+      return out;
+    };
+    for (const auto& c : view.columns)
+      if (!c.hidden) text_context.output_names.push_back(c.name);
+    if (std::optional<std::string> exact = PostgresViewText(query, text_context)) return exact;
     try {
       return " " + DeparseQualified(query, schema_for) + ";";
     } catch (const SqlError&) {

@@ -355,7 +355,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
         uint32_t oid = args[0]->type().IsText() || args[0]->type().id == TypeId::kVarchar
                            ? ctx.catalog->RelationOid(args[0]->GetString(i))
                            : static_cast<uint32_t>(args[0]->GetInt(i));
-        def = ctx.catalog->ViewDef(oid);
+        def = ctx.catalog->ViewDef(oid, args.size() == 2 && args[1]->GetBool(i));
       }
       if (def) out->AppendString(std::move(*def));
       else out->AppendNull();

@@ -42,9 +42,9 @@ class CatalogLookup {
   // it is not visible, as PostgreSQL does.
   virtual std::optional<std::string> IndexDef(uint32_t oid, int column, bool pretty) const = 0;
   virtual std::optional<std::string> ConstraintDef(uint32_t oid, bool pretty) const = 0;
-  // pg_get_viewdef: a view's or materialized view's query; nullopt for
-  // other oids.
-  virtual std::optional<std::string> ViewDef(uint32_t oid) const = 0;
+  // pg_get_viewdef(oid, pretty): a view's or materialized view's query;
+  // nullopt for other oids.
+  virtual std::optional<std::string> ViewDef(uint32_t oid, bool pretty) const = 0;
   // pg_get_serial_sequence: the qualified name of the sequence column
   // `column` of relation `oid` owns; nullopt when none (42703 when there
   // is no such column).

@@ -574,10 +574,13 @@ CommandResult run_command(const std::string& command) {
 // 4. Comparison and diff rendering
 // ============================================================================
 
-// One line per row: the values joined by a single space, trailing whitespace trimmed.
+// One line per row: the values joined by a single space, trailing whitespace
+// trimmed; a value with line breaks (pg_get_viewdef's text) continues on the
+// next lines, as the expected lines of a record can only hold it.
 std::vector<std::string> row_lines(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::string> lines;
-  for (const auto& row : rows) lines.emplace_back(rtrim(fmt::format("{}", fmt::join(row, " "))));
+  for (const auto& row : rows)
+    for (const auto& line : split_lines(fmt::format("{}", fmt::join(row, " ")))) lines.emplace_back(rtrim(line));
   return lines;
 }
 
