@@ -795,7 +795,8 @@ TableRef Catalog::AlterTable(const TableCatalog& table) {
   for (const auto& [id, t] : tables_)
     if (id != table.id && t->schema_id == table.schema_id && t->name == table.name)
       FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", table.name);
-  // A unique constraint is only added by a rewrite, which fills its index.
+  // A unique constraint is only added with its index filled (by a rewrite,
+  // or in place: DmlManager::FillUniqueIndex).
   std::vector<ObjectId> kept = UniqueIndexIds(table);
   for (const auto& c : table.constraints)
     if (c.type == 'u' && !c.index_id)

@@ -246,9 +246,13 @@ class Catalog {
   // CREATE OR REPLACE VIEW: the view `id` takes the columns, definition,
   // query, settings and dependencies of `view`.
   TableRef ReplaceView(ObjectId id, const TableCatalog& view);
-  // ALTER without a rewrite (renames, defaults, NOT NULL, options): the
-  // relation `table.id` becomes `table`. Throws 42P07 when its name is taken.
+  // ALTER without a rewrite (renames, defaults, NOT NULL, options, unique
+  // constraints whose index was filled in place): the relation `table.id`
+  // becomes `table`. Throws 42P07 when its name is taken.
   TableRef AlterTable(const TableCatalog& table);
+  // A fresh object id, stored at once (never given twice): the index of a
+  // unique constraint filled before the constraint is stored.
+  ObjectId NewObjectId() { return ReserveId(); }
   // ALTER TABLE with a rewrite. `table` is the rewritten relation: created
   // by CreateTable as a kInternal table of internal_kind kRewriteKind under
   // a temporary name, filled, and here given its final form (the old name,

@@ -47,6 +47,37 @@ void DmlManager::DropTable(TableId id) {
   unique_indexes_.erase(owned);
 }
 
+void DmlManager::FillUniqueIndex(const TableCatalog& table, const ConstraintCatalog& constraint) {
+  std::lock_guard lock(mu_);
+  std::shared_ptr<StateTable> rows = TableFor(table.id);
+  if (rows->HasPendingWrites())
+    throw SqlError(sqlstate::kInternalError, "the table has writes that are not committed");
+  try {
+    auto guard = loop_->BeginWrite();  // ended before the catch (Unregister waits for writers)
+    std::shared_ptr<StateTable> index_table = UniqueIndexFor(table, constraint);
+    // Every row, as a write of itself: replayed over the (empty) index, two
+    // rows with one value conflict as two inserts would.
+    TableCatalog only = table;
+    only.constraints = {constraint};
+    UniqueIndexWrites index(only, *rows, [&](const ConstraintCatalog&) { return index_table; });
+    WriteLog ops;
+    for (uint16_t vnode = 0; vnode < kVnodeCount; vnode++) {
+      auto c = rows->ScanCommittedPrefix(rows->KeyIn(vnode));
+      for (; c.Valid(); c.Next()) ops.Put(c.key(), c.value());
+      c.status().ThrowIfError();
+      if (ops.size() >= 4096 || vnode + 1 == kVnodeCount) {
+        index.Add(ops);
+        ops = WriteLog();
+      }
+    }
+    for (auto& [st, writes] : index.Writes()) st->Write(std::move(writes));
+  } catch (...) {
+    tables_.erase(constraint.index_id);
+    loop_->Unregister(constraint.index_id);
+    throw;
+  }
+}
+
 std::shared_ptr<StateTable> DmlManager::UniqueIndexFor(const TableCatalog& table, const ConstraintCatalog& constraint) {
   auto it = tables_.find(constraint.index_id);
   if (it != tables_.end()) return it->second;

@@ -94,6 +94,14 @@ class DmlManager {
   // Forgets a dropped table or unique index (its buffered writes are
   // discarded), and a table's unique indexes with it.
   void DropTable(TableId id);
+  // ALTER TABLE ... ADD UNIQUE / CREATE UNIQUE INDEX without a rewrite:
+  // writes the index of `constraint` (a new one of `table`, the table's
+  // next definition, its index_id fresh) from the table's committed rows,
+  // in the current epoch. 23505 as an insert would get it when two rows
+  // hold one value (nothing written then, the index forgotten). The caller
+  // holds the table's writes back with every applied one committed, and
+  // stores the constraint once this epoch is committed.
+  void FillUniqueIndex(const TableCatalog& table, const ConstraintCatalog& constraint);
   // The database's writer lock. A statement that reads rows and writes from
   // what it read (UPDATE, DELETE, INSERT ... SELECT, TRUNCATE, SELECT ...
   // FOR UPDATE/SHARE) runs in a transaction that holds it, from before that

@@ -145,4 +145,16 @@ check "then the other session's UPDATE runs" q -c "update locked set v = v + 10"
 check "after the block's" test "$(q -c "select v from locked")" = 11
 check "and an INSERT" q -c "insert into locked values (2, 0)"
 
+echo "== 7) a unique constraint added under a materialized view (its index filled in place) survives kill -9"
+q -c "create table uq (id int primary key, email text)" -c "insert into uq select g, 'e' || g from generate_series(1, 200) g" \
+  -c "create materialized view uq_count as select count(*) as n from uq" >/dev/null
+check "ALTER TABLE ... ADD UNIQUE with the view reading the table" q -c "alter table uq add constraint uq_email unique (email)"
+check "CREATE UNIQUE INDEX too" q -c "create unique index uq_email_id on uq (email, id)"
+kill9
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+out=$(q -c "insert into uq values (1000, 'e7')" 2>&1)
+check "after kill -9 the constraint holds the stored rows' values" grep -q 'violates unique constraint "uq_email"' <<<"$out"
+check "a new value goes in" q -c "insert into uq values (1001, 'new')" -c "flush"
+check "the view kept counting" test "$(q -c "select n from uq_count")" = 201
+
 finish

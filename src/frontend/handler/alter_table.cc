@@ -22,7 +22,9 @@
 // The held-back writes then fail (the relation they address is gone), as
 // PostgreSQL's would wait for the lock and then see the table changed. A
 // table read by stream jobs or indexes is not rewritten (0A000): their
-// state is keyed by its old rows.
+// state is keyed by its old rows. Adding a unique constraint or unique
+// index (outside a transaction block) is no rewrite: its index is filled
+// from the stored rows in place (StoreInPlace).
 //
 // In a transaction block the catalog changes are the block's (stored at
 // its COMMIT, see Session); a rewrite's new relation is made outside the
@@ -63,6 +65,11 @@ struct Alteration {
   std::vector<Binder::RewriteSource> sources;
   std::vector<std::string> pk_names;  // empty: keyed by a generated row id
   bool rewrite = false;
+  // Unique constraints added (their index_id 0): outside a transaction
+  // block their indexes are filled from the stored rows without a rewrite
+  // (StoreInPlace), so stream jobs reading the table are no obstacle; in a
+  // block the table is rewritten.
+  bool fill_unique = false;
   // CHECK constraints the stored rows must pass (added, or VALIDATE
   // CONSTRAINT): a rewrite checks every row it writes, otherwise they are
   // checked by a scan (ValidateChecks).
@@ -355,7 +362,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       }
       if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE) {
         next.constraints.push_back(BindUniqueConstraint(args, a->Finish(), ConstraintKeys(c), c));
-        a->rewrite = true;  // which fills its index and finds duplicates
+        a->fill_unique = true;
         return;
       }
       if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_CHECK) {
@@ -461,11 +468,32 @@ SqlError CheckViolatedBySomeRow(const SqlError& e, const std::string& table) {
       .WithField('n', constraint);
 }
 
-// Stores `final_table` once the stored rows pass its CHECK constraints
-// `names` (a scan for a row that fails each), with writes to the table
-// held back meanwhile, as RewriteTable does.
-void ValidateChecksAndStore(const HandlerArgs& args, const TableRef& table, const TableCatalog& final_table,
-                            const std::vector<std::string>& names) {
+// 23505 from filling a new unique index as PostgreSQL's CREATE UNIQUE
+// INDEX words it: "could not create unique index", DETAIL "Key (a)=(1) is
+// duplicated.". `fallback`: the constraint to name when the error names
+// none, or names `not_this` (a rewrite's new relation's own key).
+SqlError CouldNotCreateUniqueIndex(const SqlError& e, const TableCatalog& final_table, const std::string& fallback,
+                                   const std::string& not_this = "") {
+  std::string detail = e.detail();
+  if (auto at = detail.rfind(" already exists."); at != std::string::npos) detail.replace(at, 16, " is duplicated.");
+  std::string constraint = fallback;
+  for (const auto& [field, value] : e.fields())
+    if (field == 'n' && value != not_this) constraint = value;
+  return SqlError(sqlstate::kUniqueViolation, fmt::format("could not create unique index \"{}\"", constraint))
+      .WithDetail(detail)
+      .WithField('t', final_table.name)
+      .WithField('n', constraint);
+}
+
+// Stores `final_table` without a rewrite once the stored rows pass its
+// CHECK constraints `names` (a scan for a row that fails each) and the
+// indexes of its new unique constraints (index_id 0; not in a transaction
+// block) are filled from them, with writes to the table held back
+// meanwhile, as RewriteTable does. The indexes are committed before the
+// catalog names them: a crash between the two leaves their rows under ids
+// nothing uses.
+void StoreInPlace(const HandlerArgs& args, const TableRef& table, TableCatalog final_table,
+                  const std::vector<std::string>& names) {
   Session* session = args.session;
   Instance* instance = args.instance();
   ObjectId database_id = session->database().id;
@@ -509,7 +537,26 @@ void ValidateChecksAndStore(const HandlerArgs& args, const TableRef& table, cons
             .WithField('t', final_table.name)
             .WithField('n', check.name);
   }
-  session->DdlCatalog()->AlterTable(final_table);
+  std::vector<ObjectId> filled;
+  try {
+    for (ConstraintCatalog& c : final_table.constraints) {
+      if (c.type != 'u' || c.index_id) continue;
+      if (in_block) throw SqlError(sqlstate::kInternalError, "a unique index is filled in place outside blocks only");
+      c.index_id = instance->catalog()->NewObjectId();
+      filled.push_back(c.index_id);
+      try {
+        dml->FillUniqueIndex(final_table, c);
+      } catch (const SqlError& e) {
+        if (e.code() != sqlstate::kUniqueViolation) throw;
+        throw CouldNotCreateUniqueIndex(e, final_table, c.name);
+      }
+    }
+    if (!filled.empty()) loop->Flush();  // the indexes, before the catalog names them
+    session->DdlCatalog()->AlterTable(final_table);
+  } catch (...) {
+    for (ObjectId id : filled) dml->DropTable(id);
+    throw;
+  }
   session->HoldUntilBlockEnds(std::move(blocked));
 }
 
@@ -580,16 +627,8 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
       dml->Apply(std::move(writes), /*durable=*/false);
     } catch (const SqlError& e) {
       if (e.code() != sqlstate::kUniqueViolation) throw;
-      std::string detail = e.detail();
-      if (auto at = detail.rfind(" already exists."); at != std::string::npos) detail.replace(at, 16, " is duplicated.");
-      std::string constraint = ConstraintName(final_table);
-      for (const auto& [field, value] : e.fields())
-        if (field == 'n') constraint = value;
-      if (constraint == target->name + "_pkey") constraint = ConstraintName(final_table);
-      throw SqlError(sqlstate::kUniqueViolation, fmt::format("could not create unique index \"{}\"", constraint))
-          .WithDetail(detail)
-          .WithField('t', final_table.name)
-          .WithField('n', constraint);
+      // The new relation's primary key is named for it: the table's name.
+      throw CouldNotCreateUniqueIndex(e, final_table, ConstraintName(final_table), target->name + "_pkey");
     }
     loop->Flush();
     final_table.id = target->id;
@@ -654,7 +693,7 @@ void MoveOwnedSequences(const HandlerArgs& args, const TableCatalog& old_table, 
 // indexes of dropped unique constraints).
 void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
   Catalog* catalog = args.session->DdlCatalog();
-  if (a.rewrite) {
+  if (a.rewrite || (a.fill_unique && catalog->is_transaction())) {
     RewriteTable(args, t, a);
     // Other tables' foreign keys follow the rewritten relation.
     if (TableRef now = catalog->FindTable(t->schema_id, t->name); now && now->id != t->id)
@@ -671,8 +710,8 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
       MoveOwnedSequences(args, *t, *now, a);
     return;
   }
-  if (!a.to_validate.empty()) {
-    ValidateChecksAndStore(args, t, a.Finish(), a.to_validate);
+  if (!a.to_validate.empty() || a.fill_unique) {
+    StoreInPlace(args, t, a.Finish(), a.to_validate);
   } else {
     TableCatalog final_table = a.Finish();
     catalog->AlterTable(final_table);
@@ -803,7 +842,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   ConstraintCatalog index = BindUniqueConstraint(args, a.Finish(), columns, &c);
   index.index_only = true;
   a.next.constraints.push_back(std::move(index));
-  a.rewrite = true;  // which fills the index and finds duplicates
+  a.fill_unique = true;
   StoreAlteration(args, t, a);
   return {"CREATE INDEX"};
 }

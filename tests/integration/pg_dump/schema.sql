@@ -31,3 +31,7 @@ COMMENT ON VIEW app.with_cte IS 'orders after the first';
 INSERT INTO t1 VALUES (1, 'a', 1.5, '2024-01-01 00:00:00+00', '{"k": 1}'), (2, 'b', NULL, NULL, NULL), (20, 'a', 3, NULL, '[]');
 INSERT INTO t2 (b, c, t1id) VALUES ('x', 1, 1), ('y', 2, NULL);
 SELECT nextval('s1');
+-- Views that read tables with unique constraints and unique indexes:
+-- pg_dump restores those in post-data, after the views exist.
+CREATE MATERIALIZED VIEW app.active_accounts AS SELECT id, email FROM app.accounts WHERE active;
+CREATE MATERIALIZED VIEW public.events_per_kind AS SELECT kind, count(*) AS n FROM public.events GROUP BY kind;
