@@ -55,8 +55,8 @@ void DmlManager::FillUniqueIndex(const TableCatalog& table, const ConstraintCata
   try {
     auto guard = loop_->BeginWrite();  // ended before the catch (Unregister waits for writers)
     std::shared_ptr<StateTable> index_table = UniqueIndexFor(table, constraint);
-    // Every row, as a write of itself: replayed over the (empty) index, two
-    // rows with one value conflict as two inserts would.
+    // Every row into the (empty) index: two rows with one value conflict
+    // as two inserts would.
     TableCatalog only = table;
     only.constraints = {constraint};
     UniqueIndexWrites index(only, *rows, [&](const ConstraintCatalog&) { return index_table; });
@@ -66,7 +66,7 @@ void DmlManager::FillUniqueIndex(const TableCatalog& table, const ConstraintCata
       for (; c.Valid(); c.Next()) ops.Put(c.key(), c.value());
       c.status().ThrowIfError();
       if (ops.size() >= 4096 || vnode + 1 == kVnodeCount) {
-        index.Add(ops);
+        index.AddStored(ops);
         ops = WriteLog();
       }
     }

@@ -121,6 +121,10 @@ void UniqueIndexWrites::AddBulk(const BulkRows& rows) {
   for (c.Seek(""); c.Valid(); c.Next()) Insert(std::string(c.key()), std::string(c.value()));
 }
 
+void UniqueIndexWrites::AddStored(const WriteLog& rows) {
+  for (const WriteOp& op : rows) Insert(std::string(op.key), std::string(op.value));
+}
+
 std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> UniqueIndexWrites::Writes() const {
   std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> out;
   for (const Index& index : indexes_) {

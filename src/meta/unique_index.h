@@ -56,6 +56,9 @@ class UniqueIndexWrites {
   void Add(const WriteLog& ops);
   // Bulk inserts (new keys, after every op).
   void AddBulk(const BulkRows& rows);
+  // Rows the table already holds, each once, into indexes being filled:
+  // nothing to take out first (DmlManager::FillUniqueIndex).
+  void AddStored(const WriteLog& rows);
 
   // The net writes to each index.
   std::vector<std::pair<std::shared_ptr<StateTable>, WriteLog>> Writes() const;
