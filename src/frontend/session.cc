@@ -454,6 +454,7 @@ void Session::OnError() {
 
 void Session::Sync() {
   if (!implicit_txn_) return;
+  if (txn_ == TxnState::kInBlock) RunOnCommitActions(/*delete_rows=*/true);
   if (txn_catalog_) {
     Commit();  // the message's DDL with its writes, then its deferred stream jobs
     return;
@@ -532,7 +533,32 @@ void Session::EndBlock(bool committed) {
   block_guards_.clear();
 }
 
+void Session::RunOnCommitActions(bool delete_rows) {
+  if (on_commit_.empty() || running_on_commit_) return;
+  running_on_commit_ = true;
+  struct Done {
+    bool* running;
+    ~Done() { *running = false; }
+  } done{&running_on_commit_};
+  DiscardingSink sink;
+  for (auto it = on_commit_.begin(); it != on_commit_.end();) {
+    TableRef t = catalog()->GetTable(it->first);
+    if (!t) {
+      it = on_commit_.erase(it);
+      continue;
+    }
+    const bool drop = it->second;
+    if (drop || delete_rows) {
+      std::string name = QuoteIdent(TempSchemaName(pid_)) + "." + QuoteIdent(t->name);
+      std::vector<ParsedStatement> stmts = ParseSql((drop ? "DROP TABLE " : "TRUNCATE ") + name);
+      RunStatement(stmts[0], nullptr, &sink, nullptr);
+    }
+    it = drop ? on_commit_.erase(it) : std::next(it);
+  }
+}
+
 StatementOutcome Session::Commit() {
+  if (txn_ == TxnState::kInBlock) RunOnCommitActions(/*delete_rows=*/true);
   bool failed = txn_ == TxnState::kFailed;
   WriteSet w = std::move(txn_writes_);
   // The writer lock is released once the writes are applied (the next
@@ -789,7 +815,14 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
       writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, variables_.DurationMs("lock_timeout"));
       txn_snapshot_.reset();  // from here the block reads every write applied before
     }
-    return HandleStatement(HandlerArgs{this, stmt, sink, params, portal, plan_cache});
+    const bool outside_block = txn_ == TxnState::kIdle;
+    StatementOutcome outcome = HandleStatement(HandlerArgs{this, stmt, sink, params, portal, plan_cache});
+    // The statement was its own transaction: its commit's ON COMMIT actions
+    // (rows can only have come from an INSERT or COPY).
+    if (outside_block && txn_ == TxnState::kIdle && !on_commit_.empty())
+      RunOnCommitActions(stmt.node && (stmt.node->node_case == PG_QUERY__NODE__NODE_INSERT_STMT ||
+                                       stmt.node->node_case == PG_QUERY__NODE__NODE_COPY_STMT));
+    return outcome;
   } catch (const SqlError& e) {
     if (timeout.fired() && e.code() == sqlstate::kQueryCanceled)
       throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to statement timeout");

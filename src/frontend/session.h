@@ -191,6 +191,11 @@ class Session : public SequenceAccess, public SessionAccess {
     if (txn_ == TxnState::kInBlock) fresh_tables_.insert(table_id);
   }
   bool CreatedOrTruncatedInTransaction(ObjectId table_id) const { return fresh_tables_.count(table_id) > 0; }
+  // CREATE TEMP TABLE ... ON COMMIT DROP (`drop`) | DELETE ROWS: what the
+  // commit of the session's transactions does to the table before it is
+  // stored (RunOnCommitActions): the block's COMMIT, a multi-statement
+  // message's end, or a statement outside a block.
+  void NoteOnCommit(ObjectId table_id, bool drop) { on_commit_[table_id] = drop; }
   // The block's writes so far (null outside a block): its reads see them.
   const WriteSet* PendingWrites() const { return txn_ == TxnState::kInBlock ? &txn_writes_ : nullptr; }
   // Whether the session holds its database's writer lock (see RunStatement).
@@ -300,6 +305,12 @@ class Session : public SequenceAccess, public SessionAccess {
   };
   std::vector<SavepointMark> savepoints_;
   std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
+  // NoteOnCommit's tables: drop (else delete rows). Each commit drops the
+  // first kind (and forgets them) and, with `delete_rows`, truncates the
+  // second, as statements of the transaction; tables gone are forgotten.
+  std::map<ObjectId, bool> on_commit_;
+  bool running_on_commit_ = false;
+  void RunOnCommitActions(bool delete_rows);
   // The block's DDL: its catalog, and AfterDdlCommit / OnDdlRollback /
   // HoldUntilBlockEnds.
   std::shared_ptr<Catalog> txn_catalog_;

@@ -31,10 +31,10 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   const bool temporary = cs->relation->relpersistence && std::string(cs->relation->relpersistence) == "t";
   if (temporary && stmt.has_with_options && !stmt.is_source)
     throw SqlError(sqlstate::kFeatureNotSupported, "temporary tables cannot have connectors");
-  if (cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DROP ||
-      cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DELETE_ROWS)
-    throw SqlError(sqlstate::kFeatureNotSupported, "ON COMMIT DROP and ON COMMIT DELETE ROWS are not supported")
-        .WithHint("Temporary tables keep their rows until the session ends (ON COMMIT PRESERVE ROWS).");
+  const bool on_commit = cs->oncommit != PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_NOOP &&
+                         cs->oncommit != PG_QUERY__ON_COMMIT_ACTION__ON_COMMIT_ACTION_UNDEFINED;
+  if (on_commit && !temporary)
+    throw SqlError(sqlstate::kInvalidTableDefinition, "ON COMMIT can only be used on temporary tables");
   Binder binder(session->BinderContextFor(stmt, nullptr));
   ObjectId schema_id = CreationSchema(args, cs->relation, temporary);
   if (catalog->FindTable(schema_id, cs->relation->relname)) {
@@ -267,7 +267,10 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
                                     session->cancel_flag());
     return {"CREATE TABLE"};
   }
-  session->NoteCreatedOrTruncated(catalog->CreateTable(std::move(t), std::move(owned_sequences))->id);
+  ObjectId id = catalog->CreateTable(std::move(t), std::move(owned_sequences))->id;
+  session->NoteCreatedOrTruncated(id);
+  if (cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DROP) session->NoteOnCommit(id, /*drop=*/true);
+  if (cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DELETE_ROWS) session->NoteOnCommit(id, /*drop=*/false);
   return {"CREATE TABLE"};
 }
 
