@@ -272,6 +272,9 @@ class Session : public SequenceAccess, public SessionAccess {
   // Points the evaluation settings' catalog lookup at catalog() (the
   // block's, or the instance's): whenever that changes.
   void RefreshCatalogLookup();
+  // What eval_.catalog was made for (PrepareEval makes it again when either changed).
+  const Catalog* lookup_catalog_ = nullptr;
+  std::string lookup_search_path_;
   // Ends the transaction block, dropping its writes and snapshot (and the
   // cursors that end with it).
   void EndBlock(bool committed);

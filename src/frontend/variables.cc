@@ -177,7 +177,7 @@ int64_t SessionVariables::DurationMs(const std::string& name) const {
   return ParseDurationMs(Get(name)).value_or(0);
 }
 
-std::string SessionVariables::Get(const std::string& name) const {
+std::string SessionVariables::Get(std::string_view name) const {
   auto it = values_.find(name);  // callers mostly spell it in lower case
   if (it == values_.end()) it = values_.find(LowerAscii(name));
   return it == values_.end() ? "" : it->second;

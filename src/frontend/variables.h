@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,7 +35,7 @@ class SessionVariables {
   explicit SessionVariables(const std::string& user);
 
   // The value of a variable ("" for unknown names).
-  std::string Get(const std::string& name) const;
+  std::string Get(std::string_view name) const;
   // SET: 42704 for unknown names, 55P02 for read-only ones, 22023 (or
   // 0A000) for values the variable does not take.
   void Set(const std::string& name, const std::string& value);
@@ -57,7 +58,7 @@ class SessionVariables {
   int64_t DurationMs(const std::string& name) const;
 
  private:
-  std::map<std::string, std::string> values_;        // by lower-case name
+  std::map<std::string, std::string, std::less<>> values_;  // by lower-case name (any string type finds)
   std::map<std::string, std::string> reset_values_;  // startup parameters
   std::map<std::string, std::string> reported_;      // last ParameterStatus values
   bool changed_ = true;  // a value was set since TakeChangedReported
