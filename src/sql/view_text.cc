@@ -2,6 +2,8 @@
 
 #include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
+
 #include "common/error.h"
 #include "common/identifier.h"
 #include "sql/parser.h"
@@ -219,10 +221,22 @@ std::string Print(const PgQuery__SelectStmt* s, const ViewTextContext& context) 
     p.Keyword(" WHERE ", -kIndentStd, kIndentStd, 1);
     out += p.Condition(s->where_clause, 0);
   }
+  // PostgreSQL's analyzer keeps one key per expression in GROUP BY and in
+  // ORDER BY (a repeat, whatever its direction, is dropped).
+  std::vector<int> keys;
+  auto first_time = [&keys](int column) {
+    if (std::find(keys.begin(), keys.end(), column) != keys.end()) return false;
+    keys.push_back(column);
+    return true;
+  };
   if (s->n_group_clause) {
     p.Keyword(" GROUP BY ", -kIndentStd, kIndentStd, 1);
-    for (size_t i = 0; i < s->n_group_clause; i++) out += (i ? ", " : "") + p.ColumnText(p.Column(s->group_clause[i]));
+    for (size_t i = 0; i < s->n_group_clause; i++) {
+      int column = p.Column(s->group_clause[i]);
+      if (first_time(column)) out += (keys.size() > 1 ? ", " : "") + p.ColumnText(column);
+    }
   }
+  keys.clear();
   if (s->n_sort_clause) {
     p.Keyword(" ORDER BY ", -kIndentStd, kIndentStd, 1);
     for (size_t i = 0; i < s->n_sort_clause; i++) {
@@ -230,7 +244,9 @@ std::string Print(const PgQuery__SelectStmt* s, const ViewTextContext& context) 
       const PgQuery__SortBy* by = s->sort_clause[i]->sort_by;
       if (by->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_USING) throw Unsupported{};
       const bool desc = by->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
-      out += (i ? ", " : "") + p.ColumnText(p.Column(by->node));
+      int column = p.Column(by->node);
+      if (!first_time(column)) continue;
+      out += (keys.size() > 1 ? ", " : "") + p.ColumnText(column);
       if (desc) out += " DESC";
       // NULLS only when not the direction's default (last ascending).
       if (by->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST && !desc) out += " NULLS FIRST";
