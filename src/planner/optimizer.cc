@@ -331,10 +331,13 @@ std::optional<ScanNode::Condition> AsInCondition(const Expression& e) {
   return p;
 }
 
+constexpr int kPointLookups = 1 << 20;
+
 // How far a relation's key order narrows a scan with these conditions:
 // twice the leading key columns pinned by an equality or IN list, one
 // more for a range on the next; a distribution key pinned by equalities
-// counts as one (one vnode). 0: the scan reads every row.
+// counts as one (one vnode); the whole key pinned, kPointLookups. 0: the
+// scan reads every row.
 int KeyNarrowing(const TableCatalog& relation, const std::vector<ScanNode::Condition>& predicates) {
   auto has = [&](int column, bool range) {
     for (const auto& p : predicates)
@@ -351,6 +354,8 @@ int KeyNarrowing(const TableCatalog& relation, const std::vector<ScanNode::Condi
     if (has(column, true)) score += 1;
     break;
   }
+  // The whole key pinned: point lookups, which nothing beats.
+  if (!relation.pk.empty() && score == 2 * static_cast<int>(relation.pk.size())) return kPointLookups;
   if (score == 0 && !relation.dist_key.empty() &&
       std::all_of(relation.dist_key.begin(), relation.dist_key.end(), [&](int c) { return has(c, false); }))
     score = 1;
@@ -358,10 +363,11 @@ int KeyNarrowing(const TableCatalog& relation, const std::vector<ScanNode::Condi
 }
 
 // The index a scan reads instead of its table: the one whose key its
-// conditions narrow most, when they do not narrow the table's key.
+// conditions narrow most, when that is more than they narrow the table's
+// (an equality on an index beats a range on the primary key).
 void ChooseIndex(ScanNode* scan) {
-  if (scan->indexes.empty() || scan->predicates.empty() || KeyNarrowing(*scan->table, scan->predicates) > 0) return;
-  int best = 0;
+  if (scan->indexes.empty() || scan->predicates.empty()) return;
+  int best = KeyNarrowing(*scan->table, scan->predicates);
   for (const TableRef& index : scan->indexes) {
     int score = KeyNarrowing(*index, scan->predicates);
     if (score > best) {

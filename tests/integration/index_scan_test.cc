@@ -232,8 +232,10 @@ int main(int argc, char** argv) {
   ExpectPlan(with, "SELECT * FROM m WHERE b = 'x'", "Scan m using m_b");
   ExpectPlan(with, "UPDATE t SET c = 1 WHERE a = 3", "Scan t using t_a");
   ExpectPlan(with, "DELETE FROM u WHERE a = 3", "Scan u using u_a");
-  // The key narrows better: the table; nothing to narrow with: the table.
+  // The key narrows better: the table; nothing to narrow with: the table;
+  // an index equality narrows better than a key range: the index.
   ExpectPlan(with, "SELECT * FROM t WHERE id = 3 AND a = 1", "Scan t [");
+  ExpectPlan(with, "SELECT * FROM t WHERE id > 3 AND a = 1", "Scan t using t_a");
   ExpectPlan(with, "SELECT * FROM t WHERE c = 3", "Scan t [");
   ExpectPlan(without, "SELECT * FROM t WHERE a = 1", "Scan t [");
 
