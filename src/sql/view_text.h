@@ -7,7 +7,7 @@
 // relation's name or alias, `AS name` wherever the column's name is not the
 // expression's own, operators in parentheses (all of them, or with
 // `pretty` only where precedence needs them), constants decorated with the
-// casts PostgreSQL adds. Reproducing that for any query needs PostgreSQL's
+// casts PostgreSQL adds, a key repeated in GROUP BY or ORDER BY once. Reproducing that for any query needs PostgreSQL's
 // analyzer; this prints the shapes whose output is known exactly and says
 // nullopt for the rest, which callers show in libpg_query's one-line
 // deparse instead:
