@@ -461,7 +461,7 @@ void Session::Sync() {
   if (!implicit_txn_) return;
   if (txn_ == TxnState::kInBlock) RunOnCommitActions(/*delete_rows=*/true);
   if (txn_catalog_) {
-    Commit();  // the message's DDL with its writes, then its deferred stream jobs
+    CommitBlock();  // the message's DDL with its writes, then its deferred stream jobs
     return;
   }
   implicit_txn_ = false;
@@ -564,6 +564,10 @@ void Session::RunOnCommitActions(bool delete_rows) {
 
 StatementOutcome Session::Commit() {
   if (txn_ == TxnState::kInBlock) RunOnCommitActions(/*delete_rows=*/true);
+  return CommitBlock();
+}
+
+StatementOutcome Session::CommitBlock() {
   bool failed = txn_ == TxnState::kFailed;
   WriteSet w = std::move(txn_writes_);
   // The writer lock is released once the writes are applied (the next

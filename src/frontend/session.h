@@ -314,6 +314,8 @@ class Session : public SequenceAccess, public SessionAccess {
   std::map<ObjectId, bool> on_commit_;
   bool running_on_commit_ = false;
   void RunOnCommitActions(bool delete_rows);
+  // Commit() after the ON COMMIT actions (Sync runs them itself first).
+  StatementOutcome CommitBlock();
   // The block's DDL: its catalog, and AfterDdlCommit / OnDdlRollback /
   // HoldUntilBlockEnds.
   std::shared_ptr<Catalog> txn_catalog_;
