@@ -210,12 +210,12 @@ constexpr uint64_t kParallelScanBytes = 16 << 20;
 // that cannot be evaluated is left to the filter above.
 ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
   ColumnPredicates out;
-  const std::vector<DataType> types = node.predicates.empty() ? std::vector<DataType>{} : node.table->types();
+  const std::vector<ColumnCatalog>& columns = node.table->columns;
   for (const auto& condition : node.predicates) {
     if (condition.op == ColumnPredicate::Op::kIn) {
       // NULLs match nothing; a value of another type leaves the list to the filter.
       ColumnPredicate p{condition.column, ColumnPredicate::Op::kIn, Value(), {}};
-      bool usable = condition.column >= 0 && static_cast<size_t>(condition.column) < types.size();
+      bool usable = condition.column >= 0 && static_cast<size_t>(condition.column) < columns.size();
       std::vector<Value> computed;
       try {
         for (const auto& item : condition.items) computed.push_back(item->EvalConstant(ctx.eval));
@@ -233,7 +233,7 @@ ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
       const std::vector<Value>& values = condition.items.empty() && !condition.array ? condition.list : computed;
       for (const Value& v : values) {
         if (v.is_null()) continue;
-        usable = usable && v.type().id == types[condition.column].id;
+        usable = usable && v.type().id == columns[condition.column].type.id;
         p.values.push_back(v);
       }
       if (usable) out.push_back(std::move(p));
@@ -276,19 +276,17 @@ std::unique_ptr<ChunkScan> ScanIndex(const ScanNode& node, const ColumnPredicate
 
 ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   TableId table = node.table->id;
-  std::vector<DataType> types = node.table->types();
   std::vector<bool> wanted = node.used_columns;
-  if (wanted.empty()) wanted.assign(types.size(), true);
+  if (wanted.empty()) wanted.assign(node.table->columns.size(), true);
   bool own_writes = ctx.pending && ctx.pending->Find(table);
   const TableEngine& engine = ctx.store->engines().For(table);
   ColumnPredicates predicates = EvaluatePredicates(node, ctx);
   if (node.index && !own_writes)
     if (std::unique_ptr<ChunkScan> from_index = ScanIndex(node, predicates, wanted, ctx))
       return std::make_unique<ScanExecutor>(std::move(from_index), ctx);
-  const StateTableDesc desc = node.table->StorageDesc();
   auto spec = [&](int vnode_begin, int vnode_end) {
     ScanSpec s;
-    s.table = desc;
+    s.table = node.table->StorageDesc();
     s.projection = wanted;
     s.vnode_begin = vnode_begin;
     s.vnode_end = vnode_end;
@@ -296,7 +294,7 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
     return s;
   };
   ScanSpec whole = spec(0, kVnodeCount);
-  whole.overlay = PendingWrites(node, ctx);
+  if (own_writes) whole.overlay = PendingWrites(node, ctx);
   std::unique_ptr<ChunkScan> scan = ctx.Scan(std::move(whole));
   // A scan its predicates narrow (a key lookup or range) reads only its
   // keys, which beats copying a cached table; it never fills the cache.
@@ -305,7 +303,8 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   std::optional<uint64_t> build_version;
   if (cache) {
     std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.ReadSnapshot()->seq());
-    if (entry && entry->Covers(wanted)) return std::make_unique<CachedScanExecutor>(entry, wanted, types, ctx);
+    if (entry && entry->Covers(wanted))
+      return std::make_unique<CachedScanExecutor>(entry, wanted, node.table->types(), ctx);
     build_version = cache->BuildVersion(table, ctx.ReadSnapshot()->seq());
     // Rebuild with the columns the entry had too, so that it only grows.
     if (entry && build_version == entry->version && entry->decoded.size() == wanted.size()) {

@@ -33,6 +33,7 @@ const char* RelationKindName(RelationKind k) {
 
 std::vector<DataType> TableCatalog::types() const {
   std::vector<DataType> out;
+  out.reserve(columns.size());
   for (const auto& c : columns) out.push_back(c.type);
   return out;
 }

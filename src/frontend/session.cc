@@ -152,10 +152,10 @@ void Session::SetWake(std::function<void()> wake) {
 }
 
 void Session::NoteStatementStart() {
-  std::string application_name = variables_.Get("application_name");
+  const std::string& application_name = variables_.Get("application_name");
   int64_t now = NowMicros();
   std::lock_guard lock(activity_.mu);
-  activity_.row.application_name = std::move(application_name);
+  if (activity_.row.application_name != application_name) activity_.row.application_name = application_name;
   activity_.row.state = "active";
   // As PostgreSQL with track_activity_query_size = 1024: the first 1,023
   // bytes, cut at a character's start.
@@ -233,7 +233,7 @@ char Session::TransactionStatus() const {
 }
 
 std::vector<std::string> Session::SearchPath() const {
-  std::string path = variables_.Get("search_path");
+  const std::string& path = variables_.Get("search_path");
   if (path == search_path_text_) return search_path_;  // parsed once per value
   std::vector<std::string> out;
   size_t pos = 0;
@@ -249,17 +249,16 @@ std::vector<std::string> Session::SearchPath() const {
     if (!item.empty()) out.push_back(item);
     pos = comma + 1;
   }
-  search_path_text_ = std::move(path);
+  search_path_text_ = path;
   search_path_ = out;
   return out;
 }
 
 void Session::PrepareEval() {
-  std::string zone = variables_.Get("timezone");
-  if (zone != time_zone_text_) {  // looked up once per value
-    auto tz = TimeZone::Lookup(zone);
+  if (time_zone_generation_ != variables_.generation()) {
+    auto tz = TimeZone::Lookup(variables_.Get("timezone"));
     eval_.time_zone = tz ? *tz : TimeZone();
-    time_zone_text_ = std::move(zone);
+    time_zone_generation_ = variables_.generation();
   }
   eval_.statement_time = NowMicros();
   eval_.params = nullptr;
@@ -267,10 +266,27 @@ void Session::PrepareEval() {
   eval_.subquery_runner = nullptr;
   // Made again only when what it depends on changed (it was a tenth of a
   // point SELECT's server time).
-  if (!eval_.catalog || lookup_catalog_ != catalog() || lookup_search_path_ != variables_.Get("search_path"))
+  if (!eval_.catalog || lookup_catalog_ != catalog() || lookup_generation_ != variables_.generation())
     RefreshCatalogLookup();
   eval_.sequences = this;
   eval_.session = this;
+}
+
+const Session::StatementSettings& Session::settings() const {
+  if (settings_.generation == variables_.generation()) return settings_;
+  StatementSettings s;
+  s.generation = variables_.generation();
+  s.read_after_write_all = variables_.Get("read_after_write") == "all";
+  ParseBoolSetting(variables_.Get("default_transaction_read_only"), &s.default_read_only);
+  s.use_indexes = variables_.Get("enable_indexscan") == "on";
+  s.durable_commit = variables_.Get("synchronous_commit") != "off";
+  ParseBoolSetting(variables_.Get("rw_implicit_flush"), &s.implicit_flush);
+  s.statement_timeout_ms = variables_.DurationMs("statement_timeout");
+  s.lock_timeout_ms = variables_.DurationMs("lock_timeout");
+  s.statement_memory_limit = ParseMemorySetting(variables_.Get("statement_memory_limit")).value_or(0);
+  if (s.statement_memory_limit == 0) s.statement_memory_limit = DefaultMemoryLimit();
+  settings_ = s;
+  return settings_;
 }
 
 // ---- Sequences ----
@@ -330,7 +346,7 @@ BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector
   ctx.search_path = SearchPath();
   ctx.temp_schema = TempSchemaName(pid_);
   ctx.statement_offset = stmt.offset;
-  ctx.use_indexes = variables_.Get("enable_indexscan") == "on";
+  ctx.use_indexes = settings().use_indexes;
   return ctx;
 }
 
@@ -344,7 +360,7 @@ std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
   DatabaseEpochLoop* loop = instance_->barriers()->ForDatabase(database_.id);
   Epoch needed = last_write_epoch_;
   // The writer lock's holder must read every write applied before it.
-  if (writer_ || variables_.Get("read_after_write") == "all")
+  if (writer_ || settings().read_after_write_all)
     needed = std::max(needed, instance_->DmlFor(database_.id)->LastAppliedEpoch());
   if (needed > loop->committed_epoch()) {
     try {
@@ -365,14 +381,12 @@ void Session::ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer, const
   if (writes.empty()) return;
   // synchronous_commit: the writes are in the DML log, on disk, when Apply
   // returns; bulk rows are not logged, so their commit is waited for.
-  const bool durable = variables_.Get("synchronous_commit") != "off";
+  const bool durable = settings().durable_commit;
   const bool bulk = !writes.bulk().empty();
-  DmlManager::WaitLimits wait{&cancel_, variables_.DurationMs("lock_timeout"), this};
+  DmlManager::WaitLimits wait{&cancel_, settings().lock_timeout_ms, this};
   last_write_epoch_ =
       instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); }, ddl, &wait);
-  bool implicit_flush = false;
-  ParseBoolSetting(variables_.Get("rw_implicit_flush"), &implicit_flush);
-  if (!implicit_flush && !(durable && bulk)) return;
+  if (!settings().implicit_flush && !(durable && bulk)) return;
   try {
     instance_->barriers()->ForDatabase(database_.id)->Flush();
   } catch (SqlError& e) {
@@ -410,7 +424,7 @@ void Session::RefreshCatalogLookup() {
   std::vector<std::string> path = SearchPath();
   path.insert(path.begin(), TempSchemaName(pid_));
   lookup_catalog_ = catalog();
-  lookup_search_path_ = variables_.Get("search_path");
+  lookup_generation_ = variables_.generation();
   eval_.catalog = MakeCatalogLookup(lookup_catalog_, database_.id, std::move(path));
 }
 
@@ -494,9 +508,7 @@ StatementOutcome Session::Begin(bool start_transaction, std::optional<bool> read
 
 bool Session::TransactionReadOnly() const {
   if (InExplicitBlock() && block_read_only_) return *block_read_only_;
-  bool on = false;
-  ParseBoolSetting(variables_.Get("default_transaction_read_only"), &on);
-  return on;
+  return settings().default_read_only;
 }
 
 void Session::SetTransactionReadOnly(bool read_only) {
@@ -809,7 +821,7 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
     ~NoteEnd() { session->NoteStatementEnd(); }
   } note_end{this};
   if (txn_ == TxnState::kFailed && !IsTransactionExit(stmt)) ThrowInFailedTransaction();
-  StatementTimeout timeout(instance_->statement_timer(), variables_.DurationMs("statement_timeout"), &cancel_);
+  StatementTimeout timeout(instance_->statement_timer(), settings().statement_timeout_ms, &cancel_);
   // Outside a transaction the lock is the statement's alone.
   struct ReleaseWhenIdle {
     Session* session;
@@ -821,7 +833,7 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
     if (TransactionReadOnly())
       if (std::string command = WritingCommand(stmt); !command.empty()) CheckWritable(command);
     if (!writer_ && WritesFromWhatItReads(stmt)) {
-      writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, variables_.DurationMs("lock_timeout"));
+      writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, settings().lock_timeout_ms);
       txn_snapshot_.reset();  // from here the block reads every write applied before
     }
     const bool outside_block = txn_ == TxnState::kIdle;
@@ -840,7 +852,7 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
 }
 
 void Session::LockWrites(ObjectId id, const std::string& relation, bool nowait) {
-  DmlManager::WaitLimits wait{&cancel_, variables_.DurationMs("lock_timeout"), this};
+  DmlManager::WaitLimits wait{&cancel_, settings().lock_timeout_ms, this};
   std::shared_ptr<void> guard = instance_->DmlFor(database_.id)->LockWrites(id, this, wait, nowait);
   if (!guard) FRESHET_THROW(sqlstate::kLockNotAvailable, "could not obtain lock on relation \"{}\"", relation);
   block_guards_.push_back(std::move(guard));

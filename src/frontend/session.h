@@ -142,6 +142,19 @@ class Session : public SequenceAccess, public SessionAccess {
   // The statement's evaluation settings: time zone, statement time.
   EvalContext& eval() { return eval_; }
   SessionVariables& variables() { return variables_; }
+  // The settings every statement reads, parsed once per change of the
+  // session's variables (a point SELECT would otherwise parse a dozen).
+  struct StatementSettings {
+    uint64_t generation = UINT64_MAX;  // of variables() they were read at
+    bool read_after_write_all = true;  // read_after_write = all
+    bool default_read_only = false;    // default_transaction_read_only
+    bool use_indexes = true;           // enable_indexscan
+    bool durable_commit = true;        // synchronous_commit is not off
+    bool implicit_flush = false;       // rw_implicit_flush
+    int64_t statement_timeout_ms = 0, lock_timeout_ms = 0;
+    int64_t statement_memory_limit = 0;  // bytes (the default when 0 was set)
+  };
+  const StatementSettings& settings() const;
   // search_path as a list of schemas, "$user" replaced.
   std::vector<std::string> SearchPath() const;
   BinderContext BinderContextFor(const ParsedStatement& stmt, std::vector<DataType>* param_types);
@@ -274,7 +287,9 @@ class Session : public SequenceAccess, public SessionAccess {
   void RefreshCatalogLookup();
   // What eval_.catalog was made for (PrepareEval makes it again when either changed).
   const Catalog* lookup_catalog_ = nullptr;
-  std::string lookup_search_path_;
+  uint64_t lookup_generation_ = UINT64_MAX;  // of variables_
+  uint64_t time_zone_generation_ = UINT64_MAX;  // eval_.time_zone read at
+  mutable StatementSettings settings_;
   // Ends the transaction block, dropping its writes and snapshot (and the
   // cursors that end with it).
   void EndBlock(bool committed);
@@ -324,7 +339,6 @@ class Session : public SequenceAccess, public SessionAccess {
   std::map<ObjectId, int64_t> sequence_values_;  // nextval's last value per sequence (currval)
   std::optional<int64_t> last_sequence_value_;   // lastval
   mutable std::string search_path_text_;  // SearchPath's last input
-  std::string time_zone_text_ = "\x01";  // the TimeZone eval_ has (none yet)
   mutable std::vector<std::string> search_path_;  // and result
   // The database's writer lock (DmlManager::AcquireWriter), held from a
   // statement that writes from what it reads to the end of its transaction.

@@ -177,10 +177,11 @@ int64_t SessionVariables::DurationMs(const std::string& name) const {
   return ParseDurationMs(Get(name)).value_or(0);
 }
 
-std::string SessionVariables::Get(std::string_view name) const {
+const std::string& SessionVariables::Get(std::string_view name) const {
+  static const std::string kNone;
   auto it = values_.find(name);  // callers mostly spell it in lower case
   if (it == values_.end()) it = values_.find(LowerAscii(name));
-  return it == values_.end() ? "" : it->second;
+  return it == values_.end() ? kNone : it->second;
 }
 
 void SessionVariables::Set(const std::string& name, const std::string& value) {
@@ -270,6 +271,7 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
   }
   values_[key] = v;
   changed_ = true;
+  ++generation_;
 }
 
 void SessionVariables::ApplyStartup(const std::string& name, const std::string& value) {
@@ -285,6 +287,7 @@ void SessionVariables::Reset(const std::string& name) {
   auto startup = reset_values_.find(LowerAscii(def->name));
   values_[LowerAscii(def->name)] = startup != reset_values_.end() ? startup->second : def->default_value;
   changed_ = true;
+  ++generation_;
 }
 
 void SessionVariables::ResetAll() {
@@ -294,6 +297,7 @@ void SessionVariables::ResetAll() {
     values_[LowerAscii(d.name)] = startup != reset_values_.end() ? startup->second : d.default_value;
   }
   changed_ = true;
+  ++generation_;
 }
 
 std::vector<std::pair<std::string, std::string>> SessionVariables::TakeChangedReported() {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,8 +35,13 @@ class SessionVariables {
  public:
   explicit SessionVariables(const std::string& user);
 
-  // The value of a variable ("" for unknown names).
-  std::string Get(std::string_view name) const;
+  // The value of a variable ("" for unknown names). The reference stays
+  // valid for the session's life (its value changes with SET).
+  const std::string& Get(std::string_view name) const;
+  // Changes with every SET, RESET and startup parameter: what is derived
+  // from the values can be kept until it moves (a point SELECT reads a
+  // dozen settings).
+  uint64_t generation() const { return generation_; }
   // SET: 42704 for unknown names, 55P02 for read-only ones, 22023 (or
   // 0A000) for values the variable does not take.
   void Set(const std::string& name, const std::string& value);
@@ -53,15 +59,22 @@ class SessionVariables {
   void ForgetReported() {
     reported_.clear();
     changed_ = true;
+    ++generation_;
   }
   // A time setting's value in milliseconds (statement_timeout...).
   int64_t DurationMs(const std::string& name) const;
 
  private:
-  std::map<std::string, std::string, std::less<>> values_;  // by lower-case name (any string type finds)
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // By lower-case name (any string type finds).
+  std::unordered_map<std::string, std::string, NameHash, std::equal_to<>> values_;
   std::map<std::string, std::string> reset_values_;  // startup parameters
   std::map<std::string, std::string> reported_;      // last ParameterStatus values
   bool changed_ = true;  // a value was set since TakeChangedReported
+  uint64_t generation_ = 0;
 };
 
 // A boolean setting's value as SET accepts it (true/on/1/yes/t, false/...);

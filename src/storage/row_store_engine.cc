@@ -238,11 +238,17 @@ RowKeyBounds RowKeyBoundsOf(const StateTableDesc& table, const ColumnPredicates&
     bool pinned = true;
     for (int c : table.dist_key_indices) pinned = pinned && c >= 0 && static_cast<size_t>(c) < equal.size() && equal[c];
     if (pinned) {
+      // A row of the distribution key's columns alone hashes as the
+      // table's rows do (ComputeVnode combines the key's columns in order).
       std::vector<Vector> columns;
-      for (const DataType& t : table.column_types) columns.emplace_back(t);
-      for (int c : table.dist_key_indices) columns[c].Append(*equal[c]);
-      DataChunk row(std::move(columns));
-      bounds.vnode = ComputeVnode(row, 0, table.dist_key_indices);
+      std::vector<int> positions;
+      columns.reserve(table.dist_key_indices.size());
+      for (int c : table.dist_key_indices) {
+        positions.push_back(static_cast<int>(columns.size()));
+        columns.emplace_back(table.column_types[c]);
+        columns.back().Append(*equal[c]);
+      }
+      bounds.vnode = ComputeVnode(DataChunk(std::move(columns)), 0, positions);
     }
   }
   // The key bounds: equalities on leading key columns, then one range.

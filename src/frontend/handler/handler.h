@@ -52,7 +52,9 @@ struct PortalRows {
 // keeps a literal such as 'now' as it was cast when the plan was made.)
 struct PlanCache {
   uint64_t catalog_version = 0;
-  std::string search_path, time_zone, enable_indexscan;  // the settings it was planned with
+  // The session's settings it was planned with (search_path, TimeZone and
+  // enable_indexscan shape a plan; any SET makes it again).
+  uint64_t settings_generation = 0;
   std::shared_ptr<const PlanNode> plan;  // null: nothing kept
 };
 

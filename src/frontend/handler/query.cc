@@ -58,16 +58,13 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
 std::shared_ptr<const PlanNode> CachedPlanStatement(Session* session, const ParsedStatement& stmt,
                                                    std::vector<DataType>* param_types, PlanCache* cache) {
   const uint64_t catalog_version = session->catalog()->version();
-  std::string search_path = session->variables().Get("search_path");
-  std::string time_zone = session->variables().Get("timezone");
-  std::string enable_indexscan = session->variables().Get("enable_indexscan");
-  if (cache->plan && cache->catalog_version == catalog_version && cache->search_path == search_path &&
-      cache->time_zone == time_zone && cache->enable_indexscan == enable_indexscan)
+  const uint64_t settings_generation = session->variables().generation();
+  if (cache->plan && cache->catalog_version == catalog_version && cache->settings_generation == settings_generation)
     return cache->plan;
   std::shared_ptr<const PlanNode> plan = PlanStatement(session, stmt, param_types);
   // Kept only if nothing changed while it was planned.
   if (plan && session->catalog()->version() == catalog_version)
-    *cache = PlanCache{catalog_version, std::move(search_path), std::move(time_zone), std::move(enable_indexscan), plan};
+    *cache = PlanCache{catalog_version, settings_generation, plan};
   return plan;
 }
 
@@ -96,8 +93,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->database_id = session->database().id;
   ctx->user_name = session->user();
   ctx->cancelled = session->cancel_flag();
-  ctx->memory_limit = ParseMemorySetting(session->variables().Get("statement_memory_limit")).value_or(0);
-  if (ctx->memory_limit == 0) ctx->memory_limit = DefaultMemoryLimit();
+  ctx->memory_limit = session->settings().statement_memory_limit;
   ctx->memory_at_start = ThreadMemory::Net();
   ctx->writes = writes;
   ctx->snapshot_source = [session] { return session->ReadSnapshot(); };
