@@ -551,7 +551,13 @@ class Connection : public ResultSink {
   // Output and message buffers kept while idle.
   static constexpr size_t kIdleBufferKeep = 64 << 10;
 
-  void Fill() {
+  // Reads what the client has sent into the buffer. kWaitAsLongAsItTakes
+  // for the rest of a message; otherwise the wait in milliseconds for the
+  // next one (kWaitForever: no limit), after which it returns false. The
+  // wait is the socket's receive timeout rather than a poll before each
+  // recv: a point query is then one recv and one send.
+  static constexpr int kWaitAsLongAsItTakes = -2, kWaitForever = -1;
+  bool Fill(int wait_ms = kWaitAsLongAsItTakes) {
     // Everything written goes out before waiting for the client.
     if (!out_.empty()) Flush();
     size_t want = in_cap_ == 0 ? kSmallReadBuffer
@@ -562,17 +568,36 @@ class Connection : public ResultSink {
       in_cap_ = want;
     }
     in_pos_ = in_end_ = 0;
+    if (wait_ms != kWaitAsLongAsItTakes) SetReceiveTimeout(wait_ms);
     while (true) {
       if (in_startup_) WaitForStartupData();
       ssize_t r = ::recv(fd_, in_.get(), in_cap_, 0);
-      if (r == 0) throw ConnectionClosed{};
+      if (r == 0) {
+        EndIfTerminated();  // pg_terminate_backend shut the reading side
+        throw ConnectionClosed{};
+      }
       if (r < 0) {
         if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+          if (wait_ms == kWaitAsLongAsItTakes) continue;  // a timeout set for another wait
+          return false;
+        }
         throw ConnectionClosed{};
       }
       in_end_ = static_cast<size_t>(r);
-      return;
+      return true;
     }
+  }
+  void SetReceiveTimeout(int wait_ms) {
+    if (wait_ms == receive_timeout_ms_) return;
+    timeval tv{};
+    if (wait_ms > 0) {
+      tv.tv_sec = wait_ms / 1000;
+      tv.tv_usec = (wait_ms % 1000) * 1000;
+    } else if (wait_ms == 0) {
+      tv.tv_usec = 1;  // zero would mean no limit
+    }
+    if (::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0) receive_timeout_ms_ = wait_ms;
   }
   // Before the startup packet is complete, reads wait no longer than
   // authentication_timeout from the connection's start.
@@ -596,16 +621,6 @@ class Connection : public ResultSink {
     size_t len = sizeof(old);
     if (mallctl("thread.tcache.enabled", &old, &len, &value, sizeof(value)) != 0) return;
     thread_cache_dropped_ = !enabled && old;
-  }
-  // Whether input arrives within timeout_ms (or the connection closed or
-  // failed, which the next recv reports).
-  bool WaitReadable(int timeout_ms) {
-    while (true) {
-      pollfd p{fd_, POLLIN, 0};
-      int r = ::poll(&p, 1, timeout_ms);
-      if (r >= 0) return r > 0;
-      if (errno != EINTR) return true;
-    }
   }
   // pg_stat_activity's client address, and pg_terminate_backend's way in:
   // shutting the socket's reading side ends the wait for the client (the
@@ -644,27 +659,23 @@ class Connection : public ResultSink {
     int64_t timeout_ms = session_->IdleInTransactionTimeoutMs();
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (true) {
-      int wait = kIdleAfterMs;
+      int wait = idle_released_ ? kWaitForever : kIdleAfterMs;
       if (timeout_ms > 0) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
           Fatal(SqlError("25P03", "terminating connection due to idle-in-transaction timeout"));
           throw ConnectionClosed{};
         }
-        wait = static_cast<int>(std::min<int64_t>(left.count(), wait));
+        wait = static_cast<int>(wait == kWaitForever ? std::min<int64_t>(left.count(), INT32_MAX)
+                                                     : std::min<int64_t>(left.count(), wait));
       }
-      if (WaitReadable(wait)) {
+      if (Fill(wait)) {
         EndIfTerminated();
         return;
       }
       if (!idle_released_) {
         ReleaseIdleMemory(body);
         idle_released_ = true;
-      }
-      if (timeout_ms <= 0) {
-        WaitReadable(-1);
-        EndIfTerminated();
-        return;
       }
     }
   }
@@ -738,6 +749,7 @@ class Connection : public ResultSink {
   int fd_;
   std::unique_ptr<char[]> in_;  // received; [in_pos_, in_end_) not yet read
   size_t in_cap_ = 0, in_pos_ = 0, in_end_ = 0;
+  int receive_timeout_ms_ = kWaitForever;  // the socket's SO_RCVTIMEO (none at first)
   Instance* instance_;
   PgWireServer* server_;
   bool slot_held_ = false;
