@@ -38,6 +38,8 @@ bool Expression::IsConstant() const {
 }
 
 Value Expression::EvalConstant(EvalContext& ctx) const {
+  // A parameter is its value (a point query's key): no vector of one row.
+  if (kind() == Kind::kParameter) return static_cast<const ParameterExpr*>(this)->ValueIn(ctx);
   DataChunk one;
   one.set_cardinality(1);
   return Eval(one, ctx).GetValue(0);
@@ -68,12 +70,15 @@ std::string ConstantExpr::ToString() const {
   return "'" + s + "':" + value_.type().ToString();
 }
 
-Vector ParameterExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
+Value ParameterExpr::ValueIn(EvalContext& ctx) const {
   if (!ctx.params || index_ >= static_cast<int>(ctx.params->size()))
     FRESHET_THROW(sqlstate::kUndefinedParameter, "there is no parameter ${}", index_ + 1);
-  Value v = (*ctx.params)[index_];
-  if (!(v.type() == type_)) v = CastValue(v, type_, ctx);
-  return Vector::Constant(v, input.num_rows());
+  const Value& v = (*ctx.params)[index_];
+  return v.type() == type_ ? v : CastValue(v, type_, ctx);
+}
+
+Vector ParameterExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
+  return Vector::Constant(ValueIn(ctx), input.num_rows());
 }
 
 // ---- Set-returning functions ----

@@ -93,6 +93,8 @@ class ParameterExpr : public Expression {
  public:
   ParameterExpr(int index, DataType type) : Expression(Kind::kParameter, type), index_(index) {}
   int index() const { return index_; }
+  // Its value in this execution, of its type.
+  Value ValueIn(EvalContext& ctx) const;
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override { return std::make_unique<ParameterExpr>(index_, type_); }
   std::string ToString() const override { return "$" + std::to_string(index_ + 1); }

@@ -1066,10 +1066,13 @@ bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sin
     size_t available = front.num_rows() - portal->sent_in_chunk;
     size_t take = max_rows > 0 ? std::min<size_t>(available, static_cast<size_t>(max_rows - sent)) : available;
     if (take == 0) break;
-    std::vector<uint32_t> sel;
-    for (size_t i = 0; i < take; i++) sel.push_back(static_cast<uint32_t>(portal->sent_in_chunk + i));
-    DataChunk part = front.Take(sel);
-    sink->Rows(part);
+    if (portal->sent_in_chunk == 0 && take == front.num_rows()) {
+      sink->Rows(front);  // the whole chunk (a point query's one row)
+    } else {
+      std::vector<uint32_t> sel;
+      for (size_t i = 0; i < take; i++) sel.push_back(static_cast<uint32_t>(portal->sent_in_chunk + i));
+      sink->Rows(front.Take(sel));
+    }
     sent += static_cast<int64_t>(take);
     portal->sent_in_chunk += take;
     if (portal->sent_in_chunk >= front.num_rows()) {

@@ -437,6 +437,18 @@ class Connection : public ResultSink {
 
   void SendRowDescription(const std::vector<ColumnDesc>& cols, const std::vector<int16_t>& formats) {
     CheckWireFields(cols.size());
+    // A prepared statement run again describes the same columns: the
+    // message made last time is sent again.
+    auto same = [&] {
+      if (cols.size() != described_.size() || formats != described_formats_) return false;
+      for (size_t i = 0; i < cols.size(); i++)
+        if (cols[i].name != described_[i].name || !cols[i].type.SameWithModifiers(described_[i].type)) return false;
+      return true;
+    };
+    if (!described_message_.empty() && same()) {
+      out_.append(described_message_);
+      return;
+    }
     size_t start = BeginMessage('T');
     PutInt16(static_cast<int16_t>(cols.size()));
     for (size_t i = 0; i < cols.size(); i++) {
@@ -453,6 +465,9 @@ class Connection : public ResultSink {
       PutInt16(fmt);
     }
     EndMessage(start);
+    described_ = cols;
+    described_formats_ = formats;
+    described_message_.assign(out_, start - 1, std::string::npos);  // from its type byte
   }
 
   void SendReady() {
@@ -750,6 +765,10 @@ class Connection : public ResultSink {
   std::unique_ptr<char[]> in_;  // received; [in_pos_, in_end_) not yet read
   size_t in_cap_ = 0, in_pos_ = 0, in_end_ = 0;
   int receive_timeout_ms_ = kWaitForever;  // the socket's SO_RCVTIMEO (none at first)
+  // The last RowDescription sent, for the columns and formats it describes.
+  std::vector<ColumnDesc> described_;
+  std::vector<int16_t> described_formats_;
+  std::string described_message_;
   Instance* instance_;
   PgWireServer* server_;
   bool slot_held_ = false;
