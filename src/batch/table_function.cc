@@ -29,6 +29,13 @@ class GenerateSeriesExecutor : public Executor {
     } else if (type_.id == TypeId::kNumeric) {
       cur_d_ = start_.decimal_value();
       step_d_ = node.args.size() == 3 ? step_.decimal_value() : DecimalFromInt(1);
+      // generate_series_step_numeric's checks.
+      const char* names[] = {"start value", "stop value", "step size"};
+      const Decimal* values[] = {&cur_d_, &stop_.decimal_value(), &step_d_};
+      for (int k = 0; k < 3; k++)
+        if (DecimalIsSpecial(*values[k]))
+          FRESHET_THROW(sqlstate::kInvalidParameterValue, "{} cannot be {}", names[k],
+                        DecimalIsNaN(*values[k]) ? "NaN" : "infinity");
       if (step_d_.value == 0) throw SqlError(sqlstate::kInvalidParameterValue, "step size cannot equal zero");
     } else {
       cur_i_ = start_.int_value();

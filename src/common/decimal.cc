@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 
 #include "common/error.h"
 
@@ -232,11 +234,21 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
                  fmt::format("invalid input syntax for type numeric: \"{}\"", text));
 }
 
-// PostgreSQL's numeric has NaN and +-Infinity; our Decimal cannot hold them.
-bool IsSpecialValue(std::string_view s) {
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
-  return EqualsNoCase(s, "nan") || EqualsNoCase(s, "infinity") || EqualsNoCase(s, "inf");
+// PostgreSQL's spellings of numeric's special values (numeric_in).
+std::optional<Decimal> SpecialValue(std::string_view s) {
+  if (EqualsNoCase(s, "nan")) return DecimalSpecial(kDecimalNaN);
+  bool negative = false;
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (EqualsNoCase(s, "infinity") || EqualsNoCase(s, "inf"))
+    return DecimalSpecial(negative ? kDecimalNegInfinity : kDecimalInfinity);
+  return std::nullopt;
 }
+
+Decimal NaN() { return DecimalSpecial(kDecimalNaN); }
+Decimal Infinity(bool negative) { return DecimalSpecial(negative ? kDecimalNegInfinity : kDecimalInfinity); }
 
 }  // namespace
 
@@ -244,10 +256,7 @@ Decimal DecimalFromString(std::string_view text) {
   std::string_view s = text;
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
   while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  if (IsSpecialValue(s)) {
-    throw SqlError(sqlstate::kNumericValueOutOfRange,
-                   fmt::format("numeric value \"{}\" is not supported", s));
-  }
+  if (std::optional<Decimal> special = SpecialValue(s)) return *special;
   size_t i = 0;
   bool negative = false;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
@@ -292,6 +301,8 @@ Decimal DecimalFromString(std::string_view text) {
 }
 
 std::string DecimalToString(const Decimal& d) {
+  if (DecimalIsNaN(d)) return "NaN";
+  if (DecimalIsInfinite(d)) return DecimalSign(d) > 0 ? "Infinity" : "-Infinity";
   std::string digits = MagnitudeDigits(Magnitude(d.value));
   std::string out = d.value < 0 ? "-" : "";
   if (d.scale <= 0) return out + digits;
@@ -306,10 +317,8 @@ std::string DecimalToString(const Decimal& d) {
 Decimal DecimalFromInt(int64_t v) { return Decimal{i128(v), 0}; }
 
 Decimal DecimalFromDouble(double v) {
-  if (std::isnan(v)) throw SqlError(sqlstate::kNumericValueOutOfRange, "cannot convert NaN to numeric");
-  if (std::isinf(v)) {
-    throw SqlError(sqlstate::kNumericValueOutOfRange, "cannot convert infinity to numeric");
-  }
+  if (std::isnan(v)) return NaN();
+  if (std::isinf(v)) return Infinity(v < 0);
   // PostgreSQL's float8_numeric prints DBL_DIG (15) significant digits and parses that.
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.15g", v);
@@ -319,33 +328,48 @@ Decimal DecimalFromDouble(double v) {
 double DecimalToDouble(const Decimal& d) {
   // Like PostgreSQL's numeric_float8: through the text form, so the result is
   // the double nearest to the exact decimal value.
+  if (DecimalIsNaN(d)) return std::numeric_limits<double>::quiet_NaN();
+  if (DecimalIsInfinite(d)) return DecimalSign(d) * std::numeric_limits<double>::infinity();
   std::string s = DecimalToString(d);
   return std::strtod(s.c_str(), nullptr);
 }
 
 int64_t DecimalToInt(const Decimal& d, int64_t lo, int64_t hi) {
+  const char* type = "bigint";
+  if (lo == INT32_MIN && hi == INT32_MAX) type = "integer";
+  if (lo == INT16_MIN && hi == INT16_MAX) type = "smallint";
+  if (DecimalIsSpecial(d))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "cannot convert {} to {}", DecimalIsNaN(d) ? "NaN" : "infinity", type);
   u128 mag = ShiftDownRound(Magnitude(d.value), d.scale);
   i128 v = d.value < 0 ? -i128(mag) : i128(mag);
   if (v < lo || v > hi) {
-    const char* type = "bigint";
-    if (lo == INT32_MIN && hi == INT32_MAX) type = "integer";
-    if (lo == INT16_MIN && hi == INT16_MAX) type = "smallint";
     throw SqlError(sqlstate::kNumericValueOutOfRange, fmt::format("{} out of range", type));
   }
   return int64_t(v);
 }
 
 Decimal DecimalAdd(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) {
+    if (DecimalIsNaN(a) || DecimalIsNaN(b)) return NaN();
+    if (DecimalIsInfinite(a) && DecimalIsInfinite(b) && DecimalSign(a) != DecimalSign(b)) return NaN();
+    return DecimalIsInfinite(a) ? a : b;
+  }
   int scale = std::max(a.scale, b.scale);
   return AddAligned(a.value < 0, Aligned(a, scale), b.value < 0, Aligned(b, scale), scale);
 }
 
 Decimal DecimalSub(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) return DecimalAdd(a, DecimalNeg(b));
   int scale = std::max(a.scale, b.scale);
   return AddAligned(a.value<0, Aligned(a, scale), b.value> 0, Aligned(b, scale), scale);
 }
 
 Decimal DecimalMul(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) {
+    int sign = DecimalSign(a) * DecimalSign(b);  // an infinity times 0 is NaN
+    if (DecimalIsNaN(a) || DecimalIsNaN(b) || sign == 0) return NaN();
+    return Infinity(sign < 0);
+  }
   u128 mag;
   if (__builtin_mul_overflow(Magnitude(a.value), Magnitude(b.value), &mag)) ThrowOverflow();
   bool neg = (a.value < 0) != (b.value < 0) && mag != 0;
@@ -353,6 +377,15 @@ Decimal DecimalMul(const Decimal& a, const Decimal& b) {
 }
 
 Decimal DecimalDiv(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) {  // numeric_div's order
+    if (DecimalIsNaN(a) || DecimalIsNaN(b)) return NaN();
+    if (DecimalIsInfinite(a)) {
+      if (DecimalIsInfinite(b)) return NaN();
+      if (DecimalSign(b) == 0) ThrowDivByZero();
+      return Infinity(DecimalSign(a) != DecimalSign(b));
+    }
+    return Decimal{0, 0};  // finite / infinity
+  }
   if (b.value == 0) ThrowDivByZero();
   int rscale = SelectDivScale(a, b);
   u128 ma = Magnitude(a.value), mb = Magnitude(b.value);
@@ -373,6 +406,14 @@ Decimal DecimalDiv(const Decimal& a, const Decimal& b) {
 }
 
 Decimal DecimalMod(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) {  // numeric_mod's order
+    if (DecimalIsNaN(a) || DecimalIsNaN(b)) return NaN();
+    if (DecimalIsInfinite(a)) {
+      if (DecimalSign(b) == 0 && !DecimalIsInfinite(b)) ThrowDivByZero();
+      return NaN();
+    }
+    return a;  // finite % infinity
+  }
   if (b.value == 0) ThrowDivByZero();
   int scale = std::max(a.scale, b.scale);
   u128 ma = Magnitude(a.value), mb = Magnitude(b.value);
@@ -390,11 +431,26 @@ Decimal DecimalMod(const Decimal& a, const Decimal& b) {
   return Make(a.value < 0 && rem != 0, rem, scale);
 }
 
-Decimal DecimalNeg(const Decimal& a) { return Decimal{-a.value, a.scale}; }
+Decimal DecimalNeg(const Decimal& a) {
+  if (DecimalIsInfinite(a)) return Infinity(DecimalSign(a) > 0);
+  return Decimal{-a.value, a.scale};
+}
 
-Decimal DecimalAbs(const Decimal& a) { return Decimal{a.value < 0 ? -a.value : a.value, a.scale}; }
+Decimal DecimalAbs(const Decimal& a) {
+  if (DecimalIsInfinite(a)) return Infinity(false);
+  return Decimal{a.value < 0 ? -a.value : a.value, a.scale};
+}
 
 int DecimalCompare(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) {
+    // -Infinity < finite values < Infinity < NaN (PostgreSQL's cmp_numerics).
+    auto rank = [](const Decimal& d) {
+      return DecimalIsNaN(d) ? 3 : d.scale == kDecimalInfinity ? 2 : d.scale == kDecimalNegInfinity ? 0 : 1;
+    };
+    int ra = rank(a), rb = rank(b);
+    if (ra != rb) return ra < rb ? -1 : 1;
+    if (ra != 1) return 0;
+  }
   int sa = a.value < 0 ? -1 : (a.value > 0 ? 1 : 0);
   int sb = b.value < 0 ? -1 : (b.value > 0 ? 1 : 0);
   if (sa != sb) return sa < sb ? -1 : 1;
@@ -404,6 +460,7 @@ int DecimalCompare(const Decimal& a, const Decimal& b) {
 }
 
 Decimal DecimalRound(const Decimal& d, int32_t scale) {
+  if (DecimalIsSpecial(d)) return d;
   bool neg = d.value < 0;
   u128 mag = Magnitude(d.value);
   if (scale >= d.scale) {
@@ -419,6 +476,7 @@ Decimal DecimalRound(const Decimal& d, int32_t scale) {
 }
 
 Decimal DecimalTrunc(const Decimal& d, int32_t scale) {
+  if (DecimalIsSpecial(d)) return d;
   bool neg = d.value < 0;
   u128 mag = Magnitude(d.value);
   if (scale >= d.scale) return DecimalRound(d, scale);  // only pads zeros
@@ -429,18 +487,24 @@ Decimal DecimalTrunc(const Decimal& d, int32_t scale) {
 }
 
 Decimal DecimalCeil(const Decimal& d) {
+  if (DecimalIsSpecial(d)) return d;
   Decimal t = DecimalTrunc(d, 0);
   if (d.value > 0 && DecimalCompare(t, d) != 0) t.value += 1;
   return t;
 }
 
 Decimal DecimalFloor(const Decimal& d) {
+  if (DecimalIsSpecial(d)) return d;
   Decimal t = DecimalTrunc(d, 0);
   if (d.value < 0 && DecimalCompare(t, d) != 0) t.value -= 1;
   return t;
 }
 
 Decimal DecimalRescale(const Decimal& d, int32_t precision, int32_t scale) {
+  if (DecimalIsNaN(d)) return d;
+  if (DecimalIsInfinite(d))
+    throw SqlError(sqlstate::kNumericValueOutOfRange, "numeric field overflow")
+        .WithDetail(fmt::format("A field with precision {}, scale {} cannot hold an infinite value.", precision, scale));
   Decimal r = DecimalRound(d, scale);
   // PostgreSQL's apply_typmod: at most precision - scale integer digits.
   int max_int_digits = precision - scale;
@@ -463,6 +527,7 @@ Decimal DecimalRescale(const Decimal& d, int32_t precision, int32_t scale) {
 }
 
 Decimal DecimalNormalize(const Decimal& d) {
+  if (DecimalIsSpecial(d)) return d;
   if (d.value == 0) return Decimal{0, 0};
   Decimal r = d;
   while (r.scale > 0 && r.value % 10 == 0) {

@@ -18,24 +18,42 @@ namespace freshet {
 
 struct Decimal {
   __int128 value = 0;  // unscaled
-  int32_t scale = 0;   // digits after the decimal point, 0..38
+  int32_t scale = 0;   // digits after the decimal point, 0..38; negative: a special value
 };
 
 inline constexpr int kMaxDecimalDigits = 38;
 
-// Parses "12", "-1.50", "1e3", " 3.0 ". Throws 22P02 on bad syntax, 22003 when
-// more than 38 digits would be needed.
+// PostgreSQL's special numeric values, a Decimal of value 0 and one of
+// these scales. NaN equals itself and sorts above every other value
+// (+Infinity included); arithmetic follows PostgreSQL 15 (Infinity -
+// Infinity and 0 * Infinity are NaN, anything with NaN is NaN).
+inline constexpr int32_t kDecimalNaN = -1, kDecimalInfinity = -2, kDecimalNegInfinity = -3;
+inline Decimal DecimalSpecial(int32_t kind) { return Decimal{0, kind}; }
+inline bool DecimalIsSpecial(const Decimal& d) { return d.scale < 0; }
+inline bool DecimalIsNaN(const Decimal& d) { return d.scale == kDecimalNaN; }
+inline bool DecimalIsInfinite(const Decimal& d) { return d.scale == kDecimalInfinity || d.scale == kDecimalNegInfinity; }
+// -1, 0 or 1 (of an infinity too; 0 for NaN).
+inline int DecimalSign(const Decimal& d) {
+  if (d.scale == kDecimalInfinity) return 1;
+  if (d.scale == kDecimalNegInfinity) return -1;
+  return d.value < 0 ? -1 : d.value > 0 ? 1 : 0;
+}
+
+// Parses "12", "-1.50", "1e3", " 3.0 ", "NaN", "-Infinity", "inf" (any
+// case). Throws 22P02 on bad syntax, 22003 when more than 38 digits would
+// be needed.
 Decimal DecimalFromString(std::string_view text);
-// PostgreSQL's output: exactly `scale` digits after the point ("1.50", "-0.001", "12").
+// PostgreSQL's output: exactly `scale` digits after the point ("1.50", "-0.001", "12"), NaN, Infinity, -Infinity.
 std::string DecimalToString(const Decimal& d);
 
 Decimal DecimalFromInt(int64_t v);
-// Throws 22003 for NaN/infinity or values beyond 38 digits; keeps up to 15
-// significant digits like PostgreSQL's float8 -> numeric cast.
+// NaN and infinities become numeric's; throws 22003 for values beyond 38
+// digits; keeps up to 15 significant digits like PostgreSQL's float8 ->
+// numeric cast.
 Decimal DecimalFromDouble(double v);
 double DecimalToDouble(const Decimal& d);
 // Rounds half away from zero; throws 22003 when outside int64 (or the
-// narrower [lo, hi] range given).
+// narrower [lo, hi] range given), 0A000 for NaN and infinities.
 int64_t DecimalToInt(const Decimal& d, int64_t lo = INT64_MIN, int64_t hi = INT64_MAX);
 
 Decimal DecimalAdd(const Decimal& a, const Decimal& b);

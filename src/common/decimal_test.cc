@@ -11,8 +11,11 @@
 #include <functional>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
+#include "common/encoding.h"
 #include "common/error.h"
+#include "common/value.h"
 
 namespace freshet {
 namespace {
@@ -416,7 +419,7 @@ TEST(DecimalTest, ParseErrorsCarrySqlstateAndMessage) {
 TEST(DecimalTest, OverflowBeyond38Digits) {
   for (const char* s : {"100000000000000000000000000000000000000", "1e38", "1e39", "-1e38", "1e-39",
                         "0.000000000000000000000000000000000000001",
-                        "1.00000000000000000000000000000000000000", "0e-39", "NaN", "Infinity", "-inf"}) {
+                        "1.00000000000000000000000000000000000000", "0e-39"}) {
     EXPECT_EQ(Outcome([&] { return S(D(s)); }), "ERR 22003") << s;
   }
   EXPECT_EQ(S(D("9.9999999999999999999999999999999999999")), "9.9999999999999999999999999999999999999");
@@ -561,9 +564,9 @@ TEST(DecimalTest, FromDoubleMatchesPostgres) {
     EXPECT_EQ(Outcome([&] { return S(DecimalFromDouble(std::stod(c.in))); }), c.want) << c.in;
   }
   EXPECT_EQ(S(DecimalFromDouble(-0.0)), "0");
-  EXPECT_EQ(Outcome([&] { return S(DecimalFromDouble(NAN)); }), "ERR 22003");
-  EXPECT_EQ(Outcome([&] { return S(DecimalFromDouble(INFINITY)); }), "ERR 22003");
-  EXPECT_EQ(Outcome([&] { return S(DecimalFromDouble(-INFINITY)); }), "ERR 22003");
+  EXPECT_EQ(S(DecimalFromDouble(NAN)), "NaN");  // PostgreSQL 14 and later
+  EXPECT_EQ(S(DecimalFromDouble(INFINITY)), "Infinity");
+  EXPECT_EQ(S(DecimalFromDouble(-INFINITY)), "-Infinity");
   EXPECT_EQ(Outcome([&] { return S(DecimalFromDouble(1e-40)); }), "ERR 22003");  // needs scale 40
 }
 
@@ -687,6 +690,39 @@ TEST(DecimalTest, RescaleLikeNumericTypmod) {
       detail("99999", 2, -2),
       "22003 numeric field overflow / A field with precision 2, scale -2 must round to an absolute value "
       "less than 10^4.");
+}
+
+// NaN and +-Infinity: PostgreSQL 15's arithmetic, order and hashing.
+TEST(DecimalTest, SpecialValues) {
+  const Decimal nan = DecimalFromString("NaN"), inf = DecimalFromString(" +inf "), ninf = DecimalFromString("-Infinity");
+  EXPECT_TRUE(DecimalIsNaN(nan));
+  EXPECT_EQ(DecimalToString(inf), "Infinity");
+  EXPECT_EQ(DecimalToString(ninf), "-Infinity");
+  EXPECT_EQ(DecimalToString(DecimalSub(inf, inf)), "NaN");
+  EXPECT_EQ(DecimalToString(DecimalMul(ninf, DecimalFromString("-2"))), "Infinity");
+  EXPECT_EQ(DecimalToString(DecimalMul(inf, DecimalFromString("0.0"))), "NaN");
+  EXPECT_EQ(DecimalToString(DecimalDiv(DecimalFromString("7"), ninf)), "0");
+  EXPECT_THROW(DecimalDiv(inf, DecimalFromString("0")), SqlError);
+  EXPECT_EQ(DecimalToString(DecimalDiv(nan, DecimalFromString("0"))), "NaN");
+  EXPECT_EQ(DecimalToString(DecimalMod(DecimalFromString("-5.5"), inf)), "-5.5");
+  // -Infinity < finite < Infinity < NaN; NaN equals itself.
+  std::vector<Decimal> ordered = {ninf, DecimalFromString("-1e30"), DecimalFromString("0"), DecimalFromString("1e30"), inf, nan};
+  for (size_t i = 0; i < ordered.size(); i++)
+    for (size_t j = 0; j < ordered.size(); j++) {
+      int expected = i < j ? -1 : i > j ? 1 : 0;
+      EXPECT_EQ(DecimalCompare(ordered[i], ordered[j]), expected) << i << " " << j;
+      std::string ki, kj;
+      EncodeKeyValue(Value::Numeric(ordered[i]), &ki);
+      EncodeKeyValue(Value::Numeric(ordered[j]), &kj);
+      EXPECT_EQ(ki < kj ? -1 : ki > kj ? 1 : 0, expected) << "key order " << i << " " << j;
+    }
+  EXPECT_EQ(DecimalHash(nan), DecimalHash(DecimalFromString("nan")));
+  EXPECT_NE(DecimalHash(inf), DecimalHash(ninf));
+  EXPECT_TRUE(std::isinf(DecimalToDouble(ninf)) && DecimalToDouble(ninf) < 0);
+  EXPECT_TRUE(DecimalIsNaN(DecimalFromDouble(std::nan(""))));
+  EXPECT_THROW(DecimalToInt(nan), SqlError);
+  EXPECT_THROW(DecimalRescale(inf, 10, 2), SqlError);
+  EXPECT_TRUE(DecimalIsNaN(DecimalRescale(nan, 10, 2)));
 }
 
 }  // namespace

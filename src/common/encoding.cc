@@ -60,6 +60,11 @@ void EncodeInt128(__int128 v, std::string* out) {
 // Decimals of different scales must order by value: encode sign, then the
 // decimal exponent and the significant digits, as in RisingWave/CockroachDB.
 void EncodeDecimal(const Decimal& d0, std::string* out) {
+  // -Infinity, negatives, zero, positives, Infinity, NaN.
+  if (DecimalIsSpecial(d0)) {
+    out->push_back(DecimalIsNaN(d0) ? 0x05 : DecimalSign(d0) > 0 ? 0x04 : 0x00);
+    return;
+  }
   Decimal d = DecimalNormalize(d0);
   if (d.value == 0) {
     out->push_back(0x02);

@@ -130,7 +130,9 @@ class SumAvgAgg : public AggregateFunction {
         }
         case PhysicalType::kDecimal: {
           const Decimal& d = v.GetDecimal(r);
-          decimals_[g] = sign > 0 ? DecimalAdd(decimals_[g], d) : DecimalSub(decimals_[g], d);
+          // NaN and infinities are only counted (by their scale, below), so
+          // that retracting one gives what summing the others gives.
+          if (!DecimalIsSpecial(d)) decimals_[g] = sign > 0 ? DecimalAdd(decimals_[g], d) : DecimalSub(decimals_[g], d);
           // The result's scale is the largest scale among the values summed.
           auto& sc = scales_[g];
           auto it = std::find_if(sc.begin(), sc.end(), [&](const auto& p) { return p.first == d.scale; });
@@ -247,8 +249,16 @@ class SumAvgAgg : public AggregateFunction {
         case PhysicalType::kDecimal: {
           Decimal sum = decimals_[g];
           int32_t scale = 0;
-          for (const auto& [sc, n] : scales_[g]) scale = std::max(scale, sc);
-          if (!scales_[g].empty() && scale < sum.scale) sum = DecimalRound(sum, scale);  // exact: dropped digits are 0
+          bool nan = false, pos_inf = false, neg_inf = false;
+          for (const auto& [sc, n] : scales_[g]) {
+            scale = std::max(scale, sc);
+            nan = nan || (sc == kDecimalNaN && n > 0);
+            pos_inf = pos_inf || (sc == kDecimalInfinity && n > 0);
+            neg_inf = neg_inf || (sc == kDecimalNegInfinity && n > 0);
+          }
+          if (nan || (pos_inf && neg_inf)) sum = DecimalSpecial(kDecimalNaN);
+          else if (pos_inf || neg_inf) sum = DecimalSpecial(pos_inf ? kDecimalInfinity : kDecimalNegInfinity);
+          else if (!scales_[g].empty() && scale < sum.scale) sum = DecimalRound(sum, scale);  // exact: dropped digits are 0
           out->AppendDecimal(avg_ ? DecimalDiv(sum, DecimalFromInt(counts_[g])) : sum);
           break;
         }

@@ -400,6 +400,9 @@ int64_t FloatToInt(double x) {
 
 template <TypeId T>
 int64_t NumericToInt(const Decimal& d) {
+  if (DecimalIsSpecial(d))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "cannot convert {} to {}", DecimalIsNaN(d) ? "NaN" : "infinity",
+                  T == TypeId::kInt16 ? "smallint" : T == TypeId::kInt32 ? "integer" : "bigint");
   int64_t v;
   try {
     v = DecimalToInt(d);

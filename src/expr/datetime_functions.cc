@@ -122,13 +122,10 @@ Decimal ExtractTimestampNumeric(const std::string& f, int64_t local, int64_t epo
 }
 
 // extract() of an infinite value: NULL for fields that cycle; the others
-// would be numeric's Infinity, which numeric here cannot hold.
+// are numeric's Infinity of the value's sign.
 std::optional<Decimal> InfiniteField(const std::string& f, bool negative, DatetimeKind kind) {
   if (!ExtractFromInfinite(f, negative, kind)) return std::nullopt;
-  throw SqlError(sqlstate::kFeatureNotSupported,
-                 fmt::format("extract({} from {}infinity) is numeric {}Infinity, which numeric does not support here",
-                             f, negative ? "-" : "", negative ? "-" : ""))
-      .WithHint("date_part() returns it as double precision.");
+  return DecimalSpecial(negative ? kDecimalNegInfinity : kDecimalInfinity);
 }
 
 // PostgreSQL's interval epoch: 365.25-day years, 30-day months.

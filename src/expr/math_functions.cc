@@ -127,7 +127,8 @@ unsigned __int128 ISqrt(unsigned __int128 n) {
 }
 
 Decimal NumericSqrt(const Decimal& d) {
-  if (d.value < 0) {
+  if (DecimalIsNaN(d) || DecimalSign(d) > 0 && DecimalIsInfinite(d)) return d;
+  if (DecimalSign(d) < 0) {
     throw SqlError(sqlstate::kInvalidArgumentForPower, "cannot take square root of a negative number");
   }
   // PostgreSQL's numeric_sqrt scale, from the base-10000 weight of the input.
@@ -151,6 +152,8 @@ Decimal NumericSqrt(const Decimal& d) {
 }
 
 Decimal NumericExp(const Decimal& d) {
+  if (DecimalIsNaN(d) || DecimalSign(d) > 0 && DecimalIsInfinite(d)) return d;
+  if (DecimalIsInfinite(d)) return Decimal{0, 0};  // exp(-Infinity)
   long double x = ToLongDouble(d);
   long double r = std::exp(x);
   if (!std::isfinite(r)) throw SqlError(sqlstate::kNumericValueOutOfRange, "value overflows numeric format");
@@ -159,18 +162,31 @@ Decimal NumericExp(const Decimal& d) {
 }
 
 long double CheckedLn(const Decimal& d) {
-  if (d.value == 0) throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of zero");
-  if (d.value < 0) throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of a negative number");
+  if (DecimalSign(d) == 0) throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of zero");
+  if (DecimalSign(d) < 0) throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of a negative number");
   return std::log(ToLongDouble(d));
 }
 
 Decimal NumericLn(const Decimal& d) {
+  if (DecimalIsNaN(d)) return d;
+  if (DecimalIsInfinite(d)) {
+    CheckedLn(d);  // -Infinity: a negative number
+    return d;
+  }
   long double r = CheckedLn(d);
   return DecimalFromLongDouble(r, ClampScale(16 - TruncLog10(r), {d.scale}));
 }
 
 // log(base, x), PostgreSQL's log_var scale.
 Decimal NumericLog(const Decimal& base, const Decimal& x) {
+  if (DecimalIsSpecial(base) || DecimalIsSpecial(x)) {  // numeric_log's rules
+    if (DecimalIsNaN(base) || DecimalIsNaN(x)) return DecimalSpecial(kDecimalNaN);
+    int sb = DecimalSign(base), sx = DecimalSign(x);
+    if (sb < 0 || sx < 0) throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of a negative number");
+    if (sb == 0 || sx == 0) throw SqlError(sqlstate::kInvalidArgumentForLog, "cannot take logarithm of zero");
+    if (DecimalIsInfinite(base)) return DecimalIsInfinite(x) ? DecimalSpecial(kDecimalNaN) : Decimal{0, 0};
+    return x;  // log(finite, Infinity)
+  }
   long double lb = CheckedLn(base), lx = CheckedLn(x);
   if (lb == 0) ThrowDivisionByZero();
   int dweight = TruncLog10(lx) - TruncLog10(lb);
@@ -192,7 +208,38 @@ bool ExactIntPower(const Decimal& base, int64_t exp, Decimal* out) {
   }
 }
 
+// numeric_power with a NaN or an infinity: POSIX pow(3)'s rules, as
+// PostgreSQL follows them.
+Decimal SpecialPower(const Decimal& base, const Decimal& exp) {
+  const Decimal one = DecimalFromInt(1), zero{0, 0}, nan = DecimalSpecial(kDecimalNaN);
+  if (DecimalIsNaN(base)) return !DecimalIsSpecial(exp) && DecimalSign(exp) == 0 ? one : nan;
+  if (DecimalIsNaN(exp)) return !DecimalIsSpecial(base) && DecimalCompare(base, one) == 0 ? one : nan;
+  int sb = DecimalSign(base), se = DecimalSign(exp);
+  if (sb == 0 && se < 0)
+    throw SqlError(sqlstate::kInvalidArgumentForPower, "zero raised to a negative power is undefined");
+  bool exp_integral = DecimalIsInfinite(exp) || IsIntegral(exp);  // infinities count as integral
+  if (sb < 0 && !exp_integral)
+    throw SqlError(sqlstate::kInvalidArgumentForPower, "a negative number raised to a non-integer power yields a complex result");
+  if (!DecimalIsSpecial(base) && DecimalCompare(base, one) == 0) return one;
+  if (se == 0) return one;
+  if (sb == 0) return zero;  // and exp > 0
+  if (DecimalIsInfinite(exp)) {
+    bool abs_base_above_one = true;  // an infinite base
+    if (!DecimalIsSpecial(base)) {
+      if (DecimalCompare(base, DecimalFromInt(-1)) == 0) return one;
+      abs_base_above_one = DecimalCompare(DecimalAbs(base), one) > 0;
+    }
+    return abs_base_above_one == (se > 0) ? DecimalSpecial(kDecimalInfinity) : zero;
+  }
+  if (DecimalSign(base) > 0) return se > 0 ? DecimalSpecial(kDecimalInfinity) : zero;  // base Infinity
+  // base -Infinity: an odd integral exponent keeps the sign.
+  if (se < 0) return zero;
+  bool odd = IsIntegral(exp) && DecimalCompare(DecimalMod(exp, DecimalFromInt(2)), zero) != 0;
+  return DecimalSpecial(odd ? kDecimalNegInfinity : kDecimalInfinity);
+}
+
 Decimal NumericPower(const Decimal& base, const Decimal& exp) {
+  if (DecimalIsSpecial(base) || DecimalIsSpecial(exp)) return SpecialPower(base, exp);
   if (base.value == 0 && exp.value < 0) {
     throw SqlError(sqlstate::kInvalidArgumentForPower, "zero raised to a negative power is undefined");
   }
@@ -228,7 +275,7 @@ Decimal NumericPower(const Decimal& base, const Decimal& exp) {
   return DecimalFromLongDouble(r, rscale);
 }
 
-Decimal NumericSign(const Decimal& d) { return DecimalFromInt(d.value > 0 ? 1 : (d.value < 0 ? -1 : 0)); }
+Decimal NumericSign(const Decimal& d) { return DecimalIsNaN(d) ? d : DecimalFromInt(DecimalSign(d)); }
 
 // --- gcd / lcm ------------------------------------------------------------------
 
@@ -269,12 +316,14 @@ int AlignScales(const Decimal& a, const Decimal& b, unsigned __int128* ua, unsig
 }
 
 Decimal NumericGcd(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) return DecimalSpecial(kDecimalNaN);
   unsigned __int128 ua, ub;
   int scale = AlignScales(a, b, &ua, &ub);
   return Decimal{static_cast<__int128>(Gcd(ua, ub)), scale};
 }
 
 Decimal NumericLcm(const Decimal& a, const Decimal& b) {
+  if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) return DecimalSpecial(kDecimalNaN);
   unsigned __int128 ua, ub;
   int scale = AlignScales(a, b, &ua, &ub);
   if (ua == 0 || ub == 0) return Decimal{0, scale};

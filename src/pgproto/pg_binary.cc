@@ -40,6 +40,14 @@ T GetBE(const std::string& s, size_t pos) {
 }
 
 std::string EncodeNumeric(const Decimal& d) {
+  if (DecimalIsSpecial(d)) {  // no digits, the sign word says which (NUMERIC_NAN, _PINF, _NINF)
+    std::string out;
+    PutBE<int16_t>(&out, 0);
+    PutBE<int16_t>(&out, 0);
+    PutBE<uint16_t>(&out, DecimalIsNaN(d) ? 0xC000 : DecimalSign(d) > 0 ? 0xD000 : 0xF000);
+    PutBE<int16_t>(&out, 0);
+    return out;
+  }
   unsigned __int128 mag = d.value < 0 ? static_cast<unsigned __int128>(-d.value) : static_cast<unsigned __int128>(d.value);
   std::string digits;
   while (mag > 0) {
@@ -262,11 +270,9 @@ Decimal ReceiveNumeric(Reader* r) {
     if (weight - i >= 0) int_digits += digits;
     else if (frac_digits.size() < dscale + 4u) frac_digits += digits;  // the rest is truncated anyway
   }
-  // Like the text input, Freshet's numeric has no NaN or infinities.
-  if (sign == kNumericNaN) throw SqlError(sqlstate::kFeatureNotSupported, "numeric value \"NaN\" is not supported");
-  if (sign == kNumericPInf || sign == kNumericNInf)
-    throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("numeric value \"{}\" is not supported", sign == kNumericPInf ? "Infinity" : "-Infinity"));
+  if (sign == kNumericNaN) return DecimalSpecial(kDecimalNaN);
+  if (sign == kNumericPInf) return DecimalSpecial(kDecimalInfinity);
+  if (sign == kNumericNInf) return DecimalSpecial(kDecimalNegInfinity);
   for (int i = ndigits; i <= weight; i++) int_digits += "0000";
   if (weight < -1) frac_digits.insert(0, std::min<size_t>(static_cast<size_t>(4 * (-1 - weight)), dscale + 4u), '0');
   if (int_digits.empty()) int_digits = "0";

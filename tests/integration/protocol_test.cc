@@ -306,6 +306,8 @@ std::string DecodeNumeric(const std::string& b) {
   int nd = static_cast<int16_t>(GetBE(b, 0, 2)), weight = static_cast<int16_t>(GetBE(b, 2, 2));
   int sign = static_cast<int>(GetBE(b, 4, 2)), dscale = static_cast<int16_t>(GetBE(b, 6, 2));
   if (sign == 0xC000) return "NaN";
+  if (sign == 0xD000) return "Infinity";
+  if (sign == 0xF000) return "-Infinity";
   if (b.size() != 8 + 2 * static_cast<size_t>(nd)) return "<bad numeric length>";
   auto digit = [&](int i) { return i >= 0 && i < nd ? static_cast<int>(GetBE(b, 8 + 2 * i, 2)) : 0; };
   std::string out = sign == 0x4000 ? "-" : "";
@@ -434,6 +436,12 @@ std::vector<TypeCase> TypeCases() {
       {"numeric", 1700, "123456789012345678901234.5678", "123456789012345678901234.5678",
        EncodeNumeric("123456789012345678901234.5678"), DecodeNumeric},
       {"numeric", 1700, "100000000", "100000000", EncodeNumeric("100000000"), DecodeNumeric},
+      // The special values: no digits, the sign word says which (NUMERIC_NAN, _PINF, _NINF).
+      {"numeric", 1700, "NaN", "NaN", BE16(0) + BE16(0) + BE16(static_cast<int16_t>(0xC000)) + BE16(0), DecodeNumeric},
+      {"numeric", 1700, "Infinity", "Infinity", BE16(0) + BE16(0) + BE16(static_cast<int16_t>(0xD000)) + BE16(0),
+       DecodeNumeric},
+      {"numeric", 1700, "-Infinity", "-Infinity", BE16(0) + BE16(0) + BE16(static_cast<int16_t>(0xF000)) + BE16(0),
+       DecodeNumeric},
       {"bool", 16, "true", "t", std::string(1, '\1'), dec_bool},
       {"bool", 16, "false", "f", std::string(1, '\0'), dec_bool},
       {"text", 25, text1, text1, text1, dec_text},
