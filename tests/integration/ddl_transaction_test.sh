@@ -157,4 +157,31 @@ check "after kill -9 the constraint holds the stored rows' values" grep -q 'viol
 check "a new value goes in" q -c "insert into uq values (1001, 'new')" -c "flush"
 check "the view kept counting" test "$(q -c "select n from uq_count")" = 201
 
+echo "== 8) the same in a transaction block: other sessions' writes wait for it; ROLLBACK undoes it, COMMIT survives kill -9"
+q -c "create table uq2 (id int primary key, code int)" -c "insert into uq2 select g, g from generate_series(1, 100) g" \
+  -c "create materialized view uq2_count as select count(*) as n from uq2" >/dev/null
+open_session
+send "BEGIN;" "ALTER TABLE uq2 ADD CONSTRAINT uq2_code_key UNIQUE (code);" '\echo ADDED'
+check "the block added the constraint under the view" wait_for ADDED
+out=$(q -c "set lock_timeout = '300ms'" -c "insert into uq2 values (1000, 5)")
+check "another session's insert waits for the block (lock_timeout)" grep -q "canceling statement due to lock timeout" <<<"$out"
+send "ROLLBACK;" '\echo ROLLED'
+check "the block rolled back" wait_for ROLLED
+close_session
+check "then the other session's insert (a repeated code) runs" q -c "insert into uq2 values (1000, 5)"
+check "the rolled-back constraint is gone" test "$(q -c "select count(*) from pg_constraint where conname = 'uq2_code_key'")" = 0
+q -c "delete from uq2 where id = 1000" >/dev/null
+open_session
+send "BEGIN;" "ALTER TABLE uq2 ADD CONSTRAINT uq2_code_key UNIQUE (code);" "INSERT INTO uq2 VALUES (2001, 7001);" "COMMIT;" '\echo COMMITTED'
+check "a block adding the constraint and a row committed" wait_for COMMITTED
+close_session
+kill9
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "after kill -9 the block's constraint is there" test "$(q -c "select count(*) from pg_constraint where conname = 'uq2_code_key'")" = 1
+out=$(q -c "insert into uq2 values (3000, 7001)" 2>&1)
+check "and holds the block's own row" grep -q 'violates unique constraint "uq2_code_key"' <<<"$out"
+out=$(q -c "insert into uq2 values (3001, 42)" 2>&1)
+check "and the stored rows" grep -q 'violates unique constraint "uq2_code_key"' <<<"$out"
+check "the view counts every row" test "$(q -c "flush" -c "select n from uq2_count")" = 101
+
 finish

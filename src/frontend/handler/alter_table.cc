@@ -23,8 +23,9 @@
 // PostgreSQL's would wait for the lock and then see the table changed. A
 // table read by stream jobs or indexes is not rewritten (0A000): their
 // state is keyed by its old rows. Adding a unique constraint or unique
-// index (outside a transaction block) is no rewrite: its index is filled
-// from the stored rows in place (StoreInPlace).
+// index is no rewrite: its index is filled from the stored rows in place
+// (StoreInPlace), unless a transaction block wrote the table itself (its
+// writes are not stored yet; the block rewrites the table instead).
 //
 // In a transaction block the catalog changes are the block's (stored at
 // its COMMIT, see Session); a rewrite's new relation is made outside the
@@ -49,6 +50,8 @@
 #include "frontend/session.h"
 #include "meta/sequences.h"
 #include "planner/optimizer.h"
+#include "storage/meta_store.h"
+#include "storage/state_store.h"
 #include "storage/write_set.h"
 
 namespace freshet {
@@ -65,10 +68,10 @@ struct Alteration {
   std::vector<Binder::RewriteSource> sources;
   std::vector<std::string> pk_names;  // empty: keyed by a generated row id
   bool rewrite = false;
-  // Unique constraints added (their index_id 0): outside a transaction
-  // block their indexes are filled from the stored rows without a rewrite
-  // (StoreInPlace), so stream jobs reading the table are no obstacle; in a
-  // block the table is rewritten.
+  // Unique constraints added (their index_id 0): their indexes are filled
+  // from the stored rows without a rewrite (StoreInPlace), so stream jobs
+  // reading the table are no obstacle; a transaction block that wrote the
+  // table itself rewrites it instead (the fill reads committed rows only).
   bool fill_unique = false;
   // CHECK constraints the stored rows must pass (added, or VALIDATE
   // CONSTRAINT): a rewrite checks every row it writes, otherwise they are
@@ -487,11 +490,12 @@ SqlError CouldNotCreateUniqueIndex(const SqlError& e, const TableCatalog& final_
 
 // Stores `final_table` without a rewrite once the stored rows pass its
 // CHECK constraints `names` (a scan for a row that fails each) and the
-// indexes of its new unique constraints (index_id 0; not in a transaction
-// block) are filled from them, with writes to the table held back
-// meanwhile, as RewriteTable does. The indexes are committed before the
-// catalog names them: a crash between the two leaves their rows under ids
-// nothing uses.
+// indexes of its new unique constraints (index_id 0) are filled from
+// them, with other sessions' writes to the table held back meanwhile (in a
+// transaction block, until it ends), as RewriteTable does. The indexes are
+// committed before the catalog names them: a failure or the block's
+// rollback drops their rows again; a crash between the two leaves them
+// under ids nothing uses.
 void StoreInPlace(const HandlerArgs& args, const TableRef& table, TableCatalog final_table,
                   const std::vector<std::string>& names) {
   Session* session = args.session;
@@ -538,10 +542,20 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, TableCatalog f
             .WithField('n', check.name);
   }
   std::vector<ObjectId> filled;
+  StateStore* store = instance->store();
+  auto discard = [dml, store](const std::vector<ObjectId>& ids) {
+    MetaWrite drop;
+    for (ObjectId id : ids) {
+      dml->DropTable(id);
+      drop.DropRelationData(id);
+    }
+    if (!ids.empty()) (void)store->CommitMeta(drop);  // on failure the rows stay, unused
+  };
   try {
     for (ConstraintCatalog& c : final_table.constraints) {
       if (c.type != 'u' || c.index_id) continue;
-      if (in_block) throw SqlError(sqlstate::kInternalError, "a unique index is filled in place outside blocks only");
+      if (const WriteSet* pending = session->PendingWrites(); pending && pending->Find(table->id))
+        throw SqlError(sqlstate::kInternalError, "a unique index is filled in place only from committed rows");
       c.index_id = instance->catalog()->NewObjectId();
       filled.push_back(c.index_id);
       try {
@@ -554,9 +568,10 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, TableCatalog f
     if (!filled.empty()) loop->Flush();  // the indexes, before the catalog names them
     session->DdlCatalog()->AlterTable(final_table);
   } catch (...) {
-    for (ObjectId id : filled) dml->DropTable(id);
+    discard(filled);
     throw;
   }
+  if (in_block && !filled.empty()) session->OnDdlRollback([discard, filled] { discard(filled); });
   session->HoldUntilBlockEnds(std::move(blocked));
 }
 
@@ -693,7 +708,8 @@ void MoveOwnedSequences(const HandlerArgs& args, const TableCatalog& old_table, 
 // indexes of dropped unique constraints).
 void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
   Catalog* catalog = args.session->DdlCatalog();
-  if (a.rewrite || (a.fill_unique && catalog->is_transaction())) {
+  const WriteSet* pending = args.session->PendingWrites();
+  if (a.rewrite || (a.fill_unique && pending && pending->Find(t->id))) {
     RewriteTable(args, t, a);
     // Other tables' foreign keys follow the rewritten relation.
     if (TableRef now = catalog->FindTable(t->schema_id, t->name); now && now->id != t->id)
