@@ -416,11 +416,7 @@ ExprPtr Binder::ExprBinder::CoerceForAssignment(ExprPtr e, const DataType& to, c
     }
     return c;
   }
-  // PostgreSQL's assignment casts: implicit ones, numeric narrowing, and
-  // anything to text.
-  bool ok = CanImplicitCast(from, to) || (from.IsNumeric() && to.IsNumeric()) || to.id == TypeId::kVarchar ||
-            (from.IsTemporal() && to.IsTemporal() && CanExplicitCast(from, to));
-  if (!ok)
+  if (!CanAssignmentCast(from, to))
     throw SqlError(sqlstate::kDatatypeMismatch,
                    fmt::format("column \"{}\" is of type {} but expression is of type {}", column, to.ToString(),
                                from.ToString()))

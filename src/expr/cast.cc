@@ -562,6 +562,11 @@ bool CanImplicitCast(const DataType& from, const DataType& to) {
   }
 }
 
+bool CanAssignmentCast(const DataType& from, const DataType& to) {
+  return CanImplicitCast(from, to) || (from.IsNumeric() && to.IsNumeric()) || to.id == TypeId::kVarchar ||
+         (from.IsTemporal() && to.IsTemporal() && CanExplicitCast(from, to));
+}
+
 bool CanExplicitCast(const DataType& from, const DataType& to) {
   if (CanImplicitCast(from, to)) return true;
   if (to.id == TypeId::kUnknown) return false;

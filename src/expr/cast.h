@@ -25,6 +25,10 @@ namespace freshet {
 bool CanImplicitCast(const DataType& from, const DataType& to);
 // True if an explicit CAST from `from` to `to` exists.
 bool CanExplicitCast(const DataType& from, const DataType& to);
+// True if a value of `from` is stored in a column of `to` (INSERT, UPDATE,
+// a column's DEFAULT): PostgreSQL's assignment casts, the implicit ones
+// plus numeric narrowing, anything to text and between date/time types.
+bool CanAssignmentCast(const DataType& from, const DataType& to);
 // PostgreSQL's "preferred type" resolution for a set of types meeting in
 // UNION, CASE, IN, COALESCE, VALUES: the common type, or kUnknown if none.
 DataType CommonSuperType(const DataType& a, const DataType& b);

@@ -89,10 +89,10 @@ void CheckColumnDefault(Session* session, const ParsedStatement& stmt, const Col
                         const PgQuery__Node* expr) {
   Binder check(session->BinderContextFor(stmt, nullptr));
   ExprPtr ex = check.BindConstantExpression(expr);
-  if (!(ex->type() == col.type) && ex->type().id != TypeId::kUnknown && !CanImplicitCast(ex->type(), col.type) &&
-      !(ex->type().IsNumeric() && col.type.IsNumeric()) && col.type.id != TypeId::kVarchar)
-    FRESHET_THROW(sqlstate::kDatatypeMismatch, "column \"{}\" is of type {} but default expression is of type {}",
-                  col.name, col.type.ToString(), ex->type().ToString());
+  if (ex->type().id != TypeId::kUnknown && !CanAssignmentCast(ex->type(), col.type))
+    throw SqlError(sqlstate::kDatatypeMismatch, fmt::format("column \"{}\" is of type {} but default expression is of type {}",
+                                                          col.name, col.type.ToString(), ex->type().ToString()))
+        .WithHint("You will need to rewrite or cast the expression.");
 }
 
 BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const PgQuery__ColumnDef* cd) {
