@@ -320,8 +320,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         col.default_expr.clear();
         return;
       }
-      CheckColumnDefault(session, args.stmt, col, cmd->def);
-      col.default_expr = session->eval().catalog->StoredDefault(DeparseExpression(cmd->def));
+      col.default_expr = ColumnDefaultText(session, args.stmt, col, cmd->def, DeparseExpression(cmd->def));
       return;
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_DropNotNull: {

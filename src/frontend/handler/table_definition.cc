@@ -4,9 +4,12 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <set>
 
 #include "binder/binder.h"
+#include "common/decimal.h"
 #include "common/error.h"
 #include "expr/cast.h"
 #include "frontend/handler/sequence.h"
@@ -85,14 +88,177 @@ std::string DefaultText(const std::string& stmt, int default_location) {
   return stmt.substr(default_location + begin, end - begin);
 }
 
-void CheckColumnDefault(Session* session, const ParsedStatement& stmt, const ColumnCatalog& col,
-                        const PgQuery__Node* expr) {
+namespace {
+
+// The type without its modifier (varchar(5) -> varchar, numeric(5,2) ->
+// numeric): what a quoted literal is read as before the modifier applies.
+DataType WithoutModifier(const DataType& t) {
+  if (t.IsBpchar()) return DataType::Bpchar();
+  if (t.id == TypeId::kVarchar && t.precision >= 0) return DataType::Varchar();
+  if (t.id == TypeId::kNumeric) return DataType::Numeric();
+  return t;
+}
+
+// A type as PostgreSQL labels a constant of it: with its modifier
+// (character varying(5)) when the constant has one, else without.
+std::string ConstantTypeLabel(const DataType& t, bool with_modifier) {
+  return with_modifier ? t.ToString() : WithoutModifier(t).ToString();
+}
+
+// A constant of type t whose output text is `text`, as ruleutils'
+// get_const_expr prints it: integer and numeric constants bare unless a
+// leading sign would read back as an operator, booleans bare, anything
+// else quoted with its type.
+std::optional<std::string> ConstantText(const std::string& text, const DataType& t, bool with_modifier) {
+  if (text.empty() || text.find('\\') != std::string::npos) return std::nullopt;  // E'' strings: as written
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  quoted += "'";
+  switch (t.id) {
+    case TypeId::kInt32:
+      return text[0] != '-' ? text : quoted + "::integer";
+    case TypeId::kNumeric:
+      if (std::isdigit(static_cast<unsigned char>(text[0])) && text.find_first_of(".eE") != std::string::npos &&
+          !(with_modifier && t.precision >= 0))
+        return text;
+      return quoted + "::" + ConstantTypeLabel(t, with_modifier);
+    case TypeId::kBoolean:
+      return text == "t" || text == "true" ? "true" : "false";
+    default:
+      return quoted + "::" + ConstantTypeLabel(t, with_modifier);
+  }
+}
+
+// A numeric literal as PostgreSQL's parser types it: int4, else int8,
+// else numeric.
+std::optional<std::string> NumberLiteralText(const PgQuery__AConst* c) {
+  if (c->val_case == PG_QUERY__A__CONST__VAL_IVAL)
+    return ConstantText(std::to_string(c->ival ? c->ival->ival : 0), DataType::Int32(), false);
+  if (c->val_case != PG_QUERY__A__CONST__VAL_FVAL || !c->fval || !c->fval->fval) return std::nullopt;
+  std::string text = c->fval->fval;
+  if (text.find_first_of(".eE") == std::string::npos) {
+    try {
+      size_t used = 0;
+      (void)std::stoll(text, &used);
+      if (used == text.size()) return ConstantText(text, DataType::Int64(), false);
+    } catch (...) {
+    }
+  }
+  try {  // as numeric's output prints it (1e3 is 1000)
+    text = DecimalToString(DecimalFromString(text));
+  } catch (const SqlError&) {
+    return std::nullopt;
+  }
+  return ConstantText(text, DataType::Numeric(), false);
+}
+
+// Arithmetic of number literals, as ruleutils prints operators: each in
+// parentheses, spaced.
+std::optional<std::string> ArithmeticText(const PgQuery__Node* x) {
+  if (!x) return std::nullopt;
+  if (x->node_case == PG_QUERY__NODE__NODE_A_CONST)
+    return x->a_const->isnull ? std::nullopt : NumberLiteralText(x->a_const);
+  if (x->node_case != PG_QUERY__NODE__NODE_A_EXPR) return std::nullopt;
+  const PgQuery__AExpr* e = x->a_expr;
+  if (e->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP || e->n_name != 1 || !e->lexpr || !e->rexpr) return std::nullopt;
+  std::string op = StringOf(e->name[0]);
+  if (op != "+" && op != "-" && op != "*" && op != "/" && op != "%") return std::nullopt;
+  std::optional<std::string> l = ArithmeticText(e->lexpr), r = ArithmeticText(e->rexpr);
+  if (!l || !r) return std::nullopt;
+  return "(" + *l + " " + op + " " + *r + ")";
+}
+
+// The text PostgreSQL 15 keeps for a column's DEFAULT (pg_get_expr of
+// pg_attrdef.adbin: what psql's \d, information_schema and pg_dump show),
+// for the expressions whose printing is known exactly: constants (a
+// quoted literal as a constant of the column's type), casts of constants,
+// functions without arguments, CURRENT_TIMESTAMP & co., and arithmetic of
+// numbers. nullopt for anything else (kept as written).
+std::optional<std::string> PostgresDefaultText(const PgQuery__Node* n, const DataType& column_type, const Expression& bound,
+                                               EvalContext& eval, bool top) {
+  if (!n) return std::nullopt;
+  switch (n->node_case) {
+    case PG_QUERY__NODE__NODE_A_CONST: {
+      const PgQuery__AConst* c = n->a_const;
+      if (c->isnull) return std::nullopt;
+      if (c->val_case == PG_QUERY__A__CONST__VAL_BOOLVAL) return c->boolval && c->boolval->boolval ? "true" : "false";
+      if (c->val_case == PG_QUERY__A__CONST__VAL_SVAL) {
+        // A quoted literal becomes a constant of the column's type (its
+        // modifier applied apart, unshown).
+        if (!top || !c->sval || !c->sval->sval) return std::nullopt;
+        DataType base = WithoutModifier(column_type);
+        try {
+          Value v = ParseText(c->sval->sval, base, eval);
+          return ConstantText(FormatValueText(v, eval), base, false);
+        } catch (const SqlError&) {
+          return std::nullopt;
+        }
+      }
+      return NumberLiteralText(c);
+    }
+    case PG_QUERY__NODE__NODE_TYPE_CAST: {
+      // A cast of a quoted literal is a constant of the cast's type,
+      // labelled with its modifier (which is applied apart: '3'::numeric(5,2)).
+      const PgQuery__TypeCast* tc = n->type_cast;
+      if (!tc->arg || tc->arg->node_case != PG_QUERY__NODE__NODE_A_CONST || tc->arg->a_const->isnull ||
+          tc->arg->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL || !tc->arg->a_const->sval)
+        return std::nullopt;
+      if (bound.kind() != Expression::Kind::kConstant) return std::nullopt;
+      try {
+        Value v = ParseText(tc->arg->a_const->sval->sval, WithoutModifier(bound.type()), eval);
+        return ConstantText(FormatValueText(v, eval), bound.type(), true);
+      } catch (const SqlError&) {
+        return std::nullopt;
+      }
+    }
+    case PG_QUERY__NODE__NODE_FUNC_CALL: {
+      const PgQuery__FuncCall* f = n->func_call;
+      if (f->n_funcname != 1 || f->n_args || f->agg_star || f->agg_distinct || f->agg_filter || f->over ||
+          f->func_variadic || f->n_agg_order)
+        return std::nullopt;
+      return StringOf(f->funcname[0]) + "()";
+    }
+    case PG_QUERY__NODE__NODE_SQLVALUE_FUNCTION: {
+      const PgQuery__SQLValueFunction* f = n->sqlvalue_function;
+      auto with_precision = [&](const char* name) { return fmt::format("{}({})", name, f->typmod); };
+      switch (f->op) {
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_DATE: return "CURRENT_DATE";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME: return "CURRENT_TIME";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIME_N: return with_precision("CURRENT_TIME");
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP: return "CURRENT_TIMESTAMP";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_TIMESTAMP_N: return with_precision("CURRENT_TIMESTAMP");
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME: return "LOCALTIME";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIME_N: return with_precision("LOCALTIME");
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP: return "LOCALTIMESTAMP";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_LOCALTIMESTAMP_N: return with_precision("LOCALTIMESTAMP");
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_ROLE: return "CURRENT_ROLE";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER: return "CURRENT_USER";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER: return "USER";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER: return "SESSION_USER";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return "CURRENT_CATALOG";
+        case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return "CURRENT_SCHEMA";
+        default: return std::nullopt;
+      }
+    }
+    case PG_QUERY__NODE__NODE_A_EXPR:
+      return ArithmeticText(n);
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::string ColumnDefaultText(Session* session, const ParsedStatement& stmt, const ColumnCatalog& col,
+                              const PgQuery__Node* expr, const std::string& written) {
   Binder check(session->BinderContextFor(stmt, nullptr));
   ExprPtr ex = check.BindConstantExpression(expr);
   if (ex->type().id != TypeId::kUnknown && !CanAssignmentCast(ex->type(), col.type))
     throw SqlError(sqlstate::kDatatypeMismatch, fmt::format("column \"{}\" is of type {} but default expression is of type {}",
                                                           col.name, col.type.ToString(), ex->type().ToString()))
         .WithHint("You will need to rewrite or cast the expression.");
+  std::optional<std::string> text = PostgresDefaultText(expr, col.type, *ex, session->eval(), /*top=*/true);
+  return session->eval().catalog->StoredDefault(text ? *text : written);
 }
 
 BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const PgQuery__ColumnDef* cd) {
@@ -151,8 +317,7 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
       case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
         if (out.owns_sequence)
           FRESHET_THROW(sqlstate::kSyntaxError, "multiple default values specified for column \"{}\"", col.name);
-        CheckColumnDefault(session, stmt, col, c->raw_expr);
-        col.default_expr = session->eval().catalog->StoredDefault(DefaultText(stmt.text, c->location));
+        col.default_expr = ColumnDefaultText(session, stmt, col, c->raw_expr, DefaultText(stmt.text, c->location));
         break;
       default:
         throw SqlError(sqlstate::kFeatureNotSupported,

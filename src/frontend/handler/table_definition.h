@@ -92,9 +92,12 @@ void NameConstraint(const TableCatalog& table, const PgQuery__Constraint* c, con
 BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const PgQuery__ColumnDef* column_def);
 
 // Checks that `expr`, a DEFAULT for `column`, binds without columns and
-// coerces to its type (42804 otherwise).
-void CheckColumnDefault(Session* session, const ParsedStatement& stmt, const ColumnCatalog& column,
-                        const PgQuery__Node* expr);
+// coerces to its type (42804 otherwise), and returns the text to keep for
+// it: PostgreSQL's own (pg_get_expr's) for the expressions whose printing
+// is known exactly (constants, casts of constants, CURRENT_TIMESTAMP & co.,
+// functions without arguments, number arithmetic), else `written`.
+std::string ColumnDefaultText(Session* session, const ParsedStatement& stmt, const ColumnCatalog& column,
+                              const PgQuery__Node* expr, const std::string& written);
 
 // The SQL text of a DEFAULT expression: from after the DEFAULT keyword at
 // `default_location` in `stmt` up to the next top-level comma, closing
