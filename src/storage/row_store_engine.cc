@@ -71,6 +71,7 @@ class RowStoreScan : public ChunkScan {
   bool point_lookup() const { return point_keys_; }
 
   bool Next(DataChunk* out, size_t max_rows) override {
+    if (point_keys_ ? next_range_ >= ranges_.size() : !range_) return false;  // done: no chunk to build
     *out = DataChunk(spec_.table.column_types);
     size_t n = 0;
     auto decode = [&](std::string_view bytes) {
