@@ -435,6 +435,62 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                  out->AppendNull();
                }
              });
+  // Advisory locks: pg_[try_]advisory_[xact_]lock[_shared] and
+  // pg_advisory_unlock[_shared], on a bigint or two integers (kept apart,
+  // as PostgreSQL's); strict (a NULL key takes nothing). The lock functions
+  // return void (NULL here), the try_ ones whether they got it.
+  for (bool two_keys : {false, true}) {
+    std::vector<DataType> key_types = two_keys ? std::vector<DataType>{i4, i4} : std::vector<DataType>{DataType::Int64()};
+    auto key_of = [two_keys](const std::vector<const Vector*>& args, size_t i) {
+      if (!two_keys) return args[0]->GetInt(i);
+      return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(args[0]->GetInt(i))) << 32) |
+                                  static_cast<uint32_t>(args[1]->GetInt(i)));
+    };
+    auto any_null = [](const std::vector<const Vector*>& args, size_t i) {
+      for (const Vector* a : args)
+        if (a->IsNull(i)) return true;
+      return false;
+    };
+    for (bool transaction : {false, true})
+      for (bool shared : {false, true})
+        for (bool try_only : {false, true}) {
+          std::string name = std::string(try_only ? "pg_try_advisory_" : "pg_advisory_") + (transaction ? "xact_lock" : "lock") +
+                             (shared ? "_shared" : "");
+          RegisterFn(r, name, key_types, try_only ? DataType::Boolean() : DataType::Unknown(),
+                     [=](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+                       for (size_t i = 0; i < n; i++) {
+                         if (any_null(args, i)) {
+                           out->AppendNull();
+                           continue;
+                         }
+                         bool got = need_session(ctx).AdvisoryLock(key_of(args, i), two_keys, shared, transaction,
+                                                                   /*wait=*/!try_only);
+                         if (try_only) out->AppendBool(got);
+                         else out->AppendNull();
+                       }
+                     });
+        }
+    for (bool shared : {false, true})
+      RegisterFn(r, shared ? "pg_advisory_unlock_shared" : "pg_advisory_unlock", key_types, DataType::Boolean(),
+                 [=](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+                   for (size_t i = 0; i < n; i++) {
+                     if (any_null(args, i)) {
+                       out->AppendNull();
+                       continue;
+                     }
+                     bool released = need_session(ctx).AdvisoryUnlock(key_of(args, i), two_keys, shared);
+                     if (!released && ctx.notices)
+                       ctx.notices->push_back(
+                           fmt::format("you don't own a lock of type {}", shared ? "ShareLock" : "ExclusiveLock"));
+                     out->AppendBool(released);
+                   }
+                 });
+  }
+  RegisterFn(r, "pg_advisory_unlock_all", {}, DataType::Unknown(),
+             [need_session](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext& ctx) {
+               need_session(ctx).AdvisoryUnlockAll();
+               for (size_t i = 0; i < n; i++) out->AppendNull();
+             });
   // pg_terminate_backend's timeout (to wait for the session's end) is
   // taken and not waited for.
   for (bool terminate : {false, true})

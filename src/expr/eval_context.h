@@ -103,6 +103,14 @@ class SessionAccess {
   // when there is none) or by oid (nullopt when there is none).
   virtual int64_t DatabaseBytes(const std::string& name) = 0;
   virtual std::optional<int64_t> DatabaseBytes(uint32_t oid) = 0;
+  // Advisory locks (pg_advisory_lock & co.) of the session's database: a
+  // bigint key, or two integers (`two_keys`, packed high and low). Lock
+  // waits for other sessions' conflicting holds unless !wait (then false
+  // at once); `transaction` locks are released when the transaction ends.
+  // Unlock gives back one session-level hold, false when there is none.
+  virtual bool AdvisoryLock(int64_t key, bool two_keys, bool shared, bool transaction, bool wait) = 0;
+  virtual bool AdvisoryUnlock(int64_t key, bool two_keys, bool shared) = 0;
+  virtual void AdvisoryUnlockAll() = 0;
 };
 
 struct EvalContext {

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 
+#include "frontend/advisory_locks.h"
 #include "frontend/statement_timer.h"
 #include "catalog/catalog.h"
 #include "catalog/system_tables.h"
@@ -73,6 +74,8 @@ class Instance {
   SequenceManager* sequences() const { return sequences_.get(); }
   // Cancels statements past their statement_timeout.
   StatementTimer* statement_timer() { return &statement_timer_; }
+  // pg_advisory_lock & co., shared by every session.
+  AdvisoryLocks* advisory_locks() { return &advisory_locks_; }
   DmlManager* DmlFor(ObjectId database_id);
   // barrier_interval_ms, checkpoint_frequency: applied at once and kept in
   // the store (they override the configuration file after a restart).
@@ -123,6 +126,7 @@ class Instance {
   // Last, so destroyed first: its thread stops before anything it could
   // touch (the sessions' cancel flags) goes.
   StatementTimer statement_timer_;
+  AdvisoryLocks advisory_locks_;
 };
 
 }  // namespace freshet

@@ -24,6 +24,9 @@ class ResultSink {
   virtual void Describe(const std::vector<ColumnDesc>& columns) = 0;
   virtual void Rows(const DataChunk& chunk) = 0;
   virtual void Notice(const std::string& message) = 0;
+  // A WARNING (SQLSTATE 01000): a function's, such as pg_advisory_unlock
+  // of a lock not held. A client that is not one gets a notice.
+  virtual void Warning(const std::string& message) { Notice(message); }
   // COPY FROM STDIN: announces the copy (in the binary format or text),
   // then pulls data until the client finishes. ReadCopyData returns false at CopyDone; throws on CopyFail.
   virtual void BeginCopyIn(size_t columns, bool binary) = 0;

@@ -118,6 +118,7 @@ Session::Session(Instance* instance, const std::string& user, const std::string&
 }
 
 Session::~Session() {
+  ReleaseAdvisoryLocks(/*transaction_only=*/false);
   // A client gone in a transaction block: its DDL's work outside the
   // block's catalog is undone (a rewrite's new relation would otherwise
   // stay until the next start, and its name block the next rewrite).
@@ -185,6 +186,40 @@ void Session::Sleep(double seconds) {
     if (cancel_.load()) throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
     std::this_thread::sleep_for(std::min<Clock::duration>(end - Clock::now(), std::chrono::milliseconds(10)));
   }
+}
+
+bool Session::AdvisoryLock(int64_t key, bool two_keys, bool shared, bool transaction, bool wait) {
+  AdvisoryKey k{database_.id, key, two_keys};
+  if (!instance_->advisory_locks()->Lock(this, k, shared, wait, &cancel_, settings().lock_timeout_ms)) return false;
+  advisory_holds_.push_back({k, shared, transaction});
+  return true;
+}
+
+bool Session::AdvisoryUnlock(int64_t key, bool two_keys, bool shared) {
+  AdvisoryKey k{database_.id, key, two_keys};
+  // Only a session-level hold can be given back (a transaction's stay to its end).
+  for (auto it = advisory_holds_.rbegin(); it != advisory_holds_.rend(); ++it) {
+    if (it->transaction || it->shared != shared || it->key < k || k < it->key) continue;
+    instance_->advisory_locks()->Unlock(this, k, shared);
+    advisory_holds_.erase(std::next(it).base());
+    return true;
+  }
+  return false;
+}
+
+void Session::AdvisoryUnlockAll() { ReleaseAdvisoryLocks(/*transaction_only=*/false); }
+
+void Session::ReleaseAdvisoryLocks(bool transaction_only) {
+  if (advisory_holds_.empty()) return;
+  std::vector<AdvisoryHold> kept;
+  for (const AdvisoryHold& h : advisory_holds_) {
+    if (transaction_only && !h.transaction) {
+      kept.push_back(h);
+      continue;
+    }
+    instance_->advisory_locks()->Unlock(this, h.key, h.shared);
+  }
+  advisory_holds_ = std::move(kept);
 }
 
 bool Session::SignalBackend(int32_t pid, bool terminate) {
@@ -270,6 +305,7 @@ void Session::PrepareEval() {
     RefreshCatalogLookup();
   eval_.sequences = this;
   eval_.session = this;
+  eval_.notices = &warnings_;
 }
 
 const Session::StatementSettings& Session::settings() const {
@@ -534,6 +570,7 @@ void Session::EndBlock(bool committed) {
     it = keep ? std::next(it) : cursors_.erase(it);
   }
   writer_.reset();
+  ReleaseAdvisoryLocks(/*transaction_only=*/true);
   block_read_only_.reset();
   savepoints_.clear();
   fresh_tables_.clear();
@@ -818,15 +855,22 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
   NoteStatementStart();
   struct NoteEnd {
     Session* session;
-    ~NoteEnd() { session->NoteStatementEnd(); }
-  } note_end{this};
+    ResultSink* sink;
+    ~NoteEnd() {
+      session->NoteStatementEnd();
+      for (const std::string& w : session->warnings_) sink->Warning(w);
+      session->warnings_.clear();
+    }
+  } note_end{this, sink};
   if (txn_ == TxnState::kFailed && !IsTransactionExit(stmt)) ThrowInFailedTransaction();
   StatementTimeout timeout(instance_->statement_timer(), settings().statement_timeout_ms, &cancel_);
   // Outside a transaction the lock is the statement's alone.
   struct ReleaseWhenIdle {
     Session* session;
     ~ReleaseWhenIdle() {
-      if (session->txn_ == TxnState::kIdle) session->writer_.reset();
+      if (session->txn_ != TxnState::kIdle) return;
+      session->writer_.reset();
+      session->ReleaseAdvisoryLocks(/*transaction_only=*/true);  // the statement was the transaction
     }
   } release{this};
   try {
@@ -1095,6 +1139,7 @@ void Session::CloseAllPrepared() { prepared_.clear(); }
 void Session::ClosePortal(const std::string& name) { portals_.erase(name); }
 
 void Session::DiscardAll() {
+  ReleaseAdvisoryLocks(/*transaction_only=*/false);  // as PostgreSQL's DISCARD ALL
   portals_.clear();
   prepared_.clear();
   cursors_.clear();

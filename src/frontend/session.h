@@ -63,6 +63,9 @@ class Session : public SequenceAccess, public SessionAccess {
   std::optional<int64_t> RelationBytes(uint32_t oid) override;
   int64_t DatabaseBytes(const std::string& name) override;
   std::optional<int64_t> DatabaseBytes(uint32_t oid) override;
+  bool AdvisoryLock(int64_t key, bool two_keys, bool shared, bool transaction, bool wait) override;
+  bool AdvisoryUnlock(int64_t key, bool two_keys, bool shared) override;
+  void AdvisoryUnlockAll() override;
 
   // ---- Protocol ----
 
@@ -301,6 +304,8 @@ class Session : public SequenceAccess, public SessionAccess {
   std::atomic<bool> cancel_{false};
   SessionActivity activity_;  // registered with the instance, see SetClient
   EvalContext eval_;
+  // Warnings functions raised (eval_.notices), sent when their statement ends.
+  std::vector<std::string> warnings_;
   SessionVariables variables_;
   std::string current_query_;
   ParseCache parse_cache_;  // simple-protocol statements sent again with other constants
@@ -336,6 +341,14 @@ class Session : public SequenceAccess, public SessionAccess {
   std::shared_ptr<Catalog> txn_catalog_;
   std::vector<std::function<void()>> after_ddl_commit_, on_ddl_rollback_;
   std::vector<std::shared_ptr<void>> block_guards_;
+  // Advisory locks held, one entry per hold (a lock taken twice is there
+  // twice); transaction-level ones go when the transaction ends.
+  struct AdvisoryHold {
+    AdvisoryKey key;
+    bool shared, transaction;
+  };
+  std::vector<AdvisoryHold> advisory_holds_;
+  void ReleaseAdvisoryLocks(bool transaction_only);
   std::map<ObjectId, int64_t> sequence_values_;  // nextval's last value per sequence (currval)
   std::optional<int64_t> last_sequence_value_;   // lastval
   mutable std::string search_path_text_;  // SearchPath's last input

@@ -126,11 +126,13 @@ class Connection : public ResultSink {
     }
   }
 
-  void Notice(const std::string& message) override {
+  void Notice(const std::string& message) override { SendNotice("NOTICE", "00000", message); }
+  void Warning(const std::string& message) override { SendNotice("WARNING", "01000", message); }
+  void SendNotice(const char* severity, const char* code, const std::string& message) {
     size_t start = BeginMessage('N');
-    PutField('S', "NOTICE");
-    PutField('V', "NOTICE");
-    PutField('C', "00000");
+    PutField('S', severity);
+    PutField('V', severity);
+    PutField('C', code);
     PutField('M', message);
     out_.push_back('\0');
     EndMessage(start);

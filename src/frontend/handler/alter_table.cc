@@ -830,7 +830,8 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   std::vector<std::string> columns;
   for (size_t i = 0; i < ix->n_index_params; i++) {
     const PgQuery__IndexElem* e = ix->index_params[i]->index_elem;
-    if (!e->name) throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes on expressions are not supported");
+    if (!e->name || !*e->name || e->expr)
+      throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes on expressions are not supported");
     columns.push_back(e->name);
   }
   // As PostgreSQL: an index without a name is <table>_<columns>_idx.
