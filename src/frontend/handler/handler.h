@@ -101,6 +101,7 @@ StatementOutcome HandleDropObject(const HandlerArgs& args);   // drop.cc: DROP S
 StatementOutcome HandleCreateDatabase(const HandlerArgs& args);  // database.cc
 StatementOutcome HandleDropDatabase(const HandlerArgs& args);
 StatementOutcome HandleCreateSchema(const HandlerArgs& args);
+StatementOutcome HandleCreateExtension(const HandlerArgs& args);  // extension.cc
 StatementOutcome HandleAlterOwner(const HandlerArgs& args);  // ALTER SCHEMA ... OWNER TO
 StatementOutcome HandleCreateRole(const HandlerArgs& args);   // role.cc
 StatementOutcome HandleDropRole(const HandlerArgs& args);
