@@ -446,11 +446,6 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
       return static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(args[0]->GetInt(i))) << 32) |
                                   static_cast<uint32_t>(args[1]->GetInt(i)));
     };
-    auto any_null = [](const std::vector<const Vector*>& args, size_t i) {
-      for (const Vector* a : args)
-        if (a->IsNull(i)) return true;
-      return false;
-    };
     for (bool transaction : {false, true})
       for (bool shared : {false, true})
         for (bool try_only : {false, true}) {
@@ -459,7 +454,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
           RegisterFn(r, name, key_types, try_only ? DataType::Boolean() : DataType::Unknown(),
                      [=](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                        for (size_t i = 0; i < n; i++) {
-                         if (any_null(args, i)) {
+                         if (AnyNull(args, i)) {
                            out->AppendNull();
                            continue;
                          }
@@ -474,7 +469,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
       RegisterFn(r, shared ? "pg_advisory_unlock_shared" : "pg_advisory_unlock", key_types, DataType::Boolean(),
                  [=](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                    for (size_t i = 0; i < n; i++) {
-                     if (any_null(args, i)) {
+                     if (AnyNull(args, i)) {
                        out->AppendNull();
                        continue;
                      }

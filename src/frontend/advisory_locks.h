@@ -32,6 +32,9 @@ struct AdvisoryKey {
   bool operator<(const AdvisoryKey& o) const {
     return std::tie(database_id, value, two_keys) < std::tie(o.database_id, o.value, o.two_keys);
   }
+  bool operator==(const AdvisoryKey& o) const {
+    return database_id == o.database_id && value == o.value && two_keys == o.two_keys;
+  }
 };
 
 class AdvisoryLocks {

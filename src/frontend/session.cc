@@ -199,7 +199,7 @@ bool Session::AdvisoryUnlock(int64_t key, bool two_keys, bool shared) {
   AdvisoryKey k{database_.id, key, two_keys};
   // Only a session-level hold can be given back (a transaction's stay to its end).
   for (auto it = advisory_holds_.rbegin(); it != advisory_holds_.rend(); ++it) {
-    if (it->transaction || it->shared != shared || it->key < k || k < it->key) continue;
+    if (it->transaction || it->shared != shared || !(it->key == k)) continue;
     instance_->advisory_locks()->Unlock(this, k, shared);
     advisory_holds_.erase(std::next(it).base());
     return true;
