@@ -185,7 +185,8 @@ class InsertExecutor : public DmlExecutor {
       for (const auto& op : pending->ops) {
         if (op.is_delete) continue;
         DataChunk one(table.types());
-        if (!DecodeRowInto(op.value, &one)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
+        if (!DecodeStoredRowInto(op.value, &one, table.MissingCells()))
+          throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
         one.set_cardinality(1);
         std::vector<Value> row = one.GetRow(0);
         if (UniqueValues(table, c, row) == values) keys.push_back({std::string(op.key), std::move(row)});
@@ -240,7 +241,8 @@ class InsertExecutor : public DmlExecutor {
                                              const std::vector<Value>& key_row) {
     auto decode = [&](std::string_view bytes) {
       DataChunk one(table.types());
-      if (!DecodeRowInto(bytes, &one)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
+      if (!DecodeStoredRowInto(bytes, &one, table.MissingCells()))
+        throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
       one.set_cardinality(1);
       return one.GetRow(0);
     };

@@ -167,10 +167,12 @@ class CachedScanExecutor : public Executor {
 // the cache as it was.
 class CachingScanExecutor : public Executor {
  public:
-  CachingScanExecutor(ExecutorPtr scan, ScanCache* cache, TableId table, uint64_t version, std::vector<bool> decoded)
+  CachingScanExecutor(ExecutorPtr scan, ScanCache* cache, TableId table, uint64_t version, std::vector<bool> decoded,
+                      std::vector<std::string> missing_cells)
       : scan_(std::move(scan)), cache_(cache), table_(table), entry_(std::make_shared<CachedTable>()) {
     entry_->version = version;
     entry_->decoded = std::move(decoded);
+    entry_->missing_cells = std::move(missing_cells);
   }
 
   bool Next(DataChunk* out) override {
@@ -258,11 +260,23 @@ ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
 std::unique_ptr<ChunkScan> ScanIndex(const ScanNode& node, const ColumnPredicates& predicates,
                                      const std::vector<bool>& wanted, ExecContext& ctx) {
   TableRef index = ctx.catalog ? ctx.catalog->GetTable(node.index->id) : nullptr;
-  if (!index || index->status != JobStatus::kCreated || index->types() != node.table->types()) return nullptr;
+  if (!index || index->status != JobStatus::kCreated) return nullptr;
+  // The index holds the table's columns as they were when it was made: the
+  // table may have more since (ADD COLUMN), which the scan must not want
+  // (they read as NULL, as the projection leaves them).
+  std::vector<DataType> types = node.table->types();
+  const size_t held = index->columns.size();
+  if (held > types.size() || !std::equal(types.begin(), types.begin() + static_cast<std::ptrdiff_t>(held),
+                                         index->columns.begin(), index->columns.end(),
+                                         [](const DataType& t, const ColumnCatalog& c) { return t == c.type; }))
+    return nullptr;
+  for (size_t c = held; c < types.size(); c++)
+    if (c >= wanted.size() || wanted[c]) return nullptr;
   const std::shared_ptr<const Snapshot>& snapshot = ctx.ReadSnapshot();
   if (snapshot->seq() < index->complete_from_snapshot) return nullptr;
   ScanSpec spec;
   spec.table = index->StorageDesc();
+  spec.table.column_types = std::move(types);
   spec.projection = wanted;
   spec.vnode_begin = 0;
   spec.vnode_end = kVnodeCount;
@@ -303,11 +317,13 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   std::optional<uint64_t> build_version;
   if (cache) {
     std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.ReadSnapshot()->seq());
-    if (entry && entry->Covers(wanted))
+    const std::vector<std::string> missing = node.table->MissingCells();
+    if (entry && entry->Covers(wanted, missing))
       return std::make_unique<CachedScanExecutor>(entry, wanted, node.table->types(), ctx);
     build_version = cache->BuildVersion(table, ctx.ReadSnapshot()->seq());
     // Rebuild with the columns the entry had too, so that it only grows.
-    if (entry && build_version == entry->version && entry->decoded.size() == wanted.size()) {
+    if (entry && build_version == entry->version && entry->decoded.size() == wanted.size() &&
+        entry->missing_cells == missing) {
       for (size_t c = 0; c < wanted.size(); c++) wanted[c] = wanted[c] || entry->decoded[c];
       ScanSpec wider = spec(0, kVnodeCount);
       scan = engine.Scan(ctx.ReadSnapshot(), std::move(wider));
@@ -323,7 +339,8 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
     executor = std::make_unique<ScanExecutor>(std::move(scan), ctx);
   }
   if (build_version)
-    executor = std::make_unique<CachingScanExecutor>(std::move(executor), cache, table, *build_version, wanted);
+    executor = std::make_unique<CachingScanExecutor>(std::move(executor), cache, table, *build_version, wanted,
+                                                     node.table->MissingCells());
   return executor;
 }
 

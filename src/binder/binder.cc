@@ -1036,7 +1036,7 @@ std::unique_ptr<ScanNode> Binder::MakeScan(const TableRef& table, std::vector<Pl
   if (ctx_.use_indexes)
     for (TableRef dependent : ctx_.catalog->Dependents(table->id))
       if (dependent->kind == RelationKind::kIndex && dependent->status == JobStatus::kCreated &&
-          dependent->columns.size() == table->columns.size())
+          dependent->columns.size() <= table->columns.size())
         scan->indexes.push_back(std::move(dependent));
   return scan;
 }

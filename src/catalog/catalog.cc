@@ -10,6 +10,7 @@
 #include <set>
 
 #include "catalog/type_json.h"
+#include "common/encoding.h"
 #include "common/error.h"
 
 namespace freshet {
@@ -44,7 +45,18 @@ StateTableDesc TableCatalog::StorageDesc() const {
   d.column_types = types();
   d.pk_indices = pk;
   d.dist_key_indices = dist_key;
+  d.missing_cells = MissingCells();
   return d;
+}
+
+std::vector<std::string> TableCatalog::MissingCells() const {
+  std::vector<std::string> out;
+  for (size_t c = 0; c < columns.size(); c++)
+    if (!columns[c].missing_cell.empty()) {
+      out.resize(columns.size());
+      out[c] = columns[c].missing_cell;
+    }
+  return out;
 }
 
 std::vector<int> TableCatalog::UniqueIndexColumns(const ConstraintCatalog& c) const {
@@ -120,6 +132,7 @@ json ColumnToJson(const ColumnCatalog& c) {
             {"default", c.default_expr}};
   if (c.identity) j["identity"] = std::string(1, c.identity);
   if (!c.comment.empty()) j["comment"] = c.comment;
+  if (!c.missing_cell.empty()) j["missing"] = HexEncode(c.missing_cell);
   return j;
 }
 
@@ -127,6 +140,7 @@ ColumnCatalog ColumnFromJson(const json& c) {
   ColumnCatalog col{c.at("name"), TypeFromJson(c.at("type")), c.at("not_null"), c.at("hidden"), c.at("default")};
   if (c.contains("identity")) col.identity = c.at("identity").get<std::string>().at(0);
   col.comment = c.value("comment", std::string());
+  col.missing_cell = HexDecode(c.value("missing", std::string()));
   return col;
 }
 

@@ -61,6 +61,11 @@ struct ColumnCatalog {
   // from the sequence they own, through default_expr.
   char identity = '\0';
   std::string comment;  // COMMENT ON COLUMN (pg_description); empty: none
+  // A column ALTER TABLE ... ADD COLUMN added without rewriting the stored
+  // rows: the value those rows read for it (its default when added,
+  // evaluated once; PostgreSQL's attmissingval), as an encoded cell
+  // (common/encoding.h); empty: NULL, or every row holds the column.
+  std::string missing_cell;
 };
 
 // A table constraint besides the primary key (pg_constraint): FOREIGN KEY
@@ -164,6 +169,9 @@ struct TableCatalog {
   std::vector<DataType> types() const;
   // How the relation's rows are keyed in storage.
   StateTableDesc StorageDesc() const;
+  // What stored rows written before columns were added read for them
+  // (StateTableDesc::missing_cells); empty when no column was added so.
+  std::vector<std::string> MissingCells() const;
   // The index relation of unique constraint `c` (its index_id): the
   // constrained columns, keyed, then this table's key columns.
   StateTableDesc UniqueIndexDesc(const ConstraintCatalog& c) const;

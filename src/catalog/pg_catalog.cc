@@ -634,7 +634,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       const char identity[2] = {col.identity, 0};
       return Row{O(relid), N(col.name), O(ty.PgOid()), I4(-1), I2(ty.PgTypeLen()), I2(num), I4(ty.IsArray() ? 1 : 0),
                  I4(-1), I4(ty.PgTypeMod()), B(TypeByVal(ty)), C(TypeAlign(ty)), C(TypeStorage(ty)), C(""),
-                 B(not_null), B(has_default), B(false), C(identity), C(""), B(false), B(true), I4(0),
+                 B(not_null), B(has_default), B(!col.missing_cell.empty()), C(identity), C(""), B(false), B(true), I4(0),
                  O(IsCollatable(ty) || (ty.IsArray() && IsCollatable(ty.ElementType())) ? kDefaultCollationOid : 0),
                  Null(kTextArray), Null(kTextArray), Null(kTextArray), Null(kTextArray)};
     };

@@ -391,6 +391,36 @@ bool DecodeRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<b
   return bytes.empty();
 }
 
+bool DecodeStoredRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<std::string>& missing,
+                         const std::vector<bool>* wanted) {
+  auto& cols = chunk->columns();
+  for (size_t i = 0; i < cols.size(); i++) {
+    if (bytes.empty()) {
+      // A column added after the row was written.
+      std::string_view cell = i < missing.size() ? std::string_view(missing[i]) : std::string_view();
+      if (cell.empty() || (wanted && i < wanted->size() && !(*wanted)[i])) cols[i].AppendNull();
+      else if (!DecodeCell(&cell, &cols[i]) || !cell.empty()) return false;
+      continue;
+    }
+    if (wanted && i < wanted->size() && !(*wanted)[i]) {
+      if (!SkipCell(&bytes, cols[i].physical())) return false;
+      cols[i].AppendNull();
+      continue;
+    }
+    if (!DecodeCell(&bytes, &cols[i])) return false;
+  }
+  chunk->set_cardinality(chunk->num_rows());
+  return true;
+}
+
+bool DecodeStoredRow(std::string_view bytes, const std::vector<DataType>& types,
+                     const std::vector<std::string>& missing, Row* row) {
+  DataChunk chunk(types);
+  if (!DecodeStoredRowInto(bytes, &chunk, missing)) return false;
+  *row = chunk.GetRow(0);
+  return true;
+}
+
 bool DecodeRowInto(std::string_view bytes, DataChunk* chunk) {
   for (auto& c : chunk->columns()) {
     if (!DecodeCell(&bytes, &c)) return false;

@@ -96,6 +96,19 @@ bool DecodeRowInto(std::string_view bytes, DataChunk* chunk);
 // appended instead of decoding them).
 bool DecodeRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<bool>& wanted);
 bool DecodeRow(std::string_view bytes, const std::vector<DataType>& types, Row* row);
+// A row a table stores, as DecodeRowInto (all columns, or those `wanted`
+// when it is not null). Its cells may be fewer or more than the chunk's
+// columns: ALTER TABLE ... ADD COLUMN adds columns at the end without
+// touching the stored rows, so a row written before it ends early and each
+// column beyond its cells reads `missing[c]` (an EncodeCell of the value
+// the column was added with; none, or empty: NULL), as PostgreSQL's
+// attmissingval; and a reader that was planned before the column was added
+// (a stream job's backfill) reads the columns it knows and leaves the
+// cells after them.
+bool DecodeStoredRowInto(std::string_view bytes, DataChunk* chunk, const std::vector<std::string>& missing,
+                         const std::vector<bool>* wanted = nullptr);
+bool DecodeStoredRow(std::string_view bytes, const std::vector<DataType>& types,
+                     const std::vector<std::string>& missing, Row* row);
 // Decodes `count` cells from the front of *bytes into columns
 // [first_column, first_column + count) of the chunk (one value each; the
 // chunk's cardinality is the caller's). Encoded rows are cells one after

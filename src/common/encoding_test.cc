@@ -94,6 +94,46 @@ TEST(EncodingTest, RowsRoundTrip) {
   EXPECT_FALSE(DecodeRow(bytes.substr(0, bytes.size() - 3), types, &back));
 }
 
+// Stored rows written before columns were added read the columns' missing
+// cells (NULL without one); a reader with fewer columns leaves the cells
+// after them; a cell cut short is still an error.
+TEST(EncodingTest, StoredRowsOfAnotherWidth) {
+  std::string old_row;
+  EncodeRowValues({Value::Int32(1), Value::Varchar("a")}, &old_row);
+  std::string missing_int, missing_text;
+  EncodeRowValues({Value::Int32(10)}, &missing_int);
+  std::vector<DataType> wide = {DataType::Int32(), DataType::Varchar(), DataType::Int32(), DataType::Varchar(),
+                                DataType::Int32()};
+  std::vector<std::string> missing = {"", "", missing_int, "", missing_int};
+  Row row;
+  ASSERT_TRUE(DecodeStoredRow(old_row, wide, missing, &row));
+  ASSERT_EQ(row.size(), 5u);
+  EXPECT_EQ(row[0].int_value(), 1);
+  EXPECT_EQ(row[1].string_value(), "a");
+  EXPECT_EQ(row[2].int_value(), 10);
+  EXPECT_TRUE(row[3].is_null());
+  EXPECT_EQ(row[4].int_value(), 10);
+  // No missing cells at all: NULLs.
+  ASSERT_TRUE(DecodeStoredRow(old_row, wide, {}, &row));
+  EXPECT_TRUE(row[2].is_null() && row[4].is_null());
+  // A projection leaves unwanted missing columns NULL.
+  DataChunk chunk(wide);
+  std::vector<bool> wanted = {true, false, false, true, true};
+  ASSERT_TRUE(DecodeStoredRowInto(old_row, &chunk, missing, &wanted));
+  EXPECT_TRUE(chunk.column(1).IsNull(0) && chunk.column(2).IsNull(0));
+  EXPECT_EQ(chunk.GetRow(0)[4].int_value(), 10);
+  // A wider row read with fewer columns.
+  std::string new_row;
+  EncodeRowValues({Value::Int32(2), Value::Varchar("b"), Value::Int32(3)}, &new_row);
+  ASSERT_TRUE(DecodeStoredRow(new_row, {DataType::Int32(), DataType::Varchar()}, {}, &row));
+  EXPECT_EQ(row.size(), 2u);
+  EXPECT_EQ(row[1].string_value(), "b");
+  // Truncated inside a cell: refused.
+  EXPECT_FALSE(DecodeStoredRow(new_row.substr(0, new_row.size() - 2), wide, missing, &row));
+  // A malformed missing cell: refused.
+  EXPECT_FALSE(DecodeStoredRow(old_row, wide, {"", "", std::string("\x01\x02", 2)}, &row));
+}
+
 // The column-by-column encoder of bulk loads writes exactly EncodeRow's
 // bytes: every physical type, NULLs, strings long enough for a two-byte
 // length.

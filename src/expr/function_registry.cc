@@ -1,6 +1,21 @@
 #include "expr/function_registry.h"
 
+#include <set>
+
 namespace freshet {
+
+bool IsVolatileFunction(std::string_view name) {
+  static const std::set<std::string_view> kVolatile = {
+      "random",         "setseed",           "clock_timestamp",       "timeofday",
+      "gen_random_uuid", "nextval",          "currval",               "lastval",
+      "setval",         "set_config",        "pg_sleep",              "pg_sleep_for",
+      "pg_sleep_until", "pg_advisory_lock",  "pg_try_advisory_lock",  "pg_advisory_unlock",
+      "pg_advisory_xact_lock", "pg_try_advisory_xact_lock", "pg_advisory_unlock_all",
+      "pg_advisory_lock_shared", "pg_try_advisory_lock_shared", "pg_advisory_unlock_shared",
+      "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock_shared",
+      "pg_cancel_backend", "pg_terminate_backend", "pg_notify"};
+  return kVolatile.count(name) > 0;
+}
 
 const FunctionRegistry& FunctionRegistry::Instance() {
   static const FunctionRegistry* registry = new FunctionRegistry();  // never destroyed

@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -46,6 +47,11 @@ struct ScalarFunction {
   // clamp's bounds). May be empty.
   std::function<void(const std::vector<DataType>& arg_types)> check;
 };
+
+// Whether a function may return another value at each call within one
+// statement (PostgreSQL's provolatile 'v': random(), nextval(),
+// clock_timestamp()...): such a call cannot be evaluated once for many rows.
+bool IsVolatileFunction(std::string_view name);
 
 class FunctionRegistry {
  public:

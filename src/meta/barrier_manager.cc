@@ -430,7 +430,8 @@ void DatabaseEpochLoop::ReplayUncommittedChanges() {
       rows = DataChunk(types);
     };
     auto append = [&](Op op, const std::string& row) {
-      if (!DecodeRowInto(row, &rows)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
+      if (!DecodeStoredRowInto(row, &rows, t->desc().missing_cells))
+        throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
       ops.push_back(op);
     };
     t->ForEachUncommittedChange([&](const std::string* committed, const std::string* latest) {

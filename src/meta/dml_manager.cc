@@ -22,6 +22,17 @@ std::shared_ptr<StateTable> DmlManager::TableFor(TableId id) {
   return st;
 }
 
+std::shared_ptr<StateTable> DmlManager::TableForWrite(TableId id) {
+  std::shared_ptr<StateTable> st = TableFor(id);
+  // A table that gained columns (ADD COLUMN keeps its id and rows): its
+  // changes are decoded with them from now on.
+  const StateTableDesc& desc = st->desc();
+  if (TableRef t = lookup_->GetTable(id))
+    if (t->columns.size() != desc.column_types.size() || t->MissingCells() != desc.missing_cells)
+      st->SetColumns(t->types(), t->MissingCells());
+  return st;
+}
+
 std::shared_ptr<const StateTable> DmlManager::LatestRows(TableId id) {
   TableRef t = catalog_->GetTable(id);
   std::lock_guard lock(mu_);
@@ -132,7 +143,7 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
 
 SqlError DuplicateKeyError(const TableCatalog& table, std::string_view row) {
   Row values;
-  if (!DecodeRow(row, table.types(), &values)) {
+  if (!DecodeStoredRow(row, table.types(), table.MissingCells(), &values)) {
     SqlError e(sqlstate::kUniqueViolation,
                "duplicate key value violates unique constraint \"" + table.name + "_pkey\"");
     return e.WithField('t', table.name).WithField('n', table.name + "_pkey");
@@ -313,7 +324,7 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
   for (auto& [id, tw] : writes.mutable_tables()) {
     if (tw.ops.empty()) continue;
     if (!lookup_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
-    auto st = TableFor(id);
+    auto st = TableForWrite(id);
     CheckKeysLocked(id, nullptr, tw);
     targets.emplace_back(st, &tw);
   }
@@ -370,7 +381,7 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
   StreamRuntime* runtime = loop_->runtime();
   for (const auto& rows : loads) {
     TableId id = rows->table_id();
-    auto st = TableFor(id);
+    auto st = TableForWrite(id);
     if (runtime->HasSubscribers(id)) {
       // New keys only: every row is an insert, no old row to read.
       const std::vector<DataType>& types = st->desc().column_types;
@@ -381,7 +392,8 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
       };
       BulkRows::Cursor c(rows.get());
       for (c.Seek(""); c.Valid(); c.Next()) {
-        if (!DecodeRowInto(c.value(), &chunk)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in bulk insert");
+        if (!DecodeStoredRowInto(c.value(), &chunk, st->desc().missing_cells))
+          throw SqlError(sqlstate::kDataCorrupted, "corrupt row in bulk insert");
         if (chunk.num_rows() == kChunkSize) push();
       }
       if (chunk.num_rows()) push();
@@ -396,7 +408,8 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
   std::vector<Op> chunk_ops;
   DataChunk rows(types);
   auto append = [&](Op op, std::string_view value) {
-    if (!DecodeRowInto(value, &rows)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
+    if (!DecodeStoredRowInto(value, &rows, st.desc().missing_cells))
+      throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
     chunk_ops.push_back(op);
   };
   // The latest value of keys written earlier in this write set (views

@@ -143,6 +143,10 @@ class DmlManager {
   // The guard that ends a hold (BlockWrites, LockWrites) on `entry`.
   std::shared_ptr<void> Unblocker(std::multimap<TableId, const void*>::iterator entry);
   std::shared_ptr<StateTable> TableFor(TableId id);
+  // TableFor, its columns brought up to the catalog's (the table gained
+  // columns): under mu_ and the epoch's write guard, which exclude every
+  // reader of its desc().
+  std::shared_ptr<StateTable> TableForWrite(TableId id);
   // Adds bulk inserts (bulk_rows.h) to their tables, the tables' change
   // streams getting them as inserts; under mu_ and a write guard, tables
   // checked.

@@ -31,7 +31,7 @@ bool UniqueIndexWrites::HasUniqueConstraints(const TableCatalog& table) {
 }
 
 UniqueIndexWrites::UniqueIndexWrites(const TableCatalog& table, const StateTable& rows, const IndexFor& index_for)
-    : table_(table), rows_(rows) {
+    : table_(table), rows_(rows), missing_(table.MissingCells()) {
   for (const auto& c : table.constraints) {
     if (c.type != 'u') continue;
     Index index{&c, table.UniqueIndexColumns(c), index_for(c), {}};
@@ -41,7 +41,7 @@ UniqueIndexWrites::UniqueIndexWrites(const TableCatalog& table, const StateTable
 
 Row UniqueIndexWrites::Decode(const std::string& encoded) const {
   Row row;
-  if (!DecodeRow(encoded, table_.types(), &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table_.name);
+  if (!DecodeStoredRow(encoded, table_.types(), missing_, &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table_.name);
   return row;
 }
 

@@ -86,6 +86,7 @@ class UniqueIndexWrites {
 
   const TableCatalog& table_;
   const StateTable& rows_;
+  std::vector<std::string> missing_;  // TableCatalog::MissingCells
   std::vector<Index> indexes_;
   std::unordered_map<std::string, std::optional<std::string>> latest_;  // row key -> row as the replayed writes left it
 };

@@ -369,6 +369,14 @@ void ChooseIndex(ScanNode* scan) {
   if (scan->indexes.empty() || scan->predicates.empty()) return;
   int best = KeyNarrowing(*scan->table, scan->predicates);
   for (const TableRef& index : scan->indexes) {
+    // An index made before columns were added holds the columns before
+    // them: it serves only a scan that reads none of the others.
+    const std::vector<bool>& used = scan->used_columns;
+    if (index->columns.size() < scan->table->columns.size() &&
+        (used.size() != scan->table->columns.size() ||
+         std::any_of(used.begin() + static_cast<std::ptrdiff_t>(index->columns.size()), used.end(),
+                     [](bool u) { return u; })))
+      continue;
     int score = KeyNarrowing(*index, scan->predicates);
     if (score > best) {
       best = score;

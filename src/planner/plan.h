@@ -89,7 +89,9 @@ class ScanNode : public PlanNode {
   std::vector<Condition> predicates;
   // The table's indexes made by CREATE INDEX and created (set by the
   // binder): stream jobs holding a copy of every column of the table, in
-  // the table's order, keyed by the indexed columns first.
+  // the table's order, keyed by the indexed columns first (of the columns
+  // the table had when the index was made: those it gained since by ADD
+  // COLUMN are at the end, and not in the index).
   std::vector<TableRef> indexes;
   // The index the scan reads instead of the table (set by the optimizer):
   // one whose key the predicates narrow when they do not narrow the

@@ -75,7 +75,8 @@ class RowStoreScan : public ChunkScan {
     *out = DataChunk(spec_.table.column_types);
     size_t n = 0;
     auto decode = [&](std::string_view bytes) {
-      bool ok = spec_.projection.empty() ? DecodeRowInto(bytes, out) : DecodeRowInto(bytes, out, spec_.projection);
+      bool ok = DecodeStoredRowInto(bytes, out, spec_.table.missing_cells,
+                                    spec_.projection.empty() ? nullptr : &spec_.projection);
       if (!ok) throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + std::to_string(spec_.table.table_id));
       n++;
     };

@@ -36,8 +36,10 @@ std::optional<uint64_t> TableVersions::Stable(TableId table) const {
   return std::max(it == last_change_.end() ? 0 : it->second, all_last_change_);
 }
 
-bool CachedTable::Covers(const std::vector<bool>& wanted) const {
-  if (wanted.size() != decoded.size()) return false;  // another shape of the table
+bool CachedTable::Covers(const std::vector<bool>& wanted, const std::vector<std::string>& missing) const {
+  // Another shape of the table (columns added since, or by an ALTER that
+  // was rolled back).
+  if (wanted.size() != decoded.size() || missing != missing_cells) return false;
   for (size_t c = 0; c < wanted.size(); c++)
     if (wanted[c] && !decoded[c]) return false;
   return true;

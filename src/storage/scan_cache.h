@@ -67,10 +67,14 @@ struct CachedTable {
   };
   uint64_t version = 0;       // the table's last change it reflects
   std::vector<bool> decoded;  // per column
+  // What rows stored before columns were added read for them
+  // (StateTableDesc::missing_cells): a shape of the table, as its width.
+  std::vector<std::string> missing_cells;
   std::vector<Chunk> chunks;
   size_t bytes = 0;
-  // Whether every wanted column is decoded.
-  bool Covers(const std::vector<bool>& wanted) const;
+  // Whether every wanted column is decoded, and the entry is of the
+  // table's shape with these columns and missing cells.
+  bool Covers(const std::vector<bool>& wanted, const std::vector<std::string>& missing = {}) const;
 };
 
 class ScanCache {

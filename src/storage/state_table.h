@@ -38,6 +38,14 @@ class StateTable {
   StateTable(StateStore* store, StateTableDesc desc) : store_(store), desc_(std::move(desc)) {}
 
   const StateTableDesc& desc() const { return desc_; }
+  // A table's columns after ALTER TABLE ... ADD COLUMN (its key is as it
+  // was): what the row values of desc() now decode as. Not synchronized
+  // with desc()'s readers: the caller excludes them (DmlManager: its lock
+  // and the epoch's write guard).
+  void SetColumns(std::vector<DataType> types, std::vector<std::string> missing_cells) {
+    desc_.column_types = std::move(types);
+    desc_.missing_cells = std::move(missing_cells);
+  }
 
   // The full storage key of row i of the chunk ([table][vnode][pk]).
   std::string KeyOf(const DataChunk& chunk, size_t row) const;

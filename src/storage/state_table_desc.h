@@ -3,6 +3,7 @@
 // catalog and the engines.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "common/types.h"
@@ -16,6 +17,10 @@ struct StateTableDesc {
   std::vector<int> pk_indices;           // columns of the primary key, in key order
   std::vector<bool> pk_descending;       // per pk column; empty = all ascending
   std::vector<int> dist_key_indices;     // columns hashed to choose the vnode; empty = vnode 0
+  // A table's columns added by ALTER TABLE ... ADD COLUMN after rows were
+  // stored: the encoded cell such a row reads for each (encoding.h,
+  // DecodeStoredRowInto); empty = NULL.
+  std::vector<std::string> missing_cells;
 };
 
 }  // namespace freshet

@@ -41,6 +41,30 @@ void BackfillOperator::Open(ActorContext* ctx) {
   for (auto& [v, p] : vnodes_) all_finished_ &= p.finished;
 }
 
+void BackfillOperator::FitColumns(DataChunk* data) const {
+  auto& columns = data->columns();
+  // Columns the table gained after the job was planned are not the job's.
+  if (columns.size() > types_.size())
+    columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(types_.size()), columns.end());
+  // Rows decoded as the table was before it gained columns the job reads
+  // (a writer's view from before the ALTER): those read their missing value.
+  const size_t rows = data->num_rows();
+  for (size_t c = columns.size(); c < types_.size(); c++) {
+    Vector v(types_[c]);
+    std::string_view cell = c < upstream_.missing_cells.size() ? std::string_view(upstream_.missing_cells[c]) : "";
+    if (cell.empty() || !DecodeCell(&cell, &v)) {
+      v = Vector(types_[c]);
+      v.AppendNulls(rows);
+    } else {
+      Value missing = v.GetValue(0);
+      for (size_t r = 1; r < rows; r++) v.Append(missing);
+      if (rows == 0) v = Vector(types_[c]);
+    }
+    columns.push_back(std::move(v));
+  }
+  data->set_cardinality(rows);
+}
+
 BackfillOperator::VnodeProgress* BackfillOperator::ProgressOf(const std::string& key) {
   auto it = vnodes_.find(VnodeOfKey(key));
   return it == vnodes_.end() ? nullptr : &it->second;
@@ -71,6 +95,7 @@ bool BackfillOperator::AnyScannable() const {
 }
 
 void BackfillOperator::OnChunk(int, StreamChunk chunk) {
+  FitColumns(&chunk.data());
   if (all_finished_) return Emit(std::move(chunk));
   const DataChunk& data = chunk.data();
   std::vector<uint32_t> forward;

@@ -42,6 +42,10 @@ namespace freshet {
 
 class BackfillOperator : public StreamOperator {
  public:
+  // `upstream_types`: the columns the job reads, those the upstream had
+  // when the job was planned. A table may have gained columns at the end
+  // since (ALTER TABLE ... ADD COLUMN): its rows and changes are cut to
+  // these.
   BackfillOperator(StateTableDesc upstream, std::vector<DataType> upstream_types, StateTableDesc progress);
   std::string Name() const override { return "Backfill"; }
   void Open(ActorContext* ctx) override;
@@ -60,6 +64,9 @@ class BackfillOperator : public StreamOperator {
     // scanned on only from a snapshot that contains it. 0 = not stale.
     Epoch stale_until = 0;
   };
+  // Cuts an upstream change to the columns the job reads, or fills those
+  // it lacks with their missing values (StateTableDesc::missing_cells).
+  void FitColumns(DataChunk* data) const;
   // The progress of the vnode a storage key is in; null if not this actor's.
   VnodeProgress* ProgressOf(const std::string& key);
   bool Forwards(const std::string& key);

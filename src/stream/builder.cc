@@ -68,7 +68,9 @@ class JobBuilder {
     switch (n->kind()) {
       case StreamNode::Kind::kTableScan: {
         auto* s = static_cast<const StreamTableScanNode*>(n);
-        return std::make_unique<BackfillOperator>(DescOf(*s->table), s->table->types(),
+        // The columns the job was planned with: the table may have more
+        // now (ALTER TABLE ... ADD COLUMN), which the job does not read.
+        return std::make_unique<BackfillOperator>(DescOf(*s->table), s->types(),
                                                   StateDesc(s->progress_table));
       }
       case StreamNode::Kind::kSource: {

@@ -3,9 +3,16 @@
 // The commands of one ALTER TABLE are applied in order to a copy of the
 // table's definition, then stored at once. Changes that leave the stored
 // rows as they are (DEFAULT, DROP NOT NULL, storage parameters, owner,
-// renames) only update the catalog entry. Changes to what a row holds
-// (adding, dropping or retyping a column, SET NOT NULL, adding or dropping
-// the primary key) rewrite the table:
+// renames) only update the catalog entry. Adding a column whose default is
+// the same for every row (none, a constant, now()) leaves them too, as
+// PostgreSQL's fast default: the column goes at the end of the stored
+// layout and rows stored before read its default's value, computed once
+// (ColumnCatalog::missing_cell); stream jobs and indexes on the table go on
+// reading the columns they were planned with. SET NOT NULL, new CHECK
+// constraints and such an added NOT NULL column scan the rows instead
+// (StoreInPlace). Changes to what a row holds (dropping or retyping a
+// column, adding one numbered by a sequence or with a volatile default,
+// adding or dropping the primary key) rewrite the table:
 //
 //   1. writes to the table are held back (DmlManager::BlockWrites) and
 //      every write already acknowledged is committed;
@@ -43,6 +50,7 @@
 #include "batch/executor_builder.h"
 #include "binder/binder.h"
 #include "catalog/storage_parameters.h"
+#include "common/encoding.h"
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
@@ -84,8 +92,19 @@ struct Alteration {
   // DEFAULT numbers the stored rows from them), by their column's name:
   // dropped if the alteration fails.
   std::map<ObjectId, std::string> new_sequences;
+  // Columns added without a rewrite: the stored rows read the value of
+  // their default, computed once (StoreInPlace), as PostgreSQL's fast
+  // default. By name.
+  std::vector<std::string> added_in_place;
+  // Columns made NOT NULL without a rewrite (SET NOT NULL): the stored
+  // rows are checked by a scan. By name.
+  std::vector<std::string> not_null_to_validate;
+  // Where the table's hidden row id is (-1: it has a primary key). Without
+  // a rewrite the stored rows keep their layout: the row id stays there,
+  // columns added go after it.
+  int row_id_at = -1;
 
-  explicit Alteration(const TableCatalog& t) : next(t) {
+  explicit Alteration(const TableCatalog& t) : next(t), row_id_at(t.row_id_index) {
     next.columns.clear();
     for (size_t i = 0; i < t.columns.size(); i++) {
       if (static_cast<int>(i) == t.row_id_index) continue;
@@ -124,9 +143,10 @@ struct Alteration {
       t.columns[i].not_null = true;
     }
     if (pk_names.empty()) {
-      t.columns.push_back(ColumnCatalog{kRowIdColumn, DataType::Int64(), true, true, ""});
-      t.row_id_index = static_cast<int>(t.columns.size()) - 1;
-      t.pk = {t.row_id_index};
+      int at = !rewrite && row_id_at >= 0 ? row_id_at : static_cast<int>(t.columns.size());
+      t.columns.insert(t.columns.begin() + at, ColumnCatalog{kRowIdColumn, DataType::Int64(), true, true, ""});
+      t.row_id_index = at;
+      t.pk = {at};
     }
     t.dist_key = t.pk;
     t.definition = NormalizedCreateTable(t);
@@ -202,6 +222,23 @@ void DropForeignKeysOnUniqueKey(const HandlerArgs& args, Alteration* a, const Co
       message, "index " + name);
 }
 
+// Whether column `c`'s default may give each row another value (random(),
+// nextval(), clock_timestamp()...): PostgreSQL's volatile functions.
+bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
+  if (c.default_expr.empty()) return false;
+  ExprPtr e = Binder(args.session->BinderContextFor(args.stmt, nullptr)).BindColumnDefault(c);
+  std::function<bool(const Expression&)> volatile_in = [&](const Expression& x) {
+    if (x.kind() == Expression::Kind::kSubquery) return true;
+    if (x.kind() == Expression::Kind::kFunction &&
+        IsVolatileFunction(static_cast<const FunctionExpr&>(x).function()->name))
+      return true;
+    for (const auto& child : x.children())
+      if (child && volatile_in(*child)) return true;
+    return false;
+  };
+  return volatile_in(*e);
+}
+
 void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Alteration* a) {
   Session* session = args.session;
   TableCatalog& next = a->next;
@@ -237,6 +274,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         a->rewrite = true;  // which fills its index
       }
       if (bound.primary_key) {
+        a->rewrite = true;
         PgQuery__Constraint pk = PG_QUERY__CONSTRAINT__INIT;
         PgQuery__String name = PG_QUERY__STRING__INIT;
         name.sval = const_cast<char*>(cmd->def->column_def->colname);
@@ -248,7 +286,10 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         pk.keys = keys;
         AddPrimaryKey(a, &pk);
       }
-      a->rewrite = true;
+      // A column numbered from a sequence, or whose default differs from
+      // row to row, is filled row by row (PostgreSQL rewrites then too).
+      if (bound.owns_sequence || HasVolatileDefault(args, bound.column)) a->rewrite = true;
+      else a->added_in_place.push_back(bound.column.name);
       return;
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AddIdentity: {
@@ -332,8 +373,8 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_SetNotNull: {
       ColumnCatalog& col = next.columns[a->Require(cmd->name)];
-      // The rewrite's inserts check it on every row.
-      if (!col.not_null) a->rewrite = true;
+      // The stored rows are scanned for a NULL (a rewrite checks them anyway).
+      if (!col.not_null) a->not_null_to_validate.push_back(col.name);
       col.not_null = true;
       return;
     }
@@ -487,19 +528,21 @@ SqlError CouldNotCreateUniqueIndex(const SqlError& e, const TableCatalog& final_
       .WithField('n', constraint);
 }
 
-// Stores `final_table` without a rewrite once the stored rows pass its
-// CHECK constraints `names` (a scan for a row that fails each) and the
-// indexes of its new unique constraints (index_id 0) are filled from
-// them, with other sessions' writes to the table held back meanwhile (in a
+// Stores the alteration without a rewrite: the columns it added read
+// their default's value, computed now (Alteration::added_in_place); the
+// stored rows must pass its new CHECK constraints (Alteration::
+// to_validate) and NOT NULL columns (a scan for a row that fails each);
+// the indexes of its new unique constraints (index_id 0) are filled from
+// them. Other sessions' writes to the table are held back meanwhile (in a
 // transaction block, until it ends), as RewriteTable does. The indexes are
 // committed before the catalog names them: a failure or the block's
 // rollback drops their rows again; a crash between the two leaves them
 // under ids nothing uses.
-void StoreInPlace(const HandlerArgs& args, const TableRef& table, TableCatalog final_table,
-                  const std::vector<std::string>& names) {
+void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alteration& a) {
   Session* session = args.session;
   Instance* instance = args.instance();
   ObjectId database_id = session->database().id;
+  TableCatalog final_table = a.Finish();
   // A transaction block's writes to it are checked too; those of a
   // multi-statement message's implicit block are not there yet.
   const bool in_block = session->DdlCatalog()->is_transaction();
@@ -512,17 +555,7 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, TableCatalog f
   std::shared_ptr<void> blocked = dml->BlockWrites(table->id, session);
   if (dml->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
   Binder binder(session->BinderContextFor(args.stmt, nullptr));
-  std::vector<CheckConstraint> checks = binder.BindChecks(final_table);
-  std::vector<PlanColumn> schema;
-  for (const auto& c : table->columns) schema.push_back({c.name, c.type, table->name, c.hidden});
-  for (const CheckConstraint& check : checks) {
-    if (std::find(names.begin(), names.end(), check.name) == names.end()) continue;
-    // The rows for which the check is false (NULL passes).
-    std::vector<ExprPtr> operand;
-    operand.push_back(check.expr->Clone());
-    ExprPtr fails = std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(operand));
-    PlanPtr plan = std::make_unique<FilterNode>(std::make_unique<ScanNode>(table, schema), std::move(fails));
-    plan = std::make_unique<LimitNode>(std::move(plan), 1, 0);
+  auto run = [&](PlanPtr plan) {
     plan = OptimizePlan(std::move(plan));
     WriteSet writes;
     ExecContext ctx;
@@ -533,12 +566,56 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, TableCatalog f
     ExecutorPtr exec = BuildExecutor(*plan, ctx);
     DataChunk chunk;
     while (exec->Next(&chunk))
-      if (chunk.num_rows() > 0)
-        throw SqlError(sqlstate::kCheckViolation,
-                       fmt::format("check constraint \"{}\" of relation \"{}\" is violated by some row", check.name,
-                                   final_table.name))
-            .WithField('t', final_table.name)
-            .WithField('n', check.name);
+      if (chunk.num_rows() > 0) return true;
+    return false;
+  };
+  // The added columns' value in the stored rows: their default, once.
+  std::vector<std::string> not_null = a.not_null_to_validate;
+  for (const std::string& name : a.added_in_place) {
+    ColumnCatalog& col = final_table.columns[final_table.ColumnIndex(name)];
+    if (!col.default_expr.empty()) {
+      ExprPtr value = binder.BindColumnDefault(col);
+      ExecContext ctx;
+      WriteSet writes;
+      PrepareExecContext(args, &writes, &ctx);
+      Value v = value->EvalConstant(ctx.eval);
+      if (!v.is_null()) {
+        Vector cell(col.type);
+        cell.Append(v);
+        EncodeCell(cell, 0, &col.missing_cell);
+      }
+    }
+    if (col.not_null && col.missing_cell.empty()) not_null.push_back(name);
+  }
+  // The rows as the new definition reads them.
+  auto scan = [&] {
+    std::vector<PlanColumn> schema;
+    for (const auto& c : final_table.columns) schema.push_back({c.name, c.type, final_table.name, c.hidden});
+    return std::make_unique<ScanNode>(std::make_shared<const TableCatalog>(final_table), std::move(schema));
+  };
+  for (const std::string& name : not_null) {
+    const int column = final_table.ColumnIndex(name);
+    std::vector<ExprPtr> operand;
+    operand.push_back(std::make_unique<ColumnRefExpr>(column, final_table.columns[column].type));
+    ExprPtr is_null = std::make_unique<OperatorExpr>(Expression::Kind::kIsNull, DataType::Boolean(), std::move(operand));
+    if (run(std::make_unique<LimitNode>(std::make_unique<FilterNode>(scan(), std::move(is_null)), 1, 0)))
+      throw SqlError(sqlstate::kNotNullViolation,
+                     fmt::format("column \"{}\" of relation \"{}\" contains null values", name, final_table.name))
+          .WithField('t', final_table.name)
+          .WithField('c', name);
+  }
+  for (const CheckConstraint& check : binder.BindChecks(final_table)) {
+    if (std::find(a.to_validate.begin(), a.to_validate.end(), check.name) == a.to_validate.end()) continue;
+    // The rows for which the check is false (NULL passes).
+    std::vector<ExprPtr> operand;
+    operand.push_back(check.expr->Clone());
+    ExprPtr fails = std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(operand));
+    if (run(std::make_unique<LimitNode>(std::make_unique<FilterNode>(scan(), std::move(fails)), 1, 0)))
+      throw SqlError(sqlstate::kCheckViolation,
+                     fmt::format("check constraint \"{}\" of relation \"{}\" is violated by some row", check.name,
+                                 final_table.name))
+          .WithField('t', final_table.name)
+          .WithField('n', check.name);
   }
   std::vector<ObjectId> filled;
   StateStore* store = instance->store();
@@ -593,6 +670,7 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
                   "cannot ALTER TABLE \"{}\" because it is being used by active queries in this session",
                   old_table->name);
   TableCatalog final_table = a.Finish();
+  for (auto& c : final_table.columns) c.missing_cell.clear();  // every row written whole
   DmlManager* dml = instance->DmlFor(database_id);
   DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(database_id);
   // In a transaction block, until it ends: the writes held back would go
@@ -725,8 +803,8 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
       MoveOwnedSequences(args, *t, *now, a);
     return;
   }
-  if (!a.to_validate.empty() || a.fill_unique) {
-    StoreInPlace(args, t, a.Finish(), a.to_validate);
+  if (!a.to_validate.empty() || a.fill_unique || !a.added_in_place.empty() || !a.not_null_to_validate.empty()) {
+    StoreInPlace(args, t, a);
   } else {
     TableCatalog final_table = a.Finish();
     catalog->AlterTable(final_table);
