@@ -1002,6 +1002,11 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   }
   std::vector<PlanColumn> schema;
   for (const auto& c : table->columns) schema.push_back({c.name, c.type, alias, c.hidden});
+  // In a view: the columns the table gained after the view was made are
+  // not the view's.
+  if (view_inputs_)
+    if (auto known = view_inputs_->find(table->id); known != view_inputs_->end())
+      for (size_t i = static_cast<size_t>(std::max(known->second, 0)); i < schema.size(); i++) schema[i].hidden = true;
   rename(schema);
   if (table->kind == RelationKind::kSequence) {
     // One row: where the sequence is (last_value, log_cnt, is_called), read
@@ -1057,14 +1062,17 @@ PlanPtr Binder::BindView(const TableCatalog& view, const std::string& alias) {
     std::vector<std::string> search_path;
     const std::string* query_text;
     std::vector<std::map<std::string, std::shared_ptr<Cte>>> ctes;
+    const std::map<ObjectId, int>* view_inputs;
     ~Saved() {
       b->ctx_.search_path = std::move(search_path);
       b->ctx_.query_text = query_text;
       b->cte_stack_ = std::move(ctes);
+      b->view_inputs_ = view_inputs;
       b->view_depth_--;
     }
-  } saved{this, ctx_.search_path, ctx_.query_text, std::move(cte_stack_)};
+  } saved{this, ctx_.search_path, ctx_.query_text, std::move(cte_stack_), view_inputs_};
   view_depth_++;
+  view_inputs_ = &view.input_columns;
   cte_stack_.clear();
   ctx_.query_text = nullptr;  // positions would point into the view's text
   auto path = view.plan_settings.find("search_path");

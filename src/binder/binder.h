@@ -203,6 +203,9 @@ class Binder {
   BinderContext ctx_;
   std::vector<std::map<std::string, std::shared_ptr<Cte>>> cte_stack_;
   int view_depth_ = 0;  // views being expanded, one inside another
+  // The view being expanded: the columns of its inputs it knows
+  // (TableCatalog::input_columns); null outside a view.
+  const std::map<ObjectId, int>* view_inputs_ = nullptr;
   int depth_ = 0;  // recursion guard
   int next_work_table_ = 0;  // WITH RECURSIVE's work tables, numbered per statement
   // Set while binding a branch of UNION/INTERSECT/EXCEPT: its unknown-typed

@@ -235,6 +235,7 @@ json TableToJson(const TableCatalog& t) {
           {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
           {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
           {"definition", t.definition}, {"view_query", t.view_query}, {"depends_on", t.depends_on},
+          {"input_columns", t.input_columns},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
           {"stream_plan", t.stream_plan},
@@ -262,6 +263,7 @@ TableCatalog TableFromJson(const json& j) {
   t.definition = j.at("definition");
   t.view_query = j.value("view_query", std::string());
   t.depends_on = j.at("depends_on").get<std::vector<ObjectId>>();
+  if (j.contains("input_columns")) t.input_columns = j.at("input_columns").get<std::map<ObjectId, int>>();
   t.created_at_micros = j.value("created_at", int64_t(0));
   t.status = static_cast<JobStatus>(j.value("status", 0));
   if (j.contains("internal_tables")) t.internal_tables = j.at("internal_tables").get<std::vector<ObjectId>>();
@@ -852,6 +854,7 @@ TableRef Catalog::ReplaceView(ObjectId id, const TableCatalog& view) {
     t->view_query = view.view_query;
     t->plan_settings = view.plan_settings;
     t->depends_on = view.depends_on;
+    t->input_columns = view.input_columns;
   });
   return GetTable(id);
 }

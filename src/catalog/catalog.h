@@ -130,6 +130,11 @@ struct TableCatalog {
   // from `definition`, with the search_path in plan_settings.
   std::string view_query;
   std::vector<ObjectId> depends_on;  // relations this one reads
+  // Views: how many columns each relation the query names had when the
+  // view was created (or replaced). Columns a table gained since (ADD
+  // COLUMN) are not the view's: `*` does not reach them, as PostgreSQL
+  // expands `*` when it stores a view.
+  std::map<ObjectId, int> input_columns;
   int64_t created_at_micros = 0;
 
   // Stream jobs (materialized views, sinks, indexes): whether the job is

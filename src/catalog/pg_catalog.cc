@@ -1084,8 +1084,12 @@ class CatalogLookupImpl : public CatalogLookup {
       auto rel = oid ? Find(*oid) : std::nullopt;
       if (!rel || !rel->table) return std::nullopt;
       ViewTextContext::Relation out;
-      for (const auto& c : rel->table->columns)
-        if (!c.hidden) out.columns.push_back({c.name, c.type});
+      // Those the relation had when the view was made (ADD COLUMN since).
+      auto known = view.input_columns.find(rel->table->id);
+      size_t n = known == view.input_columns.end() ? rel->table->columns.size()
+                                                    : std::min<size_t>(rel->table->columns.size(), std::max(known->second, 0));
+      for (size_t i = 0; i < n; i++)
+        if (!rel->table->columns[i].hidden) out.columns.push_back({rel->table->columns[i].name, rel->table->columns[i].type});
       // Qualified unless the reader's path finds this very relation first.
       out.schema = found_in;
       for (const auto& reader_schema : SearchPath())

@@ -70,6 +70,8 @@ StatementOutcome HandleCreateView(const HandlerArgs& args) {
   std::sort(referenced.begin(), referenced.end());
   referenced.erase(std::unique(referenced.begin(), referenced.end()), referenced.end());
   view.depends_on = referenced;
+  for (ObjectId id : referenced)
+    if (TableRef input = catalog->GetTable(id)) view.input_columns[id] = static_cast<int>(input->columns.size());
 
   TableRef existing = catalog->FindTable(schema_id, view.name);
   if (!existing) {
