@@ -569,6 +569,14 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alterati
       if (chunk.num_rows() > 0) return true;
     return false;
   };
+  // A job stored without its stream plan is planned again from its SQL at
+  // the next start: with the new columns, which its state does not hold.
+  if (!a.added_in_place.empty())
+    for (const auto& dep : session->DdlCatalog()->Dependents(table->id))
+      if (dep->kind != RelationKind::kView && dep->stream_plan.empty())
+        FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                      "cannot add a column to table \"{}\" because {} \"{}\", made by an older version, depends on it",
+                      table->name, RelationKindName(dep->kind), dep->name);
   // The added columns' value in the stored rows: their default, once.
   std::vector<std::string> not_null = a.not_null_to_validate;
   for (const std::string& name : a.added_in_place) {
