@@ -24,6 +24,11 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
           throw SqlError(sqlstate::kInsufficientPrivilege, fmt::format("permission denied for table {}", t.name))
               .WithDetail("Internal tables can be read by the owner of their job and by superusers.");
       }
+      if (t.status == JobStatus::kCreating && ctx.catalog && ctx.catalog->MadeInTransaction(t.id))
+        throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
+                       fmt::format("{} \"{}\" is created when the transaction block commits", RelationKindName(t.kind),
+                                   t.name))
+            .WithHint("Query it after COMMIT.");
       if (t.status == JobStatus::kCreating) {
         std::string progress;
         if (ctx.job_progress)

@@ -508,6 +508,11 @@ std::vector<ObjectId> ChangedIds(const Map& began, const Map& now, Same same) {
 
 }  // namespace
 
+bool Catalog::MadeInTransaction(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  return is_transaction() && tables_.count(id) && !began_tables_.count(id);
+}
+
 void Catalog::CommitTransaction(const Catalog& txn) {
   std::shared_lock txn_lock(txn.mu_);
   std::unique_lock lock(mu_);

@@ -328,6 +328,8 @@ class Catalog {
   // The relations `txn` dropped (for what follows them: buffered writes,
   // sequences).
   std::vector<ObjectId> DroppedByTransaction() const;
+  // In a transaction's catalog: whether relation `id` was made by it.
+  bool MadeInTransaction(ObjectId id) const;
 
   // A sequence's position, stored apart from its definition (not a catalog
   // change: the version stays): what the next nextval continues from

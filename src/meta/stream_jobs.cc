@@ -138,6 +138,7 @@ void StreamJobs::set_max_concurrent_creating(int n) {
 
 bool StreamJobs::IsQueued(ObjectId job_id) const {
   std::lock_guard lock(queue_mu_);
+  if (awaiting_start_.count(job_id)) return true;
   for (const auto& p : queued_)
     if (p.job->id == job_id) return true;
   return false;
@@ -198,18 +199,17 @@ void StreamJobs::StarterLoop() {
   }
 }
 
-TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
-                            const std::atomic<bool>* cancel) {
+std::vector<TableCatalog> StreamJobs::Entries(TableCatalog* job, const StreamPlan& plan, int parallelism) {
   // The graph as planned now is what the job is rebuilt from after a
   // restart or a failure: never planned again from its SQL.
-  job.stream_plan = EncodeStreamPlan(plan);
+  job->stream_plan = EncodeStreamPlan(plan);
   std::vector<TableCatalog> internals;
   for (const auto& spec : plan.internal_tables) {
     TableCatalog t;
-    t.database_id = job.database_id;
-    t.schema_id = job.schema_id;
-    t.owner = job.owner;
-    t.name = "__internal_" + job.name + "_" + spec.kind;
+    t.database_id = job->database_id;
+    t.schema_id = job->schema_id;
+    t.owner = job->owner;
+    t.name = "__internal_" + job->name + "_" + spec.kind;
     t.kind = RelationKind::kInternal;
     t.columns = spec.columns;
     t.pk = spec.pk;
@@ -218,8 +218,14 @@ TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext
     t.backfill_upstream = spec.upstream;
     internals.push_back(std::move(t));
   }
-  job.status = JobStatus::kCreating;
-  job.plan_settings["streaming_parallelism"] = std::to_string(parallelism);
+  job->status = JobStatus::kCreating;
+  job->plan_settings["streaming_parallelism"] = std::to_string(parallelism);
+  return internals;
+}
+
+TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
+                            const std::atomic<bool>* cancel) {
+  std::vector<TableCatalog> internals = Entries(&job, plan, parallelism);
   TableRef created;
   try {
     std::lock_guard lock(registry_mu_);
@@ -229,7 +235,57 @@ TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext
     if (created) Drop(created->database_id, {created}, {});
     throw;
   }
-  if (!wait) return created;
+  return wait ? WaitCreated(created, cancel) : created;
+}
+
+TableRef StreamJobs::CreateInTransaction(Catalog* transaction, TableCatalog job, const StreamPlan& plan,
+                                         int parallelism) {
+  std::vector<TableCatalog> internals = Entries(&job, plan, parallelism);
+  TableRef entry = transaction->CreateJob(std::move(job), std::move(internals)).first;
+  std::lock_guard lock(queue_mu_);
+  awaiting_start_.insert(entry->id);
+  return entry;
+}
+
+void StreamJobs::ForgetAwaitedStart(ObjectId job_id) {
+  {
+    std::lock_guard lock(queue_mu_);
+    awaiting_start_.erase(job_id);
+  }
+  queue_cv_.notify_all();
+}
+
+TableRef StreamJobs::StartCommitted(ObjectId job_id, bool wait, const std::atomic<bool>* cancel) {
+  TableRef job;
+  try {
+    std::lock_guard lock(registry_mu_);
+    job = catalog_->GetTable(job_id);
+    // Not dropped in its block, nor started already (a recovery of its
+    // database since the commit builds it from the catalog).
+    if (job && job->status == JobStatus::kCreating) {
+      StreamRuntime* runtime = barriers_->ForDatabase(job->database_id)->runtime();
+      bool queued = false;
+      {
+        std::lock_guard queue(queue_mu_);
+        for (const auto& p : queued_) queued |= p.job->id == job_id;
+      }
+      if (!runtime->JobRegistered(job_id) && !queued) {
+        ResumedJob stored = StoredJob(job);
+        StartOrQueue(Pending{job, stored.plan, stored.eval, JobParallelism(*job)});
+      }
+    }
+  } catch (...) {
+    ForgetAwaitedStart(job_id);
+    // Not left Creating without a running job.
+    if (job && job->status == JobStatus::kCreating) Drop(job->database_id, {job}, {});
+    throw;
+  }
+  ForgetAwaitedStart(job_id);
+  if (!job || job->status != JobStatus::kCreating) return job;
+  return wait ? WaitCreated(job, cancel) : job;
+}
+
+TableRef StreamJobs::WaitCreated(const TableRef& created, const std::atomic<bool>* cancel) {
   try {
     Wait(created->database_id, created->id, cancel);
   } catch (const SqlError& e) {
@@ -429,6 +485,27 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
   catalog_->DropObjects({}, {}, ids);
 }
 
+StreamJobs::ResumedJob StreamJobs::StoredJob(const TableRef& job) {
+  EvalContext eval;
+  auto it = job->plan_settings.find("timezone");
+  if (it != job->plan_settings.end())
+    if (auto tz = TimeZone::Lookup(it->second)) eval.time_zone = *tz;
+  std::shared_ptr<StreamPlan> plan;
+  if (!job->stream_plan.empty()) {
+    plan = std::make_shared<StreamPlan>(
+        DecodeStreamPlan(job->stream_plan, [this](ObjectId id) { return catalog_->GetTable(id); }));
+    if (plan->internal_tables.size() != job->internal_tables.size())
+      throw SqlError(sqlstate::kDataCorrupted, "the stored plan does not match the job's state tables");
+  } else if (IsConnectorTable(*job)) {
+    plan = std::make_shared<StreamPlan>(PlanTableSource(job));
+  } else if (legacy_planner_) {
+    plan = legacy_planner_(*job, &eval);
+  } else {
+    throw SqlError(sqlstate::kInternalError, "the job has no stored plan");
+  }
+  return {job, std::move(plan), eval};
+}
+
 std::vector<StreamJobs::ResumedJob> StreamJobs::StoredJobs(const DatabaseCatalog& db) {
   std::vector<TableRef> jobs;
   for (const auto& t : catalog_->ListTables(db.id))
@@ -438,24 +515,7 @@ std::vector<StreamJobs::ResumedJob> StreamJobs::StoredJobs(const DatabaseCatalog
   std::vector<ResumedJob> stored;
   for (const auto& job : jobs) {
     try {
-      EvalContext eval;
-      auto it = job->plan_settings.find("timezone");
-      if (it != job->plan_settings.end())
-        if (auto tz = TimeZone::Lookup(it->second)) eval.time_zone = *tz;
-      std::shared_ptr<StreamPlan> plan;
-      if (!job->stream_plan.empty()) {
-        plan = std::make_shared<StreamPlan>(
-            DecodeStreamPlan(job->stream_plan, [this](ObjectId id) { return catalog_->GetTable(id); }));
-        if (plan->internal_tables.size() != job->internal_tables.size())
-          throw SqlError(sqlstate::kDataCorrupted, "the stored plan does not match the job's state tables");
-      } else if (IsConnectorTable(*job)) {
-        plan = std::make_shared<StreamPlan>(PlanTableSource(job));
-      } else if (legacy_planner_) {
-        plan = legacy_planner_(*job, &eval);
-      } else {
-        throw SqlError(sqlstate::kInternalError, "the job has no stored plan");
-      }
-      stored.push_back({job, std::move(plan), eval});
+      stored.push_back(StoredJob(job));
     } catch (const std::exception& e) {
       spdlog::error("cannot resume {} {} (id {}): {}", RelationKindName(job->kind), job->name, job->id, e.what());
     }

@@ -46,6 +46,20 @@ class StreamJobs {
   // Cancellation (via *cancel) drops the job and throws 57014.
   TableRef Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                   const std::atomic<bool>* cancel);
+  // A job created in a transaction block: its catalog entries (Creating,
+  // internal tables, stream plan) go into the block's catalog now, so
+  // that the block's later statements see it (a view on it, COMMENT, OWNER
+  // TO), and are stored when the block commits; StartCommitted then
+  // starts it. Until then it counts as queued (Wait waits for it). The
+  // caller calls ForgetAwaitedStart if the block rolls it back.
+  TableRef CreateInTransaction(Catalog* transaction, TableCatalog job, const StreamPlan& plan, int parallelism);
+  void ForgetAwaitedStart(ObjectId job_id);
+  // After the block's commit: starts the job from its stored entry (the
+  // plan it was created with), unless its block dropped it or a recovery
+  // started it already, and when `wait` blocks until it is Created (as
+  // Create). A crash before this leaves a Creating job, which the next
+  // start resumes.
+  TableRef StartCommitted(ObjectId job_id, bool wait, const std::atomic<bool>* cancel);
   // The job and every still-creating job built on it, transitively: what
   // cancelling or dropping a creating job takes with it.
   std::vector<TableRef> CreatingClosure(const TableRef& job) const;
@@ -109,6 +123,15 @@ class StreamJobs {
     EvalContext eval;
     int parallelism;
   };
+  // Fills in `job`'s stream plan, status and parallelism, and returns the
+  // internal tables `plan` asks for.
+  static std::vector<TableCatalog> Entries(TableCatalog* job, const StreamPlan& plan, int parallelism);
+  // Create's wait: until Created; a cancel drops it (57014), a failure is
+  // its error.
+  TableRef WaitCreated(const TableRef& created, const std::atomic<bool>* cancel);
+  // The plan and evaluation settings a stored job is built from; throws
+  // when it cannot be read.
+  ResumedJob StoredJob(const TableRef& job);
   // Builds a job's actors and registers it with the runtime; the returned
   // actors and mutation still have to be applied with a barrier.
   BuiltJob Prepare(TableRef job, const StreamPlan& plan, const EvalContext& eval, int parallelism);
@@ -131,6 +154,7 @@ class StreamJobs {
   int max_concurrent_ = 0;
   std::set<ObjectId> running_creating_;
   std::deque<Pending> queued_;
+  std::set<ObjectId> awaiting_start_;  // CreateInTransaction'd, not started yet
   bool stop_ = false;
   std::thread starter_;
   struct FailureCount {

@@ -636,12 +636,19 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alterati
     if (!ids.empty()) (void)store->CommitMeta(drop);  // on failure the rows stay, unused
   };
   try {
+    const WriteSet* pending = session->PendingWrites();
+    // A table the block made and wrote: no stored rows, the block's are
+    // checked once the constraint is in its catalog.
+    const bool block_rows = pending && pending->Find(table->id);
+    if (block_rows && !session->DdlCatalog()->MadeInTransaction(table->id))
+      throw SqlError(sqlstate::kInternalError, "a unique index is filled in place only from committed rows");
+    std::string checked_name;
     for (ConstraintCatalog& c : final_table.constraints) {
       if (c.type != 'u' || c.index_id) continue;
-      if (const WriteSet* pending = session->PendingWrites(); pending && pending->Find(table->id))
-        throw SqlError(sqlstate::kInternalError, "a unique index is filled in place only from committed rows");
       c.index_id = instance->catalog()->NewObjectId();
       filled.push_back(c.index_id);
+      checked_name = c.name;
+      if (block_rows) continue;
       try {
         dml->FillUniqueIndex(final_table, c);
       } catch (const SqlError& e) {
@@ -651,6 +658,14 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alterati
     }
     if (!filled.empty()) loop->Flush();  // the indexes, before the catalog names them
     session->DdlCatalog()->AlterTable(final_table);
+    if (block_rows && !filled.empty()) {
+      try {
+        dml->CheckUnique(WriteSet(), *pending, session->DdlCatalog());
+      } catch (const SqlError& e) {
+        if (e.code() != sqlstate::kUniqueViolation) throw;
+        throw CouldNotCreateUniqueIndex(e, final_table, checked_name);
+      }
+    }
   } catch (...) {
     discard(filled);
     throw;
@@ -794,7 +809,10 @@ void MoveOwnedSequences(const HandlerArgs& args, const TableCatalog& old_table, 
 void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
   Catalog* catalog = args.session->DdlCatalog();
   const WriteSet* pending = args.session->PendingWrites();
-  if (a.rewrite || (a.fill_unique && pending && pending->Find(t->id))) {
+  // A unique index is filled from the stored rows: a block that wrote the
+  // table rewrites it instead, unless the block made the table (it has no
+  // stored rows; StoreInPlace checks the block's).
+  if (a.rewrite || (a.fill_unique && pending && pending->Find(t->id) && !catalog->MadeInTransaction(t->id))) {
     RewriteTable(args, t, a);
     // Other tables' foreign keys follow the rewritten relation.
     if (TableRef now = catalog->FindTable(t->schema_id, t->name); now && now->id != t->id)

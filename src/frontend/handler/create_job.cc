@@ -48,7 +48,8 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
                     : def.kind == RelationKind::kIndex ? "CREATE INDEX"
                                                        : "CREATE_MATERIALIZED_VIEW";
   // In a transaction block the job is planned now, against the block's
-  // catalog (errors at once), and created once the block commits.
+  // catalog (errors at once), enters the block's catalog and starts once
+  // the block commits.
   const bool deferred = !explain_only && session->InDdlBlock();
   Catalog* catalog = deferred ? session->DdlCatalog() : session->catalog();
   Binder binder(session->BinderContextFor(stmt, nullptr));
@@ -73,13 +74,6 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   if (explain_only) {
     *explain = ExplainStreamPlan(plan);
     return {"EXPLAIN"};
-  }
-  if (deferred) {
-    session->AfterDdlCommit([session, stmt] {
-      DiscardingSink sink;
-      HandleCreateJob(HandlerArgs{session, stmt, &sink, nullptr, nullptr});
-    });
-    return {tag};
   }
   TableCatalog job;
   job.database_id = session->database().id;
@@ -123,13 +117,24 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   // what they materialized so far plus their output, and completes after them.
   for (ObjectId up : plan.depends_on) {
     TableRef u = catalog->GetTable(up);
-    if (u && u->status == JobStatus::kCreating)
+    if (u && u->status == JobStatus::kCreating && !catalog->MadeInTransaction(up))
       args.sink->Notice(fmt::format("{} \"{}\" is still being created; {} \"{}\" will be created together with it and "
                                "complete after it",
                                RelationKindName(u->kind), u->name, RelationKindName(def.kind), name));
   }
-  args.instance()->jobs()->Create(std::move(job), std::move(plan), ctx.eval, parallelism, /*wait=*/!background,
-                                  session->cancel_flag());
+  StreamJobs* jobs = args.instance()->jobs();
+  if (deferred) {
+    // The block's later statements see it (a view on it, COMMENT, OWNER
+    // TO); it starts once the block commits, and COMMIT waits for it
+    // unless BACKGROUND_DDL.
+    ObjectId id = jobs->CreateInTransaction(catalog, std::move(job), plan, parallelism)->id;
+    session->OnDdlRollback([jobs, id] { jobs->ForgetAwaitedStart(id); });
+    session->AfterDdlCommit([jobs, id, background, session] {
+      jobs->StartCommitted(id, /*wait=*/!background, session->cancel_flag());
+    });
+    return {tag};
+  }
+  jobs->Create(std::move(job), std::move(plan), ctx.eval, parallelism, /*wait=*/!background, session->cancel_flag());
   return {tag};
 }
 
