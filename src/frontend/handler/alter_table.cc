@@ -640,11 +640,11 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alterati
     // A table the block made and wrote: no stored rows, the block's are
     // checked once the constraint is in its catalog.
     const bool block_rows = pending && pending->Find(table->id);
-    if (block_rows && !session->DdlCatalog()->MadeInTransaction(table->id))
-      throw SqlError(sqlstate::kInternalError, "a unique index is filled in place only from committed rows");
     std::string checked_name;
     for (ConstraintCatalog& c : final_table.constraints) {
       if (c.type != 'u' || c.index_id) continue;
+      if (block_rows && !session->DdlCatalog()->MadeInTransaction(table->id))
+        throw SqlError(sqlstate::kInternalError, "a unique index is filled in place only from committed rows");
       c.index_id = instance->catalog()->NewObjectId();
       filled.push_back(c.index_id);
       checked_name = c.name;
