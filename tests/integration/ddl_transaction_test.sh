@@ -15,7 +15,11 @@
 #    the block to end (it would go to the replaced relation): here until
 #    lock_timeout; after the COMMIT it runs;
 # 4) a client that disconnects in a block that rewrote a table leaves no
-#    half-made relation (the same ALTER runs at once from another session).
+#    half-made relation (the same ALTER runs at once from another session);
+# 5-8) temporary tables, LOCK TABLE, unique constraints filled in place;
+# 9) stream jobs made in a block (paused backfills): none after kill -9
+#    with the block open; committed, they resume after kill -9, complete
+#    and equal their queries.
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -183,5 +187,43 @@ check "and holds the block's own row" grep -q 'violates unique constraint "uq2_c
 out=$(q -c "insert into uq2 values (3001, 42)" 2>&1)
 check "and the stored rows" grep -q 'violates unique constraint "uq2_code_key"' <<<"$out"
 check "the view counts every row" test "$(q -c "flush" -c "select n from uq2_count")" = 101
+
+echo "== 9) stream jobs created in a block: none after kill -9 with the block open; committed ones resume after kill -9"
+JOBS_BLOCK=(
+  "BEGIN;"
+  "SET BACKGROUND_DDL = true;"
+  "SET BACKFILL_RATE_LIMIT = 0;"
+  "CREATE TABLE jb (a int, b int);"
+  "INSERT INTO jb SELECT g, g % 7 FROM generate_series(1, 1000) g;"
+  "CREATE MATERIALIZED VIEW jb1 AS SELECT a, b FROM jb WHERE a % 2 = 0;"
+  "CREATE MATERIALIZED VIEW jb2 AS SELECT b, count(*) AS n, sum(a) AS s FROM jb1 GROUP BY b;"
+  "CREATE INDEX jb1_b ON jb1 (b);"
+  "COMMENT ON MATERIALIZED VIEW jb2 IS 'per b';"
+)
+open_session
+send "${JOBS_BLOCK[@]}" '\echo READY'
+check "the block made the jobs" wait_for READY
+kill9
+close_session
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "after kill -9 with the block open no job is there" \
+  test "$(q -c "select count(*) from pg_class where relname in ('jb', 'jb1', 'jb2', 'jb1_b')")" = 0
+open_session
+send "${JOBS_BLOCK[@]}" "COMMIT;" '\echo COMMITTED'
+check "the block committed" wait_for COMMITTED
+close_session
+check "its jobs are being created (their backfill paused)" \
+  test "$(q -c "select string_agg(name || ':' || status, ',' order by name) from rw_catalog.rw_materialized_views where name like 'jb%'")" = \
+  "jb1:Creating,jb2:Creating"
+kill9
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+q -c "insert into jb values (1002, 3), (1004, 3)" -c "delete from jb where a = 10" -c "flush" >/dev/null
+out=$(q -c "alter materialized view jb1 set backfill_rate_limit = default" -c "alter materialized view jb2 set backfill_rate_limit = default" \
+  -c "alter index jb1_b set backfill_rate_limit = default" -c "wait" 2>&1)
+check "after kill -9 they resume and complete ($out)" test -z "$out"
+check "the jobs made in the block equal their queries" same jb2 "select b, count(*), sum(a) from jb where a % 2 = 0 group by b"
+check "their comment is kept" test "$(q -c "select obj_description('jb2'::regclass)")" = "per b"
+check "the index made in the block answers" test "$(q -c "select count(*) from jb1 where b = 3")" = \
+  "$(q -c "select count(*) from jb where a % 2 = 0 and b = 3")"
 
 finish
