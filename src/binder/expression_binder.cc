@@ -43,9 +43,11 @@ int CastCost(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
     const DataType& want = f.variadic ? f.arg_types[0] : f.arg_types[i];
     const DataType& have = args[i]->type();
     if (have.id == want.id) {
-      // json, jsonb and text share a physical type: prefer the signature
-      // of the argument's own.
-      if (have.IsJson() != want.IsJson() || have.IsJsonb() != want.IsJsonb() || have.IsUuid() != want.IsUuid())
+      // json, jsonb, uuid and text share a physical type: prefer the
+      // signature of the argument's own; jsonb's (which compare by value)
+      // only for jsonb.
+      if (want.IsJsonb() && !have.IsJsonb()) cost += 2;
+      else if (have.IsJson() != want.IsJson() || have.IsJsonb() != want.IsJsonb() || have.IsUuid() != want.IsUuid())
         cost += 1;
       continue;
     }

@@ -1,5 +1,7 @@
 #include "common/encoding.h"
 
+#include "common/json.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -129,6 +131,7 @@ void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool des
       case PhysicalType::kString:
         if (col.type().IsArray()) EncodeArrayKey(col.GetString(i), col.type().ElementType(), out);
         else if (col.type().IsStruct()) EncodeStructKey(col.GetString(i), col.type(), out);
+        else if (col.type().IsJsonb()) EncodeString(JsonbSortKey(col.GetString(i)), out);
         else EncodeString(col.GetString(i), out);
         break;
     }
@@ -162,6 +165,7 @@ void EncodeKeyValue(const Value& v, std::string* out, bool descending) {
       case PhysicalType::kString:
         if (v.type().IsArray()) EncodeArrayKey(v.string_value(), v.type().ElementType(), out);
         else if (v.type().IsStruct()) EncodeStructKey(v.string_value(), v.type(), out);
+        else if (v.type().IsJsonb()) EncodeString(JsonbSortKey(v.string_value()), out);
         else EncodeString(v.string_value(), out);
         break;
     }

@@ -4,8 +4,8 @@
 // jsonb values are kept normalized, as PostgreSQL's jsonb_out prints them:
 // object keys ordered by length then bytes, the last of duplicate keys
 // kept, ": " and ", " between items, strings with their escapes decoded and
-// re-escaped, numbers as numeric prints them (1e2 is 100). So equal jsonb
-// values have equal text.
+// re-escaped, numbers as numeric prints them (1e2 is 100, 1.0 stays 1.0).
+// Equal text is an equal value; values compare with JsonbSortKey (1.0 = 1).
 //
 // Errors are PostgreSQL's: 22P02 "invalid input syntax for type json" with
 // a DETAIL, 22P05 for \u0000 in jsonb, 54001 past kMaxJsonDepth levels of
@@ -43,6 +43,16 @@ std::optional<int64_t> JsonArrayLength(std::string_view json);
 // The text ->> gives for a JSON part: a string's value unescaped, null as
 // nullopt, anything else as its text.
 std::optional<std::string> JsonAsText(std::string_view json);
+
+// jsonb's order as PostgreSQL's btree has it (compareJsonbContainers), as
+// bytes that compare with memcmp: a top-level empty array first, then
+// scalars (null < strings < numbers < booleans), then arrays by their
+// number of elements, then objects by their number of pairs; within a
+// container the elements, or the pairs in key order, one by one (strings
+// bytewise, numbers by value: 1.0 equals 1). Equal values have equal keys,
+// so it serves equality, hashing, grouping and ORDER BY; it does not
+// decode back (1.0 and 1 share it). Not jsonb text: the text itself.
+std::string JsonbSortKey(std::string_view jsonb);
 
 // jsonb's operators and functions (common/jsonb.cc), with PostgreSQL 15's
 // semantics and errors. Arguments are jsonb text; results are jsonb text.

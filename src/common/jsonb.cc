@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
+#include <map>
 
 #include "common/decimal.h"
 #include "common/error.h"
@@ -176,6 +178,140 @@ void ApplyPath(Node* n, const std::vector<std::string>& path, size_t level, Path
 }
 
 }  // namespace
+
+namespace {
+
+void PutBigEndian32(uint32_t v, std::string* out) {
+  for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(v >> shift));
+}
+
+// A string's bytes, 0x00 escaped as 0x00 0xFF, ended by 0x00 0x01: order
+// kept, no encoding a prefix of another.
+void PutStringKey(std::string_view s, std::string* out) {
+  for (char c : s) {
+    out->push_back(c);
+    if (c == 0) out->push_back(static_cast<char>(0xFF));
+  }
+  out->push_back(0);
+  out->push_back(1);
+}
+
+// A JSON number by value, any size: a class byte (negative, zero,
+// positive), then for the magnitude 0.d1d2... x 10^e the exponent and the
+// significant digits ended by 0x00 (inverted for negatives).
+void PutNumberKey(std::string_view raw, std::string* out) {
+  bool negative = !raw.empty() && raw[0] == '-';
+  if (negative) raw.remove_prefix(1);
+  std::string digits;
+  int64_t point = 0;  // digits before the decimal point
+  bool after_point = false;
+  size_t i = 0;
+  for (; i < raw.size(); i++) {
+    char c = raw[i];
+    if (c == '.') {
+      after_point = true;
+    } else if (c >= '0' && c <= '9') {
+      digits.push_back(c);
+      if (!after_point) point++;
+    } else {
+      break;  // an exponent
+    }
+  }
+  if (i < raw.size() && (raw[i] == 'e' || raw[i] == 'E')) {
+    std::string_view e = raw.substr(i + 1);
+    bool minus = !e.empty() && e[0] == '-';
+    if (!e.empty() && (e[0] == '-' || e[0] == '+')) e.remove_prefix(1);
+    int64_t exponent = 0;
+    for (char c : e) exponent = std::min<int64_t>(exponent * 10 + (c - '0'), int64_t(1) << 40);
+    point += minus ? -exponent : exponent;
+  }
+  size_t first = digits.find_first_not_of('0');
+  if (first == std::string::npos) {
+    out->push_back(2);  // zero
+    return;
+  }
+  point -= static_cast<int64_t>(first);
+  digits.erase(0, first);
+  digits.erase(digits.find_last_not_of('0') + 1);
+  std::string magnitude;
+  PutBigEndian32(static_cast<uint32_t>(std::clamp<int64_t>(point, INT32_MIN, INT32_MAX) + (int64_t(1) << 31)),
+                 &magnitude);
+  magnitude += digits;
+  magnitude.push_back(0);
+  out->push_back(negative ? 1 : 3);
+  for (char c : magnitude) out->push_back(negative ? static_cast<char>(~static_cast<uint8_t>(c)) : c);
+}
+
+// A value inside a container: a tag in PostgreSQL's type order (null,
+// string, number, boolean, array, object), then its contents.
+void PutNestedKey(const Node& n, std::string* out);
+
+void PutPairsKey(const Node& n, std::string* out) {
+  // Key order, the last of duplicate keys kept (as jsonb stores them).
+  std::map<std::string, const Node*, decltype(&JsonbKeyLess)> members(&JsonbKeyLess);
+  for (size_t i = 0; i < n.keys.size(); i++) members[n.keys[i]] = &n.elements[i];
+  PutBigEndian32(static_cast<uint32_t>(members.size()), out);
+  for (const auto& [key, value] : members) {
+    PutStringKey(key, out);
+    PutNestedKey(*value, out);
+  }
+}
+
+void PutNestedKey(const Node& n, std::string* out) {
+  switch (n.kind) {
+    case Node::kNull: out->push_back(1); break;
+    case Node::kString:
+      out->push_back(2);
+      PutStringKey(n.string_value, out);
+      break;
+    case Node::kNumber:
+      out->push_back(3);
+      PutNumberKey(n.raw, out);
+      break;
+    case Node::kFalse:
+    case Node::kTrue:
+      out->push_back(4);
+      out->push_back(n.kind == Node::kTrue ? 1 : 0);
+      break;
+    case Node::kArray:
+      out->push_back(5);
+      PutBigEndian32(static_cast<uint32_t>(n.elements.size()), out);
+      for (const Node& e : n.elements) PutNestedKey(e, out);
+      break;
+    case Node::kObject:
+      out->push_back(6);
+      PutPairsKey(n, out);
+      break;
+  }
+}
+
+}  // namespace
+
+std::string JsonbSortKey(std::string_view jsonb) {
+  Node n;
+  try {
+    n = Parse(jsonb, /*jsonb=*/true);
+  } catch (const SqlError&) {
+    return std::string(jsonb);
+  }
+  std::string out;
+  // At the top PostgreSQL keeps a scalar as a one-element array that sorts
+  // after the empty array and before every other one: arrays count twice
+  // their elements, a scalar one.
+  if (n.kind == Node::kObject) {
+    out.push_back(0x20);
+    PutPairsKey(n, &out);
+  } else if (n.kind == Node::kArray) {
+    out.push_back(0x10);
+    PutBigEndian32(static_cast<uint32_t>(2 * n.elements.size()), &out);
+    for (const Node& e : n.elements) PutNestedKey(e, &out);
+  } else {
+    out.push_back(0x10);
+    PutBigEndian32(1, &out);
+    PutNestedKey(n, &out);
+  }
+  return out;
+}
 
 bool JsonbContains(std::string_view a, std::string_view b) {
   Node na = Parse(a), nb = Parse(b);

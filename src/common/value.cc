@@ -1,5 +1,7 @@
 #include "common/value.h"
 
+#include "common/json.h"
+
 #include <fmt/format.h>
 #include <xxhash.h>
 
@@ -46,6 +48,10 @@ int Value::Compare(const Value& a, const Value& b) {
     case PhysicalType::kString: {
       if (a.type_.IsArray() && b.type_.IsArray()) return CompareArrays(a.s_, b.s_, a.type_.ElementType());
       if (a.type_.IsStruct() && a.type_ == b.type_) return CompareStructs(a.s_, b.s_, a.type_);
+      if (a.type_.IsJsonb() && b.type_.IsJsonb() && a.s_ != b.s_) {
+        int c = JsonbSortKey(a.s_).compare(JsonbSortKey(b.s_));
+        return c < 0 ? -1 : (c > 0 ? 1 : 0);
+      }
       int c = a.s_.compare(b.s_);
       return c < 0 ? -1 : (c > 0 ? 1 : 0);
     }
@@ -69,7 +75,13 @@ uint64_t Value::Hash() const {
       __int128 k = IntervalCompareKey(iv_);
       return XXH3_64bits(&k, sizeof(k));
     }
-    case PhysicalType::kString: return XXH3_64bits(s_.data(), s_.size());
+    case PhysicalType::kString: {
+      if (type_.IsJsonb()) {  // equal values (1.0 and 1) hash alike
+        std::string key = JsonbSortKey(s_);
+        return XXH3_64bits(key.data(), key.size());
+      }
+      return XXH3_64bits(s_.data(), s_.size());
+    }
   }
   return 0;
 }

@@ -56,7 +56,9 @@ uint64_t Vector::HashAt(size_t i) const {
   if (IsNull(i)) return 0x9e3779b97f4a7c15ULL;
   switch (physical_) {
     case PhysicalType::kInt64: return XXH3_64bits(&data_->ints[i], sizeof(int64_t));
-    case PhysicalType::kString: return XXH3_64bits(data_->strings[i].data(), data_->strings[i].size());
+    case PhysicalType::kString:
+      if (type_.IsJsonb()) return GetValue(i).Hash();  // by value: 1.0 and 1 alike
+      return XXH3_64bits(data_->strings[i].data(), data_->strings[i].size());
     default: return GetValue(i).Hash();
   }
 }

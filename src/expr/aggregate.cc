@@ -51,7 +51,8 @@ AggregateSignature ResolveAggregate(const std::string& name, const std::vector<D
     return fail();
   }
   if (name == "min" || name == "max") {
-    if (args.size() != 1 || t.id == TypeId::kUnknown) return fail();
+    // PostgreSQL has none for json and jsonb.
+    if (args.size() != 1 || t.id == TypeId::kUnknown || t.IsJson()) return fail();
     return {name == "min" ? AggKind::kMin : AggKind::kMax, t, t};
   }
   if (name == "bool_and" || name == "every" || name == "bool_or") {

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "common/array.h"
+#include "common/json.h"
 #include "common/limits.h"
 #include "expr/function_helpers.h"
 
@@ -27,6 +28,21 @@ void RegisterCompare(FunctionRegistry* r, DataType t) {
   RegisterFn(r, "<=", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) <= 0; }));
   RegisterFn(r, ">", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) > 0; }));
   RegisterFn(r, ">=", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) >= 0; }));
+}
+
+// jsonb compares by value in PostgreSQL's order (common/json.h,
+// JsonbSortKey): '1.0' = '1', [2] < [10].
+void RegisterJsonbCompare(FunctionRegistry* r) {
+  const DataType b = DataType::Boolean();
+  const DataType j = DataType::Jsonb();
+  using A = std::string_view;
+  auto compare = [](A x, A y) { return x == y ? 0 : Compare3(JsonbSortKey(x), JsonbSortKey(y)); };
+  RegisterFn(r, "=", {j, j}, b, StrictFn<A, A>([compare](A x, A y) { return compare(x, y) == 0; }));
+  RegisterFn(r, "<>", {j, j}, b, StrictFn<A, A>([compare](A x, A y) { return compare(x, y) != 0; }));
+  RegisterFn(r, "<", {j, j}, b, StrictFn<A, A>([compare](A x, A y) { return compare(x, y) < 0; }));
+  RegisterFn(r, "<=", {j, j}, b, StrictFn<A, A>([compare](A x, A y) { return compare(x, y) <= 0; }));
+  RegisterFn(r, ">", {j, j}, b, StrictFn<A, A>([compare](A x, A y) { return compare(x, y) > 0; }));
+  RegisterFn(r, ">=", {j, j}, b, StrictFn<A, A>([compare](A x, A y) { return compare(x, y) >= 0; }));
 }
 
 // --- LIKE -----------------------------------------------------------------------
@@ -347,6 +363,7 @@ void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterCompare<Decimal>(r, DataType::Numeric());
   RegisterCompare<std::string_view>(r, DataType::Varchar());
   RegisterCompare<std::string_view>(r, DataType::Bytea());
+  RegisterJsonbCompare(r);
   RegisterCompare<int64_t>(r, DataType::Date());
   RegisterCompare<int64_t>(r, DataType::Time());
   RegisterCompare<int64_t>(r, DataType::Timestamp());
