@@ -59,6 +59,7 @@ struct ExecContext {
   PreparedStatementsFn prepared_statements;  // pg_prepared_statements; may be null
   CursorsFn cursors;                         // pg_cursors; may be null
   ActivityFn activity;                       // pg_stat_activity; may be null
+  LocksFn locks;                             // pg_locks; may be null
 
   // WITH RECURSIVE: the rows each work table holds for the run of its
   // recursive term being built (RecursiveUnionNode).

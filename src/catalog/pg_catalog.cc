@@ -427,6 +427,11 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"state_change", T::Timestamptz()}, {"wait_event_type", kText}, {"wait_event", kText}, {"state", kText},
         {"backend_xid", kText}, {"backend_xmin", kText}, {"query_id", T::Int64()}, {"query", kText},
         {"backend_type", kText}}},
+      {"pg_catalog", "pg_locks",
+       {{"locktype", kText}, {"database", kOid}, {"relation", kOid}, {"page", i4}, {"tuple", i2},
+        {"virtualxid", kText}, {"transactionid", kXid}, {"classid", kOid}, {"objid", kOid}, {"objsubid", i2},
+        {"virtualtransaction", kText}, {"pid", i4}, {"mode", kText}, {"granted", b}, {"fastpath", b},
+        {"waitstart", T::Timestamptz()}}},
       {"pg_catalog", "pg_cursors",
        {{"name", kText}, {"statement", kText}, {"is_holdable", b}, {"is_binary", b}, {"is_scrollable", b},
         {"creation_time", T::Timestamptz()}}},
@@ -884,6 +889,13 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       visible ? Txt(a.state) : Null(kText), Null(kText), Null(kText), Null(T::Int64()),
                       Txt(visible ? a.query : "<insufficient privilege>"), Txt("client backend")});
     }
+  } else if (name == "pg_locks" && ctx.locks) {
+    for (const LockInfo& l : ctx.locks())
+      rows.push_back({Txt("advisory"), O(ObjectOid(l.database_id)), Null(kOid), Null(T::Int32()), Null(T::Int16()),
+                      Null(kText), Null(kXid), O(l.classid), O(l.objid), I2(l.objsubid),
+                      Txt(fmt::format("{}/1", l.pid)), I4(l.pid), Txt(l.shared ? "ShareLock" : "ExclusiveLock"),
+                      B(l.granted), B(false),
+                      l.wait_start ? Value::Timestamptz(l.wait_start) : Null(T::Timestamptz())});
   } else if (name == "pg_cursors" && ctx.cursors) {
     for (const CursorInfo& c : ctx.cursors())
       rows.push_back({Txt(c.name), Txt(c.statement), B(c.is_holdable), B(c.is_binary), B(c.is_scrollable),

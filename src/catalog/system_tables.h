@@ -118,6 +118,20 @@ struct BackendActivity {
 };
 using ActivityFn = std::function<std::vector<BackendActivity>()>;
 
+// A lock as pg_locks shows it: advisory locks (PostgreSQL's lock tag of
+// one: the key in classid/objid, objsubid 1 for a bigint key, 2 for two
+// integers), held or awaited.
+struct LockInfo {
+  ObjectId database_id = 0;
+  uint32_t classid = 0, objid = 0;
+  int16_t objsubid = 1;
+  int32_t pid = 0;
+  bool shared = false;
+  bool granted = true;
+  int64_t wait_start = 0;  // micros since the epoch, 0 when granted
+};
+using LocksFn = std::function<std::vector<LockInfo>()>;
+
 class CatalogLookup;  // expr/eval_context.h
 
 struct SystemTableContext {
@@ -133,6 +147,7 @@ struct SystemTableContext {
   PreparedStatementsFn prepared_statements;  // null: none
   CursorsFn cursors;                         // null: none
   ActivityFn activity;                       // every session's (pg_stat_activity); null: none
+  LocksFn locks;                             // pg_locks; null: none
   // The reader's catalog functions (pg_views.definition is its
   // pg_get_viewdef); null: those of an empty search path.
   const CatalogLookup* lookup = nullptr;

@@ -22,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <vector>
 
 namespace freshet {
 
@@ -37,24 +38,45 @@ struct AdvisoryKey {
   }
 };
 
+// A hold or a wait, as pg_locks lists it.
+struct AdvisoryLockInfo {
+  AdvisoryKey key;
+  int32_t pid = 0;  // the session's
+  bool shared = false;
+  bool granted = true;
+  int64_t wait_start_micros = 0;  // since the epoch; waits only
+};
+
 class AdvisoryLocks {
  public:
-  // Takes the lock for `holder` in the mode asked. Without `wait`, returns
-  // false at once when another session's hold conflicts; with it, waits.
-  bool Lock(const void* holder, const AdvisoryKey& key, bool shared, bool wait, const std::atomic<bool>* cancel,
-            int64_t timeout_ms);
+  // Takes the lock for `holder` (the session `pid`) in the mode asked.
+  // Without `wait`, returns false at once when another session's hold
+  // conflicts; with it, waits.
+  bool Lock(const void* holder, int32_t pid, const AdvisoryKey& key, bool shared, bool wait,
+            const std::atomic<bool>* cancel, int64_t timeout_ms);
   // Gives back one hold of the mode; false when the holder has none.
   bool Unlock(const void* holder, const AdvisoryKey& key, bool shared);
+  // Every hold (one per session and mode) and every wait.
+  std::vector<AdvisoryLockInfo> List() const;
 
  private:
+  struct Hold {
+    int64_t count = 0;
+    int32_t pid = 0;
+  };
   struct Holds {
-    std::map<const void*, int64_t> exclusive, shared;  // holds per session
+    std::map<const void*, Hold> exclusive, shared;  // per session
+  };
+  struct Waiter {
+    const void* holder;
+    AdvisoryLockInfo info;
   };
   bool Conflicts(const Holds& h, const void* holder, bool shared) const;
 
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable released_;
   std::map<AdvisoryKey, Holds> locks_;
+  std::vector<Waiter> waiters_;
 };
 
 }  // namespace freshet

@@ -190,7 +190,8 @@ void Session::Sleep(double seconds) {
 
 bool Session::AdvisoryLock(int64_t key, bool two_keys, bool shared, bool transaction, bool wait) {
   AdvisoryKey k{database_.id, key, two_keys};
-  if (!instance_->advisory_locks()->Lock(this, k, shared, wait, &cancel_, settings().lock_timeout_ms)) return false;
+  if (!instance_->advisory_locks()->Lock(this, pid_, k, shared, wait, &cancel_, settings().lock_timeout_ms))
+    return false;
   advisory_holds_.push_back({k, shared, transaction});
   return true;
 }

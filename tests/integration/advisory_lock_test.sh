@@ -6,8 +6,9 @@
 #
 # 1) a session's exclusive lock: another's pg_try_advisory_lock gets false,
 #    its pg_advisory_lock waits (here until lock_timeout, 55P03), its
-#    shared try too; after pg_advisory_unlock the other gets it; unlocking
-#    a lock not held is false with a WARNING;
+#    shared try too; pg_locks lists the hold and a waiting session; after
+#    pg_advisory_unlock the other gets it; unlocking a lock not held is
+#    false with a WARNING;
 # 2) shared holders share; an exclusive request waits for them;
 # 3) a transaction-level lock goes at COMMIT, a session-level one when the
 #    session ends (the client disconnecting);
@@ -36,8 +37,27 @@ check "another session's try gets false" test "$(q -c "select pg_try_advisory_lo
 check "its shared try too" test "$(q -c "select pg_try_advisory_lock_shared(42)")" = f
 check "its pg_advisory_lock waits (lock_timeout)" waits "select pg_advisory_lock(42)"
 check "a different key is free" test "$(q -c "select pg_try_advisory_lock(43)")" = t
+check "pg_locks lists the hold (key 42: classid 0, objid 42, objsubid 1)" test \
+  "$(q -c "select classid, objid, objsubid, mode, granted, waitstart is null from pg_locks where locktype = 'advisory' and objid = 42")" \
+  = "0|42|1|ExclusiveLock|t|t"
+# A session that waits for it is listed as waiting (polled: it starts in
+# the background).
+q -c "set lock_timeout = '20s'" -c "select pg_advisory_lock(42)" -c "select pg_advisory_unlock(42)" >"$WORK/waiter.out" 2>&1 &
+waiter=$!
+BG_PIDS+=("$waiter")
+seen=""
+for _ in $(seq 1 200); do
+  seen=$(q -c "select mode || ':' || granted || ':' || (waitstart is not null) from pg_locks where locktype = 'advisory' and objid = 42 and not granted")
+  [[ -n "$seen" ]] && break
+  sleep 0.05
+done
+check "pg_locks lists the waiting session (not granted, with its waitstart)" test "$seen" = "ExclusiveLock:false:true"
 send "SELECT pg_advisory_unlock(42);" '\echo UNLOCKED'
 check "the holder unlocks" wait_for UNLOCKED
+wait "$waiter"
+check "the waiting session got the lock then" grep -q '^t$' "$WORK/waiter.out"
+check "and no session is listed any more" test \
+  "$(q -c "select count(*) from pg_locks where locktype = 'advisory' and objid = 42")" = 0
 check "then the other session gets it" test "$(q -c "select pg_try_advisory_lock(42)")" = t
 out=$(q -c "select pg_advisory_unlock(42)")
 check "unlocking a lock not held: false with PostgreSQL's WARNING" \

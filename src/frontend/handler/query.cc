@@ -128,6 +128,14 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->prepared_statements = [session] { return session->PreparedStatements(); };
   ctx->cursors = [session] { return session->Cursors(); };
   ctx->activity = [instance] { return instance->ListActivity(); };
+  ctx->locks = [instance] {
+    std::vector<LockInfo> out;
+    for (const AdvisoryLockInfo& l : instance->advisory_locks()->List())
+      out.push_back({l.key.database_id, static_cast<uint32_t>(static_cast<uint64_t>(l.key.value) >> 32),
+                     static_cast<uint32_t>(l.key.value), static_cast<int16_t>(l.key.two_keys ? 2 : 1), l.pid, l.shared,
+                     l.granted, l.wait_start_micros});
+    return out;
+  };
   ctx->eval = session->eval();
   ctx->eval.params = args.params;
 }
