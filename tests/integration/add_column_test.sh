@@ -28,17 +28,6 @@ NAME=add_column_test
 source "$HERE/lib.sh"
 
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
-stop_server() {
-  kill -TERM "$SERVER_PID" 2>/dev/null
-  for _ in $(seq 1 600); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-  wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=""
-}
-kill_server() {
-  kill -9 "$SERVER_PID" 2>/dev/null
-  wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=""
-}
 AGG_Q="select g, count(*) as n, sum(v) as s from t group by g"
 R_Q="select b, count(*) as n, sum(a) as s from r group by b"
 NEW_Q="select c, d, count(*) as n, sum(v) as s, count(e) as e from t group by c, d"

@@ -39,7 +39,6 @@ wait_session_gone() {
     sleep 0.1
   done
 }
-kill9() { kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
 
 BLOCK=(
   "BEGIN;"
@@ -59,7 +58,7 @@ open_session
 send "${BLOCK[@]}" '\echo READY'
 check "the block ran" wait_for READY
 check "its nextval" grep -qx 1 "$WORK/session.out"
-kill9
+kill_server
 close_session
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "the created table is not there" test "$(q -c "select count(*) from pg_class where relname in ('fresh', 'fresh_seq')")" = 0
@@ -71,7 +70,7 @@ echo "== 2) a committed block survives kill -9"
 open_session
 send "${BLOCK[@]}" "COMMIT;" '\echo COMMITTED'
 check "the block committed" wait_for COMMITTED
-kill9
+kill_server
 close_session
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "the created table has its rows" test "$(q -c 'select count(*) from fresh')" = 2
@@ -114,7 +113,7 @@ check "another session does not see it" grep -q 'relation "tmp1" does not exist'
 out=$(q -c "select * from pg_temp_$PID.tmp1")
 check "nor reads it by its schema" grep -q "cannot access temporary tables of other sessions" <<<"$out"
 check "its relations are temporary in pg_class" test "$(q -c "select count(*) from pg_class where relpersistence = 't'")" = 4
-kill9
+kill_server
 close_session
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "after kill -9 no temporary schema is left" test "$(q -c "select count(*) from pg_namespace where nspname like 'pg_temp%'")" = 0
@@ -154,7 +153,7 @@ q -c "create table uq (id int primary key, email text)" -c "insert into uq selec
   -c "create materialized view uq_count as select count(*) as n from uq" >/dev/null
 check "ALTER TABLE ... ADD UNIQUE with the view reading the table" q -c "alter table uq add constraint uq_email unique (email)"
 check "CREATE UNIQUE INDEX too" q -c "create unique index uq_email_id on uq (email, id)"
-kill9
+kill_server
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 out=$(q -c "insert into uq values (1000, 'e7')" 2>&1)
 check "after kill -9 the constraint holds the stored rows' values" grep -q 'violates unique constraint "uq_email"' <<<"$out"
@@ -179,7 +178,7 @@ open_session
 send "BEGIN;" "ALTER TABLE uq2 ADD CONSTRAINT uq2_code_key UNIQUE (code);" "INSERT INTO uq2 VALUES (2001, 7001);" "COMMIT;" '\echo COMMITTED'
 check "a block adding the constraint and a row committed" wait_for COMMITTED
 close_session
-kill9
+kill_server
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "after kill -9 the block's constraint is there" test "$(q -c "select count(*) from pg_constraint where conname = 'uq2_code_key'")" = 1
 out=$(q -c "insert into uq2 values (3000, 7001)" 2>&1)
@@ -203,7 +202,7 @@ JOBS_BLOCK=(
 open_session
 send "${JOBS_BLOCK[@]}" '\echo READY'
 check "the block made the jobs" wait_for READY
-kill9
+kill_server
 close_session
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "after kill -9 with the block open no job is there" \
@@ -215,7 +214,7 @@ close_session
 check "its jobs are being created (their backfill paused)" \
   test "$(q -c "select string_agg(name || ':' || status, ',' order by name) from rw_catalog.rw_materialized_views where name like 'jb%'")" = \
   "jb1:Creating,jb2:Creating"
-kill9
+kill_server
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 q -c "insert into jb values (1002, 3), (1004, 3)" -c "delete from jb where a = 10" -c "flush" >/dev/null
 out=$(q -c "alter materialized view jb1 set backfill_rate_limit = default" -c "alter materialized view jb2 set backfill_rate_limit = default" \

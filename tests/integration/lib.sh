@@ -34,6 +34,21 @@ same() {  # same VIEW QUERY
 }
 finish() { echo; echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
 
+# Stops the server started by start_server: with SIGTERM, waiting (bounded,
+# ~60 s) for it to exit; or with kill -9. (A test may define its own
+# stop_server after sourcing this, to check the exit.)
+stop_server() {
+  kill -TERM "$SERVER_PID" 2>/dev/null
+  for _ in $(seq 1 600); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+  wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=""
+}
+kill_server() {
+  kill -9 "$SERVER_PID" 2>/dev/null
+  wait "$SERVER_PID" 2>/dev/null
+  SERVER_PID=""
+}
+
 pick_port() {
   local port
   for _ in $(seq 1 200); do

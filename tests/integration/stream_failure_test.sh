@@ -42,12 +42,6 @@ q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d "${DB:-dev}" -v ON_ERROR
 start_with_fault() {
   FRESHET_STREAM_FAULT="$1" start_server "$WORK/$2" "$WORK/$2.log"
 }
-stop_server() {
-  kill -TERM "$SERVER_PID" 2>/dev/null
-  for _ in $(seq 1 600); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-  wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=""
-}
 
 echo "== 1) a transient failure replays the failed epoch's writes"
 start_with_fault "HashAgg:chunk:3:1" d1 || { fail "start"; finish; }

@@ -26,17 +26,6 @@ NAME=stream_plan_recovery_test
 source "$HERE/lib.sh"
 
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
-stop_server() {
-  kill -TERM "$SERVER_PID" 2>/dev/null
-  for _ in $(seq 1 600); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-  wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=""
-}
-kill_server() {
-  kill -9 "$SERVER_PID" 2>/dev/null
-  wait "$SERVER_PID" 2>/dev/null
-  SERVER_PID=""
-}
 LEFT_Q="select l.k, count(*) as n, sum(r.w) as s from l left join r on l.k = r.k group by l.k"
 FULL_Q="select l.v, r.w from l full join r on l.k = r.k"
 ON_Q="select count(*) as n, sum(coalesce(v, 0) + coalesce(w, 0)) as s from mf"

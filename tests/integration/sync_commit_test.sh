@@ -34,7 +34,6 @@ SEED="${SYNC_COMMIT_SEED:-20261201}"
 RANDOM=$SEED
 
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
-kill9() { kill -9 "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; SERVER_PID=""; }
 
 start_server "$WORK/data" "$WORK/server.log" || { fail "start"; finish; }
 q -c "create table t(id int primary key, v int)" \
@@ -46,7 +45,7 @@ for i in $(seq 1 64); do q -c "insert into t values ($i, $i)" >/dev/null || fail
 # And 64 more from one session as fast as it can send them (well within
 # one barrier interval: with synchronous_commit = off most of them are lost).
 (for i in $(seq 65 128); do echo "insert into t values ($i, $i);"; done) | q >/dev/null
-kill9
+kill_server
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "all 128 acknowledged rows are there" test "$(q -c 'select count(*), sum(v) from t')" = "128|8256"
 check "the view counts them" same m "select count(*), sum(v) from t"
@@ -78,7 +77,7 @@ for round in 1 2 3; do
   pids=()
   for w in 1 2 3 4; do writer "$w" "$round" & pids+=($!); BG_PIDS+=($!); done
   sleep "$((RANDOM % 2 + 1)).$((RANDOM % 10))"   # the moment of the crash (seeded)
-  kill9
+  kill_server
   rm -f "$WORK/run"
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
   start_server "$WORK/data" "$WORK/server.log" || { fail "restart in round $round"; break; }
@@ -105,7 +104,7 @@ for round in 1 2 3; do
   check "round $round: the grouped view too" same mg "select v % 7, count(*) from t group by v % 7"
   # A kill right after the restart: the replay was committed once.
   before=$(q -c "select count(*), sum(v) from t")
-  kill9
+  kill_server
   start_server "$WORK/data" "$WORK/server.log" || { fail "second restart in round $round"; break; }
   check "round $round: a second kill -9 changes nothing" test "$(q -c 'select count(*), sum(v) from t')" = "$before"
   check "round $round: and the view agrees" same m "select count(*), sum(v) from t"
@@ -114,7 +113,7 @@ done
 echo "== 3) COPY returns once its rows are committed"
 q -c "create table big(id bigint, s text)" >/dev/null
 seq 1 100000 | awk '{print $1 ",row" $1}' | q -c "copy big from stdin with (format csv)" >/dev/null
-kill9
+kill_server
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "the 100,000 rows of an acknowledged COPY are there" test "$(q -c 'select count(*), sum(id) from big')" = "100000|5000050000"
 
@@ -129,7 +128,7 @@ for b in $(seq 0 39); do
   q -c "insert into wide select g, 'row' || g from generate_series($((b * 20000 + 1)), $((b * 20000 + 20000))) g" >/dev/null ||
     fail "write set $b"
 done
-kill9
+kill_server
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "all 800,000 rows of 40 acknowledged write sets are there" \
   test "$(q -c 'select count(*), sum(id) from wide')" = "800000|320000400000"
