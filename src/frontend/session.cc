@@ -819,7 +819,8 @@ std::string WritingCommand(const ParsedStatement& stmt) {
       case PG_QUERY__NODE__NODE_FETCH_STMT:
       case PG_QUERY__NODE__NODE_CLOSE_PORTAL_STMT:
       case PG_QUERY__NODE__NODE_VACUUM_STMT:
-      case PG_QUERY__NODE__NODE_CHECK_POINT_STMT: return "";
+      case PG_QUERY__NODE__NODE_CHECK_POINT_STMT:
+      case PG_QUERY__NODE__NODE_DO_STMT: return "";  // its statements are checked one by one
       default: break;
     }
   }
@@ -894,6 +895,16 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
       throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to statement timeout");
     throw;
   }
+}
+
+StatementOutcome Session::RunNested(const ParsedStatement& stmt, ResultSink* sink) {
+  if (TransactionReadOnly())
+    if (std::string command = WritingCommand(stmt); !command.empty()) CheckWritable(command);
+  if (!writer_ && WritesFromWhatItReads(stmt)) {
+    writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, settings().lock_timeout_ms);
+    txn_snapshot_.reset();
+  }
+  return HandleStatement(HandlerArgs{this, stmt, sink, nullptr, nullptr, nullptr});
 }
 
 void Session::LockWrites(ObjectId id, const std::string& relation, bool nowait) {

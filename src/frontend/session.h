@@ -74,6 +74,11 @@ class Session : public SequenceAccess, public SessionAccess {
   void ExecuteSimple(const std::string& sql, ResultSink* sink,
                      const std::function<void(const StatementOutcome&)>& done);
 
+  // A statement run by another one (a DO block's), in this session's
+  // transaction: the checks RunStatement makes for it (read-only, the
+  // writer lock), without its own activity, timeout or transaction.
+  StatementOutcome RunNested(const ParsedStatement& stmt, ResultSink* sink);
+
   // Extended protocol.
   void Parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& param_oids);
   void Bind(const std::string& portal, const std::string& statement, const std::vector<std::optional<std::string>>& params,

@@ -74,6 +74,7 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_DROP_ROLE_STMT: return HandleDropRole(args);
     case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT: return HandleCreateSchema(args);
     case PG_QUERY__NODE__NODE_CREATE_EXTENSION_STMT: return HandleCreateExtension(args);
+    case PG_QUERY__NODE__NODE_DO_STMT: return HandleDo(args);
     case PG_QUERY__NODE__NODE_DROP_STMT: return HandleDrop(args);
     case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT: return HandleAlterTable(args);
     case PG_QUERY__NODE__NODE_RENAME_STMT: return HandleRename(args);
