@@ -30,7 +30,8 @@
 // refreshed after each round, when other views read it). Then rounds of
 // random DML (INSERT, bulk INSERT ... SELECT FROM generate_series, UPDATE,
 // primary-key moves, DELETE, delete-and-reinsert of a key, some in
-// transactions that commit or roll back) run on both servers; some seeds run
+// transactions that commit or roll back; some seeds add columns to the
+// tables between rounds) run on both servers; some seeds run
 // rounds with no operator state cached, or with barriers every 10 ms that
 // commit only at FLUSH. After each round and FLUSH:
 //   - every table on Freshet equals the same table on PostgreSQL,
@@ -2253,7 +2254,26 @@ struct SeedRun {
     bool no_cache = cache_rng.Chance(30);
     // Some run their last rounds with barriers every 10 ms that commit only at FLUSH.
     bool fast_barriers = cache_rng.Chance(25);
+    // Some add columns to tables between rounds (ALTER TABLE ... ADD
+    // COLUMN, with a constant DEFAULT or none): the views over them go on,
+    // rows stored before read the default on both servers, later DML
+    // writes the new columns.
+    Rng alter_rng = Stream(seed, 6);
+    bool add_columns = alter_rng.Chance(40);
+    int added_columns = 0;
     for (round = 1; round <= rounds && !broken; round++) {
+      if (add_columns && alter_rng.Chance(40)) {
+        Table& t = tables[alter_rng.Next() % tables.size()];
+        TableCol col;
+        col.name = "added" + std::to_string(++added_columns);
+        col.type = kAllTypes[alter_rng.Next() % (sizeof(kAllTypes) / sizeof(kAllTypes[0]))];
+        TableCol constant = col;
+        constant.null_pct = 0;
+        std::string sql = "ALTER TABLE " + t.name + " ADD COLUMN " + col.name + " " + SqlType(col.type);
+        if (alter_rng.Chance(60)) sql += " DEFAULT " + Value(alter_rng, constant);
+        Both(sql);
+        t.cols.push_back(col);
+      }
       if (no_cache && round == 2) Both("ALTER SYSTEM SET streaming_state_cache_bytes = 0", false);
       if (no_cache && round == rounds) Both("ALTER SYSTEM RESET streaming_state_cache_bytes", false);
       // (A view created while DML runs waited for the next checkpoint: see create_during_rare_checkpoints.)
