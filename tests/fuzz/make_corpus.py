@@ -84,6 +84,10 @@ OWN_SQL = [
     "SELECT 1e400::float8, '-0'::numeric, 9223372036854775807 + 1, 'NaN'::float4, '294277-01-01'::timestamp",
     "SELECT ROW(1, 'a'), (ROW(1, 2)).f1, ARRAY[ARRAY[1, 2], ARRAY[3, 4]]",
     "SELECT a FROM t WHERE b LIKE '%x_' AND b ~ '^a+$' AND b SIMILAR TO 'x%'",
+    "DO $$ BEGIN INSERT INTO k VALUES (9, 'x', 1); EXCEPTION WHEN unique_violation OR SQLSTATE '22012' THEN RAISE NOTICE 'n %', 1; END $$",
+    "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_class WHERE relname = 'z') THEN EXECUTE 'CREATE TABLE z (a int)'; ELSE PERFORM 1 / 0; END IF; END $$",
+    "SELECT '{\"a\": [1.0, 2]}'::jsonb = '{\"a\": [1, 2.00]}'::jsonb, '[]'::jsonb < 'null'::jsonb ORDER BY 1",
+    "ALTER TABLE k ADD COLUMN z2 int DEFAULT 7, ALTER COLUMN w SET NOT NULL",
 ]
 
 
