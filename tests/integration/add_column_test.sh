@@ -57,12 +57,6 @@ write_round() {  # write_round <n>: new rows, old rows updated and deleted
     -c "update r set a = a + 1 where a % 13 = $(($1 % 13))" \
     -c "delete from r where a % 19 = $(($1 % 19))" -c "flush" >/dev/null
 }
-no_failure() {  # no_failure <when>
-  local failed events
-  failed=$(q -c "select count(*) from rw_catalog.rw_materialized_views where status <> 'Created'")
-  events=$(q -c "select count(*) from rw_catalog.rw_event_logs where event_type in ('STREAM_FAILURE', 'JOB_FAILED')")
-  check "$1: every view is created ($failed not) and no job failed ($events failure events)" test "$failed/$events" = "0/0"
-}
 old_rows_read_defaults() {  # old_rows_read_defaults <when>
   local kept
   kept=$(q -c "select count(*) from t where id <= 3000 and id % 100 <> 1")

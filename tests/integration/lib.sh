@@ -32,6 +32,17 @@ same() {  # same VIEW QUERY
   diff=$(q -c "select count(*) from ((select * from $1 except all ($2)) union all (($2) except all select * from $1)) d")
   [[ "$diff" == "0" ]] || { echo "    $1 differs from its query in $diff rows"; return 1; }
 }
+# Whether every materialized view is Created and no job failed (needs the
+# test's q).
+# (Its locals must not be named `failed` or `passed`: check() would count
+# into them.)
+no_failure() {  # no_failure <when>
+  local not_created events
+  not_created=$(q -c "select count(*) from rw_catalog.rw_materialized_views where status <> 'Created'")
+  events=$(q -c "select count(*) from rw_catalog.rw_event_logs where event_type in ('STREAM_FAILURE', 'JOB_FAILED')")
+  check "$1: every view is created ($not_created not) and no job failed ($events failure events)" \
+    test "$not_created/$events" = "0/0"
+}
 finish() { echo; echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
 
 # Stops the server started by start_server: with SIGTERM, waiting (bounded,
