@@ -62,15 +62,20 @@ RowIdGenerator& ProcessRowIds() {
   return generator;
 }
 
-// Adds the hidden _row_id column (generated unless given) to rows of
-// visible columns.
+// Rows of the table's visible columns as stored: with the hidden _row_id
+// column (generated unless given), and NULL in columns dropped without a
+// rewrite (hidden, kept in the stored layout: alter_table.cc).
 DataChunk WithRowIds(const TableCatalog& table, DataChunk in, const RowIdRun* given = nullptr, size_t offset = 0) {
-  if (table.row_id_index < 0) return in;
+  if (in.num_columns() == table.columns.size()) return in;  // nothing hidden
   DataChunk rows;
   size_t src = 0;
   const size_t n = in.num_rows();  // before columns are moved out of `in`
   for (size_t c = 0; c < table.columns.size(); c++) {
-    if (static_cast<int>(c) == table.row_id_index) {
+    if (table.columns[c].hidden && static_cast<int>(c) != table.row_id_index) {
+      Vector dropped(table.columns[c].type);
+      dropped.AppendNulls(n);
+      rows.AddColumn(std::move(dropped));
+    } else if (static_cast<int>(c) == table.row_id_index) {
       Vector ids(DataType::Int64());
       ids.ints().resize(n);
       if (given) given->Fill(offset, n, ids.ints().data());

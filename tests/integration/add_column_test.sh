@@ -17,7 +17,9 @@
 # 2) a view on the new columns, more writes; kill -9 and restart: the
 #    defaults the old rows read survived, every view still equals its
 #    query after more writes, no job failed;
-# 3) another column added after the restart, a clean restart: the same.
+# 3) another column added after the restart, a clean restart: the same;
+# 4) a column dropped from a table an index reads (kept hidden in the
+#    stored rows), through kill -9.
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -116,5 +118,21 @@ check "the last column's default is read by every older row" test \
   "$(q -c "select count(*) from t where h is distinct from 'h'")" = "0"
 index_serves "after the clean restart"
 no_failure "after the clean restart"
+
+echo "== 4) a column dropped under an index (kept hidden in the stored rows), through kill -9"
+q -c "create table u (id int primary key, k int, gone text, kept int)" \
+  -c "insert into u select x, x % 5, 'g' || x, x from generate_series(1, 2000) x" -c "create index u_k on u (k)" \
+  -c "flush" >/dev/null
+out=$(q -c "alter table u drop column gone")
+check "a column dropped with an index reading the table ($out)" test -z "$out"
+q -c "insert into u values (5000, 3, 7)" -c "update u set kept = kept + 1 where k = 3" -c "flush" >/dev/null
+kill_server
+start_server "$WORK/d" "$WORK/d.log" || { fail "restart after kill -9"; finish; }
+check "after kill -9 the table has its live columns" test \
+  "$(q -c "select string_agg(attname, ',' order by attnum) from pg_attribute where attrelid = 'u'::regclass and attnum > 0")" = "id,k,kept"
+check "and its rows" test "$(q -c "select count(*), sum(kept) from u")" = "2001|2001408"
+check "the index serves a query on its columns" grep -q "using u_k" <<<"$(q -c "explain select id from u where k = 3")"
+check "and answers like the table" test "$(q -c "select count(*), sum(id) from u where k = 3")" = \
+  "$(q -c "set enable_indexscan = off" -c "select count(*), sum(id) from u where k = 3")"
 stop_server
 finish

@@ -101,8 +101,11 @@ struct Alteration {
   std::vector<std::string> not_null_to_validate;
   // Where the table's hidden row id is (-1: it has a primary key). Without
   // a rewrite the stored rows keep their layout: the row id stays there,
-  // columns added go after it.
+  // columns added go after it, and a column dropped without a rewrite
+  // stays too, hidden (DropColumnInPlace).
   int row_id_at = -1;
+  // Sequences owned by columns dropped without a rewrite: dropped with them.
+  std::vector<int> dropped_sequence_columns;
 
   explicit Alteration(const TableCatalog& t) : next(t), row_id_at(t.row_id_index) {
     next.columns.clear();
@@ -135,10 +138,12 @@ struct Alteration {
   // The definition to store: the row id back when there is no key.
   TableCatalog Finish() const {
     TableCatalog t = next;
+    // A rewrite writes the live columns only: dropped ones go.
+    if (rewrite) std::erase_if(t.columns, [](const ColumnCatalog& c) { return c.hidden; });
     t.pk.clear();
     t.row_id_index = -1;
     for (const auto& name : pk_names) {
-      int i = Find(name);
+      int i = t.ColumnIndex(name);
       t.pk.push_back(i);
       t.columns[i].not_null = true;
     }
@@ -237,6 +242,37 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
     return false;
   };
   return volatile_in(*e);
+}
+
+// DROP COLUMN of a table that indexes read, without a rewrite (which
+// they would refuse), as PostgreSQL's attisdropped: the column stays in
+// the stored layout, hidden under a name no one writes
+// ("........pg.dropped.N........"), without default or NOT NULL, so new
+// rows hold NULL there; the indexes go on with the columns they were made
+// with, and no statement sees it again. Only when every relation reading
+// the table is an index whose key does not hold the column (materialized
+// views and sinks may read it; an index keyed by it would have to go):
+// false otherwise, for a rewrite.
+bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i) {
+  const int stored = a->sources[i].old_column;  // its place in the stored rows
+  if (stored < 0) return false;                 // added by this statement
+  std::vector<TableRef> dependents = args.session->DdlCatalog()->Dependents(a->next.id);
+  if (dependents.empty()) return false;  // a rewrite is as cheap, and leaves nothing behind
+  for (const auto& dep : dependents) {
+    // An index's key columns are its distribution key, at the table's
+    // column positions (it holds the table's columns in their order).
+    if (dep->kind != RelationKind::kIndex) return false;
+    if (std::find(dep->dist_key.begin(), dep->dist_key.end(), stored) != dep->dist_key.end()) return false;
+  }
+  ColumnCatalog& col = a->next.columns[i];
+  if (col.default_expr.find("nextval(") != std::string::npos || col.identity) a->dropped_sequence_columns.push_back(stored);
+  col.name = fmt::format("........pg.dropped.{}........", stored + 1);
+  col.hidden = true;
+  col.not_null = false;
+  col.default_expr.clear();
+  col.identity = '\0';
+  col.comment.clear();
+  return true;
 }
 
 void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Alteration* a) {
@@ -346,10 +382,11 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
           },
           fmt::format("cannot drop column {} of table {} because other objects depend on it", cmd->name, next.name),
           fmt::format("column {} of table {}", cmd->name, next.name));
-      if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
       std::erase_if(next.constraints, [&](const ConstraintCatalog& fk) {
         return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end();
       });
+      if (!a->InPrimaryKey(cmd->name) && DropColumnInPlace(args, a, i)) return;
+      if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
       next.columns.erase(next.columns.begin() + i);
       a->sources.erase(a->sources.begin() + i);
       a->rewrite = true;
@@ -712,7 +749,8 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
   TableRef target = catalog->CreateTable(temp);
   try {
     std::vector<Binder::RewriteSource> sources;
-    for (size_t i = 0; i < a.next.columns.size(); i++) sources.push_back(a.sources[i]);
+    for (size_t i = 0; i < a.next.columns.size(); i++)
+      if (!a.next.columns[i].hidden) sources.push_back(a.sources[i]);  // dropped columns go (Finish)
     Binder binder(session->BinderContextFor(args.stmt, nullptr));
     PlanPtr plan = OptimizePlan(binder.BindTableRewrite(old_table, target, sources));
     WriteSet writes;
@@ -803,6 +841,25 @@ void MoveOwnedSequences(const HandlerArgs& args, const TableCatalog& old_table, 
   });
 }
 
+// The sequences owned by columns dropped without a rewrite go with them,
+// as PostgreSQL drops a serial column's sequence.
+void DropSequencesOfDroppedColumns(const HandlerArgs& args, const TableCatalog& t, const Alteration& a) {
+  if (a.dropped_sequence_columns.empty()) return;
+  Catalog* catalog = args.session->DdlCatalog();
+  std::vector<ObjectId> owned;
+  for (const auto& seq : catalog->ListTables(t.database_id))
+    if (seq->kind == RelationKind::kSequence && seq->sequence.owned_by_table == t.id &&
+        std::find(a.dropped_sequence_columns.begin(), a.dropped_sequence_columns.end(),
+                  seq->sequence.owned_by_column) != a.dropped_sequence_columns.end())
+      owned.push_back(seq->id);
+  if (owned.empty()) return;
+  catalog->DropObjects({}, {}, owned);
+  SequenceManager* sequences = args.instance()->sequences();
+  args.session->AfterDdlCommit([sequences, owned] {
+    for (ObjectId id : owned) sequences->Forget(id);
+  });
+}
+
 // Stores the table's next definition: by a rewrite, after checking the
 // stored rows against new checks, or as a catalog change (forgetting the
 // indexes of dropped unique constraints).
@@ -843,6 +900,7 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
   }
   // Foreign keys a CASCADE dropped from other tables.
   for (const auto& [id, other] : a.other_tables) catalog->AlterTable(other);
+  DropSequencesOfDroppedColumns(args, *t, a);
 }
 
 }  // namespace
