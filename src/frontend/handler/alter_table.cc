@@ -106,6 +106,9 @@ struct Alteration {
   int row_id_at = -1;
   // Sequences owned by columns dropped without a rewrite: dropped with them.
   std::vector<int> dropped_sequence_columns;
+  // Indexes keyed by a column dropped without a rewrite: dropped with it,
+  // as PostgreSQL drops them.
+  std::vector<ObjectId> dropped_indexes;
 
   explicit Alteration(const TableCatalog& t) : next(t), row_id_at(t.row_id_index) {
     next.columns.clear();
@@ -249,21 +252,24 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
 // the stored layout, hidden under a name no one writes
 // ("........pg.dropped.N........"), without default or NOT NULL, so new
 // rows hold NULL there; the indexes go on with the columns they were made
-// with, and no statement sees it again. Only when every relation reading
-// the table is an index whose key does not hold the column (materialized
-// views and sinks may read it; an index keyed by it would have to go):
-// false otherwise, for a rewrite.
+// with, and no statement sees it again; those keyed by the column go
+// with it (Alteration::dropped_indexes), as in PostgreSQL. Only when every
+// relation reading the table is an index (materialized views and sinks
+// may read the column): false otherwise, for a rewrite.
 bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i) {
   const int stored = a->sources[i].old_column;  // its place in the stored rows
   if (stored < 0) return false;                 // added by this statement
   std::vector<TableRef> dependents = args.session->DdlCatalog()->Dependents(a->next.id);
   if (dependents.empty()) return false;  // a rewrite is as cheap, and leaves nothing behind
+  std::vector<ObjectId> keyed;
   for (const auto& dep : dependents) {
+    if (dep->kind != RelationKind::kIndex) return false;
+    if (std::find(a->dropped_indexes.begin(), a->dropped_indexes.end(), dep->id) != a->dropped_indexes.end()) continue;
     // An index's key columns are its distribution key, at the table's
     // column positions (it holds the table's columns in their order).
-    if (dep->kind != RelationKind::kIndex) return false;
-    if (std::find(dep->dist_key.begin(), dep->dist_key.end(), stored) != dep->dist_key.end()) return false;
+    if (std::find(dep->dist_key.begin(), dep->dist_key.end(), stored) != dep->dist_key.end()) keyed.push_back(dep->id);
   }
+  a->dropped_indexes.insert(a->dropped_indexes.end(), keyed.begin(), keyed.end());
   ColumnCatalog& col = a->next.columns[i];
   if (col.default_expr.find("nextval(") != std::string::npos || col.identity) a->dropped_sequence_columns.push_back(stored);
   col.name = fmt::format("........pg.dropped.{}........", stored + 1);
@@ -901,6 +907,7 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
   // Foreign keys a CASCADE dropped from other tables.
   for (const auto& [id, other] : a.other_tables) catalog->AlterTable(other);
   DropSequencesOfDroppedColumns(args, *t, a);
+  if (!a.dropped_indexes.empty()) DropRelations(args, a.dropped_indexes);
 }
 
 }  // namespace
