@@ -10,7 +10,7 @@
 // statements and PERFORM; EXECUTE of a text expression; IF / ELSIF / ELSE;
 // RAISE (NOTICE, WARNING, INFO, EXCEPTION with % parameters and USING
 // ERRCODE/DETAIL/HINT; a bare RAISE in a handler raises the error again);
-// NULL. Anything else (variables, loops, RETURN QUERY...) is 0A000, before
+// RETURN; NULL. Anything else (variables, loops, RETURN QUERY...) is 0A000, before
 // anything runs.
 //
 // As in PostgreSQL the DO is one transaction: outside a block it runs in
@@ -126,9 +126,17 @@ class DoBlock {
  public:
   explicit DoBlock(const HandlerArgs& args) : args_(args), session_(args.session) {}
 
-  void Run(const json& action) { RunStatements(action.at("PLpgSQL_stmt_block").value("body", json::array())); }
+  void Run(const json& action) {
+    try {
+      RunStatements(action.at("PLpgSQL_stmt_block").value("body", json::array()));
+    } catch (const Return&) {
+    }
+  }
 
  private:
+  // RETURN: the rest of the body is skipped.
+  struct Return {};
+
   void RunStatements(const json& stmts) {
     for (const json& stmt : stmts) RunStatement(stmt);
   }
@@ -153,7 +161,10 @@ class DoBlock {
       return RunStatements(s.value("else_body", json::array()));
     }
     if (kind == "PLpgSQL_stmt_raise") return Raise(s);
-    // PLpgSQL_stmt_return: the end of the body.
+    if (kind == "PLpgSQL_stmt_return") {
+      if (s.contains("expr")) throw SqlError(sqlstate::kSyntaxError, "RETURN cannot have a parameter in function returning void");
+      throw Return{};
+    }
   }
 
   void RunBlock(const json& block) {
@@ -169,6 +180,9 @@ class DoBlock {
       RunStatements(body);
       if (savepoints) session_->ReleaseSavepoint(savepoint);
       return;
+    } catch (const Return&) {
+      if (savepoints) session_->ReleaseSavepoint(savepoint);
+      throw;
     } catch (const SqlError& e) {
       for (const json& h : handlers) {
         const json& handler = h.at("PLpgSQL_exception");
