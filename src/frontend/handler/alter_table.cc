@@ -535,7 +535,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
 // jobs and indexes keep state built from its rows and names.
 void CheckNoJobsDepend(const HandlerArgs& args, const TableCatalog& t, const char* what) {
   for (const auto& dep : args.session->DdlCatalog()->Dependents(t.id)) {
-    if (dep->kind == RelationKind::kView && std::string(what) != "rename") continue;
+    if (dep->kind == RelationKind::kView && std::string(what) == "alter") continue;  // a rename changes their text
     throw SqlError(sqlstate::kFeatureNotSupported,
                    fmt::format("cannot {} {} \"{}\" because {} \"{}\" depends on it", what, RelationKindName(t.kind),
                                t.name, RelationKindName(dep->kind), dep->name))
@@ -1081,7 +1081,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   if (!t->IsUserVisible()) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", t->name);
   CheckOwner(args, *t);
   // Views and jobs name what they read in their stored definitions.
-  CheckNoJobsDepend(args, *t, "rename");
+  CheckNoJobsDepend(args, *t, r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN ? "rename a column of" : "rename");
   // A job's stored definition names it (SHOW CREATE, recovery of jobs of
   // older versions).
   if (IsStreamJob(*t) || IsConnectorTable(*t))
