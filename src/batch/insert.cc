@@ -181,16 +181,18 @@ class InsertExecutor : public DmlExecutor {
                               const std::vector<Value>& proposed, const std::string& values) {
     std::vector<Holder> keys;
     if (auto w = written_unique_.find({c.name, values}); w != written_unique_.end()) keys.push_back(w->second);
-    if (const TableWriteSet* pending = ctx_.pending ? ctx_.pending->Find(table.id) : nullptr)
+    if (const TableWriteSet* pending = ctx_.pending ? ctx_.pending->Find(table.id) : nullptr) {
+      const std::vector<std::string> missing = table.MissingCells();
       for (const auto& op : pending->ops) {
         if (op.is_delete) continue;
         DataChunk one(table.types());
-        if (!DecodeStoredRowInto(op.value, &one, table.MissingCells()))
+        if (!DecodeStoredRowInto(op.value, &one, missing))
           throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
         one.set_cardinality(1);
         std::vector<Value> row = one.GetRow(0);
         if (UniqueValues(table, c, row) == values) keys.push_back({std::string(op.key), std::move(row)});
       }
+    }
     ScanSpec spec;
     spec.table = table.UniqueIndexDesc(c);
     std::vector<int> columns = table.UniqueIndexColumns(c);

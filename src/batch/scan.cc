@@ -315,9 +315,10 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   if (!scan->complete()) return std::make_unique<ScanExecutor>(std::move(scan), ctx);
   ScanCache* cache = own_writes ? nullptr : ctx.store->scan_cache();
   std::optional<uint64_t> build_version;
+  std::vector<std::string> missing;  // the table's shape, with its width (CachedTable::missing_cells)
   if (cache) {
     std::shared_ptr<const CachedTable> entry = cache->Lookup(table, ctx.ReadSnapshot()->seq());
-    const std::vector<std::string> missing = node.table->MissingCells();
+    missing = node.table->MissingCells();
     if (entry && entry->Covers(wanted, missing))
       return std::make_unique<CachedScanExecutor>(entry, wanted, node.table->types(), ctx);
     build_version = cache->BuildVersion(table, ctx.ReadSnapshot()->seq());
@@ -340,7 +341,7 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   }
   if (build_version)
     executor = std::make_unique<CachingScanExecutor>(std::move(executor), cache, table, *build_version, wanted,
-                                                     node.table->MissingCells());
+                                                     std::move(missing));
   return executor;
 }
 

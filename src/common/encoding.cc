@@ -94,16 +94,6 @@ void EncodeDecimal(const Decimal& d0, std::string* out) {
   out->append(body);
 }
 
-// Strings: 0x00 escaped as 0x00 0xFF, terminated by 0x00 0x01, so prefixes
-// sort first and embedded zeros survive.
-void EncodeString(const std::string& s, std::string* out) {
-  for (char c : s) {
-    out->push_back(c);
-    if (c == 0) out->push_back(char(0xFF));
-  }
-  out->push_back(0);
-  out->push_back(1);
-}
 
 template <typename Fn>
 void EncodeWithDirection(std::string* out, bool descending, Fn fn) {
@@ -115,6 +105,15 @@ void EncodeWithDirection(std::string* out, bool descending, Fn fn) {
 }
 
 }  // namespace
+
+void EncodeStringKey(std::string_view s, std::string* out) {
+  for (char c : s) {
+    out->push_back(c);
+    if (c == 0) out->push_back(char(0xFF));
+  }
+  out->push_back(0);
+  out->push_back(1);
+}
 
 void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool descending) {
   EncodeWithDirection(out, descending, [&] {
@@ -131,8 +130,8 @@ void EncodeKeyFromVector(const Vector& col, size_t i, std::string* out, bool des
       case PhysicalType::kString:
         if (col.type().IsArray()) EncodeArrayKey(col.GetString(i), col.type().ElementType(), out);
         else if (col.type().IsStruct()) EncodeStructKey(col.GetString(i), col.type(), out);
-        else if (col.type().IsJsonb()) EncodeString(JsonbSortKey(col.GetString(i)), out);
-        else EncodeString(col.GetString(i), out);
+        else if (col.type().IsJsonb()) EncodeStringKey(JsonbSortKey(col.GetString(i)), out);
+        else EncodeStringKey(col.GetString(i), out);
         break;
     }
   });
@@ -165,8 +164,8 @@ void EncodeKeyValue(const Value& v, std::string* out, bool descending) {
       case PhysicalType::kString:
         if (v.type().IsArray()) EncodeArrayKey(v.string_value(), v.type().ElementType(), out);
         else if (v.type().IsStruct()) EncodeStructKey(v.string_value(), v.type(), out);
-        else if (v.type().IsJsonb()) EncodeString(JsonbSortKey(v.string_value()), out);
-        else EncodeString(v.string_value(), out);
+        else if (v.type().IsJsonb()) EncodeStringKey(JsonbSortKey(v.string_value()), out);
+        else EncodeStringKey(v.string_value(), out);
         break;
     }
   });

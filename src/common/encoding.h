@@ -33,6 +33,11 @@ void EncodeBigintKey(int64_t v, std::string* out);
 inline constexpr size_t kBigintKeySize = 9;
 char* EncodeBigintKeyTo(int64_t v, char* out);
 
+// A string's memcomparable bytes (EncodeKeyValue's, without the NULL
+// tag): 0x00 escaped as 0x00 0xFF, ended by 0x00 0x01, so prefixes sort
+// first and embedded zeros survive; no encoding is a prefix of another.
+void EncodeStringKey(std::string_view s, std::string* out);
+
 // Sort-key encoding for ORDER BY: a leading byte puts NULLs first or last
 // whatever the direction, then the value (inverted when descending).
 void EncodeOrderKeyFromVector(const Vector& col, size_t i, bool descending, bool nulls_first, std::string* out);

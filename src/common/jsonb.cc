@@ -13,6 +13,7 @@
 #include <map>
 
 #include "common/decimal.h"
+#include "common/encoding.h"
 #include "common/error.h"
 #include "common/json.h"
 #include "common/json_internal.h"
@@ -185,17 +186,6 @@ void PutBigEndian32(uint32_t v, std::string* out) {
   for (int shift = 24; shift >= 0; shift -= 8) out->push_back(static_cast<char>(v >> shift));
 }
 
-// A string's bytes, 0x00 escaped as 0x00 0xFF, ended by 0x00 0x01: order
-// kept, no encoding a prefix of another.
-void PutStringKey(std::string_view s, std::string* out) {
-  for (char c : s) {
-    out->push_back(c);
-    if (c == 0) out->push_back(static_cast<char>(0xFF));
-  }
-  out->push_back(0);
-  out->push_back(1);
-}
-
 // A JSON number by value, any size: a class byte (negative, zero,
 // positive), then for the magnitude 0.d1d2... x 10^e the exponent and the
 // significant digits ended by 0x00 (inverted for negatives).
@@ -252,7 +242,7 @@ void PutPairsKey(const Node& n, std::string* out) {
   for (size_t i = 0; i < n.keys.size(); i++) members[n.keys[i]] = &n.elements[i];
   PutBigEndian32(static_cast<uint32_t>(members.size()), out);
   for (const auto& [key, value] : members) {
-    PutStringKey(key, out);
+    EncodeStringKey(key, out);
     PutNestedKey(*value, out);
   }
 }
@@ -262,7 +252,7 @@ void PutNestedKey(const Node& n, std::string* out) {
     case Node::kNull: out->push_back(1); break;
     case Node::kString:
       out->push_back(2);
-      PutStringKey(n.string_value, out);
+      EncodeStringKey(n.string_value, out);
       break;
     case Node::kNumber:
       out->push_back(3);

@@ -26,10 +26,11 @@ std::shared_ptr<StateTable> DmlManager::TableForWrite(TableId id) {
   std::shared_ptr<StateTable> st = TableFor(id);
   // A table that gained columns (ADD COLUMN keeps its id and rows): its
   // changes are decoded with them from now on.
-  const StateTableDesc& desc = st->desc();
-  if (TableRef t = lookup_->GetTable(id))
-    if (t->columns.size() != desc.column_types.size() || t->MissingCells() != desc.missing_cells)
-      st->SetColumns(t->types(), t->MissingCells());
+  TableRef t = lookup_->GetTable(id);
+  if (!t) return st;
+  std::vector<std::string> missing = t->MissingCells();
+  if (t->columns.size() != st->desc().column_types.size() || missing != st->desc().missing_cells)
+    st->SetColumns(t->types(), std::move(missing));
   return st;
 }
 

@@ -84,19 +84,24 @@ void UniqueIndexWrites::Remove(const std::string& row_key, const std::string& en
   }
 }
 
+void UniqueIndexWrites::Claim(Index& index, std::string key, const std::string& row_key, std::string index_row,
+                              const std::function<Row()>& row) {
+  std::optional<std::string> holder = Lookup(index, key);
+  if (holder && *holder != row_key) {
+    std::vector<int> constrained(index.columns.begin(), index.columns.begin() + index.constraint->columns.size());
+    throw UniqueViolation(table_, index.constraint->name, constrained, row());
+  }
+  index.overlay[std::move(key)] = Entry{row_key, std::move(index_row)};
+}
+
 void UniqueIndexWrites::Insert(const std::string& row_key, const std::string& encoded) {
   Row row = Decode(encoded);
   for (Index& index : indexes_) {
     std::optional<std::string> key = KeyOf(index, row);
     if (!key) continue;
-    std::optional<std::string> holder = Lookup(index, *key);
-    if (holder && *holder != row_key) {
-      std::vector<int> constrained(index.columns.begin(), index.columns.begin() + index.constraint->columns.size());
-      throw UniqueViolation(table_, index.constraint->name, constrained, row);
-    }
-    std::string encoded;
-    EncodeRow(IndexRow(index.table->desc().column_types, index.columns, row), 0, &encoded);
-    index.overlay[*key] = Entry{row_key, std::move(encoded)};
+    std::string index_row;
+    EncodeRow(IndexRow(index.table->desc().column_types, index.columns, row), 0, &index_row);
+    Claim(index, std::move(*key), row_key, std::move(index_row), [&] { return row; });
   }
 }
 
@@ -166,13 +171,8 @@ void UniqueIndexWrites::AddBulk(const BulkRows& rows) {
         for (size_t k = 0; k < constrained && !index.constraint->nulls_not_distinct; k++)
           has_null |= e.rows.column(k).IsNull(r);
         if (has_null) continue;
-        std::string key = index.table->KeyOf(e.rows, r);
-        std::optional<std::string> holder = Lookup(index, key);
-        if (holder && *holder != row_keys[r]) {
-          std::vector<int> columns_of_key(index.columns.begin(), index.columns.begin() + constrained);
-          throw UniqueViolation(table_, index.constraint->name, columns_of_key, chunk.GetRow(r));
-        }
-        index.overlay[std::move(key)] = Entry{row_keys[r], e.bytes.substr(e.offsets[r], e.sizes[r])};
+        Claim(index, index.table->KeyOf(e.rows, r), row_keys[r], e.bytes.substr(e.offsets[r], e.sizes[r]),
+              [&] { return chunk.GetRow(r); });
       }
   }
 }

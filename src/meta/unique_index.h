@@ -80,6 +80,11 @@ class UniqueIndexWrites {
   std::optional<std::string> KeyOf(const Index& index, const Row& row) const;
   // The row key of the table's row holding index key `key`, if any.
   std::optional<std::string> Lookup(Index& index, const std::string& key) const;
+  // Gives `key` of the index to the table's row `row_key` (index_row: the
+  // index row's encoding); 23505 naming the values of `row` when another
+  // row holds it.
+  void Claim(Index& index, std::string key, const std::string& row_key, std::string index_row,
+             const std::function<Row()>& row);
   void Remove(const std::string& row_key, const std::string& encoded);
   void Insert(const std::string& row_key, const std::string& encoded);
   Row Decode(const std::string& encoded) const;

@@ -74,17 +74,23 @@ if diff <(normalise "$WORK/all1.sql") <(normalise "$WORK/all2.sql") >"$WORK/all.
 else
   fail "the restored dump differs:"; sed 's/^/    /' "$WORK/all.diff" | head -20
 fi
-for rel in public.t1 public.t2 public.mv1 public.v1 app.accounts app.orders app.tickets app.order_totals \
-           public.big_accounts app.rich app.with_cte app.recursive_numbers 'app."Mixed Case"' public.events; do
-  a=$(q dev -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
-  b=$(q restored_all -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
-  # (big_accounts is empty: no account has more than ten orders.)
-  if [[ "$a" == "$b" && ( -n "$a" || "$rel" == public.big_accounts ) ]]; then
-    ok "$rel holds the same rows"
-  else
-    fail "$rel differs: $(diff <(echo "$a") <(echo "$b") | head -5)"
-  fi
-done
+# same_rows FROM TO WHAT REL...: each relation holds in database TO the rows
+# it holds in FROM, and some (but big_accounts: no account has more than
+# ten orders).
+same_rows() {
+  local from="$1" to="$2" what="$3" rel a b; shift 3
+  for rel in "$@"; do
+    a=$(q "$from" -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
+    b=$(q "$to" -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
+    if [[ "$a" == "$b" && ( -n "$a" || "$rel" == public.big_accounts ) ]]; then
+      ok "$rel$what holds the same rows"
+    else
+      fail "$rel$what differs: $(diff <(echo "$a") <(echo "$b") | head -5)"
+    fi
+  done
+}
+same_rows dev restored_all "" public.t1 public.t2 public.mv1 public.v1 app.accounts app.orders app.tickets \
+  app.order_totals public.big_accounts app.rich app.with_cte app.recursive_numbers 'app."Mixed Case"' public.events
 for seq in public.s1 public.t2_a_seq app.ticket app.accounts_id_seq; do
   a=$(q dev -c "SELECT nextval('$seq')"); b=$(q restored_all -c "SELECT nextval('$seq')")
   if [[ "$a" == "$b" ]]; then ok "$seq goes on from $a"; else fail "$seq: $a, restored $b"; fi
@@ -99,15 +105,8 @@ if q restored_single --single-transaction -f "$WORK/all1.sql" >"$WORK/restore3.o
 else
   fail "restore the dump in one transaction: $(grep ERROR "$WORK/restore3.out" | head -3)"
 fi
-for rel in public.mv1 app.order_totals public.big_accounts app.active_accounts public.events_per_kind app.rich; do
-  a=$(q restored_all -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
-  b=$(q restored_single -c "SELECT * FROM $rel ORDER BY 1, 2" 2>&1)
-  if [[ "$a" == "$b" && ( -n "$a" || "$rel" == public.big_accounts ) ]]; then
-    ok "$rel restored in one transaction holds the same rows"
-  else
-    fail "$rel restored in one transaction differs: $(diff <(echo "$a") <(echo "$b") | head -5)"
-  fi
-done
+same_rows restored_all restored_single " restored in one transaction" public.mv1 app.order_totals \
+  public.big_accounts app.active_accounts public.events_per_kind app.rich
 dump restored_single >"$WORK/all3.sql" 2>&1
 if diff <(normalise "$WORK/all1.sql") <(normalise "$WORK/all3.sql") >"$WORK/all3.diff"; then
   ok "the database restored in one transaction dumps the same schema and rows"
