@@ -64,7 +64,22 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     if (m->node_case == PG_QUERY__NODE__NODE_A_CONST && m->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
       mods.push_back(m->a_const->ival->ival);
   }
-  DataType named = DataTypeFromName(name);
+  // Built-in types first (pg_catalog is searched before the path), then
+  // enum types along the path or in the schema named.
+  bool builtin_schema = tn->n_names == 1 || (tn->n_names == 2 && StringOf(tn->names[0]) == "pg_catalog");
+  DataType named = builtin_schema ? DataTypeFromName(name) : DataType::Unknown();
+  if (named.id == TypeId::kUnknown && ctx_.catalog) {
+    std::optional<TypeCatalog> user;
+    if (tn->n_names == 1) user = FindTypeInSearchPath(name);
+    else if (auto s = ctx_.catalog->FindSchema(ctx_.database_id, StringOf(tn->names[tn->n_names - 2])))
+      user = ctx_.catalog->FindType(s->id, name);
+    if (user) {
+      if (tn->n_typmods)
+        ThrowAt(sqlstate::kSyntaxError, tn->location, fmt::format("type modifier is not allowed for type \"{}\"", user->name));
+      return DataType::Enum(user->id);
+    }
+    if (!builtin_schema) named = DataTypeFromName(name);
+  }
   TypeId id = named.id;
   if (id == TypeId::kUnknown) {
     std::string full;
@@ -139,6 +154,15 @@ std::vector<std::string> Binder::ExistingSearchPath() const {
   for (const auto& name : ctx_.search_path)
     if (ctx_.catalog->FindSchema(ctx_.database_id, name)) out.push_back(name);
   return out;
+}
+
+std::optional<TypeCatalog> Binder::FindTypeInSearchPath(const std::string& name) const {
+  std::vector<std::string> schemas = ctx_.search_path;
+  if (!ctx_.temp_schema.empty()) schemas.insert(schemas.begin(), ctx_.temp_schema);
+  for (const auto& schema : schemas)
+    if (auto s = ctx_.catalog->FindSchema(ctx_.database_id, schema))
+      if (auto t = ctx_.catalog->FindType(s->id, name)) return t;
+  return std::nullopt;
 }
 
 TableRef Binder::FindInSearchPath(const std::string& name) const {

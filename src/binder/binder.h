@@ -132,6 +132,8 @@ class Binder {
   // The named schema, or for null/empty the first existing schema of the
   // search path (where unqualified CREATE puts things). Throws 3F000.
   ObjectId ResolveSchemaId(const char* schema_name);
+  // An enum type along the search path (pg_temp first); nullopt: none.
+  std::optional<TypeCatalog> FindTypeInSearchPath(const std::string& name) const;
   // Finds an unqualified relation along the search path (null when absent).
   TableRef FindInSearchPath(const std::string& name) const;
   // A scan of `table`, with the indexes it may read instead (ScanNode::indexes).

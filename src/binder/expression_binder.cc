@@ -39,9 +39,14 @@ int CastCost(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
   DataType known;
   for (const auto& a : args)
     if (a->type().id != TypeId::kUnknown) known = a->type();
+  DataType any_enum;  // what anyenum stands for in this call: one enum type
   for (size_t i = 0; i < args.size(); i++) {
     const DataType& want = f.variadic ? f.arg_types[0] : f.arg_types[i];
     const DataType& have = args[i]->type();
+    if (want.IsAnyEnum() && have.IsEnum()) {
+      if (any_enum.IsEnum() && !(any_enum == have)) return -1;
+      any_enum = have;
+    }
     if (have.id == want.id) {
       // json, jsonb, uuid and text share a physical type: prefer the
       // signature of the argument's own; jsonb's (which compare by value)
@@ -364,6 +369,11 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     e->set_type(to);  // jsonb's text is json text
     return e;
   }
+  if (from.IsEnum() && to.IsEnum()) {
+    if (to.IsAnyEnum() || from == to) return e;
+    throw SqlError(explicit_cast ? sqlstate::kCannotCoerce : sqlstate::kDatatypeMismatch,
+                   fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
+  }
   if (from.id == to.id && to.IsText() && !from.IsText()) {
     // varchar -> text: same values, only the name changes.
     e->set_type(to);
@@ -407,7 +417,8 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
 
 ExprPtr Binder::ExprBinder::CoerceForAssignment(ExprPtr e, const DataType& to, const std::string& column) {
   const DataType& from = e->type();
-  if (from.id == TypeId::kUnknown || from.id == to.id) {
+  bool other_enum = from.IsEnum() && !(from == to);
+  if (from.id == TypeId::kUnknown || (from.id == to.id && !other_enum)) {
     ExprPtr c = Coerce(std::move(e), to);
     if (c->kind() == Expression::Kind::kCast) return std::make_unique<CastExpr>(std::move(c->children()[0]), to, true);
     if (to.id == TypeId::kVarchar && to.precision >= 0 && c->kind() != Expression::Kind::kConstant)
@@ -514,9 +525,11 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
   }
   // An unknown literal where any struct is wanted takes the type of the
   // struct beside it: s = '(1,a)'.
-  DataType concrete_struct;
-  for (const auto& a : args)
+  DataType concrete_struct, concrete_enum;
+  for (const auto& a : args) {
     if (a->type().IsStruct()) concrete_struct = a->type();
+    if (a->type().IsEnum() && !a->type().IsAnyEnum()) concrete_enum = a->type();
+  }
   // And compared with a uuid, json or jsonb the literal is one (read by
   // its input function): id = 'A0EE...'; compared with a character(n), it
   // is a bpchar (its trailing blanks do not count: c = 'ab  ').
@@ -531,6 +544,7 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
   for (size_t i = 0; i < args.size(); i++) {
     DataType want = best->variadic ? best->arg_types[0] : best->arg_types[i];
     if (want.IsAnyStruct() && args[i]->type().id == TypeId::kUnknown && concrete_struct.IsStruct()) want = concrete_struct;
+    if (want.IsAnyEnum() && args[i]->type().id == TypeId::kUnknown && concrete_enum.IsEnum()) want = concrete_enum;
     if (checked_text.id == TypeId::kVarchar && args[i]->type().id == TypeId::kUnknown && want.id == checked_text.id)
       want = checked_text;
     args[i] = Coerce(std::move(args[i]), want);
@@ -541,6 +555,10 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
     best->check(types);
   }
   auto call = std::make_unique<FunctionExpr>(best, std::move(args));
+  // anyenum results (and arrays of them) are of the call's enum type.
+  if (best->return_type.IsAnyEnum() && concrete_enum.IsEnum()) call->set_type(concrete_enum);
+  if (best->return_type.IsArray() && best->return_type.ElementType().IsAnyEnum() && concrete_enum.IsEnum())
+    call->set_type(DataType::Array(concrete_enum));
   if (best->return_type.IsAnyArray()) {
     // anyarray results have the type of the (first) array argument.
     for (const auto& c : call->children())

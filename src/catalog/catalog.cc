@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "catalog/system_tables.h"
 #include "catalog/type_json.h"
 #include "common/encoding.h"
 #include "common/error.h"
@@ -197,6 +198,7 @@ const std::string kNextIdKey = "catalog/next_id";
 const std::string kToolDatabasesKey = "catalog/tool_databases_created";
 std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
 std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
+std::string TypeKey(ObjectId id) { return "catalog/type/" + std::to_string(id); }
 std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
 std::string UserKey(ObjectId id) { return "catalog/user/" + std::to_string(id); }
 std::string SequenceStateKey(ObjectId id) { return "catalog/sequence_state/" + std::to_string(id); }
@@ -219,6 +221,22 @@ SequenceOptions SequenceFromJson(const json& j) {
   q.owned_by_table = j.at("owned_by_table");
   q.owned_by_column = j.at("owned_by_column");
   return q;
+}
+
+std::string TypeJson(const TypeCatalog& t) {
+  json labels = json::array();
+  for (const auto& l : t.labels) labels.push_back({{"position", l.position}, {"label", l.label}, {"oid", l.oid}});
+  json j{{"id", t.id},         {"array_id", t.array_id}, {"database_id", t.database_id}, {"schema_id", t.schema_id},
+         {"name", t.name},     {"owner", t.owner},       {"labels", labels}};
+  if (!t.comment.empty()) j["comment"] = t.comment;
+  return j.dump();
+}
+
+TypeCatalog TypeFromJsonEntry(const json& j) {
+  TypeCatalog t{j.at("id"), j.at("array_id"), j.at("database_id"), j.at("schema_id"), j.at("name"), j.at("owner")};
+  for (const auto& l : j.at("labels")) t.labels.push_back({l.at("position"), l.at("label"), l.at("oid")});
+  t.comment = j.value("comment", "");
+  return t;
 }
 
 std::string SchemaJson(const SchemaCatalog& s) {
@@ -328,6 +346,11 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
   store->ScanMeta("catalog/table/", [&](const std::string& k, const std::string& v) {
     auto t = std::make_shared<TableCatalog>(TableFromJson(parse(k, v)));
     c->tables_[t->id] = t;
+  });
+  store->ScanMeta("catalog/type/", [&](const std::string& k, const std::string& v) {
+    TypeCatalog t = TypeFromJsonEntry(parse(k, v));
+    c->PublishTypeLocked(t);
+    c->types_[t.id] = std::move(t);
   });
   store->ScanMeta("catalog/user/", [&](const std::string& k, const std::string& v) {
     json j = parse(k, v);
@@ -451,6 +474,7 @@ std::unique_ptr<Catalog> Catalog::BeginTransaction() {
   txn->schemas_ = txn->began_schemas_ = schemas_;
   txn->tables_ = txn->began_tables_ = tables_;
   txn->users_ = txn->began_users_ = users_;
+  txn->types_ = txn->began_types_ = types_;
   return txn;
 }
 
@@ -465,6 +489,9 @@ std::unique_ptr<Catalog> Catalog::CopyTransaction() const {
   copy->schemas_ = schemas_;
   copy->tables_ = tables_;
   copy->users_ = users_;
+  copy->types_ = types_;
+  copy->began_types_ = began_types_;
+  copy->pending_labels_ = pending_labels_;
   copy->began_databases_ = began_databases_;
   copy->began_schemas_ = began_schemas_;
   copy->began_tables_ = began_tables_;
@@ -528,6 +555,8 @@ void Catalog::CommitTransaction(const Catalog& txn) {
   std::vector<ObjectId> schemas = ChangedIds(txn.began_schemas_, txn.schemas_, same_schema);
   std::vector<ObjectId> users = ChangedIds(txn.began_users_, txn.users_, same_user);
   std::vector<ObjectId> databases = ChangedIds(txn.began_databases_, txn.databases_, same_database);
+  auto same_type = [](const TypeCatalog& a, const TypeCatalog& b) { return TypeJson(a) == TypeJson(b); };
+  std::vector<ObjectId> types = ChangedIds(txn.began_types_, txn.types_, same_type);
   // Each object it changed is here as it began, and no other object here
   // took a name it gives.
   std::set<ObjectId> changed(tables.begin(), tables.end());
@@ -562,6 +591,8 @@ void Catalog::CommitTransaction(const Catalog& txn) {
               [](const SchemaCatalog& a, const SchemaCatalog& b) { return a.database_id == b.database_id; });
   check_named(users, txn.began_users_, txn.users_, users_, "role", same_user, anywhere);
   check_named(databases, txn.began_databases_, txn.databases_, databases_, "database", same_database, anywhere);
+  check_named(types, txn.began_types_, txn.types_, types_, "type", same_type,
+              [](const TypeCatalog& a, const TypeCatalog& b) { return a.schema_id == b.schema_id; });
 
   MetaWrite write = txn.txn_store_->kept();
   CommitLocked(&write);
@@ -576,6 +607,9 @@ void Catalog::CommitTransaction(const Catalog& txn) {
   apply(schemas, txn.schemas_, schemas_);
   apply(users, txn.users_, users_);
   apply(databases, txn.databases_, databases_);
+  apply(types, txn.types_, types_);
+  for (ObjectId id : types)
+    if (auto it = types_.find(id); it != types_.end()) PublishTypeLocked(it->second);
 }
 
 void Catalog::CreateBuiltinSchemasLocked(ObjectId database_id, MetaWrite* batch,
@@ -743,6 +777,7 @@ TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owne
       if (t->schema_id == q.schema_id && t->name == q.name)
         FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", q.name);
   }
+  CheckTypeNameFreeLocked(table.schema_id, table.name, 0);
   MetaWrite batch;
   table.id = NextIdLocked(&batch);
   for (auto& c : table.constraints)
@@ -772,6 +807,7 @@ std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, 
     if (t->schema_id == job.schema_id && t->name == job.name)
       FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", job.name);
   }
+  CheckTypeNameFreeLocked(job.schema_id, job.name, 0);
   MetaWrite batch;
   job.id = NextIdLocked(&batch);
   job.created_at_micros = NowMicros();
@@ -928,6 +964,13 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
       for (ObjectId index : UniqueIndexIds(*it->second)) batch.DropRelationData(index);
   }
   for (ObjectId id : schema_ids) batch.Delete(SchemaKey(id));
+  std::vector<ObjectId> type_ids;
+  for (const auto& [id, t] : types_)
+    if (std::find(schema_ids.begin(), schema_ids.end(), t.schema_id) != schema_ids.end() ||
+        std::find(database_ids.begin(), database_ids.end(), t.database_id) != database_ids.end()) {
+      batch.Delete(TypeKey(id));
+      type_ids.push_back(id);
+    }
   for (ObjectId id : database_ids) {
     batch.Delete(DatabaseKey(id));
     batch.Delete(EpochMetaKey(id));
@@ -937,6 +980,113 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
   for (ObjectId id : table_ids) tables_.erase(id);
   for (ObjectId id : schema_ids) schemas_.erase(id);
   for (ObjectId id : database_ids) databases_.erase(id);
+  for (ObjectId id : type_ids) types_.erase(id);
+}
+
+Catalog::~Catalog() {
+  if (!is_transaction() || pending_labels_.empty()) return;
+  std::set<ObjectId> touched;
+  for (const auto& [id, t] : types_)
+    for (const auto& l : t.labels)
+      if (pending_labels_.count(l.oid)) touched.insert(id);
+  for (ObjectId id : touched)
+    if (auto committed = parent_->GetType(id))
+      PublishEnumType({committed->id, ObjectOid(committed->id), ObjectOid(committed->array_id), committed->name,
+                       committed->labels});
+}
+
+void Catalog::PublishTypeLocked(const TypeCatalog& type) const {
+  if (!is_transaction()) {
+    PublishEnumType({type.id, ObjectOid(type.id), ObjectOid(type.array_id), type.name, type.labels});
+    return;
+  }
+  // In a transaction: labels it adds are pending (unusable until COMMIT,
+  // as in PostgreSQL); other changes to a type it did not make wait for
+  // COMMIT, so that a ROLLBACK leaves nothing behind.
+  std::vector<EnumLabel> added;
+  for (const auto& l : type.labels)
+    if (pending_labels_.count(l.oid)) added.push_back(l);
+  if (!began_types_.count(type.id)) {
+    std::vector<EnumLabel> made;
+    for (const auto& l : type.labels)
+      if (!pending_labels_.count(l.oid)) made.push_back(l);
+    PublishEnumType({type.id, ObjectOid(type.id), ObjectOid(type.array_id), type.name, made});
+  }
+  PublishPendingEnumLabels(type.id, added);
+}
+
+void Catalog::CheckTypeNameFreeLocked(ObjectId schema_id, const std::string& name, ObjectId except) const {
+  for (const auto& [id, t] : types_)
+    if (id != except && t.schema_id == schema_id && t.name == name)
+      FRESHET_THROW(sqlstate::kDuplicateObject, "type \"{}\" already exists", name);
+}
+
+std::optional<TypeCatalog> Catalog::FindType(ObjectId schema_id, const std::string& name) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [id, t] : types_)
+    if (t.schema_id == schema_id && t.name == name) return t;
+  return std::nullopt;
+}
+
+std::optional<TypeCatalog> Catalog::GetType(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  auto it = types_.find(id);
+  if (it == types_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<TypeCatalog> Catalog::ListTypes(ObjectId database_id) const {
+  std::shared_lock lock(mu_);
+  std::vector<TypeCatalog> out;
+  for (const auto& [id, t] : types_)
+    if (t.database_id == database_id) out.push_back(t);
+  return out;
+}
+
+TypeCatalog Catalog::CreateType(TypeCatalog type) {
+  std::unique_lock lock(mu_);
+  CheckTypeNameFreeLocked(type.schema_id, type.name, 0);
+  for (const auto& [id, t] : tables_)
+    if (t->schema_id == type.schema_id && t->name == type.name)
+      FRESHET_THROW(sqlstate::kDuplicateObject, "type \"{}\" already exists", type.name);
+  MetaWrite batch;
+  type.id = NextIdLocked(&batch);
+  type.array_id = NextIdLocked(&batch);
+  for (auto& l : type.labels) l.oid = ObjectOid(NextIdLocked(&batch));
+  batch.Put(TypeKey(type.id), TypeJson(type));
+  CommitLocked(&batch);
+  types_[type.id] = type;
+  PublishTypeLocked(type);
+  return type;
+}
+
+TypeCatalog Catalog::AlterType(TypeCatalog type) {
+  std::unique_lock lock(mu_);
+  if (!types_.count(type.id)) FRESHET_THROW(sqlstate::kUndefinedObject, "type with id {} was dropped", type.id);
+  CheckTypeNameFreeLocked(type.schema_id, type.name, type.id);
+  for (const auto& [id, t] : tables_)
+    if (t->schema_id == type.schema_id && t->name == type.name)
+      FRESHET_THROW(sqlstate::kDuplicateObject, "type \"{}\" already exists", type.name);
+  MetaWrite batch;
+  for (auto& l : type.labels)
+    if (!l.oid) {
+      l.oid = ObjectOid(NextIdLocked(&batch));
+      if (is_transaction()) pending_labels_.insert(l.oid);
+    }
+  std::sort(type.labels.begin(), type.labels.end(), [](const EnumLabel& a, const EnumLabel& b) { return a.position < b.position; });
+  batch.Put(TypeKey(type.id), TypeJson(type));
+  CommitLocked(&batch);
+  types_[type.id] = type;
+  PublishTypeLocked(type);
+  return type;
+}
+
+void Catalog::DropType(ObjectId id) {
+  std::unique_lock lock(mu_);
+  MetaWrite batch;
+  batch.Delete(TypeKey(id));
+  CommitLocked(&batch);
+  types_.erase(id);
 }
 
 UserCatalog Catalog::CreateUser(const std::string& name, bool superuser) {

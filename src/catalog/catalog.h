@@ -18,10 +18,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <vector>
 
+#include "common/enum_type.h"
 #include "common/types.h"
 #include "storage/keys.h"
 #include "storage/meta_store.h"
@@ -208,6 +210,22 @@ struct DatabaseCatalog {
   ObjectId owner = kRootUserId;
 };
 
+// An enum type (CREATE TYPE ... AS ENUM): schema-scoped; its name is
+// shared with relations, as PostgreSQL's row types share pg_type's names.
+// Each label keeps the position values of the type are stored as
+// (common/enum_type.h) and an oid of its own (pg_enum.oid); the type has
+// a second id for its array type (pg_type.typarray).
+struct TypeCatalog {
+  ObjectId id = 0;
+  ObjectId array_id = 0;
+  ObjectId database_id = 0;
+  ObjectId schema_id = 0;
+  std::string name;
+  ObjectId owner = kRootUserId;
+  std::vector<EnumLabel> labels;  // by position
+  std::string comment;            // COMMENT ON TYPE; empty: none
+};
+
 struct UserCatalog {
   ObjectId id = 0;
   std::string name;
@@ -224,6 +242,9 @@ class Catalog {
   // (the ones tools connect to first) once, at the first start of a store
   // that has never had them.
   static std::unique_ptr<Catalog> Load(MetaStore* store);
+  // A transaction's catalog that added enum labels takes them back out of
+  // the enum registry (its parent's definitions are in force again).
+  ~Catalog();
 
   // Lookups (names are exact; the binder lowercases unquoted identifiers).
   std::optional<DatabaseCatalog> FindDatabase(const std::string& name) const;
@@ -238,6 +259,9 @@ class Catalog {
   std::vector<TableRef> Dependents(ObjectId id) const;           // relations that depend on id
   // Sets one entry of a table's plan_settings (persisted).
   void SetPlanSetting(ObjectId id, const std::string& key, const std::string& value);
+  std::optional<TypeCatalog> FindType(ObjectId schema_id, const std::string& name) const;
+  std::optional<TypeCatalog> GetType(ObjectId id) const;
+  std::vector<TypeCatalog> ListTypes(ObjectId database_id) const;
   std::optional<UserCatalog> FindUser(const std::string& name) const;
   std::optional<UserCatalog> GetUser(ObjectId id) const;
   std::vector<UserCatalog> ListUsers() const;
@@ -293,6 +317,14 @@ class Catalog {
   // (DeleteRange over their key prefixes) in one batch.
   void DropObjects(const std::vector<ObjectId>& database_ids, const std::vector<ObjectId>& schema_ids,
                    const std::vector<ObjectId>& table_ids);
+  // CREATE TYPE: assigns the type's ids and its labels' oids (positions
+  // are the caller's). 42710 when a type or relation of its schema has its
+  // name. Every mutation of a type publishes it (common/enum_type.h).
+  TypeCatalog CreateType(TypeCatalog type);
+  // ALTER TYPE: `type.id` becomes `type`; labels without an oid get one.
+  // 42710 when another type or relation of its schema has its name.
+  TypeCatalog AlterType(TypeCatalog type);
+  void DropType(ObjectId id);
   UserCatalog CreateUser(const std::string& name, bool superuser);
   // Throws 2BP01 when the user still owns databases, schemas or relations.
   void DropUser(ObjectId id);
@@ -357,6 +389,7 @@ class Catalog {
   std::map<ObjectId, SchemaCatalog> schemas_;
   std::map<ObjectId, TableRef> tables_;
   std::map<ObjectId, UserCatalog> users_;
+  std::map<ObjectId, TypeCatalog> types_;
   std::map<uint64_t, Event> events_;  // by id, oldest first
 
   // A transaction's catalog: the catalog it began on, what it keeps
@@ -368,6 +401,15 @@ class Catalog {
   std::map<ObjectId, SchemaCatalog> began_schemas_;
   std::map<ObjectId, DatabaseCatalog> began_databases_;
   std::map<ObjectId, UserCatalog> began_users_;
+  std::map<ObjectId, TypeCatalog> began_types_;
+  std::set<uint32_t> pending_labels_;  // oids of the enum labels this transaction added
+  // Publishes an enum type's current definition: always here, in a
+  // transaction only for a type it made (the committed definitions of
+  // others stay in force until it commits).
+  void PublishTypeLocked(const TypeCatalog& type) const;
+  // 42710 when a type or relation of `schema_id` other than `except` is
+  // called `name`.
+  void CheckTypeNameFreeLocked(ObjectId schema_id, const std::string& name, ObjectId except) const;
   // Takes an id in this (parent) catalog and stores the counter at once.
   ObjectId ReserveId();
 };

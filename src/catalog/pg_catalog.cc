@@ -100,6 +100,7 @@ const char* TypeCategory(const DataType& t) {
     case TypeId::kTimestamptz: return "D";
     case TypeId::kInterval: return "T";
     case TypeId::kArray: return "A";
+    case TypeId::kEnum: return "E";
     case TypeId::kBytea: return "U";
     default: return t.IsNumeric() || t.id == TypeId::kOid ? "N" : "U";
   }
@@ -711,6 +712,24 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                         O(IsCollatable(base) ? kDefaultCollationOid : 0), Null(kText), Null(kTextArray)});
       }
     }
+    // Enum types (typtype e, category E) and their arrays.
+    for (const TypeCatalog& e : c.ListTypes(ctx.database_id)) {
+      DataType base = DataType::Enum(e.id), array = DataType::Array(base);
+      for (const DataType& ty : {base, array}) {
+        bool is_array = ty.IsArray();
+        TypeProcs procs = TypeProcsOf(ty);
+        rows.push_back({O(ty.PgOid()), N(is_array ? "_" + e.name : e.name), O(ObjectOid(e.schema_id)), O(e.owner),
+                        I2(ty.PgTypeLen()), B(TypeByVal(ty)), C(is_array ? "b" : "e"), C(is_array ? "A" : "E"),
+                        B(false), B(true), C(","), O(0), Proc(0), O(is_array ? base.PgOid() : 0),
+                        O(is_array ? 0 : array.PgOid()), Proc(procs.input), Proc(procs.output), Proc(procs.receive),
+                        Proc(procs.send), Proc(0), Proc(0), Proc(0), C("i"), C(is_array ? "x" : "p"), B(false), O(0),
+                        I4(-1), I4(0), O(0), Null(kText), Null(kTextArray)});
+      }
+    }
+  } else if (name == "pg_enum") {
+    for (const TypeCatalog& e : c.ListTypes(ctx.database_id))
+      for (const EnumLabel& l : e.labels)
+        rows.push_back({O(l.oid), O(ObjectOid(e.id)), Value::Float32(EnumTypeInfo::SortOrder(l.position)), N(l.label)});
   } else if (name == "pg_collation") {
     rows.push_back({O(kDefaultCollationOid), N("default"), O(pg_catalog_oid), O(kRootUserId), C("d"), B(true), I4(-1),
                     Null(kText), Null(kText), Null(kText), Null(kText)});
@@ -1006,6 +1025,38 @@ class CatalogLookupImpl : public CatalogLookup {
     return false;
   }
 
+  std::optional<std::string> UserTypeName(uint32_t oid) const override {
+    bool array = false;
+    EnumTypeRef e = FindEnumTypeByOid(oid, &array);
+    if (!e) return std::nullopt;
+    auto type = c_->GetType(e->id);
+    if (!type || type->database_id != db_) return std::nullopt;
+    std::string name = QuoteIdent(type->name);
+    if (FindTypeAlongPath(type->name) != type->id) {
+      auto schema = c_->GetSchema(type->schema_id);
+      if (schema) name = QuoteIdent(schema->name) + "." + name;
+    }
+    return array ? name + "[]" : name;
+  }
+
+  std::optional<uint32_t> UserTypeOid(std::string_view text) const override {
+    std::string_view s = Trim(text);
+    bool array = s.size() > 2 && s.substr(s.size() - 2) == "[]";
+    if (array) s.remove_suffix(2);
+    std::vector<std::string> parts = SplitQualifiedName(s);
+    std::optional<ObjectId> id;
+    if (parts.size() == 1) {
+      id = FindTypeAlongPath(parts[0]);
+    } else if (parts.size() == 2) {
+      if (auto schema = c_->FindSchema(db_, parts[0]))
+        if (auto type = c_->FindType(schema->id, parts[1])) id = type->id;
+    }
+    if (!id) return std::nullopt;
+    EnumTypeRef e = FindEnumType(*id);
+    if (!e) return std::nullopt;
+    return array ? e->array_oid : e->oid;
+  }
+
   std::optional<char> RelKindOf(uint32_t oid) const override {
     auto rel = Find(oid);
     if (!rel) return std::nullopt;
@@ -1230,6 +1281,14 @@ class CatalogLookupImpl : public CatalogLookup {
 
   // The schemas unqualified names are looked up in: pg_catalog first unless
   // the search path places it (as PostgreSQL does), then the path.
+  // The enum type the search path finds first under `name`.
+  std::optional<ObjectId> FindTypeAlongPath(const std::string& name) const {
+    for (const auto& schema : SearchPath())
+      if (auto s = c_->FindSchema(db_, schema))
+        if (auto type = c_->FindType(s->id, name)) return type->id;
+    return std::nullopt;
+  }
+
   std::vector<std::string> SearchPath() const {
     std::vector<std::string> path;
     if (std::find(path_.begin(), path_.end(), kPgCatalogSchema) == path_.end()) path.push_back(kPgCatalogSchema);

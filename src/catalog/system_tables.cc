@@ -113,7 +113,7 @@ Value Int(int64_t v) { return Value::Int32(v); }
 std::string InformationSchemaType(const DataType& t) {
   if (t.id == TypeId::kNumeric) return "numeric";
   if (t.IsArray()) return "ARRAY";
-  if (t.IsStruct()) return "USER-DEFINED";  // as for PostgreSQL's composite types
+  if (t.IsStruct() || t.IsEnum()) return "USER-DEFINED";  // as for PostgreSQL's composite and enum types
   if (t.IsText() || t.IsCheckedText()) return t.ToString();  // text, json, jsonb, uuid
   if (t.IsBpchar()) return "character";
   if (t.id == TypeId::kVarchar) return "character varying";

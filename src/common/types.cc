@@ -8,6 +8,9 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "common/enum_type.h"
+#include "common/identifier.h"
+
 namespace freshet {
 
 namespace {
@@ -127,6 +130,11 @@ std::string DataType::ToString() const {
     case TypeId::kArray:
       if (IsVector()) return ElementType().id == TypeId::kOid ? "oidvector" : "int2vector";
       return IsAnyArray() ? "anyarray" : ElementType().ToString() + "[]";
+    case TypeId::kEnum: {
+      if (IsAnyEnum()) return "anyenum";
+      EnumTypeRef e = FindEnumType(static_cast<uint32_t>(precision));
+      return e ? QuoteIdent(e->name) : fmt::format("enum {}", precision);
+    }
     case TypeId::kStruct: {
       if (IsAnyStruct()) return "record";
       std::string out = "struct<";
@@ -182,12 +190,21 @@ uint32_t DataType::PgOid() const {
       }
     case TypeId::kArray: {
       if (IsVector()) return ElementType().id == TypeId::kOid ? 30 : 22;
+      if (ElementType().IsEnum()) {
+        EnumTypeRef e = FindEnumType(static_cast<uint32_t>(scale));
+        return e ? e->array_oid : 2277;
+      }
       uint32_t elem = ElementType().PgOid();
       for (const auto& [e, a] : kArrayOids)
         if (e == elem) return a;
       return 2277;  // anyarray
     }
     case TypeId::kStruct: return 2249;  // record
+    case TypeId::kEnum: {
+      if (IsAnyEnum()) return 3500;  // anyenum
+      EnumTypeRef e = FindEnumType(static_cast<uint32_t>(precision));
+      return e ? e->oid : 3500;
+    }
   }
   return 705;
 }
@@ -206,6 +223,7 @@ int16_t DataType::PgTypeLen() const {
     case TypeId::kTimestamptz: return 8;
     case TypeId::kInterval: return 16;
     case TypeId::kOid: return 4;
+    case TypeId::kEnum: return 4;
     case TypeId::kVarchar: return IsUuid() ? 16 : -1;
     default: return -1;
   }
@@ -291,12 +309,23 @@ std::string PgTypeName(const DataType& t) {
       if (t.IsVector()) return t.ToString();
       return t.IsAnyArray() ? "anyarray" : "_" + PgTypeName(t.ElementType());
     case TypeId::kStruct: return "record";
+    case TypeId::kEnum: {
+      EnumTypeRef e = t.IsAnyEnum() ? nullptr : FindEnumType(static_cast<uint32_t>(t.precision));
+      return e ? e->name : "anyenum";
+    }
     case TypeId::kUnknown: return "unknown";
   }
   return "unknown";
 }
 
 DataType DataTypeFromPgOid(uint32_t oid) {
+  if (oid >= 16384) {  // PostgreSQL's first user oid: a type CREATE TYPE made
+    bool array = false;
+    if (EnumTypeRef e = FindEnumTypeByOid(oid, &array)) {
+      DataType t = DataType::Enum(e->id);
+      return array ? DataType::Array(t) : t;
+    }
+  }
   for (const auto& [e, a] : kArrayOids) {
     if (a == oid) {
       DataType elem = DataTypeFromPgOid(e);

@@ -16,6 +16,7 @@
 //   oid, regclass, regtype, ...         -> int64_t holding the unsigned 32-bit oid
 //   arrays                              -> std::string: the encoded element list (common/array.h)
 //   structs                             -> std::string: the encoded field list (common/struct.h)
+//   enums                               -> int64_t: the label's sort position (common/enum_type.h)
 //
 // oid and the reg* types (regclass, regtype, regnamespace, regrole,
 // regproc) are one TypeId, kOid, told apart by `precision` (an OidKind), so
@@ -65,6 +66,7 @@ enum class TypeId : uint8_t {
   kOid,
   kArray,
   kStruct,
+  kEnum,
 };
 
 // Which of oid / regclass / regtype / ... a kOid DataType is (its precision).
@@ -150,6 +152,12 @@ struct DataType {
   bool IsAnyStruct() const { return id == TypeId::kStruct && precision < 0; }
   // The fields of a struct type (empty for AnyStruct and other types).
   const std::vector<StructField>& StructFields() const;
+  // An enum type (CREATE TYPE ... AS ENUM), by its catalog id
+  // (common/enum_type.h); AnyEnum is PostgreSQL's anyenum.
+  static DataType Enum(uint32_t type_id) { return DataType(TypeId::kEnum, static_cast<int32_t>(type_id), -1); }
+  static DataType AnyEnum() { return TypeId::kEnum; }
+  bool IsEnum() const { return id == TypeId::kEnum; }
+  bool IsAnyEnum() const { return id == TypeId::kEnum && precision < 0; }
 
   PhysicalType physical() const;
   bool IsInteger() const { return id == TypeId::kInt16 || id == TypeId::kInt32 || id == TypeId::kInt64; }
@@ -162,9 +170,13 @@ struct DataType {
   }
 
   // Equality of the base type only (modifiers ignored); arrays are equal
-  // when their element types are.
+  // when their element types are; structs and enums are equal when they
+  // are the same struct or enum type.
   bool operator==(const DataType& o) const {
-    return id == o.id && (id != TypeId::kArray || precision == o.precision) && (id != TypeId::kStruct || precision == o.precision);
+    if (id != o.id) return false;
+    if (id == TypeId::kStruct || id == TypeId::kEnum) return precision == o.precision;
+    if (id != TypeId::kArray) return true;
+    return precision == o.precision && (precision != static_cast<int32_t>(TypeId::kEnum) || scale == o.scale);
   }
   bool SameWithModifiers(const DataType& o) const {
     return id == o.id && precision == o.precision && scale == o.scale;

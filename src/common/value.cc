@@ -1,5 +1,7 @@
 #include "common/value.h"
 
+#include "common/enum_type.h"
+
 #include "common/json.h"
 
 #include <fmt/format.h>
@@ -109,6 +111,11 @@ std::string Value::ToString() const {
     case TypeId::kTime: return FormatTime(i_);
     case TypeId::kTimestamp: return FormatTimestamp(i_);
     case TypeId::kTimestamptz: return FormatTimestamptz(i_, TimeZone());
+    case TypeId::kEnum: {
+      EnumTypeRef e = type_.IsAnyEnum() ? nullptr : FindEnumType(static_cast<uint32_t>(type_.precision));
+      const EnumLabel* l = e ? e->ByPosition(i_) : nullptr;
+      return l ? l->label : std::to_string(i_);
+    }
     case TypeId::kBytea: {
       // byteaout's hex form: the raw bytes need not be UTF-8, and this text
       // ends up in names, plans and messages (a GROUP BY over a bytea

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/enum_type.h"
 #include "common/error.h"
 #include "common/limits.h"
 #include "expr/array.h"
@@ -37,6 +38,7 @@ Category CategoryOf(TypeId t) {
     case TypeId::kOid: return Category::kNumeric;  // oid's typcategory is N in PostgreSQL
     case TypeId::kArray: return Category::kArray;
     case TypeId::kStruct: return Category::kComposite;
+    case TypeId::kEnum: return Category::kUser;
     case TypeId::kVarchar: return Category::kString;
     case TypeId::kBytea: return Category::kUser;
     case TypeId::kDate:
@@ -550,6 +552,7 @@ bool CanImplicitCast(const DataType& from, const DataType& to) {
   if (from.id == TypeId::kArray && to.id == TypeId::kArray)
     return to.IsAnyArray() || from == to || CanImplicitCast(from.ElementType(), to.ElementType());
   if (from.IsStruct() && to.IsStruct()) return to.IsAnyStruct() || from == to;
+  if (from.IsEnum() && to.IsEnum()) return to.IsAnyEnum() || from == to;
   if (from.id == to.id || from.id == TypeId::kUnknown) return true;
   if (to.id == TypeId::kOid) return from.IsInteger();  // int -> oid (and reg*), as in pg_cast
   int rf = NumericRank(from.id), rt = NumericRank(to.id);
@@ -600,7 +603,7 @@ DataType CommonSuperType(const DataType& a, const DataType& b) {
     DataType elem = CommonSuperType(a.ElementType(), b.ElementType());
     return elem.id == TypeId::kUnknown ? elem : DataType::Array(elem);
   }
-  if (a.IsStruct() || b.IsStruct()) {
+  if (a.IsStruct() || b.IsStruct() || a.IsEnum() || b.IsEnum()) {
     if (a.id == TypeId::kUnknown) return b;
     if (b.id == TypeId::kUnknown) return a;
     return a == b ? a : DataType::Unknown();
@@ -649,6 +652,13 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
   }
   if (to.id == TypeId::kOid) {
     CastToOid(in, &out, from, to, ctx);
+    return out;
+  }
+  if (to.IsEnum()) {
+    if (from == to || to.IsAnyEnum()) return in;
+    if (from.id != TypeId::kVarchar && from.id != TypeId::kUnknown) ThrowCannotCast(from, to);
+    uint32_t type_id = static_cast<uint32_t>(to.precision);
+    MapText(in, &out, [&](std::string_view s) { return EnumPositionOf(type_id, s); });
     return out;
   }
   if (to.IsJson() && !(from.IsJson() && (from.precision == to.precision || !to.IsJsonb()))) {
@@ -763,6 +773,7 @@ std::string FormatText(const Vector& v, size_t i, const EvalContext& ctx) {
   switch (v.physical()) {
     case PhysicalType::kInt64:
       if (t.id == TypeId::kOid) return FormatOidText(v.GetInt(i), t.oid_kind(), ctx);
+      if (t.id == TypeId::kEnum) return EnumLabelText(static_cast<uint32_t>(t.precision), v.GetInt(i));
       return FormatIntTyped(t.id, v.GetInt(i), ctx);
     case PhysicalType::kDouble: return FormatFloat(v.GetFloat(i), t.id == TypeId::kFloat32);
     case PhysicalType::kDecimal: return DecimalToString(v.GetDecimal(i));
@@ -781,6 +792,7 @@ std::string FormatValueText(const Value& v, const EvalContext& ctx) {
   switch (t.physical()) {
     case PhysicalType::kInt64:
       if (t.id == TypeId::kOid) return FormatOidText(v.int_value(), t.oid_kind(), ctx);
+      if (t.id == TypeId::kEnum) return EnumLabelText(static_cast<uint32_t>(t.precision), v.int_value());
       return FormatIntTyped(t.id, v.int_value(), ctx);
     case PhysicalType::kDouble: return FormatFloat(v.float_value(), t.id == TypeId::kFloat32);
     case PhysicalType::kDecimal: return DecimalToString(v.decimal_value());
@@ -829,6 +841,9 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
     case TypeId::kOid: return Value::FromInt(t, ParseOidText(text, t.oid_kind(), ctx));
     case TypeId::kArray: return Value::FromString(t, ParseArrayText(text, t, ctx));
     case TypeId::kStruct: return Value::FromString(t, ParseStructText(text, t, ctx));
+    case TypeId::kEnum:
+      if (t.IsAnyEnum()) break;
+      return Value::FromInt(t, EnumPositionOf(static_cast<uint32_t>(t.precision), text));
   }
   ThrowCannotCast(DataType::Varchar(), t);
 }

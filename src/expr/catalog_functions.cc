@@ -6,6 +6,7 @@
 
 #include "common/array.h"
 #include "common/decimal.h"
+#include "common/enum_type.h"
 #include "common/identifier.h"
 #include "common/limits.h"
 #include "expr/function_helpers.h"
@@ -124,7 +125,10 @@ std::string FormatOidText(int64_t oid, OidKind kind, const EvalContext& ctx) {
     case OidKind::kRegclass:
       if (ctx.catalog) name = ctx.catalog->RelationName(o);
       break;
-    case OidKind::kRegtype: name = FormatTypeName(o, -1); break;
+    case OidKind::kRegtype:
+      if (ctx.catalog) name = ctx.catalog->UserTypeName(o);
+      if (!name) name = FormatTypeName(o, -1);
+      break;
     case OidKind::kRegproc: name = TypeProcName(o); break;
     case OidKind::kRegnamespace:
       if (ctx.catalog) name = ctx.catalog->NamespaceName(o);
@@ -145,7 +149,10 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
   if (s == "-") return 0;
   switch (kind) {
     case OidKind::kRegclass: return NeedCatalog(ctx, "relation").RelationOid(s);
-    case OidKind::kRegtype: return ParseTypeNameOid(s);
+    case OidKind::kRegtype:
+      if (ctx.catalog)
+        if (auto oid = ctx.catalog->UserTypeOid(s)) return *oid;
+      return ParseTypeNameOid(s);
     case OidKind::kRegnamespace: return NeedCatalog(ctx, "schema").NamespaceOid(s);
     case OidKind::kRegrole: return NeedCatalog(ctx, "role").RoleOid(s);
     case OidKind::kRegproc:
@@ -277,8 +284,14 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
              });
   // pg_default and pg_global live in the data directory: no location.
   RegisterFn(r, "pg_tablespace_location", {oid}, text, StrictFn<int64_t>([](int64_t) { return std::string(); }));
-  RegisterFn(r, "pg_type_is_visible", {oid}, b, StrictFn<int64_t>([](int64_t id) {
-               return FormatTypeName(static_cast<uint32_t>(id), -1).has_value();
+  // Built-in types are in pg_catalog, which every path reads first; an
+  // enum type is visible when its name is not qualified.
+  RegisterFn(r, "pg_type_is_visible", {oid}, b, StrictCtxFn<int64_t>([](EvalContext& ctx, int64_t id) {
+               uint32_t type_oid = static_cast<uint32_t>(id);
+               bool array = false;
+               if (EnumTypeRef e = FindEnumTypeByOid(type_oid, &array); e && ctx.catalog)
+                 if (auto name = ctx.catalog->UserTypeName(type_oid)) return *name == QuoteIdent(e->name) + (array ? "[]" : "");
+               return FormatTypeName(type_oid, -1).has_value();
              }));
   // The functions pg_proc lists (the types' own, all in pg_catalog, which
   // every search path reads first): NULL for an oid that is not one.
@@ -299,14 +312,17 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
   }
   // format_type(type, typmod) is not strict in typmod.
   RegisterFn(r, "format_type", {oid, i4}, text,
-             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                for (size_t i = 0; i < n; i++) {
                  if (args[0]->IsNull(i)) {
                    out->AppendNull();
                    continue;
                  }
                  int32_t typmod = args[1]->IsNull(i) ? -1 : static_cast<int32_t>(args[1]->GetInt(i));
-                 auto name = FormatTypeName(static_cast<uint32_t>(args[0]->GetInt(i)), typmod, !args[1]->IsNull(i));
+                 uint32_t type_oid = static_cast<uint32_t>(args[0]->GetInt(i));
+                 std::optional<std::string> name;
+                 if (ctx.catalog) name = ctx.catalog->UserTypeName(type_oid);
+                 if (!name) name = FormatTypeName(type_oid, typmod, !args[1]->IsNull(i));
                  out->AppendString(name ? *name : "???");
                }
              });

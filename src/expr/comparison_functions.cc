@@ -370,6 +370,7 @@ void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterCompare<int64_t>(r, DataType::Timestamptz());
   RegisterCompare<Interval>(r, DataType::Interval());
   RegisterCompare<int64_t>(r, DataType::Oid());  // also regclass & co. (same TypeId)
+  RegisterCompare<int64_t>(r, DataType::AnyEnum());  // by position: declaration order (both of one enum type)
 
   const DataType b = DataType::Boolean(), v = DataType::Varchar();
   RegisterFn(r, "not", {b}, b, StrictFn<bool>([](bool x) { return !x; }));

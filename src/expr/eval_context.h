@@ -37,6 +37,13 @@ class CatalogLookup {
   virtual std::optional<char> RelKindOf(uint32_t oid) const = 0;
   // pg_table_is_visible: found first along the search path.
   virtual bool TableIsVisible(uint32_t oid) const = 0;
+  // An enum type's name (its array type's with "[]") as format_type and
+  // regtype print it: schema-qualified when the search path does not find
+  // it first; nullopt for other oids.
+  virtual std::optional<std::string> UserTypeName(uint32_t oid) const = 0;
+  // regtype input of an enum type's name ("mood", "s.mood", "mood[]",
+  // quoted parts as SQL quotes them); nullopt when there is none.
+  virtual std::optional<uint32_t> UserTypeOid(std::string_view name) const = 0;
   // pg_get_indexdef(oid, column, pretty) / pg_get_constraintdef(oid);
   // nullopt for unknown oids. `pretty` qualifies the table name only when
   // it is not visible, as PostgreSQL does.

@@ -34,6 +34,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterCatalogFunctions(this);
   RegisterSequenceFunctions(this);
   RegisterJsonFunctions(this);
+  RegisterEnumFunctions(this);
 }
 
 const std::vector<ScalarFunction>* FunctionRegistry::Lookup(const std::string& name) const {

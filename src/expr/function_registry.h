@@ -82,6 +82,7 @@ void RegisterArrayFunctions(FunctionRegistry* r);    // expr/array_functions.cc
 void RegisterStructFunctions(FunctionRegistry* r);   // expr/struct_functions.cc
 void RegisterCatalogFunctions(FunctionRegistry* r);  // expr/catalog_functions.cc
 void RegisterJsonFunctions(FunctionRegistry* r);     // expr/json_functions.cc
+void RegisterEnumFunctions(FunctionRegistry* r);     // expr/enum_functions.cc
 void RegisterSequenceFunctions(FunctionRegistry* r); // expr/sequence_functions.cc
 
 }  // namespace freshet

@@ -93,7 +93,7 @@ std::vector<DataType> ToJsonTypes() {
           DataType::Float32(), DataType::Float64(),  DataType::Numeric(),   DataType::Text(),
           DataType::Json(),    DataType::Jsonb(),    DataType::Date(),      DataType::Time(),
           DataType::Timestamp(), DataType::Timestamptz(), DataType::Interval(), DataType::Bytea(),
-          DataType::Oid(),     DataType::AnyArray(), DataType::AnyStruct()};
+          DataType::Oid(),     DataType::AnyArray(), DataType::AnyStruct(), DataType::AnyEnum()};
 }
 
 // The result of building: json as built, jsonb normalized.

@@ -12,6 +12,7 @@
 
 #include "common/array.h"
 #include "common/character.h"
+#include "common/enum_type.h"
 #include "common/error.h"
 #include "common/struct.h"
 #include "pgproto/utf8_check.h"
@@ -128,6 +129,7 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       break;
     }
     case TypeId::kOid: PutBE<uint32_t>(&out, static_cast<uint32_t>(v.GetInt(i))); break;
+    case TypeId::kEnum: out = EnumLabelText(static_cast<uint32_t>(v.type().precision), v.GetInt(i)); break;  // enum_send: the label
     case TypeId::kArray: {
       // ndim, has-nulls flag, element type, (size, lower bound) per
       // dimension, then each element as length + binary value (-1: NULL).
@@ -391,6 +393,12 @@ Value Receive(Reader* r, const DataType& t) {
     case TypeId::kStruct:
       throw SqlError(sqlstate::kFeatureNotSupported, "binary input of struct (record) parameters is not supported");
     case TypeId::kOid: return Value::FromInt(t, r->Get<uint32_t>());
+    case TypeId::kEnum: {  // enum_recv: the label
+      if (t.IsAnyEnum()) throw SqlError(sqlstate::kFeatureNotSupported, "binary input of anyenum is not supported");
+      std::string_view label = r->Rest();
+      CheckUtf8(label);
+      return Value::FromInt(t, EnumPositionOf(static_cast<uint32_t>(t.precision), label));
+    }
     case TypeId::kArray: return ReceiveArray(r, t);
     default: {
       // textrecv and varcharrecv: the client's text, checked as text is;

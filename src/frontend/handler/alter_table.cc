@@ -1058,6 +1058,7 @@ bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::str
 StatementOutcome HandleRename(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__RenameStmt* r = args.stmt.node->rename_stmt;
+  if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE) return RenameType(args);
   const char* tag = "ALTER TABLE";
   RelationKind kind = RelationKind::kTable;
   PgQuery__ObjectType type = r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN ? r->relation_type : r->rename_type;

@@ -99,6 +99,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
   Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__DropStmt* d = args.stmt.node->drop_stmt;
   bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+  if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE) return HandleDropType(args);
   if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {
     std::vector<ObjectId> schemas, tables;
     for (size_t i = 0; i < d->n_objects; i++) {
@@ -116,7 +117,7 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
       std::vector<ObjectId> contained;
       for (const auto& t : catalog->ListTables(session->database().id))
         if (t->schema_id == s->id) contained.push_back(t->id);
-      if (!contained.empty() && !cascade)
+      if ((!contained.empty() || SchemaHasTypes(*catalog, session->database().id, s->id)) && !cascade)
         throw SqlError(sqlstate::kDependentObjectsStillExist,
                        fmt::format("cannot drop schema {} because other objects depend on it", name))
             .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");

@@ -86,6 +86,15 @@ StatementOutcome HandleCreateView(const HandlerArgs& args);   // create_view.cc
 // only the EXPLAIN lines of its stream plan.
 StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain = nullptr);
 StatementOutcome HandleDrop(const HandlerArgs& args);         // drop.cc: DROP TABLE/MV/INDEX/SCHEMA
+// create_type.cc: enum types (CREATE TYPE ... AS ENUM, ALTER TYPE, DROP
+// TYPE; ALTER TYPE ... RENAME TO and OWNER TO come through HandleRename
+// and HandleAlterOwner).
+StatementOutcome HandleCreateEnum(const HandlerArgs& args);
+StatementOutcome HandleAlterEnum(const HandlerArgs& args);
+StatementOutcome HandleDropType(const HandlerArgs& args);
+StatementOutcome RenameType(const HandlerArgs& args);
+StatementOutcome AlterTypeOwner(const HandlerArgs& args);
+bool SchemaHasTypes(const Catalog& catalog, ObjectId database_id, ObjectId schema_id);
 StatementOutcome HandleAlterTable(const HandlerArgs& args);   // alter_table.cc: ALTER TABLE
 // alter_table.cc: CREATE UNIQUE INDEX (an index the table's writes keep,
 // without a constraint, made by rewriting the table) and DROP INDEX of one.
