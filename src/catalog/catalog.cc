@@ -881,7 +881,21 @@ TableRef Catalog::ReplaceTable(ObjectId old_id, const TableCatalog& table) {
   batch.Delete(RowCountMetaKey(old_id));
   batch.DropRelationData(old_id);
   for (ObjectId index : UniqueIndexIds(*tables_.at(old_id))) batch.DropRelationData(index);
+  // What read the old relation (views) reads the new one.
+  std::vector<std::shared_ptr<TableCatalog>> retargeted;
+  for (const auto& [id, t] : tables_) {
+    if (id == old_id || std::find(t->depends_on.begin(), t->depends_on.end(), old_id) == t->depends_on.end()) continue;
+    auto copy = std::make_shared<TableCatalog>(*t);
+    std::replace(copy->depends_on.begin(), copy->depends_on.end(), old_id, table.id);
+    if (auto it = copy->input_columns.find(old_id); it != copy->input_columns.end()) {
+      copy->input_columns[table.id] = it->second;
+      copy->input_columns.erase(old_id);
+    }
+    batch.Put(TableKey(copy->id), TableToJson(*copy).dump());
+    retargeted.push_back(std::move(copy));
+  }
   CommitLocked(&batch);
+  for (auto& t : retargeted) tables_[t->id] = std::move(t);
   tables_.erase(old_id);
   auto ref = std::make_shared<const TableCatalog>(table);
   tables_[table.id] = ref;

@@ -924,6 +924,8 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     // (classoid pg_class) and their columns (objsubid the column's attnum).
     for (const auto& [id, s] : schemas)
       if (!s.comment.empty()) rows.push_back({O(ObjectOid(id)), O(2615), I4(0), Txt(s.comment)});
+    for (const TypeCatalog& t : c.ListTypes(ctx.database_id))
+      if (!t.comment.empty()) rows.push_back({O(ObjectOid(t.id)), O(1247), I4(0), Txt(t.comment)});
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (!t->comment.empty()) rows.push_back({O(ObjectOid(t->id)), O(1259), I4(0), Txt(t->comment)});
       std::vector<int> nums = AttNums(*t);
@@ -1091,15 +1093,18 @@ class CatalogLookupImpl : public CatalogLookup {
   }
 
   std::string StoredDefault(const std::string& expr) const override {
-    return RenameRegclassLiterals(expr, [&](uint32_t oid) -> std::optional<std::string> {
-      auto rel = Find(oid);
-      if (!rel) return std::nullopt;
-      return QuoteIdent(SchemaOf(*rel)) + "." + QuoteIdent(rel->name);
-    });
+    return RenameRegclassLiterals(
+        expr,
+        [&](uint32_t oid) -> std::optional<std::string> {
+          auto rel = Find(oid);
+          if (!rel) return std::nullopt;
+          return QuoteIdent(SchemaOf(*rel)) + "." + QuoteIdent(rel->name);
+        },
+        /*qualify_types=*/true);
   }
 
   std::string DefaultForDisplay(const std::string& expr) const override {
-    return RenameRegclassLiterals(expr, [&](uint32_t oid) { return RelationName(oid); });
+    return RenameRegclassLiterals(expr, [&](uint32_t oid) { return RelationName(oid); }, /*qualify_types=*/false);
   }
 
   // The view's query deparsed, a relation it names qualified with its
@@ -1194,6 +1199,12 @@ class CatalogLookupImpl : public CatalogLookup {
       if (attnum == 0 && oid > kObjectOidBase) s = c_->GetSchema(oid - kObjectOidBase);
       if (!s || s->database_id != db_ || s->comment.empty()) return std::nullopt;
       return s->comment;
+    }
+    if (catalog == "pg_type") {
+      std::optional<TypeCatalog> t;
+      if (attnum == 0 && oid > kObjectOidBase) t = c_->GetType(oid - kObjectOidBase);
+      if (!t || t->database_id != db_ || t->comment.empty()) return std::nullopt;
+      return t->comment;
     }
     if (catalog != "pg_class") return std::nullopt;
     auto rel = Find(oid);
@@ -1298,17 +1309,39 @@ class CatalogLookupImpl : public CatalogLookup {
 
   // expr with each regclass literal's relation named by name_of(its oid);
   // literals that name no relation, and text that does not parse, as they are.
+  // And each enum type a cast names, schema-qualified (qualify_types) or
+  // as this search path needs it.
   std::string RenameRegclassLiterals(const std::string& expr,
-                                     const std::function<std::optional<std::string>(uint32_t)>& name_of) const {
-    if (expr.find("regclass") == std::string::npos && expr.find("val(") == std::string::npos) return expr;
+                                     const std::function<std::optional<std::string>(uint32_t)>& name_of,
+                                     bool qualify_types) const {
+    if (expr.find("regclass") == std::string::npos && expr.find("val(") == std::string::npos &&
+        expr.find("::") == std::string::npos)
+      return expr;
+    auto rename_type = [&](const std::vector<std::string>& names) -> std::optional<std::vector<std::string>> {
+      std::optional<ObjectId> id;
+      if (names.size() == 1) {
+        id = FindTypeAlongPath(names[0]);
+      } else if (names.size() == 2) {
+        if (auto schema = c_->FindSchema(db_, names[0]))
+          if (auto type = c_->FindType(schema->id, names[1])) id = type->id;
+      }
+      auto type = id ? c_->GetType(*id) : std::nullopt;
+      auto schema = type ? c_->GetSchema(type->schema_id) : std::nullopt;
+      if (!schema) return std::nullopt;
+      if (!qualify_types && FindTypeAlongPath(type->name) == type->id) return std::vector<std::string>{type->name};
+      return std::vector<std::string>{schema->name, type->name};
+    };
     try {
-      return RewriteRegclassLiterals(expr, [&](const std::string& name) {
-        try {
-          return name_of(RelationOid(name)).value_or(name);
-        } catch (const SqlError&) {
-          return name;
-        }
-      });
+      return RewriteRegclassLiterals(
+          expr,
+          [&](const std::string& name) {
+            try {
+              return name_of(RelationOid(name)).value_or(name);
+            } catch (const SqlError&) {
+              return name;
+            }
+          },
+          rename_type);
     } catch (const SqlError&) {
       return expr;
     }

@@ -934,7 +934,56 @@ std::string DeparseQualified(const std::string& query,
   return Deparse(root);
 }
 
-std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename) {
+namespace {
+
+// Name lists of a parse tree (a TypeName's) pointed at new names while it
+// is deparsed; the tree gets its own lists back when this goes away.
+class NameListSwaps {
+ public:
+  NameListSwaps() = default;
+  NameListSwaps(const NameListSwaps&) = delete;
+  NameListSwaps& operator=(const NameListSwaps&) = delete;
+  ~NameListSwaps() {
+    for (auto& s : swapped_) {
+      s.type->names = s.names;
+      s.type->n_names = s.n_names;
+    }
+  }
+  void Set(PgQuery__TypeName* type, const std::vector<std::string>& names) {
+    swapped_.push_back({type, type->names, type->n_names});
+    auto& list = lists_.emplace_back();
+    for (const auto& name : names) {
+      texts_.push_back(name);
+      PgQuery__String& str = strings_.emplace_back();
+      str = PG_QUERY__STRING__INIT;
+      str.sval = texts_.back().data();
+      PgQuery__Node& node = nodes_.emplace_back();
+      node = PG_QUERY__NODE__INIT;
+      node.node_case = PG_QUERY__NODE__NODE_STRING;
+      node.string = &str;
+      list.push_back(&node);
+    }
+    type->names = list.data();
+    type->n_names = list.size();
+  }
+
+ private:
+  struct Swapped {
+    PgQuery__TypeName* type;
+    PgQuery__Node** names;
+    size_t n_names;
+  };
+  std::deque<std::string> texts_;  // stable addresses
+  std::deque<PgQuery__String> strings_;
+  std::deque<PgQuery__Node> nodes_;
+  std::deque<std::vector<PgQuery__Node*>> lists_;
+  std::vector<Swapped> swapped_;
+};
+
+}  // namespace
+
+std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename,
+                                    const TypeNameRewrite& rename_type) {
   std::vector<ParsedStatement> stmts = ParseSql("SELECT " + expr);
   if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT ||
       stmts[0].node->select_stmt->n_target_list != 1)
@@ -946,9 +995,15 @@ std::string RewriteRegclassLiterals(const std::string& expr, const std::function
     return n->a_const->sval;
   };
   std::vector<PgQuery__String*> literals;
+  std::vector<std::pair<PgQuery__TypeName*, std::vector<std::string>>> types;
   ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
     if (m->descriptor == &pg_query__type_cast__descriptor) {
       auto* cast = reinterpret_cast<PgQuery__TypeCast*>(m);
+      if (rename_type && cast->type_name && cast->type_name->n_names > 0) {
+        std::vector<std::string> names;
+        for (size_t i = 0; i < cast->type_name->n_names; i++) names.push_back(StringOf(cast->type_name->names[i]));
+        if (auto renamed = rename_type(names)) types.emplace_back(cast->type_name, std::move(*renamed));
+      }
       if (cast->type_name && cast->type_name->n_names > 0 &&
           StringOf(cast->type_name->names[cast->type_name->n_names - 1]) == "regclass" && cast->type_name->n_array_bounds == 0)
         if (PgQuery__String* str = string_constant(cast->arg)) literals.push_back(str);
@@ -960,9 +1015,11 @@ std::string RewriteRegclassLiterals(const std::string& expr, const std::function
         if (PgQuery__String* str = string_constant(call->args[0])) literals.push_back(str);
     }
   });
-  if (literals.empty()) return expr;
+  if (literals.empty() && types.empty()) return expr;
   StringSwaps renamed;
   for (PgQuery__String* str : literals) renamed.Set(&str->sval, rename(str->sval));
+  NameListSwaps renamed_types;
+  for (const auto& [type, names] : types) renamed_types.Set(type, names);
   return DeparseExpression(root);
 }
 

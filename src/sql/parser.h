@@ -160,9 +160,13 @@ std::string DeparseQualified(const std::string& query,
 
 // `expr` (an expression's SQL text) with each relation name it gives as a
 // regclass literal ('s'::regclass, or the first argument of nextval,
-// currval, setval) replaced by rename(name), deparsed; `expr` unchanged
-// when it has none. Throws when `expr` does not parse.
-std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename);
+// currval, setval) replaced by rename(name), and each type name a cast
+// gives ('x'::s.mood) by rename_type(its names) when that gives names,
+// deparsed; `expr` unchanged when it has none. Throws when `expr` does not
+// parse.
+using TypeNameRewrite = std::function<std::optional<std::vector<std::string>>(const std::vector<std::string>&)>;
+std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename,
+                                    const TypeNameRewrite& rename_type = {});
 
 // Whether a parse tree names a relation `name` without a schema anywhere
 // (WITH RECURSIVE: whether a query refers to itself).

@@ -38,6 +38,7 @@ StatementOutcome HandleComment(const HandlerArgs& args) {
     args.session->DdlCatalog()->SetSchemaComment(schema.id, c->comment ? c->comment : "");
     return {"COMMENT"};
   }
+  if (c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE) return CommentOnType(args);
   const bool column = c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN;
   std::optional<CommentTarget> target = TargetOf(c->objtype);
   if (!column && !target)

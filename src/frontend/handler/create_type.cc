@@ -229,6 +229,16 @@ StatementOutcome AlterTypeOwner(const HandlerArgs& args) {
   return {"ALTER TYPE"};
 }
 
+StatementOutcome CommentOnType(const HandlerArgs& args) {
+  const PgQuery__CommentStmt* c = args.stmt.node->comment_stmt;
+  const PgQuery__TypeName* tn = c->object->type_name;
+  TypeCatalog type = NeedType(args, NamesOf(tn->names, tn->n_names));
+  CheckTypeOwner(args, type);
+  type.comment = c->comment ? c->comment : "";
+  args.session->DdlCatalog()->AlterType(std::move(type));
+  return {"COMMENT"};
+}
+
 bool SchemaHasTypes(const Catalog& catalog, ObjectId database_id, ObjectId schema_id) {
   for (const auto& t : catalog.ListTypes(database_id))
     if (t.schema_id == schema_id) return true;

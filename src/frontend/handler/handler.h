@@ -94,6 +94,7 @@ StatementOutcome HandleAlterEnum(const HandlerArgs& args);
 StatementOutcome HandleDropType(const HandlerArgs& args);
 StatementOutcome RenameType(const HandlerArgs& args);
 StatementOutcome AlterTypeOwner(const HandlerArgs& args);
+StatementOutcome CommentOnType(const HandlerArgs& args);
 bool SchemaHasTypes(const Catalog& catalog, ObjectId database_id, ObjectId schema_id);
 StatementOutcome HandleAlterTable(const HandlerArgs& args);   // alter_table.cc: ALTER TABLE
 // alter_table.cc: CREATE UNIQUE INDEX (an index the table's writes keep,

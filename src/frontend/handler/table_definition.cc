@@ -109,7 +109,10 @@ std::string ConstantTypeLabel(const DataType& t, bool with_modifier) {
 // get_const_expr prints it: integer and numeric constants bare unless a
 // leading sign would read back as an operator, booleans bare, anything
 // else quoted with its type.
-std::optional<std::string> ConstantText(const std::string& text, const DataType& t, bool with_modifier) {
+// An enum type's constants are labelled with its name as the catalog
+// reader's path needs it (StoredDefault then qualifies it).
+std::optional<std::string> ConstantText(const std::string& text, const DataType& t, bool with_modifier,
+                                        const EvalContext* eval = nullptr) {
   if (text.empty() || text.find('\\') != std::string::npos) return std::nullopt;  // E'' strings: as written
   std::string quoted = "'";
   for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
@@ -124,6 +127,10 @@ std::optional<std::string> ConstantText(const std::string& text, const DataType&
       return quoted + "::" + ConstantTypeLabel(t, with_modifier);
     case TypeId::kBoolean:
       return text == "t" || text == "true" ? "true" : "false";
+    case TypeId::kEnum:
+      if (eval && eval->catalog)
+        if (auto name = eval->catalog->UserTypeName(t.PgOid())) return quoted + "::" + *name;
+      return quoted + "::" + t.ToString();
     default:
       return quoted + "::" + ConstantTypeLabel(t, with_modifier);
   }
@@ -189,7 +196,7 @@ std::optional<std::string> PostgresDefaultText(const PgQuery__Node* n, const Dat
         DataType base = WithoutModifier(column_type);
         try {
           Value v = ParseText(c->sval->sval, base, eval);
-          return ConstantText(FormatValueText(v, eval), base, false);
+          return ConstantText(FormatValueText(v, eval), base, false, &eval);
         } catch (const SqlError&) {
           return std::nullopt;
         }
@@ -206,7 +213,7 @@ std::optional<std::string> PostgresDefaultText(const PgQuery__Node* n, const Dat
       if (bound.kind() != Expression::Kind::kConstant) return std::nullopt;
       try {
         Value v = ParseText(tc->arg->a_const->sval->sval, WithoutModifier(bound.type()), eval);
-        return ConstantText(FormatValueText(v, eval), bound.type(), true);
+        return ConstantText(FormatValueText(v, eval), bound.type(), true, &eval);
       } catch (const SqlError&) {
         return std::nullopt;
       }

@@ -35,3 +35,13 @@ SELECT nextval('s1');
 -- pg_dump restores those in post-data, after the views exist.
 CREATE MATERIALIZED VIEW app.active_accounts AS SELECT id, email FROM app.accounts WHERE active;
 CREATE MATERIALIZED VIEW public.events_per_kind AS SELECT kind, count(*) AS n FROM public.events GROUP BY kind;
+-- Enum types (a value added before another, a quote in a label), a column
+-- with an enum default and an array of them, a view comparing with one.
+CREATE TYPE app.status AS ENUM ('active', 'closed', 'it''s');
+ALTER TYPE app.status ADD VALUE 'pending' BEFORE 'active';
+COMMENT ON TYPE app.status IS 'task states';
+CREATE TYPE public.mood AS ENUM ('sad', 'happy');
+CREATE TABLE public.tasks (id int PRIMARY KEY, st app.status NOT NULL DEFAULT 'pending', history app.status[], m mood);
+INSERT INTO public.tasks VALUES (1, 'active', '{pending,active}', 'happy'), (2, 'it''s', NULL, NULL);
+INSERT INTO public.tasks (id) VALUES (3);
+CREATE VIEW app.open_tasks AS SELECT id, st FROM public.tasks WHERE st < 'closed';
