@@ -195,6 +195,44 @@ def type_round_trips():
     conn.commit()
 
 
+def enums():
+    conn.execute("DROP TABLE IF EXISTS pg3_tickets")
+    conn.execute("DROP TYPE IF EXISTS pg3_state")
+    conn.execute("CREATE TYPE pg3_state AS ENUM ('new', 'open', 'done')")
+    conn.execute("CREATE TABLE pg3_tickets (id int PRIMARY KEY, state pg3_state, history pg3_state[])")
+    conn.commit()
+    # Unregistered, an enum is text (its array too, unparsed), as psycopg
+    # does with any type it has no loader for.
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO pg3_tickets VALUES (%s, %s, %s)", [(1, "open", ["new", "open"]), (2, "new", None)])
+        cur.execute("SELECT id, state, history FROM pg3_tickets WHERE state >= %s ORDER BY state", ("new",))
+        rows = cur.fetchall()
+        check(rows == [(2, "new", None), (1, "open", "{new,open}")], "enum values in order (text)", rows)
+    conn.commit()
+    # psycopg's own enum support: the labels from pg_enum, Python enums both ways.
+    info = psycopg.types.enum.EnumInfo.fetch(conn, "pg3_state")
+    check(info is not None and info.labels == ["new", "open", "done"], "EnumInfo.fetch reads the labels", info and info.labels)
+    if info is not None:
+        psycopg.types.enum.register_enum(info, conn)
+        state = info.enum
+        for binary in (False, True):
+            row = conn.execute("SELECT state, history FROM pg3_tickets WHERE id = %s", (1,), binary=binary).fetchone()
+            check(row == (state.open, [state.new, state.open]),
+                  f"a registered enum and its array read back as Python enums ({'binary' if binary else 'text'})", row)
+        conn.execute("UPDATE pg3_tickets SET state = %s WHERE id = 2", (state.done,))
+        row = conn.execute("SELECT state::text FROM pg3_tickets WHERE id = 2").fetchone()
+        check(row == ("done",), "a Python enum written as the enum", row)
+    try:
+        conn.execute("INSERT INTO pg3_tickets VALUES (3, %s)", ("closed",))
+        check(False, "an unknown label raises", "no error")
+    except psycopg.errors.InvalidTextRepresentation:
+        check(True, "an unknown label raises 22P02")
+    conn.rollback()
+    conn.execute("DROP TABLE pg3_tickets")
+    conn.execute("DROP TYPE pg3_state")
+    conn.commit()
+
+
 def pagination():
     with conn.cursor() as cur:
         pages = []
@@ -284,7 +322,7 @@ def transactional_ddl():
 
 for name, fn in [("DDL", ddl), ("transactional DDL", transactional_ddl), ("DML with parameters", dml_with_parameters), ("prepared statements", prepared_reused),
                  ("failed transaction", failed_transaction_then_continue), ("COPY", copy_both_ways),
-                 ("types", type_round_trips), ("pagination", pagination),
+                 ("types", type_round_trips), ("enums", enums), ("pagination", pagination),
                  ("server-side cursor", server_cursor), ("pipeline", pipeline),
                  ("SHOW and settings", show_and_settings), ("autocommit", autocommit_mode)]:
     print(f"== {name}")

@@ -240,7 +240,35 @@ def constraints():
         check(n == 2, "the refused rows were not written", n)
 
 
-for name, fn in [("create_all", create_all), ("core", core), ("ORM session", orm_session), ("serial keys", serial_keys),
+def enums():
+    import enum
+
+    class Mood(enum.Enum):
+        sad = 1
+        ok = 2
+        happy = 3
+
+    md = sa.MetaData()
+    people = sa.Table("sa_people", md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                      sa.Column("mood", sa.Enum(Mood, name="sa_mood")))
+    md.create_all(engine)  # CREATE TYPE sa_mood AS ENUM (...), after checking pg_type
+    md.create_all(engine)  # again: the type and table are found and left
+    with engine.begin() as conn:
+        conn.execute(people.insert(), [{"id": 1, "mood": Mood.happy}, {"id": 2, "mood": Mood.sad}, {"id": 3, "mood": None}])
+        rows = conn.execute(sa.select(people.c.id, people.c.mood).where(people.c.mood > Mood.sad)
+                            .order_by(people.c.mood)).all()
+        check(rows == [(1, Mood.happy)], "an Enum column written and compared", rows)
+    enums = sa.inspect(engine).get_enums()
+    mine = [(e["name"], e["labels"]) for e in enums if e["name"] == "sa_mood"]
+    check(mine == [("sa_mood", ["sad", "ok", "happy"])], "inspect().get_enums()", mine)
+    col = [c for c in sa.inspect(engine).get_columns("sa_people") if c["name"] == "mood"][0]
+    check(isinstance(col["type"], sa.Enum) and list(col["type"].enums) == ["sad", "ok", "happy"],
+          "an enum column reflected as Enum", col["type"])
+    md.drop_all(engine)  # DROP TABLE, then DROP TYPE
+    check(not [e for e in sa.inspect(engine).get_enums() if e["name"] == "sa_mood"], "drop_all drops the type")
+
+
+for name, fn in [("create_all", create_all), ("enums", enums), ("core", core), ("ORM session", orm_session), ("serial keys", serial_keys),
                  ("constraints", constraints),
                  ("reflection", reflection), ("cleanup", cleanup)]:
     step(name, fn)
