@@ -20,3 +20,8 @@ CREATE TABLE s (id SERIAL PRIMARY KEY, v TEXT);
 COMMENT ON TABLE t IS 'items for sale';
 COMMENT ON COLUMN t.price IS 'in cents';
 COMMENT ON SCHEMA app IS 'the application';
+-- Enum types (\dT, \dT+) and a table using them.
+CREATE TYPE mood AS ENUM ('sad', 'happy');
+CREATE TYPE app.status AS ENUM ('new', 'done');
+COMMENT ON TYPE mood IS 'how it went';
+CREATE TABLE e (id INT PRIMARY KEY, m mood DEFAULT 'sad', st app.status[]);
