@@ -225,4 +225,26 @@ check "their comment is kept" test "$(q -c "select obj_description('jb2'::regcla
 check "the index made in the block answers" test "$(q -c "select count(*) from jb1 where b = 3")" = \
   "$(q -c "select count(*) from jb where a % 2 = 0 and b = 3")"
 
+echo "== 10) enum types: labels added in a block killed open are gone; committed ones, and views over them, survive kill -9"
+q -c "create type lvl as enum ('low', 'high')" -c "create table le (id int primary key, l lvl)" \
+  -c "insert into le values (1, 'low'), (2, 'high')" -c "create materialized view le_per as select l, count(*) as n from le group by l" >/dev/null
+open_session
+send "BEGIN;" "ALTER TYPE lvl ADD VALUE 'mid' BEFORE 'high';" "CREATE TYPE gone AS ENUM ('x');" '\echo READY'
+check "the block added a label and a type" wait_for READY
+kill_server
+close_session
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "after kill -9 with the block open neither is there" \
+  test "$(q -c "select string_agg(enumlabel, ',' order by enumsortorder) from pg_enum where enumtypid = 'lvl'::regtype")|$(q -c "select count(*) from pg_type where typname = 'gone'")" = "low,high|0"
+q -c "alter type lvl add value 'mid' before 'high'" -c "alter type lvl rename value 'low' to 'lowest'" \
+  -c "insert into le values (3, 'mid')" -c "flush" >/dev/null
+kill_server
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "after kill -9 the committed labels and their order are kept" \
+  test "$(q -c "select string_agg(id || ':' || l, ',' order by l, id) from le")" = "1:lowest,3:mid,2:high"
+check "the view over them prints them by label" \
+  test "$(q -c "select string_agg(l || '=' || n, ',' order by l) from le_per")" = "lowest=1,mid=1,high=1"
+q -c "insert into le values (4, 'mid')" -c "flush" >/dev/null
+check "and keeps up after the restart" same le_per "select l, count(*) from le group by l"
+
 finish
