@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
+#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <functional>
+#include <map>
 #include <thread>
 
 #include "binder/binder.h"
@@ -174,6 +177,59 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     return PlanStream(std::make_unique<ScanNode>(table, std::move(schema)), def.name.back(), opts);
   }
   throw SqlError(sqlstate::kInternalError, "not a stream job definition");
+}
+
+namespace {
+
+// The width at which a plan reads each table it scans.
+void ScanWidths(const StreamNode& node, std::map<ObjectId, size_t>* out) {
+  if (node.kind() == StreamNode::Kind::kTableScan) {
+    const auto& scan = static_cast<const StreamTableScanNode&>(node);
+    (*out)[scan.table->id] = scan.schema().size();
+  }
+  for (const auto& input : node.inputs()) ScanWidths(*input, out);
+}
+
+// A plan's encoding without the names and hidden flags of its columns
+// (node schemas, state tables): what it computes, by column position. A
+// column dropped since it was planned is hidden under another name.
+nlohmann::json WithoutColumnNames(nlohmann::json j) {
+  if (j.is_object()) {
+    if (j.contains("hidden")) {
+      j.erase("name");
+      j.erase("table");
+      j.erase("hidden");
+    }
+    for (auto& [key, value] : j.items()) value = WithoutColumnNames(std::move(value));
+  } else if (j.is_array()) {
+    for (auto& value : j) value = WithoutColumnNames(std::move(value));
+  }
+  return j;
+}
+
+}  // namespace
+
+bool JobReadsColumn(Catalog& altered, const TableCatalog& job, const EvalContext& eval) {
+  if (job.stream_plan.empty()) return true;
+  try {
+    StreamPlan stored = DecodeStreamPlan(job.stream_plan, [&](ObjectId id) { return altered.GetTable(id); });
+    std::map<ObjectId, size_t> widths;
+    ScanWidths(*stored.root, &widths);
+    std::unique_ptr<Catalog> as_planned = altered.BeginTransaction();
+    for (const auto& [id, width] : widths) {
+      TableRef t = as_planned->GetTable(id);
+      if (!t || t->columns.size() <= width) continue;
+      TableCatalog narrower = *t;
+      narrower.columns.resize(width);
+      as_planned->AlterTable(narrower);
+    }
+    EvalContext settings = eval;
+    std::shared_ptr<StreamPlan> again = ReplanLegacyJob(as_planned.get(), job, &settings);
+    return WithoutColumnNames(nlohmann::json::parse(EncodeStreamPlan(stored))) !=
+           WithoutColumnNames(nlohmann::json::parse(EncodeStreamPlan(*again)));
+  } catch (const SqlError&) {
+    return true;  // it names the column (or no longer plans at all)
+  }
 }
 
 std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval) {

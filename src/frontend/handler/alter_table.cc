@@ -56,6 +56,7 @@
 #include "frontend/handler/objects.h"
 #include "frontend/handler/table_definition.h"
 #include "frontend/session.h"
+#include "frontend/stream_job_planner.h"
 #include "meta/sequences.h"
 #include "planner/optimizer.h"
 #include "storage/meta_store.h"
@@ -253,17 +254,54 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
 // ("........pg.dropped.N........"), without default or NOT NULL, so new
 // rows hold NULL there; the indexes go on with the columns they were made
 // with, and no statement sees it again; those keyed by the column go
-// with it (Alteration::dropped_indexes), as in PostgreSQL. Only when every
-// relation reading the table is an index (materialized views and sinks
-// may read the column): false otherwise, for a rewrite.
-bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i) {
+// with it (Alteration::dropped_indexes), as in PostgreSQL. Materialized
+// views and sinks reading the table, directly or through views, go on
+// too when they do not read the column (JobReadsColumn: their definition
+// planned again without it gives their plan); one that reads it is 2BP01,
+// as PostgreSQL's views. False when nothing but views reads the table,
+// for a rewrite.
+bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool cascade) {
   const int stored = a->sources[i].old_column;  // its place in the stored rows
   if (stored < 0) return false;                 // added by this statement
-  std::vector<TableRef> dependents = args.session->DdlCatalog()->Dependents(a->next.id);
-  if (dependents.empty()) return false;  // a rewrite is as cheap, and leaves nothing behind
+  Catalog* catalog = args.session->DdlCatalog();
+  std::vector<TableRef> dependents, jobs;
+  std::vector<TableRef> pending = catalog->Dependents(a->next.id);
+  while (!pending.empty()) {
+    TableRef dep = pending.back();
+    pending.pop_back();
+    if (dep->kind == RelationKind::kView) {
+      for (const auto& reader : catalog->Dependents(dep->id)) pending.push_back(reader);
+    } else if (dep->kind == RelationKind::kIndex) {
+      if (!dep->depends_on.empty() && dep->depends_on[0] == a->next.id) dependents.push_back(dep);
+    } else if (IsStreamJob(*dep)) {
+      jobs.push_back(dep);
+    }
+  }
+  if (dependents.empty() && jobs.empty()) return false;  // a rewrite is as cheap, and leaves nothing behind
+  const std::string placeholder = fmt::format("........pg.dropped.{}........", stored + 1);
+  const std::string& name = a->next.columns[i].name;
+  if (!jobs.empty()) {
+    std::unique_ptr<Catalog> altered = catalog->BeginTransaction();
+    TableCatalog hidden = *catalog->GetTable(a->next.id);
+    hidden.columns[stored].name = placeholder;
+    hidden.columns[stored].hidden = true;
+    altered->AlterTable(hidden);
+    for (const auto& job : jobs) {
+      if (!JobReadsColumn(*altered, *job, args.session->eval())) continue;
+      if (job->stream_plan.empty())
+        FRESHET_THROW(sqlstate::kFeatureNotSupported, "cannot drop column {} of table {}: {} \"{}\" was made by an older version",
+                      name, a->next.name, RelationKindName(job->kind), job->name);
+      throw SqlError(cascade ? sqlstate::kFeatureNotSupported : sqlstate::kDependentObjectsStillExist,
+                     fmt::format("cannot drop column {} of table {} because other objects depend on it", name, a->next.name))
+          .WithDetail(fmt::format("{} {} depends on column {} of table {}", RelationKindName(job->kind), job->name, name,
+                                  a->next.name))
+          .WithHint(cascade ? fmt::format("DROP COLUMN ... CASCADE does not drop stream jobs yet: drop {} {} first.",
+                                          RelationKindName(job->kind), job->name)
+                            : "Use DROP ... CASCADE to drop the dependent objects too.");
+    }
+  }
   std::vector<ObjectId> keyed;
   for (const auto& dep : dependents) {
-    if (dep->kind != RelationKind::kIndex) return false;
     if (std::find(a->dropped_indexes.begin(), a->dropped_indexes.end(), dep->id) != a->dropped_indexes.end()) continue;
     // An index's key columns are its distribution key, at the table's
     // column positions (it holds the table's columns in their order).
@@ -272,7 +310,7 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i) {
   a->dropped_indexes.insert(a->dropped_indexes.end(), keyed.begin(), keyed.end());
   ColumnCatalog& col = a->next.columns[i];
   if (col.default_expr.find("nextval(") != std::string::npos || col.identity) a->dropped_sequence_columns.push_back(stored);
-  col.name = fmt::format("........pg.dropped.{}........", stored + 1);
+  col.name = placeholder;
   col.hidden = true;
   col.not_null = false;
   col.default_expr.clear();
@@ -391,7 +429,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       std::erase_if(next.constraints, [&](const ConstraintCatalog& fk) {
         return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end();
       });
-      if (!a->InPrimaryKey(cmd->name) && DropColumnInPlace(args, a, i)) return;
+      if (!a->InPrimaryKey(cmd->name) && DropColumnInPlace(args, a, i, cascade)) return;
       if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
       next.columns.erase(next.columns.begin() + i);
       a->sources.erase(a->sources.begin() + i);
