@@ -134,5 +134,26 @@ check "and its rows" test "$(q -c "select count(*), sum(kept) from u")" = "2001|
 check "the index serves a query on its columns" grep -q "using u_k" <<<"$(q -c "explain select id from u where k = 3")"
 check "and answers like the table" test "$(q -c "select count(*), sum(id) from u where k = 3")" = \
   "$(q -c "set enable_indexscan = off" -c "select count(*), sum(id) from u where k = 3")"
+echo "== 5) a column no materialized view reads dropped under them (no rewrite), through kill -9"
+q -c "create table w (id int primary key, a int, unused text, b int)" \
+  -c "insert into w select x, x % 9, 'u' || x, x from generate_series(1, 3000) x" \
+  -c "create materialized view w_sum as select a, count(*) as n, sum(b) as s from w group by a" \
+  -c "create materialized view w_big as select id, b from w where b > 2500" -c "flush" >/dev/null
+out=$(q -c "alter table w drop column unused")
+check "a column the views do not read dropped ($out)" test -z "$out"
+out=$(q -c "alter table w drop column b" 2>&1)
+check "a column they read is refused (2BP01)" grep -q "materialized view w_.* depends on column b of table w" <<<"$out"
+q -c "insert into w values (5000, 3, 9999)" -c "update w set b = b + 1 where a = 3" -c "delete from w where id % 10 = 0" \
+  -c "flush" >/dev/null
+kill_server
+start_server "$WORK/d" "$WORK/d.log" || { fail "restart after kill -9"; finish; }
+q -c "insert into w values (5001, 4, 1)" -c "update w set a = 5 where id = 7" -c "flush" >/dev/null
+check "after kill -9 the grouped view equals its query" test \
+  "$(q -c "select string_agg(a || ':' || n || ':' || s, ',' order by a) from w_sum")" = \
+  "$(q -c "select string_agg(a || ':' || n || ':' || s, ',' order by a) from (select a, count(*) as n, sum(b) as s from w group by a) x")"
+check "and the filtered one" test "$(q -c "select count(*), sum(b) from w_big")" = \
+  "$(q -c "select count(*), sum(b) from w where b > 2500")"
+no_failure "after the drop and kill -9"
+
 stop_server
 finish
