@@ -47,15 +47,15 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt);
 // `eval` holds its time zone). StreamJobs' legacy planner.
 std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval);
 
-// Whether stream job `job` would read a column that `altered` (a copy of
-// the catalog) hides under the name `placeholder` (DROP COLUMN without a
-// rewrite): the job's definition is planned again against `altered`, and
-// unless planning succeeds and gives the job's stored plan exactly (but
-// for the names its scans give the tables' columns), the job is taken to
-// read it.
-// The tables the job reads are taken at the width its plan reads them
-// (columns added since are not the job's). Conservative: a job without a
-// stored plan, or one that would be planned otherwise now, reads it.
+// Whether stream job `job` reads a column that `altered` (a copy of the
+// catalog) hides under another name (DROP COLUMN without a rewrite): the
+// job's definition is planned again against `altered`, and unless that
+// succeeds and gives the job's stored plan exactly, column names and
+// hidden flags aside (what a plan computes is by column position), the job
+// is taken to read it. The tables the job scans are taken at the width it
+// scans them (columns added since are not the job's). Conservative: a job
+// without a stored plan, or one that would be planned otherwise now,
+// reads it.
 bool JobReadsColumn(Catalog& altered, const TableCatalog& job, const EvalContext& eval);
 
 }  // namespace freshet
