@@ -199,3 +199,68 @@ TEST(CatalogTransactionTest, ConcurrentChangesToWhatItTouchedFailTheCommit) {
 
 }  // namespace
 }  // namespace freshet
+
+namespace freshet {
+namespace {
+
+TypeCatalog Enum(const Catalog& catalog, const std::string& name, const std::vector<std::string>& labels) {
+  TypeCatalog t;
+  t.database_id = catalog.FindDatabase("dev")->id;
+  t.schema_id = catalog.FindSchema(t.database_id, "public")->id;
+  t.name = name;
+  for (size_t i = 0; i < labels.size(); i++) t.labels.push_back({int64_t(i + 1) * kEnumPositionGap, labels[i], 0});
+  return t;
+}
+
+// Enum types: published to the registry as stored; labels a transaction
+// adds are pending until it commits and gone when it is dropped; a type
+// shares its schema's names with relations; a reload publishes them again.
+TEST(CatalogTypeTest, EnumTypesInTheRegistryFollowTheCatalog) {
+  auto store = MemoryStore();
+  auto catalog = Catalog::Load(store.get());
+  TypeCatalog mood = catalog->CreateType(Enum(*catalog, "mood_t", {"sad", "happy"}));
+  EXPECT_NE(mood.array_id, 0u);
+  EXPECT_NE(mood.labels[0].oid, mood.labels[1].oid);
+  EXPECT_EQ(EnumPositionOf(mood.id, "happy"), 2 * kEnumPositionGap);
+  EXPECT_EQ(EnumLabelText(mood.id, kEnumPositionGap), "sad");
+  EXPECT_EQ(DataType::Enum(mood.id).ToString(), "mood_t");
+  EXPECT_EQ(DataTypeFromPgOid(DataType::Enum(mood.id).PgOid()), DataType::Enum(mood.id));
+  EXPECT_EQ(DataTypeFromPgOid(DataType::Array(DataType::Enum(mood.id)).PgOid()), DataType::Array(DataType::Enum(mood.id)));
+  EXPECT_THROW(catalog->CreateTable(Table(*catalog, "mood_t")), SqlError);
+  catalog->CreateTable(Table(*catalog, "rel"));
+  EXPECT_THROW(catalog->CreateType(Enum(*catalog, "rel", {"x"})), SqlError);
+  {
+    auto txn = catalog->BeginTransaction();
+    TypeCatalog more = *txn->GetType(mood.id);
+    more.labels.push_back({kEnumPositionGap + kEnumPositionGap / 2, "meh", 0});
+    txn->AlterType(more);
+    TypeCatalog made = txn->CreateType(Enum(*txn, "made_t", {"a"}));
+    EXPECT_EQ(EnumPositionOf(made.id, "a"), kEnumPositionGap);  // a type it made: usable in it
+    try {
+      EnumPositionOf(mood.id, "meh");
+      ADD_FAILURE() << "a label the transaction added is usable before COMMIT";
+    } catch (const SqlError& e) {
+      EXPECT_EQ(e.code(), std::string("55P04"));
+    }
+  }
+  // Dropped: the label is gone again.
+  try {
+    EnumPositionOf(mood.id, "meh");
+    ADD_FAILURE() << "a rolled-back label is still there";
+  } catch (const SqlError& e) {
+    EXPECT_EQ(e.code(), std::string("22P02"));
+  }
+  auto txn = catalog->BeginTransaction();
+  TypeCatalog more = *txn->GetType(mood.id);
+  more.labels.push_back({kEnumPositionGap + kEnumPositionGap / 2, "meh", 0});
+  txn->AlterType(more);
+  catalog->CommitTransaction(*txn);
+  EXPECT_EQ(EnumPositionOf(mood.id, "meh"), kEnumPositionGap + kEnumPositionGap / 2);
+  auto reloaded = Catalog::Load(store.get());
+  ASSERT_TRUE(reloaded->FindType(mood.schema_id, "mood_t"));
+  EXPECT_EQ(reloaded->GetType(mood.id)->labels.size(), 3u);
+  EXPECT_EQ(reloaded->GetType(mood.id)->labels[1].label, "meh");  // by position
+}
+
+}  // namespace
+}  // namespace freshet
