@@ -258,7 +258,8 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
 // views and sinks reading the table, directly or through views, go on
 // too when they do not read the column (JobReadsColumn: their definition
 // planned again without it gives their plan); one that reads it is 2BP01,
-// as PostgreSQL's views. False when nothing but views reads the table,
+// as PostgreSQL's views, or dropped with CASCADE (with what depends on
+// it). False when nothing but views reads the table,
 // for a rewrite.
 bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool cascade) {
   const int stored = a->sources[i].old_column;  // its place in the stored rows
@@ -286,18 +287,27 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool casca
     hidden.columns[stored].name = placeholder;
     hidden.columns[stored].hidden = true;
     altered->AlterTable(hidden);
+    std::vector<TableRef> readers;
     for (const auto& job : jobs) {
       if (!JobReadsColumn(*altered, *job, args.session->eval())) continue;
-      if (job->stream_plan.empty())
+      if (job->stream_plan.empty() && !cascade)
         FRESHET_THROW(sqlstate::kFeatureNotSupported, "cannot drop column {} of table {}: {} \"{}\" was made by an older version",
                       name, a->next.name, RelationKindName(job->kind), job->name);
-      throw SqlError(cascade ? sqlstate::kFeatureNotSupported : sqlstate::kDependentObjectsStillExist,
-                     fmt::format("cannot drop column {} of table {} because other objects depend on it", name, a->next.name))
-          .WithDetail(fmt::format("{} {} depends on column {} of table {}", RelationKindName(job->kind), job->name, name,
-                                  a->next.name))
-          .WithHint(cascade ? fmt::format("DROP COLUMN ... CASCADE does not drop stream jobs yet: drop {} {} first.",
-                                          RelationKindName(job->kind), job->name)
-                            : "Use DROP ... CASCADE to drop the dependent objects too.");
+      if (!cascade)
+        throw SqlError(sqlstate::kDependentObjectsStillExist,
+                       fmt::format("cannot drop column {} of table {} because other objects depend on it", name, a->next.name))
+            .WithDetail(fmt::format("{} {} depends on column {} of table {}", RelationKindName(job->kind), job->name,
+                                    name, a->next.name))
+            .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+      readers.push_back(job);
+    }
+    // CASCADE: the jobs that read it go first, with what depends on them.
+    if (!readers.empty()) {
+      std::vector<ObjectId> ids = DropClosure(args, readers, /*cascade=*/true, "materialized view");
+      for (ObjectId id : ids)
+        if (TableRef t = catalog->GetTable(id); t && t->IsUserVisible() && t->kind != RelationKind::kSequence)
+          args.sink->Notice(fmt::format("drop cascades to {} {}", RelationKindName(t->kind), t->name));
+      DropRelations(args, ids);
     }
   }
   std::vector<ObjectId> keyed;
