@@ -10,8 +10,15 @@
 // statements and PERFORM; EXECUTE of a text expression; IF / ELSIF / ELSE;
 // RAISE (NOTICE, WARNING, INFO, EXCEPTION with % parameters and USING
 // ERRCODE/DETAIL/HINT; a bare RAISE in a handler raises the error again);
-// RETURN; NULL. Anything else (variables, loops, RETURN QUERY...) is 0A000, before
-// anything runs.
+// RETURN; NULL; variables (DECLARE with defaults, `:=`, SELECT/RETURNING
+// ... INTO [STRICT], records and their fields, FOUND) and loops (LOOP,
+// WHILE, FOR over integers or a query's rows, EXIT/CONTINUE [label] [WHEN
+// ...]). A variable in a statement or expression is its value written as
+// a typed literal in the SQL text where the parse tree has the name (a
+// column reference): variables win over columns of the same name, where
+// PostgreSQL's default is an error. Anything else (EXECUTE ... INTO or
+// USING, RETURN QUERY, cursors, variables of the same name in nested
+// blocks...) is 0A000, before anything runs.
 //
 // As in PostgreSQL the DO is one transaction: outside a block it runs in
 // its own (committed at the end, rolled back on an error); in a block it
@@ -26,6 +33,10 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <nlohmann/json.hpp>
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
@@ -67,10 +78,13 @@ bool Matches(const std::string& condition, const std::string& code) {
 class NestedSink : public ResultSink {
  public:
   explicit NestedSink(ResultSink* outer) : outer_(outer) {}
-  void Describe(const std::vector<ColumnDesc>&) override {}
+  void Describe(const std::vector<ColumnDesc>& columns) override { columns_ = columns; }
   void Rows(const DataChunk& chunk) override {
     if (!first_ && chunk.num_rows() > 0 && chunk.num_columns() > 0) first_ = chunk.column(0).GetValue(0);
+    for (size_t r = 0; r < chunk.num_rows(); r++) rows_.push_back(chunk.GetRow(r));
   }
+  const std::vector<ColumnDesc>& columns() const { return columns_; }
+  const std::vector<Row>& rows() const { return rows_; }
   void Notice(const std::string& message) override { outer_->Notice(message); }
   void Warning(const std::string& message) override { outer_->Warning(message); }
   void BeginCopyIn(size_t, bool) override { RefuseCopy(); }
@@ -86,6 +100,8 @@ class NestedSink : public ResultSink {
   }
   ResultSink* outer_;
   std::optional<Value> first_;
+  std::vector<ColumnDesc> columns_;
+  std::vector<Row> rows_;
 };
 
 [[noreturn]] void Unsupported(const std::string& what) {
@@ -112,8 +128,11 @@ void CheckSupported(const json& stmts) {
       for (const json& e : s.value("elsif_list", json::array()))
         CheckSupported(e.at("PLpgSQL_if_elsif").value("stmts", json::array()));
       CheckSupported(s.value("else_body", json::array()));
+    } else if (kind == "PLpgSQL_stmt_loop" || kind == "PLpgSQL_stmt_while" || kind == "PLpgSQL_stmt_fori" ||
+               kind == "PLpgSQL_stmt_fors") {
+      CheckSupported(s.value("body", json::array()));
     } else if (kind == "PLpgSQL_stmt_execsql" || kind == "PLpgSQL_stmt_perform" || kind == "PLpgSQL_stmt_raise" ||
-               kind == "PLpgSQL_stmt_return") {
+               kind == "PLpgSQL_stmt_return" || kind == "PLpgSQL_stmt_assign" || kind == "PLpgSQL_stmt_exit") {
     } else if (kind == "PLpgSQL_stmt_dynexecute") {
       if (s.contains("into") || s.contains("params")) Unsupported("EXECUTE ... INTO or USING");
     } else {
@@ -124,9 +143,10 @@ void CheckSupported(const json& stmts) {
 
 class DoBlock {
  public:
-  explicit DoBlock(const HandlerArgs& args) : args_(args), session_(args.session) {}
+  DoBlock(const HandlerArgs& args, json datums) : args_(args), session_(args.session), datums_(std::move(datums)) {}
 
   void Run(const json& action) {
+    DeclareVariables();
     try {
       RunStatements(action.at("PLpgSQL_stmt_block").value("body", json::array()));
     } catch (const Return&) {
@@ -136,6 +156,210 @@ class DoBlock {
  private:
   // RETURN: the rest of the body is skipped.
   struct Return {};
+  // EXIT and CONTINUE: out of (or on with) the innermost loop, or the one
+  // labelled so.
+  struct LoopJump {
+    bool exit;
+    std::string label;
+  };
+
+  // A variable: a datum of the function (by its number), a scalar of its
+  // declared type or a record (the row it was given last, with names).
+  struct Variable {
+    std::string name;
+    DataType type;  // Unknown: takes its value's (FOUND, a FOR loop's counter)
+    bool record = false;
+    bool assigned = false;  // a record: whether it holds a row
+    Value value;
+    std::vector<std::string> field_names;
+    Row fields;
+  };
+
+  void DeclareVariables() {
+    std::set<std::string> names;
+    for (size_t i = 0; i < datums_.size(); i++) {
+      vars_.emplace_back();
+      Variable& v = vars_.back();
+      const std::string& kind = KindOf(datums_[i]);
+      const json& d = BodyOf(datums_[i]);
+      if (kind != "PLpgSQL_var" && kind != "PLpgSQL_rec") continue;  // an INTO target's row: no name of its own
+      v.name = d.value("refname", std::string());
+      std::string type = d.contains("datatype") ? d.at("datatype").at("PLpgSQL_type").value("typname", std::string()) : "record";
+      while (!type.empty() && type.back() == ' ') type.pop_back();
+      // (Each exception block has its own SQLSTATE and SQLERRM, each
+      // integer FOR loop its counter: named while it runs.)
+      if (!names.insert(v.name).second && v.name != "sqlstate" && v.name != "sqlerrm" && type != "UNKNOWN")
+        Unsupported(fmt::format("a second variable named \"{}\"", v.name));
+      if (v.name == "found") {
+        v.type = DataType::Boolean();
+        v.value = Value::Boolean(false);
+        by_name_[v.name] = int(i);
+        continue;
+      }
+      if (kind == "PLpgSQL_rec" || type == "record") {
+        v.record = true;
+      } else if (type != "UNKNOWN") {
+        v.type = Evaluate("NULL::" + type).type();
+        v.value = Value::Null(v.type);
+      }
+      by_name_[v.name] = int(i);
+      if (d.contains("default_val")) Assign(int(i), Evaluate(QueryOf(d.at("default_val"))));
+    }
+  }
+
+  Variable& Var(int varno) {
+    if (varno < 0 || size_t(varno) >= vars_.size() || vars_[varno].name.empty())
+      throw SqlError(sqlstate::kInternalError, "a DO block names an unknown variable");
+    return vars_[varno];
+  }
+
+  // `value` into scalar variable `varno`, cast as an assignment.
+  void Assign(int varno, const Value& value) {
+    Variable& v = Var(varno);
+    if (v.record) FRESHET_THROW(sqlstate::kFeatureNotSupported, "assigning a value to record \"{}\" is not supported", v.name);
+    if (v.type.id == TypeId::kUnknown) {
+      v.value = value;
+    } else if (value.is_null()) {
+      v.value = Value::Null(v.type);
+    } else {
+      v.value = CastValue(value, v.type, session_->eval(), /*assignment=*/true);
+    }
+    v.assigned = true;
+  }
+
+  void SetFound(bool found) {
+    if (auto it = by_name_.find("found"); it != by_name_.end()) vars_[it->second].value = Value::Boolean(found);
+  }
+
+  // A value as a typed SQL literal.
+  static std::string Literal(const Value& v, const EvalContext& eval) {
+    std::string type = v.type().id == TypeId::kUnknown ? "text" : v.type().ToString();
+    if (v.is_null()) return "NULL::" + type;
+    std::string text = FormatValueText(v, eval), quoted = "'";
+    for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+    return "(" + quoted + "'::" + type + ")";
+  }
+
+  // `sql` with each variable it names (a column reference: x, or rec.field)
+  // replaced by its value as a literal.
+  std::string Substitute(const std::string& sql) {
+    if (by_name_.empty()) return sql;
+    PgQueryParseResult parsed = pg_query_parse(sql.c_str());
+    struct Free {
+      PgQueryParseResult* r;
+      ~Free() { pg_query_free_parse_result(*r); }
+    } free_parsed{&parsed};
+    if (parsed.error || !parsed.parse_tree) return sql;  // running it reports the error
+    json tree = json::parse(parsed.parse_tree, nullptr, /*allow_exceptions=*/false);
+    std::vector<std::pair<size_t, std::vector<std::string>>> refs;  // location, fields
+    std::function<void(const json&)> walk = [&](const json& j) {
+      if (j.is_object()) {
+        if (j.contains("ColumnRef")) {
+          const json& ref = j.at("ColumnRef");
+          std::vector<std::string> fields;
+          for (const json& f : ref.value("fields", json::array()))
+            fields.push_back(f.contains("String") ? f.at("String").value("sval", std::string()) : std::string("*"));
+          if (ref.contains("location")) refs.emplace_back(ref.at("location").get<size_t>(), std::move(fields));
+        }
+        for (const auto& [key, value] : j.items()) walk(value);
+      } else if (j.is_array()) {
+        for (const auto& value : j) walk(value);
+      }
+    };
+    walk(tree);
+    std::sort(refs.begin(), refs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string out = sql;
+    const EvalContext& eval = session_->eval();
+    for (const auto& [at, fields] : refs) {
+      auto it = fields.empty() ? by_name_.end() : by_name_.find(fields[0]);
+      if (it == by_name_.end() || fields.size() > 2) continue;
+      const Variable& v = vars_[it->second];
+      std::string literal;
+      if (v.record) {
+        if (fields.size() != 2) continue;
+        if (!v.assigned)
+          throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
+                         fmt::format("record \"{}\" is not assigned yet", v.name))
+              .WithDetail("The tuple structure of a not-yet-assigned record is indeterminate.");
+        size_t k = 0;
+        while (k < v.field_names.size() && v.field_names[k] != fields[1]) k++;
+        if (k == v.field_names.size())
+          FRESHET_THROW(sqlstate::kUndefinedColumn, "record \"{}\" has no field \"{}\"", v.name, fields[1]);
+        literal = Literal(v.fields[k], eval);
+      } else {
+        if (fields.size() != 1) continue;
+        literal = Literal(v.value, eval);
+      }
+      out.replace(at, ReferenceLength(out, at, fields.size()), literal);
+    }
+    return out;
+  }
+
+  // The length of the column reference of `parts` names at `at` in `sql`.
+  static size_t ReferenceLength(const std::string& sql, size_t at, size_t parts) {
+    size_t i = at;
+    for (size_t p = 0; p < parts; p++) {
+      if (p > 0) {
+        while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) i++;
+        if (i < sql.size() && sql[i] == '.') i++;
+        while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i]))) i++;
+      }
+      if (i < sql.size() && sql[i] == '"') {
+        for (i++; i < sql.size(); i++)
+          if (sql[i] == '"' && !(i + 1 < sql.size() && sql[i + 1] == '"')) break;
+          else if (sql[i] == '"') i++;
+        i++;
+      } else {
+        while (i < sql.size() && (std::isalnum(static_cast<unsigned char>(sql[i])) || sql[i] == '_' || sql[i] == '$' ||
+                                  static_cast<unsigned char>(sql[i]) >= 0x80))
+          i++;
+      }
+    }
+    return i - at;
+  }
+
+  // The rows of a query (its statement with the variables substituted).
+  NestedSink Query(const std::string& sql) {
+    std::vector<ParsedStatement> stmts = ParseSql(Substitute(sql));
+    if (stmts.size() != 1) throw SqlError(sqlstate::kSyntaxError, "a DO block's statement must be one statement");
+    NestedSink sink(args_.sink);
+    StatementOutcome outcome = session_->RunNested(stmts[0], &sink);
+    statements_run_++;
+    last_tag_ = outcome.tag;
+    return sink;
+  }
+
+  // Gives a row to the INTO target `target` (a row of variables, or one record).
+  void Into(const json& target, const std::vector<ColumnDesc>& columns, const Row* row) {
+    std::vector<int> varnos;
+    if (KindOf(target) == "PLpgSQL_row")
+      for (const json& f : BodyOf(target).value("fields", json::array())) varnos.push_back(f.at("varno").get<int>());
+    else
+      varnos.push_back(BodyOf(target).value("dno", -1));
+    if (varnos.size() == 1 && Var(varnos[0]).record) {
+      Variable& r = Var(varnos[0]);
+      r.field_names.clear();
+      for (const auto& c : columns) r.field_names.push_back(c.name);
+      r.fields = row ? *row : Row(columns.size(), Value());
+      if (!row)
+        for (size_t k = 0; k < columns.size(); k++) r.fields[k] = Value::Null(columns[k].type);
+      r.assigned = true;
+      return;
+    }
+    for (size_t k = 0; k < varnos.size(); k++)
+      Assign(varnos[k], row && k < row->size() ? (*row)[k] : Value::Null(k < columns.size() ? columns[k].type : DataType::Text()));
+  }
+
+  // Runs a loop's body once: false when an EXIT leaves it.
+  bool LoopBody(const json& loop, const json& body) {
+    try {
+      RunStatements(body);
+    } catch (const LoopJump& jump) {
+      if (!jump.label.empty() && jump.label != loop.value("label", std::string())) throw;
+      return !jump.exit;
+    }
+    return true;
+  }
 
   void RunStatements(const json& stmts) {
     for (const json& stmt : stmts) RunStatement(stmt);
@@ -145,8 +369,91 @@ class DoBlock {
     const std::string& kind = KindOf(stmt);
     const json& s = BodyOf(stmt);
     if (kind == "PLpgSQL_stmt_block") return RunBlock(s);
-    if (kind == "PLpgSQL_stmt_execsql") return RunSql(QueryOf(s.at("sqlstmt")), /*perform=*/false);
+    if (kind == "PLpgSQL_stmt_execsql") {
+      if (!s.value("into", false)) return RunSql(QueryOf(s.at("sqlstmt")), /*perform=*/false);
+      NestedSink rows = Query(QueryOf(s.at("sqlstmt")));
+      if (s.value("strict", false) && rows.rows().size() != 1)
+        throw SqlError(rows.rows().empty() ? sqlstate::kNoDataFound : sqlstate::kTooManyRows,
+                       rows.rows().empty() ? "query returned no rows" : "query returned more than one row");
+      Into(s.at("target"), rows.columns(), rows.rows().empty() ? nullptr : &rows.rows()[0]);
+      SetFound(!rows.rows().empty());
+      return;
+    }
     if (kind == "PLpgSQL_stmt_perform") return RunSql(QueryOf(s.at("expr")), /*perform=*/true);
+    if (kind == "PLpgSQL_stmt_assign") {
+      // Its query is the whole assignment: "x := x + 1".
+      const std::string text = QueryOf(s.at("expr"));
+      size_t at = text.find(":=");
+      size_t skip = 2;
+      if (at == std::string::npos) {
+        at = text.find('=');
+        skip = 1;
+      }
+      if (at == std::string::npos) throw SqlError(sqlstate::kSyntaxError, "invalid assignment: " + text);
+      return Assign(s.at("varno").get<int>(), Evaluate(text.substr(at + skip)));
+    }
+    if (kind == "PLpgSQL_stmt_exit") {
+      if (s.contains("cond") && !Condition(QueryOf(s.at("cond")))) return;
+      throw LoopJump{s.value("is_exit", false), s.value("label", std::string())};
+    }
+    if (kind == "PLpgSQL_stmt_loop") {
+      while (LoopBody(s, s.value("body", json::array()))) {
+      }
+      return;
+    }
+    if (kind == "PLpgSQL_stmt_while") {
+      while (Condition(QueryOf(s.at("cond"))) && LoopBody(s, s.value("body", json::array()))) {
+      }
+      return;
+    }
+    if (kind == "PLpgSQL_stmt_fori") {
+      Value lower = Evaluate(QueryOf(s.at("lower"))), upper = Evaluate(QueryOf(s.at("upper")));
+      Value step = s.contains("step") ? Evaluate(QueryOf(s.at("step"))) : Value::Int32(1);
+      auto as_int = [&](const Value& v, const char* what) {
+        if (v.is_null()) FRESHET_THROW(sqlstate::kNullValueNotAllowed, "{} bound of FOR loop cannot be null", what);
+        return CastValue(v, DataType::Int32(), session_->eval(), true).int_value();
+      };
+      int64_t from = as_int(lower, "lower"), to = as_int(upper, "upper"), by = as_int(step, "BY value");
+      if (by <= 0) throw SqlError(sqlstate::kInvalidParameterValue, "BY value of FOR loop must be greater than zero");
+      const bool reverse = s.value("reverse", false);
+      // The counter is the datum declared on the loop's line.
+      const json& counter = BodyOf(s.at("var"));
+      const std::string name = counter.value("refname", std::string());
+      int varno = -1;
+      for (size_t i = 0; i < datums_.size(); i++)
+        if (KindOf(datums_[i]) == "PLpgSQL_var" && BodyOf(datums_[i]).value("refname", std::string()) == name &&
+            BodyOf(datums_[i]).value("lineno", -1) == counter.value("lineno", -2))
+          varno = int(i);
+      auto shadowed = by_name_.find(name);
+      std::optional<int> outer = shadowed == by_name_.end() ? std::nullopt : std::optional<int>(shadowed->second);
+      by_name_[name] = varno;
+      struct Restore {
+        std::map<std::string, int>& names;
+        std::string name;
+        std::optional<int> outer;
+        ~Restore() {
+          if (outer) names[name] = *outer;
+          else names.erase(name);
+        }
+      } restore{by_name_, name, outer};
+      bool ran = false;
+      for (int64_t i = from; reverse ? i >= to : i <= to; i += reverse ? -by : by) {
+        Assign(varno, Value::Int32(i));
+        ran = true;
+        if (!LoopBody(s, s.value("body", json::array()))) break;
+      }
+      SetFound(ran);
+      return;
+    }
+    if (kind == "PLpgSQL_stmt_fors") {
+      NestedSink rows = Query(QueryOf(s.at("query")));
+      for (const Row& row : rows.rows()) {
+        Into(s.at("var"), rows.columns(), &row);
+        if (!LoopBody(s, s.value("body", json::array()))) break;
+      }
+      SetFound(!rows.rows().empty());
+      return;
+    }
     if (kind == "PLpgSQL_stmt_dynexecute") {
       Value text = Evaluate(QueryOf(s.at("query")));
       if (text.is_null()) throw SqlError(sqlstate::kNullValueNotAllowed, "query string argument of EXECUTE is null");
@@ -201,6 +508,8 @@ class DoBlock {
               .WithHint("Send the DO alone, or in BEGIN ... COMMIT.");
         }
         handling_.push_back(e);
+        if (auto it = by_name_.find("sqlstate"); it != by_name_.end()) Assign(it->second, Value::Varchar(e.code()));
+        if (auto it = by_name_.find("sqlerrm"); it != by_name_.end()) Assign(it->second, Value::Varchar(e.message()));
         try {
           RunStatements(handler.value("action", json::array()));
         } catch (...) {
@@ -226,18 +535,22 @@ class DoBlock {
         !stmt.node->select_stmt->into_clause)
       throw SqlError(sqlstate::kSyntaxError, "query has no destination for result data")
           .WithHint("If you want to discard the results of a SELECT, use PERFORM instead.");
-    NestedSink sink(args_.sink);
-    session_->RunNested(stmt, &sink);
-    statements_run_++;
+    (void)stmt;
+    NestedSink sink = Query(sql);
+    // FOUND: whether it returned or changed a row.
+    size_t space = last_tag_.rfind(' ');
+    SetFound(!sink.rows().empty() || (space != std::string::npos && last_tag_.substr(space + 1) != "0" &&
+                                      std::isdigit(static_cast<unsigned char>(last_tag_.back()))));
   }
 
   // The value of a PL/pgSQL expression (SELECT's first column).
   Value Evaluate(const std::string& expr) {
-    std::vector<ParsedStatement> stmts = ParseSql("SELECT " + expr);
+    std::vector<ParsedStatement> stmts = ParseSql(Substitute("SELECT " + expr));
     if (stmts.size() != 1) throw SqlError(sqlstate::kSyntaxError, "invalid expression in a DO block: " + expr);
     NestedSink sink(args_.sink);
     session_->RunNested(stmts[0], &sink);
-    return sink.first() ? *sink.first() : Value();
+    if (sink.first()) return *sink.first();
+    return sink.columns().empty() ? Value() : Value::Null(sink.columns()[0].type);
   }
 
   bool Condition(const std::string& expr) {
@@ -321,6 +634,10 @@ class DoBlock {
 
   const HandlerArgs& args_;
   Session* session_;
+  const json datums_;
+  std::vector<Variable> vars_;        // by datum number
+  std::map<std::string, int> by_name_;
+  std::string last_tag_;              // the last statement's command tag
   int blocks_ = 0;
   int statements_run_ = 0;
   std::vector<SqlError> handling_;  // the errors being handled, innermost last
@@ -362,12 +679,6 @@ StatementOutcome HandleDo(const HandlerArgs& args) {
   if (!functions.is_array() || functions.size() != 1)
     throw SqlError(sqlstate::kSyntaxError, "a DO block must hold one PL/pgSQL body");
   const json& f = functions[0].at("PLpgSQL_function");
-  // Variables: only the ones PL/pgSQL declares itself (FOUND, and SQLSTATE
-  // and SQLERRM in exception handlers).
-  for (const json& datum : f.value("datums", json::array())) {
-    const std::string name = datum.begin().value().value("refname", std::string());
-    if (name != "found" && name != "sqlstate" && name != "sqlerrm") Unsupported("DECLARE (variables)");
-  }
   const json& action = f.at("action");
   CheckSupported(action.at("PLpgSQL_stmt_block").value("body", json::array()));
 
@@ -376,7 +687,7 @@ StatementOutcome HandleDo(const HandlerArgs& args) {
   const bool own_transaction = !session->InTransactionBlock();
   if (own_transaction) session->Begin(/*start_transaction=*/false);
   try {
-    DoBlock(args).Run(action);
+    DoBlock(args, f.value("datums", json::array())).Run(action);
   } catch (...) {
     if (own_transaction) session->Rollback();
     throw;
