@@ -35,47 +35,11 @@ PG_BIN="${PG_BIN:-/usr/lib/postgresql/15/bin}"
 
 source "$HERE/lib.sh"
 
-PG_DATA="$WORK/pg"
-PG_RUN="$WORK/pgrun"
-PG_PORT=""
-PG_STARTED=0
-AS_PG=()
-stop_pg() {
-  [[ $PG_STARTED -eq 1 ]] || return 0
-  timeout 60 "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -m immediate -w -t 30 stop >/dev/null 2>&1
-  PG_STARTED=0
-}
-trap 'stop_pg; cleanup' EXIT
+source "$HERE/pg15.sh"
 
 # A private copy of the binary.
 if ! cp "$BIN" "$WORK/freshet"; then fail "copy $BIN"; finish; fi
 BIN="$WORK/freshet"
-
-start_pg() {
-  if [[ "$(id -u)" -eq 0 ]]; then
-    id postgres >/dev/null 2>&1 || { echo "  running as root but there is no user postgres to run PostgreSQL as"; return 1; }
-    AS_PG=(runuser -u postgres --)
-    chmod 711 "$WORK"
-  fi
-  mkdir -p "$PG_DATA" "$PG_RUN" && chmod 700 "$PG_DATA" || return 1
-  [[ ${#AS_PG[@]} -gt 0 ]] && chown postgres: "$PG_DATA" "$PG_RUN"
-  # C collation (strings compare as bytes, as in Freshet), UTF-8 character classes (upper('ü') = 'Ü').
-  if ! timeout 120 "${AS_PG[@]}" "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=trust -E UTF8 --locale=C \
-      --lc-ctype=C.UTF-8 -N >"$PG_RUN/initdb.log" 2>&1; then
-    tail -n 20 "$PG_RUN/initdb.log"; return 1
-  fi
-  for _ in 1 2 3 4 5; do
-    PG_PORT="$(pick_port)" || return 1
-    if timeout 90 "${AS_PG[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$PG_RUN/server.log" -w -t 60 \
-        -o "-p $PG_PORT -k $PG_RUN -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" start >/dev/null 2>&1; then
-      PG_STARTED=1
-      return 0
-    fi
-    PG_STARTED=1; stop_pg   # maybe half started; the port may have been taken meanwhile: try another
-  done
-  tail -n 20 "$PG_RUN/server.log"
-  return 1
-}
 
 echo "== build $NAME.cc"
 if ! g++ -std=c++20 -O1 -I/usr/include/postgresql "$HERE/$NAME.cc" -lpq -pthread -o "$WORK/$NAME" 2>"$WORK/build.log"; then
