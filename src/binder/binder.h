@@ -110,8 +110,9 @@ class Binder {
   // (0A000), aggregates (42803), window or set-returning functions.
   // *columns (if given) gets the names of the columns it reads, in the
   // order they appear (pg_constraint.conkey).
+  // (index_predicate: a partial index's WHERE, worded so in errors.)
   ExprPtr BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
-                              std::vector<std::string>* columns = nullptr);
+                              std::vector<std::string>* columns = nullptr, bool index_predicate = false);
   // The table's CHECK constraints, bound: what its writes must pass.
   std::vector<CheckConstraint> BindChecks(const TableCatalog& table);
   // The value a column gets when a write does not give one: its DEFAULT,

@@ -70,13 +70,15 @@ void CollectColumns(const Expression& e, std::vector<int>* out) {
 }  // namespace
 
 ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
-                                    std::vector<std::string>* columns) {
+                                    std::vector<std::string>* columns, bool index_predicate) {
   Scope scope;
   for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
-  scope.clause = "check constraints";
+  scope.clause = index_predicate ? "index predicates" : "check constraints";
   ExprBinder eb(this, &scope);
-  ExprPtr e = eb.BindCondition(expr, "CHECK");
-  if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in check constraint");
+  ExprPtr e = eb.BindCondition(expr, index_predicate ? "WHERE" : "CHECK");
+  if (ReadsSubquery(*e))
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   index_predicate ? "cannot use subquery in index predicate" : "cannot use subquery in check constraint");
   if (columns) {
     std::vector<int> read;
     CollectColumns(*e, &read);
@@ -324,7 +326,7 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
       if (all_columns && declared_key && named == std::set<int>(table.pk.begin(), table.pk.end()))
         insert->conflict_on_key = true;
       for (const auto& c : table.constraints) {
-        if (c.type != 'u' || !all_columns) continue;
+        if (c.type != 'u' || !all_columns || !c.predicate.empty()) continue;  // (partial: only with a WHERE)
         std::set<int> columns;
         for (const auto& name : c.columns) columns.insert(table.ColumnIndex(name));
         if (columns == named) insert->conflict_uniques.push_back(c.name);
@@ -335,8 +337,10 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
                      "there is no unique or exclusion constraint matching the ON CONFLICT specification");
   } else {
     insert->conflict_on_key = declared_key;
+    // (Not the partial unique indexes: a row they would not hold does not
+    // conflict there; such a conflict is 23505.)
     for (const auto& c : table.constraints)
-      if (c.type == 'u') insert->conflict_uniques.push_back(c.name);
+      if (c.type == 'u' && c.predicate.empty()) insert->conflict_uniques.push_back(c.name);
   }
   // A table keyed by generated row ids, without unique constraints, has
   // nothing to conflict on.

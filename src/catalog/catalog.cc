@@ -89,7 +89,7 @@ int TableCatalog::ColumnIndex(const std::string& column_name) const {
 const ConstraintCatalog* TableCatalog::FindUniqueKey(const std::vector<std::string>& column_names) const {
   std::set<std::string> wanted(column_names.begin(), column_names.end());
   for (const auto& c : constraints)
-    if (c.type == 'u' && c.columns.size() == column_names.size() &&
+    if (c.type == 'u' && c.predicate.empty() && c.columns.size() == column_names.size() &&
         std::set<std::string>(c.columns.begin(), c.columns.end()) == wanted)
       return &c;
   return nullptr;
@@ -155,7 +155,7 @@ json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
                    {"on_delete", std::string(1, c.on_delete)}, {"match", std::string(1, c.match)},
                    {"deferrable", c.deferrable}, {"deferred", c.deferred}, {"check", c.check}, {"check_is_operator", c.check_is_operator},
                    {"index_id", c.index_id}, {"nulls_not_distinct", c.nulls_not_distinct},
-                   {"index_only", c.index_only},
+                   {"index_only", c.index_only}, {"predicate", c.predicate},
                    {"validated", c.validated}});
   return out;
 }
@@ -180,6 +180,7 @@ std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
     k.index_id = c.value("index_id", ObjectId(0));
     k.nulls_not_distinct = c.value("nulls_not_distinct", false);
     k.index_only = c.value("index_only", false);
+    k.predicate = c.value("predicate", std::string());
     k.validated = c.value("validated", true);
     out.push_back(std::move(k));
   }

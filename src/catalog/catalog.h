@@ -101,6 +101,10 @@ struct ConstraintCatalog {
   ObjectId index_id = 0;             // UNIQUE: its index's relation id (0: not assigned yet)
   bool nulls_not_distinct = false;   // UNIQUE NULLS NOT DISTINCT: rows with NULLs conflict too
   bool index_only = false;           // CREATE UNIQUE INDEX: a unique index, not a constraint
+  // CREATE UNIQUE INDEX ... WHERE: the rows the index holds (SQL text over
+  // the table's columns, deparsed; empty: every row). Such an index is no
+  // ON CONFLICT arbiter and no key a foreign key may reference.
+  std::string predicate;
 };
 
 // CREATE SEQUENCE's parameters, as pg_sequence holds them.

@@ -741,7 +741,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     // The primary keys' indexes, and CREATE INDEX's (over the columns of
     // its table, whose attribute numbers it keeps).
     auto index = [&](uint32_t index_oid, const TableCatalog& table, const std::vector<int>& columns, bool primary,
-                     bool unique) {
+                     bool unique, const std::string& predicate = "") {
       std::vector<int> nums = AttNums(table), keys, options;
       std::vector<int64_t> collations, classes;
       for (int k : columns) {
@@ -753,12 +753,13 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       int64_t n = static_cast<int64_t>(keys.size());
       rows.push_back({O(index_oid), O(ObjectOid(table.id)), I2(n), I2(n), B(unique), B(primary), B(false), B(true),
                       B(false), B(true), B(false), B(true), B(true), B(false), Int2Vector(keys),
-                      OidVector(collations), OidVector(classes), Int2Vector(options), Null(kText), Null(kText)});
+                      OidVector(collations), OidVector(classes), Int2Vector(options), Null(kText),
+                      predicate.empty() ? Null(kText) : Txt(predicate)});
     };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (HasPrimaryKeyIndex(*t)) index(PrimaryKeyIndexOid(t->id), *t, t->pk, true, true);
       for (const ConstraintCatalog* u : UniqueConstraints(*t))
-        index(ObjectOid(u->index_id), *t, ConstraintColumns(*t, *u), false, true);
+        index(ObjectOid(u->index_id), *t, ConstraintColumns(*t, *u), false, true, u->predicate);
       if (!IsUserIndex(*t)) continue;
       TableRef table = c.GetTable(t->depends_on[0]);
       if (table) index(ObjectOid(t->id), *table, IndexKeyColumns(*t), false, false);
@@ -1087,9 +1088,14 @@ class CatalogLookupImpl : public CatalogLookup {
     std::string table = pretty && TableIsVisible(ObjectOid(t->id))
                             ? QuoteIdent(t->name)
                             : QuoteIdent(s ? s->name : "") + "." + QuoteIdent(t->name);
-    return fmt::format("CREATE {}INDEX {} ON {} USING btree ({}){}", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
+    // A partial index's predicate: parenthesized but in pretty form, as
+    // PostgreSQL's pg_get_indexdef.
+    std::string where;
+    if (rel->unique && !rel->unique->predicate.empty())
+      where = pretty ? " WHERE " + rel->unique->predicate : " WHERE (" + rel->unique->predicate + ")";
+    return fmt::format("CREATE {}INDEX {} ON {} USING btree ({}){}{}", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
                        QuoteIdent(rel->name), table, ColumnList(*t, columns),
-                       rel->unique && rel->unique->nulls_not_distinct ? " NULLS NOT DISTINCT" : "");
+                       rel->unique && rel->unique->nulls_not_distinct ? " NULLS NOT DISTINCT" : "", where);
   }
 
   std::string StoredDefault(const std::string& expr) const override {

@@ -50,6 +50,7 @@ inline constexpr const char* kDuplicateSchema = "42P06";
 inline constexpr const char* kDuplicateColumn = "42701";
 inline constexpr const char* kDuplicateObject = "42710";
 inline constexpr const char* kInvalidName = "42602";
+inline constexpr const char* kInvalidObjectDefinition = "42P17";
 inline constexpr const char* kDuplicateAlias = "42712";
 inline constexpr const char* kDependentObjectsStillExist = "2BP01";
 inline constexpr const char* kInvalidTableDefinition = "42P16";

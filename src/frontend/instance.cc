@@ -1,10 +1,14 @@
 #include "frontend/instance.h"
 
+#include <pg_query/pg_query.pb-c.h>
 #include <spdlog/spdlog.h>
 
 #include <random>
 
+#include "binder/binder.h"
 #include "frontend/stream_job_planner.h"
+#include "meta/unique_index.h"
+#include "sql/parser.h"
 #include "stream/state_cache.h"
 
 namespace freshet {
@@ -35,6 +39,15 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   const Catalog* catalog = inst->catalog_.get();
   jobs->set_legacy_planner(
       [catalog](const TableCatalog& job, EvalContext* eval) { return ReplanLegacyJob(catalog, job, eval); });
+  // Partial unique indexes' predicates, for the writes that keep them.
+  SetIndexPredicateBinder([](const TableCatalog& table, const std::string& predicate) {
+    EvalContext eval;
+    BinderContext ctx;
+    ctx.eval = &eval;
+    ctx.database_id = table.database_id;
+    std::vector<ParsedStatement> stmts = ParseSql("SELECT " + predicate);
+    return Binder(ctx).BindCheckExpression(table, stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
+  });
   inst->barriers_->set_recovery_handler(
       [jobs](uint32_t database_id, const StreamRuntime::Failure& f) { jobs->Recover(database_id, f); });
   // Start every database's epoch loop so their committed epochs are known.

@@ -24,6 +24,15 @@ SqlError UniqueViolation(const TableCatalog& table, const std::string& constrain
   return e;
 }
 
+namespace {
+IndexPredicateBinder& PredicateBinder() {
+  static IndexPredicateBinder* binder = new IndexPredicateBinder();
+  return *binder;
+}
+}  // namespace
+
+void SetIndexPredicateBinder(IndexPredicateBinder binder) { PredicateBinder() = std::move(binder); }
+
 bool UniqueIndexWrites::HasUniqueConstraints(const TableCatalog& table) {
   for (const auto& c : table.constraints)
     if (c.type == 'u') return true;
@@ -34,7 +43,11 @@ UniqueIndexWrites::UniqueIndexWrites(const TableCatalog& table, const StateTable
     : table_(table), rows_(rows), missing_(table.MissingCells()) {
   for (const auto& c : table.constraints) {
     if (c.type != 'u') continue;
-    Index index{&c, table.UniqueIndexColumns(c), index_for(c), {}};
+    Index index{&c, table.UniqueIndexColumns(c), index_for(c), {}, nullptr};
+    if (!c.predicate.empty()) {
+      if (!PredicateBinder()) throw SqlError(sqlstate::kInternalError, "no binder for the predicate of index " + c.name);
+      index.predicate = PredicateBinder()(table, c.predicate);
+    }
     indexes_.push_back(std::move(index));
   }
 }
@@ -53,7 +66,17 @@ static DataChunk IndexRow(const std::vector<DataType>& types, const std::vector<
   return out;
 }
 
+bool UniqueIndexWrites::Holds(const Index& index, const Row& row) const {
+  if (!index.predicate) return true;
+  DataChunk one(table_.types());
+  one.AppendRow(row);
+  EvalContext ctx;
+  Vector holds = index.predicate->Eval(one, ctx);
+  return !holds.IsNull(0) && holds.GetBool(0);
+}
+
 std::optional<std::string> UniqueIndexWrites::KeyOf(const Index& index, const Row& row) const {
+  if (!Holds(index, row)) return std::nullopt;
   if (!index.constraint->nulls_not_distinct)
     for (size_t k = 0; k < index.constraint->columns.size(); k++)
       if (row[index.columns[k]].is_null()) return std::nullopt;
@@ -162,10 +185,19 @@ void UniqueIndexWrites::AddBulk(const BulkRows& rows) {
       for (size_t r = 0; r < n; r++) ends[r] = e.bytes.data() + e.offsets[r];
       EncodeRowsTo(e.rows, ends.data());
     }
+    // The partial indexes' predicates, over the whole chunk.
+    std::vector<std::optional<Vector>> holds(indexes_.size());
+    chunk.set_cardinality(n);
+    for (size_t i = 0; i < indexes_.size(); i++)
+      if (indexes_[i].predicate) {
+        EvalContext ctx;
+        holds[i] = indexes_[i].predicate->Eval(chunk, ctx);
+      }
     for (size_t r = 0; r < n; r++)
       for (size_t i = 0; i < indexes_.size(); i++) {
         Index& index = indexes_[i];
         const Encoded& e = encoded[i];
+        if (holds[i] && (holds[i]->IsNull(r) || !holds[i]->GetBool(r))) continue;
         const size_t constrained = index.constraint->columns.size();
         bool has_null = false;
         for (size_t k = 0; k < constrained && !index.constraint->nulls_not_distinct; k++)

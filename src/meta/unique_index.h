@@ -7,7 +7,8 @@
 // the table's key columns (so the index is read like any relation: which
 // row holds a value). A row whose constrained columns hold a NULL is not
 // indexed (NULLs are distinct) unless the constraint says NULLS NOT
-// DISTINCT.
+// DISTINCT; nor is a row for which a partial index's predicate
+// (ConstraintCatalog::predicate) is not true.
 //
 // Given the table's rows as every applied write leaves them (DmlManager's
 // state table), the writes are replayed in order over an overlay of the
@@ -30,6 +31,7 @@
 
 #include "catalog/catalog.h"
 #include "common/error.h"
+#include "expr/expression.h"
 #include "storage/bulk_rows.h"
 #include "storage/state_table.h"
 #include "storage/write_log.h"
@@ -41,6 +43,12 @@ namespace freshet {
 // table's columns; `columns` are the key's.
 SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<int>& columns,
                          const Row& row);
+
+// Binds a partial unique index's predicate (SQL text) against its table's
+// columns. meta has no binder: the frontend installs one at start
+// (SetIndexPredicateBinder); without one, a partial index is XX000.
+using IndexPredicateBinder = std::function<ExprPtr(const TableCatalog&, const std::string&)>;
+void SetIndexPredicateBinder(IndexPredicateBinder binder);
 
 class UniqueIndexWrites {
  public:
@@ -75,7 +83,10 @@ class UniqueIndexWrites {
     std::vector<int> columns;  // the table's: constrained ones, then its key's
     std::shared_ptr<StateTable> table;
     std::unordered_map<std::string, std::optional<Entry>> overlay;  // by index key; nullopt: deleted
+    std::shared_ptr<const Expression> predicate;  // partial indexes: the rows it holds
   };
+  // Whether a partial index holds `row` (its predicate is true).
+  bool Holds(const Index& index, const Row& row) const;
   // The index key of a row, or nullopt when it is not indexed.
   std::optional<std::string> KeyOf(const Index& index, const Row& row) const;
   // The row key of the table's row holding index key `key`, if any.

@@ -247,4 +247,17 @@ check "the view over them prints them by label" \
 q -c "insert into le values (4, 'mid')" -c "flush" >/dev/null
 check "and keeps up after the restart" same le_per "select l, count(*) from le group by l"
 
+echo "== 11) a partial unique index survives kill -9 and keeps only its rows unique"
+q -c "create table pu (id int primary key, email text, live boolean)" \
+  -c "insert into pu select x, 'e' || (x % 50), x <= 50 from generate_series(1, 500) x" \
+  -c "create unique index pu_live on pu (email) where live" >/dev/null
+kill_server
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+out=$(q -c "insert into pu values (1000, 'e7', true)" 2>&1)
+check "after kill -9 a live duplicate is refused" grep -q 'violates unique constraint "pu_live"' <<<"$out"
+out=$(q -c "insert into pu values (1000, 'e7', false)" -c "update pu set live = false where id = 7" \
+  -c "insert into pu values (1001, 'e7', true)" 2>&1)
+check "rows outside the predicate are not ($out)" test "$out" = ""
+check "its definition is kept" grep -q "WHERE (live)" <<<"$(q -c "select pg_get_indexdef('pu_live'::regclass)")"
+
 finish

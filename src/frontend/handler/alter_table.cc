@@ -58,6 +58,7 @@
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
 #include "meta/sequences.h"
+#include "expr/function_registry.h"
 #include "planner/optimizer.h"
 #include "storage/meta_store.h"
 #include "storage/state_store.h"
@@ -1042,8 +1043,25 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   TableRef t = binder.ResolveRelation(ix->relation);
   if (t->kind != RelationKind::kTable || IsConnectorTable(*t))
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "unique indexes are supported on tables only, not on \"{}\"", t->name);
-  if (ix->where_clause) throw SqlError(sqlstate::kFeatureNotSupported, "partial unique indexes are not supported");
   CheckOwner(args, *t);
+  // A partial index: its predicate as a CHECK's expression is bound (over
+  // the table's columns, boolean, no subqueries), kept as its text.
+  std::string predicate;
+  if (ix->where_clause) {
+    ExprPtr bound = binder.BindCheckExpression(*t, ix->where_clause, nullptr, /*index_predicate=*/true);
+    // Its value must not change while the row does not (PostgreSQL's
+    // IMMUTABLE): no clock, session or random functions.
+    static const std::set<std::string> kNotImmutable = {"now", "statement_timestamp", "transaction_timestamp",
+                                                        "current_setting", "timezone", "to_char"};
+    std::function<void(const Expression&)> check = [&](const Expression& e) {
+      if (const auto* f = dynamic_cast<const FunctionExpr*>(&e))
+        if (IsVolatileFunction(f->function()->name) || kNotImmutable.count(f->function()->name))
+          throw SqlError(sqlstate::kInvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE");
+      for (const auto& child : e.children()) check(*child);
+    };
+    check(*bound);
+    predicate = DeparseExpression(ix->where_clause);
+  }
   std::vector<std::string> columns;
   for (size_t i = 0; i < ix->n_index_params; i++) {
     const PgQuery__IndexElem* e = ix->index_params[i]->index_elem;
@@ -1074,6 +1092,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   Alteration a(*t);
   ConstraintCatalog index = BindUniqueConstraint(args, a.Finish(), columns, &c);
   index.index_only = true;
+  index.predicate = predicate;
   a.next.constraints.push_back(std::move(index));
   a.fill_unique = true;
   StoreAlteration(args, t, a);
