@@ -1091,8 +1091,11 @@ class CatalogLookupImpl : public CatalogLookup {
     // A partial index's predicate: parenthesized but in pretty form, as
     // PostgreSQL's pg_get_indexdef.
     std::string where;
-    if (rel->unique && !rel->unique->predicate.empty())
-      where = pretty ? " WHERE " + rel->unique->predicate : " WHERE (" + rel->unique->predicate + ")";
+    if (rel->unique && !rel->unique->predicate.empty()) {
+      const std::string& p = rel->unique->predicate;
+      bool plain = std::all_of(p.begin(), p.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+      where = pretty || plain ? " WHERE " + p : " WHERE (" + p + ")";
+    }
     return fmt::format("CREATE {}INDEX {} ON {} USING btree ({}){}{}", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
                        QuoteIdent(rel->name), table, ColumnList(*t, columns),
                        rel->unique && rel->unique->nulls_not_distinct ? " NULLS NOT DISTINCT" : "", where);
