@@ -1046,14 +1046,7 @@ class CatalogLookupImpl : public CatalogLookup {
     std::string_view s = Trim(text);
     bool array = s.size() > 2 && s.substr(s.size() - 2) == "[]";
     if (array) s.remove_suffix(2);
-    std::vector<std::string> parts = SplitQualifiedName(s);
-    std::optional<ObjectId> id;
-    if (parts.size() == 1) {
-      id = FindTypeAlongPath(parts[0]);
-    } else if (parts.size() == 2) {
-      if (auto schema = c_->FindSchema(db_, parts[0]))
-        if (auto type = c_->FindType(schema->id, parts[1])) id = type->id;
-    }
+    std::optional<ObjectId> id = FindTypeNamed(SplitQualifiedName(s));
     if (!id) return std::nullopt;
     EnumTypeRef e = FindEnumType(*id);
     if (!e) return std::nullopt;
@@ -1301,6 +1294,15 @@ class CatalogLookupImpl : public CatalogLookup {
 
   // The schemas unqualified names are looked up in: pg_catalog first unless
   // the search path places it (as PostgreSQL does), then the path.
+  // The enum type `names` ([schema.]name) denote.
+  std::optional<ObjectId> FindTypeNamed(const std::vector<std::string>& names) const {
+    if (names.size() == 1) return FindTypeAlongPath(names[0]);
+    if (names.size() == 2)
+      if (auto schema = c_->FindSchema(db_, names[0]))
+        if (auto type = c_->FindType(schema->id, names[1])) return type->id;
+    return std::nullopt;
+  }
+
   // The enum type the search path finds first under `name`.
   std::optional<ObjectId> FindTypeAlongPath(const std::string& name) const {
     for (const auto& schema : SearchPath())
@@ -1327,13 +1329,7 @@ class CatalogLookupImpl : public CatalogLookup {
         expr.find("::") == std::string::npos)
       return expr;
     auto rename_type = [&](const std::vector<std::string>& names) -> std::optional<std::vector<std::string>> {
-      std::optional<ObjectId> id;
-      if (names.size() == 1) {
-        id = FindTypeAlongPath(names[0]);
-      } else if (names.size() == 2) {
-        if (auto schema = c_->FindSchema(db_, names[0]))
-          if (auto type = c_->FindType(schema->id, names[1])) id = type->id;
-      }
+      std::optional<ObjectId> id = FindTypeNamed(names);
       auto type = id ? c_->GetType(*id) : std::nullopt;
       auto schema = type ? c_->GetSchema(type->schema_id) : std::nullopt;
       if (!schema) return std::nullopt;

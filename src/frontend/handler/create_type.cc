@@ -204,11 +204,20 @@ StatementOutcome HandleDropType(const HandlerArgs& args) {
   return {"DROP TYPE"};
 }
 
+namespace {
+
+// The type an ALTER names (its object: a list of names), owned by the user.
+TypeCatalog OwnedType(const HandlerArgs& args, const PgQuery__Node* object) {
+  TypeCatalog type = NeedType(args, NamesOf(object->list->items, object->list->n_items));
+  CheckTypeOwner(args, type);
+  return type;
+}
+
+}  // namespace
+
 StatementOutcome RenameType(const HandlerArgs& args) {
   const PgQuery__RenameStmt* s = args.stmt.node->rename_stmt;
-  std::vector<std::string> names = NamesOf(s->object->list->items, s->object->list->n_items);
-  TypeCatalog type = NeedType(args, names);
-  CheckTypeOwner(args, type);
+  TypeCatalog type = OwnedType(args, s->object);
   type.name = s->newname;
   args.session->DdlCatalog()->AlterType(std::move(type));
   return {"ALTER TYPE"};
@@ -216,9 +225,7 @@ StatementOutcome RenameType(const HandlerArgs& args) {
 
 StatementOutcome AlterTypeOwner(const HandlerArgs& args) {
   const PgQuery__AlterOwnerStmt* s = args.stmt.node->alter_owner_stmt;
-  std::vector<std::string> names = NamesOf(s->object->list->items, s->object->list->n_items);
-  TypeCatalog type = NeedType(args, names);
-  CheckTypeOwner(args, type);
+  TypeCatalog type = OwnedType(args, s->object);
   Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__RoleSpec* role = s->newowner;
   std::string owner = role->rolename && *role->rolename ? role->rolename : args.session->user();
