@@ -143,14 +143,26 @@ class InsertExecutor : public DmlExecutor {
       if (auto row = Existing(table, key, proposed)) return Conflict{key, std::move(*row)};
     for (const ConstraintCatalog* c : arbiters_) {
       std::optional<std::string> values = UniqueValues(table, *c, proposed);
-      if (!values) continue;  // NULLs conflict with nothing
+      if (!values || !InIndex(table, *c, proposed)) continue;  // NULLs conflict with nothing
       for (const auto& [candidate, key_row] : Holders(table, *c, proposed, *values)) {
         std::optional<std::vector<Value>> row = Existing(table, candidate, key_row);
         // Still holding the values once this transaction's writes are seen.
-        if (row && UniqueValues(table, *c, *row) == values) return Conflict{candidate, std::move(*row)};
+        if (row && UniqueValues(table, *c, *row) == values && InIndex(table, *c, *row))
+          return Conflict{candidate, std::move(*row)};
       }
     }
     return std::nullopt;
+  }
+
+  // Whether unique index c holds a row: every row but for a partial
+  // index, whose predicate must be true for it.
+  bool InIndex(const TableCatalog& table, const ConstraintCatalog& c, const std::vector<Value>& row) {
+    auto it = node_.conflict_predicates.find(c.name);
+    if (it == node_.conflict_predicates.end()) return true;
+    DataChunk one(table.types());
+    one.AppendRow(row);
+    Vector holds = it->second->Eval(one, ctx_.eval);
+    return !holds.IsNull(0) && holds.GetBool(0);
   }
 
   // The encoded values of a row's columns in unique constraint c, or
@@ -212,7 +224,8 @@ class InsertExecutor : public DmlExecutor {
   void Written(const std::string& key, const std::vector<Value>& row, const std::string& value) {
     written_[key] = value;
     for (const ConstraintCatalog* c : arbiters_)
-      if (auto values = UniqueValues(*node_.table, *c, row)) written_unique_[{c->name, *values}] = {key, row};
+      if (auto values = UniqueValues(*node_.table, *c, row); values && InIndex(*node_.table, *c, row))
+        written_unique_[{c->name, *values}] = {key, row};
   }
   void Unwritten(const std::string& key, const std::vector<Value>& row) {
     written_.erase(key);

@@ -300,8 +300,11 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
   bool has_target = infer && (infer->n_index_elems > 0 || (infer->conname && *infer->conname));
   if (oc->action == PG_QUERY__ON_CONFLICT_ACTION__ONCONFLICT_UPDATE && !has_target)
     ThrowAt(sqlstate::kSyntaxError, oc->location, "ON CONFLICT DO UPDATE requires inference specification or constraint name");
+  // A partial unique index arbitrates when its predicate is the one the
+  // inference's WHERE gives (PostgreSQL proves implication; the same
+  // predicate is the case ORMs write), or without a target.
+  const std::string infer_where = has_target && infer->where_clause ? DeparseExpression(infer->where_clause) : "";
   if (has_target) {
-    if (infer->where_clause) throw SqlError(sqlstate::kFeatureNotSupported, "ON CONFLICT with a partial index predicate is not supported");
     if (infer->conname && *infer->conname) {
       const std::string name = infer->conname;
       if (declared_key && name == table.name + "_pkey") insert->conflict_on_key = true;
@@ -326,7 +329,7 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
       if (all_columns && declared_key && named == std::set<int>(table.pk.begin(), table.pk.end()))
         insert->conflict_on_key = true;
       for (const auto& c : table.constraints) {
-        if (c.type != 'u' || !all_columns || !c.predicate.empty()) continue;  // (partial: only with a WHERE)
+        if (c.type != 'u' || !all_columns || (!c.predicate.empty() && c.predicate != infer_where)) continue;
         std::set<int> columns;
         for (const auto& name : c.columns) columns.insert(table.ColumnIndex(name));
         if (columns == named) insert->conflict_uniques.push_back(c.name);
@@ -337,11 +340,16 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
                      "there is no unique or exclusion constraint matching the ON CONFLICT specification");
   } else {
     insert->conflict_on_key = declared_key;
-    // (Not the partial unique indexes: a row they would not hold does not
-    // conflict there; such a conflict is 23505.)
     for (const auto& c : table.constraints)
-      if (c.type == 'u' && c.predicate.empty()) insert->conflict_uniques.push_back(c.name);
+      if (c.type == 'u') insert->conflict_uniques.push_back(c.name);
   }
+  for (const auto& name : insert->conflict_uniques)
+    for (const auto& c : table.constraints)
+      if (c.type == 'u' && c.name == name && !c.predicate.empty()) {
+        auto stmts = ParseSql("SELECT " + c.predicate);
+        insert->conflict_predicates[name] =
+            BindCheckExpression(table, stmts[0].node->select_stmt->target_list[0]->res_target->val, nullptr, true);
+      }
   // A table keyed by generated row ids, without unique constraints, has
   // nothing to conflict on.
   if (!insert->conflict_on_key && insert->conflict_uniques.empty()) return;

@@ -103,7 +103,7 @@ struct ConstraintCatalog {
   bool index_only = false;           // CREATE UNIQUE INDEX: a unique index, not a constraint
   // CREATE UNIQUE INDEX ... WHERE: the rows the index holds (SQL text over
   // the table's columns, deparsed; empty: every row). Such an index is no
-  // ON CONFLICT arbiter and no key a foreign key may reference.
+  // key a foreign key may reference.
   std::string predicate;
 };
 

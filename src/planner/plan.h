@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -353,6 +354,9 @@ class InsertNode : public PlanNode {
   OnConflict on_conflict = OnConflict::kNone;
   bool conflict_on_key = false;
   std::vector<std::string> conflict_uniques;
+  // Arbiters that are partial unique indexes: their predicates (over the
+  // table's columns), by name; a row they are not true for is not theirs.
+  std::map<std::string, ExprPtr> conflict_predicates;
   std::vector<ExprPtr> conflict_set;
   ExprPtr conflict_where;
 };
