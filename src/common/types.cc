@@ -109,6 +109,7 @@ std::string DataType::ToString() const {
       if (IsText()) return "text";
       if (IsJson()) return IsJsonb() ? "jsonb" : "json";
       if (IsUuid()) return "uuid";
+      if (IsVoid()) return "void";
       if (IsBpchar()) return precision >= 0 ? fmt::format("character({})", precision) : "bpchar";
       if (precision >= 0) return fmt::format("character varying({})", precision);
       return "character varying";
@@ -172,7 +173,7 @@ uint32_t DataType::PgOid() const {
     case TypeId::kFloat64: return 701;
     case TypeId::kNumeric: return 1700;
     case TypeId::kVarchar:
-      return IsText() ? 25 : IsJsonb() ? 3802 : IsJson() ? 114 : IsUuid() ? 2950 : IsBpchar() ? 1042 : 1043;
+      return IsText() ? 25 : IsJsonb() ? 3802 : IsJson() ? 114 : IsUuid() ? 2950 : IsBpchar() ? 1042 : IsVoid() ? 2278 : 1043;
     case TypeId::kBytea: return 17;
     case TypeId::kDate: return 1082;
     case TypeId::kTime: return 1083;
@@ -224,7 +225,7 @@ int16_t DataType::PgTypeLen() const {
     case TypeId::kInterval: return 16;
     case TypeId::kOid: return 4;
     case TypeId::kEnum: return 4;
-    case TypeId::kVarchar: return IsUuid() ? 16 : -1;
+    case TypeId::kVarchar: return IsUuid() ? 16 : IsVoid() ? 4 : -1;
     default: return -1;
   }
 }
@@ -297,7 +298,7 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kNumeric: return "numeric";
     case TypeId::kVarchar:
       if (t.IsBpchar()) return "bpchar";
-      return t.IsText() || t.IsCheckedText() ? t.ToString() : "varchar";
+      return t.IsText() || t.IsCheckedText() || t.IsVoid() ? t.ToString() : "varchar";
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time";
@@ -354,6 +355,7 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     case 114: return DataType::Json();
     case 3802: return DataType::Jsonb();
     case 2950: return DataType::Uuid();
+    case 2278: return DataType::Void();
     case 1042: return DataType::Bpchar();
     case 1043:
     case 19: return DataType::Varchar();

@@ -121,6 +121,11 @@ struct DataType {
   static constexpr int32_t kBpcharMarker = -6;  // in scale
   static DataType Bpchar(int32_t length = -1) { return DataType(TypeId::kVarchar, length, kBpcharMarker); }
   bool IsBpchar() const { return id == TypeId::kVarchar && scale == kBpcharMarker; }
+  // void: what functions called for their effect return (pg_sleep,
+  // pg_advisory_lock): an empty text, oid 2278, as PostgreSQL's.
+  static constexpr int32_t kVoidMarker = -7;
+  static DataType Void() { return DataType(TypeId::kVarchar, kVoidMarker, -1); }
+  bool IsVoid() const { return id == TypeId::kVarchar && precision == kVoidMarker; }
   static DataType Bytea() { return TypeId::kBytea; }
   static DataType Date() { return TypeId::kDate; }
   static DataType Time() { return TypeId::kTime; }

@@ -444,17 +444,22 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                                                          EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) out->AppendInt(need_session(ctx).BackendPid());
   });
-  RegisterFn(r, "pg_sleep", {DataType::Float64()}, DataType::Unknown(),
+  // Strict: pg_sleep(NULL) is NULL at once.
+  RegisterFn(r, "pg_sleep", {DataType::Float64()}, DataType::Void(),
              [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                for (size_t i = 0; i < n; i++) {
-                 if (!args[0]->IsNull(i)) need_session(ctx).Sleep(args[0]->GetFloat(i));
-                 out->AppendNull();
+                 if (args[0]->IsNull(i)) {
+                   out->AppendNull();
+                   continue;
+                 }
+                 need_session(ctx).Sleep(args[0]->GetFloat(i));
+                 out->AppendString("");
                }
              });
   // Advisory locks: pg_[try_]advisory_[xact_]lock[_shared] and
   // pg_advisory_unlock[_shared], on a bigint or two integers (kept apart,
   // as PostgreSQL's); strict (a NULL key takes nothing). The lock functions
-  // return void (NULL here), the try_ ones whether they got it.
+  // return void, the try_ ones whether they got it.
   for (bool two_keys : {false, true}) {
     std::vector<DataType> key_types = two_keys ? std::vector<DataType>{i4, i4} : std::vector<DataType>{DataType::Int64()};
     auto key_of = [two_keys](const std::vector<const Vector*>& args, size_t i) {
@@ -467,7 +472,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
         for (bool try_only : {false, true}) {
           std::string name = std::string(try_only ? "pg_try_advisory_" : "pg_advisory_") + (transaction ? "xact_lock" : "lock") +
                              (shared ? "_shared" : "");
-          RegisterFn(r, name, key_types, try_only ? DataType::Boolean() : DataType::Unknown(),
+          RegisterFn(r, name, key_types, try_only ? DataType::Boolean() : DataType::Void(),
                      [=](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                        for (size_t i = 0; i < n; i++) {
                          if (AnyNull(args, i)) {
@@ -477,7 +482,7 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                          bool got = need_session(ctx).AdvisoryLock(key_of(args, i), two_keys, shared, transaction,
                                                                    /*wait=*/!try_only);
                          if (try_only) out->AppendBool(got);
-                         else out->AppendNull();
+                         else out->AppendString("");
                        }
                      });
         }
@@ -497,10 +502,10 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                    }
                  });
   }
-  RegisterFn(r, "pg_advisory_unlock_all", {}, DataType::Unknown(),
+  RegisterFn(r, "pg_advisory_unlock_all", {}, DataType::Void(),
              [need_session](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext& ctx) {
                need_session(ctx).AdvisoryUnlockAll();
-               for (size_t i = 0; i < n; i++) out->AppendNull();
+               for (size_t i = 0; i < n; i++) out->AppendString("");
              });
   // pg_terminate_backend's timeout (to wait for the session's end) is
   // taken and not waited for.
