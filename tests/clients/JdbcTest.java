@@ -325,6 +325,42 @@ public class JdbcTest {
     }
   }
 
+  // Enum types: written with setObject(..., Types.OTHER) (a string would be
+  // typed varchar, which PostgreSQL refuses too) or a literal, read back
+  // as strings, described by their type name, compared in declaration
+  // order; getColumns names the type.
+  static void enums() throws Exception {
+    exec("DROP TABLE IF EXISTS jdbc_tickets");
+    exec("DROP TYPE IF EXISTS jdbc_state");
+    exec("CREATE TYPE jdbc_state AS ENUM ('new', 'open', 'done')");
+    exec("CREATE TABLE jdbc_tickets (id int PRIMARY KEY, state jdbc_state)");
+    try (PreparedStatement ps = conn.prepareStatement("INSERT INTO jdbc_tickets VALUES (?, ?)")) {
+      String[] states = {"done", "new", "open"};
+      for (int i = 0; i < states.length; i++) {
+        ps.setInt(1, i + 1);
+        ps.setObject(2, states[i], Types.OTHER);
+        ps.addBatch();
+      }
+      ps.executeBatch();
+    }
+    List<String> order = new ArrayList<>();
+    try (PreparedStatement ps = conn.prepareStatement("SELECT state FROM jdbc_tickets WHERE state > ?::jdbc_state ORDER BY state")) {
+      ps.setString(1, "new");
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) order.add(rs.getString(1));
+        check(rs.getMetaData().getColumnTypeName(1).equals("jdbc_state"), "an enum column's type name",
+            rs.getMetaData().getColumnTypeName(1));
+      }
+    }
+    check(order.equals(List.of("open", "done")), "enum values compared and sorted in declaration order", order);
+    try (ResultSet rs = conn.getMetaData().getColumns(null, "public", "jdbc_tickets", "state")) {
+      check(rs.next() && rs.getString("TYPE_NAME").equals("jdbc_state"), "getColumns names the enum type",
+          rs.getString("TYPE_NAME"));
+    }
+    exec("DROP TABLE jdbc_tickets");
+    exec("DROP TYPE jdbc_state");
+  }
+
   static void pagination() throws Exception {
     List<Integer> seen = new ArrayList<>();
     try (PreparedStatement ps = conn.prepareStatement("SELECT id FROM jdbc_items WHERE id <= 20 ORDER BY id LIMIT ? OFFSET ?")) {
@@ -445,6 +481,7 @@ public class JdbcTest {
     step("savepoints", JdbcTest::savepoints);
     step("COPY", JdbcTest::copyBothWays);
     step("types", JdbcTest::typeRoundTrips);
+    step("enums", JdbcTest::enums);
     step("pagination and cursors", JdbcTest::pagination);
     step("metadata", JdbcTest::metadata);
     step("cleanup", () -> {
