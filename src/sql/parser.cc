@@ -706,12 +706,16 @@ void ParseEmbedded(const std::vector<Token>& tokens, int at, const std::string& 
   std::get<ShowJobsStatement>(ps->extension).where = where->where_clause;
 }
 
-std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache) {
-  if (sql.find('\0') != std::string::npos)
-    throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
+void CheckNestingDepth(const std::string& sql) {
   if (EstimateNestingRaw(sql) > kMaxNesting)
     throw SqlError(sqlstate::kStatementTooComplex,
                    "statement is too complex: expressions nested deeper than " + std::to_string(kMaxNesting));
+}
+
+std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache) {
+  if (sql.find('\0') != std::string::npos)
+    throw SqlError(sqlstate::kSyntaxError, "invalid byte sequence: query contains a zero byte");
+  CheckNestingDepth(sql);
   // Statements end at top-level semicolons; the lexer keeps semicolons
   // inside strings and dollar quotes within their tokens.
   std::vector<Token> all = Tokenize(sql);

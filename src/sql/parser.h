@@ -158,6 +158,10 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
 std::string DeparseQualified(const std::string& query,
                              const std::function<std::optional<std::string>(const std::string&)>& schema_for);
 
+// 54001 when `sql` nests expressions deeper than the parser may be given
+// (ParseSql checks it; callers of libpg_query's other entry points too).
+void CheckNestingDepth(const std::string& sql);
+
 // `expr` (an expression's SQL text) with each relation name it gives as a
 // regclass literal ('s'::regclass, or the first argument of nextval,
 // currval, setval) replaced by rename(name), and each type name a cast

@@ -244,6 +244,7 @@ class DoBlock {
   // replaced by its value as a literal.
   std::string Substitute(const std::string& sql) {
     if (by_name_.empty()) return sql;
+    CheckNestingDepth(sql);
     PgQueryParseResult parsed = pg_query_parse(sql.c_str());
     struct Free {
       PgQueryParseResult* r;
@@ -252,21 +253,20 @@ class DoBlock {
     if (parsed.error || !parsed.parse_tree) return sql;  // running it reports the error
     json tree = json::parse(parsed.parse_tree, nullptr, /*allow_exceptions=*/false);
     std::vector<std::pair<size_t, std::vector<std::string>>> refs;  // location, fields
-    std::function<void(const json&)> walk = [&](const json& j) {
-      if (j.is_object()) {
-        if (j.contains("ColumnRef")) {
-          const json& ref = j.at("ColumnRef");
-          std::vector<std::string> fields;
-          for (const json& f : ref.value("fields", json::array()))
-            fields.push_back(f.contains("String") ? f.at("String").value("sval", std::string()) : std::string("*"));
-          if (ref.contains("location")) refs.emplace_back(ref.at("location").get<size_t>(), std::move(fields));
-        }
-        for (const auto& [key, value] : j.items()) walk(value);
-      } else if (j.is_array()) {
-        for (const auto& value : j) walk(value);
+    std::vector<const json*> pending = {&tree};  // (a stack, not recursion: trees may be deep)
+    while (!pending.empty()) {
+      const json& j = *pending.back();
+      pending.pop_back();
+      if (j.is_object() && j.contains("ColumnRef")) {
+        const json& ref = j.at("ColumnRef");
+        std::vector<std::string> fields;
+        for (const json& f : ref.value("fields", json::array()))
+          fields.push_back(f.contains("String") ? f.at("String").value("sval", std::string()) : std::string("*"));
+        if (ref.contains("location")) refs.emplace_back(ref.at("location").get<size_t>(), std::move(fields));
       }
-    };
-    walk(tree);
+      if (j.is_structured())
+        for (const auto& value : j) pending.push_back(&value);
+    }
     std::sort(refs.begin(), refs.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     std::string out = sql;
     const EvalContext& eval = session_->eval();
@@ -669,6 +669,7 @@ StatementOutcome HandleDo(const HandlerArgs& args) {
   while (body.find("$" + tag + "$") != std::string::npos) tag += "_";
   const std::string function = fmt::format("CREATE FUNCTION __freshet_do() RETURNS void LANGUAGE plpgsql AS ${0}${1}${0}$",
                                            tag, body);
+  CheckNestingDepth(body);
   PgQueryPlpgsqlParseResult parsed = pg_query_parse_plpgsql(function.c_str());
   struct Free {
     PgQueryPlpgsqlParseResult* r;
