@@ -1037,6 +1037,18 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args) {
   return {"ALTER TABLE"};
 }
 
+void DropColumns(const HandlerArgs& args, const TableRef& t, const std::vector<std::string>& columns) {
+  Alteration a(*t);
+  for (const auto& name : columns) {
+    PgQuery__AlterTableCmd cmd = PG_QUERY__ALTER_TABLE_CMD__INIT;
+    cmd.subtype = PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn;
+    cmd.name = const_cast<char*>(name.c_str());
+    cmd.behavior = PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+    ApplyCommand(args, &cmd, &a);
+  }
+  StoreAlteration(args, t, a);
+}
+
 StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   const PgQuery__IndexStmt* ix = args.stmt.node->index_stmt;
   Binder binder(args.session->BinderContextFor(args.stmt, nullptr));

@@ -181,24 +181,39 @@ StatementOutcome HandleDropType(const HandlerArgs& args) {
     CheckTypeOwner(args, *type);
     dropped.push_back(*type);
   }
+  const bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
   for (const auto& type : dropped) {
+    // The table columns of the type (with CASCADE dropped first, as
+    // PostgreSQL: ALTER TABLE ... DROP COLUMN, so what reads them decides).
+    std::vector<std::pair<TableRef, std::vector<std::string>>> tables;
     std::vector<std::string> users;
     for (const auto& t : catalog->ListTables(type.database_id)) {
       if (!t->IsUserVisible()) continue;
+      std::vector<std::string> columns;
       for (const auto& c : t->columns)
-        if (UsesType(c.type, type.id)) users.push_back(fmt::format("column {} of {} {}", c.name, RelationKindName(t->kind), t->name));
+        if (!c.hidden && UsesType(c.type, type.id)) {
+          users.push_back(fmt::format("column {} of {} {}", c.name, RelationKindName(t->kind), t->name));
+          columns.push_back(c.name);
+        }
+      if (!columns.empty()) tables.emplace_back(t, std::move(columns));
     }
     if (users.empty()) continue;
+    if (cascade) {
+      for (const auto& [t, columns] : tables)
+        if (t->kind != RelationKind::kTable)
+          FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                        "DROP TYPE ... CASCADE cannot drop the columns of {} {}: drop it first", RelationKindName(t->kind),
+                        t->name);
+      for (const auto& u : users) args.sink->Notice("drop cascades to " + u);
+      for (const auto& [t, columns] : tables) DropColumns(args, t, columns);
+      continue;
+    }
     std::string detail;
     for (const auto& u : users) detail += (detail.empty() ? "" : "\n") + u + " depends on type " + type.name;
-    // Dropping the columns with CASCADE is not done yet.
-    throw SqlError(d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE ? sqlstate::kFeatureNotSupported
-                                                                        : sqlstate::kDependentObjectsStillExist,
+    throw SqlError(sqlstate::kDependentObjectsStillExist,
                    fmt::format("cannot drop type {} because other objects depend on it", type.name))
         .WithDetail(detail)
-        .WithHint(d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE
-                      ? "DROP TYPE ... CASCADE does not drop columns yet: drop or alter them first."
-                      : "Use DROP ... CASCADE to drop the dependent objects too.");
+        .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
   }
   for (const auto& type : dropped) catalog->DropType(type.id);
   return {"DROP TYPE"};

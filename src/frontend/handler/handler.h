@@ -97,6 +97,9 @@ StatementOutcome AlterTypeOwner(const HandlerArgs& args);
 StatementOutcome CommentOnType(const HandlerArgs& args);
 bool SchemaHasTypes(const Catalog& catalog, ObjectId database_id, ObjectId schema_id);
 StatementOutcome HandleAlterTable(const HandlerArgs& args);   // alter_table.cc: ALTER TABLE
+// alter_table.cc: ALTER TABLE t DROP COLUMN c [, ...] CASCADE, for what
+// drops columns with other objects (DROP TYPE ... CASCADE).
+void DropColumns(const HandlerArgs& args, const TableRef& t, const std::vector<std::string>& columns);
 // alter_table.cc: CREATE UNIQUE INDEX (an index the table's writes keep,
 // without a constraint, made by rewriting the table) and DROP INDEX of one.
 StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args);
