@@ -113,6 +113,9 @@ class Binder {
   // (index_predicate: a partial index's WHERE, worded so in errors.)
   ExprPtr BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
                               std::vector<std::string>* columns = nullptr, bool index_predicate = false);
+  // A condition the catalog keeps as SQL text (a CHECK's, a partial
+  // index's predicate), bound as BindCheckExpression does.
+  ExprPtr BindStoredCondition(const TableCatalog& table, const std::string& text, bool index_predicate = false);
   // The table's CHECK constraints, bound: what its writes must pass.
   std::vector<CheckConstraint> BindChecks(const TableCatalog& table);
   // The value a column gets when a write does not give one: its DEFAULT,

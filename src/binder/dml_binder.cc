@@ -88,13 +88,16 @@ ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__No
   return e;
 }
 
+ExprPtr Binder::BindStoredCondition(const TableCatalog& table, const std::string& text, bool index_predicate) {
+  auto stmts = ParseSql("SELECT " + text);
+  return BindCheckExpression(table, stmts.at(0).node->select_stmt->target_list[0]->res_target->val, nullptr,
+                             index_predicate);
+}
+
 std::vector<CheckConstraint> Binder::BindChecks(const TableCatalog& table) {
   std::vector<CheckConstraint> out;
-  for (const ConstraintCatalog& c : table.constraints) {
-    if (c.type != 'c') continue;
-    auto stmts = ParseSql("SELECT " + c.check);
-    out.push_back({c.name, BindCheckExpression(table, stmts[0].node->select_stmt->target_list[0]->res_target->val)});
-  }
+  for (const ConstraintCatalog& c : table.constraints)
+    if (c.type == 'c') out.push_back({c.name, BindStoredCondition(table, c.check)});
   return out;
 }
 
@@ -345,11 +348,8 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
   }
   for (const auto& name : insert->conflict_uniques)
     for (const auto& c : table.constraints)
-      if (c.type == 'u' && c.name == name && !c.predicate.empty()) {
-        auto stmts = ParseSql("SELECT " + c.predicate);
-        insert->conflict_predicates[name] =
-            BindCheckExpression(table, stmts[0].node->select_stmt->target_list[0]->res_target->val, nullptr, true);
-      }
+      if (c.type == 'u' && c.name == name && !c.predicate.empty())
+        insert->conflict_predicates[name] = BindStoredCondition(table, c.predicate, /*index_predicate=*/true);
   // A table keyed by generated row ids, without unique constraints, has
   // nothing to conflict on.
   if (!insert->conflict_on_key && insert->conflict_uniques.empty()) return;

@@ -16,6 +16,7 @@ namespace {
 struct EnumRegistry {
   std::shared_mutex mu;
   std::map<uint32_t, EnumTypeRef> by_id;
+  std::map<uint32_t, std::pair<uint32_t, bool>> by_oid;  // type or array oid -> (id, is the array's)
 };
 
 EnumRegistry& Registry() {
@@ -41,6 +42,8 @@ void PublishEnumType(EnumTypeInfo info) {
   std::sort(info.labels.begin(), info.labels.end(), [](const EnumLabel& a, const EnumLabel& b) { return a.position < b.position; });
   auto ref = std::make_shared<const EnumTypeInfo>(std::move(info));
   std::unique_lock lock(Registry().mu);
+  Registry().by_oid[ref->oid] = {ref->id, false};
+  Registry().by_oid[ref->array_oid] = {ref->id, true};
   Registry().by_id[ref->id] = std::move(ref);
 }
 
@@ -64,13 +67,10 @@ EnumTypeRef FindEnumType(uint32_t id) {
 
 EnumTypeRef FindEnumTypeByOid(uint32_t oid, bool* array) {
   std::shared_lock lock(Registry().mu);
-  for (const auto& [id, t] : Registry().by_id) {
-    if (t->oid == oid || t->array_oid == oid) {
-      if (array) *array = t->array_oid == oid;
-      return t;
-    }
-  }
-  return nullptr;
+  auto it = Registry().by_oid.find(oid);
+  if (it == Registry().by_oid.end()) return nullptr;
+  if (array) *array = it->second.second;
+  return Registry().by_id.at(it->second.first);
 }
 
 std::string EnumLabelText(uint32_t type_id, int64_t position) {

@@ -1,6 +1,5 @@
 #include "frontend/instance.h"
 
-#include <pg_query/pg_query.pb-c.h>
 #include <spdlog/spdlog.h>
 
 #include <random>
@@ -8,7 +7,6 @@
 #include "binder/binder.h"
 #include "frontend/stream_job_planner.h"
 #include "meta/unique_index.h"
-#include "sql/parser.h"
 #include "stream/state_cache.h"
 
 namespace freshet {
@@ -45,8 +43,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
     BinderContext ctx;
     ctx.eval = &eval;
     ctx.database_id = table.database_id;
-    std::vector<ParsedStatement> stmts = ParseSql("SELECT " + predicate);
-    return Binder(ctx).BindCheckExpression(table, stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
+    return Binder(ctx).BindStoredCondition(table, predicate, /*index_predicate=*/true);
   });
   inst->barriers_->set_recovery_handler(
       [jobs](uint32_t database_id, const StreamRuntime::Failure& f) { jobs->Recover(database_id, f); });

@@ -280,12 +280,13 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool casca
     }
   }
   if (dependents.empty() && jobs.empty()) return false;  // a rewrite is as cheap, and leaves nothing behind
-  const std::string placeholder = fmt::format("........pg.dropped.{}........", stored + 1);
+  // PostgreSQL's name for a dropped column (no statement can name it).
+  const std::string dropped_name = fmt::format("........pg.dropped.{}........", stored + 1);
   const std::string& name = a->next.columns[i].name;
   if (!jobs.empty()) {
     std::unique_ptr<Catalog> altered = catalog->BeginTransaction();
     TableCatalog hidden = *catalog->GetTable(a->next.id);
-    hidden.columns[stored].name = placeholder;
+    hidden.columns[stored].name = dropped_name;
     hidden.columns[stored].hidden = true;
     altered->AlterTable(hidden);
     std::vector<TableRef> readers;
@@ -321,7 +322,7 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool casca
   a->dropped_indexes.insert(a->dropped_indexes.end(), keyed.begin(), keyed.end());
   ColumnCatalog& col = a->next.columns[i];
   if (col.default_expr.find("nextval(") != std::string::npos || col.identity) a->dropped_sequence_columns.push_back(stored);
-  col.name = placeholder;
+  col.name = dropped_name;
   col.hidden = true;
   col.not_null = false;
   col.default_expr.clear();

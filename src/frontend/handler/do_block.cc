@@ -318,16 +318,25 @@ class DoBlock {
     return i - at;
   }
 
-  // The rows of a query (its statement with the variables substituted).
-  NestedSink Query(const std::string& sql) {
+  // A statement of the block, with the variables substituted (one
+  // statement: the vector owns its parse tree).
+  std::vector<ParsedStatement> ParseStatement(const std::string& sql) {
     std::vector<ParsedStatement> stmts = ParseSql(Substitute(sql));
     if (stmts.size() != 1) throw SqlError(sqlstate::kSyntaxError, "a DO block's statement must be one statement");
+    return stmts;
+  }
+
+  // Runs a statement of the block; its rows.
+  NestedSink Run(const ParsedStatement& stmt) {
     NestedSink sink(args_.sink);
-    StatementOutcome outcome = session_->RunNested(stmts[0], &sink);
+    StatementOutcome outcome = session_->RunNested(stmt, &sink);
     statements_run_++;
     last_tag_ = outcome.tag;
     return sink;
   }
+
+  // The rows of a query.
+  NestedSink Query(const std::string& sql) { return Run(ParseStatement(sql)[0]); }
 
   // Gives a row to the INTO target `target` (a row of variables, or one record).
   void Into(const json& target, const std::vector<ColumnDesc>& columns, const Row* row) {
@@ -526,8 +535,7 @@ class DoBlock {
   // Runs one SQL statement of the block. A SELECT whose rows go nowhere is
   // PostgreSQL's 42601 (PERFORM discards them).
   void RunSql(const std::string& sql, bool perform) {
-    std::vector<ParsedStatement> stmts = ParseSql(sql);
-    if (stmts.size() != 1) throw SqlError(sqlstate::kSyntaxError, "a DO block's statement must be one statement");
+    std::vector<ParsedStatement> stmts = ParseStatement(sql);
     const ParsedStatement& stmt = stmts[0];
     if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_TRANSACTION_STMT)
       throw SqlError(sqlstate::kFeatureNotSupported, "transaction control in a DO block is not supported");
@@ -535,8 +543,7 @@ class DoBlock {
         !stmt.node->select_stmt->into_clause)
       throw SqlError(sqlstate::kSyntaxError, "query has no destination for result data")
           .WithHint("If you want to discard the results of a SELECT, use PERFORM instead.");
-    (void)stmt;
-    NestedSink sink = Query(sql);
+    NestedSink sink = Run(stmt);
     // FOUND: whether it returned or changed a row.
     size_t space = last_tag_.rfind(' ');
     SetFound(!sink.rows().empty() || (space != std::string::npos && last_tag_.substr(space + 1) != "0" &&
