@@ -9,17 +9,19 @@
 # Prints transactions/s, the latency distribution (mean, p50, p90, p99 from
 # pgbench's per-transaction log) and the ratio to PostgreSQL.
 #
-#   bench/pgbench/run.sh [--scale N] [--duration S] [--binary PATH]
+#   bench/pgbench/run.sh [--scale N] [--duration S] [--binary PATH] [--workloads "select-4 ..."]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN="$ROOT/build/freshet"
 SCALE=1
 DURATION=30
+WORKLOADS="tpcb-4 tpcb-16 select-4"
 while [[ $# -gt 0 ]]; do
   case $1 in
     --scale) SCALE=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
     --binary) BIN=$2; shift 2 ;;
+    --workloads) WORKLOADS=$2; shift 2 ;;
     *) echo "unknown option $1"; exit 2 ;;
   esac
 done
@@ -57,13 +59,18 @@ run() {  # run SYSTEM WORKLOAD CLIENTS [pgbench options] -> RESULT[SYSTEM.WORKLO
     { v[NR] = $1; s += $1 }
     END { printf "%.2f %.2f %.2f %.2f", s / NR, v[int(NR * 0.5) + 1], v[int(NR * 0.9) + 1], v[int(NR * 0.99) + 1] }')"
 }
-for sys in postgres freshet; do run "$sys" tpcb-4 4; done
-for sys in postgres freshet; do run "$sys" tpcb-16 16; done
-for sys in postgres freshet; do run "$sys" select-4 4 -S; done
+for w in $WORKLOADS; do
+  case $w in
+    tpcb-4) for sys in postgres freshet; do run "$sys" tpcb-4 4; done ;;
+    tpcb-16) for sys in postgres freshet; do run "$sys" tpcb-16 16; done ;;
+    select-4) for sys in postgres freshet; do run "$sys" select-4 4 -S; done ;;
+    *) echo "unknown workload $w"; exit 2 ;;
+  esac
+done
 
 echo "pgbench -s $SCALE, ${DURATION}s each, -M prepared; latencies in ms"
 printf '%-9s %-9s %10s %7s %7s %7s %7s %7s %7s\n' workload system tps failed mean p50 p90 p99 "vs pg"
-for w in tpcb-4 tpcb-16 select-4; do
+for w in $WORKLOADS; do
   read -r pg_tps _ <<<"${RESULT[postgres.$w]}"
   for sys in postgres freshet; do
     read -r tps failed mean p50 p90 p99 <<<"${RESULT[$sys.$w]}"

@@ -44,6 +44,10 @@ void Binder::ThrowAt(const char* code, int location, const std::string& message)
   throw e;
 }
 
+void Binder::NoteNameUse(const NameUse& use) {
+  if (ctx_.name_uses && view_depth_ == 0 && use.location >= 0) ctx_.name_uses->push_back(use);
+}
+
 // ---- Types ----
 
 DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
@@ -1018,10 +1022,16 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
     ThrowAt(sqlstate::kWrongObjectType, rv->location, fmt::format("\"{}\" is a sink and cannot be queried", table->name));
   // What the statement names itself (not what the views it names read).
   if (ctx_.referenced_relations && view_depth_ == 0) ctx_.referenced_relations->push_back(table->id);
+  NoteNameUse({.location = rv->location, .relation = table->id, .range_var = true});
   if (table->kind == RelationKind::kView) {
     PlanPtr p = BindView(*table, alias);
     rename(p->mutable_schema());
+    size_t first = scope->columns.size();
     scope->Append(p->schema());
+    for (size_t i = first; i < scope->columns.size(); i++) {
+      scope->columns[i].relation_id = table->id;  // for its qualified references (a rename of the view)
+      scope->columns[i].unaliased = !rv->alias;
+    }
     return p;
   }
   std::vector<PlanColumn> schema;
@@ -1053,9 +1063,15 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   scope->Append(schema);
   std::optional<SchemaCatalog> s;
   if (!rv->alias) s = ctx_.catalog->GetSchema(table->schema_id);
+  size_t visible = 0;
   for (size_t i = first; i < scope->columns.size(); i++) {
-    scope->columns[i].relation_oid = ObjectOid(table->id);
-    if (!rv->alias) scope->columns[i].schema = s ? s->name : "";
+    Scope::Column& c = scope->columns[i];
+    c.relation_oid = ObjectOid(table->id);
+    if (!rv->alias) c.schema = s ? s->name : "";
+    // A column the alias renames is read by the alias's name.
+    c.relation_id = table->id;
+    c.unaliased = !rv->alias;
+    if (c.hidden || !rv->alias || visible++ >= rv->alias->n_colnames) c.relation_column = static_cast<int>(i - first);
   }
   return MakeScan(table, std::move(schema));
 }

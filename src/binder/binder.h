@@ -40,6 +40,19 @@ namespace freshet {
 inline constexpr size_t kMaxTargetListEntries = 1664;
 void CheckTargetListLength(size_t entries);
 
+// A stored relation or one of its columns named in the statement's own
+// text (not in the views it names): where, so that a rename can follow it
+// (frontend/rename_follow.h).
+struct NameUse {
+  int location = -1;       // byte offset of the dotted name (a RangeVar's, a ColumnRef's)
+  ObjectId relation = 0;   // the relation it names or reads
+  int column = -1;         // the relation's column it reads; -1: the relation itself, or t.*
+  bool range_var = false;  // FROM's [schema.]relation (its last part names it)
+  // A column reference written relation.column (or relation.*) with the
+  // relation's own name, not an alias: its part before the last names it.
+  bool qualified_by_name = false;
+};
+
 struct BinderContext {
   const Catalog* catalog = nullptr;
   ObjectId database_id = 0;
@@ -66,6 +79,8 @@ struct BinderContext {
   // Whether scans may read a table's indexes instead (enable_indexscan;
   // off for stream jobs, which read tables' change streams).
   bool use_indexes = true;
+  // When set, every NameUse of the statement's own text is appended.
+  std::vector<NameUse>* name_uses = nullptr;
 };
 
 // Throws unless DML may write `t`: 42809 for anything but a table, 0A000
@@ -205,6 +220,8 @@ class Binder {
   void PushCtes(const PgQuery__WithClause* with);
 
   [[noreturn]] void ThrowAt(const char* code, int location, const std::string& message) const;
+  // Appends to ctx_.name_uses (when set) a use in the statement's own text.
+  void NoteNameUse(const NameUse& use);
 
   BinderContext ctx_;
   std::vector<std::map<std::string, std::shared_ptr<Cte>>> cte_stack_;

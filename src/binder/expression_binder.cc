@@ -243,6 +243,11 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
     }
     if (found >= 0) {
       const auto& c = s->columns[found];
+      if (c.relation_id != 0)
+        binder_->NoteNameUse({.location = ref->location,
+                              .relation = c.relation_id,
+                              .column = c.relation_column,
+                              .qualified_by_name = !table.empty() && c.unaliased});
       if (levels == 0) return std::make_unique<ColumnRefExpr>(found, c.type, display);
       for (Scope* t = scope_->outer; t && t != s->outer; t = t->outer) t->referenced_by_subquery = true;
       return std::make_unique<OuterRefExpr>(levels, found, c.type, display);
@@ -800,7 +805,7 @@ ExprPtr Binder::ExprBinder::BindTypeCast(const PgQuery__TypeCast* c) {
   } catch (SqlError& err) {
     // Bad literals are reported at the literal, other failures at the cast.
     int location = c->arg->node_case == PG_QUERY__NODE__NODE_A_CONST ? c->arg->a_const->location : c->location;
-    if (err.position() == 0 && location >= 0)
+    if (err.position() == 0 && location >= 0 && binder_->ctx_.query_text)
       err.WithPosition(CharPosition(*binder_->ctx_.query_text, binder_->ctx_.statement_offset + location));
     throw;
   }

@@ -19,6 +19,11 @@ struct Binder::Scope {
     bool qualified_only = false;  // only as t.col or t.*: the inputs of a USING column
     std::string schema;           // for schema.table.column references
     uint32_t relation_oid = 0;    // a stored relation's or catalog's: its system column tableoid
+    // A stored relation's column: which (NameUse), and whether the
+    // relation is named by its own name rather than an alias.
+    ObjectId relation_id = 0;
+    int relation_column = -1;
+    bool unaliased = false;
   };
   std::vector<Column> columns;
   Scope* outer = nullptr;

@@ -295,6 +295,8 @@ void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
         const auto& col = scope.columns[c];
         if (!table.empty() && col.table != table) continue;
         if (table.empty() && stmt->n_from_clause == 0) continue;
+        if (!table.empty() && !any && col.relation_id != 0)
+          NoteNameUse({.location = ref->location, .relation = col.relation_id, .qualified_by_name = col.unaliased});
         any = true;
         if (col.hidden || (table.empty() && col.qualified_only)) continue;
         q->select.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), col.type, col.name));
@@ -394,8 +396,19 @@ void Binder::BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q) {
           ThrowAt(sqlstate::kAmbiguousColumn, sb->location, fmt::format("ORDER BY \"{}\" is ambiguous", name));
         found = static_cast<int>(k);
       }
-      if (found >= 0) ps.output_index = found;
-      else ps.expr = q->eb.Bind(n);
+      if (found >= 0) {
+        ps.output_index = found;
+        // The output is a column under its own name (`b`, `*`): the name
+        // is the column's too (a rename follows it).
+        if (q->select[found]->kind() == Expression::Kind::kColumnRef) {
+          int index = static_cast<const ColumnRefExpr&>(*q->select[found]).index();
+          const Scope::Column& c = scope.columns.at(index);
+          if (c.relation_id != 0 && c.relation_column >= 0 && c.name == name)
+            NoteNameUse({.location = n->column_ref->location, .relation = c.relation_id, .column = c.relation_column});
+        }
+      } else {
+        ps.expr = q->eb.Bind(n);
+      }
     } else {
       ps.expr = q->eb.Bind(n);
     }

@@ -1,5 +1,7 @@
 #include "frontend/stream_job_planner.h"
 
+#include "catalog/pg_catalog.h"
+
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include <thread>
 
 #include "binder/binder.h"
+#include "catalog/pg_catalog.h"
 #include "common/error.h"
 #include "planner/optimizer.h"
 #include "planner/stream_plan_codec.h"
@@ -18,18 +21,6 @@
 namespace freshet {
 
 namespace {
-
-std::vector<std::string> SplitPath(const std::string& s) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= s.size()) {
-    size_t comma = s.find(',', pos);
-    if (comma == std::string::npos) comma = s.size();
-    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
-    pos = comma + 1;
-  }
-  return out;
-}
 
 const PgQuery__CreateTableAsStmt* CreateMvNode(const ParsedStatement& stmt) {
   if (!stmt.node || stmt.node->node_case != PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT) return nullptr;
@@ -53,6 +44,7 @@ Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContex
   bctx.search_path = ctx.search_path;
   bctx.temp_schema = ctx.temp_schema;
   bctx.use_indexes = false;
+  bctx.name_uses = ctx.name_uses;
   return Binder(bctx);
 }
 
@@ -67,6 +59,23 @@ std::vector<std::string> IndexColumns(const PgQuery__IndexStmt* ix) {
 }
 
 }  // namespace
+
+std::vector<std::string> SplitSearchPath(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= s.size()) {
+    size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > pos) out.push_back(s.substr(pos, comma - pos));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> PlanSearchPath(const TableCatalog& relation) {
+  auto it = relation.plan_settings.find("search_path");
+  return it == relation.plan_settings.end() ? std::vector<std::string>{"public"} : SplitSearchPath(it->second);
+}
 
 std::string JoinSearchPath(const std::vector<std::string>& path) {
   std::string s;
@@ -191,7 +200,7 @@ void ScanWidths(const StreamNode& node, std::map<ObjectId, size_t>* out) {
 }
 
 // A plan's encoding without the names and hidden flags of its columns
-// (node schemas, state tables): what it computes, by column position. A
+// (node schemas, state tables, column references): what it computes, by column position. A
 // column dropped since it was planned is hidden under another name.
 nlohmann::json WithoutColumnNames(nlohmann::json j) {
   if (j.is_object()) {
@@ -200,6 +209,8 @@ nlohmann::json WithoutColumnNames(nlohmann::json j) {
       j.erase("table");
       j.erase("hidden");
     }
+    // A column reference's name is what it printed as (EXPLAIN).
+    if (j.contains("k") && j.contains("i") && j.contains("n")) j.erase("n");
     for (auto& [key, value] : j.items()) value = WithoutColumnNames(std::move(value));
   } else if (j.is_array()) {
     for (auto& value : j) value = WithoutColumnNames(std::move(value));
@@ -210,12 +221,17 @@ nlohmann::json WithoutColumnNames(nlohmann::json j) {
 }  // namespace
 
 bool JobReadsColumn(Catalog& altered, const TableCatalog& job, const EvalContext& eval) {
-  if (job.stream_plan.empty()) return true;
+  return !JobPlansAsStored(altered, job, eval);
+}
+
+bool JobPlansAsStored(Catalog& catalog, const TableCatalog& job, const EvalContext& eval,
+                      std::vector<NameUse>* name_uses) {
+  if (job.stream_plan.empty()) return false;
   try {
-    StreamPlan stored = DecodeStreamPlan(job.stream_plan, [&](ObjectId id) { return altered.GetTable(id); });
+    StreamPlan stored = DecodeStreamPlan(job.stream_plan, [&](ObjectId id) { return catalog.GetTable(id); });
     std::map<ObjectId, size_t> widths;
     ScanWidths(*stored.root, &widths);
-    std::unique_ptr<Catalog> as_planned = altered.BeginTransaction();
+    std::unique_ptr<Catalog> as_planned = catalog.BeginTransaction();
     for (const auto& [id, width] : widths) {
       TableRef t = as_planned->GetTable(id);
       if (!t || t->columns.size() <= width) continue;
@@ -224,15 +240,18 @@ bool JobReadsColumn(Catalog& altered, const TableCatalog& job, const EvalContext
       as_planned->AlterTable(narrower);
     }
     EvalContext settings = eval;
-    std::shared_ptr<StreamPlan> again = ReplanLegacyJob(as_planned.get(), job, &settings);
-    return WithoutColumnNames(nlohmann::json::parse(EncodeStreamPlan(stored))) !=
+    // 'name'::regclass in the definition resolves against this catalog too.
+    settings.catalog = MakeCatalogLookup(as_planned.get(), job.database_id, PlanSearchPath(job));
+    std::shared_ptr<StreamPlan> again = ReplanLegacyJob(as_planned.get(), job, &settings, name_uses);
+    return WithoutColumnNames(nlohmann::json::parse(EncodeStreamPlan(stored))) ==
            WithoutColumnNames(nlohmann::json::parse(EncodeStreamPlan(*again)));
   } catch (const SqlError&) {
-    return true;  // it names the column (or no longer plans at all)
+    return false;  // it names something that is gone (or no longer plans at all)
   }
 }
 
-std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval) {
+std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval,
+                                            std::vector<NameUse>* name_uses) {
   auto db = catalog->GetDatabase(job.database_id);
   if (!db) throw SqlError(sqlstate::kInternalError, "the job's database is gone");
   std::vector<ParsedStatement> stmts = ParseSql(job.definition);
@@ -244,9 +263,9 @@ std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableC
   ctx.database = *db;
   auto owner = catalog->GetUser(job.owner);
   if (owner) ctx.user = owner->name;
-  auto it = job.plan_settings.find("search_path");
-  if (it != job.plan_settings.end()) ctx.search_path = SplitPath(it->second);
+  ctx.search_path = PlanSearchPath(job);
   ctx.eval = *eval;
+  ctx.name_uses = name_uses;
   auto plan = std::make_shared<StreamPlan>(PlanJob(ctx, stmts[0]));
   if (plan->internal_tables.size() != job.internal_tables.size())
     throw SqlError(sqlstate::kInternalError, "the plan no longer matches the job's state tables");

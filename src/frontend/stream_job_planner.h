@@ -8,6 +8,7 @@
 #pragma once
 
 #include "planner/stream_plan.h"
+#include "binder/binder.h"
 #include "catalog/catalog.h"
 #include "sql/parser.h"
 
@@ -20,6 +21,7 @@ struct JobPlanContext {
   std::vector<std::string> search_path = {"public"};
   std::string temp_schema;  // the session's (BinderContext::temp_schema): found only to be refused
   EvalContext eval;  // the time zone; no session pointers
+  std::vector<NameUse>* name_uses = nullptr;  // BinderContext::name_uses
 };
 
 // What a job's definition statement creates.
@@ -30,8 +32,11 @@ struct JobDefinition {
   std::string connector;          // sinks
 };
 
-// The session's search path as a job's plan_settings record it.
+// The session's search path as a job's plan_settings record it, and back.
 std::string JoinSearchPath(const std::vector<std::string>& path);
+std::vector<std::string> SplitSearchPath(const std::string& joined);
+// The search path a view or job was made with (plan_settings).
+std::vector<std::string> PlanSearchPath(const TableCatalog& relation);
 
 // Recognises CREATE MATERIALIZED VIEW, CREATE SINK and CREATE INDEX;
 // false for other statements.
@@ -45,15 +50,24 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt);
 // A job of a version that did not keep its stream plan: planned again
 // from its definition with the settings recorded at CREATE (search_path;
 // `eval` holds its time zone). StreamJobs' legacy planner.
-std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval);
+// `name_uses` (if given) gets the names the definition gives.
+std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableCatalog& job, EvalContext* eval,
+                                            std::vector<NameUse>* name_uses = nullptr);
+
+// Whether stream job `job`'s definition, planned again against `catalog`,
+// gives the job's stored plan exactly, column names and hidden flags
+// aside (what a plan computes is by column position). The tables the job
+// scans are taken at the width it scans them (columns added since are not
+// the job's). False for a job without a stored plan, and for a definition
+// that no longer plans. `name_uses` (if given) gets the names the
+// definition gives (a rename follows them: frontend/handler/rename_follow.h).
+bool JobPlansAsStored(Catalog& catalog, const TableCatalog& job, const EvalContext& eval,
+                      std::vector<NameUse>* name_uses = nullptr);
 
 // Whether stream job `job` reads a column that `altered` (a copy of the
-// catalog) hides under another name (DROP COLUMN without a rewrite): the
-// job's definition is planned again against `altered`, and unless that
-// succeeds and gives the job's stored plan exactly, column names and
-// hidden flags aside (what a plan computes is by column position), the job
-// is taken to read it. The tables the job scans are taken at the width it
-// scans them (columns added since are not the job's). Conservative: a job
+// catalog) hides under another name (DROP COLUMN without a rewrite):
+// unless its definition plans against `altered` as stored
+// (JobPlansAsStored), the job is taken to read it. Conservative: a job
 // without a stored plan, or one that would be planned otherwise now,
 // reads it.
 bool JobReadsColumn(Catalog& altered, const TableCatalog& job, const EvalContext& eval);

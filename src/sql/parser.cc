@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "common/error.h"
 
@@ -914,6 +915,66 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
     renamed.Set(&last->string->sval, to);
   });
   return DeparseExpression(root);
+}
+
+std::string EditNames(const std::string& statement, const std::vector<NameEdit>& edits) {
+  if (edits.empty()) return statement;
+  std::vector<Token> tokens = Tokenize(statement);
+  // Select-list entries that are a column reference alone, without a name
+  // of their own: where they start.
+  std::set<int> unnamed_targets;
+  for (const auto& parsed : ParseSql(statement)) {
+    if (!parsed.tree) continue;
+    ForEachMessage(&parsed.tree->base, [&](ProtobufCMessage* m) {
+      if (m->descriptor != &pg_query__res_target__descriptor) return;
+      auto* target = reinterpret_cast<PgQuery__ResTarget*>(m);
+      if ((!target->name || !*target->name) && target->val && target->val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF)
+        unnamed_targets.insert(target->val->column_ref->location);
+    });
+  }
+  struct Replacement {
+    int start, end;
+    std::string text;
+  };
+  std::vector<Replacement> replacements;
+  for (const auto& edit : edits) {
+    size_t first = 0;
+    while (first < tokens.size() && tokens[first].start < edit.location) first++;
+    if (first == tokens.size() || tokens[first].start != edit.location)
+      throw SqlError(sqlstate::kInternalError, "a name to rename is not where the statement has it");
+    // The dotted name: name (. name)* [. *]
+    std::vector<size_t> parts{first};
+    while (parts.back() + 2 < tokens.size() && tokens[parts.back() + 1].text == "." &&
+           tokens[parts.back() + 1].start == tokens[parts.back()].end)
+      parts.push_back(parts.back() + 2);
+    if (static_cast<size_t>(edit.part_from_end) >= parts.size())
+      throw SqlError(sqlstate::kInternalError, "a name to rename has fewer parts than expected");
+    const Token& part = tokens[parts[parts.size() - 1 - edit.part_from_end]];
+    if (part.kind != Token::Kind::kIdent && part.kind != Token::Kind::kKeyword)
+      throw SqlError(sqlstate::kInternalError, "a name to rename is not a name");
+    replacements.push_back({part.start, part.end, QuoteIdent(edit.new_name)});
+    if (!edit.keep_output_name.empty() && unnamed_targets.count(edit.location)) {
+      int end = tokens[parts.back()].end;
+      replacements.push_back({end, end, " AS " + QuoteIdent(edit.keep_output_name)});
+    }
+  }
+  std::sort(replacements.begin(), replacements.end(),
+            [](const Replacement& a, const Replacement& b) {
+              return std::tie(b.start, b.end, b.text) < std::tie(a.start, a.end, a.text);
+            });
+  replacements.erase(std::unique(replacements.begin(), replacements.end(),
+                                 [](const Replacement& a, const Replacement& b) {
+                                   return a.start == b.start && a.end == b.end && a.text == b.text;
+                                 }),
+                     replacements.end());
+  std::string out = statement;
+  int last_start = static_cast<int>(out.size()) + 1;
+  for (const auto& r : replacements) {
+    if (r.end > last_start) continue;  // overlapping edits: the first one stands
+    out.replace(r.start, r.end - r.start, r.text);
+    last_start = r.start;
+  }
+  return out;
 }
 
 std::string DeparseQualified(const std::string& query,

@@ -158,6 +158,22 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
 std::string DeparseQualified(const std::string& query,
                              const std::function<std::optional<std::string>(const std::string&)>& schema_for);
 
+// A name in a statement's text to write anew (a rename the statement must
+// follow): the dotted name starting at byte offset `location` (a
+// ColumnRef's or RangeVar's, or any name's first token), its part
+// `part_from_end` (0: the last) replaced by `new_name`, quoted as needed.
+// With `keep_output_name`, a select-list entry that is this name alone
+// gets `AS keep_output_name`: what the query's column was called.
+struct NameEdit {
+  int location = -1;
+  int part_from_end = 0;
+  std::string new_name;
+  std::string keep_output_name;
+};
+// `statement` with the edits made (the rest of its text as written).
+// Throws XX000 when an edit's location starts no name.
+std::string EditNames(const std::string& statement, const std::vector<NameEdit>& edits);
+
 // 54001 when `sql` nests expressions deeper than the parser may be given
 // (ParseSql checks it; callers of libpg_query's other entry points too).
 void CheckNestingDepth(const std::string& sql);

@@ -112,5 +112,27 @@ TEST(ParserExtensionTest, BadConditionsAreSyntaxErrors) {
   EXPECT_EQ(SyntaxErrorPosition("CREATE SINK k AS SELECT FROM WHERE WITH (connector = 'blackhole')"), 30);
 }
 
+TEST(EditNamesTest, ReplacesThePartAskedForAndKeepsOutputNames) {
+  const std::string sql = "SELECT b, t.b, \"T\".b AS x, upper(b) FROM s.t WHERE t.b > 'b' ORDER BY b";
+  auto at = [&](const std::string& text, size_t from = 0) { return static_cast<int>(sql.find(text, from)); };
+  std::vector<NameEdit> edits = {
+      {at("b,"), 0, "New B", "b"},                 // a select-list entry alone: keeps its name
+      {at("t.b"), 0, "nb", "b"},                   // qualified: its last part
+      {at("\"T\".b"), 1, "u", ""},                // the part before the last
+      {at("b)"), 0, "nb", "b"},                    // inside an expression: no AS
+      {at("s.t"), 0, "t2", ""},                    // a relation's last part
+      {at("t.b >"), 0, "nb", "b"},
+      {at("t.b >"), 0, "nb", "b"},                 // the same name bound twice
+      {at("b", at("ORDER BY")), 0, "select", ""},  // a keyword: quoted
+  };
+  EXPECT_EQ(EditNames(sql, edits),
+            "SELECT \"New B\" AS b, t.nb AS b, u.b AS x, upper(nb) FROM s.t2 WHERE t.nb > 'b' ORDER BY \"select\"");
+  EXPECT_EQ(EditNames(sql, {}), sql);
+  // A location that starts no name is an internal error, not a guess.
+  EXPECT_THROW(EditNames(sql, {{at(">"), 0, "x", ""}}), SqlError);
+  EXPECT_THROW(EditNames(sql, {{at("b,") + 1, 0, "x", ""}}), SqlError);
+  EXPECT_THROW(EditNames(sql, {{at("t.b"), 2, "x", ""}}), SqlError);
+}
+
 }  // namespace
 }  // namespace freshet

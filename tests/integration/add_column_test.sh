@@ -19,7 +19,10 @@
 #    query after more writes, no job failed;
 # 3) another column added after the restart, a clean restart: the same;
 # 4) a column dropped from a table an index reads (kept hidden in the
-#    stored rows), through kill -9.
+#    stored rows), through kill -9;
+# 5) a column no materialized view reads dropped under them, kill -9;
+# 6) columns and the table renamed under views, an index and a sink
+#    (their definitions follow), kill -9.
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -154,6 +157,27 @@ check "after kill -9 the grouped view equals its query" test \
 check "and the filtered one" test "$(q -c "select count(*), sum(b) from w_big")" = \
   "$(q -c "select count(*), sum(b) from w where b > 2500")"
 no_failure "after the drop and kill -9"
+
+echo "== 6) columns and the table renamed under views, an index and a sink, through kill -9"
+q -c "create view w_v as select id, a from w where b > 100" \
+  -c "create index w_a on w (a)" -c "create sink w_sink from w with (connector = 'blackhole')" >/dev/null
+out=$(q -c "alter table w rename column a to grp" -c "alter table w rename column b to val" -c "alter table w rename to w2")
+check "renamed under views, an index and a sink ($out)" test -z "$out"
+q -c "insert into w2 values (6000, 2, 77)" -c "update w2 set val = val + 2 where grp = 2" -c "flush" >/dev/null
+kill_server
+start_server "$WORK/d" "$WORK/d.log" || { fail "restart after kill -9"; finish; }
+q -c "insert into w2 values (6001, 6, 5)" -c "delete from w2 where id % 7 = 0" -c "flush" >/dev/null
+check "after kill -9 the grouped view equals its query over the renamed columns" test \
+  "$(q -c "select string_agg(a || ':' || n || ':' || s, ',' order by a) from w_sum")" = \
+  "$(q -c "select string_agg(grp || ':' || n || ':' || s, ',' order by grp) from (select grp, count(*) as n, sum(val) as s from w2 group by grp) x")"
+check "its definition names them" grep -qi "SELECT grp AS a, count(\*) AS n, sum(val) AS s FROM w2 GROUP BY grp" \
+  <<<"$(q -c "show create materialized view w_sum")"
+check "the view reads them" test "$(q -c "select count(*), sum(a) from w_v")" = \
+  "$(q -c "select count(*), sum(grp) from w2 where val > 100")"
+check "the index serves and answers like the table" test "$(q -c "select count(*), sum(id) from w2 where grp = 3")" = \
+  "$(q -c "set enable_indexscan = off" -c "select count(*), sum(id) from w2 where grp = 3")"
+check "the sink's definition names the table" grep -qi "from w2" <<<"$(q -c "show create sink w_sink")"
+no_failure "after the renames and kill -9"
 
 stop_server
 finish

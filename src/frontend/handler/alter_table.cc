@@ -54,6 +54,7 @@
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
+#include "frontend/handler/rename_follow.h"
 #include "frontend/handler/table_definition.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
@@ -1161,8 +1162,6 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
                   kind == RelationKind::kIndex ? "an" : "a", RelationKindName(kind));
   if (!t->IsUserVisible()) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", t->name);
   CheckOwner(args, *t);
-  // Views and jobs name what they read in their stored definitions.
-  CheckNoJobsDepend(args, *t, r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN ? "rename a column of" : "rename");
   // A job's stored definition names it (SHOW CREATE, recovery of jobs of
   // older versions).
   if (IsStreamJob(*t) || IsConnectorTable(*t))
@@ -1170,6 +1169,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
                   t->name);
   TableCatalog next = *t;
   std::vector<TableCatalog> referencing;  // other tables whose foreign keys name a renamed column
+  int renamed_column = -1;
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN) {
     if (t->kind != RelationKind::kTable)
       throw SqlError(sqlstate::kFeatureNotSupported, "renaming a column of this kind of relation is not supported yet");
@@ -1179,6 +1179,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     if (clash >= 0)
       FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", r->newname, t->name);
     next.columns[i].name = r->newname;
+    renamed_column = i;
     auto rename_referenced = [&](TableCatalog* table) {
       bool touched = false;
       for (auto& fk : table->constraints)
@@ -1192,6 +1193,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
       for (auto& col : c.columns)
         if (col == r->subname) col = r->newname, reads = true;
       if (reads && c.type == 'c') c.check = RenameColumnInExpression(c.check, r->subname, r->newname);
+      if (c.type == 'u' && !c.predicate.empty()) c.predicate = RenameColumnInExpression(c.predicate, r->subname, r->newname);
     }
     rename_referenced(&next);
     next.definition = NormalizedCreateTable(next);
@@ -1206,8 +1208,11 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
     // A view's definition is its query (pg_get_viewdef); its name is the entry's.
   }
+  // Views and jobs name what they read in their stored definitions.
+  std::vector<TableCatalog> followers = FollowRename(args, *t, next, renamed_column);
   args.session->DdlCatalog()->AlterTable(next);
   for (const auto& other : referencing) args.session->DdlCatalog()->AlterTable(other);
+  for (const auto& follower : followers) args.session->DdlCatalog()->AlterTable(follower);
   return {tag};
 }
 
