@@ -45,7 +45,7 @@ void Binder::ThrowAt(const char* code, int location, const std::string& message)
 }
 
 void Binder::NoteNameUse(const NameUse& use) {
-  if (ctx_.name_uses && view_depth_ == 0 && use.location >= 0) ctx_.name_uses->push_back(use);
+  if (ctx_.name_uses && view_depth_ == 0 && (use.location >= 0 || use.implicit)) ctx_.name_uses->push_back(use);
 }
 
 // ---- Types ----
@@ -877,6 +877,9 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
             value = eb.Coerce(type == JoinType::kRight ? std::move(r) : std::move(l), t);
           }
           exprs.push_back(std::move(value));
+          for (const auto* input : {&lc, &rc})
+            if (input->relation_id != 0 && input->relation_column >= 0)
+              NoteNameUse({.relation = input->relation_id, .column = input->relation_column, .implicit = true});
           columns.push_back({j->alias ? j->alias->aliasname : "", m.name, t});
           joined.columns[m.left].qualified_only = true;
           joined.columns[m.right].qualified_only = true;
@@ -895,6 +898,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
         for (auto& c : joined.columns) {
           c.table = j->alias->aliasname;
           c.schema.clear();
+          c.unaliased = false;
           if (c.qualified_only) {
             // The inputs of a merged USING column are no longer reachable.
             c.name.clear();

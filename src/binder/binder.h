@@ -42,7 +42,7 @@ void CheckTargetListLength(size_t entries);
 
 // A stored relation or one of its columns named in the statement's own
 // text (not in the views it names): where, so that a rename can follow it
-// (frontend/rename_follow.h).
+// (frontend/handler/dependent_definitions.h).
 struct NameUse {
   int location = -1;       // byte offset of the dotted name (a RangeVar's, a ColumnRef's)
   ObjectId relation = 0;   // the relation it names or reads
@@ -51,6 +51,9 @@ struct NameUse {
   // A column reference written relation.column (or relation.*) with the
   // relation's own name, not an alias: its part before the last names it.
   bool qualified_by_name = false;
+  // A column read without its name in the text: through * or t.* (at
+  // `location`), or as a USING or NATURAL join's column (no location).
+  bool implicit = false;
 };
 
 struct BinderContext {

@@ -299,6 +299,8 @@ void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
           NoteNameUse({.location = ref->location, .relation = col.relation_id, .qualified_by_name = col.unaliased});
         any = true;
         if (col.hidden || (table.empty() && col.qualified_only)) continue;
+        if (col.relation_id != 0 && col.relation_column >= 0)
+          NoteNameUse({.location = ref->location, .relation = col.relation_id, .column = col.relation_column, .implicit = true});
         q->select.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), col.type, col.name));
         q->out_schema.push_back({col.name, col.type, col.table});
       }

@@ -60,7 +60,7 @@ std::shared_ptr<StreamPlan> ReplanLegacyJob(const Catalog* catalog, const TableC
 // scans are taken at the width it scans them (columns added since are not
 // the job's). False for a job without a stored plan, and for a definition
 // that no longer plans. `name_uses` (if given) gets the names the
-// definition gives (a rename follows them: frontend/handler/rename_follow.h).
+// definition gives (a rename follows them: frontend/handler/dependent_definitions.h).
 bool JobPlansAsStored(Catalog& catalog, const TableCatalog& job, const EvalContext& eval,
                       std::vector<NameUse>* name_uses = nullptr);
 

@@ -54,7 +54,7 @@
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
-#include "frontend/handler/rename_follow.h"
+#include "frontend/handler/dependent_definitions.h"
 #include "frontend/handler/table_definition.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
@@ -263,6 +263,39 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
 // as PostgreSQL's views, or dropped with CASCADE (with what depends on
 // it). False when nothing but views reads the table,
 // for a rewrite.
+// Drops `readers` (views, jobs reading a dropped column) and what depends
+// on them, with PostgreSQL's NOTICEs.
+void DropCascading(const HandlerArgs& args, const std::vector<TableRef>& readers) {
+  if (readers.empty()) return;
+  Catalog* catalog = args.session->DdlCatalog();
+  std::vector<ObjectId> ids = DropClosure(args, readers, /*cascade=*/true, RelationKindName(readers[0]->kind));
+  for (ObjectId id : ids)
+    if (TableRef t = catalog->GetTable(id); t && t->IsUserVisible() && t->kind != RelationKind::kSequence)
+      args.sink->Notice(fmt::format("drop cascades to {} {}", RelationKindName(t->kind), t->name));
+  DropRelations(args, ids);
+}
+
+// The views reading column `i` of the table (by name, *, USING): 2BP01 as
+// PostgreSQL's, or dropped with CASCADE (with what depends on them).
+void DropViewsReadingColumn(const HandlerArgs& args, const Alteration& a, int i, bool cascade) {
+  const int stored = a.sources[i].old_column;
+  if (stored < 0) return;  // added by this statement
+  std::vector<TableRef> views = ViewsReadingColumn(args, a.next.id, stored);
+  if (views.empty()) return;
+  const std::string& name = a.next.columns[i].name;
+  if (!cascade) {
+    std::string detail;
+    for (const auto& v : views)
+      detail += fmt::format("{}view {} depends on column {} of table {}", detail.empty() ? "" : "\n", v->name, name,
+                            a.next.name);
+    throw SqlError(sqlstate::kDependentObjectsStillExist,
+                   fmt::format("cannot drop column {} of table {} because other objects depend on it", name, a.next.name))
+        .WithDetail(detail)
+        .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+  }
+  DropCascading(args, views);
+}
+
 bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool cascade) {
   const int stored = a->sources[i].old_column;  // its place in the stored rows
   if (stored < 0) return false;                 // added by this statement
@@ -305,13 +338,7 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool casca
       readers.push_back(job);
     }
     // CASCADE: the jobs that read it go first, with what depends on them.
-    if (!readers.empty()) {
-      std::vector<ObjectId> ids = DropClosure(args, readers, /*cascade=*/true, "materialized view");
-      for (ObjectId id : ids)
-        if (TableRef t = catalog->GetTable(id); t && t->IsUserVisible() && t->kind != RelationKind::kSequence)
-          args.sink->Notice(fmt::format("drop cascades to {} {}", RelationKindName(t->kind), t->name));
-      DropRelations(args, ids);
-    }
+    DropCascading(args, readers);
   }
   std::vector<ObjectId> keyed;
   for (const auto& dep : dependents) {
@@ -442,6 +469,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       std::erase_if(next.constraints, [&](const ConstraintCatalog& fk) {
         return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end();
       });
+      DropViewsReadingColumn(args, *a, i, cascade);
       if (!a->InPrimaryKey(cmd->name) && DropColumnInPlace(args, a, i, cascade)) return;
       if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
       next.columns.erase(next.columns.begin() + i);
@@ -474,6 +502,11 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType: {
       int i = a->Require(cmd->name);
+      // As PostgreSQL: a view's column would change type under it.
+      if (a->sources[i].old_column >= 0)
+        if (auto views = ViewsReadingColumn(args, next.id, a->sources[i].old_column); !views.empty())
+          throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a view or rule")
+              .WithDetail(fmt::format("rule _RETURN on view {} depends on column \"{}\"", views[0]->name, cmd->name));
       const PgQuery__ColumnDef* cd = cmd->def->column_def;
       ColumnCatalog& col = next.columns[i];
       col.type = Binder(session->BinderContextFor(args.stmt, nullptr)).BindTypeName(cd->type_name);

@@ -1,4 +1,7 @@
-// A rename that what depends on the relation follows (ALTER TABLE ...
+// What the definitions of a relation's dependents (views, materialized
+// views, sinks, indexes) name: which of its columns a view reads (DROP
+// COLUMN and ALTER COLUMN TYPE ask, as PostgreSQL's dependencies on a
+// view's columns answer), and a rename that they follow (ALTER TABLE ...
 // RENAME [COLUMN]), as PostgreSQL's views do.
 //
 // PostgreSQL's views and materialized views keep their analyzed query, so
@@ -28,6 +31,12 @@
 #include "frontend/handler/handler.h"
 
 namespace freshet {
+
+// The views that read column `column` (its place in the stored rows) of
+// relation `table`: by name, through * or t.*, or as a USING or NATURAL
+// join's column. Views reached through other views are not listed (they
+// read the view).
+std::vector<TableRef> ViewsReadingColumn(const HandlerArgs& args, ObjectId table, int column);
 
 // The dependents of `before` (views, materialized views, sinks, indexes)
 // with their definitions rewritten for the rename that makes it `after`:

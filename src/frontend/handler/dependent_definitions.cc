@@ -1,7 +1,9 @@
-#include "frontend/handler/rename_follow.h"
+#include "frontend/handler/dependent_definitions.h"
 
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
+
+#include <algorithm>
 
 #include "binder/binder.h"
 #include "catalog/pg_catalog.h"
@@ -59,6 +61,7 @@ std::vector<NameEdit> EditsFor(const TableCatalog& dep, const Bound& bound, cons
   const std::string new_name = column >= 0 ? after.columns[column].name : after.name;
   for (const auto& use : bound.uses) {
     if (use.relation != before.id) continue;
+    if (use.implicit) continue;  // no name in the text (a rename changes what * reads: checked below)
     if (column >= 0) {
       if (use.column == column && !use.range_var) edits.push_back({use.location, 0, new_name, old_name});
     } else if (use.range_var) {
@@ -110,11 +113,32 @@ SqlError CannotFollow(const std::string& what, const TableCatalog& dep, const st
 bool SameNames(const std::vector<NameUse>& a, const std::vector<NameUse>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); i++)
-    if (a[i].relation != b[i].relation || a[i].column != b[i].column || a[i].range_var != b[i].range_var) return false;
+    if (a[i].relation != b[i].relation || a[i].column != b[i].column || a[i].range_var != b[i].range_var ||
+        a[i].implicit != b[i].implicit)
+      return false;
   return true;
 }
 
 }  // namespace
+
+std::vector<TableRef> ViewsReadingColumn(const HandlerArgs& args, ObjectId table, int column) {
+  Catalog* catalog = args.session->DdlCatalog();
+  std::vector<TableRef> readers;
+  for (const TableRef& dep : catalog->Dependents(table)) {
+    if (dep->kind != RelationKind::kView) continue;
+    Bound bound;
+    try {
+      bound = BindDefinition(args, *catalog, *dep);
+    } catch (const SqlError&) {
+      readers.push_back(dep);  // it no longer binds: taken to read it, the cautious answer
+      continue;
+    }
+    if (std::any_of(bound.uses.begin(), bound.uses.end(),
+                    [&](const NameUse& use) { return use.relation == table && use.column == column; }))
+      readers.push_back(dep);
+  }
+  return readers;
+}
 
 std::vector<TableCatalog> FollowRename(const HandlerArgs& args, const TableCatalog& before, const TableCatalog& after,
                                        int column) {
