@@ -23,6 +23,13 @@ const std::vector<SystemTableDef>& Definitions() {
         {"column_name", T::Varchar()}, {"ordinal_position", T::Int32()}, {"column_default", T::Varchar()},
         {"is_nullable", T::Varchar()}, {"data_type", T::Varchar()}, {"character_maximum_length", T::Int32()},
         {"numeric_precision", T::Int32()}, {"numeric_scale", T::Int32()}, {"udt_name", T::Varchar()}}},
+      // Views (not materialized views), as pg_get_viewdef prints them;
+      // none is updatable (DML through views is not supported).
+      {"information_schema", "views",
+       {{"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
+        {"view_definition", T::Varchar()}, {"check_option", T::Varchar()}, {"is_updatable", T::Varchar()},
+        {"is_insertable_into", T::Varchar()}, {"is_trigger_updatable", T::Varchar()},
+        {"is_trigger_deletable", T::Varchar()}, {"is_trigger_insertable_into", T::Varchar()}}},
       {"information_schema", "schemata",
        {{"catalog_name", T::Varchar()}, {"schema_name", T::Varchar()}, {"schema_owner", T::Varchar()},
         {"default_character_set_catalog", T::Varchar()}, {"default_character_set_schema", T::Varchar()},
@@ -243,6 +250,13 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                       Str(t->kind == RelationKind::kTable ? "YES" : "NO")});
     for (const auto& d : AllDefinitions())
       rows.push_back({Str(db_name), Str(d.schema), Str(d.name), Str("SYSTEM TABLE"), Str("NO")});
+  } else if (key == "information_schema.views") {
+    for (const auto& t : tables) {
+      if (t->kind != RelationKind::kView) continue;
+      std::optional<std::string> text = ctx.lookup ? ctx.lookup->ViewDef(ObjectOid(t->id), false) : std::nullopt;
+      rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), text ? Str(*text) : NullStr(),
+                      Str("NONE"), Str("NO"), Str("NO"), Str("NO"), Str("NO"), Str("NO")});
+    }
   } else if (key == "information_schema.columns") {
     for (const auto& t : tables) {
       int pos = 0;
