@@ -165,17 +165,35 @@ class InsertExecutor : public DmlExecutor {
     return !holds.IsNull(0) && holds.GetBool(0);
   }
 
-  // The encoded values of a row's columns in unique constraint c, or
-  // nullopt when one is NULL (and NULLs are distinct).
-  static std::optional<std::string> UniqueValues(const TableCatalog& table, const ConstraintCatalog& c,
-                                                 const std::vector<Value>& row) {
-    std::vector<DataType> types;
+  // The values of unique constraint c's elements for a row: its columns',
+  // or its expressions' over the row.
+  std::vector<Value> ElementValues(const TableCatalog& table, const ConstraintCatalog& c, const std::vector<Value>& row) {
+    auto exprs = node_.conflict_elements.find(c.name);
     std::vector<Value> values;
-    for (const auto& name : c.columns) {
-      const Value& v = row[table.ColumnIndex(name)];
+    std::optional<DataChunk> one;
+    for (size_t k = 0; k < c.columns.size(); k++) {
+      if (exprs != node_.conflict_elements.end() && exprs->second[k]) {
+        if (!one) {
+          one.emplace(table.types());
+          one->AppendRow(row);
+        }
+        values.push_back(exprs->second[k]->Eval(*one, ctx_.eval).GetValue(0));
+      } else {
+        values.push_back(row[table.ColumnIndex(c.columns[k])]);
+      }
+    }
+    return values;
+  }
+
+  // The encoded values of a row's elements in unique constraint c, or
+  // nullopt when one is NULL (and NULLs are distinct).
+  std::optional<std::string> UniqueValues(const TableCatalog& table, const ConstraintCatalog& c,
+                                          const std::vector<Value>& row) {
+    std::vector<DataType> types;
+    std::vector<Value> values = ElementValues(table, c, row);
+    for (const Value& v : values) {
       if (v.is_null() && !c.nulls_not_distinct) return std::nullopt;
       types.push_back(v.type());
-      values.push_back(v);
     }
     DataChunk one(types);
     for (size_t k = 0; k < values.size(); k++) one.column(k).Append(values[k]);
@@ -207,9 +225,9 @@ class InsertExecutor : public DmlExecutor {
     }
     ScanSpec spec;
     spec.table = table.UniqueIndexDesc(c);
-    std::vector<int> columns = table.UniqueIndexColumns(c);
+    std::vector<Value> elements = ElementValues(table, c, proposed);
     for (size_t k = 0; k < c.columns.size(); k++)
-      spec.predicates.push_back(ColumnPredicate{static_cast<int>(k), ColumnPredicate::Op::kEq, proposed[columns[k]], {}});
+      spec.predicates.push_back(ColumnPredicate{static_cast<int>(k), ColumnPredicate::Op::kEq, elements[k], {}});
     std::unique_ptr<ChunkScan> scan = ctx_.Scan(std::move(spec));
     DataChunk found;
     while (scan->Next(&found, kChunkSize))

@@ -134,6 +134,12 @@ class Binder {
   // A condition the catalog keeps as SQL text (a CHECK's, a partial
   // index's predicate), bound as BindCheckExpression does.
   ExprPtr BindStoredCondition(const TableCatalog& table, const std::string& text, bool index_predicate = false);
+  // An element of a unique index that is an expression over `table`'s
+  // columns (CREATE UNIQUE INDEX ... ((lower(email)))): no subqueries
+  // (0A000), aggregates, window or set-returning functions; and the same
+  // from its stored text.
+  ExprPtr BindIndexExpression(const TableCatalog& table, const PgQuery__Node* expr);
+  ExprPtr BindStoredIndexExpression(const TableCatalog& table, const std::string& text);
   // The table's CHECK constraints, bound: what its writes must pass.
   std::vector<CheckConstraint> BindChecks(const TableCatalog& table);
   // The value a column gets when a write does not give one: its DEFAULT,

@@ -94,6 +94,22 @@ ExprPtr Binder::BindStoredCondition(const TableCatalog& table, const std::string
                              index_predicate);
 }
 
+ExprPtr Binder::BindIndexExpression(const TableCatalog& table, const PgQuery__Node* expr) {
+  Scope scope;
+  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  scope.clause = "index expressions";
+  ExprBinder eb(this, &scope);
+  ExprPtr e = eb.Bind(expr);
+  if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in index expression");
+  if (e->type().id == TypeId::kUnknown) e = eb.Coerce(std::move(e), DataType::Varchar());
+  return e;
+}
+
+ExprPtr Binder::BindStoredIndexExpression(const TableCatalog& table, const std::string& text) {
+  auto stmts = ParseSql("SELECT " + text);
+  return BindIndexExpression(table, stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
+}
+
 std::vector<CheckConstraint> Binder::BindChecks(const TableCatalog& table) {
   std::vector<CheckConstraint> out;
   for (const ConstraintCatalog& c : table.constraints)
@@ -316,26 +332,34 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
       if (!insert->conflict_on_key && insert->conflict_uniques.empty())
         FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" for table \"{}\" does not exist", infer->conname, table.name);
     } else {
+      // The elements named: columns, and expressions (by their text, as
+      // the index keeps it; they are bound to check them).
       std::set<int> named;
-      bool all_columns = true;
+      std::set<std::string> named_expressions;
       for (size_t i = 0; i < infer->n_index_elems; i++) {
         const PgQuery__IndexElem* e = infer->index_elems[i]->index_elem;
-        int idx = e->name ? table.ColumnIndex(e->name) : -1;
-        if (!e->name || idx < 0 || table.columns[idx].hidden) {
-          if (e->name) ThrowAt(sqlstate::kUndefinedColumn, infer->location, fmt::format("column \"{}\" does not exist", e->name));
-          all_columns = false;
+        if (!e->name || !*e->name) {
+          BindIndexExpression(table, e->expr);
+          named_expressions.insert(DeparseExpression(e->expr));
           continue;
         }
+        int idx = table.ColumnIndex(e->name);
+        if (idx < 0 || table.columns[idx].hidden)
+          ThrowAt(sqlstate::kUndefinedColumn, infer->location, fmt::format("column \"{}\" does not exist", e->name));
         named.insert(idx);
       }
-      // As PostgreSQL: every unique index over exactly these columns.
-      if (all_columns && declared_key && named == std::set<int>(table.pk.begin(), table.pk.end()))
+      // As PostgreSQL: every unique index over exactly these elements.
+      if (named_expressions.empty() && declared_key && named == std::set<int>(table.pk.begin(), table.pk.end()))
         insert->conflict_on_key = true;
       for (const auto& c : table.constraints) {
-        if (c.type != 'u' || !all_columns || (!c.predicate.empty() && c.predicate != infer_where)) continue;
+        if (c.type != 'u' || (!c.predicate.empty() && c.predicate != infer_where)) continue;
         std::set<int> columns;
-        for (const auto& name : c.columns) columns.insert(table.ColumnIndex(name));
-        if (columns == named) insert->conflict_uniques.push_back(c.name);
+        std::set<std::string> expressions;
+        for (size_t k = 0; k < c.columns.size(); k++) {
+          if (c.HasExpressions() && !c.expressions[k].empty()) expressions.insert(c.expressions[k]);
+          else columns.insert(table.ColumnIndex(c.columns[k]));
+        }
+        if (columns == named && expressions == named_expressions) insert->conflict_uniques.push_back(c.name);
       }
     }
     if (!insert->conflict_on_key && insert->conflict_uniques.empty())
@@ -347,9 +371,14 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
       if (c.type == 'u') insert->conflict_uniques.push_back(c.name);
   }
   for (const auto& name : insert->conflict_uniques)
-    for (const auto& c : table.constraints)
-      if (c.type == 'u' && c.name == name && !c.predicate.empty())
+    for (const auto& c : table.constraints) {
+      if (c.type != 'u' || c.name != name) continue;
+      if (!c.predicate.empty())
         insert->conflict_predicates[name] = BindStoredCondition(table, c.predicate, /*index_predicate=*/true);
+      if (c.HasExpressions())
+        for (const auto& text : c.expressions)
+          insert->conflict_elements[name].push_back(text.empty() ? nullptr : BindStoredIndexExpression(table, text));
+    }
   // A table keyed by generated row ids, without unique constraints, has
   // nothing to conflict on.
   if (!insert->conflict_on_key && insert->conflict_uniques.empty()) return;

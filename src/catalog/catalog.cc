@@ -60,10 +60,25 @@ std::vector<std::string> TableCatalog::MissingCells() const {
   return out;
 }
 
+std::string ConstraintCatalog::ElementName(size_t k) const {
+  if (!HasExpressions() || expressions[k].empty()) return columns[k];
+  const std::string& e = expressions[k];
+  size_t open = e.find('(');
+  std::string name = open == std::string::npos ? "" : e.substr(0, open);
+  bool ident = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+    return std::islower(static_cast<unsigned char>(ch)) || std::isdigit(static_cast<unsigned char>(ch)) || ch == '_';
+  });
+  return ident ? name : "expr";
+}
+
 std::vector<int> TableCatalog::UniqueIndexColumns(const ConstraintCatalog& c) const {
   std::vector<int> out;
-  for (const auto& name : c.columns) {
-    int i = ColumnIndex(name);
+  for (size_t k = 0; k < c.columns.size(); k++) {
+    if (c.HasExpressions() && !c.expressions[k].empty()) {
+      out.push_back(-1);
+      continue;
+    }
+    int i = ColumnIndex(c.columns[k]);
     if (i < 0) FRESHET_THROW(sqlstate::kInternalError, "unique constraint \"{}\" names a missing column", c.name);
     out.push_back(i);
   }
@@ -74,7 +89,9 @@ std::vector<int> TableCatalog::UniqueIndexColumns(const ConstraintCatalog& c) co
 StateTableDesc TableCatalog::UniqueIndexDesc(const ConstraintCatalog& c) const {
   StateTableDesc d;
   d.table_id = c.index_id;
-  for (int i : UniqueIndexColumns(c)) d.column_types.push_back(columns[i].type);
+  std::vector<int> index_columns = UniqueIndexColumns(c);
+  for (size_t k = 0; k < index_columns.size(); k++)
+    d.column_types.push_back(index_columns[k] >= 0 ? columns[index_columns[k]].type : c.expression_types.at(k));
   for (size_t k = 0; k < c.columns.size(); k++) d.pk_indices.push_back(static_cast<int>(k));
   d.dist_key_indices = d.pk_indices;
   return d;
@@ -89,7 +106,7 @@ int TableCatalog::ColumnIndex(const std::string& column_name) const {
 const ConstraintCatalog* TableCatalog::FindUniqueKey(const std::vector<std::string>& column_names) const {
   std::set<std::string> wanted(column_names.begin(), column_names.end());
   for (const auto& c : constraints)
-    if (c.type == 'u' && c.predicate.empty() && c.columns.size() == column_names.size() &&
+    if (c.type == 'u' && c.predicate.empty() && !c.HasExpressions() && c.columns.size() == column_names.size() &&
         std::set<std::string>(c.columns.begin(), c.columns.end()) == wanted)
       return &c;
   return nullptr;
@@ -149,14 +166,18 @@ namespace {
 
 json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
   json out = json::array();
-  for (const auto& c : constraints)
+  for (const auto& c : constraints) {
+    json types = json::array();
+    for (const auto& t : c.expression_types) types.push_back(TypeToJson(t));
     out.push_back({{"name", c.name}, {"type", std::string(1, c.type)}, {"ordinal", c.ordinal}, {"columns", c.columns},
                    {"ref_table", c.ref_table}, {"ref_columns", c.ref_columns}, {"on_update", std::string(1, c.on_update)},
                    {"on_delete", std::string(1, c.on_delete)}, {"match", std::string(1, c.match)},
                    {"deferrable", c.deferrable}, {"deferred", c.deferred}, {"check", c.check}, {"check_is_operator", c.check_is_operator},
                    {"index_id", c.index_id}, {"nulls_not_distinct", c.nulls_not_distinct},
                    {"index_only", c.index_only}, {"predicate", c.predicate},
+                   {"expressions", c.expressions}, {"expression_types", types},
                    {"validated", c.validated}});
+  }
   return out;
 }
 
@@ -181,6 +202,10 @@ std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
     k.nulls_not_distinct = c.value("nulls_not_distinct", false);
     k.index_only = c.value("index_only", false);
     k.predicate = c.value("predicate", std::string());
+    if (c.contains("expressions")) {
+      k.expressions = c.at("expressions").get<std::vector<std::string>>();
+      for (const auto& t : c.at("expression_types")) k.expression_types.push_back(TypeFromJson(t));
+    }
     k.validated = c.value("validated", true);
     out.push_back(std::move(k));
   }

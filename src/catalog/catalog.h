@@ -105,6 +105,18 @@ struct ConstraintCatalog {
   // the table's columns, deparsed; empty: every row). Such an index is no
   // key a foreign key may reference.
   std::string predicate;
+  // CREATE UNIQUE INDEX ... ((expression)): an element that is an
+  // expression over the table's columns (its SQL text, deparsed, and its
+  // type) has "" in `columns` at its place; both vectors are as long as
+  // `columns` when the index has one, else empty. Such an index is no key
+  // a foreign key may reference.
+  std::vector<std::string> expressions;
+  std::vector<DataType> expression_types;
+  bool HasExpressions() const { return !expressions.empty(); }
+  // What element k is called (pg_attribute of the index, its default
+  // name): a column's name; an expression's function name, or "expr", as
+  // PostgreSQL names it.
+  std::string ElementName(size_t k) const;
 };
 
 // CREATE SEQUENCE's parameters, as pg_sequence holds them.
@@ -186,7 +198,8 @@ struct TableCatalog {
   // The index relation of unique constraint `c` (its index_id): the
   // constrained columns, keyed, then this table's key columns.
   StateTableDesc UniqueIndexDesc(const ConstraintCatalog& c) const;
-  // The columns of the index rows of `c`, as indexes into this table's.
+  // The columns of the index rows of `c`, as indexes into this table's
+  // (-1 for an element that is an expression).
   std::vector<int> UniqueIndexColumns(const ConstraintCatalog& c) const;
   int ColumnIndex(const std::string& column_name) const;  // -1 when absent
   // The unique constraint or index over exactly `column_names` (any

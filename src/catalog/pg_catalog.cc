@@ -218,12 +218,41 @@ const ConstraintCatalog* UniqueConstraintWithIndex(const TableCatalog& t, Object
 }
 
 // A constraint's columns as indexes into the table's.
+// A constraint's columns, as indexes into its table's; -1 at the place of
+// a unique index's element that is an expression.
 std::vector<int> ConstraintColumns(const TableCatalog& t, const ConstraintCatalog& c) {
   std::vector<int> columns;
-  for (const auto& name : c.columns)
-    if (int i = t.ColumnIndex(name); i >= 0) columns.push_back(i);
+  for (size_t k = 0; k < c.columns.size(); k++) {
+    if (c.HasExpressions() && !c.expressions[k].empty()) columns.push_back(-1);
+    else if (int i = t.ColumnIndex(c.columns[k]); i >= 0) columns.push_back(i);
+  }
   return columns;
 }
+
+// A unique index's element k as pg_get_indexdef prints it: a column's
+// name, an expression in parentheses unless it is a function call, and
+// an operator's own parentheses unless `pretty` (as PostgreSQL's
+// pg_get_indexdef).
+std::string IndexElementText(const ConstraintCatalog& c, size_t k, bool pretty) {
+  if (!c.HasExpressions() || c.expressions[k].empty()) return QuoteIdent(c.columns[k]);
+  const std::string& e = c.expressions[k];
+  size_t open = e.find('(');
+  bool call = open != std::string::npos && open > 0 && e.back() == ')' &&
+              std::all_of(e.begin(), e.begin() + open, [](char ch) {
+                return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '"';
+              });
+  if (call) {
+    // The call's parentheses enclose the rest: f(a) || g(b) is no call.
+    int depth = 0;
+    for (size_t i = open; i < e.size(); i++) {
+      if (e[i] == '(') depth++;
+      else if (e[i] == ')' && --depth == 0 && i + 1 != e.size()) call = false;
+      if (!call) break;
+    }
+  }
+  return call ? e : pretty ? "(" + e + ")" : "((" + e + "))";
+}
+
 
 std::vector<const ConstraintCatalog*> UniqueConstraints(const TableCatalog& t) {
   std::vector<const ConstraintCatalog*> out;
@@ -664,9 +693,13 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         rows.push_back(attribute(ObjectOid(t->id), col, nums[i], col.not_null || in_pk, has_default));
       }
       for (const ConstraintCatalog* u : UniqueConstraints(*t)) {
-        int num = 0;
-        for (int k : ConstraintColumns(*t, *u))
-          rows.push_back(attribute(ObjectOid(u->index_id), t->columns[k], ++num, t->columns[k].not_null, false));
+        std::vector<int> columns = ConstraintColumns(*t, *u);
+        for (size_t k = 0; k < columns.size(); k++)
+          rows.push_back(columns[k] >= 0 ? attribute(ObjectOid(u->index_id), t->columns[columns[k]], int(k) + 1,
+                                                     t->columns[columns[k]].not_null, false)
+                                         : attribute(ObjectOid(u->index_id),
+                                                     ColumnCatalog{u->ElementName(k), u->expression_types[k]},
+                                                     int(k) + 1, false, false));
       }
       if (!HasPrimaryKeyIndex(*t)) continue;
       int num = 0;
@@ -740,26 +773,34 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
   } else if (name == "pg_index") {
     // The primary keys' indexes, and CREATE INDEX's (over the columns of
     // its table, whose attribute numbers it keeps).
+    // An element that is an expression has attribute number 0, its type's
+    // collation, and its text in indexprs (PostgreSQL keeps a node tree
+    // there; clients test it for NULL or print the index's definition).
     auto index = [&](uint32_t index_oid, const TableCatalog& table, const std::vector<int>& columns, bool primary,
-                     bool unique, const std::string& predicate = "") {
+                     bool unique, const ConstraintCatalog* constraint = nullptr) {
       std::vector<int> nums = AttNums(table), keys, options;
       std::vector<int64_t> collations, classes;
-      for (int k : columns) {
-        keys.push_back(nums[k]);
+      std::string expressions;
+      for (size_t k = 0; k < columns.size(); k++) {
+        const DataType& type = columns[k] >= 0 ? table.columns[columns[k]].type : constraint->expression_types[k];
+        keys.push_back(columns[k] >= 0 ? nums[columns[k]] : 0);
+        if (columns[k] < 0) expressions += (expressions.empty() ? "" : ", ") + constraint->expressions[k];
         options.push_back(0);
-        collations.push_back(IsCollatable(table.columns[k].type) ? kDefaultCollationOid : 0);
+        collations.push_back(IsCollatable(type) ? kDefaultCollationOid : 0);
         classes.push_back(0);
       }
       int64_t n = static_cast<int64_t>(keys.size());
+      const std::string predicate = constraint ? constraint->predicate : "";
       rows.push_back({O(index_oid), O(ObjectOid(table.id)), I2(n), I2(n), B(unique), B(primary), B(false), B(true),
                       B(false), B(true), B(false), B(true), B(true), B(false), Int2Vector(keys),
-                      OidVector(collations), OidVector(classes), Int2Vector(options), Null(kText),
+                      OidVector(collations), OidVector(classes), Int2Vector(options),
+                      expressions.empty() ? Null(kText) : Txt(expressions),
                       predicate.empty() ? Null(kText) : Txt(predicate)});
     };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (HasPrimaryKeyIndex(*t)) index(PrimaryKeyIndexOid(t->id), *t, t->pk, true, true);
       for (const ConstraintCatalog* u : UniqueConstraints(*t))
-        index(ObjectOid(u->index_id), *t, ConstraintColumns(*t, *u), false, true, u->predicate);
+        index(ObjectOid(u->index_id), *t, ConstraintColumns(*t, *u), false, true, u);
       if (!IsUserIndex(*t)) continue;
       TableRef table = c.GetTable(t->depends_on[0]);
       if (table) index(ObjectOid(t->id), *table, IndexKeyColumns(*t), false, false);
@@ -1073,9 +1114,12 @@ class CatalogLookupImpl : public CatalogLookup {
       t = c_->GetTable(t->depends_on[0]);
       if (!t) return std::nullopt;
     }
+    std::vector<std::string> elements;
+    for (size_t k = 0; k < columns.size(); k++)
+      elements.push_back(rel->unique ? IndexElementText(*rel->unique, k, pretty) : QuoteIdent(t->columns[columns[k]].name));
     if (column > 0) {
-      if (column > static_cast<int>(columns.size())) return std::string();
-      return QuoteIdent(t->columns[columns[column - 1]].name);
+      if (column > static_cast<int>(elements.size())) return std::string();
+      return elements[column - 1];
     }
     auto s = c_->GetSchema(t->schema_id);
     std::string table = pretty && TableIsVisible(ObjectOid(t->id))
@@ -1089,8 +1133,10 @@ class CatalogLookupImpl : public CatalogLookup {
       bool plain = std::all_of(p.begin(), p.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
       where = pretty || plain ? " WHERE " + p : " WHERE (" + p + ")";
     }
+    std::string element_list;
+    for (const auto& e : elements) element_list += (element_list.empty() ? "" : ", ") + e;
     return fmt::format("CREATE {}INDEX {} ON {} USING btree ({}){}{}", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
-                       QuoteIdent(rel->name), table, ColumnList(*t, columns),
+                       QuoteIdent(rel->name), table, element_list,
                        rel->unique && rel->unique->nulls_not_distinct ? " NULLS NOT DISTINCT" : "", where);
   }
 

@@ -37,13 +37,16 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   const Catalog* catalog = inst->catalog_.get();
   jobs->set_legacy_planner(
       [catalog](const TableCatalog& job, EvalContext* eval) { return ReplanLegacyJob(catalog, job, eval); });
-  // Partial unique indexes' predicates, for the writes that keep them.
-  SetIndexPredicateBinder([](const TableCatalog& table, const std::string& predicate) {
+  // Partial unique indexes' predicates and expression elements, for the
+  // writes that keep them.
+  SetIndexExpressionBinder([](const TableCatalog& table, const std::string& text, bool condition) {
     EvalContext eval;
     BinderContext ctx;
     ctx.eval = &eval;
     ctx.database_id = table.database_id;
-    return Binder(ctx).BindStoredCondition(table, predicate, /*index_predicate=*/true);
+    Binder binder(ctx);
+    return condition ? binder.BindStoredCondition(table, text, /*index_predicate=*/true)
+                     : binder.BindStoredIndexExpression(table, text);
   });
   inst->barriers_->set_recovery_handler(
       [jobs](uint32_t database_id, const StreamRuntime::Failure& f) { jobs->Recover(database_id, f); });

@@ -12,26 +12,76 @@ namespace freshet {
 
 SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<int>& columns,
                          const Row& row) {
-  SqlError e(sqlstate::kUniqueViolation, "duplicate key value violates unique constraint \"" + constraint + "\"");
-  std::string names, texts;
-  EvalContext ctx;
+  std::vector<std::string> names;
+  std::vector<Value> values;
   for (int k : columns) {
-    names += (names.empty() ? "" : ", ") + table.columns[k].name;
-    texts += (texts.empty() ? "" : ", ") + (row[k].is_null() ? "null" : FormatValueText(row[k], ctx));
+    names.push_back(table.columns[k].name);
+    values.push_back(row[k]);
   }
-  e.WithDetail("Key (" + names + ")=(" + texts + ") already exists.");
+  return UniqueViolation(table, constraint, names, values);
+}
+
+SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<std::string>& names,
+                         const std::vector<Value>& values) {
+  SqlError e(sqlstate::kUniqueViolation, "duplicate key value violates unique constraint \"" + constraint + "\"");
+  std::string name_list, texts;
+  EvalContext ctx;
+  for (size_t k = 0; k < names.size(); k++) {
+    name_list += (k ? ", " : "") + names[k];
+    texts += (k ? ", " : "") + (values[k].is_null() ? std::string("null") : FormatValueText(values[k], ctx));
+  }
+  e.WithDetail("Key (" + name_list + ")=(" + texts + ") already exists.");
   e.WithField('t', table.name).WithField('n', constraint);
   return e;
 }
 
 namespace {
-IndexPredicateBinder& PredicateBinder() {
-  static IndexPredicateBinder* binder = new IndexPredicateBinder();
+IndexExpressionBinder& ExpressionBinder() {
+  static IndexExpressionBinder* binder = new IndexExpressionBinder();
   return *binder;
+}
+
+ExprPtr BindIndexText(const TableCatalog& table, const ConstraintCatalog& c, const std::string& text, bool condition) {
+  if (!ExpressionBinder()) throw SqlError(sqlstate::kInternalError, "no binder for the expressions of index " + c.name);
+  return ExpressionBinder()(table, text, condition);
 }
 }  // namespace
 
-void SetIndexPredicateBinder(IndexPredicateBinder binder) { PredicateBinder() = std::move(binder); }
+void SetIndexExpressionBinder(IndexExpressionBinder binder) { ExpressionBinder() = std::move(binder); }
+
+std::vector<std::shared_ptr<const Expression>> BindIndexElements(const TableCatalog& table, const ConstraintCatalog& c) {
+  std::vector<std::shared_ptr<const Expression>> out;
+  if (!c.HasExpressions()) return out;
+  for (const auto& text : c.expressions)
+    out.push_back(text.empty() ? nullptr : std::shared_ptr<const Expression>(BindIndexText(table, c, text, false)));
+  return out;
+}
+
+std::vector<std::string> IndexElementNames(const ConstraintCatalog& c) {
+  std::vector<std::string> names = c.columns;
+  for (size_t k = 0; k < c.expressions.size(); k++)
+    if (!c.expressions[k].empty()) names[k] = c.expressions[k];
+  return names;
+}
+
+std::vector<Value> IndexElementValues(const TableCatalog& table, const ConstraintCatalog& c,
+                                      const std::vector<std::shared_ptr<const Expression>>& elements, const Row& row) {
+  std::vector<Value> values;
+  std::optional<DataChunk> one;
+  for (size_t k = 0; k < c.columns.size(); k++) {
+    if (k < elements.size() && elements[k]) {
+      if (!one) {
+        one.emplace(table.types());
+        one->AppendRow(row);
+      }
+      EvalContext ctx;
+      values.push_back(elements[k]->Eval(*one, ctx).GetValue(0));
+    } else {
+      values.push_back(row[table.ColumnIndex(c.columns[k])]);
+    }
+  }
+  return values;
+}
 
 bool UniqueIndexWrites::HasUniqueConstraints(const TableCatalog& table) {
   for (const auto& c : table.constraints)
@@ -43,11 +93,8 @@ UniqueIndexWrites::UniqueIndexWrites(const TableCatalog& table, const StateTable
     : table_(table), rows_(rows), missing_(table.MissingCells()) {
   for (const auto& c : table.constraints) {
     if (c.type != 'u') continue;
-    Index index{&c, table.UniqueIndexColumns(c), index_for(c), {}, nullptr};
-    if (!c.predicate.empty()) {
-      if (!PredicateBinder()) throw SqlError(sqlstate::kInternalError, "no binder for the predicate of index " + c.name);
-      index.predicate = PredicateBinder()(table, c.predicate);
-    }
+    Index index{&c, table.UniqueIndexColumns(c), index_for(c), {}, nullptr, BindIndexElements(table, c)};
+    if (!c.predicate.empty()) index.predicate = BindIndexText(table, c, c.predicate, true);
     indexes_.push_back(std::move(index));
   }
 }
@@ -58,10 +105,13 @@ Row UniqueIndexWrites::Decode(const std::string& encoded) const {
   return row;
 }
 
-// The index row of a table row: its constrained columns, then its key's.
-static DataChunk IndexRow(const std::vector<DataType>& types, const std::vector<int>& columns, const Row& row) {
-  DataChunk out(types);
-  for (size_t k = 0; k < columns.size(); k++) out.column(k).Append(row[columns[k]]);
+// The index row of a table row: its elements' values, then its key's
+// columns.
+DataChunk UniqueIndexWrites::IndexRow(const Index& index, const Row& row) const {
+  DataChunk out(index.table->desc().column_types);
+  std::vector<Value> elements = IndexElementValues(table_, *index.constraint, index.elements, row);
+  for (size_t k = 0; k < index.columns.size(); k++)
+    out.column(k).Append(k < elements.size() ? elements[k] : row[index.columns[k]]);
   out.set_cardinality(1);
   return out;
 }
@@ -75,12 +125,13 @@ bool UniqueIndexWrites::Holds(const Index& index, const Row& row) const {
   return !holds.IsNull(0) && holds.GetBool(0);
 }
 
-std::optional<std::string> UniqueIndexWrites::KeyOf(const Index& index, const Row& row) const {
+std::optional<DataChunk> UniqueIndexWrites::IndexRowOf(const Index& index, const Row& row) const {
   if (!Holds(index, row)) return std::nullopt;
+  DataChunk index_row = IndexRow(index, row);
   if (!index.constraint->nulls_not_distinct)
     for (size_t k = 0; k < index.constraint->columns.size(); k++)
-      if (row[index.columns[k]].is_null()) return std::nullopt;
-  return index.table->KeyOf(IndexRow(index.table->desc().column_types, index.columns, row), 0);
+      if (index_row.column(k).IsNull(0)) return std::nullopt;
+  return index_row;
 }
 
 std::optional<std::string> UniqueIndexWrites::Lookup(Index& index, const std::string& key) const {
@@ -100,19 +151,21 @@ std::optional<std::string> UniqueIndexWrites::Lookup(Index& index, const std::st
 void UniqueIndexWrites::Remove(const std::string& row_key, const std::string& encoded) {
   Row row = Decode(encoded);
   for (Index& index : indexes_) {
-    std::optional<std::string> key = KeyOf(index, row);
-    if (!key) continue;
-    std::optional<std::string> holder = Lookup(index, *key);
-    if (holder && *holder == row_key) index.overlay[*key] = std::nullopt;
+    std::optional<DataChunk> index_row = IndexRowOf(index, row);
+    if (!index_row) continue;
+    std::string key = index.table->KeyOf(*index_row, 0);
+    std::optional<std::string> holder = Lookup(index, key);
+    if (holder && *holder == row_key) index.overlay[key] = std::nullopt;
   }
 }
 
 void UniqueIndexWrites::Claim(Index& index, std::string key, const std::string& row_key, std::string index_row,
-                              const std::function<Row()>& row) {
+                              const DataChunk& index_rows, size_t r) {
   std::optional<std::string> holder = Lookup(index, key);
   if (holder && *holder != row_key) {
-    std::vector<int> constrained(index.columns.begin(), index.columns.begin() + index.constraint->columns.size());
-    throw UniqueViolation(table_, index.constraint->name, constrained, row());
+    std::vector<Value> values;
+    for (size_t k = 0; k < index.constraint->columns.size(); k++) values.push_back(index_rows.column(k).GetValue(r));
+    throw UniqueViolation(table_, index.constraint->name, IndexElementNames(*index.constraint), values);
   }
   index.overlay[std::move(key)] = Entry{row_key, std::move(index_row)};
 }
@@ -120,11 +173,11 @@ void UniqueIndexWrites::Claim(Index& index, std::string key, const std::string& 
 void UniqueIndexWrites::Insert(const std::string& row_key, const std::string& encoded) {
   Row row = Decode(encoded);
   for (Index& index : indexes_) {
-    std::optional<std::string> key = KeyOf(index, row);
-    if (!key) continue;
-    std::string index_row;
-    EncodeRow(IndexRow(index.table->desc().column_types, index.columns, row), 0, &index_row);
-    Claim(index, std::move(*key), row_key, std::move(index_row), [&] { return row; });
+    std::optional<DataChunk> index_row = IndexRowOf(index, row);
+    if (!index_row) continue;
+    std::string bytes;
+    EncodeRow(*index_row, 0, &bytes);
+    Claim(index, index.table->KeyOf(*index_row, 0), row_key, std::move(bytes), *index_row, 0);
   }
 }
 
@@ -170,10 +223,18 @@ void UniqueIndexWrites::AddBulk(const BulkRows& rows) {
       row_keys.emplace_back(c.key());
     }
     const size_t n = row_keys.size();
+    chunk.set_cardinality(n);
     for (size_t i = 0; i < indexes_.size(); i++) {
       Encoded& e = encoded[i];
       std::vector<Vector> columns;
-      for (int k : indexes_[i].columns) columns.push_back(chunk.column(k));
+      for (size_t k = 0; k < indexes_[i].columns.size(); k++) {
+        if (k < indexes_[i].elements.size() && indexes_[i].elements[k]) {
+          EvalContext ctx;
+          columns.push_back(indexes_[i].elements[k]->Eval(chunk, ctx));
+        } else {
+          columns.push_back(chunk.column(indexes_[i].columns[k]));
+        }
+      }
       e.rows = DataChunk(std::move(columns));
       e.rows.set_cardinality(n);
       EncodedRowSizes(e.rows, &e.sizes);
@@ -187,7 +248,6 @@ void UniqueIndexWrites::AddBulk(const BulkRows& rows) {
     }
     // The partial indexes' predicates, over the whole chunk.
     std::vector<std::optional<Vector>> holds(indexes_.size());
-    chunk.set_cardinality(n);
     for (size_t i = 0; i < indexes_.size(); i++)
       if (indexes_[i].predicate) {
         EvalContext ctx;
@@ -203,8 +263,7 @@ void UniqueIndexWrites::AddBulk(const BulkRows& rows) {
         for (size_t k = 0; k < constrained && !index.constraint->nulls_not_distinct; k++)
           has_null |= e.rows.column(k).IsNull(r);
         if (has_null) continue;
-        Claim(index, index.table->KeyOf(e.rows, r), row_keys[r], e.bytes.substr(e.offsets[r], e.sizes[r]),
-              [&] { return chunk.GetRow(r); });
+        Claim(index, index.table->KeyOf(e.rows, r), row_keys[r], e.bytes.substr(e.offsets[r], e.sizes[r]), e.rows, r);
       }
   }
 }

@@ -40,15 +40,31 @@ namespace freshet {
 
 // 23505 as PostgreSQL words it: the constraint, DETAIL "Key (a, b)=(1, x)
 // already exists.", the table and constraint fields. `row` holds all the
-// table's columns; `columns` are the key's.
+// table's columns; `columns` are the key's. The second form names the
+// key's elements and gives their values.
 SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<int>& columns,
                          const Row& row);
+SqlError UniqueViolation(const TableCatalog& table, const std::string& constraint, const std::vector<std::string>& names,
+                         const std::vector<Value>& values);
 
-// Binds a partial unique index's predicate (SQL text) against its table's
-// columns. meta has no binder: the frontend installs one at start
-// (SetIndexPredicateBinder); without one, a partial index is XX000.
-using IndexPredicateBinder = std::function<ExprPtr(const TableCatalog&, const std::string&)>;
-void SetIndexPredicateBinder(IndexPredicateBinder binder);
+// Binds a partial unique index's predicate (`condition`) or an element
+// that is an expression (SQL text) against its table's columns. meta has
+// no binder: the frontend installs one at start (SetIndexExpressionBinder);
+// without one, such an index is XX000.
+using IndexExpressionBinder = std::function<ExprPtr(const TableCatalog&, const std::string& text, bool condition)>;
+void SetIndexExpressionBinder(IndexExpressionBinder binder);
+
+// The values of unique index `c`'s elements for `row` (the table's
+// columns): a column's value, or the element's expression (`elements[k]`,
+// null for a column) evaluated over the row.
+std::vector<Value> IndexElementValues(const TableCatalog& table, const ConstraintCatalog& c,
+                                      const std::vector<std::shared_ptr<const Expression>>& elements, const Row& row);
+// The bound expressions of `c`'s elements (null for columns); empty when
+// it has none.
+std::vector<std::shared_ptr<const Expression>> BindIndexElements(const TableCatalog& table, const ConstraintCatalog& c);
+// What DETAIL names an index's elements by: a column's name, an
+// expression's text in parentheses is PostgreSQL's "lower(e)".
+std::vector<std::string> IndexElementNames(const ConstraintCatalog& c);
 
 class UniqueIndexWrites {
  public:
@@ -84,18 +100,21 @@ class UniqueIndexWrites {
     std::shared_ptr<StateTable> table;
     std::unordered_map<std::string, std::optional<Entry>> overlay;  // by index key; nullopt: deleted
     std::shared_ptr<const Expression> predicate;  // partial indexes: the rows it holds
+    std::vector<std::shared_ptr<const Expression>> elements;  // BindIndexElements
   };
   // Whether a partial index holds `row` (its predicate is true).
   bool Holds(const Index& index, const Row& row) const;
-  // The index key of a row, or nullopt when it is not indexed.
-  std::optional<std::string> KeyOf(const Index& index, const Row& row) const;
+  // The index row of a table row (elements, then the table's key), or
+  // nullopt when it is not indexed.
+  DataChunk IndexRow(const Index& index, const Row& row) const;
+  std::optional<DataChunk> IndexRowOf(const Index& index, const Row& row) const;
   // The row key of the table's row holding index key `key`, if any.
   std::optional<std::string> Lookup(Index& index, const std::string& key) const;
   // Gives `key` of the index to the table's row `row_key` (index_row: the
-  // index row's encoding); 23505 naming the values of `row` when another
-  // row holds it.
+  // index row's encoding, row r of index_rows); 23505 naming its values
+  // when another row holds it.
   void Claim(Index& index, std::string key, const std::string& row_key, std::string index_row,
-             const std::function<Row()>& row);
+             const DataChunk& index_rows, size_t r);
   void Remove(const std::string& row_key, const std::string& encoded);
   void Insert(const std::string& row_key, const std::string& encoded);
   Row Decode(const std::string& encoded) const;

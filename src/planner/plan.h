@@ -357,6 +357,9 @@ class InsertNode : public PlanNode {
   // Arbiters that are partial unique indexes: their predicates (over the
   // table's columns), by name; a row they are not true for is not theirs.
   std::map<std::string, ExprPtr> conflict_predicates;
+  // Arbiters with elements that are expressions: each element's (null for
+  // a column), over the table's columns, by name.
+  std::map<std::string, std::vector<ExprPtr>> conflict_elements;
   std::vector<ExprPtr> conflict_set;
   ExprPtr conflict_where;
 };

@@ -917,6 +917,19 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
   return DeparseExpression(root);
 }
 
+std::vector<std::string> ColumnsInExpression(const std::string& expr) {
+  std::vector<ParsedStatement> stmts = ParseSql("SELECT " + expr);
+  std::vector<std::string> names;
+  ForEachMessage(&stmts.at(0).node->base, [&](ProtobufCMessage* m) {
+    if (m->descriptor != &pg_query__column_ref__descriptor) return;
+    auto* ref = reinterpret_cast<PgQuery__ColumnRef*>(m);
+    if (ref->n_fields == 0) return;
+    const PgQuery__Node* last = ref->fields[ref->n_fields - 1];
+    if (last->node_case == PG_QUERY__NODE__NODE_STRING) names.push_back(last->string->sval);
+  });
+  return names;
+}
+
 std::string EditNames(const std::string& statement, const std::vector<NameEdit>& edits) {
   if (edits.empty()) return statement;
   std::vector<Token> tokens = Tokenize(statement);

@@ -150,6 +150,9 @@ std::string DeparseExpression(const PgQuery__Node* expr);
 // references to column `from` (alone or qualified by a table) naming `to`.
 std::string RenameColumnInExpression(const std::string& expr, const std::string& from, const std::string& to);
 
+// The names of the columns `expr` (an expression's SQL text) reads.
+std::vector<std::string> ColumnsInExpression(const std::string& expr);
+
 // `query` (one SELECT's text, or the query of a CREATE MATERIALIZED VIEW
 // statement) deparsed, each relation it names without a schema (CTEs
 // aside) written schema.name when `schema_for(name)` gives a schema:

@@ -260,4 +260,19 @@ out=$(q -c "insert into pu values (1000, 'e7', false)" -c "update pu set live = 
 check "rows outside the predicate are not ($out)" test "$out" = ""
 check "its definition is kept" grep -q "WHERE live" <<<"$(q -c "select pg_get_indexdef('pu_live'::regclass)")"
 
+echo "== 12) a unique index on an expression survives kill -9, its values computed for every write"
+q -c "create table ue (id int primary key, email text)" \
+  -c "insert into ue select x, 'User' || x || '@X.com' from generate_series(1, 500) x" \
+  -c "create unique index ue_lower on ue (lower(email))" >/dev/null
+kill_server
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+out=$(q -c "insert into ue values (1000, 'user7@x.COM')" 2>&1)
+check "after kill -9 a duplicate of its expression is refused" grep -q 'Key (lower(email))=(user7@x.com) already exists' <<<"$out"
+out=$(q -c "update ue set email = 'other@x.com' where id = 7" -c "insert into ue values (1000, 'user7@x.COM')" \
+  -c "insert into ue values (1001, 'x@y') on conflict (lower(email)) do nothing" \
+  -c "insert into ue values (1002, 'X@Y') on conflict (lower(email)) do nothing" 2>&1)
+check "a value freed is taken, ON CONFLICT infers it ($out)" test "$out" = ""
+check "and skipped the duplicate" test "$(q -c "select count(*) from ue where lower(email) = 'x@y'")" = "1"
+check "its definition is kept" grep -q "(lower(email))" <<<"$(q -c "select pg_get_indexdef('ue_lower'::regclass)")"
+
 finish

@@ -263,6 +263,16 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
 // as PostgreSQL's views, or dropped with CASCADE (with what depends on
 // it). False when nothing but views reads the table,
 // for a rewrite.
+// Whether a unique index's expressions read column `name`.
+bool ExpressionsRead(const ConstraintCatalog& c, const std::string& name) {
+  for (const auto& e : c.expressions) {
+    if (e.empty()) continue;
+    std::vector<std::string> read = ColumnsInExpression(e);
+    if (std::find(read.begin(), read.end(), name) != read.end()) return true;
+  }
+  return false;
+}
+
 // Drops `readers` (views, jobs reading a dropped column) and what depends
 // on them, with PostgreSQL's NOTICEs.
 void DropCascading(const HandlerArgs& args, const std::vector<TableRef>& readers) {
@@ -467,7 +477,8 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
           fmt::format("cannot drop column {} of table {} because other objects depend on it", cmd->name, next.name),
           fmt::format("column {} of table {}", cmd->name, next.name));
       std::erase_if(next.constraints, [&](const ConstraintCatalog& fk) {
-        return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end();
+        return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end() ||
+               ExpressionsRead(fk, cmd->name);
       });
       DropViewsReadingColumn(args, *a, i, cascade);
       if (!a->InPrimaryKey(cmd->name) && DropColumnInPlace(args, a, i, cascade)) return;
@@ -502,6 +513,12 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType: {
       int i = a->Require(cmd->name);
+      // The index would need its expressions' values computed anew.
+      for (const auto& c : next.constraints)
+        if (ExpressionsRead(c, cmd->name))
+          FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                        "cannot alter type of column \"{}\" because index \"{}\" has an expression over it", cmd->name,
+                        c.name);
       // As PostgreSQL: a view's column would change type under it.
       if (a->sources[i].old_column >= 0)
         if (auto views = ViewsReadingColumn(args, next.id, a->sources[i].old_column); !views.empty())
@@ -1093,34 +1110,55 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   CheckOwner(args, *t);
   // A partial index: its predicate as a CHECK's expression is bound (over
   // the table's columns, boolean, no subqueries), kept as its text.
-  std::string predicate;
-  if (ix->where_clause) {
-    ExprPtr bound = binder.BindCheckExpression(*t, ix->where_clause, nullptr, /*index_predicate=*/true);
-    // Its value must not change while the row does not (PostgreSQL's
-    // IMMUTABLE): no clock, session or random functions.
+  // Its predicate's and expressions' values must not change while the row
+  // does not (PostgreSQL's IMMUTABLE): no clock, session or random
+  // functions.
+  auto check_immutable = [](const Expression& bound, const char* what) {
     static const std::set<std::string> kNotImmutable = {"now", "statement_timestamp", "transaction_timestamp",
                                                         "current_setting", "timezone", "to_char"};
     std::function<void(const Expression&)> check = [&](const Expression& e) {
       if (const auto* f = dynamic_cast<const FunctionExpr*>(&e))
         if (IsVolatileFunction(f->function()->name) || kNotImmutable.count(f->function()->name))
-          throw SqlError(sqlstate::kInvalidObjectDefinition, "functions in index predicate must be marked IMMUTABLE");
+          FRESHET_THROW(sqlstate::kInvalidObjectDefinition, "functions in index {} must be marked IMMUTABLE", what);
       for (const auto& child : e.children()) check(*child);
     };
-    check(*bound);
+    check(bound);
+  };
+  std::string predicate;
+  if (ix->where_clause) {
+    check_immutable(*binder.BindCheckExpression(*t, ix->where_clause, nullptr, /*index_predicate=*/true), "predicate");
     predicate = DeparseExpression(ix->where_clause);
   }
-  std::vector<std::string> columns;
+  // Its elements: columns, or expressions over them (kept as their text
+  // and type; "" in `columns` at their place).
+  std::vector<std::string> columns, expressions, name_parts;
+  std::vector<DataType> expression_types;
   for (size_t i = 0; i < ix->n_index_params; i++) {
     const PgQuery__IndexElem* e = ix->index_params[i]->index_elem;
-    if (!e->name || !*e->name || e->expr)
-      throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes on expressions are not supported");
-    columns.push_back(e->name);
+    if (e->name && *e->name) {
+      columns.push_back(e->name);
+      expressions.emplace_back();
+      expression_types.push_back(DataType::Unknown());
+      continue;
+    }
+    ExprPtr bound = binder.BindIndexExpression(*t, e->expr);
+    check_immutable(*bound, "expression");
+    columns.emplace_back();
+    expressions.push_back(DeparseExpression(e->expr));
+    // A string function's result is text, as PostgreSQL's (pg_attribute).
+    DataType type = bound->type();
+    if (type == DataType::Varchar()) type = DataType::Text();
+    expression_types.push_back(type);
   }
+  ConstraintCatalog elements;
+  elements.columns = columns;
+  elements.expressions = expressions;
+  for (size_t k = 0; k < columns.size(); k++) name_parts.push_back(elements.ElementName(k));
   // As PostgreSQL: an index without a name is <table>_<columns>_idx.
   std::string name = ix->idxname && *ix->idxname ? ix->idxname : "";
   if (name.empty()) {
     name = t->name;
-    for (const auto& c : columns) name += "_" + c;
+    for (const auto& c : name_parts) name += "_" + c;
     name += "_idx";
   }
   if (ix->if_not_exists) {
@@ -1137,9 +1175,17 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   c.conname = name.data();
   c.nulls_not_distinct = ix->nulls_not_distinct;
   Alteration a(*t);
-  ConstraintCatalog index = BindUniqueConstraint(args, a.Finish(), columns, &c);
+  std::vector<std::string> plain_columns;
+  for (const auto& column : columns)
+    if (!column.empty()) plain_columns.push_back(column);
+  ConstraintCatalog index = BindUniqueConstraint(args, a.Finish(), plain_columns, &c);
   index.index_only = true;
   index.predicate = predicate;
+  if (std::any_of(expressions.begin(), expressions.end(), [](const std::string& e) { return !e.empty(); })) {
+    index.columns = columns;
+    index.expressions = expressions;
+    index.expression_types = expression_types;
+  }
   a.next.constraints.push_back(std::move(index));
   a.fill_unique = true;
   StoreAlteration(args, t, a);
@@ -1227,6 +1273,8 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
         if (col == r->subname) col = r->newname, reads = true;
       if (reads && c.type == 'c') c.check = RenameColumnInExpression(c.check, r->subname, r->newname);
       if (c.type == 'u' && !c.predicate.empty()) c.predicate = RenameColumnInExpression(c.predicate, r->subname, r->newname);
+      for (auto& e : c.expressions)
+        if (!e.empty()) e = RenameColumnInExpression(e, r->subname, r->newname);
     }
     rename_referenced(&next);
     next.definition = NormalizedCreateTable(next);

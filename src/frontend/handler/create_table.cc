@@ -195,14 +195,24 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     c.contype = PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE;
     c.nulls_not_distinct = from.nulls_not_distinct;
     std::string index_name;  // a unique index is named as CREATE INDEX names one
+    std::vector<std::string> plain_columns;
+    for (const auto& col : from.columns)
+      if (!col.empty()) plain_columns.push_back(col);
     if (from.index_only) {
       index_name = t.name;
-      for (const auto& col : from.columns) index_name += "_" + col;
+      for (size_t k = 0; k < from.columns.size(); k++) index_name += "_" + from.ElementName(k);
       index_name += "_idx";
       c.conname = index_name.data();
     }
-    ConstraintCatalog unique = BindUniqueConstraint(args, t, from.columns, &c);
+    ConstraintCatalog unique = BindUniqueConstraint(args, t, plain_columns, &c);
     unique.index_only = from.index_only;
+    // A unique index's predicate and expressions, over the same columns.
+    unique.predicate = from.predicate;
+    if (from.HasExpressions()) {
+      unique.columns = from.columns;
+      unique.expressions = from.expressions;
+      unique.expression_types = from.expression_types;
+    }
     t.constraints.push_back(std::move(unique));
   }
   for (ConstraintCatalog check : copied_checks) {
