@@ -420,7 +420,7 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
                  : stmt->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT ? SetOpKind::kIntersect
                                                                         : SetOpKind::kExcept;
   auto node = std::make_unique<SetOpNode>(op, stmt->all, std::move(left), std::move(right));
-  for (auto& c : node->mutable_schema()) c.table = "";
+  for (auto& c : node->mutable_schema()) c.table = "", c.origin_table = 0, c.origin_column = 0;
   return node;
 }
 
@@ -1015,7 +1015,10 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
       rename(schema);
       size_t first = scope->columns.size();
       scope->Append(schema);
-      for (size_t i = first; i < scope->columns.size(); i++) scope->columns[i].relation_oid = SystemTableOid(*def);
+      for (size_t i = first; i < scope->columns.size(); i++) {
+        scope->columns[i].relation_oid = scope->columns[i].origin_table = SystemTableOid(*def);
+        scope->columns[i].origin_column = static_cast<int16_t>(i - first + 1);
+      }
       return std::make_unique<SystemScanNode>(def->schema + "." + def->name, std::move(schema));
     }
   }
@@ -1032,9 +1035,12 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
     rename(p->mutable_schema());
     size_t first = scope->columns.size();
     scope->Append(p->schema());
+    int16_t attnum = 0;
     for (size_t i = first; i < scope->columns.size(); i++) {
       scope->columns[i].relation_id = table->id;  // for its qualified references (a rename of the view)
       scope->columns[i].unaliased = !rv->alias;
+      scope->columns[i].origin_table = ObjectOid(table->id);
+      scope->columns[i].origin_column = scope->columns[i].hidden ? 0 : ++attnum;
     }
     return p;
   }
@@ -1068,9 +1074,11 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   std::optional<SchemaCatalog> s;
   if (!rv->alias) s = ctx_.catalog->GetSchema(table->schema_id);
   size_t visible = 0;
+  int16_t attnum = 0;  // pg_attribute's: visible columns from 1
   for (size_t i = first; i < scope->columns.size(); i++) {
     Scope::Column& c = scope->columns[i];
-    c.relation_oid = ObjectOid(table->id);
+    c.relation_oid = c.origin_table = ObjectOid(table->id);
+    c.origin_column = c.hidden ? 0 : ++attnum;
     if (!rv->alias) c.schema = s ? s->name : "";
     // A column the alias renames is read by the alias's name.
     c.relation_id = table->id;

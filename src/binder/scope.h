@@ -24,6 +24,9 @@ struct Binder::Scope {
     ObjectId relation_id = 0;
     int relation_column = -1;
     bool unaliased = false;
+    // PlanColumn::origin_table/origin_column of the value it holds.
+    uint32_t origin_table = 0;
+    int16_t origin_column = 0;
   };
   std::vector<Column> columns;
   Scope* outer = nullptr;
@@ -37,7 +40,11 @@ struct Binder::Scope {
   bool set_functions_allowed = false;  // binding a select-list entry  // for "aggregate functions are not allowed in WHERE"
 
   void Append(const std::vector<PlanColumn>& cols) {
-    for (const auto& c : cols) columns.push_back({c.table, c.name, c.type, c.hidden});
+    for (const auto& c : cols) {
+      columns.push_back({c.table, c.name, c.type, c.hidden});
+      columns.back().origin_table = c.origin_table;
+      columns.back().origin_column = c.origin_column;
+    }
   }
 };
 

@@ -302,7 +302,7 @@ void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
         if (col.relation_id != 0 && col.relation_column >= 0)
           NoteNameUse({.location = ref->location, .relation = col.relation_id, .column = col.relation_column, .implicit = true});
         q->select.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(c), col.type, col.name));
-        q->out_schema.push_back({col.name, col.type, col.table});
+        q->out_schema.push_back({col.name, col.type, col.table, false, col.origin_table, col.origin_column});
       }
       if (!table.empty() && !any)
         ThrowAt(sqlstate::kUndefinedTable, ref->location, fmt::format("missing FROM-clause entry for table \"{}\"", table));
@@ -324,6 +324,18 @@ void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
     scope.set_functions_allowed = false;
     std::string name = rt->name && *rt->name ? rt->name : DefaultColumnName(rt->val);
     q->out_schema.push_back({name, e->type(), ""});
+    // A column passed on unchanged is still its relation's (RowDescription).
+    // (A LATERAL subquery's reference to the items before it indexes
+    // their scope, not this one: the name must match.)
+    if (e->kind() == Expression::Kind::kColumnRef && rt->val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF) {
+      const auto& ref = static_cast<const ColumnRefExpr&>(*e);
+      const PgQuery__ColumnRef* written = rt->val->column_ref;
+      if (ref.index() >= 0 && static_cast<size_t>(ref.index()) < scope.columns.size() &&
+          scope.columns[ref.index()].name == StringOf(written->fields[written->n_fields - 1])) {
+        q->out_schema.back().origin_table = scope.columns[ref.index()].origin_table;
+        q->out_schema.back().origin_column = scope.columns[ref.index()].origin_column;
+      }
+    }
     q->select.push_back(std::move(e));
   }
   CheckTargetListLength(q->select.size());

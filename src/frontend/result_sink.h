@@ -14,6 +14,8 @@ namespace freshet {
 struct ColumnDesc {
   std::string name;
   DataType type;
+  uint32_t table_oid = 0;  // PlanColumn::origin_table / origin_column
+  int16_t column = 0;
 };
 
 class ResultSink {

@@ -29,6 +29,11 @@ struct PlanColumn {
   DataType type;
   std::string table;      // qualifier for name resolution ("" when none)
   bool hidden = false;    // not part of SELECT * (e.g. _row_id)
+  // The stored relation column it is (PostgreSQL's resorigtbl/resorigcol,
+  // a RowDescription's table oid and attribute number): set for a column
+  // of a table, view or catalog passed on unchanged; 0 for computed ones.
+  uint32_t origin_table = 0;
+  int16_t origin_column = 0;
 };
 
 class PlanNode;

@@ -444,7 +444,9 @@ class Connection : public ResultSink {
     auto same = [&] {
       if (cols.size() != described_.size() || formats != described_formats_) return false;
       for (size_t i = 0; i < cols.size(); i++)
-        if (cols[i].name != described_[i].name || !cols[i].type.SameWithModifiers(described_[i].type)) return false;
+        if (cols[i].name != described_[i].name || !cols[i].type.SameWithModifiers(described_[i].type) ||
+            cols[i].table_oid != described_[i].table_oid || cols[i].column != described_[i].column)
+          return false;
       return true;
     };
     if (!described_message_.empty() && same()) {
@@ -456,8 +458,8 @@ class Connection : public ResultSink {
     for (size_t i = 0; i < cols.size(); i++) {
       const auto& c = cols[i];
       PutCString(c.name);
-      PutInt32(0);
-      PutInt16(0);
+      PutInt32(static_cast<int32_t>(c.table_oid));
+      PutInt16(c.column);
       PutInt32(static_cast<int32_t>(c.type.PgOid()));
       PutInt16(c.type.PgTypeLen());
       PutInt32(c.type.PgTypeMod());

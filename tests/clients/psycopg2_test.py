@@ -102,6 +102,19 @@ def dict_cursor_and_metadata():
     cur.execute("SELECT id, name FROM pg2_items WHERE id = %(id)s", {"id": 2})
     check(cur.fetchone() == {"id": 2, "name": "two"}, "named parameters, dict rows", "")
     check([d.name for d in cur.description] == ["id", "name"], "cursor.description", "")
+    # Each column's table and attribute number (RowDescription), as
+    # pg_class and pg_attribute give them; none for a computed one.
+    plain = conn.cursor()
+    plain.execute("SELECT name, id, id + 1 AS next, s.price FROM pg2_items JOIN (SELECT id AS sid, price FROM pg2_items) s"
+                  " ON s.sid = pg2_items.id LIMIT 1")
+    origins = [(d.table_oid, d.table_column) for d in plain.description]
+    plain.execute("SELECT 'pg2_items'::regclass::oid, attname, attnum FROM pg_attribute"
+                  " WHERE attrelid = 'pg2_items'::regclass AND attnum > 0")
+    rows = plain.fetchall()
+    attnum = {name: num for _, name, num in rows}
+    table = rows[0][0]
+    want = [(table, attnum["name"]), (table, attnum["id"]), (None, None), (table, attnum["price"])]
+    check(origins == want, "cursor.description: table_oid and table_column", origins)
     check(conn.server_version >= 90000, "server_version", conn.server_version)
     check(conn.get_parameter_status("client_encoding") == "UTF8", "client_encoding", "")
     conn.commit()

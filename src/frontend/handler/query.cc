@@ -71,7 +71,7 @@ std::shared_ptr<const PlanNode> CachedPlanStatement(Session* session, const Pars
 std::vector<ColumnDesc> ResultColumns(const PlanNode& plan) {
   if (IsDml(plan) && !HasReturning(plan)) return {};
   std::vector<ColumnDesc> columns;
-  for (const auto& c : plan.schema()) columns.push_back({c.name, c.type});
+  for (const auto& c : plan.schema()) columns.push_back({c.name, c.type, c.origin_table, c.origin_column});
   return columns;
 }
 
@@ -145,7 +145,7 @@ StatementOutcome RunPlan(const HandlerArgs& args, const PlanNode& plan, const st
   const bool is_dml = IsDml(plan);
   const bool returning = HasReturning(plan);
   std::vector<ColumnDesc> columns;
-  for (const auto& c : plan.schema()) columns.push_back({c.name, c.type});
+  for (const auto& c : plan.schema()) columns.push_back({c.name, c.type, c.origin_table, c.origin_column});
 
   ExecContext ctx;
   WriteSet writes;
