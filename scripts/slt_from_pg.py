@@ -21,10 +21,17 @@ for line in sys.stdin:
         out.append(f"statement ok\n{sql}\n"); continue
     sql = line
     try:
-        cur = conn.execute(sql)
-        if cur.description is None:
+        # The result's types are learnt by running the statement once:
+        # DML ... RETURNING in a transaction rolled back (it must change
+        # the data once), anything else as it is.
+        if re.match(r"(?is)\s*(insert|update|delete|with)\b.*\breturning\b", sql):
+            with conn.transaction(force_rollback=True):
+                description = conn.execute(sql).description
+        else:
+            description = conn.execute(sql).description
+        if description is None:
             out.append(f"statement ok\n{sql}\n"); continue
-        for col in cur.description:
+        for col in description:
             conn.adapters.register_loader(col.type_code, TextLoader)
         cur = conn.execute(sql)
         rows = cur.fetchall()

@@ -11,6 +11,7 @@ namespace freshet {
 void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
   for (size_t c = 0; c < table.columns.size(); c++) {
     const auto& col = table.columns[c];
+    if (!col.generated.empty()) continue;  // not computed yet: ComputeGenerated checks it
     bool required = col.not_null || std::find(table.pk.begin(), table.pk.end(), static_cast<int>(c)) != table.pk.end();
     if (!required || !rows.column(c).HasNulls()) continue;
     throw SqlError(sqlstate::kNotNullViolation,
@@ -18,6 +19,22 @@ void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
                                table.name))
         .WithField('t', table.name)
         .WithField('c', col.name);
+  }
+}
+
+void ComputeGenerated(const TableCatalog& table, const std::vector<GeneratedColumn>& generated, DataChunk* rows,
+                      EvalContext& ctx) {
+  for (const GeneratedColumn& g : generated) {
+    Vector values = g.expr->Eval(*rows, ctx);
+    const ColumnCatalog& col = table.columns[g.column];
+    bool required = col.not_null || std::find(table.pk.begin(), table.pk.end(), g.column) != table.pk.end();
+    if (required && values.HasNulls())
+      throw SqlError(sqlstate::kNotNullViolation,
+                     fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name,
+                                 table.name))
+          .WithField('t', table.name)
+          .WithField('c', col.name);
+    rows->column(g.column) = std::move(values);
   }
 }
 
@@ -108,8 +125,9 @@ DataChunk PrepareInsertRows(const TableCatalog& table, DataChunk visible_rows, c
 RowIdRun ReserveRowIds(size_t n) { return ProcessRowIds().Reserve(n); }
 
 DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, const std::vector<CheckConstraint>& checks,
-                            EvalContext& ctx, TableWriteSet* out) {
+                            const std::vector<GeneratedColumn>& generated, EvalContext& ctx, TableWriteSet* out) {
   DataChunk rows = PrepareInsertRows(table, std::move(visible_rows));
+  ComputeGenerated(table, generated, &rows, ctx);
   CheckConstraints(table, checks, rows, ctx);
   AppendInserts(table, rows, out);
   return rows;

@@ -12,7 +12,12 @@
 namespace freshet {
 
 // Checks NOT NULL constraints of `rows` (all table columns); throws 23502.
+// (Generated columns are left to ComputeGenerated.)
 void CheckNotNull(const TableCatalog& table, const DataChunk& rows);
+// Computes the table's generated columns of `rows` (all table columns)
+// from the other columns; 23502 for a NULL in one that must not be.
+void ComputeGenerated(const TableCatalog& table, const std::vector<GeneratedColumn>& generated, DataChunk* rows,
+                      EvalContext& ctx);
 // Checks `rows` (all table columns) against the table's CHECK constraints;
 // throws 23514 naming the first one a row fails, with the row.
 void CheckConstraints(const TableCatalog& table, const std::vector<CheckConstraint>& checks, const DataChunk& rows,
@@ -28,7 +33,7 @@ RowIdRun ReserveRowIds(size_t n);
 // PrepareInsertRows and CheckConstraints, then appends the insert ops.
 // Returns the full rows.
 DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, const std::vector<CheckConstraint>& checks,
-                            EvalContext& ctx, TableWriteSet* out);
+                            const std::vector<GeneratedColumn>& generated, EvalContext& ctx, TableWriteSet* out);
 // Appends an insert op per row (rows hold all table columns).
 void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out);
 // Storage key of row r of a chunk holding all table columns.

@@ -40,6 +40,7 @@ class InsertExecutor : public DmlExecutor {
       ctx_.CheckCancelled();
       rows += in.num_rows();
       DataChunk full = PrepareInsertRows(table, std::move(in));
+      ComputeGenerated(table, node_.generated, &full, ctx_.eval);
       CheckConstraints(table, node_.checks, full, ctx_.eval);
       result_.Add(full);
       if (!may_bulk) {
@@ -82,6 +83,7 @@ class InsertExecutor : public DmlExecutor {
       ctx_.CheckCancelled();
       // As PostgreSQL: the proposed rows are checked, conflicting or not.
       DataChunk full = PrepareInsertRows(table, std::move(in));
+      ComputeGenerated(table, node_.generated, &full, ctx_.eval);
       CheckConstraints(table, node_.checks, full, ctx_.eval);
       DataChunk out(table.types());
       for (size_t r = 0; r < full.num_rows(); r++) {
@@ -112,6 +114,7 @@ class InsertExecutor : public DmlExecutor {
         }
         DataChunk next = EvalExpressions(node_.conflict_set, pair, ctx_.eval);
         CheckNotNull(table, next);
+        ComputeGenerated(table, node_.generated, &next, ctx_.eval);
         CheckConstraints(table, node_.checks, next, ctx_.eval);
         std::string new_key = RowKeyOf(table, next, 0);
         value.clear();

@@ -27,6 +27,7 @@ class UpdateExecutor : public DmlExecutor {
       if (node_.joined) old_rows = FirstOfEachKey(table, old_rows, &updated);
       DataChunk new_rows = EvalExpressions(node_.new_values, old_rows, ctx_.eval);
       CheckNotNull(table, new_rows);
+      ComputeGenerated(table, node_.generated, &new_rows, ctx_.eval);
       CheckConstraints(table, node_.checks, new_rows, ctx_.eval);
       for (size_t r = 0; r < old_rows.num_rows(); r++) {
         std::string old_key = RowKeyOf(table, old_rows, r), new_key = RowKeyOf(table, new_rows, r);

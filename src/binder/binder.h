@@ -139,9 +139,18 @@ class Binder {
   // (0A000), aggregates, window or set-returning functions; and the same
   // from its stored text.
   ExprPtr BindIndexExpression(const TableCatalog& table, const PgQuery__Node* expr);
+  // A generated column's expression (GENERATED ALWAYS AS (...) STORED)
+  // over `table`'s columns, coerced to column `column`'s type as an
+  // assignment: no other generated column (42P17), no subqueries (0A000),
+  // aggregates, window or set-returning functions. Immutability is the
+  // caller's check. And the same from its stored text.
+  ExprPtr BindGenerationExpression(const TableCatalog& table, int column, const PgQuery__Node* expr);
+  ExprPtr BindStoredGenerationExpression(const TableCatalog& table, int column);
   ExprPtr BindStoredIndexExpression(const TableCatalog& table, const std::string& text);
   // The table's CHECK constraints, bound: what its writes must pass.
   std::vector<CheckConstraint> BindChecks(const TableCatalog& table);
+  // The table's generated columns, bound: what its writes compute.
+  std::vector<GeneratedColumn> BindGenerated(const TableCatalog& table);
   // The value a column gets when a write does not give one: its DEFAULT,
   // coerced to the column's type, or a NULL constant.
   ExprPtr BindColumnDefault(const ColumnCatalog& column);

@@ -105,9 +105,49 @@ ExprPtr Binder::BindIndexExpression(const TableCatalog& table, const PgQuery__No
   return e;
 }
 
+ExprPtr Binder::BindGenerationExpression(const TableCatalog& table, int column, const PgQuery__Node* expr) {
+  Scope scope;
+  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  scope.clause = "column generation expressions";
+  ExprBinder eb(this, &scope);
+  ExprPtr e = eb.Bind(expr);
+  if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in column generation expression");
+  std::vector<int> read;
+  CollectColumns(*e, &read);
+  for (int i : read)
+    if (!table.columns[i].generated.empty() || i == column)
+      throw SqlError("42P17", fmt::format("cannot use generated column \"{}\" in column generation expression",
+                                          table.columns[i].name))
+          .WithDetail("A generated column cannot reference another generated column.");
+  const ColumnCatalog& target = table.columns[column];
+  return eb.CoerceForAssignment(std::move(e), target.type, target.name);
+}
+
+ExprPtr Binder::BindStoredGenerationExpression(const TableCatalog& table, int column) {
+  auto stmts = ParseSql("SELECT " + table.columns[column].generated);
+  // Positions would point into the stored text, not the statement's.
+  const std::string* text = std::exchange(ctx_.query_text, nullptr);
+  try {
+    ExprPtr e = BindGenerationExpression(table, column, stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
+    ctx_.query_text = text;
+    return e;
+  } catch (...) {
+    ctx_.query_text = text;
+    throw;
+  }
+}
+
 ExprPtr Binder::BindStoredIndexExpression(const TableCatalog& table, const std::string& text) {
   auto stmts = ParseSql("SELECT " + text);
   return BindIndexExpression(table, stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
+}
+
+std::vector<GeneratedColumn> Binder::BindGenerated(const TableCatalog& table) {
+  std::vector<GeneratedColumn> out;
+  for (size_t i = 0; i < table.columns.size(); i++)
+    if (!table.columns[i].generated.empty())
+      out.push_back({static_cast<int>(i), BindStoredGenerationExpression(table, static_cast<int>(i))});
+  return out;
 }
 
 std::vector<CheckConstraint> Binder::BindChecks(const TableCatalog& table) {
@@ -204,6 +244,9 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
         throw SqlError("428C9", fmt::format("cannot insert a non-DEFAULT value into column \"{}\"", col.name))
             .WithDetail(fmt::format("Column \"{}\" is an identity column defined as GENERATED ALWAYS.", col.name))
             .WithHint("Use OVERRIDING SYSTEM VALUE to override.");
+      if (pos >= 0 && values[pos] && !col.generated.empty())
+        throw SqlError("428C9", fmt::format("cannot insert a non-DEFAULT value into column \"{}\"", col.name))
+            .WithDetail(fmt::format("Column \"{}\" is a generated column.", col.name));
       bool user_value_ignored = col.identity == 'd' && stmt->override == PG_QUERY__OVERRIDING_KIND__OVERRIDING_USER_VALUE;
       if (pos >= 0 && values[pos] && !user_value_ignored)
         row.push_back(eb.CoerceForAssignment(std::move(values[pos]), col.type, col.name));
@@ -257,6 +300,7 @@ PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
   }
   auto insert = std::make_unique<InsertNode>(table, std::move(source), CountSchema());
   insert->checks = BindChecks(*table);
+  insert->generated = BindGenerated(*table);
   if (stmt->on_conflict_clause) BindOnConflict(stmt, insert.get());
   if (stmt->n_returning_list) BindDmlReturning(insert.get(), *table, stmt->relation, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
@@ -304,9 +348,11 @@ PlanPtr Binder::BindDmlTargetJoined(const TableRef& table, const PgQuery__RangeV
 
 // A GENERATED ALWAYS identity column can only be set to DEFAULT (428C9).
 static void CheckIdentityAssignment(const ColumnCatalog& col, const PgQuery__ResTarget* rt) {
-  if (col.identity != 'a' || rt->val->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT) return;
+  if ((col.identity != 'a' && col.generated.empty()) || rt->val->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT) return;
   throw SqlError("428C9", fmt::format("column \"{}\" can only be updated to DEFAULT", col.name))
-      .WithDetail(fmt::format("Column \"{}\" is an identity column defined as GENERATED ALWAYS.", col.name));
+      .WithDetail(col.generated.empty()
+                      ? fmt::format("Column \"{}\" is an identity column defined as GENERATED ALWAYS.", col.name)
+                      : fmt::format("Column \"{}\" is a generated column.", col.name));
 }
 
 void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert) {
@@ -447,6 +493,7 @@ PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
   }
   auto update = std::make_unique<UpdateNode>(table, std::move(plan), std::move(new_values), CountSchema());
   update->checks = BindChecks(*table);
+  update->generated = BindGenerated(*table);
   update->joined = stmt->n_from_clause > 0;
   if (stmt->n_returning_list) BindDmlReturning(update.get(), *table, stmt->relation, stmt->returning_list, stmt->n_returning_list);
   cte_stack_.pop_back();
@@ -523,6 +570,7 @@ PlanPtr Binder::BindTableRewrite(const TableRef& old_table, const TableRef& targ
   plan = std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(out));
   auto insert = std::make_unique<InsertNode>(target, std::move(plan), CountSchema());
   insert->checks = BindChecks(*target);
+  insert->generated = BindGenerated(*target);
   return insert;
 }
 

@@ -151,6 +151,7 @@ json ColumnToJson(const ColumnCatalog& c) {
   if (c.identity) j["identity"] = std::string(1, c.identity);
   if (!c.comment.empty()) j["comment"] = c.comment;
   if (!c.missing_cell.empty()) j["missing"] = HexEncode(c.missing_cell);
+  if (!c.generated.empty()) j["generated"] = c.generated;
   return j;
 }
 
@@ -159,6 +160,7 @@ ColumnCatalog ColumnFromJson(const json& c) {
   if (c.contains("identity")) col.identity = c.at("identity").get<std::string>().at(0);
   col.comment = c.value("comment", std::string());
   col.missing_cell = HexDecode(c.value("missing", std::string()));
+  col.generated = c.value("generated", std::string());
   return col;
 }
 

@@ -68,6 +68,10 @@ struct ColumnCatalog {
   // evaluated once; PostgreSQL's attmissingval), as an encoded cell
   // (common/encoding.h); empty: NULL, or every row holds the column.
   std::string missing_cell;
+  // GENERATED ALWAYS AS (expression) STORED: the expression's SQL text
+  // (deparsed; over the table's other, not generated, columns), whose
+  // value every write stores (pg_attribute.attgenerated 's'); empty: none.
+  std::string generated;
 };
 
 // A table constraint besides the primary key (pg_constraint): FOREIGN KEY

@@ -229,6 +229,23 @@ std::vector<int> ConstraintColumns(const TableCatalog& t, const ConstraintCatalo
   return columns;
 }
 
+// Whether an expression's text is one function call (f(a, b), not
+// f(a) || g(b)): PostgreSQL prints those without parentheses of their own.
+bool IsOneCall(const std::string& e) {
+  size_t open = e.find('(');
+  if (open == std::string::npos || open == 0 || e.back() != ')') return false;
+  if (!std::all_of(e.begin(), e.begin() + open, [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '"';
+      }))
+    return false;
+  int depth = 0;
+  for (size_t i = open; i < e.size(); i++) {
+    if (e[i] == '(') depth++;
+    else if (e[i] == ')' && --depth == 0 && i + 1 != e.size()) return false;
+  }
+  return true;
+}
+
 // A unique index's element k as pg_get_indexdef prints it: a column's
 // name, an expression in parentheses unless it is a function call, and
 // an operator's own parentheses unless `pretty` (as PostgreSQL's
@@ -236,22 +253,9 @@ std::vector<int> ConstraintColumns(const TableCatalog& t, const ConstraintCatalo
 std::string IndexElementText(const ConstraintCatalog& c, size_t k, bool pretty) {
   if (!c.HasExpressions() || c.expressions[k].empty()) return QuoteIdent(c.columns[k]);
   const std::string& e = c.expressions[k];
-  size_t open = e.find('(');
-  bool call = open != std::string::npos && open > 0 && e.back() == ')' &&
-              std::all_of(e.begin(), e.begin() + open, [](char ch) {
-                return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '"';
-              });
-  if (call) {
-    // The call's parentheses enclose the rest: f(a) || g(b) is no call.
-    int depth = 0;
-    for (size_t i = open; i < e.size(); i++) {
-      if (e[i] == '(') depth++;
-      else if (e[i] == ')' && --depth == 0 && i + 1 != e.size()) call = false;
-      if (!call) break;
-    }
-  }
-  return call ? e : pretty ? "(" + e + ")" : "((" + e + "))";
+  return IsOneCall(e) ? e : pretty ? "(" + e + ")" : "((" + e + "))";
 }
+
 
 
 std::vector<const ConstraintCatalog*> UniqueConstraints(const TableCatalog& t) {
@@ -352,6 +356,16 @@ void AppendDependencies(const Catalog& c, ObjectId database_id, std::vector<Row>
 }
 
 }  // namespace
+
+// A generated column's expression as pg_get_expr prints it: an operator
+// in its parentheses.
+std::string GenerationExpressionText(const ColumnCatalog& col) {
+  const std::string& e = col.generated;
+  bool plain = IsOneCall(e) || std::all_of(e.begin(), e.end(), [](char ch) {
+                 return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+               });
+  return plain ? e : "(" + e + ")";
+}
 
 const std::vector<SystemTableDef>& PgCatalogDefinitions() {
   const DataType b = T::Boolean(), i2 = T::Int16(), i4 = T::Int32(), f4 = T::Float32();
@@ -669,7 +683,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       const char identity[2] = {col.identity, 0};
       return Row{O(relid), N(col.name), O(ty.PgOid()), I4(-1), I2(ty.PgTypeLen()), I2(num), I4(ty.IsArray() ? 1 : 0),
                  I4(-1), I4(ty.PgTypeMod()), B(TypeByVal(ty)), C(TypeAlign(ty)), C(TypeStorage(ty)), C(""),
-                 B(not_null), B(has_default), B(!col.missing_cell.empty()), C(identity), C(""), B(false), B(true), I4(0),
+                 B(not_null), B(has_default), B(!col.missing_cell.empty()), C(identity), C(col.generated.empty() ? "" : "s"), B(false), B(true), I4(0),
                  O(IsCollatable(ty) || (ty.IsArray() && IsCollatable(ty.ElementType())) ? kDefaultCollationOid : 0),
                  Null(kTextArray), Null(kTextArray), Null(kTextArray), Null(kTextArray)};
     };
@@ -689,7 +703,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         bool in_pk = std::find(t->pk.begin(), t->pk.end(), int(i)) != t->pk.end() && t->row_id_index < 0 &&
                      t->kind == RelationKind::kTable;
         // An identity column's values come from its sequence, not a DEFAULT.
-        bool has_default = !col.default_expr.empty() && !col.identity;
+        bool has_default = (!col.default_expr.empty() && !col.identity) || !col.generated.empty();
         rows.push_back(attribute(ObjectOid(t->id), col, nums[i], col.not_null || in_pk, has_default));
       }
       for (const ConstraintCatalog* u : UniqueConstraints(*t)) {
@@ -723,8 +737,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       std::vector<int> nums = AttNums(*t);
       for (size_t i = 0; i < t->columns.size(); i++) {
         const auto& col = t->columns[i];
-        if (col.hidden || col.default_expr.empty() || col.identity) continue;
-        rows.push_back({O(AttrDefOid(t->id, nums[i])), O(ObjectOid(t->id)), I2(nums[i]), Txt(col.default_expr)});
+        if (col.hidden || (col.default_expr.empty() && col.generated.empty()) || col.identity) continue;
+        rows.push_back({O(AttrDefOid(t->id, nums[i])), O(ObjectOid(t->id)), I2(nums[i]),
+                        Txt(col.generated.empty() ? col.default_expr : GenerationExpressionText(col))});
       }
     }
   } else if (name == "pg_type") {

@@ -39,6 +39,10 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
 // True for tables whose declared primary key shows as a "<table>_pkey" index.
 bool HasPrimaryKeyIndex(const TableCatalog& t);
 
+// A generated column's expression as pg_get_expr and information_schema
+// print it: an operator in its parentheses.
+std::string GenerationExpressionText(const ColumnCatalog& col);
+
 // Lookups in `database_id` of `catalog`, resolving unqualified names along
 // `search_path` (the session's, "$user" resolved).
 std::shared_ptr<const CatalogLookup> MakeCatalogLookup(const Catalog* catalog, ObjectId database_id,

@@ -22,7 +22,8 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
         {"column_name", T::Varchar()}, {"ordinal_position", T::Int32()}, {"column_default", T::Varchar()},
         {"is_nullable", T::Varchar()}, {"data_type", T::Varchar()}, {"character_maximum_length", T::Int32()},
-        {"numeric_precision", T::Int32()}, {"numeric_scale", T::Int32()}, {"udt_name", T::Varchar()}}},
+        {"numeric_precision", T::Int32()}, {"numeric_scale", T::Int32()}, {"udt_name", T::Varchar()},
+        {"is_generated", T::Varchar()}, {"generation_expression", T::Varchar()}}},
       // Views (not materialized views), as pg_get_viewdef prints them;
       // none is updatable (DML through views is not supported).
       {"information_schema", "views",
@@ -267,14 +268,15 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
         pos++;
         const DataType& ty = col.type;
         rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(col.name), Int(pos),
-                        col.default_expr.empty()
+                        col.default_expr.empty() || !col.generated.empty()
                             ? NullStr()
                             : Str(ctx.lookup ? ctx.lookup->DefaultForDisplay(col.default_expr) : col.default_expr), Str(not_null ? "NO" : "YES"),
                         Str(InformationSchemaType(ty)),
                         ty.id == TypeId::kVarchar && ty.precision >= 0 ? Int(ty.precision) : Value::Null(T::Int32()),
                         ty.id == TypeId::kNumeric && ty.precision >= 0 ? Int(ty.precision) : Value::Null(T::Int32()),
                         ty.id == TypeId::kNumeric && ty.precision >= 0 ? Int(ty.scale) : Value::Null(T::Int32()),
-                        Str(UdtName(ty))});
+                        Str(UdtName(ty)), Str(col.generated.empty() ? "NEVER" : "ALWAYS"),
+                        col.generated.empty() ? NullStr() : Str(GenerationExpressionText(col))});
       }
     }
   } else if (key == "information_schema.table_constraints" || key == "information_schema.key_column_usage" ||

@@ -335,9 +335,29 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
              [get_expr](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
                get_expr({args[0]}, n, out, ctx);
              });
+  // pretty: without the parentheses around the whole expression, as
+  // PostgreSQL's pretty form leaves them out ((a * 2) is a * 2).
   RegisterFn(r, "pg_get_expr", {text, oid, b}, text,
              [get_expr](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
-               get_expr({args[0]}, n, out, ctx);
+               Vector plain(out->type());
+               get_expr({args[0]}, n, &plain, ctx);
+               for (size_t i = 0; i < n; i++) {
+                 if (plain.IsNull(i)) {
+                   out->AppendNull();
+                   continue;
+                 }
+                 std::string text = plain.GetString(i);
+                 bool pretty = !args[2]->IsNull(i) && args[2]->GetBool(i);
+                 bool enclosed = pretty && text.size() >= 2 && text.front() == '(' && text.back() == ')';
+                 bool quoted = false;
+                 for (size_t k = 0, depth = 0; enclosed && k + 1 < text.size(); k++) {
+                   if (text[k] == '\'') quoted = !quoted;
+                   else if (quoted) continue;
+                   else if (text[k] == '(') depth++;
+                   else if (text[k] == ')' && --depth == 0) enclosed = false;  // closed before the end
+                 }
+                 out->AppendString(enclosed ? text.substr(1, text.size() - 2) : text);
+               }
              });
   auto index_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {

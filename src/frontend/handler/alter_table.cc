@@ -273,6 +273,33 @@ bool ExpressionsRead(const ConstraintCatalog& c, const std::string& name) {
   return false;
 }
 
+void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Alteration* a);
+
+// The generated columns whose expressions read column `name`: 2BP01 as
+// PostgreSQL's, or dropped with CASCADE.
+void DropGeneratedReading(const HandlerArgs& args, Alteration* a, const std::string& name, bool cascade) {
+  for (size_t k = 0; k < a->next.columns.size(); k++) {
+    const ColumnCatalog& col = a->next.columns[k];
+    if (col.generated.empty() || col.name == name) continue;
+    std::vector<std::string> read = ColumnsInExpression(col.generated);
+    if (std::find(read.begin(), read.end(), name) == read.end()) continue;
+    if (!cascade)
+      throw SqlError(sqlstate::kDependentObjectsStillExist,
+                     fmt::format("cannot drop column {} of table {} because other objects depend on it", name, a->next.name))
+          .WithDetail(fmt::format("column {} of table {} depends on column {} of table {}", col.name, a->next.name, name,
+                                  a->next.name))
+          .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+    args.sink->Notice(fmt::format("drop cascades to column {} of table {}", col.name, a->next.name));
+    const std::string dependent = col.name;
+    PgQuery__AlterTableCmd drop = PG_QUERY__ALTER_TABLE_CMD__INIT;
+    drop.subtype = PG_QUERY__ALTER_TABLE_TYPE__AT_DropColumn;
+    drop.name = const_cast<char*>(dependent.c_str());
+    drop.behavior = PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+    ApplyCommand(args, &drop, a);
+    k = static_cast<size_t>(-1);  // the columns moved: from the start again
+  }
+}
+
 // Drops `readers` (views, jobs reading a dropped column) and what depends
 // on them, with PostgreSQL's NOTICEs.
 void DropCascading(const HandlerArgs& args, const std::vector<TableRef>& readers) {
@@ -394,6 +421,11 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       }
       next.columns.push_back(bound.column);
       a->sources.push_back({-1, nullptr});
+      if (bound.generated) {
+        // Its values computed for every row: the rewrite's inserts do it.
+        BindGeneratedColumn(session, args.stmt, &next, static_cast<int>(next.columns.size()) - 1, bound);
+        a->rewrite = true;
+      }
       for (const PgQuery__Constraint* c : bound.checks) {
         ConstraintCatalog check = BindCheckConstraint(args, a->Finish(), c);
         if (check.validated) a->to_validate.push_back(check.name);
@@ -480,6 +512,8 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end() ||
                ExpressionsRead(fk, cmd->name);
       });
+      DropGeneratedReading(args, a, cmd->name, cascade);
+      i = a->Find(cmd->name);  // columns before it may have gone
       DropViewsReadingColumn(args, *a, i, cascade);
       if (!a->InPrimaryKey(cmd->name) && DropColumnInPlace(args, a, i, cascade)) return;
       if (a->InPrimaryKey(cmd->name)) a->pk_names.clear();
@@ -488,8 +522,25 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       a->rewrite = true;
       return;
     }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_DropExpression: {
+      // The column keeps its stored values and becomes an ordinary one.
+      ColumnCatalog& col = next.columns[a->Require(cmd->name)];
+      if (col.generated.empty()) {
+        if (cmd->missing_ok) {
+          args.sink->Notice(fmt::format("column \"{}\" of relation \"{}\" is not a stored generated column, skipping",
+                                        col.name, next.name));
+          return;
+        }
+        FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "column \"{}\" of relation \"{}\" is not a stored generated column",
+                      col.name, next.name);
+      }
+      col.generated.clear();
+      return;
+    }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_ColumnDefault: {
       ColumnCatalog& col = next.columns[a->Require(cmd->name)];
+      if (!col.generated.empty() && cmd->def)
+        FRESHET_THROW(sqlstate::kSyntaxError, "column \"{}\" of relation \"{}\" is a generated column", col.name, next.name);
       if (!cmd->def) {
         col.default_expr.clear();
         return;
@@ -513,6 +564,13 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType: {
       int i = a->Require(cmd->name);
+      for (const auto& col : next.columns) {
+        if (col.generated.empty()) continue;
+        std::vector<std::string> read = ColumnsInExpression(col.generated);
+        if (std::find(read.begin(), read.end(), cmd->name) != read.end())
+          throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a generated column")
+              .WithDetail(fmt::format("Column \"{}\" is used by generated column \"{}\".", cmd->name, col.name));
+      }
       // The index would need its expressions' values computed anew.
       for (const auto& c : next.constraints)
         if (ExpressionsRead(c, cmd->name))
@@ -1114,15 +1172,8 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   // does not (PostgreSQL's IMMUTABLE): no clock, session or random
   // functions.
   auto check_immutable = [](const Expression& bound, const char* what) {
-    static const std::set<std::string> kNotImmutable = {"now", "statement_timestamp", "transaction_timestamp",
-                                                        "current_setting", "timezone", "to_char"};
-    std::function<void(const Expression&)> check = [&](const Expression& e) {
-      if (const auto* f = dynamic_cast<const FunctionExpr*>(&e))
-        if (IsVolatileFunction(f->function()->name) || kNotImmutable.count(f->function()->name))
-          FRESHET_THROW(sqlstate::kInvalidObjectDefinition, "functions in index {} must be marked IMMUTABLE", what);
-      for (const auto& child : e.children()) check(*child);
-    };
-    check(bound);
+    if (!IsImmutableExpression(bound))
+      FRESHET_THROW(sqlstate::kInvalidObjectDefinition, "functions in index {} must be marked IMMUTABLE", what);
   };
   std::string predicate;
   if (ix->where_clause) {
@@ -1259,6 +1310,8 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
       FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" of relation \"{}\" already exists", r->newname, t->name);
     next.columns[i].name = r->newname;
     renamed_column = i;
+    for (auto& col : next.columns)
+      if (!col.generated.empty()) col.generated = RenameColumnInExpression(col.generated, r->subname, r->newname);
     auto rename_referenced = [&](TableCatalog* table) {
       bool touched = false;
       for (auto& fk : table->constraints)

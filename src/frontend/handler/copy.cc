@@ -28,6 +28,17 @@
 namespace freshet {
 
 
+namespace {
+
+// COPY names no generated column (42P10, as PostgreSQL).
+void CheckNotGenerated(const ColumnCatalog& column) {
+  if (!column.generated.empty())
+    throw SqlError(sqlstate::kInvalidColumnReference, fmt::format("column \"{}\" is a generated column", column.name))
+        .WithDetail("Generated columns cannot be used in COPY.");
+}
+
+}  // namespace
+
 StatementOutcome HandleCopy(const HandlerArgs& args) {
   Session* session = args.session;
   Instance* instance = args.instance();
@@ -50,10 +61,11 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
       throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
                      "cannot perform COPY FREEZE because the table was not created or truncated in the current "
                      "subtransaction");
+    // Generated columns are computed, never copied (as PostgreSQL).
     std::vector<int> targets;
     if (c->n_attlist == 0) {
       for (size_t i = 0; i < table->columns.size(); i++)
-        if (!table->columns[i].hidden) targets.push_back(static_cast<int>(i));
+        if (!table->columns[i].hidden && table->columns[i].generated.empty()) targets.push_back(static_cast<int>(i));
     } else {
       for (size_t i = 0; i < c->n_attlist; i++) {
         std::string name = c->attlist[i]->string->sval;
@@ -62,6 +74,7 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
           FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" of relation \"{}\" does not exist", name, table->name);
         if (std::find(targets.begin(), targets.end(), idx) != targets.end())
           FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", name);
+        CheckNotGenerated(table->columns[idx]);
         targets.push_back(idx);
       }
     }
@@ -88,8 +101,9 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
     // CHECK constraints are checked on this thread (the parallel loader
     // does not evaluate expressions).
     std::vector<CheckConstraint> checks = binder.BindChecks(*table);
+    std::vector<GeneratedColumn> generated = binder.BindGenerated(*table);
     EvalContext check_eval = eval;
-    if (bulk_load && !fmt.binary && checks.empty()) {
+    if (bulk_load && !fmt.binary && checks.empty() && generated.empty()) {
       // A bulk load: parsed by worker threads, encoded straight into key
       // order and committed as SST files (copy_loader.h, bulk_rows.h).
       ParallelCopyLoader loader(table, targets, std::move(defaults), fmt, eval, instance->store(), cancel,
@@ -114,10 +128,11 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
                                                                     table->StorageDesc().dist_key_indices);
     auto flush = [&] {
       if (!bulk) {
-        InsertVisibleRows(*table, rows.Take(), checks, check_eval, &tw);
+        InsertVisibleRows(*table, rows.Take(), checks, generated, check_eval, &tw);
         return;
       }
       DataChunk full = PrepareInsertRows(*table, rows.Take());
+      ComputeGenerated(*table, generated, &full, check_eval);
       CheckConstraints(*table, checks, full, check_eval);
       bulk->Add(full);
     };
@@ -180,6 +195,17 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
   } else {
     std::vector<std::string> columns;
     for (size_t i = 0; i < c->n_attlist; i++) columns.push_back(c->attlist[i]->string->sval);
+    // Generated columns are not copied out either (as PostgreSQL).
+    TableRef table = binder.ResolveRelation(c->relation, /*missing_ok=*/true);
+    if (table && table->kind == RelationKind::kTable) {
+      for (const auto& name : columns)
+        if (int i = table->ColumnIndex(name); i >= 0) CheckNotGenerated(table->columns[i]);
+      bool any_generated = false;
+      for (const auto& col : table->columns) any_generated |= !col.generated.empty();
+      if (columns.empty() && any_generated)
+        for (const auto& col : table->columns)
+          if (!col.hidden && col.generated.empty()) columns.push_back(col.name);
+    }
     plan = OptimizePlan(binder.BindRelationColumns(c->relation, columns));
   }
   if (!plan) throw SqlError(sqlstate::kFeatureNotSupported, "COPY supports only queries and tables");

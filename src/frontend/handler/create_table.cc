@@ -77,6 +77,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   // LIKE ... INCLUDING INDEXES / CONSTRAINTS: the source's, given names of
   // this table's (unique) or kept (checks).
   std::vector<ConstraintCatalog> copied_uniques, copied_checks;
+  std::vector<std::pair<int, BoundColumn>> generated;  // bound once the columns are known
   const std::string schema_name = catalog->GetSchema(schema_id) ? catalog->GetSchema(schema_id)->name : "public";
   for (size_t i = 0; i < cs->n_table_elts; i++) {
     const PgQuery__Node* e = cs->table_elts[i];
@@ -100,6 +101,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
             OwnedSequence(args, *catalog, t, schema_name, static_cast<int>(t.columns.size()), taken, &bound));
         col.default_expr = bound.column.default_expr;
       }
+      if (bound.generated) generated.push_back({static_cast<int>(t.columns.size()), bound});
       t.columns.push_back(col);
     } else if (e->node_case == PG_QUERY__NODE__NODE_CONSTRAINT) {
       const PgQuery__Constraint* c = e->constraint;
@@ -129,7 +131,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
       // CreateStmtLikeOption bits). Foreign keys are not copied, as in
       // PostgreSQL; nor are stream indexes (CREATE INDEX).
       const PgQuery__TableLikeClause* like = e->table_like_clause;
-      constexpr uint32_t kComments = 1 << 0, kConstraints = 1 << 2, kDefaults = 1 << 3, kIdentity = 1 << 5,
+      constexpr uint32_t kComments = 1 << 0, kConstraints = 1 << 2, kDefaults = 1 << 3, kGenerated = 1 << 4, kIdentity = 1 << 5,
                          kIndexes = 1 << 6;
       TableRef source = binder.ResolveRelation(like->relation);
       if (source->kind == RelationKind::kSequence || source->kind == RelationKind::kSink)
@@ -141,6 +143,9 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
           FRESHET_THROW(sqlstate::kDuplicateColumn, "column \"{}\" specified more than once", from.name);
         ColumnCatalog col{from.name, from.type, from.not_null, false, ""};
         if ((like->options & kDefaults) && !from.identity) col.default_expr = from.default_expr;
+        // A generated column's expression reads columns by name, all of
+        // which LIKE copies: the same text holds.
+        if (like->options & kGenerated) col.generated = from.generated;
         if (like->options & kComments) col.comment = from.comment;
         if ((like->options & kIdentity) && from.identity) {
           // A sequence of its own, as the column's in the source started.
@@ -187,6 +192,10 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     t.row_id_index = static_cast<int>(t.columns.size()) - 1;
     t.pk = {t.row_id_index};
   }
+  // Generated columns, once every column is known: each marked first, so
+  // that none may read another.
+  for (auto& [i, bound] : generated) t.columns[i].generated = DeparseExpression(bound.generated->raw_expr);
+  for (auto& [i, bound] : generated) BindGeneratedColumn(session, stmt, &t, i, bound);
   t.dist_key = t.pk;
   t.append_only = stmt.append_only;
   for (const auto& [columns, c] : uniques) t.constraints.push_back(BindUniqueConstraint(args, t, columns, c));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catalog/catalog.h"
+#include "expr/expression.h"
 #include "frontend/handler/handler.h"
 #include "sql/parser.h"
 
@@ -35,6 +36,9 @@ struct BoundColumn {
   // own, which the caller makes (its DEFAULT is left empty).
   bool owns_sequence = false;
   const PgQuery__Constraint* identity = nullptr;
+  // GENERATED ALWAYS AS (...) STORED: bound by BindGeneratedColumn once
+  // the table's columns are known.
+  const PgQuery__Constraint* generated = nullptr;
   // REFERENCES on the column: bound by BindForeignKey once the table's
   // columns and key are known; DEFERRABLE and INITIALLY DEFERRED after one
   // are separate constraint items of the column, applied to it here.
@@ -90,6 +94,16 @@ void NameConstraint(const TableCatalog& table, const PgQuery__Constraint* c, con
 // without columns and to coerce to the column's type (42804). Constraints
 // other than NOT NULL, NULL, DEFAULT and PRIMARY KEY are 0A000.
 BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const PgQuery__ColumnDef* column_def);
+
+// Column `column` of `table` generated as `bound` says: its expression
+// bound over the table's columns (no other generated column, no DEFAULT
+// besides: 42P17 / 42601), immutable (42P17), kept as its text.
+void BindGeneratedColumn(Session* session, const ParsedStatement& stmt, TableCatalog* table, int column,
+                         const BoundColumn& bound);
+
+// Whether an expression's value depends on its inputs alone (PostgreSQL's
+// IMMUTABLE): no clock, session or random functions.
+bool IsImmutableExpression(const Expression& e);
 
 // Checks that `expr`, a DEFAULT for `column`, binds without columns and
 // coerces to its type (42804 otherwise), and returns the text to keep for
