@@ -262,6 +262,8 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
                      "check and unique constraints are not supported in sources and tables with connectors");
     if (!owned_sequences.empty())
       throw SqlError(sqlstate::kFeatureNotSupported, "serial and identity columns are not supported in sources and tables with connectors");
+    if (!generated.empty())
+      throw SqlError(sqlstate::kFeatureNotSupported, "generated columns are not supported in sources and tables with connectors");
     if (pk_declared)
       throw SqlError(sqlstate::kFeatureNotSupported, stmt.is_source ? "a source cannot have a primary key"
                                                                     : "a table with a connector cannot have a primary key yet");
