@@ -12,6 +12,7 @@
 // A Binder is used for one statement by one thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -238,6 +239,9 @@ class Binder {
   void PushCtes(const PgQuery__WithClause* with);
 
   [[noreturn]] void ThrowAt(const char* code, int location, const std::string& message) const;
+  ExprPtr BindStoredText(const std::string& text, const std::function<ExprPtr(const PgQuery__Node*)>& bind);
+  ExprPtr BindOverTable(const TableCatalog& table, const PgQuery__Node* expr, const char* clause,
+                        const char* no_subquery);
   // Appends to ctx_.name_uses (when set) a use in the statement's own text.
   void NoteNameUse(const NameUse& use);
 

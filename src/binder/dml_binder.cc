@@ -88,30 +88,51 @@ ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__No
   return e;
 }
 
-ExprPtr Binder::BindStoredCondition(const TableCatalog& table, const std::string& text, bool index_predicate) {
+// An expression the catalog keeps as SQL text, bound by `bind` without
+// error positions (they would point into the stored text, not the
+// statement's).
+ExprPtr Binder::BindStoredText(const std::string& text, const std::function<ExprPtr(const PgQuery__Node*)>& bind) {
   auto stmts = ParseSql("SELECT " + text);
-  return BindCheckExpression(table, stmts.at(0).node->select_stmt->target_list[0]->res_target->val, nullptr,
-                             index_predicate);
+  const std::string* statement = std::exchange(ctx_.query_text, nullptr);
+  try {
+    ExprPtr e = bind(stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
+    ctx_.query_text = statement;
+    return e;
+  } catch (...) {
+    ctx_.query_text = statement;
+    throw;
+  }
+}
+
+ExprPtr Binder::BindStoredCondition(const TableCatalog& table, const std::string& text, bool index_predicate) {
+  return BindStoredText(text, [&](const PgQuery__Node* e) { return BindCheckExpression(table, e, nullptr, index_predicate); });
+}
+
+// An expression over `table`'s columns, where `clause` names the place
+// (aggregates & co. are refused naming it) and subqueries are refused
+// with `no_subquery`.
+ExprPtr Binder::BindOverTable(const TableCatalog& table, const PgQuery__Node* expr, const char* clause,
+                              const char* no_subquery) {
+  Scope scope;
+  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  scope.clause = clause;
+  ExprBinder eb(this, &scope);
+  ExprPtr e = eb.Bind(expr);
+  if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, no_subquery);
+  return e;
 }
 
 ExprPtr Binder::BindIndexExpression(const TableCatalog& table, const PgQuery__Node* expr) {
-  Scope scope;
-  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
-  scope.clause = "index expressions";
-  ExprBinder eb(this, &scope);
-  ExprPtr e = eb.Bind(expr);
-  if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in index expression");
+  ExprPtr e = BindOverTable(table, expr, "index expressions", "cannot use subquery in index expression");
+  Scope none;
+  ExprBinder eb(this, &none);
   if (e->type().id == TypeId::kUnknown) e = eb.Coerce(std::move(e), DataType::Varchar());
   return e;
 }
 
 ExprPtr Binder::BindGenerationExpression(const TableCatalog& table, int column, const PgQuery__Node* expr) {
-  Scope scope;
-  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
-  scope.clause = "column generation expressions";
-  ExprBinder eb(this, &scope);
-  ExprPtr e = eb.Bind(expr);
-  if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in column generation expression");
+  ExprPtr e = BindOverTable(table, expr, "column generation expressions",
+                            "cannot use subquery in column generation expression");
   std::vector<int> read;
   CollectColumns(*e, &read);
   for (int i : read)
@@ -120,26 +141,18 @@ ExprPtr Binder::BindGenerationExpression(const TableCatalog& table, int column, 
                                           table.columns[i].name))
           .WithDetail("A generated column cannot reference another generated column.");
   const ColumnCatalog& target = table.columns[column];
+  Scope none;
+  ExprBinder eb(this, &none);
   return eb.CoerceForAssignment(std::move(e), target.type, target.name);
 }
 
 ExprPtr Binder::BindStoredGenerationExpression(const TableCatalog& table, int column) {
-  auto stmts = ParseSql("SELECT " + table.columns[column].generated);
-  // Positions would point into the stored text, not the statement's.
-  const std::string* text = std::exchange(ctx_.query_text, nullptr);
-  try {
-    ExprPtr e = BindGenerationExpression(table, column, stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
-    ctx_.query_text = text;
-    return e;
-  } catch (...) {
-    ctx_.query_text = text;
-    throw;
-  }
+  return BindStoredText(table.columns[column].generated,
+                        [&](const PgQuery__Node* e) { return BindGenerationExpression(table, column, e); });
 }
 
 ExprPtr Binder::BindStoredIndexExpression(const TableCatalog& table, const std::string& text) {
-  auto stmts = ParseSql("SELECT " + text);
-  return BindIndexExpression(table, stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
+  return BindStoredText(text, [&](const PgQuery__Node* e) { return BindIndexExpression(table, e); });
 }
 
 std::vector<GeneratedColumn> Binder::BindGenerated(const TableCatalog& table) {

@@ -126,6 +126,16 @@ public class JdbcTest {
       ResultSet rs = ps.executeQuery();
       check(rs.next() && rs.getString(1).equals("item3") && rs.getBigDecimal(2).compareTo(new BigDecimal("1.5")) == 0,
           "SELECT by key with a parameter", "");
+      // What pgjdbc learns from each column's table and attribute number
+      // (RowDescription): the table, nullability (its own pg_attribute
+      // query), no auto-increment.
+      ResultSetMetaData md = rs.getMetaData();
+      org.postgresql.PGResultSetMetaData pg = md.unwrap(org.postgresql.PGResultSetMetaData.class);
+      check(pg.getBaseTableName(1).equals("jdbc_items") && pg.getBaseColumnName(2).equals("price"),
+          "ResultSetMetaData: base table and column", pg.getBaseTableName(1) + "." + pg.getBaseColumnName(2));
+      check(md.isNullable(1) == ResultSetMetaData.columnNoNulls && md.isNullable(2) == ResultSetMetaData.columnNullable,
+          "ResultSetMetaData.isNullable", md.isNullable(1) + " " + md.isNullable(2));
+      check(!md.isAutoIncrement(1), "ResultSetMetaData.isAutoIncrement", "");
       rs.close();
     }
     try (PreparedStatement ps = conn.prepareStatement("INSERT INTO jdbc_items VALUES (?, ?, NULL, NULL) RETURNING id, name")) {
