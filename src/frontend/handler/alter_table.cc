@@ -842,6 +842,9 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alterati
     // A table the block made and wrote: no stored rows, the block's are
     // checked once the constraint is in its catalog.
     const bool block_rows = pending && pending->Find(table->id);
+    // A table this block made has no stored rows to fill an index from
+    // (and is not yet in the catalog the writes' manager reads).
+    const bool made_in_block = session->DdlCatalog()->MadeInTransaction(table->id);
     std::string checked_name;
     for (ConstraintCatalog& c : final_table.constraints) {
       if (c.type != 'u' || c.index_id) continue;
@@ -850,7 +853,7 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alterati
       c.index_id = instance->catalog()->NewObjectId();
       filled.push_back(c.index_id);
       checked_name = c.name;
-      if (block_rows) continue;
+      if (block_rows || made_in_block) continue;
       try {
         dml->FillUniqueIndex(final_table, c);
       } catch (const SqlError& e) {
