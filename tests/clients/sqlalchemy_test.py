@@ -268,8 +268,34 @@ def enums():
     check(not [e for e in sa.inspect(engine).get_enums() if e["name"] == "sa_mood"], "drop_all drops the type")
 
 
+def computed_and_expression_index():
+    # Computed() columns and a unique Index on an expression, made by
+    # create_all in one transaction (CREATE TABLE, then CREATE UNIQUE INDEX).
+    md = sa.MetaData()
+    users = sa.Table("sa_users", md, sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+                     sa.Column("email", sa.Text), sa.Column("email_lower", sa.Text, sa.Computed("lower(email)")))
+    sa.Index("sa_users_email_lower", sa.func.lower(users.c.email), unique=True)
+    md.drop_all(engine)
+    md.create_all(engine)
+    computed = {c["name"]: c.get("computed") for c in sa.inspect(engine).get_columns("sa_users")}
+    check(computed["email_lower"] == {"sqltext": "lower(email)", "persisted": True} and computed["email"] is None,
+          "a Computed column reflected", computed)
+    with engine.begin() as conn:
+        conn.execute(users.insert().values(id=1, email="Ann@X.com"))
+        row = conn.execute(sa.select(users.c.email_lower)).scalar_one()
+        check(row == "ann@x.com", "a Computed column's value", row)
+    try:
+        with engine.begin() as conn:
+            conn.execute(users.insert().values(id=2, email="ANN@x.COM"))
+        check(False, "a duplicate of the expression index refused", "committed")
+    except sa.exc.IntegrityError as e:
+        check(e.orig.diag.constraint_name == "sa_users_email_lower", "a duplicate of the expression index refused",
+              e.orig.diag.constraint_name)
+    md.drop_all(engine)
+
+
 for name, fn in [("create_all", create_all), ("enums", enums), ("core", core), ("ORM session", orm_session), ("serial keys", serial_keys),
-                 ("constraints", constraints),
+                 ("constraints", constraints), ("Computed and an expression index", computed_and_expression_index),
                  ("reflection", reflection), ("cleanup", cleanup)]:
     step(name, fn)
 engine.dispose()
