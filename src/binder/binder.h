@@ -197,6 +197,7 @@ class Binder {
   void BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, SelectParts* q);
   void BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q);
   void BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q);
+  void AddFunctionallyDependentKeys(SelectParts* q);
   void BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q);
   void ApplyAggregation(SelectParts* q);
   void ApplyWindows(SelectParts* q);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "binder/expression_binder.h"
 #include "common/error.h"
@@ -381,6 +382,39 @@ void Binder::BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q) 
     q->scope.agg = &q->agg;
     q->scope.clause = "HAVING";
     q->having = q->eb.BindCondition(stmt->having_clause, "HAVING");
+  }
+  AddFunctionallyDependentKeys(q);
+}
+
+// PostgreSQL's functional dependency: grouped by a table's whole primary
+// key, the query may read that table's other columns too (GROUP BY
+// t.id, SELECT t.name: what ORMs' annotations send); they join the group
+// keys, which groups the same rows.
+void Binder::AddFunctionallyDependentKeys(SelectParts* q) {
+  if (q->group_keys.empty()) return;
+  std::set<int> keyed;
+  for (const auto& k : q->group_keys)
+    if (k->kind() == Expression::Kind::kColumnRef) keyed.insert(static_cast<const ColumnRefExpr&>(*k).index());
+  // The FROM scope's columns by table instance (a table named twice is two).
+  std::map<std::pair<ObjectId, std::string>, std::vector<int>> instances;
+  for (size_t i = 0; i < q->scope.columns.size(); i++) {
+    const Scope::Column& c = q->scope.columns[i];
+    if (c.relation_id != 0 && c.relation_column >= 0) instances[{c.relation_id, c.table}].push_back(static_cast<int>(i));
+  }
+  for (const auto& [instance, columns] : instances) {
+    TableRef table = ctx_.catalog->GetTable(instance.first);
+    if (!table || table->kind != RelationKind::kTable || table->row_id_index >= 0) continue;  // no declared key
+    bool whole_key = std::all_of(table->pk.begin(), table->pk.end(), [&](int pk) {
+      return std::any_of(columns.begin(), columns.end(),
+                         [&](int i) { return q->scope.columns[i].relation_column == pk && keyed.count(i); });
+    });
+    if (!whole_key) continue;
+    for (int i : columns) {
+      const Scope::Column& c = q->scope.columns[i];
+      if (keyed.count(i) || c.hidden) continue;
+      q->group_keys.push_back(std::make_unique<ColumnRefExpr>(i, c.type, c.name));
+      keyed.insert(i);
+    }
   }
 }
 

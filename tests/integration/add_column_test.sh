@@ -22,7 +22,8 @@
 #    stored rows), through kill -9;
 # 5) a column no materialized view reads dropped under them, kill -9;
 # 6) columns and the table renamed under views, an index and a sink
-#    (their definitions follow), kill -9.
+#    (their definitions follow), kill -9;
+# 7) a varchar column widened without a rewrite under an index, kill -9.
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -178,6 +179,25 @@ check "the index serves and answers like the table" test "$(q -c "select count(*
   "$(q -c "set enable_indexscan = off" -c "select count(*), sum(id) from w2 where grp = 3")"
 check "the sink's definition names the table" grep -qi "from w2" <<<"$(q -c "show create sink w_sink")"
 no_failure "after the renames and kill -9"
+
+echo "== 7) a varchar column widened (no rewrite) under an index on it and a view that does not read it, kill -9"
+q -c "create table vw (id int primary key, code varchar(4), qty int)" \
+  -c "insert into vw select x, 'c' || (x % 100), x from generate_series(1, 2000) x" \
+  -c "create index vw_code on vw (code)" -c "create materialized view vw_qty as select sum(qty) as s from vw" \
+  -c "flush" >/dev/null
+out=$(q -c "alter table vw alter column code type varchar(40)" -c "alter table vw alter column code type text")
+check "widened under an index and a view ($out)" test -z "$out"
+q -c "insert into vw values (5000, 'a much longer code', 7)" -c "flush" >/dev/null
+kill_server
+start_server "$WORK/d" "$WORK/d.log" || { fail "restart after kill -9"; finish; }
+q -c "insert into vw values (5001, 'another long code', 3)" -c "update vw set qty = qty + 1 where code = 'c7'" \
+  -c "flush" >/dev/null
+check "after kill -9 the index serves the widened column" grep -q "using vw_code" \
+  <<<"$(q -c "explain select id from vw where code = 'another long code'")"
+check "and answers like the table" test "$(q -c "select count(*), sum(id) from vw where code in ('c7', 'a much longer code')")" = \
+  "$(q -c "set enable_indexscan = off" -c "select count(*), sum(id) from vw where code in ('c7', 'a much longer code')")"
+check "the view equals its query" test "$(q -c "select s from vw_qty")" = "$(q -c "select sum(qty) from vw")"
+no_failure "after the widening and kill -9"
 
 stop_server
 finish

@@ -112,6 +112,10 @@ struct Alteration {
   // Indexes keyed by a column dropped without a rewrite: dropped with it,
   // as PostgreSQL drops them.
   std::vector<ObjectId> dropped_indexes;
+  // Columns whose type ALTER TYPE changed without a rewrite (a longer
+  // varchar, text: the stored values are valid and stored alike), by
+  // name: the indexes holding them follow (RetypeIndexes).
+  std::vector<std::string> retyped_in_place;
 
   explicit Alteration(const TableCatalog& t) : next(t), row_id_at(t.row_id_index) {
     next.columns.clear();
@@ -263,6 +267,19 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
 // as PostgreSQL's views, or dropped with CASCADE (with what depends on
 // it). False when nothing but views reads the table,
 // for a rewrite.
+// Whether every value of type `from` is one of type `to`, stored alike,
+// so that ALTER TYPE needs no rewrite (as PostgreSQL's binary-coercible
+// changes): varchar(n) or text to a varchar at least as long, or text.
+bool WidensWithoutRewrite(const DataType& from, const DataType& to) {
+  if (from.id != TypeId::kVarchar || to.id != TypeId::kVarchar) return false;
+  auto length = [](const DataType& t) { return t.precision; };  // -1 unbounded, kTextMarker text
+  auto unbounded = [&](const DataType& t) { return t == DataType::Varchar() || t.IsText(); };
+  auto plain = [&](const DataType& t) { return unbounded(t) || length(t) > 0; };  // no json & co.
+  if (!plain(from) || !plain(to)) return false;
+  if (unbounded(to)) return true;
+  return !unbounded(from) && length(to) >= length(from);
+}
+
 // Whether a unique index's expressions read column `name`.
 bool ExpressionsRead(const ConstraintCatalog& c, const std::string& name) {
   for (const auto& e : c.expressions) {
@@ -584,12 +601,19 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
               .WithDetail(fmt::format("rule _RETURN on view {} depends on column \"{}\"", views[0]->name, cmd->name));
       const PgQuery__ColumnDef* cd = cmd->def->column_def;
       ColumnCatalog& col = next.columns[i];
+      const DataType old_type = col.type;
       col.type = Binder(session->BinderContextFor(args.stmt, nullptr)).BindTypeName(cd->type_name);
       if (cd->raw_default) {
         if (a->sources[i].old_column < 0)
           throw SqlError(sqlstate::kFeatureNotSupported,
                          "ALTER TYPE ... USING of a column added by the same statement is not supported");
         a->sources[i].using_expr = cd->raw_default;
+      }
+      // A longer varchar (what ORMs' migrations emit): the stored rows
+      // stay as they are, as in PostgreSQL.
+      if (!cd->raw_default && a->sources[i].old_column >= 0 && WidensWithoutRewrite(old_type, col.type)) {
+        a->retyped_in_place.push_back(col.name);
+        return;
       }
       a->rewrite = true;
       return;
@@ -1031,6 +1055,48 @@ void DropSequencesOfDroppedColumns(const HandlerArgs& args, const TableCatalog& 
 // Stores the table's next definition: by a rewrite, after checking the
 // stored rows against new checks, or as a catalog change (forgetting the
 // indexes of dropped unique constraints).
+// Materialized views and sinks reading a column retyped in place would
+// compute with its old type: 0A000 as PostgreSQL's views. A job reads it
+// unless its definition plans as stored with the column hidden
+// (JobReadsColumn, as DROP COLUMN asks).
+void CheckRetypedColumnsUnread(const HandlerArgs& args, const TableCatalog& t, const Alteration& a) {
+  Catalog* catalog = args.session->DdlCatalog();
+  for (const auto& name : a.retyped_in_place) {
+    int column = t.ColumnIndex(name);
+    if (column < 0) continue;
+    std::unique_ptr<Catalog> altered = catalog->BeginTransaction();
+    TableCatalog hidden = t;
+    hidden.columns[column].name = fmt::format("........pg.retyped.{}........", column + 1);
+    hidden.columns[column].hidden = true;
+    altered->AlterTable(hidden);
+    for (const TableRef& dep : catalog->Dependents(t.id)) {
+      if (dep->kind == RelationKind::kIndex || !IsStreamJob(*dep)) continue;
+      if (!JobReadsColumn(*altered, *dep, args.session->eval())) continue;
+      throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a view or rule")
+          .WithDetail(fmt::format("{} {} depends on column \"{}\"", RelationKindName(dep->kind), dep->name, name));
+    }
+  }
+}
+
+// The indexes of a table whose columns ALTER TYPE retyped in place: they
+// hold the table's columns in order, which take the new types.
+void RetypeIndexes(const HandlerArgs& args, const TableCatalog& t, const Alteration& a) {
+  if (a.retyped_in_place.empty()) return;
+  Catalog* catalog = args.session->DdlCatalog();
+  for (const TableRef& dep : catalog->Dependents(t.id)) {
+    if (dep->kind != RelationKind::kIndex || dep->depends_on.empty() || dep->depends_on[0] != t.id) continue;
+    TableCatalog index = *dep;
+    bool changed = false;
+    for (const auto& name : a.retyped_in_place) {
+      int was = t.ColumnIndex(name), is = a.next.ColumnIndex(name);
+      if (was < 0 || is < 0 || static_cast<size_t>(was) >= index.columns.size()) continue;
+      index.columns[was].type = a.next.columns[is].type;
+      changed = true;
+    }
+    if (changed) catalog->AlterTable(index);
+  }
+}
+
 void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
   Catalog* catalog = args.session->DdlCatalog();
   const WriteSet* pending = args.session->PendingWrites();
@@ -1054,6 +1120,7 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
       MoveOwnedSequences(args, *t, *now, a);
     return;
   }
+  if (!a.retyped_in_place.empty()) CheckRetypedColumnsUnread(args, *t, a);
   if (!a.to_validate.empty() || a.fill_unique || !a.added_in_place.empty() || !a.not_null_to_validate.empty()) {
     StoreInPlace(args, t, a);
   } else {
@@ -1070,6 +1137,7 @@ void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteratio
   for (const auto& [id, other] : a.other_tables) catalog->AlterTable(other);
   DropSequencesOfDroppedColumns(args, *t, a);
   if (!a.dropped_indexes.empty()) DropRelations(args, a.dropped_indexes);
+  RetypeIndexes(args, *t, a);
 }
 
 }  // namespace
