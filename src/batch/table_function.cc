@@ -88,27 +88,37 @@ class GenerateSeriesExecutor : public Executor {
   Interval iv_;
 };
 
+// unnest(array [, array ...]): a column per array, as many rows as the
+// longest has, the others padded with NULLs.
 class UnnestExecutor : public Executor {
  public:
-  UnnestExecutor(const TableFunctionNode& node, ExecContext& ctx) : type_(node.schema()[0].type) {
-    Value array = node.args[0]->EvalConstant(ctx.eval);
-    if (!array.is_null()) elements_ = DecodeArray(array.string_value(), type_);
+  UnnestExecutor(const TableFunctionNode& node, ExecContext& ctx) {
+    for (const auto& arg : node.args) {
+      const DataType type = arg->type().ElementType();
+      Value array = arg->EvalConstant(ctx.eval);
+      elements_.push_back(array.is_null() ? Vector(type) : DecodeArray(array.string_value(), type));
+      rows_ = std::max(rows_, elements_.back().size());
+    }
   }
 
   bool Next(DataChunk* out) override {
-    if (pos_ >= elements_.size()) return false;
-    size_t end = std::min(elements_.size(), pos_ + kChunkSize);
-    Vector v(type_);
-    v.AppendRange(elements_, pos_, end);
-    pos_ = end;
+    if (pos_ >= rows_) return false;
+    size_t end = std::min(rows_, pos_ + kChunkSize);
     *out = DataChunk();
-    out->AddColumn(std::move(v));
+    for (const Vector& elements : elements_) {
+      Vector v(elements.type());
+      size_t have = std::min(end, std::max(pos_, elements.size()));
+      if (have > pos_) v.AppendRange(elements, pos_, have);
+      v.AppendNulls(end - std::max(have, pos_));
+      out->AddColumn(std::move(v));
+    }
+    pos_ = end;
     return true;
   }
 
  private:
-  DataType type_;
-  Vector elements_{type_};
+  std::vector<Vector> elements_;
+  size_t rows_ = 0;
   size_t pos_ = 0;
 };
 

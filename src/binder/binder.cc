@@ -566,13 +566,19 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
     return DataType::Int32();
   }
   if (name == "unnest") {
-    // unnest(array): one row per element, in order.
-    if (args.size() != 1) ThrowAt(sqlstate::kFeatureNotSupported, location, "unnest of several arrays is not supported yet");
-    if (args[0]->type().id == TypeId::kUnknown)
-      ThrowAt(sqlstate::kAmbiguousFunction, location, "function unnest(unknown) is not unique");
-    if (!args[0]->type().IsArray() || args[0]->type().IsAnyArray())
-      ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function unnest({}) does not exist", args[0]->type().ToString()));
-    return args[0]->type().ElementType();
+    // unnest(array): one row per element, in order. unnest(a, b, ...)
+    // (in FROM): the arrays side by side, a column each, the shorter ones
+    // padded with NULLs (a record of their elements).
+    if (args.empty()) ThrowAt(sqlstate::kUndefinedFunction, location, "function unnest() does not exist");
+    std::vector<StructField> fields;
+    for (const auto& arg : args) {
+      if (arg->type().id == TypeId::kUnknown)
+        ThrowAt(sqlstate::kAmbiguousFunction, location, "function unnest(unknown) is not unique");
+      if (!arg->type().IsArray() || arg->type().IsAnyArray())
+        ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function unnest({}) does not exist", arg->type().ToString()));
+      fields.push_back({"unnest", arg->type().ElementType()});
+    }
+    return args.size() == 1 ? fields[0].second : DataType::Struct(fields);
   }
   if (args.size() < 2 || args.size() > 3)
     ThrowAt(sqlstate::kUndefinedFunction, location, "function generate_series requires 2 or 3 arguments");

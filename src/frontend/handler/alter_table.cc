@@ -581,19 +581,6 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_AlterColumnType: {
       int i = a->Require(cmd->name);
-      for (const auto& col : next.columns) {
-        if (col.generated.empty()) continue;
-        std::vector<std::string> read = ColumnsInExpression(col.generated);
-        if (std::find(read.begin(), read.end(), cmd->name) != read.end())
-          throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a generated column")
-              .WithDetail(fmt::format("Column \"{}\" is used by generated column \"{}\".", cmd->name, col.name));
-      }
-      // The index would need its expressions' values computed anew.
-      for (const auto& c : next.constraints)
-        if (ExpressionsRead(c, cmd->name))
-          FRESHET_THROW(sqlstate::kFeatureNotSupported,
-                        "cannot alter type of column \"{}\" because index \"{}\" has an expression over it", cmd->name,
-                        c.name);
       // As PostgreSQL: a view's column would change type under it.
       if (a->sources[i].old_column >= 0)
         if (auto views = ViewsReadingColumn(args, next.id, a->sources[i].old_column); !views.empty())
@@ -610,11 +597,26 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
         a->sources[i].using_expr = cd->raw_default;
       }
       // A longer varchar (what ORMs' migrations emit): the stored rows
-      // stay as they are, as in PostgreSQL.
+      // stay as they are, as in PostgreSQL, and so does what is computed
+      // from them.
       if (!cd->raw_default && a->sources[i].old_column >= 0 && WidensWithoutRewrite(old_type, col.type)) {
         a->retyped_in_place.push_back(col.name);
         return;
       }
+      // Otherwise the values change: what is computed from them would
+      // have to be computed anew.
+      for (const auto& other : next.columns) {
+        if (other.generated.empty()) continue;
+        std::vector<std::string> read = ColumnsInExpression(other.generated);
+        if (std::find(read.begin(), read.end(), cmd->name) != read.end())
+          throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a generated column")
+              .WithDetail(fmt::format("Column \"{}\" is used by generated column \"{}\".", cmd->name, other.name));
+      }
+      for (const auto& c : next.constraints)
+        if (ExpressionsRead(c, cmd->name))
+          FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                        "cannot alter type of column \"{}\" because index \"{}\" has an expression over it", cmd->name,
+                        c.name);
       a->rewrite = true;
       return;
     }
