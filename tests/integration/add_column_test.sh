@@ -23,7 +23,9 @@
 # 5) a column no materialized view reads dropped under them, kill -9;
 # 6) columns and the table renamed under views, an index and a sink
 #    (their definitions follow), kill -9;
-# 7) a varchar column widened without a rewrite under an index, kill -9.
+# 7) a varchar column widened without a rewrite under an index, kill -9;
+# 8) a column's type changed with a rewrite under indexes (made again on
+#    the new relation), kill -9.
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -198,6 +200,24 @@ check "and answers like the table" test "$(q -c "select count(*), sum(id) from v
   "$(q -c "set enable_indexscan = off" -c "select count(*), sum(id) from vw where code in ('c7', 'a much longer code')")"
 check "the view equals its query" test "$(q -c "select s from vw_qty")" = "$(q -c "select sum(qty) from vw")"
 no_failure "after the widening and kill -9"
+
+echo "== 8) a column's type changed with a rewrite under indexes (made again), kill -9"
+q -c "create table rt (id int primary key, fk int, tag text)" \
+  -c "insert into rt select x, x % 50, 't' || (x % 7) from generate_series(1, 3000) x" \
+  -c "create index rt_fk on rt (fk)" -c "create index rt_tag on rt (tag)" -c "flush" >/dev/null
+out=$(q -c "alter table rt alter column fk type bigint")
+check "retyped with a rewrite under two indexes ($out)" test -z "$out"
+q -c "insert into rt values (5000, 7, 't3')" -c "update rt set fk = 8 where id = 8" -c "flush" >/dev/null
+kill_server
+start_server "$WORK/d" "$WORK/d.log" || { fail "restart after kill -9"; finish; }
+q -c "insert into rt values (5001, 7, 't9')" -c "delete from rt where id = 57" -c "flush" >/dev/null
+for ix in fk tag; do
+  cond=$([[ $ix == fk ]] && echo "fk = 7" || echo "tag = 't3'")
+  check "after kill -9 index rt_$ix serves" grep -q "using rt_$ix" <<<"$(q -c "explain select id from rt where $cond")"
+  check "and answers like the table" test "$(q -c "select count(*), sum(id) from rt where $cond")" = \
+    "$(q -c "set enable_indexscan = off" -c "select count(*), sum(id) from rt where $cond")"
+done
+no_failure "after the rewrite and kill -9"
 
 stop_server
 finish

@@ -716,13 +716,15 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
   throw SqlError(sqlstate::kFeatureNotSupported, "this form of ALTER TABLE is not supported yet");
 }
 
-// Refuses a change to `t` while relations other than views read it: stream
-// jobs and indexes keep state built from its rows and names.
-void CheckNoJobsDepend(const HandlerArgs& args, const TableCatalog& t, const char* what) {
+// Refuses a rewrite of `t` (a new relation replaces it) while materialized
+// views or sinks read it: they keep state built from its rows and read its
+// change stream. Views are bound anew; indexes are made again
+// (RebuildIndexes).
+void CheckRewritable(const HandlerArgs& args, const TableCatalog& t) {
   for (const auto& dep : args.session->DdlCatalog()->Dependents(t.id)) {
-    if (dep->kind == RelationKind::kView && std::string(what) == "alter") continue;  // a rename changes their text
+    if (dep->kind == RelationKind::kView || dep->kind == RelationKind::kIndex) continue;
     throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("cannot {} {} \"{}\" because {} \"{}\" depends on it", what, RelationKindName(t.kind),
+                   fmt::format("cannot alter {} \"{}\" because {} \"{}\" depends on it", RelationKindName(t.kind),
                                t.name, RelationKindName(dep->kind), dep->name))
         .WithHint(fmt::format("Drop {} \"{}\" first, then create it again.", RelationKindName(dep->kind), dep->name));
   }
@@ -905,6 +907,22 @@ void StoreInPlace(const HandlerArgs& args, const TableRef& table, const Alterati
   session->HoldUntilBlockEnds(std::move(blocked));
 }
 
+// CREATE INDEX again for each of `indexes` (of a table just rewritten,
+// under the same name): an index on a column the rewrite dropped goes,
+// as PostgreSQL drops it.
+void RebuildIndexes(const HandlerArgs& args, const std::vector<TableRef>& indexes) {
+  for (const TableRef& index : indexes) {
+    std::vector<ParsedStatement> stmts = ParseSql(index->definition);
+    if (stmts.size() != 1) continue;
+    HandlerArgs again{args.session, stmts[0], args.sink};
+    try {
+      HandleCreateJob(again);
+    } catch (const SqlError& e) {
+      if (e.code() != std::string(sqlstate::kUndefinedColumn)) throw;
+    }
+  }
+}
+
 // Steps 1-3 of the header.
 void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alteration& a) {
   Session* session = args.session;
@@ -914,7 +932,14 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
   Catalog* catalog = instance->catalog();
   Catalog* ddl = session->DdlCatalog();
   ObjectId database_id = session->database().id;
-  CheckNoJobsDepend(args, *old_table, "alter");
+  // Indexes (stream jobs holding the table's columns) are made again on
+  // the new relation, as PostgreSQL rebuilds its indexes; materialized
+  // views and sinks refuse the rewrite.
+  std::vector<TableRef> indexes;
+  for (const TableRef& dep : ddl->Dependents(old_table->id))
+    if (dep->kind == RelationKind::kIndex && !dep->depends_on.empty() && dep->depends_on[0] == old_table->id)
+      indexes.push_back(dep);
+  CheckRewritable(args, *old_table);
   // A transaction block's writes to it are rewritten too (and dropped from
   // the block at COMMIT); those of a multi-statement message's implicit
   // block are not there yet.
@@ -982,7 +1007,11 @@ void RewriteTable(const HandlerArgs& args, const TableRef& old_table, const Alte
     final_table.constraints = target->constraints;  // with their new indexes
     final_table.created_at_micros = old_table->created_at_micros;
     if (ddl->is_transaction()) ddl->AdoptIntoTransaction(target);
+    std::vector<ObjectId> index_ids;
+    for (const auto& index : indexes) index_ids.push_back(index->id);
+    if (!index_ids.empty()) DropRelations(args, index_ids);
     ddl->ReplaceTable(old_table->id, final_table);
+    RebuildIndexes(args, indexes);
   } catch (...) {
     dml->DropTable(target->id);
     catalog->DropObjects({}, {}, {target->id});
