@@ -2,8 +2,9 @@
 """Django 3.2 (Debian's python3-django) against a server, as a project uses
 it: `migrate` of contrib's auth, contenttypes and sessions apps and of an
 app of its own (models with a ForeignKey, a unique index on an expression
-made by RunSQL, a db_index, then a migration that lengthens CharFields,
-one of them indexed, and adds a field), then the ORM: users and groups, many-to-many,
+made by RunSQL, a db_index, then migrations that lengthen CharFields,
+one of them indexed, add fields and make an indexed IntegerField a
+BigIntegerField), then the ORM: users and groups, many-to-many,
 select_related, annotations with Count (GROUP BY the primary key),
 icontains, a failed atomic block, bulk_create, update, dates, sessions.
 
@@ -44,6 +45,7 @@ class Product(models.Model):
     price = models.DecimalField(max_digits=8, decimal_places=2)
     added = models.DateTimeField(auto_now_add=True)
     note = models.TextField(default="", blank=True)
+    stock = models.BigIntegerField(default=0, db_index=True)
 ''')
 with open(os.path.join(app, "migrations", "0001_initial.py"), "w") as f:
     f.write('''
@@ -84,6 +86,18 @@ class Migration(migrations.Migration):
         migrations.AlterField(model_name="product", name="title",
                               field=models.CharField(db_index=True, max_length=200)),
         migrations.AddField(model_name="product", name="note", field=models.TextField(blank=True, default="")),
+        migrations.AddField(model_name="product", name="stock", field=models.IntegerField(default=0, db_index=True)),
+    ]
+''')
+with open(os.path.join(app, "migrations", "0003_bigger.py"), "w") as f:
+    f.write('''
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [("shop", "0002_longer")]
+    operations = [
+        migrations.AlterField(model_name="product", name="stock", field=models.BigIntegerField(default=0, db_index=True)),
     ]
 ''')
 sys.path.insert(0, project)
@@ -129,10 +143,13 @@ def migrate():
           sorted(tables))
     with connection.cursor() as cur:
         cur.execute("SELECT count(*) FROM django_migrations WHERE app = 'shop'")
-        check(cur.fetchone()[0] == 2, "both of the app's migrations recorded", "")
+        check(cur.fetchone()[0] == 3, "the app's three migrations recorded", "")
         cur.execute("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
                     "WHERE attrelid = 'shop_product'::regclass AND attname = 'title'")
         check(cur.fetchone()[0] == "character varying(200)", "AlterField lengthened the column", "")
+        cur.execute("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                    "WHERE attrelid = 'shop_product'::regclass AND attname = 'stock'")
+        check(cur.fetchone()[0] == "bigint", "AlterField made an indexed column bigint", "")
     indexes = connection.introspection.get_constraints(connection.cursor(), "shop_product")
     check(any(c["index"] and c["columns"] == ["title"] for c in indexes.values()), "db_index reflected",
           sorted(indexes))
@@ -182,6 +199,8 @@ def shop():
     first = Product.objects.select_related("category").order_by("id").first()
     check(first.category.name == tools.name and first.note == "", "select_related, the added field's default", "")
     check(Product.objects.filter(title__icontains="ITEM 1").count() == 2, "icontains", "")
+    Product.objects.filter(pk=first.pk).update(stock=2 ** 40)
+    check(Product.objects.filter(stock__gt=2 ** 39).count() == 1, "a bigint value in the retyped column", "")
     check(Product.objects.filter(category__name__startswith="Toy").update(note="kids") == 5, "update across the join")
     page = list(Product.objects.order_by("-price").values_list("price", flat=True)[2:5])
     check([int(p) for p in page] == [8, 7, 6], "a page (LIMIT/OFFSET)", page)
