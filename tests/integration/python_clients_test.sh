@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Real Python drivers against Freshet (issue 18): psycopg 3, psycopg2,
-# SQLAlchemy 1.4 and Django 3.2 from Debian (python3-psycopg,
-# python3-psycopg2, python3-sqlalchemy, python3-django), each running
+# SQLAlchemy 1.4, Django 3.2 and Alembic 1.8 from Debian (python3-psycopg,
+# python3-psycopg2, python3-sqlalchemy, python3-django, python3-alembic),
+# each running
 # tests/clients/<driver>_test.py, a script of what an application does with
 # it (DDL, DML with parameters, prepared statements, a failed transaction
 # and its rollback, COPY both ways, type round trips, pagination, pipeline
 # mode, a second connection seeing an autocommitted write; SQLAlchemy's
 # create_all, ORM session with savepoints and inspect() reflection; Django's
-# migrate and ORM). Every script
+# migrate and ORM; Alembic's operations and autogenerate). Every script
 # passes against PostgreSQL 15 as it is, and must against Freshet. Then the
 # server must still be alive and shut down cleanly.
 #
@@ -25,7 +26,7 @@ source "$HERE/lib.sh"
 
 if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
 echo "== server on port $PORT"
-for driver in psycopg psycopg2 sqlalchemy django; do
+for driver in psycopg psycopg2 sqlalchemy django alembic; do
   echo "== $driver"
   if ! "$PY" -c "import $driver" 2>/dev/null; then
     fail "$driver is not installed (scripts/install-deps.sh installs python3-$driver)"

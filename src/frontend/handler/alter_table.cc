@@ -280,14 +280,16 @@ bool WidensWithoutRewrite(const DataType& from, const DataType& to) {
   return !unbounded(from) && length(to) >= length(from);
 }
 
+// Whether an expression's text reads column `name`.
+bool TextReads(const std::string& expr, const std::string& name) {
+  if (expr.empty()) return false;
+  std::vector<std::string> read = ColumnsInExpression(expr);
+  return std::find(read.begin(), read.end(), name) != read.end();
+}
+
 // Whether a unique index's expressions read column `name`.
 bool ExpressionsRead(const ConstraintCatalog& c, const std::string& name) {
-  for (const auto& e : c.expressions) {
-    if (e.empty()) continue;
-    std::vector<std::string> read = ColumnsInExpression(e);
-    if (std::find(read.begin(), read.end(), name) != read.end()) return true;
-  }
-  return false;
+  return std::any_of(c.expressions.begin(), c.expressions.end(), [&](const std::string& e) { return TextReads(e, name); });
 }
 
 void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Alteration* a);
@@ -297,9 +299,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
 void DropGeneratedReading(const HandlerArgs& args, Alteration* a, const std::string& name, bool cascade) {
   for (size_t k = 0; k < a->next.columns.size(); k++) {
     const ColumnCatalog& col = a->next.columns[k];
-    if (col.generated.empty() || col.name == name) continue;
-    std::vector<std::string> read = ColumnsInExpression(col.generated);
-    if (std::find(read.begin(), read.end(), name) == read.end()) continue;
+    if (col.name == name || !TextReads(col.generated, name)) continue;
     if (!cascade)
       throw SqlError(sqlstate::kDependentObjectsStillExist,
                      fmt::format("cannot drop column {} of table {} because other objects depend on it", name, a->next.name))
@@ -605,13 +605,10 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       }
       // Otherwise the values change: what is computed from them would
       // have to be computed anew.
-      for (const auto& other : next.columns) {
-        if (other.generated.empty()) continue;
-        std::vector<std::string> read = ColumnsInExpression(other.generated);
-        if (std::find(read.begin(), read.end(), cmd->name) != read.end())
+      for (const auto& other : next.columns)
+        if (TextReads(other.generated, cmd->name))
           throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a generated column")
               .WithDetail(fmt::format("Column \"{}\" is used by generated column \"{}\".", cmd->name, other.name));
-      }
       for (const auto& c : next.constraints)
         if (ExpressionsRead(c, cmd->name))
           FRESHET_THROW(sqlstate::kFeatureNotSupported,
