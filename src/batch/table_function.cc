@@ -233,7 +233,8 @@ class KeyValueRowsExecutor : public Executor {
     *out = DataChunk(types_);
     bool as_struct = types_.size() == 1 && types_[0].IsStruct();
     for (size_t i = pos_; i < end; i++) {
-      const auto& [key, value] = members_[i];
+      const auto& key = members_[i].first;  // (named locals: clang 14's lambdas cannot capture bindings)
+      const auto& value = members_[i].second;
       auto append_value = [&](Vector* v) { value ? v->AppendString(*value) : v->AppendNull(); };
       if (keys_only_) {
         out->column(0).AppendString(key);

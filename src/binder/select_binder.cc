@@ -401,8 +401,9 @@ void Binder::AddFunctionallyDependentKeys(SelectParts* q) {
     const Scope::Column& c = q->scope.columns[i];
     if (c.relation_id != 0 && c.relation_column >= 0) instances[{c.relation_id, c.table}].push_back(static_cast<int>(i));
   }
-  for (const auto& [instance, columns] : instances) {
-    TableRef table = ctx_.catalog->GetTable(instance.first);
+  for (const auto& instance : instances) {
+    const std::vector<int>& columns = instance.second;  // (a named local: lambdas may not capture bindings)
+    TableRef table = ctx_.catalog->GetTable(instance.first.first);
     if (!table || table->kind != RelationKind::kTable || table->row_id_index >= 0) continue;  // no declared key
     bool whole_key = std::all_of(table->pk.begin(), table->pk.end(), [&](int pk) {
       return std::any_of(columns.begin(), columns.end(),
