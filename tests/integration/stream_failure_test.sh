@@ -71,6 +71,8 @@ if g++ -std=c++20 -O1 -I/usr/include/postgresql "$HERE/stream_differential_test.
       ok "$fault: $line after $recoveries recoveries"
     else
       fail "$fault: exit $rc, $line, $recoveries recoveries"; grep -A1 FAILED "$WORK/diff$n.out" | head -n 10
+      # What the server said about it (the statement's error, the job's failures).
+      grep -E "ERROR|JOB_FAILED|failed" "$WORK/diff$n.log" | tail -n 8 | cut -c1-400
     fi
     stop_server
   done
