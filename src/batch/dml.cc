@@ -8,32 +8,32 @@
 
 namespace freshet {
 
+namespace {
+
+// 23502 when column c of `values` holds a NULL and the column may not.
+void CheckColumnNotNull(const TableCatalog& table, size_t c, const Vector& values) {
+  const auto& col = table.columns[c];
+  bool required = col.not_null || std::find(table.pk.begin(), table.pk.end(), static_cast<int>(c)) != table.pk.end();
+  if (!required || !values.HasNulls()) return;
+  throw SqlError(sqlstate::kNotNullViolation,
+                 fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name,
+                             table.name))
+      .WithField('t', table.name)
+      .WithField('c', col.name);
+}
+
+}  // namespace
+
 void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
-  for (size_t c = 0; c < table.columns.size(); c++) {
-    const auto& col = table.columns[c];
-    if (!col.generated.empty()) continue;  // not computed yet: ComputeGenerated checks it
-    bool required = col.not_null || std::find(table.pk.begin(), table.pk.end(), static_cast<int>(c)) != table.pk.end();
-    if (!required || !rows.column(c).HasNulls()) continue;
-    throw SqlError(sqlstate::kNotNullViolation,
-                   fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name,
-                               table.name))
-        .WithField('t', table.name)
-        .WithField('c', col.name);
-  }
+  for (size_t c = 0; c < table.columns.size(); c++)
+    if (table.columns[c].generated.empty()) CheckColumnNotNull(table, c, rows.column(c));  // generated: ComputeGenerated
 }
 
 void ComputeGenerated(const TableCatalog& table, const std::vector<GeneratedColumn>& generated, DataChunk* rows,
                       EvalContext& ctx) {
   for (const GeneratedColumn& g : generated) {
     Vector values = g.expr->Eval(*rows, ctx);
-    const ColumnCatalog& col = table.columns[g.column];
-    bool required = col.not_null || std::find(table.pk.begin(), table.pk.end(), g.column) != table.pk.end();
-    if (required && values.HasNulls())
-      throw SqlError(sqlstate::kNotNullViolation,
-                     fmt::format("null value in column \"{}\" of relation \"{}\" violates not-null constraint", col.name,
-                                 table.name))
-          .WithField('t', table.name)
-          .WithField('c', col.name);
+    CheckColumnNotNull(table, g.column, values);
     rows->column(g.column) = std::move(values);
   }
 }

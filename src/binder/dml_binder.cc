@@ -360,7 +360,7 @@ PlanPtr Binder::BindDmlTargetJoined(const TableRef& table, const PgQuery__RangeV
 }
 
 // A GENERATED ALWAYS identity column can only be set to DEFAULT (428C9).
-static void CheckIdentityAssignment(const ColumnCatalog& col, const PgQuery__ResTarget* rt) {
+static void CheckAssignable(const ColumnCatalog& col, const PgQuery__ResTarget* rt) {
   if ((col.identity != 'a' && col.generated.empty()) || rt->val->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT) return;
   throw SqlError("428C9", fmt::format("column \"{}\" can only be updated to DEFAULT", col.name))
       .WithDetail(col.generated.empty()
@@ -467,7 +467,7 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
     if (assigned[idx]) ThrowAt(sqlstate::kSyntaxError, rt->location, fmt::format("multiple assignments to same column \"{}\"", rt->name));
     assigned[idx] = true;
     const auto& col = table.columns[idx];
-    CheckIdentityAssignment(col, rt);
+    CheckAssignable(col, rt);
     if (rt->val->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT) insert->conflict_set[idx] = DefaultValue(this, col, &eb);
     else insert->conflict_set[idx] = eb.CoerceForAssignment(eb.Bind(rt->val), col.type, col.name);
   }
@@ -500,7 +500,7 @@ PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
     if (assigned[idx]) ThrowAt(sqlstate::kSyntaxError, rt->location, fmt::format("multiple assignments to same column \"{}\"", rt->name));
     assigned[idx] = true;
     const auto& col = table->columns[idx];
-    CheckIdentityAssignment(col, rt);
+    CheckAssignable(col, rt);
     if (rt->val->node_case == PG_QUERY__NODE__NODE_SET_TO_DEFAULT) new_values[idx] = DefaultValue(this, col, &eb);
     else new_values[idx] = eb.CoerceForAssignment(eb.Bind(rt->val), col.type, col.name);
   }

@@ -17,17 +17,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.operations import Operations
 
-from checks import DB, HOST, PORT, USER, check, finish
+from checks import DB, HOST, PORT, USER, check, finish, step
 
 engine = sa.create_engine(f"postgresql+psycopg2://{USER}@{HOST}:{PORT}/{DB}", future=True)
 
-
-def step(name, fn):
-    print(f"== {name}")
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - any error is a failure here
-        check(False, name, f"{type(e).__name__}: {e}")
 
 
 def clean():

@@ -16,6 +16,15 @@ def check(ok, what, detail=""):
         print(f"  FAILED: {what}: {detail}")
 
 
+def step(name, fn):
+    """Runs one part of a script: an exception it raises is a failed check."""
+    print(f"== {name}")
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - a failed step is a failed check
+        check(False, name, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+
+
 def finish():
     print(f"\n{counts['passed']} passed, {counts['failed']} failed")
     sys.exit(min(counts["failed"], 100))

@@ -21,7 +21,7 @@ import os
 import sys
 import tempfile
 
-from checks import DB, HOST, PORT, USER, check, finish
+from checks import DB, HOST, PORT, USER, check, finish, step
 
 # A project of its own: settings and an app with two migrations, in a
 # temporary directory.
@@ -119,13 +119,6 @@ from django.core.management import call_command  # noqa: E402
 from django.db import IntegrityError, connection, transaction  # noqa: E402
 from django.db.models import Count, Sum  # noqa: E402
 
-
-def step(name, fn):
-    print(f"== {name}")
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - any error is a failure here
-        check(False, name, f"{type(e).__name__}: {e}")
 
 
 def clean():

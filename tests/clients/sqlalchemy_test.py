@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import HOST, PORT, USER, DB, check, finish  # noqa: E402
+from checks import HOST, PORT, USER, DB, check, finish, step  # noqa: E402
 
 import sqlalchemy as sa  # noqa: E402
 from sqlalchemy import orm  # noqa: E402
@@ -63,13 +63,6 @@ class Code(Base):
     code = sa.Column(sa.String(20), unique=True, nullable=False)
     qty = sa.Column(sa.Integer)
 
-
-def step(name, fn):
-    print(f"== {name}")
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - a failed step is a failed check
-        check(False, name, f"{type(e).__name__}: {str(e).splitlines()[0]}")
 
 
 def create_all():

@@ -350,6 +350,20 @@ void DropViewsReadingColumn(const HandlerArgs& args, const Alteration& a, int i,
   DropCascading(args, views);
 }
 
+// PostgreSQL's name for a dropped column (no statement can name it).
+std::string DroppedColumnName(int stored) { return fmt::format("........pg.dropped.{}........", stored + 1); }
+
+// A copy of `catalog` in which column `stored` of `table` is hidden under
+// that name: what JobReadsColumn plans a job's definition against.
+std::unique_ptr<Catalog> CatalogWithColumnHidden(Catalog& catalog, const TableCatalog& table, int stored) {
+  std::unique_ptr<Catalog> altered = catalog.BeginTransaction();
+  TableCatalog hidden = table;
+  hidden.columns[stored].name = DroppedColumnName(stored);
+  hidden.columns[stored].hidden = true;
+  altered->AlterTable(hidden);
+  return altered;
+}
+
 bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool cascade) {
   const int stored = a->sources[i].old_column;  // its place in the stored rows
   if (stored < 0) return false;                 // added by this statement
@@ -368,15 +382,10 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool casca
     }
   }
   if (dependents.empty() && jobs.empty()) return false;  // a rewrite is as cheap, and leaves nothing behind
-  // PostgreSQL's name for a dropped column (no statement can name it).
-  const std::string dropped_name = fmt::format("........pg.dropped.{}........", stored + 1);
+  const std::string dropped_name = DroppedColumnName(stored);
   const std::string& name = a->next.columns[i].name;
   if (!jobs.empty()) {
-    std::unique_ptr<Catalog> altered = catalog->BeginTransaction();
-    TableCatalog hidden = *catalog->GetTable(a->next.id);
-    hidden.columns[stored].name = dropped_name;
-    hidden.columns[stored].hidden = true;
-    altered->AlterTable(hidden);
+    std::unique_ptr<Catalog> altered = CatalogWithColumnHidden(*catalog, *catalog->GetTable(a->next.id), stored);
     std::vector<TableRef> readers;
     for (const auto& job : jobs) {
       if (!JobReadsColumn(*altered, *job, args.session->eval())) continue;
@@ -1092,11 +1101,7 @@ void CheckRetypedColumnsUnread(const HandlerArgs& args, const TableCatalog& t, c
   for (const auto& name : a.retyped_in_place) {
     int column = t.ColumnIndex(name);
     if (column < 0) continue;
-    std::unique_ptr<Catalog> altered = catalog->BeginTransaction();
-    TableCatalog hidden = t;
-    hidden.columns[column].name = fmt::format("........pg.retyped.{}........", column + 1);
-    hidden.columns[column].hidden = true;
-    altered->AlterTable(hidden);
+    std::unique_ptr<Catalog> altered = CatalogWithColumnHidden(*catalog, t, column);
     for (const TableRef& dep : catalog->Dependents(t.id)) {
       if (dep->kind == RelationKind::kIndex || !IsStreamJob(*dep)) continue;
       if (!JobReadsColumn(*altered, *dep, args.session->eval())) continue;
