@@ -232,6 +232,10 @@ struct E {
   double bound = 0;      // integers and doubles: the largest magnitude (finite values)
   bool special = false;  // doubles: NaN or +-Infinity possible
   bool inexact = false;  // rounded (divisions, casts to double): kept out of sums
+  // A numeric whose scale is that of whichever of several equal values a
+  // grouping kept (a GROUP BY or DISTINCT key, min/max, sum(DISTINCT)):
+  // 0.0 or 0.00 by the row order, in PostgreSQL too, so never shown as text.
+  bool any_scale = false;
   uint32_t items = 0;    // which FROM items it reads (bit i: item i)
   bool agg = false;      // contains an aggregate
   E WithBound(double b) {
@@ -355,6 +359,7 @@ struct Gen {
       e.bound = std::max(e.bound, p->bound);
       e.special |= p->special;
       e.inexact |= p->inexact;
+      e.any_scale |= p->any_scale;
       e.items |= p->items;
       e.agg |= p->agg;
     }
@@ -390,7 +395,7 @@ struct Gen {
         if (t == T::kInt && Number(e.type) && !e.special && e.bound < 2e9) from.push_back(&e);
         if (t == T::kBigInt && Number(e.type) && !e.special && e.bound < 9e18) from.push_back(&e);
         if ((t == T::kNumeric || t == T::kDouble) && Number(e.type) && !e.special) from.push_back(&e);
-        if (t == T::kText && e.type != T::kDouble) from.push_back(&e);
+        if (t == T::kText && e.type != T::kDouble && !e.any_scale) from.push_back(&e);
       }
       if (!from.empty()) {
         const E* f = r.Pick(from);
@@ -404,9 +409,17 @@ struct Gen {
     if (!s.empty() && r.Chance(50)) {  // a column of another type, converted
       const E& c = r.Pick(s);
       switch (t) {
-        case T::kInt: return Combine("length(CAST(" + c.sql + " AS VARCHAR))", t, {&c}).WithBound(100);
-        case T::kBigInt: return Combine("CAST(length(CAST(" + c.sql + " AS VARCHAR)) AS BIGINT)", t, {&c}).WithBound(100);
-        case T::kText: if (c.type != T::kDouble || !c.inexact) return Combine("CAST(" + c.sql + " AS VARCHAR)", t, {&c}); break;
+        case T::kInt:
+          if (!c.any_scale) return Combine("length(CAST(" + c.sql + " AS VARCHAR))", t, {&c}).WithBound(100);
+          break;
+        case T::kBigInt:
+          if (!c.any_scale)
+            return Combine("CAST(length(CAST(" + c.sql + " AS VARCHAR)) AS BIGINT)", t, {&c}).WithBound(100);
+          break;
+        case T::kText:
+          if ((c.type != T::kDouble || !c.inexact) && !c.any_scale)
+            return Combine("CAST(" + c.sql + " AS VARCHAR)", t, {&c});
+          break;
         case T::kBool: return Combine("(" + c.sql + " IS NULL)", t, {&c});
         case T::kTs: return Combine("CASE WHEN " + c.sql + " IS NULL THEN " + TsText(r) + " ELSE " + TsText(r) + " END", t, {&c});
         default: break;
@@ -666,7 +679,7 @@ struct Gen {
           }
           case 4: {
             E a = Expr(r.Pick(std::vector<T>{T::kInt, T::kBigInt, T::kNumeric, T::kDouble, T::kBool, T::kTs}), s, depth + 1);
-            if (a.inexact) return E{};  // the digits of a division are not compared as text
+            if (a.inexact || a.any_scale) return E{};  // the digits of a division are not compared as text
             return Combine("CAST(" + a.sql + " AS VARCHAR)", t, {&a});
           }
           case 5: {
@@ -824,6 +837,7 @@ struct Gen {
         T out = t == T::kDouble ? T::kDouble : avg || t != T::kInt ? T::kNumeric : T::kBigInt;
         e = Combine(std::string(avg ? "avg(" : "sum(") + (distinct ? "DISTINCT " : "") + a.sql + ")", out, {&a});
         e.bound = a.bound * 1e5;
+        if (distinct && out == T::kNumeric) e.any_scale = true;
         if (avg && t == T::kDouble) e.inexact = true;
         if (avg && t != T::kDouble) e.inexact = true;
         break;
@@ -833,6 +847,7 @@ struct Gen {
         if (t == T::kBool) t = T::kText;
         E a = Expr(t, s, 1);
         e = Combine(std::string(r.Chance(50) ? "min(" : "max(") + (r.Chance(10) ? "DISTINCT " : "") + a.sql + ")", t, {&a});
+        if (t == T::kNumeric) e.any_scale = true;
         break;
       }
       if (roll < 91) {
@@ -959,6 +974,7 @@ struct QueryGen {
         E o = key;
         o.sql = alias + ".c" + std::to_string(list.size());
         o.items = 1u << item;
+        Deduplicated(&o);
         list.push_back(key.sql + " AS c" + std::to_string(list.size()));
         outer.push_back(o);
       }
@@ -979,6 +995,7 @@ struct QueryGen {
         E o = e;
         o.sql = alias + ".c" + std::to_string(list.size());
         o.items = 1u << item;
+        if (distinct) Deduplicated(&o);
         list.push_back(e.sql + " AS c" + std::to_string(list.size()));
         outer.push_back(o);
       }
@@ -1010,6 +1027,7 @@ struct QueryGen {
           outer[i].bound = std::max(outer[i].bound, e.bound);
           outer[i].special |= e.special;
           outer[i].inexact |= e.inexact;
+          outer[i].any_scale |= e.any_scale;
         }
         sql += " UNION ALL SELECT " + Join(list2, ", ") + " FROM " + rel2.name + " " + inner + "u";
         if (r.Chance(50)) sql += " WHERE " + g.Pred(in2, 1).sql;
@@ -1042,6 +1060,7 @@ struct QueryGen {
     if (pairs.empty() || r.Chance(5)) {
       const E& a = r.Pick(left);
       const E& b = r.Pick(right);
+      if (a.any_scale || b.any_scale) return "";
       return "CAST(" + a.sql + " AS VARCHAR) = CAST(" + b.sql + " AS VARCHAR)";
     }
     auto [a, b] = r.Pick(pairs);
@@ -1179,6 +1198,15 @@ struct QueryGen {
     return o;
   }
 
+  // Columns that GROUP BY, DISTINCT or UNION made of equal values: a
+  // numeric's scale is that of whichever row was kept (E::any_scale).
+  static void Deduplicated(E* e) {
+    if (e->type == T::kNumeric) e->any_scale = true;
+  }
+  static void Deduplicated(std::vector<E>* out, size_t from = 0) {
+    for (size_t i = from; i < out->size(); i++) Deduplicated(&(*out)[i]);
+  }
+
   // SELECT [DISTINCT] list FROM ... [WHERE ...]
   std::string SelectBody(From& f, std::vector<E>* out, const std::vector<T>* types = nullptr,
                          std::vector<E>* exprs = nullptr, size_t* list_end = nullptr) {
@@ -1215,6 +1243,7 @@ struct QueryGen {
         if (r.Chance(90) || i == 0) {
           list.push_back(key.sql + " AS c" + std::to_string(out->size()));
           out->push_back(OutCol(key, out->size()));
+          Deduplicated(&out->back());
         }
       }
     }
@@ -1288,13 +1317,17 @@ struct QueryGen {
     }
     From f = AnyFrom();
     if (kind == "select") {
-      q.sql = std::string("SELECT ") + (r.Chance(20) ? "DISTINCT " : "") + SelectBody(f, &q.out);
+      const bool distinct = r.Chance(20);
+      q.sql = std::string("SELECT ") + (distinct ? "DISTINCT " : "") + SelectBody(f, &q.out);
+      if (distinct) Deduplicated(&q.out);
     } else if (kind == "agg" || kind == "global") {
       q.sql = "SELECT " + AggBody(f, &q.out, kind == "global");
     } else if (kind == "topn") {
       bool agg = r.Chance(35);
       std::string body = agg ? AggBody(f, &q.out, false) : SelectBody(f, &q.out);
-      q.sql = std::string("SELECT ") + (!agg && r.Chance(15) ? "DISTINCT " : "") + body + " ORDER BY " +
+      const bool distinct = !agg && r.Chance(15);
+      if (distinct) Deduplicated(&q.out);
+      q.sql = std::string("SELECT ") + (distinct ? "DISTINCT " : "") + body + " ORDER BY " +
               OrderAll(q.out, true) + " LIMIT " + std::to_string(r.Int(1, 6));
       if (r.Chance(25)) q.sql += " OFFSET " + std::to_string(r.Int(1, 3));
     } else if (kind == "grouptopn") {
@@ -1343,7 +1376,9 @@ struct QueryGen {
           q.out[i].bound = std::max(q.out[i].bound, out2[i].bound);
           q.out[i].special |= out2[i].special;
           q.out[i].inexact |= out2[i].inexact;
+          q.out[i].any_scale |= out2[i].any_scale;
         }
+        if (!all) Deduplicated(&q.out);
         Finish(f2, &q);
         q.sql += std::string(all ? " UNION ALL " : " UNION ") + "SELECT " + next;
         f.shape += (all ? " UNION ALL " : " UNION ") + f2.shape;
