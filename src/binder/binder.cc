@@ -685,6 +685,41 @@ static bool HasOuterReference(const Expression& e) {
   return false;
 }
 
+// A function that returns one value, in FROM (SELECT * FROM current_schema(),
+// upper('a') AS u): one row, its column named for the function or the
+// alias, as PostgreSQL treats a function that returns no set. One that
+// reads the items before it (FROM t, abs(t.x)) is refused.
+PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const PgQuery__Node* call,
+                                         const std::string& name, Scope* outer, Scope* scope) {
+  Scope* lateral = lateral_left_;
+  lateral_left_ = nullptr;
+  Scope empty;
+  empty.outer = lateral ? lateral : outer;
+  empty.clause = "functions in FROM";
+  ExprPtr value = ExprBinder(this, &empty).Bind(call);
+  if (lateral) {
+    if (HasOuterReference(*value))
+      ThrowAt(sqlstate::kFeatureNotSupported, call->func_call->location,
+              fmt::format("function {} in FROM reading the items before it is not supported yet", name));
+    lateral_left_ = lateral;
+    empty.outer = outer;
+    value = ExprBinder(this, &empty).Bind(call);
+  }
+  const std::string alias = rf->alias ? rf->alias->aliasname : name;
+  auto alias_column = [&](size_t i, const std::string& otherwise) {
+    return rf->alias && rf->alias->n_colnames > i ? StringOf(rf->alias->colnames[i]) : otherwise;
+  };
+  std::vector<PlanColumn> schema{{alias_column(0, alias), value->type(), alias}};
+  std::vector<std::vector<ExprPtr>> rows(1);
+  rows[0].push_back(std::move(value));
+  if (rf->ordinality) {
+    schema.push_back({alias_column(1, "ordinality"), DataType::Int64(), alias});
+    rows[0].push_back(std::make_unique<ConstantExpr>(Value::Int64(1)));
+  }
+  scope->Append(schema);
+  return std::make_unique<ValuesNode>(std::move(schema), std::move(rows));
+}
+
 // LATERAL subqueries, and functions in FROM, which PostgreSQL always lets
 // read the items before them (FROM t, jsonb_each(t.j)). A function that
 // reads none of them leaves lateral_left_ set, and is joined as usual.
@@ -725,8 +760,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       const auto* fc = call->func_call;
       std::string name = StringOf(fc->funcname[fc->n_funcname - 1]);
       if (name == "tumble" || name == "hop") return BindTimeWindow(rf, fc, name, outer, scope);
-      if (!IsSetFunctionName(name))
-        ThrowAt(sqlstate::kUndefinedFunction, fc->location, fmt::format("table function {} does not exist", name));
+      if (!IsSetFunctionName(name)) return BindScalarFunctionInFrom(rf, call, name, outer, scope);
       // With items on its left, bound first as reading them; bound again
       // without them when it reads none (lateral_left_ stays set: the caller
       // then joins it as usual).

@@ -211,6 +211,8 @@ class Binder {
   // its subquery reads them from (a LateralJoinNode's left row); set by
   // the FROM list or join that holds it.
   Scope* lateral_left_ = nullptr;
+  PlanPtr BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const PgQuery__Node* call, const std::string& name,
+                                   Scope* outer, Scope* scope);
   PlanPtr BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,
                          const std::string& name, Scope* outer, Scope* scope);
   // Types and coerces the arguments of generate_series/unnest; returns the

@@ -332,6 +332,12 @@ ExprPtr Binder::ExprBinder::BindParam(const PgQuery__ParamRef* p) {
   return std::make_unique<ParameterExpr>(idx, t);
 }
 
+// The session's user, database or schema, as current_user & co. return
+// them: a name.
+static ExprPtr NameConstant(const std::string& value) {
+  return std::make_unique<ConstantExpr>(Value::FromString(DataType::Name(), value));
+}
+
 // ---- Coercion ----
 
 ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_cast) {
@@ -379,8 +385,8 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     throw SqlError(explicit_cast ? sqlstate::kCannotCoerce : sqlstate::kDatatypeMismatch,
                    fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
   }
-  if (from.id == to.id && to.IsText() && !from.IsText()) {
-    // varchar -> text: same values, only the name changes.
+  if (from.id == to.id && ((to.IsText() && !from.IsText()) || (to.IsName() && !from.IsName()))) {
+    // varchar -> text or name: same values, only the name changes.
     e->set_type(to);
     return e;
   }
@@ -673,20 +679,20 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
     }
   }
   if (name == "current_database" && args.empty())
-    return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.database_name));
-  if (name == "current_schema" && args.empty()) return std::make_unique<ConstantExpr>(Value::Varchar(binder_->CurrentSchema()));
+    return NameConstant(binder_->ctx_.database_name);
+  if (name == "current_schema" && args.empty()) return NameConstant(binder_->CurrentSchema());
   if (name == "current_schemas" && args.size() == 1) {
     // The search path's schemas that exist; with implicit ones (true),
     // pg_catalog first unless the path places it.
     std::vector<std::string> path = binder_->ExistingSearchPath();
-    Vector explicit_only(DataType::Varchar()), with_implicit(DataType::Varchar());
+    Vector explicit_only(DataType::Name()), with_implicit(DataType::Name());
     if (std::find(path.begin(), path.end(), kPgCatalogSchema) == path.end())
       with_implicit.AppendString(kPgCatalogSchema);
     for (const auto& s : path) {
       explicit_only.AppendString(s);
       with_implicit.AppendString(s);
     }
-    const DataType array = DataType::Array(DataType::Varchar());
+    const DataType array = DataType::Array(DataType::Name());
     std::vector<ExprPtr> c;
     c.push_back(Coerce(std::move(args[0]), DataType::Boolean()));
     c.push_back(std::make_unique<ConstantExpr>(Value::FromString(array, EncodeArray(with_implicit))));
@@ -694,7 +700,7 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
     return std::make_unique<CaseExpr>(array, std::move(c), true);
   }
   if ((name == "current_user" || name == "session_user" || name == "user") && args.empty())
-    return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.user_name));
+    return NameConstant(binder_->ctx_.user_name);
   if (name == "pg_typeof" && args.size() == 1)  // over "any": the argument's type, known at bind time
     return std::make_unique<ConstantExpr>(Value::FromInt(DataType::Oid(OidKind::kRegtype), args[0]->type().PgOid()));
   if (name == "version" && args.empty())
@@ -1046,11 +1052,9 @@ ExprPtr Binder::ExprBinder::BindSqlValueFunction(const PgQuery__SQLValueFunction
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_USER:
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_USER:
     case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_SESSION_USER:
-      return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.user_name));
-    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG:
-      return std::make_unique<ConstantExpr>(Value::Varchar(binder_->ctx_.database_name));
-    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA:
-      return std::make_unique<ConstantExpr>(Value::Varchar(binder_->CurrentSchema()));
+      return NameConstant(binder_->ctx_.user_name);
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_CATALOG: return NameConstant(binder_->ctx_.database_name);
+    case PG_QUERY__SQLVALUE_FUNCTION_OP__SVFOP_CURRENT_SCHEMA: return NameConstant(binder_->CurrentSchema());
     default: break;
   }
   throw SqlError(sqlstate::kFeatureNotSupported, "unsupported SQL value function");

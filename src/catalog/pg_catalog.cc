@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "common/array.h"
 #include "common/error.h"
@@ -21,7 +22,7 @@ namespace {
 using T = DataType;
 
 const DataType kOid = DataType::Oid();
-const DataType kName = DataType::Varchar();  // PostgreSQL's name
+const DataType kName = DataType::Name();
 const DataType kChar = DataType::Varchar();  // PostgreSQL's "char"
 const DataType kText = DataType::Text();
 const DataType kTextArray = DataType::Array(DataType::Text());
@@ -79,12 +80,23 @@ Value TextArrayOrNull(const std::vector<std::string>& v) {
 }
 
 // The catalog types we describe in pg_type (each with its array type).
+// pg_statio_all_tables' and pg_statio_user_tables' columns.
+std::vector<SystemColumn> StatioColumns() {
+  std::vector<SystemColumn> columns{
+      {"relid", DataType::Oid()}, {"schemaname", DataType::Name()}, {"relname", DataType::Name()}};
+  for (const char* count : {"heap_blks_read", "heap_blks_hit", "idx_blks_read", "idx_blks_hit", "toast_blks_read",
+                            "toast_blks_hit", "tidx_blks_read", "tidx_blks_hit"})
+    columns.push_back({count, DataType::Int64()});
+  return columns;
+}
+
 std::vector<DataType> BaseTypes() {
   return {T::Boolean(), T::Int16(),     T::Int32(),       T::Int64(),    T::Float32(),
           T::Float64(), T::Numeric(),   T::Varchar(),     T::Text(),     T::Bytea(),
           T::Date(),    T::Time(),      T::Timestamp(),   T::Timestamptz(), T::Interval(),
           T::Oid(),     T::Oid(OidKind::kRegclass), T::Oid(OidKind::kRegtype), T::Oid(OidKind::kRegnamespace),
-          T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc), T::Json(), T::Jsonb(), T::Uuid(), T::Bpchar()};
+          T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc), T::Json(), T::Jsonb(), T::Uuid(), T::Bpchar(),
+          T::Name()};
 }
 
 bool IsCollatable(const DataType& t) { return t.id == TypeId::kVarchar && !t.IsCheckedText(); }
@@ -110,6 +122,7 @@ const char* TypeCategory(const DataType& t) {
 const char* TypeAlign(const DataType& t) {
   switch (t.id) {
     case TypeId::kBoolean: return "c";
+    case TypeId::kVarchar: return t.IsName() ? "c" : "i";
     case TypeId::kInt16: return "s";
     case TypeId::kInt64:
     case TypeId::kFloat64:
@@ -117,7 +130,7 @@ const char* TypeAlign(const DataType& t) {
     case TypeId::kTimestamp:
     case TypeId::kTimestamptz:
     case TypeId::kInterval: return "d";
-    case TypeId::kArray: return TypeAlign(t.ElementType());
+    case TypeId::kArray: return std::string_view(TypeAlign(t.ElementType())) == "d" ? "d" : "i";
     default: return "i";
   }
 }
@@ -446,6 +459,8 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
       {"pg_catalog", "pg_indexes",
        {{"schemaname", kName}, {"tablename", kName}, {"indexname", kName}, {"tablespace", kName},
         {"indexdef", kText}}},
+      {"pg_catalog", "pg_statio_all_tables", StatioColumns()},
+      {"pg_catalog", "pg_statio_user_tables", StatioColumns()},
       {"pg_catalog", "pg_sequence",
        {{"seqrelid", kOid}, {"seqtypid", kOid}, {"seqstart", T::Int64()}, {"seqincrement", T::Int64()},
         {"seqmax", T::Int64()}, {"seqmin", T::Int64()}, {"seqcache", T::Int64()}, {"seqcycle", b}}},
@@ -927,6 +942,20 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                         N(IsUserIndex(*t) ? t->name : PrimaryKeyName(*t)), Null(kName),
                         Txt(lookup->IndexDef(index_oid, 0, false).value_or(""))});
       }
+    }
+  } else if (name == "pg_statio_all_tables" || name == "pg_statio_user_tables") {
+    // Block I/O counts are a heap's: the row store keeps none per relation
+    // (RocksDB's block cache is shared), so they are NULL, not zeros that
+    // would read as "never touched". The rows name the tables and
+    // materialized views, which tools join on (Sequelize's describeTable
+    // finds column comments through relid).
+    auto null_count = [] { return Value::Null(T::Int64()); };
+    for (const auto& t : VisibleTables(c, ctx.database_id)) {
+      if (t->kind != RelationKind::kTable && t->kind != RelationKind::kMaterializedView) continue;
+      std::vector<Value> row{O(ObjectOid(t->id)), N(schemas.count(t->schema_id) ? schemas[t->schema_id].name : ""),
+                             N(t->name)};
+      for (int i = 0; i < 8; i++) row.push_back(null_count());
+      rows.push_back(std::move(row));
     }
   } else if (name == "pg_settings" && ctx.settings) {
     for (const SettingInfo& v : ctx.settings()) {

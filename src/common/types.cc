@@ -110,6 +110,7 @@ std::string DataType::ToString() const {
       if (IsJson()) return IsJsonb() ? "jsonb" : "json";
       if (IsUuid()) return "uuid";
       if (IsVoid()) return "void";
+      if (IsName()) return "name";
       if (IsBpchar()) return precision >= 0 ? fmt::format("character({})", precision) : "bpchar";
       if (precision >= 0) return fmt::format("character varying({})", precision);
       return "character varying";
@@ -173,7 +174,14 @@ uint32_t DataType::PgOid() const {
     case TypeId::kFloat64: return 701;
     case TypeId::kNumeric: return 1700;
     case TypeId::kVarchar:
-      return IsText() ? 25 : IsJsonb() ? 3802 : IsJson() ? 114 : IsUuid() ? 2950 : IsBpchar() ? 1042 : IsVoid() ? 2278 : 1043;
+      return IsText()     ? 25
+             : IsJsonb()  ? 3802
+             : IsJson()   ? 114
+             : IsUuid()   ? 2950
+             : IsBpchar() ? 1042
+             : IsVoid()   ? 2278
+             : IsName()   ? 19
+                          : 1043;
     case TypeId::kBytea: return 17;
     case TypeId::kDate: return 1082;
     case TypeId::kTime: return 1083;
@@ -225,7 +233,7 @@ int16_t DataType::PgTypeLen() const {
     case TypeId::kInterval: return 16;
     case TypeId::kOid: return 4;
     case TypeId::kEnum: return 4;
-    case TypeId::kVarchar: return IsUuid() ? 16 : IsVoid() ? 4 : -1;
+    case TypeId::kVarchar: return IsUuid() ? 16 : IsVoid() ? 4 : IsName() ? 64 : -1;
     default: return -1;
   }
 }
@@ -268,6 +276,7 @@ DataType DataTypeFromName(const std::string& name) {
   if (name == "json") return DataType::Json();
   if (name == "jsonb") return DataType::Jsonb();
   if (name == "uuid") return DataType::Uuid();
+  if (name == "name") return DataType::Name();
   // The parser names char(n) and character(n) pg_catalog.bpchar; a quoted
   // "char" (PostgreSQL's one-byte type) is read as varchar.
   if (name == "bpchar" || name == "character") return DataType::Bpchar();
@@ -298,7 +307,7 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kNumeric: return "numeric";
     case TypeId::kVarchar:
       if (t.IsBpchar()) return "bpchar";
-      return t.IsText() || t.IsCheckedText() || t.IsVoid() ? t.ToString() : "varchar";
+      return t.IsText() || t.IsCheckedText() || t.IsVoid() || t.IsName() ? t.ToString() : "varchar";
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time";
@@ -357,8 +366,8 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     case 2950: return DataType::Uuid();
     case 2278: return DataType::Void();
     case 1042: return DataType::Bpchar();
-    case 1043:
-    case 19: return DataType::Varchar();
+    case 1043: return DataType::Varchar();
+    case 19: return DataType::Name();
     case 17: return DataType::Bytea();
     case 1082: return DataType::Date();
     case 1083: return DataType::Time();

@@ -126,6 +126,12 @@ struct DataType {
   static constexpr int32_t kVoidMarker = -7;
   static DataType Void() { return DataType(TypeId::kVarchar, kVoidMarker, -1); }
   bool IsVoid() const { return id == TypeId::kVarchar && precision == kVoidMarker; }
+  // name: the catalogs' identifiers (relname, attname...; current_user),
+  // text under PostgreSQL's oid 19 (drivers leave name[] unparsed: node-
+  // postgres hands Sequelize array_agg(attname) as its text).
+  static constexpr int32_t kNameMarker = -8;
+  static DataType Name() { return DataType(TypeId::kVarchar, kNameMarker, -1); }
+  bool IsName() const { return id == TypeId::kVarchar && precision == kNameMarker; }
   static DataType Bytea() { return TypeId::kBytea; }
   static DataType Date() { return TypeId::kDate; }
   static DataType Time() { return TypeId::kTime; }

@@ -70,6 +70,12 @@ std::string UuidFromBytes(std::string_view bytes) {
   return Canonical(reinterpret_cast<const unsigned char*>(bytes.data()));
 }
 
+std::string VersionedUuid(unsigned char bytes[16], int version) {
+  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | (version << 4));
+  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // RFC 4122 variant
+  return Canonical(bytes);
+}
+
 std::string RandomUuid() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   unsigned char bytes[16];
@@ -78,9 +84,7 @@ std::string RandomUuid() {
     bytes[i] = static_cast<unsigned char>(a >> (8 * i));
     bytes[8 + i] = static_cast<unsigned char>(b >> (8 * i));
   }
-  bytes[6] = static_cast<unsigned char>((bytes[6] & 0x0f) | 0x40);  // version 4
-  bytes[8] = static_cast<unsigned char>((bytes[8] & 0x3f) | 0x80);  // RFC 4122 variant
-  return Canonical(bytes);
+  return VersionedUuid(bytes, 4);
 }
 
 }  // namespace freshet

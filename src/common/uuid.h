@@ -18,7 +18,10 @@ std::string UuidInput(std::string_view text);
 // uuid_send / uuid_recv: the 16 bytes.
 std::string UuidToBytes(std::string_view canonical);
 std::string UuidFromBytes(std::string_view bytes);
-// gen_random_uuid(): a version 4 (random) uuid.
+// gen_random_uuid(), uuid_generate_v4(): a version 4 (random) uuid.
 std::string RandomUuid();
+// The canonical text of 16 bytes with the version nibble set to `version`
+// and RFC 4122's variant bits (uuid-ossp's v1, v3 and v5 builders).
+std::string VersionedUuid(unsigned char bytes[16], int version);
 
 }  // namespace freshet

@@ -7,7 +7,7 @@ namespace freshet {
 bool IsVolatileFunction(std::string_view name) {
   static const std::set<std::string_view> kVolatile = {
       "random",         "setseed",           "clock_timestamp",       "timeofday",
-      "gen_random_uuid", "nextval",          "currval",               "lastval",
+      "gen_random_uuid", "uuid_generate_v1", "uuid_generate_v1mc", "uuid_generate_v4", "nextval",          "currval",               "lastval",
       "setval",         "set_config",        "pg_sleep",              "pg_sleep_for",
       "pg_sleep_until", "pg_advisory_lock",  "pg_try_advisory_lock",  "pg_advisory_unlock",
       "pg_advisory_xact_lock", "pg_try_advisory_xact_lock", "pg_advisory_unlock_all",
@@ -35,6 +35,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterSequenceFunctions(this);
   RegisterJsonFunctions(this);
   RegisterEnumFunctions(this);
+  RegisterUuidFunctions(this);
 }
 
 const std::vector<ScalarFunction>* FunctionRegistry::Lookup(const std::string& name) const {

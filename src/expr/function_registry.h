@@ -84,5 +84,6 @@ void RegisterCatalogFunctions(FunctionRegistry* r);  // expr/catalog_functions.c
 void RegisterJsonFunctions(FunctionRegistry* r);     // expr/json_functions.cc
 void RegisterEnumFunctions(FunctionRegistry* r);     // expr/enum_functions.cc
 void RegisterSequenceFunctions(FunctionRegistry* r); // expr/sequence_functions.cc
+void RegisterUuidFunctions(FunctionRegistry* r);     // expr/uuid_functions.cc
 
 }  // namespace freshet

@@ -11,7 +11,6 @@
 #include <numbers>
 #include <random>
 
-#include "common/uuid.h"
 #include "expr/function_helpers.h"
 
 namespace freshet {
@@ -435,10 +434,6 @@ void RegisterMathFunctions(FunctionRegistry* r) {
     std::uniform_real_distribution<double> dist(0.0, 1.0);
     for (size_t i = 0; i < n; i++) out->AppendFloat(dist(rng));
   });
-  RegisterFn(r, "gen_random_uuid", {}, DataType::Uuid(),
-             [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
-               for (size_t i = 0; i < n; i++) out->AppendString(RandomUuid());
-             });
 
   RegisterFn(r, "gcd", {i4, i4}, i4, StrictFn<int64_t, int64_t>(kFn<IntGcd<TypeId::kInt32>>));
   RegisterFn(r, "gcd", {i8, i8}, i8, StrictFn<int64_t, int64_t>(kFn<IntGcd<TypeId::kInt64>>));

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "expr/function_registry.h"
 #include "planner/subquery.h"
 
 #include "planner/stream_plan_internal.h"
@@ -71,7 +72,7 @@ void CheckStreamable(const Expression& e, bool allow_now) {
       Unsupported(static_cast<const FunctionExpr&>(e).function()->name + "() outside a temporal filter");
   } else if (e.kind() == Expression::Kind::kFunction) {
     const auto& name = static_cast<const FunctionExpr&>(e).function()->name;
-    if (name == "random" || name == "clock_timestamp" || name == "gen_random_uuid") Unsupported(name + "()");
+    if (IsVolatileFunction(name)) Unsupported(name + "()");
   }
   if (dynamic_cast<const OuterRefExpr*>(&e)) Unsupported("a correlated subquery");
   for (const auto& c : e.children()) CheckStreamable(*c, allow_now);
