@@ -17,13 +17,28 @@ const std::vector<SystemTableDef>& Definitions() {
   static const std::vector<SystemTableDef> kDefs = {
       {"information_schema", "tables",
        {{"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
-        {"table_type", T::Varchar()}, {"is_insertable_into", T::Varchar()}}},
+        {"table_type", T::Varchar()}, {"self_referencing_column_name", T::Varchar()},
+        {"reference_generation", T::Varchar()}, {"user_defined_type_catalog", T::Varchar()},
+        {"user_defined_type_schema", T::Varchar()}, {"user_defined_type_name", T::Varchar()},
+        {"is_insertable_into", T::Varchar()}, {"is_typed", T::Varchar()}, {"commit_action", T::Varchar()}}},
+      // PostgreSQL 15's columns, in its order.
       {"information_schema", "columns",
        {{"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
         {"column_name", T::Varchar()}, {"ordinal_position", T::Int32()}, {"column_default", T::Varchar()},
         {"is_nullable", T::Varchar()}, {"data_type", T::Varchar()}, {"character_maximum_length", T::Int32()},
-        {"numeric_precision", T::Int32()}, {"numeric_scale", T::Int32()}, {"udt_name", T::Varchar()},
-        {"is_generated", T::Varchar()}, {"generation_expression", T::Varchar()}}},
+        {"character_octet_length", T::Int32()}, {"numeric_precision", T::Int32()},
+        {"numeric_precision_radix", T::Int32()}, {"numeric_scale", T::Int32()}, {"datetime_precision", T::Int32()},
+        {"interval_type", T::Varchar()}, {"interval_precision", T::Int32()}, {"character_set_catalog", T::Varchar()},
+        {"character_set_schema", T::Varchar()}, {"character_set_name", T::Varchar()},
+        {"collation_catalog", T::Varchar()}, {"collation_schema", T::Varchar()}, {"collation_name", T::Varchar()},
+        {"domain_catalog", T::Varchar()}, {"domain_schema", T::Varchar()}, {"domain_name", T::Varchar()},
+        {"udt_catalog", T::Varchar()}, {"udt_schema", T::Varchar()}, {"udt_name", T::Varchar()},
+        {"scope_catalog", T::Varchar()}, {"scope_schema", T::Varchar()}, {"scope_name", T::Varchar()},
+        {"maximum_cardinality", T::Int32()}, {"dtd_identifier", T::Varchar()}, {"is_self_referencing", T::Varchar()},
+        {"is_identity", T::Varchar()}, {"identity_generation", T::Varchar()}, {"identity_start", T::Varchar()},
+        {"identity_increment", T::Varchar()}, {"identity_maximum", T::Varchar()},
+        {"identity_minimum", T::Varchar()}, {"identity_cycle", T::Varchar()}, {"is_generated", T::Varchar()},
+        {"generation_expression", T::Varchar()}, {"is_updatable", T::Varchar()}}},
       // Views (not materialized views), as pg_get_viewdef prints them;
       // none is updatable (DML through views is not supported).
       {"information_schema", "views",
@@ -46,6 +61,12 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
         {"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
         {"column_name", T::Varchar()}, {"ordinal_position", T::Int32()}, {"position_in_unique_constraint", T::Int32()}}},
+      // The columns each constraint uses: a key's own, a foreign key's
+      // referenced ones (in the referenced table), a check's.
+      {"information_schema", "constraint_column_usage",
+       {{"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
+        {"column_name", T::Varchar()}, {"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()},
+        {"constraint_name", T::Varchar()}}},
       {"information_schema", "referential_constraints",
        {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
         {"unique_constraint_catalog", T::Varchar()}, {"unique_constraint_schema", T::Varchar()},
@@ -247,10 +268,13 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
   const std::string key = def.schema + "." + def.name;
   if (key == "information_schema.tables") {
     for (const auto& t : tables)
-      rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(InformationSchemaTableType(t->kind)),
-                      Str(t->kind == RelationKind::kTable ? "YES" : "NO")});
+      if (t->kind != RelationKind::kSequence && t->kind != RelationKind::kIndex)  // not relations PostgreSQL lists here
+        rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(InformationSchemaTableType(t->kind)),
+                      NullStr(), NullStr(), NullStr(), NullStr(), NullStr(),
+                      Str(t->kind == RelationKind::kTable ? "YES" : "NO"), Str("NO"), NullStr()});
     for (const auto& d : AllDefinitions())
-      rows.push_back({Str(db_name), Str(d.schema), Str(d.name), Str("SYSTEM TABLE"), Str("NO")});
+      rows.push_back({Str(db_name), Str(d.schema), Str(d.name), Str("SYSTEM TABLE"), NullStr(), NullStr(), NullStr(),
+                      NullStr(), NullStr(), Str("NO"), Str("NO"), NullStr()});
   } else if (key == "information_schema.views") {
     for (const auto& t : tables) {
       if (t->kind != RelationKind::kView) continue;
@@ -267,16 +291,83 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                                          std::find(t->pk.begin(), t->pk.end(), pos) != t->pk.end());
         pos++;
         const DataType& ty = col.type;
+        const Value null_int = Value::Null(T::Int32());
+        // Character types: the length in characters and at most 4 bytes
+        // each (UTF8); unbounded ones PostgreSQL's 1 GB.
+        const bool character = ty.id == TypeId::kVarchar && !ty.IsCheckedText() && !ty.IsName();
+        const bool bounded = character && ty.precision >= 0;
+        const Value octets = !character ? null_int : bounded ? Int(int64_t{ty.precision} * 4) : Int(1073741824);
+        // Numbers: binary precision of integers and floats, decimal of numeric(p,s).
+        Value precision = null_int, radix = null_int, scale = null_int;
+        switch (ty.id) {
+          case TypeId::kInt16: precision = Int(16), radix = Int(2), scale = Int(0); break;
+          case TypeId::kInt32: precision = Int(32), radix = Int(2), scale = Int(0); break;
+          case TypeId::kInt64: precision = Int(64), radix = Int(2), scale = Int(0); break;
+          case TypeId::kFloat32: precision = Int(24), radix = Int(2); break;
+          case TypeId::kFloat64: precision = Int(53), radix = Int(2); break;
+          case TypeId::kNumeric:
+            radix = Int(10);
+            if (ty.precision >= 0) precision = Int(ty.precision), scale = Int(ty.scale < 0 ? 0 : ty.scale);
+            break;
+          default: break;
+        }
+        const Value datetime_precision = ty.id == TypeId::kDate ? Int(0) : ty.IsTemporal() ? Int(6) : null_int;
+        // An identity column's sequence parameters, as text.
+        const char identity = col.identity;
+        Value start = NullStr(), increment = NullStr(), maximum = NullStr(), minimum = NullStr();
+        bool cycle = false;
+        if (identity)
+          for (const auto& seq : c.ListTables(ctx.database_id))
+            if (seq->kind == RelationKind::kSequence && seq->sequence.owned_by_table == t->id &&
+                seq->sequence.owned_by_column == static_cast<int>(&col - t->columns.data())) {
+              const SequenceOptions& q = seq->sequence;
+              start = Str(std::to_string(q.start)), increment = Str(std::to_string(q.increment));
+              maximum = Str(std::to_string(q.max)), minimum = Str(std::to_string(q.min));
+              cycle = q.cycle;
+            }
+        const std::string udt_schema =
+            ty.IsEnum() || (ty.IsArray() && ty.ElementType().IsEnum()) ? schema_name(t->schema_id) : "pg_catalog";
         rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(col.name), Int(pos),
-                        col.default_expr.empty() || !col.generated.empty()
+                        col.default_expr.empty() || !col.generated.empty() || identity
                             ? NullStr()
-                            : Str(ctx.lookup ? ctx.lookup->DefaultForDisplay(col.default_expr) : col.default_expr), Str(not_null ? "NO" : "YES"),
-                        Str(InformationSchemaType(ty)),
-                        ty.id == TypeId::kVarchar && ty.precision >= 0 ? Int(ty.precision) : Value::Null(T::Int32()),
-                        ty.id == TypeId::kNumeric && ty.precision >= 0 ? Int(ty.precision) : Value::Null(T::Int32()),
-                        ty.id == TypeId::kNumeric && ty.precision >= 0 ? Int(ty.scale) : Value::Null(T::Int32()),
-                        Str(UdtName(ty)), Str(col.generated.empty() ? "NEVER" : "ALWAYS"),
-                        col.generated.empty() ? NullStr() : Str(GenerationExpressionText(col))});
+                            : Str(ctx.lookup ? ctx.lookup->DefaultForDisplay(col.default_expr) : col.default_expr),
+                        Str(not_null ? "NO" : "YES"), Str(InformationSchemaType(ty)),
+                        bounded ? Int(ty.precision) : null_int, octets, precision, radix, scale, datetime_precision,
+                        NullStr(), null_int, NullStr(), NullStr(), NullStr(), NullStr(), NullStr(), NullStr(),
+                        NullStr(), NullStr(), NullStr(), Str(db_name), Str(udt_schema), Str(UdtName(ty)), NullStr(),
+                        NullStr(), NullStr(), null_int, Str(std::to_string(pos)), Str("NO"),
+                        Str(identity ? "YES" : "NO"),
+                        identity == 'a' ? Str("ALWAYS") : identity == 'd' ? Str("BY DEFAULT") : NullStr(), start,
+                        increment, maximum, minimum, Str(cycle ? "YES" : "NO"),
+                        Str(col.generated.empty() ? "NEVER" : "ALWAYS"),
+                        col.generated.empty() ? NullStr() : Str(GenerationExpressionText(col)),
+                        Str(t->kind == RelationKind::kTable ? "YES" : "NO")});
+      }
+    }
+  } else if (key == "information_schema.constraint_column_usage") {
+    for (const auto& t : tables) {
+      if (t->kind != RelationKind::kTable) continue;
+      const std::string schema = schema_name(t->schema_id);
+      auto use = [&](const TableCatalog& table, const std::string& column, const std::string& constraint) {
+        rows.push_back({Str(db_name), Str(schema_name(table.schema_id)), Str(table.name), Str(column), Str(db_name),
+                        Str(schema), Str(constraint)});
+      };
+      if (t->row_id_index < 0)
+        for (int k : t->pk) use(*t, t->columns[k].name, t->name + "_pkey");
+      for (const auto& con : t->constraints) {
+        if (con.index_only) continue;
+        if (con.type != 'f') {
+          for (const auto& column : con.columns)
+            if (!column.empty()) use(*t, column, con.name);
+          continue;
+        }
+        TableRef ref = con.ref_table ? c.GetTable(con.ref_table) : t;
+        if (!ref) continue;
+        if (!con.ref_columns.empty()) {
+          for (const auto& column : con.ref_columns) use(*ref, column, con.name);
+        } else {
+          for (int k : ref->pk) use(*ref, ref->columns[k].name, con.name);
+        }
       }
     }
   } else if (key == "information_schema.table_constraints" || key == "information_schema.key_column_usage" ||

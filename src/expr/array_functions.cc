@@ -148,6 +148,40 @@ void RegisterArrayCompare(FunctionRegistry* r) {
   reg("<=", [](int c) { return c <= 0; });
   reg(">", [](int c) { return c > 0; });
   reg(">=", [](int c) { return c >= 0; });
+
+  // Containment and overlap, as PostgreSQL's arraycontains/arrayoverlap:
+  // elements compared by equality, duplicates and order ignored, a NULL
+  // element equal to nothing.
+  auto contains = [](const Vector& outer, const Vector& inner) {
+    for (size_t i = 0; i < inner.size(); i++) {
+      if (inner.IsNull(i)) return false;
+      const Value v = inner.GetValue(i);
+      bool found = false;
+      for (size_t j = 0; j < outer.size() && !found; j++)
+        found = !outer.IsNull(j) && Value::Compare(outer.GetValue(j), v) == 0;
+      if (!found) return false;
+    }
+    return true;
+  };
+  auto reg_set = [&](const char* name, auto test) {
+    RegisterFn(r, name, {a, a}, b, [test](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+      const DataType elem = args[0]->type().ElementType();
+      ExecuteStrict<std::string_view, std::string_view>(args, n, out, [&](std::string_view x, std::string_view y) {
+        return test(DecodeArray(x, elem), DecodeArray(y, elem));
+      });
+    });
+  };
+  reg_set("@>", [contains](const Vector& x, const Vector& y) { return contains(x, y); });
+  reg_set("<@", [contains](const Vector& x, const Vector& y) { return contains(y, x); });
+  reg_set("&&", [](const Vector& x, const Vector& y) {
+    for (size_t i = 0; i < x.size(); i++) {
+      if (x.IsNull(i)) continue;
+      const Value v = x.GetValue(i);
+      for (size_t j = 0; j < y.size(); j++)
+        if (!y.IsNull(j) && Value::Compare(y.GetValue(j), v) == 0) return true;
+    }
+    return false;
+  });
 }
 
 // array_to_string(array, delimiter[, null_string]): NULL elements are

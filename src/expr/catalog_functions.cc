@@ -52,7 +52,7 @@ const CatalogLookup& NeedCatalog(const EvalContext& ctx, const char* type) {
 }
 
 // regtype input: a type name as SQL spells it ("integer", "character
-// varying(10)", "pg_catalog.int4", "text[]").
+// varying(10)", "pg_catalog.int4", "\"pg_catalog\".\"int4\"", "text[]").
 int64_t ParseTypeNameOid(std::string_view text) {
   std::string s(Trim(text));
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -67,6 +67,7 @@ int64_t ParseTypeNameOid(std::string_view text) {
   }
   while (!s.empty() && IsSpace(s.back())) s.pop_back();
   if (s.rfind("pg_catalog.", 0) == 0) s = s.substr(11);
+  else if (s.rfind("\"pg_catalog\".", 0) == 0) s = s.substr(13);  // TypeORM's '"pg_catalog"."int4"'::regtype
   if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
   uint32_t oid = 0;
   if (s == "name") oid = 19;

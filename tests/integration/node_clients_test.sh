@@ -6,9 +6,13 @@
 # them (parameters, named prepared statements, type round trips, a failed
 # transaction and its rollback, bound LIMIT/OFFSET, SHOW and EXPLAIN as
 # prepared statements, pools, sql.begin with savepoints, a cursor read in
-# pages, notices, unique and check violations with their fields). The
-# script passes against PostgreSQL 15 as it is, and must against Freshet.
-# Then the server must still be alive and shut down cleanly.
+# pages, notices, unique and check violations with their fields); then
+# tests/clients/node/orm_test.mjs: Sequelize, Knex and TypeORM making and
+# altering their schemas by themselves (sync and alter, migrations,
+# synchronize, each reading the catalogs back) and doing an application's
+# work through them. Both scripts pass against PostgreSQL 15 as they are,
+# and must against Freshet. Then the server must still be alive and shut
+# down cleanly.
 #
 #   tests/integration/node_clients_test.sh [path/to/freshet]
 set -uo pipefail
@@ -21,21 +25,27 @@ BIN="${1:-/work/main/build/freshet}"
 NAME=node_clients_test
 source "$HERE/lib.sh"
 
-if ! command -v node >/dev/null 2>&1 || [[ ! -d "$CLIENTS/node_modules/pg" || ! -d "$CLIENTS/node_modules/postgres" ]]; then
-  fail "node, pg or postgres is not installed (scripts/install-deps.sh installs them)"
+if ! command -v node >/dev/null 2>&1 || [[ ! -d "$CLIENTS/node_modules/pg" || ! -d "$CLIENTS/node_modules/postgres" ||
+  ! -d "$CLIENTS/node_modules/sequelize" || ! -d "$CLIENTS/node_modules/typeorm" ]]; then
+  fail "node or its packages (pg, postgres, sequelize, knex, typeorm) are not installed (scripts/install-deps.sh installs them)"
   finish
 fi
 if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
 echo "== server on port $PORT"
-timeout 300 node "$CLIENTS/node_clients_test.mjs" 127.0.0.1 "$PORT" root dev >"$WORK/node.out" 2>&1
-rc=$?
-sed 's/^/    /' "$WORK/node.out" | grep -v '^    *ok:' || true
-summary=$(tail -n 1 "$WORK/node.out")
-if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-  ok "node-postgres and postgres.js: ${BASH_REMATCH[1]} checks"
-else
-  fail "node clients (exit $rc): $summary"
-fi
+run_script() {  # run_script FILE WHAT
+  timeout 300 node "$CLIENTS/$1" 127.0.0.1 "$PORT" root dev >"$WORK/node.out" 2>&1
+  local rc=$?
+  sed 's/^/    /' "$WORK/node.out" | grep -v '^    *ok:' || true
+  local summary
+  summary=$(tail -n 1 "$WORK/node.out")
+  if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
+    ok "$2: ${BASH_REMATCH[1]} checks"
+  else
+    fail "$2 (exit $rc): $summary"
+  fi
+}
+run_script node_clients_test.mjs "node-postgres and postgres.js"
+run_script orm_test.mjs "Sequelize, Knex and TypeORM"
 if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
 kill -TERM "$SERVER_PID"
 if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
