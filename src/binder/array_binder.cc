@@ -214,7 +214,9 @@ void Binder::ExprBinder::PrepareArrayArguments(const std::string& name, std::vec
     }
     return;
   }
-  if (args.size() != 2 || !(IsComparison(name) || name == "array_cat")) return;
+  // Containment and overlap take two arrays of one type, as comparisons.
+  const bool same_type = IsComparison(name) || name == "@>" || name == "<@" || name == "&&";
+  if (args.size() != 2 || !(same_type || name == "array_cat")) return;
   bool la = args[0]->type().IsArray(), ra = args[1]->type().IsArray();
   if (!la && !ra) return;
   if (la && args[1]->type().id == TypeId::kUnknown) args[1] = Coerce(std::move(args[1]), args[0]->type());
@@ -223,10 +225,10 @@ void Binder::ExprBinder::PrepareArrayArguments(const std::string& name, std::vec
   if (!a.IsArray() || !b.IsArray() || a == b) return;
   // Comparisons take two arrays of one type (anyarray); array_cat a common
   // one (anycompatiblearray), as in PostgreSQL.
-  DataType common = IsComparison(name) ? DataType::Unknown() : CommonSuperType(a, b);
+  DataType common = same_type ? DataType::Unknown() : CommonSuperType(a, b);
   if (common.id == TypeId::kUnknown) {
     binder_->ThrowAt(sqlstate::kUndefinedFunction, location,
-                     fmt::format("{} does not exist: {} {} {}", IsComparison(name) ? "operator" : "function",
+                     fmt::format("{} does not exist: {} {} {}", same_type ? "operator" : "function",
                                  a.ToString(), name, b.ToString()));
   }
   for (auto& arg : args) arg = Coerce(std::move(arg), common);

@@ -687,8 +687,9 @@ static bool HasOuterReference(const Expression& e) {
 
 // A function that returns one value, in FROM (SELECT * FROM current_schema(),
 // upper('a') AS u): one row, its column named for the function or the
-// alias, as PostgreSQL treats a function that returns no set. One that
-// reads the items before it (FROM t, abs(t.x)) is refused.
+// alias, as PostgreSQL treats a function that returns no set; one that
+// reads the items before it (FROM t, abs(t.x)) is evaluated per row of
+// theirs, as set functions are.
 PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const PgQuery__Node* call,
                                          const std::string& name, Scope* outer, Scope* scope) {
   Scope* lateral = lateral_left_;
@@ -697,10 +698,7 @@ PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const
   empty.outer = lateral ? lateral : outer;
   empty.clause = "functions in FROM";
   ExprPtr value = ExprBinder(this, &empty).Bind(call);
-  if (lateral) {
-    if (HasOuterReference(*value))
-      ThrowAt(sqlstate::kFeatureNotSupported, call->func_call->location,
-              fmt::format("function {} in FROM reading the items before it is not supported yet", name));
+  if (lateral && !HasOuterReference(*value)) {  // reads none of the items before it: joined as usual
     lateral_left_ = lateral;
     empty.outer = outer;
     value = ExprBinder(this, &empty).Bind(call);
