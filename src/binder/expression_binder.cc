@@ -385,8 +385,9 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     throw SqlError(explicit_cast ? sqlstate::kCannotCoerce : sqlstate::kDatatypeMismatch,
                    fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
   }
-  if (from.id == to.id && ((to.IsText() && !from.IsText()) || (to.IsName() && !from.IsName()))) {
-    // varchar -> text or name: same values, only the name changes.
+  if (from.id == to.id &&
+      ((to.IsText() && !from.IsText()) || (to.IsName() && !from.IsName()) || (to.IsChar() && !from.IsChar()))) {
+    // varchar -> text, name or "char": same values, only the name changes.
     e->set_type(to);
     return e;
   }

@@ -23,7 +23,7 @@ using T = DataType;
 
 const DataType kOid = DataType::Oid();
 const DataType kName = DataType::Name();
-const DataType kChar = DataType::Varchar();  // PostgreSQL's "char"
+const DataType kChar = DataType::Char();
 const DataType kText = DataType::Text();
 const DataType kTextArray = DataType::Array(DataType::Text());
 const DataType kOidArray = DataType::Array(DataType::Oid());
@@ -96,7 +96,7 @@ std::vector<DataType> BaseTypes() {
           T::Date(),    T::Time(),      T::Timestamp(),   T::Timestamptz(), T::Interval(),
           T::Oid(),     T::Oid(OidKind::kRegclass), T::Oid(OidKind::kRegtype), T::Oid(OidKind::kRegnamespace),
           T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc), T::Json(), T::Jsonb(), T::Uuid(), T::Bpchar(),
-          T::Name()};
+          T::Name(), T::Char()};
 }
 
 bool IsCollatable(const DataType& t) { return t.id == TypeId::kVarchar && !t.IsCheckedText(); }
@@ -122,7 +122,7 @@ const char* TypeCategory(const DataType& t) {
 const char* TypeAlign(const DataType& t) {
   switch (t.id) {
     case TypeId::kBoolean: return "c";
-    case TypeId::kVarchar: return t.IsName() ? "c" : "i";
+    case TypeId::kVarchar: return t.IsName() || t.IsChar() ? "c" : "i";
     case TypeId::kInt16: return "s";
     case TypeId::kInt64:
     case TypeId::kFloat64:

@@ -111,6 +111,7 @@ std::string DataType::ToString() const {
       if (IsUuid()) return "uuid";
       if (IsVoid()) return "void";
       if (IsName()) return "name";
+      if (IsChar()) return "\"char\"";
       if (IsBpchar()) return precision >= 0 ? fmt::format("character({})", precision) : "bpchar";
       if (precision >= 0) return fmt::format("character varying({})", precision);
       return "character varying";
@@ -181,6 +182,7 @@ uint32_t DataType::PgOid() const {
              : IsBpchar() ? 1042
              : IsVoid()   ? 2278
              : IsName()   ? 19
+             : IsChar()   ? 18
                           : 1043;
     case TypeId::kBytea: return 17;
     case TypeId::kDate: return 1082;
@@ -233,7 +235,7 @@ int16_t DataType::PgTypeLen() const {
     case TypeId::kInterval: return 16;
     case TypeId::kOid: return 4;
     case TypeId::kEnum: return 4;
-    case TypeId::kVarchar: return IsUuid() ? 16 : IsVoid() ? 4 : IsName() ? 64 : -1;
+    case TypeId::kVarchar: return IsUuid() ? 16 : IsVoid() ? 4 : IsName() ? 64 : IsChar() ? 1 : -1;
     default: return -1;
   }
 }
@@ -277,8 +279,9 @@ DataType DataTypeFromName(const std::string& name) {
   if (name == "jsonb") return DataType::Jsonb();
   if (name == "uuid") return DataType::Uuid();
   if (name == "name") return DataType::Name();
-  // The parser names char(n) and character(n) pg_catalog.bpchar; a quoted
-  // "char" (PostgreSQL's one-byte type) is read as varchar.
+  // The parser names char(n) and character(n) pg_catalog.bpchar; "char"
+  // is a quoted "char", PostgreSQL's one-byte type.
+  if (name == "char") return DataType::Char();
   if (name == "bpchar" || name == "character") return DataType::Bpchar();
   if (name == "oid") return DataType::Oid();
   if (name == "regclass") return DataType::Oid(OidKind::kRegclass);
@@ -307,6 +310,7 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kNumeric: return "numeric";
     case TypeId::kVarchar:
       if (t.IsBpchar()) return "bpchar";
+      if (t.IsChar()) return "char";
       return t.IsText() || t.IsCheckedText() || t.IsVoid() || t.IsName() ? t.ToString() : "varchar";
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
@@ -352,7 +356,7 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     case 4089: return DataType::Oid(OidKind::kRegnamespace);
     case 4096: return DataType::Oid(OidKind::kRegrole);
     case 24: return DataType::Oid(OidKind::kRegproc);
-    case 18: return DataType::Varchar();
+    case 18: return DataType::Char();
     case 16: return DataType::Boolean();
     case 21: return DataType::Int16();
     case 23: return DataType::Int32();

@@ -132,6 +132,11 @@ struct DataType {
   static constexpr int32_t kNameMarker = -8;
   static DataType Name() { return DataType(TypeId::kVarchar, kNameMarker, -1); }
   bool IsName() const { return id == TypeId::kVarchar && precision == kNameMarker; }
+  // "char": the catalogs' one-letter codes (relkind, contype...), text
+  // under PostgreSQL's oid 18 (asyncpg reads it as a byte).
+  static constexpr int32_t kCharMarker = -9;
+  static DataType Char() { return DataType(TypeId::kVarchar, kCharMarker, -1); }
+  bool IsChar() const { return id == TypeId::kVarchar && precision == kCharMarker; }
   static DataType Bytea() { return TypeId::kBytea; }
   static DataType Date() { return TypeId::kDate; }
   static DataType Time() { return TypeId::kTime; }

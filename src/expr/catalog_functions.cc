@@ -528,6 +528,16 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                need_session(ctx).AdvisoryUnlockAll();
                for (size_t i = 0; i < n; i++) out->AppendString("");
              });
+  // pg_notify(channel, payload): NOTIFY's; not strict (a NULL channel is
+  // refused as empty, a NULL payload is empty).
+  RegisterFn(r, "pg_notify", {text, text}, DataType::Void(),
+             [need_session](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               for (size_t i = 0; i < n; i++) {
+                 need_session(ctx).Notify(args[0]->IsNull(i) ? "" : std::string(args[0]->GetString(i)),
+                                          args[1]->IsNull(i) ? "" : std::string(args[1]->GetString(i)));
+                 out->AppendString("");
+               }
+             });
   // pg_terminate_backend's timeout (to wait for the session's end) is
   // taken and not waited for.
   for (bool terminate : {false, true})

@@ -63,6 +63,7 @@ const std::vector<TypeRow>& Rows() {
       {"bpchar",
        {{1044, "bpcharin"}, {1045, "bpcharout"}, {2430, "bpcharrecv"}, {2431, "bpcharsend"}, {2913, "bpchartypmodin"},
         {2914, "bpchartypmodout"}}},
+      {"char", {{1245, "charin"}, {33, "charout"}, {2434, "charrecv"}, {2435, "charsend"}, {0, ""}, {0, ""}}},
       {"name", {{34, "namein"}, {35, "nameout"}, {2422, "namerecv"}, {2423, "namesend"}, {0, ""}, {0, ""}}},
       {"uuid", {{2952, "uuid_in"}, {2953, "uuid_out"}, {2961, "uuid_recv"}, {2962, "uuid_send"}, {0, ""}, {0, ""}}},
       {"anyenum", {{3504, "enum_in"}, {3505, "enum_out"}, {3532, "enum_recv"}, {3533, "enum_send"}, {0, ""}, {0, ""}}},

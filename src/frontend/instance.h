@@ -13,6 +13,7 @@
 #include <string>
 
 #include "frontend/advisory_locks.h"
+#include "frontend/notifications.h"
 #include "frontend/statement_timer.h"
 #include "catalog/catalog.h"
 #include "catalog/system_tables.h"
@@ -76,6 +77,8 @@ class Instance {
   StatementTimer* statement_timer() { return &statement_timer_; }
   // pg_advisory_lock & co., shared by every session.
   AdvisoryLocks* advisory_locks() { return &advisory_locks_; }
+  // LISTEN / NOTIFY between sessions.
+  NotificationHub* notifications() { return &notifications_; }
   DmlManager* DmlFor(ObjectId database_id);
   // barrier_interval_ms, checkpoint_frequency: applied at once and kept in
   // the store (they override the configuration file after a restart).
@@ -127,6 +130,7 @@ class Instance {
   // touch (the sessions' cancel flags) goes.
   StatementTimer statement_timer_;
   AdvisoryLocks advisory_locks_;
+  NotificationHub notifications_;
 };
 
 }  // namespace freshet

@@ -521,8 +521,13 @@ void Session::Sync() {
   txn_snapshot_.reset();
   WriteSet w = std::move(txn_writes_);
   txn_writes_.Clear();
+  auto listens = std::move(pending_listens_);
+  auto notifies = std::move(pending_notifies_);
+  pending_listens_.clear();
+  pending_notifies_.clear();
   // Released once the writes are applied, even if applying them fails.
   ApplyWrites(std::move(w), std::move(writer_));
+  PublishCommitted(std::move(listens), std::move(notifies));
 }
 
 StatementOutcome Session::Begin(bool start_transaction, std::optional<bool> read_only) {
@@ -562,6 +567,58 @@ void Session::CheckWritable(std::string_view command) const {
     FRESHET_THROW(sqlstate::kReadOnlySqlTransaction, "cannot execute {} in a read-only transaction", command);
 }
 
+// ---- LISTEN / NOTIFY ----
+
+void Session::Listen(const std::string& channel) {
+  if (txn_ != TxnState::kIdle) pending_listens_.emplace_back(true, channel);
+  else ApplyListen(true, channel);
+}
+
+void Session::Unlisten(const std::string& channel) {
+  if (txn_ != TxnState::kIdle) pending_listens_.emplace_back(false, channel);
+  else ApplyListen(false, channel);
+}
+
+void Session::ApplyListen(bool listen, const std::string& channel) {
+  NotificationHub* hub = instance_->notifications();
+  if (!listener_) {
+    if (!listen) return;
+    listener_ = hub->Register(database_.id);
+  }
+  if (listen) hub->Listen(listener_.get(), channel);
+  else hub->Unlisten(listener_.get(), channel);
+}
+
+void Session::Notify(const std::string& channel, const std::string& payload) {
+  if (channel.empty()) throw SqlError(sqlstate::kInvalidParameterValue, "channel name cannot be empty");
+  if (channel.size() >= 64) throw SqlError(sqlstate::kInvalidParameterValue, "channel name too long");
+  if (payload.size() >= 8000) throw SqlError(sqlstate::kInvalidParameterValue, "payload string too long");
+  Notification n{process_id(), channel, payload};
+  if (txn_ == TxnState::kIdle) {
+    instance_->notifications()->Publish(database_.id, {n});
+    return;
+  }
+  // A transaction sends each distinct notification once, in the order first made.
+  for (const Notification& p : pending_notifies_)
+    if (p.channel == channel && p.payload == payload) return;
+  pending_notifies_.push_back(std::move(n));
+}
+
+void Session::PublishCommitted(std::vector<std::pair<bool, std::string>> listens,
+                               std::vector<Notification> notifies) {
+  for (const auto& [listen, channel] : listens) ApplyListen(listen, channel);
+  instance_->notifications()->Publish(database_.id, notifies);
+}
+
+std::vector<std::string> Session::ListeningChannels() const {
+  return listener_ ? listener_->Channels() : std::vector<std::string>{};
+}
+
+std::vector<Notification> Session::TakeNotifications() {
+  if (!listener_ || txn_ != TxnState::kIdle) return {};
+  return listener_->Take();
+}
+
 void Session::EndBlock(bool committed) {
   // A cursor ends with its transaction unless WITH HOLD; a held one
   // declared in a block that rolls back goes too.
@@ -586,6 +643,9 @@ void Session::EndBlock(bool committed) {
   after_ddl_commit_.clear();
   RunUndo(&on_ddl_rollback_);
   block_guards_.clear();
+  // LISTEN, UNLISTEN and NOTIFY not committed (Commit takes them first) go.
+  pending_listens_.clear();
+  pending_notifies_.clear();
 }
 
 void Session::RunOnCommitActions(bool delete_rows) {
@@ -627,6 +687,8 @@ StatementOutcome Session::CommitBlock() {
   std::vector<std::function<void()>> after_commit = std::move(after_ddl_commit_);
   std::vector<std::function<void()>> on_rollback = std::move(on_ddl_rollback_);
   std::vector<std::shared_ptr<void>> guards = std::move(block_guards_);  // held until stored
+  auto listens = std::move(pending_listens_);
+  auto notifies = std::move(pending_notifies_);
   after_ddl_commit_.clear();
   on_ddl_rollback_.clear();
   block_guards_.clear();
@@ -637,6 +699,7 @@ StatementOutcome Session::CommitBlock() {
   }
   if (!txn_catalog) {
     ApplyWrites(std::move(w), std::move(writer));
+    PublishCommitted(std::move(listens), std::move(notifies));
     return {"COMMIT"};
   }
   try {
@@ -645,6 +708,7 @@ StatementOutcome Session::CommitBlock() {
     RunUndo(&on_rollback);
     throw;
   }
+  PublishCommitted(std::move(listens), std::move(notifies));
   // Each runs; the first failure (a deferred stream job that could not be
   // created) is COMMIT's error, the block's changes being stored.
   std::exception_ptr failure;
@@ -676,7 +740,8 @@ StatementOutcome Session::Savepoint(const std::string& name) {
     throw SqlError(sqlstate::kNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks");
   savepoints_.push_back({name, txn_writes_.CurrentPosition(),
                          txn_catalog_ ? std::shared_ptr<Catalog>(txn_catalog_->CopyTransaction()) : nullptr,
-                         after_ddl_commit_.size(), on_ddl_rollback_.size()});
+                         after_ddl_commit_.size(), on_ddl_rollback_.size(), pending_notifies_.size(),
+                         pending_listens_.size()});
   fresh_tables_.clear();  // another subtransaction
   return {"SAVEPOINT"};
 }
@@ -710,6 +775,8 @@ StatementOutcome Session::RollbackToSavepoint(const std::string& name) {
     RefreshCatalogLookup();
     after_ddl_commit_.resize(std::min(after_ddl_commit_.size(), mark.after_commit));
     RunUndo(&on_ddl_rollback_, mark.on_rollback);
+    pending_notifies_.resize(std::min(pending_notifies_.size(), mark.notifies));
+    pending_listens_.resize(std::min(pending_listens_.size(), mark.listens));
     txn_ = TxnState::kInBlock;
     return {"ROLLBACK"};
   }
@@ -818,6 +885,9 @@ std::string WritingCommand(const ParsedStatement& stmt) {
       case PG_QUERY__NODE__NODE_DECLARE_CURSOR_STMT:
       case PG_QUERY__NODE__NODE_FETCH_STMT:
       case PG_QUERY__NODE__NODE_CLOSE_PORTAL_STMT:
+      case PG_QUERY__NODE__NODE_LISTEN_STMT:
+      case PG_QUERY__NODE__NODE_UNLISTEN_STMT:
+      case PG_QUERY__NODE__NODE_NOTIFY_STMT:
       case PG_QUERY__NODE__NODE_VACUUM_STMT:
       case PG_QUERY__NODE__NODE_CHECK_POINT_STMT:
       case PG_QUERY__NODE__NODE_DO_STMT: return "";  // its statements are checked one by one
@@ -1100,22 +1170,35 @@ bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sin
   }
   ResetCancel();
   current_query_ = p->sql;
-  if (!portal->started) {
-    portal->started = true;
-    // The extended protocol runs statements up to Sync in an implicit
-    // transaction; writes are applied at Sync (or at COMMIT).
-    if (txn_ == TxnState::kIdle && !(p->statements[0].node &&
-                                     p->statements[0].node->node_case == PG_QUERY__NODE__NODE_TRANSACTION_STMT)) {
-      txn_ = TxnState::kInBlock;
-      implicit_txn_ = true;
-    }
-    portal->outcome = RunStatement(p->statements[0], &portal->params, sink, &portal->rows, &p->plan_cache);
-    if (!portal->rows.filled) {
-      *outcome = portal->outcome;
-      return false;
-    }
+  if (!StartPortal(portal, sink)) {
+    *outcome = portal->outcome;
+    return false;
   }
   // Deliver buffered rows, max_rows at a time.
+  const int64_t sent = TakePortalRows(portal, max_rows, [sink](const DataChunk& rows) { sink->Rows(rows); });
+  if (!portal->rows.chunks.empty()) return true;
+  *outcome = portal->outcome;
+  // PostgreSQL counts the rows of this Execute, not of the whole portal.
+  if (outcome->tag.rfind("SELECT ", 0) == 0) outcome->tag = "SELECT " + std::to_string(sent);
+  return false;
+}
+
+bool Session::StartPortal(Portal* portal, ResultSink* sink) {
+  if (portal->started) return portal->rows.filled;
+  portal->started = true;
+  Prepared* p = portal->prepared.get();
+  // The extended protocol runs statements up to Sync in an implicit
+  // transaction; writes are applied at Sync (or at COMMIT).
+  if (txn_ == TxnState::kIdle &&
+      !(p->statements[0].node && p->statements[0].node->node_case == PG_QUERY__NODE__NODE_TRANSACTION_STMT)) {
+    txn_ = TxnState::kInBlock;
+    implicit_txn_ = true;
+  }
+  portal->outcome = RunStatement(p->statements[0], &portal->params, sink, &portal->rows, &p->plan_cache);
+  return portal->rows.filled;
+}
+
+int64_t Session::TakePortalRows(Portal* portal, int64_t max_rows, const std::function<void(const DataChunk&)>& emit) {
   int64_t sent = 0;
   while (!portal->rows.chunks.empty()) {
     DataChunk& front = portal->rows.chunks.front();
@@ -1123,11 +1206,11 @@ bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sin
     size_t take = max_rows > 0 ? std::min<size_t>(available, static_cast<size_t>(max_rows - sent)) : available;
     if (take == 0) break;
     if (portal->sent_in_chunk == 0 && take == front.num_rows()) {
-      sink->Rows(front);  // the whole chunk (a point query's one row)
+      emit(front);  // the whole chunk (a point query's one row)
     } else {
       std::vector<uint32_t> sel;
       for (size_t i = 0; i < take; i++) sel.push_back(static_cast<uint32_t>(portal->sent_in_chunk + i));
-      sink->Rows(front.Take(sel));
+      emit(front.Take(sel));
     }
     sent += static_cast<int64_t>(take);
     portal->sent_in_chunk += take;
@@ -1137,11 +1220,26 @@ bool Session::Execute(const std::string& name, int64_t max_rows, ResultSink* sin
     }
     if (max_rows > 0 && sent >= max_rows) break;
   }
-  if (!portal->rows.chunks.empty()) return true;
-  *outcome = portal->outcome;
-  // PostgreSQL counts the rows of this Execute, not of the whole portal.
-  if (outcome->tag.rfind("SELECT ", 0) == 0) outcome->tag = "SELECT " + std::to_string(sent);
-  return false;
+  return sent;
+}
+
+std::optional<int64_t> Session::FetchFromPortal(const std::string& name, int64_t count, ResultSink* sink,
+                                                DataChunk* rows) {
+  auto it = portals_.find(name);
+  if (it == portals_.end() || name.empty()) return std::nullopt;
+  Portal* portal = it->second.get();
+  if (portal->prepared->statements.empty() || !StartPortal(portal, sink)) return 0;
+  if (count <= 0) return 0;
+  return TakePortalRows(portal, count == INT64_MAX ? 0 : count, [rows](const DataChunk& taken) {
+    if (!rows) return;
+    for (size_t i = 0; i < taken.num_rows(); i++) rows->AppendRowFrom(taken, i);
+  });
+}
+
+std::optional<std::vector<ColumnDesc>> Session::PortalColumns(const std::string& name) {
+  auto it = portals_.find(name);
+  if (it == portals_.end() || name.empty()) return std::nullopt;
+  return DescribePrepared(*it->second->prepared);
 }
 
 bool Session::ClosePrepared(const std::string& name) { return prepared_.erase(name) > 0; }
@@ -1151,6 +1249,7 @@ void Session::CloseAllPrepared() { prepared_.clear(); }
 void Session::ClosePortal(const std::string& name) { portals_.erase(name); }
 
 void Session::DiscardAll() {
+  ApplyListen(false, "");  // UNLISTEN *, as PostgreSQL's DISCARD ALL
   ReleaseAdvisoryLocks(/*transaction_only=*/false);  // as PostgreSQL's DISCARD ALL
   portals_.clear();
   prepared_.clear();

@@ -25,6 +25,7 @@
 #include "binder/binder.h"
 #include "frontend/handler/handler.h"
 #include "frontend/instance.h"
+#include "frontend/notifications.h"
 #include "meta/dml_manager.h"
 #include "frontend/result_sink.h"
 #include "frontend/variables.h"
@@ -66,6 +67,7 @@ class Session : public SequenceAccess, public SessionAccess {
   bool AdvisoryLock(int64_t key, bool two_keys, bool shared, bool transaction, bool wait) override;
   bool AdvisoryUnlock(int64_t key, bool two_keys, bool shared) override;
   void AdvisoryUnlockAll() override;
+  void Notify(const std::string& channel, const std::string& payload) override;
 
   // ---- Protocol ----
 
@@ -107,6 +109,7 @@ class Session : public SequenceAccess, public SessionAccess {
   // declared in a block that rolls back goes too.
   void DeclareCursor(const std::string& name, std::unique_ptr<Cursor> cursor);
   Cursor& FindCursor(const std::string& name);
+  bool HasCursor(const std::string& name) const { return cursors_.count(name) > 0; }
   void CloseCursor(const std::string& name);
   void CloseAllCursors();
   std::vector<CursorInfo> Cursors() const;  // pg_cursors
@@ -117,6 +120,14 @@ class Session : public SequenceAccess, public SessionAccess {
   // DEALLOCATE ALL.
   void CloseAllPrepared();
   void ClosePortal(const std::string& name);
+  // SQL FETCH / MOVE on a portal the protocol bound (PostgreSQL's portals
+  // and SQL cursors share one namespace; asyncpg's cursors MOVE over
+  // theirs): the next `count` rows (INT64_MAX: all), run first if need be,
+  // forward only. `rows` null for MOVE. nullopt when there is no such
+  // portal; otherwise the number of rows passed over.
+  std::optional<int64_t> FetchFromPortal(const std::string& name, int64_t count, ResultSink* sink, DataChunk* rows);
+  // The columns of portal `name`'s rows; nullopt when there is no such portal.
+  std::optional<std::vector<ColumnDesc>> PortalColumns(const std::string& name);
   // DISCARD ALL: forgets prepared statements and portals.
   void DiscardAll();
   // Called at Sync: ends an implicit transaction of the extended protocol
@@ -186,6 +197,20 @@ class Session : public SequenceAccess, public SessionAccess {
   bool InDdlBlock() const { return InExplicitBlock() || (implicit_txn_ && multi_statement_); }
   // 25006 naming `command` when the transaction is read only.
   void CheckWritable(std::string_view command) const;
+  // LISTEN / UNLISTEN (an empty channel: UNLISTEN *) and NOTIFY
+  // (notifications.h): in a transaction block they take effect when it
+  // commits, and go with it when it rolls back (or with a savepoint);
+  // otherwise at once. NOTIFY checks the channel (non-empty) and payload
+  // (under 8000 bytes), 22023; all three run in read-only transactions.
+  // (Notify is SessionAccess's, above: pg_notify calls it too.)
+  void Listen(const std::string& channel);
+  void Unlisten(const std::string& channel);
+  std::vector<std::string> ListeningChannels() const;
+  // For the connection: a descriptor readable while notifications wait
+  // (-1 when the session listens to nothing, or while a transaction block
+  // is open: they wait for its end), and the notifications to send.
+  int NotificationWakeFd() const { return listener_ && txn_ == TxnState::kIdle ? listener_->wake_fd() : -1; }
+  std::vector<Notification> TakeNotifications();
   StatementOutcome Commit();
   StatementOutcome Rollback();
   // SAVEPOINT, RELEASE [SAVEPOINT], ROLLBACK TO [SAVEPOINT], as in
@@ -272,6 +297,12 @@ class Session : public SequenceAccess, public SessionAccess {
  private:
   struct Prepared;
   struct Portal;
+  // Runs the portal's statement the first time (rows kept in it); false
+  // when it returns no rows (its outcome is then in portal->outcome).
+  bool StartPortal(Portal* portal, ResultSink* sink);
+  // Passes up to `max_rows` (<= 0: all) of the portal's rows to `emit`, in
+  // order; returns how many.
+  int64_t TakePortalRows(Portal* portal, int64_t max_rows, const std::function<void(const DataChunk&)>& emit);
 
   StatementOutcome RunStatement(const ParsedStatement& stmt, const std::vector<Value>* params, ResultSink* sink,
                                 PortalRows* portal, PlanCache* plan_cache = nullptr);
@@ -330,7 +361,15 @@ class Session : public SequenceAccess, public SessionAccess {
     WriteSet::Position position;
     std::shared_ptr<Catalog> catalog;  // a copy of the block's catalog then (null: none yet)
     size_t after_commit = 0, on_rollback = 0;  // how many DDL actions there were then
+    size_t notifies = 0, listens = 0;          // pending NOTIFY and LISTEN/UNLISTEN then
   };
+  // LISTEN/UNLISTEN (true: listen) and NOTIFY of the open block, applied
+  // when it commits (PublishCommitted).
+  std::vector<std::pair<bool, std::string>> pending_listens_;
+  std::vector<Notification> pending_notifies_;
+  std::shared_ptr<NotificationHub::Listener> listener_;  // once the session has listened
+  void ApplyListen(bool listen, const std::string& channel);
+  void PublishCommitted(std::vector<std::pair<bool, std::string>> listens, std::vector<Notification> notifies);
   std::vector<SavepointMark> savepoints_;
   std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
   // NoteOnCommit's tables: drop (else delete rows). Each commit drops the

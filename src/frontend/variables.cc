@@ -246,8 +246,12 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
   } else if (key == "backfill_rate_limit") {
     v = NormalizeRateLimit(v, def->name);
   } else if (key == "client_encoding") {
-    std::string l = LowerAscii(v);
-    if (l != "utf8" && l != "utf-8" && l != "unicode")
+    // PostgreSQL's clean_encoding_name: letters and digits only, so that
+    // 'UTF-8', utf_8 and asyncpg's quoted 'utf-8' all name UTF8.
+    std::string l;
+    for (char c : LowerAscii(v))
+      if (std::isalnum(static_cast<unsigned char>(c))) l += c;
+    if (l != "utf8" && l != "unicode")
       FRESHET_THROW(sqlstate::kFeatureNotSupported, "only client_encoding UTF8 is supported, not \"{}\"", value);
     v = "UTF8";
   } else if (key == "statement_timeout" || key == "lock_timeout" || key == "idle_in_transaction_session_timeout") {

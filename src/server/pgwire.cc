@@ -474,8 +474,21 @@ class Connection : public ResultSink {
     described_message_.assign(out_, start - 1, std::string::npos);  // from its type byte
   }
 
+  // NotificationResponse for each notification the session has to deliver
+  // (none while a transaction block is open).
+  void SendNotifications() {
+    for (const Notification& n : session_->TakeNotifications()) {
+      size_t start = BeginMessage('A');
+      PutInt32(n.sender_pid);
+      PutCString(n.channel);
+      PutCString(n.payload);
+      EndMessage(start);
+    }
+  }
+
   void SendReady() {
     if (session_) {
+      SendNotifications();
       for (const auto& [k, v] : session_->TakeChangedParameters()) {
         size_t ps = BeginMessage('S');
         PutCString(k);
@@ -687,6 +700,24 @@ class Connection : public ResultSink {
         }
         wait = static_cast<int>(wait == kWaitForever ? std::min<int64_t>(left.count(), INT32_MAX)
                                                      : std::min<int64_t>(left.count(), wait));
+      }
+      // A session that listens waits for a notification too, and sends it
+      // at once (PostgreSQL's idle backends do).
+      if (int wake = session_->NotificationWakeFd(); wake >= 0) {
+        pollfd fds[2] = {{fd_, POLLIN, 0}, {wake, POLLIN, 0}};
+        int r = ::poll(fds, 2, wait);
+        if (r < 0 && errno != EINTR) throw ConnectionClosed{};
+        if (r > 0 && (fds[1].revents & POLLIN)) {
+          SendNotifications();
+          Flush();
+        }
+        if (r <= 0 || !fds[0].revents) {
+          if (r == 0 && !idle_released_) {  // the wait ran out
+            ReleaseIdleMemory(body);
+            idle_released_ = true;
+          }
+          continue;
+        }
       }
       if (Fill(wait)) {
         EndIfTerminated();

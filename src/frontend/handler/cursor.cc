@@ -2,6 +2,8 @@
 // (frontend/cursor.h), as PostgreSQL's portalcmds.c runs them.
 #include <pg_query/pg_query.pb-c.h>
 
+#include <optional>
+
 #include "common/error.h"
 #include "frontend/cursor.h"
 #include "frontend/handler/handler.h"
@@ -46,8 +48,30 @@ StatementOutcome HandleDeclareCursor(const HandlerArgs& args) {
   return {"DECLARE CURSOR"};
 }
 
+// FETCH / MOVE on a portal the protocol bound: forward only, as
+// PostgreSQL's portals that were not declared SCROLL.
+std::optional<StatementOutcome> FetchFromPortal(const HandlerArgs& args, const PgQuery__FetchStmt* f) {
+  Session* session = args.session;
+  if (session->HasCursor(f->portalname)) return std::nullopt;
+  std::optional<std::vector<ColumnDesc>> columns = session->PortalColumns(f->portalname);
+  if (!columns) return std::nullopt;
+  // FORWARD n (NEXT, ALL); FORWARD 0 re-reads the current row, which
+  // needs a backward step.
+  if (f->direction != PG_QUERY__FETCH_DIRECTION__FETCH_FORWARD || f->how_many <= 0)
+    throw SqlError(sqlstate::kObjectNotInPrerequisiteState, "cursor can only scan forward")
+        .WithHint("Declare it with SCROLL option to enable backward scan.");
+  std::vector<DataType> types;
+  for (const auto& c : *columns) types.push_back(c.type);
+  DataChunk rows(types);
+  const int64_t moved = *session->FetchFromPortal(f->portalname, f->how_many, args.sink, f->ismove ? nullptr : &rows);
+  if (f->ismove) return StatementOutcome{"MOVE " + std::to_string(moved)};
+  SendRows(args, *columns, rows);
+  return StatementOutcome{"FETCH " + std::to_string(moved)};
+}
+
 StatementOutcome HandleFetch(const HandlerArgs& args) {
   const PgQuery__FetchStmt* f = args.stmt.node->fetch_stmt;
+  if (auto outcome = FetchFromPortal(args, f)) return *outcome;
   Cursor& cursor = args.session->FindCursor(f->portalname);
   Cursor::Direction direction = Cursor::Direction::kForward;
   switch (f->direction) {
@@ -75,6 +99,8 @@ StatementOutcome HandleCloseCursor(const HandlerArgs& args) {
 
 std::vector<ColumnDesc> DescribeFetch(Session* session, const PgQuery__FetchStmt* fetch) {
   if (fetch->ismove) return {};
+  if (!session->HasCursor(fetch->portalname))
+    if (auto columns = session->PortalColumns(fetch->portalname)) return *columns;
   return session->FindCursor(fetch->portalname).columns();
 }
 

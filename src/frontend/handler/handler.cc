@@ -59,6 +59,9 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_EXECUTE_STMT: return HandleExecute(args);
     case PG_QUERY__NODE__NODE_DEALLOCATE_STMT: return HandleDeallocate(args);
     case PG_QUERY__NODE__NODE_DISCARD_STMT: return HandleDiscard(args);
+    case PG_QUERY__NODE__NODE_LISTEN_STMT:
+    case PG_QUERY__NODE__NODE_UNLISTEN_STMT:
+    case PG_QUERY__NODE__NODE_NOTIFY_STMT: return HandleNotification(args);
     case PG_QUERY__NODE__NODE_CREATE_STMT: return HandleCreateTable(args);
     case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT: return HandleCreateSequence(args);
     case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT: return HandleAlterSequence(args);

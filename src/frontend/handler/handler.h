@@ -115,6 +115,7 @@ StatementOutcome HandleCreateDatabase(const HandlerArgs& args);  // database.cc
 StatementOutcome HandleDropDatabase(const HandlerArgs& args);
 StatementOutcome HandleCreateSchema(const HandlerArgs& args);
 StatementOutcome HandleCreateExtension(const HandlerArgs& args);  // extension.cc
+StatementOutcome HandleNotification(const HandlerArgs& args);     // notify.cc: LISTEN, UNLISTEN, NOTIFY
 StatementOutcome HandleDo(const HandlerArgs& args);               // do_block.cc: DO (PL/pgSQL)
 StatementOutcome HandleAlterOwner(const HandlerArgs& args);  // ALTER SCHEMA ... OWNER TO
 StatementOutcome HandleCreateRole(const HandlerArgs& args);   // role.cc
