@@ -105,7 +105,7 @@ bool IsCollatable(const DataType& t) { return t.id == TypeId::kVarchar && !t.IsC
 const char* TypeCategory(const DataType& t) {
   switch (t.id) {
     case TypeId::kBoolean: return "B";
-    case TypeId::kVarchar: return t.IsCheckedText() ? "U" : "S";
+    case TypeId::kVarchar: return t.IsCheckedText() ? "U" : t.IsChar() ? "Z" : "S";  // "char": internal-use
     case TypeId::kDate:
     case TypeId::kTime:
     case TypeId::kTimestamp:

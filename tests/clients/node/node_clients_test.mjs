@@ -3,7 +3,7 @@
 // prepared statements, type round trips, a failed transaction rolled back
 // and the connection going on, pagination with bound LIMIT/OFFSET, SHOW
 // and EXPLAIN as prepared statements, a pool, cursors (postgres.js reads a
-// portal in pages), notices, a unique violation's fields. Passes against
+// portal in pages), notices, LISTEN/NOTIFY, a unique violation's fields. Passes against
 // PostgreSQL 15 unchanged.
 //
 //   node node_clients_test.mjs HOST PORT USER DATABASE
@@ -92,6 +92,16 @@ async function nodePostgres() {
   // Many rows through one query; an array parameter.
   r = await client.query('SELECT id FROM np_items WHERE id = ANY($1) ORDER BY id', [[3, 5, 8]]);
   check(r.rows.map((x) => x.id).join(',') === '3,5,8', '= ANY($1) with an array parameter', r.rows);
+  // LISTEN on this connection, NOTIFY from another: the notification
+  // arrives while this one is idle.
+  const heard = new Promise((resolve) => client.on('notification', (m) => resolve(m)));
+  await client.query('LISTEN np_events');
+  const other = new pg.Client({ host, port, user, database });
+  await other.connect();
+  await other.query("SELECT pg_notify('np_events', $1)", ['hello']);
+  await other.end();
+  const m = await Promise.race([heard, new Promise((resolve) => setTimeout(() => resolve(null), 10000))]);
+  check(m && m.channel === 'np_events' && m.payload === 'hello', 'LISTEN: a notification from another connection', m);
   await client.end();
 
   // A pool: concurrent clients, each seeing the others' committed writes.
