@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "common/struct.h"
+#include "expr/regexp_split.h"
 
 namespace freshet {
 
@@ -283,6 +284,33 @@ class OrdinalityExecutor : public Executor {
   int64_t count_ = 0;
 };
 
+// regexp_split_to_table(string, pattern [, flags]): the pieces, in order.
+class RegexpSplitExecutor : public Executor {
+ public:
+  RegexpSplitExecutor(const TableFunctionNode& node, ExecContext& ctx) {
+    std::vector<Value> args;
+    for (const auto& a : node.args) args.push_back(a->EvalConstant(ctx.eval));
+    for (const Value& v : args)
+      if (v.is_null()) return;  // strict: no rows
+    pieces_ = RegexpSplit(args[0].string_value(), args[1].string_value(),
+                          args.size() > 2 ? std::string_view(args[2].string_value()) : std::string_view(),
+                          "regexp_split_to_table");
+  }
+  bool Next(DataChunk* out) override {
+    if (pos_ >= pieces_.size()) return false;
+    *out = DataChunk({DataType::Text()});
+    size_t end = std::min(pieces_.size(), pos_ + kChunkSize);
+    for (size_t i = pos_; i < end; i++) out->column(0).AppendString(pieces_[i]);
+    out->set_cardinality(end - pos_);
+    pos_ = end;
+    return true;
+  }
+
+ private:
+  std::vector<std::string> pieces_;
+  size_t pos_ = 0;
+};
+
 // pg_partition_ancestors(relation): no table is a partition.
 class NoRowsExecutor : public Executor {
  public:
@@ -302,6 +330,7 @@ ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
 static ExecutorPtr MakeFunctionRows(const TableFunctionNode& node, ExecContext& ctx) {
   if (node.name == "pg_partition_ancestors") return std::make_unique<NoRowsExecutor>();
   if (node.name == "unnest") return std::make_unique<UnnestExecutor>(node, ctx);
+  if (node.name == "regexp_split_to_table") return std::make_unique<RegexpSplitExecutor>(node, ctx);
   if (node.name.starts_with("json") || node.name == "pg_options_to_table")
     return std::make_unique<KeyValueRowsExecutor>(node, ctx);
   if (node.name == "_pg_expandarray" || node.name == "generate_subscripts")

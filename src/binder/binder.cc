@@ -513,7 +513,8 @@ std::optional<JsonSetFunction> LookupJsonSetFunction(const std::string& name) {
 
 bool Binder::IsSetFunctionName(const std::string& name) {
   return name == "generate_series" || name == "unnest" || name == "generate_subscripts" || name == "_pg_expandarray" ||
-         name == "pg_partition_ancestors" || name == "pg_options_to_table" || LookupJsonSetFunction(name).has_value();
+         name == "pg_partition_ancestors" || name == "pg_options_to_table" || name == "regexp_split_to_table" ||
+         LookupJsonSetFunction(name).has_value();
 }
 
 DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPtr>* args_ptr, ExprBinder* eb,
@@ -548,6 +549,13 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
     if (args.size() != 1) ThrowAt(sqlstate::kUndefinedFunction, location, "function pg_options_to_table takes one text[]");
     args[0] = eb->Coerce(std::move(args[0]), DataType::Array(DataType::Text()));
     return DataType::Struct({{"option_name", DataType::Text()}, {"option_value", DataType::Text()}});
+  }
+  if (name == "regexp_split_to_table") {
+    // regexp_split_to_table(string, pattern [, flags]): a row per piece.
+    if (args.size() != 2 && args.size() != 3)
+      ThrowAt(sqlstate::kUndefinedFunction, location, "function regexp_split_to_table takes a string, a pattern and flags");
+    for (auto& arg : args) arg = eb->Coerce(std::move(arg), DataType::Text());
+    return DataType::Text();
   }
   if (name == "pg_partition_ancestors") {
     // pg_partition_ancestors(regclass): psql's \d asks it (tables are

@@ -51,6 +51,17 @@ const CatalogLookup& NeedCatalog(const EvalContext& ctx, const char* type) {
   return *ctx.catalog;
 }
 
+// PostgreSQL's pseudo-types, which catalogs queries name in regtype
+// literals (psql's and pgcli's \df: p.prorettype = 'pg_catalog.trigger'::regtype).
+constexpr std::pair<const char*, uint32_t> kPseudoTypes[] = {
+    {"any", 2276},          {"anyelement", 2283},      {"anynonarray", 2776},       {"anyenum", 3500},
+    {"anyrange", 3831},     {"anymultirange", 4537},   {"anycompatible", 5077},     {"anycompatiblearray", 5078},
+    {"anycompatiblenonarray", 5079}, {"anycompatiblerange", 5080}, {"cstring", 2275}, {"internal", 2281},
+    {"language_handler", 2280}, {"fdw_handler", 3115}, {"index_am_handler", 325},  {"table_am_handler", 269},
+    {"tsm_handler", 3310},  {"trigger", 2279},         {"event_trigger", 3838},     {"record", 2249},
+    {"void", 2278},
+};
+
 // regtype input: a type name as SQL spells it ("integer", "character
 // varying(10)", "pg_catalog.int4", "\"pg_catalog\".\"int4\"", "text[]").
 int64_t ParseTypeNameOid(std::string_view text) {
@@ -75,6 +86,10 @@ int64_t ParseTypeNameOid(std::string_view text) {
   else if (s == "bpchar" || s == "character" || s == "char") oid = 1042;
   else if (s == "unknown") oid = 705;
   else if (s == "anyarray") oid = 2277;
+  else if (auto p = std::find_if(std::begin(kPseudoTypes), std::end(kPseudoTypes),
+                                 [&](const auto& t) { return s == t.first; });
+           p != std::end(kPseudoTypes) && !array)
+    oid = p->second;
   else {
     DataType t = DataTypeFromName(s);
     if (t.id != TypeId::kUnknown) oid = t.PgOid();
@@ -102,7 +117,10 @@ std::optional<std::string> FormatTypeName(uint32_t oid, int32_t typmod, bool typ
     case 30: return "oidvector";
     case 194: return "pg_node_tree";
     case 1033: return "aclitem";
-    default: break;
+    default:
+      for (const auto& [name, pseudo] : kPseudoTypes)  // record (2249) below: a struct's typmod names its fields
+        if (pseudo == oid && oid != 2249) return oid == 2276 ? "\"any\"" : std::string(name);
+      break;
   }
   DataType t = DataTypeFromPgOid(oid);
   if (t.id == TypeId::kUnknown) return std::nullopt;

@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "common/limits.h"
 #include "expr/function_helpers.h"
+#include "expr/regexp_split.h"
 
 namespace freshet {
 
@@ -351,7 +352,55 @@ void RegexpMatchFn(const std::vector<const Vector*>& args, size_t n, Vector* out
   }
 }
 
+// regexp_split_to_array(string, pattern [, flags]).
+void RegexpSplitToArrayFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  for (size_t i = 0; i < n; i++) {
+    if (args[0]->IsNull(i) || args[1]->IsNull(i) || (args.size() > 2 && args[2]->IsNull(i))) {
+      out->AppendNull();
+      continue;
+    }
+    std::string_view flags = args.size() > 2 ? std::string_view(args[2]->GetString(i)) : std::string_view();
+    Vector pieces(DataType::Text());
+    for (const std::string& piece :
+         RegexpSplit(args[0]->GetString(i), args[1]->GetString(i), flags, "regexp_split_to_array"))
+      pieces.AppendString(piece);
+    out->AppendString(EncodeArray(pieces));
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> RegexpSplit(std::string_view text, std::string_view pattern, std::string_view flags,
+                                     const char* function) {
+  bool icase = false;
+  for (char f : flags) {
+    if (f == 'i') icase = true;
+    else if (f == 'c') icase = false;
+    else if (f == 'g')
+      throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("{}() does not support the \"global\" option", function));
+    else throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("invalid regular expression option: \"{}\"", f));
+  }
+  std::unique_ptr<RE2> re = CompileRegex(pattern, icase);
+  std::vector<std::string> pieces;
+  size_t piece_start = 0, search = 0;
+  re2::StringPiece match;
+  const re2::StringPiece whole(text.data(), text.size());
+  while (search <= text.size() && re->Match(whole, search, text.size(), RE2::UNANCHORED, &match, 1)) {
+    const size_t start = static_cast<size_t>(match.data() - text.data());
+    const size_t end = start + match.size();
+    if (match.empty() && (start == 0 || start == text.size() || start == piece_start)) {
+      // Ignored: a zero-length match at either end or right after the last one.
+      if (start >= text.size()) break;
+      search = start + Utf8CharBytes(text, start);
+      continue;
+    }
+    pieces.emplace_back(text.substr(piece_start, start - piece_start));
+    piece_start = end;
+    search = match.empty() ? end + Utf8CharBytes(text, end) : end;
+  }
+  pieces.emplace_back(text.substr(piece_start));
+  return pieces;
+}
 
 void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterCompare<int64_t>(r, DataType::Boolean());
@@ -388,6 +437,8 @@ void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterFn(r, "regexp_match", {v, v}, DataType::Array(DataType::Text()), RegexpMatchFn);
   RegisterFn(r, "regexp_match", {v, v, v}, DataType::Array(DataType::Text()), RegexpMatchFn);
   RegisterFn(r, "regexp_replace", {v, v, v, v}, v, RegexpReplaceFn);
+  RegisterFn(r, "regexp_split_to_array", {v, v}, DataType::Array(DataType::Text()), RegexpSplitToArrayFn);
+  RegisterFn(r, "regexp_split_to_array", {v, v, v}, DataType::Array(DataType::Text()), RegexpSplitToArrayFn);
 }
 
 }  // namespace freshet
