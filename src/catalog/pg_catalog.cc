@@ -95,7 +95,7 @@ std::vector<DataType> BaseTypes() {
           T::Float64(), T::Numeric(),   T::Varchar(),     T::Text(),     T::Bytea(),
           T::Date(),    T::Time(),      T::Timestamp(),   T::Timestamptz(), T::Interval(),
           T::Oid(),     T::Oid(OidKind::kRegclass), T::Oid(OidKind::kRegtype), T::Oid(OidKind::kRegnamespace),
-          T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc), T::Json(), T::Jsonb(), T::Uuid(), T::Bpchar(),
+          T::Oid(OidKind::kRegrole), T::Oid(OidKind::kRegproc), T::Oid(OidKind::kRegprocedure), T::Json(), T::Jsonb(), T::Uuid(), T::Bpchar(),
           T::Name(), T::Char()};
 }
 

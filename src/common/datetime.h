@@ -117,8 +117,15 @@ std::string FormatTimestamptz(int64_t utc_micros, const TimeZone& tz);
 // `unit` carries the trailing SQL qualifier of INTERVAL '10' SECOND / MINUTE /
 // HOUR / DAY / MONTH / YEAR ("" when absent): a bare number is in that unit.
 Interval ParseInterval(std::string_view text, std::string_view unit = "");
-// '1 year 2 mons 3 days 04:05:06.5', '-1 days +02:00:00', '00:00:00'.
-std::string FormatInterval(const Interval& iv);
+// IntervalStyle: how intervals print (PostgreSQL's EncodeInterval).
+//   postgres          '1 year 2 mons 3 days 04:05:06.5', '-1 days +02:00:00', '00:00:00'
+//   postgres_verbose  '@ 1 year 2 mons 3 days 4 hours 5 mins 6.5 secs', '@ 1 day ago'
+//   sql_standard      '1-2', '3 4:05:06.5', '+1-2 +3 +4:05:06.5' (mixed), '0'
+//   iso_8601          'P1Y2M3DT4H5M6.5S', 'PT0S'
+enum class IntervalStyle : uint8_t { kPostgres, kPostgresVerbose, kSqlStandard, kIso8601 };
+// The style a setting's value names (case-insensitive); nullopt for none.
+std::optional<IntervalStyle> ParseIntervalStyle(std::string_view name);
+std::string FormatInterval(const Interval& iv, IntervalStyle style = IntervalStyle::kPostgres);
 
 // Arithmetic. Month steps clamp the day to the month's end like PostgreSQL
 // (2024-01-31 + 1 month = 2024-02-29). Throws 22008 on overflow.

@@ -495,8 +495,122 @@ Interval ParseInterval(std::string_view text, std::string_view unit) {
   return iv;
 }
 
-std::string FormatInterval(const Interval& iv) {
+std::optional<IntervalStyle> ParseIntervalStyle(std::string_view name) {
+  std::string lower;
+  for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "postgres") return IntervalStyle::kPostgres;
+  if (lower == "postgres_verbose") return IntervalStyle::kPostgresVerbose;
+  if (lower == "sql_standard") return IntervalStyle::kSqlStandard;
+  if (lower == "iso_8601") return IntervalStyle::kIso8601;
+  return std::nullopt;
+}
+
+namespace {
+
+// Seconds and their fraction, unsigned; `fill` pads the seconds to two digits.
+void AppendAbsSeconds(std::string* out, int64_t sec, int64_t usec, bool fill) {
+  if (fill) fmt::format_to(std::back_inserter(*out), "{:02}", sec < 0 ? -sec : sec);
+  else fmt::format_to(std::back_inserter(*out), "{}", sec < 0 ? -sec : sec);
+  if (usec == 0) return;
+  std::string frac = fmt::format("{:06}", usec < 0 ? -usec : usec);
+  while (!frac.empty() && frac.back() == '0') frac.pop_back();
+  out->push_back('.');
+  out->append(frac);
+}
+
+std::string FormatIso8601(const IntervalParts& p) {
+  if (p.year == 0 && p.mon == 0 && p.mday == 0 && p.hour == 0 && p.min == 0 && p.sec == 0 && p.usec == 0)
+    return "PT0S";
+  std::string out = "P";
+  auto part = [&](int64_t v, char unit) {
+    if (v != 0) fmt::format_to(std::back_inserter(out), "{}{}", v, unit);
+  };
+  part(p.year, 'Y');
+  part(p.mon, 'M');
+  part(p.mday, 'D');
+  if (p.hour != 0 || p.min != 0 || p.sec != 0 || p.usec != 0) out += 'T';
+  part(p.hour, 'H');
+  part(p.min, 'M');
+  if (p.sec != 0 || p.usec != 0) {
+    if (p.sec < 0 || p.usec < 0) out += '-';
+    AppendAbsSeconds(&out, p.sec, p.usec, false);
+    out += 'S';
+  }
+  return out;
+}
+
+std::string FormatVerbose(const IntervalParts& p) {
+  std::string out = "@";
+  bool is_zero = true, is_before = false;
+  auto part = [&](int64_t v, const char* unit) {
+    if (v == 0) return;
+    if (is_zero) {  // the first non-zero field decides "ago"
+      is_before = v < 0;
+      v = v < 0 ? -v : v;
+    } else if (is_before) {
+      v = -v;
+    }
+    fmt::format_to(std::back_inserter(out), " {} {}{}", v, unit, v == 1 ? "" : "s");
+    is_zero = false;
+  };
+  part(p.year, "year");
+  part(p.mon, "mon");
+  part(p.mday, "day");
+  part(p.hour, "hour");
+  part(p.min, "min");
+  if (p.sec != 0 || p.usec != 0) {
+    out += ' ';
+    if (p.sec < 0 || (p.sec == 0 && p.usec < 0)) {
+      if (is_zero) is_before = true;
+      else if (!is_before) out += '-';
+    } else if (is_before) {
+      out += '-';
+    }
+    AppendAbsSeconds(&out, p.sec, p.usec, false);
+    out += (p.sec != 1 && p.sec != -1) || p.usec != 0 ? " secs" : " sec";
+    is_zero = false;
+  }
+  if (is_zero) out += " 0";
+  if (is_before) out += " ago";
+  return out;
+}
+
+std::string FormatSqlStandard(IntervalParts p) {
+  const bool negative = p.year < 0 || p.mon < 0 || p.mday < 0 || p.hour < 0 || p.min < 0 || p.sec < 0 || p.usec < 0;
+  const bool positive = p.year > 0 || p.mon > 0 || p.mday > 0 || p.hour > 0 || p.min > 0 || p.sec > 0 || p.usec > 0;
+  const bool year_month = p.year != 0 || p.mon != 0;
+  const bool day_time = p.mday != 0 || p.hour != 0 || p.min != 0 || p.sec != 0 || p.usec != 0;
+  const bool standard = !(negative && positive) && !(year_month && day_time);
+  std::string out;
+  if (negative && standard) {  // one sign before the whole value
+    out += '-';
+    p = IntervalParts{-p.year, -p.mon, -p.mday, -p.hour, -p.min, -p.sec, -p.usec};
+  }
+  auto abs = [](int64_t v) { return v < 0 ? -v : v; };
+  if (!negative && !positive) {
+    out += '0';
+  } else if (!standard) {  // mixed signs or fields: every sign written
+    fmt::format_to(std::back_inserter(out), "{}{}-{} {}{} {}{}:{:02}:", p.year < 0 || p.mon < 0 ? '-' : '+',
+                   abs(p.year), abs(p.mon), p.mday < 0 ? '-' : '+', abs(p.mday),
+                   p.hour < 0 || p.min < 0 || p.sec < 0 || p.usec < 0 ? '-' : '+', abs(p.hour), abs(p.min));
+    AppendAbsSeconds(&out, p.sec, p.usec, true);
+  } else if (year_month) {
+    fmt::format_to(std::back_inserter(out), "{}-{}", p.year, p.mon);
+  } else {
+    if (p.mday != 0) fmt::format_to(std::back_inserter(out), "{} ", p.mday);
+    fmt::format_to(std::back_inserter(out), "{}:{:02}:", p.hour, p.min);
+    AppendAbsSeconds(&out, p.sec, p.usec, true);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string FormatInterval(const Interval& iv, IntervalStyle style) {
   IntervalParts p = SplitInterval(iv);
+  if (style == IntervalStyle::kIso8601) return FormatIso8601(p);
+  if (style == IntervalStyle::kPostgresVerbose) return FormatVerbose(p);
+  if (style == IntervalStyle::kSqlStandard) return FormatSqlStandard(p);
   bool is_zero = true, is_before = false;
   std::string out;
   AppendIntervalPart(&out, p.year, "year", &is_zero, &is_before);

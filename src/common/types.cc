@@ -128,6 +128,7 @@ std::string DataType::ToString() const {
         case OidKind::kRegnamespace: return "regnamespace";
         case OidKind::kRegrole: return "regrole";
         case OidKind::kRegproc: return "regproc";
+        case OidKind::kRegprocedure: return "regprocedure";
         default: return "oid";
       }
     case TypeId::kArray:
@@ -159,7 +160,7 @@ constexpr std::pair<uint32_t, uint32_t> kArrayOids[] = {
     {16, 1000},  {17, 1001},  {18, 1002},     {19, 1003},     {20, 1016},     {21, 1005},     {23, 1007},
     {24, 1008},  {25, 1009},  {26, 1028},     {700, 1021},    {701, 1022},    {1042, 1014},   {1043, 1015},
     {1082, 1182}, {1083, 1183}, {1114, 1115}, {1184, 1185}, {1186, 1187}, {1700, 1231}, {2205, 2210},
-    {2206, 2211}, {4089, 4090}, {4096, 4097}, {2249, 2287}, {114, 199}, {3802, 3807}, {2950, 2951},
+    {2206, 2211}, {4089, 4090}, {4096, 4097}, {2249, 2287}, {2202, 2207}, {114, 199}, {3802, 3807}, {2950, 2951},
 };
 
 }  // namespace
@@ -197,6 +198,7 @@ uint32_t DataType::PgOid() const {
         case OidKind::kRegnamespace: return 4089;
         case OidKind::kRegrole: return 4096;
         case OidKind::kRegproc: return 24;
+        case OidKind::kRegprocedure: return 2202;
         default: return 26;
       }
     case TypeId::kArray: {
@@ -289,6 +291,7 @@ DataType DataTypeFromName(const std::string& name) {
   if (name == "regnamespace") return DataType::Oid(OidKind::kRegnamespace);
   if (name == "regrole") return DataType::Oid(OidKind::kRegrole);
   if (name == "regproc") return DataType::Oid(OidKind::kRegproc);
+  if (name == "regprocedure") return DataType::Oid(OidKind::kRegprocedure);
   if (name == "int2vector") return DataType::Int2Vector();
   if (name == "oidvector") return DataType::OidVector();
   if (name.size() > 1 && name[0] == '_') {
@@ -356,6 +359,7 @@ DataType DataTypeFromPgOid(uint32_t oid) {
     case 4089: return DataType::Oid(OidKind::kRegnamespace);
     case 4096: return DataType::Oid(OidKind::kRegrole);
     case 24: return DataType::Oid(OidKind::kRegproc);
+    case 2202: return DataType::Oid(OidKind::kRegprocedure);
     case 18: return DataType::Char();
     case 16: return DataType::Boolean();
     case 21: return DataType::Int16();

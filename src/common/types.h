@@ -70,7 +70,7 @@ enum class TypeId : uint8_t {
 };
 
 // Which of oid / regclass / regtype / ... a kOid DataType is (its precision).
-enum class OidKind : int32_t { kOid = -1, kRegclass = 1, kRegtype, kRegnamespace, kRegrole, kRegproc };
+enum class OidKind : int32_t { kOid = -1, kRegclass = 1, kRegtype, kRegnamespace, kRegrole, kRegproc, kRegprocedure };
 
 enum class PhysicalType : uint8_t { kInt64, kDouble, kDecimal, kInterval, kString };
 

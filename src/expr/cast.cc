@@ -777,7 +777,7 @@ std::string FormatText(const Vector& v, size_t i, const EvalContext& ctx) {
       return FormatIntTyped(t.id, v.GetInt(i), ctx);
     case PhysicalType::kDouble: return FormatFloat(v.GetFloat(i), t.id == TypeId::kFloat32);
     case PhysicalType::kDecimal: return DecimalToString(v.GetDecimal(i));
-    case PhysicalType::kInterval: return FormatInterval(v.GetInterval(i));
+    case PhysicalType::kInterval: return FormatInterval(v.GetInterval(i), ctx.interval_style);
     case PhysicalType::kString:
       if (t.id == TypeId::kArray) return FormatArrayText(v.GetString(i), t, ctx);
       if (t.IsStruct()) return FormatStructText(v.GetString(i), t, ctx);
@@ -796,7 +796,7 @@ std::string FormatValueText(const Value& v, const EvalContext& ctx) {
       return FormatIntTyped(t.id, v.int_value(), ctx);
     case PhysicalType::kDouble: return FormatFloat(v.float_value(), t.id == TypeId::kFloat32);
     case PhysicalType::kDecimal: return DecimalToString(v.decimal_value());
-    case PhysicalType::kInterval: return FormatInterval(v.interval_value());
+    case PhysicalType::kInterval: return FormatInterval(v.interval_value(), ctx.interval_style);
     case PhysicalType::kString:
       if (t.id == TypeId::kArray) return FormatArrayText(v.string_value(), t, ctx);
       if (t.IsStruct()) return FormatStructText(v.string_value(), t, ctx);

@@ -136,6 +136,30 @@ std::optional<std::string> FormatTypeName(uint32_t oid, int32_t typmod, bool typ
   return base.ToString() + (t.IsArray() ? "[]" : "");
 }
 
+namespace {
+
+// regprocedure's text: name(argument types), as PostgreSQL prints it
+// ("array_in(cstring,oid,integer)"); nullopt for a function not known.
+std::optional<std::string> RegprocedureText(uint32_t oid) {
+  std::optional<std::string> name = TypeProcName(oid);
+  std::optional<ProcSignature> signature = TypeProcSignature(oid);
+  if (!name || !signature) return std::nullopt;
+  std::string arguments;
+  for (size_t i = 0; i < signature->arguments.size(); i++)
+    if (!(signature->arguments[i] == ' ' && i > 0 && signature->arguments[i - 1] == ','))
+      arguments += signature->arguments[i];
+  return *name + "(" + arguments + ")";
+}
+
+std::string WithoutSpaces(std::string_view s) {
+  std::string out;
+  for (char c : s)
+    if (!IsSpace(c)) out += c;
+  return out;
+}
+
+}  // namespace
+
 std::string FormatOidText(int64_t oid, OidKind kind, const EvalContext& ctx) {
   uint32_t o = static_cast<uint32_t>(oid);
   if (kind != OidKind::kOid && o == 0) return "-";
@@ -149,6 +173,7 @@ std::string FormatOidText(int64_t oid, OidKind kind, const EvalContext& ctx) {
       if (!name) name = FormatTypeName(o, -1);
       break;
     case OidKind::kRegproc: name = TypeProcName(o); break;
+    case OidKind::kRegprocedure: name = RegprocedureText(o); break;
     case OidKind::kRegnamespace:
       if (ctx.catalog) name = ctx.catalog->NamespaceName(o);
       if (name) name = QuoteIdent(*name);
@@ -176,9 +201,15 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
     case OidKind::kRegrole: return NeedCatalog(ctx, "role").RoleOid(s);
     case OidKind::kRegproc:
       if (auto oid = TypeProcOid(s)) return *oid;
-      [[fallthrough]];
-    default: throw SqlError(sqlstate::kUndefinedFunction, fmt::format("function \"{}\" does not exist", s));
+      break;
+    case OidKind::kRegprocedure:  // name(argument types), as regprocedureout prints it
+      if (auto oid = TypeProcOid(Trim(s.substr(0, s.find('('))));
+          oid && WithoutSpaces(RegprocedureText(*oid).value_or("")) == WithoutSpaces(s))
+        return *oid;
+      break;
+    default: break;
   }
+  throw SqlError(sqlstate::kUndefinedFunction, fmt::format("function \"{}\" does not exist", s));
 }
 
 namespace {

@@ -124,6 +124,7 @@ class SessionAccess {
 
 struct EvalContext {
   TimeZone time_zone;           // session TimeZone: timestamptz formatting and arithmetic
+  IntervalStyle interval_style = IntervalStyle::kPostgres;  // session IntervalStyle: interval output
   int64_t statement_time = 0;   // now(): micros since epoch, fixed for the statement
   std::vector<std::string>* notices = nullptr;  // warnings to report to the client (may be null)
   const std::vector<Value>* params = nullptr;  // $1.. of the extended protocol

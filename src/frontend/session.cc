@@ -294,6 +294,7 @@ void Session::PrepareEval() {
   if (time_zone_generation_ != variables_.generation()) {
     auto tz = TimeZone::Lookup(variables_.Get("timezone"));
     eval_.time_zone = tz ? *tz : TimeZone();
+    eval_.interval_style = ParseIntervalStyle(variables_.Get("IntervalStyle")).value_or(IntervalStyle::kPostgres);
     time_zone_generation_ = variables_.generation();
   }
   eval_.statement_time = NowMicros();
@@ -322,6 +323,7 @@ const Session::StatementSettings& Session::settings() const {
   s.lock_timeout_ms = variables_.DurationMs("lock_timeout");
   s.statement_memory_limit = ParseMemorySetting(variables_.Get("statement_memory_limit")).value_or(0);
   if (s.statement_memory_limit == 0) s.statement_memory_limit = DefaultMemoryLimit();
+  s.client_min_messages = ParseMessageLevel(variables_.Get("client_min_messages")).value_or(MessageLevel::kNotice);
   settings_ = s;
   return settings_;
 }

@@ -172,6 +172,7 @@ class Session : public SequenceAccess, public SessionAccess {
     bool implicit_flush = false;       // rw_implicit_flush
     int64_t statement_timeout_ms = 0, lock_timeout_ms = 0;
     int64_t statement_memory_limit = 0;  // bytes (the default when 0 was set)
+    MessageLevel client_min_messages = MessageLevel::kNotice;
   };
   const StatementSettings& settings() const;
   // search_path as a list of schemas, "$user" replaced.
@@ -327,7 +328,7 @@ class Session : public SequenceAccess, public SessionAccess {
   // What eval_.catalog was made for (PrepareEval makes it again when either changed).
   const Catalog* lookup_catalog_ = nullptr;
   uint64_t lookup_generation_ = UINT64_MAX;  // of variables_
-  uint64_t time_zone_generation_ = UINT64_MAX;  // eval_.time_zone read at
+  uint64_t time_zone_generation_ = UINT64_MAX;  // eval_.time_zone and interval_style read at
   mutable StatementSettings settings_;
   // Ends the transaction block, dropping its writes and snapshot (and the
   // cursors that end with it).

@@ -114,6 +114,19 @@ std::string NormalizeRateLimit(const std::string& value, const std::string& what
                 value);
 }
 
+std::optional<MessageLevel> ParseMessageLevel(std::string_view name) {
+  static const std::pair<const char*, MessageLevel> kLevels[] = {
+      {"debug5", MessageLevel::kDebug5}, {"debug4", MessageLevel::kDebug4}, {"debug3", MessageLevel::kDebug3},
+      {"debug2", MessageLevel::kDebug2}, {"debug", MessageLevel::kDebug2},  {"debug1", MessageLevel::kDebug1},
+      {"log", MessageLevel::kLog},       {"notice", MessageLevel::kNotice}, {"warning", MessageLevel::kWarning},
+      {"error", MessageLevel::kError},
+  };
+  const std::string lower = LowerAscii(std::string(name));
+  for (const auto& [level_name, level] : kLevels)
+    if (lower == level_name) return level;
+  return std::nullopt;
+}
+
 bool ParseBoolSetting(const std::string& v, bool* out) {
   std::string l = LowerAscii(v);
   if (l == "true" || l == "on" || l == "1" || l == "yes" || l == "t") { *out = true; return true; }
@@ -243,6 +256,19 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
                      fmt::format("invalid value for parameter \"read_after_write\": \"{}\"", value))
           .WithHint("Available values: all, own.");
     v = l;
+  } else if (key == "client_min_messages") {
+    if (!ParseMessageLevel(v))
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"{}\": \"{}\"", def->name, value))
+          .WithHint("Available values: debug5, debug4, debug3, debug2, debug1, log, notice, warning, error.");
+    v = LowerAscii(v);
+  } else if (key == "intervalstyle") {
+    std::optional<IntervalStyle> style = ParseIntervalStyle(v);
+    if (!style)
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("invalid value for parameter \"{}\": \"{}\"", def->name, value))
+          .WithHint("Available values: postgres, postgres_verbose, sql_standard, iso_8601.");
+    v = LowerAscii(v);
   } else if (key == "backfill_rate_limit") {
     v = NormalizeRateLimit(v, def->name);
   } else if (key == "client_encoding") {

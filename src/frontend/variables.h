@@ -80,6 +80,10 @@ class SessionVariables {
 // A boolean setting's value as SET accepts it (true/on/1/yes/t, false/...);
 // false when it is not one.
 bool ParseBoolSetting(const std::string& v, bool* out);
+// client_min_messages' levels, lowest first; messages below the session's
+// level are not sent (INFO ones always are). nullopt for no such level.
+enum class MessageLevel : uint8_t { kDebug5, kDebug4, kDebug3, kDebug2, kDebug1, kLog, kNotice, kWarning, kError };
+std::optional<MessageLevel> ParseMessageLevel(std::string_view name);
 // A time as PostgreSQL's millisecond settings take it: a number (a
 // fraction is rounded) with an optional unit, us, ms (the default), s,
 // min, h or d; nullopt when it is not one.

@@ -126,8 +126,15 @@ class Connection : public ResultSink {
     }
   }
 
-  void Notice(const std::string& message) override { SendNotice("NOTICE", "00000", message); }
-  void Warning(const std::string& message) override { SendNotice("WARNING", "01000", message); }
+  // Below the session's client_min_messages they are not sent.
+  void Notice(const std::string& message) override {
+    if (!session_ || session_->settings().client_min_messages <= MessageLevel::kNotice)
+      SendNotice("NOTICE", "00000", message);
+  }
+  void Warning(const std::string& message) override {
+    if (!session_ || session_->settings().client_min_messages <= MessageLevel::kWarning)
+      SendNotice("WARNING", "01000", message);
+  }
   void SendNotice(const char* severity, const char* code, const std::string& message) {
     size_t start = BeginMessage('N');
     PutField('S', severity);

@@ -120,6 +120,12 @@ async def basics():
     await c.execute("DROP TABLE IF EXISTS ap_missing")
     await asyncio.sleep(0)
     check(any("does not exist, skipping" in n for n in notices), "a NOTICE reaches the log listener", notices)
+    notices.clear()
+    await c.execute("SET client_min_messages = warning")
+    await c.execute("DROP TABLE IF EXISTS ap_missing")
+    await asyncio.sleep(0)
+    check(notices == [], "no NOTICE below client_min_messages = warning", notices)
+    await c.execute("RESET client_min_messages")
     # Metadata asyncpg reads by itself: the server version; pg_type introspection of a domain-free enum.
     check(c.get_server_version().major >= 13, "the server version parsed", c.get_server_version())
     await c.execute("DROP TABLE IF EXISTS ap_moods")
