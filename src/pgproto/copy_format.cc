@@ -628,6 +628,12 @@ bool BinaryCopyReader::Next(bool final, std::vector<CopyField>* fields) {
     header_read_ = true;
     avail = buf_.size() - pos_;
   }
+  if (final && avail == 0) {
+    // The data ends between tuples without the -1 trailer: PostgreSQL's
+    // CopyReadBinaryTuple takes that as the end (pgx sends no trailer).
+    ended_ = true;
+    return false;
+  }
   if (avail < 2) return short_data();
   int16_t count = static_cast<int16_t>(GetFixed16BE(b + pos_));
   if (count == -1) {

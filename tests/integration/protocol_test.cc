@@ -1668,6 +1668,12 @@ void TestCopy() {
   Check(copy_out(order_sql("copy_b2"), &d) == pg_bytes, "binary COPY FROM: the same rows come back out");
   tag = copy_in("COPY copy_b2 FROM STDIN (FORMAT binary)", {pg_bytes.substr(0, 20)}, &d);
   Check(tag == "ERROR 22P04", "binary COPY FROM: truncated data is 22P04", d);
+  // The data may end between tuples without the -1 trailer (pgx's CopyFrom
+  // sends none): PostgreSQL takes that as the end.
+  Exec(c, "CREATE TABLE copy_b3 (i int, s text, n numeric, bo bool, ts timestamp)");
+  tag = copy_in("COPY copy_b3 FROM STDIN (FORMAT binary)", {pg_bytes.substr(0, pg_bytes.size() - 2)}, &d);
+  Check(tag == "COPY 3", "binary COPY FROM without the trailer", d);
+  Exec(c, "DROP TABLE copy_b3");
   tag = copy_in("COPY copy_b2 FROM STDIN (FORMAT binary)", {"PGCOPX" + pg_bytes.substr(6)}, &d);
   Check(tag == "ERROR 22P04", "binary COPY FROM: a wrong signature is 22P04", d);
   tag = copy_in("COPY copy_b2 (i, s) FROM STDIN (FORMAT binary)", {pg_bytes}, &d);
