@@ -32,17 +32,6 @@ if ! GOPATH=/usr/share/gocode GO111MODULE=off GOFLAGS= GOCACHE="$WORK/gocache" \
 fi
 if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
 echo "== server on port $PORT"
-timeout 300 "$WORK/pgx_check" 127.0.0.1 "$PORT" root dev >"$WORK/go.out" 2>&1
-rc=$?
-sed 's/^/    /' "$WORK/go.out" | grep -v '^    *ok:' || true
-summary=$(tail -n 1 "$WORK/go.out")
-if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-  ok "pgx: ${BASH_REMATCH[1]} checks"
-else
-  fail "pgx (exit $rc): $summary"
-fi
-if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
-kill -TERM "$SERVER_PID"
-if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
-SERVER_PID=""
+run_client "pgx" "$WORK/pgx_check" 127.0.0.1 "$PORT" root dev
+check_clean_shutdown
 finish

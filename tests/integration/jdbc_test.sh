@@ -27,17 +27,6 @@ if [[ ! -f "$JAR" ]] || ! command -v javac >/dev/null; then
 fi
 if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
 echo "== server on port $PORT"
-java -cp "$JAR" "$CLIENTS/JdbcTest.java" 127.0.0.1 "$PORT" root dev </dev/null >"$WORK/jdbc.out" 2>&1
-rc=$?
-sed 's/^/    /' "$WORK/jdbc.out" | grep -v '^    *ok:' || true
-summary=$(tail -n 1 "$WORK/jdbc.out")
-if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-  ok "pgjdbc: ${BASH_REMATCH[1]} checks"
-else
-  fail "pgjdbc (exit $rc): $summary"
-fi
-if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
-kill -TERM "$SERVER_PID"
-if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
-SERVER_PID=""
+run_client "pgjdbc" java -cp "$JAR" "$CLIENTS/JdbcTest.java" 127.0.0.1 "$PORT" root dev
+check_clean_shutdown
 finish

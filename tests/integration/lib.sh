@@ -45,6 +45,30 @@ no_failure() {  # no_failure <when>
 }
 finish() { echo; echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
 
+# Runs a client test program (the tests/clients scripts print "  ok: ..." /
+# "  FAILED: ..." lines and "N passed, M failed" last) against the server:
+# its lines other than ok are shown, and it counts as one check, passed
+# when it exits 0 with no failure.
+run_client() {  # run_client LABEL COMMAND...
+  local label="$1" out="$WORK/client.out" rc summary; shift
+  timeout 300 "$@" </dev/null >"$out" 2>&1
+  rc=$?
+  sed 's/^/    /' "$out" | grep -v '^    *ok:' || true
+  summary=$(tail -n 1 "$out")
+  if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
+    ok "$label: ${BASH_REMATCH[1]} checks"
+  else
+    fail "$label (exit $rc): $summary"
+  fi
+}
+# The server outlived its clients and shuts down cleanly on SIGTERM.
+check_clean_shutdown() {
+  if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
+  kill -TERM "$SERVER_PID"
+  if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
+  SERVER_PID=""
+}
+
 # Stops the server started by start_server: with SIGTERM, waiting (bounded,
 # ~60 s) for it to exit; or with kill -9. (A test may define its own
 # stop_server after sourcing this, to check the exit.)

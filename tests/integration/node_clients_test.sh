@@ -32,22 +32,7 @@ if ! command -v node >/dev/null 2>&1 || [[ ! -d "$CLIENTS/node_modules/pg" || ! 
 fi
 if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
 echo "== server on port $PORT"
-run_script() {  # run_script FILE WHAT
-  timeout 300 node "$CLIENTS/$1" 127.0.0.1 "$PORT" root dev >"$WORK/node.out" 2>&1
-  local rc=$?
-  sed 's/^/    /' "$WORK/node.out" | grep -v '^    *ok:' || true
-  local summary
-  summary=$(tail -n 1 "$WORK/node.out")
-  if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-    ok "$2: ${BASH_REMATCH[1]} checks"
-  else
-    fail "$2 (exit $rc): $summary"
-  fi
-}
-run_script node_clients_test.mjs "node-postgres and postgres.js"
-run_script orm_test.mjs "Sequelize, Knex and TypeORM"
-if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
-kill -TERM "$SERVER_PID"
-if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
-SERVER_PID=""
+run_client "node-postgres and postgres.js" node "$CLIENTS/node_clients_test.mjs" 127.0.0.1 "$PORT" root dev
+run_client "Sequelize, Knex and TypeORM" node "$CLIENTS/orm_test.mjs" 127.0.0.1 "$PORT" root dev
+check_clean_shutdown
 finish

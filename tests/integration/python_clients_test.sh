@@ -35,18 +35,7 @@ for driver in psycopg psycopg2 sqlalchemy django alembic asyncpg pgcli; do
     fail "$driver is not installed (scripts/install-deps.sh installs python3-$driver)"
     continue
   fi
-  "$PY" "$CLIENTS/${driver}_test.py" 127.0.0.1 "$PORT" root dev >"$WORK/$driver.out" 2>&1
-  rc=$?
-  sed 's/^/    /' "$WORK/$driver.out" | grep -v '^    *ok:' || true
-  summary=$(tail -n 1 "$WORK/$driver.out")
-  if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-    ok "$driver: ${BASH_REMATCH[1]} checks"
-  else
-    fail "$driver (exit $rc): $summary"
-  fi
+  run_client "$driver" "$PY" "$CLIENTS/${driver}_test.py" 127.0.0.1 "$PORT" root dev
 done
-if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
-kill -TERM "$SERVER_PID"
-if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
-SERVER_PID=""
+check_clean_shutdown
 finish

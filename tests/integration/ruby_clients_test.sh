@@ -25,17 +25,6 @@ if ! command -v ruby >/dev/null 2>&1 || ! ruby -e 'require "active_record"; requ
 fi
 if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
 echo "== server on port $PORT"
-timeout 300 ruby "$CLIENTS/activerecord_test.rb" 127.0.0.1 "$PORT" root dev >"$WORK/ruby.out" 2>&1
-rc=$?
-sed 's/^/    /' "$WORK/ruby.out" | grep -v '^    *ok:' || true
-summary=$(tail -n 1 "$WORK/ruby.out")
-if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-  ok "ActiveRecord: ${BASH_REMATCH[1]} checks"
-else
-  fail "ActiveRecord (exit $rc): $summary"
-fi
-if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
-kill -TERM "$SERVER_PID"
-if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
-SERVER_PID=""
+run_client "ActiveRecord" ruby "$CLIENTS/activerecord_test.rb" 127.0.0.1 "$PORT" root dev
+check_clean_shutdown
 finish

@@ -35,17 +35,6 @@ if ! (cd "$WORK/src" && CARGO_HOME="$WORK/cargo" CARGO_TARGET_DIR="$WORK/target"
 fi
 if ! start_server "$WORK/data" "$WORK/server.log"; then fail "start the server"; finish; fi
 echo "== server on port $PORT"
-timeout 300 "$WORK/target/release/tp_check" 127.0.0.1 "$PORT" root dev >"$WORK/rust.out" 2>&1
-rc=$?
-sed 's/^/    /' "$WORK/rust.out" | grep -v '^    *ok:' || true
-summary=$(tail -n 1 "$WORK/rust.out")
-if [[ $rc -eq 0 && "$summary" =~ ^([0-9]+)\ passed,\ 0\ failed$ ]]; then
-  ok "tokio-postgres: ${BASH_REMATCH[1]} checks"
-else
-  fail "tokio-postgres (exit $rc): $summary"
-fi
-if kill -0 "$SERVER_PID" 2>/dev/null; then ok "the server is alive"; else fail "the server died"; fi
-kill -TERM "$SERVER_PID"
-if wait "$SERVER_PID"; then ok "clean shutdown on SIGTERM"; else fail "shutdown exit status $?"; fi
-SERVER_PID=""
+run_client "tokio-postgres" "$WORK/target/release/tp_check" 127.0.0.1 "$PORT" root dev
+check_clean_shutdown
 finish
