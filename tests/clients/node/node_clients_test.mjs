@@ -12,28 +12,7 @@
 import pg from 'pg';
 import postgres from 'postgres';
 
-const [host, portText, user, database] = process.argv.slice(2);
-const port = Number(portText);
-let passed = 0, failed = 0;
-function check(cond, what, got) {
-  if (cond) {
-    passed++;
-    console.log(`  ok: ${what}`);
-  } else {
-    failed++;
-    console.log(`  FAIL: ${what}: got ${JSON.stringify(got, (k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
-  }
-}
-async function expectError(promise, code, what) {
-  try {
-    await promise;
-    check(false, what, 'no error');
-    return null;
-  } catch (e) {
-    check(e.code === code, what, e.code + ' ' + e.message);
-    return e;
-  }
-}
+import { check, database, expectError, finish, host, port, user } from './checks.mjs';
 
 async function nodePostgres() {
   console.log('== node-postgres');
@@ -197,5 +176,4 @@ try {
 } catch (e) {
   check(false, 'postgres.js ran to its end', e.stack);
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

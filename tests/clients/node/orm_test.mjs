@@ -15,29 +15,7 @@ import { Sequelize, DataTypes, Op } from 'sequelize';
 import knexFactory from 'knex';
 import typeorm from 'typeorm';
 
-const [host, portText, user, database] = process.argv.slice(2);
-const port = Number(portText);
-let passed = 0, failed = 0;
-function check(cond, what, got) {
-  if (cond) {
-    passed++;
-    console.log(`  ok: ${what}`);
-  } else {
-    failed++;
-    console.log(`  FAIL: ${what}: got ${JSON.stringify(got, (k, v) => (typeof v === 'bigint' ? v.toString() : v))}`);
-  }
-}
-async function expectError(promise, code, what) {
-  try {
-    await promise;
-    check(false, what, 'no error');
-    return null;
-  } catch (e) {
-    const got = e.original?.code ?? e.parent?.code ?? e.driverError?.code ?? e.code;
-    check(got === code, what, got + ' ' + e.message);
-    return e;
-  }
-}
+import { check, database, expectError, finish, host, port, user } from './checks.mjs';
 
 async function sequelizeOrm() {
   console.log('== Sequelize');
@@ -343,5 +321,4 @@ for (const [name, run] of [['Sequelize', sequelizeOrm], ['Knex', knexBuilder], [
     check(false, `${name} ran to its end`, `${e.original?.message ?? e.message}\n${e.sql ?? ''}\n${e.stack}`);
   }
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();
