@@ -284,30 +284,37 @@ class OrdinalityExecutor : public Executor {
   int64_t count_ = 0;
 };
 
-// regexp_split_to_table(string, pattern [, flags]): the pieces, in order.
-class RegexpSplitExecutor : public Executor {
+// One column of strings computed up front: regexp_split_to_table's pieces,
+// regexp_matches' arrays, pg_listening_channels' channels.
+class StringRowsExecutor : public Executor {
  public:
-  RegexpSplitExecutor(const TableFunctionNode& node, ExecContext& ctx) {
+  StringRowsExecutor(const TableFunctionNode& node, ExecContext& ctx) : type_(node.types()[0]) {
+    if (node.name == "pg_listening_channels") {
+      if (ctx.eval.session) rows_ = ctx.eval.session->ListeningChannels();
+      return;
+    }
     std::vector<Value> args;
     for (const auto& a : node.args) args.push_back(a->EvalConstant(ctx.eval));
     for (const Value& v : args)
       if (v.is_null()) return;  // strict: no rows
-    pieces_ = RegexpSplit(args[0].string_value(), args[1].string_value(),
-                          args.size() > 2 ? std::string_view(args[2].string_value()) : std::string_view(),
-                          "regexp_split_to_table");
+    const std::string_view flags = args.size() > 2 ? std::string_view(args[2].string_value()) : std::string_view();
+    rows_ = node.name == "regexp_matches"
+                ? RegexpMatches(args[0].string_value(), args[1].string_value(), flags)
+                : RegexpSplit(args[0].string_value(), args[1].string_value(), flags, "regexp_split_to_table");
   }
   bool Next(DataChunk* out) override {
-    if (pos_ >= pieces_.size()) return false;
-    *out = DataChunk({DataType::Text()});
-    size_t end = std::min(pieces_.size(), pos_ + kChunkSize);
-    for (size_t i = pos_; i < end; i++) out->column(0).AppendString(pieces_[i]);
+    if (pos_ >= rows_.size()) return false;
+    *out = DataChunk({type_});
+    size_t end = std::min(rows_.size(), pos_ + kChunkSize);
+    for (size_t i = pos_; i < end; i++) out->column(0).AppendString(rows_[i]);
     out->set_cardinality(end - pos_);
     pos_ = end;
     return true;
   }
 
  private:
-  std::vector<std::string> pieces_;
+  DataType type_;
+  std::vector<std::string> rows_;
   size_t pos_ = 0;
 };
 
@@ -330,7 +337,8 @@ ExecutorPtr MakeTableFunction(const TableFunctionNode& node, ExecContext& ctx) {
 static ExecutorPtr MakeFunctionRows(const TableFunctionNode& node, ExecContext& ctx) {
   if (node.name == "pg_partition_ancestors") return std::make_unique<NoRowsExecutor>();
   if (node.name == "unnest") return std::make_unique<UnnestExecutor>(node, ctx);
-  if (node.name == "regexp_split_to_table") return std::make_unique<RegexpSplitExecutor>(node, ctx);
+  if (node.name == "regexp_split_to_table" || node.name == "regexp_matches" || node.name == "pg_listening_channels")
+    return std::make_unique<StringRowsExecutor>(node, ctx);
   if (node.name.starts_with("json") || node.name == "pg_options_to_table")
     return std::make_unique<KeyValueRowsExecutor>(node, ctx);
   if (node.name == "_pg_expandarray" || node.name == "generate_subscripts")

@@ -514,6 +514,7 @@ std::optional<JsonSetFunction> LookupJsonSetFunction(const std::string& name) {
 bool Binder::IsSetFunctionName(const std::string& name) {
   return name == "generate_series" || name == "unnest" || name == "generate_subscripts" || name == "_pg_expandarray" ||
          name == "pg_partition_ancestors" || name == "pg_options_to_table" || name == "regexp_split_to_table" ||
+         name == "regexp_matches" || name == "pg_listening_channels" ||
          LookupJsonSetFunction(name).has_value();
 }
 
@@ -550,11 +551,17 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
     args[0] = eb->Coerce(std::move(args[0]), DataType::Array(DataType::Text()));
     return DataType::Struct({{"option_name", DataType::Text()}, {"option_value", DataType::Text()}});
   }
-  if (name == "regexp_split_to_table") {
-    // regexp_split_to_table(string, pattern [, flags]): a row per piece.
+  if (name == "regexp_split_to_table" || name == "regexp_matches") {
+    // regexp_split_to_table(string, pattern [, flags]): a row per piece;
+    // regexp_matches(string, pattern [, flags]): a text[] per match.
     if (args.size() != 2 && args.size() != 3)
-      ThrowAt(sqlstate::kUndefinedFunction, location, "function regexp_split_to_table takes a string, a pattern and flags");
+      ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function {} takes a string, a pattern and flags", name));
     for (auto& arg : args) arg = eb->Coerce(std::move(arg), DataType::Text());
+    return name == "regexp_matches" ? DataType::Array(DataType::Text()) : DataType::Text();
+  }
+  if (name == "pg_listening_channels") {
+    // The channels this session LISTENs to.
+    if (!args.empty()) ThrowAt(sqlstate::kUndefinedFunction, location, "function pg_listening_channels takes no arguments");
     return DataType::Text();
   }
   if (name == "pg_partition_ancestors") {

@@ -402,6 +402,39 @@ std::vector<std::string> RegexpSplit(std::string_view text, std::string_view pat
   return pieces;
 }
 
+std::vector<std::string> RegexpMatches(std::string_view text, std::string_view pattern, std::string_view flags) {
+  bool icase = false, global = false;
+  for (char f : flags) {
+    if (f == 'i') icase = true;
+    else if (f == 'c') icase = false;
+    else if (f == 'g') global = true;
+    else throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("invalid regular expression option: \"{}\"", f));
+  }
+  std::unique_ptr<RE2> re = CompileRegex(pattern, icase);
+  const int groups = re->NumberOfCapturingGroups();
+  std::vector<re2::StringPiece> match(size_t(groups) + 1);
+  const re2::StringPiece whole(text.data(), text.size());
+  std::vector<std::string> out;
+  size_t search = 0;
+  while (search <= text.size() && re->Match(whole, search, text.size(), RE2::UNANCHORED, match.data(), int(match.size()))) {
+    Vector elements(DataType::Text());
+    if (groups == 0) {
+      elements.AppendString(std::string(match[0]));
+    } else {
+      for (int g = 1; g <= groups; g++) {
+        if (match[g].data() == nullptr) elements.AppendNull();
+        else elements.AppendString(std::string(match[g]));
+      }
+    }
+    out.push_back(EncodeArray(elements));
+    if (!global) break;
+    const size_t end = static_cast<size_t>(match[0].data() - text.data()) + match[0].size();
+    // After an empty match the next search starts one character on.
+    search = match[0].empty() ? (end >= text.size() ? text.size() + 1 : end + Utf8CharBytes(text, end)) : end;
+  }
+  return out;
+}
+
 void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterCompare<int64_t>(r, DataType::Boolean());
   RegisterCompare<int64_t>(r, DataType::Int16());

@@ -118,8 +118,10 @@ class SessionAccess {
   virtual bool AdvisoryLock(int64_t key, bool two_keys, bool shared, bool transaction, bool wait) = 0;
   virtual bool AdvisoryUnlock(int64_t key, bool two_keys, bool shared) = 0;
   virtual void AdvisoryUnlockAll() = 0;
-  // pg_notify(channel, payload): NOTIFY's (Session::Notify).
+  // pg_notify(channel, payload): NOTIFY's (Session::Notify); the channels
+  // LISTENed to (pg_listening_channels).
   virtual void Notify(const std::string& channel, const std::string& payload) = 0;
+  virtual std::vector<std::string> ListeningChannels() const = 0;
 };
 
 struct EvalContext {

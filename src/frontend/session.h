@@ -206,7 +206,7 @@ class Session : public SequenceAccess, public SessionAccess {
   // (Notify is SessionAccess's, above: pg_notify calls it too.)
   void Listen(const std::string& channel);
   void Unlisten(const std::string& channel);
-  std::vector<std::string> ListeningChannels() const;
+  std::vector<std::string> ListeningChannels() const override;
   // For the connection: a descriptor readable while notifications wait
   // (-1 when the session listens to nothing, or while a transaction block
   // is open: they wait for its end), and the notifications to send.
