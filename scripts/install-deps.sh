@@ -15,7 +15,7 @@ PACKAGES=(
   # Real drivers for the client tests (tests/clients/, issue 18).
   python3-psycopg python3-psycopg2 python3-sqlalchemy python3-django python3-alembic python3-asyncpg pgcli
   libpostgresql-jdbc-java default-jdk-headless
-  ruby ruby-pg ruby-activerecord golang-go golang-github-jackc-pgx-v4-dev
+  ruby ruby-pg ruby-activerecord golang-go golang-github-jackc-pgx-v4-dev libdbd-pg-perl
   cargo librust-tokio-postgres-dev librust-tokio-dev librust-futures-util-dev librust-bytes-dev
   # Node.js for node-postgres and postgres.js (tests/clients/node, from npm
   # at the versions its package-lock.json pins; npm itself below).

@@ -321,7 +321,9 @@ std::vector<uint32_t> RegclassLiteralOids(const CatalogLookup& lookup, const std
 // relation it reads ('n'; PostgreSQL goes through the view's rewrite rule,
 // pg_dump and psql read the pair alike), an index on its table's indexed
 // columns ('a'), a serial or identity column's sequence on the column ('a'
-// / 'i'), a column default on the sequence it draws from ('n').
+// / 'i'), a column default on the sequence it draws from ('n'), a key's
+// index on its constraint ('i'), a foreign key on the index of the key it
+// references ('n'; DBD::Pg's foreign_key_info finds the key so).
 constexpr uint32_t kPgClassOid = 1259, kPgAttrdefOid = 2604, kPgConstraintOid = 2606;
 
 void AppendDependencies(const Catalog& c, ObjectId database_id, std::vector<Row>* rows) {
@@ -358,6 +360,22 @@ void AppendDependencies(const Catalog& c, ObjectId database_id, std::vector<Row>
       std::vector<int> nums = AttNums(*table);
       for (int key : IndexKeyColumns(*t))
         if (key < static_cast<int>(nums.size())) depend(oid, ObjectOid(table->id), nums[key], "a");
+    } else if (t->kind == RelationKind::kTable) {
+      auto on_constraint = [&](uint32_t index_oid, uint32_t constraint_oid) {
+        rows->push_back({O(kPgClassOid), O(index_oid), I4(0), O(kPgConstraintOid), O(constraint_oid), I4(0), C("i")});
+      };
+      if (HasPrimaryKeyIndex(*t)) on_constraint(PrimaryKeyIndexOid(t->id), PrimaryKeyConstraintOid(t->id));
+      for (const ConstraintCatalog& con : t->constraints) {
+        if (con.type == 'u' && !con.index_only && con.index_id)
+          on_constraint(ObjectOid(con.index_id), ConstraintOid(t->id, con.ordinal));
+        if (con.type != 'f') continue;
+        TableRef ref = con.ref_table ? c.GetTable(con.ref_table) : t;
+        if (!ref) continue;
+        const ConstraintCatalog* ref_unique = ref->ReferencedUniqueKey(con);
+        const uint32_t index_oid = ref_unique ? ObjectOid(ref_unique->index_id) : PrimaryKeyIndexOid(ref->id);
+        rows->push_back({O(kPgConstraintOid), O(ConstraintOid(t->id, con.ordinal)), I4(0), O(kPgClassOid), O(index_oid),
+                         I4(0), C("n")});
+      }
     } else if (t->kind == RelationKind::kSequence && t->sequence.owned_by_table != 0) {
       auto table = c.GetTable(t->sequence.owned_by_table);
       if (!table || t->sequence.owned_by_column < 0 || t->sequence.owned_by_column >= static_cast<int>(table->columns.size()))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <set>
 
 #include "common/array.h"
@@ -422,6 +423,37 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
     }
   };
   RegisterFn(r, "pg_get_indexdef", {oid}, text, index_def);
+  // pg_index_column_has_property(index, column, property) and
+  // pg_index_has_property(index, property): every index here is a btree
+  // over ascending keys, NULLs last (DBD::Pg's statistics_info asks).
+  // NULL for an unknown index, column or property, as PostgreSQL.
+  RegisterFn(r, "pg_index_column_has_property", {oid, i4, text}, b,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               static const std::map<std::string, bool, std::less<>> kProperties = {
+                   {"asc", true},         {"desc", false},        {"nulls_first", false},
+                   {"nulls_last", true},  {"orderable", true},    {"distance_orderable", false},
+                   {"returnable", true},  {"search_array", true}, {"search_nulls", true}};
+               for (size_t i = 0; i < n; i++) {
+                 auto it = AnyNull(args, i) ? kProperties.end() : kProperties.find(LowerAscii(args[2]->GetString(i)));
+                 const int column = AnyNull(args, i) ? 0 : static_cast<int>(args[1]->GetInt(i));
+                 std::optional<std::string> def;
+                 if (it != kProperties.end() && column > 0 && ctx.catalog)
+                   def = ctx.catalog->IndexDef(static_cast<uint32_t>(args[0]->GetInt(i)), column, false);
+                 if (def && !def->empty()) out->AppendBool(it->second);
+                 else out->AppendNull();
+               }
+             });
+  RegisterFn(r, "pg_index_has_property", {oid, text}, b,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               static const std::set<std::string, std::less<>> kProperties = {"clusterable", "index_scan", "bitmap_scan",
+                                                                              "backward_scan"};
+               for (size_t i = 0; i < n; i++) {
+                 const bool known = !AnyNull(args, i) && kProperties.count(LowerAscii(args[1]->GetString(i)));
+                 if (known && ctx.catalog && ctx.catalog->RelKindOf(static_cast<uint32_t>(args[0]->GetInt(i))) == 'i')
+                   out->AppendBool(true);
+                 else out->AppendNull();
+               }
+             });
   RegisterFn(r, "pg_get_indexdef", {oid, i4, b}, text, index_def);
   auto constraint_def = [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
     for (size_t i = 0; i < n; i++) {
