@@ -317,6 +317,22 @@ void RegexpReplaceFn(const std::vector<const Vector*>& args, size_t n, Vector* o
   }
 }
 
+// A match's capture groups as text[] (the whole match when the pattern has
+// none; NULL for a group that took no part): regexp_match's and
+// regexp_matches' value. `match` holds the whole match and each group.
+std::string MatchGroupsArray(const std::vector<re2::StringPiece>& match) {
+  Vector elements(DataType::Text());
+  if (match.size() == 1) {
+    elements.AppendString(std::string(match[0]));
+  } else {
+    for (size_t g = 1; g < match.size(); g++) {
+      if (match[g].data() == nullptr) elements.AppendNull();
+      else elements.AppendString(std::string(match[g]));
+    }
+  }
+  return EncodeArray(elements);
+}
+
 // regexp_match(string, pattern [, flags]): the capture groups of the first
 // match as text[] (the whole match when the pattern has no groups; NULL
 // elements for groups that did not take part), or NULL without a match.
@@ -339,16 +355,7 @@ void RegexpMatchFn(const std::vector<const Vector*>& args, size_t n, Vector* out
       out->AppendNull();
       continue;
     }
-    Vector elements(DataType::Text());
-    if (groups == 0) {
-      elements.AppendString(std::string(match[0]));
-    } else {
-      for (int g = 1; g <= groups; g++) {
-        if (match[g].data() == nullptr) elements.AppendNull();
-        else elements.AppendString(std::string(match[g]));
-      }
-    }
-    out->AppendString(EncodeArray(elements));
+    out->AppendString(MatchGroupsArray(match));
   }
 }
 
@@ -417,16 +424,7 @@ std::vector<std::string> RegexpMatches(std::string_view text, std::string_view p
   std::vector<std::string> out;
   size_t search = 0;
   while (search <= text.size() && re->Match(whole, search, text.size(), RE2::UNANCHORED, match.data(), int(match.size()))) {
-    Vector elements(DataType::Text());
-    if (groups == 0) {
-      elements.AppendString(std::string(match[0]));
-    } else {
-      for (int g = 1; g <= groups; g++) {
-        if (match[g].data() == nullptr) elements.AppendNull();
-        else elements.AppendString(std::string(match[g]));
-      }
-    }
-    out.push_back(EncodeArray(elements));
+    out.push_back(MatchGroupsArray(match));
     if (!global) break;
     const size_t end = static_cast<size_t>(match[0].data() - text.data()) + match[0].size();
     // After an empty match the next search starts one character on.
