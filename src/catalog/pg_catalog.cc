@@ -13,6 +13,7 @@
 #include "common/identifier.h"
 #include "sql/parser.h"
 #include "sql/view_text.h"
+#include "expr/function_registry.h"
 #include "expr/type_procs.h"
 
 namespace freshet {
@@ -919,8 +920,18 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       rows.push_back({N(u.name), O(u.id), B(u.superuser), B(u.superuser), B(u.superuser), B(u.superuser),
                       Txt("********"), Null(T::Timestamptz()), Null(kTextArray)});
   } else if (name == "pg_proc") {
-    // The types' input/output functions (expr/type_procs.h); the
-    // SQL-callable functions are not listed yet.
+    // The types' input/output functions and the SQL-callable ones
+    // (expr/type_procs.h).
+    for (const ListedProc& p : ListedProcs()) {
+      std::vector<int64_t> args;
+      for (const DataType& t : p.args) args.push_back(t.PgOid());
+      rows.push_back({O(p.oid), N(p.name), O(pg_catalog_oid), O(kRootUserId), O(12), Value::Float32(1),
+                      Value::Float32(0), O(0), Proc(0), C("f"), B(false), B(false), B(false), B(false),
+                      C(IsVolatileFunction(p.name) ? "v" : "i"), C("s"), I2(static_cast<int64_t>(args.size())), I2(0),
+                      O(p.result.PgOid()), OidVector(args), Null(kOidArray), Null(kTextArray), Null(kTextArray),
+                      Null(kText), Null(kOidArray), Txt(p.name), Null(kText), Null(kText), Null(kTextArray),
+                      Null(kTextArray)});
+    }
     for (const auto& [oid, proname] : AllTypeProcs())
       rows.push_back({O(oid), N(proname), O(pg_catalog_oid), O(kRootUserId), O(12), Value::Float32(1),
                       Value::Float32(0), O(0), Proc(0), C("f"), B(false), B(false), B(true), B(false), C("i"), C("s"),

@@ -204,9 +204,13 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
       if (auto oid = TypeProcOid(s)) return *oid;
       break;
     case OidKind::kRegprocedure:  // name(argument types), as regprocedureout prints it
-      if (auto oid = TypeProcOid(Trim(s.substr(0, s.find('('))));
-          oid && WithoutSpaces(RegprocedureText(*oid).value_or("")) == WithoutSpaces(s))
+    {
+      const std::string_view name = Trim(s.substr(0, s.find('(')));
+      if (auto oid = TypeProcOid(name); oid && WithoutSpaces(RegprocedureText(*oid).value_or("")) == WithoutSpaces(s))
         return *oid;
+      for (const ListedProc& p : ListedProcs())  // an overloaded name: the signature picks
+        if (p.name == name && WithoutSpaces(RegprocedureText(p.oid).value_or("")) == WithoutSpaces(s)) return p.oid;
+    }
       break;
     default: break;
   }

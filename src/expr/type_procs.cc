@@ -1,7 +1,10 @@
 #include "expr/type_procs.h"
 
+#include "expr/function_registry.h"
 #include "expr/oid.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -107,8 +110,44 @@ constexpr HandlerProc kAccessMethodHandlers[] = {{3, "heap_tableam_handler", "ta
 
 }  // namespace
 
+const std::vector<ListedProc>& ListedProcs() {
+  static const std::vector<ListedProc> kProcs = [] {
+    std::vector<ListedProc> out;
+    for (const auto& [name, signatures] : FunctionRegistry::Instance().functions()) {
+      if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) continue;
+      for (const ScalarFunction& f : signatures) {
+        // The registry's strings are varchar; PostgreSQL's functions take text.
+        auto as_listed = [](DataType t) { return t.SameWithModifiers(DataType::Varchar()) ? DataType::Text() : t; };
+        ListedProc p{0, name, {}, as_listed(f.return_type)};
+        for (const DataType& t : f.arg_types) p.args.push_back(as_listed(t));
+        out.push_back(std::move(p));
+      }
+    }
+    auto key = [](const ListedProc& p) {
+      std::vector<uint32_t> args;
+      for (const DataType& t : p.args) args.push_back(t.PgOid());
+      return std::make_pair(p.name, args);
+    };
+    std::sort(out.begin(), out.end(), [&](const ListedProc& a, const ListedProc& b) { return key(a) < key(b); });
+    for (size_t i = 0; i < out.size(); i++) out[i].oid = kListedProcOidBase + static_cast<uint32_t>(i);
+    return out;
+  }();
+  return kProcs;
+}
+
+namespace {
+
+const ListedProc* FindListedProc(uint32_t oid) {
+  const auto& procs = ListedProcs();
+  if (oid < kListedProcOidBase || oid - kListedProcOidBase >= procs.size()) return nullptr;
+  return &procs[oid - kListedProcOidBase];
+}
+
+}  // namespace
+
 std::optional<std::string> TypeProcName(uint32_t oid) {
   if (oid == 0) return std::nullopt;
+  if (const ListedProc* p = FindListedProc(oid)) return p->name;
   for (const auto& h : kAccessMethodHandlers)
     if (h.oid == oid) return std::string(h.name);
   for (const auto& r : Rows())
@@ -125,11 +164,19 @@ std::optional<uint32_t> TypeProcOid(std::string_view name) {
   for (const auto& r : Rows())
     for (const Proc& p : r.procs)
       if (p.oid != 0 && name == p.name) return p.oid;
+  for (const ListedProc& p : ListedProcs())
+    if (name == p.name) return p.oid;
   return std::nullopt;
 }
 
 std::optional<ProcSignature> TypeProcSignature(uint32_t oid) {
   if (oid == 0) return std::nullopt;
+  if (const ListedProc* p = FindListedProc(oid)) {
+    auto type_name = [](const DataType& t) { return FormatTypeName(t.PgOid(), -1).value_or(t.ToString()); };
+    std::string arguments;
+    for (const DataType& t : p->args) arguments += (arguments.empty() ? "" : ", ") + type_name(t);
+    return ProcSignature{arguments, type_name(p->result)};
+  }
   for (const auto& h : kAccessMethodHandlers)
     if (h.oid == oid) return ProcSignature{"internal", h.result};
   for (const auto& r : Rows()) {

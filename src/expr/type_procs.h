@@ -38,4 +38,19 @@ std::optional<ProcSignature> TypeProcSignature(uint32_t oid);
 // Every one of them (oid, name), for pg_proc.
 std::vector<std::pair<uint32_t, std::string>> AllTypeProcs();
 
+// The SQL-callable functions of the function registry as pg_proc lists
+// them (pgjdbc's getFunctions, GUIs' completion, psql's \dfS): one row per
+// signature, named by an identifier (operators' symbols are not), with an
+// oid from kListedProcOidBase in name and argument order (stable for a
+// build, not PostgreSQL's). TypeProcName, TypeProcOid (the first of a
+// name) and TypeProcSignature know them too.
+inline constexpr uint32_t kListedProcOidBase = 60000;
+struct ListedProc {
+  uint32_t oid;
+  std::string name;
+  std::vector<DataType> args;
+  DataType result;
+};
+const std::vector<ListedProc>& ListedProcs();
+
 }  // namespace freshet
