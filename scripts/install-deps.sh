@@ -17,8 +17,8 @@ PACKAGES=(
   libpostgresql-jdbc-java default-jdk-headless
   ruby ruby-pg ruby-activerecord golang-go golang-github-jackc-pgx-v4-dev libdbd-pg-perl
   cargo librust-tokio-postgres-dev librust-tokio-dev librust-futures-util-dev librust-bytes-dev
-  # Node.js for node-postgres and postgres.js (tests/clients/node, from npm
-  # at the versions its package-lock.json pins; npm itself below).
+  # Node.js for node-postgres, postgres.js and the ORMs (tests/clients/node,
+  # from npm at the versions its package-lock.json pins; npm itself below).
   nodejs
   # make fuzz / make test-asan: clang with libFuzzer and the sanitizer
   # runtimes (libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev), and
@@ -40,7 +40,11 @@ if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
 install_node_clients() {
   local dir
   dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/clients/node"
-  if [ -d "$dir/node_modules/pg" ] && [ -d "$dir/node_modules/postgres" ]; then return 0; fi
+  # npm records what it installed in node_modules/.package-lock.json: up to
+  # date unless the lock file changed since (a package added).
+  if [ -f "$dir/node_modules/.package-lock.json" ] && [ ! "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    return 0
+  fi
   echo "install-deps: npm ci in $dir"
   (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error </dev/null)
 }

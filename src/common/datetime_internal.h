@@ -391,9 +391,12 @@ inline void AppendDate(std::string* out, const Tm& tm) {
   fmt::format_to(std::back_inserter(*out), "{:04}-{:02}-{:02}", year, tm.mon, tm.mday);
 }
 
-// Seconds with the fraction trimmed of trailing zeros (PostgreSQL's AppendSeconds).
-inline void AppendSeconds(std::string* out, int sec, int64_t fsec) {
-  fmt::format_to(std::back_inserter(*out), "{:02}", sec);
+// Seconds with the fraction trimmed of trailing zeros (PostgreSQL's
+// AppendSeconds): `sec` as given, padded to two digits with `fill`; the
+// fraction's sign is dropped.
+inline void AppendSeconds(std::string* out, int64_t sec, int64_t fsec, bool fill = true) {
+  if (fill) fmt::format_to(std::back_inserter(*out), "{:02}", sec);
+  else fmt::format_to(std::back_inserter(*out), "{}", sec);
   if (fsec == 0) return;
   std::string frac = fmt::format("{:06}", fsec < 0 ? -fsec : fsec);
   while (!frac.empty() && frac.back() == '0') frac.pop_back();

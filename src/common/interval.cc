@@ -507,17 +507,6 @@ std::optional<IntervalStyle> ParseIntervalStyle(std::string_view name) {
 
 namespace {
 
-// Seconds and their fraction, unsigned; `fill` pads the seconds to two digits.
-void AppendAbsSeconds(std::string* out, int64_t sec, int64_t usec, bool fill) {
-  if (fill) fmt::format_to(std::back_inserter(*out), "{:02}", sec < 0 ? -sec : sec);
-  else fmt::format_to(std::back_inserter(*out), "{}", sec < 0 ? -sec : sec);
-  if (usec == 0) return;
-  std::string frac = fmt::format("{:06}", usec < 0 ? -usec : usec);
-  while (!frac.empty() && frac.back() == '0') frac.pop_back();
-  out->push_back('.');
-  out->append(frac);
-}
-
 std::string FormatIso8601(const IntervalParts& p) {
   if (p.year == 0 && p.mon == 0 && p.mday == 0 && p.hour == 0 && p.min == 0 && p.sec == 0 && p.usec == 0)
     return "PT0S";
@@ -533,7 +522,7 @@ std::string FormatIso8601(const IntervalParts& p) {
   part(p.min, 'M');
   if (p.sec != 0 || p.usec != 0) {
     if (p.sec < 0 || p.usec < 0) out += '-';
-    AppendAbsSeconds(&out, p.sec, p.usec, false);
+    AppendSeconds(&out, std::abs(p.sec), p.usec, false);
     out += 'S';
   }
   return out;
@@ -566,7 +555,7 @@ std::string FormatVerbose(const IntervalParts& p) {
     } else if (is_before) {
       out += '-';
     }
-    AppendAbsSeconds(&out, p.sec, p.usec, false);
+    AppendSeconds(&out, std::abs(p.sec), p.usec, false);
     out += (p.sec != 1 && p.sec != -1) || p.usec != 0 ? " secs" : " sec";
     is_zero = false;
   }
@@ -593,13 +582,13 @@ std::string FormatSqlStandard(IntervalParts p) {
     fmt::format_to(std::back_inserter(out), "{}{}-{} {}{} {}{}:{:02}:", p.year < 0 || p.mon < 0 ? '-' : '+',
                    abs(p.year), abs(p.mon), p.mday < 0 ? '-' : '+', abs(p.mday),
                    p.hour < 0 || p.min < 0 || p.sec < 0 || p.usec < 0 ? '-' : '+', abs(p.hour), abs(p.min));
-    AppendAbsSeconds(&out, p.sec, p.usec, true);
+    AppendSeconds(&out, std::abs(p.sec), p.usec, true);
   } else if (year_month) {
     fmt::format_to(std::back_inserter(out), "{}-{}", p.year, p.mon);
   } else {
     if (p.mday != 0) fmt::format_to(std::back_inserter(out), "{} ", p.mday);
     fmt::format_to(std::back_inserter(out), "{}:{:02}:", p.hour, p.min);
-    AppendAbsSeconds(&out, p.sec, p.usec, true);
+    AppendSeconds(&out, std::abs(p.sec), p.usec, true);
   }
   return out;
 }
@@ -621,7 +610,7 @@ std::string FormatInterval(const Interval& iv, IntervalStyle style) {
     fmt::format_to(std::back_inserter(out), "{}{}{:02}:{:02}:", is_zero ? "" : " ",
                    minus ? "-" : (is_before ? "+" : ""), p.hour < 0 ? -p.hour : p.hour,
                    p.min < 0 ? -p.min : p.min);
-    AppendSeconds(&out, int(p.sec < 0 ? -p.sec : p.sec), p.usec);
+    AppendSeconds(&out, std::abs(p.sec), p.usec);
   }
   return out;
 }

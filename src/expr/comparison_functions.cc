@@ -359,40 +359,33 @@ void RegexpMatchFn(const std::vector<const Vector*>& args, size_t n, Vector* out
   }
 }
 
-// regexp_split_to_array(string, pattern [, flags]).
-void RegexpSplitToArrayFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-  for (size_t i = 0; i < n; i++) {
-    if (args[0]->IsNull(i) || args[1]->IsNull(i) || (args.size() > 2 && args[2]->IsNull(i))) {
-      out->AppendNull();
-      continue;
-    }
-    std::string_view flags = args.size() > 2 ? std::string_view(args[2]->GetString(i)) : std::string_view();
-    Vector pieces(DataType::Text());
-    for (const std::string& piece :
-         RegexpSplit(args[0]->GetString(i), args[1]->GetString(i), flags, "regexp_split_to_array"))
-      pieces.AppendString(piece);
-    out->AppendString(EncodeArray(pieces));
-  }
-}
-
-}  // namespace
-
-std::vector<std::string> RegexpSplit(std::string_view text, std::string_view pattern, std::string_view flags,
-                                     const char* function) {
-  bool icase = false;
+// The flags of regexp_split_to_* and regexp_matches: 'i' case-insensitive,
+// 'c' case-sensitive, 'g' every match; any other is 22023.
+// `refuses_global` (the function's name, when given) refuses 'g', as
+// PostgreSQL's split functions do.
+struct RegexFlags {
+  bool icase = false, global = false;
+};
+RegexFlags ParseRegexFlags(std::string_view flags, const char* refuses_global = nullptr) {
+  RegexFlags out;
   for (char f : flags) {
-    if (f == 'i') icase = true;
-    else if (f == 'c') icase = false;
+    if (f == 'i') out.icase = true;
+    else if (f == 'c') out.icase = false;
+    else if (f == 'g' && !refuses_global) out.global = true;
     else if (f == 'g')
-      throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("{}() does not support the \"global\" option", function));
+      throw SqlError(sqlstate::kInvalidParameterValue,
+                     fmt::format("{}() does not support the \"global\" option", refuses_global));
     else throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("invalid regular expression option: \"{}\"", f));
   }
-  std::unique_ptr<RE2> re = CompileRegex(pattern, icase);
+  return out;
+}
+
+std::vector<std::string> SplitByRegex(std::string_view text, const RE2& re) {
   std::vector<std::string> pieces;
   size_t piece_start = 0, search = 0;
   re2::StringPiece match;
   const re2::StringPiece whole(text.data(), text.size());
-  while (search <= text.size() && re->Match(whole, search, text.size(), RE2::UNANCHORED, &match, 1)) {
+  while (search <= text.size() && re.Match(whole, search, text.size(), RE2::UNANCHORED, &match, 1)) {
     const size_t start = static_cast<size_t>(match.data() - text.data());
     const size_t end = start + match.size();
     if (match.empty() && (start == 0 || start == text.size() || start == piece_start)) {
@@ -409,15 +402,34 @@ std::vector<std::string> RegexpSplit(std::string_view text, std::string_view pat
   return pieces;
 }
 
-std::vector<std::string> RegexpMatches(std::string_view text, std::string_view pattern, std::string_view flags) {
-  bool icase = false, global = false;
-  for (char f : flags) {
-    if (f == 'i') icase = true;
-    else if (f == 'c') icase = false;
-    else if (f == 'g') global = true;
-    else throw SqlError(sqlstate::kInvalidParameterValue, fmt::format("invalid regular expression option: \"{}\"", f));
+// regexp_split_to_array(string, pattern [, flags]); patterns compiled once
+// per distinct pattern, as the other regexp functions do.
+void RegexpSplitToArrayFn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  PatternCache<RE2> caches[2];
+  for (size_t i = 0; i < n; i++) {
+    if (AnyNull(args, i)) {
+      out->AppendNull();
+      continue;
+    }
+    std::string_view flags = args.size() > 2 ? std::string_view(args[2]->GetString(i)) : std::string_view();
+    const bool icase = ParseRegexFlags(flags, "regexp_split_to_array").icase;
+    const RE2& re = caches[icase].Get(args[1]->GetString(i), [&](std::string_view p) { return CompileRegex(p, icase); });
+    Vector pieces(DataType::Text());
+    for (const std::string& piece : SplitByRegex(args[0]->GetString(i), re)) pieces.AppendString(piece);
+    out->AppendString(EncodeArray(pieces));
   }
-  std::unique_ptr<RE2> re = CompileRegex(pattern, icase);
+}
+
+}  // namespace
+
+std::vector<std::string> RegexpSplit(std::string_view text, std::string_view pattern, std::string_view flags,
+                                     const char* function) {
+  return SplitByRegex(text, *CompileRegex(pattern, ParseRegexFlags(flags, function).icase));
+}
+
+std::vector<std::string> RegexpMatches(std::string_view text, std::string_view pattern, std::string_view flags) {
+  const RegexFlags f = ParseRegexFlags(flags);
+  std::unique_ptr<RE2> re = CompileRegex(pattern, f.icase);
   const int groups = re->NumberOfCapturingGroups();
   std::vector<re2::StringPiece> match(size_t(groups) + 1);
   const re2::StringPiece whole(text.data(), text.size());
@@ -425,7 +437,7 @@ std::vector<std::string> RegexpMatches(std::string_view text, std::string_view p
   size_t search = 0;
   while (search <= text.size() && re->Match(whole, search, text.size(), RE2::UNANCHORED, match.data(), int(match.size()))) {
     out.push_back(MatchGroupsArray(match));
-    if (!global) break;
+    if (!f.global) break;
     const size_t end = static_cast<size_t>(match[0].data() - text.data()) + match[0].size();
     // After an empty match the next search starts one character on.
     search = match[0].empty() ? (end >= text.size() ? text.size() + 1 : end + Utf8CharBytes(text, end)) : end;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <exception>
 #include <thread>
+#include <utility>
 
 #include "catalog/pg_catalog.h"
 #include "catalog/temp_schema.h"
@@ -523,13 +524,10 @@ void Session::Sync() {
   txn_snapshot_.reset();
   WriteSet w = std::move(txn_writes_);
   txn_writes_.Clear();
-  auto listens = std::move(pending_listens_);
-  auto notifies = std::move(pending_notifies_);
-  pending_listens_.clear();
-  pending_notifies_.clear();
+  PendingNotifications pending = std::exchange(pending_, {});
   // Released once the writes are applied, even if applying them fails.
   ApplyWrites(std::move(w), std::move(writer_));
-  PublishCommitted(std::move(listens), std::move(notifies));
+  PublishCommitted(pending);
 }
 
 StatementOutcome Session::Begin(bool start_transaction, std::optional<bool> read_only) {
@@ -572,12 +570,12 @@ void Session::CheckWritable(std::string_view command) const {
 // ---- LISTEN / NOTIFY ----
 
 void Session::Listen(const std::string& channel) {
-  if (txn_ != TxnState::kIdle) pending_listens_.emplace_back(true, channel);
+  if (txn_ != TxnState::kIdle) pending_.listens.emplace_back(true, channel);
   else ApplyListen(true, channel);
 }
 
 void Session::Unlisten(const std::string& channel) {
-  if (txn_ != TxnState::kIdle) pending_listens_.emplace_back(false, channel);
+  if (txn_ != TxnState::kIdle) pending_.listens.emplace_back(false, channel);
   else ApplyListen(false, channel);
 }
 
@@ -601,15 +599,14 @@ void Session::Notify(const std::string& channel, const std::string& payload) {
     return;
   }
   // A transaction sends each distinct notification once, in the order first made.
-  for (const Notification& p : pending_notifies_)
+  for (const Notification& p : pending_.notifies)
     if (p.channel == channel && p.payload == payload) return;
-  pending_notifies_.push_back(std::move(n));
+  pending_.notifies.push_back(std::move(n));
 }
 
-void Session::PublishCommitted(std::vector<std::pair<bool, std::string>> listens,
-                               std::vector<Notification> notifies) {
-  for (const auto& [listen, channel] : listens) ApplyListen(listen, channel);
-  instance_->notifications()->Publish(database_.id, notifies);
+void Session::PublishCommitted(const PendingNotifications& committed) {
+  for (const auto& [listen, channel] : committed.listens) ApplyListen(listen, channel);
+  instance_->notifications()->Publish(database_.id, committed.notifies);
 }
 
 std::vector<std::string> Session::ListeningChannels() const {
@@ -646,8 +643,7 @@ void Session::EndBlock(bool committed) {
   RunUndo(&on_ddl_rollback_);
   block_guards_.clear();
   // LISTEN, UNLISTEN and NOTIFY not committed (Commit takes them first) go.
-  pending_listens_.clear();
-  pending_notifies_.clear();
+  pending_ = {};
 }
 
 void Session::RunOnCommitActions(bool delete_rows) {
@@ -689,8 +685,7 @@ StatementOutcome Session::CommitBlock() {
   std::vector<std::function<void()>> after_commit = std::move(after_ddl_commit_);
   std::vector<std::function<void()>> on_rollback = std::move(on_ddl_rollback_);
   std::vector<std::shared_ptr<void>> guards = std::move(block_guards_);  // held until stored
-  auto listens = std::move(pending_listens_);
-  auto notifies = std::move(pending_notifies_);
+  PendingNotifications pending = std::exchange(pending_, {});
   after_ddl_commit_.clear();
   on_ddl_rollback_.clear();
   block_guards_.clear();
@@ -701,7 +696,7 @@ StatementOutcome Session::CommitBlock() {
   }
   if (!txn_catalog) {
     ApplyWrites(std::move(w), std::move(writer));
-    PublishCommitted(std::move(listens), std::move(notifies));
+    PublishCommitted(pending);
     return {"COMMIT"};
   }
   try {
@@ -710,7 +705,7 @@ StatementOutcome Session::CommitBlock() {
     RunUndo(&on_rollback);
     throw;
   }
-  PublishCommitted(std::move(listens), std::move(notifies));
+  PublishCommitted(pending);
   // Each runs; the first failure (a deferred stream job that could not be
   // created) is COMMIT's error, the block's changes being stored.
   std::exception_ptr failure;
@@ -742,8 +737,8 @@ StatementOutcome Session::Savepoint(const std::string& name) {
     throw SqlError(sqlstate::kNoActiveTransaction, "SAVEPOINT can only be used in transaction blocks");
   savepoints_.push_back({name, txn_writes_.CurrentPosition(),
                          txn_catalog_ ? std::shared_ptr<Catalog>(txn_catalog_->CopyTransaction()) : nullptr,
-                         after_ddl_commit_.size(), on_ddl_rollback_.size(), pending_notifies_.size(),
-                         pending_listens_.size()});
+                         after_ddl_commit_.size(), on_ddl_rollback_.size(), pending_.notifies.size(),
+                         pending_.listens.size()});
   fresh_tables_.clear();  // another subtransaction
   return {"SAVEPOINT"};
 }
@@ -777,8 +772,8 @@ StatementOutcome Session::RollbackToSavepoint(const std::string& name) {
     RefreshCatalogLookup();
     after_ddl_commit_.resize(std::min(after_ddl_commit_.size(), mark.after_commit));
     RunUndo(&on_ddl_rollback_, mark.on_rollback);
-    pending_notifies_.resize(std::min(pending_notifies_.size(), mark.notifies));
-    pending_listens_.resize(std::min(pending_listens_.size(), mark.listens));
+    pending_.notifies.resize(std::min(pending_.notifies.size(), mark.notifies));
+    pending_.listens.resize(std::min(pending_.listens.size(), mark.listens));
     txn_ = TxnState::kInBlock;
     return {"ROLLBACK"};
   }
@@ -1241,7 +1236,9 @@ std::optional<int64_t> Session::FetchFromPortal(const std::string& name, int64_t
 std::optional<std::vector<ColumnDesc>> Session::PortalColumns(const std::string& name) {
   auto it = portals_.find(name);
   if (it == portals_.end() || name.empty()) return std::nullopt;
-  return DescribePrepared(*it->second->prepared);
+  const Portal& portal = *it->second;
+  if (portal.started && portal.rows.filled) return portal.rows.columns;  // as its rows were made
+  return DescribePrepared(*portal.prepared);
 }
 
 bool Session::ClosePrepared(const std::string& name) { return prepared_.erase(name) > 0; }

@@ -365,12 +365,16 @@ class Session : public SequenceAccess, public SessionAccess {
     size_t notifies = 0, listens = 0;          // pending NOTIFY and LISTEN/UNLISTEN then
   };
   // LISTEN/UNLISTEN (true: listen) and NOTIFY of the open block, applied
-  // when it commits (PublishCommitted).
-  std::vector<std::pair<bool, std::string>> pending_listens_;
-  std::vector<Notification> pending_notifies_;
+  // when it commits (PublishCommitted); taken whole at commit, dropped at
+  // rollback.
+  struct PendingNotifications {
+    std::vector<std::pair<bool, std::string>> listens;
+    std::vector<Notification> notifies;
+  };
+  PendingNotifications pending_;
   std::shared_ptr<NotificationHub::Listener> listener_;  // once the session has listened
   void ApplyListen(bool listen, const std::string& channel);
-  void PublishCommitted(std::vector<std::pair<bool, std::string>> listens, std::vector<Notification> notifies);
+  void PublishCommitted(const PendingNotifications& committed);
   std::vector<SavepointMark> savepoints_;
   std::set<ObjectId> fresh_tables_;  // NoteCreatedOrTruncated
   // NoteOnCommit's tables: drop (else delete rows). Each commit drops the

@@ -719,10 +719,7 @@ class Connection : public ResultSink {
           Flush();
         }
         if (r <= 0 || !fds[0].revents) {
-          if (r == 0 && !idle_released_) {  // the wait ran out
-            ReleaseIdleMemory(body);
-            idle_released_ = true;
-          }
+          if (r == 0) ReleaseIdleMemory(body);  // the wait ran out
           continue;
         }
       }
@@ -730,10 +727,7 @@ class Connection : public ResultSink {
         EndIfTerminated();
         return;
       }
-      if (!idle_released_) {
-        ReleaseIdleMemory(body);
-        idle_released_ = true;
-      }
+      ReleaseIdleMemory(body);
     }
   }
   // An idle connection keeps only its session, an 8 KiB input buffer and
@@ -767,6 +761,7 @@ class Connection : public ResultSink {
     uintptr_t low = (reinterpret_cast<uintptr_t>(stack_low_) + page - 1) & ~(page - 1);
     uintptr_t high = (reinterpret_cast<uintptr_t>(__builtin_frame_address(0)) - kStackKeep) & ~(page - 1);
     if (stack_low_ && high > low) madvise(reinterpret_cast<void*>(low), high - low, MADV_DONTNEED);
+    idle_released_ = true;
   }
   // Appends the next n bytes of input to *out: it grows with the data that
   // arrives, whatever a message's length announced.
