@@ -315,6 +315,9 @@ if fq -c "CREATE TABLE f (k BIGINT, s TEXT)" >/dev/null 2>"$WORK/fdlimit.err"; t
   else fail "descriptor exhaustion: $(grep -m1 "Too many open files" "$WORK/fdlimit.log")"; fi
 else
   fail "server under a 1,024-descriptor limit: $(cat "$WORK/fdlimit.err")"
+  # Why it did not answer (seen once in CI, session 29: connection refused).
+  kill -0 "$OTHER_PID" 2>/dev/null && echo "    (the server is running)" || echo "    (the server exited)"
+  tail -n 20 "$WORK/fdlimit.log" | sed 's/^/    log: /'
 fi
 kill -TERM "$OTHER_PID" 2>/dev/null; wait "$OTHER_PID" 2>/dev/null; OTHER_PID=""
 
