@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "batch/executors.h"
+#include "catalog/index_definition.h"
 #include "common/array.h"
 #include "storage/table_engines.h"
 
@@ -210,10 +211,10 @@ constexpr uint64_t kParallelScanBytes = 16 << 20;
 
 // The values of the scan's conditions for this execution; a NULL or one
 // that cannot be evaluated is left to the filter above.
-ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
+ColumnPredicates EvaluatePredicates(const std::vector<ScanNode::Condition>& conditions,
+                                    const std::vector<ColumnCatalog>& columns, ExecContext& ctx) {
   ColumnPredicates out;
-  const std::vector<ColumnCatalog>& columns = node.table->columns;
-  for (const auto& condition : node.predicates) {
+  for (const auto& condition : conditions) {
     if (condition.op == ColumnPredicate::Op::kIn) {
       // NULLs match nothing; a value of another type leaves the list to the filter.
       ColumnPredicate p{condition.column, ColumnPredicate::Op::kIn, Value(), {}};
@@ -250,6 +251,33 @@ ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
   return out;
 }
 
+// An index's rows in its table's shape: the table's columns it holds
+// (the first ones) as read, the table's later columns (added since the
+// index was made; the scan wants none of them) NULL, and the values of
+// its expressions left out.
+class IndexRowsScan : public ChunkScan {
+ public:
+  IndexRowsScan(std::unique_ptr<ChunkScan> index, size_t held, std::vector<DataType> table_types)
+      : index_(std::move(index)), held_(held), table_types_(std::move(table_types)) {}
+
+  bool Next(DataChunk* out, size_t max_rows) override {
+    if (!index_->Next(out, max_rows)) return false;
+    const size_t rows = out->num_rows();
+    std::vector<Vector>& columns = out->columns();
+    columns.resize(held_);
+    for (size_t c = held_; c < table_types_.size(); c++) columns.push_back(Vector::Constant(Value::Null(table_types_[c]), rows));
+    out->set_cardinality(rows);
+    return true;
+  }
+  bool complete() const override { return index_->complete(); }
+  const std::string& last_key() const override { return index_->last_key(); }
+
+ private:
+  std::unique_ptr<ChunkScan> index_;
+  size_t held_;
+  std::vector<DataType> table_types_;
+};
+
 // The scan's rows read from the index the optimizer chose, or null when
 // the index cannot serve this execution: it is gone or not created (in
 // this statement's catalog), the snapshot predates its last backfilled
@@ -257,18 +285,17 @@ ColumnPredicates EvaluatePredicates(const ScanNode& node, ExecContext& ctx) {
 // table's scan (cached, parallel) the better one. The caller has checked
 // that the transaction has no writes of its own to the table (the index
 // does not hold them).
-std::unique_ptr<ChunkScan> ScanIndex(const ScanNode& node, const ColumnPredicates& predicates,
-                                     const std::vector<bool>& wanted, ExecContext& ctx) {
+std::unique_ptr<ChunkScan> ScanIndex(const ScanNode& node, const std::vector<bool>& wanted, ExecContext& ctx) {
   TableRef index = ctx.catalog ? ctx.catalog->GetTable(node.index->id) : nullptr;
   if (!index || index->status != JobStatus::kCreated) return nullptr;
   // The index holds the table's columns as they were when it was made: the
-  // table may have more since (ADD COLUMN), which the scan must not want
-  // (they read as NULL, as the projection leaves them).
+  // table may have more since (ADD COLUMN), which the scan must not want.
   std::vector<DataType> types = node.table->types();
-  const size_t held = index->columns.size();
-  if (held > types.size() || !std::equal(types.begin(), types.begin() + static_cast<std::ptrdiff_t>(held),
-                                         index->columns.begin(), index->columns.end(),
-                                         [](const DataType& t, const ColumnCatalog& c) { return t == c.type; }))
+  const size_t held = IndexedTableColumns(*index);
+  if (held > types.size() || held > index->columns.size() ||
+      !std::equal(types.begin(), types.begin() + static_cast<std::ptrdiff_t>(held), index->columns.begin(),
+                  index->columns.begin() + static_cast<std::ptrdiff_t>(held),
+                  [](const DataType& t, const ColumnCatalog& c) { return t == c.type; }))
     return nullptr;
   for (size_t c = held; c < types.size(); c++)
     if (c >= wanted.size() || wanted[c]) return nullptr;
@@ -276,14 +303,15 @@ std::unique_ptr<ChunkScan> ScanIndex(const ScanNode& node, const ColumnPredicate
   if (snapshot->seq() < index->complete_from_snapshot) return nullptr;
   ScanSpec spec;
   spec.table = index->StorageDesc();
-  spec.table.column_types = std::move(types);
-  spec.projection = wanted;
+  spec.projection.assign(index->columns.size(), false);
+  for (size_t c = 0; c < held && c < wanted.size(); c++) spec.projection[c] = wanted[c];
   spec.vnode_begin = 0;
   spec.vnode_end = kVnodeCount;
-  spec.predicates = predicates;
+  spec.predicates = EvaluatePredicates(node.index_predicates, index->columns, ctx);
   std::unique_ptr<ChunkScan> scan = ctx.store->engines().For(index->id).Scan(snapshot, std::move(spec));
   if (scan->complete()) return nullptr;
-  return scan;
+  if (held == types.size() && held == index->columns.size()) return scan;
+  return std::make_unique<IndexRowsScan>(std::move(scan), held, std::move(types));
 }
 
 }  // namespace
@@ -294,10 +322,10 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   if (wanted.empty()) wanted.assign(node.table->columns.size(), true);
   bool own_writes = ctx.pending && ctx.pending->Find(table);
   const TableEngine& engine = ctx.store->engines().For(table);
-  ColumnPredicates predicates = EvaluatePredicates(node, ctx);
   if (node.index && !own_writes)
-    if (std::unique_ptr<ChunkScan> from_index = ScanIndex(node, predicates, wanted, ctx))
+    if (std::unique_ptr<ChunkScan> from_index = ScanIndex(node, wanted, ctx))
       return std::make_unique<ScanExecutor>(std::move(from_index), ctx);
+  ColumnPredicates predicates = EvaluatePredicates(node.predicates, node.table->columns, ctx);
   auto spec = [&](int vnode_begin, int vnode_end) {
     ScanSpec s;
     s.table = node.table->StorageDesc();

@@ -11,10 +11,12 @@
 #include <set>
 
 #include "binder/expression_binder.h"
+#include "catalog/index_definition.h"
 #include "catalog/system_tables.h"
 #include "catalog/temp_schema.h"
 #include "common/error.h"
 #include "expr/cast.h"
+#include "planner/optimizer.h"
 #include "planner/subquery.h"
 
 namespace freshet {
@@ -1141,13 +1143,40 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
   return MakeScan(table, std::move(schema));
 }
 
-std::unique_ptr<ScanNode> Binder::MakeScan(const TableRef& table, std::vector<PlanColumn> schema) const {
+std::unique_ptr<ScanNode> Binder::MakeScan(const TableRef& table, std::vector<PlanColumn> schema) {
   auto scan = std::make_unique<ScanNode>(table, std::move(schema));
-  if (ctx_.use_indexes)
-    for (TableRef dependent : ctx_.catalog->Dependents(table->id))
-      if (dependent->kind == RelationKind::kIndex && dependent->status == JobStatus::kCreated &&
-          dependent->columns.size() <= table->columns.size())
-        scan->indexes.push_back(std::move(dependent));
+  if (!ctx_.use_indexes) return scan;
+  for (TableRef dependent : ctx_.catalog->Dependents(table->id)) {
+    if (dependent->kind != RelationKind::kIndex || dependent->status != JobStatus::kCreated ||
+        dependent->depends_on.empty() || dependent->depends_on[0] != table->id)
+      continue;
+    ScanNode::IndexChoice choice;
+    choice.table_columns = IndexedTableColumns(*dependent);
+    if (choice.table_columns > table->columns.size()) continue;
+    // Its expressions and predicate, bound over the table's columns (the
+    // scan's) as the optimizer compares them with the query's.
+    try {
+      std::shared_ptr<const ConstraintCatalog> elements = DescribeUserIndex(*dependent);
+      size_t next = choice.table_columns;
+      for (const std::string& text : elements->expressions) {
+        if (text.empty()) continue;
+        ExprPtr e = BindStoredText(text, [&](const PgQuery__Node* n) { return BindIndexExpression(*table, n); });
+        // Computed with another type when the index was made (a column
+        // retyped since): not comparable.
+        if (next >= dependent->columns.size() || dependent->columns[next++].type.id != e->type().id)
+          throw SqlError(sqlstate::kDatatypeMismatch, "index expression changed type");
+        choice.expressions.push_back(std::move(e));
+      }
+      if (!elements->predicate.empty()) {
+        ExprPtr predicate = BindStoredCondition(*table, elements->predicate, /*index_predicate=*/true);
+        SplitConjuncts(std::move(predicate), &choice.predicate);
+      }
+    } catch (const SqlError&) {
+      continue;  // it cannot serve this statement
+    }
+    choice.index = std::move(dependent);
+    scan->indexes.push_back(std::move(choice));
+  }
   return scan;
 }
 

@@ -175,7 +175,7 @@ class Binder {
   // Finds an unqualified relation along the search path (null when absent).
   TableRef FindInSearchPath(const std::string& name) const;
   // A scan of `table`, with the indexes it may read instead (ScanNode::indexes).
-  std::unique_ptr<ScanNode> MakeScan(const TableRef& table, std::vector<PlanColumn> schema) const;
+  std::unique_ptr<ScanNode> MakeScan(const TableRef& table, std::vector<PlanColumn> schema);
   // The current schema: the first existing schema of the search path.
   // The search path's schemas that exist, in order.
   std::vector<std::string> ExistingSearchPath() const;

@@ -72,7 +72,14 @@ void CollectColumns(const Expression& e, std::vector<int>* out) {
 ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
                                     std::vector<std::string>* columns, bool index_predicate) {
   Scope scope;
-  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  for (size_t i = 0; i < table.columns.size(); i++) {
+    const ColumnCatalog& c = table.columns[i];
+    Scope::Column column{table.name, c.name, c.type, c.hidden};
+    column.relation_id = table.id;
+    column.relation_column = static_cast<int>(i);
+    column.unaliased = true;
+    scope.columns.push_back(std::move(column));
+  }
   scope.clause = index_predicate ? "index predicates" : "check constraints";
   ExprBinder eb(this, &scope);
   ExprPtr e = eb.BindCondition(expr, index_predicate ? "WHERE" : "CHECK");
@@ -93,15 +100,17 @@ ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__No
 // statement's).
 ExprPtr Binder::BindStoredText(const std::string& text, const std::function<ExprPtr(const PgQuery__Node*)>& bind) {
   auto stmts = ParseSql("SELECT " + text);
-  const std::string* statement = std::exchange(ctx_.query_text, nullptr);
-  try {
-    ExprPtr e = bind(stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
-    ctx_.query_text = statement;
-    return e;
-  } catch (...) {
-    ctx_.query_text = statement;
-    throw;
-  }
+  // Nor are its names the statement's (NameUse).
+  struct Restore {
+    BinderContext& ctx;
+    const std::string* statement;
+    std::vector<NameUse>* uses;
+    ~Restore() {
+      ctx.query_text = statement;
+      ctx.name_uses = uses;
+    }
+  } restore{ctx_, std::exchange(ctx_.query_text, nullptr), std::exchange(ctx_.name_uses, nullptr)};
+  return bind(stmts.at(0).node->select_stmt->target_list[0]->res_target->val);
 }
 
 ExprPtr Binder::BindStoredCondition(const TableCatalog& table, const std::string& text, bool index_predicate) {
@@ -114,7 +123,15 @@ ExprPtr Binder::BindStoredCondition(const TableCatalog& table, const std::string
 ExprPtr Binder::BindOverTable(const TableCatalog& table, const PgQuery__Node* expr, const char* clause,
                               const char* no_subquery) {
   Scope scope;
-  for (const auto& c : table.columns) scope.columns.push_back({table.name, c.name, c.type, c.hidden});
+  for (size_t i = 0; i < table.columns.size(); i++) {
+    const ColumnCatalog& c = table.columns[i];
+    Scope::Column column{table.name, c.name, c.type, c.hidden};
+    // Which column each name is (NameUse: an index's definition follows renames).
+    column.relation_id = table.id;
+    column.relation_column = static_cast<int>(i);
+    column.unaliased = true;
+    scope.columns.push_back(std::move(column));
+  }
   scope.clause = clause;
   ExprBinder eb(this, &scope);
   ExprPtr e = eb.Bind(expr);

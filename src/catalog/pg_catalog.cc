@@ -1,4 +1,5 @@
 #include "catalog/pg_catalog.h"
+#include "catalog/index_definition.h"
 #include "catalog/temp_schema.h"
 
 #include <fmt/format.h>
@@ -180,6 +181,7 @@ std::string PrimaryKeyName(const TableCatalog& t) { return t.name + "_pkey"; }
 bool IsUserIndex(const TableCatalog& t) { return t.kind == RelationKind::kIndex && !t.depends_on.empty(); }
 const std::vector<int>& IndexKeyColumns(const TableCatalog& index) { return index.dist_key; }
 
+
 // pg_get_viewdef's text: a view's deparsed query; a materialized view's
 // query as written, after the AS of its definition. As PostgreSQL, with a
 // leading space and a closing semicolon.
@@ -359,8 +361,19 @@ void AppendDependencies(const Catalog& c, ObjectId database_id, std::vector<Row>
       auto table = c.GetTable(t->depends_on[0]);
       if (!table) continue;
       std::vector<int> nums = AttNums(*table);
-      for (int key : IndexKeyColumns(*t))
-        if (key < static_cast<int>(nums.size())) depend(oid, ObjectOid(table->id), nums[key], "a");
+      // The columns it holds as keys, and those its expressions and
+      // predicate read.
+      std::set<int> read;
+      for (int key : IndexElementColumns(*t))
+        if (key >= 0 && key < static_cast<int>(nums.size()) && nums[key] > 0) read.insert(nums[key]);
+      std::shared_ptr<const ConstraintCatalog> desc = DescribeUserIndex(*t);
+      std::vector<std::string> texts = desc->expressions;
+      texts.push_back(desc->predicate);
+      for (const std::string& text : texts)
+        if (!text.empty())
+          for (const std::string& name : ColumnsInExpression(text))
+            if (int i = table->ColumnIndex(name); i >= 0 && nums[i] > 0) read.insert(nums[i]);
+      for (int num : read) depend(oid, ObjectOid(table->id), num, "a");
     } else if (t->kind == RelationKind::kTable) {
       auto on_constraint = [&](uint32_t index_oid, uint32_t constraint_oid) {
         rows->push_back({O(kPgClassOid), O(index_oid), I4(0), O(kPgConstraintOid), O(constraint_oid), I4(0), C("i")});
@@ -723,9 +736,19 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     };
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (IsUserIndex(*t)) {
-        int num = 0;
-        for (int k : IndexKeyColumns(*t))
-          rows.push_back(attribute(ObjectOid(t->id), t->columns[k], ++num, t->columns[k].not_null, false));
+        // Its elements: a column as the table's, an expression named after
+        // its function, of its type.
+        std::shared_ptr<const ConstraintCatalog> desc = DescribeUserIndex(*t);
+        std::vector<int> keys = IndexElementColumns(*t);
+        for (size_t k = 0; k < keys.size(); k++) {
+          if (keys[k] >= 0) {
+            rows.push_back(attribute(ObjectOid(t->id), t->columns[keys[k]], static_cast<int>(k) + 1,
+                                     t->columns[keys[k]].not_null, false));
+            continue;
+          }
+          ColumnCatalog element{desc->ElementName(k), desc->expression_types[k]};
+          rows.push_back(attribute(ObjectOid(t->id), element, static_cast<int>(k) + 1, false, false));
+        }
         continue;
       }
       std::vector<int> nums = AttNums(*t);
@@ -852,7 +875,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         index(ObjectOid(u->index_id), *t, ConstraintColumns(*t, *u), false, true, u);
       if (!IsUserIndex(*t)) continue;
       TableRef table = c.GetTable(t->depends_on[0]);
-      if (table) index(ObjectOid(t->id), *table, IndexKeyColumns(*t), false, false);
+      if (!table) continue;
+      std::shared_ptr<const ConstraintCatalog> desc = DescribeUserIndex(*t);
+      index(ObjectOid(t->id), *table, IndexElementColumns(*t), false, false, desc.get());
     }
   } else if (name == "pg_constraint") {
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
@@ -1181,15 +1206,23 @@ class CatalogLookupImpl : public CatalogLookup {
     // its key columns, of the table it indexes.
     TableRef t = rel->table;
     std::vector<int> columns = t->pk;
+    // Its elements and predicate: a unique index's constraint, CREATE
+    // INDEX's definition.
+    std::shared_ptr<const ConstraintCatalog> described;
+    const ConstraintCatalog* desc = rel->unique;
     if (rel->unique) columns = ConstraintColumns(*t, *rel->unique);
     if (IsUserIndex(*t)) {
-      columns = IndexKeyColumns(*t);
+      columns = IndexElementColumns(*t);
+      described = DescribeUserIndex(*t);
+      desc = described.get();
       t = c_->GetTable(t->depends_on[0]);
       if (!t) return std::nullopt;
     }
     std::vector<std::string> elements;
     for (size_t k = 0; k < columns.size(); k++)
-      elements.push_back(rel->unique ? IndexElementText(*rel->unique, k, pretty) : QuoteIdent(t->columns[columns[k]].name));
+      elements.push_back(desc && k < desc->columns.size() ? IndexElementText(*desc, k, pretty)
+                         : columns[k] >= 0                ? QuoteIdent(t->columns[columns[k]].name)
+                                                          : "?");
     if (column > 0) {
       if (column > static_cast<int>(elements.size())) return std::string();
       return elements[column - 1];
@@ -1201,8 +1234,8 @@ class CatalogLookupImpl : public CatalogLookup {
     // A partial index's predicate: parenthesized but in pretty form, as
     // PostgreSQL's pg_get_indexdef.
     std::string where;
-    if (rel->unique && !rel->unique->predicate.empty()) {
-      const std::string& p = rel->unique->predicate;
+    if (desc && !desc->predicate.empty()) {
+      const std::string& p = desc->predicate;
       bool plain = std::all_of(p.begin(), p.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
       where = pretty || plain ? " WHERE " + p : " WHERE (" + p + ")";
     }

@@ -12,8 +12,10 @@
 #include <thread>
 
 #include "binder/binder.h"
+#include "catalog/index_definition.h"
 #include "catalog/pg_catalog.h"
 #include "common/error.h"
+#include "frontend/handler/table_definition.h"
 #include "planner/optimizer.h"
 #include "planner/stream_plan_codec.h"
 #include "storage/keys.h"
@@ -46,16 +48,6 @@ Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContex
   bctx.use_indexes = false;
   bctx.name_uses = ctx.name_uses;
   return Binder(bctx);
-}
-
-std::vector<std::string> IndexColumns(const PgQuery__IndexStmt* ix) {
-  std::vector<std::string> cols;
-  for (size_t i = 0; i < ix->n_index_params; i++) {
-    const PgQuery__IndexElem* e = ix->index_params[i]->index_elem;
-    if (!e->name || !*e->name) throw SqlError(sqlstate::kFeatureNotSupported, "indexes on expressions are not supported yet");
-    cols.push_back(e->name);
-  }
-  return cols;
 }
 
 }  // namespace
@@ -104,8 +96,10 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
     if (ix->relation->schemaname && *ix->relation->schemaname) out->name.push_back(ix->relation->schemaname);
     std::string name = ix->idxname ? ix->idxname : "";
     if (name.empty()) {
+      // As PostgreSQL: <table>_<element names>_idx.
+      ConstraintCatalog elements = IndexElements(ix);
       name = ix->relation->relname;
-      for (const auto& c : IndexColumns(ix)) name += "_" + c;
+      for (size_t k = 0; k < elements.columns.size(); k++) name += "_" + elements.ElementName(k);
       name += "_idx";
     }
     out->name.push_back(name);
@@ -161,7 +155,6 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
   }
   if (const auto* ix = IndexNode(stmt)) {
     if (ix->unique) throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes are not supported");
-    if (ix->where_clause) throw SqlError(sqlstate::kFeatureNotSupported, "partial indexes are not supported");
     Binder binder = MakeBinder(ctx, &stmt.text, &eval, &params);
     TableRef table;
     if (ix->relation->schemaname && *ix->relation->schemaname) {
@@ -173,17 +166,42 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     if (!table) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", ix->relation->relname);
     if (table->kind != RelationKind::kTable && table->kind != RelationKind::kMaterializedView)
       FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table or materialized view", table->name);
+    // The index's rows: the table's columns, then its expression elements'
+    // values (catalog/index_definition.h), of the rows its predicate is
+    // true for. Both must give the same value for the same row whenever
+    // they are computed (PostgreSQL's IMMUTABLE).
     std::vector<PlanColumn> schema;
-    for (const auto& c : table->columns) schema.push_back(PlanColumn{c.name, c.type, table->name, c.hidden});
-    StreamRootOptions opts;
-    for (const auto& name : IndexColumns(ix)) {
-      int idx = table->ColumnIndex(name);
-      if (idx < 0) FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" does not exist", name);
-      opts.leading_key.push_back(idx);
+    std::vector<ExprPtr> row;
+    for (size_t i = 0; i < table->columns.size(); i++) {
+      const ColumnCatalog& c = table->columns[i];
+      schema.push_back(PlanColumn{c.name, c.type, table->name, c.hidden});
+      row.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), c.type, c.name));
     }
+    PlanPtr plan = std::make_unique<ScanNode>(table, schema);
+    if (ix->where_clause) {
+      ExprPtr predicate = binder.BindCheckExpression(*table, ix->where_clause, nullptr, /*index_predicate=*/true);
+      CheckImmutableInIndex(*predicate, "predicate");
+      plan = std::make_unique<FilterNode>(std::move(plan), std::move(predicate));
+    }
+    const ConstraintCatalog elements = IndexElements(ix);
+    StreamRootOptions opts;
+    for (size_t k = 0; k < elements.columns.size(); k++) {
+      if (!elements.columns[k].empty()) {
+        int idx = table->ColumnIndex(elements.columns[k]);
+        if (idx < 0) FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" does not exist", elements.columns[k]);
+        opts.leading_key.push_back(idx);
+        continue;
+      }
+      ExprPtr value = binder.BindIndexExpression(*table, ix->index_params[k]->index_elem->expr);
+      CheckImmutableInIndex(*value, "expression");
+      opts.leading_key.push_back(static_cast<int>(row.size()));
+      schema.push_back(PlanColumn{elements.ElementName(k), value->type(), "", /*hidden=*/true});
+      row.push_back(std::move(value));
+    }
+    if (row.size() > table->columns.size()) plan = std::make_unique<ProjectNode>(std::move(plan), std::move(row), schema);
     JobDefinition def;
     DescribeJobDefinition(stmt, &def);
-    return PlanStream(std::make_unique<ScanNode>(table, std::move(schema)), def.name.back(), opts);
+    return PlanStream(std::move(plan), def.name.back(), opts);
   }
   throw SqlError(sqlstate::kInternalError, "not a stream job definition");
 }

@@ -1,6 +1,7 @@
 #include "planner/optimizer.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "expr/array.h"
@@ -256,10 +257,20 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
   }
 }
 
+// Which column of what a scan reads an expression is, if it is one: a
+// column reference for the table; for an index, also an expression it
+// holds the values of.
+using ColumnOf = std::function<std::optional<int>(const Expression&)>;
+
+std::optional<int> TableColumnOf(const Expression& e) {
+  if (e.kind() != Expression::Kind::kColumnRef) return std::nullopt;
+  return static_cast<const ColumnRefExpr&>(e).index();
+}
+
 // "column op value" (or "value op column"), the value made of constants
 // and parameters ($n + 100), of the column's type: a condition a table
 // engine may prune with.
-std::optional<ScanNode::Condition> AsScanCondition(const Expression& e) {
+std::optional<ScanNode::Condition> AsScanCondition(const Expression& e, const ColumnOf& column_of) {
   if (e.kind() != Expression::Kind::kFunction || e.children().size() != 2) return std::nullopt;
   const std::string& name = static_cast<const FunctionExpr&>(e).function()->name;
   static const std::pair<const char*, ColumnPredicate::Op> kOps[] = {
@@ -277,10 +288,11 @@ std::optional<ScanNode::Condition> AsScanCondition(const Expression& e) {
     std::swap(column, constant);
     flipped = true;
   }
-  if (column->kind() != Expression::Kind::kColumnRef || !is_value(constant)) return std::nullopt;
-  if (constant->type().id != column->type().id) return std::nullopt;
+  if (!is_value(constant) || constant->type().id != column->type().id) return std::nullopt;
+  std::optional<int> index = column_of(*column);
+  if (!index) return std::nullopt;
   ScanNode::Condition p;
-  p.column = static_cast<const ColumnRefExpr*>(column)->index();
+  p.column = *index;
   p.value = constant->Clone();
   p.op = *op;
   if (flipped) {  // 5 < x is x > 5
@@ -296,20 +308,31 @@ std::optional<ScanNode::Condition> AsScanCondition(const Expression& e) {
 }
 
 // column IN (values known at execution), in the forms the binder leaves:
-// an OR of equalities of one column (x IN ($1, $2), x = $1 OR x = $2) and
-// x = ANY(array).
-std::optional<ScanNode::Condition> AsInCondition(const Expression& e) {
+// an OR of equalities of one column (x IN ($1, $2), x = $1 OR x = $2),
+// x = ANY(array) and x IN (constants).
+std::optional<ScanNode::Condition> AsInCondition(const Expression& e, const ColumnOf& column_of) {
   ScanNode::Condition p;
   p.op = ColumnPredicate::Op::kIn;
   if (const auto* any_all = dynamic_cast<const ArrayAnyAllExpr*>(&e)) {
     const ArrayAnyAllExpr& any = *any_all;
     const Expression* column = any.children()[0].get();
     const Expression* array = any.children()[1].get();
-    if (!any.any() || any.compare()->name != "=" || column->kind() != Expression::Kind::kColumnRef ||
-        !array->IsKnownAtExecution() || !array->type().IsArray() || array->type().ElementType().id != column->type().id)
+    if (!any.any() || any.compare()->name != "=" || !array->IsKnownAtExecution() || !array->type().IsArray() ||
+        array->type().ElementType().id != column->type().id)
       return std::nullopt;
-    p.column = static_cast<const ColumnRefExpr*>(column)->index();
+    std::optional<int> index = column_of(*column);
+    if (!index) return std::nullopt;
+    p.column = *index;
     p.array = array->Clone();
+    return p;
+  }
+  if (e.kind() == Expression::Kind::kInList) {
+    const auto* in = static_cast<const InListExpr*>(&e);
+    if (in->negated()) return std::nullopt;
+    std::optional<int> index = column_of(*in->children()[0]);
+    if (!index) return std::nullopt;
+    p.column = *index;
+    p.list = in->list();
     return p;
   }
   if (e.kind() != Expression::Kind::kOr) return std::nullopt;
@@ -322,13 +345,50 @@ std::optional<ScanNode::Condition> AsInCondition(const Expression& e) {
       for (auto c = t->children().rbegin(); c != t->children().rend(); ++c) terms.push_back(c->get());
       continue;
     }
-    std::optional<ScanNode::Condition> eq = AsScanCondition(*t);
+    std::optional<ScanNode::Condition> eq = AsScanCondition(*t, column_of);
     if (!eq || eq->op != ColumnPredicate::Op::kEq || (column && *column != eq->column)) return std::nullopt;
     column = eq->column;
     p.items.push_back(std::move(eq->value));
   }
   p.column = *column;
   return p;
+}
+
+// The conditions a scan may narrow its reads with, from a filter's conjuncts.
+std::vector<ScanNode::Condition> ScanConditions(const std::vector<const Expression*>& conjuncts,
+                                                const ColumnOf& column_of) {
+  std::vector<ScanNode::Condition> out;
+  for (const Expression* e : conjuncts) {
+    if (auto p = AsScanCondition(*e, column_of)) out.push_back(std::move(*p));
+    if (auto p = AsInCondition(*e, column_of)) out.push_back(std::move(*p));
+  }
+  return out;
+}
+
+// `e` with its column references unnamed, so that it prints the same
+// whatever the references were called.
+ExprPtr WithUnnamedColumns(const Expression& e) {
+  if (e.kind() == Expression::Kind::kColumnRef)
+    return std::make_unique<ColumnRefExpr>(static_cast<const ColumnRefExpr&>(e).index(), e.type());
+  ExprPtr copy = e.Clone();
+  for (size_t i = 0; i < e.children().size(); i++) copy->children()[i] = WithUnnamedColumns(*e.children()[i]);
+  return copy;
+}
+
+bool SameShape(const Expression& a, const Expression& b) {
+  if (a.kind() != b.kind() || !(a.type() == b.type()) || a.children().size() != b.children().size()) return false;
+  if (a.kind() == Expression::Kind::kColumnRef &&
+      static_cast<const ColumnRefExpr&>(a).index() != static_cast<const ColumnRefExpr&>(b).index())
+    return false;
+  for (size_t i = 0; i < a.children().size(); i++)
+    if (!SameShape(*a.children()[i], *b.children()[i])) return false;
+  return true;
+}
+
+// Whether two expressions over the same input compute the same value:
+// the same tree of kinds, types and columns, printing alike.
+bool SameExpression(const Expression& a, const Expression& b) {
+  return SameShape(a, b) && WithUnnamedColumns(a)->ToString() == WithUnnamedColumns(b)->ToString();
 }
 
 constexpr int kPointLookups = 1 << 20;
@@ -364,23 +424,36 @@ int KeyNarrowing(const TableCatalog& relation, const std::vector<ScanNode::Condi
 
 // The index a scan reads instead of its table: the one whose key its
 // conditions narrow most, when that is more than they narrow the table's
-// (an equality on an index beats a range on the primary key).
-void ChooseIndex(ScanNode* scan) {
-  if (scan->indexes.empty() || scan->predicates.empty()) return;
+// (an equality on an index beats a range on the primary key). A partial
+// index serves a scan whose filter has each conjunct of its predicate.
+void ChooseIndex(ScanNode* scan, const std::vector<const Expression*>& conjuncts) {
+  if (scan->indexes.empty() || conjuncts.empty()) return;
   int best = KeyNarrowing(*scan->table, scan->predicates);
-  for (const TableRef& index : scan->indexes) {
+  const size_t width = scan->table->columns.size();
+  for (const ScanNode::IndexChoice& choice : scan->indexes) {
     // An index made before columns were added holds the columns before
     // them: it serves only a scan that reads none of the others.
     const std::vector<bool>& used = scan->used_columns;
-    if (index->columns.size() < scan->table->columns.size() &&
-        (used.size() != scan->table->columns.size() ||
-         std::any_of(used.begin() + static_cast<std::ptrdiff_t>(index->columns.size()), used.end(),
-                     [](bool u) { return u; })))
+    if (choice.table_columns < width &&
+        (used.size() != width || std::any_of(used.begin() + static_cast<std::ptrdiff_t>(choice.table_columns),
+                                             used.end(), [](bool u) { return u; })))
       continue;
-    int score = KeyNarrowing(*index, scan->predicates);
+    bool implied = std::all_of(choice.predicate.begin(), choice.predicate.end(), [&](const ExprPtr& p) {
+      return std::any_of(conjuncts.begin(), conjuncts.end(), [&](const Expression* c) { return SameExpression(*p, *c); });
+    });
+    if (!implied) continue;
+    std::vector<ScanNode::Condition> conditions = ScanConditions(conjuncts, [&](const Expression& e) -> std::optional<int> {
+      std::optional<int> column = TableColumnOf(e);
+      if (column && static_cast<size_t>(*column) < choice.table_columns) return column;
+      for (size_t j = 0; j < choice.expressions.size(); j++)
+        if (SameExpression(*choice.expressions[j], e)) return static_cast<int>(choice.table_columns + j);
+      return std::nullopt;
+    });
+    int score = KeyNarrowing(*choice.index, conditions);
     if (score > best) {
       best = score;
-      scan->index = index;
+      scan->index = choice.index;
+      scan->index_predicates = std::move(conditions);
     }
   }
 }
@@ -390,31 +463,20 @@ void ChooseIndex(ScanNode* scan) {
 void PushPredicatesToScans(PlanNode* node) {
   if (node->kind() == PlanNode::Kind::kFilter && node->child()->kind() == PlanNode::Kind::kScan) {
     auto* scan = static_cast<ScanNode*>(node->child());
-    std::vector<const Expression*> conjuncts{static_cast<FilterNode*>(node)->predicate.get()};
-    while (!conjuncts.empty()) {
-      const Expression* e = conjuncts.back();
-      conjuncts.pop_back();
+    std::vector<const Expression*> conjuncts, pending{static_cast<FilterNode*>(node)->predicate.get()};
+    while (!pending.empty()) {
+      const Expression* e = pending.back();
+      pending.pop_back();
       if (!e) continue;
       if (e->kind() == Expression::Kind::kAnd) {
         // Pushed last first, so that they are taken in the query's order.
-        for (auto c = e->children().rbegin(); c != e->children().rend(); ++c) conjuncts.push_back(c->get());
+        for (auto c = e->children().rbegin(); c != e->children().rend(); ++c) pending.push_back(c->get());
         continue;
       }
-      if (auto p = AsScanCondition(*e)) scan->predicates.push_back(std::move(*p));
-      if (auto p = AsInCondition(*e)) scan->predicates.push_back(std::move(*p));
-      if (e->kind() == Expression::Kind::kInList) {
-        // column IN (constants): a key lookup per value.
-        const auto* in = static_cast<const InListExpr*>(e);
-        const Expression* column = in->children()[0].get();
-        if (in->negated() || column->kind() != Expression::Kind::kColumnRef) continue;
-        ScanNode::Condition p;
-        p.column = static_cast<const ColumnRefExpr*>(column)->index();
-        p.op = ColumnPredicate::Op::kIn;
-        p.list = in->list();
-        scan->predicates.push_back(std::move(p));
-      }
+      conjuncts.push_back(e);
     }
-    ChooseIndex(scan);
+    scan->predicates = ScanConditions(conjuncts, TableColumnOf);
+    ChooseIndex(scan, conjuncts);
   }
   for (auto& c : node->children()) PushPredicatesToScans(c.get());
 }

@@ -35,11 +35,22 @@ std::string ScanNode::Describe() const {
   std::string cols;
   for (const auto& c : schema_) cols += (cols.empty() ? "" : ", ") + c.name;
   std::string out = fmt::format("Scan {}{} [{}]", table->name, index ? " using " + index->name : "", cols);
-  // The conditions the table's engine is given to skip rows with (a key
-  // lookup or range when they pin the key).
+  // The conditions the table's (or index's) engine is given to skip rows
+  // with (a key lookup or range when they pin the key); an index's
+  // expression is named by its text.
+  const IndexChoice* read = nullptr;
+  for (const auto& choice : indexes)
+    if (index && choice.index == index) read = &choice;
+  auto column_name = [&](int column) -> std::string {
+    size_t held = read ? read->table_columns : schema_.size();
+    if (column < 0) return "?";
+    if (static_cast<size_t>(column) < held && static_cast<size_t>(column) < schema_.size()) return schema_[column].name;
+    size_t j = static_cast<size_t>(column) - held;
+    return read && j < read->expressions.size() ? read->expressions[j]->ToString() : "?";
+  };
   std::string conditions;
-  for (const auto& p : predicates) {
-    std::string column = p.column >= 0 && static_cast<size_t>(p.column) < schema_.size() ? schema_[p.column].name : "?";
+  for (const auto& p : read ? index_predicates : predicates) {
+    std::string column = column_name(p.column);
     std::string text;
     if (p.op == ColumnPredicate::Op::kIn) {
       if (p.array) {

@@ -94,17 +94,31 @@ class ScanNode : public PlanNode {
   };
   std::vector<Condition> predicates;
   // The table's indexes made by CREATE INDEX and created (set by the
-  // binder): stream jobs holding a copy of every column of the table, in
-  // the table's order, keyed by the indexed columns first (of the columns
-  // the table had when the index was made: those it gained since by ADD
-  // COLUMN are at the end, and not in the index).
-  std::vector<TableRef> indexes;
+  // binder): stream jobs holding a copy of the table's rows keyed by their
+  // elements first (catalog/index_definition.h): of the columns the table
+  // had when the index was made (those it gained since by ADD COLUMN are
+  // not in the index), then its expressions' values; a partial index only
+  // the rows its predicate is true for.
+  struct IndexChoice {
+    TableRef index;
+    size_t table_columns = 0;  // the table's first columns it holds
+    // Its expression elements bound over the scan's columns: column
+    // table_columns + j of the index holds expressions[j]'s value.
+    std::vector<ExprPtr> expressions;
+    // A partial index's predicate, as conjuncts: a scan may read the index
+    // only when its filter has each of them.
+    std::vector<ExprPtr> predicate;
+  };
+  std::vector<IndexChoice> indexes;
   // The index the scan reads instead of the table (set by the optimizer):
   // one whose key the predicates narrow when they do not narrow the
-  // table's. The executor still reads the table when the index cannot
-  // serve the statement (the transaction wrote the table, its snapshot
-  // predates the index, the index was dropped).
+  // table's, and `index_predicates` the conditions on the index's columns
+  // it reads with (the table's columns it holds, its expressions). The
+  // executor still reads the table when the index cannot serve the
+  // statement (the transaction wrote the table, its snapshot predates the
+  // index, the index was dropped).
   TableRef index;
+  std::vector<Condition> index_predicates;
 };
 
 // Rows generated from the catalog (information_schema, pg_catalog, rw_catalog).

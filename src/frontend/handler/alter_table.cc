@@ -49,6 +49,7 @@
 
 #include "batch/executor_builder.h"
 #include "binder/binder.h"
+#include "catalog/index_definition.h"
 #include "catalog/storage_parameters.h"
 #include "common/encoding.h"
 #include "common/error.h"
@@ -407,8 +408,13 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool casca
   for (const auto& dep : dependents) {
     if (std::find(a->dropped_indexes.begin(), a->dropped_indexes.end(), dep->id) != a->dropped_indexes.end()) continue;
     // An index's key columns are its distribution key, at the table's
-    // column positions (it holds the table's columns in their order).
-    if (std::find(dep->dist_key.begin(), dep->dist_key.end(), stored) != dep->dist_key.end()) keyed.push_back(dep->id);
+    // column positions (it holds the table's columns in their order); its
+    // expressions and predicate read columns by name.
+    std::shared_ptr<const ConstraintCatalog> elements = DescribeUserIndex(*dep);
+    std::vector<int> keys = IndexElementColumns(*dep);
+    if (std::find(keys.begin(), keys.end(), stored) != keys.end() ||
+        ExpressionsRead(*elements, a->next.columns[i].name) || TextReads(elements->predicate, a->next.columns[i].name))
+      keyed.push_back(dep->id);
   }
   a->dropped_indexes.insert(a->dropped_indexes.end(), keyed.begin(), keyed.end());
   ColumnCatalog& col = a->next.columns[i];
@@ -1275,39 +1281,24 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   // Its predicate's and expressions' values must not change while the row
   // does not (PostgreSQL's IMMUTABLE): no clock, session or random
   // functions.
-  auto check_immutable = [](const Expression& bound, const char* what) {
-    if (!IsImmutableExpression(bound))
-      FRESHET_THROW(sqlstate::kInvalidObjectDefinition, "functions in index {} must be marked IMMUTABLE", what);
-  };
-  std::string predicate;
-  if (ix->where_clause) {
-    check_immutable(*binder.BindCheckExpression(*t, ix->where_clause, nullptr, /*index_predicate=*/true), "predicate");
-    predicate = DeparseExpression(ix->where_clause);
-  }
+  if (ix->where_clause)
+    CheckImmutableInIndex(*binder.BindCheckExpression(*t, ix->where_clause, nullptr, /*index_predicate=*/true), "predicate");
   // Its elements: columns, or expressions over them (kept as their text
   // and type; "" in `columns` at their place).
-  std::vector<std::string> columns, expressions, name_parts;
-  std::vector<DataType> expression_types;
-  for (size_t i = 0; i < ix->n_index_params; i++) {
-    const PgQuery__IndexElem* e = ix->index_params[i]->index_elem;
-    if (e->name && *e->name) {
-      columns.push_back(e->name);
-      expressions.emplace_back();
-      expression_types.push_back(DataType::Unknown());
-      continue;
-    }
-    ExprPtr bound = binder.BindIndexExpression(*t, e->expr);
-    check_immutable(*bound, "expression");
-    columns.emplace_back();
-    expressions.push_back(DeparseExpression(e->expr));
+  ConstraintCatalog elements = IndexElements(ix);
+  const std::vector<std::string> columns = elements.columns;
+  std::vector<std::string> expressions(columns.size()), name_parts;
+  std::vector<DataType> expression_types(columns.size(), DataType::Unknown());
+  for (size_t i = 0; i < columns.size(); i++) {
+    if (!columns[i].empty()) continue;
+    ExprPtr bound = binder.BindIndexExpression(*t, ix->index_params[i]->index_elem->expr);
+    CheckImmutableInIndex(*bound, "expression");
+    expressions[i] = elements.expressions[i];
     // A string function's result is text, as PostgreSQL's (pg_attribute).
     DataType type = bound->type();
     if (type == DataType::Varchar()) type = DataType::Text();
-    expression_types.push_back(type);
+    expression_types[i] = type;
   }
-  ConstraintCatalog elements;
-  elements.columns = columns;
-  elements.expressions = expressions;
   for (size_t k = 0; k < columns.size(); k++) name_parts.push_back(elements.ElementName(k));
   // As PostgreSQL: an index without a name is <table>_<columns>_idx.
   std::string name = ix->idxname && *ix->idxname ? ix->idxname : "";
@@ -1335,7 +1326,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
     if (!column.empty()) plain_columns.push_back(column);
   ConstraintCatalog index = BindUniqueConstraint(args, a.Finish(), plain_columns, &c);
   index.index_only = true;
-  index.predicate = predicate;
+  index.predicate = elements.predicate;
   if (std::any_of(expressions.begin(), expressions.end(), [](const std::string& e) { return !e.empty(); })) {
     index.columns = columns;
     index.expressions = expressions;

@@ -86,6 +86,11 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   job.dist_key = plan.dist_key;
   job.append_only = plan.root->append_only;
   job.depends_on = plan.depends_on;
+  // An index holds its table's columns as they are now, then its
+  // expressions' values (catalog/index_definition.h).
+  if (def.kind == RelationKind::kIndex && !job.depends_on.empty())
+    if (TableRef table = catalog->GetTable(job.depends_on[0]))
+      job.input_columns[table->id] = static_cast<int>(table->columns.size());
   if (ReadsTemporaryRelation(*catalog, plan.depends_on))
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "{} must not use temporary tables or views",
                   def.kind == RelationKind::kMaterializedView ? "materialized views"

@@ -87,6 +87,9 @@ std::vector<NameEdit> EditsFor(const TableCatalog& dep, const Bound& bound, cons
         if (tokens[i].start <= rel->location || !IsNameToken(tokens[i]) || tokens[i].text != old_name) continue;
         if (tokens[i - 1].text != "(" && tokens[i - 1].text != ",") continue;
         if (i + 1 < tokens.size() && (tokens[i + 1].text == "(" || tokens[i + 1].text == ".")) continue;
+        // One the binder saw (in an expression element or the predicate).
+        if (std::any_of(edits.begin(), edits.end(), [&](const NameEdit& e) { return e.location == tokens[i].start; }))
+          continue;
         edits.push_back({tokens[i].start, 0, new_name, ""});
       }
     }

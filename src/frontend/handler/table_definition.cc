@@ -353,6 +353,11 @@ bool IsImmutableExpression(const Expression& e) {
   return true;
 }
 
+void CheckImmutableInIndex(const Expression& e, const char* what) {
+  if (!IsImmutableExpression(e))
+    FRESHET_THROW(sqlstate::kInvalidObjectDefinition, "functions in index {} must be marked IMMUTABLE", what);
+}
+
 void BindGeneratedColumn(Session* session, const ParsedStatement& stmt, TableCatalog* table, int column,
                          const BoundColumn& bound) {
   ColumnCatalog& col = table->columns[column];

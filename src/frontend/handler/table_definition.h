@@ -104,6 +104,9 @@ void BindGeneratedColumn(Session* session, const ParsedStatement& stmt, TableCat
 // Whether an expression's value depends on its inputs alone (PostgreSQL's
 // IMMUTABLE): no clock, session or random functions.
 bool IsImmutableExpression(const Expression& e);
+// An index's expression or predicate (`what`) must be: 42P17 otherwise,
+// as PostgreSQL's "functions in index expression must be marked IMMUTABLE".
+void CheckImmutableInIndex(const Expression& e, const char* what);
 
 // Checks that `expr`, a DEFAULT for `column`, binds without columns and
 // coerces to its type (42804 otherwise), and returns the text to keep for
