@@ -1236,8 +1236,12 @@ class CatalogLookupImpl : public CatalogLookup {
     std::string where;
     if (desc && !desc->predicate.empty()) {
       const std::string& p = desc->predicate;
+      std::vector<ViewTextContext::Column> columns;
+      for (const auto& col : t->columns)
+        if (!col.hidden) columns.push_back({col.name, col.type});
       bool plain = std::all_of(p.begin(), p.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-      where = pretty || plain ? " WHERE " + p : " WHERE (" + p + ")";
+      if (std::optional<std::string> text = PostgresConditionText(p, columns, pretty)) where = " WHERE " + *text;
+      else where = pretty || plain ? " WHERE " + p : " WHERE (" + p + ")";
     }
     std::string element_list;
     for (const auto& e : elements) element_list += (element_list.empty() ? "" : ", ") + e;

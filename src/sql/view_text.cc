@@ -48,7 +48,7 @@ class Printer {
     std::string name;
     if (ref->n_fields == 1) {
       name = StringOf(ref->fields[0]);
-    } else if (ref->n_fields == 2 && StringOf(ref->fields[0]) == qualifier_) {
+    } else if (ref->n_fields == 2 && !qualifier_.empty() && StringOf(ref->fields[0]) == qualifier_) {
       name = StringOf(ref->fields[1]);
     } else {
       throw Unsupported{};
@@ -58,7 +58,10 @@ class Printer {
     throw Unsupported{};
   }
 
-  std::string ColumnText(int c) const { return QuoteIdent(qualifier_) + "." + QuoteIdent(columns_[c].name); }
+  // Qualified by the relation's name, unless printing without one.
+  std::string ColumnText(int c) const {
+    return qualifier_.empty() ? QuoteIdent(columns_[c].name) : QuoteIdent(qualifier_) + "." + QuoteIdent(columns_[c].name);
+  }
 
   // An integer constant as PostgreSQL prints an int4 Const: bare, or
   // '-n'::integer when negative (so that it reads back as one constant).
@@ -282,6 +285,24 @@ std::optional<std::string> PostgresViewText(const std::string& query, const View
     if (root->node_case == PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT) root = root->create_table_as_stmt->query;
     if (!root || root->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) return std::nullopt;
     return Print(root->select_stmt, context);
+  } catch (const Unsupported&) {
+    return std::nullopt;
+  } catch (const SqlError&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::string> PostgresConditionText(const std::string& condition,
+                                                 const std::vector<ViewTextContext::Column>& columns, bool pretty) {
+  try {
+    std::vector<ParsedStatement> stmts = ParseSql("SELECT " + condition);
+    if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) return std::nullopt;
+    const PgQuery__SelectStmt* select = stmts[0].node->select_stmt;
+    if (select->n_target_list != 1) return std::nullopt;
+    ViewTextContext context;
+    context.pretty = pretty;
+    Printer printer(context, columns, "");
+    return printer.Condition(select->target_list[0]->res_target->val, 0);
   } catch (const Unsupported&) {
     return std::nullopt;
   } catch (const SqlError&) {

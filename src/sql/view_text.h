@@ -50,4 +50,11 @@ struct ViewTextContext {
 // The text, starting with " SELECT" and ending with ";", or nullopt.
 std::optional<std::string> PostgresViewText(const std::string& query, const ViewTextContext& context);
 
+// A condition over one relation's columns (a partial index's predicate),
+// its columns unqualified, as PostgreSQL prints it: with `pretty`
+// parentheses only where needed, else around every operator, NOT, AND and
+// OR; nullopt for the shapes the view printer does not know.
+std::optional<std::string> PostgresConditionText(const std::string& condition,
+                                                 const std::vector<ViewTextContext::Column>& columns, bool pretty);
+
 }  // namespace freshet

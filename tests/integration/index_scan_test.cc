@@ -8,9 +8,10 @@
 //   INDEX_SCAN_SEED    seed of the random workload (default 20261204)
 //   INDEX_SCAN_ROUNDS  number of rounds (default 40)
 //
-// Tables: t (a declared key, indexes on (a), (b, c) and (d)), u (no key,
-// so a hidden row id; an index on (a)), and a materialized view m over t
-// with an index on (b). Each round writes a random batch of INSERT,
+// Tables: t (a declared key, indexes on (a), (b, c) and (d), on the
+// expressions upper(b) and (a % 5, c), and partial ones on (c) WHERE d > 4
+// and (a) WHERE b IS NOT NULL), u (no key, so a hidden row id; an index on
+// (a)), and a materialized view m over t with an index on (b). Each round writes a random batch of INSERT,
 // UPDATE and DELETE statements to t and u (UPDATE and DELETE filtered by
 // indexed columns, so they find their rows through the indexes too), some
 // in a block that commits or rolls back, and the same statements to twin
@@ -111,7 +112,7 @@ int next_id = 1;
 
 // A random write to t or u; `twin` names the twin table's suffix.
 std::string RandomWrite() {
-  switch (rng.Int(0, 7)) {
+  switch (rng.Int(0, 8)) {
     case 0:
     case 1: {
       std::string sql = "INSERT INTO t@ VALUES ";
@@ -125,6 +126,9 @@ std::string RandomWrite() {
     case 4: return "UPDATE t@ SET a = " + A() + " WHERE b = " + B() + " AND c >= " + C();
     case 5: return "DELETE FROM t@ WHERE d = " + D();
     case 6: return "UPDATE u@ SET b = " + B() + " WHERE a IN (" + A() + ", " + A() + ")";
+    case 7:
+      return rng.Chance(50) ? "UPDATE t@ SET d = " + D() + " WHERE upper(b) = upper(" + B() + ")"
+                            : "DELETE FROM t@ WHERE a % 5 = " + std::to_string(rng.Int(0, 4)) + " AND c = " + C();
     default: return "DELETE FROM u@ WHERE a = " + A() + (rng.Chance(50) ? " OR a = " + A() : "");
   }
 }
@@ -142,7 +146,7 @@ struct Query {
 
 Query RandomQuery() {
   Query q;
-  switch (rng.Int(0, 13)) {
+  switch (rng.Int(0, 20)) {
     case 0: q.sql = "SELECT * FROM t WHERE a = " + A(); break;
     case 1: q.sql = "SELECT id, b FROM t WHERE a IN (" + A() + ", " + A() + ", " + A() + ")"; break;
     case 2: q.sql = "SELECT * FROM t WHERE a > " + A() + " AND a <= " + A(); break;
@@ -159,7 +163,20 @@ Query RandomQuery() {
     case 10: q.sql = "SELECT a, count(*), sum(c) FROM t WHERE a >= " + A() + " GROUP BY a"; break;
     case 11: q.sql = "SELECT * FROM u WHERE a = " + A() + " OR a IS NULL"; break;
     case 12: q.sql = "SELECT * FROM m WHERE b = " + B(); break;
-    default: q.sql = "SELECT * FROM t WHERE a = " + A() + " AND id > " + std::to_string(rng.Int(0, next_id)); break;
+    case 14: q.sql = "SELECT * FROM t WHERE upper(b) = upper(" + B() + ")"; break;
+    case 15: q.sql = "SELECT id, a FROM t WHERE upper(b) IN ('S" + std::to_string(rng.Int(0, 12)) + "', 'S3')"; break;
+    case 16:
+      q.sql = "SELECT * FROM t WHERE a % 5 = " + std::to_string(rng.Int(-1, 5)) + " AND c " + (rng.Chance(50) ? "=" : "<") +
+              " " + C();
+      break;
+    case 17: q.sql = "SELECT * FROM t WHERE c = " + C() + " AND d > 4"; break;
+    case 18: q.sql = "SELECT * FROM t WHERE c = " + C() + " AND d > " + std::to_string(rng.Int(2, 6)); break;
+    case 19: q.sql = "SELECT id FROM t WHERE a = " + A() + " AND b IS NOT NULL"; break;
+    case 20:
+      q.sql = "SELECT * FROM t WHERE upper(b) = $1";
+      q.params = {rng.Chance(20) ? "" : "S" + std::to_string(rng.Int(0, 12))};
+      break;
+    case 13: q.sql = "SELECT * FROM t WHERE a = " + A() + " AND id > " + std::to_string(rng.Int(0, next_id)); break;
   }
   return q;
 }
@@ -181,6 +198,12 @@ void ExpectPlan(PGconn* conn, const std::string& sql, const std::string& wanted)
   std::string plan = Explain(conn, sql);
   if (plan.find(wanted) != std::string::npos) passed++;
   else Fail("EXPLAIN " + sql + " does not show \"" + wanted + "\":\n" + plan);
+}
+
+void ExpectPlanWithout(PGconn* conn, const std::string& sql, const std::string& unwanted) {
+  std::string plan = Explain(conn, sql);
+  if (plan.find(unwanted) == std::string::npos && plan.rfind("error", 0) != 0) passed++;
+  else Fail("EXPLAIN " + sql + " shows \"" + unwanted + "\":\n" + plan);
 }
 
 }  // namespace
@@ -220,6 +243,10 @@ int main(int argc, char** argv) {
     Must(with, On(w, "_twin"));
   }
   Must(with, "CREATE INDEX t_d ON t (d)");
+  Must(with, "CREATE INDEX t_ub ON t (upper(b))");
+  Must(with, "CREATE INDEX t_ac ON t ((a % 5), c)");
+  Must(with, "CREATE INDEX t_cp ON t (c) WHERE d > 4");
+  Must(with, "CREATE INDEX t_ap ON t (a) WHERE b IS NOT NULL");
 
   // Every kind of condition reads its index.
   ExpectPlan(with, "SELECT * FROM t WHERE a = 1", "Scan t using t_a");
@@ -238,6 +265,19 @@ int main(int argc, char** argv) {
   ExpectPlan(with, "SELECT * FROM t WHERE id > 3 AND a = 1", "Scan t using t_a");
   ExpectPlan(with, "SELECT * FROM t WHERE c = 3", "Scan t [");
   ExpectPlan(without, "SELECT * FROM t WHERE a = 1", "Scan t [");
+  // Expressions the filter compares as an index holds them; a partial
+  // index only where the filter has its predicate.
+  ExpectPlan(with, "SELECT * FROM t WHERE upper(b) = 'S1'", "Scan t using t_ub");
+  ExpectPlan(with, "SELECT * FROM t WHERE upper(b) IN ('S1', 'S2')", "Scan t using t_ub");
+  ExpectPlan(with, "SELECT * FROM t WHERE a % 5 = 1 AND c = 2", "Scan t using t_ac");
+  ExpectPlan(with, "SELECT * FROM t WHERE a % 5 = 1 AND c = 2", "storage filter: (a % 5) = 1 AND c = 2");
+  ExpectPlan(with, "SELECT * FROM t WHERE c = 2 AND d > 4", "Scan t using t_cp");
+  ExpectPlanWithout(with, "SELECT * FROM t WHERE c = 2 AND d > 3", "t_cp");
+  ExpectPlan(with, "SELECT * FROM t WHERE c = 2", "Scan t [");
+  ExpectPlan(with, "SELECT * FROM t WHERE a % 4 = 1", "Scan t [");
+  ExpectPlan(with, "DELETE FROM t WHERE upper(b) = 'S1'", "Scan t using t_ub");
+  Must(with, "PREPARE by_upper(text) AS SELECT * FROM t WHERE upper(b) = $1");
+  ExpectPlan(with, "EXECUTE by_upper('S1')", "Scan t using t_ub");
 
   int queries = 12;
   for (round_no = 1; round_no <= rounds; round_no++) {

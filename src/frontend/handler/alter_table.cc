@@ -1287,7 +1287,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   // and type; "" in `columns` at their place).
   ConstraintCatalog elements = IndexElements(ix);
   const std::vector<std::string> columns = elements.columns;
-  std::vector<std::string> expressions(columns.size()), name_parts;
+  std::vector<std::string> expressions(columns.size());
   std::vector<DataType> expression_types(columns.size(), DataType::Unknown());
   for (size_t i = 0; i < columns.size(); i++) {
     if (!columns[i].empty()) continue;
@@ -1299,22 +1299,18 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
     if (type == DataType::Varchar()) type = DataType::Text();
     expression_types[i] = type;
   }
-  for (size_t k = 0; k < columns.size(); k++) name_parts.push_back(elements.ElementName(k));
-  // As PostgreSQL: an index without a name is <table>_<columns>_idx.
+  // As PostgreSQL: an index without a name is <table>_<elements>_idx, with
+  // a number appended when that is taken.
+  Catalog* catalog = args.session->DdlCatalog();
   std::string name = ix->idxname && *ix->idxname ? ix->idxname : "";
   if (name.empty()) {
-    name = t->name;
-    for (const auto& c : name_parts) name += "_" + c;
-    name += "_idx";
+    std::string base = t->name;
+    for (size_t k = 0; k < columns.size(); k++) base += "_" + elements.ElementName(k);
+    name = ChooseIndexName(*catalog, t->database_id, t->schema_id, base + "_idx");
   }
-  if (ix->if_not_exists) {
-    bool exists = args.session->DdlCatalog()->FindTable(t->schema_id, name) != nullptr;
-    for (const auto& other : args.session->DdlCatalog()->ListTables(t->database_id))
-      for (const auto& k : other->constraints) exists |= other->schema_id == t->schema_id && k.type == 'u' && k.name == name;
-    if (exists) {
-      args.sink->Notice(fmt::format("relation \"{}\" already exists, skipping", name));
-      return {"CREATE INDEX"};
-    }
+  if (ix->if_not_exists && RelationNameTaken(*catalog, t->database_id, t->schema_id, name)) {
+    args.sink->Notice(fmt::format("relation \"{}\" already exists, skipping", name));
+    return {"CREATE INDEX"};
   }
   PgQuery__Constraint c = PG_QUERY__CONSTRAINT__INIT;
   c.contype = PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE;

@@ -5,11 +5,13 @@
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include <optional>
 #include <thread>
 
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "catalog/temp_schema.h"
+#include "common/identifier.h"
 #include "frontend/handler/objects.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
@@ -24,14 +26,41 @@ const PgQuery__CreateTableAsStmt* CreateMvNode(const ParsedStatement& stmt) {
   return stmt.node->create_table_as_stmt;
 }
 
+// CREATE INDEX without a name: the statement naming the index as
+// PostgreSQL would (<table>_<elements>_idx, numbered when taken), so that
+// the definition the index keeps names it (recovery and pg_dump read it).
+std::optional<ParsedStatement> WithIndexName(const HandlerArgs& args, const JobDefinition& def) {
+  const ParsedStatement& stmt = args.stmt;
+  if (def.kind != RelationKind::kIndex || !stmt.node || (stmt.node->index_stmt->idxname && *stmt.node->index_stmt->idxname))
+    return std::nullopt;
+  Binder binder(args.session->BinderContextFor(stmt, nullptr));
+  ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
+  std::string name = ChooseIndexName(*args.session->DdlCatalog(), args.session->database().id, schema_id, def.name.back());
+  // Before the ON that precedes the table (a reserved word: no name is it).
+  for (const Token& t : Tokenize(stmt.text)) {
+    if (t.kind != Token::Kind::kKeyword || t.text != "on") continue;
+    std::vector<ParsedStatement> named = ParseSql(stmt.text.substr(0, t.start) + QuoteIdent(name) + " " + stmt.text.substr(t.start));
+    if (named.size() == 1) return std::move(named[0]);
+    break;
+  }
+  throw SqlError(sqlstate::kInternalError, "could not name the index");
+}
+
 }  // namespace
 
 StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain) {
   Session* session = args.session;
-  const ParsedStatement& stmt = args.stmt;
   const bool explain_only = explain != nullptr;
   JobDefinition def;
-  DescribeJobDefinition(stmt, &def);
+  DescribeJobDefinition(args.stmt, &def);
+  if (!explain_only)
+    if (std::optional<ParsedStatement> named = WithIndexName(args, def)) {
+      // Planned as written first, so that errors point into the client's text.
+      std::vector<std::string> plan_only;
+      HandleCreateJob(args, &plan_only);
+      return HandleCreateJob(HandlerArgs{args.session, *named, args.sink, args.params, args.portal, args.plan_cache}, nullptr);
+    }
+  const ParsedStatement& stmt = args.stmt;
   if (const auto* c = CreateMvNode(stmt)) {
     if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
       throw SqlError(sqlstate::kFeatureNotSupported, "CREATE TABLE AS is not supported yet");

@@ -13,6 +13,21 @@
 
 namespace freshet {
 
+bool RelationNameTaken(const Catalog& catalog, ObjectId database_id, ObjectId schema_id, const std::string& name) {
+  if (catalog.FindTable(schema_id, name)) return true;
+  for (const auto& t : catalog.ListTables(database_id))
+    if (t->schema_id == schema_id)
+      for (const auto& c : t->constraints)
+        if (c.type == 'u' && c.name == name) return true;
+  return false;
+}
+
+std::string ChooseIndexName(const Catalog& catalog, ObjectId database_id, ObjectId schema_id, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; RelationNameTaken(catalog, database_id, schema_id, name); i++) name = base + std::to_string(i);
+  return name;
+}
+
 TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name) {
   Catalog* catalog = args.session->catalog();
   if (name.size() > 1) {

@@ -12,6 +12,15 @@ struct PgQuery__RangeVar;
 
 namespace freshet {
 
+// Whether `name` is taken in schema `schema_id`: by a relation, or by a
+// unique index (which has no relation of its own). They share pg_class's
+// namespace.
+bool RelationNameTaken(const Catalog& catalog, ObjectId database_id, ObjectId schema_id, const std::string& name);
+
+// PostgreSQL's name for an index made without one (ChooseRelationName):
+// `base` (<table>_<elements>_idx), else base1, base2, ... whichever is free.
+std::string ChooseIndexName(const Catalog& catalog, ObjectId database_id, ObjectId schema_id, const std::string& base);
+
 // [schema.]name: in that schema, or along the search path; null when absent.
 TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name);
 // The job a statement names, of kind_name "materialized view", "sink" or
