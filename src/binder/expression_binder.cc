@@ -385,11 +385,16 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     throw SqlError(explicit_cast ? sqlstate::kCannotCoerce : sqlstate::kDatatypeMismatch,
                    fmt::format("cannot cast type {} to {}", from.ToString(), to.ToString()));
   }
-  if (from.id == to.id &&
-      ((to.IsText() && !from.IsText()) || (to.IsName() && !from.IsName()) || (to.IsChar() && !from.IsChar()))) {
-    // varchar -> text, name or "char": same values, only the name changes.
+  if (from.id == to.id && to.IsText() && !from.IsText()) {
+    // varchar -> text: same values, only the name changes.
     e->set_type(to);
     return e;
+  }
+  if (from.id == to.id && ((to.IsName() && !from.IsName()) || (to.IsChar() && !from.IsChar()))) {
+    // -> name or "char": cut to 63 bytes or one (ApplyCharacterLength).
+    if (e->kind() == Expression::Kind::kConstant)
+      return std::make_unique<ConstantExpr>(CastValue(static_cast<ConstantExpr*>(e.get())->value(), to, *binder_->ctx_.eval));
+    return std::make_unique<CastExpr>(std::move(e), to);
   }
   if (from.id == to.id) {
     bool modifiers_matter = (to.id == TypeId::kNumeric || to.id == TypeId::kVarchar) && to.precision >= 0 &&
@@ -400,8 +405,9 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     if (e->kind() == Expression::Kind::kConstant) {
       const Value& v = static_cast<ConstantExpr*>(e.get())->value();
       if (v.is_null()) return std::make_unique<ConstantExpr>(Value::Null(to));
-      if (explicit_cast && to.id == TypeId::kVarchar && to.precision >= 0) {
-        // 'abcdef'::varchar(3) truncates, like any explicit cast to varchar(n).
+      if ((explicit_cast && to.id == TypeId::kVarchar && to.precision >= 0) || to.IsName() || to.IsChar()) {
+        // 'abcdef'::varchar(3) truncates, like any explicit cast to
+        // varchar(n); a name or "char" is cut however it is given.
         Value text = Value::Varchar(v.string_value());
         return std::make_unique<ConstantExpr>(CastValue(text, to, *binder_->ctx_.eval));
       }

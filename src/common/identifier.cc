@@ -57,6 +57,13 @@ std::string QuoteLiteral(std::string_view text) {
   return out + "'";
 }
 
+std::string_view TruncatedIdentifier(std::string_view name) {
+  if (name.size() <= kMaxIdentifierBytes) return name;
+  size_t cut = kMaxIdentifierBytes;
+  while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) cut--;
+  return name.substr(0, cut);
+}
+
 std::vector<std::string> SplitQualifiedName(std::string_view text) {
   std::vector<std::string> parts;
   size_t i = 0, n = text.size();
@@ -88,7 +95,7 @@ std::vector<std::string> SplitQualifiedName(std::string_view text) {
       }
       if (part.empty()) return {};
     }
-    parts.push_back(std::move(part));
+    parts.emplace_back(TruncatedIdentifier(part));
     while (i < n && IsSpace(text[i])) i++;
     if (i == n) return parts;
     if (text[i] != '.') return {};

@@ -674,7 +674,9 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
   }
   // Into bpchar (without a length) from another text: the trailing blanks go.
   bool strip_blanks = to.IsBpchar() && !from.IsBpchar();
-  if (from.id == to.id && !HasModifiers(to) && !strip_blanks) {
+  // Into name or "char" from another text: cut to 63 bytes or one.
+  bool cut = (to.IsName() && !from.IsName()) || (to.IsChar() && !from.IsChar());
+  if (from.id == to.id && !HasModifiers(to) && !strip_blanks && !cut) {
     out.AppendRange(in, 0, in.size());
     return out;
   }

@@ -26,6 +26,12 @@ class ResultSink {
   virtual void Describe(const std::vector<ColumnDesc>& columns) = 0;
   virtual void Rows(const DataChunk& chunk) = 0;
   virtual void Notice(const std::string& message) = 0;
+  // A NOTICE with a SQLSTATE of its own (42622: an identifier cut to 63
+  // bytes). A client that is not one gets a plain notice.
+  virtual void NoticeWithCode(const char* code, const std::string& message) {
+    (void)code;
+    Notice(message);
+  }
   // A WARNING (SQLSTATE 01000): a function's, such as pg_advisory_unlock
   // of a lock not held. A client that is not one gets a notice.
   virtual void Warning(const std::string& message) { Notice(message); }

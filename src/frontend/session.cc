@@ -785,6 +785,7 @@ StatementOutcome Session::RollbackToSavepoint(const std::string& name) {
 void Session::ExecuteSimple(const std::string& sql, ResultSink* sink,
                             const std::function<void(const StatementOutcome&)>& done) {
   current_query_ = sql;
+  for (const std::string& notice : TruncatedIdentifierNotices(sql)) sink->NoticeWithCode("42622", notice);
   std::vector<ParsedStatement> stmts = ParseSql(sql, &parse_cache_);
   if (stmts.empty()) {
     StatementOutcome empty;
@@ -983,12 +984,15 @@ void Session::LockWrites(ObjectId id, const std::string& relation, bool nowait) 
 
 // ---- Extended protocol ----
 
-void Session::Parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& param_oids) {
+void Session::Parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& param_oids,
+                    ResultSink* notices) {
   if (!name.empty() && prepared_.count(name))
     FRESHET_THROW(sqlstate::kDuplicatePreparedStatement, "prepared statement \"{}\" already exists", name);
   current_query_ = sql;
   auto p = std::make_shared<Prepared>();
   p->sql = sql;
+  if (notices)
+    for (const std::string& notice : TruncatedIdentifierNotices(sql)) notices->NoticeWithCode("42622", notice);
   p->statements = ParseSql(sql);
   if (p->statements.size() > 1)
     throw SqlError(sqlstate::kSyntaxError, "cannot insert multiple commands into a prepared statement");

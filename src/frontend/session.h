@@ -82,7 +82,9 @@ class Session : public SequenceAccess, public SessionAccess {
   StatementOutcome RunNested(const ParsedStatement& stmt, ResultSink* sink);
 
   // Extended protocol.
-  void Parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& param_oids);
+  // `notices` hears what parsing says (identifiers cut to 63 bytes).
+  void Parse(const std::string& name, const std::string& sql, const std::vector<uint32_t>& param_oids,
+             ResultSink* notices = nullptr);
   void Bind(const std::string& portal, const std::string& statement, const std::vector<std::optional<std::string>>& params,
             const std::vector<int16_t>& param_formats, const std::vector<int16_t>& result_formats);
   // Describe: parameter types (for statements) and result columns (empty

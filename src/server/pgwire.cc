@@ -127,9 +127,10 @@ class Connection : public ResultSink {
   }
 
   // Below the session's client_min_messages they are not sent.
-  void Notice(const std::string& message) override {
+  void Notice(const std::string& message) override { NoticeWithCode("00000", message); }
+  void NoticeWithCode(const char* code, const std::string& message) override {
     if (!session_ || session_->settings().client_min_messages <= MessageLevel::kNotice)
-      SendNotice("NOTICE", "00000", message);
+      SendNotice("NOTICE", code, message);
   }
   void Warning(const std::string& message) override {
     if (!session_ || session_->settings().client_min_messages <= MessageLevel::kWarning)
@@ -360,7 +361,7 @@ class Connection : public ResultSink {
 
   void ParseMessage(const std::string& body) {
     wire::ParseMessage m = DecodeParse(body);
-    session_->Parse(m.name, m.query, m.param_oids);
+    session_->Parse(m.name, m.query, m.param_oids, this);
     size_t start = BeginMessage('1');
     EndMessage(start);
   }

@@ -391,6 +391,38 @@ std::vector<Token> Tokenize(const std::string& sql) {
   return out;
 }
 
+std::vector<std::string> TruncatedIdentifierNotices(const std::string& sql) {
+  // Most query strings have no run of 64 bytes that could be one name (a
+  // quoted one may hold spaces): they are not scanned again.
+  size_t run = 0, longest = 0;
+  for (size_t i = 0; i < sql.size(); i++) {
+    char c = sql[i];
+    if (c == '"') {
+      size_t close = sql.find('"', i + 1);
+      if (close == std::string::npos) close = sql.size();
+      longest = std::max(longest, close - i - 1);
+      i = close;
+      run = 0;
+      continue;
+    }
+    run = std::isspace(static_cast<unsigned char>(c)) || c == ',' || c == '(' || c == ')' || c == '.' || c == ';' ? 0 : run + 1;
+    longest = std::max(longest, run);
+  }
+  std::vector<std::string> out;
+  if (longest <= kMaxIdentifierBytes) return out;
+  std::vector<Token> tokens;
+  try {
+    tokens = Tokenize(sql);
+  } catch (const SqlError&) {
+    return out;  // parsing reports it
+  }
+  for (const Token& t : tokens) {
+    if (t.kind != Token::Kind::kIdent || t.text.size() <= kMaxIdentifierBytes) continue;
+    out.push_back(fmt::format("identifier \"{}\" will be truncated to \"{}\"", t.text, TruncatedIdentifier(t.text)));
+  }
+  return out;
+}
+
 namespace {
 
 // Cuts RisingWave's clauses out of CREATE TABLE / SOURCE / SINK (see

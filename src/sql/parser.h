@@ -132,6 +132,11 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache 
 // Tokenizes with the PostgreSQL lexer.
 std::vector<Token> Tokenize(const std::string& sql);
 
+// The NOTICEs PostgreSQL's scanner gives a query string's identifiers
+// longer than 63 bytes, which it (and libpg_query) cuts to 63:
+// `identifier "..." will be truncated to "..."`, in the order they occur.
+std::vector<std::string> TruncatedIdentifierNotices(const std::string& sql);
+
 // The text of a String node of a parse tree ("" for other nodes).
 std::string StringOf(const PgQuery__Node* n);
 // The value of an option (DefElem) as text: "true" when it has none.

@@ -858,6 +858,24 @@ void TestSimpleQuery() {
             notices.items[0] == "NOTICE|00000|table \"no_such_table_for_notice\" does not exist, skipping",
         "it sends a NoticeResponse (NOTICE, 00000, 'table ... does not exist, skipping')",
         notices.items.empty() ? "no notice" : notices.items[0]);
+  // An identifier longer than 63 bytes: cut, with PostgreSQL's NOTICE, by
+  // either protocol.
+  const std::string long_name(70, 'n'), cut_name(63, 'n');
+  const std::string truncated = "NOTICE|42622|identifier \"" + long_name + "\" will be truncated to \"" + cut_name + "\"";
+  notices.items.clear();
+  ok = Exec(c, "SELECT 1 AS " + long_name, &d);
+  Check(ok && notices.items.size() == 1 && notices.items[0] == truncated,
+        "a 70-byte identifier: NOTICE 'identifier ... will be truncated to ...' (simple query)",
+        notices.items.empty() ? "no notice" : notices.items[0]);
+  notices.items.clear();
+  PGresult* pr = PQprepare(c, "", ("SELECT 1 AS " + long_name).c_str(), 0, nullptr);
+  Check(PQresultStatus(pr) == PGRES_COMMAND_OK && notices.items.size() == 1 && notices.items[0] == truncated,
+        "the same at Parse (extended protocol)", notices.items.empty() ? "no notice" : notices.items[0]);
+  PQclear(pr);
+  pr = PQexec(c, ("SELECT 1 AS " + long_name).c_str());
+  Check(PQresultStatus(pr) == PGRES_TUPLES_OK && PQfname(pr, 0) == cut_name, "the column is named by the cut name",
+        PQresultStatus(pr) == PGRES_TUPLES_OK ? PQfname(pr, 0) : Describe(pr));
+  PQclear(pr);
   Exec(c, "DROP TABLE IF EXISTS sq_t");
   PQfinish(c);
 }
