@@ -229,12 +229,18 @@ nlohmann::json WithoutColumnNames(nlohmann::json j) {
     }
     // A column reference's name is what it printed as (EXPLAIN).
     if (j.contains("k") && j.contains("i") && j.contains("n")) j.erase("n");
-    // A varchar's length (and text's marker): values are stored alike, and
-    // ALTER TYPE lengthens a column without planning its readers again.
-    if (j.contains("id") && j.contains("p") && j.contains("s") && j.size() == 3 &&
-        j["id"] == static_cast<int>(TypeId::kVarchar)) {
-      int p = j["p"].get<int>();
-      if (p > 0 || p == DataType::kTextMarker) j["p"] = -1;
+    // A varchar's length (and text's marker), an integer's or a float's
+    // width: values are stored alike, and ALTER TYPE lengthens or widens a
+    // column without planning the jobs holding it again (those computing
+    // with it refuse it).
+    if (j.contains("id") && j.contains("p") && j.contains("s") && j.size() == 3) {
+      if (j["id"] == static_cast<int>(TypeId::kVarchar)) {
+        int p = j["p"].get<int>();
+        if (p > 0 || p == DataType::kTextMarker) j["p"] = -1;
+      }
+      if (j["id"] == static_cast<int>(TypeId::kInt16) || j["id"] == static_cast<int>(TypeId::kInt32))
+        j["id"] = static_cast<int>(TypeId::kInt64);
+      if (j["id"] == static_cast<int>(TypeId::kFloat32)) j["id"] = static_cast<int>(TypeId::kFloat64);
     }
     for (auto& [key, value] : j.items()) value = WithoutColumnNames(std::move(value));
   } else if (j.is_array()) {

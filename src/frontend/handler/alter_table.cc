@@ -114,8 +114,9 @@ struct Alteration {
   // as PostgreSQL drops them.
   std::vector<ObjectId> dropped_indexes;
   // Columns whose type ALTER TYPE changed without a rewrite (a longer
-  // varchar, text: the stored values are valid and stored alike), by
-  // name: the indexes holding them follow (RetypeIndexes).
+  // varchar, text, a wider integer: the stored values are valid and
+  // stored alike; WidensWithoutRewrite), by name: the indexes holding them
+  // follow (RetypeIndexes).
   std::vector<std::string> retyped_in_place;
 
   explicit Alteration(const TableCatalog& t) : next(t), row_id_at(t.row_id_index) {
@@ -270,8 +271,15 @@ bool HasVolatileDefault(const HandlerArgs& args, const ColumnCatalog& c) {
 // for a rewrite.
 // Whether every value of type `from` is one of type `to`, stored alike,
 // so that ALTER TYPE needs no rewrite (as PostgreSQL's binary-coercible
-// changes): varchar(n) or text to a varchar at least as long, or text.
+// changes): varchar(n) or text to a varchar at least as long, or text; an
+// integer to a wider integer, real to double precision (rows and keys
+// hold every integer as 64 bits and every float as a double).
 bool WidensWithoutRewrite(const DataType& from, const DataType& to) {
+  auto integer_rank = [](const DataType& t) {
+    return t.id == TypeId::kInt16 ? 1 : t.id == TypeId::kInt32 ? 2 : t.id == TypeId::kInt64 ? 3 : 0;
+  };
+  if (integer_rank(from) && integer_rank(to)) return integer_rank(to) >= integer_rank(from);
+  if (from.id == TypeId::kFloat32 && to.id == TypeId::kFloat64) return true;
   if (from.id != TypeId::kVarchar || to.id != TypeId::kVarchar) return false;
   auto length = [](const DataType& t) { return t.precision; };  // -1 unbounded, kTextMarker text
   auto unbounded = [&](const DataType& t) { return t == DataType::Varchar() || t.IsText(); };
@@ -611,19 +619,21 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
                          "ALTER TYPE ... USING of a column added by the same statement is not supported");
         a->sources[i].using_expr = cd->raw_default;
       }
-      // A longer varchar (what ORMs' migrations emit): the stored rows
-      // stay as they are, as in PostgreSQL, and so does what is computed
-      // from them.
+      // A generated column computes with the type it was made with (0A000
+      // as PostgreSQL's, which recomputes it).
+      for (const auto& other : next.columns)
+        if (TextReads(other.generated, cmd->name))
+          throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a generated column")
+              .WithDetail(fmt::format("Column \"{}\" is used by generated column \"{}\".", cmd->name, other.name));
+      // A longer varchar or a wider integer (what ORMs' migrations emit):
+      // the stored rows stay as they are, as in PostgreSQL, and so does
+      // what is computed from them.
       if (!cd->raw_default && a->sources[i].old_column >= 0 && WidensWithoutRewrite(old_type, col.type)) {
         a->retyped_in_place.push_back(col.name);
         return;
       }
       // Otherwise the values change: what is computed from them would
       // have to be computed anew.
-      for (const auto& other : next.columns)
-        if (TextReads(other.generated, cmd->name))
-          throw SqlError(sqlstate::kFeatureNotSupported, "cannot alter type of a column used by a generated column")
-              .WithDetail(fmt::format("Column \"{}\" is used by generated column \"{}\".", cmd->name, other.name));
       for (const auto& c : next.constraints)
         if (ExpressionsRead(c, cmd->name))
           FRESHET_THROW(sqlstate::kFeatureNotSupported,
@@ -1118,22 +1128,37 @@ void CheckRetypedColumnsUnread(const HandlerArgs& args, const TableCatalog& t, c
 }
 
 // The indexes of a table whose columns ALTER TYPE retyped in place: they
-// hold the table's columns in order, which take the new types.
+// hold the table's columns in order, which take the new types; one whose
+// expressions or predicate read such a column is made again, computing
+// with the new type (an int4 sum overflows where an int8 one does not).
 void RetypeIndexes(const HandlerArgs& args, const TableCatalog& t, const Alteration& a) {
   if (a.retyped_in_place.empty()) return;
   Catalog* catalog = args.session->DdlCatalog();
+  std::vector<TableRef> remade;
   for (const TableRef& dep : catalog->Dependents(t.id)) {
     if (dep->kind != RelationKind::kIndex || dep->depends_on.empty() || dep->depends_on[0] != t.id) continue;
+    std::shared_ptr<const ConstraintCatalog> elements = DescribeUserIndex(*dep);
+    if (std::any_of(a.retyped_in_place.begin(), a.retyped_in_place.end(), [&](const std::string& name) {
+          return ExpressionsRead(*elements, name) || TextReads(elements->predicate, name);
+        })) {
+      remade.push_back(dep);
+      continue;
+    }
     TableCatalog index = *dep;
     bool changed = false;
     for (const auto& name : a.retyped_in_place) {
       int was = t.ColumnIndex(name), is = a.next.ColumnIndex(name);
-      if (was < 0 || is < 0 || static_cast<size_t>(was) >= index.columns.size()) continue;
+      if (was < 0 || is < 0 || static_cast<size_t>(was) >= IndexedTableColumns(index)) continue;
       index.columns[was].type = a.next.columns[is].type;
       changed = true;
     }
     if (changed) catalog->AlterTable(index);
   }
+  if (remade.empty()) return;
+  std::vector<ObjectId> ids;
+  for (const auto& index : remade) ids.push_back(index->id);
+  DropRelations(args, ids);
+  RebuildIndexes(args, remade);
 }
 
 void StoreAlteration(const HandlerArgs& args, const TableRef& t, const Alteration& a) {
