@@ -52,13 +52,24 @@ void Binder::NoteNameUse(const NameUse& use) {
 
 // ---- Types ----
 
-DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
+DataType Binder::BindTypeName(const PgQuery__TypeName* tn) { return BindTypeNameIn(tn, nullptr); }
+
+Binder::BoundType Binder::BindColumnType(const PgQuery__TypeName* tn) {
+  BoundType out;
+  out.type = BindTypeNameIn(tn, &out.domain);
+  return out;
+}
+
+DataType Binder::BindTypeNameIn(const PgQuery__TypeName* tn, ObjectId* domain) {
   if (tn->n_array_bounds > 0) {
     // int[], int[3], int[][]: PostgreSQL ignores the declared sizes and
     // dimensions; arrays here are one-dimensional.
     PgQuery__TypeName element = *tn;
     element.n_array_bounds = 0;
-    DataType elem = BindTypeName(&element);
+    ObjectId element_domain = 0;
+    DataType elem = BindTypeNameIn(&element, &element_domain);
+    if (element_domain)
+      ThrowAt(sqlstate::kFeatureNotSupported, tn->location, "arrays of domains are not supported yet");
     if (elem.IsArray()) return elem;
     return DataType::Array(elem);
   }
@@ -82,7 +93,11 @@ DataType Binder::BindTypeName(const PgQuery__TypeName* tn) {
     if (user) {
       if (tn->n_typmods)
         ThrowAt(sqlstate::kSyntaxError, tn->location, fmt::format("type modifier is not allowed for type \"{}\"", user->name));
-      return DataType::Enum(user->id);
+      if (!user->IsDomain()) return DataType::Enum(user->id);
+      // A domain: values of its base type, with its constraints where the
+      // caller asks (columns, casts).
+      if (domain) *domain = user->id;
+      return user->base_type;
     }
     if (!builtin_schema) named = DataTypeFromName(name);
   }

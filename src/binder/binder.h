@@ -117,7 +117,22 @@ class Binder {
 
   // Helpers shared with DDL.
   DataType BindTypeName(const PgQuery__TypeName* type_name);
+  // A column's or a cast's type: a domain (CREATE DOMAIN) is its base type
+  // and its id, whose constraints the caller applies (WithDomainChecks).
+  struct BoundType {
+    DataType type;
+    ObjectId domain = 0;
+  };
+  BoundType BindColumnType(const PgQuery__TypeName* type_name);
+  const BinderContext& context() const { return ctx_; }
+  // `value` (of domain `domain`'s base type) checked against the domain's
+  // constraints and those of the domains it is over (expr/domain_check.h).
+  ExprPtr WithDomainChecks(ExprPtr value, ObjectId domain);
+  // A domain's CHECK (its text over VALUE) bound over one column, the
+  // value of the domain's base type `base`.
+  ExprPtr BindDomainCheck(const std::string& text, const DataType& base);
   DataType BindStructTypeName(const PgQuery__TypeName* tn);
+  DataType BindTypeNameIn(const PgQuery__TypeName* tn, ObjectId* domain);
   // Binds a standalone expression without input columns (DEFAULT values).
   ExprPtr BindConstantExpression(const PgQuery__Node* node);
   // SQL EXECUTE's argument `number` (from 1) for a parameter of `type`: an
@@ -148,8 +163,9 @@ class Binder {
   ExprPtr BindGenerationExpression(const TableCatalog& table, int column, const PgQuery__Node* expr);
   ExprPtr BindStoredGenerationExpression(const TableCatalog& table, int column);
   ExprPtr BindStoredIndexExpression(const TableCatalog& table, const std::string& text);
-  // The table's CHECK constraints, bound: what its writes must pass.
-  std::vector<CheckConstraint> BindChecks(const TableCatalog& table);
+  // The table's CHECK constraints, bound: what its writes must pass; with
+  // its domain columns' constraints first unless `with_domains` is false.
+  std::vector<CheckConstraint> BindChecks(const TableCatalog& table, bool with_domains = true);
   // The table's generated columns, bound: what its writes compute.
   std::vector<GeneratedColumn> BindGenerated(const TableCatalog& table);
   // The value a column gets when a write does not give one: its DEFAULT,

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "binder/binder.h"
+
+#include "expr/domain_check.h"
 #include "binder/expression_binder.h"
 #include "common/error.h"
 #include "sql/parser.h"
@@ -32,10 +34,18 @@ std::vector<PlanColumn> TableSchema(const TableCatalog& t) {
 
 }  // namespace
 
-// The default value of column c as an expression (NULL when none).
+// The default value of column c as an expression (NULL when none): its
+// own DEFAULT, else its domain's (or the domain's base domain's).
 static ExprPtr DefaultValue(Binder* binder, const ColumnCatalog& c, Binder::ExprBinder* eb) {
-  if (c.default_expr.empty()) return std::make_unique<ConstantExpr>(Value::Null(c.type));
-  auto stmts = ParseSql("SELECT " + c.default_expr);
+  std::string text = c.default_expr;
+  for (ObjectId d = c.domain; text.empty() && d;) {
+    std::optional<TypeCatalog> domain = binder->context().catalog->GetType(d);
+    if (!domain || !domain->IsDomain()) break;
+    text = domain->default_expr;
+    d = domain->base_domain;
+  }
+  if (text.empty()) return std::make_unique<ConstantExpr>(Value::Null(c.type));
+  auto stmts = ParseSql("SELECT " + text);
   const PgQuery__SelectStmt* sel = stmts[0].node->select_stmt;
   ExprPtr e = binder->BindConstantExpression(sel->target_list[0]->res_target->val);
   return eb->CoerceForAssignment(std::move(e), c.type, c.name);
@@ -180,11 +190,54 @@ std::vector<GeneratedColumn> Binder::BindGenerated(const TableCatalog& table) {
   return out;
 }
 
-std::vector<CheckConstraint> Binder::BindChecks(const TableCatalog& table) {
+std::vector<CheckConstraint> Binder::BindChecks(const TableCatalog& table, bool with_domains) {
   std::vector<CheckConstraint> out;
+  // A domain column's constraints first (PostgreSQL checks them as the
+  // value is coerced to the column, before the table's).
+  for (size_t i = 0; with_domains && i < table.columns.size(); i++) {
+    const ColumnCatalog& c = table.columns[i];
+    if (!c.domain) continue;
+    ExprPtr value = std::make_unique<ColumnRefExpr>(static_cast<int>(i), c.type, c.name);
+    ExprPtr checked = WithDomainChecks(std::move(value), c.domain);
+    if (checked->kind() == Expression::Kind::kDomainCheck) out.push_back({"", std::move(checked)});
+  }
   for (const ConstraintCatalog& c : table.constraints)
     if (c.type == 'c') out.push_back({c.name, BindStoredCondition(table, c.check)});
   return out;
+}
+
+ExprPtr Binder::BindDomainCheck(const std::string& text, const DataType& base) {
+  return BindStoredText(text, [&](const PgQuery__Node* e) {
+    Scope scope;
+    scope.columns.push_back({"", "value", base, false});
+    scope.clause = "check constraints";
+    ExprBinder eb(this, &scope);
+    ExprPtr bound = eb.BindCondition(e, "CHECK");
+    if (ReadsSubquery(*bound)) throw SqlError(sqlstate::kFeatureNotSupported, "cannot use subquery in check constraint");
+    return bound;
+  });
+}
+
+ExprPtr Binder::WithDomainChecks(ExprPtr value, ObjectId domain) {
+  // The domains from the innermost base outwards, as PostgreSQL checks them.
+  std::vector<TypeCatalog> chain;
+  for (ObjectId id = domain; id && chain.size() < 64;) {
+    std::optional<TypeCatalog> d = ctx_.catalog->GetType(id);
+    if (!d || !d->IsDomain()) break;
+    chain.insert(chain.begin(), *d);
+    id = d->base_domain;
+  }
+  if (chain.empty()) return value;
+  std::vector<DomainCheckExpr::Constraint> constraints;
+  for (const TypeCatalog& d : chain) {
+    auto schema = ctx_.catalog->GetSchema(d.schema_id);
+    std::string schema_name = schema ? schema->name : "";
+    if (d.not_null) constraints.push_back({d.name, schema_name, "", nullptr});
+    for (const ConstraintCatalog& c : d.checks)
+      constraints.push_back({d.name, schema_name, c.name, BindDomainCheck(c.check, d.base_type)});
+  }
+  if (constraints.empty()) return value;
+  return std::make_unique<DomainCheckExpr>(std::move(value), chain.back().name, std::move(constraints));
 }
 
 PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, const PgQuery__RangeVar* relation,
@@ -594,12 +647,17 @@ PlanPtr Binder::BindTableRewrite(const TableRef& old_table, const TableRef& targ
                      fmt::format("column \"{}\" cannot be cast automatically to type {}", c.name, type))
           .WithHint(fmt::format("You might need to specify \"USING {}::{}\".", c.name, type));
     }
+    // A value coerced into a domain is checked (one kept as it was is not:
+    // a constraint added NOT VALID is not checked against it).
+    const bool kept = src.old_column >= 0 && !src.using_expr &&
+                      old_table->columns[src.old_column].domain == c.domain && same_type(old_table->columns[src.old_column].type);
+    if (c.domain && !kept) e = WithDomainChecks(std::move(e), c.domain);
     out.push_back({c.name, c.type, ""});
     exprs.push_back(std::move(e));
   }
   plan = std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(out));
   auto insert = std::make_unique<InsertNode>(target, std::move(plan), CountSchema());
-  insert->checks = BindChecks(*target);
+  insert->checks = BindChecks(*target, /*with_domains=*/false);
   insert->generated = BindGenerated(*target);
   return insert;
 }

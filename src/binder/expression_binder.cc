@@ -790,7 +790,17 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
 }
 
 ExprPtr Binder::ExprBinder::BindTypeCast(const PgQuery__TypeCast* c) {
-  DataType to = binder_->BindTypeName(c->type_name);
+  BoundType bound = binder_->BindColumnType(c->type_name);
+  // A cast to a domain: to its base type, then checked.
+  if (bound.domain) {
+    PgQuery__TypeCast to_base = *c;
+    ExprPtr value = BindTypeCastTo(&to_base, bound.type);
+    return binder_->WithDomainChecks(std::move(value), bound.domain);
+  }
+  return BindTypeCastTo(c, bound.type);
+}
+
+ExprPtr Binder::ExprBinder::BindTypeCastTo(const PgQuery__TypeCast* c, const DataType& to) {
   if (to.IsArray() && c->arg->node_case == PG_QUERY__NODE__NODE_A_ARRAY_EXPR) {
     // ARRAY[...]::t[] builds the elements as t (so ARRAY[]::int[] has a type).
     DataType elem = to.ElementType();

@@ -152,6 +152,7 @@ json ColumnToJson(const ColumnCatalog& c) {
   if (!c.comment.empty()) j["comment"] = c.comment;
   if (!c.missing_cell.empty()) j["missing"] = HexEncode(c.missing_cell);
   if (!c.generated.empty()) j["generated"] = c.generated;
+  if (c.domain) j["domain"] = c.domain;
   return j;
 }
 
@@ -161,6 +162,7 @@ ColumnCatalog ColumnFromJson(const json& c) {
   col.comment = c.value("comment", std::string());
   col.missing_cell = HexDecode(c.value("missing", std::string()));
   col.generated = c.value("generated", std::string());
+  col.domain = c.value("domain", ObjectId{0});
   return col;
 }
 
@@ -257,6 +259,14 @@ std::string TypeJson(const TypeCatalog& t) {
   json j{{"id", t.id},         {"array_id", t.array_id}, {"database_id", t.database_id}, {"schema_id", t.schema_id},
          {"name", t.name},     {"owner", t.owner},       {"labels", labels}};
   if (!t.comment.empty()) j["comment"] = t.comment;
+  if (t.IsDomain()) {
+    j["kind"] = "d";
+    j["base_type"] = TypeToJson(t.base_type);
+    j["base_domain"] = t.base_domain;
+    j["not_null"] = t.not_null;
+    j["default"] = t.default_expr;
+    j["checks"] = ConstraintsToJson(t.checks);
+  }
   return j.dump();
 }
 
@@ -264,6 +274,14 @@ TypeCatalog TypeFromJsonEntry(const json& j) {
   TypeCatalog t{j.at("id"), j.at("array_id"), j.at("database_id"), j.at("schema_id"), j.at("name"), j.at("owner")};
   for (const auto& l : j.at("labels")) t.labels.push_back({l.at("position"), l.at("label"), l.at("oid")});
   t.comment = j.value("comment", "");
+  if (j.value("kind", std::string("e")) == "d") {
+    t.kind = 'd';
+    t.base_type = TypeFromJson(j.at("base_type"));
+    t.base_domain = j.value("base_domain", ObjectId{0});
+    t.not_null = j.value("not_null", false);
+    t.default_expr = j.value("default", std::string());
+    t.checks = ConstraintsFromJson(j.at("checks"));
+  }
   return t;
 }
 
@@ -1038,6 +1056,7 @@ Catalog::~Catalog() {
 }
 
 void Catalog::PublishTypeLocked(const TypeCatalog& type) const {
+  if (type.IsDomain()) return;  // values of its base type: nothing to publish
   if (!is_transaction()) {
     PublishEnumType({type.id, ObjectOid(type.id), ObjectOid(type.array_id), type.name, type.labels});
     return;

@@ -72,6 +72,11 @@ struct ColumnCatalog {
   // (deparsed; over the table's other, not generated, columns), whose
   // value every write stores (pg_attribute.attgenerated 's'); empty: none.
   std::string generated;
+  // A column declared with a domain (CREATE DOMAIN): `type` is the
+  // domain's base type, this the domain's id, whose NOT NULL, CHECKs and
+  // DEFAULT apply to the column's values as well (pg_attribute.atttypid
+  // names it); 0 when none.
+  ObjectId domain = 0;
 };
 
 // A table constraint besides the primary key (pg_constraint): FOREIGN KEY
@@ -231,11 +236,15 @@ struct DatabaseCatalog {
   ObjectId owner = kRootUserId;
 };
 
-// An enum type (CREATE TYPE ... AS ENUM): schema-scoped; its name is
-// shared with relations, as PostgreSQL's row types share pg_type's names.
-// Each label keeps the position values of the type are stored as
-// (common/enum_type.h) and an oid of its own (pg_enum.oid); the type has
-// a second id for its array type (pg_type.typarray).
+// A user-defined type: an enum (CREATE TYPE ... AS ENUM) or a domain
+// (CREATE DOMAIN). Schema-scoped; its name is shared with relations, as
+// PostgreSQL's row types share pg_type's names. An enum's labels keep the
+// position values of the type are stored as (common/enum_type.h) and an
+// oid of their own (pg_enum.oid); the type has a second id for its array
+// type (pg_type.typarray). A domain is its base type with constraints:
+// its values are the base type's, stored and computed as them, and a
+// value given for a column of the domain or cast to it must satisfy NOT
+// NULL and each CHECK (its text over VALUE, deparsed).
 struct TypeCatalog {
   ObjectId id = 0;
   ObjectId array_id = 0;
@@ -245,6 +254,14 @@ struct TypeCatalog {
   ObjectId owner = kRootUserId;
   std::vector<EnumLabel> labels;  // by position
   std::string comment;            // COMMENT ON TYPE; empty: none
+  // Domains (kind 'd', pg_type.typtype; 'e' an enum).
+  char kind = 'e';
+  DataType base_type;           // the values' type (a domain over a domain: that one's)
+  ObjectId base_domain = 0;     // a domain over a domain: that one (its constraints apply too)
+  bool not_null = false;        // NOT NULL (pg_type.typnotnull)
+  std::string default_expr;     // DEFAULT's SQL text; empty: none
+  std::vector<ConstraintCatalog> checks;  // CHECK (type 'c': name, check, validated), in order
+  bool IsDomain() const { return kind == 'd'; }
 };
 
 struct UserCatalog {

@@ -447,7 +447,7 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
         {"typinput", kRegproc}, {"typoutput", kRegproc}, {"typreceive", kRegproc}, {"typsend", kRegproc},
         {"typmodin", kRegproc}, {"typmodout", kRegproc}, {"typanalyze", kRegproc}, {"typalign", kChar},
         {"typstorage", kChar}, {"typnotnull", b}, {"typbasetype", kOid}, {"typtypmod", i4}, {"typndims", i4},
-        {"typcollation", kOid}, {"typdefault", kText}, {"typacl", kTextArray}}},
+        {"typcollation", kOid}, {"typdefaultbin", kText}, {"typdefault", kText}, {"typacl", kTextArray}}},
       {"pg_catalog", "pg_collation",
        {{"oid", kOid}, {"collname", kName}, {"collnamespace", kOid}, {"collowner", kOid}, {"collprovider", kChar},
         {"collisdeterministic", b}, {"collencoding", i4}, {"collcollate", kText}, {"collctype", kText},
@@ -728,7 +728,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
     auto attribute = [&](uint32_t relid, const ColumnCatalog& col, int num, bool not_null, bool has_default) {
       const DataType& ty = col.type;
       const char identity[2] = {col.identity, 0};
-      return Row{O(relid), N(col.name), O(ty.PgOid()), I4(-1), I2(ty.PgTypeLen()), I2(num), I4(ty.IsArray() ? 1 : 0),
+      return Row{O(relid), N(col.name), O(col.domain ? ObjectOid(col.domain) : ty.PgOid()), I4(-1), I2(ty.PgTypeLen()), I2(num), I4(ty.IsArray() ? 1 : 0),
                  I4(-1), I4(ty.PgTypeMod()), B(TypeByVal(ty)), C(TypeAlign(ty)), C(TypeStorage(ty)), C(""),
                  B(not_null), B(has_default), B(!col.missing_cell.empty()), C(identity), C(col.generated.empty() ? "" : "s"), B(false), B(true), I4(0),
                  O(IsCollatable(ty) || (ty.IsArray() && IsCollatable(ty.ElementType())) ? kDefaultCollationOid : 0),
@@ -814,11 +814,26 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                         Proc(procs.output), Proc(procs.receive), Proc(procs.send), Proc(procs.modin),
                         Proc(procs.modout), Proc(0), C(TypeAlign(ty)),
                         C(TypeStorage(ty)), B(false), O(0), I4(-1), I4(0),
-                        O(IsCollatable(base) ? kDefaultCollationOid : 0), Null(kText), Null(kTextArray)});
+                        O(IsCollatable(base) ? kDefaultCollationOid : 0), Null(kText), Null(kText), Null(kTextArray)});
       }
+    }
+    // Domains (typtype d): their base type's storage, constraints in
+    // typnotnull and pg_constraint, DEFAULT's text in typdefault(bin).
+    for (const TypeCatalog& d : c.ListTypes(ctx.database_id)) {
+      if (!d.IsDomain()) continue;
+      const DataType& base = d.base_type;
+      TypeProcs procs = TypeProcsOf(base);
+      Value default_text = d.default_expr.empty() ? Null(kText) : Txt(d.default_expr);
+      rows.push_back({O(ObjectOid(d.id)), N(d.name), O(ObjectOid(d.schema_id)), O(d.owner), I2(base.PgTypeLen()),
+                      B(TypeByVal(base)), C("d"), C(TypeCategory(base)), B(false), B(true), C(","), O(0), Proc(0),
+                      O(0), O(0), Proc(procs.input), Proc(procs.output), Proc(procs.receive), Proc(procs.send),
+                      Proc(0), Proc(0), Proc(0), C(TypeAlign(base)), C(TypeStorage(base)), B(d.not_null),
+                      O(d.base_domain ? ObjectOid(d.base_domain) : base.PgOid()), I4(base.PgTypeMod()), I4(0),
+                      O(IsCollatable(base) ? kDefaultCollationOid : 0), default_text, default_text, Null(kTextArray)});
     }
     // Enum types (typtype e, category E) and their arrays.
     for (const TypeCatalog& e : c.ListTypes(ctx.database_id)) {
+      if (e.IsDomain()) continue;
       DataType base = DataType::Enum(e.id), array = DataType::Array(base);
       for (const DataType& ty : {base, array}) {
         bool is_array = ty.IsArray();
@@ -828,7 +843,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                         B(false), B(true), C(","), O(0), Proc(0), O(is_array ? base.PgOid() : 0),
                         O(is_array ? 0 : array.PgOid()), Proc(procs.input), Proc(procs.output), Proc(procs.receive),
                         Proc(procs.send), Proc(0), Proc(0), Proc(0), C("i"), C(is_array ? "x" : "p"), B(false), O(0),
-                        I4(-1), I4(0), O(0), Null(kText), Null(kTextArray)});
+                        I4(-1), I4(0), O(0), Null(kText), Null(kText), Null(kTextArray)});
       }
     }
   } else if (name == "pg_enum") {
@@ -880,6 +895,12 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       index(ObjectOid(t->id), *table, IndexElementColumns(*t), false, false, desc.get());
     }
   } else if (name == "pg_constraint") {
+    // Domains' CHECKs (contypid the domain).
+    for (const TypeCatalog& d : c.ListTypes(ctx.database_id))
+      for (const ConstraintCatalog& k : d.checks)
+        rows.push_back({O(ConstraintOid(d.id, k.ordinal)), N(k.name), O(ObjectOid(d.schema_id)), C("c"), B(false),
+                        B(false), B(k.validated), O(0), O(ObjectOid(d.id)), O(0), O(0), O(0), C(" "), C(" "), C(" "),
+                        B(true), I4(0), B(false), Null(kInt2Array), Null(kInt2Array), Txt(k.check)});
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       // FOREIGN KEYs: the referenced columns are the referenced table's key.
       for (const ConstraintCatalog& fk : t->constraints) {
@@ -1170,8 +1191,10 @@ class CatalogLookupImpl : public CatalogLookup {
   std::optional<std::string> UserTypeName(uint32_t oid) const override {
     bool array = false;
     EnumTypeRef e = FindEnumTypeByOid(oid, &array);
-    if (!e) return std::nullopt;
-    auto type = c_->GetType(e->id);
+    std::optional<TypeCatalog> type;
+    if (e) type = c_->GetType(e->id);
+    else if (oid > kObjectOidBase) type = c_->GetType(oid - kObjectOidBase);  // a domain
+    if (!type || (!e && !type->IsDomain())) return std::nullopt;
     if (!type || type->database_id != db_) return std::nullopt;
     std::string name = QuoteIdent(type->name);
     if (FindTypeAlongPath(type->name) != type->id) {
@@ -1187,6 +1210,10 @@ class CatalogLookupImpl : public CatalogLookup {
     if (array) s.remove_suffix(2);
     std::optional<ObjectId> id = FindTypeNamed(SplitQualifiedName(s));
     if (!id) return std::nullopt;
+    if (auto type = c_->GetType(*id); type && type->IsDomain()) {
+      if (array) return std::nullopt;  // no arrays of domains
+      return ObjectOid(type->id);
+    }
     EnumTypeRef e = FindEnumType(*id);
     if (!e) return std::nullopt;
     return array ? e->array_oid : e->oid;
@@ -1391,7 +1418,13 @@ class CatalogLookupImpl : public CatalogLookup {
  private:
   // pg_get_constraintdef of a FOREIGN KEY or CHECK, as PostgreSQL prints it.
   std::optional<std::string> TableConstraintDef(uint32_t oid, bool pretty) const {
-    TableRef t = c_->GetTable((oid - kConstraintOidBase) / 32);
+    const ObjectId owner = (oid - kConstraintOidBase) / 32;
+    if (auto d = c_->GetType(owner); d && d->IsDomain() && d->database_id == db_) {
+      for (const ConstraintCatalog& k : d->checks)
+        if (ConstraintOid(d->id, k.ordinal) == oid) return DomainCheckDef(k, pretty);
+      return std::nullopt;
+    }
+    TableRef t = c_->GetTable(owner);
     if (!t || t->database_id != db_) return std::nullopt;
     for (const ConstraintCatalog& fk : t->constraints) {
       if (ConstraintOid(t->id, fk.ordinal) != oid) continue;
@@ -1430,6 +1463,21 @@ class CatalogLookupImpl : public CatalogLookup {
   static std::string CheckDef(const ConstraintCatalog& check, bool pretty) {
     std::string expr = !pretty && check.check_is_operator ? "(" + check.check + ")" : check.check;
     return "CHECK (" + expr + ")" + (check.validated ? "" : " NOT VALID");
+  }
+
+  // A domain's: its value named VALUE, as PostgreSQL prints it.
+  static std::string DomainCheckDef(const ConstraintCatalog& check, bool pretty) {
+    ConstraintCatalog shown = check;
+    std::vector<Token> tokens;
+    try {
+      tokens = Tokenize(check.check);
+    } catch (const SqlError&) {
+    }
+    for (auto t = tokens.rbegin(); t != tokens.rend(); ++t)
+      if ((t->kind == Token::Kind::kKeyword || t->kind == Token::Kind::kIdent) && t->text == "value" &&
+          check.check[t->start] != '"')
+        shown.check.replace(t->start, t->end - t->start, "VALUE");
+    return CheckDef(shown, pretty);
   }
 
   // A relation pg_class lists: a stored one (`table`), the index behind a

@@ -346,6 +346,9 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                bool array = false;
                if (EnumTypeRef e = FindEnumTypeByOid(type_oid, &array); e && ctx.catalog)
                  if (auto name = ctx.catalog->UserTypeName(type_oid)) return *name == QuoteIdent(e->name) + (array ? "[]" : "");
+               // A domain: when its name needs no schema.
+               if (ctx.catalog)
+                 if (auto name = ctx.catalog->UserTypeName(type_oid)) return SplitQualifiedName(*name).size() == 1;
                return FormatTypeName(type_oid, -1).has_value();
              }));
   // The functions pg_proc lists (the types' own, all in pg_catalog, which

@@ -27,7 +27,8 @@ class Expression {
     kIsTrue, kIsFalse, kCase, kCoalesce, kGreatest, kLeast, kInList, kSubquery, kNullIf, kAggregate, kSetFunction,
     kArray,  // ARRAY[...], x op ANY/ALL (array), subscripts (expr/array.h)
     kStruct,  // ROW(...), field selection (expr/struct.h)
-    kWindow  // a window function call, before the binder replaces it by a column
+    kWindow,  // a window function call, before the binder replaces it by a column
+    kDomainCheck  // a value cast to a domain, checked against its constraints (expr/domain_check.h)
   };
 
   Expression(Kind kind, DataType type) : kind_(kind), type_(type) {}

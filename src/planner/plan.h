@@ -341,6 +341,8 @@ class HopNode : public PlanNode {
 // output is a single count.
 // A table's CHECK constraint bound over all its columns (hidden ones
 // included, in order): a written row passes unless it evaluates to false.
+// A domain column's constraints are one too, without a name: a
+// DomainCheckExpr over the column, which throws on a value they refuse.
 struct CheckConstraint {
   std::string name;
   ExprPtr expr;

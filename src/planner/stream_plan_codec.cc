@@ -7,6 +7,7 @@
 #include "catalog/type_json.h"
 #include "common/encoding.h"
 #include "common/error.h"
+#include "expr/domain_check.h"
 #include "expr/array.h"
 #include "expr/function_registry.h"
 #include "expr/struct.h"
@@ -168,6 +169,15 @@ json ExprToJson(const Expression& e) {
         j["x"] = "ctor";
       }
       break;
+    case Expression::Kind::kDomainCheck: {
+      const auto& d = static_cast<const DomainCheckExpr&>(e);
+      j["dom"] = d.domain();
+      json constraints = json::array();
+      for (const auto& c : d.constraints())
+        constraints.push_back({{"d", c.domain}, {"s", c.schema}, {"n", c.name}, {"e", c.check ? ExprToJson(*c.check) : json(nullptr)}});
+      j["cs"] = std::move(constraints);
+      break;
+    }
     default:
       // Parameters, subqueries, aggregates, set functions and window calls
       // never reach a stream plan (the planner refuses or rewrites them).
@@ -217,6 +227,13 @@ ExprPtr ExprFromJson(const json& j) {
       if (x == "ctor") e = std::make_unique<StructConstructorExpr>(type, std::move(children));
       else if (x == "field") e = std::make_unique<FieldSelectExpr>(child(0), j.at("i").get<size_t>());
       else Corrupt("struct expression " + x);
+      break;
+    }
+    case Expression::Kind::kDomainCheck: {
+      std::vector<DomainCheckExpr::Constraint> constraints;
+      for (const auto& c : j.at("cs"))
+        constraints.push_back({c.at("d"), c.at("s"), c.at("n"), c.at("e").is_null() ? nullptr : ExprFromJson(c.at("e"))});
+      e = std::make_unique<DomainCheckExpr>(child(0), j.at("dom"), std::move(constraints));
       break;
     }
     default: Corrupt("expression kind " + std::to_string(int(kind)));

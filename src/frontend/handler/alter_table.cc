@@ -612,7 +612,10 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       const PgQuery__ColumnDef* cd = cmd->def->column_def;
       ColumnCatalog& col = next.columns[i];
       const DataType old_type = col.type;
-      col.type = Binder(session->BinderContextFor(args.stmt, nullptr)).BindTypeName(cd->type_name);
+      Binder::BoundType bound = Binder(session->BinderContextFor(args.stmt, nullptr)).BindColumnType(cd->type_name);
+      const ObjectId old_domain = col.domain;
+      col.type = bound.type;
+      col.domain = bound.domain;
       if (cd->raw_default) {
         if (a->sources[i].old_column < 0)
           throw SqlError(sqlstate::kFeatureNotSupported,
@@ -628,7 +631,9 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       // A longer varchar or a wider integer (what ORMs' migrations emit):
       // the stored rows stay as they are, as in PostgreSQL, and so does
       // what is computed from them.
-      if (!cd->raw_default && a->sources[i].old_column >= 0 && WidensWithoutRewrite(old_type, col.type)) {
+      // (Into a domain the rows are checked: the rewrite writes them again.)
+      if (!cd->raw_default && a->sources[i].old_column >= 0 && WidensWithoutRewrite(old_type, col.type) &&
+          (!col.domain || col.domain == old_domain)) {
         a->retyped_in_place.push_back(col.name);
         return;
       }
@@ -1385,7 +1390,9 @@ bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::str
 StatementOutcome HandleRename(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__RenameStmt* r = args.stmt.node->rename_stmt;
-  if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE) return RenameType(args);
+  if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN ||
+      r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMCONSTRAINT)
+    return RenameType(args);
   const char* tag = "ALTER TABLE";
   RelationKind kind = RelationKind::kTable;
   PgQuery__ObjectType type = r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN ? r->relation_type : r->rename_type;

@@ -38,7 +38,8 @@ StatementOutcome HandleComment(const HandlerArgs& args) {
     args.session->DdlCatalog()->SetSchemaComment(schema.id, c->comment ? c->comment : "");
     return {"COMMENT"};
   }
-  if (c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE) return CommentOnType(args);
+  if (c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN)
+    return CommentOnType(args);
   const bool column = c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN;
   std::optional<CommentTarget> target = TargetOf(c->objtype);
   if (!column && !target)

@@ -1,7 +1,13 @@
-// Enum types: CREATE TYPE ... AS ENUM, ALTER TYPE (ADD VALUE, RENAME
-// VALUE, RENAME TO, OWNER TO), DROP TYPE, and what DROP SCHEMA and COMMENT
-// ask of them. Values are positions (common/enum_type.h): a new value takes
-// the midpoint of its neighbours, so stored values never change.
+// User-defined types. Enums: CREATE TYPE ... AS ENUM, ALTER TYPE (ADD
+// VALUE, RENAME VALUE, RENAME TO, OWNER TO), DROP TYPE, and what DROP
+// SCHEMA and COMMENT ask of them. Values are positions
+// (common/enum_type.h): a new value takes the midpoint of its neighbours,
+// so stored values never change. Domains: CREATE DOMAIN, ALTER DOMAIN
+// (DEFAULT, NOT NULL, ADD / DROP / VALIDATE CONSTRAINT, RENAME, OWNER TO),
+// DROP DOMAIN; a domain's values are its base type's (catalog.h
+// TypeCatalog), its constraints checked where values enter
+// (expr/domain_check.h). A constraint added to a domain in use is checked
+// against the columns of the domain first, as PostgreSQL does.
 #include <fmt/format.h>
 
 #include <pg_query/pg_query.pb-c.h>
@@ -14,6 +20,8 @@
 #include "common/limits.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
+#include "frontend/handler/table_definition.h"
+#include "frontend/result_sink.h"
 #include "frontend/session.h"
 #include "sql/parser.h"
 
@@ -63,6 +71,15 @@ void CheckLabel(const std::string& label) {
   if (label.size() > kMaxLabelBytes)
     throw SqlError(sqlstate::kInvalidName, fmt::format("invalid enum label \"{}\"", label))
         .WithDetail(fmt::format("Labels must be {} bytes or less.", kMaxLabelBytes));
+}
+
+// The kind a statement names a type as: DROP DOMAIN of an enum, DROP TYPE
+// of a domain, are 42809 as PostgreSQL's.
+void CheckTypeKind(const TypeCatalog& t, bool domain) {
+  if (domain && !t.IsDomain()) FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a domain", t.name);
+  if (!domain && t.IsDomain())
+    throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is a domain", t.name))
+        .WithHint("Use DROP DOMAIN to remove a domain.");
 }
 
 bool UsesType(const DataType& t, ObjectId type_id) {
@@ -165,6 +182,7 @@ StatementOutcome HandleAlterEnum(const HandlerArgs& args) {
 
 StatementOutcome HandleDropType(const HandlerArgs& args) {
   const PgQuery__DropStmt* d = args.stmt.node->drop_stmt;
+  const bool domain = d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN;
   Catalog* catalog = args.session->DdlCatalog();
   std::vector<TypeCatalog> dropped;
   for (size_t i = 0; i < d->n_objects; i++) {
@@ -178,6 +196,7 @@ StatementOutcome HandleDropType(const HandlerArgs& args) {
       }
       FRESHET_THROW(sqlstate::kUndefinedObject, "type \"{}\" does not exist", Qualified(names));
     }
+    CheckTypeKind(*type, domain);
     CheckTypeOwner(args, *type);
     dropped.push_back(*type);
   }
@@ -191,12 +210,20 @@ StatementOutcome HandleDropType(const HandlerArgs& args) {
       if (!t->IsUserVisible()) continue;
       std::vector<std::string> columns;
       for (const auto& c : t->columns)
-        if (!c.hidden && UsesType(c.type, type.id)) {
+        if (!c.hidden && (UsesType(c.type, type.id) || c.domain == type.id)) {
           users.push_back(fmt::format("column {} of {} {}", c.name, RelationKindName(t->kind), t->name));
           columns.push_back(c.name);
         }
       if (!columns.empty()) tables.emplace_back(t, std::move(columns));
     }
+    // Domains over it: they go first (not with CASCADE here).
+    for (const TypeCatalog& other : catalog->ListTypes(type.database_id))
+      if (other.IsDomain() && other.base_domain == type.id) {
+        if (cascade)
+          FRESHET_THROW(sqlstate::kFeatureNotSupported, "DROP ... CASCADE cannot drop domain {}, which is over {}: drop it first",
+                        other.name, type.name);
+        users.push_back("type " + other.name);
+      }
     if (users.empty()) continue;
     if (cascade) {
       for (const auto& [t, columns] : tables)
@@ -216,7 +243,7 @@ StatementOutcome HandleDropType(const HandlerArgs& args) {
         .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
   }
   for (const auto& type : dropped) catalog->DropType(type.id);
-  return {"DROP TYPE"};
+  return {domain ? "DROP DOMAIN" : "DROP TYPE"};
 }
 
 namespace {
@@ -232,15 +259,35 @@ TypeCatalog OwnedType(const HandlerArgs& args, const PgQuery__Node* object) {
 
 StatementOutcome RenameType(const HandlerArgs& args) {
   const PgQuery__RenameStmt* s = args.stmt.node->rename_stmt;
+  if (s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMCONSTRAINT) {
+    // ALTER DOMAIN d RENAME CONSTRAINT a TO b
+    TypeCatalog type = OwnedType(args, s->object);
+    CheckTypeKind(type, true);
+    ConstraintCatalog* target = nullptr;
+    for (auto& c : type.checks) {
+      if (c.name == s->newname)
+        FRESHET_THROW(sqlstate::kDuplicateObject, "constraint \"{}\" for domain \"{}\" already exists", c.name, type.name);
+      if (c.name == s->subname) target = &c;
+    }
+    if (!target)
+      FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" for domain \"{}\" does not exist", s->subname, type.name);
+    target->name = s->newname;
+    args.session->DdlCatalog()->AlterType(std::move(type));
+    return {"ALTER DOMAIN"};
+  }
+  const bool domain = s->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN;
   TypeCatalog type = OwnedType(args, s->object);
+  CheckTypeKind(type, domain);
   type.name = s->newname;
   args.session->DdlCatalog()->AlterType(std::move(type));
-  return {"ALTER TYPE"};
+  return {domain ? "ALTER DOMAIN" : "ALTER TYPE"};
 }
 
 StatementOutcome AlterTypeOwner(const HandlerArgs& args) {
   const PgQuery__AlterOwnerStmt* s = args.stmt.node->alter_owner_stmt;
   TypeCatalog type = OwnedType(args, s->object);
+  const bool domain = s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN;
+  CheckTypeKind(type, domain);
   Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__RoleSpec* role = s->newowner;
   std::string owner = role->rolename && *role->rolename ? role->rolename : args.session->user();
@@ -248,7 +295,7 @@ StatementOutcome AlterTypeOwner(const HandlerArgs& args) {
   if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", owner);
   type.owner = user->id;
   catalog->AlterType(std::move(type));
-  return {"ALTER TYPE"};
+  return {domain ? "ALTER DOMAIN" : "ALTER TYPE"};
 }
 
 StatementOutcome CommentOnType(const HandlerArgs& args) {
@@ -265,6 +312,181 @@ bool SchemaHasTypes(const Catalog& catalog, ObjectId database_id, ObjectId schem
   for (const auto& t : catalog.ListTypes(database_id))
     if (t.schema_id == schema_id) return true;
   return false;
+}
+
+namespace {
+
+// A domain's CHECK from its statement: bound over VALUE (boolean, no
+// subqueries: 42804 / 0A000 as PostgreSQL's), kept as its deparsed text,
+// named <domain>_check (numbered when taken) unless named.
+ConstraintCatalog DomainCheck(const HandlerArgs& args, const TypeCatalog& type, const PgQuery__Constraint* c) {
+  ConstraintCatalog check;
+  check.type = 'c';
+  check.check = DeparseExpression(c->raw_expr);
+  check.check_is_operator = IsOperatorNode(c->raw_expr);
+  Binder(args.session->BinderContextFor(args.stmt, nullptr)).BindDomainCheck(check.check, type.base_type);
+  for (const auto& k : type.checks) check.ordinal = std::max(check.ordinal, k.ordinal + 1);
+  check.name = c->conname && *c->conname ? c->conname : "";
+  auto taken = [&](const std::string& name) {
+    return std::any_of(type.checks.begin(), type.checks.end(), [&](const ConstraintCatalog& k) { return k.name == name; });
+  };
+  if (check.name.empty()) {
+    const std::string base = type.name + "_check";
+    check.name = base;
+    for (int i = 1; taken(check.name); i++) check.name = base + std::to_string(i);
+  } else if (taken(check.name)) {
+    FRESHET_THROW(sqlstate::kDuplicateObject, "constraint \"{}\" for domain \"{}\" already exists", check.name, type.name);
+  }
+  check.validated = !c->skip_validation;
+  return check;
+}
+
+// A DEFAULT for the domain: an expression without columns, assignable to
+// its base type (checked by binding it as a column's default would be).
+std::string DomainDefault(const HandlerArgs& args, const TypeCatalog& type, const PgQuery__Node* expr) {
+  ColumnCatalog column{type.name, type.base_type};
+  column.default_expr = DeparseExpression(expr);
+  Binder(args.session->BinderContextFor(args.stmt, nullptr)).BindColumnDefault(column);
+  return column.default_expr;
+}
+
+// The columns holding values of `domain` (or of a domain over it), with
+// their tables.
+std::vector<std::pair<TableRef, std::string>> DomainColumns(const Catalog& catalog, const TypeCatalog& domain) {
+  std::set<ObjectId> domains{domain.id};
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const TypeCatalog& t : catalog.ListTypes(domain.database_id))
+      if (t.IsDomain() && domains.count(t.base_domain) && domains.insert(t.id).second) grew = true;
+  }
+  std::vector<std::pair<TableRef, std::string>> out;
+  for (const auto& t : catalog.ListTables(domain.database_id)) {
+    if (t->kind != RelationKind::kTable) continue;
+    for (const auto& c : t->columns)
+      if (!c.hidden && domains.count(c.domain)) out.emplace_back(t, c.name);
+  }
+  return out;
+}
+
+// Whether some row of `table` has a value in `column` for which
+// `condition` (SQL text over VALUE) holds, read by a nested query.
+bool SomeRowWhere(const HandlerArgs& args, const TableCatalog& table, const std::string& column, const std::string& condition) {
+  auto schema = args.session->DdlCatalog()->GetSchema(table.schema_id);
+  std::string sql = fmt::format("SELECT 1 FROM {}.{} WHERE {} LIMIT 1", QuoteIdent(schema ? schema->name : ""),
+                                QuoteIdent(table.name), RenameColumnInExpression(condition, "value", column));
+  std::vector<ParsedStatement> stmts = ParseSql(sql);
+  DiscardingSink sink;
+  return args.session->RunNested(stmts.at(0), &sink).tag == "SELECT 1";
+}
+
+void ValidateDomainCheck(const HandlerArgs& args, const TypeCatalog& type, const ConstraintCatalog& check) {
+  for (const auto& [table, column] : DomainColumns(*args.session->DdlCatalog(), type))
+    if (SomeRowWhere(args, *table, column, "NOT (" + check.check + ")"))
+      FRESHET_THROW(sqlstate::kCheckViolation, "column \"{}\" of table \"{}\" contains values that violate the new constraint",
+                    column, table->name);
+}
+
+}  // namespace
+
+StatementOutcome HandleCreateDomain(const HandlerArgs& args) {
+  const PgQuery__CreateDomainStmt* s = args.stmt.node->create_domain_stmt;
+  Session* session = args.session;
+  Catalog* catalog = session->DdlCatalog();
+  std::vector<std::string> names = NamesOf(s->domainname, s->n_domainname);
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  TypeCatalog type;
+  type.kind = 'd';
+  type.database_id = session->database().id;
+  type.schema_id = binder.ResolveSchemaId(names.size() > 1 ? names[names.size() - 2].c_str() : nullptr);
+  type.name = names.back();
+  type.owner = catalog->FindUser(session->user())->id;
+  Binder::BoundType base = binder.BindColumnType(s->type_name);
+  type.base_type = base.type;
+  type.base_domain = base.domain;
+  bool saw_null = false, saw_not_null = false, saw_default = false;
+  for (size_t i = 0; i < s->n_constraints; i++) {
+    const PgQuery__Constraint* c = s->constraints[i]->constraint;
+    switch (c->contype) {
+      case PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL:
+      case PG_QUERY__CONSTR_TYPE__CONSTR_NULL:
+        (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_NULL ? saw_null : saw_not_null) = true;
+        if (saw_null && saw_not_null) throw SqlError(sqlstate::kSyntaxError, "conflicting NULL/NOT NULL constraints");
+        type.not_null = saw_not_null;
+        break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_CHECK: type.checks.push_back(DomainCheck(args, type, c)); break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_DEFAULT:
+        if (saw_default) throw SqlError(sqlstate::kSyntaxError, "multiple default expressions");
+        saw_default = true;
+        type.default_expr = DomainDefault(args, type, c->raw_expr);
+        break;
+      case PG_QUERY__CONSTR_TYPE__CONSTR_UNIQUE: throw SqlError(sqlstate::kSyntaxError, "unique constraints not possible for domains");
+      case PG_QUERY__CONSTR_TYPE__CONSTR_PRIMARY: throw SqlError(sqlstate::kSyntaxError, "primary key constraints not possible for domains");
+      case PG_QUERY__CONSTR_TYPE__CONSTR_FOREIGN: throw SqlError(sqlstate::kSyntaxError, "foreign key constraints not possible for domains");
+      default: throw SqlError(sqlstate::kFeatureNotSupported, "this constraint is not supported for domains");
+    }
+  }
+  catalog->CreateType(std::move(type));
+  return {"CREATE DOMAIN"};
+}
+
+StatementOutcome HandleAlterDomain(const HandlerArgs& args) {
+  const PgQuery__AlterDomainStmt* s = args.stmt.node->alter_domain_stmt;
+  TypeCatalog type = NeedType(args, NamesOf(s->type_name, s->n_type_name));
+  CheckTypeKind(type, true);
+  CheckTypeOwner(args, type);
+  Catalog* catalog = args.session->DdlCatalog();
+  const char subtype = s->subtype && *s->subtype ? s->subtype[0] : '?';
+  switch (subtype) {
+    case 'T':  // SET DEFAULT / DROP DEFAULT
+      type.default_expr = s->def ? DomainDefault(args, type, s->def) : "";
+      break;
+    case 'O':  // SET NOT NULL: no column of the domain may hold NULL
+      for (const auto& [table, column] : DomainColumns(*catalog, type))
+        if (SomeRowWhere(args, *table, column, "VALUE IS NULL"))
+          FRESHET_THROW(sqlstate::kNotNullViolation, "column \"{}\" of table \"{}\" contains null values", column, table->name);
+      type.not_null = true;
+      break;
+    case 'N': type.not_null = false; break;  // DROP NOT NULL
+    case 'C': {  // ADD CONSTRAINT
+      const PgQuery__Constraint* c = s->def->constraint;
+      if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL) {
+        for (const auto& [table, column] : DomainColumns(*catalog, type))
+          if (SomeRowWhere(args, *table, column, "VALUE IS NULL"))
+            FRESHET_THROW(sqlstate::kNotNullViolation, "column \"{}\" of table \"{}\" contains null values", column, table->name);
+        type.not_null = true;
+        break;
+      }
+      if (c->contype != PG_QUERY__CONSTR_TYPE__CONSTR_CHECK)
+        throw SqlError(sqlstate::kSyntaxError, "only CHECK and NOT NULL constraints are possible for domains");
+      ConstraintCatalog check = DomainCheck(args, type, c);
+      if (check.validated) ValidateDomainCheck(args, type, check);
+      type.checks.push_back(std::move(check));
+      break;
+    }
+    case 'X': {  // DROP CONSTRAINT [IF EXISTS] name
+      auto it = std::find_if(type.checks.begin(), type.checks.end(), [&](const ConstraintCatalog& c) { return c.name == s->name; });
+      if (it == type.checks.end()) {
+        if (s->missing_ok) {
+          args.sink->Notice(fmt::format("constraint \"{}\" of domain \"{}\" does not exist, skipping", s->name, type.name));
+          return {"ALTER DOMAIN"};
+        }
+        FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" of domain \"{}\" does not exist", s->name, type.name);
+      }
+      type.checks.erase(it);
+      break;
+    }
+    case 'V': {  // VALIDATE CONSTRAINT name
+      auto it = std::find_if(type.checks.begin(), type.checks.end(), [&](const ConstraintCatalog& c) { return c.name == s->name; });
+      if (it == type.checks.end())
+        FRESHET_THROW(sqlstate::kUndefinedObject, "constraint \"{}\" of domain \"{}\" does not exist", s->name, type.name);
+      if (!it->validated) ValidateDomainCheck(args, type, *it);
+      it->validated = true;
+      break;
+    }
+    default: throw SqlError(sqlstate::kFeatureNotSupported, "this form of ALTER DOMAIN is not supported");
+  }
+  catalog->AlterType(std::move(type));
+  return {"ALTER DOMAIN"};
 }
 
 }  // namespace freshet

@@ -69,7 +69,8 @@ StatementOutcome HandleCreateSchema(const HandlerArgs& args) {
 // ALTER SCHEMA ... OWNER TO (pg_dump writes it for every schema it makes).
 StatementOutcome HandleAlterOwner(const HandlerArgs& args) {
   const PgQuery__AlterOwnerStmt* s = args.stmt.node->alter_owner_stmt;
-  if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE) return AlterTypeOwner(args);
+  if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN)
+    return AlterTypeOwner(args);
   if (s->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA)
     throw SqlError(sqlstate::kFeatureNotSupported, "ALTER ... OWNER TO is supported for schemas and relations only");
   Catalog* catalog = args.session->DdlCatalog();

@@ -99,7 +99,8 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
   Catalog* catalog = args.session->DdlCatalog();
   const PgQuery__DropStmt* d = args.stmt.node->drop_stmt;
   bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
-  if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE) return HandleDropType(args);
+  if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN)
+    return HandleDropType(args);
   if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {
     std::vector<ObjectId> schemas, tables;
     for (size_t i = 0; i < d->n_objects; i++) {

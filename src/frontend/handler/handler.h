@@ -91,6 +91,8 @@ StatementOutcome HandleDrop(const HandlerArgs& args);         // drop.cc: DROP T
 // and HandleAlterOwner).
 StatementOutcome HandleCreateEnum(const HandlerArgs& args);
 StatementOutcome HandleAlterEnum(const HandlerArgs& args);
+StatementOutcome HandleCreateDomain(const HandlerArgs& args);
+StatementOutcome HandleAlterDomain(const HandlerArgs& args);
 StatementOutcome HandleDropType(const HandlerArgs& args);
 StatementOutcome RenameType(const HandlerArgs& args);
 StatementOutcome AlterTypeOwner(const HandlerArgs& args);

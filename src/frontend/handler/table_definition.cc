@@ -286,7 +286,9 @@ BoundColumn BindColumnDef(Session* session, const ParsedStatement& stmt, const P
     col.not_null = true;
     out.owns_sequence = true;
   } else {
-    col.type = Binder(session->BinderContextFor(stmt, nullptr)).BindTypeName(tn);
+    Binder::BoundType bound = Binder(session->BinderContextFor(stmt, nullptr)).BindColumnType(tn);
+    col.type = bound.type;
+    col.domain = bound.domain;
   }
   for (size_t k = 0; k < cd->n_constraints; k++) {
     const PgQuery__Constraint* c = cd->constraints[k]->constraint;
@@ -543,19 +545,23 @@ std::vector<std::string> ConstraintKeys(const PgQuery__Constraint* c) {
   return columns;
 }
 
+bool IsOperatorNode(const PgQuery__Node* expr) {
+  switch (expr->node_case) {
+    case PG_QUERY__NODE__NODE_A_EXPR:
+    case PG_QUERY__NODE__NODE_BOOL_EXPR:
+    case PG_QUERY__NODE__NODE_NULL_TEST:
+    case PG_QUERY__NODE__NODE_BOOLEAN_TEST: return true;
+    default: return false;
+  }
+}
+
 ConstraintCatalog BindCheckConstraint(const HandlerArgs& args, const TableCatalog& table, const PgQuery__Constraint* c) {
   ConstraintCatalog check;
   check.type = 'c';
   Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
   binder.BindCheckExpression(table, c->raw_expr, &check.columns);
   check.check = DeparseExpression(c->raw_expr);
-  switch (c->raw_expr->node_case) {
-    case PG_QUERY__NODE__NODE_A_EXPR:
-    case PG_QUERY__NODE__NODE_BOOL_EXPR:
-    case PG_QUERY__NODE__NODE_NULL_TEST:
-    case PG_QUERY__NODE__NODE_BOOLEAN_TEST: check.check_is_operator = true; break;
-    default: break;
-  }
+  check.check_is_operator = IsOperatorNode(c->raw_expr);
   check.validated = !c->skip_validation;
   // As PostgreSQL: named after the one column it reads, if it reads one.
   std::string base = table.name + (check.columns.size() == 1 ? "_" + check.columns[0] : "");

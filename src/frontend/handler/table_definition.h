@@ -65,6 +65,10 @@ ConstraintCatalog BindForeignKey(const HandlerArgs& args, const TableCatalog& ta
                                  const std::vector<std::string>& columns, const PgQuery__Constraint* c);
 std::string ForeignKeyNotice(const ConstraintCatalog& fk);
 
+// Whether a CHECK's expression is an operator (pg_get_constraintdef then
+// parenthesizes it once more).
+bool IsOperatorNode(const PgQuery__Node* expr);
+
 // A CHECK constraint of `table` (being created or altered, its columns as
 // they will be): the expression bound over its columns (Binder::
 // BindCheckExpression's errors), kept as deparsed SQL with the columns it
