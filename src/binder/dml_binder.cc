@@ -228,13 +228,16 @@ ExprPtr Binder::WithDomainChecks(ExprPtr value, ObjectId domain) {
     id = d->base_domain;
   }
   if (chain.empty()) return value;
+  // Errors name the domain the value is of, whichever domain's
+  // constraint it breaks (as PostgreSQL's domain_check).
   std::vector<DomainCheckExpr::Constraint> constraints;
+  const TypeCatalog& outer = chain.back();
+  auto schema = ctx_.catalog->GetSchema(outer.schema_id);
+  const std::string schema_name = schema ? schema->name : "";
   for (const TypeCatalog& d : chain) {
-    auto schema = ctx_.catalog->GetSchema(d.schema_id);
-    std::string schema_name = schema ? schema->name : "";
-    if (d.not_null) constraints.push_back({d.name, schema_name, "", nullptr});
+    if (d.not_null) constraints.push_back({outer.name, schema_name, "", nullptr});
     for (const ConstraintCatalog& c : d.checks)
-      constraints.push_back({d.name, schema_name, c.name, BindDomainCheck(c.check, d.base_type)});
+      constraints.push_back({outer.name, schema_name, c.name, BindDomainCheck(c.check, d.base_type)});
   }
   if (constraints.empty()) return value;
   return std::make_unique<DomainCheckExpr>(std::move(value), chain.back().name, std::move(constraints));

@@ -328,21 +328,26 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
         const std::string udt_schema =
             ty.IsEnum() || (ty.IsArray() && ty.ElementType().IsEnum()) ? schema_name(t->schema_id) : "pg_catalog";
         // A domain column: its domain, and the base type as data_type/udt.
+        // A domain over a domain: that one is the type (USER-DEFINED).
         Value domain_catalog = NullStr(), domain_schema = NullStr(), domain_name = NullStr();
+        std::optional<TypeCatalog> base_domain;
         if (col.domain)
           if (auto d = c.GetType(col.domain)) {
             domain_catalog = Str(db_name);
             domain_schema = Str(schema_name(d->schema_id));
             domain_name = Str(d->name);
+            if (d->base_domain) base_domain = c.GetType(d->base_domain);
           }
         rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(col.name), Int(pos),
                         col.default_expr.empty() || !col.generated.empty() || identity
                             ? NullStr()
                             : Str(ctx.lookup ? ctx.lookup->DefaultForDisplay(col.default_expr) : col.default_expr),
-                        Str(not_null ? "NO" : "YES"), Str(InformationSchemaType(ty)),
+                        Str(not_null ? "NO" : "YES"), Str(base_domain ? "USER-DEFINED" : InformationSchemaType(ty)),
                         bounded ? Int(ty.precision) : null_int, octets, precision, radix, scale, datetime_precision,
                         NullStr(), null_int, NullStr(), NullStr(), NullStr(), NullStr(), NullStr(), NullStr(),
-                        domain_catalog, domain_schema, domain_name, Str(db_name), Str(udt_schema), Str(UdtName(ty)), NullStr(),
+                        domain_catalog, domain_schema, domain_name, Str(db_name),
+                        Str(base_domain ? schema_name(base_domain->schema_id) : udt_schema),
+                        Str(base_domain ? base_domain->name : UdtName(ty)), NullStr(),
                         NullStr(), NullStr(), null_int, Str(std::to_string(pos)), Str("NO"),
                         Str(identity ? "YES" : "NO"),
                         identity == 'a' ? Str("ALWAYS") : identity == 'd' ? Str("BY DEFAULT") : NullStr(), start,

@@ -759,6 +759,9 @@ void CheckRewritable(const HandlerArgs& args, const TableCatalog& t) {
 
 // A stored row fails check constraint `e` names (23514 from the writes).
 SqlError CheckViolatedBySomeRow(const SqlError& e, const std::string& table) {
+  // A domain's constraint says so itself, as PostgreSQL's.
+  for (const auto& [field, value] : e.fields())
+    if (field == 'd') return e;
   std::string constraint;
   for (const auto& [field, value] : e.fields())
     if (field == 'n') constraint = value;

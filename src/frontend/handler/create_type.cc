@@ -73,13 +73,10 @@ void CheckLabel(const std::string& label) {
         .WithDetail(fmt::format("Labels must be {} bytes or less.", kMaxLabelBytes));
 }
 
-// The kind a statement names a type as: DROP DOMAIN of an enum, DROP TYPE
-// of a domain, are 42809 as PostgreSQL's.
+// A statement naming a domain (DROP DOMAIN, ALTER DOMAIN) of another
+// type is 42809, as PostgreSQL's; those naming a type take domains too.
 void CheckTypeKind(const TypeCatalog& t, bool domain) {
   if (domain && !t.IsDomain()) FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a domain", t.name);
-  if (!domain && t.IsDomain())
-    throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is a domain", t.name))
-        .WithHint("Use DROP DOMAIN to remove a domain.");
 }
 
 bool UsesType(const DataType& t, ObjectId type_id) {
@@ -345,7 +342,7 @@ ConstraintCatalog DomainCheck(const HandlerArgs& args, const TypeCatalog& type, 
 // its base type (checked by binding it as a column's default would be).
 std::string DomainDefault(const HandlerArgs& args, const TypeCatalog& type, const PgQuery__Node* expr) {
   ColumnCatalog column{type.name, type.base_type};
-  column.default_expr = DeparseExpression(expr);
+  column.default_expr = ColumnDefaultText(args.session, args.stmt, column, expr, DeparseExpression(expr));
   Binder(args.session->BinderContextFor(args.stmt, nullptr)).BindColumnDefault(column);
   return column.default_expr;
 }
