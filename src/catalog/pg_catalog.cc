@@ -326,8 +326,10 @@ std::vector<uint32_t> RegclassLiteralOids(const CatalogLookup& lookup, const std
 // columns ('a'), a serial or identity column's sequence on the column ('a'
 // / 'i'), a column default on the sequence it draws from ('n'), a key's
 // index on its constraint ('i'), a foreign key on the index of the key it
-// references ('n'; DBD::Pg's foreign_key_info finds the key so).
-constexpr uint32_t kPgClassOid = 1259, kPgAttrdefOid = 2604, kPgConstraintOid = 2606;
+// references ('n'; DBD::Pg's foreign_key_info finds the key so), a domain
+// on the domain or enum it is over and a column on its domain ('n': pg_dump
+// creates them in that order), a domain's CHECK on its domain ('a').
+constexpr uint32_t kPgClassOid = 1259, kPgAttrdefOid = 2604, kPgConstraintOid = 2606, kPgTypeOid = 1247;
 
 void AppendDependencies(const Catalog& c, ObjectId database_id, std::vector<Row>* rows) {
   constexpr uint32_t kPgClass = kPgClassOid, kPgAttrdef = kPgAttrdefOid;
@@ -335,10 +337,24 @@ void AppendDependencies(const Catalog& c, ObjectId database_id, std::vector<Row>
                     uint32_t classid = kPgClassOid) {
     rows->push_back({O(classid), O(objid), I4(0), O(kPgClass), O(refobjid), I4(refobjsubid), C(deptype)});
   };
+  for (const TypeCatalog& d : c.ListTypes(database_id)) {
+    if (!d.IsDomain()) continue;
+    uint32_t over = d.base_domain ? ObjectOid(d.base_domain) : d.base_type.IsEnum() ? d.base_type.PgOid() : 0;
+    if (over) rows->push_back({O(kPgTypeOid), O(ObjectOid(d.id)), I4(0), O(kPgTypeOid), O(over), I4(0), C("n")});
+    for (const ConstraintCatalog& k : d.checks)
+      rows->push_back({O(kPgConstraintOid), O(ConstraintOid(d.id, k.ordinal)), I4(0), O(kPgTypeOid), O(ObjectOid(d.id)),
+                       I4(0), C("a")});
+  }
   // Defaults are kept with their regclass literals qualified.
   std::shared_ptr<const CatalogLookup> lookup = MakeCatalogLookup(&c, database_id, {});
   for (const auto& t : VisibleTables(c, database_id)) {
     const uint32_t oid = ObjectOid(t->id);
+    {
+      std::vector<int> nums = AttNums(*t);
+      for (size_t i = 0; i < t->columns.size(); i++)
+        if (t->columns[i].domain && nums[i] > 0)
+          rows->push_back({O(kPgClassOid), O(oid), I4(nums[i]), O(kPgTypeOid), O(ObjectOid(t->columns[i].domain)), I4(0), C("n")});
+    }
     // A column default on the relations it names (nextval's sequence).
     std::vector<int> nums = AttNums(*t);
     for (size_t i = 0; i < t->columns.size(); i++) {

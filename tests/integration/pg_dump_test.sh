@@ -91,7 +91,7 @@ same_rows() {
 }
 same_rows dev restored_all "" public.t1 public.t2 public.mv1 public.v1 app.accounts app.orders app.tickets \
   app.order_totals public.big_accounts app.rich app.with_cte app.recursive_numbers 'app."Mixed Case"' public.events \
-  public.tasks app.open_tasks
+  public.tasks app.open_tasks public.scores
 for seq in public.s1 public.t2_a_seq app.ticket app.accounts_id_seq; do
   a=$(q dev -c "SELECT nextval('$seq')"); b=$(q restored_all -c "SELECT nextval('$seq')")
   if [[ "$a" == "$b" ]]; then ok "$seq goes on from $a"; else fail "$seq: $a, restored $b"; fi

@@ -45,3 +45,12 @@ CREATE TABLE public.tasks (id int PRIMARY KEY, st app.status NOT NULL DEFAULT 'p
 INSERT INTO public.tasks VALUES (1, 'active', '{pending,active}', 'happy'), (2, 'it''s', NULL, NULL);
 INSERT INTO public.tasks (id) VALUES (3);
 CREATE VIEW app.open_tasks AS SELECT id, st FROM public.tasks WHERE st < 'closed';
+-- Domains: one with a default, NOT NULL and two checks, one over another,
+-- one with a comment; a table using them, with rows.
+CREATE DOMAIN app.email_address AS text NOT NULL DEFAULT 'nobody@x' CHECK (VALUE LIKE '%@%') CONSTRAINT short_enough CHECK (length(VALUE) < 100);
+CREATE DOMAIN public.positive AS integer CHECK (VALUE > 0);
+CREATE DOMAIN public.percent AS public.positive CONSTRAINT at_most_100 CHECK (VALUE <= 100);
+COMMENT ON DOMAIN public.percent IS 'whole percents';
+CREATE TABLE public.scores (id int PRIMARY KEY, who app.email_address, score percent, bonus positive DEFAULT 1);
+INSERT INTO public.scores VALUES (1, 'a@x', 50, 2), (2, 'b@x', 100, DEFAULT);
+INSERT INTO public.scores (id, score) VALUES (3, 1);
