@@ -798,6 +798,18 @@ void Catalog::SetSchemaOwner(ObjectId schema_id, ObjectId owner) {
   UpdateSchema(schema_id, [&](SchemaCatalog* s) { s->owner = owner; });
 }
 
+void Catalog::SetDatabaseOwner(ObjectId database_id, ObjectId owner) {
+  std::unique_lock lock(mu_);
+  auto it = databases_.find(database_id);
+  if (it == databases_.end()) FRESHET_THROW(sqlstate::kInvalidCatalogName, "database with id {} was dropped", database_id);
+  DatabaseCatalog d = it->second;
+  d.owner = owner;
+  MetaWrite batch;
+  batch.Put(DatabaseKey(d.id), json{{"id", d.id}, {"name", d.name}, {"owner", d.owner}}.dump());
+  CommitLocked(&batch);
+  it->second = d;
+}
+
 void Catalog::SetSchemaComment(ObjectId schema_id, const std::string& comment) {
   UpdateSchema(schema_id, [&](SchemaCatalog* s) { s->comment = comment; });
 }

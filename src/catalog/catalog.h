@@ -309,6 +309,7 @@ class Catalog {
   DatabaseCatalog CreateDatabase(const std::string& name, ObjectId owner);
   SchemaCatalog CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner);
   void SetSchemaOwner(ObjectId schema_id, ObjectId owner);
+  void SetDatabaseOwner(ObjectId database_id, ObjectId owner);
   void SetSchemaComment(ObjectId schema_id, const std::string& comment);  // "": none
   // Assigns table->id; returns the stored object.
   // With the sequences of its serial and identity columns (their

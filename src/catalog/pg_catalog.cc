@@ -434,7 +434,8 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
       {"pg_catalog", "pg_namespace", {{"oid", kOid}, {"nspname", kName}, {"nspowner", kOid}, {"nspacl", kTextArray}}},
       {"pg_catalog", "pg_database",
        {{"oid", kOid}, {"datname", kName}, {"datdba", kOid}, {"encoding", i4}, {"datlocprovider", kChar},
-        {"datistemplate", b}, {"datallowconn", b}, {"datconnlimit", i4}, {"dattablespace", kOid},
+        {"datistemplate", b}, {"datallowconn", b}, {"datconnlimit", i4}, {"datfrozenxid", kOid},
+        {"datminmxid", kOid}, {"dattablespace", kOid},
         {"datcollate", kText}, {"datctype", kText}, {"daticulocale", kText}, {"datcollversion", kText},
         {"datacl", kTextArray}}},
       {"pg_catalog", "pg_class",
@@ -643,6 +644,7 @@ const std::vector<SystemTableDef>& PgCatalogDefinitions() {
       {"pg_catalog", "pg_publication_namespace", {{"oid", kOid}, {"pnpubid", kOid}, {"pnnspid", kOid}}},
       {"pg_catalog", "pg_seclabel",
        {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", i4}, {"provider", kText}, {"label", kText}}},
+      {"pg_catalog", "pg_shseclabel", {{"objoid", kOid}, {"classoid", kOid}, {"provider", kText}, {"label", kText}}},
       {"pg_catalog", "pg_seclabels",
        {{"objoid", kOid}, {"classoid", kOid}, {"objsubid", i4}, {"objtype", kText}, {"objnamespace", kOid},
         {"objname", kText}, {"provider", kText}, {"label", kText}}},
@@ -680,12 +682,15 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       if (s.name == "public" || s.name == kPgCatalogSchema)
         rows.push_back({O(ObjectOid(id)), O(2615), I4(0), C("i"), Value::FromString(kTextArray, *InitialSchemaAcl(c, s))});
   } else if (name == "pg_database") {
+    // Transaction ids are not Freshet's: datfrozenxid/datminmxid hold
+    // PostgreSQL's first normal xid and multixact (pg_dump reads them).
+    constexpr int64_t kFrozenXid = 3;
     for (const auto& d : c.ListDatabases())
-      rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(d.name == "template1"), B(true), I4(-1), O(1663),
-                      Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
+      rows.push_back({O(ObjectOid(d.id)), N(d.name), O(d.owner), I4(6), C("c"), B(d.name == "template1"), B(true), I4(-1),
+                      O(kFrozenXid), O(1), O(1663), Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
     // template0, which tools expect and nobody connects to (Session).
-    rows.push_back({O(kTemplate0Oid), N(kTemplate0), O(kRootUserId), I4(6), C("c"), B(true), B(false), I4(-1), O(1663),
-                    Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
+    rows.push_back({O(kTemplate0Oid), N(kTemplate0), O(kRootUserId), I4(6), C("c"), B(true), B(false), I4(-1),
+                    O(kFrozenXid), O(1), O(1663), Txt("C"), Txt("C"), Null(kText), Null(kText), Null(kTextArray)});
   } else if (name == "pg_class") {
     std::set<ObjectId> indexed = TablesWithUserIndexes(c, ctx.database_id);
     std::set<uint32_t> temp_namespaces;  // relpersistence 't'
@@ -1054,7 +1059,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       bool is_int = !v.boot_value.empty() && v.boot_value.find_first_not_of("-0123456789") == std::string::npos;
       rows.push_back({Txt(v.name), Txt(v.value), v.unit.empty() ? Null(kText) : Txt(v.unit), Txt("Freshet"),
                       Txt(""), Null(kText), Txt(v.read_only ? "internal" : "user"),
-                      Txt(is_bool ? "bool" : is_int ? "integer" : "string"),
+                      Txt(!v.vartype.empty() ? v.vartype : is_bool ? "bool" : is_int ? "integer" : "string"),
                       Txt(v.value == v.boot_value ? "default" : "session"), Null(kText), Null(kText),
                       Null(kTextArray), Txt(v.boot_value), Txt(v.reset_value), Null(kText), Null(T::Int32()),
                       B(false)});

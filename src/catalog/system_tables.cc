@@ -212,7 +212,7 @@ const std::map<std::string, uint32_t>& PgTableOids() {
       {"pg_operator", 2617},    {"pg_rewrite", 2618},     {"pg_enum", 3501},          {"pg_range", 3541},
       {"pg_foreign_table", 3118}, {"pg_event_trigger", 3466}, {"pg_shdescription", 2396}, {"pg_cast", 2605},
       {"pg_language", 2612},    {"pg_conversion", 2607},  {"pg_opclass", 2616},       {"pg_amop", 2602},
-      {"pg_seclabel", 3596},    {"pg_init_privs", 3394},  {"pg_partitioned_table", 3350},
+      {"pg_seclabel", 3596},    {"pg_shseclabel", 3592},    {"pg_init_privs", 3394},  {"pg_partitioned_table", 3350},
       {"pg_opfamily", 2753},    {"pg_amproc", 2603},      {"pg_ts_parser", 3601},     {"pg_ts_template", 3764},
       {"pg_ts_dict", 3600},     {"pg_ts_config", 3602},   {"pg_foreign_data_wrapper", 2328},
       {"pg_foreign_server", 1417}, {"pg_user_mapping", 1418}, {"pg_default_acl", 826}, {"pg_transform", 3576},

@@ -81,7 +81,8 @@ struct SettingInfo {
   std::string reset_value;  // what RESET returns to
   std::string boot_value;   // the built-in default
   bool read_only = false;   // context "internal": fixed, SET refuses it
-  std::string unit;         // "ms" for durations, else empty
+  std::string unit;         // "ms" for durations, "kB" for sizes..., else empty
+  std::string vartype;      // pg_settings.vartype (bool, integer, real, string, enum); empty: guessed from boot_value
 };
 using SettingsFn = std::function<std::vector<SettingInfo>()>;
 

@@ -616,6 +616,10 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                need_session(ctx).AdvisoryUnlockAll();
                for (size_t i = 0; i < n; i++) out->AppendString("");
              });
+  RegisterFn(r, "pg_export_snapshot", {}, text,
+             [need_session](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext& ctx) {
+               for (size_t i = 0; i < n; i++) out->AppendString(need_session(ctx).ExportSnapshot());
+             });
   // pg_notify(channel, payload): NOTIFY's; not strict (a NULL channel is
   // refused as empty, a NULL payload is empty).
   RegisterFn(r, "pg_notify", {text, text}, DataType::Void(),

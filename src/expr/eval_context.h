@@ -122,6 +122,9 @@ class SessionAccess {
   // LISTENed to (pg_listening_channels).
   virtual void Notify(const std::string& channel, const std::string& payload) = 0;
   virtual std::vector<std::string> ListeningChannels() const = 0;
+  // pg_export_snapshot(): the id of the transaction's snapshot, which
+  // other sessions may take (SET TRANSACTION SNAPSHOT).
+  virtual std::string ExportSnapshot() = 0;
 };
 
 struct EvalContext {

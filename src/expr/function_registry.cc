@@ -13,7 +13,7 @@ bool IsVolatileFunction(std::string_view name) {
       "pg_advisory_xact_lock", "pg_try_advisory_xact_lock", "pg_advisory_unlock_all",
       "pg_advisory_lock_shared", "pg_try_advisory_lock_shared", "pg_advisory_unlock_shared",
       "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock_shared",
-      "pg_cancel_backend", "pg_terminate_backend", "pg_notify"};
+      "pg_cancel_backend", "pg_terminate_backend", "pg_notify", "pg_export_snapshot"};
   return kVolatile.count(name) > 0;
 }
 

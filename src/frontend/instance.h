@@ -13,6 +13,7 @@
 #include <string>
 
 #include "frontend/advisory_locks.h"
+#include "frontend/exported_snapshots.h"
 #include "frontend/notifications.h"
 #include "frontend/statement_timer.h"
 #include "catalog/catalog.h"
@@ -77,6 +78,11 @@ class Instance {
   StatementTimer* statement_timer() { return &statement_timer_; }
   // pg_advisory_lock & co., shared by every session.
   AdvisoryLocks* advisory_locks() { return &advisory_locks_; }
+  // The DDL locks of relations (handler/objects.h RelationDdlLock): the
+  // same keyed locks, one per relation name, not listed in pg_locks.
+  AdvisoryLocks* relation_ddl_locks() { return &relation_ddl_locks_; }
+  // pg_export_snapshot / SET TRANSACTION SNAPSHOT.
+  ExportedSnapshots* exported_snapshots() { return &exported_snapshots_; }
   // LISTEN / NOTIFY between sessions.
   NotificationHub* notifications() { return &notifications_; }
   DmlManager* DmlFor(ObjectId database_id);
@@ -130,6 +136,8 @@ class Instance {
   // touch (the sessions' cancel flags) goes.
   StatementTimer statement_timer_;
   AdvisoryLocks advisory_locks_;
+  AdvisoryLocks relation_ddl_locks_;
+  ExportedSnapshots exported_snapshots_;
   NotificationHub notifications_;
 };
 

@@ -589,6 +589,17 @@ void Session::ApplyListen(bool listen, const std::string& channel) {
   else hub->Unlisten(listener_.get(), channel);
 }
 
+std::string Session::ExportSnapshot() {
+  return instance_->exported_snapshots()->Export(pid_, database_.id, ReadSnapshot());
+}
+
+void Session::ImportSnapshot(const std::string& id) {
+  if (!InExplicitBlock()) throw SqlError("25P01", "SET TRANSACTION can only be used in transaction blocks");
+  if (txn_snapshot_ || !txn_writes_.empty())
+    throw SqlError(sqlstate::kActiveTransaction, "SET TRANSACTION SNAPSHOT must be called before any query");
+  txn_snapshot_ = instance_->exported_snapshots()->Import(id, database_.id);
+}
+
 void Session::Notify(const std::string& channel, const std::string& payload) {
   if (channel.empty()) throw SqlError(sqlstate::kInvalidParameterValue, "channel name cannot be empty");
   if (channel.size() >= 64) throw SqlError(sqlstate::kInvalidParameterValue, "channel name too long");

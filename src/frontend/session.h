@@ -68,6 +68,10 @@ class Session : public SequenceAccess, public SessionAccess {
   bool AdvisoryUnlock(int64_t key, bool two_keys, bool shared) override;
   void AdvisoryUnlockAll() override;
   void Notify(const std::string& channel, const std::string& payload) override;
+  std::string ExportSnapshot() override;
+  // SET TRANSACTION SNAPSHOT 'id': the block reads the snapshot another
+  // transaction exported (before it has read or written anything).
+  void ImportSnapshot(const std::string& id);
 
   // ---- Protocol ----
 
@@ -232,6 +236,11 @@ class Session : public SequenceAccess, public SessionAccess {
   int64_t IdleInTransactionTimeoutMs() const {
     if (txn_ == TxnState::kIdle || implicit_txn_) return 0;
     return variables_.DurationMs("idle_in_transaction_session_timeout");
+  }
+  // idle_session_timeout outside a transaction block, else 0.
+  int64_t IdleSessionTimeoutMs() const {
+    if (txn_ != TxnState::kIdle && !implicit_txn_) return 0;
+    return variables_.DurationMs("idle_session_timeout");
   }
   // Tables created or truncated in the current (sub)transaction of a block:
   // COPY FREEZE needs one, as in PostgreSQL. Forgotten at savepoints and

@@ -1,5 +1,6 @@
 #include "frontend/variables.h"
 
+#include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cmath>
@@ -68,9 +69,151 @@ const std::vector<VariableDef>& VariableDefs() {
       {"backfill_rate_limit", "default", false, false},
       {"query_mode", "auto", false, false},
       {"visibility_mode", "default", false, false},
+      // PostgreSQL's planner and resource settings, which applications
+      // and tools set (work_mem, jit = off, enable_seqscan, vacuumdb's
+      // default_statistics_target, pg_dump's session_replication_role):
+      // taken and shown with PostgreSQL's defaults and checks; Freshet's
+      // planner has no costs to weigh them with, and nothing here changes
+      // what a statement returns.
+      {"work_mem", "4MB", false, false, "kB", "memory"},
+      {"maintenance_work_mem", "64MB", false, false, "kB", "memory"},
+      {"temp_buffers", "8MB", false, false, "8kB", "memory"},
+      {"effective_cache_size", "4GB", false, false, "8kB", "memory"},
+      {"default_statistics_target", "100", false, false, "", "int"},
+      {"vacuum_cost_delay", "0", false, false, "ms", "real"},
+      {"vacuum_freeze_min_age", "50000000", false, false, "", "int"},
+      {"seq_page_cost", "1", false, false, "", "real"},
+      {"random_page_cost", "4", false, false, "", "real"},
+      {"cpu_tuple_cost", "0.01", false, false, "", "real"},
+      {"cpu_index_tuple_cost", "0.005", false, false, "", "real"},
+      {"cpu_operator_cost", "0.0025", false, false, "", "real"},
+      {"parallel_setup_cost", "1000", false, false, "", "real"},
+      {"parallel_tuple_cost", "0.1", false, false, "", "real"},
+      {"cursor_tuple_fraction", "0.1", false, false, "", "real"},
+      {"effective_io_concurrency", "1", false, false, "", "int"},
+      {"maintenance_io_concurrency", "10", false, false, "", "int"},
+      {"jit", "on", false, false, "", "bool"},
+      {"enable_seqscan", "on", false, false, "", "bool"},
+      {"enable_indexonlyscan", "on", false, false, "", "bool"},
+      {"enable_bitmapscan", "on", false, false, "", "bool"},
+      {"enable_tidscan", "on", false, false, "", "bool"},
+      {"enable_sort", "on", false, false, "", "bool"},
+      {"enable_incremental_sort", "on", false, false, "", "bool"},
+      {"enable_hashagg", "on", false, false, "", "bool"},
+      {"enable_material", "on", false, false, "", "bool"},
+      {"enable_memoize", "on", false, false, "", "bool"},
+      {"enable_nestloop", "on", false, false, "", "bool"},
+      {"enable_mergejoin", "on", false, false, "", "bool"},
+      {"enable_hashjoin", "on", false, false, "", "bool"},
+      {"enable_gathermerge", "on", false, false, "", "bool"},
+      {"enable_parallel_append", "on", false, false, "", "bool"},
+      {"enable_parallel_hash", "on", false, false, "", "bool"},
+      {"enable_partition_pruning", "on", false, false, "", "bool"},
+      {"enable_partitionwise_join", "off", false, false, "", "bool"},
+      {"enable_partitionwise_aggregate", "off", false, false, "", "bool"},
+      {"enable_async_append", "on", false, false, "", "bool"},
+      {"geqo", "on", false, false, "", "bool"},
+      {"from_collapse_limit", "8", false, false, "", "int"},
+      {"join_collapse_limit", "8", false, false, "", "int"},
+      {"max_parallel_workers_per_gather", "2", false, false, "", "int"},
+      {"force_parallel_mode", "off", false, false, "", "enum:off,on,regress"},
+      {"plan_cache_mode", "auto", false, false, "", "enum:auto,force_generic_plan,force_custom_plan"},
+      {"constraint_exclusion", "partition", false, false, "", "enum:partition,on,off"},
+      {"session_replication_role", "origin", false, false, "", "enum:origin,replica,local"},
+      {"log_statement", "none", false, false, "", "enum:none,ddl,mod,all"},
+      {"log_min_duration_statement", "-1", false, false, "ms", "int"},
+      {"track_io_timing", "off", false, false, "", "bool"},
+      {"array_nulls", "on", false, false, "", "bool"},
+      {"escape_string_warning", "on", false, false, "", "bool"},
+      {"quote_all_identifiers", "off", false, false, "", "bool"},
+      {"lo_compat_privileges", "off", false, false, "", "bool"},
+      {"trace_notify", "off", false, false, "", "bool"},
+      {"commit_delay", "0", false, false, "", "int"},
+      {"gin_fuzzy_search_limit", "0", false, false, "", "int"},
+      {"tcp_keepalives_idle", "0", false, false, "s", "int"},
+      {"tcp_keepalives_interval", "0", false, false, "s", "int"},
+      {"tcp_keepalives_count", "0", false, false, "", "int"},
+      {"lc_messages", "C", false, false},
+      {"lc_monetary", "C", false, false},
+      {"lc_numeric", "C", false, false},
+      {"lc_time", "C", false, false},
+      {"timezone_abbreviations", "Default", false, false},
+      // Enforced: an idle session (outside a transaction block) longer
+      // than this is ended (FATAL 57P05), as PostgreSQL 14's.
+      {"idle_session_timeout", "0", false, false, "ms"},
   };
   return kDefs;
 }
+
+namespace {
+
+// A value of a setting with a `kind` (VariableDef), as SHOW gives it back;
+// 22023 as PostgreSQL's when it is not one.
+std::string CheckedSettingValue(const VariableDef& def, const std::string& value) {
+  const std::string kind = def.kind;
+  auto invalid = [&]() {
+    return SqlError(sqlstate::kInvalidParameterValue,
+                    fmt::format("invalid value for parameter \"{}\": \"{}\"", def.name, value));
+  };
+  if (kind == "bool") {
+    bool b;
+    if (!ParseBoolSetting(value, &b))
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def.name);
+    return b ? "on" : "off";
+  }
+  if (kind == "int" || kind == "real") {
+    try {
+      size_t pos;
+      if (kind == "int") (void)std::stoll(value, &pos);
+      else (void)std::stod(value, &pos);
+      if (pos != value.size()) throw std::invalid_argument("trailing");
+    } catch (...) {
+      if (kind == "int") throw invalid().WithHint("Expected an integer.");
+      throw invalid();
+    }
+    return value;
+  }
+  if (kind == "memory") {
+    // A number alone is in the setting's unit (kB, or 8kB pages).
+    const int64_t unit_bytes = std::string(def.unit) == "8kB" ? 8192 : 1024;
+    std::string text = value;
+    bool bare = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    std::optional<int64_t> bytes;
+    if (bare) {
+      try {
+        bytes = std::stoll(text) * unit_bytes;
+      } catch (...) {
+      }
+    } else {
+      bytes = ParseMemorySetting(text);
+    }
+    if (!bytes) throw invalid().WithHint("Valid units for this parameter are \"B\", \"kB\", \"MB\", \"GB\", and \"TB\".");
+    int64_t kb = *bytes / 1024;
+    if (kb < 64 && std::string(def.name) == "work_mem")
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "{} kB is outside the valid range for parameter \"{}\" (64 .. 2147483647)",
+                    kb, def.name);
+    static const std::pair<int64_t, const char*> kUnits[] = {{1LL << 30, "TB"}, {1LL << 20, "GB"}, {1LL << 10, "MB"}};
+    for (const auto& [size, name] : kUnits)
+      if (kb > 0 && kb % size == 0) return std::to_string(kb / size) + name;
+    return std::to_string(kb) + "kB";
+  }
+  if (kind.rfind("enum:", 0) == 0) {
+    std::string l = LowerAscii(value);
+    std::string options = kind.substr(5);
+    for (size_t start = 0; start <= options.size();) {
+      size_t comma = options.find(',', start);
+      if (comma == std::string::npos) comma = options.size();
+      if (options.compare(start, comma - start, l) == 0) return l;
+      start = comma + 1;
+    }
+    std::string hint;
+    for (char c : options) hint += c == ',' ? std::string(", ") : std::string(1, c);
+    throw invalid().WithHint("Available values: " + hint + ".");
+  }
+  return value;
+}
+
+}  // namespace
 
 const VariableDef* FindVariable(const std::string& name) {
   std::string l = LowerAscii(name);
@@ -280,7 +423,10 @@ void SessionVariables::Set(const std::string& name, const std::string& value) {
     if (l != "utf8" && l != "unicode")
       FRESHET_THROW(sqlstate::kFeatureNotSupported, "only client_encoding UTF8 is supported, not \"{}\"", value);
     v = "UTF8";
-  } else if (key == "statement_timeout" || key == "lock_timeout" || key == "idle_in_transaction_session_timeout") {
+  } else if (*def->kind) {
+    v = CheckedSettingValue(*def, v);
+  } else if (key == "statement_timeout" || key == "lock_timeout" || key == "idle_in_transaction_session_timeout" ||
+             key == "idle_session_timeout") {
     std::optional<int64_t> ms = ParseDurationMs(v);
     if (!ms)
       throw SqlError(sqlstate::kInvalidParameterValue,

@@ -24,6 +24,11 @@ struct VariableDef {
   bool reported;              // sent as ParameterStatus
   bool read_only;             // SET refuses it (55P02)
   const char* unit = "";      // "ms" for durations (pg_settings.unit)
+  // How SET checks and spells a value of the settings below without a
+  // rule of their own: "bool" (on/off), "int", "real", "memory" (kB
+  // without a unit; shown in the largest unit that divides it, as
+  // PostgreSQL), "enum:a,b,c"; "" any text.
+  const char* kind = "";
 };
 
 // Every variable, in SHOW ALL's order.

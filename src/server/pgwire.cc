@@ -694,16 +694,19 @@ class Connection : public ResultSink {
   }
   // Waits for the client's next message, releasing memory after a second
   // of idleness; idle in a transaction block for longer than
-  // idle_in_transaction_session_timeout, the connection ends (FATAL 25P03).
+  // idle_in_transaction_session_timeout, the connection ends (FATAL
+  // 25P03), outside one for longer than idle_session_timeout (57P05).
   void WaitForMessage(std::string* body) {
-    int64_t timeout_ms = session_->IdleInTransactionTimeoutMs();
+    const int64_t in_transaction_ms = session_->IdleInTransactionTimeoutMs();
+    const int64_t timeout_ms = in_transaction_ms > 0 ? in_transaction_ms : session_->IdleSessionTimeoutMs();
     auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
     while (true) {
       int wait = idle_released_ ? kWaitForever : kIdleAfterMs;
       if (timeout_ms > 0) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) {
-          Fatal(SqlError("25P03", "terminating connection due to idle-in-transaction timeout"));
+          Fatal(in_transaction_ms > 0 ? SqlError("25P03", "terminating connection due to idle-in-transaction timeout")
+                                      : SqlError("57P05", "terminating connection due to idle-session timeout"));
           throw ConnectionClosed{};
         }
         wait = static_cast<int>(wait == kWaitForever ? std::min<int64_t>(left.count(), INT32_MAX)

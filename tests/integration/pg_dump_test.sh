@@ -14,7 +14,10 @@
 #      rows and the sequences go on from the same values;
 #   4. the full dump restores in one transaction too (psql
 #      --single-transaction: materialized views on each other in one
-#      block), with the same rows and the same dump.
+#      block), with the same rows and the same dump;
+#   5. archive formats: pg_dump -Fc restored by pg_restore and pg_restore
+#      -j 2, pg_dump -Fd -j 2 by pg_restore -j 2, each dumping the same
+#      schema and rows again.
 #
 #   tests/integration/pg_dump_test.sh [path/to/freshet]
 set -uo pipefail
@@ -114,6 +117,35 @@ if diff <(normalise "$WORK/all1.sql") <(normalise "$WORK/all3.sql") >"$WORK/all3
 else
   fail "the database restored in one transaction differs:"; sed 's/^/    /' "$WORK/all3.diff" | head -20
 fi
+
+echo "== archive formats and parallel jobs (pg_dump -Fc / -Fd -j 2, pg_restore [-j 2])"
+# pg_dump -j's workers take the leader's snapshot (pg_export_snapshot, SET
+# TRANSACTION SNAPSHOT); pg_restore -j adds a table's key, its unique and
+# other indexes from two connections at once (RelationDdlLock).
+PG_RESTORE=/usr/lib/postgresql/15/bin/pg_restore
+restore_archive() {  # restore_archive LABEL DATABASE PG_RESTORE_ARGS...
+  local label="$1" db="$2"; shift 2
+  q dev -c "CREATE DATABASE $db"
+  if "$PG_RESTORE" -h 127.0.0.1 -p "$PORT" -U root -d "$db" --exit-on-error "$@" >"$WORK/$db.out" 2>&1; then
+    ok "pg_restore $label"
+  else
+    fail "pg_restore $label: $(grep -i error "$WORK/$db.out" | head -3)"
+  fi
+  dump "$db" >"$WORK/$db.sql" 2>&1
+  if diff <(normalise "$WORK/all_now.sql") <(normalise "$WORK/$db.sql") >"$WORK/$db.diff"; then
+    ok "the database restored by pg_restore $label dumps the same schema and rows"
+  else
+    fail "the database restored by pg_restore $label differs:"; sed 's/^/    /' "$WORK/$db.diff" | head -20
+  fi
+}
+# What dev dumps now (the checks above drew from its sequences).
+dump dev >"$WORK/all_now.sql" 2>&1
+if dump -Fc -f "$WORK/all.custom" dev 2>"$WORK/dumpc.err"; then ok "pg_dump -Fc"; else fail "pg_dump -Fc: $(head -3 "$WORK/dumpc.err")"; fi
+restore_archive "of -Fc" restored_custom "$WORK/all.custom"
+restore_archive "-j 2 of -Fc" restored_custom_j "$WORK/all.custom" -j 2
+if dump -Fd -j 2 -f "$WORK/all.dir" dev 2>"$WORK/dumpd.err"; then ok "pg_dump -Fd -j 2"; else fail "pg_dump -Fd -j 2: $(head -3 "$WORK/dumpd.err")"; fi
+restore_archive "-j 2 of -Fd" restored_dir_j "$WORK/all.dir" -j 2
+same_rows dev restored_dir_j " restored by pg_restore -j 2" public.t1 app.accounts app.orders public.scores public.tasks
 
 [[ -n "${KEEP_DUMP:-}" ]] && cp "$WORK"/all1.sql /tmp/all1.sql
 finish

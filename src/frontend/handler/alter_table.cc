@@ -1250,6 +1250,13 @@ StatementOutcome HandleAlterTable(const HandlerArgs& args) {
   Binder binder(session->BinderContextFor(args.stmt, nullptr));
   TableRef t = binder.ResolveRelation(s->relation, s->missing_ok);
   const char* tag = AlterTag(s->objtype);
+  // Under the relation's DDL lock, the relation as it is now (a statement
+  // that held it may have replaced or dropped it).
+  std::optional<RelationDdlLock> ddl_lock;
+  if (t) {
+    ddl_lock.emplace(args, t->schema_id, t->name);
+    t = binder.ResolveRelation(s->relation, s->missing_ok);
+  }
   if (!t) {
     args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", s->relation->relname));
     return {tag};
@@ -1306,6 +1313,8 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   const PgQuery__IndexStmt* ix = args.stmt.node->index_stmt;
   Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
   TableRef t = binder.ResolveRelation(ix->relation);
+  RelationDdlLock ddl_lock(args, t->schema_id, t->name);
+  t = binder.ResolveRelation(ix->relation);  // as it is now (RelationDdlLock)
   if (t->kind != RelationKind::kTable || IsConnectorTable(*t))
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "unique indexes are supported on tables only, not on \"{}\"", t->name);
   CheckOwner(args, *t);

@@ -61,6 +61,14 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
       return HandleCreateJob(HandlerArgs{args.session, *named, args.sink, args.params, args.portal, args.plan_cache}, nullptr);
     }
   const ParsedStatement& stmt = args.stmt;
+  // An index: its table's DDL waits (RelationDdlLock), and it waits for
+  // other DDL on its table, which may replace the table.
+  std::optional<RelationDdlLock> ddl_lock;
+  if (def.kind == RelationKind::kIndex && !explain_only && stmt.node) {
+    Binder binder(session->BinderContextFor(stmt, nullptr));
+    if (TableRef table = binder.ResolveRelation(stmt.node->index_stmt->relation, /*missing_ok=*/true))
+      ddl_lock.emplace(args, table->schema_id, table->name);
+  }
   if (const auto* c = CreateMvNode(stmt)) {
     if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
       throw SqlError(sqlstate::kFeatureNotSupported, "CREATE TABLE AS is not supported yet");

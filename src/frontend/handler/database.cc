@@ -71,9 +71,24 @@ StatementOutcome HandleAlterOwner(const HandlerArgs& args) {
   const PgQuery__AlterOwnerStmt* s = args.stmt.node->alter_owner_stmt;
   if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN)
     return AlterTypeOwner(args);
-  if (s->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA)
-    throw SqlError(sqlstate::kFeatureNotSupported, "ALTER ... OWNER TO is supported for schemas and relations only");
   Catalog* catalog = args.session->DdlCatalog();
+  if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE) {
+    // pg_dumpall writes it for every database.
+    std::string name = StringOf(s->object);
+    auto db = catalog->FindDatabase(name);
+    if (!db) FRESHET_THROW(sqlstate::kInvalidCatalogName, "database \"{}\" does not exist", name);
+    auto me = catalog->FindUser(args.session->user());
+    if (!me || (!me->superuser && me->id != db->owner))
+      FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of database {}", name);
+    const PgQuery__RoleSpec* role = s->newowner;
+    std::string owner = role->rolename && *role->rolename ? role->rolename : args.session->user();
+    auto user = catalog->FindUser(owner);
+    if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", owner);
+    catalog->SetDatabaseOwner(db->id, user->id);
+    return {"ALTER DATABASE"};
+  }
+  if (s->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA)
+    throw SqlError(sqlstate::kFeatureNotSupported, "ALTER ... OWNER TO is supported for schemas, databases and relations only");
   std::string name = StringOf(s->object);
   SchemaCatalog schema = OwnedSchema(args, name);
   if (IsSystemSchema(name) || IsTempSchemaName(name))

@@ -87,6 +87,8 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_RENAME_STMT: return HandleRename(args);
     case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return HandleTruncate(args);
     case PG_QUERY__NODE__NODE_VACUUM_STMT: return HandleVacuum(args);
+    case PG_QUERY__NODE__NODE_REINDEX_STMT: return HandleReindex(args);
+    case PG_QUERY__NODE__NODE_CLUSTER_STMT: return HandleCluster(args);
     case PG_QUERY__NODE__NODE_LOCK_STMT: return HandleLock(args);
     case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT: return HandleAlterOwner(args);
     case PG_QUERY__NODE__NODE_REFRESH_MAT_VIEW_STMT: return HandleRefreshMaterializedView(args);

@@ -112,6 +112,8 @@ bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::str
 StatementOutcome HandleRename(const HandlerArgs& args);       // alter_table.cc: ALTER ... RENAME
 StatementOutcome HandleTruncate(const HandlerArgs& args);     // table_maintenance.cc
 StatementOutcome HandleVacuum(const HandlerArgs& args);       // table_maintenance.cc: VACUUM, ANALYZE
+StatementOutcome HandleReindex(const HandlerArgs& args);      // table_maintenance.cc
+StatementOutcome HandleCluster(const HandlerArgs& args);      // table_maintenance.cc
 StatementOutcome HandleDropObject(const HandlerArgs& args);   // drop.cc: DROP SINK/SOURCE
 StatementOutcome HandleCreateDatabase(const HandlerArgs& args);  // database.cc
 StatementOutcome HandleDropDatabase(const HandlerArgs& args);

@@ -8,10 +8,21 @@
 #include "binder/binder.h"
 #include "catalog/temp_schema.h"
 #include "common/error.h"
+#include "frontend/instance.h"
 #include "frontend/session.h"
 #include "frontend/stream_job_planner.h"
 
 namespace freshet {
+
+RelationDdlLock::RelationDdlLock(const HandlerArgs& args, ObjectId schema_id, const std::string& name)
+    : locks_(args.instance()->relation_ddl_locks()), holder_(args.session) {
+  key_.database_id = args.session->database().id;
+  key_.value = static_cast<int64_t>(std::hash<std::string>{}(name) ^ (uint64_t{schema_id} * 0x9E3779B97F4A7C15ull));
+  locks_->Lock(holder_, args.session->process_id(), key_, /*shared=*/false, /*wait=*/true, args.session->cancel_flag(),
+               args.session->settings().lock_timeout_ms);
+}
+
+RelationDdlLock::~RelationDdlLock() { locks_->Unlock(holder_, key_, /*shared=*/false); }
 
 bool RelationNameTaken(const Catalog& catalog, ObjectId database_id, ObjectId schema_id, const std::string& name) {
   if (catalog.FindTable(schema_id, name)) return true;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "catalog/catalog.h"
+#include "frontend/advisory_locks.h"
 #include "frontend/handler/handler.h"
 
 struct PgQuery__RangeVar;
@@ -20,6 +21,28 @@ bool RelationNameTaken(const Catalog& catalog, ObjectId database_id, ObjectId sc
 // PostgreSQL's name for an index made without one (ChooseRelationName):
 // `base` (<table>_<elements>_idx), else base1, base2, ... whichever is free.
 std::string ChooseIndexName(const Catalog& catalog, ObjectId database_id, ObjectId schema_id, const std::string& base);
+
+// Serializes DDL on one relation, as PostgreSQL's table locks order it:
+// ALTER TABLE and CREATE [UNIQUE] INDEX hold the relation's lock for the
+// whole statement (pg_restore -j adds a table's key and its indexes from
+// several connections at once, and a rewrite replaces the table). Locked
+// by schema and name, which a rewrite keeps while the table's id changes:
+// the holder resolves the relation again once it holds the lock. The
+// session holding it takes it again freely (a rewrite makes the table's
+// indexes again); others wait, ended by a cancel (57014) or lock_timeout
+// (55P03).
+class RelationDdlLock {
+ public:
+  RelationDdlLock(const HandlerArgs& args, ObjectId schema_id, const std::string& name);
+  ~RelationDdlLock();
+  RelationDdlLock(const RelationDdlLock&) = delete;
+  RelationDdlLock& operator=(const RelationDdlLock&) = delete;
+
+ private:
+  AdvisoryLocks* locks_;
+  const void* holder_;
+  AdvisoryKey key_;
+};
 
 // [schema.]name: in that schema, or along the search path; null when absent.
 TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name);

@@ -116,13 +116,27 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->settings = [session] {
     // As pg_settings shows them: durations as a number of their unit.
     const SessionVariables& vars = session->variables();
+    // Sizes as a number of their unit (kB or 8kB pages), durations of ms.
     auto raw = [](const VariableDef& d, const std::string& v) {
-      return *d.unit ? std::to_string(ParseDurationMs(v).value_or(0)) : v;
+      const std::string kind = d.kind;
+      if (kind == "memory") {
+        int64_t bytes = ParseMemorySetting(v).value_or(0);
+        return std::to_string(bytes / (std::string(d.unit) == "8kB" ? 8192 : 1024));
+      }
+      if (kind == "int" || kind == "real" || !*d.unit) return v;
+      return std::to_string(ParseDurationMs(v).value_or(0));
+    };
+    auto vartype = [](const VariableDef& d) -> std::string {
+      const std::string kind = d.kind;
+      if (kind == "bool" || kind == "real") return kind;
+      if (kind == "int" || kind == "memory") return "integer";
+      if (kind.rfind("enum:", 0) == 0) return "enum";
+      return "";
     };
     std::vector<SettingInfo> out;
     for (const VariableDef& d : VariableDefs())
       out.push_back({d.name, raw(d, vars.Get(d.name)), raw(d, vars.ResetValue(d.name)), raw(d, d.default_value),
-                     d.read_only, d.unit});
+                     d.read_only, d.unit, vartype(d)});
     return out;
   };
   ctx->prepared_statements = [session] { return session->PreparedStatements(); };

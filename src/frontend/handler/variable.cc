@@ -49,6 +49,13 @@ StatementOutcome HandleSet(const HandlerArgs& args) {
       // SET TRANSACTION ... / SET SESSION CHARACTERISTICS AS TRANSACTION
       // ...: READ ONLY / READ WRITE take effect; isolation levels and
       // DEFERRABLE are accepted (every transaction reads one snapshot).
+      if (name == "TRANSACTION SNAPSHOT") {
+        const PgQuery__Node* a = s->n_args ? s->args[0] : nullptr;
+        if (!a || a->node_case != PG_QUERY__NODE__NODE_A_CONST || a->a_const->val_case != PG_QUERY__A__CONST__VAL_SVAL)
+          throw SqlError(sqlstate::kSyntaxError, "SET TRANSACTION SNAPSHOT needs a snapshot identifier");
+        args.session->ImportSnapshot(a->a_const->sval->sval);
+        return {"SET"};
+      }
       std::optional<bool> read_only = ReadOnlyOption(s->args, s->n_args);
       if (read_only && name == "SESSION CHARACTERISTICS")
         variables.Set("default_transaction_read_only", *read_only ? "on" : "off");
