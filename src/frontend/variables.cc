@@ -162,15 +162,17 @@ std::string CheckedSettingValue(const VariableDef& def, const std::string& value
     return b ? "on" : "off";
   }
   if (kind == "int" || kind == "real") {
+    double number = 0;
     try {
       size_t pos;
-      if (kind == "int") (void)std::stoll(value, &pos);
-      else (void)std::stod(value, &pos);
-      if (pos != value.size()) throw std::invalid_argument("trailing");
+      number = std::stod(value, &pos);
+      if (pos != value.size() || !std::isfinite(number)) throw std::invalid_argument("trailing");
     } catch (...) {
       if (kind == "int") throw invalid().WithHint("Expected an integer.");
       throw invalid();
     }
+    // An integer setting rounds a fraction, as PostgreSQL's parse_int.
+    if (kind == "int" && std::floor(number) != number) return std::to_string(static_cast<int64_t>(std::llround(number)));
     return value;
   }
   if (kind == "memory") {
