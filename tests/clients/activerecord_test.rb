@@ -65,6 +65,8 @@ class CreateLibrary < ActiveRecord::Migration[6.1]
     change_column_default :ar_books, :pages, 200
     change_column_null :ar_authors, :email, false, 'none'
     add_check_constraint :ar_books, 'pages > 0', name: 'ar_books_pages_positive'
+    add_index :ar_books, 'lower(name)', name: 'ar_books_lower_name'
+    add_index :ar_books, :pages, where: 'pages > 100', name: 'ar_books_long'
   end
 end
 
@@ -93,9 +95,15 @@ step('migration') do
         columns['tags'] == ['character varying', '{}', true] && columns['reading_time'][0] == 'interval',
         'columns read back with types, defaults and nullability', columns)
   check(conn.columns('ar_authors').find { |c| c.name == 'rating' }.sql_type == 'bigint', 'change_column to bigint')
-  indexes = conn.indexes('ar_books').map { |i| [i.name, i.columns, i.unique] }.sort
+  all_indexes = conn.indexes('ar_books')
+  indexes = all_indexes.map { |i| [i.name, i.columns, i.unique] }.sort.reject { |n, _, _| %w[ar_books_lower_name ar_books_long].include?(n) }
   check(indexes == [['ar_books_title_price', %w[name price], false], ['index_ar_books_on_ar_author_id', ['ar_author_id'], false]],
         'indexes read back (with the renamed column)', indexes)
+  lower = all_indexes.find { |i| i.name == 'ar_books_lower_name' }
+  long = all_indexes.find { |i| i.name == 'ar_books_long' }
+  check(lower && lower.columns.is_a?(String) && lower.columns.include?('lower') && long && long.columns == ['pages'] &&
+        long.where.to_s.include?('pages > 100'),
+        'an expression index and a partial index read back', [lower&.columns, long&.columns, long&.where])
   check(conn.indexes('ar_authors').map { |i| [i.columns, i.unique] } == [[['email'], true]], 'a unique index')
   check(conn.foreign_keys('ar_books').map { |f| [f.to_table, f.column, f.primary_key] } == [%w[ar_authors ar_author_id id]],
         'foreign keys read back')
@@ -106,7 +114,8 @@ step('migration') do
   dump = io.string
   check(dump.include?('create_table "ar_books", force: :cascade do |t|') && dump.include?('t.string "tags", default: [], array: true') &&
         dump.include?('add_foreign_key "ar_books", "ar_authors"') &&
-        dump.include?('t.check_constraint "pages > 0", name: "ar_books_pages_positive"'),
+        dump.include?('t.check_constraint "pages > 0", name: "ar_books_pages_positive"') &&
+        dump.include?('name: "ar_books_lower_name"') && dump.include?('where: "(pages > 100)"'),
         'schema.rb dumped', dump.lines.grep(/ar_/).join)
 end
 
