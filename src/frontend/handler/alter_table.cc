@@ -53,6 +53,7 @@
 #include "catalog/storage_parameters.h"
 #include "common/encoding.h"
 #include "common/error.h"
+#include "common/identifier.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
 #include "frontend/handler/dependent_definitions.h"
@@ -593,6 +594,26 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
       if (a->InPrimaryKey(col.name))
         FRESHET_THROW(sqlstate::kInvalidTableDefinition, "column \"{}\" is in a primary key", col.name);
       col.not_null = false;
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_SetStatistics: {
+      // The planner keeps no statistics to size: checked as PostgreSQL
+      // checks it, and not kept (pg_attribute.attstattarget stays -1).
+      a->Require(cmd->name);
+      int64_t target = cmd->def && cmd->def->node_case == PG_QUERY__NODE__NODE_INTEGER ? cmd->def->integer->ival : -1;
+      if (target < -1) FRESHET_THROW(sqlstate::kInvalidParameterValue, "statistics target {} is too low", target);
+      if (target > 10000) args.sink->Warning("lowering statistics target to 10000");
+      return;
+    }
+    case PG_QUERY__ALTER_TABLE_TYPE__AT_SetStorage: {
+      // How PostgreSQL would TOAST the column: values here are stored
+      // whole whatever it says; checked and not kept (attstorage stays).
+      const ColumnCatalog& col = next.columns[a->Require(cmd->name)];
+      std::string storage = cmd->def ? LowerAscii(StringOf(cmd->def)) : "";
+      if (storage != "plain" && storage != "external" && storage != "extended" && storage != "main")
+        FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid storage type \"{}\"", storage);
+      if (storage != "plain" && col.type.PgTypeLen() > 0)
+        FRESHET_THROW(sqlstate::kFeatureNotSupported, "column data type {} can only have storage PLAIN", col.type.ToString());
       return;
     }
     case PG_QUERY__ALTER_TABLE_TYPE__AT_SetNotNull: {
