@@ -79,18 +79,29 @@ void CollectColumns(const Expression& e, std::vector<int>* out) {
 
 }  // namespace
 
-ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
-                                    std::vector<std::string>* columns, bool index_predicate) {
-  Scope scope;
+namespace {
+
+// A scope of `table`'s columns, each known as which column of the table it
+// is (NameUse: an index's definition follows renames of what it reads).
+Binder::Scope TableColumnsScope(const TableCatalog& table, const char* clause) {
+  Binder::Scope scope;
   for (size_t i = 0; i < table.columns.size(); i++) {
     const ColumnCatalog& c = table.columns[i];
-    Scope::Column column{table.name, c.name, c.type, c.hidden};
+    Binder::Scope::Column column{table.name, c.name, c.type, c.hidden};
     column.relation_id = table.id;
     column.relation_column = static_cast<int>(i);
     column.unaliased = true;
     scope.columns.push_back(std::move(column));
   }
-  scope.clause = index_predicate ? "index predicates" : "check constraints";
+  scope.clause = clause;
+  return scope;
+}
+
+}  // namespace
+
+ExprPtr Binder::BindCheckExpression(const TableCatalog& table, const PgQuery__Node* expr,
+                                    std::vector<std::string>* columns, bool index_predicate) {
+  Scope scope = TableColumnsScope(table, index_predicate ? "index predicates" : "check constraints");
   ExprBinder eb(this, &scope);
   ExprPtr e = eb.BindCondition(expr, index_predicate ? "WHERE" : "CHECK");
   if (ReadsSubquery(*e))
@@ -132,17 +143,7 @@ ExprPtr Binder::BindStoredCondition(const TableCatalog& table, const std::string
 // with `no_subquery`.
 ExprPtr Binder::BindOverTable(const TableCatalog& table, const PgQuery__Node* expr, const char* clause,
                               const char* no_subquery) {
-  Scope scope;
-  for (size_t i = 0; i < table.columns.size(); i++) {
-    const ColumnCatalog& c = table.columns[i];
-    Scope::Column column{table.name, c.name, c.type, c.hidden};
-    // Which column each name is (NameUse: an index's definition follows renames).
-    column.relation_id = table.id;
-    column.relation_column = static_cast<int>(i);
-    column.unaliased = true;
-    scope.columns.push_back(std::move(column));
-  }
-  scope.clause = clause;
+  Scope scope = TableColumnsScope(table, clause);
   ExprBinder eb(this, &scope);
   ExprPtr e = eb.Bind(expr);
   if (ReadsSubquery(*e)) throw SqlError(sqlstate::kFeatureNotSupported, no_subquery);

@@ -90,17 +90,26 @@ bool UsesType(const DataType& t, ObjectId type_id) {
 
 }  // namespace
 
-StatementOutcome HandleCreateEnum(const HandlerArgs& args) {
-  const PgQuery__CreateEnumStmt* s = args.stmt.node->create_enum_stmt;
+namespace {
+
+// A type CREATE makes: `names` ([schema.]name), in the schema named or
+// the creation schema, owned by the session's user.
+TypeCatalog NewType(const HandlerArgs& args, const std::vector<std::string>& names) {
   Session* session = args.session;
-  Catalog* catalog = session->DdlCatalog();
-  std::vector<std::string> names = NamesOf(s->type_name, s->n_type_name);
   Binder binder(session->BinderContextFor(args.stmt, nullptr));
   TypeCatalog type;
   type.database_id = session->database().id;
   type.schema_id = binder.ResolveSchemaId(names.size() > 1 ? names[names.size() - 2].c_str() : nullptr);
   type.name = names.back();
-  type.owner = catalog->FindUser(session->user())->id;
+  type.owner = session->DdlCatalog()->FindUser(session->user())->id;
+  return type;
+}
+
+}  // namespace
+
+StatementOutcome HandleCreateEnum(const HandlerArgs& args) {
+  const PgQuery__CreateEnumStmt* s = args.stmt.node->create_enum_stmt;
+  TypeCatalog type = NewType(args, NamesOf(s->type_name, s->n_type_name));
   std::set<std::string> seen;
   for (size_t i = 0; i < s->n_vals; i++) {
     std::string label = StringOf(s->vals[i]);
@@ -110,7 +119,7 @@ StatementOutcome HandleCreateEnum(const HandlerArgs& args) {
                      "duplicate key value violates unique constraint \"pg_enum_typid_label_index\"");
     type.labels.push_back({static_cast<int64_t>(i + 1) * kEnumPositionGap, label, 0});
   }
-  catalog->CreateType(std::move(type));
+  args.session->DdlCatalog()->CreateType(std::move(type));
   return {"CREATE TYPE"};
 }
 
@@ -376,6 +385,12 @@ bool SomeRowWhere(const HandlerArgs& args, const TableCatalog& table, const std:
   return args.session->RunNested(stmts.at(0), &sink).tag == "SELECT 1";
 }
 
+void ValidateDomainNotNull(const HandlerArgs& args, const TypeCatalog& type) {
+  for (const auto& [table, column] : DomainColumns(*args.session->DdlCatalog(), type))
+    if (SomeRowWhere(args, *table, column, "VALUE IS NULL"))
+      FRESHET_THROW(sqlstate::kNotNullViolation, "column \"{}\" of table \"{}\" contains null values", column, table->name);
+}
+
 void ValidateDomainCheck(const HandlerArgs& args, const TypeCatalog& type, const ConstraintCatalog& check) {
   for (const auto& [table, column] : DomainColumns(*args.session->DdlCatalog(), type))
     if (SomeRowWhere(args, *table, column, "NOT (" + check.check + ")"))
@@ -387,17 +402,9 @@ void ValidateDomainCheck(const HandlerArgs& args, const TypeCatalog& type, const
 
 StatementOutcome HandleCreateDomain(const HandlerArgs& args) {
   const PgQuery__CreateDomainStmt* s = args.stmt.node->create_domain_stmt;
-  Session* session = args.session;
-  Catalog* catalog = session->DdlCatalog();
-  std::vector<std::string> names = NamesOf(s->domainname, s->n_domainname);
-  Binder binder(session->BinderContextFor(args.stmt, nullptr));
-  TypeCatalog type;
+  TypeCatalog type = NewType(args, NamesOf(s->domainname, s->n_domainname));
   type.kind = 'd';
-  type.database_id = session->database().id;
-  type.schema_id = binder.ResolveSchemaId(names.size() > 1 ? names[names.size() - 2].c_str() : nullptr);
-  type.name = names.back();
-  type.owner = catalog->FindUser(session->user())->id;
-  Binder::BoundType base = binder.BindColumnType(s->type_name);
+  Binder::BoundType base = Binder(args.session->BinderContextFor(args.stmt, nullptr)).BindColumnType(s->type_name);
   type.base_type = base.type;
   type.base_domain = base.domain;
   bool saw_null = false, saw_not_null = false, saw_default = false;
@@ -422,7 +429,7 @@ StatementOutcome HandleCreateDomain(const HandlerArgs& args) {
       default: throw SqlError(sqlstate::kFeatureNotSupported, "this constraint is not supported for domains");
     }
   }
-  catalog->CreateType(std::move(type));
+  args.session->DdlCatalog()->CreateType(std::move(type));
   return {"CREATE DOMAIN"};
 }
 
@@ -438,18 +445,14 @@ StatementOutcome HandleAlterDomain(const HandlerArgs& args) {
       type.default_expr = s->def ? DomainDefault(args, type, s->def) : "";
       break;
     case 'O':  // SET NOT NULL: no column of the domain may hold NULL
-      for (const auto& [table, column] : DomainColumns(*catalog, type))
-        if (SomeRowWhere(args, *table, column, "VALUE IS NULL"))
-          FRESHET_THROW(sqlstate::kNotNullViolation, "column \"{}\" of table \"{}\" contains null values", column, table->name);
+      ValidateDomainNotNull(args, type);
       type.not_null = true;
       break;
     case 'N': type.not_null = false; break;  // DROP NOT NULL
     case 'C': {  // ADD CONSTRAINT
       const PgQuery__Constraint* c = s->def->constraint;
       if (c->contype == PG_QUERY__CONSTR_TYPE__CONSTR_NOTNULL) {
-        for (const auto& [table, column] : DomainColumns(*catalog, type))
-          if (SomeRowWhere(args, *table, column, "VALUE IS NULL"))
-            FRESHET_THROW(sqlstate::kNotNullViolation, "column \"{}\" of table \"{}\" contains null values", column, table->name);
+        ValidateDomainNotNull(args, type);
         type.not_null = true;
         break;
       }
