@@ -164,7 +164,9 @@ class Binder {
   ExprPtr BindStoredGenerationExpression(const TableCatalog& table, int column);
   ExprPtr BindStoredIndexExpression(const TableCatalog& table, const std::string& text);
   // The table's CHECK constraints, bound: what its writes must pass; with
-  // its domain columns' constraints first unless `with_domains` is false.
+  // its domain columns' constraints first and its expression indexes'
+  // elements (plan.h CheckConstraint) unless `with_domains` is false (a
+  // rewrite: the values are those already written).
   std::vector<CheckConstraint> BindChecks(const TableCatalog& table, bool with_domains = true);
   // The table's generated columns, bound: what its writes compute.
   std::vector<GeneratedColumn> BindGenerated(const TableCatalog& table);

@@ -7,6 +7,8 @@
 
 #include "binder/binder.h"
 
+#include "catalog/index_definition.h"
+
 #include "expr/domain_check.h"
 #include "binder/expression_binder.h"
 #include "common/error.h"
@@ -200,7 +202,27 @@ std::vector<CheckConstraint> Binder::BindChecks(const TableCatalog& table, bool 
     if (!c.domain) continue;
     ExprPtr value = std::make_unique<ColumnRefExpr>(static_cast<int>(i), c.type, c.name);
     ExprPtr checked = WithDomainChecks(std::move(value), c.domain);
-    if (checked->kind() == Expression::Kind::kDomainCheck) out.push_back({"", std::move(checked)});
+    if (checked->kind() == Expression::Kind::kDomainCheck) out.push_back({"", std::move(checked), true});
+  }
+  // Expression indexes' elements, where their predicate holds.
+  for (const TableRef& index : with_domains ? ctx_.catalog->Dependents(table.id) : std::vector<TableRef>{}) {
+    if (index->kind != RelationKind::kIndex || index->depends_on.empty() || index->depends_on[0] != table.id) continue;
+    std::shared_ptr<const ConstraintCatalog> elements = DescribeUserIndex(*index);
+    if (!elements->HasExpressions()) continue;
+    ExprPtr predicate;
+    if (!elements->predicate.empty()) predicate = BindStoredCondition(table, elements->predicate, /*index_predicate=*/true);
+    for (const std::string& text : elements->expressions) {
+      if (text.empty()) continue;
+      ExprPtr value = BindStoredText(text, [&](const PgQuery__Node* n) { return BindIndexExpression(table, n); });
+      if (predicate) {
+        std::vector<ExprPtr> when;
+        when.push_back(predicate->Clone());
+        DataType type = value->type();
+        when.push_back(std::move(value));
+        value = std::make_unique<CaseExpr>(type, std::move(when), /*has_else=*/false);
+      }
+      out.push_back({"", std::move(value), true});
+    }
   }
   for (const ConstraintCatalog& c : table.constraints)
     if (c.type == 'c') out.push_back({c.name, BindStoredCondition(table, c.check)});

@@ -341,11 +341,16 @@ class HopNode : public PlanNode {
 // output is a single count.
 // A table's CHECK constraint bound over all its columns (hidden ones
 // included, in order): a written row passes unless it evaluates to false.
-// A domain column's constraints are one too, without a name: a
-// DomainCheckExpr over the column, which throws on a value they refuse.
+// Two more kinds are only evaluated, for the errors they throw
+// (`evaluate_only`, no name): a domain column's constraints (a
+// DomainCheckExpr over the column) and an expression index's elements
+// (CREATE INDEX ... ((a / b)): a value the expression cannot be computed
+// for fails the write, as PostgreSQL's index insertion does, instead of
+// the index job).
 struct CheckConstraint {
   std::string name;
   ExprPtr expr;
+  bool evaluate_only = false;
 };
 
 // A generated column (GENERATED ALWAYS AS (...) STORED): its expression

@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "catalog/index_definition.h"
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "catalog/temp_schema.h"
@@ -24,6 +25,27 @@ namespace {
 const PgQuery__CreateTableAsStmt* CreateMvNode(const ParsedStatement& stmt) {
   if (!stmt.node || stmt.node->node_case != PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT) return nullptr;
   return stmt.node->create_table_as_stmt;
+}
+
+// An expression index's values of the rows it will hold must be
+// computable, as PostgreSQL's CREATE INDEX computes them (a ((a / b))
+// index over a row with b = 0 fails): read by a nested query, each
+// expression where the predicate holds (CASE keeps the others from
+// computing it). Writes later check it row by row (Binder::BindChecks).
+void CheckIndexExpressionsComputable(const HandlerArgs& args, const TableCatalog& table, const PgQuery__IndexStmt* ix) {
+  const ConstraintCatalog elements = IndexElements(ix);
+  if (!elements.HasExpressions()) return;
+  std::string targets;
+  for (const std::string& e : elements.expressions) {
+    if (e.empty()) continue;
+    std::string value = elements.predicate.empty() ? "(" + e + ")" : fmt::format("CASE WHEN {} THEN ({}) END", elements.predicate, e);
+    targets += (targets.empty() ? "" : ", ") + ("count(" + value + ")");
+  }
+  auto schema = args.session->DdlCatalog()->GetSchema(table.schema_id);
+  std::vector<ParsedStatement> stmts =
+      ParseSql(fmt::format("SELECT {} FROM {}.{}", targets, QuoteIdent(schema ? schema->name : ""), QuoteIdent(table.name)));
+  DiscardingSink sink;
+  args.session->RunNested(stmts.at(0), &sink);
 }
 
 // CREATE INDEX without a name: the statement naming the index as
@@ -66,8 +88,10 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   std::optional<RelationDdlLock> ddl_lock;
   if (def.kind == RelationKind::kIndex && !explain_only && stmt.node) {
     Binder binder(session->BinderContextFor(stmt, nullptr));
-    if (TableRef table = binder.ResolveRelation(stmt.node->index_stmt->relation, /*missing_ok=*/true))
+    if (TableRef table = binder.ResolveRelation(stmt.node->index_stmt->relation, /*missing_ok=*/true)) {
       ddl_lock.emplace(args, table->schema_id, table->name);
+      CheckIndexExpressionsComputable(args, *table, stmt.node->index_stmt);
+    }
   }
   if (const auto* c = CreateMvNode(stmt)) {
     if (c->objtype != PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW)
