@@ -75,6 +75,22 @@ const std::vector<SystemTableDef>& Definitions() {
       {"information_schema", "check_constraints",
        {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
         {"check_clause", T::Varchar()}}},
+      // PostgreSQL 15's columns, in its order.
+      {"information_schema", "domains",
+       {{"domain_catalog", T::Varchar()}, {"domain_schema", T::Varchar()}, {"domain_name", T::Varchar()},
+        {"data_type", T::Varchar()}, {"character_maximum_length", T::Int32()}, {"character_octet_length", T::Int32()},
+        {"character_set_catalog", T::Varchar()}, {"character_set_schema", T::Varchar()},
+        {"character_set_name", T::Varchar()}, {"collation_catalog", T::Varchar()}, {"collation_schema", T::Varchar()},
+        {"collation_name", T::Varchar()}, {"numeric_precision", T::Int32()}, {"numeric_precision_radix", T::Int32()},
+        {"numeric_scale", T::Int32()}, {"datetime_precision", T::Int32()}, {"interval_type", T::Varchar()},
+        {"interval_precision", T::Int32()}, {"domain_default", T::Varchar()}, {"udt_catalog", T::Varchar()},
+        {"udt_schema", T::Varchar()}, {"udt_name", T::Varchar()}, {"scope_catalog", T::Varchar()},
+        {"scope_schema", T::Varchar()}, {"scope_name", T::Varchar()}, {"maximum_cardinality", T::Int32()},
+        {"dtd_identifier", T::Varchar()}}},
+      {"information_schema", "domain_constraints",
+       {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
+        {"domain_catalog", T::Varchar()}, {"domain_schema", T::Varchar()}, {"domain_name", T::Varchar()},
+        {"is_deferrable", T::Varchar()}, {"initially_deferred", T::Varchar()}}},
       {"rw_catalog", "rw_databases", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
       {"rw_catalog", "rw_schemas", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
       {"rw_catalog", "rw_tables",
@@ -150,6 +166,38 @@ std::string InformationSchemaType(const DataType& t) {
 }
 
 std::string UdtName(const DataType& t) { return PgTypeName(t); }
+
+// What information_schema.columns and .domains say of a type's values:
+// character lengths (in characters, and at most 4 bytes each in UTF8;
+// unbounded ones PostgreSQL's 1 GB), the binary precision of integers and
+// floats or the decimal one of numeric(p,s), the seconds' digits of
+// temporal types.
+struct TypeFigures {
+  Value character_maximum_length, character_octet_length, numeric_precision, numeric_precision_radix, numeric_scale,
+      datetime_precision;
+};
+TypeFigures FiguresOf(const DataType& ty) {
+  const Value null_int = Value::Null(DataType::Int32());
+  const bool character = ty.id == TypeId::kVarchar && !ty.IsCheckedText() && !ty.IsName();
+  const bool bounded = character && ty.precision >= 0;
+  TypeFigures f{bounded ? Int(ty.precision) : null_int,
+                !character ? null_int : bounded ? Int(int64_t{ty.precision} * 4) : Int(1073741824),
+                null_int, null_int, null_int,
+                ty.id == TypeId::kDate ? Int(0) : ty.IsTemporal() ? Int(6) : null_int};
+  switch (ty.id) {
+    case TypeId::kInt16: f.numeric_precision = Int(16), f.numeric_precision_radix = Int(2), f.numeric_scale = Int(0); break;
+    case TypeId::kInt32: f.numeric_precision = Int(32), f.numeric_precision_radix = Int(2), f.numeric_scale = Int(0); break;
+    case TypeId::kInt64: f.numeric_precision = Int(64), f.numeric_precision_radix = Int(2), f.numeric_scale = Int(0); break;
+    case TypeId::kFloat32: f.numeric_precision = Int(24), f.numeric_precision_radix = Int(2); break;
+    case TypeId::kFloat64: f.numeric_precision = Int(53), f.numeric_precision_radix = Int(2); break;
+    case TypeId::kNumeric:
+      f.numeric_precision_radix = Int(10);
+      if (ty.precision >= 0) f.numeric_precision = Int(ty.precision), f.numeric_scale = Int(ty.scale < 0 ? 0 : ty.scale);
+      break;
+    default: break;
+  }
+  return f;
+}
 
 std::string CreateType(const TableCatalog& t) {
   auto it = t.plan_settings.find("background_ddl");
@@ -292,26 +340,9 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
         pos++;
         const DataType& ty = col.type;
         const Value null_int = Value::Null(T::Int32());
-        // Character types: the length in characters and at most 4 bytes
-        // each (UTF8); unbounded ones PostgreSQL's 1 GB.
-        const bool character = ty.id == TypeId::kVarchar && !ty.IsCheckedText() && !ty.IsName();
-        const bool bounded = character && ty.precision >= 0;
-        const Value octets = !character ? null_int : bounded ? Int(int64_t{ty.precision} * 4) : Int(1073741824);
-        // Numbers: binary precision of integers and floats, decimal of numeric(p,s).
-        Value precision = null_int, radix = null_int, scale = null_int;
-        switch (ty.id) {
-          case TypeId::kInt16: precision = Int(16), radix = Int(2), scale = Int(0); break;
-          case TypeId::kInt32: precision = Int(32), radix = Int(2), scale = Int(0); break;
-          case TypeId::kInt64: precision = Int(64), radix = Int(2), scale = Int(0); break;
-          case TypeId::kFloat32: precision = Int(24), radix = Int(2); break;
-          case TypeId::kFloat64: precision = Int(53), radix = Int(2); break;
-          case TypeId::kNumeric:
-            radix = Int(10);
-            if (ty.precision >= 0) precision = Int(ty.precision), scale = Int(ty.scale < 0 ? 0 : ty.scale);
-            break;
-          default: break;
-        }
-        const Value datetime_precision = ty.id == TypeId::kDate ? Int(0) : ty.IsTemporal() ? Int(6) : null_int;
+        // (A domain over a domain is USER-DEFINED: no figures.)
+        const bool over_domain = col.domain && c.GetType(col.domain) && c.GetType(col.domain)->base_domain;
+        const TypeFigures f = over_domain ? TypeFigures{null_int, null_int, null_int, null_int, null_int, null_int} : FiguresOf(ty);
         // An identity column's sequence parameters, as text.
         const char identity = col.identity;
         Value start = NullStr(), increment = NullStr(), maximum = NullStr(), minimum = NullStr();
@@ -343,7 +374,8 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                             ? NullStr()
                             : Str(ctx.lookup ? ctx.lookup->DefaultForDisplay(col.default_expr) : col.default_expr),
                         Str(not_null ? "NO" : "YES"), Str(base_domain ? "USER-DEFINED" : InformationSchemaType(ty)),
-                        bounded ? Int(ty.precision) : null_int, octets, precision, radix, scale, datetime_precision,
+                        f.character_maximum_length, f.character_octet_length, f.numeric_precision,
+                        f.numeric_precision_radix, f.numeric_scale, f.datetime_precision,
                         NullStr(), null_int, NullStr(), NullStr(), NullStr(), NullStr(), NullStr(), NullStr(),
                         domain_catalog, domain_schema, domain_name, Str(db_name),
                         Str(base_domain ? schema_name(base_domain->schema_id) : udt_schema),
@@ -356,6 +388,27 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                         col.generated.empty() ? NullStr() : Str(GenerationExpressionText(col)),
                         Str(t->kind == RelationKind::kTable ? "YES" : "NO")});
       }
+    }
+  } else if (key == "information_schema.domains" || key == "information_schema.domain_constraints") {
+    const Value null_int = Value::Null(T::Int32());
+    for (const TypeCatalog& d : c.ListTypes(ctx.database_id)) {
+      if (!d.IsDomain()) continue;
+      const std::string schema = schema_name(d.schema_id);
+      if (key == "information_schema.domain_constraints") {
+        for (const ConstraintCatalog& k : d.checks)
+          rows.push_back({Str(db_name), Str(schema), Str(k.name), Str(db_name), Str(schema), Str(d.name), Str("NO"), Str("NO")});
+        continue;
+      }
+      // Over a domain: that one is the type (USER-DEFINED), as for columns.
+      std::optional<TypeCatalog> over = d.base_domain ? c.GetType(d.base_domain) : std::nullopt;
+      const TypeFigures f = over ? TypeFigures{null_int, null_int, null_int, null_int, null_int, null_int} : FiguresOf(d.base_type);
+      const std::string udt_schema = over ? schema_name(over->schema_id) : d.base_type.IsEnum() ? schema : "pg_catalog";
+      rows.push_back({Str(db_name), Str(schema), Str(d.name), Str(over ? "USER-DEFINED" : InformationSchemaType(d.base_type)),
+                      f.character_maximum_length, f.character_octet_length, NullStr(), NullStr(), NullStr(), NullStr(),
+                      NullStr(), NullStr(), f.numeric_precision, f.numeric_precision_radix, f.numeric_scale,
+                      f.datetime_precision, NullStr(), null_int, d.default_expr.empty() ? NullStr() : Str(d.default_expr),
+                      Str(db_name), Str(udt_schema), Str(over ? over->name : UdtName(d.base_type)), NullStr(), NullStr(),
+                      NullStr(), null_int, Str("1")});
     }
   } else if (key == "information_schema.constraint_column_usage") {
     for (const auto& t : tables) {

@@ -429,6 +429,10 @@ StatementOutcome HandleCreateDomain(const HandlerArgs& args) {
       default: throw SqlError(sqlstate::kFeatureNotSupported, "this constraint is not supported for domains");
     }
   }
+  // Over a domain without a DEFAULT of its own: that domain's, as
+  // PostgreSQL copies it.
+  if (!saw_default && type.base_domain)
+    if (auto over = args.session->DdlCatalog()->GetType(type.base_domain)) type.default_expr = over->default_expr;
   args.session->DdlCatalog()->CreateType(std::move(type));
   return {"CREATE DOMAIN"};
 }
