@@ -179,7 +179,7 @@ json ConstraintsToJson(const std::vector<ConstraintCatalog>& constraints) {
                    {"deferrable", c.deferrable}, {"deferred", c.deferred}, {"check", c.check}, {"check_is_operator", c.check_is_operator},
                    {"index_id", c.index_id}, {"nulls_not_distinct", c.nulls_not_distinct},
                    {"index_only", c.index_only}, {"predicate", c.predicate},
-                   {"expressions", c.expressions}, {"expression_types", types},
+                   {"expressions", c.expressions}, {"expression_types", types}, {"include", c.include},
                    {"validated", c.validated}});
   }
   return out;
@@ -206,6 +206,7 @@ std::vector<ConstraintCatalog> ConstraintsFromJson(const json& j) {
     k.nulls_not_distinct = c.value("nulls_not_distinct", false);
     k.index_only = c.value("index_only", false);
     k.predicate = c.value("predicate", std::string());
+    if (c.contains("include")) k.include = c.at("include").get<std::vector<std::string>>();
     if (c.contains("expressions")) {
       k.expressions = c.at("expressions").get<std::vector<std::string>>();
       for (const auto& t : c.at("expression_types")) k.expression_types.push_back(TypeFromJson(t));

@@ -122,6 +122,10 @@ struct ConstraintCatalog {
   std::vector<std::string> expressions;
   std::vector<DataType> expression_types;
   bool HasExpressions() const { return !expressions.empty(); }
+  // CREATE [UNIQUE] INDEX ... INCLUDE (columns): columns the index holds
+  // beside its key (not part of it; a CREATE INDEX index holds every
+  // column anyway), by name.
+  std::vector<std::string> include;
   // What element k is called (pg_attribute of the index, its default
   // name): a column's name; an expression's function name, or "expr", as
   // PostgreSQL names it.

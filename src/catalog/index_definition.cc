@@ -25,6 +25,10 @@ ConstraintCatalog IndexElements(const PgQuery__IndexStmt* stmt) {
     any_expression = true;
   }
   if (!any_expression) out.expressions.clear();
+  for (size_t i = 0; i < stmt->n_index_including_params; i++) {
+    const PgQuery__IndexElem* e = stmt->index_including_params[i]->index_elem;
+    if (e->name && *e->name) out.include.push_back(e->name);
+  }
   if (stmt->where_clause) out.predicate = DeparseExpression(stmt->where_clause);
   return out;
 }

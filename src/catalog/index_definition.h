@@ -28,8 +28,9 @@ namespace freshet {
 // A CREATE [UNIQUE] INDEX statement's elements, in a ConstraintCatalog's
 // fields: `columns` names each column element ("" for an expression);
 // `expressions` holds each expression element's deparsed text ("" for a
-// column), or is empty when there is none; `predicate` is the WHERE
-// clause's deparsed text ("" when none). Types are left unknown.
+// column), or is empty when there is none; `include` the INCLUDE
+// columns; `predicate` is the WHERE clause's deparsed text ("" when
+// none). Types are left unknown.
 ConstraintCatalog IndexElements(const PgQuery__IndexStmt* stmt);
 
 // A CREATE INDEX index's elements and predicate, from its definition, with

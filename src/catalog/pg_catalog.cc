@@ -770,6 +770,9 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
           ColumnCatalog element{desc->ElementName(k), desc->expression_types[k]};
           rows.push_back(attribute(ObjectOid(t->id), element, static_cast<int>(k) + 1, false, false));
         }
+        int num = static_cast<int>(keys.size());
+        for (const std::string& name : desc->include)
+          if (int i = t->ColumnIndex(name); i >= 0) rows.push_back(attribute(ObjectOid(t->id), t->columns[i], ++num, false, false));
         continue;
       }
       std::vector<int> nums = AttNums(*t);
@@ -897,9 +900,14 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         collations.push_back(IsCollatable(type) ? kDefaultCollationOid : 0);
         classes.push_back(0);
       }
+      const int64_t n_keys = static_cast<int64_t>(keys.size());
+      // INCLUDE columns follow the key in indkey (indnatts counts them).
+      if (constraint)
+        for (const std::string& name : constraint->include)
+          if (int i = table.ColumnIndex(name); i >= 0) keys.push_back(nums[i]);
       int64_t n = static_cast<int64_t>(keys.size());
       const std::string predicate = constraint ? constraint->predicate : "";
-      rows.push_back({O(index_oid), O(ObjectOid(table.id)), I2(n), I2(n), B(unique), B(primary), B(false), B(true),
+      rows.push_back({O(index_oid), O(ObjectOid(table.id)), I2(n), I2(n_keys), B(unique), B(primary), B(false), B(true),
                       B(false), B(true), B(false), B(true), B(true), B(false), Int2Vector(keys),
                       OidVector(collations), OidVector(classes), Int2Vector(options),
                       expressions.empty() ? Null(kText) : Txt(expressions),
@@ -1291,10 +1299,13 @@ class CatalogLookupImpl : public CatalogLookup {
       if (std::optional<std::string> text = PostgresConditionText(p, columns, pretty)) where = " WHERE " + *text;
       else where = pretty || plain ? " WHERE " + p : " WHERE (" + p + ")";
     }
-    std::string element_list;
+    std::string element_list, include;
     for (const auto& e : elements) element_list += (element_list.empty() ? "" : ", ") + e;
-    return fmt::format("CREATE {}INDEX {} ON {} USING btree ({}){}{}", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
-                       QuoteIdent(rel->name), table, element_list,
+    if (desc)
+      for (const auto& c : desc->include) include += (include.empty() ? " INCLUDE (" : ", ") + QuoteIdent(c);
+    if (!include.empty()) include += ")";
+    return fmt::format("CREATE {}INDEX {} ON {} USING btree ({}){}{}{}", IsUserIndex(*rel->table) ? "" : "UNIQUE ",
+                       QuoteIdent(rel->name), table, element_list, include,
                        rel->unique && rel->unique->nulls_not_distinct ? " NULLS NOT DISTINCT" : "", where);
   }
 

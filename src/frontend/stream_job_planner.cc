@@ -184,6 +184,9 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
       plan = std::make_unique<FilterNode>(std::move(plan), std::move(predicate));
     }
     const ConstraintCatalog elements = IndexElements(ix);
+    for (const std::string& column : elements.include)  // held anyway: every column is
+      if (table->ColumnIndex(column) < 0)
+        FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" does not exist", column);
     StreamRootOptions opts;
     for (size_t k = 0; k < elements.columns.size(); k++) {
       if (!elements.columns[k].empty()) {

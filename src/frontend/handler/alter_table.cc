@@ -422,6 +422,7 @@ bool DropColumnInPlace(const HandlerArgs& args, Alteration* a, int i, bool casca
     std::shared_ptr<const ConstraintCatalog> elements = DescribeUserIndex(*dep);
     std::vector<int> keys = IndexElementColumns(*dep);
     if (std::find(keys.begin(), keys.end(), stored) != keys.end() ||
+        std::find(elements->include.begin(), elements->include.end(), a->next.columns[i].name) != elements->include.end() ||
         ExpressionsRead(*elements, a->next.columns[i].name) || TextReads(elements->predicate, a->next.columns[i].name))
       keyed.push_back(dep->id);
   }
@@ -551,6 +552,7 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
           fmt::format("column {} of table {}", cmd->name, next.name));
       std::erase_if(next.constraints, [&](const ConstraintCatalog& fk) {
         return std::find(fk.columns.begin(), fk.columns.end(), cmd->name) != fk.columns.end() ||
+               std::find(fk.include.begin(), fk.include.end(), cmd->name) != fk.include.end() ||
                ExpressionsRead(fk, cmd->name);
       });
       DropGeneratedReading(args, a, cmd->name, cascade);
@@ -1386,6 +1388,10 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   ConstraintCatalog index = BindUniqueConstraint(args, a.Finish(), plain_columns, &c);
   index.index_only = true;
   index.predicate = elements.predicate;
+  for (const std::string& column : elements.include)
+    if (t->ColumnIndex(column) < 0 || t->columns[t->ColumnIndex(column)].hidden)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" does not exist", column);
+  index.include = elements.include;
   if (std::any_of(expressions.begin(), expressions.end(), [](const std::string& e) { return !e.empty(); })) {
     index.columns = columns;
     index.expressions = expressions;
@@ -1484,6 +1490,8 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
       if (c.type == 'u' && !c.predicate.empty()) c.predicate = RenameColumnInExpression(c.predicate, r->subname, r->newname);
       for (auto& e : c.expressions)
         if (!e.empty()) e = RenameColumnInExpression(e, r->subname, r->newname);
+      for (auto& col : c.include)
+        if (col == r->subname) col = r->newname;
     }
     rename_referenced(&next);
     next.definition = NormalizedCreateTable(next);
