@@ -761,9 +761,16 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         // its function, of its type.
         std::shared_ptr<const ConstraintCatalog> desc = DescribeUserIndex(*t);
         std::vector<int> keys = IndexElementColumns(*t);
+        // A column as its table has it (its domain), else as the index holds it.
+        TableRef table = c.GetTable(t->depends_on[0]);
+        auto column_of = [&](int i) -> const ColumnCatalog& {
+          return table && static_cast<size_t>(i) < table->columns.size() && table->columns[i].name == t->columns[i].name
+                     ? table->columns[i]
+                     : t->columns[i];
+        };
         for (size_t k = 0; k < keys.size(); k++) {
           if (keys[k] >= 0) {
-            rows.push_back(attribute(ObjectOid(t->id), t->columns[keys[k]], static_cast<int>(k) + 1,
+            rows.push_back(attribute(ObjectOid(t->id), column_of(keys[k]), static_cast<int>(k) + 1,
                                      t->columns[keys[k]].not_null, false));
             continue;
           }
@@ -772,7 +779,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
         }
         int num = static_cast<int>(keys.size());
         for (const std::string& name : desc->include)
-          if (int i = t->ColumnIndex(name); i >= 0) rows.push_back(attribute(ObjectOid(t->id), t->columns[i], ++num, false, false));
+          if (int i = t->ColumnIndex(name); i >= 0) rows.push_back(attribute(ObjectOid(t->id), column_of(i), ++num, false, false));
         continue;
       }
       std::vector<int> nums = AttNums(*t);
@@ -1280,7 +1287,10 @@ class CatalogLookupImpl : public CatalogLookup {
                          : columns[k] >= 0                ? QuoteIdent(t->columns[columns[k]].name)
                                                           : "?");
     if (column > 0) {
-      if (column > static_cast<int>(elements.size())) return std::string();
+      // An INCLUDE column: its name.
+      size_t included = static_cast<size_t>(column) - elements.size() - 1;
+      if (column > static_cast<int>(elements.size()))
+        return desc && included < desc->include.size() ? QuoteIdent(desc->include[included]) : std::string();
       return elements[column - 1];
     }
     auto s = c_->GetSchema(t->schema_id);
