@@ -33,6 +33,12 @@ ConstraintCatalog IndexElements(const PgQuery__IndexStmt* stmt) {
   return out;
 }
 
+std::string DefaultIndexName(const std::string& table, const ConstraintCatalog& elements) {
+  std::string name = table;
+  for (size_t k = 0; k < elements.columns.size(); k++) name += "_" + elements.ElementName(k);
+  return name + "_idx";
+}
+
 std::shared_ptr<const ConstraintCatalog> DescribeUserIndex(const TableCatalog& index) {
   // Parsed once per definition text (the text is all it depends on but for
   // the types, which are the index's columns' and checked on each use).

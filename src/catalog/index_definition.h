@@ -33,6 +33,10 @@ namespace freshet {
 // none). Types are left unknown.
 ConstraintCatalog IndexElements(const PgQuery__IndexStmt* stmt);
 
+// PostgreSQL's name for an index of `table` without one:
+// <table>_<element names>_idx (ChooseIndexName numbers it when taken).
+std::string DefaultIndexName(const std::string& table, const ConstraintCatalog& elements);
+
 // A CREATE INDEX index's elements and predicate, from its definition, with
 // the expressions' types (of its columns that hold them). Throws XX000 when
 // the definition is not a CREATE INDEX.

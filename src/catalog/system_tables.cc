@@ -340,9 +340,13 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
         pos++;
         const DataType& ty = col.type;
         const Value null_int = Value::Null(T::Int32());
-        // (A domain over a domain is USER-DEFINED: no figures.)
-        const bool over_domain = col.domain && c.GetType(col.domain) && c.GetType(col.domain)->base_domain;
-        const TypeFigures f = over_domain ? TypeFigures{null_int, null_int, null_int, null_int, null_int, null_int} : FiguresOf(ty);
+        // A domain column: its domain, and the base type as data_type/udt;
+        // a domain over a domain: that one is the type (USER-DEFINED,
+        // without figures).
+        const std::optional<TypeCatalog> domain = col.domain ? c.GetType(col.domain) : std::nullopt;
+        const std::optional<TypeCatalog> base_domain =
+            domain && domain->base_domain ? c.GetType(domain->base_domain) : std::nullopt;
+        const TypeFigures f = base_domain ? TypeFigures{null_int, null_int, null_int, null_int, null_int, null_int} : FiguresOf(ty);
         // An identity column's sequence parameters, as text.
         const char identity = col.identity;
         Value start = NullStr(), increment = NullStr(), maximum = NullStr(), minimum = NullStr();
@@ -358,17 +362,9 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
             }
         const std::string udt_schema =
             ty.IsEnum() || (ty.IsArray() && ty.ElementType().IsEnum()) ? schema_name(t->schema_id) : "pg_catalog";
-        // A domain column: its domain, and the base type as data_type/udt.
-        // A domain over a domain: that one is the type (USER-DEFINED).
-        Value domain_catalog = NullStr(), domain_schema = NullStr(), domain_name = NullStr();
-        std::optional<TypeCatalog> base_domain;
-        if (col.domain)
-          if (auto d = c.GetType(col.domain)) {
-            domain_catalog = Str(db_name);
-            domain_schema = Str(schema_name(d->schema_id));
-            domain_name = Str(d->name);
-            if (d->base_domain) base_domain = c.GetType(d->base_domain);
-          }
+        const Value domain_catalog = domain ? Str(db_name) : NullStr();
+        const Value domain_schema = domain ? Str(schema_name(domain->schema_id)) : NullStr();
+        const Value domain_name = domain ? Str(domain->name) : NullStr();
         rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(col.name), Int(pos),
                         col.default_expr.empty() || !col.generated.empty() || identity
                             ? NullStr()

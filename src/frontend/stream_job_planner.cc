@@ -95,13 +95,7 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
     out->kind = RelationKind::kIndex;
     if (ix->relation->schemaname && *ix->relation->schemaname) out->name.push_back(ix->relation->schemaname);
     std::string name = ix->idxname ? ix->idxname : "";
-    if (name.empty()) {
-      // As PostgreSQL: <table>_<element names>_idx.
-      ConstraintCatalog elements = IndexElements(ix);
-      name = ix->relation->relname;
-      for (size_t k = 0; k < elements.columns.size(); k++) name += "_" + elements.ElementName(k);
-      name += "_idx";
-    }
+    if (name.empty()) name = DefaultIndexName(ix->relation->relname, IndexElements(ix));
     out->name.push_back(name);
     out->if_not_exists = ix->if_not_exists;
     return true;

@@ -1368,11 +1368,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args) {
   // a number appended when that is taken.
   Catalog* catalog = args.session->DdlCatalog();
   std::string name = ix->idxname && *ix->idxname ? ix->idxname : "";
-  if (name.empty()) {
-    std::string base = t->name;
-    for (size_t k = 0; k < columns.size(); k++) base += "_" + elements.ElementName(k);
-    name = ChooseIndexName(*catalog, t->database_id, t->schema_id, base + "_idx");
-  }
+  if (name.empty()) name = ChooseIndexName(*catalog, t->database_id, t->schema_id, DefaultIndexName(t->name, elements));
   if (ix->if_not_exists && RelationNameTaken(*catalog, t->database_id, t->schema_id, name)) {
     args.sink->Notice(fmt::format("relation \"{}\" already exists, skipping", name));
     return {"CREATE INDEX"};
