@@ -58,9 +58,7 @@ run_freshet() {  # run_freshet NAME BINARY
   local port
   port=$(free_port)
   rm -rf "$WORK/fr"
-  "$2" --data-dir "$WORK/fr" --port "$port" --http-port 0 --listen-address 127.0.0.1 >"$WORK/fr.log" 2>&1 &
-  FR_PID=$!
-  for _ in $(seq 1 100); do pg_isready -q -h 127.0.0.1 -p "$port" && break; sleep 0.1; done
+  start_freshet "$2" "$port"
   load "$port" root dev
   psql -X -q -h 127.0.0.1 -p "$port" -U root -d dev -c "flush" >/dev/null
   for q in point range index; do RESULT[$1.$q]=$(bench "$1" "$port" root dev $q); done

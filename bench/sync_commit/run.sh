@@ -32,9 +32,7 @@ source "$ROOT/bench/pg_peer.sh"
 start_postgres -c max_connections=100
 # Freshet.
 FR_PORT=$(free_port)
-"$BIN" --data-dir "$WORK/fr" --port "$FR_PORT" --http-port 0 >"$WORK/fr.log" 2>&1 &
-FR_PID=$!
-for _ in $(seq 1 100); do pg_isready -q -h 127.0.0.1 -p "$FR_PORT" && break; sleep 0.1; done
+start_freshet "$BIN" "$FR_PORT"
 
 printf '\\set id random(1, 1000000000)\nINSERT INTO t VALUES (:id, 1);\n' >"$WORK/insert.sql"
 run() {  # run NAME PORT USER DB CLIENTS

@@ -219,6 +219,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
 }
 
 StateStore::~StateStore() {
+  shared_snapshot_.store(nullptr);  // its release needs the DB
   if (db_) {
     // A clean shutdown leaves nothing to replay from the log.
     rocksdb::FlushOptions fo;
@@ -276,7 +277,15 @@ uint64_t StateStore::SnapshotSequence() const { return versions_.Now(); }
 
 std::shared_ptr<const Snapshot> StateStore::GetSnapshot() const {
   uint64_t seq = versions_.Now();  // before the snapshot: see TableVersions
-  return std::make_shared<Snapshot>(db_.get(), db_->GetSnapshot(), seq);
+  // The shared snapshot serves when no write has been published since it
+  // was taken (every write, ingestion included while a snapshot exists,
+  // advances RocksDB's sequence): it then shows what a new one would.
+  const rocksdb::SequenceNumber latest = db_->GetLatestSequenceNumber();
+  std::shared_ptr<const Snapshot> shared = shared_snapshot_.load(std::memory_order_acquire);
+  if (shared && shared->seq() == seq && shared->get()->GetSequenceNumber() == latest) return shared;
+  auto fresh = std::make_shared<Snapshot>(db_.get(), db_->GetSnapshot(), seq);
+  shared_snapshot_.store(fresh, std::memory_order_release);
+  return fresh;
 }
 
 namespace {
@@ -371,6 +380,7 @@ Status StateStore::Commit(rocksdb::WriteBatch* batch) {
   versions_.BeginChange(changed.tables, changed.all);
   rs = db_->Write(write_options_, batch);
   versions_.EndChange(changed.tables, changed.all);
+  shared_snapshot_.store(nullptr, std::memory_order_release);
   if (!rs.ok()) NoteWriteFailure(rs);
   return ToStatus(rs, "commit");
 }
@@ -732,7 +742,11 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
     std::vector<std::string> synced = data_arg.external_files;
     synced.push_back(meta_file);
     auto registration = synced_files_ ? synced_files_->Register(synced) : nullptr;
+    // Without a snapshot held by us, files that overlap nothing need no
+    // sequence number of their own.
+    shared_snapshot_.store(nullptr, std::memory_order_release);
     rs = db_->IngestExternalFiles(args);
+    shared_snapshot_.store(nullptr, std::memory_order_release);
   }
   std::error_code ec;
   for (const auto& f : files) std::filesystem::remove(f, ec);

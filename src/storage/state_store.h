@@ -94,6 +94,7 @@ struct CommitWrites {
 
 // A consistent read view; releases the RocksDB snapshot on destruction.
 // `seq` is the TableVersions sequence read just before it was taken.
+// Readers may share one (StateStore::GetSnapshot).
 class Snapshot {
  public:
   Snapshot(rocksdb::DB* db, const rocksdb::Snapshot* snap, uint64_t seq) : db_(db), snap_(snap), seq_(seq) {}
@@ -114,6 +115,11 @@ class StateStore : public MetaStore {
   static Result<std::unique_ptr<StateStore>> Open(const StoreOptions& options);
   ~StateStore();
 
+  // A view of everything committed before the call. Readers share one
+  // until the next write, so that a point query does not take and release
+  // a RocksDB snapshot (each locks the DB's mutex: under concurrent point
+  // queries that mutex was contended, and a session blocked on it slept and
+  // was woken from the other core).
   std::shared_ptr<const Snapshot> GetSnapshot() const;
   // The seq() a snapshot taken now gets: every snapshot with a seq at least
   // this sees every commit finished before this call.
@@ -266,6 +272,10 @@ class StateStore : public MetaStore {
   uint64_t ingest_seq_ = 0;
   mutable std::atomic<uint64_t> spill_seq_{0};
   TableVersions versions_;
+  // The snapshot GetSnapshot hands out while nothing has been written
+  // since it was taken; dropped after each write so that it does not keep
+  // overwritten versions from compaction.
+  mutable std::atomic<std::shared_ptr<const Snapshot>> shared_snapshot_;
   std::unique_ptr<ScanCache> scan_cache_;
   std::unique_ptr<TableEngines> engines_;
 };

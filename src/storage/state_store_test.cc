@@ -4,14 +4,18 @@
 // and still locks the directory. The reserve stands in for the full disk
 // here (a reserve above the free space is a disk that is full);
 // tests/integration/disk_full_test.sh fills a real tmpfs. Also InfoLog,
-// RocksDB's LOG, on a device where every write fails.
+// RocksDB's LOG, on a device where every write fails. And the snapshot
+// readers share: one until a write, never one that misses a finished commit.
 #include "storage/state_store.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include "storage/info_log.h"
 #include "storage/test_dir.h"
@@ -21,8 +25,9 @@ namespace {
 
 class StateStoreDiskTest : public ::testing::Test {
  protected:
-  std::unique_ptr<StateStore> Open(int64_t reserve) {
+  std::unique_ptr<StateStore> Open(int64_t reserve, bool sync_commits = true) {
     StoreOptions o;
+    o.sync_commits = sync_commits;
     o.dir = dir_ + "/data";
     o.disk_reserve_bytes = reserve;
     o.block_cache_bytes = 8 << 20;
@@ -133,6 +138,78 @@ TEST_F(StateStoreDiskTest, InfoLogDropsWhatItCannotWriteAndRotates) {
   EXPECT_TRUE(std::filesystem::exists(path + ".old"));
   EXPECT_LE(std::filesystem::file_size(path), 4096u);
   EXPECT_LE(std::filesystem::file_size(path + ".old"), 4096u);
+}
+
+using StateStoreSnapshotTest = StateStoreDiskTest;
+
+TEST_F(StateStoreSnapshotTest, ReadersShareOneSnapshotUntilAWrite) {
+  auto store = Open(0);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(Put(store.get(), "k", "1").ok());
+  auto read = [&](const Snapshot* snapshot) {
+    std::string value;
+    Status s = store->Get(store->meta_cf(), snapshot, "k", &value);
+    return s.ok() ? value : s.ToString();
+  };
+  auto first = store->GetSnapshot();
+  auto second = store->GetSnapshot();
+  EXPECT_EQ(first.get(), second.get());
+  EXPECT_EQ(read(first.get()), "1");
+
+  ASSERT_TRUE(Put(store.get(), "k", "2").ok());
+  auto after_write = store->GetSnapshot();
+  EXPECT_NE(after_write.get(), first.get());
+  EXPECT_EQ(read(after_write.get()), "2");
+  EXPECT_EQ(read(first.get()), "1");  // the old one still shows its state
+  EXPECT_EQ(store->GetSnapshot().get(), after_write.get());
+
+  // An ingested bulk commit, too, ends the sharing.
+  ASSERT_TRUE(store->CommitBulk(CommitWrites{}, {{"k", "3"}}).ok());
+  auto after_bulk = store->GetSnapshot();
+  EXPECT_NE(after_bulk.get(), after_write.get());
+  EXPECT_EQ(read(after_bulk.get()), "3");
+  EXPECT_EQ(read(after_write.get()), "2");
+  // A snapshot taken before a write is not handed out after it, even
+  // when nobody else holds it.
+  first.reset();
+  second.reset();
+  after_write.reset();
+  ASSERT_TRUE(Put(store.get(), "k", "4").ok());
+  EXPECT_EQ(read(store->GetSnapshot().get()), "4");
+}
+
+// Readers take snapshots while a writer commits: a snapshot taken after a
+// commit finished shows it (a shared snapshot kept past a write would not).
+TEST_F(StateStoreSnapshotTest, ASnapshotShowsEveryCommitFinishedBeforeIt) {
+  auto store = Open(0, /*sync_commits=*/false);
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(Put(store.get(), "k", "0").ok());
+  constexpr int kCommits = 3000;
+  std::atomic<int> finished{0};
+  std::atomic<int> stale{0}, reads{0};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < 3; r++) {
+    readers.emplace_back([&] {
+      while (finished.load() < kCommits) {
+        const int before = finished.load();
+        auto snapshot = store->GetSnapshot();
+        std::string value;
+        if (!store->Get(store->meta_cf(), snapshot.get(), "k", &value).ok() || std::stoi(value) < before) stale++;
+        reads++;
+      }
+    });
+  }
+  for (int i = 1; i <= kCommits; i++) {
+    if (i % 500 == 0) {
+      ASSERT_TRUE(store->CommitBulk(CommitWrites{}, {{"k", std::to_string(i)}}).ok());
+    } else {
+      ASSERT_TRUE(Put(store.get(), "k", std::to_string(i)).ok());
+    }
+    finished.store(i);
+  }
+  for (auto& t : readers) t.join();
+  EXPECT_EQ(stale.load(), 0) << "of " << reads.load() << " reads";
+  EXPECT_GT(reads.load(), 0);
 }
 
 }  // namespace
