@@ -58,9 +58,13 @@ pgb() {  # pgb SYSTEM ARGS...: pgbench in its own directory (its logs go there)
 }
 for sys in postgres freshet; do pgb "$sys" -i -q -s "$SCALE" >/dev/null 2>&1; done
 
-# pin SYSTEM CPUS: the server's threads (Freshet) or postmaster (PostgreSQL,
-# whose backends are forked per connection and inherit it) on CPUS.
-pin() { taskset -a -p -c "$2" "${SERVER_PID[$1]}" >/dev/null; }
+# pin SYSTEM CPUS: the server's threads (Freshet) or PostgreSQL's postmaster
+# and its background processes (backends are forked per connection and
+# inherit the postmaster's) on CPUS.
+pin() {
+  local pid
+  for pid in "${SERVER_PID[$1]}" $(pgrep -P "${SERVER_PID[$1]}"); do taskset -a -p -c "$2" "$pid" >/dev/null || true; done
+}
 
 declare -A TPS FAILED
 mkdir -p "$WORK/logs"
