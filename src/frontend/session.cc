@@ -868,6 +868,7 @@ std::string WritingCommand(const ParsedStatement& stmt) {
     switch (stmt.node->node_case) {
       case PG_QUERY__NODE__NODE_SELECT_STMT: {
         const PgQuery__SelectStmt* s = stmt.node->select_stmt;
+        if (s->into_clause) return "SELECT INTO";
         if (s->n_locking_clause == 0) return "";
         bool update = false;
         for (size_t i = 0; i < s->n_locking_clause; i++) {
@@ -878,6 +879,9 @@ std::string WritingCommand(const ParsedStatement& stmt) {
         return update ? "SELECT FOR UPDATE" : "SELECT FOR SHARE";
       }
       case PG_QUERY__NODE__NODE_INSERT_STMT: return "INSERT";
+      case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT:
+        return stmt.node->create_table_as_stmt->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE ? "CREATE TABLE AS"
+                                                                                               : "CREATE MATERIALIZED VIEW";
       case PG_QUERY__NODE__NODE_UPDATE_STMT: return "UPDATE";
       case PG_QUERY__NODE__NODE_DELETE_STMT: return "DELETE";
       case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return "TRUNCATE TABLE";

@@ -23,6 +23,7 @@ struct PgQuery__ParseResult;
 struct PgQuery__Node;
 struct PgQuery__DefElem;
 struct PgQuery__SelectStmt;
+struct PgQuery__IntoClause;
 
 namespace freshet {
 

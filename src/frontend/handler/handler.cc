@@ -43,6 +43,8 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
   const PgQuery__Node* node = args.stmt.node;
   switch (node->node_case) {
     case PG_QUERY__NODE__NODE_SELECT_STMT:
+      if (node->select_stmt->into_clause) return HandleSelectInto(args);
+      return HandleQuery(args);
     case PG_QUERY__NODE__NODE_INSERT_STMT:
     case PG_QUERY__NODE__NODE_UPDATE_STMT:
     case PG_QUERY__NODE__NODE_DELETE_STMT: return HandleQuery(args);
@@ -66,7 +68,11 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_CREATE_SEQ_STMT: return HandleCreateSequence(args);
     case PG_QUERY__NODE__NODE_ALTER_SEQ_STMT: return HandleAlterSequence(args);
     case PG_QUERY__NODE__NODE_VIEW_STMT: return HandleCreateView(args);
-    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: return HandleCreateJob(args);
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT:
+      if (node->create_table_as_stmt->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE)
+        return HandleCreateTableAs(args, node->create_table_as_stmt->into, node->create_table_as_stmt->query,
+                                   node->create_table_as_stmt->if_not_exists);
+      return HandleCreateJob(args);
     case PG_QUERY__NODE__NODE_INDEX_STMT:
       if (args.stmt.node->index_stmt->unique) return HandleCreateUniqueIndex(args);
       return HandleCreateJob(args);

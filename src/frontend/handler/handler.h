@@ -82,6 +82,11 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args);  // create_table.cc
 StatementOutcome HandleCreateSequence(const HandlerArgs& args);  // sequence.cc
 StatementOutcome HandleAlterSequence(const HandlerArgs& args);   // sequence.cc
 StatementOutcome HandleCreateView(const HandlerArgs& args);   // create_view.cc
+// create_table_as.cc: CREATE TABLE ... AS `query` (into: the new table),
+// and SELECT ... INTO.
+StatementOutcome HandleCreateTableAs(const HandlerArgs& args, const PgQuery__IntoClause* into, PgQuery__Node* query,
+                                     bool if_not_exists);
+StatementOutcome HandleSelectInto(const HandlerArgs& args);
 // CREATE MATERIALIZED VIEW / SINK / INDEX (create_job.cc); with `explain`,
 // only the EXPLAIN lines of its stream plan.
 StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::string>* explain = nullptr);

@@ -46,7 +46,28 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
   Binder binder(session->BinderContextFor(stmt, param_types));
   PlanPtr plan;
   switch (stmt.node->node_case) {
-    case PG_QUERY__NODE__NODE_SELECT_STMT: plan = binder.BindQuery(stmt.node); break;
+    case PG_QUERY__NODE__NODE_SELECT_STMT:
+      if (stmt.node->select_stmt->into_clause) {
+        // SELECT ... INTO makes a table and returns no rows: its query is
+        // bound for its parameters' types only.
+        PgQuery__SelectStmt select = *stmt.node->select_stmt;
+        select.into_clause = nullptr;
+        PgQuery__Node query = PG_QUERY__NODE__INIT;
+        query.node_case = PG_QUERY__NODE__NODE_SELECT_STMT;
+        query.select_stmt = &select;
+        binder.BindQuery(&query);
+        return nullptr;
+      }
+      plan = binder.BindQuery(stmt.node);
+      break;
+    case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: {
+      // Likewise CREATE TABLE ... AS (a materialized view's query is
+      // planned as a stream job, with no parameters).
+      const PgQuery__CreateTableAsStmt* c = stmt.node->create_table_as_stmt;
+      if (c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_TABLE && c->query->node_case == PG_QUERY__NODE__NODE_SELECT_STMT)
+        binder.BindQuery(c->query);
+      return nullptr;
+    }
     case PG_QUERY__NODE__NODE_INSERT_STMT: plan = binder.BindInsert(stmt.node); break;
     case PG_QUERY__NODE__NODE_UPDATE_STMT: plan = binder.BindUpdate(stmt.node); break;
     case PG_QUERY__NODE__NODE_DELETE_STMT: plan = binder.BindDelete(stmt.node); break;
