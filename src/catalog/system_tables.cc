@@ -96,6 +96,9 @@ const std::vector<SystemTableDef>& Definitions() {
       {"rw_catalog", "rw_tables",
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
         {"definition", T::Varchar()}, {"append_only", T::Boolean()}, {"created_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_views",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
+        {"definition", T::Varchar()}, {"created_at", T::Timestamptz()}}},
       {"rw_catalog", "rw_relations",
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"relation_type", T::Varchar()}, {"schema_id", T::Int32()},
         {"owner", T::Int32()}, {"definition", T::Varchar()}}},
@@ -500,6 +503,12 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       if (t->kind != RelationKind::kTable) continue;
       rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner), Str(t->definition),
                       Value::Boolean(t->append_only), Value::Timestamptz(t->created_at_micros)});
+    }
+  } else if (key == "rw_catalog.rw_views") {
+    for (const auto& t : tables) {
+      if (t->kind != RelationKind::kView) continue;
+      rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner), Str(t->definition),
+                      Value::Timestamptz(t->created_at_micros)});
     }
   } else if (key == "rw_catalog.rw_materialized_views" || key == "rw_catalog.rw_sinks" ||
              key == "rw_catalog.rw_sources" || key == "rw_catalog.rw_indexes") {

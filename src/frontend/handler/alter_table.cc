@@ -49,6 +49,7 @@
 
 #include "batch/executor_builder.h"
 #include "binder/binder.h"
+#include "catalog/temp_schema.h"
 #include "catalog/index_definition.h"
 #include "catalog/storage_parameters.h"
 #include "common/encoding.h"
@@ -1422,6 +1423,19 @@ bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::str
   return false;
 }
 
+namespace {
+
+// A CREATE MATERIALIZED VIEW statement's text with the name of the view it
+// creates replaced (a schema it names stays).
+std::string RenameCreatedRelation(const std::string& definition, const std::string& new_name) {
+  std::vector<ParsedStatement> stmts = ParseSql(definition);
+  if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT)
+    throw SqlError(sqlstate::kInternalError, "a materialized view's definition is not a CREATE MATERIALIZED VIEW");
+  return EditNames(definition, {{stmts[0].node->create_table_as_stmt->into->rel->location, 0, new_name, ""}});
+}
+
+}  // namespace
+
 StatementOutcome HandleRename(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__RenameStmt* r = args.stmt.node->rename_stmt;
@@ -1434,6 +1448,9 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   switch (type) {
     case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: break;
     case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: tag = "ALTER VIEW", kind = RelationKind::kView; break;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW:
+      tag = "ALTER MATERIALIZED VIEW", kind = RelationKind::kMaterializedView;
+      break;
     default: throw SqlError(sqlstate::kFeatureNotSupported, "this form of ALTER ... RENAME is not supported yet");
   }
   if (!r->relation) throw SqlError(sqlstate::kFeatureNotSupported, "this form of ALTER ... RENAME is not supported yet");
@@ -1451,10 +1468,13 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   if (!t->IsUserVisible()) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", t->name);
   CheckOwner(args, *t);
   // A job's stored definition names it (SHOW CREATE, recovery of jobs of
-  // older versions).
-  if (IsStreamJob(*t) || IsConnectorTable(*t))
+  // older versions): a materialized view's is written anew below; other
+  // jobs' are not yet.
+  if ((IsStreamJob(*t) && t->kind != RelationKind::kMaterializedView) || IsConnectorTable(*t))
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "renaming {} \"{}\" is not supported yet", RelationKindName(t->kind),
                   t->name);
+  if (t->kind == RelationKind::kMaterializedView && r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN)
+    throw SqlError(sqlstate::kFeatureNotSupported, "renaming a column of a materialized view is not supported yet");
   TableCatalog next = *t;
   std::vector<TableCatalog> referencing;  // other tables whose foreign keys name a renamed column
   int renamed_column = -1;
@@ -1500,6 +1520,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   } else {
     next.name = r->newname;
     if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
+    if (t->kind == RelationKind::kMaterializedView) next.definition = RenameCreatedRelation(t->definition, r->newname);
     // A view's definition is its query (pg_get_viewdef); its name is the entry's.
   }
   // Views and jobs name what they read in their stored definitions.
@@ -1507,6 +1528,84 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   args.session->DdlCatalog()->AlterTable(next);
   for (const auto& other : referencing) args.session->DdlCatalog()->AlterTable(other);
   for (const auto& follower : followers) args.session->DdlCatalog()->AlterTable(follower);
+  return {tag};
+}
+
+}  // namespace freshet
+
+namespace freshet {
+
+// ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE name SET SCHEMA s. As
+// PostgreSQL: ALTER TABLE moves any relation, the other forms want their
+// own kind (42809); the same schema changes nothing; 3F000, 42P07, and
+// 0A000 into or out of temporary schemas. Not yet (0A000): a relation
+// that views, jobs or indexes read (their definitions find it by name
+// through their search path), and a table owning sequences (serial and
+// identity columns, whose defaults name the sequence with its schema).
+StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
+  Session* session = args.session;
+  const PgQuery__AlterObjectSchemaStmt* a = args.stmt.node->alter_object_schema_stmt;
+  const char* tag = "ALTER TABLE";
+  RelationKind kind = RelationKind::kTable;
+  switch (a->object_type) {
+    case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: break;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: tag = "ALTER VIEW", kind = RelationKind::kView; break;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW:
+      tag = "ALTER MATERIALIZED VIEW", kind = RelationKind::kMaterializedView;
+      break;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_SEQUENCE: tag = "ALTER SEQUENCE", kind = RelationKind::kSequence; break;
+    default: throw SqlError(sqlstate::kFeatureNotSupported, "ALTER ... SET SCHEMA of this kind of object is not supported yet");
+  }
+  Catalog* catalog = session->DdlCatalog();
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  TableRef t = binder.ResolveRelation(a->relation, a->missing_ok);
+  if (!t) {
+    args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", a->relation->relname));
+    return {tag};
+  }
+  if (a->object_type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE && t->kind != kind)
+    FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a {}", t->name, RelationKindName(kind));
+  if (!t->IsUserVisible()) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", t->name);
+  CheckOwner(args, *t);
+  auto target = catalog->FindSchema(t->database_id, a->newschema);
+  if (!target) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", a->newschema);
+  auto current = catalog->GetSchema(t->schema_id);
+  if (IsTempSchemaName(target->name) || (current && IsTempSchemaName(current->name)))
+    throw SqlError(sqlstate::kFeatureNotSupported, "cannot move objects into or out of temporary schemas");
+  if (target->id == t->schema_id) return {tag};
+  if (catalog->FindTable(target->id, t->name))
+    FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists in schema \"{}\"", t->name, target->name);
+  if (IsConnectorTable(*t) || t->kind == RelationKind::kSink || t->kind == RelationKind::kSource)
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "moving {} \"{}\" to another schema is not supported yet",
+                  RelationKindName(t->kind), t->name);
+  for (const TableRef& dep : catalog->Dependents(t->id)) {
+    if (!dep->IsUserVisible()) continue;
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("cannot move {} {} because {} {} depends on it", RelationKindName(t->kind), t->name,
+                               RelationKindName(dep->kind), dep->name))
+        .WithHint(fmt::format("Drop {} {} first, then create it again.", RelationKindName(dep->kind), dep->name));
+  }
+  if (t->kind == RelationKind::kSequence && t->sequence.owned_by_table != 0) {
+    TableRef owner = catalog->GetTable(t->sequence.owned_by_table);
+    throw SqlError(sqlstate::kFeatureNotSupported, "cannot move an owned sequence into another schema")
+        .WithDetail(fmt::format("Sequence \"{}\" is linked to table \"{}\".", t->name, owner ? owner->name : "?"));
+  }
+  if (t->kind == RelationKind::kSequence)
+    for (const TableRef& q : catalog->ListTables(t->database_id))
+      for (const ColumnCatalog& col : q->columns)
+        if (col.default_expr.find(t->name) != std::string::npos)
+          FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                        "moving sequence \"{}\" to another schema is not supported yet: the default of column \"{}\" "
+                        "of table \"{}\" names it",
+                        t->name, col.name, q->name);
+  for (const TableRef& q : catalog->ListTables(t->database_id))
+    if (q->kind == RelationKind::kSequence && q->sequence.owned_by_table == t->id)
+      FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                    "moving table \"{}\" to another schema is not supported yet: it owns sequence \"{}\"", t->name, q->name);
+  TableCatalog next = *t;
+  next.schema_id = target->id;
+  if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
+  catalog->AlterTable(next);
   return {tag};
 }
 

@@ -91,6 +91,7 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_ALTER_DOMAIN_STMT: return HandleAlterDomain(args);
     case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT: return HandleAlterTable(args);
     case PG_QUERY__NODE__NODE_RENAME_STMT: return HandleRename(args);
+    case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT: return HandleAlterObjectSchema(args);
     case PG_QUERY__NODE__NODE_TRUNCATE_STMT: return HandleTruncate(args);
     case PG_QUERY__NODE__NODE_VACUUM_STMT: return HandleVacuum(args);
     case PG_QUERY__NODE__NODE_REINDEX_STMT: return HandleReindex(args);

@@ -115,6 +115,7 @@ StatementOutcome HandleCreateUniqueIndex(const HandlerArgs& args);
 // it without `cascade` (with it, they are dropped).
 bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::string& name, bool cascade);
 StatementOutcome HandleRename(const HandlerArgs& args);       // alter_table.cc: ALTER ... RENAME
+StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args);  // alter_table.cc: ALTER ... SET SCHEMA
 StatementOutcome HandleTruncate(const HandlerArgs& args);     // table_maintenance.cc
 StatementOutcome HandleVacuum(const HandlerArgs& args);       // table_maintenance.cc: VACUUM, ANALYZE
 StatementOutcome HandleReindex(const HandlerArgs& args);      // table_maintenance.cc
