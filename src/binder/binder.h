@@ -217,6 +217,9 @@ class Binder {
   void BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q);
   void AddFunctionallyDependentKeys(SelectParts* q);
   void BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q);
+  // One ORDER BY (or, with `distinct_on`, DISTINCT ON) item, appended to
+  // the select's list of them.
+  void BindOrderItem(const PgQuery__Node* n, int location, const char* clause, SelectParts* q, bool distinct_on);
   void ApplyAggregation(SelectParts* q);
   void ApplyWindows(SelectParts* q);
   PlanPtr FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool keep_unknown_outputs, SelectParts* q);

@@ -190,6 +190,7 @@ struct Binder::SelectParts {
     bool descending = false, nulls_first = false;
   };
   std::vector<PendingSort> sorts;
+  std::vector<PendingSort> distinct_on;  // DISTINCT ON items, bound as ORDER BY items are
   bool aggregated = false;
   std::vector<std::string> key_strings;  // the group keys' structural keys
 
@@ -420,6 +421,8 @@ void Binder::AddFunctionallyDependentKeys(SelectParts* q) {
 }
 
 // ORDER BY keys: output names and positions first, then input expressions.
+// DISTINCT ON's items are bound the same way (PostgreSQL's
+// findTargetlistEntrySQL92 for both).
 void Binder::BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q) {
   Scope& scope = q->Enter("ORDER BY", true);
   for (size_t i = 0; i < stmt->n_sort_clause; i++) {
@@ -429,11 +432,31 @@ void Binder::BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q) {
     ps.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
                          ? ps.descending
                          : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
-    const PgQuery__Node* n = sb->node;
+    BindOrderItem(sb->node, sb->location, "ORDER BY", q, /*distinct_on=*/false);
+    q->sorts.back().descending = ps.descending;
+    q->sorts.back().nulls_first = ps.nulls_first;
+  }
+  // DISTINCT ON (a plain DISTINCT is a list holding one empty node).
+  if (stmt->n_distinct_clause > 0 && stmt->distinct_clause[0] &&
+      stmt->distinct_clause[0]->node_case != PG_QUERY__NODE__NODE__NOT_SET) {
+    for (size_t i = 0; i < stmt->n_distinct_clause; i++)
+      BindOrderItem(stmt->distinct_clause[i], -1, "DISTINCT ON", q,
+                    /*distinct_on=*/true);
+  }
+  scope.agg = nullptr;
+  scope.window = nullptr;
+}
+
+void Binder::BindOrderItem(const PgQuery__Node* n, int location, const char* clause, SelectParts* q, bool distinct_on) {
+  Scope& scope = q->scope;
+  auto& list = distinct_on ? q->distinct_on : q->sorts;
+  list.emplace_back();
+  SelectParts::PendingSort& ps = list.back();
+  {
     if (n->node_case == PG_QUERY__NODE__NODE_A_CONST && n->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
       int pos = n->a_const->ival->ival;
       if (pos < 1 || pos > static_cast<int>(q->select.size()))
-        ThrowAt(sqlstate::kInvalidColumnReference, sb->location, fmt::format("ORDER BY position {} is not in select list", pos));
+        ThrowAt(sqlstate::kInvalidColumnReference, location, fmt::format("{} position {} is not in select list", clause, pos));
       ps.output_index = pos - 1;
     } else if (n->node_case == PG_QUERY__NODE__NODE_COLUMN_REF && n->column_ref->n_fields == 1 &&
                n->column_ref->fields[0]->node_case == PG_QUERY__NODE__NODE_STRING) {
@@ -442,7 +465,7 @@ void Binder::BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q) {
       for (size_t k = 0; k < q->out_schema.size(); k++) {
         if (q->out_schema[k].name != name) continue;
         if (found >= 0 && StructuralKey(*q->select[k]) != StructuralKey(*q->select[found]))
-          ThrowAt(sqlstate::kAmbiguousColumn, sb->location, fmt::format("ORDER BY \"{}\" is ambiguous", name));
+          ThrowAt(sqlstate::kAmbiguousColumn, location, fmt::format("{} \"{}\" is ambiguous", clause, name));
         found = static_cast<int>(k);
       }
       if (found >= 0) {
@@ -462,10 +485,7 @@ void Binder::BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q) {
       ps.expr = q->eb.Bind(n);
     }
     if (ps.expr && ps.expr->type().id == TypeId::kUnknown) ps.expr = q->eb.Coerce(std::move(ps.expr), DataType::Varchar());
-    q->sorts.push_back(std::move(ps));
   }
-  scope.agg = nullptr;
-  scope.window = nullptr;
 }
 
 // The aggregation: group keys and aggregate calls become the columns the
@@ -484,8 +504,9 @@ void Binder::ApplyAggregation(SelectParts* q) {
     for (auto& c : q->agg.calls) agg_schema.push_back({c.ToString(), c.sig.return_type, ""});
     for (auto& e : q->select) e = RewriteForAggregate(std::move(e), q->key_strings);
     if (q->having) q->having = RewriteForAggregate(std::move(q->having), q->key_strings);
-    for (auto& s : q->sorts)
-      if (s.expr) s.expr = RewriteForAggregate(std::move(s.expr), q->key_strings);
+    for (auto* list : {&q->sorts, &q->distinct_on})
+      for (auto& s : *list)
+        if (s.expr) s.expr = RewriteForAggregate(std::move(s.expr), q->key_strings);
     q->plan = std::make_unique<AggregateNode>(std::move(q->plan), std::move(q->group_keys), std::move(q->agg.calls), std::move(agg_schema));
     if (q->having) q->plan = std::make_unique<FilterNode>(std::move(q->plan), std::move(q->having));
   }
@@ -513,8 +534,9 @@ void Binder::ApplyWindows(SelectParts* q) {
       return e;
     };
     for (auto& e : q->select) e = replace(std::move(e));
-    for (auto& st : q->sorts)
-      if (st.expr) st.expr = replace(std::move(st.expr));
+    for (auto* list : {&q->sorts, &q->distinct_on})
+      for (auto& st : *list)
+        if (st.expr) st.expr = replace(std::move(st.expr));
   }
 }
 
@@ -531,17 +553,16 @@ PlanPtr Binder::FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool
 
   // Projection: the select list plus ORDER BY keys that are not outputs.
   size_t visible = q->select.size();
-  bool distinct = stmt->n_distinct_clause > 0;
-  // Plain DISTINCT is a list holding one empty node; DISTINCT ON lists expressions.
-  if (distinct && stmt->distinct_clause[0] && stmt->distinct_clause[0]->node_case != PG_QUERY__NODE__NODE__NOT_SET)
-    throw SqlError(sqlstate::kFeatureNotSupported, "DISTINCT ON is not supported yet");
-  std::vector<SortKey> sort_keys;
-  for (auto& s : q->sorts) {
+  const bool distinct_on = !q->distinct_on.empty();
+  const bool distinct = stmt->n_distinct_clause > 0 && !distinct_on;
+  // An ORDER BY or DISTINCT ON item's column in the projection (added
+  // after the outputs when it is none of them).
+  auto column_of = [&](SelectParts::PendingSort& s) {
     int idx = s.output_index;
     if (idx < 0) {
       std::string key = StructuralKey(*s.expr);
-      for (size_t k = 0; k < visible; k++)
-        if (StructuralKey(*q->select[k]) == key) idx = static_cast<int>(k);
+      for (size_t k = 0; k < q->select.size(); k++)
+        if ((k < visible || distinct_on) && StructuralKey(*q->select[k]) == key) idx = static_cast<int>(k);
     }
     if (idx < 0) {
       if (distinct)
@@ -550,7 +571,30 @@ PlanPtr Binder::FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool
       q->out_schema.push_back({"?sort?", s.expr->type(), ""});
       q->select.push_back(std::move(s.expr));
     }
+    return idx;
+  };
+  std::vector<SortKey> sort_keys;
+  std::vector<int> sort_columns;
+  for (auto& s : q->sorts) {
+    int idx = column_of(s);
+    sort_columns.push_back(idx);
     sort_keys.push_back({std::make_unique<ColumnRefExpr>(idx, q->out_schema[idx].type, q->out_schema[idx].name), s.descending, s.nulls_first});
+  }
+  std::vector<int> distinct_columns;
+  for (auto& s : q->distinct_on) distinct_columns.push_back(column_of(s));
+  if (distinct_on) {
+    // As PostgreSQL's transformDistinctOnClause: ORDER BY starts with the
+    // DISTINCT ON items (in any order); one after another key, or missing
+    // when ORDER BY has other keys, is an error.
+    auto is_distinct = [&](int c) { return std::find(distinct_columns.begin(), distinct_columns.end(), c) != distinct_columns.end(); };
+    bool skipped = false;
+    for (int c : sort_columns) {
+      if (!is_distinct(c)) skipped = true;
+      else if (skipped) throw SqlError(sqlstate::kInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
+    }
+    for (int c : distinct_columns)
+      if (skipped && std::find(sort_columns.begin(), sort_columns.end(), c) == sort_columns.end())
+        throw SqlError(sqlstate::kInvalidColumnReference, "SELECT DISTINCT ON expressions must match initial ORDER BY expressions");
   }
   bool has_set_functions = false, nested_set_functions = false;
   for (const auto& e : q->select) {
@@ -562,6 +606,26 @@ PlanPtr Binder::FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool
     q->plan = std::make_unique<ProjectSetNode>(std::move(q->plan), std::move(q->select), q->out_schema);
   else q->plan = std::make_unique<ProjectNode>(std::move(q->plan), std::move(q->select), q->out_schema);
   if (distinct) q->plan = std::make_unique<DistinctNode>(std::move(q->plan));
+  if (distinct_on) {
+    // The first row of each DISTINCT ON group in ORDER BY's order:
+    // row_number() OVER (PARTITION BY the items ORDER BY the sort keys) = 1
+    // (a group top-1 in streaming jobs), its number then dropped.
+    const std::vector<PlanColumn> projected = q->plan->schema();
+    WindowCall call;
+    call.kind = WindowFunctionKind::kRowNumber;
+    for (int c : distinct_columns) call.partition_by.push_back(std::make_unique<ColumnRefExpr>(c, projected[c].type, projected[c].name));
+    for (const auto& k : sort_keys) call.order_by.push_back({k.expr->Clone(), k.descending, k.nulls_first});
+    std::vector<WindowCall> calls;
+    calls.push_back(std::move(call));
+    q->plan = std::make_unique<WindowNode>(std::move(q->plan), std::move(calls));
+    std::vector<ExprPtr> eq_args;
+    eq_args.push_back(std::make_unique<ColumnRefExpr>(int(projected.size()), DataType::Int64(), "row_number"));
+    eq_args.push_back(std::make_unique<ConstantExpr>(Value::Int64(1)));
+    q->plan = std::make_unique<FilterNode>(std::move(q->plan), q->eb.MakeCall("=", std::move(eq_args), -1));
+    std::vector<ExprPtr> keep;
+    for (size_t i = 0; i < projected.size(); i++) keep.push_back(std::make_unique<ColumnRefExpr>(int(i), projected[i].type, projected[i].name));
+    q->plan = std::make_unique<ProjectNode>(std::move(q->plan), std::move(keep), projected);
+  }
   if (!sort_keys.empty()) q->plan = std::make_unique<SortNode>(std::move(q->plan), std::move(sort_keys));
   // LIMIT/OFFSET and dropping the extra sort columns.
   PgQuery__SelectStmt limit_only = *stmt;
