@@ -317,7 +317,7 @@ const Session::StatementSettings& Session::settings() const {
   s.generation = variables_.generation();
   s.read_after_write_all = variables_.Get("read_after_write") == "all";
   ParseBoolSetting(variables_.Get("default_transaction_read_only"), &s.default_read_only);
-  s.use_indexes = variables_.Get("enable_indexscan") == "on";
+  s.use_indexes = variables_.Get("enable_indexscan") == "on" && variables_.Get("enable_index_selection") == "true";
   s.durable_commit = variables_.Get("synchronous_commit") != "off";
   ParseBoolSetting(variables_.Get("rw_implicit_flush"), &s.implicit_flush);
   s.statement_timeout_ms = variables_.DurationMs("statement_timeout");

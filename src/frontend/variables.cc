@@ -4,6 +4,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <map>
 
 #include <unistd.h>
 
@@ -69,6 +70,65 @@ const std::vector<VariableDef>& VariableDefs() {
       {"backfill_rate_limit", "default", false, false},
       {"query_mode", "auto", false, false},
       {"visibility_mode", "default", false, false},
+      // RisingWave's session settings (its SessionConfig) that have no
+      // meaning here, with its defaults; enable_index_selection has one
+      // (batch scans may read indexes, as enable_indexscan).
+      {"enable_index_selection", "true", false, false, "", "boolean"},
+      {"create_compaction_group_for_mv", "false", false, false, "", "boolean", true},
+      {"batch_enable_lookup_join", "true", false, false, "", "boolean", true},
+      {"batch_enable_sort_agg", "true", false, false, "", "boolean", true},
+      {"batch_enable_distributed_dml", "false", false, false, "", "boolean", true},
+      {"batch_expr_strict_mode", "true", false, false, "", "boolean", true},
+      {"batch_parallelism", "0", false, false, "", "int", true},
+      {"batch_hnsw_ef_search", "40", false, false, "", "int", true},
+      {"max_split_range_gap", "8", false, false, "", "int", true},
+      {"query_epoch", "0", false, false, "", "int", true},
+      {"streaming_parallelism_for_backfill", "default", false, false, "", "", true},
+      {"streaming_parallelism_strategy", "default", false, false, "", "", true},
+      {"streaming_parallelism_for_table", "default", false, false, "", "", true},
+      {"streaming_parallelism_strategy_for_table", "default", false, false, "", "", true},
+      {"streaming_parallelism_for_sink", "default", false, false, "", "", true},
+      {"streaming_parallelism_strategy_for_sink", "default", false, false, "", "", true},
+      {"streaming_parallelism_for_index", "default", false, false, "", "", true},
+      {"streaming_parallelism_strategy_for_index", "default", false, false, "", "", true},
+      {"streaming_parallelism_for_source", "default", false, false, "", "", true},
+      {"streaming_parallelism_strategy_for_source", "default", false, false, "", "", true},
+      {"streaming_parallelism_for_materialized_view", "default", false, false, "", "", true},
+      {"streaming_parallelism_strategy_for_materialized_view", "default", false, false, "", "", true},
+      {"streaming_max_parallelism", "256", false, false, "", "int", true},
+      {"streaming_enable_delta_join", "false", false, false, "", "boolean", true},
+      {"streaming_enable_bushy_join", "true", false, false, "", "boolean", true},
+      {"streaming_force_filter_inside_join", "false", false, false, "", "boolean", true},
+      {"streaming_use_arrangement_backfill", "true", false, false, "", "boolean", true},
+      {"streaming_use_snapshot_backfill", "true", false, false, "", "boolean", true},
+      {"streaming_allow_jsonb_in_stream_key", "false", false, false, "", "boolean", true},
+      {"streaming_unsafe_allow_unmaterialized_impure_expr", "false", false, false, "", "boolean", true},
+      {"streaming_separate_consecutive_join", "false", false, false, "", "boolean", true},
+      {"streaming_separate_sink", "false", false, false, "", "boolean", true},
+      {"streaming_join_encoding", "", false, false, "", "", true},
+      {"streaming_over_window_cache_policy", "", false, false, "", "", true},
+      {"streaming_use_shared_source", "true", false, false, "", "boolean", true},
+      {"streaming_enable_unaligned_join", "false", false, false, "", "boolean", true},
+      {"streaming_sync_log_store_pause_duration_ms", "", false, false, "", "", true},
+      {"streaming_sync_log_store_buffer_size", "", false, false, "", "", true},
+      {"enable_join_ordering", "true", false, false, "", "boolean", true},
+      {"enable_two_phase_agg", "true", false, false, "", "boolean", true},
+      {"force_two_phase_agg", "false", false, false, "", "boolean", true},
+      {"enable_share_plan", "true", false, false, "", "boolean", true},
+      {"force_split_distinct_agg", "false", false, false, "", "boolean", true},
+      {"enable_locality_backfill", "false", false, false, "", "boolean", true},
+      {"enable_datafusion_engine", "false", false, false, "", "boolean", true},
+      {"sink_decouple", "default", false, false, "", "", true},
+      {"cdc_source_wait_streaming_start_timeout", "60", false, false, "", "int", true},
+      {"source_rate_limit", "-1", false, false, "", "int", true},
+      {"dml_rate_limit", "-1", false, false, "", "int", true},
+      {"sink_rate_limit", "-1", false, false, "", "int", true},
+      {"bypass_cluster_limits", "false", false, false, "", "boolean", true},
+      {"iceberg_engine_connection", "", false, false, "", "", true},
+      {"disable_purify_definition", "false", false, false, "", "boolean", true},
+      {"slow_ddl_notification_secs", "30", false, false, "", "int", true},
+      {"unsafe_enable_storage_retention_for_non_append_only_tables", "false", false, false, "", "boolean", true},
+      {"upsert_dml", "false", false, false, "", "boolean", true},
       // PostgreSQL's planner and resource settings, which applications
       // and tools set (work_mem, jit = off, enable_seqscan, vacuumdb's
       // default_statistics_target, pg_dump's session_replication_role):
@@ -155,10 +215,11 @@ std::string CheckedSettingValue(const VariableDef& def, const std::string& value
     return SqlError(sqlstate::kInvalidParameterValue,
                     fmt::format("invalid value for parameter \"{}\": \"{}\"", def.name, value));
   };
-  if (kind == "bool") {
+  if (kind == "bool" || kind == "boolean") {
     bool b;
     if (!ParseBoolSetting(value, &b))
       FRESHET_THROW(sqlstate::kInvalidParameterValue, "parameter \"{}\" requires a Boolean value", def.name);
+    if (kind == "boolean") return b ? "true" : "false";
     return b ? "on" : "off";
   }
   if (kind == "int" || kind == "real") {
@@ -219,6 +280,23 @@ std::string CheckedSettingValue(const VariableDef& def, const std::string& value
 
 const VariableDef* FindVariable(const std::string& name) {
   std::string l = LowerAscii(name);
+  // RisingWave's other spellings of its settings.
+  static const std::map<std::string, std::string> kAliases = {
+      {"implicit_flush", "rw_implicit_flush"},
+      {"rw_batch_enable_lookup_join", "batch_enable_lookup_join"},
+      {"rw_batch_enable_sort_agg", "batch_enable_sort_agg"},
+      {"rw_streaming_enable_delta_join", "streaming_enable_delta_join"},
+      {"rw_streaming_enable_bushy_join", "streaming_enable_bushy_join"},
+      {"rw_streaming_force_filter_inside_join", "streaming_force_filter_inside_join"},
+      {"rw_streaming_allow_jsonb_in_stream_key", "streaming_allow_jsonb_in_stream_key"},
+      {"rw_enable_join_ordering", "enable_join_ordering"},
+      {"rw_enable_two_phase_agg", "enable_two_phase_agg"},
+      {"rw_force_two_phase_agg", "force_two_phase_agg"},
+      {"rw_enable_share_plan", "enable_share_plan"},
+      {"rw_force_split_distinct_agg", "force_split_distinct_agg"},
+      {"rw_streaming_over_window_cache_policy", "streaming_over_window_cache_policy"},
+  };
+  if (auto alias = kAliases.find(l); alias != kAliases.end()) l = alias->second;
   for (const auto& d : VariableDefs())
     if (LowerAscii(d.name) == l) return &d;
   return nullptr;

@@ -29,6 +29,10 @@ struct VariableDef {
   // without a unit; shown in the largest unit that divides it, as
   // PostgreSQL), "enum:a,b,c"; "" any text.
   const char* kind = "";
+  // RisingWave's settings that mean nothing here: SET takes and shows
+  // them, with a NOTICE that they have no effect (a RisingWave script never
+  // fails on a setting). "boolean" is their kind of bool, shown true/false.
+  bool no_effect = false;
 };
 
 // Every variable, in SHOW ALL's order.

@@ -1,4 +1,5 @@
 // SET, RESET and SHOW of session variables (variables.h).
+#include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
 #include "common/error.h"
@@ -35,6 +36,8 @@ StatementOutcome HandleSet(const HandlerArgs& args) {
       }
       if (name == "transaction_isolation" || name == "transaction") return {"SET"};
       args.session->SetSetting(name, value);
+      if (const VariableDef* def = FindVariable(name); def && def->no_effect)
+        args.sink->Notice(fmt::format("\"{}\" is a RisingWave setting that has no effect in Freshet", def->name));
       return {"SET"};
     }
     case PG_QUERY__VARIABLE_SET_KIND__VAR_SET_DEFAULT:
