@@ -1,5 +1,8 @@
 #include "expr/function_registry.h"
 
+#include "common/error.h"
+#include "expr/expression.h"
+
 #include <set>
 
 namespace freshet {
@@ -41,6 +44,15 @@ FunctionRegistry::FunctionRegistry() {
 const std::vector<ScalarFunction>* FunctionRegistry::Lookup(const std::string& name) const {
   auto it = functions_.find(name);
   return it == functions_.end() ? nullptr : &it->second;
+}
+
+std::unique_ptr<Expression> CallExactly(const std::string& name, std::vector<std::unique_ptr<Expression>> args) {
+  std::vector<DataType> types;
+  for (const auto& a : args) types.push_back(a->type());
+  if (const auto* all = FunctionRegistry::Instance().Lookup(name))
+    for (const ScalarFunction& f : *all)
+      if (!f.variadic && f.arg_types == types) return std::make_unique<FunctionExpr>(&f, std::move(args));
+  FRESHET_THROW(sqlstate::kInternalError, "no function {} over these argument types", name);
 }
 
 void FunctionRegistry::Register(ScalarFunction f) {

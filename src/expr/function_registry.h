@@ -18,6 +18,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -70,6 +71,12 @@ class FunctionRegistry {
   FunctionRegistry();
   std::unordered_map<std::string, std::vector<ScalarFunction>> functions_;
 };
+
+// A call of `name`'s registered signature over exactly its arguments'
+// types (no casts: for plans built in code, not bound from SQL); XX000
+// when there is none.
+class Expression;
+std::unique_ptr<Expression> CallExactly(const std::string& name, std::vector<std::unique_ptr<Expression>> args);
 
 // Registration entry points, one per file of functions.
 void RegisterArithmeticFunctions(FunctionRegistry* r);

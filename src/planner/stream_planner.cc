@@ -12,6 +12,8 @@
 #include <set>
 
 #include "common/error.h"
+#include "expr/aggregate.h"
+#include "expr/function_registry.h"
 #include "planner/subquery.h"
 
 #include "planner/stream_plan_internal.h"
@@ -496,7 +498,7 @@ class StreamPlanner {
   }
 
   StreamNodePtr VisitSetOp(SetOpNode* s) {
-    if (s->op != SetOpKind::kUnion) Unsupported(s->op == SetOpKind::kIntersect ? "INTERSECT" : "EXCEPT");
+    if (s->op != SetOpKind::kUnion) return IntersectOrExcept(s);
     // Flatten nested UNION ALLs into one union.
     std::vector<PlanNode*> branches;
     std::function<void(PlanNode*)> collect = [&](PlanNode* n) {
@@ -510,12 +512,81 @@ class StreamPlanner {
     };
     if (s->all) collect(s);
     else branches = {s->child(0), s->child(1)};
+    StreamNodePtr u = UnionAll(branches, s->schema());
+    if (s->all) return u;
+    // UNION: distinct over the visible columns.
+    const size_t visible = s->schema().size();
+    std::vector<int> cols;
+    for (size_t c = 0; c < visible; c++) cols.push_back(int(c));
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> vis_schema;
+    for (int c : cols) {
+      exprs.push_back(std::make_unique<ColumnRefExpr>(c, u->schema()[c].type, u->schema()[c].name));
+      vis_schema.push_back(u->schema()[c]);
+    }
+    StreamNodePtr vis = Project(std::move(u), std::move(exprs), std::move(vis_schema));
+    std::vector<PlanColumn> out_schema(vis->schema().begin(), vis->schema().begin() + visible);
+    return Aggregate(std::move(vis), cols, {}, std::move(out_schema));
+  }
+
+  // INTERSECT / EXCEPT (not ALL): the two inputs' union, grouped by every
+  // column with the group's rows and how many came from the right input
+  // (sum of the branch number), kept when both sides have rows
+  // (INTERSECT: 0 < right < rows) or only the left has (EXCEPT: right =
+  // 0). Retractions on either side move a group in or out.
+  StreamNodePtr IntersectOrExcept(SetOpNode* s) {
+    const bool intersect = s->op == SetOpKind::kIntersect;
+    if (s->all) Unsupported(intersect ? "INTERSECT ALL" : "EXCEPT ALL");
+    StreamNodePtr u = UnionAll({s->child(0), s->child(1)}, s->schema());
+    const size_t visible = s->schema().size();
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+    std::vector<int> keys;
+    for (size_t c = 0; c <= visible; c++) {  // the columns and _branch
+      exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), u->schema()[c].type, u->schema()[c].name));
+      schema.push_back(u->schema()[c]);
+      if (c < visible) keys.push_back(int(c));
+    }
+    StreamNodePtr input = Project(std::move(u), std::move(exprs), std::move(schema));
+    StreamAggCall rows, right;
+    rows.sig = ResolveAggregate("count", {}, /*star=*/true);
+    right.sig = ResolveAggregate("sum", {DataType::Int32()}, /*star=*/false);
+    right.args = {int(visible)};
+    std::vector<PlanColumn> agg_schema(s->schema().begin(), s->schema().end());
+    agg_schema.push_back(PlanColumn{"_rows", rows.sig.return_type, "", true});
+    agg_schema.push_back(PlanColumn{"_right", right.sig.return_type, "", true});
+    StreamNodePtr agg = Aggregate(std::move(input), keys, {rows, right}, agg_schema);
+    auto column = [&](size_t i) { return std::make_unique<ColumnRefExpr>(int(i), agg_schema[i].type, agg_schema[i].name); };
+    auto zero = [&] { return std::make_unique<ConstantExpr>(Value::Int64(0)); };
+    auto call = [](const char* name, ExprPtr a, ExprPtr b) {
+      std::vector<ExprPtr> args;
+      args.push_back(std::move(a));
+      args.push_back(std::move(b));
+      return CallExactly(name, std::move(args));
+    };
+    ExprPtr keep;
+    if (intersect) {
+      std::vector<ExprPtr> both;
+      both.push_back(call(">", column(visible + 1), zero()));
+      both.push_back(call("<", column(visible + 1), column(visible)));
+      keep = std::make_unique<OperatorExpr>(Expression::Kind::kAnd, DataType::Boolean(), std::move(both));
+    } else {
+      keep = call("=", column(visible + 1), zero());
+    }
+    StreamNodePtr kept = std::make_unique<StreamFilterNode>(std::move(agg), std::move(keep));
+    std::vector<ExprPtr> out;
+    for (size_t c = 0; c < visible; c++) out.push_back(column(c));
+    return Project(std::move(kept), std::move(out), s->schema());
+  }
+
+  // The branches' rows in one stream: the visible columns (`schema`), the
+  // branch number (`_branch`, int), then each branch's stream key columns
+  // (NULL in the other branches' rows).
+  StreamNodePtr UnionAll(const std::vector<PlanNode*>& branches, const std::vector<PlanColumn>& visible_schema) {
     std::vector<StreamNodePtr> inputs;
     for (PlanNode* b : branches) inputs.push_back(Visit(b));
-    // Layout: the visible columns, the branch number, then each branch's
-    // stream key columns (NULL in the other branches' rows).
-    const size_t visible = s->schema().size();
-    std::vector<PlanColumn> schema = s->schema();
+    const size_t visible = visible_schema.size();
+    std::vector<PlanColumn> schema = visible_schema;
     schema.push_back(PlanColumn{"_branch", DataType::Int32(), "", true});
     std::vector<int> key = {int(visible)};
     std::vector<size_t> key_base;
@@ -548,20 +619,7 @@ class StreamPlanner {
       p->stream_key = key;
       projected.push_back(Exchange(std::move(p), Distribution::Hash(key)));
     }
-    StreamNodePtr u = std::make_unique<StreamUnionNode>(std::move(projected), std::move(schema), std::move(key));
-    if (s->all) return u;
-    // UNION: distinct over the visible columns.
-    std::vector<int> cols;
-    for (size_t c = 0; c < visible; c++) cols.push_back(int(c));
-    std::vector<ExprPtr> exprs;
-    std::vector<PlanColumn> vis_schema;
-    for (int c : cols) {
-      exprs.push_back(std::make_unique<ColumnRefExpr>(c, u->schema()[c].type, u->schema()[c].name));
-      vis_schema.push_back(u->schema()[c]);
-    }
-    StreamNodePtr vis = Project(std::move(u), std::move(exprs), std::move(vis_schema));
-    std::vector<PlanColumn> out_schema(vis->schema().begin(), vis->schema().begin() + visible);
-    return Aggregate(std::move(vis), cols, {}, std::move(out_schema));
+    return std::make_unique<StreamUnionNode>(std::move(projected), std::move(schema), std::move(key));
   }
 
   StreamNodePtr VisitAggregate(AggregateNode* a) {

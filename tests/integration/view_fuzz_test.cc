@@ -17,7 +17,8 @@
 // with HAVING, global aggregates (count, sum, avg, min, max, bool_and/or,
 // string_agg and array_agg with ORDER BY; DISTINCT and FILTER), DISTINCT,
 // top-N (ORDER BY every output column, so ties are rows that are equal;
-// LIMIT/OFFSET), per-group top-N (row_number() <= N), UNION ALL and UNION,
+// LIMIT/OFFSET), per-group top-N (row_number() <= N), UNION ALL, UNION,
+// INTERSECT and EXCEPT,
 // and views on views. Arithmetic is generated with bounds on its values so
 // that it never overflows (PostgreSQL raises an error where a stream writes
 // NULL), and doubles that are summed are sums of quarters (exact whatever
@@ -1380,8 +1381,10 @@ struct QueryGen {
         }
         if (!all) Deduplicated(&q.out);
         Finish(f2, &q);
-        q.sql += std::string(all ? " UNION ALL " : " UNION ") + "SELECT " + next;
-        f.shape += (all ? " UNION ALL " : " UNION ") + f2.shape;
+        // Without ALL: UNION, INTERSECT or EXCEPT (each a distinct set).
+        const char* op = all ? " UNION ALL " : r.Chance(40) ? " UNION " : r.Chance(50) ? " INTERSECT " : " EXCEPT ";
+        q.sql += std::string(op) + "SELECT " + next;
+        f.shape += op + f2.shape;
       }
     }
     Finish(f, &q);

@@ -13,24 +13,6 @@
 
 namespace freshet {
 
-namespace {
-
-// The registered signature of a function over exactly these types.
-const ScalarFunction* Signature(const std::string& name, const std::vector<DataType>& types) {
-  if (const auto* all = FunctionRegistry::Instance().Lookup(name))
-    for (const ScalarFunction& f : *all)
-      if (!f.variadic && f.arg_types == types) return &f;
-  FRESHET_THROW(sqlstate::kInternalError, "no function {} for SHOW JOBS", name);
-}
-
-ExprPtr Call(const std::string& name, std::vector<ExprPtr> args) {
-  std::vector<DataType> types;
-  for (const auto& a : args) types.push_back(a->type());
-  return std::make_unique<FunctionExpr>(Signature(name, types), std::move(args));
-}
-
-}  // namespace
-
 StatementOutcome HandleShowObjects(const HandlerArgs& args) {
   const auto& show = std::get<ShowObjectsStatement>(args.stmt.extension);
   Catalog* catalog = args.session->catalog();
@@ -88,7 +70,7 @@ StatementOutcome HandleShowJobs(const HandlerArgs& args) {
     std::vector<ExprPtr> call_args;
     call_args.push_back(std::make_unique<ConstantExpr>(Value::Varchar("second")));
     call_args.push_back(column(name));
-    return Call("date_trunc", std::move(call_args));
+    return CallExactly("date_trunc", std::move(call_args));
   };
   std::vector<std::pair<std::string, ExprPtr>> outputs;
   outputs.emplace_back("Id", column("ddl_id"));
@@ -100,7 +82,7 @@ StatementOutcome HandleShowJobs(const HandlerArgs& args) {
   outputs.emplace_back("Estimated Rows", column("estimated_rows"));
   std::vector<ExprPtr> rate;
   rate.push_back(column("rows_per_second"));
-  outputs.emplace_back("Rows/s", Call("round", std::move(rate)));
+  outputs.emplace_back("Rows/s", CallExactly("round", std::move(rate)));
   outputs.emplace_back("Elapsed", to_second("elapsed"));
   outputs.emplace_back("ETA", to_second("eta"));
   std::vector<ExprPtr> exprs;
