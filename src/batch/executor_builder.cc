@@ -57,6 +57,13 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
       // Parameters ($n) are evaluated now.
       int64_t limit = node.limit_value ? LimitArgument(node.limit_value->EvalConstant(ctx.eval), true) : node.limit;
       int64_t offset = node.offset_value ? LimitArgument(node.offset_value->EvalConstant(ctx.eval), false) : node.offset;
+      if (node.with_ties) {
+        // Sorted whole: the rows tied with the last one follow it.
+        if (plan.child()->kind() != PlanNode::Kind::kSort)
+          throw SqlError(sqlstate::kInternalError, "FETCH FIRST ... WITH TIES over an unsorted input");
+        const auto& sort = static_cast<const SortNode&>(*plan.child());
+        return MakeLimit(limit, offset, child(0), ctx, &sort.keys);
+      }
       // ORDER BY ... LIMIT n keeps only the best limit + offset rows (top-N).
       if (limit >= 0 && plan.child()->kind() == PlanNode::Kind::kSort) {
         const auto& sort = static_cast<const SortNode&>(*plan.child());

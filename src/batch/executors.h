@@ -24,7 +24,9 @@ ExecutorPtr MakeLateralJoin(const LateralJoinNode& node, ExecutorPtr left, ExecC
 // limit < 0: full sort; else keeps only the first limit rows (top-N).
 ExecutorPtr MakeSort(const SortNode& node, ExecutorPtr child, int64_t limit, ExecContext& ctx);
 // limit -1: none.
-ExecutorPtr MakeLimit(int64_t limit, int64_t offset, ExecutorPtr child, ExecContext& ctx);
+// with_ties: FETCH FIRST ... WITH TIES over input sorted by these keys.
+ExecutorPtr MakeLimit(int64_t limit, int64_t offset, ExecutorPtr child, ExecContext& ctx,
+                      const std::vector<SortKey>* with_ties = nullptr);
 ExecutorPtr MakeDistinct(const DistinctNode& node, ExecutorPtr child, ExecContext& ctx);
 // Keeps the rows of `chunk` not in `seen` (by their key encoding), once
 // each, adding them to it (distinct.cc; DISTINCT and WITH RECURSIVE's UNION).

@@ -444,8 +444,7 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
 // ORDER BY / LIMIT / OFFSET over a plan whose first `visible` columns are
 // the query's output (set operations and VALUES: names and positions only).
 PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible) {
-  if (stmt->limit_option == PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_WITH_TIES)
-    throw SqlError(sqlstate::kFeatureNotSupported, "FETCH FIRST ... WITH TIES is not supported yet");
+  const bool with_ties = stmt->limit_option == PG_QUERY__LIMIT_OPTION__LIMIT_OPTION_WITH_TIES;
   Scope scope;
   scope.outer = outer;
   scope.Append(plan->schema());
@@ -485,9 +484,15 @@ PlanPtr Binder::ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, S
     }
     if (stmt->limit_offset)
       offset = LimitOrOffset(cb.Coerce(cb.Bind(stmt->limit_offset), DataType::Int64()), *ctx_.eval, false, &offset_value);
+    // (A select's ORDER BY is sorted before it comes here.)
+    if (with_ties && plan->kind() != PlanNode::Kind::kSort)
+      throw SqlError(sqlstate::kSyntaxError, "WITH TIES cannot be specified without ORDER BY clause");
+    if (with_ties && limit < 0 && !limit_value)
+      throw SqlError("2201W", "row count cannot be null in FETCH FIRST ... WITH TIES clause");
     auto node = std::make_unique<LimitNode>(std::move(plan), limit, offset);
     node->limit_value = std::move(limit_value);
     node->offset_value = std::move(offset_value);
+    node->with_ties = with_ties;
     plan = std::move(node);
   }
   if (plan->schema().size() > visible) {

@@ -176,8 +176,8 @@ LimitNode::LimitNode(PlanPtr child, int64_t limit, int64_t offset)
 }
 
 std::string LimitNode::Describe() const {
-  return fmt::format("Limit {} offset {}", limit_value ? limit_value->ToString() : std::to_string(limit),
-                     offset_value ? offset_value->ToString() : std::to_string(offset));
+  return fmt::format("Limit {} offset {}{}", limit_value ? limit_value->ToString() : std::to_string(limit),
+                     offset_value ? offset_value->ToString() : std::to_string(offset), with_ties ? " with ties" : "");
 }
 
 int64_t LimitArgument(const Value& v, bool is_limit) {

@@ -241,6 +241,9 @@ class LimitNode : public PlanNode {
   // Set when LIMIT / OFFSET is given by parameters ($n): evaluated when the
   // statement runs (LimitArgument), in place of limit / offset.
   ExprPtr limit_value, offset_value;
+  // FETCH FIRST ... WITH TIES: the child is the Sort of ORDER BY, and rows
+  // equal to the last one on its keys are kept too.
+  bool with_ties = false;
 };
 
 // LIMIT's (or OFFSET's) value from its argument as PostgreSQL checks it:

@@ -456,6 +456,7 @@ class StreamPlanner {
   }
 
   StreamNodePtr VisitLimit(LimitNode* l) {
+    if (l->with_ties) Unsupported("FETCH FIRST ... WITH TIES");
     if (l->limit_value || l->offset_value)
       throw SqlError(sqlstate::kFeatureNotSupported, "parameters in LIMIT or OFFSET of a streaming job are not supported");
     if (l->limit < 0 && l->offset == 0) return Visit(l->child());
