@@ -1,5 +1,7 @@
 #include "planner/stream_plan_codec.h"
 
+#include <functional>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -463,6 +465,21 @@ std::string EncodeStreamPlan(const StreamPlan& plan) {
             {"dist_key", plan.dist_key},
             {"depends_on", plan.depends_on},
             {"internal_tables", tables}};
+  return j.dump();
+}
+
+std::string RenameStreamPlanRelation(const std::string& text, const std::string& name) {
+  if (text.empty()) return text;
+  json j = json::parse(text);
+  std::function<void(json&)> walk = [&](json& n) {
+    if (n.is_object()) {
+      if (n.contains("relation_name")) n["relation_name"] = name;
+      for (auto& [key, value] : n.items()) walk(value);
+    } else if (n.is_array()) {
+      for (auto& value : n) walk(value);
+    }
+  };
+  walk(j["root"]);
   return j.dump();
 }
 

@@ -30,5 +30,9 @@ inline constexpr int kStreamPlanFormatVersion = 1;
 std::string EncodeStreamPlan(const StreamPlan& plan);
 // `resolve` returns the relation of an id, or null when it does not exist.
 StreamPlan DecodeStreamPlan(const std::string& json, const std::function<TableRef(ObjectId)>& resolve);
+// An encoded plan whose job is now called `name` (its Materialize names the
+// relation it writes: EXPLAIN's text, and what planning its definition
+// again gives).
+std::string RenameStreamPlanRelation(const std::string& json, const std::string& name);
 
 }  // namespace freshet

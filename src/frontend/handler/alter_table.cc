@@ -50,6 +50,7 @@
 #include "batch/executor_builder.h"
 #include "binder/binder.h"
 #include "catalog/temp_schema.h"
+#include "planner/stream_plan_codec.h"
 #include "catalog/index_definition.h"
 #include "catalog/storage_parameters.h"
 #include "common/encoding.h"
@@ -1425,20 +1426,90 @@ bool DropUniqueIndex(const HandlerArgs& args, ObjectId schema_id, const std::str
 
 namespace {
 
-// A CREATE MATERIALIZED VIEW statement's text with the name of the view it
-// creates replaced (a schema it names stays).
+// A CREATE MATERIALIZED VIEW or CREATE INDEX statement's text with the
+// name of what it creates replaced (a schema it names stays).
 std::string RenameCreatedRelation(const std::string& definition, const std::string& new_name) {
   std::vector<ParsedStatement> stmts = ParseSql(definition);
-  if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT)
-    throw SqlError(sqlstate::kInternalError, "a materialized view's definition is not a CREATE MATERIALIZED VIEW");
-  return EditNames(definition, {{stmts[0].node->create_table_as_stmt->into->rel->location, 0, new_name, ""}});
+  if (stmts.size() == 1 && stmts[0].node && stmts[0].node->node_case == PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT)
+    return EditNames(definition, {{stmts[0].node->create_table_as_stmt->into->rel->location, 0, new_name, ""}});
+  if (stmts.size() == 1 && stmts[0].node && stmts[0].node->node_case == PG_QUERY__NODE__NODE_INDEX_STMT) {
+    // The index's name carries no location: it is the name just before ON
+    // (CREATE [UNIQUE] INDEX [CONCURRENTLY] [IF NOT EXISTS] name ON ...).
+    std::vector<Token> tokens = Tokenize(definition);
+    for (size_t i = 1; i < tokens.size(); i++)
+      if (tokens[i].kind == Token::Kind::kKeyword && tokens[i].text == "on" &&
+          (tokens[i - 1].kind == Token::Kind::kIdent || tokens[i - 1].kind == Token::Kind::kKeyword) &&
+          tokens[i - 1].text != "index" && tokens[i - 1].text != "concurrently" && tokens[i - 1].text != "exists")
+        return EditNames(definition, {{tokens[i - 1].start, 0, new_name, ""}});
+  }
+  throw SqlError(sqlstate::kInternalError, "a definition to rename is not a CREATE MATERIALIZED VIEW or CREATE INDEX");
 }
 
 }  // namespace
 
+// ALTER INDEX name RENAME TO new_name: an index (CREATE INDEX: a stream
+// job whose definition names it anew), or the index of a unique constraint
+// or CREATE UNIQUE INDEX (the constraint is renamed with it, as
+// PostgreSQL's RenameRelation does). A primary key's index is named after
+// its table here and is not renamed yet (0A000).
+std::optional<StatementOutcome> RenameIndex(const HandlerArgs& args) {
+  Session* session = args.session;
+  const PgQuery__RenameStmt* r = args.stmt.node->rename_stmt;
+  Catalog* catalog = session->DdlCatalog();
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  const std::string new_name = r->newname;
+  TableRef index = binder.ResolveRelation(r->relation, /*missing_ok=*/true);
+  // As PostgreSQL, ALTER INDEX ... RENAME renames any relation.
+  if (index && index->kind != RelationKind::kIndex) return std::nullopt;
+  ObjectId schema_id = index ? index->schema_id : binder.ResolveSchemaId(r->relation->schemaname);
+  // The table whose unique constraint has an index of that name.
+  TableRef owner;
+  size_t constraint = 0;
+  if (!index) {
+    for (const TableRef& t : catalog->ListTables(session->database().id)) {
+      if (t->schema_id != schema_id || t->kind != RelationKind::kTable) continue;
+      for (size_t i = 0; i < t->constraints.size(); i++)
+        if (t->constraints[i].type == 'u' && t->constraints[i].name == r->relation->relname) owner = t, constraint = i;
+      if (!owner && t->row_id_index < 0 && t->name + "_pkey" == r->relation->relname)
+        FRESHET_THROW(sqlstate::kFeatureNotSupported, "renaming the primary key index of \"{}\" is not supported yet", t->name);
+    }
+  }
+  if (!index && !owner) {
+    if (r->missing_ok) {
+      args.sink->Notice(fmt::format("relation \"{}\" does not exist, skipping", r->relation->relname));
+      return StatementOutcome{"ALTER INDEX"};
+    }
+    FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", r->relation->relname);
+  }
+  // The new name is free among the schema's relations and constraint indexes.
+  if (catalog->FindTable(schema_id, new_name))
+    FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", new_name);
+  for (const TableRef& t : catalog->ListTables(session->database().id))
+    if (t->schema_id == schema_id)
+      for (const auto& c : t->constraints)
+        if (c.type == 'u' && c.name == new_name) FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists", new_name);
+  if (index) {
+    CheckOwner(args, *index);
+    TableCatalog next = *index;
+    next.name = new_name;
+    next.definition = RenameCreatedRelation(index->definition, new_name);
+    next.stream_plan = RenameStreamPlanRelation(index->stream_plan, new_name);
+    catalog->AlterTable(next);
+    return StatementOutcome{"ALTER INDEX"};
+  }
+  CheckOwner(args, *owner);
+  TableCatalog next = *owner;
+  next.constraints[constraint].name = new_name;
+  next.definition = NormalizedCreateTable(next);
+  catalog->AlterTable(next);
+  return StatementOutcome{"ALTER INDEX"};
+}
+
 StatementOutcome HandleRename(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__RenameStmt* r = args.stmt.node->rename_stmt;
+  if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_INDEX)
+    if (std::optional<StatementOutcome> done = RenameIndex(args)) return *done;
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN ||
       r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMCONSTRAINT)
     return RenameType(args);
@@ -1447,6 +1518,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   PgQuery__ObjectType type = r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_COLUMN ? r->relation_type : r->rename_type;
   switch (type) {
     case PG_QUERY__OBJECT_TYPE__OBJECT_TABLE: break;
+    case PG_QUERY__OBJECT_TYPE__OBJECT_INDEX: tag = "ALTER INDEX"; break;  // a relation that is not an index
     case PG_QUERY__OBJECT_TYPE__OBJECT_VIEW: tag = "ALTER VIEW", kind = RelationKind::kView; break;
     case PG_QUERY__OBJECT_TYPE__OBJECT_MATVIEW:
       tag = "ALTER MATERIALIZED VIEW", kind = RelationKind::kMaterializedView;
@@ -1462,7 +1534,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   }
   // ALTER TABLE may rename any relation, as in PostgreSQL; the other forms
   // want their own kind.
-  if (type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE && t->kind != kind)
+  if (type != PG_QUERY__OBJECT_TYPE__OBJECT_TABLE && type != PG_QUERY__OBJECT_TYPE__OBJECT_INDEX && t->kind != kind)
     FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not {} {}", t->name,
                   kind == RelationKind::kIndex ? "an" : "a", RelationKindName(kind));
   if (!t->IsUserVisible()) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", t->name);
@@ -1520,7 +1592,10 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   } else {
     next.name = r->newname;
     if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
-    if (t->kind == RelationKind::kMaterializedView) next.definition = RenameCreatedRelation(t->definition, r->newname);
+    if (t->kind == RelationKind::kMaterializedView) {
+      next.definition = RenameCreatedRelation(t->definition, r->newname);
+      next.stream_plan = RenameStreamPlanRelation(t->stream_plan, r->newname);
+    }
     // A view's definition is its query (pg_get_viewdef); its name is the entry's.
   }
   // Views and jobs name what they read in their stored definitions.
