@@ -245,13 +245,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     t.constraints.push_back(std::move(fk));
   }
   t.definition = NormalizedCreateTable(t);
-  std::vector<std::pair<std::string, std::string>> storage_parameters;
-  for (size_t i = 0; i < cs->n_options; i++) {
-    const PgQuery__DefElem* d = cs->options[i]->def_elem;
-    std::string name = d->defnamespace && *d->defnamespace ? std::string(d->defnamespace) + "." + d->defname : d->defname;
-    storage_parameters.emplace_back(name, DefElemText(d));
-  }
-  t.storage_options = CheckStorageParameters(storage_parameters);
+  t.storage_options = StorageParametersOf(cs->options, cs->n_options);
   t.definition = NormalizedCreateTable(t);
   // A source, or a table a connector fills: append-only, its options
   // checked by the connector now.

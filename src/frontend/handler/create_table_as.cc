@@ -96,13 +96,7 @@ StatementOutcome HandleCreateTableAs(const HandlerArgs& args, const PgQuery__Int
   t.row_id_index = static_cast<int>(t.columns.size()) - 1;
   t.pk = {t.row_id_index};
   t.dist_key = t.pk;
-  std::vector<std::pair<std::string, std::string>> storage_parameters;
-  for (size_t i = 0; i < into->n_options; i++) {
-    const PgQuery__DefElem* d = into->options[i]->def_elem;
-    std::string name = d->defnamespace && *d->defnamespace ? std::string(d->defnamespace) + "." + d->defname : d->defname;
-    storage_parameters.emplace_back(name, DefElemText(d));
-  }
-  t.storage_options = CheckStorageParameters(storage_parameters);
+  t.storage_options = StorageParametersOf(into->options, into->n_options);
   t.definition = NormalizedCreateTable(t);
   ObjectId id = catalog->CreateTable(std::move(t))->id;
   session->NoteCreatedOrTruncated(id);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "binder/binder.h"
+#include "catalog/storage_parameters.h"
 #include "common/decimal.h"
 #include "common/error.h"
 #include "expr/cast.h"
@@ -604,6 +605,16 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
   std::string with;
   for (const auto& option : t.storage_options) with += (with.empty() ? "" : ", ") + option;
   return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")" + (with.empty() ? "" : " WITH (" + with + ")");
+}
+
+std::vector<std::string> StorageParametersOf(PgQuery__Node* const* options, size_t n_options) {
+  std::vector<std::pair<std::string, std::string>> parameters;
+  for (size_t i = 0; i < n_options; i++) {
+    const PgQuery__DefElem* d = options[i]->def_elem;
+    std::string name = d->defnamespace && *d->defnamespace ? std::string(d->defnamespace) + "." + d->defname : d->defname;
+    parameters.emplace_back(name, DefElemText(d));
+  }
+  return CheckStorageParameters(parameters);
 }
 
 }  // namespace freshet

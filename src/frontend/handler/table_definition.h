@@ -125,6 +125,10 @@ std::string ColumnDefaultText(Session* session, const ParsedStatement& stmt, con
 // parenthesis or constraint keyword.
 std::string DefaultText(const std::string& stmt, int default_location);
 
+// A CREATE TABLE's WITH (storage parameters) as pg_class.reloptions lists
+// them, checked (CheckStorageParameters: 22023 as PostgreSQL).
+std::vector<std::string> StorageParametersOf(PgQuery__Node* const* options, size_t n_options);
+
 // The CREATE TABLE statement as RisingWave's SHOW CREATE TABLE prints it:
 // normalized type names, no IF NOT EXISTS, hidden columns left out.
 std::string NormalizedCreateTable(const TableCatalog& t);
