@@ -376,6 +376,80 @@ void RegisterIntMath(FunctionRegistry* r) {
 
 }  // namespace
 
+// div(y, x): the integer quotient, truncated toward zero (PostgreSQL's
+// numeric_div_trunc), exact: both operands at one scale, then an integer
+// division. NaN and infinities as the division gives them, truncated.
+Decimal NumericDivTrunc(const Decimal& y, const Decimal& x) {
+  if (DecimalIsSpecial(y) || DecimalIsSpecial(x)) return DecimalTrunc(DecimalDiv(y, x), 0);
+  if (x.value == 0) ThrowDivisionByZero();
+  const int32_t scale = std::max(y.scale, x.scale);
+  const Decimal a = DecimalRescale(y, kMaxDecimalDigits, scale), b = DecimalRescale(x, kMaxDecimalDigits, scale);
+  return Decimal{a.value / b.value, 0};
+}
+
+// factorial(n): n! as numeric; 2201E for negative n, as PostgreSQL.
+Decimal NumericFactorial(int64_t n) {
+  if (n < 0) throw SqlError(sqlstate::kInvalidParameterValue, "factorial of a negative number is undefined");
+  Decimal result = DecimalFromInt(1);
+  for (int64_t i = 2; i <= n; i++) result = DecimalMul(result, DecimalFromInt(i));
+  return result;
+}
+
+// width_bucket(operand, low, high, count): which of `count` equal buckets
+// between low and high holds operand (0 below, count + 1 above; the range
+// may run downwards), as PostgreSQL's width_bucket_float8 / _numeric.
+template <typename T>
+int64_t WidthBucket(T operand, T low, T high, int64_t count, double fraction) {
+  if (count <= 0) throw SqlError("2201G", "count must be greater than zero");
+  if (low == high) throw SqlError("2201G", "lower bound cannot equal upper bound");
+  int64_t bucket;
+  if (low < high) {
+    if (operand < low) return 0;
+    if (operand >= high) bucket = count + 1;
+    else bucket = static_cast<int64_t>(std::floor(fraction * static_cast<double>(count))) + 1;
+  } else {
+    if (operand > low) return 0;
+    if (operand <= high) bucket = count + 1;
+    else bucket = static_cast<int64_t>(std::floor(fraction * static_cast<double>(count))) + 1;
+  }
+  if (bucket > INT32_MAX) throw SqlError(sqlstate::kNumericValueOutOfRange, "integer out of range");
+  return std::min(bucket, count + 1);
+}
+
+int64_t WidthBucketFloat(double operand, double low, double high, int64_t count) {
+  if (std::isnan(operand) || std::isnan(low) || std::isnan(high))
+    throw SqlError("2201G", "operand, lower bound, and upper bound cannot be NaN");
+  if (std::isinf(low) || std::isinf(high)) throw SqlError("2201G", "lower and upper bounds must be finite");
+  return WidthBucket(operand, low, high, count, (operand - low) / (high - low));
+}
+
+int64_t WidthBucketNumeric(const Decimal& operand, const Decimal& low, const Decimal& high, int64_t count) {
+  if (DecimalIsNaN(operand) || DecimalIsNaN(low) || DecimalIsNaN(high))
+    throw SqlError("2201G", "operand, lower bound, and upper bound cannot be NaN");
+  if (DecimalIsInfinite(low) || DecimalIsInfinite(high)) throw SqlError("2201G", "lower and upper bounds must be finite");
+  struct Ordered {
+    Decimal d;
+    bool operator<(const Ordered& o) const { return DecimalCompare(d, o.d) < 0; }
+    bool operator>(const Ordered& o) const { return DecimalCompare(d, o.d) > 0; }
+    bool operator<=(const Ordered& o) const { return DecimalCompare(d, o.d) <= 0; }
+    bool operator>=(const Ordered& o) const { return DecimalCompare(d, o.d) >= 0; }
+    bool operator==(const Ordered& o) const { return DecimalCompare(d, o.d) == 0; }
+  };
+  double fraction = 0;
+  if (!DecimalIsInfinite(operand) && DecimalCompare(low, high) != 0)
+    fraction = DecimalToDouble(DecimalDiv(DecimalSub(operand, low), DecimalSub(high, low)));
+  return WidthBucket(Ordered{operand}, Ordered{low}, Ordered{high}, count, fraction);
+}
+
+// The digits after the point a numeric needs (min_scale), and the value
+// with no more (trim_scale).
+int32_t NumericMinScale(const Decimal& d) {
+  int32_t scale = d.scale;
+  __int128 v = d.value;
+  while (scale > 0 && v % 10 == 0) v /= 10, scale--;
+  return scale;
+}
+
 void RegisterMathFunctions(FunctionRegistry* r) {
   const DataType f4 = DataType::Float32(), f8 = DataType::Float64(), num = DataType::Numeric(),
                  i4 = DataType::Int32(), i8 = DataType::Int64();
@@ -425,6 +499,30 @@ void RegisterMathFunctions(FunctionRegistry* r) {
   RegisterFn(r, "log", {num}, num,
              StrictFn<Decimal>([](D x) { return NumericLog(Decimal{10, 0}, x); }));
   RegisterFn(r, "log", {num, num}, num, StrictFn<Decimal, Decimal>(kFn<NumericLog>));
+  RegisterFn(r, "log10", {f8}, f8,
+             StrictFn<double>([](double x) { return CheckFloatResult(std::log10(CheckLogArg(x)), x); }));
+  RegisterFn(r, "log10", {num}, num, StrictFn<Decimal>([](D x) { return NumericLog(Decimal{10, 0}, x); }));
+  RegisterFn(r, "div", {num, num}, num, StrictFn<Decimal, Decimal>(kFn<NumericDivTrunc>));
+  RegisterFn(r, "factorial", {i8}, num, StrictFn<int64_t>(kFn<NumericFactorial>));
+  RegisterFn(r, "width_bucket", {f8, f8, f8, i4}, i4, StrictFn<double, double, double, int64_t>(kFn<WidthBucketFloat>));
+  RegisterFn(r, "width_bucket", {num, num, num, i4}, i4,
+             StrictFn<Decimal, Decimal, Decimal, int64_t>(kFn<WidthBucketNumeric>));
+  // scale and min_scale of NaN or an infinity are NULL; trim_scale keeps them.
+  RegisterFn(r, "scale", {num}, i4, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    ExecuteStrictEmit<Decimal>(args, n, out, [](Vector* o, D x) {
+      if (DecimalIsSpecial(x)) o->AppendNull();
+      else o->AppendInt(x.scale);
+    });
+  });
+  RegisterFn(r, "min_scale", {num}, i4, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    ExecuteStrictEmit<Decimal>(args, n, out, [](Vector* o, D x) {
+      if (DecimalIsSpecial(x)) o->AppendNull();
+      else o->AppendInt(NumericMinScale(x));
+    });
+  });
+  RegisterFn(r, "trim_scale", {num}, num, StrictFn<Decimal>([](D x) {
+               return DecimalIsSpecial(x) ? x : DecimalRescale(x, kMaxDecimalDigits, NumericMinScale(x));
+             }));
 
   RegisterFn(r, "pi", {}, f8, [](const std::vector<const Vector*>&, size_t n, Vector* out, EvalContext&) {
     for (size_t i = 0; i < n; i++) out->AppendFloat(std::numbers::pi);

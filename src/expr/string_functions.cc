@@ -262,6 +262,27 @@ std::string Repeat(SV s, int64_t n) {
   return out;
 }
 
+// translate(s, from, to): each character of s found in from becomes the
+// character at the same place in to, or is dropped when to is shorter
+// (the first occurrence in from counts), as PostgreSQL's.
+std::string Translate(SV s, SV from, SV to) {
+  std::vector<uint32_t> from_cps, to_cps;
+  for (size_t i = 0; i < from.size();) from_cps.push_back(Utf8Decode(from, &i));
+  for (size_t i = 0; i < to.size();) to_cps.push_back(Utf8Decode(to, &i));
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = Utf8Decode(s, &i);
+    auto it = std::find(from_cps.begin(), from_cps.end(), cp);
+    if (it == from_cps.end()) {
+      Utf8Append(cp, &out);
+      continue;
+    }
+    size_t k = static_cast<size_t>(it - from_cps.begin());
+    if (k < to_cps.size()) Utf8Append(to_cps[k], &out);
+  }
+  return out;
+}
+
 std::string Reverse(SV s) {
   std::string out(s.size(), '\0');
   size_t w = s.size();
@@ -545,6 +566,9 @@ void RegisterStringFunctions(FunctionRegistry* r) {
   // A character(n) value with its blanks, for the functions that see them
   // (the binder adds the call: ExprBinder::PadCharacterArguments).
   RegisterFn(r, kBpcharPadFunction, {v, i4}, v, StrictFn<SV, int64_t>([](SV s, int64_t n) {
+               // character(n)'s bounds (a client may call it by name too).
+               if (n < 1 || n > 10485760)
+                 throw SqlError(sqlstate::kInvalidParameterValue, "length for type character must be between 1 and 10485760");
                return BpcharPadded(s, DataType::Bpchar(static_cast<int32_t>(n)));
              }));
   RegisterFn(r, "octet_length", {by}, i4, StrictFn<SV>([](SV s) { return static_cast<int64_t>(s.size()); }));
@@ -598,6 +622,7 @@ void RegisterStringFunctions(FunctionRegistry* r) {
   RegisterFn(r, "right", {v, i4}, v, StrictFn<SV, int64_t>(kFn<Right>));
   RegisterFn(r, "repeat", {v, i4}, v, StrictFn<SV, int64_t>(kFn<Repeat>));
   RegisterFn(r, "reverse", {v}, v, StrictFn<SV>(kFn<Reverse>));
+  RegisterFn(r, "translate", {v, v, v}, v, StrictFn<SV, SV, SV>(kFn<Translate>));
   RegisterFn(r, "lpad", {v, i4}, v, StrictFn<SV, int64_t>([](SV s, int64_t n) { return Pad<true>(s, n, " "); }));
   RegisterFn(r, "lpad", {v, i4, v}, v, StrictFn<SV, int64_t, SV>(kFn<Pad<true>>));
   RegisterFn(r, "rpad", {v, i4}, v, StrictFn<SV, int64_t>([](SV s, int64_t n) { return Pad<false>(s, n, " "); }));
