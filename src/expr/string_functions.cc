@@ -534,22 +534,153 @@ std::string Replace(SV s, SV from, SV to) {
   return out;
 }
 
-void Md5Fn(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-  std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  ExecuteStrict<SV>(args, n, out, [&](SV s) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestInit_ex(md.get(), EVP_md5(), nullptr);
-    EVP_DigestUpdate(md.get(), s.data(), s.size());
-    EVP_DigestFinal_ex(md.get(), digest, &len);
-    static const char kHex[] = "0123456789abcdef";
-    std::string hex(2 * len, '\0');
-    for (unsigned int k = 0; k < len; k++) {
-      hex[2 * k] = kHex[digest[k] >> 4];
-      hex[2 * k + 1] = kHex[digest[k] & 15];
+// encode(bytes, format) and decode(text, format) for PostgreSQL's formats
+// hex, base64 (lines of 76 characters; whitespace skipped when decoding)
+// and escape (\\ for a backslash, \ooo for NUL and bytes from 0x80),
+// with its messages (22023, 22P02 for bad escapes).
+SqlError UnrecognizedEncoding(SV format) {
+  return SqlError(sqlstate::kInvalidParameterValue, fmt::format("unrecognized encoding: \"{}\"", format));
+}
+
+std::string Encode(SV bytes, SV format) {
+  static const char kHex[] = "0123456789abcdef";
+  static const char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  if (format == "hex") {
+    for (unsigned char c : bytes) out += kHex[c >> 4], out += kHex[c & 15];
+  } else if (format == "base64") {
+    size_t line = 0;
+    for (size_t i = 0; i < bytes.size(); i += 3) {
+      uint32_t chunk = static_cast<unsigned char>(bytes[i]) << 16;
+      if (i + 1 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+      if (i + 2 < bytes.size()) chunk |= static_cast<unsigned char>(bytes[i + 2]);
+      if (line >= 76) out += '\n', line = 0;
+      out += kBase64[chunk >> 18 & 63];
+      out += kBase64[chunk >> 12 & 63];
+      out += i + 1 < bytes.size() ? kBase64[chunk >> 6 & 63] : '=';
+      out += i + 2 < bytes.size() ? kBase64[chunk & 63] : '=';
+      line += 4;
     }
-    return hex;
-  });
+  } else if (format == "escape") {
+    for (unsigned char c : bytes) {
+      if (c == '\\') {
+        out += "\\\\";
+      } else if (c == 0 || c >= 0x80) {
+        out += '\\';
+        out += static_cast<char>('0' + (c >> 6));
+        out += static_cast<char>('0' + (c >> 3 & 7));
+        out += static_cast<char>('0' + (c & 7));
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  } else {
+    throw UnrecognizedEncoding(format);
+  }
+  return out;
+}
+
+std::string Decode(SV text, SV format) {
+  std::string out;
+  auto invalid = [](const std::string& message) { return SqlError(sqlstate::kInvalidParameterValue, message); };
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  if (format == "hex") {
+    auto digit = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      throw invalid(fmt::format("invalid hexadecimal digit: \"{}\"", std::string(1, c)));
+    };
+    for (size_t i = 0; i < text.size();) {
+      if (space(text[i])) {
+        i++;
+        continue;
+      }
+      int hi = digit(text[i]);
+      if (i + 1 >= text.size()) throw invalid("invalid hexadecimal data: odd number of digits");
+      out += static_cast<char>(hi << 4 | digit(text[i + 1]));
+      i += 2;
+    }
+  } else if (format == "base64") {
+    // PostgreSQL's b64_decode: '=' ends the data (after 2 or 3 symbols of
+    // a group); the group's later symbols still count but add no bytes.
+    uint32_t bits = 0;
+    int pos = 0, end = 0;
+    for (char c : text) {
+      if (space(c)) continue;
+      int v;
+      if (c == '=') {
+        if (!end) {
+          if (pos == 2) end = 1;
+          else if (pos == 3) end = 2;
+          else throw invalid("unexpected \"=\" while decoding base64 sequence");
+        }
+        v = 0;
+      } else if (c >= 'A' && c <= 'Z') {
+        v = c - 'A';
+      } else if (c >= 'a' && c <= 'z') {
+        v = c - 'a' + 26;
+      } else if (c >= '0' && c <= '9') {
+        v = c - '0' + 52;
+      } else if (c == '+') {
+        v = 62;
+      } else if (c == '/') {
+        v = 63;
+      } else {
+        throw invalid(fmt::format("invalid symbol \"{}\" found while decoding base64 sequence", std::string(1, c)));
+      }
+      bits = bits << 6 | static_cast<uint32_t>(v);
+      if (++pos == 4) {
+        out += static_cast<char>(bits >> 16 & 255);
+        if (end == 0 || end > 1) out += static_cast<char>(bits >> 8 & 255);
+        if (end == 0 || end > 2) out += static_cast<char>(bits & 255);
+        bits = 0;
+        pos = 0;
+      }
+    }
+    if (pos != 0) throw invalid("invalid base64 end sequence");
+  } else if (format == "escape") {
+    for (size_t i = 0; i < text.size(); i++) {
+      if (text[i] != '\\') {
+        out += text[i];
+      } else if (i + 1 < text.size() && text[i + 1] == '\\') {
+        out += '\\';
+        i++;
+      } else if (i + 3 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '3' && text[i + 2] >= '0' &&
+                 text[i + 2] <= '7' && text[i + 3] >= '0' && text[i + 3] <= '7') {
+        out += static_cast<char>((text[i + 1] - '0') << 6 | (text[i + 2] - '0') << 3 | (text[i + 3] - '0'));
+        i += 3;
+      } else {
+        throw SqlError(sqlstate::kInvalidTextRepresentation, "invalid input syntax for type bytea");
+      }
+    }
+  } else {
+    throw UnrecognizedEncoding(format);
+  }
+  return out;
+}
+
+// A message digest of each value (OpenSSL's EVP), as raw bytes (sha224
+// ... sha512 of bytea) or, with `hex`, as lower-case hex text (md5).
+ScalarFn DigestFn(const EVP_MD* (*type)(), bool hex) {
+  return [type, hex](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+    ExecuteStrict<SV>(args, n, out, [&](SV s) {
+      unsigned char digest[EVP_MAX_MD_SIZE];
+      unsigned int len = 0;
+      EVP_DigestInit_ex(md.get(), type(), nullptr);
+      EVP_DigestUpdate(md.get(), s.data(), s.size());
+      EVP_DigestFinal_ex(md.get(), digest, &len);
+      if (!hex) return std::string(reinterpret_cast<const char*>(digest), len);
+      static const char kHex[] = "0123456789abcdef";
+      std::string text(2 * len, '\0');
+      for (unsigned int k = 0; k < len; k++) {
+        text[2 * k] = kHex[digest[k] >> 4];
+        text[2 * k + 1] = kHex[digest[k] & 15];
+      }
+      return text;
+    });
+  };
 }
 
 }  // namespace
@@ -628,7 +759,14 @@ void RegisterStringFunctions(FunctionRegistry* r) {
   RegisterFn(r, "rpad", {v, i4}, v, StrictFn<SV, int64_t>([](SV s, int64_t n) { return Pad<false>(s, n, " "); }));
   RegisterFn(r, "rpad", {v, i4, v}, v, StrictFn<SV, int64_t, SV>(kFn<Pad<false>>));
 
-  RegisterFn(r, "md5", {v}, v, Md5Fn);
+  RegisterFn(r, "md5", {v}, v, DigestFn(EVP_md5, /*hex=*/true));
+  RegisterFn(r, "md5", {by}, v, DigestFn(EVP_md5, /*hex=*/true));
+  RegisterFn(r, "encode", {by, v}, v, StrictFn<SV, SV>(kFn<Encode>));
+  RegisterFn(r, "decode", {v, v}, by, StrictFn<SV, SV>(kFn<Decode>));
+  RegisterFn(r, "sha224", {by}, by, DigestFn(EVP_sha224, /*hex=*/false));
+  RegisterFn(r, "sha256", {by}, by, DigestFn(EVP_sha256, /*hex=*/false));
+  RegisterFn(r, "sha384", {by}, by, DigestFn(EVP_sha384, /*hex=*/false));
+  RegisterFn(r, "sha512", {by}, by, DigestFn(EVP_sha512, /*hex=*/false));
   RegisterFn(r, "ascii", {v}, i4, StrictFn<SV>([](SV s) -> int64_t {
                size_t i = 0;
                return s.empty() ? 0 : Utf8Decode(s, &i);
