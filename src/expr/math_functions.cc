@@ -397,48 +397,45 @@ Decimal NumericFactorial(int64_t n) {
 
 // width_bucket(operand, low, high, count): which of `count` equal buckets
 // between low and high holds operand (0 below, count + 1 above; the range
-// may run downwards), as PostgreSQL's width_bucket_float8 / _numeric.
-template <typename T>
-int64_t WidthBucket(T operand, T low, T high, int64_t count, double fraction) {
+// may run downwards), as PostgreSQL 15's width_bucket_float8 and
+// width_bucket_numeric: float8 in double arithmetic, numeric exactly (the
+// truncated quotient of (operand - low) * count by (high - low)).
+void CheckWidthBucketArguments(bool any_nan, bool bounds_infinite, bool bounds_equal, int64_t count) {
   if (count <= 0) throw SqlError("2201G", "count must be greater than zero");
-  if (low == high) throw SqlError("2201G", "lower bound cannot equal upper bound");
-  int64_t bucket;
-  if (low < high) {
-    if (operand < low) return 0;
-    if (operand >= high) bucket = count + 1;
-    else bucket = static_cast<int64_t>(std::floor(fraction * static_cast<double>(count))) + 1;
-  } else {
-    if (operand > low) return 0;
-    if (operand <= high) bucket = count + 1;
-    else bucket = static_cast<int64_t>(std::floor(fraction * static_cast<double>(count))) + 1;
-  }
-  if (bucket > INT32_MAX) throw SqlError(sqlstate::kNumericValueOutOfRange, "integer out of range");
-  return std::min(bucket, count + 1);
+  if (any_nan) throw SqlError("2201G", "operand, lower bound, and upper bound cannot be NaN");
+  if (bounds_infinite) throw SqlError("2201G", "lower and upper bounds must be finite");
+  if (bounds_equal) throw SqlError("2201G", "lower bound cannot equal upper bound");
 }
 
 int64_t WidthBucketFloat(double operand, double low, double high, int64_t count) {
-  if (std::isnan(operand) || std::isnan(low) || std::isnan(high))
-    throw SqlError("2201G", "operand, lower bound, and upper bound cannot be NaN");
-  if (std::isinf(low) || std::isinf(high)) throw SqlError("2201G", "lower and upper bounds must be finite");
-  return WidthBucket(operand, low, high, count, (operand - low) / (high - low));
+  CheckWidthBucketArguments(std::isnan(operand) || std::isnan(low) || std::isnan(high),
+                            std::isinf(low) || std::isinf(high), low == high, count);
+  const bool up = low < high;
+  if (up ? operand < low : operand > low) return 0;
+  if (up ? operand >= high : operand <= high) {
+    if (count == INT32_MAX) throw SqlError(sqlstate::kNumericValueOutOfRange, "integer out of range");
+    return count + 1;
+  }
+  // PostgreSQL 15's arithmetic, to the bit: count * distance / range + 1
+  // in double (the + 1 may round a quotient just under an integer up).
+  // A range too wide for a double is halved first (PostgreSQL 16's fix).
+  double distance = up ? operand - low : low - operand, range = up ? high - low : low - high;
+  if (std::isinf(range)) distance /= 2, range = up ? high / 2 - low / 2 : low / 2 - high / 2;
+  return static_cast<int64_t>(static_cast<double>(count) * distance / range + 1);
 }
 
 int64_t WidthBucketNumeric(const Decimal& operand, const Decimal& low, const Decimal& high, int64_t count) {
-  if (DecimalIsNaN(operand) || DecimalIsNaN(low) || DecimalIsNaN(high))
-    throw SqlError("2201G", "operand, lower bound, and upper bound cannot be NaN");
-  if (DecimalIsInfinite(low) || DecimalIsInfinite(high)) throw SqlError("2201G", "lower and upper bounds must be finite");
-  struct Ordered {
-    Decimal d;
-    bool operator<(const Ordered& o) const { return DecimalCompare(d, o.d) < 0; }
-    bool operator>(const Ordered& o) const { return DecimalCompare(d, o.d) > 0; }
-    bool operator<=(const Ordered& o) const { return DecimalCompare(d, o.d) <= 0; }
-    bool operator>=(const Ordered& o) const { return DecimalCompare(d, o.d) >= 0; }
-    bool operator==(const Ordered& o) const { return DecimalCompare(d, o.d) == 0; }
-  };
-  double fraction = 0;
-  if (!DecimalIsInfinite(operand) && DecimalCompare(low, high) != 0)
-    fraction = DecimalToDouble(DecimalDiv(DecimalSub(operand, low), DecimalSub(high, low)));
-  return WidthBucket(Ordered{operand}, Ordered{low}, Ordered{high}, count, fraction);
+  CheckWidthBucketArguments(DecimalIsNaN(operand) || DecimalIsNaN(low) || DecimalIsNaN(high),
+                            DecimalIsInfinite(low) || DecimalIsInfinite(high), DecimalCompare(low, high) == 0, count);
+  const bool up = DecimalCompare(low, high) < 0;
+  if (up ? DecimalCompare(operand, low) < 0 : DecimalCompare(operand, low) > 0) return 0;
+  if (up ? DecimalCompare(operand, high) >= 0 : DecimalCompare(operand, high) <= 0) {
+    if (count == INT32_MAX) throw SqlError(sqlstate::kNumericValueOutOfRange, "integer out of range");
+    return count + 1;
+  }
+  const Decimal distance = up ? DecimalSub(operand, low) : DecimalSub(low, operand);
+  const Decimal range = up ? DecimalSub(high, low) : DecimalSub(low, high);
+  return DecimalToInt(NumericDivTrunc(DecimalMul(distance, DecimalFromInt(count)), range)) + 1;
 }
 
 // The digits after the point a numeric needs (min_scale), and the value
