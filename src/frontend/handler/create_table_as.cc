@@ -19,6 +19,7 @@
 #include "binder/binder.h"
 #include "catalog/storage_parameters.h"
 #include "common/error.h"
+#include "frontend/handler/create_table_as.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
 #include "frontend/handler/table_definition.h"
@@ -122,13 +123,8 @@ StatementOutcome HandleCreateTableAs(const HandlerArgs& args, const PgQuery__Int
 }
 
 StatementOutcome HandleSelectInto(const HandlerArgs& args) {
-  // The query is the statement without its INTO.
-  PgQuery__SelectStmt select = *args.stmt.node->select_stmt;
-  select.into_clause = nullptr;
-  PgQuery__Node query = PG_QUERY__NODE__INIT;
-  query.node_case = PG_QUERY__NODE__NODE_SELECT_STMT;
-  query.select_stmt = &select;
-  return HandleCreateTableAs(args, args.stmt.node->select_stmt->into_clause, &query, /*if_not_exists=*/false);
+  SelectWithoutInto query(*args.stmt.node->select_stmt);
+  return HandleCreateTableAs(args, args.stmt.node->select_stmt->into_clause, &query.node, /*if_not_exists=*/false);
 }
 
 }  // namespace freshet

@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/thread_memory.h"
 #include "storage/table_engines.h"
+#include "frontend/handler/create_table_as.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
 #include "meta/dml_manager.h"
@@ -50,12 +51,8 @@ PlanPtr PlanStatement(Session* session, const ParsedStatement& stmt, std::vector
       if (stmt.node->select_stmt->into_clause) {
         // SELECT ... INTO makes a table and returns no rows: its query is
         // bound for its parameters' types only.
-        PgQuery__SelectStmt select = *stmt.node->select_stmt;
-        select.into_clause = nullptr;
-        PgQuery__Node query = PG_QUERY__NODE__INIT;
-        query.node_case = PG_QUERY__NODE__NODE_SELECT_STMT;
-        query.select_stmt = &select;
-        binder.BindQuery(&query);
+        SelectWithoutInto query(*stmt.node->select_stmt);
+        binder.BindQuery(&query.node);
         return nullptr;
       }
       plan = binder.BindQuery(stmt.node);
