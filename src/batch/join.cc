@@ -64,6 +64,8 @@ class JoinExecutor : public Executor {
     for (size_t r = 0; r < build_.num_rows(); r++) {
       uint32_t row = static_cast<uint32_t>(r);
       uint32_t* head;
+      if (node_.null_aware)
+        for (const auto& c : keys.columns()) right_has_null_key_ |= c.IsNull(r);
       if (int_key_) {
         if (keys.column(0).IsNull(r)) continue;
         head = &int_table_.try_emplace(keys.column(0).GetInt(r), kNoRow).first->second;
@@ -113,7 +115,18 @@ class JoinExecutor : public Executor {
     if (keyed()) {
       DataChunk keys = EvalExpressions(node_.left_keys, in, ctx_.eval);
       std::string scratch;
+      // NOT IN: once the subquery has a row, a NULL on either side makes
+      // the comparison unknown, which the anti join counts as a match.
+      const bool unknown_on_null = node_.null_aware && build_.num_rows() > 0;
       for (size_t r = 0; r < n; r++) {
+        if (unknown_on_null) {
+          bool null_key = right_has_null_key_;
+          for (const auto& c : keys.columns()) null_key |= c.IsNull(r);
+          if (null_key) {
+            left_matched[r] = 1;
+            continue;
+          }
+        }
         for (uint32_t b = FirstMatch(keys, r, &scratch); b != kNoRow; b = next_[b]) {
           lsel.push_back(static_cast<uint32_t>(r));
           rsel.push_back(b);
@@ -211,6 +224,7 @@ class JoinExecutor : public Executor {
   std::unordered_map<std::string, uint32_t> table_;
   std::vector<uint32_t> next_;                       // row -> next row with the same key
   std::vector<uint8_t> right_matched_;
+  bool right_has_null_key_ = false;  // null_aware: a build row has a NULL key
   std::unordered_set<uint32_t> semi_emitted_;
   std::deque<DataChunk> pending_;
 };

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "expr/array.h"
+#include "planner/subquery_unnesting.h"
 
 namespace freshet {
 
@@ -484,7 +485,7 @@ void PushPredicatesToScans(PlanNode* node) {
 }  // namespace
 
 PlanPtr OptimizePlan(PlanPtr plan) {
-  plan = Optimize(std::move(plan));
+  plan = Optimize(UnnestSubqueries(std::move(plan)));
   MarkUsedColumns(plan.get(), std::vector<bool>(plan->schema().size(), true));
   PushPredicatesToScans(plan.get());
   return plan;

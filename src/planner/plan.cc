@@ -234,4 +234,143 @@ std::string WindowNode::Describe() const {
   return s;
 }
 
+namespace {
+
+std::vector<ExprPtr> CloneAll(const std::vector<ExprPtr>& exprs) {
+  std::vector<ExprPtr> out;
+  for (const auto& e : exprs) out.push_back(e ? e->Clone() : nullptr);
+  return out;
+}
+
+ExprPtr CloneOrNull(const ExprPtr& e) { return e ? e->Clone() : nullptr; }
+
+std::vector<SortKey> CloneKeys(const std::vector<SortKey>& keys) {
+  std::vector<SortKey> out;
+  for (const auto& k : keys) out.push_back({k.expr->Clone(), k.descending, k.nulls_first});
+  return out;
+}
+
+ScanNode::Condition CloneCondition(const ScanNode::Condition& c) {
+  ScanNode::Condition out;
+  out.column = c.column;
+  out.op = c.op;
+  out.value = CloneOrNull(c.value);
+  out.list = c.list;
+  out.items = CloneAll(c.items);
+  out.array = CloneOrNull(c.array);
+  return out;
+}
+
+}  // namespace
+
+PlanPtr ClonePlan(const PlanNode& node) {
+  auto child = [&](size_t i) { return ClonePlan(*node.child(i)); };
+  PlanPtr out;
+  switch (node.kind()) {
+    case PlanNode::Kind::kScan: {
+      const auto& n = static_cast<const ScanNode&>(node);
+      auto c = std::make_unique<ScanNode>(n.table, n.schema());
+      c->used_columns = n.used_columns;
+      for (const auto& p : n.predicates) c->predicates.push_back(CloneCondition(p));
+      for (const auto& choice : n.indexes)
+        c->indexes.push_back({choice.index, choice.table_columns, CloneAll(choice.expressions), CloneAll(choice.predicate)});
+      c->index = n.index;
+      for (const auto& p : n.index_predicates) c->index_predicates.push_back(CloneCondition(p));
+      out = std::move(c);
+      break;
+    }
+    case PlanNode::Kind::kSystemScan:
+      out = std::make_unique<SystemScanNode>(static_cast<const SystemScanNode&>(node).name, node.schema());
+      break;
+    case PlanNode::Kind::kValues: {
+      std::vector<std::vector<ExprPtr>> rows;
+      for (const auto& r : static_cast<const ValuesNode&>(node).rows) rows.push_back(CloneAll(r));
+      out = std::make_unique<ValuesNode>(node.schema(), std::move(rows));
+      break;
+    }
+    case PlanNode::Kind::kFilter:
+      out = std::make_unique<FilterNode>(child(0), static_cast<const FilterNode&>(node).predicate->Clone());
+      break;
+    case PlanNode::Kind::kProject:
+      out = std::make_unique<ProjectNode>(child(0), CloneAll(static_cast<const ProjectNode&>(node).exprs), node.schema());
+      break;
+    case PlanNode::Kind::kProjectSet:
+      out = std::make_unique<ProjectSetNode>(child(0), CloneAll(static_cast<const ProjectSetNode&>(node).exprs), node.schema());
+      break;
+    case PlanNode::Kind::kAggregate: {
+      const auto& n = static_cast<const AggregateNode&>(node);
+      std::vector<AggregateCall> aggs;
+      for (const auto& a : n.aggs)
+        aggs.push_back({a.sig, CloneAll(a.args), a.distinct, CloneOrNull(a.filter), CloneKeys(a.order_by)});
+      out = std::make_unique<AggregateNode>(child(0), CloneAll(n.group_keys), std::move(aggs), node.schema());
+      break;
+    }
+    case PlanNode::Kind::kJoin: {
+      const auto& n = static_cast<const JoinNode&>(node);
+      auto c = std::make_unique<JoinNode>(n.type, child(0), child(1), CloneOrNull(n.condition));
+      c->left_keys = CloneAll(n.left_keys);
+      c->right_keys = CloneAll(n.right_keys);
+      c->null_aware = n.null_aware;
+      out = std::move(c);
+      break;
+    }
+    case PlanNode::Kind::kLateralJoin: {
+      const auto& n = static_cast<const LateralJoinNode&>(node);
+      out = std::make_unique<LateralJoinNode>(n.type, child(0), child(1), CloneOrNull(n.condition));
+      break;
+    }
+    case PlanNode::Kind::kSort:
+      out = std::make_unique<SortNode>(child(0), CloneKeys(static_cast<const SortNode&>(node).keys));
+      break;
+    case PlanNode::Kind::kLimit: {
+      const auto& n = static_cast<const LimitNode&>(node);
+      auto c = std::make_unique<LimitNode>(child(0), n.limit, n.offset);
+      c->limit_value = CloneOrNull(n.limit_value);
+      c->offset_value = CloneOrNull(n.offset_value);
+      c->with_ties = n.with_ties;
+      out = std::move(c);
+      break;
+    }
+    case PlanNode::Kind::kDistinct: out = std::make_unique<DistinctNode>(child(0)); break;
+    case PlanNode::Kind::kSetOp: {
+      const auto& n = static_cast<const SetOpNode&>(node);
+      out = std::make_unique<SetOpNode>(n.op, n.all, child(0), child(1));
+      break;
+    }
+    case PlanNode::Kind::kRecursiveUnion: {
+      const auto& n = static_cast<const RecursiveUnionNode&>(node);
+      out = std::make_unique<RecursiveUnionNode>(child(0), child(1), n.all, n.work_table);
+      break;
+    }
+    case PlanNode::Kind::kWorkTableScan:
+      out = std::make_unique<WorkTableScanNode>(static_cast<const WorkTableScanNode&>(node).work_table, node.schema());
+      break;
+    case PlanNode::Kind::kTableFunction: {
+      const auto& n = static_cast<const TableFunctionNode&>(node);
+      auto c = std::make_unique<TableFunctionNode>(n.name, CloneAll(n.args), node.schema());
+      c->with_ordinality = n.with_ordinality;
+      out = std::move(c);
+      break;
+    }
+    case PlanNode::Kind::kWindow: {
+      const auto& n = static_cast<const WindowNode&>(node);
+      std::vector<WindowCall> calls;
+      for (const auto& w : n.calls) calls.push_back({w.kind, CloneAll(w.partition_by), CloneKeys(w.order_by)});
+      out = std::make_unique<WindowNode>(child(0), std::move(calls));
+      break;
+    }
+    case PlanNode::Kind::kHop: {
+      const auto& n = static_cast<const HopNode&>(node);
+      out = std::make_unique<HopNode>(child(0), n.time_column, n.slide, n.size, node.schema());
+      break;
+    }
+    case PlanNode::Kind::kInsert:
+    case PlanNode::Kind::kUpdate:
+    case PlanNode::Kind::kDelete:
+      throw SqlError(sqlstate::kInternalError, "cannot copy a data-modifying plan");
+  }
+  out->mutable_schema() = node.schema();
+  return out;
+}
+
 }  // namespace freshet

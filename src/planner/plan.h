@@ -69,6 +69,11 @@ class PlanNode {
 // EXPLAIN output, one line per node, indented by depth.
 std::vector<std::string> ExplainPlan(const PlanNode& root);
 
+// A deep copy of a query plan (expressions cloned; a subquery's plan is
+// shared, as Expression::Clone shares it). DML nodes are not copied
+// (SqlError XX000): they never occur inside a query.
+PlanPtr ClonePlan(const PlanNode& node);
+
 // Reads a stored relation (table or materialized view) at the statement's snapshot.
 class ScanNode : public PlanNode {
  public:
@@ -206,7 +211,9 @@ class JoinNode : public PlanNode {
   JoinType type;
   ExprPtr condition;  // may be null (cross join)
   std::vector<ExprPtr> left_keys, right_keys;
-  // For NOT IN: a NULL key on either side makes the comparison unknown.
+  // NOT IN (kAnti only): once the right side has a row, a NULL key on
+  // either side makes the comparison unknown, which counts as a match (the
+  // left row is not emitted).
   bool null_aware = false;
 };
 

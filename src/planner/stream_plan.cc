@@ -65,7 +65,13 @@ void SplitConjuncts(const Expression& e, std::vector<const Expression*>* out) {
 // Rejects what a stream cannot evaluate row by row. With `allow_now`, now()
 // (and its relatives) pass: a temporal filter evaluates them.
 void CheckStreamable(const Expression& e, bool allow_now) {
-  if (e.kind() == Expression::Kind::kSubquery) Unsupported("a subquery");
+  if (e.kind() == Expression::Kind::kSubquery) {
+    // What subquery_unnesting.h could not turn into a join.
+    if (static_cast<const SubqueryExpr&>(e).subquery_kind == SubqueryKind::kScalar)
+      Unsupported("a scalar subquery that may return more than one row (an aggregate without GROUP BY, correlated "
+                  "by equalities, is supported)");
+    Unsupported("a subquery here (EXISTS, IN, ANY and ALL are supported as conditions of WHERE or HAVING joined by AND)");
+  }
   if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");
   if (IsNowFunction(e)) {
     if (!allow_now)
@@ -240,22 +246,26 @@ StreamHashJoinNode::StreamHashJoinNode(JoinType t, StreamNodePtr left, StreamNod
     : StreamNode(Kind::kHashJoin, {}), type(t), left_keys(std::move(lk)), right_keys(std::move(rk)),
       condition(std::move(cond)) {
   const int nl = int(left->schema().size());
+  const bool filtering = t == JoinType::kSemi || t == JoinType::kAnti;  // the left's columns only
   schema_ = left->schema();
-  for (const auto& c : right->schema()) schema_.push_back(c);
+  if (!filtering)
+    for (const auto& c : right->schema()) schema_.push_back(c);
   auto add_key = [&](int c) {
     if (std::find(stream_key.begin(), stream_key.end(), c) == stream_key.end()) stream_key.push_back(c);
   };
   for (int k : left->stream_key) add_key(k);
-  for (int k : right->stream_key) add_key(nl + k);
+  if (!filtering)
+    for (int k : right->stream_key) add_key(nl + k);
   for (int k : left_keys) add_key(k);
-  for (int k : right_keys) add_key(nl + k);
+  if (!filtering)
+    for (int k : right_keys) add_key(nl + k);
   std::vector<int> rkeys;
   for (int k : right_keys) rkeys.push_back(nl + k);
   if (left_keys.empty()) distribution = Distribution::Single();
-  else if (type == JoinType::kInner || type == JoinType::kLeft) distribution = Distribution::Hash(left_keys);
+  else if (type != JoinType::kRight && type != JoinType::kFull) distribution = Distribution::Hash(left_keys);
   else if (type == JoinType::kRight) distribution = Distribution::Hash(rkeys);
   else distribution = Distribution::Any();
-  append_only = type == JoinType::kInner && left->append_only && right->append_only;
+  append_only = (type == JoinType::kInner || type == JoinType::kSemi) && left->append_only && right->append_only;
   inputs_.push_back(std::move(left));
   inputs_.push_back(std::move(right));
 }

@@ -163,9 +163,10 @@ class StreamHashAggNode : public StreamNode {
 };
 
 // Equi-join of two inputs hashed on their join keys (inner, left, right,
-// full; no keys: one actor). Output: left columns, then right columns.
-// The stream key is both sides' stream keys plus both join keys, so that
-// every output key is produced by exactly one actor.
+// full, semi, anti; no keys: one actor). Output: left columns, then right
+// columns (semi, anti: left columns). The stream key is the output sides'
+// stream keys plus their join keys, so that every output key is produced
+// by exactly one actor.
 class StreamHashJoinNode : public StreamNode {
  public:
   StreamHashJoinNode(JoinType type, StreamNodePtr left, StreamNodePtr right, std::vector<int> left_keys,

@@ -50,8 +50,11 @@ class StreamPlanChecker {
           if (l[j.left_keys[i]].type.physical() != r[j.right_keys[i]].type.physical())
             Fail(n, "joins keys of different types");
         }
-        if (out.size() != l.size() + r.size()) Fail(n, "does not output both inputs' columns");
-        if (j.condition) Expr(out, *j.condition);
+        std::vector<PlanColumn> pair = l;
+        pair.insert(pair.end(), r.begin(), r.end());
+        const bool filtering = j.type == JoinType::kSemi || j.type == JoinType::kAnti;
+        if (out.size() != (filtering ? l.size() : pair.size())) Fail(n, "does not output its inputs' columns");
+        if (j.condition) Expr(pair, *j.condition);
         break;
       }
       case StreamNode::Kind::kHashAgg: {

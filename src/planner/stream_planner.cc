@@ -228,7 +228,7 @@ class StreamPlanner {
   // prefix: its condition is remapped onto the raw layout and a projection
   // restores [left logical, right logical, hidden...] above it.
   StreamNodePtr VisitJoin(JoinNode* j) {
-    if (j->type == JoinType::kSemi || j->type == JoinType::kAnti) Unsupported("IN/EXISTS subqueries (semi and anti joins)");
+    if (j->null_aware) return VisitNullAwareAntiJoin(j);
     if (j->condition) CheckStreamable(*j->condition);
     StreamNodePtr sides[2] = {Visit(j->child(0)), Visit(j->child(1))};
     const int logical[2] = {int(j->child(0)->schema().size()), int(j->child(1)->schema().size())};
@@ -287,7 +287,8 @@ class StreamPlanner {
       spec.dist_key = keys[s];
       (s == 0 ? join->left_table : join->right_table) = AddInternal(std::move(spec));
     }
-    if (raw_left == logical[0]) return join;  // the logical columns are already a prefix
+    // The logical columns are already a prefix (a semi or anti join's are its left's).
+    if (raw_left == logical[0] || j->type == JoinType::kSemi || j->type == JoinType::kAnti) return join;
     // Back to the logical layout; Project appends the stream key columns
     // (both sides' keys and hidden join keys) as hidden columns.
     std::vector<ExprPtr> exprs;
@@ -299,6 +300,50 @@ class StreamPlanner {
       schema.push_back(col);
     }
     return Project(std::move(join), std::move(exprs), std::move(schema));
+  }
+
+  // NOT IN whose sides may be NULL (subquery_unnesting.h): the anti join on
+  // the key, whose rows then stay only while the subquery has no row, or
+  // has no NULL and theirs is not NULL: an inner join with the subquery's
+  // two counts (one row, one actor), which also keeps them up to date.
+  StreamNodePtr VisitNullAwareAntiJoin(JoinNode* j) {
+    const int width = int(j->child(0)->schema().size());
+    const Expression& x = *j->left_keys[0];
+    const Expression& y = *j->right_keys[0];
+    auto test = [](Expression::Kind kind, ExprPtr e) {
+      std::vector<ExprPtr> c;
+      c.push_back(std::move(e));
+      return std::make_unique<OperatorExpr>(kind, DataType::Boolean(), std::move(c));
+    };
+    auto both = [](Expression::Kind kind, ExprPtr a, ExprPtr b) {
+      std::vector<ExprPtr> c;
+      c.push_back(std::move(a));
+      c.push_back(std::move(b));
+      return std::make_unique<OperatorExpr>(kind, DataType::Boolean(), std::move(c));
+    };
+    auto is_zero = [](int column) {
+      std::vector<ExprPtr> args;
+      args.push_back(std::make_unique<ColumnRefExpr>(column, DataType::Int64()));
+      args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
+      return CallExactly("=", std::move(args));
+    };
+    std::vector<AggregateCall> calls;
+    calls.push_back({ResolveAggregate("count", {}, true), {}, false, nullptr, {}});
+    calls.push_back({ResolveAggregate("count", {}, true), {}, false, test(Expression::Kind::kIsNull, y.Clone()), {}});
+    std::vector<PlanColumn> count_schema{{"_rows", DataType::Int64(), "", true}, {"_nulls", DataType::Int64(), "", true}};
+    auto counts = std::make_unique<AggregateNode>(ClonePlan(*j->child(1)), std::vector<ExprPtr>{}, std::move(calls), count_schema);
+    std::vector<PlanColumn> schema = j->schema();
+    auto anti = std::make_unique<JoinNode>(JoinType::kAnti, std::move(j->children()[0]), std::move(j->children()[1]),
+                                           j->condition ? j->condition->Clone() : nullptr);
+    anti->left_keys.push_back(x.Clone());
+    anti->right_keys.push_back(y.Clone());
+    ExprPtr keep = both(Expression::Kind::kOr, is_zero(width),
+                        both(Expression::Kind::kAnd, test(Expression::Kind::kIsNotNull, x.Clone()), is_zero(width + 1)));
+    auto joined = std::make_unique<JoinNode>(JoinType::kInner, std::move(anti), std::move(counts), std::move(keep));
+    std::vector<ExprPtr> exprs;
+    for (int c = 0; c < width; c++) exprs.push_back(std::make_unique<ColumnRefExpr>(c, schema[size_t(c)].type, schema[size_t(c)].name));
+    ProjectNode project(std::move(joined), std::move(exprs), schema);
+    return Visit(&project);
   }
 
   // Whether the node's stream key can be NULL in every column, so that

@@ -22,8 +22,9 @@ size_t HashJoinOperator::EntryBytes(const std::string& sk, const Entry& e) {
 
 HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval)
     : type_(type), sides_{std::move(left), std::move(right)}, condition_(std::move(condition)), eval_(std::move(eval)) {
-  output_types_ = sides_[0].types;
-  output_types_.insert(output_types_.end(), sides_[1].types.begin(), sides_[1].types.end());
+  pair_types_ = sides_[0].types;
+  pair_types_.insert(pair_types_.end(), sides_[1].types.begin(), sides_[1].types.end());
+  output_types_ = filtering() ? sides_[0].types : pair_types_;
   out_ = DataChunk(output_types_);
 }
 
@@ -128,7 +129,7 @@ void HashJoinOperator::AppendSide(int side, RowRef ref, DataChunk* out, size_t f
 void HashJoinOperator::EmitRow(Op op, RowRef left, RowRef right) {
   out_ops_.push_back(op);
   AppendSide(0, left, &out_, 0);
-  AppendSide(1, right, &out_, sides_[0].types.size());
+  if (!filtering()) AppendSide(1, right, &out_, sides_[0].types.size());
   if (out_ops_.size() >= kChunkSize) FlushOutput();
 }
 
@@ -145,6 +146,10 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
                                        : (type_ == JoinType::kRight || type_ == JoinType::kFull);
   const bool preserve_other = side == 0 ? (type_ == JoinType::kRight || type_ == JoinType::kFull)
                                         : (type_ == JoinType::kLeft || type_ == JoinType::kFull);
+  // Semi and anti joins pass a left row on while it has a match / none:
+  // left rows keep their degrees too.
+  const bool semi = type_ == JoinType::kSemi;
+  const bool degrees_of_other = preserve_other || (filtering() && side == 1);
   const Side& me = sides_[side];
   const DataChunk& data = chunk.data();
   const size_t n = chunk.num_rows();
@@ -162,7 +167,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
   using EntryIt = std::map<std::string, Entry>::iterator;
   std::vector<Pending> batch;
   std::vector<EntryIt> pair_entries;
-  DataChunk pairs(output_types_);
+  DataChunk pairs(pair_types_);
 
   auto apply_batch = [&] {
     std::vector<uint8_t> ok(pair_entries.size(), 1);
@@ -179,7 +184,16 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         else EmitRow(op, theirs, ours);
       };
       auto entry = [](const Entry* m) { return RowRef{nullptr, 0, &m->cells}; };
-      if (insert) {
+      if (filtering() && side == 0) {
+        if (matches.empty() != semi) EmitRow(insert ? Op::kInsert : Op::kDelete, mine, RowRef{});
+      } else if (filtering()) {
+        // A left row's first match passes it (semi) or withdraws it (anti);
+        // its last match's going does the opposite.
+        for (Entry* m : matches) {
+          if (insert ? m->degree++ == 0 : --m->degree == 0)
+            EmitRow(insert == semi ? Op::kInsert : Op::kDelete, entry(m), RowRef{});
+        }
+      } else if (insert) {
         if (matches.empty() && preserve_mine) emit(Op::kInsert, mine, RowRef{});
         for (Entry* m : matches) {
           if (preserve_other) {
@@ -198,7 +212,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
           }
         }
       }
-      if (preserve_other && !matches.empty()) {
+      if (degrees_of_other && !matches.empty()) {
         // Persist the matched rows' new degrees.
         for (size_t i = 0; i < p.num_pairs; i++) {
           EntryIt m = pair_entries[p.first_pair + i];
@@ -230,7 +244,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
     }
     batch.clear();
     pair_entries.clear();
-    pairs = DataChunk(output_types_);
+    pairs = DataChunk(pair_types_);
   };
 
   for (size_t r = 0; r < n; r++) {
@@ -245,7 +259,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
     if (null_key) {
       // Never matches; an outer join still shows it (padded) while it exists.
       bool insert = IsInsertOp(chunk.ops()[r]);
-      if (preserve_mine) {
+      if (preserve_mine || (type_ == JoinType::kAnti && side == 0)) {
         RowRef mine{&data, r, nullptr};
         EmitRow(insert ? Op::kInsert : Op::kDelete, side == 0 ? mine : RowRef{}, side == 0 ? RowRef{} : mine);
       }

@@ -1,5 +1,5 @@
-// HashJoin: an incremental equi-join (inner, left, right or full outer),
-// with an optional extra condition over the joined row.
+// HashJoin: an incremental equi-join (inner, left, right or full outer,
+// semi or anti), with an optional extra condition over the joined row.
 //
 // Both inputs arrive hashed on the join key, so matching rows meet in one
 // actor. Each side keeps its rows, grouped by join key, in memory and in
@@ -11,8 +11,10 @@
 // join keys every row has the same (empty) key: a nested-loop join on one
 // actor.
 //
-// Output: left columns then right columns. Update pairs are emitted as a
-// Delete and an Insert (their matches may differ).
+// Output: left columns then right columns (semi and anti joins: the left
+// columns; a left row is passed on while it has a match, or none, as its
+// degree says). Update pairs are emitted as a Delete and an Insert (their
+// matches may differ).
 //
 // Rows kept in memory are in the row encoding (common/encoding.h), a
 // fifth of the size of a Row of Values, and decoded only when they match:
@@ -77,6 +79,7 @@ class HashJoinOperator : public StreamOperator {
   // Appends one side's columns of `ref` to `out` from column `first` on.
   void AppendSide(int side, RowRef ref, DataChunk* out, size_t first) const;
   void FlushOutput();
+  bool filtering() const { return type_ == JoinType::kSemi || type_ == JoinType::kAnti; }
 
   JoinType type_;
   Side sides_[2];
@@ -88,6 +91,7 @@ class HashJoinOperator : public StreamOperator {
   std::vector<Bucket*> written_;  // buckets written in the current epoch
   size_t bytes_ = 0;
   StateCacheShare share_;
+  std::vector<DataType> pair_types_;    // left ++ right: what the condition reads
   std::vector<DataType> output_types_;
   std::vector<Op> out_ops_;
   DataChunk out_;

@@ -1,0 +1,632 @@
+#include "planner/subquery_unnesting.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "planner/optimizer.h"
+#include "planner/subquery.h"
+
+namespace freshet {
+
+namespace {
+
+// ---- What reads the outer query ----
+
+void PlanOuterLevels(const PlanNode& n, int depth, std::set<int>* levels);
+
+// The enclosing levels e reads, relative to the plan being examined (1: the
+// query immediately around it); `depth` is how many subqueries deep e is.
+void OuterLevels(const Expression& e, int depth, std::set<int>* levels) {
+  if (const auto* o = dynamic_cast<const OuterRefExpr*>(&e)) {
+    if (o->levels_up > depth) levels->insert(o->levels_up - depth);
+    return;
+  }
+  if (e.kind() == Expression::Kind::kSubquery) PlanOuterLevels(*static_cast<const SubqueryExpr&>(e).plan, depth + 1, levels);
+  for (const auto& c : e.children())
+    if (c) OuterLevels(*c, depth, levels);
+}
+
+void ForEachExpression(const PlanNode& n, const std::function<void(const Expression&)>& fn) {
+  auto each = [&](const std::vector<ExprPtr>& exprs) {
+    for (const auto& e : exprs)
+      if (e) fn(*e);
+  };
+  auto one = [&](const ExprPtr& e) {
+    if (e) fn(*e);
+  };
+  auto keys = [&](const std::vector<SortKey>& ks) {
+    for (const auto& k : ks) fn(*k.expr);
+  };
+  switch (n.kind()) {
+    case PlanNode::Kind::kFilter: one(static_cast<const FilterNode&>(n).predicate); break;
+    case PlanNode::Kind::kProject: each(static_cast<const ProjectNode&>(n).exprs); break;
+    case PlanNode::Kind::kProjectSet: each(static_cast<const ProjectSetNode&>(n).exprs); break;
+    case PlanNode::Kind::kAggregate: {
+      const auto& a = static_cast<const AggregateNode&>(n);
+      each(a.group_keys);
+      for (const auto& call : a.aggs) {
+        each(call.args);
+        one(call.filter);
+        keys(call.order_by);
+      }
+      break;
+    }
+    case PlanNode::Kind::kJoin: {
+      const auto& j = static_cast<const JoinNode&>(n);
+      one(j.condition);
+      each(j.left_keys);
+      each(j.right_keys);
+      break;
+    }
+    case PlanNode::Kind::kLateralJoin: one(static_cast<const LateralJoinNode&>(n).condition); break;
+    case PlanNode::Kind::kSort: keys(static_cast<const SortNode&>(n).keys); break;
+    case PlanNode::Kind::kLimit: {
+      const auto& l = static_cast<const LimitNode&>(n);
+      one(l.limit_value);
+      one(l.offset_value);
+      break;
+    }
+    case PlanNode::Kind::kValues:
+      for (const auto& row : static_cast<const ValuesNode&>(n).rows) each(row);
+      break;
+    case PlanNode::Kind::kTableFunction: each(static_cast<const TableFunctionNode&>(n).args); break;
+    case PlanNode::Kind::kWindow:
+      for (const auto& call : static_cast<const WindowNode&>(n).calls) {
+        each(call.partition_by);
+        keys(call.order_by);
+      }
+      break;
+    default: break;
+  }
+}
+
+void PlanOuterLevels(const PlanNode& n, int depth, std::set<int>* levels) {
+  ForEachExpression(n, [&](const Expression& e) { OuterLevels(e, depth, levels); });
+  for (size_t i = 0; i < n.children().size(); i++) {
+    // A LATERAL item runs once per row of the items before it, one level down.
+    bool lateral = n.kind() == PlanNode::Kind::kLateralJoin && i == 1;
+    PlanOuterLevels(*n.child(i), depth + (lateral ? 1 : 0), levels);
+  }
+}
+
+bool ReadsOuter(const Expression& e) {
+  std::set<int> levels;
+  OuterLevels(e, 0, &levels);
+  return !levels.empty();
+}
+
+bool PlanReadsOuter(const PlanNode& n) {
+  std::set<int> levels;
+  PlanOuterLevels(n, 0, &levels);
+  return !levels.empty();
+}
+
+bool HasColumnRef(const Expression& e) {
+  if (dynamic_cast<const ColumnRefExpr*>(&e)) return true;
+  for (const auto& c : e.children())
+    if (c && HasColumnRef(*c)) return true;
+  return false;
+}
+
+// ---- Expression rewriting ----
+
+ExprPtr Column(int index, const DataType& type, const std::string& name = "") {
+  return std::make_unique<ColumnRefExpr>(index, type, name);
+}
+
+std::vector<ExprPtr> Identity(const PlanNode& n) {
+  std::vector<ExprPtr> out;
+  for (size_t i = 0; i < n.schema().size(); i++) out.push_back(Column(int(i), n.schema()[i].type, n.schema()[i].name));
+  return out;
+}
+
+// e with each column reference i replaced by a copy of values[i].
+ExprPtr Substitute(const Expression& e, const std::vector<ExprPtr>& values) {
+  if (const auto* c = dynamic_cast<const ColumnRefExpr*>(&e)) return values.at(size_t(c->index()))->Clone();
+  ExprPtr copy = e.Clone();
+  for (size_t i = 0; i < e.children().size(); i++)
+    if (e.children()[i]) copy->children()[i] = Substitute(*e.children()[i], values);
+  return copy;
+}
+
+// An expression over the outer row (OuterRefExprs one level up) and the
+// subquery's row, moved onto a join's row: the outer row's columns first,
+// then the subquery's from `outer_width` on.
+ExprPtr OntoJoinRow(ExprPtr e, int outer_width) {
+  ShiftColumns(e.get(), outer_width);
+  std::function<ExprPtr(ExprPtr)> resolve = [&](ExprPtr x) -> ExprPtr {
+    if (const auto* o = dynamic_cast<const OuterRefExpr*>(x.get()))
+      return Column(o->index, o->type(), o->name);
+    for (auto& c : x->children())
+      if (c) c = resolve(std::move(c));
+    return x;
+  };
+  return resolve(std::move(e));
+}
+
+ExprPtr Not(ExprPtr e) {
+  std::vector<ExprPtr> c;
+  c.push_back(std::move(e));
+  return std::make_unique<OperatorExpr>(Expression::Kind::kNot, DataType::Boolean(), std::move(c));
+}
+
+ExprPtr Test(Expression::Kind kind, ExprPtr e) {
+  std::vector<ExprPtr> c;
+  c.push_back(std::move(e));
+  return std::make_unique<OperatorExpr>(kind, DataType::Boolean(), std::move(c));
+}
+
+ExprPtr Call(const ScalarFunction* fn, ExprPtr a, ExprPtr b) {
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(a));
+  args.push_back(std::move(b));
+  return std::make_unique<FunctionExpr>(fn, std::move(args));
+}
+
+// ---- Pulling the correlation out of a subquery's plan ----
+
+struct Pulled {
+  PlanPtr plan;                     // reads nothing of the outer query
+  std::vector<ExprPtr> conditions;  // over the outer row and plan's row
+  std::vector<ExprPtr> outputs;     // the subquery's columns, over the same
+  // The subquery is an aggregate without GROUP BY, grouped here by its
+  // correlation keys: every outer row has exactly one row, and one that
+  // matches no group sees each aggregate's value over no rows — NULL, but
+  // for the plan columns listed here.
+  bool one_row_per_outer = false;
+  std::map<int, Value> empty_values;
+};
+
+std::optional<Pulled> Pull(PlanPtr node);
+
+// Splits correlation conditions that are all equalities `outer = inner`
+// (each side reading only one of the two) into their sides; false when
+// one is not.
+struct Equality {
+  const ScalarFunction* fn;
+  bool outer_first;
+  ExprPtr outer, inner;
+};
+
+bool SplitEqualities(std::vector<ExprPtr> conditions, std::vector<Equality>* out) {
+  for (auto& c : conditions) {
+    if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2) return false;
+    const ScalarFunction* fn = static_cast<const FunctionExpr&>(*c).function();
+    if (fn->name != "=") return false;
+    ExprPtr& a = c->children()[0];
+    ExprPtr& b = c->children()[1];
+    auto outer_only = [](const Expression& e) { return ReadsOuter(e) && !HasColumnRef(e); };
+    auto inner_only = [](const Expression& e) { return !ReadsOuter(e) && HasColumnRef(e); };
+    if (outer_only(*a) && inner_only(*b)) out->push_back({fn, true, std::move(a), std::move(b)});
+    else if (inner_only(*a) && outer_only(*b)) out->push_back({fn, false, std::move(b), std::move(a)});
+    else return false;
+  }
+  return true;
+}
+
+ExprPtr EqualityOn(Equality& eq, ExprPtr inner) {
+  return eq.outer_first ? Call(eq.fn, std::move(eq.outer), std::move(inner)) : Call(eq.fn, std::move(inner), std::move(eq.outer));
+}
+
+bool AnyReadsOuter(const std::vector<ExprPtr>& exprs) {
+  for (const auto& e : exprs)
+    if (e && ReadsOuter(*e)) return true;
+  return false;
+}
+
+bool AnyContainsSubquery(const PlanNode& n) {
+  bool found = false;
+  ForEachExpression(n, [&](const Expression& e) { found |= ContainsSubquery(e); });
+  return found;
+}
+
+std::optional<Pulled> PullAggregate(std::unique_ptr<AggregateNode> a) {
+  std::optional<Pulled> in = Pull(std::move(a->children()[0]));
+  if (!in || in->one_row_per_outer) return std::nullopt;
+  std::vector<Equality> eqs;
+  if (!SplitEqualities(std::move(in->conditions), &eqs)) return std::nullopt;
+  std::vector<ExprPtr> keys;
+  for (const auto& k : a->group_keys) keys.push_back(Substitute(*k, in->outputs));
+  std::vector<AggregateCall> calls;
+  for (const auto& call : a->aggs) {
+    AggregateCall c{call.sig, {}, call.distinct, call.filter ? Substitute(*call.filter, in->outputs) : nullptr, {}};
+    for (const auto& arg : call.args) c.args.push_back(Substitute(*arg, in->outputs));
+    for (const auto& k : call.order_by) c.order_by.push_back({Substitute(*k.expr, in->outputs), k.descending, k.nulls_first});
+    if (AnyReadsOuter(c.args) || (c.filter && ReadsOuter(*c.filter))) return std::nullopt;
+    for (const auto& k : c.order_by)
+      if (ReadsOuter(*k.expr)) return std::nullopt;
+    calls.push_back(std::move(c));
+  }
+  if (AnyReadsOuter(keys)) return std::nullopt;
+  const size_t k = keys.size(), m = eqs.size();
+  std::vector<PlanColumn> schema(a->schema().begin(), a->schema().begin() + std::ptrdiff_t(k));
+  for (size_t i = 0; i < m; i++) {
+    schema.push_back(PlanColumn{"_correlation" + std::to_string(i + 1), eqs[i].inner->type(), "", true});
+    keys.push_back(std::move(eqs[i].inner));
+  }
+  schema.insert(schema.end(), a->schema().begin() + std::ptrdiff_t(k), a->schema().end());
+  Pulled out;
+  out.plan = std::make_unique<AggregateNode>(std::move(in->plan), std::move(keys), std::move(calls), schema);
+  for (size_t i = 0; i < a->schema().size(); i++) {
+    int column = int(i < k ? i : i + m);
+    out.outputs.push_back(Column(column, schema[size_t(column)].type, schema[size_t(column)].name));
+  }
+  for (size_t i = 0; i < m; i++) {
+    int column = int(k + i);
+    out.conditions.push_back(EqualityOn(eqs[i], Column(column, schema[size_t(column)].type)));
+  }
+  if (k == 0) {
+    out.one_row_per_outer = true;
+    for (size_t j = 0; j < a->aggs.size(); j++) {
+      AggKind kind = a->aggs[j].sig.kind;
+      if (kind == AggKind::kCount || kind == AggKind::kCountStar) out.empty_values[int(m + j)] = Value::Int64(0);
+    }
+  }
+  return out;
+}
+
+std::optional<Pulled> PullDistinct(PlanPtr node) {
+  std::optional<Pulled> in = Pull(std::move(node->children()[0]));
+  if (!in || in->one_row_per_outer || AnyReadsOuter(in->outputs)) return std::nullopt;
+  std::vector<Equality> eqs;
+  if (!SplitEqualities(std::move(in->conditions), &eqs)) return std::nullopt;
+  std::vector<PlanColumn> schema = node->schema();
+  std::vector<ExprPtr> exprs = std::move(in->outputs);
+  for (size_t i = 0; i < eqs.size(); i++) {
+    schema.push_back(PlanColumn{"_correlation" + std::to_string(i + 1), eqs[i].inner->type(), "", true});
+    exprs.push_back(std::move(eqs[i].inner));
+  }
+  Pulled out;
+  out.plan = std::make_unique<DistinctNode>(std::make_unique<ProjectNode>(std::move(in->plan), std::move(exprs), schema));
+  out.outputs = Identity(*node);
+  const int width = int(node->schema().size());
+  for (size_t i = 0; i < eqs.size(); i++)
+    out.conditions.push_back(EqualityOn(eqs[i], Column(width + int(i), schema[size_t(width) + i].type)));
+  return out;
+}
+
+std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j) {
+  if (!j->left_keys.empty()) return std::nullopt;  // unnesting runs before the optimizer sets keys
+  const int right_width = int(j->child(1)->schema().size());
+  if (j->type == JoinType::kInner) {
+    std::optional<Pulled> l = Pull(std::move(j->children()[0]));
+    std::optional<Pulled> r = l ? Pull(std::move(j->children()[1])) : std::nullopt;
+    if (!r || l->one_row_per_outer || r->one_row_per_outer) return std::nullopt;
+    const int lw = int(l->plan->schema().size());
+    Pulled out;
+    out.outputs = std::move(l->outputs);
+    for (auto& e : r->outputs) {
+      ShiftColumns(e.get(), lw);
+      out.outputs.push_back(std::move(e));
+    }
+    out.conditions = std::move(l->conditions);
+    for (auto& e : r->conditions) {
+      ShiftColumns(e.get(), lw);
+      out.conditions.push_back(std::move(e));
+    }
+    std::vector<ExprPtr> local;
+    if (j->condition) {
+      std::vector<ExprPtr> conjuncts;
+      SplitConjuncts(Substitute(*j->condition, out.outputs), &conjuncts);
+      for (auto& c : conjuncts) (ReadsOuter(*c) ? out.conditions : local).push_back(std::move(c));
+    }
+    out.plan = std::make_unique<JoinNode>(JoinType::kInner, std::move(l->plan), std::move(r->plan), MakeConjunction(std::move(local)));
+    return out;
+  }
+  // An outer or semi join: the correlation may only be on the left, the
+  // side whose rows pass through (or are padded).
+  if (j->type != JoinType::kLeft && j->type != JoinType::kSemi && j->type != JoinType::kAnti) return std::nullopt;
+  if (PlanReadsOuter(*j->child(1)) || (j->condition && ReadsOuter(*j->condition))) return std::nullopt;
+  std::optional<Pulled> l = Pull(std::move(j->children()[0]));
+  if (!l || l->one_row_per_outer) return std::nullopt;
+  const int lw = int(l->plan->schema().size());
+  const auto& right_schema = j->child(1)->schema();
+  std::vector<ExprPtr> row = std::move(l->outputs);
+  const size_t left_columns = row.size();
+  for (int c = 0; c < right_width; c++) row.push_back(Column(lw + c, right_schema[size_t(c)].type, right_schema[size_t(c)].name));
+  ExprPtr condition = j->condition ? Substitute(*j->condition, row) : nullptr;
+  if (condition && ReadsOuter(*condition)) return std::nullopt;
+  if (j->type != JoinType::kLeft) row.resize(left_columns);
+  Pulled out;
+  out.plan = std::make_unique<JoinNode>(j->type, std::move(l->plan), std::move(j->children()[1]), std::move(condition));
+  out.outputs = std::move(row);
+  out.conditions = std::move(l->conditions);
+  return out;
+}
+
+std::optional<Pulled> Pull(PlanPtr node) {
+  if (!PlanReadsOuter(*node)) {
+    Pulled out;
+    out.outputs = Identity(*node);
+    out.plan = std::move(node);
+    return out;
+  }
+  if (AnyContainsSubquery(*node)) return std::nullopt;
+  switch (node->kind()) {
+    case PlanNode::Kind::kFilter: {
+      auto* f = static_cast<FilterNode*>(node.get());
+      std::optional<Pulled> in = Pull(std::move(f->children()[0]));
+      // A filter over a correlated aggregate without GROUP BY (HAVING) would
+      // also have to judge the row an outer row without a group sees.
+      if (!in || in->one_row_per_outer) return std::nullopt;
+      std::vector<ExprPtr> conjuncts, local;
+      SplitConjuncts(Substitute(*f->predicate, in->outputs), &conjuncts);
+      for (auto& c : conjuncts) (ReadsOuter(*c) ? in->conditions : local).push_back(std::move(c));
+      if (!local.empty()) in->plan = std::make_unique<FilterNode>(std::move(in->plan), MakeConjunction(std::move(local)));
+      return in;
+    }
+    case PlanNode::Kind::kProject: {
+      auto* p = static_cast<ProjectNode*>(node.get());
+      std::optional<Pulled> in = Pull(std::move(p->children()[0]));
+      if (!in) return std::nullopt;
+      std::vector<ExprPtr> outputs;
+      for (const auto& e : p->exprs) outputs.push_back(Substitute(*e, in->outputs));
+      in->outputs = std::move(outputs);
+      return in;
+    }
+    case PlanNode::Kind::kSort:  // order does not matter to a subquery without LIMIT
+      return Pull(std::move(node->children()[0]));
+    case PlanNode::Kind::kLimit: {
+      // LIMIT n >= 1 over one row per outer row changes nothing.
+      auto* l = static_cast<LimitNode*>(node.get());
+      if (l->limit_value || l->offset_value || l->with_ties || l->offset != 0 || l->limit == 0) return std::nullopt;
+      std::optional<Pulled> in = Pull(std::move(l->children()[0]));
+      if (!in || !in->one_row_per_outer) return std::nullopt;
+      return in;
+    }
+    case PlanNode::Kind::kAggregate:
+      return PullAggregate(std::unique_ptr<AggregateNode>(static_cast<AggregateNode*>(node.release())));
+    case PlanNode::Kind::kDistinct: return PullDistinct(std::move(node));
+    case PlanNode::Kind::kJoin: return PullJoin(std::unique_ptr<JoinNode>(static_cast<JoinNode*>(node.release())));
+    default: return std::nullopt;
+  }
+}
+
+// Whether a plan that reads nothing outside it returns at most one row.
+bool AtMostOneRow(const PlanNode& n) {
+  switch (n.kind()) {
+    case PlanNode::Kind::kAggregate: return static_cast<const AggregateNode&>(n).group_keys.empty();
+    case PlanNode::Kind::kProject:
+    case PlanNode::Kind::kFilter:
+    case PlanNode::Kind::kSort: return AtMostOneRow(*n.child());
+    case PlanNode::Kind::kLimit: {
+      const auto& l = static_cast<const LimitNode&>(n);
+      return (!l.limit_value && !l.with_ties && l.limit >= 0 && l.limit <= 1) || AtMostOneRow(*n.child());
+    }
+    case PlanNode::Kind::kValues: return static_cast<const ValuesNode&>(n).rows.size() <= 1;
+    default: return false;
+  }
+}
+
+// Whether column `c` of the plan's output can never be NULL (a table's
+// primary key or NOT NULL column, passed on unchanged).
+bool NeverNull(const PlanNode& n, int c) {
+  switch (n.kind()) {
+    case PlanNode::Kind::kScan: {
+      const TableCatalog& t = *static_cast<const ScanNode&>(n).table;
+      if (t.kind != RelationKind::kTable || size_t(c) >= t.columns.size()) return false;
+      return t.columns[size_t(c)].not_null || t.columns[size_t(c)].hidden ||
+             std::find(t.pk.begin(), t.pk.end(), c) != t.pk.end();
+    }
+    case PlanNode::Kind::kFilter:
+    case PlanNode::Kind::kSort:
+    case PlanNode::Kind::kLimit:
+    case PlanNode::Kind::kDistinct: return NeverNull(*n.child(), c);
+    case PlanNode::Kind::kProject: {
+      const Expression& e = *static_cast<const ProjectNode&>(n).exprs[size_t(c)];
+      if (const auto* col = dynamic_cast<const ColumnRefExpr*>(&e)) return NeverNull(*n.child(), col->index());
+      return e.kind() == Expression::Kind::kConstant && !static_cast<const ConstantExpr&>(e).value().is_null();
+    }
+    case PlanNode::Kind::kJoin: {
+      const auto& j = static_cast<const JoinNode&>(n);
+      const int lw = int(n.child(0)->schema().size());
+      if (c < lw) return (j.type == JoinType::kInner || j.type == JoinType::kLeft || j.type == JoinType::kSemi ||
+                          j.type == JoinType::kAnti) && NeverNull(*n.child(0), c);
+      return j.type == JoinType::kInner && NeverNull(*n.child(1), c - lw);
+    }
+    default: return false;
+  }
+}
+
+bool NeverNull(const PlanNode& n, const Expression& e) {
+  if (const auto* col = dynamic_cast<const ColumnRefExpr*>(&e)) return NeverNull(n, col->index());
+  return e.kind() == Expression::Kind::kConstant && !static_cast<const ConstantExpr&>(e).value().is_null();
+}
+
+PlanPtr Unnest(PlanPtr plan);
+
+// The subquery's plan, ready to pull: a copy (the SubqueryExpr's plan may be
+// shared by copies of the expression), its own subqueries unnested.
+// Null when it reads a query further out than the one around it.
+PlanPtr SubqueryPlan(const SubqueryExpr& sq) {
+  std::set<int> levels;
+  PlanOuterLevels(*sq.plan, 0, &levels);
+  if (!levels.empty() && *levels.rbegin() > 1) return nullptr;
+  return Unnest(ClonePlan(*sq.plan));
+}
+
+// ---- Semi and anti joins ----
+
+// A WHERE conjunct [NOT] EXISTS / IN / op ANY / op ALL over `input`, as a
+// semi or anti join of input; null when it is not one, or cannot be.
+PlanPtr AsSemiOrAntiJoin(PlanPtr& input, const Expression& conjunct) {
+  const Expression* e = &conjunct;
+  bool negated = false;
+  if (e->kind() == Expression::Kind::kNot) {
+    e = e->children()[0].get();
+    negated = true;
+  }
+  if (e->kind() != Expression::Kind::kSubquery) return nullptr;
+  const auto& sq = static_cast<const SubqueryExpr&>(*e);
+  if (sq.subquery_kind != SubqueryKind::kExists && sq.subquery_kind != SubqueryKind::kAny &&
+      sq.subquery_kind != SubqueryKind::kAll)
+    return nullptr;
+  PlanPtr plan = SubqueryPlan(sq);
+  if (!plan) return nullptr;
+  const bool exists = sq.subquery_kind == SubqueryKind::kExists;
+  // Whether a row matches does not depend on duplicates or order (DISTINCT,
+  // ORDER BY), nor, for EXISTS, on the select list or a LIMIT that keeps a
+  // row.
+  for (PlanPtr* at = &plan;;) {
+    PlanNode* n = at->get();
+    auto* l = n->kind() == PlanNode::Kind::kLimit ? static_cast<LimitNode*>(n) : nullptr;
+    bool keeps_one = l && !l->limit_value && !l->offset_value && !l->with_ties && l->offset == 0 && l->limit != 0;
+    if (n->kind() == PlanNode::Kind::kDistinct || n->kind() == PlanNode::Kind::kSort ||
+        (exists && (n->kind() == PlanNode::Kind::kProject || keeps_one)))
+      *at = std::move(n->children()[0]);
+    else if (n->kind() == PlanNode::Kind::kProject)
+      at = &n->children()[0];
+    else
+      break;
+  }
+  std::optional<Pulled> pulled = Pull(std::move(plan));
+  if (!pulled || pulled->one_row_per_outer) return nullptr;
+  const int width = int(input->schema().size());
+  std::vector<ExprPtr> conditions;
+  for (auto& c : pulled->conditions) conditions.push_back(OntoJoinRow(std::move(c), width));
+  JoinType type = negated ? JoinType::kAnti : JoinType::kSemi;
+  if (exists && conditions.empty()) {
+    // Uncorrelated: whether the subquery has a row at all, asked of its
+    // row count once instead of pairing every row with every row.
+    AggregateCall count{ResolveAggregate("count", {}, true), {}, false, nullptr, {}};
+    std::vector<AggregateCall> calls;
+    calls.push_back(std::move(count));
+    std::vector<PlanColumn> schema{{"count", DataType::Int64(), ""}};
+    pulled->plan = std::make_unique<AggregateNode>(std::move(pulled->plan), std::vector<ExprPtr>{}, std::move(calls), schema);
+    std::vector<ExprPtr> args;
+    args.push_back(Column(width, DataType::Int64()));
+    args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
+    conditions.push_back(CallExactly(">", std::move(args)));
+  }
+  if (!exists) {
+    // The row comparison: every column's (=), or any column's (<>).
+    std::vector<ExprPtr> parts;
+    for (size_t i = 0; i < sq.compares.size(); i++)
+      parts.push_back(Call(sq.compares[i], sq.children()[i]->Clone(), OntoJoinRow(pulled->outputs[i]->Clone(), width)));
+    ExprPtr cmp = parts.size() == 1 ? std::move(parts[0])
+                                    : std::make_unique<OperatorExpr>(sq.row_any_column ? Expression::Kind::kOr : Expression::Kind::kAnd,
+                                                                     DataType::Boolean(), std::move(parts));
+    const bool any = sq.subquery_kind == SubqueryKind::kAny;
+    const bool not_in = any && negated && sq.compares.size() == 1 && sq.compares[0]->name == "=";
+    if (not_in && NeverNull(*input, *sq.children()[0]) && NeverNull(*pulled->plan, *pulled->outputs[0])) {
+      // NOT IN where neither side can be NULL: a plain (hashed) anti join.
+      type = JoinType::kAnti;
+      conditions.push_back(std::move(cmp));
+    } else if (not_in && conditions.empty()) {
+      // NOT IN: a hashed anti join, where a NULL on either side (once the
+      // subquery has a row) drops the row.
+      auto join = std::make_unique<JoinNode>(JoinType::kAnti, std::move(input), std::move(pulled->plan), nullptr);
+      join->left_keys.push_back(sq.children()[0]->Clone());
+      join->right_keys.push_back(pulled->outputs[0]->Clone());
+      join->null_aware = true;
+      return join;
+    } else if (any && !negated) {
+      conditions.push_back(std::move(cmp));  // x op ANY: a row where the comparison holds
+    } else if (any) {
+      // NOT (x op ANY): no row where the comparison holds or is unknown.
+      type = JoinType::kAnti;
+      conditions.push_back(Not(Test(Expression::Kind::kIsFalse, std::move(cmp))));
+    } else if (!negated) {
+      // x op ALL: no row where the comparison fails or is unknown.
+      type = JoinType::kAnti;
+      conditions.push_back(Not(Test(Expression::Kind::kIsTrue, std::move(cmp))));
+    } else {
+      // NOT (x op ALL): a row where the comparison fails.
+      type = JoinType::kSemi;
+      conditions.push_back(Test(Expression::Kind::kIsFalse, std::move(cmp)));
+    }
+  }
+  return std::make_unique<JoinNode>(type, std::move(input), std::move(pulled->plan), MakeConjunction(std::move(conditions)));
+}
+
+// ---- Scalar subqueries ----
+
+// Replaces each scalar subquery in e (not inside another subquery) that can
+// be joined by the joined column's expression, joining `input` with it.
+void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
+  if (e->kind() == Expression::Kind::kSubquery) {
+    const auto& sq = static_cast<const SubqueryExpr&>(*e);
+    for (auto& c : e->children()) JoinScalarSubqueries(c, input);  // ANY/ALL's left operands
+    if (sq.subquery_kind != SubqueryKind::kScalar) return;
+    PlanPtr plan = SubqueryPlan(sq);
+    if (!plan) return;
+    const bool at_most_one = AtMostOneRow(*plan);
+    std::optional<Pulled> pulled = Pull(std::move(plan));
+    if (!pulled) return;
+    if (pulled->conditions.empty() ? !at_most_one : !pulled->one_row_per_outer) return;
+    const int width = int(input->schema().size());
+    // Padding gives NULL; an aggregate whose value over no rows is not
+    // NULL (count) is given that value where the outer row had no group.
+    std::vector<ExprPtr> columns = Identity(*pulled->plan);
+    for (const auto& [column, value] : pulled->empty_values) {
+      std::vector<ExprPtr> args;
+      args.push_back(std::move(columns[size_t(column)]));
+      args.push_back(std::make_unique<ConstantExpr>(value));
+      columns[size_t(column)] = std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, value.type(), std::move(args));
+    }
+    ExprPtr value = OntoJoinRow(Substitute(*pulled->outputs[0], columns), width);
+    std::vector<ExprPtr> conditions;
+    for (auto& c : pulled->conditions) conditions.push_back(OntoJoinRow(std::move(c), width));
+    input = std::make_unique<JoinNode>(JoinType::kLeft, std::move(input), std::move(pulled->plan), MakeConjunction(std::move(conditions)));
+    e = std::move(value);
+    return;
+  }
+  for (auto& c : e->children())
+    if (c) JoinScalarSubqueries(c, input);
+}
+
+// Keeps the first `width` columns of plan, when it has more.
+PlanPtr KeepColumns(PlanPtr plan, const std::vector<PlanColumn>& schema) {
+  if (plan->schema().size() == schema.size()) return plan;
+  std::vector<ExprPtr> exprs;
+  for (size_t i = 0; i < schema.size(); i++) exprs.push_back(Column(int(i), schema[i].type, schema[i].name));
+  return std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), schema);
+}
+
+PlanPtr UnnestFilter(std::unique_ptr<FilterNode> f) {
+  std::vector<ExprPtr> conjuncts, plain, rest;
+  SplitConjuncts(std::move(f->predicate), &conjuncts);
+  // Conjuncts without subqueries first, so that the joins see fewer rows.
+  for (auto& c : conjuncts) (ContainsSubquery(*c) ? rest : plain).push_back(std::move(c));
+  PlanPtr input = std::move(f->children()[0]);
+  if (!plain.empty()) input = std::make_unique<FilterNode>(std::move(input), MakeConjunction(std::move(plain)));
+  std::vector<ExprPtr> kept;
+  for (auto& c : rest) {
+    if (PlanPtr join = AsSemiOrAntiJoin(input, *c)) {
+      input = std::move(join);
+      continue;
+    }
+    JoinScalarSubqueries(c, input);
+    kept.push_back(std::move(c));
+  }
+  if (!kept.empty()) input = std::make_unique<FilterNode>(std::move(input), MakeConjunction(std::move(kept)));
+  return KeepColumns(std::move(input), f->schema());
+}
+
+PlanPtr UnnestProject(std::unique_ptr<ProjectNode> p) {
+  PlanPtr input = std::move(p->children()[0]);
+  for (auto& e : p->exprs)
+    if (ContainsSubquery(*e)) JoinScalarSubqueries(e, input);
+  return std::make_unique<ProjectNode>(std::move(input), std::move(p->exprs), p->schema());
+}
+
+PlanPtr Unnest(PlanPtr plan) {
+  for (auto& c : plan->children()) c = Unnest(std::move(c));
+  if (plan->kind() == PlanNode::Kind::kFilter && ContainsSubquery(*static_cast<FilterNode&>(*plan).predicate))
+    return UnnestFilter(std::unique_ptr<FilterNode>(static_cast<FilterNode*>(plan.release())));
+  if (plan->kind() == PlanNode::Kind::kProject) {
+    bool any = false;
+    for (const auto& e : static_cast<ProjectNode&>(*plan).exprs) any |= ContainsSubquery(*e);
+    if (any) return UnnestProject(std::unique_ptr<ProjectNode>(static_cast<ProjectNode*>(plan.release())));
+  }
+  return plan;
+}
+
+}  // namespace
+
+PlanPtr UnnestSubqueries(PlanPtr plan) { return Unnest(std::move(plan)); }
+
+}  // namespace freshet

@@ -1,0 +1,39 @@
+// Subqueries rewritten into joins (unnesting), so that every engine runs
+// them as set operations: the batch engine with hash joins instead of one
+// run of the subquery per outer row, the stream engine at all (a stream
+// job cannot run a query per row).
+//
+// The binder leaves each subquery as a SubqueryExpr holding its plan, whose
+// OuterRefExprs read the row of the node evaluating it (subquery.h). The
+// rewrite pulls the correlation out of the subquery's plan: conjuncts that
+// read the outer row move up through filters, projections, inner joins and
+// the preserved side of outer and semi joins, and through an aggregation
+// when they are equalities (outer = inner), which become its group keys
+// (Neumann and Kemper's "Unnesting Arbitrary Queries", the cases without
+// a domain join). What is left is a plan that reads nothing outside it,
+// and conditions over the outer row and that plan's row:
+//   * a WHERE/HAVING conjunct EXISTS, IN, op ANY, op ALL, or NOT of them,
+//     becomes a semi or anti join on those conditions (NOT IN and ALL
+//     keep SQL's NULL semantics: a comparison that is NULL counts as a
+//     match of the anti join);
+//   * a scalar subquery (in WHERE, HAVING or a select list) becomes a left
+//     join with the subquery's rows, provided the subquery has at most one
+//     row per outer row: an aggregate without GROUP BY, made per
+//     correlation key (an outer row without a group sees each aggregate's
+//     value over no rows: count's 0, NULL for the others), or, uncorrelated,
+//     a plan that cannot return two rows;
+// and the expression reads the joined columns instead.
+//
+// A subquery whose correlation cannot be pulled out (a non-equality under
+// an aggregation, a reference two levels up, LIMIT in a correlated
+// subquery, ...) stays a SubqueryExpr: the batch engine runs it per
+// distinct outer row, the stream planner refuses it (0A000).
+#pragma once
+
+#include "planner/plan.h"
+
+namespace freshet {
+
+PlanPtr UnnestSubqueries(PlanPtr plan);
+
+}  // namespace freshet
