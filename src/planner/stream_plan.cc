@@ -290,6 +290,18 @@ StreamUnionNode::StreamUnionNode(std::vector<StreamNodePtr> in, std::vector<Plan
   }
 }
 
+StreamDynamicFilterNode::StreamDynamicFilterNode(StreamNodePtr left, StreamNodePtr right, int value, ExprPtr cmp)
+    : StreamNode(Kind::kDynamicFilter, CopySchema(*left)), value_column(value), compare(std::move(cmp)) {
+  stream_key = left->stream_key;
+  distribution = Distribution::Single();
+  inputs_.push_back(std::move(left));
+  inputs_.push_back(std::move(right));
+}
+
+std::string StreamDynamicFilterNode::Describe() const {
+  return fmt::format("StreamDynamicFilter {{ value: {}, compare: {} }}", schema_[value_column].name, compare->ToString());
+}
+
 StreamTopNNode::StreamTopNNode(StreamNodePtr input, std::vector<StreamOrderKey> o, int64_t l, int64_t off)
     : StreamNode(Kind::kTopN, CopySchema(*input)), order(std::move(o)), limit(l), offset(off) {
   stream_key = input->stream_key;

@@ -52,7 +52,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink };
+  enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink, kDynamicFilter };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -176,6 +176,19 @@ class StreamHashJoinNode : public StreamNode {
   std::vector<int> left_keys, right_keys;  // columns of each side
   ExprPtr condition;                       // over left ++ right; may be null
   int left_table = -1, right_table = -1;   // internal tables: each side's rows
+};
+
+// The rows of the left input whose value column compares true with the
+// right input's one value (x > (SELECT avg(y) FROM t): RisingWave's
+// DynamicFilter), on one actor. `compare` reads [value, threshold] (column
+// 0, column 1) in the query's order of operands. Output: the left's columns.
+class StreamDynamicFilterNode : public StreamNode {
+ public:
+  StreamDynamicFilterNode(StreamNodePtr left, StreamNodePtr right, int value_column, ExprPtr compare);
+  std::string Describe() const override;
+  int value_column;
+  ExprPtr compare;
+  int left_table = -1, right_table = -1;  // internal tables: the left's rows by value; the threshold
 };
 
 // UNION ALL of inputs with the same columns (each input's rows tagged with

@@ -68,6 +68,15 @@ class StreamPlanChecker {
         }
         break;
       }
+      case StreamNode::Kind::kDynamicFilter: {
+        const auto& d = static_cast<const StreamDynamicFilterNode&>(n);
+        const auto& l = n.input(0)->schema();
+        const auto& r = n.input(1)->schema();
+        Column(l, d.value_column, "compared column");
+        if (r.empty()) Fail(n, "has a threshold input without columns");
+        Expr({l[size_t(d.value_column)], r[0]}, *d.compare);
+        break;
+      }
       case StreamNode::Kind::kTopN:
         for (const auto& o : static_cast<const StreamTopNNode&>(n).order) Column(out, o.column, "order key");
         break;

@@ -308,6 +308,12 @@ json NodeToJson(const StreamNode& n) {
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
       break;
     }
+    case StreamNode::Kind::kDynamicFilter: {
+      const auto& d = static_cast<const StreamDynamicFilterNode&>(n);
+      j.update({{"value_column", d.value_column}, {"compare", ExprToJson(*d.compare)}, {"left_table", d.left_table},
+                {"right_table", d.right_table}});
+      break;
+    }
     case StreamNode::Kind::kTopN: {
       const auto& t = static_cast<const StreamTopNNode&>(n);
       j.update({{"order", OrderToJson(t.order)}, {"limit", t.limit}, {"offset", t.offset}, {"state_table", t.state_table}});
@@ -411,6 +417,14 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
     case StreamNode::Kind::kUnion:
       n = std::make_unique<StreamUnionNode>(std::move(inputs), schema, j.at("stream_key").get<std::vector<int>>());
       break;
+    case StreamNode::Kind::kDynamicFilter: {
+      auto d = std::make_unique<StreamDynamicFilterNode>(input(0), input(1), j.at("value_column").get<int>(),
+                                                         ExprFromJson(j.at("compare")));
+      d->left_table = j.at("left_table");
+      d->right_table = j.at("right_table");
+      n = std::move(d);
+      break;
+    }
     case StreamNode::Kind::kTopN: {
       auto t = std::make_unique<StreamTopNNode>(input(0), OrderFromJson(j.at("order")), j.at("limit").get<int64_t>(),
                                                 j.at("offset").get<int64_t>());

@@ -14,7 +14,9 @@
 #include "common/error.h"
 #include "expr/aggregate.h"
 #include "expr/function_registry.h"
+#include "planner/optimizer.h"
 #include "planner/subquery.h"
+#include "planner/subquery_unnesting.h"
 
 #include "planner/stream_plan_internal.h"
 
@@ -53,6 +55,7 @@ class StreamPlanner {
       }
       case PlanNode::Kind::kProject: {
         auto* p = static_cast<ProjectNode*>(n);
+        if (StreamNodePtr filter = TryDynamicFilter(p)) return filter;
         std::vector<ExprPtr> exprs;
         for (const auto& e : p->exprs) {
           CheckStreamable(*e);
@@ -300,6 +303,83 @@ class StreamPlanner {
       schema.push_back(col);
     }
     return Project(std::move(join), std::move(exprs), std::move(schema));
+  }
+
+  // What subquery_unnesting.h makes of `x op (uncorrelated scalar subquery)`
+  // for op <, <=, >, >=, <>: Project(left's columns) over an inner join of
+  // the left with the subquery's one row on that comparison. A dynamic
+  // filter, which moves only the rows between the old and the new value
+  // when the subquery's changes, instead of every row. Null when not that
+  // shape (= is a hash join on the value already).
+  StreamNodePtr TryDynamicFilter(ProjectNode* p) {
+    static const std::set<std::string> kOrdered = {"<", "<=", ">", ">=", "<>"};
+    if (p->child()->kind() != PlanNode::Kind::kJoin) return nullptr;
+    auto* j = static_cast<JoinNode*>(p->child());
+    const int width = int(j->child(0)->schema().size());
+    if (j->type != JoinType::kInner || !j->left_keys.empty() || !j->condition || !AtMostOneRow(*j->child(1)))
+      return nullptr;
+    for (const auto& e : p->exprs)
+      if (e->kind() != Expression::Kind::kColumnRef || static_cast<const ColumnRefExpr&>(*e).index() >= width)
+        return nullptr;
+    const Expression& cmp = *j->condition;
+    if (cmp.kind() != Expression::Kind::kFunction || cmp.children().size() != 2 ||
+        !kOrdered.count(static_cast<const FunctionExpr&>(cmp).function()->name))
+      return nullptr;
+    auto side = [&](const Expression& e) {
+      std::vector<int> cols;
+      CollectColumns(e, &cols);
+      bool left = false, right = false;
+      for (int c : cols) (c < width ? left : right) = true;
+      return left && !right ? 0 : right && !left ? 1 : -1;
+    };
+    const int value_arg = side(*cmp.children()[0]) == 0 && side(*cmp.children()[1]) == 1   ? 0
+                          : side(*cmp.children()[0]) == 1 && side(*cmp.children()[1]) == 0 ? 1
+                                                                                          : -1;
+    if (value_arg < 0) return nullptr;
+    const Expression& value = *cmp.children()[size_t(value_arg)];
+    const Expression& threshold = *cmp.children()[size_t(1 - value_arg)];
+    // Values and threshold are ordered by their encodings: of one type.
+    if (!(value.type() == threshold.type())) return nullptr;
+    CheckStreamable(value);
+    CheckStreamable(threshold);
+    // The left with its compared value as a hidden column; the right as
+    // that one value.
+    StreamNodePtr left = Visit(j->child(0));
+    std::vector<PlanColumn> schema = left->schema();
+    std::vector<ExprPtr> exprs;
+    for (size_t c = 0; c < schema.size(); c++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), schema[c].type, schema[c].name));
+    const int value_column = int(exprs.size());
+    exprs.push_back(value.Clone());
+    schema.push_back(PlanColumn{"_compared", value.type(), "", true});
+    std::vector<int> key = left->stream_key;
+    left = std::make_unique<StreamProjectNode>(std::move(left), std::move(exprs), std::move(schema));
+    left->stream_key = key;
+    ExprPtr t = threshold.Clone();
+    ShiftColumns(t.get(), 0, -width);
+    std::vector<ExprPtr> right_exprs;
+    right_exprs.push_back(std::move(t));
+    StreamNodePtr right = Project(Visit(j->child(1)), std::move(right_exprs), {PlanColumn{"_threshold", threshold.type(), ""}});
+    // [value, threshold] in the comparison's order of operands.
+    ExprPtr compare = cmp.Clone();
+    compare->children()[size_t(value_arg)] = std::make_unique<ColumnRefExpr>(0, value.type());
+    compare->children()[size_t(1 - value_arg)] = std::make_unique<ColumnRefExpr>(1, threshold.type());
+    auto filter = std::make_unique<StreamDynamicFilterNode>(Exchange(std::move(left), Distribution::Single()),
+                                                            Exchange(std::move(right), Distribution::Single()),
+                                                            value_column, std::move(compare));
+    for (int s = 0; s < 2; s++) {
+      const StreamNode* in = filter->input(s);
+      InternalTableSpec spec;
+      spec.kind = s == 0 ? "dynamicfilterleft" : "dynamicfilterright";
+      for (const auto& c : in->schema()) spec.columns.push_back({c.name, c.type});
+      if (s == 0) {
+        spec.pk.push_back(value_column);
+        for (int k : in->stream_key) spec.pk.push_back(k);
+      }
+      (s == 0 ? filter->left_table : filter->right_table) = AddInternal(std::move(spec));
+    }
+    std::vector<ExprPtr> out;
+    for (const auto& e : p->exprs) out.push_back(e->Clone());
+    return Project(std::move(filter), std::move(out), p->schema());
   }
 
   // NOT IN whose sides may be NULL (subquery_unnesting.h): the anti join on

@@ -385,7 +385,8 @@ std::optional<Pulled> Pull(PlanPtr node) {
   }
 }
 
-// Whether a plan that reads nothing outside it returns at most one row.
+}  // namespace
+
 bool AtMostOneRow(const PlanNode& n) {
   switch (n.kind()) {
     case PlanNode::Kind::kAggregate: return static_cast<const AggregateNode&>(n).group_keys.empty();
@@ -400,6 +401,8 @@ bool AtMostOneRow(const PlanNode& n) {
     default: return false;
   }
 }
+
+namespace {
 
 // Whether column `c` of the plan's output can never be NULL (a table's
 // primary key or NOT NULL column, passed on unchanged).
@@ -544,6 +547,36 @@ PlanPtr AsSemiOrAntiJoin(PlanPtr& input, const Expression& conjunct) {
 
 // ---- Scalar subqueries ----
 
+// plan with only the columns of `schema` (its first ones), when it has more.
+PlanPtr KeepColumns(PlanPtr plan, const std::vector<PlanColumn>& schema) {
+  if (plan->schema().size() == schema.size()) return plan;
+  std::vector<ExprPtr> exprs;
+  for (size_t i = 0; i < schema.size(); i++) exprs.push_back(Column(int(i), schema[i].type, schema[i].name));
+  return std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), schema);
+}
+
+// A WHERE conjunct `expr op (uncorrelated scalar subquery of at most one
+// row)` (either order) as an inner join of input with the subquery on that
+// comparison, the subquery's column then dropped; null when it is not one.
+PlanPtr AsComparisonJoin(PlanPtr& input, const Expression& conjunct) {
+  static const std::set<std::string> kComparisons = {"=", "<>", "<", "<=", ">", ">="};
+  if (conjunct.kind() != Expression::Kind::kFunction || conjunct.children().size() != 2) return nullptr;
+  const ScalarFunction* fn = static_cast<const FunctionExpr&>(conjunct).function();
+  if (!kComparisons.count(fn->name)) return nullptr;
+  const int sub = conjunct.children()[0]->kind() == Expression::Kind::kSubquery ? 0 : 1;
+  const Expression& other = *conjunct.children()[size_t(1 - sub)];
+  if (conjunct.children()[size_t(sub)]->kind() != Expression::Kind::kSubquery || ContainsSubquery(other)) return nullptr;
+  const auto& sq = static_cast<const SubqueryExpr&>(*conjunct.children()[size_t(sub)]);
+  if (sq.subquery_kind != SubqueryKind::kScalar || PlanReadsOuter(*sq.plan) || !AtMostOneRow(*sq.plan)) return nullptr;
+  PlanPtr plan = Unnest(ClonePlan(*sq.plan));
+  const int width = int(input->schema().size());
+  ExprPtr value = Column(width, plan->schema()[0].type, plan->schema()[0].name);
+  ExprPtr condition = sub == 0 ? Call(fn, std::move(value), other.Clone()) : Call(fn, other.Clone(), std::move(value));
+  std::vector<PlanColumn> schema = input->schema();
+  auto join = std::make_unique<JoinNode>(JoinType::kInner, std::move(input), std::move(plan), std::move(condition));
+  return KeepColumns(std::move(join), schema);
+}
+
 // Replaces each scalar subquery in e (not inside another subquery) that can
 // be joined by the joined column's expression, joining `input` with it.
 void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
@@ -578,14 +611,6 @@ void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
     if (c) JoinScalarSubqueries(c, input);
 }
 
-// Keeps the first `width` columns of plan, when it has more.
-PlanPtr KeepColumns(PlanPtr plan, const std::vector<PlanColumn>& schema) {
-  if (plan->schema().size() == schema.size()) return plan;
-  std::vector<ExprPtr> exprs;
-  for (size_t i = 0; i < schema.size(); i++) exprs.push_back(Column(int(i), schema[i].type, schema[i].name));
-  return std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), schema);
-}
-
 PlanPtr UnnestFilter(std::unique_ptr<FilterNode> f) {
   std::vector<ExprPtr> conjuncts, plain, rest;
   SplitConjuncts(std::move(f->predicate), &conjuncts);
@@ -596,6 +621,10 @@ PlanPtr UnnestFilter(std::unique_ptr<FilterNode> f) {
   std::vector<ExprPtr> kept;
   for (auto& c : rest) {
     if (PlanPtr join = AsSemiOrAntiJoin(input, *c)) {
+      input = std::move(join);
+      continue;
+    }
+    if (PlanPtr join = AsComparisonJoin(input, *c)) {
       input = std::move(join);
       continue;
     }

@@ -16,6 +16,9 @@
 //     becomes a semi or anti join on those conditions (NOT IN and ALL
 //     keep SQL's NULL semantics: a comparison that is NULL counts as a
 //     match of the anti join);
+//   * a WHERE/HAVING conjunct comparing an expression with an uncorrelated
+//     scalar subquery of one row at most becomes an inner join with it on
+//     that comparison (the stream planner runs it as a dynamic filter);
 //   * a scalar subquery (in WHERE, HAVING or a select list) becomes a left
 //     join with the subquery's rows, provided the subquery has at most one
 //     row per outer row: an aggregate without GROUP BY, made per
@@ -35,5 +38,9 @@
 namespace freshet {
 
 PlanPtr UnnestSubqueries(PlanPtr plan);
+
+// Whether a plan that reads nothing outside it returns at most one row (an
+// aggregate without GROUP BY, LIMIT 1, one row of VALUES, ...).
+bool AtMostOneRow(const PlanNode& n);
 
 }  // namespace freshet

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "stream/backfill.h"
+#include "stream/dynamic_filter.h"
 #include "stream/group_top_n.h"
 #include "stream/hash_agg.h"
 #include "stream/hash_join.h"
@@ -125,6 +126,12 @@ class JobBuilder {
         }
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval);
+      }
+      case StreamNode::Kind::kDynamicFilter: {
+        auto* d = static_cast<const StreamDynamicFilterNode*>(n);
+        return std::make_unique<DynamicFilterOperator>(d->value_column, d->compare->Clone(), d->input(0)->stream_key,
+                                                       d->input(0)->types(), d->input(1)->types()[0],
+                                                       StateDesc(d->left_table), StateDesc(d->right_table), req_.eval);
       }
       case StreamNode::Kind::kUnion: return std::make_unique<UnionOperator>();
       case StreamNode::Kind::kGroupTopN: {
