@@ -439,6 +439,66 @@ bool NeverNull(const PlanNode& n, const Expression& e) {
   return e.kind() == Expression::Kind::kConstant && !static_cast<const ConstantExpr&>(e).value().is_null();
 }
 
+// Whether the plan's rows are unique on `columns` (a superset of a key: a
+// table's or materialized view's primary key, an aggregation's group keys,
+// every column of a DISTINCT).
+bool UniqueOn(const PlanNode& n, const std::set<int>& columns) {
+  auto covers = [&](const std::vector<int>& key) {
+    return !key.empty() && std::all_of(key.begin(), key.end(), [&](int c) { return columns.count(c) > 0; });
+  };
+  switch (n.kind()) {
+    case PlanNode::Kind::kScan: {
+      const TableCatalog& t = *static_cast<const ScanNode&>(n).table;
+      return (t.kind == RelationKind::kTable || t.kind == RelationKind::kMaterializedView) && covers(t.pk);
+    }
+    case PlanNode::Kind::kFilter:
+    case PlanNode::Kind::kSort:
+    case PlanNode::Kind::kLimit: return UniqueOn(*n.child(), columns);
+    case PlanNode::Kind::kProject: {
+      // The child's columns passed on unchanged.
+      const auto& exprs = static_cast<const ProjectNode&>(n).exprs;
+      std::set<int> below;
+      for (int c : columns)
+        if (const auto* col = dynamic_cast<const ColumnRefExpr*>(exprs[size_t(c)].get())) below.insert(col->index());
+      return UniqueOn(*n.child(), below);
+    }
+    case PlanNode::Kind::kAggregate: {
+      std::vector<int> keys;
+      for (size_t i = 0; i < static_cast<const AggregateNode&>(n).group_keys.size(); i++) keys.push_back(int(i));
+      return keys.empty() || covers(keys);
+    }
+    case PlanNode::Kind::kDistinct: {
+      std::vector<int> all;
+      for (size_t i = 0; i < n.schema().size(); i++) all.push_back(int(i));
+      return covers(all);
+    }
+    case PlanNode::Kind::kJoin: {
+      // Semi and anti joins keep some of the left's rows.
+      const auto& j = static_cast<const JoinNode&>(n);
+      return (j.type == JoinType::kSemi || j.type == JoinType::kAnti) && UniqueOn(*n.child(0), columns);
+    }
+    default: return false;
+  }
+}
+
+// Whether the conditions pin a unique key of the plan: each an equality of
+// an outer expression with a plan column, those columns covering a key. At
+// most one of the plan's rows then matches an outer row.
+bool PinsUniqueKey(const PlanNode& plan, const std::vector<ExprPtr>& conditions) {
+  std::set<int> pinned;
+  for (const auto& c : conditions) {
+    if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2 ||
+        static_cast<const FunctionExpr&>(*c).function()->name != "=")
+      continue;
+    for (int i = 0; i < 2; i++) {
+      const auto* col = dynamic_cast<const ColumnRefExpr*>(c->children()[size_t(i)].get());
+      const Expression& other = *c->children()[size_t(1 - i)];
+      if (col && ReadsOuter(other) && !HasColumnRef(other)) pinned.insert(col->index());
+    }
+  }
+  return UniqueOn(plan, pinned);
+}
+
 PlanPtr Unnest(PlanPtr plan);
 
 // The subquery's plan, ready to pull: a copy (the SubqueryExpr's plan may be
@@ -589,7 +649,11 @@ void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
     const bool at_most_one = AtMostOneRow(*plan);
     std::optional<Pulled> pulled = Pull(std::move(plan));
     if (!pulled) return;
-    if (pulled->conditions.empty() ? !at_most_one : !pulled->one_row_per_outer) return;
+    // At most one row per outer row: uncorrelated and of one row, an
+    // aggregate per correlation key, or a lookup by a unique key.
+    const bool one_row = pulled->conditions.empty() ? at_most_one
+                                                    : pulled->one_row_per_outer || PinsUniqueKey(*pulled->plan, pulled->conditions);
+    if (!one_row) return;
     const int width = int(input->schema().size());
     // Padding gives NULL; an aggregate whose value over no rows is not
     // NULL (count) is given that value where the outer row had no group.
