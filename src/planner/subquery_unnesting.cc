@@ -182,6 +182,18 @@ struct Pulled {
 
 std::optional<Pulled> Pull(PlanPtr node);
 
+// A pulled subquery that is one row of VALUES (SELECT of expressions
+// without FROM) needs no join: its expressions replace its columns.
+bool IsOneRowOfValues(const Pulled& p) {
+  return p.plan->kind() == PlanNode::Kind::kValues && static_cast<const ValuesNode&>(*p.plan).rows.size() == 1 &&
+         p.conditions.empty() && !p.one_row_per_outer;
+}
+
+void InlineValues(Pulled* p) {
+  const auto& row = static_cast<const ValuesNode&>(*p->plan).rows[0];
+  for (auto& e : p->outputs) e = Substitute(*e, row);
+}
+
 // Splits correlation conditions that are all equalities `outer = inner`
 // (each side reading only one of the two) into their sides; false when
 // one is not.
@@ -655,6 +667,11 @@ void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
                                                     : pulled->one_row_per_outer || PinsUniqueKey(*pulled->plan, pulled->conditions);
     if (!one_row) return;
     const int width = int(input->schema().size());
+    if (IsOneRowOfValues(*pulled)) {  // (SELECT outer.x + 1): no join
+      InlineValues(&*pulled);
+      e = OntoJoinRow(std::move(pulled->outputs[0]), width);
+      return;
+    }
     // Padding gives NULL; an aggregate whose value over no rows is not
     // NULL (count) is given that value where the outer row had no group.
     std::vector<ExprPtr> columns = Identity(*pulled->plan);
@@ -706,8 +723,56 @@ PlanPtr UnnestProject(std::unique_ptr<ProjectNode> p) {
   return std::make_unique<ProjectNode>(std::move(input), std::move(p->exprs), p->schema());
 }
 
+// LATERAL (subquery) as a join: the subquery's correlation conditions join
+// it with the items on its left, its columns computed over the joined row.
+// An aggregate without GROUP BY (one row for every left row) is joined
+// LEFT, its empty-input values filled in. Unchanged when the subquery
+// cannot be pulled (set-returning functions of the left's columns, ...).
+PlanPtr UnnestLateral(std::unique_ptr<LateralJoinNode> j) {
+  std::set<int> levels;
+  PlanOuterLevels(*j->child(1), 0, &levels);
+  if (!levels.empty() && *levels.rbegin() > 1) return j;
+  std::optional<Pulled> pulled = Pull(Unnest(ClonePlan(*j->child(1))));
+  if (!pulled) return j;
+  const bool trivial = !j->condition || (j->condition->kind() == Expression::Kind::kConstant &&
+                                         !static_cast<const ConstantExpr&>(*j->condition).value().is_null() &&
+                                         static_cast<const ConstantExpr&>(*j->condition).value().bool_value());
+  if (pulled->one_row_per_outer && j->type != JoinType::kInner && !trivial) return j;
+  const int width = int(j->child(0)->schema().size());
+  std::vector<ExprPtr> columns = Identity(*pulled->plan);
+  for (const auto& [column, value] : pulled->empty_values) {
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(columns[size_t(column)]));
+    args.push_back(std::make_unique<ConstantExpr>(value));
+    columns[size_t(column)] = std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, value.type(), std::move(args));
+  }
+  // The output row: the left's columns, then the subquery's.
+  std::vector<ExprPtr> row = Identity(*j->child(0));
+  if (IsOneRowOfValues(*pulled) && (trivial || j->type == JoinType::kInner)) {
+    InlineValues(&*pulled);
+    for (auto& e : pulled->outputs) row.push_back(OntoJoinRow(std::move(e), 0));
+    std::vector<PlanColumn> schema = j->schema();
+    PlanPtr out = std::make_unique<ProjectNode>(std::move(j->children()[0]), std::move(row), schema);
+    return trivial ? std::move(out) : std::make_unique<FilterNode>(std::move(out), j->condition->Clone());
+  }
+  for (const auto& e : pulled->outputs) row.push_back(OntoJoinRow(Substitute(*e, columns), width));
+  std::vector<ExprPtr> conditions;
+  for (auto& c : pulled->conditions) conditions.push_back(OntoJoinRow(std::move(c), width));
+  ExprPtr on = trivial ? nullptr : Substitute(*j->condition, row);
+  if (on && !pulled->one_row_per_outer) conditions.push_back(std::move(on));
+  const JoinType type = pulled->one_row_per_outer ? JoinType::kLeft : j->type;
+  std::vector<PlanColumn> schema = j->schema();
+  PlanPtr join = std::make_unique<JoinNode>(type, std::move(j->children()[0]), std::move(pulled->plan),
+                                            MakeConjunction(std::move(conditions)));
+  PlanPtr out = std::make_unique<ProjectNode>(std::move(join), std::move(row), schema);
+  if (on) out = std::make_unique<FilterNode>(std::move(out), j->condition->Clone());  // one row each: ON filters
+  return out;
+}
+
 PlanPtr Unnest(PlanPtr plan) {
   for (auto& c : plan->children()) c = Unnest(std::move(c));
+  if (plan->kind() == PlanNode::Kind::kLateralJoin)
+    return UnnestLateral(std::unique_ptr<LateralJoinNode>(static_cast<LateralJoinNode*>(plan.release())));
   if (plan->kind() == PlanNode::Kind::kFilter && ContainsSubquery(*static_cast<FilterNode&>(*plan).predicate))
     return UnnestFilter(std::unique_ptr<FilterNode>(static_cast<FilterNode*>(plan.release())));
   if (plan->kind() == PlanNode::Kind::kProject) {
