@@ -18,7 +18,8 @@
 // string_agg and array_agg with ORDER BY; DISTINCT and FILTER), DISTINCT,
 // top-N (ORDER BY every output column, so ties are rows that are equal;
 // LIMIT/OFFSET), per-group top-N (row_number() <= N), UNION ALL, UNION,
-// INTERSECT and EXCEPT,
+// INTERSECT and EXCEPT, WHERE conditions with subqueries ([NOT] EXISTS,
+// [NOT] IN, ANY/ALL, comparisons with aggregates; correlated or not),
 // and views on views. Arithmetic is generated with bounds on its values so
 // that it never overflows (PostgreSQL raises an error where a stream writes
 // NULL), and doubles that are summed are sums of quarters (exact whatever
@@ -1170,13 +1171,63 @@ struct QueryGen {
 
   // In a chain of joins (unless the known bug is on) a condition over
   // several inputs could become a join key that needs computing: one input only.
-  std::string Where(From& f) {
-    if (r.Chance(3)) {  // IN / EXISTS subqueries: not in the stream engine yet (0A000: skipped)
-      const E& c = r.Pick(f.scope);
-      for (const auto& rel : rels)
+  // A condition with a subquery over a table (subquery_unnesting.h): [NOT]
+  // EXISTS, [NOT] IN, op ANY/ALL, a comparison with a scalar aggregate;
+  // correlated with the FROM items by an equality (and for EXISTS maybe a
+  // non-equality too), or not. Empty when no table has a column to match.
+  std::string SubqueryPred(From& f) {
+    const E& c = r.Pick(f.scope);
+    std::vector<std::pair<const Relation*, const E*>> same;  // table columns c may be compared with
+    for (const auto& rel : rels)
+      if (rel.view < 0)
         for (const auto& col : rel.cols)
-          if (col.type == c.type && rel.view < 0)
-            return "(" + c.sql + (r.Chance(70) ? " IN " : " NOT IN ") + "(SELECT " + col.sql + " FROM " + rel.name + "))";
+          if (JoinClass(col.type) == JoinClass(c.type)) same.emplace_back(&rel, &col);
+    if (same.empty()) return "";
+    auto [rel, col] = r.Pick(same);
+    const std::string alias = "sq" + std::to_string(r.Int(0, 99));
+    const std::string inner = alias + "." + col->sql;
+    // The correlation: an inner column equal to an outer one of its class.
+    std::string where;
+    if (r.Chance(65)) {
+      const E& o = r.Pick(f.scope);
+      std::vector<const E*> match;
+      for (const auto& ic : rel->cols)
+        if (JoinClass(ic.type) == JoinClass(o.type)) match.push_back(&ic);
+      if (!match.empty()) where = alias + "." + r.Pick(match)->sql + " = " + o.sql;
+    }
+    auto with = [&](const std::string& extra) {
+      std::string w = where;
+      if (!extra.empty()) w += (w.empty() ? "" : " AND ") + extra;
+      return w.empty() ? std::string() : " WHERE " + w;
+    };
+    const std::string from = " FROM " + rel->name + " " + alias;
+    switch (r.Int(0, 4)) {
+      case 0: {  // [NOT] EXISTS, maybe with a non-equality on the outer row
+        std::string extra;
+        if (r.Chance(40)) extra = inner + " " + g.CmpOp() + " " + c.sql;
+        return std::string(r.Chance(60) ? "" : "NOT ") + "EXISTS (SELECT 1" + from + with(extra) + ")";
+      }
+      case 1:  // [NOT] IN
+        return "(" + c.sql + (r.Chance(65) ? " IN " : " NOT IN ") + "(SELECT " + inner + from + with("") + "))";
+      case 2: {  // op ANY / ALL, maybe negated
+        std::string p = c.sql + " " + g.CmpOp() + (r.Chance(50) ? " ANY " : " ALL ") + "(SELECT " + inner + from + with("") + ")";
+        return r.Chance(25) ? "NOT (" + p + ")" : "(" + p + ")";
+      }
+      default: {  // a comparison with an aggregate (exact ones: no sums of doubles)
+        std::vector<std::string> aggs = {"min", "max", "count"};
+        if (Exact(col->type)) aggs.push_back("sum");
+        std::string agg = r.Pick(aggs);
+        if (agg == "count" && !Number(c.type)) agg = "min";
+        if (col->type == T::kBool) agg = r.Chance(50) ? "bool_and" : "bool_or";  // no min(boolean)
+        return "(" + c.sql + " " + g.CmpOp() + " (SELECT " + agg + "(" + inner + ")" + from + with("") + "))";
+      }
+    }
+  }
+
+  std::string Where(From& f) {
+    if (k.Shape("subquery") && r.Chance(12)) {
+      std::string p = SubqueryPred(f);
+      if (!p.empty()) return p;
     }
     for (int attempt = 0; attempt < 8; attempt++) {
       E p = g.Pred(f.scope, 1);
