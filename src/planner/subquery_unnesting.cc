@@ -525,6 +525,24 @@ PlanPtr SubqueryPlan(const SubqueryExpr& sq) {
 
 // ---- Semi and anti joins ----
 
+// Whether a subquery row matches does not depend on duplicates or order
+// (DISTINCT, ORDER BY), nor, for EXISTS, on the select list or a LIMIT that
+// keeps a row: those are dropped from the top of its plan.
+void StripForMatching(PlanPtr* plan, bool exists) {
+  for (PlanPtr* at = plan;;) {
+    PlanNode* n = at->get();
+    auto* l = n->kind() == PlanNode::Kind::kLimit ? static_cast<LimitNode*>(n) : nullptr;
+    bool keeps_one = l && !l->limit_value && !l->offset_value && !l->with_ties && l->offset == 0 && l->limit != 0;
+    if (n->kind() == PlanNode::Kind::kDistinct || n->kind() == PlanNode::Kind::kSort ||
+        (exists && (n->kind() == PlanNode::Kind::kProject || keeps_one)))
+      *at = std::move(n->children()[0]);
+    else if (n->kind() == PlanNode::Kind::kProject)
+      at = &n->children()[0];
+    else
+      break;
+  }
+}
+
 // A WHERE conjunct [NOT] EXISTS / IN / op ANY / op ALL over `input`, as a
 // semi or anti join of input; null when it is not one, or cannot be.
 PlanPtr AsSemiOrAntiJoin(PlanPtr& input, const Expression& conjunct) {
@@ -542,21 +560,7 @@ PlanPtr AsSemiOrAntiJoin(PlanPtr& input, const Expression& conjunct) {
   PlanPtr plan = SubqueryPlan(sq);
   if (!plan) return nullptr;
   const bool exists = sq.subquery_kind == SubqueryKind::kExists;
-  // Whether a row matches does not depend on duplicates or order (DISTINCT,
-  // ORDER BY), nor, for EXISTS, on the select list or a LIMIT that keeps a
-  // row.
-  for (PlanPtr* at = &plan;;) {
-    PlanNode* n = at->get();
-    auto* l = n->kind() == PlanNode::Kind::kLimit ? static_cast<LimitNode*>(n) : nullptr;
-    bool keeps_one = l && !l->limit_value && !l->offset_value && !l->with_ties && l->offset == 0 && l->limit != 0;
-    if (n->kind() == PlanNode::Kind::kDistinct || n->kind() == PlanNode::Kind::kSort ||
-        (exists && (n->kind() == PlanNode::Kind::kProject || keeps_one)))
-      *at = std::move(n->children()[0]);
-    else if (n->kind() == PlanNode::Kind::kProject)
-      at = &n->children()[0];
-    else
-      break;
-  }
+  StripForMatching(&plan, exists);
   std::optional<Pulled> pulled = Pull(std::move(plan));
   if (!pulled || pulled->one_row_per_outer) return nullptr;
   const int width = int(input->schema().size());
@@ -651,41 +655,65 @@ PlanPtr AsComparisonJoin(PlanPtr& input, const Expression& conjunct) {
 
 // Replaces each scalar subquery in e (not inside another subquery) that can
 // be joined by the joined column's expression, joining `input` with it.
+// The value of a subquery's first column for each row of input, joining
+// input with the subquery (left, on its correlation), when the subquery
+// has at most one row per input row; null (input untouched) when not.
+ExprPtr JoinOneRow(PlanPtr plan, PlanPtr& input) {
+  const bool at_most_one = AtMostOneRow(*plan);
+  std::optional<Pulled> pulled = Pull(std::move(plan));
+  if (!pulled) return nullptr;
+  // At most one row per outer row: uncorrelated and of one row, an
+  // aggregate per correlation key, or a lookup by a unique key.
+  const bool one_row = pulled->conditions.empty() ? at_most_one
+                                                  : pulled->one_row_per_outer || PinsUniqueKey(*pulled->plan, pulled->conditions);
+  if (!one_row) return nullptr;
+  const int width = int(input->schema().size());
+  if (IsOneRowOfValues(*pulled)) {  // (SELECT outer.x + 1): no join
+    InlineValues(&*pulled);
+    return OntoJoinRow(std::move(pulled->outputs[0]), width);
+  }
+  // Padding gives NULL; an aggregate whose value over no rows is not
+  // NULL (count) is given that value where the outer row had no group.
+  std::vector<ExprPtr> columns = Identity(*pulled->plan);
+  for (const auto& [column, value] : pulled->empty_values) {
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(columns[size_t(column)]));
+    args.push_back(std::make_unique<ConstantExpr>(value));
+    columns[size_t(column)] = std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, value.type(), std::move(args));
+  }
+  ExprPtr value = OntoJoinRow(Substitute(*pulled->outputs[0], columns), width);
+  std::vector<ExprPtr> conditions;
+  for (auto& c : pulled->conditions) conditions.push_back(OntoJoinRow(std::move(c), width));
+  input = std::make_unique<JoinNode>(JoinType::kLeft, std::move(input), std::move(pulled->plan), MakeConjunction(std::move(conditions)));
+  return value;
+}
+
+// Replaces each scalar subquery in e (not inside another subquery) that can
+// be joined by the joined column's expression, joining `input` with it; an
+// EXISTS that is not a WHERE conjunct of its own (under OR, in a select
+// list) likewise, as (SELECT count(*) ...) > 0.
 void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
   if (e->kind() == Expression::Kind::kSubquery) {
     const auto& sq = static_cast<const SubqueryExpr&>(*e);
     for (auto& c : e->children()) JoinScalarSubqueries(c, input);  // ANY/ALL's left operands
-    if (sq.subquery_kind != SubqueryKind::kScalar) return;
+    if (sq.subquery_kind != SubqueryKind::kScalar && sq.subquery_kind != SubqueryKind::kExists) return;
     PlanPtr plan = SubqueryPlan(sq);
     if (!plan) return;
-    const bool at_most_one = AtMostOneRow(*plan);
-    std::optional<Pulled> pulled = Pull(std::move(plan));
-    if (!pulled) return;
-    // At most one row per outer row: uncorrelated and of one row, an
-    // aggregate per correlation key, or a lookup by a unique key.
-    const bool one_row = pulled->conditions.empty() ? at_most_one
-                                                    : pulled->one_row_per_outer || PinsUniqueKey(*pulled->plan, pulled->conditions);
-    if (!one_row) return;
-    const int width = int(input->schema().size());
-    if (IsOneRowOfValues(*pulled)) {  // (SELECT outer.x + 1): no join
-      InlineValues(&*pulled);
-      e = OntoJoinRow(std::move(pulled->outputs[0]), width);
+    if (sq.subquery_kind == SubqueryKind::kScalar) {
+      if (ExprPtr value = JoinOneRow(std::move(plan), input)) e = std::move(value);
       return;
     }
-    // Padding gives NULL; an aggregate whose value over no rows is not
-    // NULL (count) is given that value where the outer row had no group.
-    std::vector<ExprPtr> columns = Identity(*pulled->plan);
-    for (const auto& [column, value] : pulled->empty_values) {
+    StripForMatching(&plan, true);
+    std::vector<AggregateCall> calls;
+    calls.push_back({ResolveAggregate("count", {}, true), {}, false, nullptr, {}});
+    std::vector<PlanColumn> schema{{"count", DataType::Int64(), ""}};
+    plan = std::make_unique<AggregateNode>(std::move(plan), std::vector<ExprPtr>{}, std::move(calls), schema);
+    if (ExprPtr count = JoinOneRow(std::move(plan), input)) {
       std::vector<ExprPtr> args;
-      args.push_back(std::move(columns[size_t(column)]));
-      args.push_back(std::make_unique<ConstantExpr>(value));
-      columns[size_t(column)] = std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, value.type(), std::move(args));
+      args.push_back(std::move(count));
+      args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
+      e = CallExactly(">", std::move(args));
     }
-    ExprPtr value = OntoJoinRow(Substitute(*pulled->outputs[0], columns), width);
-    std::vector<ExprPtr> conditions;
-    for (auto& c : pulled->conditions) conditions.push_back(OntoJoinRow(std::move(c), width));
-    input = std::make_unique<JoinNode>(JoinType::kLeft, std::move(input), std::move(pulled->plan), MakeConjunction(std::move(conditions)));
-    e = std::move(value);
     return;
   }
   for (auto& c : e->children())
