@@ -62,8 +62,10 @@ applied: the generator replays the earlier rounds in memory. Kinds of change:
     lineitems follow), (l_orderkey, l_linenumber) (a lineitem moves to another
     order or line number), c_custkey, p_partkey, s_suppkey, ps_suppkey,
     n_nationkey, r_regionkey to new unused keys, with the rows referring to
-    them updated in the same change (referential integrity is kept; orders'
-    status and total price are kept consistent with their lineitems).
+    them updated in the same change (referential integrity is kept, and the
+    rules above: a moved lineitem's dates follow its new order's date; orders'
+    status and total price follow their lineitems' changes, except that a
+    p_retailprice change updates l_extendedprice but not o_totalprice).
 Each round has at least one change of each kind (when N allows), the rest
 drawn at random. Every value stays NOT NULL.
 """
@@ -777,6 +779,17 @@ class Changes:
             self.emit(f"UPDATE orders SET o_orderstatus = '{status}', o_totalprice = {money(total)} "
                       f"WHERE o_orderkey = {key};")
 
+    def set_dates(self, l, delta):
+        """Moves a line's dates by delta days; its flags follow the rules."""
+        l[10] += delta
+        l[11] += delta
+        l[12] += delta
+        if l[12] <= CURRENT_DAY:
+            l[8] = l[8] if l[8] != "N" else ("R" if self.r() < 0.5 else "A")
+        else:
+            l[8] = "N"
+        l[9] = "O" if l[10] > CURRENT_DAY else "F"
+
     def pick_line(self, min_lines=1):
         for _ in range(100):
             key = self.w.pick_order(self.r)
@@ -855,8 +868,12 @@ class Changes:
         l = self.w.lines[key].pop(ln)
         l[0], l[3] = to, n
         self.w.lines[to][n] = l
-        self.emit(f"UPDATE lineitem SET l_orderkey = {to}, l_linenumber = {n} "
-                  f"WHERE l_orderkey = {key} AND l_linenumber = {ln};")
+        # Its dates move with it: relative to the new order's o_orderdate as before.
+        delta = self.w.orders[to][4] - self.w.orders[key][4]
+        self.set_dates(l, delta)
+        self.emit(f"UPDATE lineitem SET l_orderkey = {to}, l_linenumber = {n}, l_shipdate = '{DATES[l[10]]}', "
+                  f"l_commitdate = '{DATES[l[11]]}', l_receiptdate = '{DATES[l[12]]}', l_returnflag = '{l[8]}', "
+                  f"l_linestatus = '{l[9]}' WHERE l_orderkey = {key} AND l_linenumber = {ln};")
         self.refresh_order(key)
         self.refresh_order(to)
 
@@ -896,14 +913,7 @@ class Changes:
         o[4] += delta
         self.emit(f"UPDATE orders SET o_orderdate = '{DATES[o[4]]}' WHERE o_orderkey = {key};")
         for ln, l in sorted(self.w.lines[key].items()):
-            l[10] += delta
-            l[11] += delta
-            l[12] += delta
-            if l[12] <= CURRENT_DAY:
-                l[8] = l[8] if l[8] != "N" else ("R" if self.r() < 0.5 else "A")
-            else:
-                l[8] = "N"
-            l[9] = "O" if l[10] > CURRENT_DAY else "F"
+            self.set_dates(l, delta)
             self.emit(f"UPDATE lineitem SET l_shipdate = '{DATES[l[10]]}', l_commitdate = '{DATES[l[11]]}', "
                       f"l_receiptdate = '{DATES[l[12]]}', l_returnflag = '{l[8]}', l_linestatus = '{l[9]}' "
                       f"WHERE l_orderkey = {key} AND l_linenumber = {ln};")
@@ -946,6 +956,8 @@ class Changes:
         w = self.w
         c = 1 + int(self.r() * self.sc.C)
         old, new = w.cur("cust", c), w.new_key("cust")
+        while (new % 3 == 0) != (c % 3 == 0):   # only customers whose key is not a multiple of 3 order
+            new = w.new_key("cust")
         self.emit(f"UPDATE customer SET c_custkey = {new} WHERE c_custkey = {old};")
         self.emit(f"UPDATE orders SET o_custkey = {new} WHERE o_custkey = {old};")
         w.keymap["cust"][c] = new

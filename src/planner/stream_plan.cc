@@ -68,8 +68,8 @@ void CheckStreamable(const Expression& e, bool allow_now) {
   if (e.kind() == Expression::Kind::kSubquery) {
     // What subquery_unnesting.h could not turn into a join.
     if (static_cast<const SubqueryExpr&>(e).subquery_kind == SubqueryKind::kScalar)
-      Unsupported("a scalar subquery that may return more than one row (an aggregate without GROUP BY, correlated "
-                  "by equalities, is supported)");
+      Unsupported("this scalar subquery (one that may return more than one row, or whose aggregate reads outer "
+                  "columns NULL may reach; an aggregate without GROUP BY or a lookup by a unique key is supported)");
     Unsupported("a subquery here (EXISTS, IN, ANY and ALL are supported as conditions of WHERE or HAVING joined by AND)");
   }
   if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");

@@ -180,7 +180,8 @@ struct Pulled {
   std::map<int, Value> empty_values;
 };
 
-std::optional<Pulled> Pull(PlanPtr node);
+std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer);
+bool NeverNull(const PlanNode& n, int c);
 
 // A pulled subquery that is one row of VALUES (SELECT of expressions
 // without FROM) needs no join: its expressions replace its columns.
@@ -202,6 +203,20 @@ struct Equality {
   bool outer_first;
   ExprPtr outer, inner;
 };
+
+bool IsOuterInnerEquality(const Expression& c) {
+  if (c.kind() != Expression::Kind::kFunction || c.children().size() != 2) return false;
+  if (static_cast<const FunctionExpr&>(c).function()->name != "=") return false;
+  const Expression& a = *c.children()[0];
+  const Expression& b = *c.children()[1];
+  auto outer_only = [](const Expression& e) { return ReadsOuter(e) && !HasColumnRef(e); };
+  auto inner_only = [](const Expression& e) { return !ReadsOuter(e) && HasColumnRef(e); };
+  return (outer_only(a) && inner_only(b)) || (inner_only(a) && outer_only(b));
+}
+
+bool AllEqualities(const std::vector<ExprPtr>& conditions) {
+  return std::all_of(conditions.begin(), conditions.end(), [](const ExprPtr& c) { return IsOuterInnerEquality(*c); });
+}
 
 bool SplitEqualities(std::vector<ExprPtr> conditions, std::vector<Equality>* out) {
   for (auto& c : conditions) {
@@ -235,53 +250,165 @@ bool AnyContainsSubquery(const PlanNode& n) {
   return found;
 }
 
-std::optional<Pulled> PullAggregate(std::unique_ptr<AggregateNode> a) {
-  std::optional<Pulled> in = Pull(std::move(a->children()[0]));
-  if (!in || in->one_row_per_outer) return std::nullopt;
-  std::vector<Equality> eqs;
-  if (!SplitEqualities(std::move(in->conditions), &eqs)) return std::nullopt;
-  std::vector<ExprPtr> keys;
-  for (const auto& k : a->group_keys) keys.push_back(Substitute(*k, in->outputs));
-  std::vector<AggregateCall> calls;
-  for (const auto& call : a->aggs) {
-    AggregateCall c{call.sig, {}, call.distinct, call.filter ? Substitute(*call.filter, in->outputs) : nullptr, {}};
-    for (const auto& arg : call.args) c.args.push_back(Substitute(*arg, in->outputs));
-    for (const auto& k : call.order_by) c.order_by.push_back({Substitute(*k.expr, in->outputs), k.descending, k.nulls_first});
-    if (AnyReadsOuter(c.args) || (c.filter && ReadsOuter(*c.filter))) return std::nullopt;
-    for (const auto& k : c.order_by)
-      if (ReadsOuter(*k.expr)) return std::nullopt;
-    calls.push_back(std::move(c));
+// The outer columns (OuterRefExprs one level up) e reads.
+void OuterColumns(const Expression& e, std::set<int>* out) {
+  if (const auto* o = dynamic_cast<const OuterRefExpr*>(&e)) {
+    if (o->levels_up == 1) out->insert(o->index);
+    return;
   }
-  if (AnyReadsOuter(keys)) return std::nullopt;
-  const size_t k = keys.size(), m = eqs.size();
-  std::vector<PlanColumn> schema(a->schema().begin(), a->schema().begin() + std::ptrdiff_t(k));
+  for (const auto& c : e.children())
+    if (c) OuterColumns(*c, out);
+}
+
+// Whether `condition` cannot be true when outer column c is NULL: a
+// comparison one of whose operands reaches c through arithmetic and casts
+// only (each NULL on a NULL input).
+bool RejectsNullOuter(const Expression& condition, int c) {
+  static const std::set<std::string> kStrict = {"=", "<>", "<", "<=", ">", ">=", "+", "-", "*", "/", "%"};
+  std::function<bool(const Expression&)> strict_path = [&](const Expression& e) {
+    if (const auto* o = dynamic_cast<const OuterRefExpr*>(&e)) return o->levels_up == 1 && o->index == c;
+    bool through = e.kind() == Expression::Kind::kCast ||
+                   (e.kind() == Expression::Kind::kFunction && kStrict.count(static_cast<const FunctionExpr&>(e).function()->name));
+    if (!through) return false;
+    for (const auto& ch : e.children())
+      if (ch && strict_path(*ch)) return true;
+    return false;
+  };
+  if (condition.kind() != Expression::Kind::kFunction || condition.children().size() != 2) return false;
+  const std::string& name = static_cast<const FunctionExpr&>(condition).function()->name;
+  if (name != "=" && name != "<>" && name != "<" && name != "<=" && name != ">" && name != ">=") return false;
+  return strict_path(*condition.children()[0]) || strict_path(*condition.children()[1]);
+}
+
+// Equality of two values of type t; null when there is none.
+const ScalarFunction* EqualityOf(const DataType& t) {
+  const auto* fns = FunctionRegistry::Instance().Lookup("=");
+  if (!fns) return nullptr;
+  for (const auto& f : *fns)
+    if (!f.variadic && f.arg_types.size() == 2 && f.arg_types[0] == t && f.arg_types[1] == t) return &f;
+  return nullptr;
+}
+
+// The aggregation made per correlation key: grouped by its own keys, then
+// by `extra` (correlation values over `input`); `condition(i, column)`
+// relates the outer row to extra key i's output column.
+Pulled AggregatePerKey(const AggregateNode& a, PlanPtr input, std::vector<ExprPtr> keys, std::vector<AggregateCall> calls,
+                       std::vector<ExprPtr> extra, const std::function<ExprPtr(size_t, ExprPtr)>& condition) {
+  const size_t k = keys.size(), m = extra.size();
+  std::vector<PlanColumn> schema(a.schema().begin(), a.schema().begin() + std::ptrdiff_t(k));
   for (size_t i = 0; i < m; i++) {
-    schema.push_back(PlanColumn{"_correlation" + std::to_string(i + 1), eqs[i].inner->type(), "", true});
-    keys.push_back(std::move(eqs[i].inner));
+    schema.push_back(PlanColumn{"_correlation" + std::to_string(i + 1), extra[i]->type(), "", true});
+    keys.push_back(std::move(extra[i]));
   }
-  schema.insert(schema.end(), a->schema().begin() + std::ptrdiff_t(k), a->schema().end());
+  schema.insert(schema.end(), a.schema().begin() + std::ptrdiff_t(k), a.schema().end());
   Pulled out;
-  out.plan = std::make_unique<AggregateNode>(std::move(in->plan), std::move(keys), std::move(calls), schema);
-  for (size_t i = 0; i < a->schema().size(); i++) {
+  out.plan = std::make_unique<AggregateNode>(std::move(input), std::move(keys), std::move(calls), schema);
+  for (size_t i = 0; i < a.schema().size(); i++) {
     int column = int(i < k ? i : i + m);
     out.outputs.push_back(Column(column, schema[size_t(column)].type, schema[size_t(column)].name));
   }
-  for (size_t i = 0; i < m; i++) {
-    int column = int(k + i);
-    out.conditions.push_back(EqualityOn(eqs[i], Column(column, schema[size_t(column)].type)));
-  }
+  for (size_t i = 0; i < m; i++) out.conditions.push_back(condition(i, Column(int(k + i), schema[k + i].type)));
   if (k == 0) {
     out.one_row_per_outer = true;
-    for (size_t j = 0; j < a->aggs.size(); j++) {
-      AggKind kind = a->aggs[j].sig.kind;
+    for (size_t j = 0; j < a.aggs.size(); j++) {
+      AggKind kind = a.aggs[j].sig.kind;
       if (kind == AggKind::kCount || kind == AggKind::kCountStar) out.empty_values[int(m + j)] = Value::Int64(0);
     }
   }
   return out;
 }
 
-std::optional<Pulled> PullDistinct(PlanPtr node) {
-  std::optional<Pulled> in = Pull(std::move(node->children()[0]));
+// An aggregation whose input is correlated otherwise than by equalities
+// (t.x < outer.x): made per value of the outer columns it reads, over the
+// join of those values (the domain: their DISTINCT values in the outer
+// plan) with its input, as Neumann and Kemper's domain join. The outer
+// rows then find their group by equality. A NULL outer value finds no
+// group, which is right only when the conditions reject it: else null.
+std::optional<Pulled> AggregateOverDomain(const AggregateNode& a, Pulled in, std::vector<ExprPtr> keys,
+                                          std::vector<AggregateCall> calls, const PlanNode& outer) {
+  std::set<int> read;
+  for (const auto& c : in.conditions) OuterColumns(*c, &read);
+  for (const auto& e : keys) OuterColumns(*e, &read);
+  for (const auto& call : calls) {
+    for (const auto& e : call.args) OuterColumns(*e, &read);
+    if (call.filter) OuterColumns(*call.filter, &read);
+    for (const auto& o : call.order_by) OuterColumns(*o.expr, &read);
+  }
+  if (read.empty()) return std::nullopt;
+  const std::vector<int> domain(read.begin(), read.end());
+  for (int c : domain) {
+    if (size_t(c) >= outer.schema().size() || !EqualityOf(outer.schema()[size_t(c)].type)) return std::nullopt;
+    bool rejected = NeverNull(outer, c) || std::any_of(in.conditions.begin(), in.conditions.end(),
+                                                        [&](const ExprPtr& e) { return RejectsNullOuter(*e, c); });
+    if (!rejected) return std::nullopt;
+  }
+  const int d = int(domain.size());
+  std::vector<ExprPtr> values;
+  std::vector<PlanColumn> schema;
+  for (int c : domain) {
+    const PlanColumn& col = outer.schema()[size_t(c)];
+    values.push_back(Column(c, col.type, col.name));
+    schema.push_back(PlanColumn{"_domain_" + col.name, col.type, "", true});
+  }
+  PlanPtr values_plan = std::make_unique<DistinctNode>(std::make_unique<ProjectNode>(ClonePlan(outer), std::move(values), schema));
+  // Over the join's row: the domain's columns, then the input's.
+  std::function<ExprPtr(ExprPtr)> onto = [&](ExprPtr e) -> ExprPtr {
+    if (const auto* o = dynamic_cast<const OuterRefExpr*>(e.get())) {
+      int i = int(std::find(domain.begin(), domain.end(), o->index) - domain.begin());
+      return Column(i, o->type(), o->name);
+    }
+    if (auto* col = dynamic_cast<ColumnRefExpr*>(e.get())) col->set_index(col->index() + d);
+    for (auto& c : e->children())
+      if (c) c = onto(std::move(c));
+    return e;
+  };
+  std::vector<ExprPtr> conditions;
+  for (auto& c : in.conditions) conditions.push_back(onto(std::move(c)));
+  PlanPtr joined = std::make_unique<JoinNode>(JoinType::kInner, std::move(values_plan), std::move(in.plan),
+                                              MakeConjunction(std::move(conditions)));
+  for (auto& e : keys) e = onto(std::move(e));
+  for (auto& call : calls) {
+    for (auto& e : call.args) e = onto(std::move(e));
+    if (call.filter) call.filter = onto(std::move(call.filter));
+    for (auto& o : call.order_by) o.expr = onto(std::move(o.expr));
+  }
+  std::vector<ExprPtr> extra;
+  for (int i = 0; i < d; i++) extra.push_back(Column(i, schema[size_t(i)].type));
+  return AggregatePerKey(a, std::move(joined), std::move(keys), std::move(calls), std::move(extra),
+                         [&](size_t i, ExprPtr column) {
+                           const PlanColumn& col = outer.schema()[size_t(domain[i])];
+                           ExprPtr o = std::make_unique<OuterRefExpr>(1, domain[i], col.type, col.name);
+                           return Call(EqualityOf(col.type), std::move(o), std::move(column));
+                         });
+}
+
+std::optional<Pulled> PullAggregate(std::unique_ptr<AggregateNode> a, const PlanNode& outer) {
+  std::optional<Pulled> in = Pull(std::move(a->children()[0]), outer);
+  if (!in || in->one_row_per_outer) return std::nullopt;
+  std::vector<ExprPtr> keys;
+  for (const auto& k : a->group_keys) keys.push_back(Substitute(*k, in->outputs));
+  std::vector<AggregateCall> calls;
+  bool outer_free = !AnyReadsOuter(keys);
+  for (const auto& call : a->aggs) {
+    AggregateCall c{call.sig, {}, call.distinct, call.filter ? Substitute(*call.filter, in->outputs) : nullptr, {}};
+    for (const auto& arg : call.args) c.args.push_back(Substitute(*arg, in->outputs));
+    for (const auto& k : call.order_by) c.order_by.push_back({Substitute(*k.expr, in->outputs), k.descending, k.nulls_first});
+    outer_free &= !AnyReadsOuter(c.args) && !(c.filter && ReadsOuter(*c.filter));
+    for (const auto& k : c.order_by) outer_free &= !ReadsOuter(*k.expr);
+    calls.push_back(std::move(c));
+  }
+  std::vector<Equality> eqs;
+  if (!outer_free || !AllEqualities(in->conditions) || !SplitEqualities(std::move(in->conditions), &eqs))
+    return AggregateOverDomain(*a, std::move(*in), std::move(keys), std::move(calls), outer);
+  // Correlated by equalities only: grouped by their inner sides as well.
+  std::vector<ExprPtr> extra;
+  for (auto& eq : eqs) extra.push_back(std::move(eq.inner));
+  return AggregatePerKey(*a, std::move(in->plan), std::move(keys), std::move(calls), std::move(extra),
+                         [&](size_t i, ExprPtr column) { return EqualityOn(eqs[i], std::move(column)); });
+}
+
+std::optional<Pulled> PullDistinct(PlanPtr node, const PlanNode& outer) {
+  std::optional<Pulled> in = Pull(std::move(node->children()[0]), outer);
   if (!in || in->one_row_per_outer || AnyReadsOuter(in->outputs)) return std::nullopt;
   std::vector<Equality> eqs;
   if (!SplitEqualities(std::move(in->conditions), &eqs)) return std::nullopt;
@@ -300,12 +427,12 @@ std::optional<Pulled> PullDistinct(PlanPtr node) {
   return out;
 }
 
-std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j) {
+std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& outer) {
   if (!j->left_keys.empty()) return std::nullopt;  // unnesting runs before the optimizer sets keys
   const int right_width = int(j->child(1)->schema().size());
   if (j->type == JoinType::kInner) {
-    std::optional<Pulled> l = Pull(std::move(j->children()[0]));
-    std::optional<Pulled> r = l ? Pull(std::move(j->children()[1])) : std::nullopt;
+    std::optional<Pulled> l = Pull(std::move(j->children()[0]), outer);
+    std::optional<Pulled> r = l ? Pull(std::move(j->children()[1]), outer) : std::nullopt;
     if (!r || l->one_row_per_outer || r->one_row_per_outer) return std::nullopt;
     const int lw = int(l->plan->schema().size());
     Pulled out;
@@ -332,7 +459,7 @@ std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j) {
   // side whose rows pass through (or are padded).
   if (j->type != JoinType::kLeft && j->type != JoinType::kSemi && j->type != JoinType::kAnti) return std::nullopt;
   if (PlanReadsOuter(*j->child(1)) || (j->condition && ReadsOuter(*j->condition))) return std::nullopt;
-  std::optional<Pulled> l = Pull(std::move(j->children()[0]));
+  std::optional<Pulled> l = Pull(std::move(j->children()[0]), outer);
   if (!l || l->one_row_per_outer) return std::nullopt;
   const int lw = int(l->plan->schema().size());
   const auto& right_schema = j->child(1)->schema();
@@ -349,7 +476,7 @@ std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j) {
   return out;
 }
 
-std::optional<Pulled> Pull(PlanPtr node) {
+std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer) {
   if (!PlanReadsOuter(*node)) {
     Pulled out;
     out.outputs = Identity(*node);
@@ -360,7 +487,7 @@ std::optional<Pulled> Pull(PlanPtr node) {
   switch (node->kind()) {
     case PlanNode::Kind::kFilter: {
       auto* f = static_cast<FilterNode*>(node.get());
-      std::optional<Pulled> in = Pull(std::move(f->children()[0]));
+      std::optional<Pulled> in = Pull(std::move(f->children()[0]), outer);
       // A filter over a correlated aggregate without GROUP BY (HAVING) would
       // also have to judge the row an outer row without a group sees.
       if (!in || in->one_row_per_outer) return std::nullopt;
@@ -372,7 +499,7 @@ std::optional<Pulled> Pull(PlanPtr node) {
     }
     case PlanNode::Kind::kProject: {
       auto* p = static_cast<ProjectNode*>(node.get());
-      std::optional<Pulled> in = Pull(std::move(p->children()[0]));
+      std::optional<Pulled> in = Pull(std::move(p->children()[0]), outer);
       if (!in) return std::nullopt;
       std::vector<ExprPtr> outputs;
       for (const auto& e : p->exprs) outputs.push_back(Substitute(*e, in->outputs));
@@ -380,19 +507,19 @@ std::optional<Pulled> Pull(PlanPtr node) {
       return in;
     }
     case PlanNode::Kind::kSort:  // order does not matter to a subquery without LIMIT
-      return Pull(std::move(node->children()[0]));
+      return Pull(std::move(node->children()[0]), outer);
     case PlanNode::Kind::kLimit: {
       // LIMIT n >= 1 over one row per outer row changes nothing.
       auto* l = static_cast<LimitNode*>(node.get());
       if (l->limit_value || l->offset_value || l->with_ties || l->offset != 0 || l->limit == 0) return std::nullopt;
-      std::optional<Pulled> in = Pull(std::move(l->children()[0]));
+      std::optional<Pulled> in = Pull(std::move(l->children()[0]), outer);
       if (!in || !in->one_row_per_outer) return std::nullopt;
       return in;
     }
     case PlanNode::Kind::kAggregate:
-      return PullAggregate(std::unique_ptr<AggregateNode>(static_cast<AggregateNode*>(node.release())));
-    case PlanNode::Kind::kDistinct: return PullDistinct(std::move(node));
-    case PlanNode::Kind::kJoin: return PullJoin(std::unique_ptr<JoinNode>(static_cast<JoinNode*>(node.release())));
+      return PullAggregate(std::unique_ptr<AggregateNode>(static_cast<AggregateNode*>(node.release())), outer);
+    case PlanNode::Kind::kDistinct: return PullDistinct(std::move(node), outer);
+    case PlanNode::Kind::kJoin: return PullJoin(std::unique_ptr<JoinNode>(static_cast<JoinNode*>(node.release())), outer);
     default: return std::nullopt;
   }
 }
@@ -561,7 +688,7 @@ PlanPtr AsSemiOrAntiJoin(PlanPtr& input, const Expression& conjunct) {
   if (!plan) return nullptr;
   const bool exists = sq.subquery_kind == SubqueryKind::kExists;
   StripForMatching(&plan, exists);
-  std::optional<Pulled> pulled = Pull(std::move(plan));
+  std::optional<Pulled> pulled = Pull(std::move(plan), *input);
   if (!pulled || pulled->one_row_per_outer) return nullptr;
   const int width = int(input->schema().size());
   std::vector<ExprPtr> conditions;
@@ -660,7 +787,7 @@ PlanPtr AsComparisonJoin(PlanPtr& input, const Expression& conjunct) {
 // has at most one row per input row; null (input untouched) when not.
 ExprPtr JoinOneRow(PlanPtr plan, PlanPtr& input) {
   const bool at_most_one = AtMostOneRow(*plan);
-  std::optional<Pulled> pulled = Pull(std::move(plan));
+  std::optional<Pulled> pulled = Pull(std::move(plan), *input);
   if (!pulled) return nullptr;
   // At most one row per outer row: uncorrelated and of one row, an
   // aggregate per correlation key, or a lookup by a unique key.
@@ -760,7 +887,7 @@ PlanPtr UnnestLateral(std::unique_ptr<LateralJoinNode> j) {
   std::set<int> levels;
   PlanOuterLevels(*j->child(1), 0, &levels);
   if (!levels.empty() && *levels.rbegin() > 1) return j;
-  std::optional<Pulled> pulled = Pull(Unnest(ClonePlan(*j->child(1))));
+  std::optional<Pulled> pulled = Pull(Unnest(ClonePlan(*j->child(1))), *j->child(0));
   if (!pulled) return j;
   const bool trivial = !j->condition || (j->condition->kind() == Expression::Kind::kConstant &&
                                          !static_cast<const ConstantExpr&>(*j->condition).value().is_null() &&
