@@ -124,32 +124,28 @@ prepare() {  # prepare QUERY
 }
 
 check_query() {  # check_query QUERY ROUND
-  local qn="$1" r="$2" sql dir="$WORK/r$2" t1
+  local qn="$1" r="$2" sql dir="$WORK/r$2" t1 batch=0
   sql="$(sql_of "$qn")"
   if [[ -n "${SKIP[$qn]:-}" ]]; then
     fail "$qn round $r batch: not run (${SKIP[$qn]})"
-  else
-    if fq -c "set statement_timeout = '${QUERY_TIMEOUT}s'" -c "$sql" >"$dir/$qn.batch"; then
-      if [[ $PG -eq 1 ]]; then
-        if pq -c "$sql" >"$dir/$qn.pg"; then
-          compare "$qn round $r batch=pg" "$dir/$qn.batch" "$dir/$qn.pg" "freshet,postgres" "${FLOATS[$qn]:-}"
-        else
-          fail "$qn round $r batch=pg: PostgreSQL: $(first_error "$dir/$qn.pg")"
-        fi
-      fi
-    else
-      if grep -q 57014 "$dir/$qn.batch"; then
-        SKIP[$qn]="its batch SELECT took over ${QUERY_TIMEOUT} s in round $r"
-        fail "$qn round $r batch: timed out after ${QUERY_TIMEOUT} s (TPCH_QUERY_TIMEOUT): $(first_error "$dir/$qn.batch")"
+  elif fq -c "set statement_timeout = '${QUERY_TIMEOUT}s'" -c "$sql" >"$dir/$qn.batch"; then
+    batch=1
+    if [[ $PG -eq 1 ]]; then
+      if pq -c "$sql" >"$dir/$qn.pg"; then
+        compare "$qn round $r batch=pg" "$dir/$qn.batch" "$dir/$qn.pg" "freshet,postgres" "${FLOATS[$qn]:-}"
       else
-        fail "$qn round $r batch: $(first_error "$dir/$qn.batch")"
+        fail "$qn round $r batch=pg: PostgreSQL: $(first_error "$dir/$qn.pg")"
       fi
-      return
     fi
+  elif grep -q 57014 "$dir/$qn.batch"; then
+    SKIP[$qn]="its batch SELECT took over ${QUERY_TIMEOUT} s in round $r"
+    fail "$qn round $r batch: timed out after ${QUERY_TIMEOUT} s (TPCH_QUERY_TIMEOUT): $(first_error "$dir/$qn.batch")"
+  else
+    fail "$qn round $r batch: $(first_error "$dir/$qn.batch")"
   fi
   if [[ $r -eq 0 ]]; then
     if [[ -n "${SKIP[$qn]:-}" ]]; then
-      fail "$qn create: not attempted (${SKIP[$qn]})"
+      fail "$qn create: not attempted (${SKIP[$qn]}; creating it would take as long or longer)"
     elif t1=$(date +%s%N) && fq -c "set statement_timeout = '${CREATE_TIMEOUT}s'" -c "create materialized view tpch_$qn as $sql" >"$dir/$qn.create"; then
       VIEW[$qn]=1
       ok "$qn create ($(( ($(date +%s%N) - t1) / 1000000 )) ms)"
@@ -157,14 +153,13 @@ check_query() {  # check_query QUERY ROUND
       fail "$qn create: $(first_error "$dir/$qn.create")"
     fi
   fi
-  if [[ -n "${VIEW[$qn]:-}" && -z "${SKIP[$qn]:-}" ]]; then
-    if fq -c "select * from tpch_$qn" >"$dir/$qn.view"; then
-      compare "$qn round $r view=batch" "$dir/$qn.view" "$dir/$qn.batch" "view,batch" "${FLOATS[$qn]:-}"
-    else
-      fail "$qn round $r view=batch: $(first_error "$dir/$qn.view")"
-    fi
-  elif [[ -n "${VIEW[$qn]:-}" ]]; then
-    fail "$qn round $r view=batch: not compared (${SKIP[$qn]})"
+  [[ -n "${VIEW[$qn]:-}" ]] || return 0
+  if [[ $batch -eq 0 ]]; then
+    fail "$qn round $r view=batch: not compared (no batch result)"
+  elif fq -c "select * from tpch_$qn" >"$dir/$qn.view"; then
+    compare "$qn round $r view=batch" "$dir/$qn.view" "$dir/$qn.batch" "view,batch" "${FLOATS[$qn]:-}"
+  else
+    fail "$qn round $r view=batch: $(first_error "$dir/$qn.view")"
   fi
 }
 
@@ -209,6 +204,13 @@ for r in $(seq 1 "$ROUNDS"); do
   check_round "$r"
   echo "   $((SECONDS - t0)) s"
 done
+
+changed=() same=()
+for qn in $QUERIES; do
+  [[ -s "$WORK/r0/$qn.batch" && -s "$WORK/r$ROUNDS/$qn.batch" ]] || continue
+  if cmp -s "$WORK/r0/$qn.batch" "$WORK/r$ROUNDS/$qn.batch"; then same+=("$qn"); else changed+=("$qn"); fi
+done
+echo "   results changed by the rounds: ${changed[*]:-none}; unchanged: ${same[*]:-none}"
 
 echo "== jobs"
 not_created=$(fq -c "select count(*) from rw_catalog.rw_materialized_views where status <> 'Created'")

@@ -1173,8 +1173,8 @@ struct QueryGen {
   // several inputs could become a join key that needs computing: one input only.
   // A condition with a subquery over a table (subquery_unnesting.h): [NOT]
   // EXISTS, [NOT] IN, op ANY/ALL, a comparison with a scalar aggregate;
-  // correlated with the FROM items by an equality (and for EXISTS maybe a
-  // non-equality too), or not. Empty when no table has a column to match.
+  // correlated with the FROM items by a comparison, mostly an equality (and
+  // for EXISTS maybe another comparison too), or not. Empty when no table has a column to match.
   std::string SubqueryPred(From& f) {
     const E& c = r.Pick(f.scope);
     std::vector<std::pair<const Relation*, const E*>> same;  // table columns c may be compared with
@@ -1193,7 +1193,7 @@ struct QueryGen {
       std::vector<const E*> match;
       for (const auto& ic : rel->cols)
         if (JoinClass(ic.type) == JoinClass(o.type)) match.push_back(&ic);
-      if (!match.empty()) where = alias + "." + r.Pick(match)->sql + " = " + o.sql;
+      if (!match.empty()) where = alias + "." + r.Pick(match)->sql + " " + (r.Chance(75) ? "=" : g.CmpOp()) + " " + o.sql;
     }
     auto with = [&](const std::string& extra) {
       std::string w = where;
