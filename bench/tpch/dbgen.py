@@ -67,7 +67,14 @@ applied: the generator replays the earlier rounds in memory. Kinds of change:
     status and total price follow their lineitems' changes, except that a
     p_retailprice change updates l_extendedprice but not o_totalprice).
 Each round has at least one change of each kind (when N allows), the rest
-drawn at random. Every value stays NOT NULL.
+drawn at random. To move the queries' results, a quarter of the new orders
+are large (7 lines of quantity 43..50: Q18's sum > 300), most of them dated
+into the windows of the top-N queries Q3 (with a BUILDING customer), Q10 and
+Q15; some part updates set brands, types, sizes and containers that the
+queries select (Q2, Q8, Q14, Q16, Q17, Q19: each such profile in turn); a p_name update may
+put 'forest' or 'green' first (Q9, Q20); half the nation changes of
+customers and suppliers go to the nations the queries name. Every value
+stays within its domain and NOT NULL.
 """
 
 import argparse
@@ -626,6 +633,8 @@ class World:
         self.psupps = {}        # part id -> [supplier ids] (changed)
         self.nation_region = {k: rk for k, _, rk in NATIONS}
         self._chunks = {}
+        self._cust_chunks = {}
+        self.profiles = 0       # profile_part changes made
 
     # keys
     def cur(self, kind, ident):
@@ -703,15 +712,43 @@ class World:
         return self.price.get(part, retail_cents(part))
 
 
+def _day(y, m, d):
+    return (datetime.date(y, m, d) - START_DATE).days
+
+
+# o_orderdate ranges (first, last day, customer segment) of some large new
+# orders: Q3's top 10 (BUILDING, ordered before 1995-03-15, shipped after),
+# Q10's top 20 (1993-10-01 .. 1993-12-31), Q15's top supplier (1996-01-01 ..
+# 1996-03-31 shipping); None: uniform.
+BIG_ORDER_WINDOWS = [(_day(1995, 2, 1), _day(1995, 3, 14), "BUILDING"),
+                     (_day(1995, 2, 15), _day(1995, 3, 14), "BUILDING"),
+                     (_day(1993, 10, 1), _day(1993, 12, 31), None),
+                     (_day(1995, 11, 15), _day(1996, 2, 28), None),
+                     None]
+
+# Part values that the queries select: (brand, container, type, sizes); None: any.
+PART_PROFILES = [
+    ("Brand#23", "MED BOX", None, None),                          # Q17
+    ("Brand#12", "SM CASE", None, range(1, 6)),                   # Q19
+    ("Brand#23", "MED PKG", None, range(1, 11)),                  # Q19
+    ("Brand#34", "LG BOX", None, range(1, 16)),                   # Q19
+    (None, None, "ECONOMY ANODIZED STEEL", None),                 # Q8
+    (None, None, "SMALL PLATED BRASS", [15]),                     # Q2
+    (None, None, "PROMO BURNISHED COPPER", None),                 # Q14
+    ("Brand#32", None, "LARGE BRUSHED NICKEL", [49, 14, 23, 45, 19, 3, 36, 9]),   # Q16
+    ("Brand#45", None, "MEDIUM POLISHED TIN", [49, 14, 23, 45, 19, 3, 36, 9]),    # not Q16
+]
+
+
 class Changes:
     KINDS = ["insert_order", "delete_order", "update_lineitem", "move_lineitem", "renumber_lineitem",
              "update_orders", "shift_order_dates", "rekey_order", "update_customer", "rekey_customer",
-             "update_part", "reprice_part", "rekey_part", "update_partsupp", "resupply_partsupp",
+             "update_part", "profile_part", "reprice_part", "rekey_part", "update_partsupp", "resupply_partsupp",
              "update_supplier", "rekey_supplier", "update_nation", "rekey_nation", "update_region",
              "rekey_region"]
     WEIGHTS = {"insert_order": 24, "delete_order": 18, "update_lineitem": 8, "move_lineitem": 4,
                "renumber_lineitem": 2, "update_orders": 6, "shift_order_dates": 4, "rekey_order": 3,
-               "update_customer": 6, "rekey_customer": 2, "update_part": 5, "reprice_part": 2,
+               "update_customer": 6, "rekey_customer": 2, "update_part": 5, "profile_part": 4, "reprice_part": 2,
                "rekey_part": 1, "update_partsupp": 4, "resupply_partsupp": 2, "update_supplier": 4,
                "rekey_supplier": 1, "update_nation": 1, "rekey_nation": 0.3, "update_region": 0.5,
                "rekey_region": 0.2}
@@ -742,6 +779,21 @@ class Changes:
     def rand_cust(self):
         j = int(self.r() * self.sc.C_ORDERING)
         return j + j // 2 + 1
+
+    def cust_of_segment(self, segment):
+        """A customer (that may order) whose base c_mktsegment is segment."""
+        for _ in range(1000):
+            c = self.rand_cust()
+            chunk = (c - 1) // CHUNK
+            if chunk not in self.w._cust_chunks:
+                self.w._cust_chunks[chunk] = gen_customer_chunk(self.sc, chunk)
+            if self.w._cust_chunks[chunk][(c - 1) % CHUNK][6] == segment:
+                return c
+        return self.rand_cust()
+
+    def query_nation(self):
+        """A nation, half the time one the queries name (BRAZIL, CANADA, FRANCE, GERMANY, SAUDI ARABIA)."""
+        return self.pick([2, 3, 6, 7, 20]) if self.r() < 0.5 else int(self.r() * 25)
 
     def rand_part(self):
         return 1 + int(self.r() * self.sc.P)
@@ -805,11 +857,25 @@ class Changes:
     def insert_order(self):
         w, r = self.w, self.r
         key = w.alloc_order_key(r)
-        od = int(r() * (MAX_ORDER_DAY + 1))
-        lines = make_lines(self.sc, r, self.sc.pool, key, od, 1 + int(r() * 7), part_ids=self.rand_part,
-                           supp_of=lambda p, i: self.pick(w.supps(p)), price_of=w.part_price)
+        big = r() < 0.25
+        cust = self.rand_cust()
+        window = self.pick(BIG_ORDER_WINDOWS) if big else None
+        if window:   # into a top-N query's window
+            lo, hi = window[0], window[1]
+            od = lo + int(r() * (hi - lo + 1))
+            if window[2]:
+                cust = self.cust_of_segment(window[2])
+        else:
+            od = int(r() * (MAX_ORDER_DAY + 1))
+        lines = make_lines(self.sc, r, self.sc.pool, key, od, 7 if big else 1 + int(r() * 7),
+                           part_ids=self.rand_part, supp_of=lambda p, i: self.pick(w.supps(p)),
+                           price_of=w.part_price)
+        if big:   # a large order: 7 lines of 43..50, so sum(l_quantity) > 300 (Q18), high revenue (Q3, Q10)
+            for l in lines:
+                qty = 43 + int(r() * 8)
+                l[4], l[5] = qty, qty * w.part_price(l[1])
         status, total = order_status_total(lines)
-        o = [key, self.rand_cust(), status, total, od, self.pick(PRIORITIES), 1 + int(r() * self.sc.CLERKS),
+        o = [key, cust, status, total, od, self.pick(PRIORITIES), 1 + int(r() * self.sc.CLERKS),
              0, self.comment(19, 78, "special requests" if r() < 0.1 else None)]
         self.emit(f"INSERT INTO orders VALUES {self.order_sql(o)};")
         self.emit("INSERT INTO lineitem VALUES " + ", ".join(self.line_sql(l) for l in lines) + ";")
@@ -945,7 +1011,7 @@ class Changes:
         elif what == 1:
             sets = f"c_mktsegment = '{self.pick(SEGMENTS)}', c_comment = {q(self.comment(29, 116))}"
         elif what == 2:
-            n = int(r() * 25)
+            n = self.query_nation()
             nk = w.cur("nation", n)
             sets = f"c_nationkey = {nk}, c_phone = '{phone(r, nk)}'"
         else:
@@ -985,6 +1051,16 @@ class Changes:
         else:
             sets = f"p_container = '{self.pick(CONTAINERS)}', p_comment = {q(self.comment(5, 22))}"
         self.emit(f"UPDATE part SET {sets} WHERE p_partkey = {k};")
+
+    def profile_part(self):
+        """A part gets values that a query selects (the profiles in turn)."""
+        w = self.w
+        brand, cont, typ, size = PART_PROFILES[w.profiles % len(PART_PROFILES)]
+        w.profiles += 1
+        brand = brand or self.pick([b for bs in BRANDS for b in bs])
+        self.emit(f"UPDATE part SET p_mfgr = 'Manufacturer#{brand[6]}', p_brand = '{brand}', "
+                  f"p_type = '{typ or self.pick(TYPES)}', p_size = {self.pick(size) if size else 1 + int(self.r() * 50)}, "
+                  f"p_container = '{cont or self.pick(CONTAINERS)}' WHERE p_partkey = {w.cur('part', self.rand_part())};")
 
     def reprice_part(self):
         """p_retailprice changes; the lines' l_extendedprice follow."""
@@ -1063,7 +1139,7 @@ class Changes:
                 c = insert_bbb(r, c, self.pick(["Complaints", "Recommends"]))
             sets = f"s_comment = {q(c)}"
         elif what == 2:
-            n = int(r() * 25)
+            n = self.query_nation()
             nk = w.cur("nation", n)
             sets = f"s_nationkey = {nk}, s_phone = '{phone(r, nk)}'"
         else:

@@ -1,10 +1,12 @@
-// Window: row_number(), rank() and dense_rank() over partitions. Reads its
-// whole input, numbers the rows of each call in (partition, order) order
-// and returns the rows in input order with one column per call.
+// Window: window functions over partitions (planner/window_evaluator.h).
+// Reads its whole input; for each call sorts the rows by (PARTITION BY,
+// ORDER BY), evaluates each partition, and returns the rows in input order
+// with one column per call.
 #include <algorithm>
 
 #include "batch/executors.h"
 #include "common/encoding.h"
+#include "planner/window_evaluator.h"
 
 namespace freshet {
 
@@ -13,86 +15,66 @@ namespace {
 class WindowExecutor : public Executor {
  public:
   WindowExecutor(const WindowNode& node, ExecutorPtr child, ExecContext& ctx)
-      : node_(node), child_(std::move(child)), ctx_(ctx), types_(node.types()) {}
+      : node_(node), child_(std::move(child)), ctx_(ctx) {}
 
   bool Next(DataChunk* out) override {
     if (!computed_) Compute();
-    if (next_ >= chunks_.size()) return false;
-    *out = std::move(chunks_[next_++]);
+    if (next_ >= total_) return false;
+    size_t end = std::min(total_, next_ + kChunkSize);
+    std::vector<uint32_t> sel;
+    for (size_t i = next_; i < end; i++) sel.push_back(uint32_t(i));
+    *out = all_.Take(sel);
+    next_ = end;
     return true;
   }
 
  private:
   void Compute() {
     computed_ = true;
-    DataChunk in;
-    std::vector<DataChunk> inputs;
-    while (child_->Next(&in)) {
+    all_ = Materialize(child_.get(), node_.child()->types(), ctx_);
+    total_ = all_.num_rows();
+    std::vector<Vector> results;
+    for (const WindowCall& call : node_.calls) {
       ctx_.CheckCancelled();
-      inputs.push_back(std::move(in));
-    }
-    size_t total = 0;
-    for (const auto& c : inputs) total += c.num_rows();
-    // Row r of the input is (chunk, index); numbers[call][r].
-    std::vector<std::vector<int64_t>> numbers(node_.calls.size(), std::vector<int64_t>(total));
-    for (size_t ci = 0; ci < node_.calls.size(); ci++) {
-      const WindowCall& call = node_.calls[ci];
-      std::vector<std::string> part(total), order(total);
-      size_t base = 0;
-      for (const auto& chunk : inputs) {
-        std::vector<Vector> pv, ov;
-        for (const auto& p : call.partition_by) pv.push_back(p->Eval(chunk, ctx_.eval));
-        for (const auto& k : call.order_by) ov.push_back(k.expr->Eval(chunk, ctx_.eval));
-        for (size_t r = 0; r < chunk.num_rows(); r++) {
-          for (auto& v : pv) EncodeOrderKeyFromVector(v, r, false, false, &part[base + r]);
-          for (size_t k = 0; k < ov.size(); k++)
-            EncodeOrderKeyFromVector(ov[k], r, call.order_by[k].descending, call.order_by[k].nulls_first, &order[base + r]);
-        }
-        base += chunk.num_rows();
+      std::vector<Vector> parts, order;
+      for (const auto& p : call.partition_by) parts.push_back(p->Eval(all_, ctx_.eval));
+      for (const auto& k : call.order_by) order.push_back(k.expr->Eval(all_, ctx_.eval));
+      std::vector<std::string> part_key(total_), order_key(total_);
+      for (size_t r = 0; r < total_; r++) {
+        for (const auto& v : parts) EncodeKeyFromVector(v, r, &part_key[r]);
+        EncodeWindowOrderKey(call, order, r, &order_key[r]);
       }
-      std::vector<uint32_t> idx(total);
-      for (size_t i = 0; i < total; i++) idx[i] = uint32_t(i);
+      std::vector<uint32_t> idx(total_);
+      for (size_t i = 0; i < total_; i++) idx[i] = uint32_t(i);
       std::stable_sort(idx.begin(), idx.end(), [&](uint32_t a, uint32_t b) {
-        int c = part[a].compare(part[b]);
-        return c != 0 ? c < 0 : order[a] < order[b];
+        int c = part_key[a].compare(part_key[b]);
+        return c != 0 ? c < 0 : order_key[a] < order_key[b];
       });
-      int64_t rn = 0, rank = 0, dense = 0;
-      for (size_t i = 0; i < total; i++) {
-        uint32_t r = idx[i];
-        bool new_partition = i == 0 || part[r] != part[idx[i - 1]];
-        bool new_peer = new_partition || order[r] != order[idx[i - 1]];
-        if (new_partition) rn = rank = dense = 0;
-        rn++;
-        if (new_peer) {
-          rank = rn;
-          dense++;
-        }
-        numbers[ci][r] = call.kind == WindowFunctionKind::kRowNumber ? rn
-                         : call.kind == WindowFunctionKind::kRank    ? rank
-                                                                      : dense;
+      // Values in sorted order, then put back in input order.
+      Vector sorted(call.type);
+      sorted.Reserve(total_);
+      for (size_t begin = 0; begin < total_;) {
+        size_t end = begin + 1;
+        while (end < total_ && part_key[idx[end]] == part_key[idx[begin]]) end++;
+        std::vector<uint32_t> seg(idx.begin() + std::ptrdiff_t(begin), idx.begin() + std::ptrdiff_t(end));
+        Vector values = EvaluateWindowPartition(call, all_.Take(seg), ctx_.eval);
+        sorted.AppendRange(values, 0, values.size());
+        begin = end;
       }
+      std::vector<uint32_t> position(total_);
+      for (size_t i = 0; i < total_; i++) position[idx[i]] = uint32_t(i);
+      results.push_back(sorted.Take(position));
     }
-    size_t base = 0;
-    for (auto& chunk : inputs) {
-      size_t n = chunk.num_rows();
-      for (size_t ci = 0; ci < node_.calls.size(); ci++) {
-        Vector v(DataType::Int64());
-        v.Reserve(n);
-        for (size_t r = 0; r < n; r++) v.AppendInt(numbers[ci][base + r]);
-        chunk.AddColumn(std::move(v));
-      }
-      base += n;
-      chunks_.push_back(std::move(chunk));
-    }
+    for (auto& v : results) all_.AddColumn(std::move(v));
+    all_.set_cardinality(total_);
   }
 
   const WindowNode& node_;
   ExecutorPtr child_;
   ExecContext& ctx_;
-  std::vector<DataType> types_;
   bool computed_ = false;
-  std::vector<DataChunk> chunks_;
-  size_t next_ = 0;
+  DataChunk all_;
+  size_t total_ = 0, next_ = 0;
 };
 
 }  // namespace

@@ -588,39 +588,235 @@ ExprPtr Binder::ExprBinder::MakeCall(const std::string& name, std::vector<ExprPt
   return call;
 }
 
-// row_number(), rank(), dense_rank() OVER (PARTITION BY ... ORDER BY ...).
+namespace {
+
+// PostgreSQL's FRAMEOPTION_* bits of a WindowDef's frame_options.
+constexpr int kFrameNonDefault = 0x1, kFrameRange = 0x2, kFrameRows = 0x4, kFrameGroups = 0x8;
+constexpr int kFrameStartUnboundedPreceding = 0x20, kFrameEndUnboundedPreceding = 0x40;
+constexpr int kFrameStartUnboundedFollowing = 0x80, kFrameEndUnboundedFollowing = 0x100;
+constexpr int kFrameStartCurrentRow = 0x200, kFrameEndCurrentRow = 0x400;
+constexpr int kFrameStartOffsetPreceding = 0x800, kFrameEndOffsetPreceding = 0x1000;
+constexpr int kFrameStartOffsetFollowing = 0x2000, kFrameEndOffsetFollowing = 0x4000;
+constexpr int kFrameExcludeCurrentRow = 0x8000, kFrameExcludeGroup = 0x10000, kFrameExcludeTies = 0x20000;
+
+struct WindowFunctionInfo {
+  WindowFunctionKind kind;
+  size_t min_args, max_args;
+};
+
+const WindowFunctionInfo* FindWindowFunction(const std::string& name) {
+  static const std::map<std::string, WindowFunctionInfo> kFunctions = {
+      {"row_number", {WindowFunctionKind::kRowNumber, 0, 0}},   {"rank", {WindowFunctionKind::kRank, 0, 0}},
+      {"dense_rank", {WindowFunctionKind::kDenseRank, 0, 0}},   {"percent_rank", {WindowFunctionKind::kPercentRank, 0, 0}},
+      {"cume_dist", {WindowFunctionKind::kCumeDist, 0, 0}},     {"ntile", {WindowFunctionKind::kNtile, 1, 1}},
+      {"lag", {WindowFunctionKind::kLag, 1, 3}},                {"lead", {WindowFunctionKind::kLead, 1, 3}},
+      {"first_value", {WindowFunctionKind::kFirstValue, 1, 1}}, {"last_value", {WindowFunctionKind::kLastValue, 1, 1}},
+      {"nth_value", {WindowFunctionKind::kNthValue, 2, 2}}};
+  auto it = kFunctions.find(name);
+  return it == kFunctions.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+// A window function or an aggregate OVER a window: PostgreSQL's window
+// functions, the aggregates, PARTITION BY, ORDER BY, frames (ROWS, RANGE,
+// GROUPS, offsets, EXCLUDE) and named windows (WINDOW w AS (...), OVER w,
+// OVER (w ORDER BY ...)).
 ExprPtr Binder::ExprBinder::BindWindowCall(const PgQuery__FuncCall* f, const std::string& name) {
+  if (scope_->in_window_call) binder_->ThrowAt(sqlstate::kWindowingError, f->location, "window function calls cannot be nested");
   if (!scope_->window)
     binder_->ThrowAt(sqlstate::kWindowingError, f->location,
                      fmt::format("window functions are not allowed in {}", scope_->clause));
   WindowCall call;
-  if (name == "row_number") call.kind = WindowFunctionKind::kRowNumber;
-  else if (name == "rank") call.kind = WindowFunctionKind::kRank;
-  else if (name == "dense_rank") call.kind = WindowFunctionKind::kDenseRank;
-  else
-    binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
-                     fmt::format("window function {} is not supported yet (only row_number, rank and dense_rank)", name));
-  if (f->n_args) binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location, fmt::format("function {} takes no arguments", name));
-  const PgQuery__WindowDef* w = f->over;
-  if (w->refname && *w->refname) throw SqlError(sqlstate::kFeatureNotSupported, "named windows are not supported yet");
-  // Window functions do not nest.
+  call.name = name;
+  const WindowFunctionInfo* info = FindWindowFunction(name);
+  const bool aggregate = !info && IsAggregateName(name);
+  if (!info && !aggregate) {
+    if (IsJsonAggregate(name))
+      binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location, fmt::format("{} as a window function is not supported yet", name));
+    binder_->ThrowAt(sqlstate::kWrongObjectType, f->location,
+                     fmt::format("OVER specified, but {} is not a window function nor an aggregate function", name));
+  }
+  if (f->agg_distinct) binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location, "DISTINCT is not implemented for window functions");
+  if (f->n_agg_order) binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location, "aggregate ORDER BY is not implemented for window functions");
+  if (f->agg_within_group) binder_->ThrowAt(sqlstate::kWrongObjectType, f->location, "WITHIN GROUP is not allowed for window functions");
+  if (f->agg_filter && !aggregate)
+    binder_->ThrowAt(sqlstate::kWrongObjectType, f->location, "FILTER is not implemented for non-aggregate window functions");
+  if (f->agg_star && !aggregate)
+    binder_->ThrowAt(sqlstate::kWrongObjectType, f->location, fmt::format("{}(*) specified, but {} is not an aggregate function", name, name));
+  // The window: this call's own, or a named one (OVER w), or one that
+  // copies a named one and adds to it (OVER (w ORDER BY ...)), which may
+  // itself copy another (WINDOW w2 AS (w1 ...)).
   WindowContext* saved = scope_->window;
+  const PgQuery__WindowDef* partition_from = f->over;
+  const PgQuery__WindowDef* order_from = f->over;
+  const PgQuery__WindowDef* frame_from = f->over;
+  for (const PgQuery__WindowDef* w = f->over;;) {
+    std::string ref = w->refname && *w->refname ? w->refname : "";
+    const bool bare_name = ref.empty() && w == f->over && w->name && *w->name;  // OVER w
+    if (bare_name) ref = w->name;
+    if (ref.empty()) break;
+    auto it = saved->named.find(ref);
+    if (it == saved->named.end())
+      binder_->ThrowAt(sqlstate::kUndefinedObject, w->location, fmt::format("window \"{}\" does not exist", ref));
+    const PgQuery__WindowDef* base = it->second;
+    if (bare_name) {
+      partition_from = order_from = frame_from = base;
+    } else {
+      if (w->n_partition_clause)
+        binder_->ThrowAt(sqlstate::kWindowingError, w->location, fmt::format("cannot override PARTITION BY clause of window \"{}\"", ref));
+      if (order_from->n_order_clause && base->n_order_clause)
+        binder_->ThrowAt(sqlstate::kWindowingError, w->location, fmt::format("cannot override ORDER BY clause of window \"{}\"", ref));
+      if (base->frame_options & kFrameNonDefault)
+        binder_->ThrowAt(sqlstate::kWindowingError, w->location, fmt::format("cannot copy window \"{}\" because it has a frame clause", ref));
+      partition_from = base;
+      if (!order_from->n_order_clause) order_from = base;
+    }
+    if (base == w) break;
+    w = base;
+  }
+  // Arguments: aggregates are allowed in them (over an aggregated query),
+  // window functions are not.
   scope_->window = nullptr;
-  for (size_t i = 0; i < w->n_partition_clause; i++) call.partition_by.push_back(Bind(w->partition_clause[i]));
-  for (size_t i = 0; i < w->n_order_clause; i++) {
-    const PgQuery__SortBy* sb = w->order_clause[i]->sort_by;
+  scope_->in_window_call = true;
+  std::vector<DataType> types;
+  for (size_t i = 0; i < f->n_args; i++) {
+    ExprPtr a = Bind(f->args[i]);
+    // An untyped literal is text where it is the value, not a count.
+    const bool count = (info && info->kind == WindowFunctionKind::kNtile) || i == 1;
+    if (a->type().id == TypeId::kUnknown && !(info && count)) a = Coerce(std::move(a), DataType::Varchar());
+    types.push_back(a->type());
+    call.args.push_back(std::move(a));
+  }
+  if (info) {
+    if (call.args.size() < info->min_args || call.args.size() > info->max_args)
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location, fmt::format("function {}({}) does not exist", name, TypeList(call.args)));
+    call.kind = info->kind;
+    switch (call.kind) {
+      case WindowFunctionKind::kPercentRank:
+      case WindowFunctionKind::kCumeDist: call.type = DataType::Float64(); break;
+      case WindowFunctionKind::kNtile:
+        call.args[0] = Coerce(std::move(call.args[0]), DataType::Int32());
+        call.type = DataType::Int32();
+        break;
+      case WindowFunctionKind::kLag:
+      case WindowFunctionKind::kLead:
+        if (call.args.size() >= 2) call.args[1] = Coerce(std::move(call.args[1]), DataType::Int32());
+        if (call.args.size() == 3) {
+          // lag(anycompatible, integer, anycompatible): one common type.
+          DataType t = UnifyTypes({call.args[0].get(), call.args[2].get()}, name.c_str(), f->location);
+          call.args[0] = Coerce(std::move(call.args[0]), t);
+          call.args[2] = Coerce(std::move(call.args[2]), t);
+        }
+        call.type = call.args[0]->type();
+        break;
+      case WindowFunctionKind::kNthValue:
+        call.args[1] = Coerce(std::move(call.args[1]), DataType::Int32());
+        call.type = call.args[0]->type();
+        break;
+      case WindowFunctionKind::kFirstValue:
+      case WindowFunctionKind::kLastValue: call.type = call.args[0]->type(); break;
+      default: call.type = DataType::Int64(); break;
+    }
+  } else {
+    call.kind = WindowFunctionKind::kAggregate;
+    call.agg = ResolveAggregate(name, types, f->agg_star);
+    call.type = call.agg.return_type;
+    if (f->agg_filter) {
+      AggregateContext* saved_agg = scope_->agg;
+      scope_->agg = nullptr;
+      call.filter = BindCondition(f->agg_filter, "FILTER");
+      scope_->agg = saved_agg;
+    }
+  }
+  for (size_t i = 0; i < partition_from->n_partition_clause; i++) call.partition_by.push_back(Bind(partition_from->partition_clause[i]));
+  for (size_t i = 0; i < order_from->n_order_clause; i++) {
+    const PgQuery__SortBy* sb = order_from->order_clause[i]->sort_by;
     SortKey k;
     k.expr = Bind(sb->node);
+    if (k.expr->type().id == TypeId::kUnknown) k.expr = Coerce(std::move(k.expr), DataType::Varchar());
     k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
     k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
                         ? k.descending
                         : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
     call.order_by.push_back(std::move(k));
   }
+  BindWindowFrame(frame_from, &call);
   scope_->window = saved;
+  scope_->in_window_call = false;
   std::string text = call.ToString();
+  DataType type = call.type;
   saved->calls.push_back(std::move(call));
-  return std::make_unique<WindowPlaceholder>(int(saved->calls.size()) - 1, text);
+  return std::make_unique<WindowPlaceholder>(int(saved->calls.size()) - 1, type, text);
+}
+
+// The frame clause of w (PostgreSQL's checks and messages).
+void Binder::ExprBinder::BindWindowFrame(const PgQuery__WindowDef* w, WindowCall* call) {
+  const int o = w->frame_options;
+  WindowFrame& frame = call->frame;
+  if (!(o & kFrameNonDefault)) return;
+  frame.mode = (o & kFrameRows) ? WindowFrame::Mode::kRows : (o & kFrameGroups) ? WindowFrame::Mode::kGroups : WindowFrame::Mode::kRange;
+  if (o & (kFrameStartUnboundedFollowing))
+    binder_->ThrowAt(sqlstate::kWindowingError, w->location, "frame start cannot be UNBOUNDED FOLLOWING");
+  if (o & (kFrameEndUnboundedPreceding))
+    binder_->ThrowAt(sqlstate::kWindowingError, w->location, "frame end cannot be UNBOUNDED PRECEDING");
+  if ((o & kFrameStartCurrentRow) && (o & kFrameEndOffsetPreceding))
+    binder_->ThrowAt(sqlstate::kWindowingError, w->location, "frame starting from current row cannot have preceding rows");
+  if ((o & kFrameStartOffsetFollowing) && (o & (kFrameEndOffsetPreceding | kFrameEndCurrentRow)))
+    binder_->ThrowAt(sqlstate::kWindowingError, w->location, "frame starting from following row cannot have preceding rows");
+  if (frame.mode == WindowFrame::Mode::kGroups && call->order_by.empty())
+    binder_->ThrowAt(sqlstate::kWindowingError, w->location, "GROUPS mode requires an ORDER BY clause");
+  const bool offsets = o & (kFrameStartOffsetPreceding | kFrameStartOffsetFollowing | kFrameEndOffsetPreceding | kFrameEndOffsetFollowing);
+  if (frame.mode == WindowFrame::Mode::kRange && offsets && call->order_by.size() != 1)
+    binder_->ThrowAt(sqlstate::kWindowingError, w->location, "RANGE with offset PRECEDING/FOLLOWING requires exactly one ORDER BY column");
+  auto bind_bound = [&](bool start, WindowFrameBound* b) {
+    const int unbounded = start ? kFrameStartUnboundedPreceding : kFrameEndUnboundedFollowing;
+    const int current = start ? kFrameStartCurrentRow : kFrameEndCurrentRow;
+    const int preceding = start ? kFrameStartOffsetPreceding : kFrameEndOffsetPreceding;
+    const int following = start ? kFrameStartOffsetFollowing : kFrameEndOffsetFollowing;
+    if (o & unbounded) b->kind = start ? WindowFrameBound::Kind::kUnboundedPreceding : WindowFrameBound::Kind::kUnboundedFollowing;
+    else if (o & current) b->kind = WindowFrameBound::Kind::kCurrentRow;
+    else if (o & (preceding | following)) b->kind = (o & preceding) ? WindowFrameBound::Kind::kPreceding : WindowFrameBound::Kind::kFollowing;
+    else return;
+    if (b->kind != WindowFrameBound::Kind::kPreceding && b->kind != WindowFrameBound::Kind::kFollowing) return;
+    const PgQuery__Node* node = start ? w->start_offset : w->end_offset;
+    const char* what = frame.mode == WindowFrame::Mode::kRows ? "ROWS" : frame.mode == WindowFrame::Mode::kGroups ? "GROUPS" : "RANGE";
+    Scope none;
+    none.outer = nullptr;
+    none.clause = what;
+    ExprBinder constant(binder_, &none);
+    ExprPtr offset = constant.Bind(node);
+    if (frame.mode != WindowFrame::Mode::kRange) {
+      b->offset = constant.Coerce(std::move(offset), DataType::Int64());
+      return;
+    }
+    // RANGE: the bound's ORDER BY value, sort key -/+ offset (+/- when
+    // descending), of the sort key's type.
+    const SortKey& key = call->order_by[0];
+    const DataType& kt = key.expr->type();
+    if (offset->type().id == TypeId::kUnknown || (offset->type().IsNumeric() && kt.IsNumeric())) offset = constant.Coerce(std::move(offset), kt);
+    const bool minus = (b->kind == WindowFrameBound::Kind::kPreceding) != key.descending;
+    std::vector<ExprPtr> args;
+    args.push_back(key.expr->Clone());
+    args.push_back(offset->Clone());
+    ExprPtr value;
+    try {
+      value = MakeCall(minus ? "-" : "+", std::move(args), -1);
+    } catch (const SqlError&) {
+      value = nullptr;
+    }
+    if (!value || !(value->type() == kt))
+      throw SqlError(sqlstate::kUndefinedFunction,
+                     fmt::format("RANGE with offset PRECEDING/FOLLOWING is not supported for column type {} and offset type {}",
+                                 kt.ToString(), offset->type().ToString()));
+    b->offset = std::move(offset);
+    b->range_value = std::move(value);
+  };
+  bind_bound(true, &frame.start);
+  bind_bound(false, &frame.end);
+  if (o & kFrameExcludeCurrentRow) frame.exclude = WindowFrame::Exclude::kCurrentRow;
+  if (o & kFrameExcludeGroup) frame.exclude = WindowFrame::Exclude::kGroup;
+  if (o & kFrameExcludeTies) frame.exclude = WindowFrame::Exclude::kTies;
 }
 
 ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {

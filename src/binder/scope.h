@@ -36,6 +36,7 @@ struct Binder::Scope {
   bool referenced_by_subquery = false;
   AggregateContext* agg = nullptr;  // non-null where aggregates are allowed
   WindowContext* window = nullptr;  // non-null where window functions are allowed
+  bool in_window_call = false;      // binding a window function's arguments or window
   const char* clause = "this context";
   bool set_functions_allowed = false;  // binding a select-list entry  // for "aggregate functions are not allowed in WHERE"
 
@@ -72,13 +73,15 @@ struct Binder::AggregateContext {
 // placeholder that is later rewritten into a column of the WindowNode.
 struct Binder::WindowContext {
   std::vector<WindowCall> calls;
+  // The query's WINDOW clause: its windows by name.
+  std::map<std::string, const PgQuery__WindowDef*> named;
 };
 
 class WindowPlaceholder : public Expression {
  public:
-  WindowPlaceholder(int index, std::string text) : Expression(Kind::kWindow, DataType::Int64()), index(index), text(std::move(text)) {}
+  WindowPlaceholder(int index, DataType type, std::string text) : Expression(Kind::kWindow, type), index(index), text(std::move(text)) {}
   Vector Eval(const DataChunk&, EvalContext&) const override;
-  ExprPtr Clone() const override { return std::make_unique<WindowPlaceholder>(index, text); }
+  ExprPtr Clone() const override { return std::make_unique<WindowPlaceholder>(index, type_, text); }
   std::string ToString() const override { return text; }
   int index;
   std::string text;

@@ -221,7 +221,6 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
   bool keep_unknown_outputs = set_operation_branch_;
   set_operation_branch_ = false;  // not for subqueries inside this branch
   if (stmt->into_clause) throw SqlError(sqlstate::kFeatureNotSupported, "SELECT INTO is not supported");
-  if (stmt->n_window_clause) throw SqlError(sqlstate::kFeatureNotSupported, "WINDOW clauses are not supported yet");
   // FOR UPDATE / SHARE: the session holds the database's writer lock for
   // the rest of the transaction (DmlManager::AcquireWriter), which keeps
   // what it read from changing under it. PostgreSQL's restrictions apply.
@@ -232,6 +231,11 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
     if (stmt->having_clause) FRESHET_THROW(sqlstate::kFeatureNotSupported, "{} is not allowed with HAVING clause", clause);
   }
   SelectParts q(this);
+  for (size_t i = 0; i < stmt->n_window_clause; i++) {
+    const PgQuery__WindowDef* w = stmt->window_clause[i]->window_def;
+    if (!q.window.named.emplace(w->name, w).second)
+      ThrowAt(sqlstate::kWindowingError, w->location, fmt::format("window \"{}\" is already defined", w->name));
+  }
   BindFromWhere(stmt, outer, &q);
   BindSelectList(stmt, &q);
   BindGroupByHaving(stmt, &q);
@@ -519,8 +523,12 @@ void Binder::ApplyWindows(SelectParts* q) {
   {
     if (q->aggregated) {
       for (auto& call : q->window.calls) {
+        for (auto& a : call.args) a = RewriteForAggregate(std::move(a), q->key_strings);
+        if (call.filter) call.filter = RewriteForAggregate(std::move(call.filter), q->key_strings);
         for (auto& p : call.partition_by) p = RewriteForAggregate(std::move(p), q->key_strings);
         for (auto& k : call.order_by) k.expr = RewriteForAggregate(std::move(k.expr), q->key_strings);
+        for (WindowFrameBound* b : {&call.frame.start, &call.frame.end})
+          if (b->range_value) b->range_value = RewriteForAggregate(std::move(b->range_value), q->key_strings);
       }
     }
     const int width = int(q->plan->schema().size());
@@ -528,7 +536,7 @@ void Binder::ApplyWindows(SelectParts* q) {
     std::function<ExprPtr(ExprPtr)> replace = [&](ExprPtr e) -> ExprPtr {
       if (e->kind() == Expression::Kind::kWindow) {
         auto* w = static_cast<WindowPlaceholder*>(e.get());
-        return std::make_unique<ColumnRefExpr>(width + w->index, DataType::Int64(), w->text);
+        return std::make_unique<ColumnRefExpr>(width + w->index, w->type(), w->text);
       }
       for (auto& c : e->children()) c = replace(std::move(c));
       return e;
@@ -613,6 +621,7 @@ PlanPtr Binder::FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool
     const std::vector<PlanColumn> projected = q->plan->schema();
     WindowCall call;
     call.kind = WindowFunctionKind::kRowNumber;
+    call.name = "row_number";
     for (int c : distinct_columns) call.partition_by.push_back(std::make_unique<ColumnRefExpr>(c, projected[c].type, projected[c].name));
     for (const auto& k : sort_keys) call.order_by.push_back({k.expr->Clone(), k.descending, k.nulls_first});
     std::vector<WindowCall> calls;

@@ -208,8 +208,34 @@ std::string HopNode::Describe() const {
   return fmt::format("Hop {} slide {}us size {}us", child()->schema()[time_column].name, slide, size);
 }
 
+std::string WindowFrame::ToString() const {
+  if (mode == Mode::kRange && start.kind == WindowFrameBound::Kind::kUnboundedPreceding &&
+      end.kind == WindowFrameBound::Kind::kCurrentRow && exclude == Exclude::kNone)
+    return "";
+  auto bound = [](const WindowFrameBound& b) -> std::string {
+    switch (b.kind) {
+      case WindowFrameBound::Kind::kUnboundedPreceding: return "UNBOUNDED PRECEDING";
+      case WindowFrameBound::Kind::kPreceding: return b.offset->ToString() + " PRECEDING";
+      case WindowFrameBound::Kind::kCurrentRow: return "CURRENT ROW";
+      case WindowFrameBound::Kind::kFollowing: return b.offset->ToString() + " FOLLOWING";
+      case WindowFrameBound::Kind::kUnboundedFollowing: return "UNBOUNDED FOLLOWING";
+    }
+    return "?";
+  };
+  std::string s = mode == Mode::kRange ? "RANGE" : mode == Mode::kRows ? "ROWS" : "GROUPS";
+  s += " BETWEEN " + bound(start) + " AND " + bound(end);
+  if (exclude == Exclude::kCurrentRow) s += " EXCLUDE CURRENT ROW";
+  if (exclude == Exclude::kGroup) s += " EXCLUDE GROUP";
+  if (exclude == Exclude::kTies) s += " EXCLUDE TIES";
+  return s;
+}
+
 std::string WindowCall::ToString() const {
-  std::string s = kind == WindowFunctionKind::kRowNumber ? "row_number()" : kind == WindowFunctionKind::kRank ? "rank()" : "dense_rank()";
+  std::string s = name + "(";
+  for (size_t i = 0; i < args.size(); i++) s += (i ? ", " : "") + args[i]->ToString();
+  if (kind == WindowFunctionKind::kAggregate && agg.kind == AggKind::kCountStar) s += "*";
+  s += ")";
+  if (filter) s += " FILTER (WHERE " + filter->ToString() + ")";
   s += " OVER (";
   if (!partition_by.empty()) {
     s += "PARTITION BY ";
@@ -220,11 +246,33 @@ std::string WindowCall::ToString() const {
     for (size_t i = 0; i < order_by.size(); i++)
       s += (i ? ", " : "") + order_by[i].expr->ToString() + (order_by[i].descending ? " DESC" : "");
   }
+  std::string frame_text = frame.ToString();
+  if (!frame_text.empty()) s += (partition_by.empty() && order_by.empty() ? "" : " ") + frame_text;
   return s + ")";
 }
 
+WindowCall CloneWindowCall(const WindowCall& w) {
+  auto bound = [](const WindowFrameBound& b) {
+    return WindowFrameBound{b.kind, b.offset ? b.offset->Clone() : nullptr, b.range_value ? b.range_value->Clone() : nullptr};
+  };
+  WindowCall c;
+  c.kind = w.kind;
+  for (const auto& a : w.args) c.args.push_back(a->Clone());
+  c.agg = w.agg;
+  c.filter = w.filter ? w.filter->Clone() : nullptr;
+  c.type = w.type;
+  for (const auto& p : w.partition_by) c.partition_by.push_back(p->Clone());
+  for (const auto& k : w.order_by) c.order_by.push_back({k.expr->Clone(), k.descending, k.nulls_first});
+  c.frame.mode = w.frame.mode;
+  c.frame.start = bound(w.frame.start);
+  c.frame.end = bound(w.frame.end);
+  c.frame.exclude = w.frame.exclude;
+  c.name = w.name;
+  return c;
+}
+
 WindowNode::WindowNode(PlanPtr child, std::vector<WindowCall> c) : PlanNode(Kind::kWindow, child->schema()), calls(std::move(c)) {
-  for (const auto& call : calls) schema_.push_back(PlanColumn{call.ToString(), DataType::Int64(), ""});
+  for (const auto& call : calls) schema_.push_back(PlanColumn{call.ToString(), call.type, ""});
   children_.push_back(std::move(child));
 }
 
@@ -355,7 +403,7 @@ PlanPtr ClonePlan(const PlanNode& node) {
     case PlanNode::Kind::kWindow: {
       const auto& n = static_cast<const WindowNode&>(node);
       std::vector<WindowCall> calls;
-      for (const auto& w : n.calls) calls.push_back({w.kind, CloneAll(w.partition_by), CloneKeys(w.order_by)});
+      for (const auto& w : n.calls) calls.push_back(CloneWindowCall(w));
       out = std::make_unique<WindowNode>(child(0), std::move(calls));
       break;
     }

@@ -314,17 +314,54 @@ class TableFunctionNode : public PlanNode {
   bool with_ordinality = false;
 };
 
-enum class WindowFunctionKind { kRowNumber, kRank, kDenseRank };
+enum class WindowFunctionKind {
+  kRowNumber, kRank, kDenseRank, kPercentRank, kCumeDist, kNtile, kLag, kLead, kFirstValue, kLastValue, kNthValue,
+  kAggregate
+};
+
+// A window frame (PostgreSQL's): which rows of the partition, relative to
+// the current one, an aggregate or first/last/nth_value reads.
+struct WindowFrameBound {
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  Kind kind = Kind::kCurrentRow;
+  // kPreceding/kFollowing. ROWS and GROUPS: a bigint count (>= 0, evaluated
+  // once). RANGE: the bound's ORDER BY value for the current row (the
+  // sort key minus or plus the offset, over the window's input), and the
+  // offset itself (checked >= 0).
+  ExprPtr offset;
+  ExprPtr range_value;
+};
+
+struct WindowFrame {
+  enum class Mode { kRange, kRows, kGroups };
+  enum class Exclude { kNone, kCurrentRow, kGroup, kTies };
+  Mode mode = Mode::kRange;
+  WindowFrameBound start{WindowFrameBound::Kind::kUnboundedPreceding, nullptr, nullptr};
+  WindowFrameBound end{WindowFrameBound::Kind::kCurrentRow, nullptr, nullptr};
+  Exclude exclude = Exclude::kNone;
+  std::string ToString() const;  // empty for the default frame
+};
 
 struct WindowCall {
   WindowFunctionKind kind;
+  // lag/lead(value [, offset [, default]]), ntile(n), first/last_value(v),
+  // nth_value(v, n), the aggregate's arguments.
+  std::vector<ExprPtr> args;
+  AggregateSignature agg{};  // kAggregate
+  ExprPtr filter;            // kAggregate: FILTER (WHERE ...), may be null
+  DataType type = DataType::Int64();  // the result's
   std::vector<ExprPtr> partition_by;
   std::vector<SortKey> order_by;
+  WindowFrame frame;
+  std::string name;  // the function's, for ToString
   std::string ToString() const;
 };
 
-// Window functions (row_number, rank, dense_rank) over partitions of the
-// child's rows. Output: the child's columns, then one bigint per call.
+// A deep copy.
+WindowCall CloneWindowCall(const WindowCall& call);
+
+// Window functions over partitions of the child's rows. Output: the
+// child's columns, then one column per call.
 class WindowNode : public PlanNode {
  public:
   WindowNode(PlanPtr child, std::vector<WindowCall> calls);

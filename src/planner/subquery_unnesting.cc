@@ -75,8 +75,14 @@ void ForEachExpression(const PlanNode& n, const std::function<void(const Express
     case PlanNode::Kind::kTableFunction: each(static_cast<const TableFunctionNode&>(n).args); break;
     case PlanNode::Kind::kWindow:
       for (const auto& call : static_cast<const WindowNode&>(n).calls) {
+        each(call.args);
+        one(call.filter);
         each(call.partition_by);
         keys(call.order_by);
+        for (const WindowFrameBound* b : {&call.frame.start, &call.frame.end}) {
+          one(b->offset);
+          one(b->range_value);
+        }
       }
       break;
     default: break;

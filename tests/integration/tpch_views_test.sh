@@ -29,7 +29,7 @@
 # FLUSH makes the views current.
 #
 # Settings (environment): TPCH_SF (0.01), TPCH_SEED (1), TPCH_ROUNDS (3),
-# TPCH_CHANGES (60 a round), TPCH_QUERIES (e.g. "q04 q19"; default all),
+# TPCH_CHANGES (100 a round), TPCH_QUERIES (e.g. "q04 q19"; default all),
 # TPCH_QUERY_TIMEOUT (15 s), TPCH_CREATE_TIMEOUT (60 s).
 # Prints one line per check ("ok q04 round 2 view=batch" / "FAIL ..."), then
 # "N passed, M failed"; exits 1 when anything failed.
@@ -48,7 +48,7 @@ PY=/usr/bin/python3
 SF="${TPCH_SF:-0.01}"
 SEED="${TPCH_SEED:-1}"
 ROUNDS="${TPCH_ROUNDS:-3}"
-CHANGES="${TPCH_CHANGES:-60}"
+CHANGES="${TPCH_CHANGES:-100}"
 QUERY_TIMEOUT="${TPCH_QUERY_TIMEOUT:-15}"
 CREATE_TIMEOUT="${TPCH_CREATE_TIMEOUT:-60}"
 QUERIES="${TPCH_QUERIES:-q01 q02 q03 q04 q05 q06 q07 q08 q09 q10 q11 q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22}"
