@@ -71,7 +71,8 @@ drawn at random. To move the queries' results, a quarter of the new orders
 are large (7 lines of quantity 43..50: Q18's sum > 300), most of them dated
 into the windows of the top-N queries Q3 (with a BUILDING customer), Q10 and
 Q15; some part updates set brands, types, sizes and containers that the
-queries select (Q2, Q8, Q14, Q16, Q17, Q19: each such profile in turn); a p_name update may
+queries select (Q2, Q8, Q14, Q16, Q17, Q19: each such profile in turn),
+and some new orders have a line that Q19 selects; a p_name update may
 put 'forest' or 'green' first (Q9, Q20); half the nation changes of
 customers and suppliers go to the nations the queries name. Every value
 stays within its domain and NOT NULL.
@@ -631,10 +632,12 @@ class World:
         self.next_key = {"cust": sc.C + 1, "part": sc.P + 1, "supp": sc.S + 1, "nation": 25, "region": 5}
         self.price = {}         # part id -> retail price cents (changed)
         self.psupps = {}        # part id -> [supplier ids] (changed)
+        self.resupplied = {}    # (part id, old supplier id) -> new supplier id
         self.nation_region = {k: rk for k, _, rk in NATIONS}
         self._chunks = {}
         self._cust_chunks = {}
         self.profiles = 0       # profile_part changes made
+        self.q19_parts = []     # (part id, Q19's quantity range) of Q19's profiles
 
     # keys
     def cur(self, kind, ident):
@@ -686,6 +689,11 @@ class World:
             o, ls = self._chunks[c][(i - 1) % CHUNK]
             self.orders[key] = list(o)
             self.lines[key] = {l[3]: list(l) for l in ls}
+            for l in self.lines[key].values():   # the changes made to the base lines
+                while (l[1], l[2]) in self.resupplied:
+                    l[2] = self.resupplied[(l[1], l[2])]
+                if l[1] in self.price:
+                    l[5] = l[4] * self.price[l[1]]
         return self.orders[key]
 
     def remove_order(self, key):
@@ -726,17 +734,18 @@ BIG_ORDER_WINDOWS = [(_day(1995, 2, 1), _day(1995, 3, 14), "BUILDING"),
                      (_day(1995, 11, 15), _day(1996, 2, 28), None),
                      None]
 
-# Part values that the queries select: (brand, container, type, sizes); None: any.
+# Part values that the queries select: (brand, container, type, sizes, Q19's
+# quantities); None: any.
 PART_PROFILES = [
-    ("Brand#23", "MED BOX", None, None),                          # Q17
-    ("Brand#12", "SM CASE", None, range(1, 6)),                   # Q19
-    ("Brand#23", "MED PKG", None, range(1, 11)),                  # Q19
-    ("Brand#34", "LG BOX", None, range(1, 16)),                   # Q19
-    (None, None, "ECONOMY ANODIZED STEEL", None),                 # Q8
-    (None, None, "SMALL PLATED BRASS", [15]),                     # Q2
-    (None, None, "PROMO BURNISHED COPPER", None),                 # Q14
-    ("Brand#32", None, "LARGE BRUSHED NICKEL", [49, 14, 23, 45, 19, 3, 36, 9]),   # Q16
-    ("Brand#45", None, "MEDIUM POLISHED TIN", [49, 14, 23, 45, 19, 3, 36, 9]),    # not Q16
+    ("Brand#23", "MED BOX", None, None, None),                         # Q17
+    ("Brand#12", "SM CASE", None, range(1, 6), (1, 11)),               # Q19
+    ("Brand#23", "MED PKG", None, range(1, 11), (10, 20)),             # Q19
+    ("Brand#34", "LG BOX", None, range(1, 16), (20, 30)),              # Q19
+    (None, None, "ECONOMY ANODIZED STEEL", None, None),                # Q8
+    (None, None, "SMALL PLATED BRASS", [15], None),                    # Q2
+    (None, None, "PROMO BURNISHED COPPER", None, None),                 # Q14
+    ("Brand#32", None, "LARGE BRUSHED NICKEL", [49, 14, 23, 45, 19, 3, 36, 9], None),   # Q16
+    ("Brand#45", None, "MEDIUM POLISHED TIN", [49, 14, 23, 45, 19, 3, 36, 9], None),    # not Q16
 ]
 
 
@@ -874,6 +883,12 @@ class Changes:
             for l in lines:
                 qty = 43 + int(r() * 8)
                 l[4], l[5] = qty, qty * w.part_price(l[1])
+        elif w.q19_parts and r() < 0.3:   # a line Q19 selects, of a part given Q19's profile
+            l = lines[0]
+            p, (lo, hi) = self.pick(w.q19_parts)
+            qty = lo + int(r() * (hi - lo + 1))
+            l[1], l[2], l[4], l[5] = p, self.pick(w.supps(p)), qty, qty * w.part_price(p)
+            l[13], l[14] = "DELIVER IN PERSON", "AIR"
         status, total = order_status_total(lines)
         o = [key, cust, status, total, od, self.pick(PRIORITIES), 1 + int(r() * self.sc.CLERKS),
              0, self.comment(19, 78, "special requests" if r() < 0.1 else None)]
@@ -1055,12 +1070,15 @@ class Changes:
     def profile_part(self):
         """A part gets values that a query selects (the profiles in turn)."""
         w = self.w
-        brand, cont, typ, size = PART_PROFILES[w.profiles % len(PART_PROFILES)]
+        brand, cont, typ, size, q19 = PART_PROFILES[w.profiles % len(PART_PROFILES)]
         w.profiles += 1
         brand = brand or self.pick([b for bs in BRANDS for b in bs])
+        p = self.rand_part()
+        if q19:
+            w.q19_parts.append((p, q19))
         self.emit(f"UPDATE part SET p_mfgr = 'Manufacturer#{brand[6]}', p_brand = '{brand}', "
                   f"p_type = '{typ or self.pick(TYPES)}', p_size = {self.pick(size) if size else 1 + int(self.r() * 50)}, "
-                  f"p_container = '{cont or self.pick(CONTAINERS)}' WHERE p_partkey = {w.cur('part', self.rand_part())};")
+                  f"p_container = '{cont or self.pick(CONTAINERS)}' WHERE p_partkey = {w.cur('part', p)};")
 
     def reprice_part(self):
         """p_retailprice changes; the lines' l_extendedprice follow."""
@@ -1118,6 +1136,8 @@ class Changes:
                 break
         supps[supps.index(old)] = new
         w.psupps[p] = supps
+        w.resupplied[(p, old)] = new
+        w.resupplied.pop((p, new), None)
         pk, ok, nk = w.cur("part", p), w.cur("supp", old), w.cur("supp", new)
         self.emit(f"UPDATE partsupp SET ps_suppkey = {nk} WHERE ps_partkey = {pk} AND ps_suppkey = {ok};")
         self.emit(f"UPDATE lineitem SET l_suppkey = {nk} WHERE l_partkey = {pk} AND l_suppkey = {ok};")

@@ -302,6 +302,24 @@ std::string StreamDynamicFilterNode::Describe() const {
   return fmt::format("StreamDynamicFilter {{ value: {}, compare: {} }}", schema_[value_column].name, compare->ToString());
 }
 
+StreamOverWindowNode::StreamOverWindowNode(StreamNodePtr input, std::vector<int> p, std::vector<WindowCall> c)
+    : StreamNode(Kind::kOverWindow, CopySchema(*input)), partition(std::move(p)), calls(std::move(c)) {
+  for (const auto& call : calls) schema_.push_back(PlanColumn{call.ToString(), call.type, "", false});
+  input_stream_key = input->stream_key;
+  stream_key = partition;
+  for (int k : input->stream_key)
+    if (std::find(stream_key.begin(), stream_key.end(), k) == stream_key.end()) stream_key.push_back(k);
+  distribution = partition.empty() ? Distribution::Single() : Distribution::Hash(partition);
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamOverWindowNode::Describe() const {
+  std::vector<std::string> calls_text;
+  for (const auto& c : calls) calls_text.push_back(c.ToString());
+  return fmt::format("StreamOverWindow {{ partition_by: {}, calls: [{}] }}", ColumnList(schema_, partition),
+                     fmt::join(calls_text, ", "));
+}
+
 StreamTopNNode::StreamTopNNode(StreamNodePtr input, std::vector<StreamOrderKey> o, int64_t l, int64_t off)
     : StreamNode(Kind::kTopN, CopySchema(*input)), order(std::move(o)), limit(l), offset(off) {
   stream_key = input->stream_key;

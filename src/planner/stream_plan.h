@@ -52,7 +52,8 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 
 class StreamNode {
  public:
-  enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink, kDynamicFilter };
+  enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink, kDynamicFilter,
+                    kOverWindow };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -223,6 +224,20 @@ class StreamGroupTopNNode : public StreamNode {
   int64_t limit;
   std::vector<int> input_stream_key;
   int state_table = -1;
+};
+
+// Window functions of one PARTITION BY and ORDER BY (RisingWave's
+// OverWindow), the input hashed on the partition columns (one actor when
+// none). Output: the input's columns, then one per call; the calls read the
+// input's columns. The partition columns join the stream key.
+class StreamOverWindowNode : public StreamNode {
+ public:
+  StreamOverWindowNode(StreamNodePtr input, std::vector<int> partition, std::vector<WindowCall> calls);
+  std::string Describe() const override;
+  std::vector<int> partition;  // input columns
+  std::vector<WindowCall> calls;
+  std::vector<int> input_stream_key;
+  int state_table = -1;  // every input row with its calls' values, by partition and order
 };
 
 // Redistributes its input to match `distribution`.

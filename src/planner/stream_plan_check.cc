@@ -68,6 +68,19 @@ class StreamPlanChecker {
         }
         break;
       }
+      case StreamNode::Kind::kOverWindow: {
+        const auto& o = static_cast<const StreamOverWindowNode&>(n);
+        const auto& in = n.input()->schema();
+        for (int k : o.partition) Column(in, k, "partition key");
+        for (const auto& c : o.calls) {
+          for (const auto& a : c.args) Expr(in, *a);
+          if (c.filter) Expr(in, *c.filter);
+          for (const auto& k : c.order_by) Expr(in, *k.expr);
+          for (const WindowFrameBound* b : {&c.frame.start, &c.frame.end})
+            if (b->range_value) Expr(in, *b->range_value);
+        }
+        break;
+      }
       case StreamNode::Kind::kDynamicFilter: {
         const auto& d = static_cast<const StreamDynamicFilterNode&>(n);
         const auto& l = n.input(0)->schema();

@@ -247,6 +247,77 @@ ExprPtr ExprFromJson(const json& j) {
 json OptionalExpr(const ExprPtr& e) { return e ? ExprToJson(*e) : json(nullptr); }
 ExprPtr OptionalExprFromJson(const json& j) { return j.is_null() ? nullptr : ExprFromJson(j); }
 
+// ---- Window calls ----
+
+json SortKeysToJson(const std::vector<SortKey>& keys) {
+  json out = json::array();
+  for (const auto& k : keys) out.push_back({{"e", ExprToJson(*k.expr)}, {"d", k.descending}, {"nf", k.nulls_first}});
+  return out;
+}
+
+std::vector<SortKey> SortKeysFromJson(const json& j) {
+  std::vector<SortKey> out;
+  for (const auto& k : j) out.push_back({ExprFromJson(k.at("e")), k.at("d"), k.at("nf")});
+  return out;
+}
+
+json ExprsToJson(const std::vector<ExprPtr>& exprs) {
+  json out = json::array();
+  for (const auto& e : exprs) out.push_back(ExprToJson(*e));
+  return out;
+}
+
+std::vector<ExprPtr> ExprsFromJson(const json& j) {
+  std::vector<ExprPtr> out;
+  for (const auto& e : j) out.push_back(ExprFromJson(e));
+  return out;
+}
+
+json FrameBoundToJson(const WindowFrameBound& b) {
+  return {{"kind", int(b.kind)}, {"offset", OptionalExpr(b.offset)}, {"range_value", OptionalExpr(b.range_value)}};
+}
+
+WindowFrameBound FrameBoundFromJson(const json& j) {
+  return {static_cast<WindowFrameBound::Kind>(j.at("kind").get<int>()), OptionalExprFromJson(j.at("offset")),
+          OptionalExprFromJson(j.at("range_value"))};
+}
+
+json WindowCallToJson(const WindowCall& c) {
+  json sig = {{"kind", int(c.agg.kind)}, {"arg", TypeToJson(c.agg.arg_type)}, {"ret", TypeToJson(c.agg.return_type)}};
+  return {{"kind", int(c.kind)},
+          {"name", c.name},
+          {"args", ExprsToJson(c.args)},
+          {"agg", sig},
+          {"filter", OptionalExpr(c.filter)},
+          {"type", TypeToJson(c.type)},
+          {"partition_by", ExprsToJson(c.partition_by)},
+          {"order_by", SortKeysToJson(c.order_by)},
+          {"frame",
+           {{"mode", int(c.frame.mode)}, {"start", FrameBoundToJson(c.frame.start)}, {"end", FrameBoundToJson(c.frame.end)},
+            {"exclude", int(c.frame.exclude)}}}};
+}
+
+WindowCall WindowCallFromJson(const json& j) {
+  WindowCall c;
+  c.kind = static_cast<WindowFunctionKind>(j.at("kind").get<int>());
+  c.name = j.at("name");
+  c.args = ExprsFromJson(j.at("args"));
+  const json& sig = j.at("agg");
+  c.agg.kind = static_cast<AggKind>(sig.at("kind").get<int>());
+  c.agg.arg_type = TypeFromJson(sig.at("arg"));
+  c.agg.return_type = TypeFromJson(sig.at("ret"));
+  c.filter = OptionalExprFromJson(j.at("filter"));
+  c.type = TypeFromJson(j.at("type"));
+  c.partition_by = ExprsFromJson(j.at("partition_by"));
+  c.order_by = SortKeysFromJson(j.at("order_by"));
+  const json& f = j.at("frame");
+  c.frame.mode = static_cast<WindowFrame::Mode>(f.at("mode").get<int>());
+  c.frame.start = FrameBoundFromJson(f.at("start"));
+  c.frame.end = FrameBoundFromJson(f.at("end"));
+  c.frame.exclude = static_cast<WindowFrame::Exclude>(f.at("exclude").get<int>());
+  return c;
+}
+
 // ---- Nodes ----
 
 json NodeToJson(const StreamNode& n) {
@@ -306,6 +377,14 @@ json NodeToJson(const StreamNode& n) {
       const auto& h = static_cast<const StreamHashJoinNode&>(n);
       j.update({{"type", int(h.type)}, {"left_keys", h.left_keys}, {"right_keys", h.right_keys},
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
+      break;
+    }
+    case StreamNode::Kind::kOverWindow: {
+      const auto& o = static_cast<const StreamOverWindowNode&>(n);
+      json calls = json::array();
+      for (const auto& c : o.calls) calls.push_back(WindowCallToJson(c));
+      j.update({{"partition", o.partition}, {"calls", calls}, {"input_stream_key", o.input_stream_key},
+                {"state_table", o.state_table}});
       break;
     }
     case StreamNode::Kind::kDynamicFilter: {
@@ -417,6 +496,15 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
     case StreamNode::Kind::kUnion:
       n = std::make_unique<StreamUnionNode>(std::move(inputs), schema, j.at("stream_key").get<std::vector<int>>());
       break;
+    case StreamNode::Kind::kOverWindow: {
+      std::vector<WindowCall> calls;
+      for (const auto& c : j.at("calls")) calls.push_back(WindowCallFromJson(c));
+      auto o = std::make_unique<StreamOverWindowNode>(input(0), j.at("partition").get<std::vector<int>>(), std::move(calls));
+      o->input_stream_key = j.at("input_stream_key").get<std::vector<int>>();
+      o->state_table = j.at("state_table");
+      n = std::move(o);
+      break;
+    }
     case StreamNode::Kind::kDynamicFilter: {
       auto d = std::make_unique<StreamDynamicFilterNode>(input(0), input(1), j.at("value_column").get<int>(),
                                                          ExprFromJson(j.at("compare")));

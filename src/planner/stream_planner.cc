@@ -64,8 +64,7 @@ class StreamPlanner {
         return Project(Visit(p->child()), std::move(exprs), p->schema());
       }
       case PlanNode::Kind::kAggregate: return VisitAggregate(static_cast<AggregateNode*>(n));
-      case PlanNode::Kind::kWindow:
-        Unsupported("a window function (only row_number() OVER (PARTITION BY ... ORDER BY ...) <= N is supported)");
+      case PlanNode::Kind::kWindow: return VisitWindow(static_cast<WindowNode*>(n));
       case PlanNode::Kind::kHop: {
         auto* h = static_cast<HopNode*>(n);
         StreamNodePtr input = Visit(h->child());
@@ -303,6 +302,76 @@ class StreamPlanner {
       schema.push_back(col);
     }
     return Project(std::move(join), std::move(exprs), std::move(schema));
+  }
+
+  // Window functions: an OverWindow per group of calls with the same
+  // PARTITION BY and ORDER BY, each appending its calls' columns; then a
+  // projection back to [input's columns, calls in order, hidden columns].
+  StreamNodePtr VisitWindow(WindowNode* w) {
+    StreamNodePtr cur = Visit(w->child());
+    const int logical = int(w->child()->schema().size());
+    std::vector<int> call_column(w->calls.size(), -1);
+    auto spec_of = [](const WindowCall& c) {
+      std::string s;
+      for (const auto& p : c.partition_by) s += p->ToString() + ",";
+      s += "|";
+      for (const auto& k : c.order_by) s += k.expr->ToString() + (k.descending ? " d" : " a") + (k.nulls_first ? "f," : "l,");
+      return s;
+    };
+    for (size_t first = 0; first < w->calls.size(); first++) {
+      if (call_column[first] >= 0) continue;
+      std::vector<size_t> group;
+      for (size_t i = first; i < w->calls.size(); i++)
+        if (call_column[i] < 0 && spec_of(w->calls[i]) == spec_of(w->calls[first])) group.push_back(i);
+      const WindowCall& spec = w->calls[first];
+      // Partition and order keys as columns (expressions computed first).
+      std::vector<ExprPtr> exprs;
+      std::vector<PlanColumn> schema = cur->schema();
+      for (size_t i = 0; i < schema.size(); i++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(i), schema[i].type, schema[i].name));
+      bool extra = false;
+      auto column_of = [&](const ExprPtr& e) {
+        CheckStreamable(*e);
+        if (e->kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(*e).index();
+        exprs.push_back(e->Clone());
+        schema.push_back(PlanColumn{"_key" + std::to_string(exprs.size()), e->type(), "", true});
+        extra = true;
+        return int(exprs.size()) - 1;
+      };
+      std::vector<int> partition, order;
+      for (const auto& p : spec.partition_by) partition.push_back(column_of(p));
+      for (const auto& k : spec.order_by) order.push_back(column_of(k.expr));
+      std::vector<WindowCall> calls;
+      for (size_t i : group) {
+        const WindowCall& c = w->calls[i];
+        for (const auto& a : c.args) CheckStreamable(*a);
+        if (c.filter) CheckStreamable(*c.filter);
+        for (const WindowFrameBound* b : {&c.frame.start, &c.frame.end}) {
+          if (b->offset) CheckStreamable(*b->offset);
+          if (b->range_value) CheckStreamable(*b->range_value);
+        }
+        calls.push_back(CloneWindowCall(c));
+      }
+      if (extra) cur = Project(std::move(cur), std::move(exprs), std::move(schema));
+      cur = Exchange(std::move(cur), partition.empty() ? Distribution::Single() : Distribution::Hash(partition));
+      const size_t width = cur->schema().size();
+      auto node = std::make_unique<StreamOverWindowNode>(std::move(cur), partition, std::move(calls));
+      InternalTableSpec table;
+      table.kind = "overwindow";
+      for (const auto& c : node->schema()) table.columns.push_back({c.name, c.type});
+      table.pk = partition;
+      for (int k : order)
+        if (std::find(table.pk.begin(), table.pk.end(), k) == table.pk.end()) table.pk.push_back(k);
+      for (int k : node->input_stream_key)
+        if (std::find(table.pk.begin(), table.pk.end(), k) == table.pk.end()) table.pk.push_back(k);
+      table.dist_key = partition;
+      node->state_table = AddInternal(std::move(table));
+      for (size_t j = 0; j < group.size(); j++) call_column[group[j]] = int(width + j);
+      cur = std::move(node);
+    }
+    std::vector<ExprPtr> exprs;
+    for (int c = 0; c < logical; c++) exprs.push_back(std::make_unique<ColumnRefExpr>(c, cur->schema()[size_t(c)].type, cur->schema()[size_t(c)].name));
+    for (int c : call_column) exprs.push_back(std::make_unique<ColumnRefExpr>(c, cur->schema()[size_t(c)].type, cur->schema()[size_t(c)].name));
+    return Project(std::move(cur), std::move(exprs), w->schema());
   }
 
   // What subquery_unnesting.h makes of `x op (uncorrelated scalar subquery)`

@@ -8,6 +8,7 @@
 #include "stream/hash_join.h"
 #include "stream/hop.h"
 #include "stream/materialize.h"
+#include "stream/over_window.h"
 #include "stream/project.h"
 #include "stream/sink.h"
 #include "stream/source.h"
@@ -126,6 +127,13 @@ class JobBuilder {
         }
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval);
+      }
+      case StreamNode::Kind::kOverWindow: {
+        auto* o = static_cast<const StreamOverWindowNode*>(n);
+        std::vector<WindowCall> calls;
+        for (const auto& c : o->calls) calls.push_back(CloneWindowCall(c));
+        return std::make_unique<OverWindowOperator>(o->partition, std::move(calls), o->input_stream_key, o->input()->types(),
+                                                    StateDesc(o->state_table), req_.eval);
       }
       case StreamNode::Kind::kDynamicFilter: {
         auto* d = static_cast<const StreamDynamicFilterNode*>(n);

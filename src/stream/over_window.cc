@@ -1,0 +1,145 @@
+#include "stream/over_window.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/encoding.h"
+#include "common/error.h"
+#include "planner/window_evaluator.h"
+
+namespace freshet {
+
+OverWindowOperator::OverWindowOperator(std::vector<int> partition, std::vector<WindowCall> calls, std::vector<int> stream_key,
+                                       std::vector<DataType> types, StateTableDesc table, EvalContext eval)
+    : partition_(std::move(partition)), calls_(std::move(calls)), stream_key_(std::move(stream_key)),
+      types_(std::move(types)), desc_(std::move(table)), eval_(std::move(eval)) {
+  for (const auto& c : calls_) value_types_.push_back(c.type);
+  out_types_ = types_;
+  out_types_.insert(out_types_.end(), value_types_.begin(), value_types_.end());
+}
+
+void OverWindowOperator::Open(ActorContext* ctx) {
+  StreamOperator::Open(ctx);
+  table_ = ctx->NewStateTable(desc_);
+}
+
+OverWindowOperator::Partition& OverWindowOperator::PartitionOf(const std::string& key, uint16_t vnode) {
+  auto [it, inserted] = partitions_.try_emplace(key);
+  Partition& p = it->second;
+  if (!inserted) return p;
+  // First use since the actor started: its rows and values from storage.
+  p.vnode = vnode;
+  const std::string prefix = table_->KeyIn(vnode, key);
+  for (auto i = table_->ScanCommittedPrefix(prefix); i.Valid(); i.Next()) {
+    std::string_view value = i.value(), rest = value;
+    if (!SkipCells(&rest, types_)) throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
+    Row row;
+    row.cells.assign(value.data(), value.size() - rest.size());
+    row.values.assign(rest);
+    p.rows.emplace_hint(p.rows.end(), std::string(i.key().substr(prefix.size())), std::move(row));
+  }
+  return p;
+}
+
+void OverWindowOperator::OnChunk(int, StreamChunk chunk) {
+  const DataChunk& data = chunk.data();
+  std::vector<Vector> order;
+  for (const auto& k : calls_[0].order_by) order.push_back(k.expr->Eval(data, eval_));
+  for (size_t r = 0; r < chunk.num_rows(); r++) {
+    std::string pkey, key;
+    for (int c : partition_) EncodeKeyFromVector(data.column(c), r, &pkey);
+    EncodeWindowOrderKey(calls_[0], order, r, &key);
+    for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &key);
+    uint16_t vnode = partition_.empty() ? 0 : ComputeVnode(data, r, partition_);
+    Partition& p = PartitionOf(pkey, vnode);
+    if (!p.dirty) {
+      p.dirty = true;
+      dirty_.push_back(pkey);
+    }
+    if (IsInsertOp(chunk.ops()[r])) {
+      Row row;
+      EncodeRow(data, r, &row.cells);
+      p.rows[key] = std::move(row);
+    } else if (auto it = p.rows.find(key); it != p.rows.end()) {
+      // Emitted rows are remembered until the barrier tells downstream.
+      if (!it->second.values.empty()) p.removed.emplace(key, std::move(it->second));
+      p.rows.erase(it);
+    }
+  }
+}
+
+void OverWindowOperator::Append(DataChunk* out, const Row& row, bool, const std::string& values) const {
+  std::string_view cells = row.cells, vals = values;
+  if (!DecodeCellsInto(&cells, out, 0, types_.size()) || !DecodeCellsInto(&vals, out, types_.size(), value_types_.size()))
+    throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
+  out->set_cardinality(out->num_rows());
+}
+
+void OverWindowOperator::Refresh(const std::string& key, Partition& p) {
+  // The partition's rows in window order, and the calls' values over them.
+  DataChunk rows(types_);
+  for (const auto& [k, row] : p.rows) {
+    std::string_view cells = row.cells;
+    if (!DecodeCellsInto(&cells, &rows, 0, types_.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
+  }
+  rows.set_cardinality(p.rows.size());
+  DataChunk values(value_types_);
+  for (size_t c = 0; c < calls_.size(); c++) {
+    try {
+      values.column(c) = EvaluateWindowPartition(calls_[c], rows, eval_);
+    } catch (const SqlError& e) {
+      // As for any expression in a stream: NULL, and a warning.
+      spdlog::warn("window function {} over a partition failed, giving NULL: {}", calls_[c].ToString(), e.what());
+      Vector nulls(value_types_[c]);
+      nulls.AppendNulls(rows.num_rows());
+      values.column(c) = std::move(nulls);
+    }
+  }
+  values.set_cardinality(rows.num_rows());
+  const std::string prefix = table_->KeyIn(p.vnode, key);
+  DataChunk deletes(out_types_), updates(out_types_), inserts(out_types_);
+  std::vector<Op> update_ops;
+  size_t i = 0;
+  for (auto& [k, row] : p.rows) {
+    std::string now;
+    EncodeRow(values, i++, &now);
+    const Row* before = &row;
+    auto gone = p.removed.find(k);
+    if (gone != p.removed.end()) before = &gone->second;  // deleted and inserted again
+    if (before->values.empty()) {
+      Append(&inserts, row, true, now);
+    } else if (before->values != now || before->cells != row.cells) {
+      Append(&updates, *before, false, before->values);
+      Append(&updates, row, true, now);
+      update_ops.push_back(Op::kUpdateDelete);
+      update_ops.push_back(Op::kUpdateInsert);
+    } else if (gone == p.removed.end()) {
+      continue;  // unchanged: nothing to emit or write
+    }
+    if (gone != p.removed.end()) p.removed.erase(gone);
+    if (row.values != now || before != &row) {
+      row.values = std::move(now);
+      table_->Put(prefix + k, row.cells + row.values);
+    }
+  }
+  for (const auto& [k, row] : p.removed) {
+    Append(&deletes, row, false, row.values);
+    table_->Delete(prefix + k);
+  }
+  p.removed.clear();
+  p.dirty = false;
+  if (deletes.num_rows()) Emit(StreamChunk(std::vector<Op>(deletes.num_rows(), Op::kDelete), std::move(deletes)));
+  if (updates.num_rows()) Emit(StreamChunk(std::move(update_ops), std::move(updates)));
+  if (inserts.num_rows()) Emit(StreamChunk(std::vector<Op>(inserts.num_rows(), Op::kInsert), std::move(inserts)));
+}
+
+void OverWindowOperator::OnBarrier(const Barrier&) {
+  for (const std::string& key : dirty_) {
+    auto it = partitions_.find(key);
+    if (it == partitions_.end() || !it->second.dirty) continue;
+    Refresh(key, it->second);
+    if (it->second.rows.empty()) partitions_.erase(it);
+  }
+  dirty_.clear();
+}
+
+}  // namespace freshet

@@ -1,0 +1,65 @@
+// OverWindow: window functions of one PARTITION BY and ORDER BY, kept up to
+// date (RisingWave's OverWindow). The input arrives hashed on the partition
+// columns, so each partition lives on one actor.
+//
+// Every input row is kept in the state table, keyed by (partition, ORDER
+// BY key, stream key), with the calls' values last emitted for it; a
+// partition's rows are loaded into memory at its first use. Changes are
+// applied to the partition as they come; at the barrier each changed
+// partition is evaluated again whole (planner/window_evaluator.h) and
+// compared with what was emitted: rows whose values changed are emitted
+// as update pairs, new rows as inserts, gone rows as deletes (deletes
+// first, so a row moving within its partition is one key downstream).
+// A change therefore costs the size of its partition, which suits the
+// partitions windows are used over (per key, per user); one huge
+// partition is evaluated whole at each barrier that changes it.
+//
+// Output: the input's columns, then one column per call.
+#pragma once
+
+#include <map>
+#include <unordered_map>
+
+#include "planner/plan.h"
+#include "stream/operator.h"
+
+namespace freshet {
+
+class OverWindowOperator : public StreamOperator {
+ public:
+  OverWindowOperator(std::vector<int> partition, std::vector<WindowCall> calls, std::vector<int> stream_key,
+                     std::vector<DataType> types, StateTableDesc table, EvalContext eval);
+  std::string Name() const override { return "OverWindow"; }
+  void Open(ActorContext* ctx) override;
+  void OnChunk(int input, StreamChunk chunk) override;
+  void OnBarrier(const Barrier& barrier) override;
+
+ private:
+  struct Row {
+    std::string cells;    // the input row, encoded
+    std::string values;   // the calls' values last emitted (empty: never emitted)
+  };
+  struct Partition {
+    uint16_t vnode = 0;
+    std::map<std::string, Row> rows;     // by ORDER BY key, then stream key
+    std::map<std::string, Row> removed;  // emitted rows deleted since the barrier
+    bool dirty = false;
+  };
+  Partition& PartitionOf(const std::string& key, uint16_t vnode);
+  void Refresh(const std::string& key, Partition& p);
+  void Append(DataChunk* out, const Row& row, bool new_values, const std::string& values) const;
+
+  std::vector<int> partition_;
+  std::vector<WindowCall> calls_;
+  std::vector<int> stream_key_;
+  std::vector<DataType> types_;    // the input's
+  std::vector<DataType> value_types_;  // the calls'
+  std::vector<DataType> out_types_;
+  StateTableDesc desc_;
+  EvalContext eval_;
+  std::shared_ptr<StateTable> table_;
+  std::unordered_map<std::string, Partition> partitions_;
+  std::vector<std::string> dirty_;
+};
+
+}  // namespace freshet
