@@ -74,7 +74,8 @@ void OverWindowOperator::Append(DataChunk* out, const Row& row, bool, const std:
   out->set_cardinality(out->num_rows());
 }
 
-void OverWindowOperator::Refresh(const std::string& key, Partition& p) {
+void OverWindowOperator::Refresh(const std::string& key, Partition& p, Epoch epoch) {
+  p.written = epoch;
   // The partition's rows in window order, and the calls' values over them.
   DataChunk rows(types_);
   for (const auto& [k, row] : p.rows) {
@@ -132,14 +133,23 @@ void OverWindowOperator::Refresh(const std::string& key, Partition& p) {
   if (inserts.num_rows()) Emit(StreamChunk(std::vector<Op>(inserts.num_rows(), Op::kInsert), std::move(inserts)));
 }
 
-void OverWindowOperator::OnBarrier(const Barrier&) {
+void OverWindowOperator::OnBarrier(const Barrier& barrier) {
   for (const std::string& key : dirty_) {
     auto it = partitions_.find(key);
     if (it == partitions_.end() || !it->second.dirty) continue;
-    Refresh(key, it->second);
-    if (it->second.rows.empty()) partitions_.erase(it);
+    Refresh(key, it->second, barrier.prev_epoch);
+    if (it->second.rows.empty()) emptied_.push_back(key);
   }
   dirty_.clear();
+  const Epoch committed = ctx_->services->committed_epoch();
+  std::vector<std::string> waiting;
+  for (const std::string& key : emptied_) {
+    auto it = partitions_.find(key);
+    if (it == partitions_.end() || !it->second.rows.empty()) continue;
+    if (it->second.written <= committed) partitions_.erase(it);
+    else waiting.push_back(key);
+  }
+  emptied_ = std::move(waiting);
 }
 
 }  // namespace freshet

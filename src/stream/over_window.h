@@ -44,9 +44,10 @@ class OverWindowOperator : public StreamOperator {
     std::map<std::string, Row> rows;     // by ORDER BY key, then stream key
     std::map<std::string, Row> removed;  // emitted rows deleted since the barrier
     bool dirty = false;
+    Epoch written = 0;  // the last epoch that wrote its rows
   };
   Partition& PartitionOf(const std::string& key, uint16_t vnode);
-  void Refresh(const std::string& key, Partition& p);
+  void Refresh(const std::string& key, Partition& p, Epoch epoch);
   void Append(DataChunk* out, const Row& row, bool new_values, const std::string& values) const;
 
   std::vector<int> partition_;
@@ -60,6 +61,9 @@ class OverWindowOperator : public StreamOperator {
   std::shared_ptr<StateTable> table_;
   std::unordered_map<std::string, Partition> partitions_;
   std::vector<std::string> dirty_;
+  // Emptied partitions, dropped from memory once their deletes are
+  // committed (loading one earlier would bring its rows back).
+  std::vector<std::string> emptied_;
 };
 
 }  // namespace freshet

@@ -71,7 +71,8 @@ first_error() { grep -m1 -E 'ERROR|FATAL|error|could not' "$1" | sed -E 's/^psql
 
 pg_drop() {
   [[ $PG -eq 1 ]] || return 0
-  psql -X -q -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d dev -c "drop database if exists $PG_DB with (force)" >/dev/null 2>&1
+  psql -X -q -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d dev -c "drop database if exists $PG_DB with (force)" >/dev/null 2>&1 \
+    || psql -X -q -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d dev -c "drop database if exists $PG_DB" >/dev/null 2>&1
   PG=0
 }
 trap 'pg_drop; cleanup' EXIT

@@ -1347,15 +1347,133 @@ struct QueryGen {
     return Join(keys, ", ");
   }
 
+  // A window function call over the FROM scope whose result does not
+  // depend on the order of peers: functions that read other rows' values
+  // (lag, first_value, ROWS frames, ...) order by every column of the scope
+  // (rows then equal in all columns are interchangeable); rank-like
+  // functions and RANGE/GROUPS frames (whole peer groups) order by one.
+  // Two such calls together would pair their values by the order of rows
+  // equal in every column, which SQL leaves open: `*positional` says one
+  // was made, and the next is then not.
+  std::string WindowCall(const From& f, E* out, bool* positional) {
+    std::vector<std::string> part;
+    int np = int(r.Int(0, 2));
+    for (int i = 0; i < np; i++) part.push_back(f.scope[r.Next() % f.scope.size()].sql);
+    auto direction = [&] {
+      std::string d = r.Chance(40) ? " DESC" : "";
+      if (r.Chance(30)) d += r.Chance(50) ? " NULLS FIRST" : " NULLS LAST";
+      return d;
+    };
+    auto order_all = [&] {
+      std::vector<std::string> keys;
+      std::vector<size_t> idx(f.scope.size());
+      for (size_t i = 0; i < idx.size(); i++) idx[i] = i;
+      for (size_t i = idx.size(); i > 1; i--) std::swap(idx[i - 1], idx[r.Next() % i]);
+      for (size_t i : idx) keys.push_back(f.scope[i].sql + direction());
+      return Join(keys, ", ");
+    };
+    std::vector<const E*> ints;  // integer columns: RANGE offsets, sums
+    for (const E& e : f.scope)
+      if (Integral(e.type) && e.bound <= 1e9) ints.push_back(&e);
+    const E& any = f.scope[r.Next() % f.scope.size()];
+    std::string call, order, frame;
+    int pick = int(r.Int(0, 7));
+    if (pick == 5 && ints.empty()) pick = 0;
+    if (pick >= 1 && pick <= 4) {
+      if (*positional) pick = 0;
+      *positional = true;
+    }
+    out->type = T::kBigInt;
+    out->bound = 1e7;
+    switch (pick) {
+      case 0: {  // ranks over one sort key (peers share them)
+        static const std::vector<std::string> kRanks = {"rank()", "dense_rank()", "percent_rank()", "cume_dist()"};
+        call = r.Pick(kRanks);
+        order = any.sql + direction();
+        if (call == "percent_rank()" || call == "cume_dist()") {
+          out->type = T::kDouble;
+          out->bound = 1;
+          out->inexact = true;
+        }
+        break;
+      }
+      case 1:
+        call = r.Chance(50) ? "row_number()" : "ntile(" + std::to_string(r.Int(1, 4)) + ")";
+        order = order_all();
+        if (call != "row_number()") out->type = T::kInt;
+        break;
+      case 2: {  // lag / lead
+        *out = any;
+        out->items = 0;
+        out->agg = false;
+        call = std::string(r.Chance(50) ? "lag(" : "lead(") + any.sql;
+        if (r.Chance(60)) call += ", " + std::to_string(r.Int(0, 3));
+        if (r.Chance(40)) call += (call.find(',') == std::string::npos ? ", 1, " : ", ") + Literal(r, any.type).sql;
+        call += ")";
+        order = order_all();
+        break;
+      }
+      case 3: {  // first/last/nth_value over the default or a ROWS frame
+        *out = any;
+        out->items = 0;
+        out->agg = false;
+        static const std::vector<std::string> kFns = {"first_value", "last_value", "nth_value"};
+        std::string fn = r.Pick(kFns);
+        call = fn + "(" + any.sql + (fn == "nth_value" ? ", " + std::to_string(r.Int(1, 3)) : "") + ")";
+        order = order_all();
+        if (r.Chance(60))
+          frame = r.Pick(std::vector<std::string>{"ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+                                                   "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
+                                                   "ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING",
+                                                   "ROWS BETWEEN 2 PRECEDING AND 1 PRECEDING EXCLUDE CURRENT ROW"});
+        break;
+      }
+      case 4: {  // count over a ROWS frame
+        call = r.Chance(50) ? "count(*)" : "count(" + any.sql + ")";
+        order = order_all();
+        frame = r.Pick(std::vector<std::string>{"ROWS BETWEEN 2 PRECEDING AND CURRENT ROW", "ROWS UNBOUNDED PRECEDING",
+                                                 "ROWS BETWEEN 1 FOLLOWING AND 3 FOLLOWING"});
+        break;
+      }
+      case 5: {  // sum/min/max of an integer over RANGE or GROUPS frames (peer groups whole)
+        const E& x = *r.Pick(ints);
+        static const std::vector<std::string> kAggs = {"sum", "min", "max", "count"};
+        std::string agg = r.Pick(kAggs);
+        call = agg + "(" + x.sql + ")";
+        if (agg == "sum") out->bound = x.bound * 1e4;
+        else if (agg != "count") *out = x, out->items = 0, out->agg = false;
+        order = x.sql + direction();
+        frame = r.Pick(std::vector<std::string>{"RANGE BETWEEN 2 PRECEDING AND 2 FOLLOWING", "RANGE BETWEEN CURRENT ROW AND 5 FOLLOWING",
+                                                 "GROUPS BETWEEN 1 PRECEDING AND 1 FOLLOWING",
+                                                 "RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW EXCLUDE GROUP",
+                                                 "GROUPS BETWEEN CURRENT ROW AND 1 FOLLOWING EXCLUDE TIES", ""});
+        break;
+      }
+      default: {  // an aggregate over the whole partition (no ORDER BY) or running
+        std::vector<std::string> aggs = {"count(*)", "min(" + any.sql + ")", "max(" + any.sql + ")"};
+        if (any.type == T::kBool) aggs = {"count(*)", "bool_and(" + any.sql + ")", "bool_or(" + any.sql + ")"};
+        call = r.Pick(aggs);
+        if (call != "count(*)") *out = any, out->items = 0, out->agg = false;
+        if (r.Chance(50)) order = order_all();
+        break;
+      }
+    }
+    std::string over;
+    if (!part.empty()) over = "PARTITION BY " + Join(part, ", ");
+    if (!order.empty()) over += (over.empty() ? "" : " ") + std::string("ORDER BY ") + order;
+    if (!frame.empty()) over += " " + frame;
+    return call + " OVER (" + over + ")";
+  }
+
   Query Make(int id) {
     Query q;
     q.id = id;
     q.name = "v" + std::to_string(id);
     std::vector<std::string> kinds;
-    for (const char* s : {"select", "agg", "global", "topn", "grouptopn", "union"})
+    for (const char* s : {"select", "agg", "global", "topn", "grouptopn", "union", "window"})
       if (k.Shape(s)) kinds.push_back(s);
-    static const std::map<std::string, int> weight = {{"select", 26}, {"agg", 28}, {"global", 9},
-                                                      {"topn", 14},   {"grouptopn", 9}, {"union", 14}};
+    static const std::map<std::string, int> weight = {{"select", 26}, {"agg", 28}, {"global", 9}, {"topn", 14},
+                                                      {"grouptopn", 9}, {"union", 14}, {"window", 12}};
     int total = 0;
     for (auto& s : kinds) total += weight.at(s);
     int64_t roll = r.Int(0, std::max(total, 1) - 1);
@@ -1412,6 +1530,20 @@ struct QueryGen {
       int64_t n = r.Int(1, 3);
       std::string cond = r.Chance(70) ? "x.rn <= " + std::to_string(n) : n == 1 ? "x.rn = 1" : "x.rn < " + std::to_string(n + 1);
       q.sql = "SELECT " + Join(list, ", ") + " FROM (SELECT " + inner_sql + ") x WHERE " + cond;
+    } else if (kind == "window") {
+      // SELECT e0 AS c0, ..., f(...) OVER (PARTITION BY ... ORDER BY ... [frame]) AS cN, ... FROM ...
+      size_t from = 0;
+      std::string body = SelectBody(f, &q.out, nullptr, nullptr, &from);
+      std::vector<std::string> calls;
+      int nw = int(r.Int(1, 2));
+      bool positional = false;  // one call at most may depend on the order of equal rows (see WindowCall)
+      for (int i = 0; i < nw; i++) {
+        E out;
+        calls.push_back(WindowCall(f, &out, &positional) + " AS c" + std::to_string(q.out.size()));
+        out.sql = "c" + std::to_string(q.out.size());
+        q.out.push_back(out);
+      }
+      q.sql = "SELECT " + body.substr(0, from) + ", " + Join(calls, ", ") + body.substr(from);
     } else {  // union
       std::string first = SelectBody(f, &q.out);
       std::vector<T> types;
