@@ -10,8 +10,9 @@
 #    nine materialized views over them, each with a random
 #    streaming_parallelism: GROUP BY aggregates (count, sum of bigint and
 #    numeric, avg), a global aggregate (count DISTINCT, min, max, avg), a
-#    filter/project, min/max, string_agg, DISTINCT, and MVs on MVs (two
-#    levels). Each round runs a random DML script through one psql: inserts
+#    filter/project, min/max, string_agg, DISTINCT, MVs on MVs (two
+#    levels), subqueries (EXISTS, NOT IN, scalar, a dynamic filter) and window
+#    functions. Each round runs a random DML script through one psql: inserts
 #    (with NULL group keys and values, numerics of scales 0-3), bulk
 #    INSERT ... SELECT, updates by id, range and predicate, primary-key
 #    moves, deletes, multi-statement implicit transactions, and FLUSH between
@@ -367,7 +368,8 @@ check_model() {
 }
 
 # The MVs of part 1: name and defining query.
-MV_NAMES=(mv_k mv_all mv_f mv_mm mv_t2 mv_on_k mv_on_f mv_on_on mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct mv_ao_on_distinct)
+MV_NAMES=(mv_k mv_all mv_f mv_mm mv_t2 mv_on_k mv_on_f mv_on_on mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct mv_ao_on_distinct
+          mv_sub mv_not_in mv_win)
 declare -A MV_DEF=(
   [mv_k]="SELECT k, count(*) AS c, sum(v) AS sv, sum(n) AS sn, count(s) AS cs, avg(v) AS av FROM t1 GROUP BY k"
   [mv_all]="SELECT count(*) AS c, sum(v) AS sv, sum(n) AS sn, min(v) AS mn, max(v) AS mx, count(DISTINCT k) AS dk, avg(n) AS an FROM t1"
@@ -384,6 +386,11 @@ declare -A MV_DEF=(
   [mv_ao_top]="SELECT g, x FROM t3 ORDER BY x DESC, g LIMIT 5"
   [mv_ao_distinct]="SELECT DISTINCT g, x % 7 AS r FROM t3"
   [mv_ao_on_distinct]="SELECT max(r) AS mr, min(g) AS mg, count(*) AS c FROM mv_ao_distinct"
+  # Subqueries (a semi join, a dynamic filter, a per-key scalar aggregate, a null-aware anti join) and
+  # window functions (an OverWindow).
+  [mv_sub]="SELECT id, k, (SELECT count(*) FROM t2 WHERE t2.g = t1.k) AS n FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.g = t1.k AND t2.x > t1.v) AND v > (SELECT avg(x) FROM t2)"
+  [mv_not_in]="SELECT g, x FROM t2 WHERE x NOT IN (SELECT v FROM t1 WHERE k = 3)"
+  [mv_win]="SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn, sum(v) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s2, lag(n) OVER (ORDER BY id) AS ln FROM t1"
 )
 # check_mvs LABEL: every MV = its query, all read by one psql (\o per result).
 check_mvs() {
@@ -433,7 +440,7 @@ echo "$init_t1_op / $init_t2_op" >>"$OPS"
 # Created concurrently, one tier at a time (an MV after the MVs it reads).
 # Each with a random streaming_parallelism (1-4 actors per fragment).
 ddl_ok=1; par_list=""
-for tier in "mv_k mv_all mv_f mv_mm mv_t2 mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct" "mv_on_k mv_on_f mv_ao_on_distinct" "mv_on_on"; do
+for tier in "mv_k mv_all mv_f mv_mm mv_t2 mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct" "mv_on_k mv_on_f mv_ao_on_distinct" "mv_on_on mv_sub mv_not_in mv_win"; do
   pids=()
   for m in $tier; do
     par=$((1 + RANDOM % 4)); par_list+=" $m:$par"

@@ -20,6 +20,8 @@
 // LIMIT/OFFSET), per-group top-N (row_number() <= N), UNION ALL, UNION,
 // INTERSECT and EXCEPT, WHERE conditions with subqueries ([NOT] EXISTS,
 // [NOT] IN, ANY/ALL, comparisons with aggregates; correlated or not),
+// window functions (every kind; ROWS, RANGE and GROUPS frames, EXCLUDE;
+// ordered so that the result does not depend on the order of peers),
 // and views on views. Arithmetic is generated with bounds on its values so
 // that it never overflows (PostgreSQL raises an error where a stream writes
 // NULL), and doubles that are summed are sums of quarters (exact whatever
@@ -70,7 +72,7 @@
 //   VIEW_FUZZ_AVOID       a comma list of kBugShapes names not to generate
 //                         (when one bug dominates the failures), "all" for all
 //   VIEW_FUZZ_SHAPES      restrict the generator: a comma list of
-//                         select,agg,global,topn,grouptopn,union (query
+//                         select,agg,global,topn,grouptopn,union,window (query
 //                         kinds) and join,subquery (FROM kinds; without
 //                         either, a single table or view)
 //   VIEW_FUZZ_ONLY        a comma list of query numbers to create (and the
