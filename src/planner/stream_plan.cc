@@ -185,6 +185,35 @@ StreamProjectNode::StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> e
   inputs_.push_back(std::move(input));
 }
 
+StreamProjectSetNode::StreamProjectSetNode(StreamNodePtr input, std::vector<ExprPtr> e, std::vector<PlanColumn> schema)
+    : StreamNode(Kind::kProjectSet, std::move(schema)), exprs(std::move(e)) {
+  append_only = input->append_only;
+  schema_.push_back(PlanColumn{"_projected_row_id", DataType::Int64(), "", true});
+  auto map_col = [&](int c) {
+    for (size_t i = 0; i < exprs.size(); i++)
+      if (exprs[i]->kind() == Expression::Kind::kColumnRef && static_cast<ColumnRefExpr&>(*exprs[i]).index() == c) return int(i);
+    return -1;
+  };
+  for (int k : input->stream_key) stream_key.push_back(map_col(k));
+  stream_key.push_back(int(exprs.size()));
+  const Distribution& d = input->distribution;
+  distribution = Distribution::Any();
+  if (d.kind == Distribution::Kind::kSingle) {
+    distribution = d;
+  } else if (d.kind == Distribution::Kind::kHash) {
+    std::vector<int> keys;
+    for (int k : d.keys) keys.push_back(map_col(k));
+    if (std::find(keys.begin(), keys.end(), -1) == keys.end()) distribution = Distribution::Hash(keys);
+  }
+  inputs_.push_back(std::move(input));
+}
+
+std::string StreamProjectSetNode::Describe() const {
+  std::vector<std::string> parts;
+  for (const auto& e : exprs) parts.push_back(e->ToString());
+  return fmt::format("StreamProjectSet {{ exprs: [{}] }}", fmt::join(parts, ", "));
+}
+
 std::string StreamProjectNode::Describe() const {
   std::vector<std::string> parts;
   for (size_t i = 0; i < exprs.size(); i++) parts.push_back(exprs[i]->ToString());

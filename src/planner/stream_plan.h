@@ -53,7 +53,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 class StreamNode {
  public:
   enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink, kDynamicFilter,
-                    kOverWindow };
+                    kOverWindow, kProjectSet };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -116,6 +116,20 @@ class StreamTemporalFilterNode : public StreamNode {
 class StreamProjectNode : public StreamNode {
  public:
   StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
+  std::string Describe() const override;
+  std::vector<ExprPtr> exprs;
+};
+
+// A projection with set-returning functions (SELECT unnest(a) FROM t):
+// each input row gives as many rows as its longest function (PostgreSQL's
+// rules, as the batch ProjectSet). Output: the expressions' columns, then
+// a hidden bigint numbering an input row's output rows from 0, which joins
+// the stream key (with the input's key, passed through by column
+// references among the expressions). Stateless: a retraction generates the
+// same rows again.
+class StreamProjectSetNode : public StreamNode {
+ public:
+  StreamProjectSetNode(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
   std::string Describe() const override;
   std::vector<ExprPtr> exprs;
 };

@@ -68,6 +68,12 @@ class StreamPlanChecker {
         }
         break;
       }
+      case StreamNode::Kind::kProjectSet: {
+        const auto& p = static_cast<const StreamProjectSetNode&>(n);
+        if (p.exprs.size() + 1 != out.size()) Fail(n, "has a different number of expressions and columns");
+        for (const auto& e : p.exprs) Expr(n.input()->schema(), *e);
+        break;
+      }
       case StreamNode::Kind::kOverWindow: {
         const auto& o = static_cast<const StreamOverWindowNode&>(n);
         const auto& in = n.input()->schema();

@@ -171,6 +171,7 @@ json ExprToJson(const Expression& e) {
         j["x"] = "ctor";
       }
       break;
+    case Expression::Kind::kSetFunction: j["name"] = static_cast<const SetFunctionExpr&>(e).name(); break;
     case Expression::Kind::kDomainCheck: {
       const auto& d = static_cast<const DomainCheckExpr&>(e);
       j["dom"] = d.domain();
@@ -231,6 +232,9 @@ ExprPtr ExprFromJson(const json& j) {
       else Corrupt("struct expression " + x);
       break;
     }
+    case Expression::Kind::kSetFunction:
+      e = std::make_unique<SetFunctionExpr>(j.at("name").get<std::string>(), type, std::move(children));
+      break;
     case Expression::Kind::kDomainCheck: {
       std::vector<DomainCheckExpr::Constraint> constraints;
       for (const auto& c : j.at("cs"))
@@ -379,6 +383,12 @@ json NodeToJson(const StreamNode& n) {
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
       break;
     }
+    case StreamNode::Kind::kProjectSet: {
+      json exprs = json::array();
+      for (const auto& e : static_cast<const StreamProjectSetNode&>(n).exprs) exprs.push_back(ExprToJson(*e));
+      j["exprs"] = std::move(exprs);
+      break;
+    }
     case StreamNode::Kind::kOverWindow: {
       const auto& o = static_cast<const StreamOverWindowNode&>(n);
       json calls = json::array();
@@ -496,6 +506,13 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
     case StreamNode::Kind::kUnion:
       n = std::make_unique<StreamUnionNode>(std::move(inputs), schema, j.at("stream_key").get<std::vector<int>>());
       break;
+    case StreamNode::Kind::kProjectSet: {
+      std::vector<ExprPtr> exprs;
+      for (const auto& e : j.at("exprs")) exprs.push_back(ExprFromJson(e));
+      schema.pop_back();  // the row number, added by the node
+      n = std::make_unique<StreamProjectSetNode>(input(0), std::move(exprs), schema);
+      break;
+    }
     case StreamNode::Kind::kOverWindow: {
       std::vector<WindowCall> calls;
       for (const auto& c : j.at("calls")) calls.push_back(WindowCallFromJson(c));

@@ -111,7 +111,24 @@ class StreamPlanner {
       case PlanNode::Kind::kSetOp: return VisitSetOp(static_cast<SetOpNode*>(n));
       case PlanNode::Kind::kValues: Unsupported("VALUES or a SELECT without FROM");
       case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
-      case PlanNode::Kind::kProjectSet: Unsupported("a set-returning function");
+      case PlanNode::Kind::kProjectSet: {
+        // Set-returning functions in the select list; the input's stream
+        // key passes through (hidden) to identify the generated rows.
+        auto* p = static_cast<ProjectSetNode*>(n);
+        StreamNodePtr input = Visit(p->child());
+        std::vector<ExprPtr> exprs;
+        std::vector<PlanColumn> schema = p->schema();
+        for (const auto& e : p->exprs) {
+          CheckStreamable(*e);
+          exprs.push_back(e->Clone());
+        }
+        for (int k : input->stream_key) {
+          const PlanColumn& c = input->schema()[size_t(k)];
+          exprs.push_back(std::make_unique<ColumnRefExpr>(k, c.type, c.name));
+          schema.push_back(PlanColumn{c.name, c.type, c.table, true});
+        }
+        return std::make_unique<StreamProjectSetNode>(std::move(input), std::move(exprs), std::move(schema));
+      }
       case PlanNode::Kind::kSystemScan: Unsupported("reading a system catalog");
       case PlanNode::Kind::kLateralJoin: Unsupported("LATERAL");
       default: Unsupported("this statement");

@@ -10,6 +10,7 @@
 #include "stream/materialize.h"
 #include "stream/over_window.h"
 #include "stream/project.h"
+#include "stream/project_set.h"
 #include "stream/sink.h"
 #include "stream/source.h"
 #include "stream/temporal_filter.h"
@@ -127,6 +128,12 @@ class JobBuilder {
         }
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval);
+      }
+      case StreamNode::Kind::kProjectSet: {
+        auto* p = static_cast<const StreamProjectSetNode*>(n);
+        std::vector<ExprPtr> exprs;
+        for (const auto& e : p->exprs) exprs.push_back(e->Clone());
+        return std::make_unique<ProjectSetOperator>(std::move(exprs), req_.eval);
       }
       case StreamNode::Kind::kOverWindow: {
         auto* o = static_cast<const StreamOverWindowNode*>(n);

@@ -1,0 +1,92 @@
+#include "stream/project_set.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/error.h"
+#include "expr/table_function.h"
+#include "stream/eval.h"
+
+namespace freshet {
+
+ProjectSetOperator::ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval)
+    : exprs_(std::move(exprs)), eval_(std::move(eval)) {
+  for (const auto& e : exprs_) out_types_.push_back(e->type());
+  out_types_.push_back(DataType::Int64());
+  out_ = DataChunk(out_types_);
+}
+
+void ProjectSetOperator::Flush() {
+  if (ops_.empty()) return;
+  out_.set_cardinality(ops_.size());
+  Emit(StreamChunk(std::move(ops_), std::move(out_)));
+  ops_.clear();
+  out_ = DataChunk(out_types_);
+}
+
+void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
+  const DataChunk& data = chunk.data();
+  const size_t n = chunk.num_rows();
+  // Plain expressions and the functions' arguments, once per chunk.
+  std::vector<Vector> plain(exprs_.size());
+  std::vector<std::vector<Vector>> args(exprs_.size());
+  for (size_t e = 0; e < exprs_.size(); e++) {
+    if (exprs_[e]->kind() == Expression::Kind::kSetFunction) {
+      for (const auto& a : exprs_[e]->children()) args[e].push_back(EvalRowTolerant(*a, data, eval_));
+    } else {
+      plain[e] = EvalRowTolerant(*exprs_[e], data, eval_);
+    }
+  }
+  for (size_t r = 0; r < n; r++) {
+    const Op op = IsInsertOp(chunk.ops()[r]) ? Op::kInsert : Op::kDelete;
+    // The row's functions, each with its current chunk of values.
+    struct Running {
+      std::unique_ptr<TableFunctionRows> rows;
+      DataChunk chunk;
+      size_t pos = 0;
+      bool done = true;
+    };
+    std::vector<Running> fns(exprs_.size());
+    for (size_t e = 0; e < exprs_.size(); e++) {
+      if (exprs_[e]->kind() != Expression::Kind::kSetFunction) continue;
+      const auto& fn = static_cast<const SetFunctionExpr&>(*exprs_[e]);
+      TableFunctionCall call{fn.name(), {}, {fn.type()}};
+      for (const auto& a : args[e]) call.args.push_back(a.GetValue(r));
+      try {
+        fns[e].rows = MakeTableFunctionRows(call, eval_);
+        fns[e].done = false;
+      } catch (const SqlError& err) {
+        // As any expression error in a stream: no rows from it, a warning.
+        spdlog::warn("{} failed, giving no rows: {}", fn.ToString(), err.what());
+      }
+    }
+    for (int64_t number = 0;; number++) {
+      bool any = false;
+      for (auto& f : fns) {
+        if (f.done) continue;
+        while (f.pos >= f.chunk.num_rows() && !f.done) {
+          f.pos = 0;
+          try {
+            f.done = !f.rows->Next(&f.chunk);
+          } catch (const SqlError& err) {
+            spdlog::warn("a set-returning function failed, ending its rows: {}", err.what());
+            f.done = true;
+          }
+        }
+        any |= !f.done;
+      }
+      if (!any) break;
+      for (size_t e = 0; e < exprs_.size(); e++) {
+        Vector& col = out_.column(e);
+        if (exprs_[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
+        else if (fns[e].done) col.AppendNull();
+        else col.AppendFrom(fns[e].chunk.column(0), fns[e].pos++);
+      }
+      out_.column(exprs_.size()).AppendInt(number);
+      ops_.push_back(op);
+      if (ops_.size() >= kChunkSize) Flush();
+    }
+  }
+  Flush();
+}
+
+}  // namespace freshet
