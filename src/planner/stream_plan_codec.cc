@@ -509,8 +509,8 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
     case StreamNode::Kind::kProjectSet: {
       std::vector<ExprPtr> exprs;
       for (const auto& e : j.at("exprs")) exprs.push_back(ExprFromJson(e));
-      schema.pop_back();  // the row number, added by the node
-      n = std::make_unique<StreamProjectSetNode>(input(0), std::move(exprs), schema);
+      std::vector<PlanColumn> columns(schema.begin(), schema.end() - 1);  // the node adds the row number
+      n = std::make_unique<StreamProjectSetNode>(input(0), std::move(exprs), std::move(columns));
       break;
     }
     case StreamNode::Kind::kOverWindow: {
