@@ -18,7 +18,7 @@
 // string_agg and array_agg with ORDER BY; DISTINCT and FILTER), DISTINCT,
 // top-N (ORDER BY every output column, so ties are rows that are equal;
 // LIMIT/OFFSET), per-group top-N (row_number() <= N), UNION ALL, UNION,
-// INTERSECT and EXCEPT, WHERE conditions with subqueries ([NOT] EXISTS,
+// INTERSECT [ALL] and EXCEPT [ALL], set-returning functions, WHERE conditions with subqueries ([NOT] EXISTS,
 // [NOT] IN, ANY/ALL, comparisons with aggregates; correlated or not),
 // window functions (every kind; ROWS, RANGE and GROUPS frames, EXCLUDE;
 // ordered so that the result does not depend on the order of peers),
@@ -1564,10 +1564,12 @@ struct QueryGen {
           q.out[i].inexact |= out2[i].inexact;
           q.out[i].any_scale |= out2[i].any_scale;
         }
-        if (!all) Deduplicated(&q.out);
+        // UNION ALL mostly, INTERSECT ALL or EXCEPT ALL sometimes; without
+        // ALL: UNION, INTERSECT or EXCEPT (each a distinct set).
+        const char* op = all ? (r.Chance(80) ? " UNION ALL " : r.Chance(50) ? " INTERSECT ALL " : " EXCEPT ALL ")
+                             : r.Chance(40) ? " UNION " : r.Chance(50) ? " INTERSECT " : " EXCEPT ";
+        if (std::string(op) != " UNION ALL ") Deduplicated(&q.out);  // grouped: which row's numeric scale is open
         Finish(f2, &q);
-        // Without ALL: UNION, INTERSECT or EXCEPT (each a distinct set).
-        const char* op = all ? " UNION ALL " : r.Chance(40) ? " UNION " : r.Chance(50) ? " INTERSECT " : " EXCEPT ";
         q.sql += std::string(op) + "SELECT " + next;
         f.shape += op + f2.shape;
       }
