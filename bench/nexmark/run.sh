@@ -13,7 +13,8 @@
 #   --events N       nexmark.event.num of every source (default 10000000;
 #                    1000000 for a quick run): N/50 persons, 3N/50 auctions,
 #                    46N/50 bids
-#   --queries LIST   comma-separated (default: q0,...,q22)
+#   --queries LIST   comma-separated (default: q0,...,q22; RisingWave's
+#                    extension q101,...,q106 runs only when named)
 #   --freshet PATH   the server binary (default build/freshet of this repo;
 #                    pass a copy if someone rebuilds while this runs)
 #   --timeout S      limit for one query's streaming job, in seconds, from

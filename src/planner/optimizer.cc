@@ -117,15 +117,178 @@ PlanPtr OptimizeJoin(std::unique_ptr<JoinNode> join, std::vector<ExprPtr> extra)
   return join;
 }
 
+// ---- Join order ----
+
+bool SameExpression(const Expression& a, const Expression& b);
+
+// Inner joins of several items flattened: the items in FROM order, where
+// each item's columns start in the joins' concatenated row, and the
+// conjuncts of their conditions over that row.
+struct JoinGraph {
+  std::vector<PlanPtr> items;
+  std::vector<int> start;
+  std::vector<ExprPtr> conjuncts;
+};
+
+bool IsPlainInnerJoin(const PlanNode& n) {
+  if (n.kind() != PlanNode::Kind::kJoin) return false;
+  const auto& j = static_cast<const JoinNode&>(n);
+  return j.type == JoinType::kInner && j.left_keys.empty() && !j.null_aware;
+}
+
+void FlattenJoins(PlanPtr node, int start, JoinGraph* g) {
+  if (!IsPlainInnerJoin(*node)) {
+    g->items.push_back(std::move(node));
+    g->start.push_back(start);
+    return;
+  }
+  auto* j = static_cast<JoinNode*>(node.get());
+  const int left_width = int(j->child(0)->schema().size());
+  ExprPtr condition = std::move(j->condition);
+  FlattenJoins(std::move(j->children()[0]), start, g);
+  FlattenJoins(std::move(j->children()[1]), start + left_width, g);
+  if (condition) {
+    ShiftColumns(condition.get(), start);
+    SplitConjuncts(std::move(condition), &g->conjuncts);
+  }
+}
+
+void RemapColumns(Expression* e, const std::vector<int>& to) {
+  if (auto* c = dynamic_cast<ColumnRefExpr*>(e)) c->set_index(to[size_t(c->index())]);
+  for (auto& ch : e->children()) RemapColumns(ch.get(), to);
+}
+
+// A FROM list (or chain of inner JOINs) whose order would join two items
+// with no equality between them while another item could be joined by one
+// (FROM part, supplier, partsupp WHERE p = ps AND s = ps: part x supplier
+// first): the items reordered so that each joins the ones before it by an
+// equality when any can, FROM order otherwise, and a projection restores
+// the columns' order. Null when FROM order is already such an order.
+PlanPtr ReorderJoins(PlanPtr join, std::vector<ExprPtr>* filter) {
+  const std::vector<PlanColumn> schema = join->schema();
+  JoinGraph g;
+  FlattenJoins(std::move(join), 0, &g);
+  const size_t n = g.items.size();
+  for (auto& f : *filter) g.conjuncts.push_back(std::move(f));
+  filter->clear();
+  auto item_of = [&](int column) {
+    size_t i = 0;
+    while (i + 1 < n && g.start[i + 1] <= column) i++;
+    return i;
+  };
+  // The items each equality conjunct joins (exactly two, one per side).
+  std::vector<std::pair<size_t, size_t>> edges;
+  for (const auto& c : g.conjuncts) {
+    if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2 ||
+        static_cast<const FunctionExpr&>(*c).function()->name != "=" || ContainsSubquery(*c))
+      continue;
+    std::vector<int> a, b;
+    CollectColumns(*c->children()[0], &a);
+    CollectColumns(*c->children()[1], &b);
+    if (a.empty() || b.empty()) continue;
+    size_t ia = item_of(a[0]), ib = item_of(b[0]);
+    bool one_each = ia != ib;
+    for (int x : a) one_each &= item_of(x) == ia;
+    for (int x : b) one_each &= item_of(x) == ib;
+    if (one_each) edges.emplace_back(ia, ib);
+  }
+  std::vector<size_t> order{0};
+  std::vector<bool> chosen(n, false);
+  chosen[0] = true;
+  bool changed = false;
+  while (order.size() < n) {
+    size_t pick = n;
+    for (size_t i = 0; i < n && pick == n; i++) {
+      if (chosen[i]) continue;
+      for (const auto& [x, y] : edges)
+        if ((x == i && chosen[y]) || (y == i && chosen[x])) pick = i;
+    }
+    if (pick == n)
+      for (size_t i = 0; i < n && pick == n; i++)
+        if (!chosen[i]) pick = i;
+    changed |= pick != order.size();
+    order.push_back(pick);
+    chosen[pick] = true;
+  }
+  // Original column -> its position in the new order.
+  std::vector<int> to(schema.size());
+  int pos = 0;
+  for (size_t i : order) {
+    const int width = int(g.items[i]->schema().size());
+    for (int c = 0; c < width; c++) to[size_t(g.start[i] + c)] = pos + c;
+    pos += width;
+  }
+  PlanPtr tree = std::move(g.items[order[0]]);
+  for (size_t k = 1; k < n; k++)
+    tree = std::make_unique<JoinNode>(JoinType::kInner, std::move(tree), std::move(g.items[order[k]]), nullptr);
+  for (auto& c : g.conjuncts) RemapColumns(c.get(), to);
+  if (!changed) {
+    *filter = std::move(g.conjuncts);  // the same order: the caller pushes them down
+    return tree;
+  }
+  if (!g.conjuncts.empty()) tree = std::make_unique<FilterNode>(std::move(tree), MakeConjunction(std::move(g.conjuncts)));
+  std::vector<ExprPtr> exprs;
+  for (size_t c = 0; c < schema.size(); c++) exprs.push_back(std::make_unique<ColumnRefExpr>(to[c], schema[c].type, schema[c].name));
+  return std::make_unique<ProjectNode>(std::move(tree), std::move(exprs), schema);
+}
+
+// How many items a tree of plain inner joins has.
+size_t JoinItems(const PlanNode& n) {
+  return IsPlainInnerJoin(n) ? JoinItems(*n.child(0)) + JoinItems(*n.child(1)) : 1;
+}
+
+// OR of branches that all have a conjunct in common (TPC-H Q19's
+// p_partkey = l_partkey in each): the common conjuncts taken out, so that
+// they can be join keys: (a AND x) OR (a AND y) is a AND (x OR y).
+void FactorOr(ExprPtr e, std::vector<ExprPtr>* out) {
+  if (e->kind() != Expression::Kind::kOr) return out->push_back(std::move(e));
+  std::vector<std::vector<ExprPtr>> branches;
+  for (auto& b : e->children()) {
+    branches.emplace_back();
+    SplitConjuncts(std::move(b), &branches.back());
+  }
+  std::vector<ExprPtr> common;
+  for (auto& c : branches[0]) {
+    bool everywhere = true;
+    for (size_t b = 1; b < branches.size() && everywhere; b++)
+      everywhere = std::any_of(branches[b].begin(), branches[b].end(), [&](const ExprPtr& x) { return x && SameExpression(*x, *c); });
+    if (everywhere) common.push_back(c->Clone());
+  }
+  bool some_branch_empty = false;
+  std::vector<ExprPtr> rest;
+  for (auto& b : branches) {
+    std::vector<ExprPtr> left;
+    for (auto& x : b)
+      if (!std::any_of(common.begin(), common.end(), [&](const ExprPtr& c) { return SameExpression(*x, *c); })) left.push_back(std::move(x));
+    some_branch_empty |= left.empty();
+    rest.push_back(MakeConjunction(std::move(left)));
+  }
+  for (auto& c : common) out->push_back(std::move(c));
+  if (some_branch_empty) return;  // that branch is true once the common part holds
+  out->push_back(rest.size() == 1 ? std::move(rest[0])
+                                  : std::make_unique<OperatorExpr>(Expression::Kind::kOr, DataType::Boolean(), std::move(rest)));
+}
+
 PlanPtr Optimize(PlanPtr plan) {
   if (plan->kind() == PlanNode::Kind::kFilter && plan->child()->kind() == PlanNode::Kind::kJoin) {
     auto* filter = static_cast<FilterNode*>(plan.get());
     auto* join = static_cast<JoinNode*>(filter->child());
     if (join->type == JoinType::kInner) {
-      std::vector<ExprPtr> preds;
-      SplitConjuncts(std::move(filter->predicate), &preds);
+      std::vector<ExprPtr> split, preds;
+      SplitConjuncts(std::move(filter->predicate), &split);
+      for (auto& p : split) FactorOr(std::move(p), &preds);
       std::vector<ExprPtr> movable, kept;
       for (auto& p : preds) (ContainsSubquery(*p) ? kept : movable).push_back(std::move(p));
+      if (JoinItems(*join) > 2 && IsPlainInnerJoin(*join)) {
+        PlanPtr reordered = ReorderJoins(std::move(filter->children()[0]), &movable);
+        if (reordered->kind() == PlanNode::Kind::kProject) {
+          // Optimized below its projection; the filter with subqueries
+          // stays above it, where its outer references point.
+          reordered->children()[0] = Optimize(std::move(reordered->children()[0]));
+          return AddFilter(std::move(reordered), std::move(kept));
+        }
+        filter->children()[0] = std::move(reordered);  // the same order, conditions in `movable`
+      }
       std::unique_ptr<JoinNode> owned(static_cast<JoinNode*>(filter->children()[0].release()));
       PlanPtr result = OptimizeJoin(std::move(owned), std::move(movable));
       return AddFilter(std::move(result), std::move(kept));
@@ -163,8 +326,16 @@ PlanPtr Optimize(PlanPtr plan) {
     return Optimize(AddFilter(std::move(child), std::move(preds)));
   }
   if (plan->kind() == PlanNode::Kind::kJoin) {
+    std::vector<ExprPtr> conditions;
+    if (JoinItems(*plan) > 2 && IsPlainInnerJoin(*plan)) {  // a chain of inner JOIN ... ON
+      plan = ReorderJoins(std::move(plan), &conditions);
+      if (plan->kind() == PlanNode::Kind::kProject) {
+        plan->children()[0] = Optimize(std::move(plan->children()[0]));
+        return plan;
+      }
+    }
     std::unique_ptr<JoinNode> owned(static_cast<JoinNode*>(plan.release()));
-    return OptimizeJoin(std::move(owned), {});
+    return OptimizeJoin(std::move(owned), std::move(conditions));
   }
   for (auto& c : plan->children()) c = Optimize(std::move(c));
   return plan;

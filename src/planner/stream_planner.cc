@@ -748,7 +748,6 @@ class StreamPlanner {
   // 0). Retractions on either side move a group in or out.
   StreamNodePtr IntersectOrExcept(SetOpNode* s) {
     const bool intersect = s->op == SetOpKind::kIntersect;
-    if (s->all) Unsupported(intersect ? "INTERSECT ALL" : "EXCEPT ALL");
     StreamNodePtr u = UnionAll({s->child(0), s->child(1)}, s->schema());
     const size_t visible = s->schema().size();
     std::vector<ExprPtr> exprs;
@@ -777,6 +776,35 @@ class StreamPlanner {
       return CallExactly(name, std::move(args));
     };
     ExprPtr keep;
+    if (s->all) {
+      // ALL: each group's row min(left, right) times (INTERSECT) or left -
+      // right times (EXCEPT), where left = rows - right: a ProjectSet of
+      // generate_series(1, times) over the groups that have any.
+      ExprPtr left = call("-", column(visible), column(visible + 1));
+      ExprPtr times;
+      if (intersect) {
+        std::vector<ExprPtr> arms;  // CASE WHEN left < right THEN left ELSE right END
+        arms.push_back(call("<", left->Clone(), column(visible + 1)));
+        arms.push_back(std::move(left));
+        arms.push_back(column(visible + 1));
+        times = std::make_unique<CaseExpr>(DataType::Int64(), std::move(arms), true);
+      } else {
+        times = call("-", std::move(left), column(visible + 1));
+      }
+      StreamNodePtr kept = std::make_unique<StreamFilterNode>(std::move(agg), call(">", times->Clone(), zero()));
+      std::vector<ExprPtr> exprs;
+      for (size_t c = 0; c < visible; c++) exprs.push_back(column(c));
+      std::vector<ExprPtr> series;
+      series.push_back(std::make_unique<ConstantExpr>(Value::Int64(1)));
+      series.push_back(std::move(times));
+      exprs.push_back(std::make_unique<SetFunctionExpr>("generate_series", DataType::Int64(), std::move(series)));
+      std::vector<PlanColumn> set_schema(s->schema().begin(), s->schema().end());
+      set_schema.push_back(PlanColumn{"_copy", DataType::Int64(), "", true});
+      StreamNodePtr copies = std::make_unique<StreamProjectSetNode>(std::move(kept), std::move(exprs), std::move(set_schema));
+      std::vector<ExprPtr> out;
+      for (size_t c = 0; c < visible; c++) out.push_back(column(c));
+      return Project(std::move(copies), std::move(out), s->schema());
+    }
     if (intersect) {
       std::vector<ExprPtr> both;
       both.push_back(call(">", column(visible + 1), zero()));
