@@ -215,6 +215,7 @@ class Binder {
   void BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, SelectParts* q);
   void BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q);
   void BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q);
+  void BindGroupingSets(const PgQuery__SelectStmt* stmt, SelectParts* q);
   void AddFunctionallyDependentKeys(SelectParts* q);
   void BindOrderBy(const PgQuery__SelectStmt* stmt, SelectParts* q);
   // One ORDER BY (or, with `distinct_on`, DISTINCT ON) item, appended to

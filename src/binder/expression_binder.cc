@@ -89,6 +89,10 @@ Vector WindowPlaceholder::Eval(const DataChunk&, EvalContext&) const {
   throw SqlError(sqlstate::kWindowingError, "window functions are not allowed here");
 }
 
+Vector GroupingPlaceholder::Eval(const DataChunk&, EvalContext&) const {
+  throw SqlError(sqlstate::kGroupingError, "grouping operations are not allowed here");
+}
+
 Vector AggregatePlaceholder::Eval(const DataChunk&, EvalContext&) const {
   throw SqlError(sqlstate::kGroupingError, "aggregate function calls are not allowed here");
 }
@@ -123,6 +127,7 @@ ExprPtr Binder::ExprBinder::Bind(const PgQuery__Node* node) {
     case PG_QUERY__NODE__NODE_A_CONST: return BindConst(node->a_const);
     case PG_QUERY__NODE__NODE_A_EXPR: return BindAExpr(node->a_expr);
     case PG_QUERY__NODE__NODE_FUNC_CALL: return BindFuncCall(node->func_call);
+    case PG_QUERY__NODE__NODE_GROUPING_FUNC: return BindGrouping(node->grouping_func);
     case PG_QUERY__NODE__NODE_TYPE_CAST: return BindTypeCast(node->type_cast);
     case PG_QUERY__NODE__NODE_BOOL_EXPR: return BindBoolExpr(node->bool_expr);
     case PG_QUERY__NODE__NODE_CASE_EXPR: return BindCase(node->case_expr);
@@ -817,6 +822,20 @@ void Binder::ExprBinder::BindWindowFrame(const PgQuery__WindowDef* w, WindowCall
   if (o & kFrameExcludeCurrentRow) frame.exclude = WindowFrame::Exclude::kCurrentRow;
   if (o & kFrameExcludeGroup) frame.exclude = WindowFrame::Exclude::kGroup;
   if (o & kFrameExcludeTies) frame.exclude = WindowFrame::Exclude::kTies;
+}
+
+// GROUPING(a, ...): the grouping set's bits, resolved by the binder's
+// ApplyAggregation once the sets are known.
+ExprPtr Binder::ExprBinder::BindGrouping(const PgQuery__GroupingFunc* g) {
+  if (!scope_->agg)
+    binder_->ThrowAt(sqlstate::kGroupingError, g->location, fmt::format("grouping operations are not allowed in {}", scope_->clause));
+  if (g->n_args > 31) binder_->ThrowAt("54023", g->location, "GROUPING must have fewer than 32 arguments");
+  AggregateContext* saved = scope_->agg;
+  scope_->agg = nullptr;
+  std::vector<ExprPtr> args;
+  for (size_t i = 0; i < g->n_args; i++) args.push_back(Bind(g->args[i]));
+  scope_->agg = saved;
+  return std::make_unique<GroupingPlaceholder>(std::move(args));
 }
 
 ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {

@@ -42,6 +42,7 @@ class Binder::ExprBinder {
   ExprPtr BindAggregate(const PgQuery__FuncCall* f, const std::string& name);
   ExprPtr BindWindowCall(const PgQuery__FuncCall* f, const std::string& name);
   void BindWindowFrame(const PgQuery__WindowDef* w, WindowCall* call);
+  ExprPtr BindGrouping(const PgQuery__GroupingFunc* g);
   ExprPtr BindTypeCast(const PgQuery__TypeCast* c);
   ExprPtr BindTypeCastTo(const PgQuery__TypeCast* c, const DataType& to);
   ExprPtr BindCase(const PgQuery__CaseExpr* c);

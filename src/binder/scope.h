@@ -87,6 +87,16 @@ class WindowPlaceholder : public Expression {
   std::string text;
 };
 
+// grouping(a, b): its arguments (group keys), replaced once the grouping
+// sets are known.
+class GroupingPlaceholder : public Expression {
+ public:
+  explicit GroupingPlaceholder(std::vector<ExprPtr> args) : Expression(Kind::kGrouping, DataType::Int32()) { children_ = std::move(args); }
+  Vector Eval(const DataChunk&, EvalContext&) const override;
+  ExprPtr Clone() const override { return std::make_unique<GroupingPlaceholder>(CloneChildren()); }
+  std::string ToString() const override { return "grouping(...)"; }
+};
+
 class AggregatePlaceholder : public Expression {
  public:
   AggregatePlaceholder(int index, DataType type, std::string text)

@@ -193,6 +193,9 @@ struct Binder::SelectParts {
   std::vector<PendingSort> distinct_on;  // DISTINCT ON items, bound as ORDER BY items are
   bool aggregated = false;
   std::vector<std::string> key_strings;  // the group keys' structural keys
+  // GROUPING SETS, ROLLUP, CUBE: each set's group keys (indices into
+  // group_keys); empty when GROUP BY has none of them.
+  std::vector<std::vector<int>> grouping_sets;
 
   // Starts binding a clause: where aggregates and window calls are
   // collected (the select list, ORDER BY) or not.
@@ -350,7 +353,13 @@ void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
 // GROUP BY: expressions, output positions or output names; then HAVING.
 void Binder::BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q) {
   Scope& scope = q->Enter("GROUP BY", false);
-  for (size_t i = 0; i < stmt->n_group_clause; i++) {
+  const PgQuery__Node* having_clause = stmt->having_clause;
+  bool sets = false;
+  for (size_t i = 0; i < stmt->n_group_clause; i++)
+    sets |= stmt->group_clause[i]->node_case == PG_QUERY__NODE__NODE_GROUPING_SET ||
+            stmt->group_clause[i]->node_case == PG_QUERY__NODE__NODE_ROW_EXPR;
+  if (sets) BindGroupingSets(stmt, q);
+  for (size_t i = 0; !sets && i < stmt->n_group_clause; i++) {
     const PgQuery__Node* g = stmt->group_clause[i];
     if (g->node_case == PG_QUERY__NODE__NODE_A_CONST && g->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL) {
       int pos = g->a_const->ival->ival;
@@ -376,19 +385,106 @@ void Binder::BindGroupByHaving(const PgQuery__SelectStmt* stmt, SelectParts* q) 
         if (is_input) continue;
       }
     }
-    if (g->node_case == PG_QUERY__NODE__NODE_GROUPING_SET || g->node_case == PG_QUERY__NODE__NODE_ROW_EXPR)
-      throw SqlError(sqlstate::kFeatureNotSupported, "GROUPING SETS, ROLLUP and CUBE are not supported yet");
     ExprPtr k = q->eb.Bind(g);
     if (k->type().id == TypeId::kUnknown) k = q->eb.Coerce(std::move(k), DataType::Varchar());
     q->group_keys.push_back(std::move(k));
   }
 
-  if (stmt->having_clause) {
+  if (having_clause) {
     q->scope.agg = &q->agg;
     q->scope.clause = "HAVING";
-    q->having = q->eb.BindCondition(stmt->having_clause, "HAVING");
+    q->having = q->eb.BindCondition(having_clause, "HAVING");
   }
-  AddFunctionallyDependentKeys(q);
+  if (q->grouping_sets.empty()) AddFunctionallyDependentKeys(q);
+}
+
+// GROUP BY with GROUPING SETS, ROLLUP or CUBE (PostgreSQL's rules): each
+// item of the list gives sets of keys (a plain expression one set of one
+// key; ROLLUP (a, b) the sets (a, b), (a), (); CUBE every subset; GROUPING
+// SETS the union of its elements' sets; a parenthesized list one unit),
+// and the list's sets are the cross product of its items'. Keys are bound
+// once each (the same expression in two sets is one key).
+void Binder::BindGroupingSets(const PgQuery__SelectStmt* stmt, SelectParts* q) {
+  auto key_of = [&](const PgQuery__Node* n) -> int {
+    ExprPtr k = q->eb.Bind(n);
+    if (k->type().id == TypeId::kUnknown) k = q->eb.Coerce(std::move(k), DataType::Varchar());
+    if (ContainsAggregate(*k)) ThrowAt(sqlstate::kGroupingError, -1, "aggregate functions are not allowed in GROUP BY");
+    std::string key = StructuralKey(*k);
+    for (size_t i = 0; i < q->group_keys.size(); i++)
+      if (StructuralKey(*q->group_keys[i]) == key) return int(i);
+    q->group_keys.push_back(std::move(k));
+    return int(q->group_keys.size()) - 1;
+  };
+  // The keys of one unit: an expression, or a parenthesized list (a, b).
+  auto unit = [&](const PgQuery__Node* n) {
+    std::vector<int> keys;
+    if (n->node_case == PG_QUERY__NODE__NODE_ROW_EXPR) {
+      for (size_t i = 0; i < n->row_expr->n_args; i++) keys.push_back(key_of(n->row_expr->args[i]));
+    } else {
+      keys.push_back(key_of(n));
+    }
+    return keys;
+  };
+  std::function<std::vector<std::vector<int>>(const PgQuery__Node*)> sets_of = [&](const PgQuery__Node* n) {
+    std::vector<std::vector<int>> out;
+    if (n->node_case != PG_QUERY__NODE__NODE_GROUPING_SET) {
+      out.push_back(unit(n));
+      return out;
+    }
+    const PgQuery__GroupingSet* g = n->grouping_set;
+    std::vector<std::vector<int>> units;
+    switch (g->kind) {
+      case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_EMPTY: out.emplace_back(); break;
+      case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_SIMPLE: {
+        std::vector<int> keys;
+        for (size_t i = 0; i < g->n_content; i++)
+          for (int k : unit(g->content[i])) keys.push_back(k);
+        out.push_back(keys);
+        break;
+      }
+      case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_ROLLUP:
+        for (size_t i = 0; i < g->n_content; i++) units.push_back(unit(g->content[i]));
+        for (size_t len = units.size() + 1; len-- > 0;) {
+          std::vector<int> keys;
+          for (size_t i = 0; i < len; i++) keys.insert(keys.end(), units[i].begin(), units[i].end());
+          out.push_back(keys);
+        }
+        break;
+      case PG_QUERY__GROUPING_SET_KIND__GROUPING_SET_CUBE:
+        for (size_t i = 0; i < g->n_content; i++) units.push_back(unit(g->content[i]));
+        if (units.size() > 12) ThrowAt("54023", g->location, "CUBE is limited to 12 elements");
+        // Every subset, the largest first (PostgreSQL's order).
+        for (uint32_t mask = (1u << units.size()); mask-- > 0;) {
+          std::vector<int> keys;
+          for (size_t i = 0; i < units.size(); i++)
+            if (mask & (1u << (units.size() - 1 - i))) keys.insert(keys.end(), units[i].begin(), units[i].end());
+          out.push_back(keys);
+        }
+        break;
+      default:  // GROUPING SETS (...)
+        for (size_t i = 0; i < g->n_content; i++)
+          for (auto& s : sets_of(g->content[i])) out.push_back(std::move(s));
+        break;
+    }
+    return out;
+  };
+  std::vector<std::vector<int>> sets{{}};
+  for (size_t i = 0; i < stmt->n_group_clause; i++) {
+    std::vector<std::vector<int>> next;
+    for (const auto& item : sets_of(stmt->group_clause[i]))
+      for (const auto& s : sets) {
+        std::vector<int> keys = s;
+        keys.insert(keys.end(), item.begin(), item.end());
+        next.push_back(keys);
+      }
+    sets = std::move(next);
+    if (sets.size() > 4096) throw SqlError("54001", "too many grouping sets present (maximum 4096)");
+  }
+  for (auto& s : sets) {  // each key once per set
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+  }
+  q->grouping_sets = std::move(sets);
 }
 
 // PostgreSQL's functional dependency: grouped by a table's whole primary
@@ -496,24 +592,108 @@ void Binder::BindOrderItem(const PgQuery__Node* n, int location, const char* cla
 // select list, HAVING and ORDER BY read.
 void Binder::ApplyAggregation(SelectParts* q) {
   // Aggregation.
-  q->aggregated = !q->agg.calls.empty() || !q->group_keys.empty() || q->having;
+  q->aggregated = !q->agg.calls.empty() || !q->group_keys.empty() || q->having || !q->grouping_sets.empty();
   if (!q->aggregated) return;
-  {
-    std::vector<PlanColumn> agg_schema;
-    for (auto& k : q->group_keys) {
-      q->key_strings.push_back(StructuralKey(*k));
-      std::string name = k->ToString();
-      agg_schema.push_back({name, k->type(), ""});
-    }
-    for (auto& c : q->agg.calls) agg_schema.push_back({c.ToString(), c.sig.return_type, ""});
-    for (auto& e : q->select) e = RewriteForAggregate(std::move(e), q->key_strings);
-    if (q->having) q->having = RewriteForAggregate(std::move(q->having), q->key_strings);
-    for (auto* list : {&q->sorts, &q->distinct_on})
-      for (auto& s : *list)
-        if (s.expr) s.expr = RewriteForAggregate(std::move(s.expr), q->key_strings);
-    q->plan = std::make_unique<AggregateNode>(std::move(q->plan), std::move(q->group_keys), std::move(q->agg.calls), std::move(agg_schema));
-    if (q->having) q->plan = std::make_unique<FilterNode>(std::move(q->plan), std::move(q->having));
+  const bool sets = !q->grouping_sets.empty();
+  const int nkeys = int(q->group_keys.size());
+  std::vector<PlanColumn> agg_schema;
+  for (auto& k : q->group_keys) {
+    q->key_strings.push_back(StructuralKey(*k));
+    std::string name = k->ToString();
+    agg_schema.push_back({name, k->type(), ""});
   }
+  if (sets) {
+    // The grouping set's number: a last group key of each set's branch.
+    q->key_strings.push_back("\x01grouping set");
+    agg_schema.push_back({"_grouping_set", DataType::Int32(), "", true});
+  }
+  for (auto& c : q->agg.calls) agg_schema.push_back({c.ToString(), c.sig.return_type, ""});
+  // grouping(a, ...): a bit per argument, 1 when the row's grouping set
+  // lacks it (the first argument the highest bit).
+  std::function<ExprPtr(ExprPtr)> grouping = [&](ExprPtr e) -> ExprPtr {
+    for (auto& c : e->children()) c = grouping(std::move(c));
+    if (e->kind() != Expression::Kind::kGrouping) return e;
+    std::vector<int> args;
+    for (const auto& a : e->children()) {
+      const auto* col = dynamic_cast<const ColumnRefExpr*>(a.get());
+      if (!col || col->index() >= nkeys)
+        throw SqlError(sqlstate::kGroupingError, "arguments to GROUPING must be grouping expressions of the associated query level");
+      args.push_back(col->index());
+    }
+    auto bits = [&](const std::vector<int>& set) {
+      int64_t v = 0;
+      for (int k : args) v = (v << 1) | (std::find(set.begin(), set.end(), k) == set.end() ? 1 : 0);
+      return std::make_unique<ConstantExpr>(Value::Int32(v));
+    };
+    if (!sets) return bits(std::vector<int>(size_t(nkeys)));  // every key in the one set: 0
+    std::vector<ExprPtr> arms;  // CASE WHEN set = 0 THEN bits0 ... END
+    for (size_t s = 0; s < q->grouping_sets.size(); s++) {
+      std::vector<ExprPtr> eq;
+      eq.push_back(std::make_unique<ColumnRefExpr>(nkeys, DataType::Int32(), "_grouping_set"));
+      eq.push_back(std::make_unique<ConstantExpr>(Value::Int32(int64_t(s))));
+      arms.push_back(q->eb.MakeCall("=", std::move(eq), -1));
+      arms.push_back(bits(q->grouping_sets[s]));
+    }
+    return std::make_unique<CaseExpr>(DataType::Int32(), std::move(arms), false);
+  };
+  // GROUPING's arguments must be group keys (checked first, for PostgreSQL's message).
+  std::function<void(const Expression&)> check = [&](const Expression& e) {
+    if (e.kind() == Expression::Kind::kGrouping)
+      for (const auto& a : e.children())
+        if (std::find(q->key_strings.begin(), q->key_strings.end(), StructuralKey(*a)) == q->key_strings.end())
+          throw SqlError(sqlstate::kGroupingError, "arguments to GROUPING must be grouping expressions of the associated query level");
+    for (const auto& c : e.children()) check(*c);
+  };
+  for (const auto& e : q->select) check(*e);
+  if (q->having) check(*q->having);
+  for (auto& e : q->select) e = grouping(RewriteForAggregate(std::move(e), q->key_strings));
+  if (q->having) q->having = grouping(RewriteForAggregate(std::move(q->having), q->key_strings));
+  for (auto* list : {&q->sorts, &q->distinct_on})
+    for (auto& s : *list)
+      if (s.expr) s.expr = grouping(RewriteForAggregate(std::move(s.expr), q->key_strings));
+  if (!sets) {
+    q->plan = std::make_unique<AggregateNode>(std::move(q->plan), std::move(q->group_keys), std::move(q->agg.calls), std::move(agg_schema));
+  } else {
+    // One aggregation per grouping set over its own copy of the input,
+    // keys outside the set NULL, UNION ALL of them all. The empty set is
+    // an aggregation without GROUP BY (one row even over no rows).
+    auto calls = [&] {
+      std::vector<AggregateCall> out;
+      for (const auto& c : q->agg.calls) {
+        AggregateCall a{c.sig, {}, c.distinct, c.filter ? c.filter->Clone() : nullptr, {}};
+        for (const auto& x : c.args) a.args.push_back(x->Clone());
+        for (const auto& k : c.order_by) a.order_by.push_back({k.expr->Clone(), k.descending, k.nulls_first});
+        out.push_back(std::move(a));
+      }
+      return out;
+    };
+    PlanPtr united;
+    for (size_t s = 0; s < q->grouping_sets.size(); s++) {
+      const std::vector<int>& set = q->grouping_sets[s];
+      PlanPtr input = ClonePlan(*q->plan);
+      PlanPtr branch;
+      if (set.empty()) {
+        std::vector<PlanColumn> bare(agg_schema.begin() + nkeys + 1, agg_schema.end());
+        branch = std::make_unique<AggregateNode>(std::move(input), std::vector<ExprPtr>{}, calls(), bare);
+        std::vector<ExprPtr> exprs;
+        for (int k = 0; k < nkeys; k++) exprs.push_back(std::make_unique<ConstantExpr>(Value::Null(agg_schema[size_t(k)].type)));
+        exprs.push_back(std::make_unique<ConstantExpr>(Value::Int32(int64_t(s))));
+        for (size_t a = 0; a < bare.size(); a++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(a), bare[a].type, bare[a].name));
+        branch = std::make_unique<ProjectNode>(std::move(branch), std::move(exprs), agg_schema);
+      } else {
+        std::vector<ExprPtr> keys;
+        for (int k = 0; k < nkeys; k++) {
+          if (std::find(set.begin(), set.end(), k) != set.end()) keys.push_back(q->group_keys[size_t(k)]->Clone());
+          else keys.push_back(std::make_unique<ConstantExpr>(Value::Null(agg_schema[size_t(k)].type)));
+        }
+        keys.push_back(std::make_unique<ConstantExpr>(Value::Int32(int64_t(s))));
+        branch = std::make_unique<AggregateNode>(std::move(input), std::move(keys), calls(), agg_schema);
+      }
+      united = united ? std::make_unique<SetOpNode>(SetOpKind::kUnion, true, std::move(united), std::move(branch)) : std::move(branch);
+    }
+    q->plan = std::move(united);
+  }
+  if (q->having) q->plan = std::make_unique<FilterNode>(std::move(q->plan), std::move(q->having));
 }
 
 // Window functions, over the (aggregated) rows: their results become

@@ -28,7 +28,8 @@ class Expression {
     kArray,  // ARRAY[...], x op ANY/ALL (array), subscripts (expr/array.h)
     kStruct,  // ROW(...), field selection (expr/struct.h)
     kWindow,  // a window function call, before the binder replaces it by a column
-    kDomainCheck  // a value cast to a domain, checked against its constraints (expr/domain_check.h)
+    kDomainCheck,  // a value cast to a domain, checked against its constraints (expr/domain_check.h)
+    kGrouping  // grouping(...), before the binder replaces it by the grouping sets' bits
   };
 
   Expression(Kind kind, DataType type) : kind_(kind), type_(type) {}
