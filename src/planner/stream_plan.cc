@@ -161,10 +161,11 @@ std::string StreamTemporalFilterNode::Describe() const {
   return fmt::format("StreamTemporalFilter {{ predicate: {} }}", predicate->ToString());
 }
 
-StreamProjectNode::StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> e, std::vector<PlanColumn> schema)
-    : StreamNode(Kind::kProject, std::move(schema)), exprs(std::move(e)) {
-  append_only = input->append_only;
-  // Keys and distribution carry over through plain column references.
+namespace {
+
+// A projection's stream key and distribution: the input's, through plain
+// column references (-1 in the key for a column not passed on).
+void KeysThroughColumns(const StreamNode& input, const std::vector<ExprPtr>& exprs, StreamNode* out) {
   auto map_col = [&](int c) {
     for (size_t i = 0; i < exprs.size(); i++) {
       if (exprs[i]->kind() == Expression::Kind::kColumnRef && static_cast<ColumnRefExpr&>(*exprs[i]).index() == c)
@@ -172,39 +173,32 @@ StreamProjectNode::StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> e
     }
     return -1;
   };
-  for (int k : input->stream_key) stream_key.push_back(map_col(k));
-  const Distribution& d = input->distribution;
-  distribution = Distribution::Any();
+  for (int k : input.stream_key) out->stream_key.push_back(map_col(k));
+  const Distribution& d = input.distribution;
+  out->distribution = Distribution::Any();
   if (d.kind == Distribution::Kind::kSingle) {
-    distribution = d;
+    out->distribution = d;
   } else if (d.kind == Distribution::Kind::kHash) {
     std::vector<int> keys;
     for (int k : d.keys) keys.push_back(map_col(k));
-    if (std::find(keys.begin(), keys.end(), -1) == keys.end()) distribution = Distribution::Hash(keys);
+    if (std::find(keys.begin(), keys.end(), -1) == keys.end()) out->distribution = Distribution::Hash(keys);
   }
+  out->append_only = input.append_only;
+}
+
+}  // namespace
+
+StreamProjectNode::StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> e, std::vector<PlanColumn> schema)
+    : StreamNode(Kind::kProject, std::move(schema)), exprs(std::move(e)) {
+  KeysThroughColumns(*input, exprs, this);
   inputs_.push_back(std::move(input));
 }
 
 StreamProjectSetNode::StreamProjectSetNode(StreamNodePtr input, std::vector<ExprPtr> e, std::vector<PlanColumn> schema)
     : StreamNode(Kind::kProjectSet, std::move(schema)), exprs(std::move(e)) {
-  append_only = input->append_only;
   schema_.push_back(PlanColumn{"_projected_row_id", DataType::Int64(), "", true});
-  auto map_col = [&](int c) {
-    for (size_t i = 0; i < exprs.size(); i++)
-      if (exprs[i]->kind() == Expression::Kind::kColumnRef && static_cast<ColumnRefExpr&>(*exprs[i]).index() == c) return int(i);
-    return -1;
-  };
-  for (int k : input->stream_key) stream_key.push_back(map_col(k));
+  KeysThroughColumns(*input, exprs, this);
   stream_key.push_back(int(exprs.size()));
-  const Distribution& d = input->distribution;
-  distribution = Distribution::Any();
-  if (d.kind == Distribution::Kind::kSingle) {
-    distribution = d;
-  } else if (d.kind == Distribution::Kind::kHash) {
-    std::vector<int> keys;
-    for (int k : d.keys) keys.push_back(map_col(k));
-    if (std::find(keys.begin(), keys.end(), -1) == keys.end()) distribution = Distribution::Hash(keys);
-  }
   inputs_.push_back(std::move(input));
 }
 

@@ -321,6 +321,29 @@ class StreamPlanner {
     return Project(std::move(join), std::move(exprs), std::move(schema));
   }
 
+  // Expressions an operator needs as columns of its input (partition and
+  // order keys): a column reference is that column; anything else is
+  // computed by a projection below it, as a hidden column.
+  struct KeyColumns {
+    explicit KeyColumns(const StreamNode& input) : schema(input.schema()) {
+      for (size_t i = 0; i < schema.size(); i++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(i), schema[i].type, schema[i].name));
+    }
+    int Of(const Expression& e) {
+      CheckStreamable(e);
+      if (e.kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(e).index();
+      exprs.push_back(e.Clone());
+      schema.push_back(PlanColumn{"_key" + std::to_string(exprs.size()), e.type(), "", true});
+      return int(exprs.size()) - 1;
+    }
+    // The input, with the computed columns when there are any.
+    StreamNodePtr Below(StreamNodePtr input, StreamPlanner* planner) {
+      if (exprs.size() == input->schema().size()) return input;
+      return planner->Project(std::move(input), std::move(exprs), std::move(schema));
+    }
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+  };
+
   // Window functions: an OverWindow per group of calls with the same
   // PARTITION BY and ORDER BY, each appending its calls' columns; then a
   // projection back to [input's columns, calls in order, hidden columns].
@@ -342,21 +365,10 @@ class StreamPlanner {
         if (call_column[i] < 0 && spec_of(w->calls[i]) == spec_of(w->calls[first])) group.push_back(i);
       const WindowCall& spec = w->calls[first];
       // Partition and order keys as columns (expressions computed first).
-      std::vector<ExprPtr> exprs;
-      std::vector<PlanColumn> schema = cur->schema();
-      for (size_t i = 0; i < schema.size(); i++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(i), schema[i].type, schema[i].name));
-      bool extra = false;
-      auto column_of = [&](const ExprPtr& e) {
-        CheckStreamable(*e);
-        if (e->kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(*e).index();
-        exprs.push_back(e->Clone());
-        schema.push_back(PlanColumn{"_key" + std::to_string(exprs.size()), e->type(), "", true});
-        extra = true;
-        return int(exprs.size()) - 1;
-      };
+      KeyColumns key_columns(*cur);
       std::vector<int> partition, order;
-      for (const auto& p : spec.partition_by) partition.push_back(column_of(p));
-      for (const auto& k : spec.order_by) order.push_back(column_of(k.expr));
+      for (const auto& p : spec.partition_by) partition.push_back(key_columns.Of(*p));
+      for (const auto& k : spec.order_by) order.push_back(key_columns.Of(*k.expr));
       std::vector<WindowCall> calls;
       for (size_t i : group) {
         const WindowCall& c = w->calls[i];
@@ -368,7 +380,7 @@ class StreamPlanner {
         }
         calls.push_back(CloneWindowCall(c));
       }
-      if (extra) cur = Project(std::move(cur), std::move(exprs), std::move(schema));
+      cur = key_columns.Below(std::move(cur), this);
       cur = Exchange(std::move(cur), partition.empty() ? Distribution::Single() : Distribution::Hash(partition));
       const size_t width = cur->schema().size();
       auto node = std::make_unique<StreamOverWindowNode>(std::move(cur), partition, std::move(calls));
@@ -586,23 +598,12 @@ class StreamPlanner {
     const WindowCall& call = w->calls[0];
     StreamNodePtr input = Visit(w->child());
     // Partition and order keys as columns (expressions are computed first).
-    std::vector<ExprPtr> exprs;
-    std::vector<PlanColumn> schema = input->schema();
-    for (size_t i = 0; i < schema.size(); i++) exprs.push_back(std::make_unique<ColumnRefExpr>(int(i), schema[i].type, schema[i].name));
-    bool extra = false;
-    auto column_of = [&](const ExprPtr& e) {
-      CheckStreamable(*e);
-      if (e->kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(*e).index();
-      exprs.push_back(e->Clone());
-      schema.push_back(PlanColumn{"_key" + std::to_string(exprs.size()), e->type(), "", true});
-      extra = true;
-      return int(exprs.size()) - 1;
-    };
+    KeyColumns key_columns(*input);
     std::vector<int> partition;
-    for (const auto& p : call.partition_by) partition.push_back(column_of(p));
+    for (const auto& p : call.partition_by) partition.push_back(key_columns.Of(*p));
     std::vector<StreamOrderKey> order;
-    for (const auto& k : call.order_by) order.push_back({column_of(k.expr), k.descending, k.nulls_first});
-    if (extra) input = Project(std::move(input), std::move(exprs), std::move(schema));
+    for (const auto& k : call.order_by) order.push_back({key_columns.Of(*k.expr), k.descending, k.nulls_first});
+    input = key_columns.Below(std::move(input), this);
     input = Exchange(std::move(input), partition.empty() ? Distribution::Single() : Distribution::Hash(partition));
     const size_t stream_width = input->schema().size();
     auto top = std::make_unique<StreamGroupTopNNode>(std::move(input), partition, order, limit);
