@@ -47,7 +47,8 @@
 #       (the file holds only "SELECT 1").
 #
 # Settings (environment): NEXMARK_VIEWS_SEED (default 20251205),
-# NEXMARK_VIEWS_ROUNDS (default 8), NEXMARK_VIEWS_QUERIES (e.g. "q4 q9";
+# NEXMARK_VIEWS_ROUNDS (default 8), NEXMARK_VIEWS_BULK (bids of round 3's
+# bulk INSERT, default 3000; 0 = none), NEXMARK_VIEWS_QUERIES (e.g. "q4 q9";
 # default every query but the four above, plus q105_limit10),
 # NEXMARK_VIEWS_KEEP=DIR (keep every statement sent, nexmark.sql, and the
 # server log there: replaying nexmark.sql on a fresh server reproduces a
@@ -64,6 +65,7 @@ source "$HERE/lib.sh"
 
 SEED="${NEXMARK_VIEWS_SEED:-20251205}"
 ROUNDS="${NEXMARK_VIEWS_ROUNDS:-8}"
+BULK="${NEXMARK_VIEWS_BULK:-3000}"
 KEEP="${NEXMARK_VIEWS_KEEP:-}"
 SKIPPED=" q6 q11 q12 q13 "
 if [[ -n "${NEXMARK_VIEWS_QUERIES:-}" ]]; then
@@ -122,7 +124,10 @@ KEY[q105_limit10]="bid_count"; VCOLS[q105_limit10]="*"; POOL[q105_limit10]="$Q10
 
 # --- seeded random numbers (a 64-bit LCG: the same on every bash) --------------
 
-RNG=$(( (SEED + 1) * 2654435761 + 97 ))
+RNG=$(( SEED + 0x9E3779B97F4A7C15 ))   # splitmix64's finalizer: nearby seeds, unrelated streams
+RNG=$(( (RNG ^ ((RNG >> 30) & 0x3FFFFFFFF)) * 0xBF58476D1CE4E5B9 ))
+RNG=$(( (RNG ^ ((RNG >> 27) & 0x1FFFFFFFFF)) * 0x94D049BB133111EB ))
+RNG=$(( RNG ^ ((RNG >> 31) & 0x1FFFFFFFF) ))
 rand() {  # rand N: sets R, uniform in [0, N)
   RNG=$(( RNG * 6364136223846793005 + 1442695040888963407 ))
   R=$(( ((RNG >> 33) & 0x7fffffff) % $1 ))
@@ -376,6 +381,24 @@ gen_round() {  # gen_round ROUND
   chance 40 && delete_auction
   chance 30 && delete_person
   chance 40 && insert_bids 5
+  # Bulk: thousands of bids in one statement (chunks of more than 1,024
+  # rows, every vnode), later a third of them deleted, a third moved.
+  if [[ $1 -eq 3 && $BULK -gt 0 ]]; then
+    STMTS+=("INSERT INTO bid SELECT
+  CASE WHEN g % 97 = 0 THEN NULL WHEN g % 2 = 0 THEN 1000 + g % $((NEXT_A1 - 1000 + 3)) ELSE 2000 + g % $((NEXT_A2 - 2000 + 3)) END,
+  1 + g % 12,
+  CASE g % 6 WHEN 0 THEN 1101322 WHEN 1 THEN (g * 7919) % 10000 WHEN 2 THEN 10000 + (g * 104729) % 990000
+    WHEN 3 THEN NULL ELSE 1000000 + (g * 31) % 60000 * 1000 END,
+  CASE g % 4 WHEN 0 THEN 'Apple' WHEN 1 THEN 'google' WHEN 2 THEN 'Bing' END,
+  CASE WHEN g % 3 = 0 THEN 'https://www.nexmark.com/aa/bb/cc/item.htm?query=1&channel_id=' || g WHEN g % 3 = 1 THEN 'http://a/b' END,
+  TIMESTAMP '2015-07-15 03:00:00' + (g % 2) * interval '1 day' + (g % 5) * interval '4 hours' + (g % 90) * interval '1 second',
+  'bulk'
+FROM generate_series(1, $BULK) g")
+  fi
+  if [[ $1 -eq 5 && $BULK -gt 0 ]]; then
+    STMTS+=("DELETE FROM bid WHERE extra = 'bulk' AND bidder % 3 = 0"
+            "UPDATE bid SET date_time = date_time + interval '10 seconds', price = price + 1 WHERE extra = 'bulk' AND bidder % 3 = 1")
+  fi
   # Shuffle, then maybe wrap a stretch in a transaction.
   local k tmp
   for ((i = ${#STMTS[@]} - 1; i > 0; i--)); do rand $((i + 1)); k=$R; tmp=${STMTS[$i]}; STMTS[$i]=${STMTS[$k]}; STMTS[$k]=$tmp; done
@@ -487,7 +510,9 @@ if out=$(q -c "$TABLES"); then ok "create the tables"; else fail "create the tab
 # their state from storage for every key).
 pick 1000 1000 100 20; BARRIER=$V
 chance 50 && NO_CACHE_ROUND=$(( ROUNDS / 2 + 1 )) || NO_CACHE_ROUND=0
-echo "  barrier_interval_ms = $BARRIER$([[ $NO_CACHE_ROUND -gt 0 ]] && echo ", streaming_state_cache_bytes = 0 from round $NO_CACHE_ROUND")"
+RESTART_ROUND=0; RESTART_HOW=""
+if [[ "${NEXMARK_VIEWS_RESTART:-1}" == 1 && $ROUNDS -ge 3 ]]; then RESTART_ROUND=$(( (ROUNDS + 1) / 2 )); pick kill term; RESTART_HOW=$V; fi
+echo "  barrier_interval_ms = $BARRIER$([[ $NO_CACHE_ROUND -gt 0 ]] && echo ", streaming_state_cache_bytes = 0 from round $NO_CACHE_ROUND")$([[ $RESTART_ROUND -gt 0 ]] && echo ", restart ($RESTART_HOW) after round $RESTART_ROUND")"
 if [[ $BARRIER != 1000 ]]; then
   echo "ALTER SYSTEM SET barrier_interval_ms = $BARRIER;" >>"$SQL_LOG"
   out=$(q -c "ALTER SYSTEM SET barrier_interval_ms = $BARRIER") || fail "ALTER SYSTEM SET barrier_interval_ms = $BARRIER: $(first_error "$out")"
@@ -505,13 +530,22 @@ echo "== views that backfill: ${LATE[*]}"
 for qn in "${LATE[@]}"; do create_view "$qn"; done
 check_round 1
 for r in $(seq 2 "$ROUNDS"); do
-  echo "== round $r"
+  echo "== round $r ($((SECONDS - T0)) s)"
   if [[ $r -eq $NO_CACHE_ROUND ]]; then
     echo "ALTER SYSTEM SET streaming_state_cache_bytes = 0;" >>"$SQL_LOG"
     out=$(q -c "ALTER SYSTEM SET streaming_state_cache_bytes = 0") || fail "ALTER SYSTEM SET streaming_state_cache_bytes = 0: $(first_error "$out")"
   fi
   run_round "$r"
   check_round "$r"
+  if [[ $r -eq $RESTART_ROUND ]]; then
+    # Views go on from their persisted state: a restart (kill -9 or
+    # SIGTERM; the round was flushed), then the next round's checks.
+    if [[ $RESTART_HOW == kill ]]; then kill_server; else stop_server; fi
+    echo "== restart after $RESTART_HOW ($((SECONDS - T0)) s)"
+    echo "-- restart after $RESTART_HOW" >>"$SQL_LOG"
+    start_server "$WORK/data" "$WORK/server.log" || { fail "restart after $RESTART_HOW"; finish; }
+    check_round "$r, after a restart ($RESTART_HOW)"
+  fi
 done
 no_failure "at the end"
 check "the server is alive" kill -0 "$SERVER_PID"
