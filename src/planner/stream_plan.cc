@@ -70,7 +70,8 @@ void CheckStreamable(const Expression& e, bool allow_now) {
     if (static_cast<const SubqueryExpr&>(e).subquery_kind == SubqueryKind::kScalar)
       Unsupported("this scalar subquery (one that may return more than one row, or whose aggregate reads outer "
                   "columns NULL may reach; an aggregate without GROUP BY or a lookup by a unique key is supported)");
-    Unsupported("a subquery here (EXISTS, IN, ANY and ALL are supported as conditions of WHERE or HAVING joined by AND)");
+    Unsupported("a subquery here (EXISTS, IN, ANY and ALL are supported as conditions of WHERE or HAVING joined by "
+                "AND; EXISTS and IN correlated by equalities anywhere)");
   }
   if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");
   if (IsNowFunction(e)) {

@@ -821,14 +821,97 @@ ExprPtr JoinOneRow(PlanPtr plan, PlanPtr& input) {
   return value;
 }
 
+// The count of a subquery's rows (`null_of` non-null: of those whose column
+// `null_of` is NULL) for each row of input, joined as JoinOneRow does.
+ExprPtr JoinCount(PlanPtr plan, PlanPtr& input, const std::optional<int>& null_of) {
+  AggregateCall count{ResolveAggregate("count", {}, true), {}, false, nullptr, {}};
+  if (null_of) {
+    const PlanColumn& c = plan->schema()[size_t(*null_of)];
+    count.filter = Test(Expression::Kind::kIsNull, Column(*null_of, c.type, c.name));
+  }
+  std::vector<AggregateCall> calls;
+  calls.push_back(std::move(count));
+  std::vector<PlanColumn> schema{{"count", DataType::Int64(), ""}};
+  return JoinOneRow(std::make_unique<AggregateNode>(std::move(plan), std::vector<ExprPtr>{}, std::move(calls), schema), input);
+}
+
+// x IN (subquery) where its three-valued result is needed (under OR, in a
+// select list; correlated by equalities or not): a LEFT join with the
+// subquery's DISTINCT values and correlation keys marks a match, and its
+// row count and NULL count (per correlation key) say whether a miss is
+// false or NULL. Null (input untouched) when not of that shape.
+ExprPtr JoinIn(const SubqueryExpr& sq, PlanPtr& input) {
+  if (sq.subquery_kind != SubqueryKind::kAny || sq.compares.size() != 1 || sq.compares[0]->name != "=" || sq.row_any_column)
+    return nullptr;
+  PlanPtr plan = SubqueryPlan(sq);
+  if (!plan) return nullptr;
+  StripForMatching(&plan, false);
+  PlanPtr copy = ClonePlan(*plan);
+  std::optional<Pulled> pulled = Pull(std::move(plan), *input);
+  if (!pulled || pulled->one_row_per_outer || ReadsOuter(*pulled->outputs[0]) || !AllEqualities(pulled->conditions))
+    return nullptr;
+  std::vector<Equality> eqs;
+  if (!SplitEqualities(std::move(pulled->conditions), &eqs)) return nullptr;
+  const int width = int(input->schema().size());
+  PlanPtr before = ClonePlan(*input);  // to give back if the counts cannot be joined
+  // The matches: DISTINCT (value, correlation keys..., TRUE).
+  std::vector<ExprPtr> exprs;
+  std::vector<PlanColumn> schema;
+  exprs.push_back(std::move(pulled->outputs[0]));
+  schema.push_back(PlanColumn{"_value", exprs[0]->type(), "", true});
+  for (size_t i = 0; i < eqs.size(); i++) {
+    schema.push_back(PlanColumn{"_correlation" + std::to_string(i + 1), eqs[i].inner->type(), "", true});
+    exprs.push_back(std::move(eqs[i].inner));
+  }
+  exprs.push_back(std::make_unique<ConstantExpr>(Value::Boolean(true)));
+  schema.push_back(PlanColumn{"_match", DataType::Boolean(), "", true});
+  PlanPtr matches = std::make_unique<DistinctNode>(std::make_unique<ProjectNode>(std::move(pulled->plan), std::move(exprs), schema));
+  std::vector<ExprPtr> conditions;
+  conditions.push_back(Call(sq.compares[0], sq.children()[0]->Clone(), Column(width, schema[0].type)));
+  for (size_t i = 0; i < eqs.size(); i++)
+    conditions.push_back(OntoJoinRow(EqualityOn(eqs[i], Column(1 + int(i), schema[1 + i].type)), width));
+  PlanPtr joined = std::make_unique<JoinNode>(JoinType::kLeft, std::move(input), std::move(matches), MakeConjunction(std::move(conditions)));
+  ExprPtr matched = Test(Expression::Kind::kIsNotNull, Column(width + int(schema.size()) - 1, DataType::Boolean()));
+  // The counts over the subquery's rows (per correlation key).
+  ExprPtr rows = JoinCount(ClonePlan(*copy), joined, std::nullopt);
+  ExprPtr nulls = rows ? JoinCount(std::move(copy), joined, 0) : nullptr;
+  if (!rows || !nulls) {
+    input = std::move(before);
+    return nullptr;
+  }
+  auto is_zero = [](ExprPtr e, bool zero) {
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(e));
+    args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
+    return CallExactly(zero ? "=" : ">", std::move(args));
+  };
+  std::vector<ExprPtr> unknown;  // x IS NULL OR the subquery has a NULL
+  unknown.push_back(Test(Expression::Kind::kIsNull, sq.children()[0]->Clone()));
+  unknown.push_back(is_zero(std::move(nulls), false));
+  std::vector<ExprPtr> arms;
+  arms.push_back(std::move(matched));
+  arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(true)));
+  arms.push_back(is_zero(std::move(rows), true));
+  arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(false)));
+  arms.push_back(std::make_unique<OperatorExpr>(Expression::Kind::kOr, DataType::Boolean(), std::move(unknown)));
+  arms.push_back(std::make_unique<ConstantExpr>(Value::Null(DataType::Boolean())));
+  arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(false)));
+  input = std::move(joined);
+  return std::make_unique<CaseExpr>(DataType::Boolean(), std::move(arms), true);
+}
+
 // Replaces each scalar subquery in e (not inside another subquery) that can
 // be joined by the joined column's expression, joining `input` with it; an
 // EXISTS that is not a WHERE conjunct of its own (under OR, in a select
-// list) likewise, as (SELECT count(*) ...) > 0.
+// list) likewise, as (SELECT count(*) ...) > 0, and an IN by JoinIn.
 void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
   if (e->kind() == Expression::Kind::kSubquery) {
     const auto& sq = static_cast<const SubqueryExpr&>(*e);
     for (auto& c : e->children()) JoinScalarSubqueries(c, input);  // ANY/ALL's left operands
+    if (sq.subquery_kind == SubqueryKind::kAny) {
+      if (ExprPtr value = JoinIn(sq, input)) e = std::move(value);
+      return;
+    }
     if (sq.subquery_kind != SubqueryKind::kScalar && sq.subquery_kind != SubqueryKind::kExists) return;
     PlanPtr plan = SubqueryPlan(sq);
     if (!plan) return;

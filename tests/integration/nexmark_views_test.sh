@@ -9,9 +9,11 @@
 #    Nexmark columns (bench/nexmark/run.sh's sources). Every query of
 #    bench/nexmark/queries/q*.sql except q6, q11, q12 and q13 (below) becomes
 #    CREATE MATERIALIZED VIEW nx_<query>, each after SET streaming_parallelism
-#    = 1..4 (seeded); about half before any row, the others after the first
-#    round's rows (they backfill). A refusal is a failure naming the query
-#    and the error. Two test-only variants of q105 make its top-N cut (the
+#    = 1..4 (seeded); a third before any row, a third after the first
+#    round's rows (they backfill), a third while round 2's statements run
+#    (backfill while the tables change; each CREATE in its own session, all
+#    at once). A refusal is a failure naming the
+#    query and the error. Two test-only variants of q105 make its top-N cut (the
 #    data has far fewer than 1000 auctions): nx_q105_limit10 (LIMIT 10) and,
 #    only when named in NEXMARK_VIEWS_QUERIES, nx_q105_ties (FETCH FIRST 10
 #    ROWS WITH TIES, RisingWave's newer q105; refused by Freshet today).
@@ -35,7 +37,11 @@
 #    are a sub-multiset of the rows the query chooses from, and the multiset
 #    of (partition key, sort key[, rank]) of the view equals the query's.
 #    Together that is exactly "the view is one of the correct answers".
-#    Last: every view Created, no STREAM_FAILURE/JOB_FAILED event.
+#    Seeded settings: barrier_interval_ms 1000, 100 or 20 (a round spans
+#    epochs); maybe streaming_state_cache_bytes = 0 from the middle round
+#    (state reloaded from storage); a restart (kill -9 or SIGTERM) after the
+#    middle round, checked again before the next (NEXMARK_VIEWS_RESTART=0:
+#    none). Last: every view Created, no STREAM_FAILURE/JOB_FAILED event.
 # Never sleeps for results: FLUSH makes the views current.
 #
 # Skipped queries (the same four RisingWave rejects or does not run):
@@ -381,6 +387,14 @@ gen_round() {  # gen_round ROUND
   chance 40 && delete_auction
   chance 30 && delete_person
   chance 40 && insert_bids 5
+  # Round 2 runs while views are created: many small statements, so that
+  # it lasts through several CREATEs.
+  if [[ $1 -eq 2 ]]; then
+    for ((i = 0; i < 120; i++)); do
+      rand 4
+      case $R in 0|1) insert_bids 1 ;; 2) update_bid ;; 3) delete_bids ;; esac
+    done
+  fi
   # Bulk: thousands of bids in one statement (chunks of more than 1,024
   # rows, every vnode), later a third of them deleted, a third moved.
   if [[ $1 -eq 3 && $BULK -gt 0 ]]; then
@@ -418,16 +432,46 @@ FROM generate_series(1, $BULK) g")
   fi
 }
 
-run_round() {  # run_round ROUND: its DML, then FLUSH
-  local f="$WORK/round$1.sql" out
-  gen_round "$1"
-  { echo "-- round $1"; printf '%s;\n' "${STMTS[@]}"; echo "FLUSH;"; } >"$f"
+run_round() {  # run_round ROUND [VIEW...]: its DML (while the VIEWs are created), then FLUSH
+  local r="$1" f="$WORK/round$1.sql" out pid rc qn; shift
+  gen_round "$r"
+  { echo "-- round $r"; printf '%s;\n' "${STMTS[@]}"; } >"$f"
   cat "$f" >>"$SQL_LOG"
-  if out=$(q -f "$f"); then
-    ok "round $1: ${#STMTS[@]} statements applied and flushed"
+  if [[ $# -eq 0 ]]; then
+    echo "FLUSH;" >>"$f"; echo "FLUSH;" >>"$SQL_LOG"
+    if out=$(q -f "$f"); then
+      ok "round $r: ${#STMTS[@]} statements applied and flushed"
+    else
+      fail "round $r: DML: $(first_error "$out")"
+    fi
+    return
+  fi
+  # The views' backfill runs while the round's statements change the tables:
+  # the statements in one session, each CREATE in its own, all at once.
+  q -f "$f" >"$WORK/round$r.out" 2>&1 &
+  pid=$!; BG_PIDS+=("$pid")
+  echo "-- (the views below were created at the same time as the round's statements, each in its own session)" >>"$SQL_LOG"
+  local -A cpid par
+  for qn in "$@"; do
+    rand 4; par[$qn]=$((R + 1))
+    printf 'SET streaming_parallelism = %s;\nCREATE MATERIALIZED VIEW nx_%s AS\n%s;\n' "${par[$qn]}" "$qn" "${SQL[$qn]}" >>"$SQL_LOG"
+    q -c "SET streaming_parallelism = ${par[$qn]}" -c "CREATE MATERIALIZED VIEW nx_$qn AS ${SQL[$qn]}" >"$WORK/create.$qn.out" 2>&1 &
+    cpid[$qn]=$!; BG_PIDS+=("$!")
+  done
+  for qn in "$@"; do
+    if wait "${cpid[$qn]}"; then
+      CREATED[$qn]=1
+      ok "create $qn (parallelism ${par[$qn]}, concurrently)"
+    else
+      fail "create $qn (parallelism ${par[$qn]}, concurrently): $(first_error "$(cat "$WORK/create.$qn.out")")"
+    fi
+  done
+  wait "$pid"; rc=$?
+  echo "FLUSH;" >>"$SQL_LOG"
+  if [[ $rc -eq 0 ]] && out=$(q -c "FLUSH"); then
+    ok "round $r: ${#STMTS[@]} statements applied (while $# views were created) and flushed"
   else
-    fail "round $1: DML: $(first_error "$out")"
-    q -c "ROLLBACK" -c "FLUSH" >/dev/null
+    fail "round $r: DML: $(first_error "$(cat "$WORK/round$r.out") $out")"
   fi
 }
 
@@ -519,8 +563,12 @@ if [[ $BARRIER != 1000 ]]; then
 fi
 
 # Which views are created before any row (the others backfill after round 1).
-EARLY=(); LATE=()
-for qn in "${QUERIES[@]}"; do if chance 50; then EARLY+=("$qn"); else LATE+=("$qn"); fi; done
+EARLY=(); LATE=(); DURING=()
+for qn in "${QUERIES[@]}"; do
+  rand 3
+  case $R in 0) EARLY+=("$qn") ;; 1) LATE+=("$qn") ;; 2) DURING+=("$qn") ;; esac
+done
+[[ $ROUNDS -ge 2 ]] || { LATE+=("${DURING[@]}"); DURING=(); }
 
 echo "== views before any row: ${EARLY[*]}"
 for qn in "${EARLY[@]}"; do create_view "$qn"; done
@@ -535,7 +583,12 @@ for r in $(seq 2 "$ROUNDS"); do
     echo "ALTER SYSTEM SET streaming_state_cache_bytes = 0;" >>"$SQL_LOG"
     out=$(q -c "ALTER SYSTEM SET streaming_state_cache_bytes = 0") || fail "ALTER SYSTEM SET streaming_state_cache_bytes = 0: $(first_error "$out")"
   fi
-  run_round "$r"
+  if [[ $r -eq 2 ]]; then
+    echo "   views created while round 2's statements run: ${DURING[*]}"
+    run_round "$r" "${DURING[@]}"
+  else
+    run_round "$r"
+  fi
   check_round "$r"
   if [[ $r -eq $RESTART_ROUND ]]; then
     # Views go on from their persisted state: a restart (kill -9 or

@@ -1229,6 +1229,8 @@ struct QueryGen {
   std::string Where(From& f) {
     if (k.Shape("subquery") && r.Chance(12)) {
       std::string p = SubqueryPred(f);
+      // Sometimes under OR (IN and EXISTS then three-valued, as a mark join).
+      if (!p.empty() && r.Chance(25)) p = "(" + p + " OR " + g.Pred(f.scope, 1).sql + ")";
       if (!p.empty()) return p;
     }
     for (int attempt = 0; attempt < 8; attempt++) {
