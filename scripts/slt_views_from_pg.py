@@ -59,8 +59,9 @@ for line in raw.split("\n"):
         out.append("onlyif freshet\nstatement ok\nFLUSH\n")
     elif line.startswith("#@fq "):
         name, q = line[5:].split("|", 1)
-        out.append("onlyif freshet\nquery I\nSELECT count(*) FROM ((SELECT * FROM %s EXCEPT ALL %s) UNION ALL "
-                   "(%s EXCEPT ALL SELECT * FROM %s)) AS diff\n----\n0\n" % (name, q, q, name))
+        # The query parenthesized: it may be a set operation itself.
+        out.append("onlyif freshet\nquery I\nSELECT count(*) FROM ((SELECT * FROM %s EXCEPT ALL (%s)) UNION ALL "
+                   "((%s) EXCEPT ALL SELECT * FROM %s)) AS diff\n----\n0\n" % (name, q, q, name))
     elif re.match(r"^query [A-Z]+$", line):
         out.append(line + " rowsort")
     else:

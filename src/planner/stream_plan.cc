@@ -203,6 +203,16 @@ StreamProjectSetNode::StreamProjectSetNode(StreamNodePtr input, std::vector<Expr
   inputs_.push_back(std::move(input));
 }
 
+StreamValuesNode::StreamValuesNode(std::vector<PlanColumn> schema, std::vector<std::vector<ExprPtr>> r)
+    : StreamNode(Kind::kValues, std::move(schema)), rows(std::move(r)) {
+  schema_.push_back(PlanColumn{"_row", DataType::Int64(), "", true});
+  stream_key = {int(schema_.size()) - 1};
+  distribution = Distribution::Single();
+  append_only = true;
+}
+
+std::string StreamValuesNode::Describe() const { return fmt::format("StreamValues {{ rows: {} }}", rows.size()); }
+
 std::string StreamProjectSetNode::Describe() const {
   std::vector<std::string> parts;
   for (const auto& e : exprs) parts.push_back(e->ToString());

@@ -53,7 +53,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 class StreamNode {
  public:
   enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink, kDynamicFilter,
-                    kOverWindow, kProjectSet };
+                    kOverWindow, kProjectSet, kValues };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -118,6 +118,16 @@ class StreamProjectNode : public StreamNode {
   StreamProjectNode(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
   std::string Describe() const override;
   std::vector<ExprPtr> exprs;
+};
+
+// VALUES (or a SELECT without FROM): its rows once, on one actor, each
+// with its number, a hidden bigint that is the stream key.
+class StreamValuesNode : public StreamNode {
+ public:
+  StreamValuesNode(std::vector<PlanColumn> schema, std::vector<std::vector<ExprPtr>> rows);
+  std::string Describe() const override;
+  std::vector<std::vector<ExprPtr>> rows;
+  int state_table = -1;  // whether the rows were emitted
 };
 
 // A projection with set-returning functions (SELECT unnest(a) FROM t):

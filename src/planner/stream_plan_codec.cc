@@ -383,6 +383,13 @@ json NodeToJson(const StreamNode& n) {
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
       break;
     }
+    case StreamNode::Kind::kValues: {
+      const auto& v = static_cast<const StreamValuesNode&>(n);
+      json rows = json::array();
+      for (const auto& row : v.rows) rows.push_back(ExprsToJson(row));
+      j.update({{"rows", rows}, {"state_table", v.state_table}});
+      break;
+    }
     case StreamNode::Kind::kProjectSet: {
       json exprs = json::array();
       for (const auto& e : static_cast<const StreamProjectSetNode&>(n).exprs) exprs.push_back(ExprToJson(*e));
@@ -506,6 +513,15 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
     case StreamNode::Kind::kUnion:
       n = std::make_unique<StreamUnionNode>(std::move(inputs), schema, j.at("stream_key").get<std::vector<int>>());
       break;
+    case StreamNode::Kind::kValues: {
+      std::vector<std::vector<ExprPtr>> rows;
+      for (const auto& row : j.at("rows")) rows.push_back(ExprsFromJson(row));
+      std::vector<PlanColumn> columns(schema.begin(), schema.end() - 1);  // the node adds the row number
+      auto v = std::make_unique<StreamValuesNode>(std::move(columns), std::move(rows));
+      v->state_table = j.at("state_table");
+      n = std::move(v);
+      break;
+    }
     case StreamNode::Kind::kProjectSet: {
       std::vector<ExprPtr> exprs;
       for (const auto& e : j.at("exprs")) exprs.push_back(ExprFromJson(e));

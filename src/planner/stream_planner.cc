@@ -109,7 +109,25 @@ class StreamPlanner {
       case PlanNode::Kind::kLimit: return VisitLimit(static_cast<LimitNode*>(n));
       case PlanNode::Kind::kJoin: return VisitJoin(static_cast<JoinNode*>(n));
       case PlanNode::Kind::kSetOp: return VisitSetOp(static_cast<SetOpNode*>(n));
-      case PlanNode::Kind::kValues: Unsupported("VALUES or a SELECT without FROM");
+      case PlanNode::Kind::kValues: {
+        auto* v = static_cast<ValuesNode*>(n);
+        std::vector<std::vector<ExprPtr>> rows;
+        for (const auto& row : v->rows) {
+          rows.emplace_back();
+          for (const auto& e : row) {
+            // Evaluated once, at the job's start: constants (and functions of them).
+            if (!e->IsConstant()) Unsupported("a VALUES expression that is not a constant");
+            CheckStreamable(*e);
+            rows.back().push_back(e->Clone());
+          }
+        }
+        auto node = std::make_unique<StreamValuesNode>(v->schema(), std::move(rows));
+        InternalTableSpec spec;
+        spec.kind = "values";
+        spec.columns = {{"emitted", DataType::Boolean()}};
+        node->state_table = AddInternal(std::move(spec));
+        return node;
+      }
       case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
       case PlanNode::Kind::kProjectSet: {
         // Set-returning functions in the select list; the input's stream

@@ -16,6 +16,7 @@
 #include "stream/temporal_filter.h"
 #include "stream/top_n.h"
 #include "stream/union.h"
+#include "stream/values.h"
 
 namespace freshet {
 
@@ -129,6 +130,15 @@ class JobBuilder {
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval);
       }
+      case StreamNode::Kind::kValues: {
+        auto* v = static_cast<const StreamValuesNode*>(n);
+        std::vector<std::vector<ExprPtr>> rows;
+        for (const auto& row : v->rows) {
+          rows.emplace_back();
+          for (const auto& e : row) rows.back().push_back(e->Clone());
+        }
+        return std::make_unique<ValuesOperator>(std::move(rows), v->types(), StateDesc(v->state_table), req_.eval);
+      }
       case StreamNode::Kind::kProjectSet: {
         auto* p = static_cast<const StreamProjectSetNode*>(n);
         std::vector<ExprPtr> exprs;
@@ -193,6 +203,8 @@ class JobBuilder {
           throw SqlError(sqlstate::kObjectNotInPrerequisiteState,
                          "materialized view \"" + scan->table->name + "\" is not running");
       }
+    } else if (head->kind() == StreamNode::Kind::kValues) {
+      dist = head->distribution;  // one actor emits the rows
     } else {
       for (const auto& in : head->inputs()) {
         dist = in->distribution;  // the exchange's target distribution

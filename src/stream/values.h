@@ -1,0 +1,35 @@
+// Values: the rows of VALUES (or of a SELECT without FROM) in a stream job,
+// emitted once. The head of its actor (it has no input; barriers are
+// injected as into sources). After the first barrier it emits its rows,
+// each with its number (a hidden stream key column), and records that it
+// did in its state table: the record commits with the epoch that carries
+// the rows, so a job restarted after that emits nothing again, and one
+// restarted before it emits them again (exactly once either way).
+#pragma once
+
+#include "expr/expression.h"
+#include "stream/operator.h"
+
+namespace freshet {
+
+class ValuesOperator : public StreamOperator {
+ public:
+  ValuesOperator(std::vector<std::vector<ExprPtr>> rows, std::vector<DataType> types, StateTableDesc table, EvalContext eval);
+  std::string Name() const override { return "Values"; }
+  void Open(ActorContext* ctx) override;
+  void OnChunk(int, StreamChunk) override {}
+  void OnBarrier(const Barrier& barrier) override;
+  bool HasWork() const override { return started_ && !emitted_; }
+  void DoWork() override;
+
+ private:
+  std::vector<std::vector<ExprPtr>> rows_;
+  std::vector<DataType> types_;  // the rows' columns, then the row number
+  StateTableDesc desc_;
+  EvalContext eval_;
+  std::shared_ptr<StateTable> table_;
+  bool started_ = false;
+  bool emitted_ = false;
+};
+
+}  // namespace freshet
