@@ -27,7 +27,16 @@ class JoinExecutor : public Executor {
         left_types_(node.child(0)->types()), right_types_(node.child(1)->types()) {}
 
   bool Next(DataChunk* out) override {
-    if (!built_) Build();
+    if (!built_) {
+      // Without a left row (and no right rows to keep) the right side is
+      // never read: as PostgreSQL, a subquery joined here is not run (nor
+      // fails) for an empty outer query.
+      if (node_.type != JoinType::kRight && node_.type != JoinType::kFull) {
+        if (!left_->Next(&first_left_)) return false;
+        has_first_left_ = true;
+      }
+      Build();
+    }
     while (true) {
       if (!pending_.empty()) {
         *out = std::move(pending_.front());
@@ -36,7 +45,10 @@ class JoinExecutor : public Executor {
       }
       if (left_done_) return false;
       DataChunk in;
-      if (!left_->Next(&in)) {
+      if (has_first_left_) {
+        in = std::move(first_left_);
+        has_first_left_ = false;
+      } else if (!left_->Next(&in)) {
         left_done_ = true;
         EmitUnmatchedRight();
         continue;
@@ -225,6 +237,8 @@ class JoinExecutor : public Executor {
   std::vector<uint32_t> next_;                       // row -> next row with the same key
   std::vector<uint8_t> right_matched_;
   bool right_has_null_key_ = false;  // null_aware: a build row has a NULL key
+  DataChunk first_left_;             // read before building the right side
+  bool has_first_left_ = false;
   std::unordered_set<uint32_t> semi_emitted_;
   std::deque<DataChunk> pending_;
 };
