@@ -336,14 +336,25 @@ std::string StreamDynamicFilterNode::Describe() const {
   return fmt::format("StreamDynamicFilter {{ value: {}, compare: {} }}", schema_[value_column].name, compare->ToString());
 }
 
+namespace {
+
+// A node over partitions (group top-N, over-window): hashed by the partition
+// columns (one actor without), which join the input's stream key, so that a
+// row moving to another partition (another actor) is another output row.
+void KeyedByPartition(const std::vector<int>& partition, const StreamNode& input, StreamNode* out) {
+  out->stream_key = partition;
+  for (int k : input.stream_key)
+    if (std::find(out->stream_key.begin(), out->stream_key.end(), k) == out->stream_key.end()) out->stream_key.push_back(k);
+  out->distribution = partition.empty() ? Distribution::Single() : Distribution::Hash(partition);
+}
+
+}  // namespace
+
 StreamOverWindowNode::StreamOverWindowNode(StreamNodePtr input, std::vector<int> p, std::vector<WindowCall> c)
     : StreamNode(Kind::kOverWindow, CopySchema(*input)), partition(std::move(p)), calls(std::move(c)) {
   for (const auto& call : calls) schema_.push_back(PlanColumn{call.ToString(), call.type, "", false});
+  KeyedByPartition(partition, *input, this);
   input_stream_key = input->stream_key;
-  stream_key = partition;
-  for (int k : input->stream_key)
-    if (std::find(stream_key.begin(), stream_key.end(), k) == stream_key.end()) stream_key.push_back(k);
-  distribution = partition.empty() ? Distribution::Single() : Distribution::Hash(partition);
   inputs_.push_back(std::move(input));
 }
 
@@ -373,12 +384,7 @@ StreamGroupTopNNode::StreamGroupTopNNode(StreamNodePtr input, std::vector<int> p
     : StreamNode(Kind::kGroupTopN, CopySchema(*input)), partition(std::move(p)), order(std::move(o)), limit(l) {
   schema_.push_back(PlanColumn{"row_number", DataType::Int64(), "", false});
   input_stream_key = input->stream_key;
-  // The partition columns join the key: a row moving to another partition
-  // (another actor) is then a different output row.
-  stream_key = partition;
-  for (int k : input->stream_key)
-    if (std::find(stream_key.begin(), stream_key.end(), k) == stream_key.end()) stream_key.push_back(k);
-  distribution = partition.empty() ? Distribution::Single() : Distribution::Hash(partition);
+  KeyedByPartition(partition, *input, this);
   inputs_.push_back(std::move(input));
 }
 
