@@ -182,6 +182,7 @@ struct Binder::SelectParts {
   std::vector<ExprPtr> select;  // the select list, over scope (later over the aggregation)
   std::vector<PlanColumn> out_schema;
   std::vector<ExprPtr> group_keys;
+  size_t dependent_keys_from = SIZE_MAX;  // AggregateNode's
   ExprPtr having;
   // ORDER BY keys: an output column, or an expression over the FROM scope.
   struct PendingSort {
@@ -493,6 +494,7 @@ void Binder::BindGroupingSets(const PgQuery__SelectStmt* stmt, SelectParts* q) {
 // keys, which groups the same rows.
 void Binder::AddFunctionallyDependentKeys(SelectParts* q) {
   if (q->group_keys.empty()) return;
+  q->dependent_keys_from = q->group_keys.size();
   std::set<int> keyed;
   for (const auto& k : q->group_keys)
     if (k->kind() == Expression::Kind::kColumnRef) keyed.insert(static_cast<const ColumnRefExpr&>(*k).index());
@@ -653,6 +655,7 @@ void Binder::ApplyAggregation(SelectParts* q) {
       if (s.expr) s.expr = grouping(RewriteForAggregate(std::move(s.expr), q->key_strings));
   if (!sets) {
     q->plan = std::make_unique<AggregateNode>(std::move(q->plan), std::move(q->group_keys), std::move(q->agg.calls), std::move(agg_schema));
+    static_cast<AggregateNode&>(*q->plan).dependent_keys_from = q->dependent_keys_from;
   } else {
     // One aggregation per grouping set over its own copy of the input,
     // keys outside the set NULL, UNION ALL of them all. The empty set is

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "expr/array.h"
+#include "planner/column_pruning.h"
 #include "planner/subquery_unnesting.h"
 
 namespace freshet {
@@ -348,25 +349,6 @@ namespace {
 // Column usage analysis: which output columns of each node are read by its
 // ancestors, so that scans decode only those. Conservative: anything it
 // does not understand needs every column.
-bool ReadsWholeRow(const Expression& e) {
-  if (e.kind() == Expression::Kind::kSubquery) return true;  // correlated runs see the whole input row
-  for (const auto& c : e.children())
-    if (ReadsWholeRow(*c)) return true;
-  return false;
-}
-
-void Use(const Expression* e, std::vector<bool>* needed) {
-  if (!e) return;
-  if (ReadsWholeRow(*e)) {
-    needed->assign(needed->size(), true);
-    return;
-  }
-  std::vector<int> cols;
-  CollectColumns(*e, &cols);
-  for (int c : cols)
-    if (c >= 0 && static_cast<size_t>(c) < needed->size()) (*needed)[c] = true;
-}
-
 void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
   auto all = [](const PlanNode* n) { return std::vector<bool>(n->schema().size(), true); };
   auto none = [](const PlanNode* n) { return std::vector<bool>(n->schema().size(), false); };
@@ -376,7 +358,7 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
       return;
     case PlanNode::Kind::kFilter: {
       auto* f = static_cast<FilterNode*>(node);
-      Use(f->predicate.get(), &needed);
+      MarkColumnsRead(f->predicate.get(), &needed);
       MarkUsedColumns(f->child(), needed);
       return;
     }
@@ -384,25 +366,25 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
       auto* p = static_cast<ProjectNode*>(node);
       std::vector<bool> in = none(p->child());
       for (size_t i = 0; i < p->exprs.size(); i++)
-        if (i >= needed.size() || needed[i]) Use(p->exprs[i].get(), &in);
+        if (i >= needed.size() || needed[i]) MarkColumnsRead(p->exprs[i].get(), &in);
       MarkUsedColumns(p->child(), in);
       return;
     }
     case PlanNode::Kind::kAggregate: {
       auto* a = static_cast<AggregateNode*>(node);
       std::vector<bool> in = none(a->child());
-      for (const auto& k : a->group_keys) Use(k.get(), &in);
+      for (const auto& k : a->group_keys) MarkColumnsRead(k.get(), &in);
       for (const auto& call : a->aggs) {
-        for (const auto& arg : call.args) Use(arg.get(), &in);
-        Use(call.filter.get(), &in);
-        for (const auto& k : call.order_by) Use(k.expr.get(), &in);
+        for (const auto& arg : call.args) MarkColumnsRead(arg.get(), &in);
+        MarkColumnsRead(call.filter.get(), &in);
+        for (const auto& k : call.order_by) MarkColumnsRead(k.expr.get(), &in);
       }
       MarkUsedColumns(a->child(), in);
       return;
     }
     case PlanNode::Kind::kSort: {
       auto* s = static_cast<SortNode*>(node);
-      for (const auto& k : s->keys) Use(k.expr.get(), &needed);
+      for (const auto& k : s->keys) MarkColumnsRead(k.expr.get(), &needed);
       MarkUsedColumns(s->child(), needed);
       return;
     }
@@ -414,10 +396,10 @@ void MarkUsedColumns(PlanNode* node, std::vector<bool> needed) {
       size_t lw = j->child(0)->schema().size();
       std::vector<bool> joined(lw + j->child(1)->schema().size(), false);
       for (size_t i = 0; i < needed.size() && i < joined.size(); i++) joined[i] = needed[i];
-      Use(j->condition.get(), &joined);
+      MarkColumnsRead(j->condition.get(), &joined);
       std::vector<bool> left(joined.begin(), joined.begin() + lw), right(joined.begin() + lw, joined.end());
-      for (const auto& k : j->left_keys) Use(k.get(), &left);
-      for (const auto& k : j->right_keys) Use(k.get(), &right);
+      for (const auto& k : j->left_keys) MarkColumnsRead(k.get(), &left);
+      for (const auto& k : j->right_keys) MarkColumnsRead(k.get(), &right);
       MarkUsedColumns(j->child(0), left);
       MarkUsedColumns(j->child(1), right);
       return;

@@ -351,6 +351,7 @@ PlanPtr ClonePlan(const PlanNode& node) {
       for (const auto& a : n.aggs)
         aggs.push_back({a.sig, CloneAll(a.args), a.distinct, CloneOrNull(a.filter), CloneKeys(a.order_by)});
       out = std::make_unique<AggregateNode>(child(0), CloneAll(n.group_keys), std::move(aggs), node.schema());
+      static_cast<AggregateNode&>(*out).dependent_keys_from = n.dependent_keys_from;
       break;
     }
     case PlanNode::Kind::kJoin: {

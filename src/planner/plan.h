@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -195,6 +196,11 @@ class AggregateNode : public PlanNode {
   std::string Describe() const override;
   std::vector<ExprPtr> group_keys;
   std::vector<AggregateCall> aggs;
+  // Group keys from this one on depend on those before (the binder adds a
+  // table's other columns when the query groups by its whole primary key,
+  // as PostgreSQL's functional dependency lets it read them): they split no
+  // group, so one nothing reads may be dropped (column_pruning.h).
+  size_t dependent_keys_from = SIZE_MAX;
 };
 
 enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti };

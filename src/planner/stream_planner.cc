@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "expr/aggregate.h"
 #include "expr/function_registry.h"
+#include "planner/column_pruning.h"
 #include "planner/optimizer.h"
 #include "planner/subquery.h"
 #include "planner/subquery_unnesting.h"
@@ -186,7 +187,22 @@ class StreamPlanner {
   }
 
   // A projection that keeps the input's stream key (adding hidden columns).
+  // Over a projection that only picks columns (column pruning's, above a
+  // scan) it reads that projection's input directly.
   StreamNodePtr Project(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema) {
+    if (input->kind() == StreamNode::Kind::kProject) {
+      const auto& picked = static_cast<const StreamProjectNode&>(*input).exprs;
+      const bool only_columns = std::all_of(picked.begin(), picked.end(), [](const ExprPtr& e) {
+        return e->kind() == Expression::Kind::kColumnRef;
+      });
+      if (only_columns) {
+        std::vector<int> source;
+        for (const auto& e : picked) source.push_back(static_cast<const ColumnRefExpr&>(*e).index());
+        for (auto& e : exprs) RenumberColumns(e.get(), source);
+        StreamNodePtr below = std::move(input->inputs()[0]);
+        input = std::move(below);
+      }
+    }
     for (int k : input->stream_key) {
       bool found = false;
       for (const auto& e : exprs)
@@ -571,6 +587,15 @@ class StreamPlanner {
     }
   }
 
+  // Column reference i becomes source[i].
+  static void RenumberColumns(Expression* e, const std::vector<int>& source) {
+    if (e->kind() == Expression::Kind::kColumnRef) {
+      auto* c = static_cast<ColumnRefExpr*>(e);
+      c->set_index(source.at(size_t(c->index())));
+    }
+    for (auto& child : e->children()) RenumberColumns(child.get(), source);
+  }
+
   // Adds `by` to column references at or after `from`.
   static void ShiftColumns(Expression* e, int from, int by) {
     if (e->kind() == Expression::Kind::kColumnRef) {
@@ -924,6 +949,8 @@ class StreamPlanner {
 StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options) {
   StreamPlan plan;
   StreamPlanner planner(&plan);
+  // Joins keep, and exchanges copy, only the columns the job reads.
+  logical = PruneColumns(std::move(logical));
   StreamNodePtr top = planner.Visit(logical.get());
   std::set<std::string> names;
   for (const auto& c : top->schema()) {
