@@ -376,6 +376,71 @@ Decimal DecimalMul(const Decimal& a, const Decimal& b) {
   return Make(neg, mag, a.scale + b.scale);
 }
 
+namespace {
+
+// v * m, m < 2^64; throws 22003 beyond 256 bits.
+U256 Mul256Small(const U256& v, u128 m) {
+  U256 low = Mul128(v.lo, m), high = Mul128(v.hi, m);
+  if (high.hi != 0) ThrowOverflow();
+  U256 r = Add256(low, U256{high.lo, 0});
+  if (r.hi < low.hi) ThrowOverflow();
+  return r;
+}
+
+// (v + 5) / 10: v / 10 rounded half up, by 64-bit limbs.
+U256 Div10Rounded256(const U256& v) {
+  const U256 w = Add256(v, U256{0, 5});
+  const u128 mask = ~uint64_t(0);
+  u128 limbs[4] = {w.hi >> 64, w.hi & mask, w.lo >> 64, w.lo & mask};
+  u128 rest = 0;
+  for (u128& limb : limbs) {
+    const u128 cur = (rest << 64) | limb;
+    limb = cur / 10;
+    rest = cur % 10;
+  }
+  return U256{(limbs[0] << 64) | limbs[1], (limbs[2] << 64) | limbs[3]};
+}
+
+U256 Shr256(const U256& v, int k) { return U256{v.hi >> k, (v.lo >> k) | (v.hi << (128 - k))}; }  // 0 < k < 128
+bool IsZero256(const U256& v) { return v.hi == 0 && v.lo == 0; }
+
+// floor(sqrt(v)), bit by bit.
+U256 Isqrt256(U256 v) {
+  U256 root, bit{u128(1) << 126, 0};  // 4^127
+  while (Cmp256(v, bit) < 0 && !IsZero256(bit)) bit = Shr256(bit, 2);
+  while (!IsZero256(bit)) {
+    const U256 trial = Add256(root, bit);
+    if (Cmp256(v, trial) >= 0) {
+      v = Sub256(v, trial);
+      root = Add256(Shr256(root, 1), bit);
+    } else {
+      root = Shr256(root, 1);
+    }
+    bit = Shr256(bit, 2);
+  }
+  return root;
+}
+
+}  // namespace
+
+Decimal DecimalSqrt(const Decimal& d, int32_t scale) {
+  const int exponent = static_cast<int>(MagnitudeDigits(Magnitude(d.value)).size()) - 1 - d.scale;  // of d's first digit
+  const int int_digits = std::max(0, exponent / 2 + 1);  // the root's
+  scale = std::max(0, std::min(scale, kMaxDecimalDigits - int_digits));
+  if (d.value == 0) return Decimal{0, scale};
+  // sqrt(v / 10^s) * 10^R = sqrt(v * 10^(2R - s)), with one more digit to
+  // round: exact, in 256 bits.
+  const int shift = 2 * scale - d.scale + 2;
+  // (The radicand has at most 2 * 39 digits: below 2^256.)
+  u128 mag = Magnitude(d.value);
+  if (shift < 0) mag /= Pow10(std::min(-shift, kMaxDecimalDigits));  // digits below the result's: dropped
+  U256 v{0, mag};
+  for (int left = std::max(shift, 0); left > 0; left -= 19) v = Mul256Small(v, Pow10(std::min(left, 19)));
+  const U256 root = Div10Rounded256(Isqrt256(v));
+  if (root.hi != 0 || root.lo >= kLimit) ThrowOverflow();
+  return Decimal{static_cast<i128>(root.lo), scale};
+}
+
 Decimal DecimalDiv(const Decimal& a, const Decimal& b) {
   if (DecimalIsSpecial(a) || DecimalIsSpecial(b)) {  // numeric_div's order
     if (DecimalIsNaN(a) || DecimalIsNaN(b)) return NaN();

@@ -77,6 +77,10 @@ Decimal DecimalFloor(const Decimal& d);
 // Coerces to numeric(precision, scale): rounds to `scale`, then throws 22003
 // "numeric field overflow" if more than precision - scale integer digits remain.
 Decimal DecimalRescale(const Decimal& d, int32_t precision, int32_t scale);
+// The square root of a finite d >= 0, rounded half up to `scale` digits,
+// exactly (PostgreSQL's sqrt_var). The scale is lowered when 38 digits
+// would not hold the integer part with it.
+Decimal DecimalSqrt(const Decimal& d, int32_t scale);
 // Same value -> same hash, whatever the scale (trailing zeros are ignored).
 uint64_t DecimalHash(const Decimal& d);
 // Removes trailing fractional zeros (1.500 -> 1.5); used for hashing and keys.

@@ -12,9 +12,51 @@
 
 namespace freshet {
 
+namespace {
+
+// The names of the statistical aggregates (PostgreSQL's aliases included).
+const std::pair<const char*, AggKind> kStatistics[] = {
+    {"stddev", AggKind::kStddevSamp}, {"stddev_samp", AggKind::kStddevSamp}, {"stddev_pop", AggKind::kStddevPop},
+    {"variance", AggKind::kVarSamp},  {"var_samp", AggKind::kVarSamp},       {"var_pop", AggKind::kVarPop}};
+const std::pair<const char*, AggKind> kBitwise[] = {
+    {"bit_and", AggKind::kBitAnd}, {"bit_or", AggKind::kBitOr}, {"bit_xor", AggKind::kBitXor}};
+
+template <size_t N>
+const AggKind* Find(const std::pair<const char*, AggKind> (&table)[N], const std::string& name) {
+  for (const auto& [n, kind] : table)
+    if (name == n) return &kind;
+  return nullptr;
+}
+
+}  // namespace
+
 bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "avg" || name == "min" || name == "max" ||
-         name == "bool_and" || name == "bool_or" || name == "every" || name == "string_agg" || name == "array_agg";
+         name == "bool_and" || name == "bool_or" || name == "every" || name == "string_agg" || name == "array_agg" ||
+         Find(kStatistics, name) || Find(kBitwise, name);
+}
+
+const char* AggregateName(AggKind kind) {
+  switch (kind) {
+    case AggKind::kCount:
+    case AggKind::kCountStar: return "count";
+    case AggKind::kSum: return "sum";
+    case AggKind::kAvg: return "avg";
+    case AggKind::kMin: return "min";
+    case AggKind::kMax: return "max";
+    case AggKind::kBoolAnd: return "bool_and";
+    case AggKind::kBoolOr: return "bool_or";
+    case AggKind::kStringAgg: return "string_agg";
+    case AggKind::kArrayAgg: return "array_agg";
+    case AggKind::kStddevSamp: return "stddev_samp";
+    case AggKind::kStddevPop: return "stddev_pop";
+    case AggKind::kVarSamp: return "var_samp";
+    case AggKind::kVarPop: return "var_pop";
+    case AggKind::kBitAnd: return "bit_and";
+    case AggKind::kBitOr: return "bit_or";
+    case AggKind::kBitXor: return "bit_xor";
+  }
+  return "?";
 }
 
 AggregateSignature ResolveAggregate(const std::string& name, const std::vector<DataType>& args, bool star) {
@@ -66,6 +108,16 @@ AggregateSignature ResolveAggregate(const std::string& name, const std::vector<D
   if (name == "array_agg") {
     if (args.size() != 1 || t.id == TypeId::kUnknown || t.IsArray()) return fail();
     return {AggKind::kArrayAgg, t, DataType::Array(t)};
+  }
+  if (const AggKind* kind = Find(kStatistics, name)) {
+    if (args.size() != 1) return fail();
+    if (t.IsInteger() || t.id == TypeId::kNumeric) return {*kind, t, DataType::Numeric()};
+    if (t.IsFloat()) return {*kind, t, DataType::Float64()};
+    return fail();
+  }
+  if (const AggKind* kind = Find(kBitwise, name)) {
+    if (args.size() != 1 || !t.IsInteger()) return fail();
+    return {*kind, t, t};
   }
   return fail();
 }
@@ -520,6 +572,236 @@ class ArrayAgg : public AggregateFunction {
   std::vector<uint64_t> bytes_;  // at least the encoded bytes of each group's strings (without retractions)
 };
 
+// var_samp, var_pop, stddev_samp, stddev_pop as PostgreSQL computes them.
+// Integers and numeric (numeric_stddev_internal): count, sum and sum of
+// squares, exact, the result (N * sum(x^2) - sum(x)^2) / (N * (N - 1)) (or
+// N * N) at numeric division's scale, its square root at the same scale;
+// NaN and infinities counted apart, any of them making the result NaN. The
+// scale of the sums is the largest scale among the values (counted per
+// scale, so that a retraction gives it back). Floats (float8_accum):
+// Youngs-Cramer's N, Sx and Sxx, a retraction undoing an accumulation by
+// its inverse; NaN and infinities counted apart, making the result NaN.
+class VarianceAgg : public AggregateFunction {
+ public:
+  explicit VarianceAgg(AggregateSignature sig)
+      : sig_(sig),
+        floats_(sig.arg_type.physical() == PhysicalType::kDouble),
+        sample_(sig.kind == AggKind::kVarSamp || sig.kind == AggKind::kStddevSamp),
+        root_(sig.kind == AggKind::kStddevSamp || sig.kind == AggKind::kStddevPop) {}
+  void Resize(size_t n) override { groups_.resize(n); }
+  void ResetGroup(uint32_t g) override { groups_[g] = Group(); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& v = *args[0];
+    for (size_t r = 0; r < n; r++) {
+      if (v.IsNull(r)) continue;
+      Group& g = groups_[groups[r]];
+      const int sign = signs ? signs[r] : 1;
+      if (floats_) {
+        const double x = v.GetFloat(r);
+        if (std::isnan(x) || std::isinf(x)) g.specials += sign;
+        else if (sign > 0) Accumulate(&g, x);
+        else Discard(&g, x);
+        continue;
+      }
+      const Decimal x = v.physical() == PhysicalType::kDecimal ? v.GetDecimal(r) : DecimalFromInt(v.GetInt(r));
+      if (DecimalIsSpecial(x)) {
+        g.specials += sign;
+        continue;
+      }
+      g.n += sign;
+      const Decimal square = DecimalMul(x, x);
+      g.sum = sign > 0 ? DecimalAdd(g.sum, x) : DecimalSub(g.sum, x);
+      g.sum_squares = sign > 0 ? DecimalAdd(g.sum_squares, square) : DecimalSub(g.sum_squares, square);
+      auto it = std::find_if(g.scales.begin(), g.scales.end(), [&](const auto& p) { return p.first == x.scale; });
+      if (it == g.scales.end()) g.scales.emplace_back(x.scale, sign);
+      else if ((it->second += sign) == 0) g.scales.erase(it);
+    }
+  }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      const Group& g = groups_[groups[i]];
+      const int64_t total = (floats_ ? g.fn : g.n) + g.specials;
+      if (total <= (sample_ ? 1 : 0)) {
+        out->AppendNull();
+        continue;
+      }
+      if (floats_) {
+        if (g.specials > 0) {
+          out->AppendFloat(std::nan(""));
+          continue;
+        }
+        const double variance = std::max(g.sxx, 0.0) / (sample_ ? double(g.fn) - 1.0 : double(g.fn));
+        out->AppendFloat(root_ ? std::sqrt(variance) : variance);
+        continue;
+      }
+      if (g.specials > 0) {
+        out->AppendDecimal(DecimalSpecial(kDecimalNaN));
+        continue;
+      }
+      int32_t scale = 0;
+      for (const auto& p : g.scales) scale = std::max(scale, p.first);
+      const Decimal count = DecimalFromInt(g.n);
+      const Decimal sum = DecimalRound(g.sum, scale), squares = DecimalRound(g.sum_squares, 2 * scale);
+      const Decimal numerator = DecimalSub(DecimalMul(count, squares), DecimalMul(sum, sum));
+      if (DecimalSign(numerator) <= 0) {
+        out->AppendDecimal(Decimal{0, 0});
+        continue;
+      }
+      const Decimal denominator = DecimalMul(count, sample_ ? DecimalFromInt(g.n - 1) : count);
+      const Decimal variance = DecimalDiv(numerator, denominator);
+      out->AppendDecimal(root_ ? DecimalSqrt(variance, variance.scale) : variance);
+    }
+  }
+  std::vector<DataType> StateTypes() const override {
+    if (floats_) return {DataType::Int64(), DataType::Float64(), DataType::Float64(), DataType::Int64()};
+    return {DataType::Int64(), DataType::Numeric(), DataType::Numeric(), DataType::Varchar(), DataType::Int64()};
+  }
+  void SaveState(uint32_t group, std::vector<Value>* out) const override {
+    const Group& g = groups_[group];
+    if (floats_) {
+      out->insert(out->end(), {Value::Int64(g.fn), Value::Float64(g.sx), Value::Float64(g.sxx), Value::Int64(g.specials)});
+      return;
+    }
+    std::string scales;
+    for (const auto& [scale, count] : g.scales) scales += std::to_string(scale) + ":" + std::to_string(count) + ",";
+    out->insert(out->end(), {Value::Int64(g.n), Value::Numeric(g.sum), Value::Numeric(g.sum_squares),
+                             Value::Varchar(std::move(scales)), Value::Int64(g.specials)});
+  }
+  void LoadState(uint32_t group, const Value* in) override {
+    Group& g = groups_[group];
+    g = Group();
+    auto integer = [](const Value& v) { return v.is_null() ? 0 : v.int_value(); };
+    if (floats_) {
+      g.fn = integer(in[0]);
+      g.sx = in[1].is_null() ? 0 : in[1].float_value();
+      g.sxx = in[2].is_null() ? 0 : in[2].float_value();
+      g.specials = integer(in[3]);
+      return;
+    }
+    g.n = integer(in[0]);
+    if (!in[1].is_null()) g.sum = in[1].decimal_value();
+    if (!in[2].is_null()) g.sum_squares = in[2].decimal_value();
+    if (!in[3].is_null()) {
+      const std::string& text = in[3].string_value();
+      for (size_t pos = 0; pos < text.size();) {
+        const size_t colon = text.find(':', pos), comma = text.find(',', pos);
+        if (colon == std::string::npos || comma == std::string::npos) break;
+        g.scales.emplace_back(std::stoi(text.substr(pos, colon - pos)), std::stoll(text.substr(colon + 1, comma - colon - 1)));
+        pos = comma + 1;
+      }
+    }
+    g.specials = integer(in[4]);
+  }
+
+ private:
+  struct Group {
+    int64_t specials = 0;  // NaN and infinities
+    // Integers and numeric.
+    int64_t n = 0;
+    Decimal sum, sum_squares;
+    std::vector<std::pair<int32_t, int64_t>> scales;  // scale -> values of it
+    // Floats (finite values only).
+    int64_t fn = 0;
+    double sx = 0, sxx = 0;
+  };
+  // float8_accum's step.
+  static void Accumulate(Group* g, double x) {
+    g->fn++;
+    g->sx += x;
+    if (g->fn > 1) {
+      const double n = double(g->fn), t = x * n - g->sx;
+      g->sxx += t * t / (n * (n - 1));
+    }
+  }
+  // Its inverse: the state before x was accumulated.
+  static void Discard(Group* g, double x) {
+    if (g->fn <= 1) {
+      g->fn = 0;
+      g->sx = g->sxx = 0;
+      return;
+    }
+    const double n = double(g->fn), t = x * n - g->sx;
+    g->sxx -= t * t / (n * (n - 1));
+    g->sx -= x;
+    g->fn--;
+  }
+  AggregateSignature sig_;
+  bool floats_, sample_, root_;
+  std::vector<Group> groups_;
+};
+
+// bit_and, bit_or, bit_xor over integers: per group, how many values have
+// each bit set (of their 64-bit two's complement, which keeps the sign of
+// narrower types) and how many there are, so that a retraction is exact.
+class BitwiseAgg : public AggregateFunction {
+ public:
+  explicit BitwiseAgg(AggKind kind) : kind_(kind) {}
+  void Resize(size_t n) override { groups_.resize(n); }
+  void ResetGroup(uint32_t g) override { groups_[g] = Group(); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& v = *args[0];
+    for (size_t r = 0; r < n; r++) {
+      if (v.IsNull(r)) continue;
+      Group& g = groups_[groups[r]];
+      const int sign = signs ? signs[r] : 1;
+      const uint64_t bits = static_cast<uint64_t>(v.GetInt(r));
+      g.values += sign;
+      for (int b = 0; b < 64; b++)
+        if (bits >> b & 1) g.set[b] += sign;
+    }
+  }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      const Group& g = groups_[groups[i]];
+      if (g.values <= 0) {
+        out->AppendNull();
+        continue;
+      }
+      uint64_t bits = 0;
+      for (int b = 0; b < 64; b++) {
+        const bool on = kind_ == AggKind::kBitAnd  ? g.set[b] == g.values
+                        : kind_ == AggKind::kBitOr ? g.set[b] > 0
+                                                   : g.set[b] % 2 != 0;
+        if (on) bits |= uint64_t(1) << b;
+      }
+      out->AppendInt(static_cast<int64_t>(bits));
+    }
+  }
+  std::vector<DataType> StateTypes() const override { return {DataType::Int64(), DataType::Varchar()}; }
+  void SaveState(uint32_t group, std::vector<Value>* out) const override {
+    const Group& g = groups_[group];
+    std::string set;  // "bit:count," for the bits some value has
+    for (int b = 0; b < 64; b++)
+      if (g.set[b] != 0) set += std::to_string(b) + ":" + std::to_string(g.set[b]) + ",";
+    out->push_back(Value::Int64(g.values));
+    out->push_back(Value::Varchar(std::move(set)));
+  }
+  void LoadState(uint32_t group, const Value* in) override {
+    Group& g = groups_[group];
+    g = Group();
+    if (!in[0].is_null()) g.values = in[0].int_value();
+    if (in[1].is_null()) return;
+    const std::string& text = in[1].string_value();
+    for (size_t pos = 0; pos < text.size();) {
+      const size_t colon = text.find(':', pos), comma = text.find(',', pos);
+      if (colon == std::string::npos || comma == std::string::npos) break;
+      const int b = std::stoi(text.substr(pos, colon - pos));
+      if (b >= 0 && b < 64) g.set[b] = std::stoll(text.substr(colon + 1, comma - colon - 1));
+      pos = comma + 1;
+    }
+  }
+
+ private:
+  struct Group {
+    int64_t values = 0;
+    int64_t set[64] = {};
+  };
+  AggKind kind_;
+  std::vector<Group> groups_;
+};
+
 }  // namespace
 
 void AggregateFunction::Finalize(size_t num_groups, Vector* out, EvalContext& ctx) {
@@ -542,6 +824,13 @@ std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig
       return std::make_unique<ExtremeAgg>(sig);
     case AggKind::kStringAgg: return std::make_unique<StringAggAgg>();
     case AggKind::kArrayAgg: return std::make_unique<ArrayAgg>(sig.arg_type);
+    case AggKind::kStddevSamp:
+    case AggKind::kStddevPop:
+    case AggKind::kVarSamp:
+    case AggKind::kVarPop: return std::make_unique<VarianceAgg>(sig);
+    case AggKind::kBitAnd:
+    case AggKind::kBitOr:
+    case AggKind::kBitXor: return std::make_unique<BitwiseAgg>(sig.kind);
   }
   return nullptr;
 }

@@ -7,6 +7,9 @@
 // the stream engine uses; min/max/string_agg keep every value per group to
 // stay correct when the current extreme is deleted; array_agg keeps its
 // elements in input order (retraction drops the first equal one).
+// stddev/variance keep count, sum and sum of squares (exact for integers
+// and numeric; for floats PostgreSQL's Youngs-Cramer sums, retracted by
+// their inverse); bit_and/bit_or/bit_xor a count of set bits per bit.
 //
 // Not thread-safe: each executor owns its functions.
 #pragma once
@@ -20,7 +23,13 @@
 
 namespace freshet {
 
-enum class AggKind { kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg, kArrayAgg };
+// Persisted in stream plans by number: new kinds go at the end.
+enum class AggKind {
+  kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg, kArrayAgg,
+  kStddevSamp, kStddevPop, kVarSamp, kVarPop, kBitAnd, kBitOr, kBitXor
+};
+// The function's name ("count" for count(*)).
+const char* AggregateName(AggKind kind);
 
 struct AggregateSignature {
   AggKind kind;

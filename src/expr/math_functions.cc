@@ -118,13 +118,6 @@ int ClampScale(int rscale, std::initializer_list<int> input_scales) {
   return std::max(rscale, 0);
 }
 
-unsigned __int128 ISqrt(unsigned __int128 n) {
-  unsigned __int128 x = static_cast<unsigned __int128>(std::sqrt(static_cast<long double>(n)));
-  while (x > 0 && x * x > n) x--;
-  while ((x + 1) * (x + 1) <= n) x++;
-  return x;
-}
-
 Decimal NumericSqrt(const Decimal& d) {
   if (DecimalIsNaN(d) || DecimalSign(d) > 0 && DecimalIsInfinite(d)) return d;
   if (DecimalSign(d) < 0) {
@@ -136,18 +129,7 @@ Decimal NumericSqrt(const Decimal& d) {
   int rscale = ClampScale(16 - sweight, {d.scale});
   int int_digits = std::max(0, DecimalExponent(d) / 2 + 1);
   rscale = std::min(rscale, kMaxDecimalDigits - int_digits);
-  // Exact: sqrt(v / 10^s) * 10^R = sqrt(v * 10^(2R - s)); one extra digit to round.
-  int shift = 2 * rscale - d.scale + 2;
-  if (shift >= 0 && d.value > 0) {
-    unsigned __int128 v = d.value;
-    bool fits = true;
-    for (int k = 0; k < shift && fits; k++) {
-      fits = v <= (~static_cast<unsigned __int128>(0) >> 2) / 10;  // keep ISqrt's (x+1)^2 in range
-      v *= 10;
-    }
-    if (fits) return Decimal{static_cast<__int128>((ISqrt(v) + 5) / 10), rscale};
-  }
-  return DecimalFromLongDouble(std::sqrt(ToLongDouble(d)), rscale);
+  return DecimalSqrt(d, rscale);
 }
 
 Decimal NumericExp(const Decimal& d) {

@@ -84,18 +84,8 @@ ProjectNode::ProjectNode(PlanPtr child, std::vector<ExprPtr> exprs, std::vector<
 std::string ProjectNode::Describe() const { return "Project " + JoinExprs(exprs); }
 
 std::string AggregateCall::ToString() const {
-  std::string name;
-  switch (sig.kind) {
-    case AggKind::kCount: name = "count"; break;
-    case AggKind::kCountStar: return "count(*)";
-    case AggKind::kSum: name = "sum"; break;
-    case AggKind::kAvg: name = "avg"; break;
-    case AggKind::kMin: name = "min"; break;
-    case AggKind::kMax: name = "max"; break;
-    case AggKind::kBoolAnd: name = "bool_and"; break;
-    case AggKind::kBoolOr: name = "bool_or"; break;
-    case AggKind::kStringAgg: name = "string_agg"; break;
-  }
+  if (sig.kind == AggKind::kCountStar) return "count(*)";
+  const std::string name = AggregateName(sig.kind);
   return name + "(" + (distinct ? "DISTINCT " : "") + JoinExprs(args) + ")" +
          (filter ? " FILTER (WHERE " + filter->ToString() + ")" : "");
 }

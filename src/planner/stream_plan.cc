@@ -239,8 +239,7 @@ std::string StreamHopNode::Describe() const {
 }
 
 std::string StreamAggCall::ToString(const std::vector<PlanColumn>& input) const {
-  static const char* kNames[] = {"count", "count", "sum", "avg", "min", "max", "bool_and", "bool_or", "string_agg", "array_agg"};
-  std::string s = kNames[int(sig.kind)];
+  std::string s = AggregateName(sig.kind);
   s += "(";
   if (distinct) s += "distinct ";
   if (sig.kind == AggKind::kCountStar) s += "*";
