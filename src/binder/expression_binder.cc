@@ -23,6 +23,15 @@ bool IsJsonAggregate(const std::string& name) {
   return name == "json_agg" || name == "jsonb_agg" || name == "json_object_agg" || name == "jsonb_object_agg";
 }
 
+// The ordered-set aggregates (agg(direct args) WITHIN GROUP (ORDER BY x)),
+// bound as array_agg(x ORDER BY x) and a final function
+// (expr/ordered_set_functions.cc), and how many direct arguments each has.
+int OrderedSetDirectArgs(const std::string& name) {
+  if (name == "percentile_cont" || name == "percentile_disc") return 1;
+  if (name == "mode") return 0;
+  return -1;
+}
+
 std::string TypeList(const std::vector<ExprPtr>& args) {
   std::string s;
   for (const auto& a : args) s += (s.empty() ? "" : ", ") + a->type().ToString();
@@ -847,7 +856,7 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
   if (f->over) return BindWindowCall(f, name);
-  if (IsAggregateName(name) || IsJsonAggregate(name)) return BindAggregate(f, name);
+  if (IsAggregateName(name) || IsJsonAggregate(name) || OrderedSetDirectArgs(name) >= 0) return BindAggregate(f, name);
   if (Binder::IsSetFunctionName(name)) {
     if (!scope_->set_functions_allowed)
       binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
@@ -940,6 +949,7 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   if (!scope_->agg)
     binder_->ThrowAt(sqlstate::kGroupingError, f->location,
                      fmt::format("aggregate functions are not allowed in {}", scope_->clause));
+  if (OrderedSetDirectArgs(name) >= 0) return BindOrderedSetAggregate(f, name);
   AggregateCall call;
   // Arguments are bound in the same scope, where aggregates are not allowed
   // (no nesting).
@@ -988,7 +998,11 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
                         : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
     call.order_by.push_back(std::move(k));
   }
-  if (f->agg_within_group) throw SqlError(sqlstate::kFeatureNotSupported, "WITHIN GROUP is not supported yet");
+  if (f->agg_within_group) {  // PostgreSQL names the arguments' and the sorted values' types together
+    std::string types = TypeList(call.args);
+    for (const auto& k : call.order_by) types += (types.empty() ? "" : ", ") + k.expr->type().ToString();
+    binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location, fmt::format("function {}({}) does not exist", name, types));
+  }
   scope_->agg = saved;
   scope_->clause = saved_clause;
   call.distinct = f->agg_distinct;
@@ -1002,6 +1016,64 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   std::vector<ExprPtr> finish;
   finish.push_back(std::move(result));
   return MakeCall(name + "_finalfn", std::move(finish), f->location);
+}
+
+ExprPtr Binder::ExprBinder::BindOrderedSetAggregate(const PgQuery__FuncCall* f, const std::string& name) {
+  if (f->agg_distinct)
+    binder_->ThrowAt(sqlstate::kSyntaxError, f->location, "cannot use DISTINCT with WITHIN GROUP");
+  // The sorted argument, in the aggregate's scope.
+  AggregateContext* saved = scope_->agg;
+  const char* saved_clause = scope_->clause;
+  scope_->agg = nullptr;
+  scope_->clause = "aggregate function calls";
+  AggregateCall call;
+  std::vector<ExprPtr> sorted;
+  for (size_t i = 0; i < f->n_agg_order; i++) {
+    const PgQuery__SortBy* sb = f->agg_order[i]->sort_by;
+    SortKey k;
+    k.expr = Bind(sb->node);
+    if (k.expr->type().id == TypeId::kUnknown) k.expr = Coerce(std::move(k.expr), DataType::Varchar());
+    k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+    k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
+                        ? k.descending
+                        : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+    sorted.push_back(k.expr->Clone());
+    call.order_by.push_back(std::move(k));
+  }
+  if (f->agg_filter) call.filter = BindCondition(f->agg_filter, "FILTER");
+  scope_->agg = saved;
+  scope_->clause = saved_clause;
+  // The direct arguments, in the query's scope (grouped columns only).
+  std::vector<ExprPtr> direct;
+  for (size_t i = 0; i < f->n_args; i++) {
+    ExprPtr a = Bind(f->args[i]);
+    if (a->type().id == TypeId::kUnknown) a = Coerce(std::move(a), DataType::Float64());
+    direct.push_back(std::move(a));
+  }
+  // PostgreSQL names the direct and the sorted arguments' types together.
+  const bool sortable = sorted.size() == 1 && (name != "percentile_cont" || sorted[0]->type().IsNumeric() ||
+                                               sorted[0]->type().id == TypeId::kInterval);
+  if (!f->agg_within_group || !sortable || static_cast<int>(direct.size()) != OrderedSetDirectArgs(name)) {
+    std::string types = TypeList(direct);
+    if (!sorted.empty()) types += (types.empty() ? "" : ", ") + TypeList(sorted);
+    binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location, fmt::format("function {}({}) does not exist", name, types));
+  }
+  if (name == "percentile_cont" && sorted[0]->type().id != TypeId::kInterval) sorted[0] = Coerce(std::move(sorted[0]), DataType::Float64());
+  if (!direct.empty() && direct[0]->type().IsArray())
+    binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
+                     fmt::format("{} with an array of fractions is not supported yet", name));
+  const DataType element = sorted[0]->type();
+  call.args.push_back(std::move(sorted[0]));
+  call.sig = ResolveAggregate("array_agg", {element}, false);
+  const int index = static_cast<int>(saved->calls.size());
+  saved->calls.push_back(std::move(call));
+  std::vector<ExprPtr> finish;
+  finish.push_back(std::make_unique<AggregatePlaceholder>(index, DataType::Array(element), name + "()"));
+  for (auto& a : direct) finish.push_back(Coerce(std::move(a), DataType::Float64()));
+  if (name == "percentile_cont") return CallExactly(name + "_finalfn", std::move(finish));
+  ExprPtr result = MakeCall(name + "_finalfn", std::move(finish), f->location);
+  result->set_type(element);
+  return result;
 }
 
 ExprPtr Binder::ExprBinder::BindTypeCast(const PgQuery__TypeCast* c) {

@@ -39,6 +39,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterJsonFunctions(this);
   RegisterEnumFunctions(this);
   RegisterUuidFunctions(this);
+  RegisterOrderedSetFunctions(this);
 }
 
 const std::vector<ScalarFunction>* FunctionRegistry::Lookup(const std::string& name) const {

@@ -92,5 +92,6 @@ void RegisterJsonFunctions(FunctionRegistry* r);     // expr/json_functions.cc
 void RegisterEnumFunctions(FunctionRegistry* r);     // expr/enum_functions.cc
 void RegisterSequenceFunctions(FunctionRegistry* r); // expr/sequence_functions.cc
 void RegisterUuidFunctions(FunctionRegistry* r);     // expr/uuid_functions.cc
+void RegisterOrderedSetFunctions(FunctionRegistry* r);  // expr/ordered_set_functions.cc
 
 }  // namespace freshet

@@ -197,7 +197,10 @@ BINDER_FUNCTIONS = [
 AGGREGATES = [("count", ["integer"]), ("sum", ["integer"]), ("sum", ["numeric"]), ("sum", ["interval"]),
               ("sum", ["bigint"]), ("avg", ["double precision"]), ("avg", ["interval"]), ("min", ["varchar"]),
               ("max", ["timestamptz"]), ("bool_and", ["boolean"]), ("bool_or", ["boolean"]), ("every", ["boolean"]),
-              ("string_agg", ["varchar", "varchar"]), ("array_agg", ["integer"]), ("array_agg", ["int[]"])]
+              ("string_agg", ["varchar", "varchar"]), ("array_agg", ["integer"]), ("array_agg", ["int[]"]),
+              ("stddev", ["numeric"]), ("stddev_pop", ["bigint"]), ("variance", ["double precision"]),
+              ("var_pop", ["numeric"]), ("var_samp", ["integer"]), ("stddev_samp", ["real"]),
+              ("bit_and", ["bigint"]), ("bit_or", ["smallint"]), ("bit_xor", ["integer"])]
 
 
 def gen_functions():
@@ -248,6 +251,18 @@ def gen_functions():
         sel(f"{w} OVER (ORDER BY {w} OVER ())", " FROM t_all")
     for name in ["count(*)", "count(*) OVER ()", "sum(*)", "count(DISTINCT *)", "max(*)", "count(1, 2)"]:
         sel(name, " FROM t_all")
+    # Ordered-set aggregates: fractions in and out of range, NULL, every
+    # sortable column, DESC, no WITHIN GROUP, a plain aggregate with one.
+    for fraction in ["0", "0.5", "1", "NULL", "-1", "2", "'NaN'::float8", "id / 3.0"]:
+        for col in ["i4", "f8", "n", "iv", "v", "ts"]:
+            sel(f"percentile_cont({fraction}) WITHIN GROUP (ORDER BY {col})", " FROM t_all")
+            sel(f"percentile_disc({fraction}) WITHIN GROUP (ORDER BY {col} DESC)", " FROM t_all GROUP BY id")
+    for col in ["i4", "v", "ts", "b", "n"]:
+        sel(f"mode() WITHIN GROUP (ORDER BY {col})", " FROM t_all")
+    for bad in ["percentile_cont(0.5)", "mode()", "mode(1) WITHIN GROUP (ORDER BY i4)", "sum(i4) WITHIN GROUP (ORDER BY i4)",
+                "percentile_cont(0.5) WITHIN GROUP (ORDER BY i4, f8)", "percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY i4)",
+                "percentile_disc(0.5) WITHIN GROUP (ORDER BY i4) OVER ()"]:
+        sel(bad, " FROM t_all")
 
 
 # --- Random typed expressions ------------------------------------------------------

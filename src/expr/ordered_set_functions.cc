@@ -1,0 +1,129 @@
+// The final steps of the ordered-set aggregates percentile_cont,
+// percentile_disc and mode (PostgreSQL's orderedsetaggs.c). The binder
+// makes `agg(f) WITHIN GROUP (ORDER BY x)` an array_agg(x ORDER BY x)
+// finished by `agg_finalfn(values, f)`: the group's values sorted as the
+// WITHIN GROUP clause says, NULLs among them (they are skipped here, as
+// PostgreSQL's aggregates never see them). Aggregating through array_agg
+// makes them work wherever array_agg with ORDER BY does, materialized
+// views included (each change of a group sorts its values again).
+#include <cmath>
+
+#include "common/array.h"
+#include "common/datetime.h"
+#include "common/encoding.h"
+#include "expr/function_helpers.h"
+
+namespace freshet {
+
+namespace {
+
+// The group's non-NULL values, in order.
+Vector SortedValues(std::string_view array, const DataType& element) {
+  Vector all = DecodeArray(array, element);
+  std::vector<uint8_t> keep(all.size());
+  for (size_t i = 0; i < all.size(); i++) keep[i] = !all.IsNull(i);
+  all.Filter(keep);
+  return all;
+}
+
+// NULL fraction: NULL; outside [0, 1]: PostgreSQL's 22003.
+bool Fraction(const Vector& fractions, size_t row, double* out) {
+  if (fractions.IsNull(row)) return false;
+  *out = fractions.GetFloat(row);
+  if (*out < 0 || *out > 1 || std::isnan(*out))
+    FRESHET_THROW(sqlstate::kNumericValueOutOfRange, "percentile value {} is not between 0 and 1", *out);
+  return true;
+}
+
+// percentile_cont: the value at position f * (n - 1), interpolated
+// linearly between its neighbours (float8, interval).
+void PercentileCont(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  const DataType element = args[0]->type().ElementType();
+  for (size_t r = 0; r < n; r++) {
+    double f = 0;
+    if (args[0]->IsNull(r) || !Fraction(*args[1], r, &f)) {
+      out->AppendNull();
+      continue;
+    }
+    const Vector values = SortedValues(args[0]->GetString(r), element);
+    if (values.size() == 0) {
+      out->AppendNull();
+      continue;
+    }
+    const double position = f * double(values.size() - 1);
+    const size_t first = static_cast<size_t>(std::floor(position)), second = static_cast<size_t>(std::ceil(position));
+    const double proportion = position - double(first);
+    if (element.id == TypeId::kInterval) {
+      const Interval lo = values.GetInterval(first), hi = values.GetInterval(second);
+      out->AppendInterval(first == second ? lo : IntervalAdd(lo, IntervalMulDouble(IntervalAdd(hi, IntervalNeg(lo)), proportion)));
+    } else {
+      const double lo = values.GetFloat(first), hi = values.GetFloat(second);
+      out->AppendFloat(first == second ? lo : lo + (hi - lo) * proportion);
+    }
+  }
+}
+
+// percentile_disc: the first value whose position in the order reaches
+// the fraction f of the values.
+void PercentileDisc(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  const DataType element = args[0]->type().ElementType();
+  for (size_t r = 0; r < n; r++) {
+    double f = 0;
+    if (args[0]->IsNull(r) || !Fraction(*args[1], r, &f)) {
+      out->AppendNull();
+      continue;
+    }
+    const Vector values = SortedValues(args[0]->GetString(r), element);
+    if (values.size() == 0) {
+      out->AppendNull();
+      continue;
+    }
+    const auto position = static_cast<size_t>(std::ceil(f * double(values.size())));
+    out->AppendFrom(values, position <= 1 ? 0 : position - 1);
+  }
+}
+
+// mode: the most frequent value, the first in the order among equally
+// frequent ones.
+void Mode(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+  const DataType element = args[0]->type().ElementType();
+  for (size_t r = 0; r < n; r++) {
+    if (args[0]->IsNull(r)) {
+      out->AppendNull();
+      continue;
+    }
+    const Vector values = SortedValues(args[0]->GetString(r), element);
+    if (values.size() == 0) {
+      out->AppendNull();
+      continue;
+    }
+    size_t best = 0, best_run = 0;
+    std::string key, previous;
+    for (size_t i = 0, run = 0; i < values.size(); i++) {
+      key.clear();
+      EncodeKeyFromVector(values, i, &key);
+      run = i > 0 && key == previous ? run + 1 : 1;
+      if (run > best_run) {
+        best_run = run;
+        best = i;
+      }
+      previous.swap(key);
+    }
+    out->AppendFrom(values, best);
+  }
+}
+
+}  // namespace
+
+// Their return types are set by the binder: the element type of the
+// values for percentile_disc and mode.
+void RegisterOrderedSetFunctions(FunctionRegistry* r) {
+  const DataType f8 = DataType::Float64(), any = DataType::AnyArray();
+  RegisterFn(r, "percentile_cont_finalfn", {DataType::Array(f8), f8}, f8, PercentileCont);
+  RegisterFn(r, "percentile_cont_finalfn", {DataType::Array(DataType::Interval()), f8}, DataType::Interval(),
+             PercentileCont);
+  RegisterFn(r, "percentile_disc_finalfn", {any, f8}, any, PercentileDisc);
+  RegisterFn(r, "mode_finalfn", {any}, any, Mode);
+}
+
+}  // namespace freshet
