@@ -736,6 +736,8 @@ ExprPtr Binder::ExprBinder::BindWindowCall(const PgQuery__FuncCall* f, const std
     call.kind = WindowFunctionKind::kAggregate;
     call.agg = ResolveAggregate(name, types, f->agg_star);
     call.type = call.agg.return_type;
+    if (AggregateTakesFloat8(call.agg.kind))
+      for (auto& a : call.args) a = Coerce(std::move(a), DataType::Float64());
     if (f->agg_filter) {
       AggregateContext* saved_agg = scope_->agg;
       scope_->agg = nullptr;
@@ -1007,6 +1009,8 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   scope_->clause = saved_clause;
   call.distinct = f->agg_distinct;
   call.sig = ResolveAggregate(agg_name, types, f->agg_star);
+  if (AggregateTakesFloat8(call.sig.kind))
+    for (auto& a : call.args) a = Coerce(std::move(a), DataType::Float64());
   std::string text = name + "(" + (f->agg_star ? "*" : "") + ")";
   int index = static_cast<int>(saved->calls.size());
   DataType type = call.sig.return_type;

@@ -4,6 +4,9 @@
 #include <cmath>
 
 #include <map>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "common/array.h"
 #include "common/encoding.h"
@@ -18,6 +21,12 @@ namespace {
 const std::pair<const char*, AggKind> kStatistics[] = {
     {"stddev", AggKind::kStddevSamp}, {"stddev_samp", AggKind::kStddevSamp}, {"stddev_pop", AggKind::kStddevPop},
     {"variance", AggKind::kVarSamp},  {"var_samp", AggKind::kVarSamp},       {"var_pop", AggKind::kVarPop}};
+// Two float8 arguments (Y, X).
+const std::pair<const char*, AggKind> kRegression[] = {
+    {"corr", AggKind::kCorr},           {"covar_pop", AggKind::kCovarPop},   {"covar_samp", AggKind::kCovarSamp},
+    {"regr_avgx", AggKind::kRegrAvgX},  {"regr_avgy", AggKind::kRegrAvgY},   {"regr_count", AggKind::kRegrCount},
+    {"regr_intercept", AggKind::kRegrIntercept}, {"regr_r2", AggKind::kRegrR2}, {"regr_slope", AggKind::kRegrSlope},
+    {"regr_sxx", AggKind::kRegrSxx},    {"regr_sxy", AggKind::kRegrSxy},     {"regr_syy", AggKind::kRegrSyy}};
 const std::pair<const char*, AggKind> kBitwise[] = {
     {"bit_and", AggKind::kBitAnd}, {"bit_or", AggKind::kBitOr}, {"bit_xor", AggKind::kBitXor}};
 
@@ -33,7 +42,7 @@ const AggKind* Find(const std::pair<const char*, AggKind> (&table)[N], const std
 bool IsAggregateName(const std::string& name) {
   return name == "count" || name == "sum" || name == "avg" || name == "min" || name == "max" ||
          name == "bool_and" || name == "bool_or" || name == "every" || name == "string_agg" || name == "array_agg" ||
-         Find(kStatistics, name) || Find(kBitwise, name);
+         Find(kStatistics, name) || Find(kBitwise, name) || Find(kRegression, name);
 }
 
 const char* AggregateName(AggKind kind) {
@@ -55,6 +64,9 @@ const char* AggregateName(AggKind kind) {
     case AggKind::kBitAnd: return "bit_and";
     case AggKind::kBitOr: return "bit_or";
     case AggKind::kBitXor: return "bit_xor";
+    default:
+      for (const auto& [name, k] : kRegression)
+        if (k == kind) return name;
   }
   return "?";
 }
@@ -114,6 +126,11 @@ AggregateSignature ResolveAggregate(const std::string& name, const std::vector<D
     if (t.IsInteger() || t.id == TypeId::kNumeric) return {*kind, t, DataType::Numeric()};
     if (t.IsFloat()) return {*kind, t, DataType::Float64()};
     return fail();
+  }
+  if (const AggKind* kind = Find(kRegression, name)) {
+    // float8 arguments (the binder casts the others to them).
+    if (args.size() != 2 || !args[0].IsNumeric() || !args[1].IsNumeric()) return fail();
+    return {*kind, DataType::Float64(), *kind == AggKind::kRegrCount ? DataType::Int64() : DataType::Float64()};
   }
   if (const AggKind* kind = Find(kBitwise, name)) {
     if (args.size() != 1 || !t.IsInteger()) return fail();
@@ -802,6 +819,190 @@ class BitwiseAgg : public AggregateFunction {
   std::vector<Group> groups_;
 };
 
+// corr, covar_pop/samp and regr_* over (Y, X) pairs with neither NULL, as
+// PostgreSQL's float8_regr_accum and its final functions compute them:
+// Youngs-Cramer sums, here three: X's (N, Sx, Sxx) over the pairs whose X
+// is finite, Y's likewise, and the pairs' Sxy over those with both finite;
+// a retraction undoes an accumulation by its inverse. NaN and infinities
+// are counted per argument: a sum of squares or products reading one is
+// NaN, as PostgreSQL's, and an average is what summing them gives.
+class RegressionAgg : public AggregateFunction {
+ public:
+  explicit RegressionAgg(AggKind kind) : kind_(kind) {}
+  void Resize(size_t n) override { groups_.resize(n); }
+  void ResetGroup(uint32_t g) override { groups_[g] = Group(); }
+  void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
+              EvalContext&) override {
+    const Vector& vy = *args[0];
+    const Vector& vx = *args[1];
+    for (size_t r = 0; r < n; r++) {
+      if (vy.IsNull(r) || vx.IsNull(r)) continue;
+      Group& g = groups_[groups[r]];
+      const int sign = signs ? signs[r] : 1;
+      const double y = vy.GetFloat(r), x = vx.GetFloat(r);
+      g.pairs += sign;
+      const bool fx = std::isfinite(x), fy = std::isfinite(y);
+      if (fx) g.x.Add(x, sign);
+      else g.x.special.Add(x, sign);
+      if (fy) g.y.Add(y, sign);
+      else g.y.special.Add(y, sign);
+      if (fx && fy) g.xy.Add(x, y, sign);
+    }
+  }
+  void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
+    for (size_t i = 0; i < num; i++) {
+      const Group& g = groups_[groups[i]];
+      if (kind_ == AggKind::kRegrCount) {
+        out->AppendInt(g.pairs);
+        continue;
+      }
+      const std::optional<double> r = Result(g);
+      if (r) out->AppendFloat(*r);
+      else out->AppendNull();
+    }
+  }
+  std::vector<DataType> StateTypes() const override {
+    std::vector<DataType> types(3, DataType::Int64());  // pairs, X's n, Y's n
+    types.insert(types.end(), 7, DataType::Float64());
+    types.push_back(DataType::Varchar());  // the pairs' n and the special counts
+    return types;
+  }
+  void SaveState(uint32_t group, std::vector<Value>* out) const override {
+    const Group& g = groups_[group];
+    out->insert(out->end(), {Value::Int64(g.pairs), Value::Int64(g.x.n), Value::Int64(g.y.n), Value::Float64(g.x.sx),
+                             Value::Float64(g.x.sxx), Value::Float64(g.y.sx), Value::Float64(g.y.sxx),
+                             Value::Float64(g.xy.sx), Value::Float64(g.xy.sy), Value::Float64(g.xy.sxy)});
+    out->push_back(Value::Varchar(fmt::format("{},{},{},{},{},{},{}", g.xy.n, g.x.special.nan, g.x.special.pos,
+                                              g.x.special.neg, g.y.special.nan, g.y.special.pos, g.y.special.neg)));
+  }
+  void LoadState(uint32_t group, const Value* in) override {
+    Group& g = groups_[group];
+    g = Group();
+    auto i64 = [](const Value& v) { return v.is_null() ? int64_t(0) : v.int_value(); };
+    auto f64 = [](const Value& v) { return v.is_null() ? 0.0 : v.float_value(); };
+    g.pairs = i64(in[0]);
+    g.x.n = i64(in[1]);
+    g.y.n = i64(in[2]);
+    g.x.sx = f64(in[3]);
+    g.x.sxx = f64(in[4]);
+    g.y.sx = f64(in[5]);
+    g.y.sxx = f64(in[6]);
+    g.xy.sx = f64(in[7]);
+    g.xy.sy = f64(in[8]);
+    g.xy.sxy = f64(in[9]);
+    if (in[10].is_null()) return;
+    int64_t* fields[] = {&g.xy.n, &g.x.special.nan, &g.x.special.pos, &g.x.special.neg,
+                         &g.y.special.nan, &g.y.special.pos, &g.y.special.neg};
+    const std::string& text = in[10].string_value();
+    size_t pos = 0;
+    for (int64_t* f : fields) {
+      const size_t comma = text.find(',', pos);
+      *f = std::stoll(text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+  }
+
+ private:
+  struct Specials {
+    int64_t nan = 0, pos = 0, neg = 0;
+    void Add(double v, int sign) { (std::isnan(v) ? nan : v > 0 ? pos : neg) += sign; }
+    bool Any() const { return nan != 0 || pos != 0 || neg != 0; }
+  };
+  // One argument's Youngs-Cramer sums over its finite values.
+  struct Single {
+    int64_t n = 0;
+    double sx = 0, sxx = 0;
+    Specials special;
+    void Add(double v, int sign) {
+      if (sign > 0) {
+        n++;
+        sx += v;
+        if (n > 1) {
+          const double m = double(n), t = v * m - sx;
+          sxx += t * t * (1.0 / (m * (m - 1)));  // float8_regr_accum's rounding
+        }
+      } else if (n <= 1) {
+        n = 0;
+        sx = sxx = 0;
+      } else {
+        const double m = double(n), t = v * m - sx;
+        sxx -= t * t * (1.0 / (m * (m - 1)));
+        sx -= v;
+        n--;
+      }
+    }
+    // The sum of every value, infinities and NaN included.
+    double Sum() const {
+      if (special.nan > 0 || (special.pos > 0 && special.neg > 0)) return std::nan("");
+      if (special.pos > 0) return INFINITY;
+      if (special.neg > 0) return -INFINITY;
+      return sx;
+    }
+  };
+  // The pairs' sum of products (over pairs with both values finite).
+  struct Joint {
+    int64_t n = 0;
+    double sx = 0, sy = 0, sxy = 0;
+    void Add(double x, double y, int sign) {
+      if (sign > 0) {
+        n++;
+        sx += x;
+        sy += y;
+        if (n > 1) {
+          const double m = double(n);
+          sxy += (x * m - sx) * (y * m - sy) * (1.0 / (m * (m - 1)));
+        }
+      } else if (n <= 1) {
+        *this = Joint();
+      } else {
+        const double m = double(n);
+        sxy -= (x * m - sx) * (y * m - sy) * (1.0 / (m * (m - 1)));
+        sx -= x;
+        sy -= y;
+        n--;
+      }
+    }
+  };
+  struct Group {
+    int64_t pairs = 0;
+    Single x, y;
+    Joint xy;
+  };
+  // PostgreSQL's final functions (float8_covar_pop, float8_corr, ...).
+  std::optional<double> Result(const Group& g) const {
+    if (g.pairs < 1) return std::nullopt;
+    const double n = double(g.pairs);
+    const double sxx = g.x.special.Any() ? std::nan("") : std::max(g.x.sxx, 0.0);
+    const double syy = g.y.special.Any() ? std::nan("") : std::max(g.y.sxx, 0.0);
+    const double sxy = g.x.special.Any() || g.y.special.Any() ? std::nan("") : g.xy.sxy;
+    switch (kind_) {
+      case AggKind::kRegrSxx: return sxx;
+      case AggKind::kRegrSyy: return syy;
+      case AggKind::kRegrSxy: return sxy;
+      case AggKind::kRegrAvgX: return g.x.Sum() / n;
+      case AggKind::kRegrAvgY: return g.y.Sum() / n;
+      case AggKind::kCovarPop: return sxy / n;
+      case AggKind::kCovarSamp: return g.pairs < 2 ? std::nullopt : std::optional<double>(sxy / (n - 1));
+      case AggKind::kCorr:
+        if (sxx == 0 || syy == 0) return std::nullopt;  // a horizontal or vertical line
+        return sxy / std::sqrt(sxx * syy);
+      case AggKind::kRegrR2:
+        if (sxx == 0) return std::nullopt;
+        return syy == 0 ? 1.0 : (sxy * sxy) / (sxx * syy);
+      case AggKind::kRegrSlope:
+        if (sxx == 0) return std::nullopt;
+        return sxy / sxx;
+      case AggKind::kRegrIntercept:
+        if (sxx == 0) return std::nullopt;
+        return (g.y.Sum() - g.x.Sum() * sxy / sxx) / n;
+      default: return std::nullopt;
+    }
+  }
+  AggKind kind_;
+  std::vector<Group> groups_;
+};
+
 }  // namespace
 
 void AggregateFunction::Finalize(size_t num_groups, Vector* out, EvalContext& ctx) {
@@ -831,6 +1032,7 @@ std::unique_ptr<AggregateFunction> CreateAggregate(const AggregateSignature& sig
     case AggKind::kBitAnd:
     case AggKind::kBitOr:
     case AggKind::kBitXor: return std::make_unique<BitwiseAgg>(sig.kind);
+    default: return std::make_unique<RegressionAgg>(sig.kind);
   }
   return nullptr;
 }

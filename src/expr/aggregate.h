@@ -9,7 +9,9 @@
 // elements in input order (retraction drops the first equal one).
 // stddev/variance keep count, sum and sum of squares (exact for integers
 // and numeric; for floats PostgreSQL's Youngs-Cramer sums, retracted by
-// their inverse); bit_and/bit_or/bit_xor a count of set bits per bit.
+// their inverse); bit_and/bit_or/bit_xor a count of set bits per bit;
+// corr, covar_* and regr_* (Y, X) PostgreSQL's float8_regr_accum sums,
+// retracted likewise.
 //
 // Not thread-safe: each executor owns its functions.
 #pragma once
@@ -26,10 +28,14 @@ namespace freshet {
 // Persisted in stream plans by number: new kinds go at the end.
 enum class AggKind {
   kCount, kCountStar, kSum, kAvg, kMin, kMax, kBoolAnd, kBoolOr, kStringAgg, kArrayAgg,
-  kStddevSamp, kStddevPop, kVarSamp, kVarPop, kBitAnd, kBitOr, kBitXor
+  kStddevSamp, kStddevPop, kVarSamp, kVarPop, kBitAnd, kBitOr, kBitXor,
+  kCorr, kCovarPop, kCovarSamp, kRegrAvgX, kRegrAvgY, kRegrCount, kRegrIntercept, kRegrR2, kRegrSlope, kRegrSxx,
+  kRegrSxy, kRegrSyy
 };
 // The function's name ("count" for count(*)).
 const char* AggregateName(AggKind kind);
+// Whether its arguments are cast to float8 (corr, covar_*, regr_*).
+inline bool AggregateTakesFloat8(AggKind kind) { return kind >= AggKind::kCorr && kind <= AggKind::kRegrSyy; }
 
 struct AggregateSignature {
   AggKind kind;

@@ -200,7 +200,9 @@ AGGREGATES = [("count", ["integer"]), ("sum", ["integer"]), ("sum", ["numeric"])
               ("string_agg", ["varchar", "varchar"]), ("array_agg", ["integer"]), ("array_agg", ["int[]"]),
               ("stddev", ["numeric"]), ("stddev_pop", ["bigint"]), ("variance", ["double precision"]),
               ("var_pop", ["numeric"]), ("var_samp", ["integer"]), ("stddev_samp", ["real"]),
-              ("bit_and", ["bigint"]), ("bit_or", ["smallint"]), ("bit_xor", ["integer"])]
+              ("bit_and", ["bigint"]), ("bit_or", ["smallint"]), ("bit_xor", ["integer"]),
+              ("corr", ["double precision", "double precision"]), ("regr_slope", ["integer", "numeric"]),
+              ("covar_samp", ["real", "bigint"]), ("regr_intercept", ["double precision", "double precision"])]
 
 
 def gen_functions():
