@@ -32,6 +32,11 @@ int OrderedSetDirectArgs(const std::string& name) {
   return -1;
 }
 
+// RisingWave's first_value(x ORDER BY y) and last_value(x ORDER BY y)
+// aggregates (outside OVER): the first or last value in that order, NULL
+// included; bound as array_agg(x ORDER BY y) and a final function.
+bool IsValueAggregate(const std::string& name) { return name == "first_value" || name == "last_value"; }
+
 std::string TypeList(const std::vector<ExprPtr>& args) {
   std::string s;
   for (const auto& a : args) s += (s.empty() ? "" : ", ") + a->type().ToString();
@@ -858,7 +863,8 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
   if (f->over) return BindWindowCall(f, name);
-  if (IsAggregateName(name) || IsJsonAggregate(name) || OrderedSetDirectArgs(name) >= 0) return BindAggregate(f, name);
+  if (IsAggregateName(name) || IsJsonAggregate(name) || OrderedSetDirectArgs(name) >= 0 || IsValueAggregate(name))
+    return BindAggregate(f, name);
   if (Binder::IsSetFunctionName(name)) {
     if (!scope_->set_functions_allowed)
       binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
@@ -987,6 +993,12 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
     call.args.push_back(std::move(element));
     agg_name = "array_agg";
   }
+  if (IsValueAggregate(name)) {
+    if (call.args.size() != 1 || f->agg_star)
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                       fmt::format("function {}({}) does not exist", name, TypeList(call.args)));
+    agg_name = "array_agg";
+  }
   if (f->agg_filter) call.filter = BindCondition(f->agg_filter, "FILTER");
   for (size_t i = 0; i < f->n_agg_order; i++) {
     const PgQuery__SortBy* sb = f->agg_order[i]->sort_by;
@@ -1009,6 +1021,7 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   scope_->clause = saved_clause;
   call.distinct = f->agg_distinct;
   call.sig = ResolveAggregate(agg_name, types, f->agg_star);
+  const DataType argument_type = call.sig.arg_type;
   if (AggregateTakesFloat8(call.sig.kind))
     for (auto& a : call.args) a = Coerce(std::move(a), DataType::Float64());
   std::string text = name + "(" + (f->agg_star ? "*" : "") + ")";
@@ -1019,7 +1032,9 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   if (agg_name == name) return result;
   std::vector<ExprPtr> finish;
   finish.push_back(std::move(result));
-  return MakeCall(name + "_finalfn", std::move(finish), f->location);
+  ExprPtr finished = MakeCall(name + "_finalfn", std::move(finish), f->location);
+  if (IsValueAggregate(name)) finished->set_type(argument_type);
+  return finished;
 }
 
 ExprPtr Binder::ExprBinder::BindOrderedSetAggregate(const PgQuery__FuncCall* f, const std::string& name) {

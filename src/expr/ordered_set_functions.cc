@@ -5,7 +5,8 @@
 // WITHIN GROUP clause says, NULLs among them (they are skipped here, as
 // PostgreSQL's aggregates never see them). Aggregating through array_agg
 // makes them work wherever array_agg with ORDER BY does, materialized
-// views included (each change of a group sorts its values again).
+// views included (each change of a group sorts its values again). Also
+// RisingWave's first_value and last_value aggregates, bound the same way.
 #include <cmath>
 
 #include "common/array.h"
@@ -113,6 +114,23 @@ void Mode(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalCon
   }
 }
 
+// first_value / last_value (RisingWave's aggregates): the first or last
+// value in the order given, NULL or not.
+ScalarFn EndValue(bool last) {
+  return [last](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    const DataType element = args[0]->type().ElementType();
+    for (size_t r = 0; r < n; r++) {
+      if (args[0]->IsNull(r)) {
+        out->AppendNull();
+        continue;
+      }
+      const Vector values = DecodeArray(args[0]->GetString(r), element);
+      if (values.size() == 0) out->AppendNull();
+      else out->AppendFrom(values, last ? values.size() - 1 : 0);
+    }
+  };
+}
+
 }  // namespace
 
 // Their return types are set by the binder: the element type of the
@@ -124,6 +142,8 @@ void RegisterOrderedSetFunctions(FunctionRegistry* r) {
              PercentileCont);
   RegisterFn(r, "percentile_disc_finalfn", {any, f8}, any, PercentileDisc);
   RegisterFn(r, "mode_finalfn", {any}, any, Mode);
+  RegisterFn(r, "first_value_finalfn", {any}, any, EndValue(false));
+  RegisterFn(r, "last_value_finalfn", {any}, any, EndValue(true));
 }
 
 }  // namespace freshet
