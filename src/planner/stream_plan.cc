@@ -379,9 +379,10 @@ std::string StreamTopNNode::Describe() const {
 }
 
 StreamGroupTopNNode::StreamGroupTopNNode(StreamNodePtr input, std::vector<int> p, std::vector<StreamOrderKey> o,
-                                         int64_t l)
-    : StreamNode(Kind::kGroupTopN, CopySchema(*input)), partition(std::move(p)), order(std::move(o)), limit(l) {
-  schema_.push_back(PlanColumn{"row_number", DataType::Int64(), "", false});
+                                         int64_t l, bool ties)
+    : StreamNode(Kind::kGroupTopN, CopySchema(*input)), partition(std::move(p)), order(std::move(o)), limit(l),
+      with_ties(ties) {
+  schema_.push_back(PlanColumn{with_ties ? "rank" : "row_number", DataType::Int64(), "", false});
   input_stream_key = input->stream_key;
   KeyedByPartition(partition, *input, this);
   inputs_.push_back(std::move(input));
@@ -390,8 +391,8 @@ StreamGroupTopNNode::StreamGroupTopNNode(StreamNodePtr input, std::vector<int> p
 std::string StreamGroupTopNNode::Describe() const {
   std::vector<std::string> keys;
   for (const auto& k : order) keys.push_back(schema_[k.column].name + (k.descending ? " DESC" : " ASC"));
-  return fmt::format("StreamGroupTopN {{ partition_by: {}, order: [{}], limit: {} }}", ColumnList(schema_, partition),
-                     fmt::join(keys, ", "), limit);
+  return fmt::format("StreamGroupTopN {{ partition_by: {}, order: [{}], limit: {}{} }}", ColumnList(schema_, partition),
+                     fmt::join(keys, ", "), limit, with_ties ? ", with_ties" : "");
 }
 
 StreamExchangeNode::StreamExchangeNode(StreamNodePtr input, Distribution to)

@@ -239,13 +239,18 @@ class StreamTopNNode : public StreamNode {
 
 // row_number() OVER (PARTITION BY ... ORDER BY ...) <= limit: per partition
 // the first `limit` rows. Output: the input's columns and the row number.
+// With ties (rank() <= limit, FETCH FIRST ... WITH TIES): also the rows
+// equal on the order keys to the last of them, and the rank instead of the
+// row number.
 class StreamGroupTopNNode : public StreamNode {
  public:
-  StreamGroupTopNNode(StreamNodePtr input, std::vector<int> partition, std::vector<StreamOrderKey> order, int64_t limit);
+  StreamGroupTopNNode(StreamNodePtr input, std::vector<int> partition, std::vector<StreamOrderKey> order, int64_t limit,
+                      bool with_ties = false);
   std::string Describe() const override;
   std::vector<int> partition;
   std::vector<StreamOrderKey> order;
   int64_t limit;
+  bool with_ties;
   std::vector<int> input_stream_key;
   int state_table = -1;
 };

@@ -419,6 +419,7 @@ json NodeToJson(const StreamNode& n) {
       const auto& t = static_cast<const StreamGroupTopNNode&>(n);
       j.update({{"partition", t.partition}, {"order", OrderToJson(t.order)}, {"limit", t.limit},
                 {"input_stream_key", t.input_stream_key}, {"state_table", t.state_table}});
+      if (t.with_ties) j["with_ties"] = true;  // absent in plans persisted before it existed
       break;
     }
     case StreamNode::Kind::kMaterialize: j["relation_name"] = static_cast<const StreamMaterializeNode&>(n).relation_name; break;
@@ -555,7 +556,8 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
     }
     case StreamNode::Kind::kGroupTopN: {
       auto t = std::make_unique<StreamGroupTopNNode>(input(0), j.at("partition").get<std::vector<int>>(),
-                                                     OrderFromJson(j.at("order")), j.at("limit").get<int64_t>());
+                                                     OrderFromJson(j.at("order")), j.at("limit").get<int64_t>(),
+                                                     j.value("with_ties", false));
       t->input_stream_key = j.at("input_stream_key").get<std::vector<int>>();
       t->state_table = j.at("state_table");
       n = std::move(t);

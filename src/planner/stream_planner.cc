@@ -606,7 +606,8 @@ class StreamPlanner {
   }
 
   // Filter(rn <= N | rn < N | rn = 1) over [Project ->] Window(row_number):
-  // a group top-N. Null when the filter is not of that shape.
+  // a group top-N; the same over rank(), a group top-N with ties. Null when
+  // the filter is not of that shape.
   StreamNodePtr TryGroupTopN(FilterNode* f) {
     const Expression& pred = *f->predicate;
     if (pred.kind() != Expression::Kind::kFunction || pred.children().size() != 2) return nullptr;
@@ -636,8 +637,11 @@ class StreamPlanner {
     if (below->kind() != PlanNode::Kind::kWindow) return nullptr;
     auto* w = static_cast<WindowNode*>(below);
     const int width = int(w->child()->schema().size());
-    if (w->calls.size() != 1 || c != width || w->calls[0].kind != WindowFunctionKind::kRowNumber) return nullptr;
-    if (limit < 1) Unsupported("a row_number() filter that keeps no row");
+    if (w->calls.size() != 1 || c != width ||
+        (w->calls[0].kind != WindowFunctionKind::kRowNumber && w->calls[0].kind != WindowFunctionKind::kRank))
+      return nullptr;
+    const bool with_ties = w->calls[0].kind == WindowFunctionKind::kRank;
+    if (limit < 1) Unsupported(with_ties ? "a rank() filter that keeps no row" : "a row_number() filter that keeps no row");
     const WindowCall& call = w->calls[0];
     StreamNodePtr input = Visit(w->child());
     // Partition and order keys as columns (expressions are computed first).
@@ -647,17 +651,8 @@ class StreamPlanner {
     std::vector<StreamOrderKey> order;
     for (const auto& k : call.order_by) order.push_back({key_columns.Of(*k.expr), k.descending, k.nulls_first});
     input = key_columns.Below(std::move(input), this);
-    input = Exchange(std::move(input), partition.empty() ? Distribution::Single() : Distribution::Hash(partition));
     const size_t stream_width = input->schema().size();
-    auto top = std::make_unique<StreamGroupTopNNode>(std::move(input), partition, order, limit);
-    InternalTableSpec spec;
-    spec.kind = "grouptopn";
-    for (size_t i = 0; i < stream_width; i++) spec.columns.push_back({top->schema()[i].name, top->schema()[i].type});
-    spec.pk = partition;
-    for (const auto& k : order) spec.pk.push_back(k.column);
-    for (int k : top->input_stream_key) spec.pk.push_back(k);
-    spec.dist_key = partition;
-    top->state_table = AddInternal(std::move(spec));
+    StreamNodePtr top = GroupTopN(std::move(input), partition, order, limit, with_ties);
     // Back to the logical layout: the window's input columns, row_number,
     // then the hidden columns of the stream.
     std::vector<ExprPtr> out;
@@ -678,6 +673,25 @@ class StreamPlanner {
       pexprs.push_back(e->Clone());
     }
     return Project(std::move(result), std::move(pexprs), project->schema());
+  }
+
+  // A group top-N over `input` (hashed on the partition columns, one actor
+  // when none) with its state table. Output: the input's columns, then the
+  // row number (or rank, with ties).
+  StreamNodePtr GroupTopN(StreamNodePtr input, const std::vector<int>& partition, const std::vector<StreamOrderKey>& order,
+                          int64_t limit, bool with_ties) {
+    input = Exchange(std::move(input), partition.empty() ? Distribution::Single() : Distribution::Hash(partition));
+    const size_t stream_width = input->schema().size();
+    auto top = std::make_unique<StreamGroupTopNNode>(std::move(input), partition, order, limit, with_ties);
+    InternalTableSpec spec;
+    spec.kind = "grouptopn";
+    for (size_t i = 0; i < stream_width; i++) spec.columns.push_back({top->schema()[i].name, top->schema()[i].type});
+    spec.pk = partition;
+    for (const auto& k : order) spec.pk.push_back(k.column);
+    for (int k : top->input_stream_key) spec.pk.push_back(k);
+    spec.dist_key = partition;
+    top->state_table = AddInternal(std::move(spec));
+    return top;
   }
 
   // WHERE ... now() ...: the conjuncts without now() filter first; those
@@ -711,7 +725,7 @@ class StreamPlanner {
   }
 
   StreamNodePtr VisitLimit(LimitNode* l) {
-    if (l->with_ties) Unsupported("FETCH FIRST ... WITH TIES");
+    if (l->with_ties && l->offset != 0) Unsupported("OFFSET with FETCH FIRST ... WITH TIES");
     if (l->limit_value || l->offset_value)
       throw SqlError(sqlstate::kFeatureNotSupported, "parameters in LIMIT or OFFSET of a streaming job are not supported");
     if (l->limit < 0 && l->offset == 0) return Visit(l->child());
@@ -741,6 +755,18 @@ class StreamPlanner {
       if (extra) input = Project(std::move(input), std::move(exprs), std::move(schema));
     } else {
       input = Visit(l->child());
+    }
+    if (l->with_ties) {
+      // One partition of a group top-N with ties, its rank column dropped.
+      const size_t width = input->schema().size();
+      StreamNodePtr top = GroupTopN(std::move(input), {}, order, l->limit, /*with_ties=*/true);
+      std::vector<ExprPtr> exprs;
+      std::vector<PlanColumn> schema;
+      for (size_t c = 0; c < width; c++) {
+        exprs.push_back(std::make_unique<ColumnRefExpr>(int(c), top->schema()[c].type, top->schema()[c].name));
+        schema.push_back(top->schema()[c]);
+      }
+      return Project(std::move(top), std::move(exprs), std::move(schema));
     }
     if (input->distribution.kind != Distribution::Kind::kSingle) input = Exchange(std::move(input), Distribution::Single());
     auto node = std::make_unique<StreamTopNNode>(std::move(input), std::move(order), l->limit, l->offset);

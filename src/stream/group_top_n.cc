@@ -18,9 +18,10 @@ size_t RowBytes(const std::string& rank_key, const std::string& row) {
 
 GroupTopNOperator::GroupTopNOperator(std::vector<int> partition, std::vector<StreamOrderKey> order,
                                      std::vector<int> stream_key, int64_t limit, std::vector<DataType> input_types,
-                                     StateTableDesc table, bool append_only_input)
+                                     StateTableDesc table, bool append_only_input, bool with_ties)
     : partition_(std::move(partition)), order_(std::move(order)), stream_key_(std::move(stream_key)), limit_(limit),
-      append_only_input_(append_only_input), input_types_(std::move(input_types)), desc_(std::move(table)) {
+      append_only_input_(append_only_input && !with_ties), with_ties_(with_ties), input_types_(std::move(input_types)),
+      desc_(std::move(table)) {
   output_types_ = input_types_;
   output_types_.push_back(DataType::Int64());
 }
@@ -37,11 +38,47 @@ void GroupTopNOperator::Account(const std::string& key, Partition& p) {
   p.bytes = bytes;
 }
 
-GroupTopNOperator::RankedRows GroupTopNOperator::Window(const Partition& p) const {
+std::string GroupTopNOperator::OrderKeyOf(const std::string& row) const {
+  DataChunk decoded(input_types_);
+  std::string_view cells = row;
+  if (!DecodeCellsInto(&cells, &decoded, 0, input_types_.size()))
+    throw SqlError(sqlstate::kDataCorrupted, "corrupt group top-n state");
+  decoded.set_cardinality(1);
+  std::string key;
+  for (const auto& k : order_) EncodeOrderKeyFromVector(decoded.column(k.column), 0, k.descending, k.nulls_first, &key);
+  return key;
+}
+
+GroupTopNOperator::RankedRows GroupTopNOperator::Window(Partition& p, std::vector<int64_t>* ranks) {
   RankedRows window;
-  for (const auto& kv : p.rows->rows()) {
-    if (static_cast<int64_t>(window.size()) >= limit_) break;
-    window.push_back(kv);
+  ranks->clear();
+  const auto& rows = p.rows->rows();
+  if (!with_ties_) {
+    for (const auto& kv : rows) {
+      if (limit_ >= 0 && static_cast<int64_t>(window.size()) >= limit_) break;
+      window.push_back(kv);
+      ranks->push_back(static_cast<int64_t>(window.size()));
+    }
+    return window;
+  }
+  std::string last_order;
+  for (auto it = rows.begin();; ++it) {
+    if (it == rows.end()) {
+      // Ties may go on past the cached rows: read more of them.
+      if (p.rows->complete() || window.empty()) break;
+      const std::string last_key = window.back().first;
+      p.rows->Grow(2 * rows.size());
+      p.rows->Ensure(2 * rows.size(), *table_);
+      it = rows.upper_bound(last_key);
+      if (it == rows.end()) break;
+    }
+    std::string order = OrderKeyOf(it->second);
+    const auto n = static_cast<int64_t>(window.size());
+    const bool tie = n > 0 && order == last_order;
+    if (limit_ >= 0 && n >= limit_ && !tie) break;
+    window.push_back(*it);
+    ranks->push_back(tie ? ranks->back() : n + 1);
+    last_order = std::move(order);
   }
   return window;
 }
@@ -57,7 +94,7 @@ GroupTopNOperator::Partition& GroupTopNOperator::PartitionOf(const std::string& 
   p.rows = std::make_unique<TopNCache>(table_->KeyIn(vnode, key), TopNCacheCapacity(limit_));
   p.rows->Load(*table_);
   // What it emitted before: its first `limit` rows, ranked.
-  p.emitted = Window(p);
+  p.emitted = Window(p, &p.emitted_ranks);
   for (const auto& [k, row] : p.emitted) p.emitted_bytes += RowBytes(k, row);
   Account(it->first, p);
   return p;
@@ -127,23 +164,27 @@ void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
     lru_.Touch(p.lru);
     p.rows->Prune(committed);
     if (limit_ >= 0) p.rows->Ensure(static_cast<size_t>(limit_), *table_);
-    RankedRows window = Window(p);
-    // Rank i + 1 is unchanged when the same row (same rank key, same
-    // values) holds it before and after; else the old row is retracted and
-    // the new one inserted. All retractions go first: a row that moves
-    // from rank 2 to rank 1 is one key downstream, inserted anew only after
-    // its old version is deleted.
-    auto same = [&](size_t i) { return i < window.size() && i < p.emitted.size() && window[i] == p.emitted[i]; };
+    std::vector<int64_t> ranks;
+    RankedRows window = Window(p, &ranks);
+    // Position i is unchanged when the same row (same rank key, same
+    // values) holds it before and after, with the same rank; else the old
+    // row is retracted and the new one inserted. All retractions go first:
+    // a row that moves from rank 2 to rank 1 is one key downstream,
+    // inserted anew only after its old version is deleted.
+    auto same = [&](size_t i) {
+      return i < window.size() && i < p.emitted.size() && window[i] == p.emitted[i] && ranks[i] == p.emitted_ranks[i];
+    };
     for (size_t i = 0; i < p.emitted.size(); i++) {
       if (same(i)) continue;
       ops.push_back(Op::kDelete);
-      AppendOutput(p.emitted[i], static_cast<int64_t>(i) + 1, &out);
+      AppendOutput(p.emitted[i], p.emitted_ranks[i], &out);
     }
     for (size_t i = 0; i < window.size(); i++) {
       if (same(i)) continue;
       ops.push_back(Op::kInsert);
-      AppendOutput(window[i], static_cast<int64_t>(i) + 1, &out);
+      AppendOutput(window[i], ranks[i], &out);
     }
+    p.emitted_ranks = std::move(ranks);
     p.emitted_bytes = 0;
     for (const auto& [k, row] : window) p.emitted_bytes += RowBytes(k, row);
     p.emitted = std::move(window);

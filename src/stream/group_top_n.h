@@ -1,5 +1,8 @@
 // GroupTopN: row_number() OVER (PARTITION BY p ORDER BY o) <= N, kept up to
-// date (Nexmark q9, q18, q19).
+// date (Nexmark q9, q18, q19). With ties (rank() <= N, FETCH FIRST N ROWS
+// WITH TIES): also the rows equal on the order keys to the Nth, each with
+// its rank (1 + the rows ordered strictly before it) instead of its row
+// number; every row is then kept, even over an append-only input.
 //
 // Per partition, every input row is kept ordered by (order key, stream
 // key) in the state table; over an append-only input only the first N rows
@@ -34,7 +37,8 @@ namespace freshet {
 class GroupTopNOperator : public StreamOperator {
  public:
   GroupTopNOperator(std::vector<int> partition, std::vector<StreamOrderKey> order, std::vector<int> stream_key,
-                    int64_t limit, std::vector<DataType> input_types, StateTableDesc table, bool append_only_input);
+                    int64_t limit, std::vector<DataType> input_types, StateTableDesc table, bool append_only_input,
+                    bool with_ties = false);
   std::string Name() const override { return "GroupTopN"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -51,12 +55,17 @@ class GroupTopNOperator : public StreamOperator {
     Epoch written = 0;  // the epoch of its last change
     size_t bytes = 0;   // estimated memory
     std::unique_ptr<TopNCache> rows;
-    RankedRows emitted;  // the rows last emitted, rank i + 1 at i
+    RankedRows emitted;  // the rows last emitted, in rank order
+    std::vector<int64_t> emitted_ranks;  // their ranks (row numbers unless with ties)
     size_t emitted_bytes = 0;
     LruOrder<std::string>::Handle lru;
   };
   Partition& PartitionOf(const std::string& key, uint16_t vnode);
-  RankedRows Window(const Partition& p) const;
+  // The partition's rows in the window and their ranks (reads more rows
+  // from the state table when ties run past the cached ones).
+  RankedRows Window(Partition& p, std::vector<int64_t>* ranks);
+  // The memcomparable order key of an encoded row.
+  std::string OrderKeyOf(const std::string& row) const;
   // Updates the partition's estimated memory and the operator's total.
   void Account(const std::string& key, Partition& p);
   void AppendOutput(const std::pair<std::string, std::string>& row, int64_t rank, DataChunk* out) const;
@@ -68,6 +77,7 @@ class GroupTopNOperator : public StreamOperator {
   std::vector<int> stream_key_;
   int64_t limit_;
   bool append_only_input_;
+  bool with_ties_;
   std::vector<DataType> input_types_, output_types_;
   StateTableDesc desc_;
   std::shared_ptr<StateTable> table_;

@@ -22,6 +22,7 @@
 // Not thread-safe: owned by one operator on one actor.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -57,6 +58,9 @@ class TopNCache {
   void Erase(const std::string& rank_key, Epoch epoch);
   // Makes sure the first n rows are cached, or all there are.
   void Ensure(size_t n, const StateTable& table);
+  // Lets the cache hold at least `capacity` rows from now on (a window of
+  // ties longer than it was made for).
+  void Grow(size_t capacity) { capacity_ = std::max(capacity_, capacity); }
 
   // Gives the writes recorded with epoch 0 their epoch (at the first barrier).
   void StampUnknown(Epoch epoch);
