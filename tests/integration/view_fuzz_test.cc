@@ -1501,9 +1501,16 @@ struct QueryGen {
       std::string body = agg ? AggBody(f, &q.out, false) : SelectBody(f, &q.out);
       const bool distinct = !agg && r.Chance(15);
       if (distinct) Deduplicated(&q.out);
-      q.sql = std::string("SELECT ") + (distinct ? "DISTINCT " : "") + body + " ORDER BY " +
-              OrderAll(q.out, true) + " LIMIT " + std::to_string(r.Int(1, 6));
-      if (r.Chance(25)) q.sql += " OFFSET " + std::to_string(r.Int(1, 3));
+      if (r.Chance(25)) {
+        // WITH TIES over one key: every row equal to the last on it.
+        std::vector<E> first(q.out.begin(), q.out.begin() + 1);
+        q.sql = std::string("SELECT ") + (distinct ? "DISTINCT " : "") + body + " ORDER BY " + OrderAll(first, true) +
+                " FETCH FIRST " + std::to_string(r.Int(1, 6)) + " ROWS WITH TIES";
+      } else {
+        q.sql = std::string("SELECT ") + (distinct ? "DISTINCT " : "") + body + " ORDER BY " +
+                OrderAll(q.out, true) + " LIMIT " + std::to_string(r.Int(1, 6));
+        if (r.Chance(25)) q.sql += " OFFSET " + std::to_string(r.Int(1, 3));
+      }
     } else if (kind == "grouptopn") {
       // SELECT x.c0, ..., x.rn FROM (SELECT e0 AS c0, ..., row_number() OVER (PARTITION BY p ORDER BY e0, ...) AS rn ...) x WHERE rn <= N
       std::vector<E> inner, tmp, keys;
@@ -1514,7 +1521,12 @@ struct QueryGen {
       std::vector<std::string> part;
       int np = int(r.Int(0, 2));
       for (int i = 0; i < np; i++) part.push_back(f.scope[r.Next() % f.scope.size()].sql);
-      std::string window = "row_number() OVER (" + (part.empty() ? "" : "PARTITION BY " + Join(part, ", ")) +
+      // rank() ranks peers alike: ordered by one key, it keeps the ties
+      // (a group top-N with ties); row_number() orders by every key.
+      const bool rank = !keys.empty() && r.Chance(35);
+      if (rank) keys.resize(1);
+      std::string window = std::string(rank ? "rank()" : "row_number()") + " OVER (" +
+                           (part.empty() ? "" : "PARTITION BY " + Join(part, ", ")) +
                            (keys.empty() ? "" : (part.empty() ? "" : " ") + std::string("ORDER BY ") + OrderAll(keys, true)) + ")";
       std::string inner_sql = body.substr(0, from) + ", " + window + " AS rn" + body.substr(from);
       std::vector<std::string> list;
