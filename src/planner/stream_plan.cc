@@ -211,7 +211,13 @@ StreamValuesNode::StreamValuesNode(std::vector<PlanColumn> schema, std::vector<s
   append_only = true;
 }
 
-std::string StreamValuesNode::Describe() const { return fmt::format("StreamValues {{ rows: {} }}", rows.size()); }
+std::string StreamValuesNode::Describe() const {
+  if (function.empty()) return fmt::format("StreamValues {{ rows: {} }}", rows.size());
+  std::vector<std::string> args;
+  for (const auto& a : function_args) args.push_back(a->ToString());
+  return fmt::format("StreamValues {{ function: {}({}){} }}", function, fmt::join(args, ", "),
+                     with_ordinality ? " WITH ORDINALITY" : "");
+}
 
 std::string StreamProjectSetNode::Describe() const {
   std::vector<std::string> parts;

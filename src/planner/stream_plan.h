@@ -127,6 +127,11 @@ class StreamValuesNode : public StreamNode {
   StreamValuesNode(std::vector<PlanColumn> schema, std::vector<std::vector<ExprPtr>> rows);
   std::string Describe() const override;
   std::vector<std::vector<ExprPtr>> rows;
+  // A function in FROM over constants (generate_series(1, 10)) instead of
+  // rows: its rows, numbered from 1 in a last column WITH ORDINALITY.
+  std::string function;
+  std::vector<ExprPtr> function_args;
+  bool with_ordinality = false;
   int state_table = -1;  // whether the rows were emitted
 };
 

@@ -388,6 +388,8 @@ json NodeToJson(const StreamNode& n) {
       json rows = json::array();
       for (const auto& row : v.rows) rows.push_back(ExprsToJson(row));
       j.update({{"rows", rows}, {"state_table", v.state_table}});
+      if (!v.function.empty())
+        j.update({{"function", v.function}, {"function_args", ExprsToJson(v.function_args)}, {"ordinality", v.with_ordinality}});
       break;
     }
     case StreamNode::Kind::kProjectSet: {
@@ -520,6 +522,11 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       std::vector<PlanColumn> columns(schema.begin(), schema.end() - 1);  // the node adds the row number
       auto v = std::make_unique<StreamValuesNode>(std::move(columns), std::move(rows));
       v->state_table = j.at("state_table");
+      if (j.contains("function")) {
+        v->function = j.at("function").get<std::string>();
+        v->function_args = ExprsFromJson(j.at("function_args"));
+        v->with_ordinality = j.at("ordinality").get<bool>();
+      }
       n = std::move(v);
       break;
     }

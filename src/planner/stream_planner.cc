@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "expr/aggregate.h"
 #include "expr/function_registry.h"
+#include "expr/table_function.h"
 #include "planner/column_pruning.h"
 #include "planner/optimizer.h"
 #include "planner/subquery.h"
@@ -123,13 +124,24 @@ class StreamPlanner {
           }
         }
         auto node = std::make_unique<StreamValuesNode>(v->schema(), std::move(rows));
-        InternalTableSpec spec;
-        spec.kind = "values";
-        spec.columns = {{"emitted", DataType::Boolean()}};
-        node->state_table = AddInternal(std::move(spec));
+        node->state_table = AddInternal(ValuesStateTable());
         return node;
       }
-      case PlanNode::Kind::kTableFunction: Unsupported("a function in FROM");
+      case PlanNode::Kind::kTableFunction: {
+        // Over constants: its rows once, as VALUES' (a Values head).
+        auto* t = static_cast<TableFunctionNode*>(n);
+        auto node = std::make_unique<StreamValuesNode>(t->schema(), std::vector<std::vector<ExprPtr>>{});
+        for (const auto& a : t->args) {
+          if (!a->IsConstant()) Unsupported("a function in FROM over other items of FROM (LATERAL)");
+          CheckStreamable(*a);
+          node->function_args.push_back(a->Clone());
+        }
+        node->function = t->name;
+        node->with_ordinality = t->with_ordinality;
+        CheckTableFunction(*t);
+        node->state_table = AddInternal(ValuesStateTable());
+        return node;
+      }
       case PlanNode::Kind::kProjectSet: {
         // Set-returning functions in the select list; the input's stream
         // key passes through (hidden) to identify the generated rows.
@@ -158,6 +170,27 @@ class StreamPlanner {
   int AddInternal(InternalTableSpec spec) {
     out_->internal_tables.push_back(std::move(spec));
     return int(out_->internal_tables.size()) - 1;
+  }
+
+  // A Values head's state: whether it emitted its rows.
+  static InternalTableSpec ValuesStateTable() {
+    InternalTableSpec spec;
+    spec.kind = "values";
+    spec.columns = {{"emitted", DataType::Boolean()}};
+    return spec;
+  }
+
+  // The errors PostgreSQL gives when the query runs (a zero step, invalid
+  // JSON) come at CREATE: the function's first rows are made once here.
+  static void CheckTableFunction(const TableFunctionNode& t) {
+    EvalContext ctx;
+    TableFunctionCall call;
+    call.name = t.name;
+    for (const auto& a : t.args) call.args.push_back(a->EvalConstant(ctx));
+    call.types = t.types();
+    if (t.with_ordinality) call.types.pop_back();
+    DataChunk first(call.types);
+    MakeTableFunctionRows(call, ctx)->Next(&first);
   }
 
   StreamNodePtr VisitScan(ScanNode* s) {

@@ -137,7 +137,13 @@ class JobBuilder {
           rows.emplace_back();
           for (const auto& e : row) rows.back().push_back(e->Clone());
         }
-        return std::make_unique<ValuesOperator>(std::move(rows), v->types(), StateDesc(v->state_table), req_.eval);
+        auto op = std::make_unique<ValuesOperator>(std::move(rows), v->types(), StateDesc(v->state_table), req_.eval);
+        if (!v->function.empty()) {
+          std::vector<ExprPtr> args;
+          for (const auto& a : v->function_args) args.push_back(a->Clone());
+          op->SetFunction(v->function, std::move(args), v->with_ordinality);
+        }
+        return op;
       }
       case StreamNode::Kind::kProjectSet: {
         auto* p = static_cast<const StreamProjectSetNode*>(n);

@@ -4,6 +4,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "expr/table_function.h"
 
 namespace freshet {
 
@@ -20,7 +21,51 @@ void ValuesOperator::Open(ActorContext* ctx) {
 
 void ValuesOperator::OnBarrier(const Barrier&) { started_ = true; }
 
+void ValuesOperator::SetFunction(std::string name, std::vector<ExprPtr> args, bool with_ordinality) {
+  function_ = std::move(name);
+  function_args_ = std::move(args);
+  with_ordinality_ = with_ordinality;
+}
+
+void ValuesOperator::EmitFunctionRows() {
+  const size_t width = types_.size() - 1;  // the row number last
+  int64_t count = 0;
+  try {
+    TableFunctionCall call;
+    call.name = function_;
+    for (const auto& a : function_args_) call.args.push_back(a->EvalConstant(eval_));
+    call.types.assign(types_.begin(), types_.begin() + static_cast<std::ptrdiff_t>(width - (with_ordinality_ ? 1 : 0)));
+    std::unique_ptr<TableFunctionRows> rows = MakeTableFunctionRows(call, eval_);
+    DataChunk out(call.types);
+    while (rows->Next(&out)) {
+      const size_t n = out.num_rows();
+      if (n == 0) continue;
+      Vector ordinals(DataType::Int64()), numbers(DataType::Int64());
+      for (size_t i = 0; i < n; i++) {
+        ++count;
+        ordinals.AppendInt(count);
+        numbers.AppendInt(count - 1);
+      }
+      if (with_ordinality_) out.AddColumn(std::move(ordinals));
+      out.AddColumn(std::move(numbers));
+      out.set_cardinality(n);
+      Emit(StreamChunk(std::vector<Op>(n, Op::kInsert), std::move(out)));
+      out = DataChunk(call.types);
+    }
+  } catch (const SqlError& e) {
+    spdlog::warn("{} in FROM failed after {} rows (no more rows): {}", function_, count, e.what());
+  }
+}
+
 void ValuesOperator::DoWork() {
+  if (!function_.empty()) {
+    EmitFunctionRows();
+    emitted_ = true;
+    std::string flag;
+    EncodeRowValues({Value::Boolean(true)}, &flag);
+    table_->Put(table_->KeyIn(0), flag);
+    return;
+  }
   DataChunk out(types_);
   const size_t width = types_.size() - 1;
   for (size_t r = 0; r < rows_.size(); r++) {

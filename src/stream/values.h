@@ -5,6 +5,11 @@
 // did in its state table: the record commits with the epoch that carries
 // the rows, so a job restarted after that emits nothing again, and one
 // restarted before it emits them again (exactly once either way).
+//
+// For a function in FROM over constants (generate_series(1, 10)) the rows
+// are the function's (expr/table_function.h), made when they are emitted,
+// all within one epoch. A function that fails (a zero step) logs a warning
+// and ends its rows there, as a failing VALUES expression is NULL.
 #pragma once
 
 #include "expr/expression.h"
@@ -21,8 +26,14 @@ class ValuesOperator : public StreamOperator {
   void OnBarrier(const Barrier& barrier) override;
   bool HasWork() const override { return started_ && !emitted_; }
   void DoWork() override;
+  // Rows from a function in FROM instead (`rows` is then empty).
+  void SetFunction(std::string name, std::vector<ExprPtr> args, bool with_ordinality);
 
  private:
+  void EmitFunctionRows();
+  std::string function_;
+  std::vector<ExprPtr> function_args_;
+  bool with_ordinality_ = false;
   std::vector<std::vector<ExprPtr>> rows_;
   std::vector<DataType> types_;  // the rows' columns, then the row number
   StateTableDesc desc_;
