@@ -139,7 +139,10 @@ class StreamPlanner {
         node->function = t->name;
         node->with_ordinality = t->with_ordinality;
         CheckTableFunction(*t);
-        node->state_table = AddInternal(ValuesStateTable());
+        InternalTableSpec spec;
+        spec.kind = "tablefunction";
+        spec.columns = {{"rows_emitted", DataType::Int64()}, {"done", DataType::Boolean()}};
+        node->state_table = AddInternal(std::move(spec));
         return node;
       }
       case PlanNode::Kind::kProjectSet: {

@@ -254,7 +254,11 @@ class JobBuilder {
       mine.push_back({actor.get(), ctx.vnodes, info.id});
       info.actors.push_back(ctx.actor_id);
       info.actor_vnodes.push_back(ctx.vnodes);
-      if (head->kind() == StreamNode::Kind::kTableScan) built_.backfill_actors.insert(ctx.actor_id);
+      // A function in FROM emits its rows as a backfill does: the job is
+      // created once it has emitted them all.
+      const bool emits_function = head->kind() == StreamNode::Kind::kValues &&
+                                  !static_cast<const StreamValuesNode*>(head)->function.empty();
+      if (head->kind() == StreamNode::Kind::kTableScan || emits_function) built_.backfill_actors.insert(ctx.actor_id);
       actors_.push_back(std::move(actor));
     }
 

@@ -7,12 +7,20 @@
 // restarted before it emits them again (exactly once either way).
 //
 // For a function in FROM over constants (generate_series(1, 10)) the rows
-// are the function's (expr/table_function.h), made when they are emitted,
-// all within one epoch. A function that fails (a zero step) logs a warning
-// and ends its rows there, as a failing VALUES expression is NULL.
+// are the function's (expr/table_function.h), a chunk at a time between
+// barriers (a series of billions is as a source, not one epoch), and the
+// state table holds how many were emitted and whether that was all: a
+// restarted job makes the rows again and skips those. A function that fails
+// (a zero step; the planner tries its first rows at CREATE) logs a warning
+// and ends its rows there, as a failing VALUES expression is NULL. The job
+// counts the function's rows as its backfill: CREATE returns (and SHOW JOBS
+// stops listing it) once they are all emitted.
 #pragma once
 
+#include <memory>
+
 #include "expr/expression.h"
+#include "expr/table_function.h"
 #include "stream/operator.h"
 
 namespace freshet {
@@ -30,10 +38,14 @@ class ValuesOperator : public StreamOperator {
   void SetFunction(std::string name, std::vector<ExprPtr> args, bool with_ordinality);
 
  private:
-  void EmitFunctionRows();
+  // Emits the function's next chunk and records how far it got.
+  void EmitFunctionChunk();
   std::string function_;
   std::vector<ExprPtr> function_args_;
   bool with_ordinality_ = false;
+  std::unique_ptr<TableFunctionRows> generator_;
+  int64_t rows_emitted_ = 0;
+  bool reported_ = false;
   std::vector<std::vector<ExprPtr>> rows_;
   std::vector<DataType> types_;  // the rows' columns, then the row number
   StateTableDesc desc_;

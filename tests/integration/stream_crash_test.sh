@@ -369,7 +369,7 @@ check_model() {
 
 # The MVs of part 1: name and defining query.
 MV_NAMES=(mv_k mv_all mv_f mv_mm mv_t2 mv_on_k mv_on_f mv_on_on mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct mv_ao_on_distinct
-          mv_sub mv_not_in mv_win)
+          mv_sub mv_not_in mv_win mv_series)
 declare -A MV_DEF=(
   [mv_k]="SELECT k, count(*) AS c, sum(v) AS sv, sum(n) AS sn, count(s) AS cs, avg(v) AS av FROM t1 GROUP BY k"
   [mv_all]="SELECT count(*) AS c, sum(v) AS sv, sum(n) AS sn, min(v) AS mn, max(v) AS mx, count(DISTINCT k) AS dk, avg(n) AS an FROM t1"
@@ -391,6 +391,8 @@ declare -A MV_DEF=(
   [mv_sub]="SELECT id, k, (SELECT count(*) FROM t2 WHERE t2.g = t1.k) AS n FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE t2.g = t1.k AND t2.x > t1.v) AND v > (SELECT avg(x) FROM t2)"
   [mv_not_in]="SELECT g, x FROM t2 WHERE x NOT IN (SELECT v FROM t1 WHERE k = 3)"
   [mv_win]="SELECT id, k, row_number() OVER (PARTITION BY k ORDER BY v, id) AS rn, sum(v) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS s2, lag(n) OVER (ORDER BY id) AS ln FROM t1"
+  # A function in FROM (a Values head emitting its rows once) joined with t1.
+  [mv_series]="SELECT t1.k, count(*) AS c, sum(g) AS sg FROM t1 JOIN generate_series(0, 9) g ON g = t1.k GROUP BY t1.k"
 )
 # check_mvs LABEL: every MV = its query, all read by one psql (\o per result).
 check_mvs() {
@@ -440,7 +442,7 @@ echo "$init_t1_op / $init_t2_op" >>"$OPS"
 # Created concurrently, one tier at a time (an MV after the MVs it reads).
 # Each with a random streaming_parallelism (1-4 actors per fragment).
 ddl_ok=1; par_list=""
-for tier in "mv_k mv_all mv_f mv_mm mv_t2 mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct" "mv_on_k mv_on_f mv_ao_on_distinct" "mv_on_on mv_sub mv_not_in mv_win"; do
+for tier in "mv_k mv_all mv_f mv_mm mv_t2 mv_distinct mv_ao_ext mv_ao_top mv_ao_distinct" "mv_on_k mv_on_f mv_ao_on_distinct" "mv_on_on mv_sub mv_not_in mv_win mv_series"; do
   pids=()
   for m in $tier; do
     par=$((1 + RANDOM % 4)); par_list+=" $m:$par"
