@@ -752,15 +752,7 @@ ExprPtr Binder::ExprBinder::BindWindowCall(const PgQuery__FuncCall* f, const std
   }
   for (size_t i = 0; i < partition_from->n_partition_clause; i++) call.partition_by.push_back(Bind(partition_from->partition_clause[i]));
   for (size_t i = 0; i < order_from->n_order_clause; i++) {
-    const PgQuery__SortBy* sb = order_from->order_clause[i]->sort_by;
-    SortKey k;
-    k.expr = Bind(sb->node);
-    if (k.expr->type().id == TypeId::kUnknown) k.expr = Coerce(std::move(k.expr), DataType::Varchar());
-    k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
-    k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
-                        ? k.descending
-                        : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
-    call.order_by.push_back(std::move(k));
+    call.order_by.push_back(BindSortKey(order_from->order_clause[i]->sort_by));
   }
   BindWindowFrame(frame_from, &call);
   scope_->window = saved;
@@ -1001,16 +993,7 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   }
   if (f->agg_filter) call.filter = BindCondition(f->agg_filter, "FILTER");
   for (size_t i = 0; i < f->n_agg_order; i++) {
-    const PgQuery__SortBy* sb = f->agg_order[i]->sort_by;
-    ExprPtr key = Bind(sb->node);
-    if (key->type().id == TypeId::kUnknown) key = Coerce(std::move(key), DataType::Varchar());
-    SortKey k;
-    k.expr = std::move(key);
-    k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
-    k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
-                        ? k.descending
-                        : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
-    call.order_by.push_back(std::move(k));
+    call.order_by.push_back(BindSortKey(f->agg_order[i]->sort_by));
   }
   if (f->agg_within_group) {  // PostgreSQL names the arguments' and the sorted values' types together
     std::string types = TypeList(call.args);
@@ -1037,6 +1020,19 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   return finished;
 }
 
+// An ORDER BY item of a window or an aggregate: an unknown literal is text;
+// NULLS FIRST by default when descending, as PostgreSQL's.
+SortKey Binder::ExprBinder::BindSortKey(const PgQuery__SortBy* sb) {
+  SortKey k;
+  k.expr = Bind(sb->node);
+  if (k.expr->type().id == TypeId::kUnknown) k.expr = Coerce(std::move(k.expr), DataType::Varchar());
+  k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
+  k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
+                      ? k.descending
+                      : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+  return k;
+}
+
 ExprPtr Binder::ExprBinder::BindOrderedSetAggregate(const PgQuery__FuncCall* f, const std::string& name) {
   if (f->agg_distinct)
     binder_->ThrowAt(sqlstate::kSyntaxError, f->location, "cannot use DISTINCT with WITHIN GROUP");
@@ -1048,14 +1044,7 @@ ExprPtr Binder::ExprBinder::BindOrderedSetAggregate(const PgQuery__FuncCall* f, 
   AggregateCall call;
   std::vector<ExprPtr> sorted;
   for (size_t i = 0; i < f->n_agg_order; i++) {
-    const PgQuery__SortBy* sb = f->agg_order[i]->sort_by;
-    SortKey k;
-    k.expr = Bind(sb->node);
-    if (k.expr->type().id == TypeId::kUnknown) k.expr = Coerce(std::move(k.expr), DataType::Varchar());
-    k.descending = sb->sortby_dir == PG_QUERY__SORT_BY_DIR__SORTBY_DESC;
-    k.nulls_first = sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_DEFAULT
-                        ? k.descending
-                        : sb->sortby_nulls == PG_QUERY__SORT_BY_NULLS__SORTBY_NULLS_FIRST;
+    SortKey k = BindSortKey(f->agg_order[i]->sort_by);
     sorted.push_back(k.expr->Clone());
     call.order_by.push_back(std::move(k));
   }

@@ -41,6 +41,7 @@ class Binder::ExprBinder {
   ExprPtr BindFuncCall(const PgQuery__FuncCall* f);
   ExprPtr BindAggregate(const PgQuery__FuncCall* f, const std::string& name);
   ExprPtr BindOrderedSetAggregate(const PgQuery__FuncCall* f, const std::string& name);
+  SortKey BindSortKey(const PgQuery__SortBy* sb);
   ExprPtr BindWindowCall(const PgQuery__FuncCall* f, const std::string& name);
   void BindWindowFrame(const PgQuery__WindowDef* w, WindowCall* call);
   ExprPtr BindGrouping(const PgQuery__GroupingFunc* g);

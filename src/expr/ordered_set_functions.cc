@@ -36,100 +36,71 @@ bool Fraction(const Vector& fractions, size_t row, double* out) {
   return true;
 }
 
+// The final step over each row's values: NULL when the row has no array,
+// no non-NULL value, or (with a fraction) a NULL fraction; else `pick`
+// appends the result from the sorted values and the fraction (0 without).
+template <typename Pick>
+ScalarFn OverValues(bool with_fraction, bool keep_nulls, Pick pick) {
+  return [with_fraction, keep_nulls, pick](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+    const DataType element = args[0]->type().ElementType();
+    for (size_t r = 0; r < n; r++) {
+      double f = 0;
+      if (args[0]->IsNull(r) || (with_fraction && !Fraction(*args[1], r, &f))) {
+        out->AppendNull();
+        continue;
+      }
+      const Vector values = keep_nulls ? DecodeArray(args[0]->GetString(r), element)
+                                       : SortedValues(args[0]->GetString(r), element);
+      if (values.size() == 0) out->AppendNull();
+      else pick(values, f, out);
+    }
+  };
+}
+
 // percentile_cont: the value at position f * (n - 1), interpolated
 // linearly between its neighbours (float8, interval).
-void PercentileCont(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-  const DataType element = args[0]->type().ElementType();
-  for (size_t r = 0; r < n; r++) {
-    double f = 0;
-    if (args[0]->IsNull(r) || !Fraction(*args[1], r, &f)) {
-      out->AppendNull();
-      continue;
-    }
-    const Vector values = SortedValues(args[0]->GetString(r), element);
-    if (values.size() == 0) {
-      out->AppendNull();
-      continue;
-    }
-    const double position = f * double(values.size() - 1);
-    const size_t first = static_cast<size_t>(std::floor(position)), second = static_cast<size_t>(std::ceil(position));
-    const double proportion = position - double(first);
-    if (element.id == TypeId::kInterval) {
-      const Interval lo = values.GetInterval(first), hi = values.GetInterval(second);
-      out->AppendInterval(first == second ? lo : IntervalAdd(lo, IntervalMulDouble(IntervalAdd(hi, IntervalNeg(lo)), proportion)));
-    } else {
-      const double lo = values.GetFloat(first), hi = values.GetFloat(second);
-      out->AppendFloat(first == second ? lo : lo + (hi - lo) * proportion);
-    }
+void PercentileCont(const Vector& values, double f, Vector* out) {
+  const double position = f * double(values.size() - 1);
+  const size_t first = static_cast<size_t>(std::floor(position)), second = static_cast<size_t>(std::ceil(position));
+  const double proportion = position - double(first);
+  if (values.type().id == TypeId::kInterval) {
+    const Interval lo = values.GetInterval(first), hi = values.GetInterval(second);
+    out->AppendInterval(first == second ? lo : IntervalAdd(lo, IntervalMulDouble(IntervalAdd(hi, IntervalNeg(lo)), proportion)));
+  } else {
+    const double lo = values.GetFloat(first), hi = values.GetFloat(second);
+    out->AppendFloat(first == second ? lo : lo + (hi - lo) * proportion);
   }
 }
 
 // percentile_disc: the first value whose position in the order reaches
 // the fraction f of the values.
-void PercentileDisc(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-  const DataType element = args[0]->type().ElementType();
-  for (size_t r = 0; r < n; r++) {
-    double f = 0;
-    if (args[0]->IsNull(r) || !Fraction(*args[1], r, &f)) {
-      out->AppendNull();
-      continue;
-    }
-    const Vector values = SortedValues(args[0]->GetString(r), element);
-    if (values.size() == 0) {
-      out->AppendNull();
-      continue;
-    }
-    const auto position = static_cast<size_t>(std::ceil(f * double(values.size())));
-    out->AppendFrom(values, position <= 1 ? 0 : position - 1);
-  }
+void PercentileDisc(const Vector& values, double f, Vector* out) {
+  const auto position = static_cast<size_t>(std::ceil(f * double(values.size())));
+  out->AppendFrom(values, position <= 1 ? 0 : position - 1);
 }
 
 // mode: the most frequent value, the first in the order among equally
 // frequent ones.
-void Mode(const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-  const DataType element = args[0]->type().ElementType();
-  for (size_t r = 0; r < n; r++) {
-    if (args[0]->IsNull(r)) {
-      out->AppendNull();
-      continue;
+void Mode(const Vector& values, double, Vector* out) {
+  size_t best = 0, best_run = 0;
+  std::string key, previous;
+  for (size_t i = 0, run = 0; i < values.size(); i++) {
+    key.clear();
+    EncodeKeyFromVector(values, i, &key);
+    run = i > 0 && key == previous ? run + 1 : 1;
+    if (run > best_run) {
+      best_run = run;
+      best = i;
     }
-    const Vector values = SortedValues(args[0]->GetString(r), element);
-    if (values.size() == 0) {
-      out->AppendNull();
-      continue;
-    }
-    size_t best = 0, best_run = 0;
-    std::string key, previous;
-    for (size_t i = 0, run = 0; i < values.size(); i++) {
-      key.clear();
-      EncodeKeyFromVector(values, i, &key);
-      run = i > 0 && key == previous ? run + 1 : 1;
-      if (run > best_run) {
-        best_run = run;
-        best = i;
-      }
-      previous.swap(key);
-    }
-    out->AppendFrom(values, best);
+    previous.swap(key);
   }
+  out->AppendFrom(values, best);
 }
 
 // first_value / last_value (RisingWave's aggregates): the first or last
 // value in the order given, NULL or not.
-ScalarFn EndValue(bool last) {
-  return [last](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-    const DataType element = args[0]->type().ElementType();
-    for (size_t r = 0; r < n; r++) {
-      if (args[0]->IsNull(r)) {
-        out->AppendNull();
-        continue;
-      }
-      const Vector values = DecodeArray(args[0]->GetString(r), element);
-      if (values.size() == 0) out->AppendNull();
-      else out->AppendFrom(values, last ? values.size() - 1 : 0);
-    }
-  };
-}
+void FirstValue(const Vector& values, double, Vector* out) { out->AppendFrom(values, 0); }
+void LastValue(const Vector& values, double, Vector* out) { out->AppendFrom(values, values.size() - 1); }
 
 }  // namespace
 
@@ -137,13 +108,13 @@ ScalarFn EndValue(bool last) {
 // values for percentile_disc and mode.
 void RegisterOrderedSetFunctions(FunctionRegistry* r) {
   const DataType f8 = DataType::Float64(), any = DataType::AnyArray();
-  RegisterFn(r, "percentile_cont_finalfn", {DataType::Array(f8), f8}, f8, PercentileCont);
+  RegisterFn(r, "percentile_cont_finalfn", {DataType::Array(f8), f8}, f8, OverValues(true, false, PercentileCont));
   RegisterFn(r, "percentile_cont_finalfn", {DataType::Array(DataType::Interval()), f8}, DataType::Interval(),
-             PercentileCont);
-  RegisterFn(r, "percentile_disc_finalfn", {any, f8}, any, PercentileDisc);
-  RegisterFn(r, "mode_finalfn", {any}, any, Mode);
-  RegisterFn(r, "first_value_finalfn", {any}, any, EndValue(false));
-  RegisterFn(r, "last_value_finalfn", {any}, any, EndValue(true));
+             OverValues(true, false, PercentileCont));
+  RegisterFn(r, "percentile_disc_finalfn", {any, f8}, any, OverValues(true, false, PercentileDisc));
+  RegisterFn(r, "mode_finalfn", {any}, any, OverValues(false, false, Mode));
+  RegisterFn(r, "first_value_finalfn", {any}, any, OverValues(false, true, FirstValue));
+  RegisterFn(r, "last_value_finalfn", {any}, any, OverValues(false, true, LastValue));
 }
 
 }  // namespace freshet
