@@ -165,6 +165,34 @@ class CountAgg : public AggregateFunction {
   std::vector<int64_t> counts_;
 };
 
+// How many values a group has of each key (a numeric scale, a bit), kept
+// so that a retraction gives the same state as never adding the value; its
+// saved form is "key:count," per key.
+using KeyCounts = std::vector<std::pair<int32_t, int64_t>>;
+
+void CountKey(KeyCounts* counts, int32_t key, int sign) {
+  auto it = std::find_if(counts->begin(), counts->end(), [&](const auto& p) { return p.first == key; });
+  if (it == counts->end()) counts->emplace_back(key, sign);
+  else if ((it->second += sign) == 0) counts->erase(it);
+}
+
+std::string KeyCountsText(const KeyCounts& counts) {
+  std::string text;
+  for (const auto& [key, n] : counts) text += std::to_string(key) + ":" + std::to_string(n) + ",";
+  return text;
+}
+
+KeyCounts ParseKeyCounts(const std::string& text) {
+  KeyCounts counts;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t colon = text.find(':', pos), comma = text.find(',', pos);
+    if (colon == std::string::npos || comma == std::string::npos) break;
+    counts.emplace_back(std::stoi(text.substr(pos, colon - pos)), std::stoll(text.substr(colon + 1, comma - colon - 1)));
+    pos = comma + 1;
+  }
+  return counts;
+}
+
 // sum and avg: exact accumulation in 128 bits for integers, Decimal for
 // numeric, double for floats, Interval for intervals.
 class SumAvgAgg : public AggregateFunction {
@@ -204,10 +232,7 @@ class SumAvgAgg : public AggregateFunction {
           // that retracting one gives what summing the others gives.
           if (!DecimalIsSpecial(d)) decimals_[g] = sign > 0 ? DecimalAdd(decimals_[g], d) : DecimalSub(decimals_[g], d);
           // The result's scale is the largest scale among the values summed.
-          auto& sc = scales_[g];
-          auto it = std::find_if(sc.begin(), sc.end(), [&](const auto& p) { return p.first == d.scale; });
-          if (it == sc.end()) sc.emplace_back(d.scale, sign);
-          else if ((it->second += sign) == 0) sc.erase(it);
+          CountKey(&scales_[g], d.scale, sign);
           break;
         }
         case PhysicalType::kInterval: {
@@ -248,9 +273,7 @@ class SumAvgAgg : public AggregateFunction {
       out->push_back(Value::Int64(specials_[g].neg_inf));
     }
     if (sig_.arg_type.physical() == PhysicalType::kDecimal) {
-      std::string text;
-      for (const auto& [sc, n] : scales_[g]) text += std::to_string(sc) + ":" + std::to_string(n) + ",";
-      out->push_back(Value::Varchar(std::move(text)));
+      out->push_back(Value::Varchar(KeyCountsText(scales_[g])));
     }
   }
   void LoadState(uint32_t g, const Value* in) override {
@@ -269,16 +292,7 @@ class SumAvgAgg : public AggregateFunction {
       specials_[g] = {in[2].is_null() ? 0 : in[2].int_value(), in[3].is_null() ? 0 : in[3].int_value(),
                       in[4].is_null() ? 0 : in[4].int_value()};
     }
-    if (sig_.arg_type.physical() == PhysicalType::kDecimal && !in[2].is_null()) {
-      const std::string& text = in[2].string_value();
-      size_t pos = 0;
-      while (pos < text.size()) {
-        size_t colon = text.find(':', pos), comma = text.find(',', pos);
-        if (colon == std::string::npos || comma == std::string::npos) break;
-        scales_[g].emplace_back(std::stoi(text.substr(pos, colon - pos)), std::stoll(text.substr(colon + 1, comma - colon - 1)));
-        pos = comma + 1;
-      }
-    }
+    if (sig_.arg_type.physical() == PhysicalType::kDecimal && !in[2].is_null()) scales_[g] = ParseKeyCounts(in[2].string_value());
   }
   void ResetGroup(uint32_t g) override {
     counts_[g] = 0;
@@ -352,7 +366,7 @@ class SumAvgAgg : public AggregateFunction {
     int64_t nan = 0, pos_inf = 0, neg_inf = 0;
   };
   std::vector<Specials> specials_;                               // float arguments
-  std::vector<std::vector<std::pair<int32_t, int64_t>>> scales_;  // numeric arguments: scale -> values
+  std::vector<KeyCounts> scales_;  // numeric arguments: values per scale
 };
 
 // Calls f(row, key) for each non-NULL row of v with its memcomparable key:
@@ -630,9 +644,7 @@ class VarianceAgg : public AggregateFunction {
       const Decimal square = DecimalMul(x, x);
       g.sum = sign > 0 ? DecimalAdd(g.sum, x) : DecimalSub(g.sum, x);
       g.sum_squares = sign > 0 ? DecimalAdd(g.sum_squares, square) : DecimalSub(g.sum_squares, square);
-      auto it = std::find_if(g.scales.begin(), g.scales.end(), [&](const auto& p) { return p.first == x.scale; });
-      if (it == g.scales.end()) g.scales.emplace_back(x.scale, sign);
-      else if ((it->second += sign) == 0) g.scales.erase(it);
+      CountKey(&g.scales, x.scale, sign);
     }
   }
   void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
@@ -680,10 +692,8 @@ class VarianceAgg : public AggregateFunction {
       out->insert(out->end(), {Value::Int64(g.fn), Value::Float64(g.sx), Value::Float64(g.sxx), Value::Int64(g.specials)});
       return;
     }
-    std::string scales;
-    for (const auto& [scale, count] : g.scales) scales += std::to_string(scale) + ":" + std::to_string(count) + ",";
     out->insert(out->end(), {Value::Int64(g.n), Value::Numeric(g.sum), Value::Numeric(g.sum_squares),
-                             Value::Varchar(std::move(scales)), Value::Int64(g.specials)});
+                             Value::Varchar(KeyCountsText(g.scales)), Value::Int64(g.specials)});
   }
   void LoadState(uint32_t group, const Value* in) override {
     Group& g = groups_[group];
@@ -699,15 +709,7 @@ class VarianceAgg : public AggregateFunction {
     g.n = integer(in[0]);
     if (!in[1].is_null()) g.sum = in[1].decimal_value();
     if (!in[2].is_null()) g.sum_squares = in[2].decimal_value();
-    if (!in[3].is_null()) {
-      const std::string& text = in[3].string_value();
-      for (size_t pos = 0; pos < text.size();) {
-        const size_t colon = text.find(':', pos), comma = text.find(',', pos);
-        if (colon == std::string::npos || comma == std::string::npos) break;
-        g.scales.emplace_back(std::stoi(text.substr(pos, colon - pos)), std::stoll(text.substr(colon + 1, comma - colon - 1)));
-        pos = comma + 1;
-      }
-    }
+    if (!in[3].is_null()) g.scales = ParseKeyCounts(in[3].string_value());
     g.specials = integer(in[4]);
   }
 
@@ -717,7 +719,7 @@ class VarianceAgg : public AggregateFunction {
     // Integers and numeric.
     int64_t n = 0;
     Decimal sum, sum_squares;
-    std::vector<std::pair<int32_t, int64_t>> scales;  // scale -> values of it
+    KeyCounts scales;  // values per scale
     // Floats (finite values only).
     int64_t fn = 0;
     double sx = 0, sxx = 0;
@@ -789,25 +791,19 @@ class BitwiseAgg : public AggregateFunction {
   std::vector<DataType> StateTypes() const override { return {DataType::Int64(), DataType::Varchar()}; }
   void SaveState(uint32_t group, std::vector<Value>* out) const override {
     const Group& g = groups_[group];
-    std::string set;  // "bit:count," for the bits some value has
+    KeyCounts set;  // the bits some value has
     for (int b = 0; b < 64; b++)
-      if (g.set[b] != 0) set += std::to_string(b) + ":" + std::to_string(g.set[b]) + ",";
+      if (g.set[b] != 0) set.emplace_back(b, g.set[b]);
     out->push_back(Value::Int64(g.values));
-    out->push_back(Value::Varchar(std::move(set)));
+    out->push_back(Value::Varchar(KeyCountsText(set)));
   }
   void LoadState(uint32_t group, const Value* in) override {
     Group& g = groups_[group];
     g = Group();
     if (!in[0].is_null()) g.values = in[0].int_value();
     if (in[1].is_null()) return;
-    const std::string& text = in[1].string_value();
-    for (size_t pos = 0; pos < text.size();) {
-      const size_t colon = text.find(':', pos), comma = text.find(',', pos);
-      if (colon == std::string::npos || comma == std::string::npos) break;
-      const int b = std::stoi(text.substr(pos, colon - pos));
-      if (b >= 0 && b < 64) g.set[b] = std::stoll(text.substr(colon + 1, comma - colon - 1));
-      pos = comma + 1;
-    }
+    for (const auto& [b, n] : ParseKeyCounts(in[1].string_value()))
+      if (b >= 0 && b < 64) g.set[b] = n;
   }
 
  private:

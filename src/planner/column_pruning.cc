@@ -47,19 +47,23 @@ std::vector<PlanColumn> Kept(const std::vector<PlanColumn>& schema, const Column
 
 ColumnMap Prune(PlanPtr& node, std::vector<bool> needed);
 
-ColumnMap PruneScan(PlanPtr& node, const std::vector<bool>& needed) {
-  const std::vector<PlanColumn>& schema = node->schema();
-  ColumnMap map(schema.size(), -1);
+// `node`'s output, whose column i is at below[i] (-1: gone), narrowed by a
+// projection to the columns ancestors read, when it has others.
+ColumnMap Narrow(PlanPtr& node, const std::vector<bool>& needed, const ColumnMap& below) {
+  bool narrower = false;
+  for (size_t i = 0; i < below.size(); i++) narrower |= below[i] >= 0 && !needed[i];
+  if (!narrower) return below;
+  ColumnMap map(below.size(), -1);
   std::vector<ExprPtr> exprs;
-  std::vector<PlanColumn> kept;
-  for (size_t i = 0; i < schema.size(); i++) {
+  std::vector<PlanColumn> schema;
+  for (size_t i = 0; i < below.size(); i++) {
     if (!needed[i]) continue;
+    const PlanColumn& c = node->schema()[static_cast<size_t>(below[i])];
     map[i] = static_cast<int>(exprs.size());
-    exprs.push_back(std::make_unique<ColumnRefExpr>(static_cast<int>(i), schema[i].type, schema[i].name));
-    kept.push_back(schema[i]);
+    exprs.push_back(std::make_unique<ColumnRefExpr>(below[i], c.type, c.name));
+    schema.push_back(c);
   }
-  if (kept.size() == schema.size()) return map;
-  node = std::make_unique<ProjectNode>(std::move(node), std::move(exprs), std::move(kept));
+  node = std::make_unique<ProjectNode>(std::move(node), std::move(exprs), std::move(schema));
   return map;
 }
 
@@ -175,27 +179,13 @@ ColumnMap PruneFilter(PlanPtr& node, const std::vector<bool>& needed) {
                                                                       : Prune(f->children()[0], std::move(in));
   Renumber(f->predicate.get(), below);
   f->mutable_schema() = f->child()->schema();
-  bool narrower = false;
-  for (size_t i = 0; i < below.size(); i++) narrower |= below[i] >= 0 && !needed[i];
-  if (!narrower) return below;
-  ColumnMap map(below.size(), -1);
-  std::vector<ExprPtr> exprs;
-  std::vector<PlanColumn> schema;
-  for (size_t i = 0; i < below.size(); i++) {
-    if (!needed[i]) continue;
-    const PlanColumn& c = f->schema()[static_cast<size_t>(below[i])];
-    map[i] = static_cast<int>(exprs.size());
-    exprs.push_back(std::make_unique<ColumnRefExpr>(below[i], c.type, c.name));
-    schema.push_back(c);
-  }
-  node = std::make_unique<ProjectNode>(std::move(node), std::move(exprs), std::move(schema));
-  return map;
+  return Narrow(node, needed, below);
 }
 
 // `needed`: which of the node's output columns its ancestors read.
 ColumnMap Prune(PlanPtr& node, std::vector<bool> needed) {
   switch (node->kind()) {
-    case PlanNode::Kind::kScan: return PruneScan(node, needed);
+    case PlanNode::Kind::kScan: return Narrow(node, needed, Identity(needed.size()));
     case PlanNode::Kind::kFilter: return PruneFilter(node, needed);
     case PlanNode::Kind::kSort: {
       auto* s = static_cast<SortNode*>(node.get());

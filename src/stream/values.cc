@@ -41,11 +41,13 @@ void ValuesOperator::SetFunction(std::string name, std::vector<ExprPtr> args, bo
   function_ = std::move(name);
   function_args_ = std::move(args);
   with_ordinality_ = with_ordinality;
+  // The function's own columns: before the ordinal and the row number.
+  const size_t own = types_.size() - 1 - (with_ordinality ? 1 : 0);
+  function_types_.assign(types_.begin(), types_.begin() + static_cast<std::ptrdiff_t>(own));
 }
 
 void ValuesOperator::EmitFunctionChunk() {
-  const size_t width = types_.size() - 1;  // the row number last
-  std::vector<DataType> types(types_.begin(), types_.begin() + static_cast<std::ptrdiff_t>(width - (with_ordinality_ ? 1 : 0)));
+  const std::vector<DataType>& types = function_types_;
   bool done = false;
   try {
     if (!generator_) {

@@ -43,6 +43,7 @@ class ValuesOperator : public StreamOperator {
   std::string function_;
   std::vector<ExprPtr> function_args_;
   bool with_ordinality_ = false;
+  std::vector<DataType> function_types_;
   std::unique_ptr<TableFunctionRows> generator_;
   int64_t rows_emitted_ = 0;
   bool reported_ = false;
