@@ -220,7 +220,8 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
     }
     const Vector& arg0 = data.column(call.args.empty() ? 0 : call.args[0]);
     if (modes_[i] == CallMode::kDistinct) {
-      std::vector<uint32_t> fed_rows, fed_groups;
+      std::vector<Value> fed_values;
+      std::vector<uint32_t> fed_groups;
       std::vector<int8_t> fed_signs;
       for (size_t r = 0; r < n; r++) {
         if (!keep[r] || arg0.IsNull(r)) continue;
@@ -233,8 +234,13 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
         if (before == 0) entry.first = arg0.GetValue(r);
         entry.second += signs[r];
         std::string skey = call_tables_[i]->KeyIn(grp.vnode, grp.key + vkey);
+        // The aggregate sees each distinct value once, always as the
+        // representative kept for it: equal values may differ in form
+        // (numeric 4.5 and 4.50), and a retraction of another form than the
+        // one added would leave the aggregate's state (a numeric sum's
+        // scales) other than never having seen the value.
         if ((before == 0) != (entry.second == 0)) {
-          fed_rows.push_back(uint32_t(r));
+          fed_values.push_back(entry.first);
           fed_groups.push_back(gids[r]);
           fed_signs.push_back(before == 0 ? 1 : -1);
         }
@@ -250,9 +256,10 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
           call_tables_[i]->Put(std::move(skey), std::move(v));
         }
       }
-      if (!fed_rows.empty()) {
-        Vector fed = arg0.Take(fed_rows);
-        fns_[i]->Update(fed_groups.data(), {&fed}, fed_signs.data(), fed_rows.size(), eval_);
+      if (!fed_values.empty()) {
+        Vector fed(arg0.type());
+        for (const Value& v : fed_values) fed.Append(v);
+        fns_[i]->Update(fed_groups.data(), {&fed}, fed_signs.data(), fed_values.size(), eval_);
       }
       continue;
     }
