@@ -163,6 +163,11 @@ class Binder {
   ExprPtr BindGenerationExpression(const TableCatalog& table, int column, const PgQuery__Node* expr);
   ExprPtr BindStoredGenerationExpression(const TableCatalog& table, int column);
   ExprPtr BindStoredIndexExpression(const TableCatalog& table, const std::string& text);
+  // A WATERMARK FOR's expression (table.watermark_expr) over `table`'s
+  // columns: of the watermark column's type (42804), reading that column
+  // alone, no subqueries (0A000), aggregates, window or set-returning
+  // functions, nothing volatile.
+  ExprPtr BindWatermarkExpression(const TableCatalog& table);
   // The table's CHECK constraints, bound: what its writes must pass; with
   // its domain columns' constraints first and its expression indexes'
   // elements (plan.h CheckConstraint) unless `with_domains` is false (a

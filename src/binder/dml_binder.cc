@@ -6,6 +6,7 @@
 #include <set>
 
 #include "binder/binder.h"
+#include "expr/function_registry.h"
 
 #include "catalog/index_definition.h"
 
@@ -183,6 +184,36 @@ ExprPtr Binder::BindStoredGenerationExpression(const TableCatalog& table, int co
 
 ExprPtr Binder::BindStoredIndexExpression(const TableCatalog& table, const std::string& text) {
   return BindStoredText(text, [&](const PgQuery__Node* e) { return BindIndexExpression(table, e); });
+}
+
+static bool HasVolatileCall(const Expression& e) {
+  if (e.kind() == Expression::Kind::kFunction &&
+      IsVolatileFunction(static_cast<const FunctionExpr&>(e).function()->name))
+    return true;
+  for (const auto& c : e.children())
+    if (HasVolatileCall(*c)) return true;
+  return false;
+}
+
+ExprPtr Binder::BindWatermarkExpression(const TableCatalog& table) {
+  const ColumnCatalog& column = table.columns.at(table.watermark_column);
+  ExprPtr e = BindStoredText(table.watermark_expr, [&](const PgQuery__Node* n) {
+    return BindOverTable(table, n, "watermark expressions", "cannot use subquery in watermark expression");
+  });
+  if (e->type() != column.type)
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("the watermark expression must be of the type of column \"{}\" ({}), not {}",
+                               column.name, column.type.ToString(), e->type().ToString()));
+  std::vector<int> read;
+  CollectColumns(*e, &read);
+  for (int i : read)
+    if (i != table.watermark_column)
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("a watermark expression may read only its column \"{}\", not \"{}\"", column.name,
+                                 table.columns[i].name));
+  if (HasVolatileCall(*e))
+    throw SqlError(sqlstate::kFeatureNotSupported, "a watermark expression cannot call volatile functions");
+  return e;
 }
 
 std::vector<GeneratedColumn> Binder::BindGenerated(const TableCatalog& table) {

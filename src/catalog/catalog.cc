@@ -299,6 +299,7 @@ json TableToJson(const TableCatalog& t) {
           {"owner", t.owner},     {"name", t.name},               {"kind", int(t.kind)},
           {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
           {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
+          {"watermark_column", t.watermark_column}, {"watermark_expr", t.watermark_expr},
           {"definition", t.definition}, {"view_query", t.view_query}, {"depends_on", t.depends_on},
           {"input_columns", t.input_columns},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
@@ -325,6 +326,8 @@ TableCatalog TableFromJson(const json& j) {
   t.dist_key = j.at("dist_key").get<std::vector<int>>();
   t.row_id_index = j.at("row_id_index");
   t.append_only = j.at("append_only");
+  t.watermark_column = j.value("watermark_column", -1);
+  t.watermark_expr = j.value("watermark_expr", std::string());
   t.definition = j.at("definition");
   t.view_query = j.value("view_query", std::string());
   t.depends_on = j.at("depends_on").get<std::vector<ObjectId>>();

@@ -155,6 +155,12 @@ struct TableCatalog {
   std::vector<int> dist_key;    // distribution key (vnode hashing)
   int row_id_index = -1;        // hidden _row_id column, -1 when a key is declared
   bool append_only = false;
+  // WATERMARK FOR column AS expr (append-only tables and sources): the
+  // column (-1: none) and the expression's SQL text, bound against the
+  // relation's columns. Rows whose column is below the watermark (the
+  // largest expr of the rows before) are dropped as late.
+  int watermark_column = -1;
+  std::string watermark_expr;
   std::string definition;       // the CREATE statement text
   // Views (CREATE VIEW): the query, as PostgreSQL's pg_get_viewdef shows it
   // (deparsed from the definition's parse tree). The binder expands a view

@@ -6,6 +6,7 @@
 
 #include "binder/binder.h"
 #include "frontend/stream_job_planner.h"
+#include "meta/table_watermark.h"
 #include "meta/unique_index.h"
 #include "stream/state_cache.h"
 
@@ -47,6 +48,13 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
     Binder binder(ctx);
     return condition ? binder.BindStoredCondition(table, text, /*index_predicate=*/true)
                      : binder.BindStoredIndexExpression(table, text);
+  });
+  SetWatermarkExpressionBinder([](const TableCatalog& table) {
+    EvalContext eval;
+    BinderContext ctx;
+    ctx.eval = &eval;
+    ctx.database_id = table.database_id;
+    return Binder(ctx).BindWatermarkExpression(table);
   });
   inst->barriers_->set_recovery_handler(
       [jobs](uint32_t database_id, const StreamRuntime::Failure& f) { jobs->Recover(database_id, f); });

@@ -49,6 +49,7 @@ std::shared_ptr<const StateTable> DmlManager::LatestRows(TableId id) {
 void DmlManager::DropTable(TableId id) {
   std::lock_guard lock(mu_);
   tables_.erase(id);
+  watermarks_.Forget(id);
   loop_->Unregister(id);
   auto owned = unique_indexes_.find(id);
   if (owned == unique_indexes_.end()) return;
@@ -345,6 +346,11 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
   StreamRuntime* runtime = loop_->runtime();
   for (auto& [st, tw] : targets) {
     TableId id = st->desc().table_id;
+    TableRef table = lookup_->GetTable(id);
+    if (table && table->watermark_column >= 0) {
+      Value watermark = watermarks_.Filter(*table, *st, &tw->ops);
+      if (!watermark.is_null()) runtime->SetTableWatermark(id, {table->watermark_column, std::move(watermark)});
+    }
     if (!runtime->HasSubscribers(id)) {
       st->Write(std::move(tw->ops));
       continue;

@@ -21,6 +21,7 @@
 
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
+#include "meta/table_watermark.h"
 #include "storage/write_set.h"
 
 namespace freshet {
@@ -169,6 +170,7 @@ class DmlManager {
   // Where the checks under mu_ look tables up: catalog_, or a transaction's
   // catalog (CheckUnique, Apply's WithDdl).
   const Catalog* lookup_ = catalog_;
+  TableWatermarks watermarks_;  // tables with WATERMARK FOR
   DatabaseEpochLoop* loop_;
   // The part of Apply under mu_ and the epoch guard; with `log_entry`, the
   // entry is appended to `log` first and its sequence number set in `seq`.

@@ -442,6 +442,33 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
     const std::string& w = tok[i].text;
     if (tok[i].kind == Token::Kind::kOther && w == "(") depth++;
     if (tok[i].kind == Token::Kind::kOther && w == ")") depth--;
+    if (depth == 1 && (source || table) && w == "watermark" && tok[i].kind == Token::Kind::kIdent &&
+        word(i + 1) == "for" && i > 0 && (word(i - 1) == "," || word(i - 1) == "(")) {
+      // , WATERMARK FOR col AS expr: up to the next comma or the list's end.
+      if (!ps->watermark_column.empty())
+        ThrowSyntax(sql, offset, tok[i].start, "a table or source may have only one watermark");
+      if (i + 3 >= tok.size() || word(i + 3) != "as")
+        ThrowSyntax(sql, offset, i + 2 < tok.size() ? tok[i + 2].start : tok.back().end,
+                    "syntax error in WATERMARK FOR: expected column AS expression");
+      size_t j = i + 4, end = j;
+      int inner = 0;
+      for (; j < tok.size(); j++) {
+        if (tok[j].text == "(" && tok[j].kind == Token::Kind::kOther) inner++;
+        if (tok[j].text == ")" && tok[j].kind == Token::Kind::kOther && inner-- == 0) break;
+        if (inner == 0 && tok[j].text == "," && tok[j].kind == Token::Kind::kOther) break;
+        end = j;
+      }
+      if (j >= tok.size() || end < i + 4)
+        ThrowSyntax(sql, offset, tok.back().end, "syntax error in WATERMARK FOR: missing expression");
+      ps->watermark_column = tok[i + 2].text;
+      ps->watermark_expr = text.substr(tok[i + 4].start, tok[end].end - tok[i + 4].start);
+      ps->watermark_location = offset + tok[i].start;
+      // With the comma before it (or after it, when it comes first).
+      if (word(i - 1) == ",") cuts.emplace_back(tok[i - 1].start, tok[end].end);
+      else cuts.emplace_back(tok[i].start, tok[j].text == "," ? tok[j].end : tok[end].end);
+      i = end;
+      continue;
+    }
     if (depth != 0) continue;
     if (w == "with" && word(i + 1) == "(") {
       // WITH ( key = value [, ...] ): keys may be dotted (nexmark.table.type).

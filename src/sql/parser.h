@@ -113,12 +113,16 @@ struct ParsedStatement {
   bool is_extension() const { return extension.index() != 0; }
   // RisingWave clauses cut out of CREATE TABLE / SOURCE / SINK before
   // libpg_query sees the rest: WITH (connector = ..., a.b.c = ...), APPEND
-  // ONLY, FORMAT x ENCODE y. CREATE SOURCE is parsed as CREATE TABLE with
+  // ONLY, FORMAT x ENCODE y, WATERMARK FOR. CREATE SOURCE is parsed as CREATE TABLE with
   // is_source set.
   std::map<std::string, std::string> with_options;
   bool has_with_options = false;
   bool append_only = false;
   bool is_source = false;
+  // WATERMARK FOR column AS expr, cut out of the column list (the name as
+  // written, lower-cased unless quoted; the expression's text); at most one.
+  std::string watermark_column, watermark_expr;
+  int watermark_location = -1;
   std::string format, encode;
 };
 

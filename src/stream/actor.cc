@@ -17,6 +17,7 @@ Actor::Actor(ActorContext ctx, std::shared_ptr<ActorHost> host, std::shared_ptr<
   for (size_t i = 0; i < ops_.size(); i++) {
     if (i + 1 < ops_.size()) {
       StreamOperator* next = ops_[i + 1].get();
+      ops_[i]->set_next_watermarks([next](const std::vector<Watermark>& w) { next->OnWatermarks(0, w); });
       if (faults) {
         ops_[i]->set_next([next](StreamChunk c) {
           MaybeInjectStreamFault(next->Name(), FaultPoint::kChunk);
@@ -26,6 +27,7 @@ Actor::Actor(ActorContext ctx, std::shared_ptr<ActorHost> host, std::shared_ptr<
       }
       ops_[i]->set_next([next](StreamChunk c) { next->OnChunk(0, std::move(c)); });
     } else {
+      ops_[i]->set_next_watermarks([this](const std::vector<Watermark>& w) { out_watermarks_ = w; });
       ops_[i]->set_next([this](StreamChunk c) {
         CheckMessageMemory();
         for (auto& d : dispatchers_) d->Dispatch(c);
@@ -100,23 +102,54 @@ void Actor::RunLoop() {
       continue;
     }
     if (inbox_->num_slots() > 1) {
+      AlignWatermarks(slot, arrived == 0, m.barrier.watermarks);
       inbox_->Block(slot);
       if (++arrived < inbox_->num_slots()) continue;
       arrived = 0;
       inbox_->UnblockAll();
+    } else {
+      AlignWatermarks(0, true, m.barrier.watermarks);
     }
     HandleBarrier(m.barrier);
     if (m.barrier.Stops(ctx_.actor_id)) return;
   }
 }
 
-void Actor::HandleBarrier(const Barrier& barrier) {
+// The watermarks of each input are, per column, the least any of its
+// slots brought with this barrier; a column one slot brought none for has
+// none (its upstream may still send anything).
+void Actor::AlignWatermarks(size_t slot, bool first, const std::vector<Watermark>& watermarks) {
+  if (first) {
+    input_watermarks_.clear();
+    inputs_without_.clear();
+  }
+  const int input = slot_inputs_.empty() ? 0 : slot_inputs_[slot];
+  auto& mine = input_watermarks_[input];
+  if (inputs_without_.count(input)) return;
+  if (mine.empty() && !seen_input_.count(input)) {
+    mine = watermarks;
+  } else {
+    mine = LeastWatermarks(mine, watermarks);
+  }
+  seen_input_.insert(input);
+  if (mine.empty()) inputs_without_.insert(input);
+}
+
+void Actor::HandleBarrier(const Barrier& in) {
   const bool faults = StreamFaultConfigured();
   StartMessage();
+  out_watermarks_.clear();
+  for (auto& [input, watermarks] : input_watermarks_)
+    if (!watermarks.empty()) ops_.front()->OnWatermarks(input, watermarks);
+  input_watermarks_.clear();
+  inputs_without_.clear();
+  seen_input_.clear();
   for (auto& op : ops_) {
     if (faults) MaybeInjectStreamFault(op->Name(), FaultPoint::kBarrier);
-    op->OnBarrier(barrier);
+    op->OnBarrier(in);
   }
+  Barrier barrier = in;
+  barrier.watermarks = std::move(out_watermarks_);
   CheckMessageMemory();
   if (barrier.mutation) {
     auto it = barrier.mutation->add_outputs.find(ctx_.actor_id);

@@ -14,7 +14,9 @@
 // barrier that adds it is injected, joined by the runtime after it stopped.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -47,6 +49,7 @@ class Actor {
  private:
   void Run();
   void RunLoop();
+  void AlignWatermarks(size_t slot, bool first, const std::vector<Watermark>& watermarks);
   void HandleBarrier(const Barrier& barrier);
   // Memory held to the job's limit (job_memory.h): the thread's net
   // allocation when the current message started, checked as it goes.
@@ -61,6 +64,11 @@ class Actor {
   std::vector<std::shared_ptr<Dispatcher>> dispatchers_;
   bool is_source_;
   int64_t message_start_net_ = 0;
+  // Watermarks of the barrier being aligned, per head input (see
+  // AlignWatermarks), and those the chain's last operator emitted for it.
+  std::map<int, std::vector<Watermark>> input_watermarks_;
+  std::set<int> inputs_without_, seen_input_;
+  std::vector<Watermark> out_watermarks_;
   std::thread thread_;
 };
 

@@ -94,11 +94,25 @@ void ActorRegistry::AddTableOutputs(const Mutation& mutation) {
   }
 }
 
-std::vector<std::shared_ptr<Dispatcher>> ActorRegistry::TableDispatchers() const {
+void ActorRegistry::DispatchTableBarriers(const Barrier& barrier) const {
+  std::vector<std::pair<Barrier, std::vector<std::shared_ptr<Dispatcher>>>> sends;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [table, ds] : table_streams_) {
+      Barrier b = barrier;
+      auto wm = table_watermarks_.find(table);
+      if (wm != table_watermarks_.end()) b.watermarks = {wm->second};
+      sends.emplace_back(std::move(b), ds);
+    }
+  }
+  // Outside the lock: pushes may wait for room in an inbox.
+  for (const auto& [b, ds] : sends)
+    for (const auto& d : ds) d->DispatchBarrier(b);
+}
+
+void ActorRegistry::SetTableWatermark(TableId table_id, Watermark watermark) {
   std::lock_guard lock(mu_);
-  std::vector<std::shared_ptr<Dispatcher>> out;
-  for (const auto& [table, ds] : table_streams_) out.insert(out.end(), ds.begin(), ds.end());
-  return out;
+  table_watermarks_[table_id] = std::move(watermark);
 }
 
 void ActorRegistry::RemoveOutputsTo(const std::set<ActorId>& stopped) {

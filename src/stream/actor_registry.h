@@ -48,7 +48,12 @@ class ActorRegistry {
   bool HasSubscribers(TableId table_id) const;
   void PushTableChanges(TableId table_id, const StreamChunk& chunk);
   void AddTableOutputs(const Mutation& mutation);
-  std::vector<std::shared_ptr<Dispatcher>> TableDispatchers() const;
+  // Sends a barrier down every table's change stream, carrying the
+  // table's watermark (SetTableWatermark) when it has one.
+  void DispatchTableBarriers(const Barrier& barrier) const;
+  // The watermark of a table that declares one: no row below it will be
+  // pushed after the next barrier (the DML manager drops late rows).
+  void SetTableWatermark(TableId table_id, Watermark watermark);
   void RemoveOutputsTo(const std::set<ActorId>& stopped);
 
   // The actors whose output is a relation's change stream, with the
@@ -72,6 +77,7 @@ class ActorRegistry {
   mutable std::mutex mu_;
   std::map<ActorId, std::unique_ptr<Actor>> actors_;
   std::map<TableId, std::vector<std::shared_ptr<Dispatcher>>> table_streams_;
+  std::map<TableId, Watermark> table_watermarks_;
   std::map<TableId, std::vector<OutputActor>> relation_outputs_;
   std::map<uint32_t, std::vector<FragmentInfo>> fragments_;  // by job
   std::atomic<ActorId> next_actor_id_{1};

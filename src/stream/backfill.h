@@ -51,6 +51,11 @@ class BackfillOperator : public StreamOperator {
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
   void OnBarrier(const Barrier& barrier) override;
+  // The upstream's watermarks hold for this job's stream once every vnode
+  // is backfilled: before, snapshot rows below them may still come.
+  void OnWatermarks(int, const std::vector<Watermark>& watermarks) override {
+    if (all_finished_) EmitWatermarks(watermarks);
+  }
   bool HasWork() const override;
   void DoWork() override;
 

@@ -13,7 +13,7 @@ void BarrierInjector::Inject(const Barrier& barrier, std::vector<std::unique_ptr
   }
   if (barrier.mutation) actors_->AddTableOutputs(*barrier.mutation);
   // Pushes may wait for room in an inbox: no lock held.
-  for (auto& d : actors_->TableDispatchers()) d->DispatchBarrier(barrier);
+  actors_->DispatchTableBarriers(barrier);
   for (Actor* a : actors_->Sources()) a->inbox()->Push(0, Message::OfBarrier(barrier));
   if (barrier.mutation && !barrier.mutation->stop.empty()) actors_->RemoveOutputsTo(barrier.mutation->stop);
 }

@@ -164,7 +164,7 @@ class JobBuilder {
                                                        d->input(0)->types(), d->input(1)->types()[0],
                                                        StateDesc(d->left_table), StateDesc(d->right_table), req_.eval);
       }
-      case StreamNode::Kind::kUnion: return std::make_unique<UnionOperator>();
+      case StreamNode::Kind::kUnion: return std::make_unique<UnionOperator>(int(n->inputs().size()));
       case StreamNode::Kind::kGroupTopN: {
         auto* t = static_cast<const StreamGroupTopNNode*>(n);
         return std::make_unique<GroupTopNOperator>(t->partition, t->order, t->input_stream_key, t->limit,

@@ -13,6 +13,7 @@ class MaterializeOperator : public StreamOperator {
   std::string Name() const override { return "Materialize"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
+  void OnWatermarks(int, const std::vector<Watermark>& watermarks) override { EmitWatermarks(watermarks); }
 
  private:
   StateTableDesc desc_;

@@ -36,6 +36,28 @@ struct Mutation {
 // plus the table id.
 inline constexpr ActorId kTableStreamActor = 0x80000000u;
 
+// A watermark of a stream: no row with `column` below `value` follows the
+// barrier that carries it (NULLs aside). Watermarks start at tables and
+// sources that declare WATERMARK FOR; operators that know how their
+// output columns follow their input's map them (a projection's
+// monotonic expressions, a union's minimum, an aggregation's group keys),
+// the others drop them. A window aggregation with EMIT ON WINDOW CLOSE
+// emits a window's row once the watermark on its window column passes it.
+struct Watermark {
+  int column = 0;
+  Value value;
+};
+
+// The watermarks of two streams merged into one: the columns both have,
+// each at the lesser value.
+inline std::vector<Watermark> LeastWatermarks(const std::vector<Watermark>& a, const std::vector<Watermark>& b) {
+  std::vector<Watermark> out;
+  for (const Watermark& x : a)
+    for (const Watermark& y : b)
+      if (x.column == y.column) out.push_back(Value::Compare(x.value, y.value) <= 0 ? x : y);
+  return out;
+}
+
 struct Barrier {
   Epoch prev_epoch = 0;
   Epoch curr_epoch = 0;
@@ -44,6 +66,10 @@ struct Barrier {
   // checkpoint) is committed once all actors collected it; the others only
   // cut the stream.
   bool checkpoint = true;
+  // The watermarks of the stream the barrier travels on (set per output by
+  // the actor that sends it: the same barrier carries other columns on
+  // other edges).
+  std::vector<Watermark> watermarks;
 
   bool Stops(ActorId actor) const { return mutation && mutation->stop.count(actor); }
   // Wall-clock time of the barrier in microseconds (epochs are ms << 16),

@@ -96,21 +96,39 @@ class StreamOperator {
   virtual void Open(ActorContext* ctx) { ctx_ = ctx; }
   virtual void OnChunk(int input, StreamChunk chunk) = 0;
   virtual void OnBarrier(const Barrier& barrier) { (void)barrier; }
+  // At an aligned barrier, before OnBarrier: the watermarks of input
+  // `input` (for each column, the least over the upstream actors that
+  // feed it; a column some upstream has none for is left out). Called
+  // only when there are some. An operator that can say how its output
+  // columns follow passes its own on with EmitWatermarks; the default
+  // drops them. Acting on them (closing windows) belongs in OnBarrier,
+  // after every chunk of the epoch.
+  virtual void OnWatermarks(int input, const std::vector<Watermark>& watermarks) {
+    (void)input;
+    (void)watermarks;
+  }
   // Heads that produce data (sources, backfill): whether DoWork has
   // something to do now, and one bounded step of it.
   virtual bool HasWork() const { return false; }
   virtual void DoWork() {}
 
   void set_next(std::function<void(StreamChunk)> next) { next_ = std::move(next); }
+  void set_next_watermarks(std::function<void(const std::vector<Watermark>&)> next) {
+    next_watermarks_ = std::move(next);
+  }
 
  protected:
   void Emit(StreamChunk chunk) {
     if (chunk.num_rows() > 0) next_(std::move(chunk));
   }
+  void EmitWatermarks(const std::vector<Watermark>& watermarks) {
+    if (!watermarks.empty() && next_watermarks_) next_watermarks_(watermarks);
+  }
   ActorContext* ctx_ = nullptr;
 
  private:
   std::function<void(StreamChunk)> next_;
+  std::function<void(const std::vector<Watermark>&)> next_watermarks_;
 };
 
 using StreamOperatorPtr = std::unique_ptr<StreamOperator>;

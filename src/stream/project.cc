@@ -1,5 +1,6 @@
 #include "stream/project.h"
 
+#include "expr/monotonic.h"
 #include "stream/eval.h"
 
 namespace freshet {
@@ -15,6 +16,17 @@ void ProjectOperator::OnChunk(int, StreamChunk chunk) {
   }
   out.set_cardinality(chunk.num_rows());
   Emit(StreamChunk(std::move(chunk.ops()), std::move(out)));
+}
+
+void ProjectOperator::OnWatermarks(int, const std::vector<Watermark>& watermarks) {
+  std::vector<Watermark> out;
+  for (size_t i = 0; i < exprs_.size(); i++)
+    for (const Watermark& w : watermarks)
+      if (IsMonotonicIn(*exprs_[i], w.column)) {
+        out.push_back({int(i), EvalAtColumn(*exprs_[i], w.column, w.value, eval_)});
+        break;
+      }
+  EmitWatermarks(out);
 }
 
 void FilterOperator::OnChunk(int, StreamChunk chunk) {

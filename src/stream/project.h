@@ -15,6 +15,9 @@ class ProjectOperator : public StreamOperator {
   ProjectOperator(std::vector<ExprPtr> exprs, EvalContext eval) : exprs_(std::move(exprs)), eval_(std::move(eval)) {}
   std::string Name() const override { return "Project"; }
   void OnChunk(int input, StreamChunk chunk) override;
+  // An output column that is a monotonic expression of a watermarked
+  // input column (expr/monotonic.h) gets the expression of its watermark.
+  void OnWatermarks(int input, const std::vector<Watermark>& watermarks) override;
 
  private:
   std::vector<ExprPtr> exprs_;
@@ -26,6 +29,7 @@ class FilterOperator : public StreamOperator {
   FilterOperator(ExprPtr predicate, EvalContext eval) : predicate_(std::move(predicate)), eval_(std::move(eval)) {}
   std::string Name() const override { return "Filter"; }
   void OnChunk(int input, StreamChunk chunk) override;
+  void OnWatermarks(int, const std::vector<Watermark>& watermarks) override { EmitWatermarks(watermarks); }
 
  private:
   ExprPtr predicate_;

@@ -44,6 +44,9 @@ class StreamRuntime {
   // Called with the epoch guard held, so a change never straddles a barrier.
   bool HasSubscribers(TableId table_id) const { return actors_.HasSubscribers(table_id); }
   void PushTableChanges(TableId table_id, const StreamChunk& chunk) { actors_.PushTableChanges(table_id, chunk); }
+  void SetTableWatermark(TableId table_id, Watermark watermark) {
+    actors_.SetTableWatermark(table_id, std::move(watermark));
+  }
 
   // Epoch loop (barrier_injector.h). OnCommitted also completes the jobs
   // whose backfill finished by that epoch.

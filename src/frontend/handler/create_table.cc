@@ -19,6 +19,33 @@
 
 namespace freshet {
 
+namespace {
+
+// WATERMARK FOR column AS expr: on an append-only table or a source (rows
+// below the watermark are dropped as they arrive, so a table that could
+// update or delete rows would keep rows its views never saw).
+void BindWatermark(Session* session, const ParsedStatement& stmt, TableCatalog* t) {
+  const int idx = t->ColumnIndex(stmt.watermark_column);
+  if (idx < 0 || t->columns[idx].hidden)
+    throw SqlError(sqlstate::kUndefinedColumn,
+                   fmt::format("column \"{}\" named in WATERMARK FOR does not exist", stmt.watermark_column));
+  const TypeId type = t->columns[idx].type.id;
+  if (type != TypeId::kTimestamp && type != TypeId::kTimestamptz && type != TypeId::kDate && type != TypeId::kInt16 &&
+      type != TypeId::kInt32 && type != TypeId::kInt64)
+    throw SqlError(sqlstate::kDatatypeMismatch,
+                   fmt::format("the watermark column \"{}\" must be a timestamp, timestamptz, date or integer column, not {}",
+                               stmt.watermark_column, t->columns[idx].type.ToString()));
+  if (!stmt.append_only && !stmt.is_source && !stmt.has_with_options)
+    throw SqlError(sqlstate::kFeatureNotSupported, "a table with a watermark must be append-only")
+        .WithHint("Add APPEND ONLY after the column list.");
+  t->watermark_column = idx;
+  t->watermark_expr = stmt.watermark_expr;
+  Binder binder(session->BinderContextFor(stmt, nullptr));
+  binder.BindWatermarkExpression(*t);
+}
+
+}  // namespace
+
 StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   Session* session = args.session;
   const ParsedStatement& stmt = args.stmt;
@@ -244,7 +271,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     args.sink->Notice(ForeignKeyNotice(fk));
     t.constraints.push_back(std::move(fk));
   }
-  t.definition = NormalizedCreateTable(t);
+  if (!stmt.watermark_column.empty()) BindWatermark(session, stmt, &t);
   t.storage_options = StorageParametersOf(cs->options, cs->n_options);
   t.definition = NormalizedCreateTable(t);
   // A source, or a table a connector fills: append-only, its options

@@ -602,9 +602,12 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
     cols += ", CONSTRAINT " + QuoteIdentIfNeeded(c.name) + " UNIQUE " + (c.nulls_not_distinct ? "NULLS NOT DISTINCT " : "") +
             "(" + keys + ")";
   }
+  if (t.watermark_column >= 0)
+    cols += ", WATERMARK FOR " + QuoteIdentIfNeeded(t.columns[t.watermark_column].name) + " AS " + t.watermark_expr;
   std::string with;
   for (const auto& option : t.storage_options) with += (with.empty() ? "" : ", ") + option;
-  return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")" + (with.empty() ? "" : " WITH (" + with + ")");
+  return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")" + (t.append_only ? " APPEND ONLY" : "") +
+         (with.empty() ? "" : " WITH (" + with + ")");
 }
 
 std::vector<std::string> StorageParametersOf(PgQuery__Node* const* options, size_t n_options) {

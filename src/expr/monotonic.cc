@@ -1,0 +1,54 @@
+#include "expr/monotonic.h"
+
+#include "expr/function_registry.h"
+
+namespace freshet {
+
+namespace {
+
+bool IsOrderedScalar(const DataType& t) {
+  switch (t.id) {
+    case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64: case TypeId::kNumeric:
+    case TypeId::kFloat32: case TypeId::kFloat64: case TypeId::kDate: case TypeId::kTimestamp:
+    case TypeId::kTimestamptz:
+      return true;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool IsMonotonicIn(const Expression& e, int column) {
+  if (e.kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(e).index() == column;
+  if (e.kind() != Expression::Kind::kFunction) return false;
+  const std::string& name = static_cast<const FunctionExpr&>(e).function()->name;
+  const auto& args = e.children();
+  auto constant = [&](size_t i) { return i < args.size() && args[i]->IsConstant(); };
+  auto grows = [&](size_t i) { return i < args.size() && IsMonotonicIn(*args[i], column); };
+  if (!IsOrderedScalar(e.type())) return false;
+  if (name == "+" && args.size() == 2) return (grows(0) && constant(1)) || (constant(0) && grows(1));
+  if (name == "-" && args.size() == 2) return grows(0) && constant(1) && args[0]->type().id != TypeId::kInterval;
+  // TUMBLE's window_start and window_end; date_trunc(unit, ts); date_bin(stride, ts, origin).
+  if (name == "tumble_start" || name == "window_end") return args.size() == 2 && grows(0) && constant(1);
+  if (name == "date_trunc") return args.size() == 2 && constant(0) && grows(1);
+  if (name == "date_bin") return args.size() == 3 && constant(0) && grows(1) && constant(2);
+  return false;
+}
+
+namespace {
+
+ExprPtr Substitute(const Expression& e, int column, const Value& value) {
+  if (e.kind() == Expression::Kind::kColumnRef) return std::make_unique<ConstantExpr>(value);
+  ExprPtr copy = e.Clone();
+  for (size_t i = 0; i < copy->children().size(); i++)
+    copy->children()[i] = Substitute(*e.children()[i], column, value);
+  return copy;
+}
+
+}  // namespace
+
+Value EvalAtColumn(const Expression& e, int column, const Value& value, EvalContext& ctx) {
+  return Substitute(e, column, value)->EvalConstant(ctx);
+}
+
+}  // namespace freshet
