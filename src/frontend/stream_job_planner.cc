@@ -119,7 +119,9 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     }
     if (c->into->n_col_names > visible)
       throw SqlError(sqlstate::kSyntaxError, "too many column names were specified");
-    return PlanStream(std::move(plan), c->into->rel->relname);
+    StreamRootOptions opts;
+    opts.emit_on_window_close = stmt.emit_on_window_close;
+    return PlanStream(std::move(plan), c->into->rel->relname, opts);
   }
   if (const auto* sink = std::get_if<CreateSinkStatement>(&stmt.extension)) {
     JobDefinition def;

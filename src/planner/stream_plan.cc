@@ -3,6 +3,8 @@
 // stream_plan_check.cc.
 #include "planner/stream_plan.h"
 
+#include "expr/monotonic.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -276,8 +278,10 @@ std::string StreamHashAggNode::Describe() const {
   std::vector<std::string> parts;
   for (const auto& c : calls) parts.push_back(c.ToString(input()->schema()));
   if (group_keys.empty()) return fmt::format("StreamSimpleAgg {{ aggs: [{}] }}", fmt::join(parts, ", "));
-  return fmt::format("StreamHashAgg {{ group_key: {}, aggs: [{}] }}", ColumnList(input()->schema(), group_keys),
-                     fmt::join(parts, ", "));
+  return fmt::format("StreamHashAgg {{ group_key: {}, aggs: [{}]{} }}", ColumnList(input()->schema(), group_keys),
+                     fmt::join(parts, ", "),
+                     window_column < 0 ? ""
+                                       : ", emit on window close: " + ColumnList(input()->schema(), {window_column}));
 }
 
 StreamHashJoinNode::StreamHashJoinNode(JoinType t, StreamNodePtr left, StreamNodePtr right, std::vector<int> lk,
@@ -464,6 +468,53 @@ std::vector<std::string> ExplainStreamPlan(const StreamPlan& plan) {
     ExplainNode(*fragments[i], 0, &lines, &fragments);
   }
   return lines;
+}
+
+}  // namespace freshet
+
+namespace freshet {
+
+std::vector<int> WatermarkColumns(const StreamNode& n) {
+  switch (n.kind()) {
+    case StreamNode::Kind::kTableScan: {
+      const auto& t = static_cast<const StreamTableScanNode&>(n).table;
+      if (t->watermark_column >= 0) return {t->watermark_column};
+      return {};
+    }
+    case StreamNode::Kind::kFilter:
+    case StreamNode::Kind::kExchange:
+    case StreamNode::Kind::kMaterialize:
+      return WatermarkColumns(*n.input());
+    case StreamNode::Kind::kProject: {
+      const auto& p = static_cast<const StreamProjectNode&>(n);
+      std::vector<int> in = WatermarkColumns(*n.input()), out;
+      for (size_t i = 0; i < p.exprs.size(); i++)
+        for (int c : in)
+          if (IsMonotonicIn(*p.exprs[i], c)) {
+            out.push_back(int(i));
+            break;
+          }
+      return out;
+    }
+    case StreamNode::Kind::kUnion: {
+      std::vector<int> out = WatermarkColumns(*n.input(0));
+      for (size_t i = 1; i < n.inputs().size(); i++) {
+        std::vector<int> in = WatermarkColumns(*n.input(i)), kept;
+        for (int c : out)
+          if (std::find(in.begin(), in.end(), c) != in.end()) kept.push_back(c);
+        out = std::move(kept);
+      }
+      return out;
+    }
+    case StreamNode::Kind::kHashAgg: {
+      const auto& a = static_cast<const StreamHashAggNode&>(n);
+      std::vector<int> in = WatermarkColumns(*n.input()), out;
+      for (size_t k = 0; k < a.group_keys.size(); k++)
+        if (std::find(in.begin(), in.end(), a.group_keys[k]) != in.end()) out.push_back(int(k));
+      return out;
+    }
+    default: return {};
+  }
 }
 
 }  // namespace freshet

@@ -190,6 +190,11 @@ class StreamHashAggNode : public StreamNode {
   std::vector<StreamAggCall> calls;
   std::vector<int> input_stream_key;  // input columns identifying an input row
   int result_table = -1;              // internal table: per-group states
+  // EMIT ON WINDOW CLOSE: the input column among the group keys whose
+  // watermark closes groups (-1: emit on update). A group's row is emitted
+  // once, as an insert, when the watermark passes its window; its state
+  // is then deleted. The output is append-only.
+  int window_column = -1;
 };
 
 // Equi-join of two inputs hashed on their join keys (inner, left, right,
@@ -302,6 +307,9 @@ struct StreamRootOptions {
   bool sink = false;              // a sink instead of a materialized relation
   std::string connector;          // sinks
   std::vector<int> leading_key;   // indexes: key columns put first in the primary key (and hashed)
+  // EMIT ON WINDOW CLOSE: the query's aggregation emits a group once its
+  // window is closed by a watermark (0A000 when it has none to close by).
+  bool emit_on_window_close = false;
 };
 
 struct StreamPlan {
@@ -322,6 +330,13 @@ StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const S
 // The job that fills a table created WITH (connector = ...): its source
 // read into the table's own storage.
 StreamPlan PlanTableSource(TableRef table);
+
+// The output columns of `n` that carry a watermark when the job runs, by
+// the rules its operators follow (message.h's Watermark): a table's or
+// source's WATERMARK FOR column, monotonic projections of them
+// (expr/monotonic.h), filters and exchanges, the columns every input of a
+// union has, an aggregation's group keys.
+std::vector<int> WatermarkColumns(const StreamNode& n);
 
 // EXPLAIN CREATE MATERIALIZED VIEW: the stream plan, one fragment per
 // exchange.

@@ -375,6 +375,7 @@ json NodeToJson(const StreamNode& n) {
       }
       j.update({{"group_keys", a.group_keys}, {"calls", calls}, {"input_stream_key", a.input_stream_key},
                 {"result_table", a.result_table}});
+      if (a.window_column >= 0) j["window_column"] = a.window_column;  // absent in plans persisted before it existed
       break;
     }
     case StreamNode::Kind::kHashJoin: {
@@ -500,6 +501,7 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
                                                    schema);
       a->input_stream_key = j.at("input_stream_key").get<std::vector<int>>();
       a->result_table = j.at("result_table");
+      a->window_column = j.value("window_column", -1);
       n = std::move(a);
       break;
     }

@@ -1008,12 +1008,53 @@ class StreamPlanner {
 
 }  // namespace
 
+// EMIT ON WINDOW CLOSE: the aggregation the query ends in (under its
+// projections and HAVING) emits each group once, when the watermark of one
+// of its group keys passes it; everything above it becomes append-only.
+static void EmitOnWindowClose(StreamNode* top) {
+  std::vector<StreamNode*> above;
+  StreamNode* n = top;
+  while (n->kind() == StreamNode::Kind::kProject || n->kind() == StreamNode::Kind::kFilter ||
+         n->kind() == StreamNode::Kind::kExchange) {
+    above.push_back(n);
+    n = n->input();
+  }
+  const char* hint =
+      "Group by a window column of a table or source with WATERMARK FOR, such as window_start of TUMBLE(t, ts, "
+      "INTERVAL '1 minute').";
+  if (n->kind() != StreamNode::Kind::kHashAgg || static_cast<StreamHashAggNode*>(n)->group_keys.empty())
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EMIT ON WINDOW CLOSE is supported for queries that end in a grouped aggregation")
+        .WithHint(hint);
+  auto* agg = static_cast<StreamHashAggNode*>(n);
+  const std::vector<int> watermarked = WatermarkColumns(*agg->input());
+  for (int k : agg->group_keys)
+    if (std::find(watermarked.begin(), watermarked.end(), k) != watermarked.end()) {
+      agg->window_column = k;
+      break;
+    }
+  if (agg->window_column < 0)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EMIT ON WINDOW CLOSE needs a GROUP BY column with a watermark; none of the aggregation's has one")
+        .WithHint(hint);
+  for (const auto& c : agg->calls)
+    if (c.input_table >= 0 && !c.distinct && !c.append_only &&
+        (c.sig.kind == AggKind::kMin || c.sig.kind == AggKind::kMax || c.sig.kind == AggKind::kBoolAnd ||
+         c.sig.kind == AggKind::kBoolOr))
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "EMIT ON WINDOW CLOSE with min, max, bool_and or bool_or over an input that is not append-only "
+                     "is not supported yet");
+  agg->append_only = true;
+  for (StreamNode* a : above) a->append_only = true;
+}
+
 StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options) {
   StreamPlan plan;
   StreamPlanner planner(&plan);
   // Joins keep, and exchanges copy, only the columns the job reads.
   logical = PruneColumns(std::move(logical));
   StreamNodePtr top = planner.Visit(logical.get());
+  if (options.emit_on_window_close) EmitOnWindowClose(top.get());
   std::set<std::string> names;
   for (const auto& c : top->schema()) {
     if (c.hidden) continue;

@@ -431,6 +431,16 @@ namespace {
 std::string CutRisingWaveClauses(const std::string& text, const std::vector<Token>& tok, const std::string& sql,
                                  int offset, ParsedStatement* ps) {
   auto word = [&](size_t i) { return i < tok.size() ? tok[i].text : std::string(); };
+  const size_t n = tok.size();
+  const size_t verb = word(0) == "explain" ? 1 : 0;  // EXPLAIN CREATE MATERIALIZED VIEW too
+  if (word(verb) == "create" && word(verb + 1) == "materialized" && n > 6 + verb && word(n - 4) == "emit" && word(n - 3) == "on" && word(n - 2) == "window" &&
+      word(n - 1) == "close") {
+    // CREATE MATERIALIZED VIEW ... EMIT ON WINDOW CLOSE (RisingWave's).
+    ps->emit_on_window_close = true;
+    std::string out = text;
+    for (int b = tok[n - 4].start; b < tok[n - 1].end; b++) out[b] = ' ';
+    return out;
+  }
   if (word(0) != "create") return text;
   bool source = word(1) == "source";
   bool table = word(1) == "table";

@@ -123,6 +123,9 @@ struct ParsedStatement {
   // written, lower-cased unless quoted; the expression's text); at most one.
   std::string watermark_column, watermark_expr;
   int watermark_location = -1;
+  // CREATE MATERIALIZED VIEW ... EMIT ON WINDOW CLOSE: the trailing clause
+  // cut off.
+  bool emit_on_window_close = false;
   std::string format, encode;
 };
 

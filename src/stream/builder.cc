@@ -116,7 +116,7 @@ class JobBuilder {
           call_tables.push_back(c.input_table >= 0 ? StateDesc(c.input_table) : StateTableDesc{});
         return std::make_unique<HashAggOperator>(a->group_keys, a->calls, a->input_stream_key, a->types(),
                                                  StateDesc(a->result_table), std::move(call_tables), req_.eval,
-                                                 a->input()->append_only);
+                                                 a->input()->append_only, a->window_column);
       }
       case StreamNode::Kind::kHashJoin: {
         auto* j = static_cast<const StreamHashJoinNode*>(n);

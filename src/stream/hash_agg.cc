@@ -19,7 +19,7 @@ bool KeepsOnlyValue(AggKind k) {
 HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls,
                                  std::vector<int> input_stream_key, std::vector<DataType> output_types,
                                  StateTableDesc result_table, std::vector<StateTableDesc> call_tables, EvalContext eval,
-                                 bool input_append_only)
+                                 bool input_append_only, int window_column)
     : group_keys_(std::move(group_keys)), calls_(std::move(calls)), input_stream_key_(std::move(input_stream_key)),
       output_types_(std::move(output_types)), result_desc_(std::move(result_table)),
       call_descs_(std::move(call_tables)), eval_(std::move(eval)),
@@ -33,6 +33,8 @@ HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<Stream
     bool keeps_inputs = modes_.back() == CallMode::kInputs || modes_.back() == CallMode::kExtreme;
     fns_.push_back(keeps_inputs ? nullptr : std::move(fn));
   }
+  for (size_t k = 0; k < group_keys_.size() && window_column >= 0; k++)
+    if (group_keys_[k] == window_column) window_key_ = int(k);
 }
 
 void HashAggOperator::Open(ActorContext* ctx) {
@@ -40,6 +42,7 @@ void HashAggOperator::Open(ActorContext* ctx) {
   share_.set_job(ctx->memory);
   result_table_ = ctx->NewStateTable(result_desc_);
   for (const auto& d : call_descs_) call_tables_.push_back(d.table_id ? ctx->NewStateTable(d) : nullptr);
+  if (window_key_ >= 0) LoadOpenWindows();
   if (group_keys_.empty()) {
     // The global row: emitted at the first barrier if it never was.
     DataChunk none;
@@ -180,6 +183,24 @@ void HashAggOperator::LoadGroup(uint32_t g) {
 }
 
 void HashAggOperator::OnChunk(int, StreamChunk chunk) {
+  if (window_key_ >= 0 && !closed_below_.is_null()) {
+    // Rows of closed windows: their row was emitted for good.
+    const Vector& window = chunk.data().column(group_keys_[window_key_]);
+    std::vector<uint8_t> keep(chunk.num_rows(), 1);
+    size_t late = 0;
+    for (size_t r = 0; r < keep.size(); r++)
+      if (!window.IsNull(r) && Value::Compare(window.GetValue(r), closed_below_) < 0) keep[r] = 0, late++;
+    if (late) {
+      late_rows_ += int64_t(late);
+      spdlog::warn("job {}: {} rows of windows already closed dropped ({} in all)", ctx_->job_id, late, late_rows_);
+      std::vector<Op> ops;
+      for (size_t r = 0; r < keep.size(); r++)
+        if (keep[r]) ops.push_back(IsInsertOp(chunk.ops()[r]) ? Op::kInsert : Op::kDelete);
+      chunk.data().Filter(keep);
+      chunk = StreamChunk(std::move(ops), std::move(chunk.data()));
+      if (chunk.num_rows() == 0) return;
+    }
+  }
   const DataChunk& data = chunk.data();
   const size_t n = chunk.num_rows();
   std::vector<uint32_t> gids(n);
@@ -384,6 +405,7 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
       for (auto& c : grp.extremes)
         if (c) c->StampUnknown(barrier.prev_epoch);
   epoch_ = barrier.curr_epoch;
+  if (window_key_ >= 0) return CloseWindows(barrier);
   if (dirty_.empty()) {
     ForgetEmptied();
     return Evict();
@@ -469,6 +491,104 @@ void HashAggOperator::ForgetEmptied() {
     Drop(g);
   }
   emptied_ = std::move(later);
+}
+
+void HashAggOperator::OnWatermarks(int, const std::vector<Watermark>& watermarks) {
+  std::vector<Watermark> out;
+  for (const Watermark& w : watermarks) {
+    for (size_t k = 0; k < group_keys_.size(); k++)
+      if (group_keys_[k] == w.column) out.push_back({int(k), w.value});
+    if (window_key_ >= 0 && w.column == group_keys_[window_key_]) pending_watermark_ = w.value;
+  }
+  EmitWatermarks(out);
+}
+
+void HashAggOperator::LoadOpenWindows() {
+  // A row shaped as the input, holding a group's keys, finds the group as
+  // an input row would (its key, its vnode) and loads it.
+  int width = 0;
+  for (int c : group_keys_) width = std::max(width, c + 1);
+  std::vector<DataType> types(width, DataType::Boolean());
+  for (size_t k = 0; k < group_keys_.size(); k++) types[group_keys_[k]] = result_desc_.column_types[k];
+  std::string key;
+  for (int v = ctx_->vnodes.first; v < ctx_->vnodes.second; v++) {
+    for (auto it = result_table_->ScanCommittedPrefix(result_table_->KeyIn(uint16_t(v))); it.Valid(); it.Next()) {
+      Row row;
+      if (!DecodeRow(it.value(), result_desc_.column_types, &row))
+        throw SqlError(sqlstate::kDataCorrupted, "corrupt aggregation state");
+      Row input(width, Value());
+      for (size_t k = 0; k < group_keys_.size(); k++) input[group_keys_[k]] = row[k];
+      DataChunk one(types);
+      one.AppendRow(input);
+      GroupOf(one, 0, &key);
+    }
+  }
+}
+
+void HashAggOperator::DeleteGroupState(uint32_t g) {
+  Group& grp = groups_[g];
+  result_table_->Delete(ResultKey(grp));
+  for (size_t i = 0; i < calls_.size(); i++) {
+    if (!call_tables_[i]) continue;
+    for (const auto& [vkey, entry] : grp.distinct[i]) call_tables_[i]->Delete(call_tables_[i]->KeyIn(grp.vnode, grp.key + vkey));
+    for (const auto& [mkey, args] : grp.inputs[i]) call_tables_[i]->Delete(call_tables_[i]->KeyIn(grp.vnode, grp.key + mkey));
+  }
+}
+
+void HashAggOperator::CloseWindows(const Barrier& barrier) {
+  // The epoch's changes are kept, not emitted: their windows are open.
+  for (uint32_t g : dirty_) {
+    Group& grp = groups_[g];
+    grp.dirty = false;
+    grp.written = barrier.prev_epoch;
+    if (grp.row_count > 0) {
+      SaveGroup(g);
+      size_t bytes = EstimateBytes(grp);
+      bytes_ = bytes_ - grp.bytes + bytes;
+      grp.bytes = bytes;
+      continue;
+    }
+    // Every row retracted: kept, empty, until the delete is committed (as
+    // in OnBarrier).
+    result_table_->Delete(ResultKey(grp));
+    for (auto& fn : fns_)
+      if (fn) fn->ResetGroup(g);
+    for (auto& m : grp.inputs) m.clear();
+    for (auto& m : grp.distinct) m.clear();
+    grp.row_count = 0;
+    emptied_.push_back(g);
+  }
+  dirty_.clear();
+  if (!pending_watermark_.is_null()) {
+    std::vector<uint32_t> closed;
+    for (const auto& [key, g] : index_) {
+      const Group& grp = groups_[g];
+      const Value& window = grp.keys[window_key_];
+      if (grp.row_count > 0 && !window.is_null() && Value::Compare(window, pending_watermark_) < 0) closed.push_back(g);
+    }
+    // In key order, so that the output does not depend on the hash table.
+    std::sort(closed.begin(), closed.end(), [&](uint32_t a, uint32_t b) { return groups_[a].key < groups_[b].key; });
+    std::vector<Op> ops;
+    DataChunk out(output_types_);
+    for (uint32_t g : closed) {
+      ops.push_back(Op::kInsert);
+      out.AppendRow(OutputOf(g));
+      DeleteGroupState(g);
+      Drop(g);
+      if (ops.size() == kChunkSize) {
+        Emit(StreamChunk(std::move(ops), std::move(out)));
+        ops.clear();
+        out = DataChunk(output_types_);
+      }
+    }
+    if (!ops.empty()) Emit(StreamChunk(std::move(ops), std::move(out)));
+    if (closed_below_.is_null() || Value::Compare(pending_watermark_, closed_below_) > 0)
+      closed_below_ = std::move(pending_watermark_);
+    pending_watermark_ = Value();
+  }
+  ForgetEmptied();
+  share_.Publish(bytes_);
+  share_.Settle(bytes_);
 }
 
 }  // namespace freshet

@@ -20,6 +20,12 @@
 // are cached within the process's state cache budget (state_cache.h): at a barrier,
 // the least recently changed groups whose state is committed are dropped.
 //
+// With EMIT ON WINDOW CLOSE (`window_column`, a group key with a
+// watermark) a group's row is emitted once, as an insert, at the first
+// barrier whose watermark on that column passes the group's value, and its
+// state is deleted then: the output is append-only and the state holds the
+// open windows only. Those are all kept in memory (loaded at start).
+//
 // Over an append-only input (`input_append_only`) nothing is ever
 // retracted, so multiplicities are not kept current: a DISTINCT (no calls)
 // saves each group once, and a DISTINCT call saves each value once, when
@@ -42,11 +48,16 @@ class HashAggOperator : public StreamOperator {
   // `call_tables[i]` is the input table of call i (table_id 0 when none).
   HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls, std::vector<int> input_stream_key,
                   std::vector<DataType> output_types, StateTableDesc result_table,
-                  std::vector<StateTableDesc> call_tables, EvalContext eval, bool input_append_only = false);
+                  std::vector<StateTableDesc> call_tables, EvalContext eval, bool input_append_only = false,
+                  int window_column = -1);
   std::string Name() const override { return group_keys_.empty() ? "SimpleAgg" : "HashAgg"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
   void OnBarrier(const Barrier& barrier) override;
+  // Group keys keep their input's watermarks (a group below one gets no
+  // more rows); with EMIT ON WINDOW CLOSE the window column's closes
+  // groups at the barrier.
+  void OnWatermarks(int input, const std::vector<Watermark>& watermarks) override;
 
  private:
   // kExtreme: min/max/bool_and/bool_or with retractions (their most
@@ -86,6 +97,13 @@ class HashAggOperator : public StreamOperator {
   void Evict();
   // Drops the groups left empty whose deletes are committed.
   void ForgetEmptied();
+  // EMIT ON WINDOW CLOSE: every open group is in memory (loaded at Open);
+  // at a barrier the changed ones are saved, not emitted, and those whose
+  // window is below the watermark are emitted once and forgotten, their
+  // state deleted.
+  void LoadOpenWindows();
+  void CloseWindows(const Barrier& barrier);
+  void DeleteGroupState(uint32_t g);
 
   std::vector<int> group_keys_;
   std::vector<StreamAggCall> calls_;
@@ -110,6 +128,13 @@ class HashAggOperator : public StreamOperator {
   size_t bytes_ = 0;
   StateCacheShare share_;
   Epoch epoch_ = 0;  // of the writes since the last barrier (0: before the first)
+  // EMIT ON WINDOW CLOSE: the window column's position among the group
+  // keys (-1: emit on update), the watermark that arrived with the barrier
+  // being handled, and the one below which windows are closed (rows for
+  // them are late: dropped and counted).
+  int window_key_ = -1;
+  Value pending_watermark_, closed_below_;
+  int64_t late_rows_ = 0;
 };
 
 }  // namespace freshet
