@@ -27,10 +27,19 @@ void SetWatermarkExpressionBinder(WatermarkExpressionBinder binder) { Expression
 
 TableWatermarks::State& TableWatermarks::Load(const TableCatalog& table, const StateTable& st) {
   auto it = tables_.find(table.id);
-  if (it != tables_.end()) return it->second;
+  // Bound again after ALTER TABLE moved or renamed its column.
+  if (it != tables_.end() && it->second.column == table.watermark_column && it->second.text == table.watermark_expr)
+    return it->second;
+  Value kept = it != tables_.end() ? it->second.watermark : Value();
+  int64_t late = it != tables_.end() ? it->second.late : 0;
+  if (it != tables_.end()) tables_.erase(it);
   if (!ExpressionBinder()) throw SqlError(sqlstate::kInternalError, "no binder for watermark expressions");
   State s;
   s.expr = ExpressionBinder()(table);
+  s.column = table.watermark_column;
+  s.text = table.watermark_expr;
+  s.watermark = std::move(kept);
+  s.late = late;
   // The rows stored: every one was on time, so their largest expression is
   // the watermark they left.
   const auto& types = st.desc().column_types;
@@ -40,7 +49,8 @@ TableWatermarks::State& TableWatermarks::Load(const TableCatalog& table, const S
     s.watermark = Largest(std::move(s.watermark), s.expr->Eval(rows, eval));
     rows = DataChunk(types);
   };
-  for (auto c = st.ScanCommittedPrefix(TablePrefix(table.id)); c.Valid(); c.Next()) {
+  const bool known = !s.watermark.is_null();  // kept across an ALTER TABLE
+  for (auto c = st.ScanCommittedPrefix(TablePrefix(table.id)); !known && c.Valid(); c.Next()) {
     if (!DecodeStoredRowInto(c.value(), &rows, st.desc().missing_cells))
       throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table " + table.name);
     if (rows.num_rows() == kChunkSize) fold();

@@ -46,7 +46,9 @@ class TableWatermarks {
  private:
   struct State {
     ExprPtr expr;
-    Value watermark;  // null until a row gave one
+    int column = -1;
+    std::string text;  // what expr was bound from
+    Value watermark;   // null until a row gave one
     int64_t late = 0;
   };
   State& Load(const TableCatalog& table, const StateTable& st);

@@ -45,6 +45,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "batch/executor_builder.h"
@@ -131,7 +132,10 @@ struct Alteration {
     }
     if (t.row_id_index < 0)
       for (int k : t.pk) pk_names.push_back(t.columns[k].name);
+    if (t.watermark_column >= 0) watermark = t.columns[t.watermark_column];
   }
+  // The column WATERMARK FOR names: its expression reads it by name.
+  std::optional<ColumnCatalog> watermark;
 
   int Find(const std::string& name) const {
     for (size_t i = 0; i < next.columns.size(); i++)
@@ -169,6 +173,15 @@ struct Alteration {
       t.pk = {at};
     }
     t.dist_key = t.pk;
+    if (watermark) {
+      t.watermark_column = t.ColumnIndex(watermark->name);
+      if (t.watermark_column < 0 || t.columns[t.watermark_column].hidden ||
+          t.columns[t.watermark_column].type != watermark->type)
+        FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                      "column \"{}\" of relation \"{}\" has a watermark (WATERMARK FOR): it cannot be dropped "
+                      "or changed in type",
+                      watermark->name, t.name);
+    }
     t.definition = NormalizedCreateTable(t);
     return t;
   }
@@ -1562,6 +1575,8 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
     renamed_column = i;
     for (auto& col : next.columns)
       if (!col.generated.empty()) col.generated = RenameColumnInExpression(col.generated, r->subname, r->newname);
+    if (i == next.watermark_column)
+      next.watermark_expr = RenameColumnInExpression(next.watermark_expr, r->subname, r->newname);
     auto rename_referenced = [&](TableCatalog* table) {
       bool touched = false;
       for (auto& fk : table->constraints)
