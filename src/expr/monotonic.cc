@@ -28,6 +28,14 @@ bool IsMonotonicIn(const Expression& e, int column) {
   if (!IsOrderedScalar(e.type())) return false;
   if (name == "+" && args.size() == 2) return (grows(0) && constant(1)) || (constant(0) && grows(1));
   if (name == "-" && args.size() == 2) return grows(0) && constant(1) && args[0]->type().id != TypeId::kInterval;
+  // Bucketing integers: x / n and x * n for a positive constant n (x / 10).
+  auto positive = [&](size_t i) {
+    if (i >= args.size() || args[i]->kind() != Expression::Kind::kConstant) return false;
+    const Value& v = static_cast<const ConstantExpr&>(*args[i]).value();
+    return !v.is_null() && Value::Compare(v, Value::Int64(0)) > 0;
+  };
+  if (name == "/" && args.size() == 2) return grows(0) && positive(1);
+  if (name == "*" && args.size() == 2) return (grows(0) && positive(1)) || (positive(0) && grows(1));
   // TUMBLE's window_start and window_end; date_trunc(unit, ts); date_bin(stride, ts, origin).
   if (name == "tumble_start" || name == "window_end") return args.size() == 2 && grows(0) && constant(1);
   if (name == "date_trunc") return args.size() == 2 && constant(0) && grows(1);

@@ -2,11 +2,9 @@
 // writes are (RisingWave puts a WatermarkFilter in front of a table's
 // materialize; here the DML manager is that point).
 //
-// A table's watermark is the largest value of its watermark expression
-// (`ts - INTERVAL '5 seconds'`) over the rows it has taken. A row whose
-// watermark column is below the watermark as it stood before the row's
-// write set (or NULL) is late: it is dropped, not stored, and counted. The
-// watermark travels down the table's change stream on each barrier
+// Each table's WatermarkFilter (stream/watermark_filter.h) drops the late
+// rows of each write set before it is applied, so they are never stored,
+// and the watermark travels down the table's change stream on each barrier
 // (ActorRegistry::SetTableWatermark), so views can close windows.
 //
 // Not persisted as such: after a restart the first write to the table
@@ -17,27 +15,20 @@
 // Thread safety: called under the DML manager's lock only.
 #pragma once
 
-#include <functional>
 #include <map>
-#include <optional>
+#include <memory>
 
 #include "catalog/catalog.h"
-#include "expr/expression.h"
 #include "storage/state_table.h"
+#include "stream/watermark_filter.h"
 
 namespace freshet {
-
-// meta has no binder: the frontend installs one at start that binds a
-// table's watermark expression (Binder::BindWatermarkExpression).
-using WatermarkExpressionBinder = std::function<ExprPtr(const TableCatalog&)>;
-void SetWatermarkExpressionBinder(WatermarkExpressionBinder binder);
 
 class TableWatermarks {
  public:
   // Drops the late rows from `ops` (the puts of a write set to `table`,
-  // rows encoded as `st` stores them) and raises the watermark to the
-  // largest expression of the rows kept. Returns the watermark (null when
-  // no row has given one yet).
+  // rows encoded as `st` stores them) and raises the watermark by the
+  // rows kept. Returns the watermark (null when no row has given one yet).
   Value Filter(const TableCatalog& table, const StateTable& st, WriteLog* ops);
   // Rows dropped as late since the start, per table.
   std::map<TableId, int64_t> LateRows() const;
@@ -45,10 +36,7 @@ class TableWatermarks {
 
  private:
   struct State {
-    ExprPtr expr;
-    int column = -1;
-    std::string text;  // what expr was bound from
-    Value watermark;   // null until a row gave one
+    std::unique_ptr<WatermarkFilter> filter;
     int64_t late = 0;
   };
   State& Load(const TableCatalog& table, const StateTable& st);

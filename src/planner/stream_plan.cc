@@ -481,6 +481,11 @@ std::vector<int> WatermarkColumns(const StreamNode& n) {
       if (t->watermark_column >= 0) return {t->watermark_column};
       return {};
     }
+    case StreamNode::Kind::kSource: {
+      const auto& t = static_cast<const StreamSourceNode&>(n).source;
+      if (t->watermark_column >= 0) return {t->watermark_column};
+      return {};
+    }
     case StreamNode::Kind::kFilter:
     case StreamNode::Kind::kExchange:
     case StreamNode::Kind::kMaterialize:

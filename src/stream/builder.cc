@@ -86,8 +86,9 @@ class JobBuilder {
           if (int(c) == s->source->row_id_index) row_id = int(c);
           else columns.push_back({col.name, col.type});
         }
-        return std::make_unique<SourceOperator>(s->source->connector_options, std::move(columns), s->types(), row_id,
-                                                StateDesc(s->offsets_table));
+        return std::make_unique<SourceOperator>(
+            s->source->connector_options, std::move(columns), s->types(), row_id, StateDesc(s->offsets_table),
+            s->source->watermark_column >= 0 ? std::make_unique<WatermarkFilter>(*s->source) : nullptr);
       }
       case StreamNode::Kind::kHop: {
         auto* h = static_cast<const StreamHopNode*>(n);

@@ -1,5 +1,7 @@
 #include "stream/source.h"
 
+#include <limits>
+
 #include <spdlog/spdlog.h>
 
 #include <thread>
@@ -10,9 +12,10 @@
 namespace freshet {
 
 SourceOperator::SourceOperator(std::map<std::string, std::string> options, std::vector<SourceColumn> columns,
-                               std::vector<DataType> output_types, int row_id_index, StateTableDesc offsets)
+                               std::vector<DataType> output_types, int row_id_index, StateTableDesc offsets,
+                               std::unique_ptr<WatermarkFilter> watermark)
     : options_(std::move(options)), columns_(std::move(columns)), output_types_(std::move(output_types)),
-      row_id_index_(row_id_index), offsets_desc_(std::move(offsets)) {
+      row_id_index_(row_id_index), offsets_desc_(std::move(offsets)), watermark_(std::move(watermark)) {
   for (const auto& c : columns_) source_types_.push_back(c.type);
 }
 
@@ -40,6 +43,23 @@ void SourceOperator::Open(ActorContext* ctx) {
     }
     splits_.push_back(std::move(split));
   }
+  if (watermark_) {
+    std::string value;
+    Status st = offsets_->GetCommitted(WatermarkKey(), &value);
+    if (st.ok()) {
+      Row row;
+      if (!DecodeRow(value, types, &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt source watermark");
+      watermark_->set_watermark(Value::FromInt(output_types_[watermark_->column()], row[1].int_value()));
+    } else if (!st.IsNotFound()) {
+      st.ThrowIfError();
+    }
+  }
+}
+
+std::string SourceOperator::WatermarkKey() const {
+  std::string key = offsets_->KeyIn(0);
+  EncodeKeyValue(Value::Int32(-(ctx_->actor_index + 1)), &key);
+  return key;
 }
 
 bool SourceOperator::HasWork() const {
@@ -87,7 +107,17 @@ void SourceOperator::DoWork() {
     s.rows += int64_t(n);
     s.dirty = true;
     rows_since_start_ += int64_t(n);
-    Emit(StreamChunk(std::vector<Op>(n, Op::kInsert), std::move(out)));
+    if (watermark_) {
+      size_t late = 0;
+      const Value before = watermark_->watermark();
+      std::vector<uint8_t> on_time = watermark_->Filter(out, &late);
+      watermark_dirty_ |= Value::Compare(before, watermark_->watermark()) != 0;
+      if (late) {
+        late_rows_ += int64_t(late);
+        out.Filter(on_time);
+      }
+    }
+    Emit(StreamChunk(std::vector<Op>(out.num_rows(), Op::kInsert), std::move(out)));
     return;
   }
 }
@@ -106,6 +136,21 @@ void SourceOperator::OnBarrier(const Barrier&) {
     std::string value;
     EncodeRowValues(row, &value);
     offsets_->Put(std::move(key), std::move(value));
+  }
+  if (watermark_ && splits_.empty()) {
+    // An actor that reads no split sends no row at all: its watermark is
+    // the greatest value, so that it holds no other actor's back.
+    EmitWatermarks({{watermark_->column(), Value::FromInt(output_types_[watermark_->column()],
+                                                          std::numeric_limits<int64_t>::max())}});
+  } else if (watermark_ && !watermark_->watermark().is_null()) {
+    if (watermark_dirty_) {
+      watermark_dirty_ = false;
+      Row row = {Value::Int32(-(ctx_->actor_index + 1)), Value::Int64(watermark_->watermark().int_value()), Value::Int64(0)};
+      std::string value;
+      EncodeRowValues(row, &value);
+      offsets_->Put(WatermarkKey(), std::move(value));
+    }
+    EmitWatermarks({{watermark_->column(), watermark_->watermark()}});
   }
 }
 

@@ -13,13 +13,19 @@
 
 #include "connector/connector.h"
 #include "stream/operator.h"
+#include "stream/watermark_filter.h"
 
 namespace freshet {
 
 class SourceOperator : public StreamOperator {
  public:
+  // `watermark`: the source's WATERMARK FOR (null: none). Late rows are
+  // dropped before they are emitted; the watermark goes down with each
+  // barrier and is saved with the offsets (under split -(actor index + 1):
+  // its column is an integer, date or timestamp, an int64 as offsets are).
   SourceOperator(std::map<std::string, std::string> options, std::vector<SourceColumn> columns,
-                 std::vector<DataType> output_types, int row_id_index, StateTableDesc offsets);
+                 std::vector<DataType> output_types, int row_id_index, StateTableDesc offsets,
+                 std::unique_ptr<WatermarkFilter> watermark = nullptr);
   std::string Name() const override { return "Source"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int, StreamChunk) override {}
@@ -28,6 +34,7 @@ class SourceOperator : public StreamOperator {
   void DoWork() override;
 
  private:
+  std::string WatermarkKey() const;
   struct Split {
     int id;
     std::unique_ptr<SplitReader> reader;
@@ -50,6 +57,9 @@ class SourceOperator : public StreamOperator {
   double rows_per_second_ = 0;
   std::chrono::steady_clock::time_point rate_start_;
   int64_t rows_since_start_ = 0;
+  std::unique_ptr<WatermarkFilter> watermark_;
+  bool watermark_dirty_ = false;
+  int64_t late_rows_ = 0;
 };
 
 }  // namespace freshet

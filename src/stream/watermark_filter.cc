@@ -1,0 +1,48 @@
+#include "stream/watermark_filter.h"
+
+#include "common/error.h"
+
+namespace freshet {
+
+namespace {
+WatermarkExpressionBinder& ExpressionBinder() {
+  static WatermarkExpressionBinder* binder = new WatermarkExpressionBinder();
+  return *binder;
+}
+}  // namespace
+
+void SetWatermarkExpressionBinder(WatermarkExpressionBinder binder) { ExpressionBinder() = std::move(binder); }
+
+WatermarkFilter::WatermarkFilter(const TableCatalog& relation)
+    : column_(relation.watermark_column), text_(relation.watermark_expr) {
+  if (!ExpressionBinder()) throw SqlError(sqlstate::kInternalError, "no binder for watermark expressions");
+  expr_ = ExpressionBinder()(relation);
+}
+
+void WatermarkFilter::RaiseBy(const Vector& values, const std::vector<uint8_t>* keep) {
+  for (size_t r = 0; r < values.size(); r++) {
+    if ((keep && !(*keep)[r]) || values.IsNull(r)) continue;
+    Value x = values.GetValue(r);
+    if (watermark_.is_null() || Value::Compare(x, watermark_) > 0) watermark_ = std::move(x);
+  }
+}
+
+void WatermarkFilter::Raise(const DataChunk& rows) {
+  if (rows.num_rows()) RaiseBy(expr_->Eval(rows, eval_), nullptr);
+}
+
+std::vector<uint8_t> WatermarkFilter::Filter(const DataChunk& rows, size_t* late) {
+  const Vector& column = rows.column(column_);
+  std::vector<uint8_t> on_time(rows.num_rows(), 1);
+  *late = 0;
+  for (size_t r = 0; r < rows.num_rows(); r++) {
+    if (column.IsNull(r) || (!watermark_.is_null() && Value::Compare(column.GetValue(r), watermark_) < 0)) {
+      on_time[r] = 0;
+      ++*late;
+    }
+  }
+  if (rows.num_rows()) RaiseBy(expr_->Eval(rows, eval_), &on_time);
+  return on_time;
+}
+
+}  // namespace freshet
