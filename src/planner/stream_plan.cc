@@ -511,6 +511,28 @@ std::vector<int> WatermarkColumns(const StreamNode& n) {
       }
       return out;
     }
+    case StreamNode::Kind::kHop: {
+      const auto& h = static_cast<const StreamHopNode&>(n);
+      std::vector<int> out = WatermarkColumns(*n.input());
+      if (std::find(out.begin(), out.end(), h.time_column) != out.end()) {
+        const int width = int(n.input()->schema().size());
+        out.push_back(width);      // window_start
+        out.push_back(width + 1);  // window_end
+      }
+      return out;
+    }
+    case StreamNode::Kind::kHashJoin: {
+      const auto& j = static_cast<const StreamHashJoinNode&>(n);
+      std::vector<int> left = WatermarkColumns(*n.input(0)), right = WatermarkColumns(*n.input(1)), out;
+      const bool filtering = j.type == JoinType::kSemi || j.type == JoinType::kAnti;
+      for (size_t k = 0; k < j.left_keys.size(); k++)
+        if (std::find(left.begin(), left.end(), j.left_keys[k]) != left.end() &&
+            std::find(right.begin(), right.end(), j.right_keys[k]) != right.end()) {
+          out.push_back(j.left_keys[k]);
+          if (!filtering) out.push_back(int(n.input(0)->schema().size()) + j.right_keys[k]);
+        }
+      return out;
+    }
     case StreamNode::Kind::kHashAgg: {
       const auto& a = static_cast<const StreamHashAggNode&>(n);
       std::vector<int> in = WatermarkColumns(*n.input()), out;

@@ -92,7 +92,7 @@ class JobBuilder {
       }
       case StreamNode::Kind::kHop: {
         auto* h = static_cast<const StreamHopNode*>(n);
-        return std::make_unique<HopOperator>(h->time_column, h->slide, h->size);
+        return std::make_unique<HopOperator>(h->time_column, h->slide, h->size, int(h->input()->schema().size()));
       }
       case StreamNode::Kind::kTemporalFilter: {
         auto* t = static_cast<const StreamTemporalFilterNode*>(n);

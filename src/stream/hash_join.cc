@@ -73,6 +73,22 @@ void HashJoinOperator::Written(Bucket& b) {
 }
 
 void HashJoinOperator::OnBarrier(const Barrier& barrier) {
+  std::vector<Watermark> out;
+  const int left_width = int(sides_[0].types.size());
+  for (size_t k = 0; k < sides_[0].keys.size(); k++) {
+    const Watermark *l = nullptr, *r = nullptr;
+    for (const Watermark& w : watermarks_[0])
+      if (w.column == sides_[0].keys[k]) l = &w;
+    for (const Watermark& w : watermarks_[1])
+      if (w.column == sides_[1].keys[k]) r = &w;
+    if (!l || !r) continue;
+    const Value& least = Value::Compare(l->value, r->value) <= 0 ? l->value : r->value;
+    out.push_back({l->column, least});
+    if (!filtering()) out.push_back({left_width + r->column, least});
+  }
+  watermarks_[0].clear();
+  watermarks_[1].clear();
+  EmitWatermarks(out);
   // Buckets are only dropped here, after this loop: the pointers are live.
   for (Bucket* b : written_) {
     b->written_now = false;

@@ -46,6 +46,12 @@ class HashJoinOperator : public StreamOperator {
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
   void OnBarrier(const Barrier& barrier) override;
+  // A join key whose columns on both sides have watermarks has the lesser
+  // of them in the output (in its left column, and its right one when the
+  // output has the right's columns): a new output row comes from a new row
+  // of one side, with that side's key. Other columns have none: a new row
+  // joins old rows of the other side.
+  void OnWatermarks(int input, const std::vector<Watermark>& watermarks) override { watermarks_[input] = watermarks; }
 
  private:
   struct Entry {
@@ -83,6 +89,7 @@ class HashJoinOperator : public StreamOperator {
 
   JoinType type_;
   Side sides_[2];
+  std::vector<Watermark> watermarks_[2];  // of each input, for the barrier being handled
   ExprPtr condition_;
   EvalContext eval_;
   std::shared_ptr<StateTable> tables_[2];

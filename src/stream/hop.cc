@@ -1,5 +1,7 @@
 #include "stream/hop.h"
 
+#include <algorithm>
+
 #include "expr/window.h"
 
 namespace freshet {
@@ -30,6 +32,20 @@ void HopOperator::OnChunk(int, StreamChunk chunk) {
   out.AddColumn(std::move(starts));
   out.AddColumn(std::move(ends));
   Emit(StreamChunk(std::move(ops), std::move(out)));
+}
+
+void HopOperator::OnWatermarks(int, const std::vector<Watermark>& watermarks) {
+  std::vector<Watermark> out = watermarks;
+  for (const Watermark& w : watermarks) {
+    if (w.column != time_column_) continue;
+    std::vector<int64_t> starts;
+    HopWindowStarts(w.value.int_value(), slide_, size_, &starts);
+    if (starts.empty()) continue;
+    const int64_t first = *std::min_element(starts.begin(), starts.end());
+    out.push_back({input_width_, Value::FromInt(w.value.type(), first)});
+    out.push_back({input_width_ + 1, Value::FromInt(w.value.type(), WindowEnd(first, size_))});
+  }
+  EmitWatermarks(out);
 }
 
 }  // namespace freshet
