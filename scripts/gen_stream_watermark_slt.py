@@ -87,6 +87,9 @@ stmt("INSERT INTO wm_events VALUES ('2024-01-01 00:00:14', 1, 6), ('2024-01-01 0
 query("TII", "SELECT * FROM wm_events",
       "2024-01-01 00:00:06 1 2\n2024-01-01 00:00:10 1 1\n2024-01-01 00:00:15 1 7\n2024-01-01 00:00:20 1 5")
 stmt("CREATE TABLE wm_more (ts timestamp, v int, WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY")
+comment("rw_catalog.rw_watermarks: each table's watermark and the rows it dropped as late (wm_more has taken none).")
+query("TTTTI", "SELECT relation_name, column_name, expression, watermark, late_rows FROM rw_catalog.rw_watermarks",
+      "wm_events ts ts - INTERVAL '5 seconds' 2024-01-01 00:00:15 3\nwm_more ts ts - INTERVAL '5 seconds' NULL 0")
 
 comment("Errors.")
 out.append("""statement error a table with a watermark must be append-only

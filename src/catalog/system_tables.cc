@@ -1,5 +1,7 @@
 #include "catalog/system_tables.h"
 
+#include "expr/cast.h"
+
 #include "expr/eval_context.h"
 
 #include <algorithm>
@@ -121,6 +123,9 @@ const std::vector<SystemTableDef>& Definitions() {
         {"owner", T::Int32()}, {"definition", T::Varchar()}}},
       {"rw_catalog", "rw_depend", {{"objid", T::Int32()}, {"refobjid", T::Int32()}}},
       {"rw_catalog", "rw_table_stats", {{"id", T::Int32()}, {"total_key_count", T::Int64()}}},
+      {"rw_catalog", "rw_watermarks",
+       {{"relation_id", T::Int32()}, {"relation_name", T::Varchar()}, {"column_name", T::Varchar()},
+        {"expression", T::Varchar()}, {"watermark", T::Varchar()}, {"late_rows", T::Int64()}}},
       {"rw_catalog", "rw_fragments",
        {{"fragment_id", T::Int32()}, {"table_id", T::Int32()}, {"distribution_type", T::Varchar()},
         {"state_table_ids", T::Varchar()}, {"upstream_fragment_ids", T::Varchar()}, {"flags", T::Varchar()},
@@ -555,6 +560,21 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
     for (const auto& t : c.ListTables(ctx.database_id)) {
       if (t->kind == RelationKind::kInternal || t->kind == RelationKind::kSource || !ctx.row_count) continue;
       if (auto n = ctx.row_count(t->id)) rows.push_back({Int(t->id), Value::Int64(*n)});
+    }
+  } else if (key == "rw_catalog.rw_watermarks") {
+    // Tables' watermarks as their writes left them (sources keep theirs per
+    // job and actor: listed without a value).
+    std::map<ObjectId, WatermarkInfo> known;
+    if (ctx.watermarks)
+      for (auto& w : ctx.watermarks(ctx.database_id)) known[w.relation] = std::move(w);
+    for (const auto& t : c.ListTables(ctx.database_id)) {
+      if (t->watermark_column < 0) continue;
+      auto it = known.find(t->id);
+      Value watermark = it == known.end() || it->second.watermark.is_null()
+                            ? Value::Null(DataType::Varchar())
+                            : Str(FormatValueText(it->second.watermark, EvalContext{}));
+      rows.push_back({Int(t->id), Str(t->name), Str(t->columns[t->watermark_column].name), Str(t->watermark_expr),
+                      watermark, Value::Int64(it == known.end() ? 0 : it->second.late_rows)});
     }
   } else if (key == "rw_catalog.rw_fragments" || key == "rw_catalog.rw_actors") {
     std::vector<FragmentInfo> fragments = ctx.fragments ? ctx.fragments(ctx.database_id) : std::vector<FragmentInfo>{};

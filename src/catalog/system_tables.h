@@ -74,6 +74,14 @@ struct FragmentInfo {
 };
 using FragmentsFn = std::function<std::vector<FragmentInfo>(ObjectId database_id)>;
 
+// A table's watermark as the DML manager keeps it (rw_catalog.rw_watermarks).
+struct WatermarkInfo {
+  ObjectId relation = 0;
+  Value watermark;        // null: no row has given one since the start
+  int64_t late_rows = 0;  // rows dropped as late since the start
+};
+using WatermarksFn = std::function<std::vector<WatermarkInfo>(ObjectId database_id)>;
+
 // One setting as pg_settings shows it.
 struct SettingInfo {
   std::string name;
@@ -152,6 +160,7 @@ struct SystemTableContext {
   // The reader's catalog functions (pg_views.definition is its
   // pg_get_viewdef); null: those of an empty search path.
   const CatalogLookup* lookup = nullptr;
+  WatermarksFn watermarks;  // rw_watermarks; null: none known
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

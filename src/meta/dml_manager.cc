@@ -46,6 +46,11 @@ std::shared_ptr<const StateTable> DmlManager::LatestRows(TableId id) {
   return TableFor(id);
 }
 
+std::vector<WatermarkInfo> DmlManager::Watermarks() {
+  std::lock_guard lock(mu_);
+  return watermarks_.Infos();
+}
+
 void DmlManager::DropTable(TableId id) {
   std::lock_guard lock(mu_);
   tables_.erase(id);

@@ -20,6 +20,7 @@
 #include <set>
 
 #include "catalog/catalog.h"
+#include "catalog/system_tables.h"
 #include "meta/barrier_manager.h"
 #include "meta/table_watermark.h"
 #include "storage/write_set.h"
@@ -126,6 +127,9 @@ class DmlManager {
   // writes only tables) or an index not used yet; throws 42P01 when the
   // table was dropped.
   std::shared_ptr<const StateTable> LatestRows(TableId id);
+  // The watermarks of the tables written since the start, with the rows
+  // each dropped as late (rw_catalog.rw_watermarks).
+  std::vector<WatermarkInfo> Watermarks();
 
   // Holds back every write to table `id` until the returned guard is
   // destroyed: an Apply touching it waits (and then finds the table

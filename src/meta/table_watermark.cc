@@ -62,9 +62,9 @@ Value TableWatermarks::Filter(const TableCatalog& table, const StateTable& st, W
   return s.filter->watermark();
 }
 
-std::map<TableId, int64_t> TableWatermarks::LateRows() const {
-  std::map<TableId, int64_t> out;
-  for (const auto& [id, s] : tables_) out[id] = s.late;
+std::vector<WatermarkInfo> TableWatermarks::Infos() const {
+  std::vector<WatermarkInfo> out;
+  for (const auto& [id, s] : tables_) out.push_back({id, s.filter->watermark(), s.late});
   return out;
 }
 

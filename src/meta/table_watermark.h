@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "catalog/catalog.h"
+#include "catalog/system_tables.h"
 #include "storage/state_table.h"
 #include "stream/watermark_filter.h"
 
@@ -30,8 +31,8 @@ class TableWatermarks {
   // rows encoded as `st` stores them) and raises the watermark by the
   // rows kept. Returns the watermark (null when no row has given one yet).
   Value Filter(const TableCatalog& table, const StateTable& st, WriteLog* ops);
-  // Rows dropped as late since the start, per table.
-  std::map<TableId, int64_t> LateRows() const;
+  // Each table's watermark and the rows it dropped as late since the start.
+  std::vector<WatermarkInfo> Infos() const;
   void Forget(TableId id) { tables_.erase(id); }
 
  private:

@@ -124,6 +124,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->job_progress = [progress](ObjectId database_id) { return progress->Compute(database_id); };
   BarrierManager* barriers = instance->barriers();
   ctx->fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
+  ctx->watermarks = [instance](ObjectId database_id) { return instance->DmlFor(database_id)->Watermarks(); };
   const StateStore* store = instance->store();
   const ExecContext* exec_ctx = ctx;
   ctx->row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
