@@ -8,6 +8,7 @@
 // start reading an upstream at an epoch boundary.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -47,6 +48,17 @@ struct Watermark {
   int column = 0;
   Value value;
 };
+
+// The greatest value of an integer, date or timestamp type, a null Value
+// for other types: the watermark of a stream that sends no rows at all (a
+// source actor without splits), which holds no other stream back.
+inline Value GreatestWatermark(const DataType& type) {
+  if (type.physical() != PhysicalType::kInt64 || type.id == TypeId::kBoolean) return Value();
+  const int64_t greatest = type.id == TypeId::kInt16   ? std::numeric_limits<int16_t>::max()
+                           : type.id == TypeId::kInt32 ? std::numeric_limits<int32_t>::max()
+                                                       : std::numeric_limits<int64_t>::max();
+  return Value::FromInt(type, greatest);
+}
 
 // The watermarks of two streams merged into one: the columns both have,
 // each at the lesser value.

@@ -1,5 +1,6 @@
 #include "stream/project.h"
 
+#include "common/error.h"
 #include "expr/monotonic.h"
 #include "stream/eval.h"
 
@@ -23,7 +24,15 @@ void ProjectOperator::OnWatermarks(int, const std::vector<Watermark>& watermarks
   for (size_t i = 0; i < exprs_.size(); i++)
     for (const Watermark& w : watermarks)
       if (IsMonotonicIn(*exprs_[i], w.column)) {
-        out.push_back({int(i), EvalAtColumn(*exprs_[i], w.column, w.value, eval_)});
+        try {
+          out.push_back({int(i), EvalAtColumn(*exprs_[i], w.column, w.value, eval_)});
+        } catch (const SqlError&) {
+          // Out of the expression's range: an idle stream's greatest value
+          // maps to the greatest of the result (a monotonic expression of
+          // a stream without rows), any other leaves the column without one.
+          const Value in = GreatestWatermark(w.value.type()), greatest = GreatestWatermark(exprs_[i]->type());
+          if (!in.is_null() && !greatest.is_null() && Value::Compare(in, w.value) == 0) out.push_back({int(i), greatest});
+        }
         break;
       }
   EmitWatermarks(out);

@@ -1,6 +1,5 @@
 #include "stream/source.h"
 
-#include <limits>
 
 #include <spdlog/spdlog.h>
 
@@ -140,8 +139,7 @@ void SourceOperator::OnBarrier(const Barrier&) {
   if (watermark_ && splits_.empty()) {
     // An actor that reads no split sends no row at all: its watermark is
     // the greatest value, so that it holds no other actor's back.
-    EmitWatermarks({{watermark_->column(), Value::FromInt(output_types_[watermark_->column()],
-                                                          std::numeric_limits<int64_t>::max())}});
+    EmitWatermarks({{watermark_->column(), GreatestWatermark(output_types_[watermark_->column()])}});
   } else if (watermark_ && !watermark_->watermark().is_null()) {
     if (watermark_dirty_) {
       watermark_dirty_ = false;
