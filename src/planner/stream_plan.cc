@@ -318,8 +318,14 @@ std::string StreamHashJoinNode::Describe() const {
   const auto& l = input(0)->schema();
   const auto& r = input(1)->schema();
   for (size_t i = 0; i < left_keys.size(); i++) eq.push_back(l[left_keys[i]].name + " = " + r[right_keys[i]].name);
-  return fmt::format("StreamHashJoin {{ type: {}, predicate: [{}]{} }}", JoinTypeName(type), fmt::join(eq, " AND "),
-                     condition ? ", condition: " + condition->ToString() : "");
+  // State cleaning: which side's rows a watermark of the other expires.
+  std::vector<std::string> clean;
+  for (const auto& c : cleanings)
+    clean.push_back(fmt::format("{} rows with {} below the watermark of {} as {}", c.side == 0 ? "left" : "right",
+                                c.key->ToString(), (c.side == 0 ? r : l)[c.other_column].name, c.bound->ToString()));
+  return fmt::format("StreamHashJoin {{ type: {}, predicate: [{}]{}{} }}", JoinTypeName(type), fmt::join(eq, " AND "),
+                     condition ? ", condition: " + condition->ToString() : "",
+                     clean.empty() ? "" : ", clean: [" + fmt::format("{}", fmt::join(clean, "; ")) + "]");
 }
 
 StreamUnionNode::StreamUnionNode(std::vector<StreamNodePtr> in, std::vector<PlanColumn> schema, std::vector<int> key)
@@ -542,6 +548,67 @@ std::vector<int> WatermarkColumns(const StreamNode& n) {
     }
     default: return {};
   }
+}
+
+}  // namespace freshet
+
+namespace freshet {
+
+namespace {
+
+// The one column a monotonic expression reads (-1 when none).
+int OnlyColumn(const Expression& e) {
+  if (e.kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(e).index();
+  for (const auto& c : e.children())
+    if (int col = OnlyColumn(*c); col >= 0) return col;
+  return -1;
+}
+
+// A copy of e with every column reference moved to `to` (e reads one column).
+ExprPtr Rebased(const Expression& e, int to) {
+  ExprPtr copy = e.Clone();
+  std::function<void(Expression*)> walk = [&](Expression* x) {
+    if (x->kind() == Expression::Kind::kColumnRef) static_cast<ColumnRefExpr*>(x)->set_index(to);
+    for (auto& c : x->children()) walk(c.get());
+  };
+  walk(copy.get());
+  return copy;
+}
+
+void Conjuncts(const Expression& e, std::vector<const Expression*>* out) {
+  if (e.kind() == Expression::Kind::kAnd) {
+    for (const auto& c : e.children()) Conjuncts(*c, out);
+    return;
+  }
+  out->push_back(&e);
+}
+
+}  // namespace
+
+std::vector<JoinStateCleaning> DeriveJoinStateCleaning(const StreamHashJoinNode& join) {
+  std::vector<JoinStateCleaning> out;
+  if (join.type != JoinType::kInner || !join.condition) return out;
+  const int left_width = int(join.input(0)->schema().size());
+  const std::vector<int> watermarked[2] = {WatermarkColumns(*join.input(0)), WatermarkColumns(*join.input(1))};
+  std::vector<const Expression*> conjuncts;
+  Conjuncts(*join.condition, &conjuncts);
+  for (const Expression* c : conjuncts) {
+    if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2) continue;
+    const std::string& op = static_cast<const FunctionExpr*>(c)->function()->name;
+    if (op != ">=" && op != ">" && op != "<=" && op != "<") continue;
+    // g >= l: a row's g must reach l of the rows it meets.
+    const Expression& g = *c->children()[op[0] == '>' ? 0 : 1];
+    const Expression& l = *c->children()[op[0] == '>' ? 1 : 0];
+    const int gc = OnlyColumn(g), lc = OnlyColumn(l);
+    if (gc < 0 || lc < 0 || !IsMonotonicIn(g, gc) || !IsMonotonicIn(l, lc)) continue;
+    const int side = gc < left_width ? 0 : 1, other = 1 - side;
+    if ((lc < left_width ? 0 : 1) != other) continue;
+    const int other_column = other == 0 ? lc : lc - left_width;
+    const auto& wm = watermarked[other];
+    if (std::find(wm.begin(), wm.end(), other_column) == wm.end()) continue;
+    out.push_back({side, Rebased(g, side == 0 ? gc : gc - left_width), other_column, Rebased(l, 0)});
+  }
+  return out;
 }
 
 }  // namespace freshet

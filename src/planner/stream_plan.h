@@ -202,6 +202,19 @@ class StreamHashAggNode : public StreamNode {
 // columns (semi, anti: left columns). The stream key is the output sides'
 // stream keys plus their join keys, so that every output key is produced
 // by exactly one actor.
+// How an inner join's condition lets a watermark expire one side's rows
+// (interval joins: a.ts BETWEEN b.ts - x AND b.ts + y): a row of `side`
+// whose `key` (over that side's columns) is below `bound` of the other
+// side's watermark on `other_column` (`bound` reads it as column 0) can
+// match no row to come, so it leaves the join's state.
+struct JoinStateCleaning {
+  int side = 0;
+  ExprPtr key;
+  int other_column = 0;
+  ExprPtr bound;
+  JoinStateCleaning Clone() const { return {side, key->Clone(), other_column, bound->Clone()}; }
+};
+
 class StreamHashJoinNode : public StreamNode {
  public:
   StreamHashJoinNode(JoinType type, StreamNodePtr left, StreamNodePtr right, std::vector<int> left_keys,
@@ -211,7 +224,13 @@ class StreamHashJoinNode : public StreamNode {
   std::vector<int> left_keys, right_keys;  // columns of each side
   ExprPtr condition;                       // over left ++ right; may be null
   int left_table = -1, right_table = -1;   // internal tables: each side's rows
+  std::vector<JoinStateCleaning> cleanings;
 };
+
+// The cleanings an inner join's condition allows (comparisons `g >= l`, `g
+// > l` and their mirrors, g monotonic in a column of one side, l in a
+// column of the other that has a watermark); none for other joins.
+std::vector<JoinStateCleaning> DeriveJoinStateCleaning(const StreamHashJoinNode& join);
 
 // The rows of the left input whose value column compares true with the
 // right input's one value (x > (SELECT avg(y) FROM t): RisingWave's

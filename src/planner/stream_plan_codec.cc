@@ -382,6 +382,13 @@ json NodeToJson(const StreamNode& n) {
       const auto& h = static_cast<const StreamHashJoinNode&>(n);
       j.update({{"type", int(h.type)}, {"left_keys", h.left_keys}, {"right_keys", h.right_keys},
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
+      if (!h.cleanings.empty()) {  // absent in plans persisted before it existed
+        json cleanings = json::array();
+        for (const auto& c : h.cleanings)
+          cleanings.push_back({{"side", c.side}, {"key", ExprToJson(*c.key)}, {"other_column", c.other_column},
+                               {"bound", ExprToJson(*c.bound)}});
+        j["cleanings"] = cleanings;
+      }
       break;
     }
     case StreamNode::Kind::kValues: {
@@ -512,6 +519,10 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
                                                     OptionalExprFromJson(j.at("condition")));
       h->left_table = j.at("left_table");
       h->right_table = j.at("right_table");
+      if (j.contains("cleanings"))
+        for (const auto& c : j.at("cleanings"))
+          h->cleanings.push_back({c.at("side").get<int>(), ExprFromJson(c.at("key")), c.at("other_column").get<int>(),
+                                  ExprFromJson(c.at("bound"))});
       n = std::move(h);
       break;
     }

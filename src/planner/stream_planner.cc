@@ -364,6 +364,7 @@ class StreamPlanner {
     if (condition) ShiftColumns(condition.get(), logical[0], raw_left - logical[0]);
     auto join = std::make_unique<StreamHashJoinNode>(j->type, std::move(sides[0]), std::move(sides[1]), keys[0],
                                                      keys[1], std::move(condition));
+    join->cleanings = DeriveJoinStateCleaning(*join);
     for (int s = 0; s < 2; s++) {
       const StreamNode* in = join->input(s);
       InternalTableSpec spec;

@@ -128,8 +128,11 @@ class JobBuilder {
           sides[s].types = j->input(s)->types();
           sides[s].table = StateDesc(s == 0 ? j->left_table : j->right_table);
         }
+        std::vector<JoinStateCleaning> cleanings;
+        for (const auto& c : j->cleanings) cleanings.push_back(c.Clone());
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
-                                                  j->condition ? j->condition->Clone() : nullptr, req_.eval);
+                                                  j->condition ? j->condition->Clone() : nullptr, req_.eval,
+                                                  std::move(cleanings));
       }
       case StreamNode::Kind::kValues: {
         auto* v = static_cast<const StreamValuesNode*>(n);

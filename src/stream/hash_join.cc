@@ -4,6 +4,7 @@
 
 #include "common/encoding.h"
 #include "common/error.h"
+#include "expr/monotonic.h"
 #include "stream/eval.h"
 
 namespace freshet {
@@ -20,8 +21,10 @@ size_t HashJoinOperator::EntryBytes(const std::string& sk, const Entry& e) {
   return kEntryOverhead + sk.size() + e.cells.size();
 }
 
-HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval)
+HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval,
+                                   std::vector<JoinStateCleaning> cleanings)
     : type_(type), sides_{std::move(left), std::move(right)}, condition_(std::move(condition)), eval_(std::move(eval)) {
+  for (auto& c : cleanings) cleanings_.push_back(Cleaning{std::move(c)});
   pair_types_ = sides_[0].types;
   pair_types_.insert(pair_types_.end(), sides_[1].types.begin(), sides_[1].types.end());
   output_types_ = filtering() ? sides_[0].types : pair_types_;
@@ -32,6 +35,55 @@ void HashJoinOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   share_.set_job(ctx->memory);
   for (int s = 0; s < 2; s++) tables_[s] = ctx->NewStateTable(sides_[s].table);
+  if (!cleanings_.empty()) LoadCleaningIndexes();
+}
+
+void HashJoinOperator::LoadCleaningIndexes() {
+  for (Cleaning& c : cleanings_) {
+    const int side = c.spec.side;
+    const Side& me = sides_[side];
+    for (int v = ctx_->vnodes.first; v < ctx_->vnodes.second; v++) {
+      for (auto i = tables_[side]->ScanCommittedPrefix(tables_[side]->KeyIn(uint16_t(v))); i.Valid(); i.Next()) {
+        std::string_view cells = i.value();
+        DataChunk row(me.types);
+        if (!DecodeCellsInto(&cells, &row, 0, me.types.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
+        Value key = c.spec.key->Eval(row, eval_).GetValue(0);
+        if (key.is_null()) continue;
+        Cleaning::Row ref{std::string(), std::string(), uint16_t(v)};
+        for (int k : me.keys) EncodeKeyFromVector(row.column(k), 0, &ref.join_key);
+        for (int k : me.stream_key) EncodeKeyFromVector(row.column(k), 0, &ref.sk);
+        c.index.emplace(std::move(key), std::move(ref));
+      }
+    }
+  }
+}
+
+void HashJoinOperator::Clean() {
+  for (Cleaning& c : cleanings_) {
+    const int side = c.spec.side;
+    Value threshold;
+    for (const Watermark& w : watermarks_[1 - side])
+      if (w.column == c.spec.other_column) {
+        try {
+          threshold = EvalAtColumn(*c.spec.bound, 0, w.value, eval_);
+        } catch (const SqlError&) {  // out of range: nothing expires
+        }
+      }
+    if (threshold.is_null()) continue;
+    while (!c.index.empty() && Value::Compare(c.index.begin()->first, threshold) < 0) {
+      const Cleaning::Row& r = c.index.begin()->second;
+      Bucket& b = BucketOf(side, r.join_key, r.vnode);
+      if (auto it = b.rows.find(r.sk); it != b.rows.end()) {
+        const size_t sub = EntryBytes(it->first, it->second);
+        b.rows.erase(it);
+        b.bytes -= sub;
+        bytes_ -= sub;
+        tables_[side]->Delete(tables_[side]->KeyIn(b.vnode, r.join_key + r.sk));
+        Written(b);
+      }
+      c.index.erase(c.index.begin());
+    }
+  }
 }
 
 HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string& key, uint16_t vnode) {
@@ -86,6 +138,7 @@ void HashJoinOperator::OnBarrier(const Barrier& barrier) {
     out.push_back({l->column, least});
     if (!filtering()) out.push_back({left_width + r->column, least});
   }
+  Clean();
   watermarks_[0].clear();
   watermarks_[1].clear();
   EmitWatermarks(out);
@@ -169,6 +222,10 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
   const Side& me = sides_[side];
   const DataChunk& data = chunk.data();
   const size_t n = chunk.num_rows();
+  // The keys of this side's rows for the cleanings that may expire them.
+  std::vector<std::pair<Cleaning*, Vector>> cleaning_keys;
+  for (Cleaning& c : cleanings_)
+    if (c.spec.side == side) cleaning_keys.emplace_back(&c, c.spec.key->Eval(data, eval_));
 
   // Rows are handled in batches: candidate pairs of a batch are checked
   // against the condition together, then each row is applied in order.
@@ -249,6 +306,8 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         it->second = std::move(e);
         mine_bucket.bytes += add;
         bytes_ += add;
+        for (auto& [c, keys] : cleaning_keys)
+          if (!keys.IsNull(p.row)) c->index.emplace(keys.GetValue(p.row), Cleaning::Row{p.key, p.sk, mine_bucket.vnode});
       } else if (auto it = mine_bucket.rows.find(p.sk); it != mine_bucket.rows.end()) {
         size_t sub = EntryBytes(it->first, it->second);
         mine_bucket.rows.erase(it);

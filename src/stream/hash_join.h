@@ -28,6 +28,7 @@
 #include <unordered_map>
 
 #include "planner/plan.h"
+#include "planner/stream_plan.h"
 #include "stream/operator.h"
 #include "stream/state_cache.h"
 
@@ -41,7 +42,13 @@ class HashJoinOperator : public StreamOperator {
     std::vector<DataType> types;
     StateTableDesc table;         // rows + degree
   };
-  HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval);
+  // `cleanings`: rows a watermark expires (interval joins, planner's
+  // DeriveJoinStateCleaning). Each side's rows they may expire are indexed
+  // by key in memory (all of them, loaded at Open: the state they bound);
+  // at a barrier whose watermark passes a row's bound the row leaves the
+  // state table and the bucket.
+  HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval,
+                   std::vector<JoinStateCleaning> cleanings = {});
   std::string Name() const override { return "HashJoin"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -87,8 +94,23 @@ class HashJoinOperator : public StreamOperator {
   void FlushOutput();
   bool filtering() const { return type_ == JoinType::kSemi || type_ == JoinType::kAnti; }
 
+  struct Cleaning {
+    JoinStateCleaning spec;
+    struct Row {
+      std::string join_key, sk;
+      uint16_t vnode;
+    };
+    std::multimap<Value, Row, bool (*)(const Value&, const Value&)> index{
+        [](const Value& a, const Value& b) { return Value::Compare(a, b) < 0; }};
+  };
+  // At Open: every stored row of a side some cleaning expires, indexed.
+  void LoadCleaningIndexes();
+  // At a barrier: the rows the watermarks expire leave the state.
+  void Clean();
+
   JoinType type_;
   Side sides_[2];
+  std::vector<Cleaning> cleanings_;
   std::vector<Watermark> watermarks_[2];  // of each input, for the barrier being handled
   ExprPtr condition_;
   EvalContext eval_;

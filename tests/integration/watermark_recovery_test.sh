@@ -13,6 +13,8 @@
 # 2) kill -9 right after unflushed inserts, restart: a row late by the
 #    watermark of before the crash is still dropped, windows still exact;
 # 3) a clean restart: the same.
+# Throughout, an interval join equals its query while its state holds only
+# the rows within the interval of the other side's watermark.
 # Prints "N passed, M failed" last; exits non-zero when anything failed.
 set -uo pipefail
 
@@ -26,6 +28,7 @@ q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "
 TEN="interval '10 seconds'"
 ONE_Q="select window_start, count(*) as n, sum(v) as s, max(v) as hi from tumble(a, ts, $TEN) group by window_start"
 BOTH_Q="select window_start, count(*) as n, sum(v) as s from (select window_start, v from tumble(a, ts, $TEN) union all select window_start, v from tumble(b, ts, $TEN)) u group by window_start"
+JOIN_Q="select a.ts, b.ts as bts, a.v, b.v as bv from a join b on a.v = b.v and a.ts between b.ts - interval '20 seconds' and b.ts + interval '20 seconds'"
 WM_A="(select max(ts) from a) - interval '5 seconds'"
 WM_B="(select max(ts) from b) - interval '5 seconds'"
 WM_BOTH="case when $WM_A < $WM_B then $WM_A else $WM_B end"
@@ -35,6 +38,14 @@ all_same() {  # all_same <when>
   check "$1: the windows of a and b equal the closed windows of their query" \
     same ab "select * from ($BOTH_Q) q where window_start < tumble_start($WM_BOTH, $TEN)"
   check "$1: some windows are closed" test "$(q -c "select count(*) > 2 from one")" = t
+  check "$1: the interval join equals its query" same ij "$JOIN_Q"
+  # Its state: the rows within the interval of the other side's watermark
+  # (about 25 s of rows: ~13 of a, ~3 of b), not every row written.
+  local left right
+  left=$(q -c "select count(*) from $(q -c "select name from rw_catalog.rw_internal_tables where name like '__internal_ij_joinleft%'")")
+  right=$(q -c "select count(*) from $(q -c "select name from rw_catalog.rw_internal_tables where name like '__internal_ij_joinright%'")")
+  check "$1: the interval join keeps $left + $right rows of state, not all $(q -c "select (select count(*) from a) + (select count(*) from b)")" \
+    test "$((left + right))" -lt 40
 }
 T=0  # seconds after 2024-01-01 of the latest row written
 write_round() {  # write_round: rows of a and b, each round ~40 s later, some late
@@ -53,7 +64,8 @@ q -c "create table a (ts timestamp, v int, watermark for ts as ts - interval '5 
   -c "create table b (ts timestamp, v int, watermark for ts as ts - interval '5 seconds') append only" \
   -c "set streaming_parallelism = 2" \
   -c "create materialized view one as $ONE_Q emit on window close" \
-  -c "create materialized view ab as $BOTH_Q emit on window close" >/dev/null
+  -c "create materialized view ab as $BOTH_Q emit on window close" \
+  -c "create materialized view ij as $JOIN_Q" >/dev/null
 for _ in 1 2 3; do write_round; q -c flush >/dev/null; done
 all_same "after 3 rounds"
 
