@@ -59,6 +59,12 @@ VIEWS = {
         f"SELECT e.window_start, count(*) AS n, sum(e.v * m.v) AS s FROM tumble(wm_events, ts, {TEN}) e JOIN tumble(wm_more, ts, {TEN}) m ON e.window_start = m.window_start GROUP BY e.window_start",
         f"window_start < tumble_start({BOTH}, {TEN})",
     ),
+    "eowc_over": (
+        "SELECT ts, k, v, lag(v) OVER w AS prev, sum(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s3, "
+        "rank() OVER w AS r, count(*) OVER w AS c, first_value(v) OVER w AS f FROM wm_events WINDOW w AS (PARTITION BY k ORDER BY ts)",
+        # a row is emitted once the watermark passes it
+        f"ts < {WM['wm_events']}",
+    ),
     "eowc_union": (
         f"SELECT window_start, count(*) AS n, sum(v) AS s FROM (SELECT window_start, v FROM tumble(wm_events, ts, {TEN}) UNION ALL SELECT window_start, v FROM tumble(wm_more, ts, {TEN})) u GROUP BY window_start",
         f"window_start < tumble_start({BOTH}, {TEN})",
@@ -135,6 +141,21 @@ CREATE MATERIALIZED VIEW wm_bad AS SELECT count(*) FROM wm_events EMIT ON WINDOW
 
 statement error EMIT ON WINDOW CLOSE is supported for queries that end in a grouped aggregation
 CREATE MATERIALIZED VIEW wm_bad AS SELECT * FROM wm_events EMIT ON WINDOW CLOSE
+
+statement error EMIT ON WINDOW CLOSE with lead\(v\) OVER \(PARTITION BY k ORDER BY ts\), which reads rows after the current one, is not supported
+CREATE MATERIALIZED VIEW wm_bad AS SELECT ts, lead(v) OVER (PARTITION BY k ORDER BY ts) FROM wm_events EMIT ON WINDOW CLOSE
+
+statement error which reads rows after the current one
+CREATE MATERIALIZED VIEW wm_bad AS SELECT ts, sum(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM wm_events EMIT ON WINDOW CLOSE
+
+statement error which reads rows after the current one
+CREATE MATERIALIZED VIEW wm_bad AS SELECT ts, cume_dist() OVER (PARTITION BY k ORDER BY ts) FROM wm_events EMIT ON WINDOW CLOSE
+
+statement error EMIT ON WINDOW CLOSE over window functions needs them ordered by one column with a watermark, ascending
+CREATE MATERIALIZED VIEW wm_bad AS SELECT ts, lag(v) OVER (PARTITION BY k ORDER BY ts DESC) FROM wm_events EMIT ON WINDOW CLOSE
+
+statement error EMIT ON WINDOW CLOSE over window functions needs them ordered by one column with a watermark, ascending
+CREATE MATERIALIZED VIEW wm_bad AS SELECT ts, lag(v) OVER (PARTITION BY k ORDER BY v) FROM wm_events EMIT ON WINDOW CLOSE
 
 statement error EMIT ON WINDOW CLOSE needs a GROUP BY column with a watermark
 CREATE MATERIALIZED VIEW wm_bad AS SELECT e.window_start, count(*) FROM tumble(wm_events, ts, INTERVAL '10 seconds') e JOIN wm_more m ON e.k = m.v GROUP BY e.window_start EMIT ON WINDOW CLOSE

@@ -376,8 +376,9 @@ StreamOverWindowNode::StreamOverWindowNode(StreamNodePtr input, std::vector<int>
 std::string StreamOverWindowNode::Describe() const {
   std::vector<std::string> calls_text;
   for (const auto& c : calls) calls_text.push_back(c.ToString());
-  return fmt::format("StreamOverWindow {{ partition_by: {}, calls: [{}] }}", ColumnList(schema_, partition),
-                     fmt::join(calls_text, ", "));
+  return fmt::format("StreamOverWindow {{ partition_by: {}, calls: [{}]{} }}", ColumnList(schema_, partition),
+                     fmt::join(calls_text, ", "),
+                     window_column < 0 ? "" : ", emit on window close: " + ColumnList(schema_, {window_column}));
 }
 
 StreamTopNNode::StreamTopNNode(StreamNodePtr input, std::vector<StreamOrderKey> o, int64_t l, int64_t off)
@@ -537,6 +538,16 @@ std::vector<int> WatermarkColumns(const StreamNode& n) {
           out.push_back(j.left_keys[k]);
           if (!filtering) out.push_back(int(n.input(0)->schema().size()) + j.right_keys[k]);
         }
+      return out;
+    }
+    case StreamNode::Kind::kOverWindow: {
+      // The partition columns' (a new row changes its own partition only);
+      // the order column's once rows are emitted only when closed.
+      const auto& o = static_cast<const StreamOverWindowNode&>(n);
+      std::vector<int> out;
+      for (int c : WatermarkColumns(*n.input()))
+        if (c == o.window_column || std::find(o.partition.begin(), o.partition.end(), c) != o.partition.end())
+          out.push_back(c);
       return out;
     }
     case StreamNode::Kind::kHashAgg: {

@@ -296,6 +296,10 @@ class StreamOverWindowNode : public StreamNode {
   std::vector<WindowCall> calls;
   std::vector<int> input_stream_key;
   int state_table = -1;  // every input row with its calls' values, by partition and order
+  // EMIT ON WINDOW CLOSE: the ORDER BY column, watermarked (-1: emit on
+  // update). A row is emitted once, as an insert, when the watermark passes
+  // it (no call reads rows after it); the output is append-only.
+  int window_column = -1;
 };
 
 // Redistributes its input to match `distribution`.

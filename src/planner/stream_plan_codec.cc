@@ -412,6 +412,7 @@ json NodeToJson(const StreamNode& n) {
       for (const auto& c : o.calls) calls.push_back(WindowCallToJson(c));
       j.update({{"partition", o.partition}, {"calls", calls}, {"input_stream_key", o.input_stream_key},
                 {"state_table", o.state_table}});
+      if (o.window_column >= 0) j["window_column"] = o.window_column;  // absent in plans persisted before it existed
       break;
     }
     case StreamNode::Kind::kDynamicFilter: {
@@ -556,6 +557,7 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       auto o = std::make_unique<StreamOverWindowNode>(input(0), j.at("partition").get<std::vector<int>>(), std::move(calls));
       o->input_stream_key = j.at("input_stream_key").get<std::vector<int>>();
       o->state_table = j.at("state_table");
+      o->window_column = j.value("window_column", -1);
       n = std::move(o);
       break;
     }

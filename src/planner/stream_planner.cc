@@ -1009,6 +1009,38 @@ class StreamPlanner {
 
 }  // namespace
 
+// EMIT ON WINDOW CLOSE over window functions: ordered by one watermarked
+// column, ascending, and reading no row after the current one (its peers
+// aside), so that a row's values are final once the watermark passes it.
+static void EmitOverWindowOnClose(StreamOverWindowNode* over, const char* hint) {
+  const WindowCall& first = over->calls.front();
+  const std::vector<int> watermarked = WatermarkColumns(*over->input());
+  const SortKey* key = first.order_by.size() == 1 ? &first.order_by[0] : nullptr;
+  const int column = key && !key->descending && key->expr->kind() == Expression::Kind::kColumnRef
+                         ? static_cast<const ColumnRefExpr&>(*key->expr).index()
+                         : -1;
+  if (column < 0 || std::find(watermarked.begin(), watermarked.end(), column) == watermarked.end())
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EMIT ON WINDOW CLOSE over window functions needs them ordered by one column with a watermark, "
+                   "ascending")
+        .WithHint(hint);
+  for (const WindowCall& c : over->calls) {
+    using K = WindowFunctionKind;
+    using B = WindowFrameBound::Kind;
+    const bool looks_ahead = c.kind == K::kLead || c.kind == K::kPercentRank || c.kind == K::kCumeDist ||
+                             c.kind == K::kNtile ||
+                             ((c.kind == K::kAggregate || c.kind == K::kFirstValue || c.kind == K::kLastValue ||
+                               c.kind == K::kNthValue) &&
+                              (c.frame.end.kind == B::kFollowing || c.frame.end.kind == B::kUnboundedFollowing));
+    if (looks_ahead)
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("EMIT ON WINDOW CLOSE with {}, which reads rows after the current one, is not "
+                                 "supported",
+                                 c.ToString()));
+  }
+  over->window_column = column;
+}
+
 // EMIT ON WINDOW CLOSE: the aggregation the query ends in (under its
 // projections and HAVING) emits each group once, when the watermark of one
 // of its group keys passes it; everything above it becomes append-only.
@@ -1022,7 +1054,13 @@ static void EmitOnWindowClose(StreamNode* top) {
   }
   const char* hint =
       "Group by a window column of a table or source with WATERMARK FOR, such as window_start of TUMBLE(t, ts, "
-      "INTERVAL '1 minute').";
+      "INTERVAL '1 minute'), or order window functions by such a column.";
+  if (n->kind() == StreamNode::Kind::kOverWindow) {
+    EmitOverWindowOnClose(static_cast<StreamOverWindowNode*>(n), hint);
+    n->append_only = true;
+    for (StreamNode* a : above) a->append_only = true;
+    return;
+  }
   if (n->kind() != StreamNode::Kind::kHashAgg || static_cast<StreamHashAggNode*>(n)->group_keys.empty())
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "EMIT ON WINDOW CLOSE is supported for queries that end in a grouped aggregation")

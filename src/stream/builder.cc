@@ -160,7 +160,7 @@ class JobBuilder {
         std::vector<WindowCall> calls;
         for (const auto& c : o->calls) calls.push_back(CloneWindowCall(c));
         return std::make_unique<OverWindowOperator>(o->partition, std::move(calls), o->input_stream_key, o->input()->types(),
-                                                    StateDesc(o->state_table), req_.eval);
+                                                    StateDesc(o->state_table), req_.eval, o->window_column);
       }
       case StreamNode::Kind::kDynamicFilter: {
         auto* d = static_cast<const StreamDynamicFilterNode*>(n);

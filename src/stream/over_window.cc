@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/encoding.h"
 #include "common/error.h"
 #include "planner/window_evaluator.h"
@@ -9,9 +11,10 @@
 namespace freshet {
 
 OverWindowOperator::OverWindowOperator(std::vector<int> partition, std::vector<WindowCall> calls, std::vector<int> stream_key,
-                                       std::vector<DataType> types, StateTableDesc table, EvalContext eval)
+                                       std::vector<DataType> types, StateTableDesc table, EvalContext eval,
+                                       int window_column)
     : partition_(std::move(partition)), calls_(std::move(calls)), stream_key_(std::move(stream_key)),
-      types_(std::move(types)), desc_(std::move(table)), eval_(std::move(eval)) {
+      types_(std::move(types)), desc_(std::move(table)), eval_(std::move(eval)), window_column_(window_column) {
   for (const auto& c : calls_) value_types_.push_back(c.type);
   out_types_ = types_;
   out_types_.insert(out_types_.end(), value_types_.begin(), value_types_.end());
@@ -20,6 +23,34 @@ OverWindowOperator::OverWindowOperator(std::vector<int> partition, std::vector<W
 void OverWindowOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   table_ = ctx->NewStateTable(desc_);
+  if (window_column_ < 0) return;
+  // EMIT ON WINDOW CLOSE: every partition, to find the rows a watermark closes.
+  for (int v = ctx->vnodes.first; v < ctx->vnodes.second; v++) {
+    for (auto i = table_->ScanCommittedPrefix(table_->KeyIn(uint16_t(v))); i.Valid(); i.Next()) {
+      std::string_view cells = i.value();
+      DataChunk row(types_);
+      if (!DecodeCellsInto(&cells, &row, 0, types_.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
+      std::string pkey;
+      for (int c : partition_) EncodeKeyFromVector(row.column(c), 0, &pkey);
+      if (!partitions_.count(pkey)) PartitionOf(pkey, uint16_t(v));
+    }
+  }
+}
+
+void OverWindowOperator::OnWatermarks(int, const std::vector<Watermark>& watermarks) {
+  // A new row changes the values of rows of its partition only: the
+  // partition columns' watermarks hold for the output. The order column's
+  // does once rows are emitted only when closed.
+  std::vector<Watermark> out;
+  for (const Watermark& w : watermarks) {
+    if (window_column_ >= 0 && w.column == window_column_) {
+      pending_watermark_ = w.value;
+      out.push_back(w);
+    } else if (std::find(partition_.begin(), partition_.end(), w.column) != partition_.end()) {
+      out.push_back(w);
+    }
+  }
+  EmitWatermarks(out);
 }
 
 OverWindowOperator::Partition& OverWindowOperator::PartitionOf(const std::string& key, uint16_t vnode) {
@@ -58,7 +89,12 @@ void OverWindowOperator::OnChunk(int, StreamChunk chunk) {
     if (IsInsertOp(chunk.ops()[r])) {
       Row row;
       EncodeRow(data, r, &row.cells);
+      row.saved = window_column_ < 0;  // saved at the barrier
       p.rows[key] = std::move(row);
+    } else if (auto it = p.rows.find(key); window_column_ >= 0 && it != p.rows.end()) {
+      // Emitted rows stay emitted (a watermark said none would change).
+      if (it->second.saved) table_->Delete(table_->KeyIn(p.vnode, pkey) + key);
+      p.rows.erase(it);
     } else if (auto it = p.rows.find(key); it != p.rows.end()) {
       // Emitted rows are remembered until the barrier tells downstream.
       if (!it->second.values.empty()) p.removed.emplace(key, std::move(it->second));
@@ -74,8 +110,7 @@ void OverWindowOperator::Append(DataChunk* out, const Row& row, bool, const std:
   out->set_cardinality(out->num_rows());
 }
 
-void OverWindowOperator::Refresh(const std::string& key, Partition& p, Epoch epoch) {
-  p.written = epoch;
+DataChunk OverWindowOperator::Evaluate(const Partition& p) const {
   // The partition's rows in window order, and the calls' values over them.
   DataChunk rows(types_);
   for (const auto& [k, row] : p.rows) {
@@ -83,10 +118,11 @@ void OverWindowOperator::Refresh(const std::string& key, Partition& p, Epoch epo
     if (!DecodeCellsInto(&cells, &rows, 0, types_.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
   }
   rows.set_cardinality(p.rows.size());
+  EvalContext eval = eval_;
   DataChunk values(value_types_);
   for (size_t c = 0; c < calls_.size(); c++) {
     try {
-      values.column(c) = EvaluateWindowPartition(calls_[c], rows, eval_);
+      values.column(c) = EvaluateWindowPartition(calls_[c], rows, eval);
     } catch (const SqlError& e) {
       // As for any expression in a stream: NULL, and a warning.
       spdlog::warn("window function {} over a partition failed, giving NULL: {}", calls_[c].ToString(), e.what());
@@ -96,6 +132,12 @@ void OverWindowOperator::Refresh(const std::string& key, Partition& p, Epoch epo
     }
   }
   values.set_cardinality(rows.num_rows());
+  return values;
+}
+
+void OverWindowOperator::Refresh(const std::string& key, Partition& p, Epoch epoch) {
+  p.written = epoch;
+  DataChunk values = Evaluate(p);
   const std::string prefix = table_->KeyIn(p.vnode, key);
   DataChunk deletes(out_types_), updates(out_types_), inserts(out_types_);
   std::vector<Op> update_ops;
@@ -133,7 +175,57 @@ void OverWindowOperator::Refresh(const std::string& key, Partition& p, Epoch epo
   if (inserts.num_rows()) Emit(StreamChunk(std::vector<Op>(inserts.num_rows(), Op::kInsert), std::move(inserts)));
 }
 
+void OverWindowOperator::CloseRows() {
+  for (const std::string& key : dirty_) {
+    auto it = partitions_.find(key);
+    if (it == partitions_.end()) continue;
+    Partition& p = it->second;
+    p.dirty = false;
+    const std::string prefix = table_->KeyIn(p.vnode, key);
+    for (auto& [k, row] : p.rows)
+      if (!row.saved) {
+        table_->Put(prefix + k, row.cells + row.values);
+        row.saved = true;
+      }
+  }
+  dirty_.clear();
+  if (pending_watermark_.is_null()) return;
+  const Value watermark = std::move(pending_watermark_);
+  pending_watermark_ = Value();
+  // A row's order value, from its cells.
+  auto order_of = [&](const Row& row) {
+    std::string_view cells = row.cells;
+    DataChunk one(types_);
+    if (!DecodeCellsInto(&cells, &one, 0, types_.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
+    return one.column(window_column_).GetValue(0);
+  };
+  auto closed = [&](const Value& v) { return !v.is_null() && Value::Compare(v, watermark) < 0; };
+  DataChunk inserts(out_types_);
+  for (auto& [key, p] : partitions_) {
+    // Rows are in order: the first not emitted tells whether any closes.
+    auto first = std::find_if(p.rows.begin(), p.rows.end(), [](const auto& r) { return r.second.values.empty(); });
+    if (first == p.rows.end() || !closed(order_of(first->second))) continue;
+    const DataChunk values = Evaluate(p);
+    const std::string prefix = table_->KeyIn(p.vnode, key);
+    size_t i = 0;
+    for (auto& [k, row] : p.rows) {
+      const size_t at = i++;
+      if (!row.values.empty()) continue;
+      if (!closed(order_of(row))) break;
+      EncodeRow(values, at, &row.values);
+      Append(&inserts, row, true, row.values);
+      table_->Put(prefix + k, row.cells + row.values);
+      if (inserts.num_rows() >= kChunkSize) {
+        Emit(StreamChunk(std::vector<Op>(inserts.num_rows(), Op::kInsert), std::move(inserts)));
+        inserts = DataChunk(out_types_);
+      }
+    }
+  }
+  if (inserts.num_rows()) Emit(StreamChunk(std::vector<Op>(inserts.num_rows(), Op::kInsert), std::move(inserts)));
+}
+
 void OverWindowOperator::OnBarrier(const Barrier& barrier) {
+  if (window_column_ >= 0) return CloseRows();
   for (const std::string& key : dirty_) {
     auto it = partitions_.find(key);
     if (it == partitions_.end() || !it->second.dirty) continue;

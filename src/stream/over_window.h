@@ -27,17 +27,26 @@ namespace freshet {
 
 class OverWindowOperator : public StreamOperator {
  public:
+  // `window_column` (EMIT ON WINDOW CLOSE): the ORDER BY column; a row
+  // is emitted once, as an insert, at the first barrier whose watermark on
+  // it passes it, never updated (the planner lets no call read later rows).
+  // Every partition is in memory (loaded at Open); rows are saved as they
+  // come and keep their values once emitted.
   OverWindowOperator(std::vector<int> partition, std::vector<WindowCall> calls, std::vector<int> stream_key,
-                     std::vector<DataType> types, StateTableDesc table, EvalContext eval);
+                     std::vector<DataType> types, StateTableDesc table, EvalContext eval, int window_column = -1);
   std::string Name() const override { return "OverWindow"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
   void OnBarrier(const Barrier& barrier) override;
+  // The order column's watermark passes on, and closes rows (EMIT ON
+  // WINDOW CLOSE); the partition columns' pass on.
+  void OnWatermarks(int input, const std::vector<Watermark>& watermarks) override;
 
  private:
   struct Row {
     std::string cells;    // the input row, encoded
     std::string values;   // the calls' values last emitted (empty: never emitted)
+    bool saved = true;    // EMIT ON WINDOW CLOSE: in the state table
   };
   struct Partition {
     uint16_t vnode = 0;
@@ -49,6 +58,11 @@ class OverWindowOperator : public StreamOperator {
   Partition& PartitionOf(const std::string& key, uint16_t vnode);
   void Refresh(const std::string& key, Partition& p, Epoch epoch);
   void Append(DataChunk* out, const Row& row, bool new_values, const std::string& values) const;
+  // The calls' values over the partition's rows, in its order.
+  DataChunk Evaluate(const Partition& p) const;
+  // EMIT ON WINDOW CLOSE: saves the rows taken, then emits those below the
+  // watermark that arrived with the barrier.
+  void CloseRows();
 
   std::vector<int> partition_;
   std::vector<WindowCall> calls_;
@@ -64,6 +78,8 @@ class OverWindowOperator : public StreamOperator {
   // Emptied partitions, dropped from memory once their deletes are
   // committed (loading one earlier would bring its rows back).
   std::vector<std::string> emptied_;
+  int window_column_ = -1;
+  Value pending_watermark_;
 };
 
 }  // namespace freshet
