@@ -65,6 +65,10 @@ VIEWS = {
         # a row is emitted once the watermark passes it
         f"ts < {WM['wm_events']}",
     ),
+    "eowc_topn": (
+        f"SELECT * FROM (SELECT window_start, ts, k, v, row_number() OVER (PARTITION BY window_start ORDER BY v DESC, ts) AS rn FROM tumble(wm_events, ts, {TEN})) q WHERE rn <= 2",
+        f"window_start < tumble_start({WM['wm_events']}, {TEN})",
+    ),
     "eowc_union": (
         f"SELECT window_start, count(*) AS n, sum(v) AS s FROM (SELECT window_start, v FROM tumble(wm_events, ts, {TEN}) UNION ALL SELECT window_start, v FROM tumble(wm_more, ts, {TEN})) u GROUP BY window_start",
         f"window_start < tumble_start({BOTH}, {TEN})",
@@ -156,6 +160,12 @@ CREATE MATERIALIZED VIEW wm_bad AS SELECT ts, lag(v) OVER (PARTITION BY k ORDER 
 
 statement error EMIT ON WINDOW CLOSE over window functions needs them ordered by one column with a watermark, ascending
 CREATE MATERIALIZED VIEW wm_bad AS SELECT ts, lag(v) OVER (PARTITION BY k ORDER BY v) FROM wm_events EMIT ON WINDOW CLOSE
+
+statement error EMIT ON WINDOW CLOSE over a top-N needs a PARTITION BY column with a watermark
+CREATE MATERIALIZED VIEW wm_bad AS SELECT * FROM (SELECT k, v, row_number() OVER (PARTITION BY k ORDER BY v) AS rn FROM wm_events) q WHERE rn <= 2 EMIT ON WINDOW CLOSE
+
+statement error EMIT ON WINDOW CLOSE over a top-N with ties or over an input that is not append-only is not supported yet
+CREATE MATERIALIZED VIEW wm_bad AS SELECT * FROM (SELECT window_start, v, rank() OVER (PARTITION BY window_start ORDER BY v) AS r FROM tumble(wm_events, ts, INTERVAL '10 seconds')) q WHERE r <= 2 EMIT ON WINDOW CLOSE
 
 statement error EMIT ON WINDOW CLOSE needs a GROUP BY column with a watermark
 CREATE MATERIALIZED VIEW wm_bad AS SELECT e.window_start, count(*) FROM tumble(wm_events, ts, INTERVAL '10 seconds') e JOIN wm_more m ON e.k = m.v GROUP BY e.window_start EMIT ON WINDOW CLOSE

@@ -408,8 +408,9 @@ StreamGroupTopNNode::StreamGroupTopNNode(StreamNodePtr input, std::vector<int> p
 std::string StreamGroupTopNNode::Describe() const {
   std::vector<std::string> keys;
   for (const auto& k : order) keys.push_back(schema_[k.column].name + (k.descending ? " DESC" : " ASC"));
-  return fmt::format("StreamGroupTopN {{ partition_by: {}, order: [{}], limit: {}{} }}", ColumnList(schema_, partition),
-                     fmt::join(keys, ", "), limit, with_ties ? ", with_ties" : "");
+  return fmt::format("StreamGroupTopN {{ partition_by: {}, order: [{}], limit: {}{}{} }}", ColumnList(schema_, partition),
+                     fmt::join(keys, ", "), limit, with_ties ? ", with_ties" : "",
+                     window_column < 0 ? "" : ", emit on window close: " + ColumnList(schema_, {window_column}));
 }
 
 StreamExchangeNode::StreamExchangeNode(StreamNodePtr input, Distribution to)
@@ -538,6 +539,14 @@ std::vector<int> WatermarkColumns(const StreamNode& n) {
           out.push_back(j.left_keys[k]);
           if (!filtering) out.push_back(int(n.input(0)->schema().size()) + j.right_keys[k]);
         }
+      return out;
+    }
+    case StreamNode::Kind::kGroupTopN: {
+      // The partition columns' (a new row changes its own partition only).
+      const auto& t = static_cast<const StreamGroupTopNNode&>(n);
+      std::vector<int> out;
+      for (int c : WatermarkColumns(*n.input()))
+        if (std::find(t.partition.begin(), t.partition.end(), c) != t.partition.end()) out.push_back(c);
       return out;
     }
     case StreamNode::Kind::kOverWindow: {

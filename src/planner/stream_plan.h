@@ -282,6 +282,10 @@ class StreamGroupTopNNode : public StreamNode {
   bool with_ties;
   std::vector<int> input_stream_key;
   int state_table = -1;
+  // EMIT ON WINDOW CLOSE: the watermarked partition column (-1: emit on
+  // update). A partition's rows are emitted once, when the watermark
+  // passes it, and its state deleted; the output is append-only.
+  int window_column = -1;
 };
 
 // Window functions of one PARTITION BY and ORDER BY (RisingWave's

@@ -431,6 +431,7 @@ json NodeToJson(const StreamNode& n) {
       j.update({{"partition", t.partition}, {"order", OrderToJson(t.order)}, {"limit", t.limit},
                 {"input_stream_key", t.input_stream_key}, {"state_table", t.state_table}});
       if (t.with_ties) j["with_ties"] = true;  // absent in plans persisted before it existed
+      if (t.window_column >= 0) j["window_column"] = t.window_column;  // likewise
       break;
     }
     case StreamNode::Kind::kMaterialize: j["relation_name"] = static_cast<const StreamMaterializeNode&>(n).relation_name; break;
@@ -582,6 +583,7 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
                                                      j.value("with_ties", false));
       t->input_stream_key = j.at("input_stream_key").get<std::vector<int>>();
       t->state_table = j.at("state_table");
+      t->window_column = j.value("window_column", -1);
       n = std::move(t);
       break;
     }

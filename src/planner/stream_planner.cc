@@ -1055,6 +1055,27 @@ static void EmitOnWindowClose(StreamNode* top) {
   const char* hint =
       "Group by a window column of a table or source with WATERMARK FOR, such as window_start of TUMBLE(t, ts, "
       "INTERVAL '1 minute'), or order window functions by such a column.";
+  if (n->kind() == StreamNode::Kind::kGroupTopN) {
+    // rank filters over windows: each window's top rows once it closes.
+    auto* top = static_cast<StreamGroupTopNNode*>(n);
+    const std::vector<int> watermarked = WatermarkColumns(*top->input());
+    for (int c : top->partition)
+      if (std::find(watermarked.begin(), watermarked.end(), c) != watermarked.end()) {
+        top->window_column = c;
+        break;
+      }
+    if (top->window_column < 0)
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "EMIT ON WINDOW CLOSE over a top-N needs a PARTITION BY column with a watermark")
+          .WithHint(hint);
+    if (top->with_ties || !top->input()->append_only)
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "EMIT ON WINDOW CLOSE over a top-N with ties or over an input that is not append-only is not "
+                     "supported yet");
+    n->append_only = true;
+    for (StreamNode* a : above) a->append_only = true;
+    return;
+  }
   if (n->kind() == StreamNode::Kind::kOverWindow) {
     EmitOverWindowOnClose(static_cast<StreamOverWindowNode*>(n), hint);
     n->append_only = true;

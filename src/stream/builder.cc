@@ -173,7 +173,7 @@ class JobBuilder {
         auto* t = static_cast<const StreamGroupTopNNode*>(n);
         return std::make_unique<GroupTopNOperator>(t->partition, t->order, t->input_stream_key, t->limit,
                                                    t->input()->types(), StateDesc(t->state_table),
-                                                   t->input()->append_only, t->with_ties);
+                                                   t->input()->append_only, t->with_ties, t->window_column);
       }
       case StreamNode::Kind::kTopN: {
         auto* t = static_cast<const StreamTopNNode*>(n);

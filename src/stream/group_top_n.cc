@@ -1,5 +1,7 @@
 #include "stream/group_top_n.h"
 
+#include <algorithm>
+
 #include "common/encoding.h"
 #include "common/error.h"
 
@@ -18,10 +20,10 @@ size_t RowBytes(const std::string& rank_key, const std::string& row) {
 
 GroupTopNOperator::GroupTopNOperator(std::vector<int> partition, std::vector<StreamOrderKey> order,
                                      std::vector<int> stream_key, int64_t limit, std::vector<DataType> input_types,
-                                     StateTableDesc table, bool append_only_input, bool with_ties)
+                                     StateTableDesc table, bool append_only_input, bool with_ties, int window_column)
     : partition_(std::move(partition)), order_(std::move(order)), stream_key_(std::move(stream_key)), limit_(limit),
       append_only_input_(append_only_input && !with_ties), with_ties_(with_ties), input_types_(std::move(input_types)),
-      desc_(std::move(table)) {
+      desc_(std::move(table)), window_column_(window_column) {
   output_types_ = input_types_;
   output_types_.push_back(DataType::Int64());
 }
@@ -30,6 +32,68 @@ void GroupTopNOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
   share_.set_job(ctx->memory);
   table_ = ctx->NewStateTable(desc_);
+  if (window_column_ >= 0) LoadOpenWindows();
+}
+
+void GroupTopNOperator::LoadOpenWindows() {
+  for (int v = ctx_->vnodes.first; v < ctx_->vnodes.second; v++) {
+    for (auto i = table_->ScanCommittedPrefix(table_->KeyIn(uint16_t(v))); i.Valid(); i.Next()) {
+      std::string_view cells = i.value();
+      DataChunk row(input_types_);
+      if (!DecodeCellsInto(&cells, &row, 0, input_types_.size()))
+        throw SqlError(sqlstate::kDataCorrupted, "corrupt group top-n state");
+      std::string pkey;
+      for (int c : partition_) EncodeKeyFromVector(row.column(c), 0, &pkey);
+      if (partitions_.count(pkey)) continue;
+      PartitionOf(pkey, uint16_t(v)).window = row.column(window_column_).GetValue(0);
+    }
+  }
+}
+
+void GroupTopNOperator::OnWatermarks(int, const std::vector<Watermark>& watermarks) {
+  std::vector<Watermark> out;
+  for (const Watermark& w : watermarks) {
+    if (std::find(partition_.begin(), partition_.end(), w.column) == partition_.end()) continue;
+    out.push_back(w);
+    if (w.column == window_column_) pending_watermark_ = w.value;
+  }
+  EmitWatermarks(out);
+}
+
+void GroupTopNOperator::CloseWindows(const Barrier& barrier) {
+  for (const auto& pkey : dirty_) {
+    auto it = partitions_.find(pkey);
+    if (it == partitions_.end()) continue;
+    it->second.dirty = false;
+    it->second.written = barrier.prev_epoch;
+  }
+  dirty_.clear();
+  if (pending_watermark_.is_null()) return;
+  std::vector<std::string> closed;
+  for (const auto& [pkey, p] : partitions_)
+    if (!p.window.is_null() && Value::Compare(p.window, pending_watermark_) < 0) closed.push_back(pkey);
+  pending_watermark_ = Value();
+  std::sort(closed.begin(), closed.end());  // output in key order, not the hash table's
+  DataChunk out(output_types_);
+  for (const auto& pkey : closed) {
+    auto it = partitions_.find(pkey);
+    Partition& p = it->second;
+    std::vector<int64_t> ranks;
+    RankedRows window = Window(p, &ranks);
+    for (size_t i = 0; i < window.size(); i++) AppendOutput(window[i], ranks[i], &out);
+    // An append-only input's partition holds its top rows only, all cached.
+    for (const auto& [rank_key, row] : p.rows->rows()) table_->Delete(table_->KeyIn(p.vnode, pkey + rank_key));
+    bytes_ -= p.bytes;
+    lru_.Remove(p.lru);
+    partitions_.erase(it);
+    if (out.num_rows() >= kChunkSize) {
+      Emit(StreamChunk(std::vector<Op>(out.num_rows(), Op::kInsert), std::move(out)));
+      out = DataChunk(output_types_);
+    }
+  }
+  if (out.num_rows()) Emit(StreamChunk(std::vector<Op>(out.num_rows(), Op::kInsert), std::move(out)));
+  share_.Publish(bytes_);
+  share_.Settle(bytes_);
 }
 
 void GroupTopNOperator::Account(const std::string& key, Partition& p) {
@@ -107,6 +171,7 @@ void GroupTopNOperator::OnChunk(int, StreamChunk chunk) {
     for (int c : partition_) EncodeKeyFromVector(data.column(c), r, &pkey);
     uint16_t vnode = partition_.empty() ? 0 : ComputeVnode(data, r, partition_);
     Partition& p = PartitionOf(pkey, vnode);
+    if (window_column_ >= 0) p.window = data.column(window_column_).GetValue(r);
     std::string rank_key;
     for (const auto& k : order_) EncodeOrderKeyFromVector(data.column(k.column), r, k.descending, k.nulls_first, &rank_key);
     for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &rank_key);
@@ -147,6 +212,7 @@ void GroupTopNOperator::OnBarrier(const Barrier& barrier) {
   if (epoch_ == 0)
     for (auto& [key, p] : partitions_) p.rows->StampUnknown(barrier.prev_epoch);
   epoch_ = barrier.curr_epoch;
+  if (window_column_ >= 0) return CloseWindows(barrier);
   const Epoch committed = ctx_->services->committed_epoch();
   std::vector<Op> ops;
   DataChunk out(output_types_);

@@ -20,6 +20,11 @@
 // emitted is then its first N rows, which is what it had emitted when it
 // was dropped (only partitions whose changes were emitted and committed are
 // dropped).
+//
+// With EMIT ON WINDOW CLOSE (`window_column`, a watermarked partition
+// column) nothing is emitted until the watermark passes a partition's
+// window; then its rows are emitted once, as inserts, and its state is
+// deleted.
 #pragma once
 
 #include <map>
@@ -38,11 +43,14 @@ class GroupTopNOperator : public StreamOperator {
  public:
   GroupTopNOperator(std::vector<int> partition, std::vector<StreamOrderKey> order, std::vector<int> stream_key,
                     int64_t limit, std::vector<DataType> input_types, StateTableDesc table, bool append_only_input,
-                    bool with_ties = false);
+                    bool with_ties = false, int window_column = -1);
   std::string Name() const override { return "GroupTopN"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
   void OnBarrier(const Barrier& barrier) override;
+  // Partition columns keep their watermarks; with EMIT ON WINDOW CLOSE the
+  // window column's closes partitions.
+  void OnWatermarks(int input, const std::vector<Watermark>& watermarks) override;
 
   // Partitions in memory (for tests of the cache).
   size_t cached_partitions() const { return partitions_.size(); }
@@ -59,8 +67,14 @@ class GroupTopNOperator : public StreamOperator {
     std::vector<int64_t> emitted_ranks;  // their ranks (row numbers unless with ties)
     size_t emitted_bytes = 0;
     LruOrder<std::string>::Handle lru;
+    Value window;  // EMIT ON WINDOW CLOSE: its window column's value
   };
   Partition& PartitionOf(const std::string& key, uint16_t vnode);
+  // EMIT ON WINDOW CLOSE (over an append-only input without ties: a
+  // partition holds its top rows only, all in memory, loaded at Open): the
+  // partitions below the watermark emit their rows and are deleted.
+  void LoadOpenWindows();
+  void CloseWindows(const Barrier& barrier);
   // The partition's rows in the window and their ranks (reads more rows
   // from the state table when ties run past the cached ones).
   RankedRows Window(Partition& p, std::vector<int64_t>* ranks);
@@ -88,6 +102,8 @@ class GroupTopNOperator : public StreamOperator {
   size_t bytes_ = 0;
   StateCacheShare share_;
   Epoch epoch_ = 0;  // of the writes since the last barrier (0: before the first)
+  int window_column_ = -1;
+  Value pending_watermark_;
 };
 
 }  // namespace freshet

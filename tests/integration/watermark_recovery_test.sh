@@ -29,6 +29,7 @@ TEN="interval '10 seconds'"
 ONE_Q="select window_start, count(*) as n, sum(v) as s, max(v) as hi from tumble(a, ts, $TEN) group by window_start"
 BOTH_Q="select window_start, count(*) as n, sum(v) as s from (select window_start, v from tumble(a, ts, $TEN) union all select window_start, v from tumble(b, ts, $TEN)) u group by window_start"
 OVER_Q="select ts, v, lag(v) over w as prev, count(*) over w as n, sum(v) over (partition by v % 3 order by ts rows between 3 preceding and current row) as s from a window w as (partition by v % 3 order by ts)"
+TOP_Q="select * from (select window_start, ts, v, row_number() over (partition by window_start order by v desc, ts) as rn from tumble(a, ts, $TEN)) q where rn <= 3"
 JOIN_Q="select a.ts, b.ts as bts, a.v, b.v as bv from a join b on a.v = b.v and a.ts between b.ts - interval '20 seconds' and b.ts + interval '20 seconds'"
 WM_A="(select max(ts) from a) - interval '5 seconds'"
 WM_B="(select max(ts) from b) - interval '5 seconds'"
@@ -41,6 +42,8 @@ all_same() {  # all_same <when>
   check "$1: some windows are closed" test "$(q -c "select count(*) > 2 from one")" = t
   check "$1: the rows of a with window functions equal those of their query the watermark passed" \
     same ov "select * from ($OVER_Q) q where ts < $WM_A"
+  check "$1: the top rows of each window of a equal those of their query's closed windows" \
+    same tn "select * from ($TOP_Q) q where window_start < tumble_start($WM_A, $TEN)"
   check "$1: the interval join equals its query" same ij "$JOIN_Q"
   # Its state: the rows within the interval of the other side's watermark
   # (about 25 s of rows: ~13 of a, ~3 of b), not every row written.
@@ -69,7 +72,8 @@ q -c "create table a (ts timestamp, v int, watermark for ts as ts - interval '5 
   -c "create materialized view one as $ONE_Q emit on window close" \
   -c "create materialized view ab as $BOTH_Q emit on window close" \
   -c "create materialized view ij as $JOIN_Q" \
-  -c "create materialized view ov as $OVER_Q emit on window close" >/dev/null
+  -c "create materialized view ov as $OVER_Q emit on window close" \
+  -c "create materialized view tn as $TOP_Q emit on window close" >/dev/null
 for _ in 1 2 3; do write_round; q -c flush >/dev/null; done
 all_same "after 3 rounds"
 
