@@ -79,6 +79,10 @@ VIEWS = {
 # Views that emit on update, their state cleaned by watermarks: equal to
 # their whole query at every check.
 VIEWS_ON_UPDATE = {
+    "windows_on_update": (
+        f"SELECT window_start, k, count(*) AS n, sum(v) AS s, min(v) AS lo, count(DISTINCT v) AS dv FROM tumble(wm_events, ts, {TEN}) GROUP BY window_start, k",
+        "TRUE",
+    ),
     "interval_join": (
         "SELECT e.ts, m.ts AS mts, e.v, m.v AS mv FROM wm_events e JOIN wm_more m ON e.k = m.v % 3 + 1 "
         "AND e.ts BETWEEN m.ts - INTERVAL '4 seconds' AND m.ts + INTERVAL '4 seconds'",
@@ -182,11 +186,26 @@ never changes after; rows of open windows are kept, not shown.""")
 stmt("SET streaming_parallelism = 2")
 for name, (sql, _) in VIEWS.items():
     stmt(f"CREATE MATERIALIZED VIEW {name} AS {sql} EMIT ON WINDOW CLOSE")
-comment("""An interval join: each side's rows leave its state once the other side's
-watermark passes them by the interval (EXPLAIN shows which); the view stays
-equal to its query.""")
+comment("""An aggregation over windows that emits on update forgets a window's state
+once the watermark passes it; an interval join forgets each side's rows once
+the other side's watermark passes them by the interval (EXPLAIN shows
+which). Both stay equal to their queries.""")
 for name, (sql, _) in VIEWS_ON_UPDATE.items():
     stmt(f"CREATE MATERIALIZED VIEW {name} AS {sql}")
+out.append("""query T
+EXPLAIN CREATE MATERIALIZED VIEW x AS SELECT window_start, count(*) FROM tumble(wm_events, ts, INTERVAL '10 seconds') GROUP BY window_start
+----
+Fragment 0
+StreamMaterialize { columns: [window_start, count], stream_key: [window_start], pk_columns: [window_start] }
+└─StreamProject { exprs: [window_start, count(*)] }
+  └─StreamHashAgg { group_key: [window_start], aggs: [count(*)], state cleaned by watermark: [window_start] }
+    └─StreamExchange { dist: Hash(0) } from fragment 1
+(empty)
+Fragment 1
+StreamProject { exprs: [window_start, _row_id] }
+└─StreamProject { exprs: [tumble_start(ts, '00:00:10':interval), _row_id] }
+  └─StreamTableScan { table: wm_events, columns: [ts, k, v, _row_id], stream_key: [_row_id] }
+""")
 out.append("""query T
 EXPLAIN CREATE MATERIALIZED VIEW x AS """ + VIEWS_ON_UPDATE["interval_join"][0] + """
 ----

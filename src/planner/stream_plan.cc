@@ -280,8 +280,9 @@ std::string StreamHashAggNode::Describe() const {
   if (group_keys.empty()) return fmt::format("StreamSimpleAgg {{ aggs: [{}] }}", fmt::join(parts, ", "));
   return fmt::format("StreamHashAgg {{ group_key: {}, aggs: [{}]{} }}", ColumnList(input()->schema(), group_keys),
                      fmt::join(parts, ", "),
-                     window_column < 0 ? ""
-                                       : ", emit on window close: " + ColumnList(input()->schema(), {window_column}));
+                     window_column < 0            ? ""
+                     : emit_on_window_close ? ", emit on window close: " + ColumnList(input()->schema(), {window_column})
+                                            : ", state cleaned by watermark: " + ColumnList(input()->schema(), {window_column}));
 }
 
 StreamHashJoinNode::StreamHashJoinNode(JoinType t, StreamNodePtr left, StreamNodePtr right, std::vector<int> lk,

@@ -190,11 +190,12 @@ class StreamHashAggNode : public StreamNode {
   std::vector<StreamAggCall> calls;
   std::vector<int> input_stream_key;  // input columns identifying an input row
   int result_table = -1;              // internal table: per-group states
-  // EMIT ON WINDOW CLOSE: the input column among the group keys whose
-  // watermark closes groups (-1: emit on update). A group's row is emitted
-  // once, as an insert, when the watermark passes its window; its state
-  // is then deleted. The output is append-only.
+  // The input column among the group keys whose watermark closes groups
+  // (-1: none): a group below it gets no more rows, so its state is
+  // deleted. With EMIT ON WINDOW CLOSE its row is emitted then, once, as
+  // an insert (the output is append-only); else as it changes.
   int window_column = -1;
+  bool emit_on_window_close = false;
 };
 
 // Equi-join of two inputs hashed on their join keys (inner, left, right,

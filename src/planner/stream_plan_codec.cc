@@ -375,7 +375,10 @@ json NodeToJson(const StreamNode& n) {
       }
       j.update({{"group_keys", a.group_keys}, {"calls", calls}, {"input_stream_key", a.input_stream_key},
                 {"result_table", a.result_table}});
-      if (a.window_column >= 0) j["window_column"] = a.window_column;  // absent in plans persisted before it existed
+      if (a.window_column >= 0) {  // absent in plans persisted before it existed
+        j["window_column"] = a.window_column;
+        j["emit_on_window_close"] = a.emit_on_window_close;
+      }
       break;
     }
     case StreamNode::Kind::kHashJoin: {
@@ -511,6 +514,7 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       a->input_stream_key = j.at("input_stream_key").get<std::vector<int>>();
       a->result_table = j.at("result_table");
       a->window_column = j.value("window_column", -1);
+      a->emit_on_window_close = j.value("emit_on_window_close", false);
       n = std::move(a);
       break;
     }

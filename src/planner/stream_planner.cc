@@ -24,6 +24,18 @@
 
 namespace freshet {
 
+// Whether an aggregation has min, max, bool_and or bool_or over an input
+// that retracts: those keep their inputs in a table they cache in part.
+static bool HasRetractableExtreme(const StreamHashAggNode& agg) {
+  for (const auto& c : agg.calls)
+    if (c.input_table >= 0 && !c.distinct && !c.append_only &&
+        (c.sig.kind == AggKind::kMin || c.sig.kind == AggKind::kMax || c.sig.kind == AggKind::kBoolAnd ||
+         c.sig.kind == AggKind::kBoolOr))
+      return true;
+  return false;
+}
+
+
 using namespace stream_plan_detail;
 
 namespace {
@@ -300,6 +312,16 @@ class StreamPlanner {
     }
     auto node = std::make_unique<StreamHashAggNode>(std::move(input), std::move(keys), std::move(calls), std::move(schema));
     node->result_table = AddInternal(std::move(result));
+    // A watermarked group key (a window) lets closed groups' state go,
+    // unless a min/max keeps inputs it could not find all of to delete.
+    if (!HasRetractableExtreme(*node)) {
+      const std::vector<int> watermarked = WatermarkColumns(*node->input());
+      for (int k : node->group_keys)
+        if (std::find(watermarked.begin(), watermarked.end(), k) != watermarked.end()) {
+          node->window_column = k;
+          break;
+        }
+    }
     return node;
   }
 
@@ -1087,23 +1109,15 @@ static void EmitOnWindowClose(StreamNode* top) {
                    "EMIT ON WINDOW CLOSE is supported for queries that end in a grouped aggregation")
         .WithHint(hint);
   auto* agg = static_cast<StreamHashAggNode*>(n);
-  const std::vector<int> watermarked = WatermarkColumns(*agg->input());
-  for (int k : agg->group_keys)
-    if (std::find(watermarked.begin(), watermarked.end(), k) != watermarked.end()) {
-      agg->window_column = k;
-      break;
-    }
-  if (agg->window_column < 0)
+  if (HasRetractableExtreme(*agg))
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "EMIT ON WINDOW CLOSE with min, max, bool_and or bool_or over an input that is not append-only "
+                   "is not supported yet");
+  if (agg->window_column < 0)  // the planner's pick: the first watermarked group key
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "EMIT ON WINDOW CLOSE needs a GROUP BY column with a watermark; none of the aggregation's has one")
         .WithHint(hint);
-  for (const auto& c : agg->calls)
-    if (c.input_table >= 0 && !c.distinct && !c.append_only &&
-        (c.sig.kind == AggKind::kMin || c.sig.kind == AggKind::kMax || c.sig.kind == AggKind::kBoolAnd ||
-         c.sig.kind == AggKind::kBoolOr))
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     "EMIT ON WINDOW CLOSE with min, max, bool_and or bool_or over an input that is not append-only "
-                     "is not supported yet");
+  agg->emit_on_window_close = true;
   agg->append_only = true;
   for (StreamNode* a : above) a->append_only = true;
 }

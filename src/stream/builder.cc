@@ -117,7 +117,7 @@ class JobBuilder {
           call_tables.push_back(c.input_table >= 0 ? StateDesc(c.input_table) : StateTableDesc{});
         return std::make_unique<HashAggOperator>(a->group_keys, a->calls, a->input_stream_key, a->types(),
                                                  StateDesc(a->result_table), std::move(call_tables), req_.eval,
-                                                 a->input()->append_only, a->window_column);
+                                                 a->input()->append_only, a->window_column, a->emit_on_window_close);
       }
       case StreamNode::Kind::kHashJoin: {
         auto* j = static_cast<const StreamHashJoinNode*>(n);

@@ -19,11 +19,11 @@ bool KeepsOnlyValue(AggKind k) {
 HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls,
                                  std::vector<int> input_stream_key, std::vector<DataType> output_types,
                                  StateTableDesc result_table, std::vector<StateTableDesc> call_tables, EvalContext eval,
-                                 bool input_append_only, int window_column)
+                                 bool input_append_only, int window_column, bool emit_on_window_close)
     : group_keys_(std::move(group_keys)), calls_(std::move(calls)), input_stream_key_(std::move(input_stream_key)),
       output_types_(std::move(output_types)), result_desc_(std::move(result_table)),
       call_descs_(std::move(call_tables)), eval_(std::move(eval)),
-      input_append_only_(input_append_only),
+      input_append_only_(input_append_only), emit_on_window_close_(emit_on_window_close),
       distinct_append_only_(input_append_only && calls_.empty() && !group_keys_.empty()) {
   for (const auto& c : calls_) {
     auto fn = CreateAggregate(c.sig, c.append_only);
@@ -405,9 +405,10 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
       for (auto& c : grp.extremes)
         if (c) c->StampUnknown(barrier.prev_epoch);
   epoch_ = barrier.curr_epoch;
-  if (window_key_ >= 0) return CloseWindows(barrier);
+  if (emit_on_window_close_) return CloseWindows(barrier);
   if (dirty_.empty()) {
     ForgetEmptied();
+    if (window_key_ >= 0) return ForgetClosed(/*emit=*/false);
     return Evict();
   }
   std::vector<Op> ops;
@@ -473,6 +474,7 @@ void HashAggOperator::OnBarrier(const Barrier& barrier) {
   dirty_.clear();
   flush();
   ForgetEmptied();
+  if (window_key_ >= 0) return ForgetClosed(/*emit=*/false);
   Evict();
 }
 
@@ -559,6 +561,11 @@ void HashAggOperator::CloseWindows(const Barrier& barrier) {
     emptied_.push_back(g);
   }
   dirty_.clear();
+  ForgetClosed(/*emit=*/true);
+  ForgetEmptied();
+}
+
+void HashAggOperator::ForgetClosed(bool emit) {
   if (!pending_watermark_.is_null()) {
     std::vector<uint32_t> closed;
     for (const auto& [key, g] : index_) {
@@ -571,8 +578,10 @@ void HashAggOperator::CloseWindows(const Barrier& barrier) {
     std::vector<Op> ops;
     DataChunk out(output_types_);
     for (uint32_t g : closed) {
-      ops.push_back(Op::kInsert);
-      out.AppendRow(OutputOf(g));
+      if (emit) {
+        ops.push_back(Op::kInsert);
+        out.AppendRow(OutputOf(g));
+      }
       DeleteGroupState(g);
       Drop(g);
       if (ops.size() == kChunkSize) {
@@ -586,7 +595,6 @@ void HashAggOperator::CloseWindows(const Barrier& barrier) {
       closed_below_ = std::move(pending_watermark_);
     pending_watermark_ = Value();
   }
-  ForgetEmptied();
   share_.Publish(bytes_);
   share_.Settle(bytes_);
 }

@@ -20,11 +20,12 @@
 // are cached within the process's state cache budget (state_cache.h): at a barrier,
 // the least recently changed groups whose state is committed are dropped.
 //
-// With EMIT ON WINDOW CLOSE (`window_column`, a group key with a
-// watermark) a group's row is emitted once, as an insert, at the first
-// barrier whose watermark on that column passes the group's value, and its
-// state is deleted then: the output is append-only and the state holds the
-// open windows only. Those are all kept in memory (loaded at start).
+// A group key with a watermark (`window_column`) closes groups: once the
+// watermark passes a group's value no row comes for it, and its state is
+// deleted, so the state holds the open windows only (all of them in
+// memory, loaded at start). With EMIT ON WINDOW CLOSE a group's row is
+// emitted then, once, as an insert (the output is append-only), not as it
+// changes.
 //
 // Over an append-only input (`input_append_only`) nothing is ever
 // retracted, so multiplicities are not kept current: a DISTINCT (no calls)
@@ -49,7 +50,7 @@ class HashAggOperator : public StreamOperator {
   HashAggOperator(std::vector<int> group_keys, std::vector<StreamAggCall> calls, std::vector<int> input_stream_key,
                   std::vector<DataType> output_types, StateTableDesc result_table,
                   std::vector<StateTableDesc> call_tables, EvalContext eval, bool input_append_only = false,
-                  int window_column = -1);
+                  int window_column = -1, bool emit_on_window_close = false);
   std::string Name() const override { return group_keys_.empty() ? "SimpleAgg" : "HashAgg"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -97,12 +98,14 @@ class HashAggOperator : public StreamOperator {
   void Evict();
   // Drops the groups left empty whose deletes are committed.
   void ForgetEmptied();
-  // EMIT ON WINDOW CLOSE: every open group is in memory (loaded at Open);
-  // at a barrier the changed ones are saved, not emitted, and those whose
-  // window is below the watermark are emitted once and forgotten, their
-  // state deleted.
+  // With a window column every open group is in memory (loaded at Open).
+  // EMIT ON WINDOW CLOSE: at a barrier the changed groups are saved, not
+  // emitted, and those whose window is below the watermark are emitted
+  // once. Either way, groups below the watermark are then forgotten, their
+  // state deleted (ForgetClosed).
   void LoadOpenWindows();
   void CloseWindows(const Barrier& barrier);
+  void ForgetClosed(bool emit);
   void DeleteGroupState(uint32_t g);
 
   std::vector<int> group_keys_;
@@ -128,11 +131,12 @@ class HashAggOperator : public StreamOperator {
   size_t bytes_ = 0;
   StateCacheShare share_;
   Epoch epoch_ = 0;  // of the writes since the last barrier (0: before the first)
-  // EMIT ON WINDOW CLOSE: the window column's position among the group
-  // keys (-1: emit on update), the watermark that arrived with the barrier
-  // being handled, and the one below which windows are closed (rows for
-  // them are late: dropped and counted).
+  // The window column's position among the group keys (-1: none), the
+  // watermark that arrived with the barrier being handled, and the one
+  // below which windows are closed (rows for them are late: dropped and
+  // counted).
   int window_key_ = -1;
+  const bool emit_on_window_close_;
   Value pending_watermark_, closed_below_;
   int64_t late_rows_ = 0;
 };

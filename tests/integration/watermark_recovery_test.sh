@@ -44,6 +44,11 @@ all_same() {  # all_same <when>
     same ov "select * from ($OVER_Q) q where ts < $WM_A"
   check "$1: the top rows of each window of a equal those of their query's closed windows" \
     same tn "select * from ($TOP_Q) q where window_start < tumble_start($WM_A, $TEN)"
+  check "$1: the windows of a emitted on update equal their query" same upd "$ONE_Q"
+  local windows
+  windows=$(q -c "select count(*) from $(q -c "select name from rw_catalog.rw_internal_tables where name like '__internal_upd_aggresult%'")")
+  check "$1: that aggregation keeps the state of $windows open windows, not all $(q -c "select count(*) from upd")" \
+    test "$windows" -le 3
   check "$1: the interval join equals its query" same ij "$JOIN_Q"
   # Its state: the rows within the interval of the other side's watermark
   # (about 25 s of rows: ~13 of a, ~3 of b), not every row written.
@@ -73,7 +78,8 @@ q -c "create table a (ts timestamp, v int, watermark for ts as ts - interval '5 
   -c "create materialized view ab as $BOTH_Q emit on window close" \
   -c "create materialized view ij as $JOIN_Q" \
   -c "create materialized view ov as $OVER_Q emit on window close" \
-  -c "create materialized view tn as $TOP_Q emit on window close" >/dev/null
+  -c "create materialized view tn as $TOP_Q emit on window close" \
+  -c "create materialized view upd as $ONE_Q" >/dev/null
 for _ in 1 2 3; do write_round; q -c flush >/dev/null; done
 all_same "after 3 rounds"
 
