@@ -19,12 +19,18 @@ bool IsOrderedScalar(const DataType& t) {
 }  // namespace
 
 bool IsMonotonicIn(const Expression& e, int column) {
-  if (e.kind() == Expression::Kind::kColumnRef) return static_cast<const ColumnRefExpr&>(e).index() == column;
+  return IsMonotonic(e, [column](const Expression& x) {
+    return x.kind() == Expression::Kind::kColumnRef && static_cast<const ColumnRefExpr&>(x).index() == column;
+  });
+}
+
+bool IsMonotonic(const Expression& e, const std::function<bool(const Expression&)>& is_leaf) {
+  if (is_leaf(e)) return true;
   if (e.kind() != Expression::Kind::kFunction) return false;
   const std::string& name = static_cast<const FunctionExpr&>(e).function()->name;
   const auto& args = e.children();
   auto constant = [&](size_t i) { return i < args.size() && args[i]->IsConstant(); };
-  auto grows = [&](size_t i) { return i < args.size() && IsMonotonicIn(*args[i], column); };
+  auto grows = [&](size_t i) { return i < args.size() && IsMonotonic(*args[i], is_leaf); };
   if (!IsOrderedScalar(e.type())) return false;
   if (name == "+" && args.size() == 2) return (grows(0) && constant(1)) || (constant(0) && grows(1));
   if (name == "-" && args.size() == 2) return grows(0) && constant(1) && args[0]->type().id != TypeId::kInterval;

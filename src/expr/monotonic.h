@@ -9,12 +9,17 @@
 // date_trunc and the like.
 #pragma once
 
+#include <functional>
+
 #include "expr/expression.h"
 
 namespace freshet {
 
-// Whether `e` reads column `column` and no other, and never decreases as
-// that column grows (NULL in, NULL out aside).
+// Whether `e` is made of `is_leaf` expressions (one value, a column or
+// now()) and constants by operations that never decrease as the leaf
+// grows (NULL in, NULL out aside).
+bool IsMonotonic(const Expression& e, const std::function<bool(const Expression&)>& is_leaf);
+// The same with column `column` as the leaf (reading no other column).
 bool IsMonotonicIn(const Expression& e, int column);
 
 // e's value with `column` set to `value` (e monotonic in it).

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "expr/function_registry.h"
+#include "planner/optimizer.h"
 #include "planner/subquery.h"
 
 #include "planner/stream_plan_internal.h"
@@ -596,14 +597,6 @@ ExprPtr Rebased(const Expression& e, int to) {
   return copy;
 }
 
-void Conjuncts(const Expression& e, std::vector<const Expression*>* out) {
-  if (e.kind() == Expression::Kind::kAnd) {
-    for (const auto& c : e.children()) Conjuncts(*c, out);
-    return;
-  }
-  out->push_back(&e);
-}
-
 }  // namespace
 
 std::vector<JoinStateCleaning> DeriveJoinStateCleaning(const StreamHashJoinNode& join) {
@@ -612,7 +605,7 @@ std::vector<JoinStateCleaning> DeriveJoinStateCleaning(const StreamHashJoinNode&
   const int left_width = int(join.input(0)->schema().size());
   const std::vector<int> watermarked[2] = {WatermarkColumns(*join.input(0)), WatermarkColumns(*join.input(1))};
   std::vector<const Expression*> conjuncts;
-  Conjuncts(*join.condition, &conjuncts);
+  SplitConjuncts(*join.condition, &conjuncts);
   for (const Expression* c : conjuncts) {
     if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2) continue;
     const std::string& op = static_cast<const FunctionExpr*>(c)->function()->name;
@@ -628,6 +621,37 @@ std::vector<JoinStateCleaning> DeriveJoinStateCleaning(const StreamHashJoinNode&
     const auto& wm = watermarked[other];
     if (std::find(wm.begin(), wm.end(), other_column) == wm.end()) continue;
     out.push_back({side, Rebased(g, side == 0 ? gc : gc - left_width), other_column, Rebased(l, 0)});
+  }
+  return out;
+}
+
+}  // namespace freshet
+
+namespace freshet {
+
+std::optional<TemporalConjuncts> SplitTemporalCondition(const Expression& predicate) {
+  TemporalConjuncts out;
+  std::vector<const Expression*> conjuncts;
+  SplitConjuncts(predicate, &conjuncts);
+  for (const Expression* c : conjuncts) {
+    if (!ReadsNow(*c)) {
+      out.plain.push_back(c->Clone());
+      continue;
+    }
+    if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2) return std::nullopt;
+    const std::string& op = static_cast<const FunctionExpr*>(c)->function()->name;
+    if (op != ">=" && op != ">" && op != "<=" && op != "<") return std::nullopt;
+    // greater op lesser: which side reads now() (growing with it, reading no column)?
+    const Expression& greater = *c->children()[op[0] == '>' ? 0 : 1];
+    const Expression& lesser = *c->children()[op[0] == '>' ? 1 : 0];
+    auto grows_with_now = [](const Expression& e) {
+      std::vector<int> columns;
+      CollectColumns(e, &columns);
+      return columns.empty() && IsMonotonic(e, [](const Expression& x) { return IsNowFunction(x); });
+    };
+    if (!ReadsNow(greater) && grows_with_now(lesser)) out.expiring.push_back(c->Clone());
+    else if (!ReadsNow(lesser) && grows_with_now(greater)) out.maturing.push_back(c->Clone());
+    else return std::nullopt;
   }
   return out;
 }

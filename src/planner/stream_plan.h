@@ -18,6 +18,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -358,6 +359,17 @@ StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const S
 // The job that fills a table created WITH (connector = ...): its source
 // read into the table's own storage.
 StreamPlan PlanTableSource(TableRef table);
+
+// A temporal filter's condition as an AND of: conjuncts without now();
+// those a row passes until now() grows past it (ts > now() - INTERVAL '1
+// hour': expiring); those it passes from some now() on (ts <= now():
+// maturing). Null when the condition has another shape. A row that fails
+// an expiring or plain conjunct fails for good, one that passes them all
+// with no expiring one passes for good: neither needs keeping.
+struct TemporalConjuncts {
+  std::vector<ExprPtr> plain, expiring, maturing;
+};
+std::optional<TemporalConjuncts> SplitTemporalCondition(const Expression& predicate);
 
 // The output columns of `n` that carry a watermark when the job runs, by
 // the rules its operators follow (message.h's Watermark): a table's or

@@ -10,7 +10,8 @@ TemporalFilterOperator::TemporalFilterOperator(ExprPtr predicate, std::vector<in
                                                std::vector<DataType> types, StateTableDesc rows,
                                                StateTableDesc time, EvalContext eval)
     : predicate_(std::move(predicate)), stream_key_(std::move(stream_key)), types_(std::move(types)),
-      desc_(std::move(rows)), time_desc_(std::move(time)), eval_(std::move(eval)) {}
+      desc_(std::move(rows)), time_desc_(std::move(time)), eval_(std::move(eval)),
+      split_(SplitTemporalCondition(*predicate_)) {}
 
 void TemporalFilterOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
@@ -39,9 +40,31 @@ std::vector<uint8_t> TemporalFilterOperator::Evaluate(const DataChunk& rows) {
   return ToMask(EvalRowTolerant(*predicate_, rows, eval_));
 }
 
+std::vector<uint8_t> TemporalFilterOperator::Settled(const DataChunk& rows) {
+  std::vector<uint8_t> settled(rows.num_rows(), 0);
+  if (!split_ || !have_time_ || rows.num_rows() == 0) return settled;
+  auto all = [&](const std::vector<ExprPtr>& conjuncts) {
+    std::vector<uint8_t> pass(rows.num_rows(), 1);
+    for (const auto& c : conjuncts) {
+      std::vector<uint8_t> p = ToMask(EvalRowTolerant(*c, rows, eval_));
+      for (size_t i = 0; i < pass.size(); i++) pass[i] &= p[i];
+    }
+    return pass;
+  };
+  const std::vector<uint8_t> plain = all(split_->plain), expiring = all(split_->expiring),
+                             maturing = all(split_->maturing);
+  for (size_t i = 0; i < settled.size(); i++) {
+    const bool fails = !plain[i] || !expiring[i];
+    const bool passes = plain[i] && maturing[i] && split_->expiring.empty();
+    settled[i] = fails || passes;
+  }
+  return settled;
+}
+
 void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
   const DataChunk& data = chunk.data();
   std::vector<uint8_t> pass = have_time_ ? Evaluate(data) : std::vector<uint8_t>(data.num_rows(), 0);
+  const std::vector<uint8_t> settled = Settled(data);
   std::vector<uint32_t> out_rows;
   std::vector<Op> out_ops;
   for (size_t r = 0; r < data.num_rows(); r++) {
@@ -49,18 +72,27 @@ void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
     for (int c : stream_key_) EncodeKeyFromVector(data.column(c), r, &key);
     std::string storage_key = table_->KeyIn(0, key);
     if (IsInsertOp(chunk.ops()[r])) {
-      Row row = data.GetRow(r);
-      std::string v;
-      EncodeRowValues(row, &v);
-      table_->Put(std::move(storage_key), std::move(v));
-      rows_[key] = Entry{std::move(row), pass[r] != 0};
+      if (!settled[r]) {  // else nothing to keep: its outcome is final
+        Row row = data.GetRow(r);
+        std::string v;
+        EncodeRowValues(row, &v);
+        table_->Put(std::move(storage_key), std::move(v));
+        rows_[key] = Entry{std::move(row), pass[r] != 0};
+      }
       if (pass[r]) {
         out_rows.push_back(uint32_t(r));
         out_ops.push_back(Op::kInsert);
       }
     } else {
       auto it = rows_.find(key);
-      if (it == rows_.end()) continue;
+      if (it == rows_.end()) {
+        // Not kept: settled, so it passed before exactly if it passes now.
+        if (split_ && pass[r]) {
+          out_rows.push_back(uint32_t(r));
+          out_ops.push_back(Op::kDelete);
+        }
+        continue;
+      }
       if (it->second.passes) {
         out_rows.push_back(uint32_t(r));
         out_ops.push_back(Op::kDelete);
@@ -83,20 +115,23 @@ void TemporalFilterOperator::OnBarrier(const Barrier& barrier) {
   std::vector<Op> ops;
   DataChunk out(types_);
   auto it = rows_.begin();
+  std::vector<std::string> settled_keys;  // rows whose outcome is final: no longer kept
   while (it != rows_.end()) {
     DataChunk batch(types_);
-    std::vector<Entry*> entries;
+    std::vector<std::map<std::string, Entry>::iterator> entries;
     for (; it != rows_.end() && entries.size() < kChunkSize; ++it) {
       batch.AppendRow(it->second.row);
-      entries.push_back(&it->second);
+      entries.push_back(it);
     }
-    std::vector<uint8_t> pass = Evaluate(batch);
+    std::vector<uint8_t> pass = Evaluate(batch), settled = Settled(batch);
     for (size_t i = 0; i < entries.size(); i++) {
+      if (settled[i]) settled_keys.push_back(entries[i]->first);
       bool now_passes = pass[i] != 0;
-      if (now_passes == entries[i]->passes) continue;
-      entries[i]->passes = now_passes;
+      Entry& e = entries[i]->second;
+      if (now_passes == e.passes) continue;
+      e.passes = now_passes;
       ops.push_back(now_passes ? Op::kInsert : Op::kDelete);
-      out.AppendRow(entries[i]->row);
+      out.AppendRow(e.row);
       if (ops.size() >= kChunkSize) {
         Emit(StreamChunk(std::move(ops), std::move(out)));
         ops.clear();
@@ -105,6 +140,10 @@ void TemporalFilterOperator::OnBarrier(const Barrier& barrier) {
     }
   }
   if (!ops.empty()) Emit(StreamChunk(std::move(ops), std::move(out)));
+  for (const std::string& key : settled_keys) {
+    rows_.erase(key);
+    table_->Delete(table_->KeyIn(0, key));
+  }
 }
 
 }  // namespace freshet

@@ -9,11 +9,21 @@
 // time of the last barrier). Re-evaluating every row at every barrier is
 // exact for any condition; for large inputs a time-ordered index that only
 // visits rows near the moving bound would be the next step.
+//
+// When the condition is an AND of comparisons with now() that move one way
+// (planner's SplitTemporalCondition: ts > now() - INTERVAL '1 hour'
+// expires rows, ts <= now() matures them), a row whose outcome can no
+// longer change leaves the state: one that expired, or failed a conjunct
+// without now(), fails for good; one that passes with nothing left to
+// expire passes for good. A retraction of a row no longer kept is emitted
+// when the row passes now. So the state holds only the rows still waiting
+// to enter or to expire: bounded under an endless stream.
 #pragma once
 
 #include <map>
 
 #include "expr/expression.h"
+#include "planner/stream_plan.h"
 #include "stream/operator.h"
 
 namespace freshet {
@@ -35,6 +45,9 @@ class TemporalFilterOperator : public StreamOperator {
   };
   // Whether each row of `rows` passes at the current time.
   std::vector<uint8_t> Evaluate(const DataChunk& rows);
+  // Whether each row's outcome can no longer change (all 0 without a
+  // split condition or a time).
+  std::vector<uint8_t> Settled(const DataChunk& rows);
 
   ExprPtr predicate_;
   std::vector<int> stream_key_;
@@ -44,6 +57,7 @@ class TemporalFilterOperator : public StreamOperator {
   std::shared_ptr<StateTable> table_, time_table_;
   std::map<std::string, Entry> rows_;  // by encoded stream key
   bool have_time_ = false;
+  std::optional<TemporalConjuncts> split_;
 };
 
 }  // namespace freshet
