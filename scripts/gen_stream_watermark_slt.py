@@ -65,6 +65,10 @@ VIEWS = {
         # a row is emitted once the watermark passes it
         f"ts < {WM['wm_events']}",
     ),
+    "eowc_stacked": (
+        f"SELECT window_start, count(*) AS n, sum(v2) AS s FROM tumble(wm_mid, ts, {TEN}) GROUP BY window_start",
+        f"window_start < tumble_start({WM['wm_events']}, {TEN})",
+    ),
     "eowc_topn": (
         f"SELECT * FROM (SELECT window_start, ts, k, v, row_number() OVER (PARTITION BY window_start ORDER BY v DESC, ts) AS rn FROM tumble(wm_events, ts, {TEN})) q WHERE rn <= 2",
         f"window_start < tumble_start({WM['wm_events']}, {TEN})",
@@ -184,6 +188,8 @@ ALTER TABLE wm_events ALTER COLUMN ts TYPE timestamptz
 comment("""The views: a window's row appears once the watermark passes its end, and
 never changes after; rows of open windows are kept, not shown.""")
 stmt("SET streaming_parallelism = 2")
+comment("A view's watermarks pass on to the views built on it (eowc_stacked).")
+stmt("CREATE MATERIALIZED VIEW wm_mid AS SELECT ts, k, v * 2 AS v2 FROM wm_events WHERE v <> 3")
 for name, (sql, _) in VIEWS.items():
     stmt(f"CREATE MATERIALIZED VIEW {name} AS {sql} EMIT ON WINDOW CLOSE")
 comment("""An aggregation over windows that emits on update forgets a window's state
@@ -305,7 +311,7 @@ DROP SOURCE wm_seq
 """)
 
 comment("Cleanup.")
-for name in ["eowc_late"] + list(VIEWS) + list(VIEWS_ON_UPDATE):
+for name in ["eowc_late"] + list(VIEWS) + list(VIEWS_ON_UPDATE) + ["wm_mid"]:
     stmt(f"DROP MATERIALIZED VIEW {name}")
 stmt("DROP TABLE wm_events")
 stmt("DROP TABLE wm_more")

@@ -300,6 +300,7 @@ json TableToJson(const TableCatalog& t) {
           {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
           {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
           {"watermark_column", t.watermark_column}, {"watermark_expr", t.watermark_expr},
+          {"stream_watermark_columns", t.stream_watermark_columns},
           {"definition", t.definition}, {"view_query", t.view_query}, {"depends_on", t.depends_on},
           {"input_columns", t.input_columns},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
@@ -328,6 +329,8 @@ TableCatalog TableFromJson(const json& j) {
   t.append_only = j.at("append_only");
   t.watermark_column = j.value("watermark_column", -1);
   t.watermark_expr = j.value("watermark_expr", std::string());
+  if (j.contains("stream_watermark_columns"))
+    t.stream_watermark_columns = j.at("stream_watermark_columns").get<std::vector<int>>();
   t.definition = j.at("definition");
   t.view_query = j.value("view_query", std::string());
   t.depends_on = j.at("depends_on").get<std::vector<ObjectId>>();

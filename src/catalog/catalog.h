@@ -161,6 +161,10 @@ struct TableCatalog {
   // largest expr of the rows before) are dropped as late.
   int watermark_column = -1;
   std::string watermark_expr;
+  // Materialized views: the columns whose watermarks the view's job passes
+  // on (planner's WatermarkColumns at CREATE), so that jobs reading it can
+  // close windows on them.
+  std::vector<int> stream_watermark_columns;
   std::string definition;       // the CREATE statement text
   // Views (CREATE VIEW): the query, as PostgreSQL's pg_get_viewdef shows it
   // (deparsed from the definition's parse tree). The binder expands a view

@@ -489,7 +489,7 @@ std::vector<int> WatermarkColumns(const StreamNode& n) {
     case StreamNode::Kind::kTableScan: {
       const auto& t = static_cast<const StreamTableScanNode&>(n).table;
       if (t->watermark_column >= 0) return {t->watermark_column};
-      return {};
+      return t->stream_watermark_columns;  // a materialized view's
     }
     case StreamNode::Kind::kSource: {
       const auto& t = static_cast<const StreamSourceNode&>(n).source;

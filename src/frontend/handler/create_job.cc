@@ -146,6 +146,7 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   job.pk = plan.pk;
   job.dist_key = plan.dist_key;
   job.append_only = plan.root->append_only;
+  job.stream_watermark_columns = WatermarkColumns(*plan.root);
   job.depends_on = plan.depends_on;
   // An index holds its table's columns as they are now, then its
   // expressions' values (catalog/index_definition.h).
