@@ -563,7 +563,7 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
     }
   } else if (key == "rw_catalog.rw_watermarks") {
     // Tables' watermarks as their writes left them (sources keep theirs per
-    // job and actor: listed without a value).
+    // job and actor: listed without a value); late rows of both.
     std::map<ObjectId, WatermarkInfo> known;
     if (ctx.watermarks)
       for (auto& w : ctx.watermarks(ctx.database_id)) known[w.relation] = std::move(w);
@@ -574,7 +574,7 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                             ? Value::Null(DataType::Varchar())
                             : Str(FormatValueText(it->second.watermark, EvalContext{}));
       rows.push_back({Int(t->id), Str(t->name), Str(t->columns[t->watermark_column].name), Str(t->watermark_expr),
-                      watermark, Value::Int64(it == known.end() ? 0 : it->second.late_rows)});
+                      watermark, Value::Int64(ctx.late_rows ? ctx.late_rows(t->id) : 0)});
     }
   } else if (key == "rw_catalog.rw_fragments" || key == "rw_catalog.rw_actors") {
     std::vector<FragmentInfo> fragments = ctx.fragments ? ctx.fragments(ctx.database_id) : std::vector<FragmentInfo>{};

@@ -74,13 +74,14 @@ struct FragmentInfo {
 };
 using FragmentsFn = std::function<std::vector<FragmentInfo>(ObjectId database_id)>;
 
-// A table's watermark as the DML manager keeps it (rw_catalog.rw_watermarks).
+// A table's watermark as the DML manager keeps it, and the rows a table or
+// source dropped as late since the start (rw_catalog.rw_watermarks).
 struct WatermarkInfo {
   ObjectId relation = 0;
-  Value watermark;        // null: no row has given one since the start
-  int64_t late_rows = 0;  // rows dropped as late since the start
+  Value watermark;  // null: no row has given one since the start
 };
 using WatermarksFn = std::function<std::vector<WatermarkInfo>(ObjectId database_id)>;
+using LateRowsFn = std::function<int64_t(ObjectId relation)>;
 
 // One setting as pg_settings shows it.
 struct SettingInfo {
@@ -161,6 +162,7 @@ struct SystemTableContext {
   // pg_get_viewdef); null: those of an empty search path.
   const CatalogLookup* lookup = nullptr;
   WatermarksFn watermarks;  // rw_watermarks; null: none known
+  LateRowsFn late_rows;     // rw_watermarks; null: none counted
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

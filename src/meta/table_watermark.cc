@@ -16,7 +16,6 @@ TableWatermarks::State& TableWatermarks::Load(const TableCatalog& table, const S
   s.filter = std::make_unique<WatermarkFilter>(table);
   if (it != tables_.end()) {
     s.filter->set_watermark(it->second.filter->watermark());
-    s.late = it->second.late;
     tables_.erase(it);
   } else {
     // The rows stored: every one was on time, so they give the watermark
@@ -57,14 +56,13 @@ Value TableWatermarks::Filter(const TableCatalog& table, const StateTable& st, W
     for (size_t i = 0; i < ops->size(); i++)
       if (keep_op[i]) kept.Add((*ops)[i]);
     *ops = std::move(kept);
-    s.late += int64_t(late);
   }
   return s.filter->watermark();
 }
 
 std::vector<WatermarkInfo> TableWatermarks::Infos() const {
   std::vector<WatermarkInfo> out;
-  for (const auto& [id, s] : tables_) out.push_back({id, s.filter->watermark(), s.late});
+  for (const auto& [id, s] : tables_) out.push_back({id, s.filter->watermark()});
   return out;
 }
 

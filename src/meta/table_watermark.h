@@ -31,14 +31,13 @@ class TableWatermarks {
   // rows encoded as `st` stores them) and raises the watermark by the
   // rows kept. Returns the watermark (null when no row has given one yet).
   Value Filter(const TableCatalog& table, const StateTable& st, WriteLog* ops);
-  // Each table's watermark and the rows it dropped as late since the start.
+  // Each table's watermark (tables written since the start).
   std::vector<WatermarkInfo> Infos() const;
   void Forget(TableId id) { tables_.erase(id); }
 
  private:
   struct State {
     std::unique_ptr<WatermarkFilter> filter;
-    int64_t late = 0;
   };
   State& Load(const TableCatalog& table, const StateTable& st);
   std::map<TableId, State> tables_;

@@ -2,6 +2,9 @@
 
 #include "common/error.h"
 
+#include <map>
+#include <mutex>
+
 namespace freshet {
 
 namespace {
@@ -13,8 +16,22 @@ WatermarkExpressionBinder& ExpressionBinder() {
 
 void SetWatermarkExpressionBinder(WatermarkExpressionBinder binder) { ExpressionBinder() = std::move(binder); }
 
+namespace {
+std::mutex late_mu;
+std::map<ObjectId, int64_t>& LateRows() {
+  static auto* rows = new std::map<ObjectId, int64_t>();
+  return *rows;
+}
+}  // namespace
+
+int64_t LateRowsOf(ObjectId relation) {
+  std::lock_guard lock(late_mu);
+  auto it = LateRows().find(relation);
+  return it == LateRows().end() ? 0 : it->second;
+}
+
 WatermarkFilter::WatermarkFilter(const TableCatalog& relation)
-    : column_(relation.watermark_column), text_(relation.watermark_expr) {
+    : relation_(relation.id), column_(relation.watermark_column), text_(relation.watermark_expr) {
   if (!ExpressionBinder()) throw SqlError(sqlstate::kInternalError, "no binder for watermark expressions");
   expr_ = ExpressionBinder()(relation);
 }
@@ -42,6 +59,10 @@ std::vector<uint8_t> WatermarkFilter::Filter(const DataChunk& rows, size_t* late
     }
   }
   if (rows.num_rows()) RaiseBy(expr_->Eval(rows, eval_), &on_time);
+  if (*late) {
+    std::lock_guard lock(late_mu);
+    LateRows()[relation_] += int64_t(*late);
+  }
   return on_time;
 }
 

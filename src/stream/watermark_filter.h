@@ -25,6 +25,10 @@ namespace freshet {
 using WatermarkExpressionBinder = std::function<ExprPtr(const TableCatalog&)>;
 void SetWatermarkExpressionBinder(WatermarkExpressionBinder binder);
 
+// Rows dropped as late per relation since the process started (a
+// source's summed over the jobs that read it): rw_catalog.rw_watermarks.
+int64_t LateRowsOf(ObjectId relation);
+
 class WatermarkFilter {
  public:
   explicit WatermarkFilter(const TableCatalog& relation);
@@ -35,7 +39,7 @@ class WatermarkFilter {
   void set_watermark(Value v) { watermark_ = std::move(v); }
   // For `rows` (the relation's columns): 1 for each row on time, 0 for a
   // late one; then raises the watermark by the rows on time. *late gets
-  // how many were late.
+  // how many were late (also counted for LateRowsOf).
   std::vector<uint8_t> Filter(const DataChunk& rows, size_t* late);
   // Raises the watermark by rows taken before (a table's stored rows).
   void Raise(const DataChunk& rows);
@@ -43,6 +47,7 @@ class WatermarkFilter {
  private:
   void RaiseBy(const Vector& values, const std::vector<uint8_t>* keep);
   ExprPtr expr_;
+  ObjectId relation_;
   int column_;
   std::string text_;
   Value watermark_;

@@ -11,6 +11,7 @@
 #include "frontend/handler/create_table_as.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
+#include "stream/watermark_filter.h"
 #include "meta/dml_manager.h"
 #include "planner/optimizer.h"
 
@@ -125,6 +126,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   BarrierManager* barriers = instance->barriers();
   ctx->fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
   ctx->watermarks = [instance](ObjectId database_id) { return instance->DmlFor(database_id)->Watermarks(); };
+  ctx->late_rows = LateRowsOf;
   const StateStore* store = instance->store();
   const ExecContext* exec_ctx = ctx;
   ctx->row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
