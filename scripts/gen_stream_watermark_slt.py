@@ -255,6 +255,20 @@ for rnd in range(12):
     for name in list(VIEWS) + list(VIEWS_ON_UPDATE):
         check(name)
 
+comment("A sink emits on window close too (RisingWave's syntax: after its query, before WITH).")
+out.append("""statement ok
+CREATE SINK eowc_sink AS SELECT window_start, count(*) AS n FROM tumble(wm_events, ts, INTERVAL '10 seconds') GROUP BY window_start EMIT ON WINDOW CLOSE WITH (connector = 'blackhole')
+
+statement ok
+DROP SINK eowc_sink
+
+statement error EMIT ON WINDOW CLOSE needs a GROUP BY column with a watermark
+CREATE SINK wm_bad AS SELECT k, count(*) FROM wm_events GROUP BY k EMIT ON WINDOW CLOSE WITH (connector = 'blackhole')
+
+statement error syntax error: CREATE SINK expects WITH or FORMAT after EMIT ON WINDOW CLOSE
+CREATE SINK wm_bad AS SELECT k, count(*) FROM wm_events GROUP BY k EMIT ON WINDOW CLOSE bogus
+""")
+
 comment("Late rows never reach the table, so a view created now gives the same windows.")
 stmt("CREATE MATERIALIZED VIEW eowc_late AS " + VIEWS["eowc_count"][0] + " EMIT ON WINDOW CLOSE")
 stmt("FLUSH")

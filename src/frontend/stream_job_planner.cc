@@ -147,6 +147,7 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     StreamRootOptions opts;
     opts.sink = true;
     opts.connector = def.connector;
+    opts.emit_on_window_close = sink->emit_on_window_close;
     return PlanStream(std::move(plan), def.name.back(), opts);
   }
   if (const auto* ix = IndexNode(stmt)) {

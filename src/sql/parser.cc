@@ -753,6 +753,16 @@ void ParseEmbedded(const std::vector<Token>& tokens, int at, const std::string& 
         end = t.start;
         break;
       }
+      // The query's EMIT ON WINDOW CLOSE (RisingWave's), before its options.
+      if (depth == 0 && t.start > at && t.text == "emit" && i + 3 < tokens.size() && tokens[i + 1].text == "on" &&
+          tokens[i + 2].text == "window" && tokens[i + 3].text == "close") {
+        sink->emit_on_window_close = true;
+        end = t.start;
+        const size_t after = i + 4;
+        if (after < tokens.size() && tokens[after].text != "format" && tokens[after].text != "with")
+          ThrowSyntax(sql, loc, tokens[after].start, "syntax error: CREATE SINK expects WITH or FORMAT after EMIT ON WINDOW CLOSE");
+        break;
+      }
     }
     pg.replace(size_t(at), size_t(end - at), ps->text, size_t(at), size_t(end - at));
     ps->tree = ParsePostgres(RewriteForPostgres(std::move(pg)), sql, loc);

@@ -75,6 +75,7 @@ struct CreateSinkStatement {
   bool if_not_exists = false;
   std::vector<std::string> from;         // FROM relation; empty with AS
   const PgQuery__Node* query = nullptr;  // AS query (a SelectStmt) in ParsedStatement::tree
+  bool emit_on_window_close = false;     // AS query EMIT ON WINDOW CLOSE
 };
 // DROP {SINK | SOURCE} [IF EXISTS] name [CASCADE | RESTRICT]
 struct DropObjectStatement {

@@ -102,13 +102,13 @@ void Actor::RunLoop() {
       continue;
     }
     if (inbox_->num_slots() > 1) {
-      AlignWatermarks(slot, arrived == 0, m.barrier.watermarks);
+      AlignWatermarks(slot, m.barrier.watermarks);
       inbox_->Block(slot);
       if (++arrived < inbox_->num_slots()) continue;
       arrived = 0;
       inbox_->UnblockAll();
     } else {
-      AlignWatermarks(0, true, m.barrier.watermarks);
+      AlignWatermarks(0, m.barrier.watermarks);
     }
     HandleBarrier(m.barrier);
     if (m.barrier.Stops(ctx_.actor_id)) return;
@@ -118,21 +118,10 @@ void Actor::RunLoop() {
 // The watermarks of each input are, per column, the least any of its
 // slots brought with this barrier; a column one slot brought none for has
 // none (its upstream may still send anything).
-void Actor::AlignWatermarks(size_t slot, bool first, const std::vector<Watermark>& watermarks) {
-  if (first) {
-    input_watermarks_.clear();
-    inputs_without_.clear();
-  }
+void Actor::AlignWatermarks(size_t slot, const std::vector<Watermark>& watermarks) {
   const int input = slot_inputs_.empty() ? 0 : slot_inputs_[slot];
-  auto& mine = input_watermarks_[input];
-  if (inputs_without_.count(input)) return;
-  if (mine.empty() && !seen_input_.count(input)) {
-    mine = watermarks;
-  } else {
-    mine = LeastWatermarks(mine, watermarks);
-  }
-  seen_input_.insert(input);
-  if (mine.empty()) inputs_without_.insert(input);
+  auto [it, first] = input_watermarks_.try_emplace(input, watermarks);
+  if (!first) it->second = LeastWatermarks(it->second, watermarks);
 }
 
 void Actor::HandleBarrier(const Barrier& in) {
@@ -142,8 +131,6 @@ void Actor::HandleBarrier(const Barrier& in) {
   for (auto& [input, watermarks] : input_watermarks_)
     if (!watermarks.empty()) ops_.front()->OnWatermarks(input, watermarks);
   input_watermarks_.clear();
-  inputs_without_.clear();
-  seen_input_.clear();
   for (auto& op : ops_) {
     if (faults) MaybeInjectStreamFault(op->Name(), FaultPoint::kBarrier);
     op->OnBarrier(in);

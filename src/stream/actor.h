@@ -16,7 +16,6 @@
 
 #include <map>
 #include <memory>
-#include <set>
 #include <thread>
 #include <vector>
 
@@ -49,7 +48,8 @@ class Actor {
  private:
   void Run();
   void RunLoop();
-  void AlignWatermarks(size_t slot, bool first, const std::vector<Watermark>& watermarks);
+  // Folds the watermarks a slot's barrier brought into its input's.
+  void AlignWatermarks(size_t slot, const std::vector<Watermark>& watermarks);
   void HandleBarrier(const Barrier& barrier);
   // Memory held to the job's limit (job_memory.h): the thread's net
   // allocation when the current message started, checked as it goes.
@@ -67,7 +67,6 @@ class Actor {
   // Watermarks of the barrier being aligned, per head input (see
   // AlignWatermarks), and those the chain's last operator emitted for it.
   std::map<int, std::vector<Watermark>> input_watermarks_;
-  std::set<int> inputs_without_, seen_input_;
   std::vector<Watermark> out_watermarks_;
   std::thread thread_;
 };
