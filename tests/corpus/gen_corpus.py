@@ -1187,6 +1187,67 @@ def gen_setup():
         emit(f"INSERT INTO t_all (id, n2, vn, st) VALUES ({next_id}, 99999999.99, 'ß日本', row(-1, 'a\"b'))")
 
 
+def gen_watermarks():
+    """WATERMARK FOR and EMIT ON WINDOW CLOSE: odd clauses, extreme and late
+    rows (infinities, NULLs, the ends of the ranges), views that close
+    windows at the extremes; the views stay for the restart."""
+    for d in ["(ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '5 seconds') APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts AS ts) APPEND ONLY", "(ts timestamp, WATERMARK FOR ts AS ts + INTERVAL '100 years') APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts) APPEND ONLY", "(ts timestamp, WATERMARK FOR ts AS) APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR AS ts) APPEND ONLY", "(ts timestamp, WATERMARK ts AS ts) APPEND ONLY",
+              "(WATERMARK FOR ts AS ts) APPEND ONLY", "(ts timestamp, WATERMARK FOR ts AS ts,) APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts AS (ts - INTERVAL '1 second'), v int) APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '1 second', WATERMARK FOR ts AS ts) APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts AS 1/0) APPEND ONLY", "(ts timestamp, WATERMARK FOR ts AS ts::date::timestamp) APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts AS now()::timestamp) APPEND ONLY", "(ts timestamp, WATERMARK FOR ts AS NULL) APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts AS ts - (SELECT INTERVAL '1 s')) APPEND ONLY",
+              "(ts timestamp, WATERMARK FOR ts AS ts - INTERVAL '1 second')",
+              "(ts int, WATERMARK FOR ts AS ts - 2147483647) APPEND ONLY", "(ts smallint, WATERMARK FOR ts AS ts * 2) APPEND ONLY",
+              "(ts date, WATERMARK FOR ts AS ts - 1) APPEND ONLY", "(ts timestamptz, WATERMARK FOR ts AS ts) APPEND ONLY",
+              "(ts text, WATERMARK FOR ts AS ts) APPEND ONLY", "(ts timestamp PRIMARY KEY, WATERMARK FOR ts AS ts) APPEND ONLY",
+              "(\"WaTeR\" timestamp, WATERMARK FOR \"WaTeR\" AS \"WaTeR\" - INTERVAL '1 second') APPEND ONLY"]:
+        emit(f"CREATE TABLE t_wm_odd {d}")
+        for v in ["'2024-01-01'", "NULL", "'infinity'", "'-infinity'", "'4714-11-24 00:00:00 BC'", "'294276-12-31 23:59:59'",
+                  "'2023-12-31'", "1", "-32768", "2147483647"]:
+            emit(f"INSERT INTO t_wm_odd VALUES ({v})")
+        emit("SELECT * FROM t_wm_odd")
+        emit("DROP TABLE IF EXISTS t_wm_odd")
+    emit("CREATE TABLE t_wm (ts timestamp, k int, v numeric, WATERMARK FOR ts AS ts - INTERVAL '1 second') APPEND ONLY")
+    emit("CREATE MATERIALIZED VIEW mv_wm_eowc AS SELECT window_start, k, count(*), sum(v), min(v), max(ts) FROM tumble(t_wm, ts, INTERVAL '1 second') GROUP BY window_start, k EMIT ON WINDOW CLOSE")
+    emit("CREATE MATERIALIZED VIEW mv_wm_hop AS SELECT window_start, window_end, count(*) FROM hop(t_wm, ts, INTERVAL '1 second', INTERVAL '1 day') GROUP BY window_start, window_end EMIT ON WINDOW CLOSE")
+    emit("CREATE MATERIALIZED VIEW mv_wm_over AS SELECT ts, k, lag(v) OVER (PARTITION BY k ORDER BY ts), sum(v) OVER (ORDER BY ts ROWS 3 PRECEDING) FROM t_wm EMIT ON WINDOW CLOSE")
+    emit("CREATE MATERIALIZED VIEW mv_wm_top AS SELECT * FROM (SELECT window_start, v, row_number() OVER (PARTITION BY window_start ORDER BY v) AS rn FROM tumble(t_wm, ts, INTERVAL '1 hour')) q WHERE rn <= 1 EMIT ON WINDOW CLOSE")
+    emit("CREATE MATERIALIZED VIEW mv_wm_upd AS SELECT date_trunc('year', ts) AS y, count(DISTINCT v) FROM t_wm GROUP BY date_trunc('year', ts)")
+    emit("CREATE MATERIALIZED VIEW mv_wm_join AS SELECT a.ts, b.v FROM t_wm a JOIN t_wm b ON a.k = b.k AND a.ts BETWEEN b.ts - INTERVAL '1 second' AND b.ts + INTERVAL '1 second'")
+    for rows in ["('2024-01-01', 1, 1.5)", "('2024-01-01 00:00:05', 1, NULL), ('2024-01-01 00:00:01', NULL, 2)",
+                 "('-infinity', 1, 1)", "('294276-12-31 23:59:59', 2, 'NaN')", "('infinity', 3, 'Infinity')",
+                 "('4714-11-24 00:00:00 BC', 1, -1)", "('2024-01-01', 1, 1e30)", "(NULL, NULL, NULL)"]:
+        emit(f"INSERT INTO t_wm VALUES {rows}")
+        emit("FLUSH")
+    for q in ["SELECT * FROM mv_wm_eowc", "SELECT * FROM mv_wm_hop", "SELECT * FROM mv_wm_over", "SELECT * FROM mv_wm_top",
+              "SELECT * FROM mv_wm_upd", "SELECT count(*) FROM mv_wm_join", "SELECT * FROM rw_catalog.rw_watermarks",
+              "SHOW CREATE TABLE t_wm"]:
+        emit(q)
+    for bad in ["CREATE MATERIALIZED VIEW mv_wm_bad AS SELECT 1 EMIT ON WINDOW CLOSE",
+                "CREATE MATERIALIZED VIEW mv_wm_bad AS SELECT count(*) FROM t_wm EMIT ON WINDOW CLOSE",
+                "CREATE MATERIALIZED VIEW mv_wm_bad AS SELECT k FROM t_wm GROUP BY k EMIT ON WINDOW",
+                "CREATE MATERIALIZED VIEW mv_wm_bad AS SELECT k FROM t_wm GROUP BY k EMIT ON WINDOW CLOSE EMIT ON WINDOW CLOSE",
+                "EXPLAIN CREATE MATERIALIZED VIEW mv_wm_bad AS SELECT ts, lead(v) OVER (ORDER BY ts) FROM t_wm EMIT ON WINDOW CLOSE",
+                "CREATE SINK s_wm_bad AS SELECT window_start, count(*) FROM tumble(t_wm, ts, INTERVAL '1 second') GROUP BY window_start EMIT ON WINDOW CLOSE",
+                "CREATE SINK s_wm_bad AS SELECT 1 EMIT ON WINDOW CLOSE WITH (connector = 'blackhole')",
+                "CREATE SINK s_wm_bad FROM t_wm EMIT ON WINDOW CLOSE WITH (connector = 'blackhole')",
+                "ALTER TABLE t_wm DROP COLUMN ts", "ALTER TABLE t_wm ALTER COLUMN ts TYPE date", "UPDATE t_wm SET ts = NULL",
+                "CREATE SOURCE s_wm (id int, WATERMARK FOR id AS id - 2147483647) WITH (connector = 'datagen', fields.id.kind = 'sequence', fields.id.start = '-2147483648', fields.id.end = '2147483647', datagen.rows.per.second = '100000')",
+                "CREATE MATERIALIZED VIEW mv_wm_src AS SELECT id / 1000 AS w, count(*) FROM s_wm GROUP BY id / 1000 EMIT ON WINDOW CLOSE"]:
+        emit(bad)
+    emit("ALTER TABLE t_wm RENAME COLUMN ts TO ts2")
+    emit("INSERT INTO t_wm VALUES ('2025-01-01', 9, 9)")
+    emit("ALTER TABLE t_wm RENAME COLUMN ts2 TO ts")
+    emit("ALTER TABLE t_wm ADD COLUMN extra int")
+    emit("INSERT INTO t_wm VALUES ('2025-01-02', 9, 9, 9)")
+    emit("FLUSH")
+
+
 def main():
     gen_setup()
     gen_functions()
@@ -1200,6 +1261,7 @@ def main():
     gen_subqueries()
     gen_system_tables()
     gen_ddl_and_queries()
+    gen_watermarks()
     emit("FLUSH")
     emit("SELECT * FROM mv_ext")
     emit("SELECT * FROM mv_ext2")
