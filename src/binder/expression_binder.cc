@@ -854,6 +854,20 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
       !(StringOf(f->funcname[0]) == "information_schema" && name == "_pg_expandarray"))
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
+  if (name == "approx_count_distinct" && f->over)
+    binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
+                     "approx_count_distinct as a window function is not supported yet");
+  if (name == "approx_count_distinct") {
+    // RisingWave's: how many distinct non-NULL values. Counted exactly
+    // here (count(DISTINCT x), exact under retractions in streams): an
+    // approximation with no error, at count(DISTINCT)'s memory.
+    if (f->n_args != 1 || f->agg_star || f->agg_distinct)
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                       "approx_count_distinct takes one argument, without DISTINCT or *");
+    PgQuery__FuncCall distinct = *f;
+    distinct.agg_distinct = true;
+    return BindAggregate(&distinct, "count");
+  }
   if (f->over) return BindWindowCall(f, name);
   if (IsAggregateName(name) || IsJsonAggregate(name) || OrderedSetDirectArgs(name) >= 0 || IsValueAggregate(name))
     return BindAggregate(f, name);
