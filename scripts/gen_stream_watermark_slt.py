@@ -265,6 +265,9 @@ DROP SINK eowc_sink
 statement error EMIT ON WINDOW CLOSE needs a GROUP BY column with a watermark
 CREATE SINK wm_bad AS SELECT k, count(*) FROM wm_events GROUP BY k EMIT ON WINDOW CLOSE WITH (connector = 'blackhole')
 
+statement error EMIT ON WINDOW CLOSE is supported for queries that end in a grouped aggregation
+CREATE SINK wm_bad FROM wm_events EMIT ON WINDOW CLOSE WITH (connector = 'blackhole')
+
 statement error syntax error: CREATE SINK expects WITH or FORMAT after EMIT ON WINDOW CLOSE
 CREATE SINK wm_bad AS SELECT k, count(*) FROM wm_events GROUP BY k EMIT ON WINDOW CLOSE bogus
 """)

@@ -153,6 +153,10 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     if (word(i) == "from") {
       i++;
       s.from = qualified(&i);
+      if (word(i) == "emit" && word(i + 1) == "on" && word(i + 2) == "window" && word(i + 3) == "close") {
+        s.emit_on_window_close = true;  // the planner says what it needs (0A000 without an aggregation)
+        i += 4;
+      }
       if (word(i) != "with" && word(i) != "format") expect_end(i);
     } else if (word(i) == "as" && i + 1 < tok.size()) {
       *embedded = tok[i + 1].start;
