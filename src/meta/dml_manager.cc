@@ -327,13 +327,19 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
   for (const auto& rows : writes.bulk())
     if (!lookup_->GetTable(rows->table_id()))
       FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", rows->table_id());
-  std::vector<std::pair<std::shared_ptr<StateTable>, TableWriteSet*>> targets;
+  struct Target {
+    std::shared_ptr<StateTable> st;
+    TableWriteSet* tw;
+    TableRef table;
+  };
+  std::vector<Target> targets;
   for (auto& [id, tw] : writes.mutable_tables()) {
     if (tw.ops.empty()) continue;
-    if (!lookup_->GetTable(id)) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
+    TableRef table = lookup_->GetTable(id);
+    if (!table) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
     auto st = TableForWrite(id);
     CheckKeysLocked(id, nullptr, tw);
-    targets.emplace_back(st, &tw);
+    targets.push_back({std::move(st), &tw, std::move(table)});
   }
   IndexWrites index_writes;
   UniqueIndexWritesLocked(writes, nullptr, &index_writes);
@@ -349,10 +355,9 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
     loop_->NoteDmlLogEntry(guard.epoch(), *seq);
   }
   StreamRuntime* runtime = loop_->runtime();
-  for (auto& [st, tw] : targets) {
+  for (auto& [st, tw, table] : targets) {
     TableId id = st->desc().table_id;
-    TableRef table = lookup_->GetTable(id);
-    if (table && table->watermark_column >= 0) {
+    if (table->watermark_column >= 0) {
       Value watermark = watermarks_.Filter(*table, *st, &tw->ops);
       if (!watermark.is_null()) runtime->SetTableWatermark(id, {table->watermark_column, std::move(watermark)});
     }

@@ -31,18 +31,17 @@ void TemporalFilterOperator::Open(ActorContext* ctx) {
     if (!DecodeRowInto(it.value(), &all)) throw SqlError(sqlstate::kDataCorrupted, "corrupt temporal filter state");
     keys.emplace_back(it.key().substr(prefix.size()));
   }
-  std::vector<uint8_t> pass = have_time_ ? Evaluate(all) : std::vector<uint8_t>(keys.size(), 0);
+  std::vector<uint8_t> pass = Evaluate(all);
   for (size_t i = 0; i < keys.size(); i++) rows_[keys[i]] = Entry{all.GetRow(i), pass[i] != 0};
 }
 
-std::vector<uint8_t> TemporalFilterOperator::Evaluate(const DataChunk& rows) {
+std::vector<uint8_t> TemporalFilterOperator::Evaluate(const DataChunk& rows, std::vector<uint8_t>* settled) {
+  if (settled) settled->assign(rows.num_rows(), 0);
+  if (!have_time_) return std::vector<uint8_t>(rows.num_rows(), 0);
   if (rows.num_rows() == 0) return {};
-  return ToMask(EvalRowTolerant(*predicate_, rows, eval_));
-}
-
-std::vector<uint8_t> TemporalFilterOperator::Settled(const DataChunk& rows) {
-  std::vector<uint8_t> settled(rows.num_rows(), 0);
-  if (!split_ || !have_time_ || rows.num_rows() == 0) return settled;
+  if (!split_) return ToMask(EvalRowTolerant(*predicate_, rows, eval_));
+  // The condition's conjuncts one by one: their AND is whether a row
+  // passes, and which fail tells whether that can still change.
   auto all = [&](const std::vector<ExprPtr>& conjuncts) {
     std::vector<uint8_t> pass(rows.num_rows(), 1);
     for (const auto& c : conjuncts) {
@@ -53,18 +52,20 @@ std::vector<uint8_t> TemporalFilterOperator::Settled(const DataChunk& rows) {
   };
   const std::vector<uint8_t> plain = all(split_->plain), expiring = all(split_->expiring),
                              maturing = all(split_->maturing);
-  for (size_t i = 0; i < settled.size(); i++) {
+  std::vector<uint8_t> pass(rows.num_rows());
+  for (size_t i = 0; i < pass.size(); i++) {
+    pass[i] = plain[i] && expiring[i] && maturing[i];
     const bool fails = !plain[i] || !expiring[i];
-    const bool passes = plain[i] && maturing[i] && split_->expiring.empty();
-    settled[i] = fails || passes;
+    const bool passes = pass[i] && split_->expiring.empty();
+    if (settled) (*settled)[i] = fails || passes;
   }
-  return settled;
+  return pass;
 }
 
 void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
   const DataChunk& data = chunk.data();
-  std::vector<uint8_t> pass = have_time_ ? Evaluate(data) : std::vector<uint8_t>(data.num_rows(), 0);
-  const std::vector<uint8_t> settled = Settled(data);
+  std::vector<uint8_t> settled;
+  std::vector<uint8_t> pass = Evaluate(data, &settled);
   std::vector<uint32_t> out_rows;
   std::vector<Op> out_ops;
   for (size_t r = 0; r < data.num_rows(); r++) {
@@ -123,7 +124,8 @@ void TemporalFilterOperator::OnBarrier(const Barrier& barrier) {
       batch.AppendRow(it->second.row);
       entries.push_back(it);
     }
-    std::vector<uint8_t> pass = Evaluate(batch), settled = Settled(batch);
+    std::vector<uint8_t> settled;
+    std::vector<uint8_t> pass = Evaluate(batch, &settled);
     for (size_t i = 0; i < entries.size(); i++) {
       if (settled[i]) settled_keys.push_back(entries[i]->first);
       bool now_passes = pass[i] != 0;

@@ -43,11 +43,10 @@ class TemporalFilterOperator : public StreamOperator {
     Row row;
     bool passes = false;
   };
-  // Whether each row of `rows` passes at the current time.
-  std::vector<uint8_t> Evaluate(const DataChunk& rows);
-  // Whether each row's outcome can no longer change (all 0 without a
-  // split condition or a time).
-  std::vector<uint8_t> Settled(const DataChunk& rows);
+  // Whether each row of `rows` passes at the current time (none before
+  // the first barrier gives one), and in *settled (when given) whether its
+  // outcome can no longer change (never without a split condition).
+  std::vector<uint8_t> Evaluate(const DataChunk& rows, std::vector<uint8_t>* settled = nullptr);
 
   ExprPtr predicate_;
   std::vector<int> stream_key_;
