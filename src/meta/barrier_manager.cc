@@ -221,8 +221,11 @@ void DatabaseEpochLoop::Run() {
     BarrierOutcome outcome = RunBarrier(force);
     lock.lock();
     // A flush is answered only by a barrier that committed, or with the
-    // error of the commit that failed.
-    if (outcome == BarrierOutcome::kDone && !recovering_) flushes_done_ = serving;
+    // error of the commit that failed: not by the recovery's barrier, which
+    // commits nothing (a flush waiting through a recovery returned before
+    // the replayed writes were stored, and a view read after it missed
+    // rows its table showed).
+    if (outcome == BarrierOutcome::kCommitted && !recovering_) flushes_done_ = serving;
     if (outcome == BarrierOutcome::kCommitFailed) flushes_failed_ = serving;
     cv_.notify_all();
   }
@@ -329,7 +332,7 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
     return BarrierOutcome::kActorFailed;
   }
   for (auto& w : actor_writes) pending_writes_.push_back(std::move(w));
-  if (!checkpoint) return BarrierOutcome::kDone;
+  if (!checkpoint) return BarrierOutcome::kPassed;
 
   CommitWrites writes;
   for (auto& s : pending_sealed_) {
@@ -371,7 +374,7 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
     applied_tickets_.clear();
     cv_.notify_all();
   }
-  return BarrierOutcome::kDone;
+  return BarrierOutcome::kCommitted;
 }
 
 void DatabaseEpochLoop::StartRecovery(const StreamRuntime::Failure& failure) {

@@ -133,7 +133,8 @@ class DatabaseEpochLoop {
   // checkpoint_frequency-th, or forced by a flush or graph change), commit
   // everything collected since the last checkpoint.
   enum class BarrierOutcome {
-    kDone,          // committed, or not a checkpoint
+    kCommitted,     // a checkpoint: everything collected is stored
+    kPassed,        // not a checkpoint (or the recovery's barrier): nothing stored
     kActorFailed,   // nothing committed; recovery started
     kCommitFailed,  // nothing committed; everything stays pending
   };
