@@ -395,7 +395,7 @@ PlanPtr Binder::BindValues(const PgQuery__SelectStmt* stmt, Scope* outer) {
   return std::make_unique<ValuesNode>(std::move(schema), std::move(rows));
 }
 
-PlanPtr Binder::CoerceColumns(PlanPtr plan, const std::vector<DataType>& types) {
+PlanPtr Binder::CoerceColumns(PlanPtr plan, const std::vector<DataType>& types, bool assignment) {
   bool needed = false;
   for (size_t i = 0; i < types.size(); i++) needed |= !(plan->schema()[i].type == types[i]);
   if (!needed) return plan;
@@ -404,7 +404,9 @@ PlanPtr Binder::CoerceColumns(PlanPtr plan, const std::vector<DataType>& types) 
   std::vector<ExprPtr> exprs;
   std::vector<PlanColumn> schema = plan->schema();
   for (size_t i = 0; i < types.size(); i++) {
-    exprs.push_back(eb.Coerce(std::make_unique<ColumnRefExpr>(static_cast<int>(i), schema[i].type, schema[i].name), types[i]));
+    auto column = std::make_unique<ColumnRefExpr>(static_cast<int>(i), schema[i].type, schema[i].name);
+    exprs.push_back(assignment ? eb.CoerceForAssignment(std::move(column), types[i], schema[i].name)
+                               : eb.Coerce(std::move(column), types[i]));
     schema[i].type = types[i];
   }
   return std::make_unique<ProjectNode>(std::move(plan), std::move(exprs), std::move(schema));
@@ -714,8 +716,7 @@ PlanPtr Binder::BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__
   return std::make_unique<ProjectNode>(std::move(input), std::move(exprs), std::move(schema));
 }
 
-// Whether e reads a column of an enclosing query or LATERAL item.
-static bool HasOuterReference(const Expression& e) {
+bool HasOuterReference(const Expression& e) {
   if (dynamic_cast<const OuterRefExpr*>(&e)) return true;
   for (const auto& c : e.children())
     if (HasOuterReference(*c)) return true;
@@ -795,7 +796,13 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       const auto* fc = call->func_call;
       std::string name = StringOf(fc->funcname[fc->n_funcname - 1]);
       if (name == "tumble" || name == "hop") return BindTimeWindow(rf, fc, name, outer, scope);
-      if (!IsSetFunctionName(name)) return BindScalarFunctionInFrom(rf, call, name, outer, scope);
+      // A set-returning SQL function (a scalar one is a one-row function
+      // like any other, below).
+      std::vector<FunctionCatalog> sql_functions = UserFunctionCandidates(fc);
+      if (std::any_of(sql_functions.begin(), sql_functions.end(), [](const FunctionCatalog& f) { return f.returns_set; }) &&
+          (fc->n_funcname >= 2 || !IsBuiltinFunctionName(name)))
+        return BindSqlTableFunction(rf, fc, sql_functions, outer, scope);
+      if (!IsSetFunctionName(name) || !sql_functions.empty()) return BindScalarFunctionInFrom(rf, call, name, outer, scope);
       // With items on its left, bound first as reading them; bound again
       // without them when it reads none (lateral_left_ stays set: the caller
       // then joins it as usual).

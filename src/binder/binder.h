@@ -85,6 +85,9 @@ struct BinderContext {
   bool use_indexes = true;
   // When set, every NameUse of the statement's own text is appended.
   std::vector<NameUse>* name_uses = nullptr;
+  // When set, every SQL function the statement calls (inlined) is
+  // appended: what a view created from it depends on.
+  std::vector<ObjectId>* referenced_functions = nullptr;
 };
 
 // Throws unless DML may write `t`: 42809 for anything but a table, 0A000
@@ -114,6 +117,11 @@ class Binder {
     const PgQuery__Node* using_expr = nullptr;  // ALTER COLUMN ... TYPE ... USING
   };
   PlanPtr BindTableRewrite(const TableRef& old_table, const TableRef& target, const std::vector<RewriteSource>& sources);
+
+  // CREATE FUNCTION's check of a SQL function's body (PostgreSQL's
+  // check_function_bodies): bound as when called with NULLs of its
+  // parameters' types; 42P13 when its result does not fit the declared one.
+  void CheckSqlFunctionBody(const FunctionCatalog& fn);
 
   // Helpers shared with DDL.
   DataType BindTypeName(const PgQuery__TypeName* type_name);
@@ -206,6 +214,7 @@ class Binder {
 
   // Internals, defined in binder/scope.h and binder/expression_binder.h.
   struct Scope;
+  struct FunctionFrame;
   struct Cte;
   struct AggregateContext;
   struct WindowContext;
@@ -240,6 +249,31 @@ class Binder {
   Scope* lateral_left_ = nullptr;
   PlanPtr BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const PgQuery__Node* call, const std::string& name,
                                    Scope* outer, Scope* scope);
+  // SQL functions (binder/sql_function_binder.cc). The functions a call
+  // may name: in its schema, or along the search path (pg_catalog's
+  // built-in functions are not among them).
+  std::vector<FunctionCatalog> UserFunctionCandidates(const PgQuery__FuncCall* f) const;
+  // Whether an unqualified call names a built-in function first.
+  static bool IsBuiltinFunctionName(const std::string& name);
+  // A call of a set-returning SQL function in FROM: its body as a
+  // subquery (LATERAL when its arguments read the items before it).
+  PlanPtr BindSqlTableFunction(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,
+                               const std::vector<FunctionCatalog>& candidates, Scope* outer, Scope* scope);
+  // Its body with the arguments (bound in a scope whose outer is
+  // `arg_outer`): the function's result columns, named and typed as declared.
+  PlanPtr BindSqlTableFunctionBody(const FunctionCatalog& fn, std::vector<ExprPtr> args, Scope* arg_outer);
+  // The body of `frame`'s function bound as a query in `frame_scope`
+  // (whose `function` is the frame), in the function's own context (no
+  // CTEs, LATERAL items or text positions of the calling statement).
+  PlanPtr BindFunctionBody(const FunctionCatalog& fn, Scope* frame_scope);
+  // The function's body parsed: its one SELECT.
+  const PgQuery__SelectStmt* ParseFunctionBody(const FunctionCatalog& fn);
+  // Runs `bind` without what a function body must not see of the calling
+  // statement (its CTEs, LATERAL items, set operation, text positions and
+  // name uses), restored afterwards.
+  void InFunctionBodyContext(const std::function<void()>& bind);
+  std::vector<std::shared_ptr<PgQuery__ParseResult>> function_bodies_;  // kept while plans are bound
+  std::vector<ObjectId> inlining_;  // functions being inlined, outermost first
   PlanPtr BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,
                          const std::string& name, Scope* outer, Scope* scope);
   // Types and coerces the arguments of generate_series/unnest; returns the
@@ -255,7 +289,8 @@ class Binder {
   PlanPtr BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope);
   PlanPtr BindRecursiveCte(Cte& cte, const std::string& name, Scope* outer);
   PlanPtr ApplyOrderLimit(PlanPtr plan, const PgQuery__SelectStmt* stmt, Scope* outer, size_t visible_columns);
-  PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types);
+  // `assignment`: casts as an assignment does (else implicit coercions).
+  PlanPtr CoerceColumns(PlanPtr plan, const std::vector<DataType>& types, bool assignment = false);
   PlanPtr BindDmlTarget(const TableRef& table, const PgQuery__RangeVar* relation, const PgQuery__Node* where, Scope* scope);
   // UPDATE ... FROM / DELETE ... USING: the target's rows (its columns
   // first, where the DML executors read them) joined with `items`, WHERE

@@ -272,6 +272,15 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
       return std::make_unique<OuterRefExpr>(levels, found, c.type, display);
     }
     if (ExprPtr system = BindSystemColumn(*s, schema, table, column, ref->location)) return system;
+    if (s->function) {
+      // A SQL function's body: its parameters (name, or function.name),
+      // and nothing beyond.
+      const FunctionCatalog& fn = *s->function->function;
+      if (schema.empty() && (table.empty() || table == fn.name))
+        for (size_t i = 0; i < fn.args.size(); i++)
+          if (!fn.args[i].name.empty() && fn.args[i].name == column) return FunctionParameter(s, levels, static_cast<int>(i));
+      break;
+    }
     if (!table.empty() && table_seen && levels == 0) {
       binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location,
                        fmt::format("column {}.{} does not exist", table, column));
@@ -341,6 +350,14 @@ ExprPtr Binder::ExprBinder::BindConst(const PgQuery__AConst* c) {
 
 ExprPtr Binder::ExprBinder::BindParam(const PgQuery__ParamRef* p) {
   int idx = p->number - 1;
+  // In a SQL function's body: its parameters.
+  int levels = 0;
+  for (Scope* s = scope_; s; s = s->outer, levels++) {
+    if (!s->function) continue;
+    if (idx < 0 || static_cast<size_t>(idx) >= s->function->args.size())
+      throw SqlError(sqlstate::kUndefinedParameter, "there is no parameter $" + std::to_string(p->number));
+    return FunctionParameter(s, levels, idx);
+  }
   if (idx < 0 || idx >= 65535) binder_->ThrowAt(sqlstate::kUndefinedParameter, p->location, "there is no parameter $" + std::to_string(p->number));
   DataType t = DataType::Unknown();
   auto* types = binder_->ctx_.param_types;
@@ -848,6 +865,24 @@ ExprPtr Binder::ExprBinder::BindGrouping(const PgQuery__GroupingFunc* g) {
 
 ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   std::string name = StringOf(f->funcname[f->n_funcname - 1]);
+  // SQL functions: by a name qualified with their schema, or by one that
+  // names no built-in function (pg_catalog's come first on the path);
+  // else when the built-in ones take none of the arguments.
+  std::vector<FunctionCatalog> sql_functions = binder_->UserFunctionCandidates(f);
+  if (!sql_functions.empty()) {
+    if (f->n_funcname >= 2 || !Binder::IsBuiltinFunctionName(name))
+      return InlineSqlFunction(ResolveSqlFunction(f, sql_functions), f->location);
+    try {
+      return BindBuiltinFuncCall(f, name);
+    } catch (const SqlError& e) {
+      if (std::string(e.code()) != sqlstate::kUndefinedFunction) throw;
+    }
+    return InlineSqlFunction(ResolveSqlFunction(f, sql_functions), f->location);
+  }
+  return BindBuiltinFuncCall(f, name);
+}
+
+ExprPtr Binder::ExprBinder::BindBuiltinFuncCall(const PgQuery__FuncCall* f, const std::string& name) {
   // Functions are in pg_catalog, but for information_schema's helper that
   // drivers call by its qualified name.
   if (f->n_funcname == 2 && StringOf(f->funcname[0]) != "pg_catalog" &&

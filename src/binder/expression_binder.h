@@ -32,6 +32,19 @@ class Binder::ExprBinder {
   // is not a struct.
   std::vector<std::pair<std::string, ExprPtr>> ExpandStructStar(const PgQuery__AIndirection* ind);
 
+  // SQL functions (binder/sql_function_binder.cc). A call's arguments
+  // (positional, then named) bound, the overload they select, and its
+  // DEFAULTs for the rest, each coerced to its parameter's type; 42883
+  // when no overload takes them, 42725 when several do equally.
+  struct SqlFunctionCall {
+    FunctionCatalog function;
+    std::vector<ExprPtr> args;
+  };
+  SqlFunctionCall ResolveSqlFunction(const PgQuery__FuncCall* f, const std::vector<FunctionCatalog>& candidates);
+  // A scalar SQL function's call inlined: its body's expression when the
+  // body is one, else the body as a scalar subquery (its first row).
+  ExprPtr InlineSqlFunction(SqlFunctionCall call, int location);
+
  private:
   ExprPtr BindColumnRef(const PgQuery__ColumnRef* ref);
   ExprPtr BindSystemColumn(const Scope& s, const std::string& schema, const std::string& table,
@@ -39,6 +52,7 @@ class Binder::ExprBinder {
   ExprPtr BindConst(const PgQuery__AConst* c);
   ExprPtr BindAExpr(const PgQuery__AExpr* e);
   ExprPtr BindFuncCall(const PgQuery__FuncCall* f);
+  ExprPtr BindBuiltinFuncCall(const PgQuery__FuncCall* f, const std::string& name);
   ExprPtr BindAggregate(const PgQuery__FuncCall* f, const std::string& name);
   ExprPtr BindOrderedSetAggregate(const PgQuery__FuncCall* f, const std::string& name);
   SortKey BindSortKey(const PgQuery__SortBy* sb);
@@ -53,6 +67,9 @@ class Binder::ExprBinder {
   ExprPtr BindBoolExpr(const PgQuery__BoolExpr* b);
   ExprPtr BindIn(const PgQuery__AExpr* e);
   ExprPtr BindParam(const PgQuery__ParamRef* p);
+  // A parameter of the SQL function whose frame is `frame` (reached
+  // `levels` scopes up from this binder's scope): its argument, lifted.
+  ExprPtr FunctionParameter(Scope* frame_scope, int levels, int index);
   // Arrays (binder/array_binder.cc).
   ExprPtr BindArrayExpr(const PgQuery__AArrayExpr* a, const DataType* element_hint = nullptr);
   ExprPtr BindArrayAnyAll(const PgQuery__AExpr* e);

@@ -30,6 +30,10 @@ struct Binder::Scope {
   };
   std::vector<Column> columns;
   Scope* outer = nullptr;
+  // Set on the scope that stands for a SQL function's call while its body
+  // is bound (binder/sql_function_binder.cc): names of the body stop here,
+  // where the function's parameters are found; nothing beyond is visible.
+  FunctionFrame* function = nullptr;
   // Set when a subquery nested in this scope read a column of this scope or
   // of a scope above it: the subquery's result then depends on this
   // scope's current row (it is correlated).
@@ -47,6 +51,18 @@ struct Binder::Scope {
       columns.back().origin_column = c.origin_column;
     }
   }
+};
+
+// A SQL function call being inlined: its parameters' values, bound where
+// the call is. A parameter read `levels` scopes below the frame's scope
+// is its argument lifted by levels + lift_delta query levels (as an outer
+// reference): 0 for a call in an expression (the frame's scope stands
+// for the call's own level), -1 for a call in FROM (the frame's scope
+// stands for the level the arguments read as outer).
+struct Binder::FunctionFrame {
+  const FunctionCatalog* function = nullptr;
+  std::vector<ExprPtr> args;
+  int lift_delta = 0;
 };
 
 struct Binder::Cte {
@@ -110,5 +126,8 @@ class AggregatePlaceholder : public Expression {
 
 // Structural identity of an expression (for matching GROUP BY keys).
 std::string StructuralKey(const Expression& e);
+
+// Whether e reads a column of an enclosing query or LATERAL item.
+bool HasOuterReference(const Expression& e);
 
 }  // namespace freshet

@@ -230,6 +230,7 @@ const std::string kToolDatabasesKey = "catalog/tool_databases_created";
 std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
 std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
 std::string TypeKey(ObjectId id) { return "catalog/type/" + std::to_string(id); }
+std::string FunctionKey(ObjectId id) { return "catalog/function/" + std::to_string(id); }
 std::string TableKey(ObjectId id) { return "catalog/table/" + std::to_string(id); }
 std::string UserKey(ObjectId id) { return "catalog/user/" + std::to_string(id); }
 std::string SequenceStateKey(ObjectId id) { return "catalog/sequence_state/" + std::to_string(id); }
@@ -286,6 +287,49 @@ TypeCatalog TypeFromJsonEntry(const json& j) {
   return t;
 }
 
+std::string FunctionJson(const FunctionCatalog& f) {
+  json args = json::array();
+  for (const auto& a : f.args) args.push_back({{"name", a.name}, {"type", TypeToJson(a.type)}, {"default", a.default_expr}});
+  json columns = json::array();
+  for (const auto& [name, type] : f.table_columns) columns.push_back({{"name", name}, {"type", TypeToJson(type)}});
+  json j{{"id", f.id},
+         {"database_id", f.database_id},
+         {"schema_id", f.schema_id},
+         {"name", f.name},
+         {"owner", f.owner},
+         {"args", args},
+         {"return_type", TypeToJson(f.return_type)},
+         {"returns_set", f.returns_set},
+         {"table_columns", columns},
+         {"returns_table", f.returns_table},
+         {"volatility", std::string(1, f.volatility)},
+         {"strict", f.strict},
+         {"body", f.body},
+         {"source", f.source}};
+  if (!f.comment.empty()) j["comment"] = f.comment;
+  return j.dump();
+}
+
+FunctionCatalog FunctionFromJson(const json& j) {
+  FunctionCatalog f;
+  f.id = j.at("id");
+  f.database_id = j.at("database_id");
+  f.schema_id = j.at("schema_id");
+  f.name = j.at("name");
+  f.owner = j.at("owner");
+  for (const auto& a : j.at("args")) f.args.push_back({a.at("name"), TypeFromJson(a.at("type")), a.at("default")});
+  f.return_type = TypeFromJson(j.at("return_type"));
+  f.returns_set = j.at("returns_set");
+  for (const auto& c : j.at("table_columns")) f.table_columns.emplace_back(c.at("name"), TypeFromJson(c.at("type")));
+  f.returns_table = j.at("returns_table");
+  f.volatility = j.at("volatility").get<std::string>().at(0);
+  f.strict = j.at("strict");
+  f.body = j.at("body");
+  f.source = j.value("source", "");
+  f.comment = j.value("comment", "");
+  return f;
+}
+
 std::string SchemaJson(const SchemaCatalog& s) {
   json j{{"id", s.id}, {"database_id", s.database_id}, {"name", s.name}, {"owner", s.owner}};
   if (!s.comment.empty()) j["comment"] = s.comment;
@@ -301,7 +345,7 @@ json TableToJson(const TableCatalog& t) {
           {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
           {"watermark_column", t.watermark_column}, {"watermark_expr", t.watermark_expr},
           {"stream_watermark_columns", t.stream_watermark_columns},
-          {"definition", t.definition}, {"view_query", t.view_query}, {"depends_on", t.depends_on},
+          {"definition", t.definition}, {"view_query", t.view_query}, {"depends_on", t.depends_on}, {"function_deps", t.function_deps},
           {"input_columns", t.input_columns},
           {"created_at", t.created_at_micros}, {"status", int(t.status)},
           {"internal_tables", t.internal_tables}, {"plan_settings", t.plan_settings},
@@ -334,6 +378,7 @@ TableCatalog TableFromJson(const json& j) {
   t.definition = j.at("definition");
   t.view_query = j.value("view_query", std::string());
   t.depends_on = j.at("depends_on").get<std::vector<ObjectId>>();
+  if (j.contains("function_deps")) t.function_deps = j.at("function_deps").get<std::vector<ObjectId>>();
   if (j.contains("input_columns")) t.input_columns = j.at("input_columns").get<std::map<ObjectId, int>>();
   t.created_at_micros = j.value("created_at", int64_t(0));
   t.status = static_cast<JobStatus>(j.value("status", 0));
@@ -404,6 +449,10 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
     TypeCatalog t = TypeFromJsonEntry(parse(k, v));
     c->PublishTypeLocked(t);
     c->types_[t.id] = std::move(t);
+  });
+  store->ScanMeta("catalog/function/", [&](const std::string& k, const std::string& v) {
+    FunctionCatalog f = FunctionFromJson(parse(k, v));
+    c->functions_[f.id] = std::move(f);
   });
   store->ScanMeta("catalog/user/", [&](const std::string& k, const std::string& v) {
     json j = parse(k, v);
@@ -528,6 +577,7 @@ std::unique_ptr<Catalog> Catalog::BeginTransaction() {
   txn->tables_ = txn->began_tables_ = tables_;
   txn->users_ = txn->began_users_ = users_;
   txn->types_ = txn->began_types_ = types_;
+  txn->functions_ = txn->began_functions_ = functions_;
   return txn;
 }
 
@@ -544,6 +594,8 @@ std::unique_ptr<Catalog> Catalog::CopyTransaction() const {
   copy->users_ = users_;
   copy->types_ = types_;
   copy->began_types_ = began_types_;
+  copy->functions_ = functions_;
+  copy->began_functions_ = began_functions_;
   copy->pending_labels_ = pending_labels_;
   copy->began_databases_ = began_databases_;
   copy->began_schemas_ = began_schemas_;
@@ -610,6 +662,8 @@ void Catalog::CommitTransaction(const Catalog& txn) {
   std::vector<ObjectId> databases = ChangedIds(txn.began_databases_, txn.databases_, same_database);
   auto same_type = [](const TypeCatalog& a, const TypeCatalog& b) { return TypeJson(a) == TypeJson(b); };
   std::vector<ObjectId> types = ChangedIds(txn.began_types_, txn.types_, same_type);
+  auto same_function = [](const FunctionCatalog& a, const FunctionCatalog& b) { return FunctionJson(a) == FunctionJson(b); };
+  std::vector<ObjectId> functions = ChangedIds(txn.began_functions_, txn.functions_, same_function);
   // Each object it changed is here as it began, and no other object here
   // took a name it gives.
   std::set<ObjectId> changed(tables.begin(), tables.end());
@@ -646,6 +700,10 @@ void Catalog::CommitTransaction(const Catalog& txn) {
   check_named(databases, txn.began_databases_, txn.databases_, databases_, "database", same_database, anywhere);
   check_named(types, txn.began_types_, txn.types_, types_, "type", same_type,
               [](const TypeCatalog& a, const TypeCatalog& b) { return a.schema_id == b.schema_id; });
+  check_named(functions, txn.began_functions_, txn.functions_, functions_, "function", same_function,
+              [](const FunctionCatalog& a, const FunctionCatalog& b) {
+                return a.schema_id == b.schema_id && a.IdentityArguments() == b.IdentityArguments();
+              });
 
   MetaWrite write = txn.txn_store_->kept();
   CommitLocked(&write);
@@ -661,6 +719,7 @@ void Catalog::CommitTransaction(const Catalog& txn) {
   apply(users, txn.users_, users_);
   apply(databases, txn.databases_, databases_);
   apply(types, txn.types_, types_);
+  apply(functions, txn.functions_, functions_);
   for (ObjectId id : types)
     if (auto it = types_.find(id); it != types_.end()) PublishTypeLocked(it->second);
 }
@@ -974,6 +1033,7 @@ TableRef Catalog::ReplaceView(ObjectId id, const TableCatalog& view) {
     t->view_query = view.view_query;
     t->plan_settings = view.plan_settings;
     t->depends_on = view.depends_on;
+    t->function_deps = view.function_deps;
     t->input_columns = view.input_columns;
   });
   return GetTable(id);
@@ -1050,6 +1110,13 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
       batch.Delete(TypeKey(id));
       type_ids.push_back(id);
     }
+  std::vector<ObjectId> function_ids;
+  for (const auto& [id, f] : functions_)
+    if (std::find(schema_ids.begin(), schema_ids.end(), f.schema_id) != schema_ids.end() ||
+        std::find(database_ids.begin(), database_ids.end(), f.database_id) != database_ids.end()) {
+      batch.Delete(FunctionKey(id));
+      function_ids.push_back(id);
+    }
   for (ObjectId id : database_ids) {
     batch.Delete(DatabaseKey(id));
     batch.Delete(EpochMetaKey(id));
@@ -1060,6 +1127,7 @@ void Catalog::DropObjects(const std::vector<ObjectId>& database_ids, const std::
   for (ObjectId id : schema_ids) schemas_.erase(id);
   for (ObjectId id : database_ids) databases_.erase(id);
   for (ObjectId id : type_ids) types_.erase(id);
+  for (ObjectId id : function_ids) functions_.erase(id);
 }
 
 Catalog::~Catalog() {
@@ -1167,6 +1235,85 @@ void Catalog::DropType(ObjectId id) {
   batch.Delete(TypeKey(id));
   CommitLocked(&batch);
   types_.erase(id);
+}
+
+std::string FunctionCatalog::IdentityArguments() const {
+  std::string out;
+  for (const auto& a : args) {
+    if (!out.empty()) out += ", ";
+    out += a.type.ToString();
+  }
+  return out;
+}
+
+int FunctionCatalog::RequiredArguments() const {
+  int n = 0;
+  for (const auto& a : args) n += a.default_expr.empty();
+  return n;
+}
+
+std::vector<FunctionCatalog> Catalog::FindFunctions(ObjectId schema_id, const std::string& name) const {
+  std::shared_lock lock(mu_);
+  std::vector<FunctionCatalog> out;
+  for (const auto& [id, f] : functions_)
+    if (f.schema_id == schema_id && f.name == name) out.push_back(f);
+  return out;
+}
+
+std::optional<FunctionCatalog> Catalog::GetFunction(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  auto it = functions_.find(id);
+  if (it == functions_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<FunctionCatalog> Catalog::ListFunctions(ObjectId database_id) const {
+  std::shared_lock lock(mu_);
+  std::vector<FunctionCatalog> out;
+  for (const auto& [id, f] : functions_)
+    if (f.database_id == database_id) out.push_back(f);
+  return out;
+}
+
+std::vector<TableRef> Catalog::FunctionDependents(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  std::vector<TableRef> out;
+  for (const auto& [tid, t] : tables_)
+    if (std::find(t->function_deps.begin(), t->function_deps.end(), id) != t->function_deps.end()) out.push_back(t);
+  return out;
+}
+
+FunctionCatalog Catalog::CreateFunction(FunctionCatalog function) {
+  std::unique_lock lock(mu_);
+  for (const auto& [id, f] : functions_)
+    if (f.schema_id == function.schema_id && f.name == function.name &&
+        f.IdentityArguments() == function.IdentityArguments())
+      FRESHET_THROW("42723", "function \"{}\" already exists with same argument types", function.name);
+  MetaWrite batch;
+  function.id = NextIdLocked(&batch);
+  batch.Put(FunctionKey(function.id), FunctionJson(function));
+  CommitLocked(&batch);
+  functions_[function.id] = function;
+  return function;
+}
+
+FunctionCatalog Catalog::ReplaceFunction(const FunctionCatalog& function) {
+  std::unique_lock lock(mu_);
+  if (!functions_.count(function.id))
+    FRESHET_THROW(sqlstate::kUndefinedFunction, "function with id {} was dropped", function.id);
+  MetaWrite batch;
+  batch.Put(FunctionKey(function.id), FunctionJson(function));
+  CommitLocked(&batch);
+  functions_[function.id] = function;
+  return function;
+}
+
+void Catalog::DropFunction(ObjectId id) {
+  std::unique_lock lock(mu_);
+  MetaWrite batch;
+  batch.Delete(FunctionKey(id));
+  CommitLocked(&batch);
+  functions_.erase(id);
 }
 
 UserCatalog Catalog::CreateUser(const std::string& name, bool superuser) {

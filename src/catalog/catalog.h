@@ -171,6 +171,10 @@ struct TableCatalog {
   // from `definition`, with the search_path in plan_settings.
   std::string view_query;
   std::vector<ObjectId> depends_on;  // relations this one reads
+  // Views and stream jobs: the SQL functions (FunctionCatalog) their query
+  // calls, inlined when it was bound; DROP FUNCTION refuses (2BP01) or,
+  // with CASCADE, drops them.
+  std::vector<ObjectId> function_deps;
   // Views: how many columns each relation the query names had when the
   // view was created (or replaced). Columns a table gained since (ADD
   // COLUMN) are not the view's: `*` does not reach them, as PostgreSQL
@@ -278,6 +282,39 @@ struct TypeCatalog {
   bool IsDomain() const { return kind == 'd'; }
 };
 
+// A SQL function (CREATE FUNCTION ... LANGUAGE sql): its body is one query,
+// inlined into the plans that call it (binder/sql_function_binder.cc).
+// Schema-scoped and overloaded by the types of its arguments; a scalar
+// function returns the first column of the body's first row (NULL for no
+// row), a set-returning one (RETURNS SETOF / TABLE) every row.
+struct FunctionArgument {
+  std::string name;         // "" when unnamed (then only $n reads it)
+  DataType type;
+  std::string default_expr;  // DEFAULT's SQL text; "" when none
+};
+struct FunctionCatalog {
+  ObjectId id = 0;
+  ObjectId database_id = 0;
+  ObjectId schema_id = 0;
+  std::string name;
+  ObjectId owner = kRootUserId;
+  std::vector<FunctionArgument> args;
+  DataType return_type;      // scalar result, or SETOF's element type
+  bool returns_set = false;
+  // RETURNS TABLE (...) or SETOF a relation's row: the result columns
+  // (empty for a scalar or SETOF scalar result).
+  std::vector<std::pair<std::string, DataType>> table_columns;
+  bool returns_table = false;  // declared RETURNS TABLE (pg_proc's 't' argument modes)
+  char volatility = 'v';     // 'i'mmutable, 's'table, 'v'olatile (pg_proc.provolatile)
+  bool strict = false;       // RETURNS NULL ON NULL INPUT
+  std::string body;          // the query: one SELECT's SQL text, as deparsed
+  std::string source;        // pg_proc.prosrc: the AS string as written ("" for RETURN / BEGIN ATOMIC)
+  std::string comment;       // COMMENT ON FUNCTION; empty: none
+  // The argument types as PostgreSQL spells a signature: "integer, text".
+  std::string IdentityArguments() const;
+  int RequiredArguments() const;  // those without a DEFAULT
+};
+
 struct UserCatalog {
   ObjectId id = 0;
   std::string name;
@@ -314,6 +351,13 @@ class Catalog {
   std::optional<TypeCatalog> FindType(ObjectId schema_id, const std::string& name) const;
   std::optional<TypeCatalog> GetType(ObjectId id) const;
   std::vector<TypeCatalog> ListTypes(ObjectId database_id) const;
+  // SQL functions: all overloads of `name` in a schema; one by id; a
+  // database's.
+  std::vector<FunctionCatalog> FindFunctions(ObjectId schema_id, const std::string& name) const;
+  std::optional<FunctionCatalog> GetFunction(ObjectId id) const;
+  std::vector<FunctionCatalog> ListFunctions(ObjectId database_id) const;
+  // Relations whose query calls function `id` (TableCatalog::function_deps).
+  std::vector<TableRef> FunctionDependents(ObjectId id) const;
   std::optional<UserCatalog> FindUser(const std::string& name) const;
   std::optional<UserCatalog> GetUser(ObjectId id) const;
   std::vector<UserCatalog> ListUsers() const;
@@ -378,6 +422,12 @@ class Catalog {
   // 42710 when another type or relation of its schema has its name.
   TypeCatalog AlterType(TypeCatalog type);
   void DropType(ObjectId id);
+  // CREATE FUNCTION: assigns the id; 42723 when its schema has a function
+  // of that name and argument types. CREATE OR REPLACE: `function.id`
+  // becomes `function`.
+  FunctionCatalog CreateFunction(FunctionCatalog function);
+  FunctionCatalog ReplaceFunction(const FunctionCatalog& function);
+  void DropFunction(ObjectId id);
   UserCatalog CreateUser(const std::string& name, bool superuser);
   // Throws 2BP01 when the user still owns databases, schemas or relations.
   void DropUser(ObjectId id);
@@ -443,6 +493,7 @@ class Catalog {
   std::map<ObjectId, TableRef> tables_;
   std::map<ObjectId, UserCatalog> users_;
   std::map<ObjectId, TypeCatalog> types_;
+  std::map<ObjectId, FunctionCatalog> functions_;
   std::map<uint64_t, Event> events_;  // by id, oldest first
 
   // A transaction's catalog: the catalog it began on, what it keeps
@@ -455,6 +506,7 @@ class Catalog {
   std::map<ObjectId, DatabaseCatalog> began_databases_;
   std::map<ObjectId, UserCatalog> began_users_;
   std::map<ObjectId, TypeCatalog> began_types_;
+  std::map<ObjectId, FunctionCatalog> began_functions_;
   std::set<uint32_t> pending_labels_;  // oids of the enum labels this transaction added
   // Publishes an enum type's current definition: always here, in a
   // transaction only for a type it made (the committed definitions of

@@ -47,6 +47,7 @@ Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContex
   bctx.temp_schema = ctx.temp_schema;
   bctx.use_indexes = false;
   bctx.name_uses = ctx.name_uses;
+  bctx.referenced_functions = ctx.referenced_functions;
   return Binder(bctx);
 }
 

@@ -22,6 +22,7 @@ struct JobPlanContext {
   std::string temp_schema;  // the session's (BinderContext::temp_schema): found only to be refused
   EvalContext eval;  // the time zone; no session pointers
   std::vector<NameUse>* name_uses = nullptr;  // BinderContext::name_uses
+  std::vector<ObjectId>* referenced_functions = nullptr;  // BinderContext::referenced_functions
 };
 
 // What a job's definition statement creates.

@@ -131,6 +131,8 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   ctx.search_path = session->SearchPath();
   ctx.temp_schema = TempSchemaName(session->process_id());
   ctx.eval.time_zone = session->eval().time_zone;
+  std::vector<ObjectId> functions;
+  ctx.referenced_functions = &functions;
   StreamPlan plan = PlanJob(ctx, stmt);
   if (explain_only) {
     *explain = ExplainStreamPlan(plan);
@@ -148,6 +150,9 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   job.append_only = plan.root->append_only;
   job.stream_watermark_columns = WatermarkColumns(*plan.root);
   job.depends_on = plan.depends_on;
+  std::sort(functions.begin(), functions.end());
+  functions.erase(std::unique(functions.begin(), functions.end()), functions.end());
+  job.function_deps = functions;
   // An index holds its table's columns as they are now, then its
   // expressions' values (catalog/index_definition.h).
   if (def.kind == RelationKind::kIndex && !job.depends_on.empty())

@@ -32,9 +32,10 @@ StatementOutcome HandleCreateView(const HandlerArgs& args) {
     throw SqlError(sqlstate::kFeatureNotSupported, "WITH CHECK OPTION is not supported: views cannot be written through");
 
   std::vector<DataType> params;
-  std::vector<ObjectId> referenced;
+  std::vector<ObjectId> referenced, functions;
   BinderContext bctx = session->BinderContextFor(args.stmt, &params);
   bctx.referenced_relations = &referenced;
+  bctx.referenced_functions = &functions;
   Binder binder(bctx);
   PlanPtr plan = binder.BindQuery(v->query);
   if (!params.empty()) throw SqlError("42P02", "there is no parameter $1");
@@ -70,6 +71,9 @@ StatementOutcome HandleCreateView(const HandlerArgs& args) {
   std::sort(referenced.begin(), referenced.end());
   referenced.erase(std::unique(referenced.begin(), referenced.end()), referenced.end());
   view.depends_on = referenced;
+  std::sort(functions.begin(), functions.end());
+  functions.erase(std::unique(functions.begin(), functions.end()), functions.end());
+  view.function_deps = functions;
   for (ObjectId id : referenced)
     if (TableRef input = catalog->GetTable(id)) view.input_columns[id] = static_cast<int>(input->columns.size());
 

@@ -101,6 +101,9 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
   bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
   if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN)
     return HandleDropType(args);
+  if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION ||
+      d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_PROCEDURE || d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_ROUTINE)
+    return HandleDropFunction(args);
   if (d->remove_type == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {
     std::vector<ObjectId> schemas, tables;
     for (size_t i = 0; i < d->n_objects; i++) {
@@ -118,7 +121,9 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
       std::vector<ObjectId> contained;
       for (const auto& t : catalog->ListTables(session->database().id))
         if (t->schema_id == s->id) contained.push_back(t->id);
-      if ((!contained.empty() || SchemaHasTypes(*catalog, session->database().id, s->id)) && !cascade)
+      bool has_functions = false;
+      for (const auto& f : catalog->ListFunctions(session->database().id)) has_functions |= f.schema_id == s->id;
+      if ((!contained.empty() || has_functions || SchemaHasTypes(*catalog, session->database().id, s->id)) && !cascade)
         throw SqlError(sqlstate::kDependentObjectsStillExist,
                        fmt::format("cannot drop schema {} because other objects depend on it", name))
             .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");

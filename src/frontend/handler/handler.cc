@@ -88,6 +88,7 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_CREATE_ENUM_STMT: return HandleCreateEnum(args);
     case PG_QUERY__NODE__NODE_ALTER_ENUM_STMT: return HandleAlterEnum(args);
     case PG_QUERY__NODE__NODE_CREATE_DOMAIN_STMT: return HandleCreateDomain(args);
+    case PG_QUERY__NODE__NODE_CREATE_FUNCTION_STMT: return HandleCreateFunction(args);
     case PG_QUERY__NODE__NODE_ALTER_DOMAIN_STMT: return HandleAlterDomain(args);
     case PG_QUERY__NODE__NODE_ALTER_TABLE_STMT: return HandleAlterTable(args);
     case PG_QUERY__NODE__NODE_RENAME_STMT: return HandleRename(args);

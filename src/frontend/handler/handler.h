@@ -99,6 +99,10 @@ StatementOutcome HandleAlterEnum(const HandlerArgs& args);
 StatementOutcome HandleCreateDomain(const HandlerArgs& args);
 StatementOutcome HandleAlterDomain(const HandlerArgs& args);
 StatementOutcome HandleDropType(const HandlerArgs& args);
+// create_function.cc: SQL functions (CREATE [OR REPLACE] FUNCTION ...
+// LANGUAGE sql, DROP FUNCTION).
+StatementOutcome HandleCreateFunction(const HandlerArgs& args);
+StatementOutcome HandleDropFunction(const HandlerArgs& args);
 StatementOutcome RenameType(const HandlerArgs& args);
 StatementOutcome AlterTypeOwner(const HandlerArgs& args);
 StatementOutcome CommentOnType(const HandlerArgs& args);

@@ -1,0 +1,433 @@
+// SQL functions (CREATE FUNCTION ... LANGUAGE sql) in queries: a call is
+// inlined, so that every engine runs it as ordinary plan parts (the stream
+// engine cannot call a query per row).
+//
+//   * A scalar function whose body is one expression (SELECT expr, no FROM
+//     or clauses) becomes that expression over the call's arguments.
+//   * Any other scalar body becomes a scalar subquery (its first row:
+//     LIMIT 1 unless it cannot return two rows), correlated when the
+//     arguments read the calling row; the subquery unnesting turns it into
+//     a join like any subquery the user writes.
+//   * A set-returning function in FROM becomes its body as a subquery in
+//     FROM, LATERAL when the arguments read the items before it.
+//
+// The body is bound in a scope of its own (Scope::function): its names are
+// its own relations' columns first, then the parameters (by name, as
+// function.param, or $n); nothing of the calling query is visible. A
+// parameter is its argument's bound expression, lifted into the
+// subqueries it is read from (columns of the calling row become outer
+// references).
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <algorithm>
+
+#include "binder/expression_binder.h"
+#include "common/error.h"
+#include "expr/cast.h"
+#include "expr/function_registry.h"
+#include "planner/subquery.h"
+#include "planner/subquery_unnesting.h"
+
+namespace freshet {
+
+namespace {
+
+constexpr const char* kInvalidFunctionDefinition = "42P13";
+
+// 42P13 unless a body's result column of type `have` goes into the
+// function's result of type `want` by an assignment cast, as PostgreSQL's
+// check_sql_fn_retval allows.
+void CheckFunctionResultType(const FunctionCatalog& fn, const DataType& have, const DataType& want) {
+  if (have == want || have.id == TypeId::kUnknown || (have.id == want.id && !have.IsEnum()) ||
+      CanAssignmentCast(have, want))
+    return;
+  const bool record = !fn.table_columns.empty();
+  throw SqlError(kInvalidFunctionDefinition, fmt::format("return type mismatch in function declared to return {}",
+                                                         record ? "record" : fn.return_type.ToString()))
+      .WithDetail(fmt::format("Actual return type is {}.", have.ToString()));
+}
+
+// `e`, read `by` query levels below where it was bound: its columns become
+// outer references (those it already reads from outside go further up).
+ExprPtr Lift(ExprPtr e, int by, const std::string& function) {
+  if (auto* o = dynamic_cast<OuterRefExpr*>(e.get())) {
+    o->levels_up += by;
+    return e;
+  }
+  if (auto* c = dynamic_cast<ColumnRefExpr*>(e.get()))
+    return std::make_unique<OuterRefExpr>(by, c->index(), c->type(), c->name());
+  switch (e->kind()) {
+    case Expression::Kind::kSubquery:
+    case Expression::Kind::kAggregate:
+    case Expression::Kind::kWindow:
+    case Expression::Kind::kGrouping:
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("an argument of SQL function {} that holds a subquery, an aggregate or a window "
+                                 "function cannot be read inside the function's subqueries",
+                                 function))
+          .WithHint("Compute the argument in a subquery of its own and pass its column.");
+    default: break;
+  }
+  for (auto& c : e->children()) c = Lift(std::move(c), by, function);
+  return e;
+}
+
+// A body that is one expression: SELECT expr with no FROM and no clause.
+bool IsExpressionBody(const PgQuery__SelectStmt* s) {
+  return s->op == PG_QUERY__SET_OPERATION__SETOP_NONE && s->n_target_list == 1 && s->n_from_clause == 0 &&
+         !s->where_clause && s->n_group_clause == 0 && !s->having_clause && s->n_window_clause == 0 &&
+         s->n_distinct_clause == 0 && s->n_sort_clause == 0 && !s->limit_count && !s->limit_offset &&
+         !s->with_clause && s->n_values_lists == 0 && s->target_list[0]->res_target->val;
+}
+
+// How well an argument of type `have` fits a parameter of type `want`: 0
+// exactly (or an unknown literal for text), 1 by an implicit cast, -1 not.
+int ArgumentCost(const DataType& have, const DataType& want) {
+  if (have == want) return 0;
+  if (have.id == TypeId::kUnknown) return want.id == TypeId::kVarchar ? 0 : 1;
+  if (have.id == want.id && !have.IsArray() && !want.IsArray()) return 0;  // varchar(n) for text, numeric(p,s)...
+  return CanImplicitCast(have, want) ? 1 : -1;
+}
+
+}  // namespace
+
+bool Binder::IsBuiltinFunctionName(const std::string& name) {
+  return FunctionRegistry::Instance().Lookup(name) != nullptr || IsSetFunctionName(name);
+}
+
+std::vector<FunctionCatalog> Binder::UserFunctionCandidates(const PgQuery__FuncCall* f) const {
+  const Catalog* catalog = ctx_.catalog;
+  std::string name = StringOf(f->funcname[f->n_funcname - 1]);
+  if (f->n_funcname >= 2) {
+    std::string schema = StringOf(f->funcname[f->n_funcname - 2]);
+    if (schema == kPgCatalogSchema) return {};
+    auto s = catalog->FindSchema(ctx_.database_id, schema);
+    if (!s) return {};
+    return catalog->FindFunctions(s->id, name);
+  }
+  // Along the search path; a signature found in an earlier schema hides
+  // the same one further on.
+  std::vector<FunctionCatalog> out;
+  for (const auto& schema : ExistingSearchPath()) {
+    auto s = catalog->FindSchema(ctx_.database_id, schema);
+    if (!s) continue;
+    for (auto& fn : catalog->FindFunctions(s->id, name)) {
+      bool hidden = std::any_of(out.begin(), out.end(), [&](const FunctionCatalog& o) {
+        return o.IdentityArguments() == fn.IdentityArguments();
+      });
+      if (!hidden) out.push_back(std::move(fn));
+    }
+  }
+  return out;
+}
+
+const PgQuery__SelectStmt* Binder::ParseFunctionBody(const FunctionCatalog& fn) {
+  std::vector<ParsedStatement> stmts = ParseSql(fn.body);
+  if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+    throw SqlError(sqlstate::kInternalError, fmt::format("the body of function {} is not one query", fn.name));
+  function_bodies_.push_back(stmts[0].tree);
+  return stmts[0].node->select_stmt;
+}
+
+void Binder::InFunctionBodyContext(const std::function<void()>& bind) {
+  struct Saved {
+    Binder* b;
+    std::vector<std::map<std::string, std::shared_ptr<Cte>>> ctes;
+    Scope* lateral;
+    bool set_branch;
+    const std::string* text;
+    std::vector<NameUse>* uses;
+    ~Saved() {
+      b->cte_stack_ = std::move(ctes);
+      b->lateral_left_ = lateral;
+      b->set_operation_branch_ = set_branch;
+      b->ctx_.query_text = text;
+      b->ctx_.name_uses = uses;
+    }
+  } saved{this, std::move(cte_stack_), lateral_left_, set_operation_branch_, ctx_.query_text, ctx_.name_uses};
+  cte_stack_.clear();
+  lateral_left_ = nullptr;
+  set_operation_branch_ = false;
+  ctx_.query_text = nullptr;  // positions would point into the body
+  ctx_.name_uses = nullptr;   // renames follow the statement's text, not the body's
+  bind();
+}
+
+PlanPtr Binder::BindFunctionBody(const FunctionCatalog& fn, Scope* frame_scope) {
+  const PgQuery__SelectStmt* body = ParseFunctionBody(fn);
+  PlanPtr plan;
+  InFunctionBodyContext([&] { plan = BindSelect(body, frame_scope); });
+  return plan;
+}
+
+ExprPtr Binder::ExprBinder::FunctionParameter(Scope* frame_scope, int levels, int index) {
+  FunctionFrame* frame = frame_scope->function;
+  int lift = levels + frame->lift_delta;
+  const Expression& arg = *frame->args[static_cast<size_t>(index)];
+  if (lift <= 0) return arg.Clone();
+  // The subqueries between here and the call read the calling row.
+  Scope* t = scope_->outer;
+  for (int i = 0; i < lift && t; i++, t = t->outer) t->referenced_by_subquery = true;
+  return Lift(arg.Clone(), lift, frame->function->name);
+}
+
+Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
+    const PgQuery__FuncCall* f, const std::vector<FunctionCatalog>& candidates) {
+  const std::string name = StringOf(f->funcname[f->n_funcname - 1]);
+  if (f->agg_star || f->agg_distinct || f->n_agg_order || f->agg_filter || f->agg_within_group)
+    binder_->ThrowAt(sqlstate::kWrongObjectType, f->location,
+                     fmt::format("{} is not an aggregate function", name));
+  if (f->over)
+    binder_->ThrowAt(sqlstate::kWrongObjectType, f->location,
+                     fmt::format("OVER specified, but {} is not a window function nor an aggregate function", name));
+  // Positional arguments, then named ones (name => value).
+  std::vector<ExprPtr> positional;
+  std::vector<std::pair<std::string, ExprPtr>> named;
+  for (size_t i = 0; i < f->n_args; i++) {
+    const PgQuery__Node* a = f->args[i];
+    if (a->node_case == PG_QUERY__NODE__NODE_NAMED_ARG_EXPR) {
+      named.emplace_back(a->named_arg_expr->name, Bind(a->named_arg_expr->arg));
+      continue;
+    }
+    if (!named.empty())
+      binder_->ThrowAt(sqlstate::kSyntaxError, f->location, "positional argument cannot follow named argument");
+    positional.push_back(Bind(a));
+  }
+  for (size_t i = 0; i < named.size(); i++)
+    for (size_t k = 0; k < i; k++)
+      if (named[i].first == named[k].first)
+        binder_->ThrowAt(sqlstate::kSyntaxError, f->location,
+                         fmt::format("argument name \"{}\" used more than once", named[i].first));
+  // Each candidate: which argument fills each parameter, and the cost.
+  const FunctionCatalog* best = nullptr;
+  std::vector<int> best_slots;  // per parameter: positional index, named index + n, or -1 (its DEFAULT)
+  int best_cost = -1;
+  bool ambiguous = false;
+  for (const auto& fn : candidates) {
+    if (positional.size() + named.size() > fn.args.size()) continue;
+    std::vector<int> slots(fn.args.size(), -1);
+    for (size_t i = 0; i < positional.size(); i++) slots[i] = static_cast<int>(i);
+    bool fits = true;
+    for (size_t k = 0; k < named.size() && fits; k++) {
+      auto it = std::find_if(fn.args.begin(), fn.args.end(), [&](const FunctionArgument& a) { return a.name == named[k].first; });
+      size_t p = static_cast<size_t>(it - fn.args.begin());
+      if (it == fn.args.end() || slots[p] >= 0) fits = false;
+      else slots[p] = static_cast<int>(positional.size() + k);
+    }
+    int cost = 0;
+    for (size_t p = 0; p < fn.args.size() && fits; p++) {
+      if (slots[p] < 0) {
+        fits = !fn.args[p].default_expr.empty();
+        continue;
+      }
+      size_t s = static_cast<size_t>(slots[p]);
+      const Expression& e = s < positional.size() ? *positional[s] : *named[s - positional.size()].second;
+      int c = ArgumentCost(e.type(), fn.args[p].type);
+      if (c < 0) fits = false;
+      cost += c;
+    }
+    if (!fits) continue;
+    if (!best || cost < best_cost) {
+      best = &fn;
+      best_slots = slots;
+      best_cost = cost;
+      ambiguous = false;
+    } else if (cost == best_cost) {
+      ambiguous = true;
+    }
+  }
+  auto signature = [&] {
+    std::string types;
+    for (const auto& a : positional) types += (types.empty() ? "" : ", ") + a->type().ToString();
+    for (const auto& [n, a] : named) types += (types.empty() ? "" : ", ") + n + " => " + a->type().ToString();
+    std::string qualified;
+    for (size_t i = 0; i < f->n_funcname; i++) qualified += (i ? "." : "") + StringOf(f->funcname[i]);
+    return fmt::format("{}({})", qualified, types);
+  };
+  if (!best)
+    throw SqlError(sqlstate::kUndefinedFunction, fmt::format("function {} does not exist", signature()))
+        .WithHint("No function matches the given name and argument types. You might need to add explicit type casts.");
+  if (ambiguous)
+    throw SqlError(sqlstate::kAmbiguousFunction, fmt::format("function {} is not unique", signature()))
+        .WithHint("Could not choose a best candidate function. You might need to add explicit type casts.");
+  SqlFunctionCall call{*best, {}};
+  for (size_t p = 0; p < best->args.size(); p++) {
+    const FunctionArgument& param = best->args[p];
+    ExprPtr value;
+    if (best_slots[p] < 0) {
+      std::vector<ParsedStatement> parsed = ParseSql("SELECT " + param.default_expr);
+      value = binder_->BindConstantExpression(parsed[0].node->select_stmt->target_list[0]->res_target->val);
+    } else {
+      size_t s = static_cast<size_t>(best_slots[p]);
+      value = s < positional.size() ? std::move(positional[s]) : std::move(named[s - positional.size()].second);
+    }
+    call.args.push_back(Coerce(std::move(value), param.type));
+  }
+  return call;
+}
+
+ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location) {
+  const FunctionCatalog& fn = call.function;
+  if (fn.returns_set)
+    binder_->ThrowAt(sqlstate::kFeatureNotSupported, location,
+                     fmt::format("set-returning SQL function {} is not supported outside FROM", fn.name));
+  if (std::count(binder_->inlining_.begin(), binder_->inlining_.end(), fn.id))
+    throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("SQL function {} calls itself: recursive SQL functions are not supported", fn.name));
+  if (binder_->ctx_.referenced_functions && fn.id) binder_->ctx_.referenced_functions->push_back(fn.id);
+  binder_->inlining_.push_back(fn.id);
+  struct Pop {
+    std::vector<ObjectId>* v;
+    ~Pop() { v->pop_back(); }
+  } pop{&binder_->inlining_};
+
+  // STRICT: NULL when any argument is (the argument values, before the
+  // body reads them).
+  std::vector<ExprPtr> null_checks;
+  if (fn.strict)
+    for (const auto& a : call.args) {
+      if (a->IsConstant() && !static_cast<const ConstantExpr&>(*a).value().is_null()) continue;
+      std::vector<ExprPtr> one;
+      one.push_back(a->Clone());
+      null_checks.push_back(std::make_unique<OperatorExpr>(Expression::Kind::kIsNull, DataType::Boolean(), std::move(one)));
+    }
+
+  FunctionFrame frame{&fn, std::move(call.args), /*lift_delta=*/0};
+  // The frame's scope stands for the call's level (its expression is
+  // evaluated on the calling row; a subquery body is nested below it).
+  Scope frame_scope;
+  frame_scope.outer = scope_->outer;
+  frame_scope.function = &frame;
+  frame_scope.clause = "SQL function bodies";
+  const PgQuery__SelectStmt* body = binder_->ParseFunctionBody(fn);
+  ExprPtr value;
+  if (IsExpressionBody(body)) {
+    try {
+      binder_->InFunctionBodyContext(
+          [&] { value = ExprBinder(binder_, &frame_scope).Bind(body->target_list[0]->res_target->val); });
+    } catch (const SqlError& e) {
+      // An aggregate or set-returning function in the expression: the body
+      // is a query of one row after all (SELECT count(*)).
+      if (std::string(e.code()) != sqlstate::kGroupingError && std::string(e.code()) != sqlstate::kFeatureNotSupported)
+        throw;
+      value = nullptr;
+    }
+  }
+  if (!value) {
+    frame_scope.referenced_by_subquery = false;
+    PlanPtr plan = binder_->BindFunctionBody(fn, &frame_scope);
+    if (plan->schema().size() != 1)
+      throw SqlError(kInvalidFunctionDefinition,
+                     fmt::format("return type mismatch in function declared to return {}", fn.return_type.ToString()))
+          .WithDetail("Final statement must return exactly one column.");
+    bool correlated = frame_scope.referenced_by_subquery;
+    if (correlated && scope_) scope_->referenced_by_subquery = true;
+    // The first row (PostgreSQL's SQL functions take it, whatever follows).
+    if (!AtMostOneRow(*plan)) plan = std::make_unique<LimitNode>(std::move(plan), 1, 0);
+    DataType t = plan->schema()[0].type;
+    value = std::make_unique<SubqueryExpr>(SubqueryKind::kScalar, std::move(plan), t, correlated);
+  }
+  if (!(value->type() == fn.return_type)) {
+    CheckFunctionResultType(fn, value->type(), fn.return_type);
+    value = CoerceForAssignment(std::move(value), fn.return_type, fn.name);
+  }
+  if (null_checks.empty()) return value;
+  ExprPtr any_null = std::move(null_checks[0]);
+  for (size_t i = 1; i < null_checks.size(); i++) {
+    std::vector<ExprPtr> both;
+    both.push_back(std::move(any_null));
+    both.push_back(std::move(null_checks[i]));
+    any_null = std::make_unique<OperatorExpr>(Expression::Kind::kOr, DataType::Boolean(), std::move(both));
+  }
+  std::vector<ExprPtr> c;
+  c.push_back(std::move(any_null));
+  c.push_back(std::make_unique<ConstantExpr>(Value::Null(fn.return_type)));
+  c.push_back(std::move(value));
+  return std::make_unique<CaseExpr>(fn.return_type, std::move(c), /*has_else=*/true);
+}
+
+PlanPtr Binder::BindSqlTableFunction(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,
+                                     const std::vector<FunctionCatalog>& candidates, Scope* outer, Scope* scope) {
+  const std::string name = StringOf(fc->funcname[fc->n_funcname - 1]);
+  if (rf->ordinality)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("WITH ORDINALITY over SQL function {} is not supported yet", name));
+  // Bound first as reading the items on its left; again without them when
+  // its arguments read none (lateral_left_ stays set: joined as usual).
+  Scope* lateral = lateral_left_;
+  lateral_left_ = nullptr;
+  Scope* arg_outer = lateral ? lateral : outer;
+  auto resolve = [&](Scope* over) {
+    Scope args_scope;
+    args_scope.outer = over;
+    args_scope.clause = "functions in FROM";
+    return ExprBinder(this, &args_scope).ResolveSqlFunction(fc, candidates);
+  };
+  ExprBinder::SqlFunctionCall call = resolve(arg_outer);
+  if (lateral && std::none_of(call.args.begin(), call.args.end(), [](const ExprPtr& a) { return HasOuterReference(*a); })) {
+    lateral_left_ = lateral;
+    arg_outer = outer;
+    call = resolve(arg_outer);
+  }
+  PlanPtr plan = BindSqlTableFunctionBody(call.function, std::move(call.args), arg_outer);
+  const std::string alias = rf->alias ? rf->alias->aliasname : name;
+  auto& schema = plan->mutable_schema();
+  for (size_t i = 0; i < schema.size(); i++) {
+    // A scalar result's column, or a one-column table's, takes the alias.
+    if (rf->alias && i < rf->alias->n_colnames) schema[i].name = StringOf(rf->alias->colnames[i]);
+    else if (rf->alias && schema.size() == 1) schema[i].name = alias;
+    schema[i].table = alias;
+  }
+  scope->Append(schema);
+  return plan;
+}
+
+PlanPtr Binder::BindSqlTableFunctionBody(const FunctionCatalog& fn, std::vector<ExprPtr> args, Scope* arg_outer) {
+  if (std::count(inlining_.begin(), inlining_.end(), fn.id))
+    throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("SQL function {} calls itself: recursive SQL functions are not supported", fn.name));
+  if (ctx_.referenced_functions && fn.id) ctx_.referenced_functions->push_back(fn.id);
+  inlining_.push_back(fn.id);
+  struct Pop {
+    std::vector<ObjectId>* v;
+    ~Pop() { v->pop_back(); }
+  } pop{&inlining_};
+  FunctionFrame frame{&fn, std::move(args), /*lift_delta=*/-1};
+  // The frame's scope stands for the level the arguments read as outer
+  // (the items on the left, or the enclosing query): the body is a
+  // subquery in FROM one level below it, as the arguments are.
+  Scope frame_scope;
+  frame_scope.outer = arg_outer ? arg_outer->outer : nullptr;
+  frame_scope.function = &frame;
+  PlanPtr plan = BindFunctionBody(fn, &frame_scope);
+  std::vector<std::pair<std::string, DataType>> columns = fn.table_columns;
+  if (columns.empty()) columns.emplace_back(fn.name, fn.return_type);
+  if (plan->schema().size() != columns.size())
+    throw SqlError(kInvalidFunctionDefinition,
+                   fmt::format("return type mismatch in function declared to return {}",
+                               fn.table_columns.empty() ? fn.return_type.ToString() : "record"))
+        .WithDetail(plan->schema().size() > columns.size() ? "Final statement has too many columns."
+                                                            : "Final statement has too few columns.");
+  std::vector<DataType> types;
+  for (size_t i = 0; i < columns.size(); i++) {
+    CheckFunctionResultType(fn, plan->schema()[i].type, columns[i].second);
+    types.push_back(columns[i].second);
+  }
+  plan = CoerceColumns(std::move(plan), types, /*assignment=*/true);
+  auto& schema = plan->mutable_schema();
+  for (size_t i = 0; i < schema.size(); i++) schema[i].name = columns[i].first;
+  return plan;
+}
+
+void Binder::CheckSqlFunctionBody(const FunctionCatalog& fn) {
+  std::vector<ExprPtr> args;
+  for (const auto& a : fn.args) args.push_back(std::make_unique<ConstantExpr>(Value::Null(a.type)));
+  if (fn.returns_set) {
+    BindSqlTableFunctionBody(fn, std::move(args), nullptr);
+    return;
+  }
+  Scope top;
+  top.clause = "SQL function bodies";
+  ExprBinder(this, &top).InlineSqlFunction({fn, std::move(args)}, -1);
+}
+
+}  // namespace freshet

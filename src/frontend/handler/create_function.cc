@@ -1,0 +1,365 @@
+// CREATE [OR REPLACE] FUNCTION ... LANGUAGE sql and DROP FUNCTION.
+//
+// A SQL function is kept as its signature and its body, one query
+// (catalog FunctionCatalog); calls are inlined by the binder
+// (binder/sql_function_binder.cc). The body is checked at CREATE as
+// PostgreSQL's check_function_bodies does: bound with its parameters, its
+// result fitting the declared one (42P13). The body forms: AS 'query' (or
+// $$query$$), RETURN expr, BEGIN ATOMIC query; END. What is not supported
+// is refused with 0A000 naming it: other languages, procedures, OUT and
+// VARIADIC parameters, polymorphic types, bodies that are not one query.
+#include <fmt/format.h>
+#include <pg_query/pg_query.pb-c.h>
+
+#include <algorithm>
+#include <set>
+
+#include "binder/binder.h"
+#include "catalog/pg_catalog.h"
+#include "common/error.h"
+#include "expr/cast.h"
+#include "frontend/handler/handler.h"
+#include "frontend/handler/objects.h"
+#include "frontend/session.h"
+
+namespace freshet {
+
+namespace {
+
+constexpr const char* kInvalidFunctionDefinition = "42P13";
+
+std::vector<std::string> NameParts(PgQuery__Node* const* items, size_t n) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; i++) out.push_back(StringOf(items[i]));
+  return out;
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ".") + n;
+  return out;
+}
+
+bool IsPolymorphic(const PgQuery__TypeName* t) {
+  if (!t || t->n_names == 0) return false;
+  std::string name = StringOf(t->names[t->n_names - 1]);
+  return name.rfind("any", 0) == 0 || name == "record" || name == "void" || name == "internal" ||
+         name == "trigger" || name == "cstring";
+}
+
+// The body's one query, deparsed: what the binder parses again at each call.
+std::string BodyQuery(const PgQuery__Node* query) {
+  if (query->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("SQL functions whose body is a {} are not supported: the body must be one query",
+                               NodeTag(query)));
+  return Deparse(query);
+}
+
+struct Body {
+  std::string query;   // one SELECT
+  std::string source;  // pg_proc.prosrc: the AS string ("" for RETURN / BEGIN ATOMIC)
+};
+
+Body FunctionBody(const PgQuery__CreateFunctionStmt* s, const std::string& as) {
+  if (s->sql_body) {
+    const PgQuery__Node* b = s->sql_body;
+    if (b->node_case == PG_QUERY__NODE__NODE_RETURN_STMT)
+      return {"SELECT " + DeparseExpression(b->return_stmt->returnval), ""};
+    // BEGIN ATOMIC ... END: a list holding the list of statements.
+    const PgQuery__List* outer = b->node_case == PG_QUERY__NODE__NODE_LIST ? b->list : nullptr;
+    const PgQuery__List* stmts = outer && outer->n_items == 1 && outer->items[0]->node_case == PG_QUERY__NODE__NODE_LIST
+                                     ? outer->items[0]->list
+                                     : outer;
+    if (!stmts || stmts->n_items != 1)
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "SQL functions with other than one statement in BEGIN ATOMIC are not supported");
+    return {BodyQuery(stmts->items[0]), ""};
+  }
+  std::vector<ParsedStatement> stmts = ParseSql(as);
+  if (stmts.size() != 1 || !stmts[0].node)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "SQL functions whose body is not exactly one statement are not supported");
+  return {BodyQuery(stmts[0].node), as};
+}
+
+// The function the statement's name and argument types denote; 42883 (or
+// none, with missing_ok) when there is none, 42725 when the name alone
+// names several.
+std::optional<FunctionCatalog> FindFunction(const HandlerArgs& args, Binder& binder, const PgQuery__ObjectWithArgs* o) {
+  Catalog* catalog = args.session->DdlCatalog();
+  std::vector<std::string> names = NameParts(o->objname, o->n_objname);
+  std::vector<ObjectId> schemas;
+  if (names.size() > 1) {
+    auto s = catalog->FindSchema(args.session->database().id, names[names.size() - 2]);
+    if (!s) FRESHET_THROW(sqlstate::kInvalidSchemaName, "schema \"{}\" does not exist", names[names.size() - 2]);
+    schemas.push_back(s->id);
+  } else {
+    for (const auto& schema : binder.ExistingSearchPath())
+      if (auto s = catalog->FindSchema(args.session->database().id, schema)) schemas.push_back(s->id);
+  }
+  std::string types;
+  std::vector<DataType> wanted;
+  for (size_t i = 0; i < o->n_objargs; i++) {
+    wanted.push_back(binder.BindTypeName(o->objargs[i]->type_name));
+    types += (i ? ", " : "") + wanted.back().ToString();
+  }
+  std::vector<FunctionCatalog> found;
+  for (ObjectId schema : schemas) {
+    for (auto& f : catalog->FindFunctions(schema, names.back())) {
+      if (!o->args_unspecified) {
+        std::vector<DataType> have;
+        for (const auto& a : f.args) have.push_back(a.type);
+        if (have != wanted) continue;
+      }
+      found.push_back(std::move(f));
+    }
+    if (!found.empty()) break;
+  }
+  if (found.size() > 1)
+    throw SqlError(sqlstate::kAmbiguousFunction, fmt::format("function name \"{}\" is not unique", JoinNames(names)))
+        .WithHint("Specify the argument list to select the function unambiguously.");
+  if (found.empty()) return std::nullopt;
+  return found[0];
+}
+
+std::string MissingFunctionMessage(const PgQuery__ObjectWithArgs* o, Binder& binder) {
+  std::string name = JoinNames(NameParts(o->objname, o->n_objname));
+  if (o->args_unspecified) return fmt::format("could not find a function named \"{}\"", name);
+  std::string types;
+  for (size_t i = 0; i < o->n_objargs; i++)
+    types += (i ? ", " : "") + binder.BindTypeName(o->objargs[i]->type_name).ToString();
+  return fmt::format("function {}({}) does not exist", name, types);
+}
+
+// 42501 unless the session's user owns the function or is a superuser.
+void CheckOwnerOfFunction(const HandlerArgs& args, const FunctionCatalog& fn) {
+  auto user = args.session->catalog()->FindUser(args.session->user());
+  if (user && (user->superuser || user->id == fn.owner)) return;
+  FRESHET_THROW(sqlstate::kInsufficientPrivilege, "must be owner of function {}", fn.name);
+}
+
+}  // namespace
+
+StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
+  const PgQuery__CreateFunctionStmt* s = args.stmt.node->create_function_stmt;
+  Session* session = args.session;
+  Catalog* catalog = session->DdlCatalog();
+  if (s->is_procedure) throw SqlError(sqlstate::kFeatureNotSupported, "CREATE PROCEDURE is not supported yet");
+  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  std::vector<std::string> names = NameParts(s->funcname, s->n_funcname);
+  FunctionCatalog fn;
+  fn.database_id = session->database().id;
+  fn.schema_id = binder.ResolveSchemaId(names.size() > 1 ? names[names.size() - 2].c_str() : nullptr);
+  fn.name = names.back();
+  fn.owner = catalog->FindUser(session->user())->id;
+
+  // Options.
+  std::string language, as;
+  bool volatility_set = false, strict_set = false;
+  for (size_t i = 0; i < s->n_options; i++) {
+    const PgQuery__DefElem* d = s->options[i]->def_elem;
+    std::string opt = d->defname;
+    if (opt == "language") {
+      language = DefElemText(d);
+    } else if (opt == "as") {
+      if (d->arg && d->arg->node_case == PG_QUERY__NODE__NODE_LIST) {
+        const PgQuery__List* l = d->arg->list;
+        if (l->n_items != 1)
+          throw SqlError(kInvalidFunctionDefinition, "only one AS item needed for language \"sql\"");
+        as = StringOf(l->items[0]);
+      } else {
+        as = DefElemText(d);
+      }
+    } else if (opt == "volatility") {
+      if (volatility_set) throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options");
+      volatility_set = true;
+      std::string v = DefElemText(d);
+      fn.volatility = v == "immutable" ? 'i' : v == "stable" ? 's' : 'v';
+    } else if (opt == "strict") {
+      if (strict_set) throw SqlError(sqlstate::kSyntaxError, "conflicting or redundant options");
+      strict_set = true;
+      fn.strict = DefElemText(d) == "true";
+    } else if (opt == "window") {
+      throw SqlError(sqlstate::kFeatureNotSupported, "window functions written in SQL are not supported");
+    } else if (opt == "set") {
+      throw SqlError(sqlstate::kFeatureNotSupported, "SET clauses of SQL functions are not supported yet");
+    } else if (opt == "security" || opt == "leakproof" || opt == "parallel" || opt == "cost" || opt == "rows" ||
+               opt == "support") {
+      // Planner hints and privileges' context: nothing here depends on them.
+    } else {
+      throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("option {} of CREATE FUNCTION is not supported", opt));
+    }
+  }
+  if (language.empty() && s->sql_body) language = "sql";
+  if (language.empty()) throw SqlError(kInvalidFunctionDefinition, "no language specified");
+  if (language != "sql") {
+    if (language == "plpgsql" || language == "c" || language == "internal" || language == "python" ||
+        language == "javascript" || language == "plpython3u")
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("functions in language \"{}\" are not supported: only LANGUAGE sql", language));
+    FRESHET_THROW(sqlstate::kUndefinedObject, "language \"{}\" does not exist", language);
+  }
+  if (!s->sql_body && as.empty() && !std::any_of(s->options, s->options + s->n_options, [](const PgQuery__Node* o) {
+        return std::string(o->def_elem->defname) == "as";
+      }))
+    throw SqlError(kInvalidFunctionDefinition, "no function body specified");
+
+  // Parameters, and the columns of RETURNS TABLE.
+  bool seen_default = false;
+  std::set<std::string> names_seen;
+  for (size_t i = 0; i < s->n_parameters; i++) {
+    const PgQuery__FunctionParameter* p = s->parameters[i]->function_parameter;
+    if (IsPolymorphic(p->arg_type))
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("SQL functions with parameters of type {} are not supported yet",
+                                 StringOf(p->arg_type->names[p->arg_type->n_names - 1])));
+    DataType type = binder.BindTypeName(p->arg_type);
+    if (p->arg_type->setof) throw SqlError(kInvalidFunctionDefinition, "functions cannot accept set arguments");
+    std::string pname = p->name ? p->name : "";
+    if (!pname.empty() && !names_seen.insert(pname).second)
+      FRESHET_THROW(kInvalidFunctionDefinition, "parameter name \"{}\" used more than once", pname);
+    switch (p->mode) {
+      case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_TABLE:
+        fn.table_columns.emplace_back(pname, type);
+        fn.returns_table = true;
+        continue;
+      case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_OUT:
+      case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_INOUT:
+        throw SqlError(sqlstate::kFeatureNotSupported, "OUT and INOUT parameters of SQL functions are not supported yet")
+            .WithHint("Use RETURNS TABLE (...) for several result columns.");
+      case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_VARIADIC:
+        throw SqlError(sqlstate::kFeatureNotSupported, "VARIADIC parameters of SQL functions are not supported yet");
+      default: break;
+    }
+    FunctionArgument arg{pname, type, ""};
+    if (p->defexpr) {
+      seen_default = true;
+      ExprPtr value = binder.BindConstantExpression(p->defexpr);
+      if (!(value->type() == type) && value->type().id != TypeId::kUnknown && !CanAssignmentCast(value->type(), type))
+        throw SqlError(sqlstate::kDatatypeMismatch,
+                       fmt::format("argument of DEFAULT must be type {}, not type {}", type.ToString(), value->type().ToString()));
+      arg.default_expr = DeparseExpression(p->defexpr);
+    } else if (seen_default) {
+      throw SqlError(kInvalidFunctionDefinition, "input parameters after one with a default value must also have defaults");
+    }
+    fn.args.push_back(std::move(arg));
+  }
+  if (fn.args.size() > 100) throw SqlError("54023", "functions cannot have more than 100 arguments");
+
+  // The result.
+  if (fn.returns_table) {
+    fn.returns_set = true;
+    fn.return_type = DataType::Varchar();  // record: the columns are table_columns
+  } else if (!s->return_type) {
+    throw SqlError(sqlstate::kFeatureNotSupported, "SQL functions without RETURNS are not supported yet");
+  } else {
+    const PgQuery__TypeName* rt = s->return_type;
+    fn.returns_set = rt->setof;
+    std::string type_name = rt->n_names ? StringOf(rt->names[rt->n_names - 1]) : "";
+    TableRef relation;
+    if (rt->n_names && rt->n_array_bounds == 0 && !binder.FindTypeInSearchPath(type_name)) {
+      PgQuery__RangeVar rv = PG_QUERY__RANGE_VAR__INIT;
+      rv.relname = const_cast<char*>(type_name.c_str());
+      std::string schema_name = rt->n_names >= 2 ? StringOf(rt->names[rt->n_names - 2]) : "";
+      if (!schema_name.empty() && schema_name != "pg_catalog") rv.schemaname = const_cast<char*>(schema_name.c_str());
+      if (schema_name != "pg_catalog") relation = binder.ResolveRelation(&rv, /*missing_ok=*/true);
+    }
+    if (relation) {
+      // A relation's row type: its columns.
+      if (!fn.returns_set)
+        throw SqlError(sqlstate::kFeatureNotSupported, "SQL functions returning one row of a table are not supported yet")
+            .WithHint("Declare it RETURNS SETOF " + type_name + ".");
+      for (const auto& c : relation->columns)
+        if (!c.hidden) fn.table_columns.emplace_back(c.name, c.type);
+      fn.return_type = DataType::Varchar();
+    } else {
+      if (IsPolymorphic(rt))
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("SQL functions returning {} are not supported yet", type_name));
+      fn.return_type = binder.BindTypeName(rt);
+    }
+  }
+  Body body = FunctionBody(s, as);
+  fn.body = body.query;
+  fn.source = body.source;
+  binder.CheckSqlFunctionBody(fn);
+
+  // An existing one of the same signature: replaced with OR REPLACE.
+  for (const auto& old : catalog->FindFunctions(fn.schema_id, fn.name)) {
+    if (old.IdentityArguments() != fn.IdentityArguments()) continue;
+    if (!s->replace)
+      FRESHET_THROW("42723", "function \"{}\" already exists with same argument types", fn.name);
+    bool same_result = old.returns_set == fn.returns_set && old.return_type == fn.return_type &&
+                       old.table_columns == fn.table_columns && old.returns_table == fn.returns_table;
+    if (!same_result)
+      throw SqlError(kInvalidFunctionDefinition, "cannot change return type of existing function")
+          .WithHint(fmt::format("Use DROP FUNCTION {}({}) first.", fn.name, fn.IdentityArguments()));
+    for (size_t i = 0; i < old.args.size(); i++)
+      if (!old.args[i].name.empty() && old.args[i].name != fn.args[i].name)
+        throw SqlError(kInvalidFunctionDefinition, fmt::format("cannot change name of input parameter \"{}\"", old.args[i].name))
+            .WithHint(fmt::format("Use DROP FUNCTION {}({}) first.", fn.name, fn.IdentityArguments()));
+    // A stream job inlined the old body: it would go on computing it.
+    for (const auto& dep : catalog->FunctionDependents(old.id))
+      if (IsStreamJob(*dep))
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("cannot replace function {}: {} {} computes it", fn.name, RelationKindName(dep->kind),
+                                   dep->name))
+            .WithHint("A materialized view keeps the body it was created with; drop it, replace the function, and create it again.");
+    CheckOwnerOfFunction(args, old);
+    fn.id = old.id;
+    fn.owner = old.owner;
+    fn.comment = old.comment;
+    catalog->ReplaceFunction(fn);
+    return {"CREATE FUNCTION"};
+  }
+  catalog->CreateFunction(std::move(fn));
+  return {"CREATE FUNCTION"};
+}
+
+StatementOutcome HandleDropFunction(const HandlerArgs& args) {
+  const PgQuery__DropStmt* d = args.stmt.node->drop_stmt;
+  if (d->remove_type != PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION)
+    throw SqlError(sqlstate::kFeatureNotSupported, "DROP PROCEDURE and DROP ROUTINE are not supported yet");
+  const bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
+  Catalog* catalog = args.session->DdlCatalog();
+  Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
+  // Every name first: a missing one fails the statement before anything goes.
+  std::vector<FunctionCatalog> dropped;
+  for (size_t i = 0; i < d->n_objects; i++) {
+    const PgQuery__ObjectWithArgs* o = d->objects[i]->object_with_args;
+    std::optional<FunctionCatalog> fn = FindFunction(args, binder, o);
+    if (!fn) {
+      if (!d->missing_ok) throw SqlError(sqlstate::kUndefinedFunction, MissingFunctionMessage(o, binder));
+      args.sink->Notice(MissingFunctionMessage(o, binder) + ", skipping");
+      continue;
+    }
+    CheckOwnerOfFunction(args, *fn);
+    dropped.push_back(std::move(*fn));
+  }
+  std::vector<TableRef> dependents;
+  for (const auto& fn : dropped) {
+    std::vector<TableRef> deps = catalog->FunctionDependents(fn.id);
+    if (deps.empty()) continue;
+    if (!cascade) {
+      std::string detail;
+      for (const auto& dep : deps)
+        detail += fmt::format("{}{} {} depends on function {}({})", detail.empty() ? "" : "\n",
+                              RelationKindName(dep->kind), dep->name, fn.name, fn.IdentityArguments());
+      throw SqlError(sqlstate::kDependentObjectsStillExist,
+                     fmt::format("cannot drop function {}({}) because other objects depend on it", fn.name,
+                                 fn.IdentityArguments()))
+          .WithDetail(detail)
+          .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+    }
+    for (const auto& dep : deps) {
+      args.sink->Notice(fmt::format("drop cascades to {} {}", RelationKindName(dep->kind), dep->name));
+      dependents.push_back(dep);
+    }
+  }
+  if (!dependents.empty()) DropRelations(args, DropClosure(args, dependents, /*cascade=*/true, "function"));
+  for (const auto& fn : dropped) catalog->DropFunction(fn.id);
+  return {"DROP FUNCTION"};
+}
+
+}  // namespace freshet
