@@ -98,6 +98,7 @@ bool Binder::IsBuiltinFunctionName(const std::string& name) {
 
 std::vector<FunctionCatalog> Binder::UserFunctionCandidates(const PgQuery__FuncCall* f) const {
   const Catalog* catalog = ctx_.catalog;
+  if (!catalog) return {};  // binding stored expressions without a catalog
   std::string name = StringOf(f->funcname[f->n_funcname - 1]);
   if (f->n_funcname >= 2) {
     std::string schema = StringOf(f->funcname[f->n_funcname - 2]);

@@ -305,7 +305,9 @@ std::string FunctionJson(const FunctionCatalog& f) {
          {"volatility", std::string(1, f.volatility)},
          {"strict", f.strict},
          {"body", f.body},
-         {"source", f.source}};
+         {"source", f.source},
+         {"relation_deps", f.relation_deps},
+         {"function_deps", f.function_deps}};
   if (!f.comment.empty()) j["comment"] = f.comment;
   return j.dump();
 }
@@ -326,6 +328,8 @@ FunctionCatalog FunctionFromJson(const json& j) {
   f.strict = j.at("strict");
   f.body = j.at("body");
   f.source = j.value("source", "");
+  if (j.contains("relation_deps")) f.relation_deps = j.at("relation_deps").get<std::vector<ObjectId>>();
+  if (j.contains("function_deps")) f.function_deps = j.at("function_deps").get<std::vector<ObjectId>>();
   f.comment = j.value("comment", "");
   return f;
 }
@@ -1280,6 +1284,16 @@ std::vector<TableRef> Catalog::FunctionDependents(ObjectId id) const {
   std::vector<TableRef> out;
   for (const auto& [tid, t] : tables_)
     if (std::find(t->function_deps.begin(), t->function_deps.end(), id) != t->function_deps.end()) out.push_back(t);
+  return out;
+}
+
+std::vector<FunctionCatalog> Catalog::FunctionsDependingOn(ObjectId id) const {
+  std::shared_lock lock(mu_);
+  std::vector<FunctionCatalog> out;
+  for (const auto& [fid, f] : functions_)
+    if (std::count(f.relation_deps.begin(), f.relation_deps.end(), id) ||
+        std::count(f.function_deps.begin(), f.function_deps.end(), id))
+      out.push_back(f);
   return out;
 }
 

@@ -310,6 +310,11 @@ struct FunctionCatalog {
   std::string body;          // the query: one SELECT's SQL text, as deparsed
   std::string source;        // pg_proc.prosrc: the AS string as written ("" for RETURN / BEGIN ATOMIC)
   std::string comment;       // COMMENT ON FUNCTION; empty: none
+  // What it depends on, as PostgreSQL records it: the relation whose row
+  // type it returns (SETOF t), and the functions a RETURN or BEGIN ATOMIC
+  // body calls (a body given AS a string is bound only when called).
+  std::vector<ObjectId> relation_deps;
+  std::vector<ObjectId> function_deps;
   // The argument types as PostgreSQL spells a signature: "integer, text".
   std::string IdentityArguments() const;
   int RequiredArguments() const;  // those without a DEFAULT
@@ -358,6 +363,8 @@ class Catalog {
   std::vector<FunctionCatalog> ListFunctions(ObjectId database_id) const;
   // Relations whose query calls function `id` (TableCatalog::function_deps).
   std::vector<TableRef> FunctionDependents(ObjectId id) const;
+  // Functions whose definition depends on function or relation `id`.
+  std::vector<FunctionCatalog> FunctionsDependingOn(ObjectId id) const;
   std::optional<UserCatalog> FindUser(const std::string& name) const;
   std::optional<UserCatalog> GetUser(ObjectId id) const;
   std::vector<UserCatalog> ListUsers() const;

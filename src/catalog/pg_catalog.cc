@@ -1014,6 +1014,42 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       Null(kText), Null(kOidArray), Txt(p.name), Null(kText), Null(kText), Null(kTextArray),
                       Null(kTextArray)});
     }
+    // SQL functions (CREATE FUNCTION ... LANGUAGE sql, prolang 14).
+    for (const auto& fn : c.ListFunctions(ctx.database_id)) {
+      std::vector<int64_t> in_types, all_types;
+      std::vector<std::string> modes, names;
+      bool named = false;
+      std::string defaults;
+      for (const auto& a : fn.args) {
+        in_types.push_back(a.type.PgOid());
+        all_types.push_back(a.type.PgOid());
+        modes.push_back("i");
+        names.push_back(a.name);
+        named |= !a.name.empty();
+        if (!a.default_expr.empty()) defaults += (defaults.empty() ? "" : ", ") + a.default_expr;
+      }
+      if (fn.returns_table)
+        for (const auto& [col, type] : fn.table_columns) {
+          all_types.push_back(type.PgOid());
+          modes.push_back("t");
+          names.push_back(col);
+          named = true;
+        }
+      Vector all_oids(kOid);
+      for (int64_t o : all_types) all_oids.AppendInt(o);
+      const bool record = !fn.table_columns.empty();
+      rows.push_back({O(ObjectOid(fn.id)), N(fn.name), O(ObjectOid(fn.schema_id)), O(fn.owner), O(14),
+                      Value::Float32(100), Value::Float32(fn.returns_set ? 1000 : 0), O(0), Proc(0), C("f"), B(false),
+                      B(false), B(fn.strict), B(fn.returns_set), C(std::string(1, fn.volatility)), C("u"),
+                      I2(static_cast<int64_t>(fn.args.size())),
+                      I2(static_cast<int64_t>(fn.args.size()) - fn.RequiredArguments()),
+                      O(record ? 2249 : fn.return_type.PgOid()), OidVector(in_types),
+                      fn.returns_table ? Value::FromString(kOidArray, EncodeArray(all_oids)) : Null(kOidArray),
+                      fn.returns_table ? TextArrayOrNull(modes) : Null(kTextArray),
+                      named ? TextArrayOrNull(names) : Null(kTextArray), defaults.empty() ? Null(kText) : Txt(defaults),
+                      Null(kOidArray), Txt(fn.source), Null(kText), fn.source.empty() ? Txt(fn.body) : Null(kText),
+                      Null(kTextArray), Null(kTextArray)});
+    }
     for (const auto& [oid, proname] : AllTypeProcs())
       rows.push_back({O(oid), N(proname), O(pg_catalog_oid), O(kRootUserId), O(12), Value::Float32(1),
                       Value::Float32(0), O(0), Proc(0), C("f"), B(false), B(false), B(true), B(false), C("i"), C("s"),
@@ -1332,6 +1368,44 @@ class CatalogLookupImpl : public CatalogLookup {
 
   std::string DefaultForDisplay(const std::string& expr) const override {
     return RenameRegclassLiterals(expr, [&](uint32_t oid) { return RelationName(oid); }, /*qualify_types=*/false);
+  }
+
+  std::optional<FunctionSignature> SqlFunctionSignature(uint32_t oid) const override {
+    if (oid <= kObjectOidBase) return std::nullopt;
+    auto fn = c_->GetFunction(oid - kObjectOidBase);
+    if (!fn || fn->database_id != db_) return std::nullopt;
+    FunctionSignature sig;
+    for (const auto& a : fn->args) {
+      std::string arg = (a.name.empty() ? "" : QuoteIdent(a.name) + " ") + a.type.ToString();
+      sig.identity_arguments += (sig.identity_arguments.empty() ? "" : ", ") + arg;
+      if (!a.default_expr.empty()) arg += " DEFAULT " + a.default_expr;
+      sig.arguments += (sig.arguments.empty() ? "" : ", ") + arg;
+    }
+    if (fn->returns_table) {
+      std::string columns;
+      for (const auto& [name, type] : fn->table_columns)
+        columns += (columns.empty() ? "" : ", ") + QuoteIdent(name) + " " + type.ToString();
+      sig.result = "TABLE(" + columns + ")";
+    } else if (!fn->relation_deps.empty()) {
+      sig.result = "SETOF " + RelationName(ObjectOid(fn->relation_deps[0])).value_or("record");
+    } else {
+      sig.result = (fn->returns_set ? "SETOF " : "") + fn->return_type.ToString();
+    }
+    // Visible when no schema before its own on the path has a function of
+    // its name and argument types.
+    sig.visible = false;
+    for (const auto& schema : SearchPath()) {
+      auto s = c_->FindSchema(db_, schema);
+      if (!s) continue;
+      bool found = false;
+      for (const auto& other : c_->FindFunctions(s->id, fn->name))
+        if (other.IdentityArguments() == fn->IdentityArguments()) {
+          sig.visible = other.id == fn->id;
+          found = true;
+        }
+      if (found) break;
+    }
+    return sig;
   }
 
   // The view's query deparsed, a relation it names qualified with its

@@ -353,18 +353,32 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
              }));
   // The functions pg_proc lists (the types' own, all in pg_catalog, which
   // every search path reads first): NULL for an oid that is not one.
-  RegisterFn(r, "pg_function_is_visible", {oid}, b, [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-    ExecuteStrictEmit<int64_t>(args, n, out, [](Vector* o, int64_t id) {
-      TypeProcName(static_cast<uint32_t>(id)) ? o->AppendBool(true) : o->AppendNull();
-    });
-  });
-  for (bool result : {false, true}) {
-    RegisterFn(r, result ? "pg_get_function_result" : "pg_get_function_arguments", {oid}, text,
-               [result](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
-                 ExecuteStrictEmit<int64_t>(args, n, out, [result](Vector* o, int64_t id) {
+  // SQL functions (CREATE FUNCTION) from the catalog; the others are the
+  // functions pg_proc lists (the types' own, all in pg_catalog, which every
+  // search path reads first): NULL for an oid that is not one.
+  auto sql_function = [](EvalContext& ctx, int64_t id) -> std::optional<CatalogLookup::FunctionSignature> {
+    if (!ctx.catalog) return std::nullopt;
+    return ctx.catalog->SqlFunctionSignature(static_cast<uint32_t>(id));
+  };
+  RegisterFn(r, "pg_function_is_visible", {oid}, b,
+             [sql_function](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               ExecuteStrictEmit<int64_t>(args, n, out, [&](Vector* o, int64_t id) {
+                 if (auto sig = sql_function(ctx, id)) return o->AppendBool(sig->visible);
+                 TypeProcName(static_cast<uint32_t>(id)) ? o->AppendBool(true) : o->AppendNull();
+               });
+             });
+  for (const char* which : {"pg_get_function_arguments", "pg_get_function_identity_arguments", "pg_get_function_result"}) {
+    const std::string part = which;
+    RegisterFn(r, which, {oid}, text,
+               [part, sql_function](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+                 ExecuteStrictEmit<int64_t>(args, n, out, [&](Vector* o, int64_t id) {
+                   if (auto sig = sql_function(ctx, id))
+                     return o->AppendString(part == "pg_get_function_result"    ? sig->result
+                                            : part == "pg_get_function_arguments" ? sig->arguments
+                                                                                  : sig->identity_arguments);
                    auto sig = TypeProcSignature(static_cast<uint32_t>(id));
                    if (!sig) return o->AppendNull();
-                   o->AppendString(result ? sig->result : sig->arguments);
+                   o->AppendString(part == "pg_get_function_result" ? sig->result : sig->arguments);
                  });
                });
   }

@@ -69,6 +69,15 @@ class CatalogLookup {
   // pg_get_expr of a kept default: those names as regclass prints them
   // along this search path (qualified only when not found first).
   virtual std::string DefaultForDisplay(const std::string& expr) const = 0;
+  // A SQL function's (CREATE FUNCTION) signature as
+  // pg_get_function_arguments, pg_get_function_identity_arguments and
+  // pg_get_function_result print it, and whether the search path finds it
+  // first (pg_function_is_visible); nullopt for other oids.
+  struct FunctionSignature {
+    std::string arguments, identity_arguments, result;
+    bool visible = true;
+  };
+  virtual std::optional<FunctionSignature> SqlFunctionSignature(uint32_t oid) const = 0;
 };
 
 // The session's sequence functions (nextval, currval, setval, lastval):

@@ -810,8 +810,25 @@ std::vector<ParsedStatement> ParseSql(const std::string& sql, ParseCache* cache)
   std::vector<Piece> pieces;
   int begin = -1, last_end = 0;
   size_t first = 0;
+  // CREATE FUNCTION ... BEGIN ATOMIC ...; ...; END holds its semicolons (as
+  // psql's lexer counts: BEGIN and CASE open, END closes).
+  int atomic_depth = 0;
+  auto word = [&](size_t i, const char* w) {
+    return i < all.size() && all[i].kind != Token::Kind::kString && all[i].text == w;
+  };
   for (size_t i = 0; i < all.size(); i++) {
     const Token& t = all[i];
+    if (begin >= 0 && word(first, "create") &&
+        (word(first + 1, "function") || word(first + 1, "procedure") ||
+         (word(first + 1, "or") && word(first + 2, "replace") &&
+          (word(first + 3, "function") || word(first + 3, "procedure"))))) {
+      if ((word(i, "begin") && word(i + 1, "atomic")) || (atomic_depth > 0 && word(i, "case"))) atomic_depth++;
+      else if (atomic_depth > 0 && word(i, "end")) atomic_depth--;
+    }
+    if (t.text == ";" && t.kind == Token::Kind::kOther && atomic_depth > 0) {
+      last_end = t.end;
+      continue;
+    }
     if (t.text == ";" && t.kind == Token::Kind::kOther) {
       if (begin >= 0) pieces.push_back({begin, last_end - begin, first, i});
       begin = -1;

@@ -146,7 +146,12 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
   Session* session = args.session;
   Catalog* catalog = session->DdlCatalog();
   if (s->is_procedure) throw SqlError(sqlstate::kFeatureNotSupported, "CREATE PROCEDURE is not supported yet");
-  Binder binder(session->BinderContextFor(args.stmt, nullptr));
+  // A RETURN or BEGIN ATOMIC body depends on the functions it calls (and
+  // so do DEFAULTs), as PostgreSQL records it.
+  std::vector<ObjectId> called;
+  BinderContext bctx = session->BinderContextFor(args.stmt, nullptr);
+  if (s->sql_body) bctx.referenced_functions = &called;
+  Binder binder(bctx);
   std::vector<std::string> names = NameParts(s->funcname, s->n_funcname);
   FunctionCatalog fn;
   fn.database_id = session->database().id;
@@ -214,7 +219,16 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("SQL functions with parameters of type {} are not supported yet",
                                  StringOf(p->arg_type->names[p->arg_type->n_names - 1])));
-    DataType type = binder.BindTypeName(p->arg_type);
+    DataType type;
+    try {
+      type = binder.BindTypeName(p->arg_type);
+    } catch (const SqlError& e) {
+      // PostgreSQL's wording for a parameter's type.
+      if (std::string(e.code()) != sqlstate::kUndefinedObject) throw;
+      std::string written;
+      for (size_t k = 0; k < p->arg_type->n_names; k++) written += (k ? "." : "") + StringOf(p->arg_type->names[k]);
+      FRESHET_THROW(sqlstate::kUndefinedObject, "type {} does not exist", written);
+    }
     if (p->arg_type->setof) throw SqlError(kInvalidFunctionDefinition, "functions cannot accept set arguments");
     std::string pname = p->name ? p->name : "";
     if (!pname.empty() && !names_seen.insert(pname).second)
@@ -272,6 +286,7 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
             .WithHint("Declare it RETURNS SETOF " + type_name + ".");
       for (const auto& c : relation->columns)
         if (!c.hidden) fn.table_columns.emplace_back(c.name, c.type);
+      fn.relation_deps.push_back(relation->id);
       fn.return_type = DataType::Varchar();
     } else {
       if (IsPolymorphic(rt))
@@ -284,6 +299,9 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
   fn.body = body.query;
   fn.source = body.source;
   binder.CheckSqlFunctionBody(fn);
+  std::sort(called.begin(), called.end());
+  called.erase(std::unique(called.begin(), called.end()), called.end());
+  fn.function_deps = called;
 
   // An existing one of the same signature: replaced with OR REPLACE.
   for (const auto& old : catalog->FindFunctions(fn.schema_id, fn.name)) {
@@ -337,29 +355,44 @@ StatementOutcome HandleDropFunction(const HandlerArgs& args) {
     CheckOwnerOfFunction(args, *fn);
     dropped.push_back(std::move(*fn));
   }
-  std::vector<TableRef> dependents;
-  for (const auto& fn : dropped) {
-    std::vector<TableRef> deps = catalog->FunctionDependents(fn.id);
-    if (deps.empty()) continue;
+  DropFunctions(args, std::move(dropped), cascade, {});
+  return {"DROP FUNCTION"};
+}
+
+void DropFunctions(const HandlerArgs& args, std::vector<FunctionCatalog> functions, bool cascade,
+                   const std::set<ObjectId>& relations_dropped) {
+  Catalog* catalog = args.session->DdlCatalog();
+  std::set<ObjectId> seen;
+  for (const auto& fn : functions) seen.insert(fn.id);
+  std::vector<TableRef> relations;
+  std::set<ObjectId> relation_ids = relations_dropped;
+  for (size_t i = 0; i < functions.size(); i++) {
+    const FunctionCatalog fn = functions[i];
+    const std::string signature = fmt::format("function {}({})", fn.name, fn.IdentityArguments());
+    std::vector<std::string> dependents;
+    for (const auto& dep : catalog->FunctionDependents(fn.id)) {
+      if (!relation_ids.insert(dep->id).second) continue;
+      dependents.push_back(fmt::format("{} {}", RelationKindName(dep->kind), dep->name));
+      relations.push_back(dep);
+    }
+    for (auto& dep : catalog->FunctionsDependingOn(fn.id)) {
+      if (!seen.insert(dep.id).second) continue;
+      dependents.push_back(fmt::format("function {}({})", dep.name, dep.IdentityArguments()));
+      functions.push_back(std::move(dep));
+    }
+    if (dependents.empty()) continue;
     if (!cascade) {
       std::string detail;
-      for (const auto& dep : deps)
-        detail += fmt::format("{}{} {} depends on function {}({})", detail.empty() ? "" : "\n",
-                              RelationKindName(dep->kind), dep->name, fn.name, fn.IdentityArguments());
+      for (const auto& d : dependents) detail += (detail.empty() ? "" : "\n") + d + " depends on " + signature;
       throw SqlError(sqlstate::kDependentObjectsStillExist,
-                     fmt::format("cannot drop function {}({}) because other objects depend on it", fn.name,
-                                 fn.IdentityArguments()))
+                     fmt::format("cannot drop {} because other objects depend on it", signature))
           .WithDetail(detail)
           .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
     }
-    for (const auto& dep : deps) {
-      args.sink->Notice(fmt::format("drop cascades to {} {}", RelationKindName(dep->kind), dep->name));
-      dependents.push_back(dep);
-    }
+    for (const auto& d : dependents) args.sink->Notice("drop cascades to " + d);
   }
-  if (!dependents.empty()) DropRelations(args, DropClosure(args, dependents, /*cascade=*/true, "function"));
-  for (const auto& fn : dropped) catalog->DropFunction(fn.id);
-  return {"DROP FUNCTION"};
+  if (!relations.empty()) DropRelations(args, DropClosure(args, relations, /*cascade=*/true, "function"));
+  for (const auto& fn : functions) catalog->DropFunction(fn.id);
 }
 
 }  // namespace freshet

@@ -175,6 +175,22 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
   }
   std::vector<ObjectId> tables = DropClosure(args, named, cascade, kind_name);
   if (kind == RelationKind::kTable) DropReferencingForeignKeys(args, tables, cascade);
+  // SQL functions returning the rows of a dropped relation (SETOF t).
+  std::vector<FunctionCatalog> functions;
+  for (ObjectId id : tables)
+    for (auto& fn : catalog->FunctionsDependingOn(id)) {
+      if (!cascade) {
+        TableRef t = catalog->GetTable(id);
+        throw SqlError(sqlstate::kDependentObjectsStillExist,
+                       fmt::format("cannot drop {} {} because other objects depend on it", kind_name, t ? t->name : "?"))
+            .WithDetail(fmt::format("function {}({}) depends on type {}", fn.name, fn.IdentityArguments(),
+                                    t ? t->name : "?"))
+            .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+      }
+      args.sink->Notice(fmt::format("drop cascades to function {}({})", fn.name, fn.IdentityArguments()));
+      functions.push_back(std::move(fn));
+    }
+  if (!functions.empty()) DropFunctions(args, std::move(functions), /*cascade=*/true, {tables.begin(), tables.end()});
   DropRelations(args, tables);
   const char* tag = kind == RelationKind::kTable ? "DROP TABLE"
                     : kind == RelationKind::kMaterializedView ? "DROP MATERIALIZED VIEW"

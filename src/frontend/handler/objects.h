@@ -2,6 +2,7 @@
 // CANCEL JOBS, WAIT, ALTER and SHOW.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,11 @@ std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<Tab
                                   const std::string& kind_name);
 // Drops relations (tables and jobs, with their internal tables and data).
 void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids);
+// Drops SQL functions (create_function.cc) and, with cascade, what depends
+// on them (functions, views, stream jobs) but `relations_dropped` (which
+// the caller drops); throws 2BP01 naming the dependents otherwise.
+void DropFunctions(const HandlerArgs& args, std::vector<FunctionCatalog> functions, bool cascade,
+                   const std::set<ObjectId>& relations_dropped);
 
 // The schema a new relation named `rv` goes to: the session's temporary
 // schema (made on first use, catalog/temp_schema.h) for TEMP relations and
