@@ -274,6 +274,16 @@ class Binder {
   void InFunctionBodyContext(const std::function<void()>& bind);
   std::vector<std::shared_ptr<PgQuery__ParseResult>> function_bodies_;  // kept while plans are bound
   std::vector<ObjectId> inlining_;  // functions being inlined, outermost first
+  // While a function is inlined: refuses recursion (0A000) and nesting past
+  // a depth (54001), and records it (BinderContext::referenced_functions).
+  class InliningGuard {
+   public:
+    InliningGuard(Binder* binder, const FunctionCatalog& fn);
+    ~InliningGuard();
+
+   private:
+    Binder* binder_;
+  };
   PlanPtr BindTimeWindow(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,
                          const std::string& name, Scope* outer, Scope* scope);
   // Types and coerces the arguments of generate_series/unnest; returns the

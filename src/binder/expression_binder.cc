@@ -879,6 +879,18 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
     }
     return InlineSqlFunction(ResolveSqlFunction(f, sql_functions), f->location);
   }
+  if (f->n_funcname == 2) {
+    // A schema's function that is not there: PostgreSQL's messages.
+    std::string schema = StringOf(f->funcname[0]);
+    if (schema != kPgCatalogSchema && schema != kInformationSchema) {
+      if (binder_->ctx_.catalog && !binder_->ctx_.catalog->FindSchema(binder_->ctx_.database_id, schema))
+        binder_->ThrowAt(sqlstate::kInvalidSchemaName, f->location, fmt::format("schema \"{}\" does not exist", schema));
+      std::vector<ExprPtr> args;
+      for (size_t i = 0; i < f->n_args; i++) args.push_back(Bind(f->args[i]));
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                       fmt::format("function {}.{}({}) does not exist", schema, name, TypeList(args)));
+    }
+  }
   return BindBuiltinFuncCall(f, name);
 }
 

@@ -92,6 +92,22 @@ int ArgumentCost(const DataType& have, const DataType& want) {
 
 }  // namespace
 
+Binder::InliningGuard::InliningGuard(Binder* binder, const FunctionCatalog& fn) : binder_(binder) {
+  // PostgreSQL calls a recursive SQL function until its stack runs out;
+  // inlined, it would never end.
+  if (std::count(binder->inlining_.begin(), binder->inlining_.end(), fn.id))
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("SQL function {} calls itself: recursive SQL functions are not supported", fn.name));
+  constexpr size_t kMaxInliningDepth = 64;
+  if (binder->inlining_.size() >= kMaxInliningDepth)
+    throw SqlError(sqlstate::kStatementTooComplex,
+                   fmt::format("SQL functions nested more than {} deep (function {})", kMaxInliningDepth, fn.name));
+  if (binder->ctx_.referenced_functions && fn.id) binder->ctx_.referenced_functions->push_back(fn.id);
+  binder->inlining_.push_back(fn.id);
+}
+
+Binder::InliningGuard::~InliningGuard() { binder_->inlining_.pop_back(); }
+
 bool Binder::IsBuiltinFunctionName(const std::string& name) {
   return FunctionRegistry::Instance().Lookup(name) != nullptr || IsSetFunctionName(name);
 }
@@ -273,14 +289,7 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
   if (fn.returns_set)
     binder_->ThrowAt(sqlstate::kFeatureNotSupported, location,
                      fmt::format("set-returning SQL function {} is not supported outside FROM", fn.name));
-  if (std::count(binder_->inlining_.begin(), binder_->inlining_.end(), fn.id))
-    throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("SQL function {} calls itself: recursive SQL functions are not supported", fn.name));
-  if (binder_->ctx_.referenced_functions && fn.id) binder_->ctx_.referenced_functions->push_back(fn.id);
-  binder_->inlining_.push_back(fn.id);
-  struct Pop {
-    std::vector<ObjectId>* v;
-    ~Pop() { v->pop_back(); }
-  } pop{&binder_->inlining_};
+  InliningGuard inlining(binder_, fn);
 
   // STRICT: NULL when any argument is (the argument values, before the
   // body reads them).
@@ -384,14 +393,7 @@ PlanPtr Binder::BindSqlTableFunction(const PgQuery__RangeFunction* rf, const PgQ
 }
 
 PlanPtr Binder::BindSqlTableFunctionBody(const FunctionCatalog& fn, std::vector<ExprPtr> args, Scope* arg_outer) {
-  if (std::count(inlining_.begin(), inlining_.end(), fn.id))
-    throw SqlError(sqlstate::kFeatureNotSupported, fmt::format("SQL function {} calls itself: recursive SQL functions are not supported", fn.name));
-  if (ctx_.referenced_functions && fn.id) ctx_.referenced_functions->push_back(fn.id);
-  inlining_.push_back(fn.id);
-  struct Pop {
-    std::vector<ObjectId>* v;
-    ~Pop() { v->pop_back(); }
-  } pop{&inlining_};
+  InliningGuard inlining(this, fn);
   FunctionFrame frame{&fn, std::move(args), /*lift_delta=*/-1};
   // The frame's scope stands for the level the arguments read as outer
   // (the items on the left, or the enclosing query): the body is a

@@ -51,8 +51,8 @@ bool IsPolymorphic(const PgQuery__TypeName* t) {
 std::string BodyQuery(const PgQuery__Node* query) {
   if (query->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
     throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("SQL functions whose body is a {} are not supported: the body must be one query",
-                               NodeTag(query)));
+                   "SQL functions whose body is not a query (INSERT, UPDATE, DELETE, DDL...) are not supported: "
+                   "the body must be one SELECT");
   return Deparse(query);
 }
 
