@@ -8,7 +8,8 @@
 // values: INT and BIGINT extremes, NaN, +-Infinity, -0, numerics of mixed
 // scales), and random queries over them: projections with expressions
 // (arithmetic, CASE, simple CASE, COALESCE, NULLIF, GREATEST/LEAST, casts,
-// string, numeric and timestamp functions), filters (comparisons, comparisons
+// string, numeric and timestamp functions, and SQL functions made by
+// CREATE FUNCTION: inlined by Freshet, called by PostgreSQL), filters (comparisons, comparisons
 // with NULL, IS [NOT] DISTINCT FROM, BETWEEN, IN lists, LIKE, IS [NOT]
 // TRUE/FALSE/UNKNOWN, AND/OR/NOT), inner/left/right/full joins (two inputs, or
 // a chain of three) of tables, views and subqueries (projections, filters,
@@ -73,8 +74,9 @@
 //                         (when one bug dominates the failures), "all" for all
 //   VIEW_FUZZ_SHAPES      restrict the generator: a comma list of
 //                         select,agg,global,topn,grouptopn,union,window (query
-//                         kinds) and join,subquery (FROM kinds; without
-//                         either, a single table or view)
+//                         kinds), join,subquery (FROM kinds; without
+//                         either, a single table or view) and function
+//                         (calls of the SQL functions SqlFunctions makes)
 //   VIEW_FUZZ_ONLY        a comma list of query numbers to create (and the
 //                         views they read)
 //   VIEW_FUZZ_VERBOSE     1: print every query
@@ -486,8 +488,55 @@ struct Gen {
     }
   }
 
+  // Calls of the SQL functions every seed creates (SqlFunctions below): inlined
+  // by Freshet, called by PostgreSQL.
+  E SqlFunctionCall(T t, const Scope& s, int depth) {
+    if (Integral(t)) {
+      E a = Expr(T::kBigInt, s, depth + 1);
+      E e;
+      switch (r.Int(0, 3)) {
+        case 0: {
+          E b = Expr(T::kBigInt, s, depth + 1);
+          e = Combine("vf_add(" + a.sql + ", " + b.sql + ")", T::kBigInt, {&a, &b});
+          e.bound = a.bound + b.bound;
+          break;
+        }
+        case 1:
+          e = Combine(r.Chance(50) ? "vf_add(" + a.sql + ")" : "vf_add(y => 3, x => " + a.sql + ")", T::kBigInt, {&a});
+          e.bound = a.bound + 3;
+          break;
+        case 2:
+          e = Combine("vf_twice(" + a.sql + ")", T::kBigInt, {&a});
+          e.bound = 2 * a.bound;
+          break;
+        default: {
+          // A body counting rows of the seed's first table: a correlated
+          // scalar subquery once inlined (its argument may read nothing of
+          // a subquery or an aggregate: Freshet refuses that).
+          E x = Leaf(T::kBigInt, s);
+          if (x.agg) return E{};
+          e = Combine("vf_cnt(" + x.sql + ")", T::kBigInt, {&x});
+          e.bound = 1e7;
+          break;
+        }
+      }
+      if (t == T::kInt) {
+        if (e.bound > 2e9) return E{};
+        e.sql = "CAST(" + e.sql + " AS INT)";
+        e.type = T::kInt;
+      }
+      return e;
+    }
+    if (t == T::kText) {
+      E p = Pred(s, depth + 1), a = Expr(T::kText, s, depth + 1), b = Expr(T::kText, s, depth + 1);
+      return Combine("vf_pick(" + p.sql + ", " + a.sql + ", " + b.sql + ")", t, {&p, &a, &b});
+    }
+    return E{};
+  }
+
   E Compound(T t, const Scope& s, int depth) {
     if (r.Chance(25)) return Generic(t, s, depth);
+    if (k.Shape("function") && (Integral(t) || t == T::kText) && r.Chance(25)) return SqlFunctionCall(t, s, depth);
     auto sub = [&]() { return Expr(t, s, depth + 1); };
     switch (t) {
       case T::kInt:
@@ -1690,6 +1739,26 @@ std::vector<Table> MakeTables(Rng& r) {
   return tables;
 }
 
+// The SQL functions the queries call (Gen::SqlFunctionCall): an expression
+// body with a DEFAULT, a STRICT one, a RETURN body, and one counting the
+// rows of `first` whose first integer column equals its argument.
+std::vector<std::string> SqlFunctions(const Table& first) {
+  std::string match = "x IS NOT NULL";
+  for (const auto& c : first.cols)
+    if (Integral(c.type) && !c.extreme) {
+      match = first.name + "." + c.name + " = x";
+      break;
+    }
+  return {
+      "CREATE FUNCTION vf_add(x bigint, y bigint DEFAULT 1) RETURNS bigint LANGUAGE sql IMMUTABLE AS 'SELECT x + y'",
+      "CREATE FUNCTION vf_twice(x bigint) RETURNS bigint LANGUAGE sql IMMUTABLE STRICT AS $$SELECT coalesce(x, 7) * 2$$",
+      "CREATE FUNCTION vf_pick(c boolean, a varchar, b varchar) RETURNS varchar LANGUAGE sql IMMUTABLE "
+      "RETURN CASE WHEN c THEN a ELSE b END",
+      "CREATE FUNCTION vf_cnt(x bigint) RETURNS bigint LANGUAGE sql STABLE AS 'SELECT count(*) FROM " + first.name +
+          " WHERE " + match + "'",
+  };
+}
+
 std::string CreateTable(const Table& t) {
   std::vector<std::string> cols;
   for (size_t i = 0; i < t.cols.size(); i++)
@@ -2429,6 +2498,11 @@ struct SeedRun {
       if (!a.ok) Fail("drop " + queries[i].name, "DROP MATERIALIZED VIEW " + queries[i].name + ": " + a.state + " " + a.error);
       if (pg) Run(pg, PgDrop(i));
     }
+    for (const char* f : {"vf_add", "vf_twice", "vf_pick", "vf_cnt"}) {
+      Result a = Run(fr, std::string("DROP FUNCTION ") + f);
+      if (!a.ok) Fail(std::string("drop ") + f, std::string("DROP FUNCTION ") + f + ": " + a.state + " " + a.error);
+      if (pg) Run(pg, std::string("DROP FUNCTION ") + f);
+    }
     for (auto& t : tables) {
       Result a = Run(fr, "DROP TABLE " + t.name);
       if (!a.ok) Fail("drop " + t.name, "DROP TABLE " + t.name + ": " + a.state + " " + a.error);
@@ -2473,6 +2547,7 @@ struct SeedRun {
       if (only.empty() || only.count(q.id)) read_by_others.insert(q.deps.begin(), q.deps.end());
     int before = passed + failed;
     for (auto& t : tables) Both(CreateTable(t));
+    for (const auto& f : SqlFunctions(tables[0])) Both(f);
     CreateViews(0, par_rng);
     Flush();
     CheckAll();
