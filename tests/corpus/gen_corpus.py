@@ -1248,6 +1248,74 @@ def gen_watermarks():
     emit("FLUSH")
 
 
+def gen_sql_functions():
+    """CREATE FUNCTION ... LANGUAGE sql: odd signatures and bodies, calls with
+    extreme and wrong arguments, recursion made by OR REPLACE, deep nesting,
+    functions in views, FROM, LATERAL and every clause; the views stay for
+    the restart."""
+    emit("CREATE TABLE t_sf (k int PRIMARY KEY, v int, s text)")
+    emit("INSERT INTO t_sf SELECT g, g * 7 % 11, repeat('x', g % 5) FROM generate_series(1, 50) g")
+    for d in ["sf_a(x int) RETURNS int LANGUAGE sql AS 'SELECT x + 1'",
+              "sf_a(x int) RETURNS int LANGUAGE sql AS 'SELECT x + 1'",
+              "sf_b(x bigint DEFAULT 9223372036854775807, y bigint DEFAULT 1) RETURNS bigint LANGUAGE sql IMMUTABLE RETURN x + y",
+              "sf_c(int) RETURNS bigint LANGUAGE sql STABLE AS 'SELECT count(*) FROM t_sf WHERE v > $1'",
+              "sf_d(lim int) RETURNS TABLE (k int, v int) LANGUAGE sql AS 'SELECT k, v FROM t_sf WHERE v >= lim'",
+              "sf_e(x text) RETURNS SETOF t_sf LANGUAGE sql AS $$SELECT * FROM t_sf WHERE s = x$$",
+              "sf_f(x int) RETURNS int LANGUAGE sql STRICT BEGIN ATOMIC SELECT x * 2; END",
+              "sf_g(x int) RETURNS int LANGUAGE sql AS 'SELECT $2'", "sf_g(x int) RETURNS int LANGUAGE sql AS 'SELECT $0'",
+              "sf_g(x int) RETURNS int LANGUAGE sql AS 'SELECT y'", "sf_g(x int, x int) RETURNS int LANGUAGE sql AS 'SELECT 1'",
+              "sf_g(x int DEFAULT 1, y int) RETURNS int LANGUAGE sql AS 'SELECT 1'",
+              "sf_g(x int DEFAULT 'a') RETURNS int LANGUAGE sql AS 'SELECT 1'", "sf_g() RETURNS int LANGUAGE sql AS ''",
+              "sf_g() RETURNS int LANGUAGE sql AS 'SELECT 1, 2'", "sf_g() RETURNS int LANGUAGE sql AS 'SELECT ''a'''",
+              "sf_g() RETURNS int LANGUAGE sql AS 'SELECT 1' 'SELECT 2'", "sf_g() RETURNS int AS 'SELECT 1'",
+              "sf_g() RETURNS int LANGUAGE sql", "sf_g() RETURNS setof record LANGUAGE sql AS 'SELECT 1'",
+              "sf_g() RETURNS void LANGUAGE sql AS 'SELECT 1'", "sf_g() RETURNS int LANGUAGE sql AS 'VALUES (1), (2)'",
+              "sf_g() RETURNS int LANGUAGE sql AS 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT n FROM r'",
+              "sf_g() RETURNS int LANGUAGE sql AS 'SELECT sf_g()'", "sf_g() RETURNS t_nope LANGUAGE sql AS 'SELECT 1'",
+              "sf_g(x int) RETURNS int LANGUAGE sql AS 'SELECT x FROM t_sf'", "sf_g() RETURNS int LANGUAGE sql AS 'SELECT $1'",
+              "sf_g(x int) RETURNS int LANGUAGE sql WINDOW AS 'SELECT 1'", "sf_g(x int) RETURNS int LANGUAGE sql SET search_path = public AS 'SELECT 1'",
+              "\"SF Quoted\"(\"X y\" int) RETURNS int LANGUAGE sql AS 'SELECT \"X y\" * 3'"]:
+        emit(f"CREATE FUNCTION {d}")
+        emit(f"CREATE OR REPLACE FUNCTION {d}")
+    for q in ["SELECT sf_a(2147483647)", "SELECT sf_a(NULL)", "SELECT sf_a('x')", "SELECT sf_a(1, 2)", "SELECT sf_a(x => 1, x => 2)",
+              "SELECT sf_a(y => 1)", "SELECT sf_b()", "SELECT sf_b(1)", "SELECT sf_b(y => -1)", "SELECT sf_c(k) FROM t_sf",
+              "SELECT * FROM sf_d(5) ORDER BY 1", "SELECT * FROM t_sf t, sf_d(t.v) d", "SELECT * FROM sf_e('xx')",
+              "SELECT sf_d(1)", "SELECT sf_f(NULL), sf_f(1073741824)", "SELECT \"SF Quoted\"(2)",
+              "SELECT sf_c(sum(v)::int) FROM t_sf", "SELECT sf_c((SELECT 1))", "SELECT sf_a(sf_a(sf_a(sf_a(sf_a(1)))))",
+              "SELECT sf_a(k) FROM t_sf GROUP BY sf_a(k) HAVING sf_a(count(*)::int) > 1 ORDER BY sf_a(k) LIMIT 3",
+              "SELECT sum(sf_a(v)) OVER (ORDER BY k) FROM t_sf", "SELECT public.sf_a(1)", "SELECT nope.sf_a(1)",
+              "SELECT pg_catalog.sf_a(1)", "SELECT sf_a(*)", "SELECT sf_a(DISTINCT 1)", "SELECT sf_a(1) OVER ()",
+              "SELECT proname, pg_get_function_arguments(oid), pg_get_function_result(oid) FROM pg_proc WHERE proname LIKE 'sf_%'"]:
+        emit(q)
+    # Recursion by OR REPLACE, and a chain deeper than inlining goes.
+    emit("CREATE FUNCTION sf_r1(x int) RETURNS int LANGUAGE sql AS 'SELECT x'")
+    emit("CREATE FUNCTION sf_r2(x int) RETURNS int LANGUAGE sql AS 'SELECT sf_r1(x)'")
+    emit("CREATE OR REPLACE FUNCTION sf_r1(x int) RETURNS int LANGUAGE sql AS 'SELECT sf_r2(x)'")
+    emit("SELECT sf_r1(1)")
+    emit("CREATE MATERIALIZED VIEW mv_sf_bad AS SELECT sf_r2(k) FROM t_sf")
+    emit("CREATE FUNCTION sf_n0(x int) RETURNS int LANGUAGE sql AS 'SELECT x + 1'")
+    for i in range(1, 80):
+        emit(f"CREATE FUNCTION sf_n{i}(x int) RETURNS int LANGUAGE sql AS 'SELECT sf_n{i - 1}(x) + 1'")
+    emit("SELECT sf_n79(0)")
+    emit("SELECT sf_n60(0)")
+    emit("CREATE MATERIALIZED VIEW mv_sf AS SELECT k, sf_a(v) AS a, sf_c(k) AS c, sf_f(v) AS f FROM t_sf")
+    emit("CREATE MATERIALIZED VIEW mv_sf_lat AS SELECT t.k, d.v FROM t_sf t, sf_d(t.k) d")
+    emit("CREATE VIEW v_sf AS SELECT sf_a(k) FROM t_sf")
+    for bad in ["DROP FUNCTION sf_a", "DROP FUNCTION sf_a(text)", "DROP FUNCTION sf_nope", "DROP FUNCTION IF EXISTS sf_nope(int, int)",
+                "CREATE OR REPLACE FUNCTION sf_a(x int) RETURNS int LANGUAGE sql AS 'SELECT x + 2'",
+                "CREATE OR REPLACE FUNCTION sf_a(y int) RETURNS int LANGUAGE sql AS 'SELECT y + 1'",
+                "CREATE OR REPLACE FUNCTION sf_a(x int) RETURNS bigint LANGUAGE sql AS 'SELECT x + 1'",
+                "DROP TABLE t_sf", "DROP FUNCTION sf_n40", "BEGIN", "CREATE FUNCTION sf_tx() RETURNS int RETURN 1",
+                "SELECT sf_tx()", "ROLLBACK", "SELECT sf_tx()"]:
+        emit(bad)
+    emit("INSERT INTO t_sf VALUES (51, 3, 'xx'), (52, NULL, NULL)")
+    emit("UPDATE t_sf SET v = v + 1 WHERE k % 3 = 0")
+    emit("DELETE FROM t_sf WHERE k % 7 = 0")
+    emit("FLUSH")
+    emit("SELECT * FROM mv_sf ORDER BY k LIMIT 5")
+    emit("SELECT count(*) FROM mv_sf_lat")
+
+
 def main():
     gen_setup()
     gen_functions()
@@ -1262,6 +1330,7 @@ def main():
     gen_system_tables()
     gen_ddl_and_queries()
     gen_watermarks()
+    gen_sql_functions()
     emit("FLUSH")
     emit("SELECT * FROM mv_ext")
     emit("SELECT * FROM mv_ext2")
