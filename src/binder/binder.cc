@@ -841,6 +841,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       if (rf->ordinality) schema.push_back({alias_column(schema.size(), "ordinality"), DataType::Int64(), alias});
       auto fn = std::make_unique<TableFunctionNode>(name, std::move(args), schema);
       fn->with_ordinality = rf->ordinality;
+      fn->value_type = t;
       if (schema[0].name == alias || rf->alias == nullptr || t.IsStruct()) {
         scope->Append(schema);
         return fn;

@@ -388,6 +388,7 @@ PlanPtr ClonePlan(const PlanNode& node) {
       const auto& n = static_cast<const TableFunctionNode&>(node);
       auto c = std::make_unique<TableFunctionNode>(n.name, CloneAll(n.args), node.schema());
       c->with_ordinality = n.with_ordinality;
+      c->value_type = n.value_type;
       out = std::move(c);
       break;
     }

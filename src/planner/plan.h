@@ -318,6 +318,9 @@ class TableFunctionNode : public PlanNode {
   std::vector<ExprPtr> args;
   // WITH ORDINALITY: a last column (bigint) numbering the rows from 1.
   bool with_ordinality = false;
+  // The function's value per row, as a set-returning function in a select
+  // list has it (a struct for a record, whose fields are the columns).
+  DataType value_type;
 };
 
 enum class WindowFunctionKind {

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "expr/aggregate.h"
 #include "expr/function_registry.h"
+#include "expr/struct.h"
 #include "expr/table_function.h"
 #include "planner/column_pruning.h"
 #include "planner/optimizer.h"
@@ -51,6 +52,77 @@ bool TestPlannerVariant() {
     return v && std::string(v) == "1";
   }();
   return on;
+}
+
+// `e` (an argument of a function in FROM) reading the row of the items
+// before the function as a ColumnRefExpr instead of an outer reference;
+// false when it reads anything else (a query further out).
+bool OntoLeftRow(ExprPtr& e) {
+  if (auto* o = dynamic_cast<OuterRefExpr*>(e.get())) {
+    if (o->levels_up != 1) return false;
+    e = std::make_unique<ColumnRefExpr>(o->index, o->type(), o->name);
+    return true;
+  }
+  if (e->kind() == Expression::Kind::kSubquery || e->kind() == Expression::Kind::kColumnRef) return false;
+  for (auto& c : e->children())
+    if (!OntoLeftRow(c)) return false;
+  return true;
+}
+
+// An inner LATERAL join of a function in FROM (FROM t, unnest(t.a) u,
+// jsonb_each(t.j)), optionally renamed by a projection of its columns, as
+// Project(ProjectSet(left, left's columns + the function)), the record's
+// fields taken apart; null when it is not one (WITH ORDINALITY, LEFT
+// JOIN, a subquery).
+PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
+  if (j.type != JoinType::kInner) return nullptr;
+  const PlanNode* right = j.child(1);
+  const ProjectNode* renamed = nullptr;
+  if (right->kind() == PlanNode::Kind::kProject) {
+    renamed = static_cast<const ProjectNode*>(right);
+    right = right->child();
+    for (const auto& e : renamed->exprs)
+      if (e->kind() != Expression::Kind::kColumnRef || dynamic_cast<const OuterRefExpr*>(e.get())) return nullptr;
+  }
+  if (right->kind() != PlanNode::Kind::kTableFunction) return nullptr;
+  const auto& tf = static_cast<const TableFunctionNode&>(*right);
+  if (tf.with_ordinality || tf.value_type.id == TypeId::kUnknown) return nullptr;
+  std::vector<ExprPtr> args;
+  for (const auto& a : tf.args) {
+    ExprPtr c = a->Clone();
+    if (!OntoLeftRow(c)) return nullptr;
+    args.push_back(std::move(c));
+  }
+  const PlanNode* left = j.child(0);
+  const std::vector<PlanColumn>& left_schema = left->schema();
+  const int width = static_cast<int>(left_schema.size());
+  std::vector<ExprPtr> set_exprs;
+  std::vector<PlanColumn> set_schema = left_schema;
+  for (int i = 0; i < width; i++)
+    set_exprs.push_back(std::make_unique<ColumnRefExpr>(i, left_schema[size_t(i)].type, left_schema[size_t(i)].name));
+  set_exprs.push_back(std::make_unique<SetFunctionExpr>(tf.name, tf.value_type, std::move(args)));
+  set_schema.push_back(PlanColumn{tf.name, tf.value_type, ""});
+  PlanPtr set = std::make_unique<ProjectSetNode>(ClonePlan(*left), std::move(set_exprs), std::move(set_schema));
+  // The function's columns: the value, or its record's fields.
+  std::vector<ExprPtr> function_columns;
+  const std::vector<PlanColumn>& tf_schema = tf.schema();
+  for (size_t k = 0; k < tf_schema.size(); k++) {
+    ExprPtr value = std::make_unique<ColumnRefExpr>(width, tf.value_type, tf.name);
+    if (tf.value_type.IsStruct()) value = std::make_unique<FieldSelectExpr>(std::move(value), k);
+    function_columns.push_back(std::move(value));
+  }
+  std::vector<ExprPtr> row;
+  for (int i = 0; i < width; i++)
+    row.push_back(std::make_unique<ColumnRefExpr>(i, left_schema[size_t(i)].type, left_schema[size_t(i)].name));
+  if (renamed) {
+    for (const auto& e : renamed->exprs)
+      row.push_back(function_columns[size_t(static_cast<const ColumnRefExpr&>(*e).index())]->Clone());
+  } else {
+    for (auto& c : function_columns) row.push_back(std::move(c));
+  }
+  PlanPtr out = std::make_unique<ProjectNode>(std::move(set), std::move(row), j.schema());
+  if (j.condition) out = std::make_unique<FilterNode>(std::move(out), j.condition->Clone());
+  return out;
 }
 
 class StreamPlanner {
@@ -176,12 +248,32 @@ class StreamPlanner {
         return std::make_unique<StreamProjectSetNode>(std::move(input), std::move(exprs), std::move(schema));
       }
       case PlanNode::Kind::kSystemScan: Unsupported("reading a system catalog");
-      case PlanNode::Kind::kLateralJoin: Unsupported("LATERAL");
+      case PlanNode::Kind::kLateralJoin: {
+        // A function in FROM reading the items before it: a ProjectSet
+        // over them, as if it were in their select list.
+        auto* j = static_cast<LateralJoinNode*>(n);
+        PlanPtr set = LateralFunctionAsProjectSet(*j);
+        if (!set) {
+          const PlanNode* right = j->child(1);
+          if (right->kind() == PlanNode::Kind::kProject) right = right->child();
+          if (right->kind() != PlanNode::Kind::kTableFunction) Unsupported("a LATERAL subquery");
+          if (static_cast<const TableFunctionNode*>(right)->with_ordinality)
+            Unsupported("WITH ORDINALITY on a function reading the FROM items before it");
+          if (j->type != JoinType::kInner) Unsupported("LEFT JOIN LATERAL");
+          Unsupported("LATERAL");
+        }
+        rewritten_.push_back(std::move(set));
+        return Visit(rewritten_.back().get());
+      }
       default: Unsupported("this statement");
     }
   }
 
  private:
+  // Plans made here to be planned in place of the statement's (kept while
+  // the planner runs: stream nodes built from them may point into them).
+  std::vector<PlanPtr> rewritten_;
+
   int AddInternal(InternalTableSpec spec) {
     out_->internal_tables.push_back(std::move(spec));
     return int(out_->internal_tables.size()) - 1;
