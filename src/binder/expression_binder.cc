@@ -915,6 +915,41 @@ ExprPtr Binder::ExprBinder::BindBuiltinFuncCall(const PgQuery__FuncCall* f, cons
     distinct.agg_distinct = true;
     return BindAggregate(&distinct, "count");
   }
+  if (name == "approx_percentile") {
+    // RisingWave's approx_percentile(fraction [, relative_error]) WITHIN
+    // GROUP (ORDER BY x), a double: computed exactly here, as
+    // percentile_disc over x as a double (an approximation with no error,
+    // at percentile_disc's memory). Its arguments are checked as
+    // RisingWave checks them: constants, the fraction in [0, 1], the
+    // relative error in (0, 1).
+    if (f->over)
+      binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
+                       "approx_percentile as a window function is not supported yet");
+    if (!f->agg_within_group || f->n_agg_order != 1 || f->n_args < 1 || f->n_args > 2 || f->agg_star || f->agg_distinct)
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                       "approx_percentile takes a fraction and an optional relative error, and WITHIN GROUP "
+                       "(ORDER BY one value)");
+    for (size_t i = 0; i < f->n_args; i++) {
+      ExprPtr a = Coerce(Bind(f->args[i]), DataType::Float64());
+      if (!a->IsConstant() || static_cast<const ConstantExpr&>(*a).value().is_null())
+        binder_->ThrowAt(sqlstate::kInvalidParameterValue, f->location,
+                         "the arguments of approx_percentile must be non-NULL constants");
+      double v = static_cast<const ConstantExpr&>(*a).value().float_value();
+      if (i == 0 && !(v >= 0 && v <= 1))
+        binder_->ThrowAt(sqlstate::kInvalidParameterValue, f->location,
+                         fmt::format("percentile value {} is not between 0 and 1", v));
+      if (i == 1 && !(v > 0 && v < 1))
+        binder_->ThrowAt(sqlstate::kInvalidParameterValue, f->location,
+                         fmt::format("relative error {} is not between 0 and 1 (exclusive)", v));
+    }
+    PgQuery__FuncCall disc = *f;
+    disc.n_args = 1;
+    ExprPtr value = BindAggregate(&disc, "percentile_disc");
+    if (!value->type().IsNumeric())
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                       fmt::format("function approx_percentile({}) does not exist", value->type().ToString()));
+    return Coerce(std::move(value), DataType::Float64(), /*explicit_cast=*/true);
+  }
   if (f->over) return BindWindowCall(f, name);
   if (IsAggregateName(name) || IsJsonAggregate(name) || OrderedSetDirectArgs(name) >= 0 || IsValueAggregate(name))
     return BindAggregate(f, name);
