@@ -348,6 +348,7 @@ json TableToJson(const TableCatalog& t) {
           {"columns", cols},      {"pk", t.pk},                   {"dist_key", t.dist_key},
           {"row_id_index", t.row_id_index}, {"append_only", t.append_only},
           {"watermark_column", t.watermark_column}, {"watermark_expr", t.watermark_expr},
+          {"on_conflict", t.on_conflict}, {"version_column", t.version_column},
           {"stream_watermark_columns", t.stream_watermark_columns},
           {"definition", t.definition}, {"view_query", t.view_query}, {"depends_on", t.depends_on}, {"function_deps", t.function_deps},
           {"input_columns", t.input_columns},
@@ -377,6 +378,8 @@ TableCatalog TableFromJson(const json& j) {
   t.append_only = j.at("append_only");
   t.watermark_column = j.value("watermark_column", -1);
   t.watermark_expr = j.value("watermark_expr", std::string());
+  t.on_conflict = j.value("on_conflict", std::string());
+  t.version_column = j.value("version_column", -1);
   if (j.contains("stream_watermark_columns"))
     t.stream_watermark_columns = j.at("stream_watermark_columns").get<std::vector<int>>();
   t.definition = j.at("definition");

@@ -161,6 +161,12 @@ struct TableCatalog {
   // largest expr of the rows before) are dropped as late.
   int watermark_column = -1;
   std::string watermark_expr;
+  // Tables with a primary key: RisingWave's conflict behaviour (CREATE
+  // TABLE ... ON CONFLICT ...; meta/table_conflict.h): "" (a duplicate key
+  // is 23505, as PostgreSQL), "overwrite", "ignore" or "do update if not
+  // null"; and its version column (-1: none).
+  std::string on_conflict;
+  int version_column = -1;
   // Materialized views: the columns whose watermarks the view's job passes
   // on (planner's WatermarkColumns at CREATE), so that jobs reading it can
   // close windows on them.

@@ -7,6 +7,7 @@
 #include "common/encoding.h"
 #include "common/error.h"
 #include "expr/cast.h"
+#include "meta/table_conflict.h"
 #include "meta/unique_index.h"
 
 namespace freshet {
@@ -128,6 +129,9 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
   bool needs_check = false;
   for (const auto& op : ops.ops) needs_check |= op.check_unique;
   if (!needs_check) return;
+  // A table with a conflict behaviour resolves its duplicate keys instead
+  // (ResolveTableConflicts, when the writes are applied).
+  if (TableRef t = lookup_->GetTable(id); t && HasConflictBehaviour(*t)) return;
   auto st = TableFor(id);
   // Whether each key exists after the ops so far: a statement may delete a
   // key and insert it again.
@@ -339,6 +343,7 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
     if (!table) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
     auto st = TableForWrite(id);
     CheckKeysLocked(id, nullptr, tw);
+    if (HasConflictBehaviour(*table)) ResolveTableConflicts(*table, *st, &tw.ops);
     targets.push_back({std::move(st), &tw, std::move(table)});
   }
   IndexWrites index_writes;

@@ -515,6 +515,38 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
       i = j;
       continue;
     }
+    if (table && w == "on" && word(i + 1) == "conflict" && i > 0 && (word(i - 1) == ")" || word(i - 1) == "only")) {
+      // RisingWave's table conflict behaviour (PostgreSQL's grammar has no
+      // ON CONFLICT in CREATE TABLE).
+      size_t j = i + 2;
+      if (word(j) == "overwrite" || word(j) == "ignore") {
+        ps->on_conflict = word(j);
+        j++;
+      } else if (word(j) == "do" && word(j + 1) == "nothing") {
+        ps->on_conflict = "ignore";
+        j += 2;
+      } else if (word(j) == "do" && word(j + 1) == "update" && word(j + 2) == "full") {
+        ps->on_conflict = "overwrite";
+        j += 3;
+      } else if (word(j) == "do" && word(j + 1) == "update" && word(j + 2) == "if" && word(j + 3) == "not" &&
+                 word(j + 4) == "null") {
+        ps->on_conflict = "do update if not null";
+        j += 5;
+      } else {
+        ThrowSyntax(sql, offset, j < tok.size() ? tok[j].start : tok.back().end,
+                    "syntax error in ON CONFLICT: expected OVERWRITE, IGNORE, DO NOTHING, DO UPDATE FULL or DO UPDATE IF NOT NULL");
+      }
+      if (word(j) == "with" && word(j + 1) == "version") {
+        if (word(j + 2) != "column" || word(j + 3) != "(" || j + 5 >= tok.size() || word(j + 5) != ")")
+          ThrowSyntax(sql, offset, j + 2 < tok.size() ? tok[j + 2].start : tok.back().end,
+                      "syntax error in WITH VERSION COLUMN: expected (column)");
+        ps->version_column = tok[j + 4].text;
+        j += 6;
+      }
+      cuts.emplace_back(tok[i].start, tok[j - 1].end);
+      i = j - 1;
+      continue;
+    }
     if (w == "append" && word(i + 1) == "only") {
       ps->append_only = true;
       cuts.emplace_back(tok[i].start, tok[i + 1].end);

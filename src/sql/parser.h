@@ -120,6 +120,11 @@ struct ParsedStatement {
   bool has_with_options = false;
   bool append_only = false;
   bool is_source = false;
+  // CREATE TABLE ... ON CONFLICT {OVERWRITE | IGNORE | DO NOTHING | DO
+  // UPDATE FULL | DO UPDATE IF NOT NULL} [WITH VERSION COLUMN (col)]
+  // (RisingWave's): "overwrite", "ignore" or "do update if not null", and
+  // the version column as written ("" for none).
+  std::string on_conflict, version_column;
   // WATERMARK FOR column AS expr, cut out of the column list (the name as
   // written, lower-cased unless quoted; the expression's text); at most one.
   std::string watermark_column, watermark_expr;

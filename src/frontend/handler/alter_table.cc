@@ -133,7 +133,10 @@ struct Alteration {
     if (t.row_id_index < 0)
       for (int k : t.pk) pk_names.push_back(t.columns[k].name);
     if (t.watermark_column >= 0) watermark = t.columns[t.watermark_column];
+    if (t.version_column >= 0) version = t.columns[t.version_column];
   }
+  // The column WITH VERSION COLUMN names (ON CONFLICT), found again by name.
+  std::optional<ColumnCatalog> version;
   // The column WATERMARK FOR names: its expression reads it by name.
   std::optional<ColumnCatalog> watermark;
 
@@ -181,6 +184,16 @@ struct Alteration {
                       "column \"{}\" of relation \"{}\" has a watermark (WATERMARK FOR): it cannot be dropped "
                       "or changed in type",
                       watermark->name, t.name);
+    }
+    if (!t.on_conflict.empty() && pk_names.empty())
+      FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                    "table \"{}\" resolves duplicate keys (ON CONFLICT): its primary key cannot be dropped", t.name);
+    if (version) {
+      t.version_column = t.ColumnIndex(version->name);
+      if (t.version_column < 0 || t.columns[t.version_column].hidden)
+        FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                      "column \"{}\" of relation \"{}\" is its version column (WITH VERSION COLUMN): it cannot be dropped",
+                      version->name, t.name);
     }
     t.definition = NormalizedCreateTable(t);
     return t;

@@ -272,6 +272,26 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     t.constraints.push_back(std::move(fk));
   }
   if (!stmt.watermark_column.empty()) BindWatermark(session, stmt, &t);
+  if (!stmt.on_conflict.empty()) {
+    // RisingWave's conflict behaviour (meta/table_conflict.h): over a
+    // declared primary key, of a table that takes updates.
+    if (t.row_id_index >= 0)
+      throw SqlError(sqlstate::kInvalidTableDefinition, "ON CONFLICT needs a table with a primary key");
+    if (t.append_only) throw SqlError(sqlstate::kFeatureNotSupported, "ON CONFLICT on an APPEND ONLY table is not supported");
+    t.on_conflict = stmt.on_conflict;
+    if (!stmt.version_column.empty()) {
+      if (t.on_conflict == "ignore")
+        throw SqlError(sqlstate::kSyntaxError, "WITH VERSION COLUMN needs ON CONFLICT OVERWRITE or DO UPDATE IF NOT NULL");
+      t.version_column = t.ColumnIndex(stmt.version_column);
+      if (t.version_column < 0 || t.columns[size_t(t.version_column)].hidden)
+        FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in WITH VERSION COLUMN does not exist",
+                      stmt.version_column);
+      const DataType& vt = t.columns[size_t(t.version_column)].type;
+      if (vt.IsJson() || vt.IsArray() || vt.IsStruct())
+        FRESHET_THROW(sqlstate::kDatatypeMismatch, "version column \"{}\" of type {} cannot be compared",
+                      stmt.version_column, vt.ToString());
+    }
+  }
   t.storage_options = StorageParametersOf(cs->options, cs->n_options);
   t.definition = NormalizedCreateTable(t);
   // A source, or a table a connector fills: append-only, its options

@@ -606,8 +606,16 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
     cols += ", WATERMARK FOR " + QuoteIdentIfNeeded(t.columns[t.watermark_column].name) + " AS " + t.watermark_expr;
   std::string with;
   for (const auto& option : t.storage_options) with += (with.empty() ? "" : ", ") + option;
+  std::string conflict;
+  if (!t.on_conflict.empty()) {
+    conflict = " ON CONFLICT " + std::string(t.on_conflict == "overwrite" ? "OVERWRITE"
+                                             : t.on_conflict == "ignore" ? "IGNORE"
+                                                                         : "DO UPDATE IF NOT NULL");
+    if (t.version_column >= 0)
+      conflict += " WITH VERSION COLUMN (" + QuoteIdentIfNeeded(t.columns[t.version_column].name) + ")";
+  }
   return "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")" + (t.append_only ? " APPEND ONLY" : "") +
-         (with.empty() ? "" : " WITH (" + with + ")");
+         conflict + (with.empty() ? "" : " WITH (" + with + ")");
 }
 
 std::vector<std::string> StorageParametersOf(PgQuery__Node* const* options, size_t n_options) {
