@@ -334,6 +334,7 @@ PlanPtr ClonePlan(const PlanNode& node) {
       break;
     case PlanNode::Kind::kProjectSet:
       out = std::make_unique<ProjectSetNode>(child(0), CloneAll(static_cast<const ProjectSetNode&>(node).exprs), node.schema());
+      static_cast<ProjectSetNode&>(*out).ordinality = static_cast<const ProjectSetNode&>(node).ordinality;
       break;
     case PlanNode::Kind::kAggregate: {
       const auto& n = static_cast<const AggregateNode&>(node);

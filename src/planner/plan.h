@@ -170,6 +170,10 @@ class ProjectSetNode : public PlanNode {
   }
   std::string Describe() const override { return "ProjectSet"; }
   std::vector<ExprPtr> exprs;
+  // Stream plans only (a function in FROM WITH ORDINALITY reading the items
+  // before it): a last schema column, after the exprs' ones, numbering each
+  // input row's generated rows from 1.
+  bool ordinality = false;
 };
 
 struct SortKey {

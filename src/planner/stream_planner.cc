@@ -54,6 +54,19 @@ bool TestPlannerVariant() {
   return on;
 }
 
+// a + b of two bigints.
+ExprPtr Plus(ExprPtr a, ExprPtr b) {
+  const auto* fns = FunctionRegistry::Instance().Lookup("+");
+  const ScalarFunction* plus = nullptr;
+  for (const auto& f : *fns)
+    if (!f.variadic && f.arg_types.size() == 2 && f.arg_types[0] == DataType::Int64() && f.arg_types[1] == DataType::Int64())
+      plus = &f;
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(a));
+  args.push_back(std::move(b));
+  return std::make_unique<FunctionExpr>(plus, std::move(args));
+}
+
 // `e` (an argument of a function in FROM) reading the row of the items
 // before the function as a ColumnRefExpr instead of an outer reference;
 // false when it reads anything else (a query further out).
@@ -70,10 +83,10 @@ bool OntoLeftRow(ExprPtr& e) {
 }
 
 // An inner LATERAL join of a function in FROM (FROM t, unnest(t.a) u,
-// jsonb_each(t.j)), optionally renamed by a projection of its columns, as
-// Project(ProjectSet(left, left's columns + the function)), the record's
-// fields taken apart; null when it is not one (WITH ORDINALITY, LEFT
-// JOIN, a subquery).
+// jsonb_each(t.j), ... WITH ORDINALITY), optionally renamed by a
+// projection of its columns, as Project(ProjectSet(left, left's columns +
+// the function [+ its ordinality])), the record's fields taken apart; null
+// when it is not one (LEFT JOIN, a subquery).
 PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
   if (j.type != JoinType::kInner) return nullptr;
   const PlanNode* right = j.child(1);
@@ -86,7 +99,7 @@ PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
   }
   if (right->kind() != PlanNode::Kind::kTableFunction) return nullptr;
   const auto& tf = static_cast<const TableFunctionNode&>(*right);
-  if (tf.with_ordinality || tf.value_type.id == TypeId::kUnknown) return nullptr;
+  if (tf.value_type.id == TypeId::kUnknown) return nullptr;
   std::vector<ExprPtr> args;
   for (const auto& a : tf.args) {
     ExprPtr c = a->Clone();
@@ -102,15 +115,20 @@ PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
     set_exprs.push_back(std::make_unique<ColumnRefExpr>(i, left_schema[size_t(i)].type, left_schema[size_t(i)].name));
   set_exprs.push_back(std::make_unique<SetFunctionExpr>(tf.name, tf.value_type, std::move(args)));
   set_schema.push_back(PlanColumn{tf.name, tf.value_type, ""});
-  PlanPtr set = std::make_unique<ProjectSetNode>(ClonePlan(*left), std::move(set_exprs), std::move(set_schema));
-  // The function's columns: the value, or its record's fields.
+  if (tf.with_ordinality) set_schema.push_back(PlanColumn{"ordinality", DataType::Int64(), ""});
+  auto set_node = std::make_unique<ProjectSetNode>(ClonePlan(*left), std::move(set_exprs), std::move(set_schema));
+  set_node->ordinality = tf.with_ordinality;
+  PlanPtr set = std::move(set_node);
+  // The function's columns: the value, or its record's fields; then the
+  // ordinality.
   std::vector<ExprPtr> function_columns;
-  const std::vector<PlanColumn>& tf_schema = tf.schema();
-  for (size_t k = 0; k < tf_schema.size(); k++) {
+  const size_t values = tf.schema().size() - (tf.with_ordinality ? 1 : 0);
+  for (size_t k = 0; k < values; k++) {
     ExprPtr value = std::make_unique<ColumnRefExpr>(width, tf.value_type, tf.name);
     if (tf.value_type.IsStruct()) value = std::make_unique<FieldSelectExpr>(std::move(value), k);
     function_columns.push_back(std::move(value));
   }
+  if (tf.with_ordinality) function_columns.push_back(std::make_unique<ColumnRefExpr>(width + 1, DataType::Int64(), "ordinality"));
   std::vector<ExprPtr> row;
   for (int i = 0; i < width; i++)
     row.push_back(std::make_unique<ColumnRefExpr>(i, left_schema[size_t(i)].type, left_schema[size_t(i)].name));
@@ -236,6 +254,7 @@ class StreamPlanner {
         StreamNodePtr input = Visit(p->child());
         std::vector<ExprPtr> exprs;
         std::vector<PlanColumn> schema = p->schema();
+        if (p->ordinality) schema.pop_back();  // computed below, from the row's number
         for (const auto& e : p->exprs) {
           CheckStreamable(*e);
           exprs.push_back(e->Clone());
@@ -245,7 +264,30 @@ class StreamPlanner {
           exprs.push_back(std::make_unique<ColumnRefExpr>(k, c.type, c.name));
           schema.push_back(PlanColumn{c.name, c.type, c.table, true});
         }
-        return std::make_unique<StreamProjectSetNode>(std::move(input), std::move(exprs), std::move(schema));
+        const size_t shown = p->exprs.size();
+        auto set = std::make_unique<StreamProjectSetNode>(std::move(input), std::move(exprs), std::move(schema));
+        if (!p->ordinality) return set;
+        // WITH ORDINALITY: the generated row's number among its input row's
+        // (_projected_row_id, from 0) plus one, after the exprs' columns;
+        // the rest (the key copies, the number) passed on hidden.
+        const std::vector<PlanColumn> set_schema = set->schema();
+        std::vector<ExprPtr> out;
+        std::vector<PlanColumn> out_schema;
+        for (size_t i = 0; i < shown; i++) {
+          out.push_back(std::make_unique<ColumnRefExpr>(int(i), set_schema[i].type, set_schema[i].name));
+          out_schema.push_back(set_schema[i]);
+        }
+        const int number = int(set_schema.size()) - 1;
+        out.push_back(Plus(std::make_unique<ColumnRefExpr>(number, DataType::Int64(), "_projected_row_id"),
+                           std::make_unique<ConstantExpr>(Value::Int64(1))));
+        out_schema.push_back(PlanColumn{"ordinality", DataType::Int64(), ""});
+        for (size_t i = shown; i < set_schema.size(); i++) {
+          out.push_back(std::make_unique<ColumnRefExpr>(int(i), set_schema[i].type, set_schema[i].name));
+          PlanColumn c = set_schema[i];
+          c.hidden = true;
+          out_schema.push_back(c);
+        }
+        return std::make_unique<StreamProjectNode>(std::move(set), std::move(out), std::move(out_schema));
       }
       case PlanNode::Kind::kSystemScan: Unsupported("reading a system catalog");
       case PlanNode::Kind::kLateralJoin: {
@@ -257,8 +299,6 @@ class StreamPlanner {
           const PlanNode* right = j->child(1);
           if (right->kind() == PlanNode::Kind::kProject) right = right->child();
           if (right->kind() != PlanNode::Kind::kTableFunction) Unsupported("a LATERAL subquery");
-          if (static_cast<const TableFunctionNode*>(right)->with_ordinality)
-            Unsupported("WITH ORDINALITY on a function reading the FROM items before it");
           if (j->type != JoinType::kInner) Unsupported("LEFT JOIN LATERAL");
           Unsupported("LATERAL");
         }
