@@ -760,6 +760,9 @@ PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const
 // read the items before them (FROM t, jsonb_each(t.j)). A function that
 // reads none of them leaves lateral_left_ set, and is joined as usual.
 bool Binder::IsLateral(const PgQuery__Node* node) {
+  // A join of such an item (FROM t, f(t.a) x JOIN u ON ...): its leftmost
+  // item may read the FROM items before the join.
+  if (node->node_case == PG_QUERY__NODE__NODE_JOIN_EXPR) return IsLateral(node->join_expr->larg);
   return (node->node_case == PG_QUERY__NODE__NODE_RANGE_SUBSELECT && node->range_subselect->lateral) ||
          node->node_case == PG_QUERY__NODE__NODE_RANGE_FUNCTION;
 }
@@ -863,7 +866,12 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       const auto* j = node->join_expr;
       Scope left_scope, right_scope;
       left_scope.outer = right_scope.outer = outer;
+      // The FROM items before this join (lateral_left_, set by the FROM list
+      // or an enclosing join) are for its leftmost item to read.
+      Scope* before = lateral_left_;
       PlanPtr left = BindFrom(j->larg, outer, &left_scope);
+      const bool left_read_before = before && !lateral_left_;
+      lateral_left_ = nullptr;
       JoinType type = JoinType::kInner;
       switch (j->jointype) {
         case PG_QUERY__JOIN_TYPE__JOIN_LEFT: type = JoinType::kLeft; break;
@@ -990,6 +998,9 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
         }
       }
       scope->columns.insert(scope->columns.end(), joined.columns.begin(), joined.columns.end());
+      // Left set for the caller when the leftmost item did not read the
+      // items before the join (it then joins them as usual).
+      lateral_left_ = before && !left_read_before ? before : nullptr;
       return plan;
     }
     default: break;

@@ -1159,6 +1159,8 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       if (!s.comment.empty()) rows.push_back({O(ObjectOid(id)), O(2615), I4(0), Txt(s.comment)});
     for (const TypeCatalog& t : c.ListTypes(ctx.database_id))
       if (!t.comment.empty()) rows.push_back({O(ObjectOid(t.id)), O(1247), I4(0), Txt(t.comment)});
+    for (const FunctionCatalog& f : c.ListFunctions(ctx.database_id))
+      if (!f.comment.empty()) rows.push_back({O(ObjectOid(f.id)), O(1255), I4(0), Txt(f.comment)});
     for (const auto& t : VisibleTables(c, ctx.database_id)) {
       if (!t->comment.empty()) rows.push_back({O(ObjectOid(t->id)), O(1259), I4(0), Txt(t->comment)});
       std::vector<int> nums = AttNums(*t);
@@ -1500,6 +1502,12 @@ class CatalogLookupImpl : public CatalogLookup {
       if (attnum == 0 && oid > kObjectOidBase) s = c_->GetSchema(oid - kObjectOidBase);
       if (!s || s->database_id != db_ || s->comment.empty()) return std::nullopt;
       return s->comment;
+    }
+    if (catalog == "pg_proc") {
+      std::optional<FunctionCatalog> f;
+      if (attnum == 0 && oid > kObjectOidBase) f = c_->GetFunction(oid - kObjectOidBase);
+      if (!f || f->database_id != db_ || f->comment.empty()) return std::nullopt;
+      return f->comment;
     }
     if (catalog == "pg_type") {
       std::optional<TypeCatalog> t;

@@ -15,27 +15,38 @@
 namespace freshet {
 namespace {
 
+// A store in `dir`/data with no disk reserve (tests raise it); null when
+// it does not open.
+std::unique_ptr<StateStore> OpenStore(const std::string& dir) {
+  StoreOptions o;
+  o.dir = dir + "/data";
+  o.disk_reserve_bytes = 0;
+  o.block_cache_bytes = 8 << 20;
+  o.scan_cache_bytes = 0;
+  auto opened = StateStore::Open(o);
+  EXPECT_TRUE(opened.ok()) << opened.status().ToString();
+  if (!opened.ok()) return nullptr;
+  return std::move(opened).value();
+}
+
+// The committed value of `key`, or "<absent>".
+std::string Stored(StateStore& store, const std::string& key) {
+  std::string v;
+  return store.Get(store.data_cf(), nullptr, key, &v).ok() ? v : std::string("<absent>");
+}
+
 TEST(EpochLoopCommitFailure, WritesStayPendingUntilACommitSucceeds) {
   TestDir tmp("freshet-barrier-test");
   const std::string& dir = tmp.path();
   {
-    StoreOptions o;
-    o.dir = dir + "/data";
-    o.disk_reserve_bytes = 0;
-    o.block_cache_bytes = 8 << 20;
-    o.scan_cache_bytes = 0;
-    auto opened = StateStore::Open(o);
-    ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-    std::unique_ptr<StateStore> store = std::move(opened).value();
+    std::unique_ptr<StateStore> store = OpenStore(dir);
+    ASSERT_TRUE(store);
     DatabaseEpochLoop loop(store.get(), 7, /*barrier_interval_ms=*/5);
     StateTableDesc desc;
     desc.table_id = 1000;
     auto table = std::make_shared<StateTable>(store.get(), desc);
     loop.Register(table);
-    auto stored = [&](const std::string& key) {
-      std::string v;
-      return store->Get(store->data_cf(), nullptr, key, &v).ok() ? v : std::string("<absent>");
-    };
+    auto stored = [&](const std::string& key) { return Stored(*store, key); };
     std::string k1 = TablePrefix(1000) + "a", k2 = TablePrefix(1000) + "b";
 
     {
@@ -84,14 +95,8 @@ TEST(EpochLoopCommitFailure, WritesStayPendingUntilACommitSucceeds) {
 // table writes are stored.
 TEST(EpochLoopRecovery, FlushWaitsForTheCommitAfterTheRecovery) {
   TestDir tmp("freshet-barrier-recovery-test");
-  StoreOptions o;
-  o.dir = tmp.path() + "/data";
-  o.disk_reserve_bytes = 0;
-  o.block_cache_bytes = 8 << 20;
-  o.scan_cache_bytes = 0;
-  auto opened = StateStore::Open(o);
-  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
-  std::unique_ptr<StateStore> store = std::move(opened).value();
+  std::unique_ptr<StateStore> store = OpenStore(tmp.path());
+  ASSERT_TRUE(store);
   // Barriers run only when asked for: the failure is seen by the flush's.
   DatabaseEpochLoop loop(store.get(), 7, /*barrier_interval_ms=*/3600 * 1000);
   int recoveries = 0;
@@ -104,10 +109,7 @@ TEST(EpochLoopRecovery, FlushWaitsForTheCommitAfterTheRecovery) {
   desc.table_id = 1000;
   auto table = std::make_shared<StateTable>(store.get(), desc);
   loop.Register(table);
-  auto stored = [&](const std::string& key) {
-    std::string v;
-    return store->Get(store->data_cf(), nullptr, key, &v).ok() ? v : std::string("<absent>");
-  };
+  auto stored = [&](const std::string& key) { return Stored(*store, key); };
   std::string k1 = TablePrefix(1000) + "a", k2 = TablePrefix(1000) + "b";
   {
     auto guard = loop.BeginWrite();

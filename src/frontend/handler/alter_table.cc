@@ -1536,6 +1536,7 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   const PgQuery__RenameStmt* r = args.stmt.node->rename_stmt;
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_INDEX)
     if (std::optional<StatementOutcome> done = RenameIndex(args)) return *done;
+  if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION) return HandleAlterFunction(args);
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN ||
       r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMCONSTRAINT)
     return RenameType(args);
@@ -1648,6 +1649,7 @@ namespace freshet {
 StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__AlterObjectSchemaStmt* a = args.stmt.node->alter_object_schema_stmt;
+  if (a->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION) return HandleAlterFunction(args);
   const char* tag = "ALTER TABLE";
   RelationKind kind = RelationKind::kTable;
   switch (a->object_type) {

@@ -33,6 +33,7 @@ std::optional<CommentTarget> TargetOf(PgQuery__ObjectType type) {
 
 StatementOutcome HandleComment(const HandlerArgs& args) {
   const PgQuery__CommentStmt* c = args.stmt.node->comment_stmt;
+  if (c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION) return HandleAlterFunction(args);
   if (c->objtype == PG_QUERY__OBJECT_TYPE__OBJECT_SCHEMA) {
     SchemaCatalog schema = OwnedSchema(args, StringOf(c->object));
     args.session->DdlCatalog()->SetSchemaComment(schema.id, c->comment ? c->comment : "");

@@ -28,18 +28,6 @@ namespace {
 
 constexpr const char* kInvalidFunctionDefinition = "42P13";
 
-std::vector<std::string> NameParts(PgQuery__Node* const* items, size_t n) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < n; i++) out.push_back(StringOf(items[i]));
-  return out;
-}
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ".") + n;
-  return out;
-}
-
 bool IsPolymorphic(const PgQuery__TypeName* t) {
   if (!t || t->n_names == 0) return false;
   std::string name = StringOf(t->names[t->n_names - 1]);
@@ -117,14 +105,14 @@ std::optional<FunctionCatalog> FindFunction(const HandlerArgs& args, Binder& bin
     if (!found.empty()) break;
   }
   if (found.size() > 1)
-    throw SqlError(sqlstate::kAmbiguousFunction, fmt::format("function name \"{}\" is not unique", JoinNames(names)))
+    throw SqlError(sqlstate::kAmbiguousFunction, fmt::format("function name \"{}\" is not unique", JoinNameParts(names)))
         .WithHint("Specify the argument list to select the function unambiguously.");
   if (found.empty()) return std::nullopt;
   return found[0];
 }
 
 std::string MissingFunctionMessage(const PgQuery__ObjectWithArgs* o, Binder& binder) {
-  std::string name = JoinNames(NameParts(o->objname, o->n_objname));
+  std::string name = JoinNameParts(NameParts(o->objname, o->n_objname));
   if (o->args_unspecified) return fmt::format("could not find a function named \"{}\"", name);
   std::string types;
   for (size_t i = 0; i < o->n_objargs; i++)
@@ -357,6 +345,76 @@ StatementOutcome HandleDropFunction(const HandlerArgs& args) {
   }
   DropFunctions(args, std::move(dropped), cascade, {});
   return {"DROP FUNCTION"};
+}
+
+StatementOutcome HandleAlterFunction(const HandlerArgs& args) {
+  const PgQuery__Node* node = args.stmt.node;
+  Catalog* catalog = args.session->DdlCatalog();
+  Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
+  auto need = [&](const PgQuery__Node* object) {
+    const PgQuery__ObjectWithArgs* o = object->object_with_args;
+    std::optional<FunctionCatalog> fn = FindFunction(args, binder, o);
+    if (!fn) throw SqlError(sqlstate::kUndefinedFunction, MissingFunctionMessage(o, binder));
+    CheckOwnerOfFunction(args, *fn);
+    return *fn;
+  };
+  // Views keep the name they call a function by: renaming or moving one
+  // that a view or a job calls would leave them naming another.
+  auto check_unused = [&](const FunctionCatalog& fn, const char* what) {
+    for (const auto& dep : catalog->FunctionDependents(fn.id))
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("cannot {} function {}: {} {} calls it", what, fn.name, RelationKindName(dep->kind),
+                                 dep->name))
+          .WithHint("Drop what calls it first (DROP FUNCTION ... CASCADE), or create a new function.");
+    for (const auto& dep : catalog->FunctionsDependingOn(fn.id))
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("cannot {} function {}: function {} calls it", what, fn.name, dep.name));
+  };
+  // The function's signature must be free where it goes (42723).
+  auto check_free = [&](const FunctionCatalog& moved) {
+    for (const auto& other : catalog->FindFunctions(moved.schema_id, moved.name))
+      if (other.id != moved.id && other.IdentityArguments() == moved.IdentityArguments()) {
+        auto schema = catalog->GetSchema(moved.schema_id);
+        FRESHET_THROW("42723", "function {}({}) already exists in schema \"{}\"", moved.name,
+                      moved.IdentityArguments(), schema ? schema->name : "?");
+      }
+  };
+  switch (node->node_case) {
+    case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT: {
+      FunctionCatalog fn = need(node->alter_owner_stmt->object);
+      const PgQuery__RoleSpec* role = node->alter_owner_stmt->newowner;
+      std::string owner = role->rolename && *role->rolename ? role->rolename : args.session->user();
+      auto user = catalog->FindUser(owner);
+      if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", owner);
+      fn.owner = user->id;
+      catalog->ReplaceFunction(fn);
+      return {"ALTER FUNCTION"};
+    }
+    case PG_QUERY__NODE__NODE_RENAME_STMT: {
+      FunctionCatalog fn = need(node->rename_stmt->object);
+      check_unused(fn, "rename");
+      fn.name = node->rename_stmt->newname;
+      check_free(fn);
+      catalog->ReplaceFunction(fn);
+      return {"ALTER FUNCTION"};
+    }
+    case PG_QUERY__NODE__NODE_ALTER_OBJECT_SCHEMA_STMT: {
+      FunctionCatalog fn = need(node->alter_object_schema_stmt->object);
+      check_unused(fn, "move");
+      fn.schema_id = binder.ResolveSchemaId(node->alter_object_schema_stmt->newschema);
+      check_free(fn);
+      catalog->ReplaceFunction(fn);
+      return {"ALTER FUNCTION"};
+    }
+    case PG_QUERY__NODE__NODE_COMMENT_STMT: {
+      FunctionCatalog fn = need(node->comment_stmt->object);
+      fn.comment = node->comment_stmt->comment ? node->comment_stmt->comment : "";
+      catalog->ReplaceFunction(fn);
+      return {"COMMENT"};
+    }
+    default: break;
+  }
+  throw SqlError(sqlstate::kFeatureNotSupported, "this ALTER FUNCTION is not supported");
 }
 
 void DropFunctions(const HandlerArgs& args, std::vector<FunctionCatalog> functions, bool cascade,

@@ -32,18 +32,6 @@ namespace {
 // PostgreSQL's NAMEDATALEN - 1: longer labels are refused, not truncated.
 constexpr size_t kMaxLabelBytes = 63;
 
-std::vector<std::string> NamesOf(PgQuery__Node* const* items, size_t n) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < n; i++) out.push_back(StringOf(items[i]));
-  return out;
-}
-
-std::string Qualified(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ".") + n;
-  return out;
-}
-
 // The type `names` ([schema.]name) denotes, along the search path when
 // unqualified; nullopt when there is none.
 std::optional<TypeCatalog> FindType(const HandlerArgs& args, const std::vector<std::string>& names) {
@@ -57,7 +45,7 @@ std::optional<TypeCatalog> FindType(const HandlerArgs& args, const std::vector<s
 
 TypeCatalog NeedType(const HandlerArgs& args, const std::vector<std::string>& names) {
   auto t = FindType(args, names);
-  if (!t) FRESHET_THROW(sqlstate::kUndefinedObject, "type \"{}\" does not exist", Qualified(names));
+  if (!t) FRESHET_THROW(sqlstate::kUndefinedObject, "type \"{}\" does not exist", JoinNameParts(names));
   return *t;
 }
 
@@ -109,7 +97,7 @@ TypeCatalog NewType(const HandlerArgs& args, const std::vector<std::string>& nam
 
 StatementOutcome HandleCreateEnum(const HandlerArgs& args) {
   const PgQuery__CreateEnumStmt* s = args.stmt.node->create_enum_stmt;
-  TypeCatalog type = NewType(args, NamesOf(s->type_name, s->n_type_name));
+  TypeCatalog type = NewType(args, NameParts(s->type_name, s->n_type_name));
   std::set<std::string> seen;
   for (size_t i = 0; i < s->n_vals; i++) {
     std::string label = StringOf(s->vals[i]);
@@ -125,7 +113,7 @@ StatementOutcome HandleCreateEnum(const HandlerArgs& args) {
 
 StatementOutcome HandleAlterEnum(const HandlerArgs& args) {
   const PgQuery__AlterEnumStmt* s = args.stmt.node->alter_enum_stmt;
-  TypeCatalog type = NeedType(args, NamesOf(s->type_name, s->n_type_name));
+  TypeCatalog type = NeedType(args, NameParts(s->type_name, s->n_type_name));
   CheckTypeOwner(args, type);
   std::string old_val = s->old_val ? s->old_val : "";
   std::string new_val = s->new_val ? s->new_val : "";
@@ -193,14 +181,14 @@ StatementOutcome HandleDropType(const HandlerArgs& args) {
   std::vector<TypeCatalog> dropped;
   for (size_t i = 0; i < d->n_objects; i++) {
     const PgQuery__TypeName* tn = d->objects[i]->type_name;
-    std::vector<std::string> names = NamesOf(tn->names, tn->n_names);
+    std::vector<std::string> names = NameParts(tn->names, tn->n_names);
     auto type = FindType(args, names);
     if (!type) {
       if (d->missing_ok) {
-        args.sink->Notice(fmt::format("type \"{}\" does not exist, skipping", Qualified(names)));
+        args.sink->Notice(fmt::format("type \"{}\" does not exist, skipping", JoinNameParts(names)));
         continue;
       }
-      FRESHET_THROW(sqlstate::kUndefinedObject, "type \"{}\" does not exist", Qualified(names));
+      FRESHET_THROW(sqlstate::kUndefinedObject, "type \"{}\" does not exist", JoinNameParts(names));
     }
     CheckTypeKind(*type, domain);
     CheckTypeOwner(args, *type);
@@ -256,7 +244,7 @@ namespace {
 
 // The type an ALTER names (its object: a list of names), owned by the user.
 TypeCatalog OwnedType(const HandlerArgs& args, const PgQuery__Node* object) {
-  TypeCatalog type = NeedType(args, NamesOf(object->list->items, object->list->n_items));
+  TypeCatalog type = NeedType(args, NameParts(object->list->items, object->list->n_items));
   CheckTypeOwner(args, type);
   return type;
 }
@@ -307,7 +295,7 @@ StatementOutcome AlterTypeOwner(const HandlerArgs& args) {
 StatementOutcome CommentOnType(const HandlerArgs& args) {
   const PgQuery__CommentStmt* c = args.stmt.node->comment_stmt;
   const PgQuery__TypeName* tn = c->object->type_name;
-  TypeCatalog type = NeedType(args, NamesOf(tn->names, tn->n_names));
+  TypeCatalog type = NeedType(args, NameParts(tn->names, tn->n_names));
   CheckTypeOwner(args, type);
   type.comment = c->comment ? c->comment : "";
   args.session->DdlCatalog()->AlterType(std::move(type));
@@ -402,7 +390,7 @@ void ValidateDomainCheck(const HandlerArgs& args, const TypeCatalog& type, const
 
 StatementOutcome HandleCreateDomain(const HandlerArgs& args) {
   const PgQuery__CreateDomainStmt* s = args.stmt.node->create_domain_stmt;
-  TypeCatalog type = NewType(args, NamesOf(s->domainname, s->n_domainname));
+  TypeCatalog type = NewType(args, NameParts(s->domainname, s->n_domainname));
   type.kind = 'd';
   Binder::BoundType base = Binder(args.session->BinderContextFor(args.stmt, nullptr)).BindColumnType(s->type_name);
   type.base_type = base.type;
@@ -439,7 +427,7 @@ StatementOutcome HandleCreateDomain(const HandlerArgs& args) {
 
 StatementOutcome HandleAlterDomain(const HandlerArgs& args) {
   const PgQuery__AlterDomainStmt* s = args.stmt.node->alter_domain_stmt;
-  TypeCatalog type = NeedType(args, NamesOf(s->type_name, s->n_type_name));
+  TypeCatalog type = NeedType(args, NameParts(s->type_name, s->n_type_name));
   CheckTypeKind(type, true);
   CheckTypeOwner(args, type);
   Catalog* catalog = args.session->DdlCatalog();

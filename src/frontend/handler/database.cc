@@ -71,6 +71,7 @@ StatementOutcome HandleAlterOwner(const HandlerArgs& args) {
   const PgQuery__AlterOwnerStmt* s = args.stmt.node->alter_owner_stmt;
   if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN)
     return AlterTypeOwner(args);
+  if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION) return HandleAlterFunction(args);
   Catalog* catalog = args.session->DdlCatalog();
   if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE) {
     // pg_dumpall writes it for every database.

@@ -103,6 +103,9 @@ StatementOutcome HandleDropType(const HandlerArgs& args);
 // LANGUAGE sql, DROP FUNCTION).
 StatementOutcome HandleCreateFunction(const HandlerArgs& args);
 StatementOutcome HandleDropFunction(const HandlerArgs& args);
+// ALTER FUNCTION ... OWNER TO / RENAME TO / SET SCHEMA, COMMENT ON FUNCTION
+// (their statements' handlers pass function objects on).
+StatementOutcome HandleAlterFunction(const HandlerArgs& args);
 StatementOutcome RenameType(const HandlerArgs& args);
 StatementOutcome AlterTypeOwner(const HandlerArgs& args);
 StatementOutcome CommentOnType(const HandlerArgs& args);

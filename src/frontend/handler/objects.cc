@@ -59,6 +59,18 @@ TableRef FindJobByName(const HandlerArgs& args, const std::vector<std::string>& 
   return t;
 }
 
+std::vector<std::string> NameParts(PgQuery__Node* const* items, size_t n) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < n; i++) out.push_back(StringOf(items[i]));
+  return out;
+}
+
+std::string JoinNameParts(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ".") + p;
+  return out;
+}
+
 void CheckOwner(const HandlerArgs& args, const TableCatalog& t) {
   auto user = args.session->catalog()->FindUser(args.session->user());
   if (user && (user->superuser || user->id == t.owner)) return;

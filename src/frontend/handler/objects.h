@@ -45,6 +45,11 @@ class RelationDdlLock {
   AdvisoryKey key_;
 };
 
+// The parts of a dotted name in a parse tree (a list of String nodes), and
+// the name written back with dots (for messages).
+std::vector<std::string> NameParts(PgQuery__Node* const* items, size_t n);
+std::string JoinNameParts(const std::vector<std::string>& parts);
+
 // [schema.]name: in that schema, or along the search path; null when absent.
 TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name);
 // The job a statement names, of kind_name "materialized view", "sink" or
