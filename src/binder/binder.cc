@@ -37,7 +37,7 @@ int64_t LimitOrOffset(ExprPtr e, EvalContext& ctx, bool is_limit, ExprPtr* at_ex
 
 }  // namespace
 
-Binder::Binder(BinderContext ctx) : ctx_(std::move(ctx)) {}
+Binder::Binder(BinderContext ctx) : ctx_(std::move(ctx)) { function_search_path_ = ctx_.search_path; }
 Binder::~Binder() = default;
 
 void Binder::ThrowAt(const char* code, int location, const std::string& message) const {

@@ -88,6 +88,11 @@ struct BinderContext {
   // When set, every SQL function the statement calls (inlined) is
   // appended: what a view created from it depends on.
   std::vector<ObjectId>* referenced_functions = nullptr;
+  // False for CREATE VIEW, which (as PostgreSQL's) does not look into the
+  // bodies of the SQL functions it calls: a call stands for a value of its
+  // declared type (no rows, for a set-returning one); the view's queries
+  // inline them when they run.
+  bool bind_function_bodies = true;
 };
 
 // Throws unless DML may write `t`: 42809 for anything but a table, 0A000
@@ -274,6 +279,10 @@ class Binder {
   void InFunctionBodyContext(const std::function<void()>& bind);
   std::vector<std::shared_ptr<PgQuery__ParseResult>> function_bodies_;  // kept while plans are bound
   std::vector<ObjectId> inlining_;  // functions being inlined, outermost first
+  // The search path function bodies are bound with: the session's (as
+  // PostgreSQL plans a function's body with the path in force when it is
+  // called), not a view's being expanded.
+  std::vector<std::string> function_search_path_;
   // While a function is inlined: refuses recursion (0A000) and nesting past
   // a depth (54001), and records it (BinderContext::referenced_functions).
   class InliningGuard {

@@ -161,8 +161,12 @@ void Binder::InFunctionBodyContext(const std::function<void()>& bind) {
       b->set_operation_branch_ = set_branch;
       b->ctx_.query_text = text;
       b->ctx_.name_uses = uses;
+      b->ctx_.search_path = std::move(path);
     }
-  } saved{this, std::move(cte_stack_), lateral_left_, set_operation_branch_, ctx_.query_text, ctx_.name_uses};
+    std::vector<std::string> path;
+  } saved{this, std::move(cte_stack_), lateral_left_, set_operation_branch_, ctx_.query_text, ctx_.name_uses,
+          ctx_.search_path};
+  ctx_.search_path = function_search_path_;
   cte_stack_.clear();
   lateral_left_ = nullptr;
   set_operation_branch_ = false;
@@ -290,6 +294,7 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
     binder_->ThrowAt(sqlstate::kFeatureNotSupported, location,
                      fmt::format("set-returning SQL function {} is not supported outside FROM", fn.name));
   InliningGuard inlining(binder_, fn);
+  if (!binder_->ctx_.bind_function_bodies) return std::make_unique<ConstantExpr>(Value::Null(fn.return_type));
 
   // STRICT: NULL when any argument is (the argument values, before the
   // body reads them).
@@ -394,6 +399,13 @@ PlanPtr Binder::BindSqlTableFunction(const PgQuery__RangeFunction* rf, const PgQ
 
 PlanPtr Binder::BindSqlTableFunctionBody(const FunctionCatalog& fn, std::vector<ExprPtr> args, Scope* arg_outer) {
   InliningGuard inlining(this, fn);
+  std::vector<std::pair<std::string, DataType>> columns = fn.table_columns;
+  if (columns.empty()) columns.emplace_back(fn.name, fn.return_type);
+  if (!ctx_.bind_function_bodies) {
+    std::vector<PlanColumn> schema;
+    for (const auto& [name, type] : columns) schema.push_back(PlanColumn{name, type, ""});
+    return std::make_unique<ValuesNode>(std::move(schema), std::vector<std::vector<ExprPtr>>{});
+  }
   FunctionFrame frame{&fn, std::move(args), /*lift_delta=*/-1};
   // The frame's scope stands for the level the arguments read as outer
   // (the items on the left, or the enclosing query): the body is a
@@ -402,8 +414,6 @@ PlanPtr Binder::BindSqlTableFunctionBody(const FunctionCatalog& fn, std::vector<
   frame_scope.outer = arg_outer ? arg_outer->outer : nullptr;
   frame_scope.function = &frame;
   PlanPtr plan = BindFunctionBody(fn, &frame_scope);
-  std::vector<std::pair<std::string, DataType>> columns = fn.table_columns;
-  if (columns.empty()) columns.emplace_back(fn.name, fn.return_type);
   if (plan->schema().size() != columns.size())
     throw SqlError(kInvalidFunctionDefinition,
                    fmt::format("return type mismatch in function declared to return {}",

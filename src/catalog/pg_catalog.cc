@@ -1014,7 +1014,10 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       Null(kText), Null(kOidArray), Txt(p.name), Null(kText), Null(kText), Null(kTextArray),
                       Null(kTextArray)});
     }
-    // SQL functions (CREATE FUNCTION ... LANGUAGE sql, prolang 14).
+    // SQL functions (CREATE FUNCTION ... LANGUAGE sql, prolang 14). prosrc
+    // holds the body of a RETURN or BEGIN ATOMIC function too (PostgreSQL
+    // 15 leaves it empty and keeps prosqlbody): Freshet says it is
+    // PostgreSQL 13, so pg_dump writes CREATE FUNCTION ... AS prosrc.
     for (const auto& fn : c.ListFunctions(ctx.database_id)) {
       std::vector<int64_t> in_types, all_types;
       std::vector<std::string> modes, names;
@@ -1047,7 +1050,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       fn.returns_table ? Value::FromString(kOidArray, EncodeArray(all_oids)) : Null(kOidArray),
                       fn.returns_table ? TextArrayOrNull(modes) : Null(kTextArray),
                       named ? TextArrayOrNull(names) : Null(kTextArray), defaults.empty() ? Null(kText) : Txt(defaults),
-                      Null(kOidArray), Txt(fn.source), Null(kText), fn.source.empty() ? Txt(fn.body) : Null(kText),
+                      Null(kOidArray), Txt(fn.source.empty() ? fn.body : fn.source), Null(kText), fn.source.empty() ? Txt(fn.body) : Null(kText),
                       Null(kTextArray), Null(kTextArray)});
     }
     for (const auto& [oid, proname] : AllTypeProcs())
@@ -1439,6 +1442,20 @@ class CatalogLookupImpl : public CatalogLookup {
       }
       return std::nullopt;
     };
+    // A SQL function called by its name alone: qualified unless the
+    // reader's path finds the one the view's path found (the first schema
+    // with a function of that name; built-in functions are never
+    // qualified).
+    auto function_schema_for = [&](const std::string& name) -> std::optional<std::string> {
+      auto first_with = [&](const std::vector<std::string>& path) -> std::optional<std::string> {
+        for (const auto& schema : path)
+          if (auto s = c_->FindSchema(db_, schema); s && !c_->FindFunctions(s->id, name).empty()) return schema;
+        return std::nullopt;
+      };
+      std::optional<std::string> found = first_with(view_path);
+      if (!found || first_with(SearchPath()) == found) return std::nullopt;
+      return found;
+    };
     // A view's deparsed query, a materialized view's statement.
     const std::string& query = view.kind == RelationKind::kView ? view.view_query : view.definition;
     // PostgreSQL's own text where it is known exactly (sql/view_text.h).
@@ -1474,7 +1491,7 @@ class CatalogLookupImpl : public CatalogLookup {
       if (!c.hidden) text_context.output_names.push_back(c.name);
     if (std::optional<std::string> exact = PostgresViewText(query, text_context)) return exact;
     try {
-      return " " + DeparseQualified(query, schema_for) + ";";
+      return " " + DeparseQualified(query, schema_for, function_schema_for) + ";";
     } catch (const SqlError&) {
       return text;
     }

@@ -1122,8 +1122,62 @@ std::string EditNames(const std::string& statement, const std::vector<NameEdit>&
   return out;
 }
 
+namespace {
+
+// Name lists of a parse tree (a TypeName's, a FuncCall's) pointed at new
+// names while it is deparsed; the tree gets its own lists back when this
+// goes away.
+class NameListSwaps {
+ public:
+  NameListSwaps() = default;
+  NameListSwaps(const NameListSwaps&) = delete;
+  NameListSwaps& operator=(const NameListSwaps&) = delete;
+  ~NameListSwaps() {
+    for (auto& s : swapped_) {
+      *s.list = s.names;
+      *s.size = s.n_names;
+    }
+  }
+  void Set(PgQuery__TypeName* type, const std::vector<std::string>& names) { Set(&type->names, &type->n_names, names); }
+  void Set(PgQuery__FuncCall* call, const std::vector<std::string>& names) { Set(&call->funcname, &call->n_funcname, names); }
+
+ private:
+  void Set(PgQuery__Node*** list_field, size_t* size_field, const std::vector<std::string>& names) {
+    swapped_.push_back({list_field, size_field, *list_field, *size_field});
+    auto& list = lists_.emplace_back();
+    for (const auto& name : names) {
+      texts_.push_back(name);
+      PgQuery__String& str = strings_.emplace_back();
+      str = PG_QUERY__STRING__INIT;
+      str.sval = texts_.back().data();
+      PgQuery__Node& node = nodes_.emplace_back();
+      node = PG_QUERY__NODE__INIT;
+      node.node_case = PG_QUERY__NODE__NODE_STRING;
+      node.string = &str;
+      list.push_back(&node);
+    }
+    *list_field = list.data();
+    *size_field = list.size();
+  }
+
+  struct Swapped {
+    PgQuery__Node*** list;
+    size_t* size;
+    PgQuery__Node** names;
+    size_t n_names;
+  };
+  std::deque<std::string> texts_;  // stable addresses
+  std::deque<PgQuery__String> strings_;
+  std::deque<PgQuery__Node> nodes_;
+  std::deque<std::vector<PgQuery__Node*>> lists_;
+  std::vector<Swapped> swapped_;
+};
+
+}  // namespace
+
 std::string DeparseQualified(const std::string& query,
-                             const std::function<std::optional<std::string>(const std::string&)>& schema_for) {
+                             const std::function<std::optional<std::string>(const std::string&)>& schema_for,
+                             const std::function<std::optional<std::string>(const std::string&)>& function_schema_for) {
   std::vector<ParsedStatement> stmts = ParseSql(query);
   if (stmts.size() != 1 || !stmts[0].node) throw SqlError(sqlstate::kSyntaxError, "not one query");
   PgQuery__Node* root = stmts[0].node;
@@ -1141,56 +1195,18 @@ std::string DeparseQualified(const std::string& query,
     if ((rv->schemaname && *rv->schemaname) || (rv->catalogname && *rv->catalogname) || ctes.count(rv->relname)) return;
     if (std::optional<std::string> schema = schema_for(rv->relname)) qualified.Set(&rv->schemaname, *schema);
   });
+  NameListSwaps functions;
+  if (function_schema_for)
+    ForEachMessage(&root->base, [&](ProtobufCMessage* m) {
+      if (m->descriptor != &pg_query__func_call__descriptor) return;
+      auto* f = reinterpret_cast<PgQuery__FuncCall*>(m);
+      if (f->n_funcname != 1) return;
+      std::string name = StringOf(f->funcname[0]);
+      if (std::optional<std::string> schema = function_schema_for(name)) functions.Set(f, {*schema, name});
+    });
   return Deparse(root);
 }
 
-namespace {
-
-// Name lists of a parse tree (a TypeName's) pointed at new names while it
-// is deparsed; the tree gets its own lists back when this goes away.
-class NameListSwaps {
- public:
-  NameListSwaps() = default;
-  NameListSwaps(const NameListSwaps&) = delete;
-  NameListSwaps& operator=(const NameListSwaps&) = delete;
-  ~NameListSwaps() {
-    for (auto& s : swapped_) {
-      s.type->names = s.names;
-      s.type->n_names = s.n_names;
-    }
-  }
-  void Set(PgQuery__TypeName* type, const std::vector<std::string>& names) {
-    swapped_.push_back({type, type->names, type->n_names});
-    auto& list = lists_.emplace_back();
-    for (const auto& name : names) {
-      texts_.push_back(name);
-      PgQuery__String& str = strings_.emplace_back();
-      str = PG_QUERY__STRING__INIT;
-      str.sval = texts_.back().data();
-      PgQuery__Node& node = nodes_.emplace_back();
-      node = PG_QUERY__NODE__INIT;
-      node.node_case = PG_QUERY__NODE__NODE_STRING;
-      node.string = &str;
-      list.push_back(&node);
-    }
-    type->names = list.data();
-    type->n_names = list.size();
-  }
-
- private:
-  struct Swapped {
-    PgQuery__TypeName* type;
-    PgQuery__Node** names;
-    size_t n_names;
-  };
-  std::deque<std::string> texts_;  // stable addresses
-  std::deque<PgQuery__String> strings_;
-  std::deque<PgQuery__Node> nodes_;
-  std::deque<std::vector<PgQuery__Node*>> lists_;
-  std::vector<Swapped> swapped_;
-};
-
-}  // namespace
 
 std::string RewriteRegclassLiterals(const std::string& expr, const std::function<std::string(const std::string&)>& rename,
                                     const TypeNameRewrite& rename_type) {

@@ -174,11 +174,14 @@ std::vector<std::string> ColumnsInExpression(const std::string& expr);
 
 // `query` (one SELECT's text, or the query of a CREATE MATERIALIZED VIEW
 // statement) deparsed, each relation it names without a schema (CTEs
-// aside) written schema.name when `schema_for(name)` gives a schema:
-// pg_get_viewdef's output, qualified where the reader's search path would
-// not find the same relation. Throws when `query` does not parse.
+// aside) written schema.name when `schema_for(name)` gives a schema, and
+// so each function it calls by its name alone when `function_schema_for`
+// gives one: pg_get_viewdef's output, qualified where the reader's search
+// path would not find the same relation or SQL function. Throws when
+// `query` does not parse.
 std::string DeparseQualified(const std::string& query,
-                             const std::function<std::optional<std::string>(const std::string&)>& schema_for);
+                             const std::function<std::optional<std::string>(const std::string&)>& schema_for,
+                             const std::function<std::optional<std::string>(const std::string&)>& function_schema_for = nullptr);
 
 // A name in a statement's text to write anew (a rename the statement must
 // follow): the dotted name starting at byte offset `location` (a

@@ -147,5 +147,33 @@ if dump -Fd -j 2 -f "$WORK/all.dir" dev 2>"$WORK/dumpd.err"; then ok "pg_dump -F
 restore_archive "-j 2 of -Fd" restored_dir_j "$WORK/all.dir" -j 2
 same_rows dev restored_dir_j " restored by pg_restore -j 2" public.t1 app.accounts app.orders public.scores public.tasks
 
+echo "== SQL functions (and views calling them) through pg_dump and a restore"
+# pg_dump writes the functions first, with check_function_bodies off (a
+# body reads a table created after it) and an empty search_path; a view
+# calling a set-returning function is created before anything runs it.
+q dev -c "CREATE DATABASE fdump" >/dev/null
+q fdump -c "CREATE TABLE ft (k int PRIMARY KEY, v int)" \
+  -c "CREATE FUNCTION add1(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'select x + 1'" \
+  -c "CREATE FUNCTION rows_above(lim int DEFAULT 5) RETURNS TABLE (k int, v int) LANGUAGE sql STABLE AS 'select k, v from ft where v > lim'" \
+  -c "CREATE FUNCTION twice(x int) RETURNS int RETURN x * 2" \
+  -c "CREATE SCHEMA fs" -c "CREATE FUNCTION fs.neg(x int) RETURNS int LANGUAGE sql STRICT AS \$\$ SELECT -x \$\$" \
+  -c "COMMENT ON FUNCTION add1(int) IS 'plus one'" \
+  -c "CREATE VIEW fv AS SELECT add1(k) AS a, twice(v) AS t, fs.neg(k) AS n FROM ft" \
+  -c "CREATE VIEW fv2 AS SELECT * FROM rows_above(1)" \
+  -c "INSERT INTO ft VALUES (1, 10), (2, 3)" >/dev/null
+dump fdump >"$WORK/fdump.sql" 2>&1
+check "the dump creates the functions" grep -q "CREATE FUNCTION public.rows_above(lim integer DEFAULT 5) RETURNS TABLE(k integer, v integer)" "$WORK/fdump.sql"
+q dev -c "CREATE DATABASE frestored" >/dev/null
+if q frestored -f "$WORK/fdump.sql" >"$WORK/frestore.out" 2>&1; then ok "the dump restores (ON_ERROR_STOP)"; else fail "restore: $(grep -i error "$WORK/frestore.out" | head -3)"; fi
+dump frestored >"$WORK/frestored.sql" 2>&1
+if diff <(normalise "$WORK/fdump.sql") <(normalise "$WORK/frestored.sql") >"$WORK/f.diff"; then
+  ok "the restored database dumps the same"
+else
+  fail "the restored database dumps otherwise:"; sed 's/^/    /' "$WORK/f.diff" | head -20
+fi
+check "the restored views call the functions" test "$(q frestored -c 'SELECT a, t, n FROM fv ORDER BY a' | tr '\n' ' ')" = "2|20|-1 3|6|-2 "
+check "and the set-returning one" test "$(q frestored -c 'SELECT k, v FROM fv2 ORDER BY k' | tr '\n' ' ')" = "1|10 2|3 "
+check "the comment came along" test "$(q frestored -c "SELECT obj_description(oid, 'pg_proc') FROM pg_proc WHERE proname = 'add1'")" = "plus one"
+
 [[ -n "${KEEP_DUMP:-}" ]] && cp "$WORK"/all1.sql /tmp/all1.sql
 finish

@@ -180,8 +180,11 @@ CREATE FUNCTION sf_bad8(int) RETURNS int LANGUAGE sql RETURN nosuch + 1
 SELECT count(*) FROM pg_proc WHERE proname LIKE 'sf_bad%'
 # pg_proc and the functions that describe a function. (prorettype of a
 # function returning SETOF a table is that table's row type, which
-# Freshet's pg_type does not list: not asked; regprocedure does not exist.)
-SELECT p.proname, p.pronargs, p.proretset, p.provolatile, p.proisstrict, p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.proname IN ('add1', 'sf_mul', 'sf_greet', 'sf_sq', 'sf_neg', 'sf_vol', 'sf_cs', 'sf_cat2', 'sf_evens', 'sf_one') ORDER BY 1, 2
+# Freshet's pg_type does not list: not asked; regprocedure does not exist.
+# prosrc of a RETURN or BEGIN ATOMIC function is its body in Freshet, which
+# says it is PostgreSQL 13 (pg_dump then writes AS prosrc), empty in
+# PostgreSQL 15, which keeps prosqlbody: asked only for the others.)
+SELECT p.proname, p.pronargs, p.proretset, p.provolatile, p.proisstrict, CASE WHEN p.prosqlbody IS NULL THEN p.prosrc END FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'public' AND p.proname IN ('add1', 'sf_mul', 'sf_greet', 'sf_sq', 'sf_neg', 'sf_vol', 'sf_cs', 'sf_cat2', 'sf_evens', 'sf_one') ORDER BY 1, 2
 SELECT n.nspname, p.proname, l.lanname, p.prorettype::regtype::text, p.pronargdefaults FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_language l ON l.oid = p.prolang WHERE p.proname IN ('add1', 'sf_only', 'sf_range', 'sf_pairs') ORDER BY 1, 2
 SELECT proname, pg_get_function_arguments(oid), pg_get_function_identity_arguments(oid), pg_get_function_result(oid) FROM pg_proc WHERE proname IN ('sf_range', 'sf_pairs', 'sf_evens', 'sf_over', 'sf_mul', 'sf_ws') ORDER BY 1
 SELECT proname, proargnames::text, proargmodes::text FROM pg_proc WHERE proname IN ('sf_pairs', 'sf_mul', 'sf_sub', 'sf_range') ORDER BY 1

@@ -36,6 +36,7 @@ StatementOutcome HandleCreateView(const HandlerArgs& args) {
   BinderContext bctx = session->BinderContextFor(args.stmt, &params);
   bctx.referenced_relations = &referenced;
   bctx.referenced_functions = &functions;
+  bctx.bind_function_bodies = false;
   Binder binder(bctx);
   PlanPtr plan = binder.BindQuery(v->query);
   if (!params.empty()) throw SqlError("42P02", "there is no parameter $1");
