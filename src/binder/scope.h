@@ -63,6 +63,11 @@ struct Binder::FunctionFrame {
   const FunctionCatalog* function = nullptr;
   std::vector<ExprPtr> args;
   int lift_delta = 0;
+  // How many times the body read each parameter (a volatile argument read
+  // twice would be computed twice: refused).
+  std::vector<int> uses;
+  // 0A000 when a volatile argument was read more than once.
+  void CheckVolatileArguments() const;
 };
 
 struct Binder::Cte {

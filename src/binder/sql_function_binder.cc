@@ -182,8 +182,28 @@ PlanPtr Binder::BindFunctionBody(const FunctionCatalog& fn, Scope* frame_scope) 
   return plan;
 }
 
+// Whether `e` calls a volatile function (random(), nextval()...).
+static bool CallsVolatile(const Expression& e) {
+  if (auto* f = dynamic_cast<const FunctionExpr*>(&e); f && IsVolatileFunction(f->function()->name)) return true;
+  for (const auto& c : e.children())
+    if (CallsVolatile(*c)) return true;
+  return false;
+}
+
+void Binder::FunctionFrame::CheckVolatileArguments() const {
+  for (size_t i = 0; i < args.size() && i < uses.size(); i++)
+    if (uses[i] > 1 && CallsVolatile(*args[i]))
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("argument {} of SQL function {} calls a volatile function and its body reads it {} "
+                                 "times: it would be computed each time",
+                                 i + 1, function->name, uses[i]))
+          .WithHint("Compute the argument in a subquery of its own and pass its column.");
+}
+
 ExprPtr Binder::ExprBinder::FunctionParameter(Scope* frame_scope, int levels, int index) {
   FunctionFrame* frame = frame_scope->function;
+  if (frame->uses.size() < frame->args.size()) frame->uses.resize(frame->args.size());
+  frame->uses[size_t(index)]++;
   int lift = levels + frame->lift_delta;
   const Expression& arg = *frame->args[static_cast<size_t>(index)];
   if (lift <= 0) return arg.Clone();
@@ -307,7 +327,8 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
       null_checks.push_back(std::make_unique<OperatorExpr>(Expression::Kind::kIsNull, DataType::Boolean(), std::move(one)));
     }
 
-  FunctionFrame frame{&fn, std::move(call.args), /*lift_delta=*/0};
+  FunctionFrame frame{&fn, std::move(call.args), /*lift_delta=*/0, {}};
+  frame.uses.assign(frame.args.size(), fn.strict ? 1 : 0);  // STRICT's NULL test reads each once
   // The frame's scope stands for the call's level (its expression is
   // evaluated on the calling row; a subquery body is nested below it).
   Scope frame_scope;
@@ -330,6 +351,7 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
   }
   if (!value) {
     frame_scope.referenced_by_subquery = false;
+    frame.uses.assign(frame.args.size(), fn.strict ? 1 : 0);  // the expression attempt's reads do not count
     PlanPtr plan = binder_->BindFunctionBody(fn, &frame_scope);
     if (plan->schema().size() != 1)
       throw SqlError(kInvalidFunctionDefinition,
@@ -342,6 +364,7 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
     DataType t = plan->schema()[0].type;
     value = std::make_unique<SubqueryExpr>(SubqueryKind::kScalar, std::move(plan), t, correlated);
   }
+  frame.CheckVolatileArguments();
   if (!(value->type() == fn.return_type)) {
     CheckFunctionResultType(fn, value->type(), fn.return_type);
     value = CoerceForAssignment(std::move(value), fn.return_type, fn.name);
@@ -406,7 +429,7 @@ PlanPtr Binder::BindSqlTableFunctionBody(const FunctionCatalog& fn, std::vector<
     for (const auto& [name, type] : columns) schema.push_back(PlanColumn{name, type, ""});
     return std::make_unique<ValuesNode>(std::move(schema), std::vector<std::vector<ExprPtr>>{});
   }
-  FunctionFrame frame{&fn, std::move(args), /*lift_delta=*/-1};
+  FunctionFrame frame{&fn, std::move(args), /*lift_delta=*/-1, {}};
   // The frame's scope stands for the level the arguments read as outer
   // (the items on the left, or the enclosing query): the body is a
   // subquery in FROM one level below it, as the arguments are.
@@ -414,6 +437,7 @@ PlanPtr Binder::BindSqlTableFunctionBody(const FunctionCatalog& fn, std::vector<
   frame_scope.outer = arg_outer ? arg_outer->outer : nullptr;
   frame_scope.function = &frame;
   PlanPtr plan = BindFunctionBody(fn, &frame_scope);
+  frame.CheckVolatileArguments();
   if (plan->schema().size() != columns.size())
     throw SqlError(kInvalidFunctionDefinition,
                    fmt::format("return type mismatch in function declared to return {}",
