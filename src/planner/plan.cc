@@ -335,6 +335,7 @@ PlanPtr ClonePlan(const PlanNode& node) {
     case PlanNode::Kind::kProjectSet:
       out = std::make_unique<ProjectSetNode>(child(0), CloneAll(static_cast<const ProjectSetNode&>(node).exprs), node.schema());
       static_cast<ProjectSetNode&>(*out).ordinality = static_cast<const ProjectSetNode&>(node).ordinality;
+      static_cast<ProjectSetNode&>(*out).outer = static_cast<const ProjectSetNode&>(node).outer;
       break;
     case PlanNode::Kind::kAggregate: {
       const auto& n = static_cast<const AggregateNode&>(node);

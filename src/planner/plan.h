@@ -174,6 +174,9 @@ class ProjectSetNode : public PlanNode {
   // before it): a last schema column, after the exprs' ones, numbering each
   // input row's generated rows from 1.
   bool ordinality = false;
+  // Stream plans only (LEFT JOIN LATERAL of such a function ON true): an
+  // input row whose functions give no row gives one, their columns NULL.
+  bool outer = false;
 };
 
 struct SortKey {

@@ -225,7 +225,7 @@ std::string StreamValuesNode::Describe() const {
 std::string StreamProjectSetNode::Describe() const {
   std::vector<std::string> parts;
   for (const auto& e : exprs) parts.push_back(e->ToString());
-  return fmt::format("StreamProjectSet {{ exprs: [{}] }}", fmt::join(parts, ", "));
+  return fmt::format("StreamProjectSet {{ exprs: [{}]{} }}", fmt::join(parts, ", "), outer ? ", outer" : "");
 }
 
 std::string StreamProjectNode::Describe() const {

@@ -148,6 +148,9 @@ class StreamProjectSetNode : public StreamNode {
   StreamProjectSetNode(StreamNodePtr input, std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema);
   std::string Describe() const override;
   std::vector<ExprPtr> exprs;
+  // An input row whose functions give no row gives one, their columns NULL
+  // (LEFT JOIN LATERAL of a function ON true).
+  bool outer = false;
 };
 
 // HOP windows: each row once per window containing its time column; the

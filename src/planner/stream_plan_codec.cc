@@ -407,6 +407,7 @@ json NodeToJson(const StreamNode& n) {
       json exprs = json::array();
       for (const auto& e : static_cast<const StreamProjectSetNode&>(n).exprs) exprs.push_back(ExprToJson(*e));
       j["exprs"] = std::move(exprs);
+      if (static_cast<const StreamProjectSetNode&>(n).outer) j["outer"] = true;
       break;
     }
     case StreamNode::Kind::kOverWindow: {
@@ -553,7 +554,9 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       std::vector<ExprPtr> exprs;
       for (const auto& e : j.at("exprs")) exprs.push_back(ExprFromJson(e));
       std::vector<PlanColumn> columns(schema.begin(), schema.end() - 1);  // the node adds the row number
-      n = std::make_unique<StreamProjectSetNode>(input(0), std::move(exprs), std::move(columns));
+      auto set = std::make_unique<StreamProjectSetNode>(input(0), std::move(exprs), std::move(columns));
+      set->outer = j.value("outer", false);
+      n = std::move(set);
       break;
     }
     case StreamNode::Kind::kOverWindow: {

@@ -88,7 +88,13 @@ bool OntoLeftRow(ExprPtr& e) {
 // the function [+ its ordinality])), the record's fields taken apart; null
 // when it is not one (LEFT JOIN, a subquery).
 PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
-  if (j.type != JoinType::kInner) return nullptr;
+  // A LEFT JOIN only ON true: a row whose function gives none gives one,
+  // the function's columns NULL (an outer ProjectSet).
+  const bool on_true = !j.condition || (j.condition->IsConstant() &&
+                                         static_cast<const ConstantExpr&>(*j.condition).value().type().id == TypeId::kBoolean &&
+                                         !static_cast<const ConstantExpr&>(*j.condition).value().is_null() &&
+                                         static_cast<const ConstantExpr&>(*j.condition).value().bool_value());
+  if (j.type != JoinType::kInner && !(j.type == JoinType::kLeft && on_true)) return nullptr;
   const PlanNode* right = j.child(1);
   const ProjectNode* renamed = nullptr;
   if (right->kind() == PlanNode::Kind::kProject) {
@@ -100,6 +106,7 @@ PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
   if (right->kind() != PlanNode::Kind::kTableFunction) return nullptr;
   const auto& tf = static_cast<const TableFunctionNode&>(*right);
   if (tf.value_type.id == TypeId::kUnknown) return nullptr;
+  if (tf.with_ordinality && j.type == JoinType::kLeft) return nullptr;  // the padded row's ordinality is NULL
   std::vector<ExprPtr> args;
   for (const auto& a : tf.args) {
     ExprPtr c = a->Clone();
@@ -118,6 +125,7 @@ PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
   if (tf.with_ordinality) set_schema.push_back(PlanColumn{"ordinality", DataType::Int64(), ""});
   auto set_node = std::make_unique<ProjectSetNode>(ClonePlan(*left), std::move(set_exprs), std::move(set_schema));
   set_node->ordinality = tf.with_ordinality;
+  set_node->outer = j.type == JoinType::kLeft;
   PlanPtr set = std::move(set_node);
   // The function's columns: the value, or its record's fields; then the
   // ordinality.
@@ -139,7 +147,7 @@ PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
     for (auto& c : function_columns) row.push_back(std::move(c));
   }
   PlanPtr out = std::make_unique<ProjectNode>(std::move(set), std::move(row), j.schema());
-  if (j.condition) out = std::make_unique<FilterNode>(std::move(out), j.condition->Clone());
+  if (j.condition && j.type == JoinType::kInner) out = std::make_unique<FilterNode>(std::move(out), j.condition->Clone());
   return out;
 }
 
@@ -266,6 +274,7 @@ class StreamPlanner {
         }
         const size_t shown = p->exprs.size();
         auto set = std::make_unique<StreamProjectSetNode>(std::move(input), std::move(exprs), std::move(schema));
+        set->outer = p->outer;
         if (!p->ordinality) return set;
         // WITH ORDINALITY: the generated row's number among its input row's
         // (_projected_row_id, from 0) plus one, after the exprs' columns;
@@ -299,7 +308,8 @@ class StreamPlanner {
           const PlanNode* right = j->child(1);
           if (right->kind() == PlanNode::Kind::kProject) right = right->child();
           if (right->kind() != PlanNode::Kind::kTableFunction) Unsupported("a LATERAL subquery");
-          if (j->type != JoinType::kInner) Unsupported("LEFT JOIN LATERAL");
+          if (j->type != JoinType::kInner)
+            Unsupported("LEFT JOIN LATERAL other than of a function ON true without WITH ORDINALITY");
           Unsupported("LATERAL");
         }
         rewritten_.push_back(std::move(set));

@@ -153,7 +153,7 @@ class JobBuilder {
         auto* p = static_cast<const StreamProjectSetNode*>(n);
         std::vector<ExprPtr> exprs;
         for (const auto& e : p->exprs) exprs.push_back(e->Clone());
-        return std::make_unique<ProjectSetOperator>(std::move(exprs), req_.eval);
+        return std::make_unique<ProjectSetOperator>(std::move(exprs), req_.eval, p->outer);
       }
       case StreamNode::Kind::kOverWindow: {
         auto* o = static_cast<const StreamOverWindowNode*>(n);

@@ -8,8 +8,8 @@
 
 namespace freshet {
 
-ProjectSetOperator::ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval)
-    : exprs_(std::move(exprs)), eval_(std::move(eval)) {
+ProjectSetOperator::ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval, bool outer)
+    : exprs_(std::move(exprs)), eval_(std::move(eval)), outer_(outer) {
   for (const auto& e : exprs_) out_types_.push_back(e->type());
   out_types_.push_back(DataType::Int64());
   out_ = DataChunk(out_types_);
@@ -74,7 +74,9 @@ void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
         }
         any |= !f.done;
       }
-      if (!any) break;
+      // Outer: a row without any gives one, the functions' columns NULL
+      // (every function is done, so the loop below appends NULLs).
+      if (!any && !(outer_ && number == 0)) break;
       for (size_t e = 0; e < exprs_.size(); e++) {
         Vector& col = out_.column(e);
         if (exprs_[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
@@ -84,6 +86,7 @@ void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
       out_.column(exprs_.size()).AppendInt(number);
       ops_.push_back(op);
       if (ops_.size() >= kChunkSize) Flush();
+      if (!any) break;  // the outer row
     }
   }
   Flush();

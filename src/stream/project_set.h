@@ -15,7 +15,9 @@ namespace freshet {
 
 class ProjectSetOperator : public StreamOperator {
  public:
-  ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval);
+  // `outer`: an input row whose functions give no row gives one, their
+  // columns NULL (LEFT JOIN LATERAL of a function ON true).
+  ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval, bool outer = false);
   std::string Name() const override { return "ProjectSet"; }
   void OnChunk(int input, StreamChunk chunk) override;
 
@@ -24,6 +26,7 @@ class ProjectSetOperator : public StreamOperator {
 
   std::vector<ExprPtr> exprs_;
   EvalContext eval_;
+  bool outer_;
   std::vector<DataType> out_types_;
   DataChunk out_;
   std::vector<Op> ops_;
