@@ -867,18 +867,20 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   std::string name = StringOf(f->funcname[f->n_funcname - 1]);
   // SQL functions: by a name qualified with their schema, or by one that
   // names no built-in function (pg_catalog's come first on the path);
-  // else when the built-in ones take none of the arguments.
-  std::vector<FunctionCatalog> sql_functions = binder_->UserFunctionCandidates(f);
-  if (!sql_functions.empty()) {
-    if (f->n_funcname >= 2 || !Binder::IsBuiltinFunctionName(name))
-      return InlineSqlFunction(ResolveSqlFunction(f, sql_functions), f->location);
+  // else when the built-in ones take none of the arguments (so a call of a
+  // built-in function, the common case, does not look for them).
+  if (f->n_funcname == 1 && Binder::IsBuiltinFunctionName(name)) {
     try {
       return BindBuiltinFuncCall(f, name);
     } catch (const SqlError& e) {
       if (std::string(e.code()) != sqlstate::kUndefinedFunction) throw;
+      std::vector<FunctionCatalog> sql_functions = binder_->UserFunctionCandidates(f);
+      if (sql_functions.empty()) throw;
+      return InlineSqlFunction(ResolveSqlFunction(f, sql_functions), f->location);
     }
-    return InlineSqlFunction(ResolveSqlFunction(f, sql_functions), f->location);
   }
+  std::vector<FunctionCatalog> sql_functions = binder_->UserFunctionCandidates(f);
+  if (!sql_functions.empty()) return InlineSqlFunction(ResolveSqlFunction(f, sql_functions), f->location);
   if (f->n_funcname == 2) {
     // A schema's function that is not there: PostgreSQL's messages.
     std::string schema = StringOf(f->funcname[0]);

@@ -30,40 +30,29 @@ bool NewVersionWins(const TableCatalog& table, const Row& old_row, const Row& ne
 }  // namespace
 
 void ResolveTableConflicts(const TableCatalog& table, const StateTable& st, WriteLog* ops) {
-  // Each key's row after the ops so far (nullopt: none), the stored one
-  // read once.
+  // Each key's row after the ops so far (nullopt: none); the stored row is
+  // read only for an insert of a key no earlier op wrote.
   std::unordered_map<std::string, std::optional<std::string>> current;
-  auto row_of = [&](std::string_view key) -> std::optional<std::string>& {
-    auto [it, fresh] = current.try_emplace(std::string(key));
-    if (fresh) it->second = st.Get(it->first);
-    return it->second;
-  };
-  bool any = false;
-  for (const WriteOp& op : *ops) {
-    if (!op.is_delete && op.row_delta > 0 && row_of(op.key).has_value()) {
-      any = true;
-      break;
-    }
-    if (op.is_delete) row_of(op.key).reset();
-    else row_of(op.key) = std::string(op.value);
-  }
-  if (!any) return;
-  current.clear();
   WriteLog resolved;
+  bool changed = false;
   std::string merged;
   for (const WriteOp& op : *ops) {
-    std::optional<std::string>& now = row_of(op.key);
-    if (op.is_delete) {
+    auto [it, fresh] = current.try_emplace(std::string(op.key));
+    std::optional<std::string>& now = it->second;
+    if (op.is_delete || op.row_delta <= 0) {
       resolved.Add(op);
-      now.reset();
+      if (op.is_delete) now.reset();
+      else now = std::string(op.value);
       continue;
     }
-    if (op.row_delta <= 0 || !now) {
+    if (fresh) now = st.Get(it->first);
+    if (!now) {
       resolved.Add(op);
       now = std::string(op.value);
       continue;
     }
     // An insert of a key that is there.
+    changed = true;
     if (table.on_conflict == "ignore") continue;
     const Row old_row = Decode(table, *now);
     const Row new_row = Decode(table, op.value);
@@ -80,7 +69,7 @@ void ResolveTableConflicts(const TableCatalog& table, const StateTable& st, Writ
     resolved.Put(op.key, value, /*row_delta=*/0);
     now = std::string(value);
   }
-  *ops = std::move(resolved);
+  if (changed) *ops = std::move(resolved);
 }
 
 }  // namespace freshet

@@ -90,10 +90,11 @@ bool OntoLeftRow(ExprPtr& e) {
 PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
   // A LEFT JOIN only ON true: a row whose function gives none gives one,
   // the function's columns NULL (an outer ProjectSet).
-  const bool on_true = !j.condition || (j.condition->IsConstant() &&
-                                         static_cast<const ConstantExpr&>(*j.condition).value().type().id == TypeId::kBoolean &&
-                                         !static_cast<const ConstantExpr&>(*j.condition).value().is_null() &&
-                                         static_cast<const ConstantExpr&>(*j.condition).value().bool_value());
+  bool on_true = !j.condition;
+  if (j.condition && j.condition->IsConstant()) {
+    const Value& v = static_cast<const ConstantExpr&>(*j.condition).value();
+    on_true = v.type().id == TypeId::kBoolean && !v.is_null() && v.bool_value();
+  }
   if (j.type != JoinType::kInner && !(j.type == JoinType::kLeft && on_true)) return nullptr;
   const PlanNode* right = j.child(1);
   const ProjectNode* renamed = nullptr;

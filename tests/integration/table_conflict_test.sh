@@ -98,6 +98,12 @@ def random_row():
     b = None if rng.random() < 0.3 else rng.choice(["x", "y", "z", "it's", ""])
     return (k, ver, a, b)
 
+def pg_upsert(name, rows):
+    # One row per statement: PostgreSQL's ON CONFLICT DO UPDATE refuses a
+    # statement that meets a key twice.
+    for row in rows:
+        pg.execute(f"INSERT INTO ct_{name} AS t VALUES ({', '.join(lit(v) for v in row)}) {PG_UPSERT[name]}")
+
 def write_round(flush):
     for name in KINDS:
         stmts = rng.randint(2, 5)
@@ -112,15 +118,13 @@ def write_round(flush):
                 fr.execute(f"INSERT INTO ct_{name} VALUES {values}")
                 if block:
                     fr.execute("COMMIT")
-                for row in rows:
-                    pg.execute(f"INSERT INTO ct_{name} AS t VALUES ({', '.join(lit(v) for v in row)}) {PG_UPSERT[name]}")
+                pg_upsert(name, rows)
             elif r < 0.75:
                 rows = [random_row() for _ in range(rng.randint(1, 5))]
                 with fr.cursor().copy(f"COPY ct_{name} FROM STDIN") as copy:
                     for row in rows:
                         copy.write_row(row)
-                for row in rows:
-                    pg.execute(f"INSERT INTO ct_{name} AS t VALUES ({', '.join(lit(v) for v in row)}) {PG_UPSERT[name]}")
+                pg_upsert(name, rows)
             elif r < 0.9:
                 k = rng.randint(1, 25)
                 sql = f"UPDATE ct_{name} SET a = a + 1, ver = ver + 1 WHERE k = {k}"
