@@ -12,6 +12,7 @@
 
 #include "binder/expression_binder.h"
 #include "catalog/index_definition.h"
+#include "sql/query_clauses.h"
 #include "catalog/system_tables.h"
 #include "catalog/temp_schema.h"
 #include "common/error.h"
@@ -421,6 +422,8 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
   const char* name = stmt->op == PG_QUERY__SET_OPERATION__SETOP_UNION       ? "UNION"
                      : stmt->op == PG_QUERY__SET_OPERATION__SETOP_INTERSECT ? "INTERSECT"
                                                                             : "EXCEPT";
+  if (const CorrespondingClause* corresponding = CorrespondingOf(stmt))
+    MatchColumnsByName(*corresponding, name, &left, &right);
   if (left->schema().size() != right->schema().size())
     ThrowAt(sqlstate::kSyntaxError, -1, fmt::format("each {} query must have the same number of columns", name));
   std::vector<DataType> types;
@@ -441,6 +444,63 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
   auto node = std::make_unique<SetOpNode>(op, stmt->all, std::move(left), std::move(right));
   for (auto& c : node->mutable_schema()) c.table = "", c.origin_table = 0, c.origin_column = 0;
   return node;
+}
+
+// RisingWave's CORRESPONDING [BY (columns)]: each side reduced to the
+// columns both have by name, in BY's order or else the left side's. A side
+// naming two columns alike is refused, as are BY's names missing on a side
+// and sides with no name in common. Unnamed columns (?column?) match none.
+void Binder::MatchColumnsByName(const CorrespondingClause& clause, const char* operation, PlanPtr* left, PlanPtr* right) {
+  auto positions = [&](const PlanPtr& side) {
+    std::map<std::string, int> by_name;
+    for (size_t i = 0; i < side->schema().size(); i++) {
+      const std::string& column = side->schema()[i].name;
+      if (!by_name.emplace(column, static_cast<int>(i)).second)
+        ThrowAt(sqlstate::kDuplicateColumn, clause.location,
+                fmt::format("column name \"{}\" appears more than once in a side of a {} CORRESPONDING", column, operation));
+    }
+    by_name.erase("?column?");
+    return by_name;
+  };
+  std::map<std::string, int> in_left = positions(*left), in_right = positions(*right);
+  std::vector<int> from_left, from_right;
+  if (!clause.by.empty()) {
+    std::set<std::string> seen;
+    for (const std::string& column : clause.by) {
+      if (!seen.insert(column).second)
+        ThrowAt(sqlstate::kDuplicateColumn, clause.location,
+                fmt::format("column name \"{}\" appears more than once in CORRESPONDING BY", column));
+      auto l = in_left.find(column), r = in_right.find(column);
+      if (l == in_left.end() || r == in_right.end())
+        ThrowAt(sqlstate::kUndefinedColumn, clause.location,
+                fmt::format("column \"{}\" of CORRESPONDING BY is not in {} side of the {}", column,
+                            l == in_left.end() ? "the left" : "the right", operation));
+      from_left.push_back(l->second);
+      from_right.push_back(r->second);
+    }
+  } else {
+    for (size_t i = 0; i < (*left)->schema().size(); i++) {
+      auto r = in_right.find((*left)->schema()[i].name);
+      if (r == in_right.end() || !in_left.count((*left)->schema()[i].name)) continue;
+      from_left.push_back(static_cast<int>(i));
+      from_right.push_back(r->second);
+    }
+    if (from_left.empty())
+      ThrowAt(sqlstate::kSyntaxError, clause.location,
+              fmt::format("the sides of a {} CORRESPONDING have no column name in common", operation));
+  }
+  auto keep = [](PlanPtr side, const std::vector<int>& columns) {
+    std::vector<ExprPtr> exprs;
+    std::vector<PlanColumn> schema;
+    for (int c : columns) {
+      const PlanColumn& column = side->schema()[c];
+      exprs.push_back(std::make_unique<ColumnRefExpr>(c, column.type, column.name));
+      schema.push_back(column);
+    }
+    return PlanPtr(std::make_unique<ProjectNode>(std::move(side), std::move(exprs), std::move(schema)));
+  };
+  *left = keep(std::move(*left), from_left);
+  *right = keep(std::move(*right), from_right);
 }
 
 // ORDER BY / LIMIT / OFFSET over a plan whose first `visible` columns are

@@ -34,6 +34,8 @@ struct PgQuery__FuncCall;
 
 namespace freshet {
 
+struct CorrespondingClause;
+
 // PostgreSQL's MaxTupleAttributeNumber: a SELECT list, VALUES row or
 // RETURNING list (after * is expanded) has at most this many entries
 // (54011 "target lists can have at most 1664 entries"), which also keeps a
@@ -244,6 +246,7 @@ class Binder {
   void ApplyWindows(SelectParts* q);
   PlanPtr FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool keep_unknown_outputs, SelectParts* q);
   PlanPtr BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer);
+  void MatchColumnsByName(const CorrespondingClause& clause, const char* operation, PlanPtr* left, PlanPtr* right);
   PlanPtr BindValues(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope);
   // A LATERAL subquery in FROM (not nested in a join's left side).

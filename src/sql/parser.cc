@@ -1,6 +1,8 @@
 #include "sql/parser.h"
 
 #include "sql/parse_cache.h"
+#include "sql/parse_tree.h"
+#include "sql/query_clauses.h"
 
 #include "common/identifier.h"
 
@@ -25,8 +27,14 @@ namespace {
 // once per level. We refuse anything deeper before it reaches either.
 constexpr int kMaxNesting = 10000;
 
+// Frees a tree, and forgets the clauses attached to its nodes first (a
+// new tree may be given the same addresses).
 struct ParseResultDeleter {
-  void operator()(PgQuery__ParseResult* r) const { pg_query__parse_result__free_unpacked(r, nullptr); }
+  std::vector<const void*> annotated;
+  void operator()(PgQuery__ParseResult* r) const {
+    ForgetAnnotations(annotated);
+    pg_query__parse_result__free_unpacked(r, nullptr);
+  }
 };
 
 bool IsOperatorText(const std::string& t) {
@@ -728,6 +736,7 @@ std::string RewriteForPostgres(std::string text) {
 
 // Parses text in PostgreSQL's grammar; errors point into `sql` from `loc`.
 std::shared_ptr<PgQuery__ParseResult> ParsePostgres(std::string pg_text, const std::string& sql, int loc) {
+  QueryClauses clauses = CutQueryClauses(&pg_text, sql, loc);
   PgQueryProtobufParseResult r = pg_query_parse_protobuf(pg_text.c_str());
   // PostgreSQL 15's grammar wants an alias on every subquery in FROM;
   // PostgreSQL 16 and RisingWave do not (Nexmark's queries rely on it).
@@ -749,7 +758,9 @@ std::shared_ptr<PgQuery__ParseResult> ParsePostgres(std::string pg_text, const s
       r = pg_query_parse_protobuf(pg_text.c_str());
       break;
     }
-    pg_text.insert(close + 1, " AS unnamed_subquery");
+    static constexpr std::string_view kAlias = " AS unnamed_subquery";
+    pg_text.insert(close + 1, kAlias);
+    clauses.Shift(close + 1, static_cast<int>(kAlias.size()));
     r = pg_query_parse_protobuf(pg_text.c_str());
   }
   if (r.error) {
@@ -766,7 +777,9 @@ std::shared_ptr<PgQuery__ParseResult> ParsePostgres(std::string pg_text, const s
       nullptr, r.parse_tree.len, reinterpret_cast<const uint8_t*>(r.parse_tree.data));
   pg_query_free_protobuf_parse_result(r);
   if (!tree) throw SqlError(sqlstate::kInternalError, "cannot decode parse tree");
-  return std::shared_ptr<PgQuery__ParseResult>(tree, ParseResultDeleter());
+  std::shared_ptr<PgQuery__ParseResult> owned(tree, ParseResultDeleter());
+  if (!clauses.empty()) std::get_deleter<ParseResultDeleter>(owned)->annotated = AnnotateTree(tree, clauses, sql, loc);
+  return owned;
 }
 
 // The part of one of our statements that PostgreSQL's grammar parses,
@@ -941,6 +954,9 @@ std::string NodeTag(const PgQuery__Node* n) {
 }
 
 std::string Deparse(const PgQuery__Node* node) {
+  if (HasAnnotations(const_cast<ProtobufCMessage*>(&node->base)))
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "a query with CORRESPONDING cannot be kept here: PostgreSQL's deparser has no place for it");
   PgQuery__RawStmt raw;
   pg_query__raw_stmt__init(&raw);
   raw.stmt = const_cast<PgQuery__Node*>(node);
@@ -959,6 +975,22 @@ std::string Deparse(const PgQuery__Node* node) {
   pg_query_free_deparse_result(out);
   if (!error.empty()) throw SqlError(sqlstate::kInternalError, "could not deparse the statement: " + error);
   return text;
+}
+
+std::string ViewQueryText(const ParsedStatement& create_view) {
+  const PgQuery__Node* query = create_view.node->view_stmt->query;
+  if (!HasAnnotations(const_cast<ProtobufCMessage*>(&query->base))) return Deparse(query);
+  // As written: what follows the first AS outside parentheses.
+  int depth = 0;
+  std::vector<Token> tokens = Tokenize(create_view.text);
+  for (size_t i = 0; i + 1 < tokens.size(); i++) {
+    const Token& t = tokens[i];
+    if (t.kind == Token::Kind::kOther && t.text == "(") depth++;
+    if (t.kind == Token::Kind::kOther && t.text == ")") depth--;
+    if (depth == 0 && t.kind == Token::Kind::kKeyword && t.text == "as")
+      return create_view.text.substr(tokens[i + 1].start, tokens.back().end - tokens[i + 1].start);
+  }
+  throw SqlError(sqlstate::kInternalError, "CREATE VIEW without AS");
 }
 
 std::string DeparseExpression(const PgQuery__Node* expr) {
@@ -986,28 +1018,6 @@ std::string DeparseExpression(const PgQuery__Node* expr) {
 }
 
 namespace {
-
-// Calls fn on every message of a parse tree, depth first.
-void ForEachMessage(ProtobufCMessage* m, const std::function<void(ProtobufCMessage*)>& fn) {
-  fn(m);
-  const ProtobufCMessageDescriptor* d = m->descriptor;
-  char* base = reinterpret_cast<char*>(m);
-  for (unsigned i = 0; i < d->n_fields; i++) {
-    const ProtobufCFieldDescriptor* f = &d->fields[i];
-    if (f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
-    if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-      size_t n = *reinterpret_cast<size_t*>(base + f->quantifier_offset);
-      auto** items = *reinterpret_cast<ProtobufCMessage***>(base + f->offset);
-      for (size_t k = 0; k < n; k++)
-        if (items[k]) ForEachMessage(items[k], fn);
-      continue;
-    }
-    // Of a oneof (Node), only the member set.
-    if ((f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *reinterpret_cast<uint32_t*>(base + f->quantifier_offset) != f->id)
-      continue;
-    if (auto* sub = *reinterpret_cast<ProtobufCMessage**>(base + f->offset)) ForEachMessage(sub, fn);
-  }
-}
 
 // Strings of a parse tree pointed at new text while it is deparsed; the
 // tree gets its own pointers back (it frees them) when this goes away.

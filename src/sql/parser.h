@@ -162,6 +162,10 @@ std::string NodeTag(const PgQuery__Node* n);
 // writes it (PostgreSQL's spelling, normalized spacing and quoting; used
 // for pg_get_viewdef). Throws XX000 when the node cannot be deparsed.
 std::string Deparse(const PgQuery__Node* node);
+// A CREATE VIEW statement's query as pg_get_viewdef shows it: deparsed, or
+// as written when it holds a clause the deparser has no place for
+// (sql/query_clauses.h).
+std::string ViewQueryText(const ParsedStatement& create_view);
 // The same for an expression (a DEFAULT set by ALTER TABLE).
 std::string DeparseExpression(const PgQuery__Node* expr);
 

@@ -22,6 +22,7 @@
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
 #include "frontend/session.h"
+#include "sql/query_clauses.h"
 
 namespace freshet {
 
@@ -37,11 +38,14 @@ bool IsPolymorphic(const PgQuery__TypeName* t) {
 }
 
 // The body's one query, deparsed: what the binder parses again at each call.
-std::string BodyQuery(const PgQuery__Node* query) {
+// A string body holding a clause the deparser has no place for
+// (sql/query_clauses.h) is kept as written.
+std::string BodyQuery(const PgQuery__Node* query, const std::string* as_written = nullptr) {
   if (query->node_case != PG_QUERY__NODE__NODE_SELECT_STMT)
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "SQL functions whose body is not a query (INSERT, UPDATE, DELETE, DDL...) are not supported: "
                    "the body must be one SELECT");
+  if (as_written && HasAnnotations(const_cast<ProtobufCMessage*>(&query->base))) return *as_written;
   return Deparse(query);
 }
 
@@ -69,7 +73,7 @@ Body FunctionBody(const PgQuery__CreateFunctionStmt* s, const std::string& as) {
   if (stmts.size() != 1 || !stmts[0].node)
     throw SqlError(sqlstate::kFeatureNotSupported,
                    "SQL functions whose body is not exactly one statement are not supported");
-  return {BodyQuery(stmts[0].node), as};
+  return {BodyQuery(stmts[0].node, &stmts[0].text), as};
 }
 
 // The function the statement's name and argument types denote; 42883 (or
@@ -332,7 +336,6 @@ StatementOutcome HandleDropFunction(const HandlerArgs& args) {
   if (d->remove_type != PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION)
     throw SqlError(sqlstate::kFeatureNotSupported, "DROP PROCEDURE and DROP ROUTINE are not supported yet");
   const bool cascade = d->behavior == PG_QUERY__DROP_BEHAVIOR__DROP_CASCADE;
-  Catalog* catalog = args.session->DdlCatalog();
   Binder binder(args.session->BinderContextFor(args.stmt, nullptr));
   // Every name first: a missing one fails the statement before anything goes.
   std::vector<FunctionCatalog> dropped;

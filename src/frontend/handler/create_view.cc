@@ -54,7 +54,7 @@ StatementOutcome HandleCreateView(const HandlerArgs& args) {
   view.name = rel->relname;
   view.kind = RelationKind::kView;
   view.definition = args.stmt.text;
-  view.view_query = Deparse(v->query);
+  view.view_query = ViewQueryText(args.stmt);
   view.plan_settings["search_path"] = JoinSearchPath(bctx.search_path);
   size_t visible = 0;
   for (const auto& c : plan->schema()) {

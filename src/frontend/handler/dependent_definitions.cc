@@ -167,7 +167,7 @@ std::vector<TableCatalog> FollowRename(const HandlerArgs& args, const TableCatal
     }
     if (dep->kind == RelationKind::kView) {
       std::vector<ParsedStatement> stmts = ParseSql(f.now.definition);
-      f.now.view_query = Deparse(stmts.at(0).node->view_stmt->query);
+      f.now.view_query = ViewQueryText(stmts.at(0));
     }
     // An index holds its table's columns, in order, by their names.
     if (dep->kind == RelationKind::kIndex && column >= 0 && static_cast<size_t>(column) < f.now.columns.size() &&

@@ -1,0 +1,68 @@
+// RisingWave's clauses inside queries that PostgreSQL's grammar has no
+// place for. Before libpg_query parses a statement, CutQueryClauses blanks
+// them out of its text (so that every position holds) and remembers them;
+// once the tree is made, AnnotateTree attaches each to the node it belongs
+// to, and the binder asks a node for its clause. An annotation lives as
+// long as its tree: the tree's deleter forgets it (ForgetAnnotations).
+//
+// The clauses:
+// - `UNION | INTERSECT | EXCEPT [ALL | DISTINCT] CORRESPONDING [BY (c, ...)]`
+//   belongs to the set operation's SelectStmt whose right side the keyword
+//   precedes: the sides' columns are matched by name (CorrespondingOf).
+//
+// A node's clauses are lost when its tree is deparsed: Deparse refuses a
+// tree that has any (HasAnnotations), and what is kept as text (a view's
+// definition, a function's AS body) is the text as written.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+struct PgQuery__ParseResult;
+struct PgQuery__SelectStmt;
+struct ProtobufCMessage;
+
+namespace freshet {
+
+// CORRESPONDING [BY (columns)] of a set operation.
+struct CorrespondingClause {
+  std::vector<std::string> by;  // BY's columns as written (lower-cased unless quoted); empty without BY
+  int location = -1;            // byte offset of CORRESPONDING in the statement's text
+};
+
+// What CutQueryClauses found in a text, by position.
+struct QueryClauses {
+  // Every UNION, INTERSECT and EXCEPT keyword (byte offsets), in order.
+  std::vector<int> set_operation_keywords;
+  struct Corresponding {
+    int keyword;  // of its UNION / INTERSECT / EXCEPT
+    CorrespondingClause clause;
+  };
+  std::vector<Corresponding> corresponding;
+
+  bool empty() const { return corresponding.empty(); }
+  // `length` bytes were inserted into the text at byte `at`: the positions
+  // after it move.
+  void Shift(int at, int length);
+};
+
+// Blanks the clauses out of `text` (a statement's text as libpg_query will
+// parse it). Throws SqlError 42601 on a malformed clause, its position
+// counted from byte `loc` of the query string `sql`.
+QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc);
+
+// Attaches the clauses to the nodes of `tree` (parsed from the text they
+// were cut from) and returns those nodes, for ForgetAnnotations. Throws
+// 42601 when a clause belongs to no node.
+std::vector<const void*> AnnotateTree(PgQuery__ParseResult* tree, const QueryClauses& clauses, const std::string& sql,
+                                      int loc);
+void ForgetAnnotations(const std::vector<const void*>& nodes);
+
+// The CORRESPONDING clause of a set operation, or null.
+const CorrespondingClause* CorrespondingOf(const PgQuery__SelectStmt* set_operation);
+
+// Whether any node of the tree under `root` has a clause.
+bool HasAnnotations(ProtobufCMessage* root);
+
+}  // namespace freshet
