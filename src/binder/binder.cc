@@ -939,6 +939,13 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
         case PG_QUERY__JOIN_TYPE__JOIN_FULL: type = JoinType::kFull; break;
         default: break;
       }
+      // JOIN t FOR SYSTEM_TIME AS OF PROCTIME(): each left row joins the
+      // right's rows as they are when it arrives (JoinNode::process_time).
+      const bool process_time = j->rarg->node_case == PG_QUERY__NODE__NODE_RANGE_VAR && IsProcessTimeRelation(j->rarg->range_var);
+      if (process_time && type != JoinType::kInner && type != JoinType::kLeft)
+        ThrowAt(sqlstate::kFeatureNotSupported, j->rarg->range_var->location,
+                "a process-time temporal join (FOR SYSTEM_TIME AS OF PROCTIME()) must be a JOIN or LEFT JOIN");
+      if (process_time) process_time_right_ = j->rarg->range_var;
       Scope lateral;
       bool is_lateral = IsLateral(j->rarg);
       if (is_lateral) {
@@ -1000,9 +1007,14 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       } else if (j->jointype != PG_QUERY__JOIN_TYPE__JOIN_INNER) {
         throw SqlError(sqlstate::kSyntaxError, "outer joins need an ON or USING condition");
       }
-      PlanPtr plan = is_lateral
-                         ? PlanPtr(std::make_unique<LateralJoinNode>(type, std::move(left), std::move(right), std::move(cond)))
-                         : std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
+      PlanPtr plan;
+      if (is_lateral) {
+        plan = std::make_unique<LateralJoinNode>(type, std::move(left), std::move(right), std::move(cond));
+      } else {
+        auto join = std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
+        join->process_time = process_time;
+        plan = std::move(join);
+      }
       if (!merged.empty()) {
         // Output: the merged USING columns first (the left value, the right
         // one for RIGHT joins, COALESCE of both for FULL joins), then every
@@ -1124,6 +1136,10 @@ PlanPtr Binder::BindRecursiveCte(Cte& cte, const std::string& name, Scope* outer
 }
 
 PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* scope) {
+  if (rv != process_time_right_ && IsProcessTimeRelation(rv))
+    ThrowAt(sqlstate::kFeatureNotSupported, rv->location,
+            "FOR SYSTEM_TIME AS OF PROCTIME() is supported only on the right side of a JOIN or LEFT JOIN (a "
+            "process-time temporal join)");
   std::string alias = rv->alias ? rv->alias->aliasname : rv->relname;
   auto rename = [&](std::vector<PlanColumn>& schema) {
     if (!rv->alias) return;

@@ -255,6 +255,9 @@ class Binder {
   // its subquery reads them from (a LateralJoinNode's left row); set by
   // the FROM list or join that holds it.
   Scope* lateral_left_ = nullptr;
+  // The relation a JOIN being bound names FOR SYSTEM_TIME AS OF PROCTIME()
+  // as its right side (the only place the clause may be).
+  const PgQuery__RangeVar* process_time_right_ = nullptr;
   PlanPtr BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const PgQuery__Node* call, const std::string& name,
                                    Scope* outer, Scope* scope);
   // SQL functions (binder/sql_function_binder.cc). The functions a call

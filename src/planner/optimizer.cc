@@ -134,7 +134,7 @@ struct JoinGraph {
 bool IsPlainInnerJoin(const PlanNode& n) {
   if (n.kind() != PlanNode::Kind::kJoin) return false;
   const auto& j = static_cast<const JoinNode&>(n);
-  return j.type == JoinType::kInner && j.left_keys.empty() && !j.null_aware;
+  return j.type == JoinType::kInner && j.left_keys.empty() && !j.null_aware && !j.process_time;
 }
 
 void FlattenJoins(PlanPtr node, int start, JoinGraph* g) {

@@ -352,6 +352,7 @@ PlanPtr ClonePlan(const PlanNode& node) {
       c->left_keys = CloneAll(n.left_keys);
       c->right_keys = CloneAll(n.right_keys);
       c->null_aware = n.null_aware;
+      c->process_time = n.process_time;
       out = std::move(c);
       break;
     }

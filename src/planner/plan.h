@@ -228,6 +228,12 @@ class JoinNode : public PlanNode {
   // either side makes the comparison unknown, which counts as a match (the
   // left row is not emitted).
   bool null_aware = false;
+  // A process-time temporal join (RisingWave's JOIN t FOR SYSTEM_TIME AS OF
+  // PROCTIME(); kInner or kLeft): in a stream, each left row is joined with
+  // the right's rows as they are when it arrives, and later changes of the
+  // right side change no output row. A batch query runs it as a plain join
+  // (every row "arrives" at its snapshot). Never reordered.
+  bool process_time = false;
 };
 
 // A join whose right input is a LATERAL subquery reading the left's

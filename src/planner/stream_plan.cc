@@ -125,8 +125,9 @@ StreamTableScanNode::StreamTableScanNode(TableRef t) : StreamNode(Kind::kTableSc
 std::string StreamTableScanNode::Describe() const {
   std::vector<std::string> names;
   for (const auto& c : schema_) names.push_back(c.name);
-  return fmt::format("StreamTableScan {{ table: {}, columns: [{}], stream_key: {} }}", table->name,
-                     fmt::join(names, ", "), ColumnList(schema_, stream_key));
+  return fmt::format("StreamTableScan {{ table: {}, columns: [{}], stream_key: {}{} }}", table->name,
+                     fmt::join(names, ", "), ColumnList(schema_, stream_key),
+                     backfill_level > 0 ? fmt::format(", backfill_level: {}", backfill_level) : "");
 }
 
 StreamSourceNode::StreamSourceNode(TableRef t) : StreamNode(Kind::kSource, {}), source(std::move(t)) {
@@ -325,7 +326,8 @@ std::string StreamHashJoinNode::Describe() const {
   for (const auto& c : cleanings)
     clean.push_back(fmt::format("{} rows with {} below the watermark of {} as {}", c.side == 0 ? "left" : "right",
                                 c.key->ToString(), (c.side == 0 ? r : l)[c.other_column].name, c.bound->ToString()));
-  return fmt::format("StreamHashJoin {{ type: {}, predicate: [{}]{}{} }}", JoinTypeName(type), fmt::join(eq, " AND "),
+  return fmt::format("{} {{ type: {}, predicate: [{}]{}{} }}", process_time ? "StreamTemporalJoin" : "StreamHashJoin",
+                     JoinTypeName(type), fmt::join(eq, " AND "),
                      condition ? ", condition: " + condition->ToString() : "",
                      clean.empty() ? "" : ", clean: [" + fmt::format("{}", fmt::join(clean, "; ")) + "]");
 }

@@ -86,6 +86,10 @@ class StreamTableScanNode : public StreamNode {
   std::string Describe() const override;
   TableRef table;
   int progress_table = -1;  // internal table: per-vnode backfill progress
+  // The job's backfills of a lower level finish before this one starts
+  // (AssignBackfillLevels): the right side of a process-time temporal join
+  // is loaded before its left side's rows look it up.
+  int backfill_level = 0;
 };
 
 // Reads a source connector (each job reads the source on its own, from
@@ -96,6 +100,9 @@ class StreamSourceNode : public StreamNode {
   std::string Describe() const override;
   TableRef source;
   int offsets_table = -1;  // internal table: per-split offsets
+  // As StreamTableScanNode's: the source is read once the job's backfills
+  // of lower levels finished.
+  int backfill_level = 0;
 };
 
 class StreamFilterNode : public StreamNode {
@@ -230,6 +237,11 @@ class StreamHashJoinNode : public StreamNode {
   ExprPtr condition;                       // over left ++ right; may be null
   int left_table = -1, right_table = -1;   // internal tables: each side's rows
   std::vector<JoinStateCleaning> cleanings;
+  // A process-time temporal join (JoinNode::process_time): the right's rows
+  // are kept, the left's are not; a left row is joined with the right rows
+  // there are when it comes, and right changes emit nothing. The left input
+  // is append-only, and so is the output.
+  bool process_time = false;
 };
 
 // The cleanings an inner join's condition allows (comparisons `g >= l`, `g

@@ -340,11 +340,13 @@ json NodeToJson(const StreamNode& n) {
     case StreamNode::Kind::kTableScan: {
       const auto& s = static_cast<const StreamTableScanNode&>(n);
       j.update({{"table", s.table->id}, {"progress_table", s.progress_table}});
+      if (s.backfill_level > 0) j["backfill_level"] = s.backfill_level;
       break;
     }
     case StreamNode::Kind::kSource: {
       const auto& s = static_cast<const StreamSourceNode&>(n);
       j.update({{"source", s.source->id}, {"offsets_table", s.offsets_table}});
+      if (s.backfill_level > 0) j["backfill_level"] = s.backfill_level;
       break;
     }
     case StreamNode::Kind::kFilter: j["pred"] = ExprToJson(*static_cast<const StreamFilterNode&>(n).predicate); break;
@@ -385,6 +387,7 @@ json NodeToJson(const StreamNode& n) {
       const auto& h = static_cast<const StreamHashJoinNode&>(n);
       j.update({{"type", int(h.type)}, {"left_keys", h.left_keys}, {"right_keys", h.right_keys},
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
+      if (h.process_time) j["process_time"] = true;
       if (!h.cleanings.empty()) {  // absent in plans persisted before it existed
         json cleanings = json::array();
         for (const auto& c : h.cleanings)
@@ -467,12 +470,14 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
     case StreamNode::Kind::kTableScan: {
       auto s = std::make_unique<StreamTableScanNode>(relation("table"));
       s->progress_table = j.at("progress_table");
+      s->backfill_level = j.value("backfill_level", 0);
       n = std::move(s);
       break;
     }
     case StreamNode::Kind::kSource: {
       auto s = std::make_unique<StreamSourceNode>(relation("source"));
       s->offsets_table = j.at("offsets_table");
+      s->backfill_level = j.value("backfill_level", 0);
       n = std::move(s);
       break;
     }
@@ -526,6 +531,8 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
                                                     OptionalExprFromJson(j.at("condition")));
       h->left_table = j.at("left_table");
       h->right_table = j.at("right_table");
+      h->process_time = j.value("process_time", false);
+      if (h->process_time) h->append_only = h->input(0)->append_only;
       if (j.contains("cleanings"))
         for (const auto& c : j.at("cleanings"))
           h->cleanings.push_back({c.at("side").get<int>(), ExprFromJson(c.at("key")), c.at("other_column").get<int>(),

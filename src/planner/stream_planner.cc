@@ -485,6 +485,10 @@ class StreamPlanner {
     if (j->null_aware) return VisitNullAwareAntiJoin(j);
     if (j->condition) CheckStreamable(*j->condition);
     StreamNodePtr sides[2] = {Visit(j->child(0)), Visit(j->child(1))};
+    if (j->process_time && !sides[0]->append_only)
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "a process-time temporal join (FOR SYSTEM_TIME AS OF PROCTIME()) needs an append-only left input")
+          .WithHint("Join an append-only table or a source, or an append-only query over one.");
     const int logical[2] = {int(j->child(0)->schema().size()), int(j->child(1)->schema().size())};
     // Join keys that are expressions (casts to a common type, ...) are
     // computed by a projection below the join, as extra hidden columns.
@@ -529,7 +533,12 @@ class StreamPlanner {
     if (condition) ShiftColumns(condition.get(), logical[0], raw_left - logical[0]);
     auto join = std::make_unique<StreamHashJoinNode>(j->type, std::move(sides[0]), std::move(sides[1]), keys[0],
                                                      keys[1], std::move(condition));
-    join->cleanings = DeriveJoinStateCleaning(*join);
+    if (j->process_time) {
+      join->process_time = true;
+      join->append_only = join->input(0)->append_only;
+    } else {
+      join->cleanings = DeriveJoinStateCleaning(*join);
+    }
     for (int s = 0; s < 2; s++) {
       const StreamNode* in = join->input(s);
       InternalTableSpec spec;
@@ -650,7 +659,8 @@ class StreamPlanner {
     if (p->child()->kind() != PlanNode::Kind::kJoin) return nullptr;
     auto* j = static_cast<JoinNode*>(p->child());
     const int width = int(j->child(0)->schema().size());
-    if (j->type != JoinType::kInner || !j->left_keys.empty() || !j->condition || !AtMostOneRow(*j->child(1)))
+    if (j->type != JoinType::kInner || j->process_time || !j->left_keys.empty() || !j->condition ||
+        !AtMostOneRow(*j->child(1)))
       return nullptr;
     for (const auto& e : p->exprs)
       if (e->kind() != Expression::Kind::kColumnRef || static_cast<const ColumnRefExpr&>(*e).index() >= width)
@@ -1265,12 +1275,40 @@ static void EmitOnWindowClose(StreamNode* top) {
   for (StreamNode* a : above) a->append_only = true;
 }
 
+namespace {
+
+// The backfill levels of the table scans and sources under `node`, at
+// least `base` each: the left side of a process-time temporal join starts once the
+// right side's backfills finished (one level above the highest there), so
+// its existing rows look up the right side's whole snapshot. Returns the
+// highest level under `node` (-1: none there).
+int AssignBackfillLevels(StreamNode* node, int base) {
+  if (node->kind() == StreamNode::Kind::kTableScan) {
+    static_cast<StreamTableScanNode*>(node)->backfill_level = base;
+    return base;
+  }
+  if (node->kind() == StreamNode::Kind::kSource) {
+    static_cast<StreamSourceNode*>(node)->backfill_level = base;
+    return base;
+  }
+  if (node->kind() == StreamNode::Kind::kHashJoin && static_cast<StreamHashJoinNode*>(node)->process_time) {
+    int right = AssignBackfillLevels(node->input(1), base);
+    return std::max(right, AssignBackfillLevels(node->input(0), std::max(base, right + 1)));
+  }
+  int highest = -1;
+  for (size_t i = 0; i < node->inputs().size(); i++) highest = std::max(highest, AssignBackfillLevels(node->input(i), base));
+  return highest;
+}
+
+}  // namespace
+
 StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options) {
   StreamPlan plan;
   StreamPlanner planner(&plan);
   // Joins keep, and exchanges copy, only the columns the job reads.
   logical = PruneColumns(std::move(logical));
   StreamNodePtr top = planner.Visit(logical.get());
+  AssignBackfillLevels(top.get(), 0);
   if (options.emit_on_window_close) EmitOnWindowClose(top.get());
   std::set<std::string> names;
   for (const auto& c : top->schema()) {

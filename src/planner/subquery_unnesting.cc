@@ -458,7 +458,9 @@ std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& oute
       SplitConjuncts(Substitute(*j->condition, out.outputs), &conjuncts);
       for (auto& c : conjuncts) (ReadsOuter(*c) ? out.conditions : local).push_back(std::move(c));
     }
-    out.plan = std::make_unique<JoinNode>(JoinType::kInner, std::move(l->plan), std::move(r->plan), MakeConjunction(std::move(local)));
+    auto joined = std::make_unique<JoinNode>(JoinType::kInner, std::move(l->plan), std::move(r->plan), MakeConjunction(std::move(local)));
+    joined->process_time = j->process_time;
+    out.plan = std::move(joined);
     return out;
   }
   // An outer or semi join: the correlation may only be on the left, the
@@ -476,7 +478,9 @@ std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& oute
   if (condition && ReadsOuter(*condition)) return std::nullopt;
   if (j->type != JoinType::kLeft) row.resize(left_columns);
   Pulled out;
-  out.plan = std::make_unique<JoinNode>(j->type, std::move(l->plan), std::move(j->children()[1]), std::move(condition));
+  auto joined = std::make_unique<JoinNode>(j->type, std::move(l->plan), std::move(j->children()[1]), std::move(condition));
+  joined->process_time = j->process_time;
+  out.plan = std::move(joined);
   out.outputs = std::move(row);
   out.conditions = std::move(l->conditions);
   return out;

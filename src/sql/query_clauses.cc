@@ -7,6 +7,7 @@
 #include <cctype>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/error.h"
 #include "sql/parse_tree.h"
@@ -21,6 +22,7 @@ namespace {
 struct Registry {
   std::mutex mu;
   std::unordered_map<const void*, CorrespondingClause> corresponding;
+  std::unordered_set<const void*> process_time;
 };
 Registry& registry() {
   static Registry* r = new Registry;
@@ -50,16 +52,36 @@ void QueryClauses::Shift(int at, int length) {
   };
   for (int& k : set_operation_keywords) move(k);
   for (Corresponding& c : corresponding) move(c.keyword), move(c.clause.location);
+  for (int& p : process_time) move(p);
 }
 
 QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc) {
   QueryClauses out;
-  if (!ContainsWordCaseless(*text, "corresponding")) return out;
+  if (!ContainsWordCaseless(*text, "corresponding") && !ContainsWordCaseless(*text, "system_time")) return out;
   const std::vector<Token> tok = Tokenize(*text);
   const size_t n = tok.size();
   auto keyword = [&](size_t i, const char* w) { return i < n && tok[i].kind == Token::Kind::kKeyword && tok[i].text == w; };
   auto punct = [&](size_t i, const char* p) { return i < n && tok[i].kind == Token::Kind::kOther && tok[i].text == p; };
+  auto ident = [&](size_t i, const char* w) {
+    return i < n && tok[i].kind == Token::Kind::kIdent && tok[i].text == w && (*text)[tok[i].start] != '"';
+  };
   for (size_t i = 0; i < n; i++) {
+    // name FOR SYSTEM_TIME AS OF PROCTIME(): FOR is followed so only here.
+    if (keyword(i, "for") && ident(i + 1, "system_time")) {
+      if (!keyword(i + 2, "as") || !keyword(i + 3, "of")) ThrowSyntaxAt(tok, i + 2, sql, loc);
+      if (!ident(i + 4, "proctime") || !punct(i + 5, "(") || !punct(i + 6, ")")) {
+        SqlError e(sqlstate::kFeatureNotSupported,
+                   "FOR SYSTEM_TIME AS OF is supported only as PROCTIME() (a process-time temporal join), not as a "
+                   "point in time (time travel) or a column (an event-time temporal join)");
+        e.WithPosition(CharPosition(sql, loc + tok[i].start));
+        throw e;
+      }
+      if (i == 0 || !IsWord(tok[i - 1])) ThrowSyntaxAt(tok, i, sql, loc);
+      out.process_time.push_back(tok[i].start);
+      std::fill(text->begin() + tok[i].start, text->begin() + tok[i + 6].end, ' ');
+      i += 6;
+      continue;
+    }
     if (!keyword(i, "union") && !keyword(i, "intersect") && !keyword(i, "except")) continue;
     out.set_operation_keywords.push_back(tok[i].start);
     size_t j = i + 1;
@@ -114,12 +136,35 @@ std::vector<const void*> AnnotateTree(PgQuery__ParseResult* tree, const QueryCla
       throw e;
     }
   }
+  // A process-time clause follows its relation's name: the relation named
+  // last before it.
+  std::vector<const void*> relations(clauses.process_time.size(), nullptr);
+  std::vector<int> relation_at(clauses.process_time.size(), -1);
+  if (!clauses.process_time.empty()) {
+    ForEachMessage(&tree->base, [&](ProtobufCMessage* m) {
+      if (m->descriptor != &pg_query__range_var__descriptor) return;
+      int at = reinterpret_cast<PgQuery__RangeVar*>(m)->location;
+      for (size_t k = 0; k < clauses.process_time.size(); k++)
+        if (at < clauses.process_time[k] && at > relation_at[k]) relation_at[k] = at, relations[k] = m;
+    });
+    for (size_t k = 0; k < relations.size(); k++) {
+      if (relations[k]) continue;
+      SqlError e(sqlstate::kFeatureNotSupported,
+                 "FOR SYSTEM_TIME AS OF PROCTIME() must follow the name of a table or materialized view");
+      e.WithPosition(CharPosition(sql, loc + clauses.process_time[k]));
+      throw e;
+    }
+  }
   std::vector<const void*> nodes;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
   for (const auto& [node, c] : found) {
     r.corresponding[node] = c->clause;
     nodes.push_back(node);
+  }
+  for (const void* relation : relations) {
+    r.process_time.insert(relation);
+    nodes.push_back(relation);
   }
   annotated_nodes += nodes.size();
   return nodes;
@@ -129,7 +174,7 @@ void ForgetAnnotations(const std::vector<const void*>& nodes) {
   if (nodes.empty()) return;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
-  for (const void* node : nodes) r.corresponding.erase(node);
+  for (const void* node : nodes) r.corresponding.erase(node), r.process_time.erase(node);
   annotated_nodes -= nodes.size();
 }
 
@@ -142,12 +187,19 @@ const CorrespondingClause* CorrespondingOf(const PgQuery__SelectStmt* set_operat
   return it == r.corresponding.end() ? nullptr : &it->second;
 }
 
+bool IsProcessTimeRelation(const PgQuery__RangeVar* relation) {
+  if (annotated_nodes == 0) return false;
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  return r.process_time.count(relation) > 0;
+}
+
 bool HasAnnotations(ProtobufCMessage* root) {
   if (annotated_nodes == 0) return false;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
   bool any = false;
-  ForEachMessage(root, [&](ProtobufCMessage* m) { any = any || r.corresponding.count(m) > 0; });
+  ForEachMessage(root, [&](ProtobufCMessage* m) { any = any || r.corresponding.count(m) > 0 || r.process_time.count(m) > 0; });
   return any;
 }
 

@@ -9,6 +9,10 @@
 // - `UNION | INTERSECT | EXCEPT [ALL | DISTINCT] CORRESPONDING [BY (c, ...)]`
 //   belongs to the set operation's SelectStmt whose right side the keyword
 //   precedes: the sides' columns are matched by name (CorrespondingOf).
+// - `name FOR SYSTEM_TIME AS OF PROCTIME()` belongs to the RangeVar of the
+//   name it follows: a process-time temporal join's right side
+//   (IsProcessTimeRelation). Other FOR SYSTEM_TIME forms (time travel,
+//   event-time joins) are refused (0A000).
 //
 // A node's clauses are lost when its tree is deparsed: Deparse refuses a
 // tree that has any (HasAnnotations), and what is kept as text (a view's
@@ -21,6 +25,7 @@
 
 struct PgQuery__ParseResult;
 struct PgQuery__SelectStmt;
+struct PgQuery__RangeVar;
 struct ProtobufCMessage;
 
 namespace freshet {
@@ -40,8 +45,10 @@ struct QueryClauses {
     CorrespondingClause clause;
   };
   std::vector<Corresponding> corresponding;
+  // Where each FOR SYSTEM_TIME AS OF PROCTIME() starts.
+  std::vector<int> process_time;
 
-  bool empty() const { return corresponding.empty(); }
+  bool empty() const { return corresponding.empty() && process_time.empty(); }
   // `length` bytes were inserted into the text at byte `at`: the positions
   // after it move.
   void Shift(int at, int length);
@@ -61,6 +68,9 @@ void ForgetAnnotations(const std::vector<const void*>& nodes);
 
 // The CORRESPONDING clause of a set operation, or null.
 const CorrespondingClause* CorrespondingOf(const PgQuery__SelectStmt* set_operation);
+
+// Whether the relation was named with FOR SYSTEM_TIME AS OF PROCTIME().
+bool IsProcessTimeRelation(const PgQuery__RangeVar* relation);
 
 // Whether any node of the tree under `root` has a clause.
 bool HasAnnotations(ProtobufCMessage* root);

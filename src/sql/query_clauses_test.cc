@@ -57,6 +57,21 @@ TEST(QueryClausesTest, AnnotationsGoWithTheirTree) {
   EXPECT_EQ(CorrespondingOf(node), nullptr);
 }
 
+TEST(QueryClausesTest, ProcessTimeBelongsToTheRelationItFollows) {
+  for (const char* sql : {"select * from a join s.b for system_time as of proctime() x on true",
+                          "select * from a join s.b x for system_time as of proctime() on true"}) {
+    std::vector<ParsedStatement> stmts = ParseSql(sql);
+    const PgQuery__JoinExpr* j = Select(stmts.at(0))->from_clause[0]->join_expr;
+    EXPECT_FALSE(IsProcessTimeRelation(j->larg->range_var)) << sql;
+    EXPECT_TRUE(IsProcessTimeRelation(j->rarg->range_var)) << sql;
+    EXPECT_EQ(std::string(j->rarg->range_var->relname), "b");
+    EXPECT_EQ(std::string(j->rarg->range_var->alias->aliasname), "x");
+  }
+  // Only PROCTIME(); after no name, a syntax error.
+  EXPECT_THROW(ParseSql("select * from a join b for system_time as of now() on true"), SqlError);
+  EXPECT_THROW(ParseSql("select * from a join (select 1) for system_time as of proctime() on true"), SqlError);
+}
+
 TEST(QueryClausesTest, MalformedClausesAreSyntaxErrors) {
   for (const char* sql : {"select 1 as a union corresponding by a select 1 as a",
                           "select 1 as a union corresponding by (a select 1 as a",

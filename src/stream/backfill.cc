@@ -13,9 +13,9 @@ constexpr size_t kMaxHeldRows = 64 * 1024;
 }
 
 BackfillOperator::BackfillOperator(StateTableDesc upstream, std::vector<DataType> upstream_types,
-                                   StateTableDesc progress)
+                                   StateTableDesc progress, int level)
     : upstream_(std::move(upstream)), types_(std::move(upstream_types)), progress_desc_(std::move(progress)),
-      held_(types_) {}
+      level_(level), level_ready_(level == 0), held_(types_) {}
 
 void BackfillOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
@@ -155,7 +155,7 @@ void BackfillOperator::ReleaseHeld(std::optional<Epoch> drop_as_of) {
 }
 
 bool BackfillOperator::HasWork() const {
-  return started_ && !all_finished_ && !paused_ && (!budget_ || *budget_ > 0);
+  return started_ && level_ready_ && !all_finished_ && !paused_ && (!budget_ || *budget_ > 0);
 }
 
 void BackfillOperator::RefillBudget() {
@@ -243,7 +243,10 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   current_epoch_ = barrier.curr_epoch;
   RefillBudget();
   paused_ = false;
-  if (!all_finished_ && !AnyScannable()) {
+  if (!level_ready_) level_ready_ = ctx_->services->BackfillLevelReady(level_);
+  // (Waiting for lower levels, changes beyond the position are dropped as
+  // ever: the snapshot taken once it may start has them.)
+  if (level_ready_ && !all_finished_ && !AnyScannable()) {
     // No snapshot yet (the job's first barrier) or every unfinished vnode is
     // stale: the next snapshot reads the state as of this barrier, once it
     // is committed. Only a checkpoint barrier commits, so after the others

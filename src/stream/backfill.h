@@ -46,7 +46,10 @@ class BackfillOperator : public StreamOperator {
   // when the job was planned. A table may have gained columns at the end
   // since (ALTER TABLE ... ADD COLUMN): its rows and changes are cut to
   // these.
-  BackfillOperator(StateTableDesc upstream, std::vector<DataType> upstream_types, StateTableDesc progress);
+  // `level`: the scan starts once the job's backfills of lower levels have
+  // finished (job_tracker.h); changes are followed meanwhile.
+  BackfillOperator(StateTableDesc upstream, std::vector<DataType> upstream_types, StateTableDesc progress,
+                   int level = 0);
   std::string Name() const override { return "Backfill"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -92,6 +95,8 @@ class BackfillOperator : public StreamOperator {
   StateTableDesc progress_desc_;
   std::shared_ptr<StateTable> progress_table_;
   std::map<int, VnodeProgress> vnodes_;
+  int level_;
+  bool level_ready_;            // the lower levels finished
   bool started_ = false;        // the first barrier arrived
   bool all_finished_ = false;
   bool reported_ = false;

@@ -24,6 +24,7 @@ class FakeServices : public ActorServices {
   void RequestBarrier() override {}
   std::optional<int64_t> BackfillRateLimit() const override { return std::nullopt; }
   void ReportBackfillFinished(Epoch) override {}
+  bool BackfillLevelReady(int) const override { return true; }
 };
 
 DataChunk Rows(const std::vector<std::pair<int32_t, int32_t>>& rows) {

@@ -75,7 +75,7 @@ class JobBuilder {
         // The columns the job was planned with: the table may have more
         // now (ALTER TABLE ... ADD COLUMN), which the job does not read.
         return std::make_unique<BackfillOperator>(DescOf(*s->table), s->types(),
-                                                  StateDesc(s->progress_table));
+                                                  StateDesc(s->progress_table), s->backfill_level);
       }
       case StreamNode::Kind::kSource: {
         auto* s = static_cast<const StreamSourceNode*>(n);
@@ -88,7 +88,8 @@ class JobBuilder {
         }
         return std::make_unique<SourceOperator>(
             s->source->connector_options, std::move(columns), s->types(), row_id, StateDesc(s->offsets_table),
-            s->source->watermark_column >= 0 ? std::make_unique<WatermarkFilter>(*s->source) : nullptr);
+            s->source->watermark_column >= 0 ? std::make_unique<WatermarkFilter>(*s->source) : nullptr,
+            s->backfill_level);
       }
       case StreamNode::Kind::kHop: {
         auto* h = static_cast<const StreamHopNode*>(n);
@@ -132,7 +133,7 @@ class JobBuilder {
         for (const auto& c : j->cleanings) cleanings.push_back(c.Clone());
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval,
-                                                  std::move(cleanings));
+                                                  std::move(cleanings), j->process_time);
       }
       case StreamNode::Kind::kValues: {
         auto* v = static_cast<const StreamValuesNode*>(n);
@@ -262,7 +263,10 @@ class JobBuilder {
       // created once it has emitted them all.
       const bool emits_function = head->kind() == StreamNode::Kind::kValues &&
                                   !static_cast<const StreamValuesNode*>(head)->function.empty();
-      if (head->kind() == StreamNode::Kind::kTableScan || emits_function) built_.backfill_actors.insert(ctx.actor_id);
+      if (head->kind() == StreamNode::Kind::kTableScan)
+        built_.backfill_actors[ctx.actor_id] = static_cast<const StreamTableScanNode*>(head)->backfill_level;
+      else if (emits_function)
+        built_.backfill_actors[ctx.actor_id] = 0;
       actors_.push_back(std::move(actor));
     }
 

@@ -29,7 +29,7 @@ struct BuildRequest {
 struct BuiltJob {
   std::vector<std::unique_ptr<Actor>> actors;
   std::shared_ptr<Mutation> mutation;  // attaches the backfills to their upstreams
-  std::set<ActorId> backfill_actors;
+  std::map<ActorId, int> backfill_actors;  // with their backfill levels (StreamTableScanNode)
   std::vector<StreamRuntime::OutputActor> outputs;  // the materialize actors
   std::set<ActorId> actor_ids;
   std::vector<FragmentInfo> fragments;

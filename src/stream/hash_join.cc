@@ -22,8 +22,8 @@ size_t HashJoinOperator::EntryBytes(const std::string& sk, const Entry& e) {
 }
 
 HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval,
-                                   std::vector<JoinStateCleaning> cleanings)
-    : type_(type), sides_{std::move(left), std::move(right)}, condition_(std::move(condition)), eval_(std::move(eval)) {
+                                   std::vector<JoinStateCleaning> cleanings, bool process_time)
+    : type_(type), process_time_(process_time), sides_{std::move(left), std::move(right)}, condition_(std::move(condition)), eval_(std::move(eval)) {
   for (auto& c : cleanings) cleanings_.push_back(Cleaning{std::move(c)});
   pair_types_ = sides_[0].types;
   pair_types_.insert(pair_types_.end(), sides_[1].types.begin(), sides_[1].types.end());
@@ -219,6 +219,10 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
   // left rows keep their degrees too.
   const bool semi = type_ == JoinType::kSemi;
   const bool degrees_of_other = preserve_other || (filtering() && side == 1);
+  // A process-time temporal join's left rows only probe; its right rows
+  // only change its state.
+  const bool probe_only = process_time_ && side == 0;
+  const bool state_only = process_time_ && side == 1;
   const Side& me = sides_[side];
   const DataChunk& data = chunk.data();
   const size_t n = chunk.num_rows();
@@ -234,7 +238,8 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
   struct Pending {
     size_t row;
     std::string key, sk;
-    Bucket* other_bucket;  // null when the key has a NULL (no match)
+    uint16_t vnode;
+    Bucket* other_bucket;  // null when its rows are not looked at
     size_t first_pair, num_pairs;
   };
   using EntryIt = std::map<std::string, Entry>::iterator;
@@ -257,7 +262,9 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         else EmitRow(op, theirs, ours);
       };
       auto entry = [](const Entry* m) { return RowRef{nullptr, 0, &m->cells}; };
-      if (filtering() && side == 0) {
+      if (state_only) {
+        // A temporal join's right row: its state only, below.
+      } else if (filtering() && side == 0) {
         if (matches.empty() != semi) EmitRow(insert ? Op::kInsert : Op::kDelete, mine, RowRef{});
       } else if (filtering()) {
         // A left row's first match passes it (semi) or withdraws it (anti);
@@ -293,8 +300,9 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         }
         Written(*p.other_bucket);
       }
+      if (probe_only) continue;
       // This side's own state.
-      Bucket& mine_bucket = BucketOf(side, p.key, p.other_bucket->vnode);
+      Bucket& mine_bucket = BucketOf(side, p.key, p.vnode);
       std::string storage_key = tables_[side]->KeyIn(mine_bucket.vnode, p.key + p.sk);
       if (insert) {
         Entry e{std::string(), int64_t(matches.size())};
@@ -323,14 +331,15 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
   };
 
   for (size_t r = 0; r < n; r++) {
-    Pending p{r, "", "", nullptr, pair_entries.size(), 0};
+    Pending p{r, "", "", 0, nullptr, pair_entries.size(), 0};
     bool null_key = false;
     for (int k : me.keys) {
       null_key |= data.column(k).IsNull(r);
       EncodeKeyFromVector(data.column(k), r, &p.key);
     }
     for (int k : me.stream_key) EncodeKeyFromVector(data.column(k), r, &p.sk);
-    uint16_t vnode = me.keys.empty() ? 0 : ComputeVnode(data, r, me.keys);
+    const uint16_t vnode = me.keys.empty() ? 0 : ComputeVnode(data, r, me.keys);
+    p.vnode = vnode;
     if (null_key) {
       // Never matches; an outer join still shows it (padded) while it exists.
       bool insert = IsInsertOp(chunk.ops()[r]);
@@ -338,6 +347,10 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         RowRef mine{&data, r, nullptr};
         EmitRow(insert ? Op::kInsert : Op::kDelete, side == 0 ? mine : RowRef{}, side == 0 ? RowRef{} : mine);
       }
+      continue;
+    }
+    if (state_only) {
+      batch.push_back(std::move(p));
       continue;
     }
     p.other_bucket = &BucketOf(other, p.key, vnode);

@@ -47,8 +47,11 @@ class HashJoinOperator : public StreamOperator {
   // by key in memory (all of them, loaded at Open: the state they bound);
   // at a barrier whose watermark passes a row's bound the row leaves the
   // state table and the bucket.
+  // `process_time`: a process-time temporal join (StreamHashJoinNode::
+  // process_time; kInner or kLeft): right rows are kept and emit nothing,
+  // left rows (append-only) are joined with them as they come and not kept.
   HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval,
-                   std::vector<JoinStateCleaning> cleanings = {});
+                   std::vector<JoinStateCleaning> cleanings = {}, bool process_time = false);
   std::string Name() const override { return "HashJoin"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -109,6 +112,7 @@ class HashJoinOperator : public StreamOperator {
   void Clean();
 
   JoinType type_;
+  bool process_time_;
   Side sides_[2];
   std::vector<Cleaning> cleanings_;
   std::vector<Watermark> watermarks_[2];  // of each input, for the barrier being handled

@@ -6,7 +6,7 @@
 
 namespace freshet {
 
-void JobTracker::Register(uint32_t job_id, std::set<ActorId> backfill_actors, std::set<uint32_t> upstream_jobs,
+void JobTracker::Register(uint32_t job_id, std::map<ActorId, int> backfill_actors, std::set<uint32_t> upstream_jobs,
                           std::function<void()> on_complete) {
   std::lock_guard lock(mu_);
   Job& j = jobs_[job_id];
@@ -46,6 +46,15 @@ void JobTracker::ReportBackfillFinished(uint32_t job_id, ActorId actor, Epoch ep
   auto it = jobs_.find(job_id);
   if (it == jobs_.end()) return;
   if (it->second.pending.erase(actor)) it->second.finished_epoch = std::max(it->second.finished_epoch, epoch);
+}
+
+bool JobTracker::BackfillLevelReady(uint32_t job_id, int level) const {
+  std::lock_guard lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) return true;
+  for (const auto& [actor, actor_level] : it->second.pending)
+    if (actor_level < level) return false;
+  return true;
 }
 
 void JobTracker::Arm(uint32_t job_id) {

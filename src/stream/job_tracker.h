@@ -9,6 +9,10 @@
 // order, whatever order their own backfills finish in. A job's completion
 // callback runs outside the tracker's lock, before WaitJob returns.
 //
+// Each backfill actor has a level (StreamTableScanNode::backfill_level):
+// one of level L starts reading once every actor of a lower level of its
+// job has finished (BackfillLevelReady).
+//
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
 
@@ -26,7 +30,7 @@ namespace freshet {
 
 class JobTracker {
  public:
-  void Register(uint32_t job_id, std::set<ActorId> backfill_actors, std::set<uint32_t> upstream_jobs,
+  void Register(uint32_t job_id, std::map<ActorId, int> backfill_actors, std::set<uint32_t> upstream_jobs,
                 std::function<void()> on_complete);
   void Forget(uint32_t job_id);
   bool Registered(uint32_t job_id) const;
@@ -35,6 +39,8 @@ class JobTracker {
   bool BackfillDone(uint32_t job_id) const;
   bool Complete(uint32_t job_id) const;
   void ReportBackfillFinished(uint32_t job_id, ActorId actor, Epoch epoch);
+  // Whether every backfill actor of the job below `level` has finished.
+  bool BackfillLevelReady(uint32_t job_id, int level) const;
   // From now on the job may complete.
   void Arm(uint32_t job_id);
   // Completes every armed job whose backfill finished by `committed`
@@ -52,7 +58,7 @@ class JobTracker {
 
  private:
   struct Job {
-    std::set<ActorId> pending;    // backfill actors not finished
+    std::map<ActorId, int> pending;  // backfill actors not finished, with their levels
     std::set<uint32_t> upstream;  // creating jobs it waits for
     Epoch finished_epoch = 0;     // the epoch of the last report
     bool complete = false;

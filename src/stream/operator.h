@@ -60,6 +60,9 @@ class ActorServices {
   // report that all this actor's vnodes were backfilled by `epoch`.
   virtual std::optional<int64_t> BackfillRateLimit() const = 0;
   virtual void ReportBackfillFinished(Epoch epoch) = 0;
+  // Whether the job's backfills below `level` have all finished (a
+  // backfill of that level may start: job_tracker.h).
+  virtual bool BackfillLevelReady(int level) const = 0;
 };
 
 // What the actor itself reports (not its operators): its state writes at a

@@ -13,6 +13,7 @@ class StreamRuntime::Host : public ActorHost {
   void RequestBarrier() override { runtime_->RequestBarrier(); }
   std::optional<int64_t> BackfillRateLimit() const override { return runtime_->jobs_.BackfillRateLimit(job_id_); }
   void ReportBackfillFinished(Epoch epoch) override { runtime_->jobs_.ReportBackfillFinished(job_id_, actor_, epoch); }
+  bool BackfillLevelReady(int level) const override { return runtime_->jobs_.BackfillLevelReady(job_id_, level); }
   void Collect(const Barrier& barrier, WriteLog&& writes) override {
     runtime_->barriers_.Collect(actor_, barrier, std::move(writes));
   }

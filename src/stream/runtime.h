@@ -63,7 +63,7 @@ class StreamRuntime {
   std::shared_ptr<ActorHost> MakeActorHost(uint32_t job_id, ActorId actor);
 
   // Jobs (job_tracker.h).
-  void RegisterJob(uint32_t job_id, std::set<ActorId> backfill_actors, std::set<uint32_t> upstream_jobs,
+  void RegisterJob(uint32_t job_id, std::map<ActorId, int> backfill_actors, std::set<uint32_t> upstream_jobs,
                    std::function<void()> on_complete) {
     jobs_.Register(job_id, std::move(backfill_actors), std::move(upstream_jobs), std::move(on_complete));
   }

@@ -12,9 +12,9 @@ namespace freshet {
 
 SourceOperator::SourceOperator(std::map<std::string, std::string> options, std::vector<SourceColumn> columns,
                                std::vector<DataType> output_types, int row_id_index, StateTableDesc offsets,
-                               std::unique_ptr<WatermarkFilter> watermark)
+                               std::unique_ptr<WatermarkFilter> watermark, int level)
     : options_(std::move(options)), columns_(std::move(columns)), output_types_(std::move(output_types)),
-      row_id_index_(row_id_index), offsets_desc_(std::move(offsets)), watermark_(std::move(watermark)) {
+      row_id_index_(row_id_index), offsets_desc_(std::move(offsets)), level_(level), watermark_(std::move(watermark)) {
   for (const auto& c : columns_) source_types_.push_back(c.type);
 }
 
@@ -122,7 +122,7 @@ void SourceOperator::DoWork() {
 }
 
 void SourceOperator::OnBarrier(const Barrier&) {
-  if (!started_) {
+  if (!started_ && (level_ == 0 || ctx_->services->BackfillLevelReady(level_))) {
     started_ = true;
     rate_start_ = std::chrono::steady_clock::now();
   }

@@ -25,7 +25,7 @@ class SourceOperator : public StreamOperator {
   // its column is an integer, date or timestamp, an int64 as offsets are).
   SourceOperator(std::map<std::string, std::string> options, std::vector<SourceColumn> columns,
                  std::vector<DataType> output_types, int row_id_index, StateTableDesc offsets,
-                 std::unique_ptr<WatermarkFilter> watermark = nullptr);
+                 std::unique_ptr<WatermarkFilter> watermark = nullptr, int level = 0);
   std::string Name() const override { return "Source"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int, StreamChunk) override {}
@@ -52,6 +52,7 @@ class SourceOperator : public StreamOperator {
   std::unique_ptr<SourceConnector> connector_;
   std::vector<Split> splits_;
   size_t next_split_ = 0;
+  int level_;  // read once the job's backfills below it finished (job_tracker.h)
   bool started_ = false;
   // Rate limit: rows allowed so far since `rate_start_`.
   double rows_per_second_ = 0;
