@@ -80,6 +80,9 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
     case PlanNode::Kind::kRecursiveUnion:
       return MakeRecursiveUnion(static_cast<const RecursiveUnionNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kWorkTableScan: return MakeWorkTableScan(static_cast<const WorkTableScanNode&>(plan), ctx);
+    case PlanNode::Kind::kChangelog:
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "a changelog (WITH name AS CHANGELOG FROM relation) can be read only by a materialized view or a sink");
     case PlanNode::Kind::kTableFunction: return MakeTableFunction(static_cast<const TableFunctionNode&>(plan), ctx);
     case PlanNode::Kind::kInsert: return MakeInsert(static_cast<const InsertNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kUpdate: return MakeUpdate(static_cast<const UpdateNode&>(plan), child(0), ctx);

@@ -322,6 +322,7 @@ void Binder::PushCtes(const PgQuery__WithClause* with) {
       auto c = std::make_shared<Cte>();
       c->query = cte->ctequery;
       c->recursive = with->recursive;
+      c->changelog = IsChangelogCte(cte);
       c->location = cte->location;
       for (size_t k = 0; k < cte->n_aliascolnames; k++) c->column_aliases.push_back(StringOf(cte->aliascolnames[k]));
       if (level.count(cte->ctename))
@@ -1165,6 +1166,7 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
       } else {
         p = BindSelect(cte->query->select_stmt, outer);
       }
+      if (cte->changelog) p = std::make_unique<ChangelogNode>(std::move(p));
       auto& schema = p->mutable_schema();
       for (size_t i = 0; i < cte->column_aliases.size() && i < schema.size(); i++) schema[i].name = cte->column_aliases[i];
       for (auto& c : schema) c.table = alias;

@@ -74,6 +74,7 @@ struct Binder::Cte {
   const PgQuery__Node* query = nullptr;
   std::vector<std::string> column_aliases;
   bool recursive = false;  // of WITH RECURSIVE
+  bool changelog = false;  // name AS CHANGELOG FROM relation (plan.h ChangelogNode)
   int location = -1;       // of its name in the statement
   // While its recursive term is bound: a reference to it reads this work
   // table (WorkTableScanNode), whose columns are the non-recursive term's.

@@ -129,6 +129,14 @@ JoinNode::JoinNode(JoinType type, PlanPtr left, PlanPtr right, ExprPtr condition
   children_.push_back(std::move(right));
 }
 
+ChangelogNode::ChangelogNode(PlanPtr child) : PlanNode(Kind::kChangelog, child->schema()) {
+  schema_.push_back(PlanColumn{"changelog_op", DataType::Int16(), ""});
+  PlanColumn row_id{"_changelog_row_id", DataType::Int64(), ""};
+  row_id.hidden = true;
+  schema_.push_back(row_id);
+  children_.push_back(std::move(child));
+}
+
 std::string JoinNode::Describe() const {
   std::string keys;
   for (size_t i = 0; i < left_keys.size(); i++)
@@ -384,6 +392,7 @@ PlanPtr ClonePlan(const PlanNode& node) {
       out = std::make_unique<RecursiveUnionNode>(child(0), child(1), n.all, n.work_table);
       break;
     }
+    case PlanNode::Kind::kChangelog: out = std::make_unique<ChangelogNode>(child(0)); break;
     case PlanNode::Kind::kWorkTableScan:
       out = std::make_unique<WorkTableScanNode>(static_cast<const WorkTableScanNode&>(node).work_table, node.schema());
       break;

@@ -45,7 +45,7 @@ class PlanNode {
   enum class Kind {
     kScan, kSystemScan, kValues, kFilter, kProject, kAggregate, kJoin, kSort, kLimit, kSetOp,
     kTableFunction, kInsert, kUpdate, kDelete, kDistinct, kProjectSet, kHop, kWindow, kLateralJoin,
-    kRecursiveUnion, kWorkTableScan
+    kRecursiveUnion, kWorkTableScan, kChangelog
   };
   PlanNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~PlanNode() = default;
@@ -318,6 +318,18 @@ class WorkTableScanNode : public PlanNode {
       : PlanNode(Kind::kWorkTableScan, std::move(schema)), work_table(work_table) {}
   std::string Describe() const override { return fmt::format("WorkTableScan {}", work_table); }
   int work_table;
+};
+
+// RisingWave's `WITH c AS CHANGELOG FROM t`: each change of the input as a
+// row of its own: the input's columns (an update: its old row, then its new
+// one), then changelog_op (smallint: 1 insert, 2 delete, 3 update's new
+// row, 4 update's old row) and a hidden bigint _changelog_row_id, unique
+// and increasing per actor. Only in streaming jobs (its output is
+// append-only); a batch query refuses it.
+class ChangelogNode : public PlanNode {
+ public:
+  explicit ChangelogNode(PlanPtr child);
+  std::string Describe() const override { return "Changelog"; }
 };
 
 // Functions in FROM: generate_series(start, stop[, step]) over integers or

@@ -244,6 +244,22 @@ StreamHopNode::StreamHopNode(StreamNodePtr input, int tc, int64_t sl, int64_t sz
   inputs_.push_back(std::move(input));
 }
 
+StreamChangelogNode::StreamChangelogNode(StreamNodePtr input, int w) : StreamNode(Kind::kChangelog, {}), width(w) {
+  schema_.assign(input->schema().begin(), input->schema().begin() + width);
+  schema_.push_back(PlanColumn{"changelog_op", DataType::Int16(), ""});
+  PlanColumn row_id{"_changelog_row_id", DataType::Int64(), ""};
+  row_id.hidden = true;
+  schema_.push_back(row_id);
+  stream_key = {width + 1};
+  const Distribution& in = input->distribution;
+  const bool kept = in.kind == Distribution::Kind::kSingle ||
+                    (in.kind == Distribution::Kind::kHash &&
+                     std::all_of(in.keys.begin(), in.keys.end(), [&](int k) { return k < width; }));
+  distribution = kept ? in : Distribution::Any();
+  append_only = true;
+  inputs_.push_back(std::move(input));
+}
+
 std::string StreamHopNode::Describe() const {
   return fmt::format("StreamHopWindow {{ time_col: {}, slide: {}us, size: {}us }}", schema_[time_column].name, slide, size);
 }

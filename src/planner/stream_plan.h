@@ -54,7 +54,7 @@ using StreamNodePtr = std::unique_ptr<StreamNode>;
 class StreamNode {
  public:
   enum class Kind { kTableScan, kSource, kFilter, kTemporalFilter, kProject, kHop, kHashAgg, kHashJoin, kUnion, kTopN, kGroupTopN, kExchange, kMaterialize, kSink, kDynamicFilter,
-                    kOverWindow, kProjectSet, kValues };
+                    kOverWindow, kProjectSet, kValues, kChangelog };
   StreamNode(Kind kind, std::vector<PlanColumn> schema) : kind_(kind), schema_(std::move(schema)) {}
   virtual ~StreamNode() = default;
 
@@ -158,6 +158,17 @@ class StreamProjectSetNode : public StreamNode {
   // An input row whose functions give no row gives one, their columns NULL
   // (LEFT JOIN LATERAL of a function ON true).
   bool outer = false;
+};
+
+// Each change of the input as an inserted row (plan.h ChangelogNode): its
+// first `width` columns, changelog_op, _changelog_row_id (the stream key).
+// Append-only.
+class StreamChangelogNode : public StreamNode {
+ public:
+  StreamChangelogNode(StreamNodePtr input, int width);
+  std::string Describe() const override { return "StreamChangelog"; }
+  int width;
+  int state_table = -1;  // internal table: each actor's next row id
 };
 
 // HOP windows: each row once per window containing its time column; the

@@ -366,6 +366,11 @@ json NodeToJson(const StreamNode& n) {
       j.update({{"time_column", h.time_column}, {"slide", h.slide}, {"size", h.size}});
       break;
     }
+    case StreamNode::Kind::kChangelog: {
+      const auto& c = static_cast<const StreamChangelogNode&>(n);
+      j.update({{"width", c.width}, {"state_table", c.state_table}});
+      break;
+    }
     case StreamNode::Kind::kHashAgg: {
       const auto& a = static_cast<const StreamHashAggNode&>(n);
       json calls = json::array();
@@ -493,6 +498,12 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       std::vector<ExprPtr> exprs;
       for (const auto& e : j.at("exprs")) exprs.push_back(ExprFromJson(e));
       n = std::make_unique<StreamProjectNode>(input(0), std::move(exprs), schema);
+      break;
+    }
+    case StreamNode::Kind::kChangelog: {
+      auto c = std::make_unique<StreamChangelogNode>(input(0), j.at("width").get<int>());
+      c->state_table = j.at("state_table");
+      n = std::move(c);
       break;
     }
     case StreamNode::Kind::kHop:

@@ -299,6 +299,14 @@ class StreamPlanner {
         }
         return std::make_unique<StreamProjectNode>(std::move(set), std::move(out), std::move(out_schema));
       }
+      case PlanNode::Kind::kChangelog: {
+        auto node = std::make_unique<StreamChangelogNode>(Visit(n->child()), int(n->child()->schema().size()));
+        InternalTableSpec spec;
+        spec.kind = "changelog";
+        spec.columns = {{"next_row_id", DataType::Int64()}};
+        node->state_table = AddInternal(std::move(spec));
+        return node;
+      }
       case PlanNode::Kind::kSystemScan: Unsupported("reading a system catalog");
       case PlanNode::Kind::kLateralJoin: {
         // A function in FROM reading the items before it: a ProjectSet

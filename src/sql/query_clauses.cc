@@ -23,6 +23,7 @@ struct Registry {
   std::mutex mu;
   std::unordered_map<const void*, CorrespondingClause> corresponding;
   std::unordered_set<const void*> process_time;
+  std::unordered_set<const void*> changelog;
 };
 Registry& registry() {
   static Registry* r = new Registry;
@@ -53,11 +54,14 @@ void QueryClauses::Shift(int at, int length) {
   for (int& k : set_operation_keywords) move(k);
   for (Corresponding& c : corresponding) move(c.keyword), move(c.clause.location);
   for (int& p : process_time) move(p);
+  for (int& p : changelog) move(p);
 }
 
 QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc) {
   QueryClauses out;
-  if (!ContainsWordCaseless(*text, "corresponding") && !ContainsWordCaseless(*text, "system_time")) return out;
+  if (!ContainsWordCaseless(*text, "corresponding") && !ContainsWordCaseless(*text, "system_time") &&
+      !ContainsWordCaseless(*text, "changelog"))
+    return out;
   const std::vector<Token> tok = Tokenize(*text);
   const size_t n = tok.size();
   auto keyword = [&](size_t i, const char* w) { return i < n && tok[i].kind == Token::Kind::kKeyword && tok[i].text == w; };
@@ -65,7 +69,21 @@ QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc)
   auto ident = [&](size_t i, const char* w) {
     return i < n && tok[i].kind == Token::Kind::kIdent && tok[i].text == w && (*text)[tok[i].start] != '"';
   };
+  std::vector<int> closes;  // where a `)` goes (after a CHANGELOG's relation)
   for (size_t i = 0; i < n; i++) {
+    // name AS CHANGELOG FROM relation: CHANGELOG is never valid there.
+    if (keyword(i, "as") && ident(i + 1, "changelog") && keyword(i + 2, "from")) {
+      size_t last = i + 3;
+      if (last >= n || !IsWord(tok[last])) ThrowSyntaxAt(tok, last, sql, loc);
+      while (punct(last + 1, ".") && last + 2 < n && IsWord(tok[last + 2])) last += 2;
+      static constexpr std::string_view kSelect = "(SELECT *";
+      static_assert(kSelect.size() == std::string_view("changelog").size());
+      text->replace(tok[i + 1].start, kSelect.size(), kSelect);
+      out.changelog.push_back(tok[i + 1].start);
+      closes.push_back(tok[last].end);
+      i = last;
+      continue;
+    }
     // name FOR SYSTEM_TIME AS OF PROCTIME(): FOR is followed so only here.
     if (keyword(i, "for") && ident(i + 1, "system_time")) {
       if (!keyword(i + 2, "as") || !keyword(i + 3, "of")) ThrowSyntaxAt(tok, i + 2, sql, loc);
@@ -108,6 +126,10 @@ QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc)
     std::fill(text->begin() + tok[j].start, text->begin() + tok[last].end, ' ');
     out.corresponding.push_back(std::move(c));
     i = last;
+  }
+  for (auto at = closes.rbegin(); at != closes.rend(); ++at) {
+    text->insert(static_cast<size_t>(*at), ")");
+    out.Shift(*at, 1);
   }
   return out;
 }
@@ -155,9 +177,30 @@ std::vector<const void*> AnnotateTree(PgQuery__ParseResult* tree, const QueryCla
       throw e;
     }
   }
+  // A CHANGELOG belongs to the CTE named last before it.
+  std::vector<const void*> ctes(clauses.changelog.size(), nullptr);
+  std::vector<int> cte_at(clauses.changelog.size(), -1);
+  if (!clauses.changelog.empty()) {
+    ForEachMessage(&tree->base, [&](ProtobufCMessage* m) {
+      if (m->descriptor != &pg_query__common_table_expr__descriptor) return;
+      int at = reinterpret_cast<PgQuery__CommonTableExpr*>(m)->location;
+      for (size_t k = 0; k < clauses.changelog.size(); k++)
+        if (at < clauses.changelog[k] && at > cte_at[k]) cte_at[k] = at, ctes[k] = m;
+    });
+    for (size_t k = 0; k < ctes.size(); k++) {
+      if (ctes[k]) continue;
+      SqlError e(sqlstate::kSyntaxError, "syntax error at or near \"CHANGELOG\": AS CHANGELOG FROM names a WITH query");
+      e.WithPosition(CharPosition(sql, loc + clauses.changelog[k]));
+      throw e;
+    }
+  }
   std::vector<const void*> nodes;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
+  for (const void* cte : ctes) {
+    r.changelog.insert(cte);
+    nodes.push_back(cte);
+  }
   for (const auto& [node, c] : found) {
     r.corresponding[node] = c->clause;
     nodes.push_back(node);
@@ -174,7 +217,7 @@ void ForgetAnnotations(const std::vector<const void*>& nodes) {
   if (nodes.empty()) return;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
-  for (const void* node : nodes) r.corresponding.erase(node), r.process_time.erase(node);
+  for (const void* node : nodes) r.corresponding.erase(node), r.process_time.erase(node), r.changelog.erase(node);
   annotated_nodes -= nodes.size();
 }
 
@@ -194,12 +237,21 @@ bool IsProcessTimeRelation(const PgQuery__RangeVar* relation) {
   return r.process_time.count(relation) > 0;
 }
 
+bool IsChangelogCte(const PgQuery__CommonTableExpr* cte) {
+  if (annotated_nodes == 0) return false;
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  return r.changelog.count(cte) > 0;
+}
+
 bool HasAnnotations(ProtobufCMessage* root) {
   if (annotated_nodes == 0) return false;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
   bool any = false;
-  ForEachMessage(root, [&](ProtobufCMessage* m) { any = any || r.corresponding.count(m) > 0 || r.process_time.count(m) > 0; });
+  ForEachMessage(root, [&](ProtobufCMessage* m) { 
+    any = any || r.corresponding.count(m) > 0 || r.process_time.count(m) > 0 || r.changelog.count(m) > 0;
+  });
   return any;
 }
 

@@ -13,6 +13,10 @@
 //   name it follows: a process-time temporal join's right side
 //   (IsProcessTimeRelation). Other FOR SYSTEM_TIME forms (time travel,
 //   event-time joins) are refused (0A000).
+// - `WITH name AS CHANGELOG FROM relation` becomes `WITH name AS (SELECT *
+//   FROM relation)` (CHANGELOG's nine bytes are `(SELECT *`, a `)` is
+//   inserted after the name) and belongs to that CommonTableExpr
+//   (IsChangelogCte): the relation's changes as rows.
 //
 // A node's clauses are lost when its tree is deparsed: Deparse refuses a
 // tree that has any (HasAnnotations), and what is kept as text (a view's
@@ -26,6 +30,7 @@
 struct PgQuery__ParseResult;
 struct PgQuery__SelectStmt;
 struct PgQuery__RangeVar;
+struct PgQuery__CommonTableExpr;
 struct ProtobufCMessage;
 
 namespace freshet {
@@ -47,15 +52,17 @@ struct QueryClauses {
   std::vector<Corresponding> corresponding;
   // Where each FOR SYSTEM_TIME AS OF PROCTIME() starts.
   std::vector<int> process_time;
+  // Where each CHANGELOG (of AS CHANGELOG FROM) was.
+  std::vector<int> changelog;
 
-  bool empty() const { return corresponding.empty() && process_time.empty(); }
+  bool empty() const { return corresponding.empty() && process_time.empty() && changelog.empty(); }
   // `length` bytes were inserted into the text at byte `at`: the positions
   // after it move.
   void Shift(int at, int length);
 };
 
 // Blanks the clauses out of `text` (a statement's text as libpg_query will
-// parse it). Throws SqlError 42601 on a malformed clause, its position
+// parse it; CHANGELOG rewritten, which inserts bytes). Throws SqlError 42601 on a malformed clause, its position
 // counted from byte `loc` of the query string `sql`.
 QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc);
 
@@ -71,6 +78,9 @@ const CorrespondingClause* CorrespondingOf(const PgQuery__SelectStmt* set_operat
 
 // Whether the relation was named with FOR SYSTEM_TIME AS OF PROCTIME().
 bool IsProcessTimeRelation(const PgQuery__RangeVar* relation);
+
+// Whether the CTE was written `name AS CHANGELOG FROM relation`.
+bool IsChangelogCte(const PgQuery__CommonTableExpr* cte);
 
 // Whether any node of the tree under `root` has a clause.
 bool HasAnnotations(ProtobufCMessage* root);

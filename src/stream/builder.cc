@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "stream/backfill.h"
+#include "stream/changelog.h"
 #include "stream/dynamic_filter.h"
 #include "stream/group_top_n.h"
 #include "stream/hash_agg.h"
@@ -134,6 +135,10 @@ class JobBuilder {
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval,
                                                   std::move(cleanings), j->process_time);
+      }
+      case StreamNode::Kind::kChangelog: {
+        auto* c = static_cast<const StreamChangelogNode*>(n);
+        return std::make_unique<ChangelogOperator>(c->width, StateDesc(c->state_table));
       }
       case StreamNode::Kind::kValues: {
         auto* v = static_cast<const StreamValuesNode*>(n);
