@@ -6,7 +6,9 @@
 // gathered (key matches, or every right row), the residual condition is
 // evaluated on the joined pairs, and outer/semi/anti semantics are applied
 // from the match flags. Unmatched right rows of RIGHT/FULL joins are
-// emitted after the left input is exhausted.
+// emitted after the left input is exhausted. An as-of join keeps, for each
+// left row, only its pair whose right value (asof_right) is the greatest
+// or least, chosen over all its pairs before the row's output is made.
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
@@ -66,6 +68,7 @@ class JoinExecutor : public Executor {
     built_ = true;
     build_ = Materialize(right_.get(), right_types_, ctx_);
     right_matched_.assign(build_.num_rows(), 0);
+    if (node_.asof) asof_values_ = node_.asof_right->Eval(build_, ctx_.eval);
     if (!keyed()) return;
     DataChunk keys = EvalExpressions(node_.right_keys, build_, ctx_.eval);
     // One integer-like key (the common case) is hashed as an int64; other
@@ -116,6 +119,7 @@ class JoinExecutor : public Executor {
     size_t n = in.num_rows();
     semi_emitted_.clear();
     std::vector<uint8_t> left_matched(n, 0);
+    if (node_.asof) nearest_.assign(n, kNoRow);
     std::vector<uint32_t> lsel, rsel;
     auto flush = [&] {
       if (lsel.empty()) return;
@@ -155,6 +159,18 @@ class JoinExecutor : public Executor {
       }
     }
     flush();
+    if (node_.asof) {
+      std::vector<uint32_t> l, r;
+      for (size_t i = 0; i < n; i++)
+        if (nearest_[i] != kNoRow) l.push_back(static_cast<uint32_t>(i)), r.push_back(nearest_[i]);
+      if (!l.empty()) {
+        DataChunk joined = in.Take(l);
+        DataChunk right = build_.Take(r);
+        for (auto& c : right.columns()) joined.AddColumn(std::move(c));
+        joined.set_cardinality(l.size());
+        pending_.push_back(std::move(joined));
+      }
+    }
     // Left rows without a match: outer rows (LEFT/FULL) or ANTI results.
     if (node_.type == JoinType::kLeft || node_.type == JoinType::kFull || node_.type == JoinType::kAnti) {
       std::vector<uint32_t> sel;
@@ -180,6 +196,19 @@ class JoinExecutor : public Executor {
       if (!keep[i]) continue;
       (*left_matched)[lsel[i]] = 1;
       right_matched_[rsel[i]] = 1;
+    }
+    if (node_.asof) {
+      // The nearest so far of each left row (its pairs may span batches).
+      for (size_t i = 0; i < lsel.size(); i++) {
+        if (!keep[i]) continue;
+        uint32_t& best = nearest_[lsel[i]];
+        if (best != kNoRow) {
+          int cmp = Value::Compare(asof_values_.GetValue(rsel[i]), asof_values_.GetValue(best));
+          if (node_.asof_greatest ? cmp <= 0 : cmp >= 0) continue;
+        }
+        best = rsel[i];
+      }
+      return;
     }
     if (node_.type == JoinType::kSemi) {
       // One output row per matching left row, the first time it matches.
@@ -240,6 +269,8 @@ class JoinExecutor : public Executor {
   DataChunk first_left_;             // read before building the right side
   bool has_first_left_ = false;
   std::unordered_set<uint32_t> semi_emitted_;
+  Vector asof_values_;              // asof: each build row's right value
+  std::vector<uint32_t> nearest_;   // asof: each probe row's nearest build row so far
   std::deque<DataChunk> pending_;
 };
 

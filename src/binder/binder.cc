@@ -447,6 +447,45 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
   return node;
 }
 
+// ASOF [LEFT] JOIN ... ON: the condition's one comparison of a left value
+// with a right value by <, <=, > or >= says which right row is nearest;
+// its equalities are the join's keys (none: one group).
+void Binder::SetAsOfComparison(JoinNode* join) {
+  const int left_width = static_cast<int>(join->child(0)->schema().size());
+  auto side = [&](const Expression& e) {  // 0 left, 1 right, -1 both or none
+    std::vector<int> cols;
+    CollectColumns(e, &cols);
+    if (cols.empty()) return -1;
+    bool left = std::all_of(cols.begin(), cols.end(), [&](int c) { return c < left_width; });
+    bool right = std::all_of(cols.begin(), cols.end(), [&](int c) { return c >= left_width; });
+    return left ? 0 : right ? 1 : -1;
+  };
+  std::vector<ExprPtr> conjuncts;
+  if (join->condition) SplitConjuncts(join->condition->Clone(), &conjuncts);
+  int found = 0;
+  for (auto& c : conjuncts) {
+    if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2) continue;
+    std::string op = static_cast<const FunctionExpr&>(*c).function()->name;
+    if (op != "<" && op != "<=" && op != ">" && op != ">=") continue;
+    int a = side(*c->children()[0]), b = side(*c->children()[1]);
+    if (a < 0 || b < 0 || a == b) continue;
+    found++;
+    // As written left OP right.
+    const bool mirrored = a == 1;
+    ExprPtr l = c->children()[mirrored ? 1 : 0]->Clone(), r = c->children()[mirrored ? 0 : 1]->Clone();
+    ShiftColumns(r.get(), -left_width);
+    const bool greater = op[0] == '>';
+    join->asof_left = std::move(l);
+    join->asof_right = std::move(r);
+    join->asof_greatest = greater != mirrored;
+  }
+  if (found != 1)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "an ASOF join's ON condition needs exactly one comparison (<, <=, > or >=) of a left value with a "
+                   "right value, besides its equalities");
+  join->asof = true;
+}
+
 // RisingWave's CORRESPONDING [BY (columns)]: each side reduced to the
 // columns both have by name, in BY's order or else the left side's. A side
 // naming two columns alike is refused, as are BY's names missing on a side
@@ -947,6 +986,9 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
         ThrowAt(sqlstate::kFeatureNotSupported, j->rarg->range_var->location,
                 "a process-time temporal join (FOR SYSTEM_TIME AS OF PROCTIME()) must be a JOIN or LEFT JOIN");
       if (process_time) process_time_right_ = j->rarg->range_var;
+      const bool asof = IsAsOfJoin(j);
+      if (asof && (j->is_natural || j->n_using_clause > 0))
+        throw SqlError(sqlstate::kFeatureNotSupported, "an ASOF join needs an ON condition (not USING or NATURAL)");
       Scope lateral;
       bool is_lateral = IsLateral(j->rarg);
       if (is_lateral) {
@@ -1014,6 +1056,7 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       } else {
         auto join = std::make_unique<JoinNode>(type, std::move(left), std::move(right), std::move(cond));
         join->process_time = process_time;
+        if (asof) SetAsOfComparison(join.get());
         plan = std::move(join);
       }
       if (!merged.empty()) {

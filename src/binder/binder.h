@@ -247,6 +247,7 @@ class Binder {
   PlanPtr FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool keep_unknown_outputs, SelectParts* q);
   PlanPtr BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer);
   void MatchColumnsByName(const CorrespondingClause& clause, const char* operation, PlanPtr* left, PlanPtr* right);
+  void SetAsOfComparison(JoinNode* join);
   PlanPtr BindValues(const PgQuery__SelectStmt* stmt, Scope* outer);
   PlanPtr BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope);
   // A LATERAL subquery in FROM (not nested in a join's left side).

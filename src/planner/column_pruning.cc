@@ -130,6 +130,8 @@ ColumnMap PruneJoin(JoinNode* j, const std::vector<bool>& needed) {
   std::vector<bool> right(joined.begin() + static_cast<std::ptrdiff_t>(lw), joined.end());
   for (const auto& k : j->left_keys) MarkColumnsRead(k.get(), &left);
   for (const auto& k : j->right_keys) MarkColumnsRead(k.get(), &right);
+  MarkColumnsRead(j->asof_left.get(), &left);
+  MarkColumnsRead(j->asof_right.get(), &right);
   const ColumnMap left_map = Prune(j->children()[0], std::move(left));
   const ColumnMap right_map = Prune(j->children()[1], std::move(right));
   const int new_lw = static_cast<int>(j->child(0)->schema().size());
@@ -138,6 +140,8 @@ ColumnMap PruneJoin(JoinNode* j, const std::vector<bool>& needed) {
   Renumber(j->condition.get(), both);
   for (auto& k : j->left_keys) Renumber(k.get(), left_map);
   for (auto& k : j->right_keys) Renumber(k.get(), right_map);
+  if (j->asof_left) Renumber(j->asof_left.get(), left_map);
+  if (j->asof_right) Renumber(j->asof_right.get(), right_map);
   const bool left_only = j->type == JoinType::kSemi || j->type == JoinType::kAnti;
   ColumnMap map = left_only ? left_map : both;
   j->mutable_schema() = Kept(j->schema(), map);

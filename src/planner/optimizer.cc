@@ -134,7 +134,7 @@ struct JoinGraph {
 bool IsPlainInnerJoin(const PlanNode& n) {
   if (n.kind() != PlanNode::Kind::kJoin) return false;
   const auto& j = static_cast<const JoinNode&>(n);
-  return j.type == JoinType::kInner && j.left_keys.empty() && !j.null_aware && !j.process_time;
+  return j.type == JoinType::kInner && j.left_keys.empty() && !j.null_aware && !j.process_time && !j.asof;
 }
 
 void FlattenJoins(PlanPtr node, int start, JoinGraph* g) {
@@ -274,7 +274,9 @@ PlanPtr Optimize(PlanPtr plan) {
   if (plan->kind() == PlanNode::Kind::kFilter && plan->child()->kind() == PlanNode::Kind::kJoin) {
     auto* filter = static_cast<FilterNode*>(plan.get());
     auto* join = static_cast<JoinNode*>(filter->child());
-    if (join->type == JoinType::kInner) {
+    // (Not an as-of join's: a WHERE condition on its right side applies to
+    // the nearest row, an ON condition chooses among the rows.)
+    if (join->type == JoinType::kInner && !join->asof) {
       std::vector<ExprPtr> split, preds;
       SplitConjuncts(std::move(filter->predicate), &split);
       for (auto& p : split) FactorOr(std::move(p), &preds);

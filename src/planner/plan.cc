@@ -141,6 +141,10 @@ std::string JoinNode::Describe() const {
   std::string keys;
   for (size_t i = 0; i < left_keys.size(); i++)
     keys += (i ? ", " : "") + left_keys[i]->ToString() + " = " + right_keys[i]->ToString();
+  if (asof)
+    return fmt::format("AsOfJoin {} keys [{}] nearest {} {}{}", JoinTypeName(type), keys,
+                       asof_greatest ? "greatest" : "least", asof_right->ToString(),
+                       condition ? " condition " + condition->ToString() : "");
   if (!left_keys.empty())
     return fmt::format("HashJoin {} keys [{}]{}", JoinTypeName(type), keys,
                        condition ? " condition " + condition->ToString() : "");
@@ -361,6 +365,10 @@ PlanPtr ClonePlan(const PlanNode& node) {
       c->right_keys = CloneAll(n.right_keys);
       c->null_aware = n.null_aware;
       c->process_time = n.process_time;
+      c->asof = n.asof;
+      c->asof_left = CloneOrNull(n.asof_left);
+      c->asof_right = CloneOrNull(n.asof_right);
+      c->asof_greatest = n.asof_greatest;
       out = std::move(c);
       break;
     }

@@ -234,6 +234,16 @@ class JoinNode : public PlanNode {
   // right side change no output row. A batch query runs it as a plain join
   // (every row "arrives" at its snapshot). Never reordered.
   bool process_time = false;
+  // An as-of join (ASOF [LEFT] JOIN; kInner or kLeft): each left row is
+  // joined with at most one right row, among those that pass `condition`
+  // the one whose `asof_right` value is the greatest (asof_greatest: the
+  // condition has left >= right or left > right) or else the least, ties
+  // taken in any order. `asof_left` reads the left's columns, `asof_right`
+  // the right's (numbered from 0); the comparison itself stays in
+  // `condition`.
+  bool asof = false;
+  ExprPtr asof_left, asof_right;
+  bool asof_greatest = true;
 };
 
 // A join whose right input is a LATERAL subquery reading the left's

@@ -342,6 +342,10 @@ std::string StreamHashJoinNode::Describe() const {
   for (const auto& c : cleanings)
     clean.push_back(fmt::format("{} rows with {} below the watermark of {} as {}", c.side == 0 ? "left" : "right",
                                 c.key->ToString(), (c.side == 0 ? r : l)[c.other_column].name, c.bound->ToString()));
+  if (asof)
+    return fmt::format("StreamAsOfJoin {{ type: {}, predicate: [{}], nearest: {} {}{} }}", JoinTypeName(type),
+                       fmt::join(eq, " AND "), asof_greatest ? "greatest" : "least", r[asof_right_value].name,
+                       condition ? ", condition: " + condition->ToString() : "");
   return fmt::format("{} {{ type: {}, predicate: [{}]{}{} }}", process_time ? "StreamTemporalJoin" : "StreamHashJoin",
                      JoinTypeName(type), fmt::join(eq, " AND "),
                      condition ? ", condition: " + condition->ToString() : "",

@@ -253,6 +253,12 @@ class StreamHashJoinNode : public StreamNode {
   // there are when it comes, and right changes emit nothing. The left input
   // is append-only, and so is the output.
   bool process_time = false;
+  // An as-of join (JoinNode::asof; stream/asof_join.h): the columns of each
+  // side holding the compared values, whether the greatest right value is
+  // the nearest, and whether the condition is the comparison alone.
+  bool asof = false;
+  int asof_left_value = -1, asof_right_value = -1;
+  bool asof_greatest = true, asof_narrow = false;
 };
 
 // The cleanings an inner join's condition allows (comparisons `g >= l`, `g

@@ -393,6 +393,9 @@ json NodeToJson(const StreamNode& n) {
       j.update({{"type", int(h.type)}, {"left_keys", h.left_keys}, {"right_keys", h.right_keys},
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
       if (h.process_time) j["process_time"] = true;
+      if (h.asof)
+        j["asof"] = {{"left_value", h.asof_left_value}, {"right_value", h.asof_right_value},
+                     {"greatest", h.asof_greatest}, {"narrow", h.asof_narrow}};
       if (!h.cleanings.empty()) {  // absent in plans persisted before it existed
         json cleanings = json::array();
         for (const auto& c : h.cleanings)
@@ -543,6 +546,15 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       h->left_table = j.at("left_table");
       h->right_table = j.at("right_table");
       h->process_time = j.value("process_time", false);
+      if (j.contains("asof")) {
+        const json& a = j.at("asof");
+        h->asof = true;
+        h->asof_left_value = a.at("left_value");
+        h->asof_right_value = a.at("right_value");
+        h->asof_greatest = a.at("greatest");
+        h->asof_narrow = a.at("narrow");
+        h->append_only = false;
+      }
       if (h->process_time) h->append_only = h->input(0)->append_only;
       if (j.contains("cleanings"))
         for (const auto& c : j.at("cleanings"))

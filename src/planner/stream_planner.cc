@@ -502,6 +502,7 @@ class StreamPlanner {
     // computed by a projection below the join, as extra hidden columns.
     std::vector<int> keys[2];
     const std::vector<ExprPtr>* key_exprs[2] = {&j->left_keys, &j->right_keys};
+    int asof_value[2] = {-1, -1};  // an as-of join's compared values: columns of each side
     for (int s = 0; s < 2; s++) {
       std::vector<ExprPtr> exprs;
       std::vector<PlanColumn> schema = sides[s]->schema();
@@ -517,6 +518,18 @@ class StreamPlanner {
         exprs.push_back(e->Clone());
         schema.push_back(PlanColumn{"_join_key" + std::to_string(keys[s].size()), e->type(), "", true});
         extra = true;
+      }
+      if (j->asof) {
+        const Expression& value = s == 0 ? *j->asof_left : *j->asof_right;
+        CheckStreamable(value);
+        if (value.kind() == Expression::Kind::kColumnRef) {
+          asof_value[s] = static_cast<const ColumnRefExpr&>(value).index();
+        } else {
+          asof_value[s] = int(exprs.size());
+          exprs.push_back(value.Clone());
+          schema.push_back(PlanColumn{"_asof_value", value.type(), "", true});
+          extra = true;
+        }
       }
       // The rows an outer join pads with NULLs for this side must not share
       // a key with this side's own rows whose keys are NULL (a NULL group
@@ -544,6 +557,15 @@ class StreamPlanner {
     if (j->process_time) {
       join->process_time = true;
       join->append_only = join->input(0)->append_only;
+    } else if (j->asof) {
+      join->asof = true;
+      join->asof_left_value = asof_value[0];
+      join->asof_right_value = asof_value[1];
+      join->asof_greatest = j->asof_greatest;
+      std::vector<const Expression*> conjuncts;
+      if (join->condition) SplitConjuncts(*join->condition, &conjuncts);
+      join->asof_narrow = conjuncts.size() == 1;  // the comparison alone
+      join->append_only = false;
     } else {
       join->cleanings = DeriveJoinStateCleaning(*join);
     }
@@ -552,8 +574,10 @@ class StreamPlanner {
       InternalTableSpec spec;
       spec.kind = s == 0 ? "joinleft" : "joinright";
       for (const auto& c : in->schema()) spec.columns.push_back({c.name, c.type});
-      spec.columns.push_back({"_degree", DataType::Int64()});
+      if (!j->asof) spec.columns.push_back({"_degree", DataType::Int64()});
       spec.pk = keys[s];
+      if (j->asof && std::find(spec.pk.begin(), spec.pk.end(), asof_value[s]) == spec.pk.end())
+        spec.pk.push_back(asof_value[s]);
       for (int k : in->stream_key)
         if (std::find(spec.pk.begin(), spec.pk.end(), k) == spec.pk.end()) spec.pk.push_back(k);
       spec.dist_key = keys[s];
@@ -667,7 +691,7 @@ class StreamPlanner {
     if (p->child()->kind() != PlanNode::Kind::kJoin) return nullptr;
     auto* j = static_cast<JoinNode*>(p->child());
     const int width = int(j->child(0)->schema().size());
-    if (j->type != JoinType::kInner || j->process_time || !j->left_keys.empty() || !j->condition ||
+    if (j->type != JoinType::kInner || j->process_time || j->asof || !j->left_keys.empty() || !j->condition ||
         !AtMostOneRow(*j->child(1)))
       return nullptr;
     for (const auto& e : p->exprs)

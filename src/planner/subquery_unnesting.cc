@@ -435,6 +435,7 @@ std::optional<Pulled> PullDistinct(PlanPtr node, const PlanNode& outer) {
 
 std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& outer) {
   if (!j->left_keys.empty()) return std::nullopt;  // unnesting runs before the optimizer sets keys
+  if (j->asof) return std::nullopt;
   const int right_width = int(j->child(1)->schema().size());
   if (j->type == JoinType::kInner) {
     std::optional<Pulled> l = Pull(std::move(j->children()[0]), outer);

@@ -24,6 +24,7 @@ struct Registry {
   std::unordered_map<const void*, CorrespondingClause> corresponding;
   std::unordered_set<const void*> process_time;
   std::unordered_set<const void*> changelog;
+  std::unordered_set<const void*> asof;
 };
 Registry& registry() {
   static Registry* r = new Registry;
@@ -55,12 +56,13 @@ void QueryClauses::Shift(int at, int length) {
   for (Corresponding& c : corresponding) move(c.keyword), move(c.clause.location);
   for (int& p : process_time) move(p);
   for (int& p : changelog) move(p);
+  for (int& p : asof) move(p);
 }
 
 QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc) {
   QueryClauses out;
   if (!ContainsWordCaseless(*text, "corresponding") && !ContainsWordCaseless(*text, "system_time") &&
-      !ContainsWordCaseless(*text, "changelog"))
+      !ContainsWordCaseless(*text, "changelog") && !ContainsWordCaseless(*text, "asof"))
     return out;
   const std::vector<Token> tok = Tokenize(*text);
   const size_t n = tok.size();
@@ -83,6 +85,18 @@ QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc)
       closes.push_back(tok[last].end);
       i = last;
       continue;
+    }
+    // ASOF [LEFT [OUTER]] JOIN
+    if (ident(i, "asof")) {
+      size_t j = i + 1;
+      if (keyword(j, "left")) j++;
+      if (keyword(j, "outer")) j++;
+      if (keyword(j, "join")) {
+        out.asof.push_back(tok[i].start);
+        std::fill(text->begin() + tok[i].start, text->begin() + tok[i].end, ' ');
+        i = j;
+        continue;
+      }
     }
     // name FOR SYSTEM_TIME AS OF PROCTIME(): FOR is followed so only here.
     if (keyword(i, "for") && ident(i + 1, "system_time")) {
@@ -194,9 +208,31 @@ std::vector<const void*> AnnotateTree(PgQuery__ParseResult* tree, const QueryCla
       throw e;
     }
   }
+  // An ASOF belongs to the join whose right side starts first after it.
+  std::vector<const void*> joins(clauses.asof.size(), nullptr);
+  std::vector<int> join_at(clauses.asof.size(), -1);
+  if (!clauses.asof.empty()) {
+    ForEachMessage(&tree->base, [&](ProtobufCMessage* m) {
+      if (m->descriptor != &pg_query__join_expr__descriptor) return;
+      auto* j = reinterpret_cast<PgQuery__JoinExpr*>(m);
+      int at = j->rarg ? FirstLocation(&j->rarg->base) : -1;
+      for (size_t k = 0; k < clauses.asof.size(); k++)
+        if (at > clauses.asof[k] && (join_at[k] < 0 || at < join_at[k])) join_at[k] = at, joins[k] = m;
+    });
+    for (size_t k = 0; k < joins.size(); k++) {
+      if (joins[k]) continue;
+      SqlError e(sqlstate::kSyntaxError, "syntax error at or near \"ASOF\"");
+      e.WithPosition(CharPosition(sql, loc + clauses.asof[k]));
+      throw e;
+    }
+  }
   std::vector<const void*> nodes;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
+  for (const void* join : joins) {
+    r.asof.insert(join);
+    nodes.push_back(join);
+  }
   for (const void* cte : ctes) {
     r.changelog.insert(cte);
     nodes.push_back(cte);
@@ -217,7 +253,8 @@ void ForgetAnnotations(const std::vector<const void*>& nodes) {
   if (nodes.empty()) return;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
-  for (const void* node : nodes) r.corresponding.erase(node), r.process_time.erase(node), r.changelog.erase(node);
+  for (const void* node : nodes) r.corresponding.erase(node), r.process_time.erase(node), r.changelog.erase(node),
+                                                r.asof.erase(node);
   annotated_nodes -= nodes.size();
 }
 
@@ -237,6 +274,13 @@ bool IsProcessTimeRelation(const PgQuery__RangeVar* relation) {
   return r.process_time.count(relation) > 0;
 }
 
+bool IsAsOfJoin(const PgQuery__JoinExpr* join) {
+  if (annotated_nodes == 0) return false;
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  return r.asof.count(join) > 0;
+}
+
 bool IsChangelogCte(const PgQuery__CommonTableExpr* cte) {
   if (annotated_nodes == 0) return false;
   Registry& r = registry();
@@ -250,7 +294,8 @@ bool HasAnnotations(ProtobufCMessage* root) {
   std::lock_guard lock(r.mu);
   bool any = false;
   ForEachMessage(root, [&](ProtobufCMessage* m) { 
-    any = any || r.corresponding.count(m) > 0 || r.process_time.count(m) > 0 || r.changelog.count(m) > 0;
+    any = any || r.corresponding.count(m) > 0 || r.process_time.count(m) > 0 || r.changelog.count(m) > 0 ||
+          r.asof.count(m) > 0;
   });
   return any;
 }

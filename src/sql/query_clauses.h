@@ -13,6 +13,9 @@
 //   name it follows: a process-time temporal join's right side
 //   (IsProcessTimeRelation). Other FOR SYSTEM_TIME forms (time travel,
 //   event-time joins) are refused (0A000).
+// - `ASOF [LEFT [OUTER]] JOIN` belongs to the JoinExpr of that JOIN (the
+//   one whose right side starts first after it): an as-of join (IsAsOfJoin).
+//   As in RisingWave, ASOF there is a keyword, not an alias.
 // - `WITH name AS CHANGELOG FROM relation` becomes `WITH name AS (SELECT *
 //   FROM relation)` (CHANGELOG's nine bytes are `(SELECT *`, a `)` is
 //   inserted after the name) and belongs to that CommonTableExpr
@@ -31,6 +34,7 @@ struct PgQuery__ParseResult;
 struct PgQuery__SelectStmt;
 struct PgQuery__RangeVar;
 struct PgQuery__CommonTableExpr;
+struct PgQuery__JoinExpr;
 struct ProtobufCMessage;
 
 namespace freshet {
@@ -54,8 +58,10 @@ struct QueryClauses {
   std::vector<int> process_time;
   // Where each CHANGELOG (of AS CHANGELOG FROM) was.
   std::vector<int> changelog;
+  // Where each ASOF was.
+  std::vector<int> asof;
 
-  bool empty() const { return corresponding.empty() && process_time.empty() && changelog.empty(); }
+  bool empty() const { return corresponding.empty() && process_time.empty() && changelog.empty() && asof.empty(); }
   // `length` bytes were inserted into the text at byte `at`: the positions
   // after it move.
   void Shift(int at, int length);
@@ -78,6 +84,9 @@ const CorrespondingClause* CorrespondingOf(const PgQuery__SelectStmt* set_operat
 
 // Whether the relation was named with FOR SYSTEM_TIME AS OF PROCTIME().
 bool IsProcessTimeRelation(const PgQuery__RangeVar* relation);
+
+// Whether the join was written ASOF [LEFT] JOIN.
+bool IsAsOfJoin(const PgQuery__JoinExpr* join);
 
 // Whether the CTE was written `name AS CHANGELOG FROM relation`.
 bool IsChangelogCte(const PgQuery__CommonTableExpr* cte);

@@ -72,6 +72,18 @@ TEST(QueryClausesTest, ProcessTimeBelongsToTheRelationItFollows) {
   EXPECT_THROW(ParseSql("select * from a join (select 1) for system_time as of proctime() on true"), SqlError);
 }
 
+TEST(QueryClausesTest, AsOfBelongsToItsJoin) {
+  // (a ASOF JOIN b) JOIN c: the inner join only.
+  std::vector<ParsedStatement> stmts = ParseSql("select * from a asof left join b on a.k = b.k join c on true");
+  const PgQuery__JoinExpr* outer = Select(stmts.at(0))->from_clause[0]->join_expr;
+  EXPECT_FALSE(IsAsOfJoin(outer));
+  EXPECT_TRUE(IsAsOfJoin(outer->larg->join_expr));
+  EXPECT_EQ(outer->larg->join_expr->jointype, PG_QUERY__JOIN_TYPE__JOIN_LEFT);
+  // An alias named asof before no JOIN stays an alias.
+  stmts = ParseSql("select * from a asof where asof.x = 1");
+  EXPECT_EQ(std::string(Select(stmts.at(0))->from_clause[0]->range_var->alias->aliasname), "asof");
+}
+
 TEST(QueryClausesTest, MalformedClausesAreSyntaxErrors) {
   for (const char* sql : {"select 1 as a union corresponding by a select 1 as a",
                           "select 1 as a union corresponding by (a select 1 as a",

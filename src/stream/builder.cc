@@ -1,6 +1,7 @@
 #include "stream/builder.h"
 
 #include "common/error.h"
+#include "stream/asof_join.h"
 #include "stream/backfill.h"
 #include "stream/changelog.h"
 #include "stream/dynamic_filter.h"
@@ -123,6 +124,19 @@ class JobBuilder {
       }
       case StreamNode::Kind::kHashJoin: {
         auto* j = static_cast<const StreamHashJoinNode*>(n);
+        if (j->asof) {
+          AsOfJoinOperator::Side sides[2];
+          for (int s = 0; s < 2; s++) {
+            sides[s].keys = s == 0 ? j->left_keys : j->right_keys;
+            sides[s].value = s == 0 ? j->asof_left_value : j->asof_right_value;
+            sides[s].stream_key = j->input(s)->stream_key;
+            sides[s].types = j->input(s)->types();
+            sides[s].table = StateDesc(s == 0 ? j->left_table : j->right_table);
+          }
+          return std::make_unique<AsOfJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
+                                                    j->condition ? j->condition->Clone() : nullptr, j->asof_greatest,
+                                                    j->asof_narrow, req_.eval);
+        }
         HashJoinOperator::Side sides[2];
         for (int s = 0; s < 2; s++) {
           sides[s].keys = s == 0 ? j->left_keys : j->right_keys;
