@@ -250,9 +250,11 @@ class StreamHashJoinNode : public StreamNode {
   std::vector<JoinStateCleaning> cleanings;
   // A process-time temporal join (JoinNode::process_time): the right's rows
   // are kept, the left's are not; a left row is joined with the right rows
-  // there are when it comes, and right changes emit nothing. The left input
-  // is append-only, and so is the output.
+  // there are when it comes, and right changes emit nothing. A retractable
+  // left's rows are kept with the right rows they were joined with
+  // (process_time_keeps_left); the output is append-only when the left is.
   bool process_time = false;
+  bool process_time_keeps_left = false;
   // An as-of join (JoinNode::asof; stream/asof_join.h): the columns of each
   // side holding the compared values, whether the greatest right value is
   // the nearest, and whether the condition is the comparison alone.

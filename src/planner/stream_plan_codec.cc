@@ -393,6 +393,7 @@ json NodeToJson(const StreamNode& n) {
       j.update({{"type", int(h.type)}, {"left_keys", h.left_keys}, {"right_keys", h.right_keys},
                 {"condition", OptionalExpr(h.condition)}, {"left_table", h.left_table}, {"right_table", h.right_table}});
       if (h.process_time) j["process_time"] = true;
+      if (h.process_time_keeps_left) j["process_time_keeps_left"] = true;
       if (h.asof)
         j["asof"] = {{"left_value", h.asof_left_value}, {"right_value", h.asof_right_value},
                      {"greatest", h.asof_greatest}, {"narrow", h.asof_narrow}};
@@ -546,6 +547,7 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       h->left_table = j.at("left_table");
       h->right_table = j.at("right_table");
       h->process_time = j.value("process_time", false);
+      h->process_time_keeps_left = j.value("process_time_keeps_left", false);
       if (j.contains("asof")) {
         const json& a = j.at("asof");
         h->asof = true;

@@ -493,10 +493,6 @@ class StreamPlanner {
     if (j->null_aware) return VisitNullAwareAntiJoin(j);
     if (j->condition) CheckStreamable(*j->condition);
     StreamNodePtr sides[2] = {Visit(j->child(0)), Visit(j->child(1))};
-    if (j->process_time && !sides[0]->append_only)
-      throw SqlError(sqlstate::kFeatureNotSupported,
-                     "a process-time temporal join (FOR SYSTEM_TIME AS OF PROCTIME()) needs an append-only left input")
-          .WithHint("Join an append-only table or a source, or an append-only query over one.");
     const int logical[2] = {int(j->child(0)->schema().size()), int(j->child(1)->schema().size())};
     // Join keys that are expressions (casts to a common type, ...) are
     // computed by a projection below the join, as extra hidden columns.
@@ -556,6 +552,7 @@ class StreamPlanner {
                                                      keys[1], std::move(condition));
     if (j->process_time) {
       join->process_time = true;
+      join->process_time_keeps_left = !join->input(0)->append_only;
       join->append_only = join->input(0)->append_only;
     } else if (j->asof) {
       join->asof = true;

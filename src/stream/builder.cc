@@ -148,7 +148,7 @@ class JobBuilder {
         for (const auto& c : j->cleanings) cleanings.push_back(c.Clone());
         return std::make_unique<HashJoinOperator>(j->type, std::move(sides[0]), std::move(sides[1]),
                                                   j->condition ? j->condition->Clone() : nullptr, req_.eval,
-                                                  std::move(cleanings), j->process_time);
+                                                  std::move(cleanings), j->process_time, j->process_time_keeps_left);
       }
       case StreamNode::Kind::kChangelog: {
         auto* c = static_cast<const StreamChangelogNode*>(n);

@@ -18,12 +18,12 @@ constexpr size_t kEntryOverhead = 112;
 }  // namespace
 
 size_t HashJoinOperator::EntryBytes(const std::string& sk, const Entry& e) {
-  return kEntryOverhead + sk.size() + e.cells.size();
+  return kEntryOverhead + sk.size() + e.cells.size() + e.matches.size();
 }
 
 HashJoinOperator::HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval,
-                                   std::vector<JoinStateCleaning> cleanings, bool process_time)
-    : type_(type), process_time_(process_time), sides_{std::move(left), std::move(right)}, condition_(std::move(condition)), eval_(std::move(eval)) {
+                                   std::vector<JoinStateCleaning> cleanings, bool process_time, bool keep_left)
+    : type_(type), process_time_(process_time), keep_left_(keep_left), sides_{std::move(left), std::move(right)}, condition_(std::move(condition)), eval_(std::move(eval)) {
   for (auto& c : cleanings) cleanings_.push_back(Cleaning{std::move(c)});
   pair_types_ = sides_[0].types;
   pair_types_.insert(pair_types_.end(), sides_[1].types.begin(), sides_[1].types.end());
@@ -103,11 +103,15 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
     DataChunk degree({DataType::Int64()});
     bool ok = SkipCells(&rest, sides_[side].types);
     size_t cells_size = value.size() - rest.size();
-    if (!ok || !DecodeCellsInto(&rest, &degree, 0, 1) || !rest.empty() || degree.column(0).IsNull(0))
+    if (!ok || !DecodeCellsInto(&rest, &degree, 0, 1) || degree.column(0).IsNull(0))
       throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
     Entry e;
     e.cells.assign(value.data(), cells_size);
     e.degree = degree.column(0).GetInt(0);
+    // A temporal join's left row: then the right rows it was joined with.
+    e.matches.assign(rest.data(), rest.size());
+    if (!e.matches.empty() && !(process_time_ && side == 0 && keep_left_))
+      throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
     b.rows[std::string(i.key().substr(prefix.size()))] = std::move(e);
   }
   size_t bytes = kBucketOverhead + key.size();
@@ -180,6 +184,7 @@ void HashJoinOperator::SaveEntry(int side, const std::string& join_key, const Bu
                                  const Entry& e) {
   std::string v = e.cells;
   EncodeRowValues({Value::Int64(e.degree)}, &v);
+  v += e.matches;
   tables_[side]->Put(tables_[side]->KeyIn(b.vnode, join_key + sk), std::move(v));
 }
 
@@ -221,8 +226,11 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
   const bool degrees_of_other = preserve_other || (filtering() && side == 1);
   // A process-time temporal join's left rows only probe; its right rows
   // only change its state.
-  const bool probe_only = process_time_ && side == 0;
+  const bool probe_only = process_time_ && side == 0 && !keep_left_;
   const bool state_only = process_time_ && side == 1;
+  // A retractable left side of a temporal join: its rows are kept with
+  // the right rows they were joined with, which their deletes retract.
+  const bool remembered = process_time_ && side == 0 && keep_left_;
   const Side& me = sides_[side];
   const DataChunk& data = chunk.data();
   const size_t n = chunk.num_rows();
@@ -262,8 +270,27 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         else EmitRow(op, theirs, ours);
       };
       auto entry = [](const Entry* m) { return RowRef{nullptr, 0, &m->cells}; };
+      std::string remembered_matches;
       if (state_only) {
         // A temporal join's right row: its state only, below.
+      } else if (remembered) {
+        Bucket& own = BucketOf(side, p.key, p.vnode);
+        if (insert) {
+          if (matches.empty() && preserve_mine) emit(Op::kInsert, mine, RowRef{});
+          for (Entry* m : matches) {
+            emit(Op::kInsert, mine, entry(m));
+            remembered_matches += m->cells;
+          }
+        } else if (auto it = own.rows.find(p.sk); it != own.rows.end()) {
+          std::string_view rest = it->second.matches;
+          if (it->second.degree == 0 && preserve_mine) emit(Op::kDelete, mine, RowRef{});
+          for (int64_t i = 0; i < it->second.degree; i++) {
+            std::string_view before = rest;
+            if (!SkipCells(&rest, sides_[1].types)) throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
+            std::string cells(before.substr(0, before.size() - rest.size()));
+            emit(Op::kDelete, mine, RowRef{nullptr, 0, &cells});
+          }
+        }
       } else if (filtering() && side == 0) {
         if (matches.empty() != semi) EmitRow(insert ? Op::kInsert : Op::kDelete, mine, RowRef{});
       } else if (filtering()) {
@@ -305,7 +332,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
       Bucket& mine_bucket = BucketOf(side, p.key, p.vnode);
       std::string storage_key = tables_[side]->KeyIn(mine_bucket.vnode, p.key + p.sk);
       if (insert) {
-        Entry e{std::string(), int64_t(matches.size())};
+        Entry e{std::string(), int64_t(matches.size()), std::move(remembered_matches)};
         EncodeRow(data, p.row, &e.cells);
         SaveEntry(side, p.key, mine_bucket, p.sk, e);
         size_t add = EntryBytes(p.sk, e);

@@ -49,9 +49,12 @@ class HashJoinOperator : public StreamOperator {
   // state table and the bucket.
   // `process_time`: a process-time temporal join (StreamHashJoinNode::
   // process_time; kInner or kLeft): right rows are kept and emit nothing,
-  // left rows (append-only) are joined with them as they come and not kept.
+  // left rows are joined with them as they come. An append-only left's rows
+  // are not kept; a retractable left's (`keep_left`) are, each with the
+  // right rows it was joined with, so that its delete retracts exactly the
+  // rows its insert emitted (RisingWave's non-append-only temporal join).
   HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval,
-                   std::vector<JoinStateCleaning> cleanings = {}, bool process_time = false);
+                   std::vector<JoinStateCleaning> cleanings = {}, bool process_time = false, bool keep_left = false);
   std::string Name() const override { return "HashJoin"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -67,6 +70,9 @@ class HashJoinOperator : public StreamOperator {
   struct Entry {
     std::string cells;  // the row, encoded (EncodeRow)
     int64_t degree = 0;
+    // A temporal join's kept left row: the cells of the right rows it was
+    // joined with (`degree` of them, one after another).
+    std::string matches;
   };
   // One side of an output row: a row of an input chunk, an entry's cells,
   // or nothing (NULLs: the padding of outer joins).
@@ -113,6 +119,7 @@ class HashJoinOperator : public StreamOperator {
 
   JoinType type_;
   bool process_time_;
+  bool keep_left_;
   Side sides_[2];
   std::vector<Cleaning> cleanings_;
   std::vector<Watermark> watermarks_[2];  // of each input, for the barrier being handled
