@@ -7,7 +7,7 @@
 #include <cctype>
 #include <mutex>
 #include <unordered_map>
-#include <unordered_set>
+#include <functional>
 
 #include "common/error.h"
 #include "sql/parse_tree.h"
@@ -17,14 +17,15 @@ namespace freshet {
 
 namespace {
 
+// The clauses that are a mark on their node alone.
+enum class Mark { kProcessTime, kChangelog, kAsOf };
+
 // The annotations of every live tree, by node. Most trees have none: the
 // count lets lookups skip the lock then.
 struct Registry {
   std::mutex mu;
   std::unordered_map<const void*, CorrespondingClause> corresponding;
-  std::unordered_set<const void*> process_time;
-  std::unordered_set<const void*> changelog;
-  std::unordered_set<const void*> asof;
+  std::unordered_map<const void*, Mark> marks;
 };
 Registry& registry() {
   static Registry* r = new Registry;
@@ -45,6 +46,38 @@ bool ContainsWordCaseless(const std::string& text, std::string_view word) {
 }
 
 bool IsWord(const Token& t) { return t.kind == Token::Kind::kIdent || t.kind == Token::Kind::kKeyword; }
+
+// For each clause at `positions`, the node of `type` whose anchor (a
+// position; -1: none) is the nearest before it (`before`) or after it.
+// Throws `error`, at the clause, for one without.
+std::vector<const void*> NodesAt(PgQuery__ParseResult* tree, const ProtobufCMessageDescriptor& type,
+                                 const std::vector<int>& positions, bool before,
+                                 const std::function<int(ProtobufCMessage*)>& anchor, SqlError error,
+                                 const std::string& sql, int loc) {
+  std::vector<const void*> nodes(positions.size(), nullptr);
+  if (positions.empty()) return nodes;
+  std::vector<int> at(positions.size(), -1);
+  ForEachMessage(&tree->base, [&](ProtobufCMessage* m) {
+    if (m->descriptor != &type) return;
+    const int a = anchor(m);
+    if (a < 0) return;
+    for (size_t k = 0; k < positions.size(); k++) {
+      const bool nearer = before ? a < positions[k] && a > at[k] : a > positions[k] && (at[k] < 0 || a < at[k]);
+      if (nearer) at[k] = a, nodes[k] = m;
+    }
+  });
+  for (size_t k = 0; k < nodes.size(); k++)
+    if (!nodes[k]) throw error.WithPosition(CharPosition(sql, loc + positions[k]));
+  return nodes;
+}
+
+bool HasMark(const void* node, Mark mark) {
+  if (annotated_nodes == 0) return false;
+  Registry& r = registry();
+  std::lock_guard lock(r.mu);
+  auto it = r.marks.find(node);
+  return it != r.marks.end() && it->second == mark;
+}
 
 }  // namespace
 
@@ -172,79 +205,42 @@ std::vector<const void*> AnnotateTree(PgQuery__ParseResult* tree, const QueryCla
       throw e;
     }
   }
-  // A process-time clause follows its relation's name: the relation named
-  // last before it.
-  std::vector<const void*> relations(clauses.process_time.size(), nullptr);
-  std::vector<int> relation_at(clauses.process_time.size(), -1);
-  if (!clauses.process_time.empty()) {
-    ForEachMessage(&tree->base, [&](ProtobufCMessage* m) {
-      if (m->descriptor != &pg_query__range_var__descriptor) return;
-      int at = reinterpret_cast<PgQuery__RangeVar*>(m)->location;
-      for (size_t k = 0; k < clauses.process_time.size(); k++)
-        if (at < clauses.process_time[k] && at > relation_at[k]) relation_at[k] = at, relations[k] = m;
-    });
-    for (size_t k = 0; k < relations.size(); k++) {
-      if (relations[k]) continue;
-      SqlError e(sqlstate::kFeatureNotSupported,
-                 "FOR SYSTEM_TIME AS OF PROCTIME() must follow the name of a table or materialized view");
-      e.WithPosition(CharPosition(sql, loc + clauses.process_time[k]));
-      throw e;
-    }
-  }
-  // A CHANGELOG belongs to the CTE named last before it.
-  std::vector<const void*> ctes(clauses.changelog.size(), nullptr);
-  std::vector<int> cte_at(clauses.changelog.size(), -1);
-  if (!clauses.changelog.empty()) {
-    ForEachMessage(&tree->base, [&](ProtobufCMessage* m) {
-      if (m->descriptor != &pg_query__common_table_expr__descriptor) return;
-      int at = reinterpret_cast<PgQuery__CommonTableExpr*>(m)->location;
-      for (size_t k = 0; k < clauses.changelog.size(); k++)
-        if (at < clauses.changelog[k] && at > cte_at[k]) cte_at[k] = at, ctes[k] = m;
-    });
-    for (size_t k = 0; k < ctes.size(); k++) {
-      if (ctes[k]) continue;
-      SqlError e(sqlstate::kSyntaxError, "syntax error at or near \"CHANGELOG\": AS CHANGELOG FROM names a WITH query");
-      e.WithPosition(CharPosition(sql, loc + clauses.changelog[k]));
-      throw e;
-    }
-  }
-  // An ASOF belongs to the join whose right side starts first after it.
-  std::vector<const void*> joins(clauses.asof.size(), nullptr);
-  std::vector<int> join_at(clauses.asof.size(), -1);
-  if (!clauses.asof.empty()) {
-    ForEachMessage(&tree->base, [&](ProtobufCMessage* m) {
-      if (m->descriptor != &pg_query__join_expr__descriptor) return;
-      auto* j = reinterpret_cast<PgQuery__JoinExpr*>(m);
-      int at = j->rarg ? FirstLocation(&j->rarg->base) : -1;
-      for (size_t k = 0; k < clauses.asof.size(); k++)
-        if (at > clauses.asof[k] && (join_at[k] < 0 || at < join_at[k])) join_at[k] = at, joins[k] = m;
-    });
-    for (size_t k = 0; k < joins.size(); k++) {
-      if (joins[k]) continue;
-      SqlError e(sqlstate::kSyntaxError, "syntax error at or near \"ASOF\"");
-      e.WithPosition(CharPosition(sql, loc + clauses.asof[k]));
-      throw e;
-    }
-  }
+  // A process-time clause follows its relation's name, a CHANGELOG its
+  // CTE's; an ASOF precedes its join's right side.
+  std::vector<const void*> relations = NodesAt(
+      tree, pg_query__range_var__descriptor, clauses.process_time, true,
+      [](ProtobufCMessage* m) { return reinterpret_cast<PgQuery__RangeVar*>(m)->location; },
+      SqlError(sqlstate::kFeatureNotSupported,
+               "FOR SYSTEM_TIME AS OF PROCTIME() must follow the name of a table or materialized view"),
+      sql, loc);
+  std::vector<const void*> ctes = NodesAt(
+      tree, pg_query__common_table_expr__descriptor, clauses.changelog, true,
+      [](ProtobufCMessage* m) { return reinterpret_cast<PgQuery__CommonTableExpr*>(m)->location; },
+      SqlError(sqlstate::kSyntaxError, "syntax error at or near \"CHANGELOG\": AS CHANGELOG FROM names a WITH query"),
+      sql, loc);
+  std::vector<const void*> joins = NodesAt(
+      tree, pg_query__join_expr__descriptor, clauses.asof, false,
+      [](ProtobufCMessage* m) {
+        auto* j = reinterpret_cast<PgQuery__JoinExpr*>(m);
+        return j->rarg ? FirstLocation(&j->rarg->base) : -1;
+      },
+      SqlError(sqlstate::kSyntaxError, "syntax error at or near \"ASOF\""), sql, loc);
   std::vector<const void*> nodes;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
-  for (const void* join : joins) {
-    r.asof.insert(join);
-    nodes.push_back(join);
-  }
-  for (const void* cte : ctes) {
-    r.changelog.insert(cte);
-    nodes.push_back(cte);
-  }
   for (const auto& [node, c] : found) {
     r.corresponding[node] = c->clause;
     nodes.push_back(node);
   }
-  for (const void* relation : relations) {
-    r.process_time.insert(relation);
-    nodes.push_back(relation);
-  }
+  auto mark = [&](const std::vector<const void*>& marked, Mark m) {
+    for (const void* node : marked) {
+      r.marks[node] = m;
+      nodes.push_back(node);
+    }
+  };
+  mark(relations, Mark::kProcessTime);
+  mark(ctes, Mark::kChangelog);
+  mark(joins, Mark::kAsOf);
   annotated_nodes += nodes.size();
   return nodes;
 }
@@ -253,8 +249,7 @@ void ForgetAnnotations(const std::vector<const void*>& nodes) {
   if (nodes.empty()) return;
   Registry& r = registry();
   std::lock_guard lock(r.mu);
-  for (const void* node : nodes) r.corresponding.erase(node), r.process_time.erase(node), r.changelog.erase(node),
-                                                r.asof.erase(node);
+  for (const void* node : nodes) r.corresponding.erase(node), r.marks.erase(node);
   annotated_nodes -= nodes.size();
 }
 
@@ -268,24 +263,15 @@ const CorrespondingClause* CorrespondingOf(const PgQuery__SelectStmt* set_operat
 }
 
 bool IsProcessTimeRelation(const PgQuery__RangeVar* relation) {
-  if (annotated_nodes == 0) return false;
-  Registry& r = registry();
-  std::lock_guard lock(r.mu);
-  return r.process_time.count(relation) > 0;
+  return HasMark(relation, Mark::kProcessTime);
 }
 
 bool IsAsOfJoin(const PgQuery__JoinExpr* join) {
-  if (annotated_nodes == 0) return false;
-  Registry& r = registry();
-  std::lock_guard lock(r.mu);
-  return r.asof.count(join) > 0;
+  return HasMark(join, Mark::kAsOf);
 }
 
 bool IsChangelogCte(const PgQuery__CommonTableExpr* cte) {
-  if (annotated_nodes == 0) return false;
-  Registry& r = registry();
-  std::lock_guard lock(r.mu);
-  return r.changelog.count(cte) > 0;
+  return HasMark(cte, Mark::kChangelog);
 }
 
 bool HasAnnotations(ProtobufCMessage* root) {
@@ -294,8 +280,7 @@ bool HasAnnotations(ProtobufCMessage* root) {
   std::lock_guard lock(r.mu);
   bool any = false;
   ForEachMessage(root, [&](ProtobufCMessage* m) { 
-    any = any || r.corresponding.count(m) > 0 || r.process_time.count(m) > 0 || r.changelog.count(m) > 0 ||
-          r.asof.count(m) > 0;
+    any = any || r.corresponding.count(m) > 0 || r.marks.count(m) > 0;
   });
   return any;
 }
