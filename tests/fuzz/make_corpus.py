@@ -88,6 +88,11 @@ OWN_SQL = [
     "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_class WHERE relname = 'z') THEN EXECUTE 'CREATE TABLE z (a int)'; ELSE PERFORM 1 / 0; END IF; END $$",
     "SELECT '{\"a\": [1.0, 2]}'::jsonb = '{\"a\": [1, 2.00]}'::jsonb, '[]'::jsonb < 'null'::jsonb ORDER BY 1",
     "ALTER TABLE k ADD COLUMN z2 int DEFAULT 7, ALTER COLUMN w SET NOT NULL",
+    # RisingWave's in-query clauses (sql/query_clauses.h).
+    "SELECT a, b FROM t UNION ALL CORRESPONDING BY (b, a) SELECT id AS a, v AS b FROM k INTERSECT CORRESPONDING SELECT 1 AS a, 'x' AS b",
+    "CREATE MATERIALIZED VIEW m8 AS SELECT t.a, k.v FROM t LEFT JOIN k FOR SYSTEM_TIME AS OF PROCTIME() AS kk ON t.a = kk.id",
+    "CREATE MATERIALIZED VIEW m9 AS WITH c AS CHANGELOG FROM k SELECT id, changelog_op, _changelog_row_id FROM c",
+    "CREATE MATERIALIZED VIEW m10 AS SELECT t.a, k.w FROM t ASOF LEFT JOIN k ON t.a = k.id AND t.c >= k.w",
 ]
 
 
