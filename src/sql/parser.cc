@@ -1108,6 +1108,11 @@ std::string EditNames(const std::string& statement, const std::vector<NameEdit>&
     if (part.kind != Token::Kind::kIdent && part.kind != Token::Kind::kKeyword)
       throw SqlError(sqlstate::kInternalError, "a name to rename is not a name");
     replacements.push_back({part.start, part.end, QuoteIdent(edit.new_name)});
+    if (!edit.new_schema.empty()) {
+      if (edit.part_from_end != 0) throw SqlError(sqlstate::kInternalError, "a schema to write before a qualifier");
+      const int from = tokens[parts.front()].start, to = part.start;
+      replacements.push_back({from, to, QuoteIdent(edit.new_schema) + "."});
+    }
     if (!edit.keep_output_name.empty() && unnamed_targets.count(edit.location)) {
       int end = tokens[parts.back()].end;
       replacements.push_back({end, end, " AS " + QuoteIdent(edit.keep_output_name)});

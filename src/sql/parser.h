@@ -192,12 +192,15 @@ std::string DeparseQualified(const std::string& query,
 // ColumnRef's or RangeVar's, or any name's first token), its part
 // `part_from_end` (0: the last) replaced by `new_name`, quoted as needed.
 // With `keep_output_name`, a select-list entry that is this name alone
-// gets `AS keep_output_name`: what the query's column was called.
+// gets `AS keep_output_name`: what the query's column was called. With
+// `new_schema`, the parts before the last (none, or schema, or database and
+// schema) become `new_schema` (a relation moved by SET SCHEMA).
 struct NameEdit {
   int location = -1;
   int part_from_end = 0;
   std::string new_name;
   std::string keep_output_name;
+  std::string new_schema;
 };
 // `statement` with the edits made (the rest of its text as written).
 // Throws XX000 when an edit's location starts no name.

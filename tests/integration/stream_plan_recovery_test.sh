@@ -72,13 +72,18 @@ no_failure "after kill -9"
 # definition names it anew).
 q -c "alter materialized view mf2 rename to mf2r" >/dev/null
 check "the renamed view's definition names it" test "$(q -c "select definition from rw_catalog.rw_materialized_views where name = 'mf2r'" | grep -c 'materialized view mf2r as')" = "1"
+# A view over it follows it into another schema.
+q -c "create materialized view mf3 as select count(*) as n from mf2r" -c "create schema other" \
+  -c "alter materialized view mf2r set schema other" >/dev/null
+check "the view over the moved view names it in its schema" test "$(q -c "select definition from rw_catalog.rw_materialized_views where name = 'mf3'" | grep -c 'from other.mf2r')" = "1"
 stop_server
 
 echo "== 4) restart without the switch"
 start_server "$WORK/d" "$WORK/d.log" || { fail "restart without the switch"; finish; }
 write_round 8
 all_same "without the switch again"
-check "the view created under the switch, renamed, still equals its query" same mf2r "$FULL_Q"
+check "the view created under the switch, renamed and moved, still equals its query" same other.mf2r "$FULL_Q"
+check "the view over it still counts its rows" test "$(q -c "select n = (select count(*) from other.mf2r) from mf3")" = t
 no_failure "without the switch again"
 stop_server
 finish

@@ -1642,9 +1642,11 @@ namespace freshet {
 // ALTER TABLE | VIEW | MATERIALIZED VIEW | SEQUENCE name SET SCHEMA s. As
 // PostgreSQL: ALTER TABLE moves any relation, the other forms want their
 // own kind (42809); the same schema changes nothing; 3F000, 42P07, and
-// 0A000 into or out of temporary schemas. Not yet (0A000): a relation
-// that views, jobs or indexes read (their definitions find it by name
-// through their search path), and a table owning sequences (serial and
+// 0A000 into or out of temporary schemas. The views, jobs, sinks and
+// indexes that read the relation name it qualified by its new schema from
+// then on (dependent_definitions.h FollowRename, which refuses with 0A000
+// a definition that cannot follow); a table's indexes move with it, as
+// PostgreSQL's. Not yet (0A000): a table owning sequences (serial and
 // identity columns, whose defaults name the sequence with its schema).
 StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
   Session* session = args.session;
@@ -1683,13 +1685,6 @@ StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
   if (IsConnectorTable(*t) || t->kind == RelationKind::kSink || t->kind == RelationKind::kSource)
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "moving {} \"{}\" to another schema is not supported yet",
                   RelationKindName(t->kind), t->name);
-  for (const TableRef& dep : catalog->Dependents(t->id)) {
-    if (!dep->IsUserVisible()) continue;
-    throw SqlError(sqlstate::kFeatureNotSupported,
-                   fmt::format("cannot move {} {} because {} {} depends on it", RelationKindName(t->kind), t->name,
-                               RelationKindName(dep->kind), dep->name))
-        .WithHint(fmt::format("Drop {} {} first, then create it again.", RelationKindName(dep->kind), dep->name));
-  }
   if (t->kind == RelationKind::kSequence && t->sequence.owned_by_table != 0) {
     TableRef owner = catalog->GetTable(t->sequence.owned_by_table);
     throw SqlError(sqlstate::kFeatureNotSupported, "cannot move an owned sequence into another schema")
@@ -1710,7 +1705,18 @@ StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
   TableCatalog next = *t;
   next.schema_id = target->id;
   if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
+  // Its readers' definitions name it in the new schema; its indexes go along.
+  std::vector<TableCatalog> followers = FollowRename(args, *t, next, -1);
+  for (const TableRef& dep : catalog->Dependents(t->id)) {
+    if (dep->kind != RelationKind::kIndex || dep->schema_id == target->id) continue;
+    auto it = std::find_if(followers.begin(), followers.end(), [&](const TableCatalog& f) { return f.id == dep->id; });
+    if (it == followers.end()) it = followers.insert(followers.end(), *dep);
+    if (catalog->FindTable(target->id, it->name))
+      FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists in schema \"{}\"", it->name, target->name);
+    it->schema_id = target->id;
+  }
   catalog->AlterTable(next);
+  for (const auto& follower : followers) catalog->AlterTable(follower);
   return {tag};
 }
 

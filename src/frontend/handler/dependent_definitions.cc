@@ -53,9 +53,10 @@ Bound BindDefinition(const HandlerArgs& args, Catalog& catalog, const TableCatal
 
 bool IsNameToken(const Token& t) { return t.kind == Token::Kind::kIdent || t.kind == Token::Kind::kKeyword; }
 
-// The edits that make `dep`'s definition follow the rename.
+// The edits that make `dep`'s definition follow the rename (or the move
+// to schema `moved_to`, which its names of the relation then give).
 std::vector<NameEdit> EditsFor(const TableCatalog& dep, const Bound& bound, const TableCatalog& before,
-                               const TableCatalog& after, int column) {
+                               const TableCatalog& after, int column, const std::string& moved_to) {
   std::vector<NameEdit> edits;
   const std::string old_name = column >= 0 ? before.columns[column].name : before.name;
   const std::string new_name = column >= 0 ? after.columns[column].name : after.name;
@@ -65,7 +66,7 @@ std::vector<NameEdit> EditsFor(const TableCatalog& dep, const Bound& bound, cons
     if (column >= 0) {
       if (use.column == column && !use.range_var) edits.push_back({use.location, 0, new_name, old_name});
     } else if (use.range_var) {
-      edits.push_back({use.location, 0, new_name, ""});
+      edits.push_back({use.location, 0, new_name, "", moved_to});
     } else if (use.qualified_by_name) {
       edits.push_back({use.location, 1, new_name, ""});
     }
@@ -78,7 +79,7 @@ std::vector<NameEdit> EditsFor(const TableCatalog& dep, const Bound& bound, cons
   if (stmt.node && stmt.node->node_case == PG_QUERY__NODE__NODE_INDEX_STMT) {
     const PgQuery__RangeVar* rel = stmt.node->index_stmt->relation;
     if (column < 0) {
-      edits.push_back({rel->location, 0, new_name, ""});
+      edits.push_back({rel->location, 0, new_name, "", moved_to});
     } else {
       // A column is a name alone in a list: after ( or , and before
       // neither ( (a function) nor . (a qualified name).
@@ -98,7 +99,7 @@ std::vector<NameEdit> EditsFor(const TableCatalog& dep, const Bound& bound, cons
       std::vector<Token> tokens = Tokenize(dep.definition);
       for (size_t i = 0; i + 1 < tokens.size(); i++)
         if (tokens[i].kind == Token::Kind::kKeyword && tokens[i].text == "from") {
-          edits.push_back({tokens[i + 1].start, 0, new_name, ""});
+          edits.push_back({tokens[i + 1].start, 0, new_name, "", moved_to});
           break;
         }
     }
@@ -107,7 +108,7 @@ std::vector<NameEdit> EditsFor(const TableCatalog& dep, const Bound& bound, cons
 }
 
 SqlError CannotFollow(const std::string& what, const TableCatalog& dep, const std::string& why) {
-  return SqlError(sqlstate::kFeatureNotSupported, fmt::format("cannot rename {} because {} {} depends on it", what,
+  return SqlError(sqlstate::kFeatureNotSupported, fmt::format("cannot {} because {} {} depends on it", what,
                                                               RelationKindName(dep.kind), dep.name))
       .WithDetail(fmt::format("Its definition could not follow: {}.", why))
       .WithHint(fmt::format("Drop {} {} first, then create it again.", RelationKindName(dep.kind), dep.name));
@@ -146,9 +147,14 @@ std::vector<TableRef> ViewsReadingColumn(const HandlerArgs& args, ObjectId table
 std::vector<TableCatalog> FollowRename(const HandlerArgs& args, const TableCatalog& before, const TableCatalog& after,
                                        int column) {
   Catalog* catalog = args.session->DdlCatalog();
-  const std::string what = column >= 0 ? fmt::format("column {} of {} {}", before.columns[column].name,
-                                                     RelationKindName(before.kind), before.name)
-                                       : fmt::format("{} {}", RelationKindName(before.kind), before.name);
+  std::string moved_to;
+  if (before.schema_id != after.schema_id)
+    if (auto schema = catalog->GetSchema(after.schema_id)) moved_to = schema->name;
+  const std::string what =
+      column >= 0       ? fmt::format("rename column {} of {} {}", before.columns[column].name,
+                                      RelationKindName(before.kind), before.name)
+      : moved_to.empty() ? fmt::format("rename {} {}", RelationKindName(before.kind), before.name)
+                         : fmt::format("move {} {} to schema {}", RelationKindName(before.kind), before.name, moved_to);
   struct Follower {
     TableRef was;
     TableCatalog now;
@@ -161,7 +167,7 @@ std::vector<TableCatalog> FollowRename(const HandlerArgs& args, const TableCatal
     Follower f{dep, *dep, {}, false};
     try {
       f.bound = BindDefinition(args, *catalog, *dep);
-      f.now.definition = EditNames(dep->definition, EditsFor(*dep, f.bound, before, after, column));
+      f.now.definition = EditNames(dep->definition, EditsFor(*dep, f.bound, before, after, column, moved_to));
     } catch (const SqlError& e) {
       throw CannotFollow(what, *dep, e.what());
     }

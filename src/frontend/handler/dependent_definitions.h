@@ -40,7 +40,8 @@ std::vector<TableRef> ViewsReadingColumn(const HandlerArgs& args, ObjectId table
 
 // The dependents of `before` (views, materialized views, sinks, indexes)
 // with their definitions rewritten for the rename that makes it `after`:
-// of its column `column`, or of the relation itself when `column` is -1.
+// of its column `column`, or of the relation itself when `column` is -1
+// (its name, or its schema: they then name it qualified by the new one).
 // Dependents whose definitions do not change are not returned (but still
 // checked). Throws 0A000 when one cannot follow.
 std::vector<TableCatalog> FollowRename(const HandlerArgs& args, const TableCatalog& before, const TableCatalog& after,
