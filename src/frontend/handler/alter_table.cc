@@ -1646,8 +1646,9 @@ namespace freshet {
 // indexes that read the relation name it qualified by its new schema from
 // then on (dependent_definitions.h FollowRename, which refuses with 0A000
 // a definition that cannot follow); a table's indexes move with it, as
-// PostgreSQL's. Not yet (0A000): a table owning sequences (serial and
-// identity columns, whose defaults name the sequence with its schema).
+// PostgreSQL's, and so do the sequences it owns (serial and identity
+// columns; its defaults then name them in the new schema). Not yet (0A000):
+// a sequence another table's default names.
 StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
   Session* session = args.session;
   const PgQuery__AlterObjectSchemaStmt* a = args.stmt.node->alter_object_schema_stmt;
@@ -1698,12 +1699,36 @@ StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
                         "moving sequence \"{}\" to another schema is not supported yet: the default of column \"{}\" "
                         "of table \"{}\" names it",
                         t->name, col.name, q->name);
-  for (const TableRef& q : catalog->ListTables(t->database_id))
-    if (q->kind == RelationKind::kSequence && q->sequence.owned_by_table == t->id)
-      FRESHET_THROW(sqlstate::kFeatureNotSupported,
-                    "moving table \"{}\" to another schema is not supported yet: it owns sequence \"{}\"", t->name, q->name);
+  // A table's own sequences (serial and identity columns) move with it, as
+  // PostgreSQL's, and its defaults name them in the new schema.
+  std::vector<TableCatalog> sequences;
+  for (const TableRef& q : catalog->ListTables(t->database_id)) {
+    if (q->kind != RelationKind::kSequence || q->sequence.owned_by_table != t->id) continue;
+    if (catalog->FindTable(target->id, q->name))
+      FRESHET_THROW(sqlstate::kDuplicateTable, "relation \"{}\" already exists in schema \"{}\"", q->name, target->name);
+    for (const TableRef& other : catalog->ListTables(t->database_id))
+      for (const ColumnCatalog& col : other->columns)
+        if (other->id != t->id && col.default_expr.find(q->name) != std::string::npos)
+          FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                        "moving table \"{}\" to another schema is not supported yet: the default of column \"{}\" of "
+                        "table \"{}\" names its sequence \"{}\"",
+                        t->name, col.name, other->name, q->name);
+    sequences.push_back(*q);
+    sequences.back().schema_id = target->id;
+  }
   TableCatalog next = *t;
   next.schema_id = target->id;
+  for (ColumnCatalog& col : next.columns) {
+    if (col.default_expr.empty() || sequences.empty()) continue;
+    col.default_expr = RewriteRegclassLiterals(col.default_expr, [&](const std::string& written) {
+      // The name as the default gives it: schema-qualified (as serial's) or not.
+      std::vector<Token> parts = Tokenize(written);
+      const std::string name = parts.empty() ? written : parts.back().text;
+      for (const TableCatalog& q : sequences)
+        if (q.name == name) return QuoteIdent(target->name) + "." + QuoteIdent(q.name);
+      return written;
+    });
+  }
   if (t->kind == RelationKind::kTable) next.definition = NormalizedCreateTable(next);
   // Its readers' definitions name it in the new schema; its indexes go along.
   std::vector<TableCatalog> followers = FollowRename(args, *t, next, -1);
@@ -1716,6 +1741,7 @@ StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
     it->schema_id = target->id;
   }
   catalog->AlterTable(next);
+  for (const auto& sequence : sequences) catalog->AlterTable(sequence);
   for (const auto& follower : followers) catalog->AlterTable(follower);
   return {tag};
 }
