@@ -433,6 +433,8 @@ std::optional<Pulled> PullDistinct(PlanPtr node, const PlanNode& outer) {
   return out;
 }
 
+bool PinsUniqueKey(const PlanNode& plan, const std::vector<ExprPtr>& conditions);
+
 std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& outer) {
   if (!j->left_keys.empty()) return std::nullopt;  // unnesting runs before the optimizer sets keys
   if (j->asof) return std::nullopt;
@@ -520,11 +522,14 @@ std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer) {
     case PlanNode::Kind::kSort:  // order does not matter to a subquery without LIMIT
       return Pull(std::move(node->children()[0]), outer);
     case PlanNode::Kind::kLimit: {
-      // LIMIT n >= 1 over one row per outer row changes nothing.
+      // LIMIT n >= 1 over at most one row per outer row changes nothing:
+      // an aggregation's, or a lookup whose correlation pins a unique key
+      // (an SQL function's body `SELECT v FROM t WHERE k = $1`, inlined as
+      // its first row).
       auto* l = static_cast<LimitNode*>(node.get());
       if (l->limit_value || l->offset_value || l->with_ties || l->offset != 0 || l->limit == 0) return std::nullopt;
       std::optional<Pulled> in = Pull(std::move(l->children()[0]), outer);
-      if (!in || !in->one_row_per_outer) return std::nullopt;
+      if (!in || !(in->one_row_per_outer || PinsUniqueKey(*in->plan, in->conditions))) return std::nullopt;
       return in;
     }
     case PlanNode::Kind::kAggregate:
