@@ -348,6 +348,8 @@ PlanPtr ClonePlan(const PlanNode& node) {
       out = std::make_unique<ProjectSetNode>(child(0), CloneAll(static_cast<const ProjectSetNode&>(node).exprs), node.schema());
       static_cast<ProjectSetNode&>(*out).ordinality = static_cast<const ProjectSetNode&>(node).ordinality;
       static_cast<ProjectSetNode&>(*out).outer = static_cast<const ProjectSetNode&>(node).outer;
+      static_cast<ProjectSetNode&>(*out).outer_condition =
+          CloneOrNull(static_cast<const ProjectSetNode&>(node).outer_condition);
       break;
     case PlanNode::Kind::kAggregate: {
       const auto& n = static_cast<const AggregateNode&>(node);

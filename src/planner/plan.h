@@ -174,9 +174,11 @@ class ProjectSetNode : public PlanNode {
   // before it): a last schema column, after the exprs' ones, numbering each
   // input row's generated rows from 1.
   bool ordinality = false;
-  // Stream plans only (LEFT JOIN LATERAL of such a function ON true): an
-  // input row whose functions give no row gives one, their columns NULL.
+  // Stream plans only (LEFT JOIN LATERAL of such a function): an input row
+  // whose functions give no row (none that passes `outer_condition`, over
+  // this node's columns, when there is one) gives one, their columns NULL.
   bool outer = false;
+  ExprPtr outer_condition;
 };
 
 struct SortKey {

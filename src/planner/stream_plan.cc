@@ -226,7 +226,8 @@ std::string StreamValuesNode::Describe() const {
 std::string StreamProjectSetNode::Describe() const {
   std::vector<std::string> parts;
   for (const auto& e : exprs) parts.push_back(e->ToString());
-  return fmt::format("StreamProjectSet {{ exprs: [{}]{} }}", fmt::join(parts, ", "), outer ? ", outer" : "");
+  return fmt::format("StreamProjectSet {{ exprs: [{}]{}{} }}", fmt::join(parts, ", "), outer ? ", outer" : "",
+                     condition ? ", condition: " + condition->ToString() : "");
 }
 
 std::string StreamProjectNode::Describe() const {

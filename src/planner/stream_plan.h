@@ -156,8 +156,10 @@ class StreamProjectSetNode : public StreamNode {
   std::string Describe() const override;
   std::vector<ExprPtr> exprs;
   // An input row whose functions give no row gives one, their columns NULL
-  // (LEFT JOIN LATERAL of a function ON true).
+  // (LEFT JOIN LATERAL of a function); with `condition` (over the
+  // expressions' columns), only the generated rows that pass it count.
   bool outer = false;
+  ExprPtr condition;
 };
 
 // Each change of the input as an inserted row (plan.h ChangelogNode): its

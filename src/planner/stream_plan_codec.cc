@@ -420,6 +420,7 @@ json NodeToJson(const StreamNode& n) {
       for (const auto& e : static_cast<const StreamProjectSetNode&>(n).exprs) exprs.push_back(ExprToJson(*e));
       j["exprs"] = std::move(exprs);
       if (static_cast<const StreamProjectSetNode&>(n).outer) j["outer"] = true;
+      if (const auto& c = static_cast<const StreamProjectSetNode&>(n).condition) j["condition"] = ExprToJson(*c);
       break;
     }
     case StreamNode::Kind::kOverWindow: {
@@ -588,6 +589,7 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       std::vector<PlanColumn> columns(schema.begin(), schema.end() - 1);  // the node adds the row number
       auto set = std::make_unique<StreamProjectSetNode>(input(0), std::move(exprs), std::move(columns));
       set->outer = j.value("outer", false);
+      if (j.contains("condition")) set->condition = ExprFromJson(j.at("condition"));
       n = std::move(set);
       break;
     }

@@ -88,14 +88,15 @@ bool OntoLeftRow(ExprPtr& e) {
 // the function [+ its ordinality])), the record's fields taken apart; null
 // when it is not one (LEFT JOIN, a subquery).
 PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
-  // A LEFT JOIN only ON true: a row whose function gives none gives one,
-  // the function's columns NULL (an outer ProjectSet).
+  // A LEFT JOIN: a row whose function gives none (none that passes the ON
+  // condition) gives one, the function's columns NULL (an outer ProjectSet).
   bool on_true = !j.condition;
   if (j.condition && j.condition->IsConstant()) {
     const Value& v = static_cast<const ConstantExpr&>(*j.condition).value();
     on_true = v.type().id == TypeId::kBoolean && !v.is_null() && v.bool_value();
   }
-  if (j.type != JoinType::kInner && !(j.type == JoinType::kLeft && on_true)) return nullptr;
+  if (j.type != JoinType::kInner && j.type != JoinType::kLeft) return nullptr;
+  if (j.type == JoinType::kLeft && !on_true && ContainsSubquery(*j.condition)) return nullptr;
   const PlanNode* right = j.child(1);
   const ProjectNode* renamed = nullptr;
   if (right->kind() == PlanNode::Kind::kProject) {
@@ -146,6 +147,20 @@ PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
       row.push_back(function_columns[size_t(static_cast<const ColumnRefExpr&>(*e).index())]->Clone());
   } else {
     for (auto& c : function_columns) row.push_back(std::move(c));
+  }
+  if (j.type == JoinType::kLeft && !on_true) {
+    // The ON condition over the ProjectSet's columns (the join row's, as `row` makes them).
+    ExprPtr condition = j.condition->Clone();
+    std::function<void(ExprPtr&)> onto_set = [&](ExprPtr& e) {
+      if (e->kind() == Expression::Kind::kColumnRef && !dynamic_cast<const OuterRefExpr*>(e.get())) {
+        e = row[size_t(static_cast<const ColumnRefExpr&>(*e).index())]->Clone();
+        return;
+      }
+      for (auto& c : e->children())
+        if (c) onto_set(c);
+    };
+    onto_set(condition);
+    static_cast<ProjectSetNode&>(*set).outer_condition = std::move(condition);
   }
   PlanPtr out = std::make_unique<ProjectNode>(std::move(set), std::move(row), j.schema());
   if (j.condition && j.type == JoinType::kInner) out = std::make_unique<FilterNode>(std::move(out), j.condition->Clone());
@@ -276,6 +291,10 @@ class StreamPlanner {
         const size_t shown = p->exprs.size();
         auto set = std::make_unique<StreamProjectSetNode>(std::move(input), std::move(exprs), std::move(schema));
         set->outer = p->outer;
+        if (p->outer_condition) {
+          CheckStreamable(*p->outer_condition);
+          set->condition = p->outer_condition->Clone();
+        }
         if (!p->ordinality) return set;
         // WITH ORDINALITY: the generated row's number among its input row's
         // (_projected_row_id, from 0) plus one, after the exprs' columns;
@@ -318,7 +337,7 @@ class StreamPlanner {
           if (right->kind() == PlanNode::Kind::kProject) right = right->child();
           if (right->kind() != PlanNode::Kind::kTableFunction) Unsupported("a LATERAL subquery");
           if (j->type != JoinType::kInner)
-            Unsupported("LEFT JOIN LATERAL other than of a function ON true without WITH ORDINALITY");
+            Unsupported("LEFT JOIN LATERAL of a function WITH ORDINALITY, or with a subquery in its ON condition,");
           Unsupported("LATERAL");
         }
         rewritten_.push_back(std::move(set));

@@ -173,7 +173,8 @@ class JobBuilder {
         auto* p = static_cast<const StreamProjectSetNode*>(n);
         std::vector<ExprPtr> exprs;
         for (const auto& e : p->exprs) exprs.push_back(e->Clone());
-        return std::make_unique<ProjectSetOperator>(std::move(exprs), req_.eval, p->outer);
+        return std::make_unique<ProjectSetOperator>(std::move(exprs), req_.eval, p->outer,
+                                                    p->condition ? p->condition->Clone() : nullptr);
       }
       case StreamNode::Kind::kOverWindow: {
         auto* o = static_cast<const StreamOverWindowNode*>(n);

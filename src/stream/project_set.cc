@@ -8,11 +8,27 @@
 
 namespace freshet {
 
-ProjectSetOperator::ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval, bool outer)
-    : exprs_(std::move(exprs)), eval_(std::move(eval)), outer_(outer) {
+ProjectSetOperator::ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval, bool outer, ExprPtr condition)
+    : exprs_(std::move(exprs)), eval_(std::move(eval)), outer_(outer), condition_(std::move(condition)) {
   for (const auto& e : exprs_) out_types_.push_back(e->type());
   out_types_.push_back(DataType::Int64());
   out_ = DataChunk(out_types_);
+  staged_ = DataChunk(out_types_);
+}
+
+void ProjectSetOperator::Drain(Op op, bool* any_passed) {
+  const size_t n = staged_.num_rows();
+  if (n == 0) return;
+  staged_.set_cardinality(n);
+  std::vector<uint8_t> keep = ToMask(EvalRowTolerant(*condition_, staged_, eval_));
+  for (size_t i = 0; i < n; i++) {
+    if (!keep[i]) continue;
+    *any_passed = true;
+    out_.AppendRowFrom(staged_, i);
+    ops_.push_back(op);
+    if (ops_.size() >= kChunkSize) Flush();
+  }
+  staged_ = DataChunk(out_types_);
 }
 
 void ProjectSetOperator::Flush() {
@@ -46,6 +62,7 @@ void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
       bool done = true;
     };
     std::vector<Running> fns(exprs_.size());
+    bool passed = false;  // with a condition: a generated row passed it
     for (size_t e = 0; e < exprs_.size(); e++) {
       if (exprs_[e]->kind() != Expression::Kind::kSetFunction) continue;
       const auto& fn = static_cast<const SetFunctionExpr&>(*exprs_[e]);
@@ -75,18 +92,37 @@ void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
         any |= !f.done;
       }
       // Outer: a row without any gives one, the functions' columns NULL
-      // (every function is done, so the loop below appends NULLs).
-      if (!any && !(outer_ && number == 0)) break;
+      // (every function is done, so the loop below appends NULLs). With a
+      // condition, that row comes once none of the generated ones passed.
+      if (!any && !(outer_ && number == 0 && !condition_)) break;
+      DataChunk& into = condition_ ? staged_ : out_;
       for (size_t e = 0; e < exprs_.size(); e++) {
-        Vector& col = out_.column(e);
+        Vector& col = into.column(e);
         if (exprs_[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
         else if (fns[e].done) col.AppendNull();
         else col.AppendFrom(fns[e].chunk.column(0), fns[e].pos++);
       }
-      out_.column(exprs_.size()).AppendInt(number);
-      ops_.push_back(op);
-      if (ops_.size() >= kChunkSize) Flush();
+      into.column(exprs_.size()).AppendInt(number);
+      if (condition_) {
+        if (staged_.num_rows() >= kChunkSize) Drain(op, &passed);
+      } else {
+        ops_.push_back(op);
+        if (ops_.size() >= kChunkSize) Flush();
+      }
       if (!any) break;  // the outer row
+    }
+    if (condition_) {
+      Drain(op, &passed);
+      if (outer_ && !passed) {
+        for (size_t e = 0; e < exprs_.size(); e++) {
+          Vector& col = out_.column(e);
+          if (exprs_[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
+          else col.AppendNull();
+        }
+        out_.column(exprs_.size()).AppendInt(0);
+        ops_.push_back(op);
+        if (ops_.size() >= kChunkSize) Flush();
+      }
     }
   }
   Flush();

@@ -16,17 +16,23 @@ namespace freshet {
 class ProjectSetOperator : public StreamOperator {
  public:
   // `outer`: an input row whose functions give no row gives one, their
-  // columns NULL (LEFT JOIN LATERAL of a function ON true).
-  ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval, bool outer = false);
+  // columns NULL (LEFT JOIN LATERAL of a function). `condition` (over the
+  // output columns; LEFT JOIN LATERAL ... ON it): only the generated rows
+  // that pass it are emitted, and count for `outer`.
+  ProjectSetOperator(std::vector<ExprPtr> exprs, EvalContext eval, bool outer = false, ExprPtr condition = nullptr);
   std::string Name() const override { return "ProjectSet"; }
   void OnChunk(int input, StreamChunk chunk) override;
 
  private:
   void Flush();
+  // Moves the staged rows that pass the condition to the output.
+  void Drain(Op op, bool* any_passed);
 
   std::vector<ExprPtr> exprs_;
   EvalContext eval_;
   bool outer_;
+  ExprPtr condition_;
+  DataChunk staged_;  // with a condition: an input row's generated rows, to be checked
   std::vector<DataType> out_types_;
   DataChunk out_;
   std::vector<Op> ops_;
