@@ -1,5 +1,7 @@
 #include "stream/asof_join.h"
 
+#include <optional>
+
 #include "common/encoding.h"
 #include "common/error.h"
 #include "storage/state_table.h"
@@ -167,7 +169,7 @@ void AsOfJoinOperator::OnRightRow(bool insert, const DataChunk& data, size_t row
   }
   struct Affected {
     const std::string* left_cells;
-    const std::string* right_key_value;
+    const std::string* left_value;  // encoded
     std::optional<std::string> before;  // the nearest right row's cells
     std::optional<RowKey> before_key;
   };
@@ -189,7 +191,7 @@ void AsOfJoinOperator::OnRightRow(bool insert, const DataChunk& data, size_t row
     tables_[1]->Delete(storage_key);
   }
   for (const Affected& a : affected) {
-    auto nearest = Nearest(b, *a.right_key_value, *a.left_cells);
+    auto nearest = Nearest(b, *a.left_value, *a.left_cells);
     const bool now = nearest != right.end();
     if (now == a.before_key.has_value() && (!now || nearest->first == *a.before_key)) continue;
     if (a.before) EmitRow(Op::kDelete, *a.left_cells, &*a.before);
