@@ -1212,11 +1212,17 @@ class StreamPlanner {
       StreamAggCall c;
       c.sig = src.sig;
       c.distinct = src.distinct;
-      if (src.distinct && !(src.sig.kind == AggKind::kCount || src.sig.kind == AggKind::kSum ||
-                            src.sig.kind == AggKind::kAvg || src.sig.kind == AggKind::kMin ||
-                            src.sig.kind == AggKind::kMax))
-        Unsupported("DISTINCT in this aggregate");
-      if (src.sig.kind == AggKind::kMin || src.sig.kind == AggKind::kMax) c.distinct = false;
+      // DISTINCT: nothing to those that ignore duplicates; the folds that
+      // retract exactly see each distinct value once (HashAgg's kDistinct
+      // mode, over the first argument); the others are not planned yet.
+      const AggKind kind = src.sig.kind;
+      const bool idempotent = kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kBoolAnd ||
+                              kind == AggKind::kBoolOr || kind == AggKind::kBitAnd || kind == AggKind::kBitOr;
+      const bool folds = kind == AggKind::kCount || kind == AggKind::kSum || kind == AggKind::kAvg ||
+                         kind == AggKind::kStddevSamp || kind == AggKind::kStddevPop || kind == AggKind::kVarSamp ||
+                         kind == AggKind::kVarPop || kind == AggKind::kBitXor;
+      if (src.distinct && !idempotent && !folds) Unsupported("DISTINCT in this aggregate");
+      if (idempotent) c.distinct = false;
       for (const auto& arg : src.args) c.args.push_back(add(arg, fmt::format("_arg{}", exprs.size())));
       if (src.filter) c.filter = add(src.filter, fmt::format("_filter{}", i));
       for (const auto& k : src.order_by)
