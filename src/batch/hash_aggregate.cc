@@ -85,7 +85,7 @@ class HashAggregateExecutor : public Executor {
       for (size_t a = 0; a < aggs_.size(); a++) Update(a, in, groups);
     }
     for (size_t a = 0; a < aggs_.size(); a++)
-      if (!node_.aggs[a].order_by.empty()) ReplayOrdered(a);
+      if (Ordered(node_.aggs[a])) ReplayOrdered(a);
     results_.clear();
     for (size_t a = 0; a < aggs_.size(); a++) {
       Vector v(node_.aggs[a].sig.return_type);
@@ -123,7 +123,7 @@ class HashAggregateExecutor : public Executor {
         keep[r] = distinct_seen_[a].insert(key).second;
       }
     }
-    if (!call.order_by.empty()) {
+    if (Ordered(call)) {
       // Fed later, in ORDER BY order (see ReplayOrdered).
       BufferOrdered(a, in, groups, args, keep);
       return;
@@ -153,6 +153,14 @@ class HashAggregateExecutor : public Executor {
     std::vector<std::string> keys;
   };
 
+  // Fed in an order: by ORDER BY, or string_agg/array_agg(DISTINCT ...)
+  // without one by their arguments, as PostgreSQL sorts a DISTINCT
+  // aggregate's input.
+  static bool Ordered(const AggregateCall& call) {
+    return !call.order_by.empty() || (call.distinct && (call.sig.kind == AggKind::kStringAgg ||
+                                                        call.sig.kind == AggKind::kArrayAgg));
+  }
+
   void BufferOrdered(size_t a, const DataChunk& in, const std::vector<uint32_t>& groups,
                      const std::vector<Vector>& args, const std::vector<uint8_t>& keep) {
     const AggregateCall& call = node_.aggs[a];
@@ -170,6 +178,8 @@ class HashAggregateExecutor : public Executor {
       key.clear();
       for (size_t k = 0; k < keys.size(); k++)
         EncodeOrderKeyFromVector(keys[k], r, call.order_by[k].descending, call.order_by[k].nulls_first, &key);
+      if (call.order_by.empty())  // DISTINCT: by the arguments, ascending
+        for (const auto& v : args) EncodeOrderKeyFromVector(v, r, false, false, &key);
       buf.keys.push_back(key);
       buf.groups.push_back(groups[r]);
       for (size_t c = 0; c < args.size(); c++) buf.args.column(c).AppendFrom(args[c], r);

@@ -464,7 +464,14 @@ class StreamPlanner {
       InternalTableSpec in;
       in.kind = "aggcall";
       for (size_t i = 0; i < g; i++) in.columns.push_back({in_schema[keys[i]].name, in_schema[keys[i]].type});
-      if (c.distinct) {
+      const bool listing = c.sig.kind == AggKind::kStringAgg || c.sig.kind == AggKind::kArrayAgg;
+      if (c.distinct && listing) {
+        // Each distinct argument tuple, after its ORDER BY values, counted.
+        for (const auto& k : c.order_by) in.columns.push_back({in_schema[k.column].name, in_schema[k.column].type});
+        for (int a : c.args) in.columns.push_back({in_schema[a].name, in_schema[a].type});
+        for (size_t i = 0; i < in.columns.size(); i++) in.pk.push_back(int(i));
+        in.columns.push_back({"_count", DataType::Int64()});
+      } else if (c.distinct) {
         in.columns.push_back({"value", in_schema[c.args[0]].type});
         in.columns.push_back({"_count", DataType::Int64()});
         for (size_t i = 0; i <= g; i++) in.pk.push_back(int(i));
@@ -1214,13 +1221,16 @@ class StreamPlanner {
       c.distinct = src.distinct;
       // DISTINCT: nothing to those that ignore duplicates; the folds that
       // retract exactly see each distinct value once (HashAgg's kDistinct
-      // mode, over the first argument); the others are not planned yet.
+      // mode, over the first argument), string_agg/array_agg keep each
+      // distinct argument tuple once (kDistinctInputs); the others are not
+      // planned yet.
       const AggKind kind = src.sig.kind;
       const bool idempotent = kind == AggKind::kMin || kind == AggKind::kMax || kind == AggKind::kBoolAnd ||
                               kind == AggKind::kBoolOr || kind == AggKind::kBitAnd || kind == AggKind::kBitOr;
       const bool folds = kind == AggKind::kCount || kind == AggKind::kSum || kind == AggKind::kAvg ||
                          kind == AggKind::kStddevSamp || kind == AggKind::kStddevPop || kind == AggKind::kVarSamp ||
-                         kind == AggKind::kVarPop || kind == AggKind::kBitXor;
+                         kind == AggKind::kVarPop || kind == AggKind::kBitXor || kind == AggKind::kStringAgg ||
+                         kind == AggKind::kArrayAgg;
       if (src.distinct && !idempotent && !folds) Unsupported("DISTINCT in this aggregate");
       if (idempotent) c.distinct = false;
       for (const auto& arg : src.args) c.args.push_back(add(arg, fmt::format("_arg{}", exprs.size())));

@@ -27,10 +27,13 @@ HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<Stream
       distinct_append_only_(input_append_only && calls_.empty() && !group_keys_.empty()) {
   for (const auto& c : calls_) {
     auto fn = CreateAggregate(c.sig, c.append_only);
-    if (c.distinct) modes_.push_back(CallMode::kDistinct);
+    const bool listing = c.sig.kind == AggKind::kStringAgg || c.sig.kind == AggKind::kArrayAgg;
+    if (c.distinct && listing) modes_.push_back(CallMode::kDistinctInputs);
+    else if (c.distinct) modes_.push_back(CallMode::kDistinct);
     else if (fn->StateTypes().empty()) modes_.push_back(KeepsOnlyValue(c.sig.kind) ? CallMode::kExtreme : CallMode::kInputs);
     else modes_.push_back(CallMode::kValue);
-    bool keeps_inputs = modes_.back() == CallMode::kInputs || modes_.back() == CallMode::kExtreme;
+    bool keeps_inputs = modes_.back() == CallMode::kInputs || modes_.back() == CallMode::kExtreme ||
+                        modes_.back() == CallMode::kDistinctInputs;
     fns_.push_back(keeps_inputs ? nullptr : std::move(fn));
   }
   for (size_t k = 0; k < group_keys_.size() && window_column >= 0; k++)
@@ -173,6 +176,11 @@ void HashAggOperator::LoadGroup(uint32_t g) {
       std::string mkey(it.key().substr(prefix.size()));
       if (modes_[i] == CallMode::kDistinct) {
         grp.distinct[i][mkey] = {row[gk], row[gk + 1].int_value()};
+      } else if (modes_[i] == CallMode::kDistinctInputs) {
+        // Group keys, ORDER BY values, arguments, multiplicity.
+        size_t nargs = calls_[i].args.size();
+        grp.inputs[i][mkey] = Row(row.end() - 1 - nargs, row.end() - 1);
+        grp.distinct[i][mkey] = {Value(), row.back().int_value()};
       } else {
         size_t nargs = calls_[i].args.size();
         grp.inputs[i][mkey] = Row(row.end() - nargs, row.end());
@@ -281,6 +289,45 @@ void HashAggOperator::OnChunk(int, StreamChunk chunk) {
         Vector fed(arg0.type());
         for (const Value& v : fed_values) fed.Append(v);
         fns_[i]->Update(fed_groups.data(), {&fed}, fed_signs.data(), fed_values.size(), eval_);
+      }
+      continue;
+    }
+    if (modes_[i] == CallMode::kDistinctInputs) {
+      // Keyed by the ORDER BY values, then the arguments: equal argument
+      // tuples are one entry, counted; ordered as PostgreSQL sorts a
+      // DISTINCT aggregate's input.
+      const bool skip_null = call.sig.kind != AggKind::kArrayAgg;
+      for (size_t r = 0; r < n; r++) {
+        if (!keep[r] || (skip_null && arg0.IsNull(r))) continue;
+        Group& grp = groups_[gids[r]];
+        std::string mkey;
+        Row row = grp.keys;
+        for (const auto& k : call.order_by) {
+          EncodeOrderKeyFromVector(data.column(k.column), r, k.descending, k.nulls_first, &mkey);
+          row.push_back(data.column(k.column).GetValue(r));
+        }
+        Row args;
+        for (int a : call.args) {
+          EncodeKeyFromVector(data.column(a), r, &mkey);
+          args.push_back(data.column(a).GetValue(r));
+          row.push_back(args.back());
+        }
+        auto& entry = grp.distinct[i][mkey];
+        const int64_t before = entry.second;
+        if (input_append_only_ && before > 0) continue;  // a duplicate: nothing to save
+        entry.second += signs[r];
+        std::string skey = call_tables_[i]->KeyIn(grp.vnode, grp.key + mkey);
+        if (entry.second == 0) {
+          grp.distinct[i].erase(mkey);
+          grp.inputs[i].erase(mkey);
+          call_tables_[i]->Delete(std::move(skey));
+          continue;
+        }
+        if (before == 0) grp.inputs[i][mkey] = std::move(args);
+        row.push_back(Value::Int64(entry.second));
+        std::string v;
+        EncodeRowValues(row, &v);
+        call_tables_[i]->Put(std::move(skey), std::move(v));
       }
       continue;
     }

@@ -62,8 +62,10 @@ class HashAggOperator : public StreamOperator {
 
  private:
   // kExtreme: min/max/bool_and/bool_or with retractions (their most
-  // extreme inputs cached); kInputs: string_agg/array_agg (all inputs).
-  enum class CallMode { kValue, kDistinct, kInputs, kExtreme };
+  // extreme inputs cached); kInputs: string_agg/array_agg (all inputs);
+  // kDistinctInputs: string_agg/array_agg(DISTINCT ...): each distinct
+  // argument tuple once in the inputs, with its multiplicity in `distinct`.
+  enum class CallMode { kValue, kDistinct, kInputs, kExtreme, kDistinctInputs };
   struct Group {
     Row keys;
     std::string key;   // memcomparable group key
