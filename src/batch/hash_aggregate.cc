@@ -157,8 +157,7 @@ class HashAggregateExecutor : public Executor {
   // without one by their arguments, as PostgreSQL sorts a DISTINCT
   // aggregate's input.
   static bool Ordered(const AggregateCall& call) {
-    return !call.order_by.empty() || (call.distinct && (call.sig.kind == AggKind::kStringAgg ||
-                                                        call.sig.kind == AggKind::kArrayAgg));
+    return !call.order_by.empty() || (call.distinct && AggregateListsInputs(call.sig.kind));
   }
 
   void BufferOrdered(size_t a, const DataChunk& in, const std::vector<uint32_t>& groups,

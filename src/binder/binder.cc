@@ -452,14 +452,6 @@ PlanPtr Binder::BindSetOperation(const PgQuery__SelectStmt* stmt, Scope* outer) 
 // its equalities are the join's keys (none: one group).
 void Binder::SetAsOfComparison(JoinNode* join) {
   const int left_width = static_cast<int>(join->child(0)->schema().size());
-  auto side = [&](const Expression& e) {  // 0 left, 1 right, -1 both or none
-    std::vector<int> cols;
-    CollectColumns(e, &cols);
-    if (cols.empty()) return -1;
-    bool left = std::all_of(cols.begin(), cols.end(), [&](int c) { return c < left_width; });
-    bool right = std::all_of(cols.begin(), cols.end(), [&](int c) { return c >= left_width; });
-    return left ? 0 : right ? 1 : -1;
-  };
   std::vector<ExprPtr> conjuncts;
   if (join->condition) SplitConjuncts(join->condition->Clone(), &conjuncts);
   int found = 0;
@@ -467,11 +459,12 @@ void Binder::SetAsOfComparison(JoinNode* join) {
     if (c->kind() != Expression::Kind::kFunction || c->children().size() != 2) continue;
     std::string op = static_cast<const FunctionExpr&>(*c).function()->name;
     if (op != "<" && op != "<=" && op != ">" && op != ">=") continue;
-    int a = side(*c->children()[0]), b = side(*c->children()[1]);
-    if (a < 0 || b < 0 || a == b) continue;
+    const JoinSide a = SideOf(*c->children()[0], left_width), b = SideOf(*c->children()[1], left_width);
+    const bool in_order = a == JoinSide::kLeft && b == JoinSide::kRight;
+    if (!in_order && !(a == JoinSide::kRight && b == JoinSide::kLeft)) continue;
     found++;
     // As written left OP right.
-    const bool mirrored = a == 1;
+    const bool mirrored = !in_order;
     ExprPtr l = c->children()[mirrored ? 1 : 0]->Clone(), r = c->children()[mirrored ? 0 : 1]->Clone();
     ShiftColumns(r.get(), -left_width);
     const bool greater = op[0] == '>';

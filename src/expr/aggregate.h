@@ -34,6 +34,9 @@ enum class AggKind {
 };
 // The function's name ("count" for count(*)).
 const char* AggregateName(AggKind kind);
+// Whether its result lists its inputs, in an order (string_agg, array_agg):
+// a DISTINCT one keeps each distinct argument tuple, sorted.
+inline bool AggregateListsInputs(AggKind kind) { return kind == AggKind::kStringAgg || kind == AggKind::kArrayAgg; }
 // Whether its arguments are cast to float8 (corr, covar_*, regr_*).
 inline bool AggregateTakesFloat8(AggKind kind) { return kind >= AggKind::kCorr && kind <= AggKind::kRegrSyy; }
 

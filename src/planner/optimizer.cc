@@ -44,19 +44,6 @@ void ShiftColumns(Expression* e, int delta) {
 
 namespace {
 
-enum class Side { kNone, kLeft, kRight, kBoth };
-
-Side SideOf(const Expression& e, int left_width) {
-  std::vector<int> cols;
-  CollectColumns(e, &cols);
-  bool l = false, r = false;
-  for (int c : cols) (c < left_width ? l : r) = true;
-  if (l && r) return Side::kBoth;
-  if (l) return Side::kLeft;
-  if (r) return Side::kRight;
-  return Side::kNone;
-}
-
 PlanPtr AddFilter(PlanPtr plan, std::vector<ExprPtr> preds) {
   if (preds.empty()) return plan;
   return std::make_unique<FilterNode>(std::move(plan), MakeConjunction(std::move(preds)));
@@ -68,9 +55,9 @@ bool IsEquiKey(const Expression& e, int left_width, bool* swapped) {
   const auto& fe = static_cast<const FunctionExpr&>(e);
   if (fe.function()->name != "=" || e.children().size() != 2) return false;
   if (ContainsSubquery(e)) return false;
-  Side a = SideOf(*e.children()[0], left_width), b = SideOf(*e.children()[1], left_width);
-  if (a == Side::kLeft && b == Side::kRight) { *swapped = false; return true; }
-  if (a == Side::kRight && b == Side::kLeft) { *swapped = true; return true; }
+  JoinSide a = SideOf(*e.children()[0], left_width), b = SideOf(*e.children()[1], left_width);
+  if (a == JoinSide::kLeft && b == JoinSide::kRight) { *swapped = false; return true; }
+  if (a == JoinSide::kRight && b == JoinSide::kLeft) { *swapped = true; return true; }
   return false;
 }
 
@@ -94,12 +81,12 @@ PlanPtr OptimizeJoin(std::unique_ptr<JoinNode> join, std::vector<ExprPtr> extra)
       join->right_keys.push_back(std::move(r));
       continue;
     }
-    Side side = ContainsSubquery(*c) ? Side::kBoth : SideOf(*c, left_width);
+    JoinSide side = ContainsSubquery(*c) ? JoinSide::kBoth : SideOf(*c, left_width);
     // Only inner joins may filter either input before joining; a left join
     // may pre-filter its right side with an ON conjunct (it only removes
     // matches), and symmetrically for right joins.
-    bool push_left = side == Side::kLeft && (inner || join->type == JoinType::kRight);
-    bool push_right = side == Side::kRight && (inner || join->type == JoinType::kLeft ||
+    bool push_left = side == JoinSide::kLeft && (inner || join->type == JoinType::kRight);
+    bool push_right = side == JoinSide::kRight && (inner || join->type == JoinType::kLeft ||
                                                join->type == JoinType::kSemi || join->type == JoinType::kAnti);
     if (push_left) {
       left_preds.push_back(std::move(c));
@@ -308,7 +295,7 @@ PlanPtr Optimize(PlanPtr plan) {
       std::vector<ExprPtr> preds, left_preds, kept;
       SplitConjuncts(std::move(filter->predicate), &preds);
       for (auto& p : preds) {
-        bool left_only = !ContainsSubquery(*p) && SideOf(*p, left_width) == Side::kLeft;
+        bool left_only = !ContainsSubquery(*p) && SideOf(*p, left_width) == JoinSide::kLeft;
         (left_only ? left_preds : kept).push_back(std::move(p));
       }
       if (!left_preds.empty()) {
@@ -638,6 +625,17 @@ void PushPredicatesToScans(PlanNode* node) {
 }
 
 }  // namespace
+
+JoinSide SideOf(const Expression& e, int left_width) {
+  std::vector<int> cols;
+  CollectColumns(e, &cols);
+  bool l = false, r = false;
+  for (int c : cols) (c < left_width ? l : r) = true;
+  if (l && r) return JoinSide::kBoth;
+  if (l) return JoinSide::kLeft;
+  if (r) return JoinSide::kRight;
+  return JoinSide::kNone;
+}
 
 PlanPtr OptimizePlan(PlanPtr plan) {
   plan = Optimize(UnnestSubqueries(std::move(plan)));

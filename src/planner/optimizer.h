@@ -22,5 +22,9 @@ void CollectColumns(const Expression& e, std::vector<int>* out);
 bool ContainsSubquery(const Expression& e);
 // Adds `delta` to every column index (ColumnRefExpr) in e.
 void ShiftColumns(Expression* e, int delta);
+// Which side of a join's row (left: columns below `left_width`) the
+// expression's columns are on.
+enum class JoinSide { kNone, kLeft, kRight, kBoth };
+JoinSide SideOf(const Expression& e, int left_width);
 
 }  // namespace freshet

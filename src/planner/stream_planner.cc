@@ -464,7 +464,7 @@ class StreamPlanner {
       InternalTableSpec in;
       in.kind = "aggcall";
       for (size_t i = 0; i < g; i++) in.columns.push_back({in_schema[keys[i]].name, in_schema[keys[i]].type});
-      const bool listing = c.sig.kind == AggKind::kStringAgg || c.sig.kind == AggKind::kArrayAgg;
+      const bool listing = AggregateListsInputs(c.sig.kind);
       if (c.distinct && listing) {
         // Each distinct argument tuple, after its ORDER BY values, counted.
         for (const auto& k : c.order_by) in.columns.push_back({in_schema[k.column].name, in_schema[k.column].type});
@@ -477,11 +477,10 @@ class StreamPlanner {
         for (size_t i = 0; i <= g; i++) in.pk.push_back(int(i));
       } else {
         for (const auto& k : c.order_by) in.columns.push_back({in_schema[k.column].name, in_schema[k.column].type});
-        if (c.sig.kind != AggKind::kStringAgg && c.sig.kind != AggKind::kArrayAgg)
-          in.columns.push_back({"value", in_schema[c.args[0]].type});
+        if (!listing) in.columns.push_back({"value", in_schema[c.args[0]].type});
         for (int k : input->stream_key) in.columns.push_back({in_schema[k].name, in_schema[k].type});
         for (size_t i = 0; i < in.columns.size(); i++) in.pk.push_back(int(i));
-        if (c.sig.kind == AggKind::kStringAgg || c.sig.kind == AggKind::kArrayAgg)
+        if (listing)
           for (int a : c.args) in.columns.push_back({in_schema[a].name, in_schema[a].type});
       }
       for (size_t i = 0; i < g; i++) in.dist_key.push_back(int(i));
@@ -1229,8 +1228,7 @@ class StreamPlanner {
                               kind == AggKind::kBoolOr || kind == AggKind::kBitAnd || kind == AggKind::kBitOr;
       const bool folds = kind == AggKind::kCount || kind == AggKind::kSum || kind == AggKind::kAvg ||
                          kind == AggKind::kStddevSamp || kind == AggKind::kStddevPop || kind == AggKind::kVarSamp ||
-                         kind == AggKind::kVarPop || kind == AggKind::kBitXor || kind == AggKind::kStringAgg ||
-                         kind == AggKind::kArrayAgg;
+                         kind == AggKind::kVarPop || kind == AggKind::kBitXor || AggregateListsInputs(kind);
       if (src.distinct && !idempotent && !folds) Unsupported("DISTINCT in this aggregate");
       if (idempotent) c.distinct = false;
       for (const auto& arg : src.args) c.args.push_back(add(arg, fmt::format("_arg{}", exprs.size())));

@@ -27,8 +27,7 @@ HashAggOperator::HashAggOperator(std::vector<int> group_keys, std::vector<Stream
       distinct_append_only_(input_append_only && calls_.empty() && !group_keys_.empty()) {
   for (const auto& c : calls_) {
     auto fn = CreateAggregate(c.sig, c.append_only);
-    const bool listing = c.sig.kind == AggKind::kStringAgg || c.sig.kind == AggKind::kArrayAgg;
-    if (c.distinct && listing) modes_.push_back(CallMode::kDistinctInputs);
+    if (c.distinct && AggregateListsInputs(c.sig.kind)) modes_.push_back(CallMode::kDistinctInputs);
     else if (c.distinct) modes_.push_back(CallMode::kDistinct);
     else if (fn->StateTypes().empty()) modes_.push_back(KeepsOnlyValue(c.sig.kind) ? CallMode::kExtreme : CallMode::kInputs);
     else modes_.push_back(CallMode::kValue);

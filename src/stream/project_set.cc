@@ -63,6 +63,17 @@ void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
     };
     std::vector<Running> fns(exprs_.size());
     bool passed = false;  // with a condition: a generated row passed it
+    // A row of `into`: the plain expressions, each function's next value
+    // (NULL once it is done), the row's number.
+    auto append = [&](DataChunk& into, int64_t number) {
+      for (size_t e = 0; e < exprs_.size(); e++) {
+        Vector& col = into.column(e);
+        if (exprs_[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
+        else if (fns[e].done) col.AppendNull();
+        else col.AppendFrom(fns[e].chunk.column(0), fns[e].pos++);
+      }
+      into.column(exprs_.size()).AppendInt(number);
+    };
     for (size_t e = 0; e < exprs_.size(); e++) {
       if (exprs_[e]->kind() != Expression::Kind::kSetFunction) continue;
       const auto& fn = static_cast<const SetFunctionExpr&>(*exprs_[e]);
@@ -95,14 +106,7 @@ void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
       // (every function is done, so the loop below appends NULLs). With a
       // condition, that row comes once none of the generated ones passed.
       if (!any && !(outer_ && number == 0 && !condition_)) break;
-      DataChunk& into = condition_ ? staged_ : out_;
-      for (size_t e = 0; e < exprs_.size(); e++) {
-        Vector& col = into.column(e);
-        if (exprs_[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
-        else if (fns[e].done) col.AppendNull();
-        else col.AppendFrom(fns[e].chunk.column(0), fns[e].pos++);
-      }
-      into.column(exprs_.size()).AppendInt(number);
+      append(condition_ ? staged_ : out_, number);
       if (condition_) {
         if (staged_.num_rows() >= kChunkSize) Drain(op, &passed);
       } else {
@@ -114,12 +118,7 @@ void ProjectSetOperator::OnChunk(int, StreamChunk chunk) {
     if (condition_) {
       Drain(op, &passed);
       if (outer_ && !passed) {
-        for (size_t e = 0; e < exprs_.size(); e++) {
-          Vector& col = out_.column(e);
-          if (exprs_[e]->kind() != Expression::Kind::kSetFunction) col.AppendFrom(plain[e], r);
-          else col.AppendNull();
-        }
-        out_.column(exprs_.size()).AppendInt(0);
+        append(out_, 0);  // every function is done: their columns NULL
         ops_.push_back(op);
         if (ops_.size() >= kChunkSize) Flush();
       }
