@@ -38,10 +38,14 @@ bool ContainsWordCaseless(const std::string& text, std::string_view word) {
   return std::search(text.begin(), text.end(), word.begin(), word.end(), same) != text.end();
 }
 
-[[noreturn]] void ThrowSyntaxAt(const std::vector<Token>& tok, size_t i, const std::string& sql, int loc) {
-  SqlError e(sqlstate::kSyntaxError, i < tok.size() ? "syntax error at or near \"" + sql.substr(loc + tok[i].start, tok[i].end - tok[i].start) + "\""
+// The token's text from the text tokenized (which rewrites before this one
+// may have made longer than the query string); its position, as every
+// position here, counted in the query string from `loc`.
+[[noreturn]] void ThrowSyntaxAt(const std::vector<Token>& tok, size_t i, const std::string& text, const std::string& sql,
+                                int loc) {
+  SqlError e(sqlstate::kSyntaxError, i < tok.size() ? "syntax error at or near \"" + text.substr(tok[i].start, tok[i].end - tok[i].start) + "\""
                                                     : std::string("syntax error at end of input"));
-  e.WithPosition(CharPosition(sql, loc + (i < tok.size() ? tok[i].start : static_cast<int>(sql.size()) - loc)));
+  e.WithPosition(CharPosition(sql, loc + (i < tok.size() ? tok[i].start : static_cast<int>(text.size()))));
   throw e;
 }
 
@@ -109,7 +113,7 @@ QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc)
     // name AS CHANGELOG FROM relation: CHANGELOG is never valid there.
     if (keyword(i, "as") && ident(i + 1, "changelog") && keyword(i + 2, "from")) {
       size_t last = i + 3;
-      if (last >= n || !IsWord(tok[last])) ThrowSyntaxAt(tok, last, sql, loc);
+      if (last >= n || !IsWord(tok[last])) ThrowSyntaxAt(tok, last, *text, sql, loc);
       while (punct(last + 1, ".") && last + 2 < n && IsWord(tok[last + 2])) last += 2;
       static constexpr std::string_view kSelect = "(SELECT *";
       static_assert(kSelect.size() == std::string_view("changelog").size());
@@ -133,7 +137,7 @@ QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc)
     }
     // name FOR SYSTEM_TIME AS OF PROCTIME(): FOR is followed so only here.
     if (keyword(i, "for") && ident(i + 1, "system_time")) {
-      if (!keyword(i + 2, "as") || !keyword(i + 3, "of")) ThrowSyntaxAt(tok, i + 2, sql, loc);
+      if (!keyword(i + 2, "as") || !keyword(i + 3, "of")) ThrowSyntaxAt(tok, i + 2, *text, sql, loc);
       if (!ident(i + 4, "proctime") || !punct(i + 5, "(") || !punct(i + 6, ")")) {
         SqlError e(sqlstate::kFeatureNotSupported,
                    "FOR SYSTEM_TIME AS OF is supported only as PROCTIME() (a process-time temporal join), not as a "
@@ -141,7 +145,7 @@ QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc)
         e.WithPosition(CharPosition(sql, loc + tok[i].start));
         throw e;
       }
-      if (i == 0 || !IsWord(tok[i - 1])) ThrowSyntaxAt(tok, i, sql, loc);
+      if (i == 0 || !IsWord(tok[i - 1])) ThrowSyntaxAt(tok, i, *text, sql, loc);
       out.process_time.push_back(tok[i].start);
       std::fill(text->begin() + tok[i].start, text->begin() + tok[i + 6].end, ' ');
       i += 6;
@@ -160,13 +164,13 @@ QueryClauses CutQueryClauses(std::string* text, const std::string& sql, int loc)
     size_t last = j;
     if (keyword(j + 1, "by")) {
       size_t k = j + 2;
-      if (!punct(k, "(")) ThrowSyntaxAt(tok, k, sql, loc);
+      if (!punct(k, "(")) ThrowSyntaxAt(tok, k, *text, sql, loc);
       for (k++;; k++) {
-        if (k >= n || !IsWord(tok[k])) ThrowSyntaxAt(tok, k, sql, loc);
+        if (k >= n || !IsWord(tok[k])) ThrowSyntaxAt(tok, k, *text, sql, loc);
         c.clause.by.push_back(tok[k].text);
         k++;
         if (punct(k, ")")) break;
-        if (!punct(k, ",")) ThrowSyntaxAt(tok, k, sql, loc);
+        if (!punct(k, ",")) ThrowSyntaxAt(tok, k, *text, sql, loc);
       }
       last = k;
     }
