@@ -472,9 +472,11 @@ class StreamPlanner {
         for (size_t i = 0; i < in.columns.size(); i++) in.pk.push_back(int(i));
         in.columns.push_back({"_count", DataType::Int64()});
       } else if (c.distinct) {
-        in.columns.push_back({"value", in_schema[c.args[0]].type});
+        // Each distinct argument tuple (one value but for corr/covar/regr_*), counted.
+        for (size_t a = 0; a < c.args.size(); a++)
+          in.columns.push_back({a ? fmt::format("value{}", a + 1) : "value", in_schema[c.args[a]].type});
+        for (size_t i = 0; i < in.columns.size(); i++) in.pk.push_back(int(i));
         in.columns.push_back({"_count", DataType::Int64()});
-        for (size_t i = 0; i <= g; i++) in.pk.push_back(int(i));
       } else {
         for (const auto& k : c.order_by) in.columns.push_back({in_schema[k.column].name, in_schema[k.column].type});
         if (!listing) in.columns.push_back({"value", in_schema[c.args[0]].type});
@@ -1219,8 +1221,8 @@ class StreamPlanner {
       c.sig = src.sig;
       c.distinct = src.distinct;
       // DISTINCT: nothing to those that ignore duplicates; the folds that
-      // retract exactly see each distinct value once (HashAgg's kDistinct
-      // mode, over the first argument), string_agg/array_agg keep each
+      // retract exactly see each distinct value (or corr/covar/regr_*'s
+      // pair) once (HashAgg's kDistinct mode), string_agg/array_agg keep each
       // distinct argument tuple once (kDistinctInputs); the others are not
       // planned yet.
       const AggKind kind = src.sig.kind;
@@ -1228,7 +1230,8 @@ class StreamPlanner {
                               kind == AggKind::kBoolOr || kind == AggKind::kBitAnd || kind == AggKind::kBitOr;
       const bool folds = kind == AggKind::kCount || kind == AggKind::kSum || kind == AggKind::kAvg ||
                          kind == AggKind::kStddevSamp || kind == AggKind::kStddevPop || kind == AggKind::kVarSamp ||
-                         kind == AggKind::kVarPop || kind == AggKind::kBitXor || AggregateListsInputs(kind);
+                         kind == AggKind::kVarPop || kind == AggKind::kBitXor || AggregateTakesFloat8(kind) ||
+                         AggregateListsInputs(kind);
       if (src.distinct && !idempotent && !folds) Unsupported("DISTINCT in this aggregate");
       if (idempotent) c.distinct = false;
       for (const auto& arg : src.args) c.args.push_back(add(arg, fmt::format("_arg{}", exprs.size())));
