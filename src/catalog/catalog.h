@@ -143,6 +143,18 @@ struct SequenceOptions {
   int owned_by_column = -1;
 };
 
+// A plain table's distribution key (the columns whose hash picks a row's
+// vnode) for its primary key: the key's first column. Rows sharing it share
+// a vnode, so that a condition on it alone (an order's lineitems,
+// `WHERE l_orderkey IN (...)`) reads one vnode per value rather than every
+// vnode, and jobs joining or grouping on it need no exchange after the
+// table. The price: a first column with few values spreads the table's rows
+// over few vnodes. Tables created before it hash their whole key, which
+// their catalog keeps (`dist_key` is stored, never derived).
+inline std::vector<int> TableDistributionKey(const std::vector<int>& pk) {
+  return pk.empty() ? std::vector<int>{} : std::vector<int>{pk.front()};
+}
+
 struct TableCatalog {
   ObjectId id = 0;
   ObjectId database_id = 0;

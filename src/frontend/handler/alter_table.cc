@@ -123,7 +123,14 @@ struct Alteration {
   // follow (RetypeIndexes).
   std::vector<std::string> retyped_in_place;
 
+  // The distribution key, as positions in the primary key: without a
+  // rewrite the stored rows keep their vnodes (a table made before
+  // TableDistributionKey hashes its whole key).
+  std::vector<size_t> dist_key_in_pk;
+
   explicit Alteration(const TableCatalog& t) : next(t), row_id_at(t.row_id_index) {
+    for (int k : t.dist_key)
+      dist_key_in_pk.push_back(size_t(std::find(t.pk.begin(), t.pk.end(), k) - t.pk.begin()));
     next.columns.clear();
     for (size_t i = 0; i < t.columns.size(); i++) {
       if (static_cast<int>(i) == t.row_id_index) continue;
@@ -175,7 +182,11 @@ struct Alteration {
       t.row_id_index = at;
       t.pk = {at};
     }
-    t.dist_key = t.pk;
+    t.dist_key = TableDistributionKey(t.pk);
+    if (!rewrite) {
+      t.dist_key.clear();
+      for (size_t p : dist_key_in_pk) t.dist_key.push_back(t.pk.at(p));
+    }
     if (watermark) {
       t.watermark_column = t.ColumnIndex(watermark->name);
       if (t.watermark_column < 0 || t.columns[t.watermark_column].hidden ||

@@ -223,7 +223,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   // that none may read another.
   for (auto& [i, bound] : generated) t.columns[i].generated = DeparseExpression(bound.generated->raw_expr);
   for (auto& [i, bound] : generated) BindGeneratedColumn(session, stmt, &t, i, bound);
-  t.dist_key = t.pk;
+  t.dist_key = TableDistributionKey(t.pk);
   t.append_only = stmt.append_only;
   for (const auto& [columns, c] : uniques) t.constraints.push_back(BindUniqueConstraint(args, t, columns, c));
   for (const ConstraintCatalog& from : copied_uniques) {
