@@ -22,6 +22,7 @@ OverWindowOperator::OverWindowOperator(std::vector<int> partition, std::vector<W
 
 void OverWindowOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
+  share_.set_job(ctx->memory);
   table_ = ctx->NewStateTable(desc_);
   if (window_column_ < 0) return;
   // EMIT ON WINDOW CLOSE: every partition, to find the rows a watermark closes.
@@ -68,7 +69,42 @@ OverWindowOperator::Partition& OverWindowOperator::PartitionOf(const std::string
     row.values.assign(rest);
     p.rows.emplace_hint(p.rows.end(), std::string(i.key().substr(prefix.size())), std::move(row));
   }
+  p.lru = lru_.Add(&it->first);
+  p.bytes = EstimateBytes(key, p);
+  bytes_ += p.bytes;
   return p;
+}
+
+namespace {
+// Per partition and per row: hash and tree nodes, string headers.
+constexpr size_t kPartitionOverhead = 192;
+constexpr size_t kRowOverhead = 128;
+}  // namespace
+
+size_t OverWindowOperator::EstimateBytes(const std::string& key, const Partition& p) const {
+  size_t bytes = kPartitionOverhead + key.size();
+  for (const auto& [k, row] : p.rows) bytes += kRowOverhead + k.size() + row.cells.size() + row.values.size();
+  return bytes;
+}
+
+void OverWindowOperator::Drop(std::unordered_map<std::string, Partition>::iterator it) {
+  bytes_ -= it->second.bytes;
+  lru_.Remove(it->second.lru);
+  partitions_.erase(it);
+}
+
+void OverWindowOperator::Evict() {
+  const size_t target = share_.Publish(bytes_);
+  if (bytes_ > target && window_column_ < 0) {
+    const Epoch committed = ctx_->services->committed_epoch();
+    while (bytes_ > target && !lru_.empty()) {
+      auto it = partitions_.find(lru_.oldest());
+      // Newer ones were changed later: not committed either.
+      if (it->second.dirty || it->second.written > committed) break;
+      Drop(it);
+    }
+  }
+  share_.Settle(bytes_);
 }
 
 void OverWindowOperator::OnChunk(int, StreamChunk chunk) {
@@ -229,8 +265,13 @@ void OverWindowOperator::OnBarrier(const Barrier& barrier) {
   for (const std::string& key : dirty_) {
     auto it = partitions_.find(key);
     if (it == partitions_.end() || !it->second.dirty) continue;
-    Refresh(key, it->second, barrier.prev_epoch);
-    if (it->second.rows.empty()) emptied_.push_back(key);
+    Partition& p = it->second;
+    Refresh(key, p, barrier.prev_epoch);
+    const size_t bytes = EstimateBytes(key, p);
+    bytes_ = bytes_ - p.bytes + bytes;
+    p.bytes = bytes;
+    lru_.Touch(p.lru);
+    if (p.rows.empty()) emptied_.push_back(key);
   }
   dirty_.clear();
   const Epoch committed = ctx_->services->committed_epoch();
@@ -238,10 +279,11 @@ void OverWindowOperator::OnBarrier(const Barrier& barrier) {
   for (const std::string& key : emptied_) {
     auto it = partitions_.find(key);
     if (it == partitions_.end() || !it->second.rows.empty()) continue;
-    if (it->second.written <= committed) partitions_.erase(it);
+    if (it->second.written <= committed) Drop(it);
     else waiting.push_back(key);
   }
   emptied_ = std::move(waiting);
+  Evict();
 }
 
 }  // namespace freshet

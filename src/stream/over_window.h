@@ -14,6 +14,12 @@
 // partitions windows are used over (per key, per user); one huge
 // partition is evaluated whole at each barrier that changes it.
 //
+// Partitions in memory are a cache of the state table within the process's
+// operator-state budget (stream/state_cache.h): past its share, the least
+// recently changed partitions whose writes are committed are dropped, and
+// loaded again at their next change. EMIT ON WINDOW CLOSE keeps every
+// partition (a watermark may close rows of any of them).
+//
 // Output: the input's columns, then one column per call.
 #pragma once
 
@@ -22,6 +28,7 @@
 
 #include "planner/plan.h"
 #include "stream/operator.h"
+#include "stream/state_cache.h"
 
 namespace freshet {
 
@@ -54,6 +61,8 @@ class OverWindowOperator : public StreamOperator {
     std::map<std::string, Row> removed;  // emitted rows deleted since the barrier
     bool dirty = false;
     Epoch written = 0;  // the last epoch that wrote its rows
+    size_t bytes = 0;   // estimated memory, as of its last barrier
+    LruOrder<std::string>::Handle lru;
   };
   Partition& PartitionOf(const std::string& key, uint16_t vnode);
   void Refresh(const std::string& key, Partition& p, Epoch epoch);
@@ -63,6 +72,11 @@ class OverWindowOperator : public StreamOperator {
   // EMIT ON WINDOW CLOSE: saves the rows taken, then emits those below the
   // watermark that arrived with the barrier.
   void CloseRows();
+  size_t EstimateBytes(const std::string& key, const Partition& p) const;
+  // Forgets the partition (its state stays in the table).
+  void Drop(std::unordered_map<std::string, Partition>::iterator it);
+  // Shrinks the partitions in memory to the cache's share.
+  void Evict();
 
   std::vector<int> partition_;
   std::vector<WindowCall> calls_;
@@ -80,6 +94,9 @@ class OverWindowOperator : public StreamOperator {
   std::vector<std::string> emptied_;
   int window_column_ = -1;
   Value pending_watermark_;
+  LruOrder<std::string> lru_;  // partitions by their last change
+  size_t bytes_ = 0;           // the partitions' estimated memory
+  StateCacheShare share_;
 };
 
 }  // namespace freshet
