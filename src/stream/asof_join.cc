@@ -20,6 +20,7 @@ AsOfJoinOperator::AsOfJoinOperator(JoinType type, Side left, Side right, ExprPtr
 
 void AsOfJoinOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
+  share_.set_job(ctx->memory);
   for (int s = 0; s < 2; s++) tables_[s] = ctx->NewStateTable(sides_[s].table);
 }
 
@@ -46,10 +47,15 @@ std::string AsOfJoinOperator::StorageKey(int side, const Bucket& b, const std::s
 AsOfJoinOperator::Bucket& AsOfJoinOperator::BucketOf(const std::string& join_key, uint16_t vnode) {
   auto [it, inserted] = buckets_.try_emplace(join_key);
   Bucket& b = it->second;
+  if (!b.dirty) {
+    b.dirty = true;
+    dirty_.push_back(&it->first);
+  }
   if (!inserted) return b;
-  // First use since the actor started: the key's rows from storage (they
-  // stay in memory from then on, so none was written before).
+  // Not in memory: the key's rows from storage (a bucket leaves memory
+  // only once its writes are committed).
   b.vnode = vnode;
+  b.lru = lru_.Add(&it->first);
   for (int s = 0; s < 2; s++) {
     for (auto i = tables_[s]->ScanCommittedPrefix(tables_[s]->KeyIn(vnode, join_key)); i.Valid(); i.Next()) {
       std::string_view cells = i.value();
@@ -62,7 +68,60 @@ AsOfJoinOperator::Bucket& AsOfJoinOperator::BucketOf(const std::string& join_key
       b.rows[s][std::move(key)] = std::string(i.value());
     }
   }
+  b.bytes = EstimateBytes(join_key, b);
+  bytes_ += b.bytes;
   return b;
+}
+
+namespace {
+// Per key and per row: hash and tree nodes, string headers.
+constexpr size_t kBucketOverhead = 192;
+constexpr size_t kRowOverhead = 160;
+}  // namespace
+
+size_t AsOfJoinOperator::EstimateBytes(const std::string& key, const Bucket& b) const {
+  size_t bytes = kBucketOverhead + key.size();
+  for (const Rows& rows : b.rows)
+    for (const auto& [k, cells] : rows) bytes += kRowOverhead + k.first.size() + k.second.size() + cells.size();
+  return bytes;
+}
+
+void AsOfJoinOperator::Drop(std::unordered_map<std::string, Bucket>::iterator it) {
+  bytes_ -= it->second.bytes;
+  lru_.Remove(it->second.lru);
+  buckets_.erase(it);
+}
+
+void AsOfJoinOperator::OnBarrier(const Barrier& barrier) {
+  for (const std::string* key : dirty_) {
+    auto it = buckets_.find(*key);
+    Bucket& b = it->second;
+    b.dirty = false;
+    b.written = barrier.prev_epoch;
+    const size_t bytes = EstimateBytes(*key, b);
+    bytes_ = bytes_ - b.bytes + bytes;
+    b.bytes = bytes;
+    lru_.Touch(b.lru);
+    if (b.rows[0].empty() && b.rows[1].empty()) emptied_.push_back(*key);
+  }
+  dirty_.clear();
+  const Epoch committed = ctx_->services->committed_epoch();
+  std::vector<std::string> waiting;
+  for (const std::string& key : emptied_) {
+    auto it = buckets_.find(key);
+    if (it == buckets_.end() || !it->second.rows[0].empty() || !it->second.rows[1].empty()) continue;
+    if (it->second.dirty || it->second.written > committed) waiting.push_back(key);
+    else Drop(it);
+  }
+  emptied_ = std::move(waiting);
+  const size_t target = share_.Publish(bytes_);
+  while (bytes_ > target && !lru_.empty()) {
+    auto it = buckets_.find(lru_.oldest());
+    // Newer ones were changed later: not committed either.
+    if (it->second.dirty || it->second.written > committed) break;
+    Drop(it);
+  }
+  share_.Settle(bytes_);
 }
 
 bool AsOfJoinOperator::Passes(const std::string& left_cells, const std::string& right_cells) const {

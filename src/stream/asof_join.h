@@ -19,6 +19,11 @@
 // delete of the old output row and an insert of the new one where they
 // differ. Ties (right rows of one value) go to the least stream key, for
 // the greatest as for the least.
+//
+// Keys in memory are a cache of the state tables within the process's
+// operator-state budget (stream/state_cache.h): past its share, the least
+// recently changed keys whose writes are committed are dropped, and loaded
+// again at their next use.
 #pragma once
 
 #include <map>
@@ -26,6 +31,7 @@
 
 #include "planner/plan.h"
 #include "stream/operator.h"
+#include "stream/state_cache.h"
 
 namespace freshet {
 
@@ -45,6 +51,7 @@ class AsOfJoinOperator : public StreamOperator {
   std::string Name() const override { return "AsOfJoin"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
+  void OnBarrier(const Barrier& barrier) override;
 
  private:
   // A side's rows of one key: (encoded value, encoded stream key) -> cells.
@@ -53,8 +60,16 @@ class AsOfJoinOperator : public StreamOperator {
   struct Bucket {
     uint16_t vnode = 0;
     Rows rows[2];
+    bool dirty = false;  // written since the last barrier
+    Epoch written = 0;   // the last epoch that wrote its rows
+    size_t bytes = 0;    // estimated memory, as of its last barrier
+    LruOrder<std::string>::Handle lru;
   };
+  // The key's bucket, loaded from storage at its first use; marked
+  // written in this epoch.
   Bucket& BucketOf(const std::string& key, uint16_t vnode);
+  size_t EstimateBytes(const std::string& key, const Bucket& b) const;
+  void Drop(std::unordered_map<std::string, Bucket>::iterator it);
   // The right row nearest to the left row (`value`: its encoded value), or
   // rows.end().
   Rows::const_iterator Nearest(const Bucket& b, const std::string& value, const std::string& left_cells) const;
@@ -77,6 +92,11 @@ class AsOfJoinOperator : public StreamOperator {
   mutable EvalContext eval_;
   std::shared_ptr<StateTable> tables_[2];
   std::unordered_map<std::string, Bucket> buckets_;
+  std::vector<const std::string*> dirty_;  // keys of the buckets written since the barrier
+  std::vector<std::string> emptied_;       // buckets left empty, dropped once committed
+  LruOrder<std::string> lru_;              // buckets by their last change
+  size_t bytes_ = 0;
+  StateCacheShare share_;
   std::vector<DataType> pair_types_;
   std::vector<Op> out_ops_;
   DataChunk out_;

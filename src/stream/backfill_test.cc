@@ -12,20 +12,10 @@
 #include "storage/state_table.h"
 #include "storage/table_engines.h"
 #include "storage/test_store.h"
+#include "stream/test_actor_context.h"
 
 namespace freshet {
 namespace {
-
-class FakeServices : public ActorServices {
- public:
-  Epoch committed = 0;
-  Epoch committed_epoch() const override { return committed; }
-  bool WaitCommitted(Epoch epoch) override { return committed >= epoch; }
-  void RequestBarrier() override {}
-  std::optional<int64_t> BackfillRateLimit() const override { return std::nullopt; }
-  void ReportBackfillFinished(Epoch) override {}
-  bool BackfillLevelReady(int) const override { return true; }
-};
 
 DataChunk Rows(const std::vector<std::pair<int32_t, int32_t>>& rows) {
   DataChunk chunk({DataType::Int32(), DataType::Int32()});

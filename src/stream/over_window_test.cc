@@ -8,30 +8,10 @@
 
 #include <array>
 
-#include "storage/state_store.h"
-#include "storage/state_table.h"
-#include "storage/table_engines.h"
-#include "storage/test_store.h"
-#include "stream/state_cache.h"
+#include "stream/test_actor_context.h"
 
 namespace freshet {
 namespace {
-
-class FakeServices : public ActorServices {
- public:
-  Epoch committed = 0;
-  Epoch committed_epoch() const override { return committed; }
-  bool WaitCommitted(Epoch epoch) override { return committed >= epoch; }
-  void RequestBarrier() override {}
-  std::optional<int64_t> BackfillRateLimit() const override { return std::nullopt; }
-  void ReportBackfillFinished(Epoch) override {}
-  bool BackfillLevelReady(int) const override { return true; }
-};
-
-struct BudgetGuard {
-  size_t saved = StateCacheBytes();
-  ~BudgetGuard() { SetStateCacheBytes(saved); }
-};
 
 // Rows (k, id, v) of input (k INT, id INT, v INT), stream key id.
 DataChunk Rows(const std::vector<std::array<int32_t, 3>>& rows) {
@@ -56,13 +36,11 @@ std::ostream& operator<<(std::ostream& os, const Out& o) {
 
 class OverWindowHarness {
  public:
-  OverWindowHarness() : store_(OpenTestStore()) {
+  OverWindowHarness() {
     desc_.table_id = 40;
     desc_.column_types = {DataType::Int32(), DataType::Int32(), DataType::Int32(), DataType::Int64()};
     desc_.pk_indices = {0, 1};
     desc_.dist_key_indices = {0};
-    ctx_.store = store_.get();
-    ctx_.services = &services_;
   }
 
   std::unique_ptr<OverWindowOperator> NewOperator() {
@@ -87,37 +65,26 @@ class OverWindowHarness {
                         int32_t(d.column(1).GetValue(r).int_value()), int32_t(d.column(2).GetValue(r).int_value()),
                         d.column(3).GetValue(r).int_value()});
     });
-    ctx_.state_tables.clear();
-    op->Open(&ctx_);
+    op->Open(&actor_.ctx);
     return op;
   }
 
   // The barrier ending `epoch`, then the commit of what it wrote.
   void BarrierAndCommit(OverWindowOperator* op, Epoch epoch) {
     op->OnBarrier(Barrier{epoch, epoch + 1, nullptr, true});
-    WriteLog log;
-    for (auto& t : ctx_.state_tables) t->TakeWrites(&log);
-    CommitWrites writes;
-    writes.ops.push_back(&log);
-    StateStore::EpochCommit commit;
-    commit.database_id = 1;
-    commit.epoch = epoch;
-    ASSERT_TRUE(store_->engines().CommitEpoch(writes, commit).ok());
-    services_.committed = epoch;
+    actor_.Commit(epoch);
   }
 
   std::vector<Out> TakeOutput() { return std::exchange(out_, {}); }
 
  private:
-  std::unique_ptr<StateStore> store_;
+  TestActorContext actor_;
   StateTableDesc desc_;
-  FakeServices services_;
-  ActorContext ctx_;
   std::vector<Out> out_;
 };
 
 TEST(OverWindowTest, CommittedPartitionsLeaveMemoryOverTheBudgetAndComeBackExact) {
-  BudgetGuard guard;
+  StateCacheBudgetGuard guard;
   OverWindowHarness h;
   auto op = h.NewOperator();
   // 200 partitions of 5 rows each.

@@ -1,0 +1,62 @@
+// TestActorContext: what an operator driven by hand in a unit test needs
+// (tests only): a store in memory, an ActorContext on it owning every vnode,
+// services whose committed epoch the test sets, and the commit of what the
+// operator's state tables wrote, as an actor and the epoch loop would.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "storage/state_store.h"
+#include "storage/state_table.h"
+#include "storage/table_engines.h"
+#include "storage/test_store.h"
+#include "stream/operator.h"
+#include "stream/state_cache.h"
+
+namespace freshet {
+
+class FakeServices : public ActorServices {
+ public:
+  Epoch committed = 0;
+  Epoch committed_epoch() const override { return committed; }
+  bool WaitCommitted(Epoch epoch) override { return committed >= epoch; }
+  void RequestBarrier() override {}
+  std::optional<int64_t> BackfillRateLimit() const override { return std::nullopt; }
+  void ReportBackfillFinished(Epoch) override {}
+  bool BackfillLevelReady(int) const override { return true; }
+};
+
+// Restores the operator-state budget a test changes.
+struct StateCacheBudgetGuard {
+  size_t saved = StateCacheBytes();
+  ~StateCacheBudgetGuard() { SetStateCacheBytes(saved); }
+};
+
+struct TestActorContext {
+  std::unique_ptr<StateStore> store = OpenTestStore();
+  FakeServices services;
+  ActorContext ctx;
+
+  TestActorContext() {
+    ctx.store = store.get();
+    ctx.services = &services;
+  }
+
+  // Commits what the state tables wrote as epoch `epoch` (the barrier
+  // ending it was handled).
+  void Commit(Epoch epoch) {
+    WriteLog log;
+    for (auto& t : ctx.state_tables) t->TakeWrites(&log);
+    CommitWrites writes;
+    writes.ops.push_back(&log);
+    StateStore::EpochCommit commit;
+    commit.database_id = 1;
+    commit.epoch = epoch;
+    ASSERT_TRUE(store->engines().CommitEpoch(writes, commit).ok());
+    services.committed = epoch;
+  }
+};
+
+}  // namespace freshet
