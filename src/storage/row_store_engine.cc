@@ -1,6 +1,7 @@
 #include "storage/row_store_engine.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "common/encoding.h"
 #include "storage/keys.h"
@@ -144,7 +145,6 @@ class RowStoreScan : public ChunkScan {
   // the same bounds). Too many ranges: the predicates are not used.
   void PlanRanges(const std::vector<RowKeyBounds>& probes) {
     if (probes.empty()) return;
-    constexpr size_t kMaxRanges = 1 << 16;
     std::vector<std::pair<std::string, std::string>> ranges;
     // Whole keys in one vnode each are read by lookups (Get uses the
     // files' bloom filters, an iterator seeks in every level); a
@@ -299,7 +299,7 @@ std::vector<RowKeyBounds> RowKeyProbesOf(const StateTableDesc& table, const Colu
   };
   const ColumnPredicate* in = nullptr;
   for (const auto& p : predicates) {
-    if (p.op != ColumnPredicate::Op::kIn || in || !in_key(p.column) || p.values.size() > kMaxInProbes) continue;
+    if (p.op != ColumnPredicate::Op::kIn || in || !in_key(p.column) || p.values.size() > kMaxRanges) continue;
     bool pinned = false;
     for (const auto& q : predicates) pinned = pinned || (q.op == ColumnPredicate::Op::kEq && q.column == p.column);
     bool typed = true;
@@ -312,15 +312,14 @@ std::vector<RowKeyBounds> RowKeyProbesOf(const StateTableDesc& table, const Colu
     return {std::move(b)};
   }
   std::vector<RowKeyBounds> probes;
-  std::vector<std::string> seen;
+  std::unordered_set<std::string> seen;
   ColumnPredicates one = predicates;
   ColumnPredicate& slot = one[in - predicates.data()];
   slot.op = ColumnPredicate::Op::kEq;
   slot.values.clear();
   for (const Value& v : in->values) {
     std::string key = Encoded(v);
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-    seen.push_back(std::move(key));
+    if (!seen.insert(std::move(key)).second) continue;
     slot.value = v;
     RowKeyBounds b = RowKeyBoundsOf(table, one);
     if (b.empty()) return {};  // a value that narrows nothing: the whole range anyway

@@ -285,6 +285,22 @@ TEST(RowStoreEngineTest, KeyBounds) {
   EXPECT_TRUE(RowKeyBoundsOf(floats, {eq(0, Value::Float64(0))}).empty());
 }
 
+// An IN list on the distribution key: one probe per distinct value, each in
+// its vnode, however long the list (TPC-H's refresh deletes 1,500 orders'
+// lineitems by one at SF 1), up to kMaxRanges.
+TEST(RowStoreEngineTest, LongInListsAreProbes) {
+  StateTableDesc desc = Desc(8, {0, 1}, {0});
+  auto in = [](size_t n) {
+    ColumnPredicate p{0, ColumnPredicate::Op::kIn, Value()};
+    for (size_t i = 0; i < n; i++) p.values.push_back(Value::Int32(int32_t(i % (n / 2 + 1))));
+    return p;
+  };
+  std::vector<RowKeyBounds> probes = RowKeyProbesOf(desc, {in(3000)});
+  ASSERT_EQ(probes.size(), 1501u) << "one per distinct value";
+  for (const auto& b : probes) EXPECT_TRUE(b.vnode.has_value());
+  EXPECT_EQ(RowKeyProbesOf(desc, {in(2 * kMaxRanges + 2)}).size(), 0u) << "past kMaxRanges: not used";
+}
+
 TEST(RowStoreEngineTest, StatisticsAndProjection) {
   auto store = OpenStore("");
   ASSERT_TRUE(store);
