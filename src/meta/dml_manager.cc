@@ -138,10 +138,23 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
   std::unordered_map<std::string_view, bool> present;  // views into the write logs
   if (before)
     for (const auto& op : before->ops) present[op.key] = !op.is_delete;
+  // The stored rows of the keys inserted before anything else addresses
+  // them, read together.
+  std::unordered_map<std::string_view, bool> stored;
+  {
+    std::vector<std::string_view> to_read;
+    std::unordered_map<std::string_view, bool> addressed = present;
+    for (const auto& op : ops.ops) {
+      if (op.check_unique && !op.is_delete && !addressed.count(op.key)) to_read.push_back(op.key);
+      addressed[op.key] = true;
+    }
+    std::vector<std::optional<std::string>> values = st->MultiGet(to_read);
+    for (size_t i = 0; i < to_read.size(); i++) stored[to_read[i]] = values[i].has_value();
+  }
   for (const auto& op : ops.ops) {
     if (op.check_unique && !op.is_delete) {
       auto it = present.find(op.key);
-      bool exists = it != present.end() ? it->second : st->Get(std::string(op.key)).has_value();
+      bool exists = it != present.end() ? it->second : stored.at(op.key);
       if (exists) {
         TableRef t = lookup_->GetTable(id);
         if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
@@ -372,7 +385,9 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
     }
     // The table's change stream carries whole rows: the old row of each
     // delete or overwrite is read before the write.
-    std::vector<StreamChunk> changes = ChangesOf(*st, tw->ops);
+    // (A table with a conflict behaviour resolved its duplicates instead of
+    // checking them.)
+    std::vector<StreamChunk> changes = ChangesOf(*st, tw->ops, !HasConflictBehaviour(*table));
     st->Write(std::move(tw->ops));
     for (const auto& c : changes) runtime->PushTableChanges(id, c);
   }
@@ -424,7 +439,7 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
   }
 }
 
-std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const WriteLog& ops) {
+std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const WriteLog& ops, bool inserts_checked) {
   const std::vector<DataType>& types = st.desc().column_types;
   std::vector<StreamChunk> out;
   std::vector<Op> chunk_ops;
@@ -434,17 +449,28 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
       throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
     chunk_ops.push_back(op);
   };
+  // The stored rows under the keys the ops address first, read together
+  // (a lookup each cost 5 us at TPC-H's SF 1); a checked insert's key has
+  // none.
+  std::unordered_map<std::string_view, size_t> stored_at;  // key -> index in stored
+  std::vector<std::string_view> to_read;
+  for (const auto& op : ops) {
+    if (stored_at.count(op.key)) continue;
+    const bool new_key = inserts_checked && op.check_unique && !op.is_delete;
+    stored_at.emplace(op.key, new_key ? SIZE_MAX : to_read.size());
+    if (!new_key) to_read.push_back(op.key);
+  }
+  const std::vector<std::optional<std::string>> stored = st.MultiGet(to_read);
   // The latest value of keys written earlier in this write set (views
   // into `ops`).
   std::unordered_map<std::string_view, std::optional<std::string_view>> latest;
   for (const auto& op : ops) {
     auto it = latest.find(op.key);
-    std::optional<std::string> stored;
     std::optional<std::string_view> old;
     if (it != latest.end()) {
       old = it->second;
-    } else if ((stored = st.Get(std::string(op.key)))) {
-      old = *stored;
+    } else if (size_t i = stored_at.at(op.key); i != SIZE_MAX && stored[i]) {
+      old = *stored[i];
     }
     if (rows.num_rows() + 2 > kChunkSize) {
       out.emplace_back(std::move(chunk_ops), std::move(rows));

@@ -770,6 +770,25 @@ Status StateStore::Get(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot
   return ToStatus(db_->Get(ro, cf, key, value), "get");
 }
 
+Status StateStore::MultiGet(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
+                            const std::vector<std::string_view>& keys,
+                            std::vector<std::optional<std::string>>* values) const {
+  values->assign(keys.size(), std::nullopt);
+  if (keys.empty()) return Status::OK();
+  rocksdb::ReadOptions ro;
+  if (snapshot) ro.snapshot = snapshot->get();
+  std::vector<rocksdb::Slice> slices(keys.begin(), keys.end());
+  std::vector<rocksdb::PinnableSlice> found(keys.size());
+  std::vector<rocksdb::Status> statuses(keys.size());
+  db_->MultiGet(ro, cf, keys.size(), slices.data(), found.data(), statuses.data());
+  for (size_t i = 0; i < keys.size(); i++) {
+    if (statuses[i].IsNotFound()) continue;
+    if (!statuses[i].ok()) return ToStatus(statuses[i], "multiget");
+    (*values)[i].emplace(found[i].data(), found[i].size());
+  }
+  return Status::OK();
+}
+
 std::unique_ptr<StateStore::Range> StateStore::NewRange(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot,
                                                        std::string lower, std::string upper,
                                                        ReadPattern pattern) const {

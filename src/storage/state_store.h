@@ -172,6 +172,11 @@ class StateStore : public MetaStore {
   // Point read; `snapshot` may be null for the latest committed state.
   Status Get(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot, const std::string& key,
              std::string* value) const;
+  // Point reads of many keys at once (RocksDB's batched MultiGet: the
+  // keys sorted, each file's bloom filter and blocks visited once for all
+  // the keys they hold): (*values)[i] is keys[i]'s value, nullopt when none.
+  Status MultiGet(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot, const std::vector<std::string_view>& keys,
+                  std::vector<std::optional<std::string>>* values) const;
   // Iterator over [lower, upper) (upper empty = unbounded). The bound
   // strings must outlive the iterator; Range keeps them together.
   // The pattern decides caching and readahead:

@@ -111,6 +111,28 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
   return value;
 }
 
+std::vector<std::optional<std::string>> StateTable::MultiGet(const std::vector<std::string_view>& keys) const {
+  std::vector<std::optional<std::string>> values(keys.size());
+  std::vector<std::string_view> committed;
+  std::vector<size_t> at;  // committed[j] is keys[at[j]]
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto* self = const_cast<StateTable*>(this);  // the indexes are caches
+    for (size_t i = 0; i < keys.size(); i++) {
+      std::string key(keys[i]);
+      bool found = self->log_.Find(key, &values[i]);
+      for (auto it = self->sealed_.rbegin(); !found && it != self->sealed_.rend(); ++it) found = it->Find(key, &values[i]);
+      if (found) continue;
+      committed.push_back(keys[i]);
+      at.push_back(i);
+    }
+  }
+  std::vector<std::optional<std::string>> read;
+  store_->MultiGet(store_->data_cf(), nullptr, committed, &read).ThrowIfError();
+  for (size_t j = 0; j < at.size(); j++) values[at[j]] = std::move(read[j]);
+  return values;
+}
+
 std::string StateTable::KeyIn(uint16_t vnode, std::string_view suffix) const {
   std::string key = VnodePrefix(desc_.table_id, vnode);
   key.append(suffix);

@@ -63,6 +63,8 @@ class StateTable {
   void WriteBulk(std::shared_ptr<const BulkRows> rows);
   // Reads the latest value of key: this epoch's buffer, else committed state.
   std::optional<std::string> Get(const std::string& key) const;
+  // Get of many keys, the committed ones read together (StateStore::MultiGet).
+  std::vector<std::optional<std::string>> MultiGet(const std::vector<std::string_view>& keys) const;
 
   // Keys by vnode: the storage key of `suffix` in `vnode` of this table
   // ([table][vnode][suffix]); operators build their keys only through it.

@@ -301,6 +301,33 @@ TEST(RowStoreEngineTest, LongInListsAreProbes) {
   EXPECT_EQ(RowKeyProbesOf(desc, {in(2 * kMaxRanges + 2)}).size(), 0u) << "past kMaxRanges: not used";
 }
 
+// StateTable::MultiGet answers as Get does, key by key: the epoch's
+// buffered writes over the committed rows, repeats and misses included.
+TEST(RowStoreEngineTest, MultiGetAnswersAsGet) {
+  auto store = OpenStore("");
+  ASSERT_TRUE(store);
+  StateTableDesc desc = Desc(9, {0}, {0});
+  StateTable table(store.get(), desc);
+  auto key = [&](int32_t k) { return table.KeyIn(0, std::to_string(k)); };
+  WriteLog log;
+  for (int32_t k = 0; k < 100; k++) log.Put(key(k), "committed" + std::to_string(k), 1);
+  ASSERT_TRUE(Commit(store.get(), 1, 1, log).ok());
+  table.Put(key(5), "buffered5");
+  table.Delete(key(6));
+  table.Put(key(200), "buffered200");
+  std::vector<std::string> keys;
+  for (int32_t k : {99, 5, 6, 200, 300, 0, 5, 42}) keys.push_back(key(k));
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<std::optional<std::string>> got = table.MultiGet(views);
+  ASSERT_EQ(got.size(), keys.size());
+  for (size_t i = 0; i < keys.size(); i++) EXPECT_EQ(got[i], table.Get(keys[i])) << i;
+  EXPECT_EQ(got[1], std::optional<std::string>("buffered5"));
+  EXPECT_EQ(got[2], std::nullopt);
+  EXPECT_EQ(got[4], std::nullopt);
+  EXPECT_EQ(got[7], std::optional<std::string>("committed42"));
+  EXPECT_TRUE(table.MultiGet({}).empty());
+}
+
 TEST(RowStoreEngineTest, StatisticsAndProjection) {
   auto store = OpenStore("");
   ASSERT_TRUE(store);
