@@ -16,6 +16,7 @@
 #include "catalog/system_tables.h"
 #include "catalog/temp_schema.h"
 #include "common/error.h"
+#include "expr/struct.h"
 #include "expr/cast.h"
 #include "planner/optimizer.h"
 #include "planner/subquery.h"
@@ -822,7 +823,8 @@ bool HasOuterReference(const Expression& e) {
 // reads the items before it (FROM t, abs(t.x)) is evaluated per row of
 // theirs, as set functions are.
 PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const PgQuery__Node* call,
-                                         const std::string& name, Scope* outer, Scope* scope) {
+                                         const std::string& name, Scope* outer, Scope* scope, bool record,
+                                         const std::string& column) {
   Scope* lateral = lateral_left_;
   lateral_left_ = nullptr;
   Scope empty;
@@ -838,15 +840,40 @@ PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const
   auto alias_column = [&](size_t i, const std::string& otherwise) {
     return rf->alias && rf->alias->n_colnames > i ? StringOf(rf->alias->colnames[i]) : otherwise;
   };
-  std::vector<PlanColumn> schema{{alias_column(0, alias), value->type(), alias}};
-  std::vector<std::vector<ExprPtr>> rows(1);
-  rows[0].push_back(std::move(value));
+  // The row is computed over one empty row, as SELECT without FROM is: a
+  // projection reading the items on its left unnests like LATERAL (SELECT
+  // f(t.a)), into the projection of their rows.
+  auto over_one_row = [](std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema) -> PlanPtr {
+    PlanPtr one = std::make_unique<ValuesNode>(std::vector<PlanColumn>{}, std::vector<std::vector<ExprPtr>>(1));
+    return std::make_unique<ProjectNode>(std::move(one), std::move(exprs), std::move(schema));
+  };
+  if (record && value->type().id == TypeId::kStruct) {
+    // One row of the record's fields (NULLs when it is NULL).
+    if (rf->ordinality)
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     fmt::format("WITH ORDINALITY over SQL function {} is not supported yet", name));
+    const DataType record_type = value->type();
+    std::vector<ExprPtr> row;
+    row.push_back(std::move(value));
+    PlanPtr one = over_one_row(std::move(row), {{name, record_type, alias}});
+    std::vector<ExprPtr> fields;
+    std::vector<PlanColumn> schema;
+    for (size_t i = 0; i < record_type.StructFields().size(); i++) {
+      fields.push_back(std::make_unique<FieldSelectExpr>(std::make_unique<ColumnRefExpr>(0, record_type, name), i));
+      schema.push_back({alias_column(i, record_type.StructFields()[i].first), fields.back()->type(), alias});
+    }
+    scope->Append(schema);
+    return std::make_unique<ProjectNode>(std::move(one), std::move(fields), std::move(schema));
+  }
+  std::vector<PlanColumn> schema{{alias_column(0, column.empty() ? alias : column), value->type(), alias}};
+  std::vector<ExprPtr> row;
+  row.push_back(std::move(value));
   if (rf->ordinality) {
     schema.push_back({alias_column(1, "ordinality"), DataType::Int64(), alias});
-    rows[0].push_back(std::make_unique<ConstantExpr>(Value::Int64(1)));
+    row.push_back(std::make_unique<ConstantExpr>(Value::Int64(1)));
   }
   scope->Append(schema);
-  return std::make_unique<ValuesNode>(std::move(schema), std::move(rows));
+  return over_one_row(std::move(row), std::move(schema));
 }
 
 // LATERAL subqueries, and functions in FROM, which PostgreSQL always lets
@@ -898,7 +925,16 @@ PlanPtr Binder::BindFrom(const PgQuery__Node* node, Scope* outer, Scope* scope) 
       if (std::any_of(sql_functions.begin(), sql_functions.end(), [](const FunctionCatalog& f) { return f.returns_set; }) &&
           (fc->n_funcname >= 2 || !IsBuiltinFunctionName(name)))
         return BindSqlTableFunction(rf, fc, sql_functions, outer, scope);
-      if (!IsSetFunctionName(name) || !sql_functions.empty()) return BindScalarFunctionInFrom(rf, call, name, outer, scope);
+      if (!IsSetFunctionName(name) || !sql_functions.empty()) {
+        // A record of OUT parameters is its columns in FROM.
+        const bool record = std::any_of(sql_functions.begin(), sql_functions.end(),
+                                        [](const FunctionCatalog& f) { return f.ReturnsOneRecord(); });
+        // One OUT parameter names the column (when every overload's does alike).
+        std::string column = sql_functions.empty() ? "" : sql_functions[0].OutputColumnName();
+        for (const auto& f : sql_functions)
+          if (f.OutputColumnName() != column) column.clear();
+        return BindScalarFunctionInFrom(rf, call, name, outer, scope, record, column);
+      }
       // With items on its left, bound first as reading them; bound again
       // without them when it reads none (lateral_left_ stays set: the caller
       // then joins it as usual).

@@ -259,8 +259,12 @@ class Binder {
   // The relation a JOIN being bound names FOR SYSTEM_TIME AS OF PROCTIME()
   // as its right side (the only place the clause may be).
   const PgQuery__RangeVar* process_time_right_ = nullptr;
+  // A function of one row in FROM: its value as one column (named by
+  // `column`, its one OUT parameter, when not empty), or with `record` a
+  // record of OUT parameters as its columns.
   PlanPtr BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const PgQuery__Node* call, const std::string& name,
-                                   Scope* outer, Scope* scope);
+                                   Scope* outer, Scope* scope, bool record = false,
+                                   const std::string& column = "");
   // SQL functions (binder/sql_function_binder.cc). The functions a call
   // may name: in its schema, or along the search path (pg_catalog's
   // built-in functions are not among them).

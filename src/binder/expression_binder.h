@@ -43,9 +43,14 @@ class Binder::ExprBinder {
   SqlFunctionCall ResolveSqlFunction(const PgQuery__FuncCall* f, const std::vector<FunctionCatalog>& candidates);
   // A scalar SQL function's call inlined: its body's expression when the
   // body is one, else the body as a scalar subquery (its first row).
+  // A function returning a record of its OUT parameters (ReturnsOneRecord)
+  // returns the row value of its body's first row: the body's expressions
+  // as a row, or its query as a scalar subquery of one.
   ExprPtr InlineSqlFunction(SqlFunctionCall call, int location);
 
  private:
+  ExprPtr InlineRecordBody(const FunctionCatalog& fn, const PgQuery__SelectStmt* body, FunctionFrame* frame,
+                           Scope* frame_scope);
   ExprPtr BindColumnRef(const PgQuery__ColumnRef* ref);
   ExprPtr BindSystemColumn(const Scope& s, const std::string& schema, const std::string& table,
                            const std::string& column, int location);

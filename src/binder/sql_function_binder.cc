@@ -26,6 +26,7 @@
 #include "common/error.h"
 #include "expr/cast.h"
 #include "expr/function_registry.h"
+#include "expr/struct.h"
 #include "planner/subquery.h"
 #include "planner/subquery_unnesting.h"
 
@@ -73,12 +74,22 @@ ExprPtr Lift(ExprPtr e, int by, const std::string& function) {
   return e;
 }
 
-// A body that is one expression: SELECT expr with no FROM and no clause.
-bool IsExpressionBody(const PgQuery__SelectStmt* s) {
-  return s->op == PG_QUERY__SET_OPERATION__SETOP_NONE && s->n_target_list == 1 && s->n_from_clause == 0 &&
+// The row value a function of OUT parameters returns (ReturnsOneRecord).
+DataType RecordType(const FunctionCatalog& fn) {
+  std::vector<StructField> fields;
+  for (const auto& [name, type] : fn.table_columns) fields.emplace_back(name, type);
+  return DataType::Struct(fields);
+}
+
+// A body that is expressions only: SELECT exprs with no FROM and no clause
+// (one expression, unless the function returns a record of `columns`).
+bool IsExpressionBody(const PgQuery__SelectStmt* s, size_t columns = 1) {
+  return s->op == PG_QUERY__SET_OPERATION__SETOP_NONE && s->n_target_list == columns && s->n_from_clause == 0 &&
          !s->where_clause && s->n_group_clause == 0 && !s->having_clause && s->n_window_clause == 0 &&
          s->n_distinct_clause == 0 && s->n_sort_clause == 0 && !s->limit_count && !s->limit_offset &&
-         !s->with_clause && s->n_values_lists == 0 && s->target_list[0]->res_target->val;
+         !s->with_clause && s->n_values_lists == 0 &&
+         std::all_of(s->target_list, s->target_list + s->n_target_list,
+                     [](const PgQuery__Node* t) { return t->res_target->val != nullptr; });
 }
 
 // How well an argument of type `have` fits a parameter of type `want`: 0
@@ -314,7 +325,9 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
     binder_->ThrowAt(sqlstate::kFeatureNotSupported, location,
                      fmt::format("set-returning SQL function {} is not supported outside FROM", fn.name));
   InliningGuard inlining(binder_, fn);
-  if (!binder_->ctx_.bind_function_bodies) return std::make_unique<ConstantExpr>(Value::Null(fn.return_type));
+  const bool record = fn.ReturnsOneRecord();
+  const DataType result_type = record ? RecordType(fn) : fn.return_type;
+  if (!binder_->ctx_.bind_function_bodies) return std::make_unique<ConstantExpr>(Value::Null(result_type));
 
   // STRICT: NULL when any argument is (the argument values, before the
   // body reads them).
@@ -337,7 +350,9 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
   frame_scope.clause = "SQL function bodies";
   const PgQuery__SelectStmt* body = binder_->ParseFunctionBody(fn);
   ExprPtr value;
-  if (IsExpressionBody(body)) {
+  if (record) {
+    value = InlineRecordBody(fn, body, &frame, &frame_scope);
+  } else if (IsExpressionBody(body)) {
     try {
       binder_->InFunctionBodyContext(
           [&] { value = ExprBinder(binder_, &frame_scope).Bind(body->target_list[0]->res_target->val); });
@@ -365,7 +380,7 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
     value = std::make_unique<SubqueryExpr>(SubqueryKind::kScalar, std::move(plan), t, correlated);
   }
   frame.CheckVolatileArguments();
-  if (!(value->type() == fn.return_type)) {
+  if (!record && !(value->type() == fn.return_type)) {
     CheckFunctionResultType(fn, value->type(), fn.return_type);
     value = CoerceForAssignment(std::move(value), fn.return_type, fn.name);
   }
@@ -379,9 +394,51 @@ ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location
   }
   std::vector<ExprPtr> c;
   c.push_back(std::move(any_null));
-  c.push_back(std::make_unique<ConstantExpr>(Value::Null(fn.return_type)));
+  c.push_back(std::make_unique<ConstantExpr>(Value::Null(result_type)));
   c.push_back(std::move(value));
-  return std::make_unique<CaseExpr>(fn.return_type, std::move(c), /*has_else=*/true);
+  return std::make_unique<CaseExpr>(result_type, std::move(c), /*has_else=*/true);
+}
+
+ExprPtr Binder::ExprBinder::InlineRecordBody(const FunctionCatalog& fn, const PgQuery__SelectStmt* body,
+                                             FunctionFrame* frame, Scope* frame_scope) {
+  const size_t n = fn.table_columns.size();
+  auto column_count_error = [&](size_t have) {
+    return SqlError(kInvalidFunctionDefinition, "return type mismatch in function declared to return record")
+        .WithDetail(have > n ? "Final statement has too many columns." : "Final statement has too few columns.");
+  };
+  // Each result column, coerced to its OUT parameter's type.
+  auto coerced = [&](ExprPtr e, size_t i) {
+    const DataType& want = fn.table_columns[i].second;
+    if (e->type() == want) return e;
+    CheckFunctionResultType(fn, e->type(), want);
+    return CoerceForAssignment(std::move(e), want, fn.name);
+  };
+  if (IsExpressionBody(body, n)) {
+    // SELECT a + 1, 'x': the row of those expressions.
+    std::vector<ExprPtr> fields;
+    binder_->InFunctionBodyContext([&] {
+      for (size_t i = 0; i < n; i++)
+        fields.push_back(coerced(ExprBinder(binder_, frame_scope).Bind(body->target_list[i]->res_target->val), i));
+    });
+    return std::make_unique<StructConstructorExpr>(RecordType(fn), std::move(fields));
+  }
+  // A query: the row of its first row's columns (NULL without one), a
+  // scalar subquery.
+  frame_scope->referenced_by_subquery = false;
+  frame->uses.assign(frame->args.size(), fn.strict ? 1 : 0);
+  PlanPtr plan = binder_->BindFunctionBody(fn, frame_scope);
+  if (plan->schema().size() != n) throw column_count_error(plan->schema().size());
+  std::vector<ExprPtr> fields;
+  for (size_t i = 0; i < n; i++)
+    fields.push_back(coerced(std::make_unique<ColumnRefExpr>(int(i), plan->schema()[i].type, plan->schema()[i].name), i));
+  std::vector<ExprPtr> row;
+  row.push_back(std::make_unique<StructConstructorExpr>(RecordType(fn), std::move(fields)));
+  plan = std::make_unique<ProjectNode>(std::move(plan), std::move(row),
+                                       std::vector<PlanColumn>{{fn.name, RecordType(fn), ""}});
+  if (!AtMostOneRow(*plan)) plan = std::make_unique<LimitNode>(std::move(plan), 1, 0);
+  const bool correlated = frame_scope->referenced_by_subquery;
+  if (correlated && scope_) scope_->referenced_by_subquery = true;
+  return std::make_unique<SubqueryExpr>(SubqueryKind::kScalar, std::move(plan), RecordType(fn), correlated);
 }
 
 PlanPtr Binder::BindSqlTableFunction(const PgQuery__RangeFunction* rf, const PgQuery__FuncCall* fc,

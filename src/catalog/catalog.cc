@@ -289,7 +289,14 @@ TypeCatalog TypeFromJsonEntry(const json& j) {
 
 std::string FunctionJson(const FunctionCatalog& f) {
   json args = json::array();
-  for (const auto& a : f.args) args.push_back({{"name", a.name}, {"type", TypeToJson(a.type)}, {"default", a.default_expr}});
+  auto argument = [](const FunctionArgument& a) {
+    json arg{{"name", a.name}, {"type", TypeToJson(a.type)}, {"default", a.default_expr}};
+    if (a.mode != 'i') arg["mode"] = std::string(1, a.mode);
+    return arg;
+  };
+  for (const auto& a : f.args) args.push_back(argument(a));
+  json params = json::array();
+  for (const auto& a : f.params) params.push_back(argument(a));
   json columns = json::array();
   for (const auto& [name, type] : f.table_columns) columns.push_back({{"name", name}, {"type", TypeToJson(type)}});
   json j{{"id", f.id},
@@ -309,6 +316,7 @@ std::string FunctionJson(const FunctionCatalog& f) {
          {"relation_deps", f.relation_deps},
          {"function_deps", f.function_deps}};
   if (!f.comment.empty()) j["comment"] = f.comment;
+  if (!f.params.empty()) j["params"] = params;
   return j.dump();
 }
 
@@ -319,7 +327,13 @@ FunctionCatalog FunctionFromJson(const json& j) {
   f.schema_id = j.at("schema_id");
   f.name = j.at("name");
   f.owner = j.at("owner");
-  for (const auto& a : j.at("args")) f.args.push_back({a.at("name"), TypeFromJson(a.at("type")), a.at("default")});
+  auto argument = [](const json& a) {
+    return FunctionArgument{a.at("name"), TypeFromJson(a.at("type")), a.at("default"),
+                            a.value("mode", std::string("i")).at(0)};
+  };
+  for (const auto& a : j.at("args")) f.args.push_back(argument(a));
+  if (j.contains("params"))
+    for (const auto& a : j.at("params")) f.params.push_back(argument(a));
   f.return_type = TypeFromJson(j.at("return_type"));
   f.returns_set = j.at("returns_set");
   for (const auto& c : j.at("table_columns")) f.table_columns.emplace_back(c.at("name"), TypeFromJson(c.at("type")));
@@ -1251,6 +1265,14 @@ std::string FunctionCatalog::IdentityArguments() const {
     out += a.type.ToString();
   }
   return out;
+}
+
+std::string FunctionCatalog::OutputColumnName() const {
+  std::string name;
+  int outputs = 0;
+  for (const auto& p : params)
+    if (p.mode != 'i') outputs++, name = p.name;
+  return outputs == 1 ? name : "";
 }
 
 int FunctionCatalog::RequiredArguments() const {

@@ -309,6 +309,7 @@ struct FunctionArgument {
   std::string name;         // "" when unnamed (then only $n reads it)
   DataType type;
   std::string default_expr;  // DEFAULT's SQL text; "" when none
+  char mode = 'i';           // pg_proc.proargmodes: 'i' IN, 'o' OUT, 'b' INOUT
 };
 struct FunctionCatalog {
   ObjectId id = 0;
@@ -316,7 +317,12 @@ struct FunctionCatalog {
   ObjectId schema_id = 0;
   std::string name;
   ObjectId owner = kRootUserId;
-  std::vector<FunctionArgument> args;
+  std::vector<FunctionArgument> args;  // the input parameters (IN and INOUT)
+  // Functions with OUT or INOUT parameters: every parameter as declared,
+  // in order (empty otherwise). One output parameter is the result; more
+  // are its columns (table_columns), a record: a row value in a select
+  // list, its columns in FROM.
+  std::vector<FunctionArgument> params;
   DataType return_type;      // scalar result, or SETOF's element type
   bool returns_set = false;
   // RETURNS TABLE (...) or SETOF a relation's row: the result columns
@@ -336,6 +342,12 @@ struct FunctionCatalog {
   // The argument types as PostgreSQL spells a signature: "integer, text".
   std::string IdentityArguments() const;
   int RequiredArguments() const;  // those without a DEFAULT
+  // A record of OUT parameters' columns, one row (not SETOF): the result is
+  // a row value (DataType::Struct of table_columns).
+  bool ReturnsOneRecord() const { return !returns_set && !table_columns.empty(); }
+  // The one OUT (or INOUT) parameter's name, which names the result's
+  // column in FROM; "" when there is not exactly one or it is unnamed.
+  std::string OutputColumnName() const;
 };
 
 struct UserCatalog {

@@ -1025,11 +1025,14 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       std::string defaults;
       for (const auto& a : fn.args) {
         in_types.push_back(a.type.PgOid());
+        if (!a.default_expr.empty()) defaults += (defaults.empty() ? "" : ", ") + a.default_expr;
+      }
+      // Every parameter, OUT ones too (params), as declared.
+      for (const auto& a : fn.params.empty() ? fn.args : fn.params) {
         all_types.push_back(a.type.PgOid());
-        modes.push_back("i");
+        modes.push_back(std::string(1, a.mode));
         names.push_back(a.name);
         named |= !a.name.empty();
-        if (!a.default_expr.empty()) defaults += (defaults.empty() ? "" : ", ") + a.default_expr;
       }
       if (fn.returns_table)
         for (const auto& [col, type] : fn.table_columns) {
@@ -1041,14 +1044,16 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       Vector all_oids(kOid);
       for (int64_t o : all_types) all_oids.AppendInt(o);
       const bool record = !fn.table_columns.empty();
+      // proallargtypes and proargmodes: only when some parameter is not IN.
+      const bool all_modes = fn.returns_table || !fn.params.empty();
       rows.push_back({O(ObjectOid(fn.id)), N(fn.name), O(ObjectOid(fn.schema_id)), O(fn.owner), O(14),
                       Value::Float32(100), Value::Float32(fn.returns_set ? 1000 : 0), O(0), Proc(0), C("f"), B(false),
                       B(false), B(fn.strict), B(fn.returns_set), C(std::string(1, fn.volatility)), C("u"),
                       I2(static_cast<int64_t>(fn.args.size())),
                       I2(static_cast<int64_t>(fn.args.size()) - fn.RequiredArguments()),
                       O(record ? 2249 : fn.return_type.PgOid()), OidVector(in_types),
-                      fn.returns_table ? Value::FromString(kOidArray, EncodeArray(all_oids)) : Null(kOidArray),
-                      fn.returns_table ? TextArrayOrNull(modes) : Null(kTextArray),
+                      all_modes ? Value::FromString(kOidArray, EncodeArray(all_oids)) : Null(kOidArray),
+                      all_modes ? TextArrayOrNull(modes) : Null(kTextArray),
                       named ? TextArrayOrNull(names) : Null(kTextArray), defaults.empty() ? Null(kText) : Txt(defaults),
                       Null(kOidArray), Txt(fn.source.empty() ? fn.body : fn.source), Null(kText), fn.source.empty() ? Txt(fn.body) : Null(kText),
                       Null(kTextArray), Null(kTextArray)});
@@ -1380,13 +1385,16 @@ class CatalogLookupImpl : public CatalogLookup {
     auto fn = c_->GetFunction(oid - kObjectOidBase);
     if (!fn || fn->database_id != db_) return std::nullopt;
     FunctionSignature sig;
-    for (const auto& a : fn->args) {
-      std::string arg = (a.name.empty() ? "" : QuoteIdent(a.name) + " ") + a.type.ToString();
+    for (const auto& a : fn->params.empty() ? fn->args : fn->params) {
+      std::string arg = std::string(a.mode == 'o' ? "OUT " : a.mode == 'b' ? "INOUT " : "") +
+                        (a.name.empty() ? "" : QuoteIdent(a.name) + " ") + a.type.ToString();
       sig.identity_arguments += (sig.identity_arguments.empty() ? "" : ", ") + arg;
       if (!a.default_expr.empty()) arg += " DEFAULT " + a.default_expr;
       sig.arguments += (sig.arguments.empty() ? "" : ", ") + arg;
     }
-    if (fn->returns_table) {
+    if (!fn->params.empty() && !fn->table_columns.empty()) {
+      sig.result = fn->returns_set ? "SETOF record" : "record";
+    } else if (fn->returns_table) {
       std::string columns;
       for (const auto& [name, type] : fn->table_columns)
         columns += (columns.empty() ? "" : ", ") + QuoteIdent(name) + " " + type.ToString();

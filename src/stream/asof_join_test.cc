@@ -5,21 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-
 #include "stream/test_actor_context.h"
 
 namespace freshet {
 namespace {
-
-// Rows (k, id, t) of either side (k INT, id INT, t INT), stream key id.
-DataChunk Rows(const std::vector<std::array<int32_t, 3>>& rows) {
-  DataChunk chunk({DataType::Int32(), DataType::Int32(), DataType::Int32()});
-  for (const auto& r : rows)
-    for (size_t c = 0; c < 3; c++) chunk.column(c).AppendInt(r[c]);
-  chunk.set_cardinality(rows.size());
-  return chunk;
-}
 
 // An output row: the left row's id and the right row's id (-1: none).
 struct Out {
@@ -31,7 +20,8 @@ std::ostream& operator<<(std::ostream& os, const Out& o) {
   return os << "(" << int(o.op) << ", " << o.left << ", " << o.right << ")";
 }
 
-// l ASOF LEFT JOIN r ON l.k = r.k AND l.t >= r.t.
+// l ASOF LEFT JOIN r ON l.k = r.k AND l.t >= r.t, both sides' rows (k INT,
+// id INT, t INT) with stream key id (Int32Rows).
 std::unique_ptr<AsOfJoinOperator> NewJoin(TestActorContext* actor, std::vector<Out>* out) {
   AsOfJoinOperator::Side sides[2];
   for (int s = 0; s < 2; s++) {
@@ -68,8 +58,8 @@ TEST(AsOfJoinTest, CommittedKeysLeaveMemoryOverTheBudgetAndComeBackExact) {
     left.push_back({k, k, 25});
   }
   const size_t before = StateCacheTotalBytes();
-  join->OnChunk(1, StreamChunk(std::vector<Op>(right.size(), Op::kInsert), Rows(right)));
-  join->OnChunk(0, StreamChunk(std::vector<Op>(left.size(), Op::kInsert), Rows(left)));
+  join->OnChunk(1, StreamChunk(std::vector<Op>(right.size(), Op::kInsert), Int32Rows(right)));
+  join->OnChunk(0, StreamChunk(std::vector<Op>(left.size(), Op::kInsert), Int32Rows(left)));
   join->OnBarrier(Barrier{1, 2, nullptr, true});
   actor.Commit(1);
   ASSERT_EQ(out.size(), 100u);
@@ -84,7 +74,7 @@ TEST(AsOfJoinTest, CommittedKeysLeaveMemoryOverTheBudgetAndComeBackExact) {
 
   // A right row nearer to key 7's left row: the key is loaded again and
   // the left row moves to it.
-  join->OnChunk(1, StreamChunk({Op::kInsert}, Rows({{7, 700, 24}})));
+  join->OnChunk(1, StreamChunk({Op::kInsert}, Int32Rows({{7, 700, 24}})));
   join->OnBarrier(Barrier{3, 4, nullptr, true});
   actor.Commit(3);
   std::vector<Out> expected = {{Op::kDelete, 7, 72}, {Op::kInsert, 7, 700}};
@@ -92,7 +82,7 @@ TEST(AsOfJoinTest, CommittedKeysLeaveMemoryOverTheBudgetAndComeBackExact) {
   out.clear();
 
   // A left row's delete after a reload retracts the pair it had.
-  join->OnChunk(0, StreamChunk({Op::kDelete}, Rows({{8, 8, 25}})));
+  join->OnChunk(0, StreamChunk({Op::kDelete}, Int32Rows({{8, 8, 25}})));
   join->OnBarrier(Barrier{4, 5, nullptr, true});
   expected = {{Op::kDelete, 8, 82}};
   EXPECT_EQ(out, expected);

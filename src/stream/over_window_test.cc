@@ -6,23 +6,13 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
-
 #include "stream/test_actor_context.h"
 
 namespace freshet {
 namespace {
 
-// Rows (k, id, v) of input (k INT, id INT, v INT), stream key id.
-DataChunk Rows(const std::vector<std::array<int32_t, 3>>& rows) {
-  DataChunk chunk({DataType::Int32(), DataType::Int32(), DataType::Int32()});
-  for (const auto& r : rows)
-    for (size_t c = 0; c < 3; c++) chunk.column(c).AppendInt(r[c]);
-  chunk.set_cardinality(rows.size());
-  return chunk;
-}
-
-// sum(v) OVER (PARTITION BY k ORDER BY id) over (k, id, v): the output row
+// sum(v) OVER (PARTITION BY k ORDER BY id) over rows (k INT, id INT, v INT)
+// with stream key id (Int32Rows): the output row
 // (k, id, v, sum) per emitted row, with its op.
 struct Out {
   Op op;
@@ -92,7 +82,7 @@ TEST(OverWindowTest, CommittedPartitionsLeaveMemoryOverTheBudgetAndComeBackExact
   for (int32_t k = 0; k < 200; k++)
     for (int32_t i = 0; i < 5; i++) rows.push_back({k, k * 10 + i, i + 1});
   const size_t before = StateCacheTotalBytes();
-  op->OnChunk(0, StreamChunk(std::vector<Op>(rows.size(), Op::kInsert), Rows(rows)));
+  op->OnChunk(0, StreamChunk(std::vector<Op>(rows.size(), Op::kInsert), Int32Rows(rows)));
   h.BarrierAndCommit(op.get(), 1);
   EXPECT_EQ(h.TakeOutput().size(), 1000u);
   const size_t held = StateCacheTotalBytes() - before;
@@ -104,7 +94,7 @@ TEST(OverWindowTest, CommittedPartitionsLeaveMemoryOverTheBudgetAndComeBackExact
   EXPECT_EQ(StateCacheTotalBytes(), before) << "every partition left memory";
 
   // A change to an evicted partition: loaded again, the rows after it updated.
-  op->OnChunk(0, StreamChunk({Op::kInsert}, Rows({{7, 65, 100}})));
+  op->OnChunk(0, StreamChunk({Op::kInsert}, Int32Rows({{7, 65, 100}})));
   h.BarrierAndCommit(op.get(), 3);
   std::vector<Out> expected = {
       {Op::kUpdateDelete, 7, 70, 1, 1},   {Op::kUpdateInsert, 7, 70, 1, 101},
@@ -117,7 +107,7 @@ TEST(OverWindowTest, CommittedPartitionsLeaveMemoryOverTheBudgetAndComeBackExact
   EXPECT_EQ(h.TakeOutput(), expected);
 
   // Uncommitted writes keep their partition: an epoch not yet committed.
-  op->OnChunk(0, StreamChunk({Op::kDelete}, Rows({{8, 80, 1}})));
+  op->OnChunk(0, StreamChunk({Op::kDelete}, Int32Rows({{8, 80, 1}})));
   op->OnBarrier(Barrier{4, 5, nullptr, true});
   EXPECT_GT(StateCacheTotalBytes(), before) << "partition 8's delete is not committed: it stays";
   h.TakeOutput();

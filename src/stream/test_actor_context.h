@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <memory>
+#include <vector>
 
 #include "storage/state_store.h"
 #include "storage/state_table.h"
@@ -27,6 +29,15 @@ class FakeServices : public ActorServices {
   void ReportBackfillFinished(Epoch) override {}
   bool BackfillLevelReady(int) const override { return true; }
 };
+
+// A chunk of three INT columns, a row per triple.
+inline DataChunk Int32Rows(const std::vector<std::array<int32_t, 3>>& rows) {
+  DataChunk chunk({DataType::Int32(), DataType::Int32(), DataType::Int32()});
+  for (const auto& r : rows)
+    for (size_t c = 0; c < 3; c++) chunk.column(c).AppendInt(r[c]);
+  chunk.set_cardinality(rows.size());
+  return chunk;
+}
 
 // Restores the operator-state budget a test changes.
 struct StateCacheBudgetGuard {

@@ -7,8 +7,10 @@
 // result fitting the declared one (42P13); with check_function_bodies off
 // (pg_dump's restores) only a RETURN or BEGIN ATOMIC body is. The body forms: AS 'query' (or
 // $$query$$), RETURN expr, BEGIN ATOMIC query; END. What is not supported
-// is refused with 0A000 naming it: other languages, procedures, OUT and
-// VARIADIC parameters, polymorphic types, bodies that are not one query.
+// is refused with 0A000 naming it: other languages, procedures, VARIADIC
+// parameters, polymorphic types, bodies that are not one query. OUT and
+// INOUT parameters make the result: one is its value, more a record's
+// columns.
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
@@ -204,6 +206,7 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
     throw SqlError(kInvalidFunctionDefinition, "no function body specified");
 
   // Parameters, and the columns of RETURNS TABLE.
+  std::vector<std::pair<std::string, DataType>> outputs;  // OUT and INOUT parameters
   bool seen_default = false;
   std::set<std::string> names_seen;
   for (size_t i = 0; i < s->n_parameters; i++) {
@@ -232,14 +235,19 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
         fn.returns_table = true;
         continue;
       case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_OUT:
+        if (p->defexpr) throw SqlError(kInvalidFunctionDefinition, "only input parameters can have default values");
+        fn.params.push_back(FunctionArgument{pname, type, "", 'o'});
+        // An unnamed output is columnN, N its place among the outputs (PostgreSQL's names).
+        outputs.emplace_back(pname.empty() ? fmt::format("column{}", outputs.size() + 1) : pname, type);
+        continue;
       case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_INOUT:
-        throw SqlError(sqlstate::kFeatureNotSupported, "OUT and INOUT parameters of SQL functions are not supported yet")
-            .WithHint("Use RETURNS TABLE (...) for several result columns.");
+        outputs.emplace_back(pname.empty() ? fmt::format("column{}", outputs.size() + 1) : pname, type);
+        break;
       case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_VARIADIC:
         throw SqlError(sqlstate::kFeatureNotSupported, "VARIADIC parameters of SQL functions are not supported yet");
       default: break;
     }
-    FunctionArgument arg{pname, type, ""};
+    FunctionArgument arg{pname, type, "", p->mode == PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_INOUT ? 'b' : 'i'};
     if (p->defexpr) {
       seen_default = true;
       ExprPtr value = binder.BindConstantExpression(p->defexpr);
@@ -250,12 +258,32 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
     } else if (seen_default) {
       throw SqlError(kInvalidFunctionDefinition, "input parameters after one with a default value must also have defaults");
     }
+    fn.params.push_back(arg);
     fn.args.push_back(std::move(arg));
   }
   if (fn.args.size() > 100) throw SqlError("54023", "functions cannot have more than 100 arguments");
+  if (outputs.empty()) fn.params.clear();  // only kept to show OUT and INOUT parameters
+  if (!outputs.empty() && fn.returns_table)
+    throw SqlError(kInvalidFunctionDefinition, "OUT and INOUT arguments aren't allowed in TABLE functions");
 
   // The result.
-  if (fn.returns_table) {
+  if (!outputs.empty()) {
+    // OUT parameters: one is the result, more are a record's columns
+    // (RETURNS, when given, must say so: PostgreSQL's 42P13).
+    const PgQuery__TypeName* rt = s->return_type;
+    const std::string declared = rt && rt->n_names ? StringOf(rt->names[rt->n_names - 1]) : "";
+    fn.returns_set = rt && rt->setof;
+    if (outputs.size() == 1) {
+      fn.return_type = outputs[0].second;
+      if (rt && !(binder.BindTypeName(rt) == fn.return_type))
+        FRESHET_THROW(kInvalidFunctionDefinition, "function result type must be {} because of OUT parameters",
+                      fn.return_type.ToString());
+    } else {
+      if (rt && declared != "record") throw SqlError(kInvalidFunctionDefinition, "function result type must be record because of OUT parameters");
+      fn.table_columns = outputs;
+      fn.return_type = DataType::Varchar();  // record: the columns are table_columns
+    }
+  } else if (fn.returns_table) {
     fn.returns_set = true;
     fn.return_type = DataType::Varchar();  // record: the columns are table_columns
   } else if (!s->return_type) {
