@@ -21,6 +21,7 @@
 #include <pg_query/pg_query.pb-c.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "binder/expression_binder.h"
 #include "common/error.h"
@@ -99,6 +100,61 @@ int ArgumentCost(const DataType& have, const DataType& want) {
   if (have.id == TypeId::kUnknown) return want.id == TypeId::kVarchar ? 0 : 1;
   if (have.id == want.id && !have.IsArray() && !want.IsArray()) return 0;  // varchar(n) for text, numeric(p,s)...
   return CanImplicitCast(have, want) ? 1 : -1;
+}
+
+// Whether an argument of type `have` can go to a polymorphic parameter.
+bool FitsPolymorphic(const DataType& have, const std::string& polymorphic) {
+  if (have.id == TypeId::kUnknown) return true;
+  if (polymorphic == "anyarray" || polymorphic == "anycompatiblearray") return have.IsArray();
+  if (polymorphic == "anynonarray") return !have.IsArray();
+  return true;
+}
+
+// `fn` with its polymorphic parameters and result given the types the
+// arguments resolve them to (PostgreSQL's rules: anyelement, anyarray and
+// anynonarray of one call share one element type, exactly; anycompatible
+// and anycompatiblearray their arguments' common type); false when the
+// arguments do not agree. `types[p]` is parameter p's argument's type
+// (unknown for a DEFAULT or an untyped literal).
+bool ResolvePolymorphic(FunctionCatalog* fn, const std::vector<DataType>& types) {
+  std::optional<DataType> element, compatible;
+  bool compatible_seen = false;
+  for (size_t p = 0; p < fn->args.size(); p++) {
+    const std::string& poly = fn->args[p].polymorphic;
+    if (poly.empty() || types[p].id == TypeId::kUnknown) {
+      compatible_seen |= !poly.empty() && poly.rfind("anycompatible", 0) == 0;
+      continue;
+    }
+    const bool array = poly == "anyarray" || poly == "anycompatiblearray";
+    const DataType t = array ? types[p].ElementType() : types[p];
+    if (poly.rfind("anycompatible", 0) == 0) {
+      compatible_seen = true;
+      if (!compatible) compatible = t;
+      else if (!(*compatible == t)) {
+        DataType common = CommonSuperType(*compatible, t);
+        if (common.id == TypeId::kUnknown) return false;
+        compatible = common;
+      }
+    } else if (!element) {
+      element = t;
+    } else if (!(*element == t)) {
+      return false;
+    }
+  }
+  // Only untyped literals: text for the compatible family (as PostgreSQL),
+  // nothing to go on for the other.
+  if (compatible_seen && !compatible) compatible = DataType::Varchar();
+  auto resolve = [&](const std::string& poly, DataType* type) {
+    if (poly.empty()) return true;
+    const std::optional<DataType>& base = poly.rfind("anycompatible", 0) == 0 ? compatible : element;
+    if (!base)
+      throw SqlError(sqlstate::kDatatypeMismatch, "could not determine polymorphic type because input has type unknown");
+    *type = poly == "anyarray" || poly == "anycompatiblearray" ? DataType::Array(*base) : *base;
+    return true;
+  };
+  for (auto& a : fn->args) resolve(a.polymorphic, &a.type);
+  resolve(fn->polymorphic_result, &fn->return_type);
+  return true;
 }
 
 }  // namespace
@@ -252,11 +308,12 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
         binder_->ThrowAt(sqlstate::kSyntaxError, f->location,
                          fmt::format("argument name \"{}\" used more than once", named[i].first));
   // Each candidate: which argument fills each parameter, and the cost.
-  const FunctionCatalog* best = nullptr;
+  std::optional<FunctionCatalog> best;  // with its polymorphic types resolved
   std::vector<int> best_slots;  // per parameter: positional index, named index + n, or -1 (its DEFAULT)
   int best_cost = -1;
   bool ambiguous = false;
-  for (const auto& fn : candidates) {
+  for (const auto& candidate : candidates) {
+    FunctionCatalog fn = candidate;
     if (positional.size() + named.size() > fn.args.size()) continue;
     std::vector<int> slots(fn.args.size(), -1);
     for (size_t i = 0; i < positional.size(); i++) slots[i] = static_cast<int>(i);
@@ -268,6 +325,7 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
       else slots[p] = static_cast<int>(positional.size() + k);
     }
     int cost = 0;
+    std::vector<DataType> types(fn.args.size(), DataType::Unknown());
     for (size_t p = 0; p < fn.args.size() && fits; p++) {
       if (slots[p] < 0) {
         fits = !fn.args[p].default_expr.empty();
@@ -275,13 +333,17 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
       }
       size_t s = static_cast<size_t>(slots[p]);
       const Expression& e = s < positional.size() ? *positional[s] : *named[s - positional.size()].second;
-      int c = ArgumentCost(e.type(), fn.args[p].type);
+      types[p] = e.type();
+      // A polymorphic parameter fits at the cost of a cast: a concrete
+      // overload taking the type exactly is preferred.
+      int c = fn.args[p].polymorphic.empty() ? ArgumentCost(e.type(), fn.args[p].type)
+                                             : FitsPolymorphic(e.type(), fn.args[p].polymorphic) ? 1 : -1;
       if (c < 0) fits = false;
       cost += c;
     }
-    if (!fits) continue;
+    if (!fits || !ResolvePolymorphic(&fn, types)) continue;
     if (!best || cost < best_cost) {
-      best = &fn;
+      best = std::move(fn);
       best_slots = slots;
       best_cost = cost;
       ambiguous = false;

@@ -292,6 +292,7 @@ std::string FunctionJson(const FunctionCatalog& f) {
   auto argument = [](const FunctionArgument& a) {
     json arg{{"name", a.name}, {"type", TypeToJson(a.type)}, {"default", a.default_expr}};
     if (a.mode != 'i') arg["mode"] = std::string(1, a.mode);
+    if (!a.polymorphic.empty()) arg["polymorphic"] = a.polymorphic;
     return arg;
   };
   for (const auto& a : f.args) args.push_back(argument(a));
@@ -317,6 +318,7 @@ std::string FunctionJson(const FunctionCatalog& f) {
          {"function_deps", f.function_deps}};
   if (!f.comment.empty()) j["comment"] = f.comment;
   if (!f.params.empty()) j["params"] = params;
+  if (!f.polymorphic_result.empty()) j["polymorphic_result"] = f.polymorphic_result;
   return j.dump();
 }
 
@@ -329,13 +331,14 @@ FunctionCatalog FunctionFromJson(const json& j) {
   f.owner = j.at("owner");
   auto argument = [](const json& a) {
     return FunctionArgument{a.at("name"), TypeFromJson(a.at("type")), a.at("default"),
-                            a.value("mode", std::string("i")).at(0)};
+                            a.value("mode", std::string("i")).at(0), a.value("polymorphic", std::string())};
   };
   for (const auto& a : j.at("args")) f.args.push_back(argument(a));
   if (j.contains("params"))
     for (const auto& a : j.at("params")) f.params.push_back(argument(a));
   f.return_type = TypeFromJson(j.at("return_type"));
   f.returns_set = j.at("returns_set");
+  f.polymorphic_result = j.value("polymorphic_result", std::string());
   for (const auto& c : j.at("table_columns")) f.table_columns.emplace_back(c.at("name"), TypeFromJson(c.at("type")));
   f.returns_table = j.at("returns_table");
   f.volatility = j.at("volatility").get<std::string>().at(0);
@@ -1262,9 +1265,18 @@ std::string FunctionCatalog::IdentityArguments() const {
   std::string out;
   for (const auto& a : args) {
     if (!out.empty()) out += ", ";
-    out += a.type.ToString();
+    out += a.TypeName();
   }
   return out;
+}
+
+uint32_t PolymorphicTypeOid(const std::string& name) {
+  if (name == "anyelement") return 2283;
+  if (name == "anyarray") return 2277;
+  if (name == "anynonarray") return 2776;
+  if (name == "anycompatible") return 5077;
+  if (name == "anycompatiblearray") return 5078;
+  return 0;
 }
 
 std::string FunctionCatalog::OutputColumnName() const {

@@ -310,7 +310,15 @@ struct FunctionArgument {
   DataType type;
   std::string default_expr;  // DEFAULT's SQL text; "" when none
   char mode = 'i';           // pg_proc.proargmodes: 'i' IN, 'o' OUT, 'b' INOUT
+  // A polymorphic parameter: "anyelement", "anyarray", "anynonarray",
+  // "anycompatible" or "anycompatiblearray" (`type` is then unknown until a
+  // call resolves it, PolymorphicTypes); "" for a concrete type.
+  std::string polymorphic;
+  // The type as declared ("integer", "anyelement").
+  std::string TypeName() const { return polymorphic.empty() ? type.ToString() : polymorphic; }
 };
+// The pg_type OID of a polymorphic pseudo-type's name (0: not one).
+uint32_t PolymorphicTypeOid(const std::string& name);
 struct FunctionCatalog {
   ObjectId id = 0;
   ObjectId database_id = 0;
@@ -324,6 +332,7 @@ struct FunctionCatalog {
   // list, its columns in FROM.
   std::vector<FunctionArgument> params;
   DataType return_type;      // scalar result, or SETOF's element type
+  std::string polymorphic_result;  // the result's polymorphic type ("anyelement"...), "" when concrete
   bool returns_set = false;
   // RETURNS TABLE (...) or SETOF a relation's row: the result columns
   // (empty for a scalar or SETOF scalar result).

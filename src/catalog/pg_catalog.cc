@@ -1024,12 +1024,12 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       bool named = false;
       std::string defaults;
       for (const auto& a : fn.args) {
-        in_types.push_back(a.type.PgOid());
+        in_types.push_back(a.polymorphic.empty() ? a.type.PgOid() : PolymorphicTypeOid(a.polymorphic));
         if (!a.default_expr.empty()) defaults += (defaults.empty() ? "" : ", ") + a.default_expr;
       }
       // Every parameter, OUT ones too (params), as declared.
       for (const auto& a : fn.params.empty() ? fn.args : fn.params) {
-        all_types.push_back(a.type.PgOid());
+        all_types.push_back(a.polymorphic.empty() ? a.type.PgOid() : PolymorphicTypeOid(a.polymorphic));
         modes.push_back(std::string(1, a.mode));
         names.push_back(a.name);
         named |= !a.name.empty();
@@ -1051,7 +1051,7 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
                       B(false), B(fn.strict), B(fn.returns_set), C(std::string(1, fn.volatility)), C("u"),
                       I2(static_cast<int64_t>(fn.args.size())),
                       I2(static_cast<int64_t>(fn.args.size()) - fn.RequiredArguments()),
-                      O(record ? 2249 : fn.return_type.PgOid()), OidVector(in_types),
+                      O(record ? 2249 : !fn.polymorphic_result.empty() ? PolymorphicTypeOid(fn.polymorphic_result) : fn.return_type.PgOid()), OidVector(in_types),
                       all_modes ? Value::FromString(kOidArray, EncodeArray(all_oids)) : Null(kOidArray),
                       all_modes ? TextArrayOrNull(modes) : Null(kTextArray),
                       named ? TextArrayOrNull(names) : Null(kTextArray), defaults.empty() ? Null(kText) : Txt(defaults),
@@ -1387,7 +1387,7 @@ class CatalogLookupImpl : public CatalogLookup {
     FunctionSignature sig;
     for (const auto& a : fn->params.empty() ? fn->args : fn->params) {
       std::string arg = std::string(a.mode == 'o' ? "OUT " : a.mode == 'b' ? "INOUT " : "") +
-                        (a.name.empty() ? "" : QuoteIdent(a.name) + " ") + a.type.ToString();
+                        (a.name.empty() ? "" : QuoteIdent(a.name) + " ") + a.TypeName();
       sig.identity_arguments += (sig.identity_arguments.empty() ? "" : ", ") + arg;
       if (!a.default_expr.empty()) arg += " DEFAULT " + a.default_expr;
       sig.arguments += (sig.arguments.empty() ? "" : ", ") + arg;
@@ -1402,7 +1402,8 @@ class CatalogLookupImpl : public CatalogLookup {
     } else if (!fn->relation_deps.empty()) {
       sig.result = "SETOF " + RelationName(ObjectOid(fn->relation_deps[0])).value_or("record");
     } else {
-      sig.result = (fn->returns_set ? "SETOF " : "") + fn->return_type.ToString();
+      sig.result = (fn->returns_set ? "SETOF " : "") +
+                   (fn->polymorphic_result.empty() ? fn->return_type.ToString() : fn->polymorphic_result);
     }
     // Visible when no schema before its own on the path has a function of
     // its name and argument types.

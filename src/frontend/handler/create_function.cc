@@ -8,7 +8,9 @@
 // (pg_dump's restores) only a RETURN or BEGIN ATOMIC body is. The body forms: AS 'query' (or
 // $$query$$), RETURN expr, BEGIN ATOMIC query; END. What is not supported
 // is refused with 0A000 naming it: other languages, procedures, VARIADIC
-// parameters, polymorphic types, bodies that are not one query. OUT and
+// parameters, polymorphic types other than anyelement, anyarray,
+// anynonarray, anycompatible and anycompatiblearray, bodies that are not
+// one query. OUT and
 // INOUT parameters make the result: one is its value, more a record's
 // columns.
 #include <fmt/format.h>
@@ -38,6 +40,16 @@ bool IsPolymorphic(const PgQuery__TypeName* t) {
   return name.rfind("any", 0) == 0 || name == "record" || name == "void" || name == "internal" ||
          name == "trigger" || name == "cstring";
 }
+
+// The polymorphic pseudo-type a SQL function may take and return (the
+// binder resolves it at each call), or "".
+std::string SupportedPolymorphic(const PgQuery__TypeName* t) {
+  if (!t || t->n_names == 0 || t->n_array_bounds) return "";
+  std::string name = StringOf(t->names[t->n_names - 1]);
+  return PolymorphicTypeOid(name) ? name : "";
+}
+
+bool IsCompatibleFamily(const std::string& polymorphic) { return polymorphic.rfind("anycompatible", 0) == 0; }
 
 // The body's one query, deparsed: what the binder parses again at each call.
 // A string body holding a clause the deparser has no place for
@@ -93,18 +105,19 @@ std::optional<FunctionCatalog> FindFunction(const HandlerArgs& args, Binder& bin
     for (const auto& schema : binder.ExistingSearchPath())
       if (auto s = catalog->FindSchema(args.session->database().id, schema)) schemas.push_back(s->id);
   }
-  std::string types;
-  std::vector<DataType> wanted;
+  // The argument types as declared: a type's name ("integer"), or a
+  // polymorphic pseudo-type's.
+  std::vector<std::string> wanted;
   for (size_t i = 0; i < o->n_objargs; i++) {
-    wanted.push_back(binder.BindTypeName(o->objargs[i]->type_name));
-    types += (i ? ", " : "") + wanted.back().ToString();
+    const std::string polymorphic = SupportedPolymorphic(o->objargs[i]->type_name);
+    wanted.push_back(polymorphic.empty() ? binder.BindTypeName(o->objargs[i]->type_name).ToString() : polymorphic);
   }
   std::vector<FunctionCatalog> found;
   for (ObjectId schema : schemas) {
     for (auto& f : catalog->FindFunctions(schema, names.back())) {
       if (!o->args_unspecified) {
-        std::vector<DataType> have;
-        for (const auto& a : f.args) have.push_back(a.type);
+        std::vector<std::string> have;
+        for (const auto& a : f.args) have.push_back(a.TypeName());
         if (have != wanted) continue;
       }
       found.push_back(std::move(f));
@@ -122,8 +135,11 @@ std::string MissingFunctionMessage(const PgQuery__ObjectWithArgs* o, Binder& bin
   std::string name = JoinNameParts(NameParts(o->objname, o->n_objname));
   if (o->args_unspecified) return fmt::format("could not find a function named \"{}\"", name);
   std::string types;
-  for (size_t i = 0; i < o->n_objargs; i++)
-    types += (i ? ", " : "") + binder.BindTypeName(o->objargs[i]->type_name).ToString();
+  for (size_t i = 0; i < o->n_objargs; i++) {
+    const std::string polymorphic = SupportedPolymorphic(o->objargs[i]->type_name);
+    types += (i ? ", " : "") +
+             (polymorphic.empty() ? binder.BindTypeName(o->objargs[i]->type_name).ToString() : polymorphic);
+  }
   return fmt::format("function {}({}) does not exist", name, types);
 }
 
@@ -211,13 +227,17 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
   std::set<std::string> names_seen;
   for (size_t i = 0; i < s->n_parameters; i++) {
     const PgQuery__FunctionParameter* p = s->parameters[i]->function_parameter;
-    if (IsPolymorphic(p->arg_type))
+    const std::string polymorphic = SupportedPolymorphic(p->arg_type);
+    if (IsPolymorphic(p->arg_type) && polymorphic.empty())
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("SQL functions with parameters of type {} are not supported yet",
                                  StringOf(p->arg_type->names[p->arg_type->n_names - 1])));
+    if (!polymorphic.empty() && p->mode != PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_IN &&
+        p->mode != PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_DEFAULT)
+      throw SqlError(sqlstate::kFeatureNotSupported, "polymorphic OUT, INOUT and TABLE parameters of SQL functions are not supported yet");
     DataType type;
     try {
-      type = binder.BindTypeName(p->arg_type);
+      type = polymorphic.empty() ? binder.BindTypeName(p->arg_type) : DataType::Unknown();
     } catch (const SqlError& e) {
       // PostgreSQL's wording for a parameter's type.
       if (std::string(e.code()) != sqlstate::kUndefinedObject) throw;
@@ -247,7 +267,10 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
         throw SqlError(sqlstate::kFeatureNotSupported, "VARIADIC parameters of SQL functions are not supported yet");
       default: break;
     }
-    FunctionArgument arg{pname, type, "", p->mode == PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_INOUT ? 'b' : 'i'};
+    FunctionArgument arg{pname, type, "", p->mode == PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_INOUT ? 'b' : 'i',
+                         polymorphic};
+    if (p->defexpr && !polymorphic.empty())
+      throw SqlError(sqlstate::kFeatureNotSupported, "DEFAULT of a polymorphic parameter is not supported yet");
     if (p->defexpr) {
       seen_default = true;
       ExprPtr value = binder.BindConstantExpression(p->defexpr);
@@ -309,6 +332,19 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
         if (!c.hidden) fn.table_columns.emplace_back(c.name, c.type);
       fn.relation_deps.push_back(relation->id);
       fn.return_type = DataType::Varchar();
+    } else if (std::string polymorphic = SupportedPolymorphic(rt); !polymorphic.empty()) {
+      // Resolved at each call from the arguments of its family.
+      const bool found = std::any_of(fn.args.begin(), fn.args.end(), [&](const FunctionArgument& a) {
+        return !a.polymorphic.empty() && IsCompatibleFamily(a.polymorphic) == IsCompatibleFamily(polymorphic);
+      });
+      if (!found)
+        throw SqlError(kInvalidFunctionDefinition, "cannot determine result data type")
+            .WithDetail(fmt::format("A result of type {} requires at least one input of type {}.", polymorphic,
+                                    IsCompatibleFamily(polymorphic)
+                                        ? "anycompatible, anycompatiblearray, anycompatiblenonarray, or anycompatiblerange"
+                                        : "anyelement, anyarray, anynonarray, anyenum, or anyrange"));
+      fn.polymorphic_result = polymorphic;
+      fn.return_type = DataType::Unknown();
     } else {
       if (IsPolymorphic(rt))
         throw SqlError(sqlstate::kFeatureNotSupported,
@@ -322,7 +358,12 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
   // check_function_bodies = off (pg_dump's restores: a body may read a
   // table created after it) leaves a body given AS a string unchecked until
   // it is called; a RETURN or BEGIN ATOMIC body is always checked.
-  if (s->sql_body || args.session->variables().Get("check_function_bodies") != "off") binder.CheckSqlFunctionBody(fn);
+  // A polymorphic function's body is bound at each call, with the types
+  // the call resolves.
+  const bool polymorphic = std::any_of(fn.args.begin(), fn.args.end(),
+                                       [](const FunctionArgument& a) { return !a.polymorphic.empty(); });
+  if (!polymorphic && (s->sql_body || args.session->variables().Get("check_function_bodies") != "off"))
+    binder.CheckSqlFunctionBody(fn);
   std::sort(called.begin(), called.end());
   called.erase(std::unique(called.begin(), called.end()), called.end());
   fn.function_deps = called;
@@ -333,6 +374,7 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
     if (!s->replace)
       FRESHET_THROW("42723", "function \"{}\" already exists with same argument types", fn.name);
     bool same_result = old.returns_set == fn.returns_set && old.return_type == fn.return_type &&
+                       old.polymorphic_result == fn.polymorphic_result &&
                        old.table_columns == fn.table_columns && old.returns_table == fn.returns_table;
     if (!same_result)
       throw SqlError(kInvalidFunctionDefinition, "cannot change return type of existing function")
