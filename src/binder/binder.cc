@@ -843,6 +843,11 @@ PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const
   // The row is computed over one empty row, as SELECT without FROM is: a
   // projection reading the items on its left unnests like LATERAL (SELECT
   // f(t.a)), into the projection of their rows.
+  auto check_aliases = [&](size_t columns) {
+    if (rf->alias && rf->alias->n_colnames > columns)
+      FRESHET_THROW(sqlstate::kInvalidColumnReference, "table \"{}\" has {} columns available but {} columns specified",
+                    alias, columns, rf->alias->n_colnames);
+  };
   auto over_one_row = [](std::vector<ExprPtr> exprs, std::vector<PlanColumn> schema) -> PlanPtr {
     PlanPtr one = std::make_unique<ValuesNode>(std::vector<PlanColumn>{}, std::vector<std::vector<ExprPtr>>(1));
     return std::make_unique<ProjectNode>(std::move(one), std::move(exprs), std::move(schema));
@@ -853,6 +858,7 @@ PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("WITH ORDINALITY over SQL function {} is not supported yet", name));
     const DataType record_type = value->type();
+    check_aliases(record_type.StructFields().size());
     std::vector<ExprPtr> row;
     row.push_back(std::move(value));
     PlanPtr one = over_one_row(std::move(row), {{name, record_type, alias}});
@@ -872,6 +878,7 @@ PlanPtr Binder::BindScalarFunctionInFrom(const PgQuery__RangeFunction* rf, const
     schema.push_back({alias_column(1, "ordinality"), DataType::Int64(), alias});
     row.push_back(std::make_unique<ConstantExpr>(Value::Int64(1)));
   }
+  check_aliases(schema.size());
   scope->Append(schema);
   return over_one_row(std::move(row), std::move(schema));
 }

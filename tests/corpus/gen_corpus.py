@@ -1274,7 +1274,19 @@ def gen_sql_functions():
               "sf_g() RETURNS int LANGUAGE sql AS 'SELECT sf_g()'", "sf_g() RETURNS t_nope LANGUAGE sql AS 'SELECT 1'",
               "sf_g(x int) RETURNS int LANGUAGE sql AS 'SELECT x FROM t_sf'", "sf_g() RETURNS int LANGUAGE sql AS 'SELECT $1'",
               "sf_g(x int) RETURNS int LANGUAGE sql WINDOW AS 'SELECT 1'", "sf_g(x int) RETURNS int LANGUAGE sql SET search_path = public AS 'SELECT 1'",
-              "\"SF Quoted\"(\"X y\" int) RETURNS int LANGUAGE sql AS 'SELECT \"X y\" * 3'"]:
+              "\"SF Quoted\"(\"X y\" int) RETURNS int LANGUAGE sql AS 'SELECT \"X y\" * 3'",
+              # OUT, INOUT and polymorphic parameters.
+              "sf_o1(x int, OUT a int, OUT b text) LANGUAGE sql AS 'SELECT x, x::text'",
+              "sf_o2(INOUT x int, OUT y int) LANGUAGE sql AS 'SELECT x, x'", "sf_o3(OUT a int) LANGUAGE sql AS 'SELECT 1'",
+              "sf_o4(x int, OUT a int, OUT b int) RETURNS SETOF record LANGUAGE sql AS 'SELECT k, v FROM t_sf WHERE k < x'",
+              "sf_o5(OUT int, OUT int) LANGUAGE sql AS 'SELECT 1, 2, 3'", "sf_o5(OUT a int, OUT a int) LANGUAGE sql AS 'SELECT 1, 2'",
+              "sf_o5(x int, OUT a int) RETURNS text LANGUAGE sql AS 'SELECT 1'", "sf_o5(OUT a int, OUT b int) RETURNS int LANGUAGE sql AS 'SELECT 1, 2'",
+              "sf_o5(OUT a int DEFAULT 1) LANGUAGE sql AS 'SELECT 1'", "sf_o5(OUT a anyelement) LANGUAGE sql AS 'SELECT 1'",
+              "sf_p1(x anyelement, y anyelement) RETURNS anyelement LANGUAGE sql AS 'SELECT coalesce(x, y)'",
+              "sf_p2(x anyarray) RETURNS anyelement LANGUAGE sql AS 'SELECT x[1]'",
+              "sf_p3(x anycompatible, y anycompatiblearray) RETURNS anycompatiblearray LANGUAGE sql AS 'SELECT x || y'",
+              "sf_p4(x int) RETURNS anyelement LANGUAGE sql AS 'SELECT x'", "sf_p4(x anyelement DEFAULT 1) RETURNS int LANGUAGE sql AS 'SELECT 1'",
+              "sf_p4(x anyrange) RETURNS int LANGUAGE sql AS 'SELECT 1'", "sf_p4(x anyenum) RETURNS anyenum LANGUAGE sql AS 'SELECT x'"]:
         emit(f"CREATE FUNCTION {d}")
         emit(f"CREATE OR REPLACE FUNCTION {d}")
     for q in ["SELECT sf_a(2147483647)", "SELECT sf_a(NULL)", "SELECT sf_a('x')", "SELECT sf_a(1, 2)", "SELECT sf_a(x => 1, x => 2)",
@@ -1285,7 +1297,15 @@ def gen_sql_functions():
               "SELECT sf_a(k) FROM t_sf GROUP BY sf_a(k) HAVING sf_a(count(*)::int) > 1 ORDER BY sf_a(k) LIMIT 3",
               "SELECT sum(sf_a(v)) OVER (ORDER BY k) FROM t_sf", "SELECT public.sf_a(1)", "SELECT nope.sf_a(1)",
               "SELECT pg_catalog.sf_a(1)", "SELECT sf_a(*)", "SELECT sf_a(DISTINCT 1)", "SELECT sf_a(1) OVER ()",
-              "SELECT proname, pg_get_function_arguments(oid), pg_get_function_result(oid) FROM pg_proc WHERE proname LIKE 'sf_%'"]:
+              "SELECT proname, pg_get_function_arguments(oid), pg_get_function_result(oid) FROM pg_proc WHERE proname LIKE 'sf_%'",
+              "SELECT sf_o1(1), (sf_o1(2)).b, (sf_o1(3)).*", "SELECT * FROM sf_o1(NULL)", "SELECT * FROM t_sf t, sf_o1(t.v) o",
+              "SELECT sf_o2(2147483647)", "SELECT * FROM sf_o4(10)", "SELECT sf_o4(10)", "SELECT (sf_o1(1)).nope",
+              "SELECT * FROM sf_o1(1) AS o(p, q, r)", "SELECT * FROM sf_o1(1) WITH ORDINALITY",
+              "SELECT sf_p1(1, 2), sf_p1('a'::text, NULL), sf_p1(NULL, NULL)", "SELECT sf_p1(1, 'x'::text)",
+              "SELECT sf_p1(ARRAY[1], ARRAY[2])", "SELECT sf_p2(ARRAY[ARRAY[1]])", "SELECT sf_p2(1)", "SELECT sf_p2(NULL)",
+              "SELECT sf_p2('{1,2}')", "SELECT sf_p3(1.5, ARRAY[1, 2]), sf_p3('a', ARRAY['b'])", "SELECT sf_p3(1, ARRAY['x'::text])",
+              "SELECT sf_p1(k, v) FROM t_sf GROUP BY sf_p1(k, v)", "DROP FUNCTION sf_p1(anyelement)",
+              "DROP FUNCTION sf_p1(anyelement, anyelement)", "SELECT sf_p1(1, 1)"]:
         emit(q)
     # Recursion by OR REPLACE, and a chain deeper than inlining goes.
     emit("CREATE FUNCTION sf_r1(x int) RETURNS int LANGUAGE sql AS 'SELECT x'")
@@ -1300,6 +1320,7 @@ def gen_sql_functions():
     emit("SELECT sf_n60(0)")
     emit("CREATE MATERIALIZED VIEW mv_sf AS SELECT k, sf_a(v) AS a, sf_c(k) AS c, sf_f(v) AS f FROM t_sf")
     emit("CREATE MATERIALIZED VIEW mv_sf_lat AS SELECT t.k, d.v FROM t_sf t, sf_d(t.k) d")
+    emit("CREATE MATERIALIZED VIEW mv_sf_out AS SELECT t.k, o.a, o.b, (sf_o1(t.v)).b AS b2, sf_p2(ARRAY[t.v]) AS p FROM t_sf t, sf_o1(t.k) o")
     emit("CREATE VIEW v_sf AS SELECT sf_a(k) FROM t_sf")
     for bad in ["DROP FUNCTION sf_a", "DROP FUNCTION sf_a(text)", "DROP FUNCTION sf_nope", "DROP FUNCTION IF EXISTS sf_nope(int, int)",
                 "CREATE OR REPLACE FUNCTION sf_a(x int) RETURNS int LANGUAGE sql AS 'SELECT x + 2'",
