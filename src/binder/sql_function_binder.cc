@@ -115,8 +115,9 @@ bool FitsPolymorphic(const DataType& have, const std::string& polymorphic) {
 // anynonarray of one call share one element type, exactly; anycompatible
 // and anycompatiblearray their arguments' common type); false when the
 // arguments do not agree. `types[p]` is parameter p's argument's type
-// (unknown for a DEFAULT or an untyped literal).
-bool ResolvePolymorphic(FunctionCatalog* fn, const std::vector<DataType>& types) {
+// (unknown for a DEFAULT or an untyped literal). `*unresolved`: false
+// because only untyped literals went to the anyelement family.
+bool ResolvePolymorphic(FunctionCatalog* fn, const std::vector<DataType>& types, bool* unresolved) {
   std::optional<DataType> element, compatible;
   bool compatible_seen = false;
   for (size_t p = 0; p < fn->args.size(); p++) {
@@ -147,14 +148,13 @@ bool ResolvePolymorphic(FunctionCatalog* fn, const std::vector<DataType>& types)
   auto resolve = [&](const std::string& poly, DataType* type) {
     if (poly.empty()) return true;
     const std::optional<DataType>& base = poly.rfind("anycompatible", 0) == 0 ? compatible : element;
-    if (!base)
-      throw SqlError(sqlstate::kDatatypeMismatch, "could not determine polymorphic type because input has type unknown");
+    if (!base) return !(*unresolved = true);
     *type = poly == "anyarray" || poly == "anycompatiblearray" ? DataType::Array(*base) : *base;
     return true;
   };
-  for (auto& a : fn->args) resolve(a.polymorphic, &a.type);
-  resolve(fn->polymorphic_result, &fn->return_type);
-  return true;
+  for (auto& a : fn->args)
+    if (!resolve(a.polymorphic, &a.type)) return false;
+  return resolve(fn->polymorphic_result, &fn->return_type);
 }
 
 }  // namespace
@@ -309,6 +309,7 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
                          fmt::format("argument name \"{}\" used more than once", named[i].first));
   // Each candidate: which argument fills each parameter, and the cost.
   std::optional<FunctionCatalog> best;  // with its polymorphic types resolved
+  bool unresolved = false;  // a polymorphic candidate given only untyped literals
   std::vector<int> best_slots;  // per parameter: positional index, named index + n, or -1 (its DEFAULT)
   int best_cost = -1;
   bool ambiguous = false;
@@ -341,7 +342,7 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
       if (c < 0) fits = false;
       cost += c;
     }
-    if (!fits || !ResolvePolymorphic(&fn, types)) continue;
+    if (!fits || !ResolvePolymorphic(&fn, types, &unresolved)) continue;
     if (!best || cost < best_cost) {
       best = std::move(fn);
       best_slots = slots;
@@ -359,6 +360,8 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
     for (size_t i = 0; i < f->n_funcname; i++) qualified += (i ? "." : "") + StringOf(f->funcname[i]);
     return fmt::format("{}({})", qualified, types);
   };
+  if (!best && unresolved)
+    throw SqlError(sqlstate::kDatatypeMismatch, "could not determine polymorphic type because input has type unknown");
   if (!best)
     throw SqlError(sqlstate::kUndefinedFunction, fmt::format("function {} does not exist", signature()))
         .WithHint("No function matches the given name and argument types. You might need to add explicit type casts.");
