@@ -95,14 +95,19 @@ void StateTable::WriteBulk(std::shared_ptr<const BulkRows> rows) {
   if (rows->size()) log_.bulk.push_back(std::move(rows));
 }
 
+bool StateTable::FindBufferedLocked(const std::string& key, std::optional<std::string>* value) const {
+  auto* self = const_cast<StateTable*>(this);  // the indexes are caches
+  if (self->log_.Find(key, value)) return true;
+  for (auto it = self->sealed_.rbegin(); it != self->sealed_.rend(); ++it)
+    if (it->Find(key, value)) return true;
+  return false;
+}
+
 std::optional<std::string> StateTable::Get(const std::string& key) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto* self = const_cast<StateTable*>(this);  // the indexes are caches
     std::optional<std::string> value;
-    if (self->log_.Find(key, &value)) return value;
-    for (auto it = self->sealed_.rbegin(); it != self->sealed_.rend(); ++it)
-      if (it->Find(key, &value)) return value;
+    if (FindBufferedLocked(key, &value)) return value;
   }
   std::string value;
   Status s = store_->Get(store_->data_cf(), nullptr, key, &value);
@@ -117,12 +122,8 @@ std::vector<std::optional<std::string>> StateTable::MultiGet(const std::vector<s
   std::vector<size_t> at;  // committed[j] is keys[at[j]]
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto* self = const_cast<StateTable*>(this);  // the indexes are caches
     for (size_t i = 0; i < keys.size(); i++) {
-      std::string key(keys[i]);
-      bool found = self->log_.Find(key, &values[i]);
-      for (auto it = self->sealed_.rbegin(); !found && it != self->sealed_.rend(); ++it) found = it->Find(key, &values[i]);
-      if (found) continue;
+      if (FindBufferedLocked(std::string(keys[i]), &values[i])) continue;
       committed.push_back(keys[i]);
       at.push_back(i);
     }

@@ -135,6 +135,9 @@ class StateTable {
     // Set when the key was written in this epoch (nullopt value = deleted).
     bool Find(const std::string& key, std::optional<std::string>* value);
   };
+  // Set when the key was written in this epoch or a sealed one not yet
+  // released (the latest write wins); under mu_.
+  bool FindBufferedLocked(const std::string& key, std::optional<std::string>* value) const;
 
   StateStore* store_;
   StateTableDesc desc_;

@@ -114,14 +114,13 @@ void AsOfJoinOperator::OnBarrier(const Barrier& barrier) {
     else Drop(it);
   }
   emptied_ = std::move(waiting);
-  const size_t target = share_.Publish(bytes_);
-  while (bytes_ > target && !lru_.empty()) {
-    auto it = buckets_.find(lru_.oldest());
-    // Newer ones were changed later: not committed either.
-    if (it->second.dirty || it->second.written > committed) break;
-    Drop(it);
-  }
-  share_.Settle(bytes_);
+  ShrinkToShare(
+      share_, lru_, bytes_,
+      [&](const std::string& key) {
+        const Bucket& b = buckets_.at(key);
+        return b.dirty || b.written > committed;
+      },
+      [&](const std::string& key) { Drop(buckets_.find(key)); });
 }
 
 bool AsOfJoinOperator::Passes(const std::string& left_cells, const std::string& right_cells) const {

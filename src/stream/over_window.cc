@@ -94,17 +94,14 @@ void OverWindowOperator::Drop(std::unordered_map<std::string, Partition>::iterat
 }
 
 void OverWindowOperator::Evict() {
-  const size_t target = share_.Publish(bytes_);
-  if (bytes_ > target && window_column_ < 0) {
-    const Epoch committed = ctx_->services->committed_epoch();
-    while (bytes_ > target && !lru_.empty()) {
-      auto it = partitions_.find(lru_.oldest());
-      // Newer ones were changed later: not committed either.
-      if (it->second.dirty || it->second.written > committed) break;
-      Drop(it);
-    }
-  }
-  share_.Settle(bytes_);
+  const Epoch committed = ctx_->services->committed_epoch();
+  ShrinkToShare(
+      share_, lru_, bytes_,
+      [&](const std::string& key) {
+        const Partition& p = partitions_.at(key);
+        return window_column_ >= 0 || p.dirty || p.written > committed;
+      },
+      [&](const std::string& key) { Drop(partitions_.find(key)); });
 }
 
 void OverWindowOperator::OnChunk(int, StreamChunk chunk) {

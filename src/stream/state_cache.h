@@ -80,4 +80,15 @@ class LruOrder {
   std::list<const Key*> order_;
 };
 
+// Shrinks a cache to its share of the budget: publishes its size `bytes`
+// (which `drop` lowers), drops its least recently used keys while over the
+// target, stopping at the first `keep` says must stay (written since the
+// last commit: so were the newer ones), and settles.
+template <class Key, class Keep, class Drop>
+void ShrinkToShare(StateCacheShare& share, const LruOrder<Key>& lru, const size_t& bytes, Keep keep, Drop drop) {
+  const size_t target = share.Publish(bytes);
+  while (bytes > target && !lru.empty() && !keep(lru.oldest())) drop(lru.oldest());
+  share.Settle(bytes);
+}
+
 }  // namespace freshet
