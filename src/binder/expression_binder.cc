@@ -896,6 +896,31 @@ ExprPtr Binder::ExprBinder::BindFuncCall(const PgQuery__FuncCall* f) {
   return BindBuiltinFuncCall(f, name);
 }
 
+ExprPtr Binder::ExprBinder::BindVariadicArrayCall(const PgQuery__FuncCall* f, const std::string& name) {
+  std::vector<ExprPtr> args;
+  for (size_t i = 0; i < f->n_args; i++) args.push_back(Bind(f->args[i]));
+  // concat and concat_ws join the array's elements as array_to_string does
+  // (NULLs skipped; a NULL array gives NULL, as PostgreSQL's).
+  const bool array = !args.empty() && (args.back()->type().IsArray() || args.back()->type().id == TypeId::kUnknown);
+  if (array && ((name == "concat" && args.size() == 1) || (name == "concat_ws" && args.size() == 2))) {
+    const DataType type = args.back()->type().IsArray() ? args.back()->type() : DataType::Array(DataType::Text());
+    std::vector<ExprPtr> call;
+    call.push_back(Coerce(std::move(args.back()), type));
+    call.push_back(name == "concat" ? std::make_unique<ConstantExpr>(Value::Varchar(""))
+                                    : Coerce(std::move(args[0]), DataType::Text()));
+    return MakeCall("array_to_string", std::move(call), f->location);
+  }
+  const std::vector<ScalarFunction>* overloads = FunctionRegistry::Instance().Lookup(name);
+  if (overloads && std::any_of(overloads->begin(), overloads->end(), [](const ScalarFunction& o) { return o.variadic; }))
+    binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
+                     fmt::format("VARIADIC arrays for built-in function {} are not supported yet: pass the elements as "
+                                 "separate arguments",
+                                 name));
+  // A function taking a fixed number of arguments takes no VARIADIC array.
+  binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                   fmt::format("function {}({}) does not exist", name, TypeList(args)));
+}
+
 ExprPtr Binder::ExprBinder::BindBuiltinFuncCall(const PgQuery__FuncCall* f, const std::string& name) {
   // Functions are in pg_catalog, but for information_schema's helper that
   // drivers call by its qualified name.
@@ -903,6 +928,7 @@ ExprPtr Binder::ExprBinder::BindBuiltinFuncCall(const PgQuery__FuncCall* f, cons
       !(StringOf(f->funcname[0]) == "information_schema" && name == "_pg_expandarray"))
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
+  if (f->func_variadic) return BindVariadicArrayCall(f, name);
   if (name == "approx_count_distinct" && f->over)
     binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
                      "approx_count_distinct as a window function is not supported yet");

@@ -40,6 +40,8 @@ class Binder::ExprBinder {
     FunctionCatalog function;
     std::vector<ExprPtr> args;
   };
+  // A built-in function called with f(..., VARIADIC array).
+  ExprPtr BindVariadicArrayCall(const PgQuery__FuncCall* f, const std::string& name);
   SqlFunctionCall ResolveSqlFunction(const PgQuery__FuncCall* f, const std::vector<FunctionCatalog>& candidates);
   // A scalar SQL function's call inlined: its body's expression when the
   // body is one, else the body as a scalar subquery (its first row).

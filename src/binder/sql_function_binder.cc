@@ -25,6 +25,7 @@
 
 #include "binder/expression_binder.h"
 #include "common/error.h"
+#include "expr/array.h"
 #include "expr/cast.h"
 #include "expr/function_registry.h"
 #include "expr/struct.h"
@@ -310,14 +311,27 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
   // Each candidate: which argument fills each parameter, and the cost.
   std::optional<FunctionCatalog> best;  // with its polymorphic types resolved
   bool unresolved = false;  // a polymorphic candidate given only untyped literals
-  std::vector<int> best_slots;  // per parameter: positional index, named index + n, or -1 (its DEFAULT)
+  // Per parameter: positional index, named index + n, -1 (its DEFAULT) or
+  // kSpread (a VARIADIC parameter taking the positional arguments from its
+  // place on).
+  constexpr int kSpread = -2;
+  std::vector<int> best_slots;
+  std::optional<DataType> array_of_arrays;  // a polymorphic VARIADIC given arrays: their type
   int best_cost = -1;
   bool ambiguous = false;
   for (const auto& candidate : candidates) {
     FunctionCatalog fn = candidate;
-    if (positional.size() + named.size() > fn.args.size()) continue;
+    const bool variadic = !fn.args.empty() && fn.args.back().mode == 'v';
+    // f(..., VARIADIC array) passes the array itself, and only to a
+    // VARIADIC parameter; without the keyword, such a parameter takes one
+    // or more trailing arguments as its elements (or its DEFAULT).
+    if (f->func_variadic && !variadic) continue;
+    const size_t last = fn.args.size() - 1;
+    const bool spread = variadic && !f->func_variadic && named.empty() && positional.size() >= fn.args.size();
+    if (!spread && positional.size() + named.size() > fn.args.size()) continue;
     std::vector<int> slots(fn.args.size(), -1);
-    for (size_t i = 0; i < positional.size(); i++) slots[i] = static_cast<int>(i);
+    for (size_t i = 0; i < positional.size() && i < fn.args.size(); i++) slots[i] = static_cast<int>(i);
+    if (spread) slots[last] = kSpread;
     bool fits = true;
     for (size_t k = 0; k < named.size() && fits; k++) {
       auto it = std::find_if(fn.args.begin(), fn.args.end(), [&](const FunctionArgument& a) { return a.name == named[k].first; });
@@ -325,9 +339,43 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
       if (it == fn.args.end() || slots[p] >= 0) fits = false;
       else slots[p] = static_cast<int>(positional.size() + k);
     }
+    // With VARIADIC, the array is the last argument and goes to that
+    // parameter.
+    if (f->func_variadic && slots[last] != static_cast<int>(positional.size() + named.size() - 1)) fits = false;
+    // Without it, a VARIADIC parameter is never given an array whole.
+    if (variadic && !f->func_variadic && slots[last] >= 0) fits = false;
     int cost = 0;
     std::vector<DataType> types(fn.args.size(), DataType::Unknown());
     for (size_t p = 0; p < fn.args.size() && fits; p++) {
+      if (slots[p] == kSpread) {
+        // The elements: each fits the element type (the polymorphic ones
+        // share one type: exactly for anyarray, a common one for
+        // anycompatiblearray), and resolve the array type.
+        const std::string& poly = fn.args[p].polymorphic;
+        std::optional<DataType> element;
+        for (size_t i = p; i < positional.size() && fits; i++) {
+          const DataType& have = positional[i]->type();
+          if (poly.empty()) {
+            const int c = ArgumentCost(have, fn.args[p].type.ElementType());
+            fits = c >= 0;
+            cost += c;
+          } else if (have.id == TypeId::kUnknown) {
+            continue;
+          } else if (have.IsArray()) {
+            fits = false;  // arrays of arrays
+            array_of_arrays = have;
+          } else if (!element || *element == have) {
+            element = have;
+          } else if (poly == "anycompatiblearray" && CommonSuperType(*element, have).id != TypeId::kUnknown) {
+            element = CommonSuperType(*element, have);
+          } else {
+            fits = false;
+          }
+        }
+        if (!poly.empty()) cost += 1;
+        types[p] = poly.empty() ? fn.args[p].type : element ? DataType::Array(*element) : DataType::Unknown();
+        continue;
+      }
       if (slots[p] < 0) {
         fits = !fn.args[p].default_expr.empty();
         continue;
@@ -343,6 +391,9 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
       cost += c;
     }
     if (!fits || !ResolvePolymorphic(&fn, types, &unresolved)) continue;
+    // Between a VARIADIC candidate spread and one that takes the arguments
+    // as they are at the same cost, the latter (PostgreSQL's choice).
+    cost = cost * 2 + (spread ? 1 : 0);
     if (!best || cost < best_cost) {
       best = std::move(fn);
       best_slots = slots;
@@ -360,6 +411,8 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
     for (size_t i = 0; i < f->n_funcname; i++) qualified += (i ? "." : "") + StringOf(f->funcname[i]);
     return fmt::format("{}({})", qualified, types);
   };
+  if (!best && array_of_arrays)
+    FRESHET_THROW(sqlstate::kUndefinedObject, "could not find array type for data type {}", array_of_arrays->ToString());
   if (!best && unresolved)
     throw SqlError(sqlstate::kDatatypeMismatch, "could not determine polymorphic type because input has type unknown");
   if (!best)
@@ -372,7 +425,13 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
   for (size_t p = 0; p < best->args.size(); p++) {
     const FunctionArgument& param = best->args[p];
     ExprPtr value;
-    if (best_slots[p] < 0) {
+    if (best_slots[p] == kSpread) {
+      // The trailing arguments as the VARIADIC array's elements.
+      const DataType element = param.type.ElementType();
+      std::vector<ExprPtr> elements;
+      for (size_t i = p; i < positional.size(); i++) elements.push_back(Coerce(std::move(positional[i]), element));
+      value = std::make_unique<ArrayConstructorExpr>(param.type, std::move(elements));
+    } else if (best_slots[p] < 0) {
       std::vector<ParsedStatement> parsed = ParseSql("SELECT " + param.default_expr);
       value = binder_->BindConstantExpression(parsed[0].node->select_stmt->target_list[0]->res_target->val);
     } else {

@@ -1283,7 +1283,7 @@ std::string FunctionCatalog::OutputColumnName() const {
   std::string name;
   int outputs = 0;
   for (const auto& p : params)
-    if (p.mode != 'i') outputs++, name = p.name;
+    if (p.mode == 'o' || p.mode == 'b') outputs++, name = p.name;
   return outputs == 1 ? name : "";
 }
 

@@ -309,7 +309,7 @@ struct FunctionArgument {
   std::string name;         // "" when unnamed (then only $n reads it)
   DataType type;
   std::string default_expr;  // DEFAULT's SQL text; "" when none
-  char mode = 'i';           // pg_proc.proargmodes: 'i' IN, 'o' OUT, 'b' INOUT
+  char mode = 'i';           // pg_proc.proargmodes: 'i' IN, 'o' OUT, 'b' INOUT, 'v' VARIADIC (the last input, an array)
   // A polymorphic parameter: "anyelement", "anyarray", "anynonarray",
   // "anycompatible" or "anycompatiblearray" (`type` is then unknown until a
   // call resolves it, PolymorphicTypes); "" for a concrete type.

@@ -1045,9 +1045,18 @@ std::vector<Row> GeneratePgCatalogRows(const SystemTableDef& def, const SystemTa
       for (int64_t o : all_types) all_oids.AppendInt(o);
       const bool record = !fn.table_columns.empty();
       // proallargtypes and proargmodes: only when some parameter is not IN.
-      const bool all_modes = fn.returns_table || !fn.params.empty();
+      const bool variadic = !fn.args.empty() && fn.args.back().mode == 'v';
+      const bool all_modes = fn.returns_table || !fn.params.empty() || variadic;
+      // provariadic: the VARIADIC array's element type.
+      int64_t variadic_oid = 0;
+      if (variadic) {
+        const FunctionArgument& v = fn.args.back();
+        variadic_oid = v.polymorphic.empty()        ? v.type.ElementType().PgOid()
+                       : v.polymorphic == "anyarray" ? PolymorphicTypeOid("anyelement")
+                                                     : PolymorphicTypeOid("anycompatible");
+      }
       rows.push_back({O(ObjectOid(fn.id)), N(fn.name), O(ObjectOid(fn.schema_id)), O(fn.owner), O(14),
-                      Value::Float32(100), Value::Float32(fn.returns_set ? 1000 : 0), O(0), Proc(0), C("f"), B(false),
+                      Value::Float32(100), Value::Float32(fn.returns_set ? 1000 : 0), O(variadic_oid), Proc(0), C("f"), B(false),
                       B(false), B(fn.strict), B(fn.returns_set), C(std::string(1, fn.volatility)), C("u"),
                       I2(static_cast<int64_t>(fn.args.size())),
                       I2(static_cast<int64_t>(fn.args.size()) - fn.RequiredArguments()),
@@ -1386,7 +1395,7 @@ class CatalogLookupImpl : public CatalogLookup {
     if (!fn || fn->database_id != db_) return std::nullopt;
     FunctionSignature sig;
     for (const auto& a : fn->params.empty() ? fn->args : fn->params) {
-      std::string arg = std::string(a.mode == 'o' ? "OUT " : a.mode == 'b' ? "INOUT " : "") +
+      std::string arg = std::string(a.mode == 'o' ? "OUT " : a.mode == 'b' ? "INOUT " : a.mode == 'v' ? "VARIADIC " : "") +
                         (a.name.empty() ? "" : QuoteIdent(a.name) + " ") + a.TypeName();
       sig.identity_arguments += (sig.identity_arguments.empty() ? "" : ", ") + arg;
       if (!a.default_expr.empty()) arg += " DEFAULT " + a.default_expr;

@@ -7,12 +7,12 @@
 // result fitting the declared one (42P13); with check_function_bodies off
 // (pg_dump's restores) only a RETURN or BEGIN ATOMIC body is. The body forms: AS 'query' (or
 // $$query$$), RETURN expr, BEGIN ATOMIC query; END. What is not supported
-// is refused with 0A000 naming it: other languages, procedures, VARIADIC
-// parameters, polymorphic types other than anyelement, anyarray,
-// anynonarray, anycompatible and anycompatiblearray, bodies that are not
-// one query. OUT and
-// INOUT parameters make the result: one is its value, more a record's
-// columns.
+// is refused with 0A000 naming it: other languages, procedures,
+// polymorphic types other than anyelement, anyarray, anynonarray,
+// anycompatible and anycompatiblearray, bodies that are not one query. OUT
+// and INOUT parameters make the result: one is its value, more a record's
+// columns. A VARIADIC parameter (the last input, an array) takes a call's
+// trailing arguments as its elements.
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
@@ -232,8 +232,9 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
       throw SqlError(sqlstate::kFeatureNotSupported,
                      fmt::format("SQL functions with parameters of type {} are not supported yet",
                                  StringOf(p->arg_type->names[p->arg_type->n_names - 1])));
+    const bool variadic = p->mode == PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_VARIADIC;
     if (!polymorphic.empty() && p->mode != PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_IN &&
-        p->mode != PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_DEFAULT)
+        p->mode != PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_DEFAULT && !variadic)
       throw SqlError(sqlstate::kFeatureNotSupported, "polymorphic OUT, INOUT and TABLE parameters of SQL functions are not supported yet");
     DataType type;
     try {
@@ -264,10 +265,17 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
         outputs.emplace_back(pname.empty() ? fmt::format("column{}", outputs.size() + 1) : pname, type);
         break;
       case PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_VARIADIC:
-        throw SqlError(sqlstate::kFeatureNotSupported, "VARIADIC parameters of SQL functions are not supported yet");
+        // The last input parameter, an array: a call's trailing arguments
+        // become its elements (ResolveSqlFunction).
+        if (polymorphic.empty() ? !type.IsArray() : polymorphic != "anyarray" && polymorphic != "anycompatiblearray")
+          throw SqlError(kInvalidFunctionDefinition, "VARIADIC parameter must be an array");
+        break;
       default: break;
     }
-    FunctionArgument arg{pname, type, "", p->mode == PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_INOUT ? 'b' : 'i',
+    if (!fn.args.empty() && fn.args.back().mode == 'v')
+      throw SqlError(kInvalidFunctionDefinition, "VARIADIC parameter must be the last input parameter");
+    FunctionArgument arg{pname, type, "",
+                         p->mode == PG_QUERY__FUNCTION_PARAMETER_MODE__FUNC_PARAM_INOUT ? 'b' : variadic ? 'v' : 'i',
                          polymorphic};
     if (p->defexpr && !polymorphic.empty())
       throw SqlError(sqlstate::kFeatureNotSupported, "DEFAULT of a polymorphic parameter is not supported yet");
@@ -285,7 +293,7 @@ StatementOutcome HandleCreateFunction(const HandlerArgs& args) {
     fn.args.push_back(std::move(arg));
   }
   if (fn.args.size() > 100) throw SqlError("54023", "functions cannot have more than 100 arguments");
-  if (outputs.empty()) fn.params.clear();  // only kept to show OUT and INOUT parameters
+  if (outputs.empty()) fn.params.clear();  // only kept to show OUT and INOUT parameters (args hold VARIADIC's mode)
   if (!outputs.empty() && fn.returns_table)
     throw SqlError(kInvalidFunctionDefinition, "OUT and INOUT arguments aren't allowed in TABLE functions");
 
