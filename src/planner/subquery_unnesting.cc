@@ -6,6 +6,8 @@
 #include <optional>
 #include <set>
 
+#include "common/error.h"
+#include "expr/cast.h"
 #include "planner/optimizer.h"
 #include "planner/subquery.h"
 
@@ -291,8 +293,51 @@ const ScalarFunction* EqualityOf(const DataType& t) {
   const auto* fns = FunctionRegistry::Instance().Lookup("=");
   if (!fns) return nullptr;
   for (const auto& f : *fns)
-    if (!f.variadic && f.arg_types.size() == 2 && f.arg_types[0] == t && f.arg_types[1] == t) return &f;
+    if (!f.variadic && f.arg_types.size() == 2 &&
+        ((f.arg_types[0] == t && f.arg_types[1] == t) || (t.IsArray() && f.arg_types[0].IsAnyArray())))
+      return &f;
   return nullptr;
+}
+
+// Some value of type t that is not NULL (none: nullopt).
+std::optional<Value> SomeValueOf(const DataType& t) {
+  EvalContext ctx;
+  for (const char* text : {"0", "", "{}", "f", "2000-01-01", "00:00"}) {
+    try {
+      return ParseText(text, t, ctx);
+    } catch (const SqlError&) {
+    }
+  }
+  return std::nullopt;
+}
+
+// Conditions under which outer column `c` equals `inner` (of its type),
+// NULL matching NULL: `outer = inner` when the outer column is never NULL,
+// else `coalesce(outer, v) = coalesce(inner, v)` and `(outer IS NULL) =
+// (inner IS NULL)` (equalities, so that joins and groupings key on them).
+// Empty when the type has no equality.
+std::vector<ExprPtr> SameValue(const PlanNode& outer, int c, ExprPtr inner) {
+  const PlanColumn& col = outer.schema()[size_t(c)];
+  const ScalarFunction* eq = EqualityOf(col.type);
+  const ScalarFunction* bool_eq = EqualityOf(DataType::Boolean());
+  std::vector<ExprPtr> out;
+  ExprPtr o = std::make_unique<OuterRefExpr>(1, c, col.type, col.name);
+  if (!eq) return out;
+  if (NeverNull(outer, c)) {
+    out.push_back(Call(eq, std::move(o), std::move(inner)));
+    return out;
+  }
+  std::optional<Value> some = SomeValueOf(col.type);
+  if (!some || !bool_eq) return out;
+  auto coalesce = [&](ExprPtr e) {
+    std::vector<ExprPtr> args;
+    args.push_back(std::move(e));
+    args.push_back(std::make_unique<ConstantExpr>(*some));
+    return std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, col.type, std::move(args));
+  };
+  out.push_back(Call(bool_eq, Test(Expression::Kind::kIsNull, o->Clone()), Test(Expression::Kind::kIsNull, inner->Clone())));
+  out.push_back(Call(eq, coalesce(std::move(o)), coalesce(std::move(inner))));
+  return out;
 }
 
 // The aggregation made per correlation key: grouped by its own keys, then
@@ -342,11 +387,14 @@ std::optional<Pulled> AggregateOverDomain(const AggregateNode& a, Pulled in, std
   }
   if (read.empty()) return std::nullopt;
   const std::vector<int> domain(read.begin(), read.end());
+  // Whether each domain column's NULL needs matching: not when the
+  // conditions reject it (an outer row with it sees no input row then, as
+  // one finding no group does).
+  std::vector<bool> rejected;
   for (int c : domain) {
     if (size_t(c) >= outer.schema().size() || !EqualityOf(outer.schema()[size_t(c)].type)) return std::nullopt;
-    bool rejected = NeverNull(outer, c) || std::any_of(in.conditions.begin(), in.conditions.end(),
-                                                        [&](const ExprPtr& e) { return RejectsNullOuter(*e, c); });
-    if (!rejected) return std::nullopt;
+    rejected.push_back(NeverNull(outer, c) || std::any_of(in.conditions.begin(), in.conditions.end(),
+                                                          [&](const ExprPtr& e) { return RejectsNullOuter(*e, c); }));
   }
   const int d = int(domain.size());
   std::vector<ExprPtr> values;
@@ -378,13 +426,29 @@ std::optional<Pulled> AggregateOverDomain(const AggregateNode& a, Pulled in, std
     if (call.filter) call.filter = onto(std::move(call.filter));
     for (auto& o : call.order_by) o.expr = onto(std::move(o.expr));
   }
-  std::vector<ExprPtr> extra;
-  for (int i = 0; i < d; i++) extra.push_back(Column(i, schema[size_t(i)].type));
+  // The outer row finds its group by equality with the domain's values,
+  // NULL matching NULL where it must (SameValue's terms, each a key).
+  std::vector<ExprPtr> extra, matches;
+  for (int i = 0; i < d; i++) {
+    const PlanColumn& col = outer.schema()[size_t(domain[size_t(i)])];
+    std::vector<ExprPtr> same;
+    if (rejected[size_t(i)])
+      same.push_back(Call(EqualityOf(col.type), std::make_unique<OuterRefExpr>(1, domain[size_t(i)], col.type, col.name),
+                          Column(i, col.type)));
+    else
+      same = SameValue(outer, domain[size_t(i)], Column(i, col.type));
+    if (same.empty()) return std::nullopt;
+    for (auto& m : same) {
+      // outer-side = inner-side: the inner side is a key over the joined row.
+      extra.push_back(m->children()[1]->Clone());
+      matches.push_back(std::move(m));
+    }
+  }
   return AggregatePerKey(a, std::move(joined), std::move(keys), std::move(calls), std::move(extra),
                          [&](size_t i, ExprPtr column) {
-                           const PlanColumn& col = outer.schema()[size_t(domain[i])];
-                           ExprPtr o = std::make_unique<OuterRefExpr>(1, domain[i], col.type, col.name);
-                           return Call(EqualityOf(col.type), std::move(o), std::move(column));
+                           ExprPtr m = std::move(matches[i]);
+                           m->children()[1] = std::move(column);
+                           return m;
                          });
 }
 
@@ -489,6 +553,54 @@ std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& oute
   return out;
 }
 
+// A function in FROM over the outer row's values (FROM unnest(outer.a)):
+// called once per distinct combination of the outer columns its arguments
+// read (the domain: their DISTINCT values in the outer plan, joined
+// LATERAL with the function), each generated row carrying its
+// combination, which the outer row finds by equality (NULL matching NULL:
+// the function is called with the NULL as the outer row would).
+std::optional<Pulled> PullTableFunction(PlanPtr node, const PlanNode& outer) {
+  auto* t = static_cast<TableFunctionNode*>(node.get());
+  std::set<int> levels;
+  for (const auto& a : t->args) OuterLevels(*a, 0, &levels);
+  if (levels != std::set<int>{1}) return std::nullopt;
+  std::set<int> read;
+  for (const auto& a : t->args) OuterColumns(*a, &read);
+  const std::vector<int> domain(read.begin(), read.end());
+  std::vector<ExprPtr> values, conditions;
+  std::vector<PlanColumn> schema;
+  const int d = int(domain.size());
+  for (int i = 0; i < d; i++) {
+    const int c = domain[size_t(i)];
+    if (size_t(c) >= outer.schema().size()) return std::nullopt;
+    const PlanColumn& col = outer.schema()[size_t(c)];
+    values.push_back(Column(c, col.type, col.name));
+    schema.push_back(PlanColumn{"_domain_" + col.name, col.type, "", true});
+    std::vector<ExprPtr> same = SameValue(outer, c, Column(i, col.type));
+    if (same.empty()) return std::nullopt;
+    for (auto& e : same) conditions.push_back(std::move(e));
+  }
+  PlanPtr values_plan = std::make_unique<DistinctNode>(std::make_unique<ProjectNode>(ClonePlan(outer), std::move(values), schema));
+  // The arguments read the domain's row, the LATERAL item's left.
+  std::function<ExprPtr(ExprPtr)> onto = [&](ExprPtr e) -> ExprPtr {
+    if (auto* o = dynamic_cast<OuterRefExpr*>(e.get())) {
+      o->index = int(std::find(domain.begin(), domain.end(), o->index) - domain.begin());
+      return e;
+    }
+    for (auto& c : e->children())
+      if (c) c = onto(std::move(c));
+    return e;
+  };
+  for (auto& a : t->args) a = onto(std::move(a));
+  const std::vector<PlanColumn> function_schema = node->schema();
+  Pulled out;
+  out.plan = std::make_unique<LateralJoinNode>(JoinType::kInner, std::move(values_plan), std::move(node), nullptr);
+  for (size_t j = 0; j < function_schema.size(); j++)
+    out.outputs.push_back(Column(d + int(j), function_schema[j].type, function_schema[j].name));
+  out.conditions = std::move(conditions);
+  return out;
+}
+
 std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer) {
   if (!PlanReadsOuter(*node)) {
     Pulled out;
@@ -536,6 +648,7 @@ std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer) {
       return PullAggregate(std::unique_ptr<AggregateNode>(static_cast<AggregateNode*>(node.release())), outer);
     case PlanNode::Kind::kDistinct: return PullDistinct(std::move(node), outer);
     case PlanNode::Kind::kJoin: return PullJoin(std::unique_ptr<JoinNode>(static_cast<JoinNode*>(node.release())), outer);
+    case PlanNode::Kind::kTableFunction: return PullTableFunction(std::move(node), outer);
     default: return std::nullopt;
   }
 }
@@ -983,6 +1096,12 @@ PlanPtr UnnestProject(std::unique_ptr<ProjectNode> p) {
 // LEFT, its empty-input values filled in. Unchanged when the subquery
 // cannot be pulled (set-returning functions of the left's columns, ...).
 PlanPtr UnnestLateral(std::unique_ptr<LateralJoinNode> j) {
+  // A function of the left's columns stays LATERAL: run over each left
+  // row (a ProjectSet in streams), not over their distinct values joined
+  // back.
+  const PlanNode* right = j->child(1);
+  if (right->kind() == PlanNode::Kind::kProject) right = right->child();
+  if (right->kind() == PlanNode::Kind::kTableFunction) return j;
   std::set<int> levels;
   PlanOuterLevels(*j->child(1), 0, &levels);
   if (!levels.empty() && *levels.rbegin() > 1) return j;
