@@ -9,8 +9,13 @@
 // read the outer row move up through filters, projections, inner joins and
 // the preserved side of outer and semi joins, and through an aggregation
 // when they are equalities (outer = inner), which become its group keys
-// (Neumann and Kemper's "Unnesting Arbitrary Queries", the cases without
-// a domain join). What is left is a plan that reads nothing outside it,
+// (Neumann and Kemper's "Unnesting Arbitrary Queries"). An aggregation correlated otherwise (t.x < outer.x) is
+// made per value of the outer columns it reads, over their DISTINCT values
+// in the outer plan (the domain) joined with its input; a function in FROM
+// of outer values (unnest(outer.a)) runs LATERAL over such a domain. The
+// outer row finds its rows by equality with the domain's values, NULL
+// matching NULL unless the conditions reject it (coalesce(c, v) and c IS
+// NULL as keys). What is left is a plan that reads nothing outside it,
 // and conditions over the outer row and that plan's row:
 //   * a WHERE/HAVING conjunct EXISTS, IN, op ANY, op ALL, or NOT of them,
 //     becomes a semi or anti join on those conditions (NOT IN and ALL
@@ -27,9 +32,9 @@
 //     a plan that cannot return two rows;
 // and the expression reads the joined columns instead.
 //
-// A subquery whose correlation cannot be pulled out (a non-equality under
-// an aggregation, a reference two levels up, LIMIT in a correlated
-// subquery, ...) stays a SubqueryExpr: the batch engine runs it per
+// A subquery whose correlation cannot be pulled out (a reference two
+// levels up, LIMIT in a correlated subquery, a set-returning function in
+// its select list reading the outer row, ...) stays a SubqueryExpr: the batch engine runs it per
 // distinct outer row, the stream planner refuses it (0A000).
 #pragma once
 
