@@ -114,11 +114,27 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
       throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
     b.rows[std::string(i.key().substr(prefix.size()))] = std::move(e);
   }
+  // Writes made while it was not in memory and not committed yet.
+  if (auto u = unloaded_[side].find(key); u != unloaded_[side].end())
+    for (const auto& [sk, e] : u->second.rows) {
+      if (e) b.rows[sk] = *e;
+      else b.rows.erase(sk);
+    }
   size_t bytes = kBucketOverhead + key.size();
   for (const auto& [sk, e] : b.rows) bytes += EntryBytes(sk, e);
   bytes_ += bytes;
   b.bytes = bytes;
   return b;
+}
+
+void HashJoinOperator::WriteUnloaded(int side, const std::string& key, uint16_t vnode, const std::string& sk,
+                                     std::optional<Entry> e) {
+  if (e) SaveEntry(side, key, vnode, sk, *e);
+  else tables_[side]->Delete(tables_[side]->KeyIn(vnode, key + sk));
+  UnloadedWrites& u = unloaded_[side][key];
+  if (u.written != 0 || u.rows.empty()) unloaded_now_.emplace_back(side, key);
+  u.written = 0;
+  u.rows[sk] = std::move(e);
 }
 
 void HashJoinOperator::Written(Bucket& b) {
@@ -152,13 +168,24 @@ void HashJoinOperator::OnBarrier(const Barrier& barrier) {
     b->written = barrier.prev_epoch;
   }
   written_.clear();
+  for (const auto& [side, key] : unloaded_now_) unloaded_[side][key].written = barrier.prev_epoch;
+  if (!unloaded_now_.empty()) unloaded_epochs_.emplace_back(barrier.prev_epoch, std::move(unloaded_now_));
+  unloaded_now_.clear();
   Evict();
 }
 
 void HashJoinOperator::Evict() {
+  const Epoch committed = ctx_->services->committed_epoch();
+  // Writes to unloaded buckets are readable from the store once committed.
+  while (!unloaded_epochs_.empty() && unloaded_epochs_.front().first <= committed) {
+    for (const auto& [side, key] : unloaded_epochs_.front().second) {
+      auto u = unloaded_[side].find(key);
+      if (u != unloaded_[side].end() && u->second.written != 0 && u->second.written <= committed) unloaded_[side].erase(u);
+    }
+    unloaded_epochs_.pop_front();
+  }
   const size_t target = share_.Publish(bytes_);
   if (bytes_ <= target) return share_.Settle(bytes_);
-  const Epoch committed = ctx_->services->committed_epoch();
   // Of the two sides' least recently used keys, the one written longer ago
   // goes first; keys written since the last commit stay (their writes are
   // not readable from the store yet).
@@ -180,12 +207,12 @@ void HashJoinOperator::Evict() {
   share_.Settle(bytes_);
 }
 
-void HashJoinOperator::SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk,
+void HashJoinOperator::SaveEntry(int side, const std::string& join_key, uint16_t vnode, const std::string& sk,
                                  const Entry& e) {
   std::string v = e.cells;
   EncodeRowValues({Value::Int64(e.degree)}, &v);
   v += e.matches;
-  tables_[side]->Put(tables_[side]->KeyIn(b.vnode, join_key + sk), std::move(v));
+  tables_[side]->Put(tables_[side]->KeyIn(vnode, join_key + sk), std::move(v));
 }
 
 void HashJoinOperator::AppendSide(int side, RowRef ref, DataChunk* out, size_t first) const {
@@ -323,18 +350,29 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         // Persist the matched rows' new degrees.
         for (size_t i = 0; i < p.num_pairs; i++) {
           EntryIt m = pair_entries[p.first_pair + i];
-          if (ok[p.first_pair + i]) SaveEntry(other, p.key, *p.other_bucket, m->first, m->second);
+          if (ok[p.first_pair + i]) SaveEntry(other, p.key, p.other_bucket->vnode, m->first, m->second);
         }
         Written(*p.other_bucket);
       }
       if (probe_only) continue;
-      // This side's own state.
+      // This side's own state: written without loading its bucket when
+      // that is not in memory (interval joins index the rows they clean;
+      // temporal joins' kept left rows were loaded above).
+      if (cleanings_.empty() && !process_time_ && !buckets_[side].count(p.key)) {
+        std::optional<Entry> e;
+        if (insert) {
+          e = Entry{std::string(), int64_t(matches.size()), std::string()};
+          EncodeRow(data, p.row, &e->cells);
+        }
+        WriteUnloaded(side, p.key, p.vnode, p.sk, std::move(e));
+        continue;
+      }
       Bucket& mine_bucket = BucketOf(side, p.key, p.vnode);
       std::string storage_key = tables_[side]->KeyIn(mine_bucket.vnode, p.key + p.sk);
       if (insert) {
         Entry e{std::string(), int64_t(matches.size()), std::move(remembered_matches)};
         EncodeRow(data, p.row, &e.cells);
-        SaveEntry(side, p.key, mine_bucket, p.sk, e);
+        SaveEntry(side, p.key, mine_bucket.vnode, p.sk, e);
         size_t add = EntryBytes(p.sk, e);
         auto [it, inserted] = mine_bucket.rows.try_emplace(p.sk);
         if (!inserted) add -= EntryBytes(it->first, it->second);  // wraps when smaller; the sums stay right

@@ -22,9 +22,18 @@
 // the process's state cache budget (state_cache.h): the least recently used keys of
 // either side whose rows and degrees are committed are dropped at a
 // barrier, and loaded again from the side's state table on their next use.
+//
+// A row's own side is only written when it arrives (its matches come from
+// the other side): when its key's bucket is not in memory, the row goes to
+// the state table without loading the bucket (which may hold hundreds of
+// rows: lineitems by part or supplier), as RisingWave's join does. Those
+// writes are also kept aside until their epoch commits, so that a load of
+// the bucket before then (a committed read) sees them.
 #pragma once
 
+#include <deque>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "planner/plan.h"
@@ -90,13 +99,15 @@ class HashJoinOperator : public StreamOperator {
     LruOrder<std::string>::Handle lru;
   };
   Bucket& BucketOf(int side, const std::string& key, uint16_t vnode);
+  // A row's own side written without its bucket in memory (see the top).
+  void WriteUnloaded(int side, const std::string& key, uint16_t vnode, const std::string& sk, std::optional<Entry> e);
   // Records that the bucket was written in the current epoch (a bucket
   // may be dropped only once its writes are committed).
   void Written(Bucket& b);
   // Estimated memory of a row kept in a bucket.
   static size_t EntryBytes(const std::string& sk, const Entry& e);
   void Evict();
-  void SaveEntry(int side, const std::string& join_key, const Bucket& b, const std::string& sk, const Entry& e);
+  void SaveEntry(int side, const std::string& join_key, uint16_t vnode, const std::string& sk, const Entry& e);
   void EmitRow(Op op, RowRef left, RowRef right);
   // Appends one side's columns of `ref` to `out` from column `first` on.
   void AppendSide(int side, RowRef ref, DataChunk* out, size_t first) const;
@@ -129,6 +140,17 @@ class HashJoinOperator : public StreamOperator {
   std::unordered_map<std::string, Bucket> buckets_[2];
   LruOrder<std::string> lru_[2];
   std::vector<Bucket*> written_;  // buckets written in the current epoch
+  // Rows written to buckets not in memory, by side and join key (nullopt:
+  // deleted), until their epoch commits; `unloaded_epochs_` lists the keys
+  // each epoch wrote, oldest first (a key's entry goes once its last
+  // writing epoch is committed).
+  struct UnloadedWrites {
+    std::map<std::string, std::optional<Entry>> rows;  // by stream key
+    Epoch written = 0;  // 0: in the current epoch
+  };
+  std::unordered_map<std::string, UnloadedWrites> unloaded_[2];
+  std::vector<std::pair<int, std::string>> unloaded_now_;
+  std::deque<std::pair<Epoch, std::vector<std::pair<int, std::string>>>> unloaded_epochs_;
   size_t bytes_ = 0;
   StateCacheShare share_;
   std::vector<DataType> pair_types_;    // left ++ right: what the condition reads
