@@ -383,11 +383,12 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
       st->Write(std::move(tw->ops));
       continue;
     }
-    // The table's change stream carries whole rows: the old row of each
-    // delete or overwrite is read before the write.
-    // (A table with a conflict behaviour resolved its duplicates instead of
-    // checking them.)
-    std::vector<StreamChunk> changes = ChangesOf(*st, tw->ops, !HasConflictBehaviour(*table));
+    // The table's change stream carries whole rows (but the columns no
+    // reader reads, left NULL): the old row of each delete or overwrite is
+    // read before the write. (A table with a conflict behaviour resolved
+    // its duplicates instead of checking them.)
+    std::vector<StreamChunk> changes =
+        ChangesOf(*st, tw->ops, !HasConflictBehaviour(*table), runtime->TableColumnsRead(id));
     st->Write(std::move(tw->ops));
     for (const auto& c : changes) runtime->PushTableChanges(id, c);
   }
@@ -422,6 +423,7 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
     if (runtime->HasSubscribers(id)) {
       // New keys only: every row is an insert, no old row to read.
       const std::vector<DataType>& types = st->desc().column_types;
+      const std::vector<bool> read = runtime->TableColumnsRead(id);
       DataChunk chunk(types);
       auto push = [&] {
         runtime->PushTableChanges(id, StreamChunk(std::vector<Op>(chunk.num_rows(), Op::kInsert), std::move(chunk)));
@@ -429,7 +431,7 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
       };
       BulkRows::Cursor c(rows.get());
       for (c.Seek(""); c.Valid(); c.Next()) {
-        if (!DecodeStoredRowInto(c.value(), &chunk, st->desc().missing_cells))
+        if (!DecodeStoredRowInto(c.value(), &chunk, st->desc().missing_cells, read.empty() ? nullptr : &read))
           throw SqlError(sqlstate::kDataCorrupted, "corrupt row in bulk insert");
         if (chunk.num_rows() == kChunkSize) push();
       }
@@ -439,13 +441,15 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
   }
 }
 
-std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const WriteLog& ops, bool inserts_checked) {
+std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const WriteLog& ops, bool inserts_checked,
+                                               const std::vector<bool>& columns_read) {
   const std::vector<DataType>& types = st.desc().column_types;
   std::vector<StreamChunk> out;
   std::vector<Op> chunk_ops;
   DataChunk rows(types);
+  const std::vector<bool>* wanted = columns_read.empty() ? nullptr : &columns_read;
   auto append = [&](Op op, std::string_view value) {
-    if (!DecodeStoredRowInto(value, &rows, st.desc().missing_cells))
+    if (!DecodeStoredRowInto(value, &rows, st.desc().missing_cells, wanted))
       throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
     chunk_ops.push_back(op);
   };

@@ -156,10 +156,13 @@ class DmlManager {
   // streams getting them as inserts; under mu_ and a write guard, tables
   // checked.
   void WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads);
-  // The changes `ops` make to the table, as whole rows (read before
-  // writing). `inserts_checked`: CheckKeysLocked found no row under the key
-  // of each check_unique put (23505 otherwise), so those are not read again.
-  static std::vector<StreamChunk> ChangesOf(const StateTable& st, const WriteLog& ops, bool inserts_checked);
+  // The changes `ops` make to the table, as rows of all its columns (old
+  // rows read before writing), decoding those of `columns_read` (empty:
+  // every one; the others NULL). `inserts_checked`: CheckKeysLocked found
+  // no row under the key of each check_unique put (23505 otherwise), so
+  // those are not read again.
+  static std::vector<StreamChunk> ChangesOf(const StateTable& st, const WriteLog& ops, bool inserts_checked,
+                                            const std::vector<bool>& columns_read = {});
   // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.
   void CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops);
   // The index relation of a unique constraint (unique_index.h), registered

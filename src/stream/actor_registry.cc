@@ -73,6 +73,20 @@ bool ActorRegistry::HasSubscribers(TableId table_id) const {
   return it != table_streams_.end() && !it->second.empty();
 }
 
+std::vector<bool> ActorRegistry::TableColumnsRead(TableId table_id) const {
+  std::lock_guard lock(mu_);
+  auto it = table_streams_.find(table_id);
+  if (it == table_streams_.end()) return {};
+  std::vector<bool> read;
+  for (const auto& d : it->second) {
+    const std::vector<bool>& mine = d->columns_read();
+    if (mine.empty()) return {};
+    if (read.size() < mine.size()) read.resize(mine.size(), false);
+    for (size_t c = 0; c < mine.size(); c++) read[c] = read[c] || mine[c];
+  }
+  return read;
+}
+
 void ActorRegistry::PushTableChanges(TableId table_id, const StreamChunk& chunk) {
   std::vector<std::shared_ptr<Dispatcher>> dispatchers;
   {

@@ -46,6 +46,10 @@ class ActorRegistry {
   // its changes, the outputs a barrier's mutation adds to them, and
   // dropping the outputs to stopped actors.
   bool HasSubscribers(TableId table_id) const;
+  // The table's columns its change stream's readers read together (each
+  // reader's Dispatcher::columns_read); empty when one reads every column
+  // or there is no reader.
+  std::vector<bool> TableColumnsRead(TableId table_id) const;
   void PushTableChanges(TableId table_id, const StreamChunk& chunk);
   void AddTableOutputs(const Mutation& mutation);
   // Sends a barrier down every table's change stream, carrying the

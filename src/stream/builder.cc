@@ -1,6 +1,7 @@
 #include "stream/builder.h"
 
 #include "common/error.h"
+#include "planner/column_pruning.h"
 #include "stream/asof_join.h"
 #include "stream/backfill.h"
 #include "stream/changelog.h"
@@ -25,6 +26,30 @@ namespace freshet {
 namespace {
 
 StateTableDesc DescOf(const TableCatalog& t) { return t.StorageDesc(); }
+
+// The columns of a table that a fragment reads above its scan (`chain`,
+// top first, the scan last): those the filters over it and the projection
+// ending them read (column pruning puts one above a scan read in part),
+// with the table's key and distribution columns (the backfill and the
+// dispatch read those). Empty, meaning every column, when another node
+// reads the scan's rows.
+std::vector<bool> ColumnsReadAboveScan(const std::vector<const StreamNode*>& chain, const TableCatalog& table) {
+  std::vector<bool> read(chain.back()->schema().size(), false);
+  for (size_t i = chain.size() - 1; i-- > 0;) {
+    const StreamNode* n = chain[i];
+    if (n->kind() == StreamNode::Kind::kFilter) {
+      MarkColumnsRead(static_cast<const StreamFilterNode*>(n)->predicate.get(), &read);
+      continue;
+    }
+    if (n->kind() != StreamNode::Kind::kProject) return {};
+    for (const auto& e : static_cast<const StreamProjectNode*>(n)->exprs) MarkColumnsRead(e.get(), &read);
+    for (const std::vector<int>* keys : {&table.pk, &table.dist_key})
+      for (int c : *keys)
+        if (size_t(c) < read.size()) read[size_t(c)] = true;
+    return read;
+  }
+  return {};
+}
 
 class JobBuilder {
  public:
@@ -297,6 +322,8 @@ class JobBuilder {
       const auto& keys = static_cast<const StreamTableScanNode*>(head)->table->dist_key;
       auto d = std::make_shared<Dispatcher>(keys.empty() ? Dispatcher::Kind::kSimple : Dispatcher::Kind::kHash, keys,
                                             std::move(outs));
+      if (upstream[u].actor & kTableStreamActor)
+        d->set_columns_read(ColumnsReadAboveScan(chain, *static_cast<const StreamTableScanNode*>(head)->table));
       built_.mutation->add_outputs[upstream[u].actor].push_back(std::move(d));
     }
     // Child fragments -> this one.

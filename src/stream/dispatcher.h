@@ -38,6 +38,11 @@ class Dispatcher {
   Dispatcher(Kind kind, std::vector<int> hash_keys, std::vector<Output> outputs);
 
   void Dispatch(const StreamChunk& chunk);
+  // A table change stream's dispatcher: the table's columns the receiving
+  // fragment reads (empty: every one). The rows it is given may hold NULL
+  // in the others (the DML manager decodes only what some reader reads).
+  void set_columns_read(std::vector<bool> columns) { columns_read_ = std::move(columns); }
+  const std::vector<bool>& columns_read() const { return columns_read_; }
   void DispatchBarrier(const Barrier& barrier);
   // Drops outputs to the given actors (after they received their last barrier).
   void RemoveOutputs(const std::set<ActorId>& actors);
@@ -50,6 +55,7 @@ class Dispatcher {
   std::vector<int> hash_keys_;
   std::vector<Output> outputs_;
   std::vector<int> vnode_to_output_;
+  std::vector<bool> columns_read_;
 };
 
 }  // namespace freshet

@@ -43,6 +43,8 @@ class StreamRuntime {
   // DML: whether a table has downstream jobs, and pushing its changes.
   // Called with the epoch guard held, so a change never straddles a barrier.
   bool HasSubscribers(TableId table_id) const { return actors_.HasSubscribers(table_id); }
+  // Which of its columns they read (empty: every one; ActorRegistry's).
+  std::vector<bool> TableColumnsRead(TableId table_id) const { return actors_.TableColumnsRead(table_id); }
   void PushTableChanges(TableId table_id, const StreamChunk& chunk) { actors_.PushTableChanges(table_id, chunk); }
   void SetTableWatermark(TableId table_id, Watermark watermark) {
     actors_.SetTableWatermark(table_id, std::move(watermark));
