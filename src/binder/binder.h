@@ -289,6 +289,22 @@ class Binder {
   // name uses), restored afterwards.
   void InFunctionBodyContext(const std::function<void()>& bind);
   std::vector<std::shared_ptr<PgQuery__ParseResult>> function_bodies_;  // kept while plans are bound
+  // A set-returning SQL function called in the select list being bound
+  // (`select_set_scope_`: its scope): read there as column `column` of a
+  // LATERAL join of the FROM items with its body (JoinSelectSetFunctions).
+  struct SelectSetFunction {
+    FunctionCatalog function;
+    std::vector<ExprPtr> args;  // over the FROM items
+    int location = -1;
+  };
+  std::vector<SelectSetFunction>* select_set_functions_ = nullptr;
+  const Scope* select_set_scope_ = nullptr;
+  // The select list's set-returning SQL functions joined to `q`'s plan.
+  void JoinSelectSetFunctions(SelectParts* q, std::vector<SelectSetFunction> calls);
+  // `e`, read `by` query levels below where it was bound: its columns
+  // become outer references (0A000 for a subquery, aggregate or window
+  // call, which cannot be read there; `function` names the call).
+  static ExprPtr LiftArgument(ExprPtr e, int by, const std::string& function);
   std::vector<ObjectId> inlining_;  // functions being inlined, outermost first
   // The search path function bodies are bound with: the session's (as
   // PostgreSQL plans a function's body with the path in force when it is

@@ -241,14 +241,56 @@ PlanPtr Binder::BindSelectCore(const PgQuery__SelectStmt* stmt, Scope* outer) {
       ThrowAt(sqlstate::kWindowingError, w->location, fmt::format("window \"{}\" is already defined", w->name));
   }
   BindFromWhere(stmt, outer, &q);
-  BindSelectList(stmt, &q);
+  std::vector<SelectSetFunction> set_calls;
+  {
+    // The select list's set-returning SQL functions are collected here.
+    struct Restore {
+      Binder* b;
+      std::vector<SelectSetFunction>* calls;
+      const Scope* scope;
+      ~Restore() { b->select_set_functions_ = calls, b->select_set_scope_ = scope; }
+    } restore{this, select_set_functions_, select_set_scope_};
+    select_set_functions_ = &set_calls;
+    select_set_scope_ = &q.scope;
+    BindSelectList(stmt, &q);
+  }
+  if (!set_calls.empty() && (!q.agg.calls.empty() || !q.window.calls.empty() || stmt->n_group_clause ||
+                             stmt->having_clause))
+    ThrowAt(sqlstate::kFeatureNotSupported, set_calls.front().location,
+            fmt::format("set-returning SQL function {} in the select list of a query with aggregates or window "
+                        "functions is not supported yet: call it in FROM",
+                        set_calls.front().function.name));
   BindGroupByHaving(stmt, &q);
   BindOrderBy(stmt, &q);
   q.scope.agg = nullptr;
   q.scope.window = nullptr;
   ApplyAggregation(&q);
   ApplyWindows(&q);
+  if (!set_calls.empty()) JoinSelectSetFunctions(&q, std::move(set_calls));
   return FinishSelect(stmt, outer, keep_unknown_outputs, &q);
+}
+
+// A set-returning SQL function in a select list (`SELECT k, f(k) FROM t`):
+// as PostgreSQL runs one, each row of the FROM items gives one row per row
+// of the function (none when it has none), here a LATERAL join of those
+// items with its body, whose column the select list reads (the call was
+// bound as a reference to it, after the items' columns). Not with
+// aggregates or window functions (the function would run after them) nor
+// with other set-returning functions (they advance together).
+void Binder::JoinSelectSetFunctions(SelectParts* q, std::vector<SelectSetFunction> calls) {
+  SelectSetFunction& call = calls.front();
+  if (q->aggregated || q->plan->schema().size() != q->scope.columns.size())  // refused after the select list
+    ThrowAt(sqlstate::kInternalError, call.location, "a set-returning SQL function over an aggregation");
+  for (const auto& e : q->select)
+    if (ContainsSetFunction(*e))
+      ThrowAt(sqlstate::kFeatureNotSupported, call.location,
+              fmt::format("set-returning SQL function {} beside other set-returning functions in a select list is "
+                          "not supported yet: call it in FROM",
+                          call.function.name));
+  std::vector<ExprPtr> args;
+  for (auto& a : call.args) args.push_back(LiftArgument(std::move(a), 1, call.function.name));
+  PlanPtr body = BindSqlTableFunctionBody(call.function, std::move(args), &q->scope);
+  q->plan = std::make_unique<LateralJoinNode>(JoinType::kInner, std::move(q->plan), std::move(body), nullptr);
 }
 
 void Binder::BindFromWhere(const PgQuery__SelectStmt* stmt, Scope* outer, SelectParts* q) {

@@ -160,6 +160,8 @@ bool ResolvePolymorphic(FunctionCatalog* fn, const std::vector<DataType>& types,
 
 }  // namespace
 
+ExprPtr Binder::LiftArgument(ExprPtr e, int by, const std::string& function) { return Lift(std::move(e), by, function); }
+
 Binder::InliningGuard::InliningGuard(Binder* binder, const FunctionCatalog& fn) : binder_(binder) {
   // PostgreSQL calls a recursive SQL function until its stack runs out;
   // inlined, it would never end.
@@ -445,9 +447,29 @@ Binder::ExprBinder::SqlFunctionCall Binder::ExprBinder::ResolveSqlFunction(
 
 ExprPtr Binder::ExprBinder::InlineSqlFunction(SqlFunctionCall call, int location) {
   const FunctionCatalog& fn = call.function;
+  if (fn.returns_set && scope_ == binder_->select_set_scope_ && scope_->set_functions_allowed &&
+      binder_->select_set_functions_) {
+    // In a select list: its rows come from a LATERAL join with the FROM
+    // items (JoinSelectSetFunctions); the call reads its column there, after
+    // the FROM items'.
+    if (!fn.table_columns.empty())
+      binder_->ThrowAt(sqlstate::kFeatureNotSupported, location,
+                       fmt::format("set-returning SQL function {} of several columns in a select list is not "
+                                   "supported yet: call it in FROM",
+                                   fn.name));
+    if (!binder_->select_set_functions_->empty())
+      binder_->ThrowAt(sqlstate::kFeatureNotSupported, location,
+                       "more than one set-returning SQL function in a select list is not supported yet: call them in "
+                       "FROM");
+    const int column = int(scope_->columns.size());
+    DataType type = fn.return_type;
+    binder_->select_set_functions_->push_back({fn, std::move(call.args), location});
+    return std::make_unique<ColumnRefExpr>(column, type, fn.name);
+  }
   if (fn.returns_set)
     binder_->ThrowAt(sqlstate::kFeatureNotSupported, location,
-                     fmt::format("set-returning SQL function {} is not supported outside FROM", fn.name));
+                     fmt::format("set-returning SQL function {} is not supported here: in FROM or a select list",
+                                 fn.name));
   InliningGuard inlining(binder_, fn);
   const bool record = fn.ReturnsOneRecord();
   const DataType result_type = record ? RecordType(fn) : fn.return_type;

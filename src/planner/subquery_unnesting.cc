@@ -1101,7 +1101,7 @@ PlanPtr UnnestLateral(std::unique_ptr<LateralJoinNode> j) {
   // back.
   const PlanNode* right = j->child(1);
   if (right->kind() == PlanNode::Kind::kProject) right = right->child();
-  if (right->kind() == PlanNode::Kind::kTableFunction) return j;
+  if (right->kind() == PlanNode::Kind::kTableFunction && PlanReadsOuter(*right)) return j;
   std::set<int> levels;
   PlanOuterLevels(*j->child(1), 0, &levels);
   if (!levels.empty() && *levels.rbegin() > 1) return j;
