@@ -938,6 +938,23 @@ ExprPtr JoinOneRow(PlanPtr plan, PlanPtr& input) {
     columns[size_t(column)] = std::make_unique<OperatorExpr>(Expression::Kind::kCoalesce, value.type(), std::move(args));
   }
   ExprPtr value = OntoJoinRow(Substitute(*pulled->outputs[0], columns), width);
+  if (!pulled->one_row_per_outer && value->kind() != Expression::Kind::kColumnRef) {
+    // A subquery that may have no row for an outer row (a lookup, one row
+    // uncorrelated): its expression is NULL there, whatever it gives over
+    // the padding's NULLs (coalesce, a constant, a row value). Its rows
+    // carry a marker, NULL in the padding.
+    std::vector<PlanColumn> schema = pulled->plan->schema();
+    std::vector<ExprPtr> exprs = Identity(*pulled->plan);
+    const int marker = width + int(schema.size());
+    exprs.push_back(std::make_unique<ConstantExpr>(Value::Boolean(true)));
+    schema.push_back(PlanColumn{"_matched", DataType::Boolean(), "", true});
+    pulled->plan = std::make_unique<ProjectNode>(std::move(pulled->plan), std::move(exprs), std::move(schema));
+    const DataType type = value->type();
+    std::vector<ExprPtr> when_then;
+    when_then.push_back(Column(marker, DataType::Boolean(), "_matched"));
+    when_then.push_back(std::move(value));
+    value = std::make_unique<CaseExpr>(type, std::move(when_then), /*has_else=*/false);
+  }
   std::vector<ExprPtr> conditions;
   for (auto& c : pulled->conditions) conditions.push_back(OntoJoinRow(std::move(c), width));
   input = std::make_unique<JoinNode>(JoinType::kLeft, std::move(input), std::move(pulled->plan), MakeConjunction(std::move(conditions)));
