@@ -229,7 +229,39 @@ ExprPtr Binder::ExprBinder::BindCondition(const PgQuery__Node* node, const char*
 
 // ---- Column references ----
 
+// A FROM item's whole row, named by the item (`SELECT t FROM t`,
+// row_to_json(t), t.*): a record of its visible columns, named after them,
+// read `levels` queries out; null when `s` has no item of that name.
+ExprPtr Binder::ExprBinder::WholeRow(Scope* s, int levels, const std::string& item, int location) {
+  std::vector<StructField> fields;
+  std::vector<ExprPtr> values;
+  bool any = false;
+  for (size_t i = 0; i < s->columns.size(); i++) {
+    const auto& c = s->columns[i];
+    if (c.table != item) continue;
+    if (!any && c.relation_id != 0)
+      binder_->NoteNameUse({.location = location, .relation = c.relation_id, .qualified_by_name = c.unaliased});
+    any = true;
+    if (c.hidden) continue;
+    fields.emplace_back(c.name, c.type);
+    if (levels == 0) values.push_back(std::make_unique<ColumnRefExpr>(int(i), c.type, c.name));
+    else values.push_back(std::make_unique<OuterRefExpr>(levels, int(i), c.type, c.name));
+  }
+  if (!any) return nullptr;
+  for (Scope* t = scope_->outer; levels > 0 && t && t != s->outer; t = t->outer) t->referenced_by_subquery = true;
+  return std::make_unique<StructConstructorExpr>(DataType::Struct(fields), std::move(values));
+}
+
 ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
+  // t.* in an expression (row_to_json(t.*)): t's whole row.
+  if (ref->n_fields == 2 && ref->fields[1]->node_case == PG_QUERY__NODE__NODE_A_STAR &&
+      ref->fields[0]->node_case == PG_QUERY__NODE__NODE_STRING) {
+    const std::string item = StringOf(ref->fields[0]);
+    int levels = 0;
+    for (Scope* s = scope_; s; s = s->outer, levels++)
+      if (ExprPtr row = WholeRow(s, levels, item, ref->location)) return row;
+    binder_->ThrowAt(sqlstate::kUndefinedTable, ref->location, fmt::format("missing FROM-clause entry for table \"{}\"", item));
+  }
   std::vector<std::string> parts;
   for (size_t i = 0; i < ref->n_fields; i++) {
     if (ref->fields[i]->node_case == PG_QUERY__NODE__NODE_A_STAR)
@@ -272,6 +304,9 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
       return std::make_unique<OuterRefExpr>(levels, found, c.type, display);
     }
     if (ExprPtr system = BindSystemColumn(*s, schema, table, column, ref->location)) return system;
+    // A name no column has: a FROM item's whole row (PostgreSQL's order).
+    if (table.empty())
+      if (ExprPtr row = WholeRow(s, levels, column, ref->location)) return row;
     if (s->function) {
       // A SQL function's body: its parameters (name, or function.name),
       // and nothing beyond.
@@ -929,6 +964,25 @@ ExprPtr Binder::ExprBinder::BindBuiltinFuncCall(const PgQuery__FuncCall* f, cons
     binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
                      fmt::format("function {}.{} does not exist", StringOf(f->funcname[0]), name));
   if (f->func_variadic) return BindVariadicArrayCall(f, name);
+  if (name == "row_to_json" && !f->over && !f->agg_star && !f->agg_distinct && !f->n_agg_order &&
+      (f->n_args == 1 || f->n_args == 2)) {
+    // row_to_json(record [, pretty]): to_json of a record; pretty (a
+    // newline between fields) is not supported yet.
+    std::vector<ExprPtr> args;
+    for (size_t i = 0; i < f->n_args; i++) args.push_back(Bind(f->args[i]));
+    if (!args[0]->type().IsStruct())
+      binder_->ThrowAt(sqlstate::kUndefinedFunction, f->location,
+                       fmt::format("function row_to_json({}) does not exist", TypeList(args)));
+    if (args.size() == 2) {
+      ExprPtr pretty = Coerce(std::move(args[1]), DataType::Boolean());
+      if (!pretty->IsConstant() || static_cast<const ConstantExpr&>(*pretty).value().is_null() ||
+          static_cast<const ConstantExpr&>(*pretty).value().bool_value())
+        binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
+                         "row_to_json with pretty output is not supported yet");
+      args.pop_back();
+    }
+    return MakeCall("to_json", std::move(args), f->location);
+  }
   if (name == "approx_count_distinct" && f->over)
     binder_->ThrowAt(sqlstate::kFeatureNotSupported, f->location,
                      "approx_count_distinct as a window function is not supported yet");
@@ -1092,6 +1146,9 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   // json_object_agg(k, v) is array_agg(json_build_array(k, v)), the pairs
   // finished into an object (jsonb_*: the same, normalized).
   std::string agg_name = name;
+  std::string final_name = name + "_finalfn";
+  if (name == "json_agg" && call.args.size() == 1 && (call.args[0]->type().IsArray() || call.args[0]->type().IsStruct()))
+    final_name = "json_agg_nested_finalfn";
   if (IsJsonAggregate(name)) {
     bool object = name.find("object") != std::string::npos;
     if (call.args.size() != (object ? 2u : 1u) || f->agg_star)
@@ -1139,7 +1196,7 @@ ExprPtr Binder::ExprBinder::BindAggregate(const PgQuery__FuncCall* f, const std:
   if (agg_name == name) return result;
   std::vector<ExprPtr> finish;
   finish.push_back(std::move(result));
-  ExprPtr finished = MakeCall(name + "_finalfn", std::move(finish), f->location);
+  ExprPtr finished = MakeCall(final_name, std::move(finish), f->location);
   if (IsValueAggregate(name)) finished->set_type(argument_type);
   return finished;
 }

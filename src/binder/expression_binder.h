@@ -40,6 +40,8 @@ class Binder::ExprBinder {
     FunctionCatalog function;
     std::vector<ExprPtr> args;
   };
+  // A FROM item's whole row as a record (BindColumnRef's `t`, `t.*`).
+  ExprPtr WholeRow(Scope* s, int levels, const std::string& item, int location);
   // A built-in function called with f(..., VARIADIC array).
   ExprPtr BindVariadicArrayCall(const PgQuery__FuncCall* f, const std::string& name);
   SqlFunctionCall ResolveSqlFunction(const PgQuery__FuncCall* f, const std::vector<FunctionCatalog>& candidates);

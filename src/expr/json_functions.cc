@@ -201,13 +201,15 @@ std::vector<std::string> TextArrayKeys(SV array) {
 // The final step of json_agg / jsonb_agg / json_object_agg /
 // jsonb_object_agg, which the binder makes array_agg of each row's JSON
 // (the pair [key, value] for the object aggregates) followed by this.
-ScalarFn JsonAggFinal(bool object) {
-  return [object](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
+// `nested`: json_agg of arrays or records, whose elements after the first
+// PostgreSQL puts on lines of their own (", \n ").
+ScalarFn JsonAggFinal(bool object, bool nested = false) {
+  return [object, nested](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext&) {
     ExecuteStrictEmit<SV>(args, n, out, [&](Vector* o, SV array) {
       Vector elems = DecodeArray(array, DataType::Json());
       std::string json = object ? "{ " : "[";
       for (size_t i = 0; i < elems.size(); i++) {
-        if (i) json += ", ";
+        if (i) json += nested && !elems.IsNull(i) ? ", \n " : ", ";
         if (!object) {
           json += elems.IsNull(i) ? "null" : std::string(elems.GetString(i));
           continue;
@@ -301,6 +303,7 @@ void RegisterJsonFunctions(FunctionRegistry* r) {
   }
   const DataType json_array = DataType::Array(DataType::Json());
   RegisterFn(r, "json_agg_finalfn", {json_array}, DataType::Json(), JsonAggFinal(false));
+  RegisterFn(r, "json_agg_nested_finalfn", {json_array}, DataType::Json(), JsonAggFinal(false, /*nested=*/true));
   RegisterFn(r, "jsonb_agg_finalfn", {json_array}, jb, JsonAggFinal(false));
   RegisterFn(r, "json_object_agg_finalfn", {json_array}, DataType::Json(), JsonAggFinal(true));
   RegisterFn(r, "jsonb_object_agg_finalfn", {json_array}, jb, JsonAggFinal(true));
