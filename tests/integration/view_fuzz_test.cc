@@ -256,6 +256,7 @@ struct Relation {  // a table or an earlier view
   std::string name;
   std::vector<E> cols;  // sql = the column name
   int view = -1;        // the query number when a view
+  int pk = -1;          // a table's primary key column
   bool big = false;     // a view of a join or UNION (not aggregated): not joined again
 };
 
@@ -1252,6 +1253,17 @@ struct QueryGen {
       return w.empty() ? std::string() : " WHERE " + w;
     };
     const std::string from = " FROM " + rel->name + " " + alias;
+    // A lookup by the table's key: no row for most outer rows, where the
+    // subquery is NULL whatever its expression gives over NULLs.
+    if (rel->pk >= 0 && r.Chance(15)) {
+      const E& key = rel->cols[size_t(rel->pk)];
+      std::vector<const E*> outer;
+      for (const auto& o : f.scope)
+        if (JoinClass(o.type) == JoinClass(key.type)) outer.push_back(&o);
+      if (!outer.empty())
+        return "((SELECT " + inner + " IS NULL" + from + " WHERE " + alias + "." + key.sql + " = " + r.Pick(outer)->sql +
+               ")" + (r.Chance(50) ? " IS NULL)" : " IS NOT FALSE)");
+    }
     switch (r.Int(0, 4)) {
       case 0: {  // [NOT] EXISTS, maybe with a non-equality on the outer row
         std::string extra;
@@ -1734,6 +1746,7 @@ std::vector<Table> MakeTables(Rng& r) {
       tab.rel.cols.push_back(e);
     }
     tab.rel.name = tab.name;
+    tab.rel.pk = tab.pk;
     tables.push_back(tab);
   }
   return tables;
