@@ -25,12 +25,15 @@ using namespace freshet;
 // RocksDB blocks). glibc's malloc hands large blocks back to the kernel
 // and takes fresh, zero-filled 4 KiB pages again, which on virtual machines
 // costs 1-4 s per GiB. jemalloc keeps freed pages for reuse for a few
-// seconds, and with transparent huge pages a fault maps 2 MiB at once.
-// Measured (docs/benchmarks.md, session 7): a four-level pipeline of views
-// over 10M rows took 520k page faults and 18 CPU-s; with these settings,
-// 14k and 15 CPU-s.
+// seconds. Measured (docs/benchmarks.md, session 7): a four-level pipeline
+// of views over 10M rows took 520k page faults and 18 CPU-s; with jemalloc,
+// 14k and 15 CPU-s. Transparent huge pages were on too until session 38:
+// while memory grows (RocksDB's block cache filling, a view's state), each
+// fault zeroes 2 MiB, 45% of the samples of a TPC-H refresh batch at SF 1;
+// without them that batch took 225 instead of 350 ms and bulk loads under
+// views as long or less (docs/benchmarks.md, session 38).
 extern "C" {
-const char* malloc_conf = "thp:always,metadata_thp:always";
+const char* malloc_conf = "thp:never,metadata_thp:disabled";
 }
 
 int main(int argc, char** argv) {
