@@ -11,15 +11,7 @@
 namespace freshet {
 namespace {
 
-// An output row: the left row's id and the right row's id (-1: NULL).
-struct Out {
-  Op op;
-  int32_t left, right;
-  bool operator==(const Out& o) const { return op == o.op && left == o.left && right == o.right; }
-};
-std::ostream& operator<<(std::ostream& os, const Out& o) {
-  return os << "(" << int(o.op) << ", " << o.left << ", " << o.right << ")";
-}
+using Out = JoinOut;
 
 // l LEFT JOIN r ON l.k = r.k, both sides' rows (k INT, id INT, v INT) with
 // stream key id (Int32Rows).

@@ -39,6 +39,17 @@ inline DataChunk Int32Rows(const std::vector<std::array<int32_t, 3>>& rows) {
   return chunk;
 }
 
+// A join's output row: the left row's id and the right row's id (-1:
+// none, or NULL).
+struct JoinOut {
+  Op op;
+  int32_t left, right;
+  bool operator==(const JoinOut& o) const { return op == o.op && left == o.left && right == o.right; }
+};
+inline std::ostream& operator<<(std::ostream& os, const JoinOut& o) {
+  return os << "(" << int(o.op) << ", " << o.left << ", " << o.right << ")";
+}
+
 // Restores the operator-state budget a test changes.
 struct StateCacheBudgetGuard {
   size_t saved = StateCacheBytes();
