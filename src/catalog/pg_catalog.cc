@@ -1414,6 +1414,7 @@ class CatalogLookupImpl : public CatalogLookup {
       sig.result = (fn->returns_set ? "SETOF " : "") +
                    (fn->polymorphic_result.empty() ? fn->return_type.ToString() : fn->polymorphic_result);
     }
+    for (const auto& a : fn->args) sig.types += (sig.types.empty() ? "" : ",") + a.TypeName();
     // Visible when no schema before its own on the path has a function of
     // its name and argument types.
     sig.visible = false;
@@ -1428,7 +1429,22 @@ class CatalogLookupImpl : public CatalogLookup {
         }
       if (found) break;
     }
+    sig.name = sig.visible ? QuoteIdent(fn->name) : QuoteIdent(NamespaceName(ObjectOid(fn->schema_id)).value_or("")) + "." + QuoteIdent(fn->name);
     return sig;
+  }
+
+  std::vector<uint32_t> SqlFunctionOids(std::string_view text) const override {
+    std::vector<std::string> parts = SplitQualifiedName(text);
+    std::vector<uint32_t> out;
+    if (parts.empty() || parts.size() > 2) return out;
+    std::vector<std::string> schemas = parts.size() == 2 ? std::vector<std::string>{parts[0]} : SearchPath();
+    for (const auto& schema : schemas) {
+      auto s = c_->FindSchema(db_, schema);
+      if (!s) continue;
+      for (const auto& fn : c_->FindFunctions(s->id, parts.back())) out.push_back(ObjectOid(fn.id));
+      if (!out.empty()) break;
+    }
+    return out;
   }
 
   // The view's query deparsed, a relation it names qualified with its

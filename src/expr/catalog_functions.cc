@@ -173,8 +173,16 @@ std::string FormatOidText(int64_t oid, OidKind kind, const EvalContext& ctx) {
       if (ctx.catalog) name = ctx.catalog->UserTypeName(o);
       if (!name) name = FormatTypeName(o, -1);
       break;
-    case OidKind::kRegproc: name = TypeProcName(o); break;
-    case OidKind::kRegprocedure: name = RegprocedureText(o); break;
+    case OidKind::kRegproc:
+      name = TypeProcName(o);
+      if (!name && ctx.catalog)
+        if (auto sig = ctx.catalog->SqlFunctionSignature(o)) name = sig->name;
+      break;
+    case OidKind::kRegprocedure:
+      name = RegprocedureText(o);
+      if (!name && ctx.catalog)
+        if (auto sig = ctx.catalog->SqlFunctionSignature(o)) name = sig->name + "(" + sig->types + ")";
+      break;
     case OidKind::kRegnamespace:
       if (ctx.catalog) name = ctx.catalog->NamespaceName(o);
       if (name) name = QuoteIdent(*name);
@@ -200,9 +208,16 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
       return ParseTypeNameOid(s);
     case OidKind::kRegnamespace: return NeedCatalog(ctx, "schema").NamespaceOid(s);
     case OidKind::kRegrole: return NeedCatalog(ctx, "role").RoleOid(s);
-    case OidKind::kRegproc:
+    case OidKind::kRegproc: {
       if (auto oid = TypeProcOid(s)) return *oid;
+      if (!ctx.catalog) break;
+      // An SQL function, named alone: one of that name (PostgreSQL's 42725
+      // when overloaded).
+      const std::vector<uint32_t> oids = ctx.catalog->SqlFunctionOids(s);
+      if (oids.size() > 1) throw SqlError("42725", fmt::format("more than one function named \"{}\"", s));
+      if (oids.size() == 1) return oids[0];
       break;
+    }
     case OidKind::kRegprocedure:  // name(argument types), as regprocedureout prints it
     {
       const std::string_view name = Trim(s.substr(0, s.find('(')));
@@ -210,6 +225,12 @@ int64_t ParseOidText(std::string_view text, OidKind kind, EvalContext& ctx) {
         return *oid;
       for (const ListedProc& p : ListedProcs())  // an overloaded name: the signature picks
         if (p.name == name && WithoutSpaces(RegprocedureText(p.oid).value_or("")) == WithoutSpaces(s)) return p.oid;
+      // An SQL function: its input types as regprocedure prints them.
+      if (ctx.catalog)
+        for (uint32_t oid : ctx.catalog->SqlFunctionOids(name))
+          if (auto sig = ctx.catalog->SqlFunctionSignature(oid);
+              sig && WithoutSpaces(std::string(name) + "(" + sig->types + ")") == WithoutSpaces(s))
+            return oid;
     }
       break;
     default: break;

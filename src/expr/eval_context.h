@@ -76,8 +76,15 @@ class CatalogLookup {
   struct FunctionSignature {
     std::string arguments, identity_arguments, result;
     bool visible = true;
+    // As regproc prints it (schema-qualified when not visible), and the
+    // input types as regprocedure lists them ("integer[], text").
+    std::string name, types;
   };
   virtual std::optional<FunctionSignature> SqlFunctionSignature(uint32_t oid) const = 0;
+  // The SQL functions regproc / regprocedure input may name: those called
+  // `name` ("f", "s.f") in its schema, else along the search path (the
+  // first schema that has one).
+  virtual std::vector<uint32_t> SqlFunctionOids(std::string_view name) const = 0;
 };
 
 // The session's sequence functions (nextval, currval, setval, lastval):
