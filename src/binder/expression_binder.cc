@@ -304,9 +304,6 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
       return std::make_unique<OuterRefExpr>(levels, found, c.type, display);
     }
     if (ExprPtr system = BindSystemColumn(*s, schema, table, column, ref->location)) return system;
-    // A name no column has: a FROM item's whole row (PostgreSQL's order).
-    if (table.empty())
-      if (ExprPtr row = WholeRow(s, levels, column, ref->location)) return row;
     if (s->function) {
       // A SQL function's body: its parameters (name, or function.name),
       // and nothing beyond.
@@ -319,6 +316,15 @@ ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {
     if (!table.empty() && table_seen && levels == 0) {
       binder_->ThrowAt(sqlstate::kUndefinedColumn, ref->location,
                        fmt::format("column {}.{} does not exist", table, column));
+    }
+  }
+  // A name no column of any level has: a FROM item's whole row, the
+  // innermost first (PostgreSQL's order), not past a function body's frame.
+  if (table.empty()) {
+    int up = 0;
+    for (Scope* s = scope_; s; s = s->outer, up++) {
+      if (ExprPtr row = WholeRow(s, up, column, ref->location)) return row;
+      if (s->function) break;
     }
   }
   if (!table.empty()) {
