@@ -312,18 +312,19 @@ std::optional<Value> SomeValueOf(const DataType& t) {
 }
 
 // Conditions under which outer column `c` equals `inner` (of its type),
-// NULL matching NULL: `outer = inner` when the outer column is never NULL,
-// else `coalesce(outer, v) = coalesce(inner, v)` and `(outer IS NULL) =
-// (inner IS NULL)` (equalities, so that joins and groupings key on them).
-// Empty when the type has no equality.
-std::vector<ExprPtr> SameValue(const PlanNode& outer, int c, ExprPtr inner) {
+// NULL matching NULL: `outer = inner` when the outer column is never NULL
+// (or `null_rejected`: its NULL need not match), else `coalesce(outer, v)
+// = coalesce(inner, v)` and `(outer IS NULL) = (inner IS NULL)`
+// (equalities, so that joins and groupings key on them). Empty when the
+// type has no equality.
+std::vector<ExprPtr> SameValue(const PlanNode& outer, int c, ExprPtr inner, bool null_rejected = false) {
   const PlanColumn& col = outer.schema()[size_t(c)];
   const ScalarFunction* eq = EqualityOf(col.type);
   const ScalarFunction* bool_eq = EqualityOf(DataType::Boolean());
   std::vector<ExprPtr> out;
   ExprPtr o = std::make_unique<OuterRefExpr>(1, c, col.type, col.name);
   if (!eq) return out;
-  if (NeverNull(outer, c)) {
+  if (null_rejected || NeverNull(outer, c)) {
     out.push_back(Call(eq, std::move(o), std::move(inner)));
     return out;
   }
@@ -431,12 +432,7 @@ std::optional<Pulled> AggregateOverDomain(const AggregateNode& a, Pulled in, std
   std::vector<ExprPtr> extra, matches;
   for (int i = 0; i < d; i++) {
     const PlanColumn& col = outer.schema()[size_t(domain[size_t(i)])];
-    std::vector<ExprPtr> same;
-    if (rejected[size_t(i)])
-      same.push_back(Call(EqualityOf(col.type), std::make_unique<OuterRefExpr>(1, domain[size_t(i)], col.type, col.name),
-                          Column(i, col.type)));
-    else
-      same = SameValue(outer, domain[size_t(i)], Column(i, col.type));
+    std::vector<ExprPtr> same = SameValue(outer, domain[size_t(i)], Column(i, col.type), rejected[size_t(i)]);
     if (same.empty()) return std::nullopt;
     for (auto& m : same) {
       // outer-side = inner-side: the inner side is a key over the joined row.
