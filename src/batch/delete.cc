@@ -19,10 +19,13 @@ class DeleteExecutor : public DmlExecutor {
     TableWriteSet& writes = ctx_.writes->For(table.id);
     DataChunk old_rows;
     std::unordered_set<std::string> deleted;  // joined: the keys already deleted
+    std::string encoded;
+    std::vector<std::string_view> removed;
     while (child_->Next(&old_rows)) {
       ctx_.CheckCancelled();
       if (node_.joined) old_rows = FirstOfEachKey(table, old_rows, &deleted);
-      for (size_t r = 0; r < old_rows.num_rows(); r++) writes.ops.Delete(RowKeyOf(table, old_rows, r), -1);
+      EncodeStoredRows(table, old_rows, &encoded, &removed);
+      for (size_t r = 0; r < old_rows.num_rows(); r++) writes.ops.Delete(RowKeyOf(table, old_rows, r), -1, removed[r]);
       result_.Add(old_rows);
     }
   }

@@ -65,6 +65,28 @@ std::string RowKeyOf(const TableCatalog& table, const DataChunk& rows, size_t r)
   return RowKey(table.id, table.dist_key, table.pk, rows, r);
 }
 
+void EncodeStoredRows(const TableCatalog& table, const DataChunk& rows, std::string* buffer,
+                      std::vector<std::string_view>* out) {
+  const size_t stored_columns = table.columns.size();
+  std::vector<Vector> columns(rows.columns().begin(), rows.columns().begin() + stored_columns);
+  DataChunk stored(std::move(columns));
+  stored.set_cardinality(rows.num_rows());
+  std::vector<size_t> sizes;
+  EncodedRowSizes(stored, &sizes);
+  size_t total = 0;
+  for (size_t n : sizes) total += n;
+  buffer->resize(total);
+  std::vector<char*> at(sizes.size());
+  out->resize(sizes.size());
+  char* p = buffer->data();
+  for (size_t r = 0; r < sizes.size(); r++) {
+    at[r] = p;
+    (*out)[r] = std::string_view(p, sizes[r]);
+    p += sizes[r];
+  }
+  EncodeRowsTo(stored, at.data());
+}
+
 DataChunk FirstOfEachKey(const TableCatalog& table, const DataChunk& rows, std::unordered_set<std::string>* seen) {
   std::vector<uint32_t> keep;
   for (size_t r = 0; r < rows.num_rows(); r++)

@@ -38,6 +38,12 @@ DataChunk InsertVisibleRows(const TableCatalog& table, DataChunk visible_rows, c
 void AppendInserts(const TableCatalog& table, const DataChunk& rows, TableWriteSet* out);
 // Storage key of row r of a chunk holding all table columns.
 std::string RowKeyOf(const TableCatalog& table, const DataChunk& rows, size_t r);
+// Stored encodings (as the table holds them) of the rows of `rows` (the
+// table's columns first, then anything else): bytes in *buffer, one view
+// per row in *out. A DML statement hands the rows it removes to the table's
+// change stream this way (WriteOp::value of a delete).
+void EncodeStoredRows(const TableCatalog& table, const DataChunk& rows, std::string* buffer,
+                      std::vector<std::string_view>* out);
 // The rows of `rows` (the table's columns first) whose key is not in
 // *seen, the first of each key only; their keys are added to *seen.
 // UPDATE ... FROM and DELETE ... USING write a target row once.

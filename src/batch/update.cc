@@ -22,7 +22,10 @@ class UpdateExecutor : public DmlExecutor {
     DataChunk old_rows;
     std::string value;
     std::unordered_set<std::string> updated;  // joined: the keys already updated
+    std::string encoded;
+    std::vector<std::string_view> removed;  // old rows, encoded when a key changes
     while (child_->Next(&old_rows)) {
+      removed.clear();
       ctx_.CheckCancelled();
       if (node_.joined) old_rows = FirstOfEachKey(table, old_rows, &updated);
       DataChunk new_rows = EvalExpressions(node_.new_values, old_rows, ctx_.eval);
@@ -35,7 +38,8 @@ class UpdateExecutor : public DmlExecutor {
         EncodeRow(new_rows, r, &value);
         if (new_key != old_key) {
           // A new key: the old row goes, the new one must not collide.
-          writes.ops.Delete(old_key, -1);
+          if (removed.empty()) EncodeStoredRows(table, old_rows, &encoded, &removed);
+          writes.ops.Delete(old_key, -1, removed[r]);
           writes.ops.Put(new_key, value, 1, /*check_unique=*/true);
         } else {
           writes.ops.Put(new_key, value);

@@ -455,14 +455,18 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
   };
   // The stored rows under the keys the ops address first, read together
   // (a lookup each cost 5 us at TPC-H's SF 1); a checked insert's key has
-  // none.
+  // none, and a DML delete carries the row it removes. (Both hold because
+  // nothing else writes those keys first: a checked insert would fail, and
+  // a DELETE holds the writer lock from its read to its commit. A table
+  // with a conflict behaviour is written by inserts that overwrite, so its
+  // rows are read.)
   std::unordered_map<std::string_view, size_t> stored_at;  // key -> index in stored
   std::vector<std::string_view> to_read;
   for (const auto& op : ops) {
     if (stored_at.count(op.key)) continue;
-    const bool new_key = inserts_checked && op.check_unique && !op.is_delete;
-    stored_at.emplace(op.key, new_key ? SIZE_MAX : to_read.size());
-    if (!new_key) to_read.push_back(op.key);
+    const bool known = inserts_checked && (op.is_delete ? !op.value.empty() : op.check_unique);
+    stored_at.emplace(op.key, known ? SIZE_MAX : to_read.size());
+    if (!known) to_read.push_back(op.key);
   }
   const std::vector<std::optional<std::string>> stored = st.MultiGet(to_read);
   // The latest value of keys written earlier in this write set (views
@@ -473,8 +477,10 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
     std::optional<std::string_view> old;
     if (it != latest.end()) {
       old = it->second;
-    } else if (size_t i = stored_at.at(op.key); i != SIZE_MAX && stored[i]) {
-      old = *stored[i];
+    } else if (size_t i = stored_at.at(op.key); i != SIZE_MAX) {
+      if (stored[i]) old = *stored[i];
+    } else if (op.is_delete) {
+      old = op.value;
     }
     if (rows.num_rows() + 2 > kChunkSize) {
       out.emplace_back(std::move(chunk_ops), std::move(rows));

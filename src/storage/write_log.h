@@ -24,7 +24,11 @@ namespace freshet {
 struct WriteOp {
   bool is_delete = false;
   std::string_view key;    // full storage key
-  std::string_view value;  // encoded row (puts)
+  // Puts: the encoded row. Deletes a DML statement made: the row it
+  // removes, as the statement read it (empty when not known), so that the
+  // table's change stream need not read it back (DmlManager::ChangesOf);
+  // nothing else reads it, and the DML log does not keep it.
+  std::string_view value;
   bool check_unique = false;  // insert must not find an existing row
   // Change to the relation's row count: +1 a new row, -1 a removed one, 0
   // an overwrite or a state-table write (row-count statistics, committed
@@ -48,8 +52,8 @@ class WriteLog {
   void Put(std::string_view key, std::string_view value, int8_t row_delta = 0, bool check_unique = false) {
     ops_.push_back(WriteOp{false, Copy(key), Copy(value), check_unique, row_delta});
   }
-  void Delete(std::string_view key, int8_t row_delta = 0) {
-    ops_.push_back(WriteOp{true, Copy(key), {}, false, row_delta});
+  void Delete(std::string_view key, int8_t row_delta = 0, std::string_view removed_row = {}) {
+    ops_.push_back(WriteOp{true, Copy(key), Copy(removed_row), false, row_delta});
   }
   void Add(const WriteOp& op) {
     ops_.push_back(WriteOp{op.is_delete, Copy(op.key), Copy(op.value), op.check_unique, op.row_delta});

@@ -43,8 +43,10 @@ std::string EncodeWriteSetOps(const WriteSet& writes) {
       out.push_back(static_cast<char>(op.row_delta));
       PutU32(&out, static_cast<uint32_t>(op.key.size()));
       out.append(op.key);
-      PutU32(&out, static_cast<uint32_t>(op.value.size()));
-      out.append(op.value);
+      // A delete's removed row is not logged: a replay reads it back.
+      const std::string_view value = op.is_delete ? std::string_view() : op.value;
+      PutU32(&out, static_cast<uint32_t>(value.size()));
+      out.append(value);
     }
   }
   return out;
