@@ -133,35 +133,42 @@ void DmlManager::CheckKeysLocked(TableId id, const TableWriteSet* before, const 
   // (ResolveTableConflicts, when the writes are applied).
   if (TableRef t = lookup_->GetTable(id); t && HasConflictBehaviour(*t)) return;
   auto st = TableFor(id);
-  // Whether each key exists after the ops so far: a statement may delete a
-  // key and insert it again.
-  std::unordered_map<std::string_view, bool> present;  // views into the write logs
+  // Whether each key exists after the ops so far (a statement may delete a
+  // key and insert it again), found once per op (views into the logs).
+  struct KeyState {
+    int8_t present = -1;       // -1: as stored
+    size_t stored = SIZE_MAX;  // index in `stored`, if read
+  };
+  std::unordered_map<std::string_view, KeyState> keys;
+  keys.reserve(ops.ops.size() + (before ? before->ops.size() : 0));
   if (before)
-    for (const auto& op : before->ops) present[op.key] = !op.is_delete;
+    for (const auto& op : before->ops) keys[op.key].present = !op.is_delete;
   // The stored rows of the keys inserted before anything else addresses
   // them, read together.
-  std::unordered_map<std::string_view, bool> stored;
-  {
-    std::vector<std::string_view> to_read;
-    std::unordered_map<std::string_view, bool> addressed = present;
-    for (const auto& op : ops.ops) {
-      if (op.check_unique && !op.is_delete && !addressed.count(op.key)) to_read.push_back(op.key);
-      addressed[op.key] = true;
+  std::vector<KeyState*> state_of(ops.ops.size());
+  std::vector<std::string_view> to_read;
+  for (size_t i = 0; i < ops.ops.size(); i++) {
+    const WriteOp& op = ops.ops[i];
+    auto [it, first] = keys.try_emplace(op.key);
+    state_of[i] = &it->second;
+    if (first && op.check_unique && !op.is_delete) {
+      it->second.stored = to_read.size();
+      to_read.push_back(op.key);
     }
-    std::vector<std::optional<std::string>> values = st->MultiGet(to_read);
-    for (size_t i = 0; i < to_read.size(); i++) stored[to_read[i]] = values[i].has_value();
   }
-  for (const auto& op : ops.ops) {
+  const std::vector<std::optional<std::string>> stored = st->MultiGet(to_read);
+  for (size_t i = 0; i < ops.ops.size(); i++) {
+    const WriteOp& op = ops.ops[i];
+    KeyState& key = *state_of[i];
     if (op.check_unique && !op.is_delete) {
-      auto it = present.find(op.key);
-      bool exists = it != present.end() ? it->second : stored.at(op.key);
+      const bool exists = key.present >= 0 ? key.present == 1 : key.stored != SIZE_MAX && stored[key.stored];
       if (exists) {
         TableRef t = lookup_->GetTable(id);
         if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation with id {} was dropped", id);
         throw DuplicateKeyError(*t, op.value);
       }
     }
-    present[op.key] = !op.is_delete;
+    key.present = !op.is_delete;
   }
 }
 
@@ -453,6 +460,15 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
       throw SqlError(sqlstate::kDataCorrupted, "corrupt row in table change");
     chunk_ops.push_back(op);
   };
+  // Each key's state, found once per op (views into `ops`).
+  struct KeyState {
+    size_t stored = SIZE_MAX;  // index in `stored`, if read
+    bool written = false;      // by an earlier op of this write set
+    std::optional<std::string_view> latest;  // the row it left, if written
+  };
+  std::unordered_map<std::string_view, KeyState> keys;
+  keys.reserve(ops.size());
+  std::vector<KeyState*> state_of(ops.size());
   // The stored rows under the keys the ops address first, read together
   // (a lookup each cost 5 us at TPC-H's SF 1); a checked insert's key has
   // none, and a DML delete carries the row it removes. (Both hold because
@@ -460,28 +476,30 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
   // a DELETE holds the writer lock from its read to its commit. A table
   // with a conflict behaviour is written by inserts that overwrite, so its
   // rows are read.)
-  std::unordered_map<std::string_view, size_t> stored_at;  // key -> index in stored
   std::vector<std::string_view> to_read;
-  for (const auto& op : ops) {
-    if (stored_at.count(op.key)) continue;
+  for (size_t i = 0; i < ops.size(); i++) {
+    const WriteOp& op = ops[i];
+    auto [it, first] = keys.try_emplace(op.key);
+    state_of[i] = &it->second;
+    if (!first) continue;
     const bool known = inserts_checked && (op.is_delete ? !op.value.empty() : op.check_unique);
-    stored_at.emplace(op.key, known ? SIZE_MAX : to_read.size());
-    if (!known) to_read.push_back(op.key);
+    if (known) continue;
+    it->second.stored = to_read.size();
+    to_read.push_back(op.key);
   }
   const std::vector<std::optional<std::string>> stored = st.MultiGet(to_read);
-  // The latest value of keys written earlier in this write set (views
-  // into `ops`).
-  std::unordered_map<std::string_view, std::optional<std::string_view>> latest;
-  for (const auto& op : ops) {
-    auto it = latest.find(op.key);
+  for (size_t i = 0; i < ops.size(); i++) {
+    const WriteOp& op = ops[i];
+    KeyState& key = *state_of[i];
     std::optional<std::string_view> old;
-    if (it != latest.end()) {
-      old = it->second;
-    } else if (size_t i = stored_at.at(op.key); i != SIZE_MAX) {
-      if (stored[i]) old = *stored[i];
+    if (key.written) {
+      old = key.latest;
+    } else if (key.stored != SIZE_MAX) {
+      if (stored[key.stored]) old = *stored[key.stored];
     } else if (op.is_delete) {
       old = op.value;
     }
+    key.written = true;
     if (rows.num_rows() + 2 > kChunkSize) {
       out.emplace_back(std::move(chunk_ops), std::move(rows));
       chunk_ops.clear();
@@ -489,7 +507,7 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
     }
     if (op.is_delete) {
       if (old) append(Op::kDelete, *old);
-      latest[op.key] = std::nullopt;
+      key.latest = std::nullopt;
       continue;
     }
     if (old) {
@@ -498,7 +516,7 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
     } else {
       append(Op::kInsert, op.value);
     }
-    latest[op.key] = op.value;
+    key.latest = op.value;
   }
   if (!chunk_ops.empty()) out.emplace_back(std::move(chunk_ops), std::move(rows));
   return out;
