@@ -100,7 +100,28 @@ FunctionExpr::FunctionExpr(const ScalarFunction* fn, std::vector<ExprPtr> args)
   children_ = std::move(args);
 }
 
+namespace {
+// Whether e has the same value for every row of a chunk: a constant, or a
+// function that is not volatile of such (a date plus an interval, 0.06 -
+// 0.01 in a filter).
+bool SameForEveryRow(const Expression& e) {
+  if (e.kind() == Expression::Kind::kConstant) return true;
+  if (e.kind() != Expression::Kind::kFunction) return false;
+  if (IsVolatileFunction(static_cast<const FunctionExpr&>(e).function()->name)) return false;
+  for (const auto& c : e.children())
+    if (!SameForEveryRow(*c)) return false;
+  return true;
+}
+}  // namespace
+
 Vector FunctionExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
+  // Computed once for the chunk, not once per row.
+  if (input.num_rows() > 1 && SameForEveryRow(*this)) {
+    DataChunk one_row;
+    one_row.set_cardinality(1);
+    Vector one = Eval(one_row, ctx);
+    return Vector::Constant(one.GetValue(0), input.num_rows());
+  }
   std::vector<Vector> values;
   values.reserve(children_.size());
   for (const auto& c : children_) values.push_back(c->Eval(input, ctx));
