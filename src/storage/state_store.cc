@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <numeric>
 
 #include <chrono>
@@ -466,22 +467,39 @@ class SortedOps {
   size_t i_ = 0;
 };
 
-// A commit's file is cut before a key of another table, or before a key
-// that skips at least one vnode once the file holds this much: a
-// backfill's or a bulk load's writes of one epoch then make files of
-// disjoint ranges (one per actor's run of vnodes) instead of one file
-// spanning every earlier epoch's, which RocksDB could only put in level 0
-// and compact again.
+// A table that the commit writes at least this much of gets files of its
+// own, cut before a key that skips at least one vnode once a file holds
+// this much: a backfill's or a bulk load's writes of one epoch then make
+// files of disjoint ranges (one per actor's run of vnodes) instead of one
+// file spanning every earlier epoch's, which RocksDB could only put in
+// level 0 and compact again. The other tables' writes share files (cut at
+// a table once a file holds kSharedFileBytes): an epoch that changes a
+// little in each of many state tables would otherwise add a file per table
+// to level 0 (with TPC-H's 22 views, over a hundred per commit, and writes
+// stalled on level 0's file count).
 constexpr uint64_t kCutAtVnodeGapBytes = uint64_t(4) << 20;
+constexpr uint64_t kSharedFileBytes = uint64_t(64) << 20;
+
+// The tables the commit writes at least kCutAtVnodeGapBytes of.
+std::unordered_set<uint64_t> TablesWithOwnFiles(const CommitWrites& writes) {
+  std::unordered_map<uint64_t, uint64_t> bytes;
+  for (const WriteLog* part : writes.ops)
+    for (const WriteOp& op : *part) bytes[TableVnodeOfKey(op.key) >> 16] += op.key.size() + op.value.size();
+  for (const BulkRows* rows : writes.bulk) bytes[rows->table_id()] += rows->bytes();
+  std::unordered_set<uint64_t> own;
+  for (const auto& [table, n] : bytes)
+    if (n >= kCutAtVnodeGapBytes) own.insert(table);
+  return own;
+}
 
 // Writes the commit's data keys in [lower, upper) (upper empty: no bound)
 // into files named file_prefix + "-" + n + ".sst", merging the sorted ops
 // with the bulk rows, cutting files as above; appends the files written
 // (none when the range has no keys) to *files.
 rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<WritePos>& order,
-                               const rocksdb::Options& options, rocksdb::ColumnFamilyHandle* cf,
-                               const std::string& lower, const std::string& upper, const std::string& file_prefix,
-                               std::vector<std::string>* files) {
+                               const std::unordered_set<uint64_t>& own_files, const rocksdb::Options& options,
+                               rocksdb::ColumnFamilyHandle* cf, const std::string& lower, const std::string& upper,
+                               const std::string& file_prefix, std::vector<std::string>* files) {
   SortedOps ops(writes.ops, order);
   ops.Seek(lower);
   std::vector<BulkRows::Cursor> bulk;
@@ -501,9 +519,13 @@ rocksdb::Status WriteDataRange(const CommitWrites& writes, const std::vector<Wri
   };
   auto add = [&](std::string_view key, std::string_view value, bool is_delete) {
     uint64_t prefix = TableVnodeOfKey(key);
-    if (writer && ((prefix >> 16) != (last_prefix >> 16) ||
-                   (prefix > last_prefix + 1 && writer->FileSize() >= kCutAtVnodeGapBytes)))
-      finish();
+    if (writer) {
+      const uint64_t table = prefix >> 16, last_table = last_prefix >> 16;
+      const bool cut = table != last_table
+                           ? own_files.count(table) || own_files.count(last_table) || writer->FileSize() >= kSharedFileBytes
+                           : prefix > last_prefix + 1 && writer->FileSize() >= kCutAtVnodeGapBytes;
+      if (cut) finish();
+    }
     if (!rs.ok()) return;
     last_prefix = prefix;
     if (!writer) {
@@ -676,6 +698,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
   rocksdb::Options bulk_options = BulkFileOptions(/*bloom=*/false);
   std::vector<TableId> bulk_tables;
   for (const BulkRows* rows : writes.bulk) bulk_tables.push_back(rows->table_id());
+  const std::unordered_set<uint64_t> own_files = TablesWithOwnFiles(writes);
 
   // Key ranges written by two threads, each into its own files (files of
   // one ingestion must not overlap); a bulk-loaded table's keys form
@@ -703,7 +726,7 @@ Status StateStore::CommitBulkUnversioned(const CommitWrites& all_writes, MetaEnt
       for (TableId t : bulk_tables)
         bulk_range |= bounds[r] >= TablePrefix(t) && !bounds[r + 1].empty() &&
                       bounds[r + 1] <= PrefixSuccessor(TablePrefix(t));
-      statuses[r] = WriteDataRange(writes, order, bulk_range ? bulk_options : data_options, data_cf_, bounds[r],
+      statuses[r] = WriteDataRange(writes, order, own_files, bulk_range ? bulk_options : data_options, data_cf_, bounds[r],
                                    bounds[r + 1], base + "-data-" + std::to_string(r), &range_files[r]);
     }
   };

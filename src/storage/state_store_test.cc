@@ -178,6 +178,44 @@ TEST_F(StateStoreSnapshotTest, ReadersShareOneSnapshotUntilAWrite) {
   EXPECT_EQ(read(store->GetSnapshot().get()), "4");
 }
 
+// A bulk commit's files: tables written a little share files (an epoch
+// touching many state tables must not add a file per table to level 0),
+// a table written much gets files of its own (which can go below level 0).
+using StateStoreBulkFilesTest = StateStoreDiskTest;
+
+TEST_F(StateStoreBulkFilesTest, SmallTablesShareFilesLargeOnesGetTheirOwn) {
+  auto store = Open(0);
+  ASSERT_TRUE(store);
+  auto files = [&] {
+    rocksdb::ColumnFamilyMetaData meta;
+    store->db()->GetColumnFamilyMetaData(store->data_cf(), &meta);
+    std::vector<rocksdb::SstFileMetaData> all;
+    for (const auto& level : meta.levels) all.insert(all.end(), level.files.begin(), level.files.end());
+    return all;
+  };
+  constexpr TableId kBig = 150;
+  WriteLog log;
+  const std::string value(40, 'v');
+  for (TableId t = 100; t < 300; t++) {
+    const int rows = t == kBig ? 120000 : 300;  // 120,000 rows of ~50 bytes: over 4 MiB
+    for (int r = 0; r < rows; r++) log.Put(VnodePrefix(t, uint16_t(r % 7)) + std::to_string(1000000 + r), value);
+  }
+  CommitWrites writes;
+  writes.ops = {&log};
+  ASSERT_TRUE(store->CommitBulk(writes, {{"epoch", "1"}}).ok());
+  const auto written = files();
+  // The small tables before the big one share a file, those after it
+  // another; the big one's 7 vnodes are contiguous: one file.
+  EXPECT_LE(written.size(), 4u);
+  bool big_alone = false;
+  for (const auto& f : written)
+    big_alone |= f.smallestkey.compare(0, 4, TablePrefix(kBig)) == 0 && f.largestkey.compare(0, 4, TablePrefix(kBig)) == 0;
+  EXPECT_TRUE(big_alone);
+  std::string got;
+  ASSERT_TRUE(store->Get(store->data_cf(), nullptr, VnodePrefix(299, 3) + "1000003", &got).ok());
+  EXPECT_EQ(got, value);
+}
+
 // Readers take snapshots while a writer commits: a snapshot taken after a
 // commit finished shows it (a shared snapshot kept past a write would not).
 TEST_F(StateStoreSnapshotTest, ASnapshotShowsEveryCommitFinishedBeforeIt) {
