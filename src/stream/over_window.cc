@@ -10,6 +10,45 @@
 
 namespace freshet {
 
+namespace {
+// A constant count of rows (a frame offset, lag's offset), or -1.
+int64_t ConstantCount(const ExprPtr& e) {
+  if (!e || e->kind() != Expression::Kind::kConstant) return -1;
+  const Value& v = static_cast<const ConstantExpr&>(*e).value();
+  if (v.is_null() || !v.type().IsInteger()) return -1;
+  return v.int_value() >= 0 ? v.int_value() : -1;
+}
+
+// How many rows before and after the current one the call reads, whatever
+// the current row's position; -1 where that is unbounded or the value
+// depends on the position.
+std::pair<int64_t, int64_t> ReachOf(const WindowCall& call) {
+  switch (call.kind) {
+    case WindowFunctionKind::kLag: return {call.args.size() > 1 ? ConstantCount(call.args[1]) : 1, 0};
+    case WindowFunctionKind::kLead: return {0, call.args.size() > 1 ? ConstantCount(call.args[1]) : 1};
+    case WindowFunctionKind::kFirstValue:
+    case WindowFunctionKind::kLastValue:
+    case WindowFunctionKind::kNthValue:
+    case WindowFunctionKind::kAggregate: {
+      const WindowFrame& f = call.frame;
+      if (f.mode != WindowFrame::Mode::kRows || f.exclude == WindowFrame::Exclude::kGroup ||
+          f.exclude == WindowFrame::Exclude::kTies)
+        return {-1, -1};
+      using Bound = WindowFrameBound::Kind;
+      auto reach = [](const WindowFrameBound& b, Bound toward, Bound unbounded) -> int64_t {
+        if (b.kind == unbounded) return -1;
+        return b.kind == toward ? ConstantCount(b.offset) : 0;
+      };
+      // (A frame starting after the current row ends after its start; one
+      // ending before it starts before its end.)
+      return {reach(f.start, Bound::kPreceding, Bound::kUnboundedPreceding),
+              reach(f.end, Bound::kFollowing, Bound::kUnboundedFollowing)};
+    }
+    default: return {-1, -1};
+  }
+}
+}  // namespace
+
 OverWindowOperator::OverWindowOperator(std::vector<int> partition, std::vector<WindowCall> calls, std::vector<int> stream_key,
                                        std::vector<DataType> types, StateTableDesc table, EvalContext eval,
                                        int window_column)
@@ -18,6 +57,11 @@ OverWindowOperator::OverWindowOperator(std::vector<int> partition, std::vector<W
   for (const auto& c : calls_) value_types_.push_back(c.type);
   out_types_ = types_;
   out_types_.insert(out_types_.end(), value_types_.begin(), value_types_.end());
+  for (const auto& c : calls_) {
+    auto [before, after] = ReachOf(c);
+    reach_before_ = before < 0 || reach_before_ == kUnbounded ? kUnbounded : std::max(reach_before_, before);
+    reach_after_ = after < 0 || reach_after_ == kUnbounded ? kUnbounded : std::max(reach_after_, after);
+  }
 }
 
 void OverWindowOperator::Open(ActorContext* ctx) {
@@ -119,6 +163,7 @@ void OverWindowOperator::OnChunk(int, StreamChunk chunk) {
       p.dirty = true;
       dirty_.push_back(pkey);
     }
+    if (window_column_ < 0) p.touched.insert(key);
     if (IsInsertOp(chunk.ops()[r])) {
       Row row;
       EncodeRow(data, r, &row.cells);
@@ -143,14 +188,16 @@ void OverWindowOperator::Append(DataChunk* out, const Row& row, bool, const std:
   out->set_cardinality(out->num_rows());
 }
 
-DataChunk OverWindowOperator::Evaluate(const Partition& p) const {
-  // The partition's rows in window order, and the calls' values over them.
+DataChunk OverWindowOperator::Evaluate(RowIt first, RowIt last) const {
+  // The rows in window order, and the calls' values over them.
   DataChunk rows(types_);
-  for (const auto& [k, row] : p.rows) {
-    std::string_view cells = row.cells;
+  size_t n = 0;
+  for (auto it = first; it != last; ++it, ++n) {
+    std::string_view cells = it->second.cells;
     if (!DecodeCellsInto(&cells, &rows, 0, types_.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
   }
-  rows.set_cardinality(p.rows.size());
+  rows.set_cardinality(n);
+  const_cast<OverWindowOperator*>(this)->rows_evaluated_ += n;
   EvalContext eval = eval_;
   DataChunk values(value_types_);
   for (size_t c = 0; c < calls_.size(); c++) {
@@ -170,38 +217,79 @@ DataChunk OverWindowOperator::Evaluate(const Partition& p) const {
 
 void OverWindowOperator::Refresh(const std::string& key, Partition& p, Epoch epoch) {
   p.written = epoch;
-  DataChunk values = Evaluate(p);
   const std::string prefix = table_->KeyIn(p.vnode, key);
   DataChunk deletes(out_types_), updates(out_types_), inserts(out_types_);
   std::vector<Op> update_ops;
-  size_t i = 0;
-  for (auto& [k, row] : p.rows) {
-    std::string now;
-    EncodeRow(values, i++, &now);
-    const Row* before = &row;
-    auto gone = p.removed.find(k);
-    if (gone != p.removed.end()) before = &gone->second;  // deleted and inserted again
-    if (before->values.empty()) {
-      Append(&inserts, row, true, now);
-    } else if (before->values != now || before->cells != row.cells) {
-      Append(&updates, *before, false, before->values);
-      Append(&updates, row, true, now);
-      update_ops.push_back(Op::kUpdateDelete);
-      update_ops.push_back(Op::kUpdateInsert);
-    } else if (gone == p.removed.end()) {
-      continue;  // unchanged: nothing to emit or write
+  // Compares the rows [first, last), whose values are those of `values`
+  // from row `at` on, with what was emitted for them.
+  auto refresh_rows = [&](RowIt first, RowIt last, const DataChunk& values, size_t at) {
+    for (auto it = first; it != last; ++it) {
+      const std::string& k = it->first;
+      Row& row = it->second;
+      std::string now;
+      EncodeRow(values, at++, &now);
+      const Row* before = &row;
+      auto gone = p.removed.find(k);
+      if (gone != p.removed.end()) before = &gone->second;  // deleted and inserted again
+      if (before->values.empty()) {
+        Append(&inserts, row, true, now);
+      } else if (before->values != now || before->cells != row.cells) {
+        Append(&updates, *before, false, before->values);
+        Append(&updates, row, true, now);
+        update_ops.push_back(Op::kUpdateDelete);
+        update_ops.push_back(Op::kUpdateInsert);
+      } else if (gone == p.removed.end()) {
+        continue;  // unchanged: nothing to emit or write
+      }
+      if (gone != p.removed.end()) p.removed.erase(gone);
+      if (row.values != now || before != &row) {
+        row.values = std::move(now);
+        table_->Put(prefix + k, row.cells + row.values);
+      }
     }
-    if (gone != p.removed.end()) p.removed.erase(gone);
-    if (row.values != now || before != &row) {
-      row.values = std::move(now);
-      table_->Put(prefix + k, row.cells + row.values);
+  };
+  const bool whole = reach_before_ == kUnbounded || reach_after_ == kUnbounded ||
+                     p.touched.size() * size_t(reach_before_ + reach_after_ + 1) >= p.rows.size();
+  if (whole) {
+    refresh_rows(p.rows.begin(), p.rows.end(), Evaluate(p.rows.begin(), p.rows.end()), 0);
+  } else {
+    // A row reads reach_before_ rows before it and reach_after_ after it:
+    // a row inserted or deleted at position i (a deleted one: the gap
+    // before the row now at i) changes the rows [i - reach_after_,
+    // i + reach_before_], which are evaluated over the rows they read.
+    auto back = [&](RowIt it, int64_t n) {
+      for (; n > 0 && it != p.rows.begin(); n--) --it;
+      return it;
+    };
+    auto forward = [&](RowIt it, int64_t n) {
+      for (; n > 0 && it != p.rows.end(); n--) ++it;
+      return it;
+    };
+    auto evaluate = [&](RowIt first, RowIt last) {
+      const RowIt from = back(first, reach_before_), to = forward(last, reach_after_);
+      refresh_rows(first, last, Evaluate(from, to), size_t(std::distance(from, first)));
+    };
+    // The touched keys are in order, so are their ranges: overlapping ones
+    // are merged.
+    std::optional<std::pair<RowIt, RowIt>> open;
+    for (const std::string& t : p.touched) {
+      const RowIt at = p.rows.lower_bound(t);
+      const RowIt first = back(at, reach_after_), last = forward(at, reach_before_ + 1);
+      if (open && (open->second == p.rows.end() || (first != p.rows.end() && first->first <= open->second->first))) {
+        if (last == p.rows.end() || (open->second != p.rows.end() && last->first > open->second->first)) open->second = last;
+        continue;
+      }
+      if (open) evaluate(open->first, open->second);
+      open.emplace(first, last);
     }
+    if (open) evaluate(open->first, open->second);
   }
   for (const auto& [k, row] : p.removed) {
     Append(&deletes, row, false, row.values);
     table_->Delete(prefix + k);
   }
   p.removed.clear();
+  p.touched.clear();
   p.dirty = false;
   if (deletes.num_rows()) Emit(StreamChunk(std::vector<Op>(deletes.num_rows(), Op::kDelete), std::move(deletes)));
   if (updates.num_rows()) Emit(StreamChunk(std::move(update_ops), std::move(updates)));
@@ -238,7 +326,7 @@ void OverWindowOperator::CloseRows() {
     // Rows are in order: the first not emitted tells whether any closes.
     auto first = std::find_if(p.rows.begin(), p.rows.end(), [](const auto& r) { return r.second.values.empty(); });
     if (first == p.rows.end() || !closed(order_of(first->second))) continue;
-    const DataChunk values = Evaluate(p);
+    const DataChunk values = Evaluate(p.rows.begin(), p.rows.end());
     const std::string prefix = table_->KeyIn(p.vnode, key);
     size_t i = 0;
     for (auto& [k, row] : p.rows) {
