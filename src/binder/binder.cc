@@ -1335,6 +1335,9 @@ PlanPtr Binder::BindRangeVar(const PgQuery__RangeVar* rv, Scope* outer, Scope* s
     c.relation_id = table->id;
     c.unaliased = !rv->alias;
     if (c.hidden || !rv->alias || visible++ >= rv->alias->n_colnames) c.relation_column = static_cast<int>(i - first);
+    const size_t column = i - first;
+    c.never_null = table->columns[column].hidden || table->columns[column].not_null ||
+                   std::find(table->pk.begin(), table->pk.end(), int(column)) != table->pk.end();
   }
   return MakeScan(table, std::move(schema));
 }

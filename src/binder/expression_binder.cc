@@ -236,20 +236,37 @@ ExprPtr Binder::ExprBinder::WholeRow(Scope* s, int levels, const std::string& it
   std::vector<StructField> fields;
   std::vector<ExprPtr> values;
   bool any = false;
+  auto column = [&](size_t i) -> ExprPtr {
+    const auto& c = s->columns[i];
+    if (levels == 0) return std::make_unique<ColumnRefExpr>(int(i), c.type, c.name);
+    return std::make_unique<OuterRefExpr>(levels, int(i), c.type, c.name);
+  };
+  std::optional<size_t> marker;  // a column never NULL in the item's own rows
   for (size_t i = 0; i < s->columns.size(); i++) {
     const auto& c = s->columns[i];
     if (c.table != item) continue;
     if (!any && c.relation_id != 0)
       binder_->NoteNameUse({.location = location, .relation = c.relation_id, .qualified_by_name = c.unaliased});
     any = true;
+    if (c.never_null && !marker) marker = i;
     if (c.hidden) continue;
     fields.emplace_back(c.name, c.type);
-    if (levels == 0) values.push_back(std::make_unique<ColumnRefExpr>(int(i), c.type, c.name));
-    else values.push_back(std::make_unique<OuterRefExpr>(levels, int(i), c.type, c.name));
+    values.push_back(column(i));
   }
   if (!any) return nullptr;
   for (Scope* t = scope_->outer; levels > 0 && t && t != s->outer; t = t->outer) t->referenced_by_subquery = true;
-  return std::make_unique<StructConstructorExpr>(DataType::Struct(fields), std::move(values));
+  const DataType type = DataType::Struct(fields);
+  ExprPtr row = std::make_unique<StructConstructorExpr>(type, std::move(values));
+  if (!marker) return row;
+  // The row an outer join padded the item with is NULL, not a record of
+  // NULLs (PostgreSQL's whole-row variable is NULL there).
+  std::vector<ExprPtr> test;
+  test.push_back(column(*marker));
+  std::vector<ExprPtr> branches;
+  branches.push_back(std::make_unique<OperatorExpr>(Expression::Kind::kIsNull, DataType::Boolean(), std::move(test)));
+  branches.push_back(std::make_unique<ConstantExpr>(Value::Null(type)));
+  branches.push_back(std::move(row));
+  return std::make_unique<CaseExpr>(type, std::move(branches), /*has_else=*/true);
 }
 
 ExprPtr Binder::ExprBinder::BindColumnRef(const PgQuery__ColumnRef* ref) {

@@ -24,6 +24,10 @@ struct Binder::Scope {
     ObjectId relation_id = 0;
     int relation_column = -1;
     bool unaliased = false;
+    // Never NULL in a row of its FROM item (a table's NOT NULL or key
+    // column, its row id): NULL there only where an outer join padded the
+    // item, which makes the item's whole row NULL.
+    bool never_null = false;
     // PlanColumn::origin_table/origin_column of the value it holds.
     uint32_t origin_table = 0;
     int16_t origin_column = 0;

@@ -1,5 +1,7 @@
 #include "expr/expression.h"
 
+#include "common/struct.h"
+
 #include <fmt/format.h>
 
 #include "common/encoding.h"
@@ -221,6 +223,20 @@ Vector OperatorExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
       Vector v = children_[0]->Eval(input, ctx);
       Vector out(DataType::Boolean());
       out.Reserve(n);
+      if (v.type().IsStruct()) {
+        // A row IS NULL when it is NULL or all its fields are, IS NOT NULL
+        // when none of them is (PostgreSQL's row null tests).
+        const StructFieldList fields = v.type().StructFields();
+        for (size_t i = 0; i < n; i++) {
+          size_t nulls = fields.size();
+          if (!v.IsNull(i)) {
+            nulls = 0;
+            for (const Value& f : DecodeStruct(v.GetString(i), fields)) nulls += f.is_null();
+          }
+          out.AppendBool(kind_ == Kind::kIsNull ? nulls == fields.size() : !v.IsNull(i) && nulls == 0);
+        }
+        return out;
+      }
       for (size_t i = 0; i < n; i++) out.AppendBool(v.IsNull(i) == (kind_ == Kind::kIsNull));
       return out;
     }
