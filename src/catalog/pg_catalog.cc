@@ -1389,6 +1389,33 @@ class CatalogLookupImpl : public CatalogLookup {
     return RenameRegclassLiterals(expr, [&](uint32_t oid) { return RelationName(oid); }, /*qualify_types=*/false);
   }
 
+  // pg_get_functiondef (ruleutils.c): the name always schema-qualified,
+  // RETURNS, LANGUAGE, the options that differ from the defaults on one
+  // line, then the body: dollar-quoted prosrc, or a RETURN / BEGIN ATOMIC
+  // body (libpg_query's deparse of it, where PostgreSQL prints its own).
+  std::string FunctionDefinition(const FunctionCatalog& fn, const FunctionSignature& sig) const {
+    std::string out = "CREATE OR REPLACE FUNCTION " + QuoteIdent(NamespaceName(ObjectOid(fn.schema_id)).value_or("")) +
+                      "." + QuoteIdent(fn.name) + "(" + sig.arguments + ")\n RETURNS " + sig.result +
+                      "\n LANGUAGE sql\n";
+    std::string options;
+    if (fn.volatility == 'i') options += " IMMUTABLE";
+    if (fn.volatility == 's') options += " STABLE";
+    if (fn.strict) options += " STRICT";
+    if (!options.empty()) out += options + "\n";
+    if (!fn.source.empty()) {
+      std::string quote = "$function";
+      while (fn.source.find(quote) != std::string::npos) quote += "x";
+      quote += "$";
+      return out + "AS " + quote + fn.source + quote + "\n";
+    }
+    // A RETURN body is kept as "SELECT expr"; BEGIN ATOMIC's one query as
+    // it is.
+    constexpr std::string_view kSelect = "SELECT ";
+    const bool returns = fn.body.compare(0, kSelect.size(), kSelect) == 0 && fn.body.find(" FROM ") == std::string::npos;
+    if (returns) return out + "RETURN " + fn.body.substr(kSelect.size()) + "\n";
+    return out + "BEGIN ATOMIC\n " + fn.body + ";\nEND\n";
+  }
+
   std::optional<FunctionSignature> SqlFunctionSignature(uint32_t oid) const override {
     if (oid <= kObjectOidBase) return std::nullopt;
     auto fn = c_->GetFunction(oid - kObjectOidBase);
@@ -1430,6 +1457,7 @@ class CatalogLookupImpl : public CatalogLookup {
       if (found) break;
     }
     sig.name = sig.visible ? QuoteIdent(fn->name) : QuoteIdent(NamespaceName(ObjectOid(fn->schema_id)).value_or("")) + "." + QuoteIdent(fn->name);
+    sig.definition = FunctionDefinition(*fn, sig);
     return sig;
   }
 

@@ -403,6 +403,21 @@ void RegisterCatalogFunctions(FunctionRegistry* r) {
                  });
                });
   }
+  // pg_get_functiondef(oid): CREATE OR REPLACE FUNCTION of a SQL function
+  // (psql's \sf), or of a built-in one pg_proc lists (LANGUAGE internal,
+  // as pg_proc describes it).
+  RegisterFn(r, "pg_get_functiondef", {oid}, text,
+             [sql_function](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               ExecuteStrictEmit<int64_t>(args, n, out, [&](Vector* o, int64_t id) {
+                 if (auto sig = sql_function(ctx, id)) return o->AppendString(sig->definition);
+                 auto sig = TypeProcSignature(static_cast<uint32_t>(id));
+                 auto name = TypeProcName(static_cast<uint32_t>(id));
+                 if (!sig || !name) return o->AppendNull();
+                 o->AppendString("CREATE OR REPLACE FUNCTION pg_catalog." + *name + "(" + sig->arguments +
+                                 ")\n RETURNS " + sig->result + "\n LANGUAGE internal\n IMMUTABLE PARALLEL SAFE STRICT\nAS $function$" +
+                                 *name + "$function$\n");
+               });
+             });
   // format_type(type, typmod) is not strict in typmod.
   RegisterFn(r, "format_type", {oid, i4}, text,
              [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {

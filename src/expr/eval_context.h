@@ -79,6 +79,9 @@ class CatalogLookup {
     // As regproc prints it (schema-qualified when not visible), and the
     // input types as regprocedure lists them ("integer[], text").
     std::string name, types;
+    // pg_get_functiondef's text: CREATE OR REPLACE FUNCTION ... as
+    // PostgreSQL 15 prints it.
+    std::string definition;
   };
   virtual std::optional<FunctionSignature> SqlFunctionSignature(uint32_t oid) const = 0;
   // The SQL functions regproc / regprocedure input may name: those called
