@@ -197,7 +197,7 @@ DataChunk OverWindowOperator::Evaluate(RowIt first, RowIt last) const {
     if (!DecodeCellsInto(&cells, &rows, 0, types_.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt over-window state");
   }
   rows.set_cardinality(n);
-  const_cast<OverWindowOperator*>(this)->rows_evaluated_ += n;
+  rows_evaluated_ += n;
   EvalContext eval = eval_;
   DataChunk values(value_types_);
   for (size_t c = 0; c < calls_.size(); c++) {

@@ -115,7 +115,7 @@ class OverWindowOperator : public StreamOperator {
   // whole).
   static constexpr int64_t kUnbounded = -1;
   int64_t reach_before_ = 0, reach_after_ = 0;
-  uint64_t rows_evaluated_ = 0;  // for tests: rows whose values were computed
+  mutable uint64_t rows_evaluated_ = 0;  // for tests: rows whose values were computed
   Value pending_watermark_;
   LruOrder<std::string> lru_;  // partitions by their last change
   size_t bytes_ = 0;           // the partitions' estimated memory
