@@ -1702,14 +1702,41 @@ StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
     throw SqlError(sqlstate::kFeatureNotSupported, "cannot move an owned sequence into another schema")
         .WithDetail(fmt::format("Sequence \"{}\" is linked to table \"{}\".", t->name, owner ? owner->name : "?"));
   }
-  if (t->kind == RelationKind::kSequence)
-    for (const TableRef& q : catalog->ListTables(t->database_id))
-      for (const ColumnCatalog& col : q->columns)
-        if (col.default_expr.find(t->name) != std::string::npos)
-          FRESHET_THROW(sqlstate::kFeatureNotSupported,
-                        "moving sequence \"{}\" to another schema is not supported yet: the default of column \"{}\" "
-                        "of table \"{}\" names it",
-                        t->name, col.name, q->name);
+  // Defaults name a sequence by text, resolved when they are computed: the
+  // defaults naming this one (schema-qualified by its schema, or not while
+  // the path finds it first) name it in its new schema from now on.
+  std::vector<TableCatalog> defaults_moved;
+  if (t->kind == RelationKind::kSequence) {
+    const std::string old_schema = current ? current->name : "";
+    auto names_it = [&](const std::string& written) {
+      std::vector<Token> parts = Tokenize(written);
+      std::vector<std::string> names;
+      for (const Token& p : parts)
+        if (p.text != ".") names.push_back(p.text);
+      if (names.empty() || names.back() != t->name) return false;
+      if (names.size() == 2) return names[0] == old_schema;
+      for (const std::string& schema : binder.ExistingSearchPath())
+        if (auto s = catalog->FindSchema(t->database_id, schema); s && catalog->FindTable(s->id, t->name))
+          return s->id == t->schema_id;
+      return false;
+    };
+    for (const TableRef& q : catalog->ListTables(t->database_id)) {
+      if (q->kind != RelationKind::kTable) continue;
+      TableCatalog changed = *q;
+      bool any = false;
+      for (ColumnCatalog& col : changed.columns) {
+        if (col.default_expr.find(t->name) == std::string::npos) continue;
+        std::string rewritten = RewriteRegclassLiterals(col.default_expr, [&](const std::string& written) {
+          return names_it(written) ? QuoteIdent(target->name) + "." + QuoteIdent(t->name) : written;
+        });
+        any |= rewritten != col.default_expr;
+        col.default_expr = std::move(rewritten);
+      }
+      if (!any) continue;
+      changed.definition = NormalizedCreateTable(changed);
+      defaults_moved.push_back(std::move(changed));
+    }
+  }
   // A table's own sequences (serial and identity columns) move with it, as
   // PostgreSQL's, and its defaults name them in the new schema.
   std::vector<TableCatalog> sequences;
@@ -1752,6 +1779,7 @@ StatementOutcome HandleAlterObjectSchema(const HandlerArgs& args) {
     it->schema_id = target->id;
   }
   catalog->AlterTable(next);
+  for (const auto& table : defaults_moved) catalog->AlterTable(table);
   for (const auto& sequence : sequences) catalog->AlterTable(sequence);
   for (const auto& follower : followers) catalog->AlterTable(follower);
   return {tag};
