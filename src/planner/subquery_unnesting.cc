@@ -530,7 +530,17 @@ PlanPtr WithinOuterDomain(PlanPtr input, const std::vector<Equality>& eqs, const
         traced = false;
       }
     }
-    if (conditions.empty() || PlanReadsOuter(*n)) continue;
+    // A copy of a join (a view's, a LEFT join's) would cost as much again:
+    // only a relation with its filters and projections.
+    std::function<bool(const PlanNode&)> join_free = [&](const PlanNode& p) {
+      if (p.kind() == PlanNode::Kind::kJoin || p.kind() == PlanNode::Kind::kLateralJoin ||
+          p.kind() == PlanNode::Kind::kSetOp || p.kind() == PlanNode::Kind::kRecursiveUnion)
+        return false;
+      for (size_t i = 0; i < p.children().size(); i++)
+        if (!join_free(*p.child(i))) return false;
+      return true;
+    };
+    if (conditions.empty() || PlanReadsOuter(*n) || !join_free(*n)) continue;
     const PlanColumn& col = n->schema()[size_t(c)];
     PlanPtr values = std::make_unique<FilterNode>(ClonePlan(*n), MakeConjunction(std::move(conditions)));
     std::vector<ExprPtr> project;
