@@ -449,14 +449,6 @@ std::optional<Pulled> AggregateOverDomain(const AggregateNode& a, Pulled in, std
                          });
 }
 
-// The plain columns e reads (not outer references).
-void InnerColumns(const Expression& e, std::set<int>* out) {
-  if (e.kind() == Expression::Kind::kColumnRef && !dynamic_cast<const OuterRefExpr*>(&e))
-    out->insert(static_cast<const ColumnRefExpr&>(e).index());
-  for (const auto& c : e.children())
-    if (c) InnerColumns(*c, out);
-}
-
 bool ReadsVolatile(const Expression& e) {
   if (e.kind() == Expression::Kind::kFunction && IsVolatileFunction(static_cast<const FunctionExpr&>(e).function()->name))
     return true;
@@ -465,16 +457,15 @@ bool ReadsVolatile(const Expression& e) {
   return false;
 }
 
-// e with its plain column references moved by `delta`.
-ExprPtr ShiftColumns(ExprPtr e, int delta) {
-  if (e->kind() == Expression::Kind::kColumnRef && !dynamic_cast<OuterRefExpr*>(e.get())) {
-    auto* c = static_cast<ColumnRefExpr*>(e.get());
-    c->set_index(c->index() + delta);
-    return e;
-  }
-  for (auto& c : e->children())
-    if (c) c = ShiftColumns(std::move(c), delta);
-  return e;
+// Whether the plan reads only one relation (with filters, projections...):
+// a copy of it costs no join.
+bool JoinFree(const PlanNode& p) {
+  if (p.kind() == PlanNode::Kind::kJoin || p.kind() == PlanNode::Kind::kLateralJoin ||
+      p.kind() == PlanNode::Kind::kSetOp || p.kind() == PlanNode::Kind::kRecursiveUnion)
+    return false;
+  for (size_t i = 0; i < p.children().size(); i++)
+    if (!JoinFree(*p.child(i))) return false;
+  return true;
 }
 
 // The rows of `input` whose correlation value (an equality's inner side)
@@ -493,54 +484,41 @@ PlanPtr WithinOuterDomain(PlanPtr input, const std::vector<Equality>& eqs, const
     int c = ref->index;
     const PlanNode* n = &outer;
     std::vector<ExprPtr> conditions;  // over n's columns
-    auto take = [&](const Expression& predicate, int lo, int hi, int delta) {
+    // The conjuncts of `predicate` that read columns of n's row only (none
+    // of the outer's, nothing volatile), kept.
+    auto take = [&](const Expression& predicate) {
       std::vector<ExprPtr> parts;
       SplitConjuncts(predicate.Clone(), &parts);
-      for (auto& p : parts) {
-        std::set<int> cols;
-        InnerColumns(*p, &cols);
-        if (cols.empty() || *cols.begin() < lo || *cols.rbegin() >= hi || ReadsOuter(*p) || ReadsVolatile(*p) ||
-            ContainsSubquery(*p))
-          continue;
-        conditions.push_back(ShiftColumns(std::move(p), delta));
-      }
+      for (auto& p : parts)
+        if (SideOf(*p, 0) == JoinSide::kRight && !ReadsOuter(*p) && !ReadsVolatile(*p) && !ContainsSubquery(*p))
+          conditions.push_back(std::move(p));
     };
-    bool traced = true;
-    while (traced) {
+    for (;;) {
       if (n->kind() == PlanNode::Kind::kFilter) {
-        take(*static_cast<const FilterNode&>(*n).predicate, 0, int(n->schema().size()), 0);
+        take(*static_cast<const FilterNode&>(*n).predicate);
         n = n->child(0);
-      } else if (n->kind() == PlanNode::Kind::kJoin && static_cast<const JoinNode&>(*n).type == JoinType::kInner) {
-        const auto& j = static_cast<const JoinNode&>(*n);
-        const int left = int(j.child(0)->schema().size());
-        const bool right = c >= left;
-        const int lo = right ? left : 0, hi = right ? int(j.schema().size()) : left;
-        // The conditions so far (over the join's row) that read only that side.
-        std::vector<ExprPtr> kept;
-        for (auto& e : conditions) {
-          std::set<int> cols;
-          InnerColumns(*e, &cols);
-          if (*cols.begin() >= lo && *cols.rbegin() < hi) kept.push_back(ShiftColumns(std::move(e), -lo));
-        }
-        conditions = std::move(kept);
-        if (j.condition) take(*j.condition, lo, hi, -lo);
-        c -= lo;
-        n = j.child(right ? 1 : 0);
-      } else {
-        traced = false;
+        continue;
       }
+      if (n->kind() != PlanNode::Kind::kJoin || static_cast<const JoinNode&>(*n).type != JoinType::kInner) break;
+      const auto& j = static_cast<const JoinNode&>(*n);
+      if (j.condition) take(*j.condition);
+      // Down to the side producing the column, with the conditions (over
+      // the join's row) that read that side alone, moved onto it.
+      const int left = int(j.child(0)->schema().size());
+      const bool right = c >= left;
+      std::vector<ExprPtr> kept;
+      for (auto& e : conditions)
+        if (SideOf(*e, left) == (right ? JoinSide::kRight : JoinSide::kLeft)) {
+          if (right) ShiftColumns(e.get(), -left);
+          kept.push_back(std::move(e));
+        }
+      conditions = std::move(kept);
+      if (right) c -= left;
+      n = j.child(right ? 1 : 0);
     }
     // A copy of a join (a view's, a LEFT join's) would cost as much again:
     // only a relation with its filters and projections.
-    std::function<bool(const PlanNode&)> join_free = [&](const PlanNode& p) {
-      if (p.kind() == PlanNode::Kind::kJoin || p.kind() == PlanNode::Kind::kLateralJoin ||
-          p.kind() == PlanNode::Kind::kSetOp || p.kind() == PlanNode::Kind::kRecursiveUnion)
-        return false;
-      for (size_t i = 0; i < p.children().size(); i++)
-        if (!join_free(*p.child(i))) return false;
-      return true;
-    };
-    if (conditions.empty() || PlanReadsOuter(*n) || !join_free(*n)) continue;
+    if (conditions.empty() || PlanReadsOuter(*n) || !JoinFree(*n)) continue;
     const PlanColumn& col = n->schema()[size_t(c)];
     PlanPtr values = std::make_unique<FilterNode>(ClonePlan(*n), MakeConjunction(std::move(conditions)));
     std::vector<ExprPtr> project;
