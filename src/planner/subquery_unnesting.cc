@@ -187,6 +187,9 @@ struct Pulled {
   // for the plan columns listed here.
   bool one_row_per_outer = false;
   std::map<int, Value> empty_values;
+  // At most one of plan's rows meets the conditions for any outer row (a
+  // correlated LIMIT 1); the outer row may have none.
+  bool at_most_one_per_outer = false;
 };
 
 std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer);
@@ -371,12 +374,74 @@ Pulled AggregatePerKey(const AggregateNode& a, PlanPtr input, std::vector<ExprPt
   return out;
 }
 
+// The join of a pulled subquery's plan with the domain of the outer
+// columns `read` (their DISTINCT values in the outer plan) on its
+// correlation conditions, as Neumann and Kemper's domain join: the plan's
+// rows for each combination of outer values. The joined row is the
+// domain's columns, then the plan's.
+struct DomainJoin {
+  std::vector<int> domain;  // the outer columns
+  // Whether each domain column's NULL need not be matched: the conditions
+  // reject it (an outer row with it sees no row of the subquery then).
+  std::vector<bool> rejected;
+  PlanPtr plan;
+
+  // e, over the outer row and the subquery plan's row, onto the joined row.
+  ExprPtr Onto(ExprPtr e) const {
+    if (const auto* o = dynamic_cast<const OuterRefExpr*>(e.get())) {
+      if (o->levels_up != 1) return e;
+      int i = int(std::find(domain.begin(), domain.end(), o->index) - domain.begin());
+      return Column(i, o->type(), o->name);
+    }
+    if (auto* col = dynamic_cast<ColumnRefExpr*>(e.get())) col->set_index(col->index() + int(domain.size()));
+    for (auto& c : e->children())
+      if (c) c = Onto(std::move(c));
+    return e;
+  }
+
+  // The conditions under which the outer row's values equal the joined
+  // row's domain columns (NULL matching NULL where it must, each term an
+  // equality); empty when a type has no equality.
+  std::vector<ExprPtr> Matches(const PlanNode& outer) const {
+    std::vector<ExprPtr> out;
+    for (size_t i = 0; i < domain.size(); i++) {
+      const PlanColumn& col = outer.schema()[size_t(domain[i])];
+      std::vector<ExprPtr> same = SameValue(outer, domain[i], Column(int(i), col.type), rejected[i]);
+      if (same.empty()) return {};
+      for (auto& m : same) out.push_back(std::move(m));
+    }
+    return out;
+  }
+};
+
+std::optional<DomainJoin> JoinWithDomain(Pulled in, const std::set<int>& read, const PlanNode& outer) {
+  if (read.empty()) return std::nullopt;
+  DomainJoin out;
+  out.domain.assign(read.begin(), read.end());
+  for (int c : out.domain) {
+    if (size_t(c) >= outer.schema().size() || !EqualityOf(outer.schema()[size_t(c)].type)) return std::nullopt;
+    out.rejected.push_back(NeverNull(outer, c) || std::any_of(in.conditions.begin(), in.conditions.end(),
+                                                              [&](const ExprPtr& e) { return RejectsNullOuter(*e, c); }));
+  }
+  std::vector<ExprPtr> values;
+  std::vector<PlanColumn> schema;
+  for (int c : out.domain) {
+    const PlanColumn& col = outer.schema()[size_t(c)];
+    values.push_back(Column(c, col.type, col.name));
+    schema.push_back(PlanColumn{"_domain_" + col.name, col.type, "", true});
+  }
+  PlanPtr values_plan = std::make_unique<DistinctNode>(std::make_unique<ProjectNode>(ClonePlan(outer), std::move(values), schema));
+  std::vector<ExprPtr> conditions;
+  for (auto& c : in.conditions) conditions.push_back(out.Onto(std::move(c)));
+  out.plan = std::make_unique<JoinNode>(JoinType::kInner, std::move(values_plan), std::move(in.plan),
+                                        MakeConjunction(std::move(conditions)));
+  return out;
+}
+
 // An aggregation whose input is correlated otherwise than by equalities
-// (t.x < outer.x): made per value of the outer columns it reads, over the
-// join of those values (the domain: their DISTINCT values in the outer
-// plan) with its input, as Neumann and Kemper's domain join. The outer
-// rows then find their group by equality. A NULL outer value finds no
-// group, which is right only when the conditions reject it: else null.
+// (t.x < outer.x): made per value of the outer columns it reads, over
+// their domain join with its input. The outer rows then find their group
+// by equality with the domain's values.
 std::optional<Pulled> AggregateOverDomain(const AggregateNode& a, Pulled in, std::vector<ExprPtr> keys,
                                           std::vector<AggregateCall> calls, const PlanNode& outer) {
   std::set<int> read;
@@ -387,61 +452,21 @@ std::optional<Pulled> AggregateOverDomain(const AggregateNode& a, Pulled in, std
     if (call.filter) OuterColumns(*call.filter, &read);
     for (const auto& o : call.order_by) OuterColumns(*o.expr, &read);
   }
-  if (read.empty()) return std::nullopt;
-  const std::vector<int> domain(read.begin(), read.end());
-  // Whether each domain column's NULL needs matching: not when the
-  // conditions reject it (an outer row with it sees no input row then, as
-  // one finding no group does).
-  std::vector<bool> rejected;
-  for (int c : domain) {
-    if (size_t(c) >= outer.schema().size() || !EqualityOf(outer.schema()[size_t(c)].type)) return std::nullopt;
-    rejected.push_back(NeverNull(outer, c) || std::any_of(in.conditions.begin(), in.conditions.end(),
-                                                          [&](const ExprPtr& e) { return RejectsNullOuter(*e, c); }));
-  }
-  const int d = int(domain.size());
-  std::vector<ExprPtr> values;
-  std::vector<PlanColumn> schema;
-  for (int c : domain) {
-    const PlanColumn& col = outer.schema()[size_t(c)];
-    values.push_back(Column(c, col.type, col.name));
-    schema.push_back(PlanColumn{"_domain_" + col.name, col.type, "", true});
-  }
-  PlanPtr values_plan = std::make_unique<DistinctNode>(std::make_unique<ProjectNode>(ClonePlan(outer), std::move(values), schema));
-  // Over the join's row: the domain's columns, then the input's.
-  std::function<ExprPtr(ExprPtr)> onto = [&](ExprPtr e) -> ExprPtr {
-    if (const auto* o = dynamic_cast<const OuterRefExpr*>(e.get())) {
-      int i = int(std::find(domain.begin(), domain.end(), o->index) - domain.begin());
-      return Column(i, o->type(), o->name);
-    }
-    if (auto* col = dynamic_cast<ColumnRefExpr*>(e.get())) col->set_index(col->index() + d);
-    for (auto& c : e->children())
-      if (c) c = onto(std::move(c));
-    return e;
-  };
-  std::vector<ExprPtr> conditions;
-  for (auto& c : in.conditions) conditions.push_back(onto(std::move(c)));
-  PlanPtr joined = std::make_unique<JoinNode>(JoinType::kInner, std::move(values_plan), std::move(in.plan),
-                                              MakeConjunction(std::move(conditions)));
-  for (auto& e : keys) e = onto(std::move(e));
+  std::optional<DomainJoin> joined = JoinWithDomain(std::move(in), read, outer);
+  if (!joined) return std::nullopt;
+  for (auto& e : keys) e = joined->Onto(std::move(e));
   for (auto& call : calls) {
-    for (auto& e : call.args) e = onto(std::move(e));
-    if (call.filter) call.filter = onto(std::move(call.filter));
-    for (auto& o : call.order_by) o.expr = onto(std::move(o.expr));
+    for (auto& e : call.args) e = joined->Onto(std::move(e));
+    if (call.filter) call.filter = joined->Onto(std::move(call.filter));
+    for (auto& o : call.order_by) o.expr = joined->Onto(std::move(o.expr));
   }
-  // The outer row finds its group by equality with the domain's values,
-  // NULL matching NULL where it must (SameValue's terms, each a key).
-  std::vector<ExprPtr> extra, matches;
-  for (int i = 0; i < d; i++) {
-    const PlanColumn& col = outer.schema()[size_t(domain[size_t(i)])];
-    std::vector<ExprPtr> same = SameValue(outer, domain[size_t(i)], Column(i, col.type), rejected[size_t(i)]);
-    if (same.empty()) return std::nullopt;
-    for (auto& m : same) {
-      // outer-side = inner-side: the inner side is a key over the joined row.
-      extra.push_back(m->children()[1]->Clone());
-      matches.push_back(std::move(m));
-    }
-  }
-  return AggregatePerKey(a, std::move(joined), std::move(keys), std::move(calls), std::move(extra),
+  std::vector<ExprPtr> matches = joined->Matches(outer);
+  if (matches.empty()) return std::nullopt;
+  // Each match (outer side = inner side) keys the aggregation on its inner
+  // side, a column over the joined row.
+  std::vector<ExprPtr> extra;
+  for (auto& m : matches) extra.push_back(m->children()[1]->Clone());
+  return AggregatePerKey(a, std::move(joined->plan), std::move(keys), std::move(calls), std::move(extra),
                          [&](size_t i, ExprPtr column) {
                            ExprPtr m = std::move(matches[i]);
                            m->children()[1] = std::move(column);
@@ -581,6 +606,7 @@ std::optional<Pulled> PullDistinct(PlanPtr node, const PlanNode& outer) {
 }
 
 bool PinsUniqueKey(const PlanNode& plan, const std::vector<ExprPtr>& conditions);
+PlanPtr KeepColumns(PlanPtr plan, const std::vector<PlanColumn>& schema);
 
 std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& outer) {
   if (!j->left_keys.empty()) return std::nullopt;  // unnesting runs before the optimizer sets keys
@@ -684,6 +710,95 @@ std::optional<Pulled> PullTableFunction(PlanPtr node, const PlanNode& outer) {
   return out;
 }
 
+// The first rows of the plan by `order` in each partition of the values
+// of `partition` (all rows one partition when empty): row_number() (rank()
+// with ties) OVER (PARTITION BY ... ORDER BY ...) past `offset` and within
+// `limit` (-1: none), the number then dropped. A group top-N in streams.
+PlanPtr FirstRowsPerPartition(PlanPtr plan, std::vector<ExprPtr> partition, std::vector<SortKey> order, int64_t offset,
+                              int64_t limit, bool with_ties) {
+  const std::vector<PlanColumn> schema = plan->schema();
+  const int width = int(schema.size());
+  WindowCall call;
+  call.kind = with_ties ? WindowFunctionKind::kRank : WindowFunctionKind::kRowNumber;
+  call.name = with_ties ? "rank" : "row_number";
+  call.partition_by = std::move(partition);
+  call.order_by = std::move(order);
+  std::vector<WindowCall> calls;
+  calls.push_back(std::move(call));
+  plan = std::make_unique<WindowNode>(std::move(plan), std::move(calls));
+  auto compare = [&](const char* op, int64_t bound) {
+    std::vector<ExprPtr> args;
+    args.push_back(Column(width, DataType::Int64(), with_ties ? "rank" : "row_number"));
+    args.push_back(std::make_unique<ConstantExpr>(Value::Int64(bound)));
+    return CallExactly(op, std::move(args));
+  };
+  // The bound first and alone, the shape the stream planner makes a top-N.
+  if (limit >= 0) plan = std::make_unique<FilterNode>(std::move(plan), compare("<=", offset + limit));
+  if (offset > 0) plan = std::make_unique<FilterNode>(std::move(plan), compare(">", offset));
+  return KeepColumns(std::move(plan), schema);
+}
+
+// A correlated LIMIT / OFFSET (under its ORDER BY, if any): each outer
+// row's first rows of the subquery. Over at most one row per outer row
+// (an aggregate's, a lookup by a unique key) LIMIT n >= 1 changes nothing.
+// Otherwise a top-N per correlation: correlated by equalities only (and
+// ordered by the subquery's own columns), per value of their inner sides;
+// else per combination of the outer values it reads, over their domain
+// join with the subquery's rows. LIMIT 1 leaves at most one row per outer
+// row, so that a scalar subquery can be joined.
+std::optional<Pulled> PullLimit(std::unique_ptr<LimitNode> l, const PlanNode& outer) {
+  if (l->limit_value || l->offset_value || l->limit == 0 || (l->with_ties && l->offset != 0)) return std::nullopt;
+  PlanPtr below = std::move(l->children()[0]);
+  std::vector<SortKey> order;
+  if (below->kind() == PlanNode::Kind::kSort) {
+    order = std::move(static_cast<SortNode&>(*below).keys);
+    below = std::move(below->children()[0]);
+  }
+  if (l->with_ties && order.empty()) return std::nullopt;
+  std::optional<Pulled> in = Pull(std::move(below), outer);
+  if (!in) return std::nullopt;
+  if (l->offset == 0 && l->limit >= 1 && (in->one_row_per_outer || in->at_most_one_per_outer ||
+                                          PinsUniqueKey(*in->plan, in->conditions)))
+    return in;
+  if (in->one_row_per_outer) return std::nullopt;
+  for (auto& k : order) k.expr = Substitute(*k.expr, in->outputs);
+  bool order_reads_outer = false;
+  for (const auto& k : order) order_reads_outer |= ReadsOuter(*k.expr);
+  Pulled out;
+  out.at_most_one_per_outer = l->limit == 1 && !l->with_ties;
+  std::vector<Equality> eqs;
+  std::vector<ExprPtr> conditions;
+  for (const auto& c : in->conditions) conditions.push_back(c->Clone());
+  if (!order_reads_outer && AllEqualities(in->conditions) && SplitEqualities(std::move(conditions), &eqs)) {
+    std::vector<ExprPtr> partition;
+    for (const auto& eq : eqs) partition.push_back(eq.inner->Clone());
+    PlanPtr input = WithinOuterDomain(std::move(in->plan), eqs, outer);
+    out.plan = FirstRowsPerPartition(std::move(input), std::move(partition), std::move(order), l->offset, l->limit, l->with_ties);
+    out.outputs = std::move(in->outputs);
+    for (auto& eq : eqs) out.conditions.push_back(EqualityOn(eq, eq.inner->Clone()));
+    return out;
+  }
+  std::set<int> read;
+  for (const auto& c : in->conditions) OuterColumns(*c, &read);
+  for (const auto& k : order) OuterColumns(*k.expr, &read);
+  std::vector<ExprPtr> outputs = std::move(in->outputs);
+  std::optional<DomainJoin> joined = JoinWithDomain(std::move(*in), read, outer);
+  if (!joined) return std::nullopt;
+  out.conditions = joined->Matches(outer);
+  if (out.conditions.empty()) return std::nullopt;
+  std::vector<ExprPtr> partition;
+  for (size_t i = 0; i < joined->domain.size(); i++) {
+    const PlanColumn& col = joined->plan->schema()[i];
+    partition.push_back(Column(int(i), col.type, col.name));
+  }
+  for (auto& k : order) k.expr = joined->Onto(std::move(k.expr));
+  for (auto& e : outputs) e = joined->Onto(std::move(e));
+  out.outputs = std::move(outputs);
+  out.plan = FirstRowsPerPartition(std::move(joined->plan), std::move(partition), std::move(order), l->offset, l->limit,
+                                   l->with_ties);
+  return out;
+}
+
 std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer) {
   if (!PlanReadsOuter(*node)) {
     Pulled out;
@@ -716,17 +831,7 @@ std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer) {
     }
     case PlanNode::Kind::kSort:  // order does not matter to a subquery without LIMIT
       return Pull(std::move(node->children()[0]), outer);
-    case PlanNode::Kind::kLimit: {
-      // LIMIT n >= 1 over at most one row per outer row changes nothing:
-      // an aggregation's, or a lookup whose correlation pins a unique key
-      // (an SQL function's body `SELECT v FROM t WHERE k = $1`, inlined as
-      // its first row).
-      auto* l = static_cast<LimitNode*>(node.get());
-      if (l->limit_value || l->offset_value || l->with_ties || l->offset != 0 || l->limit == 0) return std::nullopt;
-      std::optional<Pulled> in = Pull(std::move(l->children()[0]), outer);
-      if (!in || !(in->one_row_per_outer || PinsUniqueKey(*in->plan, in->conditions))) return std::nullopt;
-      return in;
-    }
+    case PlanNode::Kind::kLimit: return PullLimit(std::unique_ptr<LimitNode>(static_cast<LimitNode*>(node.release())), outer);
     case PlanNode::Kind::kAggregate:
       return PullAggregate(std::unique_ptr<AggregateNode>(static_cast<AggregateNode*>(node.release())), outer);
     case PlanNode::Kind::kDistinct: return PullDistinct(std::move(node), outer);
@@ -1004,7 +1109,8 @@ ExprPtr JoinOneRow(PlanPtr plan, PlanPtr& input) {
   // At most one row per outer row: uncorrelated and of one row, an
   // aggregate per correlation key, or a lookup by a unique key.
   const bool one_row = pulled->conditions.empty() ? at_most_one
-                                                  : pulled->one_row_per_outer || PinsUniqueKey(*pulled->plan, pulled->conditions);
+                                                  : pulled->one_row_per_outer || pulled->at_most_one_per_outer ||
+                                                        PinsUniqueKey(*pulled->plan, pulled->conditions);
   if (!one_row) return nullptr;
   const int width = int(input->schema().size());
   if (IsOneRowOfValues(*pulled)) {  // (SELECT outer.x + 1): no join

@@ -1224,7 +1224,8 @@ struct QueryGen {
   // In a chain of joins (unless the known bug is on) a condition over
   // several inputs could become a join key that needs computing: one input only.
   // A condition with a subquery over a table (subquery_unnesting.h): [NOT]
-  // EXISTS, [NOT] IN, op ANY/ALL, a comparison with a scalar aggregate;
+  // EXISTS, [NOT] IN, op ANY/ALL, a comparison with a scalar aggregate or
+  // with the first row by an order (LIMIT 1), IN the first n rows;
   // correlated with the FROM items by a comparison, mostly an equality (and
   // for EXISTS maybe another comparison too), or not. Empty when no table has a column to match.
   std::string SubqueryPred(From& f) {
@@ -1264,7 +1265,17 @@ struct QueryGen {
         return "((SELECT " + inner + " IS NULL" + from + " WHERE " + alias + "." + key.sql + " = " + r.Pick(outer)->sql +
                ")" + (r.Chance(50) ? " IS NULL)" : " IS NOT FALSE)");
     }
-    switch (r.Int(0, 4)) {
+    switch (r.Int(0, 5)) {
+      case 5:  // the first row(s) by an order made total by the key: LIMIT 1 scalar, or IN of the first n
+        if (rel->pk >= 0) {
+          const std::string order = " ORDER BY " + alias + "." + r.Pick(rel->cols).sql + (r.Chance(50) ? " DESC" : "") + ", " +
+                                    alias + "." + rel->cols[size_t(rel->pk)].sql;
+          if (r.Chance(50))
+            return "(" + c.sql + " " + g.CmpOp() + " (SELECT " + inner + from + with("") + order + " LIMIT 1))";
+          return "(" + c.sql + " IN (SELECT " + inner + from + with("") + order + " LIMIT " + std::to_string(r.Int(1, 3)) +
+                 (r.Chance(30) ? " OFFSET 1" : "") + "))";
+        }
+        [[fallthrough]];
       case 0: {  // [NOT] EXISTS, maybe with a non-equality on the outer row
         std::string extra;
         if (r.Chance(40)) extra = inner + " " + g.CmpOp() + " " + c.sql;
