@@ -71,10 +71,10 @@ void CheckStreamable(const Expression& e, bool allow_now) {
   if (e.kind() == Expression::Kind::kSubquery) {
     // What subquery_unnesting.h could not turn into a join.
     if (static_cast<const SubqueryExpr&>(e).subquery_kind == SubqueryKind::kScalar)
-      Unsupported("this scalar subquery (one that may return more than one row, or whose aggregate reads outer "
-                  "columns NULL may reach; an aggregate without GROUP BY or a lookup by a unique key is supported)");
-    Unsupported("a subquery here (EXISTS, IN, ANY and ALL are supported as conditions of WHERE or HAVING joined by "
-                "AND; EXISTS and IN correlated by equalities anywhere)");
+      Unsupported("this scalar subquery (one that may return more than one row for an outer row, or that reads a query "
+                  "two levels out; aggregates, lookups by a unique key and LIMIT 1 are supported)");
+    Unsupported("a subquery here (one that reads a query two levels out, or whose correlation cannot be turned into "
+                "a join)");
   }
   if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");
   if (IsNowFunction(e)) {

@@ -1229,16 +1229,74 @@ ExprPtr JoinIn(const SubqueryExpr& sq, PlanPtr& input) {
   return std::make_unique<CaseExpr>(DataType::Boolean(), std::move(arms), true);
 }
 
+// e over the outer row as seen from inside a subquery: its column
+// references become references one level out.
+ExprPtr AsOuterRefs(const Expression& e) {
+  if (const auto* c = dynamic_cast<const ColumnRefExpr*>(&e)) return std::make_unique<OuterRefExpr>(1, c->index(), c->type(), c->name());
+  ExprPtr copy = e.Clone();
+  for (size_t i = 0; i < e.children().size(); i++)
+    if (e.children()[i]) copy->children()[i] = AsOuterRefs(*e.children()[i]);
+  return copy;
+}
+
+// x op ANY / ALL (subquery) where its three-valued result is needed (under
+// OR, in a select list) and JoinIn does not apply (another operator,
+// correlation by non-equalities, a row comparison): counts of the
+// subquery's rows where the comparison with the outer row's x is true (or
+// false, for ALL) and where it is NULL, an aggregate reading the outer row
+// (made per outer value over a domain join, AggregateOverDomain), say
+// which: ANY is true on a true one, else NULL on a NULL one, else false;
+// ALL false on a false one, else NULL on a NULL one, else true.
+ExprPtr JoinQuantified(const SubqueryExpr& sq, PlanPtr& input) {
+  if (sq.subquery_kind != SubqueryKind::kAny && sq.subquery_kind != SubqueryKind::kAll) return nullptr;
+  for (const auto& c : sq.children())
+    if (ContainsSubquery(*c) || ReadsOuter(*c)) return nullptr;
+  PlanPtr plan = SubqueryPlan(sq);
+  if (!plan) return nullptr;
+  StripForMatching(&plan, false);
+  const bool any = sq.subquery_kind == SubqueryKind::kAny;
+  std::vector<ExprPtr> parts;
+  for (size_t i = 0; i < sq.compares.size(); i++)
+    parts.push_back(Call(sq.compares[i], AsOuterRefs(*sq.children()[i]), Column(int(i), plan->schema()[i].type)));
+  ExprPtr cmp = parts.size() == 1 ? std::move(parts[0])
+                                  : std::make_unique<OperatorExpr>(sq.row_any_column ? Expression::Kind::kOr : Expression::Kind::kAnd,
+                                                                   DataType::Boolean(), std::move(parts));
+  std::vector<AggregateCall> calls;
+  calls.push_back({ResolveAggregate("count", {}, true), {}, false, Test(any ? Expression::Kind::kIsTrue : Expression::Kind::kIsFalse, cmp->Clone()), {}});
+  calls.push_back({ResolveAggregate("count", {}, true), {}, false, Test(Expression::Kind::kIsNull, std::move(cmp)), {}});
+  std::vector<PlanColumn> schema{{"decided", DataType::Int64(), ""}, {"unknown", DataType::Int64(), ""}};
+  plan = std::make_unique<AggregateNode>(std::move(plan), std::vector<ExprPtr>{}, std::move(calls), schema);
+  auto positive = [](int column) {
+    std::vector<ExprPtr> args;
+    args.push_back(Column(column, DataType::Int64()));
+    args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
+    return CallExactly(">", std::move(args));
+  };
+  std::vector<ExprPtr> arms;
+  arms.push_back(positive(0));
+  arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(any)));
+  arms.push_back(positive(1));
+  arms.push_back(std::make_unique<ConstantExpr>(Value::Null(DataType::Boolean())));
+  arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(!any)));
+  std::vector<ExprPtr> value;
+  value.push_back(std::make_unique<CaseExpr>(DataType::Boolean(), std::move(arms), true));
+  plan = std::make_unique<ProjectNode>(std::move(plan), std::move(value),
+                                       std::vector<PlanColumn>{PlanColumn{any ? "any" : "all", DataType::Boolean(), ""}});
+  return JoinOneRow(std::move(plan), input);
+}
+
 // Replaces each scalar subquery in e (not inside another subquery) that can
 // be joined by the joined column's expression, joining `input` with it; an
 // EXISTS that is not a WHERE conjunct of its own (under OR, in a select
-// list) likewise, as (SELECT count(*) ...) > 0, and an IN by JoinIn.
+// list) likewise, as (SELECT count(*) ...) > 0, and an IN by JoinIn (other
+// quantified comparisons by JoinQuantified).
 void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
   if (e->kind() == Expression::Kind::kSubquery) {
     const auto& sq = static_cast<const SubqueryExpr&>(*e);
     for (auto& c : e->children()) JoinScalarSubqueries(c, input);  // ANY/ALL's left operands
-    if (sq.subquery_kind == SubqueryKind::kAny) {
+    if (sq.subquery_kind == SubqueryKind::kAny || sq.subquery_kind == SubqueryKind::kAll) {
       if (ExprPtr value = JoinIn(sq, input)) e = std::move(value);
+      else if (ExprPtr value = JoinQuantified(sq, input)) e = std::move(value);
       return;
     }
     if (sq.subquery_kind != SubqueryKind::kScalar && sq.subquery_kind != SubqueryKind::kExists) return;
