@@ -36,6 +36,65 @@ void HashJoinOperator::Open(ActorContext* ctx) {
   share_.set_job(ctx->memory);
   for (int s = 0; s < 2; s++) tables_[s] = ctx->NewStateTable(sides_[s].table);
   if (!cleanings_.empty()) LoadCleaningIndexes();
+  else LoadWholeSides();
+}
+
+void HashJoinOperator::LoadWholeSides() {
+  for (int side = 0; side < 2; side++) {
+    const Side& me = sides_[side];
+    whole_[side] = true;
+    whole_rows_[side] = 0;
+    for (int v = ctx_->vnodes.first; v < ctx_->vnodes.second && whole_[side]; v++) {
+      for (auto i = tables_[side]->ScanCommittedPrefix(tables_[side]->KeyIn(uint16_t(v))); i.Valid(); i.Next()) {
+        if (++whole_rows_[side] > kWholeSideRows) {
+          whole_[side] = false;
+          break;
+        }
+        // The join key and stream key, from the row (the storage key holds
+        // them encoded one after the other).
+        std::string_view cells = i.value();
+        DataChunk row(me.types);
+        if (!DecodeCellsInto(&cells, &row, 0, me.types.size())) throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
+        std::string key, sk;
+        for (int k : me.keys) EncodeKeyFromVector(row.column(k), 0, &key);
+        for (int k : me.stream_key) EncodeKeyFromVector(row.column(k), 0, &sk);
+        auto [it, inserted] = buckets_[side].try_emplace(key);
+        Bucket& b = it->second;
+        if (inserted) {
+          b.vnode = uint16_t(v);
+          b.lru = lru_[side].Add(&it->first);
+          b.bytes = kBucketOverhead + key.size();
+          bytes_ += b.bytes;
+        }
+        AddStored(side, b, std::move(sk), i.value());
+      }
+    }
+    if (whole_[side]) continue;
+    // Too many: none kept (they are loaded by key as they are used).
+    for (auto& [key, b] : buckets_[side]) lru_[side].Remove(b.lru);
+    for (auto& [key, b] : buckets_[side]) bytes_ -= b.bytes;
+    buckets_[side].clear();
+  }
+}
+
+void HashJoinOperator::AddStored(int side, Bucket& b, std::string sk, std::string_view value) {
+  std::string_view rest = value;
+  DataChunk degree({DataType::Int64()});
+  bool ok = SkipCells(&rest, sides_[side].types);
+  size_t cells_size = value.size() - rest.size();
+  if (!ok || !DecodeCellsInto(&rest, &degree, 0, 1) || degree.column(0).IsNull(0))
+    throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
+  Entry e;
+  e.cells.assign(value.data(), cells_size);
+  e.degree = degree.column(0).GetInt(0);
+  // A temporal join's left row: then the right rows it was joined with.
+  e.matches.assign(rest.data(), rest.size());
+  if (!e.matches.empty() && !(process_time_ && side == 0 && keep_left_))
+    throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
+  const size_t bytes = EntryBytes(sk, e);
+  b.bytes += bytes;
+  bytes_ += bytes;
+  b.rows[std::move(sk)] = std::move(e);
 }
 
 void HashJoinOperator::LoadCleaningIndexes() {
@@ -95,25 +154,13 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
   }
   b.vnode = vnode;
   b.lru = lru_[side].Add(&it->first);
+  b.bytes = kBucketOverhead + key.size();
+  bytes_ += b.bytes;
+  if (whole_[side]) return b;  // a new key
   // First use since the actor started: load the key's rows from storage.
   std::string prefix = tables_[side]->KeyIn(vnode, key);
-  // A stored value is the row's cells and then its degree.
-  for (auto i = tables_[side]->ScanCommittedPrefix(prefix); i.Valid(); i.Next()) {
-    std::string_view value = i.value(), rest = value;
-    DataChunk degree({DataType::Int64()});
-    bool ok = SkipCells(&rest, sides_[side].types);
-    size_t cells_size = value.size() - rest.size();
-    if (!ok || !DecodeCellsInto(&rest, &degree, 0, 1) || degree.column(0).IsNull(0))
-      throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
-    Entry e;
-    e.cells.assign(value.data(), cells_size);
-    e.degree = degree.column(0).GetInt(0);
-    // A temporal join's left row: then the right rows it was joined with.
-    e.matches.assign(rest.data(), rest.size());
-    if (!e.matches.empty() && !(process_time_ && side == 0 && keep_left_))
-      throw SqlError(sqlstate::kDataCorrupted, "corrupt join state");
-    b.rows[std::string(i.key().substr(prefix.size()))] = std::move(e);
-  }
+  for (auto i = tables_[side]->ScanCommittedPrefix(prefix); i.Valid(); i.Next())
+    AddStored(side, b, std::string(i.key().substr(prefix.size())), i.value());
   // Writes made while it was not in memory and not committed yet.
   if (auto u = unloaded_[side].find(key); u != unloaded_[side].end())
     for (const auto& [sk, e] : u->second.rows) {
@@ -122,9 +169,14 @@ HashJoinOperator::Bucket& HashJoinOperator::BucketOf(int side, const std::string
     }
   size_t bytes = kBucketOverhead + key.size();
   for (const auto& [sk, e] : b.rows) bytes += EntryBytes(sk, e);
-  bytes_ += bytes;
+  bytes_ += bytes - b.bytes;
   b.bytes = bytes;
   return b;
+}
+
+HashJoinOperator::Bucket& HashJoinOperator::ProbeBucket(int side, const std::string& key, uint16_t vnode) {
+  if (whole_[side] && !buckets_[side].count(key)) return empty_bucket_;
+  return BucketOf(side, key, vnode);
 }
 
 void HashJoinOperator::WriteUnloaded(int side, const std::string& key, uint16_t vnode, const std::string& sk,
@@ -203,6 +255,7 @@ void HashJoinOperator::Evict() {
     bytes_ -= it->second.bytes;
     lru_[s].Remove(it->second.lru);
     buckets_[s].erase(it);
+    whole_[s] = false;
   }
   share_.Settle(bytes_);
 }
@@ -358,7 +411,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
       // This side's own state: written without loading its bucket when
       // that is not in memory (interval joins index the rows they clean;
       // temporal joins' kept left rows were loaded above).
-      if (cleanings_.empty() && !process_time_ && !buckets_[side].count(p.key)) {
+      if (cleanings_.empty() && !process_time_ && !whole_[side] && !buckets_[side].count(p.key)) {
         std::optional<Entry> e;
         if (insert) {
           e = Entry{std::string(), int64_t(matches.size()), std::string()};
@@ -376,6 +429,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
         size_t add = EntryBytes(p.sk, e);
         auto [it, inserted] = mine_bucket.rows.try_emplace(p.sk);
         if (!inserted) add -= EntryBytes(it->first, it->second);  // wraps when smaller; the sums stay right
+        if (inserted && whole_[side] && ++whole_rows_[side] > kWholeSideRows) whole_[side] = false;
         it->second = std::move(e);
         mine_bucket.bytes += add;
         bytes_ += add;
@@ -384,6 +438,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
       } else if (auto it = mine_bucket.rows.find(p.sk); it != mine_bucket.rows.end()) {
         size_t sub = EntryBytes(it->first, it->second);
         mine_bucket.rows.erase(it);
+        if (whole_[side]) whole_rows_[side]--;
         mine_bucket.bytes -= sub;
         bytes_ -= sub;
         tables_[side]->Delete(std::move(storage_key));
@@ -418,7 +473,7 @@ void HashJoinOperator::OnChunk(int side, StreamChunk chunk) {
       batch.push_back(std::move(p));
       continue;
     }
-    p.other_bucket = &BucketOf(other, p.key, vnode);
+    p.other_bucket = &ProbeBucket(other, p.key, vnode);
     for (auto it = p.other_bucket->rows.begin(); it != p.other_bucket->rows.end(); ++it) {
       pair_entries.push_back(it);
       size_t base = side == 0 ? 0 : sides_[0].types.size();

@@ -29,6 +29,13 @@
 // rows: lineitems by part or supplier), as RisingWave's join does. Those
 // writes are also kept aside until their epoch commits, so that a load of
 // the bucket before then (a committed read) sees them.
+//
+// A side with few rows (a filtered dimension table: TPC-H Q17's parts of
+// one brand) is held whole: at Open when its stored rows are few, from the
+// start for a new job, until it grows past kWholeSideRows or a key of it is
+// evicted. A key missing from a whole side has no rows, so a row of the
+// other side that finds none costs no read of the state table (otherwise
+// every such key is looked up in storage once, then cached as empty).
 #pragma once
 
 #include <deque>
@@ -62,6 +69,8 @@ class HashJoinOperator : public StreamOperator {
   // are not kept; a retractable left's (`keep_left`) are, each with the
   // right rows it was joined with, so that its delete retracts exactly the
   // rows its insert emitted (RisingWave's non-append-only temporal join).
+  // A side with at most this many rows (per actor) is held whole.
+  static constexpr size_t kWholeSideRows = 20000;
   HashJoinOperator(JoinType type, Side left, Side right, ExprPtr condition, EvalContext eval,
                    std::vector<JoinStateCleaning> cleanings = {}, bool process_time = false, bool keep_left = false);
   std::string Name() const override { return "HashJoin"; }
@@ -99,6 +108,14 @@ class HashJoinOperator : public StreamOperator {
     LruOrder<std::string>::Handle lru;
   };
   Bucket& BucketOf(int side, const std::string& key, uint16_t vnode);
+  // The other side's bucket for a probe: a shared empty one for a key a
+  // whole side does not have.
+  Bucket& ProbeBucket(int side, const std::string& key, uint16_t vnode);
+  // A stored row (its value: cells, degree, matches) into a bucket.
+  void AddStored(int side, Bucket& b, std::string sk, std::string_view value);
+  // At Open: each side whose stored rows are at most kWholeSideRows,
+  // loaded whole.
+  void LoadWholeSides();
   // A row's own side written without its bucket in memory (see the top).
   void WriteUnloaded(int side, const std::string& key, uint16_t vnode, const std::string& sk, std::optional<Entry> e);
   // Records that the bucket was written in the current epoch (a bucket
@@ -138,6 +155,9 @@ class HashJoinOperator : public StreamOperator {
   EvalContext eval_;
   std::shared_ptr<StateTable> tables_[2];
   std::unordered_map<std::string, Bucket> buckets_[2];
+  bool whole_[2] = {false, false};  // every row of the side is in buckets_
+  size_t whole_rows_[2] = {0, 0};   // their count, while whole
+  Bucket empty_bucket_;
   LruOrder<std::string> lru_[2];
   std::vector<Bucket*> written_;  // buckets written in the current epoch
   // Rows written to buckets not in memory, by side and join key (nullopt:

@@ -1,10 +1,13 @@
 // HashJoinOperator (hash_join.h) driven by hand: a row whose own side's
 // bucket is not in memory is written without loading it, and a load of
 // that bucket before the write is committed still sees it (and a delete
-// made that way).
+// made that way); a small side is held whole, so that keys it does not
+// have cost no read of its state table.
 #include "stream/hash_join.h"
 
 #include <gtest/gtest.h>
+#include <rocksdb/perf_context.h>
+#include <rocksdb/perf_level.h>
 
 #include "stream/test_actor_context.h"
 
@@ -85,6 +88,60 @@ TEST(HashJoinTest, RowsWrittenWithoutTheirBucketAreSeenByItsNextLoad) {
   join->OnChunk(1, StreamChunk({Op::kDelete, Op::kDelete}, Int32Rows({{2, 20, 0}, {1, 13, 0}})));
   expected = {{Op::kDelete, 200, 20}, {Op::kInsert, 200, -1}};
   EXPECT_EQ(out, expected);
+}
+
+// Seeks of the store's iterators (each load of a bucket is one) while fn runs.
+template <typename Fn>
+uint64_t SeeksDuring(Fn fn) {
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kEnableCount);
+  rocksdb::get_perf_context()->Reset();
+  fn();
+  uint64_t seeks = rocksdb::get_perf_context()->seek_on_memtable_count;
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  return seeks;
+}
+
+TEST(HashJoinTest, ASmallSideIsHeldWholeAndItsMissingKeysAreNotRead) {
+  for (const size_t right_rows : {size_t(5), HashJoinOperator::kWholeSideRows + 1}) {
+    SCOPED_TRACE(right_rows);
+    TestActorContext actor;
+    std::vector<Out> out;
+    {
+      // Right rows of keys 1..right_rows (id 10 + key), left rows of keys 1
+      // and 2, committed.
+      auto join = NewJoin(&actor, &out);
+      std::vector<std::array<int32_t, 3>> rows;
+      for (size_t k = 1; k <= right_rows; k++) rows.push_back({int32_t(k), int32_t(10 + k), 0});
+      std::vector<Op> ops(rows.size(), Op::kInsert);
+      join->OnChunk(1, StreamChunk(std::move(ops), Int32Rows(rows)));
+      join->OnChunk(0, StreamChunk({Op::kInsert, Op::kInsert}, Int32Rows({{1, 100, 0}, {2, 200, 0}})));
+      join->OnBarrier(Barrier{1, 2, nullptr, true});
+      actor.Commit(1);
+    }
+    // Restarted on the stored state: left rows of keys 1 (stored on the
+    // right) and of keys the right side does not have.
+    out.clear();
+    auto join = NewJoin(&actor, &out);
+    const bool whole = right_rows <= HashJoinOperator::kWholeSideRows;
+    uint64_t seeks = SeeksDuring([&] {
+      join->OnChunk(0, StreamChunk({Op::kInsert, Op::kInsert, Op::kInsert},
+                                   Int32Rows({{1, 101, 0}, {-7, 700, 0}, {-8, 800, 0}})));
+    });
+    std::vector<Out> expected = {{Op::kInsert, 101, 11}, {Op::kInsert, 700, -1}, {Op::kInsert, 800, -1}};
+    EXPECT_EQ(out, expected);
+    if (whole) EXPECT_EQ(seeks, 0u) << "a whole side's missing keys were looked up in storage";
+    else EXPECT_GE(seeks, 3u) << "a side too big to hold whole is read by key";
+    // A right row joins the stored left rows of its key (the left side,
+    // two rows, is whole) and a new key's row is padded.
+    out.clear();
+    join->OnChunk(1, StreamChunk({Op::kInsert, Op::kInsert}, Int32Rows({{2, 99, 0}, {-9, 98, 0}})));
+    expected = {{Op::kInsert, 200, 99}};
+    EXPECT_EQ(out, expected);
+    out.clear();
+    join->OnChunk(0, StreamChunk({Op::kDelete}, Int32Rows({{-7, 700, 0}})));
+    expected = {{Op::kDelete, 700, -1}};
+    EXPECT_EQ(out, expected);
+  }
 }
 
 }  // namespace
