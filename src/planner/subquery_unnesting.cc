@@ -1354,6 +1354,23 @@ PlanPtr UnnestProject(std::unique_ptr<ProjectNode> p) {
   return std::make_unique<ProjectNode>(std::move(input), std::move(p->exprs), p->schema());
 }
 
+// Subqueries in an aggregation's group keys, arguments, FILTERs and
+// ORDER BYs read its input row: joined to its input as a select list's
+// are (the input's columns keep their places, the joined ones follow).
+PlanPtr UnnestAggregate(std::unique_ptr<AggregateNode> a) {
+  PlanPtr& input = a->children()[0];
+  auto unnest = [&](ExprPtr& e) {
+    if (e && ContainsSubquery(*e)) JoinScalarSubqueries(e, input);
+  };
+  for (auto& k : a->group_keys) unnest(k);
+  for (auto& call : a->aggs) {
+    for (auto& arg : call.args) unnest(arg);
+    unnest(call.filter);
+    for (auto& k : call.order_by) unnest(k.expr);
+  }
+  return a;
+}
+
 // LATERAL (subquery) as a join: the subquery's correlation conditions join
 // it with the items on its left, its columns computed over the joined row.
 // An aggregate without GROUP BY (one row for every left row) is joined
@@ -1412,6 +1429,8 @@ PlanPtr Unnest(PlanPtr plan) {
     return UnnestLateral(std::unique_ptr<LateralJoinNode>(static_cast<LateralJoinNode*>(plan.release())));
   if (plan->kind() == PlanNode::Kind::kFilter && ContainsSubquery(*static_cast<FilterNode&>(*plan).predicate))
     return UnnestFilter(std::unique_ptr<FilterNode>(static_cast<FilterNode*>(plan.release())));
+  if (plan->kind() == PlanNode::Kind::kAggregate && AnyContainsSubquery(*plan))
+    return UnnestAggregate(std::unique_ptr<AggregateNode>(static_cast<AggregateNode*>(plan.release())));
   if (plan->kind() == PlanNode::Kind::kProject) {
     bool any = false;
     for (const auto& e : static_cast<ProjectNode&>(*plan).exprs) any |= ContainsSubquery(*e);
