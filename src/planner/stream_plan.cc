@@ -72,9 +72,10 @@ void CheckStreamable(const Expression& e, bool allow_now) {
     // What subquery_unnesting.h could not turn into a join.
     if (static_cast<const SubqueryExpr&>(e).subquery_kind == SubqueryKind::kScalar)
       Unsupported("this scalar subquery (one that may return more than one row for an outer row, or that reads a query "
-                  "two levels out; aggregates, lookups by a unique key and LIMIT 1 are supported)");
-    Unsupported("a subquery here (one that reads a query two levels out, or whose correlation cannot be turned into "
-                "a join)");
+                  "two levels out or both sides of an outer join's ON; aggregates, lookups by a unique key and LIMIT 1 "
+                  "are supported)");
+    Unsupported("a subquery here (one that reads a query two levels out or both sides of an outer join's ON, or whose "
+                "correlation cannot be turned into a join)");
   }
   if (e.kind() == Expression::Kind::kParameter) Unsupported("a parameter");
   if (IsNowFunction(e)) {

@@ -101,6 +101,55 @@ void PlanOuterLevels(const PlanNode& n, int depth, std::set<int>* levels) {
   }
 }
 
+// The columns of the row evaluating e (`level` 0) that e reads, in its
+// subqueries too (their references `level` + 1 up).
+void PlanRowColumns(const PlanNode& n, int level, std::set<int>* out);
+void RowColumns(const Expression& e, int level, std::set<int>* out) {
+  if (const auto* o = dynamic_cast<const OuterRefExpr*>(&e)) {
+    if (o->levels_up == level) out->insert(o->index);
+    return;
+  }
+  if (const auto* c = dynamic_cast<const ColumnRefExpr*>(&e); c && level == 0) out->insert(c->index());
+  if (e.kind() == Expression::Kind::kSubquery) PlanRowColumns(*static_cast<const SubqueryExpr&>(e).plan, level + 1, out);
+  for (const auto& c : e.children())
+    if (c) RowColumns(*c, level, out);
+}
+
+void PlanRowColumns(const PlanNode& n, int level, std::set<int>* out) {
+  ForEachExpression(n, [&](const Expression& e) { RowColumns(e, level, out); });
+  for (size_t i = 0; i < n.children().size(); i++)
+    PlanRowColumns(*n.child(i), level + (n.kind() == PlanNode::Kind::kLateralJoin && i == 1 ? 1 : 0), out);
+}
+
+// Moves e's reads of the row evaluating it (`level` 0), in its subqueries
+// too, by `delta` columns. Subquery plans are copied first (they may be
+// shared by copies of the expression).
+void ShiftPlanRowColumns(PlanNode& n, int level, int delta);
+void ShiftRowColumns(Expression& e, int level, int delta) {
+  if (auto* o = dynamic_cast<OuterRefExpr*>(&e)) {
+    if (o->levels_up == level) o->index += delta;
+    return;
+  }
+  if (auto* c = dynamic_cast<ColumnRefExpr*>(&e); c && level == 0) c->set_index(c->index() + delta);
+  if (e.kind() == Expression::Kind::kSubquery) {
+    auto& sq = static_cast<SubqueryExpr&>(e);
+    sq.plan = std::shared_ptr<PlanNode>(ClonePlan(*sq.plan));
+    ShiftPlanRowColumns(*sq.plan, level + 1, delta);
+    if (level == 0)
+      for (int& c : sq.outer_columns) c += delta;
+  }
+  for (auto& c : e.children())
+    if (c) ShiftRowColumns(*c, level, delta);
+}
+
+void ShiftPlanRowColumns(PlanNode& n, int level, int delta) {
+  // The node is this function's to change (a fresh copy); ForEachExpression
+  // only reads.
+  ForEachExpression(n, [&](const Expression& e) { ShiftRowColumns(const_cast<Expression&>(e), level, delta); });
+  for (size_t i = 0; i < n.children().size(); i++)
+    ShiftPlanRowColumns(*n.children()[i], level + (n.kind() == PlanNode::Kind::kLateralJoin && i == 1 ? 1 : 0), delta);
+}
+
 bool ReadsOuter(const Expression& e) {
   std::set<int> levels;
   OuterLevels(e, 0, &levels);
@@ -1354,6 +1403,63 @@ PlanPtr UnnestProject(std::unique_ptr<ProjectNode> p) {
   return std::make_unique<ProjectNode>(std::move(input), std::move(p->exprs), p->schema());
 }
 
+// Subqueries in a join's ON condition. An inner join's conjuncts holding
+// them filter its rows instead (unnested as a WHERE's). A left join's that
+// read the right side only filter the right side first; those that read
+// the left side only become a column of the left (its rows stay, padded
+// where the column is not true). Others stay (streams refuse them).
+PlanPtr UnnestJoinCondition(std::unique_ptr<JoinNode> j) {
+  if (!j->left_keys.empty() || j->asof || j->process_time ||
+      (j->type != JoinType::kInner && j->type != JoinType::kLeft))
+    return j;
+  std::vector<ExprPtr> conjuncts, plain, with_subquery;
+  SplitConjuncts(std::move(j->condition), &conjuncts);
+  for (auto& c : conjuncts) (ContainsSubquery(*c) ? with_subquery : plain).push_back(std::move(c));
+  if (j->type == JoinType::kInner) {
+    j->condition = MakeConjunction(std::move(plain));
+    return UnnestFilter(std::make_unique<FilterNode>(std::move(j), MakeConjunction(std::move(with_subquery))));
+  }
+  const std::vector<PlanColumn> schema = j->schema();
+  const int lw = int(j->child(0)->schema().size());
+  const int rw = int(j->child(1)->schema().size());
+  std::vector<ExprPtr> right_filters, left_tests;
+  for (auto& c : with_subquery) {
+    std::set<int> read;
+    RowColumns(*c, 0, &read);
+    if (!read.empty() && *read.begin() >= lw) {
+      ShiftRowColumns(*c, 0, -lw);
+      right_filters.push_back(std::move(c));
+    } else if (read.empty() || *read.rbegin() < lw) {
+      left_tests.push_back(std::move(c));
+    } else {
+      plain.push_back(std::move(c));
+    }
+  }
+  if (!right_filters.empty())
+    j->children()[1] = UnnestFilter(std::make_unique<FilterNode>(std::move(j->children()[1]), MakeConjunction(std::move(right_filters))));
+  if (left_tests.empty()) {
+    j->condition = MakeConjunction(std::move(plain));
+    return j;
+  }
+  // The left's tests as its last column, the right's columns one further.
+  PlanPtr input = std::move(j->children()[0]);
+  ExprPtr test = MakeConjunction(std::move(left_tests));
+  JoinScalarSubqueries(test, input);
+  std::vector<ExprPtr> left = Identity(*input);
+  left.resize(size_t(lw));
+  left.push_back(std::move(test));
+  std::vector<PlanColumn> left_schema(schema.begin(), schema.begin() + lw);
+  left_schema.push_back(PlanColumn{"_on", DataType::Boolean(), "", true});
+  input = std::make_unique<ProjectNode>(std::move(input), std::move(left), left_schema);
+  std::vector<ExprPtr> moved;  // the join row's columns, in the new row
+  for (int i = 0; i < lw + rw; i++) moved.push_back(Column(i < lw ? i : i + 1, schema[size_t(i)].type, schema[size_t(i)].name));
+  std::vector<ExprPtr> on;
+  for (auto& c : plain) on.push_back(Substitute(*c, moved));
+  on.push_back(Column(lw, DataType::Boolean(), "_on"));
+  auto joined = std::make_unique<JoinNode>(JoinType::kLeft, std::move(input), std::move(j->children()[1]), MakeConjunction(std::move(on)));
+  return std::make_unique<ProjectNode>(std::move(joined), std::move(moved), schema);
+}
+
 // Subqueries in an aggregation's group keys, arguments, FILTERs and
 // ORDER BYs read its input row: joined to its input as a select list's
 // are (the input's columns keep their places, the joined ones follow).
@@ -1429,6 +1535,9 @@ PlanPtr Unnest(PlanPtr plan) {
     return UnnestLateral(std::unique_ptr<LateralJoinNode>(static_cast<LateralJoinNode*>(plan.release())));
   if (plan->kind() == PlanNode::Kind::kFilter && ContainsSubquery(*static_cast<FilterNode&>(*plan).predicate))
     return UnnestFilter(std::unique_ptr<FilterNode>(static_cast<FilterNode*>(plan.release())));
+  if (plan->kind() == PlanNode::Kind::kJoin && static_cast<JoinNode&>(*plan).condition &&
+      ContainsSubquery(*static_cast<JoinNode&>(*plan).condition))
+    return UnnestJoinCondition(std::unique_ptr<JoinNode>(static_cast<JoinNode*>(plan.release())));
   if (plan->kind() == PlanNode::Kind::kAggregate && AnyContainsSubquery(*plan))
     return UnnestAggregate(std::unique_ptr<AggregateNode>(static_cast<AggregateNode*>(plan.release())));
   if (plan->kind() == PlanNode::Kind::kProject) {
