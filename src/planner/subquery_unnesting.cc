@@ -192,12 +192,15 @@ ExprPtr Substitute(const Expression& e, const std::vector<ExprPtr>& values) {
 
 // An expression over the outer row (OuterRefExprs one level up) and the
 // subquery's row, moved onto a join's row: the outer row's columns first,
-// then the subquery's from `outer_width` on.
+// then the subquery's from `outer_width` on. What it reads of queries
+// further out is one level nearer there.
 ExprPtr OntoJoinRow(ExprPtr e, int outer_width) {
   ShiftColumns(e.get(), outer_width);
   std::function<ExprPtr(ExprPtr)> resolve = [&](ExprPtr x) -> ExprPtr {
-    if (const auto* o = dynamic_cast<const OuterRefExpr*>(x.get()))
+    if (const auto* o = dynamic_cast<const OuterRefExpr*>(x.get())) {
+      if (o->levels_up > 1) return std::make_unique<OuterRefExpr>(o->levels_up - 1, o->index, o->type(), o->name);
       return Column(o->index, o->type(), o->name);
+    }
     for (auto& c : x->children())
       if (c) c = resolve(std::move(c));
     return x;
@@ -689,9 +692,9 @@ std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& oute
     return out;
   }
   // An outer or semi join: the correlation may only be on the left, the
-  // side whose rows pass through (or are padded).
+  // side whose rows pass through (or are padded), or in the condition.
   if (j->type != JoinType::kLeft && j->type != JoinType::kSemi && j->type != JoinType::kAnti) return std::nullopt;
-  if (PlanReadsOuter(*j->child(1)) || (j->condition && ReadsOuter(*j->condition))) return std::nullopt;
+  if (PlanReadsOuter(*j->child(1))) return std::nullopt;
   std::optional<Pulled> l = Pull(std::move(j->children()[0]), outer);
   if (!l || l->one_row_per_outer) return std::nullopt;
   const int lw = int(l->plan->schema().size());
@@ -700,9 +703,27 @@ std::optional<Pulled> PullJoin(std::unique_ptr<JoinNode> j, const PlanNode& oute
   const size_t left_columns = row.size();
   for (int c = 0; c < right_width; c++) row.push_back(Column(lw + c, right_schema[size_t(c)].type, right_schema[size_t(c)].name));
   ExprPtr condition = j->condition ? Substitute(*j->condition, row) : nullptr;
-  if (condition && ReadsOuter(*condition)) return std::nullopt;
   if (j->type != JoinType::kLeft) row.resize(left_columns);
   Pulled out;
+  if (condition && ReadsOuter(*condition)) {
+    // The condition reads the outer row (a subquery unnested below read two
+    // levels out): the left's rows are made per value of the outer columns
+    // the condition and the left's correlation read, over their domain
+    // join, and joined with the right on the condition over those values;
+    // the outer row finds its rows by equality with them.
+    std::set<int> read;
+    OuterColumns(*condition, &read);
+    for (const auto& c : l->conditions) OuterColumns(*c, &read);
+    std::optional<DomainJoin> domain = JoinWithDomain(std::move(*l), read, outer);
+    if (!domain) return std::nullopt;
+    out.conditions = domain->Matches(outer);
+    if (out.conditions.empty()) return std::nullopt;
+    condition = domain->Onto(std::move(condition));
+    for (auto& e : row) e = domain->Onto(std::move(e));
+    out.plan = std::make_unique<JoinNode>(j->type, std::move(domain->plan), std::move(j->children()[1]), std::move(condition));
+    out.outputs = std::move(row);
+    return out;
+  }
   auto joined = std::make_unique<JoinNode>(j->type, std::move(l->plan), std::move(j->children()[1]), std::move(condition));
   joined->process_time = j->process_time;
   out.plan = std::move(joined);
@@ -848,7 +869,17 @@ std::optional<Pulled> PullLimit(std::unique_ptr<LimitNode> l, const PlanNode& ou
   return out;
 }
 
+std::optional<Pulled> PullNode(PlanPtr node, const PlanNode& outer);
+
+// Pulled's plan reads nothing outside it; a reference left in it (one two
+// levels out that a rewrite moved into a plan) fails the pull.
 std::optional<Pulled> Pull(PlanPtr node, const PlanNode& outer) {
+  std::optional<Pulled> out = PullNode(std::move(node), outer);
+  if (out && PlanReadsOuter(*out->plan)) return std::nullopt;
+  return out;
+}
+
+std::optional<Pulled> PullNode(PlanPtr node, const PlanNode& outer) {
   if (!PlanReadsOuter(*node)) {
     Pulled out;
     out.outputs = Identity(*node);
@@ -1007,14 +1038,11 @@ bool PinsUniqueKey(const PlanNode& plan, const std::vector<ExprPtr>& conditions)
 PlanPtr Unnest(PlanPtr plan);
 
 // The subquery's plan, ready to pull: a copy (the SubqueryExpr's plan may be
-// shared by copies of the expression), its own subqueries unnested.
-// Null when it reads a query further out than the one around it.
-PlanPtr SubqueryPlan(const SubqueryExpr& sq) {
-  std::set<int> levels;
-  PlanOuterLevels(*sq.plan, 0, &levels);
-  if (!levels.empty() && *levels.rbegin() > 1) return nullptr;
-  return Unnest(ClonePlan(*sq.plan));
-}
+// shared by copies of the expression), its own subqueries unnested. What it
+// reads of queries further out than the one around it is pulled like the
+// rest of its correlation, and, once joined there, read one level less far
+// (OntoJoinRow): the query around it is pulled in turn.
+PlanPtr SubqueryPlan(const SubqueryExpr& sq) { return Unnest(ClonePlan(*sq.plan)); }
 
 // ---- Semi and anti joins ----
 
