@@ -606,7 +606,21 @@ DataType CommonSuperType(const DataType& a, const DataType& b) {
   if (a.IsStruct() || b.IsStruct() || a.IsEnum() || b.IsEnum()) {
     if (a.id == TypeId::kUnknown) return b;
     if (b.id == TypeId::kUnknown) return a;
-    return a == b ? a : DataType::Unknown();
+    if (a == b) return a;
+    // Rows with the same field names (ROW(NULL, 'b') and ROW(1, 'a')):
+    // field by field, as PostgreSQL takes both for one record type.
+    if (!a.IsStruct() || !b.IsStruct() || a.IsAnyStruct() || b.IsAnyStruct()) return DataType::Unknown();
+    const auto& fa = a.StructFields();
+    const auto& fb = b.StructFields();
+    if (fa.size() != fb.size()) return DataType::Unknown();
+    std::vector<StructField> fields;
+    for (size_t i = 0; i < fa.size(); i++) {
+      if (fa[i].first != fb[i].first) return DataType::Unknown();
+      DataType t = CommonSuperType(fa[i].second, fb[i].second);
+      if (t.id == TypeId::kUnknown) return t;
+      fields.emplace_back(fa[i].first, t);
+    }
+    return DataType::Struct(fields);
   }
   if (a.id == TypeId::kOid && b.id == TypeId::kOid && a.precision != b.precision) return DataType::Oid();
   if (a.SameWithModifiers(b)) return a.id == TypeId::kUnknown ? DataType::Varchar() : a;
