@@ -227,6 +227,25 @@ ExprPtr Call(const ScalarFunction* fn, ExprPtr a, ExprPtr b) {
   return std::make_unique<FunctionExpr>(fn, std::move(args));
 }
 
+// `count op 0` for a bigint count.
+ExprPtr CompareCount(ExprPtr count, const char* op) {
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(count));
+  args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
+  return CallExactly(op, std::move(args));
+}
+
+// The row comparison of an op ANY/ALL subquery with its left operands
+// `lefts` and the subquery's columns `rights`: every column's (=), or any
+// column's (<>, row_any_column).
+ExprPtr RowComparison(const SubqueryExpr& sq, std::vector<ExprPtr> lefts, std::vector<ExprPtr> rights) {
+  std::vector<ExprPtr> parts;
+  for (size_t i = 0; i < sq.compares.size(); i++) parts.push_back(Call(sq.compares[i], std::move(lefts[i]), std::move(rights[i])));
+  if (parts.size() == 1) return std::move(parts[0]);
+  return std::make_unique<OperatorExpr>(sq.row_any_column ? Expression::Kind::kOr : Expression::Kind::kAnd, DataType::Boolean(),
+                                        std::move(parts));
+}
+
 // ---- Pulling the correlation out of a subquery's plan ----
 
 struct Pulled {
@@ -837,9 +856,11 @@ std::optional<Pulled> PullLimit(std::unique_ptr<LimitNode> l, const PlanNode& ou
   Pulled out;
   out.at_most_one_per_outer = l->limit == 1 && !l->with_ties;
   std::vector<Equality> eqs;
-  std::vector<ExprPtr> conditions;
-  for (const auto& c : in->conditions) conditions.push_back(c->Clone());
-  if (!order_reads_outer && AllEqualities(in->conditions) && SplitEqualities(std::move(conditions), &eqs)) {
+  if (!order_reads_outer && AllEqualities(in->conditions)) {
+    std::vector<ExprPtr> conditions;
+    for (const auto& c : in->conditions) conditions.push_back(c->Clone());
+    // (AllEqualities held: the split succeeds.)
+    SplitEqualities(std::move(conditions), &eqs);
     std::vector<ExprPtr> partition;
     for (const auto& eq : eqs) partition.push_back(eq.inner->Clone());
     PlanPtr input = WithinOuterDomain(std::move(in->plan), eqs, outer);
@@ -1079,7 +1100,6 @@ PlanPtr AsSemiOrAntiJoin(PlanPtr& input, const Expression& conjunct) {
       sq.subquery_kind != SubqueryKind::kAll)
     return nullptr;
   PlanPtr plan = SubqueryPlan(sq);
-  if (!plan) return nullptr;
   const bool exists = sq.subquery_kind == SubqueryKind::kExists;
   StripForMatching(&plan, exists);
   std::optional<Pulled> pulled = Pull(std::move(plan), *input);
@@ -1096,19 +1116,15 @@ PlanPtr AsSemiOrAntiJoin(PlanPtr& input, const Expression& conjunct) {
     calls.push_back(std::move(count));
     std::vector<PlanColumn> schema{{"count", DataType::Int64(), ""}};
     pulled->plan = std::make_unique<AggregateNode>(std::move(pulled->plan), std::vector<ExprPtr>{}, std::move(calls), schema);
-    std::vector<ExprPtr> args;
-    args.push_back(Column(width, DataType::Int64()));
-    args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
-    conditions.push_back(CallExactly(">", std::move(args)));
+    conditions.push_back(CompareCount(Column(width, DataType::Int64()), ">"));
   }
   if (!exists) {
-    // The row comparison: every column's (=), or any column's (<>).
-    std::vector<ExprPtr> parts;
-    for (size_t i = 0; i < sq.compares.size(); i++)
-      parts.push_back(Call(sq.compares[i], sq.children()[i]->Clone(), OntoJoinRow(pulled->outputs[i]->Clone(), width)));
-    ExprPtr cmp = parts.size() == 1 ? std::move(parts[0])
-                                    : std::make_unique<OperatorExpr>(sq.row_any_column ? Expression::Kind::kOr : Expression::Kind::kAnd,
-                                                                     DataType::Boolean(), std::move(parts));
+    std::vector<ExprPtr> lefts, rights;
+    for (size_t i = 0; i < sq.compares.size(); i++) {
+      lefts.push_back(sq.children()[i]->Clone());
+      rights.push_back(OntoJoinRow(pulled->outputs[i]->Clone(), width));
+    }
+    ExprPtr cmp = RowComparison(sq, std::move(lefts), std::move(rights));
     const bool any = sq.subquery_kind == SubqueryKind::kAny;
     const bool not_in = any && negated && sq.compares.size() == 1 && sq.compares[0]->name == "=";
     if (not_in && NeverNull(*input, *sq.children()[0]) && NeverNull(*pulled->plan, *pulled->outputs[0])) {
@@ -1250,7 +1266,6 @@ ExprPtr JoinIn(const SubqueryExpr& sq, PlanPtr& input) {
   if (sq.subquery_kind != SubqueryKind::kAny || sq.compares.size() != 1 || sq.compares[0]->name != "=" || sq.row_any_column)
     return nullptr;
   PlanPtr plan = SubqueryPlan(sq);
-  if (!plan) return nullptr;
   StripForMatching(&plan, false);
   PlanPtr copy = ClonePlan(*plan);
   std::optional<Pulled> pulled = Pull(std::move(plan), *input);
@@ -1285,19 +1300,13 @@ ExprPtr JoinIn(const SubqueryExpr& sq, PlanPtr& input) {
     input = std::move(before);
     return nullptr;
   }
-  auto is_zero = [](ExprPtr e, bool zero) {
-    std::vector<ExprPtr> args;
-    args.push_back(std::move(e));
-    args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
-    return CallExactly(zero ? "=" : ">", std::move(args));
-  };
   std::vector<ExprPtr> unknown;  // x IS NULL OR the subquery has a NULL
   unknown.push_back(Test(Expression::Kind::kIsNull, sq.children()[0]->Clone()));
-  unknown.push_back(is_zero(std::move(nulls), false));
+  unknown.push_back(CompareCount(std::move(nulls), ">"));
   std::vector<ExprPtr> arms;
   arms.push_back(std::move(matched));
   arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(true)));
-  arms.push_back(is_zero(std::move(rows), true));
+  arms.push_back(CompareCount(std::move(rows), "="));
   arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(false)));
   arms.push_back(std::make_unique<OperatorExpr>(Expression::Kind::kOr, DataType::Boolean(), std::move(unknown)));
   arms.push_back(std::make_unique<ConstantExpr>(Value::Null(DataType::Boolean())));
@@ -1329,30 +1338,23 @@ ExprPtr JoinQuantified(const SubqueryExpr& sq, PlanPtr& input) {
   for (const auto& c : sq.children())
     if (ContainsSubquery(*c) || ReadsOuter(*c)) return nullptr;
   PlanPtr plan = SubqueryPlan(sq);
-  if (!plan) return nullptr;
   StripForMatching(&plan, false);
   const bool any = sq.subquery_kind == SubqueryKind::kAny;
-  std::vector<ExprPtr> parts;
-  for (size_t i = 0; i < sq.compares.size(); i++)
-    parts.push_back(Call(sq.compares[i], AsOuterRefs(*sq.children()[i]), Column(int(i), plan->schema()[i].type)));
-  ExprPtr cmp = parts.size() == 1 ? std::move(parts[0])
-                                  : std::make_unique<OperatorExpr>(sq.row_any_column ? Expression::Kind::kOr : Expression::Kind::kAnd,
-                                                                   DataType::Boolean(), std::move(parts));
+  std::vector<ExprPtr> lefts, rights;
+  for (size_t i = 0; i < sq.compares.size(); i++) {
+    lefts.push_back(AsOuterRefs(*sq.children()[i]));
+    rights.push_back(Column(int(i), plan->schema()[i].type));
+  }
+  ExprPtr cmp = RowComparison(sq, std::move(lefts), std::move(rights));
   std::vector<AggregateCall> calls;
   calls.push_back({ResolveAggregate("count", {}, true), {}, false, Test(any ? Expression::Kind::kIsTrue : Expression::Kind::kIsFalse, cmp->Clone()), {}});
   calls.push_back({ResolveAggregate("count", {}, true), {}, false, Test(Expression::Kind::kIsNull, std::move(cmp)), {}});
   std::vector<PlanColumn> schema{{"decided", DataType::Int64(), ""}, {"unknown", DataType::Int64(), ""}};
   plan = std::make_unique<AggregateNode>(std::move(plan), std::vector<ExprPtr>{}, std::move(calls), schema);
-  auto positive = [](int column) {
-    std::vector<ExprPtr> args;
-    args.push_back(Column(column, DataType::Int64()));
-    args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
-    return CallExactly(">", std::move(args));
-  };
   std::vector<ExprPtr> arms;
-  arms.push_back(positive(0));
+  arms.push_back(CompareCount(Column(0, DataType::Int64()), ">"));
   arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(any)));
-  arms.push_back(positive(1));
+  arms.push_back(CompareCount(Column(1, DataType::Int64()), ">"));
   arms.push_back(std::make_unique<ConstantExpr>(Value::Null(DataType::Boolean())));
   arms.push_back(std::make_unique<ConstantExpr>(Value::Boolean(!any)));
   std::vector<ExprPtr> value;
@@ -1378,7 +1380,6 @@ void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
     }
     if (sq.subquery_kind != SubqueryKind::kScalar && sq.subquery_kind != SubqueryKind::kExists) return;
     PlanPtr plan = SubqueryPlan(sq);
-    if (!plan) return;
     if (sq.subquery_kind == SubqueryKind::kScalar) {
       if (ExprPtr value = JoinOneRow(std::move(plan), input)) e = std::move(value);
       return;
@@ -1388,12 +1389,7 @@ void JoinScalarSubqueries(ExprPtr& e, PlanPtr& input) {
     calls.push_back({ResolveAggregate("count", {}, true), {}, false, nullptr, {}});
     std::vector<PlanColumn> schema{{"count", DataType::Int64(), ""}};
     plan = std::make_unique<AggregateNode>(std::move(plan), std::vector<ExprPtr>{}, std::move(calls), schema);
-    if (ExprPtr count = JoinOneRow(std::move(plan), input)) {
-      std::vector<ExprPtr> args;
-      args.push_back(std::move(count));
-      args.push_back(std::make_unique<ConstantExpr>(Value::Int64(0)));
-      e = CallExactly(">", std::move(args));
-    }
+    if (ExprPtr count = JoinOneRow(std::move(plan), input)) e = CompareCount(std::move(count), ">");
     return;
   }
   for (auto& c : e->children())
