@@ -56,6 +56,7 @@ struct ExecContext {
   FragmentsFn fragments;  // the running stream graph (rw_fragments, rw_actors); may be null
   WatermarksFn watermarks;  // tables' watermarks (rw_watermarks); may be null
   LateRowsFn late_rows;     // rows dropped as late per relation (rw_watermarks); may be null
+  DatabaseStatusFn database_status;  // every database's epoch loop (rw_database_status); may be null
   std::function<std::optional<int64_t>(ObjectId)> row_count;  // rw_table_stats; may be null
   SettingsFn settings;  // pg_settings; may be null
   PreparedStatementsFn prepared_statements;  // pg_prepared_statements; may be null

@@ -202,12 +202,11 @@ TableRef Binder::FindInSearchPath(const std::string& name) const {
 
 TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
   if (rv->catalogname && *rv->catalogname && ctx_.database_name != rv->catalogname)
-    ThrowAt(sqlstate::kFeatureNotSupported, rv->location,
-            fmt::format("cross-database references are not implemented: \"{}.{}.{}\"", rv->catalogname,
-                        rv->schemaname, rv->relname));
+    return ResolveInOtherDatabase(rv, missing_ok);
   if (!(rv->schemaname && *rv->schemaname)) {
     TableRef t = FindInSearchPath(rv->relname);
     if (!t && !missing_ok) ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", rv->relname));
+    CheckJobDatabase(t, rv);
     return t;
   }
   std::string schema = rv->schemaname;
@@ -221,7 +220,36 @@ TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
   }
   TableRef t = ctx_.catalog->FindTable(s->id, rv->relname);
   if (!t && !missing_ok) ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", rv->relname));
+  CheckJobDatabase(t, rv);
   return t;
+}
+
+// db.schema.relation of another database: read at that database's latest
+// committed epoch like any relation (a statement's snapshot sees each
+// database at its own last commit).
+TableRef Binder::ResolveInOtherDatabase(const PgQuery__RangeVar* rv, bool missing_ok) {
+  const std::string name = fmt::format("{}.{}.{}", rv->catalogname, rv->schemaname, rv->relname);
+  auto db = ctx_.catalog->FindDatabase(rv->catalogname);
+  if (!db) ThrowAt(sqlstate::kInvalidCatalogName, rv->location, fmt::format("database \"{}\" does not exist", rv->catalogname));
+  if (IsTempSchemaName(rv->schemaname) || std::string_view(rv->schemaname) == "pg_temp")
+    ThrowAt(sqlstate::kFeatureNotSupported, rv->location, "cannot access temporary tables of other sessions");
+  auto s = ctx_.catalog->FindSchema(db->id, rv->schemaname);
+  TableRef t = s ? ctx_.catalog->FindTable(s->id, rv->relname) : nullptr;
+  if (!t) {
+    if (missing_ok) return nullptr;
+    ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", name));
+  }
+  CheckJobDatabase(t, rv);
+  return t;
+}
+
+void Binder::CheckJobDatabase(const TableRef& t, const PgQuery__RangeVar* rv) const {
+  if (!t || !ctx_.job_database_id || t->database_id == ctx_.job_database_id) return;
+  auto db = ctx_.catalog->GetDatabase(t->database_id);
+  ThrowAt(sqlstate::kFeatureNotSupported, rv->location,
+          fmt::format("a materialized view, sink or index reading \"{}\" of database \"{}\" is not supported yet: "
+                      "stream jobs read relations of their own database",
+                      t->name, db ? db->name : "?"));
 }
 
 ExprPtr Binder::BindConstantExpression(const PgQuery__Node* node) {
@@ -1396,15 +1424,27 @@ PlanPtr Binder::BindView(const TableCatalog& view, const std::string& alias) {
     const std::string* query_text;
     std::vector<std::map<std::string, std::shared_ptr<Cte>>> ctes;
     const std::map<ObjectId, int>* view_inputs;
+    ObjectId database_id;
+    std::string database_name, temp_schema;
     ~Saved() {
+      b->ctx_.database_id = database_id;
+      b->ctx_.database_name = std::move(database_name);
+      b->ctx_.temp_schema = std::move(temp_schema);
       b->ctx_.search_path = std::move(search_path);
       b->ctx_.query_text = query_text;
       b->cte_stack_ = std::move(ctes);
       b->view_inputs_ = view_inputs;
       b->view_depth_--;
     }
-  } saved{this, ctx_.search_path, ctx_.query_text, std::move(cte_stack_), view_inputs_};
+  } saved{this, ctx_.search_path, ctx_.query_text, std::move(cte_stack_), view_inputs_, ctx_.database_id,
+          ctx_.database_name, ctx_.temp_schema};
   view_depth_++;
+  if (view.database_id != ctx_.database_id) {  // a view of another database reads in its database
+    auto db = ctx_.catalog->GetDatabase(view.database_id);
+    ctx_.database_id = view.database_id;
+    ctx_.database_name = db ? db->name : "";
+    ctx_.temp_schema.clear();
+  }
   view_inputs_ = &view.input_columns;
   cte_stack_.clear();
   ctx_.query_text = nullptr;  // positions would point into the view's text

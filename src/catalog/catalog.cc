@@ -228,6 +228,13 @@ std::vector<ObjectId> UniqueIndexIds(const TableCatalog& t) {
 const std::string kNextIdKey = "catalog/next_id";
 const std::string kToolDatabasesKey = "catalog/tool_databases_created";
 std::string DatabaseKey(ObjectId id) { return "catalog/database/" + std::to_string(id); }
+
+std::string DatabaseJson(const DatabaseCatalog& d) {
+  json j{{"id", d.id}, {"name", d.name}, {"owner", d.owner}};
+  if (d.barrier_interval_ms) j["barrier_interval_ms"] = d.barrier_interval_ms;
+  if (d.checkpoint_frequency) j["checkpoint_frequency"] = d.checkpoint_frequency;
+  return j.dump();
+}
 std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
 std::string TypeKey(ObjectId id) { return "catalog/type/" + std::to_string(id); }
 std::string FunctionKey(ObjectId id) { return "catalog/function/" + std::to_string(id); }
@@ -457,7 +464,8 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
   };
   store->ScanMeta("catalog/database/", [&](const std::string& k, const std::string& v) {
     json j = parse(k, v);
-    DatabaseCatalog d{j.at("id"), j.at("name"), j.at("owner")};
+    DatabaseCatalog d{j.at("id"), j.at("name"), j.at("owner"), j.value("barrier_interval_ms", 0),
+                      j.value("checkpoint_frequency", 0)};
     c->databases_[d.id] = d;
   });
   store->ScanMeta("catalog/schema/", [&](const std::string& k, const std::string& v) {
@@ -529,7 +537,7 @@ void Catalog::Bootstrap() {
   UserCatalog root{NextIdLocked(&batch), "root", true, true};
   batch.Put(UserKey(root.id), json{{"id", root.id}, {"name", root.name}, {"superuser", true}}.dump());
   DatabaseCatalog dev{NextIdLocked(&batch), kDefaultDatabase, root.id};
-  batch.Put(DatabaseKey(dev.id), json{{"id", dev.id}, {"name", dev.name}, {"owner", dev.owner}}.dump());
+  batch.Put(DatabaseKey(dev.id), DatabaseJson(dev));
   std::vector<SchemaCatalog> schemas;
   CreateBuiltinSchemasLocked(dev.id, &batch, &schemas);
   CommitLocked(&batch);
@@ -677,9 +685,7 @@ void Catalog::CommitTransaction(const Catalog& txn) {
   auto same_user = [](const UserCatalog& a, const UserCatalog& b) {
     return a.name == b.name && a.superuser == b.superuser && a.can_login == b.can_login;
   };
-  auto same_database = [](const DatabaseCatalog& a, const DatabaseCatalog& b) {
-    return a.name == b.name && a.owner == b.owner;
-  };
+  auto same_database = [](const DatabaseCatalog& a, const DatabaseCatalog& b) { return DatabaseJson(a) == DatabaseJson(b); };
   std::vector<ObjectId> tables = ChangedIds(txn.began_tables_, txn.tables_, same_table);
   std::vector<ObjectId> schemas = ChangedIds(txn.began_schemas_, txn.schemas_, same_schema);
   std::vector<ObjectId> users = ChangedIds(txn.began_users_, txn.users_, same_user);
@@ -855,13 +861,16 @@ std::vector<UserCatalog> Catalog::ListUsers() const {
   return out;
 }
 
-DatabaseCatalog Catalog::CreateDatabase(const std::string& name, ObjectId owner) {
+DatabaseCatalog Catalog::CreateDatabase(const std::string& name, ObjectId owner, const DatabaseCatalog& settings) {
   std::unique_lock lock(mu_);
   for (const auto& [id, d] : databases_)
     if (d.name == name) FRESHET_THROW(sqlstate::kDuplicateDatabase, "database \"{}\" already exists", name);
   MetaWrite batch;
-  DatabaseCatalog d{NextIdLocked(&batch), name, owner};
-  batch.Put(DatabaseKey(d.id), json{{"id", d.id}, {"name", d.name}, {"owner", d.owner}}.dump());
+  DatabaseCatalog d = settings;
+  d.id = NextIdLocked(&batch);
+  d.name = name;
+  d.owner = owner;
+  batch.Put(DatabaseKey(d.id), DatabaseJson(d));
   std::vector<SchemaCatalog> schemas;
   CreateBuiltinSchemasLocked(d.id, &batch, &schemas);
   CommitLocked(&batch);
@@ -889,13 +898,24 @@ void Catalog::SetSchemaOwner(ObjectId schema_id, ObjectId owner) {
 }
 
 void Catalog::SetDatabaseOwner(ObjectId database_id, ObjectId owner) {
+  UpdateDatabase(database_id, [&](DatabaseCatalog* d) { d->owner = owner; });
+}
+
+void Catalog::SetDatabaseBarrierSettings(ObjectId database_id, int barrier_interval_ms, int checkpoint_frequency) {
+  UpdateDatabase(database_id, [&](DatabaseCatalog* d) {
+    d->barrier_interval_ms = barrier_interval_ms;
+    d->checkpoint_frequency = checkpoint_frequency;
+  });
+}
+
+void Catalog::UpdateDatabase(ObjectId database_id, const std::function<void(DatabaseCatalog*)>& change) {
   std::unique_lock lock(mu_);
   auto it = databases_.find(database_id);
   if (it == databases_.end()) FRESHET_THROW(sqlstate::kInvalidCatalogName, "database with id {} was dropped", database_id);
   DatabaseCatalog d = it->second;
-  d.owner = owner;
+  change(&d);
   MetaWrite batch;
-  batch.Put(DatabaseKey(d.id), json{{"id", d.id}, {"name", d.name}, {"owner", d.owner}}.dump());
+  batch.Put(DatabaseKey(d.id), DatabaseJson(d));
   CommitLocked(&batch);
   it->second = d;
 }

@@ -266,10 +266,15 @@ struct SchemaCatalog {
   std::string comment;  // COMMENT ON SCHEMA (pg_description); empty: none
 };
 
+// A database is a failure domain: its own epoch loop, barriers, commits
+// and recovery (meta/barrier_manager.h). Its barrier settings override the
+// system's (ALTER SYSTEM) when set; 0 means "the system's".
 struct DatabaseCatalog {
   ObjectId id = 0;
   std::string name;
   ObjectId owner = kRootUserId;
+  int barrier_interval_ms = 0;   // CREATE/ALTER DATABASE ... barrier_interval_ms
+  int checkpoint_frequency = 0;  // CREATE/ALTER DATABASE ... checkpoint_frequency
 };
 
 // A user-defined type: an enum (CREATE TYPE ... AS ENUM) or a domain
@@ -410,7 +415,11 @@ class Catalog {
 
   // Mutations: persisted atomically, then visible. They throw SqlError on
   // conflicts (duplicate names, 42P04/42P06/42P07) or storage failures.
-  DatabaseCatalog CreateDatabase(const std::string& name, ObjectId owner);
+  // `settings` supplies the barrier settings (its id, name and owner are
+  // ignored).
+  DatabaseCatalog CreateDatabase(const std::string& name, ObjectId owner, const DatabaseCatalog& settings = {});
+  // Sets a database's barrier settings (0: the system's).
+  void SetDatabaseBarrierSettings(ObjectId database_id, int barrier_interval_ms, int checkpoint_frequency);
   SchemaCatalog CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner);
   void SetSchemaOwner(ObjectId schema_id, ObjectId owner);
   void SetDatabaseOwner(ObjectId database_id, ObjectId owner);
@@ -522,6 +531,7 @@ class Catalog {
   // Persists a change to one table's entry (no-op when it is gone).
   void UpdateTable(ObjectId id, const std::function<void(TableCatalog*)>& change);
   void UpdateSchema(ObjectId schema_id, const std::function<void(SchemaCatalog*)>& change);
+  void UpdateDatabase(ObjectId database_id, const std::function<void(DatabaseCatalog*)>& change);
   explicit Catalog(MetaStore* store) : store_(store) {}
   class TransactionStore;
   ObjectId NextIdLocked(MetaWrite* batch);

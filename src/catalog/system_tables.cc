@@ -93,7 +93,16 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"constraint_catalog", T::Varchar()}, {"constraint_schema", T::Varchar()}, {"constraint_name", T::Varchar()},
         {"domain_catalog", T::Varchar()}, {"domain_schema", T::Varchar()}, {"domain_name", T::Varchar()},
         {"is_deferrable", T::Varchar()}, {"initially_deferred", T::Varchar()}}},
-      {"rw_catalog", "rw_databases", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
+      {"rw_catalog", "rw_databases",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}, {"barrier_interval_ms", T::Int32()},
+        {"checkpoint_frequency", T::Int32()}}},
+      {"rw_catalog", "rw_database_status",
+       {{"database_id", T::Int32()}, {"database", T::Varchar()}, {"state", T::Varchar()},
+        {"committed_epoch", T::Int64()}, {"committed_at", T::Timestamptz()}, {"recoveries", T::Int64()},
+        {"last_recovery_at", T::Timestamptz()}, {"last_recovery_cause", T::Varchar()}}},
+      {"rw_catalog", "rw_recoveries",
+       {{"database_id", T::Int32()}, {"database", T::Varchar()}, {"started_at", T::Timestamptz()},
+        {"finished_at", T::Timestamptz()}, {"cause", T::Varchar()}}},
       {"rw_catalog", "rw_schemas", {{"id", T::Int32()}, {"name", T::Varchar()}, {"owner", T::Int32()}}},
       {"rw_catalog", "rw_tables",
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
@@ -500,7 +509,31 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       rows.push_back({Str(db_name), Str(s.name), Str(UserName(c, s.owner)), NullStr(), NullStr(), Str("UTF8"),
                       NullStr(), NullStr()});
   } else if (key == "rw_catalog.rw_databases") {
-    for (const auto& d : c.ListDatabases()) rows.push_back({Int(d.id), Str(d.name), Int(d.owner)});
+    // A setting the database does not set itself (it follows the system's) is NULL, as RisingWave shows it.
+    auto setting = [](int v) { return v ? Int(v) : Value::Null(DataType::Int32()); };
+    for (const auto& d : c.ListDatabases())
+      rows.push_back({Int(d.id), Str(d.name), Int(d.owner), setting(d.barrier_interval_ms),
+                      setting(d.checkpoint_frequency)});
+  } else if (key == "rw_catalog.rw_database_status" || key == "rw_catalog.rw_recoveries") {
+    if (!ctx.database_status) return rows;
+    auto time = [](int64_t micros) {
+      return micros ? Value::Timestamptz(micros) : Value::Null(DataType::Timestamptz());
+    };
+    for (const DatabaseStatus& st : ctx.database_status()) {
+      auto db = c.GetDatabase(st.database_id);
+      if (!db) continue;
+      if (key == "rw_catalog.rw_recoveries") {
+        for (const auto& r : st.recent)
+          rows.push_back({Int(db->id), Str(db->name), time(r.started_at), time(r.finished_at), Str(r.cause)});
+        continue;
+      }
+      const bool any = !st.recent.empty();
+      rows.push_back({Int(db->id), Str(db->name), Str(st.recovering ? "RECOVERING" : "RUNNING"),
+                      Value::Int64(static_cast<int64_t>(st.committed_epoch)),
+                      time(st.committed_epoch ? static_cast<int64_t>(st.committed_epoch >> 16) * 1000 : 0),
+                      Value::Int64(static_cast<int64_t>(st.recoveries)), time(any ? st.recent.back().started_at : 0),
+                      any ? Str(st.recent.back().cause) : Value::Null(DataType::Varchar())});
+    }
   } else if (key == "rw_catalog.rw_schemas") {
     for (const auto& [id, s] : schemas) rows.push_back({Int(id), Str(s.name), Int(s.owner)});
   } else if (key == "rw_catalog.rw_tables") {

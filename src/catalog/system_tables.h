@@ -83,6 +83,21 @@ struct WatermarkInfo {
 using WatermarksFn = std::function<std::vector<WatermarkInfo>(ObjectId database_id)>;
 using LateRowsFn = std::function<int64_t(ObjectId relation)>;
 
+// A database's epoch loop as rw_catalog.rw_database_status and
+// rw_recoveries show it (times: micros since the Unix epoch; 0 for none).
+struct DatabaseStatus {
+  ObjectId database_id = 0;
+  bool recovering = false;
+  uint64_t committed_epoch = 0;  // its high 48 bits are the commit's wall-clock milliseconds
+  uint64_t recoveries = 0;       // since the start
+  struct Recovery {
+    int64_t started_at = 0, finished_at = 0;  // finished_at 0: still running
+    std::string cause;
+  };
+  std::vector<Recovery> recent;  // the latest, oldest first
+};
+using DatabaseStatusFn = std::function<std::vector<DatabaseStatus>()>;
+
 // One setting as pg_settings shows it.
 struct SettingInfo {
   std::string name;
@@ -163,6 +178,7 @@ struct SystemTableContext {
   const CatalogLookup* lookup = nullptr;
   WatermarksFn watermarks;  // rw_watermarks; null: none known
   LateRowsFn late_rows;     // rw_watermarks; null: none counted
+  DatabaseStatusFn database_status;  // rw_database_status, rw_recoveries; null: none known
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

@@ -58,8 +58,12 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   });
   inst->barriers_->set_recovery_handler(
       [jobs](uint32_t database_id, const StreamRuntime::Failure& f) { jobs->Recover(database_id, f); });
-  // Start every database's epoch loop so their committed epochs are known.
-  for (const auto& db : inst->catalog_->ListDatabases()) inst->barriers_->ForDatabase(db.id);
+  // Start every database's epoch loop, with its own barrier settings, so
+  // their committed epochs are known.
+  for (const auto& db : inst->catalog_->ListDatabases()) {
+    inst->barriers_->SetDatabaseSettings(db.id, db.barrier_interval_ms, db.checkpoint_frequency);
+    inst->barriers_->ForDatabase(db.id);
+  }
   inst->job_progress_ =
       std::make_unique<JobProgressTracker>(inst->store_.get(), inst->catalog_.get(), inst->barriers_.get(), inst->jobs_.get());
   inst->sequences_ = std::make_unique<SequenceManager>(inst->catalog_.get());

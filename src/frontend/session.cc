@@ -142,6 +142,28 @@ void Session::DropTemporarySchema() {
   }
 }
 
+void Session::SwitchDatabase(const std::string& name) {
+  PreventInTransactionBlock("SET DATABASE");
+  auto db = catalog()->FindDatabase(name);
+  if (!db) FRESHET_THROW(sqlstate::kInvalidCatalogName, "database \"{}\" does not exist", name);
+  if (db->id == database_.id) return;
+  if (temp_schema_used_ && catalog()->FindSchema(database_.id, TempSchemaName(pid_)))
+    throw SqlError(sqlstate::kFeatureNotSupported, "cannot switch databases while the session has temporary tables")
+        .WithHint("Drop them first, or connect to the other database.");
+  CloseAllCursors();
+  ReleaseAdvisoryLocks(/*transaction_only=*/false);
+  listener_.reset();
+  last_write_epoch_ = 0;
+  database_ = *db;
+  {
+    std::lock_guard lock(activity_.mu);
+    activity_.row.database_id = database_.id;
+    activity_.row.database = database_.name;
+  }
+  variables_.ForgetReported();  // plans and derived settings are made again
+  RefreshCatalogLookup();
+}
+
 void Session::SetClient(const std::string& addr, int32_t port) {
   std::lock_guard lock(activity_.mu);
   activity_.row.client_addr = addr;
@@ -860,7 +882,8 @@ std::string WritingCommand(const ParsedStatement& stmt) {
     const auto& e = stmt.extension;
     if (std::holds_alternative<FlushStatement>(e) || std::holds_alternative<WaitStatement>(e) ||
         std::holds_alternative<ShowObjectsStatement>(e) || std::holds_alternative<ShowCreateStatement>(e) ||
-        std::holds_alternative<ShowParametersStatement>(e) || std::holds_alternative<ShowJobsStatement>(e))
+        std::holds_alternative<ShowParametersStatement>(e) || std::holds_alternative<ShowJobsStatement>(e) ||
+        std::holds_alternative<UseDatabaseStatement>(e))
       return "";
   } else if (!stmt.node) {
     return "";

@@ -292,6 +292,13 @@ class Session : public SequenceAccess, public SessionAccess {
   void PreventInTransactionBlock(std::string_view command) const;
   // The session made its temporary schema (dropped when it ends).
   void NoteTemporarySchema() { temp_schema_used_ = true; }
+  // SET DATABASE TO name, USE name (RisingWave's): the session continues in
+  // another database, as a new connection to it would, but for its settings
+  // and prepared statements (planned again). Its cursors close and its
+  // advisory locks and LISTENs (which are per database) end; 25001 in a
+  // transaction block, 3D000 for an unknown database, 0A000 while it has
+  // temporary tables.
+  void SwitchDatabase(const std::string& name);
   // What the block's DDL makes the rest of the system do once stored
   // (forgetting dropped tables' buffers...): run after COMMIT stores it, at
   // once outside a block.

@@ -46,6 +46,7 @@ Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContex
   bctx.search_path = ctx.search_path;
   bctx.temp_schema = ctx.temp_schema;
   bctx.use_indexes = false;
+  bctx.job_database_id = ctx.database.id;
   bctx.name_uses = ctx.name_uses;
   bctx.referenced_functions = ctx.referenced_functions;
   return Binder(bctx);

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <utility>
 
 #include "common/encoding.h"
 #include "common/error.h"
@@ -205,9 +206,19 @@ void DatabaseEpochLoop::Run() {
   // Flushes not yet answered (by a commit, or by a commit's failure).
   auto flush_waiting = [&] { return flush_requests_ > std::max(flushes_done_, flushes_failed_); };
   while (!stopping_) {
-    cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_),
-                 [&] { return stopping_ || flush_waiting() || !graph_changes_.empty(); });
+    cv_.wait_for(lock, std::chrono::milliseconds(interval_ms_), [&] {
+      return stopping_ || flush_waiting() || !graph_changes_.empty() || !recovery_requested_.empty();
+    });
     if (stopping_) break;
+    if (!recovery_requested_.empty() && recovering_) recovery_requested_.clear();  // one is under way
+    if (!recovery_requested_.empty()) {
+      StreamRuntime::Failure request;
+      request.message = std::exchange(recovery_requested_, {});
+      lock.unlock();
+      StartRecovery(request);
+      lock.lock();
+      continue;
+    }
     // While recovering, nothing runs but the recovery's barrier: a commit
     // now would store table writes that the views never saw.
     if (recovering_ && !recovery_queued()) {
@@ -319,6 +330,7 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
       ReplayUncommittedChanges();
       std::lock_guard lock(mu_);
       recovering_ = false;
+      if (!recent_recoveries_.empty()) recent_recoveries_.back().finished_at = NowMicros();
       ++flush_requests_;  // commit the recovery at once
       cv_.notify_all();
     }
@@ -377,9 +389,23 @@ DatabaseEpochLoop::BarrierOutcome DatabaseEpochLoop::RunBarrier(bool force_check
   return BarrierOutcome::kCommitted;
 }
 
+void DatabaseEpochLoop::RequestRecovery(const std::string& cause) {
+  std::lock_guard lock(mu_);
+  recovery_requested_ = cause.empty() ? "RECOVER" : cause;
+  cv_.notify_all();
+}
+
+std::vector<DatabaseEpochLoop::RecoveryRecord> DatabaseEpochLoop::recent_recoveries() const {
+  std::lock_guard lock(mu_);
+  return {recent_recoveries_.begin(), recent_recoveries_.end()};
+}
+
 void DatabaseEpochLoop::StartRecovery(const StreamRuntime::Failure& failure) {
-  spdlog::error("database {}: stream job {} failed (actor {}): {}; recovering from epoch {}", database_id_,
-                failure.job_id, failure.actor, failure.message, committed_epoch());
+  if (failure.job_id)
+    spdlog::error("database {}: stream job {} failed (actor {}): {}; recovering from epoch {}", database_id_,
+                  failure.job_id, failure.actor, failure.message, committed_epoch());
+  else
+    spdlog::warn("database {}: {}; recovering from epoch {}", database_id_, failure.message, committed_epoch());
   // The actors' writes since the last commit are of a graph that no longer
   // exists; the rebuilt graph starts from the committed state.
   for (auto& w : pending_writes_) RecycleWriteLog(std::move(w));
@@ -391,6 +417,10 @@ void DatabaseEpochLoop::StartRecovery(const StreamRuntime::Failure& failure) {
     std::lock_guard lock(mu_);
     recovering_ = true;
     recoveries_++;
+    std::string cause = failure.job_id ? fmt::format("stream job {} failed: {}", failure.job_id, failure.message)
+                                       : failure.message;
+    recent_recoveries_.push_back(RecoveryRecord{NowMicros(), 0, std::move(cause)});
+    if (recent_recoveries_.size() > kRecoveriesKept) recent_recoveries_.pop_front();
     handler = recovery_handler_;
     // Changes queued against the failed graph are refused (see ApplyGraphChange).
     for (auto& c : graph_changes_) cancelled_tickets_.insert(c.ticket);
@@ -458,8 +488,8 @@ DatabaseEpochLoop* BarrierManager::ForDatabase(uint32_t database_id) {
   std::lock_guard lock(mu_);
   auto& loop = loops_[database_id];
   if (!loop) {
-    loop = std::make_unique<DatabaseEpochLoop>(store_, database_id, interval_ms_);
-    loop->set_checkpoint_frequency(checkpoint_frequency_);
+    loop = std::make_unique<DatabaseEpochLoop>(store_, database_id, IntervalFor(database_id));
+    loop->set_checkpoint_frequency(FrequencyFor(database_id));
     if (recovery_handler_) {
       auto handler = recovery_handler_;
       loop->set_recovery_handler([handler, database_id](const StreamRuntime::Failure& f) { handler(database_id, f); });
@@ -488,6 +518,7 @@ void BarrierManager::DropDatabase(uint32_t database_id) {
   std::unique_ptr<DatabaseEpochLoop> loop;
   {
     std::lock_guard lock(mu_);
+    database_settings_.erase(database_id);
     auto it = loops_.find(database_id);
     if (it == loops_.end()) return;
     loop = std::move(it->second);
@@ -500,13 +531,37 @@ void BarrierManager::DropDatabase(uint32_t database_id) {
 void BarrierManager::set_barrier_interval_ms(int ms) {
   std::lock_guard lock(mu_);
   interval_ms_ = ms;
-  for (auto& [id, l] : loops_) l->set_barrier_interval_ms(ms);
+  for (auto& [id, l] : loops_) l->set_barrier_interval_ms(IntervalFor(id));
 }
 
 void BarrierManager::set_checkpoint_frequency(int n) {
   std::lock_guard lock(mu_);
   checkpoint_frequency_ = std::max(1, n);
-  for (auto& [id, l] : loops_) l->set_checkpoint_frequency(n);
+  for (auto& [id, l] : loops_) l->set_checkpoint_frequency(FrequencyFor(id));
+}
+
+void BarrierManager::SetDatabaseSettings(uint32_t database_id, int barrier_interval_ms, int checkpoint_frequency) {
+  std::lock_guard lock(mu_);
+  if (barrier_interval_ms || checkpoint_frequency)
+    database_settings_[database_id] = DatabaseSettings{barrier_interval_ms, checkpoint_frequency};
+  else
+    database_settings_.erase(database_id);
+  auto it = loops_.find(database_id);
+  if (it == loops_.end()) return;
+  it->second->set_barrier_interval_ms(IntervalFor(database_id));
+  it->second->set_checkpoint_frequency(FrequencyFor(database_id));
+}
+
+int BarrierManager::IntervalFor(uint32_t database_id) const {
+  auto it = database_settings_.find(database_id);
+  return it != database_settings_.end() && it->second.barrier_interval_ms ? it->second.barrier_interval_ms
+                                                                          : interval_ms_;
+}
+
+int BarrierManager::FrequencyFor(uint32_t database_id) const {
+  auto it = database_settings_.find(database_id);
+  return it != database_settings_.end() && it->second.checkpoint_frequency ? it->second.checkpoint_frequency
+                                                                           : checkpoint_frequency_;
 }
 
 void BarrierManager::StopAll() {

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -117,6 +118,18 @@ class DatabaseEpochLoop {
   // How many recoveries started so far (a statement that failed while one
   // ran can tell and try again).
   uint64_t recoveries() const;
+  // Recovers the database as after a failure, at once (RECOVER): its
+  // graph is rebuilt from the committed state; `cause` is recorded.
+  void RequestRecovery(const std::string& cause);
+  // The latest recoveries since the start (at most kRecoveriesKept), oldest
+  // first; finished_at 0 while one runs. Times are micros since the Unix
+  // epoch.
+  struct RecoveryRecord {
+    int64_t started_at = 0, finished_at = 0;
+    std::string cause;
+  };
+  static constexpr size_t kRecoveriesKept = 16;
+  std::vector<RecoveryRecord> recent_recoveries() const;
   bool stopping() const;
   StreamRuntime* runtime() { return runtime_.get(); }
   uint32_t database_id() const { return database_id_; }
@@ -186,6 +199,8 @@ class DatabaseEpochLoop {
   std::map<Epoch, uint64_t> dml_log_seqs_;  // the last DML log entry of each epoch
   bool recovering_ = false;
   uint64_t recoveries_ = 0;
+  std::string recovery_requested_;  // RequestRecovery's cause, until the loop starts it
+  std::deque<RecoveryRecord> recent_recoveries_;
   RecoveryHandler recovery_handler_;
   std::thread recovery_thread_;
   int interval_ms_;
@@ -207,17 +222,31 @@ class BarrierManager {
   // Gives every database's loop, present and future, its recovery handler.
   void set_recovery_handler(std::function<void(uint32_t database_id, const StreamRuntime::Failure&)> handler);
   void DropDatabase(uint32_t database_id);
+  // The system's barrier settings (ALTER SYSTEM), for every database that
+  // does not set its own.
   void set_barrier_interval_ms(int ms);
   int barrier_interval_ms() const { return interval_ms_; }
   StateStore* store() const { return store_; }
   void set_checkpoint_frequency(int n);
   int checkpoint_frequency() const { return checkpoint_frequency_; }
+  // A database's own barrier settings (CREATE/ALTER DATABASE); 0: the
+  // system's. Applies to its loop now, or when it starts.
+  void SetDatabaseSettings(uint32_t database_id, int barrier_interval_ms, int checkpoint_frequency);
   void StopAll();
 
  private:
+  struct DatabaseSettings {
+    int barrier_interval_ms = 0;
+    int checkpoint_frequency = 0;
+  };
+  // The settings in force for a database (mu_ held).
+  int IntervalFor(uint32_t database_id) const;
+  int FrequencyFor(uint32_t database_id) const;
+
   StateStore* store_;
   int interval_ms_;
   int checkpoint_frequency_ = 1;
+  std::map<uint32_t, DatabaseSettings> database_settings_;
   std::mutex mu_;
   std::map<uint32_t, std::unique_ptr<DatabaseEpochLoop>> loops_;
   std::function<void(uint32_t, const StreamRuntime::Failure&)> recovery_handler_;

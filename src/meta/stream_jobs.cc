@@ -549,6 +549,16 @@ void StreamJobs::Recover(uint32_t database_id, const StreamRuntime::Failure& fai
   // failed and left stopped; the database's other jobs go on.
   constexpr int kMaxFailures = 4;
   Catalog* catalog = catalog_;
+  if (!failure.job_id) {
+    // Asked for (RECOVER): no job failed, none is counted or paused for.
+    auto db = catalog->GetDatabase(database_id);
+    if (!db) return;
+    Rebuild(database_id, StoredJobs(*db));
+    catalog->RecordEvent("RECOVERY", fmt::format("{{\"database_id\": {}, \"cause\": {}}}", database_id,
+                                                 JsonString(failure.message)));
+    spdlog::info("database {}: stream graph recovered ({})", database_id, failure.message);
+    return;
+  }
   TableRef job = catalog->GetTable(failure.job_id);
   const std::string name = job ? job->name : "?";
   int failures = CountFailure(failure.job_id);

@@ -256,8 +256,40 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     size_t i = 5;
     CreateDatabaseIfNotExistsStatement c;
     c.name = qualified(&i).back();
-    expect_end(i);
+    // [WITH] option [=] value ... as PostgreSQL's createdb_opt_list.
+    if (word(i) == "with") i++;
+    while (i < tok.size()) {
+      if (!is_name(i)) ThrowSyntax(sql, offset, tok[i].start, "syntax error at or near \"" + tok[i].text + "\"");
+      std::string option = word(i++);
+      if (option == "connection" && word(i) == "limit") option += "_" + word(i++);
+      if (word(i) == "=") i++;
+      std::string sign = word(i) == "-" ? "-" : "";
+      if (!sign.empty()) i++;
+      if (i >= tok.size() || tok[i].kind == Token::Kind::kOperator || tok[i].kind == Token::Kind::kOther)
+        ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end,
+                    "syntax error: CREATE DATABASE expects a value for " + option);
+      c.options.emplace_back(option, sign + word(i++));
+    }
     *out = std::move(c);
+    return true;
+  }
+  if (w0 == "use" && tok.size() >= 2) {
+    size_t i = 1;
+    UseDatabaseStatement u;
+    u.name = qualified(&i).back();
+    expect_end(i);
+    *out = std::move(u);
+    return true;
+  }
+  if (w0 == "recover") {
+    RecoverStatement r;
+    size_t i = 1;
+    if (word(i) == "database") {
+      i++;
+      r.database = qualified(&i).back();
+    }
+    expect_end(i);
+    *out = std::move(r);
     return true;
   }
   if (w0 != "show") return false;

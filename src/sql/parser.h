@@ -68,6 +68,7 @@ struct ShowJobsStatement {
 // grammar does not)
 struct CreateDatabaseIfNotExistsStatement {
   std::string name;
+  std::vector<std::pair<std::string, std::string>> options;  // [WITH] name [=] value, as written
 };
 // CREATE SINK [IF NOT EXISTS] name {FROM relation | AS query} WITH (...)
 struct CreateSinkStatement {
@@ -95,11 +96,21 @@ struct AlterBackfillRateLimitStatement {
   std::string value;  // the number or "default"
 };
 
+// USE name (RisingWave's SET DATABASE TO name)
+struct UseDatabaseStatement {
+  std::string name;
+};
+// RECOVER [DATABASE name] (RisingWave's: every database without a name)
+struct RecoverStatement {
+  std::string database;  // "" = every database
+};
+
 // One of Freshet's own statements, or monostate for PostgreSQL's.
 using ExtensionStatement =
     std::variant<std::monostate, FlushStatement, WaitStatement, ShowObjectsStatement, ShowCreateStatement,
                  ShowParametersStatement, ShowJobsStatement, CreateDatabaseIfNotExistsStatement, CreateSinkStatement,
-                 DropObjectStatement, CancelJobsStatement, AlterBackfillRateLimitStatement>;
+                 DropObjectStatement, CancelJobsStatement, AlterBackfillRateLimitStatement, UseDatabaseStatement,
+                 RecoverStatement>;
 
 struct ParsedStatement {
   std::string text;   // the statement's own text

@@ -28,6 +28,11 @@ struct ExtensionDispatch {
   StatementOutcome operator()(const AlterBackfillRateLimitStatement&) const {
     return HandleAlterBackfillRateLimit(args);
   }
+  StatementOutcome operator()(const UseDatabaseStatement& use) const {
+    args.session->SwitchDatabase(use.name);
+    return {"SET"};
+  }
+  StatementOutcome operator()(const RecoverStatement&) const { return HandleRecover(args); }
 };
 
 }  // namespace
@@ -79,6 +84,8 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_ALTER_SYSTEM_STMT: return HandleAlterSystem(args);
     case PG_QUERY__NODE__NODE_CREATEDB_STMT: return HandleCreateDatabase(args);
     case PG_QUERY__NODE__NODE_DROPDB_STMT: return HandleDropDatabase(args);
+    case PG_QUERY__NODE__NODE_ALTER_DATABASE_STMT:
+    case PG_QUERY__NODE__NODE_ALTER_DATABASE_SET_STMT: return HandleAlterDatabase(args);
     case PG_QUERY__NODE__NODE_CREATE_ROLE_STMT: return HandleCreateRole(args);
     case PG_QUERY__NODE__NODE_DROP_ROLE_STMT: return HandleDropRole(args);
     case PG_QUERY__NODE__NODE_CREATE_SCHEMA_STMT: return HandleCreateSchema(args);

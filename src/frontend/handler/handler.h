@@ -129,6 +129,8 @@ StatementOutcome HandleReindex(const HandlerArgs& args);      // table_maintenan
 StatementOutcome HandleCluster(const HandlerArgs& args);      // table_maintenance.cc
 StatementOutcome HandleDropObject(const HandlerArgs& args);   // drop.cc: DROP SINK/SOURCE
 StatementOutcome HandleCreateDatabase(const HandlerArgs& args);  // database.cc
+StatementOutcome HandleAlterDatabase(const HandlerArgs& args);
+StatementOutcome HandleRecover(const HandlerArgs& args);
 StatementOutcome HandleDropDatabase(const HandlerArgs& args);
 StatementOutcome HandleCreateSchema(const HandlerArgs& args);
 StatementOutcome HandleCreateExtension(const HandlerArgs& args);  // extension.cc
@@ -138,6 +140,11 @@ StatementOutcome HandleAlterOwner(const HandlerArgs& args);  // ALTER SCHEMA ...
 StatementOutcome HandleCreateRole(const HandlerArgs& args);   // role.cc
 StatementOutcome HandleDropRole(const HandlerArgs& args);
 StatementOutcome HandleAlterSystem(const HandlerArgs& args);  // alter_system.cc
+// A setting's value given as an integer (or a string of one): 22023 otherwise.
+int64_t IntegerSettingValue(const std::string& name, const PgQuery__Node* arg);
+// barrier_interval_ms and checkpoint_frequency, of the system or of a
+// database: 22023 outside their ranges.
+void CheckBarrierSetting(const std::string& name, int64_t value);
 StatementOutcome HandleFlush(const HandlerArgs& args);        // jobs.cc
 StatementOutcome HandleWait(const HandlerArgs& args);
 StatementOutcome HandleRefreshMaterializedView(const HandlerArgs& args);

@@ -87,6 +87,13 @@ SchemaCatalog OwnedSchema(const HandlerArgs& args, const std::string& name) {
   return *schema;
 }
 
+std::string DependentName(const Catalog& catalog, const TableCatalog& dependent, const TableCatalog& of) {
+  if (dependent.database_id == of.database_id) return dependent.name;
+  auto db = catalog.GetDatabase(dependent.database_id);
+  auto schema = catalog.GetSchema(dependent.schema_id);
+  return fmt::format("{}.{}.{}", db ? db->name : "?", schema ? schema->name : "?", dependent.name);
+}
+
 std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<TableRef>& named, bool cascade,
                                   const std::string& kind_name) {
   Catalog* catalog = args.session->catalog();
@@ -102,10 +109,13 @@ std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<Tab
     for (size_t q = 0; q < queue.size(); q++) {
       std::vector<TableRef> blocking;
       bool creating = queue[q]->status == JobStatus::kCreating;
+      bool across = false;  // a dependent in another database: CASCADE never reaches there
       for (const auto& dep : catalog->Dependents(queue[q]->id)) {
         bool goes_along = dep->kind == RelationKind::kIndex || named_ids.count(dep->id) ||
                           (creating && dep->status == JobStatus::kCreating);
-        if (!cascade && !goes_along) blocking.push_back(dep);
+        bool other_database = dep->database_id != queue[q]->database_id;
+        across = across || other_database;
+        if ((!cascade && !goes_along) || other_database) blocking.push_back(dep);
         if (creating && dep->status == JobStatus::kCreating && !named_ids.count(dep->id))
           cancelled.push_back(fmt::format("{} \"{}\"", RelationKindName(dep->kind), dep->name));
         queue.push_back(dep);
@@ -114,11 +124,13 @@ std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<Tab
       std::string detail;
       for (const auto& dep : blocking)
         detail += fmt::format("{}{} {} depends on {} {}", detail.empty() ? "" : "\n", RelationKindName(dep->kind),
-                              dep->name, RelationKindName(queue[q]->kind), queue[q]->name);
+                              DependentName(*catalog, *dep, *queue[q]), RelationKindName(queue[q]->kind),
+                              queue[q]->name);
       throw SqlError(sqlstate::kDependentObjectsStillExist,
                      fmt::format("cannot drop {} {} because other objects depend on it", kind_name, t->name))
           .WithDetail(detail)
-          .WithHint("Use DROP ... CASCADE to drop the dependent objects too.");
+          .WithHint(across ? "A drop never reaches into another database: drop the dependent objects there first."
+                           : "Use DROP ... CASCADE to drop the dependent objects too.");
     }
     for (const auto& x : queue) {
       ids.push_back(x->id);

@@ -60,6 +60,9 @@ void CheckOwner(const HandlerArgs& args, const TableCatalog& t);
 // The schema a statement names, in the session's database, when its user
 // owns it or is a superuser: 3F000 when there is none, 42501 otherwise.
 SchemaCatalog OwnedSchema(const HandlerArgs& args, const std::string& name);
+// How a drop's error names a relation that depends on `of`: its name, or
+// database.schema.name when it is of another database.
+std::string DependentName(const Catalog& catalog, const TableCatalog& dependent, const TableCatalog& of);
 // The named relations and, with cascade, everything depending on them
 // (indexes always, and the jobs still being created on a job still being
 // created, with a NOTICE); throws 2BP01 naming the dependents otherwise.

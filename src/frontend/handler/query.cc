@@ -127,6 +127,18 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->fragments = [barriers](ObjectId database_id) { return barriers->ForDatabase(database_id)->runtime()->Fragments(); };
   ctx->watermarks = [instance](ObjectId database_id) { return instance->DmlFor(database_id)->Watermarks(); };
   ctx->late_rows = LateRowsOf;
+  const Catalog* catalog = instance->catalog();
+  ctx->database_status = [barriers, catalog] {
+    std::vector<DatabaseStatus> out;
+    for (const auto& db : catalog->ListDatabases()) {
+      DatabaseEpochLoop* loop = barriers->FindDatabase(db.id);
+      if (!loop) continue;
+      DatabaseStatus st{db.id, loop->recovering(), loop->committed_epoch(), loop->recoveries(), {}};
+      for (const auto& r : loop->recent_recoveries()) st.recent.push_back({r.started_at, r.finished_at, r.cause});
+      out.push_back(std::move(st));
+    }
+    return out;
+  };
   const StateStore* store = instance->store();
   const ExecContext* exec_ctx = ctx;
   ctx->row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {

@@ -35,6 +35,10 @@ StatementOutcome HandleSet(const HandlerArgs& args) {
         value += (i ? ", " : "") + part;
       }
       if (name == "transaction_isolation" || name == "transaction") return {"SET"};
+      if (name == "database") {  // SET DATABASE TO name (RisingWave's)
+        args.session->SwitchDatabase(value);
+        return {"SET"};
+      }
       args.session->SetSetting(name, value);
       if (const VariableDef* def = FindVariable(name); def && def->no_effect)
         args.sink->Notice(fmt::format("\"{}\" is a RisingWave setting that has no effect in Freshet", def->name));
