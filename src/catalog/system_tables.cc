@@ -100,6 +100,9 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"database_id", T::Int32()}, {"database", T::Varchar()}, {"state", T::Varchar()},
         {"committed_epoch", T::Int64()}, {"committed_at", T::Timestamptz()}, {"recoveries", T::Int64()},
         {"last_recovery_at", T::Timestamptz()}, {"last_recovery_cause", T::Varchar()}}},
+      {"rw_catalog", "rw_committed_epochs",
+       {{"database_id", T::Int32()}, {"database", T::Varchar()}, {"epoch", T::Int64()},
+        {"started_at", T::Timestamptz()}, {"committed_at", T::Timestamptz()}}},
       {"rw_catalog", "rw_recoveries",
        {{"database_id", T::Int32()}, {"database", T::Varchar()}, {"started_at", T::Timestamptz()},
         {"finished_at", T::Timestamptz()}, {"cause", T::Varchar()}}},
@@ -514,7 +517,8 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
     for (const auto& d : c.ListDatabases())
       rows.push_back({Int(d.id), Str(d.name), Int(d.owner), setting(d.barrier_interval_ms),
                       setting(d.checkpoint_frequency)});
-  } else if (key == "rw_catalog.rw_database_status" || key == "rw_catalog.rw_recoveries") {
+  } else if (key == "rw_catalog.rw_database_status" || key == "rw_catalog.rw_recoveries" ||
+             key == "rw_catalog.rw_committed_epochs") {
     if (!ctx.database_status) return rows;
     auto time = [](int64_t micros) {
       return micros ? Value::Timestamptz(micros) : Value::Null(DataType::Timestamptz());
@@ -522,6 +526,12 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
     for (const DatabaseStatus& st : ctx.database_status()) {
       auto db = c.GetDatabase(st.database_id);
       if (!db) continue;
+      if (key == "rw_catalog.rw_committed_epochs") {
+        for (const auto& e : st.commits)
+          rows.push_back({Int(db->id), Str(db->name), Value::Int64(static_cast<int64_t>(e.epoch)),
+                          time(static_cast<int64_t>(e.epoch >> 16) * 1000), time(e.committed_at)});
+        continue;
+      }
       if (key == "rw_catalog.rw_recoveries") {
         for (const auto& r : st.recent)
           rows.push_back({Int(db->id), Str(db->name), time(r.started_at), time(r.finished_at), Str(r.cause)});

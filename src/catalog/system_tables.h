@@ -95,6 +95,11 @@ struct DatabaseStatus {
     std::string cause;
   };
   std::vector<Recovery> recent;  // the latest, oldest first
+  struct Commit {
+    uint64_t epoch = 0;
+    int64_t committed_at = 0;
+  };
+  std::vector<Commit> commits;  // the latest committed epochs, oldest first
 };
 using DatabaseStatusFn = std::function<std::vector<DatabaseStatus>()>;
 

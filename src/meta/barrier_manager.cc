@@ -160,6 +160,8 @@ uint64_t DatabaseEpochLoop::failed_commits() const {
 void DatabaseEpochLoop::NoteCommit(Epoch epoch, const Status& s) {
   std::lock_guard lock(mu_);
   if (s.ok()) {
+    recent_commits_.push_back(CommitRecord{epoch, NowMicros()});
+    if (recent_commits_.size() > kCommitsKept) recent_commits_.pop_front();
     if (!commit_error_.ok())
       spdlog::warn("database {}: epoch {} committed; accepting writes again after {} failed commits", database_id_,
                    epoch, failed_commits_);
@@ -393,6 +395,11 @@ void DatabaseEpochLoop::RequestRecovery(const std::string& cause) {
   std::lock_guard lock(mu_);
   recovery_requested_ = cause.empty() ? "RECOVER" : cause;
   cv_.notify_all();
+}
+
+std::vector<DatabaseEpochLoop::CommitRecord> DatabaseEpochLoop::recent_commits() const {
+  std::lock_guard lock(mu_);
+  return {recent_commits_.begin(), recent_commits_.end()};
 }
 
 std::vector<DatabaseEpochLoop::RecoveryRecord> DatabaseEpochLoop::recent_recoveries() const {

@@ -130,6 +130,16 @@ class DatabaseEpochLoop {
   };
   static constexpr size_t kRecoveriesKept = 16;
   std::vector<RecoveryRecord> recent_recoveries() const;
+  // The latest committed epochs (at most kCommitsKept), oldest first, with
+  // the wall-clock time of each commit (micros since the Unix epoch). An
+  // epoch's own high bits are the time it started, i.e. the time the
+  // barrier closing the epoch before it was injected.
+  struct CommitRecord {
+    Epoch epoch = 0;
+    int64_t committed_at = 0;
+  };
+  static constexpr size_t kCommitsKept = 512;
+  std::vector<CommitRecord> recent_commits() const;
   bool stopping() const;
   StreamRuntime* runtime() { return runtime_.get(); }
   uint32_t database_id() const { return database_id_; }
@@ -201,6 +211,7 @@ class DatabaseEpochLoop {
   uint64_t recoveries_ = 0;
   std::string recovery_requested_;  // RequestRecovery's cause, until the loop starts it
   std::deque<RecoveryRecord> recent_recoveries_;
+  std::deque<CommitRecord> recent_commits_;
   RecoveryHandler recovery_handler_;
   std::thread recovery_thread_;
   int interval_ms_;

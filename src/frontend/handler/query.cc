@@ -135,6 +135,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
       if (!loop) continue;
       DatabaseStatus st{db.id, loop->recovering(), loop->committed_epoch(), loop->recoveries(), {}};
       for (const auto& r : loop->recent_recoveries()) st.recent.push_back({r.started_at, r.finished_at, r.cause});
+      for (const auto& c : loop->recent_commits()) st.commits.push_back({c.epoch, c.committed_at});
       out.push_back(std::move(st));
     }
     return out;
