@@ -210,9 +210,6 @@ class Binder {
   // (unless missing_ok, then null).
   TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);
   TableRef ResolveInOtherDatabase(const PgQuery__RangeVar* rv, bool missing_ok);
-  // The relation an INSERT, UPDATE, DELETE or TRUNCATE writes: of the
-  // session's database (0A000 for another's, not built yet).
-  TableRef ResolveWriteTarget(const PgQuery__RangeVar* rv);
   // 0A000 when a stream job's binding reaches a relation of another database.
   void CheckJobDatabase(const TableRef& t, const PgQuery__RangeVar* rv) const;
   // The named schema, or for null/empty the first existing schema of the

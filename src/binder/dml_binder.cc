@@ -25,16 +25,6 @@ void CheckWritable(const TableCatalog& t) {
                   t.name);
 }
 
-TableRef Binder::ResolveWriteTarget(const PgQuery__RangeVar* rv) {
-  TableRef table = ResolveRelation(rv);
-  // A statement's writes go to its session's database (one DML manager,
-  // one epoch, one writer lock).
-  if (table->database_id != ctx_.database_id)
-    ThrowAt(sqlstate::kFeatureNotSupported, rv->location,
-            fmt::format("writing to \"{}\" of another database is not supported yet", table->name));
-  return table;
-}
-
 namespace {
 
 std::vector<PlanColumn> CountSchema() { return {{"count", DataType::Int64(), ""}}; }
@@ -352,7 +342,7 @@ PlanPtr Binder::BindDmlReturning(PlanNode* dml, const TableCatalog& table, const
 PlanPtr Binder::BindInsert(const PgQuery__Node* node) {
   const PgQuery__InsertStmt* stmt = node->insert_stmt;
   PushCtes(stmt->with_clause);
-  TableRef table = ResolveWriteTarget(stmt->relation);
+  TableRef table = ResolveRelation(stmt->relation);
   CheckWritable(*table);
 
   // Target columns, in the order the source provides them.
@@ -617,7 +607,7 @@ void Binder::BindOnConflict(const PgQuery__InsertStmt* stmt, InsertNode* insert)
 PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
   const PgQuery__UpdateStmt* stmt = node->update_stmt;
   PushCtes(stmt->with_clause);
-  TableRef table = ResolveWriteTarget(stmt->relation);
+  TableRef table = ResolveRelation(stmt->relation);
   Scope scope;
   PlanPtr plan = stmt->n_from_clause ? BindDmlTargetJoined(table, stmt->relation, stmt->from_clause,
                                                            stmt->n_from_clause, stmt->where_clause, &scope)
@@ -653,7 +643,7 @@ PlanPtr Binder::BindUpdate(const PgQuery__Node* node) {
 PlanPtr Binder::BindDelete(const PgQuery__Node* node) {
   const PgQuery__DeleteStmt* stmt = node->delete_stmt;
   PushCtes(stmt->with_clause);
-  TableRef table = ResolveWriteTarget(stmt->relation);
+  TableRef table = ResolveRelation(stmt->relation);
   Scope scope;
   PlanPtr plan = stmt->n_using_clause ? BindDmlTargetJoined(table, stmt->relation, stmt->using_clause,
                                                             stmt->n_using_clause, stmt->where_clause, &scope)
@@ -666,7 +656,7 @@ PlanPtr Binder::BindDelete(const PgQuery__Node* node) {
 }
 
 PlanPtr Binder::BindTruncate(const PgQuery__RangeVar* relation) {
-  TableRef table = ResolveWriteTarget(relation);
+  TableRef table = ResolveRelation(relation);
   Scope scope;
   PlanPtr plan = BindDmlTarget(table, relation, nullptr, &scope);
   return std::make_unique<DeleteNode>(table, std::move(plan), CountSchema());

@@ -164,6 +164,57 @@ void Session::SwitchDatabase(const std::string& name) {
   RefreshCatalogLookup();
 }
 
+namespace {
+
+// The relation a writing statement names as its target, if it names one
+// of another database (db.schema.relation).
+const PgQuery__RangeVar* WriteTarget(const ParsedStatement& stmt) {
+  if (!stmt.node) return nullptr;
+  switch (stmt.node->node_case) {
+    case PG_QUERY__NODE__NODE_INSERT_STMT: return stmt.node->insert_stmt->relation;
+    case PG_QUERY__NODE__NODE_UPDATE_STMT: return stmt.node->update_stmt->relation;
+    case PG_QUERY__NODE__NODE_DELETE_STMT: return stmt.node->delete_stmt->relation;
+    case PG_QUERY__NODE__NODE_COPY_STMT:
+      return stmt.node->copy_stmt->is_from ? stmt.node->copy_stmt->relation : nullptr;
+    case PG_QUERY__NODE__NODE_TRUNCATE_STMT:
+      return stmt.node->truncate_stmt->n_relations ? stmt.node->truncate_stmt->relations[0]->range_var : nullptr;
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+void Session::EnterWriteDatabase(const ParsedStatement& stmt) {
+  // Nothing written or locked yet in this transaction: back to the
+  // session's database unless the statement names another.
+  if (txn_writes_.empty() && !writer_) write_database_ = 0;
+  const PgQuery__RangeVar* target = WriteTarget(stmt);
+  if (!target) return;
+  ObjectId database = database_.id;
+  if (target->catalogname && *target->catalogname && database_.name != target->catalogname)
+    if (auto db = catalog()->FindDatabase(target->catalogname)) database = db->id;  // else the binder says 3D000
+  if (database == WriteDatabase()) return;
+  if (!txn_writes_.empty() || writer_) {
+    auto db = catalog()->GetDatabase(WriteDatabase());
+    FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                  "this transaction has written to database \"{}\": a transaction writes one database",
+                  db ? db->name : "?");
+  }
+  write_database_ = database == database_.id ? 0 : database;
+}
+
+void Session::CheckWriteDatabase(const WriteSet& writes) const {
+  const ObjectId database = WriteDatabase();
+  auto check = [&](TableId id) {
+    TableRef t = instance_->catalog()->GetTable(id);
+    if (t && t->database_id != database)
+      FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                    "a statement writes one database: \"{}\" is of another database than the one it writes", t->name);
+  };
+  for (const auto& [id, table_writes] : writes.tables()) check(id);
+  for (const auto& rows : writes.bulk()) check(rows->table_id());
+}
+
 void Session::SetClient(const std::string& addr, int32_t port) {
   std::lock_guard lock(activity_.mu);
   activity_.row.client_addr = addr;
@@ -417,23 +468,30 @@ BinderContext Session::BinderContextFor(const ParsedStatement& stmt, std::vector
 std::shared_ptr<const Snapshot> Session::ReadSnapshot() {
   if (txn_snapshot_) return txn_snapshot_;
   // Read your own writes, and with read_after_write = all (the default, as
-  // PostgreSQL) every write acknowledged before: wait until the epoch that
-  // holds them is committed.
-  DatabaseEpochLoop* loop = instance_->barriers()->ForDatabase(database_.id);
-  Epoch needed = last_write_epoch_;
-  // The writer lock's holder must read every write applied before it.
-  if (writer_ || settings().read_after_write_all)
-    needed = std::max(needed, instance_->DmlFor(database_.id)->LastAppliedEpoch());
-  if (needed > loop->committed_epoch()) {
+  // PostgreSQL) every write acknowledged before in the session's database:
+  // wait until the epoch that holds them is committed. Other databases are
+  // read at their latest committed epoch, but for this session's own last
+  // write into one and, for the writer lock's holder, every write applied
+  // before it in the database it writes.
+  auto wait_for = [&](ObjectId database, Epoch needed) {
+    DatabaseEpochLoop* loop = instance_->barriers()->ForDatabase(database);
+    if (needed <= loop->committed_epoch()) return;
     try {
       loop->Flush();
     } catch (const SqlError& e) {
       // The commit failed (a full disk): reads go on, from the last
       // committed epoch, which lacks this session's latest writes (kept,
       // and stored by the next commit that succeeds).
-      spdlog::debug("reading the last committed epoch: {}", e.message());
+      spdlog::debug("reading the last committed epoch of database {}: {}", database, e.message());
     }
-  }
+  };
+  Epoch needed = last_write_database_ ? 0 : last_write_epoch_;
+  if (writer_ || settings().read_after_write_all)
+    needed = std::max(needed, instance_->DmlFor(database_.id)->LastAppliedEpoch());
+  wait_for(database_.id, needed);
+  if (last_write_database_) wait_for(last_write_database_, last_write_epoch_);
+  if (writer_ && WriteDatabase() != database_.id)
+    wait_for(WriteDatabase(), instance_->DmlFor(WriteDatabase())->LastAppliedEpoch());
   auto snap = instance_->store()->GetSnapshot();
   if (txn_ == TxnState::kInBlock) txn_snapshot_ = snap;
   return snap;
@@ -446,11 +504,14 @@ void Session::ApplyWrites(WriteSet&& writes, std::shared_ptr<void> writer, const
   const bool durable = settings().durable_commit;
   const bool bulk = !writes.bulk().empty();
   DmlManager::WaitLimits wait{&cancel_, settings().lock_timeout_ms, this};
+  CheckWriteDatabase(writes);
+  const ObjectId database = WriteDatabase();
   last_write_epoch_ =
-      instance_->DmlFor(database_.id)->Apply(std::move(writes), durable, [&] { writer.reset(); }, ddl, &wait);
+      instance_->DmlFor(database)->Apply(std::move(writes), durable, [&] { writer.reset(); }, ddl, &wait);
+  last_write_database_ = database == database_.id ? 0 : database;
   if (!settings().implicit_flush && !(durable && bulk)) return;
   try {
-    instance_->barriers()->ForDatabase(database_.id)->Flush();
+    instance_->barriers()->ForDatabase(database)->Flush();
   } catch (SqlError& e) {
     if (!bulk) throw;
     // The rows are written and seen by the views: they are not taken back
@@ -465,7 +526,8 @@ void Session::Write(WriteSet&& writes) {
   // Outside a block a statement writes once, at its end: the writer lock
   // goes with its writes.
   if (txn_ != TxnState::kInBlock) return ApplyWrites(std::move(writes), std::move(writer_));
-  instance_->DmlFor(database_.id)->CheckUnique(txn_writes_, writes, txn_catalog_.get());
+  CheckWriteDatabase(writes);
+  instance_->DmlFor(WriteDatabase())->CheckUnique(txn_writes_, writes, txn_catalog_.get());
   txn_writes_.Append(std::move(writes));
 }
 
@@ -984,8 +1046,9 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
   try {
     if (TransactionReadOnly())
       if (std::string command = WritingCommand(stmt); !command.empty()) CheckWritable(command);
+    EnterWriteDatabase(stmt);
     if (!writer_ && WritesFromWhatItReads(stmt)) {
-      writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, settings().lock_timeout_ms);
+      writer_ = instance_->DmlFor(WriteDatabase())->AcquireWriter(&cancel_, settings().lock_timeout_ms);
       txn_snapshot_.reset();  // from here the block reads every write applied before
     }
     const bool outside_block = txn_ == TxnState::kIdle;
@@ -1006,8 +1069,9 @@ StatementOutcome Session::RunStatement(const ParsedStatement& stmt, const std::v
 StatementOutcome Session::RunNested(const ParsedStatement& stmt, ResultSink* sink) {
   if (TransactionReadOnly())
     if (std::string command = WritingCommand(stmt); !command.empty()) CheckWritable(command);
+  EnterWriteDatabase(stmt);
   if (!writer_ && WritesFromWhatItReads(stmt)) {
-    writer_ = instance_->DmlFor(database_.id)->AcquireWriter(&cancel_, settings().lock_timeout_ms);
+    writer_ = instance_->DmlFor(WriteDatabase())->AcquireWriter(&cancel_, settings().lock_timeout_ms);
     txn_snapshot_.reset();
   }
   return HandleStatement(HandlerArgs{this, stmt, sink, nullptr, nullptr, nullptr});

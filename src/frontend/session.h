@@ -164,6 +164,10 @@ class Session : public SequenceAccess, public SessionAccess {
   Instance* instance() const { return instance_; }
   const std::string& user() const { return user_; }
   const DatabaseCatalog& database() const { return database_; }
+  // The database this transaction writes: the session's, or another's
+  // that a statement wrote (INSERT INTO db.schema.t ...). A transaction
+  // writes one database: its DML manager, epochs and writer lock.
+  ObjectId WriteDatabase() const { return write_database_ ? write_database_ : database_.id; }
   // The statement's evaluation settings: time zone, statement time.
   EvalContext& eval() { return eval_; }
   SessionVariables& variables() { return variables_; }
@@ -425,6 +429,13 @@ class Session : public SequenceAccess, public SessionAccess {
   std::shared_ptr<void> writer_;
   std::shared_ptr<const Snapshot> txn_snapshot_;
   Epoch last_write_epoch_ = 0;
+  ObjectId last_write_database_ = 0;  // where last_write_epoch_ is (0: the session's database)
+  ObjectId write_database_ = 0;       // WriteDatabase(); 0: the session's
+  // Before a statement runs: the database it writes becomes the
+  // transaction's (0A000 when the transaction already wrote another).
+  void EnterWriteDatabase(const ParsedStatement& stmt);
+  // Every table of `writes` is of WriteDatabase() (0A000 otherwise).
+  void CheckWriteDatabase(const WriteSet& writes) const;
 
   std::map<std::string, std::shared_ptr<Prepared>> prepared_;
   struct CursorEntry {

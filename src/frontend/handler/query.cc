@@ -118,7 +118,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->snapshot_source = [session] { return session->ReadSnapshot(); };
   ctx->pending = session->PendingWrites();
   if (session->holds_writer_lock()) {
-    DmlManager* dml = instance->DmlFor(session->database().id);
+    DmlManager* dml = instance->DmlFor(session->WriteDatabase());
     ctx->latest_rows = [dml](TableId id) { return dml->LatestRows(id); };
   }
   JobProgressTracker* progress = instance->job_progress();
