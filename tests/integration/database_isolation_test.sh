@@ -116,6 +116,14 @@ check "b runs again" test "$(DB=b q -c "select state from rw_catalog.rw_database
 DB=a check "a's view is exact ($(cat "$WORK/ingested" 2>/dev/null) inserts)" same ma "select count(*), sum(v) from ta"
 DB=b check "b's healthy view is exact after its recoveries" same mb_sum "select count(*), sum(v) from td"
 check "b still takes writes" test "$(DB=b q -c "insert into td values (0, 0)" -c "flush" -c "select n from mb_sum")" = "$(( td_rounds * 20 + 1 ))"
+# Reading another database's relations: a job's internal table stays its
+# owner's (and superusers'), from any database.
+internal=$(DB=b q -c "select name from rw_catalog.rw_internal_tables order by id limit 1")
+q -c "create user bob" >/dev/null
+denied=$(psql -X -q -At -h 127.0.0.1 -p "$PORT" -U bob -d a -c "select count(*) from b.public.$internal" 2>&1)
+check "another database's internal table is not for other users ($denied)" grep -q "permission denied for table $internal" <<<"$denied"
+check "its views are ($(psql -X -q -At -h 127.0.0.1 -p "$PORT" -U bob -d a -c "select n from b.public.mb_sum" 2>&1))" \
+  test "$(psql -X -q -At -h 127.0.0.1 -p "$PORT" -U bob -d a -c "select n from b.public.mb_sum" 2>&1)" = "$(( td_rounds * 20 + 1 ))"
 check "the server is still running" ready "$PORT"
 stop_server
 finish
