@@ -1,0 +1,105 @@
+// Change log: a relation's committed changes, per epoch and vnode, kept in
+// storage for consumers outside the relation's stream graph (a view in
+// another database reading it as a source, a subscription cursor;
+// docs/architecture.md, "Change logs").
+//
+// A log is a relation of its own (an internal relation id, `log_id`) in the
+// data family, keyed
+//
+//   [log_id: 4][vnode: 2][epoch: 8 BE][memcomparable pk][slot: 1]
+//
+// so that a reader finds, for one vnode, the next epoch after a given one
+// with a seek, and reads that epoch's changes in primary-key order. The
+// changes of one key within one epoch are netted to the row it had before
+// the epoch (slot 0) and the row it has after (slot 1): at most a Delete,
+// an Insert, or an UpdateDelete followed by an UpdateInsert. Each value is
+// the change's op (one byte) and the row, encoded as the relation stores it.
+//
+// The writer (ChangeLogEpoch) collects an epoch's changes in memory and
+// hands them, netted, to the epoch's WriteLog, so that they commit
+// atomically with the relation's own writes of that epoch: a reader sees an
+// epoch's changes exactly when the relation's commit of it is visible.
+// Truncation deletes every entry of the epochs below a bound (the oldest
+// epoch a consumer still needs) with that commit too.
+//
+// Thread safety: a ChangeLogEpoch belongs to one writer; ChangeLogReader's
+// methods are const and may be called concurrently.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "storage/keys.h"
+#include "storage/write_log.h"
+
+namespace freshet {
+
+class Snapshot;
+class StateStore;
+
+// As StreamChunk's ops (Insert, Delete, UpdateDelete, UpdateInsert).
+enum class ChangeLogOp : uint8_t { kInsert = 0, kDelete = 1, kUpdateDelete = 2, kUpdateInsert = 3 };
+const char* ChangeLogOpName(ChangeLogOp op);  // "Insert", "Delete", "UpdateDelete", "UpdateInsert"
+
+// One epoch's changes of one relation, netted per key.
+class ChangeLogEpoch {
+ public:
+  // A row enters (`enters`: an insert, or an update's new row) or leaves
+  // (a delete, or an update's old row) the relation under primary key
+  // `pk` (memcomparable) in `vnode`. Changes of one key come in the order
+  // they were made.
+  void Add(uint16_t vnode, std::string_view pk, bool enters, std::string_view row);
+  bool empty() const { return keys_.empty(); }
+  // Appends the epoch's net changes to `out` as writes of log `log_id` at
+  // `epoch`, and forgets them. Returns how many log entries it wrote.
+  size_t WriteTo(TableId log_id, Epoch epoch, WriteLog* out);
+
+ private:
+  struct Net {
+    std::optional<std::string> before;  // the row before the epoch (none: the key was absent)
+    std::optional<std::string> after;   // the row after it
+  };
+  std::map<std::pair<uint16_t, std::string>, Net> keys_;
+};
+
+// One change read back.
+struct ChangeLogEntry {
+  ChangeLogOp op;
+  std::string_view pk;   // memcomparable
+  std::string_view row;  // encoded as the relation stores it
+};
+
+class ChangeLogReader {
+ public:
+  ChangeLogReader(const StateStore* store, TableId log_id) : store_(store), log_id_(log_id) {}
+
+  // The first epoch after `after` with changes in `vnode`, at `snapshot`;
+  // nullopt when there is none (yet).
+  std::optional<Epoch> NextEpoch(const Snapshot* snapshot, uint16_t vnode, Epoch after) const;
+  // Calls fn for the changes of `vnode` in `epoch`, in key order, starting
+  // after the entry (pk, slot) `after` (nullopt: from the epoch's first);
+  // stops when fn returns false.
+  struct Position {
+    std::string pk;
+    uint8_t slot = 0;
+  };
+  void ReadEpoch(const Snapshot* snapshot, uint16_t vnode, Epoch epoch, const std::optional<Position>& after,
+                 const std::function<bool(const ChangeLogEntry&, const Position&)>& fn) const;
+  // The oldest epoch the log still holds, over every vnode; nullopt when empty.
+  std::optional<Epoch> OldestEpoch(const Snapshot* snapshot) const;
+  // Appends deletes of every entry of the epochs before `before` to `out`;
+  // returns how many.
+  size_t Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out) const;
+  // Approximate bytes the log holds (files and memtables).
+  uint64_t ApproximateBytes() const;
+
+ private:
+  const StateStore* store_;
+  TableId log_id_;
+};
+
+}  // namespace freshet

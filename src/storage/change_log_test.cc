@@ -1,0 +1,157 @@
+#include "storage/change_log.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+
+#include "storage/state_store.h"
+#include "storage/test_store.h"
+
+namespace freshet {
+namespace {
+
+constexpr TableId kLog = 4242;
+
+void Commit(StateStore* store, WriteLog* log, Epoch epoch) {
+  CommitWrites w;
+  w.ops.push_back(log);
+  ASSERT_TRUE(store->CommitEpoch(w, StateStore::EpochCommit{1, epoch, {}, 0}).ok());
+}
+
+struct Change {
+  std::string op, pk, row;
+};
+
+std::vector<Change> ReadAll(const ChangeLogReader& reader, uint16_t vnode, Epoch epoch) {
+  std::vector<Change> out;
+  reader.ReadEpoch(nullptr, vnode, epoch, std::nullopt, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
+    out.push_back({ChangeLogOpName(e.op), std::string(e.pk), std::string(e.row)});
+    return true;
+  });
+  return out;
+}
+
+TEST(ChangeLogTest, AnEpochsChangesOfAKeyAreNetted) {
+  auto store = OpenTestStore();
+  ChangeLogEpoch epoch;
+  epoch.Add(3, "a", true, "a1");     // inserted
+  epoch.Add(3, "b", false, "b0");    // updated twice: b0 -> b1 -> b2
+  epoch.Add(3, "b", true, "b1");
+  epoch.Add(3, "b", false, "b1");
+  epoch.Add(3, "b", true, "b2");
+  epoch.Add(3, "c", false, "c0");    // deleted
+  epoch.Add(3, "d", true, "d1");     // inserted and deleted: nothing
+  epoch.Add(3, "d", false, "d1");
+  epoch.Add(3, "e", false, "e0");    // deleted and inserted again: an update
+  epoch.Add(3, "e", true, "e1");
+  WriteLog log;
+  EXPECT_EQ(epoch.WriteTo(kLog, 100, &log), 6u);
+  EXPECT_TRUE(epoch.empty());
+  Commit(store.get(), &log, 100);
+  ChangeLogReader reader(store.get(), kLog);
+  std::vector<Change> got = ReadAll(reader, 3, 100);
+  ASSERT_EQ(got.size(), 6u);  // a Insert; b UpdateDelete, UpdateInsert; c Delete; e UpdateDelete, UpdateInsert
+  EXPECT_EQ(got[0].op + got[0].pk + got[0].row, "Inserta" "a1");
+  EXPECT_EQ(got[1].op + got[1].row, "UpdateDeleteb0");
+  EXPECT_EQ(got[2].op + got[2].row, "UpdateInsertb2");
+  EXPECT_EQ(got[3].op + got[3].row, "Deletec0");
+  EXPECT_EQ(got[4].op + got[4].row, "UpdateDeletee0");
+  EXPECT_EQ(got[5].op + got[5].row, "UpdateInserte1");
+}
+
+TEST(ChangeLogTest, ReadersFindTheNextEpochOfAVnodeAndResumeWithinOne) {
+  auto store = OpenTestStore();
+  for (Epoch e : {Epoch(10), Epoch(20), Epoch(30)}) {
+    ChangeLogEpoch epoch;
+    if (e != 20) epoch.Add(0, "k" + std::to_string(e), true, "x");
+    epoch.Add(255, "k1", true, "r" + std::to_string(e));
+    epoch.Add(255, "k2", true, "s" + std::to_string(e));
+    WriteLog log;
+    epoch.WriteTo(kLog, e, &log);
+    Commit(store.get(), &log, e);
+  }
+  ChangeLogReader reader(store.get(), kLog);
+  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 0), std::optional<Epoch>(10));
+  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 10), std::optional<Epoch>(30));  // vnode 0 had nothing at 20
+  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 30), std::nullopt);
+  EXPECT_EQ(reader.NextEpoch(nullptr, 255, 10), std::optional<Epoch>(20));
+  EXPECT_EQ(reader.NextEpoch(nullptr, 255, 30), std::nullopt);  // the last vnode ends the log
+  EXPECT_EQ(reader.NextEpoch(nullptr, 7, 0), std::nullopt);
+  // Resuming after the first entry of an epoch reads the rest.
+  std::optional<ChangeLogReader::Position> at;
+  reader.ReadEpoch(nullptr, 255, 20, std::nullopt, [&](const ChangeLogEntry&, const ChangeLogReader::Position& p) {
+    at = p;
+    return false;
+  });
+  ASSERT_TRUE(at);
+  std::vector<std::string> rest;
+  reader.ReadEpoch(nullptr, 255, 20, at, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
+    rest.emplace_back(e.row);
+    return true;
+  });
+  EXPECT_EQ(rest, std::vector<std::string>{"s20"});
+  EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(10));
+  // Truncation drops the epochs below the bound, of every vnode.
+  WriteLog deletes;
+  EXPECT_EQ(reader.Truncate(nullptr, 30, &deletes), 5u);
+  Commit(store.get(), &deletes, 40);
+  EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(30));
+  EXPECT_EQ(reader.NextEpoch(nullptr, 255, 0), std::optional<Epoch>(30));
+}
+
+// Random changes over many epochs: applying each epoch's logged changes to
+// the relation as it was before the epoch gives it as it is after, and an
+// entry of the log is never a no-op (a Delete of an absent key, an Insert
+// of a present one).
+TEST(ChangeLogTest, ReplayingTheLogRebuildsTheRelationAtEveryEpoch) {
+  auto store = OpenTestStore();
+  std::mt19937 rng(20261206);
+  std::map<std::pair<uint16_t, std::string>, std::string> relation, replayed;
+  ChangeLogReader reader(store.get(), kLog);
+  for (Epoch e = 1; e <= 60; e++) {
+    ChangeLogEpoch epoch;
+    for (int i = 0; i < 40; i++) {
+      uint16_t vnode = static_cast<uint16_t>(rng() % 4);
+      std::string pk = "k" + std::to_string(rng() % 12);
+      auto it = relation.find({vnode, pk});
+      std::string row = "v" + std::to_string(rng() % 1000);
+      if (it == relation.end()) {
+        epoch.Add(vnode, pk, true, row);
+        relation[{vnode, pk}] = row;
+      } else if (rng() % 2) {
+        epoch.Add(vnode, pk, false, it->second);
+        relation.erase(it);
+      } else {
+        epoch.Add(vnode, pk, false, it->second);
+        epoch.Add(vnode, pk, true, row);
+        it->second = row;
+      }
+    }
+    WriteLog log;
+    epoch.WriteTo(kLog, e * 10, &log);
+    Commit(store.get(), &log, e * 10);
+    for (uint16_t vnode = 0; vnode < 4; vnode++) {
+      std::optional<Epoch> next = reader.NextEpoch(nullptr, vnode, (e - 1) * 10);
+      if (!next) continue;
+      ASSERT_EQ(*next, e * 10);
+      reader.ReadEpoch(nullptr, vnode, *next, std::nullopt, [&](const ChangeLogEntry& c, const ChangeLogReader::Position&) {
+        auto key = std::make_pair(vnode, std::string(c.pk));
+        bool present = replayed.count(key) > 0;
+        if (c.op == ChangeLogOp::kInsert || c.op == ChangeLogOp::kUpdateInsert) {
+          EXPECT_FALSE(present) << "insert of a present key";  // an UpdateInsert follows its UpdateDelete
+          replayed[key] = std::string(c.row);
+        } else {
+          EXPECT_TRUE(present) << "delete of an absent key";
+          if (present) EXPECT_EQ(replayed[key], c.row);
+          replayed.erase(key);
+        }
+        return true;
+      });
+    }
+    ASSERT_EQ(replayed, relation) << "after epoch " << e;
+  }
+}
+
+}  // namespace
+}  // namespace freshet
