@@ -17,6 +17,9 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
         throw SqlError(sqlstate::kFeatureNotSupported,
                        fmt::format("cannot read source \"{}\" in a batch query", t.name))
             .WithHint("Create a materialized view on the source and query that.");
+      if (t.kind == RelationKind::kInternal && t.internal_kind == "changelog")
+        throw SqlError(sqlstate::kFeatureNotSupported,
+                       fmt::format("\"{}\" is a subscription's change log: read it with a subscription cursor", t.name));
       if (t.kind == RelationKind::kInternal && ctx.catalog) {
         // A job's state: readable by the job's owner and superusers.
         auto user = ctx.catalog->FindUser(ctx.user_name);

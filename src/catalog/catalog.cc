@@ -29,6 +29,7 @@ const char* RelationKindName(RelationKind k) {
     case RelationKind::kSystem: return "system table";
     case RelationKind::kView: return "view";
     case RelationKind::kSequence: return "sequence";
+    case RelationKind::kSubscription: return "subscription";
   }
   return "relation";
 }

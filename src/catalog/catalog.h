@@ -44,7 +44,7 @@ inline constexpr const char* kInformationSchema = "information_schema";
 inline constexpr const char* kRwCatalogSchema = "rw_catalog";
 
 // Persisted as numbers: new kinds go at the end.
-enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem, kView, kSequence };
+enum class RelationKind : uint8_t { kTable, kMaterializedView, kIndex, kSource, kSink, kInternal, kSystem, kView, kSequence, kSubscription };
 const char* RelationKindName(RelationKind k);
 
 // kFailed: the job failed again and again (see DatabaseEpochLoop's

@@ -124,6 +124,10 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
         {"connector", T::Varchar()}, {"definition", T::Varchar()}, {"status", T::Varchar()},
         {"created_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_subscriptions",
+       {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
+        {"relation_id", T::Int32()}, {"retention_seconds", T::Int64()}, {"definition", T::Varchar()},
+        {"status", T::Varchar()}, {"created_at", T::Timestamptz()}}},
       {"rw_catalog", "rw_sources",
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
         {"connector", T::Varchar()}, {"definition", T::Varchar()}, {"created_at", T::Timestamptz()}}},
@@ -556,6 +560,19 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
     for (const auto& t : tables) {
       if (t->kind != RelationKind::kView) continue;
       rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner), Str(t->definition),
+                      Value::Timestamptz(t->created_at_micros)});
+    }
+  } else if (key == "rw_catalog.rw_subscriptions") {
+    for (const auto& t : tables) {
+      if (t->kind != RelationKind::kSubscription) continue;
+      auto retention = t->plan_settings.find("retention_ms");
+      int64_t ms = retention == t->plan_settings.end() ? 0 : std::stoll(retention->second);
+      rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner),
+                      t->depends_on.empty() ? Value::Null(T::Int32()) : Int(t->depends_on[0]),
+                      Value::Int64(ms / 1000), Str(t->definition),
+                      Str(t->status == JobStatus::kCreating ? "Creating"
+                          : t->status == JobStatus::kFailed ? "Failed"
+                                                            : "Created"),
                       Value::Timestamptz(t->created_at_micros)});
     }
   } else if (key == "rw_catalog.rw_materialized_views" || key == "rw_catalog.rw_sinks" ||

@@ -1,5 +1,7 @@
 #include "frontend/session.h"
 
+#include "frontend/subscription_cursor.h"
+
 #include "frontend/cursor.h"
 #include "frontend/result_sink.h"
 
@@ -29,7 +31,9 @@ namespace {
 // CREATE MATERIALIZED VIEW, SINK or (non-unique) INDEX, and tables and
 // sources with connectors.
 bool MakesStreamObject(const ParsedStatement& stmt) {
-  if (stmt.is_extension()) return std::holds_alternative<CreateSinkStatement>(stmt.extension);
+  if (stmt.is_extension())
+    return std::holds_alternative<CreateSinkStatement>(stmt.extension) ||
+           std::holds_alternative<CreateSubscriptionStatement>(stmt.extension);
   if (!stmt.node) return false;
   switch (stmt.node->node_case) {
     case PG_QUERY__NODE__NODE_CREATE_TABLE_AS_STMT: return true;
@@ -945,7 +949,8 @@ std::string WritingCommand(const ParsedStatement& stmt) {
     if (std::holds_alternative<FlushStatement>(e) || std::holds_alternative<WaitStatement>(e) ||
         std::holds_alternative<ShowObjectsStatement>(e) || std::holds_alternative<ShowCreateStatement>(e) ||
         std::holds_alternative<ShowParametersStatement>(e) || std::holds_alternative<ShowJobsStatement>(e) ||
-        std::holds_alternative<UseDatabaseStatement>(e))
+        std::holds_alternative<UseDatabaseStatement>(e) ||
+        std::holds_alternative<DeclareSubscriptionCursorStatement>(e))
       return "";
   } else if (!stmt.node) {
     return "";
@@ -1428,7 +1433,8 @@ std::optional<int64_t> Session::DatabaseBytes(uint32_t oid) {
 // ---- Cursors ----
 
 void Session::DeclareCursor(const std::string& name, std::unique_ptr<Cursor> cursor) {
-  if (cursors_.count(name)) FRESHET_THROW(sqlstate::kDuplicateCursor, "cursor \"{}\" already exists", name);
+  if (cursors_.count(name) || subscription_cursors_.count(name))
+    FRESHET_THROW(sqlstate::kDuplicateCursor, "cursor \"{}\" already exists", name);
   cursors_[name] = CursorEntry{std::move(cursor), InExplicitBlock()};
 }
 
@@ -1439,10 +1445,25 @@ Cursor& Session::FindCursor(const std::string& name) {
 }
 
 void Session::CloseCursor(const std::string& name) {
-  if (!cursors_.erase(name)) FRESHET_THROW(sqlstate::kInvalidCursorName, "cursor \"{}\" does not exist", name);
+  if (!cursors_.erase(name) && !subscription_cursors_.erase(name))
+    FRESHET_THROW(sqlstate::kInvalidCursorName, "cursor \"{}\" does not exist", name);
 }
 
-void Session::CloseAllCursors() { cursors_.clear(); }
+void Session::CloseAllCursors() {
+  cursors_.clear();
+  subscription_cursors_.clear();
+}
+
+void Session::DeclareSubscriptionCursor(const std::string& name, std::unique_ptr<SubscriptionCursor> cursor) {
+  if (cursors_.count(name) || subscription_cursors_.count(name))
+    FRESHET_THROW(sqlstate::kDuplicateCursor, "cursor \"{}\" already exists", name);
+  subscription_cursors_[name] = std::move(cursor);
+}
+
+SubscriptionCursor* Session::FindSubscriptionCursor(const std::string& name) {
+  auto it = subscription_cursors_.find(name);
+  return it == subscription_cursors_.end() ? nullptr : it->second.get();
+}
 
 std::vector<CursorInfo> Session::Cursors() const {
   std::vector<CursorInfo> out;

@@ -34,6 +34,8 @@
 
 namespace freshet {
 
+class SubscriptionCursor;
+
 class Cursor;
 
 class Session : public SequenceAccess, public SessionAccess {
@@ -118,6 +120,10 @@ class Session : public SequenceAccess, public SessionAccess {
   bool HasCursor(const std::string& name) const { return cursors_.count(name) > 0; }
   void CloseCursor(const std::string& name);
   void CloseAllCursors();
+  // Subscription cursors (subscription_cursor.h): the session's until
+  // CLOSE, whatever its transactions do; they share the cursors' names.
+  void DeclareSubscriptionCursor(const std::string& name, std::unique_ptr<SubscriptionCursor> cursor);
+  SubscriptionCursor* FindSubscriptionCursor(const std::string& name);  // null when none
   std::vector<CursorInfo> Cursors() const;  // pg_cursors
   // The named prepared statements (pg_prepared_statements).
   std::vector<PreparedStatementInfo> PreparedStatements() const;
@@ -443,6 +449,7 @@ class Session : public SequenceAccess, public SessionAccess {
     bool declared_in_block = false;  // in the open transaction block
   };
   std::map<std::string, CursorEntry> cursors_;
+  std::map<std::string, std::unique_ptr<SubscriptionCursor>> subscription_cursors_;
   std::map<std::string, std::unique_ptr<Portal>> portals_;
 };
 

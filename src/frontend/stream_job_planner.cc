@@ -1,5 +1,7 @@
 #include "frontend/stream_job_planner.h"
 
+#include "common/datetime.h"
+
 #include "catalog/pg_catalog.h"
 
 #include <fmt/format.h>
@@ -93,6 +95,12 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
     out->connector = it == stmt.with_options.end() ? "" : it->second;
     return true;
   }
+  if (const auto* sub = std::get_if<CreateSubscriptionStatement>(&stmt.extension)) {
+    out->kind = RelationKind::kSubscription;
+    out->name = sub->name;
+    out->if_not_exists = sub->if_not_exists;
+    return true;
+  }
   if (const auto* ix = IndexNode(stmt)) {
     out->kind = RelationKind::kIndex;
     if (ix->relation->schemaname && *ix->relation->schemaname) out->name.push_back(ix->relation->schemaname);
@@ -103,6 +111,26 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
     return true;
   }
   return false;
+}
+
+int64_t SubscriptionRetentionMs(const ParsedStatement& stmt) {
+  for (const auto& [key, value] : stmt.with_options)
+    if (key != "retention")
+      FRESHET_THROW(sqlstate::kInvalidParameterValue, "unknown subscription option \"{}\"", key);
+  auto it = stmt.with_options.find("retention");
+  if (it == stmt.with_options.end())
+    throw SqlError(sqlstate::kInvalidParameterValue, "CREATE SUBSCRIPTION needs WITH (retention = '...')")
+        .WithHint("How long its changes are kept, an interval such as '1D' or '12 hours'.");
+  Interval iv;
+  try {
+    iv = ParseInterval(it->second);
+  } catch (const SqlError&) {
+    FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid retention \"{}\": an interval such as '1D' or '12 hours'",
+                  it->second);
+  }
+  __int128 micros = IntervalCompareKey(iv);
+  if (micros <= 0) FRESHET_THROW(sqlstate::kInvalidParameterValue, "retention must be positive, not \"{}\"", it->second);
+  return static_cast<int64_t>(std::min<__int128>(micros / 1000, INT64_MAX / 2));
 }
 
 StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
@@ -151,6 +179,16 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     opts.connector = def.connector;
     opts.emit_on_window_close = sink->emit_on_window_close;
     return PlanStream(std::move(plan), def.name.back(), opts);
+  }
+  if (const auto* sub = std::get_if<CreateSubscriptionStatement>(&stmt.extension)) {
+    Binder binder = MakeBinder(ctx, &stmt.text, &eval, &params);
+    PgQuery__RangeVar from;
+    pg_query__range_var__init(&from);
+    from.relname = const_cast<char*>(sub->from.back().c_str());
+    if (sub->from.size() > 1) from.schemaname = const_cast<char*>(sub->from[sub->from.size() - 2].c_str());
+    if (sub->from.size() > 2) from.catalogname = const_cast<char*>(sub->from[sub->from.size() - 3].c_str());
+    from.location = -1;
+    return PlanSubscription(binder.ResolveRelation(&from), SubscriptionRetentionMs(stmt));
   }
   if (const auto* ix = IndexNode(stmt)) {
     if (ix->unique) throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes are not supported");

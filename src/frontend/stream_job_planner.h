@@ -46,6 +46,9 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out);
 // Plans a job's definition statement: the query of a materialized view
 // (renaming its columns as the statement's column list says), of a sink,
 // or the table an index covers.
+// CREATE SUBSCRIPTION's WITH (retention = '...'), in milliseconds: 22023
+// when it is missing, not an interval, not positive, or another option is given.
+int64_t SubscriptionRetentionMs(const ParsedStatement& stmt);
 StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt);
 
 // A job of a version that did not keep its stream plan: planned again

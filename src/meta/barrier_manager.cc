@@ -32,10 +32,13 @@ namespace {
 // Epochs are physical time in ms shifted left 16 bits, as in RisingWave, so
 // they are meaningful to humans and increase across restarts.
 Epoch NextEpoch(Epoch prev) {
+  // Each epoch gets a millisecond of its own (ahead of the clock when
+  // barriers come faster than one a millisecond): the millisecond alone
+  // names an epoch, as a subscription's rw_timestamp does.
   Epoch now = static_cast<Epoch>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                      std::chrono::system_clock::now().time_since_epoch()).count())
               << 16;
-  return std::max(prev + 1, now);
+  return std::max(((prev >> 16) + 1) << 16, now);
 }
 }  // namespace
 

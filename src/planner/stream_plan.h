@@ -90,6 +90,9 @@ class StreamTableScanNode : public StreamNode {
   // (AssignBackfillLevels): the right side of a process-time temporal join
   // is loaded before its left side's rows look it up.
   int backfill_level = 0;
+  // No snapshot: the relation's changes from the job's first epoch only (a
+  // subscription's change log).
+  bool changes_only = false;
 };
 
 // Reads a source connector (each job reads the source on its own, from
@@ -359,12 +362,16 @@ class StreamMaterializeNode : public StreamNode {
   std::string relation_name;
 };
 
-// Sends its input to an external system (connector 'blackhole': nowhere).
+// Sends its input to an external system (connector 'blackhole': nowhere),
+// or, connector 'changelog' (a subscription), into the change log of the
+// relation its input scans (stream/change_log_sink.h).
 class StreamSinkNode : public StreamNode {
  public:
   StreamSinkNode(StreamNodePtr input, std::string connector);
   std::string Describe() const override;
   std::string connector;
+  int log_table = -1;         // changelog: the internal table holding the log
+  int64_t retention_ms = 0;   // changelog: how long entries are kept (0: no limit)
 };
 
 // What the job does with its query's rows.
@@ -391,6 +398,11 @@ struct StreamPlan {
 // Throws SqlError 0A000 naming the part of the query that cannot run as a
 // stream yet.
 StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options = {});
+
+// A subscription's job: the changes of `relation` (a table or a
+// materialized view) from the job's start, written into a change log kept
+// for `retention_ms` (0: no limit).
+StreamPlan PlanSubscription(TableRef relation, int64_t retention_ms);
 
 // The job that fills a table created WITH (connector = ...): its source
 // read into the table's own storage.

@@ -341,6 +341,7 @@ json NodeToJson(const StreamNode& n) {
       const auto& s = static_cast<const StreamTableScanNode&>(n);
       j.update({{"table", s.table->id}, {"progress_table", s.progress_table}});
       if (s.backfill_level > 0) j["backfill_level"] = s.backfill_level;
+      if (s.changes_only) j["changes_only"] = true;
       break;
     }
     case StreamNode::Kind::kSource: {
@@ -452,7 +453,12 @@ json NodeToJson(const StreamNode& n) {
       break;
     }
     case StreamNode::Kind::kMaterialize: j["relation_name"] = static_cast<const StreamMaterializeNode&>(n).relation_name; break;
-    case StreamNode::Kind::kSink: j["connector"] = static_cast<const StreamSinkNode&>(n).connector; break;
+    case StreamNode::Kind::kSink: {
+      const auto& s = static_cast<const StreamSinkNode&>(n);
+      j["connector"] = s.connector;
+      if (s.log_table >= 0) j.update({{"log_table", s.log_table}, {"retention_ms", s.retention_ms}});
+      break;
+    }
     case StreamNode::Kind::kUnion:
     case StreamNode::Kind::kExchange: break;
   }
@@ -481,6 +487,7 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       auto s = std::make_unique<StreamTableScanNode>(relation("table"));
       s->progress_table = j.at("progress_table");
       s->backfill_level = j.value("backfill_level", 0);
+      s->changes_only = j.value("changes_only", false);
       n = std::move(s);
       break;
     }
@@ -635,7 +642,13 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       n = std::move(m);
       break;
     }
-    case StreamNode::Kind::kSink: n = std::make_unique<StreamSinkNode>(input(0), j.at("connector")); break;
+    case StreamNode::Kind::kSink: {
+      auto s = std::make_unique<StreamSinkNode>(input(0), j.at("connector"));
+      s->log_table = j.value("log_table", -1);
+      s->retention_ms = j.value("retention_ms", int64_t(0));
+      n = std::move(s);
+      break;
+    }
     default: Corrupt("node kind " + std::to_string(int(kind)));
   }
   // What the planner set after constructing the node (a join side's

@@ -1422,6 +1422,44 @@ StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const S
   return plan;
 }
 
+StreamPlan PlanSubscription(TableRef relation, int64_t retention_ms) {
+  if (relation->kind != RelationKind::kTable && relation->kind != RelationKind::kMaterializedView)
+    FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a table or materialized view", relation->name);
+  if (!relation->connector_options.empty())
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "a subscription to table \"{}\", which a connector fills, is not supported yet",
+                  relation->name);
+  StreamPlan plan;
+  auto scan = std::make_unique<StreamTableScanNode>(relation);
+  scan->changes_only = true;
+  InternalTableSpec progress;
+  progress.kind = "backfill";
+  progress.columns = {{"vnode", DataType::Int32()},
+                      {"position", DataType::Varchar()},
+                      {"finished", DataType::Boolean()},
+                      {"row_count", DataType::Int64()}};
+  progress.pk = {0};
+  progress.upstream = relation->id;
+  plan.internal_tables.push_back(std::move(progress));
+  scan->progress_table = 0;
+  // The log: read by subscription cursors (its keys are the change log's,
+  // storage/change_log.h, not these columns').
+  InternalTableSpec log;
+  log.kind = "changelog";
+  log.columns = {{"entry", DataType::Bytea()}};
+  log.pk = {0};
+  log.upstream = relation->id;
+  plan.internal_tables.push_back(std::move(log));
+  auto sink = std::make_unique<StreamSinkNode>(std::move(scan), "changelog");
+  sink->log_table = 1;
+  sink->retention_ms = retention_ms;
+  plan.root = std::move(sink);
+  for (const auto& c : relation->columns) plan.columns.push_back(ColumnCatalog{c.name, c.type, false, c.hidden, ""});
+  plan.pk = relation->pk;
+  plan.dist_key = relation->dist_key;
+  plan.depends_on = {relation->id};
+  return plan;
+}
+
 StreamPlan PlanTableSource(TableRef table) {
   StreamPlan plan;
   auto source = std::make_unique<StreamSourceNode>(table);

@@ -174,7 +174,57 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     *out = std::move(s);
     return true;
   }
-  if (w0 == "drop" && (word(1) == "sink" || word(1) == "source")) {
+  if (w0 == "create" && word(1) == "subscription") {
+    size_t i = 2;
+    CreateSubscriptionStatement s;
+    if (word(i) == "if" && word(i + 1) == "not" && word(i + 2) == "exists") {
+      s.if_not_exists = true;
+      i += 3;
+    }
+    s.name = qualified(&i);
+    if (word(i) != "from")
+      ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: CREATE SUBSCRIPTION expects FROM");
+    i++;
+    s.from = qualified(&i);
+    if (word(i) != "with") expect_end(i);
+    *out = std::move(s);
+    return true;
+  }
+  if (w0 == "declare" && word(2) == "subscription" && word(3) == "cursor") {
+    DeclareSubscriptionCursorStatement d;
+    d.name = word(1);
+    size_t i = 4;
+    if (word(i) != "for")
+      ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: expected FOR");
+    i++;
+    d.subscription = qualified(&i);
+    if (word(i) == "full") {
+      d.start = DeclareSubscriptionCursorStatement::Start::kFull;
+      i++;
+    } else if (word(i) == "since") {
+      i++;
+      if ((word(i) == "now" || word(i) == "proctime" || word(i) == "begin") && word(i + 1) == "(" && word(i + 2) == ")") {
+        d.start = word(i) == "begin" ? DeclareSubscriptionCursorStatement::Start::kBegin
+                                     : DeclareSubscriptionCursorStatement::Start::kNow;
+        i += 3;
+      } else if (i < tok.size() && tok[i].kind == Token::Kind::kNumber) {
+        d.start = DeclareSubscriptionCursorStatement::Start::kSince;
+        try {
+          d.since_ms = std::stoll(tok[i].text);
+        } catch (const std::exception&) {
+          ThrowSyntax(sql, offset, tok[i].start, "syntax error: SINCE expects a Unix time in milliseconds");
+        }
+        i++;
+      } else {
+        ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end,
+                    "syntax error: SINCE expects now(), proctime(), begin() or a Unix time in milliseconds");
+      }
+    }
+    expect_end(i);
+    *out = std::move(d);
+    return true;
+  }
+  if (w0 == "drop" && (word(1) == "sink" || word(1) == "source" || word(1) == "subscription")) {
     size_t i = 2;
     DropObjectStatement d;
     d.object_kind = word(1);
@@ -488,7 +538,7 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
   if (word(0) != "create") return text;
   bool source = word(1) == "source";
   bool table = word(1) == "table";
-  bool sink = word(1) == "sink";
+  bool sink = word(1) == "sink" || word(1) == "subscription";
   if (!source && !table && !sink) return text;
   std::vector<std::pair<int, int>> cuts;  // byte ranges of the text to drop
   int depth = 0;

@@ -78,9 +78,9 @@ struct CreateSinkStatement {
   const PgQuery__Node* query = nullptr;  // AS query (a SelectStmt) in ParsedStatement::tree
   bool emit_on_window_close = false;     // AS query EMIT ON WINDOW CLOSE
 };
-// DROP {SINK | SOURCE} [IF EXISTS] name [CASCADE | RESTRICT]
+// DROP {SINK | SOURCE | SUBSCRIPTION} [IF EXISTS] name [CASCADE | RESTRICT]
 struct DropObjectStatement {
-  std::string object_kind;  // "sink" or "source"
+  std::string object_kind;  // "sink", "source" or "subscription"
   std::vector<std::string> name;
   bool if_exists = false;
   bool cascade = false;
@@ -105,12 +105,27 @@ struct RecoverStatement {
   std::string database;  // "" = every database
 };
 
+// CREATE SUBSCRIPTION [IF NOT EXISTS] name FROM relation WITH (retention = '...')
+struct CreateSubscriptionStatement {
+  std::vector<std::string> name;
+  std::vector<std::string> from;
+  bool if_not_exists = false;
+};
+// DECLARE name SUBSCRIPTION CURSOR FOR subscription [SINCE {now() |
+// proctime() | begin() | unix_ms} | FULL]
+struct DeclareSubscriptionCursorStatement {
+  std::string name;
+  std::vector<std::string> subscription;
+  enum class Start { kNow, kBegin, kSince, kFull } start = Start::kNow;
+  int64_t since_ms = 0;  // kSince
+};
+
 // One of Freshet's own statements, or monostate for PostgreSQL's.
 using ExtensionStatement =
     std::variant<std::monostate, FlushStatement, WaitStatement, ShowObjectsStatement, ShowCreateStatement,
                  ShowParametersStatement, ShowJobsStatement, CreateDatabaseIfNotExistsStatement, CreateSinkStatement,
                  DropObjectStatement, CancelJobsStatement, AlterBackfillRateLimitStatement, UseDatabaseStatement,
-                 RecoverStatement>;
+                 RecoverStatement, CreateSubscriptionStatement, DeclareSubscriptionCursorStatement>;
 
 struct ParsedStatement {
   std::string text;   // the statement's own text

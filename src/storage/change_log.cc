@@ -55,6 +55,11 @@ void ChangeLogEpoch::Add(uint16_t vnode, std::string_view pk, bool enters, std::
   else net.after.reset();
 }
 
+void ChangeLogEpoch::AddKeyed(std::string_view relation_key, bool enters, std::string_view row) {
+  if (relation_key.size() < 6) return;
+  Add(VnodeOfKey(relation_key), relation_key.substr(6), enters, row);
+}
+
 size_t ChangeLogEpoch::WriteTo(TableId log_id, Epoch epoch, WriteLog* out) {
   size_t written = 0;
   for (const auto& [key, net] : keys_) {
@@ -117,19 +122,36 @@ std::optional<Epoch> ChangeLogReader::OldestEpoch(const Snapshot* snapshot) cons
   return oldest;
 }
 
-size_t ChangeLogReader::Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out) const {
+size_t ChangeLogReader::Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out, int vnode_begin,
+                                 int vnode_end) const {
   size_t deleted = 0;
-  for (int vnode = 0; vnode < kVnodeCount; vnode++) {
-    auto range = store_->NewRange(store_->data_cf(), snapshot, VnodePrefix(log_id_, static_cast<uint16_t>(vnode)),
+  for (int vnode = vnode_begin; vnode < vnode_end; vnode++) {
+    // From epoch 1: the record of epoch 0 stays (and is raised below).
+    auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, static_cast<uint16_t>(vnode), 1),
                                   EpochPrefix(log_id_, static_cast<uint16_t>(vnode), before),
                                   StateStore::ReadPattern::kOnce);
+    Epoch last = 0;
     for (; range->it->Valid(); range->it->Next()) {
       rocksdb::Slice k = range->it->key();
       out->Delete({k.data(), k.size()});
+      if (k.size() >= kEntryKeyMin) last = std::max(last, EpochOfKey({k.data(), k.size()}));
       deleted++;
     }
+    if (!last) continue;
+    last = std::max(last, LastTruncated(snapshot, static_cast<uint16_t>(vnode)));
+    std::string value;
+    PutFixed64BE(&value, last);
+    out->Put(EpochPrefix(log_id_, static_cast<uint16_t>(vnode), 0), value);
   }
   return deleted;
+}
+
+Epoch ChangeLogReader::LastTruncated(const Snapshot* snapshot, uint16_t vnode) const {
+  std::string value;
+  Status s = store_->Get(store_->data_cf(), snapshot, EpochPrefix(log_id_, vnode, 0), &value);
+  if (s.IsNotFound() || value.size() != 8) return 0;
+  s.ThrowIfError();
+  return GetFixed64BE(value.data());
 }
 
 uint64_t ChangeLogReader::ApproximateBytes() const {

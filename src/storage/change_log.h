@@ -20,7 +20,10 @@
 // atomically with the relation's own writes of that epoch: a reader sees an
 // epoch's changes exactly when the relation's commit of it is visible.
 // Truncation deletes every entry of the epochs below a bound (the oldest
-// epoch a consumer still needs) with that commit too.
+// epoch a consumer still needs) with that commit too, and records per vnode
+// the last epoch it deleted entries of (a key of epoch 0, which no reader
+// takes for changes), so that a reader can tell whether changes after its
+// position are gone.
 //
 // Thread safety: a ChangeLogEpoch belongs to one writer; ChangeLogReader's
 // methods are const and may be called concurrently.
@@ -53,6 +56,9 @@ class ChangeLogEpoch {
   // `pk` (memcomparable) in `vnode`. Changes of one key come in the order
   // they were made.
   void Add(uint16_t vnode, std::string_view pk, bool enters, std::string_view row);
+  // The same for a row given by its storage key in the relation
+  // ([table_id][vnode][pk], StateTable::KeyOf).
+  void AddKeyed(std::string_view relation_key, bool enters, std::string_view row);
   bool empty() const { return keys_.empty(); }
   // Appends the epoch's net changes to `out` as writes of log `log_id` at
   // `epoch`, and forgets them. Returns how many log entries it wrote.
@@ -91,9 +97,14 @@ class ChangeLogReader {
                  const std::function<bool(const ChangeLogEntry&, const Position&)>& fn) const;
   // The oldest epoch the log still holds, over every vnode; nullopt when empty.
   std::optional<Epoch> OldestEpoch(const Snapshot* snapshot) const;
-  // Appends deletes of every entry of the epochs before `before` to `out`;
-  // returns how many.
-  size_t Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out) const;
+  // Appends deletes of every entry of the epochs before `before` in vnodes
+  // [vnode_begin, vnode_end) to `out`, and the record of the last epoch
+  // deleted in each; returns how many entries.
+  size_t Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out, int vnode_begin = 0,
+                  int vnode_end = kVnodeCount) const;
+  // The last epoch whose entries of `vnode` truncation deleted (0: none):
+  // a reader positioned before it has lost changes.
+  Epoch LastTruncated(const Snapshot* snapshot, uint16_t vnode) const;
   // Approximate bytes the log holds (files and memtables).
   uint64_t ApproximateBytes() const;
 

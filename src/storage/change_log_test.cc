@@ -98,6 +98,21 @@ TEST(ChangeLogTest, ReadersFindTheNextEpochOfAVnodeAndResumeWithinOne) {
   Commit(store.get(), &deletes, 40);
   EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(30));
   EXPECT_EQ(reader.NextEpoch(nullptr, 255, 0), std::optional<Epoch>(30));
+  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 0), std::optional<Epoch>(30));
+  // Each vnode records the last epoch it lost, for readers behind it.
+  EXPECT_EQ(reader.LastTruncated(nullptr, 0), 10u);
+  EXPECT_EQ(reader.LastTruncated(nullptr, 255), 20u);
+  EXPECT_EQ(reader.LastTruncated(nullptr, 7), 0u);
+  std::vector<std::string> at30;
+  reader.ReadEpoch(nullptr, 255, 30, std::nullopt, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
+    at30.emplace_back(e.row);
+    return true;
+  });
+  EXPECT_EQ(at30, (std::vector<std::string>{"r30", "s30"}));
+  // Truncating again past nothing new keeps the record.
+  WriteLog again;
+  EXPECT_EQ(reader.Truncate(nullptr, 30, &again), 0u);
+  EXPECT_TRUE(again.empty());
 }
 
 // Random changes over many epochs: applying each epoch's logged changes to

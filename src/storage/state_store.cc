@@ -897,8 +897,8 @@ std::optional<uint64_t> StateStore::MetaNumber(const std::string& key, const Sna
   return std::strtoull(value.c_str(), nullptr, 10);
 }
 
-std::optional<uint64_t> StateStore::CommittedEpoch(uint32_t database_id) const {
-  return MetaNumber(EpochMetaKey(database_id), nullptr);
+std::optional<uint64_t> StateStore::CommittedEpoch(uint32_t database_id, const Snapshot* snapshot) const {
+  return MetaNumber(EpochMetaKey(database_id), snapshot);
 }
 
 std::optional<int64_t> StateStore::RowCount(uint32_t relation_id, const Snapshot* snapshot) const {

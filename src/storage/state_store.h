@@ -220,7 +220,7 @@ class StateStore : public MetaStore {
   // What the epoch commits record: a database's committed epoch, and a
   // relation's row count at `snapshot` (null: the latest commit); nullopt
   // when none is stored (a new database; a relation of an older version).
-  std::optional<uint64_t> CommittedEpoch(uint32_t database_id) const;
+  std::optional<uint64_t> CommittedEpoch(uint32_t database_id, const Snapshot* snapshot = nullptr) const;
   std::optional<int64_t> RowCount(uint32_t relation_id, const Snapshot* snapshot = nullptr) const;
 
   // One epoch's commit of one database, in one atomic write: its data

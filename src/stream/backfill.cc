@@ -13,9 +13,9 @@ constexpr size_t kMaxHeldRows = 64 * 1024;
 }
 
 BackfillOperator::BackfillOperator(StateTableDesc upstream, std::vector<DataType> upstream_types,
-                                   StateTableDesc progress, int level)
+                                   StateTableDesc progress, int level, bool changes_only)
     : upstream_(std::move(upstream)), types_(std::move(upstream_types)), progress_desc_(std::move(progress)),
-      level_(level), level_ready_(level == 0), held_(types_) {}
+      level_(level), changes_only_(changes_only), level_ready_(level == 0), held_(types_) {}
 
 void BackfillOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
@@ -29,7 +29,10 @@ void BackfillOperator::Open(ActorContext* ctx) {
     EncodeKeyValue(Value::Int32(v), &key);
     std::string value;
     Status s = progress_table_->GetCommitted(key, &value);
-    if (s.IsNotFound()) continue;
+    if (s.IsNotFound()) {
+      if (changes_only_) p.finished = p.dirty = true;  // recorded at the first barrier
+      continue;
+    }
     s.ThrowIfError();
     Row row;
     if (!DecodeRow(value, types, &row)) throw SqlError(sqlstate::kDataCorrupted, "corrupt backfill progress row");

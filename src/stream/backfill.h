@@ -48,8 +48,11 @@ class BackfillOperator : public StreamOperator {
   // these.
   // `level`: the scan starts once the job's backfills of lower levels have
   // finished (job_tracker.h); changes are followed meanwhile.
+  // `changes_only`: no snapshot; every vnode starts finished and the
+  // upstream's changes from the job's first epoch are all it emits (a
+  // subscription's change log).
   BackfillOperator(StateTableDesc upstream, std::vector<DataType> upstream_types, StateTableDesc progress,
-                   int level = 0);
+                   int level = 0, bool changes_only = false);
   std::string Name() const override { return "Backfill"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int input, StreamChunk chunk) override;
@@ -96,6 +99,7 @@ class BackfillOperator : public StreamOperator {
   std::shared_ptr<StateTable> progress_table_;
   std::map<int, VnodeProgress> vnodes_;
   int level_;
+  bool changes_only_;
   bool level_ready_;            // the lower levels finished
   bool started_ = false;        // the first barrier arrived
   bool all_finished_ = false;

@@ -4,6 +4,7 @@
 #include "planner/column_pruning.h"
 #include "stream/asof_join.h"
 #include "stream/backfill.h"
+#include "stream/change_log_sink.h"
 #include "stream/changelog.h"
 #include "stream/dynamic_filter.h"
 #include "stream/group_top_n.h"
@@ -102,7 +103,7 @@ class JobBuilder {
         // The columns the job was planned with: the table may have more
         // now (ALTER TABLE ... ADD COLUMN), which the job does not read.
         return std::make_unique<BackfillOperator>(DescOf(*s->table), s->types(),
-                                                  StateDesc(s->progress_table), s->backfill_level);
+                                                  StateDesc(s->progress_table), s->backfill_level, s->changes_only);
       }
       case StreamNode::Kind::kSource: {
         auto* s = static_cast<const StreamSourceNode*>(n);
@@ -229,7 +230,13 @@ class JobBuilder {
       case StreamNode::Kind::kMaterialize:
         NoteStateTable(req_.job->id);
         return std::make_unique<MaterializeOperator>(DescOf(*req_.job));
-      case StreamNode::Kind::kSink: return std::make_unique<BlackholeSinkOperator>();
+      case StreamNode::Kind::kSink: {
+        auto* sink = static_cast<const StreamSinkNode*>(n);
+        if (sink->connector != "changelog") return std::make_unique<BlackholeSinkOperator>();
+        auto* scan = static_cast<const StreamTableScanNode*>(sink->inputs()[0].get());
+        return std::make_unique<ChangeLogSinkOperator>(DescOf(*scan->table), StateDesc(sink->log_table),
+                                                       sink->retention_ms);
+      }
       case StreamNode::Kind::kExchange: break;
     }
     throw SqlError(sqlstate::kInternalError, "cannot build stream operator");

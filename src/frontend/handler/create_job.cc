@@ -105,9 +105,10 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   }
   // Materialized views and sinks have RisingWave's tags; an index
   // PostgreSQL's, which drivers and tools know.
-  const char* tag = def.kind == RelationKind::kSink    ? "CREATE_SINK"
-                    : def.kind == RelationKind::kIndex ? "CREATE INDEX"
-                                                       : "CREATE_MATERIALIZED_VIEW";
+  const char* tag = def.kind == RelationKind::kSink           ? "CREATE_SINK"
+                    : def.kind == RelationKind::kSubscription ? "CREATE_SUBSCRIPTION"
+                    : def.kind == RelationKind::kIndex        ? "CREATE INDEX"
+                                                              : "CREATE_MATERIALIZED_VIEW";
   // In a transaction block the job is planned now, against the block's
   // catalog (errors at once), enters the block's catalog and starts once
   // the block commits.
@@ -162,11 +163,14 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
     FRESHET_THROW(sqlstate::kFeatureNotSupported, "{} must not use temporary tables or views",
                   def.kind == RelationKind::kMaterializedView ? "materialized views"
                   : def.kind == RelationKind::kSink         ? "sinks"
+                  : def.kind == RelationKind::kSubscription ? "subscriptions"
                                                              : "indexes");
   job.definition = stmt.text;
   job.plan_settings["search_path"] = JoinSearchPath(ctx.search_path);
   job.plan_settings["timezone"] = session->variables().Get("timezone");
   if (!def.connector.empty()) job.plan_settings["connector"] = def.connector;
+  if (def.kind == RelationKind::kSubscription)
+    job.plan_settings["retention_ms"] = std::to_string(SubscriptionRetentionMs(stmt));
   int parallelism = 0;
   try {
     parallelism = std::stoi(session->variables().Get("streaming_parallelism"));

@@ -8,6 +8,8 @@
 #include "frontend/cursor.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
+#include "frontend/subscription_cursor.h"
+#include "frontend/handler/objects.h"
 
 namespace freshet {
 
@@ -72,6 +74,13 @@ std::optional<StatementOutcome> FetchFromPortal(const HandlerArgs& args, const P
 StatementOutcome HandleFetch(const HandlerArgs& args) {
   const PgQuery__FetchStmt* f = args.stmt.node->fetch_stmt;
   if (auto outcome = FetchFromPortal(args, f)) return *outcome;
+  if (SubscriptionCursor* sub = args.session->FindSubscriptionCursor(f->portalname)) {
+    if (f->ismove || (f->direction != PG_QUERY__FETCH_DIRECTION__FETCH_FORWARD))
+      throw SqlError(sqlstate::kFeatureNotSupported, "a subscription cursor only fetches forward: FETCH NEXT or FETCH n");
+    DataChunk rows = sub->Fetch(f->how_many <= 0 ? INT64_MAX : f->how_many, args.session->ReadSnapshot());
+    SendRows(args, sub->columns(), rows);
+    return {"FETCH " + std::to_string(rows.num_rows())};
+  }
   Cursor& cursor = args.session->FindCursor(f->portalname);
   Cursor::Direction direction = Cursor::Direction::kForward;
   switch (f->direction) {
@@ -97,8 +106,30 @@ StatementOutcome HandleCloseCursor(const HandlerArgs& args) {
   return {"CLOSE CURSOR"};
 }
 
+// DECLARE name SUBSCRIPTION CURSOR FOR subscription [SINCE ... | FULL]
+// (RisingWave's): outside transactions too, and kept until CLOSE.
+StatementOutcome HandleDeclareSubscriptionCursor(const HandlerArgs& args) {
+  const auto& d = std::get<DeclareSubscriptionCursorStatement>(args.stmt.extension);
+  Session* session = args.session;
+  TableRef sub = FindRelation(args, d.subscription);
+  if (!sub || sub->kind != RelationKind::kSubscription)
+    FRESHET_THROW(sqlstate::kUndefinedObject, "subscription \"{}\" does not exist", d.subscription.back());
+  if (sub->status != JobStatus::kCreated)
+    FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "subscription \"{}\" is {}", sub->name,
+                  sub->status == JobStatus::kFailed ? "failed: " + sub->failure : std::string("still being created"));
+  using Start = DeclareSubscriptionCursorStatement::Start;
+  SubscriptionCursor::Start start = d.start == Start::kFull    ? SubscriptionCursor::Start::kFull
+                                    : d.start == Start::kBegin ? SubscriptionCursor::Start::kBegin
+                                    : d.start == Start::kSince ? SubscriptionCursor::Start::kSince
+                                                               : SubscriptionCursor::Start::kNow;
+  session->DeclareSubscriptionCursor(
+      d.name, std::make_unique<SubscriptionCursor>(args.instance()->store(), *session->catalog(), sub, start, d.since_ms));
+  return {"DECLARE SUBSCRIPTION CURSOR"};
+}
+
 std::vector<ColumnDesc> DescribeFetch(Session* session, const PgQuery__FetchStmt* fetch) {
   if (fetch->ismove) return {};
+  if (SubscriptionCursor* sub = session->FindSubscriptionCursor(fetch->portalname)) return sub->columns();
   if (!session->HasCursor(fetch->portalname))
     if (auto columns = session->PortalColumns(fetch->portalname)) return *columns;
   return session->FindCursor(fetch->portalname).columns();

@@ -202,8 +202,12 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
 
 StatementOutcome HandleDropObject(const HandlerArgs& args) {
   const auto& drop = std::get<DropObjectStatement>(args.stmt.extension);
-  RelationKind kind = drop.object_kind == "sink" ? RelationKind::kSink : RelationKind::kSource;
-  const std::string tag = drop.object_kind == "sink" ? "DROP_SINK" : "DROP_SOURCE";
+  RelationKind kind = drop.object_kind == "sink"           ? RelationKind::kSink
+                      : drop.object_kind == "subscription" ? RelationKind::kSubscription
+                                                           : RelationKind::kSource;
+  const std::string tag = drop.object_kind == "sink"           ? "DROP_SINK"
+                          : drop.object_kind == "subscription" ? "DROP_SUBSCRIPTION"
+                                                               : "DROP_SOURCE";
   TableRef t = FindRelation(args, drop.name);
   if (!t || t->kind != kind) {
     if (t) throw SqlError(sqlstate::kWrongObjectType, fmt::format("\"{}\" is not a {}", drop.name.back(), drop.object_kind));

@@ -33,6 +33,10 @@ struct ExtensionDispatch {
     return {"SET"};
   }
   StatementOutcome operator()(const RecoverStatement&) const { return HandleRecover(args); }
+  StatementOutcome operator()(const CreateSubscriptionStatement&) const { return HandleCreateJob(args); }
+  StatementOutcome operator()(const DeclareSubscriptionCursorStatement&) const {
+    return HandleDeclareSubscriptionCursor(args);
+  }
 };
 
 }  // namespace

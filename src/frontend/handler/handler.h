@@ -166,6 +166,8 @@ std::optional<bool> ReadOnlyOption(PgQuery__Node* const* options, size_t n);
 StatementOutcome HandleComment(const HandlerArgs& args);        // comment.cc
 StatementOutcome HandleDeclareCursor(const HandlerArgs& args);  // cursor.cc
 StatementOutcome HandleFetch(const HandlerArgs& args);          // FETCH and MOVE
+// DECLARE name SUBSCRIPTION CURSOR FOR subscription ... (subscription_cursor.cc)
+StatementOutcome HandleDeclareSubscriptionCursor(const HandlerArgs& args);
 StatementOutcome HandleCloseCursor(const HandlerArgs& args);
 // The columns FETCH returns from its cursor (none for MOVE).
 std::vector<ColumnDesc> DescribeFetch(Session* session, const PgQuery__FetchStmt* fetch);

@@ -1,0 +1,43 @@
+// ChangeLogSink: the end of a subscription's job. It writes the changes of
+// the relation it follows into the relation's change log
+// (storage/change_log.h), netted per key and epoch, with the epoch's
+// commit: a reader sees an epoch's changes exactly when the epoch is
+// committed. Its input is the relation's change stream from the job's
+// start (no snapshot: a FULL cursor reads the relation itself at a
+// committed epoch, then the log after it).
+//
+// Retention: about once a second, at a barrier, it deletes the entries of
+// its vnodes older than the retention (epochs carry their wall-clock
+// milliseconds), with that epoch's commit.
+#pragma once
+
+#include <memory>
+
+#include "storage/change_log.h"
+#include "stream/operator.h"
+
+namespace freshet {
+
+class ChangeLogSinkOperator : public StreamOperator {
+ public:
+  // `relation`: the followed relation's storage layout (its keys name the
+  // changes); `log`: the log's internal relation; `retention_ms`: how long
+  // entries are kept (0: until the job is dropped).
+  ChangeLogSinkOperator(StateTableDesc relation, StateTableDesc log, int64_t retention_ms)
+      : relation_desc_(std::move(relation)), log_desc_(std::move(log)), retention_ms_(retention_ms) {}
+  std::string Name() const override { return "ChangeLogSink"; }
+  void Open(ActorContext* ctx) override;
+  void OnChunk(int input, StreamChunk chunk) override;
+  void OnBarrier(const Barrier& barrier) override;
+
+ private:
+  StateTableDesc relation_desc_, log_desc_;
+  int64_t retention_ms_;
+  std::unique_ptr<StateTable> relation_;  // keys only: never read or written
+  std::shared_ptr<StateTable> log_;
+  ChangeLogEpoch epoch_;
+  int64_t last_truncation_ms_ = 0;
+  std::string row_;
+};
+
+}  // namespace freshet
