@@ -575,10 +575,11 @@ class Catalog {
   ObjectId ReserveId();
 };
 
-// Materialized views, sinks and indexes: the relations a stream job
+// Materialized views, sinks, indexes and subscriptions: the relations a stream job
 // creates (tables a connector fills are jobs too, see IsConnectorTable).
 inline bool IsStreamJob(const TableCatalog& t) {
-  return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex;
+  return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex ||
+         t.kind == RelationKind::kSubscription;
 }
 // A table created WITH (connector = ...): a job reads the source into it.
 inline bool IsConnectorTable(const TableCatalog& t) {
