@@ -128,6 +128,10 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
         {"relation_id", T::Int32()}, {"retention_seconds", T::Int64()}, {"definition", T::Varchar()},
         {"status", T::Varchar()}, {"created_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_change_logs",
+       {{"log_table_id", T::Int32()}, {"relation_id", T::Int32()}, {"consumer_id", T::Int32()},
+        {"consumer", T::Varchar()}, {"entries", T::Int64()}, {"oldest_epoch_at", T::Timestamptz()},
+        {"approximate_bytes", T::Int64()}}},
       {"rw_catalog", "rw_sources",
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
         {"connector", T::Varchar()}, {"definition", T::Varchar()}, {"created_at", T::Timestamptz()}}},
@@ -561,6 +565,18 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       if (t->kind != RelationKind::kView) continue;
       rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner), Str(t->definition),
                       Value::Timestamptz(t->created_at_micros)});
+    }
+  } else if (key == "rw_catalog.rw_change_logs") {
+    if (!ctx.change_log) return rows;
+    for (const auto& t : c.ListTables(ctx.database_id)) {
+      if (t->kind != RelationKind::kInternal || t->internal_kind != "changelog") continue;
+      TableRef consumer = c.GetTable(t->job_id);
+      ChangeLogInfo info = ctx.change_log(t->id);
+      rows.push_back({Int(t->id), Int(t->backfill_upstream), Int(t->job_id), consumer ? Str(consumer->name) : NullStr(),
+                      Value::Int64(static_cast<int64_t>(info.entries)),
+                      info.oldest_epoch ? Value::Timestamptz(static_cast<int64_t>(info.oldest_epoch >> 16) * 1000)
+                                        : Value::Null(T::Timestamptz()),
+                      Value::Int64(static_cast<int64_t>(info.approximate_bytes))});
     }
   } else if (key == "rw_catalog.rw_subscriptions") {
     for (const auto& t : tables) {

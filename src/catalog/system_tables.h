@@ -103,6 +103,15 @@ struct DatabaseStatus {
 };
 using DatabaseStatusFn = std::function<std::vector<DatabaseStatus>()>;
 
+// A change log's size (rw_catalog.rw_change_logs), by the log's internal
+// relation id.
+struct ChangeLogInfo {
+  uint64_t entries = 0;
+  uint64_t oldest_epoch = 0;  // 0: empty
+  uint64_t approximate_bytes = 0;
+};
+using ChangeLogInfoFn = std::function<ChangeLogInfo(ObjectId log_id)>;
+
 // One setting as pg_settings shows it.
 struct SettingInfo {
   std::string name;
@@ -184,6 +193,7 @@ struct SystemTableContext {
   WatermarksFn watermarks;  // rw_watermarks; null: none known
   LateRowsFn late_rows;     // rw_watermarks; null: none counted
   DatabaseStatusFn database_status;  // rw_database_status, rw_recoveries; null: none known
+  ChangeLogInfoFn change_log;        // rw_change_logs; null: none listed
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

@@ -154,6 +154,20 @@ Epoch ChangeLogReader::LastTruncated(const Snapshot* snapshot, uint16_t vnode) c
   return GetFixed64BE(value.data());
 }
 
+ChangeLogReader::Stats ChangeLogReader::Count(const Snapshot* snapshot) const {
+  Stats stats;
+  auto range = store_->NewRange(store_->data_cf(), snapshot, TablePrefix(log_id_), PrefixSuccessor(TablePrefix(log_id_)),
+                                StateStore::ReadPattern::kOnce);
+  for (; range->it->Valid(); range->it->Next()) {
+    rocksdb::Slice k = range->it->key();
+    if (k.size() < kEntryKeyMin) continue;  // a vnode's truncation record
+    stats.entries++;
+    Epoch e = EpochOfKey({k.data(), k.size()});
+    if (!stats.oldest || e < stats.oldest) stats.oldest = e;
+  }
+  return stats;
+}
+
 uint64_t ChangeLogReader::ApproximateBytes() const {
   return store_->ApproximateDataSize(TablePrefix(log_id_), PrefixSuccessor(TablePrefix(log_id_)));
 }

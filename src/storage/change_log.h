@@ -105,6 +105,13 @@ class ChangeLogReader {
   // The last epoch whose entries of `vnode` truncation deleted (0: none):
   // a reader positioned before it has lost changes.
   Epoch LastTruncated(const Snapshot* snapshot, uint16_t vnode) const;
+  // How many entries the log holds and the oldest epoch among them (a scan
+  // of the whole log: for monitoring and tests).
+  struct Stats {
+    uint64_t entries = 0;
+    Epoch oldest = 0;  // 0: empty
+  };
+  Stats Count(const Snapshot* snapshot) const;
   // Approximate bytes the log holds (files and memtables).
   uint64_t ApproximateBytes() const;
 

@@ -64,7 +64,36 @@ check "its change log cannot be read as a table" \
   grep -q "read it with a subscription cursor" <<<"$(q -c "select count(*) from $(q -c "select name from rw_catalog.rw_internal_tables where name like '%changelog%'")")"
 check "DROP TABLE refuses while the subscription reads it" grep -q "subscription sub_s depends on table sub_t" <<<"$(q -c "drop table sub_t")"
 q -c "drop subscription sub_s" >/dev/null
-check "DROP SUBSCRIPTION drops its change log" test "$(q -c "select count(*) from rw_catalog.rw_internal_tables")" = "0"
+check "DROP SUBSCRIPTION drops its change log" test "$(q -c "select count(*) from rw_catalog.rw_change_logs")" = "0"
+echo "== the change log stays within its retention under a steady workload, and goes with its subscription"
+q -c "create table bt (k int primary key, v int)" -c "insert into bt select g, 0 from generate_series(1, 20) g" \
+  -c "create subscription bs from bt with (retention = '1s')" >/dev/null
+# Rounds of 40 log entries (20 updates: UpdateDelete + UpdateInsert) for
+# 5 s. The log may hold the last retention (1 s) plus the writer's
+# truncation cadence (1 s) plus a second's slack of rounds; without
+# truncation it would hold all of them.
+stamps=()
+start=$(date +%s%3N)
+worst=""
+samples=0
+while (( $(date +%s%3N) - start < 5000 )); do
+  q -c "update bt set v = v + 1" -c "flush" >/dev/null
+  now=$(date +%s%3N)
+  stamps+=("$now")
+  (( now - start < 3000 )) && continue
+  entries=$(q -c "select entries from rw_catalog.rw_change_logs where consumer = 'bs'")
+  recent=0
+  for t in "${stamps[@]}"; do (( now - t <= 3000 )) && recent=$((recent + 1)); done
+  samples=$((samples + 1))
+  (( entries > 40 * (recent + 1) )) && worst="$entries entries with $recent rounds in the last 3 s"
+done
+total=$(( ${#stamps[@]} * 40 ))
+entries=$(q -c "select entries from rw_catalog.rw_change_logs where consumer = 'bs'")
+echo "   ${#stamps[@]} rounds ($total entries written); the log holds $entries at the end"
+check "the log never held more than the last 3 s of changes ($samples samples${worst:+; $worst})" test -z "$worst"
+check "the log holds fewer entries than were written ($entries < $total)" test "$entries" -lt "$total"
+q -c "drop subscription bs" >/dev/null
+check "the log goes with its subscription" test "$(q -c "select count(*) from rw_catalog.rw_change_logs")" = "0"
 check "the server is still running" ready "$PORT"
 stop_server
 finish

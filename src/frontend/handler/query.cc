@@ -10,6 +10,7 @@
 #include "storage/table_engines.h"
 #include "frontend/handler/create_table_as.h"
 #include "frontend/handler/handler.h"
+#include "storage/change_log.h"
 #include "frontend/session.h"
 #include "stream/watermark_filter.h"
 #include "meta/dml_manager.h"
@@ -142,6 +143,11 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   };
   const StateStore* store = instance->store();
   const ExecContext* exec_ctx = ctx;
+  ctx->change_log = [store, exec_ctx](ObjectId log_id) {
+    ChangeLogReader reader(store, log_id);
+    ChangeLogReader::Stats stats = reader.Count(exec_ctx->ReadSnapshot().get());
+    return ChangeLogInfo{stats.entries, stats.oldest, reader.ApproximateBytes()};
+  };
   ctx->row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
     TableStatistics stats = store->engines().For(id).Statistics(id, exec_ctx->ReadSnapshot().get());
     if (!stats.rows_exact) return std::nullopt;
