@@ -36,9 +36,11 @@ SubscriptionCursor::SubscriptionCursor(StateStore* store, const Catalog& catalog
                   subscription_->name);
   if (auto it = subscription_->plan_settings.find("retention_ms"); it != subscription_->plan_settings.end())
     retention_ms_ = std::stoll(it->second);
-  relation_types_ = relation_->types();
-  for (size_t c = 0; c < relation_->columns.size(); c++)
-    if (!relation_->columns[c].hidden) columns_.push_back({relation_->columns[c].name, relation_->columns[c].type});
+  // The columns the subscription was created with: its log's rows hold
+  // those (a table may have gained columns since, which it does not read).
+  relation_types_ = subscription_->types();
+  for (const auto& c : subscription_->columns)
+    if (!c.hidden) columns_.push_back({c.name, c.type});
   columns_.push_back({"op", DataType::Varchar()});
   columns_.push_back({"rw_timestamp", DataType::Int64()});
 
@@ -90,8 +92,8 @@ void SubscriptionCursor::CheckRetained(const Snapshot* snapshot, Epoch position)
 void SubscriptionCursor::AppendRow(const Row& row, const char* op, std::optional<int64_t> timestamp_ms,
                                    DataChunk* out) const {
   Row shown;
-  for (size_t c = 0; c < relation_->columns.size() && c < row.size(); c++)
-    if (!relation_->columns[c].hidden) shown.push_back(row[c]);
+  for (size_t c = 0; c < subscription_->columns.size() && c < row.size(); c++)
+    if (!subscription_->columns[c].hidden) shown.push_back(row[c]);
   shown.push_back(Value::Varchar(op));
   shown.push_back(timestamp_ms ? Value::Int64(*timestamp_ms) : Value::Null(DataType::Int64()));
   out->AppendRow(shown);
@@ -105,7 +107,7 @@ DataChunk SubscriptionCursor::Fetch(int64_t count, const std::shared_ptr<const S
   // FULL: the rows at the snapshot first.
   while (snapshot_scan_ && n < count) {
     if (snapshot_row_ >= snapshot_chunk_.num_rows()) {
-      snapshot_chunk_ = DataChunk(relation_types_);
+      snapshot_chunk_ = DataChunk(relation_->types());
       snapshot_row_ = 0;
       if (!snapshot_scan_->Next(&snapshot_chunk_)) {
         snapshot_scan_.reset();

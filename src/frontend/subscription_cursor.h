@@ -45,6 +45,7 @@ class SubscriptionCursor {
 
   const std::vector<ColumnDesc>& columns() const { return columns_; }
   const std::string& subscription() const { return subscription_->name; }
+  ObjectId subscription_id() const { return subscription_->id; }
   // Up to `count` rows (INT64_MAX: every one available now), read at
   // `snapshot` (the session's: its own writes are committed in it).
   DataChunk Fetch(int64_t count, const std::shared_ptr<const Snapshot>& snapshot);

@@ -75,6 +75,10 @@ StatementOutcome HandleFetch(const HandlerArgs& args) {
   const PgQuery__FetchStmt* f = args.stmt.node->fetch_stmt;
   if (auto outcome = FetchFromPortal(args, f)) return *outcome;
   if (SubscriptionCursor* sub = args.session->FindSubscriptionCursor(f->portalname)) {
+    TableRef now = args.session->catalog()->GetTable(sub->subscription_id());
+    if (!now || now->kind != RelationKind::kSubscription)
+      FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "subscription \"{}\" of cursor \"{}\" was dropped",
+                    sub->subscription(), f->portalname);
     if (f->ismove || (f->direction != PG_QUERY__FETCH_DIRECTION__FETCH_FORWARD))
       throw SqlError(sqlstate::kFeatureNotSupported, "a subscription cursor only fetches forward: FETCH NEXT or FETCH n");
     DataChunk rows = sub->Fetch(f->how_many <= 0 ? INT64_MAX : f->how_many, args.session->ReadSnapshot());
