@@ -160,6 +160,7 @@ const char* RelKind(RelationKind k) {
     case RelationKind::kSystem: return "v";
     case RelationKind::kView: return "v";
     case RelationKind::kSequence: return "S";
+    case RelationKind::kSubscription: return "k";  // as sinks: no PostgreSQL kind is near
   }
   return "r";
 }

@@ -261,6 +261,7 @@ const char* InformationSchemaTableType(RelationKind k) {
     case RelationKind::kView: return "VIEW";
     case RelationKind::kSource: return "SOURCE";
     case RelationKind::kSink: return "SINK";
+    case RelationKind::kSubscription: return "SUBSCRIPTION";
     default: return "SYSTEM TABLE";
   }
 }

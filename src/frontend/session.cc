@@ -157,7 +157,9 @@ void Session::SwitchDatabase(const std::string& name) {
   CloseAllCursors();
   ReleaseAdvisoryLocks(/*transaction_only=*/false);
   listener_.reset();
-  last_write_epoch_ = 0;
+  // Its last write stays read-your-own, now in "another" database.
+  if (last_write_epoch_ && !last_write_database_) last_write_database_ = database_.id;
+  if (last_write_database_ == db->id) last_write_database_ = 0;
   database_ = *db;
   {
     std::lock_guard lock(activity_.mu);

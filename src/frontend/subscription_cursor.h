@@ -13,8 +13,9 @@
 // lost); no SINCE, now() or proctime() the changes committed from now on;
 // begin() every change the log still holds.
 //
-// FETCH never waits: with no change committed past its position it returns
-// no row. Each FETCH reads at the session's snapshot of the moment (its own
+// FETCH does not wait: with no change committed past its position it
+// returns no row (FETCH ... WITH (timeout = '5s') waits up to that long for
+// a commit of the relation's database that brings one: the handler's). Each FETCH reads at the session's snapshot of the moment (its own
 // writes committed), so every epoch is seen once it is committed. A cursor
 // whose next changes the log's retention deleted is an error (55000), as is
 // a SINCE before what the log holds.
@@ -46,6 +47,7 @@ class SubscriptionCursor {
   const std::vector<ColumnDesc>& columns() const { return columns_; }
   const std::string& subscription() const { return subscription_->name; }
   ObjectId subscription_id() const { return subscription_->id; }
+  ObjectId database_id() const { return relation_->database_id; }  // the relation's, whose epochs it reads
   // Up to `count` rows (INT64_MAX: every one available now), read at
   // `snapshot` (the session's: its own writes are committed in it).
   DataChunk Fetch(int64_t count, const std::shared_ptr<const Snapshot>& snapshot);

@@ -129,6 +129,19 @@ Epoch DatabaseEpochLoop::committed_epoch() const {
   return committed_epoch_;
 }
 
+bool DatabaseEpochLoop::WaitCommittedAfter(Epoch epoch, std::chrono::milliseconds timeout,
+                                           const std::atomic<bool>* cancel) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock lock(mu_);
+  while (committed_epoch_ <= epoch && !stopping_) {
+    if (cancel && cancel->load()) return false;
+    auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    cv_.wait_for(lock, std::min<std::chrono::steady_clock::duration>(deadline - now, std::chrono::milliseconds(50)));
+  }
+  return committed_epoch_ > epoch;
+}
+
 void DatabaseEpochLoop::set_barrier_interval_ms(int ms) {
   std::lock_guard lock(mu_);
   interval_ms_ = ms;

@@ -26,6 +26,8 @@
 // Thread safety: all methods are safe to call concurrently.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -144,6 +146,10 @@ class DatabaseEpochLoop {
   StreamRuntime* runtime() { return runtime_.get(); }
   uint32_t database_id() const { return database_id_; }
   Epoch committed_epoch() const;
+  // Blocks until an epoch after `epoch` is committed, `timeout` passes,
+  // `*cancel` is set (checked every 50 ms) or the loop stops; returns
+  // whether one was committed.
+  bool WaitCommittedAfter(Epoch epoch, std::chrono::milliseconds timeout, const std::atomic<bool>* cancel);
   void set_barrier_interval_ms(int ms);
   // Every n-th barrier commits (n >= 1); the others only move the epoch.
   void set_checkpoint_frequency(int n);

@@ -93,6 +93,18 @@ void CheckStreamable(const Expression& e, bool allow_now) {
 
 using namespace stream_plan_detail;
 
+InternalTableSpec BackfillProgressTable(ObjectId upstream) {
+  InternalTableSpec spec;
+  spec.kind = "backfill";
+  spec.columns = {{"vnode", DataType::Int32()},
+                  {"position", DataType::Varchar()},
+                  {"finished", DataType::Boolean()},
+                  {"row_count", DataType::Int64()}};
+  spec.pk = {0};
+  spec.upstream = upstream;
+  return spec;
+}
+
 InternalTableSpec SourceOffsetsTable() {
   InternalTableSpec spec;
   spec.kind = "source";

@@ -47,6 +47,9 @@ struct InternalTableSpec {
 
 // The per-split offsets of a source reader (split, offset, row_count).
 InternalTableSpec SourceOffsetsTable();
+// A backfill's progress per vnode of `upstream` (vnode, position,
+// finished, row_count; stream/backfill.h).
+InternalTableSpec BackfillProgressTable(ObjectId upstream);
 
 class StreamNode;
 using StreamNodePtr = std::unique_ptr<StreamNode>;

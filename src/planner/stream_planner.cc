@@ -392,15 +392,7 @@ class StreamPlanner {
     if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())
       out_->depends_on.push_back(t.id);
     auto node = std::make_unique<StreamTableScanNode>(s->table);
-    InternalTableSpec spec;
-    spec.kind = "backfill";
-    spec.columns = {{"vnode", DataType::Int32()},
-                    {"position", DataType::Varchar()},
-                    {"finished", DataType::Boolean()},
-                    {"row_count", DataType::Int64()}};
-    spec.pk = {0};
-    spec.upstream = t.id;
-    node->progress_table = AddInternal(std::move(spec));
+    node->progress_table = AddInternal(BackfillProgressTable(t.id));
     return node;
   }
 
@@ -1431,15 +1423,7 @@ StreamPlan PlanSubscription(TableRef relation, int64_t retention_ms) {
   StreamPlan plan;
   auto scan = std::make_unique<StreamTableScanNode>(relation);
   scan->changes_only = true;
-  InternalTableSpec progress;
-  progress.kind = "backfill";
-  progress.columns = {{"vnode", DataType::Int32()},
-                      {"position", DataType::Varchar()},
-                      {"finished", DataType::Boolean()},
-                      {"row_count", DataType::Int64()}};
-  progress.pk = {0};
-  progress.upstream = relation->id;
-  plan.internal_tables.push_back(std::move(progress));
+  plan.internal_tables.push_back(BackfillProgressTable(relation->id));
   scan->progress_table = 0;
   // The log: read by subscription cursors (its keys are the change log's,
   // storage/change_log.h, not these columns').

@@ -345,7 +345,7 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
   if (w0 != "show") return false;
   std::string w1 = word(1);
   if (w1 == "tables" || w1 == "databases" || w1 == "schemas" || w1 == "views" || w1 == "sources" ||
-      w1 == "sinks" || (w1 == "materialized" && word(2) == "views")) {
+      w1 == "sinks" || w1 == "subscriptions" || (w1 == "materialized" && word(2) == "views")) {
     ShowObjectsStatement s;
     size_t i = 2;
     if (w1 == "materialized") {
@@ -533,6 +533,14 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
     ps->emit_on_window_close = true;
     std::string out = text;
     for (int b = tok[n - 4].start; b < tok[n - 1].end; b++) out[b] = ' ';
+    return out;
+  }
+  if (word(0) == "fetch" && n > 6 && word(n - 1) == ")" && word(n - 6) == "with" && word(n - 5) == "(" &&
+      word(n - 4) == "timeout" && word(n - 3) == "=" && tok[n - 2].kind == Token::Kind::kString) {
+    // FETCH ... WITH (timeout = '5s') (RisingWave's).
+    ps->fetch_timeout = tok[n - 2].text;
+    std::string out = text;
+    for (int b = tok[n - 6].start; b < tok[n - 1].end; b++) out[b] = ' ';
     return out;
   }
   if (word(0) != "create") return text;

@@ -48,7 +48,7 @@ struct WaitStatement {
   std::vector<std::string> name;
 };
 // SHOW {TABLES | DATABASES | SCHEMAS | VIEWS | MATERIALIZED VIEWS | SOURCES
-// | SINKS} [{FROM | IN} schema]
+// | SINKS | SUBSCRIPTIONS} [{FROM | IN} schema]
 struct ShowObjectsStatement {
   std::string object_kind;  // "tables", "materialized views", ...
   std::string schema;       // "" = the current schema
@@ -159,6 +159,9 @@ struct ParsedStatement {
   // cut off.
   bool emit_on_window_close = false;
   std::string format, encode;
+  // FETCH ... WITH (timeout = '...') (RisingWave's, for subscription
+  // cursors): the trailing clause cut off; its text ("" for none).
+  std::string fetch_timeout;
 };
 
 class ParseCache;

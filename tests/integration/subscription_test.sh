@@ -65,6 +65,26 @@ check "its change log cannot be read as a table" \
 check "DROP TABLE refuses while the subscription reads it" grep -q "subscription sub_s depends on table sub_t" <<<"$(q -c "drop table sub_t")"
 q -c "drop subscription sub_s" >/dev/null
 check "DROP SUBSCRIPTION drops its change log" test "$(q -c "select count(*) from rw_catalog.rw_change_logs")" = "0"
+echo "== FETCH ... WITH (timeout): waits for a commit that brings changes"
+q -c "create table wt (k int primary key)" -c "create subscription ws from wt with (retention = '1h')" >/dev/null
+psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -c "declare wc subscription cursor for ws" \
+  -c "fetch 10 from wc with (timeout = '60s')" >"$WORK/waited.out" 2>&1 &
+waiter=$!
+BG_PIDS+=("$waiter")
+# The waiter has declared its cursor once the session shows its FETCH.
+for _ in $(seq 1 600); do
+  [[ "$(q -c "select count(*) from pg_stat_activity where query like 'fetch 10 from wc%'")" == "1" ]] && break
+done
+q -c "insert into wt values (7)" >/dev/null
+wait "$waiter"
+check "a waiting FETCH returns the change committed after it began ($(tr '\n' ' ' <"$WORK/waited.out"))" \
+  grep -q "^7|Insert|" "$WORK/waited.out"
+check "an idle FETCH returns nothing once its timeout passes" \
+  test -z "$(q -c "declare wc2 subscription cursor for ws" -c "fetch 10 from wc2 with (timeout = '100ms')")"
+check "a FETCH with a timeout from a plain cursor is refused" \
+  grep -q "is for subscription cursors" <<<"$(q -c "begin" -c "declare pc cursor for select 1" -c "fetch 1 from pc with (timeout = '1s')")"
+q -c "drop subscription ws" -c "drop table wt" >/dev/null
+
 echo "== the change log stays within its retention under a steady workload, and goes with its subscription"
 q -c "create table bt (k int primary key, v int)" -c "insert into bt select g, 0 from generate_series(1, 20) g" \
   -c "create subscription bs from bt with (retention = '1s')" >/dev/null

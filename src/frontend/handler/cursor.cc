@@ -2,9 +2,14 @@
 // (frontend/cursor.h), as PostgreSQL's portalcmds.c runs them.
 #include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 
+#include "common/datetime.h"
 #include "common/error.h"
+#include "meta/barrier_manager.h"
+#include "frontend/instance.h"
 #include "frontend/cursor.h"
 #include "frontend/handler/handler.h"
 #include "frontend/session.h"
@@ -81,10 +86,36 @@ StatementOutcome HandleFetch(const HandlerArgs& args) {
                     sub->subscription(), f->portalname);
     if (f->ismove || (f->direction != PG_QUERY__FETCH_DIRECTION__FETCH_FORWARD))
       throw SqlError(sqlstate::kFeatureNotSupported, "a subscription cursor only fetches forward: FETCH NEXT or FETCH n");
-    DataChunk rows = sub->Fetch(f->how_many <= 0 ? INT64_MAX : f->how_many, args.session->ReadSnapshot());
+    const int64_t count = f->how_many <= 0 ? INT64_MAX : f->how_many;
+    // WITH (timeout = ...): with nothing to return, wait for the relation's
+    // database to commit more, up to the timeout.
+    int64_t wait_ms = 0;
+    if (!args.stmt.fetch_timeout.empty()) {
+      Interval iv;
+      try {
+        iv = ParseInterval(args.stmt.fetch_timeout);
+      } catch (const SqlError&) {
+        FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid timeout \"{}\"", args.stmt.fetch_timeout);
+      }
+      wait_ms = static_cast<int64_t>(std::clamp<__int128>(IntervalCompareKey(iv) / 1000, 0, INT32_MAX));
+    }
+    DatabaseEpochLoop* loop = args.instance()->barriers()->ForDatabase(sub->database_id());
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+    Epoch seen = loop->committed_epoch();
+    DataChunk rows = sub->Fetch(count, args.session->ReadSnapshot());
+    while (rows.num_rows() == 0) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0 || !loop->WaitCommittedAfter(seen, left, args.session->cancel_flag())) break;
+      seen = loop->committed_epoch();
+      rows = sub->Fetch(count, args.session->ReadSnapshot());
+    }
+    if (args.session->cancel_flag()->load())
+      throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
     SendRows(args, sub->columns(), rows);
     return {"FETCH " + std::to_string(rows.num_rows())};
   }
+  if (!args.stmt.fetch_timeout.empty())
+    throw SqlError(sqlstate::kFeatureNotSupported, "FETCH ... WITH (timeout = ...) is for subscription cursors");
   Cursor& cursor = args.session->FindCursor(f->portalname);
   Cursor::Direction direction = Cursor::Direction::kForward;
   switch (f->direction) {

@@ -32,6 +32,7 @@ StatementOutcome HandleShowObjects(const HandlerArgs& args) {
                         : show.object_kind == "materialized views" ? RelationKind::kMaterializedView
                         : show.object_kind == "sources"            ? RelationKind::kSource
                         : show.object_kind == "sinks"              ? RelationKind::kSink
+                        : show.object_kind == "subscriptions"      ? RelationKind::kSubscription
                         : show.object_kind == "views"              ? RelationKind::kView
                                                                    : RelationKind::kSystem;
     for (const auto& t : catalog->ListTables(database_id))
