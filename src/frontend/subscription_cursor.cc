@@ -24,7 +24,7 @@ Epoch MsEpoch(int64_t ms) { return static_cast<Epoch>(ms) << 16; }
 }  // namespace
 
 SubscriptionCursor::SubscriptionCursor(StateStore* store, const Catalog& catalog, TableRef subscription, Start start,
-                                       int64_t since_ms)
+                                       int64_t since_ms, std::shared_ptr<const Snapshot> snapshot)
     : store_(store), subscription_(std::move(subscription)) {
   if (subscription_->depends_on.empty() || !(relation_ = catalog.GetTable(subscription_->depends_on[0])))
     FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "subscription \"{}\" has no relation",
@@ -47,7 +47,6 @@ SubscriptionCursor::SubscriptionCursor(StateStore* store, const Catalog& catalog
   // The log holds every epoch that started after the subscription was
   // created (its job took the relation's changes from then on).
   const int64_t created_ms = subscription_->finished_at_micros / 1000;
-  auto snapshot = store_->GetSnapshot();
   const Epoch committed = store_->CommittedEpoch(relation_->database_id, snapshot.get()).value_or(0);
   switch (start) {
     case Start::kNow: done_epoch_ = committed; break;

@@ -41,8 +41,11 @@ class SubscriptionCursor {
   enum class Start { kNow, kBegin, kSince, kFull };
   // `subscription`: its catalog entry (its relation is depends_on[0], its
   // log the internal table of kind "changelog"). `since_ms` for kSince.
-  // Throws 55000 when the start is before the retained log.
-  SubscriptionCursor(StateStore* store, const Catalog& catalog, TableRef subscription, Start start, int64_t since_ms);
+  // `snapshot`: the session's (FULL reads the relation there, now() starts
+  // at its committed epoch). Throws 55000 when the start is before the
+  // retained log.
+  SubscriptionCursor(StateStore* store, const Catalog& catalog, TableRef subscription, Start start, int64_t since_ms,
+                     std::shared_ptr<const Snapshot> snapshot);
 
   const std::vector<ColumnDesc>& columns() const { return columns_; }
   const std::string& subscription() const { return subscription_->name; }

@@ -101,6 +101,8 @@ read -r n_ok gap_ok lat_ok <<<"$(window "$e0" "$e1")"
 read -r n_bad gap_bad lat_bad <<<"$(window "$e1" "$e2")"
 echo "  healthy window: $n_ok commits, largest gap $gap_ok ms, largest commit latency $lat_ok ms"
 echo "  failing window: $n_bad commits, largest gap $gap_bad ms, largest commit latency $lat_bad ms"
+check "a's barriers follow its own interval ($INTERVAL ms): the healthy window's largest gap ($gap_ok ms) is well under the system's 1000 ms" \
+  test "$gap_ok" -lt 700
 check "a committed all through b's failures ($n_bad commits)" test "$n_bad" -ge 15
 check "a's largest gap between commits ($gap_bad ms) is within one barrier interval of the healthy window's ($gap_ok ms)" \
   test "$gap_bad" -le $((gap_ok + INTERVAL))

@@ -158,7 +158,8 @@ StatementOutcome HandleDeclareSubscriptionCursor(const HandlerArgs& args) {
                                     : d.start == Start::kSince ? SubscriptionCursor::Start::kSince
                                                                : SubscriptionCursor::Start::kNow;
   session->DeclareSubscriptionCursor(
-      d.name, std::make_unique<SubscriptionCursor>(args.instance()->store(), *session->catalog(), sub, start, d.since_ms));
+      d.name, std::make_unique<SubscriptionCursor>(args.instance()->store(), *session->catalog(), sub, start, d.since_ms,
+                                                   session->ReadSnapshot()));
   return {"DECLARE SUBSCRIPTION CURSOR"};
 }
 
