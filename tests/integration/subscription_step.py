@@ -3,7 +3,7 @@
 consumer of subscription sub_s that keeps a replica of the table from the
 changes it fetches.
 
-    subscription_step.py PORT STATE_FILE SEED ROUND [--final]
+    subscription_step.py PORT STATE_FILE SEED ROUND [--final] [--subscription NAME]
 
 The consumer's state (the replica and the rw_timestamp of the last epoch it
 applied whole) is kept in STATE_FILE between steps, as a client would keep
@@ -27,7 +27,10 @@ import psycopg
 
 port, state_file, seed, round_no = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 final = "--final" in sys.argv
-rng = random.Random(seed * 1000 + round_no)
+# The subscription read (sub_s on the table by default; one on a
+# materialized view over it holds the same rows).
+subscription = sys.argv[sys.argv.index("--subscription") + 1] if "--subscription" in sys.argv else "sub_s"
+rng = random.Random(seed * 1000 + round_no + (0 if subscription == "sub_s" else 500))
 passed = failed = 0
 
 
@@ -51,9 +54,9 @@ conninfo = f"host=127.0.0.1 port={port} user=root dbname=dev"
 reader = psycopg.connect(conninfo, autocommit=True)
 writer = psycopg.connect(conninfo, autocommit=True)
 if state["last_ts"] is None:
-    reader.execute("DECLARE c SUBSCRIPTION CURSOR FOR sub_s FULL")
+    reader.execute(f"DECLARE c SUBSCRIPTION CURSOR FOR {subscription} FULL")
 else:
-    reader.execute(f"DECLARE c SUBSCRIPTION CURSOR FOR sub_s SINCE {state['last_ts']}")
+    reader.execute(f"DECLARE c SUBSCRIPTION CURSOR FOR {subscription} SINCE {state['last_ts']}")
 
 pending = []        # the changes of the epoch being read, not applied yet
 pending_ts = None   # its rw_timestamp (None: the FULL snapshot's rows)
@@ -114,7 +117,7 @@ if final:
     while not fetch(rng.choice([1, 7, 100, 1000])):
         pass
     table = {str(k): v for k, v in writer.execute("SELECT k, v FROM sub_t").fetchall()}
-    check(f"the replica built from {state['changes']} changes in {state['epochs']} epochs equals the table "
+    check(f"{subscription}: the replica built from {state['changes']} changes in {state['epochs']} epochs equals the table "
           f"({len(table)} rows)", replica == table)
     if replica != table:
         missing = [k for k in table if replica.get(k) != table[k]][:5]
@@ -146,7 +149,7 @@ else:
         while not fetch(50):
             pass
 
-check(f"round {round_no}: every change fits the replica, epochs in order", not problems)
+check(f"round {round_no} ({subscription}): every change fits the replica, epochs in order", not problems)
 for p in problems[:10]:
     print(f"    {p}")
 with open(state_file, "w") as f:

@@ -2,7 +2,8 @@
 # Subscriptions (issue 20, item 6): every committed change of a table is
 # fetched once, in epoch order, across the server's crashes and restarts.
 # subscription_step.py writes random transactions into sub_t and keeps a
-# replica of it from subscription sub_s's cursor (FULL first, then SINCE
+# replica of it from subscription sub_s's cursor (and one from sub_ms, on a
+# materialized view holding the same rows) (FULL first, then SINCE
 # the rw_timestamp of the last epoch it applied whole); between its steps
 # the server is killed (-9, right after acknowledged writes that no FLUSH
 # committed: the DML log replays them) or stopped; at the end the replica
@@ -21,9 +22,10 @@ source "$HERE/lib.sh"
 SEED="${SUB_SEED:-1}"
 
 q() { psql -X -q -At -h 127.0.0.1 -p "$PORT" -U root -d dev -v ON_ERROR_STOP=1 "$@" 2>&1; }
-step() {  # step ROUND [--final]
-  local out rc
-  out=$(timeout 300 /usr/bin/python3 "$HERE/subscription_step.py" "$PORT" "$WORK/state.json" "$SEED" "$@" 2>&1)
+step() {  # step SUBSCRIPTION ROUND [--final]
+  local out rc sub="$1"; shift
+  out=$(timeout 300 /usr/bin/python3 "$HERE/subscription_step.py" "$PORT" "$WORK/state_$sub.json" "$SEED" "$@" \
+    --subscription "$sub" 2>&1)
   rc=$?
   echo "$out" | grep -v '^[0-9]* passed' 
   local line
@@ -39,11 +41,14 @@ step() {  # step ROUND [--final]
 start_server "$WORK/data" "$WORK/server.log" || { fail "start"; finish; }
 q -c "create table sub_t (k int primary key, v int)" \
   -c "insert into sub_t select g, g from generate_series(1, 30) g" \
-  -c "create subscription sub_s from sub_t with (retention = '1h')" >/dev/null
+  -c "create subscription sub_s from sub_t with (retention = '1h')" \
+  -c "create materialized view sub_m as select k, v from sub_t" \
+  -c "create subscription sub_ms from sub_m with (retention = '1h')" >/dev/null
 check "the subscription is created" test "$(q -c "select status from rw_catalog.rw_subscriptions where name = 'sub_s'")" = "Created"
 for round in 1 2 3 4 5 6; do
   echo "== round $round"
-  step "$round"
+  step sub_s "$round"
+  step sub_ms "$round"
   kill_rounds=" ${SUB_KILL_ROUNDS-2 4} "
   if [[ "$kill_rounds" == *" $round "* ]]; then
       echo "   kill -9 and restart"
@@ -57,13 +62,14 @@ for round in 1 2 3 4 5 6; do
   fi
 done
 echo "== final: read everything, compare with the table"
-step 7 --final
+step sub_s 7 --final
+step sub_ms 7 --final
 check "the subscription still runs after the restarts" \
   test "$(q -c "select status from rw_catalog.rw_subscriptions where name = 'sub_s'")" = "Created"
 check "its change log cannot be read as a table" \
   grep -q "read it with a subscription cursor" <<<"$(q -c "select count(*) from $(q -c "select name from rw_catalog.rw_internal_tables where name like '%changelog%'")")"
 check "DROP TABLE refuses while the subscription reads it" grep -q "subscription sub_s depends on table sub_t" <<<"$(q -c "drop table sub_t")"
-q -c "drop subscription sub_s" >/dev/null
+q -c "drop subscription sub_s" -c "drop subscription sub_ms" >/dev/null
 check "DROP SUBSCRIPTION drops its change log" test "$(q -c "select count(*) from rw_catalog.rw_change_logs")" = "0"
 echo "== FETCH ... WITH (timeout): waits for a commit that brings changes"
 q -c "create table wt (k int primary key)" -c "create subscription ws from wt with (retention = '1h')" >/dev/null
