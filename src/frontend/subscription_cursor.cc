@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-
 #include "common/encoding.h"
 #include "common/error.h"
 #include "storage/state_store.h"
@@ -13,10 +11,7 @@ namespace freshet {
 
 namespace {
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMs() { return NowMicros() / 1000; }
 
 int64_t EpochMs(Epoch e) { return static_cast<int64_t>(e >> 16); }
 Epoch MsEpoch(int64_t ms) { return static_cast<Epoch>(ms) << 16; }

@@ -11,20 +11,7 @@
 
 namespace freshet {
 
-int64_t IntegerSettingValue(const std::string& name, const PgQuery__Node* arg) {
-  std::string text;
-  if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
-    text = std::to_string(arg->a_const->ival->ival);
-  else if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_FVAL)
-    text = arg->a_const->fval->fval;  // integers past 32 bits come as "floats"
-  else if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL)
-    text = arg->a_const->sval->sval;
-  else if (arg->node_case == PG_QUERY__NODE__NODE_STRING)  // DefElem arguments of CREATE DATABASE
-    text = arg->string->sval;
-  else if (arg->node_case == PG_QUERY__NODE__NODE_INTEGER)
-    text = std::to_string(arg->integer->ival);
-  else if (arg->node_case == PG_QUERY__NODE__NODE_FLOAT)
-    text = arg->float_->fval;
+int64_t ParseIntegerSetting(const std::string& name, const std::string& text) {
   try {
     size_t used = 0;
     int64_t value = std::stoll(text, &used);
@@ -33,6 +20,17 @@ int64_t IntegerSettingValue(const std::string& name, const PgQuery__Node* arg) {
   } catch (...) {
     FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid value for parameter \"{}\": \"{}\"", name, text);
   }
+}
+
+int64_t IntegerSettingValue(const std::string& name, const PgQuery__Node* arg) {
+  std::string text;
+  if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_IVAL)
+    text = std::to_string(arg->a_const->ival->ival);
+  else if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_FVAL)
+    text = arg->a_const->fval->fval;  // integers past 32 bits come as "floats"
+  else if (arg->node_case == PG_QUERY__NODE__NODE_A_CONST && arg->a_const->val_case == PG_QUERY__A__CONST__VAL_SVAL)
+    text = arg->a_const->sval->sval;
+  return ParseIntegerSetting(name, text);
 }
 
 void CheckBarrierSetting(const std::string& name, int64_t value) {

@@ -48,12 +48,7 @@ std::vector<std::pair<std::string, std::string>> TakeBarrierSettings(
     }
     int64_t value = 0;
     if (text != "default") {
-      PgQuery__String str = PG_QUERY__STRING__INIT;
-      str.sval = const_cast<char*>(text.c_str());
-      PgQuery__Node node = PG_QUERY__NODE__INIT;
-      node.node_case = PG_QUERY__NODE__NODE_STRING;
-      node.string = &str;
-      value = IntegerSettingValue(name, &node);
+      value = ParseIntegerSetting(name, text);
       CheckBarrierSetting(name, value);
     }
     (name == "barrier_interval_ms" ? settings->barrier_interval_ms : settings->checkpoint_frequency) = int(value);

@@ -142,6 +142,7 @@ StatementOutcome HandleDropRole(const HandlerArgs& args);
 StatementOutcome HandleAlterSystem(const HandlerArgs& args);  // alter_system.cc
 // A setting's value given as an integer (or a string of one): 22023 otherwise.
 int64_t IntegerSettingValue(const std::string& name, const PgQuery__Node* arg);
+int64_t ParseIntegerSetting(const std::string& name, const std::string& text);
 // barrier_interval_ms and checkpoint_frequency, of the system or of a
 // database: 22023 outside their ranges.
 void CheckBarrierSetting(const std::string& name, int64_t value);
