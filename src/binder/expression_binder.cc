@@ -1036,10 +1036,12 @@ ExprPtr Binder::ExprBinder::BindBuiltinFuncCall(const PgQuery__FuncCall* f, cons
                        "(ORDER BY one value)");
     for (size_t i = 0; i < f->n_args; i++) {
       ExprPtr a = Coerce(Bind(f->args[i]), DataType::Float64());
-      if (!a->IsConstant() || static_cast<const ConstantExpr&>(*a).value().is_null())
+      // A constant expression (0.5 * 1) too, computed here.
+      Value value = a->IsConstant() ? a->EvalConstant(*binder_->ctx_.eval) : Value::Null(DataType::Float64());
+      if (value.is_null())
         binder_->ThrowAt(sqlstate::kInvalidParameterValue, f->location,
                          "the arguments of approx_percentile must be non-NULL constants");
-      double v = static_cast<const ConstantExpr&>(*a).value().float_value();
+      double v = value.float_value();
       if (i == 0 && !(v >= 0 && v <= 1))
         binder_->ThrowAt(sqlstate::kInvalidParameterValue, f->location,
                          fmt::format("percentile value {} is not between 0 and 1", v));
