@@ -206,7 +206,6 @@ TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
   if (!(rv->schemaname && *rv->schemaname)) {
     TableRef t = FindInSearchPath(rv->relname);
     if (!t && !missing_ok) ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", rv->relname));
-    CheckJobDatabase(t, rv);
     return t;
   }
   std::string schema = rv->schemaname;
@@ -220,7 +219,6 @@ TableRef Binder::ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok) {
   }
   TableRef t = ctx_.catalog->FindTable(s->id, rv->relname);
   if (!t && !missing_ok) ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", rv->relname));
-  CheckJobDatabase(t, rv);
   return t;
 }
 
@@ -239,17 +237,7 @@ TableRef Binder::ResolveInOtherDatabase(const PgQuery__RangeVar* rv, bool missin
     if (missing_ok) return nullptr;
     ThrowAt(sqlstate::kUndefinedTable, rv->location, fmt::format("relation \"{}\" does not exist", name));
   }
-  CheckJobDatabase(t, rv);
   return t;
-}
-
-void Binder::CheckJobDatabase(const TableRef& t, const PgQuery__RangeVar* rv) const {
-  if (!t || !ctx_.job_database_id || t->database_id == ctx_.job_database_id) return;
-  auto db = ctx_.catalog->GetDatabase(t->database_id);
-  ThrowAt(sqlstate::kFeatureNotSupported, rv->location,
-          fmt::format("a materialized view, sink or index reading \"{}\" of database \"{}\" is not supported yet: "
-                      "stream jobs read relations of their own database",
-                      t->name, db ? db->name : "?"));
 }
 
 ExprPtr Binder::BindConstantExpression(const PgQuery__Node* node) {

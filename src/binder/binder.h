@@ -84,10 +84,6 @@ struct BinderContext {
   std::vector<ObjectId>* referenced_relations = nullptr;
   // Whether scans may read a table's indexes instead (enable_indexscan;
   // off for stream jobs, which read tables' change streams).
-  // A stream job's database: the relations it reads must be of it (a job
-  // over another database's relation is not built yet: 0A000). 0: a batch
-  // statement, which reads any database's relations.
-  ObjectId job_database_id = 0;
   bool use_indexes = true;
   // When set, every NameUse of the statement's own text is appended.
   std::vector<NameUse>* name_uses = nullptr;
@@ -211,7 +207,6 @@ class Binder {
   TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);
   TableRef ResolveInOtherDatabase(const PgQuery__RangeVar* rv, bool missing_ok);
   // 0A000 when a stream job's binding reaches a relation of another database.
-  void CheckJobDatabase(const TableRef& t, const PgQuery__RangeVar* rv) const;
   // The named schema, or for null/empty the first existing schema of the
   // search path (where unqualified CREATE puts things). Throws 3F000.
   ObjectId ResolveSchemaId(const char* schema_name);

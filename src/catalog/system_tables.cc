@@ -573,7 +573,12 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       if (t->kind != RelationKind::kInternal || t->internal_kind != "changelog") continue;
       TableRef consumer = c.GetTable(t->job_id);
       ChangeLogInfo info = ctx.change_log(t->id);
-      rows.push_back({Int(t->id), Int(t->backfill_upstream), Int(t->job_id), consumer ? Str(consumer->name) : NullStr(),
+      // A cross-database view's log job names the view it serves.
+      auto view = consumer ? consumer->plan_settings.find("consumer") : std::map<std::string, std::string>::const_iterator();
+      Value consumer_name = !consumer                                 ? NullStr()
+                            : view != consumer->plan_settings.end() ? Str(view->second)
+                                                                    : Str(consumer->name);
+      rows.push_back({Int(t->id), Int(t->backfill_upstream), Int(t->job_id), consumer_name,
                       Value::Int64(static_cast<int64_t>(info.entries)),
                       info.oldest_epoch ? Value::Timestamptz(static_cast<int64_t>(info.oldest_epoch >> 16) * 1000)
                                         : Value::Null(T::Timestamptz()),

@@ -48,7 +48,6 @@ Binder MakeBinder(const JobPlanContext& ctx, const std::string* text, EvalContex
   bctx.search_path = ctx.search_path;
   bctx.temp_schema = ctx.temp_schema;
   bctx.use_indexes = false;
-  bctx.job_database_id = ctx.database.id;
   bctx.name_uses = ctx.name_uses;
   bctx.referenced_functions = ctx.referenced_functions;
   return Binder(bctx);
@@ -150,6 +149,7 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     if (c->into->n_col_names > visible)
       throw SqlError(sqlstate::kSyntaxError, "too many column names were specified");
     StreamRootOptions opts;
+    opts.database_id = ctx.database.id;
     opts.emit_on_window_close = stmt.emit_on_window_close;
     return PlanStream(std::move(plan), c->into->rel->relname, opts);
   }
@@ -175,6 +175,7 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
       plan = OptimizePlan(binder.BindRelationColumns(&from, {}));
     }
     StreamRootOptions opts;
+    opts.database_id = ctx.database.id;
     opts.sink = true;
     opts.connector = def.connector;
     opts.emit_on_window_close = sink->emit_on_window_close;
@@ -188,7 +189,12 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
     if (sub->from.size() > 1) from.schemaname = const_cast<char*>(sub->from[sub->from.size() - 2].c_str());
     if (sub->from.size() > 2) from.catalogname = const_cast<char*>(sub->from[sub->from.size() - 3].c_str());
     from.location = -1;
-    return PlanSubscription(binder.ResolveRelation(&from), SubscriptionRetentionMs(stmt));
+    TableRef relation = binder.ResolveRelation(&from);
+    if (relation->database_id != ctx.database.id)
+      FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                    "a subscription is created in the database of the relation it follows: connect to database \"{}\"",
+                    from.catalogname);
+    return PlanSubscription(relation, SubscriptionRetentionMs(stmt));
   }
   if (const auto* ix = IndexNode(stmt)) {
     if (ix->unique) throw SqlError(sqlstate::kFeatureNotSupported, "unique indexes are not supported");
@@ -225,6 +231,7 @@ StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {
       if (table->ColumnIndex(column) < 0)
         FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" does not exist", column);
     StreamRootOptions opts;
+    opts.database_id = ctx.database.id;
     for (size_t k = 0; k < elements.columns.size(); k++) {
       if (!elements.columns[k].empty()) {
         int idx = table->ColumnIndex(elements.columns[k]);

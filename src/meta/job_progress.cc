@@ -71,9 +71,12 @@ JobProgressTracker::Backfilled JobProgressTracker::ReadBackfill(const TableCatal
   std::vector<ObjectId> unattributed;
   for (ObjectId id : job.internal_tables) {
     TableRef table = catalog_->GetTable(id);
-    if (!table || table->internal_kind != "backfill") continue;
+    if (!table || (table->internal_kind != "backfill" && table->internal_kind != "crossdb")) continue;
+    // One row per vnode started: (vnode, position, finished, row_count),
+    // a cross-database scan's with its upstream's epoch after the vnode.
+    const int finished_column = table->ColumnIndex("finished"), rows_column = table->ColumnIndex("row_count");
+    if (finished_column < 0 || rows_column < 0) continue;
     backfills++;
-    // (vnode, position, finished, row_count), one row per vnode started.
     auto shared = std::shared_ptr<const Snapshot>(&snapshot, [](const Snapshot*) {});
     ScanSpec spec;
     spec.table = table->StorageDesc();
@@ -82,8 +85,10 @@ JobProgressTracker::Backfilled JobProgressTracker::ReadBackfill(const TableCatal
     int finished = 0;
     while (scan->Next(&chunk)) {
       for (size_t r = 0; r < chunk.num_rows(); r++) {
-        if (!chunk.column(2).IsNull(r) && chunk.column(2).GetBool(r)) finished++;
-        if (!chunk.column(3).IsNull(r)) out.rows += chunk.column(3).GetInt(r);
+        const auto& done = chunk.column(size_t(finished_column));
+        const auto& count = chunk.column(size_t(rows_column));
+        if (!done.IsNull(r) && done.GetBool(r)) finished++;
+        if (!count.IsNull(r)) out.rows += count.GetInt(r);
       }
     }
     if (finished >= kVnodeCount) finished_backfills++;

@@ -98,7 +98,8 @@ BuiltJob StreamJobs::Prepare(TableRef job, const StreamPlan& plan, const EvalCon
   std::set<uint32_t> creating_upstream;
   for (ObjectId up : job->depends_on) {
     TableRef u = catalog_->GetTable(up);
-    if (u && u->status == JobStatus::kCreating) creating_upstream.insert(up);
+    // (Of its own database: one of another database is read through its log.)
+    if (u && u->status == JobStatus::kCreating && u->database_id == job->database_id) creating_upstream.insert(up);
   }
   runtime->RegisterJob(job->id, built.backfill_actors, std::move(creating_upstream), [this, catalog, id] {
     TableRef t = catalog->GetTable(id);
@@ -223,8 +224,100 @@ std::vector<TableCatalog> StreamJobs::Entries(TableCatalog* job, const StreamPla
   return internals;
 }
 
+namespace {
+
+// The cross-database scans of a plan.
+void CrossDatabaseScans(StreamNode* node, std::vector<StreamTableScanNode*>* out) {
+  if (node->kind() == StreamNode::Kind::kTableScan && static_cast<StreamTableScanNode*>(node)->cross_database)
+    out->push_back(static_cast<StreamTableScanNode*>(node));
+  for (auto& input : node->inputs()) CrossDatabaseScans(input.get(), out);
+}
+
+std::vector<ObjectId> ParseIds(const std::string& list) {
+  std::vector<ObjectId> ids;
+  size_t pos = 0;
+  while (pos < list.size()) {
+    size_t comma = list.find(',', pos);
+    if (comma == std::string::npos) comma = list.size();
+    try {
+      ids.push_back(static_cast<ObjectId>(std::stoul(list.substr(pos, comma - pos))));
+    } catch (...) {
+    }
+    pos = comma + 1;
+  }
+  return ids;
+}
+
+}  // namespace
+
+std::vector<TableRef> StreamJobs::ChangeLogsOf(const TableCatalog& job) const {
+  std::vector<TableRef> logs;
+  auto it = job.plan_settings.find("cross_database_logs");
+  if (it == job.plan_settings.end()) return logs;
+  for (ObjectId id : ParseIds(it->second))
+    if (TableRef t = catalog_->GetTable(id)) logs.push_back(t);
+  return logs;
+}
+
+void StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism) {
+  std::vector<StreamTableScanNode*> scans;
+  CrossDatabaseScans(plan->root.get(), &scans);
+  if (scans.empty()) return;
+  auto db = catalog_->GetDatabase(job->database_id);
+  auto schema = catalog_->GetSchema(job->schema_id);
+  const std::string consumer =
+      fmt::format("{}.{}.{}", db ? db->name : "?", schema ? schema->name : "?", job->name);
+  std::map<ObjectId, ObjectId> log_of;  // relation -> its log's table, for this job
+  std::vector<TableRef> made;
+  try {
+    for (StreamTableScanNode* scan : scans) {
+      const TableRef& relation = scan->table;
+      auto found = log_of.find(relation->id);
+      if (found != log_of.end()) {
+        scan->log_table = found->second;
+        continue;
+      }
+      TableCatalog log;
+      log.database_id = relation->database_id;
+      log.schema_id = relation->schema_id;
+      log.owner = job->owner;
+      log.kind = RelationKind::kSubscription;
+      // Named for what it serves; numbered when taken.
+      std::string base = fmt::format("__log_of_{}_for_{}", relation->name, job->name).substr(0, 58);
+      log.name = base;
+      for (int n = 1; catalog_->FindTable(log.schema_id, log.name); n++) log.name = fmt::format("{}_{}", base, n);
+      StreamPlan log_plan = PlanSubscription(relation, /*retention_ms=*/0);
+      log.columns = log_plan.columns;
+      log.pk = log_plan.pk;
+      log.dist_key = log_plan.dist_key;
+      log.depends_on = log_plan.depends_on;
+      log.definition = fmt::format("-- the change log of {} read by materialized view {}", relation->name, consumer);
+      log.plan_settings["retention_ms"] = "0";
+      log.plan_settings["consumer"] = consumer;
+      // Running (its first commit done) before the job's first snapshot.
+      TableRef created = Create(std::move(log), std::move(log_plan), eval, parallelism, /*wait=*/true, nullptr);
+      made.push_back(created);
+      ObjectId log_table = 0;
+      for (ObjectId id : created->internal_tables)
+        if (TableRef t = catalog_->GetTable(id); t && t->internal_kind == "changelog") log_table = id;
+      if (!log_table) throw SqlError(sqlstate::kInternalError, "the change log job has no log table");
+      log_of[relation->id] = log_table;
+      scan->log_table = log_table;
+      job->depends_on.push_back(created->id);
+    }
+  } catch (...) {
+    for (const auto& log : made) Drop(log->database_id, {log}, {});
+    throw;
+  }
+  std::string ids;
+  for (const auto& log : made) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
+  job->plan_settings["cross_database_logs"] = ids;
+}
+
 TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                             const std::atomic<bool>* cancel) {
+  CreateChangeLogs(&job, &plan, eval, parallelism);
+  const std::vector<TableRef> logs = ChangeLogsOf(job);
   std::vector<TableCatalog> internals = Entries(&job, plan, parallelism);
   TableRef created;
   try {
@@ -233,6 +326,8 @@ TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext
     StartOrQueue(Pending{created, std::make_shared<StreamPlan>(std::move(plan)), eval, parallelism});
   } catch (...) {
     if (created) Drop(created->database_id, {created}, {});
+    else
+      for (const auto& log : logs) Drop(log->database_id, {log}, {});
     throw;
   }
   return wait ? WaitCreated(created, cancel) : created;
@@ -240,6 +335,12 @@ TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext
 
 TableRef StreamJobs::CreateInTransaction(Catalog* transaction, TableCatalog job, const StreamPlan& plan,
                                          int parallelism) {
+  std::vector<StreamTableScanNode*> scans;
+  CrossDatabaseScans(plan.root.get(), &scans);
+  if (!scans.empty())
+    FRESHET_THROW(sqlstate::kActiveTransaction,
+                  "{} \"{}\", which reads relation \"{}\" of another database, cannot be created in a transaction block",
+                  RelationKindName(job.kind), job.name, scans[0]->table->name);
   std::vector<TableCatalog> internals = Entries(&job, plan, parallelism);
   TableRef entry = transaction->CreateJob(std::move(job), std::move(internals)).first;
   std::lock_guard lock(queue_mu_);
@@ -428,11 +529,19 @@ int StreamJobs::CountFailure(ObjectId job_id) {
 void StreamJobs::MarkFailed(ObjectId job_id, const std::string& failure, const std::string& code) {
   std::vector<ObjectId> queue = {job_id};
   std::set<ObjectId> seen = {job_id};
+  TableRef failed = catalog_->GetTable(job_id);
+  const ObjectId failed_database = failed ? failed->database_id : 0;
   for (size_t i = 0; i < queue.size(); i++) {
     TableRef t = catalog_->GetTable(queue[i]);
     if (!t) continue;
     catalog_->SetJobFailed(t->id, i == 0 ? failure : fmt::format("an upstream job failed: {}", failure), code);
     barriers_->ForDatabase(t->database_id)->runtime()->ForgetJob(t->id);
+    // A job of another database reading it (through a change log that is
+    // no longer written): its database recovers without it.
+    if (i > 0 && t->database_id != failed_database)
+      barriers_->ForDatabase(t->database_id)
+          ->RequestRecovery(fmt::format("{} \"{}\" failed: it reads a relation of another database that failed",
+                                        RelationKindName(t->kind), t->name));
     for (const auto& dep : catalog_->Dependents(t->id))
       if (IsStreamJob(*dep) && seen.insert(dep->id).second) queue.push_back(dep->id);
   }
@@ -476,13 +585,20 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
     }
   };
   if (!mutation->stop.empty()) stop_actors();
-  std::lock_guard lock(registry_mu_);
-  stop_actors();
-  for (const auto& j : jobs) {
-    runtime->ForgetJob(j->id);
-    runtime->ForgetRelation(j->id);
+  std::vector<TableRef> logs;
+  for (const auto& j : jobs)
+    for (const auto& log : ChangeLogsOf(*j)) logs.push_back(log);
+  {
+    std::lock_guard lock(registry_mu_);
+    stop_actors();
+    for (const auto& j : jobs) {
+      runtime->ForgetJob(j->id);
+      runtime->ForgetRelation(j->id);
+    }
+    catalog_->DropObjects({}, {}, ids);
   }
-  catalog_->DropObjects({}, {}, ids);
+  // The change logs they read in other databases, no longer needed.
+  for (const auto& log : logs) Drop(log->database_id, {log}, {});
 }
 
 StreamJobs::ResumedJob StreamJobs::StoredJob(const TableRef& job) {

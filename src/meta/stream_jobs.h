@@ -44,6 +44,9 @@ class StreamJobs {
   // Registers `job` (a materialized view) with the internal tables `plan`
   // asks for, starts it and, when `wait`, blocks until it is Created.
   // Cancellation (via *cancel) drops the job and throws 57014.
+  // A job reading relations of other databases (cross-database scans)
+  // first gets, in each such database, a log job per relation it reads
+  // there (CreateChangeLogs); they are dropped with it.
   TableRef Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                   const std::atomic<bool>* cancel);
   // A job created in a transaction block: its catalog entries (Creating,
@@ -113,7 +116,8 @@ class StreamJobs {
   bool IsQueued(ObjectId job_id) const;
   // Stops the jobs' actors (one barrier) and drops their catalog entries,
   // internal tables and data, together with `other_tables` (plain tables
-  // being dropped in the same statement).
+  // being dropped in the same statement), then the change logs that jobs
+  // reading other databases had there.
   void Drop(ObjectId database_id, const std::vector<TableRef>& jobs, const std::vector<ObjectId>& other_tables);
 
  private:
@@ -123,6 +127,17 @@ class StreamJobs {
     EvalContext eval;
     int parallelism;
   };
+  // For each relation of another database that `plan` reads: a log job
+  // there (a subscription's: the relation's changes from its start into a
+  // change log, storage/change_log.h), created and running before `job`
+  // starts, whose log the job's cross-database scans read and truncate
+  // (stream/cross_db_scan.h). Sets the scans' log tables, adds the log jobs
+  // to job->depends_on (a drop of one names the view) and lists them in
+  // job->plan_settings["cross_database_logs"]. On an error the logs made
+  // so far are dropped.
+  void CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism);
+  // The log jobs a job reading other databases owns.
+  std::vector<TableRef> ChangeLogsOf(const TableCatalog& job) const;
   // Fills in `job`'s stream plan, status and parallelism, and returns the
   // internal tables `plan` asks for.
   static std::vector<TableCatalog> Entries(TableCatalog* job, const StreamPlan& plan, int parallelism);

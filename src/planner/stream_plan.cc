@@ -105,6 +105,19 @@ InternalTableSpec BackfillProgressTable(ObjectId upstream) {
   return spec;
 }
 
+InternalTableSpec CrossDbProgressTable(ObjectId upstream) {
+  InternalTableSpec spec;
+  spec.kind = "crossdb";
+  spec.columns = {{"vnode", DataType::Int32()},
+                  {"epoch", DataType::Int64()},
+                  {"position", DataType::Varchar()},
+                  {"finished", DataType::Boolean()},
+                  {"row_count", DataType::Int64()}};
+  spec.pk = {0};
+  spec.upstream = upstream;
+  return spec;
+}
+
 InternalTableSpec SourceOffsetsTable() {
   InternalTableSpec spec;
   spec.kind = "source";
@@ -138,7 +151,8 @@ StreamTableScanNode::StreamTableScanNode(TableRef t) : StreamNode(Kind::kTableSc
 std::string StreamTableScanNode::Describe() const {
   std::vector<std::string> names;
   for (const auto& c : schema_) names.push_back(c.name);
-  return fmt::format("StreamTableScan {{ table: {}, columns: [{}], stream_key: {}{} }}", table->name,
+  return fmt::format("{} {{ table: {}, columns: [{}], stream_key: {}{} }}",
+                     cross_database ? "StreamCrossDbScan" : "StreamTableScan", table->name,
                      fmt::join(names, ", "), ColumnList(schema_, stream_key),
                      backfill_level > 0 ? fmt::format(", backfill_level: {}", backfill_level) : "");
 }
@@ -523,7 +537,9 @@ namespace freshet {
 std::vector<int> WatermarkColumns(const StreamNode& n) {
   switch (n.kind()) {
     case StreamNode::Kind::kTableScan: {
-      const auto& t = static_cast<const StreamTableScanNode&>(n).table;
+      const auto& scan = static_cast<const StreamTableScanNode&>(n);
+      if (scan.cross_database) return {};  // the scan passes on no watermarks
+      const auto& t = scan.table;
       if (t->watermark_column >= 0) return {t->watermark_column};
       return t->stream_watermark_columns;  // a materialized view's
     }

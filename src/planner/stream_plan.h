@@ -50,6 +50,9 @@ InternalTableSpec SourceOffsetsTable();
 // A backfill's progress per vnode of `upstream` (vnode, position,
 // finished, row_count; stream/backfill.h).
 InternalTableSpec BackfillProgressTable(ObjectId upstream);
+// A cross-database scan's progress per vnode of `upstream` (vnode, epoch,
+// position, finished, row_count; stream/cross_db_scan.h): kind "crossdb".
+InternalTableSpec CrossDbProgressTable(ObjectId upstream);
 
 class StreamNode;
 using StreamNodePtr = std::unique_ptr<StreamNode>;
@@ -96,6 +99,13 @@ class StreamTableScanNode : public StreamNode {
   // No snapshot: the relation's changes from the job's first epoch only (a
   // subscription's change log).
   bool changes_only = false;
+  // A relation of another database (stream/cross_db_scan.h): read through
+  // the shared store as a source whose splits are its vnodes, its rows at
+  // that database's committed epochs then its change log `log_table` (an
+  // internal table of the log job created in that database with this job);
+  // `progress_table` is then a CrossDbProgressTable.
+  bool cross_database = false;
+  ObjectId log_table = 0;
 };
 
 // Reads a source connector (each job reads the source on its own, from
@@ -385,6 +395,10 @@ struct StreamRootOptions {
   // EMIT ON WINDOW CLOSE: the query's aggregation emits a group once its
   // window is closed by a watermark (0A000 when it has none to close by).
   bool emit_on_window_close = false;
+  // The job's database: a relation of another one is read by a
+  // cross-database scan (StreamTableScanNode::cross_database). 0: every
+  // relation is read as one of the job's own database.
+  ObjectId database_id = 0;
 };
 
 struct StreamPlan {

@@ -342,6 +342,7 @@ json NodeToJson(const StreamNode& n) {
       j.update({{"table", s.table->id}, {"progress_table", s.progress_table}});
       if (s.backfill_level > 0) j["backfill_level"] = s.backfill_level;
       if (s.changes_only) j["changes_only"] = true;
+      if (s.cross_database) j.update({{"cross_database", true}, {"log_table", s.log_table}});
       break;
     }
     case StreamNode::Kind::kSource: {
@@ -488,6 +489,8 @@ StreamNodePtr NodeFromJson(const json& j, const std::function<TableRef(ObjectId)
       s->progress_table = j.at("progress_table");
       s->backfill_level = j.value("backfill_level", 0);
       s->changes_only = j.value("changes_only", false);
+      s->cross_database = j.value("cross_database", false);
+      s->log_table = j.value("log_table", ObjectId(0));
       n = std::move(s);
       break;
     }

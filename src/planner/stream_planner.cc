@@ -169,7 +169,7 @@ PlanPtr LateralFunctionAsProjectSet(const LateralJoinNode& j) {
 
 class StreamPlanner {
  public:
-  explicit StreamPlanner(StreamPlan* out) : out_(out) {}
+  StreamPlanner(StreamPlan* out, ObjectId database_id) : out_(out), database_id_(database_id) {}
 
   StreamNodePtr Visit(PlanNode* n) {
     switch (n->kind()) {
@@ -392,6 +392,15 @@ class StreamPlanner {
     if (std::find(out_->depends_on.begin(), out_->depends_on.end(), t.id) == out_->depends_on.end())
       out_->depends_on.push_back(t.id);
     auto node = std::make_unique<StreamTableScanNode>(s->table);
+    if (database_id_ != 0 && t.database_id != database_id_) {
+      // Another database's relation: read through its change log, which a
+      // connector-filled table's job does not write (PlanSubscription).
+      if (!t.connector_options.empty())
+        Unsupported(fmt::format("reading table \"{}\" of another database, which a connector fills", t.name));
+      node->cross_database = true;
+      node->progress_table = AddInternal(CrossDbProgressTable(t.id));
+      return node;
+    }
     node->progress_table = AddInternal(BackfillProgressTable(t.id));
     return node;
   }
@@ -1237,6 +1246,7 @@ class StreamPlanner {
   }
 
   StreamPlan* out_;
+  ObjectId database_id_;  // the job's (StreamRootOptions::database_id)
 };
 
 }  // namespace
@@ -1361,7 +1371,7 @@ int AssignBackfillLevels(StreamNode* node, int base) {
 
 StreamPlan PlanStream(PlanPtr logical, const std::string& relation_name, const StreamRootOptions& options) {
   StreamPlan plan;
-  StreamPlanner planner(&plan);
+  StreamPlanner planner(&plan, options.database_id);
   // Joins keep, and exchanges copy, only the columns the job reads.
   logical = PruneColumns(std::move(logical));
   StreamNodePtr top = planner.Visit(logical.get());

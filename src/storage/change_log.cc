@@ -1,5 +1,7 @@
 #include "storage/change_log.h"
 
+#include <algorithm>
+
 #include "common/encoding.h"
 #include "storage/state_store.h"
 
@@ -32,6 +34,10 @@ std::string EntryValue(ChangeLogOp op, std::string_view row) {
 }
 
 Epoch EpochOfKey(std::string_view key) { return GetFixed64BE(key.data() + kEpochOffset); }
+
+// Where the last epoch written is recorded: a "vnode" past every real one
+// (readers' ranges stop at vnode kVnodeCount), shorter than any entry key.
+std::string WrittenThroughKey(TableId log_id) { return EpochPrefix(log_id, 0xFFFF, 0); }
 
 }  // namespace
 
@@ -78,6 +84,9 @@ size_t ChangeLogEpoch::WriteTo(TableId log_id, Epoch epoch, WriteLog* out) {
     // Neither: the key came and went within the epoch.
   }
   keys_.clear();
+  std::string through;
+  PutFixed64BE(&through, epoch);
+  out->Put(WrittenThroughKey(log_id), through);
   return written;
 }
 
@@ -123,11 +132,12 @@ std::optional<Epoch> ChangeLogReader::OldestEpoch(const Snapshot* snapshot) cons
 }
 
 size_t ChangeLogReader::Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out, int vnode_begin,
-                                 int vnode_end) const {
+                                 int vnode_end, Epoch since) const {
   size_t deleted = 0;
+  since = std::max<Epoch>(since, 1);  // the record of epoch 0 stays (and is raised below)
+  if (since >= before) return 0;
   for (int vnode = vnode_begin; vnode < vnode_end; vnode++) {
-    // From epoch 1: the record of epoch 0 stays (and is raised below).
-    auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, static_cast<uint16_t>(vnode), 1),
+    auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, static_cast<uint16_t>(vnode), since),
                                   EpochPrefix(log_id_, static_cast<uint16_t>(vnode), before),
                                   StateStore::ReadPattern::kOnce);
     Epoch last = 0;
@@ -144,6 +154,14 @@ size_t ChangeLogReader::Truncate(const Snapshot* snapshot, Epoch before, WriteLo
     out->Put(EpochPrefix(log_id_, static_cast<uint16_t>(vnode), 0), value);
   }
   return deleted;
+}
+
+Epoch ChangeLogReader::WrittenThrough(const Snapshot* snapshot) const {
+  std::string value;
+  Status s = store_->Get(store_->data_cf(), snapshot, WrittenThroughKey(log_id_), &value);
+  if (s.IsNotFound() || value.size() != 8) return 0;
+  s.ThrowIfError();
+  return GetFixed64BE(value.data());
 }
 
 Epoch ChangeLogReader::LastTruncated(const Snapshot* snapshot, uint16_t vnode) const {

@@ -25,6 +25,11 @@
 // takes for changes), so that a reader can tell whether changes after its
 // position are gone.
 //
+// Every commit of the writer also records the epoch it was (the log is
+// "written through" it; a key outside the vnodes): a reader that finds the
+// relation's database committed past it knows that the log's writer is not
+// running and that the log lacks those epochs' changes.
+//
 // Thread safety: a ChangeLogEpoch belongs to one writer; ChangeLogReader's
 // methods are const and may be called concurrently.
 #pragma once
@@ -61,7 +66,9 @@ class ChangeLogEpoch {
   void AddKeyed(std::string_view relation_key, bool enters, std::string_view row);
   bool empty() const { return keys_.empty(); }
   // Appends the epoch's net changes to `out` as writes of log `log_id` at
-  // `epoch`, and forgets them. Returns how many log entries it wrote.
+  // `epoch`, with the record that the log is written through `epoch` (also
+  // when there are no changes), and forgets them. Returns how many log
+  // entries it wrote.
   size_t WriteTo(TableId log_id, Epoch epoch, WriteLog* out);
 
  private:
@@ -99,9 +106,13 @@ class ChangeLogReader {
   std::optional<Epoch> OldestEpoch(const Snapshot* snapshot) const;
   // Appends deletes of every entry of the epochs before `before` in vnodes
   // [vnode_begin, vnode_end) to `out`, and the record of the last epoch
-  // deleted in each; returns how many entries.
+  // deleted in each; returns how many entries. `since`: the first epoch
+  // that may have entries (those before were truncated already: starting
+  // there skips over their deletions, which stay in storage a while).
   size_t Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out, int vnode_begin = 0,
-                  int vnode_end = kVnodeCount) const;
+                  int vnode_end = kVnodeCount, Epoch since = 1) const;
+  // The last epoch the writer committed (WriteTo), at `snapshot`; 0: none.
+  Epoch WrittenThrough(const Snapshot* snapshot) const;
   // The last epoch whose entries of `vnode` truncation deleted (0: none):
   // a reader positioned before it has lost changes.
   Epoch LastTruncated(const Snapshot* snapshot, uint16_t vnode) const;

@@ -6,6 +6,7 @@
 #include "stream/backfill.h"
 #include "stream/change_log_sink.h"
 #include "stream/changelog.h"
+#include "stream/cross_db_scan.h"
 #include "stream/dynamic_filter.h"
 #include "stream/group_top_n.h"
 #include "stream/hash_agg.h"
@@ -100,6 +101,16 @@ class JobBuilder {
     switch (n->kind()) {
       case StreamNode::Kind::kTableScan: {
         auto* s = static_cast<const StreamTableScanNode*>(n);
+        if (s->cross_database) {
+          TableRef log = req_.catalog ? req_.catalog->GetTable(s->log_table) : nullptr;
+          if (!log)
+            FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState,
+                          "the change log of \"{}\" in its database is gone", s->table->name);
+          StateTableDesc upstream = DescOf(*s->table);
+          upstream.column_types = s->types();  // the columns the job reads
+          return std::make_unique<CrossDbScanOperator>(std::move(upstream), s->table->database_id, DescOf(*log),
+                                                       StateDesc(s->progress_table), s->backfill_level);
+        }
         // The columns the job was planned with: the table may have more
         // now (ALTER TABLE ... ADD COLUMN), which the job does not read.
         return std::make_unique<BackfillOperator>(DescOf(*s->table), s->types(),
@@ -257,7 +268,9 @@ class JobBuilder {
     if (head->kind() == StreamNode::Kind::kTableScan) {
       dist = head->distribution;
       auto* scan = static_cast<const StreamTableScanNode*>(head);
-      if (scan->table->kind == RelationKind::kTable && scan->table->connector_options.empty()) {
+      if (scan->cross_database) {
+        // Reads the other database through the store: no upstream actors.
+      } else if (scan->table->kind == RelationKind::kTable && scan->table->connector_options.empty()) {
         upstream = {{kTableStreamActor | scan->table->id, {0, kVnodeCount}}};
       } else {
         // Views, and tables a connector fills: their materialize actors.

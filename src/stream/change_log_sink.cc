@@ -21,7 +21,7 @@ void ChangeLogSinkOperator::OnChunk(int, StreamChunk chunk) {
 
 void ChangeLogSinkOperator::OnBarrier(const Barrier& barrier) {
   WriteLog writes;
-  if (!epoch_.empty()) epoch_.WriteTo(log_desc_.table_id, barrier.prev_epoch, &writes);
+  epoch_.WriteTo(log_desc_.table_id, barrier.prev_epoch, &writes);
   const int64_t now_ms = static_cast<int64_t>(barrier.curr_epoch >> 16);
   if (retention_ms_ > 0 && now_ms - last_truncation_ms_ >= 1000 && now_ms > retention_ms_) {
     last_truncation_ms_ = now_ms;

@@ -23,7 +23,19 @@
 // pauses its committed epoch stays, and steps emit nothing new.
 //
 // The log must hold every epoch after the first snapshot's: it is written
-// from before the job's first step (a log job in B created first).
+// by a log job in B created before this job (StreamJobs), which records
+// with each of its commits that the log is written through that epoch. A
+// vnode still reading its snapshot steps only when the log is written
+// through B's committed epoch; a finished one follows the log as far as it
+// is written. (A log job that stopped, failed, leaves the view behind, not
+// wrong.) With the progress it commits, each vnode deletes the log's
+// entries of the epochs it has read: this job is the log's only consumer.
+//
+// Vnodes still reading their snapshot step between barriers (DoWork);
+// finished ones follow the log at each barrier of A, up to the epoch B last
+// committed: a FLUSH in A after one in B shows B's changes. B's committed
+// epoch and the log's are read once per barrier for HasWork (a step reads
+// them again, with the snapshot it reads).
 //
 // Not thread-safe: used by its actor's thread only.
 #pragma once
@@ -38,22 +50,26 @@ namespace freshet {
 
 class CrossDbScanOperator : public StreamOperator {
  public:
-  // `upstream`: B's relation (its storage layout and the column types the
-  // job reads); `upstream_database`: B; `log_id`: the relation's change log
-  // in B; `progress`: the state table above; `rows_per_step`: the
-  // snapshot rows a step reads at most.
-  CrossDbScanOperator(StateTableDesc upstream, uint32_t upstream_database, TableId log_id, StateTableDesc progress,
-                      size_t rows_per_step = kChunkSize)
-      : upstream_(std::move(upstream)), upstream_database_(upstream_database), log_id_(log_id),
-        progress_desc_(std::move(progress)), rows_per_step_(rows_per_step) {}
+  // `upstream`: B's relation (its storage layout, with the column types the
+  // job reads: columns B's table gained since are left out);
+  // `upstream_database`: B; `log`: the relation's change log in B (an
+  // internal table of the log job); `progress`: the state table above;
+  // `level`: the snapshot is read once the job's backfills of lower levels
+  // finished (job_tracker.h); `rows_per_step`: the snapshot rows a step
+  // reads at most.
+  CrossDbScanOperator(StateTableDesc upstream, uint32_t upstream_database, StateTableDesc log, StateTableDesc progress,
+                      int level = 0, size_t rows_per_step = kChunkSize)
+      : upstream_(std::move(upstream)), upstream_database_(upstream_database), log_desc_(std::move(log)),
+        progress_desc_(std::move(progress)), level_(level), rows_per_step_(rows_per_step) {}
   std::string Name() const override { return "CrossDbScan"; }
   void Open(ActorContext* ctx) override;
   void OnChunk(int, StreamChunk) override {}  // no input: a head
   void OnBarrier(const Barrier& barrier) override;
-  // Work: a vnode not finished, or B committed an epoch after a vnode's.
+  // Work: a vnode reading its snapshot that can step (NeedsStep) at the
+  // epochs last read.
   bool HasWork() const override;
-  // One vnode's step (at most rows_per_step rows of snapshot, and the
-  // log's changes up to B's committed epoch).
+  // One such vnode's step (the log's changes up to B's committed epoch for
+  // the keys it emitted, then at most rows_per_step rows of snapshot).
   void DoWork() override;
 
   // Every owned vnode is finished and exact at B's epoch `epoch` or later.
@@ -67,17 +83,34 @@ class CrossDbScanOperator : public StreamOperator {
     int64_t rows = 0;
     bool dirty = false;
   };
-  void Step(int vnode, VnodeProgress* p);
+  // B as a step reads it: a snapshot, B's committed epoch in it and the
+  // epoch its log is written through.
+  struct View {
+    std::shared_ptr<const Snapshot> snapshot;
+    Epoch committed = 0, logged = 0;
+  };
+  View ReadView() const;
+  // Whether a step of the vnode would do something, with B committed
+  // through `committed` and the log written through `logged`.
+  bool NeedsStep(const VnodeProgress& p, Epoch committed, Epoch logged) const;
+  void Step(int vnode, VnodeProgress* p, const View& view);
   void EmitRow(Op op, std::string_view encoded_row);
   void FlushOut();
+  void ReadEpochs();
 
   StateTableDesc upstream_;
   uint32_t upstream_database_;
-  TableId log_id_;
+  StateTableDesc log_desc_;
   StateTableDesc progress_desc_;
+  int level_;
   size_t rows_per_step_;
   std::shared_ptr<StateTable> progress_;
+  std::shared_ptr<StateTable> log_;  // written only to truncate it
   std::map<int, VnodeProgress> vnodes_;
+  std::map<int, Epoch> truncated_;  // per vnode: the log's entries up to this epoch are deleted
+  bool level_ready_ = false;
+  bool reported_ = false;
+  Epoch committed_ = 0, logged_ = 0;  // B's and the log's, as last read (ReadEpochs)
   int next_vnode_ = 0;  // round robin over the owned vnodes
   std::vector<Op> out_ops_;
   std::unique_ptr<DataChunk> out_;

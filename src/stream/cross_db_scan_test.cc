@@ -29,6 +29,10 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
     relation.pk_indices = {0};
     relation.dist_key_indices = {0};
     constexpr TableId kLog = 51;
+    StateTableDesc log_desc;
+    log_desc.table_id = kLog;
+    log_desc.column_types = {DataType::Bytea()};
+    log_desc.pk_indices = {0};
     StateTableDesc progress;
     progress.table_id = 52;
     progress.column_types = {DataType::Int32(), DataType::Int64(), DataType::Varchar(), DataType::Boolean(),
@@ -88,7 +92,7 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
     auto start = [&] {
       a.ctx.state_tables.clear();  // a crash loses the old operator's uncommitted writes
       // Two rows a step, a vnode range of four: positions fall mid-vnode.
-      scan = std::make_unique<CrossDbScanOperator>(relation, 2, kLog, progress, /*rows_per_step=*/2);
+      scan = std::make_unique<CrossDbScanOperator>(relation, 2, log_desc, progress, /*level=*/0, /*rows_per_step=*/2);
       scan->set_next([&](StreamChunk chunk) {
         for (size_t r = 0; r < chunk.num_rows(); r++) {
           int32_t k = static_cast<int32_t>(chunk.data().column(0).GetValue(r).int_value());
@@ -122,11 +126,20 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
         start();
       }
     }
-    // b goes quiet; the scan catches up with it.
-    for (int i = 0; i < 10000 && scan->HasWork(); i++) scan->DoWork();
+    // b goes quiet; the scan catches up with it (it sees b's new epochs at
+    // its barriers).
+    for (int round = 0; round < 1000 && !scan->CaughtUp(b_epoch); round++) {
+      scan->OnBarrier(Barrier{a_epoch, a_epoch + 1, nullptr, true});
+      a.Commit(a_epoch++);
+      for (int i = 0; i < 10000 && scan->HasWork(); i++) scan->DoWork();
+    }
     EXPECT_TRUE(scan->CaughtUp(b_epoch));
     EXPECT_TRUE(problems.empty()) << problems.front();
     EXPECT_EQ(out, b);
+    // What it read is deleted from the log with its progress.
+    scan->OnBarrier(Barrier{a_epoch, a_epoch + 1, nullptr, true});
+    a.Commit(a_epoch++);
+    EXPECT_EQ(ChangeLogReader(a.store.get(), kLog).Count(nullptr).entries, 0u);
   }
 }
 
