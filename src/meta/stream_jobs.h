@@ -119,6 +119,8 @@ class StreamJobs {
   // being dropped in the same statement), then the change logs that jobs
   // reading other databases had there.
   void Drop(ObjectId database_id, const std::vector<TableRef>& jobs, const std::vector<ObjectId>& other_tables);
+  // The log jobs in other databases that a job reading them owns.
+  std::vector<TableRef> ChangeLogsOf(const TableCatalog& job) const;
 
  private:
   struct Pending {
@@ -136,8 +138,6 @@ class StreamJobs {
   // job->plan_settings["cross_database_logs"]. On an error the logs made
   // so far are dropped.
   void CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism);
-  // The log jobs a job reading other databases owns.
-  std::vector<TableRef> ChangeLogsOf(const TableCatalog& job) const;
   // Fills in `job`'s stream plan, status and parallelism, and returns the
   // internal tables `plan` asks for.
   static std::vector<TableCatalog> Entries(TableCatalog* job, const StreamPlan& plan, int parallelism);

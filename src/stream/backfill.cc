@@ -158,21 +158,7 @@ void BackfillOperator::ReleaseHeld(std::optional<Epoch> drop_as_of) {
 }
 
 bool BackfillOperator::HasWork() const {
-  return started_ && level_ready_ && !all_finished_ && !paused_ && (!budget_ || *budget_ > 0);
-}
-
-void BackfillOperator::RefillBudget() {
-  auto now = std::chrono::steady_clock::now();
-  std::optional<int64_t> limit = ctx_->services->BackfillRateLimit();
-  if (!limit) {
-    budget_.reset();
-  } else {
-    double seconds = budget_ ? std::chrono::duration<double>(now - last_refill_).count() : 1.0;
-    // At most one second's worth banked, so a lifted pause does not burst.
-    budget_ = std::min<int64_t>(budget_.value_or(0) + int64_t(double(*limit) * seconds), std::max<int64_t>(*limit, 1));
-    if (*limit == 0) budget_ = 0;
-  }
-  last_refill_ = now;
+  return started_ && level_ready_ && !all_finished_ && !paused_ && budget_.Allows();
 }
 
 void BackfillOperator::DoWork() {
@@ -215,7 +201,7 @@ void BackfillOperator::DoWork() {
   }
   VnodeProgress& p = vnodes_[range_vnode_];
   DataChunk out;
-  size_t max_rows = budget_ ? std::min<size_t>(kChunkSize, size_t(std::max<int64_t>(*budget_, 0))) : kChunkSize;
+  size_t max_rows = budget_.Cap(kChunkSize);
   size_t n = 0;
   bool exhausted = false;
   if (max_rows > 0) {
@@ -224,7 +210,7 @@ void BackfillOperator::DoWork() {
     if (n > 0) p.position = range_->last_key();
   }
   p.rows += int64_t(n);
-  if (budget_) *budget_ -= int64_t(n);
+  budget_.Spend(n);
   p.dirty = p.dirty || n > 0;
   if (exhausted) {
     p.finished = true;
@@ -244,7 +230,7 @@ void BackfillOperator::OnBarrier(const Barrier& barrier) {
   SaveProgress();
   started_ = true;
   current_epoch_ = barrier.curr_epoch;
-  RefillBudget();
+  budget_.Refill(ctx_->services->BackfillRateLimit());
   paused_ = false;
   if (!level_ready_) level_ready_ = ctx_->services->BackfillLevelReady(level_);
   // (Waiting for lower levels, changes beyond the position are dropped as

@@ -36,6 +36,7 @@
 #include <set>
 
 #include "storage/table_engine.h"
+#include "stream/backfill_budget.h"
 #include "stream/operator.h"
 
 namespace freshet {
@@ -90,7 +91,6 @@ class BackfillOperator : public StreamOperator {
   // A vnode the current snapshot may scan: unfinished and not stale for it.
   bool Scannable(const VnodeProgress& p) const;
   bool AnyScannable() const;
-  void RefillBudget();
   void SaveProgress();
 
   StateTableDesc upstream_;
@@ -112,10 +112,7 @@ class BackfillOperator : public StreamOperator {
   std::unique_ptr<ChunkScan> range_;  // the vnode being read
   int range_vnode_ = -1;
   bool paused_ = false;          // until the next barrier: every unfinished vnode is stale
-  // Rate limit: rows the scan may still read; refilled at each barrier by
-  // the limit times the time since the last refill. nullopt = no limit.
-  std::optional<int64_t> budget_;
-  std::chrono::steady_clock::time_point last_refill_;
+  BackfillBudget budget_;  // the rate limit's
   // Changes held until the barrier: keys beyond their vnode's position.
   // Once the scan passes a held key, the change is emitted right after the
   // scanned rows (ReleaseHeld from DoWork), before any later change to the

@@ -76,6 +76,8 @@ bool CrossDbScanOperator::NeedsStep(const VnodeProgress& p, Epoch committed, Epo
 }
 
 bool CrossDbScanOperator::HasWork() const {
+  // From the first barrier on, which sets the rate limit's budget.
+  if (!started_ || !budget_.Allows()) return false;
   for (const auto& [v, p] : vnodes_)
     if (!p.finished && NeedsStep(p, committed_, logged_)) return true;
   return false;
@@ -145,8 +147,11 @@ void CrossDbScanOperator::Step(int vnode, VnodeProgress* p, const View& view) {
   spec.read_once = true;
   std::unique_ptr<ChunkScan> scan = ctx_->store->engines().For(upstream_.table_id).Scan(view.snapshot, std::move(spec));
   DataChunk rows(upstream_.column_types);
-  const bool more = scan->Next(&rows, rows_per_step_);
+  const size_t wanted = budget_.Cap(rows_per_step_);
+  if (wanted == 0) return;
+  const bool more = scan->Next(&rows, wanted);
   const size_t n = rows.num_rows();
+  budget_.Spend(n);
   p->rows += static_cast<int64_t>(n);
   if (n > 0) {
     p->position = scan->last_key();
@@ -204,6 +209,8 @@ void CrossDbScanOperator::OnBarrier(const Barrier& barrier) {
   }
   if (!truncation.empty()) log_->Write(std::move(truncation));
   if (!level_ready_) level_ready_ = ctx_->services->BackfillLevelReady(level_);
+  budget_.Refill(ctx_->services->BackfillRateLimit());
+  started_ = true;
   if (all_finished && !reported_) {
     reported_ = true;
     ctx_->services->ReportBackfillFinished(barrier.prev_epoch);

@@ -44,6 +44,7 @@
 #include <memory>
 
 #include "storage/change_log.h"
+#include "stream/backfill_budget.h"
 #include "stream/operator.h"
 
 namespace freshet {
@@ -110,6 +111,8 @@ class CrossDbScanOperator : public StreamOperator {
   std::map<int, Epoch> truncated_;  // per vnode: the log's entries up to this epoch are deleted
   bool level_ready_ = false;
   bool reported_ = false;
+  bool started_ = false;  // the first barrier arrived
+  BackfillBudget budget_;  // the job's backfill rate limit, for the snapshot's rows
   Epoch committed_ = 0, logged_ = 0;  // B's and the log's, as last read (ReadEpochs)
   int next_vnode_ = 0;  // round robin over the owned vnodes
   std::vector<Op> out_ops_;
