@@ -72,15 +72,12 @@ SubscriptionCursor::SubscriptionCursor(StateStore* store, const Catalog& catalog
 }
 
 void SubscriptionCursor::CheckRetained(const Snapshot* snapshot, Epoch position) const {
-  ChangeLogReader reader(store_, log_id_);
-  for (int v = 0; v < kVnodeCount; v++) {
-    Epoch truncated = reader.LastTruncated(snapshot, static_cast<uint16_t>(v));
-    if (truncated > position)
-      FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState,
-                    "the change log of subscription \"{}\" no longer holds the changes after {}: its retention "
-                    "({} s) removed them up to {}",
-                    subscription_->name, EpochMs(position), retention_ms_ / 1000, EpochMs(truncated));
-  }
+  Epoch truncated = ChangeLogReader(store_, log_id_).TruncatedThrough(snapshot);
+  if (truncated > position)
+    FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState,
+                  "the change log of subscription \"{}\" no longer holds the changes after {}: its retention "
+                  "({} s) removed them up to {}",
+                  subscription_->name, EpochMs(position), retention_ms_ / 1000, EpochMs(truncated));
 }
 
 void SubscriptionCursor::AppendRow(const Row& row, const char* op, std::optional<int64_t> timestamp_ms,
@@ -117,11 +114,7 @@ DataChunk SubscriptionCursor::Fetch(int64_t count, const std::shared_ptr<const S
   ChangeLogReader reader(store_, log_id_);
   while (n < count) {
     if (!reading_epoch_) {
-      // The next epoch with changes in any vnode.
-      std::optional<Epoch> next;
-      for (int v = 0; v < kVnodeCount; v++)
-        if (auto e = reader.NextEpoch(snapshot.get(), static_cast<uint16_t>(v), done_epoch_); e && (!next || *e < *next))
-          next = e;
+      std::optional<Epoch> next = reader.NextEpoch(snapshot.get(), done_epoch_);
       if (!next) {
         // Nothing more: every committed epoch is read (an idle relation
         // keeps the position current, so retention does not pass it).
@@ -130,29 +123,23 @@ DataChunk SubscriptionCursor::Fetch(int64_t count, const std::shared_ptr<const S
         break;
       }
       reading_epoch_ = *next;
-      reading_vnode_ = 0;
       reading_at_.reset();
     }
-    for (; reading_vnode_ < kVnodeCount && n < count; reading_vnode_++) {
-      bool stopped = false;
-      reader.ReadEpoch(snapshot.get(), static_cast<uint16_t>(reading_vnode_), reading_epoch_, reading_at_,
-                       [&](const ChangeLogEntry& e, const ChangeLogReader::Position& at) {
-                         Row row;
-                         if (!DecodeRow(e.row, relation_types_, &row))
-                           throw SqlError(sqlstate::kDataCorrupted, "corrupt change log entry");
-                         AppendRow(row, ChangeLogOpName(e.op), EpochMs(reading_epoch_), &out);
-                         reading_at_ = at;
-                         if (++n < count) return true;
-                         stopped = true;
-                         return false;
-                       });
-      if (stopped) break;  // this vnode may have more: resume after reading_at_
-      reading_at_.reset();
-    }
-    if (reading_vnode_ >= kVnodeCount) {
-      done_epoch_ = reading_epoch_;
-      reading_epoch_ = 0;
-    }
+    bool stopped = false;
+    reader.ReadEpoch(snapshot.get(), reading_epoch_, 0, kVnodeCount, reading_at_,
+                     [&](const ChangeLogEntry& e, const ChangeLogReader::Position& at) {
+                       Row row;
+                       if (!DecodeRow(e.row, relation_types_, &row))
+                         throw SqlError(sqlstate::kDataCorrupted, "corrupt change log entry");
+                       AppendRow(row, ChangeLogOpName(e.op), EpochMs(reading_epoch_), &out);
+                       reading_at_ = at;
+                       if (++n < count) return true;
+                       stopped = true;
+                       return false;
+                     });
+    if (stopped) break;  // the epoch may have more: resume after reading_at_
+    done_epoch_ = reading_epoch_;
+    reading_epoch_ = 0;
   }
   return out;
 }

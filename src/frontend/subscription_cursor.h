@@ -76,7 +76,6 @@ class SubscriptionCursor {
   // epoch being read (0: none) and where in it.
   Epoch done_epoch_ = 0;
   Epoch reading_epoch_ = 0;
-  int reading_vnode_ = 0;
   std::optional<ChangeLogReader::Position> reading_at_;
 };
 

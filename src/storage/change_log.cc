@@ -9,19 +9,35 @@ namespace freshet {
 
 namespace {
 
-constexpr size_t kEpochOffset = 6;                 // after [log_id][vnode]
-constexpr size_t kEntryKeyMin = kEpochOffset + 8 + 1;  // + epoch + slot
+constexpr size_t kEpochOffset = 4;                          // after [log_id]
+constexpr size_t kVnodeOffset = kEpochOffset + 8;           // after the epoch
+constexpr size_t kPkOffset = kVnodeOffset + 2;              // after the vnode
+constexpr size_t kEntryKeyMin = kPkOffset + 1;              // + slot
+constexpr char kTruncatedThrough = 'T', kWrittenThrough = 'W';  // the records' tags (epoch 0)
 
-std::string EpochPrefix(TableId log_id, uint16_t vnode, Epoch epoch) {
-  std::string k = VnodePrefix(log_id, vnode);
+std::string EpochPrefix(TableId log_id, Epoch epoch) {
+  std::string k = TablePrefix(log_id);
   PutFixed64BE(&k, epoch);
   return k;
 }
 
-std::string EntryKey(TableId log_id, uint16_t vnode, Epoch epoch, std::string_view pk, uint8_t slot) {
-  std::string k = EpochPrefix(log_id, vnode, epoch);
+std::string VnodeStart(TableId log_id, Epoch epoch, uint32_t vnode) {
+  // vnode may be kVnodeCount (past the last): still 16 bits.
+  std::string k = EpochPrefix(log_id, epoch);
+  PutFixed16BE(&k, static_cast<uint16_t>(vnode));
+  return k;
+}
+
+std::string EntryKey(TableId log_id, Epoch epoch, uint16_t vnode, std::string_view pk, uint8_t slot) {
+  std::string k = VnodeStart(log_id, epoch, vnode);
   k.append(pk);
   k.push_back(static_cast<char>(slot));
+  return k;
+}
+
+std::string RecordKey(TableId log_id, char tag) {
+  std::string k = EpochPrefix(log_id, 0);
+  k.push_back(tag);
   return k;
 }
 
@@ -35,9 +51,11 @@ std::string EntryValue(ChangeLogOp op, std::string_view row) {
 
 Epoch EpochOfKey(std::string_view key) { return GetFixed64BE(key.data() + kEpochOffset); }
 
-// Where the last epoch written is recorded: a "vnode" past every real one
-// (readers' ranges stop at vnode kVnodeCount), shorter than any entry key.
-std::string WrittenThroughKey(TableId log_id) { return EpochPrefix(log_id, 0xFFFF, 0); }
+std::string EpochValue(Epoch epoch) {
+  std::string v;
+  PutFixed64BE(&v, epoch);
+  return v;
+}
 
 }  // namespace
 
@@ -71,114 +89,82 @@ size_t ChangeLogEpoch::WriteTo(TableId log_id, Epoch epoch, WriteLog* out) {
   for (const auto& [key, net] : keys_) {
     const auto& [vnode, pk] = key;
     if (net.before && net.after) {
-      out->Put(EntryKey(log_id, vnode, epoch, pk, 0), EntryValue(ChangeLogOp::kUpdateDelete, *net.before));
-      out->Put(EntryKey(log_id, vnode, epoch, pk, 1), EntryValue(ChangeLogOp::kUpdateInsert, *net.after));
+      out->Put(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kUpdateDelete, *net.before));
+      out->Put(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kUpdateInsert, *net.after));
       written += 2;
     } else if (net.before) {
-      out->Put(EntryKey(log_id, vnode, epoch, pk, 0), EntryValue(ChangeLogOp::kDelete, *net.before));
+      out->Put(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kDelete, *net.before));
       written++;
     } else if (net.after) {
-      out->Put(EntryKey(log_id, vnode, epoch, pk, 1), EntryValue(ChangeLogOp::kInsert, *net.after));
+      out->Put(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kInsert, *net.after));
       written++;
     }
     // Neither: the key came and went within the epoch.
   }
   keys_.clear();
-  std::string through;
-  PutFixed64BE(&through, epoch);
-  out->Put(WrittenThroughKey(log_id), through);
+  out->Put(RecordKey(log_id, kWrittenThrough), EpochValue(epoch));
   return written;
 }
 
-std::optional<Epoch> ChangeLogReader::NextEpoch(const Snapshot* snapshot, uint16_t vnode, Epoch after) const {
+std::optional<Epoch> ChangeLogReader::NextEpoch(const Snapshot* snapshot, Epoch after) const {
   if (after == UINT64_MAX) return std::nullopt;
-  // vnode + 1 is at most kVnodeCount, still 16 bits: past every key of the last vnode.
-  auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, vnode, after + 1),
-                                VnodePrefix(log_id_, static_cast<uint16_t>(vnode + 1)));
+  auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, std::max<Epoch>(after + 1, 1)),
+                                PrefixSuccessor(TablePrefix(log_id_)));
   if (!range->it->Valid()) return std::nullopt;
   rocksdb::Slice k = range->it->key();
   if (k.size() < kEntryKeyMin) return std::nullopt;
   return EpochOfKey({k.data(), k.size()});
 }
 
-void ChangeLogReader::ReadEpoch(const Snapshot* snapshot, uint16_t vnode, Epoch epoch,
+void ChangeLogReader::ReadEpoch(const Snapshot* snapshot, Epoch epoch, int vnode_begin, int vnode_end,
                                 const std::optional<Position>& after,
                                 const std::function<bool(const ChangeLogEntry&, const Position&)>& fn) const {
-  const std::string prefix = EpochPrefix(log_id_, vnode, epoch);
-  std::string lower = prefix;
+  if (vnode_begin >= vnode_end) return;
+  std::string lower = VnodeStart(log_id_, epoch, static_cast<uint32_t>(vnode_begin));
   if (after) {
-    lower = EntryKey(log_id_, vnode, epoch, after->pk, after->slot);
-    lower.push_back('\0');  // the first key after it
+    lower = std::max(lower, EntryKey(log_id_, epoch, after->vnode, after->pk, after->slot) + '\0');  // the first key after it
   }
-  auto range = store_->NewRange(store_->data_cf(), snapshot, std::move(lower), PrefixSuccessor(prefix),
+  auto range = store_->NewRange(store_->data_cf(), snapshot, std::move(lower),
+                                VnodeStart(log_id_, epoch, static_cast<uint32_t>(vnode_end)),
                                 StateStore::ReadPattern::kOnce);
   Position at;
   for (; range->it->Valid(); range->it->Next()) {
     rocksdb::Slice k = range->it->key(), v = range->it->value();
     if (k.size() < kEntryKeyMin || v.size() < 1) continue;
-    std::string_view pk(k.data() + prefix.size(), k.size() - prefix.size() - 1);
+    std::string_view pk(k.data() + kPkOffset, k.size() - kPkOffset - 1);
+    at.vnode = GetFixed16BE(k.data() + kVnodeOffset);
     at.pk.assign(pk);
     at.slot = static_cast<uint8_t>(k.data()[k.size() - 1]);
-    ChangeLogEntry e{static_cast<ChangeLogOp>(v.data()[0]), pk, {v.data() + 1, v.size() - 1}};
+    ChangeLogEntry e{static_cast<ChangeLogOp>(v.data()[0]), at.vnode, pk, {v.data() + 1, v.size() - 1}};
     if (!fn(e, at)) return;
   }
 }
 
-std::optional<Epoch> ChangeLogReader::OldestEpoch(const Snapshot* snapshot) const {
-  std::optional<Epoch> oldest;
-  for (int vnode = 0; vnode < kVnodeCount; vnode++)
-    if (auto e = NextEpoch(snapshot, static_cast<uint16_t>(vnode), 0); e && (!oldest || *e < *oldest)) oldest = e;
-  return oldest;
+void ChangeLogReader::Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out) const {
+  if (before <= 1) return;
+  out->DeleteRange(EpochPrefix(log_id_, 1), EpochPrefix(log_id_, before));
+  if (before - 1 > TruncatedThrough(snapshot)) out->Put(RecordKey(log_id_, kTruncatedThrough), EpochValue(before - 1));
 }
 
-size_t ChangeLogReader::Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out, int vnode_begin,
-                                 int vnode_end, Epoch since) const {
-  size_t deleted = 0;
-  since = std::max<Epoch>(since, 1);  // the record of epoch 0 stays (and is raised below)
-  if (since >= before) return 0;
-  for (int vnode = vnode_begin; vnode < vnode_end; vnode++) {
-    auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, static_cast<uint16_t>(vnode), since),
-                                  EpochPrefix(log_id_, static_cast<uint16_t>(vnode), before),
-                                  StateStore::ReadPattern::kOnce);
-    Epoch last = 0;
-    for (; range->it->Valid(); range->it->Next()) {
-      rocksdb::Slice k = range->it->key();
-      out->Delete({k.data(), k.size()});
-      if (k.size() >= kEntryKeyMin) last = std::max(last, EpochOfKey({k.data(), k.size()}));
-      deleted++;
-    }
-    if (!last) continue;
-    last = std::max(last, LastTruncated(snapshot, static_cast<uint16_t>(vnode)));
-    std::string value;
-    PutFixed64BE(&value, last);
-    out->Put(EpochPrefix(log_id_, static_cast<uint16_t>(vnode), 0), value);
-  }
-  return deleted;
-}
-
-Epoch ChangeLogReader::WrittenThrough(const Snapshot* snapshot) const {
+Epoch ChangeLogReader::Record(const Snapshot* snapshot, char tag) const {
   std::string value;
-  Status s = store_->Get(store_->data_cf(), snapshot, WrittenThroughKey(log_id_), &value);
+  Status s = store_->Get(store_->data_cf(), snapshot, RecordKey(log_id_, tag), &value);
   if (s.IsNotFound() || value.size() != 8) return 0;
   s.ThrowIfError();
   return GetFixed64BE(value.data());
 }
 
-Epoch ChangeLogReader::LastTruncated(const Snapshot* snapshot, uint16_t vnode) const {
-  std::string value;
-  Status s = store_->Get(store_->data_cf(), snapshot, EpochPrefix(log_id_, vnode, 0), &value);
-  if (s.IsNotFound() || value.size() != 8) return 0;
-  s.ThrowIfError();
-  return GetFixed64BE(value.data());
-}
+Epoch ChangeLogReader::TruncatedThrough(const Snapshot* snapshot) const { return Record(snapshot, kTruncatedThrough); }
+
+Epoch ChangeLogReader::WrittenThrough(const Snapshot* snapshot) const { return Record(snapshot, kWrittenThrough); }
 
 ChangeLogReader::Stats ChangeLogReader::Count(const Snapshot* snapshot) const {
   Stats stats;
-  auto range = store_->NewRange(store_->data_cf(), snapshot, TablePrefix(log_id_), PrefixSuccessor(TablePrefix(log_id_)),
-                                StateStore::ReadPattern::kOnce);
+  auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, 1),
+                                PrefixSuccessor(TablePrefix(log_id_)), StateStore::ReadPattern::kOnce);
   for (; range->it->Valid(); range->it->Next()) {
     rocksdb::Slice k = range->it->key();
-    if (k.size() < kEntryKeyMin) continue;  // a vnode's truncation record
+    if (k.size() < kEntryKeyMin) continue;
     stats.entries++;
     Epoch e = EpochOfKey({k.data(), k.size()});
     if (!stats.oldest || e < stats.oldest) stats.oldest = e;

@@ -4,12 +4,13 @@
 // docs/architecture.md, "Change logs").
 //
 // A log is a relation of its own (an internal relation id, `log_id`) in the
-// data family, keyed
+// data family, keyed epoch first:
 //
-//   [log_id: 4][vnode: 2][epoch: 8 BE][memcomparable pk][slot: 1]
+//   [log_id: 4][epoch: 8 BE][vnode: 2 BE][memcomparable pk][slot: 1]
 //
-// so that a reader finds, for one vnode, the next epoch after a given one
-// with a seek, and reads that epoch's changes in primary-key order. The
+// so that a reader finds the next epoch with changes with one seek and
+// reads that epoch's changes of a range of vnodes in (vnode, key) order,
+// and truncation — every epoch below a bound — is one range delete. The
 // changes of one key within one epoch are netted to the row it had before
 // the epoch (slot 0) and the row it has after (slot 1): at most a Delete,
 // an Insert, or an UpdateDelete followed by an UpdateInsert. Each value is
@@ -19,16 +20,16 @@
 // hands them, netted, to the epoch's WriteLog, so that they commit
 // atomically with the relation's own writes of that epoch: a reader sees an
 // epoch's changes exactly when the relation's commit of it is visible.
-// Truncation deletes every entry of the epochs below a bound (the oldest
-// epoch a consumer still needs) with that commit too, and records per vnode
-// the last epoch it deleted entries of (a key of epoch 0, which no reader
-// takes for changes), so that a reader can tell whether changes after its
-// position are gone.
+// Each of its commits also records the epoch it was: the log is "written
+// through" it. A reader that finds the relation's database committed past
+// that knows that the writer is not running and that the log lacks those
+// epochs' changes.
 //
-// Every commit of the writer also records the epoch it was (the log is
-// "written through" it; a key outside the vnodes): a reader that finds the
-// relation's database committed past it knows that the log's writer is not
-// running and that the log lacks those epochs' changes.
+// Truncation deletes the entries of every epoch below a bound (the oldest a
+// consumer still needs) and records that the log is truncated through the
+// bound's predecessor, so that a reader can tell whether changes after its
+// position may be gone. Both records are keys of epoch 0, which holds no
+// changes.
 //
 // Thread safety: a ChangeLogEpoch belongs to one writer; ChangeLogReader's
 // methods are const and may be called concurrently.
@@ -82,6 +83,7 @@ class ChangeLogEpoch {
 // One change read back.
 struct ChangeLogEntry {
   ChangeLogOp op;
+  uint16_t vnode;
   std::string_view pk;   // memcomparable
   std::string_view row;  // encoded as the relation stores it
 };
@@ -90,32 +92,32 @@ class ChangeLogReader {
  public:
   ChangeLogReader(const StateStore* store, TableId log_id) : store_(store), log_id_(log_id) {}
 
-  // The first epoch after `after` with changes in `vnode`, at `snapshot`;
-  // nullopt when there is none (yet).
-  std::optional<Epoch> NextEpoch(const Snapshot* snapshot, uint16_t vnode, Epoch after) const;
-  // Calls fn for the changes of `vnode` in `epoch`, in key order, starting
-  // after the entry (pk, slot) `after` (nullopt: from the epoch's first);
-  // stops when fn returns false.
+  // The first epoch after `after` with changes (in any vnode), at
+  // `snapshot`; nullopt when there is none (yet).
+  std::optional<Epoch> NextEpoch(const Snapshot* snapshot, Epoch after) const;
+  // Calls fn for the changes of `epoch` in vnodes [vnode_begin, vnode_end),
+  // in (vnode, key) order, starting after the entry `after` (nullopt: from
+  // the first); stops when fn returns false.
   struct Position {
+    uint16_t vnode = 0;
     std::string pk;
     uint8_t slot = 0;
   };
-  void ReadEpoch(const Snapshot* snapshot, uint16_t vnode, Epoch epoch, const std::optional<Position>& after,
+  void ReadEpoch(const Snapshot* snapshot, Epoch epoch, int vnode_begin, int vnode_end,
+                 const std::optional<Position>& after,
                  const std::function<bool(const ChangeLogEntry&, const Position&)>& fn) const;
-  // The oldest epoch the log still holds, over every vnode; nullopt when empty.
-  std::optional<Epoch> OldestEpoch(const Snapshot* snapshot) const;
-  // Appends deletes of every entry of the epochs before `before` in vnodes
-  // [vnode_begin, vnode_end) to `out`, and the record of the last epoch
-  // deleted in each; returns how many entries. `since`: the first epoch
-  // that may have entries (those before were truncated already: starting
-  // there skips over their deletions, which stay in storage a while).
-  size_t Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out, int vnode_begin = 0,
-                  int vnode_end = kVnodeCount, Epoch since = 1) const;
-  // The last epoch the writer committed (WriteTo), at `snapshot`; 0: none.
+  // The oldest epoch the log still holds changes of; nullopt when empty.
+  std::optional<Epoch> OldestEpoch(const Snapshot* snapshot) const { return NextEpoch(snapshot, 0); }
+  // Appends to `out` the deletion of every entry of the epochs before
+  // `before` (one range delete) and, when it raises it, the record that the
+  // log is truncated through before - 1.
+  void Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out) const;
+  // Every entry of an epoch at or below this is gone (0: none was ever
+  // truncated): a reader that has read through an earlier epoch may have
+  // lost changes.
+  Epoch TruncatedThrough(const Snapshot* snapshot) const;
+  // The last epoch the writer committed (WriteTo); 0: none.
   Epoch WrittenThrough(const Snapshot* snapshot) const;
-  // The last epoch whose entries of `vnode` truncation deleted (0: none):
-  // a reader positioned before it has lost changes.
-  Epoch LastTruncated(const Snapshot* snapshot, uint16_t vnode) const;
   // How many entries the log holds and the oldest epoch among them (a scan
   // of the whole log: for monitoring and tests).
   struct Stats {
@@ -127,6 +129,8 @@ class ChangeLogReader {
   uint64_t ApproximateBytes() const;
 
  private:
+  Epoch Record(const Snapshot* snapshot, char tag) const;
+
   const StateStore* store_;
   TableId log_id_;
 };

@@ -25,7 +25,7 @@ struct Change {
 
 std::vector<Change> ReadAll(const ChangeLogReader& reader, uint16_t vnode, Epoch epoch) {
   std::vector<Change> out;
-  reader.ReadEpoch(nullptr, vnode, epoch, std::nullopt, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
+  reader.ReadEpoch(nullptr, epoch, vnode, vnode + 1, std::nullopt, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
     out.push_back({ChangeLogOpName(e.op), std::string(e.pk), std::string(e.row)});
     return true;
   });
@@ -60,59 +60,74 @@ TEST(ChangeLogTest, AnEpochsChangesOfAKeyAreNetted) {
   EXPECT_EQ(got[5].op + got[5].row, "UpdateInserte1");
 }
 
-TEST(ChangeLogTest, ReadersFindTheNextEpochOfAVnodeAndResumeWithinOne) {
+TEST(ChangeLogTest, ReadersFindTheNextEpochAndReadVnodeRangesResumingWithinOne) {
   auto store = OpenTestStore();
-  for (Epoch e : {Epoch(10), Epoch(20), Epoch(30)}) {
+  ChangeLogReader reader(store.get(), kLog);
+  EXPECT_EQ(reader.WrittenThrough(nullptr), 0u);
+  for (Epoch e : {Epoch(10), Epoch(20), Epoch(30), Epoch(40)}) {
     ChangeLogEpoch epoch;
-    if (e != 20) epoch.Add(0, "k" + std::to_string(e), true, "x");
-    epoch.Add(255, "k1", true, "r" + std::to_string(e));
-    epoch.Add(255, "k2", true, "s" + std::to_string(e));
+    if (e != 20 && e != 40) epoch.Add(0, "k" + std::to_string(e), true, "x" + std::to_string(e));
+    if (e != 40) {
+      epoch.Add(255, "k1", true, "r" + std::to_string(e));
+      epoch.Add(255, "k2", true, "s" + std::to_string(e));
+    }
     WriteLog log;
-    epoch.WriteTo(kLog, e, &log);
+    epoch.WriteTo(kLog, e, &log);  // epoch 40: no changes, still written through
     Commit(store.get(), &log, e);
   }
-  ChangeLogReader reader(store.get(), kLog);
-  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 0), std::optional<Epoch>(10));
-  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 10), std::optional<Epoch>(30));  // vnode 0 had nothing at 20
-  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 30), std::nullopt);
-  EXPECT_EQ(reader.NextEpoch(nullptr, 255, 10), std::optional<Epoch>(20));
-  EXPECT_EQ(reader.NextEpoch(nullptr, 255, 30), std::nullopt);  // the last vnode ends the log
-  EXPECT_EQ(reader.NextEpoch(nullptr, 7, 0), std::nullopt);
+  EXPECT_EQ(reader.WrittenThrough(nullptr), 40u);
+  EXPECT_EQ(reader.NextEpoch(nullptr, 0), std::optional<Epoch>(10));
+  EXPECT_EQ(reader.NextEpoch(nullptr, 10), std::optional<Epoch>(20));
+  EXPECT_EQ(reader.NextEpoch(nullptr, 15), std::optional<Epoch>(20));
+  EXPECT_EQ(reader.NextEpoch(nullptr, 30), std::nullopt);  // 40 had no changes
+  // A vnode range of an epoch, in (vnode, key) order.
+  auto rows = [&](Epoch e, int begin, int end) {
+    std::vector<std::string> out;
+    reader.ReadEpoch(nullptr, e, begin, end, std::nullopt, [&](const ChangeLogEntry& c, const ChangeLogReader::Position& p) {
+      EXPECT_EQ(c.vnode, p.vnode);
+      out.push_back(std::to_string(c.vnode) + ":" + std::string(c.row));
+      return true;
+    });
+    return out;
+  };
+  EXPECT_EQ(rows(30, 0, 256), (std::vector<std::string>{"0:x30", "255:r30", "255:s30"}));
+  EXPECT_EQ(rows(30, 0, 1), (std::vector<std::string>{"0:x30"}));
+  EXPECT_EQ(rows(30, 1, 255), std::vector<std::string>{});
+  EXPECT_EQ(rows(20, 0, 1), std::vector<std::string>{});
   // Resuming after the first entry of an epoch reads the rest.
   std::optional<ChangeLogReader::Position> at;
-  reader.ReadEpoch(nullptr, 255, 20, std::nullopt, [&](const ChangeLogEntry&, const ChangeLogReader::Position& p) {
+  reader.ReadEpoch(nullptr, 30, 0, 256, std::nullopt, [&](const ChangeLogEntry&, const ChangeLogReader::Position& p) {
     at = p;
     return false;
   });
   ASSERT_TRUE(at);
   std::vector<std::string> rest;
-  reader.ReadEpoch(nullptr, 255, 20, at, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
+  reader.ReadEpoch(nullptr, 30, 0, 256, at, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
     rest.emplace_back(e.row);
     return true;
   });
-  EXPECT_EQ(rest, std::vector<std::string>{"s20"});
+  EXPECT_EQ(rest, (std::vector<std::string>{"r30", "s30"}));
   EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(10));
-  // Truncation drops the epochs below the bound, of every vnode.
+  EXPECT_EQ(reader.Count(nullptr).entries, 8u);
+  // Truncation drops the epochs below the bound, of every vnode, and
+  // records the epoch it is through.
+  EXPECT_EQ(reader.TruncatedThrough(nullptr), 0u);
   WriteLog deletes;
-  EXPECT_EQ(reader.Truncate(nullptr, 30, &deletes), 5u);
-  Commit(store.get(), &deletes, 40);
+  reader.Truncate(nullptr, 30, &deletes);
+  EXPECT_TRUE(deletes.has_range_deletes());
+  Commit(store.get(), &deletes, 50);
   EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(30));
-  EXPECT_EQ(reader.NextEpoch(nullptr, 255, 0), std::optional<Epoch>(30));
-  EXPECT_EQ(reader.NextEpoch(nullptr, 0, 0), std::optional<Epoch>(30));
-  // Each vnode records the last epoch it lost, for readers behind it.
-  EXPECT_EQ(reader.LastTruncated(nullptr, 0), 10u);
-  EXPECT_EQ(reader.LastTruncated(nullptr, 255), 20u);
-  EXPECT_EQ(reader.LastTruncated(nullptr, 7), 0u);
-  std::vector<std::string> at30;
-  reader.ReadEpoch(nullptr, 255, 30, std::nullopt, [&](const ChangeLogEntry& e, const ChangeLogReader::Position&) {
-    at30.emplace_back(e.row);
-    return true;
-  });
-  EXPECT_EQ(at30, (std::vector<std::string>{"r30", "s30"}));
-  // Truncating again past nothing new keeps the record.
+  EXPECT_EQ(reader.NextEpoch(nullptr, 0), std::optional<Epoch>(30));
+  EXPECT_EQ(reader.TruncatedThrough(nullptr), 29u);
+  EXPECT_EQ(reader.Count(nullptr).entries, 3u);
+  EXPECT_EQ(reader.WrittenThrough(nullptr), 40u);  // the records stay
+  EXPECT_EQ(rows(30, 255, 256), (std::vector<std::string>{"255:r30", "255:s30"}));
+  // A lower bound later does not lower the record.
   WriteLog again;
-  EXPECT_EQ(reader.Truncate(nullptr, 30, &again), 0u);
-  EXPECT_TRUE(again.empty());
+  reader.Truncate(nullptr, 20, &again);
+  Commit(store.get(), &again, 60);
+  EXPECT_EQ(reader.TruncatedThrough(nullptr), 29u);
+  EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(30));
 }
 
 // Random changes over many epochs: applying each epoch's logged changes to
@@ -147,10 +162,11 @@ TEST(ChangeLogTest, ReplayingTheLogRebuildsTheRelationAtEveryEpoch) {
     epoch.WriteTo(kLog, e * 10, &log);
     Commit(store.get(), &log, e * 10);
     for (uint16_t vnode = 0; vnode < 4; vnode++) {
-      std::optional<Epoch> next = reader.NextEpoch(nullptr, vnode, (e - 1) * 10);
+      std::optional<Epoch> next = reader.NextEpoch(nullptr, (e - 1) * 10);
       if (!next) continue;
       ASSERT_EQ(*next, e * 10);
-      reader.ReadEpoch(nullptr, vnode, *next, std::nullopt, [&](const ChangeLogEntry& c, const ChangeLogReader::Position&) {
+      reader.ReadEpoch(nullptr, *next, vnode, vnode + 1, std::nullopt, [&](const ChangeLogEntry& c, const ChangeLogReader::Position&) {
+        EXPECT_EQ(c.vnode, vnode);
         auto key = std::make_pair(vnode, std::string(c.pk));
         bool present = replayed.count(key) > 0;
         if (c.op == ChangeLogOp::kInsert || c.op == ChangeLogOp::kUpdateInsert) {

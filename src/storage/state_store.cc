@@ -624,7 +624,8 @@ void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* bat
   }
   for (const auto* part : writes.ops)
     for (const auto& op : *part) {
-      if (op.is_delete) batch->Delete(data_cf_, op.key);
+      if (!op.range_end.empty()) batch->DeleteRange(data_cf_, op.key, op.range_end);
+      else if (op.is_delete) batch->Delete(data_cf_, op.key);
       else batch->Put(data_cf_, op.key, op.value);
     }
 }
@@ -914,7 +915,8 @@ Status StateStore::CommitEpoch(const CommitWrites& writes, const EpochCommit& co
     meta.emplace_back(DmlLogCoveredKey(commit.database_id), std::to_string(commit.dml_log_covered));
   meta.insert(meta.end(), commit.markers.begin(), commit.markers.end());
   const size_t pending = writes.size();
-  if (pending >= kBulkCommitThreshold && SupportsBulkCommit()) {
+  // (Range deletes are not written into ingested files: see WriteOp.)
+  if (pending >= kBulkCommitThreshold && SupportsBulkCommit() && !writes.has_range_deletes()) {
     auto t0 = std::chrono::steady_clock::now();
     Status s = CommitBulk(writes, std::move(meta));
     spdlog::debug("bulk commit of {} writes: {} ms", pending,

@@ -83,6 +83,11 @@ struct CommitWrites {
     for (const auto* b : bulk) n += b->size();
     return n;
   }
+  bool has_range_deletes() const {
+    for (const auto* p : ops)
+      if (p->has_range_deletes()) return true;
+    return false;
+  }
   // Bytes the commit writes, to check free space against.
   size_t bytes() const {
     size_t n = 0;

@@ -43,7 +43,8 @@ std::string RowKey(TableId table_id, const std::vector<int>& dist_key, const std
 
 void StateTable::EpochLog::IndexFrom(size_t pos) {
   if (!indexed) return;
-  for (size_t i = pos; i < ops->size(); i++) index[(*ops)[i].key] = i;
+  for (size_t i = pos; i < ops->size(); i++)
+    if ((*ops)[i].range_end.empty()) index[(*ops)[i].key] = i;  // range deletes: see WriteOp
 }
 
 bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::string>* value) {

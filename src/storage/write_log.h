@@ -34,6 +34,12 @@ struct WriteOp {
   // an overwrite or a state-table write (row-count statistics, committed
   // with the data; see RowCountMetaKey).
   int8_t row_delta = 0;
+  // Not empty: a range delete of every key in [key, range_end), of one
+  // relation (WriteLog::DeleteRange). Only change logs' truncation makes
+  // them (storage/change_log.h): a state table's reads of its own unflushed
+  // writes do not see them, DML never has them, and a commit holding one
+  // is written as a batch (not ingested as files).
+  std::string_view range_end;
 };
 
 class WriteLog {
@@ -55,14 +61,22 @@ class WriteLog {
   void Delete(std::string_view key, int8_t row_delta = 0, std::string_view removed_row = {}) {
     ops_.push_back(WriteOp{true, Copy(key), Copy(removed_row), false, row_delta});
   }
+  // Deletes every key in [begin, end) (see WriteOp::range_end).
+  void DeleteRange(std::string_view begin, std::string_view end) {
+    ops_.push_back(WriteOp{true, Copy(begin), {}, false, 0, Copy(end)});
+    range_deletes_ = true;
+  }
   void Add(const WriteOp& op) {
-    ops_.push_back(WriteOp{op.is_delete, Copy(op.key), Copy(op.value), op.check_unique, op.row_delta});
+    ops_.push_back(WriteOp{op.is_delete, Copy(op.key), Copy(op.value), op.check_unique, op.row_delta,
+                           op.range_end.empty() ? std::string_view() : Copy(op.range_end)});
+    range_deletes_ = range_deletes_ || !op.range_end.empty();
   }
   // Appends copies of other's writes.
   void Append(const WriteLog& other);
 
   size_t size() const { return ops_.size(); }
   bool empty() const { return ops_.empty(); }
+  bool has_range_deletes() const { return range_deletes_; }
   const WriteOp& operator[](size_t i) const { return ops_[i]; }
   std::vector<WriteOp>::const_iterator begin() const { return ops_.begin(); }
   std::vector<WriteOp>::const_iterator end() const { return ops_.end(); }
@@ -100,6 +114,7 @@ class WriteLog {
   size_t current_ = 0;  // block being filled
   size_t used_ = 0;     // bytes used in it
   size_t bytes_ = 0;
+  bool range_deletes_ = false;
 };
 
 // Logs live for an epoch: filled by a state table or an actor, handed to

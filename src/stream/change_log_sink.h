@@ -6,9 +6,9 @@
 // start (no snapshot: a FULL cursor reads the relation itself at a
 // committed epoch, then the log after it).
 //
-// Retention: about once a second, at a barrier, it deletes the entries of
-// its vnodes older than the retention (epochs carry their wall-clock
-// milliseconds), with that epoch's commit.
+// Retention: about once a second, at a barrier, it deletes the entries
+// older than the retention (epochs carry their wall-clock milliseconds),
+// with that epoch's commit.
 #pragma once
 
 #include <memory>

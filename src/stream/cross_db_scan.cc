@@ -48,8 +48,7 @@ void CrossDbScanOperator::Open(ActorContext* ctx) {
     p.finished = row[3].bool_value();
     p.rows = row[4].int_value();
   }
-  ChangeLogReader log(ctx->store, log_desc_.table_id);
-  for (const auto& [v, p] : vnodes_) truncated_[v] = log.LastTruncated(nullptr, static_cast<uint16_t>(v));
+  truncated_ = ChangeLogReader(ctx->store, log_desc_.table_id).TruncatedThrough(nullptr);
   next_vnode_ = ctx->vnodes.first;
   level_ready_ = level_ == 0 || (ctx->services && ctx->services->BackfillLevelReady(level_));
   ReadEpochs();
@@ -99,44 +98,40 @@ void CrossDbScanOperator::DoWork() {
   }
   if (it == vnodes_.end() || it->second.finished) return;
   next_vnode_ = it->first + 1;
-  Step(it->first, &it->second, ReadView());
+  StepSnapshot(it->first, &it->second, ReadView());
   FlushOut();
 }
 
-void CrossDbScanOperator::Step(int vnode, VnodeProgress* p, const View& view) {
-  if (!NeedsStep(*p, view.committed, view.logged)) return;
+void CrossDbScanOperator::CheckRetained(const ChangeLogReader& log, const Snapshot* snapshot, Epoch read_through) const {
+  const Epoch truncated = log.TruncatedThrough(snapshot);
+  if (truncated > read_through)
+    throw SqlError(sqlstate::kDataCorrupted,
+                   fmt::format("the change log of a relation of another database lost changes this view needs "
+                               "(truncated through epoch {}, read through {})",
+                               truncated, read_through));
+}
+
+void CrossDbScanOperator::StepSnapshot(int vnode, VnodeProgress* p, const View& view) {
+  if (p->finished || !NeedsStep(*p, view.committed, view.logged)) return;
   const Snapshot* snapshot = view.snapshot.get();
-  ChangeLogReader log(ctx_->store, log_desc_.table_id);
-  // How far this step takes the vnode: B's committed epoch, or for a
-  // finished vnode as far as the log is written if that is less.
-  const Epoch target = p->finished ? std::min(view.committed, view.logged) : view.committed;
   // 1. The log's changes since the vnode's epoch, for the keys already
-  // emitted (all of them once finished). A vnode not read at all yet has
-  // emitted no key: it starts at the snapshot.
-  if (p->epoch != 0 && p->epoch < target) {
-    if (log.LastTruncated(snapshot, static_cast<uint16_t>(vnode)) > p->epoch)
-      throw SqlError(sqlstate::kDataCorrupted,
-                     fmt::format("the change log of a relation of another database lost changes this view needs "
-                                 "(vnode {}, after epoch {})",
-                                 vnode, p->epoch));
-    const std::string_view position_pk =
-        p->position.size() > 6 ? std::string_view(p->position).substr(6) : std::string_view();
-    Epoch e = p->epoch;
-    while (auto next = log.NextEpoch(snapshot, static_cast<uint16_t>(vnode), e)) {
-      if (*next > target) break;
-      log.ReadEpoch(snapshot, static_cast<uint16_t>(vnode), *next, std::nullopt,
+  // emitted. A vnode not read at all yet has emitted no key: it starts at
+  // the snapshot.
+  if (p->epoch != 0 && p->epoch < view.committed && !p->position.empty()) {
+    ChangeLogReader log(ctx_->store, log_desc_.table_id);
+    CheckRetained(log, snapshot, p->epoch);
+    const std::string_view position_pk = std::string_view(p->position).substr(std::min<size_t>(6, p->position.size()));
+    for (auto e = log.NextEpoch(snapshot, p->epoch); e && *e <= view.committed; e = log.NextEpoch(snapshot, *e))
+      log.ReadEpoch(snapshot, *e, vnode, vnode + 1, std::nullopt,
                     [&](const ChangeLogEntry& c, const ChangeLogReader::Position&) {
-                      if (p->finished || (!p->position.empty() && c.pk <= position_pk)) EmitRow(OpOf(c.op), c.row);
+                      if (c.pk <= position_pk) EmitRow(OpOf(c.op), c.row);
                       return true;
                     });
-      e = *next;
-    }
   }
-  // 2. Exact at `target` from here.
-  p->epoch = target;
+  // 2. Exact at B's committed epoch from here.
+  p->epoch = view.committed;
   p->dirty = true;
-  // 3. The next rows of the snapshot, at `target` (B's committed epoch).
-  if (p->finished) return;
+  // 3. The next rows of the snapshot, at that epoch.
   FlushOut();  // the log's changes of keys before the position go first
   ScanSpec spec;
   spec.table = upstream_;
@@ -160,6 +155,63 @@ void CrossDbScanOperator::Step(int vnode, VnodeProgress* p, const View& view) {
   if (!more || n == 0) p->finished = true;
 }
 
+void CrossDbScanOperator::FollowLog(const View& view) {
+  // Up to B's committed epoch, as far as the log is written.
+  const Epoch target = std::min(view.committed, view.logged);
+  Epoch from = target;  // the least epoch a finished vnode has read through
+  int first = -1, last = -1;
+  for (const auto& [v, p] : vnodes_) {
+    if (!p.finished || p.epoch >= target) continue;
+    from = std::min(from, p.epoch);
+    if (first < 0) first = v;
+    last = v;
+  }
+  if (first < 0) return;
+  const Snapshot* snapshot = view.snapshot.get();
+  ChangeLogReader log(ctx_->store, log_desc_.table_id);
+  CheckRetained(log, snapshot, from);
+  // Epoch by epoch, the changes of the owned vnodes: each to the vnodes
+  // that have not read that epoch yet.
+  for (auto e = log.NextEpoch(snapshot, from); e && *e <= target; e = log.NextEpoch(snapshot, *e))
+    log.ReadEpoch(snapshot, *e, first, last + 1, std::nullopt,
+                  [&](const ChangeLogEntry& c, const ChangeLogReader::Position&) {
+                    auto it = vnodes_.find(c.vnode);
+                    if (it != vnodes_.end() && it->second.finished && it->second.epoch < *e) EmitRow(OpOf(c.op), c.row);
+                    return true;
+                  });
+  for (auto& [v, p] : vnodes_) {
+    if (!p.finished || p.epoch >= target) continue;
+    p.epoch = target;
+    p.dirty = true;
+  }
+}
+
+void CrossDbScanOperator::TruncateLog() {
+  // The least epoch over every vnode's committed progress (this actor's
+  // and the other actors'): no vnode reads the log's epochs up to it
+  // again, whatever happens to the epochs in flight.
+  std::shared_ptr<const Snapshot> snapshot = ctx_->store->GetSnapshot();
+  ScanSpec spec;
+  spec.table = progress_desc_;
+  spec.read_once = true;
+  std::unique_ptr<ChunkScan> scan = ctx_->store->engines().For(progress_desc_.table_id).Scan(snapshot, std::move(spec));
+  DataChunk rows(progress_desc_.column_types);
+  size_t vnodes = 0;
+  Epoch least = UINT64_MAX;
+  while (scan->Next(&rows)) {
+    for (size_t r = 0; r < rows.num_rows(); r++) {
+      vnodes++;
+      least = std::min(least, static_cast<Epoch>(rows.column(1).GetInt(r)));
+    }
+    rows = DataChunk(progress_desc_.column_types);
+  }
+  if (vnodes < kVnodeCount || least == 0 || least <= truncated_) return;  // a vnode has not started
+  WriteLog truncation;
+  ChangeLogReader(ctx_->store, log_desc_.table_id).Truncate(snapshot.get(), least + 1, &truncation);
+  log_->Write(std::move(truncation));
+  truncated_ = least;
+}
+
 void CrossDbScanOperator::EmitRow(Op op, std::string_view encoded_row) {
   if (!out_) out_ = std::make_unique<DataChunk>(upstream_.column_types);
   // As B stored it: with fewer cells than the job reads when written before
@@ -181,11 +233,8 @@ void CrossDbScanOperator::OnBarrier(const Barrier& barrier) {
   // The epoch ending here holds every change B committed before it to the
   // vnodes past their snapshot: a FLUSH in A then shows what B committed.
   const View view = ReadView();
-  for (auto& [v, p] : vnodes_)
-    if (p.finished) Step(v, &p, view);
+  FollowLog(view);
   FlushOut();
-  WriteLog truncation;
-  ChangeLogReader log(ctx_->store, log_desc_.table_id);
   bool all_finished = true;
   for (auto& [v, p] : vnodes_) {
     all_finished = all_finished && p.finished;
@@ -199,15 +248,13 @@ void CrossDbScanOperator::OnBarrier(const Barrier& barrier) {
     std::string value;
     EncodeRowValues(row, &value);
     progress_->Put(std::move(key), std::move(value));
-    // Once this progress commits, the vnode never reads the log's epochs
-    // up to its epoch again: they go with the same commit.
-    Epoch& truncated = truncated_[v];
-    if (p.epoch > truncated) {
-      log.Truncate(nullptr, p.epoch + 1, &truncation, v, v + 1, truncated + 1);
-      truncated = p.epoch;
-    }
   }
-  if (!truncation.empty()) log_->Write(std::move(truncation));
+  // About once a second (epochs carry their milliseconds).
+  const int64_t now_ms = static_cast<int64_t>(barrier.curr_epoch >> 16);
+  if (now_ms - last_truncation_ms_ >= 1000) {
+    last_truncation_ms_ = now_ms;
+    TruncateLog();
+  }
   if (!level_ready_) level_ready_ = ctx_->services->BackfillLevelReady(level_);
   budget_.Refill(ctx_->services->BackfillRateLimit());
   started_ = true;

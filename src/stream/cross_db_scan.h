@@ -28,8 +28,9 @@
 // vnode still reading its snapshot steps only when the log is written
 // through B's committed epoch; a finished one follows the log as far as it
 // is written. (A log job that stopped, failed, leaves the view behind, not
-// wrong.) With the progress it commits, each vnode deletes the log's
-// entries of the epochs it has read: this job is the log's only consumer.
+// wrong.) About once a second each actor deletes the log's epochs that
+// every vnode's committed progress is past (one range delete): this job is
+// the log's only consumer.
 //
 // Vnodes still reading their snapshot step between barriers (DoWork);
 // finished ones follow the log at each barrier of A, up to the epoch B last
@@ -94,7 +95,15 @@ class CrossDbScanOperator : public StreamOperator {
   // Whether a step of the vnode would do something, with B committed
   // through `committed` and the log written through `logged`.
   bool NeedsStep(const VnodeProgress& p, Epoch committed, Epoch logged) const;
-  void Step(int vnode, VnodeProgress* p, const View& view);
+  // A vnode reading its snapshot: the log's changes to the keys it emitted,
+  // then the next rows.
+  void StepSnapshot(int vnode, VnodeProgress* p, const View& view);
+  // The finished vnodes: the log's changes up to B's committed epoch.
+  void FollowLog(const View& view);
+  // Deletes the log's epochs every vnode's committed progress is past.
+  void TruncateLog();
+  // Throws when the log no longer holds the epochs after `read_through`.
+  void CheckRetained(const ChangeLogReader& log, const Snapshot* snapshot, Epoch read_through) const;
   void EmitRow(Op op, std::string_view encoded_row);
   void FlushOut();
   void ReadEpochs();
@@ -108,7 +117,8 @@ class CrossDbScanOperator : public StreamOperator {
   std::shared_ptr<StateTable> progress_;
   std::shared_ptr<StateTable> log_;  // written only to truncate it
   std::map<int, VnodeProgress> vnodes_;
-  std::map<int, Epoch> truncated_;  // per vnode: the log's entries up to this epoch are deleted
+  Epoch truncated_ = 0;  // the log is truncated through this epoch (as far as this actor knows)
+  int64_t last_truncation_ms_ = 0;
   bool level_ready_ = false;
   bool reported_ = false;
   bool started_ = false;  // the first barrier arrived

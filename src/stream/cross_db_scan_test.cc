@@ -88,10 +88,10 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
     std::map<int32_t, int32_t> out, committed_out;  // what a's downstream holds, and held at its last commit
     std::vector<std::string> problems;
     std::unique_ptr<CrossDbScanOperator> scan;
-    a.ctx.vnodes = {0, 4};
+    a.ctx.vnodes = {0, kVnodeCount};  // (b's changes are all in vnodes 0-3: the others are empty)
     auto start = [&] {
       a.ctx.state_tables.clear();  // a crash loses the old operator's uncommitted writes
-      // Two rows a step, a vnode range of four: positions fall mid-vnode.
+      // Two rows a step: positions fall mid-vnode.
       scan = std::make_unique<CrossDbScanOperator>(relation, 2, log_desc, progress, /*level=*/0, /*rows_per_step=*/2);
       scan->set_next([&](StreamChunk chunk) {
         for (size_t r = 0; r < chunk.num_rows(); r++) {
@@ -110,7 +110,13 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
     };
     commit_b(300);  // rows before the scan starts
     start();
-    Epoch a_epoch = 1;
+    // a's epochs a second apart (the scan truncates the log about once a second).
+    Epoch a_epoch = Epoch(1000) << 16;
+    auto barrier = [&] {
+      scan->OnBarrier(Barrier{a_epoch, a_epoch + (Epoch(1000) << 16), nullptr, true});
+      a.Commit(a_epoch);
+      a_epoch += Epoch(1000) << 16;
+    };
     for (int step = 0; step < 400; step++) {
       int what = static_cast<int>(rng() % 10);
       if (what < 3) {
@@ -118,8 +124,7 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
       } else if (what < 8) {
         if (scan->HasWork()) scan->DoWork();
       } else if (what < 9) {
-        scan->OnBarrier(Barrier{a_epoch, a_epoch + 1, nullptr, true});
-        a.Commit(a_epoch++);
+        barrier();
         committed_out = out;
       } else {
         out = committed_out;  // crash: a's uncommitted epoch is gone
@@ -129,16 +134,15 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
     // b goes quiet; the scan catches up with it (it sees b's new epochs at
     // its barriers).
     for (int round = 0; round < 1000 && !scan->CaughtUp(b_epoch); round++) {
-      scan->OnBarrier(Barrier{a_epoch, a_epoch + 1, nullptr, true});
-      a.Commit(a_epoch++);
+      barrier();
       for (int i = 0; i < 10000 && scan->HasWork(); i++) scan->DoWork();
     }
     EXPECT_TRUE(scan->CaughtUp(b_epoch));
     EXPECT_TRUE(problems.empty()) << problems.front();
     EXPECT_EQ(out, b);
     // What it read is deleted from the log with its progress.
-    scan->OnBarrier(Barrier{a_epoch, a_epoch + 1, nullptr, true});
-    a.Commit(a_epoch++);
+    barrier();
+    barrier();  // the truncation reads the progress the first committed
     EXPECT_EQ(ChangeLogReader(a.store.get(), kLog).Count(nullptr).entries, 0u);
   }
 }
