@@ -9,7 +9,7 @@
 # v bigint, g int) with N rows (default 10 million). For each view and each
 # mode — "same" (the view in b over up) and "cross" (the view in database a
 # over b.public.up) — the view is created (its backfill timed), then U
-# updates (default 1 million) are applied in statements of B rows each
+# updates (default 4 million) are applied in statements of B rows each
 # (default 20,000: UPDATE up SET v = v + 1 WHERE k in a random range, one
 # psql session), then FLUSH in b and, for "cross", FLUSH in a: the view then
 # reflects every update. Throughput: updates / (first statement to that
@@ -21,7 +21,7 @@
 set -euo pipefail
 
 ROWS=10000000
-UPDATES=1000000
+UPDATES=4000000
 BATCH=20000
 REPEATS=2
 FRESHET="$(cd "$(dirname "$0")/../.." && pwd)/build/freshet"

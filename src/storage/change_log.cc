@@ -89,26 +89,26 @@ size_t ChangeLogEpoch::WriteTo(TableId log_id, Epoch epoch, WriteLog* out) {
   for (const auto& [key, net] : keys_) {
     const auto& [vnode, pk] = key;
     if (net.before && net.after) {
-      out->Put(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kUpdateDelete, *net.before));
-      out->Put(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kUpdateInsert, *net.after));
+      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kUpdateDelete, *net.before));
+      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kUpdateInsert, *net.after));
       written += 2;
     } else if (net.before) {
-      out->Put(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kDelete, *net.before));
+      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kDelete, *net.before));
       written++;
     } else if (net.after) {
-      out->Put(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kInsert, *net.after));
+      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kInsert, *net.after));
       written++;
     }
     // Neither: the key came and went within the epoch.
   }
   keys_.clear();
-  out->Put(RecordKey(log_id, kWrittenThrough), EpochValue(epoch));
+  out->PutChangeLog(RecordKey(log_id, kWrittenThrough), EpochValue(epoch));
   return written;
 }
 
 std::optional<Epoch> ChangeLogReader::NextEpoch(const Snapshot* snapshot, Epoch after) const {
   if (after == UINT64_MAX) return std::nullopt;
-  auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, std::max<Epoch>(after + 1, 1)),
+  auto range = store_->NewRange(store_->change_log_cf(), snapshot, EpochPrefix(log_id_, std::max<Epoch>(after + 1, 1)),
                                 PrefixSuccessor(TablePrefix(log_id_)));
   if (!range->it->Valid()) return std::nullopt;
   rocksdb::Slice k = range->it->key();
@@ -124,7 +124,7 @@ void ChangeLogReader::ReadEpoch(const Snapshot* snapshot, Epoch epoch, int vnode
   if (after) {
     lower = std::max(lower, EntryKey(log_id_, epoch, after->vnode, after->pk, after->slot) + '\0');  // the first key after it
   }
-  auto range = store_->NewRange(store_->data_cf(), snapshot, std::move(lower),
+  auto range = store_->NewRange(store_->change_log_cf(), snapshot, std::move(lower),
                                 VnodeStart(log_id_, epoch, static_cast<uint32_t>(vnode_end)),
                                 StateStore::ReadPattern::kOnce);
   Position at;
@@ -142,13 +142,13 @@ void ChangeLogReader::ReadEpoch(const Snapshot* snapshot, Epoch epoch, int vnode
 
 void ChangeLogReader::Truncate(const Snapshot* snapshot, Epoch before, WriteLog* out) const {
   if (before <= 1) return;
-  out->DeleteRange(EpochPrefix(log_id_, 1), EpochPrefix(log_id_, before));
-  if (before - 1 > TruncatedThrough(snapshot)) out->Put(RecordKey(log_id_, kTruncatedThrough), EpochValue(before - 1));
+  out->DeleteChangeLogRange(EpochPrefix(log_id_, 1), EpochPrefix(log_id_, before));
+  if (before - 1 > TruncatedThrough(snapshot)) out->PutChangeLog(RecordKey(log_id_, kTruncatedThrough), EpochValue(before - 1));
 }
 
 Epoch ChangeLogReader::Record(const Snapshot* snapshot, char tag) const {
   std::string value;
-  Status s = store_->Get(store_->data_cf(), snapshot, RecordKey(log_id_, tag), &value);
+  Status s = store_->Get(store_->change_log_cf(), snapshot, RecordKey(log_id_, tag), &value);
   if (s.IsNotFound() || value.size() != 8) return 0;
   s.ThrowIfError();
   return GetFixed64BE(value.data());
@@ -160,7 +160,7 @@ Epoch ChangeLogReader::WrittenThrough(const Snapshot* snapshot) const { return R
 
 ChangeLogReader::Stats ChangeLogReader::Count(const Snapshot* snapshot) const {
   Stats stats;
-  auto range = store_->NewRange(store_->data_cf(), snapshot, EpochPrefix(log_id_, 1),
+  auto range = store_->NewRange(store_->change_log_cf(), snapshot, EpochPrefix(log_id_, 1),
                                 PrefixSuccessor(TablePrefix(log_id_)), StateStore::ReadPattern::kOnce);
   for (; range->it->Valid(); range->it->Next()) {
     rocksdb::Slice k = range->it->key();
@@ -173,7 +173,7 @@ ChangeLogReader::Stats ChangeLogReader::Count(const Snapshot* snapshot) const {
 }
 
 uint64_t ChangeLogReader::ApproximateBytes() const {
-  return store_->ApproximateDataSize(TablePrefix(log_id_), PrefixSuccessor(TablePrefix(log_id_)));
+  return store_->ApproximateChangeLogSize(TablePrefix(log_id_), PrefixSuccessor(TablePrefix(log_id_)));
 }
 
 }  // namespace freshet

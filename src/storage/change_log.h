@@ -4,7 +4,8 @@
 // docs/architecture.md, "Change logs").
 //
 // A log is a relation of its own (an internal relation id, `log_id`) in the
-// data family, keyed epoch first:
+// store's change-log column family (StateStore::change_log_cf), keyed epoch
+// first:
 //
 //   [log_id: 4][epoch: 8 BE][vnode: 2 BE][memcomparable pk][slot: 1]
 //

@@ -114,7 +114,7 @@ TEST(ChangeLogTest, ReadersFindTheNextEpochAndReadVnodeRangesResumingWithinOne) 
   EXPECT_EQ(reader.TruncatedThrough(nullptr), 0u);
   WriteLog deletes;
   reader.Truncate(nullptr, 30, &deletes);
-  EXPECT_TRUE(deletes.has_range_deletes());
+  EXPECT_TRUE(deletes.has_change_log_ops());
   Commit(store.get(), &deletes, 50);
   EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(30));
   EXPECT_EQ(reader.NextEpoch(nullptr, 0), std::optional<Epoch>(30));

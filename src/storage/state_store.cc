@@ -174,6 +174,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs = {
       {rocksdb::kDefaultColumnFamilyName, cf_options},
       {"meta", cf_options},
+      {"change_log", cf_options},
   };
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
@@ -212,6 +213,7 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
   store->db_.reset(db);
   store->data_cf_ = handles[0];
   store->meta_cf_ = handles[1];
+  store->change_log_cf_ = handles[2];
   if (!options.in_memory) {
     // Files of an ingestion interrupted by a crash were never ingested.
     store->ingest_dir_ = options.dir + "/ingest";
@@ -232,9 +234,10 @@ StateStore::~StateStore() {
     // A clean shutdown leaves nothing to replay from the log.
     rocksdb::FlushOptions fo;
     fo.wait = true;
-    if (!read_only_) db_->Flush(fo, {data_cf_, meta_cf_});
+    if (!read_only_) db_->Flush(fo, {data_cf_, meta_cf_, change_log_cf_});
     if (data_cf_) db_->DestroyColumnFamilyHandle(data_cf_);
     if (meta_cf_) db_->DestroyColumnFamilyHandle(meta_cf_);
+    if (change_log_cf_) db_->DestroyColumnFamilyHandle(change_log_cf_);
     db_->Close();
     db_.reset();
   }
@@ -624,9 +627,10 @@ void StateStore::AddToBatch(const CommitWrites& writes, rocksdb::WriteBatch* bat
   }
   for (const auto* part : writes.ops)
     for (const auto& op : *part) {
-      if (!op.range_end.empty()) batch->DeleteRange(data_cf_, op.key, op.range_end);
-      else if (op.is_delete) batch->Delete(data_cf_, op.key);
-      else batch->Put(data_cf_, op.key, op.value);
+      rocksdb::ColumnFamilyHandle* cf = op.change_log ? change_log_cf_ : data_cf_;
+      if (!op.range_end.empty()) batch->DeleteRange(cf, op.key, op.range_end);
+      else if (op.is_delete) batch->Delete(cf, op.key);
+      else batch->Put(cf, op.key, op.value);
     }
 }
 
@@ -842,6 +846,16 @@ uint64_t StateStore::ApproximateDataSize(const std::string& lower, const std::st
   return size;
 }
 
+uint64_t StateStore::ApproximateChangeLogSize(const std::string& lower, const std::string& upper) const {
+  rocksdb::Range range(lower, upper);
+  uint64_t size = 0;
+  rocksdb::SizeApproximationOptions options;
+  options.include_memtables = true;
+  options.include_files = true;
+  if (!db_->GetApproximateSizes(options, change_log_cf_, &range, 1, &size).ok()) return 0;
+  return size;
+}
+
 uint64_t StateStore::EstimateKeys(const std::string& lower, const std::string& upper) const {
   rocksdb::Range range(lower, upper);
   uint64_t mem_count = 0, mem_size = 0;
@@ -885,6 +899,7 @@ Status StateStore::CommitMeta(const MetaWrite& write) {
       case MetaWrite::Op::kDropData: {
         std::string prefix = TablePrefix(op.relation_id);
         batch.DeleteRange(data_cf_, prefix, PrefixSuccessor(prefix));
+        batch.DeleteRange(change_log_cf_, prefix, PrefixSuccessor(prefix));  // a change log's
         break;
       }
     }
@@ -915,8 +930,8 @@ Status StateStore::CommitEpoch(const CommitWrites& writes, const EpochCommit& co
     meta.emplace_back(DmlLogCoveredKey(commit.database_id), std::to_string(commit.dml_log_covered));
   meta.insert(meta.end(), commit.markers.begin(), commit.markers.end());
   const size_t pending = writes.size();
-  // (Range deletes are not written into ingested files: see WriteOp.)
-  if (pending >= kBulkCommitThreshold && SupportsBulkCommit() && !writes.has_range_deletes()) {
+  // (Change-log writes are not written into ingested files: see WriteOp.)
+  if (pending >= kBulkCommitThreshold && SupportsBulkCommit() && !writes.has_change_log_ops()) {
     auto t0 = std::chrono::steady_clock::now();
     Status s = CommitBulk(writes, std::move(meta));
     spdlog::debug("bulk commit of {} writes: {} ms", pending,

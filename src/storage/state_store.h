@@ -83,9 +83,9 @@ struct CommitWrites {
     for (const auto* b : bulk) n += b->size();
     return n;
   }
-  bool has_range_deletes() const {
+  bool has_change_log_ops() const {
     for (const auto* p : ops)
-      if (p->has_range_deletes()) return true;
+      if (p->has_change_log_ops()) return true;
     return false;
   }
   // Bytes the commit writes, to check free space against.
@@ -173,6 +173,10 @@ class StateStore : public MetaStore {
 
   rocksdb::ColumnFamilyHandle* data_cf() const { return data_cf_; }
   rocksdb::ColumnFamilyHandle* meta_cf() const { return meta_cf_; }
+  // Change logs (storage/change_log.h): a family of their own, so that
+  // their churn (every change written, read once, deleted by range) leaves
+  // the data family's memtables, files, compactions and caches alone.
+  rocksdb::ColumnFamilyHandle* change_log_cf() const { return change_log_cf_; }
 
   // Point read; `snapshot` may be null for the latest committed state.
   Status Get(rocksdb::ColumnFamilyHandle* cf, const Snapshot* snapshot, const std::string& key,
@@ -210,6 +214,7 @@ class StateStore : public MetaStore {
   // Approximate bytes stored in [lower, upper) of the data family
   // (files and memtables); cheap, for planning.
   uint64_t ApproximateDataSize(const std::string& lower, const std::string& upper) const;
+  uint64_t ApproximateChangeLogSize(const std::string& lower, const std::string& upper) const;
   // Approximate number of keys in [lower, upper) of the data family:
   // memtable entries plus the range's share of the SST bytes times the
   // entries per byte of the files that overlap it. Counts overwritten
@@ -277,6 +282,7 @@ class StateStore : public MetaStore {
   std::mutex resume_mu_;
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* change_log_cf_ = nullptr;
   rocksdb::WriteOptions write_options_;
   std::string ingest_dir_;
   uint64_t ingest_seq_ = 0;

@@ -44,7 +44,7 @@ std::string RowKey(TableId table_id, const std::vector<int>& dist_key, const std
 void StateTable::EpochLog::IndexFrom(size_t pos) {
   if (!indexed) return;
   for (size_t i = pos; i < ops->size(); i++)
-    if ((*ops)[i].range_end.empty()) index[(*ops)[i].key] = i;  // range deletes: see WriteOp
+    if (!(*ops)[i].change_log) index[(*ops)[i].key] = i;  // not the table's rows: see WriteOp
 }
 
 bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::string>* value) {

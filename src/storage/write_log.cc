@@ -41,7 +41,7 @@ void WriteLog::Clear() {
   current_ = 0;
   used_ = 0;
   bytes_ = 0;
-  range_deletes_ = false;
+  change_log_ops_ = false;
 }
 
 void WriteLog::swap(WriteLog& other) noexcept {
@@ -50,7 +50,7 @@ void WriteLog::swap(WriteLog& other) noexcept {
   std::swap(current_, other.current_);
   std::swap(used_, other.used_);
   std::swap(bytes_, other.bytes_);
-  std::swap(range_deletes_, other.range_deletes_);
+  std::swap(change_log_ops_, other.change_log_ops_);
 }
 
 size_t WriteLog::block_bytes() const {

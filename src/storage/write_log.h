@@ -34,11 +34,14 @@ struct WriteOp {
   // an overwrite or a state-table write (row-count statistics, committed
   // with the data; see RowCountMetaKey).
   int8_t row_delta = 0;
-  // Not empty: a range delete of every key in [key, range_end), of one
-  // relation (WriteLog::DeleteRange). Only change logs' truncation makes
-  // them (storage/change_log.h): a state table's reads of its own unflushed
-  // writes do not see them, DML never has them, and a commit holding one
-  // is written as a batch (not ingested as files).
+  // A write of the change-log column family (storage/change_log.h), not
+  // of the data family: only change logs' writers and truncation make them
+  // (PutChangeLog, DeleteChangeLogRange). A state table's reads of its own
+  // unflushed writes do not see them, DML never has them, and a commit
+  // holding one is written as a batch (not ingested as files).
+  bool change_log = false;
+  // Not empty (change-log writes only): a range delete of every key in
+  // [key, range_end).
   std::string_view range_end;
 };
 
@@ -61,22 +64,26 @@ class WriteLog {
   void Delete(std::string_view key, int8_t row_delta = 0, std::string_view removed_row = {}) {
     ops_.push_back(WriteOp{true, Copy(key), Copy(removed_row), false, row_delta});
   }
-  // Deletes every key in [begin, end) (see WriteOp::range_end).
-  void DeleteRange(std::string_view begin, std::string_view end) {
-    ops_.push_back(WriteOp{true, Copy(begin), {}, false, 0, Copy(end)});
-    range_deletes_ = true;
+  // Writes of the change-log family (see WriteOp::change_log).
+  void PutChangeLog(std::string_view key, std::string_view value) {
+    ops_.push_back(WriteOp{false, Copy(key), Copy(value), false, 0, true, {}});
+    change_log_ops_ = true;
+  }
+  void DeleteChangeLogRange(std::string_view begin, std::string_view end) {
+    ops_.push_back(WriteOp{true, Copy(begin), {}, false, 0, true, Copy(end)});
+    change_log_ops_ = true;
   }
   void Add(const WriteOp& op) {
-    ops_.push_back(WriteOp{op.is_delete, Copy(op.key), Copy(op.value), op.check_unique, op.row_delta,
+    ops_.push_back(WriteOp{op.is_delete, Copy(op.key), Copy(op.value), op.check_unique, op.row_delta, op.change_log,
                            op.range_end.empty() ? std::string_view() : Copy(op.range_end)});
-    range_deletes_ = range_deletes_ || !op.range_end.empty();
+    change_log_ops_ = change_log_ops_ || op.change_log;
   }
   // Appends copies of other's writes.
   void Append(const WriteLog& other);
 
   size_t size() const { return ops_.size(); }
   bool empty() const { return ops_.empty(); }
-  bool has_range_deletes() const { return range_deletes_; }
+  bool has_change_log_ops() const { return change_log_ops_; }
   const WriteOp& operator[](size_t i) const { return ops_[i]; }
   std::vector<WriteOp>::const_iterator begin() const { return ops_.begin(); }
   std::vector<WriteOp>::const_iterator end() const { return ops_.end(); }
@@ -114,7 +121,7 @@ class WriteLog {
   size_t current_ = 0;  // block being filled
   size_t used_ = 0;     // bytes used in it
   size_t bytes_ = 0;
-  bool range_deletes_ = false;
+  bool change_log_ops_ = false;
 };
 
 // Logs live for an epoch: filled by a state table or an actor, handed to
