@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/encoding.h"
+#include "common/error.h"
 #include "storage/state_store.h"
 
 namespace freshet {
@@ -12,7 +13,9 @@ namespace {
 constexpr size_t kEpochOffset = 4;                          // after [log_id]
 constexpr size_t kVnodeOffset = kEpochOffset + 8;           // after the epoch
 constexpr size_t kPkOffset = kVnodeOffset + 2;              // after the vnode
-constexpr size_t kEntryKeyMin = kPkOffset + 1;              // + slot
+constexpr size_t kEntryKeyMin = kPkOffset + 1;              // a pk has a byte at least
+// A value's tag: the stored form of an entry.
+constexpr char kInsertTag = 'I', kDeleteTag = 'D', kUpdateTag = 'U';
 constexpr char kTruncatedThrough = 'T', kWrittenThrough = 'W';  // the records' tags (epoch 0)
 
 std::string EpochPrefix(TableId log_id, Epoch epoch) {
@@ -28,10 +31,9 @@ std::string VnodeStart(TableId log_id, Epoch epoch, uint32_t vnode) {
   return k;
 }
 
-std::string EntryKey(TableId log_id, Epoch epoch, uint16_t vnode, std::string_view pk, uint8_t slot) {
+std::string EntryKey(TableId log_id, Epoch epoch, uint16_t vnode, std::string_view pk) {
   std::string k = VnodeStart(log_id, epoch, vnode);
   k.append(pk);
-  k.push_back(static_cast<char>(slot));
   return k;
 }
 
@@ -41,11 +43,21 @@ std::string RecordKey(TableId log_id, char tag) {
   return k;
 }
 
-std::string EntryValue(ChangeLogOp op, std::string_view row) {
+std::string EntryValue(char tag, std::string_view row) {
   std::string v;
   v.reserve(row.size() + 1);
-  v.push_back(static_cast<char>(op));
+  v.push_back(tag);
   v.append(row);
+  return v;
+}
+
+std::string UpdateValue(std::string_view before, std::string_view after) {
+  std::string v;
+  v.reserve(before.size() + after.size() + 5);
+  v.push_back(kUpdateTag);
+  PutFixed32BE(&v, static_cast<uint32_t>(before.size()));
+  v.append(before);
+  v.append(after);
   return v;
 }
 
@@ -89,14 +101,13 @@ size_t ChangeLogEpoch::WriteTo(TableId log_id, Epoch epoch, WriteLog* out) {
   for (const auto& [key, net] : keys_) {
     const auto& [vnode, pk] = key;
     if (net.before && net.after) {
-      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kUpdateDelete, *net.before));
-      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kUpdateInsert, *net.after));
+      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk), UpdateValue(*net.before, *net.after));
       written += 2;
     } else if (net.before) {
-      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 0), EntryValue(ChangeLogOp::kDelete, *net.before));
+      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk), EntryValue(kDeleteTag, *net.before));
       written++;
     } else if (net.after) {
-      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk, 1), EntryValue(ChangeLogOp::kInsert, *net.after));
+      out->PutChangeLog(EntryKey(log_id, epoch, vnode, pk), EntryValue(kInsertTag, *net.after));
       written++;
     }
     // Neither: the key came and went within the epoch.
@@ -121,8 +132,10 @@ void ChangeLogReader::ReadEpoch(const Snapshot* snapshot, Epoch epoch, int vnode
                                 const std::function<bool(const ChangeLogEntry&, const Position&)>& fn) const {
   if (vnode_begin >= vnode_end) return;
   std::string lower = VnodeStart(log_id_, epoch, static_cast<uint32_t>(vnode_begin));
+  std::string resume;  // the key of `after`: read from its second half, if it has one
   if (after) {
-    lower = std::max(lower, EntryKey(log_id_, epoch, after->vnode, after->pk, after->slot) + '\0');  // the first key after it
+    resume = EntryKey(log_id_, epoch, after->vnode, after->pk);
+    lower = std::max(lower, resume);
   }
   auto range = store_->NewRange(store_->change_log_cf(), snapshot, std::move(lower),
                                 VnodeStart(log_id_, epoch, static_cast<uint32_t>(vnode_end)),
@@ -131,12 +144,27 @@ void ChangeLogReader::ReadEpoch(const Snapshot* snapshot, Epoch epoch, int vnode
   for (; range->it->Valid(); range->it->Next()) {
     rocksdb::Slice k = range->it->key(), v = range->it->value();
     if (k.size() < kEntryKeyMin || v.size() < 1) continue;
-    std::string_view pk(k.data() + kPkOffset, k.size() - kPkOffset - 1);
+    const bool resuming = after && std::string_view(k.data(), k.size()) == resume;
+    std::string_view pk(k.data() + kPkOffset, k.size() - kPkOffset);
     at.vnode = GetFixed16BE(k.data() + kVnodeOffset);
     at.pk.assign(pk);
-    at.slot = static_cast<uint8_t>(k.data()[k.size() - 1]);
-    ChangeLogEntry e{static_cast<ChangeLogOp>(v.data()[0]), at.vnode, pk, {v.data() + 1, v.size() - 1}};
-    if (!fn(e, at)) return;
+    const std::string_view value(v.data() + 1, v.size() - 1);
+    if (v.data()[0] == kUpdateTag) {
+      if (value.size() < 4 || GetFixed32BE(value.data()) > value.size() - 4)
+        throw SqlError(sqlstate::kDataCorrupted, "corrupt change log entry");
+      const uint32_t before = GetFixed32BE(value.data());
+      const ChangeLogEntry halves[2] = {{ChangeLogOp::kUpdateDelete, at.vnode, pk, value.substr(4, before)},
+                                        {ChangeLogOp::kUpdateInsert, at.vnode, pk, value.substr(4 + before)}};
+      for (uint8_t h = resuming ? after->half + 1 : 0; h < 2; h++) {
+        at.half = h;
+        if (!fn(halves[h], at)) return;
+      }
+      continue;
+    }
+    if (resuming) continue;  // read already
+    at.half = 0;
+    const ChangeLogOp op = v.data()[0] == kInsertTag ? ChangeLogOp::kInsert : ChangeLogOp::kDelete;
+    if (!fn(ChangeLogEntry{op, at.vnode, pk, value}, at)) return;
   }
 }
 

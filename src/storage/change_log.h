@@ -7,15 +7,17 @@
 // store's change-log column family (StateStore::change_log_cf), keyed epoch
 // first:
 //
-//   [log_id: 4][epoch: 8 BE][vnode: 2 BE][memcomparable pk][slot: 1]
+//   [log_id: 4][epoch: 8 BE][vnode: 2 BE][memcomparable pk]
 //
 // so that a reader finds the next epoch with changes with one seek and
 // reads that epoch's changes of a range of vnodes in (vnode, key) order,
 // and truncation — every epoch below a bound — is one range delete. The
 // changes of one key within one epoch are netted to the row it had before
-// the epoch (slot 0) and the row it has after (slot 1): at most a Delete,
-// an Insert, or an UpdateDelete followed by an UpdateInsert. Each value is
-// the change's op (one byte) and the row, encoded as the relation stores it.
+// the epoch and the row it has after, one entry: an Insert (the row after),
+// a Delete (the row before) or an update (both; read back as an
+// UpdateDelete followed by an UpdateInsert). A value is a tag byte and the
+// row(s), encoded as the relation stores them (an update's first with its
+// length, 4 bytes BE).
 //
 // The writer (ChangeLogEpoch) collects an epoch's changes in memory and
 // hands them, netted, to the epoch's WriteLog, so that they commit
@@ -69,8 +71,8 @@ class ChangeLogEpoch {
   bool empty() const { return keys_.empty(); }
   // Appends the epoch's net changes to `out` as writes of log `log_id` at
   // `epoch`, with the record that the log is written through `epoch` (also
-  // when there are no changes), and forgets them. Returns how many log
-  // entries it wrote.
+  // when there are no changes), and forgets them. Returns how many changes
+  // it wrote (an update counts two: its UpdateDelete and UpdateInsert).
   size_t WriteTo(TableId log_id, Epoch epoch, WriteLog* out);
 
  private:
@@ -97,12 +99,12 @@ class ChangeLogReader {
   // `snapshot`; nullopt when there is none (yet).
   std::optional<Epoch> NextEpoch(const Snapshot* snapshot, Epoch after) const;
   // Calls fn for the changes of `epoch` in vnodes [vnode_begin, vnode_end),
-  // in (vnode, key) order, starting after the entry `after` (nullopt: from
+  // in (vnode, key) order, starting after the change `after` (nullopt: from
   // the first); stops when fn returns false.
   struct Position {
     uint16_t vnode = 0;
     std::string pk;
-    uint8_t slot = 0;
+    uint8_t half = 0;  // of an update: 0 its UpdateDelete, 1 its UpdateInsert
   };
   void ReadEpoch(const Snapshot* snapshot, Epoch epoch, int vnode_begin, int vnode_end,
                  const std::optional<Position>& after,
@@ -119,8 +121,9 @@ class ChangeLogReader {
   Epoch TruncatedThrough(const Snapshot* snapshot) const;
   // The last epoch the writer committed (WriteTo); 0: none.
   Epoch WrittenThrough(const Snapshot* snapshot) const;
-  // How many entries the log holds and the oldest epoch among them (a scan
-  // of the whole log: for monitoring and tests).
+  // How many entries (netted changes of a key in an epoch) the log holds
+  // and the oldest epoch among them (a scan of the whole log: for
+  // monitoring and tests).
   struct Stats {
     uint64_t entries = 0;
     Epoch oldest = 0;  // 0: empty
