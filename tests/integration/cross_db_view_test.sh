@@ -11,7 +11,9 @@
 #     changes a has not read yet (the log phase): after the restart the
 #     views complete and are exact;
 #   - the change logs stay bounded over the rounds (each holds at most the
-#     epochs its view has not committed past) and go with their views.
+#     epochs its view has not committed past) and go with their views;
+#   - a view of b that fails for good (a fault injected into its operator)
+#     marks a's view over it Failed; a's other views go on.
 #
 #   tests/integration/cross_db_view_test.sh [path/to/freshet]
 #
@@ -138,4 +140,25 @@ DB=dev q -c "drop database a" >/dev/null
 check "dropping a dropped the rest" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs")" = 0
 drop_tb() { DB=b q -c "drop table tb cascade" >/dev/null; }
 check "b's table can be dropped now" drop_tb
+stop_server
+
+echo "== a view of b that fails for good takes a's views over it along, and only them"
+# A fresh server whose TopN operators throw at every chunk (the test-only
+# fault hook): b's TopN view fails until it is Failed.
+rm -rf "$WORK/data"
+FRESHET_STREAM_FAULT="TopN:chunk:1:0" start_server "$WORK/data" "$WORK/server.log" || { fail "start with the fault"; finish; }
+DB=dev q -c "create database a" -c "create database b" >/dev/null
+DB=b q -c "create table tt (k int primary key, v int)" -c "create materialized view top as select k, v from tt order by v desc limit 3" >/dev/null
+q -c "create table ta (k int primary key)" -c "create materialized view over_top as select * from b.public.top" \
+  -c "create materialized view local_count as select count(*) as n from ta" >/dev/null
+for i in $(seq 1 5); do  # each insert fails b's TopN and recovers b, four times over
+  DB=b q -c "insert into tt values ($i, $i)" -c "flush" >/dev/null 2>&1
+  q -c "insert into ta values ($i)" -c "flush" >/dev/null
+done
+check "b's TopN view is Failed" test "$(DB=b q -c "select status from rw_catalog.rw_materialized_views where name = 'top'")" = Failed
+check "a's view over it is Failed too" test "$(q -c "select status from rw_catalog.rw_materialized_views where name = 'over_top'")" = Failed
+q -c "insert into ta values (100)" -c "flush" >/dev/null
+check "a's other view goes on" test "$(q -c "select n from local_count")" = 6
+check "a's Failed view can be dropped, its log with it" q -c "drop materialized view over_top"
+check "b holds no log" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs")" = 0
 finish

@@ -11,8 +11,9 @@
 #     interval of the healthy window's;
 #   - b's recoveries happened inside that window (rw_recoveries), and a
 #     had none;
-# and afterwards a's view is exact, b's other view is exact, b's failing
-# job is Failed, b runs again.
+# and afterwards a's view is exact, a's view over b's table (a
+# cross-database view, read through b's change log) is exact, b's other
+# view is exact, b's failing job is Failed, b runs again.
 #
 #   tests/integration/database_isolation_test.sh [path/to/freshet]
 #
@@ -36,6 +37,8 @@ DB=b q -c "create table tb (k int primary key, v int)" -c "create table tc (k in
   -c "create materialized view mb_join as select tb.k, v, w from tb join tc on tb.k = tc.k" \
   -c "create materialized view mb_sum as select count(*) as n, sum(v) as s from td" >/dev/null
 check "both databases are set up" test "$(DB=b q -c "select count(*) from rw_catalog.rw_materialized_views")" = "2"
+# A view in a over b's table (read through b's change log): exact once b is back.
+DB=a q -c "create materialized view ma_x as select count(*) as n, sum(v) as s from b.public.td" >/dev/null
 
 # a ingests until told to stop: one INSERT a statement, no FLUSH.
 touch "$WORK/ingesting"
@@ -117,6 +120,8 @@ check "b's failing job is Failed" test "$(DB=b q -c "select status from rw_catal
 check "b runs again" test "$(DB=b q -c "select state from rw_catalog.rw_database_status where database = 'b'")" = "RUNNING"
 DB=a check "a's view is exact ($(cat "$WORK/ingested" 2>/dev/null) inserts)" same ma "select count(*), sum(v) from ta"
 DB=b check "b's healthy view is exact after its recoveries" same mb_sum "select count(*), sum(v) from td"
+DB=b q -c "flush" >/dev/null && DB=a q -c "flush" >/dev/null
+DB=a check "a's view over b's table is exact after b's recoveries" same ma_x "select count(*), sum(v) from b.public.td"
 check "b still takes writes" test "$(DB=b q -c "insert into td values (0, 0)" -c "flush" -c "select n from mb_sum")" = "$(( td_rounds * 20 + 1 ))"
 # Reading another database's relations: a job's internal table stays its
 # owner's (and superusers'), from any database.
