@@ -640,7 +640,25 @@ std::vector<StreamJobs::ResumedJob> StreamJobs::StoredJobs(const DatabaseCatalog
 }
 
 void StreamJobs::ResumeStored() {
+  DropOrphanChangeLogs();
   for (const auto& db : catalog_->ListDatabases()) ResumeAll(db.id, StoredJobs(db));
+}
+
+void StreamJobs::DropOrphanChangeLogs() {
+  std::set<ObjectId> owned;
+  const std::vector<DatabaseCatalog> databases = catalog_->ListDatabases();
+  for (const auto& db : databases)
+    for (const auto& t : catalog_->ListTables(db.id))
+      for (const auto& log : ChangeLogsOf(*t)) owned.insert(log->id);
+  std::vector<ObjectId> orphans;
+  for (const auto& db : databases)
+    for (const auto& t : catalog_->ListTables(db.id)) {
+      if (t->kind != RelationKind::kSubscription || !t->plan_settings.count("consumer") || owned.count(t->id)) continue;
+      spdlog::warn("dropping change log job {} (id {}): the view it was made for was never created", t->name, t->id);
+      orphans.push_back(t->id);
+      orphans.insert(orphans.end(), t->internal_tables.begin(), t->internal_tables.end());
+    }
+  if (!orphans.empty()) catalog_->DropObjects({}, {}, orphans);
 }
 
 namespace {

@@ -99,8 +99,12 @@ class StreamJobs {
   // the plan it was created with (TableCatalog::stream_plan); failed jobs,
   // and jobs whose plan cannot be read, are left out (logged).
   std::vector<ResumedJob> StoredJobs(const DatabaseCatalog& db);
-  // At start: every database's jobs from their persisted plans.
+  // At start: every database's jobs from their persisted plans, after
+  // DropOrphanChangeLogs.
   void ResumeStored();
+  // Drops the log jobs made for a view that is not in the catalog: a crash
+  // between creating a view's change logs and the view itself.
+  void DropOrphanChangeLogs();
   // The epoch loop's recovery handler: records the failure
   // (rw_event_logs), backs off, marks a job that keeps failing failed, and
   // rebuilds the database's jobs from their persisted plans.

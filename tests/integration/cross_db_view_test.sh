@@ -140,6 +140,24 @@ DB=dev q -c "drop database a" >/dev/null
 check "dropping a dropped the rest" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs")" = 0
 drop_tb() { DB=b q -c "drop table tb cascade" >/dev/null; }
 check "b's table can be dropped now" drop_tb
+
+echo "== kill -9 between a view's change log and the view"
+# b's view is paused in its backfill, so a's CREATE waits with its log job
+# made in b and the view not yet in a's catalog.
+DB=dev q -c "create database a" >/dev/null
+DB=b q -c "create table tp (k int primary key)" -c "insert into tp select generate_series(1, 1000)" \
+  -c "set background_ddl = true" -c "set backfill_rate_limit = 0" -c "create materialized view paused as select * from tp" >/dev/null
+(q -c "create materialized view over_paused as select * from b.public.paused" >/dev/null 2>&1) &
+BG_PIDS+=($!)
+for _ in $(seq 1 600); do  # until the log job is there (bounded)
+  [[ "$(DB=b q -c "select count(*) from rw_catalog.rw_subscriptions where name like '__log_of_paused%'")" == 1 ]] && break
+  DB=b q -c "flush" >/dev/null
+done
+check "the view's log job is made first" test "$(DB=b q -c "select count(*) from rw_catalog.rw_subscriptions where name like '__log_of_paused%'")" = 1
+kill_server
+start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
+check "after the restart the log job of the view never made is gone" \
+  test "$(DB=b q -c "select count(*) from rw_catalog.rw_subscriptions")/$(q -c "select count(*) from rw_catalog.rw_materialized_views")" = 0/0
 stop_server
 
 echo "== a view of b that fails for good takes a's views over it along, and only them"
