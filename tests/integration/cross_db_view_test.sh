@@ -122,6 +122,15 @@ VIEWS+=(vslow)
 flush_both
 all_exact "after the backfill completed across kill -9"
 
+echo "== CANCEL JOBS of a view over b still being created"
+q -c "set background_ddl = true" -c "set backfill_rate_limit = 0" \
+  -c "create materialized view vcancel as select k from b.public.tb" >/dev/null
+id=$(q -c "select id from rw_catalog.rw_materialized_views where name = 'vcancel'")
+check "it is listed by SHOW JOBS" test "$(q -c "show jobs" | grep -c vcancel)" = 1
+q -c "cancel jobs $id" >/dev/null
+check "CANCEL JOBS drops it" test "$(q -c "select count(*) from rw_catalog.rw_materialized_views where name = 'vcancel'")" = 0
+check "and its log in b" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs where consumer like '%vcancel%'")" = 0
+
 echo "== kill -9 in the log phase: b committed changes a has not read"
 for round in 1 2 3; do
   random_dml || fail "DML before kill $round"
