@@ -106,15 +106,9 @@ InternalTableSpec BackfillProgressTable(ObjectId upstream) {
 }
 
 InternalTableSpec CrossDbProgressTable(ObjectId upstream) {
-  InternalTableSpec spec;
+  InternalTableSpec spec = BackfillProgressTable(upstream);
   spec.kind = "crossdb";
-  spec.columns = {{"vnode", DataType::Int32()},
-                  {"epoch", DataType::Int64()},
-                  {"position", DataType::Varchar()},
-                  {"finished", DataType::Boolean()},
-                  {"row_count", DataType::Int64()}};
-  spec.pk = {0};
-  spec.upstream = upstream;
+  spec.columns.insert(spec.columns.begin() + 1, ColumnCatalog{"epoch", DataType::Int64()});
   return spec;
 }
 

@@ -836,24 +836,23 @@ std::unique_ptr<StateStore::Range> StateStore::NewRange(rocksdb::ColumnFamilyHan
   return r;
 }
 
-uint64_t StateStore::ApproximateDataSize(const std::string& lower, const std::string& upper) const {
+uint64_t StateStore::ApproximateSize(rocksdb::ColumnFamilyHandle* cf, const std::string& lower,
+                                     const std::string& upper) const {
   rocksdb::Range range(lower, upper);
   uint64_t size = 0;
   rocksdb::SizeApproximationOptions options;
   options.include_memtables = true;
   options.include_files = true;
-  if (!db_->GetApproximateSizes(options, data_cf_, &range, 1, &size).ok()) return 0;
+  if (!db_->GetApproximateSizes(options, cf, &range, 1, &size).ok()) return 0;
   return size;
 }
 
+uint64_t StateStore::ApproximateDataSize(const std::string& lower, const std::string& upper) const {
+  return ApproximateSize(data_cf_, lower, upper);
+}
+
 uint64_t StateStore::ApproximateChangeLogSize(const std::string& lower, const std::string& upper) const {
-  rocksdb::Range range(lower, upper);
-  uint64_t size = 0;
-  rocksdb::SizeApproximationOptions options;
-  options.include_memtables = true;
-  options.include_files = true;
-  if (!db_->GetApproximateSizes(options, change_log_cf_, &range, 1, &size).ok()) return 0;
-  return size;
+  return ApproximateSize(change_log_cf_, lower, upper);
 }
 
 uint64_t StateStore::EstimateKeys(const std::string& lower, const std::string& upper) const {

@@ -283,6 +283,7 @@ class StateStore : public MetaStore {
   rocksdb::ColumnFamilyHandle* data_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* meta_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* change_log_cf_ = nullptr;
+  uint64_t ApproximateSize(rocksdb::ColumnFamilyHandle* cf, const std::string& lower, const std::string& upper) const;
   rocksdb::WriteOptions write_options_;
   std::string ingest_dir_;
   uint64_t ingest_seq_ = 0;
