@@ -193,6 +193,12 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
     store->read_only_ = true;
     rocksdb::Status ls = db_options.env->LockFile(path + "/LOCK", &store->read_only_lock_);
     if (!ls.ok()) return rocksdb::Status::Busy("lock");
+    // A data directory of a version without the change-log family (made
+    // when the store opens read-write) opens without it.
+    std::vector<std::string> existing;
+    if (rocksdb::DB::ListColumnFamilies(db_options, path, &existing).ok() &&
+        std::find(existing.begin(), existing.end(), "change_log") == existing.end())
+      cfs.pop_back();
     return rocksdb::DB::OpenForReadOnly(db_options, path, cfs, &handles, &db);
   };
   rocksdb::Status rs;
@@ -213,7 +219,9 @@ Result<std::unique_ptr<StateStore>> StateStore::Open(const StoreOptions& options
   store->db_.reset(db);
   store->data_cf_ = handles[0];
   store->meta_cf_ = handles[1];
-  store->change_log_cf_ = handles[2];
+  // (Opened read-only without it: the meta family stands in, which holds
+  // no change-log keys, so every log reads empty and nothing is written.)
+  store->change_log_cf_ = handles.size() > 2 ? handles[2] : handles[1];
   if (!options.in_memory) {
     // Files of an ingestion interrupted by a crash were never ingested.
     store->ingest_dir_ = options.dir + "/ingest";
@@ -237,7 +245,7 @@ StateStore::~StateStore() {
     if (!read_only_) db_->Flush(fo, {data_cf_, meta_cf_, change_log_cf_});
     if (data_cf_) db_->DestroyColumnFamilyHandle(data_cf_);
     if (meta_cf_) db_->DestroyColumnFamilyHandle(meta_cf_);
-    if (change_log_cf_) db_->DestroyColumnFamilyHandle(change_log_cf_);
+    if (change_log_cf_ && change_log_cf_ != meta_cf_) db_->DestroyColumnFamilyHandle(change_log_cf_);
     db_->Close();
     db_.reset();
   }
