@@ -206,7 +206,6 @@ class Binder {
   // (unless missing_ok, then null).
   TableRef ResolveRelation(const PgQuery__RangeVar* rv, bool missing_ok = false);
   TableRef ResolveInOtherDatabase(const PgQuery__RangeVar* rv, bool missing_ok);
-  // 0A000 when a stream job's binding reaches a relation of another database.
   // The named schema, or for null/empty the first existing schema of the
   // search path (where unqualified CREATE puts things). Throws 3F000.
   ObjectId ResolveSchemaId(const char* schema_name);

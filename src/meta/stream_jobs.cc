@@ -259,10 +259,11 @@ std::vector<TableRef> StreamJobs::ChangeLogsOf(const TableCatalog& job) const {
   return logs;
 }
 
-void StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism) {
+std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval,
+                                                   int parallelism) {
   std::vector<StreamTableScanNode*> scans;
   CrossDatabaseScans(plan->root.get(), &scans);
-  if (scans.empty()) return;
+  if (scans.empty()) return {};
   auto db = catalog_->GetDatabase(job->database_id);
   auto schema = catalog_->GetSchema(job->schema_id);
   const std::string consumer =
@@ -312,12 +313,12 @@ void StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const Eva
   std::string ids;
   for (const auto& log : made) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
   job->plan_settings["cross_database_logs"] = ids;
+  return made;
 }
 
 TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                             const std::atomic<bool>* cancel) {
-  CreateChangeLogs(&job, &plan, eval, parallelism);
-  const std::vector<TableRef> logs = ChangeLogsOf(job);
+  const std::vector<TableRef> logs = CreateChangeLogs(&job, &plan, eval, parallelism);
   std::vector<TableCatalog> internals = Entries(&job, plan, parallelism);
   TableRef created;
   try {

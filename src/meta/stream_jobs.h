@@ -141,7 +141,8 @@ class StreamJobs {
   // to job->depends_on (a drop of one names the view) and lists them in
   // job->plan_settings["cross_database_logs"]. On an error the logs made
   // so far are dropped.
-  void CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism);
+  // Returns the log jobs made.
+  std::vector<TableRef> CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism);
   // Fills in `job`'s stream plan, status and parallelism, and returns the
   // internal tables `plan` asks for.
   static std::vector<TableCatalog> Entries(TableCatalog* job, const StreamPlan& plan, int parallelism);

@@ -93,7 +93,7 @@ void ChangeLogEpoch::Add(uint16_t vnode, std::string_view pk, bool enters, std::
 
 void ChangeLogEpoch::AddKeyed(std::string_view relation_key, bool enters, std::string_view row) {
   if (relation_key.size() < 6) return;
-  Add(VnodeOfKey(relation_key), relation_key.substr(6), enters, row);
+  Add(VnodeOfKey(relation_key), PkOfKey(relation_key), enters, row);
 }
 
 size_t ChangeLogEpoch::WriteTo(TableId log_id, Epoch epoch, WriteLog* out) {

@@ -31,6 +31,8 @@ inline std::string VnodePrefix(TableId table_id, uint16_t vnode) {
 
 // The vnode of a data-family key (0 for a key too short).
 inline uint16_t VnodeOfKey(std::string_view key) { return key.size() < 6 ? 0 : GetFixed16BE(key.data() + 4); }
+// The memcomparable primary key of a row's storage key (after table and vnode).
+inline std::string_view PkOfKey(std::string_view key) { return key.size() < 6 ? std::string_view() : key.substr(6); }
 // The table id a data-family key starts with (0 for a key too short).
 inline TableId TableIdOfKey(std::string_view key) {
   if (key.size() < 4) return 0;

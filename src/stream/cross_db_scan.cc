@@ -51,7 +51,9 @@ void CrossDbScanOperator::Open(ActorContext* ctx) {
   truncated_ = ChangeLogReader(ctx->store, log_desc_.table_id).TruncatedThrough(nullptr);
   next_vnode_ = ctx->vnodes.first;
   level_ready_ = level_ == 0 || (ctx->services && ctx->services->BackfillLevelReady(level_));
-  ReadEpochs();
+  const View view = ReadView();
+  committed_ = view.committed;
+  logged_ = view.logged;
 }
 
 CrossDbScanOperator::View CrossDbScanOperator::ReadView() const {
@@ -60,12 +62,6 @@ CrossDbScanOperator::View CrossDbScanOperator::ReadView() const {
   view.committed = ctx_->store->CommittedEpoch(upstream_database_, view.snapshot.get()).value_or(0);
   view.logged = ChangeLogReader(ctx_->store, log_desc_.table_id).WrittenThrough(view.snapshot.get());
   return view;
-}
-
-void CrossDbScanOperator::ReadEpochs() {
-  View view = ReadView();
-  committed_ = view.committed;
-  logged_ = view.logged;
 }
 
 bool CrossDbScanOperator::NeedsStep(const VnodeProgress& p, Epoch committed, Epoch logged) const {
@@ -120,7 +116,7 @@ void CrossDbScanOperator::StepSnapshot(int vnode, VnodeProgress* p, const View& 
   if (p->epoch != 0 && p->epoch < view.committed && !p->position.empty()) {
     ChangeLogReader log(ctx_->store, log_desc_.table_id);
     CheckRetained(log, snapshot, p->epoch);
-    const std::string_view position_pk = std::string_view(p->position).substr(std::min<size_t>(6, p->position.size()));
+    const std::string_view position_pk = PkOfKey(p->position);
     for (auto e = log.NextEpoch(snapshot, p->epoch); e && *e <= view.committed; e = log.NextEpoch(snapshot, *e))
       log.ReadEpoch(snapshot, *e, vnode, vnode + 1, std::nullopt,
                     [&](const ChangeLogEntry& c, const ChangeLogReader::Position&) {

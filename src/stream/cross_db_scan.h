@@ -106,7 +106,6 @@ class CrossDbScanOperator : public StreamOperator {
   void CheckRetained(const ChangeLogReader& log, const Snapshot* snapshot, Epoch read_through) const;
   void EmitRow(Op op, std::string_view encoded_row);
   void FlushOut();
-  void ReadEpochs();
 
   StateTableDesc upstream_;
   uint32_t upstream_database_;
@@ -123,7 +122,7 @@ class CrossDbScanOperator : public StreamOperator {
   bool reported_ = false;
   bool started_ = false;  // the first barrier arrived
   BackfillBudget budget_;  // the job's backfill rate limit, for the snapshot's rows
-  Epoch committed_ = 0, logged_ = 0;  // B's and the log's, as last read (ReadEpochs)
+  Epoch committed_ = 0, logged_ = 0;  // B's and the log's, as read at the last barrier (or Open)
   int next_vnode_ = 0;  // round robin over the owned vnodes
   std::vector<Op> out_ops_;
   std::unique_ptr<DataChunk> out_;
