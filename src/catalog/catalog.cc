@@ -970,7 +970,8 @@ TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owne
   return ref;
 }
 
-std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, std::vector<TableCatalog> internals) {
+std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, std::vector<TableCatalog> internals,
+                                                             ObjectId reserved_id) {
   std::unique_lock lock(mu_);
   for (const auto& [id, t] : tables_) {
     if (t->schema_id == job.schema_id && t->name == job.name)
@@ -978,7 +979,7 @@ std::pair<TableRef, std::vector<TableRef>> Catalog::CreateJob(TableCatalog job, 
   }
   CheckTypeNameFreeLocked(job.schema_id, job.name, 0);
   MetaWrite batch;
-  job.id = NextIdLocked(&batch);
+  job.id = reserved_id ? reserved_id : NextIdLocked(&batch);
   job.created_at_micros = NowMicros();
   job.internal_tables.clear();
   for (auto& t : internals) {

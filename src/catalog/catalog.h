@@ -429,9 +429,12 @@ class Catalog {
   // owned_by_table set to the new table's id), in one write.
   TableRef CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences = {});
   // Creates a stream job's relation and its internal tables in one atomic
-  // write; assigns ids (the job's first) and sets the internal tables'
-  // job_id and the job's internal_tables. Throws 42P07 on a name conflict.
-  std::pair<TableRef, std::vector<TableRef>> CreateJob(TableCatalog job, std::vector<TableCatalog> internals);
+  // write; assigns ids (the job's first, or `reserved_id`: one NewObjectId
+  // gave, for a job that had to be named before it existed) and sets the
+  // internal tables' job_id and the job's internal_tables. Throws 42P07 on
+  // a name conflict.
+  std::pair<TableRef, std::vector<TableRef>> CreateJob(TableCatalog job, std::vector<TableCatalog> internals,
+                                                      ObjectId reserved_id = 0);
   // CREATE OR REPLACE VIEW: the view `id` takes the columns, definition,
   // query, settings and dependencies of `view`.
   TableRef ReplaceView(ObjectId id, const TableCatalog& view);
@@ -575,11 +578,25 @@ class Catalog {
   ObjectId ReserveId();
 };
 
-// Materialized views, sinks, indexes and subscriptions: the relations a stream job
-// creates (tables a connector fills are jobs too, see IsConnectorTable).
+// A subscription reading its relation's shared change log (the log job's
+// id in plan_settings "change_log"): a catalog entry, no stream job. One
+// of an older version ran a job of its own writing its own log.
+inline bool ReadsSharedChangeLog(const TableCatalog& t) {
+  return t.kind == RelationKind::kSubscription && t.plan_settings.count("change_log");
+}
+// The job writing a relation's change log for its consumers in other
+// databases and its subscriptions (plan_settings "log_of": the relation's
+// id; "consumer": a log of an older version made for one view), kept out of
+// the user's subscriptions.
+inline bool IsChangeLogJob(const TableCatalog& t) {
+  return t.kind == RelationKind::kSubscription && (t.plan_settings.count("log_of") || t.plan_settings.count("consumer"));
+}
+// Materialized views, sinks, indexes, change log jobs (and subscriptions of
+// an older version): the relations a stream job creates (tables a connector
+// fills are jobs too, see IsConnectorTable).
 inline bool IsStreamJob(const TableCatalog& t) {
   return t.kind == RelationKind::kMaterializedView || t.kind == RelationKind::kSink || t.kind == RelationKind::kIndex ||
-         t.kind == RelationKind::kSubscription;
+         (t.kind == RelationKind::kSubscription && !ReadsSharedChangeLog(t));
 }
 // A table created WITH (connector = ...): a job reads the source into it.
 inline bool IsConnectorTable(const TableCatalog& t) {

@@ -129,9 +129,10 @@ const std::vector<SystemTableDef>& Definitions() {
         {"relation_id", T::Int32()}, {"retention_seconds", T::Int64()}, {"definition", T::Varchar()},
         {"status", T::Varchar()}, {"created_at", T::Timestamptz()}}},
       {"rw_catalog", "rw_change_logs",
-       {{"log_table_id", T::Int32()}, {"relation_id", T::Int32()}, {"consumer_id", T::Int32()},
-        {"consumer", T::Varchar()}, {"entries", T::Int64()}, {"oldest_epoch_at", T::Timestamptz()},
-        {"approximate_bytes", T::Int64()}}},
+       {{"log_table_id", T::Int32()}, {"relation_id", T::Int32()}, {"log_job_id", T::Int32()},
+        {"consumer_id", T::Int32()}, {"consumer", T::Varchar()}, {"entries", T::Int64()},
+        {"oldest_epoch_at", T::Timestamptz()}, {"approximate_bytes", T::Int64()},
+        {"read_through_at", T::Timestamptz()}, {"retention_seconds", T::Int64()}}},
       {"rw_catalog", "rw_sources",
        {{"id", T::Int32()}, {"name", T::Varchar()}, {"schema_id", T::Int32()}, {"owner", T::Int32()},
         {"connector", T::Varchar()}, {"definition", T::Varchar()}, {"created_at", T::Timestamptz()}}},
@@ -568,25 +569,48 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                       Value::Timestamptz(t->created_at_micros)});
     }
   } else if (key == "rw_catalog.rw_change_logs") {
+    // One row per consumer of each log (a log without any: one row, NULL).
     if (!ctx.change_log) return rows;
     for (const auto& t : c.ListTables(ctx.database_id)) {
       if (t->kind != RelationKind::kInternal || t->internal_kind != "changelog") continue;
-      TableRef consumer = c.GetTable(t->job_id);
       ChangeLogInfo info = ctx.change_log(t->id);
-      // A cross-database view's log job names the view it serves.
-      auto view = consumer ? consumer->plan_settings.find("consumer") : std::map<std::string, std::string>::const_iterator();
-      Value consumer_name = !consumer                                 ? NullStr()
-                            : view != consumer->plan_settings.end() ? Str(view->second)
-                                                                    : Str(consumer->name);
-      rows.push_back({Int(t->id), Int(t->backfill_upstream), Int(t->job_id), consumer_name,
-                      Value::Int64(static_cast<int64_t>(info.entries)),
-                      info.oldest_epoch ? Value::Timestamptz(static_cast<int64_t>(info.oldest_epoch >> 16) * 1000)
-                                        : Value::Null(T::Timestamptz()),
-                      Value::Int64(static_cast<int64_t>(info.approximate_bytes))});
+      TableRef job = c.GetTable(t->job_id);
+      const Value oldest = info.oldest_epoch ? Value::Timestamptz(static_cast<int64_t>(info.oldest_epoch >> 16) * 1000)
+                                             : Value::Null(T::Timestamptz());
+      auto row = [&](Value consumer_id, Value consumer, Value read_through, Value retention) {
+        rows.push_back({Int(t->id), Int(t->backfill_upstream), Int(t->job_id), std::move(consumer_id),
+                        std::move(consumer), Value::Int64(static_cast<int64_t>(info.entries)), oldest,
+                        Value::Int64(static_cast<int64_t>(info.approximate_bytes)), std::move(read_through),
+                        std::move(retention)});
+      };
+      // A subscription job of an older version: its own log, its own reader.
+      if (job && !IsChangeLogJob(*job)) {
+        auto ms = job->plan_settings.find("retention_ms");
+        row(Int(job->id), Str(job->name), Value::Null(T::Timestamptz()),
+            Value::Int64(ms == job->plan_settings.end() ? 0 : std::stoll(ms->second) / 1000));
+        continue;
+      }
+      if (info.consumers.empty()) row(Value::Null(T::Int32()), NullStr(), Value::Null(T::Timestamptz()), Value::Null(T::Int64()));
+      for (const auto& consumer : info.consumers) {
+        TableRef r = c.GetTable(consumer.id);
+        std::string name = "?";
+        if (r) {
+          // A view of another database by its full name.
+          auto db = c.GetDatabase(r->database_id);
+          auto schema = c.GetSchema(r->schema_id);
+          name = r->database_id == t->database_id ? r->name
+                                                  : fmt::format("{}.{}.{}", db ? db->name : "?",
+                                                                schema ? schema->name : "?", r->name);
+        }
+        row(Int(consumer.id), Str(name),
+            consumer.retention_ms > 0 ? Value::Null(T::Timestamptz())
+                                      : Value::Timestamptz(static_cast<int64_t>(consumer.read_through >> 16) * 1000),
+            consumer.retention_ms > 0 ? Value::Int64(consumer.retention_ms / 1000) : Value::Null(T::Int64()));
+      }
     }
   } else if (key == "rw_catalog.rw_subscriptions") {
     for (const auto& t : tables) {
-      if (t->kind != RelationKind::kSubscription) continue;
+      if (t->kind != RelationKind::kSubscription || IsChangeLogJob(*t)) continue;
       auto retention = t->plan_settings.find("retention_ms");
       int64_t ms = retention == t->plan_settings.end() ? 0 : std::stoll(retention->second);
       rows.push_back({Int(t->id), Str(t->name), Int(t->schema_id), Int(t->owner),

@@ -109,6 +109,12 @@ struct ChangeLogInfo {
   uint64_t entries = 0;
   uint64_t oldest_epoch = 0;  // 0: empty
   uint64_t approximate_bytes = 0;
+  struct Consumer {
+    uint32_t id = 0;
+    uint64_t read_through = 0;  // an epoch (a view's)
+    int64_t retention_ms = 0;   // or a retention (a subscription's)
+  };
+  std::vector<Consumer> consumers;  // recorded in the log
 };
 using ChangeLogInfoFn = std::function<ChangeLogInfo(ObjectId log_id)>;
 

@@ -24,7 +24,15 @@ SubscriptionCursor::SubscriptionCursor(StateStore* store, const Catalog& catalog
   if (subscription_->depends_on.empty() || !(relation_ = catalog.GetTable(subscription_->depends_on[0])))
     FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "subscription \"{}\" has no relation",
                   subscription_->name);
-  for (ObjectId id : subscription_->internal_tables)
+  // Its relation's shared log (an older version's subscription: its own).
+  TableRef writer = subscription_;
+  if (auto shared = subscription_->plan_settings.find("change_log"); shared != subscription_->plan_settings.end()) {
+    writer = catalog.GetTable(static_cast<ObjectId>(std::stoul(shared->second)));
+    if (writer && writer->status == JobStatus::kFailed)
+      FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "the change log of subscription \"{}\" failed: {}",
+                    subscription_->name, writer->failure);
+  }
+  for (ObjectId id : writer ? writer->internal_tables : std::vector<ObjectId>{})
     if (TableRef t = catalog.GetTable(id); t && t->internal_kind == "changelog") log_id_ = t->id;
   if (!log_id_)
     FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "subscription \"{}\" has no change log",
@@ -40,14 +48,15 @@ SubscriptionCursor::SubscriptionCursor(StateStore* store, const Catalog& catalog
   columns_.push_back({"rw_timestamp", DataType::Int64()});
 
   // The log holds every epoch that started after the subscription was
-  // created (its job took the relation's changes from then on).
+  // created (the log's job was running then); a shared log may hold older
+  // ones too, which are not the subscription's.
   const int64_t created_ms = subscription_->finished_at_micros / 1000;
   const Epoch committed = store_->CommittedEpoch(relation_->database_id, snapshot.get()).value_or(0);
   switch (start) {
     case Start::kNow: done_epoch_ = committed; break;
     case Start::kBegin: {
       auto oldest = ChangeLogReader(store_, log_id_).OldestEpoch(snapshot.get());
-      done_epoch_ = oldest ? *oldest - 1 : committed;
+      done_epoch_ = oldest ? std::max(*oldest - 1, MsEpoch(created_ms) - 1) : committed;
       break;
     }
     case Start::kSince: {

@@ -1,7 +1,8 @@
 // SubscriptionCursor: DECLARE c SUBSCRIPTION CURSOR FOR s [SINCE ... |
 // FULL], read by FETCH (RisingWave's subscription cursors).
 //
-// It reads the change log of subscription s (storage/change_log.h) epoch
+// It reads the change log of s's relation (storage/change_log.h; shared by
+// the relation's consumers) epoch
 // by epoch, each epoch's changes vnode by vnode in key order, and returns
 // each change as a row of the relation's visible columns, then `op`
 // (Insert, Delete, UpdateDelete, UpdateInsert) and `rw_timestamp` (the
@@ -40,7 +41,8 @@ class SubscriptionCursor {
  public:
   enum class Start { kNow, kBegin, kSince, kFull };
   // `subscription`: its catalog entry (its relation is depends_on[0], its
-  // log the internal table of kind "changelog"). `since_ms` for kSince.
+  // log the "changelog" internal table of the log job plan_settings
+  // "change_log" names, or of its own job: an older version's). `since_ms` for kSince.
   // `snapshot`: the session's (FULL reads the relation there, now() starts
   // at its committed epoch). Throws 55000 when the start is before the
   // retained log.

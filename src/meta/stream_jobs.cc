@@ -252,83 +252,141 @@ std::vector<ObjectId> ParseIds(const std::string& list) {
 
 std::vector<TableRef> StreamJobs::ChangeLogsOf(const TableCatalog& job) const {
   std::vector<TableRef> logs;
-  auto it = job.plan_settings.find("cross_database_logs");
-  if (it == job.plan_settings.end()) return logs;
-  for (ObjectId id : ParseIds(it->second))
-    if (TableRef t = catalog_->GetTable(id)) logs.push_back(t);
+  for (const char* key : {"cross_database_logs", "change_log"}) {
+    auto it = job.plan_settings.find(key);
+    if (it == job.plan_settings.end()) continue;
+    for (ObjectId id : ParseIds(it->second))
+      if (TableRef t = catalog_->GetTable(id)) logs.push_back(t);
+  }
   return logs;
 }
 
+ObjectId StreamJobs::LogTableOf(const TableCatalog& log_job) const {
+  for (ObjectId id : log_job.internal_tables)
+    if (TableRef t = catalog_->GetTable(id); t && t->internal_kind == "changelog") return id;
+  throw SqlError(sqlstate::kInternalError, fmt::format("the change log job {} has no log table", log_job.name));
+}
+
+TableRef StreamJobs::AcquireChangeLog(const TableRef& relation, const ChangeLogConsumer& consumer,
+                                      const EvalContext& eval, int parallelism) {
+  std::lock_guard lock(change_logs_mu_);
+  TableRef log;
+  for (const auto& t : catalog_->ListTables(relation->database_id)) {
+    auto of = t->plan_settings.find("log_of");
+    if (t->kind == RelationKind::kSubscription && of != t->plan_settings.end() && of->second == std::to_string(relation->id))
+      log = t;
+  }
+  if (log && log->status == JobStatus::kFailed)
+    FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "the change log of {} \"{}\" failed: {}",
+                  RelationKindName(relation->kind), relation->name, log->failure);
+  if (!log) {
+    TableCatalog job;
+    job.database_id = relation->database_id;
+    job.schema_id = relation->schema_id;
+    job.owner = relation->owner;
+    job.kind = RelationKind::kSubscription;
+    // Named for its relation; numbered when taken.
+    const std::string base = fmt::format("__change_log_of_{}", relation->name).substr(0, 58);
+    job.name = base;
+    for (int n = 1; catalog_->FindTable(job.schema_id, job.name); n++) job.name = fmt::format("{}_{}", base, n);
+    StreamPlan plan = PlanSubscription(relation, /*retention_ms=*/0);
+    job.columns = plan.columns;
+    job.pk = plan.pk;
+    job.dist_key = plan.dist_key;
+    job.depends_on = plan.depends_on;
+    job.definition = fmt::format("-- the change log of {} {}, kept for its consumers", RelationKindName(relation->kind),
+                                 relation->name);
+    job.plan_settings["retention_ms"] = "0";
+    job.plan_settings["log_of"] = std::to_string(relation->id);
+    // Running (its first commit done) before the consumer reads it.
+    log = Create(std::move(job), std::move(plan), eval, parallelism, /*wait=*/true, nullptr);
+  }
+  // Registered before anything is read (change_log.h: a new consumer's bound).
+  RegisterChangeLogConsumer(barriers_->store(), LogTableOf(*log), consumer).ThrowIfError();
+  return log;
+}
+
+void StreamJobs::ReleaseChangeLogs(const TableCatalog& consumer) {
+  const std::vector<TableRef> logs = ChangeLogsOf(consumer);
+  if (logs.empty()) return;
+  std::lock_guard lock(change_logs_mu_);
+  for (const auto& log : logs) {
+    const ObjectId log_table = LogTableOf(*log);
+    RemoveChangeLogConsumer(barriers_->store(), log_table, consumer.id).ThrowIfError();
+    // The last consumer gone: the log goes too.
+    if (ChangeLogReader(barriers_->store(), log_table).Consumers(nullptr).empty())
+      Drop(log->database_id, {log}, {});
+  }
+}
+
 std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval,
-                                                   int parallelism) {
+                                                   int parallelism, ObjectId* reserved_id) {
   std::vector<StreamTableScanNode*> scans;
   CrossDatabaseScans(plan->root.get(), &scans);
   if (scans.empty()) return {};
-  auto db = catalog_->GetDatabase(job->database_id);
-  auto schema = catalog_->GetSchema(job->schema_id);
-  const std::string consumer =
-      fmt::format("{}.{}.{}", db ? db->name : "?", schema ? schema->name : "?", job->name);
-  std::map<ObjectId, ObjectId> log_of;  // relation -> its log's table, for this job
-  std::vector<TableRef> made;
+  // The job's id names it in the logs' records before it exists.
+  job->id = *reserved_id = catalog_->NewObjectId();
+  std::map<ObjectId, TableRef> log_of;  // relation -> its log job
+  std::vector<TableRef> acquired;
   try {
     for (StreamTableScanNode* scan : scans) {
       const TableRef& relation = scan->table;
-      auto found = log_of.find(relation->id);
-      if (found != log_of.end()) {
-        scan->log_table = found->second;
-        continue;
+      TableRef& log = log_of[relation->id];
+      if (!log) {
+        // The job reads the epochs after B's committed one.
+        const Epoch committed = barriers_->store()->CommittedEpoch(relation->database_id).value_or(0);
+        log = AcquireChangeLog(relation, ChangeLogConsumer{job->id, committed, 0}, eval, parallelism);
+        acquired.push_back(log);
+        job->depends_on.push_back(log->id);
       }
-      TableCatalog log;
-      log.database_id = relation->database_id;
-      log.schema_id = relation->schema_id;
-      log.owner = job->owner;
-      log.kind = RelationKind::kSubscription;
-      // Named for what it serves; numbered when taken.
-      std::string base = fmt::format("__log_of_{}_for_{}", relation->name, job->name).substr(0, 58);
-      log.name = base;
-      for (int n = 1; catalog_->FindTable(log.schema_id, log.name); n++) log.name = fmt::format("{}_{}", base, n);
-      StreamPlan log_plan = PlanSubscription(relation, /*retention_ms=*/0);
-      log.columns = log_plan.columns;
-      log.pk = log_plan.pk;
-      log.dist_key = log_plan.dist_key;
-      log.depends_on = log_plan.depends_on;
-      log.definition = fmt::format("-- the change log of {} read by materialized view {}", relation->name, consumer);
-      log.plan_settings["retention_ms"] = "0";
-      log.plan_settings["consumer"] = consumer;
-      // Running (its first commit done) before the job's first snapshot.
-      TableRef created = Create(std::move(log), std::move(log_plan), eval, parallelism, /*wait=*/true, nullptr);
-      made.push_back(created);
-      ObjectId log_table = 0;
-      for (ObjectId id : created->internal_tables)
-        if (TableRef t = catalog_->GetTable(id); t && t->internal_kind == "changelog") log_table = id;
-      if (!log_table) throw SqlError(sqlstate::kInternalError, "the change log job has no log table");
-      log_of[relation->id] = log_table;
-      scan->log_table = log_table;
-      job->depends_on.push_back(created->id);
+      scan->log_table = LogTableOf(*log);
     }
   } catch (...) {
-    for (const auto& log : made) Drop(log->database_id, {log}, {});
+    std::string ids;
+    for (const auto& log : acquired) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
+    job->plan_settings["cross_database_logs"] = ids;
+    ReleaseChangeLogs(*job);
     throw;
   }
   std::string ids;
-  for (const auto& log : made) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
+  for (const auto& log : acquired) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
   job->plan_settings["cross_database_logs"] = ids;
-  return made;
+  return acquired;
+}
+
+TableRef StreamJobs::CreateSubscription(TableCatalog subscription, int64_t retention_ms, const EvalContext& eval,
+                                        int parallelism) {
+  TableRef relation = subscription.depends_on.empty() ? nullptr : catalog_->GetTable(subscription.depends_on[0]);
+  if (!relation) throw SqlError(sqlstate::kUndefinedTable, "the subscription's relation does not exist");
+  subscription.id = catalog_->NewObjectId();
+  TableRef log = AcquireChangeLog(relation, ChangeLogConsumer{subscription.id, 0, retention_ms}, eval, parallelism);
+  subscription.depends_on = {relation->id, log->id};
+  subscription.plan_settings["change_log"] = std::to_string(log->id);
+  subscription.plan_settings["retention_ms"] = std::to_string(retention_ms);
+  subscription.status = JobStatus::kCreated;
+  // Its changes are those of the epochs committed from now on.
+  subscription.finished_at_micros = NowMicros();
+  try {
+    return catalog_->CreateJob(subscription, {}, subscription.id).first;
+  } catch (...) {
+    ReleaseChangeLogs(subscription);
+    throw;
+  }
 }
 
 TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                             const std::atomic<bool>* cancel) {
-  const std::vector<TableRef> logs = CreateChangeLogs(&job, &plan, eval, parallelism);
+  ObjectId reserved_id = 0;
+  CreateChangeLogs(&job, &plan, eval, parallelism, &reserved_id);
   std::vector<TableCatalog> internals = Entries(&job, plan, parallelism);
   TableRef created;
   try {
     std::lock_guard lock(registry_mu_);
-    created = catalog_->CreateJob(std::move(job), std::move(internals)).first;
+    created = catalog_->CreateJob(job, std::move(internals), reserved_id).first;
     StartOrQueue(Pending{created, std::make_shared<StreamPlan>(std::move(plan)), eval, parallelism});
   } catch (...) {
     if (created) Drop(created->database_id, {created}, {});
-    else
-      for (const auto& log : logs) Drop(log->database_id, {log}, {});
+    else ReleaseChangeLogs(job);
     throw;
   }
   return wait ? WaitCreated(created, cancel) : created;
@@ -586,9 +644,6 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
     }
   };
   if (!mutation->stop.empty()) stop_actors();
-  std::vector<TableRef> logs;
-  for (const auto& j : jobs)
-    for (const auto& log : ChangeLogsOf(*j)) logs.push_back(log);
   {
     std::lock_guard lock(registry_mu_);
     stop_actors();
@@ -598,8 +653,8 @@ void StreamJobs::Drop(ObjectId database_id, const std::vector<TableRef>& jobs,
     }
     catalog_->DropObjects({}, {}, ids);
   }
-  // The change logs they read in other databases, no longer needed.
-  for (const auto& log : logs) Drop(log->database_id, {log}, {});
+  // The change logs they read lose a consumer (and go with their last).
+  for (const auto& j : jobs) ReleaseChangeLogs(*j);
 }
 
 StreamJobs::ResumedJob StreamJobs::StoredJob(const TableRef& job) {
@@ -646,18 +701,32 @@ void StreamJobs::ResumeStored() {
 }
 
 void StreamJobs::DropOrphanChangeLogs() {
-  std::set<ObjectId> owned;
+  // The consumers in the catalog of each log job.
+  std::map<ObjectId, std::set<ObjectId>> consumers;
   const std::vector<DatabaseCatalog> databases = catalog_->ListDatabases();
   for (const auto& db : databases)
     for (const auto& t : catalog_->ListTables(db.id))
-      for (const auto& log : ChangeLogsOf(*t)) owned.insert(log->id);
+      for (const auto& log : ChangeLogsOf(*t)) consumers[log->id].insert(t->id);
   std::vector<ObjectId> orphans;
   for (const auto& db : databases)
-    for (const auto& t : catalog_->ListTables(db.id)) {
-      if (t->kind != RelationKind::kSubscription || !t->plan_settings.count("consumer") || owned.count(t->id)) continue;
-      spdlog::warn("dropping change log job {} (id {}): the view it was made for was never created", t->name, t->id);
-      orphans.push_back(t->id);
-      orphans.insert(orphans.end(), t->internal_tables.begin(), t->internal_tables.end());
+    for (const auto& log : catalog_->ListTables(db.id)) {
+      if (!IsChangeLogJob(*log)) continue;
+      const std::set<ObjectId>& in_catalog = consumers[log->id];
+      if (in_catalog.empty()) {
+        spdlog::warn("dropping change log job {} (id {}): it has no consumer", log->name, log->id);
+        orphans.push_back(log->id);
+        orphans.insert(orphans.end(), log->internal_tables.begin(), log->internal_tables.end());
+        continue;
+      }
+      // Records of consumers that never entered the catalog (a crash while
+      // one was being created) would hold the log back for ever.
+      const ObjectId log_table = LogTableOf(*log);
+      for (const auto& c : ChangeLogReader(barriers_->store(), log_table).Consumers(nullptr))
+        if (!in_catalog.count(c.id)) {
+          spdlog::warn("change log job {} (id {}): forgetting consumer {}, which does not exist", log->name, log->id,
+                       c.id);
+          RemoveChangeLogConsumer(barriers_->store(), log_table, c.id).ThrowIfError();
+        }
     }
   if (!orphans.empty()) catalog_->DropObjects({}, {}, orphans);
 }

@@ -32,6 +32,7 @@
 #include "catalog/catalog.h"
 #include "meta/barrier_manager.h"
 #include "planner/stream_plan.h"
+#include "storage/change_log.h"
 #include "stream/builder.h"
 
 namespace freshet {
@@ -45,8 +46,8 @@ class StreamJobs {
   // asks for, starts it and, when `wait`, blocks until it is Created.
   // Cancellation (via *cancel) drops the job and throws 57014.
   // A job reading relations of other databases (cross-database scans)
-  // first gets, in each such database, a log job per relation it reads
-  // there (CreateChangeLogs); they are dropped with it.
+  // first becomes a consumer of each such relation's change log
+  // (CreateChangeLogs); it stops being one when it is dropped.
   TableRef Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                   const std::atomic<bool>* cancel);
   // A job created in a transaction block: its catalog entries (Creating,
@@ -102,8 +103,9 @@ class StreamJobs {
   // At start: every database's jobs from their persisted plans, after
   // DropOrphanChangeLogs.
   void ResumeStored();
-  // Drops the log jobs made for a view that is not in the catalog: a crash
-  // between creating a view's change logs and the view itself.
+  // Drops the log jobs without a consumer in the catalog and forgets the
+  // records of consumers that are not in it: a crash between joining a log
+  // and creating the consumer, or between dropping a consumer and its log.
   void DropOrphanChangeLogs();
   // The epoch loop's recovery handler: records the failure
   // (rw_event_logs), backs off, marks a job that keeps failing failed, and
@@ -120,11 +122,36 @@ class StreamJobs {
   bool IsQueued(ObjectId job_id) const;
   // Stops the jobs' actors (one barrier) and drops their catalog entries,
   // internal tables and data, together with `other_tables` (plain tables
-  // being dropped in the same statement), then the change logs that jobs
-  // reading other databases had there.
+  // being dropped in the same statement); then the change logs they read
+  // lose them as consumers (ReleaseChangeLogs). `jobs` may hold
+  // subscriptions (no actors) for that.
   void Drop(ObjectId database_id, const std::vector<TableRef>& jobs, const std::vector<ObjectId>& other_tables);
-  // The log jobs in other databases that a job reading them owns.
-  std::vector<TableRef> ChangeLogsOf(const TableCatalog& job) const;
+  // The log jobs whose logs a consumer reads: a cross-database view's (one
+  // per relation of another database) or a subscription's.
+  std::vector<TableRef> ChangeLogsOf(const TableCatalog& consumer) const;
+
+  // Change logs (storage/change_log.h), one per relation that has
+  // consumers: cross-database views and subscriptions. The log is written
+  // by a log job in the relation's database (a subscription's plan without
+  // retention, plan_settings "log_of"); each consumer records what it still
+  // needs in the log, and the job truncates below the least.
+  //
+  // Makes `consumer` (its id and bound) a consumer of `relation`'s log,
+  // creating the log job (and waiting until it runs) when the relation has
+  // none. Returns the log job. 55000 when the log job failed.
+  TableRef AcquireChangeLog(const TableRef& relation, const ChangeLogConsumer& consumer, const EvalContext& eval,
+                            int parallelism);
+  // Removes `consumer`'s records from the logs it reads (ChangeLogsOf) and
+  // drops a log job left without consumers. Call after it is dropped.
+  void ReleaseChangeLogs(const TableCatalog& consumer);
+  // CREATE SUBSCRIPTION: `subscription` (depends_on[0]: its relation) as a
+  // consumer of its relation's log keeping `retention_ms` of it; a catalog
+  // entry, Created at once, whose changes start with the epochs committed
+  // after it.
+  TableRef CreateSubscription(TableCatalog subscription, int64_t retention_ms, const EvalContext& eval,
+                              int parallelism);
+  // The log table (internal table of kind "changelog") of a log job.
+  ObjectId LogTableOf(const TableCatalog& log_job) const;
 
  private:
   struct Pending {
@@ -133,16 +160,16 @@ class StreamJobs {
     EvalContext eval;
     int parallelism;
   };
-  // For each relation of another database that `plan` reads: a log job
-  // there (a subscription's: the relation's changes from its start into a
-  // change log, storage/change_log.h), created and running before `job`
-  // starts, whose log the job's cross-database scans read and truncate
-  // (stream/cross_db_scan.h). Sets the scans' log tables, adds the log jobs
-  // to job->depends_on (a drop of one names the view) and lists them in
-  // job->plan_settings["cross_database_logs"]. On an error the logs made
-  // so far are dropped.
-  // Returns the log jobs made.
-  std::vector<TableRef> CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism);
+  // For each relation of another database that `plan` reads: makes the job
+  // a consumer of its change log (AcquireChangeLog, with B's committed
+  // epoch as its bound), whose log the job's cross-database scans read
+  // (stream/cross_db_scan.h). The job's id is reserved first (*reserved_id,
+  // job->id) to name it in the logs. Sets the scans' log tables, adds the
+  // log jobs to job->depends_on (a drop of one names the view) and lists
+  // them in job->plan_settings["cross_database_logs"]. On an error the logs
+  // acquired so far are released. Returns them.
+  std::vector<TableRef> CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism,
+                                         ObjectId* reserved_id);
   // Fills in `job`'s stream plan, status and parallelism, and returns the
   // internal tables `plan` asks for.
   static std::vector<TableCatalog> Entries(TableCatalog* job, const StreamPlan& plan, int parallelism);
@@ -184,6 +211,10 @@ class StreamJobs {
   std::mutex failures_mu_;
   std::map<ObjectId, FailureCount> failures_;
   LegacyPlanner legacy_planner_;
+  // Around a log's lookup or creation with a consumer's registration, and
+  // a consumer's removal with the log's drop: a log is never dropped while
+  // a consumer joins it. Recursive: creating a log job creates a job.
+  std::recursive_mutex change_logs_mu_;
 };
 
 // The parallelism a job was planned with (plan_settings), default 1.

@@ -17,6 +17,9 @@ constexpr size_t kEntryKeyMin = kPkOffset + 1;              // a pk has a byte a
 // A value's tag: the stored form of an entry.
 constexpr char kInsertTag = 'I', kDeleteTag = 'D', kUpdateTag = 'U';
 constexpr char kTruncatedThrough = 'T', kWrittenThrough = 'W';  // the records' tags (epoch 0)
+// A consumer's record: [log][epoch 0]['C'][consumer id: 4 BE] -> a kind and
+// a number (kReadThroughTag: an epoch; kRetentionTag: milliseconds).
+constexpr char kConsumerTag = 'C', kReadThroughTag = 'E', kRetentionTag = 'R';
 
 std::string EpochPrefix(TableId log_id, Epoch epoch) {
   std::string k = TablePrefix(log_id);
@@ -41,6 +44,18 @@ std::string RecordKey(TableId log_id, char tag) {
   std::string k = EpochPrefix(log_id, 0);
   k.push_back(tag);
   return k;
+}
+
+std::string ConsumerKey(TableId log_id, uint32_t consumer) {
+  std::string k = RecordKey(log_id, kConsumerTag);
+  PutFixed32BE(&k, consumer);
+  return k;
+}
+
+std::string ConsumerValue(const ChangeLogConsumer& c) {
+  std::string v(1, c.retention_ms > 0 ? kRetentionTag : kReadThroughTag);
+  PutFixed64BE(&v, c.retention_ms > 0 ? static_cast<uint64_t>(c.retention_ms) : c.read_through);
+  return v;
 }
 
 std::string EntryValue(char tag, std::string_view row) {
@@ -70,6 +85,27 @@ std::string EpochValue(Epoch epoch) {
 }
 
 }  // namespace
+
+Epoch ChangeLogConsumer::Needs(int64_t now_ms) const {
+  if (retention_ms > 0) return now_ms > retention_ms ? static_cast<Epoch>(now_ms - retention_ms) << 16 : 0;
+  return read_through + 1;
+}
+
+void PutChangeLogConsumer(TableId log_id, const ChangeLogConsumer& consumer, WriteLog* out) {
+  out->PutChangeLog(ConsumerKey(log_id, consumer.id), ConsumerValue(consumer));
+}
+
+Status RegisterChangeLogConsumer(StateStore* store, TableId log_id, const ChangeLogConsumer& consumer) {
+  rocksdb::WriteBatch batch;
+  batch.Put(store->change_log_cf(), ConsumerKey(log_id, consumer.id), ConsumerValue(consumer));
+  return store->Commit(&batch);
+}
+
+Status RemoveChangeLogConsumer(StateStore* store, TableId log_id, uint32_t id) {
+  rocksdb::WriteBatch batch;
+  batch.Delete(store->change_log_cf(), ConsumerKey(log_id, id));
+  return store->Commit(&batch);
+}
 
 const char* ChangeLogOpName(ChangeLogOp op) {
   switch (op) {
@@ -185,6 +221,30 @@ Epoch ChangeLogReader::Record(const Snapshot* snapshot, char tag) const {
 Epoch ChangeLogReader::TruncatedThrough(const Snapshot* snapshot) const { return Record(snapshot, kTruncatedThrough); }
 
 Epoch ChangeLogReader::WrittenThrough(const Snapshot* snapshot) const { return Record(snapshot, kWrittenThrough); }
+
+std::vector<ChangeLogConsumer> ChangeLogReader::Consumers(const Snapshot* snapshot) const {
+  std::vector<ChangeLogConsumer> out;
+  const std::string prefix = RecordKey(log_id_, kConsumerTag);
+  auto range = store_->NewRange(store_->change_log_cf(), snapshot, prefix, PrefixSuccessor(prefix),
+                                StateStore::ReadPattern::kOnce);
+  for (; range->it->Valid(); range->it->Next()) {
+    rocksdb::Slice k = range->it->key(), v = range->it->value();
+    if (k.size() != prefix.size() + 4 || v.size() != 9) throw SqlError(sqlstate::kDataCorrupted, "corrupt change log consumer");
+    ChangeLogConsumer c;
+    c.id = GetFixed32BE(k.data() + prefix.size());
+    const uint64_t n = GetFixed64BE(v.data() + 1);
+    if (v.data()[0] == kRetentionTag) c.retention_ms = static_cast<int64_t>(n);
+    else c.read_through = n;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::optional<Epoch> ChangeLogReader::TruncationBound(const Snapshot* snapshot, int64_t now_ms) const {
+  std::optional<Epoch> bound;
+  for (const auto& c : Consumers(snapshot)) bound = std::min(bound.value_or(UINT64_MAX), c.Needs(now_ms));
+  return bound;
+}
 
 ChangeLogReader::Stats ChangeLogReader::Count(const Snapshot* snapshot) const {
   Stats stats;

@@ -28,11 +28,22 @@
 // that knows that the writer is not running and that the log lacks those
 // epochs' changes.
 //
-// Truncation deletes the entries of every epoch below a bound (the oldest a
-// consumer still needs) and records that the log is truncated through the
-// bound's predecessor, so that a reader can tell whether changes after its
-// position may be gone. Both records are keys of epoch 0, which holds no
-// changes.
+// A log is shared by every consumer of its relation. Each consumer records
+// in the log what it still needs (ChangeLogConsumer): a view in another
+// database the epochs after the one its every vnode has read through (it
+// writes that record with its own commits, so that it never runs ahead of
+// its committed progress), a subscription a retention. The writer truncates
+// below the least of them: it deletes the entries of every epoch below that
+// bound and records that the log is truncated through the bound's
+// predecessor, so that a reader can tell whether changes after its position
+// may be gone. A log without consumers is not truncated. These records are
+// keys of epoch 0, which holds no changes.
+//
+// A consumer joining a log that others truncate registers a bound of the
+// relation's committed epoch before it reads anything: every bound is at
+// most the committed epoch at the time it is computed, so a truncation
+// computed before the registration removes nothing the new consumer, whose
+// reads start at or after that epoch, needs.
 //
 // Thread safety: a ChangeLogEpoch belongs to one writer; ChangeLogReader's
 // methods are const and may be called concurrently.
@@ -44,7 +55,9 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
+#include "common/error.h"
 #include "storage/keys.h"
 #include "storage/write_log.h"
 
@@ -82,6 +95,27 @@ class ChangeLogEpoch {
   };
   std::map<std::pair<uint16_t, std::string>, Net> keys_;
 };
+
+// What one consumer still needs of a log.
+struct ChangeLogConsumer {
+  uint32_t id = 0;  // the consumer's catalog id
+  // A view: it has read every epoch through this one (it needs the later ones).
+  Epoch read_through = 0;
+  // A subscription: it keeps this much history (read_through unused).
+  int64_t retention_ms = 0;
+  // The oldest epoch it needs when the time is now_ms (epochs carry their
+  // Unix milliseconds in their high bits).
+  Epoch Needs(int64_t now_ms) const;
+};
+
+// Records `consumer` in log `log_id` (replacing its earlier record) with an
+// epoch's writes: a view's progress.
+void PutChangeLogConsumer(TableId log_id, const ChangeLogConsumer& consumer, WriteLog* out);
+// The same, committed at once (outside any epoch): a consumer joining the
+// log, a subscription's retention.
+Status RegisterChangeLogConsumer(StateStore* store, TableId log_id, const ChangeLogConsumer& consumer);
+// Removes the record of consumer `id` at once (it was dropped).
+Status RemoveChangeLogConsumer(StateStore* store, TableId log_id, uint32_t id);
 
 // One change read back.
 struct ChangeLogEntry {
@@ -121,6 +155,11 @@ class ChangeLogReader {
   Epoch TruncatedThrough(const Snapshot* snapshot) const;
   // The last epoch the writer committed (WriteTo); 0: none.
   Epoch WrittenThrough(const Snapshot* snapshot) const;
+  // The consumers recorded in the log, by id.
+  std::vector<ChangeLogConsumer> Consumers(const Snapshot* snapshot) const;
+  // The oldest epoch any consumer needs at now_ms: what the writer may
+  // truncate below; nullopt when the log has no consumer.
+  std::optional<Epoch> TruncationBound(const Snapshot* snapshot, int64_t now_ms) const;
   // How many entries (netted changes of a key in an epoch) the log holds
   // and the oldest epoch among them (a scan of the whole log: for
   // monitoring and tests).

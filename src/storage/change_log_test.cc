@@ -184,5 +184,50 @@ TEST(ChangeLogTest, ReplayingTheLogRebuildsTheRelationAtEveryEpoch) {
   }
 }
 
+// The consumers' records: each replaces its own, the bound is the least
+// of what they need (a view: the epochs after the one it read through; a
+// subscription: its retention back from now), none means no truncation,
+// and the records survive truncations.
+TEST(ChangeLogTest, ConsumersRecordWhatTheyNeedAndTheLeastBoundsTruncation) {
+  auto store = OpenTestStore();
+  ChangeLogReader reader(store.get(), kLog);
+  EXPECT_EQ(reader.TruncationBound(nullptr, 5000), std::nullopt);
+  for (Epoch e = 1; e <= 5; e++) {
+    ChangeLogEpoch epoch;
+    epoch.Add(0, "k" + std::to_string(e), true, "row");
+    WriteLog log;
+    epoch.WriteTo(kLog, (Epoch(1000) * e) << 16, &log);
+    Commit(store.get(), &log, (Epoch(1000) * e) << 16);
+  }
+  const Epoch second = Epoch(2000) << 16, fourth = Epoch(4000) << 16;
+  ASSERT_TRUE(RegisterChangeLogConsumer(store.get(), kLog, ChangeLogConsumer{7, second, 0}).ok());
+  EXPECT_EQ(reader.TruncationBound(nullptr, 5000), std::optional<Epoch>(second + 1));
+  // A view's commit moves its record on.
+  WriteLog moved;
+  PutChangeLogConsumer(kLog, ChangeLogConsumer{7, fourth, 0}, &moved);
+  Commit(store.get(), &moved, Epoch(6000) << 16);
+  EXPECT_EQ(reader.TruncationBound(nullptr, 5000), std::optional<Epoch>(fourth + 1));
+  // A subscription keeping 2.5 s at 5.0 s needs the epochs from 2.5 s on.
+  ASSERT_TRUE(RegisterChangeLogConsumer(store.get(), kLog, ChangeLogConsumer{9, 0, 2500}).ok());
+  EXPECT_EQ(reader.TruncationBound(nullptr, 5000), std::optional<Epoch>(Epoch(2500) << 16));
+  auto consumers = reader.Consumers(nullptr);
+  ASSERT_EQ(consumers.size(), 2u);
+  EXPECT_EQ(consumers[0].id, 7u);
+  EXPECT_EQ(consumers[0].read_through, fourth);
+  EXPECT_EQ(consumers[1].id, 9u);
+  EXPECT_EQ(consumers[1].retention_ms, 2500);
+  WriteLog truncation;
+  reader.Truncate(nullptr, *reader.TruncationBound(nullptr, 5000), &truncation);
+  Commit(store.get(), &truncation, Epoch(7000) << 16);
+  EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(Epoch(3000) << 16));
+  EXPECT_EQ(reader.Consumers(nullptr).size(), 2u);
+  // The subscription dropped: the view's bound alone.
+  ASSERT_TRUE(RemoveChangeLogConsumer(store.get(), kLog, 9).ok());
+  EXPECT_EQ(reader.TruncationBound(nullptr, 5000), std::optional<Epoch>(fourth + 1));
+  ASSERT_TRUE(RemoveChangeLogConsumer(store.get(), kLog, 7).ok());
+  EXPECT_EQ(reader.TruncationBound(nullptr, 5000), std::nullopt);
+  EXPECT_TRUE(reader.Consumers(nullptr).empty());
+}
+
 }  // namespace
 }  // namespace freshet

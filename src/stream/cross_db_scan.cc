@@ -48,7 +48,6 @@ void CrossDbScanOperator::Open(ActorContext* ctx) {
     p.finished = row[3].bool_value();
     p.rows = row[4].int_value();
   }
-  truncated_ = ChangeLogReader(ctx->store, log_desc_.table_id).TruncatedThrough(nullptr);
   next_vnode_ = ctx->vnodes.first;
   level_ready_ = level_ == 0 || (ctx->services && ctx->services->BackfillLevelReady(level_));
   const View view = ReadView();
@@ -182,7 +181,7 @@ void CrossDbScanOperator::FollowLog(const View& view) {
   }
 }
 
-void CrossDbScanOperator::TruncateLog() {
+void CrossDbScanOperator::RecordProgressInLog() {
   // The least epoch over every vnode's committed progress (this actor's
   // and the other actors'): no vnode reads the log's epochs up to it
   // again, whatever happens to the epochs in flight.
@@ -201,11 +200,13 @@ void CrossDbScanOperator::TruncateLog() {
     }
     rows = DataChunk(progress_desc_.column_types);
   }
-  if (vnodes < kVnodeCount || least == 0 || least <= truncated_) return;  // a vnode has not started
-  WriteLog truncation;
-  ChangeLogReader(ctx_->store, log_desc_.table_id).Truncate(snapshot.get(), least + 1, &truncation);
-  log_->Write(std::move(truncation));
-  truncated_ = least;
+  // Until every vnode started, the bound registered when the job was
+  // created (B's committed epoch then) stands.
+  if (vnodes < kVnodeCount || least == 0 || least <= recorded_) return;
+  WriteLog record;
+  PutChangeLogConsumer(log_desc_.table_id, ChangeLogConsumer{ctx_->job_id, least, 0}, &record);
+  log_->Write(std::move(record));
+  recorded_ = least;
 }
 
 void CrossDbScanOperator::EmitRow(Op op, std::string_view encoded_row) {
@@ -247,9 +248,9 @@ void CrossDbScanOperator::OnBarrier(const Barrier& barrier) {
   }
   // About once a second (epochs carry their milliseconds).
   const int64_t now_ms = static_cast<int64_t>(barrier.curr_epoch >> 16);
-  if (now_ms - last_truncation_ms_ >= 1000) {
-    last_truncation_ms_ = now_ms;
-    TruncateLog();
+  if (ctx_->vnodes.first == 0 && now_ms - last_record_ms_ >= 1000) {
+    last_record_ms_ = now_ms;
+    RecordProgressInLog();
   }
   if (!level_ready_) level_ready_ = ctx_->services->BackfillLevelReady(level_);
   budget_.Refill(ctx_->services->BackfillRateLimit());

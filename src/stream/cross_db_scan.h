@@ -28,9 +28,12 @@
 // vnode still reading its snapshot steps only when the log is written
 // through B's committed epoch; a finished one follows the log as far as it
 // is written. (A log job that stopped, failed, leaves the view behind, not
-// wrong.) About once a second each actor deletes the log's epochs that
-// every vnode's committed progress is past (one range delete): this job is
-// the log's only consumer.
+// wrong.) The log is shared with the relation's other consumers: about once
+// a second the actor owning vnode 0 records in it, with A's commit, the
+// epoch every vnode's committed progress is past, and the log's writer
+// truncates below the least such record of all consumers. Until then the
+// record made when the job was created (B's committed epoch then) holds
+// the log back.
 //
 // Vnodes still reading their snapshot step between barriers (DoWork);
 // finished ones follow the log at each barrier of A, up to the epoch B last
@@ -100,8 +103,9 @@ class CrossDbScanOperator : public StreamOperator {
   void StepSnapshot(int vnode, VnodeProgress* p, const View& view);
   // The finished vnodes: the log's changes up to B's committed epoch.
   void FollowLog(const View& view);
-  // Deletes the log's epochs every vnode's committed progress is past.
-  void TruncateLog();
+  // Records in the log the epoch every vnode's committed progress is past:
+  // the log's writer may delete the epochs up to it.
+  void RecordProgressInLog();
   // Throws when the log no longer holds the epochs after `read_through`.
   void CheckRetained(const ChangeLogReader& log, const Snapshot* snapshot, Epoch read_through) const;
   void EmitRow(Op op, std::string_view encoded_row);
@@ -114,10 +118,10 @@ class CrossDbScanOperator : public StreamOperator {
   int level_;
   size_t rows_per_step_;
   std::shared_ptr<StateTable> progress_;
-  std::shared_ptr<StateTable> log_;  // written only to truncate it
+  std::shared_ptr<StateTable> log_;  // written only to record this job's progress in it
   std::map<int, VnodeProgress> vnodes_;
-  Epoch truncated_ = 0;  // the log is truncated through this epoch (as far as this actor knows)
-  int64_t last_truncation_ms_ = 0;
+  Epoch recorded_ = 0;  // the progress last recorded in the log
+  int64_t last_record_ms_ = 0;
   bool level_ready_ = false;
   bool reported_ = false;
   bool started_ = false;  // the first barrier arrived

@@ -12,8 +12,8 @@ namespace freshet {
 namespace {
 
 // Database b (id 2) changes a relation (k int primary key, v int) epoch by
-// epoch, its change log written with each commit as a subscription's job
-// writes it; the scan in database a (id 1, the test context's) runs steps
+// epoch, its change log written with each commit as the log job writes it
+// (truncated below what its consumers recorded); the scan in database a (id 1, the test context's) runs steps
 // and barriers in between, and now and then "crashes": its uncommitted
 // output and progress are lost and it starts again from what a committed.
 // Applying what it emitted must give b's relation: every row once, every
@@ -80,6 +80,8 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
       }
       b_epoch += 1 << 16;
       log.WriteTo(kLog, b_epoch, &writes);
+      ChangeLogReader reader(a.store.get(), kLog);
+      if (auto before = reader.TruncationBound(nullptr, 0)) reader.Truncate(nullptr, *before, &writes);
       CommitWrites commit;
       commit.ops.push_back(&writes);
       ASSERT_TRUE(a.store->engines().CommitEpoch(commit, StateStore::EpochCommit{2, b_epoch, {}, 0}).ok());
@@ -89,6 +91,7 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
     std::vector<std::string> problems;
     std::unique_ptr<CrossDbScanOperator> scan;
     a.ctx.vnodes = {0, kVnodeCount};  // (b's changes are all in vnodes 0-3: the others are empty)
+    a.ctx.job_id = 7;
     auto start = [&] {
       a.ctx.state_tables.clear();  // a crash loses the old operator's uncommitted writes
       // Two rows a step: positions fall mid-vnode.
@@ -109,6 +112,8 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
       scan->Open(&a.ctx);
     };
     commit_b(300);  // rows before the scan starts
+    // It joins the log with b's committed epoch as its bound (StreamJobs).
+    ASSERT_TRUE(RegisterChangeLogConsumer(a.store.get(), kLog, ChangeLogConsumer{7, b_epoch, 0}).ok());
     start();
     // a's epochs a second apart (the scan truncates the log about once a second).
     Epoch a_epoch = Epoch(1000) << 16;
@@ -140,9 +145,15 @@ TEST(CrossDbScanTest, ItsOutputFollowsTheOtherDatabaseExactlyThroughItsChangesAn
     EXPECT_TRUE(scan->CaughtUp(b_epoch));
     EXPECT_TRUE(problems.empty()) << problems.front();
     EXPECT_EQ(out, b);
-    // What it read is deleted from the log with its progress.
+    // It records its progress in the log with a's commits; b's next commit
+    // deletes what it read.
     barrier();
-    barrier();  // the truncation reads the progress the first committed
+    barrier();  // the record is of the progress the first committed
+    auto consumers = ChangeLogReader(a.store.get(), kLog).Consumers(nullptr);
+    ASSERT_EQ(consumers.size(), 1u);
+    EXPECT_EQ(consumers[0].id, 7u);
+    EXPECT_EQ(consumers[0].read_through, b_epoch);
+    commit_b(0);
     EXPECT_EQ(ChangeLogReader(a.store.get(), kLog).Count(nullptr).entries, 0u);
   }
 }

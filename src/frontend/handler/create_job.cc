@@ -199,6 +199,14 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
                                RelationKindName(u->kind), u->name, RelationKindName(def.kind), name));
   }
   StreamJobs* jobs = args.instance()->jobs();
+  if (def.kind == RelationKind::kSubscription) {
+    // A consumer of its relation's shared change log, not a job of its own.
+    // As PostgreSQL's CREATE SUBSCRIPTION that makes a replication slot.
+    if (deferred)
+      throw SqlError(sqlstate::kActiveTransaction, "CREATE SUBSCRIPTION cannot run inside a transaction block");
+    jobs->CreateSubscription(std::move(job), SubscriptionRetentionMs(stmt), ctx.eval, parallelism);
+    return {tag};
+  }
   if (deferred) {
     // The block's later statements see it (a view on it, COMMENT, OWNER
     // TO); it starts once the block commits, and COMMIT waits for it

@@ -147,7 +147,7 @@ StatementOutcome HandleDeclareSubscriptionCursor(const HandlerArgs& args) {
   const auto& d = std::get<DeclareSubscriptionCursorStatement>(args.stmt.extension);
   Session* session = args.session;
   TableRef sub = FindRelation(args, d.subscription);
-  if (!sub || sub->kind != RelationKind::kSubscription)
+  if (!sub || sub->kind != RelationKind::kSubscription || IsChangeLogJob(*sub))
     FRESHET_THROW(sqlstate::kUndefinedObject, "subscription \"{}\" does not exist", d.subscription.back());
   if (sub->status != JobStatus::kCreated)
     FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "subscription \"{}\" is {}", sub->name,

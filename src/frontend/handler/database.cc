@@ -199,13 +199,13 @@ StatementOutcome HandleDropDatabase(const HandlerArgs& args) {
                                     DependentName(*catalog, *dep, *t), RelationKindName(t->kind), t->name))
             .WithHint("A drop never reaches into another database: drop the dependent objects there first.");
   }
-  // The change logs its views read in other databases go with them.
-  std::vector<TableRef> logs;
-  for (const auto& t : catalog->ListTables(db->id))
-    for (const auto& log : args.instance()->jobs()->ChangeLogsOf(*t)) logs.push_back(log);
+  // The change logs its views read in other databases lose them as
+  // consumers (and go with their last).
+  const std::vector<TableRef> consumers = catalog->ListTables(db->id);
   args.instance()->DropDatabase(db->id);
   catalog->DropObjects({db->id}, schemas, tables);
-  for (const auto& log : logs) args.instance()->jobs()->Drop(log->database_id, {log}, {});
+  for (const auto& t : consumers)
+    if (t->database_id == db->id) args.instance()->jobs()->ReleaseChangeLogs(*t);
   return {"DROP DATABASE"};
 }
 

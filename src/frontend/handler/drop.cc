@@ -217,6 +217,9 @@ StatementOutcome HandleDropObject(const HandlerArgs& args) {
     }
     FRESHET_THROW(sqlstate::kUndefinedObject, "{} \"{}\" does not exist", drop.object_kind, drop.name.back());
   }
+  if (IsChangeLogJob(*t))
+    throw SqlError(sqlstate::kWrongObjectType,
+                   fmt::format("\"{}\" is the change log of a relation, dropped with its last consumer", t->name));
   DropRelations(args, DropClosure(args, {t}, drop.cascade, drop.object_kind));
   return {tag};
 }

@@ -157,7 +157,8 @@ void DropRelations(const HandlerArgs& args, const std::vector<ObjectId>& ids) {
     if (!seen.insert(id).second) continue;
     TableRef t = catalog->GetTable(id);
     if (!t || t->kind == RelationKind::kInternal) continue;  // dropped with its job
-    if (IsStreamJob(*t) || IsConnectorTable(*t))
+    // Subscriptions too: StreamJobs::Drop removes them from their change log.
+    if (IsStreamJob(*t) || IsConnectorTable(*t) || t->kind == RelationKind::kSubscription)
       jobs.push_back(t);
     else others.push_back(id);
   }

@@ -146,7 +146,10 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->change_log = [store, exec_ctx](ObjectId log_id) {
     ChangeLogReader reader(store, log_id);
     ChangeLogReader::Stats stats = reader.Count(exec_ctx->ReadSnapshot().get());
-    return ChangeLogInfo{stats.entries, stats.oldest, reader.ApproximateBytes()};
+    ChangeLogInfo info{stats.entries, stats.oldest, reader.ApproximateBytes(), {}};
+    for (const auto& c : reader.Consumers(exec_ctx->ReadSnapshot().get()))
+      info.consumers.push_back({c.id, c.read_through, c.retention_ms});
+    return info;
   };
   ctx->row_count = [store, exec_ctx](ObjectId id) -> std::optional<int64_t> {
     TableStatistics stats = store->engines().For(id).Statistics(id, exec_ctx->ReadSnapshot().get());

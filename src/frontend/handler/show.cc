@@ -36,7 +36,7 @@ StatementOutcome HandleShowObjects(const HandlerArgs& args) {
                         : show.object_kind == "views"              ? RelationKind::kView
                                                                    : RelationKind::kSystem;
     for (const auto& t : catalog->ListTables(database_id))
-      if (t->schema_id == s->id && t->kind == want) rows.push_back({t->name});
+      if (t->schema_id == s->id && t->kind == want && !IsChangeLogJob(*t)) rows.push_back({t->name});
   }
   std::sort(rows.begin(), rows.end());
   SendTextRows(args, {{"Name", DataType::Varchar()}}, rows);
