@@ -592,17 +592,17 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       }
       if (info.consumers.empty()) row(Value::Null(T::Int32()), NullStr(), Value::Null(T::Timestamptz()), Value::Null(T::Int64()));
       for (const auto& consumer : info.consumers) {
+        // A view of another database by its full name; NULL: one being created.
         TableRef r = c.GetTable(consumer.id);
-        std::string name = "?";
+        Value name = NullStr();
         if (r) {
-          // A view of another database by its full name.
           auto db = c.GetDatabase(r->database_id);
           auto schema = c.GetSchema(r->schema_id);
-          name = r->database_id == t->database_id ? r->name
-                                                  : fmt::format("{}.{}.{}", db ? db->name : "?",
-                                                                schema ? schema->name : "?", r->name);
+          name = Str(r->database_id == t->database_id
+                         ? r->name
+                         : fmt::format("{}.{}.{}", db ? db->name : "?", schema ? schema->name : "?", r->name));
         }
-        row(Int(consumer.id), Str(name),
+        row(Int(consumer.id), std::move(name),
             consumer.retention_ms > 0 ? Value::Null(T::Timestamptz())
                                       : Value::Timestamptz(static_cast<int64_t>(consumer.read_through >> 16) * 1000),
             consumer.retention_ms > 0 ? Value::Int64(consumer.retention_ms / 1000) : Value::Null(T::Int64()));

@@ -298,12 +298,23 @@ TableRef StreamJobs::AcquireChangeLog(const TableRef& relation, const ChangeLogC
                                  relation->name);
     job.plan_settings["retention_ms"] = "0";
     job.plan_settings["log_of"] = std::to_string(relation->id);
-    // Running (its first commit done) before the consumer reads it.
-    log = Create(std::move(job), std::move(plan), eval, parallelism, /*wait=*/true, nullptr);
+    // Not waited for here: a log job over a relation still being created
+    // runs once that relation is, and other consumers' creates and drops
+    // must not wait for it meanwhile (WaitChangeLog).
+    log = Create(std::move(job), std::move(plan), eval, parallelism, /*wait=*/false, nullptr);
   }
   // Registered before anything is read (change_log.h: a new consumer's bound).
   RegisterChangeLogConsumer(barriers_->store(), LogTableOf(*log), consumer).ThrowIfError();
   return log;
+}
+
+void StreamJobs::WaitChangeLog(const TableRef& log, const std::atomic<bool>* cancel) {
+  Wait(log->database_id, log->id, cancel);
+  TableRef now = catalog_->GetTable(log->id);
+  if (!now) FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "the change log job {} was dropped", log->name);
+  if (now->status != JobStatus::kCreated)
+    FRESHET_THROW(sqlstate::kObjectNotInPrerequisiteState, "the change log job {} failed: {}", log->name,
+                  now->failure);
 }
 
 void StreamJobs::ReleaseChangeLogs(const TableCatalog& consumer) {
@@ -320,7 +331,8 @@ void StreamJobs::ReleaseChangeLogs(const TableCatalog& consumer) {
 }
 
 std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval,
-                                                   int parallelism, ObjectId* reserved_id) {
+                                                   int parallelism, ObjectId* reserved_id,
+                                                   const std::atomic<bool>* cancel) {
   std::vector<StreamTableScanNode*> scans;
   CrossDatabaseScans(plan->root.get(), &scans);
   if (scans.empty()) return {};
@@ -341,6 +353,8 @@ std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan
       }
       scan->log_table = LogTableOf(*log);
     }
+    // Each log running (its first commit done) before the job's first snapshot.
+    for (const auto& log : acquired) WaitChangeLog(log, cancel);
   } catch (...) {
     std::string ids;
     for (const auto& log : acquired) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
@@ -355,7 +369,7 @@ std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan
 }
 
 TableRef StreamJobs::CreateSubscription(TableCatalog subscription, int64_t retention_ms, const EvalContext& eval,
-                                        int parallelism) {
+                                        int parallelism, const std::atomic<bool>* cancel) {
   TableRef relation = subscription.depends_on.empty() ? nullptr : catalog_->GetTable(subscription.depends_on[0]);
   if (!relation) throw SqlError(sqlstate::kUndefinedTable, "the subscription's relation does not exist");
   subscription.id = catalog_->NewObjectId();
@@ -364,9 +378,10 @@ TableRef StreamJobs::CreateSubscription(TableCatalog subscription, int64_t reten
   subscription.plan_settings["change_log"] = std::to_string(log->id);
   subscription.plan_settings["retention_ms"] = std::to_string(retention_ms);
   subscription.status = JobStatus::kCreated;
-  // Its changes are those of the epochs committed from now on.
-  subscription.finished_at_micros = NowMicros();
   try {
+    WaitChangeLog(log, cancel);
+    // Its changes are those of the epochs committed from now on.
+    subscription.finished_at_micros = NowMicros();
     return catalog_->CreateJob(subscription, {}, subscription.id).first;
   } catch (...) {
     ReleaseChangeLogs(subscription);
@@ -377,7 +392,7 @@ TableRef StreamJobs::CreateSubscription(TableCatalog subscription, int64_t reten
 TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                             const std::atomic<bool>* cancel) {
   ObjectId reserved_id = 0;
-  CreateChangeLogs(&job, &plan, eval, parallelism, &reserved_id);
+  CreateChangeLogs(&job, &plan, eval, parallelism, &reserved_id, cancel);
   std::vector<TableCatalog> internals = Entries(&job, plan, parallelism);
   TableRef created;
   try {

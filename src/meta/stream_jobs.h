@@ -137,10 +137,14 @@ class StreamJobs {
   // needs in the log, and the job truncates below the least.
   //
   // Makes `consumer` (its id and bound) a consumer of `relation`'s log,
-  // creating the log job (and waiting until it runs) when the relation has
-  // none. Returns the log job. 55000 when the log job failed.
+  // creating the log job when the relation has none. Returns the log job,
+  // which may still be being created (WaitChangeLog). 55000 when the log
+  // job failed.
   TableRef AcquireChangeLog(const TableRef& relation, const ChangeLogConsumer& consumer, const EvalContext& eval,
                             int parallelism);
+  // Blocks until the log job runs (Created); 55000 when it failed or was
+  // dropped, 57014 on cancel (the log job goes on).
+  void WaitChangeLog(const TableRef& log, const std::atomic<bool>* cancel);
   // Removes `consumer`'s records from the logs it reads (ChangeLogsOf) and
   // drops a log job left without consumers. Call after it is dropped.
   void ReleaseChangeLogs(const TableCatalog& consumer);
@@ -149,7 +153,7 @@ class StreamJobs {
   // entry, Created at once, whose changes start with the epochs committed
   // after it.
   TableRef CreateSubscription(TableCatalog subscription, int64_t retention_ms, const EvalContext& eval,
-                              int parallelism);
+                              int parallelism, const std::atomic<bool>* cancel);
   // The log table (internal table of kind "changelog") of a log job.
   ObjectId LogTableOf(const TableCatalog& log_job) const;
 
@@ -169,7 +173,7 @@ class StreamJobs {
   // them in job->plan_settings["cross_database_logs"]. On an error the logs
   // acquired so far are released. Returns them.
   std::vector<TableRef> CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval, int parallelism,
-                                         ObjectId* reserved_id);
+                                         ObjectId* reserved_id, const std::atomic<bool>* cancel);
   // Fills in `job`'s stream plan, status and parallelism, and returns the
   // internal tables `plan` asks for.
   static std::vector<TableCatalog> Entries(TableCatalog* job, const StreamPlan& plan, int parallelism);

@@ -10,8 +10,10 @@
 #     rate limit keeps it there) and, later, right after b committed
 #     changes a has not read yet (the log phase): after the restart the
 #     views complete and are exact;
-#   - the change logs stay bounded over the rounds (each holds at most the
-#     epochs its view has not committed past) and go with their views;
+#   - one change log per relation, shared by the views and a subscription in
+#     b; it stays bounded over the rounds (it holds at most the epochs the
+#     slowest consumer has not committed past) and goes with its last
+#     consumer;
 #   - a view of b that fails for good (a fault injected into its operator)
 #     marks a's view over it Failed; a's other views go on.
 #
@@ -66,7 +68,13 @@ q -c "create table ta (k int primary key, w int)" \
   -c "insert into ta select g, g % 11 from generate_series(1, 30000, 3) g" >/dev/null
 for v in "${VIEWS[@]}"; do q -c "create materialized view $v as ${QUERY[$v]}" >/dev/null || fail "create $v"; done
 check "the views are created" test "$(q -c "select count(*) from rw_catalog.rw_materialized_views where status = 'Created'")" = 4
-check "b holds a log per view" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs")" = 4
+check "b holds a log per relation read, each view its consumer" \
+  test "$(DB=b q -c "select count(distinct log_table_id) || '/' || count(consumer) from rw_catalog.rw_change_logs")" = 2/4
+# A subscription in b shares tb's log with the views (the log is truncated
+# below what the slowest of them needs: it keeps 2 seconds).
+DB=b q -c "create subscription sb from tb with (retention = '2s')" >/dev/null
+check "the subscription joins tb's log" \
+  test "$(DB=b q -c "select count(distinct log_table_id) || '/' || count(consumer) from rw_catalog.rw_change_logs")" = 2/5
 all_exact "after creation"
 
 echo "== random DML on both sides"
@@ -144,9 +152,13 @@ no_failure "at the end"
 
 echo "== the logs go with their views"
 q -c "drop materialized view vslow" -c "drop materialized view vlj" >/dev/null
-check "b holds the other views' logs only" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs")" = 3
+check "b's logs keep their other consumers" \
+  test "$(DB=b q -c "select count(distinct log_table_id) || '/' || count(consumer) from rw_catalog.rw_change_logs")" = 2/4
 DB=dev q -c "drop database a" >/dev/null
-check "dropping a dropped the rest" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs")" = 0
+check "dropping a leaves the subscription's log only" \
+  test "$(DB=b q -c "select string_agg(consumer, ',') from rw_catalog.rw_change_logs")" = sb
+DB=b q -c "drop subscription sb" >/dev/null
+check "the log goes with its last consumer" test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs")" = 0
 drop_tb() { DB=b q -c "drop table tb cascade" >/dev/null; }
 check "b's table can be dropped now" drop_tb
 
@@ -159,14 +171,19 @@ DB=b q -c "create table tp (k int primary key)" -c "insert into tp select genera
 (q -c "create materialized view over_paused as select * from b.public.paused" >/dev/null 2>&1) &
 BG_PIDS+=($!)
 for _ in $(seq 1 600); do  # until the log job is there (bounded)
-  [[ "$(DB=b q -c "select count(*) from rw_catalog.rw_subscriptions where name like '__log_of_paused%'")" == 1 ]] && break
+  [[ "$(DB=b q -c "select count(*) from rw_catalog.rw_relations where name like '__change_log_of_paused%'")" == 1 ]] && break
   DB=b q -c "flush" >/dev/null
 done
-check "the view's log job is made first" test "$(DB=b q -c "select count(*) from rw_catalog.rw_subscriptions where name like '__log_of_paused%'")" = 1
+check "the view's log job is made first" test "$(DB=b q -c "select count(*) from rw_catalog.rw_relations where name like '__change_log_of_paused%'")" = 1
+check "the view, not in a's catalog yet, is its consumer" \
+  test "$(DB=b q -c "select count(*) from rw_catalog.rw_change_logs where consumer is null and consumer_id is not null")" = 1
+# Meanwhile b's DDL on other logs does not wait for it.
+other_subscription() { DB=b q -c "create subscription other from tp with (retention = '1h')" -c "drop subscription other" >/dev/null; }
+check "a subscription on another table is made and dropped meanwhile" other_subscription
 kill_server
 start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "after the restart the log job of the view never made is gone" \
-  test "$(DB=b q -c "select count(*) from rw_catalog.rw_subscriptions")/$(q -c "select count(*) from rw_catalog.rw_materialized_views")" = 0/0
+  test "$(DB=b q -c "select count(*) from rw_catalog.rw_relations where name like '__change_log_of%'")/$(q -c "select count(*) from rw_catalog.rw_materialized_views")" = 0/0
 stop_server
 
 echo "== a view of b that fails for good takes a's views over it along, and only them"

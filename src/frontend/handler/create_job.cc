@@ -204,7 +204,8 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
     // As PostgreSQL's CREATE SUBSCRIPTION that makes a replication slot.
     if (deferred)
       throw SqlError(sqlstate::kActiveTransaction, "CREATE SUBSCRIPTION cannot run inside a transaction block");
-    jobs->CreateSubscription(std::move(job), SubscriptionRetentionMs(stmt), ctx.eval, parallelism);
+    jobs->CreateSubscription(std::move(job), SubscriptionRetentionMs(stmt), ctx.eval, parallelism,
+                             session->cancel_flag());
     return {tag};
   }
   if (deferred) {
