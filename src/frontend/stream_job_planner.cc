@@ -112,6 +112,19 @@ bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out) {
   return false;
 }
 
+int64_t ParseRetentionMs(const std::string& text) {
+  Interval iv;
+  try {
+    iv = ParseInterval(text);
+  } catch (const SqlError&) {
+    FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid retention \"{}\": an interval such as '1D' or '12 hours'",
+                  text);
+  }
+  __int128 micros = IntervalCompareKey(iv);
+  if (micros <= 0) FRESHET_THROW(sqlstate::kInvalidParameterValue, "retention must be positive, not \"{}\"", text);
+  return static_cast<int64_t>(std::min<__int128>(micros / 1000, INT64_MAX / 2));
+}
+
 int64_t SubscriptionRetentionMs(const ParsedStatement& stmt) {
   for (const auto& [key, value] : stmt.with_options)
     if (key != "retention")
@@ -120,16 +133,7 @@ int64_t SubscriptionRetentionMs(const ParsedStatement& stmt) {
   if (it == stmt.with_options.end())
     throw SqlError(sqlstate::kInvalidParameterValue, "CREATE SUBSCRIPTION needs WITH (retention = '...')")
         .WithHint("How long its changes are kept, an interval such as '1D' or '12 hours'.");
-  Interval iv;
-  try {
-    iv = ParseInterval(it->second);
-  } catch (const SqlError&) {
-    FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid retention \"{}\": an interval such as '1D' or '12 hours'",
-                  it->second);
-  }
-  __int128 micros = IntervalCompareKey(iv);
-  if (micros <= 0) FRESHET_THROW(sqlstate::kInvalidParameterValue, "retention must be positive, not \"{}\"", it->second);
-  return static_cast<int64_t>(std::min<__int128>(micros / 1000, INT64_MAX / 2));
+  return ParseRetentionMs(it->second);
 }
 
 StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt) {

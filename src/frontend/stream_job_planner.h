@@ -43,12 +43,15 @@ std::vector<std::string> PlanSearchPath(const TableCatalog& relation);
 // false for other statements.
 bool DescribeJobDefinition(const ParsedStatement& stmt, JobDefinition* out);
 
-// Plans a job's definition statement: the query of a materialized view
-// (renaming its columns as the statement's column list says), of a sink,
-// or the table an index covers.
+// A subscription's retention in milliseconds from its text ('1D', '12 hours');
+// 22023 when it is not a positive interval.
+int64_t ParseRetentionMs(const std::string& text);
 // CREATE SUBSCRIPTION's WITH (retention = '...'), in milliseconds: 22023
 // when it is missing, not an interval, not positive, or another option is given.
 int64_t SubscriptionRetentionMs(const ParsedStatement& stmt);
+// Plans a job's definition statement: the query of a materialized view
+// (renaming its columns as the statement's column list says), of a sink,
+// or the table an index covers.
 StreamPlan PlanJob(const JobPlanContext& ctx, const ParsedStatement& stmt);
 
 // A job of a version that did not keep its stream plan: planned again

@@ -330,6 +330,28 @@ void StreamJobs::ReleaseChangeLogs(const TableCatalog& consumer) {
   }
 }
 
+void StreamJobs::AlterSubscription(const TableCatalog& next) {
+  TableRef now = catalog_->GetTable(next.id);
+  if (!now) FRESHET_THROW(sqlstate::kUndefinedObject, "subscription \"{}\" does not exist", next.name);
+  auto retention = [](const TableCatalog& t) {
+    auto it = t.plan_settings.find("retention_ms");
+    return it == t.plan_settings.end() ? std::string() : it->second;
+  };
+  const bool retention_changed = retention(*now) != retention(next);
+  if (retention_changed && !ReadsSharedChangeLog(*now))
+    FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                  "subscription \"{}\" was created by an older version, with a change log of its own: drop it and "
+                  "create it again to change its retention",
+                  now->name);
+  std::lock_guard lock(change_logs_mu_);
+  if (retention_changed)
+    for (const auto& log : ChangeLogsOf(next))
+      RegisterChangeLogConsumer(barriers_->store(), LogTableOf(*log),
+                                ChangeLogConsumer{next.id, 0, std::stoll(retention(next))})
+          .ThrowIfError();
+  catalog_->AlterTable(next);
+}
+
 std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan* plan, const EvalContext& eval,
                                                    int parallelism, ObjectId* reserved_id,
                                                    const std::atomic<bool>* cancel) {
@@ -712,7 +734,25 @@ std::vector<StreamJobs::ResumedJob> StreamJobs::StoredJobs(const DatabaseCatalog
 
 void StreamJobs::ResumeStored() {
   DropOrphanChangeLogs();
+  RetireOldLayoutLogs();
   for (const auto& db : catalog_->ListDatabases()) ResumeAll(db.id, StoredJobs(db));
+}
+
+void StreamJobs::RetireOldLayoutLogs() {
+  for (const auto& db : catalog_->ListDatabases())
+    for (const auto& t : catalog_->ListTables(db.id)) {
+      // Session 41 made only subscriptions with logs of their own.
+      if (t->kind != RelationKind::kSubscription || !IsStreamJob(*t) || IsChangeLogJob(*t)) continue;
+      try {
+        const Epoch committed = barriers_->store()->CommittedEpoch(db.id).value_or(0);
+        if (RetireOldLayoutChangeLog(barriers_->store(), LogTableOf(*t), committed).ValueOrThrow())
+          spdlog::warn("subscription {} (id {}): its change log of an older layout is not read by this version; "
+                       "cursors resuming before epoch {} get an error",
+                       t->name, t->id, committed);
+      } catch (const std::exception& e) {
+        spdlog::error("subscription {} (id {}): cannot check its change log: {}", t->name, t->id, e.what());
+      }
+    }
 }
 
 void StreamJobs::DropOrphanChangeLogs() {
@@ -735,13 +775,17 @@ void StreamJobs::DropOrphanChangeLogs() {
       }
       // Records of consumers that never entered the catalog (a crash while
       // one was being created) would hold the log back for ever.
-      const ObjectId log_table = LogTableOf(*log);
-      for (const auto& c : ChangeLogReader(barriers_->store(), log_table).Consumers(nullptr))
-        if (!in_catalog.count(c.id)) {
-          spdlog::warn("change log job {} (id {}): forgetting consumer {}, which does not exist", log->name, log->id,
-                       c.id);
-          RemoveChangeLogConsumer(barriers_->store(), log_table, c.id).ThrowIfError();
-        }
+      try {
+        const ObjectId log_table = LogTableOf(*log);
+        for (const auto& c : ChangeLogReader(barriers_->store(), log_table).Consumers(nullptr))
+          if (!in_catalog.count(c.id)) {
+            spdlog::warn("change log job {} (id {}): forgetting consumer {}, which does not exist", log->name,
+                         log->id, c.id);
+            RemoveChangeLogConsumer(barriers_->store(), log_table, c.id).ThrowIfError();
+          }
+      } catch (const std::exception& e) {  // a read-only store, a corrupt record: the start goes on
+        spdlog::error("change log job {} (id {}): cannot check its consumers: {}", log->name, log->id, e.what());
+      }
     }
   if (!orphans.empty()) catalog_->DropObjects({}, {}, orphans);
 }

@@ -107,6 +107,12 @@ class StreamJobs {
   // records of consumers that are not in it: a crash between joining a log
   // and creating the consumer, or between dropping a consumer and its log.
   void DropOrphanChangeLogs();
+  // At start: a subscription of session 41 wrote its log in the data
+  // family, vnode first, which this version does not read; such a log is
+  // deleted and recorded truncated through its database's committed epoch
+  // (RetireOldLayoutChangeLog), so that a cursor resuming before the
+  // upgrade gets 55000 instead of missing changes.
+  void RetireOldLayoutLogs();
   // The epoch loop's recovery handler: records the failure
   // (rw_event_logs), backs off, marks a job that keeps failing failed, and
   // rebuilds the database's jobs from their persisted plans.
@@ -154,6 +160,11 @@ class StreamJobs {
   // after it.
   TableRef CreateSubscription(TableCatalog subscription, int64_t retention_ms, const EvalContext& eval,
                               int parallelism, const std::atomic<bool>* cancel);
+  // ALTER SUBSCRIPTION: the subscription becomes `next` (its name, owner,
+  // definition, plan_settings["retention_ms"]); a new retention is
+  // recorded in its log. 0A000 for a new retention of a subscription of an
+  // older version (its own job, whose plan holds the retention).
+  void AlterSubscription(const TableCatalog& next);
   // The log table (internal table of kind "changelog") of a log job.
   ObjectId LogTableOf(const TableCatalog& log_job) const;
 

@@ -107,6 +107,21 @@ Status RemoveChangeLogConsumer(StateStore* store, TableId log_id, uint32_t id) {
   return store->Commit(&batch);
 }
 
+Result<bool> RetireOldLayoutChangeLog(StateStore* store, TableId log_id, Epoch through) {
+  const std::string prefix = TablePrefix(log_id);
+  {
+    auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix), StateStore::ReadPattern::kOnce);
+    if (!range->it->Valid()) return false;
+  }
+  rocksdb::WriteBatch batch;
+  batch.DeleteRange(store->data_cf(), prefix, PrefixSuccessor(prefix));
+  if (through > ChangeLogReader(store, log_id).TruncatedThrough(nullptr))
+    batch.Put(store->change_log_cf(), RecordKey(log_id, kTruncatedThrough), EpochValue(through));
+  Status s = store->Commit(&batch);
+  if (!s.ok()) return s;
+  return true;
+}
+
 const char* ChangeLogOpName(ChangeLogOp op) {
   switch (op) {
     case ChangeLogOp::kInsert: return "Insert";

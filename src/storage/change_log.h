@@ -117,6 +117,14 @@ Status RegisterChangeLogConsumer(StateStore* store, TableId log_id, const Change
 // Removes the record of consumer `id` at once (it was dropped).
 Status RemoveChangeLogConsumer(StateStore* store, TableId log_id, uint32_t id);
 
+// A log written by session 41's layout (in the data family, vnode first),
+// which this version does not read: when the data family holds entries of
+// `log_id`, deletes them and records the log truncated through `through`
+// (the database's committed epoch at the upgrade), so that a reader
+// resuming before it is told its changes are gone rather than missing
+// them. Returns whether it found such entries.
+Result<bool> RetireOldLayoutChangeLog(StateStore* store, TableId log_id, Epoch through);
+
 // One change read back.
 struct ChangeLogEntry {
   ChangeLogOp op;

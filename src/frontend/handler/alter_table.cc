@@ -1548,6 +1548,8 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_INDEX)
     if (std::optional<StatementOutcome> done = RenameIndex(args)) return *done;
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION) return HandleAlterFunction(args);
+  if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_SUBSCRIPTION)
+    return RenameSubscription(args, StringOf(r->object), r->newname);
   if (r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN ||
       r->rename_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMCONSTRAINT)
     return RenameType(args);

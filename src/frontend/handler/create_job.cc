@@ -169,8 +169,10 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   job.plan_settings["search_path"] = JoinSearchPath(ctx.search_path);
   job.plan_settings["timezone"] = session->variables().Get("timezone");
   if (!def.connector.empty()) job.plan_settings["connector"] = def.connector;
-  if (def.kind == RelationKind::kSubscription)
+  if (def.kind == RelationKind::kSubscription) {
     job.plan_settings["retention_ms"] = std::to_string(SubscriptionRetentionMs(stmt));
+    job.plan_settings["retention"] = stmt.with_options.at("retention");
+  }
   int parallelism = 0;
   try {
     parallelism = std::stoi(session->variables().Get("streaming_parallelism"));

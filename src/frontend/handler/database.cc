@@ -231,6 +231,11 @@ StatementOutcome HandleAlterOwner(const HandlerArgs& args) {
   if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_TYPE || s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DOMAIN)
     return AlterTypeOwner(args);
   if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_FUNCTION) return HandleAlterFunction(args);
+  if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_SUBSCRIPTION) {
+    const PgQuery__RoleSpec* role = s->newowner;
+    return AlterSubscriptionOwner(args, StringOf(s->object),
+                                  role->rolename && *role->rolename ? role->rolename : args.session->user());
+  }
   Catalog* catalog = args.session->DdlCatalog();
   if (s->object_type == PG_QUERY__OBJECT_TYPE__OBJECT_DATABASE) {
     // pg_dumpall writes it for every database.

@@ -110,6 +110,7 @@ StatementOutcome HandleStatement(const HandlerArgs& args) {
     case PG_QUERY__NODE__NODE_CLUSTER_STMT: return HandleCluster(args);
     case PG_QUERY__NODE__NODE_LOCK_STMT: return HandleLock(args);
     case PG_QUERY__NODE__NODE_ALTER_OWNER_STMT: return HandleAlterOwner(args);
+    case PG_QUERY__NODE__NODE_ALTER_SUBSCRIPTION_STMT: return HandleAlterSubscription(args);
     case PG_QUERY__NODE__NODE_REFRESH_MAT_VIEW_STMT: return HandleRefreshMaterializedView(args);
     default: break;
   }

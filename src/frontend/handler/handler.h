@@ -137,6 +137,11 @@ StatementOutcome HandleCreateExtension(const HandlerArgs& args);  // extension.c
 StatementOutcome HandleNotification(const HandlerArgs& args);     // notify.cc: LISTEN, UNLISTEN, NOTIFY
 StatementOutcome HandleDo(const HandlerArgs& args);               // do_block.cc: DO (PL/pgSQL)
 StatementOutcome HandleAlterOwner(const HandlerArgs& args);  // ALTER SCHEMA ... OWNER TO
+// subscription.cc: ALTER SUBSCRIPTION ... SET (retention = ...), and the
+// subscriptions' RENAME TO and OWNER TO (from HandleRename, HandleAlterOwner).
+StatementOutcome HandleAlterSubscription(const HandlerArgs& args);
+StatementOutcome RenameSubscription(const HandlerArgs& args, const std::string& name, const std::string& new_name);
+StatementOutcome AlterSubscriptionOwner(const HandlerArgs& args, const std::string& name, const std::string& owner);
 StatementOutcome HandleCreateRole(const HandlerArgs& args);   // role.cc
 StatementOutcome HandleDropRole(const HandlerArgs& args);
 StatementOutcome HandleAlterSystem(const HandlerArgs& args);  // alter_system.cc
