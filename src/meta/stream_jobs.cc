@@ -362,6 +362,11 @@ std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan
   job->id = *reserved_id = catalog_->NewObjectId();
   std::map<ObjectId, TableRef> log_of;  // relation -> its log job
   std::vector<TableRef> acquired;
+  auto list_acquired = [&] {  // where ChangeLogsOf (and so ReleaseChangeLogs) finds them
+    std::string ids;
+    for (const auto& log : acquired) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
+    job->plan_settings["cross_database_logs"] = ids;
+  };
   try {
     for (StreamTableScanNode* scan : scans) {
       const TableRef& relation = scan->table;
@@ -378,15 +383,11 @@ std::vector<TableRef> StreamJobs::CreateChangeLogs(TableCatalog* job, StreamPlan
     // Each log running (its first commit done) before the job's first snapshot.
     for (const auto& log : acquired) WaitChangeLog(log, cancel);
   } catch (...) {
-    std::string ids;
-    for (const auto& log : acquired) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
-    job->plan_settings["cross_database_logs"] = ids;
+    list_acquired();
     ReleaseChangeLogs(*job);
     throw;
   }
-  std::string ids;
-  for (const auto& log : acquired) ids += (ids.empty() ? "" : ",") + std::to_string(log->id);
-  job->plan_settings["cross_database_logs"] = ids;
+  list_acquired();
   return acquired;
 }
 

@@ -113,9 +113,13 @@ Result<bool> RetireOldLayoutChangeLog(StateStore* store, TableId log_id, Epoch t
     auto range = store->NewRange(store->data_cf(), nullptr, prefix, PrefixSuccessor(prefix), StateStore::ReadPattern::kOnce);
     if (!range->it->Valid()) return false;
   }
+  // A writer of this version may have logged since (a data directory that
+  // went through session 42): what it wrote is readable.
+  ChangeLogReader reader(store, log_id);
+  if (std::optional<Epoch> oldest = reader.OldestEpoch(nullptr)) through = std::min(through, *oldest - 1);
   rocksdb::WriteBatch batch;
   batch.DeleteRange(store->data_cf(), prefix, PrefixSuccessor(prefix));
-  if (through > ChangeLogReader(store, log_id).TruncatedThrough(nullptr))
+  if (through > reader.TruncatedThrough(nullptr))
     batch.Put(store->change_log_cf(), RecordKey(log_id, kTruncatedThrough), EpochValue(through));
   Status s = store->Commit(&batch);
   if (!s.ok()) return s;

@@ -120,9 +120,11 @@ Status RemoveChangeLogConsumer(StateStore* store, TableId log_id, uint32_t id);
 // A log written by session 41's layout (in the data family, vnode first),
 // which this version does not read: when the data family holds entries of
 // `log_id`, deletes them and records the log truncated through `through`
-// (the database's committed epoch at the upgrade), so that a reader
-// resuming before it is told its changes are gone rather than missing
-// them. Returns whether it found such entries.
+// (the database's committed epoch at the upgrade) or, when this layout
+// holds entries already (written since an earlier upgrade), through the
+// epoch before the oldest of them, so that a reader resuming before that
+// is told its changes are gone rather than missing them. Returns whether
+// it found such entries.
 Result<bool> RetireOldLayoutChangeLog(StateStore* store, TableId log_id, Epoch through);
 
 // One change read back.

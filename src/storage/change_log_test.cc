@@ -229,5 +229,34 @@ TEST(ChangeLogTest, ConsumersRecordWhatTheyNeedAndTheLeastBoundsTruncation) {
   EXPECT_TRUE(reader.Consumers(nullptr).empty());
 }
 
+// A log of session 41's layout (entries in the data family under the log's
+// id) is deleted at the upgrade and recorded truncated through the epoch
+// before the oldest this layout holds (or the given one), once.
+TEST(ChangeLogTest, AnOldLayoutLogIsRetiredAsTruncated) {
+  auto store = OpenTestStore();
+  ChangeLogReader reader(store.get(), kLog);
+  WriteLog old_layout;
+  std::string key = TablePrefix(kLog);
+  key.append("\x00\x01old entry", 11);
+  old_layout.Put(key, "row", 0);
+  Commit(store.get(), &old_layout, 100);
+  ChangeLogEpoch epoch;
+  epoch.Add(0, "k", true, "row");
+  WriteLog current;
+  epoch.WriteTo(kLog, 200, &current);
+  Commit(store.get(), &current, 200);
+  auto retired = RetireOldLayoutChangeLog(store.get(), kLog, 250);
+  ASSERT_TRUE(retired.ok());
+  EXPECT_TRUE(*retired);
+  EXPECT_EQ(reader.TruncatedThrough(nullptr), 199u);
+  std::string value;
+  EXPECT_TRUE(store->Get(store->data_cf(), nullptr, key, &value).IsNotFound());
+  EXPECT_EQ(reader.OldestEpoch(nullptr), std::optional<Epoch>(200));  // the new layout's entries stay
+  auto again = RetireOldLayoutChangeLog(store.get(), kLog, 300);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);
+  EXPECT_EQ(reader.TruncatedThrough(nullptr), 199u);
+}
+
 }  // namespace
 }  // namespace freshet
