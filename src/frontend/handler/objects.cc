@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
 #include <set>
 
 #include "binder/binder.h"
@@ -121,6 +122,11 @@ std::vector<ObjectId> DropClosure(const HandlerArgs& args, const std::vector<Tab
         queue.push_back(dep);
       }
       if (blocking.empty()) continue;
+      // A change log job is named only when nothing else blocks: its
+      // consumers, which depend on the relation too, are what the user made.
+      if (std::any_of(blocking.begin(), blocking.end(), [](const TableRef& d) { return !IsChangeLogJob(*d); }))
+        blocking.erase(std::remove_if(blocking.begin(), blocking.end(), [](const TableRef& d) { return IsChangeLogJob(*d); }),
+                       blocking.end());
       std::string detail;
       for (const auto& dep : blocking)
         detail += fmt::format("{}{} {} depends on {} {}", detail.empty() ? "" : "\n", RelationKindName(dep->kind),
