@@ -1,0 +1,238 @@
+#include "storage/timeseries/column_encoding.h"
+
+#include <bit>
+#include <cstring>
+#include <unordered_map>
+
+namespace freshet {
+
+namespace {
+
+uint64_t ZigZag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+int64_t UnZigZag(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
+
+void PutVarint(uint64_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+// Reads a varint at *pos; false when the bytes end or it runs past 64 bits.
+bool GetVarint(std::string_view in, size_t* pos, uint64_t* v) {
+  uint64_t result = 0;
+  for (int shift = 0; shift < 64 && *pos < in.size(); shift += 7) {
+    const uint8_t byte = static_cast<uint8_t>(in[(*pos)++]);
+    if (shift == 63 && byte > 1) return false;
+    result |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Differences mod 2^64 (no signed overflow).
+int64_t Sub(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b)); }
+int64_t Add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+
+class BitWriter {
+ public:
+  explicit BitWriter(std::string* out) : out_(out) {}
+  void Put(uint64_t bits, int n) {  // the low n bits of `bits`, high first; n <= 64
+    for (int i = n - 1; i >= 0; i--) {
+      if (used_ == 0) out_->push_back(0);
+      if ((bits >> i) & 1) out_->back() = static_cast<char>(out_->back() | (0x80 >> used_));
+      used_ = (used_ + 1) % 8;
+    }
+  }
+
+ private:
+  std::string* out_;
+  int used_ = 0;  // bits used of the last byte
+};
+
+class BitReader {
+ public:
+  explicit BitReader(std::string_view in) : in_(in) {}
+  bool Get(int n, uint64_t* bits) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) {
+      if (pos_ / 8 >= in_.size()) return false;
+      v = (v << 1) | ((static_cast<uint8_t>(in_[pos_ / 8]) >> (7 - pos_ % 8)) & 1);
+      pos_++;
+    }
+    *bits = v;
+    return true;
+  }
+  // Every byte was read (only padding bits left).
+  bool AtEnd() const { return (pos_ + 7) / 8 == in_.size(); }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+void EncodeTimestampColumn(const std::vector<int64_t>& values, std::string* out) {
+  int64_t previous = 0, previous_delta = 0;
+  for (size_t i = 0; i < values.size(); i++) {
+    if (i == 0) {
+      PutVarint(ZigZag(values[0]), out);
+    } else {
+      const int64_t delta = Sub(values[i], previous);
+      PutVarint(ZigZag(i == 1 ? delta : Sub(delta, previous_delta)), out);
+      previous_delta = delta;
+    }
+    previous = values[i];
+  }
+}
+
+bool DecodeTimestampColumn(std::string_view in, size_t count, std::vector<int64_t>* out) {
+  out->clear();
+  size_t pos = 0;
+  int64_t previous = 0, delta = 0;
+  for (size_t i = 0; i < count; i++) {
+    uint64_t raw = 0;
+    if (!GetVarint(in, &pos, &raw)) return false;
+    if (i == 0) previous = UnZigZag(raw);
+    else {
+      delta = i == 1 ? UnZigZag(raw) : Add(delta, UnZigZag(raw));
+      previous = Add(previous, delta);
+    }
+    out->push_back(previous);
+  }
+  return pos == in.size();
+}
+
+void EncodeIntegerColumn(const std::vector<int64_t>& values, std::string* out) {
+  int64_t previous = 0;
+  for (int64_t v : values) {
+    PutVarint(ZigZag(Sub(v, previous)), out);
+    previous = v;
+  }
+}
+
+bool DecodeIntegerColumn(std::string_view in, size_t count, std::vector<int64_t>* out) {
+  out->clear();
+  size_t pos = 0;
+  int64_t previous = 0;
+  for (size_t i = 0; i < count; i++) {
+    uint64_t raw = 0;
+    if (!GetVarint(in, &pos, &raw)) return false;
+    previous = Add(previous, UnZigZag(raw));
+    out->push_back(previous);
+  }
+  return pos == in.size();
+}
+
+void EncodeFloatColumn(const std::vector<double>& values, std::string* out) {
+  BitWriter bits(out);
+  uint64_t previous = 0;
+  int leading = -1, trailing = 0;  // the window of the last value written with one
+  for (size_t i = 0; i < values.size(); i++) {
+    const uint64_t v = std::bit_cast<uint64_t>(values[i]);
+    if (i == 0) {
+      bits.Put(v, 64);
+      previous = v;
+      continue;
+    }
+    const uint64_t x = v ^ previous;
+    previous = v;
+    if (x == 0) {
+      bits.Put(0, 1);
+      continue;
+    }
+    const int lead = std::countl_zero(x), trail = std::countr_zero(x);
+    if (leading >= 0 && lead >= leading && trail >= trailing) {
+      bits.Put(0b10, 2);
+      bits.Put(x >> trailing, 64 - leading - trailing);
+      continue;
+    }
+    leading = lead;
+    trailing = trail;
+    const int meaningful = 64 - lead - trail;
+    bits.Put(0b11, 2);
+    bits.Put(static_cast<uint64_t>(lead), 6);
+    bits.Put(static_cast<uint64_t>(meaningful - 1), 6);
+    bits.Put(x >> trail, meaningful);
+  }
+}
+
+bool DecodeFloatColumn(std::string_view in, size_t count, std::vector<double>* out) {
+  out->clear();
+  BitReader bits(in);
+  uint64_t previous = 0, b = 0;
+  int leading = -1, trailing = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (i == 0) {
+      if (!bits.Get(64, &previous)) return false;
+      out->push_back(std::bit_cast<double>(previous));
+      continue;
+    }
+    if (!bits.Get(1, &b)) return false;
+    if (b == 0) {
+      out->push_back(std::bit_cast<double>(previous));
+      continue;
+    }
+    if (!bits.Get(1, &b)) return false;
+    if (b == 1) {
+      uint64_t lead = 0, length = 0;
+      if (!bits.Get(6, &lead) || !bits.Get(6, &length)) return false;
+      if (lead + length + 1 > 64) return false;
+      leading = static_cast<int>(lead);
+      trailing = 64 - leading - static_cast<int>(length + 1);
+    } else if (leading < 0) {
+      return false;  // a reused window before any was set
+    }
+    uint64_t meaningful = 0;
+    if (!bits.Get(64 - leading - trailing, &meaningful)) return false;
+    previous ^= meaningful << trailing;
+    out->push_back(std::bit_cast<double>(previous));
+  }
+  return bits.AtEnd();
+}
+
+void EncodeStringColumn(const std::vector<std::string>& values, std::string* out) {
+  std::unordered_map<std::string_view, uint64_t> index;
+  std::vector<std::string_view> dictionary;
+  std::vector<uint64_t> rows;
+  rows.reserve(values.size());
+  for (const auto& v : values) {
+    auto [it, inserted] = index.try_emplace(v, dictionary.size());
+    if (inserted) dictionary.push_back(v);
+    rows.push_back(it->second);
+  }
+  PutVarint(dictionary.size(), out);
+  for (std::string_view d : dictionary) {
+    PutVarint(d.size(), out);
+    out->append(d);
+  }
+  for (uint64_t r : rows) PutVarint(r, out);
+}
+
+bool DecodeStringColumn(std::string_view in, size_t count, std::vector<std::string>* out) {
+  out->clear();
+  size_t pos = 0;
+  uint64_t entries = 0;
+  if (!GetVarint(in, &pos, &entries) || entries > in.size()) return false;
+  std::vector<std::string_view> dictionary;
+  dictionary.reserve(entries);
+  for (uint64_t e = 0; e < entries; e++) {
+    uint64_t length = 0;
+    if (!GetVarint(in, &pos, &length) || length > in.size() - pos) return false;
+    dictionary.push_back(in.substr(pos, length));
+    pos += length;
+  }
+  for (size_t i = 0; i < count; i++) {
+    uint64_t r = 0;
+    if (!GetVarint(in, &pos, &r) || r >= dictionary.size()) return false;
+    out->emplace_back(dictionary[r]);
+  }
+  return pos == in.size();
+}
+
+}  // namespace freshet
