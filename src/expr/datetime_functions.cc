@@ -1,5 +1,5 @@
 // Date/time functions: now(), date_trunc, date_part/extract, to_timestamp,
-// make_date, make_timestamp, age, isfinite, date_bin, timezone (AT TIME ZONE)
+// make_date, make_timestamp, age, isfinite, date_bin (also without an origin), timezone (AT TIME ZONE)
 // and GreptimeDB's to_timezone.
 
 #include <cmath>
@@ -375,6 +375,9 @@ void RegisterDatetimeFunctions(FunctionRegistry* r) {
   RegisterFn(r, "isfinite", {iv}, DataType::Boolean(), StrictFn<Interval>([](I) { return true; }));
   for (const DataType& t : {ts, tstz}) {
     RegisterFn(r, "date_bin", {iv, t, t}, t, StrictFn<Interval, int64_t, int64_t>(kFn<DateBin>));
+    // GreptimeDB's (DataFusion's) form: bins counted from the Unix epoch.
+    RegisterFn(r, "date_bin", {iv, t}, t,
+               StrictFn<Interval, int64_t>([](const Interval& stride, int64_t source) { return DateBin(stride, source, 0); }));
   }
   RegisterFn(r, "make_date", {i4, i4, i4}, date, StrictFn<int64_t, int64_t, int64_t>(kFn<MakeDate>));
   RegisterFn(r, "make_timestamp", {i4, i4, i4, i4, i4, f8}, ts,

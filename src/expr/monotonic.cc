@@ -42,10 +42,10 @@ bool IsMonotonic(const Expression& e, const std::function<bool(const Expression&
   };
   if (name == "/" && args.size() == 2) return grows(0) && positive(1);
   if (name == "*" && args.size() == 2) return (grows(0) && positive(1)) || (positive(0) && grows(1));
-  // TUMBLE's window_start and window_end; date_trunc(unit, ts); date_bin(stride, ts, origin).
+  // TUMBLE's window_start and window_end; date_trunc(unit, ts); date_bin(stride, ts[, origin]).
   if (name == "tumble_start" || name == "window_end") return args.size() == 2 && grows(0) && constant(1);
   if (name == "date_trunc") return args.size() == 2 && constant(0) && grows(1);
-  if (name == "date_bin") return args.size() == 3 && constant(0) && grows(1) && constant(2);
+  if (name == "date_bin") return (args.size() == 2 || args.size() == 3) && constant(0) && grows(1) && (args.size() == 2 || constant(2));
   return false;
 }
 
