@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "storage/timeseries/column_encoding.h"
+#include "storage/timeseries/little_endian.h"
 
 namespace freshet {
 
@@ -17,10 +18,6 @@ namespace {
 
 constexpr char kMagic[4] = {'F', 'T', 'B', '1'};
 constexpr int kZstdLevel = 1;  // a flush is on the write path: speed first
-
-void PutLE(uint64_t v, int bytes, std::string* out) {
-  for (int i = 0; i < bytes; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
 
 [[noreturn]] void Corrupt(const std::string& what) {
   throw SqlError(sqlstate::kDataCorrupted, "corrupt time-series block: " + what);
@@ -32,8 +29,7 @@ class Cursor {
   explicit Cursor(std::string_view in) : in_(in) {}
   uint64_t LE(int bytes) {
     Need(bytes);
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; i++) v |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (8 * i);
+    const uint64_t v = GetLittleEndian(in_, pos_, bytes);
     pos_ += bytes;
     return v;
   }
@@ -111,16 +107,16 @@ void PutStats(BlockColumn::Kind kind, const BlockColumnStats& s, std::string* ou
   switch (kind) {
     case BlockColumn::Kind::kTimestamp:
     case BlockColumn::Kind::kInteger:
-      PutLE(static_cast<uint64_t>(s.min_int), 8, out);
-      PutLE(static_cast<uint64_t>(s.max_int), 8, out);
+      PutLittleEndian(static_cast<uint64_t>(s.min_int), 8, out);
+      PutLittleEndian(static_cast<uint64_t>(s.max_int), 8, out);
       break;
     case BlockColumn::Kind::kFloat:
-      PutLE(std::bit_cast<uint64_t>(s.min_float), 8, out);
-      PutLE(std::bit_cast<uint64_t>(s.max_float), 8, out);
+      PutLittleEndian(std::bit_cast<uint64_t>(s.min_float), 8, out);
+      PutLittleEndian(std::bit_cast<uint64_t>(s.max_float), 8, out);
       break;
     case BlockColumn::Kind::kString:
       for (const std::string* v : {&s.min_string, &s.max_string}) {
-        PutLE(v->size(), 4, out);
+        PutLittleEndian(v->size(), 4, out);
         out->append(*v);
       }
       break;
@@ -207,8 +203,8 @@ void WriteColumnBlock(size_t rows, const std::vector<BlockColumn>& columns, Bloc
                       std::string* out) {
   const size_t begin = out->size();
   out->append(kMagic, 4);
-  PutLE(rows, 4, out);
-  PutLE(columns.size(), 2, out);
+  PutLittleEndian(rows, 4, out);
+  PutLittleEndian(columns.size(), 2, out);
   for (const BlockColumn& c : columns) {
     const size_t nulls = c.valid.empty() ? 0 : static_cast<size_t>(std::count(c.valid.begin(), c.valid.end(), false));
     if ((!c.valid.empty() && c.valid.size() != rows) || rows - nulls != c.num_values())
@@ -218,7 +214,7 @@ void WriteColumnBlock(size_t rows, const std::vector<BlockColumn>& columns, Bloc
     std::optional<std::string> packed = Compress(compression, raw);
     out->push_back(static_cast<char>(c.kind));
     out->push_back(static_cast<char>(packed ? compression : BlockCompression::kNone));
-    PutLE(nulls, 4, out);
+    PutLittleEndian(nulls, 4, out);
     if (nulls > 0) {
       std::string bitmap((rows + 7) / 8, '\0');
       for (size_t r = 0; r < rows; r++)
@@ -226,12 +222,12 @@ void WriteColumnBlock(size_t rows, const std::vector<BlockColumn>& columns, Bloc
       out->append(bitmap);
     }
     PutStats(c.kind, StatsOf(c), out);
-    PutLE(raw.size(), 4, out);
+    PutLittleEndian(raw.size(), 4, out);
     const std::string& stored = packed ? *packed : raw;
-    PutLE(stored.size(), 4, out);
+    PutLittleEndian(stored.size(), 4, out);
     out->append(stored);
   }
-  PutLE(XXH3_64bits(out->data() + begin, out->size() - begin), 8, out);
+  PutLittleEndian(XXH3_64bits(out->data() + begin, out->size() - begin), 8, out);
 }
 
 ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std::vector<size_t>>& projection) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/error.h"
+#include "storage/timeseries/little_endian.h"
 
 namespace freshet {
 
@@ -14,18 +15,13 @@ constexpr char kMagic[4] = {'F', 'T', 'F', '1'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kTrailerBytes = 8 + 4 + 8 + 4 + 4;
 
-void PutLE(uint64_t v, int bytes, std::string* out) {
-  for (int i = 0; i < bytes; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
 [[noreturn]] void Corrupt(const std::string& what) {
   throw SqlError(sqlstate::kDataCorrupted, "corrupt time-series file: " + what);
 }
 
 uint64_t GetLE(std::string_view in, size_t* pos, int bytes) {
   if (static_cast<size_t>(bytes) > in.size() - *pos) Corrupt("its index ends early");
-  uint64_t v = 0;
-  for (int i = 0; i < bytes; i++) v |= static_cast<uint64_t>(static_cast<uint8_t>(in[*pos + i])) << (8 * i);
+  const uint64_t v = GetLittleEndian(in, *pos, bytes);
   *pos += bytes;
   return v;
 }
@@ -62,25 +58,25 @@ void ColumnFileWriter::AddBlock(size_t rows, const std::vector<BlockColumn>& col
 
 std::string ColumnFileWriter::Finish() {
   std::string index;
-  PutLE(blocks_.size(), 4, &index);
+  PutLittleEndian(blocks_.size(), 4, &index);
   for (const auto& b : blocks_) {
-    PutLE(b.offset, 8, &index);
-    PutLE(b.length, 4, &index);
-    PutLE(b.rows, 4, &index);
-    PutLE(static_cast<uint64_t>(b.min_ts), 8, &index);
-    PutLE(static_cast<uint64_t>(b.max_ts), 8, &index);
+    PutLittleEndian(b.offset, 8, &index);
+    PutLittleEndian(b.length, 4, &index);
+    PutLittleEndian(b.rows, 4, &index);
+    PutLittleEndian(static_cast<uint64_t>(b.min_ts), 8, &index);
+    PutLittleEndian(static_cast<uint64_t>(b.max_ts), 8, &index);
     for (const std::string* s : {&b.min_series, &b.max_series}) {
-      PutLE(s->size(), 4, &index);
+      PutLittleEndian(s->size(), 4, &index);
       index.append(*s);
     }
   }
   std::string file = std::move(bytes_);
   const uint64_t index_offset = file.size();
   file.append(index);
-  PutLE(index_offset, 8, &file);
-  PutLE(index.size(), 4, &file);
-  PutLE(XXH3_64bits(index.data(), index.size()), 8, &file);
-  PutLE(kVersion, 4, &file);
+  PutLittleEndian(index_offset, 8, &file);
+  PutLittleEndian(index.size(), 4, &file);
+  PutLittleEndian(XXH3_64bits(index.data(), index.size()), 8, &file);
+  PutLittleEndian(kVersion, 4, &file);
   file.append(kMagic, 4);
   blocks_.clear();
   bytes_.clear();
