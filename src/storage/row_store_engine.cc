@@ -384,4 +384,8 @@ Status RowStoreEngine::PrepareEpoch(const EngineEpochWrites& writes, EpochCommit
   return Status::OK();
 }
 
+Status RowStoreEngine::GetCommitted(const std::string& key, std::string* value) const {
+  return store_->Get(store_->data_cf(), nullptr, key, value);
+}
+
 }  // namespace freshet

@@ -61,6 +61,7 @@ class RowStoreEngine : public TableEngine {
   std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const override;
   std::unique_ptr<ChunkScan> LookupLatest(std::shared_ptr<const StateTable> latest, ScanSpec spec) const override;
 
+  Status GetCommitted(const std::string& key, std::string* value) const override;
   Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) override;
   void FinishEpoch(uint32_t, Epoch, bool) override {}
   Status Recover(const MetaStore&) override { return Status::OK(); }

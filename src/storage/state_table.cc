@@ -1,5 +1,7 @@
 #include "storage/state_table.h"
 
+#include "storage/table_engines.h"
+
 // Inlined: a vnode is computed per row written (the library's call
 // costs more than hashing eight bytes). Same algorithm, same hashes.
 #define XXH_INLINE_ALL
@@ -104,6 +106,18 @@ bool StateTable::FindBufferedLocked(const std::string& key, std::optional<std::s
   return false;
 }
 
+StateTable::StateTable(StateStore* store, StateTableDesc desc) : store_(store), desc_(std::move(desc)) {
+  if (store_) {
+    const TableEngine& engine = store_->engines().For(desc_.table_id);
+    if (&engine != &store_->engines().row_store()) engine_ = &engine;
+  }
+}
+
+Status StateTable::ReadCommitted(const std::string& key, std::string* value) const {
+  if (engine_) return engine_->GetCommitted(key, value);
+  return store_->Get(store_->data_cf(), nullptr, key, value);
+}
+
 std::optional<std::string> StateTable::Get(const std::string& key) const {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -111,7 +125,7 @@ std::optional<std::string> StateTable::Get(const std::string& key) const {
     if (FindBufferedLocked(key, &value)) return value;
   }
   std::string value;
-  Status s = store_->Get(store_->data_cf(), nullptr, key, &value);
+  Status s = ReadCommitted(key, &value);
   if (s.IsNotFound()) return std::nullopt;
   s.ThrowIfError();
   return value;
@@ -130,7 +144,17 @@ std::vector<std::optional<std::string>> StateTable::MultiGet(const std::vector<s
     }
   }
   std::vector<std::optional<std::string>> read;
-  store_->MultiGet(store_->data_cf(), nullptr, committed, &read).ThrowIfError();
+  if (engine_) {
+    read.resize(committed.size());
+    std::string value;
+    for (size_t j = 0; j < committed.size(); j++) {
+      Status s = engine_->GetCommitted(std::string(committed[j]), &value);
+      if (s.ok()) read[j] = std::move(value);
+      else if (!s.IsNotFound()) s.ThrowIfError();
+    }
+  } else {
+    store_->MultiGet(store_->data_cf(), nullptr, committed, &read).ThrowIfError();
+  }
   for (size_t j = 0; j < at.size(); j++) values[at[j]] = std::move(read[j]);
   return values;
 }
@@ -142,7 +166,7 @@ std::string StateTable::KeyIn(uint16_t vnode, std::string_view suffix) const {
 }
 
 Status StateTable::GetCommitted(const std::string& key, std::string* value) const {
-  return store_->Get(store_->data_cf(), nullptr, key, value);
+  return ReadCommitted(key, value);
 }
 
 bool StateTable::Cursor::Valid() const { return range_->it->Valid(); }
@@ -166,6 +190,9 @@ Status StateTable::Cursor::status() const {
 StateTable::Cursor StateTable::ScanCommitted(std::string lower, std::string upper, const Snapshot* snapshot,
                                              StateStore::ReadPattern pattern) const {
   if (upper.empty()) upper = PrefixSuccessor(TablePrefix(desc_.table_id));
+  if (engine_)
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   "reading a range of a time-series table's committed rows by storage key");
   Cursor c;
   c.range_ = store_->NewRange(store_->data_cf(), snapshot, std::move(lower), std::move(upper), pattern);
   return c;
@@ -197,7 +224,7 @@ void StateTable::ForEachUncommittedChange(
   for (const auto& key : op_keys) {
     std::optional<std::string> latest = Get(key);
     std::string committed;
-    Status s = store_->Get(store_->data_cf(), nullptr, key, &committed);
+    Status s = ReadCommitted(key, &committed);
     if (!s.ok() && !s.IsNotFound()) s.ThrowIfError();
     const std::string* before = s.ok() ? &committed : nullptr;
     if (!before && !latest) continue;

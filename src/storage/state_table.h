@@ -33,9 +33,13 @@
 
 namespace freshet {
 
+class TableEngine;
+
 class StateTable {
  public:
-  StateTable(StateStore* store, StateTableDesc desc) : store_(store), desc_(std::move(desc)) {}
+  // Committed rows are read through the relation's table engine (its
+  // GetCommitted) unless it is the row store, which is read directly.
+  StateTable(StateStore* store, StateTableDesc desc);
 
   const StateTableDesc& desc() const { return desc_; }
   // A table's columns after ALTER TABLE ... ADD COLUMN (its key is as it
@@ -139,8 +143,12 @@ class StateTable {
   // released (the latest write wins); under mu_.
   bool FindBufferedLocked(const std::string& key, std::optional<std::string>* value) const;
 
+  // The committed row under `key` (NotFound when none).
+  Status ReadCommitted(const std::string& key, std::string* value) const;
+
   StateStore* store_;
   StateTableDesc desc_;
+  const TableEngine* engine_ = nullptr;  // null: the row store
 
   mutable std::mutex mu_;
   EpochLog log_;                // the current epoch

@@ -147,6 +147,11 @@ class TableEngine {
     return nullptr;
   }
 
+  // The row under a storage key of one of the engine's relations at the
+  // latest commit (a StateTable's committed reads: state_table.h);
+  // NotFound when there is none.
+  virtual Status GetCommitted(const std::string& key, std::string* value) const = 0;
+
   virtual Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) = 0;
   virtual void FinishEpoch(uint32_t database_id, Epoch epoch, bool committed) = 0;
   virtual Status Recover(const MetaStore& meta) = 0;

@@ -449,6 +449,16 @@ class FileEngine : public TableEngine {
   std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const override {
     return std::make_shared<BulkRows>(table, key_column, std::move(dist_key));
   }
+  Status GetCommitted(const std::string& key, std::string* value) const override {
+    ScanSpec spec;
+    spec.table.table_id = TableIdOfKey(key);
+    auto scan = Scan(store_->GetSnapshot(), spec);
+    const auto& rows = static_cast<Replayed*>(scan.get())->rows();
+    auto it = rows.find(key);
+    if (it == rows.end()) return Status::NotFound("no row");
+    *value = it->second;
+    return Status::OK();
+  }
 
   Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) override {
     if (!writes.writes.bulk.empty()) return Status::InvalidArgument("the file engine takes no bulk rows");
@@ -501,6 +511,7 @@ class FileEngine : public TableEngine {
     bool complete() const override { return true; }
     const std::string& last_key() const override { return last_key_; }  // not resumable
     size_t size() const { return rows_.size(); }
+    const std::map<std::string, std::string>& rows() const { return rows_; }
 
    private:
     std::map<std::string, std::string> rows_;

@@ -3,11 +3,20 @@
 // (series, timestamp) — the order a flush writes them in (issue 21).
 //
 // A row is identified by its series (the memcomparable encoding of the
-// table's primary key: the tags) and its timestamp in the time index
-// column's unit. A later write of the same (series, timestamp) replaces the
-// earlier one, unless the table is append-only (`append_mode`), where both
-// are kept, in the order written. `fields` is the rest of the row, encoded
-// as the table stores it; the memtable does not look into it.
+// table's primary key: the tags), its timestamp in the time index column's
+// unit and a `tail` (the key bytes after the time index: the row id of an
+// append-only table; usually empty). A later write of the same key replaces
+// the earlier one, unless the memtable is append-only (`append_mode`),
+// where both are kept, in the order written. `fields` is the rest of the
+// row, encoded as the table stores it; the memtable does not look into it.
+//
+// Versions. Each write carries the epoch that made it (0 outside the
+// engine) and may be a delete. A write of a key in a later epoch than the
+// key's newest keeps the older version beside it: a reader at an older
+// committed epoch (a snapshot taken before) still finds the row as it was
+// (Read and Find take the newest version at or below an epoch). A write in
+// the same epoch replaces that epoch's version. DiscardFrom removes the
+// versions of epochs whose commit failed.
 //
 // A memtable is mutable until frozen; a frozen one is only read (and later
 // flushed). Thread safety: Write, Freeze and the readers may be called
@@ -18,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -25,12 +35,21 @@
 
 namespace freshet {
 
-// One row written to a time-series table's region.
+// One row (one version of it) written to a time-series table's region.
 struct TimeSeriesRow {
   std::string series;  // memcomparable primary key (the tags)
   int64_t ts = 0;      // the time index, in the column's unit
-  std::string fields;  // the other columns, encoded
+  std::string fields;  // the row, encoded
+  std::string tail;    // key bytes after the time index (empty but in append-only tables)
+  uint64_t epoch = 0;  // the epoch that wrote it
+  bool deleted = false;  // a delete of the key (fields empty)
 };
+
+// Where a row sorts: (series, ts, tail, sequence); the sequence is 0 except
+// in an append-mode memtable, where it keeps equal keys apart in write
+// order. The order of (series, ts, tail) is the order of the storage keys
+// they come from (series is self-delimiting).
+using TimeSeriesKey = std::tuple<std::string, int64_t, std::string, uint64_t>;
 
 class TimeSeriesMemtable {
  public:
@@ -38,10 +57,12 @@ class TimeSeriesMemtable {
 
   uint64_t id() const { return id_; }
   bool append_mode() const { return append_mode_; }
-  // Adds the rows (in the order given: of two writes of one key the later
-  // wins). Throws 55000 when the memtable is frozen.
+  // Adds the rows (in the order given: of two writes of one key in one
+  // epoch the later wins). Throws 55000 when the memtable is frozen.
   void Write(const std::vector<TimeSeriesRow>& rows);
   void Write(const TimeSeriesRow& row) { Write(std::vector<TimeSeriesRow>{row}); }
+  // Removes every version written by an epoch >= `epoch` (a failed commit's).
+  void DiscardFrom(uint64_t epoch);
   void Freeze();
   bool frozen() const;
   bool empty() const;
@@ -49,22 +70,41 @@ class TimeSeriesMemtable {
   // Approximate bytes held (keys, values and per-row overhead): what the
   // write buffer limit counts.
   size_t bytes() const;
-  // Calls fn for each row in (series, timestamp, write order) order; stops
-  // when fn returns false.
+  // Calls fn for each key's newest version in key order (deletes included,
+  // `deleted` set); stops when fn returns false.
   void ForEach(const std::function<bool(const TimeSeriesRow&)>& fn) const;
+  // Appends to *out, in key order, up to `max` rows from `from` on (past
+  // it when `after`): of each key the newest version written by an epoch <=
+  // `visible` (deletes included); keys without one are skipped. Returns
+  // false when no key is left after those appended.
+  bool Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
+            std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const;
+  // The newest version of (series, ts, tail) at or below `visible`.
+  std::optional<TimeSeriesRow> Find(const std::string& series, int64_t ts, const std::string& tail,
+                                    uint64_t visible) const;
   // The smallest and largest timestamp held; {0, -1} when empty.
   std::pair<int64_t, int64_t> TimeRange() const;
+  // The newest epoch written (0 when empty).
+  uint64_t max_epoch() const;
 
  private:
-  // (series, ts, sequence): the sequence is 0 except in append mode, where
-  // it keeps equal keys apart in write order.
-  using Key = std::tuple<std::string, int64_t, uint64_t>;
+  struct Version {
+    uint64_t epoch = 0;
+    bool deleted = false;
+    std::string fields;
+  };
+  // A key's versions, oldest first (almost always one).
+  using Versions = std::vector<Version>;
+  static const Version* VisibleIn(const Versions& versions, uint64_t visible);
+  static TimeSeriesRow RowOf(const TimeSeriesKey& key, const Version& v);
+
   const uint64_t id_;
   const bool append_mode_;
   mutable std::mutex mu_;
-  std::map<Key, std::string> rows_;
+  std::map<TimeSeriesKey, Versions> rows_;
   uint64_t next_sequence_ = 0;
   size_t bytes_ = 0;
+  uint64_t max_epoch_ = 0;
   bool frozen_ = false;
 };
 

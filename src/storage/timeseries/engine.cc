@@ -1,0 +1,482 @@
+#include "storage/timeseries/engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "common/encoding.h"
+#include <spdlog/spdlog.h>
+#include "storage/keys.h"
+#include "storage/timeseries/little_endian.h"
+
+namespace freshet {
+
+namespace {
+
+constexpr size_t kTimeKeyBytes = kBigintKeySize;  // the time index's memcomparable bytes
+constexpr size_t kRowIdKeyBytes = kBigintKeySize;
+constexpr size_t kReadBatch = 1024;
+
+// A storage key of a time-series table, split (see the top of engine.h).
+struct SplitKey {
+  std::string series;  // [vnode][tags]
+  int64_t ts = 0;
+  std::string tail;
+};
+
+bool Split(std::string_view key, size_t tail_bytes, SplitKey* out) {
+  if (key.size() < 4 + 2 + kTimeKeyBytes + tail_bytes) return false;
+  const size_t ts_at = key.size() - tail_bytes - kTimeKeyBytes;
+  out->series.assign(key.data() + 4, ts_at - 4);
+  if (key[ts_at] != 0x01) return false;  // NULL: a time index is NOT NULL
+  out->ts = static_cast<int64_t>(GetFixed64BE(key.data() + ts_at + 1) ^ (uint64_t(1) << 63));
+  out->tail.assign(key.data() + ts_at + kTimeKeyBytes, tail_bytes);
+  return true;
+}
+
+std::string JoinKey(TableId table, const std::string& series, int64_t ts, const std::string& tail) {
+  std::string key = TablePrefix(table);
+  key += series;
+  EncodeBigintKey(ts, &key);
+  key += tail;
+  return key;
+}
+
+uint16_t VnodeOfSeries(const std::string& series) {
+  return series.size() < 2 ? 0 : GetFixed16BE(series.data());
+}
+
+void PutBytes(std::string_view bytes, std::string* out) {
+  PutLittleEndian(bytes.size(), 4, out);
+  out->append(bytes);
+}
+
+// Reads a length-prefixed string at *pos; false when cut short.
+bool GetBytes(std::string_view in, size_t* pos, std::string* out) {
+  if (in.size() - *pos < 4) return false;
+  uint64_t len = GetLittleEndian(in, *pos, 4);
+  *pos += 4;
+  if (in.size() - *pos < len) return false;
+  out->assign(in.data() + *pos, len);
+  *pos += len;
+  return true;
+}
+
+}  // namespace
+
+std::string TimeSeriesWalMarkerKey(uint32_t database_id) { return "tswal/" + std::to_string(database_id); }
+
+struct TimeSeriesEngine::Table {
+  TableId id = 0;
+  TimeSeriesTableOptions options;
+  size_t tail_bytes = 0;
+  std::shared_ptr<std::atomic<uint64_t>> next_memtable_id = std::make_shared<std::atomic<uint64_t>>(1);
+  mutable std::mutex mu;
+  std::unique_ptr<TimePartitions> partitions;  // the mutable memtables
+
+  // Every memtable to read, under mu.
+  std::vector<std::shared_ptr<TimeSeriesMemtable>> Memtables() const {
+    std::lock_guard lock(mu);
+    std::vector<std::shared_ptr<TimeSeriesMemtable>> out;
+    for (const auto& p : partitions->partitions()) out.push_back(p.memtable);
+    return out;
+  }
+};
+
+struct TimeSeriesEngine::Database {
+  uint32_t id = 0;
+  // Held from PrepareEpoch to FinishEpoch: one commit at a time.
+  std::mutex commit_mu;
+  std::unique_ptr<TimeSeriesWal> wal;  // null in memory
+  std::atomic<uint64_t> committed{0};  // the latest committed epoch with writes here
+  // The epoch being prepared.
+  Epoch pending_epoch = 0;
+  std::optional<WalPosition> pending_end;
+  std::vector<std::shared_ptr<Table>> pending_tables;
+};
+
+TimeSeriesEngine::TimeSeriesEngine(StateStore* store, std::string dir) : store_(store), dir_(std::move(dir)) {}
+
+TimeSeriesEngine::~TimeSeriesEngine() = default;
+
+void TimeSeriesEngine::AddTable(TableId id, TimeSeriesTableOptions options) {
+  auto table = std::make_shared<Table>();
+  table->id = id;
+  table->tail_bytes = options.append_mode ? kRowIdKeyBytes : 0;
+  table->partitions = std::make_unique<TimePartitions>(options.window_seconds, options.unit, /*append_mode=*/false,
+                                                       table->next_memtable_id);
+  table->options = std::move(options);
+  std::unique_lock lock(mu_);
+  tables_[id] = std::move(table);
+}
+
+void TimeSeriesEngine::DropTable(TableId id) {
+  std::unique_lock lock(mu_);
+  tables_.erase(id);
+}
+
+bool TimeSeriesEngine::HasTable(TableId id) const {
+  std::shared_lock lock(mu_);
+  return tables_.count(id) > 0;
+}
+
+std::shared_ptr<TimeSeriesEngine::Table> TimeSeriesEngine::TableOf(TableId id) const {
+  std::shared_lock lock(mu_);
+  auto it = tables_.find(id);
+  return it == tables_.end() ? nullptr : it->second;
+}
+
+TimeSeriesEngine::Database& TimeSeriesEngine::DatabaseOf(uint32_t database_id) {
+  {
+    std::shared_lock lock(mu_);
+    if (auto it = databases_.find(database_id); it != databases_.end()) return *it->second;
+  }
+  std::unique_lock lock(mu_);
+  auto& db = databases_[database_id];
+  if (!db) {
+    db = std::make_unique<Database>();
+    db->id = database_id;
+    db->committed = store_->CommittedEpoch(database_id).value_or(0);
+  }
+  return *db;
+}
+
+size_t TimeSeriesEngine::MemtableRows(TableId id) const {
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return 0;
+  size_t n = 0;
+  for (const auto& m : table->Memtables()) n += m->num_rows();
+  return n;
+}
+
+// ---- Epoch commits ----
+
+Status TimeSeriesEngine::PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) {
+  Database& db = DatabaseOf(writes.database_id);
+  db.commit_mu.lock();  // released by FinishEpoch, which follows every PrepareEpoch
+  db.pending_epoch = writes.epoch;
+  db.pending_end.reset();
+  db.pending_tables.clear();
+  if (!writes.writes.bulk.empty())
+    return Status::InvalidArgument("a bulk load of a time-series table (its rows come as ordinary writes)");
+  // The epoch's rows per table, and the log record holding them all.
+  std::map<TableId, std::pair<std::shared_ptr<Table>, std::vector<TimeSeriesRow>>> rows;
+  std::string record;
+  PutLittleEndian(writes.epoch, 8, &record);
+  for (const WriteLog* log : writes.writes.ops) {
+    for (const WriteOp& op : *log) {
+      TableId id = TableIdOfKey(op.key);
+      auto& [table, table_rows] = rows[id];
+      if (!table) table = TableOf(id);
+      if (!table) return Status::InvalidArgument(fmt::format("table {} is not a time-series table", id));
+      SplitKey k;
+      if (!Split(op.key, table->tail_bytes, &k))
+        return Status::InvalidArgument(fmt::format("a key of table {} without a time index", id));
+      TimeSeriesRow row;
+      row.series = std::move(k.series);
+      row.ts = k.ts;
+      row.tail = std::move(k.tail);
+      row.epoch = writes.epoch;
+      row.deleted = op.is_delete;
+      if (!op.is_delete) row.fields.assign(op.value);
+      PutLittleEndian(id, 4, &record);
+      record.push_back(row.deleted ? 1 : 0);
+      PutLittleEndian(static_cast<uint64_t>(row.ts), 8, &record);
+      PutBytes(row.series, &record);
+      PutBytes(row.tail, &record);
+      PutBytes(row.fields, &record);
+      table_rows.push_back(std::move(row));
+    }
+  }
+  if (!dir_.empty() && !db.wal) {
+    // The database's first time-series writes (Recover opened the logs
+    // that hold committed records).
+    auto wal = TimeSeriesWal::Open(fmt::format("{}/wal/{}", dir_, writes.database_id), std::nullopt,
+                                   store_->commits_synced(), [](std::string_view) {}, nullptr);
+    if (!wal.ok()) return wal.status();
+    db.wal = std::move(*wal);
+  }
+  if (db.wal) {
+    Result<WalPosition> end = db.wal->Append(record);
+    if (!end.ok()) return end.status();
+    db.pending_end = *end;
+    batch->markers.emplace_back(TimeSeriesWalMarkerKey(writes.database_id), end->Encode());
+  }
+  for (auto& [id, entry] : rows) {
+    db.pending_tables.push_back(entry.first);
+    try {
+      std::lock_guard lock(entry.first->mu);
+      entry.first->partitions->Write(entry.second);
+    } catch (const SqlError& e) {
+      return Status::InvalidArgument(e.message());
+    }
+  }
+  return Status::OK();
+}
+
+void TimeSeriesEngine::FinishEpoch(uint32_t database_id, Epoch epoch, bool committed) {
+  Database& db = DatabaseOf(database_id);
+  if (committed) {
+    if (db.wal && db.pending_end) db.wal->Commit(*db.pending_end);
+    db.committed = std::max<uint64_t>(db.committed, epoch);
+  } else {
+    for (const auto& table : db.pending_tables)
+      for (const auto& m : table->Memtables()) m->DiscardFrom(epoch);
+  }
+  db.pending_tables.clear();
+  db.pending_end.reset();
+  db.commit_mu.unlock();
+}
+
+void TimeSeriesEngine::ApplyRecord(std::string_view payload, uint64_t committed_epoch) {
+  if (payload.size() < 8) return;
+  const uint64_t epoch = GetLittleEndian(payload, 0, 8);
+  if (epoch > committed_epoch) return;  // cannot be: the marker is committed with its epoch
+  std::map<TableId, std::vector<TimeSeriesRow>> rows;
+  size_t pos = 8;
+  while (pos < payload.size()) {
+    if (payload.size() - pos < 13) return;
+    TableId id = static_cast<TableId>(GetLittleEndian(payload, pos, 4));
+    TimeSeriesRow row;
+    row.deleted = payload[pos + 4] != 0;
+    row.ts = static_cast<int64_t>(GetLittleEndian(payload, pos + 5, 8));
+    pos += 13;
+    row.epoch = epoch;
+    if (!GetBytes(payload, &pos, &row.series) || !GetBytes(payload, &pos, &row.tail) ||
+        !GetBytes(payload, &pos, &row.fields))
+      return;
+    rows[id].push_back(std::move(row));
+  }
+  for (auto& [id, table_rows] : rows) {
+    std::shared_ptr<Table> table = TableOf(id);
+    if (!table) continue;  // dropped
+    try {
+      std::lock_guard lock(table->mu);
+      table->partitions->Write(table_rows);
+    } catch (const SqlError& e) {
+      spdlog::error("time-series table {}: a logged write does not apply again: {}", id, e.message());
+    }
+  }
+}
+
+Status TimeSeriesEngine::Recover(const MetaStore& meta) {
+  if (dir_.empty()) return Status::OK();
+  const std::string wal_dir = dir_ + "/wal";
+  std::map<uint32_t, WalPosition> committed;
+  meta.ScanMeta("tswal/", [&](const std::string& key, const std::string& value) {
+    uint32_t db = 0;
+    try {
+      db = static_cast<uint32_t>(std::stoul(key.substr(6)));
+    } catch (...) {
+      return;
+    }
+    if (auto p = WalPosition::Decode(value)) committed[db] = *p;
+  });
+  // Logs of databases without a committed marker hold nothing committed.
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(wal_dir, ec)) {
+    std::string name = entry.path().filename().string();
+    bool known = name.find_first_not_of("0123456789") == std::string::npos && !name.empty() && name.size() < 11 &&
+                 committed.count(static_cast<uint32_t>(std::stoul(name)));
+    if (!known) std::filesystem::remove_all(entry.path(), ec);
+  }
+  for (const auto& [database_id, position] : committed) {
+    Database& db = DatabaseOf(database_id);
+    const uint64_t committed_epoch = store_->CommittedEpoch(database_id).value_or(0);
+    std::string damaged;
+    auto wal = TimeSeriesWal::Open(
+        fmt::format("{}/{}", wal_dir, database_id), position, store_->commits_synced(),
+        [&](std::string_view payload) { ApplyRecord(payload, committed_epoch); }, &damaged);
+    if (!wal.ok()) return wal.status();
+    if (!damaged.empty()) spdlog::error("time-series log of database {}: {}", database_id, damaged);
+    db.wal = std::move(*wal);
+  }
+  return Status::OK();
+}
+
+// ---- Reads ----
+
+namespace {
+
+// The rows of one table's memtables in storage-key order (see the top of
+// engine.h), for one vnode range at one committed epoch.
+class TimeSeriesScan : public ChunkScan {
+ public:
+  TimeSeriesScan(std::vector<std::shared_ptr<TimeSeriesMemtable>> memtables, uint64_t visible, ScanSpec spec,
+                 size_t tail_bytes)
+      : visible_(visible), spec_(std::move(spec)) {
+    TimeSeriesKey from{std::string(), INT64_MIN, std::string(), 0};
+    PutFixed16BE(&std::get<0>(from), static_cast<uint16_t>(std::clamp(spec_.vnode_begin, 0, kVnodeCount - 1)));
+    bool after = false;
+    std::string overlay_from = VnodePrefix(spec_.table.table_id, static_cast<uint16_t>(std::clamp(spec_.vnode_begin, 0, kVnodeCount - 1)));
+    if (!spec_.start_after.empty()) {
+      SplitKey k;
+      if (Split(spec_.start_after, tail_bytes, &k) && VnodeOfSeries(k.series) >= spec_.vnode_begin) {
+        from = TimeSeriesKey{std::move(k.series), k.ts, std::move(k.tail), 0};
+        after = true;
+        overlay_from = spec_.start_after + '\0';
+      }
+    }
+    for (auto& m : memtables) sources_.push_back(Source{std::move(m), from, after, {}, 0, true});
+    overlay_it_ = spec_.overlay.lower_bound(overlay_from);
+    overlay_end_ = spec_.vnode_end >= kVnodeCount ? spec_.overlay.end()
+                                                   : spec_.overlay.lower_bound(VnodePrefix(
+                                                         spec_.table.table_id, static_cast<uint16_t>(spec_.vnode_end)));
+  }
+
+  bool Next(DataChunk* out, size_t max_rows) override {
+    *out = DataChunk(spec_.table.column_types);
+    size_t n = 0;
+    const std::vector<bool>* projection = spec_.projection.empty() ? nullptr : &spec_.projection;
+    auto decode = [&](std::string_view fields) {
+      if (!DecodeStoredRowInto(fields, out, spec_.table.missing_cells, projection))
+        throw SqlError(sqlstate::kDataCorrupted,
+                       "corrupt row in time-series table " + std::to_string(spec_.table.table_id));
+      n++;
+    };
+    while (n < max_rows) {
+      const TimeSeriesRow* row = Head();
+      const bool have_overlay = overlay_it_ != overlay_end_;
+      if (!row && !have_overlay) break;
+      std::string key = row ? JoinKey(spec_.table.table_id, row->series, row->ts, row->tail) : std::string();
+      int cmp = !row ? 1 : !have_overlay ? -1 : key.compare(overlay_it_->first);
+      if (cmp <= 0) {
+        const bool deleted = row->deleted;
+        std::string fields = row->fields;
+        Advance();
+        if (cmp == 0) continue;  // the overlay's entry for the key comes next and wins
+        if (deleted) continue;
+        decode(fields);
+        if (spec_.resumable) last_key_ = std::move(key);
+        continue;
+      }
+      if (overlay_it_->second) {
+        decode(*overlay_it_->second);
+        if (spec_.resumable) last_key_ = overlay_it_->first;
+      }
+      ++overlay_it_;
+    }
+    out->set_cardinality(n);
+    return n > 0;
+  }
+
+  // The scan cache (storage/scan_cache.h) is for the row store, whose
+  // commits tell it when a table changes.
+  bool complete() const override { return false; }
+  const std::string& last_key() const override { return last_key_; }
+
+ private:
+  struct Source {
+    std::shared_ptr<TimeSeriesMemtable> memtable;
+    TimeSeriesKey from;
+    bool after;
+    std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> buffer;
+    size_t pos;
+    bool more;
+  };
+
+  // The source's next row within the vnode range, or null.
+  const std::pair<TimeSeriesKey, TimeSeriesRow>* Peek(Source& s) {
+    if (s.pos == s.buffer.size()) {
+      if (!s.more) return nullptr;
+      s.buffer.clear();
+      s.pos = 0;
+      s.more = s.memtable->Read(s.from, s.after, visible_, kReadBatch, &s.buffer);
+      if (s.buffer.empty()) {
+        s.more = false;
+        return nullptr;
+      }
+      s.from = s.buffer.back().first;
+      s.after = true;
+    }
+    const auto& entry = s.buffer[s.pos];
+    if (VnodeOfSeries(entry.second.series) >= spec_.vnode_end) {
+      s.more = false;
+      s.buffer.clear();
+      s.pos = 0;
+      return nullptr;
+    }
+    return &entry;
+  }
+
+  // The smallest key among the sources, its newest version; null when none.
+  const TimeSeriesRow* Head() {
+    head_.clear();
+    const std::pair<TimeSeriesKey, TimeSeriesRow>* best = nullptr;
+    for (size_t i = 0; i < sources_.size(); i++) {
+      const auto* e = Peek(sources_[i]);
+      if (!e) continue;
+      // Keys compare without the sequence (always 0 here).
+      if (!best || e->first < best->first) {
+        best = e;
+        head_.assign(1, i);
+      } else if (e->first == best->first) {
+        if (e->second.epoch > best->second.epoch) best = e;
+        head_.push_back(i);
+      }
+    }
+    return best ? &best->second : nullptr;
+  }
+
+  void Advance() {
+    for (size_t i : head_) sources_[i].pos++;
+    head_.clear();
+  }
+
+  const uint64_t visible_;
+  const ScanSpec spec_;
+  std::vector<Source> sources_;
+  std::vector<size_t> head_;  // the sources whose next row has the head's key
+  Overlay::const_iterator overlay_it_, overlay_end_;
+  std::string last_key_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChunkScan> TimeSeriesEngine::Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const {
+  std::shared_ptr<Table> table = TableOf(spec.table.table_id);
+  if (!table) throw SqlError(sqlstate::kUndefinedTable, fmt::format("table {} is not stored", spec.table.table_id));
+  const uint64_t visible = store_->CommittedEpoch(table->options.database_id, snapshot.get()).value_or(0);
+  return std::make_unique<TimeSeriesScan>(table->Memtables(), visible, std::move(spec), table->tail_bytes);
+}
+
+Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value) const {
+  std::shared_ptr<Table> table = TableOf(TableIdOfKey(key));
+  if (!table) return Status::NotFound("no such table");
+  SplitKey k;
+  if (!Split(key, table->tail_bytes, &k)) return Status::NotFound("not a key of the table");
+  uint64_t visible = 0;
+  {
+    std::shared_lock lock(mu_);
+    auto it = databases_.find(table->options.database_id);
+    visible = it != databases_.end() ? it->second->committed.load()
+                                     : store_->CommittedEpoch(table->options.database_id).value_or(0);
+  }
+  std::optional<TimeSeriesRow> newest;
+  for (const auto& m : table->Memtables()) {
+    std::optional<TimeSeriesRow> row = m->Find(k.series, k.ts, k.tail, visible);
+    if (row && (!newest || row->epoch > newest->epoch)) newest = std::move(row);
+  }
+  if (!newest || newest->deleted) return Status::NotFound("no row");
+  *value = std::move(newest->fields);
+  return Status::OK();
+}
+
+TableStatistics TimeSeriesEngine::Statistics(TableId id, const Snapshot*) const {
+  TableStatistics stats;
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return stats;
+  for (const auto& m : table->Memtables()) {
+    stats.rows += static_cast<int64_t>(m->num_rows());
+    stats.bytes += m->bytes();
+  }
+  return stats;
+}
+
+std::shared_ptr<BulkRows> TimeSeriesEngine::NewBulkRows(TableId table, int, std::vector<int>) const {
+  throw SqlError(sqlstate::kInternalError,
+                 fmt::format("table {} is a time-series table: its rows are not bulk-loaded as row-store files", table));
+}
+
+}  // namespace freshet

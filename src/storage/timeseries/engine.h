@@ -1,0 +1,122 @@
+// TimeSeriesEngine: the TableEngine (table_engine.h) of time-series tables
+// (issue 21): tables with a TIME INDEX, stored apart from the row store.
+//
+// Layout. A time-series table's storage key is the row store's
+// ([table][vnode][pk]) with the primary key's columns in this order: the
+// tags (the declared PRIMARY KEY, which identifies a series), then the
+// time index, then, in an append-only table, the hidden row id (the
+// `tail`). The engine splits each key into series ([vnode][tags]), time
+// and tail, and keeps each table's rows in memtables partitioned by time
+// window (time_partitions.h); the row's value is kept as the row store
+// encodes it. Rows of the same (series, time, tail) replace each other:
+// the stream layer above keeps a table's primary key unique (an append-only
+// table's row ids never repeat).
+//
+// Epochs (the two-phase commit of table_engine.h). PrepareEpoch takes one
+// database's time-series writes of an epoch, appends them as one record to
+// the database's write-ahead log (wal.h) and syncs it, adds them to the
+// memtables as versions of that epoch, and adds the log's new end to the
+// commit batch as the engine's marker ("tswal/<database>"). FinishEpoch
+// makes the end the log's committed position, or, when the commit failed,
+// removes the epoch's versions again. A reader sees a version only when its
+// epoch is at most the committed epoch of the table's database at the
+// reader's snapshot (StateStore::CommittedEpoch): the epoch becomes visible
+// with the store's one atomic write, together with the row store's writes
+// of the same epoch. A database's PrepareEpoch and FinishEpoch are
+// serialized (one commit at a time, as the barrier manager makes them).
+//
+// Recovery. Tables are registered (AddTable) before the engine joins the
+// store (TableEngines::Add calls Recover): Recover replays each database's
+// log up to its committed marker into the memtables of the tables still
+// registered, and discards what follows (log records of epochs that never
+// committed). A database whose log lost committed records (damage) starts
+// with what was read, and the loss is logged.
+//
+// Reads. Scan merges a table's memtables in storage-key order, of each key
+// the newest version visible at the snapshot, deletes hiding the rows they
+// delete, merging a transaction's overlay over them; a scan of a vnode
+// range reads only those vnodes. GetCommitted serves the point reads of the
+// table's StateTable (primary-key checks, old rows of updates) at the
+// latest commit.
+//
+// Not yet (docs/status.md, issue 21): flushing memtables to column files,
+// compaction and TTL, regions per partition rule; the memtables hold
+// everything written since the start of the log.
+//
+// Thread safety: every method may be called concurrently.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "storage/table_engine.h"
+#include "storage/timeseries/time_partitions.h"
+#include "storage/timeseries/wal.h"
+
+namespace freshet {
+
+// What the engine needs to know of one table.
+struct TimeSeriesTableOptions {
+  uint32_t database_id = 0;
+  StateTableDesc desc;
+  int time_index = -1;  // the time index column
+  TimeUnit unit = TimeUnit::kMicrosecond;
+  std::optional<int64_t> window_seconds;  // compaction.twcs.time_window
+  bool append_mode = false;  // the key ends with a row id after the time index
+};
+
+// The meta key of a database's committed log position.
+std::string TimeSeriesWalMarkerKey(uint32_t database_id);
+
+class TimeSeriesEngine : public TableEngine {
+ public:
+  // `dir`: where the logs go (<dir>/wal/<database>/); empty: in memory only
+  // (an in-memory store: nothing survives the process anyway).
+  TimeSeriesEngine(StateStore* store, std::string dir);
+  ~TimeSeriesEngine() override;
+  const char* name() const override { return "timeseries"; }
+
+  // Registers a table (at start before Recover, or when created). Its key
+  // layout must be as the top of this file says.
+  void AddTable(TableId id, TimeSeriesTableOptions options);
+  // Forgets a dropped table and its rows.
+  void DropTable(TableId id);
+  bool HasTable(TableId id) const;
+
+  std::unique_ptr<ChunkScan> Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const override;
+  TableStatistics Statistics(TableId table, const Snapshot* snapshot) const override;
+  std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const override;
+  Status GetCommitted(const std::string& key, std::string* value) const override;
+
+  Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) override;
+  void FinishEpoch(uint32_t database_id, Epoch epoch, bool committed) override;
+  Status Recover(const MetaStore& meta) override;
+
+  // The rows a table's memtables hold (every version; for tests and
+  // statistics).
+  size_t MemtableRows(TableId id) const;
+
+  struct Table;
+  struct Database;
+
+ private:
+  std::shared_ptr<Table> TableOf(TableId id) const;
+  Database& DatabaseOf(uint32_t database_id);
+  // Decodes one log record (or a prepared epoch's writes) into rows per table.
+  void ApplyRecord(std::string_view payload, uint64_t committed_epoch);
+
+  StateStore* store_;
+  const std::string dir_;
+  mutable std::shared_mutex mu_;  // tables_, databases_
+  std::map<TableId, std::shared_ptr<Table>> tables_;
+  std::map<uint32_t, std::unique_ptr<Database>> databases_;
+};
+
+}  // namespace freshet
