@@ -28,7 +28,7 @@ class InsertExecutor : public DmlExecutor {
     // outside a transaction block becomes a bulk insert (bulk_rows.h): no
     // WriteOp per row, no sort at commit. Small ones stay ops: a BulkRows
     // costs some kilobytes to set up.
-    bool may_bulk = !ctx_.pending && table.row_id_index >= 0;
+    bool may_bulk = !ctx_.pending && table.KeyedByRowId();
     std::shared_ptr<BulkRows> bulk;
     // The first chunks wait until it is clear which way they go: all of a
     // bulk insert's rows are in its BulkRows, so that its files can be

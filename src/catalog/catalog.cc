@@ -385,7 +385,13 @@ json TableToJson(const TableCatalog& t) {
           {"constraints", ConstraintsToJson(t.constraints)},
           {"backfill_upstream", t.backfill_upstream}, {"finished_at", t.finished_at_micros},
           {"failure", t.failure}, {"failure_code", t.failure_code},
-          {"sequence", t.kind == RelationKind::kSequence ? SequenceToJson(t.sequence) : json()}};
+          {"sequence", t.kind == RelationKind::kSequence ? SequenceToJson(t.sequence) : json()},
+          {"timeseries", t.IsTimeSeries() ? json{{"time_index", t.timeseries.time_index},
+                                                 {"tags", t.timeseries.tags},
+                                                 {"partition_columns", t.timeseries.partition_columns},
+                                                 {"partition_rules", t.timeseries.partition_rules},
+                                                 {"options", t.timeseries.options}}
+                                          : json()}};
 }
 
 TableCatalog TableFromJson(const json& j) {
@@ -429,6 +435,14 @@ TableCatalog TableFromJson(const json& j) {
   if (t.kind == RelationKind::kSequence) t.sequence = SequenceFromJson(j.at("sequence"));
   if (j.contains("connector_options"))
     t.connector_options = j.at("connector_options").get<std::map<std::string, std::string>>();
+  if (j.contains("timeseries") && j.at("timeseries").is_object()) {
+    const json& ts = j.at("timeseries");
+    t.timeseries.time_index = ts.at("time_index");
+    t.timeseries.tags = ts.at("tags").get<std::vector<int>>();
+    t.timeseries.partition_columns = ts.at("partition_columns").get<std::vector<std::string>>();
+    t.timeseries.partition_rules = ts.at("partition_rules").get<std::vector<std::string>>();
+    t.timeseries.options = ts.at("options").get<std::map<std::string, std::string>>();
+  }
   return t;
 }
 
@@ -937,7 +951,7 @@ void Catalog::UpdateSchema(ObjectId schema_id, const std::function<void(SchemaCa
   it->second = s;
 }
 
-TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences) {
+TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences, ObjectId reserved_id) {
   std::unique_lock lock(mu_);
   for (const auto& [id, t] : tables_) {
     if (t->schema_id == table.schema_id && t->name == table.name)
@@ -948,7 +962,7 @@ TableRef Catalog::CreateTable(TableCatalog table, std::vector<TableCatalog> owne
   }
   CheckTypeNameFreeLocked(table.schema_id, table.name, 0);
   MetaWrite batch;
-  table.id = NextIdLocked(&batch);
+  table.id = reserved_id ? reserved_id : NextIdLocked(&batch);
   for (auto& c : table.constraints)
     if (c.type == 'u') c.index_id = NextIdLocked(&batch);  // a new table: empty indexes
   if (table.created_at_micros == 0) table.created_at_micros = NowMicros();

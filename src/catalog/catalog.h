@@ -155,6 +155,25 @@ inline std::vector<int> TableDistributionKey(const std::vector<int>& pk) {
   return pk.empty() ? std::vector<int>{} : std::vector<int>{pk.front()};
 }
 
+// A time-series table's definition beyond its columns (issue 21;
+// storage/timeseries/engine.h): the TIME INDEX column, the series' columns
+// (its PRIMARY KEY, "tags"), the partition rules (each a region) and the
+// table options, as GreptimeDB's CREATE TABLE names them.
+struct TimeSeriesCatalog {
+  int time_index = -1;  // -1: not a time-series table (the row store's)
+  std::vector<int> tags;
+  std::vector<std::string> partition_columns;  // PARTITION ON COLUMNS (...)
+  std::vector<std::string> partition_rules;    // each rule's text, in order
+  // WITH options, keys lower-cased: ttl, compaction.type,
+  // compaction.twcs.time_window, append_mode ("true"/"false").
+  std::map<std::string, std::string> options;
+  std::string Option(const std::string& key) const {
+    auto it = options.find(key);
+    return it == options.end() ? std::string() : it->second;
+  }
+  bool append_mode() const { return Option("append_mode") == "true"; }
+};
+
 struct TableCatalog {
   ObjectId id = 0;
   ObjectId database_id = 0;
@@ -233,6 +252,11 @@ struct TableCatalog {
   uint64_t complete_from_snapshot = 0;
   std::string failure;             // jobs with status kFailed: why
   std::string failure_code = "XX000";  // and the error's SQLSTATE
+  TimeSeriesCatalog timeseries;    // tables with a TIME INDEX
+  bool IsTimeSeries() const { return timeseries.time_index >= 0; }
+  // Whether the rows are keyed by a generated row id alone (what a bulk
+  // load needs: bulk_rows.h).
+  bool KeyedByRowId() const { return row_id_index >= 0 && pk.size() == 1 && pk[0] == row_id_index && !IsTimeSeries(); }
 
   std::vector<DataType> types() const;
   // How the relation's rows are keyed in storage.
@@ -427,7 +451,8 @@ class Catalog {
   // Assigns table->id; returns the stored object.
   // With the sequences of its serial and identity columns (their
   // owned_by_table set to the new table's id), in one write.
-  TableRef CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences = {});
+  // `reserved_id`: the table's id, one NewObjectId returned (0: a new one).
+  TableRef CreateTable(TableCatalog table, std::vector<TableCatalog> owned_sequences = {}, ObjectId reserved_id = 0);
   // Creates a stream job's relation and its internal tables in one atomic
   // write; assigns ids (the job's first, or `reserved_id`: one NewObjectId
   // gave, for a job that had to be named before it existed) and sets the

@@ -261,6 +261,7 @@ TypeId TypeIdFromName(const std::string& name) {
       {"bigint", TypeId::kInt64},        {"float4", TypeId::kFloat32},
       {"real", TypeId::kFloat32},        {"float8", TypeId::kFloat64},
       {"float", TypeId::kFloat64},       {"double precision", TypeId::kFloat64},
+      {"double", TypeId::kFloat64},  // GreptimeDB's (and MySQL's) spelling
       {"numeric", TypeId::kNumeric},     {"decimal", TypeId::kNumeric},
       {"varchar", TypeId::kVarchar},     {"text", TypeId::kVarchar},
       {"character varying", TypeId::kVarchar}, {"string", TypeId::kVarchar},

@@ -5,6 +5,8 @@
 #include <random>
 
 #include "binder/binder.h"
+#include "catalog/timeseries_table.h"
+#include "storage/table_engines.h"
 #include "frontend/stream_job_planner.h"
 #include "meta/table_watermark.h"
 #include "meta/unique_index.h"
@@ -29,6 +31,23 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   } catch (const SqlError& e) {
     return Status::Corruption(e.message());
   }
+  // Time-series tables are stored by their engine, which recovers them
+  // from its logs before anything reads or writes them.
+  inst->timeseries_ = std::make_shared<TimeSeriesEngine>(
+      inst->store_.get(), options.in_memory ? std::string() : options.data_dir + "/timeseries");
+  std::vector<ObjectId> timeseries_tables;
+  try {
+    for (const auto& db : inst->catalog_->ListDatabases())
+      for (const auto& t : inst->catalog_->ListTables(db.id))
+        if (t->IsTimeSeries()) {
+          inst->timeseries_->AddTable(t->id, EngineOptionsOf(*t));
+          timeseries_tables.push_back(t->id);
+        }
+  } catch (const SqlError& e) {
+    return Status::Corruption(e.message());
+  }
+  if (Status s = inst->store_->engines().Add(inst->timeseries_); !s.ok()) return s;
+  for (ObjectId id : timeseries_tables) inst->store_->engines().Assign(id, inst->timeseries_.get());
   inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);
   inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
   inst->store_->ScanMeta(kSystemParameterPrefix, [&](const std::string& key, const std::string& value) {
@@ -94,6 +113,20 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
 }
 
 Instance::~Instance() { Shutdown(); }
+
+TableRef Instance::CreateTimeSeriesTable(Catalog* catalog, TableCatalog t, std::vector<TableCatalog> owned_sequences) {
+  const ObjectId id = catalog->NewObjectId();
+  t.id = id;
+  timeseries_->AddTable(id, EngineOptionsOf(t));
+  store_->engines().Assign(id, timeseries_.get());
+  try {
+    return catalog->CreateTable(std::move(t), std::move(owned_sequences), id);
+  } catch (...) {
+    store_->engines().Assign(id, &store_->engines().row_store());
+    timeseries_->DropTable(id);
+    throw;
+  }
+}
 
 void Instance::Shutdown() {
   if (barriers_) barriers_->StopAll();

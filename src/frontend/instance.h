@@ -24,6 +24,7 @@
 #include "meta/stream_jobs.h"
 #include "meta/job_progress.h"
 #include "storage/state_store.h"
+#include "storage/timeseries/engine.h"
 
 namespace freshet {
 
@@ -86,6 +87,12 @@ class Instance {
   // LISTEN / NOTIFY between sessions.
   NotificationHub* notifications() { return &notifications_; }
   DmlManager* DmlFor(ObjectId database_id);
+  // The engine of time-series tables (storage/timeseries/engine.h).
+  TimeSeriesEngine* timeseries() const { return timeseries_.get(); }
+  // Creates time-series table `t` (catalog/timeseries_table.h) in `catalog`:
+  // its engine stores it before the catalog names it, so no write can
+  // reach the row store first.
+  TableRef CreateTimeSeriesTable(Catalog* catalog, TableCatalog t, std::vector<TableCatalog> owned_sequences);
   // barrier_interval_ms, checkpoint_frequency: applied at once and kept in
   // the store (they override the configuration file after a restart).
   void SetSystemParameter(const std::string& name, int64_t value);
@@ -123,6 +130,7 @@ class Instance {
   std::unique_ptr<StreamJobs> jobs_;
   std::unique_ptr<JobProgressTracker> job_progress_;
   std::unique_ptr<SequenceManager> sequences_;
+  std::shared_ptr<TimeSeriesEngine> timeseries_;
   std::mutex mu_;
   std::map<ObjectId, std::unique_ptr<DmlManager>> dml_;
   struct SessionEntry {

@@ -550,10 +550,71 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
   if (!source && !table && !sink) return text;
   std::vector<std::pair<int, int>> cuts;  // byte ranges of the text to drop
   int depth = 0;
+  size_t element_start = 0;  // the first token of the column list's current element
+  auto is_punct = [&](size_t i, const char* p) { return i < tok.size() && tok[i].kind == Token::Kind::kOther && tok[i].text == p; };
   for (size_t i = 0; i < tok.size(); i++) {
     const std::string& w = tok[i].text;
     if (tok[i].kind == Token::Kind::kOther && w == "(") depth++;
     if (tok[i].kind == Token::Kind::kOther && w == ")") depth--;
+    if (depth == 1 && (is_punct(i, ",") || (is_punct(i, "(") && element_start == 0))) element_start = i + 1;
+    if (table && depth >= 1 && w == "current_timestamp" && is_punct(i + 1, "(") && is_punct(i + 2, ")")) {
+      // GreptimeDB's CURRENT_TIMESTAMP(): PostgreSQL's has no parentheses.
+      cuts.emplace_back(tok[i + 1].start, tok[i + 2].end);
+      i += 2;
+      continue;
+    }
+    if (table && depth == 1 && w == "time" && word(i + 1) == "index" && tok[i].kind != Token::Kind::kString) {
+      // GreptimeDB's time index: an element TIME INDEX (col), or a
+      // column's TIME INDEX.
+      if (!ps->time_index.empty()) ThrowSyntax(sql, offset, tok[i].start, "a table may have only one TIME INDEX");
+      ps->time_index_location = offset + tok[i].start;
+      if (i == element_start) {
+        if (!is_punct(i + 2, "(") || i + 4 >= tok.size() || !is_punct(i + 4, ")"))
+          ThrowSyntax(sql, offset, i + 2 < tok.size() ? tok[i + 2].start : tok.back().end,
+                      "syntax error in TIME INDEX: expected (column)");
+        ps->time_index = tok[i + 3].text;
+        if (i > 0 && is_punct(i - 1, ",")) cuts.emplace_back(tok[i - 1].start, tok[i + 4].end);
+        else cuts.emplace_back(tok[i].start, is_punct(i + 5, ",") ? tok[i + 5].end : tok[i + 4].end);
+        i += 4;
+        continue;
+      }
+      ps->time_index = tok[element_start].text;
+      cuts.emplace_back(tok[i].start, tok[i + 1].end);
+      i++;
+      continue;
+    }
+    if (table && depth == 0 && w == "partition" && word(i + 1) == "on" && word(i + 2) == "columns" && is_punct(i + 3, "(")) {
+      // PARTITION ON COLUMNS (c, ...) (rule, ...): GreptimeDB's regions.
+      size_t j = i + 4;
+      for (; j < tok.size() && !is_punct(j, ")"); j++)
+        if (!is_punct(j, ",")) ps->partition_columns.push_back(tok[j].text);
+      if (!is_punct(j + 1, "("))
+        ThrowSyntax(sql, offset, j + 1 < tok.size() ? tok[j + 1].start : tok.back().end,
+                    "syntax error in PARTITION ON COLUMNS: expected the partition rules in parentheses");
+      j += 2;
+      int inner = 0;
+      size_t rule_start = j;
+      for (; j < tok.size(); j++) {
+        if (is_punct(j, "(")) inner++;
+        if (is_punct(j, ")") && inner-- == 0) break;
+        if (inner == 0 && is_punct(j, ",")) {
+          if (j > rule_start) ps->partition_rules.push_back(text.substr(tok[rule_start].start, tok[j - 1].end - tok[rule_start].start));
+          rule_start = j + 1;
+        }
+      }
+      if (j >= tok.size()) ThrowSyntax(sql, offset, tok.back().end, "syntax error in PARTITION ON COLUMNS: missing \")\"");
+      if (j > rule_start) ps->partition_rules.push_back(text.substr(tok[rule_start].start, tok[j - 1].end - tok[rule_start].start));
+      ps->has_partition = true;
+      cuts.emplace_back(tok[i].start, tok[j].end);
+      i = j;
+      continue;
+    }
+    if (table && depth == 0 && w == "engine" && word(i + 1) == "=" && i + 2 < tok.size()) {
+      ps->engine = Lower(tok[i + 2].text);  // GreptimeDB's ENGINE = mito
+      cuts.emplace_back(tok[i].start, tok[i + 2].end);
+      i += 2;
+      continue;
+    }
     if (depth == 1 && (source || table) && w == "watermark" && tok[i].kind == Token::Kind::kIdent &&
         word(i + 1) == "for" && i > 0 && (word(i - 1) == "," || word(i - 1) == "(")) {
       // , WATERMARK FOR col AS expr: up to the next comma or the list's end.
@@ -603,7 +664,14 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
       if (j >= tok.size()) ThrowSyntax(sql, offset, tok.back().end, "syntax error in WITH options: missing \")\"");
       // A table's WITH without a connector holds PostgreSQL's storage
       // parameters (fillfactor = 100): left for PostgreSQL's grammar.
+      if (table && !options.count("connector") && ps->time_index.empty()) {
+        i = j;
+        continue;
+      }
       if (table && !options.count("connector")) {
+        // A time-series table's options (ttl, compaction.*, append_mode).
+        ps->timeseries_options = std::move(options);
+        cuts.emplace_back(tok[i].start, tok[j].end);
         i = j;
         continue;
       }
@@ -664,6 +732,7 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
     }
   }
   if (sink) return text;  // the sink statement itself is parsed by hand
+  std::sort(cuts.begin(), cuts.end());
   std::string out;
   int pos = 0;
   for (auto [b, e] : cuts) {

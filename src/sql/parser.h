@@ -162,6 +162,17 @@ struct ParsedStatement {
   // FETCH ... WITH (timeout = '...') (RisingWave's, for subscription
   // cursors): the trailing clause cut off; its text ("" for none).
   std::string fetch_timeout;
+  // GreptimeDB's CREATE TABLE clauses (time-series tables, issue 21), cut
+  // out: `TIME INDEX (col)` or `col type ... TIME INDEX` (the column as
+  // written, lower-cased unless quoted); `PARTITION ON COLUMNS (c, ...)
+  // (rule, ...)` (each rule's text); `ENGINE = name`; and, for a table
+  // with a time index, its WITH options (keys lower-cased, quoted or not).
+  std::string time_index;
+  int time_index_location = -1;
+  bool has_partition = false;
+  std::vector<std::string> partition_columns, partition_rules;
+  std::string engine;
+  std::map<std::string, std::string> timeseries_options;
 };
 
 class ParseCache;

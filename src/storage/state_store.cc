@@ -911,7 +911,11 @@ Status StateStore::CommitMeta(const MetaWrite& write) {
       }
     }
   }
-  return Commit(&batch);
+  Status s = Commit(&batch);
+  if (s.ok())
+    for (const MetaWrite::Op& op : write.ops())
+      if (op.kind == MetaWrite::Op::kDropData) engines_->Dropped(op.relation_id);
+  return s;
 }
 
 std::optional<uint64_t> StateStore::MetaNumber(const std::string& key, const Snapshot* snapshot) const {

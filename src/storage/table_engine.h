@@ -152,6 +152,10 @@ class TableEngine {
   // NotFound when there is none.
   virtual Status GetCommitted(const std::string& key, std::string* value) const = 0;
 
+  // The relation was dropped (its catalog entry and, in the row store, its
+  // rows deleted in one meta write): the engine forgets its rows.
+  virtual void DropRelation(TableId /*table*/) {}
+
   virtual Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) = 0;
   virtual void FinishEpoch(uint32_t database_id, Epoch epoch, bool committed) = 0;
   virtual Status Recover(const MetaStore& meta) = 0;

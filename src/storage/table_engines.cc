@@ -30,6 +30,18 @@ void TableEngines::Assign(TableId table, TableEngine* engine) {
   else assigned_[table] = engine;
 }
 
+void TableEngines::Dropped(TableId table) {
+  TableEngine* engine = nullptr;
+  {
+    std::unique_lock lock(mu_);
+    auto it = assigned_.find(table);
+    if (it == assigned_.end()) return;
+    engine = it->second;
+    assigned_.erase(it);
+  }
+  engine->DropRelation(table);
+}
+
 Status TableEngines::CommitEpoch(const CommitWrites& writes, const StateStore::EpochCommit& commit) {
   // Each engine's part of the writes. Ops of another engine's tables are
   // copied out of the shared logs (the logs hold every table's writes).

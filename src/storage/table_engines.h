@@ -41,6 +41,10 @@ class TableEngines {
   // Stores the relation in `engine` (one added before) from now on.
   void Assign(TableId table, TableEngine* engine);
 
+  // The relation's data was dropped (MetaWrite::DropRelationData,
+  // committed): its engine forgets it, and it is unassigned.
+  void Dropped(TableId table);
+
   // One database's epoch commit (see the top of this file).
   Status CommitEpoch(const CommitWrites& writes, const StateStore::EpochCommit& commit);
 

@@ -99,7 +99,7 @@ StatementOutcome HandleCopy(const HandlerArgs& args) {
     // ids are a bulk load (bulk_rows.h); anything else is ordinary writes.
     // A table with a watermark drops late rows as they are applied, which
     // needs them as ordinary writes.
-    const bool bulk_load = !session->InTransactionBlock() && table->row_id_index >= 0 && table->watermark_column < 0;
+    const bool bulk_load = !session->InTransactionBlock() && table->KeyedByRowId() && table->watermark_column < 0;
     // CHECK constraints are checked on this thread (the parallel loader
     // does not evaluate expressions).
     std::vector<CheckConstraint> checks = binder.BindChecks(*table);

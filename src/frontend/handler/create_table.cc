@@ -213,6 +213,23 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
     t.pk.push_back(idx);
     t.columns[idx].not_null = true;
   }
+  const bool timeseries = !stmt.time_index.empty();
+  if (!timeseries && (!stmt.engine.empty() || stmt.has_partition || !stmt.timeseries_options.empty()))
+    throw SqlError(sqlstate::kFeatureNotSupported, "ENGINE and PARTITION ON COLUMNS need a TIME INDEX")
+        .WithHint("A table with a TIME INDEX is a time-series table; others are stored as rows.");
+  if (timeseries) {
+    session->PreventInTransactionBlock("CREATE TABLE with a TIME INDEX");
+    if (temporary) throw SqlError(sqlstate::kFeatureNotSupported, "a temporary table cannot have a TIME INDEX");
+    if (stmt.has_with_options || stmt.is_source)
+      throw SqlError(sqlstate::kFeatureNotSupported, "a table with a TIME INDEX cannot have a connector");
+    if (!uniques.empty() || !copied_uniques.empty() || !foreign_keys.empty())
+      throw SqlError(sqlstate::kFeatureNotSupported,
+                     "UNIQUE and FOREIGN KEY constraints are not supported on a table with a TIME INDEX");
+    if (!stmt.on_conflict.empty() || stmt.append_only)
+      throw SqlError(sqlstate::kFeatureNotSupported, "a table with a TIME INDEX takes append_mode = 'true' instead of "
+                                                     "APPEND ONLY or ON CONFLICT");
+    BindTimeSeriesTable(stmt, &t);
+  }
   if (t.pk.empty()) {
     ColumnCatalog row_id{"_row_id", DataType::Int64(), true, true, ""};
     t.columns.push_back(row_id);
@@ -223,7 +240,7 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
   // that none may read another.
   for (auto& [i, bound] : generated) t.columns[i].generated = DeparseExpression(bound.generated->raw_expr);
   for (auto& [i, bound] : generated) BindGeneratedColumn(session, stmt, &t, i, bound);
-  t.dist_key = TableDistributionKey(t.pk);
+  t.dist_key = timeseries ? t.timeseries.tags : TableDistributionKey(t.pk);
   t.append_only = stmt.append_only;
   for (const auto& [columns, c] : uniques) t.constraints.push_back(BindUniqueConstraint(args, t, columns, c));
   for (const ConstraintCatalog& from : copied_uniques) {
@@ -329,7 +346,8 @@ StatementOutcome HandleCreateTable(const HandlerArgs& args) {
                                     session->cancel_flag());
     return {"CREATE TABLE"};
   }
-  ObjectId id = catalog->CreateTable(std::move(t), std::move(owned_sequences))->id;
+  ObjectId id = timeseries ? args.instance()->CreateTimeSeriesTable(catalog, std::move(t), std::move(owned_sequences))->id
+                           : catalog->CreateTable(std::move(t), std::move(owned_sequences))->id;
   session->NoteCreatedOrTruncated(id);
   if (cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DROP) session->NoteOnCommit(id, /*drop=*/true);
   if (cs->oncommit == PG_QUERY__ON_COMMIT_ACTION__ONCOMMIT_DELETE_ROWS) session->NoteOnCommit(id, /*drop=*/false);

@@ -1,5 +1,7 @@
 #include "frontend/handler/table_definition.h"
 
+#include "catalog/timeseries_table.h"
+
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
@@ -12,6 +14,7 @@
 #include "catalog/storage_parameters.h"
 #include "common/decimal.h"
 #include "common/error.h"
+#include "common/identifier.h"
 #include "expr/cast.h"
 #include "expr/function_registry.h"
 #include "frontend/handler/sequence.h"
@@ -576,11 +579,14 @@ std::string ForeignKeyNotice(const ConstraintCatalog& fk) {
 
 std::string NormalizedCreateTable(const TableCatalog& t) {
   std::string cols;
-  bool single_pk = t.pk.size() == 1 && t.row_id_index < 0;
+  // A time-series table's declared key is its tags (its storage key adds
+  // the time index and, in append mode, the row id).
+  const std::vector<int>& pk = t.IsTimeSeries() ? t.timeseries.tags : t.pk;
+  bool single_pk = pk.size() == 1 && (t.row_id_index < 0 || t.IsTimeSeries());
   for (size_t i = 0; i < t.columns.size(); i++) {
     const auto& c = t.columns[i];
     if (c.hidden) continue;
-    bool in_pk = std::find(t.pk.begin(), t.pk.end(), static_cast<int>(i)) != t.pk.end();
+    bool in_pk = std::find(pk.begin(), pk.end(), static_cast<int>(i)) != pk.end();
     std::string def = QuoteIdentIfNeeded(c.name) + " " + RwTypeName(c.type);
     if (single_pk && in_pk) def += " PRIMARY KEY";
     else if (c.not_null && !in_pk) def += " NOT NULL";
@@ -589,9 +595,10 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
     else if (!c.default_expr.empty()) def += " DEFAULT " + c.default_expr;
     cols += (cols.empty() ? "" : ", ") + def;
   }
-  if (t.pk.size() > 1) {
+  if (t.IsTimeSeries()) cols += ", TIME INDEX (" + QuoteIdentIfNeeded(t.columns[t.timeseries.time_index].name) + ")";
+  if (pk.size() > 1) {
     std::string keys;
-    for (int k : t.pk) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(t.columns[k].name);
+    for (int k : pk) keys += (keys.empty() ? "" : ", ") + QuoteIdentIfNeeded(t.columns[k].name);
     cols += ", PRIMARY KEY (" + keys + ")";
   }
   for (const auto& c : t.constraints) {
@@ -606,6 +613,23 @@ std::string NormalizedCreateTable(const TableCatalog& t) {
     cols += ", WATERMARK FOR " + QuoteIdentIfNeeded(t.columns[t.watermark_column].name) + " AS " + t.watermark_expr;
   std::string with;
   for (const auto& option : t.storage_options) with += (with.empty() ? "" : ", ") + option;
+  if (t.IsTimeSeries()) {
+    // GreptimeDB's clauses, in its order.
+    const TimeSeriesCatalog& ts = t.timeseries;
+    std::string out = "CREATE TABLE " + QuoteIdentIfNeeded(t.name) + " (" + cols + ")";
+    if (!ts.partition_columns.empty() || !ts.partition_rules.empty()) {
+      std::string columns, rules;
+      for (const auto& c : ts.partition_columns) columns += (columns.empty() ? "" : ", ") + QuoteIdentIfNeeded(c);
+      for (const auto& r : ts.partition_rules) rules += (rules.empty() ? "" : ", ") + r;
+      out += " PARTITION ON COLUMNS (" + columns + ") (" + rules + ")";
+    }
+    out += " ENGINE = mito";
+    std::string options;
+    for (const auto& [key, value] : ts.options)
+      options += (options.empty() ? "" : ", ") + QuoteLiteral(key) + " = " + QuoteLiteral(value);
+    if (!options.empty()) out += " WITH (" + options + ")";
+    return out;
+  }
   std::string conflict;
   if (!t.on_conflict.empty()) {
     conflict = " ON CONFLICT " + std::string(t.on_conflict == "overwrite" ? "OVERWRITE"
@@ -626,6 +650,41 @@ std::vector<std::string> StorageParametersOf(PgQuery__Node* const* options, size
     parameters.emplace_back(name, DefElemText(d));
   }
   return CheckStorageParameters(parameters);
+}
+
+void BindTimeSeriesTable(const ParsedStatement& stmt, TableCatalog* t) {
+  if (!stmt.engine.empty() && stmt.engine != "mito")
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "table engine \"{}\" is not supported (mito is)", stmt.engine);
+  const int ti = t->ColumnIndex(stmt.time_index);
+  if (ti < 0 || t->columns[ti].hidden)
+    FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in TIME INDEX does not exist", stmt.time_index);
+  const TypeId type = t->columns[ti].type.id;
+  if (type != TypeId::kTimestamp && type != TypeId::kTimestamptz)
+    FRESHET_THROW(sqlstate::kDatatypeMismatch, "the time index column \"{}\" must be a timestamp, not {}",
+                  stmt.time_index, t->columns[ti].type.ToString());
+  t->columns[ti].not_null = true;
+  TimeSeriesCatalog& ts = t->timeseries;
+  ts.time_index = ti;
+  for (int k : t->pk)
+    if (k != ti) ts.tags.push_back(k);
+  for (const std::string& column : stmt.partition_columns) {
+    const int c = t->ColumnIndex(column);
+    if (c < 0 || t->columns[c].hidden)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in PARTITION ON COLUMNS does not exist", column);
+    ts.partition_columns.push_back(column);
+  }
+  ts.partition_rules = stmt.partition_rules;
+  ts.options = CheckTimeSeriesOptions(stmt.timeseries_options);
+  t->pk = ts.tags;
+  t->pk.push_back(ti);
+  if (ts.append_mode()) {
+    t->columns.push_back(ColumnCatalog{"_row_id", DataType::Int64(), true, true, ""});
+    t->row_id_index = static_cast<int>(t->columns.size()) - 1;
+    t->pk.push_back(t->row_id_index);
+  } else {
+    t->on_conflict = "overwrite";  // a later write of a (series, time) replaces the earlier one
+  }
+  t->dist_key = ts.tags;
 }
 
 }  // namespace freshet

@@ -133,4 +133,12 @@ std::vector<std::string> StorageParametersOf(PgQuery__Node* const* options, size
 // normalized type names, no IF NOT EXISTS, hidden columns left out.
 std::string NormalizedCreateTable(const TableCatalog& t);
 
+// A time-series table (catalog/timeseries_table.h) from CREATE TABLE's
+// GreptimeDB clauses (`stmt`'s time_index, partition, engine and options),
+// once `t`'s columns and declared primary key (the tags) are bound: checks
+// them, sets t->timeseries and keys the table by (tags, time index[, row
+// id in append mode]), distributed by the tags; later writes of a key
+// replace earlier ones (ON CONFLICT OVERWRITE) unless in append mode.
+void BindTimeSeriesTable(const ParsedStatement& stmt, TableCatalog* t);
+
 }  // namespace freshet

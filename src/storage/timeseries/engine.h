@@ -94,6 +94,7 @@ class TimeSeriesEngine : public TableEngine {
   TableStatistics Statistics(TableId table, const Snapshot* snapshot) const override;
   std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const override;
   Status GetCommitted(const std::string& key, std::string* value) const override;
+  void DropRelation(TableId id) override { DropTable(id); }
 
   Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) override;
   void FinishEpoch(uint32_t database_id, Epoch epoch, bool committed) override;
