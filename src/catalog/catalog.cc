@@ -234,6 +234,7 @@ std::string DatabaseJson(const DatabaseCatalog& d) {
   json j{{"id", d.id}, {"name", d.name}, {"owner", d.owner}};
   if (d.barrier_interval_ms) j["barrier_interval_ms"] = d.barrier_interval_ms;
   if (d.checkpoint_frequency) j["checkpoint_frequency"] = d.checkpoint_frequency;
+  if (!d.ttl.empty()) j["ttl"] = d.ttl;
   return j.dump();
 }
 std::string SchemaKey(ObjectId id) { return "catalog/schema/" + std::to_string(id); }
@@ -480,7 +481,7 @@ std::unique_ptr<Catalog> Catalog::Load(MetaStore* store) {
   store->ScanMeta("catalog/database/", [&](const std::string& k, const std::string& v) {
     json j = parse(k, v);
     DatabaseCatalog d{j.at("id"), j.at("name"), j.at("owner"), j.value("barrier_interval_ms", 0),
-                      j.value("checkpoint_frequency", 0)};
+                      j.value("checkpoint_frequency", 0), j.value("ttl", std::string())};
     c->databases_[d.id] = d;
   });
   store->ScanMeta("catalog/schema/", [&](const std::string& k, const std::string& v) {
@@ -921,6 +922,17 @@ void Catalog::SetDatabaseBarrierSettings(ObjectId database_id, int barrier_inter
     d->barrier_interval_ms = barrier_interval_ms;
     d->checkpoint_frequency = checkpoint_frequency;
   });
+}
+
+void Catalog::SetDatabaseTimeToLive(ObjectId database_id, const std::string& ttl) {
+  UpdateDatabase(database_id, [&](DatabaseCatalog* d) { d->ttl = ttl; });
+}
+
+std::string Catalog::EffectiveTimeToLive(const TableCatalog& t) const {
+  if (std::string own = t.timeseries.Option("ttl"); !own.empty()) return own;
+  std::shared_lock lock(mu_);
+  auto it = databases_.find(t.database_id);
+  return it == databases_.end() ? std::string() : it->second.ttl;
 }
 
 void Catalog::UpdateDatabase(ObjectId database_id, const std::function<void(DatabaseCatalog*)>& change) {

@@ -299,6 +299,9 @@ struct DatabaseCatalog {
   ObjectId owner = kRootUserId;
   int barrier_interval_ms = 0;   // CREATE/ALTER DATABASE ... barrier_interval_ms
   int checkpoint_frequency = 0;  // CREATE/ALTER DATABASE ... checkpoint_frequency
+  // CREATE DATABASE ... WITH (ttl = '7d') / ALTER DATABASE ... SET 'ttl' =
+  // ...: the TTL of its time-series tables that set none ("" = none).
+  std::string ttl;
 };
 
 // A user-defined type: an enum (CREATE TYPE ... AS ENUM) or a domain
@@ -443,6 +446,11 @@ class Catalog {
   // ignored).
   DatabaseCatalog CreateDatabase(const std::string& name, ObjectId owner, const DatabaseCatalog& settings = {});
   // Sets a database's barrier settings (0: the system's).
+  // A database's TTL for its time-series tables ("" = none).
+  void SetDatabaseTimeToLive(ObjectId database_id, const std::string& ttl);
+  // The TTL a time-series table keeps its rows by: its own ttl option, else
+  // its database's ("" = forever).
+  std::string EffectiveTimeToLive(const TableCatalog& t) const;
   void SetDatabaseBarrierSettings(ObjectId database_id, int barrier_interval_ms, int checkpoint_frequency);
   SchemaCatalog CreateSchema(ObjectId database_id, const std::string& name, ObjectId owner);
   void SetSchemaOwner(ObjectId schema_id, ObjectId owner);

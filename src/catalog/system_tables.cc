@@ -22,7 +22,11 @@ const std::vector<SystemTableDef>& Definitions() {
         {"table_type", T::Varchar()}, {"self_referencing_column_name", T::Varchar()},
         {"reference_generation", T::Varchar()}, {"user_defined_type_catalog", T::Varchar()},
         {"user_defined_type_schema", T::Varchar()}, {"user_defined_type_name", T::Varchar()},
-        {"is_insertable_into", T::Varchar()}, {"is_typed", T::Varchar()}, {"commit_action", T::Varchar()}}},
+        {"is_insertable_into", T::Varchar()}, {"is_typed", T::Varchar()}, {"commit_action", T::Varchar()},
+        // After PostgreSQL's: how the relation is stored (GreptimeDB's
+        // column): "mito" for a time-series table, "row" for the row
+        // store's relations, NULL for the others.
+        {"engine", T::Varchar()}}},
       // PostgreSQL 15's columns, in its order.
       {"information_schema", "columns",
        {{"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
@@ -48,6 +52,16 @@ const std::vector<SystemTableDef>& Definitions() {
         {"view_definition", T::Varchar()}, {"check_option", T::Varchar()}, {"is_updatable", T::Varchar()},
         {"is_insertable_into", T::Varchar()}, {"is_trigger_updatable", T::Varchar()},
         {"is_trigger_deletable", T::Varchar()}, {"is_trigger_insertable_into", T::Varchar()}}},
+      // GreptimeDB's (MySQL's) partitions of time-series tables: one row per
+      // region, each partition rule a region (in order, numbered from 0),
+      // then the default region for rows no rule matches; a table without
+      // rules has the one region 0. greptime_partition_id is the region id,
+      // (table id << 32) | region number.
+      {"information_schema", "partitions",
+       {{"table_catalog", T::Varchar()}, {"table_schema", T::Varchar()}, {"table_name", T::Varchar()},
+        {"partition_name", T::Varchar()}, {"partition_ordinal_position", T::Int64()},
+        {"partition_method", T::Varchar()}, {"partition_expression", T::Varchar()},
+        {"greptime_partition_id", T::Int64()}}},
       {"information_schema", "schemata",
        {{"catalog_name", T::Varchar()}, {"schema_name", T::Varchar()}, {"schema_owner", T::Varchar()},
         {"default_character_set_catalog", T::Varchar()}, {"default_character_set_schema", T::Varchar()},
@@ -349,10 +363,26 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
       if (t->kind != RelationKind::kSequence && t->kind != RelationKind::kIndex)  // not relations PostgreSQL lists here
         rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str(InformationSchemaTableType(t->kind)),
                       NullStr(), NullStr(), NullStr(), NullStr(), NullStr(),
-                      Str(t->kind == RelationKind::kTable ? "YES" : "NO"), Str("NO"), NullStr()});
+                      Str(t->kind == RelationKind::kTable ? "YES" : "NO"), Str("NO"), NullStr(),
+                      t->IsTimeSeries() ? Str("mito")
+                      : t->kind == RelationKind::kTable || t->kind == RelationKind::kMaterializedView ? Str("row")
+                                                                                                   : NullStr()});
     for (const auto& d : AllDefinitions())
       rows.push_back({Str(db_name), Str(d.schema), Str(d.name), Str("SYSTEM TABLE"), NullStr(), NullStr(), NullStr(),
-                      NullStr(), NullStr(), Str("NO"), Str("NO"), NullStr()});
+                      NullStr(), NullStr(), Str("NO"), Str("NO"), NullStr(), NullStr()});
+  } else if (key == "information_schema.partitions") {
+    for (const auto& t : tables) {
+      if (!t->IsTimeSeries()) continue;
+      const auto& rules = t->timeseries.partition_rules;
+      const size_t regions = rules.empty() ? 1 : rules.size() + 1;
+      for (size_t r = 0; r < regions; r++) {
+        const bool default_region = !rules.empty() && r == rules.size();
+        rows.push_back({Str(db_name), Str(schema_name(t->schema_id)), Str(t->name), Str("p" + std::to_string(r)),
+                        Value::Int64(static_cast<int64_t>(r) + 1), Str(rules.empty() ? "" : "RANGE"),
+                        rules.empty() ? NullStr() : default_region ? Str("DEFAULT") : Str(rules[r]),
+                        Value::Int64(static_cast<int64_t>((uint64_t(t->id) << 32) | r))});
+      }
+    }
   } else if (key == "information_schema.views") {
     for (const auto& t : tables) {
       if (t->kind != RelationKind::kView) continue;

@@ -302,15 +302,30 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     *out = std::move(c);
     return true;
   }
-  if (w0 == "create" && word(1) == "database" && word(2) == "if" && word(3) == "not" && word(4) == "exists") {
-    size_t i = 5;
+  const bool if_not_exists = word(2) == "if" && word(3) == "not" && word(4) == "exists";
+  if (w0 == "create" && word(1) == "database" &&
+      (if_not_exists || (tok.size() > 4 && word(3) == "with" && word(4) == "("))) {
+    size_t i = if_not_exists ? 5 : 2;
     CreateDatabaseIfNotExistsStatement c;
+    c.if_not_exists = if_not_exists;
     c.name = qualified(&i).back();
-    // [WITH] option [=] value ... as PostgreSQL's createdb_opt_list.
+    // [WITH] option [=] value ... as PostgreSQL's createdb_opt_list, or in
+    // parentheses with commas (GreptimeDB's WITH (ttl = '7d')).
     if (word(i) == "with") i++;
+    const bool parenthesized = word(i) == "(";
+    if (parenthesized) i++;
     while (i < tok.size()) {
-      if (!is_name(i)) ThrowSyntax(sql, offset, tok[i].start, "syntax error at or near \"" + tok[i].text + "\"");
-      std::string option = word(i++);
+      if (parenthesized && word(i) == ")") {
+        expect_end(i + 1);
+        break;
+      }
+      if (parenthesized && word(i) == "," && i > 0) {
+        i++;
+        continue;
+      }
+      if (!is_name(i) && !(i < tok.size() && tok[i].kind == Token::Kind::kString))
+        ThrowSyntax(sql, offset, tok[i].start, "syntax error at or near \"" + tok[i].text + "\"");
+      std::string option = Lower(tok[i++].text);
       if (option == "connection" && word(i) == "limit") option += "_" + word(i++);
       if (word(i) == "=") i++;
       std::string sign = word(i) == "-" ? "-" : "";
@@ -322,6 +337,43 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     }
     *out = std::move(c);
     return true;
+  }
+  if (w0 == "alter" && (word(1) == "table" || word(1) == "database") && tok.size() > 4) {
+    // GreptimeDB's ALTER TABLE / DATABASE name SET 'key' = value | UNSET
+    // 'key'. PostgreSQL's ALTER TABLE ... SET never has `key =`, and its
+    // ALTER DATABASE ... SET takes settings: only ttl and quoted keys here.
+    size_t i = 2;
+    const bool database = word(1) == "database";
+    if (!database && word(i) == "if" && word(i + 1) == "exists") i += 2;
+    std::vector<std::string> name = is_name(i) ? qualified(&i) : std::vector<std::string>{};
+    auto quoted = [&](size_t k) { return k < tok.size() && tok[k].kind == Token::Kind::kString; };
+    const bool set = word(i) == "set" && (quoted(i + 1) || (is_name(i + 1) && word(i + 2) == "=" &&
+                                                            (!database || word(i + 1) == "ttl")));
+    const bool unset = word(i) == "unset";
+    if (!name.empty() && (set || unset)) {
+      AlterOptionsStatement a;
+      a.database = database;
+      a.name = std::move(name);
+      i++;
+      while (i < tok.size()) {
+        if (!quoted(i) && !is_name(i))
+          ThrowSyntax(sql, offset, tok[i].start, "syntax error: expected an option name at \"" + tok[i].text + "\"");
+        std::string key = Lower(tok[i++].text);
+        if (set) {
+          if (word(i) != "=" || i + 1 >= tok.size())
+            ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: expected = value");
+          a.set.emplace_back(key, tok[i + 1].text);
+          i += 2;
+        } else {
+          a.unset.push_back(key);
+        }
+        if (word(i) != ",") break;
+        i++;
+      }
+      expect_end(i);
+      *out = std::move(a);
+      return true;
+    }
   }
   if (w0 == "use" && tok.size() >= 2) {
     size_t i = 1;

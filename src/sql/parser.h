@@ -65,8 +65,10 @@ struct ShowJobsStatement {
   const PgQuery__Node* where = nullptr;  // in ParsedStatement::tree; positions count from the statement
 };
 // CREATE DATABASE IF NOT EXISTS name (RisingWave accepts it; PostgreSQL's
-// grammar does not)
+// grammar does not), and CREATE DATABASE name WITH (option = value, ...)
+// (GreptimeDB's parenthesized options: ttl).
 struct CreateDatabaseIfNotExistsStatement {
+  bool if_not_exists = true;
   std::string name;
   std::vector<std::pair<std::string, std::string>> options;  // [WITH] name [=] value, as written
 };
@@ -120,12 +122,23 @@ struct DeclareSubscriptionCursorStatement {
   int64_t since_ms = 0;  // kSince
 };
 
+// GreptimeDB's ALTER TABLE name SET 'key' = value [, ...] | UNSET 'key' [,
+// ...] (a time-series table's options; keys quoted or not) and ALTER
+// DATABASE name SET 'ttl' = value | UNSET 'ttl'.
+struct AlterOptionsStatement {
+  bool database = false;
+  std::vector<std::string> name;
+  std::vector<std::pair<std::string, std::string>> set;  // keys lower-cased
+  std::vector<std::string> unset;
+};
+
 // One of Freshet's own statements, or monostate for PostgreSQL's.
 using ExtensionStatement =
     std::variant<std::monostate, FlushStatement, WaitStatement, ShowObjectsStatement, ShowCreateStatement,
                  ShowParametersStatement, ShowJobsStatement, CreateDatabaseIfNotExistsStatement, CreateSinkStatement,
                  DropObjectStatement, CancelJobsStatement, AlterBackfillRateLimitStatement, UseDatabaseStatement,
-                 RecoverStatement, CreateSubscriptionStatement, DeclareSubscriptionCursorStatement>;
+                 RecoverStatement, CreateSubscriptionStatement, DeclareSubscriptionCursorStatement,
+                 AlterOptionsStatement>;
 
 struct ParsedStatement {
   std::string text;   // the statement's own text

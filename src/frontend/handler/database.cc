@@ -7,6 +7,7 @@
 
 #include "catalog/system_tables.h"
 #include "catalog/temp_schema.h"
+#include "catalog/timeseries_table.h"
 #include "common/error.h"
 #include "frontend/handler/handler.h"
 #include "frontend/handler/objects.h"
@@ -70,7 +71,7 @@ StatementOutcome HandleCreateDatabase(const HandlerArgs& args) {
   std::string name;
   std::vector<std::pair<std::string, std::string>> options;
   if (const auto* ext = std::get_if<CreateDatabaseIfNotExistsStatement>(&args.stmt.extension)) {
-    if (catalog->FindDatabase(ext->name)) {
+    if (ext->if_not_exists && catalog->FindDatabase(ext->name)) {
       args.sink->Notice(fmt::format("database \"{}\" already exists, skipping", ext->name));
       return {"CREATE DATABASE"};
     }
@@ -90,7 +91,9 @@ StatementOutcome HandleCreateDatabase(const HandlerArgs& args) {
       "locale_provider", "collation_version", "tablespace", "allow_connections", "connection_limit",
       "is_template", "oid", "builtin_locale"};
   for (const auto& [option, value] : TakeBarrierSettings(options, &settings)) {
-    if (option == "owner") {
+    if (option == "ttl") {
+      settings.ttl = CheckTimeSeriesOptions({{"ttl", value}}).at("ttl");  // its time-series tables' default
+    } else if (option == "owner") {
       if (value == "default") continue;
       auto user = catalog->FindUser(value);
       if (!user) FRESHET_THROW(sqlstate::kUndefinedObject, "role \"{}\" does not exist", value);

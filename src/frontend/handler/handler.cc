@@ -37,6 +37,7 @@ struct ExtensionDispatch {
   StatementOutcome operator()(const DeclareSubscriptionCursorStatement&) const {
     return HandleDeclareSubscriptionCursor(args);
   }
+  StatementOutcome operator()(const AlterOptionsStatement&) const { return HandleAlterOptions(args); }
 };
 
 }  // namespace

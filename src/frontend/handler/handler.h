@@ -131,6 +131,8 @@ StatementOutcome HandleDropObject(const HandlerArgs& args);   // drop.cc: DROP S
 StatementOutcome HandleCreateDatabase(const HandlerArgs& args);  // database.cc
 StatementOutcome HandleAlterDatabase(const HandlerArgs& args);
 StatementOutcome HandleRecover(const HandlerArgs& args);
+// ALTER TABLE / DATABASE ... SET 'key' = value | UNSET 'key' (alter_options.cc).
+StatementOutcome HandleAlterOptions(const HandlerArgs& args);
 StatementOutcome HandleDropDatabase(const HandlerArgs& args);
 StatementOutcome HandleCreateSchema(const HandlerArgs& args);
 StatementOutcome HandleCreateExtension(const HandlerArgs& args);  // extension.cc

@@ -74,12 +74,14 @@ struct TimeSeriesEngine::Table {
   std::shared_ptr<std::atomic<uint64_t>> next_memtable_id = std::make_shared<std::atomic<uint64_t>>(1);
   mutable std::mutex mu;
   std::unique_ptr<TimePartitions> partitions;  // the mutable memtables
+  std::vector<std::shared_ptr<TimeSeriesMemtable>> frozen;  // read only, newest first
 
   // Every memtable to read, under mu.
   std::vector<std::shared_ptr<TimeSeriesMemtable>> Memtables() const {
     std::lock_guard lock(mu);
     std::vector<std::shared_ptr<TimeSeriesMemtable>> out;
     for (const auto& p : partitions->partitions()) out.push_back(p.memtable);
+    out.insert(out.end(), frozen.begin(), frozen.end());
     return out;
   }
 };
@@ -109,6 +111,21 @@ void TimeSeriesEngine::AddTable(TableId id, TimeSeriesTableOptions options) {
   table->options = std::move(options);
   std::unique_lock lock(mu_);
   tables_[id] = std::move(table);
+}
+
+void TimeSeriesEngine::UpdateTable(TableId id, TimeSeriesTableOptions options) {
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return;
+  Database& db = DatabaseOf(table->options.database_id);
+  std::lock_guard commit(db.commit_mu);  // no epoch half applied to the memtables
+  std::lock_guard lock(table->mu);
+  if (options.window_seconds != table->options.window_seconds) {
+    std::vector<std::shared_ptr<TimeSeriesMemtable>> frozen = table->partitions->Freeze();
+    table->frozen.insert(table->frozen.begin(), frozen.rbegin(), frozen.rend());
+    table->partitions = std::make_unique<TimePartitions>(options.window_seconds, options.unit, /*append_mode=*/false,
+                                                         table->next_memtable_id);
+  }
+  table->options = std::move(options);
 }
 
 void TimeSeriesEngine::DropTable(TableId id) {

@@ -86,6 +86,10 @@ class TimeSeriesEngine : public TableEngine {
   // Registers a table (at start before Recover, or when created). Its key
   // layout must be as the top of this file says.
   void AddTable(TableId id, TimeSeriesTableOptions options);
+  // A table's options changed (ALTER TABLE ... SET): a new time window
+  // applies to the memtables made from now on (the current ones are
+  // frozen: they keep their partitions).
+  void UpdateTable(TableId id, TimeSeriesTableOptions options);
   // Forgets a dropped table and its rows.
   void DropTable(TableId id);
   bool HasTable(TableId id) const;
