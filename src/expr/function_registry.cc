@@ -16,7 +16,9 @@ bool IsVolatileFunction(std::string_view name) {
       "pg_advisory_xact_lock", "pg_try_advisory_xact_lock", "pg_advisory_unlock_all",
       "pg_advisory_lock_shared", "pg_try_advisory_lock_shared", "pg_advisory_unlock_shared",
       "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock_shared",
-      "pg_cancel_backend", "pg_terminate_backend", "pg_notify", "pg_export_snapshot"};
+      "pg_cancel_backend", "pg_terminate_backend", "pg_notify", "pg_export_snapshot",
+      // GreptimeDB's admin functions (admin_functions.cc)
+      "flush_table", "flush_region", "compact_table", "compact_region", "migrate_region", "procedure_state"};
   return kVolatile.count(name) > 0;
 }
 
@@ -38,6 +40,7 @@ FunctionRegistry::FunctionRegistry() {
   RegisterSequenceFunctions(this);
   RegisterJsonFunctions(this);
   RegisterEnumFunctions(this);
+  RegisterAdminFunctions(this);
   RegisterUuidFunctions(this);
   RegisterOrderedSetFunctions(this);
 }

@@ -93,5 +93,6 @@ void RegisterEnumFunctions(FunctionRegistry* r);     // expr/enum_functions.cc
 void RegisterSequenceFunctions(FunctionRegistry* r); // expr/sequence_functions.cc
 void RegisterUuidFunctions(FunctionRegistry* r);     // expr/uuid_functions.cc
 void RegisterOrderedSetFunctions(FunctionRegistry* r);  // expr/ordered_set_functions.cc
+void RegisterAdminFunctions(FunctionRegistry* r);    // expr/admin_functions.cc
 
 }  // namespace freshet

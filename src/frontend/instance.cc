@@ -46,6 +46,14 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   } catch (const SqlError& e) {
     return Status::Corruption(e.message());
   }
+  {
+    const Catalog* catalog = inst->catalog_.get();
+    inst->timeseries_->SetDescriptionSource([catalog](TableId id) -> std::optional<StateTableDesc> {
+      TableRef t = catalog->GetTable(id);
+      if (!t) return std::nullopt;
+      return t->StorageDesc();
+    });
+  }
   if (Status s = inst->store_->engines().Add(inst->timeseries_); !s.ok()) return s;
   for (ObjectId id : timeseries_tables) inst->store_->engines().Assign(id, inst->timeseries_.get());
   inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);

@@ -1407,6 +1407,55 @@ int64_t DatabaseStorageBytes(Instance* instance, ObjectId database_id) {
 
 }  // namespace
 
+namespace {
+
+int64_t FlushTable(Instance* instance, const TableCatalog& t) {
+  if (!t.IsTimeSeries())
+    FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a time-series table (only a table with a TIME INDEX is flushed)",
+                  t.name);
+  // Every acknowledged write to it first reaches the engine (its epoch
+  // commits), as GreptimeDB flushes what was written.
+  DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(t.database_id);
+  if (instance->DmlFor(t.database_id)->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
+  Result<size_t> rows = instance->timeseries()->FlushTable(t.id);
+  if (!rows.ok()) throw SqlError(sqlstate::kIoError, "flush of \"" + t.name + "\" failed: " + rows.status().message());
+  return static_cast<int64_t>(*rows);
+}
+
+}  // namespace
+
+int64_t Session::FlushTimeSeriesTable(const std::string& name) {
+  // GreptimeDB's forms: table, schema.table, catalog.schema.table (the
+  // catalog is the database).
+  std::vector<std::string> parts = SplitQualifiedName(name);
+  if (parts.empty() || parts.size() > 3) FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid table name \"{}\"", name);
+  if (parts.size() == 3 && parts[0] != database().name)
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "cross-database references are not implemented: \"{}\"", name);
+  TableRef t;
+  if (parts.size() >= 2) {
+    auto schema = catalog()->FindSchema(database().id, parts[parts.size() - 2]);
+    if (schema) t = catalog()->FindTable(schema->id, parts.back());
+  } else {
+    for (const std::string& schema_name : SearchPath()) {
+      auto schema = catalog()->FindSchema(database().id, schema_name);
+      if (schema && (t = catalog()->FindTable(schema->id, parts.back()))) break;
+    }
+  }
+  if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "Table not found: {}", name);
+  return FlushTable(instance(), *t);
+}
+
+int64_t Session::FlushTimeSeriesRegion(int64_t region_id) {
+  const ObjectId table_id = static_cast<ObjectId>(static_cast<uint64_t>(region_id) >> 32);
+  TableRef t = catalog()->GetTable(table_id);
+  if (!t || !t->IsTimeSeries()) FRESHET_THROW(sqlstate::kUndefinedObject, "Region not found: {}", region_id);
+  const uint64_t number = static_cast<uint64_t>(region_id) & 0xffffffffu;
+  const size_t regions = t->timeseries.partition_rules.empty() ? 1 : t->timeseries.partition_rules.size() + 1;
+  if (number >= regions) FRESHET_THROW(sqlstate::kUndefinedObject, "Region not found: {}", region_id);
+  // Regions share one store per table so far: flushing one flushes them all.
+  return FlushTable(instance(), *t);
+}
+
 std::optional<int64_t> Session::RelationBytes(uint32_t oid) {
   if (!eval_.catalog || !eval_.catalog->RelationName(oid)) return std::nullopt;
   // System catalogs and the indexes behind primary keys take no storage

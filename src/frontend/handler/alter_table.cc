@@ -810,6 +810,10 @@ void ApplyCommand(const HandlerArgs& args, const PgQuery__AlterTableCmd* cmd, Al
 // change stream. Views are bound anew; indexes are made again
 // (RebuildIndexes).
 void CheckRewritable(const HandlerArgs& args, const TableCatalog& t) {
+  if (t.IsTimeSeries())
+    throw SqlError(sqlstate::kFeatureNotSupported,
+                   fmt::format("cannot alter time-series table \"{}\" in a way that rewrites its rows", t.name))
+        .WithHint("Adding a column, renaming and SET/UNSET of its options are supported.");
   for (const auto& dep : args.session->DdlCatalog()->Dependents(t.id)) {
     if (dep->kind == RelationKind::kView || dep->kind == RelationKind::kIndex) continue;
     throw SqlError(sqlstate::kFeatureNotSupported,

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 
 #include "common/encoding.h"
 #include <spdlog/spdlog.h>
 #include "storage/keys.h"
 #include "storage/timeseries/little_endian.h"
+#include "storage/timeseries/run_file.h"
 
 namespace freshet {
 
@@ -75,13 +77,25 @@ struct TimeSeriesEngine::Table {
   mutable std::mutex mu;
   std::unique_ptr<TimePartitions> partitions;  // the mutable memtables
   std::vector<std::shared_ptr<TimeSeriesMemtable>> frozen;  // read only, newest first
+  std::vector<std::shared_ptr<RunFile>> files;  // flushed
+  uint64_t flushed_epoch = 0;  // the files hold every write of epochs up to it
+  std::mutex flush_mu;  // one flush at a time
 
-  // Every memtable to read, under mu.
+  // Every memtable, under mu.
   std::vector<std::shared_ptr<TimeSeriesMemtable>> Memtables() const {
     std::lock_guard lock(mu);
     std::vector<std::shared_ptr<TimeSeriesMemtable>> out;
     for (const auto& p : partitions->partitions()) out.push_back(p.memtable);
     out.insert(out.end(), frozen.begin(), frozen.end());
+    return out;
+  }
+  // Every sorted run to read (memtables and files), taken together.
+  std::vector<std::shared_ptr<const TimeSeriesRowSource>> Sources() const {
+    std::lock_guard lock(mu);
+    std::vector<std::shared_ptr<const TimeSeriesRowSource>> out;
+    for (const auto& p : partitions->partitions()) out.push_back(p.memtable);
+    out.insert(out.end(), frozen.begin(), frozen.end());
+    out.insert(out.end(), files.begin(), files.end());
     return out;
   }
 };
@@ -129,8 +143,97 @@ void TimeSeriesEngine::UpdateTable(TableId id, TimeSeriesTableOptions options) {
 }
 
 void TimeSeriesEngine::DropTable(TableId id) {
-  std::unique_lock lock(mu_);
-  tables_.erase(id);
+  std::shared_ptr<Table> table;
+  {
+    std::unique_lock lock(mu_);
+    auto it = tables_.find(id);
+    if (it == tables_.end()) return;
+    table = it->second;
+    tables_.erase(it);
+  }
+  if (dir_.empty()) return;
+  MetaWrite w;
+  {
+    std::lock_guard lock(table->mu);
+    for (const auto& f : table->files) {
+      w.Delete(fmt::format("tsfile/{}/{:020}", id, f->info().id));
+      f->MarkObsolete();  // deleted once no scan reads it
+    }
+    w.Delete(fmt::format("tsflushed/{}", id));
+  }
+  // A failure leaves entries of a table that is gone: the next start drops them.
+  if (Status s = store_->CommitMeta(w); !s.ok())
+    spdlog::warn("time-series table {}: its files' entries stay until the next start: {}", id, s.message());
+}
+
+size_t TimeSeriesEngine::FileCount(TableId id) const {
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return 0;
+  std::lock_guard lock(table->mu);
+  return table->files.size();
+}
+
+std::string TimeSeriesEngine::FileDirectory(TableId id) const { return fmt::format("{}/files/{}", dir_, id); }
+
+Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return Status::NotFound(fmt::format("table {} is not a time-series table", id));
+  std::lock_guard flush(table->flush_mu);
+  Database& db = DatabaseOf(table->options.database_id);
+  std::vector<std::shared_ptr<TimeSeriesMemtable>> to_flush;
+  uint64_t through = 0;
+  {
+    // Between two commits: no epoch is half in the memtables.
+    std::lock_guard commit(db.commit_mu);
+    std::lock_guard lock(table->mu);
+    if (!table->partitions->is_empty()) {
+      std::vector<std::shared_ptr<TimeSeriesMemtable>> frozen = table->partitions->Freeze();
+      table->partitions = table->partitions->Fork();
+      table->frozen.insert(table->frozen.begin(), frozen.rbegin(), frozen.rend());
+    }
+    to_flush = table->frozen;
+    through = db.committed;
+  }
+  size_t rows = 0;
+  for (const auto& m : to_flush) rows += m->num_rows();
+  if (dir_.empty() || to_flush.empty()) return rows;
+  StateTableDesc desc = table->options.desc;
+  if (desc_source_)
+    if (std::optional<StateTableDesc> now = desc_source_(id)) desc = std::move(*now);
+  std::error_code ec;
+  std::filesystem::create_directories(FileDirectory(id), ec);
+  if (ec) return Status::IoError("cannot create " + FileDirectory(id) + ": " + ec.message());
+  MetaWrite w;
+  std::vector<std::shared_ptr<RunFile>> made;
+  for (const auto& m : to_flush) {
+    if (m->empty()) continue;
+    RunFileInfo info;
+    info.id = next_file_id_++;
+    std::string bytes;
+    try {
+      bytes = EncodeRunFile(*m, desc, &info);
+    } catch (const SqlError& e) {
+      return Status::Corruption(e.message());
+    }
+    const std::string path = fmt::format("{}/{:020}.ftf", FileDirectory(id), info.id);
+    if (Status s = WriteRunFile(path, bytes); !s.ok()) return s;
+    Result<std::shared_ptr<RunFile>> file = RunFile::Open(path, info);
+    if (!file.ok()) return file.status();
+    made.push_back(*file);
+    w.Put(fmt::format("tsfile/{}/{:020}", id, info.id), info.ToJson());
+  }
+  w.Put(fmt::format("tsflushed/{}", id), std::to_string(through));
+  if (Status s = store_->CommitMeta(w); !s.ok()) {
+    for (const auto& f : made) f->MarkObsolete();
+    return s;
+  }
+  std::lock_guard lock(table->mu);
+  std::erase_if(table->frozen, [&](const std::shared_ptr<TimeSeriesMemtable>& m) {
+    return std::find(to_flush.begin(), to_flush.end(), m) != to_flush.end();
+  });
+  table->files.insert(table->files.end(), made.begin(), made.end());
+  table->flushed_epoch = through;
+  return rows;
 }
 
 bool TimeSeriesEngine::HasTable(TableId id) const {
@@ -268,6 +371,7 @@ void TimeSeriesEngine::ApplyRecord(std::string_view payload, uint64_t committed_
   for (auto& [id, table_rows] : rows) {
     std::shared_ptr<Table> table = TableOf(id);
     if (!table) continue;  // dropped
+    if (epoch <= table->flushed_epoch) continue;  // in its files
     try {
       std::lock_guard lock(table->mu);
       table->partitions->Write(table_rows);
@@ -277,8 +381,59 @@ void TimeSeriesEngine::ApplyRecord(std::string_view payload, uint64_t committed_
   }
 }
 
+Status TimeSeriesEngine::LoadFiles(const MetaStore& meta) {
+  MetaWrite forget;  // entries of tables that are gone
+  std::map<TableId, std::set<uint64_t>> named;
+  meta.ScanMeta("tsflushed/", [&](const std::string& key, const std::string& value) {
+    TableId id = static_cast<TableId>(std::strtoul(key.c_str() + 10, nullptr, 10));
+    if (std::shared_ptr<Table> table = TableOf(id)) table->flushed_epoch = std::strtoull(value.c_str(), nullptr, 10);
+    else forget.Delete(key);
+  });
+  meta.ScanMeta("tsfile/", [&](const std::string& key, const std::string& value) {
+    const TableId id = static_cast<TableId>(std::strtoul(key.c_str() + 7, nullptr, 10));
+    std::shared_ptr<Table> table = TableOf(id);
+    std::optional<RunFileInfo> info = RunFileInfo::FromJson(value);
+    if (!table || !info) {
+      forget.Delete(key);
+      return;
+    }
+    next_file_id_ = std::max<uint64_t>(next_file_id_, info->id + 1);
+    named[id].insert(info->id);
+    Result<std::shared_ptr<RunFile>> file =
+        RunFile::Open(fmt::format("{}/{:020}.ftf", FileDirectory(id), info->id), *info);
+    if (!file.ok()) {
+      // The server still starts: the table reads without the file, which
+      // stays on disk for whoever repairs it.
+      spdlog::error("time-series table {}: file {} is left out: {}", id, info->id, file.status().message());
+      return;
+    }
+    table->files.push_back(*file);
+  });
+  if (!forget.ops().empty())
+    if (Status s = store_->CommitMeta(forget); !s.ok()) return s;
+  // Files no entry names: a flush that crashed before its meta write, or a
+  // dropped table's.
+  std::error_code ec;
+  for (const auto& table_dir : std::filesystem::directory_iterator(dir_ + "/files", ec)) {
+    const std::string name = table_dir.path().filename().string();
+    const TableId id = static_cast<TableId>(std::strtoul(name.c_str(), nullptr, 10));
+    if (!TableOf(id)) {
+      std::filesystem::remove_all(table_dir.path(), ec);
+      continue;
+    }
+    for (const auto& f : std::filesystem::directory_iterator(table_dir.path(), ec)) {
+      const std::string file = f.path().filename().string();
+      const uint64_t file_id = std::strtoull(file.c_str(), nullptr, 10);
+      if (!named[id].count(file_id) || file.size() < 4 || file.substr(file.size() - 4) != ".ftf")
+        std::filesystem::remove(f.path(), ec);
+    }
+  }
+  return Status::OK();
+}
+
 Status TimeSeriesEngine::Recover(const MetaStore& meta) {
   if (dir_.empty()) return Status::OK();
+  if (Status s = LoadFiles(meta); !s.ok()) return s;
   const std::string wal_dir = dir_ + "/wal";
   std::map<uint32_t, WalPosition> committed;
   meta.ScanMeta("tswal/", [&](const std::string& key, const std::string& value) {
@@ -320,7 +475,7 @@ namespace {
 // engine.h), for one vnode range at one committed epoch.
 class TimeSeriesScan : public ChunkScan {
  public:
-  TimeSeriesScan(std::vector<std::shared_ptr<TimeSeriesMemtable>> memtables, uint64_t visible, ScanSpec spec,
+  TimeSeriesScan(std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs, uint64_t visible, ScanSpec spec,
                  size_t tail_bytes)
       : visible_(visible), spec_(std::move(spec)) {
     TimeSeriesKey from{std::string(), INT64_MIN, std::string(), 0};
@@ -335,7 +490,7 @@ class TimeSeriesScan : public ChunkScan {
         overlay_from = spec_.start_after + '\0';
       }
     }
-    for (auto& m : memtables) sources_.push_back(Source{std::move(m), from, after, {}, 0, true});
+    for (auto& run : runs) sources_.push_back(Source{std::move(run), from, after, {}, 0, true});
     overlay_it_ = spec_.overlay.lower_bound(overlay_from);
     overlay_end_ = spec_.vnode_end >= kVnodeCount ? spec_.overlay.end()
                                                    : spec_.overlay.lower_bound(VnodePrefix(
@@ -385,7 +540,7 @@ class TimeSeriesScan : public ChunkScan {
 
  private:
   struct Source {
-    std::shared_ptr<TimeSeriesMemtable> memtable;
+    std::shared_ptr<const TimeSeriesRowSource> run;
     TimeSeriesKey from;
     bool after;
     std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> buffer;
@@ -399,7 +554,7 @@ class TimeSeriesScan : public ChunkScan {
       if (!s.more) return nullptr;
       s.buffer.clear();
       s.pos = 0;
-      s.more = s.memtable->Read(s.from, s.after, visible_, kReadBatch, &s.buffer);
+      s.more = s.run->Read(s.from, s.after, visible_, kReadBatch, &s.buffer);
       if (s.buffer.empty()) {
         s.more = false;
         return nullptr;
@@ -455,7 +610,7 @@ std::unique_ptr<ChunkScan> TimeSeriesEngine::Scan(std::shared_ptr<const Snapshot
   std::shared_ptr<Table> table = TableOf(spec.table.table_id);
   if (!table) throw SqlError(sqlstate::kUndefinedTable, fmt::format("table {} is not stored", spec.table.table_id));
   const uint64_t visible = store_->CommittedEpoch(table->options.database_id, snapshot.get()).value_or(0);
-  return std::make_unique<TimeSeriesScan>(table->Memtables(), visible, std::move(spec), table->tail_bytes);
+  return std::make_unique<TimeSeriesScan>(table->Sources(), visible, std::move(spec), table->tail_bytes);
 }
 
 Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value) const {
@@ -471,9 +626,13 @@ Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value
                                      : store_->CommittedEpoch(table->options.database_id).value_or(0);
   }
   std::optional<TimeSeriesRow> newest;
-  for (const auto& m : table->Memtables()) {
-    std::optional<TimeSeriesRow> row = m->Find(k.series, k.ts, k.tail, visible);
-    if (row && (!newest || row->epoch > newest->epoch)) newest = std::move(row);
+  const TimeSeriesKey wanted{k.series, k.ts, k.tail, 0};
+  std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> found;
+  for (const auto& run : table->Sources()) {
+    found.clear();
+    run->Read(wanted, /*after=*/false, visible, 1, &found);
+    if (found.empty() || found[0].first != wanted) continue;
+    if (!newest || found[0].second.epoch > newest->epoch) newest = std::move(found[0].second);
   }
   if (!newest || newest->deleted) return Status::NotFound("no row");
   *value = std::move(newest->fields);
@@ -487,6 +646,11 @@ TableStatistics TimeSeriesEngine::Statistics(TableId id, const Snapshot*) const 
   for (const auto& m : table->Memtables()) {
     stats.rows += static_cast<int64_t>(m->num_rows());
     stats.bytes += m->bytes();
+  }
+  std::lock_guard lock(table->mu);
+  for (const auto& f : table->files) {
+    stats.rows += static_cast<int64_t>(f->info().rows);
+    stats.bytes += f->info().bytes;
   }
   return stats;
 }

@@ -39,15 +39,21 @@
 // table's StateTable (primary-key checks, old rows of updates) at the
 // latest commit.
 //
-// Not yet (docs/status.md, issue 21): flushing memtables to column files,
-// compaction and TTL, regions per partition rule; the memtables hold
-// everything written since the start of the log.
+// Files. FlushTable turns a table's memtables into files, one per time
+// window (run_file.h): <dir>/files/<table>/<id>.ftf, each named by a meta
+// entry "tsfile/<table>/<id>" (its RunFileInfo), with "tsflushed/<table>"
+// the epoch the files hold everything through. A scan merges the files
+// with the memtables, as one more sorted run each.
+//
+// Not yet (docs/status.md, issue 21): trimming the log after flushes,
+// flushes by memory, compaction and TTL, regions per partition rule.
 //
 // Thread safety: every method may be called concurrently.
 #pragma once
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -107,6 +113,23 @@ class TimeSeriesEngine : public TableEngine {
   // The rows a table's memtables hold (every version; for tests and
   // statistics).
   size_t MemtableRows(TableId id) const;
+  size_t FileCount(TableId id) const;
+
+  // Flushes the table's memtables: each (one time window) becomes a file
+  // (run_file.h), written and synced, then named in the meta store together
+  // with the epoch the table is flushed through, so that a restart reads
+  // the files and replays only later log records. Returns the rows
+  // flushed (keys; 0 in memory, where nothing is flushed). Writes and
+  // reads go on meanwhile: the memtables are frozen at once (between two
+  // commits of the table's database) and read until the files replace
+  // them.
+  Result<size_t> FlushTable(TableId id);
+
+  // Where a flush gets a table's current description (its columns grow
+  // with ALTER TABLE ... ADD COLUMN); unset: the one it was added with.
+  void SetDescriptionSource(std::function<std::optional<StateTableDesc>(TableId)> source) {
+    desc_source_ = std::move(source);
+  }
 
   struct Table;
   struct Database;
@@ -116,12 +139,18 @@ class TimeSeriesEngine : public TableEngine {
   Database& DatabaseOf(uint32_t database_id);
   // Decodes one log record (or a prepared epoch's writes) into rows per table.
   void ApplyRecord(std::string_view payload, uint64_t committed_epoch);
+  std::string FileDirectory(TableId id) const;
+  // Loads the files the meta store names (Recover); drops those of tables
+  // no longer registered and files it does not name.
+  Status LoadFiles(const MetaStore& meta);
 
   StateStore* store_;
   const std::string dir_;
   mutable std::shared_mutex mu_;  // tables_, databases_
   std::map<TableId, std::shared_ptr<Table>> tables_;
   std::map<uint32_t, std::unique_ptr<Database>> databases_;
+  std::atomic<uint64_t> next_file_id_{1};
+  std::function<std::optional<StateTableDesc>(TableId)> desc_source_;
 };
 
 }  // namespace freshet

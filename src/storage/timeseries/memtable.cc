@@ -114,6 +114,12 @@ void TimeSeriesMemtable::ForEach(const std::function<bool(const TimeSeriesRow&)>
     if (!fn(RowOf(key, versions.back()))) return;
 }
 
+void TimeSeriesMemtable::ForEachVersion(const std::function<void(const TimeSeriesRow&)>& fn) const {
+  std::lock_guard lock(mu_);
+  for (const auto& [key, versions] : rows_)
+    for (const Version& v : versions) fn(RowOf(key, v));
+}
+
 bool TimeSeriesMemtable::Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
                               std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const {
   std::lock_guard lock(mu_);

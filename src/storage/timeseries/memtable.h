@@ -51,7 +51,20 @@ struct TimeSeriesRow {
 // they come from (series is self-delimiting).
 using TimeSeriesKey = std::tuple<std::string, int64_t, std::string, uint64_t>;
 
-class TimeSeriesMemtable {
+// A sorted run of a table's rows that a scan merges: a memtable or a file
+// (run_file.h).
+class TimeSeriesRowSource {
+ public:
+  virtual ~TimeSeriesRowSource() = default;
+  // Appends to *out, in key order, up to `max` rows from `from` on (past
+  // it when `after`): of each key the newest version written by an epoch <=
+  // `visible` (deletes included); keys without one are skipped. Returns
+  // false when no key is left after those appended.
+  virtual bool Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
+                    std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const = 0;
+};
+
+class TimeSeriesMemtable : public TimeSeriesRowSource {
  public:
   TimeSeriesMemtable(uint64_t id, bool append_mode) : id_(id), append_mode_(append_mode) {}
 
@@ -73,12 +86,11 @@ class TimeSeriesMemtable {
   // Calls fn for each key's newest version in key order (deletes included,
   // `deleted` set); stops when fn returns false.
   void ForEach(const std::function<bool(const TimeSeriesRow&)>& fn) const;
-  // Appends to *out, in key order, up to `max` rows from `from` on (past
-  // it when `after`): of each key the newest version written by an epoch <=
-  // `visible` (deletes included); keys without one are skipped. Returns
-  // false when no key is left after those appended.
   bool Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
-            std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const;
+            std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const override;
+  // Calls fn for every version of every key, in key order and each key's
+  // versions oldest first (what a flush writes).
+  void ForEachVersion(const std::function<void(const TimeSeriesRow&)>& fn) const;
   // The newest version of (series, ts, tail) at or below `visible`.
   std::optional<TimeSeriesRow> Find(const std::string& series, int64_t ts, const std::string& tail,
                                     uint64_t visible) const;

@@ -1,0 +1,303 @@
+#include "storage/timeseries/run_file.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "common/encoding.h"
+
+namespace freshet {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t kBlockRows = 4096;
+constexpr size_t kSystemColumns = 5;  // series, time, tail, epoch, deleted
+
+char FormOf(PhysicalType p) {
+  switch (p) {
+    case PhysicalType::kInt64: return 'i';
+    case PhysicalType::kDouble: return 'f';
+    case PhysicalType::kString: return 's';
+    default: return 'c';
+  }
+}
+
+BlockColumn::Kind KindOf(char form) {
+  switch (form) {
+    case 'i': return BlockColumn::Kind::kInteger;
+    case 'f': return BlockColumn::Kind::kFloat;
+    default: return BlockColumn::Kind::kString;
+  }
+}
+
+// The block of `rows` (every version of whole keys).
+void AddBlock(const std::vector<TimeSeriesRow>& rows, const StateTableDesc& desc, const std::string& forms,
+              ColumnFileWriter* writer) {
+  const size_t n = rows.size();
+  std::vector<BlockColumn> cols(kSystemColumns + forms.size());
+  cols[0].kind = BlockColumn::Kind::kString;
+  cols[1].kind = BlockColumn::Kind::kTimestamp;
+  cols[2].kind = BlockColumn::Kind::kString;
+  cols[3].kind = BlockColumn::Kind::kInteger;
+  cols[4].kind = BlockColumn::Kind::kInteger;
+  DataChunk chunk(desc.column_types);
+  std::vector<std::string> series;
+  series.reserve(n);
+  for (const TimeSeriesRow& r : rows) {
+    cols[0].strings.push_back(r.series);
+    cols[1].ints.push_back(r.ts);
+    cols[2].strings.push_back(r.tail);
+    cols[3].ints.push_back(static_cast<int64_t>(r.epoch));
+    cols[4].ints.push_back(r.deleted ? 1 : 0);
+    series.push_back(r.series);
+    if (r.deleted) {
+      for (size_t c = 0; c < chunk.num_columns(); c++) chunk.column(c).AppendNull();
+    } else if (!DecodeStoredRowInto(r.fields, &chunk, desc.missing_cells)) {
+      throw SqlError(sqlstate::kDataCorrupted, fmt::format("a corrupt row of table {} in a memtable", desc.table_id));
+    }
+  }
+  chunk.set_cardinality(n);
+  for (size_t c = 0; c < forms.size(); c++) {
+    BlockColumn& out = cols[kSystemColumns + c];
+    out.kind = KindOf(forms[c]);
+    const Vector& v = chunk.column(c);
+    bool any_null = false;
+    for (size_t r = 0; r < n; r++) any_null = any_null || v.IsNull(r);
+    if (any_null) out.valid.assign(n, true);
+    for (size_t r = 0; r < n; r++) {
+      if (v.IsNull(r)) {
+        out.valid[r] = false;
+        continue;
+      }
+      switch (forms[c]) {
+        case 'i': out.ints.push_back(v.GetInt(r)); break;
+        case 'f': out.floats.push_back(v.GetFloat(r)); break;
+        case 's': out.strings.push_back(v.GetString(r)); break;
+        default: {
+          std::string cell;
+          EncodeCell(v, r, &cell);
+          out.strings.push_back(std::move(cell));
+        }
+      }
+    }
+  }
+  writer->AddBlock(n, cols, 1, series, BlockCompression::kZstd);
+}
+
+// Appends row r's table cells (the row encoding) from a decoded block.
+void EncodeRowFrom(const ColumnBlockView& block, const std::string& forms, size_t r,
+                   const std::vector<size_t>& value_index, std::string* out) {
+  for (size_t c = 0; c < forms.size(); c++) {
+    const BlockColumn& col = *block.columns[kSystemColumns + c];
+    if (!col.valid.empty() && !col.valid[r]) {
+      out->push_back(0);
+      continue;
+    }
+    const size_t i = col.valid.empty() ? r : value_index[c * block.rows + r];
+    char buf[16];
+    switch (forms[c]) {
+      case 'i': out->append(buf, EncodeInt64CellTo(col.ints[i], buf) - buf); break;
+      case 'f': out->append(buf, EncodeDoubleCellTo(col.floats[i], buf) - buf); break;
+      case 's': {
+        const std::string& s = col.strings[i];
+        std::string cell(s.size() + 11, '\0');
+        cell.resize(EncodeStringCellTo(s, cell.data()) - cell.data());
+        out->append(cell);
+        break;
+      }
+      default: out->append(col.strings[i]);
+    }
+  }
+}
+
+}  // namespace
+
+std::string RunFileInfo::ToJson() const {
+  return json{{"id", id},           {"window_start", window_start}, {"window_end", window_end},
+              {"unbounded", unbounded}, {"min_ts", min_ts},        {"max_ts", max_ts},
+              {"rows", rows},       {"max_epoch", max_epoch},       {"bytes", bytes},
+              {"columns", columns}}
+      .dump();
+}
+
+std::optional<RunFileInfo> RunFileInfo::FromJson(const std::string& text) {
+  try {
+    json j = json::parse(text);
+    RunFileInfo i;
+    i.id = j.at("id");
+    i.window_start = j.at("window_start");
+    i.window_end = j.at("window_end");
+    i.unbounded = j.at("unbounded");
+    i.min_ts = j.at("min_ts");
+    i.max_ts = j.at("max_ts");
+    i.rows = j.at("rows");
+    i.max_epoch = j.at("max_epoch");
+    i.bytes = j.at("bytes");
+    i.columns = j.at("columns");
+    return i;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDesc& desc, RunFileInfo* info) {
+  std::string forms;
+  for (const DataType& t : desc.column_types) forms.push_back(FormOf(t.physical()));
+  info->columns = forms;
+  info->rows = 0;
+  info->max_epoch = 0;
+  info->min_ts = INT64_MAX;
+  info->max_ts = INT64_MIN;
+  ColumnFileWriter writer;
+  std::vector<TimeSeriesRow> block;
+  memtable.ForEachVersion([&](const TimeSeriesRow& row) {
+    // Blocks end between keys: a key's versions share a block.
+    if (block.size() >= kBlockRows && (block.back().series != row.series || block.back().ts != row.ts ||
+                                       block.back().tail != row.tail)) {
+      AddBlock(block, desc, forms, &writer);
+      block.clear();
+    }
+    info->rows++;
+    info->max_epoch = std::max(info->max_epoch, row.epoch);
+    info->min_ts = std::min(info->min_ts, row.ts);
+    info->max_ts = std::max(info->max_ts, row.ts);
+    block.push_back(row);
+  });
+  if (!block.empty()) AddBlock(block, desc, forms, &writer);
+  if (info->rows == 0) info->min_ts = info->max_ts = 0;
+  std::string bytes = writer.Finish();
+  info->bytes = bytes.size();
+  return bytes;
+}
+
+Status WriteRunFile(const std::string& path, std::string_view bytes) {
+  const std::string tmp = path + ".tmp";
+  auto fail = [&](const std::string& what) {
+    Status s = Status::IoError(fmt::format("cannot {} {}: {}", what, tmp, std::strerror(errno)));
+    unlink(tmp.c_str());
+    return s;
+  };
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return fail("create");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t w = write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      close(fd);
+      return fail("write");
+    }
+    done += size_t(w);
+  }
+  if (fdatasync(fd) != 0) {
+    close(fd);
+    return fail("sync");
+  }
+  close(fd);
+  if (rename(tmp.c_str(), path.c_str()) != 0) return fail("rename");
+  const std::string dir = path.substr(0, path.rfind('/'));
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return Status::IoError(fmt::format("cannot open {}: {}", dir, std::strerror(errno)));
+  int r = fsync(dfd);
+  close(dfd);
+  if (r != 0) return Status::IoError(fmt::format("cannot sync {}: {}", dir, std::strerror(errno)));
+  return Status::OK();
+}
+
+Result<std::shared_ptr<RunFile>> RunFile::Open(const std::string& path, RunFileInfo info) {
+  std::shared_ptr<RunFile> file(new RunFile(path, std::move(info)));
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IoError(fmt::format("cannot open {}: {}", path, std::strerror(errno)));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return Status::IoError(fmt::format("cannot stat {}: {}", path, std::strerror(errno)));
+  }
+  file->size_ = static_cast<size_t>(st.st_size);
+  if (file->size_ > 0) {
+    file->map_ = mmap(nullptr, file->size_, PROT_READ, MAP_SHARED, fd, 0);
+    if (file->map_ == MAP_FAILED) {
+      file->map_ = nullptr;
+      close(fd);
+      return Status::IoError(fmt::format("cannot map {}: {}", path, std::strerror(errno)));
+    }
+  }
+  close(fd);
+  try {
+    file->reader_ = std::make_unique<ColumnFileReader>(
+        std::string_view(static_cast<const char*>(file->map_), file->size_));
+  } catch (const SqlError& e) {
+    return Status::Corruption(fmt::format("{}: {}", path, e.message()));
+  }
+  return file;
+}
+
+RunFile::~RunFile() {
+  if (map_) munmap(map_, size_);
+  if (obsolete_) unlink(path_.c_str());
+}
+
+bool RunFile::Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
+                   std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const {
+  const auto& blocks = reader_->blocks();
+  const std::string& forms = info_.columns;
+  // The first block whose largest series is not below the start's.
+  size_t b = 0;
+  while (b < blocks.size() && blocks[b].max_series < std::get<0>(from)) b++;
+  size_t emitted = 0;
+  for (; b < blocks.size(); b++) {
+    ColumnBlockView block = reader_->ReadBlock(b, std::nullopt);
+    if (block.columns.size() != kSystemColumns + forms.size())
+      throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has {} columns, not {}", path_, b,
+                                                           block.columns.size(), kSystemColumns + forms.size()));
+    const auto& series = block.columns[0]->strings;
+    const auto& times = block.columns[1]->ints;
+    const auto& tails = block.columns[2]->strings;
+    const auto& epochs = block.columns[3]->ints;
+    const auto& deleted = block.columns[4]->ints;
+    if (series.size() != block.rows || times.size() != block.rows || tails.size() != block.rows ||
+        epochs.size() != block.rows || deleted.size() != block.rows)
+      throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has NULL key columns", path_, b));
+    // Where each row's value sits in a column with NULLs.
+    std::vector<size_t> value_index(forms.size() * block.rows);
+    for (size_t c = 0; c < forms.size(); c++) {
+      const BlockColumn& col = *block.columns[kSystemColumns + c];
+      if (col.valid.empty()) continue;
+      size_t next = 0;
+      for (size_t r = 0; r < block.rows; r++) value_index[c * block.rows + r] = col.valid[r] ? next++ : 0;
+    }
+    for (size_t r = 0; r < block.rows;) {
+      // The key's versions: rows r .. end-1.
+      size_t end = r + 1;
+      while (end < block.rows && series[end] == series[r] && times[end] == times[r] && tails[end] == tails[r]) end++;
+      TimeSeriesKey key{series[r], times[r], tails[r], 0};
+      const bool wanted = after ? key > from : key >= from;
+      size_t newest = end;
+      if (wanted)
+        for (size_t v = r; v < end; v++)
+          if (static_cast<uint64_t>(epochs[v]) <= visible) newest = v;
+      if (newest != end) {
+        if (emitted == max) return true;
+        TimeSeriesRow row;
+        row.series = series[newest];
+        row.ts = times[newest];
+        row.tail = tails[newest];
+        row.epoch = static_cast<uint64_t>(epochs[newest]);
+        row.deleted = deleted[newest] != 0;
+        if (!row.deleted) EncodeRowFrom(block, forms, newest, value_index, &row.fields);
+        out->emplace_back(std::move(key), std::move(row));
+        emitted++;
+      }
+      r = end;
+    }
+  }
+  return false;
+}
+
+}  // namespace freshet
