@@ -69,6 +69,13 @@ bool GetBytes(std::string_view in, size_t* pos, std::string* out) {
 
 std::string TimeSeriesWalMarkerKey(uint32_t database_id) { return "tswal/" + std::to_string(database_id); }
 
+namespace {
+
+// The last log segment of a database removed after flushes.
+std::string TrimmedKey(uint32_t database_id) { return "tswaltrim/" + std::to_string(database_id); }
+
+}  // namespace
+
 struct TimeSeriesEngine::Table {
   TableId id = 0;
   TimeSeriesTableOptions options;
@@ -106,6 +113,9 @@ struct TimeSeriesEngine::Database {
   std::mutex commit_mu;
   std::unique_ptr<TimeSeriesWal> wal;  // null in memory
   std::atomic<uint64_t> committed{0};  // the latest committed epoch with writes here
+  // The log's segments before the current one, with the last epoch each
+  // holds: removed once every table's files hold those epochs.
+  std::vector<std::pair<uint64_t, uint64_t>> sealed_segments;
   // The epoch being prepared.
   Epoch pending_epoch = 0;
   std::optional<WalPosition> pending_end;
@@ -193,6 +203,12 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
     }
     to_flush = table->frozen;
     through = db.committed;
+    // The log's records so far are in older segments from now on, removed
+    // once every table is flushed past them (TrimLog).
+    if (db.wal && db.wal->position().offset > 0) {
+      const uint64_t sealed = db.wal->position().segment;
+      if (db.wal->Rotate().ok()) db.sealed_segments.emplace_back(sealed, through);
+    }
   }
   size_t rows = 0;
   for (const auto& m : to_flush) rows += m->num_rows();
@@ -227,13 +243,47 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
     for (const auto& f : made) f->MarkObsolete();
     return s;
   }
-  std::lock_guard lock(table->mu);
-  std::erase_if(table->frozen, [&](const std::shared_ptr<TimeSeriesMemtable>& m) {
-    return std::find(to_flush.begin(), to_flush.end(), m) != to_flush.end();
-  });
-  table->files.insert(table->files.end(), made.begin(), made.end());
-  table->flushed_epoch = through;
+  {
+    std::lock_guard lock(table->mu);
+    std::erase_if(table->frozen, [&](const std::shared_ptr<TimeSeriesMemtable>& m) {
+      return std::find(to_flush.begin(), to_flush.end(), m) != to_flush.end();
+    });
+    table->files.insert(table->files.end(), made.begin(), made.end());
+    table->flushed_epoch = through;
+  }
+  TrimLog(db);
   return rows;
+}
+
+void TimeSeriesEngine::TrimLog(Database& db) {
+  // The epochs every table of the database holds in files: a table whose
+  // memtables are empty has all its logged writes there.
+  uint64_t flushed = UINT64_MAX;
+  std::vector<std::shared_ptr<Table>> tables;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [id, table] : tables_)
+      if (table->options.database_id == db.id) tables.push_back(table);
+  }
+  for (const auto& table : tables) {
+    bool unflushed = false;
+    for (const auto& m : table->Memtables()) unflushed = unflushed || !m->empty();
+    std::lock_guard lock(table->mu);
+    if (unflushed) flushed = std::min(flushed, table->flushed_epoch);
+  }
+  uint64_t removable = 0;
+  {
+    std::lock_guard commit(db.commit_mu);
+    for (const auto& [segment, last] : db.sealed_segments)
+      if (last <= flushed) removable = std::max(removable, segment);
+  }
+  if (removable == 0 || !db.wal) return;
+  MetaWrite w;
+  w.Put(TrimmedKey(db.id), std::to_string(removable));
+  if (!store_->CommitMeta(w).ok()) return;  // tried again at the next flush
+  std::lock_guard commit(db.commit_mu);
+  db.wal->RemoveBefore(removable + 1);
+  std::erase_if(db.sealed_segments, [&](const auto& seg) { return seg.first <= removable; });
 }
 
 bool TimeSeriesEngine::HasTable(TableId id) const {
@@ -312,8 +362,8 @@ Status TimeSeriesEngine::PrepareEpoch(const EngineEpochWrites& writes, EpochComm
   if (!dir_.empty() && !db.wal) {
     // The database's first time-series writes (Recover opened the logs
     // that hold committed records).
-    auto wal = TimeSeriesWal::Open(fmt::format("{}/wal/{}", dir_, writes.database_id), std::nullopt,
-                                   store_->commits_synced(), [](std::string_view) {}, nullptr);
+    auto wal = TimeSeriesWal::Open(fmt::format("{}/wal/{}", dir_, writes.database_id), std::nullopt, 0,
+                                   store_->commits_synced(), [](uint64_t, std::string_view) {}, nullptr);
     if (!wal.ok()) return wal.status();
     db.wal = std::move(*wal);
   }
@@ -456,13 +506,23 @@ Status TimeSeriesEngine::Recover(const MetaStore& meta) {
   for (const auto& [database_id, position] : committed) {
     Database& db = DatabaseOf(database_id);
     const uint64_t committed_epoch = store_->CommittedEpoch(database_id).value_or(0);
+    std::string trimmed_text;
+    uint64_t trimmed = 0;
+    if (meta.GetMeta(TrimmedKey(database_id), &trimmed_text).ok()) trimmed = std::strtoull(trimmed_text.c_str(), nullptr, 10);
     std::string damaged;
+    std::map<uint64_t, uint64_t> last_epoch;  // per segment replayed
     auto wal = TimeSeriesWal::Open(
-        fmt::format("{}/{}", wal_dir, database_id), position, store_->commits_synced(),
-        [&](std::string_view payload) { ApplyRecord(payload, committed_epoch); }, &damaged);
+        fmt::format("{}/{}", wal_dir, database_id), position, trimmed, store_->commits_synced(),
+        [&](uint64_t segment, std::string_view payload) {
+          if (payload.size() >= 8) last_epoch[segment] = std::max(last_epoch[segment], GetLittleEndian(payload, 0, 8));
+          ApplyRecord(payload, committed_epoch);
+        },
+        &damaged);
     if (!wal.ok()) return wal.status();
     if (!damaged.empty()) spdlog::error("time-series log of database {}: {}", database_id, damaged);
     db.wal = std::move(*wal);
+    for (const auto& [segment, epoch] : last_epoch)
+      if (segment < db.wal->position().segment) db.sealed_segments.emplace_back(segment, epoch);
   }
   return Status::OK();
 }

@@ -45,8 +45,12 @@
 // the epoch the files hold everything through. A scan merges the files
 // with the memtables, as one more sorted run each.
 //
-// Not yet (docs/status.md, issue 21): trimming the log after flushes,
-// flushes by memory, compaction and TTL, regions per partition rule.
+// A flush also starts a new log segment; the older ones are removed once
+// every table of the database is flushed past their last epoch (a table
+// with empty memtables is), "tswaltrim/<database>" recording how far.
+//
+// Not yet (docs/status.md, issue 21): flushes by memory, compaction and
+// TTL, regions per partition rule.
 //
 // Thread safety: every method may be called concurrently.
 #pragma once
@@ -140,6 +144,9 @@ class TimeSeriesEngine : public TableEngine {
   // Decodes one log record (or a prepared epoch's writes) into rows per table.
   void ApplyRecord(std::string_view payload, uint64_t committed_epoch);
   std::string FileDirectory(TableId id) const;
+  // Removes the log segments whose every record the database's tables hold
+  // in files (after a flush).
+  void TrimLog(Database& db);
   // Loads the files the meta store names (Recover); drops those of tables
   // no longer registered and files it does not name.
   Status LoadFiles(const MetaStore& meta);

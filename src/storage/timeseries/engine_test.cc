@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <random>
 
@@ -339,6 +340,10 @@ TEST(TimeSeriesEngineTest, FlushedFilesAreReadAfterARestartAndOnlyLaterLogRecord
     Result<size_t> flushed = db.engine->FlushTable(kTable);
     ASSERT_TRUE(flushed.ok());
     EXPECT_EQ(*flushed, 5000u);
+    // The log's segment with epoch 1 is gone: the files hold it.
+    size_t segments = 0;
+    for (const auto& f : std::filesystem::directory_iterator(dir.path() + "/timeseries/wal/1")) segments += f.path().extension() == ".wal";
+    EXPECT_EQ(segments, 1u);
     EXPECT_EQ(db.engine->MemtableRows(kTable), 0u);
     EXPECT_GE(db.engine->FileCount(kTable), 80u);  // one per hour window
     // Epoch 2 changes flushed rows: a later version in a memtable wins.
@@ -354,6 +359,27 @@ TEST(TimeSeriesEngineTest, FlushedFilesAreReadAfterARestartAndOnlyLaterLogRecord
   Instance db(dir.path());
   EXPECT_EQ(db.Read(), expected);
   EXPECT_EQ(db.engine->MemtableRows(kTable), 2u);  // only epoch 2 replayed
+}
+
+TEST(TimeSeriesEngineTest, ARestartRightAfterAFlushTrimmedTheLogReadsEverything) {
+  TestDir dir("ts_engine");
+  {
+    Instance db(dir.path());
+    for (Epoch e = 1; e <= 3; e++) {
+      WriteLog log;
+      Row r{"h", int64_t(e) * 1'000'000, int64_t(e)};
+      log.Put(KeyOf(r), ValueOf(r), 1);
+      ASSERT_TRUE(db.Commit(e, log).ok());
+    }
+    ASSERT_TRUE(db.engine->FlushTable(kTable).ok());  // no commit after it: the marker names a removed segment
+  }
+  Instance db(dir.path());
+  EXPECT_EQ(db.Read(), (std::vector<std::string>{"h|1000000|1", "h|2000000|2", "h|3000000|3"}));
+  WriteLog log;
+  Row r{"h", 4'000'000, 4};
+  log.Put(KeyOf(r), ValueOf(r), 1);
+  ASSERT_TRUE(db.Commit(4, log).ok());
+  EXPECT_EQ(db.Read().size(), 4u);
 }
 
 TEST(TimeSeriesEngineTest, RandomEpochsMatchAModelAcrossFailuresAndRestarts) {

@@ -121,10 +121,9 @@ Status TimeSeriesWal::OpenSegment(uint64_t segment, bool create) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<TimeSeriesWal>> TimeSeriesWal::Open(std::string dir, std::optional<WalPosition> committed,
-                                                          bool sync,
-                                                          const std::function<void(std::string_view)>& replay,
-                                                          std::string* damaged) {
+Result<std::unique_ptr<TimeSeriesWal>> TimeSeriesWal::Open(
+    std::string dir, std::optional<WalPosition> committed, uint64_t trimmed, bool sync,
+    const std::function<void(uint64_t, std::string_view)>& replay, std::string* damaged) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IoError("cannot create " + dir + ": " + ec.message());
@@ -140,7 +139,7 @@ Result<std::unique_ptr<TimeSeriesWal>> TimeSeriesWal::Open(std::string dir, std:
     if (!bytes.ok()) return bytes.status();
     const bool current = number == committed->segment;
     size_t limit = current ? std::min<uint64_t>(committed->offset, bytes->size()) : bytes->size();
-    size_t read = ReplayRecords(*bytes, limit, replay);
+    size_t read = ReplayRecords(*bytes, limit, [&](std::string_view payload) { replay(number, payload); });
     if (current && (read < committed->offset) && damaged)
       *damaged = fmt::format("{}: the records from byte {} on do not read back (committed through byte {})", path,
                              read, committed->offset);
@@ -156,7 +155,7 @@ Result<std::unique_ptr<TimeSeriesWal>> TimeSeriesWal::Open(std::string dir, std:
     // Nothing committed yet (or the committed segment is gone: damage
     // reported above): a new segment after every number used.
     uint64_t next = std::max(last, committed ? committed->segment : 0) + 1;
-    if (committed && damaged && committed->offset > 0 && damaged->empty())
+    if (committed && committed->segment > trimmed && damaged && committed->offset > 0 && damaged->empty())
       *damaged = fmt::format("{}: missing (committed through byte {})", wal->PathOf(committed->segment),
                              committed->offset);
     wal->position_ = WalPosition{next, 0};

@@ -11,8 +11,10 @@
 //
 // Files: <dir>/<segment>.wal, segment numbers from 1, never reused. Records
 // are [payload length u32][XXH3-64 of the payload u64][payload], little
-// endian. Rotate starts a new segment (the flush that follows makes the
-// older ones unnecessary: RemoveBefore deletes them).
+// endian. Rotate starts a new segment; once flushes hold every record of
+// the older ones, RemoveBefore deletes them (the engine records how far it
+// trimmed first: a committed position may then name a removed segment,
+// when no commit came since the rotation).
 //
 // Open replays, in order, every record of the segments before the committed
 // position's segment and of that segment up to the position; it truncates
@@ -48,9 +50,12 @@ struct WalPosition {
 class TimeSeriesWal {
  public:
   // `sync`: fdatasync every appended record (the store's sync_commits).
+  // `trimmed`: the segments up to it were removed on purpose (RemoveBefore
+  // after a flush), so a committed position in one of them is no damage.
+  // `replay` gets each record with the number of its segment.
   static Result<std::unique_ptr<TimeSeriesWal>> Open(
-      std::string dir, std::optional<WalPosition> committed, bool sync,
-      const std::function<void(std::string_view payload)>& replay, std::string* damaged);
+      std::string dir, std::optional<WalPosition> committed, uint64_t trimmed, bool sync,
+      const std::function<void(uint64_t segment, std::string_view payload)>& replay, std::string* damaged);
   ~TimeSeriesWal();
   TimeSeriesWal(const TimeSeriesWal&) = delete;
   TimeSeriesWal& operator=(const TimeSeriesWal&) = delete;
