@@ -34,7 +34,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   // Time-series tables are stored by their engine, which recovers them
   // from its logs before anything reads or writes them.
   inst->timeseries_ = std::make_shared<TimeSeriesEngine>(
-      inst->store_.get(), options.in_memory ? std::string() : options.data_dir + "/timeseries");
+      inst->store_.get(), options.in_memory ? std::string() : options.data_dir + "/timeseries", options.timeseries);
   std::vector<ObjectId> timeseries_tables;
   try {
     for (const auto& db : inst->catalog_->ListDatabases())
@@ -56,6 +56,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
   }
   if (Status s = inst->store_->engines().Add(inst->timeseries_); !s.ok()) return s;
   for (ObjectId id : timeseries_tables) inst->store_->engines().Assign(id, inst->timeseries_.get());
+  inst->timeseries_->StartFlusher();
   inst->barriers_ = std::make_unique<BarrierManager>(inst->store_.get(), options.barrier_interval_ms);
   inst->jobs_ = std::make_unique<StreamJobs>(inst->catalog_.get(), inst->barriers_.get());
   inst->store_->ScanMeta(kSystemParameterPrefix, [&](const std::string& key, const std::string& value) {
@@ -138,6 +139,7 @@ TableRef Instance::CreateTimeSeriesTable(Catalog* catalog, TableCatalog t, std::
 
 void Instance::Shutdown() {
   if (barriers_) barriers_->StopAll();
+  if (timeseries_) timeseries_->StopFlusher();
 }
 
 void Instance::ApplySystemParameter(const std::string& name, int64_t value) {

@@ -48,6 +48,9 @@ struct ServerOptions {
   // Free space kept on the data directory's disk: writes that would eat
   // into it are refused (53100); -1 = 1% of the disk, 4 to 256 MiB.
   int64_t disk_reserve_mb = -1;
+  // [storage.timeseries]: the time-series engine's memtable sizes and
+  // default time window (storage/timeseries/engine.h).
+  TimeSeriesConfig timeseries;
 };
 
 // What a session shows of itself to others (pg_stat_activity) and how they

@@ -29,8 +29,36 @@ Status LoadConfigFile(const std::string& path, ServerOptions* options) {
   Status s = check_keys("server", {"listen_address", "port", "http_port", "max_connections",
                                          "superuser_reserved_connections", "authentication_timeout"});
   if (!s.ok()) return s;
-  s = check_keys("storage", {"data_dir", "block_cache_mb", "scan_cache_mb", "disk_reserve_mb"});
+  s = check_keys("storage", {"data_dir", "block_cache_mb", "scan_cache_mb", "disk_reserve_mb", "timeseries"});
   if (!s.ok()) return s;
+  if (const toml::node* ts = root["storage"]["timeseries"].node(); ts && !ts->is_table())
+    return Status::InvalidArgument(path + ": storage.timeseries must be a section ([storage.timeseries])");
+  if (const toml::table* ts = root["storage"]["timeseries"].as_table()) {
+    static const std::set<std::string> kKeys = {"write_buffer_mb", "table_write_buffer_mb", "default_time_window"};
+    for (const auto& [key, value] : *ts)
+      if (!kKeys.count(std::string(key.str())))
+        return Status::InvalidArgument(fmt::format("{}: unknown option storage.timeseries.{}", path, key.str()));
+    for (const char* key : {"write_buffer_mb", "table_write_buffer_mb"}) {
+      const toml::node* n = (*ts)[key].node();
+      if (!n) continue;
+      auto v = n->value<int64_t>();
+      if (!v || *v < 1 || *v > (int64_t(1) << 30))
+        return Status::InvalidArgument(fmt::format("{}: storage.timeseries.{} must be between 1 and 2^30 (MiB)", path, key));
+      (std::string(key) == "write_buffer_mb" ? options->timeseries.write_buffer_bytes
+                                             : options->timeseries.table_write_buffer_bytes) = size_t(*v) << 20;
+    }
+    if (const toml::node* n = (*ts)["default_time_window"].node()) {
+      auto v = n->value<std::string>();
+      if (!v) return Status::InvalidArgument(path + ": storage.timeseries.default_time_window must be a string such as \"1d\"");
+      if (!v->empty()) {
+        try {
+          options->timeseries.default_window_seconds = TimeWindowSeconds(*v);
+        } catch (const SqlError& e) {
+          return Status::InvalidArgument(fmt::format("{}: storage.timeseries.default_time_window: {}", path, e.message()));
+        }
+      }
+    }
+  }
   s = check_keys("streaming", {"barrier_interval_ms"});
   if (!s.ok()) return s;
   if (auto v = root["server"]["listen_address"].value<std::string>()) options->listen_address = *v;

@@ -34,6 +34,26 @@ TEST(ConfigTest, TheExampleFileHoldsTheDefaults) {
   EXPECT_EQ(loaded.superuser_reserved_connections, defaults.superuser_reserved_connections);
   EXPECT_EQ(loaded.authentication_timeout_ms, defaults.authentication_timeout_ms);
   EXPECT_EQ(loaded.port, defaults.port);
+  EXPECT_EQ(loaded.timeseries.write_buffer_bytes, defaults.timeseries.write_buffer_bytes);
+  EXPECT_EQ(loaded.timeseries.table_write_buffer_bytes, defaults.timeseries.table_write_buffer_bytes);
+  EXPECT_EQ(loaded.timeseries.default_window_seconds, defaults.timeseries.default_window_seconds);
+}
+
+TEST(ConfigTest, TimeSeriesSection) {
+  ServerOptions o;
+  Status s = Load("[storage.timeseries]\nwrite_buffer_mb = 100\ntable_write_buffer_mb = 10\ndefault_time_window = \"2h\"\n", &o);
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(o.timeseries.write_buffer_bytes, size_t(100) << 20);
+  EXPECT_EQ(o.timeseries.table_write_buffer_bytes, size_t(10) << 20);
+  EXPECT_EQ(o.timeseries.default_window_seconds, 7200);
+  for (const char* bad : {"[storage.timeseries]\nwrite_buffer_mb = 0\n", "[storage.timeseries]\nflush = 1\n",
+                          "[storage.timeseries]\ndefault_time_window = \"500ms\"\n",
+                          "[storage.timeseries]\ndefault_time_window = 5\n", "[storage]\ntimeseries = 1\n"}) {
+    ServerOptions t;
+    Status e = Load(bad, &t);
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.message().find("timeseries"), std::string::npos) << e.message();
+  }
 }
 
 TEST(ConfigTest, ConnectionLimits) {

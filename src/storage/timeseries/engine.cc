@@ -122,14 +122,96 @@ struct TimeSeriesEngine::Database {
   std::vector<std::shared_ptr<Table>> pending_tables;
 };
 
-TimeSeriesEngine::TimeSeriesEngine(StateStore* store, std::string dir) : store_(store), dir_(std::move(dir)) {}
+TimeSeriesEngine::TimeSeriesEngine(StateStore* store, std::string dir, TimeSeriesConfig config)
+    : store_(store), dir_(std::move(dir)), config_(std::move(config)) {}
 
-TimeSeriesEngine::~TimeSeriesEngine() = default;
+TimeSeriesEngine::~TimeSeriesEngine() { StopFlusher(); }
+
+void TimeSeriesEngine::StartFlusher() {
+  if (dir_.empty() || flusher_.joinable()) return;
+  flusher_stop_ = false;
+  flusher_ = std::thread([this] { FlusherLoop(); });
+}
+
+void TimeSeriesEngine::StopFlusher() {
+  {
+    std::lock_guard lock(flusher_mu_);
+    flusher_stop_ = true;
+  }
+  flusher_cv_.notify_all();
+  if (flusher_.joinable()) flusher_.join();
+}
+
+void TimeSeriesEngine::WaitFlusherIdle() {
+  std::unique_lock lock(flusher_mu_);
+  flusher_wake_ = true;  // one more look, in case no commit woke it
+  flusher_cv_.notify_all();
+  flusher_idle_cv_.wait(lock, [&] { return flusher_stop_ || !flusher_.joinable() || (!flusher_busy_ && !flusher_wake_); });
+}
+
+size_t TimeSeriesEngine::MemtableBytes() const {
+  std::vector<std::shared_ptr<Table>> tables;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [id, t] : tables_) tables.push_back(t);
+  }
+  size_t total = 0;
+  for (const auto& t : tables)
+    for (const auto& m : t->Memtables()) total += m->bytes();
+  return total;
+}
+
+std::optional<TableId> TimeSeriesEngine::NextTableToFlush() const {
+  std::vector<std::pair<size_t, TableId>> sizes;
+  size_t total = 0;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [id, t] : tables_) {
+      size_t bytes = 0;
+      for (const auto& m : t->Memtables()) bytes += m->bytes();
+      sizes.emplace_back(bytes, id);
+      total += bytes;
+    }
+  }
+  if (sizes.empty()) return std::nullopt;
+  const auto largest = *std::max_element(sizes.begin(), sizes.end());
+  if (largest.first == 0) return std::nullopt;
+  if (largest.first >= config_.table_write_buffer_bytes || total >= config_.write_buffer_bytes) return largest.second;
+  return std::nullopt;
+}
+
+void TimeSeriesEngine::FlusherLoop() {
+  std::unique_lock lock(flusher_mu_);
+  for (;;) {
+    flusher_cv_.wait(lock, [&] { return flusher_stop_ || flusher_wake_; });
+    if (flusher_stop_) break;
+    flusher_wake_ = false;
+    flusher_busy_ = true;
+    lock.unlock();
+    // Flush until every size is within its limit (a failed flush is tried
+    // again at the next wake-up).
+    for (int round = 0; round < 64; round++) {
+      std::optional<TableId> table = NextTableToFlush();
+      if (!table) break;
+      Result<size_t> flushed = FlushTable(*table);
+      if (!flushed.ok()) {
+        spdlog::error("time-series table {}: background flush failed: {}", *table, flushed.status().message());
+        break;
+      }
+    }
+    lock.lock();
+    flusher_busy_ = false;
+    flusher_idle_cv_.notify_all();
+  }
+  flusher_busy_ = false;
+  flusher_idle_cv_.notify_all();
+}
 
 void TimeSeriesEngine::AddTable(TableId id, TimeSeriesTableOptions options) {
   auto table = std::make_shared<Table>();
   table->id = id;
   table->tail_bytes = options.append_mode ? kRowIdKeyBytes : 0;
+  if (!options.window_seconds) options.window_seconds = config_.default_window_seconds;
   table->partitions = std::make_unique<TimePartitions>(options.window_seconds, options.unit, /*append_mode=*/false,
                                                        table->next_memtable_id);
   table->options = std::move(options);
@@ -141,6 +223,7 @@ void TimeSeriesEngine::UpdateTable(TableId id, TimeSeriesTableOptions options) {
   std::shared_ptr<Table> table = TableOf(id);
   if (!table) return;
   Database& db = DatabaseOf(table->options.database_id);
+  if (!options.window_seconds) options.window_seconds = config_.default_window_seconds;
   std::lock_guard commit(db.commit_mu);  // no epoch half applied to the memtables
   std::lock_guard lock(table->mu);
   if (options.window_seconds != table->options.window_seconds) {
@@ -390,6 +473,12 @@ void TimeSeriesEngine::FinishEpoch(uint32_t database_id, Epoch epoch, bool commi
   if (committed) {
     if (db.wal && db.pending_end) db.wal->Commit(*db.pending_end);
     db.committed = std::max<uint64_t>(db.committed, epoch);
+    if (flusher_.joinable()) {
+      // The flusher looks at the sizes after each commit with writes.
+      std::lock_guard lock(flusher_mu_);
+      flusher_wake_ = true;
+      flusher_cv_.notify_one();
+    }
   } else {
     for (const auto& table : db.pending_tables)
       for (const auto& m : table->Memtables()) m->DiscardFrom(epoch);

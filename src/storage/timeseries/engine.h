@@ -49,8 +49,14 @@
 // every table of the database is flushed past their last epoch (a table
 // with empty memtables is), "tswaltrim/<database>" recording how far.
 //
-// Not yet (docs/status.md, issue 21): flushes by memory, compaction and
-// TTL, regions per partition rule.
+// Memory. A background flusher (StartFlusher) flushes a table whose
+// memtables pass table_write_buffer_bytes, and the largest tables while all
+// of them pass write_buffer_bytes (TimeSeriesConfig); commits wake it.
+// Writes are not held back meanwhile: memory stays near the limits as long
+// as flushes keep up with ingest.
+//
+// Not yet (docs/status.md, issue 21): compaction and TTL, regions per
+// partition rule.
 //
 // Thread safety: every method may be called concurrently.
 #pragma once
@@ -64,6 +70,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "storage/table_engine.h"
@@ -85,11 +92,23 @@ struct TimeSeriesTableOptions {
 // The meta key of a database's committed log position.
 std::string TimeSeriesWalMarkerKey(uint32_t database_id);
 
+// [storage.timeseries] of the configuration file (config/freshet.example.toml).
+struct TimeSeriesConfig {
+  // A table's memtables are flushed once they hold this many bytes.
+  size_t table_write_buffer_bytes = size_t(64) << 20;
+  // All tables' memtables: past it the largest table is flushed, then the
+  // next largest, until they are below it again.
+  size_t write_buffer_bytes = size_t(512) << 20;
+  // The time window of tables that set no compaction.twcs.time_window
+  // (none: one partition for every timestamp).
+  std::optional<int64_t> default_window_seconds;
+};
+
 class TimeSeriesEngine : public TableEngine {
  public:
   // `dir`: where the logs go (<dir>/wal/<database>/); empty: in memory only
   // (an in-memory store: nothing survives the process anyway).
-  TimeSeriesEngine(StateStore* store, std::string dir);
+  TimeSeriesEngine(StateStore* store, std::string dir, TimeSeriesConfig config = {});
   ~TimeSeriesEngine() override;
   const char* name() const override { return "timeseries"; }
 
@@ -129,6 +148,16 @@ class TimeSeriesEngine : public TableEngine {
   // them.
   Result<size_t> FlushTable(TableId id);
 
+  // Starts the background flusher, which flushes tables whose memtables
+  // pass the configured sizes (TimeSeriesConfig), woken by commits; Stop
+  // ends it (before the store closes). Without it, only FlushTable flushes.
+  void StartFlusher();
+  void StopFlusher();
+  // Waits until the flusher has nothing to do (tests).
+  void WaitFlusherIdle();
+  // Bytes held by every table's memtables.
+  size_t MemtableBytes() const;
+
   // Where a flush gets a table's current description (its columns grow
   // with ALTER TABLE ... ADD COLUMN); unset: the one it was added with.
   void SetDescriptionSource(std::function<std::optional<StateTableDesc>(TableId)> source) {
@@ -157,6 +186,14 @@ class TimeSeriesEngine : public TableEngine {
   std::map<TableId, std::shared_ptr<Table>> tables_;
   std::map<uint32_t, std::unique_ptr<Database>> databases_;
   std::atomic<uint64_t> next_file_id_{1};
+  const TimeSeriesConfig config_;
+  // The background flusher: a table to flush, or none; woken by commits.
+  void FlusherLoop();
+  std::optional<TableId> NextTableToFlush() const;
+  std::mutex flusher_mu_;
+  std::condition_variable flusher_cv_, flusher_idle_cv_;
+  bool flusher_stop_ = false, flusher_busy_ = false, flusher_wake_ = false;
+  std::thread flusher_;
   std::function<std::optional<StateTableDesc>(TableId)> desc_source_;
 };
 

@@ -72,9 +72,9 @@ struct Instance {
   std::shared_ptr<TimeSeriesEngine> engine;
   bool append_mode = false;
 
-  Instance(const std::string& dir, bool append = false) : append_mode(append) {
+  Instance(const std::string& dir, bool append = false, TimeSeriesConfig config = {}) : append_mode(append) {
     store = OpenTestStore(dir);
-    engine = std::make_shared<TimeSeriesEngine>(store.get(), dir.empty() ? "" : dir + "/timeseries");
+    engine = std::make_shared<TimeSeriesEngine>(store.get(), dir.empty() ? "" : dir + "/timeseries", config);
     TimeSeriesTableOptions o;
     o.database_id = kDatabase;
     o.desc = Desc(append);
@@ -380,6 +380,29 @@ TEST(TimeSeriesEngineTest, ARestartRightAfterAFlushTrimmedTheLogReadsEverything)
   log.Put(KeyOf(r), ValueOf(r), 1);
   ASSERT_TRUE(db.Commit(4, log).ok());
   EXPECT_EQ(db.Read().size(), 4u);
+}
+
+TEST(TimeSeriesEngineTest, TheFlusherKeepsMemtablesWithinTheirLimits) {
+  TestDir dir("ts_engine");
+  TimeSeriesConfig config;
+  config.table_write_buffer_bytes = 64 << 10;
+  config.write_buffer_bytes = 1 << 20;
+  Instance db(dir.path(), false, config);
+  db.engine->StartFlusher();
+  size_t rows = 0;
+  for (Epoch e = 1; e <= 40; e++) {
+    WriteLog log;
+    for (int i = 0; i < 200; i++, rows++) {
+      Row r{"host" + std::to_string(i % 9), int64_t(rows) * 1'000'000, int64_t(rows)};
+      log.Put(KeyOf(r), ValueOf(r), 1);
+    }
+    ASSERT_TRUE(db.Commit(e, log).ok());
+    db.engine->WaitFlusherIdle();
+    EXPECT_LT(db.engine->MemtableBytes(), config.table_write_buffer_bytes) << "epoch " << e;
+  }
+  EXPECT_GT(db.engine->FileCount(kTable), 0u);
+  EXPECT_EQ(db.Read().size(), rows);
+  db.engine->StopFlusher();
 }
 
 TEST(TimeSeriesEngineTest, RandomEpochsMatchAModelAcrossFailuresAndRestarts) {
