@@ -63,7 +63,7 @@ std::map<std::string, std::string> CheckTimeSeriesOptions(const std::map<std::st
   return out;
 }
 
-TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t) {
+TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t, const Catalog& catalog) {
   TimeSeriesTableOptions o;
   o.database_id = t.database_id;
   o.desc = t.StorageDesc();
@@ -72,6 +72,7 @@ TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t) {
   if (std::string window = t.timeseries.Option("compaction.twcs.time_window"); !window.empty())
     o.window_seconds = TimeWindowSeconds(window);
   o.append_mode = t.timeseries.append_mode();
+  o.ttl_seconds = TimeToLiveSeconds(catalog.EffectiveTimeToLive(t));
   return o;
 }
 

@@ -31,7 +31,8 @@ std::map<std::string, std::string> CheckTimeSeriesOptions(const std::map<std::st
 // A TTL option in seconds: nullopt for 'forever' (or none), 0 for 'instant'.
 std::optional<int64_t> TimeToLiveSeconds(const std::string& ttl);
 
-// What the engine needs to know of time-series table `t`.
-TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t);
+// What the engine needs to know of time-series table `t` (its TTL its own
+// or its database's: Catalog::EffectiveTimeToLive).
+TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t, const Catalog& catalog);
 
 }  // namespace freshet

@@ -4,9 +4,11 @@
 //
 //   flush_table(name)    name: 't', 'schema.t' or 'database.schema.t'
 //   flush_region(id)     a region id, (table id << 32) | region number
+//   compact_table(name), compact_region(id)
 //
-// Each returns the rows flushed (GreptimeDB returns 0; the count is more
-// useful). The argument errors are GreptimeDB's: a wrong number of
+// flush_* return the rows flushed (GreptimeDB returns 0; the count is more
+// useful). compact_* apply the table's TTL at once and return the rows it
+// removed; merging a window's files is not built yet (docs/status.md). The argument errors are GreptimeDB's: a wrong number of
 // arguments, "The length of the args is not correct, expect 1, have: N";
 // a NULL or a number where a name goes (or the reverse), "Unsupported
 // input datatypes ... for function f" (22023 both). Volatile: evaluated
@@ -58,12 +60,16 @@ void RegisterAdmin(FunctionRegistry* r, const char* name, bool takes_name,
 }  // namespace
 
 void RegisterAdminFunctions(FunctionRegistry* r) {
-  RegisterAdmin(r, "flush_table", true, [](SessionAccess& s, const Vector& arg, size_t i) {
-    return s.FlushTimeSeriesTable(std::string(arg.GetString(i)));
-  });
-  RegisterAdmin(r, "flush_region", false, [](SessionAccess& s, const Vector& arg, size_t i) {
-    return s.FlushTimeSeriesRegion(arg.GetInt(i));
-  });
+  using Action = SessionAccess::TimeSeriesAction;
+  for (auto [table_fn, region_fn, action] : {std::tuple{"flush_table", "flush_region", Action::kFlush},
+                                             std::tuple{"compact_table", "compact_region", Action::kCompact}}) {
+    RegisterAdmin(r, table_fn, true, [action](SessionAccess& s, const Vector& arg, size_t i) {
+      return s.TimeSeriesTableAction(action, std::string(arg.GetString(i)));
+    });
+    RegisterAdmin(r, region_fn, false, [action](SessionAccess& s, const Vector& arg, size_t i) {
+      return s.TimeSeriesRegionAction(action, arg.GetInt(i));
+    });
+  }
 }
 
 }  // namespace freshet

@@ -144,12 +144,13 @@ class SessionAccess {
   // pg_export_snapshot(): the id of the transaction's snapshot, which
   // other sessions may take (SET TRANSACTION SNAPSHOT).
   virtual std::string ExportSnapshot() = 0;
-  // GreptimeDB's admin functions (expr/admin_functions.cc) on time-series
-  // tables: flush_table(name) with `name` as `t`, `schema.t` or
-  // `database.schema.t`; flush_region(region id). Each returns the rows
-  // flushed.
-  virtual int64_t FlushTimeSeriesTable(const std::string& name) = 0;
-  virtual int64_t FlushTimeSeriesRegion(int64_t region_id) = 0;
+  // GreptimeDB's admin functions (expr/admin_functions.cc) on a
+  // time-series table named `t`, `schema.t` or `database.schema.t`, or on
+  // a region by its id: kFlush returns the rows flushed, kCompact the rows
+  // its TTL removed.
+  enum class TimeSeriesAction { kFlush, kCompact };
+  virtual int64_t TimeSeriesTableAction(TimeSeriesAction action, const std::string& name) = 0;
+  virtual int64_t TimeSeriesRegionAction(TimeSeriesAction action, int64_t region_id) = 0;
 };
 
 struct EvalContext {

@@ -40,7 +40,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
     for (const auto& db : inst->catalog_->ListDatabases())
       for (const auto& t : inst->catalog_->ListTables(db.id))
         if (t->IsTimeSeries()) {
-          inst->timeseries_->AddTable(t->id, EngineOptionsOf(*t));
+          inst->timeseries_->AddTable(t->id, EngineOptionsOf(*t, *inst->catalog_));
           timeseries_tables.push_back(t->id);
         }
   } catch (const SqlError& e) {
@@ -126,7 +126,7 @@ Instance::~Instance() { Shutdown(); }
 TableRef Instance::CreateTimeSeriesTable(Catalog* catalog, TableCatalog t, std::vector<TableCatalog> owned_sequences) {
   const ObjectId id = catalog->NewObjectId();
   t.id = id;
-  timeseries_->AddTable(id, EngineOptionsOf(t));
+  timeseries_->AddTable(id, EngineOptionsOf(t, *catalog));
   store_->engines().Assign(id, timeseries_.get());
   try {
     return catalog->CreateTable(std::move(t), std::move(owned_sequences), id);

@@ -1409,22 +1409,28 @@ int64_t DatabaseStorageBytes(Instance* instance, ObjectId database_id) {
 
 namespace {
 
-int64_t FlushTable(Instance* instance, const TableCatalog& t) {
+int64_t RunTimeSeriesAction(Instance* instance, SessionAccess::TimeSeriesAction action, const TableCatalog& t) {
   if (!t.IsTimeSeries())
-    FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a time-series table (only a table with a TIME INDEX is flushed)",
-                  t.name);
+    FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a time-series table (only a table with a TIME INDEX is {})",
+                  t.name, action == SessionAccess::TimeSeriesAction::kFlush ? "flushed" : "compacted");
   // Every acknowledged write to it first reaches the engine (its epoch
   // commits), as GreptimeDB flushes what was written.
   DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(t.database_id);
   if (instance->DmlFor(t.database_id)->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
-  Result<size_t> rows = instance->timeseries()->FlushTable(t.id);
-  if (!rows.ok()) throw SqlError(sqlstate::kIoError, "flush of \"" + t.name + "\" failed: " + rows.status().message());
+  Result<size_t> rows =
+      action == SessionAccess::TimeSeriesAction::kFlush
+          ? instance->timeseries()->FlushTable(t.id)
+          : instance->timeseries()->ExpireTable(
+                t.id, std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count());
+  if (!rows.ok()) throw SqlError(sqlstate::kIoError, "\"" + t.name + "\": " + rows.status().message());
   return static_cast<int64_t>(*rows);
 }
 
 }  // namespace
 
-int64_t Session::FlushTimeSeriesTable(const std::string& name) {
+int64_t Session::TimeSeriesTableAction(TimeSeriesAction action, const std::string& name) {
   // GreptimeDB's forms: table, schema.table, catalog.schema.table (the
   // catalog is the database).
   std::vector<std::string> parts = SplitQualifiedName(name);
@@ -1442,18 +1448,18 @@ int64_t Session::FlushTimeSeriesTable(const std::string& name) {
     }
   }
   if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "Table not found: {}", name);
-  return FlushTable(instance(), *t);
+  return RunTimeSeriesAction(instance(), action, *t);
 }
 
-int64_t Session::FlushTimeSeriesRegion(int64_t region_id) {
+int64_t Session::TimeSeriesRegionAction(TimeSeriesAction action, int64_t region_id) {
   const ObjectId table_id = static_cast<ObjectId>(static_cast<uint64_t>(region_id) >> 32);
   TableRef t = catalog()->GetTable(table_id);
   if (!t || !t->IsTimeSeries()) FRESHET_THROW(sqlstate::kUndefinedObject, "Region not found: {}", region_id);
   const uint64_t number = static_cast<uint64_t>(region_id) & 0xffffffffu;
   const size_t regions = t->timeseries.partition_rules.empty() ? 1 : t->timeseries.partition_rules.size() + 1;
   if (number >= regions) FRESHET_THROW(sqlstate::kUndefinedObject, "Region not found: {}", region_id);
-  // Regions share one store per table so far: flushing one flushes them all.
-  return FlushTable(instance(), *t);
+  // Regions share one store per table so far: acting on one acts on all.
+  return RunTimeSeriesAction(instance(), action, *t);
 }
 
 std::optional<int64_t> Session::RelationBytes(uint32_t oid) {

@@ -50,6 +50,7 @@ Status LoadConfigFile(const std::string& path, ServerOptions* options) {
     if (const toml::node* n = (*ts)["default_time_window"].node()) {
       auto v = n->value<std::string>();
       if (!v) return Status::InvalidArgument(path + ": storage.timeseries.default_time_window must be a string such as \"1d\"");
+      options->timeseries.default_window_seconds.reset();
       if (!v->empty()) {
         try {
           options->timeseries.default_window_seconds = TimeWindowSeconds(*v);

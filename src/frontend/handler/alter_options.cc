@@ -34,6 +34,9 @@ StatementOutcome AlterDatabaseOptions(const HandlerArgs& args, const AlterOption
     ttl.clear();
   }
   catalog->SetDatabaseTimeToLive(db->id, ttl);
+  // Its time-series tables without a TTL of their own follow it.
+  for (const auto& t : catalog->ListTables(db->id))
+    if (t->IsTimeSeries()) args.instance()->timeseries()->UpdateTable(t->id, EngineOptionsOf(*t, *catalog));
   return {"ALTER DATABASE"};
 }
 
@@ -61,8 +64,8 @@ StatementOutcome AlterTableOptions(const HandlerArgs& args, const AlterOptionsSt
   TableCatalog next = *t;
   next.timeseries.options = std::move(options);
   next.definition = NormalizedCreateTable(next);
-  args.instance()->timeseries()->UpdateTable(next.id, EngineOptionsOf(next));
   catalog->AlterTable(next);
+  args.instance()->timeseries()->UpdateTable(next.id, EngineOptionsOf(next, *catalog));
   return {"ALTER TABLE"};
 }
 

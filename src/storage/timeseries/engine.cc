@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <set>
 
@@ -19,6 +20,8 @@ namespace {
 constexpr size_t kTimeKeyBytes = kBigintKeySize;  // the time index's memcomparable bytes
 constexpr size_t kRowIdKeyBytes = kBigintKeySize;
 constexpr size_t kReadBatch = 1024;
+// How often the flusher applies TTLs.
+constexpr std::chrono::seconds kExpiryInterval{60};
 
 // A storage key of a time-series table, split (see the top of engine.h).
 struct SplitKey {
@@ -182,12 +185,20 @@ std::optional<TableId> TimeSeriesEngine::NextTableToFlush() const {
 
 void TimeSeriesEngine::FlusherLoop() {
   std::unique_lock lock(flusher_mu_);
+  auto last_expiry = std::chrono::steady_clock::now();
   for (;;) {
-    flusher_cv_.wait(lock, [&] { return flusher_stop_ || flusher_wake_; });
+    flusher_cv_.wait_for(lock, kExpiryInterval, [&] { return flusher_stop_ || flusher_wake_; });
     if (flusher_stop_) break;
     flusher_wake_ = false;
     flusher_busy_ = true;
     lock.unlock();
+    // TTL about once a minute, whether or not tables receive writes.
+    if (std::chrono::steady_clock::now() - last_expiry >= kExpiryInterval) {
+      last_expiry = std::chrono::steady_clock::now();
+      ExpireAll(std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::system_clock::now().time_since_epoch())
+                    .count());
+    }
     // Flush until every size is within its limit (a failed flush is tried
     // again at the next wake-up).
     for (int round = 0; round < 64; round++) {
@@ -338,6 +349,66 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
   return rows;
 }
 
+Result<size_t> TimeSeriesEngine::ExpireTable(TableId id, int64_t now_micros) {
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return Status::NotFound(fmt::format("table {} is not a time-series table", id));
+  std::optional<int64_t> ttl;
+  TimeUnit unit;
+  {
+    std::lock_guard lock(table->mu);
+    ttl = table->options.ttl_seconds;
+    unit = table->options.unit;
+  }
+  if (!ttl) return 0;
+  // The expiry bound in the time index's unit: rows before it are expired.
+  const __int128 per_second = UnitsPerSecond(unit);
+  const __int128 bound = __int128(now_micros) * per_second / 1000000 - __int128(*ttl) * per_second;
+  if (bound <= INT64_MIN) return 0;
+  const int64_t cutoff = bound >= INT64_MAX ? INT64_MAX : static_cast<int64_t>(bound);
+  bool in_memory = false;
+  for (const auto& m : table->Memtables()) {
+    auto [lo, hi] = m->TimeRange();
+    in_memory = in_memory || (lo <= hi && lo < cutoff);
+  }
+  if (in_memory && !dir_.empty())
+    if (Result<size_t> flushed = FlushTable(id); !flushed.ok()) return flushed.status();
+  std::vector<std::shared_ptr<RunFile>> expired;
+  {
+    std::lock_guard lock(table->mu);
+    for (const auto& f : table->files)
+      if (f->info().max_ts < cutoff) expired.push_back(f);
+  }
+  if (expired.empty()) return 0;
+  MetaWrite w;
+  size_t rows = 0;
+  for (const auto& f : expired) {
+    w.Delete(fmt::format("tsfile/{}/{:020}", id, f->info().id));
+    rows += f->info().rows;
+  }
+  if (Status s = store_->CommitMeta(w); !s.ok()) return s;
+  std::lock_guard lock(table->mu);
+  std::erase_if(table->files, [&](const std::shared_ptr<RunFile>& f) {
+    return std::find(expired.begin(), expired.end(), f) != expired.end();
+  });
+  for (const auto& f : expired) f->MarkObsolete();  // gone once no scan reads it
+  return rows;
+}
+
+size_t TimeSeriesEngine::ExpireAll(int64_t now_micros) {
+  std::vector<TableId> ids;
+  {
+    std::shared_lock lock(mu_);
+    for (const auto& [id, t] : tables_) ids.push_back(id);
+  }
+  size_t rows = 0;
+  for (TableId id : ids) {
+    Result<size_t> r = ExpireTable(id, now_micros);
+    if (r.ok()) rows += *r;
+    else spdlog::error("time-series table {}: TTL expiry failed: {}", id, r.status().message());
+  }
+  return rows;
+}
+
 void TimeSeriesEngine::TrimLog(Database& db) {
   // The epochs every table of the database holds in files: a table whose
   // memtables are empty has all its logged writes there.
@@ -423,6 +494,7 @@ Status TimeSeriesEngine::PrepareEpoch(const EngineEpochWrites& writes, EpochComm
       auto& [table, table_rows] = rows[id];
       if (!table) table = TableOf(id);
       if (!table) return Status::InvalidArgument(fmt::format("table {} is not a time-series table", id));
+      if (table->options.ttl_seconds == 0) continue;  // 'instant': nothing is kept
       SplitKey k;
       if (!Split(op.key, table->tail_bytes, &k))
         return Status::InvalidArgument(fmt::format("a key of table {} without a time index", id));
@@ -457,6 +529,7 @@ Status TimeSeriesEngine::PrepareEpoch(const EngineEpochWrites& writes, EpochComm
     batch->markers.emplace_back(TimeSeriesWalMarkerKey(writes.database_id), end->Encode());
   }
   for (auto& [id, entry] : rows) {
+    if (entry.second.empty()) continue;
     db.pending_tables.push_back(entry.first);
     try {
       std::lock_guard lock(entry.first->mu);

@@ -87,6 +87,9 @@ struct TimeSeriesTableOptions {
   TimeUnit unit = TimeUnit::kMicrosecond;
   std::optional<int64_t> window_seconds;  // compaction.twcs.time_window
   bool append_mode = false;  // the key ends with a row id after the time index
+  // How long rows are kept after their time: none = for ever, 0 = not
+  // stored at all ('instant': the table only feeds its views).
+  std::optional<int64_t> ttl_seconds;
 };
 
 // The meta key of a database's committed log position.
@@ -100,8 +103,9 @@ struct TimeSeriesConfig {
   // next largest, until they are below it again.
   size_t write_buffer_bytes = size_t(512) << 20;
   // The time window of tables that set no compaction.twcs.time_window
-  // (none: one partition for every timestamp).
-  std::optional<int64_t> default_window_seconds;
+  // (none: one partition for every timestamp, which TTL then drops only
+  // once every row expired).
+  std::optional<int64_t> default_window_seconds = 86400;
 };
 
 class TimeSeriesEngine : public TableEngine {
@@ -157,6 +161,15 @@ class TimeSeriesEngine : public TableEngine {
   void WaitFlusherIdle();
   // Bytes held by every table's memtables.
   size_t MemtableBytes() const;
+
+  // TTL: drops the files of each table with a TTL whose every row is older
+  // than `now_micros` (Unix time) minus the TTL, without reading them;
+  // memtables holding such rows are flushed first. Rows of a window that
+  // is only partly expired stay until all of it is. Returns the rows
+  // dropped. The flusher runs it about once a minute, also for tables that
+  // receive no writes; compact_table runs it at once.
+  Result<size_t> ExpireTable(TableId id, int64_t now_micros);
+  size_t ExpireAll(int64_t now_micros);
 
   // Where a flush gets a table's current description (its columns grow
   // with ALTER TABLE ... ADD COLUMN); unset: the one it was added with.
