@@ -1,5 +1,7 @@
 #include "storage/dml_log.h"
 
+#include "storage/file_io.h"
+
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -33,29 +35,8 @@ uint32_t Get32(const char* p) {
   return v;
 }
 
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-bool WriteAll(int fd, const char* data, size_t n, uint64_t offset) {
-  while (n) {
-    ssize_t w = pwrite(fd, data, n, static_cast<off_t>(offset));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    data += w;
-    n -= static_cast<size_t>(w);
-    offset += static_cast<uint64_t>(w);
-  }
-  return true;
-}
-
-// The directory entry of a new file (or directory) is durable only once
-// its directory is synced.
-bool SyncDirectory(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return false;
-  bool ok = fsync(fd) == 0;
-  close(fd);
-  return ok;
-}
+std::string Errno(const std::string& what) { return ErrnoMessage(what); }
+bool WriteAll(int fd, const char* data, size_t n, uint64_t offset) { return PwriteAll(fd, data, n, offset); }
 
 // Over the segment's number, the record's sequence number and length
 // (`seq_and_length`, 12 bytes) and its entry; two one-shot hashes, no

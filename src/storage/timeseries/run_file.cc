@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/encoding.h"
+#include "storage/file_io.h"
 
 namespace freshet {
 
@@ -185,15 +186,9 @@ Status WriteRunFile(const std::string& path, std::string_view bytes) {
   };
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return fail("create");
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t w = write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      close(fd);
-      return fail("write");
-    }
-    done += size_t(w);
+  if (!PwriteAll(fd, bytes.data(), bytes.size(), 0)) {
+    close(fd);
+    return fail("write");
   }
   if (fdatasync(fd) != 0) {
     close(fd);
@@ -202,11 +197,7 @@ Status WriteRunFile(const std::string& path, std::string_view bytes) {
   close(fd);
   if (rename(tmp.c_str(), path.c_str()) != 0) return fail("rename");
   const std::string dir = path.substr(0, path.rfind('/'));
-  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return Status::IoError(fmt::format("cannot open {}: {}", dir, std::strerror(errno)));
-  int r = fsync(dfd);
-  close(dfd);
-  if (r != 0) return Status::IoError(fmt::format("cannot sync {}: {}", dir, std::strerror(errno)));
+  if (!SyncDirectory(dir)) return Status::IoError(ErrnoMessage("cannot sync " + dir));
   return Status::OK();
 }
 

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 
+#include "storage/file_io.h"
 #include "storage/timeseries/little_endian.h"
 
 namespace freshet {
@@ -18,26 +19,8 @@ namespace {
 
 constexpr size_t kHeaderBytes = 12;  // length u32, checksum u64
 
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
-
-bool WriteAll(int fd, const char* data, size_t n, uint64_t offset) {
-  while (n > 0) {
-    ssize_t w = pwrite(fd, data, n, static_cast<off_t>(offset));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    data += w;
-    n -= size_t(w);
-    offset += uint64_t(w);
-  }
-  return true;
-}
-
-Status SyncDirectory(const std::string& dir) {
-  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0) return Status::IoError(Errno("cannot open " + dir));
-  int r = fsync(fd);
-  close(fd);
-  return r == 0 ? Status::OK() : Status::IoError(Errno("cannot sync " + dir));
+Status SyncDirectoryStatus(const std::string& dir) {
+  return SyncDirectory(dir) ? Status::OK() : Status::IoError(ErrnoMessage("cannot sync " + dir));
 }
 
 // The segments in the directory, by number.
@@ -76,7 +59,7 @@ size_t ReplayRecords(std::string_view bytes, size_t limit, const std::function<v
 
 Result<std::string> ReadFile(const std::string& path) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IoError(Errno("cannot open " + path));
+  if (fd < 0) return Status::IoError(ErrnoMessage("cannot open " + path));
   std::string out;
   char buf[1 << 16];
   for (;;) {
@@ -84,7 +67,7 @@ Result<std::string> ReadFile(const std::string& path) {
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {
       close(fd);
-      return Status::IoError(Errno("cannot read " + path));
+      return Status::IoError(ErrnoMessage("cannot read " + path));
     }
     if (r == 0) break;
     out.append(buf, size_t(r));
@@ -116,8 +99,8 @@ std::string TimeSeriesWal::PathOf(uint64_t segment) const { return fmt::format("
 Status TimeSeriesWal::OpenSegment(uint64_t segment, bool create) {
   if (fd_ >= 0) close(fd_);
   fd_ = open(PathOf(segment).c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
-  if (fd_ < 0) return Status::IoError(Errno("cannot open " + PathOf(segment)));
-  if (create) return SyncDirectory(dir_);
+  if (fd_ < 0) return Status::IoError(ErrnoMessage("cannot open " + PathOf(segment)));
+  if (create) return SyncDirectoryStatus(dir_);
   return Status::OK();
 }
 
@@ -150,7 +133,7 @@ Result<std::unique_ptr<TimeSeriesWal>> TimeSeriesWal::Open(
     wal->position_ = *committed;
     if (Status s = wal->OpenSegment(committed->segment, false); !s.ok()) return s;
     if (ftruncate(wal->fd_, static_cast<off_t>(committed->offset)) != 0)
-      return Status::IoError(Errno("cannot truncate " + wal->PathOf(committed->segment)));
+      return Status::IoError(ErrnoMessage("cannot truncate " + wal->PathOf(committed->segment)));
   } else {
     // Nothing committed yet (or the committed segment is gone: damage
     // reported above): a new segment after every number used.
@@ -173,10 +156,10 @@ Result<WalPosition> TimeSeriesWal::Append(std::string_view payload) {
   std::string header;
   PutLittleEndian(payload.size(), 4, &header);
   PutLittleEndian(XXH3_64bits(payload.data(), payload.size()), 8, &header);
-  if (!WriteAll(fd_, header.data(), header.size(), position_.offset) ||
-      !WriteAll(fd_, payload.data(), payload.size(), position_.offset + header.size()))
-    return Status::IoError(Errno("cannot write " + PathOf(position_.segment)));
-  if (sync_ && fdatasync(fd_) != 0) return Status::IoError(Errno("cannot sync " + PathOf(position_.segment)));
+  if (!PwriteAll(fd_, header.data(), header.size(), position_.offset) ||
+      !PwriteAll(fd_, payload.data(), payload.size(), position_.offset + header.size()))
+    return Status::IoError(ErrnoMessage("cannot write " + PathOf(position_.segment)));
+  if (sync_ && fdatasync(fd_) != 0) return Status::IoError(ErrnoMessage("cannot sync " + PathOf(position_.segment)));
   return WalPosition{position_.segment, position_.offset + header.size() + payload.size()};
 }
 
@@ -184,8 +167,8 @@ Result<uint64_t> TimeSeriesWal::Rotate() {
   // What a failed append left after the committed end must not read as a
   // record of this segment once it is no longer the last.
   if (ftruncate(fd_, static_cast<off_t>(position_.offset)) != 0)
-    return Status::IoError(Errno("cannot truncate " + PathOf(position_.segment)));
-  if (sync_ && fdatasync(fd_) != 0) return Status::IoError(Errno("cannot sync " + PathOf(position_.segment)));
+    return Status::IoError(ErrnoMessage("cannot truncate " + PathOf(position_.segment)));
+  if (sync_ && fdatasync(fd_) != 0) return Status::IoError(ErrnoMessage("cannot sync " + PathOf(position_.segment)));
   uint64_t next = position_.segment + 1;
   if (Status s = OpenSegment(next, true); !s.ok()) return s;
   position_ = WalPosition{next, 0};
