@@ -5,6 +5,7 @@
 #include "expr/cast.h"
 #include "storage/row_id.h"
 #include "storage/state_table.h"
+#include "storage/timeseries/time_partitions.h"
 
 namespace freshet {
 
@@ -27,6 +28,32 @@ void CheckColumnNotNull(const TableCatalog& table, size_t c, const Vector& value
 void CheckNotNull(const TableCatalog& table, const DataChunk& rows) {
   for (size_t c = 0; c < table.columns.size(); c++)
     if (table.columns[c].generated.empty()) CheckColumnNotNull(table, c, rows.column(c));  // generated: ComputeGenerated
+  if (table.IsTimeSeries()) CheckTimeIndex(table, rows.column(table.timeseries.time_index));
+}
+
+void CheckTimeIndex(const TableCatalog& table, const Vector& times) {
+  // A time the engine can partition under any window (the longest a table
+  // may have: TimeWindowSeconds): every timestamp but the infinities and
+  // the last centuries of the range. The commit must never meet one it
+  // cannot store.
+  static const int64_t kLongestWindow = TimeWindowSeconds("292 years");
+  for (size_t r = 0; r < times.size(); r++) {
+    if (times.IsNull(r)) continue;
+    const int64_t ts = times.GetInt(r);
+    bool ok = ts != INT64_MAX && ts != INT64_MIN;
+    if (ok) {
+      try {
+        PartitionRangeOf(ts, TimeUnit::kMicrosecond, kLongestWindow);
+      } catch (const SqlError&) {
+        ok = false;
+      }
+    }
+    if (!ok)
+      throw SqlError(sqlstate::kDatetimeFieldOverflow,
+                     fmt::format("timestamp {} is out of range for the time index \"{}\" of \"{}\"",
+                                 times.GetValue(r).ToString(), table.columns[table.timeseries.time_index].name,
+                                 table.name));
+  }
 }
 
 void ComputeGenerated(const TableCatalog& table, const std::vector<GeneratedColumn>& generated, DataChunk* rows,

@@ -12,8 +12,12 @@
 namespace freshet {
 
 // Checks NOT NULL constraints of `rows` (all table columns); throws 23502.
-// (Generated columns are left to ComputeGenerated.)
+// (Generated columns are left to ComputeGenerated.) A time-series table's
+// time index is checked by CheckTimeIndex too.
 void CheckNotNull(const TableCatalog& table, const DataChunk& rows);
+// 22008 when a time-series table's time index value cannot be stored
+// (an infinity, or within the longest time window of the range's ends).
+void CheckTimeIndex(const TableCatalog& table, const Vector& times);
 // Computes the table's generated columns of `rows` (all table columns)
 // from the other columns; 23502 for a NULL in one that must not be.
 void ComputeGenerated(const TableCatalog& table, const std::vector<GeneratedColumn>& generated, DataChunk* rows,
