@@ -851,6 +851,7 @@ Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value
   const TimeSeriesKey wanted{k.series, k.ts, k.tail, 0};
   std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> found;
   for (const auto& run : table->Sources()) {
+    if (!run->MayHoldTime(k.ts)) continue;  // another window's file: not read
     found.clear();
     run->Read(wanted, /*after=*/false, visible, 1, &found);
     if (found.empty() || found[0].first != wanted) continue;

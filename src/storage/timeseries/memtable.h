@@ -62,6 +62,8 @@ class TimeSeriesRowSource {
   // false when no key is left after those appended.
   virtual bool Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
                     std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const = 0;
+  // False when no row of the run has time `ts` (a point read skips it).
+  virtual bool MayHoldTime(int64_t /*ts*/) const { return true; }
 };
 
 class TimeSeriesMemtable : public TimeSeriesRowSource {

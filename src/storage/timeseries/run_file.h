@@ -74,6 +74,7 @@ class RunFile : public TimeSeriesRowSource {
   const std::string& path() const { return path_; }
   bool Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
             std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const override;
+  bool MayHoldTime(int64_t ts) const override { return info_.rows > 0 && ts >= info_.min_ts && ts <= info_.max_ts; }
   // The file goes when the last holder drops it.
   void MarkObsolete() { obsolete_ = true; }
 
