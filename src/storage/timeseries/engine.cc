@@ -307,9 +307,11 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
   size_t rows = 0;
   for (const auto& m : to_flush) rows += m->num_rows();
   if (dir_.empty() || to_flush.empty()) return rows;
-  StateTableDesc desc = table->options.desc;
-  if (desc_source_)
-    if (std::optional<StateTableDesc> now = desc_source_(id)) desc = std::move(*now);
+  std::optional<StateTableDesc> desc = desc_source_ ? desc_source_(id) : std::nullopt;
+  if (!desc) {
+    std::lock_guard lock(table->mu);  // UpdateTable replaces the options
+    desc = table->options.desc;
+  }
   std::error_code ec;
   std::filesystem::create_directories(FileDirectory(id), ec);
   if (ec) return Status::IoError("cannot create " + FileDirectory(id) + ": " + ec.message());
@@ -321,7 +323,7 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
     info.id = next_file_id_++;
     std::string bytes;
     try {
-      bytes = EncodeRunFile(*m, desc, &info);
+      bytes = EncodeRunFile(*m, *desc, &info);
     } catch (const SqlError& e) {
       return Status::Corruption(e.message());
     }
