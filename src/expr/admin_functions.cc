@@ -61,8 +61,11 @@ void RegisterAdmin(FunctionRegistry* r, const char* name, bool takes_name,
 
 void RegisterAdminFunctions(FunctionRegistry* r) {
   using Action = SessionAccess::TimeSeriesAction;
-  for (auto [table_fn, region_fn, action] : {std::tuple{"flush_table", "flush_region", Action::kFlush},
-                                             std::tuple{"compact_table", "compact_region", Action::kCompact}}) {
+  for (const auto& names : {std::tuple{"flush_table", "flush_region", Action::kFlush},
+                            std::tuple{"compact_table", "compact_region", Action::kCompact}}) {
+    const char* table_fn = std::get<0>(names);
+    const char* region_fn = std::get<1>(names);
+    const Action action = std::get<2>(names);
     RegisterAdmin(r, table_fn, true, [action](SessionAccess& s, const Vector& arg, size_t i) {
       return s.TimeSeriesTableAction(action, std::string(arg.GetString(i)));
     });

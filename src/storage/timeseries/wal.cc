@@ -122,7 +122,8 @@ Result<std::unique_ptr<TimeSeriesWal>> TimeSeriesWal::Open(
     if (!bytes.ok()) return bytes.status();
     const bool current = number == committed->segment;
     size_t limit = current ? std::min<uint64_t>(committed->offset, bytes->size()) : bytes->size();
-    size_t read = ReplayRecords(*bytes, limit, [&](std::string_view payload) { replay(number, payload); });
+    const uint64_t segment = number;  // (a lambda may not capture a structured binding before C++20's clang)
+    size_t read = ReplayRecords(*bytes, limit, [&](std::string_view payload) { replay(segment, payload); });
     if (current && (read < committed->offset) && damaged)
       *damaged = fmt::format("{}: the records from byte {} on do not read back (committed through byte {})", path,
                              read, committed->offset);
