@@ -379,8 +379,10 @@ void Binder::BindSelectList(const PgQuery__SelectStmt* stmt, SelectParts* q) {
     // A column passed on unchanged is still its relation's (RowDescription).
     // (A LATERAL subquery's reference to the items before it indexes
     // their scope, not this one: the name must match.)
-    if (e->kind() == Expression::Kind::kColumnRef && rt->val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF) {
-      const auto& ref = static_cast<const ColumnRefExpr&>(*e);
+    // (An outer query's column is a kColumnRef too, but an OuterRefExpr.)
+    const auto* own = dynamic_cast<const ColumnRefExpr*>(e.get());
+    if (own && rt->val->node_case == PG_QUERY__NODE__NODE_COLUMN_REF) {
+      const auto& ref = *own;
       const PgQuery__ColumnRef* written = rt->val->column_ref;
       if (ref.index() >= 0 && static_cast<size_t>(ref.index()) < scope.columns.size() &&
           scope.columns[ref.index()].name == StringOf(written->fields[written->n_fields - 1])) {
