@@ -32,7 +32,7 @@
 // committed). A database whose log lost committed records (damage) starts
 // with what was read, and the loss is logged.
 //
-// Reads. Scan merges a table's memtables in storage-key order, of each key
+// Reads. Scan merges a table's memtables and files in storage-key order, of each key
 // the newest version visible at the snapshot, deletes hiding the rows they
 // delete, merging a transaction's overlay over them; a scan of a vnode
 // range reads only those vnodes. GetCommitted serves the point reads of the
@@ -55,8 +55,12 @@
 // Writes are not held back meanwhile: memory stays near the limits as long
 // as flushes keep up with ingest.
 //
-// Not yet (docs/status.md, issue 21): compaction and TTL, regions per
-// partition rule.
+// TTL. ExpireTable drops the files whose every row is past a table's TTL
+// (its own, or its database's) without reading them, flushing memtables
+// that hold expired rows first; the flusher runs it about once a minute.
+//
+// Not yet (docs/status.md, issue 21): compaction, regions per partition
+// rule.
 //
 // Thread safety: every method may be called concurrently.
 #pragma once
