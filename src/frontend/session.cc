@@ -1435,11 +1435,16 @@ int64_t Session::TimeSeriesTableAction(TimeSeriesAction action, const std::strin
   // catalog is the database).
   std::vector<std::string> parts = SplitQualifiedName(name);
   if (parts.empty() || parts.size() > 3) FRESHET_THROW(sqlstate::kInvalidParameterValue, "invalid table name \"{}\"", name);
-  if (parts.size() == 3 && parts[0] != database().name)
-    FRESHET_THROW(sqlstate::kFeatureNotSupported, "cross-database references are not implemented: \"{}\"", name);
+  // The catalog part names the database (any of this instance's).
+  ObjectId database_id = database().id;
+  if (parts.size() == 3) {
+    auto db = catalog()->FindDatabase(parts[0]);
+    if (!db) FRESHET_THROW(sqlstate::kUndefinedTable, "Table not found: {}", name);
+    database_id = db->id;
+  }
   TableRef t;
   if (parts.size() >= 2) {
-    auto schema = catalog()->FindSchema(database().id, parts[parts.size() - 2]);
+    auto schema = catalog()->FindSchema(database_id, parts[parts.size() - 2]);
     if (schema) t = catalog()->FindTable(schema->id, parts.back());
   } else {
     for (const std::string& schema_name : SearchPath()) {
