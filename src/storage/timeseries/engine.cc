@@ -735,17 +735,19 @@ class TimeSeriesScan : public ChunkScan {
       const TimeSeriesRow* row = Head();
       const bool have_overlay = overlay_it_ != overlay_end_;
       if (!row && !have_overlay) break;
-      std::string key = row ? JoinKey(spec_.table.table_id, row->series, row->ts, row->tail) : std::string();
+      // The storage key only where it is needed: against an overlay, or
+      // as a resumable scan's position.
+      std::string key = row && (have_overlay || spec_.resumable)
+                            ? JoinKey(spec_.table.table_id, row->series, row->ts, row->tail)
+                            : std::string();
       int cmp = !row ? 1 : !have_overlay ? -1 : key.compare(overlay_it_->first);
       if (cmp <= 0) {
-        const bool deleted = row->deleted;
-        std::string fields = row->fields;
+        // The row stays in its source's buffer until the next Head().
+        const bool keep = cmp < 0 && !row->deleted;
+        if (keep) decode(row->fields);
         Advance();
-        if (cmp == 0) continue;  // the overlay's entry for the key comes next and wins
-        if (deleted) continue;
-        decode(fields);
-        if (spec_.resumable) last_key_ = std::move(key);
-        continue;
+        if (keep && spec_.resumable) last_key_ = std::move(key);
+        continue;  // on a tie the overlay's entry for the key comes next and wins
       }
       if (overlay_it_->second) {
         decode(*overlay_it_->second);
