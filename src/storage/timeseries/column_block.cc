@@ -230,7 +230,8 @@ void WriteColumnBlock(size_t rows, const std::vector<BlockColumn>& columns, Bloc
   PutLittleEndian(XXH3_64bits(out->data() + begin, out->size() - begin), 8, out);
 }
 
-ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std::vector<size_t>>& projection) {
+ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std::vector<size_t>>& projection,
+                                const BlockFilter& keep) {
   if (block.size() < 8 + 10) Corrupt("it is too short");
   const std::string_view body = block.substr(0, block.size() - 8);
   Cursor tail(block.substr(block.size() - 8));
@@ -247,32 +248,47 @@ ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std:
       if (c >= count) throw SqlError(sqlstate::kInternalError, "a block column that does not exist was asked for");
       wanted[c] = true;
     }
+  // The headers first (statistics for `keep`), then the payloads wanted.
+  struct Stored {
+    uint64_t compression, nulls, raw_length;
+    std::string_view bitmap, payload;
+  };
+  std::vector<Stored> stored(count);
   for (size_t c = 0; c < count; c++) {
     const uint64_t kind = in.LE(1);
     if (kind > static_cast<uint64_t>(BlockColumn::Kind::kString)) Corrupt("an unknown column kind");
-    BlockColumn column;
-    column.kind = static_cast<BlockColumn::Kind>(kind);
-    view.kinds.push_back(column.kind);
-    const uint64_t compression = in.LE(1);
-    const uint64_t nulls = in.LE(4);
-    if (nulls > view.rows) Corrupt("more NULLs than rows");
-    std::string_view bitmap;
-    if (nulls > 0) bitmap = in.Bytes((view.rows + 7) / 8);
-    view.stats.push_back(GetStats(column.kind, &in));
-    const uint64_t raw_length = in.LE(4);
-    const std::string_view stored = in.Bytes(in.LE(4));
+    view.kinds.push_back(static_cast<BlockColumn::Kind>(kind));
+    Stored& s = stored[c];
+    s.compression = in.LE(1);
+    s.nulls = in.LE(4);
+    if (s.nulls > view.rows) Corrupt("more NULLs than rows");
+    if (s.nulls > 0) s.bitmap = in.Bytes((view.rows + 7) / 8);
+    view.stats.push_back(GetStats(view.kinds.back(), &in));
+    s.raw_length = in.LE(4);
+    s.payload = in.Bytes(in.LE(4));
+  }
+  if (in.pos() != body.size()) Corrupt("bytes after its last column");
+  if (keep && !keep(view)) {
+    view.skipped = true;
+    return view;
+  }
+  for (size_t c = 0; c < count; c++) {
     if (!wanted[c]) continue;
-    if (nulls > 0) {
+    const Stored& s = stored[c];
+    BlockColumn column;
+    column.kind = view.kinds[c];
+    if (s.nulls > 0) {
       column.valid.resize(view.rows);
       size_t present = 0;
-      for (size_t r = 0; r < view.rows; r++) present += column.valid[r] = (static_cast<uint8_t>(bitmap[r / 8]) >> (r % 8)) & 1;
-      if (present != view.rows - nulls) Corrupt("a validity bitmap that does not match its NULL count");
+      for (size_t r = 0; r < view.rows; r++)
+        present += column.valid[r] = (static_cast<uint8_t>(s.bitmap[r / 8]) >> (r % 8)) & 1;
+      if (present != view.rows - s.nulls) Corrupt("a validity bitmap that does not match its NULL count");
     }
-    if (!Decode(Decompress(compression, stored, raw_length), view.rows - nulls, &column))
+    if (!Decode(Decompress(s.compression, s.payload, s.raw_length), view.rows - s.nulls, &column) ||
+        column.num_values() != view.rows - s.nulls)
       Corrupt("a column that does not decode");
     view.columns[c] = std::move(column);
   }
-  if (in.pos() != body.size()) Corrupt("bytes after its last column");
   return view;
 }
 

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,10 +71,16 @@ struct ColumnBlockView {
   std::vector<BlockColumn::Kind> kinds;
   std::vector<BlockColumnStats> stats;
   std::vector<std::optional<BlockColumn>> columns;  // decoded: only those projected
+  bool skipped = false;  // the filter refused the block: nothing decoded
 };
+// Looks at a block's row count and statistics (the view has no columns
+// yet): false skips decoding it.
+using BlockFilter = std::function<bool(const ColumnBlockView&)>;
 // Checks the block's checksum and layout and decodes the columns in
-// `projection` (column indexes; nullopt: all). Throws XX001 when the block
-// is corrupt.
-ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std::vector<size_t>>& projection);
+// `projection` (column indexes; nullopt: all), unless `keep` (when set)
+// refuses the block by its statistics. Throws XX001 when the block is
+// corrupt.
+ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std::vector<size_t>>& projection,
+                                const BlockFilter& keep = nullptr);
 
 }  // namespace freshet

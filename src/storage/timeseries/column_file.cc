@@ -123,9 +123,10 @@ std::vector<size_t> ColumnFileReader::BlocksInTimeRange(int64_t ts_begin, int64_
   return out;
 }
 
-ColumnBlockView ColumnFileReader::ReadBlock(size_t i, const std::optional<std::vector<size_t>>& projection) const {
+ColumnBlockView ColumnFileReader::ReadBlock(size_t i, const std::optional<std::vector<size_t>>& projection,
+                                            const BlockFilter& keep) const {
   if (i >= blocks_.size()) throw SqlError(sqlstate::kInternalError, "a block the file does not have was asked for");
-  ColumnBlockView view = ReadColumnBlock(file_.substr(blocks_[i].offset, blocks_[i].length), projection);
+  ColumnBlockView view = ReadColumnBlock(file_.substr(blocks_[i].offset, blocks_[i].length), projection, keep);
   if (view.rows != blocks_[i].rows) Corrupt("a block's row count differs from its index's");
   return view;
 }

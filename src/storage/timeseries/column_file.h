@@ -65,8 +65,10 @@ class ColumnFileReader {
   const std::vector<ColumnFileBlock>& blocks() const { return blocks_; }
   // The blocks that may hold rows with timestamps in [ts_begin, ts_end].
   std::vector<size_t> BlocksInTimeRange(int64_t ts_begin, int64_t ts_end) const;
-  // Reads block `i` (its checksum checked), decoding the projected columns.
-  ColumnBlockView ReadBlock(size_t i, const std::optional<std::vector<size_t>>& projection) const;
+  // Reads block `i` (its checksum checked), decoding the projected columns
+  // unless `keep` refuses it (column_block.h).
+  ColumnBlockView ReadBlock(size_t i, const std::optional<std::vector<size_t>>& projection,
+                            const BlockFilter& keep = nullptr) const;
 
  private:
   std::string_view file_;

@@ -12,45 +12,16 @@
 #include "storage/keys.h"
 #include "storage/timeseries/little_endian.h"
 #include "storage/timeseries/run_file.h"
+#include "storage/timeseries/scan.h"
+#include "storage/timeseries/series_key.h"
 
 namespace freshet {
 
 namespace {
 
-constexpr size_t kTimeKeyBytes = kBigintKeySize;  // the time index's memcomparable bytes
 constexpr size_t kRowIdKeyBytes = kBigintKeySize;
-constexpr size_t kReadBatch = 1024;
 // How often the flusher applies TTLs.
 constexpr std::chrono::seconds kExpiryInterval{60};
-
-// A storage key of a time-series table, split (see the top of engine.h).
-struct SplitKey {
-  std::string series;  // [vnode][tags]
-  int64_t ts = 0;
-  std::string tail;
-};
-
-bool Split(std::string_view key, size_t tail_bytes, SplitKey* out) {
-  if (key.size() < 4 + 2 + kTimeKeyBytes + tail_bytes) return false;
-  const size_t ts_at = key.size() - tail_bytes - kTimeKeyBytes;
-  out->series.assign(key.data() + 4, ts_at - 4);
-  if (key[ts_at] != 0x01) return false;  // NULL: a time index is NOT NULL
-  out->ts = static_cast<int64_t>(GetFixed64BE(key.data() + ts_at + 1) ^ (uint64_t(1) << 63));
-  out->tail.assign(key.data() + ts_at + kTimeKeyBytes, tail_bytes);
-  return true;
-}
-
-std::string JoinKey(TableId table, const std::string& series, int64_t ts, const std::string& tail) {
-  std::string key = TablePrefix(table);
-  key += series;
-  EncodeBigintKey(ts, &key);
-  key += tail;
-  return key;
-}
-
-uint16_t VnodeOfSeries(const std::string& series) {
-  return series.size() < 2 ? 0 : GetFixed16BE(series.data());
-}
 
 void PutBytes(std::string_view bytes, std::string* out) {
   PutLittleEndian(bytes.size(), 4, out);
@@ -497,8 +468,8 @@ Status TimeSeriesEngine::PrepareEpoch(const EngineEpochWrites& writes, EpochComm
       if (!table) table = TableOf(id);
       if (!table) return Status::InvalidArgument(fmt::format("table {} is not a time-series table", id));
       if (table->options.ttl_seconds == 0) continue;  // 'instant': nothing is kept
-      SplitKey k;
-      if (!Split(op.key, table->tail_bytes, &k))
+      SeriesKey k;
+      if (!SplitSeriesKey(op.key, table->tail_bytes, &k))
         return Status::InvalidArgument(fmt::format("a key of table {} without a time index", id));
       TimeSeriesRow row;
       row.series = std::move(k.series);
@@ -693,157 +664,24 @@ Status TimeSeriesEngine::Recover(const MetaStore& meta) {
 
 // ---- Reads ----
 
-namespace {
-
-// The rows of one table's memtables in storage-key order (see the top of
-// engine.h), for one vnode range at one committed epoch.
-class TimeSeriesScan : public ChunkScan {
- public:
-  TimeSeriesScan(std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs, uint64_t visible, ScanSpec spec,
-                 size_t tail_bytes)
-      : visible_(visible), spec_(std::move(spec)) {
-    TimeSeriesKey from{std::string(), INT64_MIN, std::string(), 0};
-    PutFixed16BE(&std::get<0>(from), static_cast<uint16_t>(std::clamp(spec_.vnode_begin, 0, kVnodeCount - 1)));
-    bool after = false;
-    std::string overlay_from = VnodePrefix(spec_.table.table_id, static_cast<uint16_t>(std::clamp(spec_.vnode_begin, 0, kVnodeCount - 1)));
-    if (!spec_.start_after.empty()) {
-      SplitKey k;
-      if (Split(spec_.start_after, tail_bytes, &k) && VnodeOfSeries(k.series) >= spec_.vnode_begin) {
-        from = TimeSeriesKey{std::move(k.series), k.ts, std::move(k.tail), 0};
-        after = true;
-        overlay_from = spec_.start_after + '\0';
-      }
-    }
-    for (auto& run : runs) sources_.push_back(Source{std::move(run), from, after, {}, 0, true});
-    overlay_it_ = spec_.overlay.lower_bound(overlay_from);
-    overlay_end_ = spec_.vnode_end >= kVnodeCount ? spec_.overlay.end()
-                                                   : spec_.overlay.lower_bound(VnodePrefix(
-                                                         spec_.table.table_id, static_cast<uint16_t>(spec_.vnode_end)));
-  }
-
-  bool Next(DataChunk* out, size_t max_rows) override {
-    *out = DataChunk(spec_.table.column_types);
-    size_t n = 0;
-    const std::vector<bool>* projection = spec_.projection.empty() ? nullptr : &spec_.projection;
-    auto decode = [&](std::string_view fields) {
-      if (!DecodeStoredRowInto(fields, out, spec_.table.missing_cells, projection))
-        throw SqlError(sqlstate::kDataCorrupted,
-                       "corrupt row in time-series table " + std::to_string(spec_.table.table_id));
-      n++;
-    };
-    while (n < max_rows) {
-      const TimeSeriesRow* row = Head();
-      const bool have_overlay = overlay_it_ != overlay_end_;
-      if (!row && !have_overlay) break;
-      // The storage key only where it is needed: against an overlay, or
-      // as a resumable scan's position.
-      std::string key = row && (have_overlay || spec_.resumable)
-                            ? JoinKey(spec_.table.table_id, row->series, row->ts, row->tail)
-                            : std::string();
-      int cmp = !row ? 1 : !have_overlay ? -1 : key.compare(overlay_it_->first);
-      if (cmp <= 0) {
-        // The row stays in its source's buffer until the next Head().
-        const bool keep = cmp < 0 && !row->deleted;
-        if (keep) decode(row->fields);
-        Advance();
-        if (keep && spec_.resumable) last_key_ = std::move(key);
-        continue;  // on a tie the overlay's entry for the key comes next and wins
-      }
-      if (overlay_it_->second) {
-        decode(*overlay_it_->second);
-        if (spec_.resumable) last_key_ = overlay_it_->first;
-      }
-      ++overlay_it_;
-    }
-    out->set_cardinality(n);
-    return n > 0;
-  }
-
-  // The scan cache (storage/scan_cache.h) is for the row store, whose
-  // commits tell it when a table changes.
-  bool complete() const override { return false; }
-  const std::string& last_key() const override { return last_key_; }
-
- private:
-  struct Source {
-    std::shared_ptr<const TimeSeriesRowSource> run;
-    TimeSeriesKey from;
-    bool after;
-    std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> buffer;
-    size_t pos;
-    bool more;
-  };
-
-  // The source's next row within the vnode range, or null.
-  const std::pair<TimeSeriesKey, TimeSeriesRow>* Peek(Source& s) {
-    if (s.pos == s.buffer.size()) {
-      if (!s.more) return nullptr;
-      s.buffer.clear();
-      s.pos = 0;
-      s.more = s.run->Read(s.from, s.after, visible_, kReadBatch, &s.buffer);
-      if (s.buffer.empty()) {
-        s.more = false;
-        return nullptr;
-      }
-      s.from = s.buffer.back().first;
-      s.after = true;
-    }
-    const auto& entry = s.buffer[s.pos];
-    if (VnodeOfSeries(entry.second.series) >= spec_.vnode_end) {
-      s.more = false;
-      s.buffer.clear();
-      s.pos = 0;
-      return nullptr;
-    }
-    return &entry;
-  }
-
-  // The smallest key among the sources, its newest version; null when none.
-  const TimeSeriesRow* Head() {
-    head_.clear();
-    const std::pair<TimeSeriesKey, TimeSeriesRow>* best = nullptr;
-    for (size_t i = 0; i < sources_.size(); i++) {
-      const auto* e = Peek(sources_[i]);
-      if (!e) continue;
-      // Keys compare without the sequence (always 0 here).
-      if (!best || e->first < best->first) {
-        best = e;
-        head_.assign(1, i);
-      } else if (e->first == best->first) {
-        if (e->second.epoch > best->second.epoch) best = e;
-        head_.push_back(i);
-      }
-    }
-    return best ? &best->second : nullptr;
-  }
-
-  void Advance() {
-    for (size_t i : head_) sources_[i].pos++;
-    head_.clear();
-  }
-
-  const uint64_t visible_;
-  const ScanSpec spec_;
-  std::vector<Source> sources_;
-  std::vector<size_t> head_;  // the sources whose next row has the head's key
-  Overlay::const_iterator overlay_it_, overlay_end_;
-  std::string last_key_;
-};
-
-}  // namespace
-
 std::unique_ptr<ChunkScan> TimeSeriesEngine::Scan(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec) const {
   std::shared_ptr<Table> table = TableOf(spec.table.table_id);
   if (!table) throw SqlError(sqlstate::kUndefinedTable, fmt::format("table {} is not stored", spec.table.table_id));
   const uint64_t visible = store_->CommittedEpoch(table->options.database_id, snapshot.get()).value_or(0);
-  return std::make_unique<TimeSeriesScan>(table->Sources(), visible, std::move(spec), table->tail_bytes);
+  TimeSeriesScanTable layout;
+  layout.tail_bytes = table->tail_bytes;
+  {
+    std::lock_guard lock(table->mu);
+    layout.time_index = table->options.time_index;
+  }
+  return MakeTimeSeriesScan(table->Sources(), visible, std::move(spec), layout);
 }
 
 Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value) const {
   std::shared_ptr<Table> table = TableOf(TableIdOfKey(key));
   if (!table) return Status::NotFound("no such table");
-  SplitKey k;
-  if (!Split(key, table->tail_bytes, &k)) return Status::NotFound("not a key of the table");
+  SeriesKey k;
+  if (!SplitSeriesKey(key, table->tail_bytes, &k)) return Status::NotFound("not a key of the table");
   uint64_t visible = 0;
   {
     std::shared_lock lock(mu_);

@@ -38,6 +38,9 @@ StateTableDesc Desc(bool append_mode) {
   return d;
 }
 
+// A Row's v that stands for NULL.
+constexpr int64_t kNullValue = INT64_MIN;
+
 struct Row {
   std::string host;
   int64_t ts;
@@ -49,7 +52,8 @@ DataChunk ChunkOf(const Row& r, bool append_mode) {
   DataChunk c(Desc(append_mode).column_types);
   c.column(0).AppendString(r.host);
   c.column(1).Append(Value::Timestamp(r.ts));
-  c.column(2).AppendInt(r.v);
+  if (r.v == kNullValue) c.column(2).AppendNull();
+  else c.column(2).AppendInt(r.v);
   if (append_mode) c.column(3).AppendInt(r.row_id);
   c.set_cardinality(1);
   return c;
@@ -93,9 +97,12 @@ struct Instance {
     return store->engines().CommitEpoch(writes, StateStore::EpochCommit{kDatabase, epoch, {}, 0});
   }
 
-  // Every row visible at the snapshot, "host|ts|v" in scan order.
+  // Every row visible at the snapshot, "host|ts|v" in scan order (a
+  // resumable scan's: key order), or sorted (any other scan: its order is
+  // the engine's).
   std::vector<std::string> Read(std::shared_ptr<const Snapshot> snapshot, ScanSpec spec = {}) const {
     if (spec.table.table_id == 0) spec.table = Desc(append_mode);
+    const bool ordered = spec.resumable;
     auto scan = store->engines().For(kTable).Scan(std::move(snapshot), std::move(spec));
     std::vector<std::string> out;
     DataChunk chunk;
@@ -103,6 +110,7 @@ struct Instance {
       for (size_t r = 0; r < chunk.num_rows(); r++)
         out.push_back(chunk.column(0).GetValue(r).ToString() + "|" + std::to_string(chunk.column(1).GetValue(r).int_value()) +
                       "|" + chunk.column(2).GetValue(r).ToString());
+    if (!ordered) std::sort(out.begin(), out.end());
     return out;
   }
   std::vector<std::string> Read() const { return Read(store->GetSnapshot()); }
@@ -302,9 +310,11 @@ void RandomRun(bool append_mode, uint32_t seed) {
     }
     std::vector<std::string> expected;
     for (const auto& [k, text] : model) expected.push_back(text);
+    std::sort(expected.begin(), expected.end());
     ASSERT_EQ(db->Read(), expected) << "epoch " << epoch;
     std::vector<std::string> expected_old;
     for (const auto& [k, text] : old_model) expected_old.push_back(text);
+    std::sort(expected_old.begin(), expected_old.end());
     ASSERT_EQ(db->Read(before), expected_old) << "epoch " << epoch;
     for (const auto& [k, text] : model) {
       std::string value;
@@ -359,6 +369,143 @@ TEST(TimeSeriesEngineTest, FlushedFilesAreReadAfterARestartAndOnlyLaterLogRecord
   Instance db(dir.path());
   EXPECT_EQ(db.Read(), expected);
   EXPECT_EQ(db.engine->MemtableRows(kTable), 2u);  // only epoch 2 replayed
+}
+
+// The columnar reads of scans that need no key order (scan.h) against the
+// merged reads of resumable scans: plain files read by their columns,
+// files with several versions of a key and memtables overlapping them
+// merged, with vnode ranges, projections, time and tag predicates (which
+// may only skip rows that fail them), NULLs and older snapshots.
+TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
+  TestDir dir("ts_engine");
+  Instance db(dir.path());
+  std::mt19937_64 rng(2112);
+  constexpr int64_t kHour = 3'600'000'000;
+  auto random_row = [&](int64_t ts_from, int64_t ts_to) {
+    Row r{"h" + std::to_string(rng() % 40), ts_from + int64_t(rng() % uint64_t((ts_to - ts_from) / 1'000'000)) * 1'000'000,
+          rng() % 9 == 0 ? kNullValue : int64_t(rng() % 1000)};
+    return r;
+  };
+  // Every row in (host, ts, v) form, with the predicates' test.
+  struct Filter {
+    int vnode_begin = 0, vnode_end = kVnodeCount;
+    std::optional<int64_t> ts_ge, ts_lt;
+    std::vector<std::string> hosts;  // IN; empty: any
+    bool project_v = true;
+  };
+  auto read = [&](std::shared_ptr<const Snapshot> snapshot, const Filter& f, bool resumable) {
+    ScanSpec spec;
+    spec.table = Desc(false);
+    spec.vnode_begin = f.vnode_begin;
+    spec.vnode_end = f.vnode_end;
+    spec.resumable = resumable;
+    if (!resumable) {
+      if (f.ts_ge) spec.predicates.push_back({1, ColumnPredicate::Op::kGe, Value::Timestamp(*f.ts_ge), {}});
+      if (f.ts_lt) spec.predicates.push_back({1, ColumnPredicate::Op::kLt, Value::Timestamp(*f.ts_lt), {}});
+      if (f.hosts.size() == 1) spec.predicates.push_back({0, ColumnPredicate::Op::kEq, Value::Varchar(f.hosts[0]), {}});
+      if (f.hosts.size() > 1) {
+        ColumnPredicate in{0, ColumnPredicate::Op::kIn, Value(), {}};
+        for (const auto& h : f.hosts) in.values.push_back(Value::Varchar(h));
+        spec.predicates.push_back(in);
+      }
+      if (!f.project_v) spec.projection = {true, true, false};
+    }
+    auto scan = db.store->engines().For(kTable).Scan(std::move(snapshot), std::move(spec));
+    std::vector<std::string> out;
+    DataChunk chunk;
+    while (scan->Next(&chunk, 100))
+      for (size_t r = 0; r < chunk.num_rows(); r++) {
+        const std::string host = chunk.column(0).GetString(r);
+        const int64_t ts = chunk.column(1).GetInt(r);
+        if ((f.ts_ge && ts < *f.ts_ge) || (f.ts_lt && ts >= *f.ts_lt)) continue;
+        if (!f.hosts.empty() && std::find(f.hosts.begin(), f.hosts.end(), host) == f.hosts.end()) continue;
+        const bool v_null = chunk.column(2).IsNull(r);
+        if (!f.project_v && !resumable) EXPECT_TRUE(v_null);  // outside the projection
+        out.push_back(host + "|" + std::to_string(ts) + "|" +
+                      (!f.project_v ? "-" : v_null ? "NULL" : std::to_string(chunk.column(2).GetInt(r))));
+      }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // The merged scan's rows (all columns) with their vnodes.
+  struct Merged {
+    Row row;
+    int vnode;
+    std::string text;
+  };
+  auto merged_rows = [&](std::shared_ptr<const Snapshot> snapshot) {
+    std::vector<Merged> out;
+    for (const std::string& text : read(snapshot, Filter{}, true)) {
+      const size_t bar = text.find('|'), bar2 = text.find('|', bar + 1);
+      Row r{text.substr(0, bar), std::stoll(text.substr(bar + 1, bar2 - bar - 1)), 0};
+      out.push_back(Merged{r, VnodeOfKey(KeyOf(r)), text});
+    }
+    return out;
+  };
+  // The filter applied to the merged scan's rows.
+  auto expected = [&](const std::vector<Merged>& merged, const Filter& f) {
+    std::vector<std::string> out;
+    for (const auto& [r, vnode, text] : merged) {
+      const size_t bar2 = text.find('|', text.find('|') + 1);
+      if (vnode < f.vnode_begin || vnode >= f.vnode_end) continue;
+      if ((f.ts_ge && r.ts < *f.ts_ge) || (f.ts_lt && r.ts >= *f.ts_lt)) continue;
+      if (!f.hosts.empty() && std::find(f.hosts.begin(), f.hosts.end(), r.host) == f.hosts.end()) continue;
+      out.push_back(f.project_v ? text : text.substr(0, bar2) + "|-");
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto check = [&](std::shared_ptr<const Snapshot> snapshot, const std::string& when) {
+    const std::vector<Merged> merged = merged_rows(snapshot);
+    for (int i = 0; i < 40; i++) {
+      Filter f;
+      if (rng() % 2) {
+        f.vnode_begin = static_cast<int>(rng() % kVnodeCount);
+        f.vnode_end = f.vnode_begin + 1 + static_cast<int>(rng() % (kVnodeCount - f.vnode_begin));
+      }
+      if (rng() % 2) f.ts_ge = int64_t(rng() % 12) * kHour + int64_t(rng() % 3600) * 1'000'000;
+      if (rng() % 2) f.ts_lt = int64_t(rng() % 12) * kHour + int64_t(rng() % 3600) * 1'000'000;
+      for (size_t n = rng() % 4 == 0 ? 1 + rng() % 3 : 0; n > 0; n--) f.hosts.push_back("h" + std::to_string(rng() % 40));
+      f.project_v = rng() % 3 != 0;
+      ASSERT_EQ(read(snapshot, f, false), expected(merged, f)) << when << ", filter " << i;
+    }
+    for (int h = 0; h < 40; h++) {  // each series alone (first or last of its blocks too)
+      Filter f;
+      f.hosts = {"h" + std::to_string(h)};
+      ASSERT_EQ(read(snapshot, f, false), expected(merged, f)) << when << ", host " << h;
+    }
+  };
+  // Epoch 1: rows over hours 0-5, flushed (plain files, one per hour).
+  WriteLog e1;
+  for (int i = 0; i < 30000; i++) {  // several blocks per hour
+    Row r = random_row(0, 6 * kHour);
+    e1.Put(KeyOf(r), ValueOf(r));
+  }
+  ASSERT_TRUE(db.Commit(1, e1).ok());
+  ASSERT_TRUE(db.engine->FlushTable(kTable).ok());
+  check(db.store->GetSnapshot(), "plain files");
+  // Epoch 2: hours 6-9 in memtables beside the files.
+  WriteLog e2;
+  for (int i = 0; i < 3000; i++) {
+    Row r = random_row(6 * kHour, 10 * kHour);
+    e2.Put(KeyOf(r), ValueOf(r));
+  }
+  ASSERT_TRUE(db.Commit(2, e2).ok());
+  auto before = db.store->GetSnapshot();
+  check(before, "files and memtables");
+  // Epoch 3 rewrites and deletes rows of the flushed hours: the memtables
+  // overlap files, and the next flush writes files with several versions.
+  WriteLog e3;
+  for (int i = 0; i < 1500; i++) {
+    Row r = random_row(0, 10 * kHour);
+    if (i % 5 == 0) e3.Delete(KeyOf(r), -1);
+    else e3.Put(KeyOf(r), ValueOf(r));
+  }
+  ASSERT_TRUE(db.Commit(3, e3).ok());
+  check(db.store->GetSnapshot(), "overlapping memtables");
+  ASSERT_TRUE(db.engine->FlushTable(kTable).ok());
+  check(db.store->GetSnapshot(), "files with versions");
+  check(before, "an older snapshot after the flush");
 }
 
 TEST(TimeSeriesEngineTest, ARestartRightAfterAFlushTrimmedTheLogReadsEverything) {

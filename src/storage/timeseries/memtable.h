@@ -64,6 +64,10 @@ class TimeSeriesRowSource {
                     std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const = 0;
   // False when no row of the run has time `ts` (a point read skips it).
   virtual bool MayHoldTime(int64_t /*ts*/) const { return true; }
+  // The smallest and largest timestamp of the run's rows (every version,
+  // committed or not); {0, -1} when it has none. A memtable's grows with
+  // later writes, which are of later epochs.
+  virtual std::pair<int64_t, int64_t> TimeRange() const = 0;
 };
 
 class TimeSeriesMemtable : public TimeSeriesRowSource {
@@ -96,8 +100,7 @@ class TimeSeriesMemtable : public TimeSeriesRowSource {
   // The newest version of (series, ts, tail) at or below `visible`.
   std::optional<TimeSeriesRow> Find(const std::string& series, int64_t ts, const std::string& tail,
                                     uint64_t visible) const;
-  // The smallest and largest timestamp held; {0, -1} when empty.
-  std::pair<int64_t, int64_t> TimeRange() const;
+  std::pair<int64_t, int64_t> TimeRange() const override;
   // The newest epoch written (0 when empty).
   uint64_t max_epoch() const;
 

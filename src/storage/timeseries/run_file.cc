@@ -18,16 +18,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr size_t kBlockRows = 4096;
-constexpr size_t kSystemColumns = 5;  // series, time, tail, epoch, deleted
-
-char FormOf(PhysicalType p) {
-  switch (p) {
-    case PhysicalType::kInt64: return 'i';
-    case PhysicalType::kDouble: return 'f';
-    case PhysicalType::kString: return 's';
-    default: return 'c';
-  }
-}
+constexpr size_t kSystemColumns = RunFile::kFirstTableColumn;  // series, time, tail, epoch, deleted
 
 BlockColumn::Kind KindOf(char form) {
   switch (form) {
@@ -119,11 +110,20 @@ void EncodeRowFrom(const ColumnBlockView& block, const std::string& forms, size_
 
 }  // namespace
 
+char RunFileColumnForm(const DataType& type) {
+  switch (type.physical()) {
+    case PhysicalType::kInt64: return 'i';
+    case PhysicalType::kDouble: return 'f';
+    case PhysicalType::kString: return 's';
+    default: return 'c';
+  }
+}
+
 std::string RunFileInfo::ToJson() const {
   return json{{"id", id},           {"window_start", window_start}, {"window_end", window_end},
               {"unbounded", unbounded}, {"min_ts", min_ts},        {"max_ts", max_ts},
               {"rows", rows},       {"max_epoch", max_epoch},       {"bytes", bytes},
-              {"columns", columns}}
+              {"columns", columns},     {"plain", plain}}
       .dump();
 }
 
@@ -141,6 +141,7 @@ std::optional<RunFileInfo> RunFileInfo::FromJson(const std::string& text) {
     i.max_epoch = j.at("max_epoch");
     i.bytes = j.at("bytes");
     i.columns = j.at("columns");
+    i.plain = j.value("plain", false);  // files of session 44 do not say
     return i;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -149,7 +150,7 @@ std::optional<RunFileInfo> RunFileInfo::FromJson(const std::string& text) {
 
 std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDesc& desc, RunFileInfo* info) {
   std::string forms;
-  for (const DataType& t : desc.column_types) forms.push_back(FormOf(t.physical()));
+  for (const DataType& t : desc.column_types) forms.push_back(RunFileColumnForm(t));
   info->columns = forms;
   info->rows = 0;
   info->max_epoch = 0;
@@ -157,10 +158,13 @@ std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDe
   info->max_ts = INT64_MIN;
   ColumnFileWriter writer;
   std::vector<TimeSeriesRow> block;
+  info->plain = true;
   memtable.ForEachVersion([&](const TimeSeriesRow& row) {
+    const bool same_key = !block.empty() && block.back().series == row.series && block.back().ts == row.ts &&
+                          block.back().tail == row.tail;
+    info->plain = info->plain && !same_key && !row.deleted;
     // Blocks end between keys: a key's versions share a block.
-    if (block.size() >= kBlockRows && (block.back().series != row.series || block.back().ts != row.ts ||
-                                       block.back().tail != row.tail)) {
+    if (block.size() >= kBlockRows && !same_key) {
       AddBlock(block, desc, forms, &writer);
       block.clear();
     }
@@ -234,6 +238,19 @@ RunFile::~RunFile() {
   if (obsolete_) unlink(path_.c_str());
 }
 
+void RunFile::CheckBlockColumns(const ColumnBlockView& block, size_t b) const {
+  const std::string& forms = info_.columns;
+  if (block.kinds.size() != kSystemColumns + forms.size())
+    throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has {} columns, not {}", path_, b,
+                                                         block.kinds.size(), kSystemColumns + forms.size()));
+  static const BlockColumn::Kind kSystemKinds[kSystemColumns] = {
+      BlockColumn::Kind::kString, BlockColumn::Kind::kTimestamp, BlockColumn::Kind::kString,
+      BlockColumn::Kind::kInteger, BlockColumn::Kind::kInteger};
+  for (size_t c = 0; c < block.kinds.size(); c++)
+    if (block.kinds[c] != (c < kSystemColumns ? kSystemKinds[c] : KindOf(forms[c - kSystemColumns])))
+      throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} column {} is of another kind", path_, b, c));
+}
+
 bool RunFile::Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
                    std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const {
   const auto& blocks = reader_->blocks();
@@ -244,9 +261,7 @@ bool RunFile::Read(const TimeSeriesKey& from, bool after, uint64_t visible, size
   size_t emitted = 0;
   for (; b < blocks.size(); b++) {
     ColumnBlockView block = reader_->ReadBlock(b, std::nullopt);
-    if (block.columns.size() != kSystemColumns + forms.size())
-      throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has {} columns, not {}", path_, b,
-                                                           block.columns.size(), kSystemColumns + forms.size()));
+    CheckBlockColumns(block, b);
     const auto& series = block.columns[0]->strings;
     const auto& times = block.columns[1]->ints;
     const auto& tails = block.columns[2]->strings;

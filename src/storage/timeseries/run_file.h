@@ -51,9 +51,16 @@ struct RunFileInfo {
   uint64_t max_epoch = 0;
   uint64_t bytes = 0;
   std::string columns;     // per table column: i, f, s or c (see above)
+  // Every key has one version and none is a delete: at an epoch past
+  // max_epoch the file's rows are its blocks' rows as they are (a scan
+  // reads its columns without merging versions).
+  bool plain = false;
   std::string ToJson() const;
   static std::optional<RunFileInfo> FromJson(const std::string& text);
 };
+
+// The form a column of type `type` is stored in (i, f, s or c: see above).
+char RunFileColumnForm(const DataType& type);
 
 // The file bytes of every version in `memtable`, with `desc`'s columns
 // (rows with fewer cells read their missing cells); fills the info's rows,
@@ -75,6 +82,15 @@ class RunFile : public TimeSeriesRowSource {
   bool Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
             std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const override;
   bool MayHoldTime(int64_t ts) const override { return info_.rows > 0 && ts >= info_.min_ts && ts <= info_.max_ts; }
+  std::pair<int64_t, int64_t> TimeRange() const override {
+    return info_.rows > 0 ? std::pair{info_.min_ts, info_.max_ts} : std::pair<int64_t, int64_t>{0, -1};
+  }
+  // The file's blocks, for a scan of its columns (the table's column c is
+  // the block's column kFirstTableColumn + c).
+  const ColumnFileReader& reader() const { return *reader_; }
+  static constexpr size_t kFirstTableColumn = 5;
+  // Throws XX001 unless block b holds the file's columns, of their kinds.
+  void CheckBlockColumns(const ColumnBlockView& block, size_t b) const;
   // The file goes when the last holder drops it.
   void MarkObsolete() { obsolete_ = true; }
 
