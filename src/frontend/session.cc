@@ -1417,13 +1417,20 @@ int64_t RunTimeSeriesAction(Instance* instance, SessionAccess::TimeSeriesAction 
   // commits), as GreptimeDB flushes what was written.
   DatabaseEpochLoop* loop = instance->barriers()->ForDatabase(t.database_id);
   if (instance->DmlFor(t.database_id)->LastAppliedEpoch() > loop->committed_epoch()) loop->Flush();
-  Result<size_t> rows =
-      action == SessionAccess::TimeSeriesAction::kFlush
-          ? instance->timeseries()->FlushTable(t.id)
-          : instance->timeseries()->ExpireTable(
-                t.id, std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count());
+  TimeSeriesEngine* engine = instance->timeseries();
+  Result<size_t> rows = size_t{0};
+  if (action == SessionAccess::TimeSeriesAction::kFlush) {
+    rows = engine->FlushTable(t.id);
+  } else {
+    // The rows TTL removed and those of the files merged.
+    rows = engine->ExpireTable(t.id, std::chrono::duration_cast<std::chrono::microseconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count());
+    if (rows.ok()) {
+      Result<size_t> merged = engine->CompactTable(t.id, /*all=*/true);
+      rows = merged.ok() ? Result<size_t>(*rows + *merged) : merged;
+    }
+  }
   if (!rows.ok()) throw SqlError(sqlstate::kIoError, "\"" + t.name + "\": " + rows.status().message());
   return static_cast<int64_t>(*rows);
 }

@@ -307,6 +307,14 @@ std::shared_ptr<const Snapshot> StateStore::GetSnapshot() const {
   return fresh;
 }
 
+uint64_t StateStore::LatestWriteSequence() const { return db_->GetLatestSequenceNumber(); }
+
+std::optional<uint64_t> StateStore::OldestLiveSnapshotSequence() const {
+  uint64_t seq = 0;
+  if (!db_->GetIntProperty("rocksdb.oldest-snapshot-sequence", &seq) || seq == 0) return std::nullopt;
+  return seq;
+}
+
 namespace {
 
 // The data tables a commit writes, for TableVersions. Keys start with the

@@ -129,6 +129,13 @@ class StateStore : public MetaStore {
   // The seq() a snapshot taken now gets: every snapshot with a seq at least
   // this sees every commit finished before this call.
   uint64_t SnapshotSequence() const;
+  // RocksDB's sequence number: of the latest write (every write so far is
+  // at or below it), and of the oldest snapshot alive (nullopt: none). A
+  // snapshot sees exactly the writes at or below its sequence number; the
+  // time-series engine keeps the row versions a live snapshot may read
+  // (timeseries/engine.h "Compaction").
+  uint64_t LatestWriteSequence() const;
+  std::optional<uint64_t> OldestLiveSnapshotSequence() const;
 
   // Applies the batch atomically (and durably when sync_commits).
   Status Commit(rocksdb::WriteBatch* batch);

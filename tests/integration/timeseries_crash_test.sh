@@ -4,9 +4,10 @@
 # append-only one) and to row-store copies of them, so every epoch holds
 # both engines' writes, and the two-phase epoch commit must make them
 # visible together or not at all. A client runs random transactions
-# (inserts with duplicate and out-of-order times, updates, deletes) and
-# flushes of the time-series tables to files (flush_table) while the
-# server is killed at a random moment; after each restart the
+# (inserts with duplicate and out-of-order times, updates, deletes),
+# flushes of the time-series tables to files (flush_table) and
+# compactions merging the files (compact_table) while the server is killed
+# at a random moment; after each restart the
 # time-series tables equal their copies, a materialized view over one
 # equals its query, and every row acknowledged before a FLUSH is there
 # exactly once.
@@ -33,6 +34,7 @@ write_transactions() {
     h="h$((RANDOM % 12))"; t=$((RANDOM % 4000)); v=$((RANDOM % 1000))
     local ts="timestamp '2024-01-01' + interval '$t seconds'"
     if (( RANDOM % 25 == 0 )); then echo "select flush_table('ts'), flush_table('tsa');"; continue; fi
+    if (( RANDOM % 30 == 0 )); then echo "select compact_table('ts'), compact_table('tsa');"; continue; fi
     case $((RANDOM % 6)) in
       0)
         echo "begin; delete from ts where host = '$h' and ts < $ts and ts > $ts - interval '300 seconds';"
@@ -100,6 +102,9 @@ start_server "$WORK/data" "$WORK/server.log" || { fail "restart"; finish; }
 check "after a clean restart the tables equal their copies" same_rows ts ts_copy
 check "and the append-only one too" same_rows tsa tsa_copy
 check "the view still equals its query" same ts_stats "$STATS_QUERY"
+q -c "select compact_table('ts'), compact_table('tsa')" >/dev/null
+check "after a compaction the tables equal their copies" same_rows ts ts_copy
+check "and the append-only one too after it" same_rows tsa tsa_copy
 check "the tables were flushed to files" test "$(find "$WORK/data/timeseries/files" -name '*.ftf' | wc -l | tr -d ' ')" != "0"
 check "no error was logged" test "$(grep -c -E '\[error\]|\[critical\]' "$WORK/server.log")" = "0"
 finish

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <set>
 
@@ -61,6 +62,7 @@ struct TimeSeriesEngine::Table {
   std::vector<std::shared_ptr<RunFile>> files;  // flushed
   uint64_t flushed_epoch = 0;  // the files hold every write of epochs up to it
   std::mutex flush_mu;  // one flush at a time
+  std::mutex compact_mu;  // one compaction or expiry at a time
 
   // Every memtable, under mu.
   std::vector<std::shared_ptr<TimeSeriesMemtable>> Memtables() const {
@@ -94,6 +96,11 @@ struct TimeSeriesEngine::Database {
   Epoch pending_epoch = 0;
   std::optional<WalPosition> pending_end;
   std::vector<std::shared_ptr<Table>> pending_tables;
+  // Commits of this process: (RocksDB's sequence right after the commit's
+  // write, epoch), oldest first; a snapshot at or past the sequence sees
+  // the epoch. Trimmed to what live snapshots need (Horizon).
+  mutable std::mutex history_mu;
+  std::deque<std::pair<uint64_t, uint64_t>> commit_history;
 };
 
 TimeSeriesEngine::TimeSeriesEngine(StateStore* store, std::string dir, TimeSeriesConfig config)
@@ -135,6 +142,12 @@ size_t TimeSeriesEngine::MemtableBytes() const {
   return total;
 }
 
+void TimeSeriesEngine::Compact(TableId id) {
+  Result<size_t> merged = CompactTable(id, false);
+  if (!merged.ok() && !merged.status().IsNotFound())
+    spdlog::error("time-series table {}: background compaction failed: {}", id, merged.status().message());
+}
+
 std::optional<TableId> TimeSeriesEngine::NextTableToFlush() const {
   std::vector<std::pair<size_t, TableId>> sizes;
   size_t total = 0;
@@ -169,6 +182,13 @@ void TimeSeriesEngine::FlusherLoop() {
       ExpireAll(std::chrono::duration_cast<std::chrono::microseconds>(
                     std::chrono::system_clock::now().time_since_epoch())
                     .count());
+      // Also compacts files whose versions no reader needs any more.
+      std::vector<TableId> ids;
+      {
+        std::shared_lock tables(mu_);
+        for (const auto& [id, t] : tables_) ids.push_back(id);
+      }
+      for (TableId id : ids) Compact(id);
     }
     // Flush until every size is within its limit (a failed flush is tried
     // again at the next wake-up).
@@ -180,6 +200,7 @@ void TimeSeriesEngine::FlusherLoop() {
         spdlog::error("time-series table {}: background flush failed: {}", *table, flushed.status().message());
         break;
       }
+      Compact(*table);
     }
     lock.lock();
     flusher_busy_ = false;
@@ -292,6 +313,7 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
     if (m->empty()) continue;
     RunFileInfo info;
     info.id = next_file_id_++;
+    SetWindow(*table, m->TimeRange().first, &info);
     std::string bytes;
     try {
       bytes = EncodeRunFile(*m, *desc, &info);
@@ -333,6 +355,7 @@ Result<size_t> TimeSeriesEngine::ExpireTable(TableId id, int64_t now_micros) {
     unit = table->options.unit;
   }
   if (!ttl) return 0;
+  std::lock_guard compacting(table->compact_mu);  // no compaction merges what expires
   // The expiry bound in the time index's unit: rows before it are expired.
   const __int128 per_second = UnitsPerSecond(unit);
   const __int128 bound = __int128(now_micros) * per_second / 1000000 - __int128(*ttl) * per_second;
@@ -365,6 +388,184 @@ Result<size_t> TimeSeriesEngine::ExpireTable(TableId id, int64_t now_micros) {
   });
   for (const auto& f : expired) f->MarkObsolete();  // gone once no scan reads it
   return rows;
+}
+
+void TimeSeriesEngine::SetWindow(Table& table, int64_t ts, RunFileInfo* info) const {
+  std::optional<int64_t> window_seconds;
+  TimeUnit unit;
+  {
+    std::lock_guard lock(table.mu);
+    window_seconds = table.options.window_seconds;
+    unit = table.options.unit;
+  }
+  info->unbounded = !window_seconds;
+  info->window_start = info->window_end = 0;
+  if (!window_seconds) return;
+  try {
+    const TimePartitionRange range = PartitionRangeOf(ts, unit, *window_seconds);
+    info->unbounded = range.unbounded;
+    info->window_start = range.start;
+    info->window_end = range.end;
+  } catch (const SqlError&) {
+    info->unbounded = true;  // a window past 64 bits: none
+  }
+}
+
+uint64_t TimeSeriesEngine::Horizon(Database& db) const {
+  // The latest commit before the oldest snapshot: a snapshot taken after
+  // that look sees at least this epoch.
+  const uint64_t committed = db.committed;
+  const std::optional<uint64_t> oldest = store_->OldestLiveSnapshotSequence();
+  std::lock_guard lock(db.history_mu);
+  auto& history = db.commit_history;
+  if (!oldest) return committed;
+  // The newest commit at or below the oldest snapshot; the older ones are
+  // needed by no snapshot any more.
+  while (history.size() >= 2 && history[1].first <= *oldest) history.pop_front();
+  return !history.empty() && history.front().first <= *oldest ? history.front().second : 0;
+}
+
+Result<size_t> TimeSeriesEngine::CompactTable(TableId id, bool all) {
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return Status::NotFound(fmt::format("table {} is not a time-series table", id));
+  if (dir_.empty()) return 0;
+  std::lock_guard compacting(table->compact_mu);
+  const uint64_t horizon = Horizon(DatabaseOf(table->options.database_id));
+  std::vector<std::shared_ptr<RunFile>> files;
+  {
+    std::lock_guard lock(table->mu);
+    files = table->files;
+  }
+  std::erase_if(files, [](const auto& f) { return f->info().rows == 0; });
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a->info().min_ts < b->info().min_ts; });
+  // Groups: files whose time ranges overlap (by their first time, a sweep),
+  // and the files of a window that holds too many.
+  std::vector<size_t> group(files.size());
+  for (size_t i = 0; i < files.size(); i++) group[i] = i;
+  std::function<size_t(size_t)> root = [&](size_t i) { return group[i] == i ? i : group[i] = root(group[i]); };
+  int64_t reach = INT64_MIN;
+  for (size_t i = 0; i < files.size(); i++) {
+    if (i > 0 && files[i]->info().min_ts <= reach) group[root(i)] = root(i - 1);
+    reach = i == 0 ? files[i]->info().max_ts : std::max(reach, files[i]->info().max_ts);
+  }
+  std::map<std::tuple<bool, int64_t, int64_t>, std::vector<size_t>> windows;
+  for (size_t i = 0; i < files.size(); i++) {
+    RunFileInfo window = files[i]->info();
+    if (!window.unbounded && window.window_start == window.window_end)  // a file of session 44
+      SetWindow(*table, window.min_ts, &window);
+    windows[{window.unbounded, window.window_start, window.window_end}].push_back(i);
+  }
+  for (const auto& [window, members] : windows)
+    if (all || members.size() > kMaxFilesPerWindow)
+      for (size_t i : members) group[root(i)] = root(members[0]);
+  std::map<size_t, std::vector<std::shared_ptr<RunFile>>> groups;
+  for (size_t i = 0; i < files.size(); i++) groups[root(i)].push_back(files[i]);
+  size_t rows = 0;
+  for (const auto& [g, inputs] : groups) {
+    // A file alone is rewritten only to resolve its versions, when no
+    // reader needs any but the newest of each key (it becomes plain).
+    const bool resolvable =
+        inputs.size() == 1 && !inputs[0]->info().plain && inputs[0]->info().max_epoch <= horizon;
+    if (inputs.size() < 2 && !resolvable) continue;
+    if (Status s = MergeFiles(*table, inputs, horizon); !s.ok()) return s;
+    for (const auto& f : inputs) rows += f->info().rows;
+  }
+  return rows;
+}
+
+Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_ptr<RunFile>>& inputs,
+                                    uint64_t horizon) {
+  std::optional<StateTableDesc> desc = desc_source_ ? desc_source_(table.id) : std::nullopt;
+  if (!desc) {
+    std::lock_guard lock(table.mu);
+    desc = table.options.desc;
+  }
+  // The window of the inputs (of their first time: each file is within
+  // one, unless the window changed since).
+  RunFileInfo info;
+  info.id = next_file_id_++;
+  for (size_t i = 0; i < inputs.size(); i++) {
+    RunFileInfo window;
+    SetWindow(table, inputs[i]->info().min_ts, &window);
+    info.unbounded = info.unbounded || window.unbounded;
+    info.window_start = i == 0 ? window.window_start : std::min(info.window_start, window.window_start);
+    info.window_end = i == 0 ? window.window_end : std::max(info.window_end, window.window_end);
+  }
+  std::string bytes;
+  try {
+    // A k-way merge by (key, epoch): each key's versions together, oldest
+    // first.
+    struct Head {
+      TimeSeriesRow row;
+      size_t input;
+    };
+    auto later = [](const Head& a, const Head& b) {
+      return std::tie(a.row.series, a.row.ts, a.row.tail, a.row.epoch, a.input) >
+             std::tie(b.row.series, b.row.ts, b.row.tail, b.row.epoch, b.input);
+    };
+    std::vector<RunFile::VersionCursor> cursors;
+    std::vector<Head> heap;
+    for (size_t i = 0; i < inputs.size(); i++) {
+      cursors.emplace_back(inputs[i]);
+      Head h{{}, i};
+      if (cursors[i].Next(&h.row)) heap.push_back(std::move(h));
+    }
+    std::make_heap(heap.begin(), heap.end(), later);
+    RunFileBuilder builder(*desc, &info);
+    std::vector<TimeSeriesRow> versions;  // of one key, oldest first
+    auto resolve = [&] {
+      // Every version past the horizon, and the newest at or below it
+      // unless it is a delete (nothing older is read then).
+      size_t first = 0;
+      for (size_t v = 0; v < versions.size(); v++)
+        if (versions[v].epoch <= horizon) first = v;
+      if (versions[first].epoch <= horizon && versions[first].deleted) first++;
+      for (size_t v = first; v < versions.size(); v++)
+        if (v + 1 == versions.size() || versions[v + 1].epoch != versions[v].epoch) builder.Add(versions[v]);
+      versions.clear();
+    };
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      Head h = std::move(heap.back());
+      heap.pop_back();
+      if (!versions.empty() && (versions.back().series != h.row.series || versions.back().ts != h.row.ts ||
+                                versions.back().tail != h.row.tail))
+        resolve();
+      const size_t input = h.input;
+      versions.push_back(std::move(h.row));
+      Head next{{}, input};
+      if (cursors[input].Next(&next.row)) {
+        heap.push_back(std::move(next));
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
+    }
+    if (!versions.empty()) resolve();
+    bytes = builder.Finish();
+  } catch (const SqlError& e) {
+    return Status::Corruption(fmt::format("time-series table {}: a compaction's input: {}", table.id, e.message()));
+  }
+  MetaWrite w;
+  std::shared_ptr<RunFile> output;
+  if (info.rows > 0) {
+    const std::string path = fmt::format("{}/{:020}.ftf", FileDirectory(table.id), info.id);
+    if (Status s = WriteRunFile(path, bytes); !s.ok()) return s;
+    Result<std::shared_ptr<RunFile>> file = RunFile::Open(path, info);
+    if (!file.ok()) return file.status();
+    output = *file;
+    w.Put(fmt::format("tsfile/{}/{:020}", table.id, info.id), info.ToJson());
+  }
+  for (const auto& f : inputs) w.Delete(fmt::format("tsfile/{}/{:020}", table.id, f->info().id));
+  if (Status s = store_->CommitMeta(w); !s.ok()) {
+    if (output) output->MarkObsolete();
+    return s;
+  }
+  std::lock_guard lock(table.mu);
+  std::erase_if(table.files, [&](const std::shared_ptr<RunFile>& f) {
+    return std::find(inputs.begin(), inputs.end(), f) != inputs.end();
+  });
+  if (output) table.files.push_back(output);
+  for (const auto& f : inputs) f->MarkObsolete();  // gone once no scan reads it
+  return Status::OK();
 }
 
 size_t TimeSeriesEngine::ExpireAll(int64_t now_micros) {
@@ -519,6 +720,10 @@ void TimeSeriesEngine::FinishEpoch(uint32_t database_id, Epoch epoch, bool commi
   if (committed) {
     if (db.wal && db.pending_end) db.wal->Commit(*db.pending_end);
     db.committed = std::max<uint64_t>(db.committed, epoch);
+    {
+      std::lock_guard lock(db.history_mu);
+      db.commit_history.emplace_back(store_->LatestWriteSequence(), epoch);
+    }
     if (flusher_.joinable()) {
       // The flusher looks at the sizes after each commit with writes.
       std::lock_guard lock(flusher_mu_);

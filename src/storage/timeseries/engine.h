@@ -59,8 +59,21 @@
 // (its own, or its database's) without reading them, flushing memtables
 // that hold expired rows first; the flusher runs it about once a minute.
 //
-// Not yet (docs/status.md, issue 21): compaction, regions per partition
-// rule.
+// Compaction. CompactTable merges groups of a table's files into one file
+// each: files whose time ranges overlap (a key's versions may be spread
+// over them: out-of-order writes, rewrites), the files of a time window
+// once it holds more than kMaxFilesPerWindow, and a file whose versions can
+// be resolved. Merging keeps, of each key, every version a reader may
+// still read: those newer than the horizon (the epoch the oldest live
+// snapshot of the store sees, from the commits' RocksDB sequence numbers)
+// and the newest at or below it, unless that is a delete. The new file
+// replaces its inputs in one meta write; scans that hold the inputs keep
+// reading them, and they are deleted when the last lets go. Writes, flushes
+// and reads go on meanwhile. The flusher compacts a table after flushing
+// it, and every table about once a minute; compact_table also merges every
+// window's files into one.
+//
+// Not yet (docs/status.md, issue 21): regions per partition rule.
 //
 // Thread safety: every method may be called concurrently.
 #pragma once
@@ -78,6 +91,7 @@
 #include <vector>
 
 #include "storage/table_engine.h"
+#include "storage/timeseries/run_file.h"
 #include "storage/timeseries/time_partitions.h"
 #include "storage/timeseries/wal.h"
 
@@ -173,6 +187,14 @@ class TimeSeriesEngine : public TableEngine {
   // dropped. The flusher runs it about once a minute, also for tables that
   // receive no writes; compact_table runs it at once.
   Result<size_t> ExpireTable(TableId id, int64_t now_micros);
+
+  // Compaction (see the top of this file); `all` (compact_table, a major
+  // compaction): the files of each time window merged into one, else only
+  // what the policy asks for. Returns the rows (versions) of the files
+  // merged.
+  Result<size_t> CompactTable(TableId id, bool all);
+  // A time window with more files than this is merged.
+  static constexpr size_t kMaxFilesPerWindow = 16;
   size_t ExpireAll(int64_t now_micros);
 
   // Where a flush gets a table's current description (its columns grow
@@ -193,6 +215,13 @@ class TimeSeriesEngine : public TableEngine {
   // Removes the log segments whose every record the database's tables hold
   // in files (after a flush).
   void TrimLog(Database& db);
+  // The epoch the oldest live snapshot of the database sees (0: unknown,
+  // which keeps every version).
+  uint64_t Horizon(Database& db) const;
+  // Sets info's window: the table's time window holding `ts`.
+  void SetWindow(Table& table, int64_t ts, RunFileInfo* info) const;
+  // Merges one group of files (CompactTable).
+  Status MergeFiles(Table& table, const std::vector<std::shared_ptr<RunFile>>& inputs, uint64_t horizon);
   // Loads the files the meta store names (Recover); drops those of tables
   // no longer registered and files it does not name.
   Status LoadFiles(const MetaStore& meta);
@@ -207,6 +236,7 @@ class TimeSeriesEngine : public TableEngine {
   // The background flusher: a table to flush, or none; woken by commits.
   void FlusherLoop();
   std::optional<TableId> NextTableToFlush() const;
+  void Compact(TableId id);  // the policy's compaction, errors logged
   std::mutex flusher_mu_;
   std::condition_variable flusher_cv_, flusher_idle_cv_;
   bool flusher_stop_ = false, flusher_busy_ = false, flusher_wake_ = false;

@@ -278,6 +278,8 @@ void RandomRun(bool append_mode, uint32_t seed) {
   auto db = std::make_unique<Instance>(dir.path(), append_mode);
   std::map<std::string, std::string> model;
   int64_t next_row_id = 1;
+  std::shared_ptr<const Snapshot> ancient;
+  std::map<std::string, std::string> ancient_model;
   for (Epoch epoch = 1; epoch <= 60; epoch++) {
     auto before = db->store->GetSnapshot();
     std::map<std::string, std::string> old_model = model;
@@ -327,8 +329,33 @@ void RandomRun(bool append_mode, uint32_t seed) {
       ASSERT_EQ(db->Read(), expected) << "after a flush at epoch " << epoch;
       ASSERT_EQ(db->Read(before), expected_old) << "after a flush at epoch " << epoch;
     }
+    if (epoch == 15) {  // a snapshot held over many compactions
+      ancient = db->store->GetSnapshot();
+      ancient_model = model;
+    }
+    if (epoch == 45) ancient.reset();
+    if (rng() % 5 == 0) {
+      // A compaction merges files and resolves versions: every snapshot
+      // still reads its rows, in key order too.
+      ASSERT_TRUE(db->engine->CompactTable(kTable, rng() % 2 == 0).ok());
+      ASSERT_EQ(db->Read(), expected) << "after a compaction at epoch " << epoch;
+      ASSERT_EQ(db->Read(before), expected_old) << "after a compaction at epoch " << epoch;
+      ScanSpec in_key_order;
+      in_key_order.table = Desc(append_mode);
+      in_key_order.resumable = true;
+      std::vector<std::string> keyed;
+      for (const auto& [k, text] : old_model) keyed.push_back(text);
+      ASSERT_EQ(db->Read(before, in_key_order), keyed) << "after a compaction at epoch " << epoch;
+      if (ancient) {
+        std::vector<std::string> then;
+        for (const auto& [k, text] : ancient_model) then.push_back(text);
+        std::sort(then.begin(), then.end());
+        ASSERT_EQ(db->Read(ancient), then) << "the snapshot of epoch 15 after a compaction at epoch " << epoch;
+      }
+    }
     if (rng() % 8 == 0) {
       before.reset();
+      ancient.reset();
       db.reset();
       db = std::make_unique<Instance>(dir.path(), append_mode);
       ASSERT_EQ(db->Read(), expected) << "after a restart at epoch " << epoch;
@@ -506,6 +533,17 @@ TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
   ASSERT_TRUE(db.engine->FlushTable(kTable).ok());
   check(db.store->GetSnapshot(), "files with versions");
   check(before, "an older snapshot after the flush");
+  // Compacted with no older snapshot left: one plain file per hour (the
+  // windows do not overlap), holding exactly the rows (no older version,
+  // no delete).
+  before.reset();
+  const size_t visible_rows = read(db.store->GetSnapshot(), Filter{}, true).size();
+  Result<size_t> merged = db.engine->CompactTable(kTable, true);
+  ASSERT_TRUE(merged.ok());
+  EXPECT_GT(*merged, visible_rows);
+  check(db.store->GetSnapshot(), "compacted");
+  EXPECT_EQ(db.engine->FileCount(kTable), 10u);
+  EXPECT_EQ(db.engine->Statistics(kTable, nullptr).rows, static_cast<int64_t>(visible_rows));
 }
 
 TEST(TimeSeriesEngineTest, ARestartRightAfterAFlushTrimmedTheLogReadsEverything) {

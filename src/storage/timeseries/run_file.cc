@@ -148,37 +148,46 @@ std::optional<RunFileInfo> RunFileInfo::FromJson(const std::string& text) {
   }
 }
 
-std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDesc& desc, RunFileInfo* info) {
-  std::string forms;
-  for (const DataType& t : desc.column_types) forms.push_back(RunFileColumnForm(t));
-  info->columns = forms;
-  info->rows = 0;
-  info->max_epoch = 0;
-  info->min_ts = INT64_MAX;
-  info->max_ts = INT64_MIN;
-  ColumnFileWriter writer;
-  std::vector<TimeSeriesRow> block;
-  info->plain = true;
-  memtable.ForEachVersion([&](const TimeSeriesRow& row) {
-    const bool same_key = !block.empty() && block.back().series == row.series && block.back().ts == row.ts &&
-                          block.back().tail == row.tail;
-    info->plain = info->plain && !same_key && !row.deleted;
-    // Blocks end between keys: a key's versions share a block.
-    if (block.size() >= kBlockRows && !same_key) {
-      AddBlock(block, desc, forms, &writer);
-      block.clear();
-    }
-    info->rows++;
-    info->max_epoch = std::max(info->max_epoch, row.epoch);
-    info->min_ts = std::min(info->min_ts, row.ts);
-    info->max_ts = std::max(info->max_ts, row.ts);
-    block.push_back(row);
-  });
-  if (!block.empty()) AddBlock(block, desc, forms, &writer);
-  if (info->rows == 0) info->min_ts = info->max_ts = 0;
-  std::string bytes = writer.Finish();
-  info->bytes = bytes.size();
+RunFileBuilder::RunFileBuilder(const StateTableDesc& desc, RunFileInfo* info) : desc_(desc), info_(info) {
+  forms_.clear();
+  for (const DataType& t : desc.column_types) forms_.push_back(RunFileColumnForm(t));
+  info_->columns = forms_;
+  info_->rows = 0;
+  info_->max_epoch = 0;
+  info_->min_ts = INT64_MAX;
+  info_->max_ts = INT64_MIN;
+  info_->plain = true;
+}
+
+void RunFileBuilder::Add(const TimeSeriesRow& row) {
+  const bool same_key = !block_.empty() && block_.back().series == row.series && block_.back().ts == row.ts &&
+                        block_.back().tail == row.tail;
+  info_->plain = info_->plain && !same_key && !row.deleted;
+  // Blocks end between keys: a key's versions share a block.
+  if (block_.size() >= kBlockRows && !same_key) {
+    AddBlock(block_, desc_, forms_, &writer_);
+    block_.clear();
+  }
+  info_->rows++;
+  info_->max_epoch = std::max(info_->max_epoch, row.epoch);
+  info_->min_ts = std::min(info_->min_ts, row.ts);
+  info_->max_ts = std::max(info_->max_ts, row.ts);
+  block_.push_back(row);
+}
+
+std::string RunFileBuilder::Finish() {
+  if (!block_.empty()) AddBlock(block_, desc_, forms_, &writer_);
+  block_.clear();
+  if (info_->rows == 0) info_->min_ts = info_->max_ts = 0;
+  std::string bytes = writer_.Finish();
+  info_->bytes = bytes.size();
   return bytes;
+}
+
+std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDesc& desc, RunFileInfo* info) {
+  RunFileBuilder builder(desc, info);
+  memtable.ForEachVersion([&](const TimeSeriesRow& row) { builder.Add(row); });
+  return builder.Finish();
 }
 
 Status WriteRunFile(const std::string& path, std::string_view bytes) {
@@ -249,6 +258,37 @@ void RunFile::CheckBlockColumns(const ColumnBlockView& block, size_t b) const {
   for (size_t c = 0; c < block.kinds.size(); c++)
     if (block.kinds[c] != (c < kSystemColumns ? kSystemKinds[c] : KindOf(forms[c - kSystemColumns])))
       throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} column {} is of another kind", path_, b, c));
+}
+
+bool RunFile::VersionCursor::Next(TimeSeriesRow* out) {
+  const std::vector<ColumnFileBlock>& blocks = file_->reader_->blocks();
+  while (row_ == block_.rows) {
+    if (next_block_ == blocks.size()) return false;
+    block_ = file_->reader_->ReadBlock(next_block_, std::nullopt);
+    file_->CheckBlockColumns(block_, next_block_);
+    for (size_t c = 0; c < kSystemColumns; c++)
+      if (block_.columns[c]->num_values() != block_.rows)
+        throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has NULL key columns", file_->path_, next_block_));
+    next_block_++;
+    row_ = 0;
+    const std::string& forms = file_->info_.columns;
+    value_index_.assign(forms.size() * block_.rows, 0);
+    for (size_t c = 0; c < forms.size(); c++) {
+      const BlockColumn& col = *block_.columns[kSystemColumns + c];
+      if (col.valid.empty()) continue;
+      size_t next = 0;
+      for (size_t r = 0; r < block_.rows; r++) value_index_[c * block_.rows + r] = col.valid[r] ? next++ : 0;
+    }
+  }
+  const size_t r = row_++;
+  out->series = block_.columns[0]->strings[r];
+  out->ts = block_.columns[1]->ints[r];
+  out->tail = block_.columns[2]->strings[r];
+  out->epoch = static_cast<uint64_t>(block_.columns[3]->ints[r]);
+  out->deleted = block_.columns[4]->ints[r] != 0;
+  out->fields.clear();
+  if (!out->deleted) EncodeRowFrom(block_, file_->info_.columns, r, value_index_, &out->fields);
+  return true;
 }
 
 bool RunFile::Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "storage/state_table_desc.h"
@@ -62,9 +63,25 @@ struct RunFileInfo {
 // The form a column of type `type` is stored in (i, f, s or c: see above).
 char RunFileColumnForm(const DataType& type);
 
-// The file bytes of every version in `memtable`, with `desc`'s columns
-// (rows with fewer cells read their missing cells); fills the info's rows,
-// time range, epoch and size.
+// Builds a file's bytes from rows given in key order, a key's versions
+// oldest first, with `desc`'s columns (rows with fewer cells read their
+// missing cells); fills the info's columns, rows, time range, epoch, plain
+// and size. The file is built in memory.
+class RunFileBuilder {
+ public:
+  RunFileBuilder(const StateTableDesc& desc, RunFileInfo* info);
+  void Add(const TimeSeriesRow& row);
+  std::string Finish();
+
+ private:
+  const StateTableDesc& desc_;
+  RunFileInfo* info_;
+  std::string forms_;
+  ColumnFileWriter writer_;
+  std::vector<TimeSeriesRow> block_;
+};
+
+// The file bytes of every version in `memtable` (RunFileBuilder).
 std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDesc& desc, RunFileInfo* info);
 
 // Writes `bytes` to `path` durably: a temporary file synced, renamed into
@@ -91,6 +108,21 @@ class RunFile : public TimeSeriesRowSource {
   static constexpr size_t kFirstTableColumn = 5;
   // Throws XX001 unless block b holds the file's columns, of their kinds.
   void CheckBlockColumns(const ColumnBlockView& block, size_t b) const;
+  // Every version of every row, in the file's order (key, then epoch), one
+  // block decoded at a time: what a compaction merges.
+  class VersionCursor {
+   public:
+    explicit VersionCursor(std::shared_ptr<const RunFile> file) : file_(std::move(file)) {}
+    // The next version; false at the end. Throws XX001 on a damaged block.
+    bool Next(TimeSeriesRow* out);
+
+   private:
+    std::shared_ptr<const RunFile> file_;
+    size_t next_block_ = 0, row_ = 0;
+    ColumnBlockView block_;
+    std::vector<size_t> value_index_;
+  };
+
   // The file goes when the last holder drops it.
   void MarkObsolete() { obsolete_ = true; }
 
