@@ -206,8 +206,10 @@ class CachingScanExecutor : public Executor {
   std::shared_ptr<CachedTable> entry_;
 };
 
-// Tables smaller than this are read by one thread.
+// Tables smaller than this are read by one thread (rows: for columnar
+// files, whose bytes are compressed).
 constexpr uint64_t kParallelScanBytes = 16 << 20;
+constexpr int64_t kParallelScanRows = 256 << 10;
 
 // The values of the scan's conditions for this execution; a NULL or one
 // that cannot be evaluated is left to the filter above.
@@ -340,8 +342,8 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   std::unique_ptr<ChunkScan> scan = ctx.Scan(std::move(whole));
   // A scan its predicates narrow (a key lookup or range) reads only its
   // keys, which beats copying a cached table; it never fills the cache.
-  if (!scan->complete()) return std::make_unique<ScanExecutor>(std::move(scan), ctx);
-  ScanCache* cache = own_writes ? nullptr : ctx.store->scan_cache();
+  if (!scan->complete() && !scan->splittable()) return std::make_unique<ScanExecutor>(std::move(scan), ctx);
+  ScanCache* cache = own_writes || !scan->complete() ? nullptr : ctx.store->scan_cache();
   std::optional<uint64_t> build_version;
   std::vector<std::string> missing;  // the table's shape, with its width (CachedTable::missing_cells)
   if (cache) {
@@ -359,8 +361,9 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
     }
   }
   ExecutorPtr executor;
+  const TableStatistics stats = engine.Statistics(table, ctx.ReadSnapshot().get());
   if (!own_writes && std::thread::hardware_concurrency() > 1 &&
-      engine.Statistics(table, ctx.ReadSnapshot().get()).bytes >= kParallelScanBytes) {
+      (stats.bytes >= kParallelScanBytes || stats.rows >= kParallelScanRows)) {
     scan.reset();
     executor = std::make_unique<ParallelScanExecutor>(engine.Scan(ctx.ReadSnapshot(), spec(0, kVnodeCount / 2)),
                                                       engine.Scan(ctx.ReadSnapshot(), spec(kVnodeCount / 2, kVnodeCount)), ctx);

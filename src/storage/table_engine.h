@@ -110,6 +110,10 @@ class ChunkScan {
   // Whether the scan reads every row of its vnode range (it skipped none
   // by its predicates): only such a scan may fill a cache of the table.
   virtual bool complete() const = 0;
+  // Whether reading the vnode range in parts, one thread each, may pay: a
+  // scan its predicates did not narrow to a few keys (a time-series scan,
+  // which skips files and blocks instead, always).
+  virtual bool splittable() const { return complete(); }
   // The storage key of the last row returned (resumable scans only).
   virtual const std::string& last_key() const = 0;
 };

@@ -1,5 +1,6 @@
 #include "storage/timeseries/column_encoding.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <unordered_map>
@@ -57,12 +58,31 @@ class BitWriter {
 class BitReader {
  public:
   explicit BitReader(std::string_view in) : in_(in) {}
+  // The next n (0..64) bits, the first read the most significant.
   bool Get(int n, uint64_t* bits) {
+    if (n == 0) {
+      *bits = 0;
+      return true;
+    }
+    if (pos_ + static_cast<size_t>(n) > in_.size() * 8) return false;
+    const size_t byte = pos_ / 8;
+    const int offset = static_cast<int>(pos_ % 8);
+    if (n <= 56 && byte + 8 <= in_.size()) {
+      // One 8-byte load holds the offset and n bits.
+      uint64_t word = 0;
+      for (int i = 0; i < 8; i++) word = (word << 8) | static_cast<uint8_t>(in_[byte + i]);
+      *bits = (word << offset) >> (64 - n);
+      pos_ += static_cast<size_t>(n);
+      return true;
+    }
     uint64_t v = 0;
-    for (int i = 0; i < n; i++) {
-      if (pos_ / 8 >= in_.size()) return false;
-      v = (v << 1) | ((static_cast<uint8_t>(in_[pos_ / 8]) >> (7 - pos_ % 8)) & 1);
-      pos_++;
+    for (int left = n; left > 0;) {
+      const int available = 8 - static_cast<int>(pos_ % 8);
+      const int take = std::min(available, left);
+      const uint8_t b = static_cast<uint8_t>(in_[pos_ / 8]);
+      v = (v << take) | ((b >> (available - take)) & ((1u << take) - 1));
+      pos_ += static_cast<size_t>(take);
+      left -= take;
     }
     *bits = v;
     return true;
@@ -164,6 +184,7 @@ void EncodeFloatColumn(const std::vector<double>& values, std::string* out) {
 
 bool DecodeFloatColumn(std::string_view in, size_t count, std::vector<double>* out) {
   out->clear();
+  out->reserve(count);
   BitReader bits(in);
   uint64_t previous = 0, b = 0;
   int leading = -1, trailing = 0;

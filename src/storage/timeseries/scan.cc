@@ -477,6 +477,7 @@ class GroupedScan : public ChunkScan {
   }
 
   bool complete() const override { return false; }
+  bool splittable() const override { return true; }
   const std::string& last_key() const override { return no_key_; }
 
  private:
