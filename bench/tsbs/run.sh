@@ -6,7 +6,7 @@
 #   bench/tsbs/run.sh [--scale N] [--days D] [--seed S] [--queries-per-kind Q]
 #                     [--freshet PATH] [--results FILE] [--no-duckdb]
 #                     [--no-postgres] [--kinds k1,k2,...] [--insert-rows R]
-#                     [--per-txn K] [--float-values] [--query-timeout S]
+#                     [--copy-rows C] [--per-txn K] [--float-values] [--query-timeout S]
 #                     [--timeout S] [--data-cache DIR]
 #
 #   --scale N           hosts (default 100)
@@ -25,6 +25,8 @@
 #   --kinds LIST        run only these query kinds (default all 15)
 #   --insert-rows R     rows of the multi-row INSERT path: the first R rows of
 #                       the data (default 2000000; 0 = all)
+#   --copy-rows C       rows per COPY statement of Freshet and PostgreSQL
+#                       (default 1000000; 0 = one COPY of everything)
 #   --per-txn K         INSERT statements (1,000 rows each) per transaction
 #                       (default 10; 0 = autocommit, one statement each)
 #   --float-values      the fields as the walk's doubles instead of TSBS's
@@ -41,7 +43,7 @@
 #    the INSERT statements (1,000 rows each) are written into the work
 #    directory at each run. Queries: bench/tsbs/tsbs_queries.py (seeded).
 # 2. COPY: Freshet and PostgreSQL through psql's \copy cpu FROM 'file' WITH
-#    (FORMAT csv) (COPY FROM STDIN); Freshet's time includes the FLUSH after
+#    (FORMAT csv) (COPY FROM STDIN), one per --copy-rows rows; Freshet's time includes the FLUSH after
 #    it (the rows committed and visible). DuckDB: COPY cpu FROM 'file' in a
 #    database file (CHECKPOINT after it, timed apart). rows/s = rows / time.
 # 3. Size: Freshet: du of the data directory after SELECT flush_table('cpu')
@@ -75,6 +77,7 @@ DUCKDB=1
 POSTGRES=1
 KINDS=""
 INSERT_ROWS=2000000
+COPY_ROWS=1000000
 PER_TXN=10
 FLOAT=0
 QUERY_TIMEOUT=300
@@ -94,6 +97,7 @@ while [ $# -gt 0 ]; do
     --no-postgres) POSTGRES=0; shift ;;
     --kinds) KINDS="$2"; shift 2 ;;
     --insert-rows) INSERT_ROWS="$2"; shift 2 ;;
+    --copy-rows) COPY_ROWS="$2"; shift 2 ;;
     --per-txn) PER_TXN="$2"; shift 2 ;;
     --float-values) FLOAT=1; shift ;;
     --query-timeout) QUERY_TIMEOUT="$2"; shift 2 ;;
@@ -268,7 +272,19 @@ cpu_s() { awk -v t="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / t }' "/p
 kb_of() { awk -v k="$2" '$1 == k":" { print $2 }' "/proc/$1/status"; }
 ins_schema() { sed 's/\<cpu\>/cpu_ins/g' "$1"; }
 # the \copy / insert scripts, with clock marks between the steps
-printf '%s\n' '\! date +%s%N' "\\copy cpu FROM '$CSV' WITH (FORMAT csv)" '\! date +%s%N' > "$WORK/copy.sql"
+# COPY in statements of COPY_ROWS rows each (one COPY's rows are one
+# transaction, which Freshet holds in memory until it commits: 25.9 million
+# rows in one COPY took its memory past 16 GB), the same for PostgreSQL.
+if (( COPY_ROWS > 0 && ROWS > COPY_ROWS )); then
+  split -l "$COPY_ROWS" -d -a 4 "$CSV" "$WORK/copy_part_"
+  COPY_FILES=("$WORK"/copy_part_*)
+  chmod 644 "${COPY_FILES[@]}"
+else
+  COPY_FILES=("$CSV")
+fi
+{ echo '\! date +%s%N'
+  for f in "${COPY_FILES[@]}"; do echo "\\copy cpu FROM '$f' WITH (FORMAT csv)"; done
+  echo '\! date +%s%N'; } > "$WORK/copy.sql"
 printf '%s\n' '\! date +%s%N' "\\i $WORK/insert.sql" '\! date +%s%N' > "$WORK/insert_run.sql"
 chmod 644 "$WORK"/*.sql
 

@@ -3,6 +3,7 @@
 // ORDER BY), evaluates each partition, and returns the rows in input order
 // with one column per call.
 #include <algorithm>
+#include <unordered_map>
 
 #include "batch/executors.h"
 #include "common/encoding.h"
@@ -77,9 +78,83 @@ class WindowExecutor : public Executor {
   size_t total_ = 0, next_ = 0;
 };
 
+// The first row of each partition in its row_number() call's order, numbered
+// 1 (WindowNode::first_per_partition): one pass keeping a row per
+// partition, instead of sorting every row. Rows tied with the first may
+// stand in for it (as a sort would order ties).
+class FirstPerPartitionExecutor : public Executor {
+ public:
+  FirstPerPartitionExecutor(const WindowNode& node, ExecutorPtr child, ExecContext& ctx)
+      : node_(node), child_(std::move(child)), ctx_(ctx) {}
+
+  bool Next(DataChunk* out) override {
+    if (!computed_) Compute();
+    if (next_ >= firsts_.size()) return false;
+    const size_t end = std::min(firsts_.size(), next_ + kChunkSize);
+    std::vector<DataType> types = node_.child()->types();
+    types.push_back(node_.calls[0].type);
+    *out = DataChunk(types);
+    for (size_t i = next_; i < end; i++) {
+      Row row = std::move(firsts_[i].row);
+      row.push_back(Value::Int64(1));
+      out->AppendRow(row);
+    }
+    out->set_cardinality(end - next_);
+    next_ = end;
+    return true;
+  }
+
+ private:
+  struct First {
+    std::string order;
+    Row row;
+  };
+
+  void Compute() {
+    computed_ = true;
+    const WindowCall& call = node_.calls[0];
+    std::unordered_map<std::string, size_t> index;  // partition key -> firsts_
+    std::unordered_map<std::string, std::pair<std::string, size_t>> chunk_best;
+    DataChunk chunk;
+    std::string part, order;
+    while (child_->Next(&chunk)) {
+      ctx_.CheckCancelled();
+      std::vector<Vector> parts, orders;
+      for (const auto& p : call.partition_by) parts.push_back(p->Eval(chunk, ctx_.eval));
+      for (const auto& k : call.order_by) orders.push_back(k.expr->Eval(chunk, ctx_.eval));
+      // The chunk's first row of each partition, then one comparison each
+      // with the partition's so far.
+      chunk_best.clear();
+      for (size_t r = 0; r < chunk.num_rows(); r++) {
+        part.clear();
+        order.clear();
+        for (const auto& v : parts) EncodeKeyFromVector(v, r, &part);
+        EncodeWindowOrderKey(call, orders, r, &order);
+        auto [it, fresh] = chunk_best.try_emplace(part, order, r);
+        if (!fresh && order < it->second.first) it->second = {order, r};
+      }
+      for (auto& [key, best] : chunk_best) {
+        auto [it, fresh] = index.try_emplace(key, firsts_.size());
+        if (fresh) firsts_.push_back(First{std::move(best.first), chunk.GetRow(best.second)});
+        else if (best.first < firsts_[it->second].order)
+          firsts_[it->second] = First{std::move(best.first), chunk.GetRow(best.second)};
+      }
+    }
+  }
+
+  const WindowNode& node_;
+  ExecutorPtr child_;
+  ExecContext& ctx_;
+  bool computed_ = false;
+  std::vector<First> firsts_;
+  size_t next_ = 0;
+};
+
 }  // namespace
 
 ExecutorPtr MakeWindow(const WindowNode& node, ExecutorPtr child, ExecContext& ctx) {
+  if (node.first_per_partition && node.calls.size() == 1 && node.calls[0].kind == WindowFunctionKind::kRowNumber)
+    return std::make_unique<FirstPerPartitionExecutor>(node, std::move(child), ctx);
   return std::make_unique<WindowExecutor>(node, std::move(child), ctx);
 }
 

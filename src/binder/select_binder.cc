@@ -853,7 +853,9 @@ PlanPtr Binder::FinishSelect(const PgQuery__SelectStmt* stmt, Scope* outer, bool
     for (const auto& k : sort_keys) call.order_by.push_back({k.expr->Clone(), k.descending, k.nulls_first});
     std::vector<WindowCall> calls;
     calls.push_back(std::move(call));
-    q->plan = std::make_unique<WindowNode>(std::move(q->plan), std::move(calls));
+    auto window = std::make_unique<WindowNode>(std::move(q->plan), std::move(calls));
+    window->first_per_partition = true;
+    q->plan = std::move(window);
     std::vector<ExprPtr> eq_args;
     eq_args.push_back(std::make_unique<ColumnRefExpr>(int(projected.size()), DataType::Int64(), "row_number"));
     eq_args.push_back(std::make_unique<ConstantExpr>(Value::Int64(1)));

@@ -418,7 +418,9 @@ PlanPtr ClonePlan(const PlanNode& node) {
       const auto& n = static_cast<const WindowNode&>(node);
       std::vector<WindowCall> calls;
       for (const auto& w : n.calls) calls.push_back(CloneWindowCall(w));
-      out = std::make_unique<WindowNode>(child(0), std::move(calls));
+      auto c = std::make_unique<WindowNode>(child(0), std::move(calls));
+      c->first_per_partition = n.first_per_partition;
+      out = std::move(c);
       break;
     }
     case PlanNode::Kind::kHop: {

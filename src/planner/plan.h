@@ -413,6 +413,10 @@ class WindowNode : public PlanNode {
   WindowNode(PlanPtr child, std::vector<WindowCall> calls);
   std::string Describe() const override;
   std::vector<WindowCall> calls;
+  // Only the rows its one row_number() call numbers 1 are read above (a
+  // filter keeps them: DISTINCT ON), so a batch executor may return just
+  // those, keeping one row per partition instead of sorting every row.
+  bool first_per_partition = false;
 };
 
 // HOP(t, ts, slide, size): each row of the child once per window of

@@ -289,10 +289,14 @@ Status DmlLog::Sync(uint64_t seq) {
 
 void DmlLog::Retire(uint64_t seq) {
   std::lock_guard lock(mu_);
-  const size_t keep = appending_ ? 1 : 0;  // the segment appended to stays
+  // The segment appended to stays, unless it is an entry's own (larger
+  // than a segment: full after that entry, the next append starts another).
+  const bool own = appending_ && active_.back()->size > kSegmentBytes;
+  const size_t keep = appending_ && !own ? 1 : 0;
   size_t n = 0;
   while (active_.size() - n > keep && active_[n]->last_seq <= seq) Free(std::move(active_[n++]));
   active_.erase(active_.begin(), active_.begin() + static_cast<std::ptrdiff_t>(n));
+  if (active_.empty()) appending_ = false;
 }
 
 Result<size_t> DmlLog::Replay(const std::function<void(uint64_t, std::string_view)>& fn) {

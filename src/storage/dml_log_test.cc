@@ -175,6 +175,25 @@ TEST_F(DmlLogTest, AnOversizedEntryGetsASegmentOfItsOwn) {
   EXPECT_EQ(log->free_segments(), 2u);
 }
 
+// The last entry a large COPY logged, in a segment of its own, goes as soon
+// as it is retired (it stayed until the next write: on disk until restart
+// when none came), and the log appends again after it.
+TEST_F(DmlLogTest, ARetiredOversizedLastEntryIsDeletedAtOnce) {
+  const std::string huge(DmlLog::kSegmentBytes + 1000, 'h');
+  {
+    auto log = Open(0);
+    Append(log.get(), "a");
+    Append(log.get(), huge);
+    EXPECT_EQ(Files(), 2u);
+    log->Retire(2);
+    EXPECT_EQ(log->segments_in_use(), 0u);
+    EXPECT_EQ(Files(), 1u);  // the first, kept for reuse
+    Append(log.get(), "b");
+    ASSERT_TRUE(log->Sync(3).ok());
+  }
+  EXPECT_EQ(Replayed(Open(2).get()), (std::vector<std::string>{"3:b"}));
+}
+
 TEST_F(DmlLogTest, ARefusedSegmentLeavesNoFile) {
   auto log = Open(0);
   space_ = Status::NoSpace("full");
