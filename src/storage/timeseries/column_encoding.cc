@@ -184,7 +184,7 @@ void EncodeFloatColumn(const std::vector<double>& values, std::string* out) {
 
 bool DecodeFloatColumn(std::string_view in, size_t count, std::vector<double>* out) {
   out->clear();
-  out->reserve(count);
+  out->reserve(std::min<size_t>(count, in.size() * 8));  // a value takes a bit at least
   BitReader bits(in);
   uint64_t previous = 0, b = 0;
   int leading = -1, trailing = 0;

@@ -418,7 +418,11 @@ uint64_t TimeSeriesEngine::Horizon(Database& db) const {
   const std::optional<uint64_t> oldest = store_->OldestLiveSnapshotSequence();
   std::lock_guard lock(db.history_mu);
   auto& history = db.commit_history;
-  if (!oldest) return committed;
+  if (!oldest) {
+    // No snapshot: later ones are past every commit recorded.
+    if (history.size() > 1) history.erase(history.begin(), history.end() - 1);
+    return committed;
+  }
   // The newest commit at or below the oldest snapshot; the older ones are
   // needed by no snapshot any more.
   while (history.size() >= 2 && history[1].first <= *oldest) history.pop_front();
@@ -887,6 +891,9 @@ Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value
   if (!table) return Status::NotFound("no such table");
   SeriesKey k;
   if (!SplitSeriesKey(key, table->tail_bytes, &k)) return Status::NotFound("not a key of the table");
+  // The runs before the epoch: a compaction in between resolved versions
+  // at a horizon no newer than the epoch read after it.
+  const std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs = table->Sources();
   uint64_t visible = 0;
   {
     std::shared_lock lock(mu_);
@@ -897,7 +904,7 @@ Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value
   std::optional<TimeSeriesRow> newest;
   const TimeSeriesKey wanted{k.series, k.ts, k.tail, 0};
   std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> found;
-  for (const auto& run : table->Sources()) {
+  for (const auto& run : runs) {
     if (!run->MayHoldTime(k.ts)) continue;  // another window's file: not read
     found.clear();
     run->Read(wanted, /*after=*/false, visible, 1, &found);

@@ -23,6 +23,8 @@ void TimeSeriesMemtable::Write(const std::vector<TimeSeriesRow>& rows) {
     Versions& versions = it->second;
     Version v{row.epoch, row.deleted, row.fields};
     max_epoch_ = std::max(max_epoch_, row.epoch);
+    min_ts_ = std::min(min_ts_, row.ts);
+    max_ts_ = std::max(max_ts_, row.ts);
     if (inserted) {
       bytes_ += row.series.size() + row.tail.size() + row.fields.size() + kRowOverhead;
       versions.push_back(std::move(v));
@@ -147,12 +149,7 @@ std::optional<TimeSeriesRow> TimeSeriesMemtable::Find(const std::string& series,
 std::pair<int64_t, int64_t> TimeSeriesMemtable::TimeRange() const {
   std::lock_guard lock(mu_);
   if (rows_.empty()) return {0, -1};
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (const auto& [key, versions] : rows_) {
-    lo = std::min(lo, std::get<1>(key));
-    hi = std::max(hi, std::get<1>(key));
-  }
-  return {lo, hi};
+  return {min_ts_, max_ts_};
 }
 
 }  // namespace freshet

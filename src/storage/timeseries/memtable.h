@@ -65,7 +65,8 @@ class TimeSeriesRowSource {
   // False when no row of the run has time `ts` (a point read skips it).
   virtual bool MayHoldTime(int64_t /*ts*/) const { return true; }
   // The smallest and largest timestamp of the run's rows (every version,
-  // committed or not); {0, -1} when it has none. A memtable's grows with
+  // committed or not; a memtable's may be wider, after a failed epoch's
+  // rows were removed); {0, -1} when it has none. A memtable's grows with
   // later writes, which are of later epochs.
   virtual std::pair<int64_t, int64_t> TimeRange() const = 0;
 };
@@ -122,6 +123,8 @@ class TimeSeriesMemtable : public TimeSeriesRowSource {
   uint64_t next_sequence_ = 0;
   size_t bytes_ = 0;
   uint64_t max_epoch_ = 0;
+  // Every time written (a discarded epoch's too: TimeRange may be wider).
+  int64_t min_ts_ = INT64_MAX, max_ts_ = INT64_MIN;
   bool frozen_ = false;
 };
 

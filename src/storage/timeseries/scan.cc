@@ -158,7 +158,7 @@ struct TimeBounds {
   int64_t lo = INT64_MIN, hi = INT64_MAX;
   std::optional<std::vector<std::string>> series;
   bool empty() const { return lo > hi; }
-  bool Overlaps(int64_t min_ts, int64_t max_ts) const { return min_ts <= hi && max_ts >= lo; }
+  bool Overlaps(int64_t min_ts, int64_t max_ts) const { return !empty() && min_ts <= hi && max_ts >= lo; }
   // Whether a pinned series lies in [min, max].
   bool MayHoldSeries(const std::string& min, const std::string& max) const {
     if (!series) return true;
@@ -269,7 +269,9 @@ bool MayPass(const ColumnPredicate& p, const BlockColumnStats& stats, char form,
         return std::any_of(p.values.begin(), p.values.end(), [&](const Value& x) { return within(x.int_value()); });
     }
   }
-  if (form == 's' && type.id == TypeId::kVarchar) {
+  // Text compares equal byte for byte; JSON and uuid values are equal in
+  // other spellings too.
+  if (form == 's' && type.id == TypeId::kVarchar && !type.IsCheckedText()) {
     auto within = [&](const std::string& v) { return v >= stats.min_string && v <= stats.max_string; };
     if (p.op == ColumnPredicate::Op::kEq) return within(p.value.string_value());
     if (p.op == ColumnPredicate::Op::kIn)
