@@ -299,11 +299,7 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
   size_t rows = 0;
   for (const auto& m : to_flush) rows += m->num_rows();
   if (dir_.empty() || to_flush.empty()) return rows;
-  std::optional<StateTableDesc> desc = desc_source_ ? desc_source_(id) : std::nullopt;
-  if (!desc) {
-    std::lock_guard lock(table->mu);  // UpdateTable replaces the options
-    desc = table->options.desc;
-  }
+  const StateTableDesc desc = CurrentDescription(*table);
   std::error_code ec;
   std::filesystem::create_directories(FileDirectory(id), ec);
   if (ec) return Status::IoError("cannot create " + FileDirectory(id) + ": " + ec.message());
@@ -316,7 +312,7 @@ Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
     SetWindow(*table, m->TimeRange().first, &info);
     std::string bytes;
     try {
-      bytes = EncodeRunFile(*m, *desc, &info);
+      bytes = EncodeRunFile(*m, desc, &info);
     } catch (const SqlError& e) {
       return Status::Corruption(e.message());
     }
@@ -388,6 +384,13 @@ Result<size_t> TimeSeriesEngine::ExpireTable(TableId id, int64_t now_micros) {
   });
   for (const auto& f : expired) f->MarkObsolete();  // gone once no scan reads it
   return rows;
+}
+
+StateTableDesc TimeSeriesEngine::CurrentDescription(Table& table) const {
+  if (desc_source_)
+    if (std::optional<StateTableDesc> desc = desc_source_(table.id)) return *desc;
+  std::lock_guard lock(table.mu);  // UpdateTable replaces the options
+  return table.options.desc;
 }
 
 void TimeSeriesEngine::SetWindow(Table& table, int64_t ts, RunFileInfo* info) const {
@@ -479,11 +482,7 @@ Result<size_t> TimeSeriesEngine::CompactTable(TableId id, bool all) {
 
 Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_ptr<RunFile>>& inputs,
                                     uint64_t horizon) {
-  std::optional<StateTableDesc> desc = desc_source_ ? desc_source_(table.id) : std::nullopt;
-  if (!desc) {
-    std::lock_guard lock(table.mu);
-    desc = table.options.desc;
-  }
+  const StateTableDesc desc = CurrentDescription(table);
   // The window of the inputs (of their first time: each file is within
   // one, unless the window changed since).
   RunFileInfo info;
@@ -515,7 +514,7 @@ Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_
       if (cursors[i].Next(&h.row)) heap.push_back(std::move(h));
     }
     std::make_heap(heap.begin(), heap.end(), later);
-    RunFileBuilder builder(*desc, &info);
+    RunFileBuilder builder(desc, &info);
     std::vector<TimeSeriesRow> versions;  // of one key, oldest first
     auto resolve = [&] {
       // Every version past the horizon, and the newest at or below it

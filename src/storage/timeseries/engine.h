@@ -218,6 +218,9 @@ class TimeSeriesEngine : public TableEngine {
   // The epoch the oldest live snapshot of the database sees (0: unknown,
   // which keeps every version).
   uint64_t Horizon(Database& db) const;
+  // The table's columns now (they grow with ADD COLUMN): what flushes and
+  // compactions write.
+  StateTableDesc CurrentDescription(Table& table) const;
   // Sets info's window: the table's time window holding `ts`.
   void SetWindow(Table& table, int64_t ts, RunFileInfo* info) const;
   // Merges one group of files (CompactTable).

@@ -82,6 +82,19 @@ void AddBlock(const std::vector<TimeSeriesRow>& rows, const StateTableDesc& desc
   writer->AddBlock(n, cols, 1, series, BlockCompression::kZstd);
 }
 
+// Where each row's value sits in each table column with NULLs (column c,
+// row r at c * rows + r), for EncodeRowFrom.
+std::vector<size_t> ValueIndexOf(const ColumnBlockView& block, size_t table_columns) {
+  std::vector<size_t> index(table_columns * block.rows, 0);
+  for (size_t c = 0; c < table_columns; c++) {
+    const BlockColumn& col = *block.columns[kSystemColumns + c];
+    if (col.valid.empty()) continue;
+    size_t next = 0;
+    for (size_t r = 0; r < block.rows; r++) index[c * block.rows + r] = col.valid[r] ? next++ : 0;
+  }
+  return index;
+}
+
 // Appends row r's table cells (the row encoding) from a decoded block.
 void EncodeRowFrom(const ColumnBlockView& block, const std::string& forms, size_t r,
                    const std::vector<size_t>& value_index, std::string* out) {
@@ -271,14 +284,7 @@ bool RunFile::VersionCursor::Next(TimeSeriesRow* out) {
         throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has NULL key columns", file_->path_, next_block_));
     next_block_++;
     row_ = 0;
-    const std::string& forms = file_->info_.columns;
-    value_index_.assign(forms.size() * block_.rows, 0);
-    for (size_t c = 0; c < forms.size(); c++) {
-      const BlockColumn& col = *block_.columns[kSystemColumns + c];
-      if (col.valid.empty()) continue;
-      size_t next = 0;
-      for (size_t r = 0; r < block_.rows; r++) value_index_[c * block_.rows + r] = col.valid[r] ? next++ : 0;
-    }
+    value_index_ = ValueIndexOf(block_, file_->info_.columns.size());
   }
   const size_t r = row_++;
   out->series = block_.columns[0]->strings[r];
@@ -310,14 +316,7 @@ bool RunFile::Read(const TimeSeriesKey& from, bool after, uint64_t visible, size
     if (series.size() != block.rows || times.size() != block.rows || tails.size() != block.rows ||
         epochs.size() != block.rows || deleted.size() != block.rows)
       throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has NULL key columns", path_, b));
-    // Where each row's value sits in a column with NULLs.
-    std::vector<size_t> value_index(forms.size() * block.rows);
-    for (size_t c = 0; c < forms.size(); c++) {
-      const BlockColumn& col = *block.columns[kSystemColumns + c];
-      if (col.valid.empty()) continue;
-      size_t next = 0;
-      for (size_t r = 0; r < block.rows; r++) value_index[c * block.rows + r] = col.valid[r] ? next++ : 0;
-    }
+    const std::vector<size_t> value_index = ValueIndexOf(block, forms.size());
     for (size_t r = 0; r < block.rows;) {
       // The key's versions: rows r .. end-1.
       size_t end = r + 1;
