@@ -11,7 +11,84 @@ TemporalFilterOperator::TemporalFilterOperator(ExprPtr predicate, std::vector<in
                                                StateTableDesc time, EvalContext eval)
     : predicate_(std::move(predicate)), stream_key_(std::move(stream_key)), types_(std::move(types)),
       desc_(std::move(rows)), time_desc_(std::move(time)), eval_(std::move(eval)),
-      split_(SplitTemporalCondition(*predicate_)) {}
+      split_(SplitTemporalCondition(*predicate_)) {
+  FindMovingBounds();
+}
+
+void TemporalFilterOperator::FindMovingBounds() {
+  if (!split_) return;
+  // Types whose Value::Compare is the SQL comparison's order.
+  auto ordered_type = [](const DataType& t) {
+    switch (t.id) {
+      case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64: case TypeId::kFloat32:
+      case TypeId::kFloat64: case TypeId::kNumeric: case TypeId::kDate: case TypeId::kTime:
+      case TypeId::kTimestamp: case TypeId::kTimestamptz: case TypeId::kInterval:
+        return true;
+      default:
+        return false;
+    }
+  };
+  std::vector<MovingBound> bounds;
+  for (int expiring = 1; expiring >= 0; expiring--) {
+    for (const auto& c : expiring ? split_->expiring : split_->maturing) {
+      // greater op lesser (SplitTemporalCondition checked the shape): the
+      // row's side is the greater of an expiring conjunct, the lesser of a
+      // maturing one.
+      const std::string& op = static_cast<const FunctionExpr&>(*c).function()->name;
+      const Expression& greater = *c->children()[op[0] == '>' ? 0 : 1];
+      const Expression& lesser = *c->children()[op[0] == '>' ? 1 : 0];
+      const bool strict = op.size() == 1;
+      MovingBound b;
+      b.row_side = (expiring ? greater : lesser).Clone();
+      b.now_side = (expiring ? lesser : greater).Clone();
+      // Expiring `v > bound` fails once bound >= v; maturing `bound >= v`
+      // passes once bound >= v: both change at equality then.
+      b.crossed_at_equal = expiring ? strict : !strict;
+      if (b.row_side->type().id != b.now_side->type().id || !ordered_type(b.row_side->type())) return;
+      bounds.push_back(std::move(b));
+    }
+  }
+  bounds_ = std::move(bounds);
+}
+
+bool TemporalFilterOperator::ComputeBounds() {
+  DataChunk one;
+  one.set_cardinality(1);
+  for (MovingBound& b : bounds_) {
+    b.bound = EvalRowTolerant(*b.now_side, one, eval_).GetValue(0);
+    if (b.bound.is_null()) {
+      // No order to keep: every barrier evaluates every row from now on.
+      bounds_.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::vector<Value>> TemporalFilterOperator::BoundValues(const DataChunk& rows) {
+  std::vector<std::vector<Value>> values(rows.num_rows());
+  for (const MovingBound& b : bounds_) {
+    Vector v = EvalRowTolerant(*b.row_side, rows, eval_);
+    for (size_t i = 0; i < rows.num_rows(); i++) values[i].push_back(v.GetValue(i));
+  }
+  return values;
+}
+
+void TemporalFilterOperator::Track(const std::string& key, const Entry& e) {
+  for (size_t j = 0; j < bounds_.size(); j++) {
+    const Value& v = e.values[j];
+    // A NULL value fails its conjunct at every time: the row never changes
+    // by this bound. One already crossed waits for nothing.
+    if (v.is_null() || (have_time_ && bounds_[j].Crossed(v))) continue;
+    bounds_[j].waiting.emplace(v, key);
+  }
+}
+
+void TemporalFilterOperator::Untrack(const std::string& key, const Entry& e) {
+  for (size_t j = 0; j < bounds_.size(); j++) {
+    if (j < e.values.size()) bounds_[j].waiting.erase({e.values[j], key});
+  }
+}
 
 void TemporalFilterOperator::Open(ActorContext* ctx) {
   StreamOperator::Open(ctx);
@@ -32,7 +109,12 @@ void TemporalFilterOperator::Open(ActorContext* ctx) {
     keys.emplace_back(it.key().substr(prefix.size()));
   }
   std::vector<uint8_t> pass = Evaluate(all);
-  for (size_t i = 0; i < keys.size(); i++) rows_[keys[i]] = Entry{all.GetRow(i), pass[i] != 0};
+  if (have_time_ && !bounds_.empty()) ComputeBounds();
+  std::vector<std::vector<Value>> values = BoundValues(all);
+  for (size_t i = 0; i < keys.size(); i++) {
+    Entry& e = rows_[keys[i]] = Entry{all.GetRow(i), pass[i] != 0, std::move(values[i])};
+    Track(keys[i], e);
+  }
 }
 
 std::vector<uint8_t> TemporalFilterOperator::Evaluate(const DataChunk& rows, std::vector<uint8_t>* settled) {
@@ -66,6 +148,7 @@ void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
   const DataChunk& data = chunk.data();
   std::vector<uint8_t> settled;
   std::vector<uint8_t> pass = Evaluate(data, &settled);
+  std::vector<std::vector<Value>> values = BoundValues(data);
   std::vector<uint32_t> out_rows;
   std::vector<Op> out_ops;
   for (size_t r = 0; r < data.num_rows(); r++) {
@@ -78,7 +161,9 @@ void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
         std::string v;
         EncodeRowValues(row, &v);
         table_->Put(std::move(storage_key), std::move(v));
-        rows_[key] = Entry{std::move(row), pass[r] != 0};
+        if (auto old = rows_.find(key); old != rows_.end()) Untrack(key, old->second);
+        auto [it, fresh] = rows_.insert_or_assign(key, Entry{std::move(row), pass[r] != 0, std::move(values[r])});
+        Track(key, it->second);
       }
       if (pass[r]) {
         out_rows.push_back(uint32_t(r));
@@ -98,6 +183,7 @@ void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
         out_rows.push_back(uint32_t(r));
         out_ops.push_back(Op::kDelete);
       }
+      Untrack(key, it->second);
       rows_.erase(it);
       table_->Delete(std::move(storage_key));
     }
@@ -107,28 +193,51 @@ void TemporalFilterOperator::OnChunk(int, StreamChunk chunk) {
 
 void TemporalFilterOperator::OnBarrier(const Barrier& barrier) {
   // Changes arriving after this barrier see its time.
+  const bool had_time = have_time_;
   eval_.statement_time = barrier.NowMicros();
   have_time_ = true;
   std::string t;
   EncodeRowValues({Value::Timestamptz(eval_.statement_time)}, &t);
   time_table_->Put(time_table_->KeyIn(0), std::move(t));
-  // Every kept row, at the new time, a chunk at a time.
+  std::vector<Rows::iterator> entries;
+  if (had_time && !bounds_.empty() && ComputeBounds()) {
+    // Only the rows whose value a bound passed.
+    std::set<std::string> crossed;
+    for (MovingBound& b : bounds_) {
+      while (!b.waiting.empty() && b.Crossed(b.waiting.begin()->first)) {
+        crossed.insert(b.waiting.begin()->second);
+        b.waiting.erase(b.waiting.begin());
+      }
+    }
+    for (const std::string& key : crossed) {
+      if (auto it = rows_.find(key); it != rows_.end()) entries.push_back(it);
+    }
+    Reevaluate(entries);
+    return;
+  }
+  // Every kept row; then each waits again for the bounds it has not crossed.
+  for (auto it = rows_.begin(); it != rows_.end(); ++it) entries.push_back(it);
+  Reevaluate(entries);
+  if (!bounds_.empty() && ComputeBounds()) {
+    for (MovingBound& b : bounds_) b.waiting.clear();
+    for (const auto& [key, e] : rows_) Track(key, e);
+  }
+}
+
+void TemporalFilterOperator::Reevaluate(const std::vector<Rows::iterator>& entries) {
+  visited_at_last_barrier_ = entries.size();
   std::vector<Op> ops;
   DataChunk out(types_);
-  auto it = rows_.begin();
-  std::vector<std::string> settled_keys;  // rows whose outcome is final: no longer kept
-  while (it != rows_.end()) {
+  std::vector<Rows::iterator> settled_entries;  // rows whose outcome is final: no longer kept
+  for (size_t begin = 0; begin < entries.size(); begin += kChunkSize) {
+    const size_t end = std::min(entries.size(), begin + kChunkSize);
     DataChunk batch(types_);
-    std::vector<std::map<std::string, Entry>::iterator> entries;
-    for (; it != rows_.end() && entries.size() < kChunkSize; ++it) {
-      batch.AppendRow(it->second.row);
-      entries.push_back(it);
-    }
+    for (size_t i = begin; i < end; i++) batch.AppendRow(entries[i]->second.row);
     std::vector<uint8_t> settled;
     std::vector<uint8_t> pass = Evaluate(batch, &settled);
-    for (size_t i = 0; i < entries.size(); i++) {
-      if (settled[i]) settled_keys.push_back(entries[i]->first);
-      bool now_passes = pass[i] != 0;
+    for (size_t i = begin; i < end; i++) {
+      if (settled[i - begin]) settled_entries.push_back(entries[i]);
+      bool now_passes = pass[i - begin] != 0;
       Entry& e = entries[i]->second;
       if (now_passes == e.passes) continue;
       e.passes = now_passes;
@@ -142,9 +251,10 @@ void TemporalFilterOperator::OnBarrier(const Barrier& barrier) {
     }
   }
   if (!ops.empty()) Emit(StreamChunk(std::move(ops), std::move(out)));
-  for (const std::string& key : settled_keys) {
-    rows_.erase(key);
-    table_->Delete(table_->KeyIn(0, key));
+  for (Rows::iterator it : settled_entries) {
+    Untrack(it->first, it->second);
+    table_->Delete(table_->KeyIn(0, it->first));
+    rows_.erase(it);
   }
 }
 
