@@ -839,6 +839,14 @@ TableRef Catalog::GetTable(ObjectId id) const {
   return it == tables_.end() ? nullptr : it->second;
 }
 
+std::string Catalog::QualifiedName(ObjectId id) const {
+  TableRef t = GetTable(id);
+  if (!t) return std::to_string(id);
+  auto db = GetDatabase(t->database_id);
+  auto schema = GetSchema(t->schema_id);
+  return (db ? db->name : "?") + "." + (schema ? schema->name : "?") + "." + t->name;
+}
+
 std::vector<TableRef> Catalog::ListTables(ObjectId database_id) const {
   std::shared_lock lock(mu_);
   std::vector<TableRef> out;

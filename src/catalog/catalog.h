@@ -420,6 +420,8 @@ class Catalog {
   std::vector<SchemaCatalog> ListSchemas(ObjectId database_id) const;
   TableRef FindTable(ObjectId schema_id, const std::string& name) const;
   TableRef GetTable(ObjectId id) const;
+  // database.schema.relation of a relation; its id as text when it is gone.
+  std::string QualifiedName(ObjectId id) const;
   std::vector<TableRef> ListTables(ObjectId database_id) const;  // all kinds
   std::vector<TableRef> Dependents(ObjectId id) const;           // relations that depend on id
   // Sets one entry of a table's plan_settings (persisted).

@@ -62,6 +62,12 @@ const std::vector<SystemTableDef>& Definitions() {
         {"partition_name", T::Varchar()}, {"partition_ordinal_position", T::Int64()},
         {"partition_method", T::Varchar()}, {"partition_expression", T::Varchar()},
         {"greptime_partition_id", T::Int64()}}},
+      // GreptimeDB's procedures: each time-series flush and compaction and
+      // each stream-job creation this process ran (common/procedures.h);
+      // status Running, Done or Failed.
+      {"information_schema", "procedure_info",
+       {{"procedure_id", T::Varchar()}, {"procedure_type", T::Varchar()}, {"start_time", T::Timestamptz()},
+        {"end_time", T::Timestamptz()}, {"status", T::Varchar()}, {"lock_keys", T::Varchar()}}},
       {"information_schema", "schemata",
        {{"catalog_name", T::Varchar()}, {"schema_name", T::Varchar()}, {"schema_owner", T::Varchar()},
         {"default_character_set_catalog", T::Varchar()}, {"default_character_set_schema", T::Varchar()},
@@ -383,6 +389,12 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                         Value::Int64(static_cast<int64_t>((uint64_t(t->id) << 32) | r))});
       }
     }
+  } else if (key == "information_schema.procedure_info") {
+    if (ctx.procedures)
+      for (const ProcedureInfo& p : ctx.procedures())
+        rows.push_back({Str(p.id), Str(p.type), Value::Timestamptz(p.start_micros),
+                        p.end_micros ? Value::Timestamptz(p.end_micros) : Value::Null(DataType::Timestamptz()),
+                        Str(ProcedureStateName(p.state)), Str(p.lock_keys)});
   } else if (key == "information_schema.views") {
     for (const auto& t : tables) {
       if (t->kind != RelationKind::kView) continue;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/procedures.h"
 #include "catalog/catalog.h"
 #include "common/value.h"
 
@@ -117,6 +118,8 @@ struct ChangeLogInfo {
   std::vector<Consumer> consumers;  // recorded in the log
 };
 using ChangeLogInfoFn = std::function<ChangeLogInfo(ObjectId log_id)>;
+// information_schema.procedure_info: the procedures kept (common/procedures.h).
+using ProceduresFn = std::function<std::vector<ProcedureInfo>()>;
 
 // One setting as pg_settings shows it.
 struct SettingInfo {
@@ -200,6 +203,7 @@ struct SystemTableContext {
   LateRowsFn late_rows;     // rw_watermarks; null: none counted
   DatabaseStatusFn database_status;  // rw_database_status, rw_recoveries; null: none known
   ChangeLogInfoFn change_log;        // rw_change_logs; null: none listed
+  ProceduresFn procedures;           // information_schema.procedure_info; null: none
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

@@ -5,14 +5,23 @@
 //   flush_table(name)    name: 't', 'schema.t' or 'database.schema.t'
 //   flush_region(id)     a region id, (table id << 32) | region number
 //   compact_table(name), compact_region(id)
+//   migrate_region(region, from_peer, to_peer[, replay_timeout_secs])
+//   procedure_state(procedure_id)
 //
 // flush_* return the rows flushed (GreptimeDB returns 0; the count is more
-// useful). compact_* apply the table's TTL at once and return the rows it
-// removed; merging a window's files is not built yet (docs/status.md). The argument errors are GreptimeDB's: a wrong number of
-// arguments, "The length of the args is not correct, expect 1, have: N";
-// a NULL or a number where a name goes (or the reverse), "Unsupported
-// input datatypes ... for function f" (22023 both). Volatile: evaluated
-// once per row, never folded.
+// useful). compact_* apply the table's TTL at once and merge each time
+// window's files into one; they return the rows TTL removed plus the rows
+// of the files merged. migrate_region: NULL when an argument is NULL; for
+// an existing region an error, as a single-node deployment has no other
+// peer. procedure_state: GreptimeDB's JSON, {"status":"Done","error":null}
+// (status Running, Done or Failed; error a string when it failed), for
+// the procedures of common/procedures.h; an unknown id is 42704.
+//
+// The argument errors are GreptimeDB's: a wrong number of arguments, "The
+// length of the args is not correct, expect 1, have: N" ("expect exactly
+// 3 or 4" for migrate_region); a NULL or a number where a name goes (or
+// the reverse), "Unsupported input datatypes ... for function f" (22023
+// both). Volatile: evaluated once per row, never folded.
 #include <fmt/format.h>
 
 #include "expr/function_helpers.h"
@@ -27,8 +36,9 @@ SessionAccess& Session(const EvalContext& ctx, const char* function) {
   return *ctx.session;
 }
 
-[[noreturn]] void WrongCount(size_t have) {
-  FRESHET_THROW(sqlstate::kInvalidParameterValue, "The length of the args is not correct, expect 1, have: {}", have);
+[[noreturn]] void WrongCount(size_t have, const char* expected = "1") {
+  FRESHET_THROW(sqlstate::kInvalidParameterValue, "The length of the args is not correct, expect {}, have: {}",
+                expected, have);
 }
 
 [[noreturn]] void Unsupported(const char* function, const std::string& type) {
@@ -73,6 +83,50 @@ void RegisterAdminFunctions(FunctionRegistry* r) {
       return s.TimeSeriesRegionAction(action, arg.GetInt(i));
     });
   }
+  const DataType text = DataType(TypeId::kVarchar), i8 = DataType::Int64();
+  // migrate_region: 3 or 4 numbers.
+  for (size_t count : {size_t{3}, size_t{4}}) {
+    RegisterFn(r, "migrate_region", std::vector<DataType>(count, i8), text,
+               [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+                 for (size_t i = 0; i < n; i++) {
+                   bool any_null = false;
+                   for (const Vector* a : args) any_null |= a->IsNull(i);
+                   if (any_null) {
+                     out->AppendNull();
+                     continue;
+                   }
+                   Session(ctx, "migrate_region")
+                       .TimeSeriesRegionAction(SessionAccess::TimeSeriesAction::kMigrate, args[0]->GetInt(i));
+                   out->AppendNull();  // not reached: no region can move
+                 }
+               });
+    RegisterFn(r, "migrate_region", std::vector<DataType>(count, text), text,
+               [](const std::vector<const Vector*>&, size_t, Vector*, EvalContext&) {
+                 Unsupported("migrate_region", "Utf8");
+               });
+  }
+  for (size_t count : {size_t{0}, size_t{1}, size_t{2}, size_t{5}})
+    RegisterFn(r, "migrate_region", std::vector<DataType>(count, i8), text,
+               [count](const std::vector<const Vector*>&, size_t, Vector*, EvalContext&) {
+                 WrongCount(count, "exactly 3 or 4");
+               });
+  // procedure_state: one string.
+  RegisterFn(r, "procedure_state", {text}, text,
+             [](const std::vector<const Vector*>& args, size_t n, Vector* out, EvalContext& ctx) {
+               for (size_t i = 0; i < n; i++) {
+                 if (args[0]->IsNull(i)) Unsupported("procedure_state", "Null");
+                 const std::string id(args[0]->GetString(i));
+                 std::optional<std::string> json = Session(ctx, "procedure_state").ProcedureStateJson(id);
+                 if (!json) FRESHET_THROW(sqlstate::kUndefinedObject, "Procedure not found, procedure_id: {}", id);
+                 out->AppendString(*json);
+               }
+             });
+  RegisterFn(r, "procedure_state", {i8}, text, [](const std::vector<const Vector*>&, size_t, Vector*, EvalContext&) {
+    Unsupported("procedure_state", "Int64");
+  });
+  for (size_t count : {size_t{0}, size_t{2}})
+    RegisterFn(r, "procedure_state", std::vector<DataType>(count, text), text,
+               [count](const std::vector<const Vector*>&, size_t, Vector*, EvalContext&) { WrongCount(count); });
 }
 
 }  // namespace freshet

@@ -148,9 +148,14 @@ class SessionAccess {
   // time-series table named `t`, `schema.t` or `database.schema.t`, or on
   // a region by its id: kFlush returns the rows flushed, kCompact the rows
   // its TTL removed.
-  enum class TimeSeriesAction { kFlush, kCompact };
+  // kMigrate (migrate_region) checks that the region exists, then fails:
+  // a single-node deployment has no other peer.
+  enum class TimeSeriesAction { kFlush, kCompact, kMigrate };
   virtual int64_t TimeSeriesTableAction(TimeSeriesAction action, const std::string& name) = 0;
   virtual int64_t TimeSeriesRegionAction(TimeSeriesAction action, int64_t region_id) = 0;
+  // procedure_state(id): the procedure's status (common/procedures.h) as
+  // GreptimeDB's JSON; nullopt when no procedure has that id.
+  virtual std::optional<std::string> ProcedureStateJson(const std::string& id) = 0;
 };
 
 struct EvalContext {

@@ -53,6 +53,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
       if (!t) return std::nullopt;
       return t->StorageDesc();
     });
+    inst->timeseries_->SetProcedures(&inst->procedures_, [catalog](TableId id) { return catalog->QualifiedName(id); });
   }
   if (Status s = inst->store_->engines().Add(inst->timeseries_); !s.ok()) return s;
   for (ObjectId id : timeseries_tables) inst->store_->engines().Assign(id, inst->timeseries_.get());
@@ -63,6 +64,7 @@ Result<std::unique_ptr<Instance>> Instance::Open(const ServerOptions& options) {
     inst->ApplySystemParameter(key.substr(std::string_view(kSystemParameterPrefix).size()), std::stoll(value));
   });
   StreamJobs* jobs = inst->jobs_.get();
+  jobs->set_procedures(&inst->procedures_);
   const Catalog* catalog = inst->catalog_.get();
   jobs->set_legacy_planner(
       [catalog](const TableCatalog& job, EvalContext* eval) { return ReplanLegacyJob(catalog, job, eval); });

@@ -90,6 +90,8 @@ class Instance {
   // LISTEN / NOTIFY between sessions.
   NotificationHub* notifications() { return &notifications_; }
   DmlManager* DmlFor(ObjectId database_id);
+  // Flushes, compactions and job creations by id (procedure_state).
+  Procedures* procedures() { return &procedures_; }
   // The engine of time-series tables (storage/timeseries/engine.h).
   TimeSeriesEngine* timeseries() const { return timeseries_.get(); }
   // Creates time-series table `t` (catalog/timeseries_table.h) in `catalog`:
@@ -127,6 +129,7 @@ class Instance {
   Instance() = default;
   void ApplySystemParameter(const std::string& name, int64_t value);
   ServerOptions options_;
+  Procedures procedures_;  // before the engines and jobs that record in it
   std::unique_ptr<StateStore> store_;
   std::unique_ptr<Catalog> catalog_;
   std::unique_ptr<BarrierManager> barriers_;

@@ -5,6 +5,7 @@
 #include "frontend/cursor.h"
 #include "frontend/result_sink.h"
 
+#include "common/json.h"
 #include "catalog/system_tables.h"
 
 #include <pg_query/pg_query.pb-c.h>
@@ -1470,8 +1471,21 @@ int64_t Session::TimeSeriesRegionAction(TimeSeriesAction action, int64_t region_
   const uint64_t number = static_cast<uint64_t>(region_id) & 0xffffffffu;
   const size_t regions = t->timeseries.partition_rules.empty() ? 1 : t->timeseries.partition_rules.size() + 1;
   if (number >= regions) FRESHET_THROW(sqlstate::kUndefinedObject, "Region not found: {}", region_id);
+  if (action == TimeSeriesAction::kMigrate)
+    FRESHET_THROW(sqlstate::kFeatureNotSupported,
+                  "Cannot migrate region {}: this is a single-node deployment, there is no other peer to migrate it to",
+                  region_id);
   // Regions share one store per table so far: acting on one acts on all.
   return RunTimeSeriesAction(instance(), action, *t);
+}
+
+std::optional<std::string> Session::ProcedureStateJson(const std::string& id) {
+  std::optional<ProcedureInfo> p = instance()->procedures()->Find(id);
+  if (!p) return std::nullopt;
+  std::string json = fmt::format("{{\"status\":\"{}\",\"error\":", ProcedureStateName(p->state));
+  if (p->error.empty()) json += "null";
+  else AppendJsonString(&json, p->error);
+  return json + "}";
 }
 
 std::optional<int64_t> Session::RelationBytes(uint32_t oid) {

@@ -66,6 +66,7 @@ class Session : public SequenceAccess, public SessionAccess {
   std::optional<int64_t> RelationBytes(uint32_t oid) override;
   int64_t TimeSeriesTableAction(TimeSeriesAction action, const std::string& name) override;
   int64_t TimeSeriesRegionAction(TimeSeriesAction action, int64_t region_id) override;
+  std::optional<std::string> ProcedureStateJson(const std::string& id) override;
   int64_t DatabaseBytes(const std::string& name) override;
   std::optional<int64_t> DatabaseBytes(uint32_t oid) override;
   bool AdvisoryLock(int64_t key, bool two_keys, bool shared, bool transaction, bool wait) override;

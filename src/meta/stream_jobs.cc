@@ -412,6 +412,20 @@ TableRef StreamJobs::CreateSubscription(TableCatalog subscription, int64_t reten
   }
 }
 
+void StreamJobs::StartProcedure(const TableRef& job) {
+  if (!procedures_) return;
+  const Catalog* catalog = catalog_;
+  const ObjectId id = job->id;
+  procedures_->Start("CreateStreamJob", catalog->QualifiedName(id),
+                     [catalog, id]() -> std::optional<Procedures::Outcome> {
+                       TableRef t = catalog->GetTable(id);
+                       if (!t) return Procedures::Outcome{false, "the job was dropped before it was created"};
+                       if (t->status == JobStatus::kCreated) return Procedures::Outcome{};
+                       if (t->status == JobStatus::kFailed) return Procedures::Outcome{false, t->failure};
+                       return std::nullopt;
+                     });
+}
+
 TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext& eval, int parallelism, bool wait,
                             const std::atomic<bool>* cancel) {
   ObjectId reserved_id = 0;
@@ -421,6 +435,7 @@ TableRef StreamJobs::Create(TableCatalog job, StreamPlan plan, const EvalContext
   try {
     std::lock_guard lock(registry_mu_);
     created = catalog_->CreateJob(job, std::move(internals), reserved_id).first;
+    StartProcedure(created);
     StartOrQueue(Pending{created, std::make_shared<StreamPlan>(std::move(plan)), eval, parallelism});
   } catch (...) {
     if (created) Drop(created->database_id, {created}, {});
@@ -468,6 +483,7 @@ TableRef StreamJobs::StartCommitted(ObjectId job_id, bool wait, const std::atomi
         for (const auto& p : queued_) queued |= p.job->id == job_id;
       }
       if (!runtime->JobRegistered(job_id) && !queued) {
+        StartProcedure(job);
         ResumedJob stored = StoredJob(job);
         StartOrQueue(Pending{job, stored.plan, stored.eval, JobParallelism(*job)});
       }

@@ -30,6 +30,7 @@
 #include <thread>
 
 #include "catalog/catalog.h"
+#include "common/procedures.h"
 #include "meta/barrier_manager.h"
 #include "planner/stream_plan.h"
 #include "storage/change_log.h"
@@ -96,6 +97,10 @@ class StreamJobs {
   // may adjust `eval`. Throws when the job cannot be planned.
   using LegacyPlanner = std::function<std::shared_ptr<StreamPlan>(const TableCatalog& job, EvalContext* eval)>;
   void set_legacy_planner(LegacyPlanner planner) { legacy_planner_ = std::move(planner); }
+  // Each job's creation (Create, StartCommitted) becomes a procedure
+  // (CreateStreamJob) there, Done when the job is Created, Failed when it
+  // fails for good or is dropped first. May stay unset.
+  void set_procedures(Procedures* procedures) { procedures_ = procedures; }
   // The stream jobs of a database as persisted, upstreams first, each with
   // the plan it was created with (TableCatalog::stream_plan); failed jobs,
   // and jobs whose plan cannot be read, are left out (logged).
@@ -226,6 +231,8 @@ class StreamJobs {
   std::mutex failures_mu_;
   std::map<ObjectId, FailureCount> failures_;
   LegacyPlanner legacy_planner_;
+  Procedures* procedures_ = nullptr;
+  void StartProcedure(const TableRef& job);
   // Around a log's lookup or creation with a consumer's registration, and
   // a consumer's removal with the log's drop: a log is never dropped while
   // a consumer joins it. Recursive: creating a log job creates a job.

@@ -141,6 +141,8 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
     }
     return out;
   };
+  Procedures* procedures = instance->procedures();
+  ctx->procedures = [procedures] { return procedures->List(); };
   const StateStore* store = instance->store();
   const ExecContext* exec_ctx = ctx;
   ctx->change_log = [store, exec_ctx](ObjectId log_id) {

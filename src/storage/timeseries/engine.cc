@@ -143,7 +143,7 @@ size_t TimeSeriesEngine::MemtableBytes() const {
 }
 
 void TimeSeriesEngine::Compact(TableId id) {
-  Result<size_t> merged = CompactTable(id, false);
+  Result<size_t> merged = CompactTable(id, false, /*background=*/true);
   if (!merged.ok() && !merged.status().IsNotFound())
     spdlog::error("time-series table {}: background compaction failed: {}", id, merged.status().message());
 }
@@ -195,7 +195,7 @@ void TimeSeriesEngine::FlusherLoop() {
     for (int round = 0; round < 64; round++) {
       std::optional<TableId> table = NextTableToFlush();
       if (!table) break;
-      Result<size_t> flushed = FlushTable(*table);
+      Result<size_t> flushed = FlushTable(*table, /*background=*/true);
       if (!flushed.ok()) {
         spdlog::error("time-series table {}: background flush failed: {}", *table, flushed.status().message());
         break;
@@ -271,7 +271,25 @@ size_t TimeSeriesEngine::FileCount(TableId id) const {
 
 std::string TimeSeriesEngine::FileDirectory(TableId id) const { return fmt::format("{}/files/{}", dir_, id); }
 
-Result<size_t> TimeSeriesEngine::FlushTable(TableId id) {
+Result<size_t> TimeSeriesEngine::AsProcedure(const char* type, TableId id, bool background,
+                                             const std::function<Result<size_t>()>& action) {
+  if (!procedures_) return action();
+  const std::string pid = procedures_->Start(type, table_name_ ? table_name_(id) : std::to_string(id));
+  Result<size_t> result = action();
+  if (background && result.ok() && *result == 0) procedures_->Forget(pid);
+  else procedures_->Finish(pid, {result.ok(), result.ok() ? std::string() : result.status().message()});
+  return result;
+}
+
+Result<size_t> TimeSeriesEngine::FlushTable(TableId id, bool background) {
+  return AsProcedure("FlushTable", id, background, [&] { return Flush(id); });
+}
+
+Result<size_t> TimeSeriesEngine::CompactTable(TableId id, bool all, bool background) {
+  return AsProcedure("CompactTable", id, background, [&] { return Merge(id, all); });
+}
+
+Result<size_t> TimeSeriesEngine::Flush(TableId id) {
   std::shared_ptr<Table> table = TableOf(id);
   if (!table) return Status::NotFound(fmt::format("table {} is not a time-series table", id));
   std::lock_guard flush(table->flush_mu);
@@ -363,7 +381,7 @@ Result<size_t> TimeSeriesEngine::ExpireTable(TableId id, int64_t now_micros) {
     in_memory = in_memory || (lo <= hi && lo < cutoff);
   }
   if (in_memory && !dir_.empty())
-    if (Result<size_t> flushed = FlushTable(id); !flushed.ok()) return flushed.status();
+    if (Result<size_t> flushed = FlushTable(id, /*background=*/true); !flushed.ok()) return flushed.status();
   std::vector<std::shared_ptr<RunFile>> expired;
   {
     std::lock_guard lock(table->mu);
@@ -432,7 +450,7 @@ uint64_t TimeSeriesEngine::Horizon(Database& db) const {
   return !history.empty() && history.front().first <= *oldest ? history.front().second : 0;
 }
 
-Result<size_t> TimeSeriesEngine::CompactTable(TableId id, bool all) {
+Result<size_t> TimeSeriesEngine::Merge(TableId id, bool all) {
   std::shared_ptr<Table> table = TableOf(id);
   if (!table) return Status::NotFound(fmt::format("table {} is not a time-series table", id));
   if (dir_.empty()) return 0;

@@ -90,6 +90,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/procedures.h"
 #include "storage/table_engine.h"
 #include "storage/timeseries/run_file.h"
 #include "storage/timeseries/time_partitions.h"
@@ -167,8 +168,9 @@ class TimeSeriesEngine : public TableEngine {
   // flushed (keys; 0 in memory, where nothing is flushed). Writes and
   // reads go on meanwhile: the memtables are frozen at once (between two
   // commits of the table's database) and read until the files replace
-  // them.
-  Result<size_t> FlushTable(TableId id);
+  // them. Each flush is a procedure (SetProcedures); `background` (the
+  // flusher's) ones that flushed nothing are not kept.
+  Result<size_t> FlushTable(TableId id, bool background = false);
 
   // Starts the background flusher, which flushes tables whose memtables
   // pass the configured sizes (TimeSeriesConfig), woken by commits; Stop
@@ -191,8 +193,8 @@ class TimeSeriesEngine : public TableEngine {
   // Compaction (see the top of this file); `all` (compact_table, a major
   // compaction): the files of each time window merged into one, else only
   // what the policy asks for. Returns the rows (versions) of the files
-  // merged.
-  Result<size_t> CompactTable(TableId id, bool all);
+  // merged. Each compaction is a procedure, as FlushTable's.
+  Result<size_t> CompactTable(TableId id, bool all, bool background = false);
   // A time window with more files than this is merged.
   static constexpr size_t kMaxFilesPerWindow = 16;
   size_t ExpireAll(int64_t now_micros);
@@ -203,10 +205,23 @@ class TimeSeriesEngine : public TableEngine {
     desc_source_ = std::move(source);
   }
 
+  // Records each flush and compaction in `procedures` (may be null: none
+  // recorded); `name` gives a table's qualified name, the procedure's lock
+  // keys.
+  void SetProcedures(Procedures* procedures, std::function<std::string(TableId)> name) {
+    procedures_ = procedures;
+    table_name_ = std::move(name);
+  }
+
   struct Table;
   struct Database;
 
  private:
+  Result<size_t> Flush(TableId id);
+  Result<size_t> Merge(TableId id, bool all);
+  // Runs `action` as a procedure of `type` on table `id`.
+  Result<size_t> AsProcedure(const char* type, TableId id, bool background,
+                             const std::function<Result<size_t>()>& action);
   std::shared_ptr<Table> TableOf(TableId id) const;
   Database& DatabaseOf(uint32_t database_id);
   // Decodes one log record (or a prepared epoch's writes) into rows per table.
@@ -245,6 +260,8 @@ class TimeSeriesEngine : public TableEngine {
   bool flusher_stop_ = false, flusher_busy_ = false, flusher_wake_ = false;
   std::thread flusher_;
   std::function<std::optional<StateTableDesc>(TableId)> desc_source_;
+  Procedures* procedures_ = nullptr;
+  std::function<std::string(TableId)> table_name_;
 };
 
 }  // namespace freshet
