@@ -65,6 +65,13 @@ const std::vector<SystemTableDef>& Definitions() {
       // GreptimeDB's procedures: each time-series flush and compaction and
       // each stream-job creation this process ran (common/procedures.h);
       // status Running, Done or Failed.
+      // GreptimeDB's flows (CREATE FLOW f SINK TO out AS ...): each the
+      // materialized view it writes (flow_id is the view's id); the tables
+      // it reads and the one it writes as database.schema.name.
+      {"information_schema", "flows",
+       {{"flow_name", T::Varchar()}, {"flow_id", T::Int64()}, {"table_catalog", T::Varchar()},
+        {"flow_definition", T::Varchar()}, {"comment", T::Varchar()}, {"expire_after", T::Int64()},
+        {"source_table_names", T::Varchar()}, {"sink_table_name", T::Varchar()}}},
       {"information_schema", "procedure_info",
        {{"procedure_id", T::Varchar()}, {"procedure_type", T::Varchar()}, {"start_time", T::Timestamptz()},
         {"end_time", T::Timestamptz()}, {"status", T::Varchar()}, {"lock_keys", T::Varchar()}}},
@@ -388,6 +395,17 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                         rules.empty() ? NullStr() : default_region ? Str("DEFAULT") : Str(rules[r]),
                         Value::Int64(static_cast<int64_t>((uint64_t(t->id) << 32) | r))});
       }
+    }
+  } else if (key == "information_schema.flows") {
+    for (const auto& t : tables) {
+      auto flow = t->plan_settings.find("flow");
+      if (flow == t->plan_settings.end()) continue;
+      auto comment = t->plan_settings.find("flow_comment");
+      std::string sources;
+      for (ObjectId id : t->depends_on) sources += (sources.empty() ? "" : ", ") + c.QualifiedName(id);
+      rows.push_back({Str(flow->second), Value::Int64(t->id), Str(db_name), Str(t->definition),
+                      comment == t->plan_settings.end() ? NullStr() : Str(comment->second),
+                      Value::Null(DataType::Int64()), Str(sources), Str(c.QualifiedName(t->id))});
     }
   } else if (key == "information_schema.procedure_info") {
     if (ctx.procedures)

@@ -224,7 +224,7 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     *out = std::move(d);
     return true;
   }
-  if (w0 == "drop" && (word(1) == "sink" || word(1) == "source" || word(1) == "subscription")) {
+  if (w0 == "drop" && (word(1) == "sink" || word(1) == "source" || word(1) == "subscription" || word(1) == "flow")) {
     size_t i = 2;
     DropObjectStatement d;
     d.object_kind = word(1);
@@ -397,7 +397,7 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
   if (w0 != "show") return false;
   std::string w1 = word(1);
   if (w1 == "tables" || w1 == "databases" || w1 == "schemas" || w1 == "views" || w1 == "sources" ||
-      w1 == "sinks" || w1 == "subscriptions" || (w1 == "materialized" && word(2) == "views")) {
+      w1 == "sinks" || w1 == "subscriptions" || w1 == "flows" || (w1 == "materialized" && word(2) == "views")) {
     ShowObjectsStatement s;
     size_t i = 2;
     if (w1 == "materialized") {
@@ -420,11 +420,12 @@ bool ParseExtension(const std::vector<Token>& tok, const std::string& sql, int o
     if (word(i) == "materialized" && word(i + 1) == "view") {
       s.object_kind = "materialized view";
       i += 2;
-    } else if (word(i) == "table" || word(i) == "view" || word(i) == "index" || word(i) == "source" || word(i) == "sink") {
+    } else if (word(i) == "table" || word(i) == "view" || word(i) == "index" || word(i) == "source" || word(i) == "sink" ||
+               word(i) == "flow") {
       s.object_kind = word(i);
       i++;
     } else {
-      ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: SHOW CREATE expects TABLE, MATERIALIZED VIEW, VIEW, INDEX, SOURCE or SINK");
+      ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end, "syntax error: SHOW CREATE expects TABLE, MATERIALIZED VIEW, VIEW, INDEX, SOURCE, SINK or FLOW");
     }
     s.name = qualified(&i);
     expect_end(i);
@@ -571,6 +572,54 @@ std::vector<std::string> TruncatedIdentifierNotices(const std::string& sql) {
 
 namespace {
 
+// GreptimeDB's CREATE [OR REPLACE] FLOW [IF NOT EXISTS] f SINK TO out
+// [COMMENT 'text'] AS query, read as CREATE MATERIALIZED VIEW [IF NOT
+// EXISTS] out AS query with the flow's parts in *ps. The rewritten head is
+// padded to the original's length where it is shorter, so positions in the
+// query stay those of the statement.
+std::string RewriteCreateFlow(const std::string& text, const std::vector<Token>& tok, const std::string& sql,
+                              int offset, ParsedStatement* ps) {
+  auto word = [&](size_t i) { return i < tok.size() && tok[i].kind != Token::Kind::kString ? tok[i].text : std::string(); };
+  auto fail = [&](size_t i, const char* expected) {
+    ThrowSyntax(sql, offset, i < tok.size() ? tok[i].start : tok.back().end,
+                std::string("syntax error in CREATE FLOW: expected ") + expected);
+  };
+  auto is_name = [&](size_t i) {
+    return i < tok.size() && (tok[i].kind == Token::Kind::kIdent || tok[i].kind == Token::Kind::kKeyword);
+  };
+  size_t i = 1;
+  if (word(1) == "or") {
+    ps->flow_or_replace = true;
+    i = 3;
+  }
+  i++;  // FLOW
+  if (word(i) == "if" && word(i + 1) == "not" && word(i + 2) == "exists") {
+    ps->flow_if_not_exists = true;
+    i += 3;
+  }
+  if (!is_name(i)) fail(i, "the flow's name");
+  ps->flow_name = tok[i++].text;
+  if (word(i) != "sink" || word(i + 1) != "to") fail(i, "SINK TO and the table its rows go to");
+  i += 2;
+  const size_t sink_begin = i;
+  if (!is_name(i)) fail(i, "the name of the table its rows go to");
+  while (word(i + 1) == "." && is_name(i + 2)) i += 2;
+  const std::string sink = text.substr(tok[sink_begin].start, tok[i].end - tok[sink_begin].start);
+  i++;
+  if (word(i) == "expire" && word(i + 1) == "after")
+    throw SqlError(sqlstate::kFeatureNotSupported, "CREATE FLOW ... EXPIRE AFTER is not supported yet");
+  if (word(i) == "comment") {
+    if (i + 1 >= tok.size() || tok[i + 1].kind != Token::Kind::kString) fail(i + 1, "a string after COMMENT");
+    ps->flow_comment = tok[i + 1].text;
+    i += 2;
+  }
+  if (word(i) != "as") fail(i, "AS and the flow's query");
+  std::string head = std::string("create materialized view ") + (ps->flow_if_not_exists ? "if not exists " : "") + sink;
+  const size_t before_as = static_cast<size_t>(tok[i].start);
+  head.append(head.size() < before_as ? before_as - head.size() : 1, ' ');
+  return head + text.substr(before_as);
+}
+
 // Cuts RisingWave's clauses out of CREATE TABLE / SOURCE / SINK (see
 // ParsedStatement): returns the text libpg_query should parse (or the
 // statement unchanged). Only tokens at parenthesis depth 0 are considered.
@@ -602,6 +651,8 @@ std::string CutRisingWaveClauses(const std::string& text, const std::vector<Toke
     out.replace(tok[0].start, tok[0].end - tok[0].start, "select");
     return out;
   }
+  if (word(0) == "create" && (word(1) == "flow" || (word(1) == "or" && word(2) == "replace" && word(3) == "flow")))
+    return RewriteCreateFlow(text, tok, sql, offset, ps);
   if (word(0) != "create") return text;
   bool source = word(1) == "source";
   bool table = word(1) == "table";

@@ -82,7 +82,7 @@ struct CreateSinkStatement {
 };
 // DROP {SINK | SOURCE | SUBSCRIPTION} [IF EXISTS] name [CASCADE | RESTRICT]
 struct DropObjectStatement {
-  std::string object_kind;  // "sink", "source" or "subscription"
+  std::string object_kind;  // "sink", "source", "subscription" or "flow"
   std::vector<std::string> name;
   bool if_exists = false;
   bool cascade = false;
@@ -186,6 +186,11 @@ struct ParsedStatement {
   std::vector<std::string> partition_columns, partition_rules;
   std::string engine;
   std::map<std::string, std::string> timeseries_options;
+  // GreptimeDB's CREATE [OR REPLACE] FLOW [IF NOT EXISTS] f SINK TO out
+  // [COMMENT '...'] AS query, parsed as CREATE MATERIALIZED VIEW out AS
+  // query: the flow's name ("" for anything else) and its parts.
+  std::string flow_name, flow_comment;
+  bool flow_or_replace = false, flow_if_not_exists = false;
 };
 
 class ParseCache;

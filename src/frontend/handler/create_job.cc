@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <pg_query/pg_query.pb-c.h>
 
+#include <algorithm>
 #include <optional>
 #include <thread>
 
@@ -105,7 +106,9 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   }
   // Materialized views and sinks have RisingWave's tags; an index
   // PostgreSQL's, which drivers and tools know.
-  const char* tag = def.kind == RelationKind::kSink           ? "CREATE_SINK"
+  const bool flow = !stmt.flow_name.empty();
+  const char* tag = flow                                      ? "CREATE_FLOW"
+                    : def.kind == RelationKind::kSink           ? "CREATE_SINK"
                     : def.kind == RelationKind::kSubscription ? "CREATE_SUBSCRIPTION"
                     : def.kind == RelationKind::kIndex        ? "CREATE INDEX"
                                                               : "CREATE_MATERIALIZED_VIEW";
@@ -117,7 +120,21 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   Binder binder(session->BinderContextFor(stmt, nullptr));
   ObjectId schema_id = binder.ResolveSchemaId(def.name.size() > 1 ? def.name[0].c_str() : nullptr);
   const std::string& name = def.name.back();
-  if (TableRef existing = explain_only ? nullptr : catalog->FindTable(schema_id, name)) {
+  // GreptimeDB's CREATE FLOW f SINK TO out: the materialized view `out`,
+  // named flow f (plan_settings "flow"); OR REPLACE drops the flow it
+  // replaces (and its view) once the new one is planned.
+  TableRef replaced_flow;
+  if (flow && !explain_only)
+    if (TableRef existing = FindFlow(*catalog, session->database().id, stmt.flow_name)) {
+      if (stmt.flow_if_not_exists) {
+        args.sink->Notice(fmt::format("flow \"{}\" already exists, skipping", stmt.flow_name));
+        return {tag};
+      }
+      if (!stmt.flow_or_replace) FRESHET_THROW(sqlstate::kDuplicateObject, "Flow already exists: {}", stmt.flow_name);
+      replaced_flow = existing;
+    }
+  if (TableRef existing = explain_only ? nullptr : catalog->FindTable(schema_id, name);
+      existing && existing != replaced_flow) {
     const char* creating = existing->status == JobStatus::kCreating ? " and is still being created" : "";
     if (def.if_not_exists) {
       args.sink->Notice(fmt::format("relation \"{}\" already exists{}, skipping", name, creating));
@@ -135,6 +152,10 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   std::vector<ObjectId> functions;
   ctx.referenced_functions = &functions;
   StreamPlan plan = PlanJob(ctx, stmt);
+  if (replaced_flow &&
+      std::find(plan.depends_on.begin(), plan.depends_on.end(), replaced_flow->id) != plan.depends_on.end())
+    FRESHET_THROW(sqlstate::kFeatureNotSupported, "flow \"{}\" cannot read the table \"{}\" it replaces",
+                  stmt.flow_name, replaced_flow->name);
   if (explain_only) {
     *explain = ExplainStreamPlan(plan);
     return {"EXPLAIN"};
@@ -169,6 +190,10 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
   job.plan_settings["search_path"] = JoinSearchPath(ctx.search_path);
   job.plan_settings["timezone"] = session->variables().Get("timezone");
   if (!def.connector.empty()) job.plan_settings["connector"] = def.connector;
+  if (flow) {
+    job.plan_settings["flow"] = stmt.flow_name;
+    if (!stmt.flow_comment.empty()) job.plan_settings["flow_comment"] = stmt.flow_comment;
+  }
   if (def.kind == RelationKind::kSubscription) {
     job.plan_settings["retention_ms"] = std::to_string(SubscriptionRetentionMs(stmt));
     job.plan_settings["retention"] = stmt.with_options.at("retention");
@@ -200,6 +225,7 @@ StatementOutcome HandleCreateJob(const HandlerArgs& args, std::vector<std::strin
                                "complete after it",
                                RelationKindName(u->kind), u->name, RelationKindName(def.kind), name));
   }
+  if (replaced_flow) DropRelations(args, DropClosure(args, {replaced_flow}, /*cascade=*/false, "materialized view"));
   StreamJobs* jobs = args.instance()->jobs();
   if (def.kind == RelationKind::kSubscription) {
     // A consumer of its relation's shared change log, not a job of its own.

@@ -202,6 +202,17 @@ StatementOutcome HandleDrop(const HandlerArgs& args) {
 
 StatementOutcome HandleDropObject(const HandlerArgs& args) {
   const auto& drop = std::get<DropObjectStatement>(args.stmt.extension);
+  if (drop.object_kind == "flow") {
+    // GreptimeDB's DROP FLOW: here the flow is its materialized view, which
+    // goes with it.
+    TableRef flow = FindFlow(*args.session->catalog(), args.session->database().id, drop.name.back());
+    if (!flow) {
+      if (drop.if_exists) return {"DROP_FLOW"};
+      FRESHET_THROW(sqlstate::kUndefinedObject, "Flow not found: {}", drop.name.back());
+    }
+    DropRelations(args, DropClosure(args, {flow}, drop.cascade, "materialized view"));
+    return {"DROP_FLOW"};
+  }
   RelationKind kind = drop.object_kind == "sink"           ? RelationKind::kSink
                       : drop.object_kind == "subscription" ? RelationKind::kSubscription
                                                            : RelationKind::kSource;

@@ -49,6 +49,14 @@ TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& n
   return Binder(args.session->BinderContextFor(args.stmt, nullptr)).FindInSearchPath(name.back());
 }
 
+TableRef FindFlow(const Catalog& catalog, ObjectId database_id, const std::string& name) {
+  for (const auto& t : catalog.ListTables(database_id)) {
+    auto it = t->plan_settings.find("flow");
+    if (it != t->plan_settings.end() && it->second == name) return t;
+  }
+  return nullptr;
+}
+
 TableRef FindJobByName(const HandlerArgs& args, const std::vector<std::string>& name, const std::string& kind_name) {
   RelationKind kind = kind_name == "sink"    ? RelationKind::kSink
                       : kind_name == "index" ? RelationKind::kIndex

@@ -52,6 +52,9 @@ std::string JoinNameParts(const std::vector<std::string>& parts);
 
 // [schema.]name: in that schema, or along the search path; null when absent.
 TableRef FindRelation(const HandlerArgs& args, const std::vector<std::string>& name);
+// GreptimeDB's flow `name` (CREATE FLOW): the materialized view it writes
+// into, whose plan_settings name the flow; flows are named per database.
+TableRef FindFlow(const Catalog& catalog, ObjectId database_id, const std::string& name);
 // The job a statement names, of kind_name "materialized view", "sink" or
 // "index"; 42P01 / 42704 when there is none of that kind.
 TableRef FindJobByName(const HandlerArgs& args, const std::vector<std::string>& name, const std::string& kind_name);

@@ -18,6 +18,13 @@ StatementOutcome HandleShowObjects(const HandlerArgs& args) {
   Catalog* catalog = args.session->catalog();
   const ObjectId database_id = args.session->database().id;
   std::vector<std::vector<std::string>> rows;
+  if (show.object_kind == "flows") {
+    for (const auto& t : catalog->ListTables(database_id))
+      if (auto it = t->plan_settings.find("flow"); it != t->plan_settings.end()) rows.push_back({it->second});
+    std::sort(rows.begin(), rows.end());
+    SendTextRows(args, {{"Flows", DataType::Varchar()}}, rows);
+    return {"SHOW"};
+  }
   if (show.object_kind == "databases") {
     for (const auto& d : catalog->ListDatabases()) rows.push_back({d.name});
   } else if (show.object_kind == "schemas") {
@@ -45,6 +52,13 @@ StatementOutcome HandleShowObjects(const HandlerArgs& args) {
 
 StatementOutcome HandleShowCreate(const HandlerArgs& args) {
   const auto& show = std::get<ShowCreateStatement>(args.stmt.extension);
+  if (show.object_kind == "flow") {
+    TableRef flow = FindFlow(*args.session->catalog(), args.session->database().id, show.name.back());
+    if (!flow) FRESHET_THROW(sqlstate::kUndefinedObject, "Flow not found: {}", show.name.back());
+    SendTextRows(args, {{"Flow", DataType::Varchar()}, {"Create Flow", DataType::Varchar()}},
+                 {{show.name.back(), flow->definition}});
+    return {"SHOW"};
+  }
   TableRef t = FindRelation(args, show.name);
   if (!t) FRESHET_THROW(sqlstate::kUndefinedTable, "relation \"{}\" does not exist", show.name.back());
   std::string schema = args.session->catalog()->GetSchema(t->schema_id)->name;
