@@ -34,6 +34,7 @@ Row DataChunk::GetRow(size_t r) const {
 void DataChunk::Filter(const std::vector<uint8_t>& keep) {
   size_t kept = 0;
   for (auto k : keep) kept += k != 0;
+  if (kept == keep.size()) return;  // every row stays: nothing to copy
   for (auto& c : columns_) c.Filter(keep);
   cardinality_ = kept;
 }

@@ -1,6 +1,7 @@
 #include "common/vector.h"
 
 #include <algorithm>
+#include <map>
 
 #include <xxhash.h>
 
@@ -83,6 +84,29 @@ void Vector::AppendNull() {
 }
 
 void Vector::AppendNulls(size_t n) {
+  if (size() == 0 && n >= 64) {
+    // A column of NULLs only (one a scan does not read): one read-only
+    // array per type and size is shared instead of each filling its own;
+    // writing to it copies it first (mut()).
+    thread_local std::map<std::pair<PhysicalType, size_t>, std::shared_ptr<Buffers>> shared;
+    const std::pair<PhysicalType, size_t> key{physical_, n};
+    auto it = shared.find(key);
+    if (it == shared.end()) {
+      if (shared.size() >= 64) shared.clear();
+      auto nulls = std::make_shared<Buffers>();
+      nulls->validity.resize(n, 0);
+      switch (physical_) {
+        case PhysicalType::kInt64: nulls->ints.resize(n); break;
+        case PhysicalType::kDouble: nulls->floats.resize(n); break;
+        case PhysicalType::kDecimal: nulls->decimals.resize(n); break;
+        case PhysicalType::kInterval: nulls->intervals.resize(n); break;
+        case PhysicalType::kString: nulls->strings.resize(n); break;
+      }
+      it = shared.emplace(key, std::move(nulls)).first;
+    }
+    data_ = it->second;
+    return;
+  }
   Buffers& d = mut();
   size_t size = d.validity.size() + n;
   d.validity.resize(size, 0);

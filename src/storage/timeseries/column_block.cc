@@ -49,16 +49,26 @@ class Cursor {
   size_t pos_ = 0;
 };
 
-void Encode(const BlockColumn& c, std::string* out) {
+// Float columns' second encoding (the high four bits of the compression
+// byte): whole numbers bit-packed (column_encoding.h).
+constexpr uint64_t kIntegralFloats = 1;
+
+// Encodes the column; returns the encoding (0: the kind's own).
+uint64_t Encode(const BlockColumn& c, std::string* out) {
+  if (c.kind == BlockColumn::Kind::kFloat && EncodeIntegralFloatColumn(c.floats, out)) return kIntegralFloats;
   switch (c.kind) {
     case BlockColumn::Kind::kTimestamp: EncodeTimestampColumn(c.ints, out); break;
     case BlockColumn::Kind::kInteger: EncodeIntegerColumn(c.ints, out); break;
     case BlockColumn::Kind::kFloat: EncodeFloatColumn(c.floats, out); break;
     case BlockColumn::Kind::kString: EncodeStringColumn(c.strings, out); break;
   }
+  return 0;
 }
 
-bool Decode(std::string_view in, size_t count, BlockColumn* c) {
+bool Decode(uint64_t encoding, std::string_view in, size_t count, BlockColumn* c) {
+  if (encoding == kIntegralFloats)
+    return c->kind == BlockColumn::Kind::kFloat && DecodeIntegralFloatColumn(in, count, &c->floats);
+  if (encoding != 0) return false;
   switch (c->kind) {
     case BlockColumn::Kind::kTimestamp: return DecodeTimestampColumn(in, count, &c->ints);
     case BlockColumn::Kind::kInteger: return DecodeIntegerColumn(in, count, &c->ints);
@@ -210,10 +220,12 @@ void WriteColumnBlock(size_t rows, const std::vector<BlockColumn>& columns, Bloc
     if ((!c.valid.empty() && c.valid.size() != rows) || rows - nulls != c.num_values())
       throw SqlError(sqlstate::kInternalError, "a block column's values do not match its rows");
     std::string raw;
-    Encode(c, &raw);
-    std::optional<std::string> packed = Compress(compression, raw);
+    const uint64_t encoding = Encode(c, &raw);
+    std::optional<std::string> packed =
+        encoding == kIntegralFloats ? std::nullopt : Compress(compression, raw);
     out->push_back(static_cast<char>(c.kind));
-    out->push_back(static_cast<char>(packed ? compression : BlockCompression::kNone));
+    out->push_back(static_cast<char>(
+        static_cast<uint64_t>(packed ? compression : BlockCompression::kNone) | encoding << 4));
     PutLittleEndian(nulls, 4, out);
     if (nulls > 0) {
       std::string bitmap((rows + 7) / 8, '\0');
@@ -250,7 +262,7 @@ ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std:
     }
   // The headers first (statistics for `keep`), then the payloads wanted.
   struct Stored {
-    uint64_t compression, nulls, raw_length;
+    uint64_t compression, encoding, nulls, raw_length;
     std::string_view bitmap, payload;
   };
   std::vector<Stored> stored(count);
@@ -259,7 +271,9 @@ ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std:
     if (kind > static_cast<uint64_t>(BlockColumn::Kind::kString)) Corrupt("an unknown column kind");
     view.kinds.push_back(static_cast<BlockColumn::Kind>(kind));
     Stored& s = stored[c];
-    s.compression = in.LE(1);
+    const uint64_t compression_byte = in.LE(1);
+    s.compression = compression_byte & 0x0f;
+    s.encoding = compression_byte >> 4;
     s.nulls = in.LE(4);
     if (s.nulls > view.rows) Corrupt("more NULLs than rows");
     if (s.nulls > 0) s.bitmap = in.Bytes((view.rows + 7) / 8);
@@ -284,7 +298,7 @@ ColumnBlockView ReadColumnBlock(std::string_view block, const std::optional<std:
         present += column.valid[r] = (static_cast<uint8_t>(s.bitmap[r / 8]) >> (r % 8)) & 1;
       if (present != view.rows - s.nulls) Corrupt("a validity bitmap that does not match its NULL count");
     }
-    if (!Decode(Decompress(s.compression, s.payload, s.raw_length), view.rows - s.nulls, &column) ||
+    if (!Decode(s.encoding, Decompress(s.compression, s.payload, s.raw_length), view.rows - s.nulls, &column) ||
         column.num_values() != view.rows - s.nulls)
       Corrupt("a column that does not decode");
     view.columns[c] = std::move(column);

@@ -8,7 +8,10 @@
 //   u32 magic "FTB1"   u32 row count   u16 column count
 //   per column:
 //     u8  kind (0 timestamp, 1 integer, 2 float, 3 string)
-//     u8  compression (0 none, 1 lz4, 2 zstd) of the payload
+//     u8  compression (0 none, 1 lz4, 2 zstd) of the payload in the low
+//         four bits; the encoding in the high four (0 the kind's own;
+//         for floats 1: the integral encoding, column_encoding.h,
+//         stored uncompressed: the bit-packing is the compression)
 //     u32 null count; when > 0, ceil(rows / 8) bytes of validity bitmap
 //         (bit i of byte i / 8, least significant first: 1 = row i has a value)
 //     u8  has statistics (0 when every row is NULL), then min and max:

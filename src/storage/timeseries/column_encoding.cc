@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <unordered_map>
 
@@ -215,6 +216,59 @@ bool DecodeFloatColumn(std::string_view in, size_t count, std::vector<double>* o
     out->push_back(std::bit_cast<double>(previous));
   }
   return bits.AtEnd();
+}
+
+bool EncodeIntegralFloatColumn(const std::vector<double>& values, std::string* out) {
+  constexpr double kLimit = 9007199254740992.0;  // 2^53
+  int64_t lo = 0, hi = 0;
+  for (size_t i = 0; i < values.size(); i++) {
+    const double v = values[i];
+    if (!(v >= -kLimit && v <= kLimit) || v != std::trunc(v) || (v == 0 && std::signbit(v))) return false;
+    const int64_t x = static_cast<int64_t>(v);
+    lo = i == 0 ? x : std::min(lo, x);
+    hi = i == 0 ? x : std::max(hi, x);
+  }
+  const uint64_t range = static_cast<uint64_t>(hi - lo);
+  const int width = range == 0 ? 0 : 64 - std::countl_zero(range);
+  PutVarint(ZigZag(lo), out);
+  out->push_back(static_cast<char>(width));
+  const size_t begin = out->size();
+  out->resize(begin + (values.size() * width + 7) / 8 + 7, '\0');
+  unsigned char* bytes = reinterpret_cast<unsigned char*>(out->data() + begin);
+  size_t bit = 0;
+  for (double v : values) {
+    uint64_t d = static_cast<uint64_t>(static_cast<int64_t>(v) - lo);
+    for (size_t b = bit; d != 0; b += 8 - b % 8) {
+      bytes[b / 8] |= static_cast<unsigned char>(d << (b % 8));
+      d >>= 8 - b % 8;
+    }
+    bit += width;
+  }
+  return true;
+}
+
+bool DecodeIntegralFloatColumn(std::string_view in, size_t count, std::vector<double>* out) {
+  out->clear();
+  size_t pos = 0;
+  uint64_t zigzag = 0;
+  if (!GetVarint(in, &pos, &zigzag) || pos >= in.size()) return false;
+  const int64_t lo = UnZigZag(zigzag);
+  const int width = static_cast<unsigned char>(in[pos++]);
+  if (width > 55) return false;
+  // The count bounded by the bytes before multiplying it by the width.
+  if (width > 0 && count > (in.size() - pos) * 8 / width) return false;
+  if (in.size() - pos != (count * width + 7) / 8 + 7) return false;
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(in.data() + pos);
+  const uint64_t mask = width == 0 ? 0 : (uint64_t(1) << width) - 1;
+  out->resize(count);
+  double* dst = out->data();
+  for (size_t i = 0, bit = 0; i < count; i++, bit += width) {
+    uint64_t word;
+    std::memcpy(&word, bytes + bit / 8, 8);  // the 7 bytes of padding keep it inside
+    if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+    dst[i] = static_cast<double>(lo + static_cast<int64_t>((word >> (bit % 8)) & mask));
+  }
+  return true;
 }
 
 void EncodeStringColumn(const std::vector<std::string>& values, std::string* out) {

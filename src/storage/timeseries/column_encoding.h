@@ -16,6 +16,14 @@
 //               trailing zeros, or 1, 6 bits of leading zeros, 6 bits of
 //               (meaningful length - 1) and the meaningful bits. Bit
 //               exact (NaN payloads, -0.0, infinities).
+//   integral    floats that are all whole numbers (no -0.0, magnitude at
+//   floats      most 2^53: metrics such as percentages and counts): frame
+//               of reference, bit-packed. The smallest value as a zigzag
+//               varint, a byte of bit width w (0-55), then each value minus
+//               the smallest in w bits, least significant bit first, packed
+//               from the first byte's lowest bit, then 7 zero bytes (so a
+//               reader may load 8 bytes at any value). Decoding is a load,
+//               a shift and a mask per value.
 //   strings     dictionary: the count of distinct values (varint), each as
 //               a varint length and its bytes in order of first appearance,
 //               then each row's index into it (varint). Tags repeat.
@@ -42,6 +50,10 @@ bool DecodeIntegerColumn(std::string_view in, size_t count, std::vector<int64_t>
 
 void EncodeFloatColumn(const std::vector<double>& values, std::string* out);
 bool DecodeFloatColumn(std::string_view in, size_t count, std::vector<double>* out);
+// The integral encoding: false (nothing written) when a value is not a
+// whole number it can hold.
+bool EncodeIntegralFloatColumn(const std::vector<double>& values, std::string* out);
+bool DecodeIntegralFloatColumn(std::string_view in, size_t count, std::vector<double>* out);
 
 void EncodeStringColumn(const std::vector<std::string>& values, std::string* out);
 bool DecodeStringColumn(std::string_view in, size_t count, std::vector<std::string>* out);

@@ -95,6 +95,64 @@ TEST(ColumnEncodingTest, FloatsRoundTripBitExactly) {
   EXPECT_EQ(bytes.size(), 8u + 1000u);
 }
 
+// Whole numbers (TSBS's metrics, percentages, counts) bit-packed from
+// their smallest value; anything else (a fraction, -0.0, NaN, an
+// infinity, beyond 2^53) is left to Gorilla.
+TEST(ColumnEncodingTest, IntegralFloatsRoundTripBitPacked) {
+  std::mt19937_64 rng(2026120706);
+  const double two53 = 9007199254740992.0;
+  std::vector<std::vector<double>> cases = {
+      {}, {7}, {0, 0, 0}, {-5, 3, 100, -5}, {two53, -two53, 0}, {-1e15, 1e15},
+  };
+  std::vector<double> usage, constant(4096, 42), walk;
+  double w = 1e12;
+  for (int i = 0; i < 4096; i++) {
+    usage.push_back(static_cast<double>(rng() % 101));
+    w += static_cast<double>(static_cast<int64_t>(rng() % 2001) - 1000);
+    walk.push_back(w);
+  }
+  cases.push_back(usage);
+  cases.push_back(constant);
+  cases.push_back(walk);
+  for (const auto& values : cases) {
+    std::string bytes = "prefix";
+    ASSERT_TRUE(EncodeIntegralFloatColumn(values, &bytes));
+    std::vector<double> back;
+    ASSERT_TRUE(DecodeIntegralFloatColumn(std::string_view(bytes).substr(6), values.size(), &back));
+    ASSERT_EQ(back.size(), values.size());
+    for (size_t i = 0; i < values.size(); i++)
+      ASSERT_EQ(std::bit_cast<uint64_t>(back[i]), std::bit_cast<uint64_t>(values[i])) << i;
+  }
+  // 0..100 takes 7 bits a value; a constant column none.
+  std::string bytes;
+  EncodeIntegralFloatColumn(usage, &bytes);
+  EXPECT_EQ(bytes.size(), 1u + 1u + 4096u * 7 / 8 + 7u);
+  bytes.clear();
+  EncodeIntegralFloatColumn(constant, &bytes);
+  EXPECT_EQ(bytes.size(), 1u + 1u + 7u);
+  for (double bad : {0.5, -0.0, std::nan(""), std::numeric_limits<double>::infinity(), two53 * 2, -two53 - 2}) {
+    std::string out;
+    EXPECT_FALSE(EncodeIntegralFloatColumn({1, bad, 2}, &out)) << bad;
+    EXPECT_TRUE(out.empty());
+  }
+  // Damaged: cut, padded, a wrong count, a width past 55.
+  std::vector<double> back;
+  bytes.clear();
+  EncodeIntegralFloatColumn(usage, &bytes);
+  for (size_t cut = 0; cut < bytes.size(); cut++)
+    EXPECT_FALSE(DecodeIntegralFloatColumn(bytes.substr(0, cut), usage.size(), &back));
+  EXPECT_FALSE(DecodeIntegralFloatColumn(bytes + "x", usage.size(), &back));
+  EXPECT_FALSE(DecodeIntegralFloatColumn(bytes, usage.size() + 9, &back));
+  EXPECT_FALSE(DecodeIntegralFloatColumn(bytes, SIZE_MAX / 2, &back));
+  std::string wide = bytes;
+  wide[1] = 56;
+  EXPECT_FALSE(DecodeIntegralFloatColumn(wide, usage.size(), &back));
+  std::string zero_width = "\x02";
+  zero_width += std::string(1, '\0') + std::string(7, '\0');
+  ASSERT_TRUE(DecodeIntegralFloatColumn(zero_width, 100000, &back));
+  EXPECT_EQ(back, std::vector<double>(100000, 1.0));
+}
+
 TEST(ColumnEncodingTest, StringsRoundTripThroughADictionary) {
   std::mt19937_64 rng(2026120703);
   std::vector<std::string> tags;

@@ -284,8 +284,8 @@ bool MayPass(const ColumnPredicate& p, const BlockColumnStats& stats, char form,
 // columns (see the top of scan.h).
 class PlainFileScan : public ChunkScan {
  public:
-  PlainFileScan(std::shared_ptr<const RunFile> file, const ScanSpec& spec, TimeBounds bounds)
-      : file_(std::move(file)), spec_(spec), bounds_(bounds) {
+  PlainFileScan(std::shared_ptr<const RunFile> file, const ScanSpec& spec, TimeBounds bounds, int time_index)
+      : file_(std::move(file)), spec_(spec), bounds_(bounds), time_index_(time_index) {
     const std::string& forms = file_->info().columns;
     const size_t columns = spec_.table.column_types.size();
     wanted_.assign(columns, true);
@@ -343,10 +343,16 @@ class PlainFileScan : public ChunkScan {
       const int first_vnode = VnodeOfSeries(index.min_series), last_vnode = VnodeOfSeries(index.max_series);
       if (last_vnode < spec_.vnode_begin || first_vnode >= spec_.vnode_end) continue;
       const bool by_vnode = first_vnode < spec_.vnode_begin || last_vnode >= spec_.vnode_end;
+      // Rows outside the time bounds fail the predicates: of a block partly
+      // inside, only the rows inside are taken (the filter above the scan
+      // then keeps whole chunks).
+      bool by_time = time_index_ >= 0 && static_cast<size_t>(time_index_) < forms.size() &&
+                     (index.min_ts < bounds_.lo || index.max_ts > bounds_.hi);
       std::vector<size_t> projection;
       if (by_vnode) projection.push_back(0);  // the series, for its vnode
       for (size_t c = 0; c < wanted_.size() && c < forms.size(); c++)
-        if (wanted_[c]) projection.push_back(RunFile::kFirstTableColumn + c);
+        if (wanted_[c] || (by_time && c == static_cast<size_t>(time_index_)))
+          projection.push_back(RunFile::kFirstTableColumn + c);
       block_ = reader.ReadBlock(b, projection, [&](const ColumnBlockView& view) {
         file_->CheckBlockColumns(view, b);
         for (const ColumnPredicate* p : block_predicates_) {
@@ -357,15 +363,21 @@ class PlainFileScan : public ChunkScan {
         return true;
       });
       if (block_.skipped) continue;
-      // The rows taken: all, or those of the vnode range.
+      // The rows taken: all, or those of the vnode range and time bounds.
       rows_.clear();
-      if (by_vnode) {
-        const std::vector<std::string>& series = block_.columns[0]->strings;
-        if (series.size() != block_.rows)
+      const BlockColumn* time = by_time ? &*block_.columns[RunFile::kFirstTableColumn + time_index_] : nullptr;
+      if (time && (!time->valid.empty() || time->ints.size() != block_.rows)) by_time = false;  // left to the filter
+      if (by_vnode || by_time) {
+        const std::vector<std::string>* series = by_vnode ? &block_.columns[0]->strings : nullptr;
+        if (series && series->size() != block_.rows)
           throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has NULL series", file_->path(), b));
         for (size_t r = 0; r < block_.rows; r++) {
-          const int vnode = VnodeOfSeries(series[r]);
-          if (vnode >= spec_.vnode_begin && vnode < spec_.vnode_end) rows_.push_back(static_cast<uint32_t>(r));
+          if (by_time && (time->ints[r] < bounds_.lo || time->ints[r] > bounds_.hi)) continue;
+          if (series) {
+            const int vnode = VnodeOfSeries((*series)[r]);
+            if (vnode < spec_.vnode_begin || vnode >= spec_.vnode_end) continue;
+          }
+          rows_.push_back(static_cast<uint32_t>(r));
         }
         all_rows_ = false;
         selected_ = rows_.size();
@@ -400,10 +412,23 @@ class PlainFileScan : public ChunkScan {
   // its rows: ReadColumnBlock checked).
   void AppendColumn(BlockColumn& col, const std::vector<uint32_t>& value_at, char form, size_t n, Vector* v) {
     const size_t begin = next_row_;
-    if (col.valid.empty() && all_rows_ && (form == 'i' || form == 'f')) {
+    if (col.valid.empty() && (form == 'i' || form == 'f')) {
       v->validity().assign(n, 1);
-      if (form == 'i') v->ints().assign(col.ints.begin() + begin, col.ints.begin() + begin + n);
-      else v->floats().assign(col.floats.begin() + begin, col.floats.begin() + begin + n);
+      if (all_rows_) {
+        if (form == 'i') v->ints().assign(col.ints.begin() + begin, col.ints.begin() + begin + n);
+        else v->floats().assign(col.floats.begin() + begin, col.floats.begin() + begin + n);
+        return;
+      }
+      // The selected rows gathered.
+      if (form == 'i') {
+        std::vector<int64_t>& out = v->ints();
+        out.resize(n);
+        for (size_t i = 0; i < n; i++) out[i] = col.ints[rows_[begin + i]];
+      } else {
+        std::vector<double>& out = v->floats();
+        out.resize(n);
+        for (size_t i = 0; i < n; i++) out[i] = col.floats[rows_[begin + i]];
+      }
       return;
     }
     for (size_t i = begin; i < begin + n; i++) {
@@ -442,6 +467,7 @@ class PlainFileScan : public ChunkScan {
   const std::shared_ptr<const RunFile> file_;
   const ScanSpec& spec_;  // the GroupedScan's, which outlives this scan
   const TimeBounds bounds_;
+  const int time_index_;  // the time index column (-1: none known)
   std::vector<bool> wanted_;
   std::vector<const ColumnPredicate*> block_predicates_;
   size_t next_block_ = 0;
@@ -470,7 +496,7 @@ class GroupedScan : public ChunkScan {
       if (group.size() == 1) {
         auto file = std::dynamic_pointer_cast<const RunFile>(group[0]);
         if (file && file->info().plain && file->info().max_epoch <= visible_) {
-          current_ = std::make_unique<PlainFileScan>(std::move(file), spec_, bounds_);
+          current_ = std::make_unique<PlainFileScan>(std::move(file), spec_, bounds_, table_.time_index);
           continue;
         }
       }
