@@ -75,6 +75,12 @@ class HashAggregateExecutor : public Executor {
           }
         } else {
           for (size_t r = 0; r < n; r++) {
+            // Input sorted by its keys (a time-series scan's series) repeats
+            // them row after row: the previous row's group, unencoded.
+            if (r > 0 && SameKeys(keys, r, r - 1)) {
+              groups[r] = groups[r - 1];
+              continue;
+            }
             key.clear();
             for (const auto& c : keys.columns()) EncodeKeyFromVector(c, r, &key);
             auto it = index_.find(key);
@@ -92,6 +98,29 @@ class HashAggregateExecutor : public Executor {
       aggs_[a]->Finalize(num_groups_, &v, ctx_.eval);
       results_.push_back(std::move(v));
     }
+  }
+
+  // Whether rows a and b have equal group keys, compared directly for the
+  // types whose equality is their key encoding's (false: unknown, encode).
+  static bool SameKeys(const DataChunk& keys, size_t a, size_t b) {
+    for (const Vector& c : keys.columns()) {
+      const bool null_a = c.IsNull(a), null_b = c.IsNull(b);
+      if (null_a != null_b) return false;
+      if (null_a) continue;
+      switch (c.physical()) {
+        case PhysicalType::kInt64:
+          if (c.GetInt(a) != c.GetInt(b)) return false;
+          break;
+        case PhysicalType::kDouble:
+          if (!(c.GetFloat(a) == c.GetFloat(b))) return false;  // NaN: encoded
+          break;
+        case PhysicalType::kString:
+          if (c.GetString(a) != c.GetString(b)) return false;
+          break;
+        default: return false;
+      }
+    }
+    return true;
   }
 
   uint32_t AddGroup(const std::string& key, const DataChunk* keys, size_t row) {

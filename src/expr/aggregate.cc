@@ -222,16 +222,39 @@ class SumAvgAgg : public AggregateFunction {
         }
         return;
       }
+      // A run of rows of one group (sorted input) sums in a register, in
+      // the same order (the same rounding) as one at a time.
       const std::vector<double>& values = v.floats();
+      uint32_t run_group = UINT32_MAX;
+      double run_sum = 0;
+      int64_t run_count = 0;
+      auto end_run = [&] {
+        if (run_group == UINT32_MAX) return;
+        floats_[run_group] = run_sum;
+        counts_[run_group] += run_count;
+        run_group = UINT32_MAX;
+      };
       for (size_t r = 0; r < n; r++) {
         if (!valid[r]) continue;
         const uint32_t g = groups[r];
-        counts_[g]++;
         const double x = values[r];
-        if (std::isfinite(x)) [[likely]] floats_[g] += x;
-        else if (std::isnan(x)) specials_[g].nan++;
-        else (x > 0 ? specials_[g].pos_inf : specials_[g].neg_inf)++;
+        if (!std::isfinite(x)) [[unlikely]] {
+          end_run();
+          counts_[g]++;
+          if (std::isnan(x)) specials_[g].nan++;
+          else (x > 0 ? specials_[g].pos_inf : specials_[g].neg_inf)++;
+          continue;
+        }
+        if (g != run_group) {
+          end_run();
+          run_group = g;
+          run_sum = floats_[g];
+          run_count = 0;
+        }
+        run_sum += x;
+        run_count++;
       }
+      end_run();
       return;
     }
     for (size_t r = 0; r < n; r++) {
