@@ -395,7 +395,8 @@ Epoch DmlManager::ApplyLocked(WriteSet&& writes, DmlLog* log, const std::string*
     // read before the write. (A table with a conflict behaviour resolved
     // its duplicates instead of checking them.)
     std::vector<StreamChunk> changes =
-        ChangesOf(*st, tw->ops, !HasConflictBehaviour(*table), runtime->TableColumnsRead(id));
+        ChangesOf(*st, tw->ops, HasConflictBehaviour(*table) ? KnownInserts::kResolvedInserts : KnownInserts::kCheckedInserts,
+                  runtime->TableColumnsRead(id));
     st->Write(std::move(tw->ops));
     for (const auto& c : changes) runtime->PushTableChanges(id, c);
   }
@@ -448,7 +449,7 @@ void DmlManager::WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRow
   }
 }
 
-std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const WriteLog& ops, bool inserts_checked,
+std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const WriteLog& ops, KnownInserts inserts,
                                                const std::vector<bool>& columns_read) {
   const std::vector<DataType>& types = st.desc().column_types;
   std::vector<StreamChunk> out;
@@ -473,16 +474,18 @@ std::vector<StreamChunk> DmlManager::ChangesOf(const StateTable& st, const Write
   // (a lookup each cost 5 us at TPC-H's SF 1); a checked insert's key has
   // none, and a DML delete carries the row it removes. (Both hold because
   // nothing else writes those keys first: a checked insert would fail, and
-  // a DELETE holds the writer lock from its read to its commit. A table
-  // with a conflict behaviour is written by inserts that overwrite, so its
-  // rows are read.)
+  // a DELETE holds the writer lock from its read to its commit. In a table
+  // with a conflict behaviour, ResolveTableConflicts turned the inserts of
+  // keys that were there into overwrites, which are read; its remaining
+  // inserts are of new keys.)
   std::vector<std::string_view> to_read;
   for (size_t i = 0; i < ops.size(); i++) {
     const WriteOp& op = ops[i];
     auto [it, first] = keys.try_emplace(op.key);
     state_of[i] = &it->second;
     if (!first) continue;
-    const bool known = inserts_checked && (op.is_delete ? !op.value.empty() : op.check_unique);
+    const bool new_key = inserts == KnownInserts::kCheckedInserts ? op.check_unique : op.row_delta > 0;
+    const bool known = op.is_delete ? !op.value.empty() : new_key;
     if (known) continue;
     it->second.stored = to_read.size();
     to_read.push_back(op.key);

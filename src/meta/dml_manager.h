@@ -158,10 +158,14 @@ class DmlManager {
   void WriteBulkLocked(const std::vector<std::shared_ptr<const BulkRows>>& loads);
   // The changes `ops` make to the table, as rows of all its columns (old
   // rows read before writing), decoding those of `columns_read` (empty:
-  // every one; the others NULL). `inserts_checked`: CheckKeysLocked found
-  // no row under the key of each check_unique put (23505 otherwise), so
-  // those are not read again.
-  static std::vector<StreamChunk> ChangesOf(const StateTable& st, const WriteLog& ops, bool inserts_checked,
+  // every one; the others NULL). Which inserts are known to find no row,
+  // and so are not read again: kCheckedInserts, CheckKeysLocked found none
+  // under the key of each check_unique put (23505 otherwise);
+  // kResolvedInserts, ResolveTableConflicts turned every insert of a key
+  // that was there into an overwrite (row_delta 0), so every put with
+  // row_delta > 0 addresses a new key.
+  enum class KnownInserts { kCheckedInserts, kResolvedInserts };
+  static std::vector<StreamChunk> ChangesOf(const StateTable& st, const WriteLog& ops, KnownInserts inserts,
                                             const std::vector<bool>& columns_read = {});
   // Throws 23505 if an insert of `ops` (applied after `before`) finds its key.
   void CheckKeysLocked(TableId id, const TableWriteSet* before, const TableWriteSet& ops);

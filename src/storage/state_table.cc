@@ -145,13 +145,7 @@ std::vector<std::optional<std::string>> StateTable::MultiGet(const std::vector<s
   }
   std::vector<std::optional<std::string>> read;
   if (engine_) {
-    read.resize(committed.size());
-    std::string value;
-    for (size_t j = 0; j < committed.size(); j++) {
-      Status s = engine_->GetCommitted(std::string(committed[j]), &value);
-      if (s.ok()) read[j] = std::move(value);
-      else if (!s.IsNotFound()) s.ThrowIfError();
-    }
+    engine_->GetCommittedMany(committed, &read).ThrowIfError();
   } else {
     store_->MultiGet(store_->data_cf(), nullptr, committed, &read).ThrowIfError();
   }

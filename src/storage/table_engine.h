@@ -155,6 +155,20 @@ class TableEngine {
   // latest commit (a StateTable's committed reads: state_table.h);
   // NotFound when there is none.
   virtual Status GetCommitted(const std::string& key, std::string* value) const = 0;
+  // GetCommitted of many keys: (*values)[i] the row of keys[i], nullopt
+  // when there is none; errors other than NotFound are returned. An engine
+  // may read them together (the time-series engine looks its runs up once).
+  virtual Status GetCommittedMany(const std::vector<std::string_view>& keys,
+                                  std::vector<std::optional<std::string>>* values) const {
+    values->assign(keys.size(), std::nullopt);
+    std::string value;
+    for (size_t i = 0; i < keys.size(); i++) {
+      Status s = GetCommitted(std::string(keys[i]), &value);
+      if (s.ok()) (*values)[i] = std::move(value);
+      else if (!s.IsNotFound()) return s;
+    }
+    return Status::OK();
+  }
 
   // The relation was dropped (its catalog entry and, in the row store, its
   // rows deleted in one meta write): the engine forgets its rows.

@@ -904,32 +904,49 @@ std::unique_ptr<ChunkScan> TimeSeriesEngine::Scan(std::shared_ptr<const Snapshot
 }
 
 Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value) const {
-  std::shared_ptr<Table> table = TableOf(TableIdOfKey(key));
-  if (!table) return Status::NotFound("no such table");
-  SeriesKey k;
-  if (!SplitSeriesKey(key, table->tail_bytes, &k)) return Status::NotFound("not a key of the table");
-  // The runs before the epoch: a compaction in between resolved versions
-  // at a horizon no newer than the epoch read after it.
-  const std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs = table->Sources();
+  std::vector<std::optional<std::string>> values;
+  if (Status s = GetCommittedMany({key}, &values); !s.ok()) return s;
+  if (!values[0]) return Status::NotFound("no row");
+  *value = std::move(*values[0]);
+  return Status::OK();
+}
+
+Status TimeSeriesEngine::GetCommittedMany(const std::vector<std::string_view>& keys,
+                                          std::vector<std::optional<std::string>>* values) const {
+  values->assign(keys.size(), std::nullopt);
+  // The table's runs and visible epoch, taken again only when the table
+  // changes from one key to the next.
+  TableId current = 0;
+  std::shared_ptr<Table> table;
+  std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs;
   uint64_t visible = 0;
-  {
-    std::shared_lock lock(mu_);
-    auto it = databases_.find(table->options.database_id);
-    visible = it != databases_.end() ? it->second->committed.load()
-                                     : store_->CommittedEpoch(table->options.database_id).value_or(0);
+  for (size_t i = 0; i < keys.size(); i++) {
+    const std::string_view key = keys[i];
+    const TableId id = TableIdOfKey(key);
+    if (!table || id != current) {
+      current = id;
+      table = TableOf(id);
+      if (!table) continue;
+      // The runs before the epoch: a compaction in between resolved
+      // versions at a horizon no newer than the epoch read after it.
+      runs = table->Sources();
+      std::shared_lock lock(mu_);
+      auto it = databases_.find(table->options.database_id);
+      visible = it != databases_.end() ? it->second->committed.load()
+                                       : store_->CommittedEpoch(table->options.database_id).value_or(0);
+    }
+    if (!table) continue;
+    SeriesKey k;
+    if (!SplitSeriesKey(key, table->tail_bytes, &k)) continue;
+    std::optional<TimeSeriesRow> newest;
+    const TimeSeriesKey wanted{k.series, k.ts, k.tail, 0};
+    for (const auto& run : runs) {
+      if (!run->MayHoldTime(k.ts)) continue;  // another window's file: not read
+      std::optional<TimeSeriesRow> row = run->Get(wanted, visible);
+      if (row && (!newest || row->epoch > newest->epoch)) newest = std::move(row);
+    }
+    if (newest && !newest->deleted) (*values)[i] = std::move(newest->fields);
   }
-  std::optional<TimeSeriesRow> newest;
-  const TimeSeriesKey wanted{k.series, k.ts, k.tail, 0};
-  std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> found;
-  for (const auto& run : runs) {
-    if (!run->MayHoldTime(k.ts)) continue;  // another window's file: not read
-    found.clear();
-    run->Read(wanted, /*after=*/false, visible, 1, &found);
-    if (found.empty() || found[0].first != wanted) continue;
-    if (!newest || found[0].second.epoch > newest->epoch) newest = std::move(found[0].second);
-  }
-  if (!newest || newest->deleted) return Status::NotFound("no row");
-  *value = std::move(newest->fields);
   return Status::OK();
 }
 

@@ -150,6 +150,9 @@ class TimeSeriesEngine : public TableEngine {
   TableStatistics Statistics(TableId table, const Snapshot* snapshot) const override;
   std::shared_ptr<BulkRows> NewBulkRows(TableId table, int key_column, std::vector<int> dist_key) const override;
   Status GetCommitted(const std::string& key, std::string* value) const override;
+  // The runs and the visible epoch looked up once per table for all keys.
+  Status GetCommittedMany(const std::vector<std::string_view>& keys,
+                          std::vector<std::optional<std::string>>* values) const override;
   void DropRelation(TableId id) override { DropTable(id); }
 
   Status PrepareEpoch(const EngineEpochWrites& writes, EpochCommitBatch* batch) override;

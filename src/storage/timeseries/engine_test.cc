@@ -447,7 +447,9 @@ TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
         if ((f.ts_ge && ts < *f.ts_ge) || (f.ts_lt && ts >= *f.ts_lt)) continue;
         if (!f.hosts.empty() && std::find(f.hosts.begin(), f.hosts.end(), host) == f.hosts.end()) continue;
         const bool v_null = chunk.column(2).IsNull(r);
-        if (!f.project_v && !resumable) EXPECT_TRUE(v_null);  // outside the projection
+        if (!f.project_v && !resumable) {
+          EXPECT_TRUE(v_null);  // outside the projection
+        }
         out.push_back(host + "|" + std::to_string(ts) + "|" +
                       (!f.project_v ? "-" : v_null ? "NULL" : std::to_string(chunk.column(2).GetInt(r))));
       }

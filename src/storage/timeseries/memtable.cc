@@ -136,10 +136,9 @@ bool TimeSeriesMemtable::Read(const TimeSeriesKey& from, bool after, uint64_t vi
   return it != rows_.end();
 }
 
-std::optional<TimeSeriesRow> TimeSeriesMemtable::Find(const std::string& series, int64_t ts,
-                                                      const std::string& tail, uint64_t visible) const {
+std::optional<TimeSeriesRow> TimeSeriesMemtable::Get(const TimeSeriesKey& key, uint64_t visible) const {
   std::lock_guard lock(mu_);
-  auto it = rows_.find(TimeSeriesKey{series, ts, tail, 0});
+  auto it = rows_.find(key);
   if (it == rows_.end()) return std::nullopt;
   const Version* v = VisibleIn(it->second, visible);
   if (!v) return std::nullopt;

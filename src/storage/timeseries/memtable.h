@@ -64,6 +64,14 @@ class TimeSeriesRowSource {
                     std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const = 0;
   // False when no row of the run has time `ts` (a point read skips it).
   virtual bool MayHoldTime(int64_t /*ts*/) const { return true; }
+  // The newest version at or below `visible` of exactly `key` (a point
+  // read): Read of one row from it, unless the run finds it directly.
+  virtual std::optional<TimeSeriesRow> Get(const TimeSeriesKey& key, uint64_t visible) const {
+    std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> found;
+    Read(key, /*after=*/false, visible, 1, &found);
+    if (found.empty() || found[0].first != key) return std::nullopt;
+    return std::move(found[0].second);
+  }
   // The smallest and largest timestamp of the run's rows (every version,
   // committed or not; a memtable's may be wider, after a failed epoch's
   // rows were removed); {0, -1} when it has none. A memtable's grows with
@@ -98,9 +106,9 @@ class TimeSeriesMemtable : public TimeSeriesRowSource {
   // Calls fn for every version of every key, in key order and each key's
   // versions oldest first (what a flush writes).
   void ForEachVersion(const std::function<void(const TimeSeriesRow&)>& fn) const;
-  // The newest version of (series, ts, tail) at or below `visible`.
-  std::optional<TimeSeriesRow> Find(const std::string& series, int64_t ts, const std::string& tail,
-                                    uint64_t visible) const;
+  // The newest version of the key at or below `visible`: one lookup (Read
+  // would step over the following keys' invisible versions).
+  std::optional<TimeSeriesRow> Get(const TimeSeriesKey& key, uint64_t visible) const override;
   std::pair<int64_t, int64_t> TimeRange() const override;
   // The newest epoch written (0 when empty).
   uint64_t max_epoch() const;
