@@ -5,6 +5,7 @@
 // discarded, scans in key order by vnode range and resumable, overlays,
 // point reads; and a random run against a model across restarts.
 #include "storage/timeseries/engine.h"
+#include "storage/timeseries/memtable.h"
 
 #include <gtest/gtest.h>
 
@@ -632,6 +633,44 @@ TEST(TimeSeriesEngineTest, RandomEpochsMatchAModelAcrossFailuresAndRestarts) {
 
 TEST(TimeSeriesEngineTest, RandomEpochsInAppendModeMatchAModel) {
   for (uint32_t seed = 11; seed <= 13; seed++) RandomRun(true, seed);
+}
+
+}  // namespace
+}  // namespace freshet
+
+namespace freshet {
+namespace {
+
+// A memtable's point read finds exactly its key at the epoch asked for,
+// with newer (uncommitted) versions of it and of the following keys in
+// the way (Get looks the key up; Read would step over them).
+TEST(TimeSeriesMemtableTest, APointReadFindsExactlyItsKeyAtItsEpoch) {
+  TimeSeriesMemtable m(1, /*append_mode=*/false);
+  m.Write(TimeSeriesRow{"a", 10, "a10@1", "", 1, false});
+  m.Write(TimeSeriesRow{"a", 10, "a10@7", "", 7, false});
+  std::vector<TimeSeriesRow> later;
+  for (int64_t ts = 0; ts < 1000; ts++) later.push_back(TimeSeriesRow{"b", ts, "b@5", "", 5, false});
+  m.Write(later);
+  m.Write(TimeSeriesRow{"c", 3, "", "", 2, true});
+  EXPECT_EQ(m.Get({"a", 10, "", 0}, 1)->fields, "a10@1");
+  EXPECT_EQ(m.Get({"a", 10, "", 0}, 9)->fields, "a10@7");
+  EXPECT_FALSE(m.Get({"a", 10, "", 0}, 0).has_value());
+  EXPECT_FALSE(m.Get({"a", 11, "", 0}, 9).has_value());  // between keys
+  EXPECT_FALSE(m.Get({"b", 500, "", 0}, 4).has_value());  // only a newer version
+  EXPECT_EQ(m.Get({"b", 500, "", 0}, 5)->fields, "b@5");
+  EXPECT_TRUE(m.Get({"c", 3, "", 0}, 2)->deleted);
+  // The same answers as the Read-based default of every other run.
+  const TimeSeriesRowSource& base = m;
+  for (const TimeSeriesKey& k : {TimeSeriesKey{"a", 10, "", 0}, TimeSeriesKey{"a", 11, "", 0},
+                                 TimeSeriesKey{"b", 500, "", 0}, TimeSeriesKey{"c", 3, "", 0}})
+    for (uint64_t visible : {0, 1, 2, 4, 5, 9}) {
+      std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>> found;
+      base.Read(k, false, visible, 1, &found);
+      const bool read_has = !found.empty() && found[0].first == k;
+      const std::optional<TimeSeriesRow> got = m.Get(k, visible);
+      ASSERT_EQ(read_has, got.has_value()) << std::get<0>(k) << std::get<1>(k) << "@" << visible;
+      if (got) EXPECT_EQ(got->fields, found[0].second.fields);
+    }
 }
 
 }  // namespace
