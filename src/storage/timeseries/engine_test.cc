@@ -417,7 +417,7 @@ TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
   // Every row in (host, ts, v) form, with the predicates' test.
   struct Filter {
     int vnode_begin = 0, vnode_end = kVnodeCount;
-    std::optional<int64_t> ts_ge, ts_lt;
+    std::optional<int64_t> ts_ge, ts_lt, ts_le;  // ts_le: a bound rows may sit on
     std::vector<std::string> hosts;  // IN; empty: any
     bool project_v = true;
   };
@@ -430,6 +430,7 @@ TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
     if (!resumable) {
       if (f.ts_ge) spec.predicates.push_back({1, ColumnPredicate::Op::kGe, Value::Timestamp(*f.ts_ge), {}});
       if (f.ts_lt) spec.predicates.push_back({1, ColumnPredicate::Op::kLt, Value::Timestamp(*f.ts_lt), {}});
+      if (f.ts_le) spec.predicates.push_back({1, ColumnPredicate::Op::kLe, Value::Timestamp(*f.ts_le), {}});
       if (f.hosts.size() == 1) spec.predicates.push_back({0, ColumnPredicate::Op::kEq, Value::Varchar(f.hosts[0]), {}});
       if (f.hosts.size() > 1) {
         ColumnPredicate in{0, ColumnPredicate::Op::kIn, Value(), {}};
@@ -445,7 +446,7 @@ TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
       for (size_t r = 0; r < chunk.num_rows(); r++) {
         const std::string host = chunk.column(0).GetString(r);
         const int64_t ts = chunk.column(1).GetInt(r);
-        if ((f.ts_ge && ts < *f.ts_ge) || (f.ts_lt && ts >= *f.ts_lt)) continue;
+        if ((f.ts_ge && ts < *f.ts_ge) || (f.ts_lt && ts >= *f.ts_lt) || (f.ts_le && ts > *f.ts_le)) continue;
         if (!f.hosts.empty() && std::find(f.hosts.begin(), f.hosts.end(), host) == f.hosts.end()) continue;
         const bool v_null = chunk.column(2).IsNull(r);
         if (!f.project_v && !resumable) {
@@ -478,7 +479,7 @@ TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
     for (const auto& [r, vnode, text] : merged) {
       const size_t bar2 = text.find('|', text.find('|') + 1);
       if (vnode < f.vnode_begin || vnode >= f.vnode_end) continue;
-      if ((f.ts_ge && r.ts < *f.ts_ge) || (f.ts_lt && r.ts >= *f.ts_lt)) continue;
+      if ((f.ts_ge && r.ts < *f.ts_ge) || (f.ts_lt && r.ts >= *f.ts_lt) || (f.ts_le && r.ts > *f.ts_le)) continue;
       if (!f.hosts.empty() && std::find(f.hosts.begin(), f.hosts.end(), r.host) == f.hosts.end()) continue;
       out.push_back(f.project_v ? text : text.substr(0, bar2) + "|-");
     }
@@ -495,6 +496,7 @@ TEST(TimeSeriesEngineTest, ColumnarScansReturnTheRowsOfMergedScans) {
       }
       if (rng() % 2) f.ts_ge = int64_t(rng() % 12) * kHour + int64_t(rng() % 3600) * 1'000'000;
       if (rng() % 2) f.ts_lt = int64_t(rng() % 12) * kHour + int64_t(rng() % 3600) * 1'000'000;
+      else if (rng() % 2) f.ts_le = int64_t(rng() % 12) * kHour + int64_t(rng() % 3600) * 1'000'000;
       for (size_t n = rng() % 4 == 0 ? 1 + rng() % 3 : 0; n > 0; n--) f.hosts.push_back("h" + std::to_string(rng() % 40));
       f.project_v = rng() % 3 != 0;
       ASSERT_EQ(read(snapshot, f, false), expected(merged, f)) << when << ", filter " << i;
