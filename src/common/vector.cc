@@ -94,28 +94,25 @@ void Vector::AppendNulls(size_t n) {
     if (it == shared.end()) {
       if (shared.size() >= 64) shared.clear();
       auto nulls = std::make_shared<Buffers>();
-      nulls->validity.resize(n, 0);
-      switch (physical_) {
-        case PhysicalType::kInt64: nulls->ints.resize(n); break;
-        case PhysicalType::kDouble: nulls->floats.resize(n); break;
-        case PhysicalType::kDecimal: nulls->decimals.resize(n); break;
-        case PhysicalType::kInterval: nulls->intervals.resize(n); break;
-        case PhysicalType::kString: nulls->strings.resize(n); break;
-      }
+      ResizeWithNulls(physical_, n, nulls.get());
       it = shared.emplace(key, std::move(nulls)).first;
     }
     data_ = it->second;
     return;
   }
   Buffers& d = mut();
-  size_t size = d.validity.size() + n;
-  d.validity.resize(size, 0);
-  switch (physical_) {
-    case PhysicalType::kInt64: d.ints.resize(size); break;
-    case PhysicalType::kDouble: d.floats.resize(size); break;
-    case PhysicalType::kDecimal: d.decimals.resize(size); break;
-    case PhysicalType::kInterval: d.intervals.resize(size); break;
-    case PhysicalType::kString: d.strings.resize(size); break;
+  ResizeWithNulls(physical_, d.validity.size() + n, &d);
+}
+
+// Grows the arrays to `size` rows, the new ones NULL.
+void Vector::ResizeWithNulls(PhysicalType physical, size_t size, Buffers* d) {
+  d->validity.resize(size, 0);
+  switch (physical) {
+    case PhysicalType::kInt64: d->ints.resize(size); break;
+    case PhysicalType::kDouble: d->floats.resize(size); break;
+    case PhysicalType::kDecimal: d->decimals.resize(size); break;
+    case PhysicalType::kInterval: d->intervals.resize(size); break;
+    case PhysicalType::kString: d->strings.resize(size); break;
   }
 }
 

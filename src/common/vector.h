@@ -115,6 +115,7 @@ class Vector {
     return *data_;
   }
   void Unshare();
+  static void ResizeWithNulls(PhysicalType physical, size_t size, Buffers* d);
   static const Buffers kNoBuffers;
   std::shared_ptr<Buffers> data_;
 };

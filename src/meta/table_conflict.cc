@@ -66,15 +66,19 @@ void ResolveTableConflicts(const TableCatalog& table, const StateTable& st, Writ
     std::optional<std::string_view> now;  // nullopt: no row
   };
   const size_t n = ops->size();
+  // Each key written once (a load of rows): only the inserts' stored rows
+  // matter, and when there are none there is nothing to resolve. Else they
+  // are the stored rows below too (every insert writes its key first).
+  std::optional<std::vector<std::optional<std::string>>> distinct_keys_stored;
   if (n > 1 && !RepeatsAKey(*ops)) {
-    // Each key written once (a load of rows): only the inserts' stored rows
-    // matter, and when there are none there is nothing to resolve.
     std::vector<std::string_view> inserted;
     for (const WriteOp& op : *ops)
       if (!op.is_delete && op.row_delta > 0) inserted.push_back(op.key);
     if (inserted.empty()) return;
-    const std::vector<std::optional<std::string>> there = st.MultiGet(inserted);
-    if (std::none_of(there.begin(), there.end(), [](const auto& r) { return r.has_value(); })) return;
+    distinct_keys_stored = st.MultiGet(inserted);
+    if (std::none_of(distinct_keys_stored->begin(), distinct_keys_stored->end(),
+                     [](const auto& r) { return r.has_value(); }))
+      return;
   }
   std::unordered_map<std::string_view, KeyState> keys;
   keys.reserve(n);
@@ -88,7 +92,9 @@ void ResolveTableConflicts(const TableCatalog& table, const StateTable& st, Writ
     else if (!op.is_delete && op.row_delta > 0) it->second.read = reads.size(), reads.push_back(op.key);
     state_of[i] = &it->second;
   }
-  const std::vector<std::optional<std::string>> stored = reads.empty() ? decltype(stored){} : st.MultiGet(reads);
+  const std::vector<std::optional<std::string>> stored = distinct_keys_stored ? std::move(*distinct_keys_stored)
+                                                         : reads.empty()       ? decltype(stored){}
+                                                                               : st.MultiGet(reads);
   // Each key written once and none there: nothing to resolve (a load of new rows).
   if (!repeats && std::none_of(stored.begin(), stored.end(), [](const auto& r) { return r.has_value(); })) return;
   std::deque<std::string> merged_rows;  // rows built here that states point into
