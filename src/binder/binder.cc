@@ -132,6 +132,18 @@ DataType Binder::BindTypeNameIn(const PgQuery__TypeName* tn, ObjectId* domain) {
               fmt::format("length for type {} cannot exceed 10485760", type_name));
     t.precision = mods[0];
   }
+  if ((id == TypeId::kTimestamp || id == TypeId::kTimestamptz) && !mods.empty()) {
+    // PostgreSQL's precisions 0..6 round values to that many digits;
+    // timestamp(7..9) holds nanoseconds (GreptimeDB's TIMESTAMP(9)). A
+    // larger precision is reduced to the largest, as PostgreSQL does (with
+    // a warning there).
+    const char* what = id == TypeId::kTimestamp ? "TIMESTAMP" : "TIMESTAMP WITH TIME ZONE";
+    if (mods[0] < 0)
+      ThrowAt(sqlstate::kInvalidParameterValue, tn->location,
+              fmt::format("{}({}) precision must not be negative", what, mods[0]));
+    if (id == TypeId::kTimestamptz || mods[0] <= 6) t.precision = std::min(mods[0], 6);
+    else t = DataType::TimestampNs(std::min(mods[0], 9));
+  }
   return t;
 }
 
@@ -735,7 +747,7 @@ DataType Binder::BindSetFunctionArgs(const std::string& name, std::vector<ExprPt
   DataType t = eb->UnifyTypes(raw, "generate_series", location);
   if (t.id == TypeId::kVarchar || t.id == TypeId::kUnknown) t = DataType::Int32();
   if (t.id == TypeId::kInt16) t = DataType::Int32();
-  if (t.id == TypeId::kDate) t = DataType::Timestamp();
+  if (t.id == TypeId::kDate || t.id == TypeId::kTimestampNs) t = DataType::Timestamp();
   bool temporal = t.id == TypeId::kTimestamp || t.id == TypeId::kTimestamptz;
   if (!t.IsInteger() && t.id != TypeId::kNumeric && !temporal)
     ThrowAt(sqlstate::kUndefinedFunction, location, fmt::format("function generate_series({}) does not exist", t.ToString()));

@@ -90,6 +90,10 @@ int PreferredScore(const ScalarFunction& f, const std::vector<ExprPtr>& args) {
   for (size_t i = 0; i < args.size(); i++) {
     const DataType& want = f.variadic ? f.arg_types[0] : f.arg_types[i];
     if (want.id == args[i]->type().id) continue;
+    if (args[i]->type().id == TypeId::kTimestampNs) {  // timestamp(9) is a timestamp without a zone
+      score += want.id == TypeId::kTimestamp;
+      continue;
+    }
     if (want.id == TypeId::kFloat64 || want.id == TypeId::kVarchar || want.id == TypeId::kTimestamptz ||
         want.id == TypeId::kInterval || want.id == TypeId::kBoolean)
       score++;
@@ -491,8 +495,8 @@ ExprPtr Binder::ExprBinder::Coerce(ExprPtr e, const DataType& to, bool explicit_
     return std::make_unique<CastExpr>(std::move(e), to);
   }
   if (from.id == to.id) {
-    bool modifiers_matter = (to.id == TypeId::kNumeric || to.id == TypeId::kVarchar) && to.precision >= 0 &&
-                            !from.SameWithModifiers(to);
+    bool modifiers_matter = (to.id == TypeId::kNumeric || to.id == TypeId::kVarchar || to.IsTemporal()) &&
+                            to.precision >= 0 && !from.SameWithModifiers(to);
     if (!modifiers_matter) return e;
   }
   if (from.id == TypeId::kUnknown) {

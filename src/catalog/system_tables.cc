@@ -218,6 +218,8 @@ std::string InformationSchemaType(const DataType& t) {
   if (t.IsText() || t.IsCheckedText()) return t.ToString();  // text, json, jsonb, uuid
   if (t.IsBpchar()) return "character";
   if (t.id == TypeId::kVarchar) return "character varying";
+  if (t.id == TypeId::kTimestamp || t.id == TypeId::kTimestampNs) return "timestamp without time zone";  // precision aside
+  if (t.id == TypeId::kTimestamptz) return "timestamp with time zone";
   return t.ToString();
 }
 
@@ -239,7 +241,10 @@ TypeFigures FiguresOf(const DataType& ty) {
   TypeFigures f{bounded ? Int(ty.precision) : null_int,
                 !character ? null_int : bounded ? Int(int64_t{ty.precision} * 4) : Int(1073741824),
                 null_int, null_int, null_int,
-                ty.id == TypeId::kDate ? Int(0) : ty.IsTemporal() ? Int(6) : null_int};
+                ty.id == TypeId::kDate                                                                 ? Int(0)
+                : ty.id == TypeId::kTimestamp || ty.id == TypeId::kTimestamptz || ty.id == TypeId::kTimestampNs ? Int(ty.FractionalDigits())
+                : ty.IsTemporal()                                                                      ? Int(6)
+                                                                                                       : null_int};
   switch (ty.id) {
     case TypeId::kInt16: f.numeric_precision = Int(16), f.numeric_precision_radix = Int(2), f.numeric_scale = Int(0); break;
     case TypeId::kInt32: f.numeric_precision = Int(32), f.numeric_precision_radix = Int(2), f.numeric_scale = Int(0); break;

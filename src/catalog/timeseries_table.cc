@@ -68,7 +68,9 @@ TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t, const Catalog& cat
   o.database_id = t.database_id;
   o.desc = t.StorageDesc();
   o.time_index = t.timeseries.time_index;
-  o.unit = TimeUnit::kMicrosecond;  // Freshet's timestamps
+  // timestamp and timestamptz hold microseconds, timestamp(7..9) nanoseconds.
+  o.unit = t.columns[t.timeseries.time_index].type.id == TypeId::kTimestampNs ? TimeUnit::kNanosecond
+                                                                               : TimeUnit::kMicrosecond;
   if (std::string window = t.timeseries.Option("compaction.twcs.time_window"); !window.empty())
     o.window_seconds = TimeWindowSeconds(window);
   o.append_mode = t.timeseries.append_mode();

@@ -105,6 +105,28 @@ std::string FormatTime(int64_t micros);  // '13:45:00', '13:45:00.5'
 int64_t ParseTimestamp(std::string_view text, const DatetimeClock* clock = nullptr);
 std::string FormatTimestamp(int64_t micros);  // '2024-01-31 13:45:00.123'
 
+// timestamp(7..9) (TypeId::kTimestampNs): int64 nanoseconds since
+// 1970-01-01 00:00:00, every value of the int64 a timestamp (GreptimeDB's
+// range, 1677-09-21 00:12:43.145224192 .. 2262-04-11 23:47:16.854775807),
+// no infinity. Anything outside is 22008 "timestamp out of range", never a
+// wrap-around.
+inline constexpr int64_t kNanosPerMicro = 1000;
+inline constexpr int64_t kNanosPerSecond = 1'000'000'000;
+// Every form ParseTimestamp takes, with up to nine fractional digits of
+// the second ('2024-01-31 13:45:00.123456789'; digits past the ninth round).
+int64_t ParseTimestampNanos(std::string_view text, const DatetimeClock* clock = nullptr);
+std::string FormatTimestampNanos(int64_t nanos);  // '2024-01-31 13:45:00.123456789'
+// timestamp -> timestamp(9): 22008 outside the range (infinity included).
+int64_t TimestampMicrosToNanos(int64_t micros);
+// timestamp(9) -> timestamp: rounded to the microsecond as PostgreSQL
+// rounds a timestamp to fewer digits (half away from zero, counted from
+// its epoch, 2000-01-01: half a microsecond in 1999 rounds down).
+int64_t TimestampNanosToMicros(int64_t nanos);
+// A timestamp rounded to a multiple of `unit` (a power of ten of its own
+// unit) as PostgreSQL's AdjustTimestampForTypmod rounds it (see above).
+// Infinities stay; `nanos` values that round past the range throw 22008.
+int64_t RoundTimestamp(int64_t v, int64_t unit, bool nanos);
+
 // As ParseTimestamp, but a trailing zone ('Z', '+08', '+08:00', 'UTC',
 // ' America/New_York') is honoured; without one the text is local time in `tz`.
 int64_t ParseTimestamptz(std::string_view text, const TimeZone& tz, const DatetimeClock* clock = nullptr);
@@ -130,6 +152,9 @@ std::string FormatInterval(const Interval& iv, IntervalStyle style = IntervalSty
 // Arithmetic. Month steps clamp the day to the month's end like PostgreSQL
 // (2024-01-31 + 1 month = 2024-02-29). Throws 22008 on overflow.
 int64_t TimestampAddInterval(int64_t micros, const Interval& iv);
+// timestamp(9) + interval: the calendar steps on the microseconds, the
+// nanoseconds past them carried over; 22008 outside the range.
+int64_t TimestampNanosAddInterval(int64_t nanos, const Interval& iv);
 int64_t TimestamptzAddInterval(int64_t utc_micros, const Interval& iv, const TimeZone& tz);
 Interval IntervalAdd(const Interval& a, const Interval& b);
 Interval IntervalNeg(const Interval& a);

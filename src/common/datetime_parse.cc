@@ -896,6 +896,107 @@ int64_t ParseTimestamp(std::string_view text, const DatetimeClock* clock) {
   return DecodedLocalMicros(d, text);
 }
 
+namespace {
+
+[[noreturn]] void ThrowNanosOutOfRange(std::string_view text) {
+  throw SqlError(sqlstate::kDatetimeFieldOverflow, fmt::format("timestamp out of range: \"{}\"", text));
+}
+
+// Where the fraction of the seconds starts in a timestamp's text: the
+// '.' after "MM:SS" (the decoder's time field); npos when there is none.
+size_t SecondsFractionAt(std::string_view s) {
+  auto digit = [&](size_t i) { return s[i] >= '0' && s[i] <= '9'; };
+  for (size_t i = 3; i + 1 < s.size(); i++)
+    if (s[i] == '.' && s[i - 3] == ':' && digit(i - 2) && digit(i - 1) && digit(i + 1)) return i;
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+int64_t ParseTimestampNanos(std::string_view text, const DatetimeClock* clock) {
+  // The fraction's digits past the sixth are set aside; the rest is a
+  // timestamp in microseconds, exact to its six digits.
+  int64_t extra = 0;  // nanoseconds past the microsecond, up to 1000 (a carry)
+  std::string head;
+  std::string_view micros_text = text;
+  if (size_t dot = SecondsFractionAt(text); dot != std::string_view::npos) {
+    size_t end = dot + 1;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') end++;
+    if (end - dot - 1 > 6) {
+      std::string_view rest = text.substr(dot + 7, end - dot - 7);
+      for (size_t i = 0; i < 3; i++) extra = extra * 10 + (i < rest.size() ? rest[i] - '0' : 0);
+      if (rest.size() > 3 && rest[3] >= '5') extra++;
+      head.assign(text.substr(0, dot + 7));
+      head.append(text.substr(end));
+      micros_text = head;
+    }
+  }
+  int64_t micros;
+  try {
+    micros = ParseTimestamp(micros_text, clock);
+  } catch (const SqlError& e) {
+    if (head.empty()) throw;
+    // The error names the text as given, not the digits kept.
+    std::string message = e.message();
+    if (size_t at = message.find(head); at != std::string::npos) message.replace(at, head.size(), text);
+    throw SqlError(e.code(), message);
+  }
+  // In 128 bits: the earliest value's microseconds alone are out of range.
+  const __int128 nanos = __int128(micros) * kNanosPerMicro + extra;
+  if (!IsFiniteDatetime(micros) || nanos > INT64_MAX || nanos < INT64_MIN) ThrowNanosOutOfRange(text);
+  return static_cast<int64_t>(nanos);
+}
+
+std::string FormatTimestampNanos(int64_t nanos) {
+  const int64_t seconds = FloorDiv(nanos, kNanosPerSecond);
+  const int64_t fraction = nanos - seconds * kNanosPerSecond;
+  Tm tm = MicrosToTm(seconds * kMicrosPerSecond);
+  std::string out;
+  AppendDate(&out, tm);
+  fmt::format_to(std::back_inserter(out), " {:02}:{:02}:{:02}", tm.hour, tm.min, tm.sec);
+  if (fraction != 0) {
+    std::string digits = fmt::format("{:09}", fraction);
+    while (digits.back() == '0') digits.pop_back();
+    out.push_back('.');
+    out.append(digits);
+  }
+  return out;
+}
+
+int64_t TimestampMicrosToNanos(int64_t micros) {
+  int64_t nanos;
+  if (!IsFiniteDatetime(micros) || __builtin_mul_overflow(micros, kNanosPerMicro, &nanos))
+    throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
+  return nanos;
+}
+
+namespace {
+
+// PostgreSQL rounds a timestamp half away from zero in its own
+// representation, counted from 2000-01-01: so do we, to round alike.
+constexpr int64_t kPostgresEpochSeconds = 946'684'800;
+
+// `v` rounded to a multiple of `unit`, in 128 bits (the range's ends may
+// round past it).
+__int128 RoundFromPostgresEpoch(int64_t v, int64_t unit, int64_t per_second) {
+  const __int128 epoch = __int128(kPostgresEpochSeconds) * per_second, half = unit / 2;
+  const __int128 x = __int128(v) - epoch;
+  return epoch + (x >= 0 ? (x + half) / unit * unit : -((-x + half) / unit * unit));
+}
+
+}  // namespace
+
+int64_t TimestampNanosToMicros(int64_t nanos) {
+  return static_cast<int64_t>(RoundFromPostgresEpoch(nanos, kNanosPerMicro, kNanosPerSecond) / kNanosPerMicro);
+}
+
+int64_t RoundTimestamp(int64_t v, int64_t unit, bool nanos) {
+  if (unit <= 1 || (!nanos && !IsFiniteDatetime(v))) return v;
+  const __int128 r = RoundFromPostgresEpoch(v, unit, nanos ? kNanosPerSecond : kMicrosPerSecond);
+  if (r > INT64_MAX || r < INT64_MIN) throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
+  return static_cast<int64_t>(r);
+}
+
 std::string FormatTimestamp(int64_t micros) {
   if (!IsFiniteDatetime(micros)) return micros > 0 ? "infinity" : "-infinity";
   Tm tm = MicrosToTm(micros);

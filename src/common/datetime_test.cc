@@ -2330,3 +2330,82 @@ TEST(DateTimeParseTest, IsoFastPathAgreesWithDecoder) {
 }  // namespace
 }  // namespace freshet
 
+
+namespace freshet {
+namespace {
+
+// timestamp(9): GreptimeDB's nanosecond range is the whole int64, and
+// anything past it is an error, never a wrap-around.
+TEST(TimestampNanos, TheRangeIsTheInt64s) {
+  EXPECT_EQ(ParseTimestampNanos("2262-04-11 23:47:16.854775807"), INT64_MAX);
+  EXPECT_EQ(ParseTimestampNanos("1677-09-21 00:12:43.145224192"), INT64_MIN);
+  EXPECT_EQ(FormatTimestampNanos(INT64_MAX), "2262-04-11 23:47:16.854775807");
+  EXPECT_EQ(FormatTimestampNanos(INT64_MIN), "1677-09-21 00:12:43.145224192");
+  for (const char* out : {"2262-04-11 23:47:16.854775808", "1677-09-21 00:12:43.145224191", "2262-04-12",
+                          "1677-09-21", "infinity", "-infinity", "2262-04-11 23:47:16.8547758075"})
+    EXPECT_EQ(Outcome([&] { return std::to_string(ParseTimestampNanos(out)); }), "ERR 22008") << out;
+  EXPECT_EQ(Outcome([] { return std::to_string(TimestampMicrosToNanos(kDatetimeInfinity)); }), "ERR 22008");
+  EXPECT_EQ(Outcome([] { return std::to_string(TimestampMicrosToNanos(ParseTimestamp("2262-04-12"))); }), "ERR 22008");
+  EXPECT_EQ(TimestampMicrosToNanos(ParseTimestamp("2262-04-11 23:47:16.854775")), INT64_MAX - 807);
+}
+
+TEST(TimestampNanos, TextRoundTripsEveryDigit) {
+  EXPECT_EQ(ParseTimestampNanos("1970-01-01 00:00:00.000000001"), 1);
+  EXPECT_EQ(ParseTimestampNanos("1969-12-31 23:59:59.999999999"), -1);
+  EXPECT_EQ(FormatTimestampNanos(-1), "1969-12-31 23:59:59.999999999");
+  EXPECT_EQ(FormatTimestampNanos(1'500'000'000), "1970-01-01 00:00:01.5");
+  EXPECT_EQ(FormatTimestampNanos(0), "1970-01-01 00:00:00");
+  // Fewer digits, the general forms, digits past the ninth rounded (with a carry).
+  EXPECT_EQ(ParseTimestampNanos("2024-01-31 13:45:00.1234567"), ParseTimestampNanos("2024-01-31 13:45:00.123456700"));
+  EXPECT_EQ(ParseTimestampNanos("2024-01-31 13:45:00.5"), ParseTimestamp("2024-01-31 13:45:00.5") * 1000);
+  EXPECT_EQ(FormatTimestampNanos(ParseTimestampNanos("Jan 31 2024 01:45:00.123456789 PM")), "2024-01-31 13:45:00.123456789");
+  EXPECT_EQ(FormatTimestampNanos(ParseTimestampNanos("2024-01-31T13:45:00.123456789")), "2024-01-31 13:45:00.123456789");
+  EXPECT_EQ(FormatTimestampNanos(ParseTimestampNanos("2024-01-31 13:45:00.1234567894")), "2024-01-31 13:45:00.123456789");
+  EXPECT_EQ(FormatTimestampNanos(ParseTimestampNanos("2024-01-31 13:45:00.9999999995")), "2024-01-31 13:45:01");
+  EXPECT_EQ(FormatTimestampNanos(ParseTimestampNanos("2024-01-31 23:59:59.999999999")), "2024-01-31 23:59:59.999999999");
+  EXPECT_EQ(Outcome([] { return std::to_string(ParseTimestampNanos("2024-01-31 13:45:00.12345678x")); }), "ERR 22007");
+  // Random values round-trip through their text.
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 10000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    const int64_t v = static_cast<int64_t>(x);
+    ASSERT_EQ(ParseTimestampNanos(FormatTimestampNanos(v)), v) << FormatTimestampNanos(v);
+  }
+}
+
+TEST(TimestampNanos, RoundingIsPostgres) {
+  // Before 2000 (PostgreSQL's epoch) half rounds down, after it up.
+  EXPECT_EQ(TimestampNanosToMicros(1499), 1);
+  EXPECT_EQ(TimestampNanosToMicros(1500), 1);
+  EXPECT_EQ(TimestampNanosToMicros(1501), 2);
+  EXPECT_EQ(TimestampNanosToMicros(-1500), -2);
+  EXPECT_EQ(TimestampNanosToMicros(-1499), -1);
+  const int64_t y2k = ParseTimestampNanos("2000-01-01");
+  EXPECT_EQ(TimestampNanosToMicros(y2k + 1500), y2k / 1000 + 2);
+  EXPECT_EQ(TimestampNanosToMicros(y2k - 1500), y2k / 1000 - 2);
+  EXPECT_EQ(RoundTimestamp(ParseTimestamp("2024-01-01 12:00:00.5"), 1'000'000, false), ParseTimestamp("2024-01-01 12:00:01"));
+  EXPECT_EQ(RoundTimestamp(ParseTimestamp("1999-12-31 23:59:59.5"), 1'000'000, false), ParseTimestamp("1999-12-31 23:59:59"));
+  EXPECT_EQ(TimestampNanosToMicros(INT64_MAX), INT64_MAX / 1000 + 1);  // rounds out, still a finite timestamp
+  EXPECT_EQ(RoundTimestamp(1'234'567, 1000, false), 1'235'000);
+  EXPECT_EQ(RoundTimestamp(1'234'500, 1000, false), 1'234'000);
+  EXPECT_EQ(RoundTimestamp(-1'234'500, 1000, false), -1'235'000);
+  EXPECT_EQ(RoundTimestamp(kDatetimeInfinity, 1000, false), kDatetimeInfinity);
+  EXPECT_EQ(Outcome([] { return std::to_string(RoundTimestamp(INT64_MAX, 1000, true)); }), "ERR 22008");
+  EXPECT_EQ(Outcome([] { return std::to_string(RoundTimestamp(INT64_MIN, 1000, true)); }), "ERR 22008");
+  EXPECT_EQ(RoundTimestamp(INT64_MIN + 808, 1000, true), INT64_MIN + 808);
+  EXPECT_EQ(RoundTimestamp(INT64_MIN + 1000, 1000, true), INT64_MIN + 808);
+}
+
+TEST(TimestampNanos, IntervalArithmeticKeepsTheNanoseconds) {
+  const int64_t t = ParseTimestampNanos("2024-01-31 13:45:00.123456789");
+  EXPECT_EQ(FormatTimestampNanos(TimestampNanosAddInterval(t, ParseInterval("1 month 1 day 1 hour"))),
+            "2024-03-01 14:45:00.123456789");
+  EXPECT_EQ(FormatTimestampNanos(TimestampNanosAddInterval(ParseTimestampNanos("1969-12-31 23:59:59.999999999"),
+                                                           ParseInterval("1 second"))),
+            "1970-01-01 00:00:00.999999999");
+  EXPECT_EQ(Outcome([] { return std::to_string(TimestampNanosAddInterval(INT64_MAX, ParseInterval("1 microsecond"))); }),
+            "ERR 22008");
+}
+
+}  // namespace
+}  // namespace freshet

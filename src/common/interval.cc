@@ -624,6 +624,15 @@ int64_t TimestampAddInterval(int64_t micros, const Interval& iv) {
   return CheckedAdd(micros, iv.micros);
 }
 
+int64_t TimestampNanosAddInterval(int64_t nanos, const Interval& iv) {
+  const int64_t micros = FloorDiv(nanos, kNanosPerMicro);
+  int64_t out;
+  if (__builtin_add_overflow(TimestampMicrosToNanos(TimestampAddInterval(micros, iv)), nanos - micros * kNanosPerMicro,
+                             &out))
+    throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
+  return out;
+}
+
 // Month and day steps move the local wall-clock time in `tz` (so a day is 23
 // or 25 hours across DST changes); the time part moves the instant.
 int64_t TimestamptzAddInterval(int64_t utc_micros, const Interval& iv, const TimeZone& tz) {

@@ -118,8 +118,13 @@ std::string DataType::ToString() const {
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time without time zone";
-    case TypeId::kTimestamp: return "timestamp without time zone";
-    case TypeId::kTimestamptz: return "timestamp with time zone";
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
+      if (precision >= 0) return fmt::format("timestamp({}) without time zone", precision);
+      return id == TypeId::kTimestampNs ? "timestamp(9) without time zone" : "timestamp without time zone";
+    case TypeId::kTimestamptz:
+      if (precision >= 0) return fmt::format("timestamp({}) with time zone", precision);
+      return "timestamp with time zone";
     case TypeId::kInterval: return "interval";
     case TypeId::kOid:
       switch (oid_kind()) {
@@ -188,7 +193,8 @@ uint32_t DataType::PgOid() const {
     case TypeId::kBytea: return 17;
     case TypeId::kDate: return 1082;
     case TypeId::kTime: return 1083;
-    case TypeId::kTimestamp: return 1114;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs: return 1114;
     case TypeId::kTimestamptz: return 1184;
     case TypeId::kInterval: return 1186;
     case TypeId::kOid:
@@ -232,7 +238,8 @@ int16_t DataType::PgTypeLen() const {
     case TypeId::kFloat64: return 8;
     case TypeId::kDate: return 4;
     case TypeId::kTime: return 8;
-    case TypeId::kTimestamp: return 8;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
     case TypeId::kTimestamptz: return 8;
     case TypeId::kInterval: return 16;
     case TypeId::kOid: return 4;
@@ -249,6 +256,8 @@ int32_t DataType::PgTypeMod() const {
   if (id == TypeId::kStruct) return precision;
   if (id == TypeId::kNumeric && precision >= 0) return ((precision << 16) | (scale < 0 ? 0 : scale)) + 4;
   if (id == TypeId::kVarchar && precision >= 0) return precision + 4;
+  if (id == TypeId::kTimestamp || id == TypeId::kTimestamptz) return precision;
+  if (id == TypeId::kTimestampNs) return FractionalDigits();
   return -1;
 }
 
@@ -319,7 +328,8 @@ std::string PgTypeName(const DataType& t) {
     case TypeId::kBytea: return "bytea";
     case TypeId::kDate: return "date";
     case TypeId::kTime: return "time";
-    case TypeId::kTimestamp: return "timestamp";
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs: return "timestamp";
     case TypeId::kTimestamptz: return "timestamptz";
     case TypeId::kInterval: return "interval";
     case TypeId::kOid: return t.ToString();

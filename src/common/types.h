@@ -67,6 +67,13 @@ enum class TypeId : uint8_t {
   kArray,
   kStruct,
   kEnum,
+  // timestamp(7..9): nanoseconds since 1970-01-01 00:00:00 (no zone), so
+  // 1677-09-21 00:12:43.145224192 .. 2262-04-11 23:47:16.854775807 and no
+  // infinity; precision 7, 8 or 9 (GreptimeDB's TIMESTAMP(9)). Its own
+  // type so that no function meant for microseconds takes its values: it
+  // casts implicitly to timestamp and timestamptz (rounding to
+  // microseconds), which is how every datetime function reaches it.
+  kTimestampNs,
 };
 
 // Which of oid / regclass / regtype / ... a kOid DataType is (its precision).
@@ -142,6 +149,18 @@ struct DataType {
   static DataType Time() { return TypeId::kTime; }
   static DataType Timestamp() { return TypeId::kTimestamp; }
   static DataType Timestamptz() { return TypeId::kTimestamptz; }
+  // timestamp(p) / timestamptz(p): p fractional digits of the second,
+  // 0..6 (values rounded to them, as PostgreSQL's typmod), -1 = 6 without
+  // a modifier; timestamp(7..9) is TimestampNs.
+  static DataType Timestamp(int32_t p) { return DataType(TypeId::kTimestamp, p, -1); }
+  static DataType Timestamptz(int32_t p) { return DataType(TypeId::kTimestamptz, p, -1); }
+  static DataType TimestampNs(int32_t p = 9) { return DataType(TypeId::kTimestampNs, p, -1); }
+  // Fractional digits of a timestamp type's values (6 for timestamp,
+  // timestamptz without a modifier, 9 for TimestampNs without one).
+  int32_t FractionalDigits() const {
+    if (precision >= 0) return precision;
+    return id == TypeId::kTimestampNs ? 9 : 6;
+  }
   static DataType Interval() { return TypeId::kInterval; }
   static DataType Unknown() { return TypeId::kUnknown; }
   static DataType Oid(OidKind k = OidKind::kOid) { return DataType(TypeId::kOid, static_cast<int32_t>(k), -1); }
@@ -182,7 +201,7 @@ struct DataType {
   bool IsString() const { return id == TypeId::kVarchar; }
   bool IsTemporal() const {
     return id == TypeId::kDate || id == TypeId::kTime || id == TypeId::kTimestamp ||
-           id == TypeId::kTimestamptz || id == TypeId::kInterval;
+           id == TypeId::kTimestamptz || id == TypeId::kInterval || id == TypeId::kTimestampNs;
   }
 
   // Equality of the base type only (modifiers ignored); arrays are equal

@@ -110,6 +110,7 @@ std::string Value::ToString() const {
     case TypeId::kDate: return FormatDate(i_);
     case TypeId::kTime: return FormatTime(i_);
     case TypeId::kTimestamp: return FormatTimestamp(i_);
+    case TypeId::kTimestampNs: return FormatTimestampNanos(i_);
     case TypeId::kTimestamptz: return FormatTimestamptz(i_, TimeZone());
     case TypeId::kEnum: {
       EnumTypeRef e = type_.IsAnyEnum() ? nullptr : FindEnumType(static_cast<uint32_t>(type_.precision));

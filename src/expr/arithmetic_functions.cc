@@ -197,6 +197,18 @@ void RegisterDatetimeArithmetic(FunctionRegistry* r) {
              StrictFn<int64_t, Interval>([](int64_t t, I v) { return TimestampAddInterval(t, IntervalNeg(v)); }));
   RegisterFn(r, "-", {ts, ts}, iv, StrictFn<int64_t, int64_t>(kFn<TimestampDiff>));
 
+  // timestamp(9) keeps its nanoseconds through interval arithmetic; its
+  // difference is an interval (microseconds, rounded).
+  const DataType tsn = DataType::TimestampNs();
+  RegisterFn(r, "+", {tsn, iv}, tsn, StrictFn<int64_t, Interval>(kFn<TimestampNanosAddInterval>));
+  RegisterFn(r, "+", {iv, tsn}, tsn, StrictFn<Interval, int64_t>([](I v, int64_t t) { return TimestampNanosAddInterval(t, v); }));
+  RegisterFn(r, "-", {tsn, iv}, tsn,
+             StrictFn<int64_t, Interval>([](int64_t t, I v) { return TimestampNanosAddInterval(t, IntervalNeg(v)); }));
+  RegisterFn(r, "-", {tsn, tsn}, iv, StrictFn<int64_t, int64_t>([](int64_t a, int64_t b) {
+               const __int128 d = __int128(a) - b, half = kNanosPerMicro / 2;
+               return TimestampDiff(static_cast<int64_t>(d >= 0 ? (d + half) / kNanosPerMicro : -((-d + half) / kNanosPerMicro)), 0);
+             }));
+
   // Month and day steps of timestamptz happen in the session time zone.
   RegisterFn(r, "+", {tstz, iv}, tstz, StrictCtxFn<int64_t, Interval>([](EvalContext& ctx, int64_t t, I v) {
                return TimestamptzAddInterval(t, v, ctx.time_zone);

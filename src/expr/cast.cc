@@ -44,6 +44,7 @@ Category CategoryOf(TypeId t) {
     case TypeId::kDate:
     case TypeId::kTime:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
     case TypeId::kTimestamptz: return Category::kDatetime;
     case TypeId::kInterval: return Category::kTimespan;
     case TypeId::kUnknown: return Category::kUnknown;
@@ -73,10 +74,29 @@ int NumericRank(TypeId t) {
 // 'now', 'today' & co. read the statement's time in the session's zone.
 DatetimeClock ClockOf(const EvalContext& ctx) { return DatetimeClock{ctx.statement_time, &ctx.time_zone}; }
 
-// Only numeric(p,s), varchar(n) and character(n) carry modifiers that
-// change values.
+// Only numeric(p,s), varchar(n), character(n) and timestamp(p) carry
+// modifiers that change values.
 bool HasModifiers(const DataType& t) {
+  if (t.id == TypeId::kTimestamp || t.id == TypeId::kTimestamptz || t.id == TypeId::kTimestampNs)
+    return t.precision >= 0 && t.precision < (t.id == TypeId::kTimestampNs ? 9 : 6);
   return t.precision >= 0 && (t.id == TypeId::kNumeric || t.id == TypeId::kVarchar);
+}
+
+// The step timestamp(p)'s values are rounded to, in the type's own unit
+// (microseconds, nanoseconds for TimestampNs): 1 when nothing rounds.
+int64_t TimestampRoundingUnit(const DataType& t) {
+  int64_t unit = 1;
+  for (int32_t d = t.FractionalDigits(); d < (t.id == TypeId::kTimestampNs ? 9 : 6); d++) unit *= 10;
+  return unit;
+}
+
+// Rounds the timestamps in `v` to its type's precision, in place.
+void RoundTimestamps(Vector* v) {
+  const int64_t unit = TimestampRoundingUnit(v->type());
+  if (unit == 1) return;
+  const bool nanos = v->type().id == TypeId::kTimestampNs;
+  for (size_t i = 0; i < v->size(); i++)
+    if (!v->IsNull(i)) v->ints()[i] = RoundTimestamp(v->ints()[i], unit, nanos);
 }
 
 [[noreturn]] void ThrowCannotCast(const DataType& from, const DataType& to) {
@@ -244,6 +264,7 @@ std::string FormatIntTyped(TypeId t, int64_t v, const EvalContext& ctx) {
     case TypeId::kDate: return FormatDate(v);
     case TypeId::kTime: return FormatTime(v);
     case TypeId::kTimestamp: return FormatTimestamp(v);
+    case TypeId::kTimestampNs: return FormatTimestampNanos(v);
     case TypeId::kTimestamptz: return FormatTimestamptz(v, ctx.time_zone);
     case TypeId::kOid: return FormatOidText(v, OidKind::kOid, ctx);
     default: {
@@ -539,6 +560,8 @@ void CastFromText(const Vector& in, Vector* out, const DataType& to, EvalContext
     case TypeId::kDate: return MapText(in, out, [&](std::string_view s) { return ParseDate(s, &clock); });
     case TypeId::kTime: return MapText(in, out, [&](std::string_view s) { return ParseTime(s, &clock); });
     case TypeId::kTimestamp: return MapText(in, out, [&](std::string_view s) { return ParseTimestamp(s, &clock); });
+    case TypeId::kTimestampNs:
+      return MapText(in, out, [&](std::string_view s) { return ParseTimestampNanos(s, &clock); });
     case TypeId::kTimestamptz:
       return MapText(in, out, [&](std::string_view s) { return ParseTimestamptz(s, ctx.time_zone, &clock); });
     case TypeId::kInterval: return MapText(in, out, [](std::string_view s) { return ParseInterval(s); });
@@ -560,6 +583,8 @@ bool CanImplicitCast(const DataType& from, const DataType& to) {
   switch (from.id) {
     case TypeId::kDate: return to.id == TypeId::kTimestamp || to.id == TypeId::kTimestamptz;
     case TypeId::kTimestamp: return to.id == TypeId::kTimestamptz;
+    // Nanoseconds reach every datetime function as microseconds.
+    case TypeId::kTimestampNs: return to.id == TypeId::kTimestamp || to.id == TypeId::kTimestamptz;
     case TypeId::kTime: return to.id == TypeId::kInterval;
     default: return false;
   }
@@ -591,7 +616,10 @@ bool CanExplicitCast(const DataType& from, const DataType& to) {
   return is(TypeId::kBoolean, TypeId::kInt32) || is(TypeId::kInt32, TypeId::kBoolean) ||
          is(TypeId::kTimestamptz, TypeId::kTimestamp) || is(TypeId::kTimestamp, TypeId::kDate) ||
          is(TypeId::kTimestamptz, TypeId::kDate) || is(TypeId::kTimestamp, TypeId::kTime) ||
-         is(TypeId::kTimestamptz, TypeId::kTime) || is(TypeId::kInterval, TypeId::kTime);
+         is(TypeId::kTimestamptz, TypeId::kTime) || is(TypeId::kInterval, TypeId::kTime) ||
+         is(TypeId::kTimestamp, TypeId::kTimestampNs) || is(TypeId::kTimestamptz, TypeId::kTimestampNs) ||
+         is(TypeId::kDate, TypeId::kTimestampNs) || is(TypeId::kTimestampNs, TypeId::kDate) ||
+         is(TypeId::kTimestampNs, TypeId::kTime);
 }
 
 // PostgreSQL's select_common_type for two inputs.
@@ -698,6 +726,11 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
     CastToVarchar(in, &out, to, ctx, assignment);
     return out;
   }
+  if (from.id == to.id && to.IsTemporal()) {  // timestamp(p): rounded below
+    out.AppendRange(in, 0, in.size());
+    RoundTimestamps(&out);
+    return out;
+  }
   const TimeZone& tz = ctx.time_zone;
   switch (to.id) {
     case TypeId::kInt16: CastToInt<TypeId::kInt16>(in, &out, from, to); break;
@@ -720,7 +753,9 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
       Map<int64_t>(in, &out, [](int64_t x) { return x != 0; });
       break;
     case TypeId::kDate:
-      if (from.id == TypeId::kTimestamp) {
+      if (from.id == TypeId::kTimestampNs) {
+        Map<int64_t>(in, &out, [](int64_t ns) { return FloorDiv(ns, kMicrosPerDay * kNanosPerMicro); });
+      } else if (from.id == TypeId::kTimestamp) {
         Map<int64_t>(in, &out, kFn<TimestampToDate>);
       } else if (from.id == TypeId::kTimestamptz) {
         Map<int64_t>(in, &out, [&](int64_t t) { return TimestampToDate(tz.UtcToLocal(t)); });
@@ -730,7 +765,9 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
       break;
     case TypeId::kTime:
       // The time of an infinite timestamp is NULL, as PostgreSQL's.
-      if (from.id == TypeId::kTimestamp) {
+      if (from.id == TypeId::kTimestampNs) {
+        Map<int64_t>(in, &out, [](int64_t ns) { return FloorMod(TimestampNanosToMicros(ns), kMicrosPerDay); });
+      } else if (from.id == TypeId::kTimestamp) {
         Map<int64_t>(in, &out, [](int64_t t) -> std::optional<int64_t> {
           if (!IsFiniteDatetime(t)) return std::nullopt;
           return FloorMod(t, kMicrosPerDay);
@@ -751,18 +788,36 @@ Vector CastVector(const Vector& in, const DataType& to, EvalContext& ctx, bool a
         Map<int64_t>(in, &out, kFn<DateToTimestamp>);
       } else if (from.id == TypeId::kTimestamptz) {
         Map<int64_t>(in, &out, [&](int64_t t) { return tz.UtcToLocal(t); });
+      } else if (from.id == TypeId::kTimestampNs) {
+        Map<int64_t>(in, &out, kFn<TimestampNanosToMicros>);
       } else {
         CastFromText(in, &out, to, ctx);
       }
+      RoundTimestamps(&out);
       break;
     case TypeId::kTimestamptz:
       if (from.id == TypeId::kDate) {
         Map<int64_t>(in, &out, [&](int64_t d) { return tz.LocalToUtc(DateToTimestamp(d)); });
       } else if (from.id == TypeId::kTimestamp) {
         Map<int64_t>(in, &out, [&](int64_t t) { return tz.LocalToUtc(t); });
+      } else if (from.id == TypeId::kTimestampNs) {
+        Map<int64_t>(in, &out, [&](int64_t ns) { return tz.LocalToUtc(TimestampNanosToMicros(ns)); });
       } else {
         CastFromText(in, &out, to, ctx);
       }
+      RoundTimestamps(&out);
+      break;
+    case TypeId::kTimestampNs:
+      if (from.id == TypeId::kDate) {
+        Map<int64_t>(in, &out, [](int64_t d) { return TimestampMicrosToNanos(DateToTimestamp(d)); });
+      } else if (from.id == TypeId::kTimestamp) {
+        Map<int64_t>(in, &out, kFn<TimestampMicrosToNanos>);
+      } else if (from.id == TypeId::kTimestamptz) {
+        Map<int64_t>(in, &out, [&](int64_t t) { return TimestampMicrosToNanos(tz.UtcToLocal(t)); });
+      } else {
+        CastFromText(in, &out, to, ctx);
+      }
+      RoundTimestamps(&out);
       break;
     case TypeId::kInterval:
       if (from.id == TypeId::kTime) {
@@ -851,8 +906,14 @@ Value ParseText(const std::string& text, const DataType& t, EvalContext& ctx) {
     case TypeId::kBytea: return Value::Bytea(ParseByteaText(text));
     case TypeId::kDate: return Value::Date(ParseDate(text, &clock));
     case TypeId::kTime: return Value::Time(ParseTime(text, &clock));
-    case TypeId::kTimestamp: return Value::Timestamp(ParseTimestamp(text, &clock));
-    case TypeId::kTimestamptz: return Value::Timestamptz(ParseTimestamptz(text, ctx.time_zone, &clock));
+    case TypeId::kTimestamp:
+    case TypeId::kTimestamptz:
+    case TypeId::kTimestampNs: {
+      int64_t v = t.id == TypeId::kTimestamp     ? ParseTimestamp(text, &clock)
+                  : t.id == TypeId::kTimestamptz ? ParseTimestamptz(text, ctx.time_zone, &clock)
+                                                 : ParseTimestampNanos(text, &clock);
+      return Value::FromInt(t, RoundTimestamp(v, TimestampRoundingUnit(t), t.id == TypeId::kTimestampNs));
+    }
     case TypeId::kInterval: return Value::IntervalValue(ParseInterval(text));
     case TypeId::kOid: return Value::FromInt(t, ParseOidText(text, t.oid_kind(), ctx));
     case TypeId::kArray: return Value::FromString(t, ParseArrayText(text, t, ctx));
@@ -925,8 +986,14 @@ void AppendParsedText(std::string_view text, const DataType& t, EvalContext& ctx
       if (t.precision < 0 && !t.IsCheckedText() && !t.IsBpchar()) return out->AppendString(std::string(text));
       break;
     case TypeId::kTimestamp: {
+      if (HasModifiers(t)) break;
       const DatetimeClock clock = ClockOf(ctx);
       return out->AppendInt(ParseTimestamp(text, &clock));
+    }
+    case TypeId::kTimestampNs: {
+      if (HasModifiers(t)) break;
+      const DatetimeClock clock = ClockOf(ctx);
+      return out->AppendInt(ParseTimestampNanos(text, &clock));
     }
     case TypeId::kDate: {
       const DatetimeClock clock = ClockOf(ctx);

@@ -133,6 +133,8 @@ std::optional<std::string> FormatTypeName(uint32_t oid, int32_t typmod, bool typ
     base.precision = typmod - 4;
   } else if (base.IsStruct() && typmod >= 0) {
     base = DataType(TypeId::kStruct, typmod, -1);  // our typmod of a struct (DataType::PgTypeMod)
+  } else if ((base.id == TypeId::kTimestamp || base.id == TypeId::kTimestamptz) && typmod >= 0) {
+    base.precision = typmod;  // timestamp(3), and timestamp(9) for TimestampNs
   }
   return base.ToString() + (t.IsArray() ? "[]" : "");
 }

@@ -460,6 +460,7 @@ void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterCompare<int64_t>(r, DataType::Time());
   RegisterCompare<int64_t>(r, DataType::Timestamp());
   RegisterCompare<int64_t>(r, DataType::Timestamptz());
+  RegisterCompare<int64_t>(r, DataType::TimestampNs());
   RegisterCompare<Interval>(r, DataType::Interval());
   RegisterCompare<int64_t>(r, DataType::Oid());  // also regclass & co. (same TypeId)
   RegisterCompare<int64_t>(r, DataType::AnyEnum());  // by position: declaration order (both of one enum type)

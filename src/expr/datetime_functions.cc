@@ -231,28 +231,34 @@ int64_t ToTimestamp(double secs) {
 
 // PostgreSQL's date_bin(stride, source, origin): the start of the
 // stride-long bin, counted from origin, that holds source.
-int64_t DateBin(const Interval& stride, int64_t source, int64_t origin) {
-  if (!IsFiniteDatetime(origin)) throw SqlError(sqlstate::kDatetimeFieldOverflow, "origin out of range");
+// date_bin in the timestamps' own unit, `per_micro` of them a microsecond:
+// 1, or 1000 for timestamp(9), whose values are all finite.
+int64_t DateBinIn(const Interval& stride, int64_t source, int64_t origin, int64_t per_micro) {
+  const bool infinities = per_micro == 1;
+  if (infinities && !IsFiniteDatetime(origin)) throw SqlError(sqlstate::kDatetimeFieldOverflow, "origin out of range");
   if (stride.months != 0) {
     throw SqlError(sqlstate::kFeatureNotSupported, "timestamps cannot be binned into intervals containing months or years");
   }
   int64_t stride_micros, diff, delta, result;
   if (__builtin_mul_overflow(int64_t{stride.days}, kMicrosPerDay, &stride_micros) ||
-      __builtin_add_overflow(stride_micros, stride.micros, &stride_micros)) {
+      __builtin_add_overflow(stride_micros, stride.micros, &stride_micros) ||
+      __builtin_mul_overflow(stride_micros, per_micro, &stride_micros)) {
     throw SqlError(sqlstate::kDatetimeFieldOverflow, "interval out of range");
   }
   if (stride_micros <= 0) throw SqlError(sqlstate::kInvalidParameterValue, "stride must be greater than zero");
-  if (!IsFiniteDatetime(source)) return source;
+  if (infinities && !IsFiniteDatetime(source)) return source;
   if (__builtin_sub_overflow(source, origin, &diff)) throw SqlError(sqlstate::kDatetimeFieldOverflow, "interval out of range");
   // Truncation goes toward zero: a source before origin and not on a bin's
   // start belongs to the bin before.
   delta = diff - diff % stride_micros;
   if (diff < 0 && diff % stride_micros != 0) delta -= stride_micros;
-  if (__builtin_add_overflow(origin, delta, &result) || !IsFiniteDatetime(result)) {
+  if (__builtin_add_overflow(origin, delta, &result) || (infinities && !IsFiniteDatetime(result))) {
     throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
   }
   return result;
 }
+
+int64_t DateBin(const Interval& stride, int64_t source, int64_t origin) { return DateBinIn(stride, source, origin, 1); }
 
 // GreptimeDB's to_timezone(ts, tz): not strict in tz (NULL or unknown zones
 // fall back to the session zone).
@@ -379,6 +385,13 @@ void RegisterDatetimeFunctions(FunctionRegistry* r) {
     RegisterFn(r, "date_bin", {iv, t}, t,
                StrictFn<Interval, int64_t>([](const Interval& stride, int64_t source) { return DateBin(stride, source, 0); }));
   }
+  const DataType tsn = DataType::TimestampNs();
+  RegisterFn(r, "date_bin", {iv, tsn, tsn}, tsn, StrictFn<Interval, int64_t, int64_t>([](const Interval& s, int64_t t, int64_t o) {
+               return DateBinIn(s, t, o, kNanosPerMicro);
+             }));
+  RegisterFn(r, "date_bin", {iv, tsn}, tsn, StrictFn<Interval, int64_t>([](const Interval& s, int64_t t) {
+               return DateBinIn(s, t, 0, kNanosPerMicro);
+             }));
   RegisterFn(r, "make_date", {i4, i4, i4}, date, StrictFn<int64_t, int64_t, int64_t>(kFn<MakeDate>));
   RegisterFn(r, "make_timestamp", {i4, i4, i4, i4, i4, f8}, ts,
              StrictFn<int64_t, int64_t, int64_t, int64_t, int64_t, double>(kFn<MakeTimestamp>));

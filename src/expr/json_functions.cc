@@ -47,6 +47,7 @@ void AppendJsonOf(const Vector& v, size_t i, const EvalContext& ctx, std::string
       else AppendJsonString(out, v.GetString(i));
       return;
     case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
     case TypeId::kTimestamptz: {
       std::string s = FormatText(v, i, ctx);
       // "2021-03-04 05:06:07+00" -> "2021-03-04T05:06:07+00:00"

@@ -10,7 +10,7 @@ bool IsOrderedScalar(const DataType& t) {
   switch (t.id) {
     case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64: case TypeId::kNumeric:
     case TypeId::kFloat32: case TypeId::kFloat64: case TypeId::kDate: case TypeId::kTimestamp:
-    case TypeId::kTimestamptz:
+    case TypeId::kTimestamptz: case TypeId::kTimestampNs:
       return true;
     default: return false;
   }

@@ -38,7 +38,10 @@ std::unique_ptr<CopyRowEncoder> CopyRowEncoder::For(const TableCatalog& table, c
         out.kind = Kind::kText;
         break;
       case TypeId::kDate: out.kind = Kind::kDate; break;
-      case TypeId::kTimestamp: out.kind = Kind::kTimestamp; break;
+      case TypeId::kTimestamp:
+        if (col.type.precision >= 0 && col.type.precision < 6) return nullptr;  // values to round
+        out.kind = Kind::kTimestamp;
+        break;
       default: return nullptr;
     }
     encoder->columns_.push_back(out);

@@ -121,6 +121,9 @@ std::string EncodeBinary(const Vector& v, size_t i) {
       PutBE<int64_t>(&out, IsFiniteDatetime(t) ? t - kPgEpochMicros : t);
       break;
     }
+    case TypeId::kTimestampNs:  // PostgreSQL's binary timestamp holds microseconds
+      PutBE<int64_t>(&out, TimestampNanosToMicros(v.GetInt(i)) - kPgEpochMicros);
+      break;
     case TypeId::kInterval: {
       const Interval& iv = v.GetInterval(i);
       PutBE<int64_t>(&out, iv.micros);
@@ -382,6 +385,12 @@ Value Receive(Reader* r, const DataType& t) {
       if (__builtin_add_overflow(v, kPgEpochMicros, &micros) || micros < kMinTimestamp || micros >= kEndTimestamp)
         throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
       return t.id == TypeId::kTimestamp ? Value::Timestamp(micros) : Value::Timestamptz(micros);
+    }
+    case TypeId::kTimestampNs: {
+      int64_t micros;
+      if (__builtin_add_overflow(r->Get<int64_t>(), kPgEpochMicros, &micros))
+        throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
+      return Value::FromInt(t, TimestampMicrosToNanos(micros));
     }
     case TypeId::kInterval: {
       int64_t micros = r->Get<int64_t>();

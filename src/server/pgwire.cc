@@ -100,12 +100,22 @@ class Connection : public ResultSink {
       if (fmt != 0 && fmt != 1) FRESHET_THROW(sqlstate::kInvalidParameterValue, "unsupported format code: {}", fmt);
       column_formats_[c] = fmt;
     }
+    // timestamp(9) goes out as PostgreSQL's timestamp (oid 1114) holds
+    // values, in microseconds, in text as in binary: drivers read at most
+    // six fractional digits (psycopg 3 refuses more), as PGAdapter found.
+    // Its text (ts::text, COPY TO) keeps the nanoseconds.
+    std::vector<std::optional<Vector>> as_micros(chunk.num_columns());
+    for (size_t c = 0; c < chunk.num_columns(); c++)
+      if (chunk.column(c).type().id == TypeId::kTimestampNs) {
+        EvalContext cast_ctx = ctx;
+        as_micros[c] = CastVector(chunk.column(c), DataType::Timestamp(), cast_ctx);
+      }
     for (size_t r = 0; r < chunk.num_rows(); r++) {
       size_t start = BeginMessage('D');
       try {
         PutInt16(static_cast<int16_t>(chunk.num_columns()));
         for (size_t c = 0; c < chunk.num_columns(); c++) {
-          const Vector& v = chunk.column(c);
+          const Vector& v = as_micros[c] ? *as_micros[c] : chunk.column(c);
           if (v.IsNull(r)) {
             PutInt32(-1);
             continue;

@@ -22,6 +22,7 @@ bool KeyOrderIsSqlOrder(const DataType& t) {
     case TypeId::kDate:
     case TypeId::kTime:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
     case TypeId::kTimestamptz:
     case TypeId::kVarchar:
       return true;

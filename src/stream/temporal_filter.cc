@@ -22,7 +22,7 @@ void TemporalFilterOperator::FindMovingBounds() {
     switch (t.id) {
       case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64: case TypeId::kFloat32:
       case TypeId::kFloat64: case TypeId::kNumeric: case TypeId::kDate: case TypeId::kTime:
-      case TypeId::kTimestamp: case TypeId::kTimestamptz: case TypeId::kInterval:
+      case TypeId::kTimestamp: case TypeId::kTimestamptz: case TypeId::kTimestampNs: case TypeId::kInterval:
         return true;
       default:
         return false;

@@ -42,8 +42,10 @@ std::string RwTypeName(const DataType& t) {
     case TypeId::kBytea: return "BYTEA";
     case TypeId::kDate: return "DATE";
     case TypeId::kTime: return "TIME";
-    case TypeId::kTimestamp: return "TIMESTAMP";
-    case TypeId::kTimestamptz: return "TIMESTAMP WITH TIME ZONE";
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampNs: return t.precision >= 0 ? fmt::format("TIMESTAMP({})", t.precision) : "TIMESTAMP";
+    case TypeId::kTimestamptz:
+      return t.precision >= 0 ? fmt::format("TIMESTAMP({}) WITH TIME ZONE", t.precision) : "TIMESTAMP WITH TIME ZONE";
     case TypeId::kInterval: return "INTERVAL";
     case TypeId::kArray: return RwTypeName(t.ElementType()) + "[]";
     case TypeId::kStruct: {
@@ -659,7 +661,7 @@ void BindTimeSeriesTable(const ParsedStatement& stmt, TableCatalog* t) {
   if (ti < 0 || t->columns[ti].hidden)
     FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in TIME INDEX does not exist", stmt.time_index);
   const TypeId type = t->columns[ti].type.id;
-  if (type != TypeId::kTimestamp && type != TypeId::kTimestamptz)
+  if (type != TypeId::kTimestamp && type != TypeId::kTimestamptz && type != TypeId::kTimestampNs)
     FRESHET_THROW(sqlstate::kDatatypeMismatch, "the time index column \"{}\" must be a timestamp, not {}",
                   stmt.time_index, t->columns[ti].type.ToString());
   t->columns[ti].not_null = true;
