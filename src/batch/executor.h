@@ -59,6 +59,7 @@ struct ExecContext {
   DatabaseStatusFn database_status;  // every database's epoch loop (rw_database_status); may be null
   ChangeLogInfoFn change_log;        // a change log's size (rw_change_logs); may be null
   ProceduresFn procedures;           // information_schema.procedure_info; may be null
+  RegionStatisticsFn region_statistics;  // information_schema.region_statistics; may be null
   std::function<std::optional<int64_t>(ObjectId)> row_count;  // rw_table_stats; may be null
   SettingsFn settings;  // pg_settings; may be null
   PreparedStatementsFn prepared_statements;  // pg_prepared_statements; may be null

@@ -13,7 +13,8 @@ class SystemScanExecutor : public Executor {
     const SystemTableDef* def = FindSystemTable(node.name.substr(0, dot), node.name.substr(dot + 1));
     rows_ = GenerateSystemRows(*def, SystemTableContext{ctx.catalog, ctx.database_id, ctx.user_name, ctx.job_progress, ctx.fragments,
                                                         ctx.row_count, ctx.settings, ctx.prepared_statements, ctx.cursors,
-                                                        ctx.activity, ctx.locks, ctx.eval.catalog.get(), ctx.watermarks, ctx.late_rows, ctx.database_status, ctx.change_log, ctx.procedures});
+                                                        ctx.activity, ctx.locks, ctx.eval.catalog.get(), ctx.watermarks, ctx.late_rows, ctx.database_status, ctx.change_log, ctx.procedures,
+                                                        ctx.region_statistics});
   }
 
   bool Next(DataChunk* out) override {

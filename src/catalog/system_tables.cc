@@ -72,6 +72,14 @@ const std::vector<SystemTableDef>& Definitions() {
        {{"flow_name", T::Varchar()}, {"flow_id", T::Int64()}, {"table_catalog", T::Varchar()},
         {"flow_definition", T::Varchar()}, {"comment", T::Varchar()}, {"expire_after", T::Int64()},
         {"source_table_names", T::Varchar()}, {"sink_table_name", T::Varchar()}}},
+      // GreptimeDB's region statistics: a row per region of each time-series
+      // table (region_rows counts versions, as flushed; memtable_size is
+      // the region's share of the table's memtables by rows).
+      {"information_schema", "region_statistics",
+       {{"region_id", T::Int64()}, {"table_id", T::Int64()}, {"region_number", T::Int64()},
+        {"region_rows", T::Int64()}, {"disk_size", T::Int64()}, {"memtable_size", T::Int64()},
+        {"manifest_size", T::Int64()}, {"sst_size", T::Int64()}, {"sst_num", T::Int64()},
+        {"index_size", T::Int64()}, {"engine", T::Varchar()}, {"region_role", T::Varchar()}}},
       {"information_schema", "procedure_info",
        {{"procedure_id", T::Varchar()}, {"procedure_type", T::Varchar()}, {"start_time", T::Timestamptz()},
         {"end_time", T::Timestamptz()}, {"status", T::Varchar()}, {"lock_keys", T::Varchar()}}},
@@ -399,6 +407,16 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                         Value::Int64(static_cast<int64_t>(r) + 1), Str(rules.empty() ? "" : "RANGE"),
                         rules.empty() ? NullStr() : default_region ? Str("DEFAULT") : Str(rules[r]),
                         Value::Int64(static_cast<int64_t>((uint64_t(t->id) << 32) | r))});
+      }
+    }
+  } else if (key == "information_schema.region_statistics") {
+    for (const auto& t : tables) {
+      if (!t->IsTimeSeries() || !ctx.region_statistics) continue;
+      for (const RegionStatisticsInfo& s : ctx.region_statistics(t->id)) {
+        auto i64 = [](uint64_t v) { return Value::Int64(static_cast<int64_t>(v)); };
+        rows.push_back({Value::Int64(static_cast<int64_t>((uint64_t(t->id) << 32) | s.region)), i64(t->id),
+                        i64(s.region), i64(s.rows), i64(s.file_bytes + s.memtable_bytes), i64(s.memtable_bytes), i64(0),
+                        i64(s.file_bytes), i64(s.files), i64(0), Str("mito"), Str("Leader")});
       }
     }
   } else if (key == "information_schema.flows") {

@@ -120,6 +120,13 @@ struct ChangeLogInfo {
 using ChangeLogInfoFn = std::function<ChangeLogInfo(ObjectId log_id)>;
 // information_schema.procedure_info: the procedures kept (common/procedures.h).
 using ProceduresFn = std::function<std::vector<ProcedureInfo>()>;
+// information_schema.region_statistics: a time-series table's regions
+// (storage/timeseries/engine.h, RegionStatistics).
+struct RegionStatisticsInfo {
+  uint32_t region = 0;
+  uint64_t rows = 0, memtable_bytes = 0, file_bytes = 0, files = 0;
+};
+using RegionStatisticsFn = std::function<std::vector<RegionStatisticsInfo>(ObjectId table)>;
 
 // One setting as pg_settings shows it.
 struct SettingInfo {
@@ -204,6 +211,7 @@ struct SystemTableContext {
   DatabaseStatusFn database_status;  // rw_database_status, rw_recoveries; null: none known
   ChangeLogInfoFn change_log;        // rw_change_logs; null: none listed
   ProceduresFn procedures;           // information_schema.procedure_info; null: none
+  RegionStatisticsFn region_statistics;  // information_schema.region_statistics; null: none
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

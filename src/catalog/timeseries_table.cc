@@ -2,8 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "common/datetime.h"
+#include "common/encoding.h"
 #include "common/error.h"
+#include "sql/parser.h"
 
 namespace freshet {
 
@@ -63,6 +68,130 @@ std::map<std::string, std::string> CheckTimeSeriesOptions(const std::map<std::st
   return out;
 }
 
+namespace {
+
+// A rule's literal as a value of partition column `type`.
+Value RuleLiteral(const PartitionRuleTerm& term, const DataType& type, const std::string& rule) {
+  using Literal = PartitionRuleTerm::Literal;
+  auto mismatch = [&] {
+    return SqlError(sqlstate::kDatatypeMismatch,
+                    fmt::format("partition rule \"{}\" compares column \"{}\" of type {} with {} literal {}", rule,
+                                term.column, type.ToString(),
+                                term.kind == Literal::kString ? "a string" : term.kind == Literal::kBoolean ? "a boolean" : "a numeric",
+                                term.literal));
+  };
+  try {
+    switch (type.id) {
+      case TypeId::kBoolean:
+        if (term.kind != Literal::kBoolean) throw mismatch();
+        return Value::Boolean(term.literal == "true");
+      case TypeId::kInt16:
+      case TypeId::kInt32:
+      case TypeId::kInt64: {
+        if (term.kind != Literal::kInteger && term.kind != Literal::kFloat) throw mismatch();
+        errno = 0;
+        char* end = nullptr;
+        const long long v = std::strtoll(term.literal.c_str(), &end, 10);
+        if (term.kind == Literal::kFloat || *end != '\0') throw mismatch();
+        const int64_t limit = type.id == TypeId::kInt16 ? INT16_MAX : type.id == TypeId::kInt32 ? INT32_MAX : INT64_MAX;
+        if (errno == ERANGE || v > limit || v < -limit - 1)
+          FRESHET_THROW(sqlstate::kNumericValueOutOfRange, "partition rule \"{}\": {} is out of range for type {}", rule,
+                        term.literal, type.ToString());
+        return Value::FromInt(type, v);
+      }
+      case TypeId::kFloat32:
+      case TypeId::kFloat64: {
+        if (term.kind != Literal::kInteger && term.kind != Literal::kFloat) throw mismatch();
+        const double d = std::strtod(term.literal.c_str(), nullptr);
+        return type.id == TypeId::kFloat32 ? Value::Float32(static_cast<float>(d)) : Value::Float64(d);
+      }
+      case TypeId::kVarchar: {
+        if (term.kind != Literal::kString) throw mismatch();
+        std::string s = term.literal;
+        if (type.IsBpchar())
+          while (!s.empty() && s.back() == ' ') s.pop_back();  // character(n) keeps no trailing blanks
+        return Value::FromString(type, std::move(s));
+      }
+      case TypeId::kDate:
+        if (term.kind != Literal::kString) throw mismatch();
+        return Value::FromInt(type, ParseDate(term.literal));
+      case TypeId::kTime:
+        if (term.kind != Literal::kString) throw mismatch();
+        return Value::FromInt(type, ParseTime(term.literal));
+      case TypeId::kTimestamp:
+        if (term.kind != Literal::kString) throw mismatch();
+        return Value::FromInt(type, ParseTimestamp(term.literal));
+      case TypeId::kTimestampNs:
+        if (term.kind != Literal::kString) throw mismatch();
+        return Value::FromInt(type, ParseTimestampNanos(term.literal));
+      case TypeId::kTimestamptz:  // a literal without a zone is UTC: rules have no session
+        if (term.kind != Literal::kString) throw mismatch();
+        return Value::FromInt(type, ParseTimestamptz(term.literal, TimeZone()));
+      default: throw mismatch();
+    }
+  } catch (const SqlError& e) {
+    if (e.code() == sqlstate::kDatatypeMismatch || e.code() == sqlstate::kNumericValueOutOfRange) throw;
+    throw SqlError(e.code(), fmt::format("partition rule \"{}\": {}", rule, e.message()));
+  }
+}
+
+}  // namespace
+
+RegionRules RegionRulesOf(const TableCatalog& t) {
+  const TimeSeriesCatalog& ts = t.timeseries;
+  std::vector<DataType> tag_types;
+  for (int k : ts.tags) tag_types.push_back(t.columns[k].type);
+  auto tag_of = [&](const std::string& name) -> std::optional<size_t> {
+    const int c = t.ColumnIndex(name);
+    for (size_t k = 0; k < ts.tags.size(); k++)
+      if (ts.tags[k] == c) return k;
+    return std::nullopt;
+  };
+  for (const std::string& column : ts.partition_columns) {
+    const int c = t.ColumnIndex(column);
+    if (c < 0 || t.columns[c].hidden)
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "column \"{}\" named in PARTITION ON COLUMNS does not exist", column);
+    if (!tag_of(column))
+      FRESHET_THROW(sqlstate::kInvalidTableDefinition,
+                    "partition column \"{}\" must be a PRIMARY KEY column (a row's region is its series')", column);
+    if (!IsPartitionableType(t.columns[c].type))
+      FRESHET_THROW(sqlstate::kInvalidTableDefinition, "partition column \"{}\" of type {} is not supported", column,
+                    t.columns[c].type.ToString());
+  }
+  auto partition_tag = [&](const std::string& name, const std::string& rule) {
+    if (std::find(ts.partition_columns.begin(), ts.partition_columns.end(), name) == ts.partition_columns.end())
+      FRESHET_THROW(sqlstate::kUndefinedColumn, "partition rule \"{}\" reads column \"{}\", which PARTITION ON COLUMNS does not name",
+                    rule, name);
+    return *tag_of(name);
+  };
+  std::vector<RegionRule> rules;
+  for (const std::string& rule : ts.partition_rules) {
+    RegionRule conditions;
+    for (const PartitionRuleTerm& term : ParsePartitionRule(rule)) {
+      RegionCondition c;
+      c.tag = partition_tag(term.column, rule);
+      c.op = term.op == "="    ? RegionCondition::Op::kEq
+             : term.op == "<>" ? RegionCondition::Op::kNe
+             : term.op == "<"  ? RegionCondition::Op::kLt
+             : term.op == "<=" ? RegionCondition::Op::kLe
+             : term.op == ">"  ? RegionCondition::Op::kGt
+                               : RegionCondition::Op::kGe;
+      if (!term.other_column.empty()) {
+        const size_t other = partition_tag(term.other_column, rule);
+        if (!(tag_types[other] == tag_types[c.tag]))
+          FRESHET_THROW(sqlstate::kDatatypeMismatch, "partition rule \"{}\" compares columns of types {} and {}", rule,
+                        tag_types[c.tag].ToString(), tag_types[other].ToString());
+        c.other_tag = static_cast<int>(other);
+      } else {
+        EncodeKeyValue(RuleLiteral(term, tag_types[c.tag], rule), &c.literal);
+      }
+      conditions.push_back(std::move(c));
+    }
+    rules.push_back(std::move(conditions));
+  }
+  return RegionRules(std::move(rules), std::move(tag_types), ts.tags);
+}
+
 TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t, const Catalog& catalog) {
   TimeSeriesTableOptions o;
   o.database_id = t.database_id;
@@ -75,6 +204,7 @@ TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t, const Catalog& cat
     o.window_seconds = TimeWindowSeconds(window);
   o.append_mode = t.timeseries.append_mode();
   o.ttl_seconds = TimeToLiveSeconds(catalog.EffectiveTimeToLive(t));
+  o.regions = RegionRulesOf(t);
   return o;
 }
 

@@ -31,6 +31,14 @@ std::map<std::string, std::string> CheckTimeSeriesOptions(const std::map<std::st
 // A TTL option in seconds: nullopt for 'forever' (or none), 0 for 'instant'.
 std::optional<int64_t> TimeToLiveSeconds(const std::string& ttl);
 
+// The regions of time-series table `t` (storage/timeseries/regions.h)
+// from its PARTITION ON COLUMNS: each partition column must be a tag (a
+// PRIMARY KEY column) of a type regions can compare, each rule compare
+// partition columns with literals of their types or with each other.
+// Throws 42601 (a rule's form), 42703 (a column), 42P16, 42804 or 22003
+// (a literal), naming what is wrong; CREATE TABLE checks them so.
+RegionRules RegionRulesOf(const TableCatalog& t);
+
 // What the engine needs to know of time-series table `t` (its TTL its own
 // or its database's: Catalog::EffectiveTimeToLive).
 TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t, const Catalog& catalog);

@@ -1410,7 +1410,9 @@ int64_t DatabaseStorageBytes(Instance* instance, ObjectId database_id) {
 
 namespace {
 
-int64_t RunTimeSeriesAction(Instance* instance, SessionAccess::TimeSeriesAction action, const TableCatalog& t) {
+// `region`: flush_region / compact_region's (regions.h).
+int64_t RunTimeSeriesAction(Instance* instance, SessionAccess::TimeSeriesAction action, const TableCatalog& t,
+                            std::optional<uint32_t> region = std::nullopt) {
   if (!t.IsTimeSeries())
     FRESHET_THROW(sqlstate::kWrongObjectType, "\"{}\" is not a time-series table (only a table with a TIME INDEX is {})",
                   t.name, action == SessionAccess::TimeSeriesAction::kFlush ? "flushed" : "compacted");
@@ -1421,7 +1423,9 @@ int64_t RunTimeSeriesAction(Instance* instance, SessionAccess::TimeSeriesAction 
   TimeSeriesEngine* engine = instance->timeseries();
   Result<size_t> rows = size_t{0};
   if (action == SessionAccess::TimeSeriesAction::kFlush) {
-    rows = engine->FlushTable(t.id);
+    rows = engine->FlushTable(t.id, /*background=*/false, region);
+  } else if (region) {
+    rows = engine->CompactTable(t.id, /*all=*/true, /*background=*/false, region);
   } else {
     // The rows TTL removed and those of the files merged.
     rows = engine->ExpireTable(t.id, std::chrono::duration_cast<std::chrono::microseconds>(
@@ -1475,8 +1479,7 @@ int64_t Session::TimeSeriesRegionAction(TimeSeriesAction action, int64_t region_
     FRESHET_THROW(sqlstate::kFeatureNotSupported,
                   "Cannot migrate region {}: this is a single-node deployment, there is no other peer to migrate it to",
                   region_id);
-  // Regions share one store per table so far: acting on one acts on all.
-  return RunTimeSeriesAction(instance(), action, *t);
+  return RunTimeSeriesAction(instance(), action, *t, static_cast<uint32_t>(number));
 }
 
 std::optional<std::string> Session::ProcedureStateJson(const std::string& id) {

@@ -1328,6 +1328,74 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
   return DeparseExpression(root);
 }
 
+std::vector<PartitionRuleTerm> ParsePartitionRule(const std::string& rule) {
+  auto fail = [&]() -> SqlError {
+    return SqlError(sqlstate::kSyntaxError,
+                    fmt::format("invalid partition rule \"{}\": a rule compares a partition column with a literal or "
+                                "another partition column (=, <>, <, <=, >, >=), joined with AND",
+                                rule));
+  };
+  std::vector<ParsedStatement> stmts;
+  try {
+    stmts = ParseSql("SELECT 1 WHERE " + rule);
+  } catch (const SqlError&) {
+    throw fail();
+  }
+  if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) throw fail();
+  const PgQuery__SelectStmt* select = stmts[0].node->select_stmt;
+  if (!select->where_clause || select->n_from_clause || select->group_clause || select->n_target_list != 1) throw fail();
+  std::vector<const PgQuery__Node*> comparisons;
+  std::function<void(const PgQuery__Node*)> conjuncts = [&](const PgQuery__Node* n) {
+    if (n->node_case == PG_QUERY__NODE__NODE_BOOL_EXPR && n->bool_expr->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR) {
+      for (size_t i = 0; i < n->bool_expr->n_args; i++) conjuncts(n->bool_expr->args[i]);
+    } else {
+      comparisons.push_back(n);
+    }
+  };
+  conjuncts(select->where_clause);
+  auto column_of = [](const PgQuery__Node* n) -> std::optional<std::string> {
+    if (n->node_case != PG_QUERY__NODE__NODE_COLUMN_REF || n->column_ref->n_fields != 1 ||
+        n->column_ref->fields[0]->node_case != PG_QUERY__NODE__NODE_STRING)
+      return std::nullopt;
+    return std::string(n->column_ref->fields[0]->string->sval);
+  };
+  auto literal_of = [](const PgQuery__Node* n, PartitionRuleTerm* t) {
+    if (n->node_case != PG_QUERY__NODE__NODE_A_CONST || n->a_const->isnull) return false;
+    const PgQuery__AConst* c = n->a_const;
+    switch (c->val_case) {
+      case PG_QUERY__A__CONST__VAL_IVAL: t->kind = PartitionRuleTerm::Literal::kInteger, t->literal = std::to_string(c->ival->ival); return true;
+      case PG_QUERY__A__CONST__VAL_FVAL: t->kind = PartitionRuleTerm::Literal::kFloat, t->literal = c->fval->fval; return true;
+      case PG_QUERY__A__CONST__VAL_BOOLVAL: t->kind = PartitionRuleTerm::Literal::kBoolean, t->literal = c->boolval->boolval ? "true" : "false"; return true;
+      case PG_QUERY__A__CONST__VAL_SVAL: t->kind = PartitionRuleTerm::Literal::kString, t->literal = c->sval->sval; return true;
+      default: return false;
+    }
+  };
+  std::vector<PartitionRuleTerm> terms;
+  for (const PgQuery__Node* n : comparisons) {
+    if (n->node_case != PG_QUERY__NODE__NODE_A_EXPR || n->a_expr->kind != PG_QUERY__A__EXPR__KIND__AEXPR_OP ||
+        n->a_expr->n_name != 1 || !n->a_expr->lexpr || !n->a_expr->rexpr)
+      throw fail();
+    PartitionRuleTerm t;
+    t.op = StringOf(n->a_expr->name[0]);
+    if (t.op == "!=") t.op = "<>";
+    if (t.op != "=" && t.op != "<>" && t.op != "<" && t.op != "<=" && t.op != ">" && t.op != ">=") throw fail();
+    std::optional<std::string> left = column_of(n->a_expr->lexpr), right = column_of(n->a_expr->rexpr);
+    if (left && right) {
+      t.column = *left;
+      t.other_column = *right;
+    } else if (left && literal_of(n->a_expr->rexpr, &t)) {
+      t.column = *left;
+    } else if (right && literal_of(n->a_expr->lexpr, &t)) {
+      t.column = *right;
+      t.op = t.op == "<" ? ">" : t.op == "<=" ? ">=" : t.op == ">" ? "<" : t.op == ">=" ? "<=" : t.op;
+    } else {
+      throw fail();
+    }
+    terms.push_back(std::move(t));
+  }
+  return terms;
+}
+
 std::vector<std::string> ColumnsInExpression(const std::string& expr) {
   std::vector<ParsedStatement> stmts = ParseSql("SELECT " + expr);
   std::vector<std::string> names;

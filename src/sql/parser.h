@@ -234,6 +234,20 @@ std::string RenameColumnInExpression(const std::string& expr, const std::string&
 // The names of the columns `expr` (an expression's SQL text) reads.
 std::vector<std::string> ColumnsInExpression(const std::string& expr);
 
+// One comparison of a PARTITION ON COLUMNS rule (GreptimeDB's): a column
+// with a literal or another column, the column on the left (a literal
+// written first is moved right, the operator turned round).
+struct PartitionRuleTerm {
+  std::string column;  // as the parser gives names (lower-cased unless quoted)
+  std::string op;      // =, <>, <, <=, >, >=
+  std::string other_column;  // "" when compared with a literal
+  enum class Literal { kString, kInteger, kFloat, kBoolean } kind = Literal::kString;
+  std::string literal;  // the literal's text (a number's digits, a string's value)
+};
+// Parses one rule: comparisons joined with AND. Throws 42601 naming the
+// rule for anything else.
+std::vector<PartitionRuleTerm> ParsePartitionRule(const std::string& rule);
+
 // `query` (one SELECT's text, or the query of a CREATE MATERIALIZED VIEW
 // statement) deparsed, each relation it names without a schema (CTEs
 // aside) written schema.name when `schema_for(name)` gives a schema, and

@@ -143,6 +143,13 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   };
   Procedures* procedures = instance->procedures();
   ctx->procedures = [procedures] { return procedures->List(); };
+  TimeSeriesEngine* timeseries = instance->timeseries();
+  ctx->region_statistics = [timeseries](ObjectId table) {
+    std::vector<RegionStatisticsInfo> out;
+    for (const auto& s : timeseries->RegionStatisticsOf(table))
+      out.push_back({s.region, s.rows, s.memtable_bytes, s.file_bytes, s.files});
+    return out;
+  };
   const StateStore* store = instance->store();
   const ExecContext* exec_ctx = ctx;
   ctx->change_log = [store, exec_ctx](ObjectId log_id) {

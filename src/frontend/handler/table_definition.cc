@@ -687,6 +687,7 @@ void BindTimeSeriesTable(const ParsedStatement& stmt, TableCatalog* t) {
     t->on_conflict = "overwrite";  // a later write of a (series, time) replaces the earlier one
   }
   t->dist_key = ts.tags;
+  RegionRulesOf(*t);  // the partition rules checked (the engine is given them)
 }
 
 }  // namespace freshet

@@ -51,6 +51,59 @@ std::string TrimmedKey(uint32_t database_id) { return "tswaltrim/" + std::to_str
 
 }  // namespace
 
+namespace {
+
+// The files a sorted stream of rows (a memtable's, a merge's) becomes: one
+// per region the rows fall in, each with the window of `window`.
+class RegionFileBuilders {
+ public:
+  RegionFileBuilders(const RegionRules& rules, const StateTableDesc& desc, const RunFileInfo& window,
+                     std::atomic<uint64_t>* next_file_id)
+      : rules_(rules), desc_(desc), window_(window), next_file_id_(next_file_id) {}
+
+  void Add(const TimeSeriesRow& row) {
+    if (!current_ || row.series != last_series_) {
+      const uint32_t region = rules_.RegionOf(row.series);
+      auto& part = parts_[region];
+      if (!part) {
+        part = std::make_unique<Part>();
+        part->info = window_;
+        part->info.id = (*next_file_id_)++;
+        part->info.region = region;
+        part->builder = std::make_unique<RunFileBuilder>(desc_, &part->info);
+      }
+      current_ = part.get();
+      last_series_ = row.series;
+    }
+    current_->builder->Add(row);
+  }
+
+  // Each region's file: its info (rows, time range, ...) and bytes.
+  std::vector<std::pair<RunFileInfo, std::string>> Finish() {
+    std::vector<std::pair<RunFileInfo, std::string>> out;
+    for (auto& [region, part] : parts_) {
+      std::string bytes = part->builder->Finish();
+      out.emplace_back(part->info, std::move(bytes));
+    }
+    return out;
+  }
+
+ private:
+  struct Part {
+    RunFileInfo info;
+    std::unique_ptr<RunFileBuilder> builder;
+  };
+  const RegionRules& rules_;
+  const StateTableDesc& desc_;
+  const RunFileInfo window_;
+  std::atomic<uint64_t>* next_file_id_;
+  std::map<uint32_t, std::unique_ptr<Part>> parts_;
+  Part* current_ = nullptr;
+  std::string last_series_;
+};
+
+}  // namespace
+
 struct TimeSeriesEngine::Table {
   TableId id = 0;
   TimeSeriesTableOptions options;
@@ -281,15 +334,15 @@ Result<size_t> TimeSeriesEngine::AsProcedure(const char* type, TableId id, bool 
   return result;
 }
 
-Result<size_t> TimeSeriesEngine::FlushTable(TableId id, bool background) {
-  return AsProcedure("FlushTable", id, background, [&] { return Flush(id); });
+Result<size_t> TimeSeriesEngine::FlushTable(TableId id, bool background, std::optional<uint32_t> region) {
+  return AsProcedure(region ? "FlushRegion" : "FlushTable", id, background, [&] { return Flush(id, region); });
 }
 
-Result<size_t> TimeSeriesEngine::CompactTable(TableId id, bool all, bool background) {
-  return AsProcedure("CompactTable", id, background, [&] { return Merge(id, all); });
+Result<size_t> TimeSeriesEngine::CompactTable(TableId id, bool all, bool background, std::optional<uint32_t> region) {
+  return AsProcedure(region ? "CompactRegion" : "CompactTable", id, background, [&] { return Merge(id, all, region); });
 }
 
-Result<size_t> TimeSeriesEngine::Flush(TableId id) {
+Result<size_t> TimeSeriesEngine::Flush(TableId id, std::optional<uint32_t> region) {
   std::shared_ptr<Table> table = TableOf(id);
   if (!table) return Status::NotFound(fmt::format("table {} is not a time-series table", id));
   std::lock_guard flush(table->flush_mu);
@@ -314,8 +367,16 @@ Result<size_t> TimeSeriesEngine::Flush(TableId id) {
       if (db.wal->Rotate().ok()) db.sealed_segments.emplace_back(sealed, through);
     }
   }
+  // The rows flushed: a region's (flush_region; the table's memtables hold
+  // every region's rows and are flushed together) or all.
+  const RegionRules& rules = table->options.regions;
   size_t rows = 0;
-  for (const auto& m : to_flush) rows += m->num_rows();
+  if (!region) {
+    for (const auto& m : to_flush) rows += m->num_rows();
+  } else {
+    for (const auto& m : to_flush)
+      m->ForEachVersion([&](const TimeSeriesRow& row) { rows += rules.RegionOf(row.series) == *region; });
+  }
   if (dir_.empty() || to_flush.empty()) return rows;
   const StateTableDesc desc = CurrentDescription(*table);
   std::error_code ec;
@@ -325,21 +386,24 @@ Result<size_t> TimeSeriesEngine::Flush(TableId id) {
   std::vector<std::shared_ptr<RunFile>> made;
   for (const auto& m : to_flush) {
     if (m->empty()) continue;
-    RunFileInfo info;
-    info.id = next_file_id_++;
-    SetWindow(*table, m->TimeRange().first, &info);
-    std::string bytes;
+    RunFileInfo window;
+    SetWindow(*table, m->TimeRange().first, &window);
+    std::vector<std::pair<RunFileInfo, std::string>> files;
     try {
-      bytes = EncodeRunFile(*m, desc, &info);
+      RegionFileBuilders builders(rules, desc, window, &next_file_id_);
+      m->ForEachVersion([&](const TimeSeriesRow& row) { builders.Add(row); });
+      files = builders.Finish();
     } catch (const SqlError& e) {
       return Status::Corruption(e.message());
     }
-    const std::string path = fmt::format("{}/{:020}.ftf", FileDirectory(id), info.id);
-    if (Status s = WriteRunFile(path, bytes); !s.ok()) return s;
-    Result<std::shared_ptr<RunFile>> file = RunFile::Open(path, info);
-    if (!file.ok()) return file.status();
-    made.push_back(*file);
-    w.Put(fmt::format("tsfile/{}/{:020}", id, info.id), info.ToJson());
+    for (auto& [info, bytes] : files) {
+      const std::string path = fmt::format("{}/{:020}.ftf", FileDirectory(id), info.id);
+      if (Status s = WriteRunFile(path, bytes); !s.ok()) return s;
+      Result<std::shared_ptr<RunFile>> file = RunFile::Open(path, info);
+      if (!file.ok()) return file.status();
+      made.push_back(*file);
+      w.Put(fmt::format("tsfile/{}/{:020}", id, info.id), info.ToJson());
+    }
   }
   w.Put(fmt::format("tsflushed/{}", id), std::to_string(through));
   if (Status s = store_->CommitMeta(w); !s.ok()) {
@@ -450,7 +514,7 @@ uint64_t TimeSeriesEngine::Horizon(Database& db) const {
   return !history.empty() && history.front().first <= *oldest ? history.front().second : 0;
 }
 
-Result<size_t> TimeSeriesEngine::Merge(TableId id, bool all) {
+Result<size_t> TimeSeriesEngine::Merge(TableId id, bool all, std::optional<uint32_t> region) {
   std::shared_ptr<Table> table = TableOf(id);
   if (!table) return Status::NotFound(fmt::format("table {} is not a time-series table", id));
   if (dir_.empty()) return 0;
@@ -461,24 +525,38 @@ Result<size_t> TimeSeriesEngine::Merge(TableId id, bool all) {
     std::lock_guard lock(table->mu);
     files = table->files;
   }
-  std::erase_if(files, [](const auto& f) { return f->info().rows == 0; });
+  // compact_region: that region's files (and those written before
+  // regions, which may hold its rows).
+  std::erase_if(files, [&](const auto& f) {
+    return f->info().rows == 0 || (region && f->info().region >= 0 && f->info().region != int64_t{*region});
+  });
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a->info().min_ts < b->info().min_ts; });
   // Groups: files whose time ranges overlap (by their first time, a sweep),
-  // and the files of a window that holds too many.
+  // and the files of a window that holds too many; both within a region
+  // (two regions never share a key), a file written before regions with
+  // the files of every region.
   std::vector<size_t> group(files.size());
   for (size_t i = 0; i < files.size(); i++) group[i] = i;
   std::function<size_t(size_t)> root = [&](size_t i) { return group[i] == i ? i : group[i] = root(group[i]); };
-  int64_t reach = INT64_MIN;
-  for (size_t i = 0; i < files.size(); i++) {
-    if (i > 0 && files[i]->info().min_ts <= reach) group[root(i)] = root(i - 1);
-    reach = i == 0 ? files[i]->info().max_ts : std::max(reach, files[i]->info().max_ts);
+  std::set<int64_t> regions;
+  for (const auto& f : files) regions.insert(f->info().region);
+  for (int64_t r : regions) {
+    if (r < 0 && regions.size() > 1) continue;  // swept with each region
+    int64_t reach = INT64_MIN;
+    std::optional<size_t> previous;
+    for (size_t i = 0; i < files.size(); i++) {
+      if (files[i]->info().region != r && files[i]->info().region >= 0) continue;
+      if (previous && files[i]->info().min_ts <= reach) group[root(i)] = root(*previous);
+      reach = previous ? std::max(reach, files[i]->info().max_ts) : files[i]->info().max_ts;
+      previous = i;
+    }
   }
-  std::map<std::tuple<bool, int64_t, int64_t>, std::vector<size_t>> windows;
+  std::map<std::tuple<int64_t, bool, int64_t, int64_t>, std::vector<size_t>> windows;
   for (size_t i = 0; i < files.size(); i++) {
     RunFileInfo window = files[i]->info();
     if (!window.unbounded && window.window_start == window.window_end)  // a file of session 44
       SetWindow(*table, window.min_ts, &window);
-    windows[{window.unbounded, window.window_start, window.window_end}].push_back(i);
+    windows[{window.region, window.unbounded, window.window_start, window.window_end}].push_back(i);
   }
   for (const auto& [window, members] : windows)
     if (all || members.size() > kMaxFilesPerWindow)
@@ -504,7 +582,6 @@ Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_
   // The window of the inputs (of their first time: each file is within
   // one, unless the window changed since).
   RunFileInfo info;
-  info.id = next_file_id_++;
   for (size_t i = 0; i < inputs.size(); i++) {
     RunFileInfo window;
     SetWindow(table, inputs[i]->info().min_ts, &window);
@@ -512,7 +589,8 @@ Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_
     info.window_start = i == 0 ? window.window_start : std::min(info.window_start, window.window_start);
     info.window_end = i == 0 ? window.window_end : std::max(info.window_end, window.window_end);
   }
-  std::string bytes;
+  // One output per region (inputs written before regions split by them).
+  std::vector<std::pair<RunFileInfo, std::string>> outputs;
   try {
     // A k-way merge by (key, epoch): each key's versions together, oldest
     // first.
@@ -532,7 +610,7 @@ Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_
       if (cursors[i].Next(&h.row)) heap.push_back(std::move(h));
     }
     std::make_heap(heap.begin(), heap.end(), later);
-    RunFileBuilder builder(desc, &info);
+    RegionFileBuilders builder(table.options.regions, desc, info, &next_file_id_);
     std::vector<TimeSeriesRow> versions;  // of one key, oldest first
     auto resolve = [&] {
       // Every version past the horizon, and the newest at or below it
@@ -561,30 +639,31 @@ Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_
       }
     }
     if (!versions.empty()) resolve();
-    bytes = builder.Finish();
+    outputs = builder.Finish();
   } catch (const SqlError& e) {
     return Status::Corruption(fmt::format("time-series table {}: a compaction's input: {}", table.id, e.message()));
   }
   MetaWrite w;
-  std::shared_ptr<RunFile> output;
-  if (info.rows > 0) {
-    const std::string path = fmt::format("{}/{:020}.ftf", FileDirectory(table.id), info.id);
-    if (Status s = WriteRunFile(path, bytes); !s.ok()) return s;
-    Result<std::shared_ptr<RunFile>> file = RunFile::Open(path, info);
-    if (!file.ok()) return file.status();
-    output = *file;
-    w.Put(fmt::format("tsfile/{}/{:020}", table.id, info.id), info.ToJson());
+  std::vector<std::shared_ptr<RunFile>> made;
+  auto discard = [&] {
+    for (const auto& f : made) f->MarkObsolete();
+  };
+  for (auto& [out, bytes] : outputs) {
+    if (out.rows == 0) continue;
+    const std::string path = fmt::format("{}/{:020}.ftf", FileDirectory(table.id), out.id);
+    if (Status s = WriteRunFile(path, bytes); !s.ok()) return discard(), s;
+    Result<std::shared_ptr<RunFile>> file = RunFile::Open(path, out);
+    if (!file.ok()) return discard(), file.status();
+    made.push_back(*file);
+    w.Put(fmt::format("tsfile/{}/{:020}", table.id, out.id), out.ToJson());
   }
   for (const auto& f : inputs) w.Delete(fmt::format("tsfile/{}/{:020}", table.id, f->info().id));
-  if (Status s = store_->CommitMeta(w); !s.ok()) {
-    if (output) output->MarkObsolete();
-    return s;
-  }
+  if (Status s = store_->CommitMeta(w); !s.ok()) return discard(), s;
   std::lock_guard lock(table.mu);
   std::erase_if(table.files, [&](const std::shared_ptr<RunFile>& f) {
     return std::find(inputs.begin(), inputs.end(), f) != inputs.end();
   });
-  if (output) table.files.push_back(output);
+  table.files.insert(table.files.end(), made.begin(), made.end());
   for (const auto& f : inputs) f->MarkObsolete();  // gone once no scan reads it
   return Status::OK();
 }
@@ -659,6 +738,45 @@ TimeSeriesEngine::Database& TimeSeriesEngine::DatabaseOf(uint32_t database_id) {
     db->committed = store_->CommittedEpoch(database_id).value_or(0);
   }
   return *db;
+}
+
+std::vector<TimeSeriesEngine::RegionStatistics> TimeSeriesEngine::RegionStatisticsOf(TableId id) const {
+  std::shared_ptr<Table> table = TableOf(id);
+  if (!table) return {};
+  const RegionRules& rules = table->options.regions;
+  std::vector<RegionStatistics> out(rules.count());
+  for (uint32_t r = 0; r < out.size(); r++) out[r].region = r;
+  // Memtables hold every region's rows: their bytes are shared out by rows.
+  for (const auto& m : table->Memtables()) {
+    std::vector<uint64_t> rows(out.size(), 0);
+    if (rules.single()) {
+      rows[0] = m->num_rows();
+    } else {
+      std::string last;
+      uint32_t region = 0;
+      m->ForEachVersion([&](const TimeSeriesRow& row) {
+        if (row.series != last) region = rules.RegionOf(row.series), last = row.series;
+        rows[region]++;
+      });
+    }
+    uint64_t total = 0;
+    for (uint64_t n : rows) total += n;
+    for (size_t r = 0; r < out.size(); r++) {
+      out[r].rows += rows[r];
+      if (total > 0) out[r].memtable_bytes += static_cast<uint64_t>(static_cast<double>(m->bytes()) * rows[r] / total);
+    }
+  }
+  std::lock_guard lock(table->mu);
+  for (const auto& f : table->files) {
+    // A file written before regions may hold rows of any: counted in region 0.
+    RegionStatistics& s = out[f->info().region >= 0 && static_cast<size_t>(f->info().region) < out.size()
+                                  ? static_cast<size_t>(f->info().region)
+                                  : 0];
+    s.rows += f->info().rows;
+    s.file_bytes += f->info().bytes;
+    s.files++;
+  }
+  return out;
 }
 
 size_t TimeSeriesEngine::MemtableRows(TableId id) const {
@@ -900,7 +1018,18 @@ std::unique_ptr<ChunkScan> TimeSeriesEngine::Scan(std::shared_ptr<const Snapshot
     std::lock_guard lock(table->mu);
     layout.time_index = table->options.time_index;
   }
-  return MakeTimeSeriesScan(table->Sources(), visible, std::move(spec), layout);
+  std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs = table->Sources();
+  if (!table->options.regions.single() && !spec.predicates.empty()) {
+    // Files of regions the predicates rule out are not read (memtables
+    // hold every region's rows).
+    const std::vector<bool> reachable = table->options.regions.Reachable(spec.predicates);
+    std::erase_if(runs, [&](const std::shared_ptr<const TimeSeriesRowSource>& run) {
+      auto* file = dynamic_cast<const RunFile*>(run.get());
+      return file && file->info().region >= 0 && static_cast<size_t>(file->info().region) < reachable.size() &&
+             !reachable[static_cast<size_t>(file->info().region)];
+    });
+  }
+  return MakeTimeSeriesScan(std::move(runs), visible, std::move(spec), layout);
 }
 
 Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value) const {

@@ -73,7 +73,13 @@
 // it, and every table about once a minute; compact_table also merges every
 // window's files into one.
 //
-// Not yet (docs/status.md, issue 21): regions per partition rule.
+// Regions (regions.h). A table's PARTITION ON COLUMNS rules make its
+// regions; a series is in one. The memtables hold every region's rows; a
+// flush and a compaction write a file per time window and region
+// (RunFileInfo.region), compaction groups never mix regions (but files
+// written before regions, which may hold any region's rows, merge with
+// every region's and are split by region), and a scan skips the files of
+// the regions its predicates rule out.
 //
 // Thread safety: every method may be called concurrently.
 #pragma once
@@ -92,6 +98,7 @@
 
 #include "common/procedures.h"
 #include "storage/table_engine.h"
+#include "storage/timeseries/regions.h"
 #include "storage/timeseries/run_file.h"
 #include "storage/timeseries/time_partitions.h"
 #include "storage/timeseries/wal.h"
@@ -109,6 +116,7 @@ struct TimeSeriesTableOptions {
   // How long rows are kept after their time: none = for ever, 0 = not
   // stored at all ('instant': the table only feeds its views).
   std::optional<int64_t> ttl_seconds;
+  RegionRules regions;  // PARTITION ON COLUMNS (regions.h)
 };
 
 // The meta key of a database's committed log position.
@@ -162,6 +170,14 @@ class TimeSeriesEngine : public TableEngine {
   // The rows a table's memtables hold (every version; for tests and
   // statistics).
   size_t MemtableRows(TableId id) const;
+  // Each region's rows (versions, in memtables and files), its share of
+  // the memtables' bytes, and its files (information_schema.
+  // region_statistics).
+  struct RegionStatistics {
+    uint32_t region = 0;
+    uint64_t rows = 0, memtable_bytes = 0, file_bytes = 0, files = 0;
+  };
+  std::vector<RegionStatistics> RegionStatisticsOf(TableId id) const;
   size_t FileCount(TableId id) const;
 
   // Flushes the table's memtables: each (one time window) becomes a file
@@ -173,7 +189,10 @@ class TimeSeriesEngine : public TableEngine {
   // commits of the table's database) and read until the files replace
   // them. Each flush is a procedure (SetProcedures); `background` (the
   // flusher's) ones that flushed nothing are not kept.
-  Result<size_t> FlushTable(TableId id, bool background = false);
+  // With `region` (flush_region): the table's memtables are flushed as
+  // always (they hold every region's rows, and a flush writes a file per
+  // window and region), and the rows of that region are returned.
+  Result<size_t> FlushTable(TableId id, bool background = false, std::optional<uint32_t> region = std::nullopt);
 
   // Starts the background flusher, which flushes tables whose memtables
   // pass the configured sizes (TimeSeriesConfig), woken by commits; Stop
@@ -197,7 +216,9 @@ class TimeSeriesEngine : public TableEngine {
   // compaction): the files of each time window merged into one, else only
   // what the policy asks for. Returns the rows (versions) of the files
   // merged. Each compaction is a procedure, as FlushTable's.
-  Result<size_t> CompactTable(TableId id, bool all, bool background = false);
+  // With `region` (compact_region): only that region's files.
+  Result<size_t> CompactTable(TableId id, bool all, bool background = false,
+                              std::optional<uint32_t> region = std::nullopt);
   // A time window with more files than this is merged.
   static constexpr size_t kMaxFilesPerWindow = 16;
   size_t ExpireAll(int64_t now_micros);
@@ -220,8 +241,8 @@ class TimeSeriesEngine : public TableEngine {
   struct Database;
 
  private:
-  Result<size_t> Flush(TableId id);
-  Result<size_t> Merge(TableId id, bool all);
+  Result<size_t> Flush(TableId id, std::optional<uint32_t> region);
+  Result<size_t> Merge(TableId id, bool all, std::optional<uint32_t> region);
   // Runs `action` as a procedure of `type` on table `id`.
   Result<size_t> AsProcedure(const char* type, TableId id, bool background,
                              const std::function<Result<size_t>()>& action);

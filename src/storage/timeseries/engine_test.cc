@@ -77,7 +77,8 @@ struct Instance {
   std::shared_ptr<TimeSeriesEngine> engine;
   bool append_mode = false;
 
-  Instance(const std::string& dir, bool append = false, TimeSeriesConfig config = {}) : append_mode(append) {
+  Instance(const std::string& dir, bool append = false, TimeSeriesConfig config = {}, RegionRules regions = {})
+      : append_mode(append) {
     store = OpenTestStore(dir);
     engine = std::make_shared<TimeSeriesEngine>(store.get(), dir.empty() ? "" : dir + "/timeseries", config);
     TimeSeriesTableOptions o;
@@ -87,6 +88,7 @@ struct Instance {
     o.unit = TimeUnit::kMicrosecond;
     o.window_seconds = 3600;
     o.append_mode = append;
+    o.regions = std::move(regions);
     engine->AddTable(kTable, o);
     EXPECT_TRUE(store->engines().Add(engine).ok());
     store->engines().Assign(kTable, engine.get());
@@ -397,6 +399,71 @@ TEST(TimeSeriesEngineTest, FlushedFilesAreReadAfterARestartAndOnlyLaterLogRecord
   Instance db(dir.path());
   EXPECT_EQ(db.Read(), expected);
   EXPECT_EQ(db.engine->MemtableRows(kTable), 2u);  // only epoch 2 replayed
+}
+
+// Regions (regions.h): a flush writes a file per window and region, and
+// flush_region counts its region's rows; files written before regions
+// (their meta entries name none) are read as holding any region's rows and
+// split by region when compacted.
+TEST(TimeSeriesEngineTest, FlushesWriteAFilePerRegionAndCompactionSplitsFilesOfNoRegion) {
+  TestDir dir("ts_engine");
+  auto regions = [] {  // host < 'm' is region 0, the rest the default region 1
+    std::string m;
+    EncodeKeyValue(Value::FromString(DataType::Varchar(), "m"), &m);
+    return RegionRules({{{0, RegionCondition::Op::kLt, m}}}, {DataType::Varchar()}, {0});
+  };
+  auto files_per_region = [](const TimeSeriesEngine& engine) {
+    std::vector<uint64_t> out;
+    for (const auto& s : engine.RegionStatisticsOf(kTable)) out.push_back(s.files);
+    return out;
+  };
+  std::vector<std::string> expected;
+  {
+    Instance db(dir.path(), false, {}, regions());
+    WriteLog e1;
+    for (int i = 0; i < 240; i++) {  // four hour windows, 3 hosts below 'm' and 2 above
+      Row r{std::string(1, "abczy"[i % 5]) + "1", int64_t(i) * 60'000'000, i};
+      e1.Put(KeyOf(r), ValueOf(r), 1);
+    }
+    ASSERT_TRUE(db.Commit(1, e1).ok());
+    Result<size_t> flushed = db.engine->FlushTable(kTable, false, 1);
+    ASSERT_TRUE(flushed.ok());
+    EXPECT_EQ(*flushed, 96u);  // region 1's rows; the table's were all flushed
+    EXPECT_EQ(db.engine->MemtableRows(kTable), 0u);
+    EXPECT_EQ(files_per_region(*db.engine), (std::vector<uint64_t>{4, 4}));
+    expected = db.Read();
+    ASSERT_EQ(expected.size(), 240u);
+    // The entries as files written before regions wrote them.
+    MetaWrite w;
+    db.store->ScanMeta("tsfile/", [&](const std::string& key, const std::string& value) {
+      std::optional<RunFileInfo> info = RunFileInfo::FromJson(value);
+      ASSERT_TRUE(info);
+      std::string json = value;
+      const std::string field = ",\"region\":" + std::to_string(info->region);
+      ASSERT_NE(json.find(field), std::string::npos) << json;
+      json.erase(json.find(field), field.size());
+      w.Put(key, json);
+    });
+    ASSERT_TRUE(db.store->CommitMeta(w).ok());
+  }
+  Instance db(dir.path(), false, {}, regions());
+  EXPECT_EQ(db.Read(), expected);
+  ScanSpec spec;
+  spec.table = Desc(false);
+  ColumnPredicate host;
+  host.column = 0;
+  host.value = Value::FromString(DataType::Varchar(), "z1");
+  spec.predicates = {host};
+  std::vector<std::string> z1 = db.Read(db.store->GetSnapshot(), spec);
+  std::erase_if(z1, [](const std::string& r) { return r.rfind("z1|", 0) != 0; });  // the caller's filter
+  EXPECT_EQ(z1.size(), 48u);
+  EXPECT_EQ(files_per_region(*db.engine), (std::vector<uint64_t>{8, 0}));  // counted in region 0
+  ASSERT_TRUE(db.engine->CompactTable(kTable, true).ok());
+  EXPECT_EQ(files_per_region(*db.engine), (std::vector<uint64_t>{4, 4}));
+  EXPECT_EQ(db.Read(), expected);
+  z1 = db.Read(db.store->GetSnapshot(), spec);
+  std::erase_if(z1, [](const std::string& r) { return r.rfind("z1|", 0) != 0; });
+  EXPECT_EQ(z1.size(), 48u);
 }
 
 // The columnar reads of scans that need no key order (scan.h) against the

@@ -136,7 +136,7 @@ std::string RunFileInfo::ToJson() const {
   return json{{"id", id},           {"window_start", window_start}, {"window_end", window_end},
               {"unbounded", unbounded}, {"min_ts", min_ts},        {"max_ts", max_ts},
               {"rows", rows},       {"max_epoch", max_epoch},       {"bytes", bytes},
-              {"columns", columns},     {"plain", plain}}
+              {"columns", columns},     {"plain", plain},               {"region", region}}
       .dump();
 }
 
@@ -155,6 +155,7 @@ std::optional<RunFileInfo> RunFileInfo::FromJson(const std::string& text) {
     i.bytes = j.at("bytes");
     i.columns = j.at("columns");
     i.plain = j.value("plain", false);  // files of session 44 do not say
+    i.region = j.value("region", int64_t{-1});  // nor those before session 47
     return i;
   } catch (const std::exception&) {
     return std::nullopt;

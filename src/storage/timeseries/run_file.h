@@ -56,6 +56,9 @@ struct RunFileInfo {
   // max_epoch the file's rows are its blocks' rows as they are (a scan
   // reads its columns without merging versions).
   bool plain = false;
+  // The region whose rows the file holds (regions.h); -1 for files written
+  // before regions, which may hold rows of any.
+  int64_t region = -1;
   std::string ToJson() const;
   static std::optional<RunFileInfo> FromJson(const std::string& text);
 };
