@@ -401,6 +401,47 @@ TEST(TimeSeriesEngineTest, FlushedFilesAreReadAfterARestartAndOnlyLaterLogRecord
   EXPECT_EQ(db.engine->MemtableRows(kTable), 2u);  // only epoch 2 replayed
 }
 
+// Point reads of many keys at once (a COPY's conflict checks): each key's
+// newest version found in files of many blocks, in memtables over them,
+// deletes and absent keys, whatever order the keys come in.
+TEST(TimeSeriesEngineTest, PointReadsOfManyKeysFindEachInItsBlock) {
+  TestDir dir("ts_engine");
+  Instance db(dir.path());
+  std::mt19937 rng(4711);
+  std::map<std::string, std::optional<std::string>> model;  // nullopt: deleted
+  for (Epoch epoch = 1; epoch <= 4; epoch++) {
+    WriteLog log;
+    for (int i = 0; i < 12000; i++) {
+      Row r{"h" + std::to_string(rng() % 9), int64_t(rng() % 3000) * 1'000'000, int64_t(rng() % 1000)};
+      if (epoch > 1 && rng() % 5 == 0) {
+        log.Delete(KeyOf(r), -1);
+        model[KeyOf(r)] = std::nullopt;
+      } else {
+        log.Put(KeyOf(r), ValueOf(r), 1);
+        model[KeyOf(r)] = ValueOf(r);
+      }
+    }
+    ASSERT_TRUE(db.Commit(epoch, log).ok());
+    if (epoch < 4) ASSERT_TRUE(db.engine->FlushTable(kTable).ok());  // the last epoch stays in memtables
+  }
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : model) keys.push_back(k);
+  for (int i = 0; i < 500; i++) keys.push_back(KeyOf(Row{"h" + std::to_string(rng() % 12), int64_t(rng() % 4000) * 1'000'000 + 1, 0}));
+  std::shuffle(keys.begin(), keys.end(), rng);
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  std::vector<std::optional<std::string>> values;
+  ASSERT_TRUE(db.engine->GetCommittedMany(views, &values).ok());
+  for (size_t i = 0; i < keys.size(); i++) {
+    auto it = model.find(keys[i]);
+    const std::optional<std::string> expected = it == model.end() ? std::nullopt : it->second;
+    ASSERT_EQ(values[i], expected) << i;
+    if (i % 50 != 0) continue;  // one key alone decodes its blocks: a sample
+    std::string one;
+    ASSERT_EQ(db.engine->GetCommitted(keys[i], &one).ok(), expected.has_value()) << i;
+    if (expected) ASSERT_EQ(one, *expected);
+  }
+}
+
 // Regions (regions.h): a flush writes a file per window and region, and
 // flush_region counts its region's rows; files written before regions
 // (their meta entries name none) are read as holding any region's rows and

@@ -274,6 +274,65 @@ void RunFile::CheckBlockColumns(const ColumnBlockView& block, size_t b) const {
       throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} column {} is of another kind", path_, b, c));
 }
 
+std::optional<TimeSeriesRow> RunFile::PointReader::Get(const TimeSeriesKey& key, uint64_t visible) {
+  const std::vector<ColumnFileBlock>& blocks = file_->reader_->blocks();
+  const std::string& series = std::get<0>(key);
+  const int64_t ts = std::get<1>(key);
+  // Blocks are in key order: the first whose largest series is not below
+  // the key's, then those after it that start at or before it.
+  size_t b = static_cast<size_t>(
+      std::partition_point(blocks.begin(), blocks.end(), [&](const ColumnFileBlock& k) { return k.max_series < series; }) -
+      blocks.begin());
+  std::optional<TimeSeriesRow> best;
+  for (; b < blocks.size() && blocks[b].min_series <= series; b++) {
+    if (ts < blocks[b].min_ts || ts > blocks[b].max_ts) continue;
+    if (b != block_index_) {
+      block_index_ = SIZE_MAX;
+      block_ = file_->reader_->ReadBlock(b, std::nullopt);
+      file_->CheckBlockColumns(block_, b);
+      for (size_t c = 0; c < kSystemColumns; c++)
+        if (block_.columns[c]->num_values() != block_.rows)
+          throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has NULL key columns", file_->path_, b));
+      value_index_ = ValueIndexOf(block_, file_->info_.columns.size());
+      block_index_ = b;
+    }
+    const auto& keys = block_.columns[0]->strings;
+    const auto& times = block_.columns[1]->ints;
+    const auto& tails = block_.columns[2]->strings;
+    const auto& epochs = block_.columns[3]->ints;
+    auto before = [&](size_t r) {
+      return std::tie(keys[r], times[r], tails[r]) < std::tie(series, ts, std::get<2>(key));
+    };
+    size_t lo = 0, hi = block_.rows;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (before(mid)) lo = mid + 1;
+      else hi = mid;
+    }
+    // The key's versions, oldest first: the newest visible one (a later
+    // block's, when they go on there, is newer).
+    std::optional<size_t> newest;
+    size_t r = lo;
+    for (; r < block_.rows && keys[r] == series && times[r] == ts && tails[r] == std::get<2>(key); r++)
+      if (static_cast<uint64_t>(epochs[r]) <= visible) newest = r;
+    if (newest) {
+      best.emplace();
+      best->series = series;
+      best->ts = ts;
+      best->tail = std::get<2>(key);
+      best->epoch = static_cast<uint64_t>(epochs[*newest]);
+      best->deleted = block_.columns[4]->ints[*newest] != 0;
+      if (!best->deleted) EncodeRowFrom(block_, file_->info_.columns, *newest, value_index_, &best->fields);
+    }
+    if (r < block_.rows) break;  // the key's versions end here: no later block holds it
+  }
+  return best;
+}
+
+std::optional<TimeSeriesRow> RunFile::Get(const TimeSeriesKey& key, uint64_t visible) const {
+  return PointReader(shared_from_this()).Get(key, visible);
+}
+
 bool RunFile::VersionCursor::Next(TimeSeriesRow* out) {
   const std::vector<ColumnFileBlock>& blocks = file_->reader_->blocks();
   while (row_ == block_.rows) {

@@ -91,7 +91,7 @@ std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDe
 // place, the directory synced.
 Status WriteRunFile(const std::string& path, std::string_view bytes);
 
-class RunFile : public TimeSeriesRowSource {
+class RunFile : public TimeSeriesRowSource, public std::enable_shared_from_this<RunFile> {
  public:
   // Maps the file and checks its index (XX001 when damaged: the Status).
   static Result<std::shared_ptr<RunFile>> Open(const std::string& path, RunFileInfo info);
@@ -125,6 +125,25 @@ class RunFile : public TimeSeriesRowSource {
     ColumnBlockView block_;
     std::vector<size_t> value_index_;
   };
+
+  // Point reads of one file (GetCommittedMany's): the blocks that may hold
+  // a key found by their series and time ranges, the key by binary search
+  // in them; the last block read stays decoded, so keys read in key order
+  // decode each block once.
+  class PointReader {
+   public:
+    explicit PointReader(std::shared_ptr<const RunFile> file) : file_(std::move(file)) {}
+    // The newest version at or below `visible` of exactly `key`. Throws
+    // XX001 on a damaged block.
+    std::optional<TimeSeriesRow> Get(const TimeSeriesKey& key, uint64_t visible);
+
+   private:
+    std::shared_ptr<const RunFile> file_;
+    size_t block_index_ = SIZE_MAX;
+    ColumnBlockView block_;
+    std::vector<size_t> value_index_;
+  };
+  std::optional<TimeSeriesRow> Get(const TimeSeriesKey& key, uint64_t visible) const override;
 
   // The file goes when the last holder drops it.
   void MarkObsolete() { obsolete_ = true; }
