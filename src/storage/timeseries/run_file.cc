@@ -284,8 +284,14 @@ std::optional<TimeSeriesRow> RunFile::PointReader::Get(const TimeSeriesKey& key,
       std::partition_point(blocks.begin(), blocks.end(), [&](const ColumnFileBlock& k) { return k.max_series < series; }) -
       blocks.begin());
   std::optional<TimeSeriesRow> best;
+  bounds_.resize(blocks.size());
+  const TimeSeriesKey wanted{series, ts, std::get<2>(key), 0};
   for (; b < blocks.size() && blocks[b].min_series <= series; b++) {
     if (ts < blocks[b].min_ts || ts > blocks[b].max_ts) continue;
+    if (const auto& known = bounds_[b]) {
+      if (known->second < wanted) continue;  // the block ends before the key
+      if (wanted < known->first) break;      // and this one starts after it
+    }
     if (b != block_index_) {
       block_index_ = SIZE_MAX;
       block_ = file_->reader_->ReadBlock(b, std::nullopt);
@@ -295,6 +301,12 @@ std::optional<TimeSeriesRow> RunFile::PointReader::Get(const TimeSeriesKey& key,
           throw SqlError(sqlstate::kDataCorrupted, fmt::format("{}: block {} has NULL key columns", file_->path_, b));
       value_index_ = ValueIndexOf(block_, file_->info_.columns.size());
       block_index_ = b;
+      if (block_.rows > 0) {
+        const size_t last = block_.rows - 1;
+        bounds_[b] = {TimeSeriesKey{block_.columns[0]->strings[0], block_.columns[1]->ints[0], block_.columns[2]->strings[0], 0},
+                      TimeSeriesKey{block_.columns[0]->strings[last], block_.columns[1]->ints[last],
+                                    block_.columns[2]->strings[last], 0}};
+      }
     }
     const auto& keys = block_.columns[0]->strings;
     const auto& times = block_.columns[1]->ints;

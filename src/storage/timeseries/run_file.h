@@ -128,8 +128,10 @@ class RunFile : public TimeSeriesRowSource, public std::enable_shared_from_this<
 
   // Point reads of one file (GetCommittedMany's): the blocks that may hold
   // a key found by their series and time ranges, the key by binary search
-  // in them; the last block read stays decoded, so keys read in key order
-  // decode each block once.
+  // in them; the last block read stays decoded, and the first and last key
+  // of each block read are kept, so that keys read in key order decode
+  // each block once (a series spans blocks: its later keys skip the
+  // earlier blocks by their last keys).
   class PointReader {
    public:
     explicit PointReader(std::shared_ptr<const RunFile> file) : file_(std::move(file)) {}
@@ -142,6 +144,7 @@ class RunFile : public TimeSeriesRowSource, public std::enable_shared_from_this<
     size_t block_index_ = SIZE_MAX;
     ColumnBlockView block_;
     std::vector<size_t> value_index_;
+    std::vector<std::optional<std::pair<TimeSeriesKey, TimeSeriesKey>>> bounds_;  // per block read
   };
   std::optional<TimeSeriesRow> Get(const TimeSeriesKey& key, uint64_t visible) const override;
 
