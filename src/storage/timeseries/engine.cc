@@ -1043,47 +1043,60 @@ Status TimeSeriesEngine::GetCommitted(const std::string& key, std::string* value
 Status TimeSeriesEngine::GetCommittedMany(const std::vector<std::string_view>& keys,
                                           std::vector<std::optional<std::string>>* values) const {
   values->assign(keys.size(), std::nullopt);
-  // In key order, so that a file's point reads go through its blocks once
-  // (RunFile::PointReader).
-  std::vector<size_t> order(keys.size());
-  for (size_t i = 0; i < order.size(); i++) order[i] = i;
-  if (!std::is_sorted(keys.begin(), keys.end()))
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
-  // The table's runs and visible epoch, taken again only when the table
-  // changes from one key to the next.
-  TableId current = 0;
-  std::shared_ptr<Table> table;
-  std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs;
-  std::vector<std::unique_ptr<RunFile::PointReader>> readers;  // per run, for files
-  uint64_t visible = 0;
-  for (size_t i : order) {
-    const std::string_view key = keys[i];
-    const TableId id = TableIdOfKey(key);
-    if (!table || id != current) {
-      current = id;
-      table = TableOf(id);
-      if (!table) continue;
-      // The runs before the epoch: a compaction in between resolved
-      // versions at a horizon no newer than the epoch read after it.
-      runs = table->Sources();
-      readers.clear();
-      for (const auto& run : runs) {
+  // Each table's runs and visible epoch, taken once: the runs before the
+  // epoch (a compaction in between resolved versions at a horizon no newer
+  // than the epoch read after it).
+  struct TableRuns {
+    std::shared_ptr<Table> table;
+    std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs;
+    std::vector<std::pair<int64_t, int64_t>> times;                // each run's time range
+    std::vector<std::unique_ptr<RunFile::PointReader>> readers;  // per run, for files
+    uint64_t visible = 0;
+  };
+  std::map<TableId, TableRuns> tables;
+  auto runs_of = [&](TableId id) -> TableRuns* {
+    auto [it, fresh] = tables.try_emplace(id);
+    TableRuns& t = it->second;
+    if (fresh && (t.table = TableOf(id))) {
+      t.runs = t.table->Sources();
+      for (const auto& run : t.runs) {
+        t.times.push_back(run->TimeRange());
         auto file = std::dynamic_pointer_cast<const RunFile>(run);
-        readers.push_back(file ? std::make_unique<RunFile::PointReader>(file) : nullptr);
+        t.readers.push_back(file ? std::make_unique<RunFile::PointReader>(file) : nullptr);
       }
       std::shared_lock lock(mu_);
-      auto it = databases_.find(table->options.database_id);
-      visible = it != databases_.end() ? it->second->committed.load()
-                                       : store_->CommittedEpoch(table->options.database_id).value_or(0);
+      auto db = databases_.find(t.table->options.database_id);
+      t.visible = db != databases_.end() ? db->second->committed.load()
+                                         : store_->CommittedEpoch(t.table->options.database_id).value_or(0);
     }
-    if (!table) continue;
+    return t.table ? &t : nullptr;
+  };
+  // The keys some run may hold by its time range (time-ordered ingest
+  // reads none), in key order, so that a file's point reads go through its
+  // blocks once (RunFile::PointReader).
+  std::vector<size_t> order;
+  for (size_t i = 0; i < keys.size(); i++) {
+    TableRuns* t = runs_of(TableIdOfKey(keys[i]));
+    if (!t) continue;
+    const size_t tail = t->table->tail_bytes;
+    if (keys[i].size() < 4 + 2 + kSeriesTimeKeyBytes + tail) continue;
+    const char* at = keys[i].data() + keys[i].size() - tail - kSeriesTimeKeyBytes;
+    const int64_t ts = static_cast<int64_t>(GetFixed64BE(at + 1) ^ (uint64_t(1) << 63));
+    if (std::any_of(t->times.begin(), t->times.end(), [&](const auto& range) { return ts >= range.first && ts <= range.second; }))
+      order.push_back(i);
+  }
+  if (!std::is_sorted(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; }))
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  for (size_t i : order) {
+    TableRuns& t = *runs_of(TableIdOfKey(keys[i]));
     SeriesKey k;
-    if (!SplitSeriesKey(key, table->tail_bytes, &k)) continue;
+    if (!SplitSeriesKey(keys[i], t.table->tail_bytes, &k)) continue;
     std::optional<TimeSeriesRow> newest;
     const TimeSeriesKey wanted{k.series, k.ts, k.tail, 0};
-    for (size_t r = 0; r < runs.size(); r++) {
-      if (!runs[r]->MayHoldTime(k.ts)) continue;  // another window's file: not read
-      std::optional<TimeSeriesRow> row = readers[r] ? readers[r]->Get(wanted, visible) : runs[r]->Get(wanted, visible);
+    for (size_t r = 0; r < t.runs.size(); r++) {
+      if (!t.runs[r]->MayHoldTime(k.ts)) continue;  // another window's file: not read
+      std::optional<TimeSeriesRow> row =
+          t.readers[r] ? t.readers[r]->Get(wanted, t.visible) : t.runs[r]->Get(wanted, t.visible);
       if (row && (!newest || row->epoch > newest->epoch)) newest = std::move(row);
     }
     if (newest && !newest->deleted) (*values)[i] = std::move(newest->fields);
