@@ -46,7 +46,7 @@ std::string RowKey(TableId table_id, const std::vector<int>& dist_key, const std
 void StateTable::EpochLog::IndexFrom(size_t pos) {
   if (!indexed) return;
   for (size_t i = pos; i < ops->size(); i++)
-    if (!(*ops)[i].change_log) index[(*ops)[i].key] = i;  // not the table's rows: see WriteOp
+    if (!(*ops)[i].change_log) index.Put(*ops, i);  // not the table's rows: see WriteOp
 }
 
 bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::string>* value) {
@@ -54,8 +54,8 @@ bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::strin
     indexed = true;
     IndexFrom(0);
   }
-  auto it = index.find(key);
-  if (it == index.end()) {
+  const std::optional<size_t> at = index.Find(*ops, key);
+  if (!at) {
     for (const auto& rows : bulk)
       if (auto found = rows->Find(key)) {
         *value = std::move(found);
@@ -63,7 +63,7 @@ bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::strin
       }
     return false;
   }
-  const WriteOp& op = (*ops)[it->second];
+  const WriteOp& op = (*ops)[*at];
   if (op.is_delete) *value = std::nullopt;
   else *value = std::string(op.value);
   return true;

@@ -26,6 +26,7 @@
 
 #include "common/data_chunk.h"
 #include "storage/bulk_rows.h"
+#include "storage/key_index.h"
 #include "storage/keys.h"
 #include "storage/state_store.h"
 #include "storage/state_table_desc.h"
@@ -133,7 +134,7 @@ class StateTable {
     Epoch epoch = 0;
     std::shared_ptr<WriteLog> ops = TakeSharedWriteLog(0);
     std::vector<std::shared_ptr<const BulkRows>> bulk;  // before every op
-    std::unordered_map<std::string_view, size_t> index;  // keys are views into *ops
+    KeyIndex index;  // of *ops
     bool indexed = false;
     void IndexFrom(size_t pos);
     // Set when the key was written in this epoch (nullopt value = deleted).
