@@ -22,9 +22,16 @@ namespace freshet {
 
 class KeyIndex {
  public:
+  // Room for `keys` keys without growing (an index built over a whole log).
+  void Reserve(size_t keys) {
+    size_t size = 1024;
+    while (size < keys * 2) size *= 2;
+    if (slots_.size() < size) Resize(size);
+  }
+
   // Records ops[i] as the latest write of its key.
   void Put(const WriteLog& ops, size_t i) {
-    if ((used_ + 1) * 2 > slots_.size()) Grow(ops);  // the hashes are kept: the keys are not read again
+    if ((used_ + 1) * 2 > slots_.size()) Resize(slots_.empty() ? 1024 : slots_.size() * 2);
     const std::string_view key = ops[i].key;
     const uint64_t hash = XXH3_64bits(key.data(), key.size());
     for (size_t s = hash & (slots_.size() - 1);; s = (s + 1) & (slots_.size() - 1)) {
@@ -58,9 +65,11 @@ class KeyIndex {
     uint64_t position = 0;  // the op's index + 1; 0: empty
   };
 
-  void Grow(const WriteLog&) {
+  // A table of `size` slots (a power of two) with the entries moved over;
+  // the hashes are kept, so the keys are not read again.
+  void Resize(size_t size) {
     std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 1024 : old.size() * 2, Slot{});
+    slots_.assign(size, Slot{});
     for (const Slot& slot : old) {
       if (slot.position == 0) continue;
       size_t s = slot.hash & (slots_.size() - 1);

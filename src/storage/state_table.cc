@@ -52,6 +52,7 @@ void StateTable::EpochLog::IndexFrom(size_t pos) {
 bool StateTable::EpochLog::Find(const std::string& key, std::optional<std::string>* value) {
   if (!indexed) {
     indexed = true;
+    index.Reserve(ops->size());
     IndexFrom(0);
   }
   const std::optional<size_t> at = index.Find(*ops, key);
