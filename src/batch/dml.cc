@@ -36,14 +36,22 @@ void CheckTimeIndex(const TableCatalog& table, const Vector& times) {
   // may have: TimeWindowSeconds): every timestamp but the infinities and
   // the last centuries of the range. The commit must never meet one it
   // cannot store.
+  // A nanosecond time index spans only 584 years: its values are checked
+  // against the table's own window (the default one, a day, without one).
   static const int64_t kLongestWindow = TimeWindowSeconds("292 years");
+  const bool nanos = times.type().id == TypeId::kTimestampNs;
+  int64_t window = kLongestWindow;
+  if (nanos) {
+    const std::string own = table.timeseries.Option("compaction.twcs.time_window");
+    window = own.empty() ? 86400 : TimeWindowSeconds(own);
+  }
   for (size_t r = 0; r < times.size(); r++) {
     if (times.IsNull(r)) continue;
     const int64_t ts = times.GetInt(r);
-    bool ok = ts != INT64_MAX && ts != INT64_MIN;
+    bool ok = nanos || (ts != INT64_MAX && ts != INT64_MIN);
     if (ok) {
       try {
-        PartitionRangeOf(ts, TimeUnit::kMicrosecond, kLongestWindow);
+        PartitionRangeOf(ts, nanos ? TimeUnit::kNanosecond : TimeUnit::kMicrosecond, window);
       } catch (const SqlError&) {
         ok = false;
       }

@@ -111,6 +111,7 @@ const char* TypeCategory(const DataType& t) {
     case TypeId::kDate:
     case TypeId::kTime:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
     case TypeId::kTimestamptz: return "D";
     case TypeId::kInterval: return "T";
     case TypeId::kArray: return "A";
@@ -130,6 +131,7 @@ const char* TypeAlign(const DataType& t) {
     case TypeId::kFloat64:
     case TypeId::kTime:
     case TypeId::kTimestamp:
+    case TypeId::kTimestampNs:
     case TypeId::kTimestamptz:
     case TypeId::kInterval: return "d";
     case TypeId::kArray: return std::string_view(TypeAlign(t.ElementType())) == "d" ? "d" : "i";

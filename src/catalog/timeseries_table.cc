@@ -93,7 +93,7 @@ Value RuleLiteral(const PartitionRuleTerm& term, const DataType& type, const std
         errno = 0;
         char* end = nullptr;
         const long long v = std::strtoll(term.literal.c_str(), &end, 10);
-        if (term.kind == Literal::kFloat || *end != '\0') throw mismatch();
+        if (*end != '\0') throw mismatch();  // a fraction (integers past int4 come as numeric literals)
         const int64_t limit = type.id == TypeId::kInt16 ? INT16_MAX : type.id == TypeId::kInt32 ? INT32_MAX : INT64_MAX;
         if (errno == ERANGE || v > limit || v < -limit - 1)
           FRESHET_THROW(sqlstate::kNumericValueOutOfRange, "partition rule \"{}\": {} is out of range for type {}", rule,
@@ -190,7 +190,17 @@ RegionRules RegionRulesOf(const TableCatalog& t) {
     }
     rules.push_back(std::move(conditions));
   }
-  return RegionRules(std::move(rules), std::move(tag_types), ts.tags);
+  RegionRules out(std::move(rules), tag_types, ts.tags);
+  // A series' region is read from its key: the tags up to the last one
+  // the rules read must split out of it.
+  for (size_t k = 0; k < out.TagsSplit(); k++)
+    if (!IsPartitionableType(tag_types[k]))
+      FRESHET_THROW(sqlstate::kInvalidTableDefinition,
+                    "PRIMARY KEY column \"{}\" of type {} comes before a partition column: partition columns must come "
+                    "before primary key columns of types other than integer, float, boolean, date, time, timestamp "
+                    "and text",
+                    t.columns[ts.tags[k]].name, tag_types[k].ToString());
+  return out;
 }
 
 TimeSeriesTableOptions EngineOptionsOf(const TableCatalog& t, const Catalog& catalog) {

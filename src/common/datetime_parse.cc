@@ -949,7 +949,7 @@ int64_t ParseTimestampNanos(std::string_view text, const DatetimeClock* clock) {
 
 std::string FormatTimestampNanos(int64_t nanos) {
   const int64_t seconds = FloorDiv(nanos, kNanosPerSecond);
-  const int64_t fraction = nanos - seconds * kNanosPerSecond;
+  const int64_t fraction = FloorMod(nanos, kNanosPerSecond);  // seconds * 10^9 may be past the int64s
   Tm tm = MicrosToTm(seconds * kMicrosPerSecond);
   std::string out;
   AppendDate(&out, tm);

@@ -626,11 +626,10 @@ int64_t TimestampAddInterval(int64_t micros, const Interval& iv) {
 
 int64_t TimestampNanosAddInterval(int64_t nanos, const Interval& iv) {
   const int64_t micros = FloorDiv(nanos, kNanosPerMicro);
-  int64_t out;
-  if (__builtin_add_overflow(TimestampMicrosToNanos(TimestampAddInterval(micros, iv)), nanos - micros * kNanosPerMicro,
-                             &out))
-    throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
-  return out;
+  // In 128 bits: the earliest values' microseconds alone are past the int64s.
+  const __int128 out = __int128(TimestampAddInterval(micros, iv)) * kNanosPerMicro + FloorMod(nanos, kNanosPerMicro);
+  if (out > INT64_MAX || out < INT64_MIN) throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
+  return static_cast<int64_t>(out);
 }
 
 // Month and day steps move the local wall-clock time in `tz` (so a day is 23

@@ -154,7 +154,9 @@ struct DataType {
   // a modifier; timestamp(7..9) is TimestampNs.
   static DataType Timestamp(int32_t p) { return DataType(TypeId::kTimestamp, p, -1); }
   static DataType Timestamptz(int32_t p) { return DataType(TypeId::kTimestamptz, p, -1); }
-  static DataType TimestampNs(int32_t p = 9) { return DataType(TypeId::kTimestampNs, p, -1); }
+  // Without a precision (functions' signatures): 9, and no rounding cast
+  // from 7 or 8.
+  static DataType TimestampNs(int32_t p = -1) { return DataType(TypeId::kTimestampNs, p, -1); }
   // Fractional digits of a timestamp type's values (6 for timestamp,
   // timestamptz without a modifier, 9 for TimestampNs without one).
   int32_t FractionalDigits() const {

@@ -251,7 +251,8 @@ int64_t DateBinIn(const Interval& stride, int64_t source, int64_t origin, int64_
   // Truncation goes toward zero: a source before origin and not on a bin's
   // start belongs to the bin before.
   delta = diff - diff % stride_micros;
-  if (diff < 0 && diff % stride_micros != 0) delta -= stride_micros;
+  if (diff < 0 && diff % stride_micros != 0 && __builtin_sub_overflow(delta, stride_micros, &delta))
+    throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
   if (__builtin_add_overflow(origin, delta, &result) || (infinities && !IsFiniteDatetime(result))) {
     throw SqlError(sqlstate::kDatetimeFieldOverflow, "timestamp out of range");
   }

@@ -1343,7 +1343,10 @@ std::vector<PartitionRuleTerm> ParsePartitionRule(const std::string& rule) {
   }
   if (stmts.size() != 1 || !stmts[0].node || stmts[0].node->node_case != PG_QUERY__NODE__NODE_SELECT_STMT) throw fail();
   const PgQuery__SelectStmt* select = stmts[0].node->select_stmt;
-  if (!select->where_clause || select->n_from_clause || select->group_clause || select->n_target_list != 1) throw fail();
+  if (!select->where_clause || select->n_from_clause || select->n_group_clause || select->having_clause ||
+      select->n_sort_clause || select->limit_count || select->limit_offset || select->n_window_clause ||
+      select->n_target_list != 1 || select->n_values_lists || select->op != PG_QUERY__SET_OPERATION__SETOP_NONE)
+    throw fail();
   std::vector<const PgQuery__Node*> comparisons;
   std::function<void(const PgQuery__Node*)> conjuncts = [&](const PgQuery__Node* n) {
     if (n->node_case == PG_QUERY__NODE__NODE_BOOL_EXPR && n->bool_expr->boolop == PG_QUERY__BOOL_EXPR_TYPE__AND_EXPR) {

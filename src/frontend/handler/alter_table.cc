@@ -1608,6 +1608,14 @@ StatementOutcome HandleRename(const HandlerArgs& args) {
       if (!col.generated.empty()) col.generated = RenameColumnInExpression(col.generated, r->subname, r->newname);
     if (i == next.watermark_column)
       next.watermark_expr = RenameColumnInExpression(next.watermark_expr, r->subname, r->newname);
+    // A time-series table's partition rules name their columns.
+    for (auto& column : next.timeseries.partition_columns)
+      if (column == r->subname) column = r->newname;
+    for (auto& rule : next.timeseries.partition_rules) {
+      const std::vector<std::string> reads = ColumnsInExpression(rule);
+      if (std::find(reads.begin(), reads.end(), r->subname) != reads.end())
+        rule = RenameColumnInExpression(rule, r->subname, r->newname);
+    }
     auto rename_referenced = [&](TableCatalog* table) {
       bool touched = false;
       for (auto& fk : table->constraints)

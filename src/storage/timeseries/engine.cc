@@ -107,6 +107,10 @@ class RegionFileBuilders {
 struct TimeSeriesEngine::Table {
   TableId id = 0;
   TimeSeriesTableOptions options;
+  // The regions, fixed when the table is added (options.regions as given
+  // then): flushes and compactions use them without the table's lock while
+  // UpdateTable replaces the options.
+  std::shared_ptr<const RegionRules> regions;
   size_t tail_bytes = 0;
   std::shared_ptr<std::atomic<uint64_t>> next_memtable_id = std::make_shared<std::atomic<uint64_t>>(1);
   mutable std::mutex mu;
@@ -270,6 +274,7 @@ void TimeSeriesEngine::AddTable(TableId id, TimeSeriesTableOptions options) {
   if (!options.window_seconds) options.window_seconds = config_.default_window_seconds;
   table->partitions = std::make_unique<TimePartitions>(options.window_seconds, options.unit, /*append_mode=*/false,
                                                        table->next_memtable_id);
+  table->regions = std::make_shared<const RegionRules>(options.regions);
   table->options = std::move(options);
   std::unique_lock lock(mu_);
   tables_[id] = std::move(table);
@@ -369,7 +374,7 @@ Result<size_t> TimeSeriesEngine::Flush(TableId id, std::optional<uint32_t> regio
   }
   // The rows flushed: a region's (flush_region; the table's memtables hold
   // every region's rows and are flushed together) or all.
-  const RegionRules& rules = table->options.regions;
+  const RegionRules& rules = *table->regions;
   size_t rows = 0;
   if (!region) {
     for (const auto& m : to_flush) rows += m->num_rows();
@@ -538,14 +543,18 @@ Result<size_t> TimeSeriesEngine::Merge(TableId id, bool all, std::optional<uint3
   std::vector<size_t> group(files.size());
   for (size_t i = 0; i < files.size(); i++) group[i] = i;
   std::function<size_t(size_t)> root = [&](size_t i) { return group[i] == i ? i : group[i] = root(group[i]); };
+  // A table of one region sweeps all its files together, whatever regions
+  // they name (files of rules no longer used).
+  const bool one_region = table->regions->single();
+  auto region_of = [&](const RunFileInfo& f) { return one_region ? int64_t{0} : f.region; };
   std::set<int64_t> regions;
-  for (const auto& f : files) regions.insert(f->info().region);
+  for (const auto& f : files) regions.insert(region_of(f->info()));
   for (int64_t r : regions) {
     if (r < 0 && regions.size() > 1) continue;  // swept with each region
     int64_t reach = INT64_MIN;
     std::optional<size_t> previous;
     for (size_t i = 0; i < files.size(); i++) {
-      if (files[i]->info().region != r && files[i]->info().region >= 0) continue;
+      if (region_of(files[i]->info()) != r && region_of(files[i]->info()) >= 0) continue;
       if (previous && files[i]->info().min_ts <= reach) group[root(i)] = root(*previous);
       reach = previous ? std::max(reach, files[i]->info().max_ts) : files[i]->info().max_ts;
       previous = i;
@@ -556,7 +565,7 @@ Result<size_t> TimeSeriesEngine::Merge(TableId id, bool all, std::optional<uint3
     RunFileInfo window = files[i]->info();
     if (!window.unbounded && window.window_start == window.window_end)  // a file of session 44
       SetWindow(*table, window.min_ts, &window);
-    windows[{window.region, window.unbounded, window.window_start, window.window_end}].push_back(i);
+    windows[{region_of(window), window.unbounded, window.window_start, window.window_end}].push_back(i);
   }
   for (const auto& [window, members] : windows)
     if (all || members.size() > kMaxFilesPerWindow)
@@ -610,7 +619,7 @@ Status TimeSeriesEngine::MergeFiles(Table& table, const std::vector<std::shared_
       if (cursors[i].Next(&h.row)) heap.push_back(std::move(h));
     }
     std::make_heap(heap.begin(), heap.end(), later);
-    RegionFileBuilders builder(table.options.regions, desc, info, &next_file_id_);
+    RegionFileBuilders builder(*table.regions, desc, info, &next_file_id_);
     std::vector<TimeSeriesRow> versions;  // of one key, oldest first
     auto resolve = [&] {
       // Every version past the horizon, and the newest at or below it
@@ -743,7 +752,7 @@ TimeSeriesEngine::Database& TimeSeriesEngine::DatabaseOf(uint32_t database_id) {
 std::vector<TimeSeriesEngine::RegionStatistics> TimeSeriesEngine::RegionStatisticsOf(TableId id) const {
   std::shared_ptr<Table> table = TableOf(id);
   if (!table) return {};
-  const RegionRules& rules = table->options.regions;
+  const RegionRules& rules = *table->regions;
   std::vector<RegionStatistics> out(rules.count());
   for (uint32_t r = 0; r < out.size(); r++) out[r].region = r;
   // Memtables hold every region's rows: their bytes are shared out by rows.
@@ -1019,10 +1028,10 @@ std::unique_ptr<ChunkScan> TimeSeriesEngine::Scan(std::shared_ptr<const Snapshot
     layout.time_index = table->options.time_index;
   }
   std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs = table->Sources();
-  if (!table->options.regions.single() && !spec.predicates.empty()) {
+  if (!table->regions->single() && !spec.predicates.empty()) {
     // Files of regions the predicates rule out are not read (memtables
     // hold every region's rows).
-    const std::vector<bool> reachable = table->options.regions.Reachable(spec.predicates);
+    const std::vector<bool> reachable = table->regions->Reachable(spec.predicates);
     std::erase_if(runs, [&](const std::shared_ptr<const TimeSeriesRowSource>& run) {
       auto* file = dynamic_cast<const RunFile*>(run.get());
       return file && file->info().region >= 0 && static_cast<size_t>(file->info().region) < reachable.size() &&
@@ -1045,7 +1054,7 @@ Status TimeSeriesEngine::GetCommittedMany(const std::vector<std::string_view>& k
   values->assign(keys.size(), std::nullopt);
   // Each table's runs and visible epoch, taken once: the runs before the
   // epoch (a compaction in between resolved versions at a horizon no newer
-  // than the epoch read after it).
+  // than the epoch read after it), their time ranges after it.
   struct TableRuns {
     std::shared_ptr<Table> table;
     std::vector<std::shared_ptr<const TimeSeriesRowSource>> runs;
@@ -1059,15 +1068,19 @@ Status TimeSeriesEngine::GetCommittedMany(const std::vector<std::string_view>& k
     TableRuns& t = it->second;
     if (fresh && (t.table = TableOf(id))) {
       t.runs = t.table->Sources();
+      {
+        std::shared_lock lock(mu_);
+        auto db = databases_.find(t.table->options.database_id);
+        t.visible = db != databases_.end() ? db->second->committed.load()
+                                           : store_->CommittedEpoch(t.table->options.database_id).value_or(0);
+      }
+      // The time ranges after the epoch: a memtable's holds every row of
+      // epochs up to it by then.
       for (const auto& run : t.runs) {
         t.times.push_back(run->TimeRange());
         auto file = std::dynamic_pointer_cast<const RunFile>(run);
         t.readers.push_back(file ? std::make_unique<RunFile::PointReader>(file) : nullptr);
       }
-      std::shared_lock lock(mu_);
-      auto db = databases_.find(t.table->options.database_id);
-      t.visible = db != databases_.end() ? db->second->committed.load()
-                                         : store_->CommittedEpoch(t.table->options.database_id).value_or(0);
     }
     return t.table ? &t : nullptr;
   };

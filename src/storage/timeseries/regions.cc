@@ -102,13 +102,20 @@ bool IsPartitionableType(const DataType& t) {
 }
 
 RegionRules::RegionRules(std::vector<RegionRule> rules, std::vector<DataType> tag_types, std::vector<int> tag_columns)
-    : rules_(std::move(rules)), tag_types_(std::move(tag_types)), tag_columns_(std::move(tag_columns)) {}
+    : rules_(std::move(rules)), tag_types_(std::move(tag_types)), tag_columns_(std::move(tag_columns)) {
+  for (const RegionRule& rule : rules_)
+    for (const RegionCondition& c : rule)
+      split_tags_ = std::max({split_tags_, c.tag + 1, static_cast<size_t>(c.other_tag + 1)});
+}
+
+size_t RegionRules::TagsSplit() const { return split_tags_; }
 
 bool RegionRules::SplitTags(std::string_view series, std::vector<std::string_view>* fields) const {
   fields->clear();
   if (series.size() < 2) return false;
   size_t at = 2;  // the vnode
-  for (const DataType& type : tag_types_) {
+  for (size_t k = 0; k < split_tags_; k++) {
+    const DataType& type = tag_types_[k];
     if (at >= series.size()) return false;
     const size_t start = at;
     if (series[at++] != kNotNullMarker) {  // NULL: the marker alone
@@ -129,7 +136,7 @@ bool RegionRules::SplitTags(std::string_view series, std::vector<std::string_vie
     }
     fields->push_back(series.substr(start, at - start));
   }
-  return at == series.size();
+  return true;  // the tags after those the rules read are not looked at
 }
 
 bool RegionRules::Holds(const RegionRule& rule, const std::vector<std::string_view>& fields) const {
@@ -215,7 +222,7 @@ std::vector<bool> RegionRules::Reachable(const ColumnPredicates& predicates) con
   }
   for (const auto& [k, values] : choices)
     if (values.empty()) return reachable;  // no row at all: nothing to rule out by
-  std::vector<std::string_view> fields(tag_types_.size());
+  std::vector<std::string_view> fields(split_tags_);
   std::vector<size_t> at(read.size(), 0);
   for (size_t n = 0; n < combinations; n++) {
     for (size_t i = 0; i < read.size(); i++) fields[read[i]] = choices[read[i]][at[i]];

@@ -59,8 +59,14 @@ class RegionRules {
   // IN) to values that all fall in rule regions. Conservative: others stay.
   std::vector<bool> Reachable(const ColumnPredicates& predicates) const;
 
+  // How many tags, from the first, a series key is split into: up to the
+  // last one a rule reads (those must be of partitionable types; the
+  // others are never looked at).
+  size_t TagsSplit() const;
+
  private:
-  // Splits the tags' fields out of a series key; false when malformed.
+  // Splits the first TagsSplit() tags' fields out of a series key; false
+  // when malformed.
   bool SplitTags(std::string_view series, std::vector<std::string_view>* fields) const;
   bool Holds(const RegionRule& rule, const std::vector<std::string_view>& fields) const;
   // The key bytes a predicate value of tag k stands for; nullopt when it
@@ -70,6 +76,7 @@ class RegionRules {
   std::vector<RegionRule> rules_;
   std::vector<DataType> tag_types_;
   std::vector<int> tag_columns_;
+  size_t split_tags_ = 0;
 };
 
 // Whether a tag of this type may be a partition column (its key bytes
