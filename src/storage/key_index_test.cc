@@ -22,8 +22,9 @@ TEST(KeyIndexTest, FindsEachKeysLatestWrite) {
     ops.Put(key, "v", 1);
     index.Put(ops, ops.size() - 1);
     latest[key] = ops.size() - 1;
-    if (i % 997 == 0)
+    if (i % 997 == 0) {
       for (const auto& [k, at] : latest) ASSERT_EQ(index.Find(ops, k), std::optional<size_t>(at)) << k;
+    }
   }
   for (const auto& [k, at] : latest) ASSERT_EQ(index.Find(ops, k), std::optional<size_t>(at));
   EXPECT_EQ(index.Find(ops, "k20000"), std::nullopt);
