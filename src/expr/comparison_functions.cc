@@ -31,6 +31,33 @@ void RegisterCompare(FunctionRegistry* r, DataType t) {
   RegisterFn(r, ">=", {t, t}, b, StrictFn<T, T>([](A x, A y) { return Compare3(x, y) >= 0; }));
 }
 
+// timestamp(9) with timestamp, either way round: exact, the microseconds
+// widened (rounding the nanoseconds, as the implicit cast would, would put
+// 23:59:59.9999996 at midnight); the infinities lie beyond every
+// nanosecond timestamp.
+void RegisterNanosMicrosCompare(FunctionRegistry* r) {
+  const DataType b = DataType::Boolean();
+  const DataType nanos = DataType::TimestampNs(), micros = DataType::Timestamp();
+  auto compare = [](int64_t ns, int64_t us) {
+    if (us == kDatetimeInfinity) return -1;
+    if (us == kDatetimeMinusInfinity) return 1;
+    const __int128 widened = __int128(us) * kNanosPerMicro;
+    return ns < widened ? -1 : ns > widened ? 1 : 0;
+  };
+  auto both = [&](const char* op, auto holds) {
+    RegisterFn(r, op, {nanos, micros}, b,
+               StrictFn<int64_t, int64_t>([=](int64_t x, int64_t y) { return holds(compare(x, y)); }));
+    RegisterFn(r, op, {micros, nanos}, b,
+               StrictFn<int64_t, int64_t>([=](int64_t x, int64_t y) { return holds(-compare(y, x)); }));
+  };
+  both("=", [](int c) { return c == 0; });
+  both("<>", [](int c) { return c != 0; });
+  both("<", [](int c) { return c < 0; });
+  both("<=", [](int c) { return c <= 0; });
+  both(">", [](int c) { return c > 0; });
+  both(">=", [](int c) { return c >= 0; });
+}
+
 // jsonb compares by value in PostgreSQL's order (common/json.h,
 // JsonbSortKey): '1.0' = '1', [2] < [10].
 void RegisterJsonbCompare(FunctionRegistry* r) {
@@ -461,6 +488,7 @@ void RegisterComparisonFunctions(FunctionRegistry* r) {
   RegisterCompare<int64_t>(r, DataType::Timestamp());
   RegisterCompare<int64_t>(r, DataType::Timestamptz());
   RegisterCompare<int64_t>(r, DataType::TimestampNs());
+  RegisterNanosMicrosCompare(r);
   RegisterCompare<Interval>(r, DataType::Interval());
   RegisterCompare<int64_t>(r, DataType::Oid());  // also regclass & co. (same TypeId)
   RegisterCompare<int64_t>(r, DataType::AnyEnum());  // by position: declaration order (both of one enum type)
