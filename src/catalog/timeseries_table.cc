@@ -114,20 +114,18 @@ Value RuleLiteral(const PartitionRuleTerm& term, const DataType& type, const std
         return Value::FromString(type, std::move(s));
       }
       case TypeId::kDate:
-        if (term.kind != Literal::kString) throw mismatch();
-        return Value::FromInt(type, ParseDate(term.literal));
       case TypeId::kTime:
-        if (term.kind != Literal::kString) throw mismatch();
-        return Value::FromInt(type, ParseTime(term.literal));
       case TypeId::kTimestamp:
-        if (term.kind != Literal::kString) throw mismatch();
-        return Value::FromInt(type, ParseTimestamp(term.literal));
       case TypeId::kTimestampNs:
+      case TypeId::kTimestamptz: {  // a timestamptz without a zone is UTC: rules have no session
         if (term.kind != Literal::kString) throw mismatch();
-        return Value::FromInt(type, ParseTimestampNanos(term.literal));
-      case TypeId::kTimestamptz:  // a literal without a zone is UTC: rules have no session
-        if (term.kind != Literal::kString) throw mismatch();
-        return Value::FromInt(type, ParseTimestamptz(term.literal, TimeZone()));
+        const std::string& s = term.literal;
+        return Value::FromInt(type, type.id == TypeId::kDate          ? ParseDate(s)
+                                    : type.id == TypeId::kTime        ? ParseTime(s)
+                                    : type.id == TypeId::kTimestamp   ? ParseTimestamp(s)
+                                    : type.id == TypeId::kTimestampNs ? ParseTimestampNanos(s)
+                                                                      : ParseTimestamptz(s, TimeZone()));
+      }
       default: throw mismatch();
     }
   } catch (const SqlError& e) {

@@ -104,9 +104,10 @@ class Connection : public ResultSink {
     // values, in microseconds, in text as in binary: drivers read at most
     // six fractional digits (psycopg 3 refuses more), as PGAdapter found.
     // Its text (ts::text, COPY TO) keeps the nanoseconds.
-    std::vector<std::optional<Vector>> as_micros(chunk.num_columns());
+    std::vector<std::optional<Vector>> as_micros;
     for (size_t c = 0; c < chunk.num_columns(); c++)
       if (chunk.column(c).type().id == TypeId::kTimestampNs) {
+        as_micros.resize(chunk.num_columns());
         EvalContext cast_ctx = ctx;
         as_micros[c] = CastVector(chunk.column(c), DataType::Timestamp(), cast_ctx);
       }
@@ -115,7 +116,7 @@ class Connection : public ResultSink {
       try {
         PutInt16(static_cast<int16_t>(chunk.num_columns()));
         for (size_t c = 0; c < chunk.num_columns(); c++) {
-          const Vector& v = as_micros[c] ? *as_micros[c] : chunk.column(c);
+          const Vector& v = c < as_micros.size() && as_micros[c] ? *as_micros[c] : chunk.column(c);
           if (v.IsNull(r)) {
             PutInt32(-1);
             continue;

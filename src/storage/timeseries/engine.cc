@@ -379,8 +379,13 @@ Result<size_t> TimeSeriesEngine::Flush(TableId id, std::optional<uint32_t> regio
   if (!region) {
     for (const auto& m : to_flush) rows += m->num_rows();
   } else {
+    std::string last;  // a series' rows are together: its region is looked up once
+    bool in_region = false;
     for (const auto& m : to_flush)
-      m->ForEachVersion([&](const TimeSeriesRow& row) { rows += rules.RegionOf(row.series) == *region; });
+      m->ForEachVersion([&](const TimeSeriesRow& row) {
+        if (row.series != last) in_region = rules.RegionOf(row.series) == *region, last = row.series;
+        rows += in_region;
+      });
   }
   if (dir_.empty() || to_flush.empty()) return rows;
   const StateTableDesc desc = CurrentDescription(*table);
