@@ -4,7 +4,8 @@
 // the next chunk (at most kChunkSize rows, never empty) and returns true, or
 // returns false when exhausted. Executors form a tree built from a plan by
 // BuildExecutor (executor_builder.h); each owns its children. They run on
-// the thread of the statement, read storage at the statement's snapshot
+// the thread of the statement (but for the second thread of a large scan or
+// of a partitioned aggregation, which keep to their own executors), read storage at the statement's snapshot
 // (ExecContext), and report errors as SqlError. An executor checks the
 // statement's cancel flag between chunks, so CancelRequest stops a query
 // within one chunk's work.
@@ -13,6 +14,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "catalog/catalog.h"
@@ -75,6 +77,20 @@ struct ExecContext {
   // allocation when it started (common/thread_memory.h).
   int64_t memory_limit = 0;
   int64_t memory_at_start = 0;
+
+  // Whether the statement may use a second thread (large scans, aggregation
+  // partitioned by vnodes): off with batch_parallelism = 1 or
+  // max_parallel_workers_per_gather = 0.
+  bool parallel = true;
+  // Set in the context of one partition of a partitioned plan
+  // (parallel_aggregate.cc): its scans read only vnodes [begin, end), on
+  // the partition's thread; `aborted` ends the partition early (its
+  // sibling failed or the consumer stopped).
+  struct VnodeRange {
+    int begin = 0, end = 0;
+  };
+  std::optional<VnodeRange> vnode_partition;
+  const std::atomic<bool>* aborted = nullptr;
 
   // The rows of a relation the statement reads (the spec's table): with
   // latest_rows, a whole-key lookup reads the latest applied rows

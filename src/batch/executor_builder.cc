@@ -51,7 +51,11 @@ ExecutorPtr BuildExecutor(const PlanNode& plan, ExecContext& ctx) {
     case PlanNode::Kind::kValues: return MakeValues(static_cast<const ValuesNode&>(plan), ctx);
     case PlanNode::Kind::kFilter: return MakeFilter(static_cast<const FilterNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kProject: return MakeProject(static_cast<const ProjectNode&>(plan), child(0), ctx);
-    case PlanNode::Kind::kAggregate: return MakeHashAggregate(static_cast<const AggregateNode&>(plan), child(0), ctx);
+    case PlanNode::Kind::kAggregate: {
+      const auto& node = static_cast<const AggregateNode&>(plan);
+      if (ExecutorPtr partitioned = MakePartitionedAggregate(node, ctx)) return partitioned;
+      return MakeHashAggregate(node, child(0), ctx);
+    }
     case PlanNode::Kind::kJoin: return MakeJoin(static_cast<const JoinNode&>(plan), child(0), child(1), ctx);
     case PlanNode::Kind::kLateralJoin: return MakeLateralJoin(static_cast<const LateralJoinNode&>(plan), child(0), ctx);
     case PlanNode::Kind::kSort: return MakeSort(static_cast<const SortNode&>(plan), child(0), -1, ctx);
@@ -103,7 +107,7 @@ std::unique_ptr<ChunkScan> ExecContext::Scan(ScanSpec spec) const {
 }
 
 void ExecContext::CheckCancelled() const {
-  if (cancelled && cancelled->load(std::memory_order_relaxed))
+  if ((cancelled && cancelled->load(std::memory_order_relaxed)) || (aborted && aborted->load(std::memory_order_relaxed)))
     throw SqlError(sqlstate::kQueryCanceled, "canceling statement due to user request");
   if (memory_limit > 0) {
     int64_t used = ThreadMemory::Net() - memory_at_start;

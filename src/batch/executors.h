@@ -18,6 +18,13 @@ ExecutorPtr MakeProjectSet(const ProjectSetNode& node, ExecutorPtr child, ExecCo
 ExecutorPtr MakeHop(const HopNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeWindow(const WindowNode& node, ExecutorPtr child, ExecContext& ctx);
 ExecutorPtr MakeHashAggregate(const AggregateNode& node, ExecutorPtr child, ExecContext& ctx);
+// parallel_aggregate.cc: the aggregation run as two partitions over halves
+// of the vnodes of the table it reads, on two threads, when its groups
+// cannot span partitions; null when it cannot be (then MakeHashAggregate).
+ExecutorPtr MakePartitionedAggregate(const AggregateNode& node, ExecContext& ctx);
+// Whether the scan is large enough for two threads and splittable by vnodes
+// (not narrowed to keys by its predicates, no transaction's own writes).
+bool ScanSplitsByVnodes(const ScanNode& node, ExecContext& ctx);
 ExecutorPtr MakeJoin(const JoinNode& node, ExecutorPtr left, ExecutorPtr right, ExecContext& ctx);
 // The right input is built from the plan for each left row.
 ExecutorPtr MakeLateralJoin(const LateralJoinNode& node, ExecutorPtr left, ExecContext& ctx);

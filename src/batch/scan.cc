@@ -318,25 +318,62 @@ std::unique_ptr<ChunkScan> ScanIndex(const ScanNode& node, const std::vector<boo
 
 }  // namespace
 
-ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
-  TableId table = node.table->id;
+namespace {
+
+ScanSpec SpecOf(const ScanNode& node, const std::vector<bool>& wanted, ColumnPredicates predicates, int vnode_begin,
+                int vnode_end) {
+  ScanSpec s;
+  s.table = node.table->StorageDesc();
+  s.projection = wanted;
+  s.vnode_begin = vnode_begin;
+  s.vnode_end = vnode_end;
+  s.predicates = std::move(predicates);
+  return s;
+}
+
+std::vector<bool> WantedColumns(const ScanNode& node) {
   std::vector<bool> wanted = node.used_columns;
   if (wanted.empty()) wanted.assign(node.table->columns.size(), true);
-  bool own_writes = ctx.pending && ctx.pending->Find(table);
+  return wanted;
+}
+
+bool LargeForOneThread(const ScanNode& node, const ExecContext& ctx) {
+  const TableStatistics stats =
+      ctx.store->engines().For(node.table->id).Statistics(node.table->id, ctx.ReadSnapshot().get());
+  return stats.bytes >= kParallelScanBytes || stats.rows >= kParallelScanRows;
+}
+
+}  // namespace
+
+bool ScanSplitsByVnodes(const ScanNode& node, ExecContext& ctx) {
+  if (!ctx.parallel || ctx.vnode_partition || node.index || std::thread::hardware_concurrency() < 2) return false;
+  if (ctx.pending && ctx.pending->Find(node.table->id)) return false;
+  if (!LargeForOneThread(node, ctx)) return false;
+  // A row-store table's full scan is served from (and fills) the scan
+  // cache, one thread; the columnar engine's scans split by vnodes.
+  std::unique_ptr<ChunkScan> scan =
+      ctx.Scan(SpecOf(node, WantedColumns(node), EvaluatePredicates(node.predicates, node.table->columns, ctx), 0,
+                      kVnodeCount));
+  return !scan->complete() && scan->splittable();
+}
+
+ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
+  TableId table = node.table->id;
+  std::vector<bool> wanted = WantedColumns(node);
   const TableEngine& engine = ctx.store->engines().For(table);
+  if (ctx.vnode_partition) {
+    // One partition's part of the table (ScanSplitsByVnodes said it can be).
+    return std::make_unique<ScanExecutor>(
+        engine.Scan(ctx.ReadSnapshot(), SpecOf(node, wanted, EvaluatePredicates(node.predicates, node.table->columns, ctx),
+                                               ctx.vnode_partition->begin, ctx.vnode_partition->end)),
+        ctx);
+  }
+  bool own_writes = ctx.pending && ctx.pending->Find(table);
   if (node.index && !own_writes)
     if (std::unique_ptr<ChunkScan> from_index = ScanIndex(node, wanted, ctx))
       return std::make_unique<ScanExecutor>(std::move(from_index), ctx);
   ColumnPredicates predicates = EvaluatePredicates(node.predicates, node.table->columns, ctx);
-  auto spec = [&](int vnode_begin, int vnode_end) {
-    ScanSpec s;
-    s.table = node.table->StorageDesc();
-    s.projection = wanted;
-    s.vnode_begin = vnode_begin;
-    s.vnode_end = vnode_end;
-    s.predicates = predicates;
-    return s;
-  };
+  auto spec = [&](int vnode_begin, int vnode_end) { return SpecOf(node, wanted, predicates, vnode_begin, vnode_end); };
   ScanSpec whole = spec(0, kVnodeCount);
   if (own_writes) whole.overlay = PendingWrites(node, ctx);
   std::unique_ptr<ChunkScan> scan = ctx.Scan(std::move(whole));
@@ -361,9 +398,7 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
     }
   }
   ExecutorPtr executor;
-  const TableStatistics stats = engine.Statistics(table, ctx.ReadSnapshot().get());
-  if (!own_writes && std::thread::hardware_concurrency() > 1 &&
-      (stats.bytes >= kParallelScanBytes || stats.rows >= kParallelScanRows)) {
+  if (!own_writes && ctx.parallel && std::thread::hardware_concurrency() > 1 && LargeForOneThread(node, ctx)) {
     scan.reset();
     executor = std::make_unique<ParallelScanExecutor>(engine.Scan(ctx.ReadSnapshot(), spec(0, kVnodeCount / 2)),
                                                       engine.Scan(ctx.ReadSnapshot(), spec(kVnodeCount / 2, kVnodeCount)), ctx);

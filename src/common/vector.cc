@@ -225,8 +225,26 @@ Vector Vector::Take(const std::vector<uint32_t>& sel) const {
 
 Vector Vector::Constant(const Value& v, size_t n) {
   Vector out(v.type());
-  out.Reserve(n);
-  for (size_t i = 0; i < n; i++) out.Append(v);
+  if (v.is_null()) {
+    out.AppendNulls(n);
+    return out;
+  }
+  // Filled array by array: constants are evaluated for every chunk of a
+  // scan (a filter's bounds, date_trunc's unit), so this is a hot path.
+  Buffers& d = out.mut();
+  d.validity.assign(n, 1);
+  switch (out.physical_) {
+    case PhysicalType::kInt64: d.ints.assign(n, v.int_value()); break;
+    case PhysicalType::kDouble: {
+      double f = v.float_value();
+      if (out.type_.id == TypeId::kFloat32) f = static_cast<double>(static_cast<float>(f));
+      d.floats.assign(n, f);
+      break;
+    }
+    case PhysicalType::kDecimal: d.decimals.assign(n, v.decimal_value()); break;
+    case PhysicalType::kInterval: d.intervals.assign(n, v.interval_value()); break;
+    case PhysicalType::kString: d.strings.assign(n, v.string_value()); break;
+  }
   return out;
 }
 

@@ -36,11 +36,15 @@ FunctionRegistry::FunctionRegistry() {
   RegisterWindowFunctions(this);
   RegisterArrayFunctions(this);
   RegisterStructFunctions(this);
+  registering_session_bound_ = true;
   RegisterCatalogFunctions(this);
   RegisterSequenceFunctions(this);
+  registering_session_bound_ = false;
   RegisterJsonFunctions(this);
   RegisterEnumFunctions(this);
+  registering_session_bound_ = true;
   RegisterAdminFunctions(this);
+  registering_session_bound_ = false;
   RegisterUuidFunctions(this);
   RegisterOrderedSetFunctions(this);
 }
@@ -60,6 +64,7 @@ std::unique_ptr<Expression> CallExactly(const std::string& name, std::vector<std
 }
 
 void FunctionRegistry::Register(ScalarFunction f) {
+  if (registering_session_bound_) f.session_bound = true;
   std::string name = f.name;
   functions_[name].push_back(std::move(f));
 }

@@ -47,6 +47,10 @@ struct ScalarFunction {
   // modifiers or that need constant arguments checked at bind time (e.g.
   // clamp's bounds). May be empty.
   std::function<void(const std::vector<DataType>& arg_types)> check;
+  // Reads or changes the session or the catalog through EvalContext (the
+  // catalog, sequence and admin functions): evaluated only on the
+  // statement's own thread. Set by the registry.
+  bool session_bound = false;
 };
 
 // Whether a function may return another value at each call within one
@@ -70,6 +74,7 @@ class FunctionRegistry {
  private:
   FunctionRegistry();
   std::unordered_map<std::string, std::vector<ScalarFunction>> functions_;
+  bool registering_session_bound_ = false;  // Register marks functions session_bound
 };
 
 // A call of `name`'s registered signature over exactly its arguments'

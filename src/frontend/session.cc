@@ -404,6 +404,8 @@ const Session::StatementSettings& Session::settings() const {
   s.lock_timeout_ms = variables_.DurationMs("lock_timeout");
   s.statement_memory_limit = ParseMemorySetting(variables_.Get("statement_memory_limit")).value_or(0);
   if (s.statement_memory_limit == 0) s.statement_memory_limit = DefaultMemoryLimit();
+  s.parallel_batch =
+      variables_.Get("batch_parallelism") != "1" && variables_.Get("max_parallel_workers_per_gather") != "0";
   s.client_min_messages = ParseMessageLevel(variables_.Get("client_min_messages")).value_or(MessageLevel::kNotice);
   settings_ = s;
   return settings_;

@@ -191,6 +191,9 @@ class Session : public SequenceAccess, public SessionAccess {
     bool implicit_flush = false;       // rw_implicit_flush
     int64_t statement_timeout_ms = 0, lock_timeout_ms = 0;
     int64_t statement_memory_limit = 0;  // bytes (the default when 0 was set)
+    // A second thread for large scans and aggregations: off with
+    // batch_parallelism = 1 or max_parallel_workers_per_gather = 0.
+    bool parallel_batch = true;
     MessageLevel client_min_messages = MessageLevel::kNotice;
   };
   const StatementSettings& settings() const;

@@ -72,14 +72,16 @@ const std::vector<VariableDef>& VariableDefs() {
       {"visibility_mode", "default", false, false},
       // RisingWave's session settings (its SessionConfig) that have no
       // meaning here, with its defaults; enable_index_selection has one
-      // (batch scans may read indexes, as enable_indexscan).
+      // (batch scans may read indexes, as enable_indexscan), and
+      // batch_parallelism (1: batch queries use one thread, as
+      // max_parallel_workers_per_gather = 0).
       {"enable_index_selection", "true", false, false, "", "boolean"},
+      {"batch_parallelism", "0", false, false, "", "int"},
       {"create_compaction_group_for_mv", "false", false, false, "", "boolean", true},
       {"batch_enable_lookup_join", "true", false, false, "", "boolean", true},
       {"batch_enable_sort_agg", "true", false, false, "", "boolean", true},
       {"batch_enable_distributed_dml", "false", false, false, "", "boolean", true},
       {"batch_expr_strict_mode", "true", false, false, "", "boolean", true},
-      {"batch_parallelism", "0", false, false, "", "int", true},
       {"batch_hnsw_ef_search", "40", false, false, "", "int", true},
       {"max_split_range_gap", "8", false, false, "", "int", true},
       {"query_epoch", "0", false, false, "", "int", true},

@@ -115,6 +115,7 @@ void PrepareExecContext(const HandlerArgs& args, WriteSet* writes, ExecContext* 
   ctx->cancelled = session->cancel_flag();
   ctx->memory_limit = session->settings().statement_memory_limit;
   ctx->memory_at_start = ThreadMemory::Net();
+  ctx->parallel = session->settings().parallel_batch;
   ctx->writes = writes;
   ctx->snapshot_source = [session] { return session->ReadSnapshot(); };
   ctx->pending = session->PendingWrites();

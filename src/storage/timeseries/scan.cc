@@ -412,15 +412,25 @@ class PlainFileScan : public ChunkScan {
   // its rows: ReadColumnBlock checked).
   void AppendColumn(BlockColumn& col, const std::vector<uint32_t>& value_at, char form, size_t n, Vector* v) {
     const size_t begin = next_row_;
-    if (col.valid.empty() && (form == 'i' || form == 'f')) {
+    if (col.valid.empty() && (form == 'i' || form == 'f' || form == 's')) {
       v->validity().assign(n, 1);
       if (all_rows_) {
-        if (form == 'i') v->ints().assign(col.ints.begin() + begin, col.ints.begin() + begin + n);
-        else v->floats().assign(col.floats.begin() + begin, col.floats.begin() + begin + n);
+        if (form == 'i') {
+          v->ints().assign(col.ints.begin() + begin, col.ints.begin() + begin + n);
+        } else if (form == 'f') {
+          v->floats().assign(col.floats.begin() + begin, col.floats.begin() + begin + n);
+        } else {
+          v->strings().assign(std::make_move_iterator(col.strings.begin() + begin),
+                              std::make_move_iterator(col.strings.begin() + begin + n));
+        }
         return;
       }
       // The selected rows gathered.
-      if (form == 'i') {
+      if (form == 's') {
+        std::vector<std::string>& out = v->strings();
+        out.resize(n);
+        for (size_t i = 0; i < n; i++) out[i] = std::move(col.strings[rows_[begin + i]]);
+      } else if (form == 'i') {
         std::vector<int64_t>& out = v->ints();
         out.resize(n);
         for (size_t i = 0; i < n; i++) out[i] = col.ints[rows_[begin + i]];

@@ -1,0 +1,198 @@
+// PartitionedAggregate: a hash aggregation over a large columnar scan run
+// as two partitions, one per half of the table's vnodes, each its own
+// executors (scan, filters, projections, HashAggregate) on its own thread.
+//
+// It applies only when no group can have rows in both halves: the group
+// keys include every column of the table's distribution key (which picks a
+// row's vnode), passed unchanged from the scan through the filters and
+// projections. Each partition's groups are then complete, and the result is
+// the first partition's groups followed by the second's; no aggregate state
+// is merged, so every aggregate (DISTINCT, ORDER BY, FILTER) works as in
+// one HashAggregate.
+//
+// Expressions of the partitions run on two threads at once, so every one of
+// them must be safe to: column references of this query (not outer ones),
+// constants, parameters, operators, casts and functions that neither are
+// volatile nor read or change the session or catalog (catalog, sequence and
+// admin functions; FunctionRegistry marks them). Anything else (subqueries,
+// correlated references) keeps the single HashAggregate.
+//
+// The second partition runs on a thread started at the first Next; the
+// first runs on the caller's. If one fails, the other is aborted
+// (ExecContext::aborted) and the error is the statement's; if the consumer
+// stops early (LIMIT), the destructor aborts and joins the thread.
+#include <algorithm>
+#include <thread>
+
+#include "batch/executor_builder.h"
+#include "batch/executors.h"
+#include "common/thread_memory.h"
+#include "expr/function_registry.h"
+#include "planner/subquery.h"
+
+namespace freshet {
+
+namespace {
+
+// Whether `e` may be evaluated on two threads at once (see the top).
+bool SafeOnTwoThreads(const Expression& e) {
+  switch (e.kind()) {
+    case Expression::Kind::kColumnRef:
+      if (!dynamic_cast<const ColumnRefExpr*>(&e)) return false;  // an outer reference
+      break;
+    case Expression::Kind::kFunction: {
+      const ScalarFunction* fn = static_cast<const FunctionExpr&>(e).function();
+      if (!fn || fn->session_bound || IsVolatileFunction(fn->name)) return false;
+      break;
+    }
+    case Expression::Kind::kConstant:
+    case Expression::Kind::kParameter:
+    case Expression::Kind::kCast:
+    case Expression::Kind::kAnd:
+    case Expression::Kind::kOr:
+    case Expression::Kind::kNot:
+    case Expression::Kind::kIsNull:
+    case Expression::Kind::kIsNotNull:
+    case Expression::Kind::kIsTrue:
+    case Expression::Kind::kIsFalse:
+    case Expression::Kind::kCase:
+    case Expression::Kind::kCoalesce:
+    case Expression::Kind::kGreatest:
+    case Expression::Kind::kLeast:
+    case Expression::Kind::kInList:
+    case Expression::Kind::kNullIf: break;
+    default: return false;
+  }
+  for (const auto& child : e.children())
+    if (!child || !SafeOnTwoThreads(*child)) return false;
+  return true;
+}
+
+// The input column a plain column reference reads; -1 for anything else.
+int ColumnOf(const Expression& e) {
+  const auto* ref = dynamic_cast<const ColumnRefExpr*>(&e);
+  return ref ? ref->index() : -1;
+}
+
+// The scan below the aggregation's filters and projections, when the
+// partitions can run it (see the top); null otherwise. `key_columns` gets
+// the scan columns the group keys pass unchanged.
+const ScanNode* PartitionableScan(const AggregateNode& node, std::vector<int>* key_columns) {
+  if (node.group_keys.empty()) return nullptr;  // one group, which both halves would have
+  for (const auto& k : node.group_keys)
+    if (!SafeOnTwoThreads(*k)) return nullptr;
+  for (const AggregateCall& call : node.aggs) {
+    for (const auto& a : call.args)
+      if (!SafeOnTwoThreads(*a)) return nullptr;
+    if (call.filter && !SafeOnTwoThreads(*call.filter)) return nullptr;
+    for (const auto& o : call.order_by)
+      if (!SafeOnTwoThreads(*o.expr)) return nullptr;
+  }
+  // Each group key's column, followed down to the scan.
+  std::vector<int> columns;
+  for (const auto& k : node.group_keys) columns.push_back(ColumnOf(*k));
+  const PlanNode* below = node.child();
+  while (below->kind() == PlanNode::Kind::kFilter || below->kind() == PlanNode::Kind::kProject) {
+    if (below->kind() == PlanNode::Kind::kFilter) {
+      if (!SafeOnTwoThreads(*static_cast<const FilterNode*>(below)->predicate)) return nullptr;
+    } else {
+      const auto& project = static_cast<const ProjectNode&>(*below);
+      for (const auto& e : project.exprs)
+        if (!SafeOnTwoThreads(*e)) return nullptr;
+      for (int& c : columns)
+        c = c >= 0 && static_cast<size_t>(c) < project.exprs.size() ? ColumnOf(*project.exprs[c]) : -1;
+    }
+    below = below->child();
+  }
+  if (below->kind() != PlanNode::Kind::kScan) return nullptr;
+  const auto& scan = static_cast<const ScanNode&>(*below);
+  if (scan.schema().size() != scan.table->columns.size()) return nullptr;  // not the table's columns in order
+  *key_columns = std::move(columns);
+  return &scan;
+}
+
+class PartitionedAggregateExecutor : public Executor {
+ public:
+  PartitionedAggregateExecutor(const AggregateNode& node, ExecContext& ctx) : ctx_(ctx) {
+    ctx.ReadSnapshot();  // taken once, shared by both partitions
+    for (int p = 0; p < 2; p++) {
+      contexts_[p] = std::make_unique<ExecContext>(ctx);
+      contexts_[p]->vnode_partition = ExecContext::VnodeRange{p * kVnodeCount / 2, (p + 1) * kVnodeCount / 2};
+      contexts_[p]->aborted = &aborted_;
+      contexts_[p]->eval.notices = nullptr;  // no expression of a partition reports any (SafeOnTwoThreads)
+      parts_[p] = MakeHashAggregate(node, BuildExecutor(*node.child(), *contexts_[p]), *contexts_[p]);
+    }
+  }
+
+  ~PartitionedAggregateExecutor() override {
+    aborted_ = true;
+    if (worker_.joinable()) worker_.join();
+  }
+
+  bool Next(DataChunk* out) override {
+    if (!started_) Start();
+    ctx_.CheckCancelled();
+    if (!first_done_) {
+      bool more = false;
+      try {
+        more = parts_[0]->Next(out);
+      } catch (...) {
+        aborted_ = true;
+        worker_.join();
+        throw;
+      }
+      if (more) return true;
+      first_done_ = true;
+      worker_.join();
+      if (error_) std::rethrow_exception(error_);
+      if (second_has_first_) {
+        second_has_first_ = false;
+        *out = std::move(second_first_);
+        return true;
+      }
+      return false;
+    }
+    return parts_[1]->Next(out);
+  }
+
+ private:
+  void Start() {
+    started_ = true;
+    // The second partition builds its groups (its first Next) on its own
+    // thread; its later chunks are taken on this one, after the join.
+    worker_ = std::thread([this] {
+      try {
+        contexts_[1]->memory_at_start = ThreadMemory::Net();
+        second_has_first_ = parts_[1]->Next(&second_first_);
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    });
+  }
+
+  ExecContext& ctx_;
+  std::unique_ptr<ExecContext> contexts_[2];
+  ExecutorPtr parts_[2];
+  std::atomic<bool> aborted_{false};
+  std::thread worker_;
+  bool started_ = false, first_done_ = false;
+  // Set by the worker, read after the join.
+  bool second_has_first_ = false;
+  DataChunk second_first_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+ExecutorPtr MakePartitionedAggregate(const AggregateNode& node, ExecContext& ctx) {
+  if (!ctx.parallel || ctx.vnode_partition || !ctx.eval.outer_rows.empty()) return nullptr;
+  std::vector<int> key_columns;
+  const ScanNode* scan = PartitionableScan(node, &key_columns);
+  if (!scan || scan->table->dist_key.empty()) return nullptr;
+  for (int c : scan->table->dist_key)
+    if (std::find(key_columns.begin(), key_columns.end(), c) == key_columns.end()) return nullptr;
+  if (!ScanSplitsByVnodes(*scan, ctx)) return nullptr;
+  return std::make_unique<PartitionedAggregateExecutor>(node, ctx);
+}
+
+}  // namespace freshet
