@@ -2,13 +2,16 @@
 // as two partitions, one per half of the table's vnodes, each its own
 // executors (scan, filters, projections, HashAggregate) on its own thread.
 //
-// It applies only when no group can have rows in both halves: the group
-// keys include every column of the table's distribution key (which picks a
-// row's vnode), passed unchanged from the scan through the filters and
-// projections. Each partition's groups are then complete, and the result is
-// the first partition's groups followed by the second's; no aggregate state
-// is merged, so every aggregate (DISTINCT, ORDER BY, FILTER) works as in
-// one HashAggregate.
+// When the group keys include every column of the table's distribution
+// key (which picks a row's vnode), passed unchanged from the scan through
+// the filters and projections, no group has rows in both halves: each
+// partition's groups are complete, the result is the first partition's
+// groups followed by the second's, and every aggregate (DISTINCT, ORDER
+// BY, FILTER) works as in one HashAggregate. Otherwise (other groups, or
+// none: one group) the partitions aggregate partially and the second's
+// groups are merged into the first's, which only aggregates that can merge
+// their states allow (count, sum, avg, min, max, bool_and, bool_or, without
+// DISTINCT or ORDER BY; AggregateFunction::Mergeable).
 //
 // Expressions of the partitions run on two threads at once, so every one of
 // them must be safe to: column references of this query (not outer ones),
@@ -17,15 +20,15 @@
 // admin functions; FunctionRegistry marks them). Anything else (subqueries,
 // correlated references) keeps the single HashAggregate.
 //
-// The second partition runs on a thread started at the first Next; the
-// first runs on the caller's. If one fails, the other is aborted
-// (ExecContext::aborted) and the error is the statement's; if the consumer
-// stops early (LIMIT), the destructor aborts and joins the thread.
+// At the first Next both partitions read their input, the second on a
+// thread of its own. If one fails, the other is aborted
+// (ExecContext::aborted) and the error is the statement's.
 #include <algorithm>
 #include <thread>
 
 #include "batch/executor_builder.h"
 #include "batch/executors.h"
+#include "batch/hash_aggregate.h"
 #include "common/thread_memory.h"
 #include "expr/function_registry.h"
 #include "planner/subquery.h"
@@ -78,7 +81,6 @@ int ColumnOf(const Expression& e) {
 // partitions can run it (see the top); null otherwise. `key_columns` gets
 // the scan columns the group keys pass unchanged.
 const ScanNode* PartitionableScan(const AggregateNode& node, std::vector<int>* key_columns) {
-  if (node.group_keys.empty()) return nullptr;  // one group, which both halves would have
   for (const auto& k : node.group_keys)
     if (!SafeOnTwoThreads(*k)) return nullptr;
   for (const AggregateCall& call : node.aggs) {
@@ -113,14 +115,16 @@ const ScanNode* PartitionableScan(const AggregateNode& node, std::vector<int>* k
 
 class PartitionedAggregateExecutor : public Executor {
  public:
-  PartitionedAggregateExecutor(const AggregateNode& node, ExecContext& ctx) : ctx_(ctx) {
+  PartitionedAggregateExecutor(const AggregateNode& node, ExecContext& ctx, bool disjoint)
+      : ctx_(ctx), disjoint_(disjoint) {
     ctx.ReadSnapshot();  // taken once, shared by both partitions
     for (int p = 0; p < 2; p++) {
       contexts_[p] = std::make_unique<ExecContext>(ctx);
       contexts_[p]->vnode_partition = ExecContext::VnodeRange{p * kVnodeCount / 2, (p + 1) * kVnodeCount / 2};
       contexts_[p]->aborted = &aborted_;
       contexts_[p]->eval.notices = nullptr;  // no expression of a partition reports any (SafeOnTwoThreads)
-      parts_[p] = MakeHashAggregate(node, BuildExecutor(*node.child(), *contexts_[p]), *contexts_[p]);
+      parts_[p] = std::make_unique<HashAggregateExecutor>(node, BuildExecutor(*node.child(), *contexts_[p]),
+                                                          *contexts_[p]);
     }
   }
 
@@ -130,56 +134,51 @@ class PartitionedAggregateExecutor : public Executor {
   }
 
   bool Next(DataChunk* out) override {
-    if (!started_) Start();
+    if (!consumed_) Consume();
     ctx_.CheckCancelled();
+    if (!disjoint_) return parts_[0]->Next(out);
     if (!first_done_) {
-      bool more = false;
-      try {
-        more = parts_[0]->Next(out);
-      } catch (...) {
-        aborted_ = true;
-        worker_.join();
-        throw;
-      }
-      if (more) return true;
+      if (parts_[0]->Next(out)) return true;
       first_done_ = true;
-      worker_.join();
-      if (error_) std::rethrow_exception(error_);
-      if (second_has_first_) {
-        second_has_first_ = false;
-        *out = std::move(second_first_);
-        return true;
-      }
-      return false;
     }
     return parts_[1]->Next(out);
   }
 
  private:
-  void Start() {
-    started_ = true;
-    // The second partition builds its groups (its first Next) on its own
-    // thread; its later chunks are taken on this one, after the join.
-    worker_ = std::thread([this] {
+  // Both partitions read their input into groups, the second on a thread
+  // of its own; then, unless their groups are disjoint, the second's are
+  // merged into the first's.
+  void Consume() {
+    consumed_ = true;
+    std::exception_ptr error;
+    worker_ = std::thread([this, &error] {
       try {
         contexts_[1]->memory_at_start = ThreadMemory::Net();
-        second_has_first_ = parts_[1]->Next(&second_first_);
+        parts_[1]->Consume();
       } catch (...) {
-        error_ = std::current_exception();
+        error = std::current_exception();
+        aborted_ = true;
       }
     });
+    try {
+      parts_[0]->Consume();
+    } catch (...) {
+      aborted_ = true;
+      worker_.join();
+      throw;
+    }
+    worker_.join();
+    if (error) std::rethrow_exception(error);
+    if (!disjoint_) parts_[0]->Absorb(*parts_[1]);
   }
 
   ExecContext& ctx_;
+  const bool disjoint_;
   std::unique_ptr<ExecContext> contexts_[2];
-  ExecutorPtr parts_[2];
+  std::unique_ptr<HashAggregateExecutor> parts_[2];
   std::atomic<bool> aborted_{false};
   std::thread worker_;
-  bool started_ = false, first_done_ = false;
-  // Set by the worker, read after the join.
-  bool second_has_first_ = false;
-  DataChunk second_first_;
-  std::exception_ptr error_;
+  bool consumed_ = false, first_done_ = false;
 };
 
 }  // namespace
@@ -188,11 +187,14 @@ ExecutorPtr MakePartitionedAggregate(const AggregateNode& node, ExecContext& ctx
   if (!ctx.parallel || ctx.vnode_partition || !ctx.eval.outer_rows.empty()) return nullptr;
   std::vector<int> key_columns;
   const ScanNode* scan = PartitionableScan(node, &key_columns);
-  if (!scan || scan->table->dist_key.empty()) return nullptr;
+  if (!scan) return nullptr;
+  // Groups that include the whole distribution key are disjoint.
+  bool disjoint = !node.group_keys.empty() && !scan->table->dist_key.empty();
   for (int c : scan->table->dist_key)
-    if (std::find(key_columns.begin(), key_columns.end(), c) == key_columns.end()) return nullptr;
+    disjoint = disjoint && std::find(key_columns.begin(), key_columns.end(), c) != key_columns.end();
+  if (!disjoint && !HashAggregateExecutor::Mergeable(node)) return nullptr;
   if (!ScanSplitsByVnodes(*scan, ctx)) return nullptr;
-  return std::make_unique<PartitionedAggregateExecutor>(node, ctx);
+  return std::make_unique<PartitionedAggregateExecutor>(node, ctx, disjoint);
 }
 
 }  // namespace freshet

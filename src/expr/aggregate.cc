@@ -159,6 +159,10 @@ class CountAgg : public AggregateFunction {
   void SaveState(uint32_t g, std::vector<Value>* out) const override { out->push_back(Value::Int64(counts_[g])); }
   void LoadState(uint32_t g, const Value* in) override { counts_[g] = in[0].is_null() ? 0 : in[0].int_value(); }
   void ResetGroup(uint32_t g) override { counts_[g] = 0; }
+  bool Mergeable() const override { return true; }
+  void MergeGroup(uint32_t into, const AggregateFunction& other, uint32_t from) override {
+    counts_[into] += static_cast<const CountAgg&>(other).counts_[from];
+  }
 
  private:
   bool star_;
@@ -170,7 +174,7 @@ class CountAgg : public AggregateFunction {
 // saved form is "key:count," per key.
 using KeyCounts = std::vector<std::pair<int32_t, int64_t>>;
 
-void CountKey(KeyCounts* counts, int32_t key, int sign) {
+void CountKey(KeyCounts* counts, int32_t key, int64_t sign) {
   auto it = std::find_if(counts->begin(), counts->end(), [&](const auto& p) { return p.first == key; });
   if (it == counts->end()) counts->emplace_back(key, sign);
   else if ((it->second += sign) == 0) counts->erase(it);
@@ -341,6 +345,26 @@ class SumAvgAgg : public AggregateFunction {
     }
     if (sig_.arg_type.physical() == PhysicalType::kDecimal && !in[2].is_null()) scales_[g] = ParseKeyCounts(in[2].string_value());
   }
+  bool Mergeable() const override { return true; }
+  void MergeGroup(uint32_t into, const AggregateFunction& other, uint32_t from) override {
+    const auto& o = static_cast<const SumAvgAgg&>(other);
+    counts_[into] += o.counts_[from];
+    switch (sig_.arg_type.physical()) {
+      case PhysicalType::kInt64: ints_[into] += o.ints_[from]; break;
+      case PhysicalType::kDouble:
+        floats_[into] += o.floats_[from];
+        specials_[into].nan += o.specials_[from].nan;
+        specials_[into].pos_inf += o.specials_[from].pos_inf;
+        specials_[into].neg_inf += o.specials_[from].neg_inf;
+        break;
+      case PhysicalType::kDecimal:
+        decimals_[into] = DecimalAdd(decimals_[into], o.decimals_[from]);
+        for (const auto& [scale, n] : o.scales_[from]) CountKey(&scales_[into], scale, n);
+        break;
+      case PhysicalType::kInterval: intervals_[into] = IntervalAdd(intervals_[into], o.intervals_[from]); break;
+      default: break;
+    }
+  }
   void ResetGroup(uint32_t g) override {
     counts_[g] = 0;
     ints_[g] = 0;
@@ -474,17 +498,47 @@ class ExtremeAgg : public AggregateFunction {
 // min, max, bool_and, bool_or over inputs that never retract (batch
 // queries, append-only streams): only the extreme so far per group, which
 // is also the state the stream engine saves.
+//
+// Integer-like and float arguments keep the extreme as a number, compared
+// as their memcomparable keys order them (floats: NaN after everything and
+// equal to itself, -0 equal to 0); other types keep the key and the value.
+// Of equal values the first one stays.
 class ExtremeValueAgg : public AggregateFunction {
  public:
   explicit ExtremeValueAgg(AggregateSignature sig)
-      : sig_(sig), take_max_(sig.kind == AggKind::kMax || sig.kind == AggKind::kBoolOr) {}
-  void Resize(size_t n) override { groups_.resize(n); }
+      : sig_(sig), take_max_(sig.kind == AggKind::kMax || sig.kind == AggKind::kBoolOr),
+        physical_(sig.arg_type.physical()) {}
+  void Resize(size_t n) override {
+    if (Numeric()) {
+      has_.resize(n, 0);
+      if (physical_ == PhysicalType::kInt64) ints_.resize(n);
+      else floats_.resize(n);
+    } else {
+      groups_.resize(n);
+    }
+  }
   void Update(const uint32_t* groups, const std::vector<const Vector*>& args, const int8_t* signs, size_t n,
               EvalContext&) override {
     const Vector& v = *args[0];
+    if (signs)
+      for (size_t r = 0; r < n; r++)
+        if (signs[r] < 0 && !v.IsNull(r))
+          throw SqlError(sqlstate::kInternalError, "a retraction reached an aggregate over an append-only input");
+    if (physical_ == PhysicalType::kInt64 && v.physical() == PhysicalType::kInt64) {
+      const std::vector<uint8_t>& valid = v.validity();
+      const std::vector<int64_t>& values = v.ints();
+      for (size_t r = 0; r < n; r++)
+        if (valid[r]) TakeInt(groups[r], values[r]);
+      return;
+    }
+    if (physical_ == PhysicalType::kDouble && v.physical() == PhysicalType::kDouble) {
+      const std::vector<uint8_t>& valid = v.validity();
+      const std::vector<double>& values = v.floats();
+      for (size_t r = 0; r < n; r++)
+        if (valid[r]) TakeFloat(groups[r], values[r]);
+      return;
+    }
     ForEachValueKey(v, n, [&](size_t r, const std::string& key) {
-      if (signs && signs[r] < 0)
-        throw SqlError(sqlstate::kInternalError, "a retraction reached an aggregate over an append-only input");
       Best& best = groups_[groups[r]];
       if (best.key.empty() || (take_max_ ? key > best.key : key < best.key)) {
         best.key = key;
@@ -492,37 +546,102 @@ class ExtremeValueAgg : public AggregateFunction {
       }
     });
   }
-  void ResetGroup(uint32_t g) override { groups_[g] = Best(); }
+  void ResetGroup(uint32_t g) override {
+    if (Numeric()) has_[g] = 0;
+    else groups_[g] = Best();
+  }
   void FinalizeGroups(const uint32_t* groups, size_t num, Vector* out, EvalContext&) override {
     for (size_t i = 0; i < num; i++) {
-      const Best& best = groups_[groups[i]];
-      if (best.key.empty()) out->AppendNull();
-      else out->Append(best.value);
+      const uint32_t g = groups[i];
+      if (!Numeric()) {
+        const Best& best = groups_[g];
+        if (best.key.empty()) out->AppendNull();
+        else out->Append(best.value);
+      } else if (!has_[g]) {
+        out->AppendNull();
+      } else if (physical_ == PhysicalType::kInt64) {
+        out->AppendInt(ints_[g]);
+      } else {
+        out->AppendFloat(floats_[g]);
+      }
     }
   }
   std::vector<DataType> StateTypes() const override { return {sig_.arg_type}; }
   void SaveState(uint32_t group, std::vector<Value>* out) const override {
-    const Best& best = groups_[group];
-    out->push_back(best.key.empty() ? Value::Null(sig_.arg_type) : best.value);
+    if (!Numeric()) {
+      const Best& best = groups_[group];
+      out->push_back(best.key.empty() ? Value::Null(sig_.arg_type) : best.value);
+    } else if (!has_[group]) {
+      out->push_back(Value::Null(sig_.arg_type));
+    } else if (physical_ == PhysicalType::kInt64) {
+      out->push_back(Value::FromInt(sig_.arg_type, ints_[group]));
+    } else {
+      Value v = Value::Float64(floats_[group]);
+      v.set_type(sig_.arg_type);
+      out->push_back(std::move(v));
+    }
   }
   void LoadState(uint32_t group, const Value* in) override {
-    Best& best = groups_[group];
-    best = Best();
+    ResetGroup(group);
     if (in[0].is_null()) return;
+    if (Numeric()) {
+      has_[group] = 1;
+      if (physical_ == PhysicalType::kInt64) ints_[group] = in[0].int_value();
+      else floats_[group] = in[0].float_value();
+      return;
+    }
+    Best& best = groups_[group];
     Vector v(sig_.arg_type);
     v.Append(in[0]);
     EncodeKeyFromVector(v, 0, &best.key);
     best.value = in[0];
   }
+  bool Mergeable() const override { return true; }
+  void MergeGroup(uint32_t into, const AggregateFunction& other, uint32_t from) override {
+    const auto& o = static_cast<const ExtremeValueAgg&>(other);
+    if (!Numeric()) {
+      const Best& theirs = o.groups_[from];
+      Best& best = groups_[into];
+      if (!theirs.key.empty() && (best.key.empty() || (take_max_ ? theirs.key > best.key : theirs.key < best.key)))
+        best = theirs;
+    } else if (o.has_[from]) {
+      if (physical_ == PhysicalType::kInt64) TakeInt(into, o.ints_[from]);
+      else TakeFloat(into, o.floats_[from]);
+    }
+  }
 
  private:
+  bool Numeric() const { return physical_ == PhysicalType::kInt64 || physical_ == PhysicalType::kDouble; }
+  void TakeInt(uint32_t g, int64_t x) {
+    if (!has_[g] || (take_max_ ? x > ints_[g] : x < ints_[g])) {
+      ints_[g] = x;
+      has_[g] = 1;
+    }
+  }
+  // Whether a sorts after b by their keys (EncodeDouble's order).
+  static bool FloatAfter(double a, double b) {
+    if (std::isnan(b)) return false;
+    if (std::isnan(a)) return true;
+    return a > b;
+  }
+  void TakeFloat(uint32_t g, double x) {
+    if (!has_[g] || (take_max_ ? FloatAfter(x, floats_[g]) : FloatAfter(floats_[g], x))) {
+      floats_[g] = x;
+      has_[g] = 1;
+    }
+  }
+
   struct Best {
     std::string key;  // memcomparable; empty when no value yet (a key is never empty)
     Value value;
   };
   AggregateSignature sig_;
   bool take_max_;
-  std::vector<Best> groups_;
+  PhysicalType physical_;
+  std::vector<Best> groups_;       // other types
+  std::vector<uint8_t> has_;       // numeric: whether the group has a value
+  std::vector<int64_t> ints_;      // integer-like
+  std::vector<double> floats_;     // floats
 };
 
 // string_agg(value, delimiter): concatenation in input order. The result

@@ -74,6 +74,18 @@ class AggregateFunction {
   virtual void LoadState(uint32_t group, const Value* in) { (void)group, (void)in; }
   // Forgets a group's state (its slot is reused).
   virtual void ResetGroup(uint32_t group) = 0;
+
+  // Partial aggregation (batch/parallel_aggregate.cc): whether MergeGroup
+  // is supported (count, sum, avg, and min/max/bool_and/bool_or over
+  // inputs that never retract), and folding group `from` of `other` (the
+  // same aggregate, over other rows) into group `into` of this one, as if
+  // this one had absorbed those rows too. A float sum then adds partial
+  // sums: its last digits may differ from a sum taken row by row, as with
+  // PostgreSQL's parallel aggregation.
+  virtual bool Mergeable() const { return false; }
+  virtual void MergeGroup(uint32_t into, const AggregateFunction& other, uint32_t from) {
+    (void)into, (void)other, (void)from;
+  }
 };
 
 // `inputs_never_retract`: no row will be retracted (batch queries,
