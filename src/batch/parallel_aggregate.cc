@@ -150,25 +150,31 @@ class PartitionedAggregateExecutor : public Executor {
   // merged into the first's.
   void Consume() {
     consumed_ = true;
-    std::exception_ptr error;
-    worker_ = std::thread([this, &error] {
+    // Each partition's error; the statement's is the first one's (the
+    // other's may be only the abort that the first caused).
+    std::exception_ptr errors[2];
+    std::atomic<int> failed_first{-1};
+    auto failed = [&](int p) {
+      errors[p] = std::current_exception();
+      int none = -1;
+      failed_first.compare_exchange_strong(none, p);
+      aborted_ = true;
+    };
+    worker_ = std::thread([this, &failed] {
       try {
         contexts_[1]->memory_at_start = ThreadMemory::Net();
         parts_[1]->Consume();
       } catch (...) {
-        error = std::current_exception();
-        aborted_ = true;
+        failed(1);
       }
     });
     try {
       parts_[0]->Consume();
     } catch (...) {
-      aborted_ = true;
-      worker_.join();
-      throw;
+      failed(0);
     }
     worker_.join();
-    if (error) std::rethrow_exception(error);
+    if (failed_first >= 0) std::rethrow_exception(errors[failed_first]);
     if (!disjoint_) parts_[0]->Absorb(*parts_[1]);
   }
 

@@ -136,9 +136,56 @@ void StrictLoop(std::index_sequence<I...>, const std::vector<const Vector*>& arg
 
 }  // namespace internal
 
+namespace internal {
+
+// ExecuteStrict into an empty output of numbers (bool, integer, float
+// results): the arrays sized once and written in place, not appended row
+// by row.
+template <typename R, typename... In, size_t... I, typename F>
+void StrictNumberLoop(std::index_sequence<I...>, const std::vector<const Vector*>& args, size_t n, Vector* out,
+                      F& f) {
+  std::tuple<ArgReader<In>...> readers{ArgReader<In>(*args[I])...};
+  std::array<const uint8_t*, sizeof...(In)> valid{args[I]->validity().data()...};
+  (void)valid;
+  std::vector<uint8_t>& validity = out->validity();
+  validity.assign(n, 1);
+  constexpr bool kFloat = std::is_floating_point_v<R>;
+  auto& values = [&]() -> auto& {
+    if constexpr (kFloat) return out->floats();
+    else return out->ints();
+  }();
+  values.resize(n);
+  const bool float32 = kFloat && out->type().id == TypeId::kFloat32;
+  for (size_t i = 0; i < n; i++) {
+    if constexpr (sizeof...(In) > 0) {
+      if ((!valid[I][i] || ...)) {
+        validity[i] = 0;
+        values[i] = 0;
+        continue;
+      }
+    }
+    if constexpr (kFloat) {
+      double r = static_cast<double>(f(std::get<I>(readers)[i]...));
+      values[i] = float32 ? static_cast<double>(static_cast<float>(r)) : r;  // as AppendFloat
+    } else {
+      values[i] = static_cast<int64_t>(f(std::get<I>(readers)[i]...));  // bool: 0 or 1, as AppendBool
+    }
+  }
+}
+
+}  // namespace internal
+
 // For each row: NULL if any argument is NULL, else f(args...) appended.
 template <typename... In, typename F>
 void ExecuteStrict(const std::vector<const Vector*>& args, size_t n, Vector* out, F&& f) {
+  using R = std::decay_t<decltype(f(std::declval<ArgReader<In>>()[0]...))>;
+  if constexpr (std::is_arithmetic_v<R>) {
+    const PhysicalType want = std::is_floating_point_v<R> ? PhysicalType::kDouble : PhysicalType::kInt64;
+    if (out->size() == 0 && out->physical() == want) {
+      internal::StrictNumberLoop<R, In...>(std::index_sequence_for<In...>{}, args, n, out, f);
+      return;
+    }
+  }
   auto emit = [&](size_t, auto&&... a) { AppendResult(out, f(a...)); };
   internal::StrictLoop<In...>(std::index_sequence_for<In...>{}, args, n, out, emit);
 }

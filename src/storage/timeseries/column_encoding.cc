@@ -247,6 +247,26 @@ bool EncodeIntegralFloatColumn(const std::vector<double>& values, std::string* o
   return true;
 }
 
+namespace {
+
+// Decodes the values of whole groups of eight of a bit-packed column of
+// width W <= 8 (eight values fill W bytes: one load each); returns how
+// many it decoded.
+template <int W>
+size_t UnpackEights(const unsigned char* bytes, size_t count, int64_t lo, double* dst) {
+  constexpr uint64_t kMask = (uint64_t(1) << W) - 1;
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, bytes + (i / 8) * W, 8);  // the 7 bytes of padding keep it inside
+    if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);
+    for (int k = 0; k < 8; k++) dst[i + k] = static_cast<double>(lo + static_cast<int64_t>((word >> (k * W)) & kMask));
+  }
+  return i;
+}
+
+}  // namespace
+
 bool DecodeIntegralFloatColumn(std::string_view in, size_t count, std::vector<double>* out) {
   out->clear();
   size_t pos = 0;
@@ -262,7 +282,20 @@ bool DecodeIntegralFloatColumn(std::string_view in, size_t count, std::vector<do
   const uint64_t mask = width == 0 ? 0 : (uint64_t(1) << width) - 1;
   out->resize(count);
   double* dst = out->data();
-  for (size_t i = 0, bit = 0; i < count; i++, bit += width) {
+  size_t done = 0;
+  switch (width) {
+    case 0: std::fill(dst, dst + count, static_cast<double>(lo)); return true;
+    case 1: done = UnpackEights<1>(bytes, count, lo, dst); break;
+    case 2: done = UnpackEights<2>(bytes, count, lo, dst); break;
+    case 3: done = UnpackEights<3>(bytes, count, lo, dst); break;
+    case 4: done = UnpackEights<4>(bytes, count, lo, dst); break;
+    case 5: done = UnpackEights<5>(bytes, count, lo, dst); break;
+    case 6: done = UnpackEights<6>(bytes, count, lo, dst); break;
+    case 7: done = UnpackEights<7>(bytes, count, lo, dst); break;
+    case 8: done = UnpackEights<8>(bytes, count, lo, dst); break;
+    default: break;
+  }
+  for (size_t i = done, bit = done * width; i < count; i++, bit += width) {
     uint64_t word;
     std::memcpy(&word, bytes + bit / 8, 8);  // the 7 bytes of padding keep it inside
     if constexpr (std::endian::native == std::endian::big) word = __builtin_bswap64(word);

@@ -114,6 +114,17 @@ TEST(ColumnEncodingTest, IntegralFloatsRoundTripBitPacked) {
   cases.push_back(usage);
   cases.push_back(constant);
   cases.push_back(walk);
+  // Every width up to 12 bits (1..8 decode eight at a time), counts around
+  // multiples of eight, from a negative base.
+  for (int width = 1; width <= 12; width++)
+    for (size_t count : {1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 65, 1001}) {
+      std::vector<double> values;
+      const int64_t span = (int64_t{1} << width) - 1;
+      for (size_t i = 0; i < count; i++) values.push_back(static_cast<double>(-37 + static_cast<int64_t>(rng() % (span + 1))));
+      values[rng() % count] = static_cast<double>(-37 + span);  // the width exactly
+      values[rng() % count] = -37;
+      cases.push_back(values);
+    }
   for (const auto& values : cases) {
     std::string bytes = "prefix";
     ASSERT_TRUE(EncodeIntegralFloatColumn(values, &bytes));

@@ -21,6 +21,15 @@
 // A memtable is mutable until frozen; a frozen one is only read (and later
 // flushed). Thread safety: Write, Freeze and the readers may be called
 // concurrently (one mutex).
+//
+// Layout. Rows are kept per series (a map of the few series a region
+// has), each series' keys in a vector sorted by (ts, tail, sequence):
+// rows arriving in time order, as time series do, are appended. A write
+// that would land before the end of a series (out of order, or a key
+// written again) goes to the series' `pending` writes instead, in write
+// order, once there are any; readers (and a pending list grown past a
+// quarter of the series) first merge them in, stably, applying them in
+// the order written.
 #pragma once
 
 #include <cstdint>
@@ -121,15 +130,38 @@ class TimeSeriesMemtable : public TimeSeriesRowSource {
   };
   // A key's versions, oldest first (almost always one).
   using Versions = std::vector<Version>;
+  // One key of a series: (ts, tail, sequence) and its versions.
+  struct Entry {
+    int64_t ts = 0;
+    uint64_t sequence = 0;
+    std::string tail;
+    Versions versions;
+  };
+  struct Series {
+    std::vector<Entry> sorted;   // keys unique and in order
+    std::vector<Entry> pending;  // one version each, in write order
+  };
+  using SeriesMap = std::map<std::string, Series, std::less<>>;
+  static bool KeyLess(const Entry& a, const Entry& b);
+  static bool KeyEqual(const Entry& a, const Entry& b);
   static const Version* VisibleIn(const Versions& versions, uint64_t visible);
-  static TimeSeriesRow RowOf(const TimeSeriesKey& key, const Version& v);
+  static TimeSeriesRow RowOf(const std::string& series, const Entry& e, const Version& v);
+  static TimeSeriesKey KeyOf(const std::string& series, const Entry& e);
+  // Adds `v` to the versions of an existing key (bytes_ adjusted).
+  void AddVersion(Versions* versions, Version v) const;
+  // Merges a series' pending writes into its sorted keys (mu_ held).
+  void Normalize(Series& s) const;
+  void NormalizeAll() const;
 
   const uint64_t id_;
   const bool append_mode_;
   mutable std::mutex mu_;
-  std::map<TimeSeriesKey, Versions> rows_;
+  // Mutable: readers merge pending writes in (under mu_).
+  mutable SeriesMap series_;
+  mutable size_t pending_ = 0;  // pending writes over every series
+  mutable size_t keys_ = 0;     // distinct keys, but for those pending
   uint64_t next_sequence_ = 0;
-  size_t bytes_ = 0;
+  mutable size_t bytes_ = 0;
   uint64_t max_epoch_ = 0;
   // Every time written (a discarded epoch's too: TimeRange may be wider).
   int64_t min_ts_ = INT64_MAX, max_ts_ = INT64_MIN;
