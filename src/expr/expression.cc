@@ -62,7 +62,13 @@ Vector ColumnRefExpr::Eval(const DataChunk& input, EvalContext& ctx) const { ret
 std::string ColumnRefExpr::ToString() const { return name_.empty() ? fmt::format("#{}", index_) : name_; }
 
 Vector ConstantExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
-  return Vector::Constant(value_, input.num_rows());
+  const size_t n = input.num_rows();
+  std::shared_ptr<const Vector> repeated = repeated_.load(std::memory_order_acquire);
+  if (!repeated || repeated->size() != n) {
+    repeated = std::make_shared<const Vector>(Vector::Constant(value_, n));
+    repeated_.store(repeated, std::memory_order_release);
+  }
+  return *repeated;
 }
 
 std::string ConstantExpr::ToString() const {

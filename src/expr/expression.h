@@ -6,6 +6,7 @@
 // at once (all per-evaluation state lives in the EvalContext).
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -82,12 +83,17 @@ class ConstantExpr : public Expression {
  public:
   explicit ConstantExpr(Value v) : Expression(Kind::kConstant, v.type()), value_(std::move(v)) {}
   const Value& value() const { return value_; }
+  // The value repeated once per input row. The vector of the last size
+  // asked is kept and handed out again (a copy shares its arrays until
+  // modified), as a scan's chunks mostly have one size; safe on several
+  // threads at once.
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override { return std::make_unique<ConstantExpr>(value_); }
   std::string ToString() const override;
 
  private:
   Value value_;
+  mutable std::atomic<std::shared_ptr<const Vector>> repeated_;
 };
 
 // $n of the extended protocol; its value comes from EvalContext::params.
