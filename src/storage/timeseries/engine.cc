@@ -61,7 +61,7 @@ class RegionFileBuilders {
                      std::atomic<uint64_t>* next_file_id)
       : rules_(rules), desc_(desc), window_(window), next_file_id_(next_file_id) {}
 
-  void Add(const TimeSeriesRow& row) {
+  void Add(TimeSeriesRow row) {
     if (!current_ || row.series != last_series_) {
       const uint32_t region = rules_.RegionOf(row.series);
       auto& part = parts_[region];
@@ -75,7 +75,7 @@ class RegionFileBuilders {
       current_ = part.get();
       last_series_ = row.series;
     }
-    current_->builder->Add(row);
+    current_->builder->Add(std::move(row));
   }
 
   // Each region's file: its info (rows, time range, ...) and bytes.
@@ -401,7 +401,7 @@ Result<size_t> TimeSeriesEngine::Flush(TableId id, std::optional<uint32_t> regio
     std::vector<std::pair<RunFileInfo, std::string>> files;
     try {
       RegionFileBuilders builders(rules, desc, window, &next_file_id_);
-      m->ForEachVersion([&](const TimeSeriesRow& row) { builders.Add(row); });
+      m->ForEachVersion([&](TimeSeriesRow& row) { builders.Add(std::move(row)); });
       files = builders.Finish();
     } catch (const SqlError& e) {
       return Status::Corruption(e.message());

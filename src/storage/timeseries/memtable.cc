@@ -202,12 +202,15 @@ void TimeSeriesMemtable::ForEach(const std::function<bool(const TimeSeriesRow&)>
       if (!fn(RowOf(series, e, e.versions.back()))) return;
 }
 
-void TimeSeriesMemtable::ForEachVersion(const std::function<void(const TimeSeriesRow&)>& fn) const {
+void TimeSeriesMemtable::ForEachVersion(const std::function<void(TimeSeriesRow&)>& fn) const {
   std::lock_guard lock(mu_);
   NormalizeAll();
   for (const auto& [series, s] : series_)
     for (const Entry& e : s.sorted)
-      for (const Version& v : e.versions) fn(RowOf(series, e, v));
+      for (const Version& v : e.versions) {
+        TimeSeriesRow row = RowOf(series, e, v);
+        fn(row);
+      }
 }
 
 bool TimeSeriesMemtable::Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,

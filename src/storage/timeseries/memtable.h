@@ -113,8 +113,9 @@ class TimeSeriesMemtable : public TimeSeriesRowSource {
   bool Read(const TimeSeriesKey& from, bool after, uint64_t visible, size_t max,
             std::vector<std::pair<TimeSeriesKey, TimeSeriesRow>>* out) const override;
   // Calls fn for every version of every key, in key order and each key's
-  // versions oldest first (what a flush writes).
-  void ForEachVersion(const std::function<void(const TimeSeriesRow&)>& fn) const;
+  // versions oldest first (what a flush writes); each row is fn's own (it
+  // may move from it).
+  void ForEachVersion(const std::function<void(TimeSeriesRow&)>& fn) const;
   // The newest version of the key at or below `visible`: one lookup (Read
   // would step over the following keys' invisible versions).
   std::optional<TimeSeriesRow> Get(const TimeSeriesKey& key, uint64_t visible) const override;

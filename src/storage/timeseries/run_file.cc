@@ -28,8 +28,9 @@ BlockColumn::Kind KindOf(char form) {
   }
 }
 
-// The block of `rows` (every version of whole keys).
-void AddBlock(const std::vector<TimeSeriesRow>& rows, const StateTableDesc& desc, const std::string& forms,
+// The block of `rows` (every version of whole keys; their series and
+// tails are moved into the block).
+void AddBlock(std::vector<TimeSeriesRow>& rows, const StateTableDesc& desc, const std::string& forms,
               ColumnFileWriter* writer) {
   const size_t n = rows.size();
   std::vector<BlockColumn> cols(kSystemColumns + forms.size());
@@ -39,15 +40,16 @@ void AddBlock(const std::vector<TimeSeriesRow>& rows, const StateTableDesc& desc
   cols[3].kind = BlockColumn::Kind::kInteger;
   cols[4].kind = BlockColumn::Kind::kInteger;
   DataChunk chunk(desc.column_types);
-  std::vector<std::string> series;
-  series.reserve(n);
-  for (const TimeSeriesRow& r : rows) {
-    cols[0].strings.push_back(r.series);
+  for (size_t c = 0; c < kSystemColumns; c++) {
+    if (cols[c].kind == BlockColumn::Kind::kString) cols[c].strings.reserve(n);
+    else cols[c].ints.reserve(n);
+  }
+  for (TimeSeriesRow& r : rows) {
+    cols[0].strings.push_back(std::move(r.series));
     cols[1].ints.push_back(r.ts);
-    cols[2].strings.push_back(r.tail);
+    cols[2].strings.push_back(std::move(r.tail));
     cols[3].ints.push_back(static_cast<int64_t>(r.epoch));
     cols[4].ints.push_back(r.deleted ? 1 : 0);
-    series.push_back(r.series);
     if (r.deleted) {
       for (size_t c = 0; c < chunk.num_columns(); c++) chunk.column(c).AppendNull();
     } else if (!DecodeStoredRowInto(r.fields, &chunk, desc.missing_cells)) {
@@ -79,7 +81,7 @@ void AddBlock(const std::vector<TimeSeriesRow>& rows, const StateTableDesc& desc
       }
     }
   }
-  writer->AddBlock(n, cols, 1, series, BlockCompression::kZstd);
+  writer->AddBlock(n, cols, 1, cols[0].strings, BlockCompression::kZstd);
 }
 
 // Where each row's value sits in each table column with NULLs (column c,
@@ -173,7 +175,7 @@ RunFileBuilder::RunFileBuilder(const StateTableDesc& desc, RunFileInfo* info) : 
   info_->plain = true;
 }
 
-void RunFileBuilder::Add(const TimeSeriesRow& row) {
+void RunFileBuilder::Add(TimeSeriesRow row) {
   const bool same_key = !block_.empty() && block_.back().series == row.series && block_.back().ts == row.ts &&
                         block_.back().tail == row.tail;
   info_->plain = info_->plain && !same_key && !row.deleted;
@@ -186,7 +188,7 @@ void RunFileBuilder::Add(const TimeSeriesRow& row) {
   info_->max_epoch = std::max(info_->max_epoch, row.epoch);
   info_->min_ts = std::min(info_->min_ts, row.ts);
   info_->max_ts = std::max(info_->max_ts, row.ts);
-  block_.push_back(row);
+  block_.push_back(std::move(row));
 }
 
 std::string RunFileBuilder::Finish() {
@@ -200,7 +202,7 @@ std::string RunFileBuilder::Finish() {
 
 std::string EncodeRunFile(const TimeSeriesMemtable& memtable, const StateTableDesc& desc, RunFileInfo* info) {
   RunFileBuilder builder(desc, info);
-  memtable.ForEachVersion([&](const TimeSeriesRow& row) { builder.Add(row); });
+  memtable.ForEachVersion([&](TimeSeriesRow& row) { builder.Add(std::move(row)); });
   return builder.Finish();
 }
 

@@ -73,7 +73,8 @@ char RunFileColumnForm(const DataType& type);
 class RunFileBuilder {
  public:
   RunFileBuilder(const StateTableDesc& desc, RunFileInfo* info);
-  void Add(const TimeSeriesRow& row);
+  // Rows in key order, each key's versions oldest first.
+  void Add(TimeSeriesRow row);
   std::string Finish();
 
  private:
