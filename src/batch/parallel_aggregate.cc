@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "batch/batch_counters.h"
 #include "batch/executor_builder.h"
 #include "batch/executors.h"
 #include "batch/hash_aggregate.h"
@@ -129,8 +130,7 @@ class PartitionedAggregateExecutor : public Executor {
   }
 
   ~PartitionedAggregateExecutor() override {
-    aborted_ = true;
-    if (worker_.joinable()) worker_.join();
+    if (worker_.joinable()) worker_.join();  // only when Consume threw before joining (it does not)
   }
 
   bool Next(DataChunk* out) override {
@@ -193,14 +193,17 @@ ExecutorPtr MakePartitionedAggregate(const AggregateNode& node, ExecContext& ctx
   if (!ctx.parallel || ctx.vnode_partition || !ctx.eval.outer_rows.empty()) return nullptr;
   std::vector<int> key_columns;
   const ScanNode* scan = PartitionableScan(node, &key_columns);
-  if (!scan) return nullptr;
+  // Without a distribution key every row is in vnode 0: one partition.
+  if (!scan || scan->table->dist_key.empty()) return nullptr;
   // Groups that include the whole distribution key are disjoint.
   bool disjoint = !node.group_keys.empty() && !scan->table->dist_key.empty();
   for (int c : scan->table->dist_key)
     disjoint = disjoint && std::find(key_columns.begin(), key_columns.end(), c) != key_columns.end();
   if (!disjoint && !HashAggregateExecutor::Mergeable(node)) return nullptr;
   if (!ScanSplitsByVnodes(*scan, ctx)) return nullptr;
-  return std::make_unique<PartitionedAggregateExecutor>(node, ctx, disjoint);
+  auto executor = std::make_unique<PartitionedAggregateExecutor>(node, ctx, disjoint);
+  (disjoint ? GetBatchCounters().partitioned_aggregations_disjoint : GetBatchCounters().partitioned_aggregations_merged)++;
+  return executor;
 }
 
 }  // namespace freshet

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "batch/batch_counters.h"
 #include "batch/executors.h"
 #include "catalog/index_definition.h"
 #include "common/array.h"
@@ -347,10 +348,12 @@ bool LargeForOneThread(const ScanNode& node, const ExecContext& ctx) {
 
 bool ScanSplitsByVnodes(const ScanNode& node, ExecContext& ctx) {
   if (!ctx.parallel || ctx.vnode_partition || node.index || std::thread::hardware_concurrency() < 2) return false;
-  if (ctx.pending && ctx.pending->Find(node.table->id)) return false;
-  if (!LargeForOneThread(node, ctx)) return false;
   // A row-store table's full scan is served from (and fills) the scan
   // cache, one thread; the columnar engine's scans split by vnodes.
+  if (!node.table->IsTimeSeries()) return false;
+  if (ctx.pending && ctx.pending->Find(node.table->id)) return false;
+  if (!LargeForOneThread(node, ctx)) return false;
+  // Not narrowed to keys by its predicates.
   std::unique_ptr<ChunkScan> scan =
       ctx.Scan(SpecOf(node, WantedColumns(node), EvaluatePredicates(node.predicates, node.table->columns, ctx), 0,
                       kVnodeCount));
@@ -400,6 +403,7 @@ ExecutorPtr MakeScan(const ScanNode& node, ExecContext& ctx) {
   ExecutorPtr executor;
   if (!own_writes && ctx.parallel && std::thread::hardware_concurrency() > 1 && LargeForOneThread(node, ctx)) {
     scan.reset();
+    GetBatchCounters().parallel_scans++;
     executor = std::make_unique<ParallelScanExecutor>(engine.Scan(ctx.ReadSnapshot(), spec(0, kVnodeCount / 2)),
                                                       engine.Scan(ctx.ReadSnapshot(), spec(kVnodeCount / 2, kVnodeCount)), ctx);
   } else {

@@ -1,4 +1,5 @@
 // SystemScan: rows of a system table, generated from the catalog.
+#include "batch/batch_counters.h"
 #include "batch/executors.h"
 #include "catalog/system_tables.h"
 
@@ -14,7 +15,7 @@ class SystemScanExecutor : public Executor {
     rows_ = GenerateSystemRows(*def, SystemTableContext{ctx.catalog, ctx.database_id, ctx.user_name, ctx.job_progress, ctx.fragments,
                                                         ctx.row_count, ctx.settings, ctx.prepared_statements, ctx.cursors,
                                                         ctx.activity, ctx.locks, ctx.eval.catalog.get(), ctx.watermarks, ctx.late_rows, ctx.database_status, ctx.change_log, ctx.procedures,
-                                                        ctx.region_statistics});
+                                                        ctx.region_statistics, [] { return GetBatchCounters().List(); }});
   }
 
   bool Next(DataChunk* out) override {

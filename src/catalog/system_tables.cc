@@ -138,6 +138,7 @@ const std::vector<SystemTableDef>& Definitions() {
       {"rw_catalog", "rw_committed_epochs",
        {{"database_id", T::Int32()}, {"database", T::Varchar()}, {"epoch", T::Int64()},
         {"started_at", T::Timestamptz()}, {"committed_at", T::Timestamptz()}}},
+      {"rw_catalog", "rw_batch_counters", {{"name", T::Varchar()}, {"value", T::Int64()}}},
       {"rw_catalog", "rw_recoveries",
        {{"database_id", T::Int32()}, {"database", T::Varchar()}, {"started_at", T::Timestamptz()},
         {"finished_at", T::Timestamptz()}, {"cause", T::Varchar()}}},
@@ -637,6 +638,9 @@ std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTable
                       Value::Int64(static_cast<int64_t>(st.recoveries)), time(any ? st.recent.back().started_at : 0),
                       any ? Str(st.recent.back().cause) : Value::Null(DataType::Varchar())});
     }
+  } else if (key == "rw_catalog.rw_batch_counters") {
+    if (ctx.batch_counters)
+      for (const auto& [name, value] : ctx.batch_counters()) rows.push_back({Str(name), Value::Int64(value)});
   } else if (key == "rw_catalog.rw_schemas") {
     for (const auto& [id, s] : schemas) rows.push_back({Int(id), Str(s.name), Int(s.owner)});
   } else if (key == "rw_catalog.rw_tables") {

@@ -212,6 +212,8 @@ struct SystemTableContext {
   ChangeLogInfoFn change_log;        // rw_change_logs; null: none listed
   ProceduresFn procedures;           // information_schema.procedure_info; null: none
   RegionStatisticsFn region_statistics;  // information_schema.region_statistics; null: none
+  // rw_batch_counters: (name, value) of each batch counter; null: none.
+  std::function<std::vector<std::pair<std::string, int64_t>>()> batch_counters;
 };
 
 std::vector<Row> GenerateSystemRows(const SystemTableDef& def, const SystemTableContext& ctx);

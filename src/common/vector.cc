@@ -196,6 +196,7 @@ void Vector::Filter(const std::vector<uint8_t>& keep) {
     *this = Take(sel);
     return;
   }
+  std::atomic_thread_fence(std::memory_order_acquire);  // sole owner (see mut())
   Buffers& d = *data_;
   FilterArray(d.validity, keep);
   switch (physical_) {

@@ -12,6 +12,7 @@
 // mutable accessor across a copy of the vector.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -112,6 +113,9 @@ class Vector {
   // The arrays for writing: made this vector's own first when shared.
   Buffers& mut() {
     if (!data_ || data_.use_count() != 1) Unshare();
+    // Sole owner now: another thread's reads of the arrays (before it
+    // dropped its copy) happen before the writes that follow.
+    std::atomic_thread_fence(std::memory_order_acquire);
     return *data_;
   }
   void Unshare();

@@ -524,14 +524,17 @@ class ExtremeValueAgg : public AggregateFunction {
       for (size_t r = 0; r < n; r++)
         if (signs[r] < 0 && !v.IsNull(r))
           throw SqlError(sqlstate::kInternalError, "a retraction reached an aggregate over an append-only input");
-    if (physical_ == PhysicalType::kInt64 && v.physical() == PhysicalType::kInt64) {
+    if (Numeric() && v.physical() != physical_)
+      throw SqlError(sqlstate::kInternalError, fmt::format("{} of {} over a column of another type",
+                                                           AggregateName(sig_.kind), sig_.arg_type.ToString()));
+    if (physical_ == PhysicalType::kInt64) {
       const std::vector<uint8_t>& valid = v.validity();
       const std::vector<int64_t>& values = v.ints();
       for (size_t r = 0; r < n; r++)
         if (valid[r]) TakeInt(groups[r], values[r]);
       return;
     }
-    if (physical_ == PhysicalType::kDouble && v.physical() == PhysicalType::kDouble) {
+    if (physical_ == PhysicalType::kDouble) {
       const std::vector<uint8_t>& valid = v.validity();
       const std::vector<double>& values = v.floats();
       for (size_t r = 0; r < n; r++)

@@ -63,8 +63,13 @@ std::string ColumnRefExpr::ToString() const { return name_.empty() ? fmt::format
 
 Vector ConstantExpr::Eval(const DataChunk& input, EvalContext& ctx) const {
   const size_t n = input.num_rows();
+  // Kept for full chunks of small values only: plans live long (stream
+  // jobs' actors each hold one), and a filter's output chunks vary in size.
+  const bool keep = n == kChunkSize && (value_.is_null() || value_.type().physical() != PhysicalType::kString ||
+                                        value_.string_value().size() <= 15);  // in the string itself
+  if (!keep) return Vector::Constant(value_, n);
   std::shared_ptr<const Vector> repeated = repeated_.load(std::memory_order_acquire);
-  if (!repeated || repeated->size() != n) {
+  if (!repeated) {
     repeated = std::make_shared<const Vector>(Vector::Constant(value_, n));
     repeated_.store(repeated, std::memory_order_release);
   }

@@ -83,10 +83,9 @@ class ConstantExpr : public Expression {
  public:
   explicit ConstantExpr(Value v) : Expression(Kind::kConstant, v.type()), value_(std::move(v)) {}
   const Value& value() const { return value_; }
-  // The value repeated once per input row. The vector of the last size
-  // asked is kept and handed out again (a copy shares its arrays until
-  // modified), as a scan's chunks mostly have one size; safe on several
-  // threads at once.
+  // The value repeated once per input row. For a full chunk of a value of
+  // at most 15 bytes the vector is kept and handed out again (a copy
+  // shares its arrays until modified); safe on several threads at once.
   Vector Eval(const DataChunk& input, EvalContext& ctx) const override;
   ExprPtr Clone() const override { return std::make_unique<ConstantExpr>(value_); }
   std::string ToString() const override;

@@ -274,7 +274,8 @@ bool DecodeIntegralFloatColumn(std::string_view in, size_t count, std::vector<do
   if (!GetVarint(in, &pos, &zigzag) || pos >= in.size()) return false;
   const int64_t lo = UnZigZag(zigzag);
   const int width = static_cast<unsigned char>(in[pos++]);
-  if (width > 55) return false;
+  // Whole numbers up to 2^53 are packed: lo + a value of 55 bits fits.
+  if (width > 55 || lo > (int64_t{1} << 53) || lo < -(int64_t{1} << 53)) return false;
   // The count bounded by the bytes before multiplying it by the width.
   if (width > 0 && count > (in.size() - pos) * 8 / width) return false;
   if (in.size() - pos != (count * width + 7) / 8 + 7) return false;
