@@ -179,6 +179,14 @@ const TimeSeriesMemtable::Version* TimeSeriesMemtable::VisibleIn(const Versions&
   return nullptr;
 }
 
+TimeSeriesMemtable::Entry TimeSeriesMemtable::ProbeOf(const TimeSeriesKey& key) {
+  Entry probe;
+  probe.ts = std::get<1>(key);
+  probe.tail = std::get<2>(key);
+  probe.sequence = std::get<3>(key);
+  return probe;
+}
+
 TimeSeriesKey TimeSeriesMemtable::KeyOf(const std::string& series, const Entry& e) {
   return TimeSeriesKey{series, e.ts, e.tail, e.sequence};
 }
@@ -220,10 +228,7 @@ bool TimeSeriesMemtable::Read(const TimeSeriesKey& from, bool after, uint64_t vi
   size_t at = 0;  // the first entry of *it to look at
   if (it != series_.end() && it->first == std::get<0>(from)) {
     Normalize(it->second);
-    Entry probe;
-    probe.ts = std::get<1>(from);
-    probe.tail = std::get<2>(from);
-    probe.sequence = std::get<3>(from);
+    const Entry probe = ProbeOf(from);
     const std::vector<Entry>& entries = it->second.sorted;
     at = static_cast<size_t>((after ? std::upper_bound(entries.begin(), entries.end(), probe, KeyLess)
                                     : std::lower_bound(entries.begin(), entries.end(), probe, KeyLess)) -
@@ -250,10 +255,7 @@ std::optional<TimeSeriesRow> TimeSeriesMemtable::Get(const TimeSeriesKey& key, u
   auto it = series_.find(std::get<0>(key));
   if (it == series_.end()) return std::nullopt;
   Normalize(it->second);
-  Entry probe;
-  probe.ts = std::get<1>(key);
-  probe.tail = std::get<2>(key);
-  probe.sequence = std::get<3>(key);
+  const Entry probe = ProbeOf(key);
   const std::vector<Entry>& entries = it->second.sorted;
   auto e = std::lower_bound(entries.begin(), entries.end(), probe, KeyLess);
   if (e == entries.end() || !KeyEqual(*e, probe)) return std::nullopt;

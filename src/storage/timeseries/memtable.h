@@ -148,6 +148,8 @@ class TimeSeriesMemtable : public TimeSeriesRowSource {
   static const Version* VisibleIn(const Versions& versions, uint64_t visible);
   static TimeSeriesRow RowOf(const std::string& series, const Entry& e, const Version& v);
   static TimeSeriesKey KeyOf(const std::string& series, const Entry& e);
+  // An entry without versions to search a series for `key`'s (ts, tail, sequence).
+  static Entry ProbeOf(const TimeSeriesKey& key);
   // Adds `v` to the versions of an existing key (bytes_ adjusted).
   void AddVersion(Versions* versions, Version v) const;
   // Merges a series' pending writes into its sorted keys (mu_ held).
