@@ -130,7 +130,7 @@ class PartitionedAggregateExecutor : public Executor {
   }
 
   ~PartitionedAggregateExecutor() override {
-    if (worker_.joinable()) worker_.join();  // only when Consume threw before joining (it does not)
+    if (worker_.joinable()) worker_.join();  // defensive: Consume joins before it returns or throws
   }
 
   bool Next(DataChunk* out) override {
