@@ -142,12 +142,7 @@ void RegisterArrayCompare(FunctionRegistry* r) {
           args, n, out, [&](std::string_view x, std::string_view y) { return test(CompareArrays(x, y, elem)); });
     });
   };
-  reg("=", [](int c) { return c == 0; });
-  reg("<>", [](int c) { return c != 0; });
-  reg("<", [](int c) { return c < 0; });
-  reg("<=", [](int c) { return c <= 0; });
-  reg(">", [](int c) { return c > 0; });
-  reg(">=", [](int c) { return c >= 0; });
+  ForEachComparisonOperator(reg);
 
   // Containment and overlap, as PostgreSQL's arraycontains/arrayoverlap:
   // elements compared by equality, duplicates and order ignored, a NULL

@@ -50,12 +50,7 @@ void RegisterNanosMicrosCompare(FunctionRegistry* r) {
     RegisterFn(r, op, {micros, nanos}, b,
                StrictFn<int64_t, int64_t>([=](int64_t x, int64_t y) { return holds(-compare(y, x)); }));
   };
-  both("=", [](int c) { return c == 0; });
-  both("<>", [](int c) { return c != 0; });
-  both("<", [](int c) { return c < 0; });
-  both("<=", [](int c) { return c <= 0; });
-  both(">", [](int c) { return c > 0; });
-  both(">=", [](int c) { return c >= 0; });
+  ForEachComparisonOperator(both);
 }
 
 // jsonb compares by value in PostgreSQL's order (common/json.h,

@@ -198,6 +198,20 @@ void ExecuteStrictEmit(const std::vector<const Vector*>& args, size_t n, Vector*
   internal::StrictLoop<In...>(std::index_sequence_for<In...>{}, args, n, out, emit);
 }
 
+// Calls reg(name, test) for each of the six comparison operators, `test`
+// telling whether a three-way result (negative, zero, positive) satisfies
+// it: one place for the table the types compared through a three-way
+// comparison register.
+template <typename Reg>
+void ForEachComparisonOperator(Reg&& reg) {
+  reg("=", [](int c) { return c == 0; });
+  reg("<>", [](int c) { return c != 0; });
+  reg("<", [](int c) { return c < 0; });
+  reg("<=", [](int c) { return c <= 0; });
+  reg(">", [](int c) { return c > 0; });
+  reg(">=", [](int c) { return c >= 0; });
+}
+
 // Turns a function into a stateless lambda, so that calls inline in the row
 // loop (a function pointer captured in a ScalarFn is an indirect call per row).
 template <auto Fn>

@@ -195,12 +195,7 @@ void RegisterStructFunctions(FunctionRegistry* r) {
     };
     r->Register(std::move(f));
   };
-  reg("=", [](int c) { return c == 0; });
-  reg("<>", [](int c) { return c != 0; });
-  reg("<", [](int c) { return c < 0; });
-  reg("<=", [](int c) { return c <= 0; });
-  reg(">", [](int c) { return c > 0; });
-  reg(">=", [](int c) { return c >= 0; });
+  ForEachComparisonOperator(reg);
 }
 
 }  // namespace freshet
